@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { cacheKey, canonicalJson, contentHash } from "./canonical";
+
+describe("canonical JSON and cache keys (seed 000: tool name + canonical JSON of the arguments)", () => {
+  it("serializes per RFC 8785: sorted keys, no whitespace, shortest numbers", () => {
+    expect(canonicalJson({ b: 1, a: [1e21, 0.1, "x"], c: { z: null, y: true } })).toBe(
+      '{"a":[1e+21,0.1,"x"],"b":1,"c":{"y":true,"z":null}}',
+    );
+  });
+
+  it("gives the same key whatever the key order of the arguments", () => {
+    expect(cacheKey("t", { a: 1, b: { c: 2, d: 3 } })).toBe(cacheKey("t", { b: { d: 3, c: 2 }, a: 1 }));
+  });
+
+  it("gives different keys for different values, types and tool names", () => {
+    const keys = new Set([
+      cacheKey("t", { a: 1 }),
+      cacheKey("t", { a: "1" }),
+      cacheKey("t", { a: true }),
+      cacheKey("t", { a: [1, 2] }),
+      cacheKey("t", { a: [2, 1] }),
+      cacheKey("u", { a: 1 }),
+    ]);
+    expect(keys.size).toBe(6);
+  });
+
+  it("has no key for arguments that are null, absent, NaN, Infinity or cyclic", () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(cacheKey("t", null)).toBeNull();
+    expect(cacheKey("t", undefined)).toBeNull();
+    expect(cacheKey("t", { a: Number.NaN })).toBeNull();
+    expect(cacheKey("t", { a: Number.POSITIVE_INFINITY })).toBeNull();
+    expect(cacheKey("t", cyclic)).toBeNull();
+  });
+
+  it("keys an empty object (no arguments given) like any other value", () => {
+    expect(cacheKey("t", {})).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("hashes documents by content", () => {
+    expect(contentHash({ x: 1, y: 2 })).toBe(contentHash({ y: 2, x: 1 }));
+    expect(() => contentHash(Number.NaN)).toThrow();
+  });
+});

@@ -1,0 +1,44 @@
+import canonicalize from "canonicalize";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+
+/**
+ * RFC 8785 (JCS) canonical JSON of a value, or `undefined` when the value has
+ * no canonical form: `undefined`, NaN, ±Infinity, a cycle, a lone surrogate,
+ * or a function/symbol at the top level.
+ */
+export function canonicalJson(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const text = canonicalize(value);
+    return typeof text === "string" ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function sha256Hex(text: string): string {
+  return bytesToHex(sha256(utf8ToBytes(text)));
+}
+
+/**
+ * The identity of a tool call (seed 000): SHA-256 over the tool name and the
+ * canonical JSON of its arguments. Arguments that are null or absent, or that
+ * cannot be canonicalized (NaN, Infinity, cycles), have no cache key: a
+ * history lookup cannot match such a call and goes straight to `on_miss`.
+ */
+export function cacheKey(toolName: string, args: unknown): string | null {
+  if (args === null || args === undefined) return null;
+  const canonicalArgs = canonicalJson(args);
+  if (canonicalArgs === undefined) return null;
+  // The name is canonicalized too, so "a" + '{"b"...' can never collide with
+  // another split of the same characters.
+  return sha256Hex(`${JSON.stringify(toolName)}\n${canonicalArgs}`);
+}
+
+/** Content hash of any JSON document (policies, snapshots): sha256 of its JCS form. */
+export function contentHash(value: unknown): string {
+  const text = canonicalJson(value);
+  if (text === undefined) throw new TypeError("value has no canonical JSON form");
+  return sha256Hex(text);
+}
