@@ -1,0 +1,102 @@
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { dataDir, env } from "@/lib/env";
+import { PrismaClient } from "./generated/client";
+import { acquireDataDirLock } from "./lock";
+import { applyMigrations } from "./schema-engine";
+
+/** Secret columns never leave the database unless a query asks for them by name. */
+const OMIT = { apiKey: { keyHash: true }, shareLink: { tokenHash: true } } as const;
+
+function makeClient(adapter: SqlMigrationAwareDriverAdapterFactory) {
+  return new PrismaClient({ adapter, omit: OMIT });
+}
+export type Db = ReturnType<typeof makeClient>;
+/** A client or an interactive transaction's client: every lib/db function takes one, so callers compose transactions. */
+export type DbClient = Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
+
+export type Database = {
+  prisma: Db;
+  engine: "pglite" | "postgres";
+  /** Where the data lives, for people: a folder or host/database. */
+  location: string;
+  appliedMigrations: string[];
+  close(): Promise<void>;
+};
+
+/** Connection settings from a postgres:// URL, passed apart (a connection string makes the adapter point its shadow database at the main one). */
+export function pgConfigFromUrl(url: string) {
+  const u = new URL(url);
+  return {
+    host: decodeURIComponent(u.hostname),
+    port: u.port ? Number(u.port) : 5432,
+    user: decodeURIComponent(u.username) || "postgres",
+    password: decodeURIComponent(u.password),
+    database: decodeURIComponent(u.pathname.replace(/^\//, "")) || "postgres",
+  };
+}
+
+export async function openDatabase(opts: { url?: string; dir?: string } = {}): Promise<Database> {
+  const url = opts.url ?? env().DATABASE_URL;
+  if (url) {
+    const config = pgConfigFromUrl(url);
+    const factory = new PrismaPg(config);
+    const appliedMigrations = await applyMigrations(factory);
+    const prisma = makeClient(factory);
+    return {
+      prisma,
+      engine: "postgres",
+      location: `${config.host}:${config.port}/${config.database}`,
+      appliedMigrations,
+      close: () => prisma.$disconnect(),
+    };
+  }
+  const dir = opts.dir ?? dataDir();
+  const release = acquireDataDirLock(dir);
+  try {
+    const pglite = await PGlite.create(`${dir}/pgdata`);
+    const factory = new PrismaPGlite(pglite);
+    const appliedMigrations = await applyMigrations(factory);
+    const prisma = makeClient(factory);
+    return {
+      prisma,
+      engine: "pglite",
+      location: dir,
+      appliedMigrations,
+      close: async () => {
+        await prisma.$disconnect();
+        await pglite.close();
+        release();
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+const globalForDb = globalThis as unknown as { __branchpointDb?: Promise<Database> };
+
+/**
+ * The one database of this process, opened (and migrated, and given its demo
+ * data on first start) on first use. Cached on globalThis so Next's dev
+ * reloads reuse it: PGlite allows one instance per folder.
+ */
+export function database(): Promise<Database> {
+  globalForDb.__branchpointDb ??= (async () => {
+    const db = await openDatabase();
+    const { ensureStartupData } = await import("./startup");
+    await ensureStartupData(db.prisma);
+    return db;
+  })().catch((error: unknown) => {
+    globalForDb.__branchpointDb = undefined;
+    throw error;
+  });
+  return globalForDb.__branchpointDb;
+}
+
+export async function db(): Promise<Db> {
+  return (await database()).prisma;
+}

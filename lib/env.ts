@@ -1,0 +1,44 @@
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * The server's environment, read and validated once. Nothing else reads
+ * process.env for Branchpoint settings. (The browser gets no environment: the
+ * client has no settings of its own.)
+ */
+const ServerEnv = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL; leave it unset for the embedded database")
+    .optional(),
+  BRANCHPOINT_DATA_DIR: z.string().min(1).default(".data"),
+  BRANCHPOINT_API_KEY: z.string().min(16, "must be at least 16 characters").optional(),
+  BRANCHPOINT_PUBLIC_URL: z.url().optional(),
+  BRANCHPOINT_MAX_BODY_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  BRANCHPOINT_DEMO_DATA: z.enum(["on", "off"]).default("on"),
+  BRANCHPOINT_USER: z.string().min(1).default("analyst"),
+});
+export type ServerEnv = z.infer<typeof ServerEnv>;
+
+let cached: ServerEnv | undefined;
+
+export class EnvError extends Error {
+  override name = "EnvError";
+}
+
+export function env(): ServerEnv {
+  if (cached) return cached;
+  const parsed = ServerEnv.safeParse(
+    Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v !== "")),
+  );
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new EnvError(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  cached = parsed.data;
+  return cached;
+}
+
+export function dataDir(): string {
+  return path.resolve(env().BRANCHPOINT_DATA_DIR);
+}
