@@ -1,0 +1,123 @@
+import protobuf from "protobufjs/light.js";
+
+// The messages of opentelemetry-proto (Apache-2.0) that an OTLP/HTTP trace
+// export carries, as a protobufjs JSON descriptor: `ExportTraceServiceRequest`
+// (opentelemetry/proto/collector/trace/v1/trace_service.proto) and what it
+// contains (trace/v1/trace.proto, common/v1/common.proto,
+// resource/v1/resource.proto). Field numbers and types are the .proto files'
+// own; names are lowerCamelCase, as the OTLP JSON encoding spells them.
+// Fields added for profiles only (`*_strindex`) and `Resource.entity_refs` are
+// left out: protobuf skips unknown fields, so payloads that carry them decode.
+
+const descriptor = {
+  nested: {
+    ExportTraceServiceRequest: {
+      fields: { resourceSpans: { rule: "repeated", type: "ResourceSpans", id: 1 } },
+    },
+    ResourceSpans: {
+      fields: {
+        resource: { type: "Resource", id: 1 },
+        scopeSpans: { rule: "repeated", type: "ScopeSpans", id: 2 },
+        schemaUrl: { type: "string", id: 3 },
+      },
+    },
+    ScopeSpans: {
+      fields: {
+        scope: { type: "InstrumentationScope", id: 1 },
+        spans: { rule: "repeated", type: "Span", id: 2 },
+        schemaUrl: { type: "string", id: 3 },
+      },
+    },
+    Span: {
+      fields: {
+        traceId: { type: "bytes", id: 1 },
+        spanId: { type: "bytes", id: 2 },
+        traceState: { type: "string", id: 3 },
+        parentSpanId: { type: "bytes", id: 4 },
+        flags: { type: "fixed32", id: 16 },
+        name: { type: "string", id: 5 },
+        kind: { type: "int32", id: 6 },
+        startTimeUnixNano: { type: "fixed64", id: 7 },
+        endTimeUnixNano: { type: "fixed64", id: 8 },
+        attributes: { rule: "repeated", type: "KeyValue", id: 9 },
+        droppedAttributesCount: { type: "uint32", id: 10 },
+        events: { rule: "repeated", type: "SpanEvent", id: 11 },
+        droppedEventsCount: { type: "uint32", id: 12 },
+        links: { rule: "repeated", type: "SpanLink", id: 13 },
+        droppedLinksCount: { type: "uint32", id: 14 },
+        status: { type: "Status", id: 15 },
+      },
+    },
+    SpanEvent: {
+      fields: {
+        timeUnixNano: { type: "fixed64", id: 1 },
+        name: { type: "string", id: 2 },
+        attributes: { rule: "repeated", type: "KeyValue", id: 3 },
+        droppedAttributesCount: { type: "uint32", id: 4 },
+      },
+    },
+    SpanLink: {
+      fields: {
+        traceId: { type: "bytes", id: 1 },
+        spanId: { type: "bytes", id: 2 },
+        traceState: { type: "string", id: 3 },
+        attributes: { rule: "repeated", type: "KeyValue", id: 4 },
+        droppedAttributesCount: { type: "uint32", id: 5 },
+        flags: { type: "fixed32", id: 6 },
+      },
+    },
+    Status: {
+      fields: { message: { type: "string", id: 2 }, code: { type: "int32", id: 3 } },
+    },
+    Resource: {
+      fields: {
+        attributes: { rule: "repeated", type: "KeyValue", id: 1 },
+        droppedAttributesCount: { type: "uint32", id: 2 },
+      },
+    },
+    InstrumentationScope: {
+      fields: {
+        name: { type: "string", id: 1 },
+        version: { type: "string", id: 2 },
+        attributes: { rule: "repeated", type: "KeyValue", id: 3 },
+        droppedAttributesCount: { type: "uint32", id: 4 },
+      },
+    },
+    KeyValue: {
+      fields: { key: { type: "string", id: 1 }, value: { type: "AnyValue", id: 2 } },
+    },
+    AnyValue: {
+      oneofs: {
+        value: {
+          oneof: ["stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue", "bytesValue"],
+        },
+      },
+      fields: {
+        stringValue: { type: "string", id: 1 },
+        boolValue: { type: "bool", id: 2 },
+        intValue: { type: "int64", id: 3 },
+        doubleValue: { type: "double", id: 4 },
+        arrayValue: { type: "ArrayValue", id: 5 },
+        kvlistValue: { type: "KeyValueList", id: 6 },
+        bytesValue: { type: "bytes", id: 7 },
+      },
+    },
+    ArrayValue: {
+      fields: { values: { rule: "repeated", type: "AnyValue", id: 1 } },
+    },
+    KeyValueList: {
+      fields: { values: { rule: "repeated", type: "KeyValue", id: 1 } },
+    },
+  },
+};
+
+// Enums are plain int32 here: an unknown SpanKind or StatusCode then decodes
+// as its number instead of failing, and the normalizer checks the range.
+
+let cached: protobuf.Type | null = null;
+
+/** The `ExportTraceServiceRequest` message type. */
+export function exportTraceServiceRequestType(): protobuf.Type {
+  cached ??= protobuf.Root.fromJSON(descriptor).lookupType("ExportTraceServiceRequest");
+  return cached;
+}
