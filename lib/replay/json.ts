@@ -1,0 +1,75 @@
+/**
+ * JSON helpers shared by matching, replay and comparison. Values are parsed
+ * JSON: equality is structural, `true` never equals `1`, arrays compare whole.
+ */
+
+export type JsonPath = (string | number)[];
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Structural equality of JSON values (reference-equal values short-circuit). */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") {
+    // NaN is not JSON; two NaNs are still "the same recorded value".
+    return typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b);
+  }
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const aKeys = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bKeys = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  if (aKeys.length !== bKeys.length) return false;
+  for (const key of aKeys) {
+    if (!Object.prototype.hasOwnProperty.call(bo, key)) return false;
+    if (!deepEqual(ao[key], bo[key])) return false;
+  }
+  return true;
+}
+
+/**
+ * The paths at which two JSON values differ: a key present on one side only,
+ * a leaf with another value, or arrays of different length (reported at the
+ * array, then element by element up to the shorter length).
+ */
+export function differingPaths(a: unknown, b: unknown, limit = 50): JsonPath[] {
+  const out: JsonPath[] = [];
+  const walk = (x: unknown, y: unknown, path: JsonPath): void => {
+    if (out.length >= limit || x === y) return;
+    if (isPlainObject(x) && isPlainObject(y)) {
+      const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
+      for (const key of [...keys].sort()) {
+        const inX = Object.prototype.hasOwnProperty.call(x, key) && x[key] !== undefined;
+        const inY = Object.prototype.hasOwnProperty.call(y, key) && y[key] !== undefined;
+        if (inX !== inY) out.push([...path, key]);
+        else walk(x[key], y[key], [...path, key]);
+        if (out.length >= limit) return;
+      }
+      return;
+    }
+    if (Array.isArray(x) && Array.isArray(y)) {
+      if (x.length !== y.length) out.push(path);
+      const n = Math.min(x.length, y.length);
+      for (let i = 0; i < n; i++) walk(x[i], y[i], [...path, i]);
+      return;
+    }
+    if (!deepEqual(x, y)) out.push(path);
+  };
+  walk(a, b, []);
+  return out;
+}
+
+/** `a.b[2].c` style rendering of a path, for messages. */
+export function formatPath(path: JsonPath): string {
+  if (path.length === 0) return "(whole value)";
+  return path
+    .map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`))
+    .join("");
+}

@@ -1,0 +1,228 @@
+import { z } from "zod";
+import { contentHash } from "./canonical";
+
+/**
+ * The policy document (DESIGN §3): the run-level choices of seed 003 and the
+ * per-tool rules of seed 000 in one document. Field names of tool rules keep
+ * seed 000's spelling (`on_miss`, `match_mode`) so exported rules mean the
+ * same in Kitaru. Objects are strict: a misspelt key is an error, not a no-op.
+ */
+
+export const ModelPolicy = z.enum([
+  "recorded-only",
+  "determinism-probe",
+  "pinned-live",
+  "compatible-live",
+  "provider-fixture",
+  "blocked",
+]);
+export type ModelPolicy = z.infer<typeof ModelPolicy>;
+
+export const DriftPolicy = z.enum(["stop_on_first_divergence", "continue_to_terminal", "continue_until_budget"]);
+export type DriftPolicy = z.infer<typeof DriftPolicy>;
+
+/** Seed 000 `on_miss` plus DESIGN's `pause` (seed 003 `pause-for-fixture`). */
+export const OnMiss = z.enum(["fail", "error_result", "passthrough", "pause"]);
+export type OnMiss = z.infer<typeof OnMiss>;
+
+export const HistoryScope = z.enum(["baseline", "cohort_version", "agent"]);
+export type HistoryScope = z.infer<typeof HistoryScope>;
+
+export const MatchMode = z.enum(["exact", "subset"]);
+export type MatchMode = z.infer<typeof MatchMode>;
+
+/** A static case. `match_mode` is required (as in Kitaru); a case without `match` matches anything. */
+export const StaticCase = z.strictObject({
+  match_mode: MatchMode,
+  match: z.unknown().optional(),
+  result: z.unknown(),
+});
+export type StaticCase = z.infer<typeof StaticCase>;
+
+export const HistoryRule = z.strictObject({
+  type: z.literal("history"),
+  scope: HistoryScope,
+  on_miss: OnMiss,
+});
+export type HistoryRule = z.infer<typeof HistoryRule>;
+
+export const StaticRule = z.strictObject({
+  type: z.literal("static"),
+  cases: z.array(StaticCase),
+  /** Absent means `fail`: the safe reading when nothing was said. */
+  on_miss: OnMiss.optional(),
+});
+export type StaticRule = z.infer<typeof StaticRule>;
+
+export const FixtureRule = z.strictObject({
+  type: z.literal("fixture"),
+  /** Absent means `pause`: an analyst fixture rule waits for the analyst. */
+  on_miss: OnMiss.optional(),
+});
+export type FixtureRule = z.infer<typeof FixtureRule>;
+
+export const Approval = z.enum(["none", "per_call"]);
+export type Approval = z.infer<typeof Approval>;
+
+export const PassthroughRule = z.strictObject({
+  type: z.literal("passthrough"),
+  /** `per_call` asks the analyst before each execution. Tools not declared
+   *  read-only always need it, whatever this says (DESIGN §3). */
+  approval: Approval.optional(),
+});
+export type PassthroughRule = z.infer<typeof PassthroughRule>;
+
+export const LlmRule = z.strictObject({
+  type: z.literal("llm"),
+  model: z.string().min(1),
+  instructions: z.string().optional(),
+});
+export type LlmRule = z.infer<typeof LlmRule>;
+
+export const BlockedRule = z.strictObject({ type: z.literal("blocked") });
+export type BlockedRule = z.infer<typeof BlockedRule>;
+
+export const ToolRule = z.discriminatedUnion("type", [
+  HistoryRule,
+  StaticRule,
+  FixtureRule,
+  PassthroughRule,
+  LlmRule,
+  BlockedRule,
+]);
+export type ToolRule = z.infer<typeof ToolRule>;
+export type ToolRuleType = ToolRule["type"];
+
+export const ToolsPolicy = z.strictObject({
+  default: ToolRule,
+  overrides: z.record(z.string().min(1), ToolRule).optional(),
+});
+export type ToolsPolicy = z.infer<typeof ToolsPolicy>;
+
+export const Policy = z.strictObject({
+  model: ModelPolicy,
+  drift: DriftPolicy,
+  /** Counts the branch's model and tool steps; reaching it ends the branch as `budget_exhausted`. */
+  maxSteps: z.number().int().positive().optional(),
+  temperatureOverride: z.number().min(0).max(2).optional(),
+  /** Budget on live spending: tokens and cost reported by executors, and live executions. */
+  maxTokens: z.number().int().positive().optional(),
+  maxCostUsd: z.number().positive().optional(),
+  maxLiveCalls: z.number().int().nonnegative().optional(),
+  /** determinism-probe: how many times each recorded input is re-run (default 3). */
+  probeRuns: z.number().int().min(2).max(50).optional(),
+  /** The model a live policy runs (pinned-live: the pinned model; compatible-live: the substitute). */
+  liveModel: z.string().min(1).optional(),
+  tools: ToolsPolicy,
+});
+export type Policy = z.infer<typeof Policy>;
+
+/** The policy document as JSON Schema (draft 2020-12), for editors and the HTTP API. */
+export function policyJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(Policy, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
+}
+
+/** Content hash of a policy version: sha256 of its RFC 8785 canonical form. Same document, same hash. */
+export function policyHash(policy: Policy): string {
+  return contentHash(Policy.parse(policy));
+}
+
+/** The rule that answers calls to `toolName`, with its JSON path in the document. */
+export function ruleFor(tools: ToolsPolicy, toolName: string): { rule: ToolRule; path: (string | number)[] } {
+  const override = tools.overrides && Object.prototype.hasOwnProperty.call(tools.overrides, toolName)
+    ? tools.overrides[toolName]
+    : undefined;
+  if (override) return { rule: override, path: ["tools", "overrides", toolName] };
+  return { rule: tools.default, path: ["tools", "default"] };
+}
+
+/** The effective `on_miss` of a rule that has one (absent values resolved as documented above). */
+export function effectiveOnMiss(rule: ToolRule): OnMiss | null {
+  switch (rule.type) {
+    case "history":
+      return rule.on_miss;
+    case "static":
+      return rule.on_miss ?? "fail";
+    case "fixture":
+      return rule.on_miss ?? "pause";
+    default:
+      return null;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Seed 003 tool levels as presets over the rules (DESIGN §3).
+
+export const ToolLevel = z.enum([
+  "recorded-only",
+  "pause-for-fixture",
+  "analyst-fixture",
+  "simulated",
+  "live-readonly",
+  "live-explicit",
+  "blocked",
+]);
+export type ToolLevel = z.infer<typeof ToolLevel>;
+
+export const SideEffect = z.enum(["none", "read", "write", "external_mutation", "unknown"]);
+export type SideEffect = z.infer<typeof SideEffect>;
+
+/** Only `none` and `read` count as read-only (DESIGN §1); anything undeclared is `unknown`. */
+export function isReadOnly(sideEffect: SideEffect | undefined): boolean {
+  return sideEffect === "none" || sideEffect === "read";
+}
+
+export const KnownTool = z.object({ name: z.string().min(1), sideEffect: SideEffect.default("unknown") });
+export type KnownTool = z.infer<typeof KnownTool>;
+
+export interface PresetOptions {
+  /** live-readonly: the tools that get a passthrough override (only read-only ones are used). */
+  knownTools?: readonly KnownTool[];
+  /** simulated: the simulator model and its instructions. */
+  simulatorModel?: string;
+  simulatorInstructions?: string;
+}
+
+export const DEFAULT_SIMULATOR_MODEL = "simulator";
+
+/** The tool rules a seed-003 tool level stands for. */
+export function toolLevelPreset(level: ToolLevel, options: PresetOptions = {}): ToolsPolicy {
+  switch (level) {
+    case "recorded-only":
+      return { default: { type: "history", scope: "baseline", on_miss: "fail" } };
+    case "pause-for-fixture":
+      return { default: { type: "history", scope: "baseline", on_miss: "pause" } };
+    case "analyst-fixture":
+      return { default: { type: "fixture", on_miss: "pause" } };
+    case "simulated":
+      return {
+        default: {
+          type: "llm",
+          model: options.simulatorModel ?? DEFAULT_SIMULATOR_MODEL,
+          ...(options.simulatorInstructions === undefined ? {} : { instructions: options.simulatorInstructions }),
+        },
+      };
+    case "live-readonly": {
+      const overrides: Record<string, ToolRule> = {};
+      for (const tool of options.knownTools ?? []) {
+        if (isReadOnly(tool.sideEffect)) overrides[tool.name] = { type: "passthrough" };
+      }
+      return {
+        default: { type: "history", scope: "baseline", on_miss: "pause" },
+        ...(Object.keys(overrides).length > 0 ? { overrides } : {}),
+      };
+    }
+    case "live-explicit":
+      return { default: { type: "passthrough", approval: "per_call" } };
+    case "blocked":
+      return { default: { type: "blocked" } };
+  }
+}
+
+/** Seed 003's recommended default for root-cause analysis. */
+export const RECOMMENDED_RCA_POLICY: Policy = Object.freeze({
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  maxSteps: 100,
+  tools: toolLevelPreset("pause-for-fixture"),
+}) as Policy;

@@ -1,0 +1,783 @@
+import { indexBase, type BaseIndex } from "./base-index";
+import { cacheKey } from "./canonical";
+import { validateEdits, type Edit, type EditIssue, type EditOp, type EditPlan } from "./edits";
+import type { EventError, Message, SessionEvent, Usage } from "./events";
+import { deepEqual } from "./json";
+import { LogIndex, type ApprovalEntry, type BranchLogEntry, type FixtureEntry } from "./log";
+import type { MissExplanation } from "./miss";
+import { Policy, policyHash, ruleFor, type KnownTool, type SideEffect } from "./policy";
+import {
+  resolveToolCall,
+  type HistoryLookup,
+  type StepSource,
+  type ToolCall,
+  type ToolExecutor,
+  type ToolOutcome,
+  type ToolSimulator,
+} from "./resolve";
+import type { Adapter } from "./validate";
+import { canonicalJson } from "./canonical";
+
+// ---------------------------------------------------------------------------
+// Inputs
+
+export interface ModelRequest {
+  /** 0-based index among the branch's model steps. */
+  modelStep: number;
+  /** Branch step index this model step occupies. */
+  step: number;
+  messages: Message[];
+  model: string | undefined;
+  temperature: number | undefined;
+  tools: unknown[] | undefined;
+  /** The recorded model call at this model step, when the base has one. */
+  recorded: SessionEvent | null;
+}
+
+export type ModelExecutor = (
+  request: ModelRequest,
+) => Promise<{ output: Message; model?: string; usage?: Usage; durationMs?: number }>;
+
+/** Provider-supplied outputs for `provider-fixture`, by model-step index. */
+export interface ProviderFixture {
+  modelStep: number;
+  output: Message;
+  model?: string;
+}
+
+export interface ReplayInput {
+  base: readonly SessionEvent[];
+  policy: Policy;
+  edits?: readonly Edit[];
+  /** The branch's own append-only log: fixtures, live results, approvals. Read first. */
+  log?: readonly BranchLogEntry[];
+  executors?: { model?: ModelExecutor; tool?: ToolExecutor; simulator?: ToolSimulator };
+  /** Answers `cohort_version` and `agent` scopes (see `HistoryLookup`). */
+  historyLookup?: HistoryLookup;
+  /** Side-effect class per tool; anything not listed is `unknown` (not read-only). */
+  tools?: readonly KnownTool[];
+  adapter?: Adapter;
+  providerFixtures?: readonly ProviderFixture[];
+  /** Clock for new log entries; without one their `at` is null (the engine does no I/O). */
+  now?: () => string;
+}
+
+// ---------------------------------------------------------------------------
+// Outputs
+
+export type ReplayStatus =
+  | "completed"
+  | "paused"
+  | "awaiting_approval"
+  | "failed"
+  | "stopped_on_divergence"
+  | "budget_exhausted"
+  | "blocked";
+
+export type Comparability = "exact" | "aligned" | "diverged_but_comparable" | "non_comparable";
+export type EvidenceStrength = "recorded" | "controlled" | "simulated" | "live" | "drifting";
+
+/** One branch step: a SessionEvent plus where it came from. `seq` is the branch step index. */
+export interface ReplayStep extends SessionEvent {
+  source: StepSource;
+  /** The base event this step aligns with, when any. */
+  baseSeq: number | null;
+  miss: MissExplanation | null;
+  /** Same name, input, output, error and status as the aligned base event. */
+  equalsBase: boolean;
+  edits: EditOp[];
+  fixtureId?: string;
+  logEntryId?: string;
+  approvalId?: string;
+  inputDrift?: string[];
+}
+
+export interface PendingCall {
+  waitingFor: "fixture" | "approval";
+  tool: string;
+  callId: string;
+  args: unknown;
+  cacheKey: string | null;
+  step: number;
+  baseSeq: number | null;
+  miss: MissExplanation | null;
+  /** The closest recorded result, to prefill a fixture form. */
+  prefill: { seq: number; output: unknown; error: EventError | null } | null;
+  message: string;
+}
+
+export interface ReplayStop {
+  code: string;
+  message: string;
+  step: number;
+  call?: { tool: string; callId: string; args: unknown; cacheKey: string | null; baseSeq: number | null };
+  miss: MissExplanation | null;
+}
+
+export interface LiveCallRecord {
+  step: number;
+  kind: "tool" | "simulator" | "model" | "probe";
+  name: string;
+  callId: string | null;
+  fromLog: boolean;
+  logEntryId: string;
+  approval: Pick<ApprovalEntry, "id" | "by" | "at" | "decision" | "note"> | null;
+}
+
+export interface ProbeReport {
+  modelStep: number;
+  step: number;
+  runs: number;
+  distinctOutputs: number;
+  matchesRecorded: number;
+  /** 1 − (most common output's share): 0 when every run agreed. */
+  variance: number;
+}
+
+export interface Evidence {
+  policy: Policy;
+  policyHash: string;
+  stepsBySource: Record<StepSource, number>;
+  strength: EvidenceStrength;
+  fixturesUsed: { step: number; tool: string; fixtureId: string; author: string; note: string; at: string | null }[];
+  liveCalls: LiveCallRecord[];
+  inputDrift: { step: number; modelStep: number; baseSeq: number | null; reasons: string[] }[];
+  probes: ProbeReport[];
+  edits: readonly Edit[];
+}
+
+export interface ReplayResult {
+  status: ReplayStatus;
+  stop: ReplayStop | null;
+  steps: ReplayStep[];
+  pending: PendingCall | null;
+  comparability: Comparability;
+  evidence: Evidence;
+  /** Entries this run added to the branch log (live and simulated results): persist them. */
+  newLogEntries: BranchLogEntry[];
+}
+
+export class ReplayInputError extends Error {
+  constructor(
+    readonly code: "invalid_policy" | "invalid_edits" | "model_executor_missing" | "history_lookup_missing" | "provider_fixtures_missing",
+    message: string,
+    readonly issues: readonly (EditIssue | { path: (string | number)[]; message: string })[] = [],
+  ) {
+    super(message);
+    this.name = "ReplayInputError";
+  }
+}
+
+const ALL_SOURCES: StepSource[] = ["recorded", "static", "fixture", "provider_fixture", "live", "llm", "error_result", "blocked", "edit"];
+
+// ---------------------------------------------------------------------------
+
+/** Checks everything that can be checked before a replay starts; throws `ReplayInputError`. */
+export function prepareReplay(input: ReplayInput): { policy: Policy; plan: EditPlan; base: BaseIndex } {
+  const parsed = Policy.safeParse(input.policy);
+  if (!parsed.success) {
+    throw new ReplayInputError(
+      "invalid_policy",
+      "The policy document is invalid.",
+      parsed.error.issues.map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== "symbol"), message: i.message })),
+    );
+  }
+  const policy = parsed.data;
+  const edits = validateEdits(input.base, input.edits ?? []);
+  if (!edits.ok) {
+    throw new ReplayInputError("invalid_edits", edits.issues.map((i) => i.message).join(" "), edits.issues);
+  }
+  const live = policy.model === "pinned-live" || policy.model === "compatible-live" || policy.model === "determinism-probe";
+  if (live && !input.executors?.model) {
+    throw new ReplayInputError(
+      "model_executor_missing",
+      `Model policy "${policy.model}" runs a live model, and no model executor was given (seed 003: the local engine fails fast on live policies unless an explicit executor is provided).`,
+    );
+  }
+  if (policy.model === "provider-fixture" && !input.providerFixtures) {
+    throw new ReplayInputError("provider_fixtures_missing", 'Model policy "provider-fixture" needs a provider fixture set.');
+  }
+  const rules = [policy.tools.default, ...Object.values(policy.tools.overrides ?? {})];
+  if (!input.historyLookup && rules.some((r) => r.type === "history" && r.scope !== "baseline")) {
+    throw new ReplayInputError("history_lookup_missing", "A history rule with cohort_version or agent scope needs a history lookup.");
+  }
+  return { policy, plan: edits.plan, base: indexBase(input.base) };
+}
+
+interface ModelOutcome {
+  output: Message;
+  source: StepSource;
+  name: string;
+  input: unknown;
+  usage: Usage | null;
+  startedAt: string | null;
+  durationMs: number | null;
+  logEntryId?: string;
+}
+
+/**
+ * Replays a base run as a branch under a policy (DESIGN §4). Re-walks the
+ * agent loop: model step → its tool calls, each resolved by its rule → next
+ * model step, until a final output, a stop, a pause or the budget. Pure and
+ * deterministic given the same inputs and log; all I/O is in the executors.
+ */
+export async function replay(input: ReplayInput): Promise<ReplayResult> {
+  const { policy, plan, base } = prepareReplay(input);
+  const log = new LogIndex(input.log ?? []);
+  const sideEffects = new Map<string, SideEffect>((input.tools ?? []).map((t) => [t.name, t.sideEffect]));
+  const now = () => (input.now ? input.now() : null);
+
+  const steps: ReplayStep[] = [];
+  const counters = new Map<string, number>();
+  const branchOccurrence = new Map<string, number>();
+  const liveCalls: LiveCallRecord[] = [];
+  const probes: ProbeReport[] = [];
+  const inputDriftReport: Evidence["inputDrift"] = [];
+  let liveExecutions = 0;
+  let liveTokens = 0;
+  let liveCost = 0;
+  let drifting = false;
+
+  let status: ReplayStatus = "completed";
+  let stop: ReplayStop | null = null;
+  let pending: PendingCall | null = null;
+
+  // What the branch changed, for input drift and for rebuilding conversations.
+  const changedToolResults = new Map<string, Message>(); // callId → tool message
+  const changedModelOutputs = new Map<string, Message>(); // first toolCall id → assistant message
+  let systemPrompt: { value: unknown } | null = null;
+  let structureDiverged = false;
+  let prevMessages: Message[] = [];
+  let prevOutput: Message | null = null;
+  let toolMessagesSince: Message[] = [];
+
+  const env = {
+    base,
+    counters,
+    log,
+    ...(input.adapter ? { adapter: input.adapter } : {}),
+    sideEffectOf: (tool: string): SideEffect => sideEffects.get(tool) ?? "unknown",
+    ...(input.historyLookup ? { historyLookup: input.historyLookup } : {}),
+    run: {
+      ...(input.executors?.tool ? { toolExecutor: input.executors.tool } : {}),
+      ...(input.executors?.simulator ? { simulator: input.executors.simulator } : {}),
+      liveAllowed: () => policy.maxLiveCalls === undefined || liveExecutions < policy.maxLiveCalls,
+      now,
+    },
+  };
+
+  let budgetSteps = 0;
+  // A live model can loop forever; without maxSteps the branch is still bounded.
+  const implicitCap = policy.maxSteps ?? input.base.length * 4 + 1000;
+  const overBudget = (): string | null => {
+    if (policy.maxSteps !== undefined && budgetSteps >= policy.maxSteps) return `maxSteps (${policy.maxSteps}) reached`;
+    if (budgetSteps >= implicitCap) return `no maxSteps given; the engine's safety cap (${implicitCap} steps) reached`;
+    if (policy.maxTokens !== undefined && liveTokens >= policy.maxTokens) return `maxTokens (${policy.maxTokens}) reached`;
+    if (policy.maxCostUsd !== undefined && liveCost >= policy.maxCostUsd) return `maxCostUsd (${policy.maxCostUsd}) reached`;
+    return null;
+  };
+  const halt = (s: ReplayStatus, code: string, message: string, extra: Partial<ReplayStop> = {}) => {
+    status = s;
+    stop = { code, message, step: steps.length, miss: null, ...extra };
+  };
+  const emit = (step: ReplayStep): boolean => {
+    steps.push(step);
+    if (!step.equalsBase && !structureDiverged) {
+      const aligned = step.baseSeq === null ? undefined : base.bySeq.get(step.baseSeq);
+      structureDiverged = aligned === undefined || signatureOf(aligned) !== signatureOf(step);
+    }
+    if (!step.equalsBase && policy.drift === "stop_on_first_divergence") {
+      halt("stopped_on_divergence", "first_divergence", `Step ${step.seq} differs from the base run; the drift policy stops at the first divergence.`);
+      return false;
+    }
+    return true;
+  };
+  const recordedStep = (event: SessionEvent): ReplayStep => ({
+    ...event,
+    seq: steps.length,
+    parentSeq: null,
+    source: "recorded",
+    baseSeq: event.seq,
+    miss: null,
+    equalsBase: true,
+    edits: [],
+  });
+
+  /** The input messages for model step i, rebuilt from what the branch produced. */
+  const reconstructInput = (i: number, recorded: SessionEvent | null): { messages: Message[]; drift: string[] } => {
+    const recordedMessages = recorded ? messagesOf(recorded.input) : null;
+    if (recordedMessages && !structureDiverged) {
+      if (changedToolResults.size === 0 && changedModelOutputs.size === 0 && systemPrompt === null) {
+        return { messages: recordedMessages, drift: [] };
+      }
+      const drift = new Set<string>();
+      const messages = recordedMessages.map((m) => {
+        if (m.role === "system" && systemPrompt !== null && !deepEqual(m.content, systemPrompt.value)) {
+          drift.add("system_prompt_edited");
+          return { ...m, content: systemPrompt.value };
+        }
+        if (m.role === "tool" && m.toolCallId !== undefined) {
+          const changed = changedToolResults.get(m.toolCallId);
+          if (changed) {
+            drift.add(`tool_result_changed:${m.toolCallId}`);
+            return { ...m, content: changed.content };
+          }
+        }
+        const firstId = m.role === "assistant" ? m.toolCalls?.[0]?.id : undefined;
+        if (firstId !== undefined) {
+          const changed = changedModelOutputs.get(firstId);
+          if (changed) {
+            drift.add(`model_output_changed:${firstId}`);
+            return changed;
+          }
+        }
+        return m;
+      });
+      return { messages, drift: [...drift] };
+    }
+    // Past the record, or after the branch took another path: the conversation so far.
+    const messages = [...prevMessages, ...(prevOutput ? [prevOutput] : []), ...toolMessagesSince];
+    if (systemPrompt !== null) {
+      const value = systemPrompt.value;
+      for (let k = 0; k < messages.length; k++) if (messages[k]!.role === "system") messages[k] = { ...messages[k]!, content: value };
+    }
+    return { messages, drift: i === 0 && !recorded ? [] : ["conversation_rebuilt"] };
+  };
+
+  const modelStep = async (i: number, recorded: SessionEvent | null): Promise<ModelOutcome | null> => {
+    const editSeq = recorded?.seq;
+    if (editSeq !== undefined && plan.systemPrompt.has(editSeq)) systemPrompt = { value: plan.systemPrompt.get(editSeq) };
+    const { messages, drift } = reconstructInput(i, recorded);
+    const recordedInput = recorded ? asRecord(recorded.input) : {};
+    const inputFor = (extra: Record<string, unknown> = {}) =>
+      drift.length === 0 && Object.keys(extra).length === 0 && recorded ? recorded.input : { ...recordedInput, messages, ...extra };
+    if (drift.length > 0) inputDriftReport.push({ step: steps.length, modelStep: i, baseSeq: recorded?.seq ?? null, reasons: drift });
+
+    const edited = editSeq !== undefined ? plan.modelOutput.get(editSeq) : undefined;
+    const recordedModel = recorded ? (stringOr(recordedInput.model) ?? recorded.name) : undefined;
+
+    switch (policy.model) {
+      case "blocked":
+        halt("blocked", "model_blocked", `The model policy is "blocked": no model step may run (model step ${i}).`);
+        return null;
+      case "recorded-only":
+      case "determinism-probe": {
+        if (!recorded) return null;
+        if (policy.model === "determinism-probe") await probe(i, recorded, recordedModel);
+        return {
+          output: edited ?? (recorded.output as Message),
+          source: edited ? "edit" : "recorded",
+          name: recorded.name,
+          input: inputFor(),
+          usage: edited ? null : recorded.usage,
+          startedAt: edited ? null : recorded.startedAt,
+          durationMs: edited ? null : recorded.durationMs,
+        };
+      }
+      case "provider-fixture": {
+        const fixture = input.providerFixtures?.find((f) => f.modelStep === i);
+        if (edited) return { output: edited, source: "edit", name: recorded?.name ?? "edit", input: inputFor(), usage: null, startedAt: null, durationMs: null };
+        if (!fixture) {
+          halt("failed", "provider_fixture_missing", `No provider fixture for model step ${i}.`);
+          return null;
+        }
+        return { output: fixture.output, source: "provider_fixture", name: fixture.model ?? recorded?.name ?? "provider-fixture", input: inputFor(), usage: null, startedAt: null, durationMs: null };
+      }
+      case "pinned-live":
+      case "compatible-live": {
+        const model = policy.liveModel ?? recordedModel;
+        const temperature = policy.temperatureOverride ?? numberOr(recordedInput.temperature);
+        const extra = { ...(model !== undefined ? { model } : {}), ...(temperature !== undefined ? { temperature } : {}) };
+        if (edited) return { output: edited, source: "edit", name: recorded?.name ?? model ?? "edit", input: inputFor(), usage: null, startedAt: null, durationMs: null };
+        const logged = log.liveModelOutput(i);
+        let outcome: ModelOutcome;
+        if (logged && logged.step === steps.length) {
+          outcome = { output: logged.output, source: "live", name: logged.model, input: inputFor(extra), usage: logged.usage, startedAt: null, durationMs: logged.durationMs, logEntryId: logged.id };
+          liveCalls.push({ step: steps.length, kind: "model", name: logged.model, callId: null, fromLog: true, logEntryId: logged.id, approval: null });
+        } else {
+          if (!env.run.liveAllowed()) {
+            halt("budget_exhausted", "budget_live_calls", `maxLiveCalls (${policy.maxLiveCalls}) reached before model step ${i}.`);
+            return null;
+          }
+          liveExecutions++;
+          const result = await input.executors!.model!({
+            modelStep: i,
+            step: steps.length,
+            messages,
+            model,
+            temperature,
+            tools: Array.isArray(recordedInput.tools) ? recordedInput.tools : undefined,
+            recorded,
+          });
+          const id = `model:${i}:${steps.length}`;
+          const usedModel = result.model ?? model ?? "unknown";
+          log.append({ type: "live_model_output", id, at: now(), step: steps.length, modelStep: i, model: usedModel, output: result.output, usage: result.usage ?? null, durationMs: result.durationMs ?? null });
+          outcome = { output: result.output, source: "live", name: usedModel, input: inputFor(extra), usage: result.usage ?? null, startedAt: null, durationMs: result.durationMs ?? null, logEntryId: id };
+          liveCalls.push({ step: steps.length, kind: "model", name: usedModel, callId: null, fromLog: false, logEntryId: id, approval: null });
+        }
+        liveTokens += (outcome.usage?.inputTokens ?? 0) + (outcome.usage?.outputTokens ?? 0);
+        liveCost += outcome.usage?.costUsd ?? 0;
+        if (recordedModel !== undefined && outcome.name !== recordedModel) drifting = true;
+        return outcome;
+      }
+    }
+  };
+
+  const probe = async (i: number, recorded: SessionEvent, model: string | undefined) => {
+    const runs = policy.probeRuns ?? 3;
+    const step = steps.length;
+    let outputs = log.probeOutputs(i)?.outputs;
+    let fromLog = true;
+    let id = log.probeOutputs(i)?.id ?? `probe:${i}`;
+    if (!outputs) {
+      fromLog = false;
+      outputs = [];
+      const recordedInput = asRecord(recorded.input);
+      const temperature = policy.temperatureOverride ?? numberOr(recordedInput.temperature);
+      let usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+      for (let r = 0; r < runs; r++) {
+        const result = await input.executors!.model!({
+          modelStep: i,
+          step,
+          messages: messagesOf(recorded.input),
+          model,
+          temperature,
+          tools: Array.isArray(recordedInput.tools) ? recordedInput.tools : undefined,
+          recorded,
+        });
+        outputs.push(result.output);
+        usage = {
+          inputTokens: usage.inputTokens + (result.usage?.inputTokens ?? 0),
+          outputTokens: usage.outputTokens + (result.usage?.outputTokens ?? 0),
+          costUsd: usage.costUsd + (result.usage?.costUsd ?? 0),
+        };
+      }
+      id = `probe:${i}`;
+      log.append({ type: "probe_outputs", id, at: now(), modelStep: i, model: model ?? recorded.name, outputs, usage });
+    }
+    const counts = new Map<string, number>();
+    for (const o of outputs) {
+      const k = canonicalJson(o) ?? String(o);
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+    const recordedKey = canonicalJson(recorded.output);
+    const top = Math.max(0, ...counts.values());
+    probes.push({
+      modelStep: i,
+      step,
+      runs: outputs.length,
+      distinctOutputs: counts.size,
+      matchesRecorded: recordedKey === undefined ? 0 : (counts.get(recordedKey) ?? 0),
+      variance: outputs.length === 0 ? 0 : 1 - top / outputs.length,
+    });
+    liveCalls.push({ step, kind: "probe", name: model ?? recorded.name, callId: null, fromLog, logEntryId: id, approval: null });
+  };
+
+  const finish = (last: { output: Message; source: StepSource; equalsBase: boolean }) => {
+    // Trailing user messages and the final output, in base order.
+    const finals = base.finalOutputs;
+    const trailing = base.userMessagesBefore[base.modelSteps.length] ?? [];
+    const lastModelSeq = base.modelSteps[base.modelSteps.length - 1]?.seq ?? -1;
+    const tail = [...trailing, ...finals].filter((e) => e.seq > lastModelSeq).sort((a, b) => a.seq - b.seq);
+    const finalEvents = tail.length > 0 ? tail : finals;
+    for (const event of finalEvents) {
+      if (event.kind === "user_message") {
+        if (!emit(recordedStep(event))) return;
+        continue;
+      }
+      if (last.equalsBase) {
+        if (!emit(recordedStep(event))) return;
+      } else {
+        const output = last.output.content;
+        const equal = deepEqual(output, event.output);
+        if (!emit({ ...event, seq: steps.length, parentSeq: null, output, error: null, status: "completed", startedAt: null, durationMs: null, usage: null, source: last.source, baseSeq: event.seq, miss: null, equalsBase: equal, edits: [] })) return;
+      }
+    }
+  };
+
+  // The agent loop.
+  for (const event of base.userMessagesBefore[0] ?? []) if (!emit(recordedStep(event))) break;
+  const copiesRecord = policy.model === "recorded-only" || policy.model === "determinism-probe";
+  let finished = false;
+  if (base.modelSteps.length === 0 && copiesRecord && status === "completed") {
+    finish({ output: { role: "assistant", content: null }, source: "recorded", equalsBase: true });
+    finished = true;
+  }
+
+  for (let i = 0; status === "completed" && !finished; i++) {
+    const recorded = base.modelSteps[i] ?? null;
+    if (i > 0 && recorded) {
+      let ok = true;
+      for (const event of base.userMessagesBefore[i] ?? []) {
+        if (!emit(recordedStep(event))) { ok = false; break; }
+        const content = messageOfUserEvent(event);
+        if (content) toolMessagesSince.push(content);
+      }
+      if (!ok) break;
+    }
+    const budget = overBudget();
+    if (budget) { halt("budget_exhausted", "budget", `${budget} before model step ${i}.`); break; }
+    if (!recorded && copiesRecord) {
+      halt("failed", "no_recorded_model_output", `The branch needs model step ${i}, which the base run does not have, and the model policy "${policy.model}" copies recorded outputs only.`);
+      break;
+    }
+    const outcome = await modelStep(i, recorded);
+    if (!outcome) break;
+    budgetSteps++;
+    const modelSeq = steps.length;
+    const modelEquals = recorded !== null && outcome.input === recorded.input && (outcome.output === recorded.output || deepEqual(outcome.output, recorded.output)) && outcome.name === recorded.name;
+    const modelStepRecord: ReplayStep = {
+      seq: modelSeq,
+      kind: "model_call",
+      name: outcome.name,
+      input: outcome.input,
+      output: outcome.output,
+      error: null,
+      status: "completed",
+      startedAt: outcome.startedAt,
+      durationMs: outcome.durationMs,
+      usage: outcome.usage,
+      parentSeq: null,
+      cacheKey: null,
+      occurrence: null,
+      source: outcome.source,
+      baseSeq: recorded?.seq ?? null,
+      miss: null,
+      equalsBase: modelEquals,
+      edits: recorded ? editsAt(plan, recorded.seq, ["replace_model_output", "replace_system_prompt"]) : [],
+      ...(outcome.logEntryId ? { logEntryId: outcome.logEntryId } : {}),
+      ...(inputDriftReport.at(-1)?.step === modelSeq ? { inputDrift: inputDriftReport.at(-1)!.reasons } : {}),
+    };
+    const inputMessages = messagesOf(outcome.input);
+    if (recorded === null || !(outcome.output === recorded.output || deepEqual(outcome.output, recorded.output))) {
+      const firstId = outcome.output.toolCalls?.[0]?.id;
+      if (firstId !== undefined) changedModelOutputs.set(firstId, outcome.output);
+    }
+    if (!emit(modelStepRecord)) break;
+    prevMessages = inputMessages;
+    prevOutput = outcome.output;
+    toolMessagesSince = [];
+
+    const requested = outcome.output.toolCalls ?? [];
+    if (requested.length === 0) {
+      finish({ output: outcome.output, source: outcome.source, equalsBase: modelEquals });
+      finished = true;
+      break;
+    }
+
+    // Base order of this model step's calls (parallel calls keep their recorded order).
+    const baseCalls = recorded ? (base.toolCallsByParent.get(recorded.seq) ?? []) : [];
+    const baseByCallId = new Map<string, SessionEvent>();
+    for (const e of baseCalls) {
+      const id = asRecord(e.input).callId;
+      if (typeof id === "string" && !baseByCallId.has(id)) baseByCallId.set(id, e);
+    }
+    const ordered = requested
+      .map((request, position) => ({ request, baseEvent: baseByCallId.get(request.id) ?? null, position }))
+      .sort((a, b) => (a.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) - (b.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) || a.position - b.position);
+    if (ordered.filter((o) => o.baseEvent).length !== baseCalls.length) structureDiverged = true;
+
+    let stopped = false;
+    for (const { request, baseEvent } of ordered) {
+      const budgetNow = overBudget();
+      if (budgetNow) { halt("budget_exhausted", "budget", `${budgetNow} before the "${request.name}" call.`); stopped = true; break; }
+      const editedArgs = baseEvent && plan.toolArgs.has(baseEvent.seq);
+      const args = editedArgs ? plan.toolArgs.get(baseEvent.seq) : request.args;
+      const key = cacheKey(request.name, args);
+      const call: ToolCall = { tool: request.name, callId: request.id, args, cacheKey: key, step: steps.length };
+      const { rule } = ruleFor(policy.tools, request.name);
+      const edits = baseEvent ? editsAt(plan, baseEvent.seq, ["replace_tool_args", "replace_tool_result"]) : [];
+
+      let outcome: ToolOutcome;
+      if (baseEvent && plan.toolResult.has(baseEvent.seq)) {
+        // The analyst's result stands in; identical later calls still get their own recordings.
+        if (key !== null && rule.type === "history" && rule.scope === "baseline") {
+          const used = counters.get(key) ?? 0;
+          if ((base.finishedByKey.get(key)?.length ?? 0) > used) counters.set(key, used + 1);
+        }
+        outcome = { type: "answer", source: "edit", output: plan.toolResult.get(baseEvent.seq), error: null, miss: null };
+      } else {
+        outcome = await resolveToolCall(rule, call, env);
+      }
+
+      const sameCall = baseEvent !== null && key !== null && key === baseEvent.cacheKey && baseEvent.name === request.name;
+      const stopCall = { tool: call.tool, callId: call.callId, args: call.args, cacheKey: key, baseSeq: baseEvent?.seq ?? null };
+      if (outcome.type === "stop") {
+        halt(outcome.code === "budget_live_calls" ? "budget_exhausted" : "failed", outcome.code, outcome.message, { call: stopCall, miss: outcome.miss });
+        stopped = true;
+        break;
+      }
+      if (outcome.type === "pause" || outcome.type === "awaiting_approval") {
+        const miss = outcome.miss;
+        const closest = miss?.closest[0];
+        status = outcome.type === "pause" ? "paused" : "awaiting_approval";
+        pending = {
+          waitingFor: outcome.type === "pause" ? "fixture" : "approval",
+          ...stopCall,
+          step: steps.length,
+          miss,
+          prefill: closest ? { seq: closest.seq, output: closest.output, error: closest.error } : null,
+          message: outcome.type === "pause" ? `Waiting for a fixture: ${miss?.message ?? ""}` : outcome.message,
+        };
+        stop = { code: status, message: pending.message, step: steps.length, call: stopCall, miss };
+        stopped = true;
+        break;
+      }
+      if (outcome.type === "needs_live") throw new Error("unreachable: replay always runs with executors wired");
+
+      budgetSteps++;
+      const failed = outcome.error !== null;
+      let occurrence: number | null = null;
+      if (key !== null) {
+        occurrence = branchOccurrence.get(key) ?? 0;
+        branchOccurrence.set(key, occurrence + 1);
+      }
+      const fromRecording = outcome.recorded;
+      const input = sameCall && baseEvent && request.id === asRecord(baseEvent.input).callId ? baseEvent.input : { callId: request.id, args };
+      const equalsBase =
+        baseEvent !== null &&
+        input === baseEvent.input &&
+        baseEvent.status === (failed ? "failed" : "completed") &&
+        (outcome.output === baseEvent.output || deepEqual(outcome.output, baseEvent.output)) &&
+        (outcome.error === baseEvent.error || deepEqual(outcome.error, baseEvent.error));
+      const step: ReplayStep = {
+        seq: steps.length,
+        kind: "tool_call",
+        name: request.name,
+        input,
+        output: outcome.output,
+        error: outcome.error,
+        status: failed ? "failed" : "completed",
+        startedAt: fromRecording?.startedAt ?? null,
+        durationMs: fromRecording?.durationMs ?? outcome.live?.durationMs ?? null,
+        usage: fromRecording?.usage ?? null,
+        parentSeq: modelSeq,
+        cacheKey: key,
+        occurrence,
+        source: outcome.source,
+        baseSeq: baseEvent?.seq ?? null,
+        miss: outcome.miss,
+        equalsBase,
+        edits,
+        ...(outcome.fixture ? { fixtureId: outcome.fixture.id } : {}),
+        ...(outcome.live ? { logEntryId: outcome.live.logEntryId } : {}),
+        ...(outcome.approval ? { approvalId: outcome.approval.id } : {}),
+      };
+      if (outcome.live) {
+        if (!outcome.live.fromLog && outcome.source === "live") liveExecutions++;
+        liveCalls.push({
+          step: step.seq,
+          kind: outcome.source === "llm" ? "simulator" : "tool",
+          name: request.name,
+          callId: request.id,
+          fromLog: outcome.live.fromLog,
+          logEntryId: outcome.live.logEntryId,
+          approval: outcome.approval ? pickApproval(outcome.approval) : null,
+        });
+      }
+      const toolMessage: Message = { role: "tool", toolCallId: request.id, name: request.name, content: failed ? { error: outcome.error } : outcome.output };
+      toolMessagesSince.push(toolMessage);
+      if (!equalsBase) changedToolResults.set(request.id, toolMessage);
+      if (!emit(step)) { stopped = true; break; }
+    }
+    if (stopped) break;
+    if (!structureDiverged && ordered.some((o) => !o.baseEvent)) structureDiverged = true;
+    if (structureDiverged && policy.drift === "stop_on_first_divergence" && (status as ReplayStatus) === "completed") {
+      halt("stopped_on_divergence", "first_divergence", `The branch's tool calls after model step ${i} differ from the base run's.`);
+      break;
+    }
+    if (i + 1 >= base.modelSteps.length && copiesRecord && !structureDiverged) {
+      // The record ends here with tool results and no further model step; so does the branch.
+      for (const event of base.userMessagesBefore[i + 1] ?? []) if (!emit(recordedStep(event))) break;
+      for (const event of base.finalOutputs) if ((status as ReplayStatus) === "completed" && !emit(recordedStep(event))) break;
+      break;
+    }
+  }
+
+  const fixturesUsed: Evidence["fixturesUsed"] = [];
+  const fixtureById = new Map<string, FixtureEntry>();
+  for (const e of [...(input.log ?? [])]) if (e.type === "fixture") fixtureById.set(e.id, e);
+  const stepsBySource = Object.fromEntries(ALL_SOURCES.map((s) => [s, 0])) as Record<StepSource, number>;
+  for (const step of steps) {
+    if (step.kind === "model_call" || step.kind === "tool_call") stepsBySource[step.source]++;
+    if (step.fixtureId) {
+      const f = fixtureById.get(step.fixtureId);
+      if (f) fixturesUsed.push({ step: step.seq, tool: step.name, fixtureId: f.id, author: f.author, note: f.note, at: f.at });
+    }
+  }
+  const strength: EvidenceStrength = drifting
+    ? "drifting"
+    : stepsBySource.live > 0 || probes.length > 0
+      ? "live"
+      : stepsBySource.llm > 0 || stepsBySource.provider_fixture > 0
+        ? "simulated"
+        : stepsBySource.static > 0 || stepsBySource.fixture > 0
+          ? "controlled"
+          : "recorded";
+
+  return {
+    status,
+    stop,
+    steps,
+    pending,
+    comparability: comparabilityOf(status, steps, base.events),
+    evidence: {
+      policy,
+      policyHash: policyHash(policy),
+      stepsBySource,
+      strength,
+      fixturesUsed,
+      liveCalls,
+      inputDrift: inputDriftReport,
+      probes,
+      edits: plan.all,
+    },
+    newLogEntries: log.appended,
+  };
+}
+
+/**
+ * Event signature for alignment (DESIGN §5: kind, name, cache key). A model
+ * call is identified by its kind alone: under `compatible-live` the model id
+ * is what changed, and the steps still correspond.
+ */
+export function signatureOf(event: Pick<SessionEvent, "kind" | "name" | "cacheKey">): string {
+  if (event.kind === "model_call") return "model_call";
+  return `${event.kind}\u0000${event.name}\u0000${event.cacheKey ?? ""}`;
+}
+
+/** DESIGN §4 comparability of a finished replay. */
+export function comparabilityOf(status: ReplayStatus, steps: readonly ReplayStep[], base: readonly SessionEvent[]): Comparability {
+  const sameLength = steps.length === base.length;
+  if (status === "completed" && sameLength && steps.every((s, k) => s.equalsBase && s.baseSeq === base[k]!.seq)) return "exact";
+  if (status !== "completed") return "non_comparable";
+  if (sameLength && steps.every((s, k) => signatureOf(s) === signatureOf(base[k]!))) return "aligned";
+  return "diverged_but_comparable";
+}
+
+function editsAt(plan: EditPlan, seq: number, ops: EditOp[]): EditOp[] {
+  return plan.all.filter((e) => e.seq === seq && ops.includes(e.op)).map((e) => e.op);
+}
+
+function pickApproval(a: ApprovalEntry): LiveCallRecord["approval"] {
+  return { id: a.id, by: a.by, at: a.at, decision: a.decision, ...(a.note !== undefined ? { note: a.note } : {}) };
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function messagesOf(input: unknown): Message[] {
+  const messages = asRecord(input).messages;
+  return Array.isArray(messages) ? (messages as Message[]) : [];
+}
+
+function messageOfUserEvent(event: SessionEvent): Message | null {
+  const source = asRecord(event.output).role ? event.output : event.input;
+  const record = asRecord(source);
+  if (record.role === "user") return record as unknown as Message;
+  return { role: "user", content: source };
+}
+
+const stringOr = (v: unknown) => (typeof v === "string" ? v : undefined);
+const numberOr = (v: unknown) => (typeof v === "number" ? v : undefined);

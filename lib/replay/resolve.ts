@@ -1,0 +1,390 @@
+import type { BaseIndex } from "./base-index";
+import type { EventError, SessionEvent, Usage } from "./events";
+import { deepEqual, isPlainObject } from "./json";
+import type { ApprovalEntry, FixtureEntry, LogIndex } from "./log";
+import { explainFixtureMiss, explainHistoryMiss, explainStaticMiss, type MissExplanation } from "./miss";
+import {
+  effectiveOnMiss,
+  isReadOnly,
+  type HistoryRule,
+  type LlmRule,
+  type OnMiss,
+  type PassthroughRule,
+  type SideEffect,
+  type StaticCase,
+  type ToolRule,
+} from "./policy";
+import type { Adapter } from "./validate";
+
+/** A tool call the branch makes. */
+export interface ToolCall {
+  tool: string;
+  callId: string;
+  args: unknown;
+  cacheKey: string | null;
+  /** Branch step index the call would occupy. */
+  step: number;
+}
+
+/** What a tool returns: a result, or an error the agent sees. */
+export type ToolAnswer = { output: unknown; error?: undefined } | { output?: undefined; error: EventError };
+
+export type ToolExecutor = (call: ToolCall) => Promise<ToolAnswer & { durationMs?: number }>;
+export type ToolSimulator = (
+  call: ToolCall & { model: string; instructions: string | undefined },
+) => Promise<ToolAnswer & { durationMs?: number }>;
+
+/** A completed recording found outside the base session. */
+export interface HistoryMatch {
+  sessionId: string;
+  seq: number;
+  output: unknown;
+  /** Lookups return completed calls only; anything else is treated as a miss. */
+  status: "completed";
+}
+
+/**
+ * Looks up the newest completed recording with this cache key in a wider
+ * scope. It is the lookup's job to search only the right sessions:
+ * `cohort_version` = the experiment's cohort; `agent` = the agent's sessions,
+ * excluding sessions that are themselves replays; both newest first, completed only.
+ */
+export type HistoryLookup = (query: {
+  scope: "cohort_version" | "agent";
+  tool: string;
+  cacheKey: string;
+  args: unknown;
+}) => Promise<HistoryMatch | null>;
+
+export type StepSource =
+  | "recorded"
+  | "static"
+  | "fixture"
+  | "provider_fixture"
+  | "live"
+  | "llm"
+  | "error_result"
+  | "blocked"
+  | "edit";
+
+export type ToolOutcome =
+  | {
+      type: "answer";
+      source: StepSource;
+      output: unknown;
+      error: EventError | null;
+      miss: MissExplanation | null;
+      /** The recording that answered (history), when from the base. */
+      recorded?: SessionEvent;
+      externalMatch?: HistoryMatch;
+      fixture?: FixtureEntry;
+      approval?: ApprovalEntry;
+      /** A live or simulated result: whether it came from the log (a resume) or ran now. */
+      live?: { fromLog: boolean; logEntryId: string; durationMs: number | null; usage?: Usage | null };
+    }
+  | { type: "stop"; code: StopCode; message: string; miss: MissExplanation | null }
+  | { type: "pause"; miss: MissExplanation }
+  | { type: "awaiting_approval"; miss: MissExplanation | null; message: string }
+  | { type: "needs_live"; kind: "tool" | "simulator"; miss: MissExplanation | null };
+
+export type StopCode =
+  | "tool_miss_fail"
+  | "langgraph_null_result"
+  | "tool_executor_missing"
+  | "simulator_missing"
+  | "budget_live_calls";
+
+export interface ResolveEnv {
+  base: BaseIndex;
+  /** Baseline consumption per cache key (mutated). */
+  counters: Map<string, number>;
+  log: LogIndex;
+  adapter?: Adapter;
+  sideEffectOf: (tool: string) => SideEffect;
+  historyLookup?: HistoryLookup;
+  /** Present in a replay; absent when only explaining, which then reports `needs_live`. */
+  run?: {
+    toolExecutor?: ToolExecutor;
+    simulator?: ToolSimulator;
+    /** Whether one more live execution fits the budget. */
+    liveAllowed: () => boolean;
+    now: () => string | null;
+  };
+}
+
+/** Static matching (DESIGN §3 / Kitaru): first matching case wins. */
+export function staticCaseMatches(c: StaticCase, args: unknown): boolean {
+  if (c.match === undefined) return true;
+  if (c.match_mode === "exact") return deepEqual(args, c.match);
+  if (!isPlainObject(c.match) || !isPlainObject(args)) return false;
+  for (const key of Object.keys(c.match)) {
+    if (!Object.prototype.hasOwnProperty.call(args, key)) return false;
+    if (!deepEqual(args[key], c.match[key])) return false;
+  }
+  return true;
+}
+
+type RuleResult = Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" }> | { type: "miss"; miss: MissExplanation };
+
+export async function resolveToolCall(rule: ToolRule, call: ToolCall, env: ResolveEnv): Promise<ToolOutcome> {
+  const result = await applyRule(rule, call, env);
+  if (result.type !== "miss") return result;
+  return applyOnMiss(effectiveOnMiss(rule) ?? "fail", call, result.miss, env);
+}
+
+async function applyRule(rule: ToolRule, call: ToolCall, env: ResolveEnv): Promise<RuleResult> {
+  switch (rule.type) {
+    case "history":
+      return resolveHistory(rule, call, env);
+    case "static": {
+      const hit = rule.cases.find((c) => staticCaseMatches(c, call.args));
+      if (hit) return { type: "answer", source: "static", output: hit.result, error: null, miss: null };
+      return { type: "miss", miss: explainStaticMiss(env.base, call, rule.cases) };
+    }
+    case "fixture": {
+      const fixture = env.log.fixtureFor(call);
+      if (fixture) return fixtureAnswer(fixture, null);
+      return { type: "miss", miss: explainFixtureMiss(env.base, call) };
+    }
+    case "passthrough":
+      return runLive(call, env, null, rule);
+    case "llm":
+      return runSimulator(rule, call, env);
+    case "blocked":
+      return {
+        type: "answer",
+        source: "blocked",
+        output: null,
+        error: { type: "ToolBlocked", message: `The policy blocks "${call.tool}": the call was refused.` },
+        miss: null,
+      };
+  }
+}
+
+async function resolveHistory(rule: HistoryRule, call: ToolCall, env: ResolveEnv): Promise<RuleResult> {
+  if (call.cacheKey === null) return { type: "miss", miss: explainHistoryMiss(env.base, call, rule.scope, 0) };
+  if (rule.scope === "baseline") {
+    const recordings = env.base.finishedByKey.get(call.cacheKey);
+    const used = env.counters.get(call.cacheKey) ?? 0;
+    const recording = recordings?.[used];
+    // A miss does not advance the count; a hit, failed or not, occupies its occurrence.
+    if (!recording) return { type: "miss", miss: explainHistoryMiss(env.base, call, "baseline", used) };
+    env.counters.set(call.cacheKey, used + 1);
+    if (recording.status === "failed") {
+      return {
+        type: "answer",
+        source: "recorded",
+        output: recording.output,
+        error: recording.error ?? { type: "ReplayError", message: "The recorded call failed." },
+        miss: null,
+        recorded: recording,
+      };
+    }
+    if (recording.output === null && env.adapter === "langgraph") return langgraphNull(call);
+    return { type: "answer", source: "recorded", output: recording.output, error: null, miss: null, recorded: recording };
+  }
+  if (!env.historyLookup) {
+    return {
+      type: "stop",
+      code: "tool_miss_fail",
+      message: `History scope "${rule.scope}" needs a history lookup, and none was given.`,
+      miss: null,
+    };
+  }
+  const match = await env.historyLookup({ scope: rule.scope, tool: call.tool, cacheKey: call.cacheKey, args: call.args });
+  if (!match || match.status !== "completed") {
+    return { type: "miss", miss: explainHistoryMiss(env.base, call, rule.scope, 0) };
+  }
+  if (match.output === null && env.adapter === "langgraph") return langgraphNull(call);
+  return { type: "answer", source: "recorded", output: match.output, error: null, miss: null, externalMatch: match };
+}
+
+function langgraphNull(call: ToolCall): RuleResult {
+  return {
+    type: "stop",
+    code: "langgraph_null_result",
+    message: `The matched "${call.tool}" recording completed with a null result; LangGraph requires a recorded ToolMessage or Command envelope and fails closed for null or malformed completed results (seed 000).`,
+    miss: null,
+  };
+}
+
+function fixtureAnswer(fixture: FixtureEntry, miss: MissExplanation | null): RuleResult {
+  return {
+    type: "answer",
+    source: "fixture",
+    output: fixture.error ? null : (fixture.output ?? null),
+    error: fixture.error ?? null,
+    miss,
+    fixture,
+  };
+}
+
+async function applyOnMiss(onMiss: OnMiss, call: ToolCall, miss: MissExplanation, env: ResolveEnv): Promise<ToolOutcome> {
+  switch (onMiss) {
+    case "fail":
+      return {
+        type: "stop",
+        code: "tool_miss_fail",
+        message: `"${call.tool}" missed and its rule says on_miss: fail, so the replay stops without executing the tool. ${miss.message}`,
+        miss,
+      };
+    case "error_result":
+      return {
+        type: "answer",
+        source: "error_result",
+        output: null,
+        error: { type: "ReplayMiss", message: miss.message },
+        miss,
+      };
+    case "passthrough": {
+      const live = await runLive(call, env, miss, null);
+      return live;
+    }
+    case "pause": {
+      const fixture = env.log.fixtureFor(call);
+      if (fixture) return fixtureAnswer(fixture, miss) as ToolOutcome;
+      return { type: "pause", miss };
+    }
+  }
+}
+
+async function runLive(
+  call: ToolCall,
+  env: ResolveEnv,
+  miss: MissExplanation | null,
+  rule: PassthroughRule | null,
+): Promise<Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" }>> {
+  const logged = env.log.liveToolResult(call);
+  const needsApproval = rule?.approval === "per_call" || !isReadOnly(env.sideEffectOf(call.tool));
+  let approval: ApprovalEntry | undefined;
+  if (needsApproval) {
+    approval = env.log.approval(call);
+    if (!approval) {
+      return {
+        type: "awaiting_approval",
+        miss,
+        message: `"${call.tool}" would run live and ${rule?.approval === "per_call" ? 'its rule asks for approval per call' : `is not declared read-only (${env.sideEffectOf(call.tool)})`}: approve or deny this call.`,
+      };
+    }
+    if (approval.decision === "denied") {
+      return {
+        type: "answer",
+        source: "error_result",
+        output: null,
+        error: { type: "ApprovalDenied", message: `${approval.by} denied running "${call.tool}" live.` },
+        miss,
+        approval,
+      };
+    }
+  }
+  if (logged) {
+    return {
+      type: "answer",
+      source: "live",
+      output: logged.output,
+      error: logged.error,
+      miss,
+      ...(approval ? { approval } : {}),
+      live: { fromLog: true, logEntryId: logged.id, durationMs: logged.durationMs },
+    };
+  }
+  if (!env.run) return { type: "needs_live", kind: "tool", miss };
+  if (!env.run.toolExecutor) {
+    return {
+      type: "stop",
+      code: "tool_executor_missing",
+      message: `"${call.tool}" must run live, and no tool executor was given.`,
+      miss,
+    };
+  }
+  if (!env.run.liveAllowed()) {
+    return { type: "stop", code: "budget_live_calls", message: "maxLiveCalls reached before this live call.", miss };
+  }
+  const answer = await execute(() => env.run!.toolExecutor!(call));
+  const id = `live:${call.step}:${call.tool}:${call.cacheKey ?? "nokey"}`;
+  env.log.append({
+    type: "live_tool_result",
+    id,
+    at: env.run.now(),
+    step: call.step,
+    tool: call.tool,
+    callId: call.callId,
+    cacheKey: call.cacheKey,
+    args: call.args,
+    output: answer.error ? null : (answer.output ?? null),
+    error: answer.error ?? null,
+    durationMs: answer.durationMs ?? null,
+  });
+  return {
+    type: "answer",
+    source: "live",
+    output: answer.error ? null : (answer.output ?? null),
+    error: answer.error ?? null,
+    miss,
+    ...(approval ? { approval } : {}),
+    live: { fromLog: false, logEntryId: id, durationMs: answer.durationMs ?? null },
+  };
+}
+
+async function runSimulator(rule: LlmRule, call: ToolCall, env: ResolveEnv): Promise<RuleResult> {
+  const logged = env.log.simulatedToolResult(call);
+  if (logged) {
+    return {
+      type: "answer",
+      source: "llm",
+      output: logged.output,
+      error: logged.error,
+      miss: null,
+      live: { fromLog: true, logEntryId: logged.id, durationMs: logged.durationMs },
+    };
+  }
+  if (!env.run) return { type: "needs_live", kind: "simulator", miss: null };
+  if (!env.run.simulator) {
+    return {
+      type: "stop",
+      code: "simulator_missing",
+      message: `"${call.tool}" is simulated by ${rule.model}, and no simulator executor was given.`,
+      miss: null,
+    };
+  }
+  const answer = await execute(() => env.run!.simulator!({ ...call, model: rule.model, instructions: rule.instructions }));
+  const id = `sim:${call.step}:${call.tool}:${call.cacheKey ?? "nokey"}`;
+  env.log.append({
+    type: "simulated_tool_result",
+    id,
+    at: env.run.now(),
+    step: call.step,
+    tool: call.tool,
+    callId: call.callId,
+    cacheKey: call.cacheKey,
+    args: call.args,
+    output: answer.error ? null : (answer.output ?? null),
+    error: answer.error ?? null,
+    durationMs: answer.durationMs ?? null,
+    model: rule.model,
+  });
+  return {
+    type: "answer",
+    source: "llm",
+    output: answer.error ? null : (answer.output ?? null),
+    error: answer.error ?? null,
+    miss: null,
+    live: { fromLog: false, logEntryId: id, durationMs: answer.durationMs ?? null },
+  };
+}
+
+/** Runs an executor; a throw becomes a tool error the agent sees, as a live tool's exception would. */
+async function execute(
+  run: () => Promise<ToolAnswer & { durationMs?: number }>,
+): Promise<ToolAnswer & { durationMs?: number }> {
+  try {
+    return await run();
+  } catch (error) {
+    return {
+      error: {
+        type: "ToolExecutionError",
+        message: error instanceof Error ? error.message : String(error),
+      },
+    };
+  }
+}
