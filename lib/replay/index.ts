@@ -3,3 +3,24 @@
 export * from "./canonical";
 export * from "./events";
 export * from "./identity";
+export * from "./policy";
+export * from "./validate";
+export * from "./edits";
+export * from "./log";
+export type { MissExplanation, MissReason, ClosestCall, StaticCaseMismatch } from "./miss";
+export { closestRecordedCalls } from "./miss";
+export {
+  staticCaseMatches,
+  type ToolCall,
+  type ToolAnswer,
+  type ToolExecutor,
+  type ToolSimulator,
+  type HistoryLookup,
+  type HistoryMatch,
+  type StepSource,
+} from "./resolve";
+export * from "./replay";
+export * from "./compare";
+export * from "./interchange";
+export * from "./explain";
+export { deepEqual, differingPaths, formatPath, type JsonPath } from "./json";

@@ -1,0 +1,290 @@
+import { diffArrays, diffWordsWithSpace, type ChangeObject } from "diff";
+import { create, type Delta } from "jsondiffpatch";
+import type { SessionEvent } from "./events";
+import { deepEqual } from "./json";
+import { signatureOf, type ReplayStep } from "./replay";
+
+/**
+ * Comparison of a base run and a branch (DESIGN §5): both aligned as
+ * sequences by event signature with Myers' diff, each pair tagged.
+ */
+
+export type CompareEvent = SessionEvent & Partial<Pick<ReplayStep, "source" | "baseSeq" | "equalsBase">>;
+
+export type AlignedPair =
+  | { type: "equal"; id: string; base: SessionEvent; branch: CompareEvent; baseIndex: number; branchIndex: number }
+  | { type: "changed"; id: string; base: SessionEvent; branch: CompareEvent; baseIndex: number; branchIndex: number; delta: Delta }
+  | { type: "inserted"; id: string; branch: CompareEvent; branchIndex: number }
+  | { type: "removed"; id: string; base: SessionEvent; baseIndex: number };
+
+export interface FirstDivergence {
+  pairIndex: number;
+  id: string;
+  type: Exclude<AlignedPair["type"], "equal">;
+  baseSeq: number | null;
+  branchSeq: number | null;
+  /** e.g. "tool_call get_order: result changed". */
+  summary: string;
+}
+
+export interface RunMetrics {
+  steps: number;
+  toolCalls: number;
+  toolCallsByTool: Record<string, number>;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  latencyMs: number;
+}
+
+export interface MetricDelta {
+  base: number;
+  branch: number;
+  delta: number;
+}
+
+export interface ComparisonMetrics {
+  steps: MetricDelta;
+  toolCalls: MetricDelta;
+  toolCallsByTool: Record<string, MetricDelta>;
+  errors: MetricDelta;
+  inputTokens: MetricDelta;
+  outputTokens: MetricDelta;
+  costUsd: MetricDelta;
+  latencyMs: MetricDelta;
+  /** Index of the first non-equal pair (= number of leading equal steps), null when none. */
+  first_divergence_step: number | null;
+  /** Levenshtein distance of the two tool-name sequences. */
+  tool_sequence_distance: number;
+  fixture_dependency_count: number;
+  tool_argument_changed: boolean;
+}
+
+export type TextDiffPart = { type: "equal" | "added" | "removed"; value: string };
+
+export interface Comparison {
+  pairs: AlignedPair[];
+  firstDivergence: FirstDivergence | null;
+  finalOutputDiff: TextDiffPart[] | null;
+  metrics: ComparisonMetrics;
+}
+
+const differ = create({
+  // Arrays of messages and tool calls: match elements by their ids when they have one.
+  objectHash: (item: object, index?: number) => {
+    const record = item as Record<string, unknown>;
+    const id = record.id ?? record.toolCallId ?? record.callId;
+    return typeof id === "string" ? id : `$$index:${index ?? 0}`;
+  },
+  arrays: { detectMove: false },
+});
+
+/** The structural diff of two events' comparable parts, or undefined when equal. */
+export function eventDelta(base: SessionEvent, branch: SessionEvent): Delta {
+  return differ.diff(comparable(base), comparable(branch));
+}
+
+const comparable = (e: SessionEvent) => ({ name: e.name, input: e.input, output: e.output, error: e.error, status: e.status });
+
+function sameContent(a: SessionEvent, b: SessionEvent): boolean {
+  if ((b as CompareEvent).equalsBase === true && (b as CompareEvent).baseSeq === a.seq && a.name === b.name) return true;
+  return (
+    a.name === b.name &&
+    a.status === b.status &&
+    (a.input === b.input || deepEqual(a.input, b.input)) &&
+    (a.output === b.output || deepEqual(a.output, b.output)) &&
+    (a.error === b.error || deepEqual(a.error, b.error))
+  );
+}
+
+/** Aligns two event sequences by signature: Myers' diff over interned signatures, common ends trimmed first. */
+export function alignEvents(base: readonly SessionEvent[], branch: readonly CompareEvent[]): AlignedPair[] {
+  const intern = new Map<string, number>();
+  const code = (e: SessionEvent) => {
+    const s = signatureOf(e);
+    let n = intern.get(s);
+    if (n === undefined) intern.set(s, (n = intern.size));
+    return n;
+  };
+  const a = base.map(code);
+  const b = branch.map(code);
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+
+  const pairs: AlignedPair[] = [];
+  const matched = (i: number, j: number) => {
+    const x = base[i]!;
+    const y = branch[j]!;
+    const id = `p${x.seq}-${y.seq}`;
+    if (sameContent(x, y)) pairs.push({ type: "equal", id, base: x, branch: y, baseIndex: i, branchIndex: j });
+    else pairs.push({ type: "changed", id, base: x, branch: y, baseIndex: i, branchIndex: j, delta: eventDelta(x, y) });
+  };
+  for (let k = 0; k < head; k++) matched(k, k);
+
+  // Tokens carry their index so each change maps back to events.
+  const midA = a.slice(head, a.length - tail).map((sig, k) => ({ sig, index: head + k }));
+  const midB = b.slice(head, b.length - tail).map((sig, k) => ({ sig, index: head + k }));
+  const changes: ChangeObject<{ sig: number; index: number }[]>[] = diffArrays(midA, midB, {
+    comparator: (x, y) => x.sig === y.sig,
+  });
+  let ia = 0;
+  let ib = 0;
+  for (const change of changes) {
+    const n = change.count ?? change.value.length;
+    if (change.added) {
+      for (let k = 0; k < n; k++) {
+        const j = midB[ib++]!.index;
+        pairs.push({ type: "inserted", id: `i${branch[j]!.seq}`, branch: branch[j]!, branchIndex: j });
+      }
+    } else if (change.removed) {
+      for (let k = 0; k < n; k++) {
+        const i = midA[ia++]!.index;
+        pairs.push({ type: "removed", id: `r${base[i]!.seq}`, base: base[i]!, baseIndex: i });
+      }
+    } else {
+      for (let k = 0; k < n; k++) matched(midA[ia++]!.index, midB[ib++]!.index);
+    }
+  }
+  for (let k = 0; k < tail; k++) matched(a.length - tail + k, b.length - tail + k);
+  return pairs;
+}
+
+export function compareRuns(base: readonly SessionEvent[], branch: readonly CompareEvent[]): Comparison {
+  const pairs = alignEvents(base, branch);
+  const firstIndex = pairs.findIndex((p) => p.type !== "equal");
+  const first = firstIndex >= 0 ? pairs[firstIndex]! : null;
+  const firstDivergence: FirstDivergence | null =
+    first && first.type !== "equal"
+      ? {
+          pairIndex: firstIndex,
+          id: first.id,
+          type: first.type,
+          baseSeq: first.type === "inserted" ? null : first.base.seq,
+          branchSeq: first.type === "removed" ? null : first.branch.seq,
+          summary: summarize(first),
+        }
+      : null;
+
+  const baseFinal = [...base].reverse().find((e) => e.kind === "final_output");
+  const branchFinal = [...branch].reverse().find((e) => e.kind === "final_output");
+  const finalOutputDiff =
+    baseFinal || branchFinal
+      ? diffWordsWithSpace(asText(baseFinal?.output), asText(branchFinal?.output)).map((c) => ({
+          type: c.added ? ("added" as const) : c.removed ? ("removed" as const) : ("equal" as const),
+          value: c.value,
+        }))
+      : null;
+
+  const m0 = metricsOf(base);
+  const m1 = metricsOf(branch);
+  const d = (x: number, y: number): MetricDelta => ({ base: x, branch: y, delta: y - x });
+  const toolNames = new Set([...Object.keys(m0.toolCallsByTool), ...Object.keys(m1.toolCallsByTool)]);
+  const toolCallsByTool: Record<string, MetricDelta> = {};
+  for (const name of [...toolNames].sort()) toolCallsByTool[name] = d(m0.toolCallsByTool[name] ?? 0, m1.toolCallsByTool[name] ?? 0);
+
+  return {
+    pairs,
+    firstDivergence,
+    finalOutputDiff,
+    metrics: {
+      steps: d(m0.steps, m1.steps),
+      toolCalls: d(m0.toolCalls, m1.toolCalls),
+      toolCallsByTool,
+      errors: d(m0.errors, m1.errors),
+      inputTokens: d(m0.inputTokens, m1.inputTokens),
+      outputTokens: d(m0.outputTokens, m1.outputTokens),
+      costUsd: d(m0.costUsd, m1.costUsd),
+      latencyMs: d(m0.latencyMs, m1.latencyMs),
+      first_divergence_step: firstIndex >= 0 ? firstIndex : null,
+      tool_sequence_distance: editDistance(toolNames0(base), toolNames0(branch)),
+      fixture_dependency_count: branch.filter((e) => e.source === "fixture").length,
+      tool_argument_changed: toolArgumentChanged(base, branch, pairs),
+    },
+  };
+}
+
+function summarize(pair: Exclude<AlignedPair, { type: "equal" }>): string {
+  const e = pair.type === "removed" ? pair.base : pair.branch;
+  const what = `${e.kind} ${e.name}`;
+  if (pair.type === "inserted") return `${what}: only in the branch`;
+  if (pair.type === "removed") return `${what}: only in the base run`;
+  const parts: string[] = [];
+  if (!deepEqual(pair.base.input, pair.branch.input)) parts.push("input");
+  if (!deepEqual(pair.base.output, pair.branch.output)) parts.push("output");
+  if (!deepEqual(pair.base.error, pair.branch.error) || pair.base.status !== pair.branch.status) parts.push("error/status");
+  if (pair.base.name !== pair.branch.name) parts.push("name");
+  return `${what}: ${parts.join(", ") || "content"} changed`;
+}
+
+export function metricsOf(events: readonly SessionEvent[]): RunMetrics {
+  const m: RunMetrics = { steps: events.length, toolCalls: 0, toolCallsByTool: {}, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, latencyMs: 0 };
+  for (const e of events) {
+    if (e.kind === "tool_call") {
+      m.toolCalls++;
+      m.toolCallsByTool[e.name] = (m.toolCallsByTool[e.name] ?? 0) + 1;
+    }
+    if (e.status === "failed" || e.error !== null) m.errors++;
+    m.inputTokens += e.usage?.inputTokens ?? 0;
+    m.outputTokens += e.usage?.outputTokens ?? 0;
+    m.costUsd += e.usage?.costUsd ?? 0;
+    m.latencyMs += e.durationMs ?? 0;
+  }
+  return m;
+}
+
+const toolNames0 = (events: readonly SessionEvent[]) => events.filter((e) => e.kind === "tool_call").map((e) => e.name);
+
+/** Levenshtein distance with common ends trimmed and two rolling rows. */
+export function editDistance(a: readonly string[], b: readonly string[]): number {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  const n = endA - start;
+  const m = endB - start;
+  if (n === 0) return m;
+  if (m === 0) return n;
+  let prev = new Uint32Array(m + 1);
+  let curr = new Uint32Array(m + 1);
+  for (let j = 0; j <= m; j++) prev[j] = j;
+  for (let i = 1; i <= n; i++) {
+    curr[0] = i;
+    const ai = a[start + i - 1];
+    for (let j = 1; j <= m; j++) {
+      const cost = ai === b[start + j - 1] ? 0 : 1;
+      curr[j] = Math.min(prev[j]! + 1, curr[j - 1]! + 1, prev[j - 1]! + cost);
+    }
+    [prev, curr] = [curr, prev];
+  }
+  return prev[m]!;
+}
+
+/** Whether a tool call of the branch runs with other arguments than the base call it stands for. */
+function toolArgumentChanged(base: readonly SessionEvent[], branch: readonly CompareEvent[], pairs: readonly AlignedPair[]): boolean {
+  const bySeq = new Map(base.map((e) => [e.seq, e]));
+  for (const e of branch) {
+    if (e.kind !== "tool_call" || e.baseSeq === undefined || e.baseSeq === null) continue;
+    const b = bySeq.get(e.baseSeq);
+    if (b && b.kind === "tool_call" && b.name === e.name && b.cacheKey !== e.cacheKey) return true;
+  }
+  // Without replay alignment: a removed call followed by an inserted call of the same tool.
+  for (let k = 0; k + 1 < pairs.length; k++) {
+    const x = pairs[k]!;
+    const y = pairs[k + 1]!;
+    if (x.type === "removed" && y.type === "inserted" && x.base.kind === "tool_call" && y.branch.kind === "tool_call" && x.base.name === y.branch.name) return true;
+  }
+  return false;
+}
+
+function asText(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value === "string") return value;
+  return JSON.stringify(value, null, 2);
+}

@@ -1,0 +1,103 @@
+import { indexBase, type BaseIndex } from "./base-index";
+import { cacheKey } from "./canonical";
+import type { EventError, SessionEvent } from "./events";
+import { toolCallArgs } from "./identity";
+import type { JsonPath } from "./json";
+import { LogIndex, type BranchLogEntry } from "./log";
+import type { MissExplanation } from "./miss";
+import { ruleFor, type KnownTool, type Policy, type SideEffect, type ToolRule } from "./policy";
+import { resolveToolCall, type HistoryLookup, type StepSource } from "./resolve";
+import type { Adapter } from "./validate";
+
+/** "Try a rule": which call to try, a recorded one by seq or any call. */
+export type TryCall = { seq: number } | { tool: string; args: unknown; occurrence?: number };
+
+export type RuleVerdict =
+  | { type: "answer"; source: StepSource; output: unknown; error: EventError | null; recordedSeq: number | null; miss: MissExplanation | null }
+  | { type: "stop"; code: string; message: string; miss: MissExplanation | null }
+  | { type: "pause"; miss: MissExplanation }
+  | { type: "awaiting_approval"; message: string; miss: MissExplanation | null }
+  | { type: "would_run_live"; kind: "tool" | "simulator"; miss: MissExplanation | null };
+
+export interface RuleExplanation {
+  rule: ToolRule;
+  rulePath: JsonPath;
+  tool: string;
+  args: unknown;
+  cacheKey: string | null;
+  /** The occurrence the call was tried as (baseline history counts per cache key). */
+  occurrence: number;
+  verdict: RuleVerdict;
+}
+
+export interface ExplainOptions {
+  log?: readonly BranchLogEntry[];
+  tools?: readonly KnownTool[];
+  adapter?: Adapter;
+  historyLookup?: HistoryLookup;
+  /** Reuse an index when explaining many calls of one session. */
+  index?: BaseIndex;
+}
+
+/**
+ * What the policy's rule for a tool would return for a call, without running
+ * anything live: for the policy editor's "try a rule". A recorded call is
+ * tried as the occurrence it had in the base run; a miss says why.
+ */
+export async function explainToolRule(
+  policy: Policy,
+  call: TryCall,
+  base: readonly SessionEvent[],
+  options: ExplainOptions = {},
+): Promise<RuleExplanation> {
+  const index = options.index ?? indexBase(base);
+  let tool: string;
+  let args: unknown;
+  let occurrence: number;
+  let callId = "try";
+  if ("seq" in call) {
+    const event = index.bySeq.get(call.seq);
+    if (!event || event.kind !== "tool_call") throw new RangeError(`seq ${call.seq} is not a tool call of this session.`);
+    tool = event.name;
+    args = toolCallArgs(event);
+    occurrence = event.occurrence ?? 0;
+    const id = (event.input as { callId?: unknown } | null)?.callId;
+    if (typeof id === "string") callId = id;
+  } else {
+    tool = call.tool;
+    args = call.args;
+    occurrence = call.occurrence ?? 0;
+  }
+  const key = "seq" in call ? (index.bySeq.get(call.seq)?.cacheKey ?? null) : cacheKey(tool, args);
+  const counters = new Map<string, number>();
+  if (key !== null && occurrence > 0) counters.set(key, occurrence);
+  const sideEffects = new Map<string, SideEffect>((options.tools ?? []).map((t) => [t.name, t.sideEffect]));
+  const { rule, path } = ruleFor(policy.tools, tool);
+  const outcome = await resolveToolCall(rule, { tool, callId, args, cacheKey: key, step: 0 }, {
+    base: index,
+    counters,
+    log: new LogIndex(options.log ?? []),
+    ...(options.adapter ? { adapter: options.adapter } : {}),
+    ...(options.historyLookup ? { historyLookup: options.historyLookup } : {}),
+    sideEffectOf: (name) => sideEffects.get(name) ?? "unknown",
+  });
+  let verdict: RuleVerdict;
+  switch (outcome.type) {
+    case "answer":
+      verdict = { type: "answer", source: outcome.source, output: outcome.output, error: outcome.error, recordedSeq: outcome.recorded?.seq ?? null, miss: outcome.miss };
+      break;
+    case "stop":
+      verdict = { type: "stop", code: outcome.code, message: outcome.message, miss: outcome.miss };
+      break;
+    case "pause":
+      verdict = { type: "pause", miss: outcome.miss };
+      break;
+    case "awaiting_approval":
+      verdict = { type: "awaiting_approval", message: outcome.message, miss: outcome.miss };
+      break;
+    case "needs_live":
+      verdict = { type: "would_run_live", kind: outcome.kind, miss: outcome.miss };
+      break;
+  }
+  return { rule, rulePath: path, tool, args, cacheKey: key, occurrence, verdict };
+}
