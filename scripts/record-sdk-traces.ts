@@ -78,35 +78,19 @@ function makeTools() {
   };
 }
 
+/** The tools' JSON Schemas, shared by every SDK. */
+function objectSchema(properties: Record<string, { type: "string" | "number" }>): ai7.JSONSchema7 {
+  return { type: "object", properties, required: Object.keys(properties), additionalProperties: false };
+}
+
 const TOOL_SCHEMAS = {
-  lookup_order: {
-    description: "Look an order up by id",
-    parameters: {
-      type: "object",
-      properties: { order_id: { type: "string" } },
-      required: ["order_id"],
-      additionalProperties: false,
-    },
-  },
-  get_time: {
-    description: "The current time",
-    parameters: {
-      type: "object",
-      properties: { zone: { type: "string" } },
-      required: ["zone"],
-      additionalProperties: false,
-    },
-  },
+  lookup_order: { description: "Look an order up by id", parameters: objectSchema({ order_id: { type: "string" } }) },
+  get_time: { description: "The current time", parameters: objectSchema({ zone: { type: "string" } }) },
   refund_payment: {
     description: "Refund an order",
-    parameters: {
-      type: "object",
-      properties: { order_id: { type: "string" }, amount: { type: "number" } },
-      required: ["order_id", "amount"],
-      additionalProperties: false,
-    },
+    parameters: objectSchema({ order_id: { type: "string" }, amount: { type: "number" } }),
   },
-} as const;
+};
 
 // ---------------------------------------------------------------------------
 // The scripted model server and the capture server (one node:http server).

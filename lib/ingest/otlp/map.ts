@@ -1,0 +1,244 @@
+import type { Adapter, ImportedSession, ImportIssue } from "../types";
+import { assemble, isoFromNanos, type Step } from "./assemble";
+import { readSpan, type SpanReading, type ToolDefinition } from "./conventions";
+import type { OtlpSpan } from "./decode";
+
+// ---------------------------------------------------------------------------
+// OTLP spans → Branchpoint sessions. A pure function of the SET of spans:
+// batching, order and duplicates do not change the result, so a route can
+// store spans idempotently by span id and rebuild a session from all the
+// spans of its group after every export.
+//
+// Grouping: `session.id`, `gen_ai.conversation.id` or
+// `ai.telemetry.metadata.sessionId` (span attributes first, then resource
+// attributes) names the session; without one, the trace is the session. A
+// trace in which any span names a session joins that session as a whole.
+//
+// Reject vs degrade: the mapper never rejects a group for what one span
+// says. A span whose attributes are missing or mistyped (a tool span without
+// a tool name, messages that are not JSON, a token count that is text) is read
+// as far as it goes, or left out, and each problem is a warning at the
+// attribute's exact path. Spans of no known convention (HTTP, DB…) are
+// ignored. Only a group that yields no model or tool step at all is refused.
+// ---------------------------------------------------------------------------
+
+/** Attributes naming a session, in order of precedence. */
+export const SESSION_ATTRIBUTES = ["session.id", "gen_ai.conversation.id", "ai.telemetry.metadata.sessionId"] as const;
+
+/** The session a span names itself (span attributes first, then its resource), or null. */
+export function spanSessionId(span: Pick<OtlpSpan, "attributes" | "resource">): string | null {
+  for (const source of [span.attributes, span.resource]) {
+    for (const key of SESSION_ATTRIBUTES) {
+      const value = source[key];
+      if (typeof value === "string" && value !== "") return value;
+      if (typeof value === "number") return String(value);
+    }
+  }
+  return null;
+}
+
+/**
+ * The group a span is stored under: `session:<id>` when it names a session,
+ * else `trace:<traceId>`. Spans of one trace can disagree (AI SDK 7 puts no
+ * metadata on child spans): `groupSpans` moves a whole trace into the session
+ * any of its spans names, so a route rebuilding a session should load the
+ * spans stored under its key plus every span of the traces those belong to.
+ */
+export function sessionGroupKey(span: Pick<OtlpSpan, "attributes" | "resource" | "traceId">): string {
+  const session = spanSessionId(span);
+  return session !== null ? `session:${session}` : `trace:${span.traceId}`;
+}
+
+/** One span per (trace id, span id): of duplicates, the ended one, then the one with more attributes, then the first in a stable order. */
+export function dedupeSpans(spans: readonly OtlpSpan[]): OtlpSpan[] {
+  const byId = new Map<string, OtlpSpan>();
+  const rank = (s: OtlpSpan) => [s.endTimeUnixNano === null ? 0 : 1, Object.keys(s.attributes).length, s.events.length] as const;
+  const fingerprint = (s: OtlpSpan) => JSON.stringify([s.name, s.startTimeUnixNano, s.endTimeUnixNano, s.attributes, s.status, s.events]);
+  for (const span of spans) {
+    const id = `${span.traceId}:${span.spanId}`;
+    const current = byId.get(id);
+    if (!current) {
+      byId.set(id, span);
+      continue;
+    }
+    const a = rank(span);
+    const b = rank(current);
+    const better = a[0] !== b[0] ? a[0] > b[0] : a[1] !== b[1] ? a[1] > b[1] : a[2] !== b[2] ? a[2] > b[2] : fingerprint(span) < fingerprint(current);
+    if (better) byId.set(id, span);
+  }
+  return [...byId.values()].sort((x, y) => (x.traceId + x.spanId < y.traceId + y.spanId ? -1 : 1));
+}
+
+/** Spans by session group (see `sessionGroupKey`), whole traces kept together; deduplicated. */
+export function groupSpans(spans: readonly OtlpSpan[]): Map<string, OtlpSpan[]> {
+  const unique = dedupeSpans(spans);
+  const sessionOfTrace = new Map<string, { id: string; start: bigint; spanId: string }>();
+  for (const span of unique) {
+    const id = spanSessionId(span);
+    if (id === null) continue;
+    const start = BigInt(span.startTimeUnixNano);
+    const current = sessionOfTrace.get(span.traceId);
+    // Should a trace name two sessions, its earliest span decides.
+    if (!current || start < current.start || (start === current.start && span.spanId < current.spanId)) {
+      sessionOfTrace.set(span.traceId, { id, start, spanId: span.spanId });
+    }
+  }
+  const groups = new Map<string, OtlpSpan[]>();
+  for (const span of unique) {
+    const session = sessionOfTrace.get(span.traceId);
+    const key = session ? `session:${session.id}` : `trace:${span.traceId}`;
+    const list = groups.get(key) ?? [];
+    list.push(span);
+    groups.set(key, list);
+  }
+  return new Map([...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+export type OtlpFormat = "otlp-json" | "otlp-protobuf";
+
+export type MapOptions = { format?: OtlpFormat };
+
+export type MapResult =
+  | { ok: true; format: OtlpFormat; sessions: ImportedSession[]; warnings: ImportIssue[] }
+  | { ok: false; format: OtlpFormat; issues: ImportIssue[] };
+
+/** Every session in `spans` (any number of groups), each built from all its spans. */
+export function mapOtlpSpans(spans: readonly OtlpSpan[], options: MapOptions = {}): MapResult {
+  const format = options.format ?? "otlp-json";
+  const sessions: ImportedSession[] = [];
+  const warnings: ImportIssue[] = [];
+  const issues: ImportIssue[] = [];
+  for (const [groupKey, group] of groupSpans(spans)) {
+    const result = mapGroup(groupKey, group, format);
+    warnings.push(...result.warnings);
+    if (result.session) sessions.push(result.session);
+    else issues.push(...result.warnings, { path: "", message: `${groupKey}: no model call or tool call in its spans` });
+  }
+  if (sessions.length === 0) {
+    return {
+      ok: false,
+      format,
+      issues: issues.length > 0 ? issues : [{ path: "", message: "the export holds no spans" }],
+    };
+  }
+  return { ok: true, format, sessions, warnings };
+}
+
+/** The session of one group's spans (all of them: as stored so far), or null with the reasons. */
+export function mapSessionGroup(
+  groupKey: string,
+  spans: readonly OtlpSpan[],
+  options: MapOptions = {},
+): { session: ImportedSession | null; warnings: ImportIssue[] } {
+  return mapGroup(groupKey, dedupeSpans(spans), options.format ?? "otlp-json");
+}
+
+function mapGroup(groupKey: string, spans: OtlpSpan[], format: OtlpFormat): { session: ImportedSession | null; warnings: ImportIssue[] } {
+  const warnings: ImportIssue[] = [];
+  const readings = spans.map((span) => readSpan(span, warnings));
+  const byId = new Map(readings.map((r) => [`${r.span.traceId}:${r.span.spanId}`, r]));
+
+  const hasAgentAncestor = (reading: SpanReading): boolean => {
+    const seen = new Set<string>();
+    let parent = reading.span.parentSpanId;
+    while (parent !== null) {
+      const id = `${reading.span.traceId}:${parent}`;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      const next = byId.get(id);
+      if (!next) return false;
+      if (next.role === "agent") return true;
+      parent = next.span.parentSpanId;
+    }
+    return false;
+  };
+
+  const steps: Step[] = [];
+  const toolDefs = new Map<string, ToolDefinition>();
+  let telemetryMetadata: Record<string, unknown> = {};
+  for (const reading of readings) {
+    if (reading.role === "model") {
+      steps.push(reading.step);
+      for (const def of reading.tools) if (!toolDefs.has(def.name)) toolDefs.set(def.name, def);
+    } else if (reading.role === "tool") steps.push(reading.step);
+    else if (reading.role === "agent") {
+      telemetryMetadata = { ...reading.metadata, ...telemetryMetadata };
+      if (reading.final && !hasAgentAncestor(reading) && reading.span.endTimeUnixNano !== null) {
+        steps.push({
+          kind: "final_output",
+          traceId: reading.span.traceId,
+          key: `${reading.span.traceId}:${reading.span.spanId}`,
+          atNs: BigInt(reading.span.endTimeUnixNano),
+          output: reading.final.output,
+        });
+      }
+    }
+  }
+  if (!steps.some((s) => s.kind !== "final_output")) return { session: null, warnings };
+
+  const events = assemble(steps);
+  const earliest = spans.reduce((min, s) => (BigInt(s.startTimeUnixNano) < min ? BigInt(s.startTimeUnixNano) : min), BigInt(spans[0]!.startTimeUnixNano));
+  const ends = spans.flatMap((s) => (s.endTimeUnixNano === null ? [] : [BigInt(s.endTimeUnixNano)]));
+  const latest = ends.length > 0 && ends.length === spans.length ? ends.reduce((a, b) => (b > a ? b : a)) : null;
+
+  // Stable choices: readings are in span-id order, so "first" is the same whatever the batching.
+  const ordered = [...readings].sort((a, b) => {
+    const sa = BigInt(a.span.startTimeUnixNano);
+    const sb = BigInt(b.span.startTimeUnixNano);
+    return sa !== sb ? (sa < sb ? -1 : 1) : a.span.spanId < b.span.spanId ? -1 : 1;
+  });
+  const adapter: Adapter = readings.some((r) => r.convention === "vercel-ai-sdk") ? "vercel-ai-sdk" : "generic";
+  const agentName =
+    ordered.find((r) => r.role === "agent" && r.agentName)?.agentName ??
+    ordered.find((r) => r.agentName)?.agentName ??
+    stringAttr(ordered, "service.name") ??
+    "unknown agent";
+  const version = stringAttr(ordered, "service.version") ?? "unknown";
+  const conventions = [...new Set(readings.flatMap((r) => (r.convention ? [r.convention] : [])))].sort();
+
+  for (const event of events) {
+    if (event.kind === "tool_call" && !toolDefs.has(event.name)) toolDefs.set(event.name, { name: event.name });
+  }
+  const firstUser = events
+    .find((e) => e.kind === "model_call")
+    ?.input;
+  const title = titleFrom(firstUser);
+
+  const session: ImportedSession = {
+    externalId: groupKey,
+    title,
+    agent: { name: agentName, adapter },
+    agentVersion: { version, capabilities: [] },
+    format,
+    startedAt: isoFromNanos(earliest),
+    endedAt: latest === null ? null : isoFromNanos(latest),
+    metadata: {
+      source: "otlp",
+      conventions,
+      traceIds: [...new Set(spans.map((s) => s.traceId))].sort(),
+      ...(stringAttr(ordered, "service.name") ? { serviceName: stringAttr(ordered, "service.name") } : {}),
+      ...(Object.keys(telemetryMetadata).length > 0 ? { telemetryMetadata } : {}),
+      ...(warnings.length > 0 ? { importWarnings: warnings } : {}),
+    },
+    tools: [...toolDefs.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((t) => ({ name: t.name, ...(t.schema !== undefined ? { schema: t.schema } : {}) })),
+    events,
+  };
+  return { session, warnings };
+}
+
+function stringAttr(readings: readonly SpanReading[], key: string): string | null {
+  for (const r of readings) {
+    const value = r.span.resource[key] ?? r.span.attributes[key];
+    if (typeof value === "string" && value !== "") return value;
+  }
+  return null;
+}
+
+function titleFrom(input: unknown): string | null {
+  if (input === null || typeof input !== "object" || !("messages" in input)) return null;
+  const messages = (input as { messages: { role: string; content: unknown }[] }).messages;
+  const user = messages.find((m) => m.role === "user");
+  if (!user || typeof user.content !== "string") return null;
+  const text = user.content.replace(/\s+/g, " ").trim();
+  return text === "" ? null : text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}

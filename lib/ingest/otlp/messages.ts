@@ -1,0 +1,285 @@
+import type { Message, ToolCallRequest } from "@/lib/replay";
+import { isObject, parseArgs } from "./attributes";
+
+// Every source's message shape, normalized to the one Message of DESIGN §2:
+// `{ role, content, toolCalls?: [{ id, name, args }], toolCallId?, name? }`.
+// A message that cannot be read is reported through `problem` and left out.
+
+export type Problem = (message: string) => void;
+
+type Role = Message["role"];
+
+function role(value: unknown): Role | null {
+  if (value === "system" || value === "user" || value === "assistant" || value === "tool") return value;
+  if (value === "developer") return "system";
+  if (value === "model") return "assistant";
+  if (value === "function") return "tool";
+  return null;
+}
+
+function toolCall(id: unknown, name: unknown, rawArgs: unknown): ToolCallRequest | null {
+  if (typeof name !== "string" || name === "") return null;
+  return { id: typeof id === "string" ? id : "", name, ...parseArgs(rawArgs) };
+}
+
+/** Text parts joined when a message is text only; the parts themselves otherwise. */
+function contentOf(parts: unknown[], textOf: (part: Record<string, unknown>) => string | null): unknown {
+  if (parts.length === 0) return null;
+  const texts = parts.map((part) => (isObject(part) ? textOf(part) : null));
+  if (texts.every((text): text is string => text !== null)) return texts.join("");
+  return parts;
+}
+
+function withCalls(message: Message, calls: ToolCallRequest[]): Message {
+  return calls.length > 0 ? { ...message, toolCalls: calls } : message;
+}
+
+// ---------------------------------------------------------------------------
+// OpenTelemetry GenAI semantic conventions: gen_ai.input.messages,
+// gen_ai.output.messages, gen_ai.system_instructions (parts-based JSON).
+
+export function fromGenAiMessages(value: unknown, problem: Problem): Message[] {
+  if (!Array.isArray(value)) {
+    problem("expected an array of messages");
+    return [];
+  }
+  const out: Message[] = [];
+  value.forEach((raw, index) => {
+    if (!isObject(raw)) return problem(`message ${index} is not an object`);
+    const r = role(raw.role);
+    if (r === null) return problem(`message ${index} has an unknown role ${JSON.stringify(raw.role)}`);
+    const parts = Array.isArray(raw.parts) ? raw.parts : typeof raw.content === "string" ? [{ type: "text", content: raw.content }] : [];
+    const calls: ToolCallRequest[] = [];
+    const rest: unknown[] = [];
+    for (const part of parts) {
+      if (isObject(part) && part.type === "tool_call") {
+        const call = toolCall(part.id, part.name, part.arguments);
+        if (call) calls.push(call);
+        else problem(`message ${index} has a tool_call part without a name`);
+      } else if (isObject(part) && part.type === "tool_call_response") {
+        out.push({ role: "tool", content: part.response ?? null, toolCallId: typeof part.id === "string" ? part.id : "" });
+      } else rest.push(part);
+    }
+    if (r === "tool" && rest.length === 0 && calls.length === 0) return; // answered above, one message per response
+    const content = contentOf(rest, (part) => (part.type === "text" && typeof part.content === "string" ? part.content : null));
+    out.push(withCalls({ role: r, content, ...(typeof raw.name === "string" ? { name: raw.name } : {}) }, calls));
+  });
+  return out;
+}
+
+/** gen_ai.system_instructions: parts (or, from older instrumentations, a plain string). */
+export function fromGenAiSystemInstructions(value: unknown, problem: Problem): Message[] {
+  if (typeof value === "string") return [{ role: "system", content: value }];
+  if (!Array.isArray(value)) {
+    problem("expected an array of parts");
+    return [];
+  }
+  const content = contentOf(value, (part) => (part.type === "text" && typeof part.content === "string" ? part.content : null));
+  return content === null ? [] : [{ role: "system", content }];
+}
+
+// ---------------------------------------------------------------------------
+// Vercel AI SDK: ai.prompt.messages (ModelMessage[]), ai.prompt (the call's
+// prompt), ai.response.toolCalls.
+
+function aiToolResultContent(part: Record<string, unknown>): unknown {
+  // AI SDK 5+: output { type: "json" | "text" | "error-text" | "error-json" | "content", value }; 4: result.
+  if (isObject(part.output) && "value" in part.output) return part.output.value;
+  if ("output" in part) return part.output;
+  return part.result ?? null;
+}
+
+export function fromAiSdkMessages(value: unknown, problem: Problem): Message[] {
+  if (!Array.isArray(value)) {
+    problem("expected an array of messages");
+    return [];
+  }
+  const out: Message[] = [];
+  value.forEach((raw, index) => {
+    if (!isObject(raw)) return problem(`message ${index} is not an object`);
+    const r = role(raw.role);
+    if (r === null) return problem(`message ${index} has an unknown role ${JSON.stringify(raw.role)}`);
+    if (typeof raw.content === "string" || raw.content === null || raw.content === undefined) {
+      out.push({ role: r, content: raw.content ?? null });
+      return;
+    }
+    if (!Array.isArray(raw.content)) return problem(`message ${index} has content that is neither text nor parts`);
+    const calls: ToolCallRequest[] = [];
+    const rest: unknown[] = [];
+    for (const part of raw.content as unknown[]) {
+      if (isObject(part) && part.type === "tool-call") {
+        const call = toolCall(part.toolCallId, part.toolName, part.input ?? part.args);
+        if (call) calls.push(call);
+        else problem(`message ${index} has a tool-call part without a toolName`);
+      } else if (isObject(part) && part.type === "tool-result") {
+        out.push({
+          role: "tool",
+          content: aiToolResultContent(part),
+          toolCallId: typeof part.toolCallId === "string" ? part.toolCallId : "",
+          ...(typeof part.toolName === "string" ? { name: part.toolName } : {}),
+        });
+      } else rest.push(part);
+    }
+    if (r === "tool" && rest.length === 0) return;
+    const content = contentOf(rest, (part) => (part.type === "text" && typeof part.text === "string" ? part.text : null));
+    out.push(withCalls({ role: r, content }, calls));
+  });
+  return out;
+}
+
+/** ai.prompt of an outer ai.generateText/streamText span: `{ system?, prompt?, messages? }`. */
+export function fromAiSdkPrompt(value: unknown, problem: Problem): Message[] {
+  if (!isObject(value)) {
+    problem("expected an object with `system`, `prompt` or `messages`");
+    return [];
+  }
+  const out: Message[] = [];
+  if (typeof value.system === "string") out.push({ role: "system", content: value.system });
+  if (typeof value.prompt === "string") out.push({ role: "user", content: value.prompt });
+  else if (Array.isArray(value.prompt)) out.push(...fromAiSdkMessages(value.prompt, problem));
+  if (Array.isArray(value.messages)) out.push(...fromAiSdkMessages(value.messages, problem));
+  return out;
+}
+
+export function fromAiSdkToolCalls(value: unknown, problem: Problem): ToolCallRequest[] {
+  if (!Array.isArray(value)) {
+    problem("expected an array of tool calls");
+    return [];
+  }
+  const calls: ToolCallRequest[] = [];
+  value.forEach((raw, index) => {
+    const call = isObject(raw) ? toolCall(raw.toolCallId, raw.toolName, raw.input ?? raw.args) : null;
+    if (call) calls.push(call);
+    else problem(`tool call ${index} has no toolName`);
+  });
+  return calls;
+}
+
+// ---------------------------------------------------------------------------
+// OpenAI Chat Completions messages (OpenInference input.value, the Agents SDK's
+// generation spans).
+
+export function fromChatMessage(raw: unknown, index: number, problem: Problem): Message[] {
+  if (!isObject(raw)) {
+    problem(`message ${index} is not an object`);
+    return [];
+  }
+  const r = role(raw.role);
+  if (r === null) {
+    problem(`message ${index} has an unknown role ${JSON.stringify(raw.role)}`);
+    return [];
+  }
+  const calls: ToolCallRequest[] = [];
+  if (Array.isArray(raw.tool_calls)) {
+    raw.tool_calls.forEach((c: unknown, i) => {
+      const fn = isObject(c) && isObject(c.function) ? c.function : null;
+      const call = fn && isObject(c) ? toolCall(c.id, fn.name, fn.arguments) : null;
+      if (call) calls.push(call);
+      else problem(`message ${index} tool call ${i} has no function name`);
+    });
+  }
+  let content: unknown = raw.content ?? null;
+  if (Array.isArray(raw.content)) {
+    content = contentOf(raw.content as unknown[], (part) =>
+      (part.type === "text" || part.type === "output_text" || part.type === "input_text") && typeof part.text === "string"
+        ? part.text
+        : null,
+    );
+  }
+  return [
+    withCalls(
+      {
+        role: r,
+        content,
+        ...(typeof raw.tool_call_id === "string" ? { toolCallId: raw.tool_call_id } : {}),
+        ...(typeof raw.name === "string" ? { name: raw.name } : {}),
+      },
+      calls,
+    ),
+  ];
+}
+
+export function fromChatMessages(value: unknown, problem: Problem): Message[] {
+  if (!Array.isArray(value)) {
+    problem("expected an array of messages");
+    return [];
+  }
+  return value.flatMap((raw, index) => fromChatMessage(raw, index, problem));
+}
+
+// ---------------------------------------------------------------------------
+// OpenInference flattened messages: llm.input_messages.N.message.role, …
+
+type Tree = { [key: string]: Tree | unknown };
+
+/** `{ "0.message.role": "user", … }` → nested objects (numeric keys stay keys). */
+export function unflatten(flat: Record<string, unknown>): Tree {
+  const root: Tree = {};
+  for (const [key, value] of Object.entries(flat)) {
+    const parts = key.split(".");
+    let node: Tree = root;
+    parts.forEach((part, i) => {
+      if (i === parts.length - 1) node[part] = value;
+      else {
+        const next = node[part];
+        if (!isObject(next)) node[part] = {};
+        node = node[part] as Tree;
+      }
+    });
+  }
+  return root;
+}
+
+function indexed(tree: unknown): unknown[] {
+  if (!isObject(tree)) return [];
+  return Object.keys(tree)
+    .filter((key) => /^\d+$/.test(key))
+    .sort((a, b) => Number(a) - Number(b))
+    .map((key) => tree[key]);
+}
+
+/** `llm.input_messages.*` (already stripped of the prefix) → messages. */
+export function fromOpenInferenceMessages(flat: Record<string, unknown>, problem: Problem): Message[] {
+  return indexed(unflatten(flat)).flatMap((entry, index) => {
+    const m = isObject(entry) && isObject(entry.message) ? entry.message : null;
+    if (!m) {
+      problem(`message ${index} has no \`message\` fields`);
+      return [];
+    }
+    const r = role(m.role);
+    if (r === null) {
+      problem(`message ${index} has an unknown role ${JSON.stringify(m.role)}`);
+      return [];
+    }
+    const calls: ToolCallRequest[] = [];
+    indexed(m.tool_calls).forEach((entryCall, i) => {
+      const c = isObject(entryCall) && isObject(entryCall.tool_call) ? entryCall.tool_call : null;
+      const fn = c && isObject(c.function) ? c.function : null;
+      const call = c && fn ? toolCall(c.id, fn.name, fn.arguments) : null;
+      if (call) calls.push(call);
+      else problem(`message ${index} tool call ${i} has no function name`);
+    });
+    let content: unknown = m.content ?? null;
+    const contents = indexed(m.contents);
+    if (content === null && contents.length > 0) {
+      const parts = contents.map((c) => (isObject(c) && isObject(c.message_content) ? c.message_content : c));
+      content = contentOf(parts, (part) => (part.type === "text" && typeof part.text === "string" ? part.text : null));
+    }
+    return [
+      withCalls(
+        {
+          role: r,
+          content,
+          ...(typeof m.tool_call_id === "string" ? { toolCallId: m.tool_call_id } : {}),
+          ...(typeof m.name === "string" ? { name: m.name } : {}),
+        },
+        calls,
+      ),
+    ];
+  });
+}
+
+/** The text of an assistant message (for final outputs). */
+export function textOf(message: Message | null | undefined): unknown {
+  return message ? message.content : null;
+}
