@@ -202,7 +202,8 @@ export function assemble(steps: readonly Step[]): SessionEvent[] {
   let lastModelSeq = new Map<string, number>();
 
   const pushTool = (tool: ToolStep, parentSeq: number | null, request: ToolCallRequest | null) => {
-    const callId = tool.callId ?? request?.id ?? "";
+    // Without an id from the span or the request, the span's own id stands in (unique, stable).
+    const callId = tool.callId ?? (request?.id ? request.id : (tool.key.split(":").pop() ?? tool.key));
     const fromRequest = tool.args === undefined && request ? { args: request.args, ...(request.argsUnparsed ? { argsUnparsed: true as const } : {}) } : null;
     events.push({
       seq: events.length,

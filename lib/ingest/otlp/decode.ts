@@ -110,9 +110,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** A field by its lowerCamelCase name or, as proto3 JSON parsers also accept, its proto name. */
 function field(obj: Record<string, unknown>, camel: string): { key: string; value: unknown } | undefined {
-  if (camel in obj) return { key: camel, value: obj[camel] };
+  if (obj[camel] !== undefined) return { key: camel, value: obj[camel] };
   const snake = camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-  if (snake !== camel && snake in obj) return { key: snake, value: obj[snake] };
+  if (snake !== camel && obj[snake] !== undefined) return { key: snake, value: obj[snake] };
   return undefined;
 }
 

@@ -1,0 +1,402 @@
+import type { ToolCallRequest } from "@/lib/replay";
+import type { FormatOutcome, JsonImporter } from "./importer";
+import type { JsonInput } from "./json";
+import { isObject } from "./otlp/attributes";
+import { assemble, type ModelStep, type Step, type ToolStep } from "./otlp/assemble";
+import { fromChatMessage, fromChatMessages } from "./otlp/messages";
+import { formatPath, IssueList, type Path } from "./otlp/path";
+import type { ImportedSession, ImportIssue } from "./types";
+
+// ---------------------------------------------------------------------------
+// The OpenAI Agents SDK trace export: the body its OpenAITracingExporter POSTs,
+// `{ "data": [trace, span, …] }`, items `object: "trace"` and
+// `object: "trace.span"` (span_data.type agent | generation | response |
+// function | handoff | guardrail | custom…).
+//
+// - generation spans (Chat Completions models) carry the messages sent and the
+//   completion: model_call events.
+// - response spans (the Responses API, the SDK's default) carry only a
+//   response id: model_call events with no messages and no output.
+// - function spans carry the tool name, arguments, output and error but NO
+//   call id: each is tied to the latest earlier generation of its trace, to
+//   the first of its requested calls with the same name and arguments (then
+//   the same name) not already taken, in start order. Its callId is that
+//   request's id; without a generation (Responses API) it is the span's id.
+// - Outputs stay the strings the SDK recorded (what the model was shown).
+// Sessions: one per trace, or per `group_id` when the trace item gives one.
+//
+// Reject vs degrade: a body that is not `{ data: [...] }`, an item that is not
+// an object, a trace or span without its id, or a span without `trace_id`,
+// `started_at` or `span_data.type`, rejects the whole body with every
+// problem's exact path. Unknown span types and item objects are ignored.
+// ---------------------------------------------------------------------------
+
+export type AgentsTrace = {
+  object: "trace";
+  id: string;
+  workflowName: string | null;
+  groupId: string | null;
+  metadata: Record<string, unknown>;
+  path: string;
+};
+
+export type AgentsSpan = {
+  object: "trace.span";
+  id: string;
+  traceId: string;
+  parentId: string | null;
+  startedAt: string;
+  endedAt: string | null;
+  spanData: Record<string, unknown> & { type: string };
+  error: { message: string; data?: unknown } | null;
+  path: string;
+};
+
+export type AgentsItem = AgentsTrace | AgentsSpan;
+
+export type ParseAgentsResult = { ok: true; items: AgentsItem[] } | { ok: false; issues: ImportIssue[] };
+
+/** Validates and normalizes an export body (parsed JSON). */
+export function parseOpenAiAgentsExport(value: unknown): ParseAgentsResult {
+  const issues = new IssueList();
+  if (!isObject(value) || !Array.isArray(value.data)) {
+    return { ok: false, issues: [{ path: "", message: 'expected the Agents SDK trace export `{ "data": [trace, span, …] }`' }] };
+  }
+  const items: AgentsItem[] = [];
+  value.data.forEach((raw: unknown, index) => {
+    const at: Path = ["data", index];
+    if (!isObject(raw)) return issues.add(at, "must be an object (a trace or a trace.span)");
+    const str = (key: string, required: boolean): string | null => {
+      const v = raw[key];
+      if (typeof v === "string" && v !== "") return v;
+      if (v === undefined || v === null) {
+        if (required) issues.add([...at, key], "is required");
+        return null;
+      }
+      issues.add([...at, key], "must be a non-empty string");
+      return null;
+    };
+    if (raw.object === "trace") {
+      const id = str("id", true);
+      const workflowName = str("workflow_name", false);
+      const groupId = str("group_id", false);
+      if (raw.metadata !== undefined && raw.metadata !== null && !isObject(raw.metadata)) issues.add([...at, "metadata"], "must be an object");
+      if (id) items.push({ object: "trace", id, workflowName, groupId, metadata: isObject(raw.metadata) ? raw.metadata : {}, path: formatPath(at) });
+      return;
+    }
+    if (raw.object !== "trace.span") return; // other objects: not ours, ignored
+    const id = str("id", true);
+    const traceId = str("trace_id", true);
+    const parentId = str("parent_id", false);
+    const startedAt = str("started_at", true);
+    const endedAt = str("ended_at", false);
+    for (const [key, v] of [["started_at", startedAt], ["ended_at", endedAt]] as const) {
+      if (v !== null && Number.isNaN(Date.parse(v))) issues.add([...at, key], "must be an ISO 8601 date-time");
+    }
+    const spanData = raw.span_data;
+    if (!isObject(spanData)) issues.add([...at, "span_data"], "must be an object");
+    else if (typeof spanData.type !== "string" || spanData.type === "") issues.add([...at, "span_data", "type"], "must be a non-empty string");
+    let error: AgentsSpan["error"] = null;
+    if (raw.error !== undefined && raw.error !== null) {
+      if (!isObject(raw.error) || typeof raw.error.message !== "string") issues.add([...at, "error"], "must be null or { message, data? }");
+      else error = { message: raw.error.message, ...(raw.error.data !== undefined ? { data: raw.error.data } : {}) };
+    }
+    if (id && traceId && startedAt && isObject(spanData) && typeof spanData.type === "string" && spanData.type !== "") {
+      items.push({
+        object: "trace.span",
+        id,
+        traceId,
+        parentId,
+        startedAt,
+        endedAt,
+        spanData: spanData as AgentsSpan["spanData"],
+        error,
+        path: formatPath(at),
+      });
+    }
+  });
+  return issues.length > 0 ? { ok: false, issues: issues.list() } : { ok: true, items };
+}
+
+/**
+ * The group an item is stored under: a trace with a `group_id` →
+ * `group:<id>`; every other trace and every span → `trace:<trace id>` (spans
+ * do not carry the group). `mapOpenAiAgentsItems` joins the traces of a group,
+ * so a route rebuilding a group should load its traces' spans too.
+ */
+export function openAiAgentsGroupKey(item: AgentsItem): string {
+  if (item.object === "trace") return item.groupId ? `group:${item.groupId}` : `trace:${item.id}`;
+  return `trace:${item.traceId}`;
+}
+
+export type AgentsMapResult =
+  | { ok: true; format: "openai-agents"; sessions: ImportedSession[]; warnings: ImportIssue[] }
+  | { ok: false; format: "openai-agents"; issues: ImportIssue[] };
+
+/** Parses and maps an export body in one go. */
+export function importOpenAiAgents(value: unknown): AgentsMapResult {
+  const parsed = parseOpenAiAgentsExport(value);
+  if (!parsed.ok) return { ok: false, format: "openai-agents", issues: parsed.issues };
+  return mapOpenAiAgentsItems(parsed.items);
+}
+
+/** Every session in `items` (traces and spans, any order, duplicates allowed). */
+export function mapOpenAiAgentsItems(items: readonly AgentsItem[]): AgentsMapResult {
+  const traces = new Map<string, AgentsTrace>();
+  const spans = new Map<string, AgentsSpan>();
+  for (const item of items) {
+    if (item.object === "trace") {
+      const current = traces.get(item.id);
+      if (!current || richer(item, current)) traces.set(item.id, item);
+    } else {
+      const current = spans.get(item.id);
+      if (!current || richer(item, current)) spans.set(item.id, item);
+    }
+  }
+  const groups = new Map<string, { traces: AgentsTrace[]; spans: AgentsSpan[] }>();
+  const groupOf = (traceId: string) => {
+    const trace = traces.get(traceId);
+    return trace?.groupId ? `group:${trace.groupId}` : `trace:${traceId}`;
+  };
+  for (const trace of traces.values()) {
+    const key = groupOf(trace.id);
+    const g = groups.get(key) ?? { traces: [], spans: [] };
+    g.traces.push(trace);
+    groups.set(key, g);
+  }
+  for (const span of spans.values()) {
+    const key = groupOf(span.traceId);
+    const g = groups.get(key) ?? { traces: [], spans: [] };
+    g.spans.push(span);
+    groups.set(key, g);
+  }
+  const sessions: ImportedSession[] = [];
+  const warnings: ImportIssue[] = [];
+  const issues: ImportIssue[] = [];
+  for (const [key, group] of [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const session = mapGroup(key, group.traces, group.spans, warnings);
+    if (session) sessions.push(session);
+    else issues.push({ path: "", message: `${key}: no generation, response or function span` });
+  }
+  if (sessions.length === 0) {
+    return { ok: false, format: "openai-agents", issues: issues.length > 0 ? issues : [{ path: "data", message: "no spans" }] };
+  }
+  return { ok: true, format: "openai-agents", sessions, warnings };
+}
+
+/** Of two copies of one item: the ended one, then the larger, then a stable order. */
+function richer(a: AgentsItem, b: AgentsItem): boolean {
+  const endA = a.object === "trace.span" && a.endedAt !== null ? 1 : 0;
+  const endB = b.object === "trace.span" && b.endedAt !== null ? 1 : 0;
+  if (endA !== endB) return endA > endB;
+  const ja = JSON.stringify({ ...a, path: "" });
+  const jb = JSON.stringify({ ...b, path: "" });
+  return ja.length !== jb.length ? ja.length > jb.length : ja < jb;
+}
+
+function nanos(iso: string): bigint {
+  return BigInt(Date.parse(iso)) * 1_000_000n;
+}
+
+function compareSpans(a: AgentsSpan, b: AgentsSpan): number {
+  const sa = Date.parse(a.startedAt);
+  const sb = Date.parse(b.startedAt);
+  if (sa !== sb) return sa - sb;
+  const ea = a.endedAt ? Date.parse(a.endedAt) : Number.MAX_SAFE_INTEGER;
+  const eb = b.endedAt ? Date.parse(b.endedAt) : Number.MAX_SAFE_INTEGER;
+  if (ea !== eb) return ea - eb;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+function warnAt(warnings: ImportIssue[], span: AgentsSpan, key: string, message: string): void {
+  warnings.push({ path: `${span.path}.span_data.${key}`, message: `span ${span.id}: ${message}` });
+}
+
+function generationStep(span: AgentsSpan, warnings: ImportIssue[]): ModelStep {
+  const data = span.spanData;
+  const problem = (key: string) => (message: string) => warnAt(warnings, span, key, message);
+  const messages = data.input === undefined || data.input === null ? [] : fromChatMessages(data.input, problem("input"));
+  let output: ModelStep["output"] = null;
+  if (Array.isArray(data.output)) {
+    for (const item of data.output as unknown[]) {
+      // Chat Completions: the completion object; other models: the assistant message itself.
+      const message = isObject(item) && Array.isArray(item.choices) && isObject(item.choices[0]) ? item.choices[0].message : item;
+      const read = fromChatMessage(message, 0, problem("output"));
+      const assistant = read.find((m) => m.role === "assistant");
+      if (assistant) {
+        output = assistant;
+        break;
+      }
+    }
+  } else if (data.output !== undefined && data.output !== null) problem("output")("expected an array");
+  const model = typeof data.model === "string" ? data.model : undefined;
+  const config = isObject(data.model_config) ? data.model_config : {};
+  // The span's usage, else the completion's own (Chat Completions models record it only there).
+  const completion = Array.isArray(data.output) ? (data.output as unknown[]).find((o) => isObject(o) && isObject(o.usage)) : undefined;
+  const usage = isObject(data.usage) ? data.usage : isObject(completion) && isObject(completion.usage) ? completion.usage : null;
+  const count = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined);
+  const inputTokens = usage ? (count(usage.input_tokens) ?? count(usage.prompt_tokens)) : undefined;
+  const outputTokens = usage ? (count(usage.output_tokens) ?? count(usage.completion_tokens)) : undefined;
+  return {
+    kind: "model_call",
+    traceId: span.traceId,
+    key: span.id,
+    startNs: nanos(span.startedAt),
+    endNs: span.endedAt ? nanos(span.endedAt) : null,
+    name: model ?? "unknown-model",
+    input: {
+      messages,
+      ...(model !== undefined ? { model } : {}),
+      ...(typeof config.temperature === "number" ? { temperature: config.temperature } : {}),
+    },
+    output,
+    usage:
+      inputTokens === undefined && outputTokens === undefined
+        ? null
+        : { ...(inputTokens !== undefined ? { inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}) },
+    error: span.error ? { type: "ModelError", message: span.error.message } : null,
+    status: span.endedAt === null ? "incomplete" : span.error ? "failed" : "completed",
+  };
+}
+
+function responseStep(span: AgentsSpan): ModelStep {
+  const responseId = typeof span.spanData.response_id === "string" ? span.spanData.response_id : undefined;
+  return {
+    kind: "model_call",
+    traceId: span.traceId,
+    key: span.id,
+    startNs: nanos(span.startedAt),
+    endNs: span.endedAt ? nanos(span.endedAt) : null,
+    name: "unknown-model",
+    input: { messages: [], ...(responseId !== undefined ? { responseId } : {}) },
+    output: null,
+    usage: null,
+    error: span.error ? { type: "ModelError", message: span.error.message } : null,
+    status: span.endedAt === null ? "incomplete" : span.error ? "failed" : "completed",
+  };
+}
+
+function parseArgsText(value: unknown): { args: unknown; argsUnparsed?: true } {
+  if (typeof value !== "string") return { args: value ?? {} };
+  if (value.trim() === "") return { args: {} };
+  try {
+    return { args: JSON.parse(value) as unknown };
+  } catch {
+    return { args: value, argsUnparsed: true };
+  }
+}
+
+function sameArgs(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function mapGroup(key: string, traces: AgentsTrace[], spans: AgentsSpan[], warnings: ImportIssue[]): ImportedSession | null {
+  const ordered = [...spans].sort(compareSpans);
+  const steps: Step[] = [];
+  const models: { span: AgentsSpan; step: ModelStep; requests: ToolCallRequest[] }[] = [];
+  const claimed = new Set<ToolCallRequest>();
+  let synthesizedIds = false;
+
+  for (const span of ordered) {
+    const type = span.spanData.type;
+    if (type === "generation" || type === "response") {
+      const step = type === "generation" ? generationStep(span, warnings) : responseStep(span);
+      steps.push(step);
+      models.push({ span, step, requests: step.output?.toolCalls ?? [] });
+      continue;
+    }
+    if (type !== "function") continue;
+    const name = span.spanData.name;
+    if (typeof name !== "string" || name === "") {
+      warnAt(warnings, span, "name", "a function span without a name is left out");
+      continue;
+    }
+    const { args, argsUnparsed } = parseArgsText(span.spanData.input);
+    if (argsUnparsed) warnAt(warnings, span, "input", "is not valid JSON: kept as text (argsUnparsed)");
+    const earlier = models.filter((m) => m.span.traceId === span.traceId && compareSpans(m.span, span) <= 0);
+    const model = earlier[earlier.length - 1] ?? null;
+    let request: ToolCallRequest | null = null;
+    if (model) {
+      request =
+        model.requests.find((r) => !claimed.has(r) && r.name === name && sameArgs(r.args, args)) ??
+        model.requests.find((r) => !claimed.has(r) && r.name === name) ??
+        null;
+      if (request) claimed.add(request);
+    }
+    if (!request) synthesizedIds = true;
+    const failed = span.error !== null;
+    const detail = span.error && isObject(span.error.data) && typeof span.error.data.error === "string" ? span.error.data.error : null;
+    const tool: ToolStep = {
+      kind: "tool_call",
+      traceId: span.traceId,
+      key: span.id,
+      startNs: nanos(span.startedAt),
+      endNs: span.endedAt ? nanos(span.endedAt) : null,
+      name,
+      callId: request?.id ?? span.id,
+      args,
+      ...(argsUnparsed ? { argsUnparsed: true as const } : {}),
+      output: span.spanData.output ?? null,
+      error: span.error ? { type: "ToolError", message: detail ? `${span.error.message}: ${detail}` : span.error.message } : null,
+      status: span.endedAt === null ? "incomplete" : failed ? "failed" : "completed",
+      parent: { modelKey: model?.step.key ?? null, request },
+    };
+    steps.push(tool);
+  }
+  if (steps.length === 0) return null;
+
+  const events = assemble(steps);
+  const agentSpan = ordered.find((s) => s.spanData.type === "agent" && typeof s.spanData.name === "string");
+  const trace = [...traces].sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+  const starts = ordered.map((s) => Date.parse(s.startedAt));
+  const ends = ordered.map((s) => (s.endedAt ? Date.parse(s.endedAt) : null));
+  const tools = new Map<string, { name: string }>();
+  for (const e of events) if (e.kind === "tool_call") tools.set(e.name, { name: e.name });
+  const firstModel = events.find((e) => e.kind === "model_call");
+  const firstUser = (firstModel?.input as { messages?: { role: string; content: unknown }[] } | undefined)?.messages?.find((m) => m.role === "user");
+  const title = typeof firstUser?.content === "string" ? firstUser.content.slice(0, 80) : (trace?.workflowName ?? null);
+
+  return {
+    externalId: key,
+    title,
+    agent: { name: (agentSpan?.spanData.name as string | undefined) ?? trace?.workflowName ?? "unknown agent", adapter: "openai-agents" },
+    agentVersion: { version: "unknown", capabilities: [] },
+    format: "openai-agents",
+    startedAt: starts.length > 0 ? new Date(Math.min(...starts)).toISOString() : null,
+    endedAt: ends.length > 0 && ends.every((e) => e !== null) ? new Date(Math.max(...(ends as number[]))).toISOString() : null,
+    metadata: {
+      source: "openai-agents",
+      traceIds: [...new Set(ordered.map((s) => s.traceId))].sort(),
+      ...(trace?.workflowName ? { workflowName: trace.workflowName } : {}),
+      ...(trace?.groupId ? { groupId: trace.groupId } : {}),
+      ...(trace && Object.keys(trace.metadata).length > 0 ? { traceMetadata: trace.metadata } : {}),
+      ...(synthesizedIds ? { note: "some function spans matched no generation tool call: their callId is the span id" } : {}),
+      ...(ordered.some((s) => s.spanData.type === "response")
+        ? { modelContent: "response spans carry only a response id: model inputs and outputs were not exported" }
+        : {}),
+    },
+    tools: [...tools.values()].sort((a, b) => (a.name < b.name ? -1 : 1)),
+    events,
+  };
+}
+
+// ---------------------------------------------------------------------------
+
+function looksLikeAgentsExport(value: unknown): boolean {
+  if (!isObject(value) || !Array.isArray(value.data)) return false;
+  const first: unknown = value.data[0];
+  return isObject(first) && (first.object === "trace" || first.object === "trace.span");
+}
+
+/** The registry entry for `openai-agents` documents (a saved export body). */
+export const openAiAgentsImporter: JsonImporter = {
+  format: "openai-agents",
+  label: 'openai-agents (the OpenAI Agents SDK trace export, { "data": [trace, span, …] })',
+  accepts: "json",
+  detect: (input: JsonInput) => input.shape === "document" && looksLikeAgentsExport(input.value),
+  import: (input: JsonInput): FormatOutcome => {
+    if (input.shape !== "document") return { ok: false, issues: [{ path: "", message: "expected one JSON document, not JSON Lines" }] };
+    const result = importOpenAiAgents(input.value);
+    return result.ok ? { ok: true, sessions: result.sessions } : { ok: false, issues: result.issues };
+  },
+};
