@@ -24,14 +24,16 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(b)) return false;
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  const aKeys = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bKeys = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  if (aKeys.length !== bKeys.length) return false;
-  for (const key of aKeys) {
-    if (!Object.prototype.hasOwnProperty.call(bo, key)) return false;
-    if (!deepEqual(ao[key], bo[key])) return false;
+  let aCount = 0;
+  for (const key in ao) {
+    const value = ao[key];
+    if (value === undefined) continue;
+    aCount++;
+    if (!deepEqual(value, bo[key])) return false;
   }
-  return true;
+  let bCount = 0;
+  for (const key in bo) if (bo[key] !== undefined) bCount++;
+  return aCount === bCount;
 }
 
 /**
