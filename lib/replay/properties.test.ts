@@ -22,8 +22,10 @@ const callArb: fc.Arbitrary<CallSpec> = fc.record({
   ),
 }).map(({ name, args, outcome }) => ({ name, args, ...outcome }));
 
-const turnArb: fc.Arbitrary<TurnSpec> = fc.oneof(
+const turnArb: fc.Arbitrary<TurnSpec | TurnSpec[]> = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 5 }).map((user) => ({ user })) },
+  // A reply without tool calls, then the user's next turn (multi-turn sessions).
+  { weight: 1, arbitrary: fc.string({ maxLength: 5 }).map((user) => [{ model: "reply" }, { user }] as TurnSpec[]) },
   {
     weight: 4,
     arbitrary: fc
@@ -34,7 +36,7 @@ const turnArb: fc.Arbitrary<TurnSpec> = fc.oneof(
 
 const sessionArb: fc.Arbitrary<SessionEvent[]> = fc
   .tuple(fc.array(turnArb, { minLength: 0, maxLength: 8 }), fc.boolean())
-  .map(([turns, withFinal]) => buildSession([{ user: "start" }, ...turns, { model: "done" }, ...(withFinal ? [{ final: "done" }] : [])]));
+  .map(([turns, withFinal]) => buildSession([{ user: "start" }, ...turns.flat(), { model: "done" }, ...(withFinal ? [{ final: "done" }] : [])]));
 
 const recordedPolicy: Policy = {
   model: "recorded-only",

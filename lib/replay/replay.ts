@@ -559,6 +559,12 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     toolMessagesSince = [];
 
     const requested = outcome.output.toolCalls ?? [];
+    // A reply without tool calls ends the run, unless the record goes on: a
+    // user's next turn (multi-turn sessions), or a base run that continued here too.
+    const recordContinues =
+      i + 1 < base.modelSteps.length &&
+      ((base.userMessagesBefore[i + 1]?.length ?? 0) > 0 || (recorded !== null && ((recorded.output as Message | null)?.toolCalls ?? []).length === 0));
+    if (requested.length === 0 && recordContinues) continue;
     if (requested.length === 0) {
       finish({ output: outcome.output, source: outcome.source, equalsBase: modelEquals });
       finished = true;
