@@ -116,10 +116,4 @@ async function main() {
   if (r / f > 1.5) process.exitCode = 1;
 }
 
-if (process.env.DEBUG_BENCH) {
-  const base = makeSession();
-  void replay({ base, policy }).then((r) => {
-    const bad = r.steps.filter((s, k) => !s.equalsBase || s.baseSeq !== base[k]?.seq);
-    console.log(r.steps.length, base.length, bad.slice(0, 3).map((s) => JSON.stringify({ seq: s.seq, kind: s.kind, baseSeq: s.baseSeq, src: s.source, name: s.name, st: s.status })));
-  });
-} else void main();
+void main();

@@ -52,6 +52,7 @@ export function validateEdits(base: readonly SessionEvent[], editsInput: unknown
       })),
     };
   }
+  if (parsed.data.length === 0) return { ok: true, plan: { toolResult: new Map(), toolArgs: new Map(), modelOutput: new Map(), systemPrompt: new Map(), all: [] } };
   const bySeq = new Map(base.map((e) => [e.seq, e]));
   const issues: EditIssue[] = [];
   const seen = new Set<string>();

@@ -344,6 +344,24 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     return { messages, drift: i === 0 && !recorded ? [] : ["conversation_rebuilt"] };
   };
 
+  /** recorded-only: copy the captured output (synchronous: the common path allocates no promise). */
+  const recordedModelStep = (i: number, recorded: SessionEvent): ModelOutcome => {
+    const editSeq = recorded.seq;
+    if (plan.systemPrompt.has(editSeq)) systemPrompt = { value: plan.systemPrompt.get(editSeq) };
+    const { messages, drift } = reconstructInput(i, recorded);
+    if (drift.length > 0) inputDriftReport.push({ step: steps.length, modelStep: i, baseSeq: recorded.seq, reasons: drift });
+    const edited = plan.modelOutput.get(editSeq);
+    return {
+      output: edited ?? (recorded.output as Message),
+      source: edited ? "edit" : "recorded",
+      name: recorded.name,
+      input: drift.length === 0 ? recorded.input : { ...asRecord(recorded.input), messages },
+      usage: edited ? null : recorded.usage,
+      startedAt: edited ? null : recorded.startedAt,
+      durationMs: edited ? null : recorded.durationMs,
+    };
+  };
+
   const modelStep = async (i: number, recorded: SessionEvent | null): Promise<ModelOutcome | null> => {
     const editSeq = recorded?.seq;
     if (editSeq !== undefined && plan.systemPrompt.has(editSeq)) systemPrompt = { value: plan.systemPrompt.get(editSeq) };
@@ -521,7 +539,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       halt("failed", "no_recorded_model_output", `The branch needs model step ${i}, which the base run does not have, and the model policy "${policy.model}" copies recorded outputs only.`);
       break;
     }
-    const outcome = await modelStep(i, recorded);
+    const outcome = policy.model === "recorded-only" && recorded ? recordedModelStep(i, recorded) : await modelStep(i, recorded);
     if (!outcome) break;
     budgetSteps++;
     const modelSeq = steps.length;
@@ -573,14 +591,14 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
 
     // Base order of this model step's calls (parallel calls keep their recorded order).
     const baseCalls = recorded ? (base.toolCallsByParent.get(recorded.seq) ?? []) : [];
-    const baseByCallId = new Map<string, SessionEvent>();
-    for (const e of baseCalls) {
-      const id = asRecord(e.input).callId;
-      if (typeof id === "string" && !baseByCallId.has(id)) baseByCallId.set(id, e);
+    const baseFor = (id: string): SessionEvent | null => {
+      for (const e of baseCalls) if (asRecord(e.input).callId === id) return e;
+      return null;
+    };
+    const ordered = requested.map((request, position) => ({ request, baseEvent: baseFor(request.id), position }));
+    if (ordered.length > 1) {
+      ordered.sort((a, b) => (a.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) - (b.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) || a.position - b.position);
     }
-    const ordered = requested
-      .map((request, position) => ({ request, baseEvent: baseByCallId.get(request.id) ?? null, position }))
-      .sort((a, b) => (a.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) - (b.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) || a.position - b.position);
     if (ordered.filter((o) => o.baseEvent).length !== baseCalls.length) structureDiverged = true;
 
     let stopped = false;
@@ -603,7 +621,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
         }
         outcome = { type: "answer", source: "edit", output: plan.toolResult.get(baseEvent.seq), error: null, miss: null };
       } else {
-        outcome = await resolveToolCall(rule, call, env);
+        const resolved = resolveToolCall(rule, call, env);
+        outcome = resolved instanceof Promise ? await resolved : resolved;
       }
 
       const sameCall = baseEvent !== null && key !== null && key === baseEvent.cacheKey && baseEvent.name === request.name;
@@ -762,6 +781,7 @@ export function comparabilityOf(status: ReplayStatus, steps: readonly ReplayStep
 }
 
 function editsAt(plan: EditPlan, seq: number, ops: EditOp[]): EditOp[] {
+  if (plan.all.length === 0) return [];
   return plan.all.filter((e) => e.seq === seq && ops.includes(e.op)).map((e) => e.op);
 }
 

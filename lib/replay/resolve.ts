@@ -126,16 +126,26 @@ export function staticCaseMatches(c: StaticCase, args: unknown): boolean {
 
 type RuleResult = Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" }> | { type: "miss"; miss: MissExplanation };
 
-export async function resolveToolCall(rule: ToolRule, call: ToolCall, env: ResolveEnv): Promise<ToolOutcome> {
-  const result = await applyRule(rule, call, env);
+type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Resolves one tool call by its rule, then by the rule's on_miss. Synchronous
+ * whenever nothing external is asked (history/baseline, static, fixture,
+ * blocked): replaying a recorded run allocates no promise per call.
+ */
+export function resolveToolCall(rule: ToolRule, call: ToolCall, env: ResolveEnv): MaybePromise<ToolOutcome> {
+  const result = applyRule(rule, call, env);
+  if (result instanceof Promise) {
+    return result.then((r) => (r.type === "miss" ? applyOnMiss(effectiveOnMiss(rule) ?? "fail", call, r.miss, env) : r));
+  }
   if (result.type !== "miss") return result;
   return applyOnMiss(effectiveOnMiss(rule) ?? "fail", call, result.miss, env);
 }
 
-async function applyRule(rule: ToolRule, call: ToolCall, env: ResolveEnv): Promise<RuleResult> {
+function applyRule(rule: ToolRule, call: ToolCall, env: ResolveEnv): MaybePromise<RuleResult> {
   switch (rule.type) {
     case "history":
-      return resolveHistory(rule, call, env);
+      return rule.scope === "baseline" ? resolveBaseline(call, env) : resolveWider(rule, call, env);
     case "static": {
       const hit = rule.cases.find((c) => staticCaseMatches(c, call.args));
       if (hit) return { type: "answer", source: "static", output: hit.result, error: null, miss: null };
@@ -161,28 +171,32 @@ async function applyRule(rule: ToolRule, call: ToolCall, env: ResolveEnv): Promi
   }
 }
 
-async function resolveHistory(rule: HistoryRule, call: ToolCall, env: ResolveEnv): Promise<RuleResult> {
-  if (call.cacheKey === null) return { type: "miss", miss: explainHistoryMiss(env.base, call, rule.scope, 0) };
-  if (rule.scope === "baseline") {
-    const recordings = env.base.finishedByKey.get(call.cacheKey);
-    const used = env.counters.get(call.cacheKey) ?? 0;
-    const recording = recordings?.[used];
-    // A miss does not advance the count; a hit, failed or not, occupies its occurrence.
-    if (!recording) return { type: "miss", miss: explainHistoryMiss(env.base, call, "baseline", used) };
-    env.counters.set(call.cacheKey, used + 1);
-    if (recording.status === "failed") {
-      return {
-        type: "answer",
-        source: "recorded",
-        output: recording.output,
-        error: recording.error ?? { type: "ReplayError", message: "The recorded call failed." },
-        miss: null,
-        recorded: recording,
-      };
-    }
-    if (recording.output === null && env.adapter === "langgraph") return langgraphNull(call);
-    return { type: "answer", source: "recorded", output: recording.output, error: null, miss: null, recorded: recording };
+/** Baseline scope: identical calls consume the recorded occurrences in invocation order. */
+function resolveBaseline(call: ToolCall, env: ResolveEnv): RuleResult {
+  if (call.cacheKey === null) return { type: "miss", miss: explainHistoryMiss(env.base, call, "baseline", 0) };
+  const recordings = env.base.finishedByKey.get(call.cacheKey);
+  const used = env.counters.get(call.cacheKey) ?? 0;
+  const recording = recordings?.[used];
+  // A miss does not advance the count; a hit, failed or not, occupies its occurrence.
+  if (!recording) return { type: "miss", miss: explainHistoryMiss(env.base, call, "baseline", used) };
+  env.counters.set(call.cacheKey, used + 1);
+  if (recording.status === "failed") {
+    return {
+      type: "answer",
+      source: "recorded",
+      output: recording.output,
+      error: recording.error ?? { type: "ReplayError", message: "The recorded call failed." },
+      miss: null,
+      recorded: recording,
+    };
   }
+  if (recording.output === null && env.adapter === "langgraph") return langgraphNull(call);
+  return { type: "answer", source: "recorded", output: recording.output, error: null, miss: null, recorded: recording };
+}
+
+/** cohort_version and agent scopes: the newest completed match, through the injected lookup. */
+async function resolveWider(rule: HistoryRule, call: ToolCall, env: ResolveEnv): Promise<RuleResult> {
+  if (call.cacheKey === null) return { type: "miss", miss: explainHistoryMiss(env.base, call, rule.scope, 0) };
   if (!env.historyLookup) {
     return {
       type: "stop",
@@ -191,7 +205,8 @@ async function resolveHistory(rule: HistoryRule, call: ToolCall, env: ResolveEnv
       miss: null,
     };
   }
-  const match = await env.historyLookup({ scope: rule.scope, tool: call.tool, cacheKey: call.cacheKey, args: call.args });
+  const scope = rule.scope === "agent" ? "agent" : "cohort_version";
+  const match = await env.historyLookup({ scope, tool: call.tool, cacheKey: call.cacheKey, args: call.args });
   if (!match || match.status !== "completed") {
     return { type: "miss", miss: explainHistoryMiss(env.base, call, rule.scope, 0) };
   }
@@ -219,7 +234,7 @@ function fixtureAnswer(fixture: FixtureEntry, miss: MissExplanation | null): Rul
   };
 }
 
-async function applyOnMiss(onMiss: OnMiss, call: ToolCall, miss: MissExplanation, env: ResolveEnv): Promise<ToolOutcome> {
+function applyOnMiss(onMiss: OnMiss, call: ToolCall, miss: MissExplanation, env: ResolveEnv): MaybePromise<ToolOutcome> {
   switch (onMiss) {
     case "fail":
       return {
@@ -236,10 +251,8 @@ async function applyOnMiss(onMiss: OnMiss, call: ToolCall, miss: MissExplanation
         error: { type: "ReplayMiss", message: miss.message },
         miss,
       };
-    case "passthrough": {
-      const live = await runLive(call, env, miss, null);
-      return live;
-    }
+    case "passthrough":
+      return runLive(call, env, miss, null);
     case "pause": {
       const fixture = env.log.fixtureFor(call);
       if (fixture) return fixtureAnswer(fixture, miss) as ToolOutcome;
