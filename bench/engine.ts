@@ -9,7 +9,7 @@ import { cacheKey, compareRuns, replay, toolCallArgs, type Policy, type SessionE
 import { buildSession, type CallSpec, type TurnSpec } from "../lib/replay/session-builder";
 
 const EVENTS = 10_000;
-const ITERATIONS = 9;
+const ITERATIONS = 15;
 
 // Deterministic pseudo-random numbers (mulberry32), so every run measures the same session.
 function rng(seed: number) {

@@ -17,8 +17,23 @@ export function canonicalJson(value: unknown): string | undefined {
   }
 }
 
+const HEX_DIGITS = utf8ToBytes("0123456789abcdef");
+const hexBuffer = new Uint8Array(64);
+const latin1 = new TextDecoder("latin1");
+
+/** Lowercase hex of a SHA-256 digest, as one flat string (cheap to hash as a Map key, unlike a concatenated one). */
+function digestHex(digest: Uint8Array): string {
+  if (digest.length !== 32) return bytesToHex(digest);
+  for (let i = 0; i < 32; i++) {
+    const byte = digest[i]!;
+    hexBuffer[2 * i] = HEX_DIGITS[byte >> 4]!;
+    hexBuffer[2 * i + 1] = HEX_DIGITS[byte & 15]!;
+  }
+  return latin1.decode(hexBuffer);
+}
+
 export function sha256Hex(text: string): string {
-  return bytesToHex(sha256(utf8ToBytes(text)));
+  return digestHex(sha256(utf8ToBytes(text)));
 }
 
 /**

@@ -178,3 +178,17 @@ describe("seed 003 · evidence", () => {
     expect(r.evidence.stepsBySource.recorded).toBe(models.length + 2);
   });
 });
+
+describe("robustness of alignment", () => {
+  it("tool calls an importer could not link to their model step (parentSeq null) still align by call id", async () => {
+    const unlinked = base.map((e) => (e.kind === "tool_call" ? { ...e, parentSeq: null } : e));
+    const r = await replay({ base: unlinked, policy: policyWith(history) });
+    expect(r.steps.filter((s) => s.kind === "tool_call").map((s) => s.baseSeq)).toEqual(unlinked.filter((e) => e.kind === "tool_call").map((e) => e.seq));
+    expect(r.steps.every((s) => s.equalsBase)).toBe(true);
+  });
+
+  it("a system-prompt edit under recorded-only keeps the recorded final output", async () => {
+    const r = await run(base, policyWith(history), { edits: [{ seq: models.at(-1)!, op: "replace_system_prompt", value: "x" }] });
+    expect(r.steps.at(-1)).toMatchObject({ kind: "final_output", source: "recorded", equalsBase: true });
+  });
+});

@@ -5,7 +5,7 @@ import type { EventError, Message, SessionEvent, Usage } from "./events";
 import { deepEqual } from "./json";
 import { LogIndex, type ApprovalEntry, type BranchLogEntry, type FixtureEntry } from "./log";
 import type { MissExplanation } from "./miss";
-import { Policy, policyHash, ruleFor, type KnownTool, type SideEffect } from "./policy";
+import { Policy, policyHash, ruleFor, type KnownTool, type SideEffect, type ToolRule } from "./policy";
 import {
   resolveToolCall,
   type HistoryLookup,
@@ -266,6 +266,15 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     },
   };
 
+  const orphanCallsById = new Map<string, SessionEvent>();
+  const claimedOrphans = new Set<number>();
+  for (const e of base.events) {
+    if (e.kind !== "tool_call" || e.parentSeq !== null) continue;
+    const id = asRecord(e.input).callId;
+    if (typeof id === "string" && !orphanCallsById.has(id)) orphanCallsById.set(id, e);
+  }
+
+  const ruleByTool = new Map<string, ToolRule>();
   let budgetSteps = 0;
   // A live model can loop forever; without maxSteps the branch is still bounded.
   const implicitCap = policy.maxSteps ?? input.base.length * 4 + 1000;
@@ -295,7 +304,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
   const recordedStep = (event: SessionEvent): ReplayStep => ({
     ...event,
     seq: steps.length,
-    parentSeq: null,
+    // A base seq means the same step only while the branch has not shifted.
+    parentSeq: steps.length === event.seq ? event.parentSeq : null,
     source: "recorded",
     baseSeq: event.seq,
     miss: null,
@@ -584,7 +594,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       ((base.userMessagesBefore[i + 1]?.length ?? 0) > 0 || (recorded !== null && ((recorded.output as Message | null)?.toolCalls ?? []).length === 0));
     if (requested.length === 0 && recordContinues) continue;
     if (requested.length === 0) {
-      finish({ output: outcome.output, source: outcome.source, equalsBase: modelEquals });
+      const outputEquals = recorded !== null && (outcome.output === recorded.output || deepEqual(outcome.output, recorded.output));
+      finish({ output: outcome.output, source: outcome.source, equalsBase: outputEquals });
       finished = true;
       break;
     }
@@ -593,13 +604,16 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     const baseCalls = recorded ? (base.toolCallsByParent.get(recorded.seq) ?? []) : [];
     const baseFor = (id: string): SessionEvent | null => {
       for (const e of baseCalls) if (asRecord(e.input).callId === id) return e;
-      return null;
+      // Importers that could not link a call to its model step leave parentSeq null: match by call id.
+      const unlinked = orphanCallsById.get(id);
+      return unlinked && !claimedOrphans.has(unlinked.seq) ? (claimedOrphans.add(unlinked.seq), unlinked) : null;
     };
     const ordered = requested.map((request, position) => ({ request, baseEvent: baseFor(request.id), position }));
     if (ordered.length > 1) {
       ordered.sort((a, b) => (a.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) - (b.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) || a.position - b.position);
     }
-    if (ordered.filter((o) => o.baseEvent).length !== baseCalls.length) structureDiverged = true;
+    // A recorded call of this step that the branch did not make is a divergence too.
+    if (baseCalls.some((e) => !ordered.some((o) => o.baseEvent === e))) structureDiverged = true;
 
     let stopped = false;
     for (const { request, baseEvent } of ordered) {
@@ -609,7 +623,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       const args = editedArgs ? plan.toolArgs.get(baseEvent.seq) : request.args;
       const key = cacheKey(request.name, args);
       const call: ToolCall = { tool: request.name, callId: request.id, args, cacheKey: key, step: steps.length };
-      const { rule } = ruleFor(policy.tools, request.name);
+      let rule = ruleByTool.get(request.name);
+      if (!rule) ruleByTool.set(request.name, (rule = ruleFor(policy.tools, request.name).rule));
       const edits = baseEvent ? editsAt(plan, baseEvent.seq, ["replace_tool_args", "replace_tool_result"]) : [];
 
       let outcome: ToolOutcome;
@@ -684,10 +699,10 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
         miss: outcome.miss,
         equalsBase,
         edits,
-        ...(outcome.fixture ? { fixtureId: outcome.fixture.id } : {}),
-        ...(outcome.live ? { logEntryId: outcome.live.logEntryId } : {}),
-        ...(outcome.approval ? { approvalId: outcome.approval.id } : {}),
       };
+      if (outcome.fixture) step.fixtureId = outcome.fixture.id;
+      if (outcome.live) step.logEntryId = outcome.live.logEntryId;
+      if (outcome.approval) step.approvalId = outcome.approval.id;
       if (outcome.live) {
         if (!outcome.live.fromLog && outcome.source === "live") liveExecutions++;
         liveCalls.push({
