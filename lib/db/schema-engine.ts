@@ -1,5 +1,4 @@
 import { readFile, readdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
 import {
   bindMigrationAwareSqlAdapterFactory,
@@ -25,12 +24,12 @@ let enginePromise: Promise<EngineModule> | undefined;
 async function loadEngineModule(): Promise<EngineModule> {
   // Node 20 cannot `import` a .wasm file: instantiate it by hand with the
   // JS glue module as its import object, as wasm-bindgen's loader would.
-  const require = createRequire(import.meta.url);
-  const gluePath = require.resolve("@prisma/schema-engine-wasm/schema_engine_bg");
   const glue = (await import("@prisma/schema-engine-wasm/schema_engine_bg")) as unknown as EngineModule & {
     __wbg_set_wasm(exports: WebAssembly.Exports): void;
   };
-  const bytes = await readFile(path.join(path.dirname(gluePath), "schema_engine_bg.wasm"));
+  const bytes = await readFile(
+    /*turbopackIgnore: true*/ path.join(process.cwd(), "node_modules", "@prisma", "schema-engine-wasm", "schema_engine_bg.wasm"),
+  );
   const { instance } = await WebAssembly.instantiate(bytes, { "./schema_engine_bg.js": glue as never });
   glue.__wbg_set_wasm(instance.exports);
   (instance.exports.__wbindgen_start as () => void)();
@@ -43,7 +42,7 @@ export async function openSchemaEngine(
 ): Promise<SchemaEngine> {
   enginePromise ??= loadEngineModule();
   const mod = await enginePromise;
-  const datamodel = await readFile(schemaPath, "utf8");
+  const datamodel = await readFile(/*turbopackIgnore: true*/ schemaPath, "utf8");
   const log = (line: string) => {
     if (process.env.BRANCHPOINT_DEBUG_MIGRATIONS) console.error("[schema-engine]", line);
   };
@@ -52,19 +51,19 @@ export async function openSchemaEngine(
 
 /** Reads prisma/migrations as the engine expects it (Prisma's standard layout). */
 export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationList> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const entries = await readdir(/*turbopackIgnore: true*/ dir, { withFileTypes: true }).catch(() => []);
   const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const migrationDirectories = await Promise.all(
     names.map(async (name) => {
       const file = path.join(dir, name, "migration.sql");
-      const content = await readFile(file, "utf8")
+      const content = await readFile(/*turbopackIgnore: true*/ file, "utf8")
         .then((value) => ({ tag: "ok" as const, value }))
         .catch((error: unknown) => ({ tag: "error" as const, value: String(error) }));
       return { path: name, migrationFile: { path: "migration.sql", content } };
     }),
   );
   const lockPath = path.join(dir, "migration_lock.toml");
-  const lockContent = await readFile(lockPath, "utf8").catch(() => null);
+  const lockContent = await readFile(/*turbopackIgnore: true*/ lockPath, "utf8").catch(() => null);
   return {
     baseDir: dir,
     lockfile: { path: "migration_lock.toml", content: lockContent },

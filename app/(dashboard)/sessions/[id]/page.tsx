@@ -1,0 +1,72 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { SessionTimeline } from "@/components/sessions/SessionTimeline";
+import { sessionLabel } from "@/components/sessions/SessionTable";
+import { Badge, StatusBadge } from "@/components/ui/Badge";
+import { EmptyState } from "@/components/ui/EmptyState";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { db, getSession, toSessionEvent } from "@/lib/db";
+import { formatCost, formatDateTime, formatDuration, formatTokens } from "@/lib/format";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ id: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const { id } = await params;
+  const session = await (await db()).session.findUnique({ where: { id }, select: { title: true, externalId: true, id: true } });
+  return { title: session ? sessionLabel(session) : "Session not found" };
+}
+
+export default async function SessionPage({ params }: Props) {
+  const { id } = await params;
+  const session = await getSession(await db(), id);
+  if (!session) notFound();
+  const events = session.events.map(toSessionEvent);
+  const stats: [string, string][] = [
+    ["Steps", String(session.eventCount)],
+    ["Model calls", String(session.modelCallCount)],
+    ["Tool calls", String(session.toolCallCount)],
+    ["Failed", String(session.errorCount)],
+    ["Tokens", formatTokens(session.inputTokens + session.outputTokens)],
+    ["Cost", formatCost(session.costUsd)],
+    ["Duration", formatDuration(session.durationMs)],
+    ["Started", formatDateTime(session.startedAt)],
+  ];
+  return (
+    <>
+      <div className="mb-2 text-sm">
+        <Link href="/sessions" className="text-slate-500 hover:text-slate-900">
+          ← Sessions
+        </Link>
+      </div>
+      <PageHeader
+        title={sessionLabel(session)}
+        subtitle={
+          <span className="flex flex-wrap items-center gap-2">
+            <StatusBadge status={session.status} />
+            <span>
+              {session.agent.name} <Badge>{session.agent.adapter}</Badge> v{session.agentVersion.version}
+            </span>
+            <span className="text-slate-400">·</span>
+            <span>imported as {session.format}</span>
+          </span>
+        }
+      />
+      <dl className="mb-6 grid grid-cols-2 gap-px overflow-hidden rounded-lg border border-slate-200 bg-slate-200 sm:grid-cols-4 lg:grid-cols-8">
+        {stats.map(([label, value]) => (
+          <div key={label} className="bg-white px-3 py-2">
+            <dt className="text-xs text-slate-500">{label}</dt>
+            <dd className="text-sm font-medium text-slate-900 tabular-nums">{value}</dd>
+          </div>
+        ))}
+      </dl>
+      {events.length === 0 ? (
+        <EmptyState title="This session has no events">It was imported without steps; re-import it with its events.</EmptyState>
+      ) : (
+        <SessionTimeline events={events} />
+      )}
+    </>
+  );
+}

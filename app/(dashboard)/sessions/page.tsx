@@ -1,0 +1,85 @@
+import type { Metadata } from "next";
+import { z } from "zod";
+import { SessionFilters } from "@/components/sessions/SessionFilters";
+import { SessionTable } from "@/components/sessions/SessionTable";
+import { EmptyState } from "@/components/ui/EmptyState";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { db, listSessions, sessionFacets } from "@/lib/db";
+
+export const metadata: Metadata = { title: "Sessions" };
+export const dynamic = "force-dynamic";
+
+const Query = z.object({
+  agent: z.string().max(200).optional().catch(undefined),
+  status: z.enum(["completed", "failed", "incomplete"]).optional().catch(undefined),
+  tool: z.string().max(200).optional().catch(undefined),
+  q: z.string().max(200).optional().catch(undefined),
+  cursor: z.string().max(64).optional().catch(undefined),
+});
+
+export default async function SessionsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[]>> }) {
+  const raw = await searchParams;
+  const query = Query.parse(
+    Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, (Array.isArray(v) ? v[0] : v) || undefined])),
+  );
+  const prisma = await db();
+  const [{ sessions, nextCursor }, facets, total] = await Promise.all([
+    listSessions(prisma, { ...query, limit: 50 }),
+    sessionFacets(prisma),
+    prisma.session.count(),
+  ]);
+  const filtered = Boolean(query.agent || query.status || query.tool || query.q);
+  const params = new URLSearchParams(
+    Object.entries({ ...query, cursor: undefined }).filter((e): e is [string, string] => typeof e[1] === "string"),
+  );
+
+  return (
+    <>
+      <PageHeader
+        title="Sessions"
+        subtitle={`${total} recorded run${total === 1 ? "" : "s"} · newest first`}
+      />
+      <SessionFilters agents={facets.agents.map((a) => a.name)} tools={facets.tools} values={query} />
+      {sessions.length === 0 ? (
+        filtered ? (
+          <EmptyState title="No session matches these filters">
+            Loosen a filter or <a className="text-indigo-700 underline" href="/sessions">clear them all</a>.
+          </EmptyState>
+        ) : (
+          <EmptyState
+            title="No sessions yet"
+            action={
+              <a href="/import" className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-500">
+                Import sessions
+              </a>
+            }
+          >
+            Import a recorded run: a native JSON session, an OpenAI chat log (τ-bench trajectories work as they are), or point an
+            OpenTelemetry exporter at <code className="font-mono">/v1/traces</code>.
+          </EmptyState>
+        )
+      ) : (
+        <SessionTable sessions={sessions} />
+      )}
+      {(query.cursor || nextCursor) && (
+        <nav aria-label="Pages" className="mt-4 flex justify-between text-sm">
+          {query.cursor ? (
+            <a className="text-indigo-700 hover:underline" href={`/sessions?${params.toString()}`}>
+              ← First page
+            </a>
+          ) : (
+            <span />
+          )}
+          {nextCursor ? (
+            <a
+              className="text-indigo-700 hover:underline"
+              href={`/sessions?${new URLSearchParams([...params, ["cursor", nextCursor]]).toString()}`}
+            >
+              Older sessions →
+            </a>
+          ) : null}
+        </nav>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,53 @@
+type Values = { agent?: string; status?: string; tool?: string; q?: string };
+
+/** A plain GET form: the filters live in the URL, so a link reproduces the view. */
+export function SessionFilters({ agents, tools, values }: { agents: string[]; tools: string[]; values: Values }) {
+  const field = "rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm shadow-sm focus:border-indigo-500 focus:outline-none";
+  return (
+    <form method="get" action="/sessions" role="search" className="mb-4 flex flex-wrap items-end gap-3">
+      <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+        Search
+        <input name="q" type="search" defaultValue={values.q} placeholder="title, task, answer…" className={`${field} w-64`} />
+      </label>
+      <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+        Agent
+        <select name="agent" defaultValue={values.agent ?? ""} className={field}>
+          <option value="">All agents</option>
+          {agents.map((a) => (
+            <option key={a} value={a}>
+              {a}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+        Status
+        <select name="status" defaultValue={values.status ?? ""} className={field}>
+          <option value="">Any status</option>
+          <option value="completed">completed</option>
+          <option value="failed">failed</option>
+          <option value="incomplete">incomplete</option>
+        </select>
+      </label>
+      <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+        Tool used
+        <select name="tool" defaultValue={values.tool ?? ""} className={field}>
+          <option value="">Any tool</option>
+          {tools.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">
+        Apply
+      </button>
+      {values.agent || values.status || values.tool || values.q ? (
+        <a href="/sessions" className="py-1.5 text-sm text-slate-600 hover:text-slate-900">
+          Clear
+        </a>
+      ) : null}
+    </form>
+  );
+}

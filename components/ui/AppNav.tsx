@@ -1,0 +1,42 @@
+import Link from "next/link";
+import { NavLink } from "./NavLink";
+
+const LINKS = [
+  { href: "/sessions", label: "Sessions" },
+  { href: "/import", label: "Import" },
+  { href: "/policies", label: "Policies" },
+  { href: "/replays", label: "Replays" },
+  { href: "/reports", label: "Reports" },
+  { href: "/settings", label: "Settings" },
+] as const;
+
+export function AppNav() {
+  return (
+    <header className="border-b border-slate-200 bg-white">
+      <div className="mx-auto flex h-14 max-w-7xl items-center gap-8 px-6">
+        <Link href="/sessions" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
+          <BranchMark />
+          Branchpoint
+        </Link>
+        <nav aria-label="Main" className="flex items-center gap-1 text-sm">
+          {LINKS.map((l) => (
+            <NavLink key={l.href} href={l.href}>
+              {l.label}
+            </NavLink>
+          ))}
+        </nav>
+      </div>
+    </header>
+  );
+}
+
+function BranchMark() {
+  return (
+    <svg width="20" height="20" viewBox="0 0 20 20" aria-hidden="true" className="text-indigo-600">
+      <circle cx="5" cy="4" r="2.2" fill="currentColor" />
+      <circle cx="5" cy="16" r="2.2" fill="currentColor" />
+      <circle cx="15" cy="8" r="2.2" fill="currentColor" />
+      <path d="M5 6v8M5 11c0-3 10-1 10-3" stroke="currentColor" strokeWidth="1.6" fill="none" />
+    </svg>
+  );
+}

@@ -1,0 +1,44 @@
+import { expect, test } from "./fixtures";
+
+test("browse sessions: list, filter by tool, open one, expand a failed tool call", async ({ page }) => {
+  await page.goto("/sessions");
+  await expect(page.getByRole("heading", { name: "Sessions" })).toBeVisible();
+  const rows = page.getByTestId("session-row");
+  await expect(rows).toHaveCount(10);
+
+  await page.getByLabel("Tool used").selectOption("book_reservation");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await expect(page).toHaveURL(/tool=book_reservation/);
+  await expect(rows).toHaveCount(2);
+  for (const row of await rows.all()) await expect(row).toContainText("book_reservation");
+
+  await rows.filter({ hasText: "task 0, trial 3" }).getByRole("link").click();
+  await expect(page.getByRole("heading", { name: /task 0, trial 3/ })).toBeVisible();
+
+  // book_reservation was called 7 times; the last call repeats an earlier identical one and got another reservation.
+  const bookings = page.locator('details[data-kind="tool_call"][data-name="book_reservation"]');
+  await expect(bookings).toHaveCount(7);
+  const repeated = bookings.last();
+  await expect(repeated.locator("summary")).toContainText("repeat #2");
+  await repeated.locator("summary").click();
+  await expect(repeated.getByText("Result", { exact: true })).toBeVisible();
+  await expect(repeated).toContainText("HATHAV");
+
+  // Failed calls stand out and show their error when expanded.
+  const failed = page.locator('details[data-kind="tool_call"]', { has: page.getByText("failed", { exact: true }) }).first();
+  await failed.locator("summary").click();
+  await expect(failed.getByText("Error", { exact: true })).toBeVisible();
+});
+
+test("search finds sessions by their text, and an empty result says what to do", async ({ page }) => {
+  await page.goto("/sessions?q=refund");
+  await expect(page.getByTestId("session-row").first()).toContainText("Refund");
+  await page.goto("/sessions?q=no-such-thing-anywhere");
+  await expect(page.getByText("No session matches these filters")).toBeVisible();
+});
+
+test("an unknown session id shows a not-found page", async ({ page }) => {
+  const response = await page.goto("/sessions/does-not-exist");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByText("Session not found")).toBeVisible();
+});

@@ -1,0 +1,300 @@
+import type { ImportedSession } from "@/lib/ingest/types";
+import type { SessionEvent } from "@/lib/replay";
+import type { Db, DbClient } from "./client";
+import type { Prisma } from "./generated/client";
+
+export type SavedSession = { id: string; eventCount: number; duplicate?: true };
+
+function textOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === null || value === undefined) return "";
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return "";
+  }
+}
+
+/** The text the session browser's search looks in: title, agent, the first user turn and the final answer. */
+function searchTextFor(s: ImportedSession): string {
+  const firstUser = s.events.find((e) => e.kind === "user_message");
+  const finalOutput = [...s.events].reverse().find((e) => e.kind === "final_output");
+  const firstModel = s.events.find((e) => e.kind === "model_call");
+  const firstUserInPrompt = (() => {
+    const input = firstModel?.input as { messages?: { role: string; content: unknown }[] } | undefined;
+    return input?.messages?.find((m) => m.role === "user")?.content;
+  })();
+  return [s.title, s.agent.name, s.externalId, textOf(firstUser?.output ?? firstUserInPrompt), textOf(finalOutput?.output)]
+    .filter(Boolean)
+    .join("\n")
+    .toLowerCase()
+    .slice(0, 8000);
+}
+
+export function summarize(events: readonly SessionEvent[]) {
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let costUsd = 0;
+  const toolNames = new Set<string>();
+  for (const e of events) {
+    inputTokens += e.usage?.inputTokens ?? 0;
+    outputTokens += e.usage?.outputTokens ?? 0;
+    costUsd += e.usage?.costUsd ?? 0;
+    if (e.kind === "tool_call") toolNames.add(e.name);
+  }
+  const last = events.at(-1);
+  const status = events.some((e) => e.status === "incomplete")
+    ? "incomplete"
+    : last?.kind === "final_output" || (last !== undefined && last.status === "completed")
+      ? "completed"
+      : "failed";
+  return {
+    eventCount: events.length,
+    modelCallCount: events.filter((e) => e.kind === "model_call").length,
+    toolCallCount: events.filter((e) => e.kind === "tool_call").length,
+    errorCount: events.filter((e) => e.status === "failed").length,
+    inputTokens,
+    outputTokens,
+    costUsd,
+    toolNames: [...toolNames].sort(),
+    status,
+  };
+}
+
+function json(value: unknown): Prisma.InputJsonValue {
+  return value as Prisma.InputJsonValue;
+}
+
+function eventRows(sessionId: string, events: readonly SessionEvent[]): Prisma.EventCreateManyInput[] {
+  return events.map((e) => ({
+    sessionId,
+    seq: e.seq,
+    kind: e.kind,
+    name: e.name,
+    input: e.input === undefined || e.input === null ? undefined : json(e.input),
+    output: e.output === undefined || e.output === null ? undefined : json(e.output),
+    error: e.error ?? undefined,
+    status: e.status,
+    startedAt: e.startedAt ? new Date(e.startedAt) : null,
+    durationMs: e.durationMs === null ? null : Math.round(e.durationMs),
+    inputTokens: e.usage?.inputTokens ?? null,
+    outputTokens: e.usage?.outputTokens ?? null,
+    costUsd: e.usage?.costUsd ?? null,
+    parentSeq: e.parentSeq,
+    cacheKey: e.cacheKey,
+    occurrence: e.occurrence,
+  }));
+}
+
+async function ensureAgent(tx: DbClient, s: ImportedSession) {
+  const agent = await tx.agent.upsert({
+    where: { name: s.agent.name },
+    create: { name: s.agent.name, adapter: s.agent.adapter },
+    update: {},
+  });
+  const version = await tx.agentVersion.upsert({
+    where: { agentId_version: { agentId: agent.id, version: s.agentVersion.version } },
+    create: { agentId: agent.id, version: s.agentVersion.version, capabilities: s.agentVersion.capabilities },
+    update: {},
+  });
+  for (const tool of toolsOf(s)) {
+    await tx.tool.upsert({
+      where: { agentId_name: { agentId: agent.id, name: tool.name } },
+      create: {
+        agentId: agent.id,
+        name: tool.name,
+        schema: tool.schema === undefined ? undefined : json(tool.schema),
+        sideEffect: tool.sideEffect ?? "unknown",
+      },
+      update: {
+        ...(tool.schema === undefined ? {} : { schema: json(tool.schema) }),
+        ...(tool.sideEffect ? { sideEffect: tool.sideEffect } : {}),
+      },
+    });
+  }
+  return { agent, version };
+}
+
+/** The session's declared tools plus every tool it called, declared ones first. */
+function toolsOf(s: ImportedSession): ImportedSession["tools"] {
+  const byName = new Map(s.tools.map((t) => [t.name, t]));
+  for (const e of s.events) if (e.kind === "tool_call" && !byName.has(e.name)) byName.set(e.name, { name: e.name });
+  return [...byName.values()];
+}
+
+async function writeSession(tx: DbClient, s: ImportedSession, existingId?: string): Promise<SavedSession> {
+  const { agent, version } = await ensureAgent(tx, s);
+  const summary = summarize(s.events);
+  const firstStart = s.startedAt ?? s.events.find((e) => e.startedAt)?.startedAt ?? null;
+  const data = {
+    agentId: agent.id,
+    agentVersionId: version.id,
+    externalId: s.externalId,
+    title: s.title,
+    format: s.format,
+    startedAt: firstStart ? new Date(firstStart) : null,
+    endedAt: s.endedAt ? new Date(s.endedAt) : null,
+    durationMs: firstStart && s.endedAt ? Math.max(0, Date.parse(s.endedAt) - Date.parse(firstStart)) : null,
+    ...summary,
+    searchText: searchTextFor(s),
+    metadata: json(s.metadata),
+  };
+  let id: string;
+  if (existingId) {
+    await tx.event.deleteMany({ where: { sessionId: existingId } });
+    await tx.session.update({ where: { id: existingId }, data });
+    id = existingId;
+  } else {
+    id = (await tx.session.create({ data, select: { id: true } })).id;
+  }
+  await tx.event.createMany({ data: eventRows(id, s.events) });
+  return { id, eventCount: s.events.length };
+}
+
+/**
+ * Writes imported sessions in one transaction: all or nothing. A session
+ * whose (format, externalId) was imported before is not written again; its
+ * existing id comes back marked `duplicate`.
+ */
+export async function saveImportedSessions(prisma: Db, sessions: readonly ImportedSession[]): Promise<SavedSession[]> {
+  return prisma.$transaction(
+    async (tx) => {
+      const saved: SavedSession[] = [];
+      for (const s of sessions) {
+        if (s.externalId) {
+          const existing = await tx.session.findUnique({
+            where: { format_externalId: { format: s.format, externalId: s.externalId } },
+            select: { id: true, eventCount: true },
+          });
+          if (existing) {
+            saved.push({ id: existing.id, eventCount: existing.eventCount, duplicate: true });
+            continue;
+          }
+        }
+        saved.push(await writeSession(tx, s));
+      }
+      return saved;
+    },
+    { timeout: 120_000, maxWait: 30_000 },
+  );
+}
+
+/** Replaces a session rebuilt from more spans (OTLP batching), or creates it. Call inside a transaction. */
+export async function upsertRebuiltSession(tx: DbClient, s: ImportedSession): Promise<SavedSession> {
+  const existing = s.externalId
+    ? await tx.session.findUnique({
+        where: { format_externalId: { format: s.format, externalId: s.externalId } },
+        select: { id: true },
+      })
+    : null;
+  return writeSession(tx, s, existing?.id);
+}
+
+export type SessionFilter = {
+  agent?: string;
+  status?: string;
+  tool?: string;
+  q?: string;
+};
+
+function whereFor(f: SessionFilter): Prisma.SessionWhereInput {
+  const where: Prisma.SessionWhereInput = {};
+  if (f.agent) where.agent = { name: f.agent };
+  if (f.status) where.status = f.status;
+  if (f.tool) where.toolNames = { has: f.tool };
+  if (f.q) where.searchText = { contains: f.q.toLowerCase() };
+  return where;
+}
+
+export const sessionListSelect = {
+  id: true,
+  title: true,
+  externalId: true,
+  format: true,
+  status: true,
+  startedAt: true,
+  durationMs: true,
+  eventCount: true,
+  modelCallCount: true,
+  toolCallCount: true,
+  errorCount: true,
+  inputTokens: true,
+  outputTokens: true,
+  costUsd: true,
+  toolNames: true,
+  createdAt: true,
+  agent: { select: { name: true, adapter: true } },
+  agentVersion: { select: { version: true } },
+} satisfies Prisma.SessionSelect;
+
+export type SessionListItem = Prisma.SessionGetPayload<{ select: typeof sessionListSelect }>;
+
+/** Newest first, paginated by cursor (the last id of the previous page). */
+export async function listSessions(
+  client: DbClient,
+  opts: SessionFilter & { limit?: number; cursor?: string },
+): Promise<{ sessions: SessionListItem[]; nextCursor: string | null }> {
+  const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
+  const rows = await client.session.findMany({
+    where: whereFor(opts),
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit + 1,
+    ...(opts.cursor ? { cursor: { id: opts.cursor }, skip: 1 } : {}),
+    select: sessionListSelect,
+  });
+  const hasMore = rows.length > limit;
+  const sessions = hasMore ? rows.slice(0, limit) : rows;
+  return { sessions, nextCursor: hasMore ? (sessions.at(-1)?.id ?? null) : null };
+}
+
+export async function sessionExists(client: DbClient, id: string): Promise<boolean> {
+  return (await client.session.count({ where: { id } })) > 0;
+}
+
+/** Values for the browser's filter menus. */
+export async function sessionFacets(client: DbClient) {
+  const [agents, tools] = await Promise.all([
+    client.agent.findMany({ orderBy: { name: "asc" }, select: { name: true, adapter: true } }),
+    client.tool.findMany({ distinct: ["name"], orderBy: { name: "asc" }, select: { name: true } }),
+  ]);
+  return { agents, tools: tools.map((t) => t.name) };
+}
+
+export async function getSession(client: DbClient, id: string) {
+  return client.session.findUnique({
+    where: { id },
+    include: {
+      agent: true,
+      agentVersion: true,
+      events: { orderBy: { seq: "asc" } },
+    },
+  });
+}
+export type SessionWithEvents = NonNullable<Awaited<ReturnType<typeof getSession>>>;
+
+/** A stored event as the engine reads it. */
+export function toSessionEvent(e: SessionWithEvents["events"][number]): SessionEvent {
+  const usage =
+    e.inputTokens === null && e.outputTokens === null && e.costUsd === null
+      ? null
+      : {
+          ...(e.inputTokens === null ? {} : { inputTokens: e.inputTokens }),
+          ...(e.outputTokens === null ? {} : { outputTokens: e.outputTokens }),
+          ...(e.costUsd === null ? {} : { costUsd: e.costUsd }),
+        };
+  return {
+    seq: e.seq,
+    kind: e.kind as SessionEvent["kind"],
+    name: e.name,
+    input: e.input ?? null,
+    output: e.output ?? null,
+    error: (e.error as SessionEvent["error"]) ?? null,
+    status: e.status as SessionEvent["status"],
+    startedAt: e.startedAt?.toISOString() ?? null,
+    durationMs: e.durationMs,
+    usage,
+    parentSeq: e.parentSeq,
+    cacheKey: e.cacheKey,
+    occurrence: e.occurrence,
+  };
+}

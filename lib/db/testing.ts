@@ -1,0 +1,63 @@
+/**
+ * Real databases for tests: the embedded PGlite (a migrated template made
+ * once per run and copied per database, since creating one takes seconds) and
+ * the PostgreSQL server at 127.0.0.1:5432 (a database created and dropped per
+ * test file). Never used by the app.
+ */
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { openDatabase, type Database } from "./client";
+
+export type TestEngine = "pglite" | "postgres";
+export const TEST_ENGINES: TestEngine[] = ["pglite", "postgres"];
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+const TEMPLATE_DIR = path.join(tmpdir(), `branchpoint-pglite-template-${process.pid}`);
+
+async function pgliteTemplate(): Promise<string> {
+  if (!existsSync(path.join(TEMPLATE_DIR, "pgdata"))) {
+    const db = await openDatabase({ dir: TEMPLATE_DIR, url: "" });
+    await db.close();
+  }
+  return TEMPLATE_DIR;
+}
+
+export type TestDatabase = Database & { drop(): Promise<void> };
+
+/** A fresh, migrated, empty database on the given engine. */
+export async function createTestDatabase(engine: TestEngine): Promise<TestDatabase> {
+  if (engine === "pglite") {
+    const template = await pgliteTemplate();
+    const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-test-"));
+    cpSync(path.join(template, "pgdata"), path.join(dir, "pgdata"), { recursive: true });
+    const db = await openDatabase({ dir, url: "" });
+    return {
+      ...db,
+      drop: async () => {
+        await db.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const name = `branchpoint_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const db = await openDatabase({ url: url.toString() });
+  return {
+    ...db,
+    drop: async () => {
+      await db.close();
+      const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

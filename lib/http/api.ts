@@ -1,0 +1,109 @@
+import { z } from "zod";
+import { db, type Db } from "@/lib/db";
+import { verifyApiKey } from "@/lib/db/api-keys";
+import { env } from "@/lib/env";
+import { ApiError, errorBody, issuesFromZod } from "./errors";
+
+export { ApiError } from "./errors";
+
+export function jsonError(status: number, code: string, message: string, issues: { path: string; message: string }[] = []) {
+  return Response.json(errorBody(code, message, issues), { status });
+}
+
+/** The bearer key of a request (`Authorization: Bearer …`), or null. */
+export function bearerKey(request: Request): string | null {
+  const header = request.headers.get("authorization");
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1] ?? null;
+}
+
+/** Fails closed: a missing, unknown or revoked key is a 401. */
+export async function requireApiKey(prisma: Db, request: Request): Promise<string> {
+  const keyId = await verifyApiKey(prisma, bearerKey(request));
+  if (!keyId) {
+    throw new ApiError(401, "unauthorized", "A valid API key is required: send it as 'Authorization: Bearer <key>'.");
+  }
+  return keyId;
+}
+
+/** Reads a body as text within the configured size limit. */
+export async function readBodyBytes(request: Request): Promise<Uint8Array> {
+  const limit = env().BRANCHPOINT_MAX_BODY_BYTES;
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > limit) {
+    throw new ApiError(413, "payload_too_large", `The body is ${declared} bytes; the limit is ${limit} bytes (BRANCHPOINT_MAX_BODY_BYTES).`);
+  }
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new ApiError(413, "payload_too_large", `The body is over the limit of ${limit} bytes (BRANCHPOINT_MAX_BODY_BYTES).`);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}
+
+/** Parses a JSON body against a schema: 400 with the path of each problem. */
+export async function readJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+  const contentType = request.headers.get("content-type") ?? "";
+  if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
+    throw new ApiError(415, "unsupported_media_type", `Send JSON with 'Content-Type: application/json' (got '${contentType}').`);
+  }
+  const text = new TextDecoder().decode(await readBodyBytes(request));
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, "malformed_json", `The body is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ApiError(400, "invalid_request", "The request body is not valid.", issuesFromZod(parsed.error));
+  return parsed.data;
+}
+
+/** Parses query parameters against a schema: 400 with the name of each bad one. */
+export function readQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
+  const params = Object.fromEntries(new URL(request.url).searchParams.entries());
+  const parsed = schema.safeParse(params);
+  if (!parsed.success) throw new ApiError(400, "invalid_query", "The query parameters are not valid.", issuesFromZod(parsed.error));
+  return parsed.data;
+}
+
+type Handler<C> = (ctx: { request: Request; prisma: Db; params: C; apiKeyId: string }) => Promise<Response>;
+
+/**
+ * A `/api/v1/*` route: API key checked first, errors mapped to
+ * `{ error: { code, message, issues } }` in one place. Unexpected errors are
+ * logged and answered with a generic 500 (no internals reach the client).
+ */
+export function apiRoute<C = Record<string, never>>(handler: Handler<C>) {
+  return async (request: Request, context: { params: Promise<C> }): Promise<Response> => {
+    try {
+      const prisma = await db();
+      const apiKeyId = await requireApiKey(prisma, request);
+      return await handler({ request, prisma, params: await context.params, apiKeyId });
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+export function errorResponse(error: unknown): Response {
+  if (error instanceof ApiError) return jsonError(error.status, error.code, error.message, error.issues);
+  if (error instanceof z.ZodError) return jsonError(400, "invalid_request", "The request is not valid.", issuesFromZod(error));
+  console.error("Unexpected error in an API route:", error);
+  return jsonError(500, "internal_error", "Something went wrong on the server; the request was not completed.");
+}

@@ -1,0 +1,18 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // Native-ish and WASM packages run as plain Node modules on the server.
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pglite-prisma-adapter",
+    "@prisma/adapter-pg",
+    "@prisma/driver-adapter-utils",
+    "pg",
+  ],
+  poweredByHeader: false,
+  reactStrictMode: true,
+  experimental: {
+    serverActions: { bodySizeLimit: "25mb" },
+  },
+};
+
+export default nextConfig;

@@ -1,0 +1,33 @@
+// Starts the production server for the e2e suite on a fresh embedded database
+// in a temporary folder (demo data loaded), and removes the folder on exit.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+const port = process.argv[2] ?? "3100";
+const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-e2e-"));
+const child = spawn(
+  process.execPath,
+  [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", port],
+  {
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      BRANCHPOINT_DATA_DIR: dir,
+      BRANCHPOINT_API_KEY: process.env.BRANCHPOINT_API_KEY ?? "e2e-test-key-0123456789",
+      BRANCHPOINT_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL: "",
+    },
+  },
+);
+const stop = () => {
+  child.kill("SIGTERM");
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
+child.on("exit", (code) => {
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(code ?? 0);
+});
