@@ -5,7 +5,7 @@ import type { SessionEvent } from "./events";
 export function toolCallArgs(event: Pick<SessionEvent, "input">): unknown {
   const input = event.input;
   if (input !== null && typeof input === "object" && !Array.isArray(input) && "args" in input) {
-    return (input as { args: unknown }).args;
+    return input.args;
   }
   return undefined;
 }

@@ -19,7 +19,7 @@ const SEED_000_PYTHON = {
 
 describe("seed 000 · --tool-policy JSON", () => {
   it("the seed's CLI example round-trips exactly", () => {
-    const parsed = JSON.parse(SEED_000_CLI);
+    const parsed: unknown = JSON.parse(SEED_000_CLI);
     const imported = importSeed000ToolPolicy(parsed);
     expect(imported.ok).toBe(true);
     if (!imported.ok) return;
@@ -60,7 +60,7 @@ describe("seed 000 · --tool-policy JSON", () => {
     ["fixture", { default: { type: "fixture" } }, "approximated", { type: "static", cases: [], on_miss: "fail" }],
     ["approval per_call", { default: { type: "passthrough", approval: "per_call" } }, "not_expressible", { type: "passthrough" }],
   ] as const)("what the form cannot express is reported: %s", (_name, tools, code, exported) => {
-    const out = exportSeed000ToolPolicy(tools as never);
+    const out = exportSeed000ToolPolicy(tools);
     expect(out.issues.map((i) => i.code)).toContain(code);
     expect(out.json.default).toEqual(exported);
   });

@@ -1,3 +1,4 @@
+// eslint-disable-next-line no-restricted-imports -- this test reads lib/replay's own sources to check the purity boundary; tests may do I/O.
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";

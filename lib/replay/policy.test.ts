@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Policy, policyHash, policyJsonSchema, RECOMMENDED_RCA_POLICY, ruleFor, toolLevelPreset, ToolLevel } from "./policy";
+import { Policy, policyHash, policyJsonSchema, RECOMMENDED_RCA_POLICY, ruleFor, toolLevelPreset, type ToolLevel } from "./policy";
 
 describe("seed 003 · policy shape and presets", () => {
   it("the recommended RCA default is recorded-only, pause-for-fixture, continue_to_terminal, maxSteps 100", () => {

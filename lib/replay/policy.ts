@@ -119,7 +119,7 @@ export type Policy = z.infer<typeof Policy>;
 
 /** The policy document as JSON Schema (draft 2020-12), for editors and the HTTP API. */
 export function policyJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(Policy, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
+  return z.toJSONSchema(Policy, { target: "draft-2020-12", io: "input" });
 }
 
 /** Content hash of a policy version: sha256 of its RFC 8785 canonical form. Same document, same hash. */
@@ -225,4 +225,4 @@ export const RECOMMENDED_RCA_POLICY: Policy = Object.freeze({
   drift: "continue_to_terminal",
   maxSteps: 100,
   tools: toolLevelPreset("pause-for-fixture"),
-}) as Policy;
+});

@@ -81,7 +81,7 @@ describe("property: edits are local in time", () => {
 
   it("an edit at step k changes nothing before k", async () => {
     await fc.assert(
-      fc.asyncProperty(editArb, fc.constantFrom("error_result", "fail", "pause") as fc.Arbitrary<"error_result" | "fail" | "pause">, async ([base, edit], onMiss) => {
+      fc.asyncProperty(editArb, fc.constantFrom<"error_result" | "fail" | "pause">("error_result", "fail", "pause"), async ([base, edit], onMiss) => {
         const policy: Policy = { ...recordedPolicy, tools: { default: { type: "history", scope: "baseline", on_miss: onMiss } } };
         const r = await replay({ base, policy, edits: [edit] });
         const before = r.steps.filter((s) => s.seq < edit.seq);

@@ -485,7 +485,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     }
     const counts = new Map<string, number>();
     for (const o of outputs) {
-      const k = canonicalJson(o) ?? String(o);
+      // Outputs with no canonical form (NaN, cycles) share one bucket, as before; the key is not JSON, so it matches no recorded output.
+      const k = canonicalJson(o) ?? "<uncanonicalizable>";
       counts.set(k, (counts.get(k) ?? 0) + 1);
     }
     const recordedKey = canonicalJson(recorded.output);

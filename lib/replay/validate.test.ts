@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Policy, type ToolRule } from "./policy";
+import type { Policy, ToolRule } from "./policy";
 import { validatePolicy, type IssueCode, type ValidationContext } from "./validate";
 
 const ctx = (over: Partial<ValidationContext> = {}): ValidationContext => ({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { JsonPath } from "./json";
-import { effectiveOnMiss, isReadOnly, KnownTool, Policy, ruleFor, type ToolRule } from "./policy";
+import { effectiveOnMiss, isReadOnly, KnownTool, Policy, type ToolRule } from "./policy";
 
 export const Adapter = z.enum(["pydantic-ai", "langgraph", "openai-agents", "mastra", "vercel-ai-sdk", "generic"]);
 export type Adapter = z.infer<typeof Adapter>;
