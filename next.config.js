@@ -8,6 +8,8 @@ const nextConfig = {
     "@prisma/driver-adapter-utils",
     "pg",
   ],
+  // A separate build folder per checkout or parallel run (NEXT_DIST_DIR=.next-foo).
+  distDir: process.env.NEXT_DIST_DIR || ".next",
   poweredByHeader: false,
   reactStrictMode: true,
   experimental: {

@@ -1,0 +1,29 @@
+"use client";
+
+import dynamic from "next/dynamic";
+import type { JsonDiffProps, JsonEditorProps } from "./JsonEditorImpl";
+
+function Loading({ height = 320 }: { height?: number | string }) {
+  return (
+    <div
+      style={{ height }}
+      className="flex items-center justify-center rounded-md border border-slate-200 bg-slate-50 text-xs text-slate-400"
+    >
+      Loading editor…
+    </div>
+  );
+}
+
+/** A Monaco JSON editor (client-only, loaded locally). */
+export const JsonEditor = dynamic<JsonEditorProps>(() => import("./JsonEditorImpl"), {
+  ssr: false,
+  loading: () => <Loading />,
+});
+
+/** Monaco's diff editor, for JSON or text. */
+export const JsonDiff = dynamic<JsonDiffProps>(() => import("./JsonEditorImpl").then((m) => m.JsonDiffImpl), {
+  ssr: false,
+  loading: () => <Loading />,
+});
+
+export type { JsonDiffProps, JsonEditorProps };
