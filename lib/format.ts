@@ -41,7 +41,7 @@ export function prettyJson(value: unknown): string {
     }
     return value;
   }
-  return JSON.stringify(value, null, 2) ?? String(value);
+  return JSON.stringify(value, null, 2) ?? "";
 }
 
 /** One line of a value, for a row's preview. */

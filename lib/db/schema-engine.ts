@@ -4,6 +4,7 @@ import {
   bindMigrationAwareSqlAdapterFactory,
   type SqlMigrationAwareDriverAdapterFactory,
 } from "@prisma/driver-adapter-utils";
+import type * as EngineGlue from "@prisma/schema-engine-wasm";
 import type { MigrationList, SchemaEngine } from "@prisma/schema-engine-wasm";
 
 /**
@@ -17,7 +18,7 @@ export const MIGRATIONS_DIR = path.join(process.cwd(), "prisma", "migrations");
 export const SCHEMA_PATH = path.join(process.cwd(), "prisma", "schema.prisma");
 const NO_FILTER = { externalTables: [], externalEnums: [] };
 
-type EngineModule = typeof import("@prisma/schema-engine-wasm");
+type EngineModule = typeof EngineGlue;
 
 let enginePromise: Promise<EngineModule> | undefined;
 
@@ -30,7 +31,7 @@ async function loadEngineModule(): Promise<EngineModule> {
   const bytes = await readFile(
     /*turbopackIgnore: true*/ path.join(process.cwd(), "node_modules", "@prisma", "schema-engine-wasm", "schema_engine_bg.wasm"),
   );
-  const { instance } = await WebAssembly.instantiate(bytes, { "./schema_engine_bg.js": glue as never });
+  const { instance } = await WebAssembly.instantiate(bytes, { "./schema_engine_bg.js": glue as unknown as WebAssembly.ModuleImports });
   glue.__wbg_set_wasm(instance.exports);
   (instance.exports.__wbindgen_start as () => void)();
   return glue;

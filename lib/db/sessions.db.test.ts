@@ -113,7 +113,7 @@ describe("the embedded database's folder lock", () => {
     try {
       writeFileSync(path.join(dir, "branchpoint.lock"), JSON.stringify({ pid: 2 ** 22 + 7, startedAt: "", command: "" }));
       const db = await openDatabase({ dir, url: "" });
-      expect(JSON.parse(readFileSync(path.join(dir, "branchpoint.lock"), "utf8")).pid).toBe(process.pid);
+      expect((JSON.parse(readFileSync(path.join(dir, "branchpoint.lock"), "utf8")) as { pid: number }).pid).toBe(process.pid);
       await db.close();
       expect(() => readFileSync(path.join(dir, "branchpoint.lock"))).toThrow();
     } finally {

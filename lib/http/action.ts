@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { db, type Db } from "@/lib/db";
 import { ApiError, issuesFromZod, type ApiIssue } from "./errors";
 
