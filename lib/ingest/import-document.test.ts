@@ -129,7 +129,7 @@ describe("format detection", () => {
       detect: (bytes) => bytes[0] === 0x0a,
       import: (bytes) => ({ ok: false, issues: [{ path: "", message: `seen ${bytes.length} bytes` }] }),
     };
-    const all = [...importers, otlpJson, otlpProto];
+    const all = [...importers.filter((i) => !i.format.startsWith("otlp-")), otlpJson, otlpProto];
     expect(importDocument('{"resourceSpans": []}', { importers: all })).toEqual({
       ok: false,
       format: "otlp-json",

@@ -184,8 +184,8 @@ export function mapOpenAiAgentsItems(items: readonly AgentsItem[]): AgentsMapRes
   return { ok: true, format: "openai-agents", sessions, warnings };
 }
 
-/** Of two copies of one item: the ended one, then the larger, then a stable order. */
-function richer(a: AgentsItem, b: AgentsItem): boolean {
+/** Of two copies of one item: the ended one, then the larger, then a stable order. True when `a` is preferred. */
+export function richer(a: AgentsItem, b: AgentsItem): boolean {
   const endA = a.object === "trace.span" && a.endedAt !== null ? 1 : 0;
   const endB = b.object === "trace.span" && b.endedAt !== null ? 1 : 0;
   if (endA !== endB) return endA > endB;

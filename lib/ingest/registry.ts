@@ -1,12 +1,19 @@
 import type { FormatImporter } from "./importer";
 import { nativeImporter } from "./native";
+import { openAiAgentsImporter } from "./openai-agents";
 import { openAiChatImporter } from "./openai-chat";
+import { otlpJsonImporter, otlpProtobufImporter } from "./otlp";
 
 /**
  * Every importer `importDocument` knows, in detection order: the first whose
  * `detect` claims a document imports it, so put the most specific shapes
- * first. The OTLP (`otlp-json`, `otlp-protobuf`) and OpenAI Agents SDK
- * (`openai-agents`) importers join this list as `JsonImporter`/`BytesImporter`
- * values from `lib/ingest/otlp/` and `lib/ingest/openai-agents.ts`.
+ * first. JSON importers are tried on JSON text; the protobuf importer only on
+ * bytes that are not JSON text.
  */
-export const importers: readonly FormatImporter[] = [nativeImporter, openAiChatImporter];
+export const importers: readonly FormatImporter[] = [
+  nativeImporter,
+  otlpJsonImporter,
+  openAiAgentsImporter,
+  openAiChatImporter,
+  otlpProtobufImporter,
+];

@@ -1,0 +1,166 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mapOpenAiAgentsItems, parseOpenAiAgentsExport, type AgentsItem } from "@/lib/ingest/openai-agents";
+import { mapOtlpSpans, spanSessionId, type OtlpSpan } from "@/lib/ingest/otlp";
+import type { SessionEvent } from "@/lib/replay";
+import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
+import type { ImportedSession } from "@/lib/ingest/types";
+import { getSession, toSessionEvent } from "./sessions";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
+import { ingestAgentsItems, ingestOtlpSpans, type TraceIngestResult } from "./traces";
+
+/** A deterministic shuffle-and-split, with re-sent spans and early (unended) copies placed anywhere. */
+function batchesOf(spans: readonly OtlpSpan[], seed: number): OtlpSpan[][] {
+  let state = seed * 2654435761;
+  const rand = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+  const shuffled = [...spans].sort(() => rand() - 0.5);
+  const batches: OtlpSpan[][] = [];
+  for (let i = 0; i < shuffled.length; ) {
+    const size = 1 + Math.floor(rand() * 4);
+    batches.push(shuffled.slice(i, i + size));
+    i += size;
+  }
+  const partial = shuffled.filter(() => rand() < 0.4).map((s) => ({ ...s, endTimeUnixNano: null, status: { code: 0, message: "" }, events: [] }));
+  const dupes = shuffled.filter(() => rand() < 0.3);
+  const cut = Math.floor(rand() * batches.length);
+  return [...batches.slice(0, cut), partial, ...batches.slice(cut), dupes].filter((b) => b.length > 0);
+}
+
+function ok(result: TraceIngestResult) {
+  if (!result.ok) throw new Error(JSON.stringify(result.issues));
+  return result;
+}
+
+describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  async function storedSession(format: string, externalId: string) {
+    const rows = await db.prisma.session.findMany({ where: { format, externalId }, select: { id: true } });
+    expect(rows).toHaveLength(1);
+    const session = await getSession(db.prisma, rows[0]!.id);
+    return { session: session!, events: session!.events.map(toSessionEvent) };
+  }
+
+  const names = ["ai7-genai-stream", "ai7-legacy-generate", "ai6-stream"];
+  for (const name of names) {
+    it(`${name}: any batching, order, duplicates or early copies give the session of the whole export`, async () => {
+      const spans = spansOf(recordings("json").get(name)!);
+      const reference = mapOtlpSpans(spans, { format: "otlp-json" });
+      expect(reference.ok).toBe(true);
+      if (!reference.ok) return;
+      const expected: ImportedSession = reference.sessions[0]!;
+      // Each seed: a fresh copy of the spans under new trace ids, so the runs do not share a group.
+      for (const seed of [1, 2, 3]) {
+        const suffix = `-${name}-${seed}`;
+        const renamed = spans.map((s) => ({
+          ...s,
+          traceId: `${s.traceId.slice(0, 28)}${seed.toString(16).padStart(4, "0")}`,
+          attributes: renameSession(s.attributes, suffix),
+          resource: renameSession(s.resource, suffix),
+        }));
+        const externalId = mapOtlpSpans(renamed).ok ? (mapOtlpSpans(renamed) as { sessions: ImportedSession[] }).sessions[0]!.externalId! : "";
+        let lastId: string | null = null;
+        for (const batch of batchesOf(renamed, seed)) {
+          const result = ok(await ingestOtlpSpans(db.prisma, batch, "otlp-json"));
+          for (const s of result.sessions) if (s.externalId === externalId) lastId = s.id;
+        }
+        const { session, events } = await storedSession("otlp-json", externalId);
+        expect(session.id).toBe(lastId);
+        expect(events).toEqual(asStored(expected.events));
+        expect(session.eventCount).toBe(expected.events.length);
+        // One row per span, all pointing at the session.
+        const rows = await db.prisma.traceSpan.findMany({ where: { sessionId: session.id }, select: { spanId: true } });
+        expect(rows.map((r) => r.spanId).sort()).toEqual(renamed.map((s) => s.spanId).sort());
+      }
+    });
+  }
+
+  it("a child span that arrives before its root joins the root's session; the trace's own session goes", async () => {
+    // As AI SDK 7 does with telemetry metadata, this trace names its session on one span only.
+    const spans = spansOf(recordings("json").get("openinference-handwritten")!);
+    const named = spans.filter((s) => spanSessionId(s) !== null);
+    const unnamed = spans.filter((s) => !named.includes(s));
+    expect(named.length).toBeGreaterThan(0);
+    expect(unnamed.length).toBeGreaterThan(0);
+    const first = ok(await ingestOtlpSpans(db.prisma, unnamed, "otlp-json"));
+    expect(first.sessions.every((s) => s.externalId.startsWith("trace:"))).toBe(true);
+    const second = ok(await ingestOtlpSpans(db.prisma, named, "otlp-json"));
+    expect(second.sessions.map((s) => s.externalId)).toEqual([mapOtlpSpans(spans).ok && (mapOtlpSpans(spans) as { sessions: ImportedSession[] }).sessions[0]!.externalId]);
+    for (const s of first.sessions) expect(await db.prisma.session.count({ where: { id: s.id } })).toBe(0);
+    const reference = mapOtlpSpans(spans) as { sessions: ImportedSession[] };
+    const { events } = await storedSession("otlp-json", reference.sessions[0]!.externalId!);
+    expect(events).toEqual(asStored(reference.sessions[0]!.events));
+  });
+
+  it("re-sending an export writes nothing new and keeps the session id", async () => {
+    const spans = spansOf(recordings("bin").get("ai7-genai-generate")!);
+    const a = ok(await ingestOtlpSpans(db.prisma, spans, "otlp-protobuf"));
+    const rowsBefore = await db.prisma.traceSpan.count();
+    const b = ok(await ingestOtlpSpans(db.prisma, spans, "otlp-json"));
+    expect(b.inserted).toBe(0);
+    expect(b.sessions.map((s) => s.id)).toEqual(a.sessions.map((s) => s.id));
+    expect(await db.prisma.traceSpan.count()).toBe(rowsBefore);
+    // The group keeps the format it was first stored as.
+    expect((await db.prisma.session.findUnique({ where: { id: a.sessions[0]!.id } }))?.format).toBe("otlp-protobuf");
+  });
+
+  it("a span with a mistyped attribute refuses the whole request, naming the attribute, and writes nothing", async () => {
+    const spans = spansOf(recordings("json").get("ai6-generate")!).map((s) => ({ ...s, traceId: "ab".repeat(16) }));
+    const tool = spans.findIndex((s) => s.attributes["ai.toolCall.name"] !== undefined);
+    const bad = spans.map((s, i) => (i === tool ? { ...s, attributes: { ...s.attributes, "ai.toolCall.name": 42 } } : s));
+    const [spansBefore, sessionsBefore] = [await db.prisma.traceSpan.count(), await db.prisma.session.count()];
+    const result = await ingestOtlpSpans(db.prisma, bad, "otlp-json");
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues.some((i) => i.path.includes("ai.toolCall.name"))).toBe(true);
+    expect(await db.prisma.traceSpan.count()).toBe(spansBefore);
+    expect(await db.prisma.session.count()).toBe(sessionsBefore);
+  });
+
+  it("OpenAI Agents SDK items: any batching gives the session of the whole export", async () => {
+    const body: unknown = JSON.parse(
+      readFileSync(path.join(import.meta.dirname, "../ingest/__fixtures__/openai-agents-chat.json"), "utf8"),
+    );
+    const parsed = parseOpenAiAgentsExport(body);
+    if (!parsed.ok) throw new Error("fixture does not parse");
+    const reference = mapOpenAiAgentsItems(parsed.items);
+    if (!reference.ok) throw new Error("fixture does not map");
+    // Spans first (their trace, with its group id, last), in two orders.
+    const spans = parsed.items.filter((i) => i.object === "trace.span");
+    const traces = parsed.items.filter((i) => i.object === "trace");
+    const batches: AgentsItem[][] = [spans.slice(0, 3), spans.slice(3).reverse(), traces, spans.slice(1, 4)];
+    let sessionId: string | null = null;
+    for (const batch of batches) {
+      const result = ok(await ingestAgentsItems(db.prisma, batch));
+      sessionId = result.sessions.at(-1)?.id ?? sessionId;
+    }
+    const { session, events } = await storedSession("openai-agents", reference.sessions[0]!.externalId!);
+    expect(session.id).toBe(sessionId);
+    expect(events).toEqual(asStored(reference.sessions[0]!.events));
+    // Before the trace item arrived, the spans made a trace session; it is gone now.
+    expect(await db.prisma.session.count({ where: { format: "openai-agents" } })).toBe(1);
+  });
+});
+
+function renameSession(attrs: Record<string, unknown>, suffix: string): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...attrs };
+  for (const key of ["session.id", "gen_ai.conversation.id", "ai.telemetry.metadata.sessionId"]) {
+    if (typeof out[key] === "string") out[key] = `${out[key] as string}${suffix}`;
+  }
+  return out;
+}
+
+/** Events as the database keeps them: durations in whole milliseconds. */
+function asStored(events: readonly SessionEvent[]): SessionEvent[] {
+  return events.map((e) => ({ ...e, durationMs: e.durationMs === null ? null : Math.round(e.durationMs) }));
+}

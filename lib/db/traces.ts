@@ -1,0 +1,308 @@
+import {
+  groupSpans,
+  mapSessionGroup,
+  sessionGroupKey,
+  dedupeSpans,
+  type OtlpFormat,
+  type OtlpSpan,
+} from "@/lib/ingest/otlp";
+import {
+  mapOpenAiAgentsItems,
+  openAiAgentsGroupKey,
+  richer,
+  type AgentsItem,
+} from "@/lib/ingest/openai-agents";
+import type { ImportedSession, ImportFormat, ImportIssue } from "@/lib/ingest/types";
+import type { Db, DbClient } from "./client";
+import type { Prisma } from "./generated/client";
+import { upsertRebuiltSession, type SavedSession } from "./sessions";
+
+// ---------------------------------------------------------------------------
+// Trace ingest: spans (OTLP) and items (OpenAI Agents SDK export) are stored
+// idempotently, one TraceSpan row per (trace id, span id), and every session
+// they touch is rebuilt from ALL the stored spans of its group, in the same
+// transaction as the span writes. The mappers are pure functions of the SET
+// of spans, so the final session is the same whatever the batching, order or
+// duplication of exports.
+//
+// A row's `groupKey` is the RESOLVED group of its span (`otlp:session:<id>`,
+// `otlp:trace:<id>`, `openai-agents:group:<id>`, `openai-agents:trace:<id>`):
+// AI SDK 7 names the session on the root span only, so a child span that
+// arrives first is stored under its trace, and moves (with its trace) into
+// the session when the root arrives; the session that trace had on its own is
+// then deleted. Loading a group is a closure: the rows under the keys touched,
+// plus every row of the traces those rows belong to, plus the rows of those
+// rows' groups, until nothing new turns up.
+//
+// Rejection: a request whose spans have missing or mistyped attributes (the
+// mapper's warnings, each at an exact path) writes nothing. Rows already
+// stored passed the same check, so every warning belongs to the request.
+// Concurrency: a transaction-level advisory lock per touched key and trace id
+// serializes requests that share a group (PGlite is one connection anyway).
+// ---------------------------------------------------------------------------
+
+export type TraceIngestResult =
+  | {
+      ok: true;
+      /** Sessions created or rebuilt by this request (a group with no model or tool step yet has none). */
+      sessions: (SavedSession & { externalId: string })[];
+      /** Spans of the request (after deduplication within it). */
+      received: number;
+      /** Spans stored for the first time. */
+      inserted: number;
+      /** Stored spans replaced by a more complete copy (an ended span after its partial copy). */
+      updated: number;
+    }
+  | { ok: false; issues: ImportIssue[] };
+
+type Row = { id: string; groupKey: string; traceId: string; spanId: string; sessionId: string | null; payload: unknown };
+
+/** What the generic store-and-rebuild needs to know about one source of spans. */
+type Source<T> = {
+  prefix: string;
+  formats: readonly ImportFormat[];
+  ids(item: T): { traceId: string; spanId: string };
+  /** The group the item names by itself (unprefixed). */
+  ownKey(item: T): string;
+  /** True when copy `a` of a span is preferred over copy `b`. */
+  better(a: T, b: T): boolean;
+  /** Stable text of an item for change detection (without its position in a request). */
+  fingerprint(item: T): string;
+  toPayload(item: T): Prisma.InputJsonValue;
+  fromPayload(value: unknown): T;
+  /** Every group of `items` with its members' ids and its session (null: no model or tool step yet), plus warnings. */
+  rebuild(items: T[]): { groups: { key: string; memberIds: string[]; session: ImportedSession | null }[]; warnings: ImportIssue[] };
+};
+
+const idOf = (traceId: string, spanId: string) => `${traceId}\u0000${spanId}`;
+
+// --- OTLP --------------------------------------------------------------------
+
+function otlpSource(format: OtlpFormat): Source<OtlpSpan> {
+  return {
+    prefix: "otlp:",
+    formats: ["otlp-json", "otlp-protobuf"],
+    ids: (s) => ({ traceId: s.traceId, spanId: s.spanId }),
+    ownKey: (s) => sessionGroupKey(s),
+    // dedupeSpans keeps the first copy unless a later one ranks higher.
+    better: (a, b) => dedupeSpans([b, a])[0] === a,
+    fingerprint: (s) => JSON.stringify({ ...s, path: "" }),
+    toPayload: (s) => s as unknown as Prisma.InputJsonValue,
+    fromPayload: (v) => v as OtlpSpan,
+    rebuild: (spans) => {
+      const groups: { key: string; memberIds: string[]; session: ImportedSession | null }[] = [];
+      const warnings: ImportIssue[] = [];
+      for (const [key, members] of groupSpans(spans)) {
+        const mapped = mapSessionGroup(key, members, { format });
+        warnings.push(...mapped.warnings);
+        groups.push({ key, memberIds: members.map((s) => idOf(s.traceId, s.spanId)), session: mapped.session });
+      }
+      return { groups, warnings };
+    },
+  };
+}
+
+// --- OpenAI Agents SDK ---------------------------------------------------------
+
+const agentsIds = (item: AgentsItem) =>
+  item.object === "trace" ? { traceId: item.id, spanId: item.id } : { traceId: item.traceId, spanId: item.id };
+
+const agentsSource: Source<AgentsItem> = {
+  prefix: "openai-agents:",
+  formats: ["openai-agents"],
+  ids: agentsIds,
+  ownKey: openAiAgentsGroupKey,
+  better: richer,
+  fingerprint: (item) => JSON.stringify({ ...item, path: "" }),
+  toPayload: (item) => item as unknown as Prisma.InputJsonValue,
+  fromPayload: (v) => v as AgentsItem,
+  rebuild: (items) => {
+    // The grouping mapOpenAiAgentsItems applies: a trace's group_id, else the trace.
+    const groupOfTrace = new Map<string, string>();
+    for (const item of items) if (item.object === "trace") groupOfTrace.set(item.id, openAiAgentsGroupKey(item));
+    const members = new Map<string, string[]>();
+    for (const item of items) {
+      const { traceId, spanId } = agentsIds(item);
+      const key = groupOfTrace.get(traceId) ?? `trace:${traceId}`;
+      const list = members.get(key) ?? [];
+      list.push(idOf(traceId, spanId));
+      members.set(key, list);
+    }
+    const mapped = mapOpenAiAgentsItems(items);
+    const sessions = new Map(mapped.ok ? mapped.sessions.map((s) => [s.externalId ?? "", s]) : []);
+    return {
+      groups: [...members.entries()].map(([key, memberIds]) => ({ key, memberIds, session: sessions.get(key) ?? null })),
+      warnings: mapped.ok ? mapped.warnings : [],
+    };
+  },
+};
+
+// --- The store-and-rebuild -----------------------------------------------------
+
+/** Serializes transactions that touch the same keys (sorted, so two requests never wait on each other crosswise). */
+async function lockKeys(tx: DbClient, keys: readonly string[]): Promise<void> {
+  const sorted = [...new Set(keys)].sort();
+  if (sorted.length === 0) return;
+  await tx.$queryRaw`SELECT count(*)::int AS n FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${sorted}::text[]) AS k ORDER BY k) AS locked`;
+}
+
+/** The stored rows of every group the keys and traces reach (see the closure above). */
+async function loadClosure(tx: DbClient, keys: Set<string>, traceIds: Set<string>): Promise<Row[]> {
+  const rows = new Map<string, Row>();
+  const queriedKeys: string[] = [];
+  let pendingKeys = [...keys];
+  let pendingTraces = [...traceIds];
+  while (pendingKeys.length > 0 || pendingTraces.length > 0) {
+    const found = await tx.traceSpan.findMany({
+      where: {
+        OR: [
+          ...(pendingKeys.length > 0 ? [{ groupKey: { in: pendingKeys } }] : []),
+          // Rows under keys already queried are loaded already.
+          ...(pendingTraces.length > 0
+            ? [{ traceId: { in: pendingTraces }, ...(queriedKeys.length > 0 ? { groupKey: { notIn: queriedKeys } } : {}) }]
+            : []),
+        ],
+      },
+      select: { id: true, groupKey: true, traceId: true, spanId: true, sessionId: true, payload: true },
+    });
+    queriedKeys.push(...pendingKeys);
+    pendingKeys = [];
+    pendingTraces = [];
+    for (const row of found) {
+      rows.set(row.id, row);
+      if (!keys.has(row.groupKey)) {
+        keys.add(row.groupKey);
+        pendingKeys.push(row.groupKey);
+      }
+      if (!traceIds.has(row.traceId)) {
+        traceIds.add(row.traceId);
+        pendingTraces.push(row.traceId);
+      }
+    }
+  }
+  return [...rows.values()];
+}
+
+async function storeAndRebuild<T>(tx: DbClient, source: Source<T>, incoming: readonly T[], format: ImportFormat): Promise<TraceIngestResult> {
+  // 1. The request's spans, one copy each.
+  const fresh = new Map<string, T>();
+  for (const item of incoming) {
+    const { traceId, spanId } = source.ids(item);
+    const id = idOf(traceId, spanId);
+    const current = fresh.get(id);
+    if (!current || source.better(item, current)) fresh.set(id, item);
+  }
+  const keys = new Set<string>();
+  const traceIds = new Set<string>();
+  for (const item of fresh.values()) {
+    keys.add(source.prefix + source.ownKey(item));
+    traceIds.add(source.ids(item).traceId);
+  }
+  await lockKeys(tx, [...keys, ...[...traceIds].map((t) => `${source.prefix}trace-id:${t}`)]);
+
+  // 2. What is stored of every group they touch.
+  const rows = await loadClosure(tx, keys, traceIds);
+  const stored = new Map<string, { row: Row; item: T }>();
+  for (const row of rows) stored.set(idOf(row.traceId, row.spanId), { row, item: source.fromPayload(row.payload) });
+
+  // 3. The set of spans after this request: stored ones, replaced by better copies, plus new ones.
+  const all = new Map<string, T>();
+  for (const [id, { item }] of stored) all.set(id, item);
+  const inserted: string[] = [];
+  const replaced = new Set<string>();
+  for (const [id, item] of fresh) {
+    const before = stored.get(id);
+    if (!before) {
+      inserted.push(id);
+      all.set(id, item);
+    } else if (source.better(item, before.item) && source.fingerprint(item) !== source.fingerprint(before.item)) {
+      replaced.add(id);
+      all.set(id, item);
+    }
+  }
+
+  // 4. Rebuild every touched group; refuse the request on any attribute problem, before writing anything.
+  const { groups, warnings } = source.rebuild([...all.values()]);
+  if (warnings.length > 0) return { ok: false, issues: warnings };
+
+  // 5. Sessions: rebuilt or created; groups that no longer exist (a trace moved into a session) lose theirs.
+  const groupOf = new Map<string, { key: string; sessionId: string | null }>();
+  const sessions: (SavedSession & { externalId: string })[] = [];
+  const liveKeys = new Set(groups.map((g) => g.key));
+  const staleKeys = [...new Set(rows.map((r) => r.groupKey.slice(source.prefix.length)))].filter((k) => !liveKeys.has(k));
+  const existing = await tx.session.findMany({
+    where: { externalId: { in: [...liveKeys, ...staleKeys] }, format: { in: [...source.formats] } },
+    select: { id: true, externalId: true, format: true },
+  });
+  const existingByKey = new Map(existing.map((s) => [s.externalId ?? "", s]));
+  for (const stale of staleKeys) {
+    const session = existingByKey.get(stale);
+    if (session) await tx.session.delete({ where: { id: session.id } });
+  }
+  for (const group of groups) {
+    let sessionId: string | null = null;
+    const before = existingByKey.get(group.key);
+    if (group.session) {
+      // A group keeps the format it was first stored as (an OTLP session may get JSON and protobuf exports).
+      const session: ImportedSession = { ...group.session, format: (before?.format as ImportFormat | undefined) ?? format };
+      const saved = await upsertRebuiltSession(tx, session);
+      sessions.push({ ...saved, externalId: group.key });
+      sessionId = saved.id;
+    } else if (before) {
+      await tx.session.delete({ where: { id: before.id } });
+    }
+    for (const id of group.memberIds) groupOf.set(id, { key: source.prefix + group.key, sessionId });
+  }
+
+  // 6. Spans: new rows, better copies, and rows whose group or session changed.
+  const newRows: Prisma.TraceSpanCreateManyInput[] = inserted.map((id) => {
+    const item = all.get(id)!;
+    const { traceId, spanId } = source.ids(item);
+    const group = groupOf.get(id)!;
+    return { groupKey: group.key, traceId, spanId, sessionId: group.sessionId, payload: source.toPayload(item) };
+  });
+  if (newRows.length > 0) await tx.traceSpan.createMany({ data: newRows, skipDuplicates: true });
+  const moves = new Map<string, string[]>();
+  for (const [id, { row }] of stored) {
+    const group = groupOf.get(id)!;
+    if (replaced.has(id)) {
+      await tx.traceSpan.update({
+        where: { id: row.id },
+        data: { groupKey: group.key, sessionId: group.sessionId, payload: source.toPayload(all.get(id)!) },
+      });
+    } else if (row.groupKey !== group.key || row.sessionId !== group.sessionId) {
+      const moveKey = JSON.stringify([group.key, group.sessionId]);
+      const list = moves.get(moveKey) ?? [];
+      list.push(row.id);
+      moves.set(moveKey, list);
+    }
+  }
+  for (const [moveKey, ids] of moves) {
+    const [groupKey, sessionId] = JSON.parse(moveKey) as [string, string | null];
+    await tx.traceSpan.updateMany({ where: { id: { in: ids } }, data: { groupKey, sessionId } });
+  }
+
+  return { ok: true, sessions, received: fresh.size, inserted: inserted.length, updated: replaced.size };
+}
+
+/** Stores OTLP spans (one request's) and rebuilds their sessions. Call inside a transaction. */
+export function storeOtlpSpans(tx: DbClient, spans: readonly OtlpSpan[], format: OtlpFormat): Promise<TraceIngestResult> {
+  return storeAndRebuild(tx, otlpSource(format), spans, format);
+}
+
+/** Stores OpenAI Agents SDK export items (traces and spans) and rebuilds their sessions. Call inside a transaction. */
+export function storeAgentsItems(tx: DbClient, items: readonly AgentsItem[]): Promise<TraceIngestResult> {
+  return storeAndRebuild(tx, agentsSource, items, "openai-agents");
+}
+
+const TX = { timeout: 120_000, maxWait: 30_000 } as const;
+
+/** One OTLP export, all or nothing, in its own transaction. */
+export function ingestOtlpSpans(prisma: Db, spans: readonly OtlpSpan[], format: OtlpFormat): Promise<TraceIngestResult> {
+  return prisma.$transaction((tx) => storeOtlpSpans(tx, spans, format), TX);
+}
+
+/** One Agents SDK export, all or nothing, in its own transaction. */
+export function ingestAgentsItems(prisma: Db, items: readonly AgentsItem[]): Promise<TraceIngestResult> {
+  return prisma.$transaction((tx) => storeAgentsItems(tx, items), TX);
+}
