@@ -1,0 +1,459 @@
+/**
+ * Persistence of replays (branches): the replay row with its policy snapshot
+ * and hash, its derived steps, its append-only log (approvals, live and
+ * simulated results) and its fixtures. Every function takes a client so the
+ * caller composes transactions (lib/replays/service.ts runs one per run).
+ *
+ * `loadReplayView` is a contract other features (RCA reports) build on: keep
+ * its shape.
+ */
+import {
+  BranchLogEntry,
+  compareRuns,
+  Policy,
+  type Edit,
+  type Evidence,
+  type FixtureEntry,
+  type PendingCall,
+  type ReplayResult,
+  type ReplayStep,
+  type SessionEvent,
+  type StepSource,
+} from "@/lib/replay";
+import type { DbClient } from "./client";
+import { Prisma } from "./generated/client";
+import { toSessionEvent } from "./sessions";
+
+export const REPLAY_STATUSES = [
+  "running",
+  "completed",
+  "paused",
+  "awaiting_approval",
+  "failed",
+  "stopped_on_divergence",
+  "budget_exhausted",
+  "blocked",
+] as const;
+export type ReplayRowStatus = (typeof REPLAY_STATUSES)[number];
+
+const TERMINAL = new Set<string>(["completed", "stopped_on_divergence", "budget_exhausted", "failed", "blocked"]);
+
+/** Finished replays: nothing more will happen to them. `paused`, `awaiting_approval` and `running` are not. */
+export function isTerminal(status: string): boolean {
+  return TERMINAL.has(status);
+}
+
+export interface ReplayFixtureView {
+  id: string;
+  toolName: string;
+  callId: string | null;
+  stepIdx: number | null;
+  output: unknown;
+  error: { type: string; message: string } | null;
+  author: string;
+  note: string;
+  createdAt: Date;
+}
+
+export interface ReplayApprovalView {
+  step: number;
+  tool: string;
+  decision: "approved" | "denied";
+  by: string;
+  at: string | null;
+  note: string | null;
+}
+
+export interface ReplayView {
+  replay: {
+    id: string;
+    status: string;
+    comparability: string | null;
+    policyHash: string;
+    policySnapshot: Policy;
+    edits: Edit[];
+    createdAt: Date;
+    finishedAt: Date | null;
+    createdBy: string | null;
+    sessionId: string;
+    policyVersion: { id: string; version: number; policyId: string; policyName: string } | null;
+    /** Why the replay stopped or failed, when it did (engine stop or service error). */
+    error: { code: string; message: string } | null;
+    stepCount: number;
+  };
+  session: { id: string; title: string | null; externalId: string | null; agentName: string; adapter: string };
+  base: SessionEvent[];
+  steps: ReplayStep[];
+  evidence: Evidence;
+  pending: PendingCall | null;
+  fixtures: ReplayFixtureView[];
+  approvals: ReplayApprovalView[];
+  comparison: ReturnType<typeof compareRuns>;
+}
+
+function json(value: unknown): Prisma.InputJsonValue {
+  return value as Prisma.InputJsonValue;
+}
+
+/** Nullable JSON column value: SQL NULL for null/undefined (Prisma.DbNull is avoided by leaving the field out). */
+function jsonOrUndefined(value: unknown): Prisma.InputJsonValue | undefined {
+  return value === null || value === undefined ? undefined : json(value);
+}
+
+// ---------------------------------------------------------------------------
+// Steps: stored flat, the engine's extra fields in `detail`.
+
+interface StepDetail {
+  startedAt: string | null;
+  durationMs: number | null;
+  usage: SessionEvent["usage"];
+  parentSeq: number | null;
+  occurrence: number | null;
+  equalsBase: boolean;
+  edits: ReplayStep["edits"];
+  fixtureId?: string;
+  logEntryId?: string;
+  approvalId?: string;
+  inputDrift?: string[];
+}
+
+export function stepRows(replayId: string, steps: readonly ReplayStep[]): Prisma.ReplayStepCreateManyInput[] {
+  return steps.map((s) => {
+    const detail: StepDetail = {
+      startedAt: s.startedAt,
+      durationMs: s.durationMs,
+      usage: s.usage,
+      parentSeq: s.parentSeq,
+      occurrence: s.occurrence,
+      equalsBase: s.equalsBase,
+      edits: s.edits,
+      ...(s.fixtureId ? { fixtureId: s.fixtureId } : {}),
+      ...(s.logEntryId ? { logEntryId: s.logEntryId } : {}),
+      ...(s.approvalId ? { approvalId: s.approvalId } : {}),
+      ...(s.inputDrift ? { inputDrift: s.inputDrift } : {}),
+    };
+    return {
+      replayId,
+      idx: s.seq,
+      kind: s.kind,
+      name: s.name,
+      source: s.source,
+      baseSeq: s.baseSeq,
+      input: jsonOrUndefined(s.input),
+      output: jsonOrUndefined(s.output),
+      error: jsonOrUndefined(s.error),
+      status: s.status,
+      cacheKey: s.cacheKey,
+      miss: jsonOrUndefined(s.miss),
+      detail: json(detail),
+    };
+  });
+}
+
+type StepRow = { idx: number; kind: string; name: string; source: string; baseSeq: number | null; input: unknown; output: unknown; error: unknown; status: string; cacheKey: string | null; miss: unknown; detail: unknown };
+
+export function toReplayStep(row: StepRow): ReplayStep {
+  const d = (row.detail ?? {}) as Partial<StepDetail>;
+  const step: ReplayStep = {
+    seq: row.idx,
+    kind: row.kind as ReplayStep["kind"],
+    name: row.name,
+    input: row.input ?? null,
+    output: row.output ?? null,
+    error: (row.error as ReplayStep["error"]) ?? null,
+    status: row.status as ReplayStep["status"],
+    startedAt: d.startedAt ?? null,
+    durationMs: d.durationMs ?? null,
+    usage: d.usage ?? null,
+    parentSeq: d.parentSeq ?? null,
+    cacheKey: row.cacheKey,
+    occurrence: d.occurrence ?? null,
+    source: row.source as StepSource,
+    baseSeq: row.baseSeq,
+    miss: (row.miss as ReplayStep["miss"]) ?? null,
+    equalsBase: d.equalsBase ?? false,
+    edits: d.edits ?? [],
+  };
+  if (d.fixtureId) step.fixtureId = d.fixtureId;
+  if (d.logEntryId) step.logEntryId = d.logEntryId;
+  if (d.approvalId) step.approvalId = d.approvalId;
+  if (d.inputDrift) step.inputDrift = d.inputDrift;
+  return step;
+}
+
+// ---------------------------------------------------------------------------
+// Creating and updating replays
+
+export interface NewReplay {
+  sessionId: string;
+  policy: Policy;
+  policyHash: string;
+  policyVersionId: string | null;
+  experimentId?: string | null;
+  edits: readonly Edit[];
+  createdBy: string;
+}
+
+export async function createReplayRow(client: DbClient, r: NewReplay): Promise<{ id: string }> {
+  return client.replay.create({
+    data: {
+      sessionId: r.sessionId,
+      policyVersionId: r.policyVersionId,
+      experimentId: r.experimentId ?? null,
+      policySnapshot: json(r.policy),
+      policyHash: r.policyHash,
+      edits: json(r.edits),
+      status: "running",
+      createdBy: r.createdBy,
+    },
+    select: { id: true },
+  });
+}
+
+/** The branch's log as the engine reads it: fixtures first (oldest first), then the other entries in order. */
+export async function loadBranchLog(client: DbClient, replayId: string): Promise<BranchLogEntry[]> {
+  const [fixtures, entries] = await Promise.all([
+    client.fixture.findMany({ where: { replayId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    client.replayLogEntry.findMany({ where: { replayId }, orderBy: { idx: "asc" } }),
+  ]);
+  const log: BranchLogEntry[] = fixtures.map((f) => fixtureEntryOf(f));
+  for (const e of entries) log.push(BranchLogEntry.parse(e.payload));
+  return log;
+}
+
+export function fixtureEntryOf(f: {
+  id: string;
+  stepIdx: number | null;
+  toolName: string;
+  cacheKey: string | null;
+  output: unknown;
+  error: unknown;
+  author: string;
+  note: string;
+  createdAt: Date;
+}): FixtureEntry {
+  const error = (f.error as FixtureEntry["error"]) ?? null;
+  return {
+    type: "fixture",
+    id: f.id,
+    at: f.createdAt.toISOString(),
+    step: f.stepIdx ?? 0,
+    tool: f.toolName,
+    cacheKey: f.cacheKey,
+    ...(error ? { error } : { output: f.output ?? null }),
+    author: f.author,
+    note: f.note,
+  };
+}
+
+export interface NewFixture {
+  id: string;
+  toolName: string;
+  callId: string;
+  cacheKey: string | null;
+  stepIdx: number;
+  output: unknown;
+  error: { type: string; message: string } | null;
+  author: string;
+  note: string;
+  provenance: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export async function insertFixture(client: DbClient, replayId: string, f: NewFixture): Promise<void> {
+  await client.fixture.create({
+    data: {
+      id: f.id,
+      replayId,
+      toolName: f.toolName,
+      callId: f.callId,
+      cacheKey: f.cacheKey,
+      stepIdx: f.stepIdx,
+      output: f.error ? undefined : json(f.output ?? null),
+      error: jsonOrUndefined(f.error),
+      author: f.author,
+      note: f.note,
+      provenance: json(f.provenance),
+      createdAt: f.createdAt,
+    },
+  });
+}
+
+/** Appends non-fixture log entries (approvals, live and simulated results) after the last one. */
+export async function appendLogEntries(client: DbClient, replayId: string, entries: readonly BranchLogEntry[], actor: string | null): Promise<void> {
+  const rest = entries.filter((e) => e.type !== "fixture");
+  if (rest.length === 0) return;
+  const last = await client.replayLogEntry.findFirst({ where: { replayId }, orderBy: { idx: "desc" }, select: { idx: true } });
+  let idx = (last?.idx ?? -1) + 1;
+  await client.replayLogEntry.createMany({
+    data: rest.map((e) => ({
+      replayId,
+      idx: idx++,
+      type: e.type,
+      payload: json(e),
+      actor: e.type === "approval" ? e.by : actor,
+      ...(e.at ? { createdAt: new Date(e.at) } : {}),
+    })),
+  });
+}
+
+/** Replaces the derived steps and state of a replay with one run's result. Call inside a transaction. */
+export async function saveRunResult(client: DbClient, replayId: string, result: ReplayResult, finishedAt: Date): Promise<void> {
+  await client.replayStep.deleteMany({ where: { replayId } });
+  const rows = stepRows(replayId, result.steps);
+  for (let k = 0; k < rows.length; k += 1000) await client.replayStep.createMany({ data: rows.slice(k, k + 1000) });
+  const terminal = isTerminal(result.status);
+  await client.replay.update({
+    where: { id: replayId },
+    data: {
+      status: result.status,
+      comparability: result.comparability,
+      evidence: json(result.evidence),
+      pending: result.pending ? json(result.pending) : Prisma.DbNull,
+      error: result.stop && result.status !== "paused" && result.status !== "awaiting_approval" ? json({ code: result.stop.code, message: result.stop.message, step: result.stop.step }) : Prisma.DbNull,
+      stepCount: result.steps.length,
+      finishedAt: terminal ? finishedAt : null,
+    },
+  });
+}
+
+/** Marks a replay failed with a reason people can act on (a bad input, an executor that could not be reached). */
+export async function markReplayFailed(client: DbClient, replayId: string, code: string, message: string): Promise<void> {
+  await client.replay.update({
+    where: { id: replayId },
+    data: { status: "failed", comparability: "non_comparable", error: json({ code, message }), finishedAt: new Date() },
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+const replayInclude = {
+  policyVersion: { select: { id: true, version: true, policyId: true, policy: { select: { name: true } } } },
+  session: { select: { id: true, title: true, externalId: true, agent: { select: { name: true, adapter: true } } } },
+} satisfies Prisma.ReplayInclude;
+
+function emptyEvidence(policy: Policy, policyHash: string, edits: readonly Edit[]): Evidence {
+  const sources: StepSource[] = ["recorded", "static", "fixture", "provider_fixture", "live", "llm", "error_result", "blocked", "edit"];
+  return {
+    policy,
+    policyHash,
+    stepsBySource: Object.fromEntries(sources.map((s) => [s, 0])) as Record<StepSource, number>,
+    strength: "recorded",
+    fixturesUsed: [],
+    liveCalls: [],
+    inputDrift: [],
+    probes: [],
+    edits,
+  };
+}
+
+function errorOf(value: unknown): { code: string; message: string } | null {
+  if (value && typeof value === "object" && "message" in value) {
+    const v = value as { code?: unknown; message?: unknown };
+    return { code: typeof v.code === "string" ? v.code : "error", message: String(v.message) };
+  }
+  return null;
+}
+
+/** Everything a replay page, its comparison and an RCA report need, or null when the replay does not exist. */
+export async function loadReplayView(client: DbClient, replayId: string): Promise<ReplayView | null> {
+  if (!replayId) return null;
+  const row = await client.replay.findUnique({ where: { id: replayId }, include: replayInclude });
+  if (!row) return null;
+  const [events, stepRowsFound, fixtures, approvals] = await Promise.all([
+    client.event.findMany({ where: { sessionId: row.sessionId }, orderBy: { seq: "asc" } }),
+    client.replayStep.findMany({ where: { replayId }, orderBy: { idx: "asc" } }),
+    client.fixture.findMany({ where: { replayId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    client.replayLogEntry.findMany({ where: { replayId, type: "approval" }, orderBy: { idx: "asc" } }),
+  ]);
+  const base = events.map(toSessionEvent);
+  const steps = stepRowsFound.map(toReplayStep);
+  const policy = Policy.parse(row.policySnapshot);
+  const edits = (row.edits ?? []) as Edit[];
+  const evidenceStored = row.evidence as Partial<Evidence> | null;
+  const evidence = evidenceStored && "policyHash" in evidenceStored ? (evidenceStored as Evidence) : emptyEvidence(policy, row.policyHash, edits);
+  return {
+    replay: {
+      id: row.id,
+      status: row.status,
+      comparability: row.comparability,
+      policyHash: row.policyHash,
+      policySnapshot: policy,
+      edits,
+      createdAt: row.createdAt,
+      finishedAt: row.finishedAt,
+      createdBy: row.createdBy,
+      sessionId: row.sessionId,
+      policyVersion: row.policyVersion
+        ? { id: row.policyVersion.id, version: row.policyVersion.version, policyId: row.policyVersion.policyId, policyName: row.policyVersion.policy.name }
+        : null,
+      error: errorOf(row.error),
+      stepCount: row.stepCount,
+    },
+    session: {
+      id: row.session.id,
+      title: row.session.title,
+      externalId: row.session.externalId,
+      agentName: row.session.agent.name,
+      adapter: row.session.agent.adapter,
+    },
+    base,
+    steps,
+    evidence,
+    pending: (row.pending as PendingCall | null) ?? null,
+    fixtures: fixtures.map((f) => ({
+      id: f.id,
+      toolName: f.toolName,
+      callId: f.callId,
+      stepIdx: f.stepIdx,
+      output: f.output ?? null,
+      error: (f.error as ReplayFixtureView["error"]) ?? null,
+      author: f.author,
+      note: f.note,
+      createdAt: f.createdAt,
+    })),
+    approvals: approvals.map((a) => {
+      const p = BranchLogEntry.parse(a.payload);
+      if (p.type !== "approval") throw new Error(`log entry ${a.id} is typed approval but holds ${p.type}`);
+      return { step: p.step, tool: p.tool, decision: p.decision, by: p.by, at: p.at, note: p.note ?? null };
+    }),
+    comparison: compareRuns(base, steps),
+  };
+}
+
+/** The replay row's state, without steps: for polling and for checks before a resume. */
+export async function getReplayState(client: DbClient, replayId: string) {
+  if (!replayId) return null;
+  return client.replay.findUnique({
+    where: { id: replayId },
+    select: { id: true, status: true, comparability: true, pending: true, error: true, stepCount: true, updatedAt: true, finishedAt: true, sessionId: true, policyHash: true },
+  });
+}
+
+export type ReplayListItem = Awaited<ReturnType<typeof listReplays>>["replays"][number];
+
+/** Newest first, paginated by cursor (the last id of the previous page). */
+export async function listReplays(client: DbClient, opts: { limit?: number; cursor?: string; sessionId?: string } = {}) {
+  const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
+  const rows = await client.replay.findMany({
+    where: opts.sessionId ? { sessionId: opts.sessionId } : {},
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit + 1,
+    ...(opts.cursor ? { cursor: { id: opts.cursor }, skip: 1 } : {}),
+    select: {
+      id: true,
+      status: true,
+      comparability: true,
+      policyHash: true,
+      stepCount: true,
+      createdAt: true,
+      createdBy: true,
+      session: { select: { id: true, title: true, externalId: true, agent: { select: { name: true } } } },
+      policyVersion: { select: { version: true, policy: { select: { name: true } } } },
+    },
+  });
+  const hasMore = rows.length > limit;
+  const replays = hasMore ? rows.slice(0, limit) : rows;
+  return { replays, nextCursor: hasMore ? (replays.at(-1)?.id ?? null) : null };
+}
