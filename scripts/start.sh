@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
 [ -d lib/db/generated ] || bash scripts/prisma-generate.sh
-if [ ! -f .next/BUILD_ID ] || [ -n "$(find app components lib prisma next.config.js package.json -newer .next/BUILD_ID -type f -not -path 'lib/db/generated/*' -print -quit)" ]; then
+dist="${NEXT_DIST_DIR:-.next}"
+if [ ! -f "$dist/BUILD_ID" ] || [ -n "$(find app components lib prisma next.config.js package.json -newer "$dist/BUILD_ID" -type f -not -path 'lib/db/generated/*' -print -quit)" ]; then
   echo "Building Branchpoint (first start or changed sources)…"
   npx next build
 fi

@@ -21,18 +21,19 @@ export function SessionTable({ sessions }: { sessions: SessionListItem[] }) {
             <th className="px-3 py-2 text-right">Errors</th>
             <th className="px-3 py-2 text-right">Tokens</th>
             <th className="px-3 py-2 text-right">Cost</th>
-            <th className="px-3 py-2">Imported</th>
+            <th className="px-3 py-2 whitespace-nowrap">Imported (UTC)</th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
           {sessions.map((s) => (
             <tr key={s.id} className="hover:bg-slate-50" data-testid="session-row">
-              <td className="max-w-md px-3 py-2">
+              <td className="max-w-xs px-3 py-2">
                 <Link href={`/sessions/${s.id}`} className="block truncate font-medium text-indigo-700 hover:underline">
                   {sessionLabel(s)}
                 </Link>
                 <div className="truncate text-xs text-slate-500">
-                  {s.format} · {s.toolNames.slice(0, 4).join(", ")}
+                  {s.format}
+                  {s.toolNames.length ? ` · ${s.toolNames.slice(0, 4).join(", ")}` : " · no tool calls"}
                   {s.toolNames.length > 4 ? ` +${s.toolNames.length - 4}` : ""}
                 </div>
               </td>
@@ -49,7 +50,7 @@ export function SessionTable({ sessions }: { sessions: SessionListItem[] }) {
               </td>
               <td className="px-3 py-2 text-right tabular-nums">{formatTokens(s.inputTokens + s.outputTokens)}</td>
               <td className="px-3 py-2 text-right tabular-nums">{formatCost(s.costUsd)}</td>
-              <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">{formatDateTime(s.createdAt)}</td>
+              <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">{formatDateTime(s.createdAt).slice(5, 16)}</td>
             </tr>
           ))}
         </tbody>
