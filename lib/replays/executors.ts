@@ -1,0 +1,233 @@
+/**
+ * Live executors for replays (server only). Tool calls are POSTed as JSON
+ * `{ tool, args, callId }` to the tool's configured endpoint; model steps call
+ * an OpenAI-compatible `/chat/completions`. Every URL's host must be on the
+ * allow-list. API keys are read from the environment variable an endpoint
+ * names, here and nowhere else; they never leave the server.
+ */
+import type { Message, ModelExecutor, ToolAnswer, ToolCall, ToolExecutor, ToolSimulator } from "@/lib/replay";
+import type { DbClient } from "@/lib/db/client";
+
+export class ExecutorError extends Error {
+  override name = "ExecutorError";
+  constructor(
+    readonly code: "host_not_allowed" | "no_endpoint" | "bad_url" | "http_error" | "bad_response" | "timeout" | "key_missing",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The host part compared with the allow-list: `hostname` and `hostname:port` both match an entry. */
+export function hostAllowed(url: URL, allowed: ReadonlySet<string>): boolean {
+  const hostname = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return allowed.has(hostname) || allowed.has(url.host.toLowerCase());
+}
+
+/** Normalizes what people type into the allow-list: `http://Example.com:8080/x` → `example.com:8080`. */
+export function normalizeHost(input: string): string | null {
+  const trimmed = input.trim().toLowerCase();
+  if (!trimmed) return null;
+  try {
+    const url = new URL(trimmed.includes("://") ? trimmed : `http://${trimmed}`);
+    if (url.pathname !== "/" || url.search || url.username) return null;
+    return url.host;
+  } catch {
+    return null;
+  }
+}
+
+export function parseHttpUrl(raw: string): URL | null {
+  try {
+    const url = new URL(raw);
+    return url.protocol === "http:" || url.protocol === "https:" ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+async function allowList(client: DbClient): Promise<Set<string>> {
+  const rows = await client.allowedHost.findMany({ select: { host: true } });
+  return new Set(rows.map((r) => r.host.toLowerCase()));
+}
+
+/** Reads the key of a model endpoint from the server's environment (the name is configuration; the value never is). */
+function keyFrom(envName: string | null): string | null {
+  if (!envName) return null;
+  const value = process.env[envName];
+  return value && value.length > 0 ? value : null;
+}
+
+async function postJson(url: URL, body: unknown, timeoutMs: number, headers: Record<string, string> = {}): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+      redirect: "error",
+    });
+  } catch (error) {
+    const name = error instanceof Error ? error.name : "";
+    if (name === "TimeoutError" || name === "AbortError") throw new ExecutorError("timeout", `${url.origin}${url.pathname} did not answer within ${timeoutMs} ms.`);
+    throw new ExecutorError("http_error", `${url.origin}${url.pathname} could not be reached: ${error instanceof Error ? error.message : String(error)}.`);
+  }
+  const text = await response.text();
+  if (!response.ok) throw new ExecutorError("http_error", `${url.origin}${url.pathname} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ExecutorError("bad_response", `${url.origin}${url.pathname} answered with a body that is not JSON: ${text.slice(0, 120)}`);
+  }
+}
+
+/**
+ * The tool endpoint's answer: `{ "output": … }` or `{ "error": { "type", "message" } }`;
+ * any other JSON body is the output itself.
+ */
+export function toolAnswerOf(body: unknown): ToolAnswer {
+  if (body && typeof body === "object" && !Array.isArray(body)) {
+    const record = body as Record<string, unknown>;
+    const error = record.error;
+    if (error && typeof error === "object" && typeof (error as { message?: unknown }).message === "string") {
+      const e = error as { type?: unknown; message: string };
+      return { error: { type: typeof e.type === "string" ? e.type : "ToolError", message: e.message } };
+    }
+    if ("output" in record) return { output: record.output };
+  }
+  return { output: body };
+}
+
+/**
+ * Executes tool calls live. Refusals (no endpoint, host not allowed) come
+ * back as tool errors the step shows, with what to configure; the call is not made.
+ */
+export function toolExecutor(client: DbClient): ToolExecutor {
+  return async (call: ToolCall) => {
+    const endpoint = await client.toolEndpoint.findUnique({ where: { toolName: call.tool } });
+    if (!endpoint) {
+      return { error: { type: "NoToolEndpoint", message: `No live endpoint is configured for "${call.tool}" (Settings → Executors); the call was not made.` } };
+    }
+    const url = parseHttpUrl(endpoint.url);
+    if (!url) return { error: { type: "BadToolEndpoint", message: `The endpoint of "${call.tool}" is not an http(s) URL: ${endpoint.url}` } };
+    if (!hostAllowed(url, await allowList(client))) {
+      return {
+        error: {
+          type: "HostNotAllowed",
+          message: `Host "${url.host}" is not on the executor allow-list (Settings → Executors); the call to "${call.tool}" was refused.`,
+        },
+      };
+    }
+    const started = Date.now();
+    try {
+      const body = await postJson(url, { tool: call.tool, args: call.args, callId: call.callId }, endpoint.timeoutMs);
+      return { ...toolAnswerOf(body), durationMs: Date.now() - started };
+    } catch (error) {
+      if (error instanceof ExecutorError) return { error: { type: `Tool_${error.code}`, message: error.message }, durationMs: Date.now() - started };
+      throw error;
+    }
+  };
+}
+
+type ChatMessage = { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string; name?: string };
+
+/** Our message shape as OpenAI chat messages. */
+export function toChatMessages(messages: readonly Message[]): ChatMessage[] {
+  return messages.map((m) => {
+    const content = m.content === null || m.content === undefined ? null : typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+    const out: ChatMessage = { role: m.role, content };
+    if (m.toolCalls && m.toolCalls.length > 0) {
+      out.tool_calls = m.toolCalls.map((c) => ({
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: typeof c.args === "string" ? c.args : JSON.stringify(c.args ?? {}) },
+      }));
+    }
+    if (m.toolCallId) out.tool_call_id = m.toolCallId;
+    return out;
+  });
+}
+
+/** An OpenAI chat completion's first choice as our message shape. */
+export function fromChatCompletion(body: unknown): { output: Message; model?: string; usage?: { inputTokens?: number; outputTokens?: number } } {
+  const record = (body ?? {}) as { choices?: { message?: { content?: unknown; tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[] } }[]; model?: unknown; usage?: { prompt_tokens?: number; completion_tokens?: number } };
+  const message = record.choices?.[0]?.message;
+  if (!message) throw new ExecutorError("bad_response", "The model endpoint's answer has no choices[0].message.");
+  const toolCalls = (message.tool_calls ?? []).map((c, k) => {
+    const raw = c.function?.arguments ?? "{}";
+    let args: unknown = raw;
+    let argsUnparsed = false;
+    try {
+      args = JSON.parse(raw) as unknown;
+    } catch {
+      argsUnparsed = true;
+    }
+    return { id: c.id ?? `call_${k}`, name: c.function?.name ?? "unknown", args, ...(argsUnparsed ? { argsUnparsed } : {}) };
+  });
+  const output: Message = { role: "assistant", content: message.content ?? null, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
+  const usage = record.usage ? { ...(record.usage.prompt_tokens !== undefined ? { inputTokens: record.usage.prompt_tokens } : {}), ...(record.usage.completion_tokens !== undefined ? { outputTokens: record.usage.completion_tokens } : {}) } : undefined;
+  return { output, ...(typeof record.model === "string" ? { model: record.model } : {}), ...(usage ? { usage } : {}) };
+}
+
+async function modelEndpointFor(client: DbClient, wanted: string | undefined) {
+  if (wanted) {
+    const byName = await client.modelEndpoint.findFirst({ where: { OR: [{ name: wanted }, { model: wanted }] } });
+    if (byName) return byName;
+  }
+  return client.modelEndpoint.findFirst({ orderBy: { createdAt: "asc" } });
+}
+
+async function chat(client: DbClient, wanted: string | undefined, body: Record<string, unknown>) {
+  const endpoint = await modelEndpointFor(client, wanted);
+  if (!endpoint) throw new ExecutorError("no_endpoint", "No model endpoint is configured (Settings → Executors).");
+  const url = parseHttpUrl(`${endpoint.baseUrl.replace(/\/+$/, "")}/chat/completions`);
+  if (!url) throw new ExecutorError("bad_url", `Model endpoint "${endpoint.name}" has a base URL that is not http(s): ${endpoint.baseUrl}`);
+  if (!hostAllowed(url, await allowList(client))) {
+    throw new ExecutorError("host_not_allowed", `Host "${url.host}" of model endpoint "${endpoint.name}" is not on the executor allow-list (Settings → Executors); the call was refused.`);
+  }
+  const key = keyFrom(endpoint.apiKeyEnv);
+  if (endpoint.apiKeyEnv && !key) {
+    throw new ExecutorError("key_missing", `Model endpoint "${endpoint.name}" reads its key from $${endpoint.apiKeyEnv}, which is not set in the server's environment.`);
+  }
+  const started = Date.now();
+  const answer = await postJson(url, { model: endpoint.model, ...body }, 120_000, key ? { authorization: `Bearer ${key}` } : {});
+  return { answer, endpoint, durationMs: Date.now() - started };
+}
+
+/** A model executor over the configured endpoints: the one named like the requested model, else the first. */
+export function modelExecutor(client: DbClient): ModelExecutor {
+  return async (request) => {
+    const { answer, endpoint, durationMs } = await chat(client, request.model, {
+      messages: toChatMessages(request.messages),
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
+    });
+    const parsed = fromChatCompletion(answer);
+    return { ...parsed, model: parsed.model ?? endpoint.model, durationMs };
+  };
+}
+
+/** The `llm` rule's simulator: asks a model for the tool's JSON result. */
+export function toolSimulator(client: DbClient): ToolSimulator {
+  return async (call) => {
+    const { answer, durationMs } = await chat(client, call.model, {
+      messages: [
+        { role: "system", content: `You simulate the tool "${call.tool}". Answer with its result as JSON only.${call.instructions ? ` ${call.instructions}` : ""}` },
+        { role: "user", content: JSON.stringify({ tool: call.tool, args: call.args }) },
+      ],
+      temperature: 0,
+    });
+    const content = fromChatCompletion(answer).output.content;
+    if (typeof content !== "string") return { output: content ?? null, durationMs };
+    try {
+      return { output: JSON.parse(content) as unknown, durationMs };
+    } catch {
+      return { output: content, durationMs };
+    }
+  };
+}
+
+export async function hasModelEndpoint(client: DbClient): Promise<boolean> {
+  return (await client.modelEndpoint.count()) > 0;
+}

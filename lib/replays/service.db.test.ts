@@ -1,0 +1,191 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadDemoData } from "@/lib/db/startup";
+import { loadReplayView } from "@/lib/db/replays";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { ApiError } from "@/lib/http/errors";
+import { toolLevelPreset, type Policy } from "@/lib/replay";
+import { createReplay, decideApproval, runReplay, startReplay, supplyFixture } from "./service";
+
+const RECORDED: Policy = { model: "recorded-only", drift: "continue_to_terminal", tools: toolLevelPreset("recorded-only") };
+const PAUSE: Policy = { model: "recorded-only", drift: "continue_to_terminal", tools: toolLevelPreset("pause-for-fixture") };
+const LIVE_REFUND: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" }, overrides: { refund_payment: { type: "passthrough", approval: "per_call" } } },
+};
+
+/** A fake tool endpoint on 127.0.0.1 that counts the calls it gets. */
+async function fakeToolServer() {
+  const calls: unknown[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      calls.push(JSON.parse(body));
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ output: "refund issued (live): $129.00" }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return { calls, port, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+async function expectApiError(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  expect((error as ApiError).status).toBe(status);
+  expect((error as ApiError).code).toBe(code);
+  return error as ApiError;
+}
+
+describe.each(TEST_ENGINES)("replays on %s", (engine) => {
+  let db: TestDatabase;
+  let refundSessionId: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+    await loadDemoData(db.prisma);
+    const refund = await db.prisma.session.findFirstOrThrow({ where: { agent: { name: "harbor-pine-support" } }, select: { id: true } });
+    refundSessionId = refund.id;
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("a branch under the recorded policy compares exact for every demo session", async () => {
+    const sessions = await db.prisma.session.findMany({ select: { id: true, title: true } });
+    expect(sessions.length).toBeGreaterThanOrEqual(10);
+    for (const s of sessions) {
+      const { id } = await startReplay(db.prisma, { sessionId: s.id, policy: RECORDED }, "tester");
+      const view = await loadReplayView(db.prisma, id);
+      expect({ title: s.title, status: view!.replay.status, comparability: view!.replay.comparability }).toEqual({ title: s.title, status: "completed", comparability: "exact" });
+      expect(view!.comparison.firstDivergence).toBeNull();
+      expect(view!.steps).toHaveLength(view!.base.length);
+      expect(view!.evidence.strength).toBe("recorded");
+    }
+  });
+
+  it("pauses on a miss, takes a fixture with its note, resumes and names the divergence at the fixture's step", async () => {
+    const { id } = await startReplay(
+      db.prisma,
+      { sessionId: refundSessionId, policy: PAUSE, edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "4822" } }] },
+      "tester",
+    );
+    let view = (await loadReplayView(db.prisma, id))!;
+    expect(view.replay.status).toBe("paused");
+    expect(view.pending).toMatchObject({ waitingFor: "fixture", tool: "lookup_order", step: 1 });
+    expect(view.pending!.miss!.closest[0]!.differingPaths).toEqual([["order_id"]]);
+    expect(view.pending!.prefill).not.toBeNull();
+
+    await supplyFixture(db.prisma, id, { output: { order_id: "4822", status: "lost" }, note: "from the warehouse ticket" }, "dana");
+    view = (await loadReplayView(db.prisma, id))!;
+    expect(view.replay.status).toBe("completed");
+    expect(view.fixtures).toMatchObject([{ toolName: "lookup_order", stepIdx: 1, author: "dana", note: "from the warehouse ticket" }]);
+    expect(view.evidence.fixturesUsed).toMatchObject([{ step: 1, tool: "lookup_order", author: "dana", note: "from the warehouse ticket" }]);
+    expect(view.evidence.strength).toBe("controlled");
+    // Other arguments, other cache key: the base call is removed and the branch's inserted, at step 1.
+    expect(view.comparison.firstDivergence).toMatchObject({ pairIndex: 1, baseSeq: 1 });
+    expect(view.comparison.firstDivergence!.summary).toContain("lookup_order");
+    expect(view.comparison.pairs[2]).toMatchObject({ type: "inserted", branch: { seq: 1, source: "fixture" } });
+  });
+
+  it("refuses bad fixture input with a clear message and changes nothing", async () => {
+    const { id } = await startReplay(
+      db.prisma,
+      { sessionId: refundSessionId, policy: PAUSE, edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "9" } }] },
+      "tester",
+    );
+    const before = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
+    const count = async () => ({ fixtures: await db.prisma.fixture.count({ where: { replayId: id } }), log: await db.prisma.replayLogEntry.count({ where: { replayId: id } }) });
+    const counts = await count();
+
+    const both = await expectApiError(supplyFixture(db.prisma, id, { output: 1, error: { type: "E", message: "m" }, note: "x" }, "dana"), 400, "invalid_fixture");
+    expect(both.issues[0]!.message).toMatch(/exactly one of "output"/);
+    const noNote = await expectApiError(supplyFixture(db.prisma, id, { output: 1, note: "  " }, "dana"), 400, "invalid_fixture");
+    expect(noNote.issues.map((i) => i.path)).toEqual(["note"]);
+    expect(noNote.issues[0]!.message).toMatch(/note is required/);
+    const wrong = await expectApiError(supplyFixture(db.prisma, id, { output: 1, note: "n", callId: "call_nope" }, "dana"), 409, "wrong_call");
+    expect(wrong.message).toMatch(/waits for lookup_order \(call call_7Qm2/);
+    await expectApiError(supplyFixture(db.prisma, "no-such-replay", { output: 1, note: "n" }, "dana"), 404, "replay_not_found");
+
+    const after = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
+    expect(after.updatedAt).toEqual(before.updatedAt);
+    expect(await count()).toEqual(counts);
+
+    const { id: done } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: RECORDED }, "tester");
+    const notPaused = await expectApiError(supplyFixture(db.prisma, done, { output: 1, note: "n" }, "dana"), 409, "nothing_pending");
+    expect(notPaused.message).toMatch(/is completed and waits for no fixture/);
+    expect(await db.prisma.fixture.count({ where: { replayId: done } })).toBe(0);
+  });
+
+  it("refuses edits of the wrong kind or seq before a replay exists", async () => {
+    const replays = await db.prisma.replay.count();
+    const e = await expectApiError(createReplay(db.prisma, { sessionId: refundSessionId, policy: RECORDED, edits: [{ seq: 0, op: "replace_tool_result", value: 1 }] }, "t"), 400, "invalid_edits");
+    expect(e.issues[0]!.path).toBe("edits[0].op");
+    expect(e.issues[0]!.message).toMatch(/needs a tool_call event, but seq 0 is a model_call/);
+    await expectApiError(createReplay(db.prisma, { sessionId: refundSessionId, policy: { model: "nope" } }, "t"), 400, "invalid_policy");
+    await expectApiError(createReplay(db.prisma, { sessionId: "missing", policy: RECORDED }, "t"), 404, "session_not_found");
+    expect(await db.prisma.replay.count()).toBe(replays);
+  });
+
+  it("asks for approval before a side-effecting live tool runs, runs it once, and never repeats it on resume", async () => {
+    const fake = await fakeToolServer();
+    try {
+      await db.prisma.toolEndpoint.create({ data: { toolName: "refund_payment", url: `http://127.0.0.1:${fake.port}/tools`, timeoutMs: 5000 } });
+      await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
+
+      const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: LIVE_REFUND }, "tester");
+      let view = (await loadReplayView(db.prisma, id))!;
+      expect(view.replay.status).toBe("awaiting_approval");
+      expect(view.pending).toMatchObject({ waitingFor: "approval", tool: "refund_payment" });
+      expect(fake.calls).toHaveLength(0);
+
+      await decideApproval(db.prisma, id, { decision: "approved", note: "test refund" }, "lee");
+      view = (await loadReplayView(db.prisma, id))!;
+      expect(view.replay.status).toBe("completed");
+      expect(fake.calls).toEqual([{ tool: "refund_payment", args: { order_id: "4821", amount: 129, reason: "damaged" }, callId: "call_pX4kT8bW0eRj3nLq6yMz1HsD" }]);
+      expect(view.approvals).toMatchObject([{ tool: "refund_payment", decision: "approved", by: "lee", note: "test refund" }]);
+      expect(view.approvals[0]!.at).toMatch(/^\d{4}-/);
+      expect(view.evidence.liveCalls).toMatchObject([{ name: "refund_payment", fromLog: false, approval: { decision: "approved", by: "lee" } }]);
+      expect(view.evidence.strength).toBe("live");
+      const step = view.steps.find((s) => s.name === "refund_payment")!;
+      expect(step).toMatchObject({ source: "live", output: "refund issued (live): $129.00" });
+
+      // A re-run reads the live result from the log: the endpoint is not called again.
+      await runReplay(db.prisma, id);
+      view = (await loadReplayView(db.prisma, id))!;
+      expect(fake.calls).toHaveLength(1);
+      expect(view.evidence.liveCalls).toMatchObject([{ name: "refund_payment", fromLog: true }]);
+
+      // A host off the allow-list is refused with a clear error, and nothing is sent.
+      await db.prisma.allowedHost.deleteMany({});
+      const { id: refused } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: LIVE_REFUND }, "tester");
+      await decideApproval(db.prisma, refused, { decision: "approved" }, "lee");
+      view = (await loadReplayView(db.prisma, refused))!;
+      const refusedStep = view.steps.find((s) => s.name === "refund_payment")!;
+      expect(refusedStep.error?.type).toBe("HostNotAllowed");
+      expect(refusedStep.error?.message).toMatch(/Host "127\.0\.0\.1:\d+" is not on the executor allow-list/);
+      expect(fake.calls).toHaveLength(1);
+    } finally {
+      await fake.close();
+      await db.prisma.toolEndpoint.deleteMany({});
+      await db.prisma.allowedHost.deleteMany({});
+    }
+  });
+
+  it("a denied call returns a tool error to the agent and is recorded as evidence", async () => {
+    const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: LIVE_REFUND }, "tester");
+    await expectApiError(supplyFixture(db.prisma, id, { output: 1, note: "n" }, "dana"), 409, "nothing_pending");
+    await decideApproval(db.prisma, id, { decision: "denied", note: "not in test" }, "lee");
+    const view = (await loadReplayView(db.prisma, id))!;
+    expect(view.approvals).toMatchObject([{ decision: "denied", by: "lee" }]);
+    expect(view.steps.find((s) => s.name === "refund_payment")).toMatchObject({ source: "error_result", error: { type: "ApprovalDenied" } });
+    await expectApiError(decideApproval(db.prisma, id, { decision: "approved" }, "lee"), 409, "nothing_pending");
+  });
+});

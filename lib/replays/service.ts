@@ -1,0 +1,347 @@
+/**
+ * Replay orchestration: loads a base session, its tools and a policy, builds
+ * the history lookup for wider scopes from the database, runs the engine with
+ * the branch's log first, and persists steps, log, fixtures and status in one
+ * transaction per run. Resuming (a fixture, an approval) re-runs the branch
+ * from the start with its log, so a live call is never repeated.
+ */
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import {
+  Edits,
+  EventError,
+  Policy,
+  policyHash,
+  replay,
+  ReplayInputError,
+  validateEdits,
+  validatePolicy,
+  Adapter,
+  Capability,
+  isReadOnly,
+  type ApprovalEntry,
+  type BranchLogEntry,
+  type HistoryLookup,
+  type KnownTool,
+  type PendingCall,
+  type PolicyIssue,
+  type ReplayResult,
+  type SideEffect,
+} from "@/lib/replay";
+import type { Db, DbClient } from "@/lib/db/client";
+import {
+  appendLogEntries,
+  createReplayRow,
+  fixtureEntryOf,
+  getReplayState,
+  insertFixture,
+  loadBranchLog,
+  markReplayFailed,
+  saveRunResult,
+  type NewFixture,
+} from "@/lib/db/replays";
+import { getSession, toSessionEvent } from "@/lib/db/sessions";
+import { ApiError, type ApiIssue } from "@/lib/http/errors";
+import { formatIssuePath } from "@/lib/http/errors";
+import { hasModelEndpoint, modelExecutor, toolExecutor, toolSimulator } from "./executors";
+
+const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
+
+export const StartReplayInput = z
+  .object({
+    sessionId: z.string().min(1, "Choose a session."),
+    policy: z.unknown().optional(),
+    policyVersionId: z.string().min(1).optional(),
+    edits: Edits.optional(),
+  })
+  .refine((v) => !(v.policy !== undefined && v.policyVersionId !== undefined), {
+    message: 'Send either "policy" or "policyVersionId", not both.',
+    path: ["policy"],
+  })
+  .refine((v) => v.policy !== undefined || v.policyVersionId !== undefined, {
+    message: 'Send a "policy" document or a "policyVersionId" (the recommended default is RECOMMENDED_RCA_POLICY).',
+    path: ["policy"],
+  });
+export type StartReplayInput = z.infer<typeof StartReplayInput>;
+
+/** A fixture for the pending call: exactly one of output and error, and a note. */
+export const FixtureInput = z
+  .object({
+    output: z.unknown().optional(),
+    error: EventError.optional(),
+    note: z.string().trim().min(1, "Say where the value comes from (a note is required)."),
+    /** Optional checks: the call the analyst means. A mismatch is refused. */
+    callId: z.string().optional(),
+    tool: z.string().optional(),
+    provenance: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine((v) => (v.output !== undefined) !== (v.error !== undefined), {
+    message: 'Send exactly one of "output" (the tool\'s result) and "error" ({ type, message }).',
+    path: ["output"],
+  });
+export type FixtureInput = z.infer<typeof FixtureInput>;
+
+export const ApprovalInput = z.object({
+  decision: z.enum(["approved", "denied"]),
+  note: z.string().trim().max(2000).optional(),
+  callId: z.string().optional(),
+});
+export type ApprovalInput = z.infer<typeof ApprovalInput>;
+
+function issuesOf(issues: readonly { path: readonly (string | number)[]; message: string }[], prefix: (string | number)[] = []): ApiIssue[] {
+  return issues.map((i) => ({ path: formatIssuePath([...prefix, ...i.path]), message: i.message }));
+}
+
+/** Side-effect classes for the engine: the agent's declared tools, with endpoints marked read-only counting as `read` when undeclared. */
+async function knownTools(client: DbClient, agentId: string): Promise<KnownTool[]> {
+  const [tools, endpoints] = await Promise.all([
+    client.tool.findMany({ where: { agentId }, select: { name: true, sideEffect: true } }),
+    client.toolEndpoint.findMany({ where: { readOnly: true }, select: { toolName: true } }),
+  ]);
+  const readOnlyEndpoints = new Set(endpoints.map((e) => e.toolName));
+  return tools.map((t) => {
+    const declared = t.sideEffect as SideEffect;
+    const sideEffect: SideEffect = declared === "unknown" && readOnlyEndpoints.has(t.name) ? "read" : declared;
+    return { name: t.name, sideEffect };
+  });
+}
+
+/** History for `agent` (the agent's sessions that are not replays) and `cohort_version` (the experiment's agent version) scopes. */
+export function historyLookupFor(client: DbClient, scope: { agentId: string; cohortAgentVersionId: string | null }): HistoryLookup {
+  return async (query) => {
+    const session =
+      query.scope === "agent"
+        ? { agentId: scope.agentId, isReplay: false }
+        : scope.cohortAgentVersionId
+          ? { agentVersionId: scope.cohortAgentVersionId }
+          : null;
+    if (!session) return null;
+    const event = await client.event.findFirst({
+      where: { kind: "tool_call", name: query.tool, cacheKey: query.cacheKey, status: "completed", session },
+      orderBy: [{ session: { createdAt: "desc" } }, { seq: "desc" }],
+      select: { sessionId: true, seq: true, output: true },
+    });
+    return event ? { sessionId: event.sessionId, seq: event.seq, output: event.output ?? null, status: "completed" } : null;
+  };
+}
+
+async function resolvePolicy(client: DbClient, input: StartReplayInput): Promise<{ policy: Policy; policyVersionId: string | null }> {
+  if (input.policyVersionId) {
+    const version = await client.policyVersion.findUnique({ where: { id: input.policyVersionId }, select: { id: true, document: true } });
+    if (!version) throw new ApiError(404, "policy_version_not_found", `No policy version with id "${input.policyVersionId}".`);
+    const parsed = Policy.safeParse(version.document);
+    if (!parsed.success) throw new ApiError(422, "invalid_policy", "The stored policy version is not a valid policy document.", issuesOf(parsed.error.issues.map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== "symbol"), message: i.message })), ["policy"]));
+    return { policy: parsed.data, policyVersionId: version.id };
+  }
+  const parsed = Policy.safeParse(input.policy);
+  if (!parsed.success) {
+    throw new ApiError(400, "invalid_policy", "The policy document is not valid.", issuesOf(parsed.error.issues.map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== "symbol"), message: i.message })), ["policy"]));
+  }
+  return { policy: parsed.data, policyVersionId: null };
+}
+
+export interface StartedReplay {
+  id: string;
+  warnings: PolicyIssue[];
+}
+
+/**
+ * Checks a replay request and stores the replay (status `running`) with its
+ * policy snapshot and hash. Everything that can be refused is refused here,
+ * before a row exists: unknown session, bad policy, edits of the wrong kind or
+ * seq, a live model policy without an endpoint. Run it with `runReplay`.
+ */
+export async function createReplay(prisma: Db, raw: unknown, createdBy: string): Promise<StartedReplay> {
+  const parsed = StartReplayInput.safeParse(raw);
+  if (!parsed.success) throw new ApiError(400, "invalid_request", "The replay request is not valid.", issuesOf(parsed.error.issues.map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== "symbol"), message: i.message }))));
+  const input = parsed.data;
+  const session = await prisma.session.findUnique({
+    where: { id: input.sessionId },
+    select: { id: true, agentId: true, agent: { select: { adapter: true } }, agentVersion: { select: { capabilities: true } } },
+  });
+  if (!session) throw new ApiError(404, "session_not_found", `No session with id "${input.sessionId}".`);
+  const { policy, policyVersionId } = await resolvePolicy(prisma, input);
+
+  const events = await prisma.event.findMany({ where: { sessionId: session.id }, orderBy: { seq: "asc" } });
+  const base = events.map(toSessionEvent);
+  const edits = validateEdits(base, input.edits ?? []);
+  if (!edits.ok) {
+    throw new ApiError(400, "invalid_edits", `The edits do not fit this session: ${edits.issues.map((i) => i.message).join(" ")}`, issuesOf(edits.issues, ["edits"]));
+  }
+  if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
+    throw new ApiError(400, "model_executor_missing", `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`, [{ path: "policy.model", message: "needs a model endpoint" }]);
+  }
+  const adapter = Adapter.safeParse(session.agent.adapter);
+  const validation = validatePolicy(policy, {
+    adapter: adapter.success ? adapter.data : "generic",
+    capabilities: session.agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
+    inExperiment: false,
+    knownTools: await knownTools(prisma, session.agentId),
+  });
+  // Branchpoint's engine intercepts every tool itself, so the seeds' runtime caveats are warnings here,
+  // except a scope it cannot answer outside an experiment.
+  const blocking = validation.errors.filter((i) => i.code === "cohort_scope_outside_experiment" || i.code === "schema");
+  if (blocking.length > 0) {
+    throw new ApiError(400, "invalid_policy", blocking.map((i) => i.message).join(" "), blocking.map((i) => ({ path: formatIssuePath(["policy", ...i.path]), message: i.message })));
+  }
+  const { id } = await createReplayRow(prisma, {
+    sessionId: session.id,
+    policy,
+    policyHash: policyHash(policy),
+    policyVersionId,
+    edits: edits.plan.all,
+    createdBy,
+  });
+  return { id, warnings: [...validation.errors, ...validation.warnings] };
+}
+
+type ExtraLog = { fixture?: NewFixture; approval?: ApprovalEntry };
+
+/**
+ * Runs (or re-runs) a replay with its log first, then persists everything
+ * the run produced in one transaction. `expectedUpdatedAt` guards a resume:
+ * when another resume got there first, this one is refused and nothing is written.
+ */
+export async function runReplay(prisma: Db, replayId: string, extra: ExtraLog = {}, expectedUpdatedAt?: Date): Promise<ReplayResult | null> {
+  const row = await prisma.replay.findUnique({
+    where: { id: replayId },
+    select: {
+      id: true,
+      sessionId: true,
+      policySnapshot: true,
+      edits: true,
+      createdBy: true,
+      experiment: { select: { agentVersionId: true } },
+      session: { select: { agentId: true, agent: { select: { adapter: true } } } },
+    },
+  });
+  if (!row) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
+  const session = await getSession(prisma, row.sessionId);
+  if (!session) throw new ApiError(404, "session_not_found", `The base session of replay "${replayId}" no longer exists.`);
+  const base = session.events.map(toSessionEvent);
+  const log: BranchLogEntry[] = await loadBranchLog(prisma, replayId);
+  if (extra.fixture) log.push(fixtureEntryOf(extra.fixture));
+  if (extra.approval) log.push(extra.approval);
+  const policy = Policy.parse(row.policySnapshot);
+  const adapter = Adapter.safeParse(row.session.agent.adapter);
+
+  let result: ReplayResult;
+  try {
+    result = await replay({
+      base,
+      policy,
+      edits: Edits.parse(row.edits),
+      log,
+      tools: await knownTools(prisma, row.session.agentId),
+      ...(adapter.success ? { adapter: adapter.data } : {}),
+      historyLookup: historyLookupFor(prisma, { agentId: row.session.agentId, cohortAgentVersionId: row.experiment?.agentVersionId ?? null }),
+      executors: {
+        tool: toolExecutor(prisma),
+        simulator: toolSimulator(prisma),
+        ...(LIVE_MODEL_POLICIES.has(policy.model) ? { model: modelExecutor(prisma) } : {}),
+      },
+      now: () => new Date().toISOString(),
+    });
+  } catch (error) {
+    if (extra.fixture || extra.approval) {
+      // A resume that cannot run leaves the branch as it was: nothing is stored.
+      if (error instanceof ReplayInputError) throw new ApiError(400, error.code, error.message);
+      throw new ApiError(502, "replay_failed", `The branch could not be resumed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const code = error instanceof ReplayInputError ? error.code : "replay_failed";
+    const message = error instanceof Error ? error.message : String(error);
+    await markReplayFailed(prisma, replayId, code, message);
+    return null;
+  }
+
+  await prisma.$transaction(
+    async (tx) => {
+      if (expectedUpdatedAt) {
+        const now = await tx.replay.findUnique({ where: { id: replayId }, select: { updatedAt: true } });
+        if (!now || now.updatedAt.getTime() !== expectedUpdatedAt.getTime()) {
+          throw new ApiError(409, "replay_changed", "The replay changed while this request ran (another fixture or decision was stored first); reload and try again.");
+        }
+      }
+      if (extra.fixture) await insertFixture(tx, replayId, extra.fixture);
+      await appendLogEntries(tx, replayId, [...(extra.approval ? [extra.approval] : []), ...result.newLogEntries], row.createdBy);
+      await saveRunResult(tx, replayId, result, new Date());
+    },
+    { timeout: 120_000, maxWait: 30_000 },
+  );
+  return result;
+}
+
+/** Runs a new replay to its first stop and returns its state. */
+export async function startReplay(prisma: Db, raw: unknown, createdBy: string): Promise<StartedReplay> {
+  const started = await createReplay(prisma, raw, createdBy);
+  await runReplay(prisma, started.id);
+  return started;
+}
+
+async function pendingOf(prisma: Db, replayId: string, waitingFor: PendingCall["waitingFor"]) {
+  const state = await getReplayState(prisma, replayId);
+  if (!state) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
+  const pending = state.pending as PendingCall | null;
+  const wanted = waitingFor === "fixture" ? "paused" : "awaiting_approval";
+  if (state.status !== wanted || !pending || pending.waitingFor !== waitingFor) {
+    const what = waitingFor === "fixture" ? "a fixture" : "an approval";
+    throw new ApiError(409, "nothing_pending", `Replay "${replayId}" is ${state.status.replaceAll("_", " ")} and waits for no ${waitingFor}; only a ${wanted.replaceAll("_", " ")} replay takes ${what}.`);
+  }
+  return { state, pending };
+}
+
+/** Stores a fixture for the pending call and resumes the branch. Nothing changes when it is refused. */
+export async function supplyFixture(prisma: Db, replayId: string, raw: unknown, author: string) {
+  const parsed = FixtureInput.safeParse(raw);
+  if (!parsed.success) throw new ApiError(400, "invalid_fixture", "The fixture is not valid.", issuesOf(parsed.error.issues.map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== "symbol"), message: i.message }))));
+  const input = parsed.data;
+  const { state, pending } = await pendingOf(prisma, replayId, "fixture");
+  if ((input.callId !== undefined && input.callId !== pending.callId) || (input.tool !== undefined && input.tool !== pending.tool)) {
+    throw new ApiError(
+      409,
+      "wrong_call",
+      `The branch waits for ${pending.tool} (call ${pending.callId}) at step ${pending.step}, not ${input.tool ?? pending.tool} (call ${input.callId ?? pending.callId}).`,
+      [{ path: input.callId !== pending.callId ? "callId" : "tool", message: `expected ${input.callId !== pending.callId ? pending.callId : pending.tool}` }],
+    );
+  }
+  const fixture: NewFixture = {
+    id: `fx_${randomUUID()}`,
+    toolName: pending.tool,
+    callId: pending.callId,
+    cacheKey: pending.cacheKey,
+    stepIdx: pending.step,
+    output: input.error ? null : input.output,
+    error: input.error ?? null,
+    author,
+    note: input.note,
+    provenance: input.provenance ?? { source: "api" },
+    createdAt: new Date(),
+  };
+  await runReplay(prisma, replayId, { fixture }, state.updatedAt);
+  return fixture;
+}
+
+/** Records an approval decision for the pending live call (with actor and time) and resumes the branch. */
+export async function decideApproval(prisma: Db, replayId: string, raw: unknown, by: string) {
+  const parsed = ApprovalInput.safeParse(raw);
+  if (!parsed.success) throw new ApiError(400, "invalid_decision", "The decision is not valid.", issuesOf(parsed.error.issues.map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== "symbol"), message: i.message }))));
+  const { state, pending } = await pendingOf(prisma, replayId, "approval");
+  if (parsed.data.callId !== undefined && parsed.data.callId !== pending.callId) {
+    throw new ApiError(409, "wrong_call", `The branch waits for a decision on ${pending.tool} (call ${pending.callId}), not call ${parsed.data.callId}.`);
+  }
+  const approval: ApprovalEntry = {
+    type: "approval",
+    id: `ap_${randomUUID()}`,
+    at: new Date().toISOString(),
+    step: pending.step,
+    tool: pending.tool,
+    cacheKey: pending.cacheKey,
+    decision: parsed.data.decision,
+    by,
+    ...(parsed.data.note ? { note: parsed.data.note } : {}),
+  };
+  await runReplay(prisma, replayId, { approval }, state.updatedAt);
+  return approval;
+}
+
+export { isReadOnly };
