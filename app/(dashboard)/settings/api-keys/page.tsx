@@ -1,0 +1,44 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { ApiKeyManager } from "@/components/settings/ApiKeyManager";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { db } from "@/lib/db";
+import { listApiKeys } from "@/lib/db/api-keys";
+import { createApiKeyAction, revokeApiKeyAction } from "./actions";
+
+export const metadata: Metadata = { title: "API keys" };
+export const dynamic = "force-dynamic";
+
+export default async function ApiKeysPage() {
+  const keys = await listApiKeys(await db());
+  return (
+    <>
+      <div className="mb-2 text-sm">
+        <Link href="/settings" className="text-slate-500 hover:text-slate-900">
+          ← Settings
+        </Link>
+      </div>
+      <PageHeader
+        title="API keys"
+        subtitle={
+          <>
+            Send a key as <code className="font-mono">Authorization: Bearer &lt;key&gt;</code> to <code className="font-mono">/api/v1/*</code>; trace
+            exporters may also use <code className="font-mono">OTEL_EXPORTER_OTLP_HEADERS=x-api-key=&lt;key&gt;</code>. Only a hash of each key is stored.
+          </>
+        }
+      />
+      <ApiKeyManager
+        keys={keys.map((k) => ({
+          id: k.id,
+          name: k.name,
+          prefix: k.prefix,
+          createdAt: k.createdAt.toISOString(),
+          lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+          revokedAt: k.revokedAt?.toISOString() ?? null,
+        }))}
+        createAction={createApiKeyAction}
+        revokeAction={revokeApiKeyAction}
+      />
+    </>
+  );
+}

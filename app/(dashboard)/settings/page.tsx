@@ -1,0 +1,40 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { PageHeader } from "@/components/ui/PageHeader";
+
+export const metadata: Metadata = { title: "Settings" };
+
+const SECTIONS = [
+  {
+    href: "/settings/api-keys",
+    title: "API keys",
+    text: "Keys for the HTTP API (/api/v1) and for trace exporters (/v1/traces). Create one per script or service; revoke it when it leaks.",
+  },
+  {
+    href: "/settings/executors",
+    title: "Executors",
+    text: "Live model endpoints, live tool endpoints and the hosts they may call, for replays that run steps live.",
+  },
+] as const;
+
+export default function SettingsPage() {
+  return (
+    <>
+      <PageHeader title="Settings" subtitle="How scripts, exporters and live executors reach Branchpoint." />
+      <ul className="grid gap-4 sm:grid-cols-2">
+        {SECTIONS.map((s) => (
+          <li key={s.href}>
+            <Link
+              href={s.href}
+              className="block h-full rounded-lg border border-slate-200 bg-white p-5 shadow-sm transition hover:border-indigo-300 hover:shadow"
+            >
+              <h2 className="font-semibold text-slate-900">{s.title}</h2>
+              <p className="mt-1 text-sm text-slate-600">{s.text}</p>
+              <span className="mt-3 inline-block text-sm font-medium text-indigo-700">Open {s.title.toLowerCase()} →</span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

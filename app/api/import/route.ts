@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { db } from "@/lib/db";
+import { importAndSave } from "@/lib/db/imports";
+import { ApiError, errorResponse, readBodyBytes, readQuery } from "@/lib/http/api";
+import { errorBody } from "@/lib/http/errors";
+import { ImportFormat } from "@/lib/ingest/types";
+
+export const dynamic = "force-dynamic";
+
+const Query = z.object({ filename: z.string().max(300).optional(), format: ImportFormat.optional() });
+
+/**
+ * The upload page's endpoint (XHR, for upload progress). It takes no API key:
+ * the dashboard itself has no login, so this route is exactly as open as the
+ * page that uses it, and no more. It refuses cross-site requests: the browser
+ * must say the request is same-origin (Sec-Fetch-Site / Origin), and must send
+ * the `X-Branchpoint-Upload` header, which a cross-site form cannot set
+ * without a CORS preflight this server never grants. Scripts use
+ * `POST /api/v1/sessions` with a key instead.
+ */
+export async function POST(request: Request): Promise<Response> {
+  try {
+    assertSameOrigin(request);
+    const query = readQuery(request, Query);
+    const body = await readBodyBytes(request);
+    if (body.length === 0) throw new ApiError(400, "empty_body", "The file is empty.");
+    const result = await importAndSave(await db(), body, query);
+    if (!result.ok) {
+      const message = result.format === null ? "The file is in no supported format." : `The file is not a valid ${result.format} document.`;
+      return Response.json({ ...errorBody(result.format === null ? "unknown_format" : "invalid_document", message, result.issues), format: result.format }, { status: 400 });
+    }
+    return Response.json({ format: result.format, sessions: result.sessions }, { status: 201 });
+  } catch (error) {
+    return errorResponse(error);
+  }
+}
+
+function assertSameOrigin(request: Request): void {
+  const site = request.headers.get("sec-fetch-site");
+  const origin = request.headers.get("origin");
+  const host = request.headers.get("host");
+  const sameOrigin = site === null || site === "same-origin";
+  const originOk = origin === null || (host !== null && URL.canParse(origin) && new URL(origin).host === host);
+  if (request.headers.get("x-branchpoint-upload") !== "1" || !sameOrigin || !originOk) {
+    throw new ApiError(403, "cross_origin", "Uploads are accepted from Branchpoint's own pages only; scripts use POST /api/v1/sessions with an API key.");
+  }
+}

@@ -1,0 +1,20 @@
+import { ingestAgentsItems } from "@/lib/db/traces";
+import { readJson } from "@/lib/http/api";
+import { ApiError } from "@/lib/http/errors";
+import { describeIssues, traceJsonRoute } from "@/lib/http/otlp";
+import { parseOpenAiAgentsExport } from "@/lib/ingest/openai-agents";
+import { z } from "zod";
+
+/**
+ * The OpenAI Agents SDK trace exporter's body, `{ "data": [trace, span, …] }`
+ * (point its `endpoint` here). Items are stored by id and their sessions
+ * rebuilt from every stored item of their group, in one transaction.
+ */
+export const POST = traceJsonRoute(async ({ request, prisma }) => {
+  const body = await readJson(request, z.unknown());
+  const parsed = parseOpenAiAgentsExport(body);
+  if (!parsed.ok) throw new ApiError(400, "invalid_export", describeIssues("The body is not a valid Agents SDK trace export", parsed.issues), parsed.issues);
+  const result = await ingestAgentsItems(prisma, parsed.items);
+  if (!result.ok) throw new ApiError(400, "invalid_span_data", describeIssues("Some spans have missing or mistyped data", result.issues), result.issues);
+  return Response.json({ sessions: result.sessions.map((s) => ({ id: s.id, eventCount: s.eventCount })) }, { status: 200 });
+});

@@ -1,0 +1,180 @@
+import protobuf from "protobufjs/light.js";
+import { db, type Db } from "@/lib/db";
+import { verifyApiKey } from "@/lib/db/api-keys";
+import { decodeOtlpJson, decodeOtlpProtobuf, gunzipIfNeeded, type OtlpSpan } from "@/lib/ingest/otlp";
+import type { ImportIssue } from "@/lib/ingest/types";
+import { bearerKey, errorResponse, readBodyBytes } from "./api";
+import { ApiError } from "./errors";
+
+// ---------------------------------------------------------------------------
+// The OTLP/HTTP side of /v1/traces: keys, content types and answers as the
+// OTLP/HTTP specification asks. A success is an ExportTraceServiceResponse in
+// the request's encoding (`{}` in JSON, an empty message in protobuf); a
+// failure is a google.rpc.Status in the request's encoding (JSON for anything
+// that is not protobuf), its problems as a google.rpc.BadRequest detail with
+// one field violation per problem at its exact path.
+// ---------------------------------------------------------------------------
+
+export type OtlpEncoding = "json" | "protobuf";
+
+/** The API key of a trace export: `Authorization: Bearer`, or the header forms exporters set through OTEL_EXPORTER_OTLP_HEADERS. */
+export function traceApiKey(request: Request): string | null {
+  return (
+    bearerKey(request) ??
+    request.headers.get("x-api-key")?.trim() ??
+    request.headers.get("api-key")?.trim() ??
+    request.headers.get("x-branchpoint-api-key")?.trim() ??
+    null
+  );
+}
+
+export async function requireTraceApiKey(prisma: Db, request: Request): Promise<string> {
+  const id = await verifyApiKey(prisma, traceApiKey(request));
+  if (!id) {
+    throw new ApiError(
+      401,
+      "unauthorized",
+      "A valid API key is required: send 'Authorization: Bearer <key>' or an 'x-api-key: <key>' header (OTEL_EXPORTER_OTLP_HEADERS=x-api-key=<key>).",
+    );
+  }
+  return id;
+}
+
+/** The encoding a Content-Type names, or null when it is neither OTLP encoding. */
+export function otlpEncodingOf(contentType: string | null): OtlpEncoding | null {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type === "application/json") return "json";
+  if (type === "application/x-protobuf" || type === "application/protobuf") return "protobuf";
+  return null;
+}
+
+/** The body, within BRANCHPOINT_MAX_BODY_BYTES, after checking the Content-Encoding is one we read. */
+export async function readTraceBody(request: Request): Promise<{ bytes: Uint8Array; contentEncoding: string | null }> {
+  const contentEncoding = request.headers.get("content-encoding");
+  const codings = (contentEncoding ?? "").toLowerCase().split(",").map((s) => s.trim()).filter((s) => s !== "" && s !== "identity");
+  if (codings.some((c) => c !== "gzip")) {
+    throw new ApiError(415, "unsupported_content_encoding", `Content-Encoding '${contentEncoding}' is not supported: send gzip or no encoding.`);
+  }
+  return { bytes: await readBodyBytes(request), contentEncoding };
+}
+
+// --- google.rpc.Status ---------------------------------------------------------
+
+const statusRoot = protobuf.Root.fromJSON({
+  nested: {
+    Status: {
+      fields: {
+        code: { type: "int32", id: 1 },
+        message: { type: "string", id: 2 },
+        details: { rule: "repeated", type: "Any", id: 3 },
+      },
+    },
+    Any: { fields: { type_url: { type: "string", id: 1 }, value: { type: "bytes", id: 2 } } },
+    BadRequest: { fields: { field_violations: { rule: "repeated", type: "FieldViolation", id: 1 } } },
+    FieldViolation: { fields: { field: { type: "string", id: 1 }, description: { type: "string", id: 2 } } },
+  },
+});
+const StatusType = statusRoot.lookupType("Status");
+const BadRequestType = statusRoot.lookupType("BadRequest");
+const BAD_REQUEST_URL = "type.googleapis.com/google.rpc.BadRequest";
+
+/** gRPC status codes for the HTTP statuses we answer with. */
+function grpcCode(status: number): number {
+  if (status === 401) return 16; // UNAUTHENTICATED
+  if (status === 413) return 8; // RESOURCE_EXHAUSTED
+  if (status === 500) return 13; // INTERNAL
+  return 3; // INVALID_ARGUMENT
+}
+
+export function otlpErrorResponse(status: number, message: string, issues: readonly ImportIssue[], encoding: OtlpEncoding): Response {
+  const violations = issues.map((i) => ({ field: i.path, description: i.message }));
+  if (encoding === "protobuf") {
+    const details =
+      violations.length > 0
+        ? [{ type_url: BAD_REQUEST_URL, value: BadRequestType.encode(BadRequestType.create({ field_violations: violations })).finish() }]
+        : [];
+    const body = StatusType.encode(StatusType.create({ code: grpcCode(status), message, details })).finish();
+    return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { "content-type": "application/x-protobuf" } });
+  }
+  return Response.json(
+    {
+      code: grpcCode(status),
+      message,
+      details: violations.length > 0 ? [{ "@type": BAD_REQUEST_URL, fieldViolations: violations }] : [],
+    },
+    { status },
+  );
+}
+
+/** An ExportTraceServiceResponse: everything accepted. */
+export function otlpSuccessResponse(encoding: OtlpEncoding): Response {
+  if (encoding === "protobuf") {
+    return new Response(new Uint8Array(0), { status: 200, headers: { "content-type": "application/x-protobuf" } });
+  }
+  return Response.json({}, { status: 200 });
+}
+
+type OtlpHandler = (ctx: { request: Request; prisma: Db; encoding: OtlpEncoding }) => Promise<Response>;
+
+/**
+ * A `/v1/traces` route: key, then Content-Type (415), then the handler;
+ * every error answered as a google.rpc.Status in the request's encoding.
+ * Unexpected errors are logged and answered with a generic 500.
+ */
+export function otlpRoute(handler: OtlpHandler) {
+  return async (request: Request): Promise<Response> => {
+    const encoding = otlpEncodingOf(request.headers.get("content-type")) ?? "json";
+    try {
+      const prisma = await db();
+      await requireTraceApiKey(prisma, request);
+      if (otlpEncodingOf(request.headers.get("content-type")) === null) {
+        throw new ApiError(
+          415,
+          "unsupported_media_type",
+          `Content-Type '${request.headers.get("content-type") ?? ""}' is not an OTLP encoding: send application/json or application/x-protobuf.`,
+        );
+      }
+      return await handler({ request, prisma, encoding });
+    } catch (error) {
+      if (error instanceof ApiError) return otlpErrorResponse(error.status, error.message, error.issues, encoding);
+      console.error("Unexpected error in /v1/traces:", error);
+      return otlpErrorResponse(500, "Something went wrong on the server; the export was not stored.", [], encoding);
+    }
+  };
+}
+
+// --- Decoding an export ----------------------------------------------------------
+
+/** Problems as one line for a client's log: the first few with their paths. */
+export function describeIssues(intro: string, issues: readonly ImportIssue[]): string {
+  const shown = issues.slice(0, 3).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
+  const more = issues.length > shown.length ? ` (and ${issues.length - shown.length} more)` : "";
+  return `${intro}: ${shown.join("; ")}${more}`;
+}
+
+/** A request body (gunzipped if needed) as spans; 400 with every problem's path when it is not a valid export. */
+export function decodeTraceExport(bytes: Uint8Array, contentEncoding: string | null, encoding: OtlpEncoding): OtlpSpan[] {
+  const inflated = gunzipIfNeeded(bytes, contentEncoding);
+  if (!inflated.ok) throw new ApiError(400, "invalid_encoding", describeIssues("The body could not be read", [inflated.issue]), [inflated.issue]);
+  const decoded = encoding === "json" ? decodeOtlpJson(inflated.bytes) : decodeOtlpProtobuf(inflated.bytes);
+  if (!decoded.ok) {
+    const intro = encoding === "json" ? "The body is not a valid OTLP JSON trace export" : "The body is not a valid OTLP protobuf trace export";
+    throw new ApiError(400, "invalid_export", describeIssues(intro, decoded.issues), decoded.issues);
+  }
+  return decoded.spans;
+}
+
+type TraceJsonHandler = (ctx: { request: Request; prisma: Db }) => Promise<Response>;
+
+/** A JSON trace route that is not OTLP (the Agents SDK exporter's): trace-style keys, `{ error }` bodies. */
+export function traceJsonRoute(handler: TraceJsonHandler) {
+  return async (request: Request): Promise<Response> => {
+    try {
+      const prisma = await db();
+      await requireTraceApiKey(prisma, request);
+      return await handler({ request, prisma });
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
