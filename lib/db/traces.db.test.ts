@@ -155,7 +155,7 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
 function renameSession(attrs: Record<string, unknown>, suffix: string): Record<string, unknown> {
   const out: Record<string, unknown> = { ...attrs };
   for (const key of ["session.id", "gen_ai.conversation.id", "ai.telemetry.metadata.sessionId"]) {
-    if (typeof out[key] === "string") out[key] = `${out[key] as string}${suffix}`;
+    if (typeof out[key] === "string") out[key] = `${out[key]}${suffix}`;
   }
   return out;
 }
