@@ -53,6 +53,11 @@ export default async function SessionPage({ params }: Props) {
             <span>imported as {session.format}</span>
           </span>
         }
+        actions={
+          <Link href={`/sessions/${session.id}/replay`} className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500">
+            Replay this session
+          </Link>
+        }
       />
       <dl className="mb-6 grid grid-cols-2 gap-px overflow-hidden rounded-lg border border-slate-200 bg-slate-200 sm:grid-cols-4 lg:grid-cols-8">
         {stats.map(([label, value]) => (

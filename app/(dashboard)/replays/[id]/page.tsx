@@ -1,0 +1,79 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { EvidencePanel } from "@/components/replays/EvidencePanel";
+import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
+import { ReplayProgress } from "@/components/replays/ReplayProgress";
+import { ReplayStepList } from "@/components/replays/ReplayStepList";
+import { StatusBadge } from "@/components/ui/Badge";
+import { EmptyState } from "@/components/ui/EmptyState";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { db } from "@/lib/db";
+import { loadReplayView } from "@/lib/db/replays";
+import { formatDateTime } from "@/lib/format";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ id: string }> };
+
+export const metadata: Metadata = { title: "Replay" };
+
+export default async function ReplayPage({ params }: Props) {
+  const { id } = await params;
+  const view = await loadReplayView(await db(), id);
+  if (!view) notFound();
+  const { replay, session } = view;
+  const label = session.title ?? session.externalId ?? session.id;
+  return (
+    <>
+      <div className="mb-2 text-sm">
+        <Link href="/replays" className="text-slate-500 hover:text-slate-900">
+          ← Replays
+        </Link>
+      </div>
+      <PageHeader
+        title={<>Branch of “{label}”</>}
+        subtitle={
+          <span className="flex flex-wrap items-center gap-2">
+            <StatusBadge status={replay.status} />
+            <span>
+              {session.agentName} · started {formatDateTime(replay.createdAt)} by {replay.createdBy ?? "unknown"} · {view.steps.length} of {view.base.length} base steps
+            </span>
+          </span>
+        }
+        actions={
+          <>
+            <Link href={`/sessions/${session.id}`} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50">
+              Open base run
+            </Link>
+            {replay.status !== "running" ? (
+              <Link href={`/replays/${replay.id}/compare`} className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500">
+                Compare with base
+              </Link>
+            ) : null}
+          </>
+        }
+      />
+      {replay.status === "running" ? <ReplayProgress replayId={replay.id} startedAt={replay.createdAt.toISOString()} baseSteps={view.base.length} /> : null}
+      {replay.error ? (
+        <div role="alert" className="mb-6 rounded-lg border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900">
+          <strong>{replay.status === "failed" ? "The branch failed" : "The branch stopped"}</strong> ({replay.error.code}): {replay.error.message}
+        </div>
+      ) : null}
+      {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? <PendingCallPanel replayId={replay.id} pending={view.pending} /> : null}
+      <div className="grid gap-6 xl:grid-cols-[1fr_380px]">
+        <div>
+          <h2 className="mb-2 text-base font-semibold text-slate-900">Branch steps</h2>
+          {view.steps.length === 0 ? (
+            <EmptyState title={replay.status === "running" ? "No steps yet" : "The branch has no steps"}>
+              {replay.status === "running" ? "The branch is running; its steps appear when it stops or pauses." : "It stopped before its first step; the reason is shown above."}
+            </EmptyState>
+          ) : (
+            <ReplayStepList steps={view.steps} />
+          )}
+        </div>
+        <EvidencePanel view={view} />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,11 @@
+import { loadReplayView } from "@/lib/db/replays";
+import { ApiError, apiRoute } from "@/lib/http/api";
+import { presentReplay } from "@/lib/replays/present";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute<{ id: string }>(async ({ prisma, params }) => {
+  const view = await loadReplayView(prisma, params.id);
+  if (!view) throw new ApiError(404, "replay_not_found", `No replay with id "${params.id}".`);
+  return Response.json({ replay: presentReplay(view) });
+});

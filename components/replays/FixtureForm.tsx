@@ -1,0 +1,83 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { supplyFixtureAction } from "@/app/(dashboard)/replays/actions";
+import { JsonEditor } from "@/components/ui/monaco";
+
+/** The fixture for a paused branch: output or error as JSON (prefilled from the closest recorded call), and a note. */
+export function FixtureForm({
+  replayId,
+  callId,
+  prefillOutput,
+  prefillError,
+  prefilledFrom,
+}: {
+  replayId: string;
+  callId: string;
+  prefillOutput: string;
+  prefillError: string;
+  prefilledFrom: number | null;
+}) {
+  const router = useRouter();
+  const [kind, setKind] = useState<"output" | "error">("output");
+  const [output, setOutput] = useState(prefillOutput);
+  const [errorText, setErrorText] = useState(prefillError);
+  const [note, setNote] = useState("");
+  const [problem, setProblem] = useState<{ message: string; fields: Record<string, string[]> } | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault();
+    startTransition(async () => {
+      const result = await supplyFixtureAction({ replayId, callId, kind, text: kind === "output" ? output : errorText, note, prefilledFrom });
+      if (!result.ok) {
+        setProblem({ message: result.error.message, fields: result.error.fieldErrors });
+        return;
+      }
+      setProblem(null);
+      router.refresh();
+    });
+  };
+
+  return (
+    <form onSubmit={submit} className="space-y-3" aria-label="Fixture">
+      <fieldset className="flex gap-4 text-sm">
+        <legend className="sr-only">The tool returns</legend>
+        {(["output", "error"] as const).map((k) => (
+          <label key={k} className="flex items-center gap-1.5">
+            <input type="radio" name="kind" value={k} checked={kind === k} onChange={() => setKind(k)} />
+            {k === "output" ? "Output (the tool's result)" : "Error ({ type, message })"}
+          </label>
+        ))}
+      </fieldset>
+      {kind === "output" ? (
+        <JsonEditor value={output} onChange={setOutput} height={220} path="fixture-output.json" ariaLabel="Fixture output JSON" />
+      ) : (
+        <JsonEditor value={errorText} onChange={setErrorText} height={140} path="fixture-error.json" ariaLabel="Fixture error JSON" />
+      )}
+      {problem?.fields.text ? <p className="text-sm text-rose-700">{problem.fields.text.join(" ")}</p> : null}
+      <label className="block text-sm">
+        <span className="font-medium text-slate-700">Note</span>
+        <span className="text-slate-500"> — where the value comes from (required; shown as evidence)</span>
+        <textarea
+          name="note"
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
+          rows={2}
+          className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
+          placeholder="e.g. copied from the warehouse system for order 4822"
+        />
+      </label>
+      {problem?.fields.note ? <p className="text-sm text-rose-700">{problem.fields.note.join(" ")}</p> : null}
+      {problem && !problem.fields.text && !problem.fields.note ? (
+        <p role="alert" className="text-sm text-rose-700">
+          {problem.message}
+        </p>
+      ) : null}
+      <button type="submit" disabled={pending} className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50">
+        {pending ? "Resuming…" : "Store fixture and resume"}
+      </button>
+    </form>
+  );
+}

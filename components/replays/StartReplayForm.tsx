@@ -1,0 +1,142 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { startReplayAction } from "@/app/(dashboard)/replays/actions";
+import { JsonEditor } from "@/components/ui/monaco";
+import type { EditOp, Policy } from "@/lib/replay";
+import { EDIT_OPS, initialEditValue, targetsFor, type EditTarget } from "./edit-values";
+
+export interface PolicyChoice {
+  value: string;
+  label: string;
+  /** A document to send; absent for saved versions (sent by id). */
+  policy?: Policy;
+  versionId?: string;
+}
+
+type EditDraft = { key: number; op: EditOp; seq: number | null; text: string };
+
+/** Choose a policy, add counterfactual edits, run. */
+export function StartReplayForm({ sessionId, choices, targets }: { sessionId: string; choices: PolicyChoice[]; targets: EditTarget[] }) {
+  const router = useRouter();
+  const [choice, setChoice] = useState(choices[0]?.value ?? "");
+  const [edits, setEdits] = useState<EditDraft[]>([]);
+  const [problem, setProblem] = useState<{ message: string; issues: { path: string; message: string }[] } | null>(null);
+  const [pending, startTransition] = useTransition();
+  const nextKey = () => Math.max(0, ...edits.map((e) => e.key)) + 1;
+
+  const addEdit = () => {
+    const first = targetsFor("replace_tool_result", targets)[0];
+    setEdits([...edits, { key: nextKey(), op: "replace_tool_result", seq: first?.seq ?? null, text: initialEditValue("replace_tool_result", first) }]);
+  };
+  const update = (key: number, patch: Partial<EditDraft>) =>
+    setEdits(edits.map((e) => {
+      if (e.key !== key) return e;
+      const next = { ...e, ...patch };
+      if (patch.op && patch.op !== e.op) {
+        const candidates = targetsFor(patch.op, targets);
+        const keep = candidates.find((t) => t.seq === e.seq) ?? candidates[0];
+        next.seq = keep?.seq ?? null;
+        next.text = initialEditValue(patch.op, keep);
+      } else if (patch.seq !== undefined && patch.seq !== e.seq) {
+        next.text = initialEditValue(next.op, targets.find((t) => t.seq === patch.seq));
+      }
+      return next;
+    }));
+
+  const run = (e: React.FormEvent) => {
+    e.preventDefault();
+    const selected = choices.find((c) => c.value === choice);
+    const parsedEdits: { seq: number; op: EditOp; value: unknown }[] = [];
+    for (const [index, draft] of edits.entries()) {
+      if (draft.seq === null) return setProblem({ message: `Edit ${index + 1}: choose a step.`, issues: [] });
+      try {
+        parsedEdits.push({ seq: draft.seq, op: draft.op, value: JSON.parse(draft.text) as unknown });
+      } catch (error) {
+        return setProblem({ message: `Edit ${index + 1}: the value is not valid JSON (${error instanceof Error ? error.message : String(error)}).`, issues: [] });
+      }
+    }
+    startTransition(async () => {
+      const result = await startReplayAction({
+        sessionId,
+        ...(selected?.versionId ? { policyVersionId: selected.versionId } : { policy: selected?.policy }),
+        edits: parsedEdits,
+      });
+      if (!result.ok) return setProblem({ message: result.error.message, issues: result.error.issues });
+      router.push(`/replays/${result.data.id}`);
+    });
+  };
+
+  return (
+    <form onSubmit={run} className="space-y-6" aria-label="Start a replay">
+      <section className="rounded-lg border border-slate-200 bg-white p-5">
+        <h2 className="text-base font-semibold text-slate-900">Policy</h2>
+        <label className="mt-2 block text-sm">
+          <span className="text-slate-600">The rules the branch runs under (stored with the replay as a snapshot and hash)</span>
+          <select name="policy" value={choice} onChange={(e) => setChoice(e.target.value)} className="mt-1 block w-full max-w-xl rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm">
+            {choices.map((c) => (
+              <option key={c.value} value={c.value}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </section>
+
+      <section className="rounded-lg border border-slate-200 bg-white p-5">
+        <div className="flex items-center justify-between">
+          <h2 className="text-base font-semibold text-slate-900">Edits (counterfactuals)</h2>
+          <button type="button" onClick={addEdit} disabled={targets.length === 0} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50">
+            Add an edit
+          </button>
+        </div>
+        {edits.length === 0 ? <p className="mt-2 text-sm text-slate-500">No edits: the branch replays the base run as recorded. Add one to change a tool result, tool arguments, a model output or the system prompt at a step.</p> : null}
+        <ol className="mt-3 space-y-4">
+          {edits.map((draft, index) => (
+            <li key={draft.key} className="rounded-md border border-slate-200 p-3" data-testid="edit-draft">
+              <div className="mb-2 flex flex-wrap items-end gap-3 text-sm">
+                <label>
+                  <span className="block text-xs text-slate-500">Edit {index + 1}</span>
+                  <select aria-label={`Edit ${index + 1} operation`} value={draft.op} onChange={(e) => update(draft.key, { op: e.target.value as EditOp })} className="rounded-md border border-slate-300 bg-white px-2 py-1">
+                    {EDIT_OPS.map((o) => (
+                      <option key={o.op} value={o.op}>{o.label}</option>
+                    ))}
+                  </select>
+                </label>
+                <label>
+                  <span className="block text-xs text-slate-500">at step</span>
+                  <select aria-label={`Edit ${index + 1} step`} value={draft.seq ?? ""} onChange={(e) => update(draft.key, { seq: Number(e.target.value) })} className="rounded-md border border-slate-300 bg-white px-2 py-1">
+                    {targetsFor(draft.op, targets).map((t) => (
+                      <option key={t.seq} value={t.seq}>{t.seq} · {t.name}</option>
+                    ))}
+                  </select>
+                </label>
+                <button type="button" onClick={() => setEdits(edits.filter((e) => e.key !== draft.key))} className="ml-auto text-sm text-rose-700 hover:underline">
+                  Remove
+                </button>
+              </div>
+              <JsonEditor key={`${draft.key}-${draft.op}-${draft.seq}`} value={draft.text} onChange={(text) => update(draft.key, { text })} height={160} path={`edit-${draft.key}.json`} ariaLabel={`Edit ${index + 1} value`} />
+            </li>
+          ))}
+        </ol>
+      </section>
+
+      {problem ? (
+        <div role="alert" className="rounded-md border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900">
+          {problem.message}
+          {problem.issues.length > 0 ? (
+            <ul className="mt-1 list-disc pl-5">
+              {problem.issues.map((i) => (
+                <li key={`${i.path}:${i.message}`}><span className="font-mono">{i.path}</span>: {i.message}</li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      ) : null}
+      <button type="submit" disabled={pending} className="rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50">
+        {pending ? "Starting…" : "Run replay"}
+      </button>
+    </form>
+  );
+}
