@@ -5,6 +5,10 @@
  *   npx tsx scripts/record-sdk-traces.ts --otlp-json http://127.0.0.1:3000/v1/traces \
  *        --otlp-proto http://127.0.0.1:3000/v1/traces --agents http://127.0.0.1:3000/api/...
  *                                                    # sends the same traces to a live app instead
+ *   Live options: --api-key KEY (sent as x-api-key to the JSON exporter, as a
+ *   Bearer token by the protobuf and Agents exporters), --tag TEXT (appended to
+ *   session and group ids, so repeated runs make new sessions), --summary
+ *   (prints one `SUMMARY {json}` line: each run's final text and trace ids).
  *
  * A scripted OpenAI-compatible server on 127.0.0.1 plays the model (Chat
  * Completions, streaming and not, and the Responses API), so every run is the
@@ -94,6 +98,11 @@ const TOOL_SCHEMAS = {
 
 // ---------------------------------------------------------------------------
 // The scripted model server and the capture server (one node:http server).
+
+/** A promise of `f()` that rejects when `f` throws, as an async function's would. */
+function later<T>(f: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(f()));
+}
 
 type Captured = { label: string; path: string; contentType: string; contentEncoding: string; body: Buffer };
 
@@ -283,17 +292,17 @@ function ai7Tools() {
     lookup_order: ai7.tool({
       description: TOOL_SCHEMAS.lookup_order.description,
       inputSchema: ai7.jsonSchema<{ order_id: string }>(TOOL_SCHEMAS.lookup_order.parameters),
-      execute: async (args) => impl.lookup_order(args),
+      execute: (args) => later(() => impl.lookup_order(args)),
     }),
     get_time: ai7.tool({
       description: TOOL_SCHEMAS.get_time.description,
       inputSchema: ai7.jsonSchema<{ zone: string }>(TOOL_SCHEMAS.get_time.parameters),
-      execute: async (args) => impl.get_time(args),
+      execute: (args) => later(() => impl.get_time(args)),
     }),
     refund_payment: ai7.tool({
       description: TOOL_SCHEMAS.refund_payment.description,
       inputSchema: ai7.jsonSchema<{ order_id: string; amount: number }>(TOOL_SCHEMAS.refund_payment.parameters),
-      execute: async (args) => impl.refund_payment(args),
+      execute: (args) => later(() => impl.refund_payment(args)),
     }),
   };
 }
@@ -304,22 +313,22 @@ function ai6Tools() {
     lookup_order: ai6.tool({
       description: TOOL_SCHEMAS.lookup_order.description,
       inputSchema: ai6.jsonSchema<{ order_id: string }>(TOOL_SCHEMAS.lookup_order.parameters),
-      execute: async (args) => impl.lookup_order(args),
+      execute: (args) => later(() => impl.lookup_order(args)),
     }),
     get_time: ai6.tool({
       description: TOOL_SCHEMAS.get_time.description,
       inputSchema: ai6.jsonSchema<{ zone: string }>(TOOL_SCHEMAS.get_time.parameters),
-      execute: async (args) => impl.get_time(args),
+      execute: (args) => later(() => impl.get_time(args)),
     }),
     refund_payment: ai6.tool({
       description: TOOL_SCHEMAS.refund_payment.description,
       inputSchema: ai6.jsonSchema<{ order_id: string; amount: number }>(TOOL_SCHEMAS.refund_payment.parameters),
-      execute: async (args) => impl.refund_payment(args),
+      execute: (args) => later(() => impl.refund_payment(args)),
     }),
   };
 }
 
-type AiRun = { name: string; run(tracer: ReturnType<NodeTracerProvider["getTracer"]>, modelUrl: string): Promise<string> };
+type AiRun = { name: string; run(tracer: ReturnType<NodeTracerProvider["getTracer"]>, modelUrl: string, tag: string): Promise<string> };
 
 const AI_RUNS: AiRun[] = [
   ...(["generate", "stream"] as const).flatMap((mode) =>
@@ -348,7 +357,7 @@ const AI_RUNS: AiRun[] = [
   ...(["generate", "stream"] as const).map(
     (mode): AiRun => ({
       name: `ai6-${mode}`,
-      async run(tracer, modelUrl) {
+      async run(tracer, modelUrl, tag) {
         const provider = createOpenAICompatibleV2({ name: "scripted", baseURL: `${modelUrl}/v1`, includeUsage: true });
         const options = {
           model: provider.chatModel(MODEL),
@@ -361,7 +370,7 @@ const AI_RUNS: AiRun[] = [
             isEnabled: true,
             tracer,
             functionId: "support-agent",
-            metadata: { sessionId: `session-ai6-${mode}`, customer: "acme" },
+            metadata: { sessionId: `session-ai6-${mode}${tag}`, customer: "acme" },
           },
         };
         if (mode === "generate") return (await ai6.generateText(options)).text;
@@ -387,19 +396,19 @@ function agentsAgent() {
         name: "lookup_order",
         description: TOOL_SCHEMAS.lookup_order.description,
         parameters: z.object({ order_id: z.string() }),
-        execute: async (args) => JSON.stringify(impl.lookup_order(args)),
+        execute: (args) => later(() => JSON.stringify(impl.lookup_order(args))),
       }),
       agents.tool({
         name: "get_time",
         description: TOOL_SCHEMAS.get_time.description,
         parameters: z.object({ zone: z.string() }),
-        execute: async (args) => impl.get_time(args),
+        execute: (args) => later(() => impl.get_time(args)),
       }),
       agents.tool({
         name: "refund_payment",
         description: TOOL_SCHEMAS.refund_payment.description,
         parameters: z.object({ order_id: z.string(), amount: z.number() }),
-        execute: async (args) => impl.refund_payment(args),
+        execute: (args) => later(() => impl.refund_payment(args)),
       }),
     ],
   });
@@ -409,44 +418,64 @@ function agentsAgent() {
 
 type Targets = { otlpJson: string; otlpProto: string; agents: string };
 
-export type Recording = { name: string; text: string };
+export type Recording = { name: string; text: string; traceIds: string[] };
+
+export type RecordOptions = { apiKey?: string; tag?: string };
 
 /** Runs every SDK once against the scripted model, exporting to `targets`. */
-export async function recordAll(modelUrl: string, targets: Targets, onRun: (name: string) => void = () => {}): Promise<Recording[]> {
+export async function recordAll(
+  modelUrl: string,
+  targets: Targets,
+  onRun: (name: string) => void = () => {},
+  options: RecordOptions = {},
+): Promise<Recording[]> {
   const recordings: Recording[] = [];
+  const tag = options.tag ?? "";
+  // The trace ids each run produced, for finding its sessions afterwards.
+  let runTraces = new Set<string>();
+  const traceRecorder = {
+    onStart: (span: { spanContext(): { traceId: string } }) => void runTraces.add(span.spanContext().traceId),
+    onEnd: () => {},
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  };
+  const jsonHeaders = options.apiKey ? { "x-api-key": options.apiKey } : undefined;
+  const protoHeaders = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : undefined;
 
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ "service.name": "branchpoint-recorder", "service.version": "1.0.0" }),
     spanProcessors: [
-      new BatchSpanProcessor(new OTLPJsonExporter({ url: targets.otlpJson })),
-      new BatchSpanProcessor(new OTLPProtoExporter({ url: targets.otlpProto, compression: "gzip" as never })),
+      traceRecorder,
+      new BatchSpanProcessor(new OTLPJsonExporter({ url: targets.otlpJson, headers: jsonHeaders })),
+      new BatchSpanProcessor(new OTLPProtoExporter({ url: targets.otlpProto, headers: protoHeaders, compression: "gzip" as never })),
     ],
   });
   provider.register();
   const tracer = provider.getTracer("branchpoint-recorder");
   for (const run of AI_RUNS) {
     onRun(run.name);
-    const text = await run.run(tracer, modelUrl);
+    runTraces = new Set();
+    const text = await run.run(tracer, modelUrl, tag);
     await provider.forceFlush();
-    recordings.push({ name: run.name, text });
+    recordings.push({ name: run.name, text, traceIds: [...runTraces].sort() });
   }
   await provider.shutdown();
   trace.disable();
 
   const client = new OpenAI({ baseURL: `${modelUrl}/v1`, apiKey: "sk-scripted" });
-  agents.setDefaultOpenAIClient(client as never);
+  agents.setDefaultOpenAIClient(client);
   agents.setTracingDisabled(false);
   agents.setTraceProcessors([
-    new agents.BatchTraceProcessor(new agents.OpenAITracingExporter({ endpoint: targets.agents, apiKey: "sk-scripted" })),
+    new agents.BatchTraceProcessor(new agents.OpenAITracingExporter({ endpoint: targets.agents, apiKey: options.apiKey ?? "sk-scripted" })),
   ]);
   for (const api of ["chat_completions", "responses"] as const) {
     const name = `openai-agents-${api === "chat_completions" ? "chat" : "responses"}`;
     onRun(name);
     agents.setOpenAIAPI(api);
-    const runner = new agents.Runner({ groupId: `group-${name}`, workflowName: "Refund workflow", traceMetadata: { customer: "acme" } });
+    const runner = new agents.Runner({ groupId: `group-${name}${tag}`, workflowName: "Refund workflow", traceMetadata: { customer: "acme" } });
     const result = await runner.run(agentsAgent(), PROMPT, { maxTurns: 5 });
     await agents.getGlobalTraceProvider().forceFlush();
-    recordings.push({ name, text: String(result.finalOutput) });
+    recordings.push({ name, text: String(result.finalOutput), traceIds: [] });
   }
   return recordings;
 }
@@ -465,8 +494,13 @@ async function main(): Promise<void> {
     agents: live.agents ?? `${server.url}/capture/agents/v1/traces/ingest`,
   };
   try {
-    const recordings = await recordAll(server.url, targets, (name) => server.setLabel(name));
+    const options: RecordOptions = {
+      ...(argValue("--api-key") ? { apiKey: argValue("--api-key") } : {}),
+      ...(argValue("--tag") ? { tag: argValue("--tag") } : {}),
+    };
+    const recordings = await recordAll(server.url, targets, (name) => server.setLabel(name), options);
     for (const r of recordings) console.log(`${r.name}: ${r.text}`);
+    if (process.argv.includes("--summary")) console.log(`SUMMARY ${JSON.stringify({ runs: recordings })}`);
     if (live.otlpJson || live.otlpProto || live.agents) return;
 
     mkdirSync(OTLP_FIXTURES, { recursive: true });
