@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { exportSeed000ToolPolicy, RECOMMENDED_RCA_POLICY } from "@/lib/replay";
 import { detectPolicyForm, importPolicyText, toolPolicyFlag } from "./interchange";
+import { presetPolicy, validateInContext } from "./validation";
 
 /** The seed-000 example, as its CLI form would carry it. */
 const SEED_000_JSON = {
@@ -87,5 +88,40 @@ describe("the CLI flag", () => {
   it("quotes for a POSIX shell", () => {
     expect(toolPolicyFlag({ a: "it's" })).toBe(`--tool-policy '{"a":"it'\\''s"}'`);
     expect(toolPolicyFlag(SEED_000_JSON)).toBe(`--tool-policy '${JSON.stringify(SEED_000_JSON)}'`);
+  });
+});
+
+describe("presets for an agent", () => {
+  const openaiAgent = {
+    id: "a",
+    name: "harbor",
+    adapter: "openai-agents" as const,
+    capabilities: ["overrides" as const, "tool_policies" as const],
+    versionCount: 1,
+    tools: [
+      { name: "lookup_order", sideEffect: "read" as const },
+      { name: "refund_payment", sideEffect: "external_mutation" as const },
+    ],
+  };
+  it("the recommended default is seed 003's", () => {
+    expect(presetPolicy("recommended", null)).toEqual(RECOMMENDED_RCA_POLICY);
+  });
+  it("for openai-agents a history default becomes named history overrides with a passthrough default, and validates", () => {
+    const p = presetPolicy("recorded-only", openaiAgent);
+    expect(p.tools).toEqual({
+      default: { type: "passthrough" },
+      overrides: {
+        lookup_order: { type: "history", scope: "baseline", on_miss: "fail" },
+        refund_payment: { type: "history", scope: "baseline", on_miss: "fail" },
+      },
+    });
+    expect(validateInContext(p, openaiAgent).ok).toBe(true);
+    expect(validateInContext(presetPolicy("recorded-only", null), openaiAgent).errors.map((e) => e.code)).toEqual([
+      "openai_agents_history_default",
+    ]);
+  });
+  it("without an agent, only context-free checks apply", () => {
+    expect(validateInContext(presetPolicy("simulated", null), null).ok).toBe(true);
+    expect(validateInContext({ model: "x" }, null).ok).toBe(false);
   });
 });

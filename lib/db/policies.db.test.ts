@@ -11,9 +11,9 @@ import {
   savePolicyByName,
   setToolSideEffect,
   tryRuleOnRecordedCall,
-  validateInContext,
   withTransaction,
 } from "./policies";
+import { validateInContext } from "@/components/policies/validation";
 import { loadDemoData } from "./startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 

@@ -5,12 +5,9 @@ import {
   Policy,
   policyHash,
   SideEffect,
-  validatePolicy,
   type KnownTool,
   type PolicyIssue,
-  type PolicyValidation,
   type RuleExplanation,
-  type ValidationContext,
 } from "@/lib/replay";
 import { ApiError } from "@/lib/http/errors";
 import type { Db, DbClient } from "./client";
@@ -67,31 +64,6 @@ export async function agentContext(client: AnyClient, agentId: string): Promise<
     versionCount: agent.versions.length,
     tools: agent.tools.map((t) => ({ name: t.name, sideEffect: SideEffect.catch("unknown").parse(t.sideEffect) })),
   };
-}
-
-export function validationContextOf(agent: AgentContext): ValidationContext {
-  return { adapter: agent.adapter, capabilities: agent.capabilities, inExperiment: false, knownTools: agent.tools };
-}
-
-/** Checks that need no agent: the rest depend on an adapter and capabilities a policy without an agent does not have. */
-const CONTEXT_FREE_CODES = new Set<PolicyIssue["code"]>(["schema", "static_case_unreachable"]);
-
-/**
- * Validates a document where it will run: in the agent's context when the
- * policy has one; otherwise against the schema and the checks that hold
- * whatever runs it.
- */
-export function validateInContext(document: unknown, agent: AgentContext | null): PolicyValidation {
-  if (agent) return validatePolicy(document, validationContextOf(agent));
-  const result = validatePolicy(document, {
-    adapter: "generic",
-    capabilities: ["overrides", "tool_policies"],
-    inExperiment: false,
-  });
-  const errors = result.errors.filter((i) => CONTEXT_FREE_CODES.has(i.code));
-  const warnings = result.warnings.filter((i) => CONTEXT_FREE_CODES.has(i.code));
-  if (errors.length > 0) return { ok: false, policy: result.policy, errors, warnings };
-  return { ok: true, policy: Policy.parse(document), errors: [], warnings };
 }
 
 function issuePath(path: readonly (string | number)[]): string {

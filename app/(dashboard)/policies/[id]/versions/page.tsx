@@ -1,0 +1,151 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { z } from "zod";
+import { VersionDiff } from "@/components/policies/VersionDiff";
+import { EmptyState } from "@/components/ui/EmptyState";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { db } from "@/lib/db";
+import { getPolicy } from "@/lib/db/policies";
+import { formatDateTime } from "@/lib/format";
+
+export const metadata: Metadata = { title: "Policy versions" };
+export const dynamic = "force-dynamic";
+
+const Query = z.object({
+  a: z.coerce.number().int().positive().optional().catch(undefined),
+  b: z.coerce.number().int().positive().optional().catch(undefined),
+});
+
+export default async function PolicyVersionsPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[]>>;
+}) {
+  const { id } = await params;
+  const raw = await searchParams;
+  const query = Query.parse(Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v])));
+  const policy = await getPolicy(await db(), id);
+  if (!policy) notFound();
+  const versions = policy.versions; // newest first
+  const byNumber = new Map(versions.map((v) => [v.version, v]));
+  const b = byNumber.get(query.b ?? versions[0]?.version ?? 0) ?? versions[0];
+  const a = byNumber.get(query.a ?? (b ? b.version - 1 : 0)) ?? versions.find((v) => b && v.version < b.version) ?? b;
+
+  return (
+    <>
+      <PageHeader
+        title={`${policy.name}: versions`}
+        subtitle={
+          <span>
+            <Link href={`/policies/${policy.id}`} className="text-indigo-700 hover:underline">
+              Back to the editor
+            </Link>{" "}
+            · every version is immutable; the same document always has the same hash
+          </span>
+        }
+      />
+      {versions.length === 0 ? (
+        <EmptyState title="No saved versions yet">
+          Open the{" "}
+          <Link href={`/policies/${policy.id}`} className="text-indigo-700 underline">
+            editor
+          </Link>
+          , fix any errors and save: each save of a changed document becomes a new version here.
+        </EmptyState>
+      ) : (
+        <div className="space-y-6">
+          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+            <table className="w-full text-sm">
+              <thead className="border-b border-slate-200 bg-slate-50 text-left text-xs font-medium tracking-wide text-slate-500 uppercase">
+                <tr>
+                  <th className="px-3 py-2">Version</th>
+                  <th className="px-3 py-2">Hash</th>
+                  <th className="px-3 py-2">Note</th>
+                  <th className="px-3 py-2">Saved</th>
+                  <th className="px-3 py-2" />
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {versions.map((v) => (
+                  <tr key={v.id} data-testid="version-row">
+                    <td className="px-3 py-2 font-medium tabular-nums">v{v.version}</td>
+                    <td className="px-3 py-2 font-mono text-xs text-slate-600" title={v.hash}>
+                      {v.hash.slice(0, 16)}
+                    </td>
+                    <td className="px-3 py-2 text-slate-700">{v.note ?? <span className="text-slate-400">—</span>}</td>
+                    <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">
+                      {formatDateTime(v.createdAt)}
+                    </td>
+                    <td className="px-3 py-2 text-right text-xs">
+                      {v.version > 1 ? (
+                        <Link
+                          href={`/policies/${policy.id}/versions?a=${v.version - 1}&b=${v.version}`}
+                          className="text-indigo-700 hover:underline"
+                        >
+                          Diff with v{v.version - 1}
+                        </Link>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {a && b ? (
+            <section aria-label="Diff between versions" className="space-y-3">
+              <form method="get" className="flex flex-wrap items-end gap-3 text-xs">
+                <label className="font-medium text-slate-600">
+                  From
+                  <select
+                    name="a"
+                    aria-label="From version"
+                    defaultValue={a.version}
+                    className="mt-1 block rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
+                  >
+                    {versions.map((v) => (
+                      <option key={v.id} value={v.version}>
+                        v{v.version} · {v.hash.slice(0, 8)}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <label className="font-medium text-slate-600">
+                  To
+                  <select
+                    name="b"
+                    aria-label="To version"
+                    defaultValue={b.version}
+                    className="mt-1 block rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
+                  >
+                    {versions.map((v) => (
+                      <option key={v.id} value={v.version}>
+                        v{v.version} · {v.hash.slice(0, 8)}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <button
+                  type="submit"
+                  className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+                >
+                  Compare
+                </button>
+              </form>
+              <h2 className="text-sm font-semibold text-slate-900" data-testid="diff-title">
+                v{a.version} → v{b.version}
+                {a.hash === b.hash ? " (same document)" : ""}
+              </h2>
+              <VersionDiff
+                original={JSON.stringify(a.document, null, 2)}
+                modified={JSON.stringify(b.document, null, 2)}
+              />
+            </section>
+          ) : null}
+        </div>
+      )}
+    </>
+  );
+}

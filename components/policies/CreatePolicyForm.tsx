@@ -1,0 +1,157 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { createPolicyAction } from "@/app/(dashboard)/policies/actions";
+import { draftKey } from "./editorState";
+import { formatDocument } from "./editorState";
+import { PRESET_LABELS, type Preset } from "./validation";
+
+const PRESETS = Object.keys(PRESET_LABELS) as Preset[];
+
+/** Create a policy from a preset (seed 003's levels, the recommended RCA default) or an imported document. */
+export function CreatePolicyForm({ agents }: { agents: { id: string; name: string; adapter: string }[] }) {
+  const router = useRouter();
+  const [name, setName] = useState("");
+  const [agentId, setAgentId] = useState("");
+  const [kind, setKind] = useState<"preset" | "import">("preset");
+  const [preset, setPreset] = useState<Preset>("recommended");
+  const [text, setText] = useState("");
+  const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const [message, setMessage] = useState<string | null>(null);
+  const [pending, start] = useTransition();
+
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault();
+    setMessage(null);
+    start(async () => {
+      const result = await createPolicyAction({
+        name,
+        ...(agentId ? { agentId } : {}),
+        source: kind === "preset" ? { kind, preset } : { kind, text },
+      });
+      if (!result.ok) {
+        setErrors(result.error.fieldErrors);
+        setMessage(result.error.message);
+        return;
+      }
+      setErrors({});
+      // An invalid document is never a version: it opens as an unsaved draft, with its errors shown.
+      if (result.data.draft) {
+        window.localStorage.setItem(
+          draftKey(result.data.id, 0),
+          JSON.stringify({ text: formatDocument(result.data.draft), savedAt: new Date().toISOString() }),
+        );
+      }
+      router.push(`/policies/${result.data.id}`);
+    });
+  };
+
+  const field = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm";
+  const fieldError = (key: string) =>
+    Object.entries(errors)
+      .filter(([k]) => k === key || k.startsWith(`${key}.`) || k.startsWith(`${key}[`))
+      .flatMap(([k, v]) => v.map((m) => (k === key ? m : `${k.slice(key.length + 1)}: ${m}`)))
+      .map((m, i) => (
+        <span key={i} role="alert" className="mt-1 block text-xs text-rose-700">
+          {m}
+        </span>
+      ));
+
+  return (
+    <form onSubmit={submit} aria-label="New policy" className="rounded-lg border border-slate-200 bg-white p-4">
+      <h2 className="mb-3 text-sm font-semibold text-slate-900">New policy</h2>
+      <div className="grid grid-cols-1 gap-3 md:grid-cols-3">
+        <label className="text-xs font-medium text-slate-600">
+          Name
+          <input
+            aria-label="Policy name"
+            className={field}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="e.g. refund RCA"
+          />
+          {fieldError("name")}
+        </label>
+        <label className="text-xs font-medium text-slate-600">
+          Agent
+          <select aria-label="Agent" className={field} value={agentId} onChange={(e) => setAgentId(e.target.value)}>
+            <option value="">No agent (validated against the schema only)</option>
+            {agents.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name} ({a.adapter})
+              </option>
+            ))}
+          </select>
+          {fieldError("agentId")}
+        </label>
+        <fieldset className="text-xs font-medium text-slate-600">
+          <legend>Start from</legend>
+          <div className="mt-2 flex gap-4">
+            <label className="flex items-center gap-1">
+              <input type="radio" name="kind" checked={kind === "preset"} onChange={() => setKind("preset")} /> a preset
+            </label>
+            <label className="flex items-center gap-1">
+              <input type="radio" name="kind" checked={kind === "import"} onChange={() => setKind("import")} /> an
+              imported document
+            </label>
+          </div>
+        </fieldset>
+      </div>
+      <div className="mt-3">
+        {kind === "preset" ? (
+          <label className="text-xs font-medium text-slate-600">
+            Preset
+            <select
+              aria-label="Preset"
+              className={field}
+              value={preset}
+              onChange={(e) => setPreset(e.target.value as Preset)}
+            >
+              {PRESETS.map((p) => (
+                <option key={p} value={p}>
+                  {PRESET_LABELS[p]}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : (
+          <label className="text-xs font-medium text-slate-600">
+            Document: seed 000&apos;s --tool-policy JSON, seed 003&apos;s shape or a Branchpoint policy (detected)
+            <textarea
+              aria-label="Document to import"
+              className={`${field} h-32 font-mono text-xs`}
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+            />
+            <input
+              type="file"
+              accept="application/json,.json"
+              aria-label="Upload a policy file"
+              className="mt-1 text-xs"
+              onChange={(e) => {
+                const file = e.target.files?.[0];
+                if (file) void file.text().then(setText);
+              }}
+            />
+            {fieldError("source.text")}
+          </label>
+        )}
+      </div>
+      <div className="mt-3 flex items-center gap-3">
+        <button
+          type="submit"
+          disabled={pending}
+          className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
+        >
+          {pending ? "Creating…" : "Create and edit"}
+        </button>
+        {message ? (
+          <span role="alert" className="text-xs text-rose-700">
+            {message}
+          </span>
+        ) : null}
+      </div>
+    </form>
+  );
+}

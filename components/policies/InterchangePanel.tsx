@@ -1,0 +1,228 @@
+"use client";
+
+import { useMemo, useState } from "react";
+import {
+  exportSeed000ToolPolicy,
+  exportSeed003Policy,
+  type InterchangeIssue,
+  type KnownTool,
+  type Policy,
+} from "@/lib/replay";
+import { FORM_LABELS, importPolicyText, toolPolicyFlag } from "./interchange";
+import { pathLabel } from "./issues";
+
+function download(filename: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = filename;
+  a.click();
+  URL.revokeObjectURL(url);
+}
+
+function LossList({ issues, title }: { issues: readonly InterchangeIssue[]; title: string }) {
+  if (issues.length === 0)
+    return <p className="text-xs text-emerald-700">Everything in this policy is carried over.</p>;
+  return (
+    <div>
+      <div className="text-xs font-semibold text-amber-900">{title}</div>
+      <ul className="mt-1 space-y-1" data-testid="interchange-issues">
+        {issues.map((i, k) => (
+          <li key={k} className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900 ring-1 ring-amber-200">
+            <code className="font-mono">{pathLabel(i.path)}</code> · {i.code.replaceAll("_", " ")}: {i.message}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** Export as seed 000's --tool-policy JSON or seed 003's shape; import either (or our own document). */
+export function InterchangePanel({
+  doc,
+  name,
+  knownTools,
+  onImport,
+}: {
+  doc: Policy;
+  name: string;
+  knownTools: readonly KnownTool[];
+  onImport: (doc: Policy) => void;
+}) {
+  const [tab, setTab] = useState<"seed-000" | "seed-003" | "import">("seed-000");
+  const [copied, setCopied] = useState<string | null>(null);
+  const [importText, setImportText] = useState("");
+  const [importResult, setImportResult] = useState<ReturnType<typeof importPolicyText> | null>(null);
+
+  const seed000 = useMemo(() => exportSeed000ToolPolicy(doc.tools), [doc.tools]);
+  const seed003 = useMemo(() => exportSeed003Policy(doc), [doc]);
+  const seed000Text = JSON.stringify(seed000.json, null, 2);
+  const seed003Text = JSON.stringify(seed003.json, null, 2);
+  const slug =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || "policy";
+
+  const copy = async (label: string, text: string) => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied(label);
+    } catch {
+      setCopied(null);
+    }
+  };
+
+  const tabClass = (t: typeof tab) =>
+    `rounded-md px-2.5 py-1 text-xs font-medium ${tab === t ? "bg-slate-900 text-white" : "text-slate-600 hover:bg-slate-100"}`;
+  const button =
+    "rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50";
+
+  return (
+    <section aria-label="Import and export" className="rounded-lg border border-slate-200 bg-white p-4">
+      <div className="mb-3 flex flex-wrap items-center gap-2">
+        <h2 className="mr-2 text-sm font-semibold text-slate-900">Import and export</h2>
+        <div role="tablist" className="flex gap-1">
+          <button
+            role="tab"
+            aria-selected={tab === "seed-000"}
+            type="button"
+            className={tabClass("seed-000")}
+            onClick={() => setTab("seed-000")}
+          >
+            seed-000 --tool-policy
+          </button>
+          <button
+            role="tab"
+            aria-selected={tab === "seed-003"}
+            type="button"
+            className={tabClass("seed-003")}
+            onClick={() => setTab("seed-003")}
+          >
+            seed-003 shape
+          </button>
+          <button
+            role="tab"
+            aria-selected={tab === "import"}
+            type="button"
+            className={tabClass("import")}
+            onClick={() => setTab("import")}
+          >
+            Import
+          </button>
+        </div>
+      </div>
+      {tab === "seed-000" ? (
+        <div className="space-y-3">
+          <p className="text-xs text-slate-600">
+            The tool rules as Kitaru&apos;s <code className="font-mono">--tool-policy</code> JSON, ready for{" "}
+            <code className="font-mono">kitaru experiment create</code>. Run-level choices are not part of this form.
+          </p>
+          <pre
+            data-testid="export-seed-000"
+            className="max-h-72 overflow-auto rounded border border-slate-200 bg-slate-50 p-3 font-mono text-xs"
+          >
+            {seed000Text}
+          </pre>
+          <div className="flex flex-wrap gap-2">
+            <button type="button" className={button} onClick={() => void copy("json", seed000Text)}>
+              {copied === "json" ? "Copied JSON" : "Copy JSON"}
+            </button>
+            <button type="button" className={button} onClick={() => void copy("flag", toolPolicyFlag(seed000.json))}>
+              {copied === "flag" ? "Copied flag" : "Copy as --tool-policy flag"}
+            </button>
+            <button type="button" className={button} onClick={() => download(`${slug}.tool-policy.json`, seed000Text)}>
+              Download
+            </button>
+          </div>
+          <LossList issues={seed000.issues} title="Not expressible in this form (reported, not dropped):" />
+        </div>
+      ) : null}
+      {tab === "seed-003" ? (
+        <div className="space-y-3">
+          <p className="text-xs text-slate-600">
+            The policy as seed 003&apos;s shape: a tool level instead of per-tool rules.
+          </p>
+          <pre
+            data-testid="export-seed-003"
+            className="max-h-72 overflow-auto rounded border border-slate-200 bg-slate-50 p-3 font-mono text-xs"
+          >
+            {seed003Text}
+          </pre>
+          <div className="flex flex-wrap gap-2">
+            <button type="button" className={button} onClick={() => void copy("003", seed003Text)}>
+              {copied === "003" ? "Copied JSON" : "Copy JSON"}
+            </button>
+            <button type="button" className={button} onClick={() => download(`${slug}.seed-003.json`, seed003Text)}>
+              Download
+            </button>
+          </div>
+          <LossList issues={seed003.issues} title="Not expressible in this form (reported, not dropped):" />
+        </div>
+      ) : null}
+      {tab === "import" ? (
+        <div className="space-y-3">
+          <p className="text-xs text-slate-600">
+            Paste or upload seed 000&apos;s <code className="font-mono">--tool-policy</code> JSON, seed 003&apos;s shape
+            or a Branchpoint document: the form is detected. It replaces the editor&apos;s document (unsaved until you
+            save).
+          </p>
+          <textarea
+            aria-label="Policy to import"
+            className="h-36 w-full rounded-md border border-slate-300 p-2 font-mono text-xs"
+            value={importText}
+            onChange={(e) => setImportText(e.target.value)}
+            placeholder='{"default": {"type": "history", "scope": "baseline", "on_miss": "fail"}, "tools": {}}'
+          />
+          <div className="flex flex-wrap items-center gap-2">
+            <input
+              type="file"
+              accept="application/json,.json"
+              aria-label="Upload a policy file"
+              className="text-xs"
+              onChange={(e) => {
+                const file = e.target.files?.[0];
+                if (file) void file.text().then(setImportText);
+              }}
+            />
+            <button
+              type="button"
+              className="rounded-md bg-indigo-600 px-3 py-1 text-xs font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
+              disabled={!importText.trim()}
+              onClick={() => {
+                const result = importPolicyText(importText, { knownTools });
+                setImportResult(result);
+                if (result.ok) onImport(result.policy);
+              }}
+            >
+              Import into editor
+            </button>
+          </div>
+          {importResult ? (
+            importResult.ok ? (
+              <div className="space-y-2">
+                <p role="status" className="text-xs text-emerald-700">
+                  Imported a {FORM_LABELS[importResult.form]}.
+                </p>
+                <LossList issues={importResult.issues} title="Read with these notes:" />
+              </div>
+            ) : (
+              <div>
+                <p role="alert" className="text-xs font-semibold text-rose-700">
+                  Not imported{importResult.form ? ` (read as a ${FORM_LABELS[importResult.form]})` : ""}:
+                </p>
+                <ul className="mt-1 space-y-1">
+                  {importResult.issues.map((i, k) => (
+                    <li key={k} className="text-xs text-rose-700">
+                      <code className="font-mono">{pathLabel(i.path)}</code>: {i.message}
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )
+          ) : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}

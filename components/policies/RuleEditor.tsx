@@ -1,0 +1,345 @@
+"use client";
+
+import type {
+  HistoryScope,
+  JsonPath,
+  MatchMode,
+  OnMiss,
+  PolicyIssue,
+  StaticCase,
+  ToolRule,
+  ToolRuleType,
+} from "@/lib/replay";
+import { FieldIssues } from "./FieldIssues";
+import { issuesAt } from "./issues";
+import { JsonValueEditor } from "./JsonValueEditor";
+
+export const RULE_TYPES: { value: ToolRuleType; label: string }[] = [
+  { value: "history", label: "history — a recorded result" },
+  { value: "static", label: "static — configured results" },
+  { value: "fixture", label: "fixture — analyst-supplied" },
+  { value: "passthrough", label: "passthrough — run the live tool" },
+  { value: "llm", label: "llm — a model simulates it" },
+  { value: "blocked", label: "blocked — refuse the call" },
+];
+
+const ON_MISS: { value: OnMiss; label: string }[] = [
+  { value: "fail", label: "fail — stop the replay" },
+  { value: "error_result", label: "error_result — tool error, continue" },
+  { value: "pause", label: "pause — wait for a fixture" },
+  { value: "passthrough", label: "passthrough — run live (safe tools only)" },
+];
+
+const SCOPES: { value: HistoryScope; label: string }[] = [
+  { value: "baseline", label: "baseline — this session" },
+  { value: "agent", label: "agent — any session of the agent" },
+  { value: "cohort_version", label: "cohort_version — experiments only" },
+];
+
+/** A rule of another type, keeping what carries over (on_miss). */
+export function ruleOfType(type: ToolRuleType, previous: ToolRule): ToolRule {
+  const onMiss = "on_miss" in previous && previous.on_miss ? previous.on_miss : undefined;
+  switch (type) {
+    case "history":
+      return { type, scope: "baseline", on_miss: onMiss ?? "fail" };
+    case "static":
+      return { type, cases: [], on_miss: onMiss ?? "fail" };
+    case "fixture":
+      return { type, on_miss: onMiss ?? "pause" };
+    case "passthrough":
+      return { type };
+    case "llm":
+      return { type, model: "simulator" };
+    case "blocked":
+      return { type };
+  }
+}
+
+const selectClass = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm";
+const labelClass = "block text-xs font-medium text-slate-600";
+
+/** The fields of one tool rule: type, scope, on_miss, approval, and for `static` its ordered cases. */
+export function RuleEditor({
+  rule,
+  onChange,
+  path,
+  label,
+  issues,
+  modelPath,
+}: {
+  rule: ToolRule;
+  onChange: (rule: ToolRule) => void;
+  path: JsonPath;
+  /** Names the rule in accessible labels: "default" or the tool's name. */
+  label: string;
+  issues: readonly PolicyIssue[];
+  /** Prefix for Monaco model paths of this rule's editors. */
+  modelPath: string;
+}) {
+  const own = issuesAt(issues, path);
+  const at = (field: string) => issuesAt(issues, [...path, field]);
+  return (
+    <div className="space-y-3" data-testid={`rule-${label}`}>
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-3">
+        <label className={labelClass}>
+          Type
+          <select
+            aria-label={`Rule type for ${label}`}
+            className={selectClass}
+            value={rule.type}
+            onChange={(e) => onChange(ruleOfType(e.target.value as ToolRuleType, rule))}
+          >
+            {RULE_TYPES.map((t) => (
+              <option key={t.value} value={t.value}>
+                {t.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {rule.type === "history" ? (
+          <label className={labelClass}>
+            Scope
+            <select
+              aria-label={`Scope for ${label}`}
+              className={selectClass}
+              value={rule.scope}
+              onChange={(e) => onChange({ ...rule, scope: e.target.value as HistoryScope })}
+            >
+              {SCOPES.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+            <FieldIssues issues={at("scope")} />
+          </label>
+        ) : null}
+        {rule.type === "history" || rule.type === "static" || rule.type === "fixture" ? (
+          <label className={labelClass}>
+            On miss
+            <select
+              aria-label={`On miss for ${label}`}
+              className={selectClass}
+              value={rule.on_miss ?? ""}
+              onChange={(e) => {
+                const v = e.target.value as OnMiss | "";
+                if (rule.type === "history") onChange({ ...rule, on_miss: v || "fail" });
+                else {
+                  const { on_miss: _old, ...rest } = rule;
+                  void _old;
+                  onChange(v ? { ...rest, on_miss: v } : rest);
+                }
+              }}
+            >
+              {rule.type !== "history" ? (
+                <option value="">(not set: {rule.type === "static" ? "fail" : "pause"})</option>
+              ) : null}
+              {ON_MISS.map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+            <FieldIssues issues={at("on_miss")} />
+          </label>
+        ) : null}
+        {rule.type === "passthrough" ? (
+          <label className={labelClass}>
+            Approval
+            <select
+              aria-label={`Approval for ${label}`}
+              className={selectClass}
+              value={rule.approval ?? ""}
+              onChange={(e) => {
+                const v = e.target.value;
+                onChange(
+                  v === "none" || v === "per_call" ? { type: "passthrough", approval: v } : { type: "passthrough" },
+                );
+              }}
+            >
+              <option value="">(not set)</option>
+              <option value="none">none</option>
+              <option value="per_call">per_call — ask before each call</option>
+            </select>
+            <FieldIssues issues={at("approval")} />
+          </label>
+        ) : null}
+        {rule.type === "llm" ? (
+          <label className={labelClass}>
+            Model
+            <input
+              aria-label={`Simulator model for ${label}`}
+              className={selectClass}
+              value={rule.model}
+              onChange={(e) => onChange({ ...rule, model: e.target.value })}
+            />
+            <FieldIssues issues={at("model")} />
+          </label>
+        ) : null}
+      </div>
+      {rule.type === "llm" ? (
+        <label className={labelClass}>
+          Instructions
+          <textarea
+            aria-label={`Simulator instructions for ${label}`}
+            className={`${selectClass} h-20 font-mono text-xs`}
+            value={rule.instructions ?? ""}
+            onChange={(e) => {
+              const { instructions: _old, ...rest } = rule;
+              void _old;
+              onChange(e.target.value ? { ...rest, instructions: e.target.value } : rest);
+            }}
+          />
+        </label>
+      ) : null}
+      {rule.type === "static" ? (
+        <StaticCases
+          cases={rule.cases}
+          onChange={(cases) => onChange({ ...rule, cases })}
+          path={[...path, "cases"]}
+          label={label}
+          issues={issues}
+          modelPath={modelPath}
+        />
+      ) : null}
+      <FieldIssues issues={own} testId={`issues-${label}`} />
+    </div>
+  );
+}
+
+function StaticCases({
+  cases,
+  onChange,
+  path,
+  label,
+  issues,
+  modelPath,
+}: {
+  cases: StaticCase[];
+  onChange: (cases: StaticCase[]) => void;
+  path: JsonPath;
+  label: string;
+  issues: readonly PolicyIssue[];
+  modelPath: string;
+}) {
+  const set = (index: number, next: StaticCase) => onChange(cases.map((c, k) => (k === index ? next : c)));
+  const move = (index: number, by: number) => {
+    const to = index + by;
+    if (to < 0 || to >= cases.length) return;
+    const next = [...cases];
+    const [item] = next.splice(index, 1);
+    if (item) next.splice(to, 0, item);
+    onChange(next);
+  };
+  return (
+    <div className="space-y-2">
+      <div className="text-xs font-medium text-slate-600">Cases, in order: the first that matches answers</div>
+      {cases.length === 0 ? (
+        <p className="rounded border border-dashed border-slate-300 px-3 py-2 text-xs text-slate-500">
+          No cases yet: every call follows on miss. Add a case to return a configured result.
+        </p>
+      ) : null}
+      <ol className="space-y-3">
+        {cases.map((c, index) => (
+          <li
+            key={index}
+            className="rounded-md border border-slate-200 bg-slate-50 p-3"
+            data-testid={`case-${label}-${index}`}
+          >
+            <div className="mb-2 flex flex-wrap items-center gap-3 text-xs">
+              <span className="font-semibold text-slate-700">Case {index + 1}</span>
+              <label className="flex items-center gap-1 text-slate-600">
+                match_mode
+                <select
+                  aria-label={`Match mode of case ${index + 1} for ${label}`}
+                  className="rounded border border-slate-300 bg-white px-1 py-0.5"
+                  value={c.match_mode}
+                  onChange={(e) => set(index, { ...c, match_mode: e.target.value as MatchMode })}
+                >
+                  <option value="exact">exact — arguments equal match</option>
+                  <option value="subset">subset — top-level keys of match</option>
+                </select>
+              </label>
+              <label className="flex items-center gap-1 text-slate-600">
+                <input
+                  type="checkbox"
+                  aria-label={`Case ${index + 1} for ${label} matches anything`}
+                  checked={!("match" in c)}
+                  onChange={(e) => {
+                    if (e.target.checked) {
+                      const { match: _m, ...rest } = c;
+                      void _m;
+                      set(index, rest);
+                    } else set(index, { ...c, match: {} });
+                  }}
+                />
+                matches anything
+              </label>
+              <span className="ml-auto flex gap-1">
+                <button
+                  type="button"
+                  className="rounded px-1.5 hover:bg-slate-200 disabled:opacity-40"
+                  disabled={index === 0}
+                  onClick={() => move(index, -1)}
+                  aria-label={`Move case ${index + 1} up`}
+                >
+                  ↑
+                </button>
+                <button
+                  type="button"
+                  className="rounded px-1.5 hover:bg-slate-200 disabled:opacity-40"
+                  disabled={index === cases.length - 1}
+                  onClick={() => move(index, 1)}
+                  aria-label={`Move case ${index + 1} down`}
+                >
+                  ↓
+                </button>
+                <button
+                  type="button"
+                  className="rounded px-1.5 text-rose-700 hover:bg-rose-50"
+                  onClick={() => onChange(cases.filter((_, k) => k !== index))}
+                >
+                  Remove
+                </button>
+              </span>
+            </div>
+            <div className="grid grid-cols-1 gap-2 md:grid-cols-2">
+              <div>
+                <div className="mb-1 text-xs text-slate-500">match (arguments)</div>
+                {"match" in c ? (
+                  <JsonValueEditor
+                    value={c.match}
+                    onChange={(match) => set(index, { ...c, match })}
+                    path={`${modelPath}-case-${index}-match.json`}
+                    ariaLabel={`Match of case ${index + 1} for ${label}`}
+                  />
+                ) : (
+                  <p className="rounded border border-slate-200 bg-white px-2 py-2 text-xs text-slate-500">
+                    Any arguments.
+                  </p>
+                )}
+              </div>
+              <div>
+                <div className="mb-1 text-xs text-slate-500">result (returned to the agent)</div>
+                <JsonValueEditor
+                  value={c.result ?? null}
+                  onChange={(result) => set(index, { ...c, result })}
+                  path={`${modelPath}-case-${index}-result.json`}
+                  ariaLabel={`Result of case ${index + 1} for ${label}`}
+                />
+              </div>
+            </div>
+            <FieldIssues issues={issuesAt(issues, [...path, index], { within: true })} />
+          </li>
+        ))}
+      </ol>
+      <button
+        type="button"
+        className="rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50"
+        onClick={() => onChange([...cases, { match_mode: "exact", match: {}, result: null }])}
+      >
+        Add case
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,134 @@
+"use client";
+
+import { DriftPolicy, ModelPolicy, type Policy, type PolicyIssue } from "@/lib/replay";
+import { FieldIssues } from "./FieldIssues";
+import { issuesAt } from "./issues";
+
+const MODEL_HELP: Record<ModelPolicy, string> = {
+  "recorded-only": "Copy captured model outputs (strongest evidence).",
+  "determinism-probe": "Re-run recorded inputs to measure variance.",
+  "pinned-live": "Re-run with a pinned live model (introduces drift).",
+  "compatible-live": "Re-run with a compatible live model (weaker for RCA).",
+  "provider-fixture": "Use provider-supplied fixture output.",
+  blocked: "Allow no model step.",
+};
+
+const DRIFT_HELP: Record<DriftPolicy, string> = {
+  stop_on_first_divergence: "Isolate the earliest changed event.",
+  continue_to_terminal: "Downstream behavior and final output comparison.",
+  continue_until_budget: "Bounded continuation for long traces.",
+};
+
+type NumberKey = "maxSteps" | "temperatureOverride" | "maxTokens" | "maxCostUsd" | "maxLiveCalls" | "probeRuns";
+
+const input = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm";
+const label = "block text-xs font-medium text-slate-600";
+
+/** Seed 003's run-level choices: model policy, drift, maxSteps, temperature and the live budget. */
+export function RunLevelControls({
+  doc,
+  onChange,
+  issues,
+}: {
+  doc: Policy;
+  onChange: (doc: Policy) => void;
+  issues: readonly PolicyIssue[];
+}) {
+  const setNumber = (key: NumberKey, raw: string) => {
+    const next: Record<string, unknown> = { ...doc };
+    if (raw.trim() === "") delete next[key];
+    else {
+      const n = Number(raw);
+      if (!Number.isFinite(n)) return;
+      next[key] = n;
+    }
+    onChange(next as Policy);
+  };
+  const numberField = (key: NumberKey, text: string, opts: { step?: string; placeholder?: string } = {}) => (
+    <label className={label}>
+      {text}
+      <input
+        type="number"
+        aria-label={text}
+        className={input}
+        step={opts.step ?? "1"}
+        placeholder={opts.placeholder ?? "not set"}
+        value={doc[key] ?? ""}
+        onChange={(e) => setNumber(key, e.target.value)}
+      />
+      <FieldIssues issues={issuesAt(issues, [key])} />
+    </label>
+  );
+  const live = doc.model === "pinned-live" || doc.model === "compatible-live";
+  return (
+    <section aria-label="Run-level choices" className="rounded-lg border border-slate-200 bg-white p-4">
+      <h2 className="mb-3 text-sm font-semibold text-slate-900">Run</h2>
+      <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
+        <label className={label}>
+          Model policy
+          <select
+            aria-label="Model policy"
+            className={input}
+            value={doc.model}
+            onChange={(e) => onChange({ ...doc, model: e.target.value as ModelPolicy })}
+          >
+            {ModelPolicy.options.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+          <span className="mt-1 block font-normal text-slate-500">{MODEL_HELP[doc.model]}</span>
+          <FieldIssues issues={issuesAt(issues, ["model"])} />
+        </label>
+        <label className={label}>
+          Drift
+          <select
+            aria-label="Drift"
+            className={input}
+            value={doc.drift}
+            onChange={(e) => onChange({ ...doc, drift: e.target.value as DriftPolicy })}
+          >
+            {DriftPolicy.options.map((d) => (
+              <option key={d} value={d}>
+                {d}
+              </option>
+            ))}
+          </select>
+          <span className="mt-1 block font-normal text-slate-500">{DRIFT_HELP[doc.drift]}</span>
+          <FieldIssues issues={issuesAt(issues, ["drift"])} />
+        </label>
+        {numberField("maxSteps", "maxSteps")}
+        {numberField("temperatureOverride", "temperatureOverride", {
+          step: "0.1",
+          placeholder: "recorded temperature",
+        })}
+        {live ? (
+          <label className={label}>
+            Live model
+            <input
+              aria-label="Live model"
+              className={input}
+              value={doc.liveModel ?? ""}
+              onChange={(e) => {
+                const { liveModel: _old, ...rest } = doc;
+                void _old;
+                onChange(e.target.value ? { ...rest, liveModel: e.target.value } : rest);
+              }}
+            />
+            <FieldIssues issues={issuesAt(issues, ["liveModel"])} />
+          </label>
+        ) : null}
+        {doc.model === "determinism-probe" ? numberField("probeRuns", "probeRuns", { placeholder: "3" }) : null}
+      </div>
+      <fieldset className="mt-4">
+        <legend className="text-xs font-semibold text-slate-700">Budget on live spending</legend>
+        <div className="mt-1 grid grid-cols-1 gap-3 sm:grid-cols-3">
+          {numberField("maxTokens", "maxTokens")}
+          {numberField("maxCostUsd", "maxCostUsd", { step: "0.01" })}
+          {numberField("maxLiveCalls", "maxLiveCalls")}
+        </div>
+      </fieldset>
+    </section>
+  );
+}

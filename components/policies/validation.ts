@@ -1,0 +1,74 @@
+import {
+  Policy,
+  RECOMMENDED_RCA_POLICY,
+  toolLevelPreset,
+  validatePolicy,
+  type PolicyIssue,
+  type PolicyValidation,
+  type ToolLevel,
+  type ToolRule,
+  type ValidationContext,
+} from "@/lib/replay";
+import type { AgentContext } from "@/lib/db/policies";
+
+export type { AgentContext };
+
+export function validationContextOf(agent: AgentContext): ValidationContext {
+  return { adapter: agent.adapter, capabilities: agent.capabilities, inExperiment: false, knownTools: agent.tools };
+}
+
+/** Checks that need no agent: the rest depend on an adapter and capabilities a policy without an agent does not have. */
+const CONTEXT_FREE_CODES = new Set<PolicyIssue["code"]>(["schema", "static_case_unreachable"]);
+
+/**
+ * Validates a document where it will run (pure: the editor runs it on every
+ * change, the server again before saving): in the agent's context when the
+ * policy has one; otherwise against the schema and the checks that hold
+ * whatever runs it.
+ */
+export function validateInContext(document: unknown, agent: AgentContext | null): PolicyValidation {
+  if (agent) return validatePolicy(document, validationContextOf(agent));
+  const result = validatePolicy(document, {
+    adapter: "generic",
+    capabilities: ["overrides", "tool_policies"],
+    inExperiment: false,
+  });
+  const errors = result.errors.filter((i) => CONTEXT_FREE_CODES.has(i.code));
+  const warnings = result.warnings.filter((i) => CONTEXT_FREE_CODES.has(i.code));
+  if (errors.length > 0) return { ok: false, policy: result.policy, errors, warnings };
+  return { ok: true, policy: Policy.parse(document), errors: [], warnings };
+}
+
+export type Preset = ToolLevel | "recommended";
+
+export const PRESET_LABELS: Record<Preset, string> = {
+  recommended: "Recommended RCA default (pause-for-fixture)",
+  "recorded-only": "recorded-only: only captured tool outputs",
+  "pause-for-fixture": "pause-for-fixture: pause when an output is missing",
+  "analyst-fixture": "analyst-fixture: analyst-supplied outputs",
+  simulated: "simulated: a model simulates tools",
+  "live-readonly": "live-readonly: live read-only tools, the rest recorded",
+  "live-explicit": "live-explicit: live tools with per-call approval",
+  blocked: "blocked: every tool call refused",
+};
+
+/**
+ * The document a preset stands for, for this agent. For an openai-agents
+ * agent a `history` default becomes seed 000's advice: "Keep its default as
+ * `passthrough` and add a named `history` override for each direct function
+ * tool you want to replay."
+ */
+export function presetPolicy(preset: Preset, agent: AgentContext | null): Policy {
+  const { tools: _tools, ...runLevel } = RECOMMENDED_RCA_POLICY;
+  void _tools;
+  const tools =
+    preset === "recommended"
+      ? RECOMMENDED_RCA_POLICY.tools
+      : toolLevelPreset(preset, { knownTools: agent?.tools ?? [] });
+  if (agent?.adapter === "openai-agents" && tools.default.type === "history" && agent.tools.length > 0) {
+    const overrides: Record<string, ToolRule> = {};
+    for (const t of agent.tools) overrides[t.name] = tools.overrides?.[t.name] ?? tools.default;
+    return { ...runLevel, tools: { default: { type: "passthrough" }, overrides } };
+  }
+  return { ...runLevel, tools };
+}
