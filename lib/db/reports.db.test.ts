@@ -6,13 +6,16 @@ import { policyHash, replay, RECOMMENDED_RCA_POLICY, type Policy } from "@/lib/r
 import { FIXTURE_POLICY, refundFixture } from "@/lib/reports/test-source";
 import { hashShareToken } from "@/lib/reports/share";
 import { ApiError } from "@/lib/http/errors";
-import type { DbClient } from "./client";
+import type { Db, DbClient } from "./client";
+import type { Prisma } from "./generated/client";
 import { createReport, createShareLink, findSharedReport, getReport, listReports, listShareLinks, revokeShareLink } from "./reports";
 import { createReplayRow, insertFixture, saveRunResult } from "./replays";
 import { getSession, saveImportedSessions, toSessionEvent } from "./sessions";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 
-async function importRefundSession(client: DbClient, externalId: string): Promise<string> {
+const jsonOf = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
+
+async function importRefundSession(client: Db, externalId: string): Promise<string> {
   const file = path.join(import.meta.dirname, "../../prisma/seed/native/refund-agent.json");
   const result = importDocument(readFileSync(file, "utf8"), { filename: "refund-agent.json" });
   if (!result.ok || !result.sessions[0]) throw new Error("demo session did not import");
@@ -70,7 +73,7 @@ describe.each(TEST_ENGINES)("reports on %s", (engine) => {
     const sessionId = await importRefundSession(client, "immutability");
     const pol = await client.policy.create({ data: { name: "refund fixtures", latestVersion: 1 } });
     const version = await client.policyVersion.create({
-      data: { policyId: pol.id, version: 1, document: FIXTURE_POLICY, hash: policyHash(FIXTURE_POLICY) },
+      data: { policyId: pol.id, version: 1, document: jsonOf(FIXTURE_POLICY), hash: policyHash(FIXTURE_POLICY) },
     });
     const { id: replayId } = await runReplay(client, sessionId, FIXTURE_POLICY, { fixture: true, policyVersionId: version.id });
     const created = await createReport(client, {
@@ -86,7 +89,7 @@ describe.each(TEST_ENGINES)("reports on %s", (engine) => {
     expect(before).toEqual(created);
 
     // The policy is edited (in place, as a misbehaving client might) and renamed; a new fixture arrives; the session is deleted.
-    await client.policyVersion.update({ where: { id: version.id }, data: { document: RECOMMENDED_RCA_POLICY, hash: "0".repeat(64) } });
+    await client.policyVersion.update({ where: { id: version.id }, data: { document: jsonOf(RECOMMENDED_RCA_POLICY), hash: "0".repeat(64) } });
     await client.policy.update({ where: { id: pol.id }, data: { name: "renamed" } });
     await client.fixture.create({ data: { replayId, toolName: "lookup_order", author: "eve", note: "late", output: "x" } });
     await client.session.delete({ where: { id: sessionId } });

@@ -1,0 +1,87 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { ReportView } from "@/components/reports/ReportView";
+import { SharePanel } from "@/components/reports/SharePanel";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { db } from "@/lib/db";
+import { getReport, listShareLinks } from "@/lib/db/reports";
+import { formatDateTime } from "@/lib/format";
+import { createShareAction, revokeShareAction } from "../actions";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ id: string }> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const { id } = await params;
+  const report = await (await db()).report.findUnique({ where: { id }, select: { title: true } });
+  return { title: report ? report.title : "Report not found" };
+}
+
+export default async function ReportPage({ params }: Props) {
+  const { id } = await params;
+  const prisma = await db();
+  const report = await getReport(prisma, id);
+  if (!report) notFound();
+  const [shares, live] = await Promise.all([
+    listShareLinks(prisma, report.id),
+    prisma.report.findUnique({ where: { id: report.id }, select: { replayId: true } }),
+  ]);
+  const exportLink = (format: "md" | "json") => `/api/reports/${encodeURIComponent(report.id)}/export?format=${format}`;
+  return (
+    <>
+      <div className="mb-2 text-sm">
+        <Link href="/reports" className="text-slate-500 hover:text-slate-900">
+          ← Reports
+        </Link>
+      </div>
+      <PageHeader
+        title={report.title}
+        subtitle={
+          <span className="flex flex-wrap items-center gap-2">
+            <span>
+              Created {formatDateTime(report.createdAt)}
+              {report.createdBy ? ` by ${report.createdBy}` : ""}
+            </span>
+            <span className="text-slate-400">·</span>
+            {live?.replayId ? (
+              <Link href={`/replays/${live.replayId}/compare`} className="text-indigo-700 hover:underline">
+                Open the live comparison
+              </Link>
+            ) : (
+              <span className="text-slate-500">The replay has been deleted; this report keeps its snapshot.</span>
+            )}
+          </span>
+        }
+        actions={
+          <>
+            <a href={exportLink("md")} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50">
+              Export Markdown
+            </a>
+            <a href={exportLink("json")} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50">
+              Export JSON
+            </a>
+          </>
+        }
+      />
+      <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
+        <ReportView report={report} />
+        <div className="lg:sticky lg:top-4 lg:self-start">
+          <SharePanel
+            reportId={report.id}
+            shares={shares.map((s) => ({
+              id: s.id,
+              createdAt: s.createdAt.toISOString(),
+              expiresAt: s.expiresAt?.toISOString() ?? null,
+              revokedAt: s.revokedAt?.toISOString() ?? null,
+              state: s.state,
+            }))}
+            createShare={createShareAction}
+            revokeShare={revokeShareAction}
+          />
+        </div>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,45 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { headers } from "next/headers";
+import { z } from "zod";
+import { createReport, createShareLink, revokeShareLink } from "@/lib/db/reports";
+import { env } from "@/lib/env";
+import { validatedAction } from "@/lib/http/action";
+import { ReportSectionsInput, ReportTitle } from "@/lib/reports/sections";
+import { ExpiresIn, shareUrl } from "@/lib/reports/share";
+
+const CreateReport = z.object({ replayId: z.string().min(1).max(64), title: ReportTitle, sections: ReportSectionsInput });
+
+export const createReportAction = validatedAction(CreateReport, async (input, prisma) => {
+  const report = await createReport(prisma, { ...input, createdBy: env().BRANCHPOINT_USER });
+  revalidatePath("/reports");
+  return { id: report.id };
+});
+
+/** The base URL for share links: the configured public URL, else the host this request came to. */
+async function baseUrl(): Promise<string> {
+  const configured = env().BRANCHPOINT_PUBLIC_URL;
+  if (configured) return configured;
+  const h = await headers();
+  const host = h.get("x-forwarded-host") ?? h.get("host") ?? "localhost";
+  const proto = h.get("x-forwarded-proto") ?? "http";
+  return `${proto}://${host}`;
+}
+
+const CreateShare = z.object({ reportId: z.string().min(1).max(64), expiresIn: ExpiresIn });
+
+/** A new share link: the only time its URL (with the token) is shown. */
+export const createShareAction = validatedAction(CreateShare, async ({ reportId, expiresIn }, prisma) => {
+  const { share, token } = await createShareLink(prisma, reportId, expiresIn);
+  revalidatePath(`/reports/${reportId}`);
+  return { id: share.id, url: shareUrl(await baseUrl(), token), expiresAt: share.expiresAt?.toISOString() ?? null };
+});
+
+const RevokeShare = z.object({ shareId: z.string().min(1).max(64) });
+
+export const revokeShareAction = validatedAction(RevokeShare, async ({ shareId }, prisma) => {
+  const share = await revokeShareLink(prisma, shareId);
+  revalidatePath(`/reports/${share.reportId}`);
+  return { id: share.id, state: share.state };
+});

@@ -1,0 +1,136 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { ReportForm, type PairChoice } from "@/components/reports/ReportForm";
+import { Badge, StatusBadge } from "@/components/ui/Badge";
+import { EmptyState } from "@/components/ui/EmptyState";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { db } from "@/lib/db";
+import { isTerminal, listReplays, loadReplayView } from "@/lib/db/replays";
+import { formatDateTime } from "@/lib/format";
+import { pairTitle } from "@/lib/reports/export";
+import { sessionLabelOf, suggestValidityFor } from "@/lib/reports/snapshot";
+import { createReportAction } from "../actions";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "New report" };
+
+type Props = { searchParams: Promise<{ replayId?: string | string[] }> };
+
+async function ReplayPicker() {
+  const { replays } = await listReplays(await db(), { limit: 50 });
+  const finished = replays.filter((r) => isTerminal(r.status));
+  if (finished.length === 0) {
+    return (
+      <EmptyState
+        title="No finished replay to report on"
+        action={
+          <Link href="/sessions" className="text-sm font-medium text-indigo-700 hover:underline">
+            Pick a session to replay →
+          </Link>
+        }
+      >
+        A report is made from a finished replay&apos;s comparison. Replay a session under a policy, let it finish, then come back.
+      </EmptyState>
+    );
+  }
+  return (
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <p className="border-b border-slate-200 px-3 py-2 text-sm text-slate-600">Choose the finished replay whose comparison the report is about.</p>
+      <ul className="divide-y divide-slate-100">
+        {finished.map((r) => (
+          <li key={r.id}>
+            <Link href={`/reports/new?replayId=${encodeURIComponent(r.id)}`} className="flex flex-wrap items-center gap-2 px-3 py-2 text-sm hover:bg-slate-50">
+              <span className="font-medium text-slate-900">{sessionLabelOf(r.session)}</span>
+              <StatusBadge status={r.status} />
+              {r.comparability ? <Badge>{r.comparability.replaceAll("_", " ")}</Badge> : null}
+              <span className="text-slate-500">{r.policyVersion ? `${r.policyVersion.policy.name} v${r.policyVersion.version}` : "ad-hoc policy"}</span>
+              <span className="ml-auto text-xs text-slate-500">{formatDateTime(r.createdAt)}</span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+export default async function NewReportPage({ searchParams }: Props) {
+  const { replayId } = await searchParams;
+  const id = typeof replayId === "string" ? replayId : "";
+  if (!id) {
+    return (
+      <>
+        <PageHeader title="New report" subtitle="An RCA report is an immutable snapshot of one replay's comparison, its policy and your findings." />
+        <ReplayPicker />
+      </>
+    );
+  }
+  const view = await loadReplayView(await db(), id);
+  if (!view) {
+    return (
+      <>
+        <PageHeader title="New report" />
+        <EmptyState title="Replay not found" action={<Link href="/reports/new" className="text-sm font-medium text-indigo-700 hover:underline">Choose another replay →</Link>}>
+          No replay has the id “{id}”.
+        </EmptyState>
+      </>
+    );
+  }
+  const label = sessionLabelOf(view.session);
+  if (!isTerminal(view.replay.status)) {
+    return (
+      <>
+        <PageHeader title="New report" subtitle={label} />
+        <EmptyState
+          title={`This replay is ${view.replay.status.replaceAll("_", " ")}`}
+          action={
+            <Link href={`/replays/${encodeURIComponent(view.replay.id)}`} className="text-sm font-medium text-indigo-700 hover:underline">
+              Open the replay →
+            </Link>
+          }
+        >
+          A report needs a finished replay. Supply the pending fixture or approval so the branch can finish, then create the report.
+        </EmptyState>
+      </>
+    );
+  }
+  const { comparison, evidence } = view;
+  const pairs: PairChoice[] = comparison.pairs.map((p) => ({ id: p.id, type: p.type, label: pairTitle(p).replace(/^\w+: /, "") }));
+  const fd = comparison.firstDivergence;
+  return (
+    <>
+      <PageHeader
+        title="New report"
+        subtitle={
+          <span className="flex flex-wrap items-center gap-2">
+            <span>{label}</span>
+            <StatusBadge status={view.replay.status} />
+            <Link href={`/replays/${encodeURIComponent(view.replay.id)}/compare`} className="text-indigo-700 hover:underline">
+              back to the comparison
+            </Link>
+          </span>
+        }
+      />
+      <ReportForm
+        replayId={view.replay.id}
+        defaultTitle={`RCA: ${label}`.slice(0, 200)}
+        policy={{
+          document: view.replay.policySnapshot,
+          hash: view.replay.policyHash,
+          versionLabel: view.replay.policyVersion ? `${view.replay.policyVersion.policyName} v${view.replay.policyVersion.version}` : "ad-hoc policy (not a saved version)",
+        }}
+        evidence={{
+          strength: evidence.strength,
+          comparability: view.replay.comparability,
+          stepsBySource: evidence.stepsBySource,
+          fixtureCount: view.fixtures.length,
+          liveCallCount: evidence.liveCalls.length,
+          firstDivergence: fd ? `First divergence at pair ${fd.pairIndex}: ${fd.summary}` : null,
+        }}
+        pairs={pairs}
+        firstDivergenceId={fd?.id ?? null}
+        suggestion={suggestValidityFor(view)}
+        createReport={createReportAction}
+      />
+    </>
+  );
+}

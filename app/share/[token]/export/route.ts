@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { db } from "@/lib/db";
+import { findSharedReport } from "@/lib/db/reports";
+import { exportResponse } from "@/lib/reports/download";
+import { EXPORT_FORMATS } from "@/lib/reports/export";
+
+export const dynamic = "force-dynamic";
+
+const NOINDEX = { "X-Robots-Tag": "noindex, nofollow, noarchive", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store" };
+
+/** The same answer for every token that does not open a report. */
+function notFound(): Response {
+  return new Response("Not found\n", { status: 404, headers: { ...NOINDEX, "Content-Type": "text/plain; charset=utf-8" } });
+}
+
+/** GET /share/:token/export?format=md|json: the shared report's export; no other data. */
+export async function GET(request: Request, context: { params: Promise<{ token: string }> }): Promise<Response> {
+  const format = z.enum(EXPORT_FORMATS).catch("md").parse(new URL(request.url).searchParams.get("format") ?? "md");
+  const { token } = await context.params;
+  try {
+    const report = await findSharedReport(await db(), token);
+    return report ? exportResponse(report, format, NOINDEX) : notFound();
+  } catch (error) {
+    console.error("Shared report export failed:", error);
+    return new Response("Something went wrong\n", { status: 500, headers: NOINDEX });
+  }
+}

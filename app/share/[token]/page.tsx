@@ -1,0 +1,39 @@
+import { notFound } from "next/navigation";
+import { ReportView } from "@/components/reports/ReportView";
+import { db } from "@/lib/db";
+import { findSharedReport } from "@/lib/db/reports";
+import { formatDateTime } from "@/lib/format";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ token: string }> };
+
+/** A report opened by its share link: the snapshot only, read-only. Any token that is not active is the same 404. */
+export default async function SharedReportPage({ params }: Props) {
+  const { token } = await params;
+  const report = await findSharedReport(await db(), token);
+  if (!report) notFound();
+  const exportHref = (format: "md" | "json") => `/share/${encodeURIComponent(token)}/export?format=${format}`;
+  return (
+    <>
+      <div className="mb-6 flex flex-wrap items-end justify-between gap-4">
+        <div className="min-w-0">
+          <h1 className="text-xl font-semibold tracking-tight text-slate-900">{report.title}</h1>
+          <p className="mt-1 text-sm text-slate-600">
+            Created {formatDateTime(report.createdAt)}
+            {report.createdBy ? ` by ${report.createdBy}` : ""} · a snapshot: it does not change when the replay, policy or session do.
+          </p>
+        </div>
+        <div className="flex items-center gap-2">
+          <a href={exportHref("md")} rel="nofollow" className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50">
+            Download Markdown
+          </a>
+          <a href={exportHref("json")} rel="nofollow" className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50">
+            Download JSON
+          </a>
+        </div>
+      </div>
+      <ReportView report={report} />
+    </>
+  );
+}

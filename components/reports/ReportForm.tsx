@@ -1,0 +1,236 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { Badge } from "@/components/ui/Badge";
+import { JsonBlock } from "@/components/ui/JsonBlock";
+import type { ActionResult } from "@/lib/http/action";
+import { VALIDITY_DESCRIPTIONS, ValidityLabel, type ReportSectionsInput } from "@/lib/reports/sections";
+import { Markdown } from "./Markdown";
+import { StrengthBadge } from "./ValidityBadge";
+
+export interface PairChoice {
+  id: string;
+  type: "equal" | "changed" | "inserted" | "removed";
+  label: string;
+}
+
+export interface ReportFormProps {
+  replayId: string;
+  defaultTitle: string;
+  policy: { document: unknown; hash: string; versionLabel: string };
+  evidence: { strength: string; comparability: string | null; stepsBySource: Record<string, number>; fixtureCount: number; liveCallCount: number; firstDivergence: string | null };
+  pairs: PairChoice[];
+  firstDivergenceId: string | null;
+  suggestion: { label: ValidityLabel; reasons: string[] };
+  createReport: (input: { replayId: string; title: string; sections: ReportSectionsInput }) => Promise<ActionResult<{ id: string }>>;
+}
+
+type TextKey = "finding" | "scope" | "observedBaseline" | "hypothesis" | "nextActions";
+
+const TEXT_FIELDS: { key: TextKey; label: string; hint: string }[] = [
+  { key: "finding", label: "Finding", hint: "What went wrong, in one or two sentences." },
+  { key: "scope", label: "Scope", hint: "Which runs, agents, versions or users this applies to." },
+  { key: "observedBaseline", label: "Observed baseline", hint: "What the recorded run did." },
+  { key: "hypothesis", label: "Hypothesis", hint: "Why you think it happened, and what the branch tested." },
+  { key: "nextActions", label: "Next actions", hint: "Fixes, owners, follow-up replays." },
+];
+
+const PAIR_TONES = { equal: "neutral", changed: "warn", inserted: "info", removed: "bad" } as const;
+
+function MarkdownField({ id, label, hint, value, onChange, error }: { id: string; label: string; hint: string; value: string; onChange: (v: string) => void; error?: string }) {
+  const [preview, setPreview] = useState(false);
+  return (
+    <div className="rounded-lg border border-slate-200 bg-white p-4">
+      <div className="mb-1 flex items-center justify-between gap-2">
+        <label htmlFor={id} className="text-sm font-semibold text-slate-900">
+          {label}
+        </label>
+        <div role="tablist" aria-label={`${label} editor`} className="flex gap-1 text-xs">
+          <button type="button" role="tab" aria-selected={!preview} onClick={() => setPreview(false)} className={`rounded px-2 py-0.5 ${preview ? "text-slate-500" : "bg-slate-100 font-medium text-slate-900"}`}>
+            Write
+          </button>
+          <button type="button" role="tab" aria-selected={preview} onClick={() => setPreview(true)} className={`rounded px-2 py-0.5 ${preview ? "bg-slate-100 font-medium text-slate-900" : "text-slate-500"}`}>
+            Preview
+          </button>
+        </div>
+      </div>
+      <p className="mb-2 text-xs text-slate-500">{hint} Markdown; raw HTML and images are not rendered.</p>
+      {preview ? (
+        <div className="min-h-24 rounded-md border border-slate-200 px-3 py-1" data-testid={`${id}-preview`}>
+          <Markdown text={value} empty="Nothing to preview." />
+        </div>
+      ) : (
+        <textarea
+          id={id}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+          rows={4}
+          className="w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-sm"
+        />
+      )}
+      {error ? <p className="mt-1 text-xs text-rose-700">{error}</p> : null}
+    </div>
+  );
+}
+
+/** The new-report form: the analyst's sections, pinned steps and validity; Policy and Evidence come from the replay. */
+export function ReportForm(props: ReportFormProps) {
+  const router = useRouter();
+  const [title, setTitle] = useState(props.defaultTitle);
+  const [text, setText] = useState<Record<TextKey, string>>({ finding: "", scope: "", observedBaseline: "", hypothesis: "", nextActions: "" });
+  const [validity, setValidity] = useState<ValidityLabel>(props.suggestion.label);
+  const [validityNote, setValidityNote] = useState("");
+  const [pinned, setPinned] = useState<Set<string>>(() => new Set(props.firstDivergenceId ? [props.firstDivergenceId] : []));
+  const [error, setError] = useState<{ message: string; fields: Record<string, string[]> } | null>(null);
+  const [pending, startTransition] = useTransition();
+
+  const submit = () =>
+    startTransition(async () => {
+      setError(null);
+      const result = await props.createReport({
+        replayId: props.replayId,
+        title,
+        sections: { ...text, validity, validityNote, pinnedPairs: props.pairs.filter((p) => pinned.has(p.id)).map((p) => p.id) },
+      });
+      if (!result.ok) return setError({ message: result.error.message, fields: result.error.fieldErrors });
+      router.push(`/reports/${result.data.id}`);
+    });
+
+  const fieldError = (path: string) => error?.fields[path]?.[0];
+
+  return (
+    <form
+      className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_24rem]"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      <div className="space-y-4">
+        <div className="rounded-lg border border-slate-200 bg-white p-4">
+          <label htmlFor="report-title" className="text-sm font-semibold text-slate-900">
+            Title
+          </label>
+          <input
+            id="report-title"
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+            maxLength={200}
+            className="mt-1 w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
+          />
+          {fieldError("title") ? <p className="mt-1 text-xs text-rose-700">{fieldError("title")}</p> : null}
+        </div>
+        {TEXT_FIELDS.slice(0, 4).map((f) => (
+          <MarkdownField key={f.key} id={`section-${f.key}`} label={f.label} hint={f.hint} value={text[f.key]} onChange={(v) => setText((t) => ({ ...t, [f.key]: v }))} error={fieldError(`sections.${f.key}`)} />
+        ))}
+
+        <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="policy-heading">
+          <div className="flex items-baseline justify-between">
+            <h2 id="policy-heading" className="text-sm font-semibold text-slate-900">
+              Policy
+            </h2>
+            <span className="text-xs text-slate-500">filled from the replay · always included</span>
+          </div>
+          <p className="mt-1 mb-2 text-xs text-slate-600">
+            {props.policy.versionLabel} · hash <code className="font-mono break-all">{props.policy.hash}</code>
+          </p>
+          <JsonBlock value={props.policy.document} />
+        </section>
+
+        <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="evidence-heading">
+          <div className="flex items-baseline justify-between">
+            <h2 id="evidence-heading" className="text-sm font-semibold text-slate-900">
+              Evidence
+            </h2>
+            <span className="text-xs text-slate-500">filled from the replay · always included</span>
+          </div>
+          <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
+            <StrengthBadge strength={props.evidence.strength} />
+            <Badge>{props.evidence.comparability?.replaceAll("_", " ") ?? "comparability unknown"}</Badge>
+            {Object.entries(props.evidence.stepsBySource)
+              .filter(([, n]) => n > 0)
+              .map(([k, n]) => (
+                <Badge key={k}>
+                  {k} {n}
+                </Badge>
+              ))}
+            <span className="text-slate-600">
+              {props.evidence.fixtureCount} fixture{props.evidence.fixtureCount === 1 ? "" : "s"}, {props.evidence.liveCallCount} live call{props.evidence.liveCallCount === 1 ? "" : "s"}
+            </span>
+          </div>
+          <p className="mt-2 text-sm text-slate-700">{props.evidence.firstDivergence ?? "No divergence: the branch equals the base run."}</p>
+          <h3 className="mt-4 mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">Pin steps into the report</h3>
+          <p className="mb-2 text-xs text-slate-500">The first divergence is always included. Pinned pairs are frozen with both sides.</p>
+          <ul className="max-h-80 divide-y divide-slate-100 overflow-auto rounded-md border border-slate-200" data-testid="pair-picker">
+            {props.pairs.map((p, i) => (
+              <li key={p.id}>
+                <label className="flex cursor-pointer items-center gap-2 px-3 py-1.5 text-sm hover:bg-slate-50">
+                  <input
+                    type="checkbox"
+                    checked={pinned.has(p.id) || p.id === props.firstDivergenceId}
+                    disabled={p.id === props.firstDivergenceId}
+                    onChange={(e) =>
+                      setPinned((s) => {
+                        const next = new Set(s);
+                        if (e.target.checked) next.add(p.id);
+                        else next.delete(p.id);
+                        return next;
+                      })
+                    }
+                    aria-label={`Pin pair ${i}: ${p.label}`}
+                  />
+                  <span className="w-6 text-right text-xs text-slate-400 tabular-nums">{i}</span>
+                  <Badge tone={PAIR_TONES[p.type]}>{p.type}</Badge>
+                  <span className="truncate font-mono text-xs">{p.label}</span>
+                </label>
+              </li>
+            ))}
+          </ul>
+          {fieldError("sections.pinnedPairs") ? <p className="mt-1 text-xs text-rose-700">{fieldError("sections.pinnedPairs")}</p> : null}
+        </section>
+
+        <MarkdownField id="section-nextActions" label="Next actions" hint={TEXT_FIELDS[4]!.hint} value={text.nextActions} onChange={(v) => setText((t) => ({ ...t, nextActions: v }))} error={fieldError("sections.nextActions")} />
+      </div>
+
+      <div className="space-y-4 lg:sticky lg:top-4 lg:self-start">
+        <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="validity-heading">
+          <h2 id="validity-heading" className="text-sm font-semibold text-slate-900">
+            Validity
+          </h2>
+          <p className="mt-1 text-xs text-slate-600">
+            Suggested: <span className="font-medium">{props.suggestion.label.replaceAll("_", " ")}</span> — {props.suggestion.reasons.join(" ")}
+          </p>
+          <fieldset className="mt-3 space-y-1.5">
+            <legend className="sr-only">Validity label</legend>
+            {ValidityLabel.options.map((label) => (
+              <label key={label} className="flex cursor-pointer items-start gap-2 text-sm">
+                <input type="radio" name="validity" value={label} checked={validity === label} onChange={() => setValidity(label)} className="mt-1" />
+                <span>
+                  <span className="font-medium">{label.replaceAll("_", " ")}</span>
+                  {label === props.suggestion.label ? <span className="ml-1 text-xs text-indigo-700">(suggested)</span> : null}
+                  <span className="block text-xs text-slate-500">{VALIDITY_DESCRIPTIONS[label]}</span>
+                </span>
+              </label>
+            ))}
+          </fieldset>
+          <label htmlFor="validity-note" className="mt-3 block text-xs text-slate-500">
+            Why (optional, Markdown)
+          </label>
+          <textarea id="validity-note" value={validityNote} onChange={(e) => setValidityNote(e.target.value)} rows={2} className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1 text-sm" />
+        </section>
+        <div className="rounded-lg border border-slate-200 bg-white p-4">
+          <p className="text-xs text-slate-600">A report is an immutable snapshot: later changes to the policy, fixtures or session do not change it.</p>
+          {error ? (
+            <p role="alert" className="mt-2 text-sm text-rose-700">
+              {error.message}
+            </p>
+          ) : null}
+          <button type="submit" disabled={pending} className="mt-3 w-full rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-50">
+            {pending ? "Creating…" : "Create report"}
+          </button>
+        </div>
+      </div>
+    </form>
+  );
+}

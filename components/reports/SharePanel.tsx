@@ -1,0 +1,162 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { Badge, type Tone } from "@/components/ui/Badge";
+import type { ActionResult } from "@/lib/http/action";
+import { EXPIRY_LABELS, type ExpiresIn, type ShareState } from "@/lib/reports/share";
+
+export interface ShareRow {
+  id: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  state: ShareState;
+}
+
+const STATE_TONES: Record<ShareState, Tone> = { active: "good", expired: "neutral", revoked: "bad" };
+
+function when(iso: string | null, fallback: string): string {
+  return iso ? new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" }) : fallback;
+}
+
+/** Share management of one report: create a link (its URL is shown once), list links with their state, revoke. */
+export function SharePanel({
+  reportId,
+  shares,
+  createShare,
+  revokeShare,
+}: {
+  reportId: string;
+  shares: ShareRow[];
+  createShare: (input: { reportId: string; expiresIn: ExpiresIn }) => Promise<ActionResult<{ id: string; url: string; expiresAt: string | null }>>;
+  revokeShare: (input: { shareId: string }) => Promise<ActionResult<{ id: string; state: ShareState }>>;
+}) {
+  const router = useRouter();
+  const [expiresIn, setExpiresIn] = useState<ExpiresIn>("7d");
+  const [created, setCreated] = useState<{ id: string; url: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [copied, setCopied] = useState(false);
+  const [pending, startTransition] = useTransition();
+
+  const onCreate = () =>
+    startTransition(async () => {
+      setError(null);
+      const result = await createShare({ reportId, expiresIn });
+      if (!result.ok) return setError(result.error.message);
+      setCreated({ id: result.data.id, url: result.data.url });
+      setCopied(false);
+      router.refresh();
+    });
+
+  const onRevoke = (shareId: string) =>
+    startTransition(async () => {
+      setError(null);
+      const result = await revokeShare({ shareId });
+      if (!result.ok) return setError(result.error.message);
+      if (created?.id === shareId) setCreated(null);
+      router.refresh();
+    });
+
+  return (
+    <section aria-labelledby="share-heading" className="rounded-lg border border-slate-200 bg-white p-5">
+      <h2 id="share-heading" className="text-sm font-semibold tracking-wide text-slate-900 uppercase">
+        Share by link
+      </h2>
+      <p className="mt-1 text-sm text-slate-600">
+        Anyone with the link sees this report read-only, and nothing else. Links can expire and can be revoked at any time.
+      </p>
+      <div className="mt-3 flex flex-wrap items-end gap-2">
+        <label className="text-sm">
+          <span className="block text-xs text-slate-500">Expires after</span>
+          <select
+            value={expiresIn}
+            onChange={(e) => setExpiresIn(e.target.value as ExpiresIn)}
+            className="mt-1 rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm"
+          >
+            {(Object.keys(EXPIRY_LABELS) as ExpiresIn[]).map((k) => (
+              <option key={k} value={k}>
+                {EXPIRY_LABELS[k]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          onClick={onCreate}
+          disabled={pending}
+          className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-50"
+        >
+          Create share link
+        </button>
+      </div>
+      {error ? (
+        <p role="alert" className="mt-2 text-sm text-rose-700">
+          {error}
+        </p>
+      ) : null}
+      {created ? (
+        <div className="mt-3 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm">
+          <p className="font-medium text-emerald-900">Copy this link now: it is shown only once.</p>
+          <div className="mt-2 flex items-center gap-2">
+            <input
+              readOnly
+              value={created.url}
+              aria-label="Share link"
+              data-testid="share-url"
+              onFocus={(e) => e.currentTarget.select()}
+              className="min-w-0 flex-1 rounded border border-emerald-300 bg-white px-2 py-1 font-mono text-xs"
+            />
+            <button
+              type="button"
+              className="rounded-md border border-emerald-300 bg-white px-2 py-1 text-xs font-medium text-emerald-900 hover:bg-emerald-100"
+              onClick={() => {
+                void navigator.clipboard?.writeText(created.url).then(() => setCopied(true));
+              }}
+            >
+              {copied ? "Copied" : "Copy"}
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {shares.length === 0 ? (
+        <p className="mt-4 text-sm text-slate-500">No links yet. Create one to share this report with people who do not use the dashboard.</p>
+      ) : (
+        <table className="mt-4 w-full text-sm">
+          <thead className="text-left text-xs text-slate-500 uppercase">
+            <tr>
+              <th className="py-1 font-medium">Created</th>
+              <th className="py-1 font-medium">Expires</th>
+              <th className="py-1 font-medium">State</th>
+              <th className="py-1" />
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {shares.map((s) => (
+              <tr key={s.id} data-testid="share-row" data-share-id={s.id} data-state={s.state}>
+                <td className="py-1.5">{when(s.createdAt, "")}</td>
+                <td className="py-1.5">{when(s.expiresAt, "never")}</td>
+                <td className="py-1.5">
+                  <Badge tone={STATE_TONES[s.state]}>{s.state}</Badge>
+                  {s.revokedAt ? <span className="ml-2 text-xs text-slate-500">{when(s.revokedAt, "")}</span> : null}
+                </td>
+                <td className="py-1.5 text-right">
+                  {s.state === "active" ? (
+                    <button
+                      type="button"
+                      disabled={pending}
+                      onClick={() => onRevoke(s.id)}
+                      className="rounded-md border border-rose-200 px-2 py-0.5 text-xs font-medium text-rose-700 hover:bg-rose-50 disabled:opacity-50"
+                    >
+                      Revoke
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
