@@ -1,0 +1,77 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { CompareView } from "@/components/compare/CompareView";
+import { FinalOutputDiff } from "@/components/compare/FinalOutputDiff";
+import { MetricsTable } from "@/components/compare/MetricsTable";
+import { finalText, parseCompareState, toRows } from "@/components/compare/rows";
+import { EvidencePanel } from "@/components/replays/EvidencePanel";
+import { Badge, StatusBadge } from "@/components/ui/Badge";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { db } from "@/lib/db";
+import { loadReplayView } from "@/lib/db/replays";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Compare base and branch" };
+
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ pair?: string; filter?: string }> };
+
+export default async function ComparePage({ params, searchParams }: Props) {
+  const [{ id }, query] = await Promise.all([params, searchParams]);
+  const view = await loadReplayView(await db(), id);
+  if (!view) notFound();
+  const { comparison, replay, session } = view;
+  const rows = toRows(comparison.pairs);
+  const baseFinal = [...view.base].reverse().find((e) => e.kind === "final_output");
+  const branchFinal = [...view.steps].reverse().find((e) => e.kind === "final_output");
+  const label = session.title ?? session.externalId ?? session.id;
+  return (
+    <>
+      <div className="mb-2 text-sm">
+        <Link href={`/replays/${replay.id}`} className="text-slate-500 hover:text-slate-900">
+          ← Branch
+        </Link>
+      </div>
+      <PageHeader
+        title={<>Base vs branch: “{label}”</>}
+        subtitle={
+          <span className="flex flex-wrap items-center gap-2">
+            <StatusBadge status={replay.status} />
+            {replay.comparability ? <Badge tone={replay.comparability === "exact" ? "good" : "info"}>{replay.comparability.replaceAll("_", " ")}</Badge> : null}
+            <span>{view.base.length} base steps · {view.steps.length} branch steps</span>
+          </span>
+        }
+        actions={
+          <>
+            <Link href={`/sessions/${session.id}`} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50">
+              Open base in full
+            </Link>
+            <Link href={`/replays/${replay.id}`} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50">
+              Open branch in full
+            </Link>
+          </>
+        }
+      />
+      {comparison.firstDivergence ? (
+        <p className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900" data-testid="first-divergence">
+          First divergence at pair {comparison.firstDivergence.pairIndex} (base step {comparison.firstDivergence.baseSeq ?? "—"}, branch step {comparison.firstDivergence.branchSeq ?? "—"}): {comparison.firstDivergence.summary}
+        </p>
+      ) : (
+        <p className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-2 text-sm text-emerald-900" data-testid="first-divergence">
+          The branch reproduces the base run: every aligned step is equal.
+        </p>
+      )}
+      <CompareView replayId={replay.id} rows={rows} firstDivergenceId={comparison.firstDivergence?.id ?? null} initial={parseCompareState(query)} />
+      <div className="mt-6 grid gap-6 xl:grid-cols-[minmax(0,1fr)_380px]">
+        <div className="space-y-6">
+          <section className="rounded-lg border border-slate-200 bg-white p-4">
+            <h2 className="mb-2 text-base font-semibold text-slate-900">Final output</h2>
+            <FinalOutputDiff base={finalText(baseFinal?.output)} branch={finalText(branchFinal?.output)} />
+          </section>
+          <MetricsTable metrics={comparison.metrics} />
+        </div>
+        <EvidencePanel view={view} />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,59 @@
+import type { ComparisonMetrics, MetricDelta } from "@/lib/replay";
+
+function fmt(n: number, money = false): string {
+  return money ? `$${n.toFixed(4)}` : Number.isInteger(n) ? String(n) : n.toFixed(2);
+}
+
+function Delta({ d, money }: { d: MetricDelta; money?: boolean }) {
+  const tone = d.delta === 0 ? "text-slate-400" : d.delta > 0 ? "text-amber-700" : "text-emerald-700";
+  return <span className={`tabular-nums ${tone}`}>{d.delta === 0 ? "±0" : `${d.delta > 0 ? "+" : "−"}${fmt(Math.abs(d.delta), money)}`}</span>;
+}
+
+/** Base, branch and delta of each metric, plus the comparison's own figures. */
+export function MetricsTable({ metrics }: { metrics: ComparisonMetrics }) {
+  const rows: [string, MetricDelta, boolean?][] = [
+    ["Steps", metrics.steps],
+    ["Tool calls", metrics.toolCalls],
+    ...Object.entries(metrics.toolCallsByTool).map(([name, d]): [string, MetricDelta] => [`  ${name}`, d]),
+    ["Errors", metrics.errors],
+    ["Input tokens", metrics.inputTokens],
+    ["Output tokens", metrics.outputTokens],
+    ["Cost", metrics.costUsd, true],
+    ["Latency (ms)", metrics.latencyMs],
+  ];
+  return (
+    <div className="rounded-lg border border-slate-200 bg-white p-4" data-testid="metrics">
+      <h2 className="mb-2 text-base font-semibold text-slate-900">Metrics</h2>
+      <table className="w-full text-sm">
+        <thead className="text-left text-xs text-slate-500">
+          <tr>
+            <th className="py-1">metric</th>
+            <th className="py-1 text-right">base</th>
+            <th className="py-1 text-right">branch</th>
+            <th className="py-1 text-right">delta</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(([label, d, money]) => (
+            <tr key={label} className="border-t border-slate-100">
+              <td className={`py-1 ${label.startsWith("  ") ? "pl-4 font-mono text-xs" : ""}`}>{label.trim()}</td>
+              <td className="py-1 text-right tabular-nums">{fmt(d.base, money)}</td>
+              <td className="py-1 text-right tabular-nums">{fmt(d.branch, money)}</td>
+              <td className="py-1 text-right"><Delta d={d} {...(money ? { money } : {})} /></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <dl className="mt-3 grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
+        <dt className="text-slate-500">first_divergence_step</dt>
+        <dd className="tabular-nums">{metrics.first_divergence_step ?? "none"}</dd>
+        <dt className="text-slate-500">tool_sequence_distance</dt>
+        <dd className="tabular-nums">{metrics.tool_sequence_distance}</dd>
+        <dt className="text-slate-500">fixture_dependency_count</dt>
+        <dd className="tabular-nums">{metrics.fixture_dependency_count}</dd>
+        <dt className="text-slate-500">tool_argument_changed</dt>
+        <dd>{metrics.tool_argument_changed ? "yes" : "no"}</dd>
+      </dl>
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+import type { AlignedPair } from "@/lib/replay";
+import { previewText } from "@/lib/format";
+
+/** One line of the comparison list: light enough to send 5,000 of them to the browser. */
+export interface CompareRow {
+  id: string;
+  type: AlignedPair["type"];
+  kind: string;
+  name: string;
+  baseSeq: number | null;
+  branchSeq: number | null;
+  source: string | null;
+  preview: string;
+}
+
+export const COMPARE_FILTERS = ["all", "changes", "changed", "inserted", "removed"] as const;
+export type CompareFilter = (typeof COMPARE_FILTERS)[number];
+
+function previewOf(e: { kind: string; input: unknown; output: unknown; error: { type: string; message: string } | null }): string {
+  if (e.error) return `${e.error.type}: ${e.error.message}`;
+  if (e.kind === "tool_call") return `${previewText((e.input as { args?: unknown } | null)?.args, 40)} ⇒ ${previewText(e.output, 50)}`;
+  if (e.kind === "model_call") {
+    const out = e.output as { content?: unknown; toolCalls?: { name: string }[] } | null;
+    const calls = out?.toolCalls?.map((c) => c.name).join(", ");
+    return calls ? `→ ${calls}` : previewText(out?.content, 90);
+  }
+  return previewText(e.output ?? e.input, 90);
+}
+
+export function toRows(pairs: readonly AlignedPair[]): CompareRow[] {
+  return pairs.map((p) => {
+    const e = p.type === "removed" ? p.base : p.branch;
+    return {
+      id: p.id,
+      type: p.type,
+      kind: e.kind,
+      name: e.name,
+      baseSeq: p.type === "inserted" ? null : p.base.seq,
+      branchSeq: p.type === "removed" ? null : p.branch.seq,
+      source: p.type === "removed" ? null : (p.branch.source ?? null),
+      preview: previewOf(e),
+    };
+  });
+}
+
+export function filterRows(rows: readonly CompareRow[], filter: CompareFilter): readonly CompareRow[] {
+  if (filter === "all") return rows;
+  if (filter === "changes") return rows.filter((r) => r.type !== "equal");
+  return rows.filter((r) => r.type === filter);
+}
+
+export interface CompareState {
+  pair: string | null;
+  filter: CompareFilter;
+}
+
+/** The view's state from the URL: an unknown filter falls back to all, a malformed pair id to none. */
+export function parseCompareState(params: { pair?: string | string[] | undefined; filter?: string | string[] | undefined }): CompareState {
+  const pair = typeof params.pair === "string" && /^(p\d+-\d+|i\d+|r\d+)$/.test(params.pair) ? params.pair : null;
+  const filter = (COMPARE_FILTERS as readonly string[]).includes(String(params.filter)) ? (params.filter as CompareFilter) : "all";
+  return { pair, filter };
+}
+
+export function compareSearch(state: CompareState): string {
+  const q = new URLSearchParams();
+  if (state.pair) q.set("pair", state.pair);
+  if (state.filter !== "all") q.set("filter", state.filter);
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}
+
+/** The fields a pair's diff compares, as pretty JSON. */
+export function comparableJson(e: { name: string; input: unknown; output: unknown; error: unknown; status: string } | null): string {
+  if (!e) return "";
+  return JSON.stringify({ name: e.name, status: e.status, input: e.input, output: e.output, error: e.error }, null, 2);
+}
+
+export function finalText(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  return typeof value === "string" ? value : JSON.stringify(value, null, 2);
+}
