@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import type { APIRequestContext } from "@playwright/test";
+import type { APIRequestContext, APIResponse } from "@playwright/test";
 import { expect, test } from "./fixtures";
 
 // Bad input over HTTP: every case gets a 4xx naming the problem, and nothing is written.
@@ -196,7 +196,7 @@ test.describe("/api/v1/sessions", () => {
 
   test("refuses bad input with 4xx and exact paths, and writes nothing", async ({ request }) => {
     const before = await snapshot(request);
-    const cases: { name: string; res: Promise<import("@playwright/test").APIResponse>; status: number; code: string; path?: string }[] = [
+    const cases: { name: string; res: Promise<APIResponse>; status: number; code: string; path?: string }[] = [
       { name: "no key", res: request.post("/api/v1/sessions", { data: native() }), status: 401, code: "unauthorized" },
       { name: "x-api-key is not for /api/v1", res: request.post("/api/v1/sessions", { headers: { "x-api-key": KEY }, data: native() }), status: 401, code: "unauthorized" },
       { name: "malformed JSON", res: request.post("/api/v1/sessions", { headers: { ...bearer, "content-type": "application/json" }, data: Buffer.from('{"agent": ') }), status: 400, code: "unknown_format" },
