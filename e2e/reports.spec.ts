@@ -1,0 +1,225 @@
+import type { APIRequestContext, Browser, BrowserContext } from "@playwright/test";
+import { expect, test } from "./fixtures";
+
+const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
+
+/** The recorded policy: every tool result from the base run, model outputs copied. */
+const RECORDED_POLICY = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  maxSteps: 100,
+  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
+};
+/** refund_payment needs an analyst fixture: the branch pauses there. */
+const FIXTURE_POLICY = { ...RECORDED_POLICY, tools: { ...RECORDED_POLICY.tools, overrides: { refund_payment: { type: "fixture", on_miss: "pause" } } } };
+
+async function sessionId(request: APIRequestContext, q: string): Promise<string> {
+  const res = await request.get(`/api/v1/sessions?q=${encodeURIComponent(q)}`, { headers: AUTH });
+  expect(res.status()).toBe(200);
+  const body = (await res.json()) as { sessions: { id: string }[] };
+  expect(body.sessions.length).toBeGreaterThan(0);
+  return body.sessions[0]!.id;
+}
+
+async function startReplay(request: APIRequestContext, body: object): Promise<{ id: string; status: string }> {
+  const res = await request.post("/api/v1/replays", { headers: AUTH, data: body });
+  expect(res.status(), await res.text()).toBe(201);
+  return ((await res.json()) as { replay: { id: string; status: string } }).replay;
+}
+
+async function createReport(request: APIRequestContext, replayId: string, title: string): Promise<string> {
+  const res = await request.post("/api/v1/reports", { headers: AUTH, data: { replayId, title, sections: { finding: `Finding of ${title}` } } });
+  expect(res.status(), await res.text()).toBe(201);
+  return ((await res.json()) as { report: { id: string } }).report.id;
+}
+
+async function share(request: APIRequestContext, reportId: string): Promise<{ id: string; url: string }> {
+  const res = await request.post(`/api/v1/reports/${reportId}/share`, { headers: AUTH, data: { expiresIn: "7d" } });
+  expect(res.status(), await res.text()).toBe(201);
+  return ((await res.json()) as { share: { id: string; url: string } }).share;
+}
+
+/** A fresh browser context (no cookies), watched for requests that leave this machine like the default one. */
+async function anonymousContext(browser: Browser, offsite: string[]): Promise<BrowserContext> {
+  const context = await browser.newContext();
+  context.on("request", (r) => {
+    const url = new URL(r.url());
+    if (["http:", "https:"].includes(url.protocol) && !["127.0.0.1", "localhost"].includes(url.hostname)) offsite.push(r.url());
+  });
+  return context;
+}
+
+test("create a report from a comparison, share it, open the link with no cookies, revoke it", async ({ page, browser, request, baseURL, offsiteRequests }) => {
+  const refund = await sessionId(request, "pour-over");
+  const replay = await startReplay(request, {
+    sessionId: refund,
+    policy: RECORDED_POLICY,
+    edits: [{ seq: 6, op: "replace_tool_result", value: "refund failed: card expired" }],
+  });
+  expect(replay.status).toBe("completed");
+
+  await page.goto(`/reports/new?replayId=${replay.id}`);
+  await expect(page.getByRole("heading", { name: "New report" })).toBeVisible();
+  // Policy and Evidence come from the replay.
+  await expect(page.getByRole("heading", { name: "Policy" })).toBeVisible();
+  await expect(page.getByText("filled from the replay · always included").first()).toBeVisible();
+  await expect(page.getByText("First divergence at pair 6: tool_call refund_payment: output changed")).toBeVisible();
+  // The suggestion is preselected.
+  await expect(page.getByRole("radio", { name: /confirmed by replay/ })).toBeChecked();
+
+  const title = "Refund reported as done after a card decline";
+  await page.getByLabel("Title").fill(title);
+  await page.locator("#section-finding").fill("The agent **confirms** a refund that failed.\n\n<script>alert(1)</script>");
+  await page.getByRole("tab", { name: "Preview" }).first().click();
+  const preview = page.getByTestId("section-finding-preview");
+  await expect(preview.locator("strong")).toHaveText("confirms");
+  await expect(preview.locator("script")).toHaveCount(0);
+  await page.getByRole("checkbox", { name: /Pin pair 1: tool_call lookup_order/ }).check();
+  await page.getByRole("button", { name: "Create report" }).click();
+
+  await expect(page).toHaveURL(/\/reports\/(?!new)[^/?]+$/);
+  const reportId = new URL(page.url()).pathname.split("/").pop()!;
+  await expect(page.getByRole("heading", { name: title })).toBeVisible();
+  const hash = (await page.getByTestId("policy-hash").textContent())!.trim();
+  expect(hash).toMatch(/^[0-9a-f]{64}$/);
+  await expect(page.getByTestId("report-pair")).toHaveCount(2);
+
+  await page.getByLabel("Expires after").selectOption("1d");
+  await page.getByRole("button", { name: "Create share link" }).click();
+  const url = await page.getByTestId("share-url").inputValue();
+  expect(url).toMatch(new RegExp(`^${baseURL}/share/[A-Za-z0-9_-]{22}$`));
+  await expect(page.getByTestId("share-row")).toHaveCount(1);
+  await expect(page.getByTestId("share-row").first()).toHaveAttribute("data-state", "active");
+
+  // Someone without the dashboard opens the link.
+  const stranger = await anonymousContext(browser, offsiteRequests);
+  expect(await stranger.cookies()).toEqual([]);
+  const viewer = await stranger.newPage();
+  const res = await viewer.goto(url);
+  expect(res?.status()).toBe(200);
+  await expect(viewer.getByRole("heading", { name: title })).toBeVisible();
+  await expect(viewer.getByRole("heading", { name: "Policy" })).toBeVisible();
+  await expect(viewer.getByTestId("policy-hash")).toHaveText(hash);
+  await expect(viewer.getByText('"on_miss": "fail"')).toBeVisible();
+  await expect(viewer.locator('meta[name="robots"]')).toHaveAttribute("content", /noindex/);
+  // Read-only: no navigation into the dashboard, no forms or buttons.
+  await expect(viewer.getByRole("navigation")).toHaveCount(0);
+  const hrefs = await viewer.locator("a").evaluateAll((as) => as.map((a) => a.getAttribute("href") ?? ""));
+  expect(hrefs.every((h) => h.startsWith("/share/"))).toBe(true);
+  await expect(viewer.locator("form, button, input, textarea")).toHaveCount(0);
+  // Its exports carry the policy.
+  const md = await viewer.request.get(`${url}/export?format=md`);
+  expect(md.status()).toBe(200);
+  expect(await md.text()).toContain(hash);
+  const json = (await (await viewer.request.get(`${url}/export?format=json`)).json()) as { report: { policy: { hash: string; document: unknown } } };
+  expect(json.report.policy).toEqual({ hash, document: RECORDED_POLICY, version: null });
+
+  // The dashboard's own exports.
+  const dash = await page.request.get(`/api/reports/${reportId}/export?format=json`);
+  expect(dash.status()).toBe(200);
+  expect(((await dash.json()) as { report: { policy: { hash: string } } }).report.policy.hash).toBe(hash);
+
+  // Revoke: the link stops working.
+  await page.getByRole("button", { name: "Revoke" }).click();
+  await expect(page.getByTestId("share-row").first()).toHaveAttribute("data-state", "revoked");
+  const gone = await viewer.goto(url);
+  expect(gone?.status()).toBe(404);
+  await expect(viewer.getByText("This link does not open a report")).toBeVisible();
+  await expect(viewer.getByText(title)).toHaveCount(0);
+  await stranger.close();
+
+  await page.goto("/reports");
+  await expect(page.getByTestId("report-row").filter({ hasText: title })).toHaveCount(1);
+});
+
+test("share links fail closed: unknown, malformed and revoked tokens are the same 404, and a page shows one report only", async ({ browser, request, offsiteRequests }) => {
+  const refund = await sessionId(request, "pour-over");
+  const other = await sessionId(request, "carrier API error");
+  const a = await startReplay(request, { sessionId: refund, policy: RECORDED_POLICY });
+  const b = await startReplay(request, { sessionId: other, policy: RECORDED_POLICY });
+  const titleA = `Report A ${Date.now()}`;
+  const titleB = `Report B ${Date.now()}`;
+  const reportA = await createReport(request, a.id, titleA);
+  const reportB = await createReport(request, b.id, titleB);
+  const linkA = await share(request, reportA);
+  const linkB = await share(request, reportB);
+
+  // The share page and every response it loads hold nothing of report B or its session and replay.
+  const context = await anonymousContext(browser, offsiteRequests);
+  const viewer = await context.newPage();
+  const bodies: string[] = [];
+  viewer.on("response", (r) => {
+    if (new URL(r.url()).hostname === "127.0.0.1") bodies.push(r.url());
+    void r.text().then((t) => bodies.push(t), () => undefined);
+  });
+  const res = await viewer.goto(linkA.url);
+  expect(res?.status()).toBe(200);
+  await expect(viewer.getByRole("heading", { name: titleA })).toBeVisible();
+  await viewer.waitForLoadState("networkidle");
+  const html = await res!.text();
+  const seen = [html, ...bodies].join("\n");
+  for (const secret of [titleB, reportB, b.id, other, linkB.url.split("/").pop()!, "carrier"]) expect(seen).not.toContain(secret);
+  expect(seen).toContain(titleA);
+
+  // One neutral 404 for every token that does not open a report.
+  const notFound = async (token: string) => {
+    const r = await request.get(`/share/${token}`);
+    const text = await r.text();
+    // The token is part of the URL and is echoed in the router payload, whose rows stream in any order; nothing else may differ.
+    return { status: r.status(), body: text.replaceAll(token, "TOKEN").split("\\n").sort().join("\\n") };
+  };
+  const unknown = await notFound("AAAAAAAAAAAAAAAAAAAAAA");
+  const random = await notFound(Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url"));
+  const malformed = await notFound("not-a-token");
+  await request.delete(`/api/v1/shares/${linkA.id}`, { headers: AUTH }).then((r) => expect(r.status()).toBe(200));
+  const revoked = await notFound(linkA.url.split("/").pop()!);
+  expect(unknown.status).toBe(404);
+  for (const other404 of [random, malformed, revoked]) {
+    expect(other404.status).toBe(404);
+    expect(other404.body).toBe(unknown.body);
+  }
+  expect(revoked.body).toContain("This link does not open a report");
+  expect(revoked.body).not.toContain(titleA);
+  // Exports of a revoked link are the same 404 too.
+  const exp = await request.get(`${linkA.url}/export?format=json`);
+  expect(exp.status()).toBe(404);
+  expect(await exp.text()).toBe(await (await request.get("/share/AAAAAAAAAAAAAAAAAAAAAA/export?format=json")).text());
+  await context.close();
+});
+
+test("the API refuses a report on a replay that has not finished, and serves and revokes shares", async ({ page, request }) => {
+  const refund = await sessionId(request, "pour-over");
+  const paused = await startReplay(request, { sessionId: refund, policy: FIXTURE_POLICY });
+  expect(paused.status).toBe("paused");
+  const refused = await request.post("/api/v1/reports", { headers: AUTH, data: { replayId: paused.id, title: "Too early", sections: {} } });
+  expect(refused.status()).toBe(409);
+  const error = ((await refused.json()) as { error: { code: string; message: string } }).error;
+  expect(error.code).toBe("replay_not_finished");
+  expect(error.message).toContain("The replay is paused: a report needs a finished replay");
+
+  // The form says the same instead of offering to create one.
+  await page.goto(`/reports/new?replayId=${paused.id}`);
+  await expect(page.getByText("This replay is paused")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Create report" })).toHaveCount(0);
+
+  expect((await request.post("/api/v1/reports", { data: { replayId: paused.id, title: "x" } })).status()).toBe(401);
+  const badBody = await request.post("/api/v1/reports", { headers: AUTH, data: { replayId: paused.id, title: "x", sections: { validity: "maybe" } } });
+  expect(badBody.status()).toBe(400);
+
+  const done = await startReplay(request, { sessionId: refund, policy: RECORDED_POLICY });
+  const id = await createReport(request, done.id, "API report");
+  const got = await request.get(`/api/v1/reports/${id}`, { headers: AUTH });
+  expect(got.status()).toBe(200);
+  const report = ((await got.json()) as { report: { id: string; sections: { validity: string }; snapshot: { policy: { document: unknown } }; shares: unknown[] } }).report;
+  expect(report.sections.validity).toBe("confirmed_by_replay");
+  expect(report.snapshot.policy.document).toEqual(RECORDED_POLICY);
+  const link = await request.post(`/api/v1/reports/${id}/share`, { headers: AUTH, data: { expiresIn: "never" } });
+  const s = ((await link.json()) as { share: { id: string; url: string; expiresAt: string | null } }).share;
+  expect(s.expiresAt).toBeNull();
+  expect((await request.get(s.url)).status()).toBe(200);
+  const del = await request.delete(`/api/v1/shares/${s.id}`, { headers: AUTH });
+  expect(((await del.json()) as { share: { state: string } }).share.state).toBe("revoked");
+  expect((await request.get(s.url)).status()).toBe(404);
+  expect((await request.delete("/api/v1/shares/nope", { headers: AUTH })).status()).toBe(404);
+  expect((await request.get("/api/v1/reports/nope", { headers: AUTH })).status()).toBe(404);
+});
