@@ -77,7 +77,7 @@ export function ReportView({ report }: { report: ReportDocument }) {
   const firstId = s.comparison.firstDivergence?.id ?? null;
   return (
     <div className="space-y-4" data-testid="report-view">
-      <dl className="grid grid-cols-2 gap-px overflow-hidden rounded-lg border border-slate-200 bg-slate-200 text-sm sm:grid-cols-3 lg:grid-cols-6">
+      <dl className="grid grid-cols-2 gap-px overflow-hidden rounded-lg border border-slate-200 bg-slate-200 text-sm sm:grid-cols-3">
         {(
           [
             ["Session", <span key="s" className="break-words">{s.session.label}</span>],
