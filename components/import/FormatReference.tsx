@@ -37,16 +37,16 @@ export function FormatReference({ baseUrl }: { baseUrl: string }) {
       <h3 className="mt-5 text-sm font-semibold text-slate-900">Sending traces live</h3>
       <ul className="mt-2 space-y-1 text-sm text-slate-600">
         <li>
-          OpenTelemetry: <code className="font-mono text-slate-800">OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={baseUrl}/v1/traces</code> with{" "}
-          <code className="font-mono text-slate-800">OTEL_EXPORTER_OTLP_HEADERS=x-api-key=&lt;key&gt;</code>
+          OpenTelemetry: <code className="font-mono break-all text-slate-800">OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={baseUrl}/v1/traces</code> with{" "}
+          <code className="font-mono break-all text-slate-800">OTEL_EXPORTER_OTLP_HEADERS=x-api-key=&lt;key&gt;</code>
         </li>
         <li>
-          OpenAI Agents SDK: an <code className="font-mono text-slate-800">OpenAITracingExporter</code> with endpoint{" "}
-          <code className="font-mono text-slate-800">{baseUrl}/v1/traces/ingest</code> and a Branchpoint key as its API key
+          OpenAI Agents SDK: an <code className="font-mono break-all text-slate-800">OpenAITracingExporter</code> with endpoint{" "}
+          <code className="font-mono break-all text-slate-800">{baseUrl}/v1/traces/ingest</code> and a Branchpoint key as its API key
         </li>
         <li>
-          Scripts: <code className="font-mono text-slate-800">POST {baseUrl}/api/v1/sessions</code> with{" "}
-          <code className="font-mono text-slate-800">Authorization: Bearer &lt;key&gt;</code>.{" "}
+          Scripts: <code className="font-mono break-all text-slate-800">POST {baseUrl}/api/v1/sessions</code> with{" "}
+          <code className="font-mono break-all text-slate-800">Authorization: Bearer &lt;key&gt;</code>.{" "}
           <a href="/settings/api-keys" className="text-indigo-700 hover:underline">
             Manage API keys
           </a>
