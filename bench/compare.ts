@@ -1,0 +1,149 @@
+/**
+ * How fast the comparison page shows a 5,000-step branch, next to a baseline
+ * measured in the same run. Builds a fresh PGlite database with one
+ * 5,000-step session and a replay of it (one edit, so one pair changes),
+ * starts `next start` on it (the build in $NEXT_DIST_DIR, default .next),
+ * opens /replays/[id]/compare in Chromium and prints:
+ *  - time until the first rows show (navigation to the first visible row),
+ *  - frames per second while a script scrolls the list for 2 s,
+ * next to the same figures for the plain /replays list (baseline) and the ratio.
+ *
+ *   npx tsx bench/compare.ts        (BENCH_STEPS, BENCH_PORT to change)
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium } from "@playwright/test";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../e2e/chromium";
+import { openDatabase } from "../lib/db/client";
+import { saveImportedSessions } from "../lib/db/sessions";
+import { createReplay, runReplay } from "../lib/replays/service";
+import { toolLevelPreset, type Policy } from "../lib/replay";
+import { buildSession, type TurnSpec } from "../lib/replay/session-builder";
+
+const STEPS = Number(process.env.BENCH_STEPS ?? 5000);
+const PORT = Number(process.env.BENCH_PORT ?? 3190);
+const RECORDED: Policy = { model: "recorded-only", drift: "continue_to_terminal", tools: toolLevelPreset("recorded-only") };
+
+async function prepare(dir: string) {
+  const turns: TurnSpec[] = [{ user: "Check every warehouse." }];
+  // model + one tool call per turn: two steps each.
+  for (let i = 0; turns.length * 2 < STEPS; i++) turns.push({ model: `turn ${i}`, calls: [{ name: i % 3 === 0 ? "lookup_order" : "check_stock", args: { id: i }, result: { id: i, ok: i % 7 !== 0 } }] });
+  turns.push({ model: "done" }, { final: "All warehouses checked." });
+  const events = buildSession(turns, { windowMessages: 6 });
+  const db = await openDatabase({ dir, url: "" });
+  try {
+    const [saved] = await saveImportedSessions(db.prisma, [
+      {
+        externalId: `bench-${STEPS}`,
+        title: `Bench: ${events.length} steps`,
+        agent: { name: "bench-agent", adapter: "generic" },
+        agentVersion: { version: "1", capabilities: ["tool_policies"] },
+        format: "native",
+        startedAt: null,
+        endedAt: null,
+        metadata: {},
+        tools: [],
+        events,
+      },
+    ]);
+    const editSeq = events.find((e) => e.kind === "tool_call" && e.seq > events.length / 2)!.seq;
+    const started = await createReplay(db.prisma, { sessionId: saved!.id, policy: RECORDED, edits: [{ seq: editSeq, op: "replace_tool_result", value: { edited: true } }] }, "bench");
+    const t0 = performance.now();
+    await runReplay(db.prisma, started.id);
+    const runMs = performance.now() - t0;
+    return { sessionId: saved!.id, replayId: started.id, steps: events.length, runMs };
+  } finally {
+    await db.close();
+  }
+}
+
+async function waitForServer(url: string, timeoutMs = 120_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+async function main() {
+  const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-bench-compare-"));
+  const server = { child: null as ReturnType<typeof spawn> | null };
+  try {
+    const { replayId, steps, runMs } = await prepare(dir);
+    console.log(`prepared: ${steps}-step session and its replay (engine run + one-transaction persist: ${runMs.toFixed(0)} ms)`);
+    server.child = spawn(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(PORT)], {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { ...process.env, BRANCHPOINT_DATA_DIR: dir, BRANCHPOINT_DEMO_DATA: "off", NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: "" },
+    });
+    const base = `http://127.0.0.1:${PORT}`;
+    await waitForServer(`${base}/api/health`);
+
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const firstRows = async (url: string, selector: string) => {
+      await page.goto(`${base}/sessions`); // a neutral page, so each measurement starts from a loaded app
+      const t0 = Date.now();
+      await page.goto(url, { waitUntil: "commit" });
+      await page.locator(selector).first().waitFor({ state: "visible" });
+      return Date.now() - t0;
+    };
+    const fps = (selector: string) =>
+      page.evaluate(async (sel) => {
+        const el = document.querySelector(sel)!;
+        const html = el as HTMLElement;
+        const scroller = html.scrollHeight > html.clientHeight ? html : document.scrollingElement!;
+        return new Promise<number>((resolve) => {
+          let frames = 0;
+          const start = performance.now();
+          const step = () => {
+            frames++;
+            scroller.scrollTop += 120;
+            if (performance.now() - start < 2000) requestAnimationFrame(step);
+            else resolve(frames / ((performance.now() - start) / 1000));
+          };
+          requestAnimationFrame(step);
+        });
+      }, selector);
+
+    // Warm both routes once (first compile of server code paths, caches).
+    await firstRows(`${base}/replays`, '[data-testid="replay-row"]');
+    await firstRows(`${base}/replays/${replayId}/compare`, '[data-testid="compare-row"]');
+
+    const runs = 3;
+    const baseline: number[] = [];
+    const compare: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      baseline.push(await firstRows(`${base}/replays`, '[data-testid="replay-row"]'));
+      compare.push(await firstRows(`${base}/replays/${replayId}/compare`, '[data-testid="compare-row"]'));
+    }
+    const compareFps = await fps('[data-testid="compare-list"]');
+    const rendered = await page.locator('[data-testid="compare-row"]').count();
+    await page.goto(`${base}/replays`);
+    const baselineFps = await fps("body");
+    await browser.close();
+
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const c = median(compare);
+    const b = median(baseline);
+    console.log(`compare page, ${steps} steps: first rows in ${c} ms (median of ${runs}: ${compare.join(", ")}); ${rendered} row elements in the DOM (virtualized)`);
+    console.log(`baseline /replays list:      first rows in ${b} ms (median of ${runs}: ${baseline.join(", ")})`);
+    console.log(`ratio compare/baseline: ${(c / b).toFixed(2)}   target: first rows under 1000 ms -> ${c < 1000 ? "met" : "NOT met"}`);
+    console.log(`scrolling: ${compareFps.toFixed(1)} fps on the comparison list, ${baselineFps.toFixed(1)} fps on the baseline page`);
+  } finally {
+    server.child?.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
