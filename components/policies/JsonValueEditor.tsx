@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { JsonEditor } from "@/components/ui/monaco";
 import { sameDocument } from "./editorState";
 
@@ -30,28 +30,32 @@ export function JsonValueEditor({
   ariaLabel: string;
   height?: number;
 }) {
-  const [text, setText] = useState(() => JSON.stringify(value, null, 2) ?? "");
+  // What the editor is told to show changes only when the value changes from
+  // outside (the whole-document JSON), never from typing here: a render that
+  // lags behind typing must not write older text over newer.
+  const [external, setExternal] = useState(() => JSON.stringify(value, null, 2) ?? "");
+  const typed = useRef(external);
   const [error, setError] = useState<string | null>(null);
 
-  // A change made elsewhere (the whole-document JSON) shows here too.
   useEffect(() => {
-    const parsed = tryParse(text);
+    const parsed = tryParse(typed.current);
     if (!parsed.ok || !sameDocument(parsed.value, value)) {
-      setText(JSON.stringify(value, null, 2) ?? "");
+      const next = JSON.stringify(value, null, 2) ?? "";
+      setExternal((previous) => (previous === next ? `${next}\n` : next));
+      typed.current = next;
       setError(null);
     }
-    // Only when the value changes from outside; `text` is ours.
   }, [value]);
 
   return (
     <div>
       <JsonEditor
-        value={text}
+        value={external}
         path={path}
         height={height}
         ariaLabel={ariaLabel}
         onChange={(next) => {
-          setText(next);
+          typed.current = next;
           const parsed = tryParse(next);
           if (parsed.ok) {
             setError(null);

@@ -72,8 +72,7 @@ export function PolicyEditor({
   useEffect(() => {
     const draft = parseDraft(window.localStorage.getItem(key));
     if (draft) {
-      const restored = restoreDraft(initialSaved?.document ?? RECOMMENDED_RCA_POLICY, draft);
-      dispatch({ type: "text", text: restored.text });
+      dispatch({ type: "restore", state: restoreDraft(initialSaved?.document ?? RECOMMENDED_RCA_POLICY, draft) });
       setRestoredAt(draft.savedAt);
     }
     setHydrated(true);
@@ -316,7 +315,7 @@ export function PolicyEditor({
             </div>
           ) : null}
           <JsonEditor
-            value={state.text}
+            value={state.external}
             onChange={(text) => {
               setNotice(null);
               dispatch({ type: "text", text });

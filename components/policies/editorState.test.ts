@@ -52,6 +52,16 @@ describe("two-way sync reducer", () => {
     expect(s.status.kind).toBe("ok");
   });
 
+  it("the JSON editor is told of outside changes only, even when the new text equals the last one it was told", () => {
+    const start = initialEditorState(base);
+    const typed = editorReducer(start, { type: "text", text: formatDocument(strict) });
+    expect(typed.external).toBe(start.external); // typing never feeds back
+    const back = editorReducer(typed, { type: "visual", doc: base });
+    expect(back.external).not.toBe(start.external);
+    expect(JSON.parse(back.external)).toEqual(base);
+    expect(back.text).toBe(back.external);
+  });
+
   it("the same text twice is no change (same state object)", () => {
     const s = initialEditorState(base);
     expect(editorReducer(s, { type: "text", text: s.text })).toBe(s);
@@ -91,6 +101,7 @@ describe("drafts", () => {
     const s = restoreDraft(base, { text: "{ oops", savedAt: "x" });
     expect(s.doc).toEqual(base);
     expect(s.text).toBe("{ oops");
+    expect(s.external).toBe("{ oops");
     expect(s.status.kind).toBe("invalid_json");
   });
 });

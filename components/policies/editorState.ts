@@ -10,17 +10,32 @@ import { Policy, canonicalJson, type PolicyIssue } from "@/lib/replay";
 export type TextStatus =
   { kind: "ok" } | { kind: "invalid_json"; message: string } | { kind: "invalid_schema"; issues: PolicyIssue[] };
 
-export type EditorState = { doc: Policy; text: string; status: TextStatus };
+export type EditorState = {
+  doc: Policy;
+  text: string;
+  status: TextStatus;
+  /**
+   * What the JSON editor is told to show: it changes only when the document
+   * changes from outside the JSON editor, so a render that lags behind typing
+   * never writes older text over newer. A new external text equal to the
+   * previous one gets a trailing newline, so the editor still hears of it.
+   */
+  external: string;
+};
 
 export type EditorAction =
-  { type: "visual"; doc: Policy } | { type: "text"; text: string } | { type: "reset"; doc: Policy };
+  | { type: "visual"; doc: Policy }
+  | { type: "text"; text: string }
+  | { type: "reset"; doc: Policy }
+  | { type: "restore"; state: EditorState };
 
 export function formatDocument(doc: unknown): string {
   return JSON.stringify(doc, null, 2);
 }
 
 export function initialEditorState(doc: Policy): EditorState {
-  return { doc, text: formatDocument(doc), status: { kind: "ok" } };
+  const text = formatDocument(doc);
+  return { doc, text, status: { kind: "ok" }, external: text };
 }
 
 /** Reads a text as a policy document: the parsed policy, or why it is not one. */
@@ -57,14 +72,19 @@ export function readPolicyText(
 export function editorReducer(state: EditorState, action: EditorAction): EditorState {
   switch (action.type) {
     case "visual":
-    case "reset":
-      return initialEditorState(action.doc);
+    case "reset": {
+      const formatted = formatDocument(action.doc);
+      const text = formatted === state.external ? `${formatted}\n` : formatted;
+      return { doc: action.doc, text, status: { kind: "ok" }, external: text };
+    }
+    case "restore":
+      return action.state;
     case "text": {
       if (action.text === state.text) return state;
       const read = readPolicyText(action.text);
       // The text stays as typed (no reformatting under the cursor).
       return read.ok
-        ? { doc: read.doc, text: action.text, status: { kind: "ok" } }
+        ? { ...state, doc: read.doc, text: action.text, status: { kind: "ok" } }
         : { ...state, text: action.text, status: read.status };
     }
   }
@@ -109,5 +129,6 @@ export function parseDraft(raw: string | null): Draft | null {
 
 /** The state a stored draft restores (its text, invalid or not, on top of the saved document). */
 export function restoreDraft(saved: Policy, draft: Draft): EditorState {
-  return editorReducer(initialEditorState(saved), { type: "text", text: draft.text });
+  const state = editorReducer(initialEditorState(saved), { type: "text", text: draft.text });
+  return { ...state, external: state.text };
 }
