@@ -43,7 +43,7 @@ describe("malformed input", () => {
     ['{"a": 1} {"b": 2}', 1, 10, 'unexpected "{" after the end of the JSON value'],
     ['["\\x"]', 1, 4, "bad escape in string"],
   ])("locates %j", (text, line, column, message) => {
-    expect(() => JSON.parse(text)).toThrow();
+    expect(() => JSON.parse(text) as unknown).toThrow();
     expect(locateJsonError(text)).toMatchObject({ line, column, message });
   });
 
@@ -76,7 +76,7 @@ describe("format detection", () => {
       ok: false,
       format: null,
       issues: [
-        { path: "", message: expect.stringContaining("unrecognized document format; accepted formats: native (") },
+        { path: "", message: (expect.stringContaining("unrecognized document format; accepted formats: native (") as unknown) },
       ],
     });
     expect(issuesOf(result)[0]!.message).toContain("; openai-chat (");

@@ -363,7 +363,7 @@ function mapGroup(key: string, traces: AgentsTrace[], spans: AgentsSpan[], warni
     agentVersion: { version: "unknown", capabilities: [] },
     format: "openai-agents",
     startedAt: starts.length > 0 ? new Date(Math.min(...starts)).toISOString() : null,
-    endedAt: ends.length > 0 && ends.every((e) => e !== null) ? new Date(Math.max(...(ends as number[]))).toISOString() : null,
+    endedAt: ends.length > 0 && ends.every((e) => e !== null) ? new Date(Math.max(...ends)).toISOString() : null,
     metadata: {
       source: "openai-agents",
       traceIds: [...new Set(ordered.map((s) => s.traceId))].sort(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SessionEvent } from "@/lib/replay";
+import type { SessionEvent } from "@/lib/replay";
 
 export const Adapter = z.enum(["pydantic-ai", "langgraph", "openai-agents", "mastra", "vercel-ai-sdk", "generic"]);
 export type Adapter = z.infer<typeof Adapter>;

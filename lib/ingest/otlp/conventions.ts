@@ -312,7 +312,7 @@ function messagesFromValue(attrs: SpanAttributes, key: string): Message[] {
 function outputFromValue(attrs: SpanAttributes, key: string): Message | null {
   const value = attrs.jsonOrText(key);
   if (isObject(value) && Array.isArray(value.choices)) {
-    const first = value.choices[0];
+    const first: unknown = value.choices[0];
     if (isObject(first) && isObject(first.message)) {
       return fromChatMessages([first.message], problemAt(attrs, key))[0] ?? null;
     }

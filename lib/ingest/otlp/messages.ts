@@ -210,7 +210,7 @@ export function fromChatMessages(value: unknown, problem: Problem): Message[] {
 // ---------------------------------------------------------------------------
 // OpenInference flattened messages: llm.input_messages.N.message.role, …
 
-type Tree = { [key: string]: Tree | unknown };
+type Tree = { [key: string]: unknown };
 
 /** `{ "0.message.role": "user", … }` → nested objects (numeric keys stay keys). */
 export function unflatten(flat: Record<string, unknown>): Tree {
