@@ -107,7 +107,7 @@ test("JSON edits show in the controls; invalid JSON keeps the visual side and sa
   };
   await setMonacoText(page, "Policy JSON", JSON.stringify(doc));
   await expect(page.getByLabel("Drift")).toHaveValue("stop_on_first_divergence");
-  await expect(page.getByLabel("maxSteps")).toHaveValue("42");
+  await expect(page.getByRole("spinbutton", { name: "maxSteps" })).toHaveValue("42");
   await expect(page.getByLabel("Scope for default")).toHaveValue("agent");
   await expect(page.getByLabel("On miss for default")).toHaveValue("error_result");
   await expect(page.getByTestId("tool-row-lookup_order")).toContainText("blocked");
@@ -115,7 +115,7 @@ test("JSON edits show in the controls; invalid JSON keeps the visual side and sa
   await setMonacoText(page, "Policy JSON", '{"model": "recorded-only", ');
   await expect(page.getByTestId("json-status")).toContainText("Invalid JSON");
   await expect(page.getByTestId("json-status")).toContainText("stays on the last valid document");
-  await expect(page.getByLabel("maxSteps")).toHaveValue("42");
+  await expect(page.getByRole("spinbutton", { name: "maxSteps" })).toHaveValue("42");
   await expect(saveButton(page)).toBeDisabled();
 
   // A schema error names its path.
@@ -171,16 +171,16 @@ test("saving twice makes two versions, an unchanged save makes none, drafts surv
   await expect(page.getByTestId("save-notice")).toContainText("No change");
   await expect(page.getByTestId("saved-version")).toHaveText("1");
 
-  await page.getByLabel("maxSteps").fill("50");
+  await page.getByRole("spinbutton", { name: "maxSteps" }).fill("50");
   await saveButton(page).click();
   await expect(page.getByTestId("save-notice")).toContainText("Saved version 2");
 
   // Unsaved changes survive a reload.
-  await page.getByLabel("maxSteps").fill("77");
+  await page.getByRole("spinbutton", { name: "maxSteps" }).fill("77");
   await expect(page.getByTestId("unsaved-flag")).toBeVisible();
   await page.reload();
   await expect(page.getByText("Restored unsaved changes")).toBeVisible();
-  await expect(page.getByLabel("maxSteps")).toHaveValue("77");
+  await expect(page.getByRole("spinbutton", { name: "maxSteps" })).toHaveValue("77");
   await expect(page.getByTestId("unsaved-flag")).toBeVisible();
 
   await page.getByRole("link", { name: "Versions" }).click();
@@ -206,6 +206,6 @@ test("try a rule on a recorded call: a hit returns the recording, a miss says wh
 
   await page.getByLabel("Rule type for refund_payment").selectOption("static");
   await page.getByRole("button", { name: "Try", exact: true }).click();
-  await expect(page.getByTestId("try-verdict")).toHaveText("Stops the replay");
+  await expect(page.getByTestId("try-verdict")).toHaveText("Pauses for a fixture");
   await expect(page.getByTestId("try-miss")).toContainText("Miss:");
 });
