@@ -94,23 +94,21 @@ async function main() {
       await page.locator(selector).first().waitFor({ state: "visible" });
       return Date.now() - t0;
     };
+    // A string, not a function: tsx would wrap named arrows in a helper the page does not have.
     const fps = (selector: string) =>
-      page.evaluate(async (sel) => {
-        const el = document.querySelector(sel)!;
-        const html = el as HTMLElement;
-        const scroller = html.scrollHeight > html.clientHeight ? html : document.scrollingElement!;
-        return new Promise<number>((resolve) => {
-          let frames = 0;
-          const start = performance.now();
-          const step = () => {
-            frames++;
-            scroller.scrollTop += 120;
-            if (performance.now() - start < 2000) requestAnimationFrame(step);
-            else resolve(frames / ((performance.now() - start) / 1000));
-          };
-          requestAnimationFrame(step);
-        });
-      }, selector);
+      page.evaluate<number>(`new Promise((resolve) => {
+        const el = document.querySelector(${JSON.stringify(selector)});
+        const scroller = el && el.scrollHeight > el.clientHeight ? el : document.scrollingElement;
+        let frames = 0;
+        const start = performance.now();
+        function step() {
+          frames++;
+          scroller.scrollTop += 120;
+          if (performance.now() - start < 2000) requestAnimationFrame(step);
+          else resolve(frames / ((performance.now() - start) / 1000));
+        }
+        requestAnimationFrame(step);
+      })`);
 
     // Warm both routes once (first compile of server code paths, caches).
     await firstRows(`${base}/replays`, '[data-testid="replay-row"]');
