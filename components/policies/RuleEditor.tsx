@@ -90,11 +90,14 @@ export function RuleEditor({
             onChange={(e) => onChange(ruleOfType(e.target.value as ToolRuleType, rule))}
           >
             {RULE_TYPES.map((t) => (
-              <option key={t.value} value={t.value}>
-                {t.label}
+              <option key={t.value} value={t.value} title={t.label}>
+                {t.value}
               </option>
             ))}
           </select>
+          <span className="mt-1 block font-normal text-slate-500">
+            {RULE_TYPES.find((t) => t.value === rule.type)?.label.split(" — ")[1]}
+          </span>
         </label>
         {rule.type === "history" ? (
           <label className={labelClass}>
@@ -106,8 +109,8 @@ export function RuleEditor({
               onChange={(e) => onChange({ ...rule, scope: e.target.value as HistoryScope })}
             >
               {SCOPES.map((s) => (
-                <option key={s.value} value={s.value}>
-                  {s.label}
+                <option key={s.value} value={s.value} title={s.label}>
+                  {s.value}
                 </option>
               ))}
             </select>
@@ -135,8 +138,8 @@ export function RuleEditor({
                 <option value="">(not set: {rule.type === "static" ? "fail" : "pause"})</option>
               ) : null}
               {ON_MISS.map((o) => (
-                <option key={o.value} value={o.value}>
-                  {o.label}
+                <option key={o.value} value={o.value} title={o.label}>
+                  {o.value}
                 </option>
               ))}
             </select>
