@@ -12,6 +12,18 @@ const nextConfig = {
   distDir: process.env.NEXT_DIST_DIR || ".next",
   poweredByHeader: false,
   reactStrictMode: true,
+  // Shared reports are for the people they are sent to, not for search engines or referrers.
+  async headers() {
+    return [
+      {
+        source: "/share/:path*",
+        headers: [
+          { key: "X-Robots-Tag", value: "noindex, nofollow, noarchive" },
+          { key: "Referrer-Policy", value: "no-referrer" },
+        ],
+      },
+    ];
+  },
   experimental: {
     serverActions: { bodySizeLimit: "25mb" },
   },

@@ -109,6 +109,7 @@ test("create a report from a comparison, share it, open the link with no cookies
   const viewer = await stranger.newPage();
   const res = await viewer.goto(url);
   expect(res?.status()).toBe(200);
+  expect(res?.headers()["x-robots-tag"]).toContain("noindex");
   await expect(viewer.getByRole("heading", { name: title })).toBeVisible();
   await expect(viewer.getByRole("heading", { name: "Policy" })).toBeVisible();
   await expect(viewer.getByTestId("policy-hash")).toHaveText(hash);
