@@ -37,12 +37,17 @@ export function JsonValueEditor({
   const typed = useRef(external);
   const [error, setError] = useState<string | null>(null);
 
+  // The last value typed here: its echo through the document is not an outside change.
+  const emitted = useRef<{ value: unknown } | null>(null);
+
   useEffect(() => {
+    if (emitted.current && sameDocument(emitted.current.value, value)) return;
     const parsed = tryParse(typed.current);
     if (!parsed.ok || !sameDocument(parsed.value, value)) {
       const next = JSON.stringify(value, null, 2) ?? "";
       setExternal((previous) => (previous === next ? `${next}\n` : next));
       typed.current = next;
+      emitted.current = null;
       setError(null);
     }
   }, [value]);
@@ -59,7 +64,10 @@ export function JsonValueEditor({
           const parsed = tryParse(next);
           if (parsed.ok) {
             setError(null);
-            if (!sameDocument(parsed.value, value)) onChange(parsed.value);
+            if (!sameDocument(parsed.value, value)) {
+              emitted.current = { value: parsed.value };
+              onChange(parsed.value);
+            }
           } else {
             setError(parsed.message);
           }
