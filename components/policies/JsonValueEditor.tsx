@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { JsonEditor } from "@/components/ui/monaco";
+import { canonicalJson } from "@/lib/replay";
 import { sameDocument } from "./editorState";
 
 function tryParse(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
@@ -38,16 +39,16 @@ export function JsonValueEditor({
   const [error, setError] = useState<string | null>(null);
 
   // The last value typed here: its echo through the document is not an outside change.
-  const emitted = useRef<{ value: unknown } | null>(null);
+  const emitted = useRef(new Set<string | undefined>());
 
   useEffect(() => {
-    if (emitted.current && sameDocument(emitted.current.value, value)) return;
+    if (emitted.current.has(canonicalJson(value))) return;
     const parsed = tryParse(typed.current);
     if (!parsed.ok || !sameDocument(parsed.value, value)) {
       const next = JSON.stringify(value, null, 2) ?? "";
       setExternal((previous) => (previous === next ? `${next}\n` : next));
       typed.current = next;
-      emitted.current = null;
+      emitted.current.clear();
       setError(null);
     }
   }, [value]);
@@ -65,7 +66,7 @@ export function JsonValueEditor({
           if (parsed.ok) {
             setError(null);
             if (!sameDocument(parsed.value, value)) {
-              emitted.current = { value: parsed.value };
+              emitted.current.add(canonicalJson(parsed.value));
               onChange(parsed.value);
             }
           } else {
