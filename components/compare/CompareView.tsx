@@ -7,17 +7,22 @@ import { comparisonPairAction } from "@/app/(dashboard)/replays/actions";
 import { Badge, type Tone } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { JsonDiff } from "@/components/ui/monaco";
-import { COMPARE_FILTERS, compareSearch, comparableJson, filterRows, type CompareFilter, type CompareRow, type CompareState } from "./rows";
+import { COMPARE_FILTERS, compareSearch, comparableJson, filterRows, unpackRows, type CompareFilter, type CompareRow, type CompareState, type PackedRows } from "./rows";
 
 const TYPE_TONE: Record<CompareRow["type"], Tone> = { equal: "neutral", changed: "warn", inserted: "good", removed: "bad" };
 const ROW_HEIGHT = 30;
+const LIST_HEIGHT = 560;
 
 /** Base and branch aligned step by step: a virtualized list, filters and the selected pair's diff, with the state in the URL. */
-export function CompareView({ replayId, rows, firstDivergenceId, initial }: { replayId: string; rows: CompareRow[]; firstDivergenceId: string | null; initial: CompareState }) {
+export function CompareView({ replayId, packed, firstDivergenceId, initial }: { replayId: string; packed: PackedRows; firstDivergenceId: string | null; initial: CompareState }) {
+  const rows = useMemo(() => unpackRows(packed), [packed]);
   const [state, setState] = useState<CompareState>(initial);
   const visible = useMemo(() => filterRows(rows, state.filter), [rows, state.filter]);
   const parentRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: visible.length, getScrollElement: () => parentRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const virtualizer = useVirtualizer({ count: visible.length, getScrollElement: () => parentRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12,
+    // The server renders the first screen of rows, so they show before the page hydrates.
+    initialRect: { width: 0, height: LIST_HEIGHT },
+  });
 
   useEffect(() => {
     const search = compareSearch(state);
@@ -79,7 +84,7 @@ export function CompareView({ replayId, rows, firstDivergenceId, initial }: { re
           <span>pair</span>
           <span>step</span>
         </div>
-        <div ref={parentRef} className="h-[560px] overflow-auto rounded-b-lg border border-t-0 border-slate-200 bg-white" data-testid="compare-list" role="listbox" aria-label="Aligned steps">
+        <div ref={parentRef} style={{ height: LIST_HEIGHT }} className="overflow-auto rounded-b-lg border border-t-0 border-slate-200 bg-white" data-testid="compare-list" role="listbox" aria-label="Aligned steps">
           {visible.length === 0 ? <p className="p-4 text-sm text-slate-500">No pairs match this filter; choose “all”.</p> : null}
           <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
             {virtualizer.getVirtualItems().map((item) => {

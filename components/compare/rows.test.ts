@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareRuns, type SessionEvent } from "@/lib/replay";
-import { compareSearch, filterRows, parseCompareState, toRows } from "./rows";
+import { compareSearch, filterRows, packRows, parseCompareState, toRows, unpackRows } from "./rows";
 
 const ev = (e: Partial<SessionEvent>): SessionEvent => ({
   seq: 0, kind: "tool_call", name: "t", input: { callId: "c", args: {} }, output: null, error: null, status: "completed", startedAt: null, durationMs: null, usage: null, parentSeq: null, cacheKey: "k", occurrence: 0, ...e,
@@ -19,6 +19,11 @@ describe("comparison rows", () => {
       ["inserted", null, 2],
     ]);
     expect(rows[1]!.preview).toContain("⇒ 2");
+  });
+
+  it("packs for the browser and unpacks to the same rows, ids included", () => {
+    expect(unpackRows(packRows(rows))).toEqual(rows);
+    expect(rows.map((r) => r.id)).toEqual(["p0-0", "p1-1", "r2", "i2"]);
   });
 
   it("filters", () => {

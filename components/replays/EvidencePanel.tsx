@@ -7,7 +7,7 @@ import { formatDateTime } from "@/lib/format";
 const STRENGTH_TONE = { recorded: "good", controlled: "info", simulated: "warn", live: "warn", drifting: "bad" } as const;
 
 /** What a branch's result rests on: the policy as run, its hash, evidence strength, step sources, fixtures and live calls. */
-export function EvidencePanel({ view }: { view: ReplayView }) {
+export function EvidencePanel({ view }: { view: Pick<ReplayView, "replay" | "evidence" | "fixtures" | "approvals"> }) {
   const { replay, evidence } = view;
   const sources = Object.entries(evidence.stepsBySource).filter(([, n]) => n > 0);
   return (

@@ -8,6 +8,7 @@
  * its shape.
  */
 import {
+  alignEvents,
   BranchLogEntry,
   compareRuns,
   Policy,
@@ -356,19 +357,17 @@ function errorOf(value: unknown): { code: string; message: string } | null {
   return null;
 }
 
-/** Everything a replay page, its comparison and an RCA report need, or null when the replay does not exist. */
-export async function loadReplayView(client: DbClient, replayId: string): Promise<ReplayView | null> {
+type ReplayMeta = Omit<ReplayView, "base" | "steps" | "comparison">;
+
+/** The replay row with its session, evidence, fixtures and approvals: everything but the two event sequences. */
+async function loadReplayMeta(client: DbClient, replayId: string): Promise<ReplayMeta | null> {
   if (!replayId) return null;
   const row = await client.replay.findUnique({ where: { id: replayId }, include: replayInclude });
   if (!row) return null;
-  const [events, stepRowsFound, fixtures, approvals] = await Promise.all([
-    client.event.findMany({ where: { sessionId: row.sessionId }, orderBy: { seq: "asc" } }),
-    client.replayStep.findMany({ where: { replayId }, orderBy: { idx: "asc" } }),
+  const [fixtures, approvals] = await Promise.all([
     client.fixture.findMany({ where: { replayId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
     client.replayLogEntry.findMany({ where: { replayId, type: "approval" }, orderBy: { idx: "asc" } }),
   ]);
-  const base = events.map(toSessionEvent);
-  const steps = stepRowsFound.map(toReplayStep);
   const policy = Policy.parse(row.policySnapshot);
   const edits = (row.edits ?? []) as Edit[];
   const evidenceStored = row.evidence as Partial<Evidence> | null;
@@ -398,8 +397,6 @@ export async function loadReplayView(client: DbClient, replayId: string): Promis
       agentName: row.session.agent.name,
       adapter: row.session.agent.adapter,
     },
-    base,
-    steps,
     evidence,
     pending: (row.pending as PendingCall | null) ?? null,
     fixtures: fixtures.map((f) => ({
@@ -418,6 +415,158 @@ export async function loadReplayView(client: DbClient, replayId: string): Promis
       if (p.type !== "approval") throw new Error(`log entry ${a.id} is typed approval but holds ${p.type}`);
       return { step: p.step, tool: p.tool, decision: p.decision, by: p.by, at: p.at, note: p.note ?? null };
     }),
+  };
+}
+
+/** Everything a replay page, its comparison and an RCA report need, or null when the replay does not exist. */
+export async function loadReplayView(client: DbClient, replayId: string): Promise<ReplayView | null> {
+  const meta = await loadReplayMeta(client, replayId);
+  if (!meta) return null;
+  const [events, stepRowsFound] = await Promise.all([
+    client.event.findMany({ where: { sessionId: meta.replay.sessionId }, orderBy: { seq: "asc" } }),
+    client.replayStep.findMany({ where: { replayId }, orderBy: { idx: "asc" } }),
+  ]);
+  const base = events.map(toSessionEvent);
+  const steps = stepRowsFound.map(toReplayStep);
+  return { ...meta, base, steps, comparison: compareRuns(base, steps) };
+}
+
+// ---------------------------------------------------------------------------
+// The comparison page's view: the same comparison without the models' prompts.
+
+/** The comparison page's data: the replay's meta, step counts, both final outputs and the comparison. */
+export interface ReplayComparisonView extends ReplayMeta {
+  baseCount: number;
+  branchCount: number;
+  baseFinalOutput: unknown;
+  branchFinalOutput: unknown;
+  /** Aligned as `compareRuns` aligns; a model call's `input` in its pairs is a content digest, not the prompt (fetch a pair in full to see it). */
+  comparison: ReturnType<typeof compareRuns>;
+}
+
+type LiteRow = {
+  seq: number;
+  kind: string;
+  name: string;
+  status: string;
+  cacheKey: string | null;
+  input: unknown;
+  inputDigest: string | null;
+  output: unknown;
+  error: unknown;
+  durationMs: number | null;
+  usage: SessionEvent["usage"];
+  startedAt: string | null;
+  parentSeq: number | null;
+  occurrence: number | null;
+};
+type LiteStepRow = LiteRow & { source: string; baseSeq: number | null; equalsBase: boolean | null };
+
+/**
+ * What the comparison needs from one row. A model call's input (its whole
+ * prompt window: most of a session's bytes) is not read: the row carries an
+ * md5 digest of it instead (`jsonb::text` is canonical, so equal JSON gives
+ * equal digests), computed only where the branch step does not already say it
+ * equals its base event. compareRuns only ever tests model inputs for equality.
+ */
+function liteEvent(r: LiteRow): SessionEvent {
+  return {
+    seq: r.seq,
+    kind: r.kind as SessionEvent["kind"],
+    name: r.name,
+    input: r.kind === "model_call" ? (r.inputDigest === null ? null : { digest: r.inputDigest }) : (r.input ?? null),
+    output: r.output ?? null,
+    error: (r.error as SessionEvent["error"]) ?? null,
+    status: r.status as SessionEvent["status"],
+    startedAt: r.startedAt === null ? null : new Date(r.startedAt).toISOString(),
+    durationMs: r.durationMs,
+    usage: r.usage && Object.keys(r.usage).length > 0 ? r.usage : null,
+    parentSeq: r.parentSeq,
+    cacheKey: r.cacheKey,
+    occurrence: r.occurrence,
+  };
+}
+
+/** A JSON column as the comparison sees it: SQL NULL and JSON null alike are null (as Prisma reads them). */
+const DIGEST = (column: string) => Prisma.raw(`CASE WHEN ${column} IS NULL OR ${column} = 'null'::jsonb THEN NULL ELSE md5(${column}::text) END`);
+
+/** One query answering a JSON array of rows: one value to parse instead of 5,000 rows through the driver. */
+async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
+  const [row] = await client.$queryRaw<{ rows: string | null }[]>(query);
+  return row?.rows ? (JSON.parse(row.rows) as T[]) : [];
+}
+
+/**
+ * The comparison page's data without reading the models' prompts: both
+ * sequences are read as one JSON array each (no per-row mapping of 10,000
+ * rows), a model call's input as a digest. Same pairs, types, first divergence
+ * and metrics as `loadReplayView(...).comparison` (lib/replays/service.db.test.ts
+ * checks it); a pair's full events come from `comparisonPairAction`.
+ */
+export async function loadReplayComparison(client: DbClient, replayId: string): Promise<ReplayComparisonView | null> {
+  const meta = await loadReplayMeta(client, replayId);
+  if (!meta) return null;
+  const [baseRows, stepRowsFound] = await Promise.all([
+    jsonRows<LiteRow>(
+      client,
+      Prisma.sql`
+        SELECT json_agg(json_build_object(
+          'seq', seq, 'kind', kind, 'name', name, 'status', status, 'cacheKey', "cacheKey", 'output', output, 'error', error,
+          'durationMs', "durationMs", 'startedAt', "startedAt", 'parentSeq', "parentSeq", 'occurrence', occurrence,
+          'input', CASE WHEN kind = 'model_call' THEN NULL ELSE input END, 'inputDigest', NULL,
+          'usage', jsonb_strip_nulls(jsonb_build_object('inputTokens', "inputTokens", 'outputTokens', "outputTokens", 'costUsd', "costUsd"))
+        ) ORDER BY seq)::text AS rows
+        FROM "Event" WHERE "sessionId" = ${meta.replay.sessionId}`,
+    ),
+    jsonRows<LiteStepRow>(
+      client,
+      Prisma.sql`
+        SELECT json_agg(json_build_object(
+          'seq', idx, 'kind', kind, 'name', name, 'status', status, 'cacheKey', "cacheKey", 'output', output, 'error', error,
+          'source', source, 'baseSeq', "baseSeq", 'equalsBase', COALESCE((detail->>'equalsBase')::boolean, false),
+          'durationMs', (detail->>'durationMs')::int, 'startedAt', detail->>'startedAt', 'parentSeq', (detail->>'parentSeq')::int, 'occurrence', (detail->>'occurrence')::int,
+          'input', CASE WHEN kind = 'model_call' THEN NULL ELSE input END,
+          'inputDigest', CASE WHEN kind = 'model_call' AND NOT COALESCE((detail->>'equalsBase')::boolean, false) THEN ${DIGEST("input")} END,
+          'usage', CASE WHEN jsonb_typeof(detail->'usage') = 'object' THEN detail->'usage' END
+        ) ORDER BY idx)::text AS rows
+        FROM "ReplayStep" WHERE "replayId" = ${replayId}`,
+    ),
+  ]);
+  const base = baseRows.map(liteEvent);
+  const steps = stepRowsFound.map((r) => ({ ...liteEvent(r), source: r.source as StepSource, baseSeq: r.baseSeq, equalsBase: r.equalsBase === true }));
+
+  // Model calls paired with a branch step that does not vouch for its equality are compared by digest:
+  // read the digests not read yet (the base side, and a vouching step aligned with another base event).
+  const baseNeeded: number[] = [];
+  const branchNeeded: number[] = [];
+  for (const p of alignEvents(base, steps)) {
+    if (p.type === "inserted" || p.type === "removed" || p.base.kind !== "model_call") continue;
+    if (p.branch.equalsBase === true && p.branch.baseSeq === p.base.seq) continue;
+    baseNeeded.push(p.base.seq);
+    if (p.branch.equalsBase === true) branchNeeded.push(p.branch.seq);
+  }
+  const withDigest = (events: readonly SessionEvent[], found: readonly { seq: number; inputDigest: string | null }[]) => {
+    const bySeq = new Map(events.map((e) => [e.seq, e]));
+    for (const d of found) {
+      const e = bySeq.get(d.seq);
+      if (e) e.input = d.inputDigest === null ? null : { digest: d.inputDigest };
+    }
+  };
+  const [baseDigests, branchDigests] = await Promise.all([
+    baseNeeded.length === 0 ? [] : client.$queryRaw<{ seq: number; inputDigest: string | null }[]>`
+      SELECT seq, ${DIGEST("input")} AS "inputDigest" FROM "Event" WHERE "sessionId" = ${meta.replay.sessionId} AND seq = ANY(${baseNeeded})`,
+    branchNeeded.length === 0 ? [] : client.$queryRaw<{ seq: number; inputDigest: string | null }[]>`
+      SELECT idx AS seq, ${DIGEST("input")} AS "inputDigest" FROM "ReplayStep" WHERE "replayId" = ${replayId} AND idx = ANY(${branchNeeded})`,
+  ]);
+  withDigest(base, baseDigests);
+  withDigest(steps, branchDigests);
+  const finalOf = (events: readonly SessionEvent[]) => [...events].reverse().find((e) => e.kind === "final_output")?.output;
+  return {
+    ...meta,
+    baseCount: base.length,
+    branchCount: steps.length,
+    baseFinalOutput: finalOf(base),
+    branchFinalOutput: finalOf(steps),
     comparison: compareRuns(base, steps),
   };
 }

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDemoData } from "@/lib/db/startup";
-import { loadReplayView } from "@/lib/db/replays";
+import { loadReplayComparison, loadReplayView } from "@/lib/db/replays";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { ApiError } from "@/lib/http/errors";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
@@ -187,5 +187,26 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     expect(view.approvals).toMatchObject([{ decision: "denied", by: "lee" }]);
     expect(view.steps.find((s) => s.name === "refund_payment")).toMatchObject({ source: "error_result", error: { type: "ApprovalDenied" } });
     await expectApiError(decideApproval(db.prisma, id, { decision: "approved" }, "lee"), 409, "nothing_pending");
+  });
+  it("the comparison page's loader (model prompts as digests) agrees with the full view for every replay", async () => {
+    // Edits that change model inputs and outputs, so digests are compared, not only vouched for by the engine.
+    const modelSeq = (await db.prisma.event.findFirstOrThrow({ where: { sessionId: refundSessionId, kind: "model_call" }, orderBy: { seq: "desc" }, select: { seq: true } })).seq;
+    await startReplay(db.prisma, { sessionId: refundSessionId, policy: RECORDED, edits: [{ seq: modelSeq, op: "replace_model_output", value: { role: "assistant", content: "changed" } }] }, "tester");
+    const firstModel = (await db.prisma.event.findFirstOrThrow({ where: { sessionId: refundSessionId, kind: "model_call" }, orderBy: { seq: "asc" }, select: { seq: true } })).seq;
+    await startReplay(db.prisma, { sessionId: refundSessionId, policy: PAUSE, edits: [{ seq: firstModel, op: "replace_system_prompt", value: "Be terse." }] }, "tester");
+    const replays = await db.prisma.replay.findMany({ select: { id: true } });
+    let diverging = 0;
+    for (const { id } of replays) {
+      const full = (await loadReplayView(db.prisma, id))!;
+      const lite = (await loadReplayComparison(db.prisma, id))!;
+      const shape = (c: typeof full.comparison) => c.pairs.map((p) => `${p.id}:${p.type}`);
+      expect(shape(lite.comparison)).toEqual(shape(full.comparison));
+      expect(lite.comparison.firstDivergence).toEqual(full.comparison.firstDivergence);
+      expect(lite.comparison.metrics).toEqual(full.comparison.metrics);
+      expect([lite.baseCount, lite.branchCount]).toEqual([full.base.length, full.steps.length]);
+      expect(lite.branchFinalOutput ?? null).toEqual([...full.steps].reverse().find((e) => e.kind === "final_output")?.output ?? null);
+      if (full.comparison.firstDivergence) diverging++;
+    }
+    expect(diverging).toBeGreaterThan(2);
   });
 });

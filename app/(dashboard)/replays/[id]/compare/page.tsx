@@ -4,12 +4,13 @@ import { notFound } from "next/navigation";
 import { CompareView } from "@/components/compare/CompareView";
 import { FinalOutputDiff } from "@/components/compare/FinalOutputDiff";
 import { MetricsTable } from "@/components/compare/MetricsTable";
-import { finalText, parseCompareState, toRows } from "@/components/compare/rows";
+import { finalText, packRows, parseCompareState, toRows } from "@/components/compare/rows";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
+import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
-import { loadReplayView } from "@/lib/db/replays";
+import { isTerminal, loadReplayComparison } from "@/lib/db/replays";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare base and branch" };
@@ -18,12 +19,10 @@ type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ pair?: s
 
 export default async function ComparePage({ params, searchParams }: Props) {
   const [{ id }, query] = await Promise.all([params, searchParams]);
-  const view = await loadReplayView(await db(), id);
+  // Rows and the first divergence only: a pair's full events are fetched when it is selected.
+  const view = await loadReplayComparison(await db(), id);
   if (!view) notFound();
   const { comparison, replay, session } = view;
-  const rows = toRows(comparison.pairs);
-  const baseFinal = [...view.base].reverse().find((e) => e.kind === "final_output");
-  const branchFinal = [...view.steps].reverse().find((e) => e.kind === "final_output");
   const label = session.title ?? session.externalId ?? session.id;
   return (
     <>
@@ -38,7 +37,7 @@ export default async function ComparePage({ params, searchParams }: Props) {
           <span className="flex flex-wrap items-center gap-2">
             <StatusBadge status={replay.status} />
             {replay.comparability ? <Badge tone={replay.comparability === "exact" ? "good" : "info"}>{replay.comparability.replaceAll("_", " ")}</Badge> : null}
-            <span>{view.base.length} base steps · {view.steps.length} branch steps</span>
+            <span>{view.baseCount} base steps · {view.branchCount} branch steps</span>
           </span>
         }
         actions={
@@ -49,6 +48,7 @@ export default async function ComparePage({ params, searchParams }: Props) {
             <Link href={`/replays/${replay.id}`} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50">
               Open branch in full
             </Link>
+            <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
           </>
         }
       />
@@ -61,12 +61,12 @@ export default async function ComparePage({ params, searchParams }: Props) {
           The branch reproduces the base run: every aligned step is equal.
         </p>
       )}
-      <CompareView replayId={replay.id} rows={rows} firstDivergenceId={comparison.firstDivergence?.id ?? null} initial={parseCompareState(query)} />
+      <CompareView replayId={replay.id} packed={packRows(toRows(comparison.pairs))} firstDivergenceId={comparison.firstDivergence?.id ?? null} initial={parseCompareState(query)} />
       <div className="mt-6 grid gap-6 xl:grid-cols-[minmax(0,1fr)_380px]">
         <div className="space-y-6">
           <section className="rounded-lg border border-slate-200 bg-white p-4">
             <h2 className="mb-2 text-base font-semibold text-slate-900">Final output</h2>
-            <FinalOutputDiff base={finalText(baseFinal?.output)} branch={finalText(branchFinal?.output)} />
+            <FinalOutputDiff base={finalText(view.baseFinalOutput)} branch={finalText(view.branchFinalOutput)} />
           </section>
           <MetricsTable metrics={comparison.metrics} />
         </div>
