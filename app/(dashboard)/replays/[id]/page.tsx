@@ -5,11 +5,12 @@ import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
 import { ReplayProgress } from "@/components/replays/ReplayProgress";
 import { ReplayStepList } from "@/components/replays/ReplayStepList";
+import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
-import { loadReplayView } from "@/lib/db/replays";
+import { isTerminal, loadReplayView } from "@/lib/db/replays";
 import { formatDateTime } from "@/lib/format";
 
 export const dynamic = "force-dynamic";
@@ -51,6 +52,7 @@ export default async function ReplayPage({ params }: Props) {
                 Compare with base
               </Link>
             ) : null}
+            <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
           </>
         }
       />
