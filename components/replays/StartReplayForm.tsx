@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { startReplayAction } from "@/app/(dashboard)/replays/actions";
@@ -13,6 +14,21 @@ export interface PolicyChoice {
   /** A document to send; absent for saved versions (sent by id). */
   policy?: Policy;
   versionId?: string;
+  /** The policy's caveats for this session (adapter, capabilities, tools), in the seeds' words. */
+  warnings: string[];
+}
+
+function Caveats({ warnings, title }: { warnings: readonly string[]; title: string }) {
+  return (
+    <div role="status" className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900" data-testid="policy-warnings">
+      <p className="font-medium">{title}</p>
+      <ul className="mt-1 list-disc space-y-1 pl-5">
+        {warnings.map((w) => (
+          <li key={w} className="break-words">{w}</li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 type EditDraft = { key: number; op: EditOp; seq: number | null; text: string };
@@ -24,6 +40,8 @@ export function StartReplayForm({ sessionId, choices, targets }: { sessionId: st
   const [edits, setEdits] = useState<EditDraft[]>([]);
   const [problem, setProblem] = useState<{ message: string; issues: { path: string; message: string }[] } | null>(null);
   const [pending, startTransition] = useTransition();
+  const [started, setStarted] = useState<{ id: string; warnings: string[] } | null>(null);
+  const selectedChoice = choices.find((c) => c.value === choice);
   const nextKey = () => Math.max(0, ...edits.map((e) => e.key)) + 1;
 
   const addEdit = () => {
@@ -64,6 +82,9 @@ export function StartReplayForm({ sessionId, choices, targets }: { sessionId: st
         edits: parsedEdits,
       });
       if (!result.ok) return setProblem({ message: result.error.message, issues: result.error.issues });
+      // Caveats shown before starting were read; any new ones (tools or capabilities changed meanwhile) are shown here first.
+      const unseen = result.data.warnings.filter((w) => !(selected?.warnings ?? []).includes(w));
+      if (unseen.length > 0) return setStarted({ id: result.data.id, warnings: unseen });
       router.push(`/replays/${result.data.id}`);
     });
   };
@@ -74,7 +95,7 @@ export function StartReplayForm({ sessionId, choices, targets }: { sessionId: st
         <h2 className="text-base font-semibold text-slate-900">Policy</h2>
         <label className="mt-2 block text-sm">
           <span className="text-slate-600">The rules the branch runs under (stored with the replay as a snapshot and hash)</span>
-          <select name="policy" value={choice} onChange={(e) => setChoice(e.target.value)} className="mt-1 block w-full max-w-xl rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm">
+          <select name="policy" value={choice} onChange={(e) => setChoice(e.target.value)} className="mt-1 block w-full max-w-3xl rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm">
             {choices.map((c) => (
               <option key={c.value} value={c.value}>
                 {c.label}
@@ -82,6 +103,9 @@ export function StartReplayForm({ sessionId, choices, targets }: { sessionId: st
             ))}
           </select>
         </label>
+        {selectedChoice && selectedChoice.warnings.length > 0 ? (
+          <Caveats title="Caveats for this session's adapter: the replay runs, but its evidence rests on these" warnings={selectedChoice.warnings} />
+        ) : null}
       </section>
 
       <section className="rounded-lg border border-slate-200 bg-white p-5">
@@ -134,7 +158,13 @@ export function StartReplayForm({ sessionId, choices, targets }: { sessionId: st
           ) : null}
         </div>
       ) : null}
-      <button type="submit" disabled={pending} className="rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50">
+      {started ? (
+        <div>
+          <Caveats title="The replay started with these caveats" warnings={started.warnings} />
+          <Link href={`/replays/${started.id}`} className="mt-2 inline-block text-sm font-medium text-indigo-700 hover:underline">Open the branch →</Link>
+        </div>
+      ) : null}
+      <button type="submit" disabled={pending || started !== null} className="rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50">
         {pending ? "Starting…" : "Run replay"}
       </button>
     </form>

@@ -140,6 +140,39 @@ async function resolvePolicy(client: DbClient, input: StartReplayInput): Promise
   return { policy: parsed.data, policyVersionId: null };
 }
 
+type SessionContext = { agentId: string; agent: { adapter: string }; agentVersion: { capabilities: string[] } };
+
+async function validateForSession(client: DbClient, session: SessionContext, policy: Policy) {
+  const adapter = Adapter.safeParse(session.agent.adapter);
+  return validatePolicy(policy, {
+    adapter: adapter.success ? adapter.data : "generic",
+    capabilities: session.agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
+    inExperiment: false,
+    knownTools: await knownTools(client, session.agentId),
+  });
+}
+
+/**
+ * The caveats `createReplay` would return as warnings for each policy, before
+ * anything is started, so the start form can show them beside the choice.
+ * A document that is not a valid policy gets its schema issues.
+ */
+export async function replayPolicyWarnings(client: DbClient, sessionId: string, documents: readonly unknown[]): Promise<string[][]> {
+  const session = await client.session.findUnique({
+    where: { id: sessionId },
+    select: { agentId: true, agent: { select: { adapter: true } }, agentVersion: { select: { capabilities: true } } },
+  });
+  if (!session) return documents.map(() => []);
+  return Promise.all(
+    documents.map(async (document) => {
+      const parsed = Policy.safeParse(document);
+      if (!parsed.success) return parsed.error.issues.map((i) => i.message);
+      const validation = await validateForSession(client, session, parsed.data);
+      return [...validation.errors, ...validation.warnings].map((i) => i.message);
+    }),
+  );
+}
+
 export interface StartedReplay {
   id: string;
   warnings: PolicyIssue[];
@@ -171,13 +204,7 @@ export async function createReplay(prisma: Db, raw: unknown, createdBy: string):
   if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
     throw new ApiError(400, "model_executor_missing", `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`, [{ path: "policy.model", message: "needs a model endpoint" }]);
   }
-  const adapter = Adapter.safeParse(session.agent.adapter);
-  const validation = validatePolicy(policy, {
-    adapter: adapter.success ? adapter.data : "generic",
-    capabilities: session.agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
-    inExperiment: false,
-    knownTools: await knownTools(prisma, session.agentId),
-  });
+  const validation = await validateForSession(prisma, session, policy);
   // Branchpoint's engine intercepts every tool itself, so the seeds' runtime caveats are warnings here,
   // except a scope it cannot answer outside an experiment.
   const blocking = validation.errors.filter((i) => i.code === "cohort_scope_outside_experiment" || i.code === "schema");

@@ -6,6 +6,7 @@ import { StartReplayForm, type PolicyChoice } from "@/components/replays/StartRe
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db, getSession, toSessionEvent } from "@/lib/db";
 import { RECOMMENDED_RCA_POLICY, toolLevelPreset, type Policy } from "@/lib/replay";
+import { replayPolicyWarnings } from "@/lib/replays/service";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replay a session" };
@@ -22,13 +23,15 @@ export default async function StartReplayPage({ params }: Props) {
   const versions = await prisma.policyVersion.findMany({
     where: { policy: { OR: [{ agentId: null }, { agentId: session.agentId }] } },
     orderBy: [{ policy: { name: "asc" } }, { version: "desc" }],
-    select: { id: true, version: true, hash: true, policy: { select: { name: true } } },
+    select: { id: true, version: true, hash: true, document: true, policy: { select: { name: true } } },
     take: 200,
   });
+  // The seeds' caveats for this session's adapter and capabilities, per choice, shown before anything runs.
+  const warnings = await replayPolicyWarnings(prisma, session.id, [RECOMMENDED_RCA_POLICY, RECORDED_ONLY, ...versions.map((v) => v.document)]);
   const choices: PolicyChoice[] = [
-    { value: "preset:recommended", label: "Recommended RCA default (recorded model, history; pause for a fixture on a miss)", policy: RECOMMENDED_RCA_POLICY },
-    { value: "preset:recorded", label: "Recorded only (history; stop on a miss)", policy: RECORDED_ONLY },
-    ...versions.map((v) => ({ value: `version:${v.id}`, label: `${v.policy.name} v${v.version} (${v.hash.slice(0, 10)})`, versionId: v.id })),
+    { value: "preset:recommended", label: "Recommended RCA default (recorded model, history; pause for a fixture on a miss)", policy: RECOMMENDED_RCA_POLICY, warnings: warnings[0] ?? [] },
+    { value: "preset:recorded", label: "Recorded only (history; stop on a miss)", policy: RECORDED_ONLY, warnings: warnings[1] ?? [] },
+    ...versions.map((v, k) => ({ value: `version:${v.id}`, label: `${v.policy.name} v${v.version} (${v.hash.slice(0, 10)})`, versionId: v.id, warnings: warnings[k + 2] ?? [] })),
   ];
   const label = session.title ?? session.externalId ?? session.id;
   return (
