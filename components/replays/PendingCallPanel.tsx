@@ -18,7 +18,8 @@ export function PendingCallPanel({ replayId, pending }: { replayId: string; pend
       <p className="mt-1 text-sm text-slate-700">{pending.message}</p>
       <div className="mt-4 grid gap-4 lg:grid-cols-2">
         <div className="space-y-3">
-          <JsonBlock label={`Arguments (call ${pending.callId})`} value={pending.args} />
+          <p className="mb-1 text-xs text-slate-500">Call id <span className="font-mono text-slate-700">{pending.callId}</span></p>
+          <JsonBlock label="Arguments" value={pending.args} />
           {pending.miss ? (
             <div>
               <div className="mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">Closest recorded calls</div>
