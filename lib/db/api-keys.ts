@@ -16,15 +16,24 @@ export async function createApiKey(client: DbClient, name: string): Promise<{ id
   return { id: row.id, key, prefix };
 }
 
-/** Registers the key from the environment (idempotent): scripts and tests use it. */
-export async function registerEnvApiKey(client: DbClient, key: string | undefined): Promise<void> {
-  if (!key) return;
+/**
+ * Registers the key from the environment (idempotent): scripts and tests use
+ * it. A key revoked in Settings stays revoked: a restart does not revive it.
+ */
+export async function registerEnvApiKey(client: DbClient, key: string | undefined): Promise<"registered" | "revoked" | "none"> {
+  if (!key) return "none";
   const keyHash = hashApiKey(key);
-  await client.apiKey.upsert({
+  const row = await client.apiKey.upsert({
     where: { keyHash },
     create: { name: ENV_KEY_NAME, prefix: key.slice(0, 6), keyHash },
-    update: { revokedAt: null },
+    update: {},
+    select: { revokedAt: true },
   });
+  if (row.revokedAt) {
+    console.warn("BRANCHPOINT_API_KEY was revoked in Settings and stays revoked; set a new key to use one from the environment.");
+    return "revoked";
+  }
+  return "registered";
 }
 
 /** The key's id when it is valid and not revoked; fails closed on anything else. */

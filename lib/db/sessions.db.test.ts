@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiErrorFromDatabase } from "@/lib/http/errors";
 import { importDocument, type ImportedSession } from "@/lib/ingest";
 import { openDatabase } from "./client";
 import { DataDirLockedError } from "./lock";
@@ -60,6 +61,17 @@ describe.each(TEST_ENGINES)("sessions on %s", (engine) => {
     await expect(saveImportedSessions(db.prisma, [good, clash])).rejects.toThrow();
     expect(await db.prisma.session.count()).toBe(sessionsBefore);
     expect(await db.prisma.agent.count()).toBe(agentsBefore);
+  });
+
+  it("text the database cannot store (U+0000) is bad input: a 400 naming it, and nothing written", async () => {
+    const before = await db.prisma.session.count();
+    const withNul = { ...sessions[0]!, externalId: "nul-1" };
+    withNul.events = withNul.events.map((e, i) => (i === 0 ? { ...e, output: "before\u0000after" } : e));
+    const error: unknown = await saveImportedSessions(db.prisma, [withNul]).catch((e: unknown) => e);
+    const mapped = apiErrorFromDatabase(error);
+    expect(mapped?.status).toBe(400);
+    expect(mapped?.code).toBe("unstorable_text");
+    expect(await db.prisma.session.count()).toBe(before);
   });
 
   it("lists newest first with a cursor, and filters by agent, status, tool and text", async () => {

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { db, type Db } from "@/lib/db";
-import { ApiError, issuesFromZod, type ApiIssue } from "./errors";
+import { ApiError, apiErrorFromDatabase, issuesFromZod, type ApiIssue } from "./errors";
 
 /** What every server action returns: a tagged result the form can show beside its fields. */
 export type ActionResult<T> =
@@ -32,6 +32,8 @@ export function validatedAction<S extends z.ZodType, T>(schema: S, fn: (input: z
       return { ok: true, data: await fn(parsed.data, await db()) };
     } catch (error) {
       if (error instanceof ApiError) return actionFailure(error.code, error.message, error.issues);
+      const fromDb = apiErrorFromDatabase(error);
+      if (fromDb) return actionFailure(fromDb.code, fromDb.message, fromDb.issues);
       console.error("Unexpected error in a server action:", error);
       return actionFailure("internal_error", "Something went wrong on the server; nothing was changed.");
     }

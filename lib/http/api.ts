@@ -2,7 +2,7 @@ import { z } from "zod";
 import { db, type Db } from "@/lib/db";
 import { verifyApiKey } from "@/lib/db/api-keys";
 import { env } from "@/lib/env";
-import { ApiError, errorBody, issuesFromZod } from "./errors";
+import { ApiError, apiErrorFromDatabase, errorBody, issuesFromZod } from "./errors";
 
 export { ApiError } from "./errors";
 
@@ -104,6 +104,8 @@ export function apiRoute<C = Record<string, never>>(handler: Handler<C>) {
 export function errorResponse(error: unknown): Response {
   if (error instanceof ApiError) return jsonError(error.status, error.code, error.message, error.issues);
   if (error instanceof z.ZodError) return jsonError(400, "invalid_request", "The request is not valid.", issuesFromZod(error));
+  const fromDb = apiErrorFromDatabase(error);
+  if (fromDb) return jsonError(fromDb.status, fromDb.code, fromDb.message, fromDb.issues);
   console.error("Unexpected error in an API route:", error);
   return jsonError(500, "internal_error", "Something went wrong on the server; the request was not completed.");
 }

@@ -4,7 +4,7 @@ import { verifyApiKey } from "@/lib/db/api-keys";
 import { decodeOtlpJson, decodeOtlpProtobuf, gunzipIfNeeded, type OtlpSpan } from "@/lib/ingest/otlp";
 import type { ImportIssue } from "@/lib/ingest/types";
 import { bearerKey, errorResponse, readBodyBytes } from "./api";
-import { ApiError } from "./errors";
+import { ApiError, apiErrorFromDatabase } from "./errors";
 
 // ---------------------------------------------------------------------------
 // The OTLP/HTTP side of /v1/traces: keys, content types and answers as the
@@ -137,6 +137,8 @@ export function otlpRoute(handler: OtlpHandler) {
       return await handler({ request, prisma, encoding });
     } catch (error) {
       if (error instanceof ApiError) return otlpErrorResponse(error.status, error.message, error.issues, encoding);
+      const fromDb = apiErrorFromDatabase(error);
+      if (fromDb) return otlpErrorResponse(fromDb.status, fromDb.message, fromDb.issues, encoding);
       console.error("Unexpected error in /v1/traces:", error);
       return otlpErrorResponse(500, "Something went wrong on the server; the export was not stored.", [], encoding);
     }

@@ -5,6 +5,21 @@ import { normalizeHost, parseHttpUrl } from "./executors";
 
 const httpUrl = (what: string) => z.string().trim().refine((v) => parseHttpUrl(v) !== null, `${what} must be an http:// or https:// URL.`);
 
+/**
+ * The key's variable must look like a key (…_API_KEY, …_TOKEN, …_KEY) and may
+ * not be one of Branchpoint's own settings: otherwise anyone at the dashboard
+ * could have the server send e.g. DATABASE_URL or BRANCHPOINT_API_KEY as a
+ * bearer token to a host they allowed.
+ */
+export function keyEnvNameProblem(name: string): string | null {
+  if (!/^[A-Z_][A-Z0-9_]*$/.test(name)) return "The NAME of an environment variable (A–Z, 0–9, _), not the key itself.";
+  if (name.startsWith("BRANCHPOINT_") || ["DATABASE_URL", "TEST_POSTGRES_URL"].includes(name)) {
+    return `${name} is one of Branchpoint's own settings; name the variable that holds the model provider's key.`;
+  }
+  if (!/(_API_KEY|_KEY|_TOKEN)$/.test(name)) return "Only variables named like a key (…_API_KEY, …_KEY, …_TOKEN) can be sent to a model endpoint.";
+  return null;
+}
+
 export const ModelEndpointInput = z.object({
   name: z.string().trim().min(1, "Give the endpoint a name.").max(100),
   baseUrl: httpUrl("The base URL"),
@@ -12,7 +27,10 @@ export const ModelEndpointInput = z.object({
   apiKeyEnv: z
     .string()
     .trim()
-    .regex(/^([A-Z_][A-Z0-9_]*)?$/, "The NAME of an environment variable (A–Z, 0–9, _), not the key itself.")
+    .superRefine((name, ctx) => {
+      const problem = name === "" ? null : keyEnvNameProblem(name);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
     .optional(),
 });
 export const ToolEndpointInput = z.object({
