@@ -63,6 +63,39 @@ describe("seed 003 · model policies", () => {
     expect(model).toHaveBeenCalledTimes(models.length);
   });
 
+  it("a model executor that throws stops the branch as failed and still returns the live results obtained before it", async () => {
+    const tool = vi.fn(async () => ({ output: "refunded live" }));
+    const model = vi.fn<ModelExecutor>(async (req) => {
+      if (req.modelStep === 2) throw new Error("model endpoint timed out");
+      return { output: base[models[req.modelStep]!]!.output as Message };
+    });
+    const policy = policyWith(history, { refund: { type: "passthrough" } }, { model: "pinned-live" });
+    const tools = [{ name: "refund", sideEffect: "read" as const }];
+    const r = await run(base, policy, { executors: { model, tool }, tools });
+    expect(r.status).toBe("failed");
+    expect(r.stop).toMatchObject({ code: "executor_error" });
+    expect(r.stop!.message).toMatch(/model executor \(model step 2.*model endpoint timed out/);
+    expect(r.pending).toBeNull();
+    expect(r.comparability).toBe("non_comparable");
+    expect(r.newLogEntries.map((e) => e.type)).toEqual(["live_model_output", "live_model_output", "live_tool_result"]);
+    // A retry with that log does not repeat the live tool call.
+    model.mockImplementation(async (req) => ({ output: base[models[req.modelStep]!]!.output as Message }));
+    const retry = await run(base, policy, { executors: { model, tool }, tools, log: r.newLogEntries });
+    expect(retry.status).toBe("completed");
+    expect(tool).toHaveBeenCalledTimes(1);
+  });
+
+  it("a history lookup that throws stops the branch with executor_error, not a thrown replay", async () => {
+    const r = await run(base, policyWith({ type: "history", scope: "agent", on_miss: "fail" }), {
+      historyLookup: async () => {
+        throw new Error("connection reset");
+      },
+    });
+    expect(r.status).toBe("failed");
+    expect(r.stop).toMatchObject({ code: "executor_error" });
+    expect(r.stop!.message).toMatch(/history lookup failed: connection reset/);
+  });
+
   it("a live model step sees the rebuilt conversation, with changed tool results", async () => {
     const model = vi.fn<ModelExecutor>(async (req) => ({ output: base[models[req.modelStep]!]!.output as Message }));
     await run(base, policyWith(history, undefined, { model: "pinned-live" }), { executors: { model }, edits: [{ seq: 2, op: "replace_tool_result", value: { total: 5 } }] });

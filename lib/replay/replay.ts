@@ -168,6 +168,26 @@ export class ReplayInputError extends Error {
   }
 }
 
+/** An executor (model, history lookup) threw: the branch stops as failed, keeping what it obtained. */
+class ExecutorFailure extends Error {
+  constructor(
+    readonly executor: string,
+    override readonly cause: unknown,
+  ) {
+    super(`The ${executor} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = "ExecutorFailure";
+  }
+}
+
+/** Runs an executor; a throw becomes an `ExecutorFailure` naming it. */
+async function guarded<T>(executor: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new ExecutorFailure(executor, error);
+  }
+}
+
 const ALL_SOURCES: StepSource[] = ["recorded", "static", "fixture", "provider_fixture", "live", "llm", "error_result", "blocked", "edit"];
 
 // ---------------------------------------------------------------------------
@@ -257,7 +277,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     log,
     ...(input.adapter ? { adapter: input.adapter } : {}),
     sideEffectOf: (tool: string): SideEffect => sideEffects.get(tool) ?? "unknown",
-    ...(input.historyLookup ? { historyLookup: input.historyLookup } : {}),
+    ...(input.historyLookup ? { historyLookup: ((lookup) => (query: Parameters<HistoryLookup>[0]) => guarded("history lookup", () => lookup(query)))(input.historyLookup) } : {}),
     run: {
       ...(input.executors?.tool ? { toolExecutor: input.executors.tool } : {}),
       ...(input.executors?.simulator ? { simulator: input.executors.simulator } : {}),
@@ -428,7 +448,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
             return null;
           }
           liveExecutions++;
-          const result = await input.executors!.model!({
+          const request: ModelRequest = {
             modelStep: i,
             step: steps.length,
             messages,
@@ -436,7 +456,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
             temperature,
             tools: Array.isArray(recordedInput.tools) ? recordedInput.tools : undefined,
             recorded,
-          });
+          };
+          const result = await guarded(`model executor (model step ${i}, branch step ${steps.length})`, () => input.executors!.model!(request));
           const id = `model:${i}:${steps.length}`;
           const usedModel = result.model ?? model ?? "unknown";
           log.append({ type: "live_model_output", id, at: now(), step: steps.length, modelStep: i, model: usedModel, output: result.output, usage: result.usage ?? null, durationMs: result.durationMs ?? null });
@@ -464,7 +485,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       const temperature = policy.temperatureOverride ?? numberOr(recordedInput.temperature);
       let usage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
       for (let r = 0; r < runs; r++) {
-        const result = await input.executors!.model!({
+        const request: ModelRequest = {
           modelStep: i,
           step,
           messages: messagesOf(recorded.input),
@@ -472,7 +493,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
           temperature,
           tools: Array.isArray(recordedInput.tools) ? recordedInput.tools : undefined,
           recorded,
-        });
+        };
+        const result = await guarded(`model executor (determinism probe ${r + 1} of ${runs} at model step ${i})`, () => input.executors!.model!(request));
         outputs.push(result.output);
         usage = {
           inputTokens: usage.inputTokens + (result.usage?.inputTokens ?? 0),
@@ -533,205 +555,217 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     finished = true;
   }
 
-  for (let i = 0; status === "completed" && !finished; i++) {
-    const recorded = base.modelSteps[i] ?? null;
-    if (i > 0 && recorded) {
-      let ok = true;
-      for (const event of base.userMessagesBefore[i] ?? []) {
-        if (!emit(recordedStep(event))) { ok = false; break; }
-        const content = messageOfUserEvent(event);
-        if (content) toolMessagesSince.push(content);
-      }
-      if (!ok) break;
-    }
-    const budget = overBudget();
-    if (budget) { halt("budget_exhausted", "budget", `${budget} before model step ${i}.`); break; }
-    if (!recorded && copiesRecord) {
-      halt("failed", "no_recorded_model_output", `The branch needs model step ${i}, which the base run does not have, and the model policy "${policy.model}" copies recorded outputs only.`);
-      break;
-    }
-    const outcome = policy.model === "recorded-only" && recorded ? recordedModelStep(i, recorded) : await modelStep(i, recorded);
-    if (!outcome) break;
-    budgetSteps++;
-    const modelSeq = steps.length;
-    const modelEquals = recorded !== null && outcome.input === recorded.input && (outcome.output === recorded.output || deepEqual(outcome.output, recorded.output)) && outcome.name === recorded.name;
-    const modelStepRecord: ReplayStep = {
-      seq: modelSeq,
-      kind: "model_call",
-      name: outcome.name,
-      input: outcome.input,
-      output: outcome.output,
-      error: null,
-      status: "completed",
-      startedAt: outcome.startedAt,
-      durationMs: outcome.durationMs,
-      usage: outcome.usage,
-      parentSeq: null,
-      cacheKey: null,
-      occurrence: null,
-      source: outcome.source,
-      baseSeq: recorded?.seq ?? null,
-      miss: null,
-      equalsBase: modelEquals,
-      edits: recorded ? editsAt(plan, recorded.seq, ["replace_model_output", "replace_system_prompt"]) : [],
-      ...(outcome.logEntryId ? { logEntryId: outcome.logEntryId } : {}),
-      ...(inputDriftReport.at(-1)?.step === modelSeq ? { inputDrift: inputDriftReport.at(-1)!.reasons } : {}),
-    };
-    const inputMessages = messagesOf(outcome.input);
-    if (recorded === null || !(outcome.output === recorded.output || deepEqual(outcome.output, recorded.output))) {
-      const firstId = outcome.output.toolCalls?.[0]?.id;
-      if (firstId !== undefined) changedModelOutputs.set(firstId, outcome.output);
-    }
-    if (!emit(modelStepRecord)) break;
-    prevMessages = inputMessages;
-    prevOutput = outcome.output;
-    toolMessagesSince = [];
-
-    const requested = outcome.output.toolCalls ?? [];
-    // A reply without tool calls ends the run, unless the record goes on: a
-    // user's next turn (multi-turn sessions), or a base run that continued here too.
-    const recordContinues =
-      i + 1 < base.modelSteps.length &&
-      ((base.userMessagesBefore[i + 1]?.length ?? 0) > 0 || (recorded !== null && ((recorded.output as Message | null)?.toolCalls ?? []).length === 0));
-    if (requested.length === 0 && recordContinues) continue;
-    if (requested.length === 0) {
-      const outputEquals = recorded !== null && (outcome.output === recorded.output || deepEqual(outcome.output, recorded.output));
-      finish({ output: outcome.output, source: outcome.source, equalsBase: outputEquals });
-      finished = true;
-      break;
-    }
-
-    // Base order of this model step's calls (parallel calls keep their recorded order).
-    const baseCalls = recorded ? (base.toolCallsByParent.get(recorded.seq) ?? []) : [];
-    const baseFor = (id: string): SessionEvent | null => {
-      for (const e of baseCalls) if (asRecord(e.input).callId === id) return e;
-      // Importers that could not link a call to its model step leave parentSeq null: match by call id.
-      const unlinked = orphanCallsById.get(id);
-      return unlinked && !claimedOrphans.has(unlinked.seq) ? (claimedOrphans.add(unlinked.seq), unlinked) : null;
-    };
-    const ordered = requested.map((request, position) => ({ request, baseEvent: baseFor(request.id), position }));
-    if (ordered.length > 1) {
-      ordered.sort((a, b) => (a.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) - (b.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) || a.position - b.position);
-    }
-    // A recorded call of this step that the branch did not make is a divergence too.
-    if (baseCalls.some((e) => !ordered.some((o) => o.baseEvent === e))) structureDiverged = true;
-
-    let stopped = false;
-    for (const { request, baseEvent } of ordered) {
-      const budgetNow = overBudget();
-      if (budgetNow) { halt("budget_exhausted", "budget", `${budgetNow} before the "${request.name}" call.`); stopped = true; break; }
-      const editedArgs = baseEvent && plan.toolArgs.has(baseEvent.seq);
-      const args = editedArgs ? plan.toolArgs.get(baseEvent.seq) : request.args;
-      const key = cacheKey(request.name, args);
-      const call: ToolCall = { tool: request.name, callId: request.id, args, cacheKey: key, step: steps.length };
-      let rule = ruleByTool.get(request.name);
-      if (!rule) ruleByTool.set(request.name, (rule = ruleFor(policy.tools, request.name).rule));
-      const edits = baseEvent ? editsAt(plan, baseEvent.seq, ["replace_tool_args", "replace_tool_result"]) : [];
-
-      let outcome: ToolOutcome;
-      if (baseEvent && plan.toolResult.has(baseEvent.seq)) {
-        // The analyst's result stands in; identical later calls still get their own recordings.
-        if (key !== null && rule.type === "history" && rule.scope === "baseline") {
-          const used = counters.get(key) ?? 0;
-          if ((base.finishedByKey.get(key)?.length ?? 0) > used) counters.set(key, used + 1);
+  try {
+    for (let i = 0; status === "completed" && !finished; i++) {
+      const recorded = base.modelSteps[i] ?? null;
+      if (i > 0 && recorded) {
+        let ok = true;
+        for (const event of base.userMessagesBefore[i] ?? []) {
+          if (!emit(recordedStep(event))) { ok = false; break; }
+          const content = messageOfUserEvent(event);
+          if (content) toolMessagesSince.push(content);
         }
-        outcome = { type: "answer", source: "edit", output: plan.toolResult.get(baseEvent.seq), error: null, miss: null };
-      } else {
-        const resolved = resolveToolCall(rule, call, env);
-        outcome = resolved instanceof Promise ? await resolved : resolved;
+        if (!ok) break;
       }
-
-      const sameCall = baseEvent !== null && key !== null && key === baseEvent.cacheKey && baseEvent.name === request.name;
-      const stopCall = { tool: call.tool, callId: call.callId, args: call.args, cacheKey: key, baseSeq: baseEvent?.seq ?? null };
-      if (outcome.type === "stop") {
-        halt(outcome.code === "budget_live_calls" ? "budget_exhausted" : "failed", outcome.code, outcome.message, { call: stopCall, miss: outcome.miss });
-        stopped = true;
+      const budget = overBudget();
+      if (budget) { halt("budget_exhausted", "budget", `${budget} before model step ${i}.`); break; }
+      if (!recorded && copiesRecord) {
+        halt("failed", "no_recorded_model_output", `The branch needs model step ${i}, which the base run does not have, and the model policy "${policy.model}" copies recorded outputs only.`);
         break;
       }
-      if (outcome.type === "pause" || outcome.type === "awaiting_approval") {
-        const miss = outcome.miss;
-        const closest = miss?.closest[0];
-        status = outcome.type === "pause" ? "paused" : "awaiting_approval";
-        pending = {
-          waitingFor: outcome.type === "pause" ? "fixture" : "approval",
-          ...stopCall,
-          step: steps.length,
-          miss,
-          prefill: closest ? { seq: closest.seq, output: closest.output, error: closest.error } : null,
-          message: outcome.type === "pause" ? `Waiting for a fixture: ${miss?.message ?? ""}` : outcome.message,
-        };
-        stop = { code: status, message: pending.message, step: steps.length, call: stopCall, miss };
-        stopped = true;
-        break;
-      }
-      if (outcome.type === "needs_live") throw new Error("unreachable: replay always runs with executors wired");
-
+      const outcome = policy.model === "recorded-only" && recorded ? recordedModelStep(i, recorded) : await modelStep(i, recorded);
+      if (!outcome) break;
       budgetSteps++;
-      const failed = outcome.error !== null;
-      let occurrence: number | null = null;
-      if (key !== null) {
-        occurrence = branchOccurrence.get(key) ?? 0;
-        branchOccurrence.set(key, occurrence + 1);
-      }
-      const fromRecording = outcome.recorded;
-      const input = sameCall && baseEvent && request.id === asRecord(baseEvent.input).callId ? baseEvent.input : { callId: request.id, args };
-      const equalsBase =
-        baseEvent !== null &&
-        input === baseEvent.input &&
-        baseEvent.status === (failed ? "failed" : "completed") &&
-        (outcome.output === baseEvent.output || deepEqual(outcome.output, baseEvent.output)) &&
-        (outcome.error === baseEvent.error || deepEqual(outcome.error, baseEvent.error));
-      const step: ReplayStep = {
-        seq: steps.length,
-        kind: "tool_call",
-        name: request.name,
-        input,
+      const modelSeq = steps.length;
+      const modelEquals = recorded !== null && outcome.input === recorded.input && (outcome.output === recorded.output || deepEqual(outcome.output, recorded.output)) && outcome.name === recorded.name;
+      const modelStepRecord: ReplayStep = {
+        seq: modelSeq,
+        kind: "model_call",
+        name: outcome.name,
+        input: outcome.input,
         output: outcome.output,
-        error: outcome.error,
-        status: failed ? "failed" : "completed",
-        startedAt: fromRecording?.startedAt ?? null,
-        durationMs: fromRecording?.durationMs ?? outcome.live?.durationMs ?? null,
-        usage: fromRecording?.usage ?? null,
-        parentSeq: modelSeq,
-        cacheKey: key,
-        occurrence,
+        error: null,
+        status: "completed",
+        startedAt: outcome.startedAt,
+        durationMs: outcome.durationMs,
+        usage: outcome.usage,
+        parentSeq: null,
+        cacheKey: null,
+        occurrence: null,
         source: outcome.source,
-        baseSeq: baseEvent?.seq ?? null,
-        miss: outcome.miss,
-        equalsBase,
-        edits,
+        baseSeq: recorded?.seq ?? null,
+        miss: null,
+        equalsBase: modelEquals,
+        edits: recorded ? editsAt(plan, recorded.seq, ["replace_model_output", "replace_system_prompt"]) : [],
+        ...(outcome.logEntryId ? { logEntryId: outcome.logEntryId } : {}),
+        ...(inputDriftReport.at(-1)?.step === modelSeq ? { inputDrift: inputDriftReport.at(-1)!.reasons } : {}),
       };
-      if (outcome.fixture) step.fixtureId = outcome.fixture.id;
-      if (outcome.live) step.logEntryId = outcome.live.logEntryId;
-      if (outcome.approval) step.approvalId = outcome.approval.id;
-      if (outcome.live) {
-        if (!outcome.live.fromLog && outcome.source === "live") liveExecutions++;
-        liveCalls.push({
-          step: step.seq,
-          kind: outcome.source === "llm" ? "simulator" : "tool",
-          name: request.name,
-          callId: request.id,
-          fromLog: outcome.live.fromLog,
-          logEntryId: outcome.live.logEntryId,
-          approval: outcome.approval ? pickApproval(outcome.approval) : null,
-        });
+      const inputMessages = messagesOf(outcome.input);
+      if (recorded === null || !(outcome.output === recorded.output || deepEqual(outcome.output, recorded.output))) {
+        const firstId = outcome.output.toolCalls?.[0]?.id;
+        if (firstId !== undefined) changedModelOutputs.set(firstId, outcome.output);
       }
-      const toolMessage: Message = { role: "tool", toolCallId: request.id, name: request.name, content: failed ? { error: outcome.error } : outcome.output };
-      toolMessagesSince.push(toolMessage);
-      if (!equalsBase) changedToolResults.set(request.id, toolMessage);
-      if (!emit(step)) { stopped = true; break; }
+      if (!emit(modelStepRecord)) break;
+      prevMessages = inputMessages;
+      prevOutput = outcome.output;
+      toolMessagesSince = [];
+
+      const requested = outcome.output.toolCalls ?? [];
+      // A reply without tool calls ends the run, unless the record goes on: a
+      // user's next turn (multi-turn sessions), or a base run that continued here too.
+      const recordContinues =
+        i + 1 < base.modelSteps.length &&
+        ((base.userMessagesBefore[i + 1]?.length ?? 0) > 0 || (recorded !== null && ((recorded.output as Message | null)?.toolCalls ?? []).length === 0));
+      if (requested.length === 0 && recordContinues) continue;
+      if (requested.length === 0) {
+        const outputEquals = recorded !== null && (outcome.output === recorded.output || deepEqual(outcome.output, recorded.output));
+        finish({ output: outcome.output, source: outcome.source, equalsBase: outputEquals });
+        finished = true;
+        break;
+      }
+
+      // Base order of this model step's calls (parallel calls keep their recorded order).
+      const baseCalls = recorded ? (base.toolCallsByParent.get(recorded.seq) ?? []) : [];
+      const baseFor = (id: string): SessionEvent | null => {
+        for (const e of baseCalls) if (asRecord(e.input).callId === id) return e;
+        // Importers that could not link a call to its model step leave parentSeq null: match by call id.
+        const unlinked = orphanCallsById.get(id);
+        return unlinked && !claimedOrphans.has(unlinked.seq) ? (claimedOrphans.add(unlinked.seq), unlinked) : null;
+      };
+      const ordered = requested.map((request, position) => ({ request, baseEvent: baseFor(request.id), position }));
+      if (ordered.length > 1) {
+        ordered.sort((a, b) => (a.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) - (b.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) || a.position - b.position);
+      }
+      // A recorded call of this step that the branch did not make is a divergence too.
+      if (baseCalls.some((e) => !ordered.some((o) => o.baseEvent === e))) structureDiverged = true;
+
+      let stopped = false;
+      for (const { request, baseEvent } of ordered) {
+        const budgetNow = overBudget();
+        if (budgetNow) { halt("budget_exhausted", "budget", `${budgetNow} before the "${request.name}" call.`); stopped = true; break; }
+        const editedArgs = baseEvent && plan.toolArgs.has(baseEvent.seq);
+        const args = editedArgs ? plan.toolArgs.get(baseEvent.seq) : request.args;
+        const key = cacheKey(request.name, args);
+        const call: ToolCall = { tool: request.name, callId: request.id, args, cacheKey: key, step: steps.length };
+        let rule = ruleByTool.get(request.name);
+        if (!rule) ruleByTool.set(request.name, (rule = ruleFor(policy.tools, request.name).rule));
+        const edits = baseEvent ? editsAt(plan, baseEvent.seq, ["replace_tool_args", "replace_tool_result"]) : [];
+
+        let outcome: ToolOutcome;
+        if (baseEvent && plan.toolResult.has(baseEvent.seq)) {
+          // The analyst's result stands in; identical later calls still get their own recordings.
+          if (key !== null && rule.type === "history" && rule.scope === "baseline") {
+            const used = counters.get(key) ?? 0;
+            if ((base.finishedByKey.get(key)?.length ?? 0) > used) counters.set(key, used + 1);
+          }
+          outcome = { type: "answer", source: "edit", output: plan.toolResult.get(baseEvent.seq), error: null, miss: null };
+        } else {
+          const resolved = resolveToolCall(rule, call, env);
+          outcome = resolved instanceof Promise ? await resolved : resolved;
+        }
+
+        const sameCall = baseEvent !== null && key !== null && key === baseEvent.cacheKey && baseEvent.name === request.name;
+        const stopCall = { tool: call.tool, callId: call.callId, args: call.args, cacheKey: key, baseSeq: baseEvent?.seq ?? null };
+        if (outcome.type === "stop") {
+          halt(outcome.code === "budget_live_calls" ? "budget_exhausted" : "failed", outcome.code, outcome.message, { call: stopCall, miss: outcome.miss });
+          stopped = true;
+          break;
+        }
+        if (outcome.type === "pause" || outcome.type === "awaiting_approval") {
+          const miss = outcome.miss;
+          const closest = miss?.closest[0];
+          status = outcome.type === "pause" ? "paused" : "awaiting_approval";
+          pending = {
+            waitingFor: outcome.type === "pause" ? "fixture" : "approval",
+            ...stopCall,
+            step: steps.length,
+            miss,
+            prefill: closest ? { seq: closest.seq, output: closest.output, error: closest.error } : null,
+            message: outcome.type === "pause" ? `Waiting for a fixture: ${miss?.message ?? ""}` : outcome.message,
+          };
+          stop = { code: status, message: pending.message, step: steps.length, call: stopCall, miss };
+          stopped = true;
+          break;
+        }
+        if (outcome.type === "needs_live") throw new Error("unreachable: replay always runs with executors wired");
+
+        budgetSteps++;
+        const failed = outcome.error !== null;
+        let occurrence: number | null = null;
+        if (key !== null) {
+          occurrence = branchOccurrence.get(key) ?? 0;
+          branchOccurrence.set(key, occurrence + 1);
+        }
+        const fromRecording = outcome.recorded;
+        const input = sameCall && baseEvent && request.id === asRecord(baseEvent.input).callId ? baseEvent.input : { callId: request.id, args };
+        const equalsBase =
+          baseEvent !== null &&
+          input === baseEvent.input &&
+          baseEvent.status === (failed ? "failed" : "completed") &&
+          (outcome.output === baseEvent.output || deepEqual(outcome.output, baseEvent.output)) &&
+          (outcome.error === baseEvent.error || deepEqual(outcome.error, baseEvent.error));
+        const step: ReplayStep = {
+          seq: steps.length,
+          kind: "tool_call",
+          name: request.name,
+          input,
+          output: outcome.output,
+          error: outcome.error,
+          status: failed ? "failed" : "completed",
+          startedAt: fromRecording?.startedAt ?? null,
+          durationMs: fromRecording?.durationMs ?? outcome.live?.durationMs ?? null,
+          usage: fromRecording?.usage ?? null,
+          parentSeq: modelSeq,
+          cacheKey: key,
+          occurrence,
+          source: outcome.source,
+          baseSeq: baseEvent?.seq ?? null,
+          miss: outcome.miss,
+          equalsBase,
+          edits,
+        };
+        if (outcome.fixture) step.fixtureId = outcome.fixture.id;
+        if (outcome.live) step.logEntryId = outcome.live.logEntryId;
+        if (outcome.approval) step.approvalId = outcome.approval.id;
+        if (outcome.live) {
+          if (!outcome.live.fromLog && outcome.source === "live") liveExecutions++;
+          liveCalls.push({
+            step: step.seq,
+            kind: outcome.source === "llm" ? "simulator" : "tool",
+            name: request.name,
+            callId: request.id,
+            fromLog: outcome.live.fromLog,
+            logEntryId: outcome.live.logEntryId,
+            approval: outcome.approval ? pickApproval(outcome.approval) : null,
+          });
+        }
+        const toolMessage: Message = { role: "tool", toolCallId: request.id, name: request.name, content: failed ? { error: outcome.error } : outcome.output };
+        toolMessagesSince.push(toolMessage);
+        if (!equalsBase) changedToolResults.set(request.id, toolMessage);
+        if (!emit(step)) { stopped = true; break; }
+      }
+      if (stopped) break;
+      if (!structureDiverged && ordered.some((o) => !o.baseEvent)) structureDiverged = true;
+      if (structureDiverged && policy.drift === "stop_on_first_divergence" && (status as ReplayStatus) === "completed") {
+        halt("stopped_on_divergence", "first_divergence", `The branch's tool calls after model step ${i} differ from the base run's.`);
+        break;
+      }
+      if (i + 1 >= base.modelSteps.length && copiesRecord && !structureDiverged) {
+        // The record ends here with tool results and no further model step; so does the branch.
+        for (const event of base.userMessagesBefore[i + 1] ?? []) if (!emit(recordedStep(event))) break;
+        for (const event of base.finalOutputs) if ((status as ReplayStatus) === "completed" && !emit(recordedStep(event))) break;
+        break;
+      }
     }
-    if (stopped) break;
-    if (!structureDiverged && ordered.some((o) => !o.baseEvent)) structureDiverged = true;
-    if (structureDiverged && policy.drift === "stop_on_first_divergence" && (status as ReplayStatus) === "completed") {
-      halt("stopped_on_divergence", "first_divergence", `The branch's tool calls after model step ${i} differ from the base run's.`);
-      break;
-    }
-    if (i + 1 >= base.modelSteps.length && copiesRecord && !structureDiverged) {
-      // The record ends here with tool results and no further model step; so does the branch.
-      for (const event of base.userMessagesBefore[i + 1] ?? []) if (!emit(recordedStep(event))) break;
-      for (const event of base.finalOutputs) if ((status as ReplayStatus) === "completed" && !emit(recordedStep(event))) break;
-      break;
+  } catch (error) {
+    // An executor that throws (a model endpoint that timed out, a history lookup that failed) stops
+    // the branch as failed; what it obtained so far (live results, approvals) is still returned in
+    // newLogEntries, so a retry reads it from the log instead of repeating a live call.
+    pending = null;
+    if (error instanceof ExecutorFailure) {
+      halt("failed", "executor_error", `${error.message} The branch stopped at step ${steps.length}; results obtained before it are kept in the branch log.`);
+    } else {
+      halt("failed", "engine_error", `The replay engine stopped at step ${steps.length}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
