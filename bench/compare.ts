@@ -121,9 +121,14 @@ async function main() {
       baseline.push(await firstRows(`${base}/replays`, '[data-testid="replay-row"]'));
       compare.push(await firstRows(`${base}/replays/${replayId}/compare`, '[data-testid="compare-row"]'));
     }
+    // Scroll the page an analyst is using, not one still hydrating: the first
+    // screen is server-rendered, so rows show before the list is interactive.
+    await page.waitForLoadState("load");
+    await page.waitForTimeout(1000);
     const compareFps = await fps('[data-testid="compare-list"]');
     const rendered = await page.locator('[data-testid="compare-row"]').count();
-    await page.goto(`${base}/replays`);
+    await page.goto(`${base}/replays`, { waitUntil: "load" });
+    await page.waitForTimeout(1000);
     const baselineFps = await fps("body");
     await browser.close();
 

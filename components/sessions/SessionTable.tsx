@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
+import { DataTable } from "@/components/ui/DataTable";
 import type { SessionListItem } from "@/lib/db/sessions";
 import { formatCost, formatDateTime, formatTokens } from "@/lib/format";
 
@@ -9,52 +10,52 @@ export function sessionLabel(s: Pick<SessionListItem, "title" | "externalId" | "
 
 export function SessionTable({ sessions }: { sessions: SessionListItem[] }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-      <table className="w-full text-sm">
-        <thead className="border-b border-slate-200 bg-slate-50 text-left text-xs font-medium tracking-wide text-slate-500 uppercase">
-          <tr>
-            <th className="px-3 py-2">Session</th>
-            <th className="px-3 py-2">Agent</th>
-            <th className="px-3 py-2">Status</th>
-            <th className="px-3 py-2 text-right">Steps</th>
-            <th className="px-3 py-2 text-right">Tool calls</th>
-            <th className="px-3 py-2 text-right">Errors</th>
-            <th className="px-3 py-2 text-right">Tokens</th>
-            <th className="px-3 py-2 text-right">Cost</th>
-            <th className="px-3 py-2 whitespace-nowrap">Imported (UTC)</th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {sessions.map((s) => (
-            <tr key={s.id} className="hover:bg-slate-50" data-testid="session-row">
-              <td className="max-w-xs px-3 py-2">
-                <Link href={`/sessions/${s.id}`} className="block truncate font-medium text-indigo-700 hover:underline">
-                  {sessionLabel(s)}
-                </Link>
-                <div className="truncate text-xs text-slate-500">
-                  {s.format}
-                  {s.toolNames.length ? ` · ${s.toolNames.slice(0, 4).join(", ")}` : " · no tool calls"}
-                  {s.toolNames.length > 4 ? ` +${s.toolNames.length - 4}` : ""}
-                </div>
-              </td>
-              <td className="px-3 py-2 whitespace-nowrap">
-                {s.agent.name} <Badge>{s.agent.adapter}</Badge>
-              </td>
-              <td className="px-3 py-2">
-                <StatusBadge status={s.status} />
-              </td>
-              <td className="px-3 py-2 text-right tabular-nums">{s.eventCount}</td>
-              <td className="px-3 py-2 text-right tabular-nums">{s.toolCallCount}</td>
-              <td className={`px-3 py-2 text-right tabular-nums ${s.errorCount ? "font-semibold text-rose-700" : "text-slate-400"}`}>
-                {s.errorCount || "0"}
-              </td>
-              <td className="px-3 py-2 text-right tabular-nums">{formatTokens(s.inputTokens + s.outputTokens)}</td>
-              <td className="px-3 py-2 text-right tabular-nums">{formatCost(s.costUsd)}</td>
-              <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">{formatDateTime(s.createdAt).slice(5, 16)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      label="Sessions"
+      columns={[
+        "Session",
+        "Agent",
+        "Status",
+        { label: "Steps", align: "right" },
+        { label: "Tool calls", align: "right" },
+        { label: "Errors", align: "right" },
+        { label: "Tokens", align: "right" },
+        { label: "Cost", align: "right" },
+        { label: "Imported (UTC)", nowrap: true },
+      ]}
+    >
+      {sessions.map((s) => (
+        <tr key={s.id} className="hover:bg-slate-50" data-testid="session-row">
+          <td className="max-w-xs px-3 py-2">
+            <Link href={`/sessions/${s.id}`} className="block truncate font-medium text-indigo-700 hover:underline">
+              {sessionLabel(s)}
+            </Link>
+            <div className="truncate text-xs text-slate-500">
+              {s.format}
+              {s.toolNames.length ? ` · ${s.toolNames.slice(0, 4).join(", ")}` : " · no tool calls"}
+              {s.toolNames.length > 4 ? ` +${s.toolNames.length - 4}` : ""}
+            </div>
+          </td>
+          <td className="px-3 py-2 whitespace-nowrap">
+            {s.agent.name} <Badge>{s.agent.adapter}</Badge>
+          </td>
+          <td className="px-3 py-2">
+            <StatusBadge status={s.status} />
+          </td>
+          <td className="px-3 py-2 text-right tabular-nums">{s.eventCount}</td>
+          <td className="px-3 py-2 text-right tabular-nums">{s.toolCallCount}</td>
+          <td
+            className={`px-3 py-2 text-right tabular-nums ${s.errorCount ? "font-semibold text-rose-700" : "text-slate-400"}`}
+          >
+            {s.errorCount || "0"}
+          </td>
+          <td className="px-3 py-2 text-right tabular-nums">{formatTokens(s.inputTokens + s.outputTokens)}</td>
+          <td className="px-3 py-2 text-right tabular-nums">{formatCost(s.costUsd)}</td>
+          <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">
+            {formatDateTime(s.createdAt).slice(5, 16)}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { CreatePolicyForm } from "@/components/policies/CreatePolicyForm";
 import { Badge } from "@/components/ui/Badge";
+import { DataTable } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
@@ -30,57 +31,47 @@ export default async function PoliciesPage() {
             <code className="font-mono">--tool-policy</code> JSON, then refine it visually or as JSON.
           </EmptyState>
         ) : (
-          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-            <table className="w-full text-sm">
-              <thead className="border-b border-slate-200 bg-slate-50 text-left text-xs font-medium tracking-wide text-slate-500 uppercase">
-                <tr>
-                  <th className="px-3 py-2">Policy</th>
-                  <th className="px-3 py-2">Agent</th>
-                  <th className="px-3 py-2 text-right">Latest version</th>
-                  <th className="px-3 py-2">Hash</th>
-                  <th className="px-3 py-2">Updated</th>
+          <DataTable
+            label="Policies"
+            columns={["Policy", "Agent", { label: "Latest version", align: "right" }, "Hash", "Updated"]}
+          >
+            {policies.map((p) => {
+              const latest = p.versions[0];
+              return (
+                <tr key={p.id} className="hover:bg-slate-50" data-testid="policy-row">
+                  <td className="px-3 py-2">
+                    <Link href={`/policies/${p.id}`} className="font-medium text-indigo-700 hover:underline">
+                      {p.name}
+                    </Link>
+                  </td>
+                  <td className="px-3 py-2 whitespace-nowrap">
+                    {p.agent ? (
+                      <>
+                        {p.agent.name} <Badge>{p.agent.adapter}</Badge>
+                      </>
+                    ) : (
+                      <span className="text-slate-400">none</span>
+                    )}
+                  </td>
+                  <td className="px-3 py-2 text-right tabular-nums">
+                    {latest ? (
+                      <Link href={`/policies/${p.id}/versions`} className="hover:underline">
+                        v{latest.version}
+                      </Link>
+                    ) : (
+                      <Badge tone="warn">unsaved</Badge>
+                    )}
+                  </td>
+                  <td className="px-3 py-2 font-mono text-xs text-slate-600" title={latest?.hash}>
+                    {latest ? latest.hash.slice(0, 12) : "—"}
+                  </td>
+                  <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">
+                    {formatDateTime(latest?.createdAt ?? p.updatedAt)}
+                  </td>
                 </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {policies.map((p) => {
-                  const latest = p.versions[0];
-                  return (
-                    <tr key={p.id} className="hover:bg-slate-50" data-testid="policy-row">
-                      <td className="px-3 py-2">
-                        <Link href={`/policies/${p.id}`} className="font-medium text-indigo-700 hover:underline">
-                          {p.name}
-                        </Link>
-                      </td>
-                      <td className="px-3 py-2 whitespace-nowrap">
-                        {p.agent ? (
-                          <>
-                            {p.agent.name} <Badge>{p.agent.adapter}</Badge>
-                          </>
-                        ) : (
-                          <span className="text-slate-400">none</span>
-                        )}
-                      </td>
-                      <td className="px-3 py-2 text-right tabular-nums">
-                        {latest ? (
-                          <Link href={`/policies/${p.id}/versions`} className="hover:underline">
-                            v{latest.version}
-                          </Link>
-                        ) : (
-                          <Badge tone="warn">unsaved</Badge>
-                        )}
-                      </td>
-                      <td className="px-3 py-2 font-mono text-xs text-slate-600" title={latest?.hash}>
-                        {latest ? latest.hash.slice(0, 12) : "—"}
-                      </td>
-                      <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">
-                        {formatDateTime(latest?.createdAt ?? p.updatedAt)}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+              );
+            })}
+          </DataTable>
         )}
         <CreatePolicyForm agents={agents} />
       </div>

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { StrengthBadge, ValidityBadge } from "@/components/reports/ValidityBadge";
 import { Badge } from "@/components/ui/Badge";
+import { DataTable } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
@@ -16,14 +17,20 @@ type Props = { searchParams: Promise<{ cursor?: string }> };
 
 export default async function ReportsPage({ searchParams }: Props) {
   const { cursor } = await searchParams;
-  const { reports, nextCursor } = await listReports(await db(), { limit: 50, cursor: typeof cursor === "string" && cursor ? cursor : undefined });
+  const { reports, nextCursor } = await listReports(await db(), {
+    limit: 50,
+    cursor: typeof cursor === "string" && cursor ? cursor : undefined,
+  });
   return (
     <>
       <PageHeader
         title="Reports"
         subtitle="RCA reports: immutable snapshots of a comparison with its policy, fixtures and findings, shareable by link."
         actions={
-          <Link href="/reports/new" className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500">
+          <Link
+            href="/reports/new"
+            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500"
+          >
             New report
           </Link>
         }
@@ -37,47 +44,42 @@ export default async function ReportsPage({ searchParams }: Props) {
             </Link>
           }
         >
-          Open a finished replay&apos;s comparison and choose “Create report”, or start one here with “New report” and pick a replay.
+          Open a finished replay&apos;s comparison and choose “Create report”, or start one here with “New report” and
+          pick a replay.
         </EmptyState>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-          <table className="w-full text-sm">
-            <thead className="border-b border-slate-200 bg-slate-50 text-left text-xs font-medium tracking-wide text-slate-500 uppercase">
-              <tr>
-                <th className="px-3 py-2">Title</th>
-                <th className="px-3 py-2">Session</th>
-                <th className="px-3 py-2">Validity</th>
-                <th className="px-3 py-2">Evidence</th>
-                <th className="px-3 py-2">Shared</th>
-                <th className="px-3 py-2">Created</th>
+        <DataTable label="Reports" columns={["Title", "Session", "Validity", "Evidence", "Shared", "Created"]}>
+          {reports.map((r) => {
+            const validity = ValidityLabel.safeParse(r.validity);
+            return (
+              <tr key={r.id} data-testid="report-row" className="hover:bg-slate-50">
+                <td className="px-3 py-2 font-medium">
+                  <Link href={`/reports/${r.id}`} className="text-slate-900 hover:text-indigo-700">
+                    {r.title}
+                  </Link>
+                </td>
+                <td className="px-3 py-2 text-slate-700">{r.sessionLabel}</td>
+                <td className="px-3 py-2">{validity.success ? <ValidityBadge label={validity.data} /> : r.validity}</td>
+                <td className="px-3 py-2">
+                  <StrengthBadge strength={r.strength} />
+                </td>
+                <td className="px-3 py-2">
+                  {r.activeShares > 0 ? (
+                    <Badge tone="info">
+                      {r.activeShares} active link{r.activeShares === 1 ? "" : "s"}
+                    </Badge>
+                  ) : (
+                    <span className="text-slate-400">—</span>
+                  )}
+                </td>
+                <td className="px-3 py-2 whitespace-nowrap text-slate-600">
+                  {formatDateTime(r.createdAt)}
+                  {r.createdBy ? <span className="text-slate-400"> · {r.createdBy}</span> : null}
+                </td>
               </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {reports.map((r) => {
-                const validity = ValidityLabel.safeParse(r.validity);
-                return (
-                  <tr key={r.id} data-testid="report-row" className="hover:bg-slate-50">
-                    <td className="px-3 py-2 font-medium">
-                      <Link href={`/reports/${r.id}`} className="text-slate-900 hover:text-indigo-700">
-                        {r.title}
-                      </Link>
-                    </td>
-                    <td className="px-3 py-2 text-slate-700">{r.sessionLabel}</td>
-                    <td className="px-3 py-2">{validity.success ? <ValidityBadge label={validity.data} /> : r.validity}</td>
-                    <td className="px-3 py-2">
-                      <StrengthBadge strength={r.strength} />
-                    </td>
-                    <td className="px-3 py-2">{r.activeShares > 0 ? <Badge tone="info">{r.activeShares} active link{r.activeShares === 1 ? "" : "s"}</Badge> : <span className="text-slate-400">—</span>}</td>
-                    <td className="px-3 py-2 whitespace-nowrap text-slate-600">
-                      {formatDateTime(r.createdAt)}
-                      {r.createdBy ? <span className="text-slate-400"> · {r.createdBy}</span> : null}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
       {nextCursor ? (
         <div className="mt-4 text-right text-sm">
