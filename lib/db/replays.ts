@@ -326,6 +326,25 @@ export async function markReplayFailed(client: DbClient, replayId: string, code:
   });
 }
 
+/**
+ * Claims a paused or awaiting-approval replay for one resume: a compare-and-set
+ * on its `updatedAt` as the caller read it, in its own short transaction. Only
+ * one of two concurrent resumes gets the row (status → `running`); the other
+ * gets `false` and must not run anything.
+ */
+export async function claimReplayForResume(client: Pick<DbClient, "replay">, replayId: string, expectedUpdatedAt: Date): Promise<boolean> {
+  const claimed = await client.replay.updateMany({
+    where: { id: replayId, updatedAt: expectedUpdatedAt, status: { in: ["paused", "awaiting_approval"] } },
+    data: { status: "running" },
+  });
+  return claimed.count === 1;
+}
+
+/** Gives a claimed replay back its status when a resume was refused before it ran anything. */
+export async function releaseReplayClaim(client: DbClient, replayId: string, status: string): Promise<void> {
+  await client.replay.updateMany({ where: { id: replayId, status: "running" }, data: { status } });
+}
+
 // ---------------------------------------------------------------------------
 // Reading
 

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDemoData } from "@/lib/db/startup";
+import type { Db } from "@/lib/db/client";
 import { loadReplayComparison, loadReplayView } from "@/lib/db/replays";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { ApiError } from "@/lib/http/errors";
@@ -16,16 +17,21 @@ const LIVE_REFUND: Policy = {
   tools: { default: { type: "history", scope: "baseline", on_miss: "fail" }, overrides: { refund_payment: { type: "passthrough", approval: "per_call" } } },
 };
 
-/** A fake tool endpoint on 127.0.0.1 that counts the calls it gets. */
-async function fakeToolServer() {
+/** A fake tool endpoint on 127.0.0.1 that counts the calls it gets (answering with `answer`, after `delayMs`). */
+async function fakeToolServer(answer: (body: unknown) => { status: number; body: unknown } = () => ({ status: 200, body: { output: "refund issued (live): $129.00" } }), delayMs = 0) {
   const calls: unknown[] = [];
   const server: Server = createServer((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString()));
     req.on("end", () => {
-      calls.push(JSON.parse(body));
-      res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify({ output: "refund issued (live): $129.00" }));
+      const parsed = JSON.parse(body) as unknown;
+      calls.push(parsed);
+      setTimeout(() => {
+        const a = answer(parsed);
+        res.statusCode = a.status;
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify(a.body));
+      }, delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -177,6 +183,87 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
       await db.prisma.toolEndpoint.deleteMany({});
       await db.prisma.allowedHost.deleteMany({});
     }
+  });
+
+  it("two concurrent approvals run the live call once: the second is refused with 409", async () => {
+    const fake = await fakeToolServer(undefined, 150);
+    try {
+      await db.prisma.toolEndpoint.create({ data: { toolName: "refund_payment", url: `http://127.0.0.1:${fake.port}/tools`, timeoutMs: 5000 } });
+      await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
+      const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: LIVE_REFUND }, "tester");
+      const outcomes = await Promise.allSettled([
+        decideApproval(db.prisma, id, { decision: "approved" }, "lee"),
+        decideApproval(db.prisma, id, { decision: "approved" }, "kim"),
+      ]);
+      expect(fake.calls).toHaveLength(1);
+      expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+      const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === "rejected");
+      expect(rejected).toHaveLength(1);
+      expect(rejected[0]!.reason).toBeInstanceOf(ApiError);
+      expect((rejected[0]!.reason as ApiError).status).toBe(409);
+      const view = (await loadReplayView(db.prisma, id))!;
+      expect(view.replay.status).toBe("completed");
+      expect(view.approvals).toHaveLength(1);
+      expect(await db.prisma.replayLogEntry.count({ where: { replayId: id, type: "live_tool_result" } })).toBe(1);
+    } finally {
+      await fake.close();
+      await db.prisma.toolEndpoint.deleteMany({});
+      await db.prisma.allowedHost.deleteMany({});
+    }
+  });
+
+  it("a model endpoint that fails after an approved live tool ran keeps the approval and the live result; nothing runs twice", async () => {
+    let toolRan = false;
+    const tool = await fakeToolServer(() => {
+      toolRan = true;
+      return { status: 200, body: { output: "refund issued (live): $129.00" } };
+    });
+    // The model answers until the live tool has run, then fails (as an endpoint that times out would).
+    const model = await fakeToolServer(() => (toolRan ? { status: 503, body: { error: "overloaded" } } : { status: 200, body: { model: "fake-model", choices: [{ message: { content: "probe" } }] } }));
+    try {
+      await db.prisma.toolEndpoint.create({ data: { toolName: "refund_payment", url: `http://127.0.0.1:${tool.port}/tools`, timeoutMs: 5000 } });
+      await db.prisma.modelEndpoint.create({ data: { name: "fake", baseUrl: `http://127.0.0.1:${model.port}/v1`, model: "fake-model" } });
+      await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
+      const policy: Policy = { ...LIVE_REFUND, model: "determinism-probe", probeRuns: 2 };
+      const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy }, "tester");
+      expect((await loadReplayView(db.prisma, id))!.replay.status).toBe("awaiting_approval");
+
+      await decideApproval(db.prisma, id, { decision: "approved" }, "lee");
+      const view = (await loadReplayView(db.prisma, id))!;
+      expect(tool.calls).toHaveLength(1);
+      expect(view.replay.status).toBe("failed");
+      expect(view.replay.error).toMatchObject({ code: "executor_error" });
+      expect(view.replay.error!.message).toMatch(/model executor .*HTTP 503/);
+      expect(view.approvals).toMatchObject([{ tool: "refund_payment", decision: "approved", by: "lee" }]);
+      expect(await db.prisma.replayLogEntry.count({ where: { replayId: id, type: "live_tool_result" } })).toBe(1);
+
+      // A re-run reads the live result from the log: the tool is not called again.
+      await runReplay(db.prisma, id);
+      expect(tool.calls).toHaveLength(1);
+    } finally {
+      await tool.close();
+      await model.close();
+      await db.prisma.toolEndpoint.deleteMany({});
+      await db.prisma.modelEndpoint.deleteMany({});
+      await db.prisma.allowedHost.deleteMany({});
+    }
+  });
+
+  it("a replay whose result cannot be saved is marked failed with the reason, not left running", async () => {
+    const { id } = await createReplay(db.prisma, { sessionId: refundSessionId, policy: RECORDED }, "tester");
+    const failing = db.prisma.$extends({
+      query: {
+        replayStep: {
+          createMany: () => Promise.reject(new Error("simulated: the database refused the steps")),
+        },
+      },
+    }) as unknown as Db;
+    expect(await runReplay(failing, id)).toBeNull();
+    const row = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
+    expect(row.status).toBe("failed");
+    expect(row.error).toMatchObject({ code: "save_failed" });
+    expect((row.error as { message: string }).message).toMatch(/could not be saved: simulated: the database refused the steps/);
+    expect(row.finishedAt).not.toBeNull();
   });
 
   it("a denied call returns a tool error to the agent and is recorded as evidence", async () => {

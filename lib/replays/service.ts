@@ -35,6 +35,8 @@ import {
   fixtureEntryOf,
   getReplayState,
   insertFixture,
+  claimReplayForResume,
+  releaseReplayClaim,
   loadBranchLog,
   markReplayFailed,
   saveRunResult,
@@ -224,12 +226,56 @@ export async function createReplay(prisma: Db, raw: unknown, createdBy: string):
 
 type ExtraLog = { fixture?: NewFixture; approval?: ApprovalEntry };
 
+/** What a resume read before it started: the replay's `updatedAt` (the claim compares it) and its status (restored if the resume is refused). */
+export interface ResumeGuard {
+  updatedAt: Date;
+  status: string;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * After an unexpected throw (a database error, a result the database refused):
+ * stores what the run obtained (the analyst's fixture or decision, the live and
+ * simulated results) and marks the replay failed, each in a new transaction,
+ * so a replay never stays `running` and a live result is never lost when it can be kept.
+ */
+async function settleFailure(prisma: Db, replayId: string, actor: string | null, extra: ExtraLog, result: ReplayResult | null, error: unknown): Promise<{ code: string; message: string }> {
+  const code = result ? "save_failed" : "replay_failed";
+  const message = result
+    ? `The replay ran (${result.status.replaceAll("_", " ")}), but its result could not be saved: ${describeError(error)}`
+    : `The replay could not run: ${describeError(error)}`;
+  const entries = [...(extra.approval ? [extra.approval] : []), ...(result?.newLogEntries ?? [])];
+  try {
+    await prisma.$transaction(async (tx) => {
+      if (extra.fixture) await insertFixture(tx, replayId, extra.fixture);
+      await appendLogEntries(tx, replayId, entries, actor);
+      await markReplayFailed(tx, replayId, code, entries.length > 0 || extra.fixture ? `${message} What it obtained (${[extra.fixture ? "the fixture" : null, entries.length > 0 ? `${entries.length} log entr${entries.length === 1 ? "y" : "ies"}` : null].filter(Boolean).join(", ")}) is kept in the branch log.` : message);
+    });
+    return { code, message };
+  } catch (second) {
+    const both = `${message} Storing its log failed too: ${describeError(second)}`;
+    try {
+      await prisma.$transaction(async (tx) => markReplayFailed(tx, replayId, code, both));
+    } catch (third) {
+      console.error(`Replay ${replayId} could not be marked failed:`, third);
+    }
+    return { code, message: both };
+  }
+}
+
 /**
  * Runs (or re-runs) a replay with its log first, then persists everything
- * the run produced in one transaction. `expectedUpdatedAt` guards a resume:
- * when another resume got there first, this one is refused and nothing is written.
+ * the run produced in one transaction. A resume (`guard`) first claims the
+ * replay with a compare-and-set on the `updatedAt` it read: when another
+ * resume got there first, this one is refused (409) before anything runs,
+ * so a live call never runs twice. An executor failure stops the branch as
+ * failed with what it obtained kept; any other failure marks it failed,
+ * keeping what it can.
  */
-export async function runReplay(prisma: Db, replayId: string, extra: ExtraLog = {}, expectedUpdatedAt?: Date): Promise<ReplayResult | null> {
+export async function runReplay(prisma: Db, replayId: string, extra: ExtraLog = {}, guard?: ResumeGuard): Promise<ReplayResult | null> {
   const row = await prisma.replay.findUnique({
     where: { id: replayId },
     select: {
@@ -243,59 +289,68 @@ export async function runReplay(prisma: Db, replayId: string, extra: ExtraLog = 
     },
   });
   if (!row) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
-  const session = await getSession(prisma, row.sessionId);
-  if (!session) throw new ApiError(404, "session_not_found", `The base session of replay "${replayId}" no longer exists.`);
-  const base = session.events.map(toSessionEvent);
-  const log: BranchLogEntry[] = await loadBranchLog(prisma, replayId);
-  if (extra.fixture) log.push(fixtureEntryOf(extra.fixture));
-  if (extra.approval) log.push(extra.approval);
-  const policy = Policy.parse(row.policySnapshot);
-  const adapter = Adapter.safeParse(row.session.agent.adapter);
+  if (guard && !(await prisma.$transaction(async (tx) => claimReplayForResume(tx, replayId, guard.updatedAt)))) {
+    throw new ApiError(409, "replay_busy", "The replay is already being resumed (another fixture or decision was sent first); reload and try again.");
+  }
 
-  let result: ReplayResult;
+  let result: ReplayResult | null = null;
+  let inputError: ReplayInputError | null = null;
   try {
-    result = await replay({
-      base,
-      policy,
-      edits: Edits.parse(row.edits),
-      log,
-      tools: await knownTools(prisma, row.session.agentId),
-      ...(adapter.success ? { adapter: adapter.data } : {}),
-      historyLookup: historyLookupFor(prisma, { agentId: row.session.agentId, cohortAgentVersionId: row.experiment?.agentVersionId ?? null }),
-      executors: {
-        tool: toolExecutor(prisma),
-        simulator: toolSimulator(prisma),
-        ...(LIVE_MODEL_POLICIES.has(policy.model) ? { model: modelExecutor(prisma) } : {}),
-      },
-      now: () => new Date().toISOString(),
-    });
-  } catch (error) {
-    if (extra.fixture || extra.approval) {
-      // A resume that cannot run leaves the branch as it was: nothing is stored.
-      if (error instanceof ReplayInputError) throw new ApiError(400, error.code, error.message);
-      throw new ApiError(502, "replay_failed", `The branch could not be resumed: ${error instanceof Error ? error.message : String(error)}`);
+    const session = await getSession(prisma, row.sessionId);
+    if (!session) throw new Error(`The base session of replay "${replayId}" no longer exists.`);
+    const base = session.events.map(toSessionEvent);
+    const log: BranchLogEntry[] = await loadBranchLog(prisma, replayId);
+    if (extra.fixture) log.push(fixtureEntryOf(extra.fixture));
+    if (extra.approval) log.push(extra.approval);
+    const policy = Policy.parse(row.policySnapshot);
+    const adapter = Adapter.safeParse(row.session.agent.adapter);
+    try {
+      result = await replay({
+        base,
+        policy,
+        edits: Edits.parse(row.edits),
+        log,
+        tools: await knownTools(prisma, row.session.agentId),
+        ...(adapter.success ? { adapter: adapter.data } : {}),
+        historyLookup: historyLookupFor(prisma, { agentId: row.session.agentId, cohortAgentVersionId: row.experiment?.agentVersionId ?? null }),
+        executors: {
+          tool: toolExecutor(prisma),
+          simulator: toolSimulator(prisma),
+          ...(LIVE_MODEL_POLICIES.has(policy.model) ? { model: modelExecutor(prisma) } : {}),
+        },
+        now: () => new Date().toISOString(),
+      });
+    } catch (error) {
+      if (!(error instanceof ReplayInputError)) throw error;
+      inputError = error;
     }
-    const code = error instanceof ReplayInputError ? error.code : "replay_failed";
-    const message = error instanceof Error ? error.message : String(error);
-    await markReplayFailed(prisma, replayId, code, message);
+    const done = result;
+    if (done) {
+      await prisma.$transaction(
+        async (tx) => {
+          if (extra.fixture) await insertFixture(tx, replayId, extra.fixture);
+          await appendLogEntries(tx, replayId, [...(extra.approval ? [extra.approval] : []), ...done.newLogEntries], row.createdBy);
+          await saveRunResult(tx, replayId, done, new Date());
+        },
+        { timeout: 120_000, maxWait: 30_000 },
+      );
+      return done;
+    }
+  } catch (error) {
+    const failure = await settleFailure(prisma, replayId, row.createdBy, extra, result, error);
+    if (guard) throw new ApiError(502, failure.code, `The branch could not be resumed: ${failure.message}`);
     return null;
   }
 
-  await prisma.$transaction(
-    async (tx) => {
-      if (expectedUpdatedAt) {
-        const now = await tx.replay.findUnique({ where: { id: replayId }, select: { updatedAt: true } });
-        if (!now || now.updatedAt.getTime() !== expectedUpdatedAt.getTime()) {
-          throw new ApiError(409, "replay_changed", "The replay changed while this request ran (another fixture or decision was stored first); reload and try again.");
-        }
-      }
-      if (extra.fixture) await insertFixture(tx, replayId, extra.fixture);
-      await appendLogEntries(tx, replayId, [...(extra.approval ? [extra.approval] : []), ...result.newLogEntries], row.createdBy);
-      await saveRunResult(tx, replayId, result, new Date());
-    },
-    { timeout: 120_000, maxWait: 30_000 },
-  );
-  return result;
+  // The engine refused its input before running anything.
+  const refused = inputError!;
+  if (guard) {
+    // A resume that cannot run leaves the branch as it was: nothing is stored.
+    await releaseReplayClaim(prisma, replayId, guard.status);
+    throw new ApiError(400, refused.code, refused.message);
+  }
+  await markReplayFailed(prisma, replayId, refused.code, refused.message);
+  return null;
 }
 
 /** Runs a new replay to its first stop and returns its state. */
@@ -344,7 +399,7 @@ export async function supplyFixture(prisma: Db, replayId: string, raw: unknown, 
     provenance: input.provenance ?? { source: "api" },
     createdAt: new Date(),
   };
-  await runReplay(prisma, replayId, { fixture }, state.updatedAt);
+  await runReplay(prisma, replayId, { fixture }, { updatedAt: state.updatedAt, status: state.status });
   return fixture;
 }
 
@@ -367,7 +422,7 @@ export async function decideApproval(prisma: Db, replayId: string, raw: unknown,
     by,
     ...(parsed.data.note ? { note: parsed.data.note } : {}),
   };
-  await runReplay(prisma, replayId, { approval }, state.updatedAt);
+  await runReplay(prisma, replayId, { approval }, { updatedAt: state.updatedAt, status: state.status });
   return approval;
 }
 
