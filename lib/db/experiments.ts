@@ -1,0 +1,140 @@
+/**
+ * Persistence of experiments (DESIGN §1): one policy version run over a cohort
+ * of sessions of one agent version. The cohort is stored as the experiment's
+ * replays, created together with it (status `running` until each has run), so
+ * the total and the progress are counts of rows, never a second source of truth.
+ * Every function takes a client so callers compose transactions.
+ */
+import type { DbClient } from "./client";
+import type { Prisma } from "./generated/client";
+
+export const EXPERIMENT_STATUSES = ["pending", "running", "completed", "failed"] as const;
+export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
+
+/**
+ * The cohort: the agent version's sessions that are not replays, oldest first,
+ * optionally narrowed to `sessionIds` (ids of other agent versions are not in it).
+ */
+export async function cohortSessions(client: DbClient, agentVersionId: string, sessionIds?: readonly string[]) {
+  if (!agentVersionId) return [];
+  return client.session.findMany({
+    where: { agentVersionId, isReplay: false, ...(sessionIds ? { id: { in: [...sessionIds] } } : {}) },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: { id: true, title: true, externalId: true },
+  });
+}
+
+/** Agent versions with the size of their cohort, for the "new experiment" form. */
+export async function agentVersionsWithCohorts(client: DbClient) {
+  const versions = await client.agentVersion.findMany({
+    orderBy: [{ agent: { name: "asc" } }, { version: "asc" }],
+    select: { id: true, version: true, agentId: true, agent: { select: { name: true, adapter: true } }, _count: { select: { sessions: { where: { isReplay: false } } } } },
+  });
+  return versions.map((v) => ({ id: v.id, version: v.version, agentId: v.agentId, agentName: v.agent.name, adapter: v.agent.adapter, cohortSize: v._count.sessions }));
+}
+export type AgentVersionCohort = Awaited<ReturnType<typeof agentVersionsWithCohorts>>[number];
+
+/** Every saved policy version, newest policy first, for choosing one. */
+export async function policyVersionChoices(client: DbClient) {
+  const versions = await client.policyVersion.findMany({
+    orderBy: [{ policy: { name: "asc" } }, { version: "desc" }],
+    select: { id: true, version: true, hash: true, policy: { select: { id: true, name: true, agentId: true } } },
+  });
+  return versions.map((v) => ({ id: v.id, version: v.version, hash: v.hash, policyId: v.policy.id, policyName: v.policy.name, agentId: v.policy.agentId }));
+}
+export type PolicyVersionChoice = Awaited<ReturnType<typeof policyVersionChoices>>[number];
+
+export interface NewExperiment {
+  name: string;
+  policyVersionId: string;
+  agentVersionId: string;
+}
+
+/** Stores the experiment row (status `pending`). Call inside the transaction that also creates its replays. */
+export async function createExperimentRow(client: DbClient, e: NewExperiment): Promise<{ id: string }> {
+  return client.experiment.create({ data: { name: e.name, policyVersionId: e.policyVersionId, agentVersionId: e.agentVersionId, status: "pending" }, select: { id: true } });
+}
+
+/**
+ * Moves an experiment from `pending` to `running`; false when it was not
+ * pending (another runner has it, or it already ran), so it runs once.
+ */
+export async function claimExperiment(client: DbClient, id: string): Promise<boolean> {
+  if (!id) return false;
+  const { count } = await client.experiment.updateMany({ where: { id, status: "pending" }, data: { status: "running" } });
+  return count === 1;
+}
+
+export async function finishExperiment(client: DbClient, id: string, status: "completed" | "failed"): Promise<void> {
+  await client.experiment.update({ where: { id }, data: { status, finishedAt: new Date() } });
+}
+
+/** The experiment's replays still to run, in cohort order. */
+export async function queuedReplayIds(client: DbClient, experimentId: string): Promise<string[]> {
+  if (!experimentId) return [];
+  const rows = await client.replay.findMany({
+    where: { experimentId, status: "running" },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
+}
+
+const experimentHead = {
+  id: true,
+  name: true,
+  status: true,
+  createdAt: true,
+  finishedAt: true,
+  policyVersion: { select: { id: true, version: true, hash: true, policy: { select: { id: true, name: true } } } },
+  agentVersion: { select: { id: true, version: true, agent: { select: { id: true, name: true } } } },
+} satisfies Prisma.ExperimentSelect;
+
+/** Replay statuses that have not produced a result yet. */
+const NOT_DONE = ["running"];
+
+/** Experiments newest first, with their progress (replays done of the cohort). */
+export async function listExperiments(client: DbClient, opts: { limit?: number } = {}) {
+  const limit = Math.min(Math.max(opts.limit ?? 100, 1), 200);
+  const rows = await client.experiment.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: limit, select: experimentHead });
+  const ids = rows.map((r) => r.id);
+  const counts = ids.length
+    ? await client.replay.groupBy({ by: ["experimentId", "status"], where: { experimentId: { in: ids } }, _count: { _all: true } })
+    : [];
+  return rows.map((r) => {
+    let total = 0;
+    let done = 0;
+    for (const c of counts) {
+      if (c.experimentId !== r.id) continue;
+      total += c._count._all;
+      if (!NOT_DONE.includes(c.status)) done += c._count._all;
+    }
+    return { ...r, total, done };
+  });
+}
+export type ExperimentListItem = Awaited<ReturnType<typeof listExperiments>>[number];
+
+/** One experiment with its replays (one per cohort session), in cohort order. */
+export async function getExperiment(client: DbClient, id: string) {
+  if (!id) return null;
+  return client.experiment.findUnique({
+    where: { id },
+    select: {
+      ...experimentHead,
+      replays: {
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        select: {
+          id: true,
+          status: true,
+          comparability: true,
+          evidence: true,
+          error: true,
+          stepCount: true,
+          finishedAt: true,
+          session: { select: { id: true, title: true, externalId: true } },
+        },
+      },
+    },
+  });
+}
+export type ExperimentRow = NonNullable<Awaited<ReturnType<typeof getExperiment>>>;

@@ -1,0 +1,256 @@
+/**
+ * Experiments (DESIGN §1): one policy version run over a cohort of sessions of
+ * one agent version. `createExperiment` checks everything that can be refused
+ * and stores the experiment with one replay per cohort session, in one
+ * transaction; `runExperiment` runs those replays one after another with the
+ * replay service, so each result is stored as soon as it exists. A replay that
+ * fails is recorded failed and the experiment goes on; a replay that pauses
+ * stays paused (an analyst can resume it) and counts as done.
+ */
+import { z } from "zod";
+import { Capability, Policy, policyHash, validatePolicy, type FirstDivergence, type PolicyIssue } from "@/lib/replay";
+import type { Db, DbClient } from "@/lib/db/client";
+import {
+  claimExperiment,
+  cohortSessions,
+  createExperimentRow,
+  finishExperiment,
+  getExperiment,
+  queuedReplayIds,
+  type ExperimentRow,
+} from "@/lib/db/experiments";
+import { agentContext, withTransaction } from "@/lib/db/policies";
+import { createReplayRow, isTerminal, loadReplayComparison, markReplayFailed } from "@/lib/db/replays";
+import { ApiError } from "@/lib/http/errors";
+import { hasModelEndpoint } from "./executors";
+import { runReplay } from "./service";
+
+const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
+
+export const CreateExperimentInput = z.object({
+  name: z.string().trim().min(1, "Name the experiment.").max(200),
+  policyVersionId: z.string().min(1, "Choose a policy version."),
+  agentVersionId: z.string().min(1, "Choose an agent version."),
+  /** A chosen subset of the cohort; all of it when left out. */
+  sessionIds: z.array(z.string().min(1)).min(1, "Choose at least one session, or leave the list out for the whole cohort.").max(10_000).optional(),
+});
+export type CreateExperimentInput = z.infer<typeof CreateExperimentInput>;
+
+export interface CreatedExperiment {
+  id: string;
+  status: string;
+  total: number;
+  warnings: PolicyIssue[];
+}
+
+/**
+ * Stores an experiment and one replay (status `running`, not yet run) per
+ * cohort session. Refused before anything is written: an unknown policy or
+ * agent version, a policy for another agent, an empty cohort, a session id
+ * outside the cohort, a policy that is not valid, a live model without an endpoint.
+ */
+export async function createExperiment(prisma: Db, input: CreateExperimentInput, createdBy: string): Promise<CreatedExperiment> {
+  const [version, agentVersion] = await Promise.all([
+    prisma.policyVersion.findUnique({ where: { id: input.policyVersionId }, select: { id: true, document: true, policy: { select: { agentId: true, name: true } } } }),
+    prisma.agentVersion.findUnique({ where: { id: input.agentVersionId }, select: { id: true, agentId: true, version: true, capabilities: true } }),
+  ]);
+  if (!version) throw new ApiError(404, "policy_version_not_found", `No policy version with id "${input.policyVersionId}".`, [{ path: "policyVersionId", message: "not found" }]);
+  if (!agentVersion) throw new ApiError(404, "agent_version_not_found", `No agent version with id "${input.agentVersionId}".`, [{ path: "agentVersionId", message: "not found" }]);
+  if (version.policy.agentId && version.policy.agentId !== agentVersion.agentId) {
+    throw new ApiError(400, "policy_for_other_agent", `Policy "${version.policy.name}" belongs to another agent; choose a policy for this agent or one without an agent.`, [{ path: "policyVersionId", message: "belongs to another agent" }]);
+  }
+  const parsed = Policy.safeParse(version.document);
+  if (!parsed.success) throw new ApiError(422, "invalid_policy", "The stored policy version is not a valid policy document.");
+  const policy = parsed.data;
+
+  const agent = await agentContext(prisma, agentVersion.agentId);
+  const validation = validatePolicy(policy, {
+    adapter: agent?.adapter ?? "generic",
+    capabilities: agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
+    inExperiment: true,
+    knownTools: agent?.tools ?? [],
+  });
+  // As for a single replay: the engine intercepts every tool itself, so the seeds' runtime caveats are warnings.
+  const blocking = validation.errors.filter((i) => i.code === "schema" || i.code === "cohort_scope_outside_experiment");
+  if (blocking.length > 0) {
+    throw new ApiError(400, "invalid_policy", blocking.map((i) => i.message).join(" "), blocking.map((i) => ({ path: ["policy", ...i.path].join("."), message: i.message })));
+  }
+  if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
+    throw new ApiError(400, "model_executor_missing", `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`, [{ path: "policyVersionId", message: "needs a model endpoint" }]);
+  }
+
+  const requested = input.sessionIds ? [...new Set(input.sessionIds)] : undefined;
+  const cohort = await cohortSessions(prisma, agentVersion.id, requested);
+  if (requested && cohort.length !== requested.length) {
+    const inCohort = new Set(cohort.map((s) => s.id));
+    const outside = requested.filter((id) => !inCohort.has(id));
+    throw new ApiError(
+      400,
+      "session_not_in_cohort",
+      `${outside.length} of the chosen sessions are not recorded sessions of this agent version: ${outside.slice(0, 5).join(", ")}${outside.length > 5 ? ", …" : ""}.`,
+      outside.slice(0, 20).map((id) => ({ path: "sessionIds", message: `"${id}" is not in the cohort` })),
+    );
+  }
+  if (cohort.length === 0) {
+    throw new ApiError(400, "empty_cohort", `Agent version ${agentVersion.version} has no recorded sessions; import some first.`, [{ path: "agentVersionId", message: "no sessions" }]);
+  }
+
+  const hash = policyHash(policy);
+  const id = await withTransaction(prisma, async (tx) => {
+    const experiment = await createExperimentRow(tx, { name: input.name, policyVersionId: version.id, agentVersionId: agentVersion.id });
+    for (const session of cohort) {
+      await createReplayRow(tx, { sessionId: session.id, policy, policyHash: hash, policyVersionId: version.id, experimentId: experiment.id, edits: [], createdBy });
+    }
+    return experiment.id;
+  });
+  return { id, status: "pending", total: cohort.length, warnings: [...validation.errors, ...validation.warnings] };
+}
+
+/**
+ * Runs an experiment's replays one after another. Runs once: a second call
+ * while it runs (or after) does nothing. A replay that throws is stored as
+ * failed with its reason and the next one runs; the experiment is `completed`
+ * when every replay has a result, `failed` only if the run itself broke.
+ */
+export async function runExperiment(prisma: Db, experimentId: string): Promise<void> {
+  if (!(await claimExperiment(prisma, experimentId))) return;
+  try {
+    for (const replayId of await queuedReplayIds(prisma, experimentId)) {
+      try {
+        await runReplay(prisma, replayId);
+      } catch (error) {
+        const message = error instanceof ApiError ? error.message : "The replay could not be run (see the server log).";
+        if (!(error instanceof ApiError)) console.error(`Experiment ${experimentId}: replay ${replayId} failed to run:`, error);
+        await markReplayFailed(prisma, replayId, error instanceof ApiError ? error.code : "replay_failed", message);
+      }
+    }
+    await finishExperiment(prisma, experimentId, "completed");
+  } catch (error) {
+    console.error(`Experiment ${experimentId} stopped:`, error);
+    await finishExperiment(prisma, experimentId, "failed").catch(() => undefined);
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+export type ExperimentResult = {
+  replayId: string;
+  session: { id: string; label: string };
+  /** `queued` while an earlier replay of the experiment runs. */
+  status: string;
+  comparability: string | null;
+  evidenceStrength: string | null;
+  firstDivergence: Pick<FirstDivergence, "pairIndex" | "baseSeq" | "branchSeq" | "summary"> | null;
+  error: { code: string; message: string } | null;
+  stepCount: number;
+};
+
+export type ExperimentSummary = {
+  total: number;
+  done: number;
+  byComparability: Record<string, number>;
+  byStatus: Record<string, number>;
+};
+
+export type ExperimentDetail = {
+  id: string;
+  name: string;
+  status: string;
+  createdAt: Date;
+  finishedAt: Date | null;
+  policyVersion: { id: string; version: number; hash: string; policyId: string; policyName: string };
+  agentVersion: { id: string; version: string; agentId: string; agentName: string };
+  summary: ExperimentSummary;
+  results: ExperimentResult[];
+};
+
+function strengthOf(evidence: unknown): string | null {
+  if (evidence && typeof evidence === "object" && "strength" in evidence && typeof evidence.strength === "string") return evidence.strength;
+  return null;
+}
+
+function errorOf(value: unknown): { code: string; message: string } | null {
+  if (value && typeof value === "object" && "message" in value) {
+    const v = value as { code?: unknown; message?: unknown };
+    return { code: typeof v.code === "string" ? v.code : "error", message: String(v.message) };
+  }
+  return null;
+}
+
+/** Counts by replay status and comparability, and progress. Pure, for the page and the API alike. */
+export function summarize(results: readonly Pick<ExperimentResult, "status" | "comparability">[]): ExperimentSummary {
+  const byComparability: Record<string, number> = {};
+  const byStatus: Record<string, number> = {};
+  let done = 0;
+  for (const r of results) {
+    byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+    if (r.status === "running" || r.status === "queued") continue;
+    done += 1;
+    if (r.comparability) byComparability[r.comparability] = (byComparability[r.comparability] ?? 0) + 1;
+  }
+  return { total: results.length, done, byComparability, byStatus };
+}
+
+async function firstDivergenceOf(client: DbClient, r: ExperimentRow["replays"][number]): Promise<ExperimentResult["firstDivergence"]> {
+  // Exact means every step equal; a replay still running, or one that failed before its first step, has nothing to compare.
+  if (r.status === "running" || r.stepCount === 0 || r.comparability === "exact") return null;
+  const view = await loadReplayComparison(client, r.id);
+  const d = view?.comparison.firstDivergence;
+  return d ? { pairIndex: d.pairIndex, baseSeq: d.baseSeq, branchSeq: d.branchSeq, summary: d.summary } : null;
+}
+
+/** An experiment with one result per cohort session, or null when it does not exist. */
+export async function loadExperiment(client: DbClient, id: string): Promise<ExperimentDetail | null> {
+  const row = await getExperiment(client, id);
+  if (!row) return null;
+  // Replays run in cohort order: the first not-yet-run one is running, the rest wait their turn.
+  let sawRunning = row.status !== "running";
+  const results: ExperimentResult[] = [];
+  for (const r of row.replays) {
+    let status = r.status;
+    if (status === "running") {
+      if (sawRunning) status = "queued";
+      sawRunning = true;
+    }
+    results.push({
+      replayId: r.id,
+      session: { id: r.session.id, label: r.session.title ?? r.session.externalId ?? r.session.id },
+      status,
+      comparability: isTerminal(r.status) || r.status === "paused" || r.status === "awaiting_approval" ? r.comparability : null,
+      evidenceStrength: r.status === "running" ? null : strengthOf(r.evidence),
+      firstDivergence: await firstDivergenceOf(client, r),
+      error: errorOf(r.error),
+      stepCount: r.stepCount,
+    });
+  }
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    createdAt: row.createdAt,
+    finishedAt: row.finishedAt,
+    policyVersion: { id: row.policyVersion.id, version: row.policyVersion.version, hash: row.policyVersion.hash, policyId: row.policyVersion.policy.id, policyName: row.policyVersion.policy.name },
+    agentVersion: { id: row.agentVersion.id, version: row.agentVersion.version, agentId: row.agentVersion.agent.id, agentName: row.agentVersion.agent.name },
+    summary: summarize(results),
+    results,
+  };
+}
+
+/** The API's shape of an experiment (dates as ISO strings). */
+export function presentExperiment(e: ExperimentDetail) {
+  return {
+    id: e.id,
+    name: e.name,
+    status: e.status,
+    createdAt: e.createdAt.toISOString(),
+    finishedAt: e.finishedAt?.toISOString() ?? null,
+    policyVersion: e.policyVersion,
+    agentVersion: e.agentVersion,
+    total: e.summary.total,
+    done: e.summary.done,
+    summary: e.summary,
+    results: e.results.map((r) => ({ ...r, sessionId: r.session.id })),
+  };
+}
