@@ -4,7 +4,7 @@ import { after } from "next/server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { db } from "@/lib/db";
-import { getReplayState, toReplayStep } from "@/lib/db/replays";
+import { getReplayState, markReplayFailed, toReplayStep } from "@/lib/db/replays";
 import { toSessionEvent } from "@/lib/db/sessions";
 import { env } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
@@ -28,6 +28,16 @@ export const startReplayAction = validatedAction(
         await runReplay(await db(), started.id);
       } catch (error) {
         console.error(`Replay ${started.id} failed to run:`, error);
+        // runReplay settles its own failures; this is the last guard against a row left `running` for ever.
+        try {
+          const prisma = await db();
+          const state = await getReplayState(prisma, started.id);
+          if (state?.status === "running") {
+            await prisma.$transaction(async (tx) => markReplayFailed(tx, started.id, "replay_failed", `The replay could not run: ${error instanceof Error ? error.message : String(error)}`));
+          }
+        } catch (second) {
+          console.error(`Replay ${started.id} could not be marked failed:`, second);
+        }
       }
     });
     revalidatePath("/replays");
