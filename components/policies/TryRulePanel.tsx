@@ -96,7 +96,7 @@ export function TryRulePanel({
               {group.map((c) => (
                 <option key={`${c.sessionId}:${c.seq}`} value={`${c.sessionId}:${c.seq}`}>
                   #{c.seq} {c.tool}
-                  {c.occurrence ? ` (repeat #${c.occurrence + 1})` : ""} {c.status === "failed" ? "· failed " : ""}
+                  {c.occurrence ? ` (repeat #${c.occurrence + 1})` : ""} {c.status === "failed" ? "· failed " : c.status === "incomplete" ? "· never finished " : ""}
                   {c.argsPreview}
                 </option>
               ))}
@@ -133,6 +133,11 @@ export function TryRulePanel({
               occurrence {result.occurrence}
             </span>
           </div>
+          {result.note ? (
+            <p className="text-slate-700" data-testid="try-note">
+              {result.note}
+            </p>
+          ) : null}
           {v.type === "answer" ? (
             <div className="grid grid-cols-1 gap-2 md:grid-cols-2">
               <div className="text-slate-600">

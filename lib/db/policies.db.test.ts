@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RECOMMENDED_RCA_POLICY, policyHash, toolLevelPreset, type Policy } from "@/lib/replay";
+import { RECOMMENDED_RCA_POLICY, assignCallIdentity, policyHash, toolLevelPreset, type Policy, type SessionEvent } from "@/lib/replay";
+import type { ImportedSession } from "@/lib/ingest";
 import {
   addPolicyVersion,
   agentContext,
@@ -14,6 +15,7 @@ import {
   withTransaction,
 } from "./policies";
 import { validateInContext } from "@/components/policies/validation";
+import { saveImportedSessions } from "./sessions";
 import { loadDemoData } from "./startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 
@@ -33,6 +35,31 @@ const SEED_000_EXAMPLE: Policy = {
     },
   },
 };
+
+/** A one-call session of `agent`: the call's outcome is `output`, or a failure. */
+function oneCallSession(externalId: string, version: string, call: { tool: string; args: unknown; output?: unknown }): ImportedSession {
+  const step = { error: null, startedAt: null, durationMs: 5, usage: null, parentSeq: null, status: "completed" as const };
+  const events = assignCallIdentity([
+    { ...step, seq: 0, kind: "user_message" as const, name: "user", input: { role: "user", content: "where is my order?" }, output: null },
+    { ...step, seq: 1, kind: "model_call" as const, name: "gpt-test", input: { messages: [] }, output: { role: "assistant", content: "", toolCalls: [{ id: "c1", name: call.tool, args: call.args }] } },
+    "output" in call
+      ? { ...step, seq: 2, kind: "tool_call" as const, name: call.tool, input: { callId: "c1", args: call.args }, output: call.output, parentSeq: 1 }
+      : { ...step, seq: 2, kind: "tool_call" as const, name: call.tool, input: { callId: "c1", args: call.args }, output: null, parentSeq: 1, status: "failed" as const, error: { type: "Timeout", message: "timed out" } },
+    { ...step, seq: 3, kind: "final_output" as const, name: "final", input: null, output: "done" },
+  ]) satisfies SessionEvent[];
+  return {
+    externalId,
+    title: externalId,
+    agent: { name: "try-history-agent", adapter: "generic" },
+    agentVersion: { version, capabilities: [] },
+    format: "native",
+    startedAt: null,
+    endedAt: null,
+    metadata: {},
+    tools: [],
+    events,
+  };
+}
 
 describe.each(TEST_ENGINES)("policies on %s", (engine) => {
   let db: TestDatabase;
@@ -192,5 +219,34 @@ describe.each(TEST_ENGINES)("policies on %s", (engine) => {
     });
     expect(miss.verdict.type).toBe("answer");
     expect(miss.verdict.type === "answer" && miss.verdict.miss?.reason).toBe("no_static_case_matched");
+  });
+
+  it("tries agent and cohort_version history through the database: another session of the agent answers, replays do not", async () => {
+    const call = { tool: "lookup_order", args: { order: "A-1" } };
+    const [other, tried, replayed] = await saveImportedSessions(db.prisma, [
+      oneCallSession("try-history:other", "v1", { ...call, output: "from another session" }),
+      oneCallSession("try-history:tried", "v1", call),
+      oneCallSession("try-history:replay", "v2", { ...call, output: "from a replay" }),
+    ]);
+    // Newest first: the replay, then the tried session, then the one holding the recording.
+    const at = (minutes: number) => new Date(Date.UTC(2030, 0, 1, 0, minutes));
+    await db.prisma.session.update({ where: { id: other!.id }, data: { createdAt: at(0) } });
+    await db.prisma.session.update({ where: { id: tried!.id }, data: { createdAt: at(1) } });
+    await db.prisma.session.update({ where: { id: replayed!.id }, data: { createdAt: at(2), isReplay: true } });
+    const agent = await db.prisma.agent.findUniqueOrThrow({ where: { name: "try-history-agent" } });
+    const scoped = (scope: "agent" | "cohort_version"): Policy => ({
+      ...SEED_000_EXAMPLE,
+      tools: { default: { type: "history", scope, on_miss: "fail" } },
+    });
+
+    const byAgent = await tryRuleOnRecordedCall(db.prisma, { agentId: agent.id, policy: scoped("agent"), sessionId: tried!.id, seq: 2 });
+    expect(byAgent.verdict).toMatchObject({ type: "answer", source: "recorded", output: "from another session", error: null });
+
+    const byCohort = await tryRuleOnRecordedCall(db.prisma, { agentId: agent.id, policy: scoped("cohort_version"), sessionId: tried!.id, seq: 2 });
+    expect(byCohort.verdict).toMatchObject({ type: "answer", source: "recorded", output: "from another session" });
+
+    await db.prisma.event.updateMany({ where: { sessionId: other!.id, seq: 2 }, data: { status: "failed" } });
+    const none = await tryRuleOnRecordedCall(db.prisma, { agentId: agent.id, policy: scoped("agent"), sessionId: tried!.id, seq: 2 });
+    expect(none.verdict).toMatchObject({ type: "stop", code: "tool_miss_fail", miss: { reason: "no_completed_match_in_scope", scope: "agent" } });
   });
 });

@@ -10,6 +10,7 @@ import {
   type RuleExplanation,
 } from "@/lib/replay";
 import { ApiError } from "@/lib/http/errors";
+import { historyLookupFor } from "@/lib/replays/service";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { toSessionEvent } from "./sessions";
@@ -302,8 +303,12 @@ export async function tryRuleOnRecordedCall(
   if (!event || event.kind !== "tool_call")
     throw new ApiError(400, "not_a_tool_call", `Step ${input.seq} of that session is not a tool call.`);
   const agent = await agentContext(client, input.agentId);
+  // The replay service's lookup: `agent` scope reads the agent's sessions that
+  // are not replays; `cohort_version` (experiments only) is tried as the cohort
+  // of this session's agent version.
   return explainToolRule(input.policy, { seq: input.seq }, session.events.map(toSessionEvent), {
     tools: agent?.tools ?? [],
     ...(agent ? { adapter: agent.adapter } : {}),
+    historyLookup: historyLookupFor(client, { agentId: input.agentId, cohortAgentVersionId: session.agentVersionId }),
   });
 }

@@ -41,6 +41,47 @@ describe("try a rule (explainToolRule)", () => {
     expect(e.rulePath).toEqual(["tools", "overrides", "refund"]);
   });
 
+  it("a recorded call that never finished is not answered by an earlier recording: history skips it and on_miss applies", async () => {
+    const session = sessionOf(
+      [{ name: "poll", args: { job: 1 }, result: "first" }],
+      [{ name: "poll", args: { job: 1 }, result: null, status: "incomplete" }],
+    );
+    const incomplete = session.filter((e) => e.name === "poll")[1]!;
+    expect(incomplete.occurrence).toBeNull();
+    const paused = await explainToolRule(hist, { seq: incomplete.seq }, session);
+    expect(paused.occurrence).toBe(1);
+    expect(paused.verdict.type).toBe("pause");
+    expect(paused.verdict.miss).toMatchObject({ reason: "recording_incomplete", occurrencesRecorded: 1, occurrencesUsed: 1 });
+    expect(paused.verdict.miss?.message).toMatch(/never finished/);
+    expect(paused.note).toMatch(/never finished/);
+
+    const failed = await explainToolRule(policyWith({ type: "history", scope: "baseline", on_miss: "fail" }), { seq: incomplete.seq }, session);
+    expect(failed.verdict).toMatchObject({ type: "stop", code: "tool_miss_fail", miss: { reason: "recording_incomplete" } });
+    expect(failed.verdict.type === "stop" && failed.verdict.message).toMatch(/never finished.*on_miss \(fail\)/);
+
+    const errored = await explainToolRule(policyWith({ type: "history", scope: "baseline", on_miss: "error_result" }), { seq: incomplete.seq }, session);
+    expect(errored.verdict).toMatchObject({ type: "answer", source: "error_result", error: { type: "ReplayMiss" }, miss: { reason: "recording_incomplete" } });
+    expect(errored.verdict.type === "answer" && errored.verdict.error?.message).toMatch(/never finished/);
+  });
+
+  it("a recorded call that never finished is tried at its place, as a replay would: the next finished identical recording answers it", async () => {
+    const session = sessionOf(
+      [{ name: "poll", args: { job: 1 }, result: "first" }],
+      [{ name: "poll", args: { job: 1 }, result: null, status: "incomplete" }],
+      [{ name: "poll", args: { job: 1 }, result: "retried" }],
+    );
+    const [, incomplete, retried] = session.filter((e) => e.name === "poll");
+    const e = await explainToolRule(hist, { seq: incomplete!.seq }, session);
+    expect(e.occurrence).toBe(1);
+    expect(e.verdict).toMatchObject({ type: "answer", source: "recorded", output: "retried", recordedSeq: retried!.seq });
+    expect(e.note).toMatch(/never finished/);
+  });
+
+  it("a finished recorded call has no note", async () => {
+    const e = await explainToolRule(hist, { seq: base.find((x) => x.name === "refund")!.seq }, base);
+    expect(e.note).toBeNull();
+  });
+
   it("a seq that is not a tool call is a RangeError", async () => {
     await expect(explainToolRule(hist, { seq: 0 }, base)).rejects.toThrow(RangeError);
   });

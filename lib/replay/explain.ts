@@ -4,7 +4,7 @@ import type { EventError, SessionEvent } from "./events";
 import { toolCallArgs } from "./identity";
 import type { JsonPath } from "./json";
 import { LogIndex, type BranchLogEntry } from "./log";
-import type { MissExplanation } from "./miss";
+import { closestRecordedCalls, type MissExplanation } from "./miss";
 import { ruleFor, type KnownTool, type Policy, type SideEffect, type ToolRule } from "./policy";
 import { resolveToolCall, type HistoryLookup, type StepSource } from "./resolve";
 import type { Adapter } from "./validate";
@@ -27,6 +27,12 @@ export interface RuleExplanation {
   cacheKey: string | null;
   /** The occurrence the call was tried as (baseline history counts per cache key). */
   occurrence: number;
+  /**
+   * Set when the tried recorded call never finished (status `incomplete`):
+   * history skips its recording, as a replay does, and this says what that
+   * means for the call. Null otherwise.
+   */
+  note: string | null;
   verdict: RuleVerdict;
 }
 
@@ -55,12 +61,19 @@ export async function explainToolRule(
   let args: unknown;
   let occurrence: number;
   let callId = "try";
+  let incompleteSeq: number | null = null;
   if ("seq" in call) {
     const event = index.bySeq.get(call.seq);
     if (!event || event.kind !== "tool_call") throw new RangeError(`seq ${call.seq} is not a tool call of this session.`);
     tool = event.name;
     args = toolCallArgs(event);
-    occurrence = event.occurrence ?? 0;
+    // A recording that never finished has no occurrence of its own: a replay
+    // gives the call at its place the next finished identical recording, i.e.
+    // the one after those that finished before it.
+    occurrence =
+      event.occurrence ??
+      (event.cacheKey === null ? 0 : (index.finishedByKey.get(event.cacheKey) ?? []).filter((e) => e.seq < event.seq).length);
+    if (event.status === "incomplete") incompleteSeq = event.seq;
     const id = (event.input as { callId?: unknown } | null)?.callId;
     if (typeof id === "string") callId = id;
   } else {
@@ -99,5 +112,47 @@ export async function explainToolRule(
       verdict = { type: "would_run_live", kind: outcome.kind, miss: outcome.miss };
       break;
   }
-  return { rule, rulePath: path, tool, args, cacheKey: key, occurrence, verdict };
+  let note: string | null = null;
+  if (incompleteSeq !== null) {
+    const skipped = `This recorded "${tool}" call (step #${incompleteSeq}) never finished, so history skips its recording, as a replay does.`;
+    const baseline = rule.type === "history" && rule.scope === "baseline";
+    const later = baseline && key !== null ? index.finishedByKey.get(key)?.[occurrence] : undefined;
+    const miss = verdict.miss;
+    if (baseline && miss && key !== null && !later) {
+      const incompleteMiss: MissExplanation = {
+        reason: "recording_incomplete",
+        message: `${skipped} No later identical call finished${occurrence > 0 ? ` (the ${occurrence} that finished before it answer the calls before it)` : ""}, so the rule's on_miss (${rule.on_miss}) applies.`,
+        tool,
+        cacheKey: key,
+        scope: "baseline",
+        occurrencesRecorded: index.finishedByKey.get(key)?.length ?? 0,
+        occurrencesUsed: occurrence,
+        closest: closestRecordedCalls(index, tool, args),
+      };
+      verdict = withMiss(verdict, miss, incompleteMiss);
+      note = skipped;
+    } else if (later) {
+      note = `${skipped} It is tried as occurrence ${occurrence}, which the next finished identical recording (step #${later.seq}) answers.`;
+    } else if (rule.type === "history") {
+      note = baseline ? skipped : `${skipped} A ${rule.scope} lookup only matches completed calls.`;
+    } else {
+      note = `${skipped} A ${rule.type} rule does not read recordings, so that does not change its answer.`;
+    }
+  }
+  return { rule, rulePath: path, tool, args, cacheKey: key, occurrence, note, verdict };
+}
+
+/** The verdict with `miss` in place of `old`, including where on_miss quoted its message. */
+function withMiss(verdict: RuleVerdict, old: MissExplanation, miss: MissExplanation): RuleVerdict {
+  const requote = (text: string) => (text.endsWith(old.message) ? text.slice(0, text.length - old.message.length) + miss.message : text);
+  switch (verdict.type) {
+    case "answer":
+      return { ...verdict, miss, error: verdict.error ? { ...verdict.error, message: requote(verdict.error.message) } : null };
+    case "stop":
+    case "awaiting_approval":
+      return { ...verdict, miss, message: requote(verdict.message) };
+    case "pause":
+    case "would_run_live":
+      return { ...verdict, miss };
+  }
 }
