@@ -624,7 +624,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
         break;
       }
 
-      // Base order of this model step's calls (parallel calls keep their recorded order).
+      // This model step's recorded calls: used only to pair each requested call with its recording (by call id).
       const baseCalls = recorded ? (base.toolCallsByParent.get(recorded.seq) ?? []) : [];
       const baseFor = (id: string): SessionEvent | null => {
         for (const e of baseCalls) if (asRecord(e.input).callId === id) return e;
@@ -633,8 +633,12 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
         return unlinked && !claimedOrphans.has(unlinked.seq) ? (claimedOrphans.add(unlinked.seq), unlinked) : null;
       };
       const ordered = requested.map((request, position) => ({ request, baseEvent: baseFor(request.id), position }));
-      if (ordered.length > 1) {
-        ordered.sort((a, b) => (a.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) - (b.baseEvent?.seq ?? Number.MAX_SAFE_INTEGER) || a.position - b.position);
+      // Calls run in the order the model requested them: a call the branch cannot answer (a miss that
+      // fails or pauses) must stop it before a later-requested call runs live. Only when every call
+      // pairs with a recording do they keep the record's order (parallel calls recorded as they ran),
+      // so an unchanged branch reproduces its base run exactly.
+      if (ordered.length > 1 && ordered.every((o) => o.baseEvent !== null)) {
+        ordered.sort((a, b) => a.baseEvent!.seq - b.baseEvent!.seq || a.position - b.position);
       }
       // A recorded call of this step that the branch did not make is a divergence too.
       if (baseCalls.some((e) => !ordered.some((o) => o.baseEvent === e))) structureDiverged = true;

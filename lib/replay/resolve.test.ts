@@ -382,3 +382,36 @@ describe("a policy is required", () => {
     await expect(replay({ base, policy: undefined as never })).rejects.toMatchObject({ code: "invalid_policy" });
   });
 });
+
+describe("calls of one model step run in the order the model requested them", () => {
+  it("a new call requested first stops the branch on its miss before a later recorded passthrough call runs live", async () => {
+    const base = sessionOf([{ id: "b", name: "ping", args: { n: 1 }, result: "pong" }]);
+    const tool = vi.fn<ToolExecutor>(async () => ({ output: "LIVE" }));
+    const edit = requestEdit(base, modelSeqs(base)[0]!, [
+      { id: "a", name: "lookup", args: { q: "new" } },
+      { id: "b", name: "ping", args: { n: 1 } },
+    ]);
+    const r = await run(base, policyWith(history("fail"), { ping: { type: "passthrough" } }), {
+      edits: [edit],
+      executors: { tool },
+      tools: [{ name: "ping", sideEffect: "read" }],
+    });
+    expect(r.status).toBe("failed");
+    expect(r.stop).toMatchObject({ call: { tool: "lookup", callId: "a" } });
+    expect(tool).not.toHaveBeenCalled();
+    expect(toolSteps(r)).toHaveLength(0);
+  });
+
+  it("recorded parallel calls still keep the record's order, so an unchanged branch is exact", async () => {
+    const base = sessionOf([
+      { id: "x", name: "first", args: {}, result: 1 },
+      { id: "y", name: "second", args: {}, result: 2 },
+    ]);
+    const edit = requestEdit(base, modelSeqs(base)[0]!, [
+      { id: "y", name: "second", args: {} },
+      { id: "x", name: "first", args: {} },
+    ]);
+    const r = await run(base, policyWith(history("fail")), { edits: [edit] });
+    expect(toolSteps(r).map((s) => s.name)).toEqual(["first", "second"]);
+  });
+});
