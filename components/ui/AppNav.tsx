@@ -6,6 +6,7 @@ const LINKS = [
   { href: "/import", label: "Import" },
   { href: "/policies", label: "Policies" },
   { href: "/replays", label: "Replays" },
+  { href: "/experiments", label: "Experiments" },
   { href: "/reports", label: "Reports" },
   { href: "/settings", label: "Settings" },
 ] as const;

@@ -138,3 +138,15 @@ export async function getExperiment(client: DbClient, id: string) {
   });
 }
 export type ExperimentRow = NonNullable<Awaited<ReturnType<typeof getExperiment>>>;
+
+/** Status and progress only, for polling: replays done of the cohort. */
+export async function experimentProgress(client: DbClient, id: string) {
+  if (!id) return null;
+  const row = await client.experiment.findUnique({ where: { id }, select: { status: true } });
+  if (!row) return null;
+  const [total, notDone] = await Promise.all([
+    client.replay.count({ where: { experimentId: id } }),
+    client.replay.count({ where: { experimentId: id, status: { in: NOT_DONE } } }),
+  ]);
+  return { status: row.status, total, done: total - notDone };
+}

@@ -1,0 +1,46 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { ExperimentList } from "@/components/experiments/ExperimentList";
+import { EmptyState } from "@/components/ui/EmptyState";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { db } from "@/lib/db";
+import { listExperiments } from "@/lib/db/experiments";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Experiments" };
+
+const NEW_LINK = "rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500";
+
+export default async function ExperimentsPage() {
+  const experiments = await listExperiments(await db());
+  return (
+    <>
+      <PageHeader
+        title="Experiments"
+        subtitle="One policy version run over a cohort: every recorded session of an agent version, newest experiment first."
+        actions={
+          experiments.length > 0 ? (
+            <Link href="/experiments/new" className={NEW_LINK}>
+              New experiment
+            </Link>
+          ) : null
+        }
+      />
+      {experiments.length === 0 ? (
+        <EmptyState
+          title="No experiments yet"
+          action={
+            <Link href="/experiments/new" className={NEW_LINK}>
+              New experiment
+            </Link>
+          }
+        >
+          Save a policy (Policies), then start an experiment: choose the policy version and an agent version, and Branchpoint replays every recorded session of that version under it
+          and counts how many reproduce exactly. History in scope cohort_version is available only here.
+        </EmptyState>
+      ) : (
+        <ExperimentList experiments={experiments} />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,102 @@
+import Link from "next/link";
+import { Badge, StatusBadge, type Tone } from "@/components/ui/Badge";
+import type { ExperimentDetail } from "@/lib/replays/experiments";
+
+const COMPARABILITY: { key: string; label: string; tone: Tone }[] = [
+  { key: "exact", label: "exact", tone: "good" },
+  { key: "aligned", label: "aligned", tone: "info" },
+  { key: "diverged_but_comparable", label: "diverged but comparable", tone: "warn" },
+  { key: "non_comparable", label: "non-comparable", tone: "bad" },
+];
+const TONE_OF: Record<string, Tone> = Object.fromEntries(COMPARABILITY.map((c) => [c.key, c.tone]));
+
+/** "N of M exact" and the other comparability and status counts. */
+export function ExperimentSummary({ summary }: { summary: ExperimentDetail["summary"] }) {
+  const statuses = Object.entries(summary.byStatus).sort(([a], [b]) => a.localeCompare(b));
+  return (
+    <section aria-label="Summary" className="mb-6 grid gap-3 sm:grid-cols-2 lg:grid-cols-4" data-testid="experiment-summary">
+      {COMPARABILITY.map((c) => {
+        const n = summary.byComparability[c.key] ?? 0;
+        return (
+          <div key={c.key} className="rounded-lg border border-slate-200 bg-white px-4 py-3">
+            <div className="text-lg font-semibold tabular-nums text-slate-900">
+              {n} of {summary.total} {c.label}
+            </div>
+            <div className="text-xs text-slate-500">comparability of the finished branches</div>
+          </div>
+        );
+      })}
+      <div className="flex flex-wrap items-center gap-2 text-sm text-slate-600 sm:col-span-2 lg:col-span-4">
+        <span>Replay status:</span>
+        {statuses.map(([status, n]) => (
+          <span key={status} className="inline-flex items-center gap-1">
+            <span className="tabular-nums">{n}</span> <StatusBadge status={status} />
+          </span>
+        ))}
+      </div>
+    </section>
+  );
+}
+
+/** One row per cohort session: the replay's status, comparability, evidence strength, first divergence and its comparison. */
+export function ExperimentResultTable({ results }: { results: ExperimentDetail["results"] }) {
+  return (
+    <div className="overflow-hidden rounded-lg border border-slate-200 bg-white">
+      <table className="w-full text-sm">
+        <thead className="bg-slate-50 text-left text-xs text-slate-500">
+          <tr>
+            <th className="px-3 py-2">Session</th>
+            <th className="px-3 py-2">Replay</th>
+            <th className="px-3 py-2">Comparability</th>
+            <th className="px-3 py-2">Evidence</th>
+            <th className="px-3 py-2">First divergence</th>
+            <th className="px-3 py-2 text-right">Comparison</th>
+          </tr>
+        </thead>
+        <tbody>
+          {results.map((r) => (
+            <tr key={r.replayId} className="border-t border-slate-100 align-top hover:bg-slate-50" data-testid="experiment-result">
+              <td className="px-3 py-2">
+                <Link href={`/sessions/${r.session.id}`} className="font-medium text-indigo-700 hover:underline">
+                  {r.session.label}
+                </Link>
+              </td>
+              <td className="px-3 py-2">
+                {r.status === "queued" ? (
+                  <Badge>queued</Badge>
+                ) : (
+                  <Link href={`/replays/${r.replayId}`} aria-label={`Replay of ${r.session.label}`}>
+                    <StatusBadge status={r.status} />
+                  </Link>
+                )}
+                {r.error ? <div className="mt-1 max-w-xs text-xs text-rose-700" title={r.error.message}>{r.error.message.length > 140 ? `${r.error.message.slice(0, 140)}…` : r.error.message}</div> : null}
+              </td>
+              <td className="px-3 py-2">{r.comparability ? <Badge tone={TONE_OF[r.comparability] ?? "neutral"}>{r.comparability.replaceAll("_", " ")}</Badge> : "—"}</td>
+              <td className="px-3 py-2">{r.evidenceStrength ? <Badge>{r.evidenceStrength}</Badge> : "—"}</td>
+              <td className="px-3 py-2 text-slate-700">
+                {r.firstDivergence ? (
+                  <span title={r.firstDivergence.summary}>
+                    step {r.firstDivergence.pairIndex} <span className="text-xs text-slate-500">· {r.firstDivergence.summary}</span>
+                  </span>
+                ) : r.comparability === "exact" ? (
+                  <span className="text-slate-500">none</span>
+                ) : (
+                  "—"
+                )}
+              </td>
+              <td className="px-3 py-2 text-right">
+                {r.status === "queued" || r.status === "running" ? (
+                  <span className="text-slate-400">—</span>
+                ) : (
+                  <Link href={`/replays/${r.replayId}/compare`} className="text-indigo-700 hover:underline" aria-label={`Compare ${r.session.label} with its branch`}>
+                    Compare →
+                  </Link>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
