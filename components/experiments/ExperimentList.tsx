@@ -15,7 +15,7 @@ export function ExperimentList({ experiments }: { experiments: readonly Experime
             <th className="px-3 py-2">Agent version</th>
             <th className="px-3 py-2">Progress</th>
             <th className="px-3 py-2">Status</th>
-            <th className="px-3 py-2">Started</th>
+            <th className="px-3 py-2 whitespace-nowrap">Started</th>
           </tr>
         </thead>
         <tbody>
@@ -42,7 +42,7 @@ export function ExperimentList({ experiments }: { experiments: readonly Experime
                   <div className="h-1.5 w-24 overflow-hidden rounded-full bg-slate-100" aria-hidden="true">
                     <div className="h-full rounded-full bg-indigo-500" style={{ width: `${e.total === 0 ? 0 : Math.round((e.done / e.total) * 100)}%` }} />
                   </div>
-                  <span className="tabular-nums text-slate-700">
+                  <span className="whitespace-nowrap tabular-nums text-slate-700">
                     {e.done} / {e.total}
                   </span>
                 </div>
