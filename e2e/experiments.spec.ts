@@ -45,6 +45,24 @@ test("run the recorded policy over the τ-bench cohort, watch it finish, and ope
   expect(refused.status()).toBe(404);
   expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("agent_version_not_found");
 
+  // A script finds the agent version in the sessions API and starts the same experiment there.
+  const list = await request.get("/api/v1/sessions?agent=tau-bench-airline-agent&limit=1", { headers: AUTH });
+  const [first] = ((await list.json()) as { sessions: { agentVersionId: string }[] }).sessions;
+  expect(first?.agentVersionId).toBeTruthy();
+  const viaApi = await request.post("/api/v1/experiments", {
+    headers: AUTH,
+    data: { name: "τ-bench via API", policyVersionId: versionId, agentVersionId: first!.agentVersionId },
+  });
+  expect(viaApi.status()).toBe(201);
+  const started = (await viaApi.json()) as { experiment: { id: string; total: number } };
+  expect(started.experiment.total).toBe(cohort);
+  await expect
+    .poll(async () => {
+      const r = await request.get(`/api/v1/experiments/${started.experiment.id}`, { headers: AUTH });
+      return ((await r.json()) as { experiment: { status: string } }).experiment.status;
+    })
+    .toBe("completed");
+
   // The list shows it done.
   await page.getByRole("link", { name: "← Experiments" }).click();
   const row = page.getByTestId("experiment-row").filter({ hasText: "τ-bench recorded regression" });

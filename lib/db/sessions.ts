@@ -223,6 +223,7 @@ export const sessionListSelect = {
   costUsd: true,
   toolNames: true,
   createdAt: true,
+  agentVersionId: true,
   agent: { select: { name: true, adapter: true } },
   agentVersion: { select: { version: true } },
 } satisfies Prisma.SessionSelect;
