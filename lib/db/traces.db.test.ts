@@ -102,6 +102,59 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
     expect(events).toEqual(asStored(reference.sessions[0]!.events));
   });
 
+  it("a late root span never deletes or rebuilds a session that has replays: it is kept, marked superseded", async () => {
+    const replayOf = (sessionId: string) => db.prisma.replay.create({ data: { sessionId, policySnapshot: {}, policyHash: "h", status: "completed" }, select: { id: true } });
+    // Regrouped: the trace's own session has a replay when the root naming the session arrives.
+    const spans = spansOf(recordings("json").get("openinference-handwritten")!).map((s) => ({
+      ...s,
+      traceId: `${s.traceId.slice(0, 28)}beef`,
+      attributes: renameSession(s.attributes, "-kept"),
+      resource: renameSession(s.resource, "-kept"),
+    }));
+    const named = spans.filter((s) => spanSessionId(s) !== null);
+    const unnamed = spans.filter((s) => !named.includes(s));
+    const first = ok(await ingestOtlpSpans(db.prisma, unnamed, "otlp-json"));
+    const traceSession = first.sessions[0]!;
+    const eventsBefore = (await getSession(db.prisma, traceSession.id))!.events.map(toSessionEvent);
+    const replay = await replayOf(traceSession.id);
+    const second = ok(await ingestOtlpSpans(db.prisma, named, "otlp-json"));
+    const regrouped = second.sessions[0]!;
+    expect(regrouped.id).not.toBe(traceSession.id);
+    const kept = await db.prisma.session.findUniqueOrThrow({ where: { id: traceSession.id }, include: { events: { orderBy: { seq: "asc" } } } });
+    expect(kept.events.map(toSessionEvent)).toEqual(eventsBefore);
+    expect(kept.metadata).toMatchObject({ supersededBy: regrouped.id, superseded: { reason: "regrouped", externalId: traceSession.externalId } });
+    expect(await db.prisma.replay.count({ where: { id: replay.id, sessionId: traceSession.id } })).toBe(1);
+    const reference = mapOtlpSpans(spans) as { sessions: ImportedSession[] };
+    const { session, events } = await storedSession("otlp-json", reference.sessions[0]!.externalId!);
+    expect(session.id).toBe(regrouped.id);
+    expect(events).toEqual(asStored(reference.sessions[0]!.events));
+
+    // Rebuilt: a session with a replay gets one more span; the new content is a new session.
+    const more = spansOf(recordings("json").get("ai7-genai-stream")!).map((s) => ({
+      ...s,
+      traceId: `${s.traceId.slice(0, 28)}cafe`,
+      attributes: renameSession(s.attributes, "-superseded"),
+      resource: renameSession(s.resource, "-superseded"),
+    }));
+    const toolSpan = more.find((s) => s.attributes["gen_ai.tool.name"] === "get_time")!;
+    const a = ok(await ingestOtlpSpans(db.prisma, more.filter((s) => s !== toolSpan), "otlp-json"));
+    const original = a.sessions[0]!;
+    const originalEvents = (await getSession(db.prisma, original.id))!.events.map(toSessionEvent);
+    await replayOf(original.id);
+    // A re-sent batch changes nothing: no new session.
+    const again = ok(await ingestOtlpSpans(db.prisma, more.filter((s) => s !== toolSpan), "otlp-json"));
+    expect(again.sessions.map((s) => s.id)).toEqual([original.id]);
+    const b = ok(await ingestOtlpSpans(db.prisma, [toolSpan], "otlp-json"));
+    const rebuilt = b.sessions[0]!;
+    expect(rebuilt.id).not.toBe(original.id);
+    expect(rebuilt.externalId).toBe(original.externalId);
+    const keptOriginal = await db.prisma.session.findUniqueOrThrow({ where: { id: original.id }, include: { events: { orderBy: { seq: "asc" } } } });
+    expect(keptOriginal.events.map(toSessionEvent)).toEqual(originalEvents);
+    expect(keptOriginal.metadata).toMatchObject({ supersededBy: rebuilt.id, superseded: { reason: "rebuilt" } });
+    const full = mapOtlpSpans(more) as { sessions: ImportedSession[] };
+    expect((await storedSession("otlp-json", full.sessions[0]!.externalId!)).events).toEqual(asStored(full.sessions[0]!.events));
+  });
+
   it("re-sending an export writes nothing new and keeps the session id", async () => {
     const spans = spansOf(recordings("bin").get("ai7-genai-generate")!);
     const a = ok(await ingestOtlpSpans(db.prisma, spans, "otlp-protobuf"));

@@ -15,7 +15,8 @@ import {
 import type { ImportedSession, ImportFormat, ImportIssue } from "@/lib/ingest/types";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
-import { upsertRebuiltSession, type SavedSession } from "./sessions";
+import { canonicalJson, type SessionEvent } from "@/lib/replay";
+import { toSessionEvent, upsertRebuiltSession, type SavedSession } from "./sessions";
 
 // ---------------------------------------------------------------------------
 // Trace ingest: spans (OTLP) and items (OpenAI Agents SDK export) are stored
@@ -30,7 +31,11 @@ import { upsertRebuiltSession, type SavedSession } from "./sessions";
 // AI SDK 7 names the session on the root span only, so a child span that
 // arrives first is stored under its trace, and moves (with its trace) into
 // the session when the root arrives; the session that trace had on its own is
-// then deleted. Loading a group is a closure: the rows under the keys touched,
+// then deleted. A session with replays is never deleted or rebuilt in place
+// (replays point at its events by seq): it is kept as it is, marked superseded
+// in its metadata (`supersededBy`, external id suffixed), and the regrouped or
+// rebuilt session is written as a new one. A rebuild that changes none of its
+// events leaves it as it is. Loading a group is a closure: the rows under the keys touched,
 // plus every row of the traces those rows belong to, plus the rows of those
 // rows' groups, until nothing new turns up.
 //
@@ -235,9 +240,19 @@ async function storeAndRebuild<T>(tx: DbClient, source: Source<T>, incoming: rea
     select: { id: true, externalId: true, format: true },
   });
   const existingByKey = new Map(existing.map((s) => [s.externalId ?? "", s]));
+  // A session with replays is never deleted or rebuilt in place (its replays' baseSeq point at its
+  // events): it is kept as it is, marked superseded, and the regrouped session is written as a new one.
+  const withReplays = new Set(
+    existing.length === 0
+      ? []
+      : (await tx.replay.findMany({ where: { sessionId: { in: existing.map((s) => s.id) } }, select: { sessionId: true }, distinct: ["sessionId"] })).map((r) => r.sessionId),
+  );
+  const staleKept: { session: (typeof existing)[number]; key: string }[] = [];
   for (const stale of staleKeys) {
     const session = existingByKey.get(stale);
-    if (session) await tx.session.delete({ where: { id: session.id } });
+    if (!session) continue;
+    if (withReplays.has(session.id)) staleKept.push({ session, key: stale });
+    else await tx.session.delete({ where: { id: session.id } });
   }
   for (const group of groups) {
     let sessionId: string | null = null;
@@ -245,13 +260,24 @@ async function storeAndRebuild<T>(tx: DbClient, source: Source<T>, incoming: rea
     if (group.session) {
       // A group keeps the format it was first stored as (an OTLP session may get JSON and protobuf exports).
       const session: ImportedSession = { ...group.session, format: (before?.format as ImportFormat | undefined) ?? format };
+      const keep = before && withReplays.has(before.id) && !(await sameStoredEvents(tx, before.id, session.events));
+      if (keep) await supersede(tx, before, "rebuilt");
       const saved = await upsertRebuiltSession(tx, session);
+      if (keep) await setSupersededBy(tx, before.id, saved.id);
       sessions.push({ ...saved, externalId: group.key });
       sessionId = saved.id;
     } else if (before) {
-      await tx.session.delete({ where: { id: before.id } });
+      if (withReplays.has(before.id)) await supersede(tx, before, "no_longer_a_session");
+      else await tx.session.delete({ where: { id: before.id } });
     }
     for (const id of group.memberIds) groupOf.set(id, { key: source.prefix + group.key, sessionId });
+  }
+  for (const { session, key } of staleKept) {
+    // The session its spans moved into, when they all went to one.
+    const into = new Set(rows.filter((r) => r.groupKey === source.prefix + key).map((r) => groupOf.get(idOf(r.traceId, r.spanId))?.sessionId ?? null));
+    await supersede(tx, session, "regrouped");
+    const by = into.size === 1 ? [...into][0]! : null;
+    if (by) await setSupersededBy(tx, session.id, by);
   }
 
   // 6. Spans: new rows, better copies, and rows whose group or session changed.
@@ -283,6 +309,67 @@ async function storeAndRebuild<T>(tx: DbClient, source: Source<T>, incoming: rea
   }
 
   return { ok: true, sessions, received: fresh.size, inserted: inserted.length, updated: replaced.size };
+}
+
+/** The events as `writeSession` would store them and `toSessionEvent` read them back. */
+function asStoredEvents(events: readonly SessionEvent[]): SessionEvent[] {
+  return events.map((e) => {
+    const u = e.usage;
+    const usage =
+      (u?.inputTokens ?? null) === null && (u?.outputTokens ?? null) === null && (u?.costUsd ?? null) === null
+        ? null
+        : {
+            ...(u?.inputTokens === undefined || u.inputTokens === null ? {} : { inputTokens: u.inputTokens }),
+            ...(u?.outputTokens === undefined || u.outputTokens === null ? {} : { outputTokens: u.outputTokens }),
+            ...(u?.costUsd === undefined || u.costUsd === null ? {} : { costUsd: u.costUsd }),
+          };
+    return {
+      seq: e.seq,
+      kind: e.kind,
+      name: e.name,
+      input: e.input ?? null,
+      output: e.output ?? null,
+      error: e.error ?? null,
+      status: e.status,
+      startedAt: e.startedAt ? new Date(e.startedAt).toISOString() : null,
+      durationMs: e.durationMs === null ? null : Math.round(e.durationMs),
+      usage,
+      parentSeq: e.parentSeq,
+      cacheKey: e.cacheKey,
+      occurrence: e.occurrence,
+    };
+  });
+}
+
+/** Whether a stored session already holds exactly these events (a rebuild would change nothing its replays rely on). */
+async function sameStoredEvents(tx: DbClient, sessionId: string, events: readonly SessionEvent[]): Promise<boolean> {
+  const stored = await tx.event.findMany({ where: { sessionId }, orderBy: { seq: "asc" } });
+  if (stored.length !== events.length) return false;
+  const a = canonicalJson(stored.map(toSessionEvent));
+  return a !== undefined && a === canonicalJson(asStoredEvents(events));
+}
+
+/**
+ * Keeps a session that has replays as it is, marked superseded in its metadata
+ * (`supersededBy` is set once the new session exists). Its external id gets a
+ * suffix, which frees the (format, external id) key for the regrouped session.
+ */
+async function supersede(tx: DbClient, session: { id: string; externalId: string | null }, reason: "rebuilt" | "regrouped" | "no_longer_a_session"): Promise<void> {
+  const current = await tx.session.findUniqueOrThrow({ where: { id: session.id }, select: { metadata: true } });
+  const metadata = current.metadata !== null && typeof current.metadata === "object" && !Array.isArray(current.metadata) ? current.metadata : {};
+  await tx.session.update({
+    where: { id: session.id },
+    data: {
+      externalId: `${session.externalId ?? ""}#superseded:${session.id}`,
+      metadata: { ...metadata, supersededBy: null, superseded: { reason, externalId: session.externalId, at: new Date().toISOString() } },
+    },
+  });
+}
+
+async function setSupersededBy(tx: DbClient, sessionId: string, by: string): Promise<void> {
+  const current = await tx.session.findUniqueOrThrow({ where: { id: sessionId }, select: { metadata: true } });
+  const metadata = current.metadata !== null && typeof current.metadata === "object" && !Array.isArray(current.metadata) ? current.metadata : {};
+  await tx.session.update({ where: { id: sessionId }, data: { metadata: { ...metadata, supersededBy: by } } });
 }
 
 /** Stores OTLP spans (one request's) and rebuilds their sessions. Call inside a transaction. */
