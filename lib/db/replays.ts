@@ -116,6 +116,7 @@ interface StepDetail {
   logEntryId?: string;
   approvalId?: string;
   inputDrift?: string[];
+  notes?: string[];
 }
 
 export function stepRows(replayId: string, steps: readonly ReplayStep[]): Prisma.ReplayStepCreateManyInput[] {
@@ -132,6 +133,7 @@ export function stepRows(replayId: string, steps: readonly ReplayStep[]): Prisma
       ...(s.logEntryId ? { logEntryId: s.logEntryId } : {}),
       ...(s.approvalId ? { approvalId: s.approvalId } : {}),
       ...(s.inputDrift ? { inputDrift: s.inputDrift } : {}),
+      ...(s.notes && s.notes.length > 0 ? { notes: s.notes } : {}),
     };
     return {
       replayId,
@@ -179,6 +181,7 @@ export function toReplayStep(row: StepRow): ReplayStep {
   if (d.logEntryId) step.logEntryId = d.logEntryId;
   if (d.approvalId) step.approvalId = d.approvalId;
   if (d.inputDrift) step.inputDrift = d.inputDrift;
+  if (d.notes) step.notes = d.notes;
   return step;
 }
 

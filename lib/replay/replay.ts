@@ -90,6 +90,8 @@ export interface ReplayStep extends SessionEvent {
   logEntryId?: string;
   approvalId?: string;
   inputDrift?: string[];
+  /** Notes the caller attached (e.g. an executor answer that had NUL characters replaced). */
+  notes?: string[];
 }
 
 export interface PendingCall {

@@ -18,6 +18,36 @@ export class ExecutorError extends Error {
   }
 }
 
+/**
+ * PostgreSQL cannot store U+0000 in JSON (22P05): an executor answer holding it
+ * would make the whole run unsaveable. Replaces every NUL (in strings and keys)
+ * with U+FFFD and reports how many it replaced.
+ */
+export function stripNul<T>(value: T): { value: T; replaced: number } {
+  let replaced = 0;
+  const clean = (s: string): string => {
+    if (!s.includes("\u0000")) return s;
+    const parts = s.split("\u0000");
+    replaced += parts.length - 1;
+    return parts.join("\uFFFD");
+  };
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return clean(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, inner] of Object.entries(v as Record<string, unknown>)) out[clean(k)] = walk(inner);
+      return out;
+    }
+    return v;
+  };
+  const result = walk(value) as T;
+  return { value: replaced === 0 ? value : result, replaced };
+}
+
+/** Told when an executor answer had NULs replaced, with the branch step it is for (the service notes it on that step). */
+export type NulReport = (report: { step: number; executor: "tool" | "model" | "simulator"; name: string; replaced: number }) => void;
+
 /** The host part compared with the allow-list: `hostname` and `hostname:port` both match an entry. */
 export function hostAllowed(url: URL, allowed: ReadonlySet<string>): boolean {
   const hostname = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
@@ -103,7 +133,16 @@ export function toolAnswerOf(body: unknown): ToolAnswer {
  * Executes tool calls live. Refusals (no endpoint, host not allowed) come
  * back as tool errors the step shows, with what to configure; the call is not made.
  */
-export function toolExecutor(client: DbClient): ToolExecutor {
+export function toolExecutor(client: DbClient, onNul?: NulReport): ToolExecutor {
+  const run = toolExecutorRaw(client);
+  return async (call: ToolCall) => {
+    const { value, replaced } = stripNul(await run(call));
+    if (replaced > 0) onNul?.({ step: call.step, executor: "tool", name: call.tool, replaced });
+    return value;
+  };
+}
+
+function toolExecutorRaw(client: DbClient): ToolExecutor {
   return async (call: ToolCall) => {
     const endpoint = await client.toolEndpoint.findUnique({ where: { toolName: call.tool } });
     if (!endpoint) {
@@ -196,7 +235,16 @@ async function chat(client: DbClient, wanted: string | undefined, body: Record<s
 }
 
 /** A model executor over the configured endpoints: the one named like the requested model, else the first. */
-export function modelExecutor(client: DbClient): ModelExecutor {
+export function modelExecutor(client: DbClient, onNul?: NulReport): ModelExecutor {
+  const run = modelExecutorRaw(client);
+  return async (request) => {
+    const { value, replaced } = stripNul(await run(request));
+    if (replaced > 0) onNul?.({ step: request.step, executor: "model", name: value.model ?? request.model ?? "model", replaced });
+    return value;
+  };
+}
+
+function modelExecutorRaw(client: DbClient): ModelExecutor {
   return async (request) => {
     const { answer, endpoint, durationMs } = await chat(client, request.model, {
       messages: toChatMessages(request.messages),
@@ -209,7 +257,16 @@ export function modelExecutor(client: DbClient): ModelExecutor {
 }
 
 /** The `llm` rule's simulator: asks a model for the tool's JSON result. */
-export function toolSimulator(client: DbClient): ToolSimulator {
+export function toolSimulator(client: DbClient, onNul?: NulReport): ToolSimulator {
+  const run = toolSimulatorRaw(client);
+  return async (call) => {
+    const { value, replaced } = stripNul(await run(call));
+    if (replaced > 0) onNul?.({ step: call.step, executor: "simulator", name: call.tool, replaced });
+    return value;
+  };
+}
+
+function toolSimulatorRaw(client: DbClient): ToolSimulator {
   return async (call) => {
     const { answer, durationMs } = await chat(client, call.model, {
       messages: [

@@ -266,6 +266,40 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     expect(row.finishedAt).not.toBeNull();
   });
 
+  it("a NUL character in a live tool's answer is replaced and noted on the step, so the run can be saved", async () => {
+    const fake = await fakeToolServer(() => ({ status: 200, body: { output: { text: "refund\u0000issued", ["k\u0000"]: 1 } } }));
+    try {
+      await db.prisma.toolEndpoint.create({ data: { toolName: "refund_payment", url: `http://127.0.0.1:${fake.port}/tools`, timeoutMs: 5000 } });
+      await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
+      const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: LIVE_REFUND }, "tester");
+      await decideApproval(db.prisma, id, { decision: "approved" }, "lee");
+      let view = (await loadReplayView(db.prisma, id))!;
+      expect(view.replay.status).toBe("completed");
+      let step = view.steps.find((s) => s.name === "refund_payment")!;
+      expect(step.output).toEqual({ text: "refund\uFFFDissued", ["k\uFFFD"]: 1 });
+      expect(step.notes?.[0]).toMatch(/held 2 NUL characters \(U\+0000\), replaced with U\+FFFD/);
+      // A re-run reads the result from the log and keeps the note.
+      await runReplay(db.prisma, id);
+      view = (await loadReplayView(db.prisma, id))!;
+      step = view.steps.find((s) => s.name === "refund_payment")!;
+      expect(step.notes?.[0]).toMatch(/NUL/);
+      expect(fake.calls).toHaveLength(1);
+    } finally {
+      await fake.close();
+      await db.prisma.toolEndpoint.deleteMany({});
+      await db.prisma.allowedHost.deleteMany({});
+    }
+  });
+
+  it("refuses a NUL character in a fixture or an edit, naming where it is", async () => {
+    const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: PAUSE, edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "77" } }] }, "tester");
+    const fixture = await expectApiError(supplyFixture(db.prisma, id, { output: { rows: ["ok", "bad\u0000"] }, note: "n" }, "dana"), 400, "invalid_fixture");
+    expect(fixture.issues.map((i) => i.path)).toContain("output.rows[1]");
+    expect((await db.prisma.replay.findUniqueOrThrow({ where: { id } })).status).toBe("paused");
+    const edit = await expectApiError(createReplay(db.prisma, { sessionId: refundSessionId, policy: RECORDED, edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "4\u00001" } }] }, "t"), 400, "invalid_request");
+    expect(edit.issues.map((i) => i.path)).toContain("edits[0].value.order_id");
+  });
+
   it("a denied call returns a tool error to the agent and is recorded as evidence", async () => {
     const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: LIVE_REFUND }, "tester");
     await expectApiError(supplyFixture(db.prisma, id, { output: 1, note: "n" }, "dana"), 409, "nothing_pending");

@@ -45,9 +45,35 @@ import {
 import { getSession, toSessionEvent } from "@/lib/db/sessions";
 import { ApiError, type ApiIssue } from "@/lib/http/errors";
 import { formatIssuePath } from "@/lib/http/errors";
-import { hasModelEndpoint, modelExecutor, toolExecutor, toolSimulator } from "./executors";
+import { hasModelEndpoint, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "./executors";
 
 const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
+
+/** Where a value holds U+0000 (in a string or a key), which PostgreSQL cannot store in JSON. */
+function nulPath(value: unknown, path: (string | number)[] = []): (string | number)[] | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (Array.isArray(value)) {
+    for (let k = 0; k < value.length; k++) {
+      const found = nulPath(value[k], [...path, k]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+      if (key.includes("\u0000")) return [...path, key];
+      const found = nulPath(inner, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/** Refuses a NUL character anywhere in the value, naming its path. */
+function refuseNul(value: unknown, ctx: z.RefinementCtx) {
+  const path = nulPath(value);
+  if (path) ctx.addIssue({ code: "custom", path, message: "Contains a NUL character (U+0000), which cannot be stored; remove it." });
+}
 
 export const StartReplayInput = z
   .object({
@@ -56,6 +82,7 @@ export const StartReplayInput = z
     policyVersionId: z.string().min(1).optional(),
     edits: Edits.optional(),
   })
+  .superRefine((v, ctx) => refuseNul({ policy: v.policy, edits: v.edits }, ctx))
   .refine((v) => !(v.policy !== undefined && v.policyVersionId !== undefined), {
     message: 'Send either "policy" or "policyVersionId", not both.',
     path: ["policy"],
@@ -77,17 +104,20 @@ export const FixtureInput = z
     tool: z.string().optional(),
     provenance: z.record(z.string(), z.unknown()).optional(),
   })
+  .superRefine(refuseNul)
   .refine((v) => (v.output !== undefined) !== (v.error !== undefined), {
     message: 'Send exactly one of "output" (the tool\'s result) and "error" ({ type, message }).',
     path: ["output"],
   });
 export type FixtureInput = z.infer<typeof FixtureInput>;
 
-export const ApprovalInput = z.object({
-  decision: z.enum(["approved", "denied"]),
-  note: z.string().trim().max(2000).optional(),
-  callId: z.string().optional(),
-});
+export const ApprovalInput = z
+  .object({
+    decision: z.enum(["approved", "denied"]),
+    note: z.string().trim().max(2000).optional(),
+    callId: z.string().optional(),
+  })
+  .superRefine(refuseNul);
 export type ApprovalInput = z.infer<typeof ApprovalInput>;
 
 function issuesOf(issues: readonly { path: readonly (string | number)[]; message: string }[], prefix: (string | number)[] = []): ApiIssue[] {
@@ -267,6 +297,26 @@ async function settleFailure(prisma: Db, replayId: string, actor: string | null,
 }
 
 /**
+ * Attaches this run's notes (NULs replaced in an executor answer) to their
+ * steps; a step whose result came from the log keeps the notes it had when the
+ * result was obtained.
+ */
+async function noteSteps(prisma: Db, replayId: string, result: ReplayResult, fresh: ReadonlyMap<number, string[]>) {
+  const earlier = new Map<string, string[]>();
+  if (result.steps.some((s) => s.logEntryId)) {
+    const rows = await prisma.replayStep.findMany({ where: { replayId }, select: { detail: true } });
+    for (const row of rows) {
+      const d = (row.detail ?? {}) as { logEntryId?: string; notes?: string[] };
+      if (d.logEntryId && d.notes) earlier.set(d.logEntryId, d.notes);
+    }
+  }
+  for (const step of result.steps) {
+    const notes = fresh.get(step.seq) ?? (step.logEntryId ? earlier.get(step.logEntryId) : undefined);
+    if (notes) step.notes = notes;
+  }
+}
+
+/**
  * Runs (or re-runs) a replay with its log first, then persists everything
  * the run produced in one transaction. A resume (`guard`) first claims the
  * replay with a compare-and-set on the `updatedAt` it read: when another
@@ -304,6 +354,11 @@ export async function runReplay(prisma: Db, replayId: string, extra: ExtraLog = 
     if (extra.approval) log.push(extra.approval);
     const policy = Policy.parse(row.policySnapshot);
     const adapter = Adapter.safeParse(row.session.agent.adapter);
+    const nulNotes = new Map<number, string[]>();
+    const onNul: NulReport = (r) => {
+      const note = `The ${r.executor} executor's answer for "${r.name}" held ${r.replaced} NUL character${r.replaced === 1 ? "" : "s"} (U+0000), replaced with U+FFFD: PostgreSQL cannot store them.`;
+      nulNotes.set(r.step, [...(nulNotes.get(r.step) ?? []), note]);
+    };
     try {
       result = await replay({
         base,
@@ -314,9 +369,9 @@ export async function runReplay(prisma: Db, replayId: string, extra: ExtraLog = 
         ...(adapter.success ? { adapter: adapter.data } : {}),
         historyLookup: historyLookupFor(prisma, { agentId: row.session.agentId, cohortAgentVersionId: row.experiment?.agentVersionId ?? null }),
         executors: {
-          tool: toolExecutor(prisma),
-          simulator: toolSimulator(prisma),
-          ...(LIVE_MODEL_POLICIES.has(policy.model) ? { model: modelExecutor(prisma) } : {}),
+          tool: toolExecutor(prisma, onNul),
+          simulator: toolSimulator(prisma, onNul),
+          ...(LIVE_MODEL_POLICIES.has(policy.model) ? { model: modelExecutor(prisma, onNul) } : {}),
         },
         now: () => new Date().toISOString(),
       });
@@ -325,6 +380,7 @@ export async function runReplay(prisma: Db, replayId: string, extra: ExtraLog = 
       inputError = error;
     }
     const done = result;
+    if (done) await noteSteps(prisma, replayId, done, nulNotes);
     if (done) {
       await prisma.$transaction(
         async (tx) => {
