@@ -11,7 +11,7 @@
  *   npx tsx bench/compare.ts        (BENCH_STEPS, BENCH_PORT to change)
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "@playwright/test";
@@ -73,6 +73,12 @@ async function waitForServer(url: string, timeoutMs = 120_000) {
 }
 
 async function main() {
+  const dist = process.env.NEXT_DIST_DIR || ".next";
+  if (!existsSync(path.join(dist, "BUILD_ID"))) {
+    console.error(`No production build in ${dist}/: run \`npm run build\` first (the bench measures next start, not next dev).`);
+    process.exitCode = 2;
+    return;
+  }
   const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-bench-compare-"));
   const server = { child: null as ReturnType<typeof spawn> | null };
   try {
