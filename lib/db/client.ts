@@ -88,7 +88,7 @@ export function database(): Promise<Database> {
   globalForDb.__branchpointDb ??= (async () => {
     const db = await openDatabase();
     const { ensureStartupData } = await import("./startup");
-    await ensureStartupData(db.prisma);
+    await ensureStartupData(db.prisma, { singleProcess: db.engine === "pglite" });
     return db;
   })().catch((error: unknown) => {
     globalForDb.__branchpointDb = undefined;

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureStartupData, loadDemoData } from "./startup";
+import { createTestDatabase, type TestDatabase } from "./testing";
+
+describe("start-up on the embedded database", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase("pglite");
+    await loadDemoData(db.prisma);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  async function runningReplay() {
+    const session = await db.prisma.session.findFirstOrThrow({ select: { id: true } });
+    return db.prisma.replay.create({
+      data: { sessionId: session.id, policySnapshot: {}, policyHash: "h", status: "running" },
+      select: { id: true },
+    });
+  }
+
+  it("leaves running replays alone when other processes may be running them (a shared PostgreSQL)", async () => {
+    const { id } = await runningReplay();
+    await ensureStartupData(db.prisma, { singleProcess: false });
+    expect((await db.prisma.replay.findUniqueOrThrow({ where: { id } })).status).toBe("running");
+  });
+
+  it("marks replays left running by a process that is gone as failed, saying why, and loads no demo data twice", async () => {
+    const sessionsBefore = await db.prisma.session.count();
+    const { id } = await runningReplay();
+    const result = await ensureStartupData(db.prisma, { singleProcess: true });
+    const replay = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
+    expect(replay.status).toBe("failed");
+    expect(replay.finishedAt).not.toBeNull();
+    expect(replay.error).toMatchObject({ code: "interrupted" });
+    expect(result.demoSessions).toBe(0);
+    expect(await db.prisma.session.count()).toBe(sessionsBefore);
+  });
+});
