@@ -48,8 +48,14 @@ export default tseslint.config(
             { group: ["next", "next/*"], message: "lib/replay is pure: no Next." },
             { group: ["react", "react-dom", "react/*"], message: "lib/replay is pure: no React." },
             { group: ["@prisma/*", "prisma", "pg", "@electric-sql/*"], message: "lib/replay is pure: no database." },
-            { group: ["@/app/*", "@/components/*", "@/lib/db", "@/lib/db/*"], message: "lib/replay may not import the app." },
-            { group: ["node:fs", "node:fs/*", "node:http", "node:net", "fs", "http", "net"], message: "lib/replay does no I/O." },
+            {
+              group: ["@/app/*", "@/components/*", "@/lib/db", "@/lib/db/*"],
+              message: "lib/replay may not import the app.",
+            },
+            {
+              group: ["node:fs", "node:fs/*", "node:http", "node:net", "fs", "http", "net"],
+              message: "lib/replay does no I/O.",
+            },
           ],
         },
       ],

@@ -24,12 +24,22 @@ import { buildSession, type TurnSpec } from "../lib/replay/session-builder";
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 5000);
 const PORT = Number(process.env.BENCH_PORT ?? 3190);
-const RECORDED: Policy = { model: "recorded-only", drift: "continue_to_terminal", tools: toolLevelPreset("recorded-only") };
+const RECORDED: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: toolLevelPreset("recorded-only"),
+};
 
 async function prepare(dir: string) {
   const turns: TurnSpec[] = [{ user: "Check every warehouse." }];
   // model + one tool call per turn: two steps each.
-  for (let i = 0; turns.length * 2 < STEPS; i++) turns.push({ model: `turn ${i}`, calls: [{ name: i % 3 === 0 ? "lookup_order" : "check_stock", args: { id: i }, result: { id: i, ok: i % 7 !== 0 } }] });
+  for (let i = 0; turns.length * 2 < STEPS; i++)
+    turns.push({
+      model: `turn ${i}`,
+      calls: [
+        { name: i % 3 === 0 ? "lookup_order" : "check_stock", args: { id: i }, result: { id: i, ok: i % 7 !== 0 } },
+      ],
+    });
   turns.push({ model: "done" }, { final: "All warehouses checked." });
   const events = buildSession(turns, { windowMessages: 6 });
   const db = await openDatabase({ dir, url: "" });
@@ -49,7 +59,15 @@ async function prepare(dir: string) {
       },
     ]);
     const editSeq = events.find((e) => e.kind === "tool_call" && e.seq > events.length / 2)!.seq;
-    const started = await createReplay(db.prisma, { sessionId: saved!.id, policy: RECORDED, edits: [{ seq: editSeq, op: "replace_tool_result", value: { edited: true } }] }, "bench");
+    const started = await createReplay(
+      db.prisma,
+      {
+        sessionId: saved!.id,
+        policy: RECORDED,
+        edits: [{ seq: editSeq, op: "replace_tool_result", value: { edited: true } }],
+      },
+      "bench",
+    );
     const t0 = performance.now();
     await runReplay(db.prisma, started.id);
     const runMs = performance.now() - t0;
@@ -75,7 +93,9 @@ async function waitForServer(url: string, timeoutMs = 120_000) {
 async function main() {
   const dist = process.env.NEXT_DIST_DIR || ".next";
   if (!existsSync(path.join(dist, "BUILD_ID"))) {
-    console.error(`No production build in ${dist}/: run \`npm run build\` first (the bench measures next start, not next dev).`);
+    console.error(
+      `No production build in ${dist}/: run \`npm run build\` first (the bench measures next start, not next dev).`,
+    );
     process.exitCode = 2;
     return;
   }
@@ -83,11 +103,23 @@ async function main() {
   const server = { child: null as ReturnType<typeof spawn> | null };
   try {
     const { replayId, steps, runMs } = await prepare(dir);
-    console.log(`prepared: ${steps}-step session and its replay (engine run + one-transaction persist: ${runMs.toFixed(0)} ms)`);
-    server.child = spawn(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(PORT)], {
-      stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, BRANCHPOINT_DATA_DIR: dir, BRANCHPOINT_DEMO_DATA: "off", NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: "" },
-    });
+    console.log(
+      `prepared: ${steps}-step session and its replay (engine run + one-transaction persist: ${runMs.toFixed(0)} ms)`,
+    );
+    server.child = spawn(
+      process.execPath,
+      [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(PORT)],
+      {
+        stdio: ["ignore", "ignore", "inherit"],
+        env: {
+          ...process.env,
+          BRANCHPOINT_DATA_DIR: dir,
+          BRANCHPOINT_DEMO_DATA: "off",
+          NEXT_TELEMETRY_DISABLED: "1",
+          DATABASE_URL: "",
+        },
+      },
+    );
     const base = `http://127.0.0.1:${PORT}`;
     await waitForServer(`${base}/api/health`);
 
@@ -141,10 +173,16 @@ async function main() {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const c = median(compare);
     const b = median(baseline);
-    console.log(`compare page, ${steps} steps: first rows in ${c} ms (median of ${runs}: ${compare.join(", ")}); ${rendered} row elements in the DOM (virtualized)`);
+    console.log(
+      `compare page, ${steps} steps: first rows in ${c} ms (median of ${runs}: ${compare.join(", ")}); ${rendered} row elements in the DOM (virtualized)`,
+    );
     console.log(`baseline /replays list:      first rows in ${b} ms (median of ${runs}: ${baseline.join(", ")})`);
-    console.log(`ratio compare/baseline: ${(c / b).toFixed(2)}   target: first rows under 1000 ms -> ${c < 1000 ? "met" : "NOT met"}`);
-    console.log(`scrolling: ${compareFps.toFixed(1)} fps on the comparison list, ${baselineFps.toFixed(1)} fps on the baseline page`);
+    console.log(
+      `ratio compare/baseline: ${(c / b).toFixed(2)}   target: first rows under 1000 ms -> ${c < 1000 ? "met" : "NOT met"}`,
+    );
+    console.log(
+      `scrolling: ${compareFps.toFixed(1)} fps on the comparison list, ${baselineFps.toFixed(1)} fps on the baseline page`,
+    );
   } finally {
     server.child?.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 500));

@@ -23,14 +23,25 @@ function rng(seed: number) {
 }
 const random = rng(42);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-const words = "order refund customer shipping address invoice priority account status payment region warehouse".split(" ");
+const words = "order refund customer shipping address invoice priority account status payment region warehouse".split(
+  " ",
+);
 const text = (n: number) => Array.from({ length: n }, () => pick(words)).join(" ");
 
 /** Arguments of 200 B – 3 KB: search queries with filters, orders with line items, documents. */
 function args(tool: string, k: number): unknown {
   switch (tool) {
     case "search_orders":
-      return { query: text(8), filters: { status: pick(["open", "shipped", "refunded"]), region: pick(["eu", "us", "apac"]), since: "2026-01-01" }, limit: 20, page: k % 5 };
+      return {
+        query: text(8),
+        filters: {
+          status: pick(["open", "shipped", "refunded"]),
+          region: pick(["eu", "us", "apac"]),
+          since: "2026-01-01",
+        },
+        limit: 20,
+        page: k % 5,
+      };
     case "get_order":
       return { order_id: `ord_${k % 400}`, include: ["items", "payments", "shipments"] };
     case "update_ticket":
@@ -38,7 +49,12 @@ function args(tool: string, k: number): unknown {
         ticket_id: `t_${k}`,
         body: text(60),
         tags: Array.from({ length: 6 }, () => pick(words)),
-        items: Array.from({ length: 8 }, (_, i) => ({ sku: `sku_${(k + i) % 97}`, qty: 1 + (i % 3), price: 9.99 + i, note: text(5) })),
+        items: Array.from({ length: 8 }, (_, i) => ({
+          sku: `sku_${(k + i) % 97}`,
+          qty: 1 + (i % 3),
+          price: 9.99 + i,
+          note: text(5),
+        })),
       };
     default:
       return { at: "now", tz: "UTC" };
@@ -58,7 +74,11 @@ function makeSession(): SessionEvent[] {
       // Polling-style repeats: every 7th call repeats an earlier identical call.
       const a = k % 7 === 0 ? args("get_order", 3) : args(tool, k);
       const name = k % 7 === 0 ? "get_order" : tool;
-      calls.push(k % 23 === 0 ? { name, args: a, error: { type: "Timeout", message: "upstream timed out" } } : { name, args: a, result: { ok: true, data: text(30), rows: k % 5 } });
+      calls.push(
+        k % 23 === 0
+          ? { name, args: a, error: { type: "Timeout", message: "upstream timed out" } }
+          : { name, args: a, result: { ok: true, data: text(30), rows: k % 5 } },
+      );
     }
     turns.push({ model: text(12), calls, order: calls.map((_, i) => i).reverse() });
     events += 1 + n;
@@ -79,7 +99,9 @@ async function main() {
   const base = makeSession();
   const toolCalls = base.filter((e) => e.kind === "tool_call");
   const argBytes = toolCalls.map((e) => JSON.stringify(toolCallArgs(e)).length);
-  console.log(`session: ${base.length} events, ${toolCalls.length} tool calls, args ${Math.min(...argBytes)}–${Math.max(...argBytes)} B (mean ${Math.round(argBytes.reduce((a, b) => a + b, 0) / argBytes.length)} B)`);
+  console.log(
+    `session: ${base.length} events, ${toolCalls.length} tool calls, args ${Math.min(...argBytes)}–${Math.max(...argBytes)} B (mean ${Math.round(argBytes.reduce((a, b) => a + b, 0) / argBytes.length)} B)`,
+  );
 
   const floorTimes: number[] = [];
   const replayTimes: number[] = [];

@@ -90,8 +90,12 @@ async function main() {
     const ingestMs = pairs.reduce((n, p) => n + p.ingestMs, 0);
     const rawMs = pairs.reduce((n, p) => n + p.rawMs, 0);
     const ratios = pairs.map((p) => p.rawMs / p.ingestMs);
-    console.log(`OTLP ingest (decode + store ${spans} spans + rebuild, ${SESSIONS} sessions of ${TRACES_PER_SESSION} traces): ${events} events in ${ingestMs.toFixed(0)} ms = ${(events / (ingestMs / 1000)).toFixed(0)} events/s`);
-    console.log(`raw batched Event insert (same rows, same database, interleaved):         ${events} events in ${rawMs.toFixed(0)} ms = ${(events / (rawMs / 1000)).toFixed(0)} events/s`);
+    console.log(
+      `OTLP ingest (decode + store ${spans} spans + rebuild, ${SESSIONS} sessions of ${TRACES_PER_SESSION} traces): ${events} events in ${ingestMs.toFixed(0)} ms = ${(events / (ingestMs / 1000)).toFixed(0)} events/s`,
+    );
+    console.log(
+      `raw batched Event insert (same rows, same database, interleaved):         ${events} events in ${rawMs.toFixed(0)} ms = ${(events / (rawMs / 1000)).toFixed(0)} events/s`,
+    );
     console.log(`ratio (ingest rate / raw rate), per session: ${ratios.map((r) => r.toFixed(2)).join(" ")}`);
     console.log(`ratio, median of ${pairs.length}: ${median(ratios).toFixed(2)}  (target ≥ 0.50)`);
   } finally {

@@ -1,9 +1,16 @@
 import { expect, test } from "./fixtures";
 
 const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
-const RECORDED = { model: "recorded-only", drift: "continue_to_terminal", tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } } };
+const RECORDED = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
+};
 
-test("run the recorded policy over the τ-bench cohort, watch it finish, and open a comparison", async ({ page, request }) => {
+test("run the recorded policy over the τ-bench cohort, watch it finish, and open a comparison", async ({
+  page,
+  request,
+}) => {
   const name = `Recorded regression ${Date.now()}`;
   const saved = await request.post("/api/v1/policies", { headers: AUTH, data: { name, policy: RECORDED } });
   expect(saved.status()).toBe(201);
@@ -21,7 +28,9 @@ test("run the recorded policy over the τ-bench cohort, watch it finish, and ope
   expect(cohort).toBeGreaterThan(1);
 
   const policySelect = page.getByLabel(/Policy version/);
-  await policySelect.selectOption((await policySelect.locator("option", { hasText: name }).getAttribute("value")) ?? "");
+  await policySelect.selectOption(
+    (await policySelect.locator("option", { hasText: name }).getAttribute("value")) ?? "",
+  );
   await page.getByLabel("Name").fill("τ-bench recorded regression");
   await page.getByRole("button", { name: `Start experiment over ${cohort} sessions` }).click();
 
@@ -37,11 +46,16 @@ test("run the recorded policy over the τ-bench cohort, watch it finish, and ope
   // The API answers the same per-session results.
   const api = await request.get(`/api/v1/experiments/${experimentId}`, { headers: AUTH });
   expect(api.status()).toBe(200);
-  const body = (await api.json()) as { experiment: { status: string; total: number; results: { sessionId: string; comparability: string }[] } };
+  const body = (await api.json()) as {
+    experiment: { status: string; total: number; results: { sessionId: string; comparability: string }[] };
+  };
   expect(body.experiment).toMatchObject({ status: "completed", total: cohort });
   expect(body.experiment.results.map((r) => r.comparability)).toEqual(Array.from({ length: cohort }, () => "exact"));
   const { versionId } = (await saved.json()) as { versionId: string };
-  const refused = await request.post("/api/v1/experiments", { headers: AUTH, data: { name: "x", policyVersionId: versionId, agentVersionId: "no-such-version" } });
+  const refused = await request.post("/api/v1/experiments", {
+    headers: AUTH,
+    data: { name: "x", policyVersionId: versionId, agentVersionId: "no-such-version" },
+  });
   expect(refused.status()).toBe(404);
   expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("agent_version_not_found");
 
@@ -72,7 +86,11 @@ test("run the recorded policy over the τ-bench cohort, watch it finish, and ope
 
   // One comparison, from the experiment's table.
   await row.getByRole("link", { name: "τ-bench recorded regression" }).click();
-  await page.getByTestId("experiment-result").first().getByRole("link", { name: /^Compare / }).click();
+  await page
+    .getByTestId("experiment-result")
+    .first()
+    .getByRole("link", { name: /^Compare / })
+    .click();
   await expect(page).toHaveURL(/\/replays\/[^/]+\/compare/);
   await expect(page.getByTestId("compare-row").first()).toBeVisible();
   await expect(page.getByTestId("evidence-panel")).toContainText("recorded");

@@ -9,14 +9,19 @@ const KEY = "e2e-test-key-0123456789";
 const FIXTURES = "lib/ingest/otlp/__fixtures__";
 const bearer = { authorization: `Bearer ${KEY}` };
 
-type SessionList = { sessions: { id: string; eventCount: number; externalId: string | null }[]; nextCursor: string | null };
+type SessionList = {
+  sessions: { id: string; eventCount: number; externalId: string | null }[];
+  nextCursor: string | null;
+};
 
 /** Every session (id and event count), for checking that a rejected request wrote nothing. */
 async function snapshot(request: APIRequestContext): Promise<string[]> {
   const out: string[] = [];
   let cursor: string | null = null;
   do {
-    const res = await request.get(`/api/v1/sessions?limit=200${cursor ? `&cursor=${cursor}` : ""}`, { headers: bearer });
+    const res = await request.get(`/api/v1/sessions?limit=200${cursor ? `&cursor=${cursor}` : ""}`, {
+      headers: bearer,
+    });
     expect(res.status()).toBe(200);
     const body = (await res.json()) as SessionList;
     out.push(...body.sessions.map((s) => `${s.id}:${s.eventCount}`));
@@ -28,16 +33,26 @@ async function snapshot(request: APIRequestContext): Promise<string[]> {
 /** A recorded OTLP JSON export with fresh trace ids (so it makes a new session). */
 function freshOtlpJson(file = "ai7-genai-generate.json"): { text: string; traceId: string } {
   const traceId = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
-  const text = readFileSync(`${FIXTURES}/${file}`, "utf8").replace(/"traceId":"[0-9a-f]{32}"/g, `"traceId":"${traceId}"`);
+  const text = readFileSync(`${FIXTURES}/${file}`, "utf8").replace(
+    /"traceId":"[0-9a-f]{32}"/g,
+    `"traceId":"${traceId}"`,
+  );
   return { text, traceId };
 }
 
-type RpcStatus = { code: number; message: string; details: { "@type": string; fieldViolations: { field: string; description: string }[] }[] };
+type RpcStatus = {
+  code: number;
+  message: string;
+  details: { "@type": string; fieldViolations: { field: string; description: string }[] }[];
+};
 
 test.describe("POST /v1/traces (OTLP/HTTP)", () => {
   test("accepts JSON, gzipped JSON and gzipped protobuf, answering in the request's encoding", async ({ request }) => {
     const json = freshOtlpJson();
-    const res = await request.post("/v1/traces", { headers: { "content-type": "application/json", "x-api-key": KEY }, data: json.text });
+    const res = await request.post("/v1/traces", {
+      headers: { "content-type": "application/json", "x-api-key": KEY },
+      data: json.text,
+    });
     expect(res.status()).toBe(200);
     expect(res.headers()["content-type"]).toContain("application/json");
     expect(await res.json()).toEqual({});
@@ -71,7 +86,10 @@ test.describe("POST /v1/traces (OTLP/HTTP)", () => {
     const json = { "content-type": "application/json", "x-api-key": KEY };
 
     // 401: no key, a wrong key.
-    const keyless: Record<string, string>[] = [{ "content-type": "application/json" }, { "content-type": "application/json", "x-api-key": "not-a-real-key-123" }];
+    const keyless: Record<string, string>[] = [
+      { "content-type": "application/json" },
+      { "content-type": "application/json", "x-api-key": "not-a-real-key-123" },
+    ];
     for (const headers of keyless) {
       const res = await post(headers, freshOtlpJson().text);
       expect(res.status()).toBe(401);
@@ -89,10 +107,16 @@ test.describe("POST /v1/traces (OTLP/HTTP)", () => {
     const malformed = await post(json, '{"resourceSpans": [');
     expect(malformed.status()).toBe(400);
     expect(((await malformed.json()) as RpcStatus).message).toMatch(/not JSON/);
-    const badGzip = await post({ ...json, "content-encoding": "gzip" }, Buffer.from([0x1f, 0x8b, 0x08, 0x00, 1, 2, 3, 4]));
+    const badGzip = await post(
+      { ...json, "content-encoding": "gzip" },
+      Buffer.from([0x1f, 0x8b, 0x08, 0x00, 1, 2, 3, 4]),
+    );
     expect(badGzip.status()).toBe(400);
     expect(((await badGzip.json()) as RpcStatus).message).toMatch(/gzip/);
-    const badProto = await post({ "content-type": "application/x-protobuf", "x-api-key": KEY }, Buffer.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]));
+    const badProto = await post(
+      { "content-type": "application/x-protobuf", "x-api-key": KEY },
+      Buffer.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]),
+    );
     expect(badProto.status()).toBe(400);
     expect(badProto.headers()["content-type"]).toBe("application/x-protobuf");
     const statusBytes = await badProto.body();
@@ -101,16 +125,24 @@ test.describe("POST /v1/traces (OTLP/HTTP)", () => {
     expect(statusBytes.toString("latin1")).toContain("not a protobuf ExportTraceServiceRequest");
 
     // 400: schema violations, each at its exact path.
-    const schema = await post(json, JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: "xyz", name: "s" }] }] }] }));
+    const schema = await post(
+      json,
+      JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: "xyz", name: "s" }] }] }] }),
+    );
     expect(schema.status()).toBe(400);
     const violations = ((await schema.json()) as RpcStatus).details[0]!.fieldViolations.map((v) => v.field);
     expect(violations).toEqual(
-      expect.arrayContaining(["resourceSpans[0].scopeSpans[0].spans[0].traceId", "resourceSpans[0].scopeSpans[0].spans[0].spanId"]),
+      expect.arrayContaining([
+        "resourceSpans[0].scopeSpans[0].spans[0].traceId",
+        "resourceSpans[0].scopeSpans[0].spans[0].spanId",
+      ]),
     );
 
     // 400: a span with a mistyped attribute (a tool name that is a number), even among good spans.
     const good = freshOtlpJson();
-    const doc = JSON.parse(good.text) as { resourceSpans: { scopeSpans: { spans: { attributes: { key: string; value: Record<string, unknown> }[] }[] }[] }[] };
+    const doc = JSON.parse(good.text) as {
+      resourceSpans: { scopeSpans: { spans: { attributes: { key: string; value: Record<string, unknown> }[] }[] }[] }[];
+    };
     const attr = doc.resourceSpans
       .flatMap((r) => r.scopeSpans.flatMap((s) => s.spans.flatMap((sp) => sp.attributes)))
       .find((a) => a.key === "gen_ai.tool.name");
@@ -120,7 +152,11 @@ test.describe("POST /v1/traces (OTLP/HTTP)", () => {
     expect(mistyped.status()).toBe(400);
     const mistypedBody = (await mistyped.json()) as RpcStatus;
     expect(mistypedBody.message).toMatch(/gen_ai\.tool\.name/);
-    expect(mistypedBody.details[0]!.fieldViolations.some((v) => v.field.endsWith('["gen_ai.tool.name"]') || v.field.includes("gen_ai.tool.name"))).toBe(true);
+    expect(
+      mistypedBody.details[0]!.fieldViolations.some(
+        (v) => v.field.endsWith('["gen_ai.tool.name"]') || v.field.includes("gen_ai.tool.name"),
+      ),
+    ).toBe(true);
 
     // 413: over BRANCHPOINT_MAX_BODY_BYTES (20 MB by default).
     const huge = await post(json, Buffer.alloc(20 * 1024 * 1024 + 1, 0x20));
@@ -136,10 +172,16 @@ test.describe("POST /v1/traces/ingest (OpenAI Agents SDK)", () => {
     const before = await snapshot(request);
     const noKey = await request.post("/v1/traces/ingest", { data: { data: [] } });
     expect(noKey.status()).toBe(401);
-    const malformed = await request.post("/v1/traces/ingest", { headers: { ...bearer, "content-type": "application/json" }, data: Buffer.from("{not json") });
+    const malformed = await request.post("/v1/traces/ingest", {
+      headers: { ...bearer, "content-type": "application/json" },
+      data: Buffer.from("{not json"),
+    });
     expect(malformed.status()).toBe(400);
     expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe("malformed_json");
-    const wrongType = await request.post("/v1/traces/ingest", { headers: { ...bearer, "content-type": "text/csv" }, data: Buffer.from("a,b") });
+    const wrongType = await request.post("/v1/traces/ingest", {
+      headers: { ...bearer, "content-type": "text/csv" },
+      data: Buffer.from("a,b"),
+    });
     expect(wrongType.status()).toBe(415);
     const shape = await request.post("/v1/traces/ingest", {
       headers: bearer,
@@ -147,11 +189,19 @@ test.describe("POST /v1/traces/ingest (OpenAI Agents SDK)", () => {
     });
     expect(shape.status()).toBe(400);
     const issues = ((await shape.json()) as { error: { issues: { path: string }[] } }).error.issues.map((i) => i.path);
-    expect(issues).toEqual(expect.arrayContaining(["data[0].trace_id", "data[0].started_at", "data[0].span_data.type"]));
+    expect(issues).toEqual(
+      expect.arrayContaining(["data[0].trace_id", "data[0].started_at", "data[0].span_data.type"]),
+    );
     expect(await snapshot(request)).toEqual(before);
 
-    const body = readFileSync("lib/ingest/__fixtures__/openai-agents-chat.json", "utf8").replaceAll("group-openai-agents-chat", `group-api-${Date.now()}`);
-    const ok = await request.post("/v1/traces/ingest", { headers: { ...bearer, "content-type": "application/json" }, data: body });
+    const body = readFileSync("lib/ingest/__fixtures__/openai-agents-chat.json", "utf8").replaceAll(
+      "group-openai-agents-chat",
+      `group-api-${Date.now()}`,
+    );
+    const ok = await request.post("/v1/traces/ingest", {
+      headers: { ...bearer, "content-type": "application/json" },
+      data: body,
+    });
     expect(ok.status()).toBe(200);
     const saved = (await ok.json()) as { sessions: { id: string; eventCount: number }[] };
     expect(saved.sessions).toHaveLength(1);
@@ -161,29 +211,40 @@ test.describe("POST /v1/traces/ingest (OpenAI Agents SDK)", () => {
 
 test.describe("/api/v1/sessions", () => {
   const native = () => {
-    const doc = JSON.parse(readFileSync("prisma/seed/native/refund-agent.json", "utf8")) as { externalId: string; title: string };
+    const doc = JSON.parse(readFileSync("prisma/seed/native/refund-agent.json", "utf8")) as {
+      externalId: string;
+      title: string;
+    };
     doc.externalId = `api-test:${Date.now()}`;
     doc.title = "Imported through the API";
     return doc;
   };
 
-  test("imports a document (201), answers a re-import with the same id, lists newest first and returns events in order", async ({ request }) => {
+  test("imports a document (201), answers a re-import with the same id, lists newest first and returns events in order", async ({
+    request,
+  }) => {
     const doc = native();
     const res = await request.post("/api/v1/sessions", { headers: bearer, data: doc });
     expect(res.status()).toBe(201);
     const { sessions } = (await res.json()) as { sessions: { id: string; eventCount: number; duplicate?: boolean }[] };
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.duplicate).toBeUndefined();
-    const again = (await (await request.post("/api/v1/sessions?format=native", { headers: bearer, data: doc })).json()) as { sessions: unknown[] };
+    const again = (await (
+      await request.post("/api/v1/sessions?format=native", { headers: bearer, data: doc })
+    ).json()) as { sessions: unknown[] };
     expect(again.sessions).toEqual([{ id: sessions[0]!.id, eventCount: sessions[0]!.eventCount, duplicate: true }]);
 
     const page1 = (await (await request.get("/api/v1/sessions?limit=2", { headers: bearer })).json()) as SessionList;
     expect(page1.sessions[0]!.id).toBe(sessions[0]!.id);
     expect(page1.sessions).toHaveLength(2);
     expect(page1.nextCursor).toBe(page1.sessions[1]!.id);
-    const page2 = (await (await request.get(`/api/v1/sessions?limit=2&cursor=${page1.nextCursor}`, { headers: bearer })).json()) as SessionList;
+    const page2 = (await (
+      await request.get(`/api/v1/sessions?limit=2&cursor=${page1.nextCursor}`, { headers: bearer })
+    ).json()) as SessionList;
     expect(page2.sessions.map((s) => s.id)).not.toContain(page1.sessions[0]!.id);
-    const byAgent = (await (await request.get("/api/v1/sessions?agent=trailhead-tracking-bot&q=carrier", { headers: bearer })).json()) as SessionList;
+    const byAgent = (await (
+      await request.get("/api/v1/sessions?agent=trailhead-tracking-bot&q=carrier", { headers: bearer })
+    ).json()) as SessionList;
     expect(byAgent.sessions.length).toBeGreaterThan(0);
 
     const one = await request.get(`/api/v1/sessions/${sessions[0]!.id}`, { headers: bearer });
@@ -198,27 +259,81 @@ test.describe("/api/v1/sessions", () => {
     const before = await snapshot(request);
     const cases: { name: string; res: Promise<APIResponse>; status: number; code: string; path?: string }[] = [
       { name: "no key", res: request.post("/api/v1/sessions", { data: native() }), status: 401, code: "unauthorized" },
-      { name: "x-api-key is not for /api/v1", res: request.post("/api/v1/sessions", { headers: { "x-api-key": KEY }, data: native() }), status: 401, code: "unauthorized" },
-      { name: "malformed JSON", res: request.post("/api/v1/sessions", { headers: { ...bearer, "content-type": "application/json" }, data: Buffer.from('{"agent": ') }), status: 400, code: "unknown_format" },
-      { name: "unknown format", res: request.post("/api/v1/sessions", { headers: bearer, data: { hello: "world" } }), status: 400, code: "unknown_format" },
-      { name: "bad ?format=", res: request.post("/api/v1/sessions?format=yaml", { headers: bearer, data: native() }), status: 400, code: "invalid_query", path: "format" },
+      {
+        name: "x-api-key is not for /api/v1",
+        res: request.post("/api/v1/sessions", { headers: { "x-api-key": KEY }, data: native() }),
+        status: 401,
+        code: "unauthorized",
+      },
+      {
+        name: "malformed JSON",
+        res: request.post("/api/v1/sessions", {
+          headers: { ...bearer, "content-type": "application/json" },
+          data: Buffer.from('{"agent": '),
+        }),
+        status: 400,
+        code: "unknown_format",
+      },
+      {
+        name: "unknown format",
+        res: request.post("/api/v1/sessions", { headers: bearer, data: { hello: "world" } }),
+        status: 400,
+        code: "unknown_format",
+      },
+      {
+        name: "bad ?format=",
+        res: request.post("/api/v1/sessions?format=yaml", { headers: bearer, data: native() }),
+        status: 400,
+        code: "invalid_query",
+        path: "format",
+      },
       {
         name: "schema violation",
-        res: request.post("/api/v1/sessions?format=native", { headers: bearer, data: { ...native(), events: [{ kind: "teleport" }] } }),
+        res: request.post("/api/v1/sessions?format=native", {
+          headers: bearer,
+          data: { ...native(), events: [{ kind: "teleport" }] },
+        }),
         status: 400,
         code: "invalid_document",
         path: "events[0].kind",
       },
-      { name: "wrong content type", res: request.post("/api/v1/sessions", { headers: { ...bearer, "content-type": "image/png" }, data: Buffer.from([1, 2, 3]) }), status: 415, code: "unsupported_media_type" },
-      { name: "empty body", res: request.post("/api/v1/sessions", { headers: { ...bearer, "content-type": "application/json" } }), status: 400, code: "empty_body" },
+      {
+        name: "wrong content type",
+        res: request.post("/api/v1/sessions", {
+          headers: { ...bearer, "content-type": "image/png" },
+          data: Buffer.from([1, 2, 3]),
+        }),
+        status: 415,
+        code: "unsupported_media_type",
+      },
+      {
+        name: "empty body",
+        res: request.post("/api/v1/sessions", { headers: { ...bearer, "content-type": "application/json" } }),
+        status: 400,
+        code: "empty_body",
+      },
       {
         name: "over the limit",
-        res: request.post("/api/v1/sessions", { headers: { ...bearer, "content-type": "application/json" }, data: Buffer.alloc(20 * 1024 * 1024 + 1, 0x20) }),
+        res: request.post("/api/v1/sessions", {
+          headers: { ...bearer, "content-type": "application/json" },
+          data: Buffer.alloc(20 * 1024 * 1024 + 1, 0x20),
+        }),
         status: 413,
         code: "payload_too_large",
       },
-      { name: "unknown id", res: request.get("/api/v1/sessions/nope", { headers: bearer }), status: 404, code: "not_found" },
-      { name: "bad limit", res: request.get("/api/v1/sessions?limit=0", { headers: bearer }), status: 400, code: "invalid_query", path: "limit" },
+      {
+        name: "unknown id",
+        res: request.get("/api/v1/sessions/nope", { headers: bearer }),
+        status: 404,
+        code: "not_found",
+      },
+      {
+        name: "bad limit",
+        res: request.get("/api/v1/sessions?limit=0", { headers: bearer }),
+        status: 400,
+        code: "invalid_query",
+        path: "limit",
+      },
     ];
     for (const c of cases) {
       const res = await c.res;
@@ -226,7 +341,11 @@ test.describe("/api/v1/sessions", () => {
       const body = (await res.json()) as { error: { code: string; message: string; issues: { path: string }[] } };
       expect(body.error.code, c.name).toBe(c.code);
       expect(body.error.message.length, c.name).toBeGreaterThan(0);
-      if (c.path) expect(body.error.issues.map((i) => i.path), c.name).toContain(c.path);
+      if (c.path)
+        expect(
+          body.error.issues.map((i) => i.path),
+          c.name,
+        ).toContain(c.path);
     }
     expect(await snapshot(request)).toEqual(before);
   });

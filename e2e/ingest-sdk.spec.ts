@@ -28,9 +28,13 @@ type Session = { id: string; externalId: string; format: string; events: Event[]
 /** Runs scripts/record-sdk-traces.ts against this server; returns each run's trace ids. */
 function recordLive(args: string[]): Promise<Run[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/record-sdk-traces.ts", ...args, "--api-key", KEY, "--summary"], {
-      env: { ...process.env, NODE_NO_WARNINGS: "1" },
-    });
+    const child = spawn(
+      process.execPath,
+      ["node_modules/tsx/dist/cli.mjs", "scripts/record-sdk-traces.ts", ...args, "--api-key", KEY, "--summary"],
+      {
+        env: { ...process.env, NODE_NO_WARNINGS: "1" },
+      },
+    );
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -45,7 +49,9 @@ function recordLive(args: string[]): Promise<Run[]> {
 }
 
 async function sessionByExternalId(request: APIRequestContext, externalId: string): Promise<Session> {
-  const list = (await (await request.get("/api/v1/sessions?limit=200", { headers: bearer })).json()) as { sessions: { id: string; externalId: string }[] };
+  const list = (await (await request.get("/api/v1/sessions?limit=200", { headers: bearer })).json()) as {
+    sessions: { id: string; externalId: string }[];
+  };
   const found = list.sessions.filter((s) => s.externalId === externalId);
   expect(found, `one session for ${externalId}`).toHaveLength(1);
   const res = await request.get(`/api/v1/sessions/${found[0]!.id}`, { headers: bearer });
@@ -61,12 +67,30 @@ function expectScripted(session: Session, opts: { finalOutput: boolean; redacted
   expect(models).toHaveLength(3);
   // Each batch of tool calls follows the model call that asked for it; calls of one batch ran in
   // parallel, so within a batch they are in the order they started (either way round).
-  expect(events.map((e) => e.kind).slice(0, 7)).toEqual(["model_call", "tool_call", "tool_call", "model_call", "tool_call", "tool_call", "model_call"]);
+  expect(events.map((e) => e.kind).slice(0, 7)).toEqual([
+    "model_call",
+    "tool_call",
+    "tool_call",
+    "model_call",
+    "tool_call",
+    "tool_call",
+    "model_call",
+  ]);
   const batch = (from: number) => events.slice(from, from + 2).sort((a, b) => (a.name < b.name ? -1 : 1));
   const [time1, lookup] = batch(1) as [Event, Event];
   const [time2, refund] = batch(4) as [Event, Event];
-  expect([lookup.name, time1.name, time2.name, refund.name]).toEqual(["lookup_order", "get_time", "get_time", "refund_payment"]);
-  expect([lookup.status, time1.status, time2.status, refund.status]).toEqual(["completed", "completed", "completed", "failed"]);
+  expect([lookup.name, time1.name, time2.name, refund.name]).toEqual([
+    "lookup_order",
+    "get_time",
+    "get_time",
+    "refund_payment",
+  ]);
+  expect([lookup.status, time1.status, time2.status, refund.status]).toEqual([
+    "completed",
+    "completed",
+    "completed",
+    "failed",
+  ]);
   for (const e of [time1, lookup]) expect(e.parentSeq).toBe(0);
   for (const e of [time2, refund]) expect(e.parentSeq).toBe(3);
   expect(lookup.input?.args).toEqual({ order_id: "4821" });
@@ -91,10 +115,21 @@ function expectScripted(session: Session, opts: { finalOutput: boolean; redacted
 
 test.describe.configure({ mode: "serial" });
 
-test("AI SDK 7 (generateText, streamText), AI SDK 6 and the Agents SDK export to /v1/traces (JSON) and /v1/traces/ingest", async ({ request, baseURL, page }) => {
+test("AI SDK 7 (generateText, streamText), AI SDK 6 and the Agents SDK export to /v1/traces (JSON) and /v1/traces/ingest", async ({
+  request,
+  baseURL,
+  page,
+}) => {
   test.setTimeout(120_000);
   const tag = `-json-${Date.now()}`;
-  const runs = await recordLive(["--otlp-json", `${baseURL}/v1/traces`, "--agents", `${baseURL}/v1/traces/ingest`, "--tag", tag]);
+  const runs = await recordLive([
+    "--otlp-json",
+    `${baseURL}/v1/traces`,
+    "--agents",
+    `${baseURL}/v1/traces/ingest`,
+    "--tag",
+    tag,
+  ]);
   expect(runs.map((r) => r.name)).toEqual([
     "ai7-genai-generate",
     "ai7-legacy-generate",
@@ -117,7 +152,10 @@ test("AI SDK 7 (generateText, streamText), AI SDK 6 and the Agents SDK export to
     if (run.name.startsWith("ai7")) expect(run.traceIds, run.name).toHaveLength(1);
     const session = await sessionByExternalId(request, externalId);
     expect(session.format).toBe(run.name.startsWith("openai-agents") ? "openai-agents" : "otlp-json");
-    expectScripted(session, { finalOutput: run.name !== "openai-agents-responses", redactedErrors: run.name.startsWith("openai-agents") });
+    expectScripted(session, {
+      finalOutput: run.name !== "openai-agents-responses",
+      redactedErrors: run.name.startsWith("openai-agents"),
+    });
     sessions[run.name] = session;
   }
 
@@ -131,7 +169,9 @@ test("AI SDK 7 (generateText, streamText), AI SDK 6 and the Agents SDK export to
   await expect(refund).toContainText("failed");
   await refund.locator("summary").click();
   await expect(refund).toContainText("card processor unavailable");
-  await expect(page.locator('details[data-kind="tool_call"][data-name="get_time"]').last().locator("summary")).toContainText("repeat #2");
+  await expect(
+    page.locator('details[data-kind="tool_call"][data-name="get_time"]').last().locator("summary"),
+  ).toContainText("repeat #2");
 });
 
 test("AI SDK 7 and 6 export gzipped protobuf to /v1/traces", async ({ request, baseURL }) => {

@@ -1,12 +1,27 @@
 import { expect, test } from "./fixtures";
 
 const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
-const RECORDED = { model: "recorded-only", drift: "continue_to_terminal", tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } } };
-const PAUSE = { model: "recorded-only", drift: "continue_to_terminal", tools: { default: { type: "history", scope: "baseline", on_miss: "pause" } } };
+const RECORDED = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
+};
+const PAUSE = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: { default: { type: "history", scope: "baseline", on_miss: "pause" } },
+};
 
-test("replay a session with an edit, supply a fixture when it pauses, and compare with the base run", async ({ page }) => {
+test("replay a session with an edit, supply a fixture when it pauses, and compare with the base run", async ({
+  page,
+}) => {
   await page.goto("/sessions?q=refund");
-  await page.getByTestId("session-row").filter({ hasText: "Refund for cracked pour-over set" }).getByRole("link").first().click();
+  await page
+    .getByTestId("session-row")
+    .filter({ hasText: "Refund for cracked pour-over set" })
+    .getByRole("link")
+    .first()
+    .click();
   await page.getByRole("link", { name: "Replay this session" }).click();
   await expect(page.getByRole("heading", { name: "Replay this session" })).toBeVisible();
 
@@ -47,7 +62,9 @@ test("replay a session with an edit, supply a fixture when it pauses, and compar
   await expect(page.getByTestId("pair-detail")).toContainText("first divergence");
   await expect(page.getByTestId("pair-detail")).toContainText("lookup_order");
   const evidence = page.getByTestId("evidence-panel");
-  await expect(evidence.getByTestId("evidence-fixtures")).toContainText("Warehouse ticket WH-77: order 4822 is the same set");
+  await expect(evidence.getByTestId("evidence-fixtures")).toContainText(
+    "Warehouse ticket WH-77: order 4822 is the same set",
+  );
   await expect(evidence).toContainText("controlled");
 
   // The URL holds the view: a reload keeps the selected pair and the filter.
@@ -62,50 +79,79 @@ test("replay a session with an edit, supply a fixture when it pauses, and compar
 });
 
 test("API: start, pause, fixture, comparison, and clear errors", async ({ request }) => {
-  const sessions = (await (await request.get("/api/v1/sessions?q=refund", { headers: AUTH })).json()) as { sessions: { id: string }[] };
+  const sessions = (await (await request.get("/api/v1/sessions?q=refund", { headers: AUTH })).json()) as {
+    sessions: { id: string }[];
+  };
   const sessionId = sessions.sessions[0]!.id;
 
   expect((await request.post("/api/v1/replays", { data: { sessionId, policy: RECORDED } })).status()).toBe(401);
 
   const exact = await request.post("/api/v1/replays", { headers: AUTH, data: { sessionId, policy: RECORDED } });
   expect(exact.status()).toBe(201);
-  const { replay } = (await exact.json()) as { replay: { id: string; status: string; comparability: string; steps: unknown[]; evidence: { policyHash: string } } };
+  const { replay } = (await exact.json()) as {
+    replay: { id: string; status: string; comparability: string; steps: unknown[]; evidence: { policyHash: string } };
+  };
   expect(replay).toMatchObject({ status: "completed", comparability: "exact" });
   expect(replay.evidence.policyHash).toMatch(/^[0-9a-f]{64}$/);
   expect(replay.steps.length).toBeGreaterThan(5);
 
-  const notPaused = await request.post(`/api/v1/replays/${replay.id}/fixtures`, { headers: AUTH, data: { output: 1, note: "n" } });
+  const notPaused = await request.post(`/api/v1/replays/${replay.id}/fixtures`, {
+    headers: AUTH,
+    data: { output: 1, note: "n" },
+  });
   expect(notPaused.status()).toBe(409);
   expect(((await notPaused.json()) as { error: { code: string } }).error.code).toBe("nothing_pending");
 
-  const badEdit = await request.post("/api/v1/replays", { headers: AUTH, data: { sessionId, policy: RECORDED, edits: [{ seq: 0, op: "replace_tool_result", value: 1 }] } });
+  const badEdit = await request.post("/api/v1/replays", {
+    headers: AUTH,
+    data: { sessionId, policy: RECORDED, edits: [{ seq: 0, op: "replace_tool_result", value: 1 }] },
+  });
   expect(badEdit.status()).toBe(400);
   const badBody = (await badEdit.json()) as { error: { code: string; issues: { path: string; message: string }[] } };
   expect(badBody.error.code).toBe("invalid_edits");
   expect(badBody.error.issues[0]!.path).toBe("edits[0].op");
 
-  const paused = await request.post("/api/v1/replays", { headers: AUTH, data: { sessionId, policy: PAUSE, edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "4822" } }] } });
-  const pausedReplay = ((await paused.json()) as { replay: { id: string; status: string; pending: { tool: string; step: number } } }).replay;
+  const paused = await request.post("/api/v1/replays", {
+    headers: AUTH,
+    data: { sessionId, policy: PAUSE, edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "4822" } }] },
+  });
+  const pausedReplay = (
+    (await paused.json()) as { replay: { id: string; status: string; pending: { tool: string; step: number } } }
+  ).replay;
   expect(pausedReplay).toMatchObject({ status: "paused", pending: { tool: "lookup_order", step: 1 } });
 
-  const malformed = await request.post(`/api/v1/replays/${pausedReplay.id}/fixtures`, { headers: { ...AUTH, "content-type": "application/json" }, data: Buffer.from("{not json") });
+  const malformed = await request.post(`/api/v1/replays/${pausedReplay.id}/fixtures`, {
+    headers: { ...AUTH, "content-type": "application/json" },
+    data: Buffer.from("{not json"),
+  });
   expect(malformed.status()).toBe(400);
   expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe("malformed_json");
 
-  const resumed = await request.post(`/api/v1/replays/${pausedReplay.id}/fixtures`, { headers: AUTH, data: { output: { order_id: "4822", status: "delivered" }, note: "from the API test" } });
+  const resumed = await request.post(`/api/v1/replays/${pausedReplay.id}/fixtures`, {
+    headers: AUTH,
+    data: { output: { order_id: "4822", status: "delivered" }, note: "from the API test" },
+  });
   expect(resumed.status()).toBe(200);
   expect(((await resumed.json()) as { replay: { status: string } }).replay.status).toBe("completed");
 
   const comparison = await request.get(`/api/v1/replays/${pausedReplay.id}/comparison`, { headers: AUTH });
   expect(comparison.status()).toBe(200);
-  const body = (await comparison.json()) as { comparison: { firstDivergence: { baseSeq: number }; evidence: { fixturesUsed: { note: string }[]; policyHash: string }; pairs: { type: string }[] } };
+  const body = (await comparison.json()) as {
+    comparison: {
+      firstDivergence: { baseSeq: number };
+      evidence: { fixturesUsed: { note: string }[]; policyHash: string };
+      pairs: { type: string }[];
+    };
+  };
   expect(body.comparison.firstDivergence.baseSeq).toBe(1);
   expect(body.comparison.evidence.fixturesUsed[0]!.note).toBe("from the API test");
 
   expect((await request.get("/api/v1/replays/nope/comparison", { headers: AUTH })).status()).toBe(404);
 });
 
-test("executor settings: an allow-list entry and a tool endpoint, with clear errors; keys stay on the server", async ({ page }) => {
+test("executor settings: an allow-list entry and a tool endpoint, with clear errors; keys stay on the server", async ({
+  page,
+}) => {
   await page.goto("/settings/executors");
   await expect(page.getByRole("heading", { name: "Live executors" })).toBeVisible();
   await page.getByRole("textbox", { name: "Host", exact: true }).fill("http://exa mple");

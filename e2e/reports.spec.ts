@@ -11,7 +11,10 @@ const RECORDED_POLICY = {
   tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
 };
 /** refund_payment needs an analyst fixture: the branch pauses there. */
-const FIXTURE_POLICY = { ...RECORDED_POLICY, tools: { ...RECORDED_POLICY.tools, overrides: { refund_payment: { type: "fixture", on_miss: "pause" } } } };
+const FIXTURE_POLICY = {
+  ...RECORDED_POLICY,
+  tools: { ...RECORDED_POLICY.tools, overrides: { refund_payment: { type: "fixture", on_miss: "pause" } } },
+};
 
 async function sessionId(request: APIRequestContext, q: string): Promise<string> {
   const res = await request.get(`/api/v1/sessions?q=${encodeURIComponent(q)}`, { headers: AUTH });
@@ -28,7 +31,10 @@ async function startReplay(request: APIRequestContext, body: object): Promise<{ 
 }
 
 async function createReport(request: APIRequestContext, replayId: string, title: string): Promise<string> {
-  const res = await request.post("/api/v1/reports", { headers: AUTH, data: { replayId, title, sections: { finding: `Finding of ${title}` } } });
+  const res = await request.post("/api/v1/reports", {
+    headers: AUTH,
+    data: { replayId, title, sections: { finding: `Finding of ${title}` } },
+  });
   expect(res.status(), await res.text()).toBe(201);
   return ((await res.json()) as { report: { id: string } }).report.id;
 }
@@ -44,7 +50,8 @@ async function anonymousContext(browser: Browser, offsite: string[]): Promise<Br
   const context = await browser.newContext();
   context.on("request", (r) => {
     const url = new URL(r.url());
-    if (["http:", "https:"].includes(url.protocol) && !["127.0.0.1", "localhost"].includes(url.hostname)) offsite.push(r.url());
+    if (["http:", "https:"].includes(url.protocol) && !["127.0.0.1", "localhost"].includes(url.hostname))
+      offsite.push(r.url());
   });
   return context;
 }
@@ -56,12 +63,20 @@ async function anonymousContext(browser: Browser, offsite: string[]): Promise<Br
  */
 function normalize404(html: string, token: string): string {
   const text = html.replaceAll(token, "TOKEN");
-  const flight = [...text.matchAll(/self\.__next_f\.push\(\[1,("(?:[^"\\]|\\.)*")\]\)/g)].map((m) => JSON.parse(m[1]!) as string).join("");
+  const flight = [...text.matchAll(/self\.__next_f\.push\(\[1,("(?:[^"\\]|\\.)*")\]\)/g)]
+    .map((m) => JSON.parse(m[1]!) as string)
+    .join("");
   const shell = text.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, "");
   return [shell, ...flight.split("\n").sort()].join("\n");
 }
 
-test("create a report from a comparison, share it, open the link with no cookies, revoke it", async ({ page, browser, request, baseURL, offsiteRequests }) => {
+test("create a report from a comparison, share it, open the link with no cookies, revoke it", async ({
+  page,
+  browser,
+  request,
+  baseURL,
+  offsiteRequests,
+}) => {
   const refund = await sessionId(request, "pour-over");
   const replay = await startReplay(request, {
     sessionId: refund,
@@ -81,7 +96,9 @@ test("create a report from a comparison, share it, open the link with no cookies
 
   const title = "Refund reported as done after a card decline";
   await page.getByLabel("Title").fill(title);
-  await page.locator("#section-finding").fill("The agent **confirms** a refund that failed.\n\n<script>alert(1)</script>");
+  await page
+    .locator("#section-finding")
+    .fill("The agent **confirms** a refund that failed.\n\n<script>alert(1)</script>");
   await page.getByRole("tab", { name: "Preview" }).first().click();
   const preview = page.getByTestId("section-finding-preview");
   await expect(preview.locator("strong")).toHaveText("confirms");
@@ -124,7 +141,9 @@ test("create a report from a comparison, share it, open the link with no cookies
   const md = await viewer.request.get(`${url}/export?format=md`);
   expect(md.status()).toBe(200);
   expect(await md.text()).toContain(hash);
-  const json = (await (await viewer.request.get(`${url}/export?format=json`)).json()) as { report: { policy: { hash: string; document: unknown } } };
+  const json = (await (await viewer.request.get(`${url}/export?format=json`)).json()) as {
+    report: { policy: { hash: string; document: unknown } };
+  };
   expect(json.report.policy).toEqual({ hash, document: RECORDED_POLICY, version: null });
 
   // The dashboard's own exports.
@@ -145,7 +164,11 @@ test("create a report from a comparison, share it, open the link with no cookies
   await expect(page.getByTestId("report-row").filter({ hasText: title })).toHaveCount(1);
 });
 
-test("share links fail closed: unknown, malformed and revoked tokens are the same 404, and a page shows one report only", async ({ browser, request, offsiteRequests }) => {
+test("share links fail closed: unknown, malformed and revoked tokens are the same 404, and a page shows one report only", async ({
+  browser,
+  request,
+  offsiteRequests,
+}) => {
   const refund = await sessionId(request, "pour-over");
   const other = await sessionId(request, "carrier API error");
   const a = await startReplay(request, { sessionId: refund, policy: RECORDED_POLICY });
@@ -163,7 +186,10 @@ test("share links fail closed: unknown, malformed and revoked tokens are the sam
   const bodies: string[] = [];
   viewer.on("response", (r) => {
     if (new URL(r.url()).hostname === "127.0.0.1") bodies.push(r.url());
-    void r.text().then((t) => bodies.push(t), () => undefined);
+    void r.text().then(
+      (t) => bodies.push(t),
+      () => undefined,
+    );
   });
   const res = await viewer.goto(linkA.url);
   expect(res?.status()).toBe(200);
@@ -171,7 +197,8 @@ test("share links fail closed: unknown, malformed and revoked tokens are the sam
   await viewer.waitForLoadState("networkidle");
   const html = await res!.text();
   const seen = [html, ...bodies].join("\n");
-  for (const secret of [titleB, reportB, b.id, other, linkB.url.split("/").pop()!, "carrier"]) expect(seen).not.toContain(secret);
+  for (const secret of [titleB, reportB, b.id, other, linkB.url.split("/").pop()!, "carrier"])
+    expect(seen).not.toContain(secret);
   expect(seen).toContain(titleA);
 
   // One neutral 404 for every token that does not open a report.
@@ -199,11 +226,17 @@ test("share links fail closed: unknown, malformed and revoked tokens are the sam
   await context.close();
 });
 
-test("the API refuses a report on a replay that has not finished, and serves and revokes shares", async ({ page, request }) => {
+test("the API refuses a report on a replay that has not finished, and serves and revokes shares", async ({
+  page,
+  request,
+}) => {
   const refund = await sessionId(request, "pour-over");
   const paused = await startReplay(request, { sessionId: refund, policy: FIXTURE_POLICY });
   expect(paused.status).toBe("paused");
-  const refused = await request.post("/api/v1/reports", { headers: AUTH, data: { replayId: paused.id, title: "Too early", sections: {} } });
+  const refused = await request.post("/api/v1/reports", {
+    headers: AUTH,
+    data: { replayId: paused.id, title: "Too early", sections: {} },
+  });
   expect(refused.status()).toBe(409);
   const error = ((await refused.json()) as { error: { code: string; message: string } }).error;
   expect(error.code).toBe("replay_not_finished");
@@ -215,14 +248,26 @@ test("the API refuses a report on a replay that has not finished, and serves and
   await expect(page.getByRole("button", { name: "Create report" })).toHaveCount(0);
 
   expect((await request.post("/api/v1/reports", { data: { replayId: paused.id, title: "x" } })).status()).toBe(401);
-  const badBody = await request.post("/api/v1/reports", { headers: AUTH, data: { replayId: paused.id, title: "x", sections: { validity: "maybe" } } });
+  const badBody = await request.post("/api/v1/reports", {
+    headers: AUTH,
+    data: { replayId: paused.id, title: "x", sections: { validity: "maybe" } },
+  });
   expect(badBody.status()).toBe(400);
 
   const done = await startReplay(request, { sessionId: refund, policy: RECORDED_POLICY });
   const id = await createReport(request, done.id, "API report");
   const got = await request.get(`/api/v1/reports/${id}`, { headers: AUTH });
   expect(got.status()).toBe(200);
-  const report = ((await got.json()) as { report: { id: string; sections: { validity: string }; snapshot: { policy: { document: unknown } }; shares: unknown[] } }).report;
+  const report = (
+    (await got.json()) as {
+      report: {
+        id: string;
+        sections: { validity: string };
+        snapshot: { policy: { document: unknown } };
+        shares: unknown[];
+      };
+    }
+  ).report;
   expect(report.sections.validity).toBe("confirmed_by_replay");
   expect(report.snapshot.policy.document).toEqual(RECORDED_POLICY);
   const link = await request.post(`/api/v1/reports/${id}/share`, { headers: AUTH, data: { expiresIn: "never" } });

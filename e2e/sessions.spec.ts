@@ -27,7 +27,9 @@ test("browse sessions: list, filter by tool, open one, expand a failed tool call
   await expect(repeated).toContainText("HATHAV");
 
   // Failed calls stand out and show their error when expanded.
-  const failed = page.locator('details[data-kind="tool_call"]', { has: page.getByText("failed", { exact: true }) }).first();
+  const failed = page
+    .locator('details[data-kind="tool_call"]', { has: page.getByText("failed", { exact: true }) })
+    .first();
   await failed.locator("summary").click();
   await expect(failed.getByText("Error", { exact: true })).toBeVisible();
 });

@@ -1,18 +1,30 @@
 import { readFileSync } from "node:fs";
 import { expect, test } from "./fixtures";
 
-test("upload several files: the τ-bench sample, a new native session and a bad file, each with its own result", async ({ page }) => {
+test("upload several files: the τ-bench sample, a new native session and a bad file, each with its own result", async ({
+  page,
+}) => {
   await page.goto("/import");
   await expect(page.getByRole("heading", { name: "Import sessions" })).toBeVisible();
-  await expect(page.getByRole("link", { name: "JSON Schema" })).toHaveAttribute("href", "/api/v1/schema/native-session.json");
+  await expect(page.getByRole("link", { name: "JSON Schema" })).toHaveAttribute(
+    "href",
+    "/api/v1/schema/native-session.json",
+  );
 
-  const native = JSON.parse(readFileSync("prisma/seed/native/refund-agent.json", "utf8")) as { externalId: string; title: string };
+  const native = JSON.parse(readFileSync("prisma/seed/native/refund-agent.json", "utf8")) as {
+    externalId: string;
+    title: string;
+  };
   native.externalId = `upload-test:${Date.now()}`;
   native.title = "Uploaded refund run";
   const bad = { ...native, externalId: "upload-test:bad", events: [{ seq: 0, kind: "teleport" }] };
 
   await page.getByLabel("Session files").setInputFiles([
-    { name: "gpt-4o-airline.sample.json", mimeType: "application/json", buffer: readFileSync("prisma/seed/tau-bench/gpt-4o-airline.sample.json") },
+    {
+      name: "gpt-4o-airline.sample.json",
+      mimeType: "application/json",
+      buffer: readFileSync("prisma/seed/tau-bench/gpt-4o-airline.sample.json"),
+    },
     { name: "new-session.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(native)) },
     { name: "broken.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(bad)) },
   ]);
@@ -39,7 +51,10 @@ test("upload several files: the τ-bench sample, a new native session and a bad 
   await expect(page.getByRole("heading", { name: "Uploaded refund run" })).toBeVisible();
 });
 
-test("settings link their sections; an API key is shown once, works, and stops working when revoked", async ({ page, request }) => {
+test("settings link their sections; an API key is shown once, works, and stops working when revoked", async ({
+  page,
+  request,
+}) => {
   await page.goto("/settings");
   await expect(page.getByRole("link", { name: /Executors/ })).toHaveAttribute("href", "/settings/executors");
   await page.getByRole("link", { name: /API keys/ }).click();

@@ -9,12 +9,19 @@ import { z } from "zod";
 const ServerEnv = z.object({
   DATABASE_URL: z
     .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL; leave it unset for the embedded database")
+    .regex(
+      /^postgres(ql)?:\/\//,
+      "must be a postgres:// or postgresql:// URL; leave it unset for the embedded database",
+    )
     .optional(),
   BRANCHPOINT_DATA_DIR: z.string().min(1).default(".data"),
   BRANCHPOINT_API_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   BRANCHPOINT_PUBLIC_URL: z.url().optional(),
-  BRANCHPOINT_MAX_BODY_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  BRANCHPOINT_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1024 * 1024),
   BRANCHPOINT_DEMO_DATA: z.enum(["on", "off"]).default("on"),
   BRANCHPOINT_USER: z.string().min(1).default("analyst"),
 });

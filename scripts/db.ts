@@ -74,12 +74,16 @@ async function main() {
     case "reset": {
       const db = await openDatabase();
       if (command === "reset") {
-        await db.prisma.$executeRawUnsafe('DROP SCHEMA public CASCADE; CREATE SCHEMA public;');
+        await db.prisma.$executeRawUnsafe("DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
         await db.close();
         return main2();
       }
       const seeded = await ensureStartupData(db.prisma);
-      console.log(seeded.demoSessions ? `Loaded ${seeded.demoSessions} demo sessions.` : "Sessions exist already: nothing loaded.");
+      console.log(
+        seeded.demoSessions
+          ? `Loaded ${seeded.demoSessions} demo sessions.`
+          : "Sessions exist already: nothing loaded.",
+      );
       await db.close();
       return;
     }

@@ -120,7 +120,11 @@ function chatCompletion(step: number): unknown {
     ? {
         role: "assistant",
         content: null,
-        tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+        tool_calls: calls.map((c) => ({
+          id: c.id,
+          type: "function",
+          function: { name: c.name, arguments: c.arguments },
+        })),
       }
     : { role: "assistant", content: FINAL_TEXT };
   return {
@@ -157,7 +161,9 @@ function chatCompletionChunks(step: number, includeUsage: boolean): unknown[] {
       for (const piece of [c.arguments.slice(0, half), c.arguments.slice(half)]) {
         chunks.push({
           ...base,
-          choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }],
+          choices: [
+            { index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null },
+          ],
         });
       }
     });
@@ -220,7 +226,12 @@ type ChatRequest = {
 };
 type ResponsesRequest = { input?: string | { type?: string; call_id?: string }[] };
 
-export type ScriptedServer = { url: string; captured: Captured[]; setLabel(label: string): void; close(): Promise<void> };
+export type ScriptedServer = {
+  url: string;
+  captured: Captured[];
+  setLabel(label: string): void;
+  close(): Promise<void>;
+};
 
 /** Starts the scripted model (under /v1) and a capture endpoint for every other POST. */
 export async function startScriptedServer(): Promise<ScriptedServer> {
@@ -232,7 +243,9 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
       const url = req.url ?? "";
       if (url === "/v1/chat/completions") {
         const request = JSON.parse(body.toString("utf8")) as ChatRequest;
-        const answered = new Set((request.messages ?? []).flatMap((m) => (m.role === "tool" && m.tool_call_id ? [m.tool_call_id] : [])));
+        const answered = new Set(
+          (request.messages ?? []).flatMap((m) => (m.role === "tool" && m.tool_call_id ? [m.tool_call_id] : [])),
+        );
         const step = stepOf(answered);
         if (request.stream) {
           res.writeHead(200, { "content-type": "text/event-stream" });
@@ -249,7 +262,9 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
       if (url === "/v1/responses") {
         const request = JSON.parse(body.toString("utf8")) as ResponsesRequest;
         const items = Array.isArray(request.input) ? request.input : [];
-        const answered = new Set(items.flatMap((i) => (i.type === "function_call_output" && i.call_id ? [i.call_id] : [])));
+        const answered = new Set(
+          items.flatMap((i) => (i.type === "function_call_output" && i.call_id ? [i.call_id] : [])),
+        );
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify(responsesResponse(stepOf(answered))));
         return;
@@ -328,57 +343,56 @@ function ai6Tools() {
   };
 }
 
-type AiRun = { name: string; run(tracer: ReturnType<NodeTracerProvider["getTracer"]>, modelUrl: string, tag: string): Promise<string> };
+type AiRun = {
+  name: string;
+  run(tracer: ReturnType<NodeTracerProvider["getTracer"]>, modelUrl: string, tag: string): Promise<string>;
+};
 
 const AI_RUNS: AiRun[] = [
   ...(["generate", "stream"] as const).flatMap((mode) =>
-    (["genai", "legacy"] as const).map(
-      (flavor): AiRun => ({
-        name: `ai7-${flavor}-${mode}`,
-        async run(tracer, modelUrl) {
-          const provider = createOpenAICompatible({ name: "scripted", baseURL: `${modelUrl}/v1`, includeUsage: true });
-          const integration = flavor === "genai" ? new OpenTelemetry({ tracer }) : new LegacyOpenTelemetry({ tracer });
-          const options = {
-            model: provider.chatModel(MODEL),
-            system: SYSTEM,
-            prompt: PROMPT,
-            tools: ai7Tools(),
-            temperature: 0,
-            stopWhen: ai7.stepCountIs(5),
-            telemetry: { functionId: "support-agent", integrations: [integration] },
-          };
-          if (mode === "generate") return (await ai7.generateText(options)).text;
-          const result = ai7.streamText(options);
-          return await result.text;
-        },
-      }),
-    ),
-  ),
-  ...(["generate", "stream"] as const).map(
-    (mode): AiRun => ({
-      name: `ai6-${mode}`,
-      async run(tracer, modelUrl, tag) {
-        const provider = createOpenAICompatibleV2({ name: "scripted", baseURL: `${modelUrl}/v1`, includeUsage: true });
+    (["genai", "legacy"] as const).map((flavor): AiRun => ({
+      name: `ai7-${flavor}-${mode}`,
+      async run(tracer, modelUrl) {
+        const provider = createOpenAICompatible({ name: "scripted", baseURL: `${modelUrl}/v1`, includeUsage: true });
+        const integration = flavor === "genai" ? new OpenTelemetry({ tracer }) : new LegacyOpenTelemetry({ tracer });
         const options = {
           model: provider.chatModel(MODEL),
           system: SYSTEM,
           prompt: PROMPT,
-          tools: ai6Tools(),
+          tools: ai7Tools(),
           temperature: 0,
-          stopWhen: ai6.stepCountIs(5),
-          experimental_telemetry: {
-            isEnabled: true,
-            tracer,
-            functionId: "support-agent",
-            metadata: { sessionId: `session-ai6-${mode}${tag}`, customer: "acme" },
-          },
+          stopWhen: ai7.stepCountIs(5),
+          telemetry: { functionId: "support-agent", integrations: [integration] },
         };
-        if (mode === "generate") return (await ai6.generateText(options)).text;
-        const result = ai6.streamText(options);
+        if (mode === "generate") return (await ai7.generateText(options)).text;
+        const result = ai7.streamText(options);
         return await result.text;
       },
-    }),
+    })),
   ),
+  ...(["generate", "stream"] as const).map((mode): AiRun => ({
+    name: `ai6-${mode}`,
+    async run(tracer, modelUrl, tag) {
+      const provider = createOpenAICompatibleV2({ name: "scripted", baseURL: `${modelUrl}/v1`, includeUsage: true });
+      const options = {
+        model: provider.chatModel(MODEL),
+        system: SYSTEM,
+        prompt: PROMPT,
+        tools: ai6Tools(),
+        temperature: 0,
+        stopWhen: ai6.stepCountIs(5),
+        experimental_telemetry: {
+          isEnabled: true,
+          tracer,
+          functionId: "support-agent",
+          metadata: { sessionId: `session-ai6-${mode}${tag}`, customer: "acme" },
+        },
+      };
+      if (mode === "generate") return (await ai6.generateText(options)).text;
+      const result = ai6.streamText(options);
+      return await result.text;
+    },
+  })),
 ];
 
 // ---------------------------------------------------------------------------
@@ -447,7 +461,9 @@ export async function recordAll(
     spanProcessors: [
       traceRecorder,
       new BatchSpanProcessor(new OTLPJsonExporter({ url: targets.otlpJson, headers: jsonHeaders })),
-      new BatchSpanProcessor(new OTLPProtoExporter({ url: targets.otlpProto, headers: protoHeaders, compression: "gzip" as never })),
+      new BatchSpanProcessor(
+        new OTLPProtoExporter({ url: targets.otlpProto, headers: protoHeaders, compression: "gzip" as never }),
+      ),
     ],
   });
   provider.register();
@@ -466,13 +482,19 @@ export async function recordAll(
   agents.setDefaultOpenAIClient(client);
   agents.setTracingDisabled(false);
   agents.setTraceProcessors([
-    new agents.BatchTraceProcessor(new agents.OpenAITracingExporter({ endpoint: targets.agents, apiKey: options.apiKey ?? "sk-scripted" })),
+    new agents.BatchTraceProcessor(
+      new agents.OpenAITracingExporter({ endpoint: targets.agents, apiKey: options.apiKey ?? "sk-scripted" }),
+    ),
   ]);
   for (const api of ["chat_completions", "responses"] as const) {
     const name = `openai-agents-${api === "chat_completions" ? "chat" : "responses"}`;
     onRun(name);
     agents.setOpenAIAPI(api);
-    const runner = new agents.Runner({ groupId: `group-${name}${tag}`, workflowName: "Refund workflow", traceMetadata: { customer: "acme" } });
+    const runner = new agents.Runner({
+      groupId: `group-${name}${tag}`,
+      workflowName: "Refund workflow",
+      traceMetadata: { customer: "acme" },
+    });
     const result = await runner.run(agentsAgent(), PROMPT, { maxTurns: 5 });
     await agents.getGlobalTraceProvider().forceFlush();
     recordings.push({ name, text: String(result.finalOutput), traceIds: [] });
@@ -514,7 +536,9 @@ async function main(): Promise<void> {
         list.forEach((c, i) => {
           const file = path.join(dir, `${base}${list.length > 1 ? `.${i + 1}` : ""}.${ext}`);
           writeFileSync(file, c.body);
-          console.log(`  ${path.relative(ROOT, file)} (${c.contentType}${c.contentEncoding ? `, ${c.contentEncoding}` : ""}, ${c.body.length} bytes)`);
+          console.log(
+            `  ${path.relative(ROOT, file)} (${c.contentType}${c.contentEncoding ? `, ${c.contentEncoding}` : ""}, ${c.body.length} bytes)`,
+          );
         });
       write(OTLP_FIXTURES, r.name, "json", json);
       write(OTLP_FIXTURES, r.name, "bin", proto);

@@ -12,7 +12,11 @@ async function main() {
   const base = process.env.BASE_URL ?? "http://127.0.0.1:3000";
   await page.goto(new URL(urlPath, base).toString(), { waitUntil: "load" });
   for (let i = 0; i < rest.length; i += 2) {
-    if (rest[i] === "--click" && rest[i + 1]) await page.locator(rest[i + 1]!).first().click();
+    if (rest[i] === "--click" && rest[i + 1])
+      await page
+        .locator(rest[i + 1]!)
+        .first()
+        .click();
   }
   await page.screenshot({ path: out, fullPage: false });
   await browser.close();

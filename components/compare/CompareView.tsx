@@ -7,26 +7,56 @@ import { comparisonPairAction } from "@/app/(dashboard)/replays/actions";
 import { Badge, type Tone } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { JsonDiff } from "@/components/ui/monaco";
-import { COMPARE_FILTERS, compareSearch, comparableJson, filterRows, unpackRows, type CompareFilter, type CompareRow, type CompareState, type PackedRows } from "./rows";
+import {
+  COMPARE_FILTERS,
+  compareSearch,
+  comparableJson,
+  filterRows,
+  unpackRows,
+  type CompareFilter,
+  type CompareRow,
+  type CompareState,
+  type PackedRows,
+} from "./rows";
 
-const TYPE_TONE: Record<CompareRow["type"], Tone> = { equal: "neutral", changed: "warn", inserted: "good", removed: "bad" };
+const TYPE_TONE: Record<CompareRow["type"], Tone> = {
+  equal: "neutral",
+  changed: "warn",
+  inserted: "good",
+  removed: "bad",
+};
 const ROW_HEIGHT = 30;
 const LIST_HEIGHT = 560;
 
 /** Base and branch aligned step by step: a virtualized list, filters and the selected pair's diff, with the state in the URL. */
-export function CompareView({ replayId, packed, firstDivergenceId, initial }: { replayId: string; packed: PackedRows; firstDivergenceId: string | null; initial: CompareState }) {
+export function CompareView({
+  replayId,
+  packed,
+  firstDivergenceId,
+  initial,
+}: {
+  replayId: string;
+  packed: PackedRows;
+  firstDivergenceId: string | null;
+  initial: CompareState;
+}) {
   const rows = useMemo(() => unpackRows(packed), [packed]);
   const [state, setState] = useState<CompareState>(initial);
   const visible = useMemo(() => filterRows(rows, state.filter), [rows, state.filter]);
   const parentRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: visible.length, getScrollElement: () => parentRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12,
+  const virtualizer = useVirtualizer({
+    count: visible.length,
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
     // The server renders the first screen of rows, so they show before the page hydrates.
     initialRect: { width: 0, height: LIST_HEIGHT },
   });
 
   useEffect(() => {
     const search = compareSearch(state);
-    if (window.location.search !== search) window.history.replaceState(window.history.state, "", `${window.location.pathname}${search}`);
+    if (window.location.search !== search)
+      window.history.replaceState(window.history.state, "", `${window.location.pathname}${search}`);
   }, [state]);
 
   const select = useCallback(
@@ -49,7 +79,7 @@ export function CompareView({ replayId, packed, firstDivergenceId, initial }: { 
     if (index >= 0) virtualizer.scrollToIndex(index, { align: "center" });
   }, [initial.pair, visible, virtualizer]);
 
-  const selected = state.pair ? rows.find((r) => r.id === state.pair) ?? null : null;
+  const selected = state.pair ? (rows.find((r) => r.id === state.pair) ?? null) : null;
   const counts = useMemo(() => {
     const c = { equal: 0, changed: 0, inserted: 0, removed: 0 };
     for (const r of rows) c[r.type]++;
@@ -61,7 +91,13 @@ export function CompareView({ replayId, packed, firstDivergenceId, initial }: { 
       <div className="min-w-0">
         <div className="mb-2 flex flex-wrap items-center gap-2 text-sm">
           {firstDivergenceId ? (
-            <button type="button" onClick={() => select(firstDivergenceId, state.filter === "all" || state.filter === "changes" ? state.filter : "all")} className="rounded-md bg-indigo-600 px-3 py-1 text-sm font-medium text-white hover:bg-indigo-500">
+            <button
+              type="button"
+              onClick={() =>
+                select(firstDivergenceId, state.filter === "all" || state.filter === "changes" ? state.filter : "all")
+              }
+              className="rounded-md bg-indigo-600 px-3 py-1 text-sm font-medium text-white hover:bg-indigo-500"
+            >
               Jump to first divergence
             </button>
           ) : (
@@ -69,10 +105,19 @@ export function CompareView({ replayId, packed, firstDivergenceId, initial }: { 
           )}
           <label className="ml-auto flex items-center gap-1.5">
             <span className="text-slate-500">Show</span>
-            <select aria-label="Filter pairs" value={state.filter} onChange={(e) => setState({ ...state, filter: e.target.value as CompareFilter })} className="rounded-md border border-slate-300 bg-white px-2 py-1">
+            <select
+              aria-label="Filter pairs"
+              value={state.filter}
+              onChange={(e) => setState({ ...state, filter: e.target.value as CompareFilter })}
+              className="rounded-md border border-slate-300 bg-white px-2 py-1"
+            >
               {COMPARE_FILTERS.map((f) => (
                 <option key={f} value={f}>
-                  {f === "all" ? `all (${rows.length})` : f === "changes" ? `all differences (${rows.length - counts.equal})` : `${f} (${counts[f]})`}
+                  {f === "all"
+                    ? `all (${rows.length})`
+                    : f === "changes"
+                      ? `all differences (${rows.length - counts.equal})`
+                      : `${f} (${counts[f]})`}
                 </option>
               ))}
             </select>
@@ -84,8 +129,17 @@ export function CompareView({ replayId, packed, firstDivergenceId, initial }: { 
           <span>pair</span>
           <span>step</span>
         </div>
-        <div ref={parentRef} style={{ height: LIST_HEIGHT }} className="overflow-auto rounded-b-lg border border-t-0 border-slate-200 bg-white" data-testid="compare-list" role="listbox" aria-label="Aligned steps">
-          {visible.length === 0 ? <p className="p-4 text-sm text-slate-500">No pairs match this filter; choose “all”.</p> : null}
+        <div
+          ref={parentRef}
+          style={{ height: LIST_HEIGHT }}
+          className="overflow-auto rounded-b-lg border border-t-0 border-slate-200 bg-white"
+          data-testid="compare-list"
+          role="listbox"
+          aria-label="Aligned steps"
+        >
+          {visible.length === 0 ? (
+            <p className="p-4 text-sm text-slate-500">No pairs match this filter; choose “all”.</p>
+          ) : null}
           <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
             {virtualizer.getVirtualItems().map((item) => {
               const row = visible[item.index]!;
@@ -99,7 +153,14 @@ export function CompareView({ replayId, packed, firstDivergenceId, initial }: { 
                   data-pair-type={row.type}
                   data-pair-id={row.id}
                   onClick={() => select(row.id)}
-                  style={{ position: "absolute", top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+                  style={{
+                    position: "absolute",
+                    top: 0,
+                    left: 0,
+                    right: 0,
+                    height: ROW_HEIGHT,
+                    transform: `translateY(${item.start}px)`,
+                  }}
                   className={`grid cursor-pointer grid-cols-[3.5rem_3.5rem_5.5rem_minmax(0,1fr)] items-center border-b border-slate-100 px-2 text-xs ${active ? "bg-indigo-50 ring-1 ring-indigo-300 ring-inset" : row.type === "equal" ? "hover:bg-slate-50" : "bg-amber-50/40 hover:bg-amber-50"}`}
                 >
                   <span className="font-mono text-slate-500">{row.baseSeq ?? "—"}</span>
@@ -109,7 +170,9 @@ export function CompareView({ replayId, packed, firstDivergenceId, initial }: { 
                   </span>
                   <span className="truncate">
                     <span className="font-mono">{row.name}</span>
-                    {row.source && row.source !== "recorded" ? <span className="ml-1 text-indigo-700">[{row.source}]</span> : null}
+                    {row.source && row.source !== "recorded" ? (
+                      <span className="ml-1 text-indigo-700">[{row.source}]</span>
+                    ) : null}
                     <span className="ml-2 text-slate-500">{row.preview}</span>
                   </span>
                 </div>
@@ -118,12 +181,24 @@ export function CompareView({ replayId, packed, firstDivergenceId, initial }: { 
           </div>
         </div>
       </div>
-      <PairDetail replayId={replayId} row={selected} isFirstDivergence={selected !== null && selected.id === firstDivergenceId} />
+      <PairDetail
+        replayId={replayId}
+        row={selected}
+        isFirstDivergence={selected !== null && selected.id === firstDivergenceId}
+      />
     </div>
   );
 }
 
-function PairDetail({ replayId, row, isFirstDivergence }: { replayId: string; row: CompareRow | null; isFirstDivergence: boolean }) {
+function PairDetail({
+  replayId,
+  row,
+  isFirstDivergence,
+}: {
+  replayId: string;
+  row: CompareRow | null;
+  isFirstDivergence: boolean;
+}) {
   const { data, error, isPending } = useQuery({
     queryKey: ["pair", replayId, row?.id],
     enabled: row !== null,
@@ -142,14 +217,26 @@ function PairDetail({ replayId, row, isFirstDivergence }: { replayId: string; ro
     );
   }
   return (
-    <section className="min-w-0 rounded-lg border border-slate-200 bg-white p-4" aria-label="Selected pair" data-testid="pair-detail">
+    <section
+      className="min-w-0 rounded-lg border border-slate-200 bg-white p-4"
+      aria-label="Selected pair"
+      data-testid="pair-detail"
+    >
       <h3 className="mb-2 flex flex-wrap items-center gap-2 text-sm font-semibold text-slate-900">
         <Badge tone={TYPE_TONE[row.type]}>{row.type}</Badge>
-        <span className="font-mono">{row.kind} {row.name}</span>
-        <span className="font-normal text-slate-500">base {row.baseSeq ?? "—"} · branch {row.branchSeq ?? "—"}</span>
+        <span className="font-mono">
+          {row.kind} {row.name}
+        </span>
+        <span className="font-normal text-slate-500">
+          base {row.baseSeq ?? "—"} · branch {row.branchSeq ?? "—"}
+        </span>
         {isFirstDivergence ? <Badge tone="bad">first divergence</Badge> : null}
       </h3>
-      {error ? <p role="alert" className="text-sm text-rose-700">{error.message}</p> : null}
+      {error ? (
+        <p role="alert" className="text-sm text-rose-700">
+          {error.message}
+        </p>
+      ) : null}
       {isPending || !data ? (
         <p className="text-sm text-slate-500">Loading…</p>
       ) : row.type === "changed" ? (
@@ -157,7 +244,10 @@ function PairDetail({ replayId, row, isFirstDivergence }: { replayId: string; ro
       ) : row.type === "equal" ? (
         <JsonBlock label="Both sides (equal)" value={JSON.parse(comparableJson(data.branch)) as unknown} />
       ) : (
-        <JsonBlock label={row.type === "inserted" ? "Only in the branch" : "Only in the base run"} value={JSON.parse(comparableJson(data.branch ?? data.base)) as unknown} />
+        <JsonBlock
+          label={row.type === "inserted" ? "Only in the branch" : "Only in the base run"}
+          value={JSON.parse(comparableJson(data.branch ?? data.base)) as unknown}
+        />
       )}
     </section>
   );

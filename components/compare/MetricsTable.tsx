@@ -6,7 +6,11 @@ function fmt(n: number, money = false): string {
 
 function Delta({ d, money }: { d: MetricDelta; money?: boolean }) {
   const tone = d.delta === 0 ? "text-slate-400" : d.delta > 0 ? "text-amber-700" : "text-emerald-700";
-  return <span className={`tabular-nums ${tone}`}>{d.delta === 0 ? "±0" : `${d.delta > 0 ? "+" : "−"}${fmt(Math.abs(d.delta), money)}`}</span>;
+  return (
+    <span className={`tabular-nums ${tone}`}>
+      {d.delta === 0 ? "±0" : `${d.delta > 0 ? "+" : "−"}${fmt(Math.abs(d.delta), money)}`}
+    </span>
+  );
 }
 
 /** Base, branch and delta of each metric, plus the comparison's own figures. */
@@ -39,7 +43,9 @@ export function MetricsTable({ metrics }: { metrics: ComparisonMetrics }) {
               <td className={`py-1 ${label.startsWith("  ") ? "pl-4 font-mono text-xs" : ""}`}>{label.trim()}</td>
               <td className="py-1 text-right tabular-nums">{fmt(d.base, money)}</td>
               <td className="py-1 text-right tabular-nums">{fmt(d.branch, money)}</td>
-              <td className="py-1 text-right"><Delta d={d} {...(money ? { money } : {})} /></td>
+              <td className="py-1 text-right">
+                <Delta d={d} {...(money ? { money } : {})} />
+              </td>
             </tr>
           ))}
         </tbody>

@@ -3,12 +3,33 @@ import { compareRuns, type SessionEvent } from "@/lib/replay";
 import { compareSearch, filterRows, packRows, parseCompareState, toRows, unpackRows } from "./rows";
 
 const ev = (e: Partial<SessionEvent>): SessionEvent => ({
-  seq: 0, kind: "tool_call", name: "t", input: { callId: "c", args: {} }, output: null, error: null, status: "completed", startedAt: null, durationMs: null, usage: null, parentSeq: null, cacheKey: "k", occurrence: 0, ...e,
+  seq: 0,
+  kind: "tool_call",
+  name: "t",
+  input: { callId: "c", args: {} },
+  output: null,
+  error: null,
+  status: "completed",
+  startedAt: null,
+  durationMs: null,
+  usage: null,
+  parentSeq: null,
+  cacheKey: "k",
+  occurrence: 0,
+  ...e,
 });
 
 describe("comparison rows", () => {
-  const base = [ev({ seq: 0, kind: "model_call", name: "m", cacheKey: null }), ev({ seq: 1, name: "a", cacheKey: "ka", output: 1 }), ev({ seq: 2, name: "b", cacheKey: "kb" })];
-  const branch = [ev({ seq: 0, kind: "model_call", name: "m", cacheKey: null }), ev({ seq: 1, name: "a", cacheKey: "ka", output: 2 }), ev({ seq: 2, name: "c", cacheKey: "kc" })];
+  const base = [
+    ev({ seq: 0, kind: "model_call", name: "m", cacheKey: null }),
+    ev({ seq: 1, name: "a", cacheKey: "ka", output: 1 }),
+    ev({ seq: 2, name: "b", cacheKey: "kb" }),
+  ];
+  const branch = [
+    ev({ seq: 0, kind: "model_call", name: "m", cacheKey: null }),
+    ev({ seq: 1, name: "a", cacheKey: "ka", output: 2 }),
+    ev({ seq: 2, name: "c", cacheKey: "kc" }),
+  ];
   const rows = toRows(compareRuns(base, branch).pairs);
 
   it("keeps one row per pair with its type and both seqs", () => {

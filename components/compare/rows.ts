@@ -34,7 +34,18 @@ export function packRows(rows: readonly CompareRow[]): PackedRows {
     if (n === undefined) index.set(s, (n = strings.push(s) - 1));
     return n;
   };
-  return { strings, rows: rows.map((r) => [TYPES.indexOf(r.type), ref(r.kind), ref(r.name), r.baseSeq, r.branchSeq, r.source === null ? -1 : ref(r.source), r.preview]) };
+  return {
+    strings,
+    rows: rows.map((r) => [
+      TYPES.indexOf(r.type),
+      ref(r.kind),
+      ref(r.name),
+      r.baseSeq,
+      r.branchSeq,
+      r.source === null ? -1 : ref(r.source),
+      r.preview,
+    ]),
+  };
 }
 
 export function unpackRows(packed: PackedRows): CompareRow[] {
@@ -57,9 +68,15 @@ export function unpackRows(packed: PackedRows): CompareRow[] {
 export const COMPARE_FILTERS = ["all", "changes", "changed", "inserted", "removed"] as const;
 export type CompareFilter = (typeof COMPARE_FILTERS)[number];
 
-function previewOf(e: { kind: string; input: unknown; output: unknown; error: { type: string; message: string } | null }): string {
+function previewOf(e: {
+  kind: string;
+  input: unknown;
+  output: unknown;
+  error: { type: string; message: string } | null;
+}): string {
   if (e.error) return `${e.error.type}: ${e.error.message}`;
-  if (e.kind === "tool_call") return `${previewText((e.input as { args?: unknown } | null)?.args, 40)} ⇒ ${previewText(e.output, 50)}`;
+  if (e.kind === "tool_call")
+    return `${previewText((e.input as { args?: unknown } | null)?.args, 40)} ⇒ ${previewText(e.output, 50)}`;
   if (e.kind === "model_call") {
     const out = e.output as { content?: unknown; toolCalls?: { name: string }[] } | null;
     const calls = out?.toolCalls?.map((c) => c.name).join(", ");
@@ -96,9 +113,14 @@ export interface CompareState {
 }
 
 /** The view's state from the URL: an unknown filter falls back to all, a malformed pair id to none. */
-export function parseCompareState(params: { pair?: string | string[] | undefined; filter?: string | string[] | undefined }): CompareState {
+export function parseCompareState(params: {
+  pair?: string | string[] | undefined;
+  filter?: string | string[] | undefined;
+}): CompareState {
   const pair = typeof params.pair === "string" && /^(p\d+-\d+|i\d+|r\d+)$/.test(params.pair) ? params.pair : null;
-  const filter = (COMPARE_FILTERS as readonly string[]).includes(String(params.filter)) ? (params.filter as CompareFilter) : "all";
+  const filter = (COMPARE_FILTERS as readonly string[]).includes(String(params.filter))
+    ? (params.filter as CompareFilter)
+    : "all";
   return { pair, filter };
 }
 
@@ -111,7 +133,9 @@ export function compareSearch(state: CompareState): string {
 }
 
 /** The fields a pair's diff compares, as pretty JSON. */
-export function comparableJson(e: { name: string; input: unknown; output: unknown; error: unknown; status: string } | null): string {
+export function comparableJson(
+  e: { name: string; input: unknown; output: unknown; error: unknown; status: string } | null,
+): string {
   if (!e) return "";
   return JSON.stringify({ name: e.name, status: e.status, input: e.input, output: e.output, error: e.error }, null, 2);
 }

@@ -40,7 +40,10 @@ export function ExperimentList({ experiments }: { experiments: readonly Experime
               <td className="px-3 py-2">
                 <div className="flex items-center gap-2">
                   <div className="h-1.5 w-24 overflow-hidden rounded-full bg-slate-100" aria-hidden="true">
-                    <div className="h-full rounded-full bg-indigo-500" style={{ width: `${e.total === 0 ? 0 : Math.round((e.done / e.total) * 100)}%` }} />
+                    <div
+                      className="h-full rounded-full bg-indigo-500"
+                      style={{ width: `${e.total === 0 ? 0 : Math.round((e.done / e.total) * 100)}%` }}
+                    />
                   </div>
                   <span className="whitespace-nowrap tabular-nums text-slate-700">
                     {e.done} / {e.total}

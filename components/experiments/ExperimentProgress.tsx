@@ -6,7 +6,15 @@ import { useEffect, useRef } from "react";
 import { experimentProgressAction } from "@/app/(dashboard)/experiments/actions";
 
 /** While an experiment runs: a progress bar of replays done, polled; the page refreshes as results arrive. */
-export function ExperimentProgress({ experimentId, done, total }: { experimentId: string; done: number; total: number }) {
+export function ExperimentProgress({
+  experimentId,
+  done,
+  total,
+}: {
+  experimentId: string;
+  done: number;
+  total: number;
+}) {
   const router = useRouter();
   const { data } = useQuery({
     queryKey: ["experiment-progress", experimentId],
@@ -29,16 +37,27 @@ export function ExperimentProgress({ experimentId, done, total }: { experimentId
   const all = data?.total ?? total;
   const percent = all === 0 ? 0 : Math.round((current / all) * 100);
   return (
-    <div role="status" className="mb-6 rounded-lg border border-indigo-200 bg-indigo-50 px-4 py-3 text-sm text-indigo-900">
+    <div
+      role="status"
+      className="mb-6 rounded-lg border border-indigo-200 bg-indigo-50 px-4 py-3 text-sm text-indigo-900"
+    >
       <div className="flex items-center justify-between gap-4">
         <span>
-          Replaying session {Math.min(current + 1, all)} of {all}… You can leave this page; the experiment keeps running.
+          Replaying session {Math.min(current + 1, all)} of {all}… You can leave this page; the experiment keeps
+          running.
         </span>
         <span className="tabular-nums" data-testid="experiment-progress-count">
           {current} / {all}
         </span>
       </div>
-      <div className="mt-2 h-2 overflow-hidden rounded-full bg-indigo-100" role="progressbar" aria-label="Sessions replayed" aria-valuemin={0} aria-valuemax={all} aria-valuenow={current}>
+      <div
+        className="mt-2 h-2 overflow-hidden rounded-full bg-indigo-100"
+        role="progressbar"
+        aria-label="Sessions replayed"
+        aria-valuemin={0}
+        aria-valuemax={all}
+        aria-valuenow={current}
+      >
         <div className="h-full rounded-full bg-indigo-600 transition-all" style={{ width: `${percent}%` }} />
       </div>
     </div>

@@ -14,7 +14,11 @@ const TONE_OF: Record<string, Tone> = Object.fromEntries(COMPARABILITY.map((c) =
 export function ExperimentSummary({ summary }: { summary: ExperimentDetail["summary"] }) {
   const statuses = Object.entries(summary.byStatus).sort(([a], [b]) => a.localeCompare(b));
   return (
-    <section aria-label="Summary" className="mb-6 grid gap-3 sm:grid-cols-2 lg:grid-cols-4" data-testid="experiment-summary">
+    <section
+      aria-label="Summary"
+      className="mb-6 grid gap-3 sm:grid-cols-2 lg:grid-cols-4"
+      data-testid="experiment-summary"
+    >
       {COMPARABILITY.map((c) => {
         const n = summary.byComparability[c.key] ?? 0;
         return (
@@ -55,7 +59,11 @@ export function ExperimentResultTable({ results }: { results: ExperimentDetail["
         </thead>
         <tbody>
           {results.map((r) => (
-            <tr key={r.replayId} className="border-t border-slate-100 align-top hover:bg-slate-50" data-testid="experiment-result">
+            <tr
+              key={r.replayId}
+              className="border-t border-slate-100 align-top hover:bg-slate-50"
+              data-testid="experiment-result"
+            >
               <td className="px-3 py-2">
                 <Link href={`/sessions/${r.session.id}`} className="font-medium text-indigo-700 hover:underline">
                   {r.session.label}
@@ -69,14 +77,25 @@ export function ExperimentResultTable({ results }: { results: ExperimentDetail["
                     <StatusBadge status={r.status} />
                   </Link>
                 )}
-                {r.error ? <div className="mt-1 max-w-xs text-xs text-rose-700" title={r.error.message}>{r.error.message.length > 140 ? `${r.error.message.slice(0, 140)}…` : r.error.message}</div> : null}
+                {r.error ? (
+                  <div className="mt-1 max-w-xs text-xs text-rose-700" title={r.error.message}>
+                    {r.error.message.length > 140 ? `${r.error.message.slice(0, 140)}…` : r.error.message}
+                  </div>
+                ) : null}
               </td>
-              <td className="px-3 py-2">{r.comparability ? <Badge tone={TONE_OF[r.comparability] ?? "neutral"}>{r.comparability.replaceAll("_", " ")}</Badge> : "—"}</td>
+              <td className="px-3 py-2">
+                {r.comparability ? (
+                  <Badge tone={TONE_OF[r.comparability] ?? "neutral"}>{r.comparability.replaceAll("_", " ")}</Badge>
+                ) : (
+                  "—"
+                )}
+              </td>
               <td className="px-3 py-2">{r.evidenceStrength ? <Badge>{r.evidenceStrength}</Badge> : "—"}</td>
               <td className="px-3 py-2 text-slate-700">
                 {r.firstDivergence ? (
                   <span title={r.firstDivergence.summary}>
-                    step {r.firstDivergence.pairIndex} <span className="text-xs text-slate-500">· {r.firstDivergence.summary}</span>
+                    step {r.firstDivergence.pairIndex}{" "}
+                    <span className="text-xs text-slate-500">· {r.firstDivergence.summary}</span>
                   </span>
                 ) : r.comparability === "exact" ? (
                   <span className="text-slate-500">none</span>
@@ -88,7 +107,11 @@ export function ExperimentResultTable({ results }: { results: ExperimentDetail["
                 {r.status === "queued" || r.status === "running" ? (
                   <span className="text-slate-400">—</span>
                 ) : (
-                  <Link href={`/replays/${r.replayId}/compare`} className="text-indigo-700 hover:underline" aria-label={`Compare ${r.session.label} with its branch`}>
+                  <Link
+                    href={`/replays/${r.replayId}/compare`}
+                    className="text-indigo-700 hover:underline"
+                    aria-label={`Compare ${r.session.label} with its branch`}
+                  >
                     Compare →
                   </Link>
                 )}

@@ -8,7 +8,13 @@ import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experimen
 type Failure = { message: string; fieldErrors: Record<string, string[]> };
 
 /** Pick a policy version and an agent version, see the cohort size, start. */
-export function NewExperimentForm({ policyVersions, agentVersions }: { policyVersions: readonly PolicyVersionChoice[]; agentVersions: readonly AgentVersionCohort[] }) {
+export function NewExperimentForm({
+  policyVersions,
+  agentVersions,
+}: {
+  policyVersions: readonly PolicyVersionChoice[];
+  agentVersions: readonly AgentVersionCohort[];
+}) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [agentVersionId, setAgentVersionId] = useState(agentVersions.find((v) => v.cohortSize > 0)?.id ?? "");
@@ -18,7 +24,10 @@ export function NewExperimentForm({ policyVersions, agentVersions }: { policyVer
   const policyVersion = usable.find((p) => p.id === policyVersionId);
   const [name, setName] = useState("");
   const [failure, setFailure] = useState<Failure | null>(null);
-  const defaultName = policyVersion && agentVersion ? `${policyVersion.policyName} v${policyVersion.version} over ${agentVersion.agentName} ${agentVersion.version}` : "";
+  const defaultName =
+    policyVersion && agentVersion
+      ? `${policyVersion.policyName} v${policyVersion.version} over ${agentVersion.agentName} ${agentVersion.version}`
+      : "";
 
   function chooseAgentVersion(id: string) {
     setAgentVersionId(id);
@@ -41,18 +50,25 @@ export function NewExperimentForm({ policyVersions, agentVersions }: { policyVer
     });
   }
 
-  const fieldError = (field: string) => failure?.fieldErrors[field]?.map((m) => (
-    <p key={m} role="alert" className="mt-1 text-xs text-rose-700">
-      {m}
-    </p>
-  ));
+  const fieldError = (field: string) =>
+    failure?.fieldErrors[field]?.map((m) => (
+      <p key={m} role="alert" className="mt-1 text-xs text-rose-700">
+        {m}
+      </p>
+    ));
 
   return (
     <form onSubmit={submit} className="max-w-3xl space-y-5 rounded-lg border border-slate-200 bg-white p-5">
       <label className="block text-sm">
         <span className="font-medium text-slate-900">Agent version</span>
-        <span className="block text-xs text-slate-500">The cohort is every recorded session of this version (replays excluded).</span>
-        <select value={agentVersionId} onChange={(e) => chooseAgentVersion(e.target.value)} className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm">
+        <span className="block text-xs text-slate-500">
+          The cohort is every recorded session of this version (replays excluded).
+        </span>
+        <select
+          value={agentVersionId}
+          onChange={(e) => chooseAgentVersion(e.target.value)}
+          className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm"
+        >
           {agentVersions.map((v) => (
             <option key={v.id} value={v.id} disabled={v.cohortSize === 0}>
               {v.agentName} {v.version} · {v.cohortSize} session{v.cohortSize === 1 ? "" : "s"}
@@ -64,7 +80,9 @@ export function NewExperimentForm({ policyVersions, agentVersions }: { policyVer
       <div className="rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700" data-testid="cohort-size">
         {agentVersion ? (
           <>
-            Cohort: <strong className="tabular-nums">{agentVersion.cohortSize}</strong> session{agentVersion.cohortSize === 1 ? "" : "s"} of {agentVersion.agentName} {agentVersion.version} ({agentVersion.adapter}). Each is replayed once, one after another.
+            Cohort: <strong className="tabular-nums">{agentVersion.cohortSize}</strong> session
+            {agentVersion.cohortSize === 1 ? "" : "s"} of {agentVersion.agentName} {agentVersion.version} (
+            {agentVersion.adapter}). Each is replayed once, one after another.
           </>
         ) : (
           "Choose an agent version."
@@ -72,8 +90,15 @@ export function NewExperimentForm({ policyVersions, agentVersions }: { policyVer
       </div>
       <label className="block text-sm">
         <span className="font-medium text-slate-900">Policy version</span>
-        <span className="block text-xs text-slate-500">Policies for this agent or for any agent. History in scope cohort_version answers from any session of the cohort.</span>
-        <select value={policyVersionId} onChange={(e) => setPolicyVersionId(e.target.value)} className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm">
+        <span className="block text-xs text-slate-500">
+          Policies for this agent or for any agent. History in scope cohort_version answers from any session of the
+          cohort.
+        </span>
+        <select
+          value={policyVersionId}
+          onChange={(e) => setPolicyVersionId(e.target.value)}
+          className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm"
+        >
           {usable.map((p) => (
             <option key={p.id} value={p.id}>
               {p.policyName} v{p.version} · {p.hash.slice(0, 12)}
@@ -84,7 +109,12 @@ export function NewExperimentForm({ policyVersions, agentVersions }: { policyVer
       </label>
       <label className="block text-sm">
         <span className="font-medium text-slate-900">Name</span>
-        <input value={name} onChange={(e) => setName(e.target.value)} placeholder={defaultName || "Regression suite"} className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-1.5 text-sm" />
+        <input
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder={defaultName || "Regression suite"}
+          className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-1.5 text-sm"
+        />
         {fieldError("name")}
       </label>
       {failure ? (
@@ -92,8 +122,14 @@ export function NewExperimentForm({ policyVersions, agentVersions }: { policyVer
           {failure.message}
         </div>
       ) : null}
-      <button type="submit" disabled={pending || !policyVersion || !agentVersion || agentVersion.cohortSize === 0} className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50">
-        {pending ? "Starting…" : `Start experiment${agentVersion ? ` over ${agentVersion.cohortSize} session${agentVersion.cohortSize === 1 ? "" : "s"}` : ""}`}
+      <button
+        type="submit"
+        disabled={pending || !policyVersion || !agentVersion || agentVersion.cohortSize === 0}
+        className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
+      >
+        {pending
+          ? "Starting…"
+          : `Start experiment${agentVersion ? ` over ${agentVersion.cohortSize} session${agentVersion.cohortSize === 1 ? "" : "s"}` : ""}`}
       </button>
     </form>
   );

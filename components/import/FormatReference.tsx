@@ -15,7 +15,9 @@ export function FormatReference({ baseUrl }: { baseUrl: string }) {
       <h2 id="formats" className="font-semibold text-slate-900">
         Accepted formats
       </h2>
-      <p className="mt-1 text-sm text-slate-600">The format of each file is detected; a file is imported whole or not at all.</p>
+      <p className="mt-1 text-sm text-slate-600">
+        The format of each file is detected; a file is imported whole or not at all.
+      </p>
       <dl className="mt-3 space-y-3 text-sm">
         {importers.map((i) => (
           <div key={i.format}>
@@ -37,12 +39,17 @@ export function FormatReference({ baseUrl }: { baseUrl: string }) {
       <h3 className="mt-5 text-sm font-semibold text-slate-900">Sending traces live</h3>
       <ul className="mt-2 space-y-1 text-sm text-slate-600">
         <li>
-          OpenTelemetry: <code className="font-mono break-all text-slate-800">OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={baseUrl}/v1/traces</code> with{" "}
+          OpenTelemetry:{" "}
+          <code className="font-mono break-all text-slate-800">
+            OTEL_EXPORTER_OTLP_TRACES_ENDPOINT={baseUrl}/v1/traces
+          </code>{" "}
+          with{" "}
           <code className="font-mono break-all text-slate-800">OTEL_EXPORTER_OTLP_HEADERS=x-api-key=&lt;key&gt;</code>
         </li>
         <li>
-          OpenAI Agents SDK: an <code className="font-mono break-all text-slate-800">OpenAITracingExporter</code> with endpoint{" "}
-          <code className="font-mono break-all text-slate-800">{baseUrl}/v1/traces/ingest</code> and a Branchpoint key as its API key
+          OpenAI Agents SDK: an <code className="font-mono break-all text-slate-800">OpenAITracingExporter</code> with
+          endpoint <code className="font-mono break-all text-slate-800">{baseUrl}/v1/traces/ingest</code> and a
+          Branchpoint key as its API key
         </li>
         <li>
           Scripts: <code className="font-mono break-all text-slate-800">POST {baseUrl}/api/v1/sessions</code> with{" "}

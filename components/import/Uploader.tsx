@@ -63,7 +63,8 @@ export function Uploader({ maxBytes }: { maxBytes: number }) {
   const input = useRef<HTMLInputElement>(null);
   const queue = useRef<Promise<void>>(Promise.resolve());
 
-  const update = (key: string, patch: Partial<Upload>) => setUploads((all) => all.map((u) => (u.key === key ? { ...u, ...patch } : u)));
+  const update = (key: string, patch: Partial<Upload>) =>
+    setUploads((all) => all.map((u) => (u.key === key ? { ...u, ...patch } : u)));
 
   function add(files: FileList | File[]) {
     const list = [...files];
@@ -88,18 +89,25 @@ export function Uploader({ maxBytes }: { maxBytes: number }) {
 
   async function importOne(key: string, file: File) {
     if (file.size > maxBytes) {
-      update(key, { state: "failed", message: `The file is ${formatBytes(file.size)}; the limit is ${formatBytes(maxBytes)}.` });
+      update(key, {
+        state: "failed",
+        message: `The file is ${formatBytes(file.size)}; the limit is ${formatBytes(maxBytes)}.`,
+      });
       return;
     }
     update(key, { state: "uploading" });
-    const { status, body } = await send(file, (sent) => update(key, { sent, state: sent >= file.size ? "importing" : "uploading" }));
+    const { status, body } = await send(file, (sent) =>
+      update(key, { sent, state: sent >= file.size ? "importing" : "uploading" }),
+    );
     if (status === 201 && body?.sessions) {
       update(key, { state: "done", sent: file.size, format: body.format ?? null, sessions: body.sessions });
     } else {
       update(key, {
         state: "failed",
         format: body?.format ?? null,
-        message: body?.error?.message ?? (status === 0 ? "The upload did not reach the server." : `The server answered ${status}.`),
+        message:
+          body?.error?.message ??
+          (status === 0 ? "The upload did not reach the server." : `The server answered ${status}.`),
         issues: body?.error?.issues ?? [],
       });
     }
@@ -125,7 +133,8 @@ export function Uploader({ maxBytes }: { maxBytes: number }) {
       >
         <p className="text-sm font-medium text-slate-900">Drop session files here</p>
         <p className="mt-1 text-sm text-slate-600">
-          One or many: native JSON or JSONL, OpenAI chat logs (τ-bench), OTLP JSON or protobuf, Agents SDK exports. Up to {formatBytes(maxBytes)} each.
+          One or many: native JSON or JSONL, OpenAI chat logs (τ-bench), OTLP JSON or protobuf, Agents SDK exports. Up
+          to {formatBytes(maxBytes)} each.
         </p>
         <button
           type="button"
@@ -163,7 +172,12 @@ function UploadCard({ upload: u }: { upload: Upload }) {
   const created = u.sessions.filter((s) => !s.duplicate).length;
   const duplicates = u.sessions.length - created;
   return (
-    <li data-testid="upload" data-file={u.name} data-state={u.state} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
+    <li
+      data-testid="upload"
+      data-file={u.name}
+      data-state={u.state}
+      className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm"
+    >
       <div className="flex flex-wrap items-center gap-2">
         <span className="font-medium break-all text-slate-900">{u.name}</span>
         <span className="text-xs text-slate-500">{formatBytes(u.size)}</span>
@@ -196,7 +210,9 @@ function UploadCard({ upload: u }: { upload: Upload }) {
             <div className="h-full bg-indigo-500 transition-all" style={{ width: `${percent}%` }} />
           </div>
           <p className="mt-1 text-xs text-slate-500">
-            {u.state === "importing" ? "Uploaded; reading and saving…" : `${formatBytes(u.sent)} of ${formatBytes(u.size)}`}
+            {u.state === "importing"
+              ? "Uploaded; reading and saving…"
+              : `${formatBytes(u.sent)} of ${formatBytes(u.size)}`}
           </p>
         </div>
       ) : null}

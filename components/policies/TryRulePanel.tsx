@@ -96,7 +96,8 @@ export function TryRulePanel({
               {group.map((c) => (
                 <option key={`${c.sessionId}:${c.seq}`} value={`${c.sessionId}:${c.seq}`}>
                   #{c.seq} {c.tool}
-                  {c.occurrence ? ` (repeat #${c.occurrence + 1})` : ""} {c.status === "failed" ? "· failed " : c.status === "incomplete" ? "· never finished " : ""}
+                  {c.occurrence ? ` (repeat #${c.occurrence + 1})` : ""}{" "}
+                  {c.status === "failed" ? "· failed " : c.status === "incomplete" ? "· never finished " : ""}
                   {c.argsPreview}
                 </option>
               ))}

@@ -20,15 +20,34 @@ export function ApprovalForm({ replayId, callId, tool }: { replayId: string; cal
   return (
     <div className="space-y-3">
       <label className="block text-sm">
-        <span className="font-medium text-slate-700">Note</span> <span className="text-slate-500">(optional, kept with the decision)</span>
-        <input value={note} onChange={(e) => setNote(e.target.value)} className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-1.5 text-sm" />
+        <span className="font-medium text-slate-700">Note</span>{" "}
+        <span className="text-slate-500">(optional, kept with the decision)</span>
+        <input
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
+          className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-1.5 text-sm"
+        />
       </label>
-      {problem ? <p role="alert" className="text-sm text-rose-700">{problem}</p> : null}
+      {problem ? (
+        <p role="alert" className="text-sm text-rose-700">
+          {problem}
+        </p>
+      ) : null}
       <div className="flex gap-2">
-        <button type="button" disabled={pending} onClick={() => decide("approved")} className="rounded-md bg-rose-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-rose-500 disabled:opacity-50">
+        <button
+          type="button"
+          disabled={pending}
+          onClick={() => decide("approved")}
+          className="rounded-md bg-rose-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-rose-500 disabled:opacity-50"
+        >
           Approve: run {tool} live
         </button>
-        <button type="button" disabled={pending} onClick={() => decide("denied")} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50">
+        <button
+          type="button"
+          disabled={pending}
+          onClick={() => decide("denied")}
+          className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50"
+        >
           Deny (the agent gets a tool error)
         </button>
       </div>

@@ -4,24 +4,50 @@ import { JsonBlock } from "@/components/ui/JsonBlock";
 import type { ReplayView } from "@/lib/db/replays";
 import { formatDateTime } from "@/lib/format";
 
-const STRENGTH_TONE = { recorded: "good", controlled: "info", simulated: "warn", live: "warn", drifting: "bad" } as const;
+const STRENGTH_TONE = {
+  recorded: "good",
+  controlled: "info",
+  simulated: "warn",
+  live: "warn",
+  drifting: "bad",
+} as const;
 
 /** What a branch's result rests on: the policy as run, its hash, evidence strength, step sources, fixtures and live calls. */
 export function EvidencePanel({ view }: { view: Pick<ReplayView, "replay" | "evidence" | "fixtures" | "approvals"> }) {
   const { replay, evidence } = view;
   const sources = Object.entries(evidence.stepsBySource).filter(([, n]) => n > 0);
   return (
-    <section aria-labelledby="evidence-title" className="rounded-lg border border-slate-200 bg-white p-5" data-testid="evidence-panel">
+    <section
+      aria-labelledby="evidence-title"
+      className="rounded-lg border border-slate-200 bg-white p-5"
+      data-testid="evidence-panel"
+    >
       <h2 id="evidence-title" className="text-base font-semibold text-slate-900">
         Evidence
       </h2>
       <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1.5 text-sm">
         <dt className="text-slate-500">Status</dt>
-        <dd><StatusBadge status={replay.status} /></dd>
+        <dd>
+          <StatusBadge status={replay.status} />
+        </dd>
         <dt className="text-slate-500">Comparability</dt>
-        <dd>{replay.comparability ? <Badge tone={replay.comparability === "exact" ? "good" : replay.comparability === "non_comparable" ? "bad" : "info"}>{replay.comparability.replaceAll("_", " ")}</Badge> : "—"}</dd>
+        <dd>
+          {replay.comparability ? (
+            <Badge
+              tone={
+                replay.comparability === "exact" ? "good" : replay.comparability === "non_comparable" ? "bad" : "info"
+              }
+            >
+              {replay.comparability.replaceAll("_", " ")}
+            </Badge>
+          ) : (
+            "—"
+          )}
+        </dd>
         <dt className="text-slate-500">Evidence strength</dt>
-        <dd><Badge tone={STRENGTH_TONE[evidence.strength]}>{evidence.strength}</Badge></dd>
+        <dd>
+          <Badge tone={STRENGTH_TONE[evidence.strength]}>{evidence.strength}</Badge>
+        </dd>
         <dt className="text-slate-500">Policy</dt>
         <dd>
           {replay.policyVersion ? (
@@ -36,7 +62,13 @@ export function EvidencePanel({ view }: { view: Pick<ReplayView, "replay" | "evi
         <dd className="font-mono text-xs break-all">{replay.policyHash}</dd>
         <dt className="text-slate-500">Steps by source</dt>
         <dd className="flex flex-wrap gap-1">
-          {sources.length === 0 ? "—" : sources.map(([source, n]) => <Badge key={source}>{source}: {n}</Badge>)}
+          {sources.length === 0
+            ? "—"
+            : sources.map(([source, n]) => (
+                <Badge key={source}>
+                  {source}: {n}
+                </Badge>
+              ))}
         </dd>
         <dt className="text-slate-500">Edits</dt>
         <dd>{replay.edits.length === 0 ? "none" : replay.edits.map((e) => `${e.op} @ seq ${e.seq}`).join(", ")}</dd>
@@ -49,7 +81,9 @@ export function EvidencePanel({ view }: { view: Pick<ReplayView, "replay" | "evi
         <ul className="mt-1 space-y-1.5 text-sm" data-testid="evidence-fixtures">
           {view.fixtures.map((f) => (
             <li key={f.id} className="rounded border border-slate-200 px-3 py-2">
-              <span className="font-mono">{f.toolName}</span> at step {f.stepIdx ?? "?"} · {f.error ? <Badge tone="bad">error {f.error.type}</Badge> : <Badge>output</Badge>} · by <strong>{f.author}</strong>, {formatDateTime(f.createdAt)}
+              <span className="font-mono">{f.toolName}</span> at step {f.stepIdx ?? "?"} ·{" "}
+              {f.error ? <Badge tone="bad">error {f.error.type}</Badge> : <Badge>output</Badge>} · by{" "}
+              <strong>{f.author}</strong>, {formatDateTime(f.createdAt)}
               <div className="text-slate-700">“{f.note}”</div>
             </li>
           ))}
@@ -58,14 +92,22 @@ export function EvidencePanel({ view }: { view: Pick<ReplayView, "replay" | "evi
 
       <h3 className="mt-5 text-sm font-semibold text-slate-900">Live calls and approvals</h3>
       {evidence.liveCalls.length === 0 && view.approvals.length === 0 ? (
-        <p className="text-sm text-slate-500">No live calls: nothing in this branch ran against a real model or tool.</p>
+        <p className="text-sm text-slate-500">
+          No live calls: nothing in this branch ran against a real model or tool.
+        </p>
       ) : (
         <ul className="mt-1 space-y-1.5 text-sm">
           {evidence.liveCalls.map((c) => (
             <li key={c.logEntryId} className="rounded border border-slate-200 px-3 py-2">
-              {c.kind} <span className="font-mono">{c.name}</span> at step {c.step} {c.fromLog ? "(result from the branch log)" : ""}
+              {c.kind} <span className="font-mono">{c.name}</span> at step {c.step}{" "}
+              {c.fromLog ? "(result from the branch log)" : ""}
               {c.approval ? (
-                <span> · {c.approval.decision} by <strong>{c.approval.by}</strong> {c.approval.at ? formatDateTime(c.approval.at) : ""}{c.approval.note ? ` — “${c.approval.note}”` : ""}</span>
+                <span>
+                  {" "}
+                  · {c.approval.decision} by <strong>{c.approval.by}</strong>{" "}
+                  {c.approval.at ? formatDateTime(c.approval.at) : ""}
+                  {c.approval.note ? ` — “${c.approval.note}”` : ""}
+                </span>
               ) : (
                 <span className="text-slate-500"> · no approval needed (read-only)</span>
               )}
@@ -75,7 +117,8 @@ export function EvidencePanel({ view }: { view: Pick<ReplayView, "replay" | "evi
             .filter((a) => a.decision === "denied")
             .map((a) => (
               <li key={`${a.step}-${a.at}`} className="rounded border border-slate-200 px-3 py-2">
-                denied <span className="font-mono">{a.tool}</span> at step {a.step} by <strong>{a.by}</strong> {a.at ? formatDateTime(a.at) : ""}
+                denied <span className="font-mono">{a.tool}</span> at step {a.step} by <strong>{a.by}</strong>{" "}
+                {a.at ? formatDateTime(a.at) : ""}
                 {a.note ? ` — “${a.note}”` : ""}
               </li>
             ))}

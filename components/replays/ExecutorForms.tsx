@@ -28,7 +28,8 @@ function useSubmit() {
 }
 
 const input = "mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm";
-const button = "rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50";
+const button =
+  "rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50";
 
 function FieldError({ fields, name }: { fields: Fields | undefined; name: string }) {
   const messages = fields?.[name];
@@ -44,7 +45,10 @@ export function ModelEndpointForm() {
       className="grid gap-3 sm:grid-cols-4"
       onSubmit={(e) => {
         e.preventDefault();
-        run(() => saveModelEndpointAction({ ...v, ...(v.apiKeyEnv ? {} : { apiKeyEnv: undefined }) }), () => setV({ name: "", baseUrl: "", model: "", apiKeyEnv: "" }));
+        run(
+          () => saveModelEndpointAction({ ...v, ...(v.apiKeyEnv ? {} : { apiKeyEnv: undefined }) }),
+          () => setV({ name: "", baseUrl: "", model: "", apiKeyEnv: "" }),
+        );
       }}
     >
       {(
@@ -57,13 +61,25 @@ export function ModelEndpointForm() {
       ).map(([key, label, placeholder]) => (
         <label key={key} className="text-sm">
           <span className="text-slate-600">{label}</span>
-          <input name={key} value={v[key]} placeholder={placeholder} onChange={(e) => setV({ ...v, [key]: e.target.value })} className={input} />
+          <input
+            name={key}
+            value={v[key]}
+            placeholder={placeholder}
+            onChange={(e) => setV({ ...v, [key]: e.target.value })}
+            className={input}
+          />
           <FieldError fields={error?.fields} name={key} />
         </label>
       ))}
       <div className="sm:col-span-4">
-        <button type="submit" disabled={pending} className={button}>Save model endpoint</button>
-        {error && Object.keys(error.fields).length === 0 ? <span role="alert" className="ml-3 text-sm text-rose-700">{error.message}</span> : null}
+        <button type="submit" disabled={pending} className={button}>
+          Save model endpoint
+        </button>
+        {error && Object.keys(error.fields).length === 0 ? (
+          <span role="alert" className="ml-3 text-sm text-rose-700">
+            {error.message}
+          </span>
+        ) : null}
       </div>
     </form>
   );
@@ -78,22 +94,43 @@ export function ToolEndpointForm() {
       className="grid gap-3 sm:grid-cols-4"
       onSubmit={(e) => {
         e.preventDefault();
-        run(() => saveToolEndpointAction({ ...v, timeoutMs: Number(v.timeoutMs) }), () => setV({ toolName: "", url: "", timeoutMs: "10000", readOnly: false }));
+        run(
+          () => saveToolEndpointAction({ ...v, timeoutMs: Number(v.timeoutMs) }),
+          () => setV({ toolName: "", url: "", timeoutMs: "10000", readOnly: false }),
+        );
       }}
     >
       <label className="text-sm">
         <span className="text-slate-600">Tool</span>
-        <input name="toolName" value={v.toolName} placeholder="lookup_order" onChange={(e) => setV({ ...v, toolName: e.target.value })} className={input} />
+        <input
+          name="toolName"
+          value={v.toolName}
+          placeholder="lookup_order"
+          onChange={(e) => setV({ ...v, toolName: e.target.value })}
+          className={input}
+        />
         <FieldError fields={error?.fields} name="toolName" />
       </label>
       <label className="text-sm sm:col-span-2">
         <span className="text-slate-600">URL (receives POST {"{ tool, args, callId }"})</span>
-        <input name="url" value={v.url} placeholder="http://127.0.0.1:8080/tools/lookup_order" onChange={(e) => setV({ ...v, url: e.target.value })} className={input} />
+        <input
+          name="url"
+          value={v.url}
+          placeholder="http://127.0.0.1:8080/tools/lookup_order"
+          onChange={(e) => setV({ ...v, url: e.target.value })}
+          className={input}
+        />
         <FieldError fields={error?.fields} name="url" />
       </label>
       <label className="text-sm">
         <span className="text-slate-600">Timeout (ms)</span>
-        <input name="timeoutMs" inputMode="numeric" value={v.timeoutMs} onChange={(e) => setV({ ...v, timeoutMs: e.target.value })} className={input} />
+        <input
+          name="timeoutMs"
+          inputMode="numeric"
+          value={v.timeoutMs}
+          onChange={(e) => setV({ ...v, timeoutMs: e.target.value })}
+          className={input}
+        />
         <FieldError fields={error?.fields} name="timeoutMs" />
       </label>
       <label className="flex items-center gap-2 text-sm sm:col-span-4">
@@ -101,8 +138,14 @@ export function ToolEndpointForm() {
         Read-only (safe to repeat). Tools declared write or external_mutation still need approval per call.
       </label>
       <div className="sm:col-span-4">
-        <button type="submit" disabled={pending} className={button}>Save tool endpoint</button>
-        {error && Object.keys(error.fields).length === 0 ? <span role="alert" className="ml-3 text-sm text-rose-700">{error.message}</span> : null}
+        <button type="submit" disabled={pending} className={button}>
+          Save tool endpoint
+        </button>
+        {error && Object.keys(error.fields).length === 0 ? (
+          <span role="alert" className="ml-3 text-sm text-rose-700">
+            {error.message}
+          </span>
+        ) : null}
       </div>
     </form>
   );
@@ -117,12 +160,28 @@ export function AllowedHostForm() {
       className="flex flex-wrap items-start gap-2"
       onSubmit={(e) => {
         e.preventDefault();
-        run(() => addAllowedHostAction({ host }), () => setHost(""));
+        run(
+          () => addAllowedHostAction({ host }),
+          () => setHost(""),
+        );
       }}
     >
-      <input name="host" aria-label="Host" value={host} placeholder="api.example.com or 127.0.0.1:8080" onChange={(e) => setHost(e.target.value)} className="w-80 rounded-md border border-slate-300 px-2 py-1 text-sm" />
-      <button type="submit" disabled={pending} className={button}>Allow host</button>
-      {error ? <span role="alert" className="w-full text-sm text-rose-700">{error.message}</span> : null}
+      <input
+        name="host"
+        aria-label="Host"
+        value={host}
+        placeholder="api.example.com or 127.0.0.1:8080"
+        onChange={(e) => setHost(e.target.value)}
+        className="w-80 rounded-md border border-slate-300 px-2 py-1 text-sm"
+      />
+      <button type="submit" disabled={pending} className={button}>
+        Allow host
+      </button>
+      {error ? (
+        <span role="alert" className="w-full text-sm text-rose-700">
+          {error.message}
+        </span>
+      ) : null}
     </form>
   );
 }
@@ -130,7 +189,13 @@ export function AllowedHostForm() {
 export function RemoveButton({ kind, id, label }: { kind: "model" | "tool" | "host"; id: string; label: string }) {
   const { pending, run } = useSubmit();
   return (
-    <button type="button" disabled={pending} aria-label={`Remove ${label}`} onClick={() => run(() => removeExecutorSettingAction({ kind, id }))} className="text-xs text-rose-700 hover:underline disabled:opacity-50">
+    <button
+      type="button"
+      disabled={pending}
+      aria-label={`Remove ${label}`}
+      onClick={() => run(() => removeExecutorSettingAction({ kind, id }))}
+      className="text-xs text-rose-700 hover:underline disabled:opacity-50"
+    >
       Remove
     </button>
   );

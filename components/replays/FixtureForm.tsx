@@ -30,7 +30,14 @@ export function FixtureForm({
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     startTransition(async () => {
-      const result = await supplyFixtureAction({ replayId, callId, kind, text: kind === "output" ? output : errorText, note, prefilledFrom });
+      const result = await supplyFixtureAction({
+        replayId,
+        callId,
+        kind,
+        text: kind === "output" ? output : errorText,
+        note,
+        prefilledFrom,
+      });
       if (!result.ok) {
         setProblem({ message: result.error.message, fields: result.error.fieldErrors });
         return;
@@ -52,9 +59,21 @@ export function FixtureForm({
         ))}
       </fieldset>
       {kind === "output" ? (
-        <JsonEditor value={output} onChange={setOutput} height={220} path="fixture-output.json" ariaLabel="Fixture output JSON" />
+        <JsonEditor
+          value={output}
+          onChange={setOutput}
+          height={220}
+          path="fixture-output.json"
+          ariaLabel="Fixture output JSON"
+        />
       ) : (
-        <JsonEditor value={errorText} onChange={setErrorText} height={140} path="fixture-error.json" ariaLabel="Fixture error JSON" />
+        <JsonEditor
+          value={errorText}
+          onChange={setErrorText}
+          height={140}
+          path="fixture-error.json"
+          ariaLabel="Fixture error JSON"
+        />
       )}
       {problem?.fields.text ? <p className="text-sm text-rose-700">{problem.fields.text.join(" ")}</p> : null}
       <label className="block text-sm">
@@ -75,7 +94,11 @@ export function FixtureForm({
           {problem.message}
         </p>
       ) : null}
-      <button type="submit" disabled={pending} className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50">
+      <button
+        type="submit"
+        disabled={pending}
+        className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
+      >
         {pending ? "Resuming…" : "Store fixture and resume"}
       </button>
     </form>

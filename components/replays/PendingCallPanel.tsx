@@ -13,16 +13,21 @@ export function PendingCallPanel({ replayId, pending }: { replayId: string; pend
   return (
     <section aria-labelledby="pending-title" className="mb-8 rounded-lg border border-amber-300 bg-amber-50/60 p-5">
       <h2 id="pending-title" className="text-base font-semibold text-slate-900">
-        {fixture ? "Waiting for a fixture" : "Waiting for approval"}: <span className="font-mono">{pending.tool}</span> at step {pending.step}
+        {fixture ? "Waiting for a fixture" : "Waiting for approval"}: <span className="font-mono">{pending.tool}</span>{" "}
+        at step {pending.step}
       </h2>
       <p className="mt-1 text-sm text-slate-700">{pending.message}</p>
       <div className="mt-4 grid gap-4 lg:grid-cols-2">
         <div className="space-y-3">
-          <p className="mb-1 text-xs text-slate-500">Call id <span className="font-mono text-slate-700">{pending.callId}</span></p>
+          <p className="mb-1 text-xs text-slate-500">
+            Call id <span className="font-mono text-slate-700">{pending.callId}</span>
+          </p>
           <JsonBlock label="Arguments" value={pending.args} />
           {pending.miss ? (
             <div>
-              <div className="mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">Closest recorded calls</div>
+              <div className="mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">
+                Closest recorded calls
+              </div>
               {pending.miss.closest.length === 0 ? (
                 <p className="text-sm text-slate-600">The base run has no call of {pending.tool}.</p>
               ) : (
@@ -55,7 +60,11 @@ export function PendingCallPanel({ replayId, pending }: { replayId: string; pend
               replayId={replayId}
               callId={pending.callId}
               prefillOutput={pending.prefill && !pending.prefill.error ? jsonText(pending.prefill.output) : "null"}
-              prefillError={pending.prefill?.error ? jsonText(pending.prefill.error) : '{\n  "type": "ToolError",\n  "message": ""\n}'}
+              prefillError={
+                pending.prefill?.error
+                  ? jsonText(pending.prefill.error)
+                  : '{\n  "type": "ToolError",\n  "message": ""\n}'
+              }
               prefilledFrom={pending.prefill?.seq ?? null}
             />
           ) : (

@@ -16,7 +16,8 @@ const SOURCE_TONE: Record<string, "neutral" | "info" | "warn" | "bad" | "good"> 
 
 function preview(s: ReplayStep): string {
   if (s.error) return `${s.error.type}: ${s.error.message}`;
-  if (s.kind === "tool_call") return `${previewText((s.input as { args?: unknown } | null)?.args, 60)} ⇒ ${previewText(s.output, 80)}`;
+  if (s.kind === "tool_call")
+    return `${previewText((s.input as { args?: unknown } | null)?.args, 60)} ⇒ ${previewText(s.output, 80)}`;
   if (s.kind === "model_call") {
     const out = s.output as { content?: unknown; toolCalls?: { name: string }[] } | null;
     const calls = out?.toolCalls?.map((c) => c.name).join(", ");
@@ -42,16 +43,26 @@ export function ReplayStepList({ steps, limit = 300 }: { steps: ReplayStep[]; li
         </thead>
         <tbody>
           {shown.map((s) => (
-            <tr key={s.seq} id={`step-${s.seq}`} className="border-t border-slate-100 align-top" data-testid="replay-step">
+            <tr
+              key={s.seq}
+              id={`step-${s.seq}`}
+              className="border-t border-slate-100 align-top"
+              data-testid="replay-step"
+            >
               <td className="px-3 py-1.5 font-mono text-xs text-slate-500">{s.seq}</td>
               <td className="truncate px-3 py-1.5">
-                <span className="text-xs text-slate-500">{s.kind.replace("_call", "").replace("_", " ")}</span> <span className="font-mono text-xs">{s.name}</span>
+                <span className="text-xs text-slate-500">{s.kind.replace("_call", "").replace("_", " ")}</span>{" "}
+                <span className="font-mono text-xs">{s.name}</span>
               </td>
               <td className="px-3 py-1.5">
                 <Badge tone={SOURCE_TONE[s.source] ?? "neutral"}>{s.source}</Badge>
               </td>
               <td className="px-3 py-1.5 text-xs">
-                {s.equalsBase ? <span className="text-slate-400">= {s.baseSeq}</span> : <Badge tone="warn">{s.baseSeq === null ? "new" : `≠ ${s.baseSeq}`}</Badge>}
+                {s.equalsBase ? (
+                  <span className="text-slate-400">= {s.baseSeq}</span>
+                ) : (
+                  <Badge tone="warn">{s.baseSeq === null ? "new" : `≠ ${s.baseSeq}`}</Badge>
+                )}
               </td>
               <td className="truncate px-3 py-1.5 font-mono text-xs text-slate-700">
                 {s.status === "failed" ? <StatusBadge status="failed" /> : null} {preview(s)}
@@ -60,7 +71,11 @@ export function ReplayStepList({ steps, limit = 300 }: { steps: ReplayStep[]; li
           ))}
         </tbody>
       </table>
-      {steps.length > limit ? <p className="border-t border-slate-100 px-3 py-2 text-sm text-slate-500">Showing the first {limit} of {steps.length} steps; the comparison shows every step.</p> : null}
+      {steps.length > limit ? (
+        <p className="border-t border-slate-100 px-3 py-2 text-sm text-slate-500">
+          Showing the first {limit} of {steps.length} steps; the comparison shows every step.
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -20,11 +20,17 @@ export interface PolicyChoice {
 
 function Caveats({ warnings, title }: { warnings: readonly string[]; title: string }) {
   return (
-    <div role="status" className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900" data-testid="policy-warnings">
+    <div
+      role="status"
+      className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900"
+      data-testid="policy-warnings"
+    >
       <p className="font-medium">{title}</p>
       <ul className="mt-1 list-disc space-y-1 pl-5">
         {warnings.map((w) => (
-          <li key={w} className="break-words">{w}</li>
+          <li key={w} className="break-words">
+            {w}
+          </li>
         ))}
       </ul>
     </div>
@@ -34,7 +40,15 @@ function Caveats({ warnings, title }: { warnings: readonly string[]; title: stri
 type EditDraft = { key: number; op: EditOp; seq: number | null; text: string };
 
 /** Choose a policy, add counterfactual edits, run. */
-export function StartReplayForm({ sessionId, choices, targets }: { sessionId: string; choices: PolicyChoice[]; targets: EditTarget[] }) {
+export function StartReplayForm({
+  sessionId,
+  choices,
+  targets,
+}: {
+  sessionId: string;
+  choices: PolicyChoice[];
+  targets: EditTarget[];
+}) {
   const router = useRouter();
   const [choice, setChoice] = useState(choices[0]?.value ?? "");
   const [edits, setEdits] = useState<EditDraft[]>([]);
@@ -46,22 +60,35 @@ export function StartReplayForm({ sessionId, choices, targets }: { sessionId: st
 
   const addEdit = () => {
     const first = targetsFor("replace_tool_result", targets)[0];
-    setEdits([...edits, { key: nextKey(), op: "replace_tool_result", seq: first?.seq ?? null, text: initialEditValue("replace_tool_result", first) }]);
+    setEdits([
+      ...edits,
+      {
+        key: nextKey(),
+        op: "replace_tool_result",
+        seq: first?.seq ?? null,
+        text: initialEditValue("replace_tool_result", first),
+      },
+    ]);
   };
   const update = (key: number, patch: Partial<EditDraft>) =>
-    setEdits(edits.map((e) => {
-      if (e.key !== key) return e;
-      const next = { ...e, ...patch };
-      if (patch.op && patch.op !== e.op) {
-        const candidates = targetsFor(patch.op, targets);
-        const keep = candidates.find((t) => t.seq === e.seq) ?? candidates[0];
-        next.seq = keep?.seq ?? null;
-        next.text = initialEditValue(patch.op, keep);
-      } else if (patch.seq !== undefined && patch.seq !== e.seq) {
-        next.text = initialEditValue(next.op, targets.find((t) => t.seq === patch.seq));
-      }
-      return next;
-    }));
+    setEdits(
+      edits.map((e) => {
+        if (e.key !== key) return e;
+        const next = { ...e, ...patch };
+        if (patch.op && patch.op !== e.op) {
+          const candidates = targetsFor(patch.op, targets);
+          const keep = candidates.find((t) => t.seq === e.seq) ?? candidates[0];
+          next.seq = keep?.seq ?? null;
+          next.text = initialEditValue(patch.op, keep);
+        } else if (patch.seq !== undefined && patch.seq !== e.seq) {
+          next.text = initialEditValue(
+            next.op,
+            targets.find((t) => t.seq === patch.seq),
+          );
+        }
+        return next;
+      }),
+    );
 
   const run = (e: React.FormEvent) => {
     e.preventDefault();
@@ -72,7 +99,10 @@ export function StartReplayForm({ sessionId, choices, targets }: { sessionId: st
       try {
         parsedEdits.push({ seq: draft.seq, op: draft.op, value: JSON.parse(draft.text) as unknown });
       } catch (error) {
-        return setProblem({ message: `Edit ${index + 1}: the value is not valid JSON (${error instanceof Error ? error.message : String(error)}).`, issues: [] });
+        return setProblem({
+          message: `Edit ${index + 1}: the value is not valid JSON (${error instanceof Error ? error.message : String(error)}).`,
+          issues: [],
+        });
       }
     }
     startTransition(async () => {
@@ -94,8 +124,15 @@ export function StartReplayForm({ sessionId, choices, targets }: { sessionId: st
       <section className="rounded-lg border border-slate-200 bg-white p-5">
         <h2 className="text-base font-semibold text-slate-900">Policy</h2>
         <label className="mt-2 block text-sm">
-          <span className="text-slate-600">The rules the branch runs under (stored with the replay as a snapshot and hash)</span>
-          <select name="policy" value={choice} onChange={(e) => setChoice(e.target.value)} className="mt-1 block w-full max-w-3xl rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm">
+          <span className="text-slate-600">
+            The rules the branch runs under (stored with the replay as a snapshot and hash)
+          </span>
+          <select
+            name="policy"
+            value={choice}
+            onChange={(e) => setChoice(e.target.value)}
+            className="mt-1 block w-full max-w-3xl rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm"
+          >
             {choices.map((c) => (
               <option key={c.value} value={c.value}>
                 {c.label}
@@ -104,43 +141,81 @@ export function StartReplayForm({ sessionId, choices, targets }: { sessionId: st
           </select>
         </label>
         {selectedChoice && selectedChoice.warnings.length > 0 ? (
-          <Caveats title="Caveats for this session's adapter: the replay runs, but its evidence rests on these" warnings={selectedChoice.warnings} />
+          <Caveats
+            title="Caveats for this session's adapter: the replay runs, but its evidence rests on these"
+            warnings={selectedChoice.warnings}
+          />
         ) : null}
       </section>
 
       <section className="rounded-lg border border-slate-200 bg-white p-5">
         <div className="flex items-center justify-between">
           <h2 className="text-base font-semibold text-slate-900">Edits (counterfactuals)</h2>
-          <button type="button" onClick={addEdit} disabled={targets.length === 0} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50">
+          <button
+            type="button"
+            onClick={addEdit}
+            disabled={targets.length === 0}
+            className="rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50"
+          >
             Add an edit
           </button>
         </div>
-        {edits.length === 0 ? <p className="mt-2 text-sm text-slate-500">No edits: the branch replays the base run as recorded. Add one to change a tool result, tool arguments, a model output or the system prompt at a step.</p> : null}
+        {edits.length === 0 ? (
+          <p className="mt-2 text-sm text-slate-500">
+            No edits: the branch replays the base run as recorded. Add one to change a tool result, tool arguments, a
+            model output or the system prompt at a step.
+          </p>
+        ) : null}
         <ol className="mt-3 space-y-4">
           {edits.map((draft, index) => (
             <li key={draft.key} className="rounded-md border border-slate-200 p-3" data-testid="edit-draft">
               <div className="mb-2 flex flex-wrap items-end gap-3 text-sm">
                 <label>
                   <span className="block text-xs text-slate-500">Edit {index + 1}</span>
-                  <select aria-label={`Edit ${index + 1} operation`} value={draft.op} onChange={(e) => update(draft.key, { op: e.target.value as EditOp })} className="rounded-md border border-slate-300 bg-white px-2 py-1">
+                  <select
+                    aria-label={`Edit ${index + 1} operation`}
+                    value={draft.op}
+                    onChange={(e) => update(draft.key, { op: e.target.value as EditOp })}
+                    className="rounded-md border border-slate-300 bg-white px-2 py-1"
+                  >
                     {EDIT_OPS.map((o) => (
-                      <option key={o.op} value={o.op}>{o.label}</option>
+                      <option key={o.op} value={o.op}>
+                        {o.label}
+                      </option>
                     ))}
                   </select>
                 </label>
                 <label>
                   <span className="block text-xs text-slate-500">at step</span>
-                  <select aria-label={`Edit ${index + 1} step`} value={draft.seq ?? ""} onChange={(e) => update(draft.key, { seq: Number(e.target.value) })} className="rounded-md border border-slate-300 bg-white px-2 py-1">
+                  <select
+                    aria-label={`Edit ${index + 1} step`}
+                    value={draft.seq ?? ""}
+                    onChange={(e) => update(draft.key, { seq: Number(e.target.value) })}
+                    className="rounded-md border border-slate-300 bg-white px-2 py-1"
+                  >
                     {targetsFor(draft.op, targets).map((t) => (
-                      <option key={t.seq} value={t.seq}>{t.seq} · {t.name}</option>
+                      <option key={t.seq} value={t.seq}>
+                        {t.seq} · {t.name}
+                      </option>
                     ))}
                   </select>
                 </label>
-                <button type="button" onClick={() => setEdits(edits.filter((e) => e.key !== draft.key))} className="ml-auto text-sm text-rose-700 hover:underline">
+                <button
+                  type="button"
+                  onClick={() => setEdits(edits.filter((e) => e.key !== draft.key))}
+                  className="ml-auto text-sm text-rose-700 hover:underline"
+                >
                   Remove
                 </button>
               </div>
-              <JsonEditor key={`${draft.key}-${draft.op}-${draft.seq}`} value={draft.text} onChange={(text) => update(draft.key, { text })} height={160} path={`edit-${draft.key}.json`} ariaLabel={`Edit ${index + 1} value`} />
+              <JsonEditor
+                key={`${draft.key}-${draft.op}-${draft.seq}`}
+                value={draft.text}
+                onChange={(text) => update(draft.key, { text })}
+                height={160}
+                path={`edit-${draft.key}.json`}
+                ariaLabel={`Edit ${index + 1} value`}
+              />
             </li>
           ))}
         </ol>
@@ -152,7 +227,9 @@ export function StartReplayForm({ sessionId, choices, targets }: { sessionId: st
           {problem.issues.length > 0 ? (
             <ul className="mt-1 list-disc pl-5">
               {problem.issues.map((i) => (
-                <li key={`${i.path}:${i.message}`}><span className="font-mono">{i.path}</span>: {i.message}</li>
+                <li key={`${i.path}:${i.message}`}>
+                  <span className="font-mono">{i.path}</span>: {i.message}
+                </li>
               ))}
             </ul>
           ) : null}
@@ -161,10 +238,19 @@ export function StartReplayForm({ sessionId, choices, targets }: { sessionId: st
       {started ? (
         <div>
           <Caveats title="The replay started with these caveats" warnings={started.warnings} />
-          <Link href={`/replays/${started.id}`} className="mt-2 inline-block text-sm font-medium text-indigo-700 hover:underline">Open the branch →</Link>
+          <Link
+            href={`/replays/${started.id}`}
+            className="mt-2 inline-block text-sm font-medium text-indigo-700 hover:underline"
+          >
+            Open the branch →
+          </Link>
         </div>
       ) : null}
-      <button type="submit" disabled={pending || started !== null} className="rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50">
+      <button
+        type="submit"
+        disabled={pending || started !== null}
+        className="rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
+      >
         {pending ? "Starting…" : "Run replay"}
       </button>
     </form>

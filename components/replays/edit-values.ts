@@ -28,7 +28,8 @@ export function editTargets(events: readonly SessionEvent[]): EditTarget[] {
         name: e.name,
         output: e.output,
         args: e.kind === "tool_call" ? (input.args ?? null) : null,
-        systemPrompt: e.kind === "model_call" ? (input.messages?.find((m) => m.role === "system")?.content ?? "") : null,
+        systemPrompt:
+          e.kind === "model_call" ? (input.messages?.find((m) => m.role === "system")?.content ?? "") : null,
       };
     });
 }
@@ -36,7 +37,8 @@ export function editTargets(events: readonly SessionEvent[]): EditTarget[] {
 /** The JSON an edit's editor starts from: the recorded value it replaces. */
 export function initialEditValue(op: EditOp, target: EditTarget | undefined): string {
   if (!target) return "null";
-  const value = op === "replace_tool_args" ? target.args : op === "replace_system_prompt" ? target.systemPrompt : target.output;
+  const value =
+    op === "replace_tool_args" ? target.args : op === "replace_system_prompt" ? target.systemPrompt : target.output;
   return JSON.stringify(value ?? null, null, 2);
 }
 

@@ -13,8 +13,12 @@ const COMPONENTS: Components = {
   ul: ({ children }) => <ul className="my-2 list-disc pl-5">{children}</ul>,
   ol: ({ children }) => <ol className="my-2 list-decimal pl-5">{children}</ol>,
   code: ({ children }) => <code className="rounded bg-slate-100 px-1 py-0.5 font-mono text-[0.85em]">{children}</code>,
-  pre: ({ children }) => <pre className="my-2 overflow-auto rounded border border-slate-200 bg-slate-50 p-2 text-xs">{children}</pre>,
-  blockquote: ({ children }) => <blockquote className="my-2 border-l-2 border-slate-300 pl-3 text-slate-600">{children}</blockquote>,
+  pre: ({ children }) => (
+    <pre className="my-2 overflow-auto rounded border border-slate-200 bg-slate-50 p-2 text-xs">{children}</pre>
+  ),
+  blockquote: ({ children }) => (
+    <blockquote className="my-2 border-l-2 border-slate-300 pl-3 text-slate-600">{children}</blockquote>
+  ),
 };
 
 /**

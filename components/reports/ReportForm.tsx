@@ -19,11 +19,22 @@ export interface ReportFormProps {
   replayId: string;
   defaultTitle: string;
   policy: { document: unknown; hash: string; versionLabel: string };
-  evidence: { strength: string; comparability: string | null; stepsBySource: Record<string, number>; fixtureCount: number; liveCallCount: number; firstDivergence: string | null };
+  evidence: {
+    strength: string;
+    comparability: string | null;
+    stepsBySource: Record<string, number>;
+    fixtureCount: number;
+    liveCallCount: number;
+    firstDivergence: string | null;
+  };
   pairs: PairChoice[];
   firstDivergenceId: string | null;
   suggestion: { label: ValidityLabel; reasons: string[] };
-  createReport: (input: { replayId: string; title: string; sections: ReportSectionsInput }) => Promise<ActionResult<{ id: string }>>;
+  createReport: (input: {
+    replayId: string;
+    title: string;
+    sections: ReportSectionsInput;
+  }) => Promise<ActionResult<{ id: string }>>;
 }
 
 type TextKey = "finding" | "scope" | "observedBaseline" | "hypothesis" | "nextActions";
@@ -38,7 +49,21 @@ const TEXT_FIELDS: { key: TextKey; label: string; hint: string }[] = [
 
 const PAIR_TONES = { equal: "neutral", changed: "warn", inserted: "info", removed: "bad" } as const;
 
-function MarkdownField({ id, label, hint, value, onChange, error }: { id: string; label: string; hint: string; value: string; onChange: (v: string) => void; error?: string }) {
+function MarkdownField({
+  id,
+  label,
+  hint,
+  value,
+  onChange,
+  error,
+}: {
+  id: string;
+  label: string;
+  hint: string;
+  value: string;
+  onChange: (v: string) => void;
+  error?: string;
+}) {
   const [preview, setPreview] = useState(false);
   return (
     <div className="rounded-lg border border-slate-200 bg-white p-4">
@@ -47,10 +72,22 @@ function MarkdownField({ id, label, hint, value, onChange, error }: { id: string
           {label}
         </label>
         <div role="tablist" aria-label={`${label} editor`} className="flex gap-1 text-xs">
-          <button type="button" role="tab" aria-selected={!preview} onClick={() => setPreview(false)} className={`rounded px-2 py-0.5 ${preview ? "text-slate-500" : "bg-slate-100 font-medium text-slate-900"}`}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={!preview}
+            onClick={() => setPreview(false)}
+            className={`rounded px-2 py-0.5 ${preview ? "text-slate-500" : "bg-slate-100 font-medium text-slate-900"}`}
+          >
             Write
           </button>
-          <button type="button" role="tab" aria-selected={preview} onClick={() => setPreview(true)} className={`rounded px-2 py-0.5 ${preview ? "bg-slate-100 font-medium text-slate-900" : "text-slate-500"}`}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={preview}
+            onClick={() => setPreview(true)}
+            className={`rounded px-2 py-0.5 ${preview ? "bg-slate-100 font-medium text-slate-900" : "text-slate-500"}`}
+          >
             Preview
           </button>
         </div>
@@ -78,10 +115,18 @@ function MarkdownField({ id, label, hint, value, onChange, error }: { id: string
 export function ReportForm(props: ReportFormProps) {
   const router = useRouter();
   const [title, setTitle] = useState(props.defaultTitle);
-  const [text, setText] = useState<Record<TextKey, string>>({ finding: "", scope: "", observedBaseline: "", hypothesis: "", nextActions: "" });
+  const [text, setText] = useState<Record<TextKey, string>>({
+    finding: "",
+    scope: "",
+    observedBaseline: "",
+    hypothesis: "",
+    nextActions: "",
+  });
   const [validity, setValidity] = useState<ValidityLabel>(props.suggestion.label);
   const [validityNote, setValidityNote] = useState("");
-  const [pinned, setPinned] = useState<Set<string>>(() => new Set(props.firstDivergenceId ? [props.firstDivergenceId] : []));
+  const [pinned, setPinned] = useState<Set<string>>(
+    () => new Set(props.firstDivergenceId ? [props.firstDivergenceId] : []),
+  );
   const [error, setError] = useState<{ message: string; fields: Record<string, string[]> } | null>(null);
   const [pending, startTransition] = useTransition();
 
@@ -91,7 +136,12 @@ export function ReportForm(props: ReportFormProps) {
       const result = await props.createReport({
         replayId: props.replayId,
         title,
-        sections: { ...text, validity, validityNote, pinnedPairs: props.pairs.filter((p) => pinned.has(p.id)).map((p) => p.id) },
+        sections: {
+          ...text,
+          validity,
+          validityNote,
+          pinnedPairs: props.pairs.filter((p) => pinned.has(p.id)).map((p) => p.id),
+        },
       });
       if (!result.ok) return setError({ message: result.error.message, fields: result.error.fieldErrors });
       router.push(`/reports/${result.data.id}`);
@@ -122,7 +172,15 @@ export function ReportForm(props: ReportFormProps) {
           {fieldError("title") ? <p className="mt-1 text-xs text-rose-700">{fieldError("title")}</p> : null}
         </div>
         {TEXT_FIELDS.slice(0, 4).map((f) => (
-          <MarkdownField key={f.key} id={`section-${f.key}`} label={f.label} hint={f.hint} value={text[f.key]} onChange={(v) => setText((t) => ({ ...t, [f.key]: v }))} error={fieldError(`sections.${f.key}`)} />
+          <MarkdownField
+            key={f.key}
+            id={`section-${f.key}`}
+            label={f.label}
+            hint={f.hint}
+            value={text[f.key]}
+            onChange={(v) => setText((t) => ({ ...t, [f.key]: v }))}
+            error={fieldError(`sections.${f.key}`)}
+          />
         ))}
 
         <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="policy-heading">
@@ -156,13 +214,23 @@ export function ReportForm(props: ReportFormProps) {
                 </Badge>
               ))}
             <span className="text-slate-600">
-              {props.evidence.fixtureCount} fixture{props.evidence.fixtureCount === 1 ? "" : "s"}, {props.evidence.liveCallCount} live call{props.evidence.liveCallCount === 1 ? "" : "s"}
+              {props.evidence.fixtureCount} fixture{props.evidence.fixtureCount === 1 ? "" : "s"},{" "}
+              {props.evidence.liveCallCount} live call{props.evidence.liveCallCount === 1 ? "" : "s"}
             </span>
           </div>
-          <p className="mt-2 text-sm text-slate-700">{props.evidence.firstDivergence ?? "No divergence: the branch equals the base run."}</p>
-          <h3 className="mt-4 mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">Pin steps into the report</h3>
-          <p className="mb-2 text-xs text-slate-500">The first divergence is always included. Pinned pairs are frozen with both sides.</p>
-          <ul className="max-h-80 divide-y divide-slate-100 overflow-auto rounded-md border border-slate-200" data-testid="pair-picker">
+          <p className="mt-2 text-sm text-slate-700">
+            {props.evidence.firstDivergence ?? "No divergence: the branch equals the base run."}
+          </p>
+          <h3 className="mt-4 mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">
+            Pin steps into the report
+          </h3>
+          <p className="mb-2 text-xs text-slate-500">
+            The first divergence is always included. Pinned pairs are frozen with both sides.
+          </p>
+          <ul
+            className="max-h-80 divide-y divide-slate-100 overflow-auto rounded-md border border-slate-200"
+            data-testid="pair-picker"
+          >
             {props.pairs.map((p, i) => (
               <li key={p.id}>
                 <label className="flex cursor-pointer items-center gap-2 px-3 py-1.5 text-sm hover:bg-slate-50">
@@ -187,10 +255,19 @@ export function ReportForm(props: ReportFormProps) {
               </li>
             ))}
           </ul>
-          {fieldError("sections.pinnedPairs") ? <p className="mt-1 text-xs text-rose-700">{fieldError("sections.pinnedPairs")}</p> : null}
+          {fieldError("sections.pinnedPairs") ? (
+            <p className="mt-1 text-xs text-rose-700">{fieldError("sections.pinnedPairs")}</p>
+          ) : null}
         </section>
 
-        <MarkdownField id="section-nextActions" label="Next actions" hint={TEXT_FIELDS[4]!.hint} value={text.nextActions} onChange={(v) => setText((t) => ({ ...t, nextActions: v }))} error={fieldError("sections.nextActions")} />
+        <MarkdownField
+          id="section-nextActions"
+          label="Next actions"
+          hint={TEXT_FIELDS[4]!.hint}
+          value={text.nextActions}
+          onChange={(v) => setText((t) => ({ ...t, nextActions: v }))}
+          error={fieldError("sections.nextActions")}
+        />
       </div>
 
       <div className="space-y-4 lg:sticky lg:top-4 lg:self-start">
@@ -199,16 +276,26 @@ export function ReportForm(props: ReportFormProps) {
             Validity
           </h2>
           <p className="mt-1 text-xs text-slate-600">
-            Suggested: <span className="font-medium">{props.suggestion.label.replaceAll("_", " ")}</span> — {props.suggestion.reasons.join(" ")}
+            Suggested: <span className="font-medium">{props.suggestion.label.replaceAll("_", " ")}</span> —{" "}
+            {props.suggestion.reasons.join(" ")}
           </p>
           <fieldset className="mt-3 space-y-1.5">
             <legend className="sr-only">Validity label</legend>
             {ValidityLabel.options.map((label) => (
               <label key={label} className="flex cursor-pointer items-start gap-2 text-sm">
-                <input type="radio" name="validity" value={label} checked={validity === label} onChange={() => setValidity(label)} className="mt-1" />
+                <input
+                  type="radio"
+                  name="validity"
+                  value={label}
+                  checked={validity === label}
+                  onChange={() => setValidity(label)}
+                  className="mt-1"
+                />
                 <span>
                   <span className="font-medium">{label.replaceAll("_", " ")}</span>
-                  {label === props.suggestion.label ? <span className="ml-1 text-xs text-indigo-700">(suggested)</span> : null}
+                  {label === props.suggestion.label ? (
+                    <span className="ml-1 text-xs text-indigo-700">(suggested)</span>
+                  ) : null}
                   <span className="block text-xs text-slate-500">{VALIDITY_DESCRIPTIONS[label]}</span>
                 </span>
               </label>
@@ -217,16 +304,28 @@ export function ReportForm(props: ReportFormProps) {
           <label htmlFor="validity-note" className="mt-3 block text-xs text-slate-500">
             Why (optional, Markdown)
           </label>
-          <textarea id="validity-note" value={validityNote} onChange={(e) => setValidityNote(e.target.value)} rows={2} className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1 text-sm" />
+          <textarea
+            id="validity-note"
+            value={validityNote}
+            onChange={(e) => setValidityNote(e.target.value)}
+            rows={2}
+            className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
+          />
         </section>
         <div className="rounded-lg border border-slate-200 bg-white p-4">
-          <p className="text-xs text-slate-600">A report is an immutable snapshot: later changes to the policy, fixtures or session do not change it.</p>
+          <p className="text-xs text-slate-600">
+            A report is an immutable snapshot: later changes to the policy, fixtures or session do not change it.
+          </p>
           {error ? (
             <p role="alert" className="mt-2 text-sm text-rose-700">
               {error.message}
             </p>
           ) : null}
-          <button type="submit" disabled={pending} className="mt-3 w-full rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-50">
+          <button
+            type="submit"
+            disabled={pending}
+            className="mt-3 w-full rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-50"
+          >
             {pending ? "Creating…" : "Create report"}
           </button>
         </div>

@@ -38,14 +38,20 @@ function PairView({ pair, first }: { pair: SnapshotPair; first: boolean }) {
           {pair.type === "inserted" ? (
             <p className="text-xs text-slate-400 italic">Not in the base run.</p>
           ) : (
-            <JsonBlock label="Base" value={{ input: pair.base.input, output: pair.base.output, error: pair.base.error }} />
+            <JsonBlock
+              label="Base"
+              value={{ input: pair.base.input, output: pair.base.output, error: pair.base.error }}
+            />
           )}
         </div>
         <div>
           {pair.type === "removed" ? (
             <p className="text-xs text-slate-400 italic">Not in the branch.</p>
           ) : (
-            <JsonBlock label="Branch" value={{ input: pair.branch.input, output: pair.branch.output, error: pair.branch.error }} />
+            <JsonBlock
+              label="Branch"
+              value={{ input: pair.branch.input, output: pair.branch.output, error: pair.branch.error }}
+            />
           )}
         </div>
       </div>
@@ -80,7 +86,12 @@ export function ReportView({ report }: { report: ReportDocument }) {
       <dl className="grid grid-cols-2 gap-px overflow-hidden rounded-lg border border-slate-200 bg-slate-200 text-sm sm:grid-cols-3">
         {(
           [
-            ["Session", <span key="s" className="break-words">{s.session.label}</span>],
+            [
+              "Session",
+              <span key="s" className="break-words">
+                {s.session.label}
+              </span>,
+            ],
             ["Agent", `${s.session.agentName} (${s.session.adapter})`],
             ["Replay", <StatusBadge key="r" status={s.replay.status} />],
             ["Comparability", s.replay.comparability?.replaceAll("_", " ") ?? "unknown"],
@@ -104,10 +115,17 @@ export function ReportView({ report }: { report: ReportDocument }) {
       <Section
         id="section-policy"
         title="Policy"
-        note={s.policy.version ? `${s.policy.version.policyName} v${s.policy.version.version}` : "ad-hoc policy (not a saved version)"}
+        note={
+          s.policy.version
+            ? `${s.policy.version.policyName} v${s.policy.version.version}`
+            : "ad-hoc policy (not a saved version)"
+        }
       >
         <p className="mb-2 text-xs text-slate-600">
-          The policy the replay ran under, as run. Hash <code className="font-mono break-all text-slate-900" data-testid="policy-hash">{s.policy.hash}</code>
+          The policy the replay ran under, as run. Hash{" "}
+          <code className="font-mono break-all text-slate-900" data-testid="policy-hash">
+            {s.policy.hash}
+          </code>
         </p>
         <JsonBlock value={s.policy.document} />
       </Section>
@@ -123,14 +141,15 @@ export function ReportView({ report }: { report: ReportDocument }) {
             ))}
             <span className="text-slate-400">·</span>
             <span className="text-slate-600">
-              {s.comparison.pairCount} aligned pairs: {s.comparison.counts.equal} equal, {s.comparison.counts.changed} changed, {s.comparison.counts.inserted} inserted,{" "}
-              {s.comparison.counts.removed} removed
+              {s.comparison.pairCount} aligned pairs: {s.comparison.counts.equal} equal, {s.comparison.counts.changed}{" "}
+              changed, {s.comparison.counts.inserted} inserted, {s.comparison.counts.removed} removed
             </span>
           </div>
           <p data-testid="first-divergence">
             {s.comparison.firstDivergence ? (
               <>
-                <span className="font-medium">First divergence</span> at pair {s.comparison.firstDivergence.pairIndex}: {s.comparison.firstDivergence.summary}
+                <span className="font-medium">First divergence</span> at pair {s.comparison.firstDivergence.pairIndex}:{" "}
+                {s.comparison.firstDivergence.summary}
               </>
             ) : (
               "No divergence: every step of the branch equals the base run."
@@ -160,12 +179,15 @@ export function ReportView({ report }: { report: ReportDocument }) {
               </tbody>
             </table>
             <p className="mt-2 text-xs text-slate-600">
-              Tool sequence distance {m.tool_sequence_distance} · fixture dependencies {m.fixture_dependency_count} · tool arguments changed: {m.tool_argument_changed ? "yes" : "no"}
+              Tool sequence distance {m.tool_sequence_distance} · fixture dependencies {m.fixture_dependency_count} ·
+              tool arguments changed: {m.tool_argument_changed ? "yes" : "no"}
             </p>
           </div>
           {s.comparison.finalOutputDiff ? (
             <div>
-              <h3 className="mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">Final output (base → branch)</h3>
+              <h3 className="mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">
+                Final output (base → branch)
+              </h3>
               <p className="rounded border border-slate-200 bg-slate-50 px-3 py-2 text-sm leading-relaxed whitespace-pre-wrap">
                 {s.comparison.finalOutputDiff.map((p, i) =>
                   p.type === "equal" ? (
@@ -224,7 +246,9 @@ export function ReportView({ report }: { report: ReportDocument }) {
                 {s.evidence.liveCalls.map((c) => (
                   <li key={`${c.step}-${c.logEntryId}`}>
                     step {c.step}: {c.kind} <span className="font-mono text-xs">{c.name}</span> —{" "}
-                    {c.approval ? `${c.approval.decision} by ${c.approval.by}${c.approval.note ? ` (“${c.approval.note}”)` : ""}` : "no approval required"}
+                    {c.approval
+                      ? `${c.approval.decision} by ${c.approval.by}${c.approval.note ? ` (“${c.approval.note}”)` : ""}`
+                      : "no approval required"}
                   </li>
                 ))}
               </ul>
@@ -240,7 +264,8 @@ export function ReportView({ report }: { report: ReportDocument }) {
         </p>
         {sections.validityNote.trim() ? <Markdown text={sections.validityNote} /> : null}
         <p className="mt-2 text-xs text-slate-500">
-          Suggested from the replay: {s.suggestedValidity.label.replaceAll("_", " ")} — {s.suggestedValidity.reasons.join(" ")}
+          Suggested from the replay: {s.suggestedValidity.label.replaceAll("_", " ")} —{" "}
+          {s.suggestedValidity.reasons.join(" ")}
         </p>
       </Section>
 

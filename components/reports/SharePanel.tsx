@@ -29,7 +29,10 @@ export function SharePanel({
 }: {
   reportId: string;
   shares: ShareRow[];
-  createShare: (input: { reportId: string; expiresIn: ExpiresIn }) => Promise<ActionResult<{ id: string; url: string; expiresAt: string | null }>>;
+  createShare: (input: {
+    reportId: string;
+    expiresIn: ExpiresIn;
+  }) => Promise<ActionResult<{ id: string; url: string; expiresAt: string | null }>>;
   revokeShare: (input: { shareId: string }) => Promise<ActionResult<{ id: string; state: ShareState }>>;
 }) {
   const router = useRouter();
@@ -64,7 +67,8 @@ export function SharePanel({
         Share by link
       </h2>
       <p className="mt-1 text-sm text-slate-600">
-        Anyone with the link sees this report read-only, and nothing else. Links can expire and can be revoked at any time.
+        Anyone with the link sees this report read-only, and nothing else. Links can expire and can be revoked at any
+        time.
       </p>
       <div className="mt-3 flex flex-wrap items-end gap-2">
         <label className="text-sm">
@@ -120,7 +124,9 @@ export function SharePanel({
         </div>
       ) : null}
       {shares.length === 0 ? (
-        <p className="mt-4 text-sm text-slate-500">No links yet. Create one to share this report with people who do not use the dashboard.</p>
+        <p className="mt-4 text-sm text-slate-500">
+          No links yet. Create one to share this report with people who do not use the dashboard.
+        </p>
       ) : (
         <table className="mt-4 w-full text-sm">
           <thead className="text-left text-xs text-slate-500 uppercase">

@@ -18,7 +18,13 @@ export function ValidityBadge({ label }: { label: ValidityLabel }) {
   );
 }
 
-const STRENGTH_TONES: Record<string, Tone> = { recorded: "good", controlled: "info", simulated: "warn", live: "warn", drifting: "bad" };
+const STRENGTH_TONES: Record<string, Tone> = {
+  recorded: "good",
+  controlled: "info",
+  simulated: "warn",
+  live: "warn",
+  drifting: "bad",
+};
 
 export function StrengthBadge({ strength }: { strength: string }) {
   return <Badge tone={STRENGTH_TONES[strength] ?? "neutral"}>{strength}</Badge>;

@@ -44,20 +44,33 @@ export function EventRow({ event, nested = false }: { event: SessionEvent; neste
         <span className="shrink-0 font-medium text-slate-900">{event.name}</span>
         {event.status !== "completed" ? <StatusBadge status={event.status} /> : null}
         {event.occurrence !== null && event.occurrence > 0 ? (
-          <Badge title="This exact call (same tool, same arguments) was made before in this session">repeat #{event.occurrence + 1}</Badge>
+          <Badge title="This exact call (same tool, same arguments) was made before in this session">
+            repeat #{event.occurrence + 1}
+          </Badge>
         ) : null}
-        <span className={`min-w-0 flex-1 truncate font-mono text-xs ${failed ? "text-rose-700" : "text-slate-500"}`}>{preview(event)}</span>
+        <span className={`min-w-0 flex-1 truncate font-mono text-xs ${failed ? "text-rose-700" : "text-slate-500"}`}>
+          {preview(event)}
+        </span>
         <span className="shrink-0 text-xs text-slate-500 tabular-nums">{formatDuration(event.durationMs)}</span>
-        <span className="w-14 shrink-0 text-right text-xs text-slate-500 tabular-nums">{tokens ? `${formatTokens(tokens)} tok` : ""}</span>
+        <span className="w-14 shrink-0 text-right text-xs text-slate-500 tabular-nums">
+          {tokens ? `${formatTokens(tokens)} tok` : ""}
+        </span>
       </summary>
       <div className="grid gap-3 border-t border-slate-200 px-3 py-3 md:grid-cols-2">
         {event.kind === "tool_call" ? (
           <>
             <JsonBlock label="Arguments" value={(event.input as { args?: unknown } | null)?.args ?? null} />
-            {event.error ? <JsonBlock label="Error" value={event.error} /> : <JsonBlock label="Result" value={event.output} />}
+            {event.error ? (
+              <JsonBlock label="Error" value={event.error} />
+            ) : (
+              <JsonBlock label="Result" value={event.output} />
+            )}
             <div className="text-xs text-slate-500 md:col-span-2">
-              call id <code className="font-mono">{(event.input as { callId?: string } | null)?.callId ?? "—"}</code> · cache key{" "}
-              <code className="font-mono">{event.cacheKey ? `${event.cacheKey.slice(0, 16)}…` : "none (arguments have no canonical JSON)"}</code>
+              call id <code className="font-mono">{(event.input as { callId?: string } | null)?.callId ?? "—"}</code> ·
+              cache key{" "}
+              <code className="font-mono">
+                {event.cacheKey ? `${event.cacheKey.slice(0, 16)}…` : "none (arguments have no canonical JSON)"}
+              </code>
               {event.occurrence !== null ? ` · occurrence ${event.occurrence}` : ""}
             </div>
           </>
@@ -68,7 +81,10 @@ export function EventRow({ event, nested = false }: { event: SessionEvent; neste
           </>
         ) : (
           <div className="md:col-span-2">
-            <JsonBlock label={event.kind === "final_output" ? "Answer" : "Message"} value={event.output ?? event.input} />
+            <JsonBlock
+              label={event.kind === "final_output" ? "Answer" : "Message"}
+              value={event.output ?? event.input}
+            />
           </div>
         )}
       </div>

@@ -2,12 +2,19 @@ type Values = { agent?: string; status?: string; tool?: string; q?: string };
 
 /** A plain GET form: the filters live in the URL, so a link reproduces the view. */
 export function SessionFilters({ agents, tools, values }: { agents: string[]; tools: string[]; values: Values }) {
-  const field = "rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm shadow-sm focus:border-indigo-500 focus:outline-none";
+  const field =
+    "rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm shadow-sm focus:border-indigo-500 focus:outline-none";
   return (
     <form method="get" action="/sessions" role="search" className="mb-4 flex flex-wrap items-end gap-3">
       <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
         Search
-        <input name="q" type="search" defaultValue={values.q} placeholder="title, task, answer…" className={`${field} w-64`} />
+        <input
+          name="q"
+          type="search"
+          defaultValue={values.q}
+          placeholder="title, task, answer…"
+          className={`${field} w-64`}
+        />
       </label>
       <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
         Agent
@@ -40,7 +47,10 @@ export function SessionFilters({ agents, tools, values }: { agents: string[]; to
           ))}
         </select>
       </label>
-      <button type="submit" className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">
+      <button
+        type="submit"
+        className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
+      >
         Apply
       </button>
       {values.agent || values.status || values.tool || values.q ? (

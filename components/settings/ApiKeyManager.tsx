@@ -100,7 +100,10 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
               Key “{created.name}” created. Copy it now: it is shown this once and cannot be shown again.
             </p>
             <div className="mt-2 flex items-center gap-2">
-              <code data-testid="new-api-key" className="flex-1 rounded border border-emerald-200 bg-white px-3 py-2 font-mono text-sm break-all text-slate-900 select-all">
+              <code
+                data-testid="new-api-key"
+                className="flex-1 rounded border border-emerald-200 bg-white px-3 py-2 font-mono text-sm break-all text-slate-900 select-all"
+              >
                 {created.key}
               </code>
               <button
@@ -146,7 +149,11 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
                   <td className="px-4 py-2 text-slate-600">{formatDateTime(k.createdAt)}</td>
                   <td className="px-4 py-2 text-slate-600">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "never"}</td>
                   <td className="px-4 py-2">
-                    {k.revokedAt ? <Badge tone="bad">revoked {formatDateTime(k.revokedAt)}</Badge> : <Badge tone="good">active</Badge>}
+                    {k.revokedAt ? (
+                      <Badge tone="bad">revoked {formatDateTime(k.revokedAt)}</Badge>
+                    ) : (
+                      <Badge tone="good">active</Badge>
+                    )}
                   </td>
                   <td className="px-4 py-2 text-right">
                     {k.revokedAt ? null : (

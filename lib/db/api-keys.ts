@@ -9,7 +9,10 @@ export function hashApiKey(key: string): string {
 }
 
 /** A new key: shown once, stored only as its hash. */
-export async function createApiKey(client: DbClient, name: string): Promise<{ id: string; key: string; prefix: string }> {
+export async function createApiKey(
+  client: DbClient,
+  name: string,
+): Promise<{ id: string; key: string; prefix: string }> {
   const key = `bp_${randomBytes(24).toString("base64url")}`;
   const prefix = key.slice(0, 10);
   const row = await client.apiKey.create({ data: { name, prefix, keyHash: hashApiKey(key) }, select: { id: true } });
@@ -20,7 +23,10 @@ export async function createApiKey(client: DbClient, name: string): Promise<{ id
  * Registers the key from the environment (idempotent): scripts and tests use
  * it. A key revoked in Settings stays revoked: a restart does not revive it.
  */
-export async function registerEnvApiKey(client: DbClient, key: string | undefined): Promise<"registered" | "revoked" | "none"> {
+export async function registerEnvApiKey(
+  client: DbClient,
+  key: string | undefined,
+): Promise<"registered" | "revoked" | "none"> {
   if (!key) return "none";
   const keyHash = hashApiKey(key);
   const row = await client.apiKey.upsert({
@@ -30,7 +36,9 @@ export async function registerEnvApiKey(client: DbClient, key: string | undefine
     select: { revokedAt: true },
   });
   if (row.revokedAt) {
-    console.warn("BRANCHPOINT_API_KEY was revoked in Settings and stays revoked; set a new key to use one from the environment.");
+    console.warn(
+      "BRANCHPOINT_API_KEY was revoked in Settings and stays revoked; set a new key to use one from the environment.",
+    );
     return "revoked";
   }
   return "registered";
@@ -39,7 +47,10 @@ export async function registerEnvApiKey(client: DbClient, key: string | undefine
 /** The key's id when it is valid and not revoked; fails closed on anything else. */
 export async function verifyApiKey(client: DbClient, key: string | null | undefined): Promise<string | null> {
   if (typeof key !== "string" || key.length < 8 || key.length > 256) return null;
-  const row = await client.apiKey.findUnique({ where: { keyHash: hashApiKey(key) }, select: { id: true, revokedAt: true } });
+  const row = await client.apiKey.findUnique({
+    where: { keyHash: hashApiKey(key) },
+    select: { id: true, revokedAt: true },
+  });
   if (!row || row.revokedAt) return null;
   await client.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } });
   return row.id;

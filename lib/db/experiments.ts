@@ -28,9 +28,22 @@ export async function cohortSessions(client: DbClient, agentVersionId: string, s
 export async function agentVersionsWithCohorts(client: DbClient) {
   const versions = await client.agentVersion.findMany({
     orderBy: [{ agent: { name: "asc" } }, { version: "asc" }],
-    select: { id: true, version: true, agentId: true, agent: { select: { name: true, adapter: true } }, _count: { select: { sessions: { where: { isReplay: false } } } } },
+    select: {
+      id: true,
+      version: true,
+      agentId: true,
+      agent: { select: { name: true, adapter: true } },
+      _count: { select: { sessions: { where: { isReplay: false } } } },
+    },
   });
-  return versions.map((v) => ({ id: v.id, version: v.version, agentId: v.agentId, agentName: v.agent.name, adapter: v.agent.adapter, cohortSize: v._count.sessions }));
+  return versions.map((v) => ({
+    id: v.id,
+    version: v.version,
+    agentId: v.agentId,
+    agentName: v.agent.name,
+    adapter: v.agent.adapter,
+    cohortSize: v._count.sessions,
+  }));
 }
 export type AgentVersionCohort = Awaited<ReturnType<typeof agentVersionsWithCohorts>>[number];
 
@@ -40,7 +53,14 @@ export async function policyVersionChoices(client: DbClient) {
     orderBy: [{ policy: { name: "asc" } }, { version: "desc" }],
     select: { id: true, version: true, hash: true, policy: { select: { id: true, name: true, agentId: true } } },
   });
-  return versions.map((v) => ({ id: v.id, version: v.version, hash: v.hash, policyId: v.policy.id, policyName: v.policy.name, agentId: v.policy.agentId }));
+  return versions.map((v) => ({
+    id: v.id,
+    version: v.version,
+    hash: v.hash,
+    policyId: v.policy.id,
+    policyName: v.policy.name,
+    agentId: v.policy.agentId,
+  }));
 }
 export type PolicyVersionChoice = Awaited<ReturnType<typeof policyVersionChoices>>[number];
 
@@ -52,7 +72,10 @@ export interface NewExperiment {
 
 /** Stores the experiment row (status `pending`). Call inside the transaction that also creates its replays. */
 export async function createExperimentRow(client: DbClient, e: NewExperiment): Promise<{ id: string }> {
-  return client.experiment.create({ data: { name: e.name, policyVersionId: e.policyVersionId, agentVersionId: e.agentVersionId, status: "pending" }, select: { id: true } });
+  return client.experiment.create({
+    data: { name: e.name, policyVersionId: e.policyVersionId, agentVersionId: e.agentVersionId, status: "pending" },
+    select: { id: true },
+  });
 }
 
 /**
@@ -61,7 +84,10 @@ export async function createExperimentRow(client: DbClient, e: NewExperiment): P
  */
 export async function claimExperiment(client: DbClient, id: string): Promise<boolean> {
   if (!id) return false;
-  const { count } = await client.experiment.updateMany({ where: { id, status: "pending" }, data: { status: "running" } });
+  const { count } = await client.experiment.updateMany({
+    where: { id, status: "pending" },
+    data: { status: "running" },
+  });
   return count === 1;
 }
 
@@ -96,10 +122,18 @@ const NOT_DONE = ["running"];
 /** Experiments newest first, with their progress (replays done of the cohort). */
 export async function listExperiments(client: DbClient, opts: { limit?: number } = {}) {
   const limit = Math.min(Math.max(opts.limit ?? 100, 1), 200);
-  const rows = await client.experiment.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: limit, select: experimentHead });
+  const rows = await client.experiment.findMany({
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+    select: experimentHead,
+  });
   const ids = rows.map((r) => r.id);
   const counts = ids.length
-    ? await client.replay.groupBy({ by: ["experimentId", "status"], where: { experimentId: { in: ids } }, _count: { _all: true } })
+    ? await client.replay.groupBy({
+        by: ["experimentId", "status"],
+        where: { experimentId: { in: ids } },
+        _count: { _all: true },
+      })
     : [];
   return rows.map((r) => {
     let total = 0;

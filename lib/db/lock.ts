@@ -24,7 +24,11 @@ type LockInfo = { pid: number; startedAt: string; command: string };
 export function acquireDataDirLock(dir: string): () => void {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, "branchpoint.lock");
-  const mine: LockInfo = { pid: process.pid, startedAt: new Date().toISOString(), command: process.argv.slice(1).join(" ") };
+  const mine: LockInfo = {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    command: process.argv.slice(1).join(" "),
+  };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       writeFileSync(file, JSON.stringify(mine), { flag: "wx" });

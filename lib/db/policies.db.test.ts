@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RECOMMENDED_RCA_POLICY, assignCallIdentity, policyHash, toolLevelPreset, type Policy, type SessionEvent } from "@/lib/replay";
+import {
+  RECOMMENDED_RCA_POLICY,
+  assignCallIdentity,
+  policyHash,
+  toolLevelPreset,
+  type Policy,
+  type SessionEvent,
+} from "@/lib/replay";
 import type { ImportedSession } from "@/lib/ingest";
 import {
   addPolicyVersion,
@@ -37,14 +44,57 @@ const SEED_000_EXAMPLE: Policy = {
 };
 
 /** A one-call session of `agent`: the call's outcome is `output`, or a failure. */
-function oneCallSession(externalId: string, version: string, call: { tool: string; args: unknown; output?: unknown }): ImportedSession {
-  const step = { error: null, startedAt: null, durationMs: 5, usage: null, parentSeq: null, status: "completed" as const };
+function oneCallSession(
+  externalId: string,
+  version: string,
+  call: { tool: string; args: unknown; output?: unknown },
+): ImportedSession {
+  const step = {
+    error: null,
+    startedAt: null,
+    durationMs: 5,
+    usage: null,
+    parentSeq: null,
+    status: "completed" as const,
+  };
   const events = assignCallIdentity([
-    { ...step, seq: 0, kind: "user_message" as const, name: "user", input: { role: "user", content: "where is my order?" }, output: null },
-    { ...step, seq: 1, kind: "model_call" as const, name: "gpt-test", input: { messages: [] }, output: { role: "assistant", content: "", toolCalls: [{ id: "c1", name: call.tool, args: call.args }] } },
+    {
+      ...step,
+      seq: 0,
+      kind: "user_message" as const,
+      name: "user",
+      input: { role: "user", content: "where is my order?" },
+      output: null,
+    },
+    {
+      ...step,
+      seq: 1,
+      kind: "model_call" as const,
+      name: "gpt-test",
+      input: { messages: [] },
+      output: { role: "assistant", content: "", toolCalls: [{ id: "c1", name: call.tool, args: call.args }] },
+    },
     "output" in call
-      ? { ...step, seq: 2, kind: "tool_call" as const, name: call.tool, input: { callId: "c1", args: call.args }, output: call.output, parentSeq: 1 }
-      : { ...step, seq: 2, kind: "tool_call" as const, name: call.tool, input: { callId: "c1", args: call.args }, output: null, parentSeq: 1, status: "failed" as const, error: { type: "Timeout", message: "timed out" } },
+      ? {
+          ...step,
+          seq: 2,
+          kind: "tool_call" as const,
+          name: call.tool,
+          input: { callId: "c1", args: call.args },
+          output: call.output,
+          parentSeq: 1,
+        }
+      : {
+          ...step,
+          seq: 2,
+          kind: "tool_call" as const,
+          name: call.tool,
+          input: { callId: "c1", args: call.args },
+          output: null,
+          parentSeq: 1,
+          status: "failed" as const,
+          error: { type: "Timeout", message: "timed out" },
+        },
     { ...step, seq: 3, kind: "final_output" as const, name: "final", input: null, output: "done" },
   ]) satisfies SessionEvent[];
   return {
@@ -239,14 +289,38 @@ describe.each(TEST_ENGINES)("policies on %s", (engine) => {
       tools: { default: { type: "history", scope, on_miss: "fail" } },
     });
 
-    const byAgent = await tryRuleOnRecordedCall(db.prisma, { agentId: agent.id, policy: scoped("agent"), sessionId: tried!.id, seq: 2 });
-    expect(byAgent.verdict).toMatchObject({ type: "answer", source: "recorded", output: "from another session", error: null });
+    const byAgent = await tryRuleOnRecordedCall(db.prisma, {
+      agentId: agent.id,
+      policy: scoped("agent"),
+      sessionId: tried!.id,
+      seq: 2,
+    });
+    expect(byAgent.verdict).toMatchObject({
+      type: "answer",
+      source: "recorded",
+      output: "from another session",
+      error: null,
+    });
 
-    const byCohort = await tryRuleOnRecordedCall(db.prisma, { agentId: agent.id, policy: scoped("cohort_version"), sessionId: tried!.id, seq: 2 });
+    const byCohort = await tryRuleOnRecordedCall(db.prisma, {
+      agentId: agent.id,
+      policy: scoped("cohort_version"),
+      sessionId: tried!.id,
+      seq: 2,
+    });
     expect(byCohort.verdict).toMatchObject({ type: "answer", source: "recorded", output: "from another session" });
 
     await db.prisma.event.updateMany({ where: { sessionId: other!.id, seq: 2 }, data: { status: "failed" } });
-    const none = await tryRuleOnRecordedCall(db.prisma, { agentId: agent.id, policy: scoped("agent"), sessionId: tried!.id, seq: 2 });
-    expect(none.verdict).toMatchObject({ type: "stop", code: "tool_miss_fail", miss: { reason: "no_completed_match_in_scope", scope: "agent" } });
+    const none = await tryRuleOnRecordedCall(db.prisma, {
+      agentId: agent.id,
+      policy: scoped("agent"),
+      sessionId: tried!.id,
+      seq: 2,
+    });
+    expect(none.verdict).toMatchObject({
+      type: "stop",
+      code: "tool_miss_fail",
+      miss: { reason: "no_completed_match_in_scope", scope: "agent" },
+    });
   });
 });

@@ -153,7 +153,20 @@ export function stepRows(replayId: string, steps: readonly ReplayStep[]): Prisma
   });
 }
 
-type StepRow = { idx: number; kind: string; name: string; source: string; baseSeq: number | null; input: unknown; output: unknown; error: unknown; status: string; cacheKey: string | null; miss: unknown; detail: unknown };
+type StepRow = {
+  idx: number;
+  kind: string;
+  name: string;
+  source: string;
+  baseSeq: number | null;
+  input: unknown;
+  output: unknown;
+  error: unknown;
+  status: string;
+  cacheKey: string | null;
+  miss: unknown;
+  detail: unknown;
+};
 
 export function toReplayStep(row: StepRow): ReplayStep {
   const d = (row.detail ?? {}) as Partial<StepDetail>;
@@ -284,10 +297,19 @@ export async function insertFixture(client: DbClient, replayId: string, f: NewFi
 }
 
 /** Appends non-fixture log entries (approvals, live and simulated results) after the last one. */
-export async function appendLogEntries(client: DbClient, replayId: string, entries: readonly BranchLogEntry[], actor: string | null): Promise<void> {
+export async function appendLogEntries(
+  client: DbClient,
+  replayId: string,
+  entries: readonly BranchLogEntry[],
+  actor: string | null,
+): Promise<void> {
   const rest = entries.filter((e) => e.type !== "fixture");
   if (rest.length === 0) return;
-  const last = await client.replayLogEntry.findFirst({ where: { replayId }, orderBy: { idx: "desc" }, select: { idx: true } });
+  const last = await client.replayLogEntry.findFirst({
+    where: { replayId },
+    orderBy: { idx: "desc" },
+    select: { idx: true },
+  });
   let idx = (last?.idx ?? -1) + 1;
   await client.replayLogEntry.createMany({
     data: rest.map((e) => ({
@@ -302,7 +324,12 @@ export async function appendLogEntries(client: DbClient, replayId: string, entri
 }
 
 /** Replaces the derived steps and state of a replay with one run's result. Call inside a transaction. */
-export async function saveRunResult(client: DbClient, replayId: string, result: ReplayResult, finishedAt: Date): Promise<void> {
+export async function saveRunResult(
+  client: DbClient,
+  replayId: string,
+  result: ReplayResult,
+  finishedAt: Date,
+): Promise<void> {
   await client.replayStep.deleteMany({ where: { replayId } });
   const rows = stepRows(replayId, result.steps);
   for (let k = 0; k < rows.length; k += 1000) await client.replayStep.createMany({ data: rows.slice(k, k + 1000) });
@@ -314,7 +341,10 @@ export async function saveRunResult(client: DbClient, replayId: string, result: 
       comparability: result.comparability,
       evidence: json(result.evidence),
       pending: result.pending ? json(result.pending) : Prisma.DbNull,
-      error: result.stop && result.status !== "paused" && result.status !== "awaiting_approval" ? json({ code: result.stop.code, message: result.stop.message, step: result.stop.step }) : Prisma.DbNull,
+      error:
+        result.stop && result.status !== "paused" && result.status !== "awaiting_approval"
+          ? json({ code: result.stop.code, message: result.stop.message, step: result.stop.step })
+          : Prisma.DbNull,
       stepCount: result.steps.length,
       finishedAt: terminal ? finishedAt : null,
     },
@@ -322,7 +352,12 @@ export async function saveRunResult(client: DbClient, replayId: string, result: 
 }
 
 /** Marks a replay failed with a reason people can act on (a bad input, an executor that could not be reached). */
-export async function markReplayFailed(client: DbClient, replayId: string, code: string, message: string): Promise<void> {
+export async function markReplayFailed(
+  client: DbClient,
+  replayId: string,
+  code: string,
+  message: string,
+): Promise<void> {
   await client.replay.update({
     where: { id: replayId },
     data: { status: "failed", comparability: "non_comparable", error: json({ code, message }), finishedAt: new Date() },
@@ -335,7 +370,11 @@ export async function markReplayFailed(client: DbClient, replayId: string, code:
  * one of two concurrent resumes gets the row (status → `running`); the other
  * gets `false` and must not run anything.
  */
-export async function claimReplayForResume(client: Pick<DbClient, "replay">, replayId: string, expectedUpdatedAt: Date): Promise<boolean> {
+export async function claimReplayForResume(
+  client: Pick<DbClient, "replay">,
+  replayId: string,
+  expectedUpdatedAt: Date,
+): Promise<boolean> {
   const claimed = await client.replay.updateMany({
     where: { id: replayId, updatedAt: expectedUpdatedAt, status: { in: ["paused", "awaiting_approval"] } },
     data: { status: "running" },
@@ -357,7 +396,17 @@ const replayInclude = {
 } satisfies Prisma.ReplayInclude;
 
 function emptyEvidence(policy: Policy, policyHash: string, edits: readonly Edit[]): Evidence {
-  const sources: StepSource[] = ["recorded", "static", "fixture", "provider_fixture", "live", "llm", "error_result", "blocked", "edit"];
+  const sources: StepSource[] = [
+    "recorded",
+    "static",
+    "fixture",
+    "provider_fixture",
+    "live",
+    "llm",
+    "error_result",
+    "blocked",
+    "edit",
+  ];
   return {
     policy,
     policyHash,
@@ -393,7 +442,10 @@ async function loadReplayMeta(client: DbClient, replayId: string): Promise<Repla
   const policy = Policy.parse(row.policySnapshot);
   const edits = (row.edits ?? []) as Edit[];
   const evidenceStored = row.evidence as Partial<Evidence> | null;
-  const evidence = evidenceStored && "policyHash" in evidenceStored ? (evidenceStored as Evidence) : emptyEvidence(policy, row.policyHash, edits);
+  const evidence =
+    evidenceStored && "policyHash" in evidenceStored
+      ? (evidenceStored as Evidence)
+      : emptyEvidence(policy, row.policyHash, edits);
   return {
     replay: {
       id: row.id,
@@ -407,7 +459,12 @@ async function loadReplayMeta(client: DbClient, replayId: string): Promise<Repla
       createdBy: row.createdBy,
       sessionId: row.sessionId,
       policyVersion: row.policyVersion
-        ? { id: row.policyVersion.id, version: row.policyVersion.version, policyId: row.policyVersion.policyId, policyName: row.policyVersion.policy.name }
+        ? {
+            id: row.policyVersion.id,
+            version: row.policyVersion.version,
+            policyId: row.policyVersion.policyId,
+            policyName: row.policyVersion.policy.name,
+          }
         : null,
       error: errorOf(row.error),
       stepCount: row.stepCount,
@@ -510,7 +567,8 @@ function liteEvent(r: LiteRow): SessionEvent {
 }
 
 /** A JSON column as the comparison sees it: SQL NULL and JSON null alike are null (as Prisma reads them). */
-const DIGEST = (column: string) => Prisma.raw(`CASE WHEN ${column} IS NULL OR ${column} = 'null'::jsonb THEN NULL ELSE md5(${column}::text) END`);
+const DIGEST = (column: string) =>
+  Prisma.raw(`CASE WHEN ${column} IS NULL OR ${column} = 'null'::jsonb THEN NULL ELSE md5(${column}::text) END`);
 
 /** One query answering a JSON array of rows: one value to parse instead of 5,000 rows through the driver. */
 async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
@@ -555,7 +613,12 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
     ),
   ]);
   const base = baseRows.map(liteEvent);
-  const steps = stepRowsFound.map((r) => ({ ...liteEvent(r), source: r.source as StepSource, baseSeq: r.baseSeq, equalsBase: r.equalsBase === true }));
+  const steps = stepRowsFound.map((r) => ({
+    ...liteEvent(r),
+    source: r.source as StepSource,
+    baseSeq: r.baseSeq,
+    equalsBase: r.equalsBase === true,
+  }));
 
   // Model calls paired with a branch step that does not vouch for its equality are compared by digest:
   // read the digests not read yet (the base side, and a vouching step aligned with another base event).
@@ -567,7 +630,10 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
     baseNeeded.push(p.base.seq);
     if (p.branch.equalsBase === true) branchNeeded.push(p.branch.seq);
   }
-  const withDigest = (events: readonly SessionEvent[], found: readonly { seq: number; inputDigest: string | null }[]) => {
+  const withDigest = (
+    events: readonly SessionEvent[],
+    found: readonly { seq: number; inputDigest: string | null }[],
+  ) => {
     const bySeq = new Map(events.map((e) => [e.seq, e]));
     for (const d of found) {
       const e = bySeq.get(d.seq);
@@ -575,14 +641,19 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
     }
   };
   const [baseDigests, branchDigests] = await Promise.all([
-    baseNeeded.length === 0 ? [] : client.$queryRaw<{ seq: number; inputDigest: string | null }[]>`
+    baseNeeded.length === 0
+      ? []
+      : client.$queryRaw<{ seq: number; inputDigest: string | null }[]>`
       SELECT seq, ${DIGEST("input")} AS "inputDigest" FROM "Event" WHERE "sessionId" = ${meta.replay.sessionId} AND seq = ANY(${baseNeeded})`,
-    branchNeeded.length === 0 ? [] : client.$queryRaw<{ seq: number; inputDigest: string | null }[]>`
+    branchNeeded.length === 0
+      ? []
+      : client.$queryRaw<{ seq: number; inputDigest: string | null }[]>`
       SELECT idx AS seq, ${DIGEST("input")} AS "inputDigest" FROM "ReplayStep" WHERE "replayId" = ${replayId} AND idx = ANY(${branchNeeded})`,
   ]);
   withDigest(base, baseDigests);
   withDigest(steps, branchDigests);
-  const finalOf = (events: readonly SessionEvent[]) => [...events].reverse().find((e) => e.kind === "final_output")?.output;
+  const finalOf = (events: readonly SessionEvent[]) =>
+    [...events].reverse().find((e) => e.kind === "final_output")?.output;
   return {
     ...meta,
     baseCount: base.length,
@@ -598,14 +669,28 @@ export async function getReplayState(client: DbClient, replayId: string) {
   if (!replayId) return null;
   return client.replay.findUnique({
     where: { id: replayId },
-    select: { id: true, status: true, comparability: true, pending: true, error: true, stepCount: true, updatedAt: true, finishedAt: true, sessionId: true, policyHash: true },
+    select: {
+      id: true,
+      status: true,
+      comparability: true,
+      pending: true,
+      error: true,
+      stepCount: true,
+      updatedAt: true,
+      finishedAt: true,
+      sessionId: true,
+      policyHash: true,
+    },
   });
 }
 
 export type ReplayListItem = Awaited<ReturnType<typeof listReplays>>["replays"][number];
 
 /** Newest first, paginated by cursor (the last id of the previous page). */
-export async function listReplays(client: DbClient, opts: { limit?: number; cursor?: string; sessionId?: string } = {}) {
+export async function listReplays(
+  client: DbClient,
+  opts: { limit?: number; cursor?: string; sessionId?: string } = {},
+) {
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
   const rows = await client.replay.findMany({
     where: opts.sessionId ? { sessionId: opts.sessionId } : {},

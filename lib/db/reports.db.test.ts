@@ -8,7 +8,15 @@ import { hashShareToken } from "@/lib/reports/share";
 import { ApiError } from "@/lib/http/errors";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
-import { createReport, createShareLink, findSharedReport, getReport, listReports, listShareLinks, revokeShareLink } from "./reports";
+import {
+  createReport,
+  createShareLink,
+  findSharedReport,
+  getReport,
+  listReports,
+  listShareLinks,
+  revokeShareLink,
+} from "./reports";
 import { createReplayRow, insertFixture, saveRunResult } from "./replays";
 import { getSession, saveImportedSessions, toSessionEvent } from "./sessions";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
@@ -24,7 +32,12 @@ async function importRefundSession(client: Db, externalId: string): Promise<stri
 }
 
 /** A replay row as the replays service writes it: run by the engine, persisted with lib/db/replays. */
-async function runReplay(client: DbClient, sessionId: string, policy: Policy, opts: { fixture?: boolean; policyVersionId?: string } = {}) {
+async function runReplay(
+  client: DbClient,
+  sessionId: string,
+  policy: Policy,
+  opts: { fixture?: boolean; policyVersionId?: string } = {},
+) {
   const session = await getSession(client, sessionId);
   const base = session!.events.map(toSessionEvent);
   const { id } = await createReplayRow(client, {
@@ -75,7 +88,10 @@ describe.each(TEST_ENGINES)("reports on %s", (engine) => {
     const version = await client.policyVersion.create({
       data: { policyId: pol.id, version: 1, document: jsonOf(FIXTURE_POLICY), hash: policyHash(FIXTURE_POLICY) },
     });
-    const { id: replayId } = await runReplay(client, sessionId, FIXTURE_POLICY, { fixture: true, policyVersionId: version.id });
+    const { id: replayId } = await runReplay(client, sessionId, FIXTURE_POLICY, {
+      fixture: true,
+      policyVersionId: version.id,
+    });
     const created = await createReport(client, {
       replayId,
       title: "Refund confirmed while pending",
@@ -83,15 +99,27 @@ describe.each(TEST_ENGINES)("reports on %s", (engine) => {
       createdBy: "dana",
     });
     expect(created.sections.validity).toBe("sensitive_to_fixture");
-    expect(created.snapshot.policy.version).toEqual({ id: version.id, version: 1, policyId: pol.id, policyName: "refund fixtures" });
-    expect(created.snapshot.fixtures).toEqual([expect.objectContaining({ author: "dana", toolName: "refund_payment" })]);
+    expect(created.snapshot.policy.version).toEqual({
+      id: version.id,
+      version: 1,
+      policyId: pol.id,
+      policyName: "refund fixtures",
+    });
+    expect(created.snapshot.fixtures).toEqual([
+      expect.objectContaining({ author: "dana", toolName: "refund_payment" }),
+    ]);
     const before = await getReport(client, created.id);
     expect(before).toEqual(created);
 
     // The policy is edited (in place, as a misbehaving client might) and renamed; a new fixture arrives; the session is deleted.
-    await client.policyVersion.update({ where: { id: version.id }, data: { document: jsonOf(RECOMMENDED_RCA_POLICY), hash: "0".repeat(64) } });
+    await client.policyVersion.update({
+      where: { id: version.id },
+      data: { document: jsonOf(RECOMMENDED_RCA_POLICY), hash: "0".repeat(64) },
+    });
     await client.policy.update({ where: { id: pol.id }, data: { name: "renamed" } });
-    await client.fixture.create({ data: { replayId, toolName: "lookup_order", author: "eve", note: "late", output: "x" } });
+    await client.fixture.create({
+      data: { replayId, toolName: "lookup_order", author: "eve", note: "late", output: "x" },
+    });
     await client.session.delete({ where: { id: sessionId } });
 
     const after = await getReport(client, created.id);
@@ -105,19 +133,27 @@ describe.each(TEST_ENGINES)("reports on %s", (engine) => {
     const sessionId = await importRefundSession(client, "paused");
     const { id, result } = await runReplay(client, sessionId, FIXTURE_POLICY);
     expect(result.status).toBe("paused");
-    const err = await createReport(client, { replayId: id, title: "t", sections: {}, createdBy: "x" }).catch((e: unknown) => e);
+    const err = await createReport(client, { replayId: id, title: "t", sections: {}, createdBy: "x" }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(409);
     expect((err as ApiError).message).toMatch(/paused.*finished replay/);
-    await expect(createReport(client, { replayId: "nope", title: "t", sections: {}, createdBy: "x" })).rejects.toMatchObject({ status: 404 });
-    await expect(createReport(client, { replayId: "", title: "t", sections: {}, createdBy: "x" })).rejects.toMatchObject({ status: 404 });
+    await expect(
+      createReport(client, { replayId: "nope", title: "t", sections: {}, createdBy: "x" }),
+    ).rejects.toMatchObject({ status: 404 });
+    await expect(
+      createReport(client, { replayId: "", title: "t", sections: {}, createdBy: "x" }),
+    ).rejects.toMatchObject({ status: 404 });
   });
 
   it("refuses pins that are not pairs of the comparison", async () => {
     const client = db.prisma;
     const sessionId = await importRefundSession(client, "pins");
     const { id } = await runReplay(client, sessionId, RECOMMENDED_RCA_POLICY);
-    await expect(createReport(client, { replayId: id, title: "t", sections: { pinnedPairs: ["p99-99"] }, createdBy: "x" })).rejects.toMatchObject({
+    await expect(
+      createReport(client, { replayId: id, title: "t", sections: { pinnedPairs: ["p99-99"] }, createdBy: "x" }),
+    ).rejects.toMatchObject({
       status: 400,
       issues: [{ path: "sections.pinnedPairs", message: "unknown pair 'p99-99'" }],
     });
@@ -137,10 +173,14 @@ describe.each(TEST_ENGINES)("reports on %s", (engine) => {
     expect(row.tokenHash).toBe(hashShareToken(token));
     expect(row.tokenHash).not.toContain(token);
     // The raw token appears nowhere in the database's share links or reports.
-    const everything = JSON.stringify(await client.shareLink.findMany({ select: { id: true, tokenHash: true, reportId: true } })) + JSON.stringify(await client.report.findMany());
+    const everything =
+      JSON.stringify(await client.shareLink.findMany({ select: { id: true, tokenHash: true, reportId: true } })) +
+      JSON.stringify(await client.report.findMany());
     expect(everything).not.toContain(token);
     // tokenHash is left out of ordinary reads.
-    expect(Object.keys(await client.shareLink.findUniqueOrThrow({ where: { id: share.id } }))).not.toContain("tokenHash");
+    expect(Object.keys(await client.shareLink.findUniqueOrThrow({ where: { id: share.id } }))).not.toContain(
+      "tokenHash",
+    );
 
     expect((await findSharedReport(client, token))?.id).toBe(report.id);
     expect(await findSharedReport(client, token.slice(0, -1) + (token.endsWith("A") ? "B" : "A"))).toBeNull();

@@ -58,19 +58,51 @@ export async function createReport(client: DbClient, input: NewReport, now = new
     );
   }
   const snapshot = buildReportSnapshot(view, sectionsIn.pinnedPairs, now);
-  const sections = ReportSections.parse({ ...sectionsIn, validity: sectionsIn.validity ?? snapshot.suggestedValidity.label, pinnedPairs: snapshot.pinnedPairs });
-  const row = await client.report.create({
-    data: { replayId: view.replay.id, title, sections: json(sections), snapshot: json(snapshot), createdBy: input.createdBy, createdAt: now },
+  const sections = ReportSections.parse({
+    ...sectionsIn,
+    validity: sectionsIn.validity ?? snapshot.suggestedValidity.label,
+    pinnedPairs: snapshot.pinnedPairs,
   });
-  return { id: row.id, title: row.title, createdAt: row.createdAt.toISOString(), createdBy: row.createdBy, sections, snapshot };
+  const row = await client.report.create({
+    data: {
+      replayId: view.replay.id,
+      title,
+      sections: json(sections),
+      snapshot: json(snapshot),
+      createdBy: input.createdBy,
+      createdAt: now,
+    },
+  });
+  return {
+    id: row.id,
+    title: row.title,
+    createdAt: row.createdAt.toISOString(),
+    createdBy: row.createdBy,
+    sections,
+    snapshot,
+  };
 }
 
-type ReportRow = { id: string; title: string; sections: unknown; snapshot: unknown; createdBy: string | null; createdAt: Date };
+type ReportRow = {
+  id: string;
+  title: string;
+  sections: unknown;
+  snapshot: unknown;
+  createdBy: string | null;
+  createdAt: Date;
+};
 
 function toDocument(row: ReportRow): ReportDocument {
   const snapshot = readSnapshot(row.snapshot);
   if (!snapshot) throw new Error(`report ${row.id} has a snapshot of an unknown version`);
-  return { id: row.id, title: row.title, createdAt: row.createdAt.toISOString(), createdBy: row.createdBy, sections: ReportSections.parse(row.sections), snapshot };
+  return {
+    id: row.id,
+    title: row.title,
+    createdAt: row.createdAt.toISOString(),
+    createdBy: row.createdBy,
+    sections: ReportSections.parse(row.sections),
+    snapshot,
+  };
 }
 
 export async function getReport(client: DbClient, id: string): Promise<ReportDocument | null> {
@@ -144,14 +176,22 @@ export async function createShareLink(
   if (!report) throw new ApiError(404, "report_not_found", `No report with id '${reportId}'.`);
   const token = newShareToken();
   const row = await client.shareLink.create({
-    data: { reportId: report.id, tokenHash: hashShareToken(token), expiresAt: expiryDate(expiresIn, now), createdAt: now },
+    data: {
+      reportId: report.id,
+      tokenHash: hashShareToken(token),
+      expiresAt: expiryDate(expiresIn, now),
+      createdAt: now,
+    },
   });
   return { share: { ...row, state: shareState(row, now) }, token };
 }
 
 export async function listShareLinks(client: DbClient, reportId: string, now = new Date()): Promise<ShareLinkView[]> {
   if (typeof reportId !== "string" || reportId === "") return [];
-  const rows = await client.shareLink.findMany({ where: { reportId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+  const rows = await client.shareLink.findMany({
+    where: { reportId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+  });
   return rows.map((r) => ({ ...r, state: shareState(r, now) }));
 }
 
@@ -160,7 +200,9 @@ export async function revokeShareLink(client: DbClient, shareId: string, now = n
   if (typeof shareId !== "string" || shareId === "") throw new ApiError(404, "share_not_found", "No such share link.");
   const existing = await client.shareLink.findUnique({ where: { id: shareId } });
   if (!existing) throw new ApiError(404, "share_not_found", `No share link with id '${shareId}'.`);
-  const row = existing.revokedAt ? existing : await client.shareLink.update({ where: { id: existing.id }, data: { revokedAt: now } });
+  const row = existing.revokedAt
+    ? existing
+    : await client.shareLink.update({ where: { id: existing.id }, data: { revokedAt: now } });
   return { ...row, state: shareState(row, now) };
 }
 
@@ -169,10 +211,17 @@ export async function revokeShareLink(client: DbClient, shareId: string, now = n
  * unknown, malformed, revoked and expired tokens are indistinguishable to the
  * caller. Fails closed: a token of the wrong shape is never looked up.
  */
-export async function findSharedReport(client: DbClient, token: unknown, now = new Date()): Promise<ReportDocument | null> {
+export async function findSharedReport(
+  client: DbClient,
+  token: unknown,
+  now = new Date(),
+): Promise<ReportDocument | null> {
   if (!isShareTokenShape(token)) return null;
   const tokenHash = hashShareToken(token);
-  const link = await client.shareLink.findUnique({ where: { tokenHash }, select: { reportId: true, revokedAt: true, expiresAt: true } });
+  const link = await client.shareLink.findUnique({
+    where: { tokenHash },
+    select: { reportId: true, revokedAt: true, expiresAt: true },
+  });
   if (!link || shareState(link, now) !== "active") return null;
   const row = await client.report.findUnique({ where: { id: link.reportId } });
   return row ? toDocument(row) : null;

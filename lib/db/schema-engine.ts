@@ -29,9 +29,17 @@ async function loadEngineModule(): Promise<EngineModule> {
     __wbg_set_wasm(exports: WebAssembly.Exports): void;
   };
   const bytes = await readFile(
-    /*turbopackIgnore: true*/ path.join(process.cwd(), "node_modules", "@prisma", "schema-engine-wasm", "schema_engine_bg.wasm"),
+    /*turbopackIgnore: true*/ path.join(
+      process.cwd(),
+      "node_modules",
+      "@prisma",
+      "schema-engine-wasm",
+      "schema_engine_bg.wasm",
+    ),
   );
-  const { instance } = await WebAssembly.instantiate(bytes, { "./schema_engine_bg.js": glue as unknown as WebAssembly.ModuleImports });
+  const { instance } = await WebAssembly.instantiate(bytes, {
+    "./schema_engine_bg.js": glue as unknown as WebAssembly.ModuleImports,
+  });
   glue.__wbg_set_wasm(instance.exports);
   (instance.exports.__wbindgen_start as () => void)();
   return glue;
@@ -47,13 +55,20 @@ export async function openSchemaEngine(
   const log = (line: string) => {
     if (process.env.BRANCHPOINT_DEBUG_MIGRATIONS) console.error("[schema-engine]", line);
   };
-  return mod.SchemaEngine.new({ datamodels: [[schemaPath, datamodel]] }, log, bindMigrationAwareSqlAdapterFactory(factory));
+  return mod.SchemaEngine.new(
+    { datamodels: [[schemaPath, datamodel]] },
+    log,
+    bindMigrationAwareSqlAdapterFactory(factory),
+  );
 }
 
 /** Reads prisma/migrations as the engine expects it (Prisma's standard layout). */
 export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationList> {
   const entries = await readdir(/*turbopackIgnore: true*/ dir, { withFileTypes: true }).catch(() => []);
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const migrationDirectories = await Promise.all(
     names.map(async (name) => {
       const file = path.join(dir, name, "migration.sql");

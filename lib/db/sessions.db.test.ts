@@ -54,7 +54,11 @@ describe.each(TEST_ENGINES)("sessions on %s", (engine) => {
   it("a write that fails half-way leaves nothing behind", async () => {
     const sessionsBefore = await db.prisma.session.count();
     const agentsBefore = await db.prisma.agent.count();
-    const good = { ...sessions[0]!, externalId: "fresh-1", agent: { name: "brand-new-agent", adapter: "generic" as const } };
+    const good = {
+      ...sessions[0]!,
+      externalId: "fresh-1",
+      agent: { name: "brand-new-agent", adapter: "generic" as const },
+    };
     const clash = { ...sessions[1]!, externalId: "fresh-2" };
     // Two events with the same seq violate (sessionId, seq): the second session's insert fails.
     clash.events = [clash.events[0]!, { ...clash.events[0]! }];
@@ -123,9 +127,14 @@ describe("the embedded database's folder lock", () => {
   it("takes over a lock left by a process that is gone, and releases it on close", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-lock-"));
     try {
-      writeFileSync(path.join(dir, "branchpoint.lock"), JSON.stringify({ pid: 2 ** 22 + 7, startedAt: "", command: "" }));
+      writeFileSync(
+        path.join(dir, "branchpoint.lock"),
+        JSON.stringify({ pid: 2 ** 22 + 7, startedAt: "", command: "" }),
+      );
       const db = await openDatabase({ dir, url: "" });
-      expect((JSON.parse(readFileSync(path.join(dir, "branchpoint.lock"), "utf8")) as { pid: number }).pid).toBe(process.pid);
+      expect((JSON.parse(readFileSync(path.join(dir, "branchpoint.lock"), "utf8")) as { pid: number }).pid).toBe(
+        process.pid,
+      );
       await db.close();
       expect(() => readFileSync(path.join(dir, "branchpoint.lock"))).toThrow();
     } finally {

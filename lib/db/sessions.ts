@@ -24,7 +24,13 @@ function searchTextFor(s: ImportedSession): string {
     const input = firstModel?.input as { messages?: { role: string; content: unknown }[] } | undefined;
     return input?.messages?.find((m) => m.role === "user")?.content;
   })();
-  return [s.title, s.agent.name, s.externalId, textOf(firstUser?.output ?? firstUserInPrompt), textOf(finalOutput?.output)]
+  return [
+    s.title,
+    s.agent.name,
+    s.externalId,
+    textOf(firstUser?.output ?? firstUserInPrompt),
+    textOf(finalOutput?.output),
+  ]
     .filter(Boolean)
     .join("\n")
     .toLowerCase()

@@ -15,7 +15,9 @@ export async function demoDocuments(): Promise<{ file: string; text: string }[]>
   for (const name of (await readdir(/*turbopackIgnore: true*/ nativeDir).catch(() => [])).sort()) {
     if (name.endsWith(".json") || name.endsWith(".jsonl")) files.push(path.join(nativeDir, name));
   }
-  return Promise.all(files.map(async (file) => ({ file, text: await readFile(/*turbopackIgnore: true*/ file, "utf8") })));
+  return Promise.all(
+    files.map(async (file) => ({ file, text: await readFile(/*turbopackIgnore: true*/ file, "utf8") })),
+  );
 }
 
 /** Loads the demo sessions into an empty database, in one transaction. */
@@ -35,7 +37,8 @@ export async function loadDemoData(prisma: Db): Promise<number> {
 
 export const INTERRUPTED = {
   code: "interrupted",
-  message: "The server stopped while this ran; nothing is running it any more. Start it again (a new replay re-uses nothing live).",
+  message:
+    "The server stopped while this ran; nothing is running it any more. Start it again (a new replay re-uses nothing live).",
 };
 
 /**

@@ -19,12 +19,14 @@ function batchesOf(spans: readonly OtlpSpan[], seed: number): OtlpSpan[][] {
   };
   const shuffled = [...spans].sort(() => rand() - 0.5);
   const batches: OtlpSpan[][] = [];
-  for (let i = 0; i < shuffled.length; ) {
+  for (let i = 0; i < shuffled.length;) {
     const size = 1 + Math.floor(rand() * 4);
     batches.push(shuffled.slice(i, i + size));
     i += size;
   }
-  const partial = shuffled.filter(() => rand() < 0.4).map((s) => ({ ...s, endTimeUnixNano: null, status: { code: 0, message: "" }, events: [] }));
+  const partial = shuffled
+    .filter(() => rand() < 0.4)
+    .map((s) => ({ ...s, endTimeUnixNano: null, status: { code: 0, message: "" }, events: [] }));
   const dupes = shuffled.filter(() => rand() < 0.3);
   const cut = Math.floor(rand() * batches.length);
   return [...batches.slice(0, cut), partial, ...batches.slice(cut), dupes].filter((b) => b.length > 0);
@@ -68,7 +70,9 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
           attributes: renameSession(s.attributes, suffix),
           resource: renameSession(s.resource, suffix),
         }));
-        const externalId = mapOtlpSpans(renamed).ok ? (mapOtlpSpans(renamed) as { sessions: ImportedSession[] }).sessions[0]!.externalId! : "";
+        const externalId = mapOtlpSpans(renamed).ok
+          ? (mapOtlpSpans(renamed) as { sessions: ImportedSession[] }).sessions[0]!.externalId!
+          : "";
         let lastId: string | null = null;
         for (const batch of batchesOf(renamed, seed)) {
           const result = ok(await ingestOtlpSpans(db.prisma, batch, "otlp-json"));
@@ -95,7 +99,9 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
     const first = ok(await ingestOtlpSpans(db.prisma, unnamed, "otlp-json"));
     expect(first.sessions.every((s) => s.externalId.startsWith("trace:"))).toBe(true);
     const second = ok(await ingestOtlpSpans(db.prisma, named, "otlp-json"));
-    expect(second.sessions.map((s) => s.externalId)).toEqual([mapOtlpSpans(spans).ok && (mapOtlpSpans(spans) as { sessions: ImportedSession[] }).sessions[0]!.externalId]);
+    expect(second.sessions.map((s) => s.externalId)).toEqual([
+      mapOtlpSpans(spans).ok && (mapOtlpSpans(spans) as { sessions: ImportedSession[] }).sessions[0]!.externalId,
+    ]);
     for (const s of first.sessions) expect(await db.prisma.session.count({ where: { id: s.id } })).toBe(0);
     const reference = mapOtlpSpans(spans) as { sessions: ImportedSession[] };
     const { events } = await storedSession("otlp-json", reference.sessions[0]!.externalId!);
@@ -103,7 +109,11 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
   });
 
   it("a late root span never deletes or rebuilds a session that has replays: it is kept, marked superseded", async () => {
-    const replayOf = (sessionId: string) => db.prisma.replay.create({ data: { sessionId, policySnapshot: {}, policyHash: "h", status: "completed" }, select: { id: true } });
+    const replayOf = (sessionId: string) =>
+      db.prisma.replay.create({
+        data: { sessionId, policySnapshot: {}, policyHash: "h", status: "completed" },
+        select: { id: true },
+      });
     // Regrouped: the trace's own session has a replay when the root naming the session arrives.
     const spans = spansOf(recordings("json").get("openinference-handwritten")!).map((s) => ({
       ...s,
@@ -120,9 +130,15 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
     const second = ok(await ingestOtlpSpans(db.prisma, named, "otlp-json"));
     const regrouped = second.sessions[0]!;
     expect(regrouped.id).not.toBe(traceSession.id);
-    const kept = await db.prisma.session.findUniqueOrThrow({ where: { id: traceSession.id }, include: { events: { orderBy: { seq: "asc" } } } });
+    const kept = await db.prisma.session.findUniqueOrThrow({
+      where: { id: traceSession.id },
+      include: { events: { orderBy: { seq: "asc" } } },
+    });
     expect(kept.events.map(toSessionEvent)).toEqual(eventsBefore);
-    expect(kept.metadata).toMatchObject({ supersededBy: regrouped.id, superseded: { reason: "regrouped", externalId: traceSession.externalId } });
+    expect(kept.metadata).toMatchObject({
+      supersededBy: regrouped.id,
+      superseded: { reason: "regrouped", externalId: traceSession.externalId },
+    });
     expect(await db.prisma.replay.count({ where: { id: replay.id, sessionId: traceSession.id } })).toBe(1);
     const reference = mapOtlpSpans(spans) as { sessions: ImportedSession[] };
     const { session, events } = await storedSession("otlp-json", reference.sessions[0]!.externalId!);
@@ -137,22 +153,39 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
       resource: renameSession(s.resource, "-superseded"),
     }));
     const toolSpan = more.find((s) => s.attributes["gen_ai.tool.name"] === "get_time")!;
-    const a = ok(await ingestOtlpSpans(db.prisma, more.filter((s) => s !== toolSpan), "otlp-json"));
+    const a = ok(
+      await ingestOtlpSpans(
+        db.prisma,
+        more.filter((s) => s !== toolSpan),
+        "otlp-json",
+      ),
+    );
     const original = a.sessions[0]!;
     const originalEvents = (await getSession(db.prisma, original.id))!.events.map(toSessionEvent);
     await replayOf(original.id);
     // A re-sent batch changes nothing: no new session.
-    const again = ok(await ingestOtlpSpans(db.prisma, more.filter((s) => s !== toolSpan), "otlp-json"));
+    const again = ok(
+      await ingestOtlpSpans(
+        db.prisma,
+        more.filter((s) => s !== toolSpan),
+        "otlp-json",
+      ),
+    );
     expect(again.sessions.map((s) => s.id)).toEqual([original.id]);
     const b = ok(await ingestOtlpSpans(db.prisma, [toolSpan], "otlp-json"));
     const rebuilt = b.sessions[0]!;
     expect(rebuilt.id).not.toBe(original.id);
     expect(rebuilt.externalId).toBe(original.externalId);
-    const keptOriginal = await db.prisma.session.findUniqueOrThrow({ where: { id: original.id }, include: { events: { orderBy: { seq: "asc" } } } });
+    const keptOriginal = await db.prisma.session.findUniqueOrThrow({
+      where: { id: original.id },
+      include: { events: { orderBy: { seq: "asc" } } },
+    });
     expect(keptOriginal.events.map(toSessionEvent)).toEqual(originalEvents);
     expect(keptOriginal.metadata).toMatchObject({ supersededBy: rebuilt.id, superseded: { reason: "rebuilt" } });
     const full = mapOtlpSpans(more) as { sessions: ImportedSession[] };
-    expect((await storedSession("otlp-json", full.sessions[0]!.externalId!)).events).toEqual(asStored(full.sessions[0]!.events));
+    expect((await storedSession("otlp-json", full.sessions[0]!.externalId!)).events).toEqual(
+      asStored(full.sessions[0]!.events),
+    );
   });
 
   it("re-sending an export writes nothing new and keeps the session id", async () => {
@@ -170,7 +203,9 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
   it("a span with a mistyped attribute refuses the whole request, naming the attribute, and writes nothing", async () => {
     const spans = spansOf(recordings("json").get("ai6-generate")!).map((s) => ({ ...s, traceId: "ab".repeat(16) }));
     const tool = spans.findIndex((s) => s.attributes["ai.toolCall.name"] !== undefined);
-    const bad = spans.map((s, i) => (i === tool ? { ...s, attributes: { ...s.attributes, "ai.toolCall.name": 42 } } : s));
+    const bad = spans.map((s, i) =>
+      i === tool ? { ...s, attributes: { ...s.attributes, "ai.toolCall.name": 42 } } : s,
+    );
     const [spansBefore, sessionsBefore] = [await db.prisma.traceSpan.count(), await db.prisma.session.count()];
     const result = await ingestOtlpSpans(db.prisma, bad, "otlp-json");
     expect(result.ok).toBe(false);

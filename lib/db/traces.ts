@@ -6,12 +6,7 @@ import {
   type OtlpFormat,
   type OtlpSpan,
 } from "@/lib/ingest/otlp";
-import {
-  mapOpenAiAgentsItems,
-  openAiAgentsGroupKey,
-  richer,
-  type AgentsItem,
-} from "@/lib/ingest/openai-agents";
+import { mapOpenAiAgentsItems, openAiAgentsGroupKey, richer, type AgentsItem } from "@/lib/ingest/openai-agents";
 import type { ImportedSession, ImportFormat, ImportIssue } from "@/lib/ingest/types";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
@@ -60,7 +55,14 @@ export type TraceIngestResult =
     }
   | { ok: false; issues: ImportIssue[] };
 
-type Row = { id: string; groupKey: string; traceId: string; spanId: string; sessionId: string | null; payload: unknown };
+type Row = {
+  id: string;
+  groupKey: string;
+  traceId: string;
+  spanId: string;
+  sessionId: string | null;
+  payload: unknown;
+};
 
 /** What the generic store-and-rebuild needs to know about one source of spans. */
 type Source<T> = {
@@ -76,7 +78,10 @@ type Source<T> = {
   toPayload(item: T): Prisma.InputJsonValue;
   fromPayload(value: unknown): T;
   /** Every group of `items` with its members' ids and its session (null: no model or tool step yet), plus warnings. */
-  rebuild(items: T[]): { groups: { key: string; memberIds: string[]; session: ImportedSession | null }[]; warnings: ImportIssue[] };
+  rebuild(items: T[]): {
+    groups: { key: string; memberIds: string[]; session: ImportedSession | null }[];
+    warnings: ImportIssue[];
+  };
 };
 
 const idOf = (traceId: string, spanId: string) => `${traceId}\u0000${spanId}`;
@@ -136,7 +141,11 @@ const agentsSource: Source<AgentsItem> = {
     const mapped = mapOpenAiAgentsItems(items);
     const sessions = new Map(mapped.ok ? mapped.sessions.map((s) => [s.externalId ?? "", s]) : []);
     return {
-      groups: [...members.entries()].map(([key, memberIds]) => ({ key, memberIds, session: sessions.get(key) ?? null })),
+      groups: [...members.entries()].map(([key, memberIds]) => ({
+        key,
+        memberIds,
+        session: sessions.get(key) ?? null,
+      })),
       warnings: mapped.ok ? mapped.warnings : [],
     };
   },
@@ -164,7 +173,12 @@ async function loadClosure(tx: DbClient, keys: Set<string>, traceIds: Set<string
           ...(pendingKeys.length > 0 ? [{ groupKey: { in: pendingKeys } }] : []),
           // Rows under keys already queried are loaded already.
           ...(pendingTraces.length > 0
-            ? [{ traceId: { in: pendingTraces }, ...(queriedKeys.length > 0 ? { groupKey: { notIn: queriedKeys } } : {}) }]
+            ? [
+                {
+                  traceId: { in: pendingTraces },
+                  ...(queriedKeys.length > 0 ? { groupKey: { notIn: queriedKeys } } : {}),
+                },
+              ]
             : []),
         ],
       },
@@ -188,7 +202,12 @@ async function loadClosure(tx: DbClient, keys: Set<string>, traceIds: Set<string
   return [...rows.values()];
 }
 
-async function storeAndRebuild<T>(tx: DbClient, source: Source<T>, incoming: readonly T[], format: ImportFormat): Promise<TraceIngestResult> {
+async function storeAndRebuild<T>(
+  tx: DbClient,
+  source: Source<T>,
+  incoming: readonly T[],
+  format: ImportFormat,
+): Promise<TraceIngestResult> {
   // 1. The request's spans, one copy each.
   const fresh = new Map<string, T>();
   for (const item of incoming) {
@@ -234,7 +253,9 @@ async function storeAndRebuild<T>(tx: DbClient, source: Source<T>, incoming: rea
   const groupOf = new Map<string, { key: string; sessionId: string | null }>();
   const sessions: (SavedSession & { externalId: string })[] = [];
   const liveKeys = new Set(groups.map((g) => g.key));
-  const staleKeys = [...new Set(rows.map((r) => r.groupKey.slice(source.prefix.length)))].filter((k) => !liveKeys.has(k));
+  const staleKeys = [...new Set(rows.map((r) => r.groupKey.slice(source.prefix.length)))].filter(
+    (k) => !liveKeys.has(k),
+  );
   const existing = await tx.session.findMany({
     where: { externalId: { in: [...liveKeys, ...staleKeys] }, format: { in: [...source.formats] } },
     select: { id: true, externalId: true, format: true },
@@ -245,7 +266,13 @@ async function storeAndRebuild<T>(tx: DbClient, source: Source<T>, incoming: rea
   const withReplays = new Set(
     existing.length === 0
       ? []
-      : (await tx.replay.findMany({ where: { sessionId: { in: existing.map((s) => s.id) } }, select: { sessionId: true }, distinct: ["sessionId"] })).map((r) => r.sessionId),
+      : (
+          await tx.replay.findMany({
+            where: { sessionId: { in: existing.map((s) => s.id) } },
+            select: { sessionId: true },
+            distinct: ["sessionId"],
+          })
+        ).map((r) => r.sessionId),
   );
   const staleKept: { session: (typeof existing)[number]; key: string }[] = [];
   for (const stale of staleKeys) {
@@ -259,7 +286,10 @@ async function storeAndRebuild<T>(tx: DbClient, source: Source<T>, incoming: rea
     const before = existingByKey.get(group.key);
     if (group.session) {
       // A group keeps the format it was first stored as (an OTLP session may get JSON and protobuf exports).
-      const session: ImportedSession = { ...group.session, format: (before?.format as ImportFormat | undefined) ?? format };
+      const session: ImportedSession = {
+        ...group.session,
+        format: (before?.format as ImportFormat | undefined) ?? format,
+      };
       const keep = before && withReplays.has(before.id) && !(await sameStoredEvents(tx, before.id, session.events));
       if (keep) await supersede(tx, before, "rebuilt");
       const saved = await upsertRebuiltSession(tx, session);
@@ -274,7 +304,11 @@ async function storeAndRebuild<T>(tx: DbClient, source: Source<T>, incoming: rea
   }
   for (const { session, key } of staleKept) {
     // The session its spans moved into, when they all went to one.
-    const into = new Set(rows.filter((r) => r.groupKey === source.prefix + key).map((r) => groupOf.get(idOf(r.traceId, r.spanId))?.sessionId ?? null));
+    const into = new Set(
+      rows
+        .filter((r) => r.groupKey === source.prefix + key)
+        .map((r) => groupOf.get(idOf(r.traceId, r.spanId))?.sessionId ?? null),
+    );
     await supersede(tx, session, "regrouped");
     const by = into.size === 1 ? [...into][0]! : null;
     if (by) await setSupersededBy(tx, session.id, by);
@@ -354,26 +388,44 @@ async function sameStoredEvents(tx: DbClient, sessionId: string, events: readonl
  * (`supersededBy` is set once the new session exists). Its external id gets a
  * suffix, which frees the (format, external id) key for the regrouped session.
  */
-async function supersede(tx: DbClient, session: { id: string; externalId: string | null }, reason: "rebuilt" | "regrouped" | "no_longer_a_session"): Promise<void> {
+async function supersede(
+  tx: DbClient,
+  session: { id: string; externalId: string | null },
+  reason: "rebuilt" | "regrouped" | "no_longer_a_session",
+): Promise<void> {
   const current = await tx.session.findUniqueOrThrow({ where: { id: session.id }, select: { metadata: true } });
-  const metadata = current.metadata !== null && typeof current.metadata === "object" && !Array.isArray(current.metadata) ? current.metadata : {};
+  const metadata =
+    current.metadata !== null && typeof current.metadata === "object" && !Array.isArray(current.metadata)
+      ? current.metadata
+      : {};
   await tx.session.update({
     where: { id: session.id },
     data: {
       externalId: `${session.externalId ?? ""}#superseded:${session.id}`,
-      metadata: { ...metadata, supersededBy: null, superseded: { reason, externalId: session.externalId, at: new Date().toISOString() } },
+      metadata: {
+        ...metadata,
+        supersededBy: null,
+        superseded: { reason, externalId: session.externalId, at: new Date().toISOString() },
+      },
     },
   });
 }
 
 async function setSupersededBy(tx: DbClient, sessionId: string, by: string): Promise<void> {
   const current = await tx.session.findUniqueOrThrow({ where: { id: sessionId }, select: { metadata: true } });
-  const metadata = current.metadata !== null && typeof current.metadata === "object" && !Array.isArray(current.metadata) ? current.metadata : {};
+  const metadata =
+    current.metadata !== null && typeof current.metadata === "object" && !Array.isArray(current.metadata)
+      ? current.metadata
+      : {};
   await tx.session.update({ where: { id: sessionId }, data: { metadata: { ...metadata, supersededBy: by } } });
 }
 
 /** Stores OTLP spans (one request's) and rebuilds their sessions. Call inside a transaction. */
-export function storeOtlpSpans(tx: DbClient, spans: readonly OtlpSpan[], format: OtlpFormat): Promise<TraceIngestResult> {
+export function storeOtlpSpans(
+  tx: DbClient,
+  spans: readonly OtlpSpan[],
+  format: OtlpFormat,
+): Promise<TraceIngestResult> {
   return storeAndRebuild(tx, otlpSource(format), spans, format);
 }
 
@@ -385,7 +437,11 @@ export function storeAgentsItems(tx: DbClient, items: readonly AgentsItem[]): Pr
 const TX = { timeout: 120_000, maxWait: 30_000 } as const;
 
 /** One OTLP export, all or nothing, in its own transaction. */
-export function ingestOtlpSpans(prisma: Db, spans: readonly OtlpSpan[], format: OtlpFormat): Promise<TraceIngestResult> {
+export function ingestOtlpSpans(
+  prisma: Db,
+  spans: readonly OtlpSpan[],
+  format: OtlpFormat,
+): Promise<TraceIngestResult> {
   return prisma.$transaction((tx) => storeOtlpSpans(tx, spans, format), TX);
 }
 

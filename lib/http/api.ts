@@ -6,7 +6,12 @@ import { ApiError, apiErrorFromDatabase, errorBody, issuesFromZod } from "./erro
 
 export { ApiError } from "./errors";
 
-export function jsonError(status: number, code: string, message: string, issues: { path: string; message: string }[] = []) {
+export function jsonError(
+  status: number,
+  code: string,
+  message: string,
+  issues: { path: string; message: string }[] = [],
+) {
   return Response.json(errorBody(code, message, issues), { status });
 }
 
@@ -31,7 +36,11 @@ export async function readBodyBytes(request: Request): Promise<Uint8Array> {
   const limit = env().BRANCHPOINT_MAX_BODY_BYTES;
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) {
-    throw new ApiError(413, "payload_too_large", `The body is ${declared} bytes; the limit is ${limit} bytes (BRANCHPOINT_MAX_BODY_BYTES).`);
+    throw new ApiError(
+      413,
+      "payload_too_large",
+      `The body is ${declared} bytes; the limit is ${limit} bytes (BRANCHPOINT_MAX_BODY_BYTES).`,
+    );
   }
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
@@ -43,7 +52,11 @@ export async function readBodyBytes(request: Request): Promise<Uint8Array> {
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw new ApiError(413, "payload_too_large", `The body is over the limit of ${limit} bytes (BRANCHPOINT_MAX_BODY_BYTES).`);
+      throw new ApiError(
+        413,
+        "payload_too_large",
+        `The body is over the limit of ${limit} bytes (BRANCHPOINT_MAX_BODY_BYTES).`,
+      );
     }
     chunks.push(value);
   }
@@ -60,7 +73,11 @@ export async function readBodyBytes(request: Request): Promise<Uint8Array> {
 export async function readJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
   const contentType = request.headers.get("content-type") ?? "";
   if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
-    throw new ApiError(415, "unsupported_media_type", `Send JSON with 'Content-Type: application/json' (got '${contentType}').`);
+    throw new ApiError(
+      415,
+      "unsupported_media_type",
+      `Send JSON with 'Content-Type: application/json' (got '${contentType}').`,
+    );
   }
   const text = new TextDecoder().decode(await readBodyBytes(request));
   let value: unknown;
@@ -70,7 +87,8 @@ export async function readJson<S extends z.ZodType>(request: Request, schema: S)
     throw new ApiError(400, "malformed_json", `The body is not valid JSON: ${(error as Error).message}`);
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ApiError(400, "invalid_request", "The request body is not valid.", issuesFromZod(parsed.error));
+  if (!parsed.success)
+    throw new ApiError(400, "invalid_request", "The request body is not valid.", issuesFromZod(parsed.error));
   return parsed.data;
 }
 
@@ -78,7 +96,8 @@ export async function readJson<S extends z.ZodType>(request: Request, schema: S)
 export function readQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
   const params = Object.fromEntries(new URL(request.url).searchParams.entries());
   const parsed = schema.safeParse(params);
-  if (!parsed.success) throw new ApiError(400, "invalid_query", "The query parameters are not valid.", issuesFromZod(parsed.error));
+  if (!parsed.success)
+    throw new ApiError(400, "invalid_query", "The query parameters are not valid.", issuesFromZod(parsed.error));
   return parsed.data;
 }
 
@@ -103,7 +122,8 @@ export function apiRoute<C = Record<string, never>>(handler: Handler<C>) {
 
 export function errorResponse(error: unknown): Response {
   if (error instanceof ApiError) return jsonError(error.status, error.code, error.message, error.issues);
-  if (error instanceof z.ZodError) return jsonError(400, "invalid_request", "The request is not valid.", issuesFromZod(error));
+  if (error instanceof z.ZodError)
+    return jsonError(400, "invalid_request", "The request is not valid.", issuesFromZod(error));
   const fromDb = apiErrorFromDatabase(error);
   if (fromDb) return jsonError(fromDb.status, fromDb.code, fromDb.message, fromDb.issues);
   console.error("Unexpected error in an API route:", error);

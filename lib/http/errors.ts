@@ -62,7 +62,11 @@ export function apiErrorFromDatabase(error: unknown): ApiError | null {
     );
   }
   if ((error as { code?: unknown } | null)?.code === "P2002") {
-    return new ApiError(409, "conflict", "Something with the same identity was written at the same moment; send the request again.");
+    return new ApiError(
+      409,
+      "conflict",
+      "Something with the same identity was written at the same moment; send the request again.",
+    );
   }
   return null;
 }

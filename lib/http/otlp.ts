@@ -51,9 +51,17 @@ export function otlpEncodingOf(contentType: string | null): OtlpEncoding | null 
 /** The body, within BRANCHPOINT_MAX_BODY_BYTES, after checking the Content-Encoding is one we read. */
 export async function readTraceBody(request: Request): Promise<{ bytes: Uint8Array; contentEncoding: string | null }> {
   const contentEncoding = request.headers.get("content-encoding");
-  const codings = (contentEncoding ?? "").toLowerCase().split(",").map((s) => s.trim()).filter((s) => s !== "" && s !== "identity");
+  const codings = (contentEncoding ?? "")
+    .toLowerCase()
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "" && s !== "identity");
   if (codings.some((c) => c !== "gzip")) {
-    throw new ApiError(415, "unsupported_content_encoding", `Content-Encoding '${contentEncoding}' is not supported: send gzip or no encoding.`);
+    throw new ApiError(
+      415,
+      "unsupported_content_encoding",
+      `Content-Encoding '${contentEncoding}' is not supported: send gzip or no encoding.`,
+    );
   }
   return { bytes: await readBodyBytes(request), contentEncoding };
 }
@@ -86,15 +94,28 @@ function grpcCode(status: number): number {
   return 3; // INVALID_ARGUMENT
 }
 
-export function otlpErrorResponse(status: number, message: string, issues: readonly ImportIssue[], encoding: OtlpEncoding): Response {
+export function otlpErrorResponse(
+  status: number,
+  message: string,
+  issues: readonly ImportIssue[],
+  encoding: OtlpEncoding,
+): Response {
   const violations = issues.map((i) => ({ field: i.path, description: i.message }));
   if (encoding === "protobuf") {
     const details =
       violations.length > 0
-        ? [{ type_url: BAD_REQUEST_URL, value: BadRequestType.encode(BadRequestType.create({ field_violations: violations })).finish() }]
+        ? [
+            {
+              type_url: BAD_REQUEST_URL,
+              value: BadRequestType.encode(BadRequestType.create({ field_violations: violations })).finish(),
+            },
+          ]
         : [];
     const body = StatusType.encode(StatusType.create({ code: grpcCode(status), message, details })).finish();
-    return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { "content-type": "application/x-protobuf" } });
+    return new Response(body as Uint8Array<ArrayBuffer>, {
+      status,
+      headers: { "content-type": "application/x-protobuf" },
+    });
   }
   return Response.json(
     {
@@ -155,12 +176,22 @@ export function describeIssues(intro: string, issues: readonly ImportIssue[]): s
 }
 
 /** A request body (gunzipped if needed) as spans; 400 with every problem's path when it is not a valid export. */
-export function decodeTraceExport(bytes: Uint8Array, contentEncoding: string | null, encoding: OtlpEncoding): OtlpSpan[] {
+export function decodeTraceExport(
+  bytes: Uint8Array,
+  contentEncoding: string | null,
+  encoding: OtlpEncoding,
+): OtlpSpan[] {
   const inflated = gunzipIfNeeded(bytes, contentEncoding);
-  if (!inflated.ok) throw new ApiError(400, "invalid_encoding", describeIssues("The body could not be read", [inflated.issue]), [inflated.issue]);
+  if (!inflated.ok)
+    throw new ApiError(400, "invalid_encoding", describeIssues("The body could not be read", [inflated.issue]), [
+      inflated.issue,
+    ]);
   const decoded = encoding === "json" ? decodeOtlpJson(inflated.bytes) : decodeOtlpProtobuf(inflated.bytes);
   if (!decoded.ok) {
-    const intro = encoding === "json" ? "The body is not a valid OTLP JSON trace export" : "The body is not a valid OTLP protobuf trace export";
+    const intro =
+      encoding === "json"
+        ? "The body is not a valid OTLP JSON trace export"
+        : "The body is not a valid OTLP protobuf trace export";
     throw new ApiError(400, "invalid_export", describeIssues(intro, decoded.issues), decoded.issues);
   }
   return decoded.spans;

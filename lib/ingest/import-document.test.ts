@@ -76,7 +76,10 @@ describe("format detection", () => {
       ok: false,
       format: null,
       issues: [
-        { path: "", message: (expect.stringContaining("unrecognized document format; accepted formats: native (") as unknown) },
+        {
+          path: "",
+          message: expect.stringContaining("unrecognized document format; accepted formats: native (") as unknown,
+        },
       ],
     });
     expect(issuesOf(result)[0]!.message).toContain("; openai-chat (");

@@ -162,7 +162,7 @@ describe("demo sessions", () => {
     expect(fromFirstStep.map((e) => e.name)).toEqual(["lookup_order", "get_current_time"]);
     const refund = session.events.find((e) => e.name === "refund_payment")!;
     expect(refund.input).toEqual({
-      callId: (expect.any(String) as unknown),
+      callId: expect.any(String) as unknown,
       args: { order_id: "4821", amount: 129, reason: "damaged" },
     });
     expect(session.events.every((e) => e.kind !== "model_call" || (e.usage?.inputTokens ?? 0) > 0)).toBe(true);
@@ -195,35 +195,39 @@ describe("native issues, at their exact paths", () => {
     [
       "a wrong kind",
       withEvent(2, { kind: "answer" }),
-      [{ path: "events[2].kind", message: (expect.stringContaining("Invalid discriminator") as unknown) }],
+      [{ path: "events[2].kind", message: expect.stringContaining("Invalid discriminator") as unknown }],
     ],
     [
       "a wrong adapter",
       makeSession({ agent: { name: "x", adapter: "crewai" } }),
-      [{ path: "agent.adapter", message: (expect.stringContaining("Invalid option") as unknown) }],
+      [{ path: "agent.adapter", message: expect.stringContaining("Invalid option") as unknown }],
     ],
     [
       "a negative duration",
       withEvent(1, { durationMs: -5 }),
-      [{ path: "events[1].durationMs", message: (expect.any(String) as unknown) }],
+      [{ path: "events[1].durationMs", message: expect.any(String) as unknown }],
     ],
     [
       "a name of the wrong type",
       withEvent(1, { name: 3 }),
-      [{ path: "events[1].name", message: (expect.stringContaining("expected string") as unknown) }],
+      [{ path: "events[1].name", message: expect.stringContaining("expected string") as unknown }],
     ],
     ["an unknown field", withEvent(1, { parent_seq: 0 }), [{ path: "events[1].parent_seq", message: "unknown field" }]],
     [
       "a tool call without parentSeq",
       withEvent(1, { parentSeq: undefined }),
-      [{ path: "events[1].parentSeq", message: (expect.any(String) as unknown) }],
+      [{ path: "events[1].parentSeq", message: expect.any(String) as unknown }],
     ],
     ["no events", makeSession({ events: [] }), [{ path: "events", message: "a session needs at least one event" }]],
-    ["a bad startedAt", makeSession({ startedAt: "yesterday" }), [{ path: "startedAt", message: (expect.any(String) as unknown) }]],
+    [
+      "a bad startedAt",
+      makeSession({ startedAt: "yesterday" }),
+      [{ path: "startedAt", message: expect.any(String) as unknown }],
+    ],
     [
       "a model-call output that is not an assistant message",
       withEvent(0, { output: { role: "user", content: "x" } }),
-      [{ path: "events[0].output.role", message: (expect.any(String) as unknown) }],
+      [{ path: "events[0].output.role", message: expect.any(String) as unknown }],
     ],
     [
       "parentSeq pointing forward",
@@ -312,16 +316,16 @@ describe("native issues, at their exact paths", () => {
       makeSession({ agentVersion: { version: "" } }),
     ]);
     expect(issuesOf(result)).toEqual([
-      { path: "[1].events[0].kind", message: (expect.any(String) as unknown) },
-      { path: "[2].agentVersion.version", message: (expect.any(String) as unknown) },
-      { path: "[2].agentVersion.capabilities", message: (expect.any(String) as unknown) },
+      { path: "[1].events[0].kind", message: expect.any(String) as unknown },
+      { path: "[2].agentVersion.version", message: expect.any(String) as unknown },
+      { path: "[2].agentVersion.capabilities", message: expect.any(String) as unknown },
     ]);
   });
 
   it("reports JSONL issues with their line numbers", () => {
     const lines = [makeSession(), makeSession(), withEvent(2, { kind: "answer" })].map((s) => JSON.stringify(s));
     expect(issuesOf(importDocument(lines.join("\n")))).toEqual([
-      { path: "line 3: events[2].kind", message: (expect.stringContaining("Invalid discriminator") as unknown) },
+      { path: "line 3: events[2].kind", message: expect.stringContaining("Invalid discriminator") as unknown },
     ]);
   });
 });

@@ -29,7 +29,11 @@ describe("the recorded Agents SDK export, Chat Completions model (generation spa
     expect(session.externalId).toBe("group:group-openai-agents-chat");
     expect(session.agent).toEqual({ name: "Support agent", adapter: "openai-agents" });
     expect(session.format).toBe("openai-agents");
-    expect(session.metadata).toMatchObject({ groupId: "group-openai-agents-chat", workflowName: "Refund workflow", traceMetadata: { customer: "acme" } });
+    expect(session.metadata).toMatchObject({
+      groupId: "group-openai-agents-chat",
+      workflowName: "Refund workflow",
+      traceMetadata: { customer: "acme" },
+    });
     const events = session.events;
     expect(events.map((e) => [e.seq, e.kind, e.name, e.status, e.parentSeq])).toEqual([
       [0, "model_call", "scripted-model", "completed", null],
@@ -115,16 +119,21 @@ describe("batching invariance", () => {
       const all = items(body);
       const baseline = mapOpenAiAgentsItems(all);
       fc.assert(
-        fc.property(fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length }), fc.array(fc.nat(all.length - 1), { maxLength: 6 }), fc.nat(5), (shuffled, dupes, cut) => {
-          const stored: AgentsItem[] = [];
-          const batches = [shuffled.slice(0, cut), shuffled.slice(cut), dupes.map((i) => all[i]!)];
-          let last = null;
-          for (const batch of batches) {
-            stored.push(...batch);
-            if (stored.length > 0) last = mapOpenAiAgentsItems(stored);
-          }
-          expect(last).toEqual(baseline);
-        }),
+        fc.property(
+          fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length }),
+          fc.array(fc.nat(all.length - 1), { maxLength: 6 }),
+          fc.nat(5),
+          (shuffled, dupes, cut) => {
+            const stored: AgentsItem[] = [];
+            const batches = [shuffled.slice(0, cut), shuffled.slice(cut), dupes.map((i) => all[i]!)];
+            let last = null;
+            for (const batch of batches) {
+              stored.push(...batch);
+              if (stored.length > 0) last = mapOpenAiAgentsItems(stored);
+            }
+            expect(last).toEqual(baseline);
+          },
+        ),
         { numRuns: 50 },
       );
     });
@@ -209,7 +218,9 @@ describe("bad input: every problem at its exact path", () => {
       input: { callId: "span_1", args: "{nope", argsUnparsed: true },
       parentSeq: null,
     });
-    expect(result.warnings).toEqual([{ path: "data[0].span_data.input", message: "span span_1: is not valid JSON: kept as text (argsUnparsed)" }]);
+    expect(result.warnings).toEqual([
+      { path: "data[0].span_data.input", message: "span span_1: is not valid JSON: kept as text (argsUnparsed)" },
+    ]);
   });
 });
 

@@ -60,7 +60,10 @@ export type ParseAgentsResult = { ok: true; items: AgentsItem[] } | { ok: false;
 export function parseOpenAiAgentsExport(value: unknown): ParseAgentsResult {
   const issues = new IssueList();
   if (!isObject(value) || !Array.isArray(value.data)) {
-    return { ok: false, issues: [{ path: "", message: 'expected the Agents SDK trace export `{ "data": [trace, span, …] }`' }] };
+    return {
+      ok: false,
+      issues: [{ path: "", message: 'expected the Agents SDK trace export `{ "data": [trace, span, …] }`' }],
+    };
   }
   const items: AgentsItem[] = [];
   value.data.forEach((raw: unknown, index) => {
@@ -80,8 +83,17 @@ export function parseOpenAiAgentsExport(value: unknown): ParseAgentsResult {
       const id = str("id", true);
       const workflowName = str("workflow_name", false);
       const groupId = str("group_id", false);
-      if (raw.metadata !== undefined && raw.metadata !== null && !isObject(raw.metadata)) issues.add([...at, "metadata"], "must be an object");
-      if (id) items.push({ object: "trace", id, workflowName, groupId, metadata: isObject(raw.metadata) ? raw.metadata : {}, path: formatPath(at) });
+      if (raw.metadata !== undefined && raw.metadata !== null && !isObject(raw.metadata))
+        issues.add([...at, "metadata"], "must be an object");
+      if (id)
+        items.push({
+          object: "trace",
+          id,
+          workflowName,
+          groupId,
+          metadata: isObject(raw.metadata) ? raw.metadata : {},
+          path: formatPath(at),
+        });
       return;
     }
     if (raw.object !== "trace.span") return; // other objects: not ours, ignored
@@ -90,15 +102,20 @@ export function parseOpenAiAgentsExport(value: unknown): ParseAgentsResult {
     const parentId = str("parent_id", false);
     const startedAt = str("started_at", true);
     const endedAt = str("ended_at", false);
-    for (const [key, v] of [["started_at", startedAt], ["ended_at", endedAt]] as const) {
+    for (const [key, v] of [
+      ["started_at", startedAt],
+      ["ended_at", endedAt],
+    ] as const) {
       if (v !== null && Number.isNaN(Date.parse(v))) issues.add([...at, key], "must be an ISO 8601 date-time");
     }
     const spanData = raw.span_data;
     if (!isObject(spanData)) issues.add([...at, "span_data"], "must be an object");
-    else if (typeof spanData.type !== "string" || spanData.type === "") issues.add([...at, "span_data", "type"], "must be a non-empty string");
+    else if (typeof spanData.type !== "string" || spanData.type === "")
+      issues.add([...at, "span_data", "type"], "must be a non-empty string");
     let error: AgentsSpan["error"] = null;
     if (raw.error !== undefined && raw.error !== null) {
-      if (!isObject(raw.error) || typeof raw.error.message !== "string") issues.add([...at, "error"], "must be null or { message, data? }");
+      if (!isObject(raw.error) || typeof raw.error.message !== "string")
+        issues.add([...at, "error"], "must be null or { message, data? }");
       else error = { message: raw.error.message, ...(raw.error.data !== undefined ? { data: raw.error.data } : {}) };
     }
     if (id && traceId && startedAt && isObject(spanData) && typeof spanData.type === "string" && spanData.type !== "") {
@@ -179,7 +196,11 @@ export function mapOpenAiAgentsItems(items: readonly AgentsItem[]): AgentsMapRes
     else issues.push({ path: "", message: `${key}: no generation, response or function span` });
   }
   if (sessions.length === 0) {
-    return { ok: false, format: "openai-agents", issues: issues.length > 0 ? issues : [{ path: "data", message: "no spans" }] };
+    return {
+      ok: false,
+      format: "openai-agents",
+      issues: issues.length > 0 ? issues : [{ path: "data", message: "no spans" }],
+    };
   }
   return { ok: true, format: "openai-agents", sessions, warnings };
 }
@@ -215,12 +236,14 @@ function warnAt(warnings: ImportIssue[], span: AgentsSpan, key: string, message:
 function generationStep(span: AgentsSpan, warnings: ImportIssue[]): ModelStep {
   const data = span.spanData;
   const problem = (key: string) => (message: string) => warnAt(warnings, span, key, message);
-  const messages = data.input === undefined || data.input === null ? [] : fromChatMessages(data.input, problem("input"));
+  const messages =
+    data.input === undefined || data.input === null ? [] : fromChatMessages(data.input, problem("input"));
   let output: ModelStep["output"] = null;
   if (Array.isArray(data.output)) {
     for (const item of data.output as unknown[]) {
       // Chat Completions: the completion object; other models: the assistant message itself.
-      const message = isObject(item) && Array.isArray(item.choices) && isObject(item.choices[0]) ? item.choices[0].message : item;
+      const message =
+        isObject(item) && Array.isArray(item.choices) && isObject(item.choices[0]) ? item.choices[0].message : item;
       const read = fromChatMessage(message, 0, problem("output"));
       const assistant = read.find((m) => m.role === "assistant");
       if (assistant) {
@@ -232,8 +255,14 @@ function generationStep(span: AgentsSpan, warnings: ImportIssue[]): ModelStep {
   const model = typeof data.model === "string" ? data.model : undefined;
   const config = isObject(data.model_config) ? data.model_config : {};
   // The span's usage, else the completion's own (Chat Completions models record it only there).
-  const completion = Array.isArray(data.output) ? (data.output as unknown[]).find((o) => isObject(o) && isObject(o.usage)) : undefined;
-  const usage = isObject(data.usage) ? data.usage : isObject(completion) && isObject(completion.usage) ? completion.usage : null;
+  const completion = Array.isArray(data.output)
+    ? (data.output as unknown[]).find((o) => isObject(o) && isObject(o.usage))
+    : undefined;
+  const usage = isObject(data.usage)
+    ? data.usage
+    : isObject(completion) && isObject(completion.usage)
+      ? completion.usage
+      : null;
   const count = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined);
   const inputTokens = usage ? (count(usage.input_tokens) ?? count(usage.prompt_tokens)) : undefined;
   const outputTokens = usage ? (count(usage.output_tokens) ?? count(usage.completion_tokens)) : undefined;
@@ -253,7 +282,10 @@ function generationStep(span: AgentsSpan, warnings: ImportIssue[]): ModelStep {
     usage:
       inputTokens === undefined && outputTokens === undefined
         ? null
-        : { ...(inputTokens !== undefined ? { inputTokens } : {}), ...(outputTokens !== undefined ? { outputTokens } : {}) },
+        : {
+            ...(inputTokens !== undefined ? { inputTokens } : {}),
+            ...(outputTokens !== undefined ? { outputTokens } : {}),
+          },
     error: span.error ? { type: "ModelError", message: span.error.message } : null,
     status: span.endedAt === null ? "incomplete" : span.error ? "failed" : "completed",
   };
@@ -290,7 +322,12 @@ function sameArgs(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function mapGroup(key: string, traces: AgentsTrace[], spans: AgentsSpan[], warnings: ImportIssue[]): ImportedSession | null {
+function mapGroup(
+  key: string,
+  traces: AgentsTrace[],
+  spans: AgentsSpan[],
+  warnings: ImportIssue[],
+): ImportedSession | null {
   const ordered = [...spans].sort(compareSpans);
   const steps: Step[] = [];
   const models: { span: AgentsSpan; step: ModelStep; requests: ToolCallRequest[] }[] = [];
@@ -325,7 +362,10 @@ function mapGroup(key: string, traces: AgentsTrace[], spans: AgentsSpan[], warni
     }
     if (!request) synthesizedIds = true;
     const failed = span.error !== null;
-    const detail = span.error && isObject(span.error.data) && typeof span.error.data.error === "string" ? span.error.data.error : null;
+    const detail =
+      span.error && isObject(span.error.data) && typeof span.error.data.error === "string"
+        ? span.error.data.error
+        : null;
     const tool: ToolStep = {
       kind: "tool_call",
       traceId: span.traceId,
@@ -337,7 +377,9 @@ function mapGroup(key: string, traces: AgentsTrace[], spans: AgentsSpan[], warni
       args,
       ...(argsUnparsed ? { argsUnparsed: true as const } : {}),
       output: span.spanData.output ?? null,
-      error: span.error ? { type: "ToolError", message: detail ? `${span.error.message}: ${detail}` : span.error.message } : null,
+      error: span.error
+        ? { type: "ToolError", message: detail ? `${span.error.message}: ${detail}` : span.error.message }
+        : null,
       status: span.endedAt === null ? "incomplete" : failed ? "failed" : "completed",
       parent: { modelKey: model?.step.key ?? null, request },
     };
@@ -353,13 +395,18 @@ function mapGroup(key: string, traces: AgentsTrace[], spans: AgentsSpan[], warni
   const tools = new Map<string, { name: string }>();
   for (const e of events) if (e.kind === "tool_call") tools.set(e.name, { name: e.name });
   const firstModel = events.find((e) => e.kind === "model_call");
-  const firstUser = (firstModel?.input as { messages?: { role: string; content: unknown }[] } | undefined)?.messages?.find((m) => m.role === "user");
+  const firstUser = (
+    firstModel?.input as { messages?: { role: string; content: unknown }[] } | undefined
+  )?.messages?.find((m) => m.role === "user");
   const title = typeof firstUser?.content === "string" ? firstUser.content.slice(0, 80) : (trace?.workflowName ?? null);
 
   return {
     externalId: key,
     title,
-    agent: { name: (agentSpan?.spanData.name as string | undefined) ?? trace?.workflowName ?? "unknown agent", adapter: "openai-agents" },
+    agent: {
+      name: (agentSpan?.spanData.name as string | undefined) ?? trace?.workflowName ?? "unknown agent",
+      adapter: "openai-agents",
+    },
     agentVersion: { version: "unknown", capabilities: [] },
     format: "openai-agents",
     startedAt: starts.length > 0 ? new Date(Math.min(...starts)).toISOString() : null,
@@ -370,7 +417,9 @@ function mapGroup(key: string, traces: AgentsTrace[], spans: AgentsSpan[], warni
       ...(trace?.workflowName ? { workflowName: trace.workflowName } : {}),
       ...(trace?.groupId ? { groupId: trace.groupId } : {}),
       ...(trace && Object.keys(trace.metadata).length > 0 ? { traceMetadata: trace.metadata } : {}),
-      ...(synthesizedIds ? { note: "some function spans matched no generation tool call: their callId is the span id" } : {}),
+      ...(synthesizedIds
+        ? { note: "some function spans matched no generation tool call: their callId is the span id" }
+        : {}),
       ...(ordered.some((s) => s.spanData.type === "response")
         ? { modelContent: "response spans carry only a response id: model inputs and outputs were not exported" }
         : {}),
@@ -395,7 +444,8 @@ export const openAiAgentsImporter: JsonImporter = {
   accepts: "json",
   detect: (input: JsonInput) => input.shape === "document" && looksLikeAgentsExport(input.value),
   import: (input: JsonInput): FormatOutcome => {
-    if (input.shape !== "document") return { ok: false, issues: [{ path: "", message: "expected one JSON document, not JSON Lines" }] };
+    if (input.shape !== "document")
+      return { ok: false, issues: [{ path: "", message: "expected one JSON document, not JSON Lines" }] };
     const result = importOpenAiAgents(input.value);
     return result.ok ? { ok: true, sessions: result.sessions } : { ok: false, issues: result.issues };
   },

@@ -325,14 +325,14 @@ describe("OpenAI Chat documents", () => {
       "a missing task_id and a content of the wrong type",
       [{ trial: 0, traj: [{ role: "user", content: 5 }] }],
       [
-        { path: "[0].task_id", message: (expect.any(String) as unknown) },
+        { path: "[0].task_id", message: expect.any(String) as unknown },
         { path: "[0].traj[0].content", message: "expected the content as a string or an array of content parts" },
       ],
     ],
     [
       "an unknown role",
       { messages: [{ role: "robot", content: "beep" }] },
-      [{ path: "messages[0].role", message: (expect.stringContaining("Invalid discriminator value") as unknown) }],
+      [{ path: "messages[0].role", message: expect.stringContaining("Invalid discriminator value") as unknown }],
     ],
   ])("reports %s at its exact path", (_name, input, expected) => {
     const result = importDocument(JSON.stringify(input));
@@ -348,14 +348,14 @@ describe("OpenAI Chat documents", () => {
     expect(result.ok).toBe(false);
     expect(issuesOf(result)).toEqual([
       { path: "[1].traj[12]", message: "a tool result with no pending tool call before it" },
-      { path: "[2].reward", message: (expect.stringContaining("expected number") as unknown) },
+      { path: "[2].reward", message: expect.stringContaining("expected number") as unknown },
     ]);
   });
 
   it("reports JSONL issues with their line numbers", () => {
     const text = [JSON.stringify(doc), "", JSON.stringify({ ...doc, temperature: "hot" })].join("\n");
     expect(issuesOf(importDocument(text))).toEqual([
-      { path: "line 3: temperature", message: (expect.stringContaining("expected number") as unknown) },
+      { path: "line 3: temperature", message: expect.stringContaining("expected number") as unknown },
     ]);
   });
 });

@@ -47,7 +47,8 @@ export function indexBase(events: readonly SessionEvent[]): BaseIndex {
         push(toolCallsByName, event.name, event);
         if (event.parentSeq !== null) push(toolCallsByParent, event.parentSeq, event);
         if (event.cacheKey !== null) {
-          if (event.status === "incomplete") incompleteByKey.set(event.cacheKey, (incompleteByKey.get(event.cacheKey) ?? 0) + 1);
+          if (event.status === "incomplete")
+            incompleteByKey.set(event.cacheKey, (incompleteByKey.get(event.cacheKey) ?? 0) + 1);
           else push(finishedByKey, event.cacheKey, event);
         }
         break;

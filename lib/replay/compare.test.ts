@@ -23,7 +23,9 @@ describe("DESIGN §5 · comparison", () => {
   });
 
   it("a changed result is a changed pair with a structural diff, and is the first divergence", async () => {
-    const r = await run(base, policyWith(history), { edits: [{ seq: 2, op: "replace_tool_result", value: { total: 0 } }] });
+    const r = await run(base, policyWith(history), {
+      edits: [{ seq: 2, op: "replace_tool_result", value: { total: 0 } }],
+    });
     const c = compareRuns(base, r.steps);
     const changed = c.pairs.filter((p) => p.type === "changed");
     expect(changed[0]).toMatchObject({ base: { seq: 2 }, branch: { seq: 2 } });
@@ -41,14 +43,19 @@ describe("DESIGN §5 · comparison", () => {
     expect(types).toContain("removed");
     expect(c.pairs.find((p) => p.type === "removed")).toMatchObject({ base: { name: "refund" } });
     expect(c.pairs.find((p) => p.type === "inserted")).toMatchObject({ branch: { name: "notify" } });
-    expect(c.metrics.toolCallsByTool).toMatchObject({ refund: { base: 1, branch: 0, delta: -1 }, notify: { base: 0, branch: 1, delta: 1 } });
+    expect(c.metrics.toolCallsByTool).toMatchObject({
+      refund: { base: 1, branch: 0, delta: -1 },
+      notify: { base: 0, branch: 1, delta: 1 },
+    });
     expect(c.metrics.tool_sequence_distance).toBe(1);
     expect(c.metrics.errors.delta).toBe(1);
     expect(new Set(c.pairs.map((p) => p.id)).size).toBe(c.pairs.length);
   });
 
   it("tool_argument_changed is true when a call runs with other arguments", async () => {
-    const r = await run(base, policyWith(history), { edits: [{ seq: 4, op: "replace_tool_args", value: { id: 1, amount: 1 } }] });
+    const r = await run(base, policyWith(history), {
+      edits: [{ seq: 4, op: "replace_tool_args", value: { id: 1, amount: 1 } }],
+    });
     expect(compareRuns(base, r.steps).metrics.tool_argument_changed).toBe(true);
     const same = await run(base, policyWith(history));
     expect(compareRuns(base, same.steps).metrics.tool_argument_changed).toBe(false);
@@ -56,7 +63,19 @@ describe("DESIGN §5 · comparison", () => {
 
   it("fixture_dependency_count counts fixture steps", async () => {
     const r = await run(base, policyWith({ type: "fixture", on_miss: "error_result" }), {
-      log: [{ type: "fixture", id: "f", at: null, step: 2, tool: "get_order", cacheKey: base[2]!.cacheKey, output: { total: 1 }, author: "a", note: "" }],
+      log: [
+        {
+          type: "fixture",
+          id: "f",
+          at: null,
+          step: 2,
+          tool: "get_order",
+          cacheKey: base[2]!.cacheKey,
+          output: { total: 1 },
+          author: "a",
+          note: "",
+        },
+      ],
     });
     expect(compareRuns(base, r.steps).metrics.fixture_dependency_count).toBe(1);
   });
@@ -95,7 +114,13 @@ describe("DESIGN §5 · comparison", () => {
       const t: TurnSpec[] = [];
       for (let k = 0; k < 1700; k++) {
         const name = k % 500 === 0 && variant === 1 ? "other" : "search";
-        t.push({ model: `m${k}`, calls: [{ name, args: { q: k }, result: k }, { name: "read", args: { id: k }, result: k }] });
+        t.push({
+          model: `m${k}`,
+          calls: [
+            { name, args: { q: k }, result: k },
+            { name: "read", args: { id: k }, result: k },
+          ],
+        });
       }
       t.push({ final: "x" });
       return t;

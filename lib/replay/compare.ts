@@ -13,7 +13,15 @@ export type CompareEvent = SessionEvent & Partial<Pick<ReplayStep, "source" | "b
 
 export type AlignedPair =
   | { type: "equal"; id: string; base: SessionEvent; branch: CompareEvent; baseIndex: number; branchIndex: number }
-  | { type: "changed"; id: string; base: SessionEvent; branch: CompareEvent; baseIndex: number; branchIndex: number; delta: Delta }
+  | {
+      type: "changed";
+      id: string;
+      base: SessionEvent;
+      branch: CompareEvent;
+      baseIndex: number;
+      branchIndex: number;
+      delta: Delta;
+    }
   | { type: "inserted"; id: string; branch: CompareEvent; branchIndex: number }
   | { type: "removed"; id: string; base: SessionEvent; baseIndex: number };
 
@@ -85,10 +93,17 @@ export function eventDelta(base: SessionEvent, branch: SessionEvent): Delta {
   return differ.diff(comparable(base), comparable(branch));
 }
 
-const comparable = (e: SessionEvent) => ({ name: e.name, input: e.input, output: e.output, error: e.error, status: e.status });
+const comparable = (e: SessionEvent) => ({
+  name: e.name,
+  input: e.input,
+  output: e.output,
+  error: e.error,
+  status: e.status,
+});
 
 function sameContent(a: SessionEvent, b: SessionEvent): boolean {
-  if ((b as CompareEvent).equalsBase === true && (b as CompareEvent).baseSeq === a.seq && a.name === b.name) return true;
+  if ((b as CompareEvent).equalsBase === true && (b as CompareEvent).baseSeq === a.seq && a.name === b.name)
+    return true;
   return (
     a.name === b.name &&
     a.status === b.status &&
@@ -183,7 +198,8 @@ export function compareRuns(base: readonly SessionEvent[], branch: readonly Comp
   const d = (x: number, y: number): MetricDelta => ({ base: x, branch: y, delta: y - x });
   const toolNames = new Set([...Object.keys(m0.toolCallsByTool), ...Object.keys(m1.toolCallsByTool)]);
   const toolCallsByTool: Record<string, MetricDelta> = {};
-  for (const name of [...toolNames].sort()) toolCallsByTool[name] = d(m0.toolCallsByTool[name] ?? 0, m1.toolCallsByTool[name] ?? 0);
+  for (const name of [...toolNames].sort())
+    toolCallsByTool[name] = d(m0.toolCallsByTool[name] ?? 0, m1.toolCallsByTool[name] ?? 0);
 
   return {
     pairs,
@@ -214,13 +230,23 @@ function summarize(pair: Exclude<AlignedPair, { type: "equal" }>): string {
   const parts: string[] = [];
   if (!deepEqual(pair.base.input, pair.branch.input)) parts.push("input");
   if (!deepEqual(pair.base.output, pair.branch.output)) parts.push("output");
-  if (!deepEqual(pair.base.error, pair.branch.error) || pair.base.status !== pair.branch.status) parts.push("error/status");
+  if (!deepEqual(pair.base.error, pair.branch.error) || pair.base.status !== pair.branch.status)
+    parts.push("error/status");
   if (pair.base.name !== pair.branch.name) parts.push("name");
   return `${what}: ${parts.join(", ") || "content"} changed`;
 }
 
 export function metricsOf(events: readonly SessionEvent[]): RunMetrics {
-  const m: RunMetrics = { steps: events.length, toolCalls: 0, toolCallsByTool: {}, errors: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, latencyMs: 0 };
+  const m: RunMetrics = {
+    steps: events.length,
+    toolCalls: 0,
+    toolCallsByTool: {},
+    errors: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    latencyMs: 0,
+  };
   for (const e of events) {
     if (e.kind === "tool_call") {
       m.toolCalls++;
@@ -267,7 +293,11 @@ export function editDistance(a: readonly string[], b: readonly string[]): number
 }
 
 /** Whether a tool call of the branch runs with other arguments than the base call it stands for. */
-function toolArgumentChanged(base: readonly SessionEvent[], branch: readonly CompareEvent[], pairs: readonly AlignedPair[]): boolean {
+function toolArgumentChanged(
+  base: readonly SessionEvent[],
+  branch: readonly CompareEvent[],
+  pairs: readonly AlignedPair[],
+): boolean {
   const bySeq = new Map(base.map((e) => [e.seq, e]));
   for (const e of branch) {
     if (e.kind !== "tool_call" || e.baseSeq === undefined || e.baseSeq === null) continue;
@@ -278,7 +308,14 @@ function toolArgumentChanged(base: readonly SessionEvent[], branch: readonly Com
   for (let k = 0; k + 1 < pairs.length; k++) {
     const x = pairs[k]!;
     const y = pairs[k + 1]!;
-    if (x.type === "removed" && y.type === "inserted" && x.base.kind === "tool_call" && y.branch.kind === "tool_call" && x.base.name === y.branch.name) return true;
+    if (
+      x.type === "removed" &&
+      y.type === "inserted" &&
+      x.base.kind === "tool_call" &&
+      y.branch.kind === "tool_call" &&
+      x.base.name === y.branch.name
+    )
+      return true;
   }
   return false;
 }

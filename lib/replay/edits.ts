@@ -2,7 +2,12 @@ import { z } from "zod";
 import { Message, type SessionEvent } from "./events";
 
 /** A counterfactual (DESIGN §4): data, applied at the branch step aligned with base event `seq`. */
-export const EditOp = z.enum(["replace_tool_result", "replace_tool_args", "replace_model_output", "replace_system_prompt"]);
+export const EditOp = z.enum([
+  "replace_tool_result",
+  "replace_tool_args",
+  "replace_model_output",
+  "replace_system_prompt",
+]);
 export type EditOp = z.infer<typeof EditOp>;
 
 export const Edit = z.object({
@@ -39,7 +44,10 @@ export interface EditPlan {
 }
 
 /** Checks edits against the base run. Every problem is reported; none is applied partially. */
-export function validateEdits(base: readonly SessionEvent[], editsInput: unknown): { ok: true; plan: EditPlan } | { ok: false; issues: EditIssue[] } {
+export function validateEdits(
+  base: readonly SessionEvent[],
+  editsInput: unknown,
+): { ok: true; plan: EditPlan } | { ok: false; issues: EditIssue[] } {
   const parsed = Edits.safeParse(editsInput ?? []);
   if (!parsed.success) {
     return {
@@ -52,15 +60,30 @@ export function validateEdits(base: readonly SessionEvent[], editsInput: unknown
       })),
     };
   }
-  if (parsed.data.length === 0) return { ok: true, plan: { toolResult: new Map(), toolArgs: new Map(), modelOutput: new Map(), systemPrompt: new Map(), all: [] } };
+  if (parsed.data.length === 0)
+    return {
+      ok: true,
+      plan: { toolResult: new Map(), toolArgs: new Map(), modelOutput: new Map(), systemPrompt: new Map(), all: [] },
+    };
   const bySeq = new Map(base.map((e) => [e.seq, e]));
   const issues: EditIssue[] = [];
   const seen = new Set<string>();
-  const plan: EditPlan = { toolResult: new Map(), toolArgs: new Map(), modelOutput: new Map(), systemPrompt: new Map(), all: parsed.data };
+  const plan: EditPlan = {
+    toolResult: new Map(),
+    toolArgs: new Map(),
+    modelOutput: new Map(),
+    systemPrompt: new Map(),
+    all: parsed.data,
+  };
   parsed.data.forEach((edit, index) => {
     const event = bySeq.get(edit.seq);
     if (!event) {
-      issues.push({ index, path: [index, "seq"], code: "unknown_seq", message: `Edit ${index} names seq ${edit.seq}, which the base run does not have.` });
+      issues.push({
+        index,
+        path: [index, "seq"],
+        code: "unknown_seq",
+        message: `Edit ${index} names seq ${edit.seq}, which the base run does not have.`,
+      });
       return;
     }
     const wanted = KIND_OF[edit.op];
@@ -75,7 +98,12 @@ export function validateEdits(base: readonly SessionEvent[], editsInput: unknown
     }
     const key = `${edit.seq}:${edit.op}`;
     if (seen.has(key)) {
-      issues.push({ index, path: [index], code: "duplicate", message: `Edit ${index} repeats ${edit.op} at seq ${edit.seq}.` });
+      issues.push({
+        index,
+        path: [index],
+        code: "duplicate",
+        message: `Edit ${index} repeats ${edit.op} at seq ${edit.seq}.`,
+      });
       return;
     }
     seen.add(key);

@@ -26,16 +26,27 @@ describe("try a rule (explainToolRule)", () => {
 
   it("a miss names the closest recorded call and the differing argument paths", async () => {
     const e = await explainToolRule(hist, { tool: "refund", args: { id: 2 } }, base);
-    expect(e.verdict.type === "pause" && e.verdict.miss.closest[0]).toMatchObject({ differingPaths: [["id"]], output: "ok" });
+    expect(e.verdict.type === "pause" && e.verdict.miss.closest[0]).toMatchObject({
+      differingPaths: [["id"]],
+      output: "ok",
+    });
   });
 
   it("passthrough reports that it would run live, without running anything", async () => {
-    const e = await explainToolRule(policyWith({ type: "passthrough" }), { seq: base.find((x) => x.name === "refund")!.seq }, base, { tools: [{ name: "refund", sideEffect: "read" }] });
+    const e = await explainToolRule(
+      policyWith({ type: "passthrough" }),
+      { seq: base.find((x) => x.name === "refund")!.seq },
+      base,
+      { tools: [{ name: "refund", sideEffect: "read" }] },
+    );
     expect(e.verdict).toMatchObject({ type: "would_run_live", kind: "tool" });
   });
 
   it("static rules show the case result", async () => {
-    const p = policyWith({ type: "history", scope: "baseline", on_miss: "fail" }, { refund: { type: "static", cases: [{ match_mode: "subset", match: { id: 1 }, result: "S" }] } });
+    const p = policyWith(
+      { type: "history", scope: "baseline", on_miss: "fail" },
+      { refund: { type: "static", cases: [{ match_mode: "subset", match: { id: 1 }, result: "S" }] } },
+    );
     const e = await explainToolRule(p, { tool: "refund", args: { id: 1, extra: true } }, base);
     expect(e.verdict).toMatchObject({ type: "answer", source: "static", output: "S" });
     expect(e.rulePath).toEqual(["tools", "overrides", "refund"]);
@@ -51,16 +62,37 @@ describe("try a rule (explainToolRule)", () => {
     const paused = await explainToolRule(hist, { seq: incomplete.seq }, session);
     expect(paused.occurrence).toBe(1);
     expect(paused.verdict.type).toBe("pause");
-    expect(paused.verdict.miss).toMatchObject({ reason: "recording_incomplete", occurrencesRecorded: 1, occurrencesUsed: 1 });
+    expect(paused.verdict.miss).toMatchObject({
+      reason: "recording_incomplete",
+      occurrencesRecorded: 1,
+      occurrencesUsed: 1,
+    });
     expect(paused.verdict.miss?.message).toMatch(/never finished/);
     expect(paused.note).toMatch(/never finished/);
 
-    const failed = await explainToolRule(policyWith({ type: "history", scope: "baseline", on_miss: "fail" }), { seq: incomplete.seq }, session);
-    expect(failed.verdict).toMatchObject({ type: "stop", code: "tool_miss_fail", miss: { reason: "recording_incomplete" } });
+    const failed = await explainToolRule(
+      policyWith({ type: "history", scope: "baseline", on_miss: "fail" }),
+      { seq: incomplete.seq },
+      session,
+    );
+    expect(failed.verdict).toMatchObject({
+      type: "stop",
+      code: "tool_miss_fail",
+      miss: { reason: "recording_incomplete" },
+    });
     expect(failed.verdict.type === "stop" && failed.verdict.message).toMatch(/never finished.*on_miss \(fail\)/);
 
-    const errored = await explainToolRule(policyWith({ type: "history", scope: "baseline", on_miss: "error_result" }), { seq: incomplete.seq }, session);
-    expect(errored.verdict).toMatchObject({ type: "answer", source: "error_result", error: { type: "ReplayMiss" }, miss: { reason: "recording_incomplete" } });
+    const errored = await explainToolRule(
+      policyWith({ type: "history", scope: "baseline", on_miss: "error_result" }),
+      { seq: incomplete.seq },
+      session,
+    );
+    expect(errored.verdict).toMatchObject({
+      type: "answer",
+      source: "error_result",
+      error: { type: "ReplayMiss" },
+      miss: { reason: "recording_incomplete" },
+    });
     expect(errored.verdict.type === "answer" && errored.verdict.error?.message).toMatch(/never finished/);
   });
 
@@ -73,7 +105,12 @@ describe("try a rule (explainToolRule)", () => {
     const [, incomplete, retried] = session.filter((e) => e.name === "poll");
     const e = await explainToolRule(hist, { seq: incomplete!.seq }, session);
     expect(e.occurrence).toBe(1);
-    expect(e.verdict).toMatchObject({ type: "answer", source: "recorded", output: "retried", recordedSeq: retried!.seq });
+    expect(e.verdict).toMatchObject({
+      type: "answer",
+      source: "recorded",
+      output: "retried",
+      recordedSeq: retried!.seq,
+    });
     expect(e.note).toMatch(/never finished/);
   });
 

@@ -13,7 +13,14 @@ import type { Adapter } from "./validate";
 export type TryCall = { seq: number } | { tool: string; args: unknown; occurrence?: number };
 
 export type RuleVerdict =
-  | { type: "answer"; source: StepSource; output: unknown; error: EventError | null; recordedSeq: number | null; miss: MissExplanation | null }
+  | {
+      type: "answer";
+      source: StepSource;
+      output: unknown;
+      error: EventError | null;
+      recordedSeq: number | null;
+      miss: MissExplanation | null;
+    }
   | { type: "stop"; code: string; message: string; miss: MissExplanation | null }
   | { type: "pause"; miss: MissExplanation }
   | { type: "awaiting_approval"; message: string; miss: MissExplanation | null }
@@ -64,7 +71,8 @@ export async function explainToolRule(
   let incompleteSeq: number | null = null;
   if ("seq" in call) {
     const event = index.bySeq.get(call.seq);
-    if (!event || event.kind !== "tool_call") throw new RangeError(`seq ${call.seq} is not a tool call of this session.`);
+    if (!event || event.kind !== "tool_call")
+      throw new RangeError(`seq ${call.seq} is not a tool call of this session.`);
     tool = event.name;
     args = toolCallArgs(event);
     // A recording that never finished has no occurrence of its own: a replay
@@ -72,7 +80,9 @@ export async function explainToolRule(
     // the one after those that finished before it.
     occurrence =
       event.occurrence ??
-      (event.cacheKey === null ? 0 : (index.finishedByKey.get(event.cacheKey) ?? []).filter((e) => e.seq < event.seq).length);
+      (event.cacheKey === null
+        ? 0
+        : (index.finishedByKey.get(event.cacheKey) ?? []).filter((e) => e.seq < event.seq).length);
     if (event.status === "incomplete") incompleteSeq = event.seq;
     const id = (event.input as { callId?: unknown } | null)?.callId;
     if (typeof id === "string") callId = id;
@@ -86,18 +96,29 @@ export async function explainToolRule(
   if (key !== null && occurrence > 0) counters.set(key, occurrence);
   const sideEffects = new Map<string, SideEffect>((options.tools ?? []).map((t) => [t.name, t.sideEffect]));
   const { rule, path } = ruleFor(policy.tools, tool);
-  const outcome = await resolveToolCall(rule, { tool, callId, args, cacheKey: key, step: 0 }, {
-    base: index,
-    counters,
-    log: new LogIndex(options.log ?? []),
-    ...(options.adapter ? { adapter: options.adapter } : {}),
-    ...(options.historyLookup ? { historyLookup: options.historyLookup } : {}),
-    sideEffectOf: (name) => sideEffects.get(name) ?? "unknown",
-  });
+  const outcome = await resolveToolCall(
+    rule,
+    { tool, callId, args, cacheKey: key, step: 0 },
+    {
+      base: index,
+      counters,
+      log: new LogIndex(options.log ?? []),
+      ...(options.adapter ? { adapter: options.adapter } : {}),
+      ...(options.historyLookup ? { historyLookup: options.historyLookup } : {}),
+      sideEffectOf: (name) => sideEffects.get(name) ?? "unknown",
+    },
+  );
   let verdict: RuleVerdict;
   switch (outcome.type) {
     case "answer":
-      verdict = { type: "answer", source: outcome.source, output: outcome.output, error: outcome.error, recordedSeq: outcome.recorded?.seq ?? null, miss: outcome.miss };
+      verdict = {
+        type: "answer",
+        source: outcome.source,
+        output: outcome.output,
+        error: outcome.error,
+        recordedSeq: outcome.recorded?.seq ?? null,
+        miss: outcome.miss,
+      };
       break;
     case "stop":
       verdict = { type: "stop", code: outcome.code, message: outcome.message, miss: outcome.miss };
@@ -144,10 +165,15 @@ export async function explainToolRule(
 
 /** The verdict with `miss` in place of `old`, including where on_miss quoted its message. */
 function withMiss(verdict: RuleVerdict, old: MissExplanation, miss: MissExplanation): RuleVerdict {
-  const requote = (text: string) => (text.endsWith(old.message) ? text.slice(0, text.length - old.message.length) + miss.message : text);
+  const requote = (text: string) =>
+    text.endsWith(old.message) ? text.slice(0, text.length - old.message.length) + miss.message : text;
   switch (verdict.type) {
     case "answer":
-      return { ...verdict, miss, error: verdict.error ? { ...verdict.error, message: requote(verdict.error.message) } : null };
+      return {
+        ...verdict,
+        miss,
+        error: verdict.error ? { ...verdict.error, message: requote(verdict.error.message) } : null,
+      };
     case "stop":
     case "awaiting_approval":
       return { ...verdict, miss, message: requote(verdict.message) };

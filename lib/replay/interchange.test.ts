@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { exportSeed000ToolPolicy, exportSeed003Policy, importSeed000ToolPolicy, importSeed003Policy } from "./interchange";
+import {
+  exportSeed000ToolPolicy,
+  exportSeed003Policy,
+  importSeed000ToolPolicy,
+  importSeed003Policy,
+} from "./interchange";
 import type { Policy } from "./policy";
 
 const SEED_000_CLI = `{"default": {"type": "history", "scope": "baseline", "on_miss": "fail"},
@@ -55,10 +60,25 @@ describe("seed 000 · --tool-policy JSON", () => {
   });
 
   it.each([
-    ["on_miss pause", { default: { type: "history", scope: "baseline", on_miss: "pause" } }, "approximated", { type: "history", scope: "baseline", on_miss: "fail" }],
-    ["blocked", { default: { type: "blocked" } }, "approximated", { type: "static", cases: [], on_miss: "error_result" }],
+    [
+      "on_miss pause",
+      { default: { type: "history", scope: "baseline", on_miss: "pause" } },
+      "approximated",
+      { type: "history", scope: "baseline", on_miss: "fail" },
+    ],
+    [
+      "blocked",
+      { default: { type: "blocked" } },
+      "approximated",
+      { type: "static", cases: [], on_miss: "error_result" },
+    ],
     ["fixture", { default: { type: "fixture" } }, "approximated", { type: "static", cases: [], on_miss: "fail" }],
-    ["approval per_call", { default: { type: "passthrough", approval: "per_call" } }, "not_expressible", { type: "passthrough" }],
+    [
+      "approval per_call",
+      { default: { type: "passthrough", approval: "per_call" } },
+      "not_expressible",
+      { type: "passthrough" },
+    ],
   ] as const)("what the form cannot express is reported: %s", (_name, tools, code, exported) => {
     const out = exportSeed000ToolPolicy(tools);
     expect(out.issues.map((i) => i.code)).toContain(code);
@@ -67,7 +87,13 @@ describe("seed 000 · --tool-policy JSON", () => {
 });
 
 describe("seed 003 · policy shape", () => {
-  const shape = { model: "recorded-only", tool: "pause-for-fixture", drift: "continue_to_terminal", maxSteps: 100, temperatureOverride: 0 };
+  const shape = {
+    model: "recorded-only",
+    tool: "pause-for-fixture",
+    drift: "continue_to_terminal",
+    maxSteps: 100,
+    temperatureOverride: 0,
+  };
 
   it("the seed's policy shape imports as its preset and exports back unchanged", () => {
     const r = importSeed003Policy(shape);
@@ -79,17 +105,23 @@ describe("seed 003 · policy shape", () => {
     expect(out.issues).toEqual([]);
   });
 
-  it.each(["recorded-only", "pause-for-fixture", "analyst-fixture", "live-explicit", "blocked"] as const)("tool level %s round-trips", (tool) => {
-    const r = importSeed003Policy({ ...shape, tool });
-    expect(r.ok && exportSeed003Policy(r.value).json.tool).toBe(tool);
-  });
+  it.each(["recorded-only", "pause-for-fixture", "analyst-fixture", "live-explicit", "blocked"] as const)(
+    "tool level %s round-trips",
+    (tool) => {
+      const r = importSeed003Policy({ ...shape, tool });
+      expect(r.ok && exportSeed003Policy(r.value).json.tool).toBe(tool);
+    },
+  );
 
   it("per-tool overrides and budgets the shape cannot hold are reported", () => {
     const policy: Policy = {
       model: "recorded-only",
       drift: "continue_until_budget",
       maxCostUsd: 2,
-      tools: { default: { type: "history", scope: "baseline", on_miss: "fail" }, overrides: { refund: { type: "blocked" } } },
+      tools: {
+        default: { type: "history", scope: "baseline", on_miss: "fail" },
+        overrides: { refund: { type: "blocked" } },
+      },
     };
     const out = exportSeed003Policy(policy);
     expect(out.json.tool).toBe("recorded-only");

@@ -24,7 +24,8 @@ export interface InterchangeIssue {
   message: string;
 }
 
-export type ImportResult<T> = { ok: true; value: T; issues: InterchangeIssue[] } | { ok: false; issues: InterchangeIssue[] };
+export type ImportResult<T> =
+  { ok: true; value: T; issues: InterchangeIssue[] } | { ok: false; issues: InterchangeIssue[] };
 
 /** A rule as seed 000 writes it (Kitaru's HistoryConfig, StaticConfig, PassthroughConfig, LLMConfig). */
 export type Seed000Rule =
@@ -58,18 +59,34 @@ function importRule(raw: unknown, path: JsonPath, issues: InterchangeIssue[]): z
   if (rule.type === "history") {
     if (rule.scope === undefined) {
       rule.scope = "baseline";
-      issues.push({ path: [...path, "scope"], code: "assumed_default", message: "`scope` was absent; read as `baseline`, the narrowest scope." });
+      issues.push({
+        path: [...path, "scope"],
+        code: "assumed_default",
+        message: "`scope` was absent; read as `baseline`, the narrowest scope.",
+      });
     }
     if (rule.on_miss === undefined) {
       rule.on_miss = "fail";
-      issues.push({ path: [...path, "on_miss"], code: "assumed_default", message: "`on_miss` was absent; read as `fail`, which never executes the tool." });
+      issues.push({
+        path: [...path, "on_miss"],
+        code: "assumed_default",
+        message: "`on_miss` was absent; read as `fail`, which never executes the tool.",
+      });
     }
   }
   if (typeof rule.type === "string" && !KITARU_TYPES.has(rule.type)) {
-    issues.push({ path: [...path, "type"], code: "not_expressible", message: `\`${rule.type}\` is a Branchpoint rule type that Kitaru does not have; kept, but it will not export back to this form.` });
+    issues.push({
+      path: [...path, "type"],
+      code: "not_expressible",
+      message: `\`${rule.type}\` is a Branchpoint rule type that Kitaru does not have; kept, but it will not export back to this form.`,
+    });
   }
   if (typeof rule.on_miss === "string" && !KITARU_ON_MISS.has(rule.on_miss)) {
-    issues.push({ path: [...path, "on_miss"], code: "not_expressible", message: `on_miss \`${rule.on_miss}\` is a Branchpoint extension; Kitaru accepts fail, error_result or passthrough.` });
+    issues.push({
+      path: [...path, "on_miss"],
+      code: "not_expressible",
+      message: `on_miss \`${rule.on_miss}\` is a Branchpoint extension; Kitaru accepts fail, error_result or passthrough.`,
+    });
   }
   const parsed = ToolRule.safeParse(rule);
   if (!parsed.success) {
@@ -82,10 +99,15 @@ function importRule(raw: unknown, path: JsonPath, issues: InterchangeIssue[]): z
 /** Reads seed 000's `--tool-policy` JSON into the `tools` part of a policy. */
 export function importSeed000ToolPolicy(json: unknown): ImportResult<ToolsPolicy> {
   const issues: InterchangeIssue[] = [];
-  if (!isPlainObject(json)) return { ok: false, issues: [{ path: [], code: "invalid", message: "The tool policy must be a JSON object." }] };
+  if (!isPlainObject(json))
+    return { ok: false, issues: [{ path: [], code: "invalid", message: "The tool policy must be a JSON object." }] };
   for (const key of Object.keys(json)) {
     if (key !== "default" && key !== "tools") {
-      issues.push({ path: [key], code: "unknown_key", message: `\`${key}\` is not part of the seed-000 tool policy (default, tools); it was not imported.` });
+      issues.push({
+        path: [key],
+        code: "unknown_key",
+        message: `\`${key}\` is not part of the seed-000 tool policy (default, tools); it was not imported.`,
+      });
     }
   }
   let defaultRule: z.infer<typeof ToolRule> | null;
@@ -94,14 +116,16 @@ export function importSeed000ToolPolicy(json: unknown): ImportResult<ToolsPolicy
     issues.push({
       path: ["default"],
       code: "assumed_default",
-      message: "No `default`: Kitaru runs every unnamed tool live (passthrough is the default when you set no policy). Consider a `history` default.",
+      message:
+        "No `default`: Kitaru runs every unnamed tool live (passthrough is the default when you set no policy). Consider a `history` default.",
     });
   } else {
     defaultRule = importRule(json.default, ["default"], issues);
   }
   const overrides: Record<string, z.infer<typeof ToolRule>> = {};
   if (json.tools !== undefined) {
-    if (!isPlainObject(json.tools)) issues.push({ path: ["tools"], code: "invalid", message: "`tools` must map tool names to rules." });
+    if (!isPlainObject(json.tools))
+      issues.push({ path: ["tools"], code: "invalid", message: "`tools` must map tool names to rules." });
     else
       for (const [name, raw] of Object.entries(json.tools)) {
         const rule = importRule(raw, ["tools", name], issues);
@@ -114,7 +138,12 @@ export function importSeed000ToolPolicy(json: unknown): ImportResult<ToolsPolicy
 
 function exportOnMiss(onMiss: OnMiss | undefined, path: JsonPath, issues: InterchangeIssue[]): string | undefined {
   if (onMiss === "pause") {
-    issues.push({ path, code: "approximated", message: "on_miss `pause` (wait for an analyst fixture) does not exist in Kitaru; exported as `fail`, which also stops without executing the tool." });
+    issues.push({
+      path,
+      code: "approximated",
+      message:
+        "on_miss `pause` (wait for an analyst fixture) does not exist in Kitaru; exported as `fail`, which also stops without executing the tool.",
+    });
     return "fail";
   }
   return onMiss;
@@ -130,17 +159,39 @@ function exportRule(rule: z.infer<typeof ToolRule>, path: JsonPath, issues: Inte
     }
     case "passthrough":
       if (rule.approval === "per_call") {
-        issues.push({ path: [...path, "approval"], code: "not_expressible", message: "Kitaru has no per-call approval: the exported passthrough runs the live tool without asking." });
+        issues.push({
+          path: [...path, "approval"],
+          code: "not_expressible",
+          message: "Kitaru has no per-call approval: the exported passthrough runs the live tool without asking.",
+        });
       }
       return { type: "passthrough" };
     case "llm":
-      return { type: "llm", model: rule.model, ...(rule.instructions !== undefined ? { instructions: rule.instructions } : {}) };
+      return {
+        type: "llm",
+        model: rule.model,
+        ...(rule.instructions !== undefined ? { instructions: rule.instructions } : {}),
+      };
     case "fixture": {
-      issues.push({ path, code: "approximated", message: "Analyst fixtures belong to a Branchpoint branch; exported as a static rule with no cases, so every call follows on_miss." });
-      return { type: "static", cases: [], on_miss: exportOnMiss(rule.on_miss ?? "pause", [...path, "on_miss"], issues)! };
+      issues.push({
+        path,
+        code: "approximated",
+        message:
+          "Analyst fixtures belong to a Branchpoint branch; exported as a static rule with no cases, so every call follows on_miss.",
+      });
+      return {
+        type: "static",
+        cases: [],
+        on_miss: exportOnMiss(rule.on_miss ?? "pause", [...path, "on_miss"], issues)!,
+      };
     }
     case "blocked":
-      issues.push({ path, code: "approximated", message: "Kitaru has no `blocked` type; exported as a static rule with no cases and on_miss error_result, which returns a tool error for every call." });
+      issues.push({
+        path,
+        code: "approximated",
+        message:
+          "Kitaru has no `blocked` type; exported as a static rule with no cases and on_miss error_result, which returns a tool error for every call.",
+      });
       return { type: "static", cases: [], on_miss: "error_result" };
   }
 }
@@ -151,7 +202,8 @@ export function exportSeed000ToolPolicy(tools: ToolsPolicy): { json: Seed000Tool
   const json: Seed000ToolPolicy = { default: exportRule(tools.default, ["tools", "default"], issues) };
   if (tools.overrides !== undefined) {
     json.tools = {};
-    for (const [name, rule] of Object.entries(tools.overrides)) json.tools[name] = exportRule(rule, ["tools", "overrides", name], issues);
+    for (const [name, rule] of Object.entries(tools.overrides))
+      json.tools[name] = exportRule(rule, ["tools", "overrides", name], issues);
   }
   return { json, issues };
 }
@@ -169,7 +221,10 @@ export const Seed003Policy = z.strictObject({
 export type Seed003Policy = z.infer<typeof Seed003Policy>;
 
 /** Reads seed 003's policy shape; the tool level becomes its preset rules. */
-export function importSeed003Policy(json: unknown, options: { knownTools?: readonly KnownTool[] } = {}): ImportResult<Policy> {
+export function importSeed003Policy(
+  json: unknown,
+  options: { knownTools?: readonly KnownTool[] } = {},
+): ImportResult<Policy> {
   const parsed = Seed003Policy.safeParse(json);
   if (!parsed.success) {
     const issues = zodIssues(parsed.error, []).map((i) =>
@@ -179,10 +234,20 @@ export function importSeed003Policy(json: unknown, options: { knownTools?: reado
   }
   const { tool, ...rest } = parsed.data;
   const issues: InterchangeIssue[] = [];
-  if (tool === "live-readonly" && !(options.knownTools ?? []).some((t) => t.sideEffect === "none" || t.sideEffect === "read")) {
-    issues.push({ path: ["tool"], code: "assumed_default", message: "live-readonly: no tool is declared read-only, so no tool runs live; the rest pause for fixtures." });
+  if (
+    tool === "live-readonly" &&
+    !(options.knownTools ?? []).some((t) => t.sideEffect === "none" || t.sideEffect === "read")
+  ) {
+    issues.push({
+      path: ["tool"],
+      code: "assumed_default",
+      message: "live-readonly: no tool is declared read-only, so no tool runs live; the rest pause for fixtures.",
+    });
   }
-  const policy = Policy.parse({ ...rest, tools: toolLevelPreset(tool, options.knownTools ? { knownTools: options.knownTools } : {}) });
+  const policy = Policy.parse({
+    ...rest,
+    tools: toolLevelPreset(tool, options.knownTools ? { knownTools: options.knownTools } : {}),
+  });
   return { ok: true, value: policy, issues };
 }
 
@@ -191,7 +256,12 @@ function levelOf(tools: ToolsPolicy): ToolLevel | null {
     if (level === "live-readonly") {
       const overrides = Object.entries(tools.overrides ?? {});
       const defaultMatches = deepEqual(tools.default, toolLevelPreset("live-readonly").default);
-      if (defaultMatches && overrides.length > 0 && overrides.every(([, r]) => r.type === "passthrough" && r.approval !== "per_call")) return level;
+      if (
+        defaultMatches &&
+        overrides.length > 0 &&
+        overrides.every(([, r]) => r.type === "passthrough" && r.approval !== "per_call")
+      )
+        return level;
       continue;
     }
     if (level === "simulated") {
@@ -232,12 +302,25 @@ export function exportSeed003Policy(policy: Policy): { json: Seed003Policy; issu
       message: `The tool rules are not one of seed 003's levels; exported as \`${tool}\`, the level of the default rule. Per-tool overrides and rule details are not in this form.`,
     });
   } else if (tool === "simulated") {
-    issues.push({ path: ["tools", "default"], code: "not_expressible", message: "The simulator's model and instructions are not part of seed 003's shape." });
+    issues.push({
+      path: ["tools", "default"],
+      code: "not_expressible",
+      message: "The simulator's model and instructions are not part of seed 003's shape.",
+    });
   } else if (tool === "live-readonly") {
-    issues.push({ path: ["tools", "overrides"], code: "not_expressible", message: "Which tools run live is not in seed 003's shape; it follows from the tools' declared side effects." });
+    issues.push({
+      path: ["tools", "overrides"],
+      code: "not_expressible",
+      message: "Which tools run live is not in seed 003's shape; it follows from the tools' declared side effects.",
+    });
   }
   for (const key of ["maxTokens", "maxCostUsd", "maxLiveCalls", "probeRuns", "liveModel"] as const) {
-    if (policy[key] !== undefined) issues.push({ path: [key], code: "not_expressible", message: `\`${key}\` is not part of seed 003's policy shape.` });
+    if (policy[key] !== undefined)
+      issues.push({
+        path: [key],
+        code: "not_expressible",
+        message: `\`${key}\` is not part of seed 003's policy shape.`,
+      });
   }
   const json: Seed003Policy = {
     model: policy.model,

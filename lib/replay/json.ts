@@ -71,7 +71,5 @@ export function differingPaths(a: unknown, b: unknown, limit = 50): JsonPath[] {
 /** `a.b[2].c` style rendering of a path, for messages. */
 export function formatPath(path: JsonPath): string {
   if (path.length === 0) return "(whole value)";
-  return path
-    .map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`))
-    .join("");
+  return path.map((part, i) => (typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${part}`)).join("");
 }

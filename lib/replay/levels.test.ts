@@ -9,7 +9,10 @@ import type { ToolExecutor } from "./resolve";
 import { requestEdit, modelSeqs, run, sessionOf, toolSteps } from "./test-helpers";
 
 /** Seed 003's tool levels, each run through the engine on a branch that diverges. */
-const base = sessionOf([{ name: "search", args: { q: "refund" }, result: ["r1"] }], [{ name: "refund_payment", args: { order_id: "4821" }, result: "refunded" }]);
+const base = sessionOf(
+  [{ name: "search", args: { q: "refund" }, result: ["r1"] }],
+  [{ name: "refund_payment", args: { order_id: "4821" }, result: "refunded" }],
+);
 const diverged = { edits: [{ seq: 2, op: "replace_tool_args" as const, value: { q: "other" } }] };
 const knownTools = [
   { name: "search", sideEffect: "read" as const },
@@ -24,31 +27,55 @@ const policyAt = (level: ToolLevel): Policy => ({
 
 type Row = [rule: string, level: ToolLevel, check: (r: ReplayResult, tool: ReturnType<typeof vi.fn>) => void];
 const rows: Row[] = [
-  ["recorded-only: only use captured tool outputs (a changed call stops the branch)", "recorded-only", (r) => {
-    expect(r.status).toBe("failed");
-    expect(r.stop?.miss?.closest[0]?.differingPaths).toEqual([["q"]]);
-  }],
-  ["pause-for-fixture: pause when a divergent output is missing", "pause-for-fixture", (r) => {
-    expect(r.status).toBe("paused");
-    expect(r.pending?.prefill?.output).toEqual(["r1"]);
-  }],
-  ["analyst-fixture: allow analyst-supplied outputs (none yet: pause for one)", "analyst-fixture", (r) => {
-    expect(r.status).toBe("paused");
-    expect(r.pending?.miss?.reason).toBe("no_fixture");
-  }],
-  ["live-readonly: allow live read-only tools (with an explicit executor); others still pause", "live-readonly", (r, tool) => {
-    expect(toolSteps(r)[0]).toMatchObject({ source: "live" });
-    expect(tool).toHaveBeenCalledTimes(1);
-    expect(r.status).toBe("completed");
-  }],
-  ["live-explicit: live side-effecting tools only with explicit approval", "live-explicit", (r, tool) => {
-    expect(r.status).toBe("awaiting_approval");
-    expect(tool).not.toHaveBeenCalled();
-  }],
-  ["blocked: block tools (a negative control)", "blocked", (r, tool) => {
-    expect(toolSteps(r).every((s) => s.source === "blocked" && s.status === "failed")).toBe(true);
-    expect(tool).not.toHaveBeenCalled();
-  }],
+  [
+    "recorded-only: only use captured tool outputs (a changed call stops the branch)",
+    "recorded-only",
+    (r) => {
+      expect(r.status).toBe("failed");
+      expect(r.stop?.miss?.closest[0]?.differingPaths).toEqual([["q"]]);
+    },
+  ],
+  [
+    "pause-for-fixture: pause when a divergent output is missing",
+    "pause-for-fixture",
+    (r) => {
+      expect(r.status).toBe("paused");
+      expect(r.pending?.prefill?.output).toEqual(["r1"]);
+    },
+  ],
+  [
+    "analyst-fixture: allow analyst-supplied outputs (none yet: pause for one)",
+    "analyst-fixture",
+    (r) => {
+      expect(r.status).toBe("paused");
+      expect(r.pending?.miss?.reason).toBe("no_fixture");
+    },
+  ],
+  [
+    "live-readonly: allow live read-only tools (with an explicit executor); others still pause",
+    "live-readonly",
+    (r, tool) => {
+      expect(toolSteps(r)[0]).toMatchObject({ source: "live" });
+      expect(tool).toHaveBeenCalledTimes(1);
+      expect(r.status).toBe("completed");
+    },
+  ],
+  [
+    "live-explicit: live side-effecting tools only with explicit approval",
+    "live-explicit",
+    (r, tool) => {
+      expect(r.status).toBe("awaiting_approval");
+      expect(tool).not.toHaveBeenCalled();
+    },
+  ],
+  [
+    "blocked: block tools (a negative control)",
+    "blocked",
+    (r, tool) => {
+      expect(toolSteps(r).every((s) => s.source === "blocked" && s.status === "failed")).toBe(true);
+      expect(tool).not.toHaveBeenCalled();
+    },
+  ],
 ];
 
 describe("seed 003 · tool policies", () => {
@@ -67,8 +94,26 @@ describe("seed 003 · tool policies", () => {
   });
 
   it("analyst-fixture: keep provenance and author visible", async () => {
-    const fixture = { type: "fixture" as const, id: "f", at: "2026-02-01T10:00:00Z", step: 2, tool: "search", cacheKey: cacheKey("search", { q: "other" }), output: ["f1"], author: "ana", note: "from the prod log" };
-    const other = { ...fixture, id: "g", step: 4, tool: "refund_payment", cacheKey: cacheKey("refund_payment", { order_id: "4821" }), output: "ok", note: "assumed" };
+    const fixture = {
+      type: "fixture" as const,
+      id: "f",
+      at: "2026-02-01T10:00:00Z",
+      step: 2,
+      tool: "search",
+      cacheKey: cacheKey("search", { q: "other" }),
+      output: ["f1"],
+      author: "ana",
+      note: "from the prod log",
+    };
+    const other = {
+      ...fixture,
+      id: "g",
+      step: 4,
+      tool: "refund_payment",
+      cacheKey: cacheKey("refund_payment", { order_id: "4821" }),
+      output: "ok",
+      note: "assumed",
+    };
     const r = await run(base, policyAt("analyst-fixture"), { ...diverged, log: [fixture, other] });
     expect(r.status).toBe("completed");
     expect(r.evidence.fixturesUsed).toEqual([
@@ -80,13 +125,24 @@ describe("seed 003 · tool policies", () => {
 
 describe("DESIGN §3 · every divergence is handled, not only the first", () => {
   it("continue_to_terminal keeps every changed step and the branch still finishes", async () => {
-    const b = sessionOf([{ name: "a", args: { n: 1 }, result: 1 }], [{ name: "b", args: { n: 2 }, result: 2 }], [{ name: "c", args: { n: 3 }, result: 3 }]);
-    const r = await run(b, { ...policyAt("pause-for-fixture"), tools: { default: { type: "history", scope: "baseline", on_miss: "error_result" } } }, {
-      edits: [
-        { seq: 2, op: "replace_tool_result", value: "x" },
-        requestEdit(b, modelSeqs(b)[2]!, [{ id: "z", name: "zz", args: {} }]),
-      ],
-    });
+    const b = sessionOf(
+      [{ name: "a", args: { n: 1 }, result: 1 }],
+      [{ name: "b", args: { n: 2 }, result: 2 }],
+      [{ name: "c", args: { n: 3 }, result: 3 }],
+    );
+    const r = await run(
+      b,
+      {
+        ...policyAt("pause-for-fixture"),
+        tools: { default: { type: "history", scope: "baseline", on_miss: "error_result" } },
+      },
+      {
+        edits: [
+          { seq: 2, op: "replace_tool_result", value: "x" },
+          requestEdit(b, modelSeqs(b)[2]!, [{ id: "z", name: "zz", args: {} }]),
+        ],
+      },
+    );
     expect(r.status).toBe("completed");
     expect(r.steps.filter((s) => !s.equalsBase).map((s) => s.name)).toEqual(expect.arrayContaining(["a", "zz"]));
   });

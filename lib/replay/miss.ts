@@ -51,7 +51,12 @@ export interface MissExplanation {
 const CLOSEST_LIMIT = 3;
 
 /** The recorded calls of `tool` closest to `args`, ranked by differing paths, then by seq. */
-export function closestRecordedCalls(base: BaseIndex, tool: string, args: unknown, limit = CLOSEST_LIMIT): ClosestCall[] {
+export function closestRecordedCalls(
+  base: BaseIndex,
+  tool: string,
+  args: unknown,
+  limit = CLOSEST_LIMIT,
+): ClosestCall[] {
   const candidates = base.toolCallsByName.get(tool) ?? [];
   // Calls with one cache key have one set of differing paths: diff each key once.
   const pathsByKey = new Map<string, JsonPath[]>();
@@ -64,7 +69,12 @@ export function closestRecordedCalls(base: BaseIndex, tool: string, args: unknow
     }
     return { event, recordedArgs, paths };
   });
-  ranked.sort((a, b) => a.paths.length - b.paths.length || statusRank(a.event.status) - statusRank(b.event.status) || a.event.seq - b.event.seq);
+  ranked.sort(
+    (a, b) =>
+      a.paths.length - b.paths.length ||
+      statusRank(a.event.status) - statusRank(b.event.status) ||
+      a.event.seq - b.event.seq,
+  );
   return ranked.slice(0, limit).map(({ event, recordedArgs, paths }) => ({
     seq: event.seq,
     occurrence: event.occurrence,
@@ -81,7 +91,10 @@ const statusRank = (s: EventStatus) => (s === "completed" ? 0 : s === "failed" ?
 function describeClosest(tool: string, closest: ClosestCall[]): string {
   const first = closest[0];
   if (!first) return `The base run never called "${tool}".`;
-  const paths = first.differingPaths.length === 0 ? "identical arguments" : `arguments differ at ${first.differingPaths.slice(0, 5).map(formatPath).join(", ")}`;
+  const paths =
+    first.differingPaths.length === 0
+      ? "identical arguments"
+      : `arguments differ at ${first.differingPaths.slice(0, 5).map(formatPath).join(", ")}`;
   return `Closest recorded "${tool}" call is seq ${first.seq} (${paths}).`;
 }
 
@@ -186,7 +199,8 @@ export function explainStaticMiss(
     .join("; ");
   return {
     reason: "no_static_case_matched",
-    message: cases.length === 0 ? `The static rule for "${call.tool}" has no cases.` : `No static case matched: ${detail}.`,
+    message:
+      cases.length === 0 ? `The static rule for "${call.tool}" has no cases.` : `No static case matched: ${detail}.`,
     tool: call.tool,
     cacheKey: call.cacheKey,
     closest: closestRecordedCalls(base, call.tool, call.args),
@@ -194,7 +208,10 @@ export function explainStaticMiss(
   };
 }
 
-export function explainFixtureMiss(base: BaseIndex, call: { tool: string; args: unknown; cacheKey: string | null }): MissExplanation {
+export function explainFixtureMiss(
+  base: BaseIndex,
+  call: { tool: string; args: unknown; cacheKey: string | null },
+): MissExplanation {
   const closest = closestRecordedCalls(base, call.tool, call.args);
   return {
     reason: "no_fixture",

@@ -6,7 +6,10 @@ import { buildSession } from "./session-builder";
 import { modelSeqs, policyWith, run, sessionOf, toolSteps } from "./test-helpers";
 
 const history: HistoryRule = { type: "history", scope: "baseline", on_miss: "fail" };
-const base = sessionOf([{ name: "get_order", args: { id: 1 }, result: { total: 129 } }], [{ name: "refund", args: { id: 1 }, result: "ok" }]);
+const base = sessionOf(
+  [{ name: "get_order", args: { id: 1 }, result: { total: 129 } }],
+  [{ name: "refund", args: { id: 1 }, result: "ok" }],
+);
 const models = modelSeqs(base);
 const modelSteps = (r: Awaited<ReturnType<typeof replay>>) => r.steps.filter((s) => s.kind === "model_call");
 
@@ -19,9 +22,14 @@ describe("seed 003 · model policies", () => {
   });
 
   it("recorded-only flags input drift where the reconstructed input differs from the recorded one", async () => {
-    const r = await run(base, policyWith(history), { edits: [{ seq: 2, op: "replace_tool_result", value: { total: 0 } }] });
+    const r = await run(base, policyWith(history), {
+      edits: [{ seq: 2, op: "replace_tool_result", value: { total: 0 } }],
+    });
     // Every later step's recorded input holds the changed result (the history is cumulative).
-    expect(r.evidence.inputDrift.map((d) => [d.modelStep, d.baseSeq])).toEqual([[1, models[1]], [2, models[2]]]);
+    expect(r.evidence.inputDrift.map((d) => [d.modelStep, d.baseSeq])).toEqual([
+      [1, models[1]],
+      [2, models[2]],
+    ]);
     expect(r.evidence.inputDrift[0]!.reasons[0]).toMatch(/^tool_result_changed/);
     expect(modelSteps(r)[0]!.inputDrift).toBeUndefined();
     expect(modelSteps(r)[1]!.inputDrift).toBeDefined();
@@ -32,7 +40,9 @@ describe("seed 003 · model policies", () => {
   it("determinism-probe repeats execution of recorded inputs N times to measure variance", async () => {
     let n = 0;
     const model = vi.fn<ModelExecutor>(async () => ({ output: { role: "assistant", content: `v${n++ % 2}` } }));
-    const r = await run(base, policyWith(history, undefined, { model: "determinism-probe", probeRuns: 4 }), { executors: { model } });
+    const r = await run(base, policyWith(history, undefined, { model: "determinism-probe", probeRuns: 4 }), {
+      executors: { model },
+    });
     expect(model).toHaveBeenCalledTimes(4 * models.length);
     expect(r.evidence.probes[0]).toMatchObject({ runs: 4, distinctOutputs: 2, variance: 0.5, matchesRecorded: 0 });
     expect(modelSteps(r)[0]!.source).toBe("recorded");
@@ -40,8 +50,13 @@ describe("seed 003 · model policies", () => {
   });
 
   it("pinned-live re-runs with a pinned live model; temperatureOverride applies", async () => {
-    const model = vi.fn<ModelExecutor>(async (req) => ({ output: base[models[req.modelStep]!]!.output as Message, model: "gpt-test" }));
-    const r = await run(base, policyWith(history, undefined, { model: "pinned-live", temperatureOverride: 0.3 }), { executors: { model } });
+    const model = vi.fn<ModelExecutor>(async (req) => ({
+      output: base[models[req.modelStep]!]!.output as Message,
+      model: "gpt-test",
+    }));
+    const r = await run(base, policyWith(history, undefined, { model: "pinned-live", temperatureOverride: 0.3 }), {
+      executors: { model },
+    });
     expect(model.mock.calls[0]![0]).toMatchObject({ model: "gpt-test", temperature: 0.3 });
     expect(modelSteps(r).every((s) => s.source === "live")).toBe(true);
     expect(r.evidence.strength).toBe("live");
@@ -49,8 +64,13 @@ describe("seed 003 · model policies", () => {
   });
 
   it("compatible-live on another model is drifting evidence", async () => {
-    const model = vi.fn<ModelExecutor>(async (req) => ({ output: base[models[req.modelStep]!]!.output as Message, model: "other-model" }));
-    const r = await run(base, policyWith(history, undefined, { model: "compatible-live", liveModel: "other-model" }), { executors: { model } });
+    const model = vi.fn<ModelExecutor>(async (req) => ({
+      output: base[models[req.modelStep]!]!.output as Message,
+      model: "other-model",
+    }));
+    const r = await run(base, policyWith(history, undefined, { model: "compatible-live", liveModel: "other-model" }), {
+      executors: { model },
+    });
     expect(model.mock.calls[0]![0].model).toBe("other-model");
     expect(r.evidence.strength).toBe("drifting");
   });
@@ -98,17 +118,24 @@ describe("seed 003 · model policies", () => {
 
   it("a live model step sees the rebuilt conversation, with changed tool results", async () => {
     const model = vi.fn<ModelExecutor>(async (req) => ({ output: base[models[req.modelStep]!]!.output as Message }));
-    await run(base, policyWith(history, undefined, { model: "pinned-live" }), { executors: { model }, edits: [{ seq: 2, op: "replace_tool_result", value: { total: 5 } }] });
+    await run(base, policyWith(history, undefined, { model: "pinned-live" }), {
+      executors: { model },
+      edits: [{ seq: 2, op: "replace_tool_result", value: { total: 5 } }],
+    });
     const second = model.mock.calls[1]![0].messages;
     expect(second.find((m) => m.role === "tool")?.content).toEqual({ total: 5 });
   });
 
   it("provider-fixture takes outputs from the supplied fixture set", async () => {
     const outputs = models.map((seq) => ({ modelStep: models.indexOf(seq), output: base[seq]!.output as Message }));
-    const r = await run(base, policyWith(history, undefined, { model: "provider-fixture" }), { providerFixtures: outputs });
+    const r = await run(base, policyWith(history, undefined, { model: "provider-fixture" }), {
+      providerFixtures: outputs,
+    });
     expect(modelSteps(r).every((s) => s.source === "provider_fixture")).toBe(true);
     expect(r.evidence.strength).toBe("simulated");
-    const missing = await run(base, policyWith(history, undefined, { model: "provider-fixture" }), { providerFixtures: outputs.slice(0, 1) });
+    const missing = await run(base, policyWith(history, undefined, { model: "provider-fixture" }), {
+      providerFixtures: outputs.slice(0, 1),
+    });
     expect(missing.stop?.code).toBe("provider_fixture_missing");
   });
 
@@ -119,9 +146,14 @@ describe("seed 003 · model policies", () => {
     expect(r.steps.map((s) => s.kind)).toEqual(["user_message"]);
   });
 
-  it.each(["pinned-live", "compatible-live", "determinism-probe"] as const)("%s fails fast when no executor is provided", async (model) => {
-    await expect(run(base, policyWith(history, undefined, { model }))).rejects.toMatchObject({ code: "model_executor_missing" });
-  });
+  it.each(["pinned-live", "compatible-live", "determinism-probe"] as const)(
+    "%s fails fast when no executor is provided",
+    async (model) => {
+      await expect(run(base, policyWith(history, undefined, { model }))).rejects.toMatchObject({
+        code: "model_executor_missing",
+      });
+    },
+  );
 });
 
 describe("seed 003 · drift policies", () => {
@@ -149,8 +181,13 @@ describe("seed 003 · drift policies", () => {
   });
 
   it("maxTokens bounds live spending", async () => {
-    const model = vi.fn<ModelExecutor>(async (req) => ({ output: base[models[req.modelStep]!]!.output as Message, usage: { inputTokens: 600, outputTokens: 500 } }));
-    const r = await run(base, policyWith(history, undefined, { model: "pinned-live", maxTokens: 1000 }), { executors: { model } });
+    const model = vi.fn<ModelExecutor>(async (req) => ({
+      output: base[models[req.modelStep]!]!.output as Message,
+      usage: { inputTokens: 600, outputTokens: 500 },
+    }));
+    const r = await run(base, policyWith(history, undefined, { model: "pinned-live", maxTokens: 1000 }), {
+      executors: { model },
+    });
     expect(r.status).toBe("budget_exhausted");
     expect(model).toHaveBeenCalledTimes(1);
   });
@@ -160,12 +197,22 @@ describe("DESIGN §4 · edits", () => {
   it.each([
     ["a seq that does not exist", [{ seq: 999, op: "replace_tool_result", value: 1 }], "unknown_seq"],
     ["a tool op on a model call", [{ seq: models[0]!, op: "replace_tool_result", value: 1 }], "wrong_kind"],
-    ["a model op on a tool call", [{ seq: 2, op: "replace_model_output", value: { role: "assistant", content: "x" } }], "wrong_kind"],
-    ["a model output that is not an assistant message", [{ seq: models[0]!, op: "replace_model_output", value: { role: "user", content: "x" } }], "invalid_value"],
+    [
+      "a model op on a tool call",
+      [{ seq: 2, op: "replace_model_output", value: { role: "assistant", content: "x" } }],
+      "wrong_kind",
+    ],
+    [
+      "a model output that is not an assistant message",
+      [{ seq: models[0]!, op: "replace_model_output", value: { role: "user", content: "x" } }],
+      "invalid_value",
+    ],
     ["a missing seq", [{ op: "replace_tool_result", value: 1 }], "schema"],
   ])("rejects %s before the replay starts", async (_name, edits, code) => {
     const executor = vi.fn();
-    const error = await run(base, policyWith(history), { edits: edits as never, executors: { tool: executor } }).catch((e: unknown) => e);
+    const error = await run(base, policyWith(history), { edits: edits as never, executors: { tool: executor } }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ReplayInputError);
     expect((error as ReplayInputError).code).toBe("invalid_edits");
     expect((error as ReplayInputError).issues[0]).toMatchObject({ code });
@@ -179,14 +226,18 @@ describe("DESIGN §4 · edits", () => {
   });
 
   it("replace_model_output: the branch follows the edited output", async () => {
-    const r = await run(base, policyWith(history), { edits: [{ seq: models[1]!, op: "replace_model_output", value: { role: "assistant", content: "I give up" } }] });
+    const r = await run(base, policyWith(history), {
+      edits: [{ seq: models[1]!, op: "replace_model_output", value: { role: "assistant", content: "I give up" } }],
+    });
     expect(r.steps.filter((s) => s.kind === "tool_call")).toHaveLength(1);
     expect(r.steps.at(-1)).toMatchObject({ kind: "final_output", output: "I give up", source: "edit" });
     expect(r.comparability).toBe("diverged_but_comparable");
   });
 
   it("replace_system_prompt: flags input drift from that step on", async () => {
-    const r = await run(base, policyWith(history), { edits: [{ seq: models[1]!, op: "replace_system_prompt", value: "Be rude." }] });
+    const r = await run(base, policyWith(history), {
+      edits: [{ seq: models[1]!, op: "replace_system_prompt", value: "Be rude." }],
+    });
     expect(r.evidence.inputDrift.map((d) => d.modelStep)).toEqual([1, 2]);
     expect(r.evidence.inputDrift[0]!.reasons).toContain("system_prompt_edited");
   });
@@ -194,7 +245,13 @@ describe("DESIGN §4 · edits", () => {
 
 describe("DESIGN §2 · user messages", () => {
   it("a replay takes user_message events from the record as they are", async () => {
-    const b = buildSession([{ user: "hi" }, { model: "ask", calls: [{ name: "t", args: {}, result: 1 }] }, { user: "more please" }, { model: "ok" }, { final: "ok" }]);
+    const b = buildSession([
+      { user: "hi" },
+      { model: "ask", calls: [{ name: "t", args: {}, result: 1 }] },
+      { user: "more please" },
+      { model: "ok" },
+      { final: "ok" },
+    ]);
     const r = await run(b, policyWith(history));
     const users = r.steps.filter((s) => s.kind === "user_message");
     expect(users.map((u) => u.output)).toEqual([b[0]!.output, b[3]!.output]);
@@ -216,12 +273,16 @@ describe("robustness of alignment", () => {
   it("tool calls an importer could not link to their model step (parentSeq null) still align by call id", async () => {
     const unlinked = base.map((e) => (e.kind === "tool_call" ? { ...e, parentSeq: null } : e));
     const r = await replay({ base: unlinked, policy: policyWith(history) });
-    expect(r.steps.filter((s) => s.kind === "tool_call").map((s) => s.baseSeq)).toEqual(unlinked.filter((e) => e.kind === "tool_call").map((e) => e.seq));
+    expect(r.steps.filter((s) => s.kind === "tool_call").map((s) => s.baseSeq)).toEqual(
+      unlinked.filter((e) => e.kind === "tool_call").map((e) => e.seq),
+    );
     expect(r.steps.every((s) => s.equalsBase)).toBe(true);
   });
 
   it("a system-prompt edit under recorded-only keeps the recorded final output", async () => {
-    const r = await run(base, policyWith(history), { edits: [{ seq: models.at(-1)!, op: "replace_system_prompt", value: "x" }] });
+    const r = await run(base, policyWith(history), {
+      edits: [{ seq: models.at(-1)!, op: "replace_system_prompt", value: "x" }],
+    });
     expect(r.steps.at(-1)).toMatchObject({ kind: "final_output", source: "recorded", equalsBase: true });
   });
 });

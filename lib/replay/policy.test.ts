@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { Policy, policyHash, policyJsonSchema, RECOMMENDED_RCA_POLICY, ruleFor, toolLevelPreset, type ToolLevel } from "./policy";
+import {
+  Policy,
+  policyHash,
+  policyJsonSchema,
+  RECOMMENDED_RCA_POLICY,
+  ruleFor,
+  toolLevelPreset,
+  type ToolLevel,
+} from "./policy";
 
 describe("seed 003 · policy shape and presets", () => {
   it("the recommended RCA default is recorded-only, pause-for-fixture, continue_to_terminal, maxSteps 100", () => {
@@ -46,8 +54,18 @@ describe("seed 003 · policy shape and presets", () => {
 
 describe("policy content hash", () => {
   it("the same document always has the same hash, whatever its key order", () => {
-    const a = { model: "recorded-only", drift: "continue_to_terminal", maxSteps: 100, tools: { default: { type: "history", scope: "baseline", on_miss: "pause" } } } as const;
-    const b = { tools: { default: { on_miss: "pause", scope: "baseline", type: "history" } }, maxSteps: 100, drift: "continue_to_terminal", model: "recorded-only" } as const;
+    const a = {
+      model: "recorded-only",
+      drift: "continue_to_terminal",
+      maxSteps: 100,
+      tools: { default: { type: "history", scope: "baseline", on_miss: "pause" } },
+    } as const;
+    const b = {
+      tools: { default: { on_miss: "pause", scope: "baseline", type: "history" } },
+      maxSteps: 100,
+      drift: "continue_to_terminal",
+      model: "recorded-only",
+    } as const;
     expect(policyHash(a)).toBe(policyHash(b));
     expect(policyHash(a)).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -129,9 +129,10 @@ export function policyHash(policy: Policy): string {
 
 /** The rule that answers calls to `toolName`, with its JSON path in the document. */
 export function ruleFor(tools: ToolsPolicy, toolName: string): { rule: ToolRule; path: (string | number)[] } {
-  const override = tools.overrides && Object.prototype.hasOwnProperty.call(tools.overrides, toolName)
-    ? tools.overrides[toolName]
-    : undefined;
+  const override =
+    tools.overrides && Object.prototype.hasOwnProperty.call(tools.overrides, toolName)
+      ? tools.overrides[toolName]
+      : undefined;
   if (override) return { rule: override, path: ["tools", "overrides", toolName] };
   return { rule: tools.default, path: ["tools", "default"] };
 }

@@ -13,14 +13,23 @@ import { buildSession, type CallSpec, type TurnSpec } from "./session-builder";
  * parallel (their events in any order), tools called repeatedly with the same
  * arguments (so occurrences matter), failures and null results.
  */
-const callArb: fc.Arbitrary<CallSpec> = fc.record({
-  name: fc.constantFrom("search", "get_order", "refund", "clock"),
-  args: fc.oneof(fc.constantFrom({ q: "a" }, { q: "b" }, { id: 1 }, { id: 1, deep: { x: [1, 2] } }, {}), fc.record({ n: fc.integer({ min: 0, max: 3 }) })),
-  outcome: fc.oneof(
-    fc.record({ result: fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.constant(null), fc.record({ ok: fc.boolean() })) }),
-    fc.record({ error: fc.record({ type: fc.constantFrom("Timeout", "NotFound"), message: fc.string({ maxLength: 8 }) }) }),
-  ),
-}).map(({ name, args, outcome }) => ({ name, args, ...outcome }));
+const callArb: fc.Arbitrary<CallSpec> = fc
+  .record({
+    name: fc.constantFrom("search", "get_order", "refund", "clock"),
+    args: fc.oneof(
+      fc.constantFrom({ q: "a" }, { q: "b" }, { id: 1 }, { id: 1, deep: { x: [1, 2] } }, {}),
+      fc.record({ n: fc.integer({ min: 0, max: 3 }) }),
+    ),
+    outcome: fc.oneof(
+      fc.record({
+        result: fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.constant(null), fc.record({ ok: fc.boolean() })),
+      }),
+      fc.record({
+        error: fc.record({ type: fc.constantFrom("Timeout", "NotFound"), message: fc.string({ maxLength: 8 }) }),
+      }),
+    ),
+  })
+  .map(({ name, args, outcome }) => ({ name, args, ...outcome }));
 
 const turnArb: fc.Arbitrary<TurnSpec | TurnSpec[]> = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 5 }).map((user) => ({ user })) },
@@ -28,15 +37,22 @@ const turnArb: fc.Arbitrary<TurnSpec | TurnSpec[]> = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 5 }).map((user) => [{ model: "reply" }, { user }] as TurnSpec[]) },
   {
     weight: 4,
-    arbitrary: fc
-      .array(callArb, { minLength: 1, maxLength: 3 })
-      .chain((calls) => fc.shuffledSubarray(calls.map((_, k) => k), { minLength: calls.length, maxLength: calls.length }).map((order) => ({ model: "m", calls, order }))),
+    arbitrary: fc.array(callArb, { minLength: 1, maxLength: 3 }).chain((calls) =>
+      fc
+        .shuffledSubarray(
+          calls.map((_, k) => k),
+          { minLength: calls.length, maxLength: calls.length },
+        )
+        .map((order) => ({ model: "m", calls, order })),
+    ),
   },
 );
 
 const sessionArb: fc.Arbitrary<SessionEvent[]> = fc
   .tuple(fc.array(turnArb, { minLength: 0, maxLength: 8 }), fc.boolean())
-  .map(([turns, withFinal]) => buildSession([{ user: "start" }, ...turns.flat(), { model: "done" }, ...(withFinal ? [{ final: "done" }] : [])]));
+  .map(([turns, withFinal]) =>
+    buildSession([{ user: "start" }, ...turns.flat(), { model: "done" }, ...(withFinal ? [{ final: "done" }] : [])]),
+  );
 
 const recordedPolicy: Policy = {
   model: "recorded-only",
@@ -45,8 +61,19 @@ const recordedPolicy: Policy = {
 };
 
 const asEvent = (s: ReplayStep): SessionEvent => ({
-  seq: s.seq, kind: s.kind, name: s.name, input: s.input, output: s.output, error: s.error, status: s.status,
-  startedAt: s.startedAt, durationMs: s.durationMs, usage: s.usage, parentSeq: s.parentSeq, cacheKey: s.cacheKey, occurrence: s.occurrence,
+  seq: s.seq,
+  kind: s.kind,
+  name: s.name,
+  input: s.input,
+  output: s.output,
+  error: s.error,
+  status: s.status,
+  startedAt: s.startedAt,
+  durationMs: s.durationMs,
+  usage: s.usage,
+  parentSeq: s.parentSeq,
+  cacheKey: s.cacheKey,
+  occurrence: s.occurrence,
 });
 
 describe("property: the replay invariant (DESIGN §4)", () => {
@@ -68,30 +95,55 @@ describe("property: edits are local in time", () => {
   const editArb = sessionArb.chain((base) => {
     const tools = base.filter((e) => e.kind === "tool_call");
     const models = base.filter((e) => e.kind === "model_call");
-    const options: fc.Arbitrary<{ seq: number; op: "replace_tool_result" | "replace_tool_args" | "replace_model_output" | "replace_system_prompt"; value: unknown }>[] = [
-      fc.constantFrom(...models).map((m) => ({ seq: m.seq, op: "replace_model_output" as const, value: { role: "assistant", content: "changed" } })),
-      fc.constantFrom(...models).map((m) => ({ seq: m.seq, op: "replace_system_prompt" as const, value: "new prompt" })),
+    const options: fc.Arbitrary<{
+      seq: number;
+      op: "replace_tool_result" | "replace_tool_args" | "replace_model_output" | "replace_system_prompt";
+      value: unknown;
+    }>[] = [
+      fc.constantFrom(...models).map((m) => ({
+        seq: m.seq,
+        op: "replace_model_output" as const,
+        value: { role: "assistant", content: "changed" },
+      })),
+      fc
+        .constantFrom(...models)
+        .map((m) => ({ seq: m.seq, op: "replace_system_prompt" as const, value: "new prompt" })),
     ];
     if (tools.length > 0) {
-      options.push(fc.tuple(fc.constantFrom(...tools), fc.jsonValue()).map(([t, value]) => ({ seq: t.seq, op: "replace_tool_result" as const, value })));
-      options.push(fc.constantFrom(...tools).map((t) => ({ seq: t.seq, op: "replace_tool_args" as const, value: { changed: t.seq } })));
+      options.push(
+        fc
+          .tuple(fc.constantFrom(...tools), fc.jsonValue())
+          .map(([t, value]) => ({ seq: t.seq, op: "replace_tool_result" as const, value })),
+      );
+      options.push(
+        fc
+          .constantFrom(...tools)
+          .map((t) => ({ seq: t.seq, op: "replace_tool_args" as const, value: { changed: t.seq } })),
+      );
     }
     return fc.tuple(fc.constant(base), fc.oneof(...options));
   });
 
   it("an edit at step k changes nothing before k", async () => {
     await fc.assert(
-      fc.asyncProperty(editArb, fc.constantFrom<"error_result" | "fail" | "pause">("error_result", "fail", "pause"), async ([base, edit], onMiss) => {
-        const policy: Policy = { ...recordedPolicy, tools: { default: { type: "history", scope: "baseline", on_miss: onMiss } } };
-        const r = await replay({ base, policy, edits: [edit] });
-        const before = r.steps.filter((s) => s.seq < edit.seq);
-        // Everything before k ran, and equals the base run.
-        expect(before.map(asEvent)).toEqual(base.slice(0, edit.seq));
-        expect(before.every((s) => s.equalsBase && s.source === "recorded")).toBe(true);
-        // And the edit did something at k (the test can fail the other way too).
-        const at = r.steps.find((s) => s.seq === edit.seq);
-        if (at && edit.op !== "replace_system_prompt") expect(at.equalsBase && at.edits.length === 0).toBe(false);
-      }),
+      fc.asyncProperty(
+        editArb,
+        fc.constantFrom<"error_result" | "fail" | "pause">("error_result", "fail", "pause"),
+        async ([base, edit], onMiss) => {
+          const policy: Policy = {
+            ...recordedPolicy,
+            tools: { default: { type: "history", scope: "baseline", on_miss: onMiss } },
+          };
+          const r = await replay({ base, policy, edits: [edit] });
+          const before = r.steps.filter((s) => s.seq < edit.seq);
+          // Everything before k ran, and equals the base run.
+          expect(before.map(asEvent)).toEqual(base.slice(0, edit.seq));
+          expect(before.every((s) => s.equalsBase && s.source === "recorded")).toBe(true);
+          // And the edit did something at k (the test can fail the other way too).
+          const at = r.steps.find((s) => s.seq === edit.seq);
+          if (at && edit.op !== "replace_system_prompt") expect(at.equalsBase && at.edits.length === 0).toBe(false);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -103,19 +155,34 @@ describe("property: pausing, supplying a fixture and resuming = having the fixtu
       .filter((base) => base.some((e) => e.kind === "tool_call"))
       .chain((base) => {
         const tools = base.filter((e) => e.kind === "tool_call");
-        return fc.tuple(fc.constant(base), fc.uniqueArray(fc.constantFrom(...tools.map((t) => t.seq)), { minLength: 1, maxLength: 3 }), fc.jsonValue());
+        return fc.tuple(
+          fc.constant(base),
+          fc.uniqueArray(fc.constantFrom(...tools.map((t) => t.seq)), { minLength: 1, maxLength: 3 }),
+          fc.jsonValue(),
+        );
       });
     await fc.assert(
       fc.asyncProperty(arb, async ([base, editedSeqs, fixtureValue]) => {
         const edits = editedSeqs.map((seq) => ({ seq, op: "replace_tool_args" as const, value: { missing: seq } }));
         const policy: Policy = {
           ...recordedPolicy,
-          tools: { default: { type: "history", scope: "baseline", on_miss: "pause" }, overrides: { clock: { type: "passthrough" } } },
+          tools: {
+            default: { type: "history", scope: "baseline", on_miss: "pause" },
+            overrides: { clock: { type: "passthrough" } },
+          },
         };
         const tools = [{ name: "clock", sideEffect: "read" as const }];
         const tool = vi.fn<ToolExecutor>(async (call) => ({ output: `live@${call.step}` }));
         const fixtureFor = (step: number, name: string, key: string | null, id: string): FixtureEntry => ({
-          type: "fixture", id, at: null, step, tool: name, cacheKey: key, output: { fixture: fixtureValue, key }, author: "ana", note: "",
+          type: "fixture",
+          id,
+          at: null,
+          step,
+          tool: name,
+          cacheKey: key,
+          output: { fixture: fixtureValue, key },
+          author: "ana",
+          note: "",
         });
 
         // Pause, supply, resume — until the branch stops pausing.

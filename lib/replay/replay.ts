@@ -66,13 +66,7 @@ export interface ReplayInput {
 // Outputs
 
 export type ReplayStatus =
-  | "completed"
-  | "paused"
-  | "awaiting_approval"
-  | "failed"
-  | "stopped_on_divergence"
-  | "budget_exhausted"
-  | "blocked";
+  "completed" | "paused" | "awaiting_approval" | "failed" | "stopped_on_divergence" | "budget_exhausted" | "blocked";
 
 export type Comparability = "exact" | "aligned" | "diverged_but_comparable" | "non_comparable";
 export type EvidenceStrength = "recorded" | "controlled" | "simulated" | "live" | "drifting";
@@ -161,7 +155,12 @@ export interface ReplayResult {
 
 export class ReplayInputError extends Error {
   constructor(
-    readonly code: "invalid_policy" | "invalid_edits" | "model_executor_missing" | "history_lookup_missing" | "provider_fixtures_missing",
+    readonly code:
+      | "invalid_policy"
+      | "invalid_edits"
+      | "model_executor_missing"
+      | "history_lookup_missing"
+      | "provider_fixtures_missing",
     message: string,
     readonly issues: readonly (EditIssue | { path: (string | number)[]; message: string })[] = [],
   ) {
@@ -190,7 +189,17 @@ async function guarded<T>(executor: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-const ALL_SOURCES: StepSource[] = ["recorded", "static", "fixture", "provider_fixture", "live", "llm", "error_result", "blocked", "edit"];
+const ALL_SOURCES: StepSource[] = [
+  "recorded",
+  "static",
+  "fixture",
+  "provider_fixture",
+  "live",
+  "llm",
+  "error_result",
+  "blocked",
+  "edit",
+];
 
 // ---------------------------------------------------------------------------
 
@@ -201,7 +210,10 @@ export function prepareReplay(input: ReplayInput): { policy: Policy; plan: EditP
     throw new ReplayInputError(
       "invalid_policy",
       "The policy document is invalid.",
-      parsed.error.issues.map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== "symbol"), message: i.message })),
+      parsed.error.issues.map((i) => ({
+        path: i.path.filter((p): p is string | number => typeof p !== "symbol"),
+        message: i.message,
+      })),
     );
   }
   const policy = parsed.data;
@@ -209,7 +221,8 @@ export function prepareReplay(input: ReplayInput): { policy: Policy; plan: EditP
   if (!edits.ok) {
     throw new ReplayInputError("invalid_edits", edits.issues.map((i) => i.message).join(" "), edits.issues);
   }
-  const live = policy.model === "pinned-live" || policy.model === "compatible-live" || policy.model === "determinism-probe";
+  const live =
+    policy.model === "pinned-live" || policy.model === "compatible-live" || policy.model === "determinism-probe";
   if (live && !input.executors?.model) {
     throw new ReplayInputError(
       "model_executor_missing",
@@ -217,11 +230,17 @@ export function prepareReplay(input: ReplayInput): { policy: Policy; plan: EditP
     );
   }
   if (policy.model === "provider-fixture" && !input.providerFixtures) {
-    throw new ReplayInputError("provider_fixtures_missing", 'Model policy "provider-fixture" needs a provider fixture set.');
+    throw new ReplayInputError(
+      "provider_fixtures_missing",
+      'Model policy "provider-fixture" needs a provider fixture set.',
+    );
   }
   const rules = [policy.tools.default, ...Object.values(policy.tools.overrides ?? {})];
   if (!input.historyLookup && rules.some((r) => r.type === "history" && r.scope !== "baseline")) {
-    throw new ReplayInputError("history_lookup_missing", "A history rule with cohort_version or agent scope needs a history lookup.");
+    throw new ReplayInputError(
+      "history_lookup_missing",
+      "A history rule with cohort_version or agent scope needs a history lookup.",
+    );
   }
   return { policy, plan: edits.plan, base: indexBase(input.base) };
 }
@@ -279,7 +298,14 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     log,
     ...(input.adapter ? { adapter: input.adapter } : {}),
     sideEffectOf: (tool: string): SideEffect => sideEffects.get(tool) ?? "unknown",
-    ...(input.historyLookup ? { historyLookup: ((lookup) => (query: Parameters<HistoryLookup>[0]) => guarded("history lookup", () => lookup(query)))(input.historyLookup) } : {}),
+    ...(input.historyLookup
+      ? {
+          historyLookup: (
+            (lookup) => (query: Parameters<HistoryLookup>[0]) =>
+              guarded("history lookup", () => lookup(query))
+          )(input.historyLookup),
+        }
+      : {}),
     run: {
       ...(input.executors?.tool ? { toolExecutor: input.executors.tool } : {}),
       ...(input.executors?.simulator ? { simulator: input.executors.simulator } : {}),
@@ -303,8 +329,10 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
   const overBudget = (): string | null => {
     if (policy.maxSteps !== undefined && budgetSteps >= policy.maxSteps) return `maxSteps (${policy.maxSteps}) reached`;
     if (budgetSteps >= implicitCap) return `no maxSteps given; the engine's safety cap (${implicitCap} steps) reached`;
-    if (policy.maxTokens !== undefined && liveTokens >= policy.maxTokens) return `maxTokens (${policy.maxTokens}) reached`;
-    if (policy.maxCostUsd !== undefined && liveCost >= policy.maxCostUsd) return `maxCostUsd (${policy.maxCostUsd}) reached`;
+    if (policy.maxTokens !== undefined && liveTokens >= policy.maxTokens)
+      return `maxTokens (${policy.maxTokens}) reached`;
+    if (policy.maxCostUsd !== undefined && liveCost >= policy.maxCostUsd)
+      return `maxCostUsd (${policy.maxCostUsd}) reached`;
     return null;
   };
   const halt = (s: ReplayStatus, code: string, message: string, extra: Partial<ReplayStop> = {}) => {
@@ -318,7 +346,11 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       structureDiverged = aligned === undefined || signatureOf(aligned) !== signatureOf(step);
     }
     if (!step.equalsBase && policy.drift === "stop_on_first_divergence") {
-      halt("stopped_on_divergence", "first_divergence", `Step ${step.seq} differs from the base run; the drift policy stops at the first divergence.`);
+      halt(
+        "stopped_on_divergence",
+        "first_divergence",
+        `Step ${step.seq} differs from the base run; the drift policy stops at the first divergence.`,
+      );
       return false;
     }
     return true;
@@ -371,7 +403,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     const messages = [...prevMessages, ...(prevOutput ? [prevOutput] : []), ...toolMessagesSince];
     if (systemPrompt !== null) {
       const value = systemPrompt.value;
-      for (let k = 0; k < messages.length; k++) if (messages[k]!.role === "system") messages[k] = { ...messages[k]!, content: value };
+      for (let k = 0; k < messages.length; k++)
+        if (messages[k]!.role === "system") messages[k] = { ...messages[k]!, content: value };
     }
     return { messages, drift: i === 0 && !recorded ? [] : ["conversation_rebuilt"] };
   };
@@ -381,7 +414,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     const editSeq = recorded.seq;
     if (plan.systemPrompt.has(editSeq)) systemPrompt = { value: plan.systemPrompt.get(editSeq) };
     const { messages, drift } = reconstructInput(i, recorded);
-    if (drift.length > 0) inputDriftReport.push({ step: steps.length, modelStep: i, baseSeq: recorded.seq, reasons: drift });
+    if (drift.length > 0)
+      inputDriftReport.push({ step: steps.length, modelStep: i, baseSeq: recorded.seq, reasons: drift });
     const edited = plan.modelOutput.get(editSeq);
     return {
       output: edited ?? (recorded.output as Message),
@@ -396,12 +430,16 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
 
   const modelStep = async (i: number, recorded: SessionEvent | null): Promise<ModelOutcome | null> => {
     const editSeq = recorded?.seq;
-    if (editSeq !== undefined && plan.systemPrompt.has(editSeq)) systemPrompt = { value: plan.systemPrompt.get(editSeq) };
+    if (editSeq !== undefined && plan.systemPrompt.has(editSeq))
+      systemPrompt = { value: plan.systemPrompt.get(editSeq) };
     const { messages, drift } = reconstructInput(i, recorded);
     const recordedInput = recorded ? asRecord(recorded.input) : {};
     const inputFor = (extra: Record<string, unknown> = {}) =>
-      drift.length === 0 && Object.keys(extra).length === 0 && recorded ? recorded.input : { ...recordedInput, messages, ...extra };
-    if (drift.length > 0) inputDriftReport.push({ step: steps.length, modelStep: i, baseSeq: recorded?.seq ?? null, reasons: drift });
+      drift.length === 0 && Object.keys(extra).length === 0 && recorded
+        ? recorded.input
+        : { ...recordedInput, messages, ...extra };
+    if (drift.length > 0)
+      inputDriftReport.push({ step: steps.length, modelStep: i, baseSeq: recorded?.seq ?? null, reasons: drift });
 
     const edited = editSeq !== undefined ? plan.modelOutput.get(editSeq) : undefined;
     const recordedModel = recorded ? (stringOr(recordedInput.model) ?? recorded.name) : undefined;
@@ -426,27 +464,77 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       }
       case "provider-fixture": {
         const fixture = input.providerFixtures?.find((f) => f.modelStep === i);
-        if (edited) return { output: edited, source: "edit", name: recorded?.name ?? "edit", input: inputFor(), usage: null, startedAt: null, durationMs: null };
+        if (edited)
+          return {
+            output: edited,
+            source: "edit",
+            name: recorded?.name ?? "edit",
+            input: inputFor(),
+            usage: null,
+            startedAt: null,
+            durationMs: null,
+          };
         if (!fixture) {
           halt("failed", "provider_fixture_missing", `No provider fixture for model step ${i}.`);
           return null;
         }
-        return { output: fixture.output, source: "provider_fixture", name: fixture.model ?? recorded?.name ?? "provider-fixture", input: inputFor(), usage: null, startedAt: null, durationMs: null };
+        return {
+          output: fixture.output,
+          source: "provider_fixture",
+          name: fixture.model ?? recorded?.name ?? "provider-fixture",
+          input: inputFor(),
+          usage: null,
+          startedAt: null,
+          durationMs: null,
+        };
       }
       case "pinned-live":
       case "compatible-live": {
         const model = policy.liveModel ?? recordedModel;
         const temperature = policy.temperatureOverride ?? numberOr(recordedInput.temperature);
-        const extra = { ...(model !== undefined ? { model } : {}), ...(temperature !== undefined ? { temperature } : {}) };
-        if (edited) return { output: edited, source: "edit", name: recorded?.name ?? model ?? "edit", input: inputFor(), usage: null, startedAt: null, durationMs: null };
+        const extra = {
+          ...(model !== undefined ? { model } : {}),
+          ...(temperature !== undefined ? { temperature } : {}),
+        };
+        if (edited)
+          return {
+            output: edited,
+            source: "edit",
+            name: recorded?.name ?? model ?? "edit",
+            input: inputFor(),
+            usage: null,
+            startedAt: null,
+            durationMs: null,
+          };
         const logged = log.liveModelOutput(i);
         let outcome: ModelOutcome;
         if (logged && logged.step === steps.length) {
-          outcome = { output: logged.output, source: "live", name: logged.model, input: inputFor(extra), usage: logged.usage, startedAt: null, durationMs: logged.durationMs, logEntryId: logged.id };
-          liveCalls.push({ step: steps.length, kind: "model", name: logged.model, callId: null, fromLog: true, logEntryId: logged.id, approval: null });
+          outcome = {
+            output: logged.output,
+            source: "live",
+            name: logged.model,
+            input: inputFor(extra),
+            usage: logged.usage,
+            startedAt: null,
+            durationMs: logged.durationMs,
+            logEntryId: logged.id,
+          };
+          liveCalls.push({
+            step: steps.length,
+            kind: "model",
+            name: logged.model,
+            callId: null,
+            fromLog: true,
+            logEntryId: logged.id,
+            approval: null,
+          });
         } else {
           if (!env.run.liveAllowed()) {
-            halt("budget_exhausted", "budget_live_calls", `maxLiveCalls (${policy.maxLiveCalls}) reached before model step ${i}.`);
+            halt(
+              "budget_exhausted",
+              "budget_live_calls",
+              `maxLiveCalls (${policy.maxLiveCalls}) reached before model step ${i}.`,
+            );
             return null;
           }
           liveExecutions++;
@@ -459,12 +547,41 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
             tools: Array.isArray(recordedInput.tools) ? recordedInput.tools : undefined,
             recorded,
           };
-          const result = await guarded(`model executor (model step ${i}, branch step ${steps.length})`, () => input.executors!.model!(request));
+          const result = await guarded(`model executor (model step ${i}, branch step ${steps.length})`, () =>
+            input.executors!.model!(request),
+          );
           const id = `model:${i}:${steps.length}`;
           const usedModel = result.model ?? model ?? "unknown";
-          log.append({ type: "live_model_output", id, at: now(), step: steps.length, modelStep: i, model: usedModel, output: result.output, usage: result.usage ?? null, durationMs: result.durationMs ?? null });
-          outcome = { output: result.output, source: "live", name: usedModel, input: inputFor(extra), usage: result.usage ?? null, startedAt: null, durationMs: result.durationMs ?? null, logEntryId: id };
-          liveCalls.push({ step: steps.length, kind: "model", name: usedModel, callId: null, fromLog: false, logEntryId: id, approval: null });
+          log.append({
+            type: "live_model_output",
+            id,
+            at: now(),
+            step: steps.length,
+            modelStep: i,
+            model: usedModel,
+            output: result.output,
+            usage: result.usage ?? null,
+            durationMs: result.durationMs ?? null,
+          });
+          outcome = {
+            output: result.output,
+            source: "live",
+            name: usedModel,
+            input: inputFor(extra),
+            usage: result.usage ?? null,
+            startedAt: null,
+            durationMs: result.durationMs ?? null,
+            logEntryId: id,
+          };
+          liveCalls.push({
+            step: steps.length,
+            kind: "model",
+            name: usedModel,
+            callId: null,
+            fromLog: false,
+            logEntryId: id,
+            approval: null,
+          });
         }
         liveTokens += (outcome.usage?.inputTokens ?? 0) + (outcome.usage?.outputTokens ?? 0);
         liveCost += outcome.usage?.costUsd ?? 0;
@@ -496,7 +613,9 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
           tools: Array.isArray(recordedInput.tools) ? recordedInput.tools : undefined,
           recorded,
         };
-        const result = await guarded(`model executor (determinism probe ${r + 1} of ${runs} at model step ${i})`, () => input.executors!.model!(request));
+        const result = await guarded(`model executor (determinism probe ${r + 1} of ${runs} at model step ${i})`, () =>
+          input.executors!.model!(request),
+        );
         outputs.push(result.output);
         usage = {
           inputTokens: usage.inputTokens + (result.usage?.inputTokens ?? 0),
@@ -523,7 +642,15 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       matchesRecorded: recordedKey === undefined ? 0 : (counts.get(recordedKey) ?? 0),
       variance: outputs.length === 0 ? 0 : 1 - top / outputs.length,
     });
-    liveCalls.push({ step, kind: "probe", name: model ?? recorded.name, callId: null, fromLog, logEntryId: id, approval: null });
+    liveCalls.push({
+      step,
+      kind: "probe",
+      name: model ?? recorded.name,
+      callId: null,
+      fromLog,
+      logEntryId: id,
+      approval: null,
+    });
   };
 
   const finish = (last: { output: Message; source: StepSource; equalsBase: boolean }) => {
@@ -543,7 +670,25 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       } else {
         const output = last.output.content;
         const equal = deepEqual(output, event.output);
-        if (!emit({ ...event, seq: steps.length, parentSeq: null, output, error: null, status: "completed", startedAt: null, durationMs: null, usage: null, source: last.source, baseSeq: event.seq, miss: null, equalsBase: equal, edits: [] })) return;
+        if (
+          !emit({
+            ...event,
+            seq: steps.length,
+            parentSeq: null,
+            output,
+            error: null,
+            status: "completed",
+            startedAt: null,
+            durationMs: null,
+            usage: null,
+            source: last.source,
+            baseSeq: event.seq,
+            miss: null,
+            equalsBase: equal,
+            edits: [],
+          })
+        )
+          return;
       }
     }
   };
@@ -563,23 +708,38 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       if (i > 0 && recorded) {
         let ok = true;
         for (const event of base.userMessagesBefore[i] ?? []) {
-          if (!emit(recordedStep(event))) { ok = false; break; }
+          if (!emit(recordedStep(event))) {
+            ok = false;
+            break;
+          }
           const content = messageOfUserEvent(event);
           if (content) toolMessagesSince.push(content);
         }
         if (!ok) break;
       }
       const budget = overBudget();
-      if (budget) { halt("budget_exhausted", "budget", `${budget} before model step ${i}.`); break; }
-      if (!recorded && copiesRecord) {
-        halt("failed", "no_recorded_model_output", `The branch needs model step ${i}, which the base run does not have, and the model policy "${policy.model}" copies recorded outputs only.`);
+      if (budget) {
+        halt("budget_exhausted", "budget", `${budget} before model step ${i}.`);
         break;
       }
-      const outcome = policy.model === "recorded-only" && recorded ? recordedModelStep(i, recorded) : await modelStep(i, recorded);
+      if (!recorded && copiesRecord) {
+        halt(
+          "failed",
+          "no_recorded_model_output",
+          `The branch needs model step ${i}, which the base run does not have, and the model policy "${policy.model}" copies recorded outputs only.`,
+        );
+        break;
+      }
+      const outcome =
+        policy.model === "recorded-only" && recorded ? recordedModelStep(i, recorded) : await modelStep(i, recorded);
       if (!outcome) break;
       budgetSteps++;
       const modelSeq = steps.length;
-      const modelEquals = recorded !== null && outcome.input === recorded.input && (outcome.output === recorded.output || deepEqual(outcome.output, recorded.output)) && outcome.name === recorded.name;
+      const modelEquals =
+        recorded !== null &&
+        outcome.input === recorded.input &&
+        (outcome.output === recorded.output || deepEqual(outcome.output, recorded.output)) &&
+        outcome.name === recorded.name;
       const modelStepRecord: ReplayStep = {
         seq: modelSeq,
         kind: "model_call",
@@ -617,10 +777,12 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       // user's next turn (multi-turn sessions), or a base run that continued here too.
       const recordContinues =
         i + 1 < base.modelSteps.length &&
-        ((base.userMessagesBefore[i + 1]?.length ?? 0) > 0 || (recorded !== null && ((recorded.output as Message | null)?.toolCalls ?? []).length === 0));
+        ((base.userMessagesBefore[i + 1]?.length ?? 0) > 0 ||
+          (recorded !== null && ((recorded.output as Message | null)?.toolCalls ?? []).length === 0));
       if (requested.length === 0 && recordContinues) continue;
       if (requested.length === 0) {
-        const outputEquals = recorded !== null && (outcome.output === recorded.output || deepEqual(outcome.output, recorded.output));
+        const outputEquals =
+          recorded !== null && (outcome.output === recorded.output || deepEqual(outcome.output, recorded.output));
         finish({ output: outcome.output, source: outcome.source, equalsBase: outputEquals });
         finished = true;
         break;
@@ -648,7 +810,11 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       let stopped = false;
       for (const { request, baseEvent } of ordered) {
         const budgetNow = overBudget();
-        if (budgetNow) { halt("budget_exhausted", "budget", `${budgetNow} before the "${request.name}" call.`); stopped = true; break; }
+        if (budgetNow) {
+          halt("budget_exhausted", "budget", `${budgetNow} before the "${request.name}" call.`);
+          stopped = true;
+          break;
+        }
         const editedArgs = baseEvent && plan.toolArgs.has(baseEvent.seq);
         const args = editedArgs ? plan.toolArgs.get(baseEvent.seq) : request.args;
         const key = cacheKey(request.name, args);
@@ -664,16 +830,32 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
             const used = counters.get(key) ?? 0;
             if ((base.finishedByKey.get(key)?.length ?? 0) > used) counters.set(key, used + 1);
           }
-          outcome = { type: "answer", source: "edit", output: plan.toolResult.get(baseEvent.seq), error: null, miss: null };
+          outcome = {
+            type: "answer",
+            source: "edit",
+            output: plan.toolResult.get(baseEvent.seq),
+            error: null,
+            miss: null,
+          };
         } else {
           const resolved = resolveToolCall(rule, call, env);
           outcome = resolved instanceof Promise ? await resolved : resolved;
         }
 
-        const sameCall = baseEvent !== null && key !== null && key === baseEvent.cacheKey && baseEvent.name === request.name;
-        const stopCall = { tool: call.tool, callId: call.callId, args: call.args, cacheKey: key, baseSeq: baseEvent?.seq ?? null };
+        const sameCall =
+          baseEvent !== null && key !== null && key === baseEvent.cacheKey && baseEvent.name === request.name;
+        const stopCall = {
+          tool: call.tool,
+          callId: call.callId,
+          args: call.args,
+          cacheKey: key,
+          baseSeq: baseEvent?.seq ?? null,
+        };
         if (outcome.type === "stop") {
-          halt(outcome.code === "budget_live_calls" ? "budget_exhausted" : "failed", outcome.code, outcome.message, { call: stopCall, miss: outcome.miss });
+          halt(outcome.code === "budget_live_calls" ? "budget_exhausted" : "failed", outcome.code, outcome.message, {
+            call: stopCall,
+            miss: outcome.miss,
+          });
           stopped = true;
           break;
         }
@@ -703,7 +885,10 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
           branchOccurrence.set(key, occurrence + 1);
         }
         const fromRecording = outcome.recorded;
-        const input = sameCall && baseEvent && request.id === asRecord(baseEvent.input).callId ? baseEvent.input : { callId: request.id, args };
+        const input =
+          sameCall && baseEvent && request.id === asRecord(baseEvent.input).callId
+            ? baseEvent.input
+            : { callId: request.id, args };
         const equalsBase =
           baseEvent !== null &&
           input === baseEvent.input &&
@@ -745,21 +930,38 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
             approval: outcome.approval ? pickApproval(outcome.approval) : null,
           });
         }
-        const toolMessage: Message = { role: "tool", toolCallId: request.id, name: request.name, content: failed ? { error: outcome.error } : outcome.output };
+        const toolMessage: Message = {
+          role: "tool",
+          toolCallId: request.id,
+          name: request.name,
+          content: failed ? { error: outcome.error } : outcome.output,
+        };
         toolMessagesSince.push(toolMessage);
         if (!equalsBase) changedToolResults.set(request.id, toolMessage);
-        if (!emit(step)) { stopped = true; break; }
+        if (!emit(step)) {
+          stopped = true;
+          break;
+        }
       }
       if (stopped) break;
       if (!structureDiverged && ordered.some((o) => !o.baseEvent)) structureDiverged = true;
-      if (structureDiverged && policy.drift === "stop_on_first_divergence" && (status as ReplayStatus) === "completed") {
-        halt("stopped_on_divergence", "first_divergence", `The branch's tool calls after model step ${i} differ from the base run's.`);
+      if (
+        structureDiverged &&
+        policy.drift === "stop_on_first_divergence" &&
+        (status as ReplayStatus) === "completed"
+      ) {
+        halt(
+          "stopped_on_divergence",
+          "first_divergence",
+          `The branch's tool calls after model step ${i} differ from the base run's.`,
+        );
         break;
       }
       if (i + 1 >= base.modelSteps.length && copiesRecord && !structureDiverged) {
         // The record ends here with tool results and no further model step; so does the branch.
         for (const event of base.userMessagesBefore[i + 1] ?? []) if (!emit(recordedStep(event))) break;
-        for (const event of base.finalOutputs) if ((status as ReplayStatus) === "completed" && !emit(recordedStep(event))) break;
+        for (const event of base.finalOutputs)
+          if ((status as ReplayStatus) === "completed" && !emit(recordedStep(event))) break;
         break;
       }
     }
@@ -769,9 +971,17 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     // newLogEntries, so a retry reads it from the log instead of repeating a live call.
     pending = null;
     if (error instanceof ExecutorFailure) {
-      halt("failed", "executor_error", `${error.message} The branch stopped at step ${steps.length}; results obtained before it are kept in the branch log.`);
+      halt(
+        "failed",
+        "executor_error",
+        `${error.message} The branch stopped at step ${steps.length}; results obtained before it are kept in the branch log.`,
+      );
     } else {
-      halt("failed", "engine_error", `The replay engine stopped at step ${steps.length}: ${error instanceof Error ? error.message : String(error)}`);
+      halt(
+        "failed",
+        "engine_error",
+        `The replay engine stopped at step ${steps.length}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -783,7 +993,15 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     if (step.kind === "model_call" || step.kind === "tool_call") stepsBySource[step.source]++;
     if (step.fixtureId) {
       const f = fixtureById.get(step.fixtureId);
-      if (f) fixturesUsed.push({ step: step.seq, tool: step.name, fixtureId: f.id, author: f.author, note: f.note, at: f.at });
+      if (f)
+        fixturesUsed.push({
+          step: step.seq,
+          tool: step.name,
+          fixtureId: f.id,
+          author: f.author,
+          note: f.note,
+          at: f.at,
+        });
     }
   }
   const strength: EvidenceStrength = drifting
@@ -828,9 +1046,14 @@ export function signatureOf(event: Pick<SessionEvent, "kind" | "name" | "cacheKe
 }
 
 /** DESIGN §4 comparability of a finished replay. */
-export function comparabilityOf(status: ReplayStatus, steps: readonly ReplayStep[], base: readonly SessionEvent[]): Comparability {
+export function comparabilityOf(
+  status: ReplayStatus,
+  steps: readonly ReplayStep[],
+  base: readonly SessionEvent[],
+): Comparability {
   const sameLength = steps.length === base.length;
-  if (status === "completed" && sameLength && steps.every((s, k) => s.equalsBase && s.baseSeq === base[k]!.seq)) return "exact";
+  if (status === "completed" && sameLength && steps.every((s, k) => s.equalsBase && s.baseSeq === base[k]!.seq))
+    return "exact";
   if (status !== "completed") return "non_comparable";
   if (sameLength && steps.every((s, k) => signatureOf(s) === signatureOf(base[k]!))) return "aligned";
   return "diverged_but_comparable";

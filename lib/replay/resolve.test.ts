@@ -6,7 +6,11 @@ import { replay, ReplayInputError } from "./replay";
 import type { HistoryLookup, ToolExecutor } from "./resolve";
 import { modelSeqs, policyWith, requestEdit, run, sessionOf, toolSteps } from "./test-helpers";
 
-const history = (on_miss: HistoryRule["on_miss"] = "fail", scope: HistoryRule["scope"] = "baseline"): ToolRule => ({ type: "history", scope, on_miss });
+const history = (on_miss: HistoryRule["on_miss"] = "fail", scope: HistoryRule["scope"] = "baseline"): ToolRule => ({
+  type: "history",
+  scope,
+  on_miss,
+});
 const neverCalled: ToolExecutor = vi.fn(async () => ({ output: "LIVE" }));
 
 describe("seed 000 · history: use a recorded result", () => {
@@ -30,7 +34,9 @@ describe("seed 000 · history: use a recorded result", () => {
 
   it("calls with different arguments have different keys and do not match", async () => {
     const base = sessionOf([{ name: "t", args: { a: 1 }, result: "R" }]);
-    const r = await run(base, policyWith(history("error_result")), { edits: [{ seq: 2, op: "replace_tool_args", value: { a: 2 } }] });
+    const r = await run(base, policyWith(history("error_result")), {
+      edits: [{ seq: 2, op: "replace_tool_args", value: { a: 2 } }],
+    });
     expect(toolSteps(r)[0]).toMatchObject({ source: "error_result", status: "failed" });
     expect(toolSteps(r)[0]!.miss?.reason).toBe("no_recorded_call");
   });
@@ -62,7 +68,9 @@ describe("seed 000 · history: use a recorded result", () => {
       [{ name: "poll", args: { job: 7 }, result: "first" }],
       [{ name: "poll", args: { job: 7 }, result: "second" }],
     );
-    const r = await run(base, policyWith(history("error_result")), { edits: [{ seq: 2, op: "replace_tool_args", value: { job: 8 } }] });
+    const r = await run(base, policyWith(history("error_result")), {
+      edits: [{ seq: 2, op: "replace_tool_args", value: { job: 8 } }],
+    });
     expect(toolSteps(r).map((s) => s.source)).toEqual(["error_result", "recorded"]);
     // The miss left occurrence 0 unused, so the second call gets the first recording.
     expect(toolSteps(r)[1]!.output).toBe("first");
@@ -75,7 +83,11 @@ describe("seed 000 · history: use a recorded result", () => {
       [{ name: "charge", args: { id: 1 }, result: "charged" }],
     );
     const r = await run(base, policyWith(history()), { executors: { tool } });
-    expect(toolSteps(r)[0]).toMatchObject({ source: "recorded", status: "failed", error: { type: "Timeout", message: "gateway timed out" } });
+    expect(toolSteps(r)[0]).toMatchObject({
+      source: "recorded",
+      status: "failed",
+      error: { type: "Timeout", message: "gateway timed out" },
+    });
     expect(toolSteps(r)[1]).toMatchObject({ source: "recorded", output: "charged" });
     expect(tool).not.toHaveBeenCalled();
     expect(r.comparability).toBe("exact");
@@ -114,7 +126,9 @@ describe("seed 000 · history: use a recorded result", () => {
 
   it("if a call's arguments cannot be serialized to canonical JSON, it has no cache key and follows on_miss", async () => {
     const base = sessionOf([{ name: "t", args: { a: 1 }, result: "R" }]);
-    const r = await run(base, policyWith(history("error_result")), { edits: [{ seq: 2, op: "replace_tool_args", value: { a: Number.NaN } }] });
+    const r = await run(base, policyWith(history("error_result")), {
+      edits: [{ seq: 2, op: "replace_tool_args", value: { a: Number.NaN } }],
+    });
     expect(toolSteps(r)[0]).toMatchObject({ cacheKey: null, source: "error_result" });
     expect(toolSteps(r)[0]!.miss?.reason).toBe("no_cache_key");
   });
@@ -127,14 +141,26 @@ describe("seed 000 · history: use a recorded result", () => {
 });
 
 describe("seed 000 · scopes cohort_version and agent", () => {
-  const base = sessionOf([{ name: "rate", args: { cur: "EUR" }, result: "base-value" }], [{ name: "rate", args: { cur: "EUR" }, result: "base-2" }]);
+  const base = sessionOf(
+    [{ name: "rate", args: { cur: "EUR" }, result: "base-value" }],
+    [{ name: "rate", args: { cur: "EUR" }, result: "base-2" }],
+  );
 
   it("the newest completed matching recording answers every call (no occurrences)", async () => {
-    const lookup = vi.fn<HistoryLookup>(async () => ({ sessionId: "s-newest", seq: 9, output: "newest", status: "completed" }));
+    const lookup = vi.fn<HistoryLookup>(async () => ({
+      sessionId: "s-newest",
+      seq: 9,
+      output: "newest",
+      status: "completed",
+    }));
     const r = await run(base, policyWith(history("fail", "agent")), { historyLookup: lookup });
     expect(toolSteps(r).map((s) => s.output)).toEqual(["newest", "newest"]);
     expect(lookup).toHaveBeenCalledTimes(2);
-    expect(lookup.mock.calls[0]![0]).toMatchObject({ scope: "agent", tool: "rate", cacheKey: cacheKey("rate", { cur: "EUR" }) });
+    expect(lookup.mock.calls[0]![0]).toMatchObject({
+      scope: "agent",
+      tool: "rate",
+      cacheKey: cacheKey("rate", { cur: "EUR" }),
+    });
   });
 
   it("lookups without an occurrence consider completed calls only: a failed-only history is a miss and follows on_miss", async () => {
@@ -145,7 +171,12 @@ describe("seed 000 · scopes cohort_version and agent", () => {
   });
 
   it("a failed match returned by a lookup is still treated as a miss", async () => {
-    const lookup = (async () => ({ sessionId: "s", seq: 1, output: null, status: "failed" })) as unknown as HistoryLookup;
+    const lookup = (async () => ({
+      sessionId: "s",
+      seq: 1,
+      output: null,
+      status: "failed",
+    })) as unknown as HistoryLookup;
     const r = await run(base, policyWith(history("error_result", "agent")), { historyLookup: lookup });
     expect(toolSteps(r)[0]!.source).toBe("error_result");
   });
@@ -179,7 +210,11 @@ describe("seed 000 · on_miss", () => {
 
   it("passthrough: executes the live tool (a read-only one runs without approval)", async () => {
     const tool = vi.fn<ToolExecutor>(async () => ({ output: "LIVE" }));
-    const r = await run(base, policyWith(history("passthrough")), { ...missFirst, executors: { tool }, tools: [{ name: "a", sideEffect: "read" }] });
+    const r = await run(base, policyWith(history("passthrough")), {
+      ...missFirst,
+      executors: { tool },
+      tools: [{ name: "a", sideEffect: "read" }],
+    });
     expect(toolSteps(r)[0]).toMatchObject({ source: "live", output: "LIVE" });
     expect(toolSteps(r)[0]!.miss?.reason).toBe("no_recorded_call");
     expect(tool).toHaveBeenCalledTimes(1);
@@ -188,35 +223,106 @@ describe("seed 000 · on_miss", () => {
   it("pause: stops in state paused with the pending call, its miss and the closest recorded result", async () => {
     const r = await run(base, policyWith(history("pause")), missFirst);
     expect(r.status).toBe("paused");
-    expect(r.pending).toMatchObject({ waitingFor: "fixture", tool: "a", args: { n: 99 }, cacheKey: cacheKey("a", { n: 99 }), prefill: { output: "A" } });
+    expect(r.pending).toMatchObject({
+      waitingFor: "fixture",
+      tool: "a",
+      args: { n: 99 },
+      cacheKey: cacheKey("a", { n: 99 }),
+      prefill: { output: "A" },
+    });
     expect(r.pending?.miss?.closest[0]?.differingPaths).toEqual([["n"]]);
   });
 
   it("a model change that calls a tool absent from the baseline: with fail, that call stops the replay", async () => {
-    const edit = requestEdit(base, modelSeqs(base)[1]!, [{ id: "new", name: "refund_payment", args: { order_id: "1" } }]);
+    const edit = requestEdit(base, modelSeqs(base)[1]!, [
+      { id: "new", name: "refund_payment", args: { order_id: "1" } },
+    ]);
     const r = await run(base, policyWith(history("fail")), { edits: [edit] });
     expect(r.status).toBe("failed");
     expect(r.stop?.miss?.message).toContain('never called "refund_payment"');
   });
 
   it("a model change that calls a tool absent from the baseline: with error_result, the agent receives an error", async () => {
-    const edit = requestEdit(base, modelSeqs(base)[1]!, [{ id: "new", name: "refund_payment", args: { order_id: "1" } }]);
+    const edit = requestEdit(base, modelSeqs(base)[1]!, [
+      { id: "new", name: "refund_payment", args: { order_id: "1" } },
+    ]);
     const r = await run(base, policyWith(history("error_result")), { edits: [edit] });
     expect(toolSteps(r)[1]).toMatchObject({ name: "refund_payment", source: "error_result", status: "failed" });
   });
 });
 
 describe("seed 000 · static: return a configured result", () => {
-  const base = sessionOf([{ name: "refund_payment", args: { order_id: "4821", amount: 129, flags: [1, 2] }, result: "recorded" }]);
+  const base = sessionOf([
+    { name: "refund_payment", args: { order_id: "4821", amount: 129, flags: [1, 2] }, result: "recorded" },
+  ]);
   const cases: [string, ToolRule, unknown][] = [
-    ["exact matches deep-equal arguments", { type: "static", cases: [{ match_mode: "exact", match: { amount: 129, flags: [1, 2], order_id: "4821" }, result: "S" }] }, "S"],
-    ["exact does not match a subset of the arguments", { type: "static", cases: [{ match_mode: "exact", match: { order_id: "4821" }, result: "S" }], on_miss: "error_result" }, null],
-    ["subset matches when every top-level key of match is present and deep-equal", { type: "static", cases: [{ match_mode: "subset", match: { order_id: "4821" }, result: "S" }] }, "S"],
-    ["subset compares arrays whole (same length and order)", { type: "static", cases: [{ match_mode: "subset", match: { flags: [1] }, result: "S" }], on_miss: "error_result" }, null],
-    ["subset: true does not equal 1", { type: "static", cases: [{ match_mode: "subset", match: { amount: true }, result: "S" }], on_miss: "error_result" }, null],
-    ["subset: a match that is not an object never matches", { type: "static", cases: [{ match_mode: "subset", match: ["order_id"], result: "S" }], on_miss: "error_result" }, null],
-    ["the first case that matches wins", { type: "static", cases: [{ match_mode: "subset", match: { order_id: "4821" }, result: "first" }, { match_mode: "exact", match: { amount: 129, flags: [1, 2], order_id: "4821" }, result: "second" }] }, "first"],
-    ["a case without match matches anything", { type: "static", cases: [{ match_mode: "exact", match: { order_id: "x" }, result: "no" }, { match_mode: "exact", result: "catch-all" }] }, "catch-all"],
+    [
+      "exact matches deep-equal arguments",
+      {
+        type: "static",
+        cases: [{ match_mode: "exact", match: { amount: 129, flags: [1, 2], order_id: "4821" }, result: "S" }],
+      },
+      "S",
+    ],
+    [
+      "exact does not match a subset of the arguments",
+      {
+        type: "static",
+        cases: [{ match_mode: "exact", match: { order_id: "4821" }, result: "S" }],
+        on_miss: "error_result",
+      },
+      null,
+    ],
+    [
+      "subset matches when every top-level key of match is present and deep-equal",
+      { type: "static", cases: [{ match_mode: "subset", match: { order_id: "4821" }, result: "S" }] },
+      "S",
+    ],
+    [
+      "subset compares arrays whole (same length and order)",
+      {
+        type: "static",
+        cases: [{ match_mode: "subset", match: { flags: [1] }, result: "S" }],
+        on_miss: "error_result",
+      },
+      null,
+    ],
+    [
+      "subset: true does not equal 1",
+      {
+        type: "static",
+        cases: [{ match_mode: "subset", match: { amount: true }, result: "S" }],
+        on_miss: "error_result",
+      },
+      null,
+    ],
+    [
+      "subset: a match that is not an object never matches",
+      { type: "static", cases: [{ match_mode: "subset", match: ["order_id"], result: "S" }], on_miss: "error_result" },
+      null,
+    ],
+    [
+      "the first case that matches wins",
+      {
+        type: "static",
+        cases: [
+          { match_mode: "subset", match: { order_id: "4821" }, result: "first" },
+          { match_mode: "exact", match: { amount: 129, flags: [1, 2], order_id: "4821" }, result: "second" },
+        ],
+      },
+      "first",
+    ],
+    [
+      "a case without match matches anything",
+      {
+        type: "static",
+        cases: [
+          { match_mode: "exact", match: { order_id: "x" }, result: "no" },
+          { match_mode: "exact", result: "catch-all" },
+        ],
+      },
+      "catch-all",
+    ],
   ];
   it.each(cases)("%s", async (_name, rule, expected) => {
     const r = await run(base, policyWith(history(), { refund_payment: rule }));
@@ -230,33 +336,61 @@ describe("seed 000 · static: return a configured result", () => {
   });
 
   it("a miss names the paths each case differs at", async () => {
-    const r = await run(base, policyWith(history(), { refund_payment: { type: "static", cases: [{ match_mode: "subset", match: { order_id: "1" }, result: "S" }], on_miss: "error_result" } }));
+    const r = await run(
+      base,
+      policyWith(history(), {
+        refund_payment: {
+          type: "static",
+          cases: [{ match_mode: "subset", match: { order_id: "1" }, result: "S" }],
+          on_miss: "error_result",
+        },
+      }),
+    );
     expect(toolSteps(r)[0]!.miss?.staticCases?.[0]?.differingPaths).toEqual([["order_id"]]);
   });
 
   it("can stub a tool that was absent from the baseline", async () => {
     const b = sessionOf([{ name: "a", args: {}, result: 1 }]);
     const edit = requestEdit(b, modelSeqs(b)[1]!, [{ id: "n", name: "stubbed", args: { q: 1 } }]);
-    const r = await run(b, policyWith(history(), { stubbed: { type: "static", cases: [{ match_mode: "exact", result: "stub" }] } }), { edits: [edit] });
+    const r = await run(
+      b,
+      policyWith(history(), { stubbed: { type: "static", cases: [{ match_mode: "exact", result: "stub" }] } }),
+      { edits: [edit] },
+    );
     expect(toolSteps(r)[1]).toMatchObject({ name: "stubbed", source: "static", output: "stub" });
   });
 
   it("on_miss controls unmatched arguments (absent on_miss stops: fail)", async () => {
-    const r = await run(base, policyWith(history(), { refund_payment: { type: "static", cases: [{ match_mode: "exact", match: { x: 1 }, result: "S" }] } }));
+    const r = await run(
+      base,
+      policyWith(history(), {
+        refund_payment: { type: "static", cases: [{ match_mode: "exact", match: { x: 1 }, result: "S" }] },
+      }),
+    );
     expect(r.status).toBe("failed");
     expect(r.stop?.miss?.reason).toBe("no_static_case_matched");
   });
 });
 
 describe("seed 000 · passthrough: execute the live tool", () => {
-  const base = sessionOf([{ name: "get_current_time", args: {}, result: "recorded-time" }], [{ name: "send_email", args: { to: "a" }, result: "sent" }]);
+  const base = sessionOf(
+    [{ name: "get_current_time", args: {}, result: "recorded-time" }],
+    [{ name: "send_email", args: { to: "a" }, result: "sent" }],
+  );
 
   it("executes the live tool and returns its result; the result is a new log entry", async () => {
     const tool = vi.fn<ToolExecutor>(async () => ({ output: "12:00" }));
-    const r = await run(base, policyWith(history(), { get_current_time: { type: "passthrough" } }), { executors: { tool }, tools: [{ name: "get_current_time", sideEffect: "read" }] });
+    const r = await run(base, policyWith(history(), { get_current_time: { type: "passthrough" } }), {
+      executors: { tool },
+      tools: [{ name: "get_current_time", sideEffect: "read" }],
+    });
     expect(toolSteps(r)[0]).toMatchObject({ source: "live", output: "12:00" });
-    expect(r.newLogEntries).toEqual([expect.objectContaining({ type: "live_tool_result", step: toolSteps(r)[0]!.seq, output: "12:00" })]);
-    expect(r.evidence.liveCalls).toEqual([expect.objectContaining({ kind: "tool", name: "get_current_time", fromLog: false, approval: null })]);
+    expect(r.newLogEntries).toEqual([
+      expect.objectContaining({ type: "live_tool_result", step: toolSteps(r)[0]!.seq, output: "12:00" }),
+    ]);
+    expect(r.evidence.liveCalls).toEqual([
+      expect.objectContaining({ kind: "tool", name: "get_current_time", fromLog: false, approval: null }),
+    ]);
   });
 
   it("resuming with the log never repeats a live call", async () => {
@@ -280,10 +414,14 @@ describe("seed 000 · passthrough: execute the live tool", () => {
   });
 
   it("approval per_call is asked even for a read-only tool when the rule says so", async () => {
-    const r = await run(base, policyWith(history(), { get_current_time: { type: "passthrough", approval: "per_call" } }), {
-      executors: { tool: neverCalled },
-      tools: [{ name: "get_current_time", sideEffect: "read" }],
-    });
+    const r = await run(
+      base,
+      policyWith(history(), { get_current_time: { type: "passthrough", approval: "per_call" } }),
+      {
+        executors: { tool: neverCalled },
+        tools: [{ name: "get_current_time", sideEffect: "read" }],
+      },
+    );
     expect(r.status).toBe("awaiting_approval");
   });
 
@@ -292,7 +430,16 @@ describe("seed 000 · passthrough: execute the live tool", () => {
     const policy = policyWith(history(), { send_email: { type: "passthrough", approval: "per_call" } });
     const paused = await run(base, policy, { executors: { tool } });
     const p = paused.pending!;
-    const approval = { type: "approval" as const, id: "ap1", at: "2026-01-01T00:00:00Z", step: p.step, tool: p.tool, cacheKey: p.cacheKey, decision: "approved" as const, by: "ana" };
+    const approval = {
+      type: "approval" as const,
+      id: "ap1",
+      at: "2026-01-01T00:00:00Z",
+      step: p.step,
+      tool: p.tool,
+      cacheKey: p.cacheKey,
+      decision: "approved" as const,
+      by: "ana",
+    };
     const r = await run(base, policy, { executors: { tool }, log: [approval] });
     expect(r.status).toBe("completed");
     expect(toolSteps(r)[1]).toMatchObject({ source: "live", output: "sent-live", approvalId: "ap1" });
@@ -306,21 +453,44 @@ describe("seed 000 · passthrough: execute the live tool", () => {
     const p = paused.pending!;
     const r = await run(base, policy, {
       executors: { tool: neverCalled },
-      log: [{ type: "approval", id: "d", at: null, step: p.step, tool: p.tool, cacheKey: p.cacheKey, decision: "denied", by: "ana" }],
+      log: [
+        {
+          type: "approval",
+          id: "d",
+          at: null,
+          step: p.step,
+          tool: p.tool,
+          cacheKey: p.cacheKey,
+          decision: "denied",
+          by: "ana",
+        },
+      ],
     });
-    expect(toolSteps(r)[1]).toMatchObject({ source: "error_result", status: "failed", error: { type: "ApprovalDenied" } });
+    expect(toolSteps(r)[1]).toMatchObject({
+      source: "error_result",
+      status: "failed",
+      error: { type: "ApprovalDenied" },
+    });
     expect(r.status).toBe("completed");
   });
 
   it("a live call without a tool executor stops the branch with a clear reason", async () => {
-    const r = await run(base, policyWith(history(), { get_current_time: { type: "passthrough" } }), { tools: [{ name: "get_current_time", sideEffect: "none" }] });
+    const r = await run(base, policyWith(history(), { get_current_time: { type: "passthrough" } }), {
+      tools: [{ name: "get_current_time", sideEffect: "none" }],
+    });
     expect(r.status).toBe("failed");
     expect(r.stop?.code).toBe("tool_executor_missing");
   });
 
   it("maxLiveCalls bounds live executions: budget_exhausted, not an error", async () => {
     const tool = vi.fn<ToolExecutor>(async () => ({ output: "t" }));
-    const r = await run(base, policyWith({ type: "passthrough" }, undefined, { maxLiveCalls: 1 }), { executors: { tool }, tools: [{ name: "get_current_time", sideEffect: "read" }, { name: "send_email", sideEffect: "read" }] });
+    const r = await run(base, policyWith({ type: "passthrough" }, undefined, { maxLiveCalls: 1 }), {
+      executors: { tool },
+      tools: [
+        { name: "get_current_time", sideEffect: "read" },
+        { name: "send_email", sideEffect: "read" },
+      ],
+    });
     expect(r.status).toBe("budget_exhausted");
     expect(tool).toHaveBeenCalledTimes(1);
   });
@@ -330,8 +500,14 @@ describe("seed 000 · llm: generate a result with a model", () => {
   const base = sessionOf([{ name: "weather", args: { city: "Oslo" }, result: "rain" }]);
   it("asks the simulator with the rule's model and instructions, and logs its answer", async () => {
     const simulator = vi.fn(async () => ({ output: "sunny (simulated)" }));
-    const r = await run(base, policyWith(history(), { weather: { type: "llm", model: "sim-1", instructions: "be terse" } }), { executors: { simulator } });
-    expect(simulator).toHaveBeenCalledWith(expect.objectContaining({ tool: "weather", args: { city: "Oslo" }, model: "sim-1", instructions: "be terse" }));
+    const r = await run(
+      base,
+      policyWith(history(), { weather: { type: "llm", model: "sim-1", instructions: "be terse" } }),
+      { executors: { simulator } },
+    );
+    expect(simulator).toHaveBeenCalledWith(
+      expect.objectContaining({ tool: "weather", args: { city: "Oslo" }, model: "sim-1", instructions: "be terse" }),
+    );
     expect(toolSteps(r)[0]).toMatchObject({ source: "llm", output: "sunny (simulated)" });
     expect(r.evidence.strength).toBe("simulated");
     expect(r.newLogEntries[0]).toMatchObject({ type: "simulated_tool_result", model: "sim-1" });
@@ -342,13 +518,24 @@ describe("DESIGN · blocked and fixture rules", () => {
   const base = sessionOf([{ name: "delete_user", args: { id: 1 }, result: "deleted" }]);
 
   it("blocked: the call is refused and the agent gets a tool error", async () => {
-    const r = await run(base, policyWith(history(), { delete_user: { type: "blocked" } }), { executors: { tool: neverCalled } });
+    const r = await run(base, policyWith(history(), { delete_user: { type: "blocked" } }), {
+      executors: { tool: neverCalled },
+    });
     expect(toolSteps(r)[0]).toMatchObject({ source: "blocked", status: "failed", error: { type: "ToolBlocked" } });
     expect(r.status).toBe("completed");
   });
 
   const fixture = (over: Partial<FixtureEntry>): FixtureEntry => ({
-    type: "fixture", id: "f1", at: "2026-01-01T00:00:00Z", step: 2, tool: "delete_user", cacheKey: cacheKey("delete_user", { id: 1 }), output: "from-fixture", author: "ana", note: "checked in prod", ...over,
+    type: "fixture",
+    id: "f1",
+    at: "2026-01-01T00:00:00Z",
+    step: 2,
+    tool: "delete_user",
+    cacheKey: cacheKey("delete_user", { id: 1 }),
+    output: "from-fixture",
+    author: "ana",
+    note: "checked in prod",
+    ...over,
   });
 
   it("fixture: answered by an analyst fixture matched by cache key, with provenance in the evidence", async () => {
@@ -371,7 +558,9 @@ describe("DESIGN · blocked and fixture rules", () => {
   });
 
   it("a fixture may supply an error the tool returns", async () => {
-    const r = await run(base, policyWith({ type: "fixture" }), { log: [fixture({ output: undefined, error: { type: "NotFound", message: "no user" } })] });
+    const r = await run(base, policyWith({ type: "fixture" }), {
+      log: [fixture({ output: undefined, error: { type: "NotFound", message: "no user" } })],
+    });
     expect(toolSteps(r)[0]).toMatchObject({ source: "fixture", status: "failed", error: { type: "NotFound" } });
   });
 });

@@ -57,15 +57,7 @@ export type HistoryLookup = (query: {
 }) => Promise<HistoryMatch | null>;
 
 export type StepSource =
-  | "recorded"
-  | "static"
-  | "fixture"
-  | "provider_fixture"
-  | "live"
-  | "llm"
-  | "error_result"
-  | "blocked"
-  | "edit";
+  "recorded" | "static" | "fixture" | "provider_fixture" | "live" | "llm" | "error_result" | "blocked" | "edit";
 
 export type ToolOutcome =
   | {
@@ -88,11 +80,7 @@ export type ToolOutcome =
   | { type: "needs_live"; kind: "tool" | "simulator"; miss: MissExplanation | null };
 
 export type StopCode =
-  | "tool_miss_fail"
-  | "langgraph_null_result"
-  | "tool_executor_missing"
-  | "simulator_missing"
-  | "budget_live_calls";
+  "tool_miss_fail" | "langgraph_null_result" | "tool_executor_missing" | "simulator_missing" | "budget_live_calls";
 
 export interface ResolveEnv {
   base: BaseIndex;
@@ -124,7 +112,9 @@ export function staticCaseMatches(c: StaticCase, args: unknown): boolean {
   return true;
 }
 
-type RuleResult = Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" }> | { type: "miss"; miss: MissExplanation };
+type RuleResult =
+  | Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" }>
+  | { type: "miss"; miss: MissExplanation };
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -136,7 +126,9 @@ type MaybePromise<T> = T | Promise<T>;
 export function resolveToolCall(rule: ToolRule, call: ToolCall, env: ResolveEnv): MaybePromise<ToolOutcome> {
   const result = applyRule(rule, call, env);
   if (result instanceof Promise) {
-    return result.then((r) => (r.type === "miss" ? applyOnMiss(effectiveOnMiss(rule) ?? "fail", call, r.miss, env) : r));
+    return result.then((r) =>
+      r.type === "miss" ? applyOnMiss(effectiveOnMiss(rule) ?? "fail", call, r.miss, env) : r,
+    );
   }
   if (result.type !== "miss") return result;
   return applyOnMiss(effectiveOnMiss(rule) ?? "fail", call, result.miss, env);
@@ -234,7 +226,12 @@ function fixtureAnswer(fixture: FixtureEntry, miss: MissExplanation | null): Rul
   };
 }
 
-function applyOnMiss(onMiss: OnMiss, call: ToolCall, miss: MissExplanation, env: ResolveEnv): MaybePromise<ToolOutcome> {
+function applyOnMiss(
+  onMiss: OnMiss,
+  call: ToolCall,
+  miss: MissExplanation,
+  env: ResolveEnv,
+): MaybePromise<ToolOutcome> {
   switch (onMiss) {
     case "fail":
       return {
@@ -276,7 +273,7 @@ async function runLive(
       return {
         type: "awaiting_approval",
         miss,
-        message: `"${call.tool}" would run live and ${rule?.approval === "per_call" ? 'its rule asks for approval per call' : `is not declared read-only (${env.sideEffectOf(call.tool)})`}: approve or deny this call.`,
+        message: `"${call.tool}" would run live and ${rule?.approval === "per_call" ? "its rule asks for approval per call" : `is not declared read-only (${env.sideEffectOf(call.tool)})`}: approve or deny this call.`,
       };
     }
     if (approval.decision === "denied") {
@@ -360,7 +357,9 @@ async function runSimulator(rule: LlmRule, call: ToolCall, env: ResolveEnv): Pro
       miss: null,
     };
   }
-  const answer = await execute(() => env.run!.simulator!({ ...call, model: rule.model, instructions: rule.instructions }));
+  const answer = await execute(() =>
+    env.run!.simulator!({ ...call, model: rule.model, instructions: rule.instructions }),
+  );
   const id = `sim:${call.step}:${call.tool}:${call.cacheKey ?? "nokey"}`;
   env.log.append({
     type: "simulated_tool_result",

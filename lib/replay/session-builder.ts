@@ -16,11 +16,12 @@ export interface CallSpec {
 }
 
 export type TurnSpec =
-  | { user: string }
-  | { model: string; calls?: CallSpec[]; order?: number[]; modelName?: string }
-  | { final: string };
+  { user: string } | { model: string; calls?: CallSpec[]; order?: number[]; modelName?: string } | { final: string };
 
-export function buildSession(turns: readonly TurnSpec[], options: { system?: string; windowMessages?: number } = {}): SessionEvent[] {
+export function buildSession(
+  turns: readonly TurnSpec[],
+  options: { system?: string; windowMessages?: number } = {},
+): SessionEvent[] {
   const events: Omit<SessionEvent, "cacheKey" | "occurrence">[] = [];
   const messages: Message[] = [{ role: "system", content: options.system ?? "You are a support agent." }];
   let callCounter = 0;
@@ -43,9 +44,14 @@ export function buildSession(turns: readonly TurnSpec[], options: { system?: str
     } else if ("model" in turn) {
       const calls = turn.calls ?? [];
       const toolCalls = calls.map((c) => ({ id: c.id ?? `call_${callCounter++}`, name: c.name, args: c.args }));
-      const output: Message = { role: "assistant", content: turn.model, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
+      const output: Message = {
+        role: "assistant",
+        content: turn.model,
+        ...(toolCalls.length > 0 ? { toolCalls } : {}),
+      };
       const window = options.windowMessages;
-      const sent = window === undefined ? [...messages] : [messages[0]!, ...messages.slice(Math.max(1, messages.length - window))];
+      const sent =
+        window === undefined ? [...messages] : [messages[0]!, ...messages.slice(Math.max(1, messages.length - window))];
       const modelSeq = events.length;
       events.push({
         ...base("model_call", turn.modelName ?? "gpt-test"),
@@ -70,7 +76,12 @@ export function buildSession(turns: readonly TurnSpec[], options: { system?: str
       }
       for (let k = 0; k < calls.length; k++) {
         const c = calls[k]!;
-        messages.push({ role: "tool", toolCallId: toolCalls[k]!.id, name: c.name, content: c.error ? { error: c.error } : (c.result ?? null) });
+        messages.push({
+          role: "tool",
+          toolCallId: toolCalls[k]!.id,
+          name: c.name,
+          content: c.error ? { error: c.error } : (c.result ?? null),
+        });
       }
     } else {
       events.push({ ...base("final_output", "final"), input: null, output: turn.final });

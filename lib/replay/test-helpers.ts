@@ -4,7 +4,11 @@ import { replay, type ReplayInput, type ReplayResult } from "./replay";
 import { buildSession, type CallSpec, type TurnSpec } from "./session-builder";
 
 /** A policy with one default rule (and overrides), recorded model outputs, continue to terminal. */
-export function policyWith(defaultRule: ToolRule, overrides?: Record<string, ToolRule>, extra: Partial<Policy> = {}): Policy {
+export function policyWith(
+  defaultRule: ToolRule,
+  overrides?: Record<string, ToolRule>,
+  extra: Partial<Policy> = {},
+): Policy {
   return {
     model: "recorded-only",
     drift: "continue_to_terminal",

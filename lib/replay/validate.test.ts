@@ -20,25 +20,157 @@ const doc = (def: ToolRule, overrides?: Record<string, ToolRule>, extra: Partial
 });
 const history = { type: "history", scope: "baseline", on_miss: "fail" } as const;
 
-type Row = [rule: string, document: unknown, context: ValidationContext, code: IssueCode, severity: "error" | "warning", path: (string | number)[]];
+type Row = [
+  rule: string,
+  document: unknown,
+  context: ValidationContext,
+  code: IssueCode,
+  severity: "error" | "warning",
+  path: (string | number)[],
+];
 const rows: Row[] = [
-  ["The OpenAI Agents adapter does not support a history default", doc(history), ctx({ adapter: "openai-agents" }), "openai_agents_history_default", "error", ["tools", "default"]],
-  ["PydanticAI does not support llm: it rejects the policy before executing the tool", doc(history, { search: { type: "llm", model: "m" } }), ctx({ adapter: "pydantic-ai" }), "llm_unsupported_by_adapter", "error", ["tools", "overrides", "search"]],
-  ["Mastra does not support llm", doc({ type: "llm", model: "m" }), ctx({ adapter: "mastra" }), "llm_unsupported_by_adapter", "error", ["tools", "default"]],
-  ["Vercel AI SDK does not support llm", doc({ type: "llm", model: "m" }), ctx({ adapter: "vercel-ai-sdk" }), "llm_unsupported_by_adapter", "error", ["tools", "default"]],
-  ["Check the relevant adapter page before relying on llm elsewhere", doc({ type: "llm", model: "m" }), ctx({ adapter: "langgraph" }), "llm_adapter_unverified", "warning", ["tools", "default"]],
-  ["A non-passthrough policy is rejected when the agent version lacks the tool_policies capability", doc(history), ctx({ capabilities: ["overrides"] }), "tool_policies_capability_missing", "error", ["tools", "default"]],
-  ["cohort_version is valid only inside experiments", doc({ type: "history", scope: "cohort_version", on_miss: "fail" }), ctx(), "cohort_scope_outside_experiment", "error", ["tools", "default", "scope"]],
-  ["LangGraph requires a recorded ToolMessage or Command envelope and fails closed for null", doc(history), ctx({ adapter: "langgraph" }), "langgraph_history_envelope", "warning", ["tools"]],
-  ["History matching is guaranteed only within the same adapter implementation", doc(history), ctx({ adapter: "mastra", historyAdapters: ["mastra", "vercel-ai-sdk"] }), "cross_adapter_history", "warning", ["tools"]],
-  ["on_miss passthrough: use only when repeating the call is safe (tool not read-only)", doc(history, { refund_payment: { type: "history", scope: "baseline", on_miss: "passthrough" } }), ctx(), "passthrough_on_miss_not_read_only", "error", ["tools", "overrides", "refund_payment", "on_miss"]],
-  ["on_miss passthrough on the default answers non-read-only tools", doc({ type: "history", scope: "baseline", on_miss: "passthrough" }), ctx(), "passthrough_on_miss_not_read_only", "error", ["tools", "default", "on_miss"]],
-  ["tools not declared read-only require approval per_call", doc(history, { refund_payment: { type: "passthrough" } }), ctx(), "passthrough_requires_approval", "error", ["tools", "overrides", "refund_payment"]],
-  ["a tool with unknown side effects is not read-only", doc(history, { mystery: { type: "passthrough" } }), ctx({ knownTools: [{ name: "mystery", sideEffect: "unknown" }] }), "passthrough_requires_approval", "error", ["tools", "overrides", "mystery"]],
-  ["a case after a catch-all never answers", doc({ type: "static", cases: [{ match_mode: "exact", result: 1 }, { match_mode: "exact", match: {}, result: 2 }] }), ctx(), "static_case_unreachable", "warning", ["tools", "default", "cases", 1]],
-  ["live model policies need the overrides capability", doc(history, undefined, { model: "pinned-live" }), ctx({ capabilities: ["tool_policies"] }), "overrides_capability_missing", "error", ["model"]],
-  ["match_mode is required", doc({ type: "static", cases: [{ match: {}, result: 1 } as never] }), ctx(), "schema", "error", ["tools", "default", "cases", 0, "match_mode"]],
-  ["a misspelt key is an error, not a no-op", doc({ type: "history", scope: "baseline", on_miss: "fail", onMiss: "pause" } as never), ctx(), "schema", "error", ["tools", "default"]],
+  [
+    "The OpenAI Agents adapter does not support a history default",
+    doc(history),
+    ctx({ adapter: "openai-agents" }),
+    "openai_agents_history_default",
+    "error",
+    ["tools", "default"],
+  ],
+  [
+    "PydanticAI does not support llm: it rejects the policy before executing the tool",
+    doc(history, { search: { type: "llm", model: "m" } }),
+    ctx({ adapter: "pydantic-ai" }),
+    "llm_unsupported_by_adapter",
+    "error",
+    ["tools", "overrides", "search"],
+  ],
+  [
+    "Mastra does not support llm",
+    doc({ type: "llm", model: "m" }),
+    ctx({ adapter: "mastra" }),
+    "llm_unsupported_by_adapter",
+    "error",
+    ["tools", "default"],
+  ],
+  [
+    "Vercel AI SDK does not support llm",
+    doc({ type: "llm", model: "m" }),
+    ctx({ adapter: "vercel-ai-sdk" }),
+    "llm_unsupported_by_adapter",
+    "error",
+    ["tools", "default"],
+  ],
+  [
+    "Check the relevant adapter page before relying on llm elsewhere",
+    doc({ type: "llm", model: "m" }),
+    ctx({ adapter: "langgraph" }),
+    "llm_adapter_unverified",
+    "warning",
+    ["tools", "default"],
+  ],
+  [
+    "A non-passthrough policy is rejected when the agent version lacks the tool_policies capability",
+    doc(history),
+    ctx({ capabilities: ["overrides"] }),
+    "tool_policies_capability_missing",
+    "error",
+    ["tools", "default"],
+  ],
+  [
+    "cohort_version is valid only inside experiments",
+    doc({ type: "history", scope: "cohort_version", on_miss: "fail" }),
+    ctx(),
+    "cohort_scope_outside_experiment",
+    "error",
+    ["tools", "default", "scope"],
+  ],
+  [
+    "LangGraph requires a recorded ToolMessage or Command envelope and fails closed for null",
+    doc(history),
+    ctx({ adapter: "langgraph" }),
+    "langgraph_history_envelope",
+    "warning",
+    ["tools"],
+  ],
+  [
+    "History matching is guaranteed only within the same adapter implementation",
+    doc(history),
+    ctx({ adapter: "mastra", historyAdapters: ["mastra", "vercel-ai-sdk"] }),
+    "cross_adapter_history",
+    "warning",
+    ["tools"],
+  ],
+  [
+    "on_miss passthrough: use only when repeating the call is safe (tool not read-only)",
+    doc(history, { refund_payment: { type: "history", scope: "baseline", on_miss: "passthrough" } }),
+    ctx(),
+    "passthrough_on_miss_not_read_only",
+    "error",
+    ["tools", "overrides", "refund_payment", "on_miss"],
+  ],
+  [
+    "on_miss passthrough on the default answers non-read-only tools",
+    doc({ type: "history", scope: "baseline", on_miss: "passthrough" }),
+    ctx(),
+    "passthrough_on_miss_not_read_only",
+    "error",
+    ["tools", "default", "on_miss"],
+  ],
+  [
+    "tools not declared read-only require approval per_call",
+    doc(history, { refund_payment: { type: "passthrough" } }),
+    ctx(),
+    "passthrough_requires_approval",
+    "error",
+    ["tools", "overrides", "refund_payment"],
+  ],
+  [
+    "a tool with unknown side effects is not read-only",
+    doc(history, { mystery: { type: "passthrough" } }),
+    ctx({ knownTools: [{ name: "mystery", sideEffect: "unknown" }] }),
+    "passthrough_requires_approval",
+    "error",
+    ["tools", "overrides", "mystery"],
+  ],
+  [
+    "a case after a catch-all never answers",
+    doc({
+      type: "static",
+      cases: [
+        { match_mode: "exact", result: 1 },
+        { match_mode: "exact", match: {}, result: 2 },
+      ],
+    }),
+    ctx(),
+    "static_case_unreachable",
+    "warning",
+    ["tools", "default", "cases", 1],
+  ],
+  [
+    "live model policies need the overrides capability",
+    doc(history, undefined, { model: "pinned-live" }),
+    ctx({ capabilities: ["tool_policies"] }),
+    "overrides_capability_missing",
+    "error",
+    ["model"],
+  ],
+  [
+    "match_mode is required",
+    doc({ type: "static", cases: [{ match: {}, result: 1 } as never] }),
+    ctx(),
+    "schema",
+    "error",
+    ["tools", "default", "cases", 0, "match_mode"],
+  ],
+  [
+    "a misspelt key is an error, not a no-op",
+    doc({ type: "history", scope: "baseline", on_miss: "fail", onMiss: "pause" } as never),
+    ctx(),
+    "schema",
+    "error",
+    ["tools", "default"],
+  ],
 ];
 
 describe("validation with context: every seed caveat has a stable code and path", () => {
@@ -59,7 +191,10 @@ describe("validation with context: every seed caveat has a stable code and path"
   });
 
   it("the seed-000 advice for OpenAI Agents (passthrough default, named history overrides) passes", () => {
-    const r = validatePolicy(doc({ type: "passthrough" }, { search: history }), ctx({ adapter: "openai-agents", knownTools: [{ name: "search", sideEffect: "read" }] }));
+    const r = validatePolicy(
+      doc({ type: "passthrough" }, { search: history }),
+      ctx({ adapter: "openai-agents", knownTools: [{ name: "search", sideEffect: "read" }] }),
+    );
     expect(r.ok).toBe(true);
     expect(r.errors).toEqual([]);
   });
@@ -70,7 +205,10 @@ describe("validation with context: every seed caveat has a stable code and path"
   });
 
   it("cohort_version inside an experiment is accepted", () => {
-    const r = validatePolicy(doc({ type: "history", scope: "cohort_version", on_miss: "fail" }), ctx({ inExperiment: true }));
+    const r = validatePolicy(
+      doc({ type: "history", scope: "cohort_version", on_miss: "fail" }),
+      ctx({ inExperiment: true }),
+    );
     expect(r.ok).toBe(true);
   });
 
@@ -84,7 +222,12 @@ describe("validation with context: every seed caveat has a stable code and path"
 
   it("the recommended RCA default is valid for every adapter with the tool_policies capability except openai-agents", () => {
     for (const adapter of ["pydantic-ai", "langgraph", "mastra", "vercel-ai-sdk", "generic"] as const) {
-      expect(validatePolicy(doc({ type: "history", scope: "baseline", on_miss: "pause" }, undefined, { maxSteps: 100 }), ctx({ adapter })).ok).toBe(true);
+      expect(
+        validatePolicy(
+          doc({ type: "history", scope: "baseline", on_miss: "pause" }, undefined, { maxSteps: 100 }),
+          ctx({ adapter }),
+        ).ok,
+      ).toBe(true);
     }
   });
 });

@@ -59,7 +59,8 @@ const SEED = {
   llmElsewhere: 'Seed 000: "Check the relevant adapter page before relying on `llm` elsewhere."',
   capability:
     'Seed 000: "Anything beyond passthrough needs a runtime that can intercept tool calls. A replay or experiment run with a non-passthrough policy is rejected when the agent version does not declare the tool_policies runtime capability."',
-  cohort: 'Seed 000: "cohort_version: Any session in the experiment\'s cohort. This scope is valid only inside experiments."',
+  cohort:
+    'Seed 000: "cohort_version: Any session in the experiment\'s cohort. This scope is valid only inside experiments."',
   langgraph:
     'Seed 000: "A completed history match replays its result, including null, except in LangGraph: it requires a recorded ToolMessage or Command envelope and fails closed for null or malformed completed results."',
   crossAdapter:
@@ -68,7 +69,8 @@ const SEED = {
     'Seed 000: "passthrough: execute the live tool. Use this only when repeating the call is safe." Only tools declared `none` or `read` are read-only.',
   approval:
     'DESIGN §3: "tools not declared read-only require `per_call`" (seed 003 `live-explicit`: "Allow live side-effecting tools with explicit approval. Treat as high risk.")',
-  overrides: "The agent version does not declare the `overrides` runtime capability, so model settings cannot be overridden.",
+  overrides:
+    "The agent version does not declare the `overrides` runtime capability, so model settings cannot be overridden.",
 } as const;
 
 function* rulesOf(policy: Policy): Generator<{ rule: ToolRule; path: JsonPath; tool: string | null }> {
@@ -103,9 +105,7 @@ export function validatePolicy(document: unknown, contextInput: ValidationContex
   const issues = policyCaveats(policy, context);
   const errors = issues.filter((i) => i.severity === "error");
   const warnings = issues.filter((i) => i.severity === "warning");
-  return errors.length === 0
-    ? { ok: true, policy, errors: [], warnings }
-    : { ok: false, policy, errors, warnings };
+  return errors.length === 0 ? { ok: true, policy, errors: [], warnings } : { ok: false, policy, errors, warnings };
 }
 
 function policyCaveats(policy: Policy, context: z.output<typeof ValidationContext>): PolicyIssue[] {
@@ -124,13 +124,28 @@ function policyCaveats(policy: Policy, context: z.output<typeof ValidationContex
   for (const { rule, path, tool } of rulesOf(policy)) {
     if (rule.type === "llm") {
       if (context.adapter === "pydantic-ai" || context.adapter === "mastra" || context.adapter === "vercel-ai-sdk") {
-        add("llm_unsupported_by_adapter", "error", path, `The ${context.adapter} adapter rejects \`llm\`. ${SEED.llmRejected}`);
+        add(
+          "llm_unsupported_by_adapter",
+          "error",
+          path,
+          `The ${context.adapter} adapter rejects \`llm\`. ${SEED.llmRejected}`,
+        );
       } else {
-        add("llm_adapter_unverified", "warning", path, `\`llm\` with the ${context.adapter} adapter. ${SEED.llmElsewhere}`);
+        add(
+          "llm_adapter_unverified",
+          "warning",
+          path,
+          `\`llm\` with the ${context.adapter} adapter. ${SEED.llmElsewhere}`,
+        );
       }
     }
     if (rule.type !== "passthrough" && !hasCapability("tool_policies")) {
-      add("tool_policies_capability_missing", "error", path, `A \`${rule.type}\` rule needs tool interception. ${SEED.capability}`);
+      add(
+        "tool_policies_capability_missing",
+        "error",
+        path,
+        `A \`${rule.type}\` rule needs tool interception. ${SEED.capability}`,
+      );
     }
     if (rule.type === "history") {
       usesHistory = true;
@@ -150,7 +165,12 @@ function policyCaveats(policy: Policy, context: z.output<typeof ValidationContex
       }
     }
     if (tool !== null && context.knownTools.length > 0 && !sideEffectOf.has(tool)) {
-      add("override_for_unknown_tool", "warning", path, `No tool named "${tool}" is known for this agent; check the spelling.`);
+      add(
+        "override_for_unknown_tool",
+        "warning",
+        path,
+        `No tool named "${tool}" is known for this agent; check the spelling.`,
+      );
     }
 
     // The tools this rule answers: the named one, or (for the default) every
@@ -158,7 +178,9 @@ function policyCaveats(policy: Policy, context: z.output<typeof ValidationContex
     const answered =
       tool !== null
         ? [tool]
-        : context.knownTools.map((t) => t.name).filter((name) => !Object.prototype.hasOwnProperty.call(overrides, name));
+        : context.knownTools
+            .map((t) => t.name)
+            .filter((name) => !Object.prototype.hasOwnProperty.call(overrides, name));
     const unsafe = answered.filter((name) => !isReadOnly(sideEffectOf.get(name)));
     const unsafeText = (names: string[]) =>
       tool !== null

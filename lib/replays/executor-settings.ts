@@ -3,7 +3,11 @@ import type { DbClient } from "@/lib/db/client";
 import { ApiError } from "@/lib/http/errors";
 import { normalizeHost, parseHttpUrl } from "./executors";
 
-const httpUrl = (what: string) => z.string().trim().refine((v) => parseHttpUrl(v) !== null, `${what} must be an http:// or https:// URL.`);
+const httpUrl = (what: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => parseHttpUrl(v) !== null, `${what} must be an http:// or https:// URL.`);
 
 /**
  * The key's variable must look like a key (…_API_KEY, …_TOKEN, …_KEY) and may
@@ -16,7 +20,8 @@ export function keyEnvNameProblem(name: string): string | null {
   if (name.startsWith("BRANCHPOINT_") || ["DATABASE_URL", "TEST_POSTGRES_URL"].includes(name)) {
     return `${name} is one of Branchpoint's own settings; name the variable that holds the model provider's key.`;
   }
-  if (!/(_API_KEY|_KEY|_TOKEN)$/.test(name)) return "Only variables named like a key (…_API_KEY, …_KEY, …_TOKEN) can be sent to a model endpoint.";
+  if (!/(_API_KEY|_KEY|_TOKEN)$/.test(name))
+    return "Only variables named like a key (…_API_KEY, …_KEY, …_TOKEN) can be sent to a model endpoint.";
   return null;
 }
 
@@ -54,25 +59,56 @@ export async function executorSettings(client: DbClient) {
   };
   return {
     // Only whether the key variable is set leaves the server; never its value.
-    models: models.map((m) => ({ id: m.id, name: m.name, baseUrl: m.baseUrl, model: m.model, apiKeyEnv: m.apiKeyEnv, keySet: m.apiKeyEnv ? Boolean(process.env[m.apiKeyEnv]) : null, hostAllowed: hostOk(m.baseUrl) })),
-    tools: tools.map((t) => ({ id: t.id, toolName: t.toolName, url: t.url, timeoutMs: t.timeoutMs, readOnly: t.readOnly, hostAllowed: hostOk(t.url) })),
+    models: models.map((m) => ({
+      id: m.id,
+      name: m.name,
+      baseUrl: m.baseUrl,
+      model: m.model,
+      apiKeyEnv: m.apiKeyEnv,
+      keySet: m.apiKeyEnv ? Boolean(process.env[m.apiKeyEnv]) : null,
+      hostAllowed: hostOk(m.baseUrl),
+    })),
+    tools: tools.map((t) => ({
+      id: t.id,
+      toolName: t.toolName,
+      url: t.url,
+      timeoutMs: t.timeoutMs,
+      readOnly: t.readOnly,
+      hostAllowed: hostOk(t.url),
+    })),
     hosts: hosts.map((h) => ({ id: h.id, host: h.host })),
   };
 }
 
 export async function saveModelEndpoint(client: DbClient, input: z.infer<typeof ModelEndpointInput>) {
   const data = { baseUrl: input.baseUrl, model: input.model, apiKeyEnv: input.apiKeyEnv || null };
-  return client.modelEndpoint.upsert({ where: { name: input.name }, create: { name: input.name, ...data }, update: data, select: { id: true } });
+  return client.modelEndpoint.upsert({
+    where: { name: input.name },
+    create: { name: input.name, ...data },
+    update: data,
+    select: { id: true },
+  });
 }
 
 export async function saveToolEndpoint(client: DbClient, input: z.infer<typeof ToolEndpointInput>) {
   const data = { url: input.url, timeoutMs: input.timeoutMs, readOnly: input.readOnly };
-  return client.toolEndpoint.upsert({ where: { toolName: input.toolName }, create: { toolName: input.toolName, ...data }, update: data, select: { id: true } });
+  return client.toolEndpoint.upsert({
+    where: { toolName: input.toolName },
+    create: { toolName: input.toolName, ...data },
+    update: data,
+    select: { id: true },
+  });
 }
 
 export async function addAllowedHost(client: DbClient, raw: string) {
   const host = normalizeHost(raw);
-  if (!host) throw new ApiError(400, "invalid_host", `"${raw}" is not a host: write a host name or host:port, such as api.example.com or 127.0.0.1:8080.`, [{ path: "host", message: "not a host" }]);
+  if (!host)
+    throw new ApiError(
+      400,
+      "invalid_host",
+      `"${raw}" is not a host: write a host name or host:port, such as api.example.com or 127.0.0.1:8080.`,
+      [{ path: "host", message: "not a host" }],
+    );
   return client.allowedHost.upsert({ where: { host }, create: { host }, update: {}, select: { id: true, host: true } });
 }
 

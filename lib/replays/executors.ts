@@ -11,7 +11,8 @@ import type { DbClient } from "@/lib/db/client";
 export class ExecutorError extends Error {
   override name = "ExecutorError";
   constructor(
-    readonly code: "host_not_allowed" | "no_endpoint" | "bad_url" | "http_error" | "bad_response" | "timeout" | "key_missing",
+    readonly code:
+      "host_not_allowed" | "no_endpoint" | "bad_url" | "http_error" | "bad_response" | "timeout" | "key_missing",
     message: string,
   ) {
     super(message);
@@ -46,7 +47,12 @@ export function stripNul<T>(value: T): { value: T; replaced: number } {
 }
 
 /** Told when an executor answer had NULs replaced, with the branch step it is for (the service notes it on that step). */
-export type NulReport = (report: { step: number; executor: "tool" | "model" | "simulator"; name: string; replaced: number }) => void;
+export type NulReport = (report: {
+  step: number;
+  executor: "tool" | "model" | "simulator";
+  name: string;
+  replaced: number;
+}) => void;
 
 /** The host part compared with the allow-list: `hostname` and `hostname:port` both match an entry. */
 export function hostAllowed(url: URL, allowed: ReadonlySet<string>): boolean {
@@ -88,7 +94,12 @@ function keyFrom(envName: string | null): string | null {
   return value && value.length > 0 ? value : null;
 }
 
-async function postJson(url: URL, body: unknown, timeoutMs: number, headers: Record<string, string> = {}): Promise<unknown> {
+async function postJson(
+  url: URL,
+  body: unknown,
+  timeoutMs: number,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -100,15 +111,26 @@ async function postJson(url: URL, body: unknown, timeoutMs: number, headers: Rec
     });
   } catch (error) {
     const name = error instanceof Error ? error.name : "";
-    if (name === "TimeoutError" || name === "AbortError") throw new ExecutorError("timeout", `${url.origin}${url.pathname} did not answer within ${timeoutMs} ms.`);
-    throw new ExecutorError("http_error", `${url.origin}${url.pathname} could not be reached: ${error instanceof Error ? error.message : String(error)}.`);
+    if (name === "TimeoutError" || name === "AbortError")
+      throw new ExecutorError("timeout", `${url.origin}${url.pathname} did not answer within ${timeoutMs} ms.`);
+    throw new ExecutorError(
+      "http_error",
+      `${url.origin}${url.pathname} could not be reached: ${error instanceof Error ? error.message : String(error)}.`,
+    );
   }
   const text = await response.text();
-  if (!response.ok) throw new ExecutorError("http_error", `${url.origin}${url.pathname} answered HTTP ${response.status}: ${text.slice(0, 300)}`);
+  if (!response.ok)
+    throw new ExecutorError(
+      "http_error",
+      `${url.origin}${url.pathname} answered HTTP ${response.status}: ${text.slice(0, 300)}`,
+    );
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new ExecutorError("bad_response", `${url.origin}${url.pathname} answered with a body that is not JSON: ${text.slice(0, 120)}`);
+    throw new ExecutorError(
+      "bad_response",
+      `${url.origin}${url.pathname} answered with a body that is not JSON: ${text.slice(0, 120)}`,
+    );
   }
 }
 
@@ -146,10 +168,21 @@ function toolExecutorRaw(client: DbClient): ToolExecutor {
   return async (call: ToolCall) => {
     const endpoint = await client.toolEndpoint.findUnique({ where: { toolName: call.tool } });
     if (!endpoint) {
-      return { error: { type: "NoToolEndpoint", message: `No live endpoint is configured for "${call.tool}" (Settings → Executors); the call was not made.` } };
+      return {
+        error: {
+          type: "NoToolEndpoint",
+          message: `No live endpoint is configured for "${call.tool}" (Settings → Executors); the call was not made.`,
+        },
+      };
     }
     const url = parseHttpUrl(endpoint.url);
-    if (!url) return { error: { type: "BadToolEndpoint", message: `The endpoint of "${call.tool}" is not an http(s) URL: ${endpoint.url}` } };
+    if (!url)
+      return {
+        error: {
+          type: "BadToolEndpoint",
+          message: `The endpoint of "${call.tool}" is not an http(s) URL: ${endpoint.url}`,
+        },
+      };
     if (!hostAllowed(url, await allowList(client))) {
       return {
         error: {
@@ -163,18 +196,30 @@ function toolExecutorRaw(client: DbClient): ToolExecutor {
       const body = await postJson(url, { tool: call.tool, args: call.args, callId: call.callId }, endpoint.timeoutMs);
       return { ...toolAnswerOf(body), durationMs: Date.now() - started };
     } catch (error) {
-      if (error instanceof ExecutorError) return { error: { type: `Tool_${error.code}`, message: error.message }, durationMs: Date.now() - started };
+      if (error instanceof ExecutorError)
+        return { error: { type: `Tool_${error.code}`, message: error.message }, durationMs: Date.now() - started };
       throw error;
     }
   };
 }
 
-type ChatMessage = { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string; name?: string };
+type ChatMessage = {
+  role: string;
+  content: string | null;
+  tool_calls?: unknown[];
+  tool_call_id?: string;
+  name?: string;
+};
 
 /** Our message shape as OpenAI chat messages. */
 export function toChatMessages(messages: readonly Message[]): ChatMessage[] {
   return messages.map((m) => {
-    const content = m.content === null || m.content === undefined ? null : typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+    const content =
+      m.content === null || m.content === undefined
+        ? null
+        : typeof m.content === "string"
+          ? m.content
+          : JSON.stringify(m.content);
     const out: ChatMessage = { role: m.role, content };
     if (m.toolCalls && m.toolCalls.length > 0) {
       out.tool_calls = m.toolCalls.map((c) => ({
@@ -189,8 +234,18 @@ export function toChatMessages(messages: readonly Message[]): ChatMessage[] {
 }
 
 /** An OpenAI chat completion's first choice as our message shape. */
-export function fromChatCompletion(body: unknown): { output: Message; model?: string; usage?: { inputTokens?: number; outputTokens?: number } } {
-  const record = (body ?? {}) as { choices?: { message?: { content?: unknown; tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[] } }[]; model?: unknown; usage?: { prompt_tokens?: number; completion_tokens?: number } };
+export function fromChatCompletion(body: unknown): {
+  output: Message;
+  model?: string;
+  usage?: { inputTokens?: number; outputTokens?: number };
+} {
+  const record = (body ?? {}) as {
+    choices?: {
+      message?: { content?: unknown; tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[] };
+    }[];
+    model?: unknown;
+    usage?: { prompt_tokens?: number; completion_tokens?: number };
+  };
   const message = record.choices?.[0]?.message;
   if (!message) throw new ExecutorError("bad_response", "The model endpoint's answer has no choices[0].message.");
   const toolCalls = (message.tool_calls ?? []).map((c, k) => {
@@ -202,10 +257,24 @@ export function fromChatCompletion(body: unknown): { output: Message; model?: st
     } catch {
       argsUnparsed = true;
     }
-    return { id: c.id ?? `call_${k}`, name: c.function?.name ?? "unknown", args, ...(argsUnparsed ? { argsUnparsed } : {}) };
+    return {
+      id: c.id ?? `call_${k}`,
+      name: c.function?.name ?? "unknown",
+      args,
+      ...(argsUnparsed ? { argsUnparsed } : {}),
+    };
   });
-  const output: Message = { role: "assistant", content: message.content ?? null, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
-  const usage = record.usage ? { ...(record.usage.prompt_tokens !== undefined ? { inputTokens: record.usage.prompt_tokens } : {}), ...(record.usage.completion_tokens !== undefined ? { outputTokens: record.usage.completion_tokens } : {}) } : undefined;
+  const output: Message = {
+    role: "assistant",
+    content: message.content ?? null,
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
+  };
+  const usage = record.usage
+    ? {
+        ...(record.usage.prompt_tokens !== undefined ? { inputTokens: record.usage.prompt_tokens } : {}),
+        ...(record.usage.completion_tokens !== undefined ? { outputTokens: record.usage.completion_tokens } : {}),
+      }
+    : undefined;
   return { output, ...(typeof record.model === "string" ? { model: record.model } : {}), ...(usage ? { usage } : {}) };
 }
 
@@ -221,16 +290,31 @@ async function chat(client: DbClient, wanted: string | undefined, body: Record<s
   const endpoint = await modelEndpointFor(client, wanted);
   if (!endpoint) throw new ExecutorError("no_endpoint", "No model endpoint is configured (Settings → Executors).");
   const url = parseHttpUrl(`${endpoint.baseUrl.replace(/\/+$/, "")}/chat/completions`);
-  if (!url) throw new ExecutorError("bad_url", `Model endpoint "${endpoint.name}" has a base URL that is not http(s): ${endpoint.baseUrl}`);
+  if (!url)
+    throw new ExecutorError(
+      "bad_url",
+      `Model endpoint "${endpoint.name}" has a base URL that is not http(s): ${endpoint.baseUrl}`,
+    );
   if (!hostAllowed(url, await allowList(client))) {
-    throw new ExecutorError("host_not_allowed", `Host "${url.host}" of model endpoint "${endpoint.name}" is not on the executor allow-list (Settings → Executors); the call was refused.`);
+    throw new ExecutorError(
+      "host_not_allowed",
+      `Host "${url.host}" of model endpoint "${endpoint.name}" is not on the executor allow-list (Settings → Executors); the call was refused.`,
+    );
   }
   const key = keyFrom(endpoint.apiKeyEnv);
   if (endpoint.apiKeyEnv && !key) {
-    throw new ExecutorError("key_missing", `Model endpoint "${endpoint.name}" reads its key from $${endpoint.apiKeyEnv}, which is not set in the server's environment.`);
+    throw new ExecutorError(
+      "key_missing",
+      `Model endpoint "${endpoint.name}" reads its key from $${endpoint.apiKeyEnv}, which is not set in the server's environment.`,
+    );
   }
   const started = Date.now();
-  const answer = await postJson(url, { model: endpoint.model, ...body }, 120_000, key ? { authorization: `Bearer ${key}` } : {});
+  const answer = await postJson(
+    url,
+    { model: endpoint.model, ...body },
+    120_000,
+    key ? { authorization: `Bearer ${key}` } : {},
+  );
   return { answer, endpoint, durationMs: Date.now() - started };
 }
 
@@ -239,7 +323,8 @@ export function modelExecutor(client: DbClient, onNul?: NulReport): ModelExecuto
   const run = modelExecutorRaw(client);
   return async (request) => {
     const { value, replaced } = stripNul(await run(request));
-    if (replaced > 0) onNul?.({ step: request.step, executor: "model", name: value.model ?? request.model ?? "model", replaced });
+    if (replaced > 0)
+      onNul?.({ step: request.step, executor: "model", name: value.model ?? request.model ?? "model", replaced });
     return value;
   };
 }
@@ -270,7 +355,10 @@ function toolSimulatorRaw(client: DbClient): ToolSimulator {
   return async (call) => {
     const { answer, durationMs } = await chat(client, call.model, {
       messages: [
-        { role: "system", content: `You simulate the tool "${call.tool}". Answer with its result as JSON only.${call.instructions ? ` ${call.instructions}` : ""}` },
+        {
+          role: "system",
+          content: `You simulate the tool "${call.tool}". Answer with its result as JSON only.${call.instructions ? ` ${call.instructions}` : ""}`,
+        },
         { role: "user", content: JSON.stringify({ tool: call.tool, args: call.args }) },
       ],
       temperature: 0,

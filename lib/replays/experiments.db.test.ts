@@ -8,9 +8,21 @@ import { toolLevelPreset, type Policy } from "@/lib/replay";
 import { createExperiment, loadExperiment, runExperiment } from "./experiments";
 import { createReplay } from "./service";
 
-const RECORDED: Policy = { model: "recorded-only", drift: "continue_to_terminal", tools: toolLevelPreset("recorded-only") };
-const COHORT: Policy = { model: "recorded-only", drift: "continue_to_terminal", tools: { default: { type: "history", scope: "cohort_version", on_miss: "fail" } } };
-const FIXTURES: Policy = { model: "recorded-only", drift: "continue_to_terminal", tools: toolLevelPreset("analyst-fixture") };
+const RECORDED: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: toolLevelPreset("recorded-only"),
+};
+const COHORT: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: { default: { type: "history", scope: "cohort_version", on_miss: "fail" } },
+};
+const FIXTURES: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: toolLevelPreset("analyst-fixture"),
+};
 
 async function refusal(promise: Promise<unknown>): Promise<ApiError> {
   const error = await promise.then(
@@ -34,9 +46,15 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
   beforeAll(async () => {
     db = await createTestDatabase(engine);
     await loadDemoData(db.prisma);
-    const version = await db.prisma.agentVersion.findFirstOrThrow({ where: { agent: { name: "tau-bench-airline-agent" } }, select: { id: true } });
+    const version = await db.prisma.agentVersion.findFirstOrThrow({
+      where: { agent: { name: "tau-bench-airline-agent" } },
+      select: { id: true },
+    });
     agentVersionId = version.id;
-    const sessions = await db.prisma.session.findMany({ where: { agentVersionId, isReplay: false }, select: { id: true } });
+    const sessions = await db.prisma.session.findMany({
+      where: { agentVersionId, isReplay: false },
+      select: { id: true },
+    });
     cohortIds = sessions.map((s) => s.id);
     expect(cohortIds.length).toBeGreaterThanOrEqual(5);
   });
@@ -46,7 +64,11 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
 
   it("runs a recorded-only policy over the τ-bench cohort: one replay per session, all exact, then completed", async () => {
     const policyVersionId = await saveVersion("recorded", RECORDED);
-    const created = await createExperiment(db.prisma, { name: "τ-bench regression", policyVersionId, agentVersionId }, "tester");
+    const created = await createExperiment(
+      db.prisma,
+      { name: "τ-bench regression", policyVersionId, agentVersionId },
+      "tester",
+    );
     expect(created).toMatchObject({ status: "pending", total: cohortIds.length });
     const before = (await loadExperiment(db.prisma, created.id))!;
     expect(before.summary).toMatchObject({ total: cohortIds.length, done: 0 });
@@ -57,7 +79,13 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
     expect(after.finishedAt).not.toBeNull();
     expect(after.results.map((r) => r.session.id).sort()).toEqual([...cohortIds].sort());
     for (const r of after.results) {
-      expect({ session: r.session.label, status: r.status, comparability: r.comparability, strength: r.evidenceStrength, firstDivergence: r.firstDivergence }).toEqual({
+      expect({
+        session: r.session.label,
+        status: r.status,
+        comparability: r.comparability,
+        strength: r.evidenceStrength,
+        firstDivergence: r.firstDivergence,
+      }).toEqual({
         session: r.session.label,
         status: "completed",
         comparability: "exact",
@@ -65,7 +93,12 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
         firstDivergence: null,
       });
     }
-    expect(after.summary).toEqual({ total: cohortIds.length, done: cohortIds.length, byComparability: { exact: cohortIds.length }, byStatus: { completed: cohortIds.length } });
+    expect(after.summary).toEqual({
+      total: cohortIds.length,
+      done: cohortIds.length,
+      byComparability: { exact: cohortIds.length },
+      byStatus: { completed: cohortIds.length },
+    });
 
     // It runs once: a second run changes nothing.
     const replayCount = await db.prisma.replay.count({ where: { experimentId: created.id } });
@@ -85,13 +118,20 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
     const other = recorded.find((o) => o.cacheKey === own.cacheKey && o.sessionId !== own.sessionId)!;
     const marker = { answeredBy: "another session of the cohort" };
     await db.prisma.event.update({ where: { id: other.id }, data: { output: marker } });
-    await db.prisma.session.update({ where: { id: other.sessionId }, data: { createdAt: new Date(Date.now() + 60_000) } });
+    await db.prisma.session.update({
+      where: { id: other.sessionId },
+      data: { createdAt: new Date(Date.now() + 60_000) },
+    });
 
     const policyVersionId = await saveVersion("cohort regression", COHORT);
     const single = await refusal(createReplay(db.prisma, { sessionId: own.sessionId, policyVersionId }, "tester"));
     expect(single.code).toBe("invalid_policy");
 
-    const created = await createExperiment(db.prisma, { name: "cohort", policyVersionId, agentVersionId, sessionIds: [own.sessionId] }, "tester");
+    const created = await createExperiment(
+      db.prisma,
+      { name: "cohort", policyVersionId, agentVersionId, sessionIds: [own.sessionId] },
+      "tester",
+    );
     expect(created.total).toBe(1);
     await runExperiment(db.prisma, created.id);
     const experiment = (await loadExperiment(db.prisma, created.id))!;
@@ -107,9 +147,17 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
 
   it("records paused replays and a replay that cannot run, and still completes with every other result", async () => {
     const policyVersionId = await saveVersion("fixtures only", FIXTURES);
-    const created = await createExperiment(db.prisma, { name: "pauses", policyVersionId, agentVersionId, sessionIds: cohortIds }, "tester");
+    const created = await createExperiment(
+      db.prisma,
+      { name: "pauses", policyVersionId, agentVersionId, sessionIds: cohortIds },
+      "tester",
+    );
     // One replay that cannot run (its stored policy is broken): it is failed, the others still run.
-    const replays = await db.prisma.replay.findMany({ where: { experimentId: created.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true } });
+    const replays = await db.prisma.replay.findMany({
+      where: { experimentId: created.id },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      select: { id: true },
+    });
     const broken = replays[0]!.id;
     await db.prisma.replay.update({ where: { id: broken }, data: { policySnapshot: { model: "no such model" } } });
 
@@ -124,18 +172,38 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
     expect(paused.length).toBeGreaterThan(0);
     for (const r of paused) expect(r.comparability).toBe("non_comparable");
     // Sessions without tool calls need no fixture: they finish exact.
-    for (const r of others.filter((o) => o.status !== "paused")) expect(r).toMatchObject({ status: "completed", comparability: "exact" });
+    for (const r of others.filter((o) => o.status !== "paused"))
+      expect(r).toMatchObject({ status: "completed", comparability: "exact" });
     const view = (await loadReplayView(db.prisma, paused[0]!.replayId))!;
     expect(view.pending).toMatchObject({ waitingFor: "fixture" });
   });
 
   it("refuses a session outside the cohort, or an unknown version, writing nothing", async () => {
     const policyVersionId = await saveVersion("recorded", RECORDED);
-    const outside = await db.prisma.session.findFirstOrThrow({ where: { agentVersionId: { not: agentVersionId } }, select: { id: true } });
+    const outside = await db.prisma.session.findFirstOrThrow({
+      where: { agentVersionId: { not: agentVersionId } },
+      select: { id: true },
+    });
     const before = await db.prisma.experiment.count();
-    expect((await refusal(createExperiment(db.prisma, { name: "x", policyVersionId, agentVersionId, sessionIds: [outside.id] }, "tester"))).code).toBe("session_not_in_cohort");
-    expect((await refusal(createExperiment(db.prisma, { name: "x", policyVersionId: "nope", agentVersionId }, "tester"))).status).toBe(404);
-    expect((await refusal(createExperiment(db.prisma, { name: "x", policyVersionId, agentVersionId: "nope" }, "tester"))).status).toBe(404);
+    expect(
+      (
+        await refusal(
+          createExperiment(
+            db.prisma,
+            { name: "x", policyVersionId, agentVersionId, sessionIds: [outside.id] },
+            "tester",
+          ),
+        )
+      ).code,
+    ).toBe("session_not_in_cohort");
+    expect(
+      (await refusal(createExperiment(db.prisma, { name: "x", policyVersionId: "nope", agentVersionId }, "tester")))
+        .status,
+    ).toBe(404);
+    expect(
+      (await refusal(createExperiment(db.prisma, { name: "x", policyVersionId, agentVersionId: "nope" }, "tester")))
+        .status,
+    ).toBe(404);
     expect(await db.prisma.experiment.count()).toBe(before);
   });
 });

@@ -32,7 +32,11 @@ export const CreateExperimentInput = z.object({
   policyVersionId: z.string().min(1, "Choose a policy version."),
   agentVersionId: z.string().min(1, "Choose an agent version."),
   /** A chosen subset of the cohort; all of it when left out. */
-  sessionIds: z.array(z.string().min(1)).min(1, "Choose at least one session, or leave the list out for the whole cohort.").max(10_000).optional(),
+  sessionIds: z
+    .array(z.string().min(1))
+    .min(1, "Choose at least one session, or leave the list out for the whole cohort.")
+    .max(10_000)
+    .optional(),
 });
 export type CreateExperimentInput = z.infer<typeof CreateExperimentInput>;
 
@@ -49,18 +53,40 @@ export interface CreatedExperiment {
  * agent version, a policy for another agent, an empty cohort, a session id
  * outside the cohort, a policy that is not valid, a live model without an endpoint.
  */
-export async function createExperiment(prisma: Db, input: CreateExperimentInput, createdBy: string): Promise<CreatedExperiment> {
+export async function createExperiment(
+  prisma: Db,
+  input: CreateExperimentInput,
+  createdBy: string,
+): Promise<CreatedExperiment> {
   const [version, agentVersion] = await Promise.all([
-    prisma.policyVersion.findUnique({ where: { id: input.policyVersionId }, select: { id: true, document: true, policy: { select: { agentId: true, name: true } } } }),
-    prisma.agentVersion.findUnique({ where: { id: input.agentVersionId }, select: { id: true, agentId: true, version: true, capabilities: true } }),
+    prisma.policyVersion.findUnique({
+      where: { id: input.policyVersionId },
+      select: { id: true, document: true, policy: { select: { agentId: true, name: true } } },
+    }),
+    prisma.agentVersion.findUnique({
+      where: { id: input.agentVersionId },
+      select: { id: true, agentId: true, version: true, capabilities: true },
+    }),
   ]);
-  if (!version) throw new ApiError(404, "policy_version_not_found", `No policy version with id "${input.policyVersionId}".`, [{ path: "policyVersionId", message: "not found" }]);
-  if (!agentVersion) throw new ApiError(404, "agent_version_not_found", `No agent version with id "${input.agentVersionId}".`, [{ path: "agentVersionId", message: "not found" }]);
+  if (!version)
+    throw new ApiError(404, "policy_version_not_found", `No policy version with id "${input.policyVersionId}".`, [
+      { path: "policyVersionId", message: "not found" },
+    ]);
+  if (!agentVersion)
+    throw new ApiError(404, "agent_version_not_found", `No agent version with id "${input.agentVersionId}".`, [
+      { path: "agentVersionId", message: "not found" },
+    ]);
   if (version.policy.agentId && version.policy.agentId !== agentVersion.agentId) {
-    throw new ApiError(400, "policy_for_other_agent", `Policy "${version.policy.name}" belongs to another agent; choose a policy for this agent or one without an agent.`, [{ path: "policyVersionId", message: "belongs to another agent" }]);
+    throw new ApiError(
+      400,
+      "policy_for_other_agent",
+      `Policy "${version.policy.name}" belongs to another agent; choose a policy for this agent or one without an agent.`,
+      [{ path: "policyVersionId", message: "belongs to another agent" }],
+    );
   }
   const parsed = Policy.safeParse(version.document);
-  if (!parsed.success) throw new ApiError(422, "invalid_policy", "The stored policy version is not a valid policy document.");
+  if (!parsed.success)
+    throw new ApiError(422, "invalid_policy", "The stored policy version is not a valid policy document.");
   const policy = parsed.data;
 
   const agent = await agentContext(prisma, agentVersion.agentId);
@@ -73,10 +99,20 @@ export async function createExperiment(prisma: Db, input: CreateExperimentInput,
   // As for a single replay: the engine intercepts every tool itself, so the seeds' runtime caveats are warnings.
   const blocking = validation.errors.filter((i) => i.code === "schema" || i.code === "cohort_scope_outside_experiment");
   if (blocking.length > 0) {
-    throw new ApiError(400, "invalid_policy", blocking.map((i) => i.message).join(" "), blocking.map((i) => ({ path: ["policy", ...i.path].join("."), message: i.message })));
+    throw new ApiError(
+      400,
+      "invalid_policy",
+      blocking.map((i) => i.message).join(" "),
+      blocking.map((i) => ({ path: ["policy", ...i.path].join("."), message: i.message })),
+    );
   }
   if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
-    throw new ApiError(400, "model_executor_missing", `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`, [{ path: "policyVersionId", message: "needs a model endpoint" }]);
+    throw new ApiError(
+      400,
+      "model_executor_missing",
+      `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`,
+      [{ path: "policyVersionId", message: "needs a model endpoint" }],
+    );
   }
 
   const requested = input.sessionIds ? [...new Set(input.sessionIds)] : undefined;
@@ -92,14 +128,31 @@ export async function createExperiment(prisma: Db, input: CreateExperimentInput,
     );
   }
   if (cohort.length === 0) {
-    throw new ApiError(400, "empty_cohort", `Agent version ${agentVersion.version} has no recorded sessions; import some first.`, [{ path: "agentVersionId", message: "no sessions" }]);
+    throw new ApiError(
+      400,
+      "empty_cohort",
+      `Agent version ${agentVersion.version} has no recorded sessions; import some first.`,
+      [{ path: "agentVersionId", message: "no sessions" }],
+    );
   }
 
   const hash = policyHash(policy);
   const id = await withTransaction(prisma, async (tx) => {
-    const experiment = await createExperimentRow(tx, { name: input.name, policyVersionId: version.id, agentVersionId: agentVersion.id });
+    const experiment = await createExperimentRow(tx, {
+      name: input.name,
+      policyVersionId: version.id,
+      agentVersionId: agentVersion.id,
+    });
     for (const session of cohort) {
-      await createReplayRow(tx, { sessionId: session.id, policy, policyHash: hash, policyVersionId: version.id, experimentId: experiment.id, edits: [], createdBy });
+      await createReplayRow(tx, {
+        sessionId: session.id,
+        policy,
+        policyHash: hash,
+        policyVersionId: version.id,
+        experimentId: experiment.id,
+        edits: [],
+        createdBy,
+      });
     }
     return experiment.id;
   });
@@ -120,7 +173,8 @@ export async function runExperiment(prisma: Db, experimentId: string): Promise<v
         await runReplay(prisma, replayId);
       } catch (error) {
         const message = error instanceof ApiError ? error.message : "The replay could not be run (see the server log).";
-        if (!(error instanceof ApiError)) console.error(`Experiment ${experimentId}: replay ${replayId} failed to run:`, error);
+        if (!(error instanceof ApiError))
+          console.error(`Experiment ${experimentId}: replay ${replayId} failed to run:`, error);
         await markReplayFailed(prisma, replayId, error instanceof ApiError ? error.code : "replay_failed", message);
       }
     }
@@ -167,7 +221,8 @@ export type ExperimentDetail = {
 };
 
 function strengthOf(evidence: unknown): string | null {
-  if (evidence && typeof evidence === "object" && "strength" in evidence && typeof evidence.strength === "string") return evidence.strength;
+  if (evidence && typeof evidence === "object" && "strength" in evidence && typeof evidence.strength === "string")
+    return evidence.strength;
   return null;
 }
 
@@ -193,7 +248,10 @@ export function summarize(results: readonly Pick<ExperimentResult, "status" | "c
   return { total: results.length, done, byComparability, byStatus };
 }
 
-async function firstDivergenceOf(client: DbClient, r: ExperimentRow["replays"][number]): Promise<ExperimentResult["firstDivergence"]> {
+async function firstDivergenceOf(
+  client: DbClient,
+  r: ExperimentRow["replays"][number],
+): Promise<ExperimentResult["firstDivergence"]> {
   // Exact means every step equal; a replay still running, or one that failed before its first step, has nothing to compare.
   if (r.status === "running" || r.stepCount === 0 || r.comparability === "exact") return null;
   const view = await loadReplayComparison(client, r.id);
@@ -218,7 +276,8 @@ export async function loadExperiment(client: DbClient, id: string): Promise<Expe
       replayId: r.id,
       session: { id: r.session.id, label: r.session.title ?? r.session.externalId ?? r.session.id },
       status,
-      comparability: isTerminal(r.status) || r.status === "paused" || r.status === "awaiting_approval" ? r.comparability : null,
+      comparability:
+        isTerminal(r.status) || r.status === "paused" || r.status === "awaiting_approval" ? r.comparability : null,
       evidenceStrength: r.status === "running" ? null : strengthOf(r.evidence),
       firstDivergence: await firstDivergenceOf(client, r),
       error: errorOf(r.error),
@@ -231,8 +290,19 @@ export async function loadExperiment(client: DbClient, id: string): Promise<Expe
     status: row.status,
     createdAt: row.createdAt,
     finishedAt: row.finishedAt,
-    policyVersion: { id: row.policyVersion.id, version: row.policyVersion.version, hash: row.policyVersion.hash, policyId: row.policyVersion.policy.id, policyName: row.policyVersion.policy.name },
-    agentVersion: { id: row.agentVersion.id, version: row.agentVersion.version, agentId: row.agentVersion.agent.id, agentName: row.agentVersion.agent.name },
+    policyVersion: {
+      id: row.policyVersion.id,
+      version: row.policyVersion.version,
+      hash: row.policyVersion.hash,
+      policyId: row.policyVersion.policy.id,
+      policyName: row.policyVersion.policy.name,
+    },
+    agentVersion: {
+      id: row.agentVersion.id,
+      version: row.agentVersion.version,
+      agentId: row.agentVersion.agent.id,
+      agentName: row.agentVersion.agent.name,
+    },
     summary: summarize(results),
     results,
   };

@@ -6,15 +6,29 @@ export type FixtureFormResult =
 
 /** What the fixture form holds (JSON text, output or error) as the fixture API's body, or what is wrong with it. */
 export function parseFixtureForm(kind: "output" | "error", text: string): FixtureFormResult {
-  if (text.trim() === "") return { ok: false, path: "text", message: `Enter the ${kind === "output" ? "tool's result" : "error"} as JSON (for no result, write null).` };
+  if (text.trim() === "")
+    return {
+      ok: false,
+      path: "text",
+      message: `Enter the ${kind === "output" ? "tool's result" : "error"} as JSON (for no result, write null).`,
+    };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { ok: false, path: "text", message: `The ${kind} is not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      path: "text",
+      message: `The ${kind} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   if (kind === "output") return { ok: true, body: { output: value } };
   const parsed = EventError.safeParse(value);
-  if (!parsed.success) return { ok: false, path: "text", message: 'An error fixture is a JSON object { "type": "...", "message": "..." } with both strings.' };
+  if (!parsed.success)
+    return {
+      ok: false,
+      path: "text",
+      message: 'An error fixture is a JSON object { "type": "...", "message": "..." } with both strings.',
+    };
   return { ok: true, body: { error: parsed.data } };
 }

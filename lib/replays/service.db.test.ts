@@ -9,16 +9,33 @@ import { ApiError } from "@/lib/http/errors";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
 import { createReplay, decideApproval, runReplay, startReplay, supplyFixture } from "./service";
 
-const RECORDED: Policy = { model: "recorded-only", drift: "continue_to_terminal", tools: toolLevelPreset("recorded-only") };
-const PAUSE: Policy = { model: "recorded-only", drift: "continue_to_terminal", tools: toolLevelPreset("pause-for-fixture") };
+const RECORDED: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: toolLevelPreset("recorded-only"),
+};
+const PAUSE: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: toolLevelPreset("pause-for-fixture"),
+};
 const LIVE_REFUND: Policy = {
   model: "recorded-only",
   drift: "continue_to_terminal",
-  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" }, overrides: { refund_payment: { type: "passthrough", approval: "per_call" } } },
+  tools: {
+    default: { type: "history", scope: "baseline", on_miss: "fail" },
+    overrides: { refund_payment: { type: "passthrough", approval: "per_call" } },
+  },
 };
 
 /** A fake tool endpoint on 127.0.0.1 that counts the calls it gets (answering with `answer`, after `delayMs`). */
-async function fakeToolServer(answer: (body: unknown) => { status: number; body: unknown } = () => ({ status: 200, body: { output: "refund issued (live): $129.00" } }), delayMs = 0) {
+async function fakeToolServer(
+  answer: (body: unknown) => { status: number; body: unknown } = () => ({
+    status: 200,
+    body: { output: "refund issued (live): $129.00" },
+  }),
+  delayMs = 0,
+) {
   const calls: unknown[] = [];
   const server: Server = createServer((req, res) => {
     let body = "";
@@ -57,7 +74,10 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
   beforeAll(async () => {
     db = await createTestDatabase(engine);
     await loadDemoData(db.prisma);
-    const refund = await db.prisma.session.findFirstOrThrow({ where: { agent: { name: "harbor-pine-support" } }, select: { id: true } });
+    const refund = await db.prisma.session.findFirstOrThrow({
+      where: { agent: { name: "harbor-pine-support" } },
+      select: { id: true },
+    });
     refundSessionId = refund.id;
   });
   afterAll(async () => {
@@ -70,7 +90,11 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     for (const s of sessions) {
       const { id } = await startReplay(db.prisma, { sessionId: s.id, policy: RECORDED }, "tester");
       const view = await loadReplayView(db.prisma, id);
-      expect({ title: s.title, status: view!.replay.status, comparability: view!.replay.comparability }).toEqual({ title: s.title, status: "completed", comparability: "exact" });
+      expect({ title: s.title, status: view!.replay.status, comparability: view!.replay.comparability }).toEqual({
+        title: s.title,
+        status: "completed",
+        comparability: "exact",
+      });
       expect(view!.comparison.firstDivergence).toBeNull();
       expect(view!.steps).toHaveLength(view!.base.length);
       expect(view!.evidence.strength).toBe("recorded");
@@ -80,7 +104,11 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
   it("pauses on a miss, takes a fixture with its note, resumes and names the divergence at the fixture's step", async () => {
     const { id } = await startReplay(
       db.prisma,
-      { sessionId: refundSessionId, policy: PAUSE, edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "4822" } }] },
+      {
+        sessionId: refundSessionId,
+        policy: PAUSE,
+        edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "4822" } }],
+      },
       "tester",
     );
     let view = (await loadReplayView(db.prisma, id))!;
@@ -89,11 +117,20 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     expect(view.pending!.miss!.closest[0]!.differingPaths).toEqual([["order_id"]]);
     expect(view.pending!.prefill).not.toBeNull();
 
-    await supplyFixture(db.prisma, id, { output: { order_id: "4822", status: "lost" }, note: "from the warehouse ticket" }, "dana");
+    await supplyFixture(
+      db.prisma,
+      id,
+      { output: { order_id: "4822", status: "lost" }, note: "from the warehouse ticket" },
+      "dana",
+    );
     view = (await loadReplayView(db.prisma, id))!;
     expect(view.replay.status).toBe("completed");
-    expect(view.fixtures).toMatchObject([{ toolName: "lookup_order", stepIdx: 1, author: "dana", note: "from the warehouse ticket" }]);
-    expect(view.evidence.fixturesUsed).toMatchObject([{ step: 1, tool: "lookup_order", author: "dana", note: "from the warehouse ticket" }]);
+    expect(view.fixtures).toMatchObject([
+      { toolName: "lookup_order", stepIdx: 1, author: "dana", note: "from the warehouse ticket" },
+    ]);
+    expect(view.evidence.fixturesUsed).toMatchObject([
+      { step: 1, tool: "lookup_order", author: "dana", note: "from the warehouse ticket" },
+    ]);
     expect(view.evidence.strength).toBe("controlled");
     // Other arguments, other cache key: the base call is removed and the branch's inserted, at step 1.
     expect(view.comparison.firstDivergence).toMatchObject({ pairIndex: 1, baseSeq: 1 });
@@ -104,46 +141,91 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
   it("refuses bad fixture input with a clear message and changes nothing", async () => {
     const { id } = await startReplay(
       db.prisma,
-      { sessionId: refundSessionId, policy: PAUSE, edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "9" } }] },
+      {
+        sessionId: refundSessionId,
+        policy: PAUSE,
+        edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "9" } }],
+      },
       "tester",
     );
     const before = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
-    const count = async () => ({ fixtures: await db.prisma.fixture.count({ where: { replayId: id } }), log: await db.prisma.replayLogEntry.count({ where: { replayId: id } }) });
+    const count = async () => ({
+      fixtures: await db.prisma.fixture.count({ where: { replayId: id } }),
+      log: await db.prisma.replayLogEntry.count({ where: { replayId: id } }),
+    });
     const counts = await count();
 
-    const both = await expectApiError(supplyFixture(db.prisma, id, { output: 1, error: { type: "E", message: "m" }, note: "x" }, "dana"), 400, "invalid_fixture");
+    const both = await expectApiError(
+      supplyFixture(db.prisma, id, { output: 1, error: { type: "E", message: "m" }, note: "x" }, "dana"),
+      400,
+      "invalid_fixture",
+    );
     expect(both.issues[0]!.message).toMatch(/exactly one of "output"/);
-    const noNote = await expectApiError(supplyFixture(db.prisma, id, { output: 1, note: "  " }, "dana"), 400, "invalid_fixture");
+    const noNote = await expectApiError(
+      supplyFixture(db.prisma, id, { output: 1, note: "  " }, "dana"),
+      400,
+      "invalid_fixture",
+    );
     expect(noNote.issues.map((i) => i.path)).toEqual(["note"]);
     expect(noNote.issues[0]!.message).toMatch(/note is required/);
-    const wrong = await expectApiError(supplyFixture(db.prisma, id, { output: 1, note: "n", callId: "call_nope" }, "dana"), 409, "wrong_call");
+    const wrong = await expectApiError(
+      supplyFixture(db.prisma, id, { output: 1, note: "n", callId: "call_nope" }, "dana"),
+      409,
+      "wrong_call",
+    );
     expect(wrong.message).toMatch(/waits for lookup_order \(call call_7Qm2/);
-    await expectApiError(supplyFixture(db.prisma, "no-such-replay", { output: 1, note: "n" }, "dana"), 404, "replay_not_found");
+    await expectApiError(
+      supplyFixture(db.prisma, "no-such-replay", { output: 1, note: "n" }, "dana"),
+      404,
+      "replay_not_found",
+    );
 
     const after = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
     expect(after.updatedAt).toEqual(before.updatedAt);
     expect(await count()).toEqual(counts);
 
     const { id: done } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: RECORDED }, "tester");
-    const notPaused = await expectApiError(supplyFixture(db.prisma, done, { output: 1, note: "n" }, "dana"), 409, "nothing_pending");
+    const notPaused = await expectApiError(
+      supplyFixture(db.prisma, done, { output: 1, note: "n" }, "dana"),
+      409,
+      "nothing_pending",
+    );
     expect(notPaused.message).toMatch(/is completed and waits for no fixture/);
     expect(await db.prisma.fixture.count({ where: { replayId: done } })).toBe(0);
   });
 
   it("refuses edits of the wrong kind or seq before a replay exists", async () => {
     const replays = await db.prisma.replay.count();
-    const e = await expectApiError(createReplay(db.prisma, { sessionId: refundSessionId, policy: RECORDED, edits: [{ seq: 0, op: "replace_tool_result", value: 1 }] }, "t"), 400, "invalid_edits");
+    const e = await expectApiError(
+      createReplay(
+        db.prisma,
+        { sessionId: refundSessionId, policy: RECORDED, edits: [{ seq: 0, op: "replace_tool_result", value: 1 }] },
+        "t",
+      ),
+      400,
+      "invalid_edits",
+    );
     expect(e.issues[0]!.path).toBe("edits[0].op");
     expect(e.issues[0]!.message).toMatch(/needs a tool_call event, but seq 0 is a model_call/);
-    await expectApiError(createReplay(db.prisma, { sessionId: refundSessionId, policy: { model: "nope" } }, "t"), 400, "invalid_policy");
-    await expectApiError(createReplay(db.prisma, { sessionId: "missing", policy: RECORDED }, "t"), 404, "session_not_found");
+    await expectApiError(
+      createReplay(db.prisma, { sessionId: refundSessionId, policy: { model: "nope" } }, "t"),
+      400,
+      "invalid_policy",
+    );
+    await expectApiError(
+      createReplay(db.prisma, { sessionId: "missing", policy: RECORDED }, "t"),
+      404,
+      "session_not_found",
+    );
     expect(await db.prisma.replay.count()).toBe(replays);
   });
 
   it("asks for approval before a side-effecting live tool runs, runs it once, and never repeats it on resume", async () => {
     const fake = await fakeToolServer();
     try {
-      await db.prisma.toolEndpoint.create({ data: { toolName: "refund_payment", url: `http://127.0.0.1:${fake.port}/tools`, timeoutMs: 5000 } });
+      await db.prisma.toolEndpoint.create({
+        data: { toolName: "refund_payment", url: `http://127.0.0.1:${fake.port}/tools`, timeoutMs: 5000 },
+      });
       await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
 
       const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: LIVE_REFUND }, "tester");
@@ -155,10 +237,20 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
       await decideApproval(db.prisma, id, { decision: "approved", note: "test refund" }, "lee");
       view = (await loadReplayView(db.prisma, id))!;
       expect(view.replay.status).toBe("completed");
-      expect(fake.calls).toEqual([{ tool: "refund_payment", args: { order_id: "4821", amount: 129, reason: "damaged" }, callId: "call_pX4kT8bW0eRj3nLq6yMz1HsD" }]);
-      expect(view.approvals).toMatchObject([{ tool: "refund_payment", decision: "approved", by: "lee", note: "test refund" }]);
+      expect(fake.calls).toEqual([
+        {
+          tool: "refund_payment",
+          args: { order_id: "4821", amount: 129, reason: "damaged" },
+          callId: "call_pX4kT8bW0eRj3nLq6yMz1HsD",
+        },
+      ]);
+      expect(view.approvals).toMatchObject([
+        { tool: "refund_payment", decision: "approved", by: "lee", note: "test refund" },
+      ]);
       expect(view.approvals[0]!.at).toMatch(/^\d{4}-/);
-      expect(view.evidence.liveCalls).toMatchObject([{ name: "refund_payment", fromLog: false, approval: { decision: "approved", by: "lee" } }]);
+      expect(view.evidence.liveCalls).toMatchObject([
+        { name: "refund_payment", fromLog: false, approval: { decision: "approved", by: "lee" } },
+      ]);
       expect(view.evidence.strength).toBe("live");
       const step = view.steps.find((s) => s.name === "refund_payment")!;
       expect(step).toMatchObject({ source: "live", output: "refund issued (live): $129.00" });
@@ -171,7 +263,11 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
 
       // A host off the allow-list is refused with a clear error, and nothing is sent.
       await db.prisma.allowedHost.deleteMany({});
-      const { id: refused } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: LIVE_REFUND }, "tester");
+      const { id: refused } = await startReplay(
+        db.prisma,
+        { sessionId: refundSessionId, policy: LIVE_REFUND },
+        "tester",
+      );
       await decideApproval(db.prisma, refused, { decision: "approved" }, "lee");
       view = (await loadReplayView(db.prisma, refused))!;
       const refusedStep = view.steps.find((s) => s.name === "refund_payment")!;
@@ -188,7 +284,9 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
   it("two concurrent approvals run the live call once: the second is refused with 409", async () => {
     const fake = await fakeToolServer(undefined, 150);
     try {
-      await db.prisma.toolEndpoint.create({ data: { toolName: "refund_payment", url: `http://127.0.0.1:${fake.port}/tools`, timeoutMs: 5000 } });
+      await db.prisma.toolEndpoint.create({
+        data: { toolName: "refund_payment", url: `http://127.0.0.1:${fake.port}/tools`, timeoutMs: 5000 },
+      });
       await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
       const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: LIVE_REFUND }, "tester");
       const outcomes = await Promise.allSettled([
@@ -219,10 +317,18 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
       return { status: 200, body: { output: "refund issued (live): $129.00" } };
     });
     // The model answers until the live tool has run, then fails (as an endpoint that times out would).
-    const model = await fakeToolServer(() => (toolRan ? { status: 503, body: { error: "overloaded" } } : { status: 200, body: { model: "fake-model", choices: [{ message: { content: "probe" } }] } }));
+    const model = await fakeToolServer(() =>
+      toolRan
+        ? { status: 503, body: { error: "overloaded" } }
+        : { status: 200, body: { model: "fake-model", choices: [{ message: { content: "probe" } }] } },
+    );
     try {
-      await db.prisma.toolEndpoint.create({ data: { toolName: "refund_payment", url: `http://127.0.0.1:${tool.port}/tools`, timeoutMs: 5000 } });
-      await db.prisma.modelEndpoint.create({ data: { name: "fake", baseUrl: `http://127.0.0.1:${model.port}/v1`, model: "fake-model" } });
+      await db.prisma.toolEndpoint.create({
+        data: { toolName: "refund_payment", url: `http://127.0.0.1:${tool.port}/tools`, timeoutMs: 5000 },
+      });
+      await db.prisma.modelEndpoint.create({
+        data: { name: "fake", baseUrl: `http://127.0.0.1:${model.port}/v1`, model: "fake-model" },
+      });
       await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
       const policy: Policy = { ...LIVE_REFUND, model: "determinism-probe", probeRuns: 2 };
       const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy }, "tester");
@@ -262,14 +368,21 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     const row = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
     expect(row.status).toBe("failed");
     expect(row.error).toMatchObject({ code: "save_failed" });
-    expect((row.error as { message: string }).message).toMatch(/could not be saved: simulated: the database refused the steps/);
+    expect((row.error as { message: string }).message).toMatch(
+      /could not be saved: simulated: the database refused the steps/,
+    );
     expect(row.finishedAt).not.toBeNull();
   });
 
   it("a NUL character in a live tool's answer is replaced and noted on the step, so the run can be saved", async () => {
-    const fake = await fakeToolServer(() => ({ status: 200, body: { output: { text: "refund\u0000issued", ["k\u0000"]: 1 } } }));
+    const fake = await fakeToolServer(() => ({
+      status: 200,
+      body: { output: { text: "refund\u0000issued", ["k\u0000"]: 1 } },
+    }));
     try {
-      await db.prisma.toolEndpoint.create({ data: { toolName: "refund_payment", url: `http://127.0.0.1:${fake.port}/tools`, timeoutMs: 5000 } });
+      await db.prisma.toolEndpoint.create({
+        data: { toolName: "refund_payment", url: `http://127.0.0.1:${fake.port}/tools`, timeoutMs: 5000 },
+      });
       await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
       const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: LIVE_REFUND }, "tester");
       await decideApproval(db.prisma, id, { decision: "approved" }, "lee");
@@ -292,11 +405,35 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
   });
 
   it("refuses a NUL character in a fixture or an edit, naming where it is", async () => {
-    const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: PAUSE, edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "77" } }] }, "tester");
-    const fixture = await expectApiError(supplyFixture(db.prisma, id, { output: { rows: ["ok", "bad\u0000"] }, note: "n" }, "dana"), 400, "invalid_fixture");
+    const { id } = await startReplay(
+      db.prisma,
+      {
+        sessionId: refundSessionId,
+        policy: PAUSE,
+        edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "77" } }],
+      },
+      "tester",
+    );
+    const fixture = await expectApiError(
+      supplyFixture(db.prisma, id, { output: { rows: ["ok", "bad\u0000"] }, note: "n" }, "dana"),
+      400,
+      "invalid_fixture",
+    );
     expect(fixture.issues.map((i) => i.path)).toContain("output.rows[1]");
     expect((await db.prisma.replay.findUniqueOrThrow({ where: { id } })).status).toBe("paused");
-    const edit = await expectApiError(createReplay(db.prisma, { sessionId: refundSessionId, policy: RECORDED, edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "4\u00001" } }] }, "t"), 400, "invalid_request");
+    const edit = await expectApiError(
+      createReplay(
+        db.prisma,
+        {
+          sessionId: refundSessionId,
+          policy: RECORDED,
+          edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "4\u00001" } }],
+        },
+        "t",
+      ),
+      400,
+      "invalid_request",
+    );
     expect(edit.issues.map((i) => i.path)).toContain("edits[0].value.order_id");
   });
 
@@ -306,15 +443,46 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     await decideApproval(db.prisma, id, { decision: "denied", note: "not in test" }, "lee");
     const view = (await loadReplayView(db.prisma, id))!;
     expect(view.approvals).toMatchObject([{ decision: "denied", by: "lee" }]);
-    expect(view.steps.find((s) => s.name === "refund_payment")).toMatchObject({ source: "error_result", error: { type: "ApprovalDenied" } });
+    expect(view.steps.find((s) => s.name === "refund_payment")).toMatchObject({
+      source: "error_result",
+      error: { type: "ApprovalDenied" },
+    });
     await expectApiError(decideApproval(db.prisma, id, { decision: "approved" }, "lee"), 409, "nothing_pending");
   });
   it("the comparison page's loader (model prompts as digests) agrees with the full view for every replay", async () => {
     // Edits that change model inputs and outputs, so digests are compared, not only vouched for by the engine.
-    const modelSeq = (await db.prisma.event.findFirstOrThrow({ where: { sessionId: refundSessionId, kind: "model_call" }, orderBy: { seq: "desc" }, select: { seq: true } })).seq;
-    await startReplay(db.prisma, { sessionId: refundSessionId, policy: RECORDED, edits: [{ seq: modelSeq, op: "replace_model_output", value: { role: "assistant", content: "changed" } }] }, "tester");
-    const firstModel = (await db.prisma.event.findFirstOrThrow({ where: { sessionId: refundSessionId, kind: "model_call" }, orderBy: { seq: "asc" }, select: { seq: true } })).seq;
-    await startReplay(db.prisma, { sessionId: refundSessionId, policy: PAUSE, edits: [{ seq: firstModel, op: "replace_system_prompt", value: "Be terse." }] }, "tester");
+    const modelSeq = (
+      await db.prisma.event.findFirstOrThrow({
+        where: { sessionId: refundSessionId, kind: "model_call" },
+        orderBy: { seq: "desc" },
+        select: { seq: true },
+      })
+    ).seq;
+    await startReplay(
+      db.prisma,
+      {
+        sessionId: refundSessionId,
+        policy: RECORDED,
+        edits: [{ seq: modelSeq, op: "replace_model_output", value: { role: "assistant", content: "changed" } }],
+      },
+      "tester",
+    );
+    const firstModel = (
+      await db.prisma.event.findFirstOrThrow({
+        where: { sessionId: refundSessionId, kind: "model_call" },
+        orderBy: { seq: "asc" },
+        select: { seq: true },
+      })
+    ).seq;
+    await startReplay(
+      db.prisma,
+      {
+        sessionId: refundSessionId,
+        policy: PAUSE,
+        edits: [{ seq: firstModel, op: "replace_system_prompt", value: "Be terse." }],
+      },
+      "tester",
+    );
     const replays = await db.prisma.replay.findMany({ select: { id: true } });
     let diverging = 0;
     for (const { id } of replays) {
@@ -325,7 +493,9 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
       expect(lite.comparison.firstDivergence).toEqual(full.comparison.firstDivergence);
       expect(lite.comparison.metrics).toEqual(full.comparison.metrics);
       expect([lite.baseCount, lite.branchCount]).toEqual([full.base.length, full.steps.length]);
-      expect(lite.branchFinalOutput ?? null).toEqual([...full.steps].reverse().find((e) => e.kind === "final_output")?.output ?? null);
+      expect(lite.branchFinalOutput ?? null).toEqual(
+        [...full.steps].reverse().find((e) => e.kind === "final_output")?.output ?? null,
+      );
       if (full.comparison.firstDivergence) diverging++;
     }
     expect(diverging).toBeGreaterThan(2);

@@ -72,7 +72,12 @@ function nulPath(value: unknown, path: (string | number)[] = []): (string | numb
 /** Refuses a NUL character anywhere in the value, naming its path. */
 function refuseNul(value: unknown, ctx: z.RefinementCtx) {
   const path = nulPath(value);
-  if (path) ctx.addIssue({ code: "custom", path, message: "Contains a NUL character (U+0000), which cannot be stored; remove it." });
+  if (path)
+    ctx.addIssue({
+      code: "custom",
+      path,
+      message: "Contains a NUL character (U+0000), which cannot be stored; remove it.",
+    });
 }
 
 export const StartReplayInput = z
@@ -120,7 +125,10 @@ export const ApprovalInput = z
   .superRefine(refuseNul);
 export type ApprovalInput = z.infer<typeof ApprovalInput>;
 
-function issuesOf(issues: readonly { path: readonly (string | number)[]; message: string }[], prefix: (string | number)[] = []): ApiIssue[] {
+function issuesOf(
+  issues: readonly { path: readonly (string | number)[]; message: string }[],
+  prefix: (string | number)[] = [],
+): ApiIssue[] {
   return issues.map((i) => ({ path: formatIssuePath([...prefix, ...i.path]), message: i.message }));
 }
 
@@ -139,7 +147,10 @@ async function knownTools(client: DbClient, agentId: string): Promise<KnownTool[
 }
 
 /** History for `agent` (the agent's sessions that are not replays) and `cohort_version` (the experiment's agent version) scopes. */
-export function historyLookupFor(client: DbClient, scope: { agentId: string; cohortAgentVersionId: string | null }): HistoryLookup {
+export function historyLookupFor(
+  client: DbClient,
+  scope: { agentId: string; cohortAgentVersionId: string | null },
+): HistoryLookup {
   return async (query) => {
     const session =
       query.scope === "agent"
@@ -153,21 +164,53 @@ export function historyLookupFor(client: DbClient, scope: { agentId: string; coh
       orderBy: [{ session: { createdAt: "desc" } }, { seq: "desc" }],
       select: { sessionId: true, seq: true, output: true },
     });
-    return event ? { sessionId: event.sessionId, seq: event.seq, output: event.output ?? null, status: "completed" } : null;
+    return event
+      ? { sessionId: event.sessionId, seq: event.seq, output: event.output ?? null, status: "completed" }
+      : null;
   };
 }
 
-async function resolvePolicy(client: DbClient, input: StartReplayInput): Promise<{ policy: Policy; policyVersionId: string | null }> {
+async function resolvePolicy(
+  client: DbClient,
+  input: StartReplayInput,
+): Promise<{ policy: Policy; policyVersionId: string | null }> {
   if (input.policyVersionId) {
-    const version = await client.policyVersion.findUnique({ where: { id: input.policyVersionId }, select: { id: true, document: true } });
-    if (!version) throw new ApiError(404, "policy_version_not_found", `No policy version with id "${input.policyVersionId}".`);
+    const version = await client.policyVersion.findUnique({
+      where: { id: input.policyVersionId },
+      select: { id: true, document: true },
+    });
+    if (!version)
+      throw new ApiError(404, "policy_version_not_found", `No policy version with id "${input.policyVersionId}".`);
     const parsed = Policy.safeParse(version.document);
-    if (!parsed.success) throw new ApiError(422, "invalid_policy", "The stored policy version is not a valid policy document.", issuesOf(parsed.error.issues.map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== "symbol"), message: i.message })), ["policy"]));
+    if (!parsed.success)
+      throw new ApiError(
+        422,
+        "invalid_policy",
+        "The stored policy version is not a valid policy document.",
+        issuesOf(
+          parsed.error.issues.map((i) => ({
+            path: i.path.filter((p): p is string | number => typeof p !== "symbol"),
+            message: i.message,
+          })),
+          ["policy"],
+        ),
+      );
     return { policy: parsed.data, policyVersionId: version.id };
   }
   const parsed = Policy.safeParse(input.policy);
   if (!parsed.success) {
-    throw new ApiError(400, "invalid_policy", "The policy document is not valid.", issuesOf(parsed.error.issues.map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== "symbol"), message: i.message })), ["policy"]));
+    throw new ApiError(
+      400,
+      "invalid_policy",
+      "The policy document is not valid.",
+      issuesOf(
+        parsed.error.issues.map((i) => ({
+          path: i.path.filter((p): p is string | number => typeof p !== "symbol"),
+          message: i.message,
+        })),
+        ["policy"],
+      ),
+    );
   }
   return { policy: parsed.data, policyVersionId: null };
 }
@@ -189,7 +232,11 @@ async function validateForSession(client: DbClient, session: SessionContext, pol
  * anything is started, so the start form can show them beside the choice.
  * A document that is not a valid policy gets its schema issues.
  */
-export async function replayPolicyWarnings(client: DbClient, sessionId: string, documents: readonly unknown[]): Promise<string[][]> {
+export async function replayPolicyWarnings(
+  client: DbClient,
+  sessionId: string,
+  documents: readonly unknown[],
+): Promise<string[][]> {
   const session = await client.session.findUnique({
     where: { id: sessionId },
     select: { agentId: true, agent: { select: { adapter: true } }, agentVersion: { select: { capabilities: true } } },
@@ -218,11 +265,27 @@ export interface StartedReplay {
  */
 export async function createReplay(prisma: Db, raw: unknown, createdBy: string): Promise<StartedReplay> {
   const parsed = StartReplayInput.safeParse(raw);
-  if (!parsed.success) throw new ApiError(400, "invalid_request", "The replay request is not valid.", issuesOf(parsed.error.issues.map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== "symbol"), message: i.message }))));
+  if (!parsed.success)
+    throw new ApiError(
+      400,
+      "invalid_request",
+      "The replay request is not valid.",
+      issuesOf(
+        parsed.error.issues.map((i) => ({
+          path: i.path.filter((p): p is string | number => typeof p !== "symbol"),
+          message: i.message,
+        })),
+      ),
+    );
   const input = parsed.data;
   const session = await prisma.session.findUnique({
     where: { id: input.sessionId },
-    select: { id: true, agentId: true, agent: { select: { adapter: true } }, agentVersion: { select: { capabilities: true } } },
+    select: {
+      id: true,
+      agentId: true,
+      agent: { select: { adapter: true } },
+      agentVersion: { select: { capabilities: true } },
+    },
   });
   if (!session) throw new ApiError(404, "session_not_found", `No session with id "${input.sessionId}".`);
   const { policy, policyVersionId } = await resolvePolicy(prisma, input);
@@ -231,17 +294,32 @@ export async function createReplay(prisma: Db, raw: unknown, createdBy: string):
   const base = events.map(toSessionEvent);
   const edits = validateEdits(base, input.edits ?? []);
   if (!edits.ok) {
-    throw new ApiError(400, "invalid_edits", `The edits do not fit this session: ${edits.issues.map((i) => i.message).join(" ")}`, issuesOf(edits.issues, ["edits"]));
+    throw new ApiError(
+      400,
+      "invalid_edits",
+      `The edits do not fit this session: ${edits.issues.map((i) => i.message).join(" ")}`,
+      issuesOf(edits.issues, ["edits"]),
+    );
   }
   if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
-    throw new ApiError(400, "model_executor_missing", `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`, [{ path: "policy.model", message: "needs a model endpoint" }]);
+    throw new ApiError(
+      400,
+      "model_executor_missing",
+      `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`,
+      [{ path: "policy.model", message: "needs a model endpoint" }],
+    );
   }
   const validation = await validateForSession(prisma, session, policy);
   // Branchpoint's engine intercepts every tool itself, so the seeds' runtime caveats are warnings here,
   // except a scope it cannot answer outside an experiment.
   const blocking = validation.errors.filter((i) => i.code === "cohort_scope_outside_experiment" || i.code === "schema");
   if (blocking.length > 0) {
-    throw new ApiError(400, "invalid_policy", blocking.map((i) => i.message).join(" "), blocking.map((i) => ({ path: formatIssuePath(["policy", ...i.path]), message: i.message })));
+    throw new ApiError(
+      400,
+      "invalid_policy",
+      blocking.map((i) => i.message).join(" "),
+      blocking.map((i) => ({ path: formatIssuePath(["policy", ...i.path]), message: i.message })),
+    );
   }
   const { id } = await createReplayRow(prisma, {
     sessionId: session.id,
@@ -272,7 +350,14 @@ function describeError(error: unknown): string {
  * simulated results) and marks the replay failed, each in a new transaction,
  * so a replay never stays `running` and a live result is never lost when it can be kept.
  */
-async function settleFailure(prisma: Db, replayId: string, actor: string | null, extra: ExtraLog, result: ReplayResult | null, error: unknown): Promise<{ code: string; message: string }> {
+async function settleFailure(
+  prisma: Db,
+  replayId: string,
+  actor: string | null,
+  extra: ExtraLog,
+  result: ReplayResult | null,
+  error: unknown,
+): Promise<{ code: string; message: string }> {
   const code = result ? "save_failed" : "replay_failed";
   const message = result
     ? `The replay ran (${result.status.replaceAll("_", " ")}), but its result could not be saved: ${describeError(error)}`
@@ -282,7 +367,14 @@ async function settleFailure(prisma: Db, replayId: string, actor: string | null,
     await prisma.$transaction(async (tx) => {
       if (extra.fixture) await insertFixture(tx, replayId, extra.fixture);
       await appendLogEntries(tx, replayId, entries, actor);
-      await markReplayFailed(tx, replayId, code, entries.length > 0 || extra.fixture ? `${message} What it obtained (${[extra.fixture ? "the fixture" : null, entries.length > 0 ? `${entries.length} log entr${entries.length === 1 ? "y" : "ies"}` : null].filter(Boolean).join(", ")}) is kept in the branch log.` : message);
+      await markReplayFailed(
+        tx,
+        replayId,
+        code,
+        entries.length > 0 || extra.fixture
+          ? `${message} What it obtained (${[extra.fixture ? "the fixture" : null, entries.length > 0 ? `${entries.length} log entr${entries.length === 1 ? "y" : "ies"}` : null].filter(Boolean).join(", ")}) is kept in the branch log.`
+          : message,
+      );
     });
     return { code, message };
   } catch (second) {
@@ -325,7 +417,12 @@ async function noteSteps(prisma: Db, replayId: string, result: ReplayResult, fre
  * failed with what it obtained kept; any other failure marks it failed,
  * keeping what it can.
  */
-export async function runReplay(prisma: Db, replayId: string, extra: ExtraLog = {}, guard?: ResumeGuard): Promise<ReplayResult | null> {
+export async function runReplay(
+  prisma: Db,
+  replayId: string,
+  extra: ExtraLog = {},
+  guard?: ResumeGuard,
+): Promise<ReplayResult | null> {
   const row = await prisma.replay.findUnique({
     where: { id: replayId },
     select: {
@@ -340,7 +437,11 @@ export async function runReplay(prisma: Db, replayId: string, extra: ExtraLog = 
   });
   if (!row) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
   if (guard && !(await prisma.$transaction(async (tx) => claimReplayForResume(tx, replayId, guard.updatedAt)))) {
-    throw new ApiError(409, "replay_busy", "The replay is already being resumed (another fixture or decision was sent first); reload and try again.");
+    throw new ApiError(
+      409,
+      "replay_busy",
+      "The replay is already being resumed (another fixture or decision was sent first); reload and try again.",
+    );
   }
 
   let result: ReplayResult | null = null;
@@ -367,7 +468,10 @@ export async function runReplay(prisma: Db, replayId: string, extra: ExtraLog = 
         log,
         tools: await knownTools(prisma, row.session.agentId),
         ...(adapter.success ? { adapter: adapter.data } : {}),
-        historyLookup: historyLookupFor(prisma, { agentId: row.session.agentId, cohortAgentVersionId: row.experiment?.agentVersionId ?? null }),
+        historyLookup: historyLookupFor(prisma, {
+          agentId: row.session.agentId,
+          cohortAgentVersionId: row.experiment?.agentVersionId ?? null,
+        }),
         executors: {
           tool: toolExecutor(prisma, onNul),
           simulator: toolSimulator(prisma, onNul),
@@ -385,7 +489,12 @@ export async function runReplay(prisma: Db, replayId: string, extra: ExtraLog = 
       await prisma.$transaction(
         async (tx) => {
           if (extra.fixture) await insertFixture(tx, replayId, extra.fixture);
-          await appendLogEntries(tx, replayId, [...(extra.approval ? [extra.approval] : []), ...done.newLogEntries], row.createdBy);
+          await appendLogEntries(
+            tx,
+            replayId,
+            [...(extra.approval ? [extra.approval] : []), ...done.newLogEntries],
+            row.createdBy,
+          );
           await saveRunResult(tx, replayId, done, new Date());
         },
         { timeout: 120_000, maxWait: 30_000 },
@@ -423,7 +532,11 @@ async function pendingOf(prisma: Db, replayId: string, waitingFor: PendingCall["
   const wanted = waitingFor === "fixture" ? "paused" : "awaiting_approval";
   if (state.status !== wanted || !pending || pending.waitingFor !== waitingFor) {
     const what = waitingFor === "fixture" ? "a fixture" : "an approval";
-    throw new ApiError(409, "nothing_pending", `Replay "${replayId}" is ${state.status.replaceAll("_", " ")} and waits for no ${waitingFor}; only a ${wanted.replaceAll("_", " ")} replay takes ${what}.`);
+    throw new ApiError(
+      409,
+      "nothing_pending",
+      `Replay "${replayId}" is ${state.status.replaceAll("_", " ")} and waits for no ${waitingFor}; only a ${wanted.replaceAll("_", " ")} replay takes ${what}.`,
+    );
   }
   return { state, pending };
 }
@@ -431,15 +544,34 @@ async function pendingOf(prisma: Db, replayId: string, waitingFor: PendingCall["
 /** Stores a fixture for the pending call and resumes the branch. Nothing changes when it is refused. */
 export async function supplyFixture(prisma: Db, replayId: string, raw: unknown, author: string) {
   const parsed = FixtureInput.safeParse(raw);
-  if (!parsed.success) throw new ApiError(400, "invalid_fixture", "The fixture is not valid.", issuesOf(parsed.error.issues.map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== "symbol"), message: i.message }))));
+  if (!parsed.success)
+    throw new ApiError(
+      400,
+      "invalid_fixture",
+      "The fixture is not valid.",
+      issuesOf(
+        parsed.error.issues.map((i) => ({
+          path: i.path.filter((p): p is string | number => typeof p !== "symbol"),
+          message: i.message,
+        })),
+      ),
+    );
   const input = parsed.data;
   const { state, pending } = await pendingOf(prisma, replayId, "fixture");
-  if ((input.callId !== undefined && input.callId !== pending.callId) || (input.tool !== undefined && input.tool !== pending.tool)) {
+  if (
+    (input.callId !== undefined && input.callId !== pending.callId) ||
+    (input.tool !== undefined && input.tool !== pending.tool)
+  ) {
     throw new ApiError(
       409,
       "wrong_call",
       `The branch waits for ${pending.tool} (call ${pending.callId}) at step ${pending.step}, not ${input.tool ?? pending.tool} (call ${input.callId ?? pending.callId}).`,
-      [{ path: input.callId !== pending.callId ? "callId" : "tool", message: `expected ${input.callId !== pending.callId ? pending.callId : pending.tool}` }],
+      [
+        {
+          path: input.callId !== pending.callId ? "callId" : "tool",
+          message: `expected ${input.callId !== pending.callId ? pending.callId : pending.tool}`,
+        },
+      ],
     );
   }
   const fixture: NewFixture = {
@@ -462,10 +594,25 @@ export async function supplyFixture(prisma: Db, replayId: string, raw: unknown, 
 /** Records an approval decision for the pending live call (with actor and time) and resumes the branch. */
 export async function decideApproval(prisma: Db, replayId: string, raw: unknown, by: string) {
   const parsed = ApprovalInput.safeParse(raw);
-  if (!parsed.success) throw new ApiError(400, "invalid_decision", "The decision is not valid.", issuesOf(parsed.error.issues.map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== "symbol"), message: i.message }))));
+  if (!parsed.success)
+    throw new ApiError(
+      400,
+      "invalid_decision",
+      "The decision is not valid.",
+      issuesOf(
+        parsed.error.issues.map((i) => ({
+          path: i.path.filter((p): p is string | number => typeof p !== "symbol"),
+          message: i.message,
+        })),
+      ),
+    );
   const { state, pending } = await pendingOf(prisma, replayId, "approval");
   if (parsed.data.callId !== undefined && parsed.data.callId !== pending.callId) {
-    throw new ApiError(409, "wrong_call", `The branch waits for a decision on ${pending.tool} (call ${pending.callId}), not call ${parsed.data.callId}.`);
+    throw new ApiError(
+      409,
+      "wrong_call",
+      `The branch waits for a decision on ${pending.tool} (call ${pending.callId}), not call ${parsed.data.callId}.`,
+    );
   }
   const approval: ApprovalEntry = {
     type: "approval",

@@ -1,7 +1,11 @@
 import { exportFileName, reportToJson, reportToMarkdown, type ExportFormat, type ReportDocument } from "./export";
 
 /** The export of a report as a file download (Markdown or JSON). */
-export function exportResponse(report: ReportDocument, format: ExportFormat, extraHeaders: Record<string, string> = {}): Response {
+export function exportResponse(
+  report: ReportDocument,
+  format: ExportFormat,
+  extraHeaders: Record<string, string> = {},
+): Response {
   const body = format === "md" ? reportToMarkdown(report) : reportToJson(report);
   return new Response(body, {
     status: 200,

@@ -27,7 +27,16 @@ describe("reportToMarkdown", () => {
     const report = await demoReport();
     const md = reportToMarkdown(report);
     const headings = [...md.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
-    expect(headings).toEqual(["Finding", "Scope", "Observed baseline", "Hypothesis", "Policy", "Evidence", "Validity", "Next actions"]);
+    expect(headings).toEqual([
+      "Finding",
+      "Scope",
+      "Observed baseline",
+      "Hypothesis",
+      "Policy",
+      "Evidence",
+      "Validity",
+      "Next actions",
+    ]);
     expect(md).toContain("# Refund | pending after timeout");
     expect(md).toContain(report.snapshot.policy.hash);
     expect(md).toContain('"refund_payment": {');
@@ -50,7 +59,10 @@ describe("reportToMarkdown", () => {
 describe("reportToJson", () => {
   it("includes the full policy document and hash, the sections and the evidence", async () => {
     const report = await demoReport();
-    const parsed = JSON.parse(reportToJson(report)) as { format: string; report: Record<string, unknown> & { policy: { document: unknown; hash: string } } };
+    const parsed = JSON.parse(reportToJson(report)) as {
+      format: string;
+      report: Record<string, unknown> & { policy: { document: unknown; hash: string } };
+    };
     expect(parsed.format).toBe("branchpoint.report/v1");
     expect(parsed.report.policy.document).toEqual(FIXTURE_POLICY);
     expect(parsed.report.policy.hash).toMatch(/^[0-9a-f]{64}$/);

@@ -17,7 +17,12 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** A file-name-safe slug of the title. */
 export function exportFileName(report: Pick<ReportDocument, "title" | "id">, format: ExportFormat): string {
-  const slug = report.title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "report";
+  const slug =
+    report.title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 60) || "report";
   return `${slug}-${report.id}.${format}`;
 }
 
@@ -65,16 +70,27 @@ const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 export function pairTitle(p: AlignedPair): string {
   const e = p.type === "removed" ? p.base : p.branch;
   const where =
-    p.type === "removed" ? `base #${p.base.seq}` : p.type === "inserted" ? `branch #${p.branch.seq}` : `base #${p.base.seq} ↔ branch #${p.branch.seq}`;
+    p.type === "removed"
+      ? `base #${p.base.seq}`
+      : p.type === "inserted"
+        ? `branch #${p.branch.seq}`
+        : `base #${p.base.seq} ↔ branch #${p.branch.seq}`;
   return `${p.type}: ${e.kind} ${e.name} (${where})`;
 }
 
 function pairMarkdown(p: AlignedPair): string {
   const out = [`#### ${pairTitle(p)}`];
-  if (p.type !== "inserted") out.push("Base:", fence(JSON.stringify({ input: p.base.input, output: p.base.output, error: p.base.error }, null, 2), "json"));
+  if (p.type !== "inserted")
+    out.push(
+      "Base:",
+      fence(JSON.stringify({ input: p.base.input, output: p.base.output, error: p.base.error }, null, 2), "json"),
+    );
   if (p.type !== "removed") {
     const source = p.branch.source ? ` (source: ${p.branch.source})` : "";
-    out.push(`Branch${source}:`, fence(JSON.stringify({ input: p.branch.input, output: p.branch.output, error: p.branch.error }, null, 2), "json"));
+    out.push(
+      `Branch${source}:`,
+      fence(JSON.stringify({ input: p.branch.input, output: p.branch.output, error: p.branch.error }, null, 2), "json"),
+    );
   }
   return out.join("\n\n");
 }
@@ -96,14 +112,21 @@ export function reportToMarkdown(report: ReportDocument): string {
   }
 
   out.push("## Policy");
-  const version = s.policy.version ? `${s.policy.version.policyName} v${s.policy.version.version}` : "ad-hoc policy (not saved as a version)";
+  const version = s.policy.version
+    ? `${s.policy.version.policyName} v${s.policy.version.version}`
+    : "ad-hoc policy (not saved as a version)";
   out.push(`- Policy: ${version}\n- Hash: \`${s.policy.hash}\``);
   out.push(fence(JSON.stringify(s.policy.document, null, 2), "json"));
 
   out.push("## Evidence");
-  out.push(`- Evidence strength: **${s.evidence.strength}**\n- Comparability: **${s.replay.comparability ?? "unknown"}**`);
+  out.push(
+    `- Evidence strength: **${s.evidence.strength}**\n- Comparability: **${s.replay.comparability ?? "unknown"}**`,
+  );
   const sources = Object.entries(s.evidence.stepsBySource);
-  if (sources.length > 0) out.push(["| step source | steps |", "| --- | --- |", ...sources.map(([k, v]) => `| ${cell(k)} | ${v} |`)].join("\n"));
+  if (sources.length > 0)
+    out.push(
+      ["| step source | steps |", "| --- | --- |", ...sources.map(([k, v]) => `| ${cell(k)} | ${v} |`)].join("\n"),
+    );
   out.push(
     s.comparison.firstDivergence
       ? `First divergence at pair ${s.comparison.firstDivergence.pairIndex}: ${s.comparison.firstDivergence.summary}`
@@ -130,7 +153,9 @@ export function reportToMarkdown(report: ReportDocument): string {
     ].join("\n"),
   );
   if (s.comparison.finalOutputDiff) {
-    const diff = s.comparison.finalOutputDiff.map((p) => (p.type === "added" ? `{+${p.value}+}` : p.type === "removed" ? `[-${p.value}-]` : p.value)).join("");
+    const diff = s.comparison.finalOutputDiff
+      .map((p) => (p.type === "added" ? `{+${p.value}+}` : p.type === "removed" ? `[-${p.value}-]` : p.value))
+      .join("");
     out.push("### Final output (base → branch)", fence(diff, "diff"));
   }
   if (s.comparison.pairs.length > 0) {
@@ -144,7 +169,10 @@ export function reportToMarkdown(report: ReportDocument): string {
       : [
           "| step | tool | author | note | at |",
           "| --- | --- | --- | --- | --- |",
-          ...s.fixtures.map((f) => `| ${f.stepIdx ?? ""} | ${cell(f.toolName)} | ${cell(f.author)} | ${cell(f.note)} | ${f.createdAt} |`),
+          ...s.fixtures.map(
+            (f) =>
+              `| ${f.stepIdx ?? ""} | ${cell(f.toolName)} | ${cell(f.author)} | ${cell(f.note)} | ${f.createdAt} |`,
+          ),
         ].join("\n"),
   );
   out.push("### Live calls");
@@ -155,7 +183,8 @@ export function reportToMarkdown(report: ReportDocument): string {
           "| step | kind | name | approval |",
           "| --- | --- | --- | --- |",
           ...s.evidence.liveCalls.map(
-            (c) => `| ${c.step} | ${c.kind} | ${cell(c.name)} | ${c.approval ? cell(`${c.approval.decision} by ${c.approval.by}${c.approval.note ? ` — ${c.approval.note}` : ""}`) : "none"} |`,
+            (c) =>
+              `| ${c.step} | ${c.kind} | ${cell(c.name)} | ${c.approval ? cell(`${c.approval.decision} by ${c.approval.by}${c.approval.note ? ` — ${c.approval.note}` : ""}`) : "none"} |`,
           ),
         ].join("\n"),
   );

@@ -15,7 +15,8 @@ describe("share tokens", () => {
     expect(hashShareToken("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   });
   it("of another shape are never looked up", () => {
-    for (const bad of [undefined, null, "", "short", "a".repeat(23), "a".repeat(21) + "=", "a".repeat(21) + "/", 42]) expect(isShareTokenShape(bad)).toBe(false);
+    for (const bad of [undefined, null, "", "short", "a".repeat(23), "a".repeat(21) + "=", "a".repeat(21) + "/", 42])
+      expect(isShareTokenShape(bad)).toBe(false);
   });
 });
 

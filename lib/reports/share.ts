@@ -8,7 +8,12 @@ export type ExpiresIn = z.infer<typeof ExpiresIn>;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DAYS: Record<Exclude<ExpiresIn, "never">, number> = { "1d": 1, "7d": 7, "30d": 30 };
 
-export const EXPIRY_LABELS: Record<ExpiresIn, string> = { "1d": "1 day", "7d": "7 days", "30d": "30 days", never: "never" };
+export const EXPIRY_LABELS: Record<ExpiresIn, string> = {
+  "1d": "1 day",
+  "7d": "7 days",
+  "30d": "30 days",
+  never: "never",
+};
 
 export function expiryDate(expiresIn: ExpiresIn, now: Date): Date | null {
   return expiresIn === "never" ? null : new Date(now.getTime() + DAYS[expiresIn] * DAY_MS);

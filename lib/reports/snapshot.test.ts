@@ -21,7 +21,12 @@ describe("buildReportSnapshot", () => {
     expect(s.comparison.counts).toEqual({ equal: 7, changed: 2, inserted: 0, removed: 0 });
     expect(s.comparison.metrics.first_divergence_step).toBe(6);
     expect(s.comparison.finalOutputDiff).not.toBeNull();
-    expect(s.session).toEqual({ id: "session_1", label: "Refund for order 4821", agentName: "harbor-pine-support", adapter: "generic" });
+    expect(s.session).toEqual({
+      id: "session_1",
+      label: "Refund for order 4821",
+      agentName: "harbor-pine-support",
+      adapter: "generic",
+    });
     // Only the first divergence is kept of the pairs when nothing is pinned.
     expect(s.comparison.pairs.map((p) => p.id)).toEqual(["p6-6"]);
     expect(s.suggestedValidity.label).toBe("confirmed_by_replay");
@@ -38,7 +43,15 @@ describe("buildReportSnapshot", () => {
   it("records fixtures with author and note", async () => {
     const source = await demoSource({ policy: FIXTURE_POLICY, log: [refundFixture("refund pending")] });
     const s = buildReportSnapshot(source, [], NOW);
-    expect(s.fixtures).toEqual([expect.objectContaining({ id: "fx_1", toolName: "refund_payment", stepIdx: 6, author: "dana", note: "refund service returned a timeout in prod" })]);
+    expect(s.fixtures).toEqual([
+      expect.objectContaining({
+        id: "fx_1",
+        toolName: "refund_payment",
+        stepIdx: 6,
+        author: "dana",
+        note: "refund service returned a timeout in prod",
+      }),
+    ]);
     expect(s.evidence.fixturesUsed).toHaveLength(1);
     expect(s.evidence.strength).toBe("controlled");
     expect(s.suggestedValidity.label).toBe("sensitive_to_fixture");

@@ -44,7 +44,14 @@ export interface ReportSource {
     note: string;
     createdAt: Date | string;
   }[];
-  approvals: readonly { step: number; tool: string; decision: string; by: string; at: string | null; note?: string | null }[];
+  approvals: readonly {
+    step: number;
+    tool: string;
+    decision: string;
+    by: string;
+    at: string | null;
+    note?: string | null;
+  }[];
   comparison: Comparison;
 }
 
@@ -106,7 +113,8 @@ export interface ReportSnapshot {
   suggestedValidity: ValiditySuggestion;
 }
 
-const iso = (d: Date | string | null): string | null => (d === null ? null : typeof d === "string" ? d : d.toISOString());
+const iso = (d: Date | string | null): string | null =>
+  d === null ? null : typeof d === "string" ? d : d.toISOString();
 
 const COMPARABILITY = new Set<Comparability>(["exact", "aligned", "diverged_but_comparable", "non_comparable"]);
 
@@ -121,8 +129,12 @@ export function unknownPins(comparison: Pick<Comparison, "pairs">, pinned: reado
 }
 
 /** The validity suggestion for a replay (pure; see `suggestValidity`). */
-export function suggestValidityFor(source: Pick<ReportSource, "replay" | "evidence" | "comparison">): ValiditySuggestion {
-  const comparability = COMPARABILITY.has(source.replay.comparability as Comparability) ? (source.replay.comparability as Comparability) : null;
+export function suggestValidityFor(
+  source: Pick<ReportSource, "replay" | "evidence" | "comparison">,
+): ValiditySuggestion {
+  const comparability = COMPARABILITY.has(source.replay.comparability as Comparability)
+    ? (source.replay.comparability as Comparability)
+    : null;
   return suggestValidity({
     status: source.replay.status,
     comparability,
@@ -151,8 +163,11 @@ export function buildReportSnapshot(source: ReportSource, pinnedPairs: readonly 
   const counts: Record<AlignedPair["type"], number> = { equal: 0, changed: 0, inserted: 0, removed: 0 };
   for (const p of comparison.pairs) counts[p.type] += 1;
   const stepsBySource: Partial<Record<StepSource, number>> = {};
-  for (const [k, v] of Object.entries(evidence.stepsBySource) as [StepSource, number][]) if (v > 0) stepsBySource[k] = v;
-  const comparability = COMPARABILITY.has(replay.comparability as Comparability) ? (replay.comparability as Comparability) : null;
+  for (const [k, v] of Object.entries(evidence.stepsBySource) as [StepSource, number][])
+    if (v > 0) stepsBySource[k] = v;
+  const comparability = COMPARABILITY.has(replay.comparability as Comparability)
+    ? (replay.comparability as Comparability)
+    : null;
 
   return frozenCopy<ReportSnapshot>({
     version: 1,
@@ -190,7 +205,14 @@ export function buildReportSnapshot(source: ReportSource, pinnedPairs: readonly 
       note: f.note,
       createdAt: iso(f.createdAt) ?? "",
     })),
-    approvals: source.approvals.map((a) => ({ step: a.step, tool: a.tool, decision: a.decision, by: a.by, at: a.at, note: a.note ?? null })),
+    approvals: source.approvals.map((a) => ({
+      step: a.step,
+      tool: a.tool,
+      decision: a.decision,
+      by: a.by,
+      at: a.at,
+      note: a.note ?? null,
+    })),
     comparison: {
       pairCount: comparison.pairs.length,
       counts,

@@ -2,7 +2,15 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { importDocument } from "@/lib/ingest";
-import { compareRuns, replay, RECOMMENDED_RCA_POLICY, type BranchLogEntry, type Edit, type Policy, type SessionEvent } from "@/lib/replay";
+import {
+  compareRuns,
+  replay,
+  RECOMMENDED_RCA_POLICY,
+  type BranchLogEntry,
+  type Edit,
+  type Policy,
+  type SessionEvent,
+} from "@/lib/replay";
 import type { ReportSource } from "./snapshot";
 
 export function demoRefundSession(): SessionEvent[] {
@@ -18,13 +26,27 @@ export const FIXTURE_POLICY: Policy = {
   tools: { ...RECOMMENDED_RCA_POLICY.tools, overrides: { refund_payment: { type: "fixture", on_miss: "pause" } } },
 };
 
-export async function demoSource(opts: { edits?: Edit[]; policy?: Policy; log?: BranchLogEntry[] } = {}): Promise<ReportSource> {
+export async function demoSource(
+  opts: { edits?: Edit[]; policy?: Policy; log?: BranchLogEntry[] } = {},
+): Promise<ReportSource> {
   const base = demoRefundSession();
   const policy = opts.policy ?? RECOMMENDED_RCA_POLICY;
   const result = await replay({ base, policy, edits: opts.edits ?? [], log: opts.log ?? [] });
   const fixtures = (opts.log ?? []).flatMap((e) =>
     e.type === "fixture"
-      ? [{ id: e.id, toolName: e.tool, callId: null, stepIdx: e.step, output: e.output ?? null, error: e.error ?? null, author: e.author, note: e.note, createdAt: e.at ?? "2026-01-01T00:00:00.000Z" }]
+      ? [
+          {
+            id: e.id,
+            toolName: e.tool,
+            callId: null,
+            stepIdx: e.step,
+            output: e.output ?? null,
+            error: e.error ?? null,
+            author: e.author,
+            note: e.note,
+            createdAt: e.at ?? "2026-01-01T00:00:00.000Z",
+          },
+        ]
       : [],
   );
   return {
@@ -40,7 +62,13 @@ export async function demoSource(opts: { edits?: Edit[]; policy?: Policy; log?: 
       sessionId: "session_1",
       policyVersion: null,
     },
-    session: { id: "session_1", title: "Refund for order 4821", externalId: null, agentName: "harbor-pine-support", adapter: "generic" },
+    session: {
+      id: "session_1",
+      title: "Refund for order 4821",
+      externalId: null,
+      agentName: "harbor-pine-support",
+      adapter: "generic",
+    },
     evidence: result.evidence,
     fixtures,
     approvals: [],

@@ -17,17 +17,62 @@ const base: ValidityInput = {
 describe("suggestValidity", () => {
   it.each<[string, Partial<ValidityInput>, string]>([
     ["exact with recorded evidence", {}, "confirmed_by_replay"],
-    ["aligned with recorded evidence", { comparability: "aligned", firstDivergence: { pairIndex: 2, branchSeq: 2 } }, "confirmed_by_replay"],
-    ["aligned with controlled evidence (static cases)", { comparability: "aligned", strength: "controlled" }, "confirmed_by_replay"],
+    [
+      "aligned with recorded evidence",
+      { comparability: "aligned", firstDivergence: { pairIndex: 2, branchSeq: 2 } },
+      "confirmed_by_replay",
+    ],
+    [
+      "aligned with controlled evidence (static cases)",
+      { comparability: "aligned", strength: "controlled" },
+      "confirmed_by_replay",
+    ],
     ["non-comparable", { comparability: "non_comparable", status: "paused" }, "non_comparable"],
     ["no comparability at all", { comparability: null, status: "running" }, "non_comparable"],
-    ["a fixture before the first divergence", { comparability: "aligned", strength: "controlled", fixtureSteps: [1], firstDivergence: { pairIndex: 2, branchSeq: 2 } }, "sensitive_to_fixture"],
-    ["a fixture at the first divergence", { comparability: "aligned", strength: "controlled", fixtureSteps: [2], firstDivergence: { pairIndex: 2, branchSeq: 2 } }, "sensitive_to_fixture"],
-    ["a fixture in a branch that never diverged", { strength: "controlled", fixtureSteps: [3] }, "sensitive_to_fixture"],
-    ["a fixture after the first divergence only", { comparability: "aligned", strength: "controlled", fixtureSteps: [3], firstDivergence: { pairIndex: 2, branchSeq: 2 } }, "confirmed_by_replay"],
+    [
+      "a fixture before the first divergence",
+      {
+        comparability: "aligned",
+        strength: "controlled",
+        fixtureSteps: [1],
+        firstDivergence: { pairIndex: 2, branchSeq: 2 },
+      },
+      "sensitive_to_fixture",
+    ],
+    [
+      "a fixture at the first divergence",
+      {
+        comparability: "aligned",
+        strength: "controlled",
+        fixtureSteps: [2],
+        firstDivergence: { pairIndex: 2, branchSeq: 2 },
+      },
+      "sensitive_to_fixture",
+    ],
+    [
+      "a fixture in a branch that never diverged",
+      { strength: "controlled", fixtureSteps: [3] },
+      "sensitive_to_fixture",
+    ],
+    [
+      "a fixture after the first divergence only",
+      {
+        comparability: "aligned",
+        strength: "controlled",
+        fixtureSteps: [3],
+        firstDivergence: { pairIndex: 2, branchSeq: 2 },
+      },
+      "confirmed_by_replay",
+    ],
     [
       "a removed step diverges first: the next branch step counts",
-      { comparability: "diverged_but_comparable", strength: "controlled", fixtureSteps: [2], firstDivergence: { pairIndex: 1, branchSeq: null }, pairBranchIndex: [0, null, 2, 3] },
+      {
+        comparability: "diverged_but_comparable",
+        strength: "controlled",
+        fixtureSteps: [2],
+        firstDivergence: { pairIndex: 1, branchSeq: null },
+        pairBranchIndex: [0, null, 2, 3],
+      },
       "sensitive_to_fixture",
     ],
     ["a determinism probe that varied", { probes: [{ variance: 0.5 }] }, "model_nondeterministic"],
@@ -35,7 +80,11 @@ describe("suggestValidity", () => {
     ["a live model step", { strength: "live", liveModelSteps: 1 }, "model_nondeterministic"],
     ["a drifting model", { strength: "drifting" }, "model_nondeterministic"],
     ["a simulated tool result", { strength: "simulated" }, "unsupported"],
-    ["diverged but comparable", { comparability: "diverged_but_comparable", firstDivergence: { pairIndex: 1, branchSeq: 1 } }, "diverged_but_comparable"],
+    [
+      "diverged but comparable",
+      { comparability: "diverged_but_comparable", firstDivergence: { pairIndex: 1, branchSeq: 1 } },
+      "diverged_but_comparable",
+    ],
     ["live read-only tools only", { strength: "live" }, "diverged_but_comparable"],
   ])("%s → %s", (_name, overrides, label) => {
     const s = suggestValidity({ ...base, ...overrides });
@@ -44,7 +93,15 @@ describe("suggestValidity", () => {
   });
 
   it("non-comparable wins over everything else", () => {
-    expect(suggestValidity({ ...base, comparability: "non_comparable", strength: "simulated", fixtureSteps: [0], probes: [{ variance: 1 }] }).label).toBe("non_comparable");
+    expect(
+      suggestValidity({
+        ...base,
+        comparability: "non_comparable",
+        strength: "simulated",
+        fixtureSteps: [0],
+        probes: [{ variance: 1 }],
+      }).label,
+    ).toBe("non_comparable");
   });
 });
 

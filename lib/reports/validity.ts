@@ -41,21 +41,33 @@ export function suggestValidity(input: ValidityInput): ValiditySuggestion {
   if (input.comparability === null || input.comparability === "non_comparable") {
     return {
       label: "non_comparable",
-      reasons: [`The branch ended as ${input.status.replaceAll("_", " ")} before a terminal state, so the runs cannot be compared end to end.`],
+      reasons: [
+        `The branch ended as ${input.status.replaceAll("_", " ")} before a terminal state, so the runs cannot be compared end to end.`,
+      ],
     };
   }
   const varying = input.probes.filter((p) => p.variance > 0);
   if (varying.length > 0) {
     return {
       label: "model_nondeterministic",
-      reasons: [`${varying.length} determinism probe${varying.length === 1 ? "" : "s"} saw different model outputs for the same input.`],
+      reasons: [
+        `${varying.length} determinism probe${varying.length === 1 ? "" : "s"} saw different model outputs for the same input.`,
+      ],
     };
   }
   if (input.strength === "drifting") {
-    return { label: "model_nondeterministic", reasons: ["A live model step ran on a model other than the recorded one."] };
+    return {
+      label: "model_nondeterministic",
+      reasons: ["A live model step ran on a model other than the recorded one."],
+    };
   }
   if (input.liveModelSteps > 0) {
-    return { label: "model_nondeterministic", reasons: [`${input.liveModelSteps} model step${input.liveModelSteps === 1 ? "" : "s"} ran live; outputs may differ on another run.`] };
+    return {
+      label: "model_nondeterministic",
+      reasons: [
+        `${input.liveModelSteps} model step${input.liveModelSteps === 1 ? "" : "s"} ran live; outputs may differ on another run.`,
+      ],
+    };
   }
   const at = divergenceBranchStep(input);
   const early = input.fixtureSteps.filter((s) => s <= at);
@@ -63,17 +75,28 @@ export function suggestValidity(input: ValidityInput): ValiditySuggestion {
     const where = input.firstDivergence ? "at or before the first divergence" : "in a branch that never diverged";
     return {
       label: "sensitive_to_fixture",
-      reasons: [`Analyst fixture${early.length === 1 ? "" : "s"} at step ${early.join(", ")} ${where}: the outcome depends on ${early.length === 1 ? "it" : "them"}.`],
+      reasons: [
+        `Analyst fixture${early.length === 1 ? "" : "s"} at step ${early.join(", ")} ${where}: the outcome depends on ${early.length === 1 ? "it" : "them"}.`,
+      ],
     };
   }
   if (input.strength === "simulated") {
-    return { label: "unsupported", reasons: ["Some results came from a simulator or provider fixtures, not from recorded evidence."] };
+    return {
+      label: "unsupported",
+      reasons: ["Some results came from a simulator or provider fixtures, not from recorded evidence."],
+    };
   }
   if (input.comparability === "diverged_but_comparable") {
-    return { label: "diverged_but_comparable", reasons: ["The step sequences differ, but both runs reached a terminal state."] };
+    return {
+      label: "diverged_but_comparable",
+      reasons: ["The step sequences differ, but both runs reached a terminal state."],
+    };
   }
   if (input.strength === "live") {
-    return { label: "diverged_but_comparable", reasons: ["Some tool steps ran live; the replay is comparable but not fully recorded evidence."] };
+    return {
+      label: "diverged_but_comparable",
+      reasons: ["Some tool steps ran live; the replay is comparable but not fully recorded evidence."],
+    };
   }
   return {
     label: "confirmed_by_replay",

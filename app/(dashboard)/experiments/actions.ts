@@ -25,8 +25,11 @@ export const startExperimentAction = validatedAction(CreateExperimentInput, asyn
 });
 
 /** Progress for the poll. */
-export const experimentProgressAction = validatedAction(z.object({ experimentId: z.string().min(1) }), async ({ experimentId }, prisma) => {
-  const progress = await experimentProgress(prisma, experimentId);
-  if (!progress) throw new ApiError(404, "experiment_not_found", `No experiment with id "${experimentId}".`);
-  return progress;
-});
+export const experimentProgressAction = validatedAction(
+  z.object({ experimentId: z.string().min(1) }),
+  async ({ experimentId }, prisma) => {
+    const progress = await experimentProgress(prisma, experimentId);
+    if (!progress) throw new ApiError(404, "experiment_not_found", `No experiment with id "${experimentId}".`);
+    return progress;
+  },
+);

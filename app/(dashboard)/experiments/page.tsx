@@ -35,8 +35,9 @@ export default async function ExperimentsPage() {
             </Link>
           }
         >
-          Save a policy (Policies), then start an experiment: choose the policy version and an agent version, and Branchpoint replays every recorded session of that version under it
-          and counts how many reproduce exactly. History in scope cohort_version is available only here.
+          Save a policy (Policies), then start an experiment: choose the policy version and an agent version, and
+          Branchpoint replays every recorded session of that version under it and counts how many reproduce exactly.
+          History in scope cohort_version is available only here.
         </EmptyState>
       ) : (
         <ExperimentList experiments={experiments} />

@@ -33,7 +33,14 @@ export const startReplayAction = validatedAction(
           const prisma = await db();
           const state = await getReplayState(prisma, started.id);
           if (state?.status === "running") {
-            await prisma.$transaction(async (tx) => markReplayFailed(tx, started.id, "replay_failed", `The replay could not run: ${error instanceof Error ? error.message : String(error)}`));
+            await prisma.$transaction(async (tx) =>
+              markReplayFailed(
+                tx,
+                started.id,
+                "replay_failed",
+                `The replay could not run: ${error instanceof Error ? error.message : String(error)}`,
+              ),
+            );
           }
         } catch (second) {
           console.error(`Replay ${started.id} could not be marked failed:`, second);
@@ -56,40 +63,66 @@ export const supplyFixtureAction = validatedAction(
   }),
   async (input, prisma) => {
     const form = parseFixtureForm(input.kind, input.text);
-    if (!form.ok) throw new ApiError(400, "invalid_fixture", form.message, [{ path: form.path, message: form.message }]);
+    if (!form.ok)
+      throw new ApiError(400, "invalid_fixture", form.message, [{ path: form.path, message: form.message }]);
     const provenance = { source: "dashboard", prefilledFromSeq: input.prefilledFrom };
-    const fixture = await supplyFixture(prisma, input.replayId, { ...form.body, note: input.note, callId: input.callId, provenance }, env().BRANCHPOINT_USER);
+    const fixture = await supplyFixture(
+      prisma,
+      input.replayId,
+      { ...form.body, note: input.note, callId: input.callId, provenance },
+      env().BRANCHPOINT_USER,
+    );
     revalidatePath(`/replays/${input.replayId}`);
     return { fixtureId: fixture.id };
   },
 );
 
 export const decideApprovalAction = validatedAction(
-  z.object({ replayId: z.string().min(1), callId: z.string().min(1), decision: z.enum(["approved", "denied"]), note: z.string().max(2000).optional() }),
+  z.object({
+    replayId: z.string().min(1),
+    callId: z.string().min(1),
+    decision: z.enum(["approved", "denied"]),
+    note: z.string().max(2000).optional(),
+  }),
   async (input, prisma) => {
-    const approval = await decideApproval(prisma, input.replayId, { decision: input.decision, note: input.note || undefined, callId: input.callId }, env().BRANCHPOINT_USER);
+    const approval = await decideApproval(
+      prisma,
+      input.replayId,
+      { decision: input.decision, note: input.note || undefined, callId: input.callId },
+      env().BRANCHPOINT_USER,
+    );
     revalidatePath(`/replays/${input.replayId}`);
     return { approvalId: approval.id };
   },
 );
 
 /** Status for the progress poll. */
-export const replayStateAction = validatedAction(z.object({ replayId: z.string().min(1) }), async ({ replayId }, prisma) => {
-  const state = await getReplayState(prisma, replayId);
-  if (!state) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
-  return { status: state.status, stepCount: state.stepCount };
-});
+export const replayStateAction = validatedAction(
+  z.object({ replayId: z.string().min(1) }),
+  async ({ replayId }, prisma) => {
+    const state = await getReplayState(prisma, replayId);
+    if (!state) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
+    return { status: state.status, stepCount: state.stepCount };
+  },
+);
 
 /** Both sides of one aligned pair, for the comparison's detail panel. Pair ids name their seqs: p<base>-<branch>, i<branch>, r<base>. */
-export const comparisonPairAction = validatedAction(z.object({ replayId: z.string().min(1), pairId: z.string().regex(/^(p\d+-\d+|i\d+|r\d+)$/, "not a pair id") }), async ({ replayId, pairId }, prisma) => {
-  const replay = await prisma.replay.findUnique({ where: { id: replayId }, select: { sessionId: true } });
-  if (!replay) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
-  const numbers = pairId.slice(1).split("-").map(Number);
-  const baseSeq = pairId.startsWith("p") || pairId.startsWith("r") ? numbers[0]! : null;
-  const branchSeq = pairId.startsWith("p") ? numbers[1]! : pairId.startsWith("i") ? numbers[0]! : null;
-  const [baseRow, branchRow] = await Promise.all([
-    baseSeq === null ? null : prisma.event.findUnique({ where: { sessionId_seq: { sessionId: replay.sessionId, seq: baseSeq } } }),
-    branchSeq === null ? null : prisma.replayStep.findUnique({ where: { replayId_idx: { replayId, idx: branchSeq } } }),
-  ]);
-  return { base: baseRow ? toSessionEvent(baseRow) : null, branch: branchRow ? toReplayStep(branchRow) : null };
-});
+export const comparisonPairAction = validatedAction(
+  z.object({ replayId: z.string().min(1), pairId: z.string().regex(/^(p\d+-\d+|i\d+|r\d+)$/, "not a pair id") }),
+  async ({ replayId, pairId }, prisma) => {
+    const replay = await prisma.replay.findUnique({ where: { id: replayId }, select: { sessionId: true } });
+    if (!replay) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
+    const numbers = pairId.slice(1).split("-").map(Number);
+    const baseSeq = pairId.startsWith("p") || pairId.startsWith("r") ? numbers[0]! : null;
+    const branchSeq = pairId.startsWith("p") ? numbers[1]! : pairId.startsWith("i") ? numbers[0]! : null;
+    const [baseRow, branchRow] = await Promise.all([
+      baseSeq === null
+        ? null
+        : prisma.event.findUnique({ where: { sessionId_seq: { sessionId: replay.sessionId, seq: baseSeq } } }),
+      branchSeq === null
+        ? null
+        : prisma.replayStep.findUnique({ where: { replayId_idx: { replayId, idx: branchSeq } } }),
+    ]);
+    return { base: baseRow ? toSessionEvent(baseRow) : null, branch: branchRow ? toReplayStep(branchRow) : null };
+  },
+);

@@ -22,7 +22,10 @@ export default async function ReplaysPage({ searchParams }: Props) {
         <EmptyState
           title="No replays yet"
           action={
-            <Link href="/sessions" className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500">
+            <Link
+              href="/sessions"
+              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
+            >
               Choose a session
             </Link>
           }
@@ -51,11 +54,21 @@ export default async function ReplaysPage({ searchParams }: Props) {
                     </Link>
                     <div className="text-xs text-slate-500">{r.session.agent.name}</div>
                   </td>
-                  <td className="px-3 py-2"><StatusBadge status={r.status} /></td>
-                  <td className="px-3 py-2">{r.comparability ? <Badge>{r.comparability.replaceAll("_", " ")}</Badge> : "—"}</td>
                   <td className="px-3 py-2">
-                    {r.policyVersion ? <div>{r.policyVersion.policy.name} v{r.policyVersion.version}</div> : null}
-                    <span className="font-mono text-xs text-slate-500" title={r.policyHash}>{r.policyHash.slice(0, 12)}</span>
+                    <StatusBadge status={r.status} />
+                  </td>
+                  <td className="px-3 py-2">
+                    {r.comparability ? <Badge>{r.comparability.replaceAll("_", " ")}</Badge> : "—"}
+                  </td>
+                  <td className="px-3 py-2">
+                    {r.policyVersion ? (
+                      <div>
+                        {r.policyVersion.policy.name} v{r.policyVersion.version}
+                      </div>
+                    ) : null}
+                    <span className="font-mono text-xs text-slate-500" title={r.policyHash}>
+                      {r.policyHash.slice(0, 12)}
+                    </span>
                   </td>
                   <td className="px-3 py-2 text-right tabular-nums">{r.stepCount}</td>
                   <td className="px-3 py-2 text-slate-600">{formatDateTime(r.createdAt)}</td>
@@ -65,7 +78,9 @@ export default async function ReplaysPage({ searchParams }: Props) {
           </table>
           {nextCursor ? (
             <div className="border-t border-slate-100 px-3 py-2 text-right text-sm">
-              <Link href={`/replays?cursor=${nextCursor}`} className="text-indigo-700 hover:underline">Older replays →</Link>
+              <Link href={`/replays?cursor=${nextCursor}`} className="text-indigo-700 hover:underline">
+                Older replays →
+              </Link>
             </div>
           ) : null}
         </div>

@@ -9,7 +9,11 @@ import { validatedAction } from "@/lib/http/action";
 import { ReportSectionsInput, ReportTitle } from "@/lib/reports/sections";
 import { ExpiresIn, shareUrl } from "@/lib/reports/share";
 
-const CreateReport = z.object({ replayId: z.string().min(1).max(64), title: ReportTitle, sections: ReportSectionsInput });
+const CreateReport = z.object({
+  replayId: z.string().min(1).max(64),
+  title: ReportTitle,
+  sections: ReportSectionsInput,
+});
 
 export const createReportAction = validatedAction(CreateReport, async (input, prisma) => {
   const report = await createReport(prisma, { ...input, createdBy: env().BRANCHPOINT_USER });

@@ -17,7 +17,11 @@ const Query = z.object({
   cursor: z.string().max(64).optional().catch(undefined),
 });
 
-export default async function SessionsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[]>> }) {
+export default async function SessionsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[]>>;
+}) {
   const raw = await searchParams;
   const query = Query.parse(
     Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, (Array.isArray(v) ? v[0] : v) || undefined])),
@@ -35,27 +39,31 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
 
   return (
     <>
-      <PageHeader
-        title="Sessions"
-        subtitle={`${total} recorded run${total === 1 ? "" : "s"} · newest first`}
-      />
+      <PageHeader title="Sessions" subtitle={`${total} recorded run${total === 1 ? "" : "s"} · newest first`} />
       <SessionFilters agents={facets.agents.map((a) => a.name)} tools={facets.tools} values={query} />
       {sessions.length === 0 ? (
         filtered ? (
           <EmptyState title="No session matches these filters">
-            Loosen a filter or <a className="text-indigo-700 underline" href="/sessions">clear them all</a>.
+            Loosen a filter or{" "}
+            <a className="text-indigo-700 underline" href="/sessions">
+              clear them all
+            </a>
+            .
           </EmptyState>
         ) : (
           <EmptyState
             title="No sessions yet"
             action={
-              <a href="/import" className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-500">
+              <a
+                href="/import"
+                className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-500"
+              >
                 Import sessions
               </a>
             }
           >
-            Import a recorded run: a native JSON session, an OpenAI chat log (τ-bench trajectories work as they are), or point an
-            OpenTelemetry exporter at <code className="font-mono">/v1/traces</code>.
+            Import a recorded run: a native JSON session, an OpenAI chat log (τ-bench trajectories work as they are), or
+            point an OpenTelemetry exporter at <code className="font-mono">/v1/traces</code>.
           </EmptyState>
         )
       ) : (

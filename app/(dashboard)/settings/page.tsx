@@ -30,7 +30,9 @@ export default function SettingsPage() {
             >
               <h2 className="font-semibold text-slate-900">{s.title}</h2>
               <p className="mt-1 text-sm text-slate-600">{s.text}</p>
-              <span className="mt-3 inline-block text-sm font-medium text-indigo-700">Open {s.title.toLowerCase()} →</span>
+              <span className="mt-3 inline-block text-sm font-medium text-indigo-700">
+                Open {s.title.toLowerCase()} →
+              </span>
             </Link>
           </li>
         ))}

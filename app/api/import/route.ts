@@ -26,8 +26,17 @@ export async function POST(request: Request): Promise<Response> {
     if (body.length === 0) throw new ApiError(400, "empty_body", "The file is empty.");
     const result = await importAndSave(await db(), body, query);
     if (!result.ok) {
-      const message = result.format === null ? "The file is in no supported format." : `The file is not a valid ${result.format} document.`;
-      return Response.json({ ...errorBody(result.format === null ? "unknown_format" : "invalid_document", message, result.issues), format: result.format }, { status: 400 });
+      const message =
+        result.format === null
+          ? "The file is in no supported format."
+          : `The file is not a valid ${result.format} document.`;
+      return Response.json(
+        {
+          ...errorBody(result.format === null ? "unknown_format" : "invalid_document", message, result.issues),
+          format: result.format,
+        },
+        { status: 400 },
+      );
     }
     return Response.json({ format: result.format, sessions: result.sessions }, { status: 201 });
   } catch (error) {
@@ -42,6 +51,10 @@ function assertSameOrigin(request: Request): void {
   const sameOrigin = site === null || site === "same-origin";
   const originOk = origin === null || (host !== null && URL.canParse(origin) && new URL(origin).host === host);
   if (request.headers.get("x-branchpoint-upload") !== "1" || !sameOrigin || !originOk) {
-    throw new ApiError(403, "cross_origin", "Uploads are accepted from Branchpoint's own pages only; scripts use POST /api/v1/sessions with an API key.");
+    throw new ApiError(
+      403,
+      "cross_origin",
+      "Uploads are accepted from Branchpoint's own pages only; scripts use POST /api/v1/sessions with an API key.",
+    );
   }
 }

@@ -21,14 +21,23 @@ export default async function SharedReportPage({ params }: Props) {
           <h1 className="text-xl font-semibold tracking-tight text-slate-900">{report.title}</h1>
           <p className="mt-1 text-sm text-slate-600">
             Created {formatDateTime(report.createdAt)}
-            {report.createdBy ? ` by ${report.createdBy}` : ""} · a snapshot: it does not change when the replay, policy or session do.
+            {report.createdBy ? ` by ${report.createdBy}` : ""} · a snapshot: it does not change when the replay, policy
+            or session do.
           </p>
         </div>
         <div className="flex items-center gap-2">
-          <a href={exportHref("md")} rel="nofollow" className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50">
+          <a
+            href={exportHref("md")}
+            rel="nofollow"
+            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+          >
             Download Markdown
           </a>
-          <a href={exportHref("json")} rel="nofollow" className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50">
+          <a
+            href={exportHref("json")}
+            rel="nofollow"
+            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+          >
             Download JSON
           </a>
         </div>

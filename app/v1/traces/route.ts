@@ -13,7 +13,12 @@ export const POST = otlpRoute(async ({ request, prisma, encoding }) => {
   if (spans.length > 0) {
     const result = await ingestOtlpSpans(prisma, spans, encoding === "json" ? "otlp-json" : "otlp-protobuf");
     if (!result.ok) {
-      throw new ApiError(400, "invalid_span_attributes", describeIssues("Some spans have missing or mistyped attributes", result.issues), result.issues);
+      throw new ApiError(
+        400,
+        "invalid_span_attributes",
+        describeIssues("Some spans have missing or mistyped attributes", result.issues),
+        result.issues,
+      );
     }
   }
   return otlpSuccessResponse(encoding);

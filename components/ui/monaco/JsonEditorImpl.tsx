@@ -26,12 +26,23 @@ const OPTIONS = {
   formatOnPaste: true,
 } as const;
 
-export default function JsonEditorImpl({ value, onChange, path, schema, height = 320, readOnly, ariaLabel }: JsonEditorProps) {
+export default function JsonEditorImpl({
+  value,
+  onChange,
+  path,
+  schema,
+  height = 320,
+  readOnly,
+  ariaLabel,
+}: JsonEditorProps) {
   useEffect(() => {
     if (schema && path) setJsonSchemas([{ uri: schema.uri, fileMatch: [path], schema: schema.schema }]);
   }, [schema, path]);
   return (
-    <div className="overflow-hidden rounded-md border border-slate-300" data-testid={path ? `monaco-${path}` : "monaco"}>
+    <div
+      className="overflow-hidden rounded-md border border-slate-300"
+      data-testid={path ? `monaco-${path}` : "monaco"}
+    >
       <Editor
         height={height}
         language="json"
@@ -44,7 +55,12 @@ export default function JsonEditorImpl({ value, onChange, path, schema, height =
   );
 }
 
-export type JsonDiffProps = { original: string; modified: string; height?: number | string; language?: "json" | "plaintext" };
+export type JsonDiffProps = {
+  original: string;
+  modified: string;
+  height?: number | string;
+  language?: "json" | "plaintext";
+};
 
 export function JsonDiffImpl({ original, modified, height = 320, language = "json" }: JsonDiffProps) {
   return (

@@ -103,7 +103,11 @@ function linkTools(models: ModelStep[], tools: ToolStep[]): Map<ToolStep, Link |
       }
       const request = tool.parent.request;
       if (request) claimed.add(request);
-      links.set(tool, { model, request, requestIndex: request ? requestsOf(model).indexOf(request) : Number.MAX_SAFE_INTEGER });
+      links.set(tool, {
+        model,
+        request,
+        requestIndex: request ? requestsOf(model).indexOf(request) : Number.MAX_SAFE_INTEGER,
+      });
       continue;
     }
     if (!tool.callId) continue;
@@ -181,7 +185,13 @@ export function assemble(steps: readonly Step[]): SessionEvent[] {
   for (const [traceId, m] of lastModelOf) {
     if (tracesWithFinal.has(traceId) || !m.output || (m.output.toolCalls?.length ?? 0) > 0) continue;
     if (m.output.content === null || m.output.content === undefined || m.output.content === "") continue;
-    allFinals.push({ kind: "final_output", traceId, key: `${m.key}#final`, atNs: m.endNs ?? m.startNs, output: m.output.content });
+    allFinals.push({
+      kind: "final_output",
+      traceId,
+      key: `${m.key}#final`,
+      atNs: m.endNs ?? m.startNs,
+      output: m.output.content,
+    });
   }
   units.push(...allFinals);
 
@@ -190,7 +200,11 @@ export function assemble(steps: readonly Step[]): SessionEvent[] {
   units.sort((a, b) => {
     const order = compareTiming(sortKey(a), sortKey(b));
     // At the same instant, a final answer comes after the steps.
-    if (order !== 0 && sortKey(a).startNs === sortKey(b).startNs && (a.kind === "final_output") !== (b.kind === "final_output")) {
+    if (
+      order !== 0 &&
+      sortKey(a).startNs === sortKey(b).startNs &&
+      (a.kind === "final_output") !== (b.kind === "final_output")
+    ) {
       return a.kind === "final_output" ? 1 : -1;
     }
     return order;
@@ -204,7 +218,10 @@ export function assemble(steps: readonly Step[]): SessionEvent[] {
   const pushTool = (tool: ToolStep, parentSeq: number | null, request: ToolCallRequest | null) => {
     // Without an id from the span or the request, the span's own id stands in (unique, stable).
     const callId = tool.callId ?? (request?.id ? request.id : (tool.key.split(":").pop() ?? tool.key));
-    const fromRequest = tool.args === undefined && request ? { args: request.args, ...(request.argsUnparsed ? { argsUnparsed: true as const } : {}) } : null;
+    const fromRequest =
+      tool.args === undefined && request
+        ? { args: request.args, ...(request.argsUnparsed ? { argsUnparsed: true as const } : {}) }
+        : null;
     events.push({
       seq: events.length,
       kind: "tool_call",

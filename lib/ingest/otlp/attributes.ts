@@ -104,7 +104,8 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") return `a string`;
   if (typeof value === "object") return "an object";
-  const shown = typeof value === "number" || typeof value === "boolean" || typeof value === "bigint" ? String(value) : typeof value;
+  const shown =
+    typeof value === "number" || typeof value === "boolean" || typeof value === "bigint" ? String(value) : typeof value;
   return `a ${typeof value} (${shown})`;
 }
 

@@ -40,7 +40,14 @@ export type AgentReading = {
 };
 
 export type SpanReading =
-  | { role: "model"; convention: Convention; span: OtlpSpan; step: ModelStep; tools: ToolDefinition[]; agentName: string | null }
+  | {
+      role: "model";
+      convention: Convention;
+      span: OtlpSpan;
+      step: ModelStep;
+      tools: ToolDefinition[];
+      agentName: string | null;
+    }
   | { role: "tool"; convention: Convention; span: OtlpSpan; step: ToolStep; agentName: string | null }
   | AgentReading
   | { role: "other"; convention: Convention | null; span: OtlpSpan; agentName: string | null };
@@ -84,10 +91,19 @@ function problemAt(attrs: SpanAttributes, key: string): Problem {
 
 function usageOf(input: number | undefined, output: number | undefined): Usage | null {
   if (input === undefined && output === undefined) return null;
-  return { ...(input !== undefined ? { inputTokens: input } : {}), ...(output !== undefined ? { outputTokens: output } : {}) };
+  return {
+    ...(input !== undefined ? { inputTokens: input } : {}),
+    ...(output !== undefined ? { outputTokens: output } : {}),
+  };
 }
 
-function modelInput(messages: Message[], model: string | undefined, temperature: number | undefined, tools: ToolDefinition[], toolsRaw: unknown[] | undefined): ModelCallInput {
+function modelInput(
+  messages: Message[],
+  model: string | undefined,
+  temperature: number | undefined,
+  tools: ToolDefinition[],
+  toolsRaw: unknown[] | undefined,
+): ModelCallInput {
   return {
     messages,
     ...(model !== undefined ? { model } : {}),
@@ -133,13 +149,15 @@ function readAiSdk(attrs: SpanAttributes, operationId: string): SpanReading {
   if (/\.do(Generate|Stream)$/.test(operationId)) {
     const model = attrs.string("ai.model.id") ?? attrs.string("gen_ai.request.model");
     const messagesJson = attrs.json("ai.prompt.messages");
-    const messages = messagesJson === undefined ? [] : fromAiSdkMessages(messagesJson, problemAt(attrs, "ai.prompt.messages"));
+    const messages =
+      messagesJson === undefined ? [] : fromAiSdkMessages(messagesJson, problemAt(attrs, "ai.prompt.messages"));
     const toolsRaw = readAiSdkTools(attrs);
     const tools = toolDefinitions(toolsRaw ?? []);
     const text = attrs.string("ai.response.text");
     const objectJson = attrs.has("ai.response.object") ? attrs.jsonOrText("ai.response.object") : undefined;
     const callsJson = attrs.json("ai.response.toolCalls");
-    const calls = callsJson === undefined ? [] : fromAiSdkToolCalls(callsJson, problemAt(attrs, "ai.response.toolCalls"));
+    const calls =
+      callsJson === undefined ? [] : fromAiSdkToolCalls(callsJson, problemAt(attrs, "ai.response.toolCalls"));
     const hasOutput = text !== undefined || objectJson !== undefined || callsJson !== undefined;
     const content = text !== undefined && !(text === "" && calls.length > 0) ? text : (objectJson ?? null);
     const usage = usageOf(
@@ -180,7 +198,8 @@ function readAiSdk(attrs: SpanAttributes, operationId: string): SpanReading {
   if (/^ai\.(generateText|streamText|generateObject|streamObject)$/.test(operationId)) {
     const text = attrs.string("ai.response.text");
     const object = attrs.has("ai.response.object") ? attrs.jsonOrText("ai.response.object") : undefined;
-    const final = text !== undefined && text !== "" ? { output: text } : object !== undefined ? { output: object } : null;
+    const final =
+      text !== undefined && text !== "" ? { output: text } : object !== undefined ? { output: object } : null;
     const metadata = attrs.prefixed("ai.telemetry.metadata");
     if (attrs.has("ai.prompt")) {
       const prompt = attrs.json("ai.prompt");
@@ -207,7 +226,13 @@ function readAiSdkTools(attrs: SpanAttributes): unknown[] | undefined {
   return out;
 }
 
-function toolStep(attrs: SpanAttributes, name: string, callId: string | null, argsKey: string, resultKey: string): ToolStep {
+function toolStep(
+  attrs: SpanAttributes,
+  name: string,
+  callId: string | null,
+  argsKey: string,
+  resultKey: string,
+): ToolStep {
   const span = attrs.span;
   const { status, error } = outcome(span);
   const rawArgs = attrs.raw(argsKey);
@@ -238,7 +263,8 @@ function readOpenInference(attrs: SpanAttributes): SpanReading {
     const model = attrs.string("llm.model_name");
     const flatInput = attrs.prefixed("llm.input_messages");
     let messages: Message[] = [];
-    if (Object.keys(flatInput).length > 0) messages = fromOpenInferenceMessages(flatInput, problemAt(attrs, "llm.input_messages"));
+    if (Object.keys(flatInput).length > 0)
+      messages = fromOpenInferenceMessages(flatInput, problemAt(attrs, "llm.input_messages"));
     else if (attrs.has("input.value")) messages = messagesFromValue(attrs, "input.value");
     const flatOutput = attrs.prefixed("llm.output_messages");
     let output: Message | null = null;
@@ -295,7 +321,10 @@ function readOpenInference(attrs: SpanAttributes): SpanReading {
       span,
       agentName: agentName ?? (kind === "AGENT" && span.name ? span.name : null),
       final: output === undefined ? null : { output },
-      metadata: attrs.has("metadata") && isObject(attrs.json("metadata")) ? (attrs.json("metadata") as Record<string, unknown>) : {},
+      metadata:
+        attrs.has("metadata") && isObject(attrs.json("metadata"))
+          ? (attrs.json("metadata") as Record<string, unknown>)
+          : {},
     };
   }
   return { role: "other", convention, span, agentName };
@@ -323,7 +352,11 @@ function outputFromValue(attrs: SpanAttributes, key: string): Message | null {
 function readOpenInferenceTools(attrs: SpanAttributes): unknown[] {
   const flat = attrs.prefixed("llm.tools");
   const out: unknown[] = [];
-  const indices = new Set(Object.keys(flat).map((k) => k.split(".")[0]!).filter((k) => /^\d+$/.test(k)));
+  const indices = new Set(
+    Object.keys(flat)
+      .map((k) => k.split(".")[0]!)
+      .filter((k) => /^\d+$/.test(k)),
+  );
   for (const index of [...indices].sort((a, b) => Number(a) - Number(b))) {
     const key = `llm.tools.${index}.tool.json_schema`;
     if (!attrs.has(key)) continue;
@@ -343,12 +376,16 @@ function readGenAi(attrs: SpanAttributes): SpanReading {
   const declared = attrs.string("gen_ai.operation.name");
   const operation = declared ?? span.name.split(" ")[0] ?? "";
   const agentName = attrs.string("gen_ai.agent.name") ?? null;
-  if (CHAT_OPERATIONS.has(operation) && (declared !== undefined || attrs.has("gen_ai.request.model") || attrs.has("gen_ai.input.messages"))) {
+  if (
+    CHAT_OPERATIONS.has(operation) &&
+    (declared !== undefined || attrs.has("gen_ai.request.model") || attrs.has("gen_ai.input.messages"))
+  ) {
     const model = attrs.string("gen_ai.request.model") ?? attrs.string("gen_ai.response.model");
     const messages: Message[] = [];
     if (attrs.has("gen_ai.system_instructions")) {
       const system = attrs.json("gen_ai.system_instructions");
-      if (system !== undefined) messages.push(...fromGenAiSystemInstructions(system, problemAt(attrs, "gen_ai.system_instructions")));
+      if (system !== undefined)
+        messages.push(...fromGenAiSystemInstructions(system, problemAt(attrs, "gen_ai.system_instructions")));
     }
     if (attrs.has("gen_ai.input.messages")) {
       const input = attrs.json("gen_ai.input.messages");
@@ -362,7 +399,8 @@ function readGenAi(attrs: SpanAttributes): SpanReading {
     }
     const toolsJson = attrs.has("gen_ai.tool.definitions") ? attrs.json("gen_ai.tool.definitions") : undefined;
     const toolsRaw = Array.isArray(toolsJson) ? toolsJson : undefined;
-    if (toolsJson !== undefined && !Array.isArray(toolsJson)) attrs.warn("gen_ai.tool.definitions", "expected an array of tool definitions");
+    if (toolsJson !== undefined && !Array.isArray(toolsJson))
+      attrs.warn("gen_ai.tool.definitions", "expected an array of tool definitions");
     const tools = toolDefinitions(toolsRaw ?? []);
     return {
       role: "model",
@@ -393,7 +431,13 @@ function readGenAi(attrs: SpanAttributes): SpanReading {
       convention,
       span,
       agentName,
-      step: toolStep(attrs, name, attrs.string("gen_ai.tool.call.id") ?? null, "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"),
+      step: toolStep(
+        attrs,
+        name,
+        attrs.string("gen_ai.tool.call.id") ?? null,
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.call.result",
+      ),
     };
   }
   if (operation === "invoke_agent" || operation === "create_agent") {

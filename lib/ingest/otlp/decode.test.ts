@@ -52,7 +52,9 @@ const span = (over: Record<string, unknown> = {}) => ({
   attributes: [{ key: "gen_ai.operation.name", value: { stringValue: "chat" } }],
   ...over,
 });
-const request = (...spans: unknown[]) => ({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: "t" }, spans }] }] });
+const request = (...spans: unknown[]) => ({
+  resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: "t" }, spans }] }],
+});
 const at = (i: number) => `resourceSpans[0].scopeSpans[0].spans[${i}]`;
 
 describe("OTLP JSON: every AnyValue kind and both spellings", () => {
@@ -113,7 +115,15 @@ describe("OTLP JSON: every AnyValue kind and both spellings", () => {
     });
     expect(result).toMatchObject({
       ok: true,
-      spans: [{ traceId: "5b8efff798038103d269b633813fc60c", parentSpanId: null, kind: 3, endTimeUnixNano: null, status: { code: 2 } }],
+      spans: [
+        {
+          traceId: "5b8efff798038103d269b633813fc60c",
+          parentSpanId: null,
+          kind: 3,
+          endTimeUnixNano: null,
+          status: { code: 2 },
+        },
+      ],
     });
   });
 
@@ -182,14 +192,20 @@ describe("malformed OTLP JSON: every problem at its exact path, nothing decoded"
 
   it("reports text that is not JSON", () => {
     expect(decodeOtlpJson("{ nope")).toMatchObject({ ok: false, issues: [{ path: "", message: /not JSON/ }] });
-    expect(decodeOtlpJson(new Uint8Array([0xff, 0xfe, 0x00]))).toMatchObject({ ok: false, issues: [{ message: /UTF-8/ }] });
+    expect(decodeOtlpJson(new Uint8Array([0xff, 0xfe, 0x00]))).toMatchObject({
+      ok: false,
+      issues: [{ message: /UTF-8/ }],
+    });
   });
 });
 
 describe("OTLP protobuf", () => {
   it("reports bytes that are not an ExportTraceServiceRequest", () => {
     const result = decodeOtlpProtobuf(new Uint8Array([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]));
-    expect(result).toMatchObject({ ok: false, issues: [{ path: "", message: /not a protobuf ExportTraceServiceRequest/ }] });
+    expect(result).toMatchObject({
+      ok: false,
+      issues: [{ path: "", message: /not a protobuf ExportTraceServiceRequest/ }],
+    });
   });
 
   it("reports a span with a wrong-length id at its path", () => {
@@ -197,13 +213,25 @@ describe("OTLP protobuf", () => {
     const bytes = type
       .encode(
         type.fromObject({
-          resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: new Uint8Array(4), spanId: new Uint8Array(8).fill(1), name: "x", startTimeUnixNano: 1 }] }] }],
+          resourceSpans: [
+            {
+              scopeSpans: [
+                {
+                  spans: [
+                    { traceId: new Uint8Array(4), spanId: new Uint8Array(8).fill(1), name: "x", startTimeUnixNano: 1 },
+                  ],
+                },
+              ],
+            },
+          ],
         }),
       )
       .finish();
     expect(decodeOtlpProtobuf(bytes)).toEqual({
       ok: false,
-      issues: [{ path: "resourceSpans[0].scopeSpans[0].spans[0].traceId", message: "must be 32 hex digits (16 bytes)" }],
+      issues: [
+        { path: "resourceSpans[0].scopeSpans[0].spans[0].traceId", message: "must be 32 hex digits (16 bytes)" },
+      ],
     });
   });
 });

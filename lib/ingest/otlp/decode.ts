@@ -92,7 +92,9 @@ export function decodeOtlpProtobuf(bytes: Uint8Array): DecodeResult {
   } catch (error) {
     return {
       ok: false,
-      issues: [{ path: "", message: `the body is not a protobuf ExportTraceServiceRequest: ${(error as Error).message}` }],
+      issues: [
+        { path: "", message: `the body is not a protobuf ExportTraceServiceRequest: ${(error as Error).message}` },
+      ],
     };
   }
   const issues = new IssueList();
@@ -299,7 +301,13 @@ function readId(
   return hex;
 }
 
-function readEnum(obj: Record<string, unknown>, camel: string, names: Record<string, number>, path: Path, issues: IssueList): number {
+function readEnum(
+  obj: Record<string, unknown>,
+  camel: string,
+  names: Record<string, number>,
+  path: Path,
+  issues: IssueList,
+): number {
   const f = field(obj, camel);
   if (f === undefined || f.value === null) return 0;
   if (typeof f.value === "number" && Number.isInteger(f.value)) return f.value;
@@ -335,7 +343,12 @@ function readAttributes(owner: Record<string, unknown>, path: Path, issues: Issu
 
 const MAX_DEPTH = 64;
 
-function readKeyValue(kv: unknown, path: Path, issues: IssueList, depth: number): { key: string; value: unknown } | null {
+function readKeyValue(
+  kv: unknown,
+  path: Path,
+  issues: IssueList,
+  depth: number,
+): { key: string; value: unknown } | null {
   if (!isObject(kv)) {
     issues.add(path, "must be an object (KeyValue)");
     return null;
@@ -353,7 +366,10 @@ function readKeyValue(kv: unknown, path: Path, issues: IssueList, depth: number)
 function readAnyValue(value: unknown, path: Path, issues: IssueList, depth: number): unknown {
   if (value === null || value === undefined) return null;
   if (!isObject(value)) {
-    issues.add(path, "must be an AnyValue object ({ stringValue | intValue | doubleValue | boolValue | arrayValue | kvlistValue | bytesValue })");
+    issues.add(
+      path,
+      "must be an AnyValue object ({ stringValue | intValue | doubleValue | boolValue | arrayValue | kvlistValue | bytesValue })",
+    );
     return undefined;
   }
   if (depth > MAX_DEPTH) {

@@ -12,7 +12,10 @@ export type GunzipResult = { ok: true; bytes: Uint8Array } | { ok: false; issue:
  * so). Any other body comes back as it is.
  */
 export function gunzipIfNeeded(body: Uint8Array, contentEncoding?: string | null): GunzipResult {
-  const declared = (contentEncoding ?? "").toLowerCase().split(",").map((s) => s.trim());
+  const declared = (contentEncoding ?? "")
+    .toLowerCase()
+    .split(",")
+    .map((s) => s.trim());
   const magic = body.length >= 2 && body[0] === 0x1f && body[1] === 0x8b;
   if (!magic && !declared.includes("gzip")) return { ok: true, bytes: body };
   if (!magic) {

@@ -29,12 +29,15 @@ function outcome(decoded: DecodeResult, format: OtlpFormat): FormatOutcome {
 /** Registry entry: a saved OTLP JSON export (`{ "resourceSpans": [...] }`). */
 export const otlpJsonImporter: JsonImporter = {
   format: "otlp-json",
-  label: "otlp-json (an OTLP/HTTP JSON trace export, { \"resourceSpans\": [...] })",
+  label: 'otlp-json (an OTLP/HTTP JSON trace export, { "resourceSpans": [...] })',
   accepts: "json",
   detect: (input: JsonInput) =>
-    input.shape === "document" && isObject(input.value) && Array.isArray(input.value.resourceSpans ?? input.value.resource_spans),
+    input.shape === "document" &&
+    isObject(input.value) &&
+    Array.isArray(input.value.resourceSpans ?? input.value.resource_spans),
   import: (input: JsonInput): FormatOutcome => {
-    if (input.shape !== "document") return { ok: false, issues: [{ path: "", message: "expected one JSON document, not JSON Lines" }] };
+    if (input.shape !== "document")
+      return { ok: false, issues: [{ path: "", message: "expected one JSON document, not JSON Lines" }] };
     return outcome(decodeOtlpJsonValue(input.value), "otlp-json");
   },
 };

@@ -11,17 +11,20 @@ import { readFileSync } from "node:fs";
 function expectScriptedSession(events: SessionEvent[], opts: { callIds: boolean }) {
   const shape = events.map((e) => [e.seq, e.kind, e.name, e.status, e.parentSeq]);
   expect(shape).toEqual([
-    [0, "model_call", (expect.any(String) as unknown), "completed", null],
+    [0, "model_call", expect.any(String) as unknown, "completed", null],
     [1, "tool_call", "lookup_order", "completed", 0],
     [2, "tool_call", "get_time", "completed", 0],
-    [3, "model_call", (expect.any(String) as unknown), "completed", null],
+    [3, "model_call", expect.any(String) as unknown, "completed", null],
     [4, "tool_call", "get_time", "completed", 3],
     [5, "tool_call", "refund_payment", "failed", 3],
-    [6, "model_call", (expect.any(String) as unknown), "completed", null],
+    [6, "model_call", expect.any(String) as unknown, "completed", null],
     [7, "final_output", "final_output", "completed", 6],
   ]);
   const tool = (seq: number) => events[seq]!;
-  expect(tool(1).input).toEqual({ callId: opts.callIds ? "call_lookup_1" : (expect.any(String) as unknown), args: { order_id: "4821" } });
+  expect(tool(1).input).toEqual({
+    callId: opts.callIds ? "call_lookup_1" : (expect.any(String) as unknown),
+    args: { order_id: "4821" },
+  });
   expect(tool(1).output).toEqual({ order_id: "4821", status: "delivered", total: 129 });
   // Identical calls, different results: kept apart, counted as occurrences 0 and 1 of one cache key.
   expect(tool(2).input).toMatchObject({ args: { zone: "UTC" } });
@@ -42,7 +45,9 @@ function expectScriptedSession(events: SessionEvent[], opts: { callIds: boolean 
     const parent = events[event.parentSeq!]!;
     const requests = (parent.output as { toolCalls?: { id: string; name: string; args: unknown }[] }).toolCalls ?? [];
     const input = event.input as { callId: string; args: unknown };
-    expect(requests.some((r) => r.name === event.name && JSON.stringify(r.args) === JSON.stringify(input.args))).toBe(true);
+    expect(requests.some((r) => r.name === event.name && JSON.stringify(r.args) === JSON.stringify(input.args))).toBe(
+      true,
+    );
   }
   // The model calls see the whole conversation so far.
   expect((events[0]!.input as { messages: unknown[] }).messages).toHaveLength(2);
@@ -50,7 +55,6 @@ function expectScriptedSession(events: SessionEvent[], opts: { callIds: boolean 
   expect((events[6]!.input as { messages: unknown[] }).messages).toHaveLength(8);
   expect(events[7]!.output).toBe("Order 4821 was found, but the refund failed: the card processor is unavailable.");
 }
-
 
 describe("recorded SDK exports map to the scripted session", () => {
   for (const ext of ["json", "bin"] as const) {
@@ -87,8 +91,18 @@ describe("recorded SDK exports map to the scripted session", () => {
         });
         expect((model.input as { tools: unknown[] }).tools).toHaveLength(3);
         expect((session.events[6]!.input as { messages: unknown[] }).messages.slice(3, 5)).toEqual([
-          { role: "tool", content: { order_id: "4821", status: "delivered", total: 129 }, toolCallId: "call_lookup_1", ...(name.startsWith("ai7-genai") ? {} : { name: "lookup_order" }) },
-          { role: "tool", content: "12:00:01Z", toolCallId: "call_time_1", ...(name.startsWith("ai7-genai") ? {} : { name: "get_time" }) },
+          {
+            role: "tool",
+            content: { order_id: "4821", status: "delivered", total: 129 },
+            toolCallId: "call_lookup_1",
+            ...(name.startsWith("ai7-genai") ? {} : { name: "lookup_order" }),
+          },
+          {
+            role: "tool",
+            content: "12:00:01Z",
+            toolCallId: "call_time_1",
+            ...(name.startsWith("ai7-genai") ? {} : { name: "get_time" }),
+          },
         ]);
       });
     }
@@ -134,7 +148,7 @@ describe("recorded SDK exports map to the scripted session", () => {
 
 function shuffleSplitDuplicate(spans: OtlpSpan[], seed: number[]): OtlpSpan[][] {
   const pool = spans.map((s, i) => ({ s, k: seed[i % seed.length]! + i * 7 }));
-  const shuffled = pool.sort((a, b) => (a.k * 31) % 97 - (b.k * 31) % 97 || a.k - b.k).map((p) => p.s);
+  const shuffled = pool.sort((a, b) => ((a.k * 31) % 97) - ((b.k * 31) % 97) || a.k - b.k).map((p) => p.s);
   const batches: OtlpSpan[][] = [];
   let i = 0;
   let j = 0;
@@ -181,7 +195,11 @@ describe("batching invariance: the session is a function of the set of spans", (
 
 const T = "5b8efff798038103d269b633813fc60c";
 let nextId = 1;
-function mk(over: Partial<OtlpSpan> & { attributes: Record<string, unknown> }, startMs = 0, endMs: number | null = startMs + 1): OtlpSpan {
+function mk(
+  over: Partial<OtlpSpan> & { attributes: Record<string, unknown> },
+  startMs = 0,
+  endMs: number | null = startMs + 1,
+): OtlpSpan {
   const id = (nextId++).toString(16).padStart(16, "0");
   return {
     traceId: T,
@@ -200,9 +218,28 @@ function mk(over: Partial<OtlpSpan> & { attributes: Record<string, unknown> }, s
   };
 }
 const chat = (output: unknown, start: number, extra: Record<string, unknown> = {}) =>
-  mk({ name: "chat m", attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "gen_ai.output.messages": JSON.stringify(output), ...extra } }, start, start + 5);
+  mk(
+    {
+      name: "chat m",
+      attributes: {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": "m",
+        "gen_ai.output.messages": JSON.stringify(output),
+        ...extra,
+      },
+    },
+    start,
+    start + 5,
+  );
 const call = (id: string, name: string, args: unknown) => ({ type: "tool_call", id, name, arguments: args });
-const exec = (name: string, id: string | null, args: string, result: string, start: number, extra: Partial<OtlpSpan> = {}) =>
+const exec = (
+  name: string,
+  id: string | null,
+  args: string,
+  result: string,
+  start: number,
+  extra: Partial<OtlpSpan> = {},
+) =>
   mk(
     {
       name: `execute_tool ${name}`,
@@ -242,12 +279,31 @@ describe("tying tool calls to model calls", () => {
 
   it("marks a span with no end incomplete, and keeps unparseable arguments as text", () => {
     const m = chat([{ role: "assistant", parts: [call("a", "f", "{oops")] }], 0);
-    const t = mk({ name: "execute_tool f", attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "f", "gen_ai.tool.call.id": "a", "gen_ai.tool.call.arguments": "{oops" } }, 10, null);
+    const t = mk(
+      {
+        name: "execute_tool f",
+        attributes: {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": "f",
+          "gen_ai.tool.call.id": "a",
+          "gen_ai.tool.call.arguments": "{oops",
+        },
+      },
+      10,
+      null,
+    );
     const result = mapOtlpSpans([m, t]);
     if (!result.ok) throw new Error("expected a session");
     const [model, tool] = result.sessions[0]!.events;
-    expect((model!.output as { toolCalls: unknown[] }).toolCalls).toEqual([{ id: "a", name: "f", args: "{oops", argsUnparsed: true }]);
-    expect(tool).toMatchObject({ status: "incomplete", input: { callId: "a", args: "{oops", argsUnparsed: true }, cacheKey: (expect.any(String) as unknown), occurrence: null });
+    expect((model!.output as { toolCalls: unknown[] }).toolCalls).toEqual([
+      { id: "a", name: "f", args: "{oops", argsUnparsed: true },
+    ]);
+    expect(tool).toMatchObject({
+      status: "incomplete",
+      input: { callId: "a", args: "{oops", argsUnparsed: true },
+      cacheKey: expect.any(String) as unknown,
+      occurrence: null,
+    });
     expect(result.sessions[0]!.endedAt).toBeNull();
     expect(result.warnings).toEqual([
       {
@@ -261,7 +317,9 @@ describe("tying tool calls to model calls", () => {
     const user = (text: string) => ({ role: "user", parts: [{ type: "text", content: text }] });
     const reply = (text: string) => ({ role: "assistant", parts: [{ type: "text", content: text }] });
     const m1 = chat([reply("hi")], 0, { "gen_ai.input.messages": JSON.stringify([user("hello")]) });
-    const m2 = chat([reply("bye")], 10, { "gen_ai.input.messages": JSON.stringify([user("hello"), reply("hi"), user("thanks")]) });
+    const m2 = chat([reply("bye")], 10, {
+      "gen_ai.input.messages": JSON.stringify([user("hello"), reply("hi"), user("thanks")]),
+    });
     const result = mapOtlpSpans([m2, m1]);
     if (!result.ok) throw new Error("expected a session");
     expect(result.sessions[0]!.events.map((e) => [e.kind, e.output])).toEqual([
@@ -305,10 +363,20 @@ describe("grouping into sessions", () => {
     const b = mk({ attributes: {}, resource: { "gen_ai.conversation.id": "c9" }, traceId: "1".repeat(32) });
     const c = mk({ attributes: {}, traceId: "2".repeat(32) });
     const d = mk({ attributes: {} }); // same trace as `a`, no session of its own
-    expect([a, b, c, d].map(sessionGroupKey)).toEqual(["session:s1", "session:c9", `trace:${"2".repeat(32)}`, `trace:${T}`]);
+    expect([a, b, c, d].map(sessionGroupKey)).toEqual([
+      "session:s1",
+      "session:c9",
+      `trace:${"2".repeat(32)}`,
+      `trace:${T}`,
+    ]);
     const groups = groupSpans([a, b, c, d]);
     expect([...groups.keys()]).toEqual(["session:c9", "session:s1", `trace:${"2".repeat(32)}`]);
-    expect(groups.get("session:s1")!.map((s) => s.spanId).sort()).toEqual([a.spanId, d.spanId].sort());
+    expect(
+      groups
+        .get("session:s1")!
+        .map((s) => s.spanId)
+        .sort(),
+    ).toEqual([a.spanId, d.spanId].sort());
   });
 
   it("mapSessionGroup rebuilds one group from its stored spans", () => {

@@ -52,8 +52,10 @@ export function sessionGroupKey(span: Pick<OtlpSpan, "attributes" | "resource" |
 /** One span per (trace id, span id): of duplicates, the ended one, then the one with more attributes, then the first in a stable order. */
 export function dedupeSpans(spans: readonly OtlpSpan[]): OtlpSpan[] {
   const byId = new Map<string, OtlpSpan>();
-  const rank = (s: OtlpSpan) => [s.endTimeUnixNano === null ? 0 : 1, Object.keys(s.attributes).length, s.events.length] as const;
-  const fingerprint = (s: OtlpSpan) => JSON.stringify([s.name, s.startTimeUnixNano, s.endTimeUnixNano, s.attributes, s.status, s.events]);
+  const rank = (s: OtlpSpan) =>
+    [s.endTimeUnixNano === null ? 0 : 1, Object.keys(s.attributes).length, s.events.length] as const;
+  const fingerprint = (s: OtlpSpan) =>
+    JSON.stringify([s.name, s.startTimeUnixNano, s.endTimeUnixNano, s.attributes, s.status, s.events]);
   for (const span of spans) {
     const id = `${span.traceId}:${span.spanId}`;
     const current = byId.get(id);
@@ -63,7 +65,14 @@ export function dedupeSpans(spans: readonly OtlpSpan[]): OtlpSpan[] {
     }
     const a = rank(span);
     const b = rank(current);
-    const better = a[0] !== b[0] ? a[0] > b[0] : a[1] !== b[1] ? a[1] > b[1] : a[2] !== b[2] ? a[2] > b[2] : fingerprint(span) < fingerprint(current);
+    const better =
+      a[0] !== b[0]
+        ? a[0] > b[0]
+        : a[1] !== b[1]
+          ? a[1] > b[1]
+          : a[2] !== b[2]
+            ? a[2] > b[2]
+            : fingerprint(span) < fingerprint(current);
     if (better) byId.set(id, span);
   }
   return [...byId.values()].sort((x, y) => (x.traceId + x.spanId < y.traceId + y.spanId ? -1 : 1));
@@ -133,7 +142,11 @@ export function mapSessionGroup(
   return mapGroup(groupKey, dedupeSpans(spans), options.format ?? "otlp-json");
 }
 
-function mapGroup(groupKey: string, spans: OtlpSpan[], format: OtlpFormat): { session: ImportedSession | null; warnings: ImportIssue[] } {
+function mapGroup(
+  groupKey: string,
+  spans: OtlpSpan[],
+  format: OtlpFormat,
+): { session: ImportedSession | null; warnings: ImportIssue[] } {
   const warnings: ImportIssue[] = [];
   const readings = spans.map((span) => readSpan(span, warnings));
   const byId = new Map(readings.map((r) => [`${r.span.traceId}:${r.span.spanId}`, r]));
@@ -177,7 +190,10 @@ function mapGroup(groupKey: string, spans: OtlpSpan[], format: OtlpFormat): { se
   if (!steps.some((s) => s.kind !== "final_output")) return { session: null, warnings };
 
   const events = assemble(steps);
-  const earliest = spans.reduce((min, s) => (BigInt(s.startTimeUnixNano) < min ? BigInt(s.startTimeUnixNano) : min), BigInt(spans[0]!.startTimeUnixNano));
+  const earliest = spans.reduce(
+    (min, s) => (BigInt(s.startTimeUnixNano) < min ? BigInt(s.startTimeUnixNano) : min),
+    BigInt(spans[0]!.startTimeUnixNano),
+  );
   const ends = spans.flatMap((s) => (s.endTimeUnixNano === null ? [] : [BigInt(s.endTimeUnixNano)]));
   const latest = ends.length > 0 && ends.length === spans.length ? ends.reduce((a, b) => (b > a ? b : a)) : null;
 
@@ -199,9 +215,7 @@ function mapGroup(groupKey: string, spans: OtlpSpan[], format: OtlpFormat): { se
   for (const event of events) {
     if (event.kind === "tool_call" && !toolDefs.has(event.name)) toolDefs.set(event.name, { name: event.name });
   }
-  const firstUser = events
-    .find((e) => e.kind === "model_call")
-    ?.input;
+  const firstUser = events.find((e) => e.kind === "model_call")?.input;
   const title = titleFrom(firstUser);
 
   const session: ImportedSession = {
@@ -220,7 +234,9 @@ function mapGroup(groupKey: string, spans: OtlpSpan[], format: OtlpFormat): { se
       ...(Object.keys(telemetryMetadata).length > 0 ? { telemetryMetadata } : {}),
       ...(warnings.length > 0 ? { importWarnings: warnings } : {}),
     },
-    tools: [...toolDefs.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((t) => ({ name: t.name, ...(t.schema !== undefined ? { schema: t.schema } : {}) })),
+    tools: [...toolDefs.values()]
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .map((t) => ({ name: t.name, ...(t.schema !== undefined ? { schema: t.schema } : {}) })),
     events,
   };
   return { session, warnings };

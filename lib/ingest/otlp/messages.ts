@@ -48,7 +48,11 @@ export function fromGenAiMessages(value: unknown, problem: Problem): Message[] {
     if (!isObject(raw)) return problem(`message ${index} is not an object`);
     const r = role(raw.role);
     if (r === null) return problem(`message ${index} has an unknown role ${JSON.stringify(raw.role)}`);
-    const parts = Array.isArray(raw.parts) ? raw.parts : typeof raw.content === "string" ? [{ type: "text", content: raw.content }] : [];
+    const parts = Array.isArray(raw.parts)
+      ? raw.parts
+      : typeof raw.content === "string"
+        ? [{ type: "text", content: raw.content }]
+        : [];
     const calls: ToolCallRequest[] = [];
     const rest: unknown[] = [];
     for (const part of parts) {
@@ -57,11 +61,17 @@ export function fromGenAiMessages(value: unknown, problem: Problem): Message[] {
         if (call) calls.push(call);
         else problem(`message ${index} has a tool_call part without a name`);
       } else if (isObject(part) && part.type === "tool_call_response") {
-        out.push({ role: "tool", content: part.response ?? null, toolCallId: typeof part.id === "string" ? part.id : "" });
+        out.push({
+          role: "tool",
+          content: part.response ?? null,
+          toolCallId: typeof part.id === "string" ? part.id : "",
+        });
       } else rest.push(part);
     }
     if (r === "tool" && rest.length === 0 && calls.length === 0) return; // answered above, one message per response
-    const content = contentOf(rest, (part) => (part.type === "text" && typeof part.content === "string" ? part.content : null));
+    const content = contentOf(rest, (part) =>
+      part.type === "text" && typeof part.content === "string" ? part.content : null,
+    );
     out.push(withCalls({ role: r, content, ...(typeof raw.name === "string" ? { name: raw.name } : {}) }, calls));
   });
   return out;
@@ -74,7 +84,9 @@ export function fromGenAiSystemInstructions(value: unknown, problem: Problem): M
     problem("expected an array of parts");
     return [];
   }
-  const content = contentOf(value, (part) => (part.type === "text" && typeof part.content === "string" ? part.content : null));
+  const content = contentOf(value, (part) =>
+    part.type === "text" && typeof part.content === "string" ? part.content : null,
+  );
   return content === null ? [] : [{ role: "system", content }];
 }
 
@@ -121,7 +133,9 @@ export function fromAiSdkMessages(value: unknown, problem: Problem): Message[] {
       } else rest.push(part);
     }
     if (r === "tool" && rest.length === 0) return;
-    const content = contentOf(rest, (part) => (part.type === "text" && typeof part.text === "string" ? part.text : null));
+    const content = contentOf(rest, (part) =>
+      part.type === "text" && typeof part.text === "string" ? part.text : null,
+    );
     out.push(withCalls({ role: r, content }, calls));
   });
   return out;
@@ -181,7 +195,8 @@ export function fromChatMessage(raw: unknown, index: number, problem: Problem): 
   let content: unknown = raw.content ?? null;
   if (Array.isArray(raw.content)) {
     content = contentOf(raw.content as unknown[], (part) =>
-      (part.type === "text" || part.type === "output_text" || part.type === "input_text") && typeof part.text === "string"
+      (part.type === "text" || part.type === "output_text" || part.type === "input_text") &&
+      typeof part.text === "string"
         ? part.text
         : null,
     );

@@ -39,7 +39,8 @@ export default async function ExperimentPage({ params }: Props) {
               <span className="font-mono text-xs" title={policyVersion.hash}>
                 {policyVersion.hash.slice(0, 12)}
               </span>{" "}
-              over {agentVersion.agentName} <Badge>{agentVersion.version}</Badge> · {summary.total} session{summary.total === 1 ? "" : "s"} · started {formatDateTime(experiment.createdAt)}
+              over {agentVersion.agentName} <Badge>{agentVersion.version}</Badge> · {summary.total} session
+              {summary.total === 1 ? "" : "s"} · started {formatDateTime(experiment.createdAt)}
               {experiment.finishedAt ? ` · finished ${formatDateTime(experiment.finishedAt)}` : ""}
             </span>
           </span>

@@ -11,7 +11,10 @@ export const metadata: Metadata = { title: "New experiment" };
 
 export default async function NewExperimentPage() {
   const prisma = await db();
-  const [policyVersions, agentVersions] = await Promise.all([policyVersionChoices(prisma), agentVersionsWithCohorts(prisma)]);
+  const [policyVersions, agentVersions] = await Promise.all([
+    policyVersionChoices(prisma),
+    agentVersionsWithCohorts(prisma),
+  ]);
   return (
     <>
       <div className="mb-2 text-sm">
@@ -19,23 +22,33 @@ export default async function NewExperimentPage() {
           ← Experiments
         </Link>
       </div>
-      <PageHeader title="New experiment" subtitle="Replay every recorded session of one agent version under one policy version." />
+      <PageHeader
+        title="New experiment"
+        subtitle="Replay every recorded session of one agent version under one policy version."
+      />
       {policyVersions.length === 0 ? (
         <EmptyState
           title="No saved policies yet"
           action={
-            <Link href="/policies" className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500">
+            <Link
+              href="/policies"
+              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
+            >
               Create a policy
             </Link>
           }
         >
-          An experiment runs a saved policy version, so its hash is evidence. Create a policy first (the recorded-only preset reproduces every session).
+          An experiment runs a saved policy version, so its hash is evidence. Create a policy first (the recorded-only
+          preset reproduces every session).
         </EmptyState>
       ) : agentVersions.length === 0 ? (
         <EmptyState
           title="No sessions yet"
           action={
-            <Link href="/import" className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500">
+            <Link
+              href="/import"
+              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
+            >
               Import sessions
             </Link>
           }

@@ -38,17 +38,24 @@ export default async function ReplayPage({ params }: Props) {
           <span className="flex flex-wrap items-center gap-2">
             <StatusBadge status={replay.status} />
             <span>
-              {session.agentName} · started {formatDateTime(replay.createdAt)} by {replay.createdBy ?? "unknown"} · {view.steps.length} of {view.base.length} base steps
+              {session.agentName} · started {formatDateTime(replay.createdAt)} by {replay.createdBy ?? "unknown"} ·{" "}
+              {view.steps.length} of {view.base.length} base steps
             </span>
           </span>
         }
         actions={
           <>
-            <Link href={`/sessions/${session.id}`} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50">
+            <Link
+              href={`/sessions/${session.id}`}
+              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
+            >
               Open base run
             </Link>
             {replay.status !== "running" ? (
-              <Link href={`/replays/${replay.id}/compare`} className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500">
+              <Link
+                href={`/replays/${replay.id}/compare`}
+                className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
+              >
                 Compare with base
               </Link>
             ) : null}
@@ -56,19 +63,26 @@ export default async function ReplayPage({ params }: Props) {
           </>
         }
       />
-      {replay.status === "running" ? <ReplayProgress replayId={replay.id} startedAt={replay.createdAt.toISOString()} baseSteps={view.base.length} /> : null}
+      {replay.status === "running" ? (
+        <ReplayProgress replayId={replay.id} startedAt={replay.createdAt.toISOString()} baseSteps={view.base.length} />
+      ) : null}
       {replay.error ? (
         <div role="alert" className="mb-6 rounded-lg border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900">
-          <strong>{replay.status === "failed" ? "The branch failed" : "The branch stopped"}</strong> ({replay.error.code}): {replay.error.message}
+          <strong>{replay.status === "failed" ? "The branch failed" : "The branch stopped"}</strong> (
+          {replay.error.code}): {replay.error.message}
         </div>
       ) : null}
-      {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? <PendingCallPanel replayId={replay.id} pending={view.pending} /> : null}
+      {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? (
+        <PendingCallPanel replayId={replay.id} pending={view.pending} />
+      ) : null}
       <div className="grid gap-6 xl:grid-cols-[1fr_380px]">
         <div>
           <h2 className="mb-2 text-base font-semibold text-slate-900">Branch steps</h2>
           {view.steps.length === 0 ? (
             <EmptyState title={replay.status === "running" ? "No steps yet" : "The branch has no steps"}>
-              {replay.status === "running" ? "The branch is running; its steps appear when it stops or pauses." : "It stopped before its first step; the reason is shown above."}
+              {replay.status === "running"
+                ? "The branch is running; its steps appear when it stops or pauses."
+                : "It stopped before its first step; the reason is shown above."}
             </EmptyState>
           ) : (
             <ReplayStepList steps={view.steps} />

@@ -56,10 +56,16 @@ export default async function ReportPage({ params }: Props) {
         }
         actions={
           <>
-            <a href={exportLink("md")} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50">
+            <a
+              href={exportLink("md")}
+              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+            >
               Export Markdown
             </a>
-            <a href={exportLink("json")} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50">
+            <a
+              href={exportLink("json")}
+              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
+            >
               Export JSON
             </a>
           </>

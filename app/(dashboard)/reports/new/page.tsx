@@ -29,21 +29,29 @@ async function ReplayPicker() {
           </Link>
         }
       >
-        A report is made from a finished replay&apos;s comparison. Replay a session under a policy, let it finish, then come back.
+        A report is made from a finished replay&apos;s comparison. Replay a session under a policy, let it finish, then
+        come back.
       </EmptyState>
     );
   }
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-      <p className="border-b border-slate-200 px-3 py-2 text-sm text-slate-600">Choose the finished replay whose comparison the report is about.</p>
+      <p className="border-b border-slate-200 px-3 py-2 text-sm text-slate-600">
+        Choose the finished replay whose comparison the report is about.
+      </p>
       <ul className="divide-y divide-slate-100">
         {finished.map((r) => (
           <li key={r.id}>
-            <Link href={`/reports/new?replayId=${encodeURIComponent(r.id)}`} className="flex flex-wrap items-center gap-2 px-3 py-2 text-sm hover:bg-slate-50">
+            <Link
+              href={`/reports/new?replayId=${encodeURIComponent(r.id)}`}
+              className="flex flex-wrap items-center gap-2 px-3 py-2 text-sm hover:bg-slate-50"
+            >
               <span className="font-medium text-slate-900">{sessionLabelOf(r.session)}</span>
               <StatusBadge status={r.status} />
               {r.comparability ? <Badge>{r.comparability.replaceAll("_", " ")}</Badge> : null}
-              <span className="text-slate-500">{r.policyVersion ? `${r.policyVersion.policy.name} v${r.policyVersion.version}` : "ad-hoc policy"}</span>
+              <span className="text-slate-500">
+                {r.policyVersion ? `${r.policyVersion.policy.name} v${r.policyVersion.version}` : "ad-hoc policy"}
+              </span>
               <span className="ml-auto text-xs text-slate-500">{formatDateTime(r.createdAt)}</span>
             </Link>
           </li>
@@ -59,7 +67,10 @@ export default async function NewReportPage({ searchParams }: Props) {
   if (!id) {
     return (
       <>
-        <PageHeader title="New report" subtitle="An RCA report is an immutable snapshot of one replay's comparison, its policy and your findings." />
+        <PageHeader
+          title="New report"
+          subtitle="An RCA report is an immutable snapshot of one replay's comparison, its policy and your findings."
+        />
         <ReplayPicker />
       </>
     );
@@ -69,7 +80,14 @@ export default async function NewReportPage({ searchParams }: Props) {
     return (
       <>
         <PageHeader title="New report" />
-        <EmptyState title="Replay not found" action={<Link href="/reports/new" className="text-sm font-medium text-indigo-700 hover:underline">Choose another replay →</Link>}>
+        <EmptyState
+          title="Replay not found"
+          action={
+            <Link href="/reports/new" className="text-sm font-medium text-indigo-700 hover:underline">
+              Choose another replay →
+            </Link>
+          }
+        >
           No replay has the id “{id}”.
         </EmptyState>
       </>
@@ -83,18 +101,26 @@ export default async function NewReportPage({ searchParams }: Props) {
         <EmptyState
           title={`This replay is ${view.replay.status.replaceAll("_", " ")}`}
           action={
-            <Link href={`/replays/${encodeURIComponent(view.replay.id)}`} className="text-sm font-medium text-indigo-700 hover:underline">
+            <Link
+              href={`/replays/${encodeURIComponent(view.replay.id)}`}
+              className="text-sm font-medium text-indigo-700 hover:underline"
+            >
               Open the replay →
             </Link>
           }
         >
-          A report needs a finished replay. Supply the pending fixture or approval so the branch can finish, then create the report.
+          A report needs a finished replay. Supply the pending fixture or approval so the branch can finish, then create
+          the report.
         </EmptyState>
       </>
     );
   }
   const { comparison, evidence } = view;
-  const pairs: PairChoice[] = comparison.pairs.map((p) => ({ id: p.id, type: p.type, label: pairTitle(p).replace(/^\w+: /, "") }));
+  const pairs: PairChoice[] = comparison.pairs.map((p) => ({
+    id: p.id,
+    type: p.type,
+    label: pairTitle(p).replace(/^\w+: /, ""),
+  }));
   const fd = comparison.firstDivergence;
   return (
     <>
@@ -104,7 +130,10 @@ export default async function NewReportPage({ searchParams }: Props) {
           <span className="flex flex-wrap items-center gap-2">
             <span>{label}</span>
             <StatusBadge status={view.replay.status} />
-            <Link href={`/replays/${encodeURIComponent(view.replay.id)}/compare`} className="text-indigo-700 hover:underline">
+            <Link
+              href={`/replays/${encodeURIComponent(view.replay.id)}/compare`}
+              className="text-indigo-700 hover:underline"
+            >
               back to the comparison
             </Link>
           </span>
@@ -116,7 +145,9 @@ export default async function NewReportPage({ searchParams }: Props) {
         policy={{
           document: view.replay.policySnapshot,
           hash: view.replay.policyHash,
-          versionLabel: view.replay.policyVersion ? `${view.replay.policyVersion.policyName} v${view.replay.policyVersion.version}` : "ad-hoc policy (not a saved version)",
+          versionLabel: view.replay.policyVersion
+            ? `${view.replay.policyVersion.policyName} v${view.replay.policyVersion.version}`
+            : "ad-hoc policy (not a saved version)",
         }}
         evidence={{
           strength: evidence.strength,

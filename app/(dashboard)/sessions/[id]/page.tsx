@@ -15,7 +15,9 @@ type Props = { params: Promise<{ id: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
-  const session = await (await db()).session.findUnique({ where: { id }, select: { title: true, externalId: true, id: true } });
+  const session = await (
+    await db()
+  ).session.findUnique({ where: { id }, select: { title: true, externalId: true, id: true } });
   return { title: session ? sessionLabel(session) : "Session not found" };
 }
 
@@ -54,7 +56,10 @@ export default async function SessionPage({ params }: Props) {
           </span>
         }
         actions={
-          <Link href={`/sessions/${session.id}/replay`} className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500">
+          <Link
+            href={`/sessions/${session.id}/replay`}
+            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
+          >
             Replay this session
           </Link>
         }
@@ -68,7 +73,9 @@ export default async function SessionPage({ params }: Props) {
         ))}
       </dl>
       {events.length === 0 ? (
-        <EmptyState title="This session has no events">It was imported without steps; re-import it with its events.</EmptyState>
+        <EmptyState title="This session has no events">
+          It was imported without steps; re-import it with its events.
+        </EmptyState>
       ) : (
         <SessionTimeline events={events} />
       )}

@@ -6,7 +6,9 @@ import { createApiKey, revokeApiKey } from "@/lib/db/api-keys";
 import { ApiError } from "@/lib/http/errors";
 import { validatedAction } from "@/lib/http/action";
 
-const CreateKey = z.object({ name: z.string().trim().min(1, "Give the key a name").max(100, "At most 100 characters") });
+const CreateKey = z.object({
+  name: z.string().trim().min(1, "Give the key a name").max(100, "At most 100 characters"),
+});
 
 /** A new key: the only time its full value is shown. */
 export const createApiKeyAction = validatedAction(CreateKey, async ({ name }, prisma) => {
@@ -18,7 +20,8 @@ export const createApiKeyAction = validatedAction(CreateKey, async ({ name }, pr
 const RevokeKey = z.object({ id: z.string().min(1).max(64) });
 
 export const revokeApiKeyAction = validatedAction(RevokeKey, async ({ id }, prisma) => {
-  if (!(await revokeApiKey(prisma, id))) throw new ApiError(404, "not_found", "No active key has this id; it may be revoked already.");
+  if (!(await revokeApiKey(prisma, id)))
+    throw new ApiError(404, "not_found", "No active key has this id; it may be revoked already.");
   revalidatePath("/settings/api-keys");
   return { id };
 });

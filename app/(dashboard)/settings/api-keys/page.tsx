@@ -22,8 +22,10 @@ export default async function ApiKeysPage() {
         title="API keys"
         subtitle={
           <>
-            Send a key as <code className="font-mono">Authorization: Bearer &lt;key&gt;</code> to <code className="font-mono">/api/v1/*</code>; trace
-            exporters may also use <code className="font-mono">OTEL_EXPORTER_OTLP_HEADERS=x-api-key=&lt;key&gt;</code>. Only a hash of each key is stored.
+            Send a key as <code className="font-mono">Authorization: Bearer &lt;key&gt;</code> to{" "}
+            <code className="font-mono">/api/v1/*</code>; trace exporters may also use{" "}
+            <code className="font-mono">OTEL_EXPORTER_OTLP_HEADERS=x-api-key=&lt;key&gt;</code>. Only a hash of each key
+            is stored.
           </>
         }
       />

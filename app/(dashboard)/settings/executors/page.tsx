@@ -24,15 +24,27 @@ export default async function ExecutorsPage() {
   return (
     <>
       <div className="mb-2 text-sm">
-        <Link href="/settings" className="text-slate-500 hover:text-slate-900">← Settings</Link>
+        <Link href="/settings" className="text-slate-500 hover:text-slate-900">
+          ← Settings
+        </Link>
       </div>
-      <PageHeader title="Live executors" subtitle="Where replays send model steps and tool calls that a policy runs live. Every call goes only to hosts on the allow-list." />
+      <PageHeader
+        title="Live executors"
+        subtitle="Where replays send model steps and tool calls that a policy runs live. Every call goes only to hosts on the allow-list."
+      />
       <div className="space-y-6">
         <Card title="Allowed hosts" hint="A live call to a host not listed here is refused, and the step shows why.">
-          {hosts.length === 0 ? <p className="mb-3 text-sm text-slate-500">No hosts allowed yet: add the host of each endpoint below (host or host:port).</p> : (
+          {hosts.length === 0 ? (
+            <p className="mb-3 text-sm text-slate-500">
+              No hosts allowed yet: add the host of each endpoint below (host or host:port).
+            </p>
+          ) : (
             <ul className="mb-3 flex flex-wrap gap-2" data-testid="allowed-hosts">
               {hosts.map((h) => (
-                <li key={h.id} className="flex items-center gap-2 rounded border border-slate-200 px-2 py-1 font-mono text-sm">
+                <li
+                  key={h.id}
+                  className="flex items-center gap-2 rounded border border-slate-200 px-2 py-1 font-mono text-sm"
+                >
                   {h.host} <RemoveButton kind="host" id={h.id} label={h.host} />
                 </li>
               ))}
@@ -40,18 +52,47 @@ export default async function ExecutorsPage() {
           )}
           <AllowedHostForm />
         </Card>
-        <Card title="Model endpoints" hint="OpenAI-compatible: the replay calls {base URL}/chat/completions. Give the NAME of the environment variable that holds the key; the key stays on the server.">
-          {models.length === 0 ? <p className="mb-3 text-sm text-slate-500">No model endpoints: live model policies (pinned-live, compatible-live, determinism-probe) cannot run until you add one.</p> : (
+        <Card
+          title="Model endpoints"
+          hint="OpenAI-compatible: the replay calls {base URL}/chat/completions. Give the NAME of the environment variable that holds the key; the key stays on the server."
+        >
+          {models.length === 0 ? (
+            <p className="mb-3 text-sm text-slate-500">
+              No model endpoints: live model policies (pinned-live, compatible-live, determinism-probe) cannot run until
+              you add one.
+            </p>
+          ) : (
             <table className="mb-4 w-full text-sm">
-              <thead className="text-left text-xs text-slate-500"><tr><th>Name</th><th>Base URL</th><th>Model</th><th>Key</th><th /></tr></thead>
+              <thead className="text-left text-xs text-slate-500">
+                <tr>
+                  <th>Name</th>
+                  <th>Base URL</th>
+                  <th>Model</th>
+                  <th>Key</th>
+                  <th />
+                </tr>
+              </thead>
               <tbody>
                 {models.map((m) => (
                   <tr key={m.id} className="border-t border-slate-100">
                     <td className="py-1.5 font-medium">{m.name}</td>
-                    <td className="font-mono text-xs">{m.baseUrl} {m.hostAllowed ? null : <Badge tone="bad">host not allowed</Badge>}</td>
+                    <td className="font-mono text-xs">
+                      {m.baseUrl} {m.hostAllowed ? null : <Badge tone="bad">host not allowed</Badge>}
+                    </td>
                     <td className="font-mono text-xs">{m.model}</td>
-                    <td className="text-xs">{m.apiKeyEnv ? <>${m.apiKeyEnv} {m.keySet ? <Badge tone="good">set</Badge> : <Badge tone="bad">not set on the server</Badge>}</> : <span className="text-slate-500">no key</span>}</td>
-                    <td className="text-right"><RemoveButton kind="model" id={m.id} label={m.name} /></td>
+                    <td className="text-xs">
+                      {m.apiKeyEnv ? (
+                        <>
+                          ${m.apiKeyEnv}{" "}
+                          {m.keySet ? <Badge tone="good">set</Badge> : <Badge tone="bad">not set on the server</Badge>}
+                        </>
+                      ) : (
+                        <span className="text-slate-500">no key</span>
+                      )}
+                    </td>
+                    <td className="text-right">
+                      <RemoveButton kind="model" id={m.id} label={m.name} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -59,18 +100,39 @@ export default async function ExecutorsPage() {
           )}
           <ModelEndpointForm />
         </Card>
-        <Card title="Tool endpoints" hint="One HTTP URL per tool. The replay POSTs { tool, args, callId } as JSON and reads { output } or { error: { type, message } } (any other JSON is the output).">
-          {tools.length === 0 ? <p className="mb-3 text-sm text-slate-500">No tool endpoints: a passthrough rule for a tool without one gives the agent a tool error that says so.</p> : (
+        <Card
+          title="Tool endpoints"
+          hint="One HTTP URL per tool. The replay POSTs { tool, args, callId } as JSON and reads { output } or { error: { type, message } } (any other JSON is the output)."
+        >
+          {tools.length === 0 ? (
+            <p className="mb-3 text-sm text-slate-500">
+              No tool endpoints: a passthrough rule for a tool without one gives the agent a tool error that says so.
+            </p>
+          ) : (
             <table className="mb-4 w-full text-sm">
-              <thead className="text-left text-xs text-slate-500"><tr><th>Tool</th><th>URL</th><th>Timeout</th><th>Read-only</th><th /></tr></thead>
+              <thead className="text-left text-xs text-slate-500">
+                <tr>
+                  <th>Tool</th>
+                  <th>URL</th>
+                  <th>Timeout</th>
+                  <th>Read-only</th>
+                  <th />
+                </tr>
+              </thead>
               <tbody>
                 {tools.map((t) => (
                   <tr key={t.id} className="border-t border-slate-100">
                     <td className="py-1.5 font-mono">{t.toolName}</td>
-                    <td className="font-mono text-xs">{t.url} {t.hostAllowed ? null : <Badge tone="bad">host not allowed</Badge>}</td>
+                    <td className="font-mono text-xs">
+                      {t.url} {t.hostAllowed ? null : <Badge tone="bad">host not allowed</Badge>}
+                    </td>
                     <td className="tabular-nums">{t.timeoutMs} ms</td>
-                    <td>{t.readOnly ? <Badge tone="good">read-only</Badge> : <Badge tone="warn">side effects</Badge>}</td>
-                    <td className="text-right"><RemoveButton kind="tool" id={t.id} label={t.toolName} /></td>
+                    <td>
+                      {t.readOnly ? <Badge tone="good">read-only</Badge> : <Badge tone="warn">side effects</Badge>}
+                    </td>
+                    <td className="text-right">
+                      <RemoveButton kind="tool" id={t.id} label={t.toolName} />
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -21,7 +21,14 @@ export const POST = apiRoute(async ({ request, prisma }) => {
     }
   });
   return Response.json(
-    { experiment: { id: created.id, status: created.status, total: created.total, warnings: created.warnings.map((w) => ({ code: w.code, message: w.message })) } },
+    {
+      experiment: {
+        id: created.id,
+        status: created.status,
+        total: created.total,
+        warnings: created.warnings.map((w) => ({ code: w.code, message: w.message })),
+      },
+    },
     { status: 201 },
   );
 });

@@ -6,16 +6,26 @@ import { EXPORT_FORMATS } from "@/lib/reports/export";
 
 export const dynamic = "force-dynamic";
 
-const NOINDEX = { "X-Robots-Tag": "noindex, nofollow, noarchive", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store" };
+const NOINDEX = {
+  "X-Robots-Tag": "noindex, nofollow, noarchive",
+  "Referrer-Policy": "no-referrer",
+  "Cache-Control": "no-store",
+};
 
 /** The same answer for every token that does not open a report. */
 function notFound(): Response {
-  return new Response("Not found\n", { status: 404, headers: { ...NOINDEX, "Content-Type": "text/plain; charset=utf-8" } });
+  return new Response("Not found\n", {
+    status: 404,
+    headers: { ...NOINDEX, "Content-Type": "text/plain; charset=utf-8" },
+  });
 }
 
 /** GET /share/:token/export?format=md|json: the shared report's export; no other data. */
 export async function GET(request: Request, context: { params: Promise<{ token: string }> }): Promise<Response> {
-  const format = z.enum(EXPORT_FORMATS).catch("md").parse(new URL(request.url).searchParams.get("format") ?? "md");
+  const format = z
+    .enum(EXPORT_FORMATS)
+    .catch("md")
+    .parse(new URL(request.url).searchParams.get("format") ?? "md");
   const { token } = await context.params;
   try {
     const report = await findSharedReport(await db(), token);

@@ -13,8 +13,23 @@ import { z } from "zod";
 export const POST = traceJsonRoute(async ({ request, prisma }) => {
   const body = await readJson(request, z.unknown());
   const parsed = parseOpenAiAgentsExport(body);
-  if (!parsed.ok) throw new ApiError(400, "invalid_export", describeIssues("The body is not a valid Agents SDK trace export", parsed.issues), parsed.issues);
+  if (!parsed.ok)
+    throw new ApiError(
+      400,
+      "invalid_export",
+      describeIssues("The body is not a valid Agents SDK trace export", parsed.issues),
+      parsed.issues,
+    );
   const result = await ingestAgentsItems(prisma, parsed.items);
-  if (!result.ok) throw new ApiError(400, "invalid_span_data", describeIssues("Some spans have missing or mistyped data", result.issues), result.issues);
-  return Response.json({ sessions: result.sessions.map((s) => ({ id: s.id, eventCount: s.eventCount })) }, { status: 200 });
+  if (!result.ok)
+    throw new ApiError(
+      400,
+      "invalid_span_data",
+      describeIssues("Some spans have missing or mistyped data", result.issues),
+      result.issues,
+    );
+  return Response.json(
+    { sessions: result.sessions.map((s) => ({ id: s.id, eventCount: s.eventCount })) },
+    { status: 200 },
+  );
 });

@@ -36,16 +36,28 @@ export default async function ComparePage({ params, searchParams }: Props) {
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
             <StatusBadge status={replay.status} />
-            {replay.comparability ? <Badge tone={replay.comparability === "exact" ? "good" : "info"}>{replay.comparability.replaceAll("_", " ")}</Badge> : null}
-            <span>{view.baseCount} base steps · {view.branchCount} branch steps</span>
+            {replay.comparability ? (
+              <Badge tone={replay.comparability === "exact" ? "good" : "info"}>
+                {replay.comparability.replaceAll("_", " ")}
+              </Badge>
+            ) : null}
+            <span>
+              {view.baseCount} base steps · {view.branchCount} branch steps
+            </span>
           </span>
         }
         actions={
           <>
-            <Link href={`/sessions/${session.id}`} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50">
+            <Link
+              href={`/sessions/${session.id}`}
+              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
+            >
               Open base in full
             </Link>
-            <Link href={`/replays/${replay.id}`} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50">
+            <Link
+              href={`/replays/${replay.id}`}
+              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
+            >
               Open branch in full
             </Link>
             <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
@@ -53,15 +65,28 @@ export default async function ComparePage({ params, searchParams }: Props) {
         }
       />
       {comparison.firstDivergence ? (
-        <p className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900" data-testid="first-divergence">
-          First divergence at pair {comparison.firstDivergence.pairIndex} (base step {comparison.firstDivergence.baseSeq ?? "—"}, branch step {comparison.firstDivergence.branchSeq ?? "—"}): {comparison.firstDivergence.summary}
+        <p
+          className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900"
+          data-testid="first-divergence"
+        >
+          First divergence at pair {comparison.firstDivergence.pairIndex} (base step{" "}
+          {comparison.firstDivergence.baseSeq ?? "—"}, branch step {comparison.firstDivergence.branchSeq ?? "—"}):{" "}
+          {comparison.firstDivergence.summary}
         </p>
       ) : (
-        <p className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-2 text-sm text-emerald-900" data-testid="first-divergence">
+        <p
+          className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-2 text-sm text-emerald-900"
+          data-testid="first-divergence"
+        >
           The branch reproduces the base run: every aligned step is equal.
         </p>
       )}
-      <CompareView replayId={replay.id} packed={packRows(toRows(comparison.pairs))} firstDivergenceId={comparison.firstDivergence?.id ?? null} initial={parseCompareState(query)} />
+      <CompareView
+        replayId={replay.id}
+        packed={packRows(toRows(comparison.pairs))}
+        firstDivergenceId={comparison.firstDivergence?.id ?? null}
+        initial={parseCompareState(query)}
+      />
       <div className="mt-6 grid gap-6 xl:grid-cols-[minmax(0,1fr)_380px]">
         <div className="space-y-6">
           <section className="rounded-lg border border-slate-200 bg-white p-4">

@@ -13,7 +13,11 @@ export const metadata: Metadata = { title: "Replay a session" };
 
 type Props = { params: Promise<{ id: string }> };
 
-const RECORDED_ONLY: Policy = { model: "recorded-only", drift: "continue_to_terminal", tools: toolLevelPreset("recorded-only") };
+const RECORDED_ONLY: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: toolLevelPreset("recorded-only"),
+};
 
 export default async function StartReplayPage({ params }: Props) {
   const { id } = await params;
@@ -27,11 +31,30 @@ export default async function StartReplayPage({ params }: Props) {
     take: 200,
   });
   // The seeds' caveats for this session's adapter and capabilities, per choice, shown before anything runs.
-  const warnings = await replayPolicyWarnings(prisma, session.id, [RECOMMENDED_RCA_POLICY, RECORDED_ONLY, ...versions.map((v) => v.document)]);
+  const warnings = await replayPolicyWarnings(prisma, session.id, [
+    RECOMMENDED_RCA_POLICY,
+    RECORDED_ONLY,
+    ...versions.map((v) => v.document),
+  ]);
   const choices: PolicyChoice[] = [
-    { value: "preset:recommended", label: "Recommended RCA default (recorded model, history; pause for a fixture on a miss)", policy: RECOMMENDED_RCA_POLICY, warnings: warnings[0] ?? [] },
-    { value: "preset:recorded", label: "Recorded only (history; stop on a miss)", policy: RECORDED_ONLY, warnings: warnings[1] ?? [] },
-    ...versions.map((v, k) => ({ value: `version:${v.id}`, label: `${v.policy.name} v${v.version} (${v.hash.slice(0, 10)})`, versionId: v.id, warnings: warnings[k + 2] ?? [] })),
+    {
+      value: "preset:recommended",
+      label: "Recommended RCA default (recorded model, history; pause for a fixture on a miss)",
+      policy: RECOMMENDED_RCA_POLICY,
+      warnings: warnings[0] ?? [],
+    },
+    {
+      value: "preset:recorded",
+      label: "Recorded only (history; stop on a miss)",
+      policy: RECORDED_ONLY,
+      warnings: warnings[1] ?? [],
+    },
+    ...versions.map((v, k) => ({
+      value: `version:${v.id}`,
+      label: `${v.policy.name} v${v.version} (${v.hash.slice(0, 10)})`,
+      versionId: v.id,
+      warnings: warnings[k + 2] ?? [],
+    })),
   ];
   const label = session.title ?? session.externalId ?? session.id;
   return (
@@ -41,8 +64,15 @@ export default async function StartReplayPage({ params }: Props) {
           ← {label}
         </Link>
       </div>
-      <PageHeader title="Replay this session" subtitle={`${session.agent.name} · ${session.eventCount} recorded steps. The branch is compared with this run when it stops.`} />
-      <StartReplayForm sessionId={session.id} choices={choices} targets={editTargets(session.events.map(toSessionEvent))} />
+      <PageHeader
+        title="Replay this session"
+        subtitle={`${session.agent.name} · ${session.eventCount} recorded steps. The branch is compared with this run when it stops.`}
+      />
+      <StartReplayForm
+        sessionId={session.id}
+        choices={choices}
+        targets={editTargets(session.events.map(toSessionEvent))}
+      />
     </>
   );
 }

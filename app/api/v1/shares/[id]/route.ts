@@ -6,5 +6,7 @@ export const dynamic = "force-dynamic";
 /** DELETE /api/v1/shares/:id revokes a share link → `{ share: { id, state, revokedAt } }`. Revoking twice is fine. */
 export const DELETE = apiRoute<{ id: string }>(async ({ prisma, params }) => {
   const share = await revokeShareLink(prisma, params.id);
-  return Response.json({ share: { id: share.id, state: share.state, revokedAt: share.revokedAt, expiresAt: share.expiresAt } });
+  return Response.json({
+    share: { id: share.id, state: share.state, revokedAt: share.revokedAt, expiresAt: share.expiresAt },
+  });
 });

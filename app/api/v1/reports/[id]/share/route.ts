@@ -14,7 +14,15 @@ export const POST = apiRoute<{ id: string }>(async ({ request, prisma, params })
   const { share, token } = await createShareLink(prisma, params.id, expiresIn);
   const base = env().BRANCHPOINT_PUBLIC_URL ?? new URL(request.url).origin;
   return Response.json(
-    { share: { id: share.id, url: shareUrl(base, token), expiresAt: share.expiresAt, createdAt: share.createdAt, state: share.state } },
+    {
+      share: {
+        id: share.id,
+        url: shareUrl(base, token),
+        expiresAt: share.expiresAt,
+        createdAt: share.createdAt,
+        state: share.state,
+      },
+    },
     { status: 201, headers: { "Cache-Control": "no-store" } },
   );
 });
