@@ -22,6 +22,7 @@ step() { # name, command…
 bash scripts/prisma-generate.sh
 step "typecheck" npx tsc --noEmit
 step "lint" npx eslint . --max-warnings 0
+step "format" npx prettier --check . --log-level warn
 step "unit tests" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=test-results/unit.json
 step "database tests (PGlite and PostgreSQL)" npx vitest run --project db --reporter=default --reporter=json --outputFile.json=test-results/db.json
 step "production build" npx next build
