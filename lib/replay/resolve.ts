@@ -312,19 +312,7 @@ async function runLive(
   }
   const answer = await execute(() => env.run!.toolExecutor!(call));
   const id = `live:${call.step}:${call.tool}:${call.cacheKey ?? "nokey"}`;
-  env.log.append({
-    type: "live_tool_result",
-    id,
-    at: env.run.now(),
-    step: call.step,
-    tool: call.tool,
-    callId: call.callId,
-    cacheKey: call.cacheKey,
-    args: call.args,
-    output: answer.error ? null : (answer.output ?? null),
-    error: answer.error ?? null,
-    durationMs: answer.durationMs ?? null,
-  });
+  env.log.append({ type: "live_tool_result", ...resultEntryFields(id, env.run.now(), call, answer) });
   return {
     type: "answer",
     source: "live",
@@ -363,16 +351,7 @@ async function runSimulator(rule: LlmRule, call: ToolCall, env: ResolveEnv): Pro
   const id = `sim:${call.step}:${call.tool}:${call.cacheKey ?? "nokey"}`;
   env.log.append({
     type: "simulated_tool_result",
-    id,
-    at: env.run.now(),
-    step: call.step,
-    tool: call.tool,
-    callId: call.callId,
-    cacheKey: call.cacheKey,
-    args: call.args,
-    output: answer.error ? null : (answer.output ?? null),
-    error: answer.error ?? null,
-    durationMs: answer.durationMs ?? null,
+    ...resultEntryFields(id, env.run.now(), call, answer),
     model: rule.model,
   });
   return {
@@ -386,6 +365,27 @@ async function runSimulator(rule: LlmRule, call: ToolCall, env: ResolveEnv): Pro
 }
 
 /** Runs an executor; a throw becomes a tool error the agent sees, as a live tool's exception would. */
+/** What a live and a simulated tool result record in the branch log alike. */
+function resultEntryFields(
+  id: string,
+  at: string | null,
+  call: ToolCall,
+  answer: ToolAnswer & { durationMs?: number },
+) {
+  return {
+    id,
+    at,
+    step: call.step,
+    tool: call.tool,
+    callId: call.callId,
+    cacheKey: call.cacheKey,
+    args: call.args,
+    output: answer.error ? null : (answer.output ?? null),
+    error: answer.error ?? null,
+    durationMs: answer.durationMs ?? null,
+  };
+}
+
 async function execute(
   run: () => Promise<ToolAnswer & { durationMs?: number }>,
 ): Promise<ToolAnswer & { durationMs?: number }> {
