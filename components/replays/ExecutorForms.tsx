@@ -11,11 +11,12 @@ import {
 import type { ActionResult } from "@/lib/http/action";
 
 type Fields = Record<string, string[]>;
+type SubmitError = { message: string; fields: Fields };
 
 function useSubmit() {
   const router = useRouter();
   const [pending, start] = useTransition();
-  const [error, setError] = useState<{ message: string; fields: Fields } | null>(null);
+  const [error, setError] = useState<SubmitError | null>(null);
   const run = (fn: () => Promise<ActionResult<unknown>>, onOk?: () => void) =>
     start(async () => {
       const result = await fn();
@@ -30,6 +31,22 @@ function useSubmit() {
 const input = "mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm";
 const button =
   "rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50";
+
+/** The form's submit button, and an error that belongs to no single field. */
+function SubmitRow({ label, pending, error }: { label: string; pending: boolean; error: SubmitError | null }) {
+  return (
+    <div className="sm:col-span-4">
+      <button type="submit" disabled={pending} className={button}>
+        {label}
+      </button>
+      {error && Object.keys(error.fields).length === 0 ? (
+        <span role="alert" className="ml-3 text-sm text-rose-700">
+          {error.message}
+        </span>
+      ) : null}
+    </div>
+  );
+}
 
 function FieldError({ fields, name }: { fields: Fields | undefined; name: string }) {
   const messages = fields?.[name];
@@ -71,16 +88,7 @@ export function ModelEndpointForm() {
           <FieldError fields={error?.fields} name={key} />
         </label>
       ))}
-      <div className="sm:col-span-4">
-        <button type="submit" disabled={pending} className={button}>
-          Save model endpoint
-        </button>
-        {error && Object.keys(error.fields).length === 0 ? (
-          <span role="alert" className="ml-3 text-sm text-rose-700">
-            {error.message}
-          </span>
-        ) : null}
-      </div>
+      <SubmitRow label="Save model endpoint" pending={pending} error={error} />
     </form>
   );
 }
@@ -137,16 +145,7 @@ export function ToolEndpointForm() {
         <input type="checkbox" checked={v.readOnly} onChange={(e) => setV({ ...v, readOnly: e.target.checked })} />
         Read-only (safe to repeat). Tools declared write or external_mutation still need approval per call.
       </label>
-      <div className="sm:col-span-4">
-        <button type="submit" disabled={pending} className={button}>
-          Save tool endpoint
-        </button>
-        {error && Object.keys(error.fields).length === 0 ? (
-          <span role="alert" className="ml-3 text-sm text-rose-700">
-            {error.message}
-          </span>
-        ) : null}
-      </div>
+      <SubmitRow label="Save tool endpoint" pending={pending} error={error} />
     </form>
   );
 }
