@@ -97,36 +97,8 @@ export default async function PolicyVersionsPage({
           {a && b ? (
             <section aria-label="Diff between versions" className="space-y-3">
               <form method="get" className="flex flex-wrap items-end gap-3 text-xs">
-                <label className="font-medium text-slate-600">
-                  From
-                  <select
-                    name="a"
-                    aria-label="From version"
-                    defaultValue={a.version}
-                    className="mt-1 block rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
-                  >
-                    {versions.map((v) => (
-                      <option key={v.id} value={v.version}>
-                        v{v.version} · {v.hash.slice(0, 8)}
-                      </option>
-                    ))}
-                  </select>
-                </label>
-                <label className="font-medium text-slate-600">
-                  To
-                  <select
-                    name="b"
-                    aria-label="To version"
-                    defaultValue={b.version}
-                    className="mt-1 block rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
-                  >
-                    {versions.map((v) => (
-                      <option key={v.id} value={v.version}>
-                        v{v.version} · {v.hash.slice(0, 8)}
-                      </option>
-                    ))}
-                  </select>
-                </label>
+                <VersionSelect name="a" label="From" versions={versions} selected={a.version} />
+                <VersionSelect name="b" label="To" versions={versions} selected={b.version} />
                 <button
                   type="submit"
                   className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
@@ -147,5 +119,35 @@ export default async function PolicyVersionsPage({
         </div>
       )}
     </>
+  );
+}
+
+function VersionSelect({
+  name,
+  label,
+  versions,
+  selected,
+}: {
+  name: "a" | "b";
+  label: "From" | "To";
+  versions: { id: string; version: number; hash: string }[];
+  selected: number;
+}) {
+  return (
+    <label className="font-medium text-slate-600">
+      {label}
+      <select
+        name={name}
+        aria-label={`${label} version`}
+        defaultValue={selected}
+        className="mt-1 block rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
+      >
+        {versions.map((v) => (
+          <option key={v.id} value={v.version}>
+            v{v.version} · {v.hash.slice(0, 8)}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
