@@ -5,6 +5,7 @@
  * allow-list. API keys are read from the environment variable an endpoint
  * names, here and nowhere else; they never leave the server.
  */
+import { setOwn } from "@/lib/hostile/objects";
 import type { Message, ModelExecutor, ToolAnswer, ToolCall, ToolExecutor, ToolSimulator } from "@/lib/replay";
 import type { DbClient } from "@/lib/db/client";
 
@@ -37,7 +38,7 @@ export function stripNul<T>(value: T): { value: T; replaced: number } {
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === "object") {
       const out: Record<string, unknown> = {};
-      for (const [k, inner] of Object.entries(v as Record<string, unknown>)) out[clean(k)] = walk(inner);
+      for (const [k, inner] of Object.entries(v as Record<string, unknown>)) setOwn(out, clean(k), walk(inner));
       return out;
     }
     return v;

@@ -1,3 +1,4 @@
+import { setOwn } from "@/lib/hostile/objects";
 import type { ImportIssue } from "../types";
 import type { OtlpSpan } from "./decode";
 import { formatPath } from "./path";
@@ -77,7 +78,7 @@ export class SpanAttributes {
   prefixed(prefix: string): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(this.span.attributes)) {
-      if (key.startsWith(`${prefix}.`)) out[key.slice(prefix.length + 1)] = value;
+      if (key.startsWith(`${prefix}.`)) setOwn(out, key.slice(prefix.length + 1), value);
     }
     return out;
   }

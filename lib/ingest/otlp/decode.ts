@@ -1,3 +1,4 @@
+import { setOwn } from "@/lib/hostile/objects";
 import type { ImportIssue } from "../types";
 import { exportTraceServiceRequestType } from "./proto";
 import { formatPath, IssueList, type Path } from "./path";
@@ -336,7 +337,7 @@ function readAttributes(owner: Record<string, unknown>, path: Path, issues: Issu
   attributes?.items.forEach((kv, i) => {
     const kvPath: Path = [...path, attributes.key, i];
     const read = readKeyValue(kv, kvPath, issues, 0);
-    if (read) out[read.key] = read.value;
+    if (read) setOwn(out, read.key, read.value);
   });
   return out;
 }
@@ -439,7 +440,7 @@ function readAnyValue(value: unknown, path: Path, issues: IssueList, depth: numb
       values.items.forEach((item, i) => {
         const read = readKeyValue(item, [...at, values.key, i], issues, depth + 1);
         if (read === null) bad = true;
-        else out[read.key] = read.value;
+        else setOwn(out, read.key, read.value);
       });
       return bad ? undefined : out;
     }
