@@ -1,6 +1,8 @@
+import { repairLoneSurrogates } from "@/lib/hostile/text";
 import type { z } from "zod";
 import { db, type Db } from "@/lib/db";
-import { ApiError, apiErrorFromDatabase, issuesFromZod, type ApiIssue } from "./errors";
+import { MAX_JSON_DEPTH, valueDepthExcess } from "@/lib/hostile/json";
+import { ApiError, apiErrorFromDatabase, formatIssuePath, issuesFromZod, type ApiIssue } from "./errors";
 
 /** What every server action returns: a tagged result the form can show beside its fields. */
 export type ActionResult<T> =
@@ -24,7 +26,17 @@ export function actionFailure(code: string, message: string, issues: ApiIssue[] 
  */
 export function validatedAction<S extends z.ZodType, T>(schema: S, fn: (input: z.infer<S>, prisma: Db) => Promise<T>) {
   return async (input: z.input<S>): Promise<ActionResult<T>> => {
-    const parsed = schema.safeParse(input);
+    const tooDeep = valueDepthExcess(input);
+    if (tooDeep) {
+      const path = formatIssuePath(tooDeep);
+      return actionFailure(
+        "json_too_deep",
+        `The input nests more than ${MAX_JSON_DEPTH} levels deep; the limit is ${MAX_JSON_DEPTH}.`,
+        [{ path, message: `nested more than ${MAX_JSON_DEPTH} levels deep` }],
+      );
+    }
+    // Lone UTF-16 surrogates cannot be stored: repaired to U+FFFD before anything runs (a note, a fixture…).
+    const parsed = schema.safeParse(repairLoneSurrogates(input).value);
     if (!parsed.success) {
       return actionFailure("invalid_input", "Some fields are not valid.", issuesFromZod(parsed.error));
     }

@@ -1,3 +1,4 @@
+import { parseJsonBounded } from "@/lib/hostile/json";
 import { setOwn } from "@/lib/hostile/objects";
 import type { ImportIssue } from "../types";
 import type { OtlpSpan } from "./decode";
@@ -86,7 +87,7 @@ export class SpanAttributes {
 
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: parseJsonBounded(text) };
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }
