@@ -1,8 +1,11 @@
+import { IMPORT_RETRY_AFTER_SECONDS } from "./heavy";
+import { repairLoneSurrogates } from "@/lib/hostile/text";
+import { JsonTooDeepError, parseJsonBounded } from "@/lib/hostile/json";
 import { z } from "zod";
 import { db, type Db } from "@/lib/db";
 import { verifyApiKey } from "@/lib/db/api-keys";
 import { env } from "@/lib/env";
-import { ApiError, apiErrorFromDatabase, errorBody, issuesFromZod } from "./errors";
+import { ApiError, apiErrorFromDatabase, DATABASE_RETRY_AFTER_SECONDS, errorBody, issuesFromZod } from "./errors";
 
 export { ApiError } from "./errors";
 
@@ -12,7 +15,10 @@ export function jsonError(
   message: string,
   issues: { path: string; message: string }[] = [],
 ) {
-  return Response.json(errorBody(code, message, issues), { status });
+  const headers: Record<string, string> = {};
+  if (status === 503) headers["retry-after"] = String(DATABASE_RETRY_AFTER_SECONDS);
+  if (status === 429) headers["retry-after"] = String(IMPORT_RETRY_AFTER_SECONDS);
+  return Response.json(errorBody(code, message, issues), { status, headers });
 }
 
 /** The bearer key of a request (`Authorization: Bearer …`), or null. */
@@ -82,10 +88,16 @@ export async function readJson<S extends z.ZodType>(request: Request, schema: S)
   const text = new TextDecoder().decode(await readBodyBytes(request));
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonBounded(text);
   } catch (error) {
+    if (error instanceof JsonTooDeepError)
+      throw new ApiError(400, "json_too_deep", `The body is refused: ${error.message}.`, [
+        { path: "", message: error.message },
+      ]);
     throw new ApiError(400, "malformed_json", `The body is not valid JSON: ${(error as Error).message}`);
   }
+  // Lone UTF-16 surrogates (from a `\ud800` escape) cannot be stored: repaired to U+FFFD before anything runs.
+  value = repairLoneSurrogates(value).value;
   const parsed = schema.safeParse(value);
   if (!parsed.success)
     throw new ApiError(400, "invalid_request", "The request body is not valid.", issuesFromZod(parsed.error));

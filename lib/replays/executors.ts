@@ -1,3 +1,6 @@
+import { env } from "@/lib/env";
+import { repairText } from "@/lib/hostile/text";
+import { parseJsonBounded } from "@/lib/hostile/json";
 /**
  * Live executors for replays (server only). Tool calls are POSTed as JSON
  * `{ tool, args, callId }` to the tool's configured endpoint; model steps call
@@ -22,14 +25,17 @@ export class ExecutorError extends Error {
 
 /**
  * PostgreSQL cannot store U+0000 in JSON (22P05): an executor answer holding it
- * would make the whole run unsaveable. Replaces every NUL (in strings and keys)
- * with U+FFFD and reports how many it replaced.
+ * would make the whole run unsaveable, and so would a lone UTF-16 surrogate.
+ * Replaces every NUL and lone surrogate (in strings and keys) with U+FFFD and reports how many it replaced.
  */
 export function stripNul<T>(value: T): { value: T; replaced: number } {
   let replaced = 0;
   const clean = (s: string): string => {
-    if (!s.includes("\u0000")) return s;
-    const parts = s.split("\u0000");
+    // A lone UTF-16 surrogate is as unstorable as NUL (22P02/22P05): repaired the same way.
+    const repaired = repairText(s);
+    replaced += repaired.replaced;
+    if (!repaired.text.includes("\u0000")) return repaired.text;
+    const parts = repaired.text.split("\u0000");
     replaced += parts.length - 1;
     return parts.join("\uFFFD");
   };
@@ -89,6 +95,24 @@ async function allowList(client: DbClient): Promise<Set<string>> {
 }
 
 /** Reads the key of a model endpoint from the server's environment (the name is configuration; the value never is). */
+/** The most of an endpoint's error body a caller sees: enough to recognise it, not a channel for its contents. */
+export const EXCERPT_CHARS = 80;
+
+/**
+ * A short, single-line excerpt of an endpoint's body for an error message:
+ * control and markup characters dropped, whitespace collapsed, cut at
+ * EXCERPT_CHARS (the full body is never echoed: it may hold anything).
+ */
+export function excerpt(text: string): string {
+  const clean = text
+    .slice(0, EXCERPT_CHARS * 4)
+    .replace(/[\u0000-\u001f\u007f-\u009f<>]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (clean === "") return "";
+  return `: "${clean.length > EXCERPT_CHARS ? `${clean.slice(0, EXCERPT_CHARS)}…` : clean}"`;
+}
+
 function keyFrom(envName: string | null): string | null {
   if (!envName) return null;
   const value = process.env[envName];
@@ -123,14 +147,14 @@ async function postJson(
   if (!response.ok)
     throw new ExecutorError(
       "http_error",
-      `${url.origin}${url.pathname} answered HTTP ${response.status}: ${text.slice(0, 300)}`,
+      `${url.origin}${url.pathname} answered HTTP ${response.status}${excerpt(text)}`,
     );
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonBounded(text);
   } catch {
     throw new ExecutorError(
       "bad_response",
-      `${url.origin}${url.pathname} answered with a body that is not JSON: ${text.slice(0, 120)}`,
+      `${url.origin}${url.pathname} answered with a body that is not JSON${excerpt(text)}`,
     );
   }
 }
@@ -254,7 +278,7 @@ export function fromChatCompletion(body: unknown): {
     let args: unknown = raw;
     let argsUnparsed = false;
     try {
-      args = JSON.parse(raw) as unknown;
+      args = parseJsonBounded(raw);
     } catch {
       argsUnparsed = true;
     }
@@ -300,6 +324,13 @@ async function chat(client: DbClient, wanted: string | undefined, body: Record<s
     throw new ExecutorError(
       "host_not_allowed",
       `Host "${url.host}" of model endpoint "${endpoint.name}" is not on the executor allow-list (Settings → Executors); the call was refused.`,
+    );
+  }
+  // Checked again at call time: an endpoint saved before the list changed may name any variable.
+  if (endpoint.apiKeyEnv && !env().BRANCHPOINT_MODEL_KEY_VARS.includes(endpoint.apiKeyEnv)) {
+    throw new ExecutorError(
+      "key_missing",
+      `Model endpoint "${endpoint.name}" reads its key from $${endpoint.apiKeyEnv}, which is not on the server's list of key variables (BRANCHPOINT_MODEL_KEY_VARS); the call was refused.`,
     );
   }
   const key = keyFrom(endpoint.apiKeyEnv);
@@ -367,7 +398,7 @@ function toolSimulatorRaw(client: DbClient): ToolSimulator {
     const content = fromChatCompletion(answer).output.content;
     if (typeof content !== "string") return { output: content ?? null, durationMs };
     try {
-      return { output: JSON.parse(content) as unknown, durationMs };
+      return { output: parseJsonBounded(content), durationMs };
     } catch {
       return { output: content, durationMs };
     }

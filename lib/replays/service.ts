@@ -43,9 +43,16 @@ import {
   type NewFixture,
 } from "@/lib/db/replays";
 import { getSession, toSessionEvent } from "@/lib/db/sessions";
-import { ApiError, type ApiIssue } from "@/lib/http/errors";
+import { ApiError, apiErrorFromDatabase, type ApiIssue } from "@/lib/http/errors";
 import { formatIssuePath } from "@/lib/http/errors";
-import { hasModelEndpoint, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "./executors";
+import {
+  ExecutorError,
+  hasModelEndpoint,
+  modelExecutor,
+  toolExecutor,
+  toolSimulator,
+  type NulReport,
+} from "./executors";
 
 const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 
@@ -340,8 +347,17 @@ export interface ResumeGuard {
   status: string;
 }
 
+/**
+ * An error as words a user may read: our own errors' messages, a database
+ * error's mapped message; anything else (a driver's or Prisma's text, which
+ * names tables, queries and hosts) stays in the server log.
+ */
 function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof ApiError || error instanceof ExecutorError) return error.message;
+  const fromDb = apiErrorFromDatabase(error);
+  if (fromDb) return fromDb.message;
+  console.error("Replay error:", error);
+  return "an unexpected server error (details are in the server log)";
 }
 
 /**

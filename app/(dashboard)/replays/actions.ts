@@ -38,7 +38,7 @@ export const startReplayAction = validatedAction(
                 tx,
                 started.id,
                 "replay_failed",
-                `The replay could not run: ${error instanceof Error ? error.message : String(error)}`,
+                "The replay could not run: an unexpected server error (details are in the server log).",
               ),
             );
           }
