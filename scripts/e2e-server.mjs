@@ -18,6 +18,7 @@ const child = spawn(
       BRANCHPOINT_API_KEY: process.env.BRANCHPOINT_API_KEY ?? "e2e-test-key-0123456789",
       BRANCHPOINT_PUBLIC_URL: `http://127.0.0.1:${port}`,
       NEXT_TELEMETRY_DISABLED: "1",
+      BRANCHPOINT_MODEL_KEY_VARS: "LOCAL_MODEL_KEY",
       DATABASE_URL: "",
     },
   },

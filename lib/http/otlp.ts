@@ -1,10 +1,12 @@
+import { IMPORT_RETRY_AFTER_SECONDS } from "./heavy";
+import { env } from "@/lib/env";
 import protobuf from "protobufjs/light.js";
 import { db, type Db } from "@/lib/db";
 import { verifyApiKey } from "@/lib/db/api-keys";
 import { decodeOtlpJson, decodeOtlpProtobuf, gunzipIfNeeded, type OtlpSpan } from "@/lib/ingest/otlp";
 import type { ImportIssue } from "@/lib/ingest/types";
 import { bearerKey, errorResponse, readBodyBytes } from "./api";
-import { ApiError, apiErrorFromDatabase } from "./errors";
+import { ApiError, apiErrorFromDatabase, DATABASE_RETRY_AFTER_SECONDS } from "./errors";
 
 // ---------------------------------------------------------------------------
 // The OTLP/HTTP side of /v1/traces: keys, content types and answers as the
@@ -89,7 +91,8 @@ const BAD_REQUEST_URL = "type.googleapis.com/google.rpc.BadRequest";
 /** gRPC status codes for the HTTP statuses we answer with. */
 function grpcCode(status: number): number {
   if (status === 401) return 16; // UNAUTHENTICATED
-  if (status === 413) return 8; // RESOURCE_EXHAUSTED
+  if (status === 413 || status === 429) return 8; // RESOURCE_EXHAUSTED
+  if (status === 503) return 14; // UNAVAILABLE
   if (status === 500) return 13; // INTERNAL
   return 3; // INVALID_ARGUMENT
 }
@@ -101,6 +104,13 @@ export function otlpErrorResponse(
   encoding: OtlpEncoding,
 ): Response {
   const violations = issues.map((i) => ({ field: i.path, description: i.message }));
+  // OTLP exporters retry 429 and 503, after Retry-After when it is given.
+  const retry: Record<string, string> =
+    status === 503
+      ? { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) }
+      : status === 429
+        ? { "retry-after": String(IMPORT_RETRY_AFTER_SECONDS) }
+        : {};
   if (encoding === "protobuf") {
     const details =
       violations.length > 0
@@ -114,7 +124,7 @@ export function otlpErrorResponse(
     const body = StatusType.encode(StatusType.create({ code: grpcCode(status), message, details })).finish();
     return new Response(body as Uint8Array<ArrayBuffer>, {
       status,
-      headers: { "content-type": "application/x-protobuf" },
+      headers: { "content-type": "application/x-protobuf", ...retry },
     });
   }
   return Response.json(
@@ -123,7 +133,7 @@ export function otlpErrorResponse(
       message,
       details: violations.length > 0 ? [{ "@type": BAD_REQUEST_URL, fieldViolations: violations }] : [],
     },
-    { status },
+    { status, headers: retry },
   );
 }
 
@@ -181,7 +191,15 @@ export function decodeTraceExport(
   contentEncoding: string | null,
   encoding: OtlpEncoding,
 ): OtlpSpan[] {
-  const inflated = gunzipIfNeeded(bytes, contentEncoding);
+  const limits = env();
+  const inflated = gunzipIfNeeded(bytes, contentEncoding, limits.BRANCHPOINT_MAX_INFLATED_BYTES);
+  if (!inflated.ok && inflated.tooLarge)
+    throw new ApiError(
+      413,
+      "payload_too_large",
+      `${describeIssues("The body could not be read", [inflated.issue])} (BRANCHPOINT_MAX_INFLATED_BYTES).`,
+      [inflated.issue],
+    );
   if (!inflated.ok)
     throw new ApiError(400, "invalid_encoding", describeIssues("The body could not be read", [inflated.issue]), [
       inflated.issue,
@@ -194,6 +212,12 @@ export function decodeTraceExport(
         : "The body is not a valid OTLP protobuf trace export";
     throw new ApiError(400, "invalid_export", describeIssues(intro, decoded.issues), decoded.issues);
   }
+  if (decoded.spans.length > limits.BRANCHPOINT_MAX_SPANS)
+    throw new ApiError(
+      413,
+      "too_many_spans",
+      `The export has ${decoded.spans.length} spans; the limit is ${limits.BRANCHPOINT_MAX_SPANS} per request (BRANCHPOINT_MAX_SPANS). Send smaller batches.`,
+    );
   return decoded.spans;
 }
 

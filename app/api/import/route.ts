@@ -1,3 +1,4 @@
+import { withImportSlot } from "@/lib/http/heavy";
 import { z } from "zod";
 import { db } from "@/lib/db";
 import { importAndSave } from "@/lib/db/imports";
@@ -24,7 +25,8 @@ export async function POST(request: Request): Promise<Response> {
     const query = readQuery(request, Query);
     const body = await readBodyBytes(request);
     if (body.length === 0) throw new ApiError(400, "empty_body", "The file is empty.");
-    const result = await importAndSave(await db(), body, query);
+    const prisma = await db();
+    const result = await withImportSlot(() => importAndSave(prisma, body, query));
     if (!result.ok) {
       const message =
         result.format === null

@@ -1,3 +1,4 @@
+import { withImportSlot } from "@/lib/http/heavy";
 import { ingestOtlpSpans } from "@/lib/db/traces";
 import { ApiError } from "@/lib/http/errors";
 import { decodeTraceExport, describeIssues, otlpRoute, otlpSuccessResponse, readTraceBody } from "@/lib/http/otlp";
@@ -11,7 +12,9 @@ export const POST = otlpRoute(async ({ request, prisma, encoding }) => {
   const { bytes, contentEncoding } = await readTraceBody(request);
   const spans = decodeTraceExport(bytes, contentEncoding, encoding);
   if (spans.length > 0) {
-    const result = await ingestOtlpSpans(prisma, spans, encoding === "json" ? "otlp-json" : "otlp-protobuf");
+    const result = await withImportSlot(() =>
+      ingestOtlpSpans(prisma, spans, encoding === "json" ? "otlp-json" : "otlp-protobuf"),
+    );
     if (!result.ok) {
       throw new ApiError(
         400,

@@ -1,3 +1,4 @@
+import { withImportSlot } from "@/lib/http/heavy";
 import { z } from "zod";
 import { listSessions } from "@/lib/db";
 import { importAndSave } from "@/lib/db/imports";
@@ -27,7 +28,7 @@ export const POST = apiRoute(async ({ request, prisma }) => {
   }
   const body = await readBodyBytes(request);
   if (body.length === 0) throw new ApiError(400, "empty_body", "The body is empty: send one document.");
-  const result = await importAndSave(prisma, body, query);
+  const result = await withImportSlot(() => importAndSave(prisma, body, query));
   if (!result.ok) {
     const code = result.format === null ? "unknown_format" : "invalid_document";
     const intro =

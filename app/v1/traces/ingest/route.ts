@@ -1,3 +1,4 @@
+import { withImportSlot } from "@/lib/http/heavy";
 import { ingestAgentsItems } from "@/lib/db/traces";
 import { readJson } from "@/lib/http/api";
 import { ApiError } from "@/lib/http/errors";
@@ -20,7 +21,7 @@ export const POST = traceJsonRoute(async ({ request, prisma }) => {
       describeIssues("The body is not a valid Agents SDK trace export", parsed.issues),
       parsed.issues,
     );
-  const result = await ingestAgentsItems(prisma, parsed.items);
+  const result = await withImportSlot(() => ingestAgentsItems(prisma, parsed.items));
   if (!result.ok)
     throw new ApiError(
       400,
