@@ -19,7 +19,8 @@ const child = spawn(
       BRANCHPOINT_PUBLIC_URL: `http://127.0.0.1:${port}`,
       NEXT_TELEMETRY_DISABLED: "1",
       BRANCHPOINT_MODEL_KEY_VARS: "LOCAL_MODEL_KEY",
-      DATABASE_URL: "",
+      // E2E_DATABASE_URL runs the suite on a PostgreSQL server instead of the embedded database.
+      DATABASE_URL: process.env.E2E_DATABASE_URL ?? "",
     },
   },
 );
