@@ -404,6 +404,34 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     }
   });
 
+  it("an approval note with a lone surrogate is refused before the live call runs; a tool's lone surrogate is repaired", async () => {
+    const fake = await fakeToolServer(() => ({ status: 200, body: { output: { text: "cut \ud83d" } } }));
+    try {
+      await db.prisma.toolEndpoint.create({
+        data: { toolName: "refund_payment", url: `http://127.0.0.1:${fake.port}/tools`, timeoutMs: 5000 },
+      });
+      await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
+      const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: LIVE_REFUND }, "tester");
+      const refused = await expectApiError(
+        decideApproval(db.prisma, id, { decision: "approved", note: "ok \ud800" }, "lee"),
+        400,
+        "invalid_decision",
+      );
+      expect(refused.issues.map((i) => i.path)).toContain("note");
+      expect(fake.calls).toHaveLength(0);
+      expect((await db.prisma.replay.findUniqueOrThrow({ where: { id } })).status).toBe("awaiting_approval");
+      await decideApproval(db.prisma, id, { decision: "approved", note: "ok" }, "lee");
+      const view = (await loadReplayView(db.prisma, id))!;
+      expect(view.replay.status).toBe("completed");
+      expect(view.steps.find((s) => s.name === "refund_payment")!.output).toEqual({ text: "cut \uFFFD" });
+      expect(fake.calls).toHaveLength(1);
+    } finally {
+      await fake.close();
+      await db.prisma.toolEndpoint.deleteMany({});
+      await db.prisma.allowedHost.deleteMany({});
+    }
+  });
+
   it("refuses a NUL character in a fixture or an edit, naming where it is", async () => {
     const { id } = await startReplay(
       db.prisma,

@@ -6,6 +6,7 @@
  * from the start with its log, so a live call is never repeated.
  */
 import { randomUUID } from "node:crypto";
+import { hasLoneSurrogate } from "@/lib/hostile/text";
 import { z } from "zod";
 import {
   Edits,
@@ -56,9 +57,13 @@ import {
 
 const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 
-/** Where a value holds U+0000 (in a string or a key), which PostgreSQL cannot store in JSON. */
+/**
+ * Where a value holds U+0000 or an unpaired UTF-16 surrogate (in a string or a
+ * key), which PostgreSQL cannot store in JSON. Checked before anything runs: a
+ * note that could not be saved used to fail after the live call it approved.
+ */
 function nulPath(value: unknown, path: (string | number)[] = []): (string | number)[] | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (typeof value === "string") return value.includes("\u0000") || hasLoneSurrogate(value) ? path : null;
   if (Array.isArray(value)) {
     for (let k = 0; k < value.length; k++) {
       const found = nulPath(value[k], [...path, k]);
@@ -68,7 +73,7 @@ function nulPath(value: unknown, path: (string | number)[] = []): (string | numb
   }
   if (value !== null && typeof value === "object") {
     for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-      if (key.includes("\u0000")) return [...path, key];
+      if (key.includes("\u0000") || hasLoneSurrogate(key)) return [...path, key];
       const found = nulPath(inner, [...path, key]);
       if (found) return found;
     }
@@ -83,7 +88,8 @@ function refuseNul(value: unknown, ctx: z.RefinementCtx) {
     ctx.addIssue({
       code: "custom",
       path,
-      message: "Contains a NUL character (U+0000), which cannot be stored; remove it.",
+      message:
+        "Contains a NUL character (U+0000) or an unpaired UTF-16 surrogate (such as \\ud800), which cannot be stored; remove it.",
     });
 }
 
@@ -110,7 +116,7 @@ export const FixtureInput = z
   .object({
     output: z.unknown().optional(),
     error: EventError.optional(),
-    note: z.string().trim().min(1, "Say where the value comes from (a note is required)."),
+    note: z.string().trim().min(1, "Say where the value comes from (a note is required).").max(4000),
     /** Optional checks: the call the analyst means. A mismatch is refused. */
     callId: z.string().optional(),
     tool: z.string().optional(),
