@@ -69,6 +69,12 @@ export function nativeCases(): HostileCase[] {
     },
     { name: "seq -1", body: s(nativeDoc({ event: { seq: -1 } })), names: "seq" },
     {
+      name: "seq -1 on every event",
+      body: s({ ...nativeDoc(), events: (nativeDoc().events as object[]).map((e, k) => ({ ...e, seq: k - 1 })) }),
+      names: "seq",
+    },
+    { name: "parentSeq -5", body: s(nativeDoc({ event: { parentSeq: -5 } })), names: "parentSeq" },
+    {
       name: "tokens past a 32-bit integer",
       body: s(nativeDoc({ event: { usage: { inputTokens: 2 ** 31 } } })),
       names: "inputTokens",
