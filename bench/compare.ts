@@ -18,7 +18,7 @@ import { chromium } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../e2e/chromium";
 import { openDatabase } from "../lib/db/client";
 import { saveImportedSessions } from "../lib/db/sessions";
-import { createReplay, runReplay } from "../lib/replays/service";
+import { createReplay, runReplay } from "../lib/server/replays";
 import { toolLevelPreset, type Policy } from "../lib/replay";
 import { buildSession, type TurnSpec } from "../lib/replay/session-builder";
 

@@ -21,7 +21,7 @@ import {
   tryRuleOnRecordedCall,
   withTransaction,
 } from "./policies";
-import { validateInContext } from "@/components/policies/validation";
+import { validateInContext } from "@/lib/policies/validation";
 import { saveImportedSessions } from "./sessions";
 import { loadDemoData } from "./startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";

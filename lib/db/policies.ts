@@ -10,7 +10,7 @@ import {
   type RuleExplanation,
 } from "@/lib/replay";
 import { ApiError } from "@/lib/http/errors";
-import { historyLookupFor } from "@/lib/replays/service";
+import { historyLookupFor } from "@/lib/server/replays";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { toSessionEvent } from "./sessions";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importDocument } from "@/lib/ingest";
 import { policyHash, replay, RECOMMENDED_RCA_POLICY, type Policy } from "@/lib/replay";
-import { FIXTURE_POLICY, refundFixture } from "@/lib/reports/test-source";
+import { FIXTURE_POLICY, refundFixture } from "@/lib/reports/testing";
 import { hashShareToken } from "@/lib/reports/share";
 import { ApiError } from "@/lib/http/errors";
 import type { Db, DbClient } from "./client";

@@ -8,7 +8,7 @@ import { env } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
 import { validatedAction } from "@/lib/http/action";
 import { experimentProgress } from "@/lib/db/experiments";
-import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/replays/experiments";
+import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/server/experiments";
 
 /** Stores the experiment with its cohort and runs it after the response: the page polls its progress. */
 export const startExperimentAction = validatedAction(CreateExperimentInput, async (input, prisma) => {

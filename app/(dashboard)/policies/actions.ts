@@ -2,8 +2,8 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { importPolicyText } from "@/components/policies/interchange";
-import { presetPolicy, validateInContext } from "@/components/policies/validation";
+import { importPolicyText } from "@/lib/policies/interchange";
+import { presetPolicy, validateInContext } from "@/lib/policies/validation";
 import {
   addPolicyVersion,
   agentContext,

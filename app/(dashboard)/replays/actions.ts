@@ -10,8 +10,8 @@ import { env } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
 import { validatedAction } from "@/lib/http/action";
 import { Edits } from "@/lib/replay";
-import { parseFixtureForm } from "@/lib/replays/fixture-form";
-import { createReplay, decideApproval, runReplay, supplyFixture } from "@/lib/replays/service";
+import { parseFixtureForm } from "@/lib/http/fixture-form";
+import { createReplay, decideApproval, runReplay, supplyFixture } from "@/lib/server/replays";
 
 /** Stores the replay and runs it after the response: the page shows progress instead of waiting. */
 export const startReplayAction = validatedAction(

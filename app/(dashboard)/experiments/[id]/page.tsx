@@ -7,7 +7,7 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
 import { formatDateTime } from "@/lib/format";
-import { loadExperiment } from "@/lib/replays/experiments";
+import { loadExperiment } from "@/lib/server/experiments";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Experiment" };

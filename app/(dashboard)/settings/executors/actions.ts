@@ -11,7 +11,7 @@ import {
   saveModelEndpoint,
   saveToolEndpoint,
   ToolEndpointInput,
-} from "@/lib/replays/executor-settings";
+} from "@/lib/server/executors";
 
 const done = <T>(value: T) => {
   revalidatePath("/settings/executors");

@@ -1,10 +1,15 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AllowedHostForm, ModelEndpointForm, RemoveButton, ToolEndpointForm } from "@/components/replays/ExecutorForms";
+import {
+  AllowedHostForm,
+  ModelEndpointForm,
+  RemoveButton,
+  ToolEndpointForm,
+} from "@/components/settings/ExecutorForms";
 import { Badge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
-import { executorSettings } from "@/lib/replays/executor-settings";
+import { executorSettings } from "@/lib/server/executors";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Live executors" };

@@ -2,7 +2,7 @@ import { after } from "next/server";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { apiRoute, readJson } from "@/lib/http/api";
-import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/replays/experiments";
+import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/server/experiments";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { DbClient } from "@/lib/db";
-import { validateInContext } from "@/components/policies/validation";
+import { validateInContext } from "@/lib/policies/validation";
 import { agentContext, invalidPolicyError, type AgentContext, type PolicyWithVersions } from "@/lib/db/policies";
 import { ApiError } from "@/lib/http/api";
 import type { Policy } from "@/lib/replay";

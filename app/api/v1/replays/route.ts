@@ -2,8 +2,8 @@ import { z } from "zod";
 import { listReplays, loadReplayView } from "@/lib/db/replays";
 import { env } from "@/lib/env";
 import { ApiError, apiRoute, readJson, readQuery } from "@/lib/http/api";
-import { presentReplay } from "@/lib/replays/present";
-import { startReplay } from "@/lib/replays/service";
+import { presentReplay } from "@/lib/http/present";
+import { startReplay } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 

@@ -6,7 +6,7 @@ import { StartReplayForm, type PolicyChoice } from "@/components/replays/StartRe
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db, getSession, toSessionEvent } from "@/lib/db";
 import { RECOMMENDED_RCA_POLICY, toolLevelPreset, type Policy } from "@/lib/replay";
-import { replayPolicyWarnings } from "@/lib/replays/service";
+import { replayPolicyWarnings } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replay a session" };

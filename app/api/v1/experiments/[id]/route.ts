@@ -1,5 +1,5 @@
 import { ApiError, apiRoute } from "@/lib/http/api";
-import { loadExperiment, presentExperiment } from "@/lib/replays/experiments";
+import { loadExperiment, presentExperiment } from "@/lib/server/experiments";
 
 export const dynamic = "force-dynamic";
 

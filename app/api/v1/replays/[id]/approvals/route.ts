@@ -2,8 +2,8 @@ import { z } from "zod";
 import { loadReplayView } from "@/lib/db/replays";
 import { env } from "@/lib/env";
 import { ApiError, apiRoute, readJson } from "@/lib/http/api";
-import { presentReplay } from "@/lib/replays/present";
-import { decideApproval } from "@/lib/replays/service";
+import { presentReplay } from "@/lib/http/present";
+import { decideApproval } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { loadReplayView } from "@/lib/db/replays";
 import { ApiError, apiRoute } from "@/lib/http/api";
-import { presentComparison } from "@/lib/replays/present";
+import { presentComparison } from "@/lib/http/present";
 
 export const dynamic = "force-dynamic";
 

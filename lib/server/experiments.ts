@@ -22,8 +22,8 @@ import {
 import { agentContext, withTransaction } from "@/lib/db/policies";
 import { createReplayRow, isTerminal, loadReplayComparison, markReplayFailed } from "@/lib/db/replays";
 import { ApiError } from "@/lib/http/errors";
-import { hasModelEndpoint } from "./executors";
-import { runReplay } from "./service";
+import { hasModelEndpoint } from "@/lib/executors/live";
+import { runReplay } from "./replays";
 
 const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 

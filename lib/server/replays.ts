@@ -45,7 +45,7 @@ import {
 import { getSession, toSessionEvent } from "@/lib/db/sessions";
 import { ApiError, type ApiIssue } from "@/lib/http/errors";
 import { formatIssuePath } from "@/lib/http/errors";
-import { hasModelEndpoint, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "./executors";
+import { hasModelEndpoint, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "@/lib/executors/live";
 
 const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 

@@ -7,7 +7,7 @@ import { loadReplayComparison, loadReplayView } from "@/lib/db/replays";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { ApiError } from "@/lib/http/errors";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
-import { createReplay, decideApproval, runReplay, startReplay, supplyFixture } from "./service";
+import { createReplay, decideApproval, runReplay, startReplay, supplyFixture } from "./replays";
 
 const RECORDED: Policy = {
   model: "recorded-only",

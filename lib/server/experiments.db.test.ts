@@ -6,7 +6,7 @@ import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/te
 import { ApiError } from "@/lib/http/errors";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
 import { createExperiment, loadExperiment, runExperiment } from "./experiments";
-import { createReplay } from "./service";
+import { createReplay } from "./replays";
 
 const RECORDED: Policy = {
   model: "recorded-only",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { DbClient } from "@/lib/db/client";
 import { ApiError } from "@/lib/http/errors";
-import { normalizeHost, parseHttpUrl } from "./executors";
+import { normalizeHost, parseHttpUrl } from "@/lib/executors/live";
 
 const httpUrl = (what: string) =>
   z
