@@ -1,3 +1,6 @@
+import { toSessionEvent, type SessionListItem, type SessionWithEvents } from "@/lib/db";
+import type { PolicyWithVersions } from "@/lib/db/policies";
+import type { ExperimentDetail } from "@/lib/server/experiments";
 import type { ReplayView } from "@/lib/db/replays";
 import type { PolicyIssue } from "@/lib/replay";
 
@@ -50,5 +53,95 @@ export function presentComparison(view: ReplayView) {
     evidence: view.evidence,
     fixtures: view.fixtures.map((f) => ({ ...f, createdAt: f.createdAt.toISOString() })),
     approvals: view.approvals,
+  };
+}
+
+/** The API's shape of an experiment (dates as ISO strings). */
+export function presentExperiment(e: ExperimentDetail) {
+  return {
+    id: e.id,
+    name: e.name,
+    status: e.status,
+    createdAt: e.createdAt.toISOString(),
+    finishedAt: e.finishedAt?.toISOString() ?? null,
+    policyVersion: e.policyVersion,
+    agentVersion: e.agentVersion,
+    total: e.summary.total,
+    done: e.summary.done,
+    summary: e.summary,
+    results: e.results.map((r) => ({ ...r, sessionId: r.session.id })),
+  };
+}
+
+/** A session in a list, as the API shows it. */
+export function presentListItem(s: SessionListItem) {
+  return {
+    id: s.id,
+    title: s.title,
+    externalId: s.externalId,
+    format: s.format,
+    status: s.status,
+    agent: s.agent,
+    agentVersion: s.agentVersion.version,
+    agentVersionId: s.agentVersionId,
+    startedAt: s.startedAt,
+    durationMs: s.durationMs,
+    eventCount: s.eventCount,
+    modelCallCount: s.modelCallCount,
+    toolCallCount: s.toolCallCount,
+    errorCount: s.errorCount,
+    inputTokens: s.inputTokens,
+    outputTokens: s.outputTokens,
+    costUsd: s.costUsd,
+    toolNames: s.toolNames,
+    createdAt: s.createdAt,
+  };
+}
+
+/** One session with its events in order (DESIGN §2 event shape). */
+export function presentSession(s: SessionWithEvents) {
+  return {
+    id: s.id,
+    title: s.title,
+    externalId: s.externalId,
+    format: s.format,
+    status: s.status,
+    isReplay: s.isReplay,
+    agent: { name: s.agent.name, adapter: s.agent.adapter },
+    agentVersion: { id: s.agentVersion.id, version: s.agentVersion.version, capabilities: s.agentVersion.capabilities },
+    startedAt: s.startedAt,
+    endedAt: s.endedAt,
+    durationMs: s.durationMs,
+    eventCount: s.eventCount,
+    modelCallCount: s.modelCallCount,
+    toolCallCount: s.toolCallCount,
+    errorCount: s.errorCount,
+    inputTokens: s.inputTokens,
+    outputTokens: s.outputTokens,
+    costUsd: s.costUsd,
+    toolNames: s.toolNames,
+    metadata: s.metadata,
+    createdAt: s.createdAt,
+    events: s.events.map(toSessionEvent),
+  };
+}
+
+/** A policy as the API shows it: its versions newest first, each with its document and hash. */
+export function presentPolicy(p: PolicyWithVersions) {
+  return {
+    id: p.id,
+    name: p.name,
+    agent: p.agent,
+    latestVersion: p.latestVersion,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+    versions: p.versions.map((v) => ({
+      id: v.id,
+      version: v.version,
+      hash: v.hash,
+      note: v.note,
+      createdAt: v.createdAt,
+      document: v.document,
+    })),
   };
 }

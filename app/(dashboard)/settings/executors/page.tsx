@@ -8,7 +8,7 @@ import {
 } from "@/components/settings/ExecutorForms";
 import { Badge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
+import { pageContext } from "@/lib/http/page";
 import { executorSettings } from "@/lib/server/executors";
 
 export const dynamic = "force-dynamic";
@@ -25,7 +25,8 @@ function Card({ title, hint, children }: { title: string; hint: string; children
 }
 
 export default async function ExecutorsPage() {
-  const { models, tools, hosts } = await executorSettings(await db());
+  const { principal, prisma } = await pageContext();
+  const { models, tools, hosts } = await executorSettings(principal, {}, prisma);
   return (
     <>
       <div className="mb-2 text-sm">
