@@ -2,7 +2,7 @@
  * Persistence of replays (branches): the replay row with its policy snapshot
  * and hash, its derived steps, its append-only log (approvals, live and
  * simulated results) and its fixtures. Every function takes a client so the
- * caller composes transactions (lib/replays/service.ts runs one per run).
+ * caller composes transactions (lib/server/replays.ts runs one per run).
  *
  * `loadReplayView` is a contract other features (RCA reports) build on: keep
  * its shape.
@@ -579,7 +579,7 @@ async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
  * The comparison page's data without reading the models' prompts: both
  * sequences are read as one JSON array each (no per-row mapping of 10,000
  * rows), a model call's input as a digest. Same pairs, types, first divergence
- * and metrics as `loadReplayView(...).comparison` (lib/replays/service.db.test.ts
+ * and metrics as `loadReplayView(...).comparison` (lib/server/replays.db.test.ts
  * checks it); a pair's full events come from `comparisonPairAction`.
  */
 export async function loadReplayComparison(client: DbClient, replayId: string): Promise<ReplayComparisonView | null> {
