@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { errorBody, type AppErrorCode } from "@/lib/errors";
 import { checkHost } from "@/lib/http/host";
 
 /**
@@ -11,13 +12,13 @@ import { checkHost } from "@/lib/http/host";
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-function refuse(status: number, code: string, message: string, headers: Record<string, string> = {}) {
-  return NextResponse.json({ error: { code, message, issues: [] } }, { status, headers });
+function refuse(status: number, code: AppErrorCode, message: string, headers: Record<string, string> = {}) {
+  return NextResponse.json(errorBody(code, message), { status, headers });
 }
 
 export function proxy(request: NextRequest) {
   const host = checkHost(request.headers);
-  if (!host.ok) return refuse(403, "host_not_allowed", host.reason);
+  if (!host.ok) return refuse(403, "forbidden", host.reason);
   if (!METHODS.has(request.method)) {
     return refuse(405, "method_not_allowed", `The method ${request.method.slice(0, 20)} is not supported.`, {
       allow: [...METHODS].join(", "),
@@ -27,7 +28,7 @@ export function proxy(request: NextRequest) {
   try {
     decodeURIComponent(path);
   } catch {
-    return refuse(400, "invalid_path", "The path has a malformed percent-escape (such as %ff); encode it as UTF-8.");
+    return refuse(400, "invalid_input", "The path has a malformed percent-escape (such as %ff); encode it as UTF-8.");
   }
   return NextResponse.next();
 }

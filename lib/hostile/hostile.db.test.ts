@@ -188,7 +188,7 @@ describe("a database outage (PostgreSQL)", () => {
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("5");
     const body = (await response.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe("database_unavailable");
+    expect(body.error.code).toBe("unavailable");
     expect(body.error.message).not.toMatch(/prisma|ECONN|127\.0\.0\.1/i);
   });
 });

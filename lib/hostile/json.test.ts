@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { excerpt } from "@/lib/replays/executors";
+import { excerpt } from "@/lib/executors/live";
 import { JsonTooDeepError, jsonDepthExcess, parseJsonBounded, valueDepthExcess } from "./json";
 import { repairLoneSurrogates, repairText } from "./text";
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { importDocument } from "@/lib/ingest";
 import { decodeOtlpJson } from "@/lib/ingest/otlp";
 import { unflatten } from "@/lib/ingest/otlp/messages";
-import { stripNul } from "@/lib/replays/executors";
+import { stripNul } from "@/lib/executors/live";
 
 // Issue 10 item 1: one span with a `__proto__` attribute segment must not
 // reach Object.prototype (it used to: every later database call then failed).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "./errors";
+import { AppError } from "@/lib/errors";
 import { Slots } from "./heavy";
 
 describe("import slots", () => {
@@ -15,8 +15,8 @@ describe("import slots", () => {
       () => null,
       (e: unknown) => e,
     );
-    expect(refused).toBeInstanceOf(ApiError);
-    expect((refused as ApiError).status).toBe(429);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).status).toBe(429);
     a();
     a(); // releasing twice frees one slot only
     const releaseC = await c;

@@ -1,5 +1,5 @@
 import { env } from "@/lib/env";
-import { ApiError } from "./errors";
+import { AppError } from "@/lib/errors";
 
 /**
  * Heavy imports (a document, a trace export) run a few at a time. Eight
@@ -29,9 +29,8 @@ export class Slots {
       return this.releaser();
     }
     if (this.queue.length >= this.queueLimit) {
-      throw new ApiError(
-        429,
-        "too_many_imports",
+      throw new AppError(
+        "busy",
         `The server is busy with other imports; send this again in ${IMPORT_RETRY_AFTER_SECONDS} seconds.`,
       );
     }

@@ -1,5 +1,5 @@
-import { database } from "@/lib/db/client";
-import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/http/errors";
+import { database } from "@/lib/db";
+import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/db/errors";
 
 export const dynamic = "force-dynamic";
 
