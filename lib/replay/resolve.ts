@@ -5,6 +5,7 @@ import type { ApprovalEntry, FixtureEntry, LogIndex } from "./log";
 import { explainFixtureMiss, explainHistoryMiss, explainStaticMiss, type MissExplanation } from "./miss";
 import {
   effectiveOnMiss,
+  isCatchAllCase,
   isReadOnly,
   type HistoryRule,
   type LlmRule,
@@ -100,9 +101,9 @@ export interface ResolveEnv {
   };
 }
 
-/** Static matching (DESIGN §3 / Kitaru): first matching case wins. */
+/** Static matching (DESIGN §3 / Kitaru): first matching case wins; a case without a condition matches anything. */
 export function staticCaseMatches(c: StaticCase, args: unknown): boolean {
-  if (c.match === undefined) return true;
+  if (isCatchAllCase(c)) return true;
   if (c.match_mode === "exact") return deepEqual(args, c.match);
   if (!isPlainObject(c.match) || !isPlainObject(args)) return false;
   for (const key of Object.keys(c.match)) {
