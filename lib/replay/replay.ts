@@ -60,13 +60,31 @@ export interface ReplayInput {
   providerFixtures?: readonly ProviderFixture[];
   /** Clock for new log entries; without one their `at` is null (the engine does no I/O). */
   now?: () => string;
+  /**
+   * Called at step boundaries (before each model step, and once at the end):
+   * `done` = base events the branch has covered so far, `total` = base event count.
+   */
+  onProgress?: (p: { done: number; total: number }) => void;
+  /**
+   * Checked at step boundaries (before each model step and each tool call).
+   * When it answers true the replay ends with status `cancelled`: the steps so
+   * far are kept and the branch is `non_comparable`.
+   */
+  isCancelled?: () => boolean | Promise<boolean>;
 }
 
 // ---------------------------------------------------------------------------
 // Outputs
 
 export type ReplayStatus =
-  "completed" | "paused" | "awaiting_approval" | "failed" | "stopped_on_divergence" | "budget_exhausted" | "blocked";
+  | "completed"
+  | "paused"
+  | "awaiting_approval"
+  | "failed"
+  | "stopped_on_divergence"
+  | "budget_exhausted"
+  | "blocked"
+  | "cancelled";
 
 export type Comparability = "exact" | "aligned" | "diverged_but_comparable" | "non_comparable";
 export type EvidenceStrength = "recorded" | "controlled" | "simulated" | "live" | "drifting";
@@ -339,8 +357,27 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     status = s;
     stop = { code, message, step: steps.length, miss: null, ...extra };
   };
+  // Progress: how far into the base run the branch has come (base events up to the furthest aligned one).
+  let furthestBaseSeq = -1;
+  const reportProgress = (final: boolean) => {
+    if (!input.onProgress) return;
+    const total = base.events.length;
+    const done = final && status === "completed" ? total : baseEventsUpTo(base.events, furthestBaseSeq);
+    input.onProgress({ done, total });
+  };
+  /** True when the caller asked to cancel; then the branch halts as `cancelled`. */
+  const cancellable = input.isCancelled !== undefined;
+  const cancelRequested = async (where: string): Promise<boolean> => {
+    if (!input.isCancelled) return false;
+    const answer = input.isCancelled();
+    const cancelled = answer instanceof Promise ? await guarded("cancellation check", () => answer) : answer;
+    if (cancelled !== true) return false;
+    halt("cancelled", "cancelled", `The replay was cancelled ${where}; the ${steps.length} steps before it are kept.`);
+    return true;
+  };
   const emit = (step: ReplayStep): boolean => {
     steps.push(step);
+    if (step.baseSeq !== null && step.baseSeq > furthestBaseSeq) furthestBaseSeq = step.baseSeq;
     if (!step.equalsBase && !structureDiverged) {
       const aligned = step.baseSeq === null ? undefined : base.bySeq.get(step.baseSeq);
       structureDiverged = aligned === undefined || signatureOf(aligned) !== signatureOf(step);
@@ -704,6 +741,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
 
   try {
     for (let i = 0; status === "completed" && !finished; i++) {
+      reportProgress(false);
+      if (await cancelRequested(`before model step ${i}`)) break;
       const recorded = base.modelSteps[i] ?? null;
       if (i > 0 && recorded) {
         let ok = true;
@@ -809,6 +848,10 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
 
       let stopped = false;
       for (const { request, baseEvent } of ordered) {
+        if (cancellable && (await cancelRequested(`before the "${request.name}" call`))) {
+          stopped = true;
+          break;
+        }
         const budgetNow = overBudget();
         if (budgetNow) {
           halt("budget_exhausted", "budget", `${budgetNow} before the "${request.name}" call.`);
@@ -985,6 +1028,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     }
   }
 
+  reportProgress(true);
+
   const fixturesUsed: Evidence["fixturesUsed"] = [];
   const fixtureById = new Map<string, FixtureEntry>();
   for (const e of [...(input.log ?? [])]) if (e.type === "fixture") fixtureById.set(e.id, e);
@@ -1057,6 +1102,18 @@ export function comparabilityOf(
   if (status !== "completed") return "non_comparable";
   if (sameLength && steps.every((s, k) => signatureOf(s) === signatureOf(base[k]!))) return "aligned";
   return "diverged_but_comparable";
+}
+
+/** How many base events (sorted by seq) have a seq ≤ `seq`. */
+function baseEventsUpTo(events: readonly SessionEvent[], seq: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (events[mid]!.seq <= seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function editsAt(plan: EditPlan, seq: number, ops: EditOp[]): EditOp[] {
