@@ -310,5 +310,6 @@ export async function tryRuleOnRecordedCall(
     tools: agent?.tools ?? [],
     ...(agent ? { adapter: agent.adapter } : {}),
     historyLookup: historyLookupFor(client, { agentId: input.agentId, cohortAgentVersionId: session.agentVersionId }),
+    cohort: { agentVersionId: session.agentVersionId },
   });
 }

@@ -133,9 +133,7 @@ const Overrides = z.preprocess(
       }
       const parsed = ToolRule.safeParse((input as Record<string, unknown>)[name]);
       if (parsed.success) out[name] = parsed.data;
-      else
-        for (const issue of parsed.error.issues)
-          ctx.addIssue({ ...issue, path: [name, ...issue.path] });
+      else for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [name, ...issue.path] });
     }
     return out;
   },

@@ -5,12 +5,12 @@ import type { EventError, Message, SessionEvent, Usage } from "./events";
 import { deepEqual } from "./json";
 import { LogIndex, type ApprovalEntry, type BranchLogEntry, type FixtureEntry } from "./log";
 import type { MissExplanation } from "./miss";
-import { Policy, policyHash, ruleFor, type KnownTool, type SideEffect, type ToolRule } from "./policy";
+import { Policy, policyHash, type KnownTool } from "./policy";
+import { toolResolverFor } from "./resolver";
 import {
-  resolveToolCall,
+  type HistoryCohort,
   type HistoryLookup,
   type StepSource,
-  type ToolCall,
   type ToolExecutor,
   type ToolOutcome,
   type ToolSimulator,
@@ -52,8 +52,10 @@ export interface ReplayInput {
   /** The branch's own append-only log: fixtures, live results, approvals. Read first. */
   log?: readonly BranchLogEntry[];
   executors?: { model?: ModelExecutor; tool?: ToolExecutor; simulator?: ToolSimulator };
-  /** Answers `cohort_version` and `agent` scopes (see `HistoryLookup`). */
+  /** Candidates for `cohort_version` and `agent` scopes (see `HistoryLookup`); the engine picks among them. */
   historyLookup?: HistoryLookup;
+  /** The experiment's cohort, for `cohort_version` history. */
+  cohort?: HistoryCohort | null;
   /** Side-effect class per tool; anything not listed is `unknown` (not read-only). */
   tools?: readonly KnownTool[];
   adapter?: Adapter;
@@ -283,12 +285,9 @@ interface ModelOutcome {
 export async function replay(input: ReplayInput): Promise<ReplayResult> {
   const { policy, plan, base } = prepareReplay(input);
   const log = new LogIndex(input.log ?? []);
-  const sideEffects = new Map<string, SideEffect>((input.tools ?? []).map((t) => [t.name, t.sideEffect]));
   const now = () => (input.now ? input.now() : null);
 
   const steps: ReplayStep[] = [];
-  const counters = new Map<string, number>();
-  const branchOccurrence = new Map<string, number>();
   const liveCalls: LiveCallRecord[] = [];
   const probes: ProbeReport[] = [];
   const inputDriftReport: Evidence["inputDrift"] = [];
@@ -310,27 +309,25 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
   let prevOutput: Message | null = null;
   let toolMessagesSince: Message[] = [];
 
-  const env = {
+  const liveAllowed = () => policy.maxLiveCalls === undefined || liveExecutions < policy.maxLiveCalls;
+  const historyLookup = input.historyLookup;
+  const resolver = toolResolverFor(
+    policy,
     base,
-    counters,
-    log,
-    ...(input.adapter ? { adapter: input.adapter } : {}),
-    sideEffectOf: (tool: string): SideEffect => sideEffects.get(tool) ?? "unknown",
-    ...(input.historyLookup
-      ? {
-          historyLookup: (
-            (lookup) => (query: Parameters<HistoryLookup>[0]) =>
-              guarded("history lookup", () => lookup(query))
-          )(input.historyLookup),
-        }
-      : {}),
-    run: {
-      ...(input.executors?.tool ? { toolExecutor: input.executors.tool } : {}),
-      ...(input.executors?.simulator ? { simulator: input.executors.simulator } : {}),
-      liveAllowed: () => policy.maxLiveCalls === undefined || liveExecutions < policy.maxLiveCalls,
-      now,
+    historyLookup ? (query) => guarded("history lookup", () => historyLookup(query)) : null,
+    {
+      log,
+      ...(input.tools ? { tools: input.tools } : {}),
+      ...(input.adapter ? { adapter: input.adapter } : {}),
+      ...(input.cohort ? { cohort: input.cohort } : {}),
+      run: {
+        ...(input.executors?.tool ? { toolExecutor: input.executors.tool } : {}),
+        ...(input.executors?.simulator ? { simulator: input.executors.simulator } : {}),
+        liveAllowed,
+        now,
+      },
     },
-  };
+  );
 
   const orphanCallsById = new Map<string, SessionEvent>();
   const claimedOrphans = new Set<number>();
@@ -340,7 +337,6 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     if (typeof id === "string" && !orphanCallsById.has(id)) orphanCallsById.set(id, e);
   }
 
-  const ruleByTool = new Map<string, ToolRule>();
   let budgetSteps = 0;
   // A live model can loop forever; without maxSteps the branch is still bounded.
   const implicitCap = policy.maxSteps ?? input.base.length * 4 + 1000;
@@ -566,7 +562,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
             approval: null,
           });
         } else {
-          if (!env.run.liveAllowed()) {
+          if (!liveAllowed()) {
             halt(
               "budget_exhausted",
               "budget_live_calls",
@@ -861,17 +857,16 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
         const editedArgs = baseEvent && plan.toolArgs.has(baseEvent.seq);
         const args = editedArgs ? plan.toolArgs.get(baseEvent.seq) : request.args;
         const key = cacheKey(request.name, args);
-        const call: ToolCall = { tool: request.name, callId: request.id, args, cacheKey: key, step: steps.length };
-        let rule = ruleByTool.get(request.name);
-        if (!rule) ruleByTool.set(request.name, (rule = ruleFor(policy.tools, request.name).rule));
+        const call = { tool: request.name, callId: request.id, args, cacheKey: key, step: steps.length };
+        const rule = resolver.ruleFor(request.name).rule;
         const edits = baseEvent ? editsAt(plan, baseEvent.seq, ["replace_tool_args", "replace_tool_result"]) : [];
 
         let outcome: ToolOutcome;
         if (baseEvent && plan.toolResult.has(baseEvent.seq)) {
           // The analyst's result stands in; identical later calls still get their own recordings.
           if (key !== null && rule.type === "history" && rule.scope === "baseline") {
-            const used = counters.get(key) ?? 0;
-            if ((base.finishedByKey.get(key)?.length ?? 0) > used) counters.set(key, used + 1);
+            const state = resolver.occurrence(key);
+            if ((state.recordings?.length ?? 0) > state.used) state.used++;
           }
           outcome = {
             type: "answer",
@@ -881,7 +876,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
             miss: null,
           };
         } else {
-          const resolved = resolveToolCall(rule, call, env);
+          const resolved = resolver.resolve(call);
           outcome = resolved instanceof Promise ? await resolved : resolved;
         }
 
@@ -923,10 +918,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
         budgetSteps++;
         const failed = outcome.error !== null;
         let occurrence: number | null = null;
-        if (key !== null) {
-          occurrence = branchOccurrence.get(key) ?? 0;
-          branchOccurrence.set(key, occurrence + 1);
-        }
+        if (key !== null) occurrence = resolver.occurrence(key).branch++;
         const fromRecording = outcome.recorded;
         const input =
           sameCall && baseEvent && request.id === asRecord(baseEvent.input).callId

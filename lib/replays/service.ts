@@ -21,6 +21,7 @@ import {
   isReadOnly,
   type ApprovalEntry,
   type BranchLogEntry,
+  type EventStatus,
   type HistoryLookup,
   type KnownTool,
   type PendingCall,
@@ -146,7 +147,12 @@ async function knownTools(client: DbClient, agentId: string): Promise<KnownTool[
   });
 }
 
-/** History for `agent` (the agent's sessions that are not replays) and `cohort_version` (the experiment's agent version) scopes. */
+/**
+ * History candidates for `agent` (the agent's sessions) and `cohort_version`
+ * (the experiment's agent version) scopes: the newest recorded calls with the
+ * cache key, whatever their status. The engine decides what counts (completed
+ * only, no replay sessions, cohort membership, newest first).
+ */
 export function historyLookupFor(
   client: DbClient,
   scope: { agentId: string; cohortAgentVersionId: string | null },
@@ -154,21 +160,37 @@ export function historyLookupFor(
   return async (query) => {
     const session =
       query.scope === "agent"
-        ? { agentId: scope.agentId, isReplay: false }
+        ? { agentId: scope.agentId }
         : scope.cohortAgentVersionId
           ? { agentVersionId: scope.cohortAgentVersionId }
           : null;
-    if (!session) return null;
-    const event = await client.event.findFirst({
-      where: { kind: "tool_call", name: query.tool, cacheKey: query.cacheKey, status: "completed", session },
+    if (!session) return [];
+    const events = await client.event.findMany({
+      where: { kind: "tool_call", name: query.tool, cacheKey: query.cacheKey, session },
       orderBy: [{ session: { createdAt: "desc" } }, { seq: "desc" }],
-      select: { sessionId: true, seq: true, output: true },
+      take: HISTORY_CANDIDATES,
+      select: {
+        sessionId: true,
+        seq: true,
+        output: true,
+        status: true,
+        session: { select: { isReplay: true, agentVersionId: true, createdAt: true } },
+      },
     });
-    return event
-      ? { sessionId: event.sessionId, seq: event.seq, output: event.output ?? null, status: "completed" }
-      : null;
+    return events.map((e) => ({
+      sessionId: e.sessionId,
+      seq: e.seq,
+      output: e.output ?? null,
+      status: e.status as EventStatus,
+      isReplay: e.session.isReplay,
+      agentVersionId: e.session.agentVersionId,
+      recordedAt: e.session.createdAt.toISOString(),
+    }));
   };
 }
+
+/** How many of the newest identical recorded calls a history lookup hands the engine to choose from. */
+const HISTORY_CANDIDATES = 200;
 
 async function resolvePolicy(
   client: DbClient,
@@ -472,6 +494,7 @@ export async function runReplay(
           agentId: row.session.agentId,
           cohortAgentVersionId: row.experiment?.agentVersionId ?? null,
         }),
+        cohort: row.experiment ? { agentVersionId: row.experiment.agentVersionId } : null,
         executors: {
           tool: toolExecutor(prisma, onNul),
           simulator: toolSimulator(prisma, onNul),
