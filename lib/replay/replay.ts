@@ -307,7 +307,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
   let structureDiverged = false;
   let prevMessages: Message[] = [];
   let prevOutput: Message | null = null;
-  let toolMessagesSince: Message[] = [];
+  // Messages since the last model step: user messages, and tool steps whose message is built only when needed.
+  let toolMessagesSince: (Message | ReplayStep)[] = [];
 
   const liveAllowed = () => policy.maxLiveCalls === undefined || liveExecutions < policy.maxLiveCalls;
   const historyLookup = input.historyLookup;
@@ -433,7 +434,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       return { messages, drift: [...drift] };
     }
     // Past the record, or after the branch took another path: the conversation so far.
-    const messages = [...prevMessages, ...(prevOutput ? [prevOutput] : []), ...toolMessagesSince];
+    const messages = [...prevMessages, ...(prevOutput ? [prevOutput] : []), ...toolMessagesSince.map(asMessage)];
     if (systemPrompt !== null) {
       const value = systemPrompt.value;
       for (let k = 0; k < messages.length; k++)
@@ -882,16 +883,16 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
 
         const sameCall =
           baseEvent !== null && key !== null && key === baseEvent.cacheKey && baseEvent.name === request.name;
-        const stopCall = {
+        const stopCall = (): NonNullable<ReplayStop["call"]> => ({
           tool: call.tool,
           callId: call.callId,
           args: call.args,
           cacheKey: key,
           baseSeq: baseEvent?.seq ?? null,
-        };
+        });
         if (outcome.type === "stop") {
           halt(outcome.code === "budget_live_calls" ? "budget_exhausted" : "failed", outcome.code, outcome.message, {
-            call: stopCall,
+            call: stopCall(),
             miss: outcome.miss,
           });
           stopped = true;
@@ -903,13 +904,13 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
           status = outcome.type === "pause" ? "paused" : "awaiting_approval";
           pending = {
             waitingFor: outcome.type === "pause" ? "fixture" : "approval",
-            ...stopCall,
+            ...stopCall(),
             step: steps.length,
             miss,
             prefill: closest ? { seq: closest.seq, output: closest.output, error: closest.error } : null,
             message: outcome.type === "pause" ? `Waiting for a fixture: ${miss?.message ?? ""}` : outcome.message,
           };
-          stop = { code: status, message: pending.message, step: steps.length, call: stopCall, miss };
+          stop = { code: status, message: pending.message, step: steps.length, call: stopCall(), miss };
           stopped = true;
           break;
         }
@@ -965,14 +966,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
             approval: outcome.approval ? pickApproval(outcome.approval) : null,
           });
         }
-        const toolMessage: Message = {
-          role: "tool",
-          toolCallId: request.id,
-          name: request.name,
-          content: failed ? { error: outcome.error } : outcome.output,
-        };
-        toolMessagesSince.push(toolMessage);
-        if (!equalsBase) changedToolResults.set(request.id, toolMessage);
+        toolMessagesSince.push(step);
+        if (!equalsBase) changedToolResults.set(request.id, toolMessageOf(step));
         if (!emit(step)) {
           stopped = true;
           break;
@@ -1108,8 +1103,25 @@ function baseEventsUpTo(events: readonly SessionEvent[], seq: number): number {
   return lo;
 }
 
+/** The tool message a tool step puts in the conversation. */
+function toolMessageOf(step: ReplayStep): Message {
+  return {
+    role: "tool",
+    toolCallId: (step.input as { callId: string }).callId,
+    name: step.name,
+    content: step.error !== null ? { error: step.error } : step.output,
+  };
+}
+
+function asMessage(entry: Message | ReplayStep): Message {
+  return "role" in entry ? entry : toolMessageOf(entry);
+}
+
+/** Shared by every step without edits (no new empty array per step); never mutated. */
+const NO_EDITS: EditOp[] = Object.freeze([]) as unknown as EditOp[];
+
 function editsAt(plan: EditPlan, seq: number, ops: EditOp[]): EditOp[] {
-  if (plan.all.length === 0) return [];
+  if (plan.all.length === 0) return NO_EDITS;
   return plan.all.filter((e) => e.seq === seq && ops.includes(e.op)).map((e) => e.op);
 }
 
