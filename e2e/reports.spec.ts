@@ -90,7 +90,7 @@ test("create a report from a comparison, share it, open the link with no cookies
   // Policy and Evidence come from the replay.
   await expect(page.getByRole("heading", { name: "Policy" })).toBeVisible();
   await expect(page.getByText("filled from the replay · always included").first()).toBeVisible();
-  await expect(page.getByText("First divergence at pair 6: tool_call refund_payment: output changed")).toBeVisible();
+  await expect(page.getByText("First divergence at pair 6: tool_call refund_payment: result changed")).toBeVisible();
   // The suggestion is preselected.
   await expect(page.getByRole("radio", { name: /confirmed by replay/ })).toBeChecked();
 

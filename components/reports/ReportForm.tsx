@@ -11,7 +11,7 @@ import { StrengthBadge } from "./ValidityBadge";
 
 export interface PairChoice {
   id: string;
-  type: "equal" | "changed" | "inserted" | "removed";
+  type: "equal" | "changed" | "inserted" | "removed" | "unreached";
   label: string;
 }
 
@@ -47,7 +47,13 @@ const TEXT_FIELDS: { key: TextKey; label: string; hint: string }[] = [
   { key: "nextActions", label: "Next actions", hint: "Fixes, owners, follow-up replays." },
 ];
 
-const PAIR_TONES = { equal: "neutral", changed: "warn", inserted: "info", removed: "bad" } as const;
+const PAIR_TONES = {
+  equal: "neutral",
+  changed: "warn",
+  inserted: "info",
+  removed: "bad",
+  unreached: "neutral",
+} as const;
 
 function MarkdownField({
   id,

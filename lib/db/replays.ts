@@ -507,7 +507,12 @@ export async function loadReplayView(client: DbClient, replayId: string): Promis
   ]);
   const base = events.map(toSessionEvent);
   const steps = stepRowsFound.map(toReplayStep);
-  return { ...meta, base, steps, comparison: compareRuns(base, steps) };
+  return {
+    ...meta,
+    base,
+    steps,
+    comparison: compareRuns(base, steps, { branchComplete: meta.replay.status === "completed" }),
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -625,7 +630,8 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
   const baseNeeded: number[] = [];
   const branchNeeded: number[] = [];
   for (const p of alignEvents(base, steps)) {
-    if (p.type === "inserted" || p.type === "removed" || p.base.kind !== "model_call") continue;
+    if (p.type !== "equal" && p.type !== "changed") continue;
+    if (p.base.kind !== "model_call") continue;
     if (p.branch.equalsBase === true && p.branch.baseSeq === p.base.seq) continue;
     baseNeeded.push(p.base.seq);
     if (p.branch.equalsBase === true) branchNeeded.push(p.branch.seq);
@@ -660,7 +666,7 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
     branchCount: steps.length,
     baseFinalOutput: finalOf(base),
     branchFinalOutput: finalOf(steps),
-    comparison: compareRuns(base, steps),
+    comparison: compareRuns(base, steps, { branchComplete: meta.replay.status === "completed" }),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { ReplayView } from "@/lib/db/replays";
-import type { PolicyIssue } from "@/lib/replay";
+import { isBaseOnly, type PolicyIssue } from "@/lib/replay";
 
 /** A replay as the HTTP API returns it (DESIGN §8). */
 export function presentReplay(view: ReplayView, warnings?: readonly PolicyIssue[]) {
@@ -40,9 +40,9 @@ export function presentComparison(view: ReplayView) {
       id: p.id,
       type: p.type,
       baseSeq: p.type === "inserted" ? null : p.base.seq,
-      branchSeq: p.type === "removed" ? null : p.branch.seq,
+      branchSeq: isBaseOnly(p) ? null : p.branch.seq,
       base: p.type === "inserted" ? null : p.base,
-      branch: p.type === "removed" ? null : p.branch,
+      branch: isBaseOnly(p) ? null : p.branch,
       ...(p.type === "changed" ? { delta: p.delta } : {}),
     })),
     finalOutputDiff: comparison.finalOutputDiff,

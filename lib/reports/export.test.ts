@@ -47,7 +47,7 @@ describe("reportToMarkdown", () => {
     expect(md).toContain("**sensitive_to_fixture**");
     expect(md).toContain("#### equal: tool_call lookup_order (base #1 ↔ branch #1)");
     expect(md).toContain("#### changed: tool_call refund_payment (base #6 ↔ branch #6)");
-    expect(md).toContain("First divergence at pair 6: tool_call refund_payment: output changed");
+    expect(md).toContain("First divergence at pair 6: tool_call refund_payment: result changed");
   });
 
   it("fences code so that backticks inside cannot close it, and escapes table cells", () => {

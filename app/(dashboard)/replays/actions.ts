@@ -9,7 +9,7 @@ import { toSessionEvent } from "@/lib/db/sessions";
 import { env } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
 import { validatedAction } from "@/lib/http/action";
-import { Edits } from "@/lib/replay";
+import { changedPaths, Edits } from "@/lib/replay";
 import { parseFixtureForm } from "@/lib/replays/fixture-form";
 import { createReplay, decideApproval, runReplay, supplyFixture } from "@/lib/replays/service";
 
@@ -123,6 +123,8 @@ export const comparisonPairAction = validatedAction(
         ? null
         : prisma.replayStep.findUnique({ where: { replayId_idx: { replayId, idx: branchSeq } } }),
     ]);
-    return { base: baseRow ? toSessionEvent(baseRow) : null, branch: branchRow ? toReplayStep(branchRow) : null };
+    const base = baseRow ? toSessionEvent(baseRow) : null;
+    const branch = branchRow ? toReplayStep(branchRow) : null;
+    return { base, branch, changedPaths: changedPaths(base, branch) };
   },
 );

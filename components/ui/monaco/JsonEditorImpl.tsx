@@ -1,7 +1,7 @@
 "use client";
 
-import Editor, { DiffEditor } from "@monaco-editor/react";
-import { useEffect } from "react";
+import Editor, { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
+import { useEffect, useState } from "react";
 import { setJsonSchemas } from "./setup";
 
 export type JsonEditorProps = {
@@ -60,17 +60,46 @@ export type JsonDiffProps = {
   modified: string;
   height?: number | string;
   language?: "json" | "plaintext";
+  /** Fold the unchanged stretches and open at the first difference (a changed pair of a long prompt). */
+  focusChanges?: boolean;
 };
 
-export function JsonDiffImpl({ original, modified, height = 320, language = "json" }: JsonDiffProps) {
+export function JsonDiffImpl({ original, modified, height = 320, language = "json", focusChanges }: JsonDiffProps) {
+  const [firstChange, setFirstChange] = useState<number | null>(null);
+  const onMount: DiffOnMount = (editor) => {
+    if (!focusChanges) return;
+    const reveal = () => {
+      const first = editor.getLineChanges()?.[0];
+      if (!first) return;
+      const line = Math.max(first.modifiedStartLineNumber, 1);
+      editor.getModifiedEditor().revealLineNearTop(line);
+      setFirstChange(line);
+    };
+    // The diff is computed in a worker: reveal once it is there (and again if it is recomputed).
+    editor.onDidUpdateDiff(reveal);
+    reveal();
+  };
   return (
-    <div className="overflow-hidden rounded-md border border-slate-300" data-testid="monaco-diff">
+    <div
+      className="overflow-hidden rounded-md border border-slate-300"
+      data-testid="monaco-diff"
+      data-first-change-line={firstChange ?? undefined}
+    >
       <DiffEditor
         height={height}
         language={language}
         original={original}
         modified={modified}
-        options={{ ...OPTIONS, readOnly: true, renderSideBySide: true, originalEditable: false }}
+        onMount={onMount}
+        options={{
+          ...OPTIONS,
+          readOnly: true,
+          renderSideBySide: true,
+          originalEditable: false,
+          ...(focusChanges
+            ? { hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 5, revealLineCount: 20 } }
+            : {}),
+        }}
       />
     </div>
   );

@@ -73,6 +73,15 @@ export default async function ComparePage({ params, searchParams }: Props) {
           {comparison.firstDivergence.baseSeq ?? "—"}, branch step {comparison.firstDivergence.branchSeq ?? "—"}):{" "}
           {comparison.firstDivergence.summary}
         </p>
+      ) : comparison.metrics.not_reached > 0 ? (
+        <p
+          className="mb-4 rounded-md border border-slate-200 bg-slate-50 px-4 py-2 text-sm text-slate-800"
+          data-testid="first-divergence"
+        >
+          Every step the branch ran equals the base run; it ended ({replay.status.replaceAll("_", " ")}) before the last{" "}
+          {comparison.metrics.not_reached} base {comparison.metrics.not_reached === 1 ? "step" : "steps"}, shown as not
+          reached.
+        </p>
       ) : (
         <p
           className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-2 text-sm text-emerald-900"
