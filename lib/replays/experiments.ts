@@ -8,7 +8,7 @@
  * stays paused (an analyst can resume it) and counts as done.
  */
 import { z } from "zod";
-import { Capability, Policy, policyHash, validatePolicy, type FirstDivergence, type PolicyIssue } from "@/lib/replay";
+import { Capability, checkPolicy, Policy, policyHash, type FirstDivergence, type PolicyIssue } from "@/lib/replay";
 import type { Db, DbClient } from "@/lib/db/client";
 import {
   claimExperiment,
@@ -90,14 +90,14 @@ export async function createExperiment(
   const policy = parsed.data;
 
   const agent = await agentContext(prisma, agentVersion.agentId);
-  const validation = validatePolicy(policy, {
+  const validation = checkPolicy(policy, {
     adapter: agent?.adapter ?? "generic",
     capabilities: agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
-    inExperiment: true,
+    use: "experiment",
     knownTools: agent?.tools ?? [],
   });
-  // As for a single replay: the engine intercepts every tool itself, so the seeds' runtime caveats are warnings.
-  const blocking = validation.errors.filter((i) => i.code === "schema" || i.code === "cohort_scope_outside_experiment");
+  // The same check as the editor's and a replay's (checkPolicy): its errors block.
+  const blocking = validation.errors;
   if (blocking.length > 0) {
     throw new ApiError(
       400,

@@ -15,7 +15,7 @@ import {
   replay,
   ReplayInputError,
   validateEdits,
-  validatePolicy,
+  checkPolicy,
   Adapter,
   Capability,
   isReadOnly,
@@ -219,10 +219,10 @@ type SessionContext = { agentId: string; agent: { adapter: string }; agentVersio
 
 async function validateForSession(client: DbClient, session: SessionContext, policy: Policy) {
   const adapter = Adapter.safeParse(session.agent.adapter);
-  return validatePolicy(policy, {
+  return checkPolicy(policy, {
     adapter: adapter.success ? adapter.data : "generic",
     capabilities: session.agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
-    inExperiment: false,
+    use: "replay",
     knownTools: await knownTools(client, session.agentId),
   });
 }
@@ -310,9 +310,8 @@ export async function createReplay(prisma: Db, raw: unknown, createdBy: string):
     );
   }
   const validation = await validateForSession(prisma, session, policy);
-  // Branchpoint's engine intercepts every tool itself, so the seeds' runtime caveats are warnings here,
-  // except a scope it cannot answer outside an experiment.
-  const blocking = validation.errors.filter((i) => i.code === "cohort_scope_outside_experiment" || i.code === "schema");
+  // The same check as the editor's (checkPolicy): its errors block, its warnings travel with the replay.
+  const blocking = validation.errors;
   if (blocking.length > 0) {
     throw new ApiError(
       400,
