@@ -1,9 +1,15 @@
 import { z } from "zod";
 import type { DbClient } from "@/lib/db";
 import { validateInContext } from "@/components/policies/validation";
-import { agentContext, invalidPolicyError, type AgentContext, type PolicyWithVersions } from "@/lib/db/policies";
+import {
+  agentContext,
+  agentIdOfName,
+  invalidPolicyError,
+  type AgentContext,
+  type PolicyWithVersions,
+} from "@/lib/db/policies";
 import { ApiError } from "@/lib/http/api";
-import type { Policy } from "@/lib/replay";
+import type { Policy, PolicyIssue } from "@/lib/replay";
 
 /** A policy as the API shows it: its versions newest first, each with its document and hash. */
 export function policyBody(p: PolicyWithVersions) {
@@ -27,12 +33,22 @@ export function policyBody(p: PolicyWithVersions) {
 
 export const PolicyDocumentInput = z.unknown().refine((v) => v !== undefined, "Required");
 
+/** The id of the agent named `name`; a 404 naming the field otherwise. */
+export async function agentIdByName(client: DbClient, name: string): Promise<string> {
+  const agent = await agentIdOfName(client, name);
+  if (!agent)
+    throw new ApiError(404, "agent_not_found", `No agent named "${name}".`, [
+      { path: "agentName", message: "unknown agent" },
+    ]);
+  return agent;
+}
+
 /** The document checked where it will run; a 400 with each error's path otherwise. */
 export async function checkedDocument(
   client: DbClient,
   document: unknown,
   agentId: string | null,
-): Promise<{ policy: Policy; agent: AgentContext | null }> {
+): Promise<{ policy: Policy; agent: AgentContext | null; warnings: PolicyIssue[] }> {
   let agent: AgentContext | null = null;
   if (agentId) {
     agent = await agentContext(client, agentId);
@@ -43,5 +59,5 @@ export async function checkedDocument(
   }
   const result = validateInContext(document, agent);
   if (!result.ok) throw invalidPolicyError(result.errors);
-  return { policy: result.policy, agent };
+  return { policy: result.policy, agent, warnings: result.warnings };
 }

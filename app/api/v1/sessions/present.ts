@@ -34,7 +34,7 @@ export function presentSession(s: SessionWithEvents) {
     format: s.format,
     status: s.status,
     isReplay: s.isReplay,
-    agent: { name: s.agent.name, adapter: s.agent.adapter },
+    agent: { id: s.agent.id, name: s.agent.name, adapter: s.agent.adapter },
     agentVersion: { id: s.agentVersion.id, version: s.agentVersion.version, capabilities: s.agentVersion.capabilities },
     startedAt: s.startedAt,
     endedAt: s.endedAt,
