@@ -1,7 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { buildConversation } from "@/components/sessions/conversation";
+import { SessionView } from "@/components/sessions/SessionView";
+import { parseSessionView } from "@/components/sessions/views";
 import { SessionTimeline } from "@/components/sessions/SessionTimeline";
+import { buildWaterfall } from "@/components/sessions/waterfall";
 import { sessionLabel } from "@/components/sessions/SessionTable";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
@@ -11,7 +15,7 @@ import { formatCost, formatDateTime, formatDuration, formatTokens } from "@/lib/
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ id: string }> };
+type Props = { params: Promise<{ id: string }>; searchParams?: Promise<{ view?: string; q?: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
@@ -21,8 +25,12 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: session ? sessionLabel(session) : "Session not found" };
 }
 
-export default async function SessionPage({ params }: Props) {
-  const { id } = await params;
+export default async function SessionPage({ params, searchParams }: Props) {
+  const [{ id }, query] = await Promise.all([
+    params,
+    searchParams ?? Promise.resolve({} as { view?: string; q?: string }),
+  ]);
+  const initialView = parseSessionView(query.view);
   const session = await getSession(await db(), id);
   if (!session) notFound();
   const events = session.events.map(toSessionEvent);
@@ -77,7 +85,13 @@ export default async function SessionPage({ params }: Props) {
           It was imported without steps; re-import it with its events.
         </EmptyState>
       ) : (
-        <SessionTimeline events={events} />
+        <SessionView
+          chat={buildConversation(events)}
+          waterfall={buildWaterfall(events)}
+          timeline={<SessionTimeline events={events} />}
+          initialView={initialView}
+          initialQuery={typeof query.q === "string" ? query.q.slice(0, 200) : ""}
+        />
       )}
     </>
   );
