@@ -1,7 +1,7 @@
 "use client";
 
 import Editor, { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { setJsonSchemas } from "./setup";
 
 export type JsonEditorProps = {
@@ -66,7 +66,22 @@ export type JsonDiffProps = {
 
 export function JsonDiffImpl({ original, modified, height = 320, language = "json", focusChanges }: JsonDiffProps) {
   const [firstChange, setFirstChange] = useState<number | null>(null);
+  const editorRef = useRef<Parameters<DiffOnMount>[0] | null>(null);
+  // Detach the models before the editor goes ("TextModel got disposed before DiffEditorWidget model got reset"
+  // otherwise, when the view leaves or switches pairs), then dispose them: this cleanup runs before the library's.
+  useEffect(
+    () => () => {
+      const editor = editorRef.current;
+      if (!editor) return;
+      const models = editor.getModel();
+      editor.setModel(null);
+      models?.original.dispose();
+      models?.modified.dispose();
+    },
+    [],
+  );
   const onMount: DiffOnMount = (editor) => {
+    editorRef.current = editor;
     if (!focusChanges) return;
     const reveal = () => {
       const first = editor.getLineChanges()?.[0];
@@ -91,6 +106,8 @@ export function JsonDiffImpl({ original, modified, height = 320, language = "jso
         original={original}
         modified={modified}
         onMount={onMount}
+        keepCurrentOriginalModel
+        keepCurrentModifiedModel
         options={{
           ...OPTIONS,
           readOnly: true,
