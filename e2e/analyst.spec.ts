@@ -199,7 +199,7 @@ test("scripts: sessions show agent.id, policies take agentName, OTLP imports nam
   expect(unknown.status()).toBe(404);
   expect(await unknown.json()).toEqual({
     error: {
-      code: "agent_not_found",
+      code: "not_found",
       message: 'No agent named "no-such-agent".',
       issues: [{ path: "agentName", message: "unknown agent" }],
     },
