@@ -181,7 +181,8 @@ test("cohort_version typed in the JSON saves with a note that it applies in expe
     },
   };
   await setMonacoText(page, "Policy JSON", JSON.stringify(typed));
-  const note = page.getByTestId("issues-lookup_order").locator('[data-code="cohort_scope_outside_experiment"]');
+  // The override opens below its row, the note under its scope.
+  const note = page.getByTestId("rule-lookup_order").locator('[data-code="cohort_scope_outside_experiment"]');
   await expect(note).toHaveAttribute("data-severity", "warning");
   await expect(note).toContainText("`cohort_version` applies in experiments");
   await expect(saveButton(page)).toBeEnabled();
