@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { startExperimentAction } from "@/app/(dashboard)/experiments/actions";
 import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experiments";
+import { Button } from "@/components/ui/Button";
 
 type Failure = { message: string; fieldErrors: Record<string, string[]> };
 
@@ -122,15 +123,11 @@ export function NewExperimentForm({
           {failure.message}
         </div>
       ) : null}
-      <button
-        type="submit"
-        disabled={pending || !policyVersion || !agentVersion || agentVersion.cohortSize === 0}
-        className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
-      >
+      <Button type="submit" disabled={pending || !policyVersion || !agentVersion || agentVersion.cohortSize === 0}>
         {pending
           ? "Starting…"
           : `Start experiment${agentVersion ? ` over ${agentVersion.cohortSize} session${agentVersion.cohortSize === 1 ? "" : "s"}` : ""}`}
-      </button>
+      </Button>
     </form>
   );
 }

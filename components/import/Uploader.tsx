@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useRef, useState, type DragEvent } from "react";
 import { Badge } from "@/components/ui/Badge";
+import { Button } from "@/components/ui/Button";
 
 type Issue = { path: string; message: string };
 type SavedSession = { id: string; eventCount: number; duplicate?: boolean; title: string | null };
@@ -136,13 +137,9 @@ export function Uploader({ maxBytes }: { maxBytes: number }) {
           One or many: native JSON or JSONL, OpenAI chat logs (τ-bench), OTLP JSON or protobuf, Agents SDK exports. Up
           to {formatBytes(maxBytes)} each.
         </p>
-        <button
-          type="button"
-          onClick={() => input.current?.click()}
-          className="mt-4 rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-500"
-        >
+        <Button onClick={() => input.current?.click()} className="mt-4">
           Choose files
-        </button>
+        </Button>
         <input
           ref={input}
           type="file"

@@ -6,6 +6,7 @@ import { createPolicyAction } from "@/app/(dashboard)/policies/actions";
 import { draftKey } from "./editorState";
 import { formatDocument } from "./editorState";
 import { PRESET_LABELS, type Preset } from "./validation";
+import { Button } from "@/components/ui/Button";
 
 const PRESETS = Object.keys(PRESET_LABELS) as Preset[];
 
@@ -139,13 +140,9 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
         )}
       </div>
       <div className="mt-3 flex items-center gap-3">
-        <button
-          type="submit"
-          disabled={pending}
-          className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
-        >
+        <Button type="submit" disabled={pending}>
           {pending ? "Creating…" : "Create and edit"}
-        </button>
+        </Button>
         {message ? (
           <span role="alert" className="text-xs text-rose-700">
             {message}

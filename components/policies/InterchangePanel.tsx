@@ -10,6 +10,7 @@ import {
 } from "@/lib/replay";
 import { FORM_LABELS, importPolicyText, toolPolicyFlag } from "./interchange";
 import { pathLabel } from "./issues";
+import { Button } from "@/components/ui/Button";
 
 function download(filename: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
@@ -75,9 +76,6 @@ export function InterchangePanel({
 
   const tabClass = (t: typeof tab) =>
     `rounded-md px-2.5 py-1 text-xs font-medium ${tab === t ? "bg-slate-900 text-white" : "text-slate-600 hover:bg-slate-100"}`;
-  const button =
-    "rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50";
-
   return (
     <section aria-label="Import and export" className="rounded-lg border border-slate-200 bg-white p-4">
       <div className="mb-3 flex flex-wrap items-center gap-2">
@@ -125,15 +123,15 @@ export function InterchangePanel({
             {seed000Text}
           </pre>
           <div className="flex flex-wrap gap-2">
-            <button type="button" className={button} onClick={() => void copy("json", seed000Text)}>
+            <Button variant="secondary" size="sm" onClick={() => void copy("json", seed000Text)}>
               {copied === "json" ? "Copied JSON" : "Copy JSON"}
-            </button>
-            <button type="button" className={button} onClick={() => void copy("flag", toolPolicyFlag(seed000.json))}>
+            </Button>
+            <Button variant="secondary" size="sm" onClick={() => void copy("flag", toolPolicyFlag(seed000.json))}>
               {copied === "flag" ? "Copied flag" : "Copy as --tool-policy flag"}
-            </button>
-            <button type="button" className={button} onClick={() => download(`${slug}.tool-policy.json`, seed000Text)}>
+            </Button>
+            <Button variant="secondary" size="sm" onClick={() => download(`${slug}.tool-policy.json`, seed000Text)}>
               Download
-            </button>
+            </Button>
           </div>
           <LossList issues={seed000.issues} title="Not expressible in this form (reported, not dropped):" />
         </div>
@@ -150,12 +148,12 @@ export function InterchangePanel({
             {seed003Text}
           </pre>
           <div className="flex flex-wrap gap-2">
-            <button type="button" className={button} onClick={() => void copy("003", seed003Text)}>
+            <Button variant="secondary" size="sm" onClick={() => void copy("003", seed003Text)}>
               {copied === "003" ? "Copied JSON" : "Copy JSON"}
-            </button>
-            <button type="button" className={button} onClick={() => download(`${slug}.seed-003.json`, seed003Text)}>
+            </Button>
+            <Button variant="secondary" size="sm" onClick={() => download(`${slug}.seed-003.json`, seed003Text)}>
               Download
-            </button>
+            </Button>
           </div>
           <LossList issues={seed003.issues} title="Not expressible in this form (reported, not dropped):" />
         </div>
@@ -185,9 +183,8 @@ export function InterchangePanel({
                 if (file) void file.text().then(setImportText);
               }}
             />
-            <button
-              type="button"
-              className="rounded-md bg-indigo-600 px-3 py-1 text-xs font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
+            <Button
+              size="sm"
               disabled={!importText.trim()}
               onClick={() => {
                 const result = importPolicyText(importText, { knownTools });
@@ -196,7 +193,7 @@ export function InterchangePanel({
               }}
             >
               Import into editor
-            </button>
+            </Button>
           </div>
           {importResult ? (
             importResult.ok ? (

@@ -16,6 +16,7 @@ import { RunLevelControls } from "./RunLevelControls";
 import { ToolTable } from "./ToolTable";
 import { TryRulePanel } from "./TryRulePanel";
 import { validateInContext, type AgentContext } from "./validation";
+import { Button } from "@/components/ui/Button";
 
 export type SavedPolicyVersion = { version: number; hash: string; document: Policy };
 
@@ -203,15 +204,13 @@ export function PolicyEditor({
               Discard changes
             </button>
           ) : null}
-          <button
-            type="button"
+          <Button
             onClick={save}
             disabled={!canSave || saving}
             title={canSave ? "Save as a new immutable version" : "Fix the errors first"}
-            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:cursor-not-allowed disabled:opacity-50"
           >
             {saving ? "Saving…" : "Save version"}
-          </button>
+          </Button>
           <Link href={`/policies/${policyId}/versions`} className="text-xs text-indigo-700 hover:underline">
             Versions
           </Link>

@@ -6,6 +6,7 @@ import { SideEffect, type Policy, type PolicyIssue, type ToolRule } from "@/lib/
 import { FieldIssues } from "./FieldIssues";
 import { issuesAt } from "./issues";
 import { RuleEditor } from "./RuleEditor";
+import { Button } from "@/components/ui/Button";
 
 export type ToolRow = { name: string; calls: number; sideEffect: SideEffect };
 
@@ -225,12 +226,9 @@ export function ToolTable({
             value={newName}
             onChange={(e) => setNewName(e.target.value)}
           />
-          <button
-            type="submit"
-            className="rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50"
-          >
+          <Button type="submit" variant="secondary" size="sm">
             Add override
-          </button>
+          </Button>
           <span className="text-xs text-slate-500">for a tool not seen yet</span>
         </form>
       </div>

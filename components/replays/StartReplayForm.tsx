@@ -7,6 +7,7 @@ import { startReplayAction } from "@/app/(dashboard)/replays/actions";
 import { JsonEditor } from "@/components/ui/monaco";
 import type { EditOp, Policy } from "@/lib/replay";
 import { EDIT_OPS, initialEditValue, targetsFor, type EditTarget } from "./edit-values";
+import { Button } from "@/components/ui/Button";
 
 export interface PolicyChoice {
   value: string;
@@ -246,13 +247,9 @@ export function StartReplayForm({
           </Link>
         </div>
       ) : null}
-      <button
-        type="submit"
-        disabled={pending || started !== null}
-        className="rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
-      >
+      <Button type="submit" disabled={pending || started !== null}>
         {pending ? "Starting…" : "Run replay"}
-      </button>
+      </Button>
     </form>
   );
 }

@@ -5,6 +5,7 @@ import { useState, useTransition } from "react";
 import { Badge, type Tone } from "@/components/ui/Badge";
 import type { ActionResult } from "@/lib/http/action";
 import { EXPIRY_LABELS, type ExpiresIn, type ShareState } from "@/lib/reports/share";
+import { Button } from "@/components/ui/Button";
 
 export interface ShareRow {
   id: string;
@@ -85,14 +86,9 @@ export function SharePanel({
             ))}
           </select>
         </label>
-        <button
-          type="button"
-          onClick={onCreate}
-          disabled={pending}
-          className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-50"
-        >
+        <Button onClick={onCreate} disabled={pending}>
           Create share link
-        </button>
+        </Button>
       </div>
       {error ? (
         <p role="alert" className="mt-2 text-sm text-rose-700">

@@ -6,6 +6,7 @@ import { Badge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import type { ActionResult } from "@/lib/http/action";
 import { formatDateTime } from "@/lib/format";
+import { Button } from "@/components/ui/Button";
 
 export type ApiKeyRow = {
   id: string;
@@ -86,13 +87,9 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
               </p>
             ) : null}
           </div>
-          <button
-            type="submit"
-            disabled={pending}
-            className="mt-6 rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-60"
-          >
+          <Button type="submit" disabled={pending} className="mt-6">
             Create key
-          </button>
+          </Button>
         </div>
         {created ? (
           <div role="status" className="mt-4 rounded-md border border-emerald-200 bg-emerald-50 p-4">

@@ -128,7 +128,13 @@ function moveRow(delta: 1 | -1) {
   row.scrollIntoView({ block: "nearest" });
 }
 
-const KIND_LABEL = { session: "Session", policy: "Policy", replay: "Replay", experiment: "Experiment", report: "Report" };
+const KIND_LABEL = {
+  session: "Session",
+  policy: "Policy",
+  replay: "Replay",
+  experiment: "Experiment",
+  report: "Report",
+};
 
 /** Ctrl/⌘ K: go to a page, or to a session, policy, replay, experiment or report by name or id. */
 function CommandPalette({ open, onOpenChange }: { open: boolean; onOpenChange: (open: boolean) => void }) {

@@ -25,7 +25,10 @@ export const SHORTCUTS: { keys: string[]; does: string }[] = [
   { keys: ["Ctrl K", "⌘ K"], does: "Open the command palette: go to a session, policy, replay… by name" },
   { keys: ["/"], does: "Focus the search or filter box of this page" },
   { keys: ["j", "k"], does: "Next / previous row of a list; Enter opens it" },
-  { keys: ["g", "then s i p r e o t"], does: "Go to Sessions, Import, Policies, Replays, Experiments, Reports, Settings" },
+  {
+    keys: ["g", "then s i p r e o t"],
+    does: "Go to Sessions, Import, Policies, Replays, Experiments, Reports, Settings",
+  },
   { keys: ["?"], does: "Show this list" },
   { keys: ["Esc"], does: "Close a dialog" },
 ];

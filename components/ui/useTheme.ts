@@ -23,7 +23,7 @@ function subscribe(listener: () => void) {
 
 /** The user's theme choice, and whether the page is dark now (the choice, or the system's when "system"). */
 export function useTheme(): { theme: Theme; dark: boolean; setTheme: (t: Theme) => void } {
-  const theme = useSyncExternalStore(subscribe, readChoice, () => "system" as Theme);
+  const theme = useSyncExternalStore(subscribe, readChoice, (): Theme => "system");
   const systemDark = useSyncExternalStore(
     subscribe,
     () => window.matchMedia("(prefers-color-scheme: dark)").matches,

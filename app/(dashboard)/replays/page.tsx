@@ -6,6 +6,7 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
 import { listReplays } from "@/lib/db/replays";
 import { formatDateTime } from "@/lib/format";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replays" };
@@ -22,10 +23,7 @@ export default async function ReplaysPage({ searchParams }: Props) {
         <EmptyState
           title="No replays yet"
           action={
-            <Link
-              href="/sessions"
-              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-            >
+            <Link href="/sessions" className={buttonClass()}>
               Choose a session
             </Link>
           }

@@ -3,6 +3,7 @@ import { ReportView } from "@/components/reports/ReportView";
 import { db } from "@/lib/db";
 import { findSharedReport } from "@/lib/db/reports";
 import { formatDateTime } from "@/lib/format";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
@@ -26,18 +27,10 @@ export default async function SharedReportPage({ params }: Props) {
           </p>
         </div>
         <div className="flex items-center gap-2">
-          <a
-            href={exportHref("md")}
-            rel="nofollow"
-            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-          >
+          <a href={exportHref("md")} rel="nofollow" className={buttonClass({ variant: "secondary" })}>
             Download Markdown
           </a>
-          <a
-            href={exportHref("json")}
-            rel="nofollow"
-            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-          >
+          <a href={exportHref("json")} rel="nofollow" className={buttonClass({ variant: "secondary" })}>
             Download JSON
           </a>
         </div>

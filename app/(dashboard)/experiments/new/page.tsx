@@ -5,6 +5,7 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
 import { agentVersionsWithCohorts, policyVersionChoices } from "@/lib/db/experiments";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New experiment" };
@@ -30,10 +31,7 @@ export default async function NewExperimentPage() {
         <EmptyState
           title="No saved policies yet"
           action={
-            <Link
-              href="/policies"
-              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-            >
+            <Link href="/policies" className={buttonClass()}>
               Create a policy
             </Link>
           }
@@ -45,10 +43,7 @@ export default async function NewExperimentPage() {
         <EmptyState
           title="No sessions yet"
           action={
-            <Link
-              href="/import"
-              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-            >
+            <Link href="/import" className={buttonClass()}>
               Import sessions
             </Link>
           }

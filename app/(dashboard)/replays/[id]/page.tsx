@@ -12,6 +12,7 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
 import { isTerminal, loadReplayView } from "@/lib/db/replays";
 import { formatDateTime } from "@/lib/format";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
@@ -45,17 +46,11 @@ export default async function ReplayPage({ params }: Props) {
         }
         actions={
           <>
-            <Link
-              href={`/sessions/${session.id}`}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
-            >
+            <Link href={`/sessions/${session.id}`} className={buttonClass({ variant: "secondary" })}>
               Open base run
             </Link>
             {replay.status !== "running" ? (
-              <Link
-                href={`/replays/${replay.id}/compare`}
-                className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-              >
+              <Link href={`/replays/${replay.id}/compare`} className={buttonClass()}>
                 Compare with base
               </Link>
             ) : null}

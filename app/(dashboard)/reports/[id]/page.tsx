@@ -8,6 +8,7 @@ import { db } from "@/lib/db";
 import { getReport, listShareLinks } from "@/lib/db/reports";
 import { formatDateTime } from "@/lib/format";
 import { createShareAction, revokeShareAction } from "../actions";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
@@ -56,16 +57,10 @@ export default async function ReportPage({ params }: Props) {
         }
         actions={
           <>
-            <a
-              href={exportLink("md")}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-            >
+            <a href={exportLink("md")} className={buttonClass({ variant: "secondary" })}>
               Export Markdown
             </a>
-            <a
-              href={exportLink("json")}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-            >
+            <a href={exportLink("json")} className={buttonClass({ variant: "secondary" })}>
               Export JSON
             </a>
           </>

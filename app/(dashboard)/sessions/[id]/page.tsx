@@ -8,6 +8,7 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db, getSession, toSessionEvent } from "@/lib/db";
 import { formatCost, formatDateTime, formatDuration, formatTokens } from "@/lib/format";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
@@ -56,10 +57,7 @@ export default async function SessionPage({ params }: Props) {
           </span>
         }
         actions={
-          <Link
-            href={`/sessions/${session.id}/replay`}
-            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-          >
+          <Link href={`/sessions/${session.id}/replay`} className={buttonClass()}>
             Replay this session
           </Link>
         }

@@ -8,6 +8,7 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
 import { getPolicy } from "@/lib/db/policies";
 import { formatDateTime } from "@/lib/format";
+import { Button } from "@/components/ui/Button";
 
 export const metadata: Metadata = { title: "Policy versions" };
 export const dynamic = "force-dynamic";
@@ -99,12 +100,9 @@ export default async function PolicyVersionsPage({
               <form method="get" className="flex flex-wrap items-end gap-3 text-xs">
                 <VersionSelect name="a" label="From" versions={versions} selected={a.version} />
                 <VersionSelect name="b" label="To" versions={versions} selected={b.version} />
-                <button
-                  type="submit"
-                  className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-                >
+                <Button type="submit" variant="secondary">
                   Compare
-                </button>
+                </Button>
               </form>
               <h2 className="text-sm font-semibold text-slate-900" data-testid="diff-title">
                 v{a.version} → v{b.version}

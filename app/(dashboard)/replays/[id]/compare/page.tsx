@@ -11,6 +11,7 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
 import { isTerminal, loadReplayComparison } from "@/lib/db/replays";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare base and branch" };
@@ -48,16 +49,10 @@ export default async function ComparePage({ params, searchParams }: Props) {
         }
         actions={
           <>
-            <Link
-              href={`/sessions/${session.id}`}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
-            >
+            <Link href={`/sessions/${session.id}`} className={buttonClass({ variant: "secondary" })}>
               Open base in full
             </Link>
-            <Link
-              href={`/replays/${replay.id}`}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
-            >
+            <Link href={`/replays/${replay.id}`} className={buttonClass({ variant: "secondary" })}>
               Open branch in full
             </Link>
             <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
