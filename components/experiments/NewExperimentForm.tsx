@@ -5,6 +5,7 @@ import { useState, useTransition } from "react";
 import { startExperimentAction } from "@/app/(dashboard)/experiments/actions";
 import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experiments";
 import { Button } from "@/components/ui/Button";
+import { Notice } from "@/components/ui/Notice";
 
 type Failure = { message: string; fieldErrors: Record<string, string[]> };
 
@@ -118,11 +119,7 @@ export function NewExperimentForm({
         />
         {fieldError("name")}
       </label>
-      {failure ? (
-        <div role="alert" className="rounded-md border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900">
-          {failure.message}
-        </div>
-      ) : null}
+      {failure ? <Notice tone="error">{failure.message}</Notice> : null}
       <Button type="submit" disabled={pending || !policyVersion || !agentVersion || agentVersion.cohortSize === 0}>
         {pending
           ? "Starting…"

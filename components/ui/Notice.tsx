@@ -17,19 +17,22 @@ export function Notice({
   title,
   children,
   className = "",
+  small = false,
   testId,
 }: {
   tone?: NoticeTone;
   title?: ReactNode;
   children?: ReactNode;
   className?: string;
+  /** Smaller text, for a notice inside a dense panel. */
+  small?: boolean;
   testId?: string;
 }) {
   return (
     <div
       role={tone === "error" ? "alert" : "status"}
       data-testid={testId}
-      className={`rounded-md border px-3 py-2 text-sm ${TONES[tone]} ${className}`}
+      className={`rounded-md border px-3 py-2 ${small ? "text-xs" : "text-sm"} ${TONES[tone]} ${className}`}
     >
       {title ? <div className="font-medium">{title}</div> : null}
       {children ? <div className={title ? "mt-1" : ""}>{children}</div> : null}

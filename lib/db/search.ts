@@ -82,7 +82,9 @@ export async function searchByName(client: DbClient, q: string, limit = 5): Prom
     ...replays.map((r) => ({
       kind: "replay" as const,
       id: r.id,
-      label: r.policyVersion ? `${r.policyVersion.policy.name} v${r.policyVersion.version}` : `Replay ${r.id.slice(0, 8)}`,
+      label: r.policyVersion
+        ? `${r.policyVersion.policy.name} v${r.policyVersion.version}`
+        : `Replay ${r.id.slice(0, 8)}`,
       detail: `${r.session.title ?? "untitled session"} · ${r.status.replaceAll("_", " ")}`,
       href: `/replays/${r.id}`,
     })),
@@ -93,6 +95,12 @@ export async function searchByName(client: DbClient, q: string, limit = 5): Prom
       detail: e.status,
       href: `/experiments/${e.id}`,
     })),
-    ...reports.map((r) => ({ kind: "report" as const, id: r.id, label: r.title, detail: "report", href: `/reports/${r.id}` })),
+    ...reports.map((r) => ({
+      kind: "report" as const,
+      id: r.id,
+      label: r.title,
+      detail: "report",
+      href: `/reports/${r.id}`,
+    })),
   ];
 }

@@ -18,12 +18,8 @@ export default async function NewExperimentPage() {
   ]);
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/experiments" className="text-slate-500 hover:text-slate-900">
-          ← Experiments
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/experiments", label: "Experiments" }]}
         title="New experiment"
         subtitle="Replay every recorded session of one agent version under one policy version."
       />

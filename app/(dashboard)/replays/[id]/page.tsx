@@ -13,6 +13,7 @@ import { db } from "@/lib/db";
 import { isTerminal, loadReplayView } from "@/lib/db/replays";
 import { formatDateTime } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";
+import { Notice } from "@/components/ui/Notice";
 
 export const dynamic = "force-dynamic";
 
@@ -28,12 +29,8 @@ export default async function ReplayPage({ params }: Props) {
   const label = session.title ?? session.externalId ?? session.id;
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/replays" className="text-slate-500 hover:text-slate-900">
-          ← Replays
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/replays", label: "Replays" }]}
         title={<>Branch of “{label}”</>}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
@@ -62,10 +59,10 @@ export default async function ReplayPage({ params }: Props) {
         <ReplayProgress replayId={replay.id} startedAt={replay.createdAt.toISOString()} baseSteps={view.base.length} />
       ) : null}
       {replay.error ? (
-        <div role="alert" className="mb-6 rounded-lg border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900">
+        <Notice tone="error" className="mb-6">
           <strong>{replay.status === "failed" ? "The branch failed" : "The branch stopped"}</strong> (
           {replay.error.code}): {replay.error.message}
-        </div>
+        </Notice>
       ) : null}
       {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? (
         <PendingCallPanel replayId={replay.id} pending={view.pending} />

@@ -32,12 +32,8 @@ export default async function ReportPage({ params }: Props) {
   const exportLink = (format: "md" | "json") => `/api/reports/${encodeURIComponent(report.id)}/export?format=${format}`;
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/reports" className="text-slate-500 hover:text-slate-900">
-          ← Reports
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/reports", label: "Reports" }]}
         title={report.title}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">

@@ -39,12 +39,8 @@ export default async function SessionPage({ params }: Props) {
   ];
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/sessions" className="text-slate-500 hover:text-slate-900">
-          ← Sessions
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/sessions", label: "Sessions" }]}
         title={sessionLabel(session)}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">

@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { AllowedHostForm, ModelEndpointForm, RemoveButton, ToolEndpointForm } from "@/components/replays/ExecutorForms";
 import { Badge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
@@ -23,12 +22,8 @@ export default async function ExecutorsPage() {
   const { models, tools, hosts } = await executorSettings(await db());
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/settings" className="text-slate-500 hover:text-slate-900">
-          ← Settings
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/settings", label: "Settings" }]}
         title="Live executors"
         subtitle="Where replays send model steps and tool calls that a policy runs live. Every call goes only to hosts on the allow-list."
       />
