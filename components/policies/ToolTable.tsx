@@ -7,6 +7,7 @@ import { FieldIssues } from "./FieldIssues";
 import { issuesAt } from "./issues";
 import { RuleEditor } from "./RuleEditor";
 import { Button } from "@/components/ui/Button";
+import { DataTable } from "@/components/ui/DataTable";
 
 export type ToolRow = { name: string; calls: number; sideEffect: SideEffect };
 
@@ -99,16 +100,19 @@ export function ToolTable({
             . Add an override by the tool&apos;s name below.
           </p>
         ) : (
-          <table className="mt-2 w-full text-sm">
-            <thead className="text-left text-xs text-slate-500">
-              <tr>
-                <th className="py-1 pr-2 font-medium">Tool</th>
-                <th className="py-1 pr-2 text-right font-medium">Calls</th>
-                <th className="py-1 pr-2 font-medium">Side effect</th>
-                <th className="py-1 pr-2 font-medium">Rule</th>
-                <th className="py-1" />
-              </tr>
-            </thead>
+          <DataTable
+            frame={false}
+            dense
+            className="mt-2"
+            bodies
+            columns={[
+              "Tool",
+              { label: "Calls", align: "right" },
+              "Side effect",
+              "Rule",
+              { label: "Actions", srOnly: true },
+            ]}
+          >
             {rows.map((t) => {
               const override = overrides[t.name];
               const expanded = override !== undefined && open.has(t.name);
@@ -209,7 +213,7 @@ export function ToolTable({
                 </tbody>
               );
             })}
-          </table>
+          </DataTable>
         )}
         <form
           className="mt-3 flex items-center gap-2"
