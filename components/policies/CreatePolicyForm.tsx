@@ -118,7 +118,7 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
           </label>
         ) : (
           <label className="text-xs font-medium text-slate-600">
-            Document: seed 000&apos;s --tool-policy JSON, seed 003&apos;s shape or a Branchpoint policy (detected)
+            Document: Kitaru --tool-policy JSON, policy-levels JSON or a Branchpoint policy (detected)
             <textarea
               aria-label="Document to import"
               className={`${field} h-32 font-mono text-xs`}

@@ -88,7 +88,7 @@ export function InterchangePanel({
             className={tabClass("seed-000")}
             onClick={() => setTab("seed-000")}
           >
-            seed-000 --tool-policy
+            Kitaru --tool-policy
           </button>
           <button
             role="tab"
@@ -97,7 +97,7 @@ export function InterchangePanel({
             className={tabClass("seed-003")}
             onClick={() => setTab("seed-003")}
           >
-            seed-003 shape
+            Policy levels
           </button>
           <button
             role="tab"
@@ -113,8 +113,9 @@ export function InterchangePanel({
       {tab === "seed-000" ? (
         <div className="space-y-3">
           <p className="text-xs text-slate-600">
-            The tool rules as Kitaru&apos;s <code className="font-mono">--tool-policy</code> JSON, ready for{" "}
-            <code className="font-mono">kitaru experiment create</code>. Run-level choices are not part of this form.
+            {"The tool rules as Kitaru --tool-policy JSON, ready for "}
+            <code className="font-mono">kitaru experiment create --tool-policy …</code>. Run-level choices are not part
+            of this form.
           </p>
           <pre
             data-testid="export-seed-000"
@@ -139,7 +140,8 @@ export function InterchangePanel({
       {tab === "seed-003" ? (
         <div className="space-y-3">
           <p className="text-xs text-slate-600">
-            The policy as seed 003&apos;s shape: a tool level instead of per-tool rules.
+            The policy as policy-levels JSON (model, tool, drift, maxSteps): one named tool level instead of per-tool
+            rules.
           </p>
           <pre
             data-testid="export-seed-003"
@@ -151,7 +153,7 @@ export function InterchangePanel({
             <Button variant="secondary" size="sm" onClick={() => void copy("003", seed003Text)}>
               {copied === "003" ? "Copied JSON" : "Copy JSON"}
             </Button>
-            <Button variant="secondary" size="sm" onClick={() => download(`${slug}.seed-003.json`, seed003Text)}>
+            <Button variant="secondary" size="sm" onClick={() => download(`${slug}.policy-levels.json`, seed003Text)}>
               Download
             </Button>
           </div>
@@ -161,9 +163,8 @@ export function InterchangePanel({
       {tab === "import" ? (
         <div className="space-y-3">
           <p className="text-xs text-slate-600">
-            Paste or upload seed 000&apos;s <code className="font-mono">--tool-policy</code> JSON, seed 003&apos;s shape
-            or a Branchpoint document: the form is detected. It replaces the editor&apos;s document (unsaved until you
-            save).
+            Paste or upload Kitaru --tool-policy JSON, policy-levels JSON or a Branchpoint document: the form is
+            detected. It replaces the editor&apos;s document (unsaved until you save).
           </p>
           <textarea
             aria-label="Policy to import"
