@@ -7,6 +7,7 @@ import { draftKey } from "./editorState";
 import { formatDocument } from "./editorState";
 import { PRESET_LABELS, type Preset } from "./validation";
 import { Button } from "@/components/ui/Button";
+import { useUrlState } from "@/components/ui/useUrlState";
 
 const PRESETS = Object.keys(PRESET_LABELS) as Preset[];
 
@@ -15,7 +16,7 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
   const router = useRouter();
   const [name, setName] = useState("");
   const [agentId, setAgentId] = useState("");
-  const [kind, setKind] = useState<"preset" | "import">("preset");
+  const [kind, setKind] = useUrlState("create", ["preset", "import"], "preset");
   const [preset, setPreset] = useState<Preset>("recommended");
   const [text, setText] = useState("");
   const [errors, setErrors] = useState<Record<string, string[]>>({});

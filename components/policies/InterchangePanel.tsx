@@ -11,6 +11,7 @@ import {
 import { FORM_LABELS, importPolicyText, toolPolicyFlag } from "./interchange";
 import { pathLabel } from "./issues";
 import { Button } from "@/components/ui/Button";
+import { useUrlState } from "@/components/ui/useUrlState";
 
 function download(filename: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
@@ -50,7 +51,7 @@ export function InterchangePanel({
   knownTools: readonly KnownTool[];
   onImport: (doc: Policy) => void;
 }) {
-  const [tab, setTab] = useState<"seed-000" | "seed-003" | "import">("seed-000");
+  const [tab, setTab] = useUrlState("format", ["seed-000", "seed-003", "import"], "seed-000");
   const [copied, setCopied] = useState<string | null>(null);
   const [importText, setImportText] = useState("");
   const [importResult, setImportResult] = useState<ReturnType<typeof importPolicyText> | null>(null);
