@@ -16,7 +16,9 @@ export interface SearchHit {
  * much else is stored beyond what the LIKE scan reads.
  */
 export async function searchByName(client: DbClient, q: string, limit = 5): Promise<SearchHit[]> {
-  const text = q.trim();
+  const raw = q.trim();
+  // Prisma passes `contains`/`startsWith` to LIKE as they are: escape its wildcards so "%" means a percent sign.
+  const text = raw.replace(/[\\%_]/g, "\\$&");
   const contains = { contains: text, mode: "insensitive" as const };
   const recent = { createdAt: "desc" as const };
   const [sessions, policies, replays, experiments, reports] = await Promise.all([
