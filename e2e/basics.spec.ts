@@ -129,7 +129,7 @@ test("dark mode: the toggle sets it, it survives a reload rendered by the server
   await page.goto("/sessions");
   const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   const lightBg = await bg();
-  await page.getByRole("radio", { name: "Dark theme" }).click();
+  await page.getByRole("radio", { name: "Dark", exact: true }).click();
   await expect(page.locator("html")).toHaveClass("dark");
   await expect.poll(bg).not.toBe(lightBg);
   const darkBg = await bg();
@@ -142,7 +142,7 @@ test("dark mode: the toggle sets it, it survives a reload rendered by the server
   expect(await bg()).toBe(darkBg);
 
   // System: no class, and the OS preference decides.
-  await page.getByRole("radio", { name: "System theme" }).click();
+  await page.getByRole("radio", { name: "System", exact: true }).click();
   await expect(page.locator("html")).not.toHaveClass(/dark|light/);
   expect(await bg()).toBe(lightBg);
   await page.emulateMedia({ colorScheme: "dark" });
@@ -173,11 +173,13 @@ test("favicon, and a tab kept in the URL", async ({ page }) => {
   await page.goto("/policies");
   await expect(page.locator('head link[rel="icon"][href^="/icon.svg"]')).toHaveCount(1);
 
-  await page.getByRole("radio", { name: /an imported document/ }).check();
+  await page.getByRole("radio", { name: /an imported document/ }).click();
+  await expect(page.getByRole("radio", { name: /an imported document/ })).toBeChecked();
   await expect(page).toHaveURL(/[?&]create=import/);
   await page.reload();
   await expect(page.getByLabel("Document to import")).toBeVisible();
-  await page.getByRole("radio", { name: "a preset" }).check();
+  await page.getByRole("radio", { name: "a preset" }).click();
+  await expect(page.getByRole("radio", { name: "a preset" })).toBeChecked();
   await expect(page).toHaveURL(/\/policies$/);
   await expect(page.getByLabel("Preset")).toBeVisible();
 });

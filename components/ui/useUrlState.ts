@@ -1,13 +1,14 @@
 "use client";
 
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useCallback } from "react";
+import { useSearchParams } from "next/navigation";
+import { useState } from "react";
 
 /**
  * One choice (a tab, a mode) kept in the URL's query, so a link or a reload
  * shows the same view. An absent or unknown value reads as `fallback`, and
- * choosing the fallback removes the parameter to keep URLs short. Replaces the
- * history entry and keeps the scroll position.
+ * choosing the fallback removes the parameter to keep URLs short. The choice
+ * shows at once (local state); the URL is updated with history.replaceState,
+ * which Next.js keeps in step with useSearchParams, without a server round trip.
  */
 export function useUrlState<const T extends string>(
   key: string,
@@ -15,19 +16,21 @@ export function useUrlState<const T extends string>(
   fallback: T,
 ): [T, (next: T) => void] {
   const params = useSearchParams();
-  const pathname = usePathname();
-  const router = useRouter();
-  const raw = params.get(key);
-  const value = values.find((v) => v === raw) ?? fallback;
-  const set = useCallback(
-    (next: T) => {
-      const updated = new URLSearchParams(window.location.search);
-      if (next === fallback) updated.delete(key);
-      else updated.set(key, next);
-      const query = updated.toString();
-      router.replace(`${pathname}${query ? `?${query}` : ""}${window.location.hash}`, { scroll: false });
-    },
-    [key, fallback, pathname, router],
-  );
+  const fromUrl = values.find((v) => v === params.get(key)) ?? fallback;
+  const [chosen, setChosen] = useState<{ value: T; url: T } | null>(null);
+  // A choice made here holds until the URL moves elsewhere (back/forward, a link).
+  const value = chosen && chosen.url === fromUrl ? chosen.value : fromUrl;
+  const set = (next: T) => {
+    setChosen({ value: next, url: next });
+    const updated = new URLSearchParams(window.location.search);
+    if (next === fallback) updated.delete(key);
+    else updated.set(key, next);
+    const query = updated.toString();
+    window.history.replaceState(
+      window.history.state,
+      "",
+      `${window.location.pathname}${query ? `?${query}` : ""}${window.location.hash}`,
+    );
+  };
   return [value, set];
 }
