@@ -17,11 +17,12 @@ export function useUrlState<const T extends string>(
 ): [T, (next: T) => void] {
   const params = useSearchParams();
   const fromUrl = values.find((v) => v === params.get(key)) ?? fallback;
+  // A choice made here, with the URL's value when it was made: it holds until the URL's value changes
+  // (Next.js syncing the replaceState below, back/forward, a link), after which the URL is the truth.
   const [chosen, setChosen] = useState<{ value: T; url: T } | null>(null);
-  // A choice made here holds until the URL moves elsewhere (back/forward, a link).
   const value = chosen && chosen.url === fromUrl ? chosen.value : fromUrl;
   const set = (next: T) => {
-    setChosen({ value: next, url: next });
+    setChosen({ value: next, url: fromUrl });
     const updated = new URLSearchParams(window.location.search);
     if (next === fallback) updated.delete(key);
     else updated.set(key, next);
