@@ -2,6 +2,7 @@
 
 import Editor, { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
 import { useEffect, useRef, useState } from "react";
+import { useTheme } from "../useTheme";
 import { setJsonSchemas } from "./setup";
 
 export type JsonEditorProps = {
@@ -35,6 +36,7 @@ export default function JsonEditorImpl({
   readOnly,
   ariaLabel,
 }: JsonEditorProps) {
+  const { dark } = useTheme();
   useEffect(() => {
     if (schema && path) setJsonSchemas([{ uri: schema.uri, fileMatch: [path], schema: schema.schema }]);
   }, [schema, path]);
@@ -46,6 +48,7 @@ export default function JsonEditorImpl({
       <Editor
         height={height}
         language="json"
+        theme={dark ? "vs-dark" : "light"}
         path={path}
         value={value}
         onChange={(v) => onChange?.(v ?? "")}
@@ -65,6 +68,7 @@ export type JsonDiffProps = {
 };
 
 export function JsonDiffImpl({ original, modified, height = 320, language = "json", focusChanges }: JsonDiffProps) {
+  const { dark } = useTheme();
   const [firstChange, setFirstChange] = useState<number | null>(null);
   const editorRef = useRef<Parameters<DiffOnMount>[0] | null>(null);
   // Detach the models before the editor goes ("TextModel got disposed before DiffEditorWidget model got reset"
@@ -103,6 +107,7 @@ export function JsonDiffImpl({ original, modified, height = 320, language = "jso
       <DiffEditor
         height={height}
         language={language}
+        theme={dark ? "vs-dark" : "light"}
         original={original}
         modified={modified}
         onMount={onMount}
