@@ -58,6 +58,7 @@ describe("fork-live (recorded-until-divergence)", () => {
     // The live model saw the edited result.
     expect(JSON.stringify(model.mock.calls[0]![0].messages)).toContain('"lost"');
     expect(r.evidence.strength).toBe("live");
+    expect(r.evidence.fork).toEqual(r.fork);
     expect(r.evidence.liveCalls.map((c) => [c.kind, c.step])).toEqual([
       ["model", 3],
       ["model", 5],

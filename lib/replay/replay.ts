@@ -140,6 +140,8 @@ export interface Evidence {
   inputDrift: { step: number; modelStep: number; baseSeq: number | null; reasons: string[] }[];
   probes: ProbeReport[];
   edits: readonly Edit[];
+  /** Fork-live: the first model step that ran live (absent in evidence stored before fork-live existed). */
+  fork?: ForkPoint | null;
 }
 
 /** Where a fork-live branch started running the model live. */
@@ -1071,6 +1073,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       inputDrift: inputDriftReport,
       probes,
       edits: plan.all,
+      fork,
     },
     newLogEntries: log.appended,
   };
