@@ -151,8 +151,7 @@ export async function startScriptedModel(options: {
 /** The content of the last tool message answering a call to `tool` (by the assistant's call id). */
 export function lastToolResult(messages: readonly ChatMessage[], tool: string): string | null {
   const ids = new Set<string>();
-  for (const m of messages)
-    for (const c of m.tool_calls ?? []) if (c.function.name === tool) ids.add(c.id);
+  for (const m of messages) for (const c of m.tool_calls ?? []) if (c.function.name === tool) ids.add(c.id);
   for (let k = messages.length - 1; k >= 0; k--) {
     const m = messages[k]!;
     if (m.role === "tool" && ((m.tool_call_id && ids.has(m.tool_call_id)) || m.name === tool)) return m.content ?? "";
@@ -203,7 +202,9 @@ export function refundAgentScript(options: { refuseRate?: number; judgeGarbage?:
     const said = (text: string) => messages.some((m) => m.role === "assistant" && m.content === text);
     if (said(REFUND_SESSION.refuse)) return { content: REFUND_SESSION.refuse };
     if (said(REFUND_SESSION.confirm))
-      return { toolCalls: [{ id: REFUND_SESSION.refundCallId, name: "refund_payment", args: REFUND_SESSION.refundArgs }] };
+      return {
+        toolCalls: [{ id: REFUND_SESSION.refundCallId, name: "refund_payment", args: REFUND_SESSION.refundArgs }],
+      };
     const returned = /"status"\s*:\s*"returned"/.test(lookup);
     if (returned && random() < refuseRate) return { content: REFUND_SESSION.refuse };
     return { content: REFUND_SESSION.confirm };

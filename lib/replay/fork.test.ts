@@ -133,6 +133,39 @@ describe("fork-live (recorded-until-divergence)", () => {
     expect(again.fork).toEqual(first.fork);
   });
 
+  it("after a live reply without tool calls, the next live step sees that reply, not the recorded one", async () => {
+    const chat = buildSession([
+      { user: "Refund order 1?" },
+      { model: "Shall I refund it?" },
+      { user: "Yes." },
+      { model: "Refunding.", calls: [{ name: "refund", args: { id: 1 }, result: "refunded" }] },
+      { model: "Done." },
+      { final: "Done." },
+    ]);
+    const model = vi.fn<ModelExecutor>(async (request) => ({
+      output: {
+        role: "assistant",
+        content: request.messages.some((m) => m.role === "assistant" && m.content === "No refunds today.")
+          ? "As I said: no."
+          : "No refunds today.",
+      },
+    }));
+    const r = await replay({
+      base: chat,
+      policy: forkLive,
+      edits: [{ seq: 1, op: "replace_system_prompt", value: "Never refund." }],
+      executors: { model },
+    });
+    expect(model).toHaveBeenCalledTimes(2);
+    expect(model.mock.calls[1]![0].messages.map((m) => [m.role, m.content])).toEqual([
+      ["system", "Never refund."],
+      ["user", "Refund order 1?"],
+      ["assistant", "No refunds today."],
+      ["user", "Yes."],
+    ]);
+    expect(finalOf(r)).toBe("As I said: no.");
+  });
+
   it("fails fast without a model executor", async () => {
     await expect(replay({ base, policy: forkLive, edits: [lost] })).rejects.toThrow(ReplayInputError);
   });

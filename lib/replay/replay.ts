@@ -808,6 +808,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       if (recorded === null || !(outcome.output === recorded.output || deepEqual(outcome.output, recorded.output))) {
         const firstId = outcome.output.toolCalls?.[0]?.id;
         if (firstId !== undefined) changedModelOutputs.set(firstId, outcome.output);
+        // A reply without tool calls has no id to substitute it by: later inputs are rebuilt from the branch.
+        else structureDiverged = true;
       }
       if (!emit(modelStepRecord)) break;
       prevMessages = inputMessages;

@@ -8,6 +8,7 @@
  * stays paused (an analyst can resume it) and counts as done.
  */
 import { z } from "zod";
+import { LIVE_MODEL_POLICIES } from "@/lib/server/counterfactual";
 import { Capability, Policy, policyHash, validatePolicy, type FirstDivergence, type PolicyIssue } from "@/lib/replay";
 import type { Db, DbClient } from "@/lib/db/client";
 import {
@@ -24,8 +25,6 @@ import { createReplayRow, isTerminal, loadReplayComparison, markReplayFailed } f
 import { ApiError } from "@/lib/http/errors";
 import { hasModelEndpoint } from "./executors";
 import { runReplay } from "./service";
-
-const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 
 export const CreateExperimentInput = z.object({
   name: z.string().trim().min(1, "Name the experiment.").max(200),

@@ -45,9 +45,14 @@ import {
 import { getSession, toSessionEvent } from "@/lib/db/sessions";
 import { ApiError, type ApiIssue } from "@/lib/http/errors";
 import { formatIssuePath } from "@/lib/http/errors";
+import { setReplayCounterfactual } from "@/lib/db/checks";
+import {
+  CounterfactualInput,
+  LIVE_MODEL_POLICIES,
+  prepareCounterfactual,
+  settleChecks,
+} from "@/lib/server/counterfactual";
 import { hasModelEndpoint, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "./executors";
-
-const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 
 /** Where a value holds U+0000 (in a string or a key), which PostgreSQL cannot store in JSON. */
 function nulPath(value: unknown, path: (string | number)[] = []): (string | number)[] | null {
@@ -87,7 +92,8 @@ export const StartReplayInput = z
     policyVersionId: z.string().min(1).optional(),
     edits: Edits.optional(),
   })
-  .superRefine((v, ctx) => refuseNul({ policy: v.policy, edits: v.edits }, ctx))
+  .extend(CounterfactualInput.shape)
+  .superRefine((v, ctx) => refuseNul({ policy: v.policy, edits: v.edits, checks: v.checks }, ctx))
   .refine((v) => !(v.policy !== undefined && v.policyVersionId !== undefined), {
     message: 'Send either "policy" or "policyVersionId", not both.',
     path: ["policy"],
@@ -255,6 +261,9 @@ export async function replayPolicyWarnings(
 export interface StartedReplay {
   id: string;
   warnings: PolicyIssue[];
+  /** Repeated trials: every trial's replay id (the first is `id`), sharing `trialSetId`. */
+  trialSetId?: string;
+  trialIds?: string[];
 }
 
 /**
@@ -305,10 +314,13 @@ export async function createReplay(prisma: Db, raw: unknown, createdBy: string):
     throw new ApiError(
       400,
       "model_executor_missing",
-      `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`,
+      policy.model === "recorded-until-divergence"
+        ? "Fork-live runs the model live from the first step whose input changed, and no model endpoint is configured (Settings → Executors). Without a live model, edits cannot change what the agent does: every later model output would be copied from the record."
+        : `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`,
       [{ path: "policy.model", message: "needs a model endpoint" }],
     );
   }
+  const counterfactual = await prepareCounterfactual(prisma, input, policy.model, base);
   const validation = await validateForSession(prisma, session, policy);
   // Branchpoint's engine intercepts every tool itself, so the seeds' runtime caveats are warnings here,
   // except a scope it cannot answer outside an experiment.
@@ -321,15 +333,35 @@ export async function createReplay(prisma: Db, raw: unknown, createdBy: string):
       blocking.map((i) => ({ path: formatIssuePath(["policy", ...i.path]), message: i.message })),
     );
   }
-  const { id } = await createReplayRow(prisma, {
-    sessionId: session.id,
-    policy,
-    policyHash: policyHash(policy),
-    policyVersionId,
-    edits: edits.plan.all,
-    createdBy,
+  // Repeated trials are ordinary replays sharing a trial-set id: one row each, written together.
+  const trials = counterfactual.trials;
+  const trialSetId = trials > 1 ? `ts_${randomUUID()}` : null;
+  const ids = await prisma.$transaction(async (tx) => {
+    const created: string[] = [];
+    for (let k = 0; k < trials; k++) {
+      const { id } = await createReplayRow(tx, {
+        sessionId: session.id,
+        policy,
+        policyHash: policyHash(policy),
+        policyVersionId,
+        edits: edits.plan.all,
+        createdBy,
+      });
+      await setReplayCounterfactual(tx, id, {
+        modelEndpointId: counterfactual.modelEndpointId,
+        checks: counterfactual.checks,
+        trialSetId,
+        trialIndex: trialSetId ? k : null,
+      });
+      created.push(id);
+    }
+    return created;
   });
-  return { id, warnings: [...validation.errors, ...validation.warnings] };
+  return {
+    id: ids[0]!,
+    warnings: [...validation.errors, ...validation.warnings],
+    ...(trialSetId ? { trialSetId, trialIds: ids } : {}),
+  };
 }
 
 type ExtraLog = { fixture?: NewFixture; approval?: ApprovalEntry };
@@ -431,6 +463,7 @@ export async function runReplay(
       policySnapshot: true,
       edits: true,
       createdBy: true,
+      modelEndpointId: true,
       experiment: { select: { agentVersionId: true } },
       session: { select: { agentId: true, agent: { select: { adapter: true } } } },
     },
@@ -475,7 +508,9 @@ export async function runReplay(
         executors: {
           tool: toolExecutor(prisma, onNul),
           simulator: toolSimulator(prisma, onNul),
-          ...(LIVE_MODEL_POLICIES.has(policy.model) ? { model: modelExecutor(prisma, onNul) } : {}),
+          ...(LIVE_MODEL_POLICIES.has(policy.model)
+            ? { model: modelExecutor(prisma, onNul, row.modelEndpointId) }
+            : {}),
         },
         now: () => new Date().toISOString(),
       });
@@ -499,6 +534,7 @@ export async function runReplay(
         },
         { timeout: 120_000, maxWait: 30_000 },
       );
+      await settleChecks(prisma, replayId, done);
       return done;
     }
   } catch (error) {
@@ -518,10 +554,10 @@ export async function runReplay(
   return null;
 }
 
-/** Runs a new replay to its first stop and returns its state. */
+/** Runs a new replay (or each of its trials, one after another) to its first stop and returns its state. */
 export async function startReplay(prisma: Db, raw: unknown, createdBy: string): Promise<StartedReplay> {
   const started = await createReplay(prisma, raw, createdBy);
-  await runReplay(prisma, started.id);
+  for (const id of started.trialIds ?? [started.id]) await runReplay(prisma, id);
   return started;
 }
 

@@ -4,16 +4,28 @@ import { env } from "@/lib/env";
 import { ApiError, apiRoute, readJson, readQuery } from "@/lib/http/api";
 import { presentReplay } from "@/lib/replays/present";
 import { startReplay } from "@/lib/replays/service";
+import { replayCounterfactual, trialSetView } from "@/lib/server/counterfactual";
 
 export const dynamic = "force-dynamic";
 
-/** `{ sessionId, policy | policyVersionId, edits? }` → runs the branch to its first stop: `201 { replay }`. */
+/**
+ * `{ sessionId, policy | policyVersionId, edits?, modelEndpoint?, checks?, trials? }` → runs the branch
+ * to its first stop: `201 { replay }` (with `fork` and check `verdicts`). With `trials` > 1, runs each
+ * trial and adds `trialSet` (pass rate, interval, per-step departures); `replay` is the first trial.
+ */
 export const POST = apiRoute(async ({ request, prisma }) => {
   const body = await readJson(request, z.unknown());
   const started = await startReplay(prisma, body, env().BRANCHPOINT_USER);
   const view = await loadReplayView(prisma, started.id);
   if (!view) throw new ApiError(404, "replay_not_found", `Replay "${started.id}" disappeared while it ran.`);
-  return Response.json({ replay: presentReplay(view, started.warnings) }, { status: 201 });
+  const counterfactual = await replayCounterfactual(prisma, started.id);
+  return Response.json(
+    {
+      replay: { ...presentReplay(view, started.warnings), ...counterfactual },
+      ...(started.trialSetId ? { trialSet: await trialSetView(prisma, started.trialSetId) } : {}),
+    },
+    { status: 201 },
+  );
 });
 
 const ListQuery = z.object({

@@ -1,11 +1,12 @@
 import { loadReplayView } from "@/lib/db/replays";
 import { ApiError, apiRoute } from "@/lib/http/api";
 import { presentReplay } from "@/lib/replays/present";
+import { replayCounterfactual } from "@/lib/server/counterfactual";
 
 export const dynamic = "force-dynamic";
 
 export const GET = apiRoute<{ id: string }>(async ({ prisma, params }) => {
   const view = await loadReplayView(prisma, params.id);
   if (!view) throw new ApiError(404, "replay_not_found", `No replay with id "${params.id}".`);
-  return Response.json({ replay: presentReplay(view) });
+  return Response.json({ replay: { ...presentReplay(view), ...(await replayCounterfactual(prisma, params.id)) } });
 });
