@@ -1,6 +1,7 @@
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import type { ReplayStep } from "@/lib/replay";
 import { previewText } from "@/lib/format";
+import { INPUT_ONLY_LABEL, isInputOnlyStep } from "@/components/counterfactual/labels";
 
 const SOURCE_TONE: Record<string, "neutral" | "info" | "warn" | "bad" | "good"> = {
   recorded: "neutral",
@@ -37,7 +38,7 @@ export function ReplayStepList({ steps, limit = 300 }: { steps: ReplayStep[]; li
             <th className="w-14 px-3 py-2">Step</th>
             <th className="w-48 px-3 py-2">Call</th>
             <th className="w-28 px-3 py-2">Source</th>
-            <th className="w-20 px-3 py-2">Base</th>
+            <th className="w-44 px-3 py-2">Base</th>
             <th className="px-3 py-2">Result</th>
           </tr>
         </thead>
@@ -60,6 +61,13 @@ export function ReplayStepList({ steps, limit = 300 }: { steps: ReplayStep[]; li
               <td className="px-3 py-1.5 text-xs">
                 {s.equalsBase ? (
                   <span className="text-slate-400">= {s.baseSeq}</span>
+                ) : isInputOnlyStep(s) ? (
+                  <Badge
+                    tone="neutral"
+                    title={`Its input differs from base step ${s.baseSeq}; its output is the recorded one`}
+                  >
+                    {INPUT_ONLY_LABEL}
+                  </Badge>
                 ) : (
                   <Badge tone="warn">{s.baseSeq === null ? "new" : `≠ ${s.baseSeq}`}</Badge>
                 )}

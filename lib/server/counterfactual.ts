@@ -287,7 +287,7 @@ export async function replayCounterfactual(client: DbClient, replayId: string) {
   const checks = z.array(NamedCheck).safeParse(row.checks ?? []);
   const evidence = row.evidence as Partial<Evidence> | null;
   return {
-    fork: (evidence?.fork ?? null),
+    fork: evidence?.fork ?? null,
     modelEndpointId: row.modelEndpointId,
     verdicts: presentVerdicts(checks.success ? checks.data : [], (row.verdicts as StoredVerdicts | null) ?? null),
     trialSet: row.trialSetId ? { id: row.trialSetId, index: row.trialIndex } : null,
@@ -313,7 +313,7 @@ export async function trialSetView(client: DbClient, trialSetId: string) {
       replay: r,
       passed,
       steps: trialSteps(steps, base),
-      fork: ((r.evidence as Partial<Evidence>)?.fork ?? null),
+      fork: (r.evidence as Partial<Evidence>)?.fork ?? null,
     };
   });
   const stats = trialStats(trials, base.length);

@@ -12,45 +12,58 @@ import { validatedAction } from "@/lib/http/action";
 import { Edits } from "@/lib/replay";
 import { parseFixtureForm } from "@/lib/replays/fixture-form";
 import { createReplay, decideApproval, runReplay, supplyFixture } from "@/lib/replays/service";
+import { CounterfactualInput } from "@/lib/server/counterfactual";
 
 /** Stores the replay and runs it after the response: the page shows progress instead of waiting. */
 export const startReplayAction = validatedAction(
-  z.object({
-    sessionId: z.string().min(1),
-    policyVersionId: z.string().min(1).optional(),
-    policy: z.unknown().optional(),
-    edits: Edits.default([]),
-  }),
+  z
+    .object({
+      sessionId: z.string().min(1),
+      policyVersionId: z.string().min(1).optional(),
+      policy: z.unknown().optional(),
+      edits: Edits.default([]),
+    })
+    .extend(CounterfactualInput.shape),
   async (input, prisma) => {
     const started = await createReplay(prisma, input, env().BRANCHPOINT_USER);
     after(async () => {
-      try {
-        await runReplay(await db(), started.id);
-      } catch (error) {
-        console.error(`Replay ${started.id} failed to run:`, error);
-        // runReplay settles its own failures; this is the last guard against a row left `running` for ever.
-        try {
-          const prisma = await db();
-          const state = await getReplayState(prisma, started.id);
-          if (state?.status === "running") {
-            await prisma.$transaction(async (tx) =>
-              markReplayFailed(
-                tx,
-                started.id,
-                "replay_failed",
-                `The replay could not run: ${error instanceof Error ? error.message : String(error)}`,
-              ),
-            );
-          }
-        } catch (second) {
-          console.error(`Replay ${started.id} could not be marked failed:`, second);
-        }
-      }
+      // Trials run one after another, each an ordinary replay.
+      for (const id of started.trialIds ?? [started.id]) await runStarted(id);
     });
     revalidatePath("/replays");
-    return { id: started.id, warnings: started.warnings.map((w) => w.message) };
+    return {
+      id: started.id,
+      trialSetId: started.trialSetId ?? null,
+      warnings: started.warnings.map((w) => w.message),
+    };
   },
 );
+
+/** Runs a stored replay; a throw that runReplay did not settle still never leaves the row `running`. */
+async function runStarted(id: string) {
+  try {
+    await runReplay(await db(), id);
+  } catch (error) {
+    console.error(`Replay ${id} failed to run:`, error);
+    // runReplay settles its own failures; this is the last guard against a row left `running` for ever.
+    try {
+      const prisma = await db();
+      const state = await getReplayState(prisma, id);
+      if (state?.status === "running") {
+        await prisma.$transaction(async (tx) =>
+          markReplayFailed(
+            tx,
+            id,
+            "replay_failed",
+            `The replay could not run: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
+      }
+    } catch (second) {
+      console.error(`Replay ${id} could not be marked failed:`, second);
+    }
+  }
+}
 
 export const supplyFixtureAction = validatedAction(
   z.object({

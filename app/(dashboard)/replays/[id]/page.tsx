@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
 import { ReplayProgress } from "@/components/replays/ReplayProgress";
@@ -12,6 +13,7 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
 import { isTerminal, loadReplayView } from "@/lib/db/replays";
 import { formatDateTime } from "@/lib/format";
+import { replayCounterfactual } from "@/lib/server/counterfactual";
 
 export const dynamic = "force-dynamic";
 
@@ -21,8 +23,10 @@ export const metadata: Metadata = { title: "Replay" };
 
 export default async function ReplayPage({ params }: Props) {
   const { id } = await params;
-  const view = await loadReplayView(await db(), id);
+  const prisma = await db();
+  const view = await loadReplayView(prisma, id);
   if (!view) notFound();
+  const counterfactual = await replayCounterfactual(prisma, id);
   const { replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (
@@ -72,6 +76,11 @@ export default async function ReplayPage({ params }: Props) {
           {replay.error.code}): {replay.error.message}
         </div>
       ) : null}
+      <TrialSetLink trialSet={counterfactual?.trialSet ?? null} />
+      {replay.status !== "running" ? (
+        <ForkNotice fork={counterfactual?.fork ?? null} modelPolicy={replay.policySnapshot.model} />
+      ) : null}
+      <VerdictList verdicts={counterfactual?.verdicts ?? []} />
       {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? (
         <PendingCallPanel replayId={replay.id} pending={view.pending} />
       ) : null}

@@ -5,12 +5,14 @@ import { CompareView } from "@/components/compare/CompareView";
 import { FinalOutputDiff } from "@/components/compare/FinalOutputDiff";
 import { MetricsTable } from "@/components/compare/MetricsTable";
 import { finalText, packRows, parseCompareState, toRows } from "@/components/compare/rows";
+import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
 import { isTerminal, loadReplayComparison } from "@/lib/db/replays";
+import { replayCounterfactual } from "@/lib/server/counterfactual";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare base and branch" };
@@ -20,8 +22,10 @@ type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ pair?: s
 export default async function ComparePage({ params, searchParams }: Props) {
   const [{ id }, query] = await Promise.all([params, searchParams]);
   // Rows and the first divergence only: a pair's full events are fetched when it is selected.
-  const view = await loadReplayComparison(await db(), id);
+  const prisma = await db();
+  const view = await loadReplayComparison(prisma, id);
   if (!view) notFound();
+  const counterfactual = await replayCounterfactual(prisma, id);
   const { comparison, replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (
@@ -64,6 +68,9 @@ export default async function ComparePage({ params, searchParams }: Props) {
           </>
         }
       />
+      <TrialSetLink trialSet={counterfactual?.trialSet ?? null} />
+      <ForkNotice fork={counterfactual?.fork ?? null} modelPolicy={replay.policySnapshot.model} />
+      <VerdictList verdicts={counterfactual?.verdicts ?? []} />
       {comparison.firstDivergence ? (
         <p
           className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900"

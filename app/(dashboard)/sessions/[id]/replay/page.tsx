@@ -2,16 +2,19 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { editTargets } from "@/components/replays/edit-values";
-import { StartReplayForm, type PolicyChoice } from "@/components/replays/StartReplayForm";
+import { FORK_LIVE_CHOICE, StartReplayForm, type PolicyChoice } from "@/components/replays/StartReplayForm";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db, getSession, toSessionEvent } from "@/lib/db";
-import { RECOMMENDED_RCA_POLICY, toolLevelPreset, type Policy } from "@/lib/replay";
+import { CheckDefinition, RECOMMENDED_RCA_POLICY, toolLevelPreset, type Policy } from "@/lib/replay";
 import { replayPolicyWarnings } from "@/lib/replays/service";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replay a session" };
 
 type Props = { params: Promise<{ id: string }> };
+
+/** The recommended default with the model forked live at the first changed input. */
+const FORK_LIVE: Policy = { ...RECOMMENDED_RCA_POLICY, model: "recorded-until-divergence" };
 
 const RECORDED_ONLY: Policy = {
   model: "recorded-only",
@@ -31,9 +34,14 @@ export default async function StartReplayPage({ params }: Props) {
     take: 200,
   });
   // The seeds' caveats for this session's adapter and capabilities, per choice, shown before anything runs.
+  const [modelEndpoints, savedChecks] = await Promise.all([
+    prisma.modelEndpoint.findMany({ select: { id: true, name: true, model: true }, orderBy: { createdAt: "asc" } }),
+    prisma.check.findMany({ select: { id: true, name: true, definition: true }, orderBy: { name: "asc" }, take: 200 }),
+  ]);
   const warnings = await replayPolicyWarnings(prisma, session.id, [
     RECOMMENDED_RCA_POLICY,
     RECORDED_ONLY,
+    FORK_LIVE,
     ...versions.map((v) => v.document),
   ]);
   const choices: PolicyChoice[] = [
@@ -49,11 +57,25 @@ export default async function StartReplayPage({ params }: Props) {
       policy: RECORDED_ONLY,
       warnings: warnings[1] ?? [],
     },
+    // Offered only with a model endpoint to run on; the form says why when there is none.
+    ...(modelEndpoints.length > 0
+      ? [
+          {
+            value: FORK_LIVE_CHOICE,
+            label: "Fork-live (recorded model until an input changes, then live; pause for a fixture on a miss)",
+            policy: FORK_LIVE,
+            warnings: warnings[2] ?? [],
+          },
+        ]
+      : []),
     ...versions.map((v, k) => ({
       value: `version:${v.id}`,
       label: `${v.policy.name} v${v.version} (${v.hash.slice(0, 10)})`,
       versionId: v.id,
-      warnings: warnings[k + 2] ?? [],
+      ...(typeof (v.document as { model?: unknown }).model === "string"
+        ? { model: (v.document as { model: string }).model }
+        : {}),
+      warnings: warnings[k + 3] ?? [],
     })),
   ];
   const label = session.title ?? session.externalId ?? session.id;
@@ -72,6 +94,14 @@ export default async function StartReplayPage({ params }: Props) {
         sessionId={session.id}
         choices={choices}
         targets={editTargets(session.events.map(toSessionEvent))}
+        counterfactual={{
+          modelEndpoints,
+          savedChecks: savedChecks.map((c) => ({
+            id: c.id,
+            name: c.name,
+            kind: CheckDefinition.safeParse(c.definition).data?.kind ?? "check",
+          })),
+        }}
       />
     </>
   );
