@@ -325,7 +325,8 @@ export async function trialSetView(client: DbClient, trialSetId: string) {
     policy: first.policySnapshot,
     edits: first.edits,
     n: replays.length,
-    finished: replays.filter((r) => isTerminal(r.status)).length,
+    // Settled: finished, or paused waiting for an analyst (nothing more happens without one).
+    finished: replays.filter((r) => r.status !== "running").length,
     basePassed: baseVerdicts && baseVerdicts.length > 0 ? baseVerdicts.every((v) => v.outcome === "pass") : null,
     stats,
     baseSteps: base.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name })),

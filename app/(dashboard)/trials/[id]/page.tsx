@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { TrialsProgress } from "@/components/counterfactual/TrialsProgress";
 import { TrialsView } from "@/components/counterfactual/TrialsView";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
@@ -30,6 +31,7 @@ export default async function TrialsPage({ params }: Props) {
         title="Repeated trials"
         subtitle={`${set.n} runs of the same branch with a live model · ${set.finished} finished`}
       />
+      <TrialsProgress finished={set.finished} n={set.n} />
       <TrialsView set={set} />
     </>
   );
