@@ -121,3 +121,20 @@ export async function loadTrialSet(client: DbClient, trialSetId: string) {
     },
   });
 }
+
+/** A model endpoint by id or name (a replay request names one either way). */
+export async function findModelEndpointByIdOrName(client: DbClient, wanted: string) {
+  return client.modelEndpoint.findFirst({
+    where: { OR: [{ id: wanted }, { name: wanted }] },
+    select: { id: true, name: true },
+  });
+}
+
+/** Every model endpoint, oldest first (the list is small: an admin configures it). */
+export async function listModelEndpoints(client: DbClient) {
+  return client.modelEndpoint.findMany({
+    select: { id: true, name: true, model: true },
+    orderBy: { createdAt: "asc" },
+    take: 100,
+  });
+}

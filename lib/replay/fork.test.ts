@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { Message } from "./events";
 import { replay, ReplayInputError, type ModelExecutor } from "./replay";
 import { buildSession } from "./session-builder";
-import { policyWith } from "./test-helpers";
+import { policyWith } from "./testing";
 
 // A refund agent that denies a delivered order. Had get_order said "lost", would it refund?
 const base = buildSession([

@@ -2,9 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadReplayView } from "@/lib/db/replays";
 import { loadDemoData } from "@/lib/db/startup";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { ApiError } from "@/lib/http/errors";
+import { AppError, parseInput } from "@/lib/errors";
 import { RECOMMENDED_RCA_POLICY, wilsonInterval, type Policy } from "@/lib/replay";
-import { startReplay } from "@/lib/replays/service";
 import {
   REFUND_SESSION,
   refundAgentScript,
@@ -12,18 +11,28 @@ import {
   startScriptedModel,
   type ScriptedModel,
 } from "@/scripts/scripted-model";
-import { createCheck, listChecks, replayCounterfactual, trialSetView } from "./counterfactual";
+import {
+  createCheck,
+  CreateCheckInput,
+  listChecks,
+  replayCounterfactual as readCounterfactual,
+  trialSetView as readTrialSet,
+} from "./counterfactual";
+import { localAdmin } from "./principal";
+import { StartReplayInput, startReplay as startOperation } from "./replays";
 
 const FORK_LIVE: Policy = { ...RECOMMENDED_RCA_POLICY, model: "recorded-until-divergence" };
 const NOT_REFUNDED = { name: "no second refund", definition: { kind: "tool_not_called", tool: "refund_payment" } };
 
-async function apiError(promise: Promise<unknown>): Promise<ApiError> {
+const tester = localAdmin("tester");
+
+async function apiError(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
 }
 
 // One engine: the counterfactual paths add no SQL of their own beyond plain columns (PostgreSQL is covered by the replay suite).
@@ -32,6 +41,10 @@ describe("counterfactual replays against a scripted model over HTTP", () => {
   let sessionId: string;
   let returned: { seq: number; op: "replace_tool_result"; value: unknown };
   let model: ScriptedModel | null = null;
+  // The operations as an adapter calls them: input parsed by its schema first.
+  const startReplay = async (raw: unknown) => startOperation(tester, parseInput(StartReplayInput, raw), db.prisma);
+  const replayCounterfactual = (replayId: string) => readCounterfactual(tester, { replayId }, db.prisma);
+  const trialSetView = (trialSetId: string) => readTrialSet(tester, { trialSetId }, db.prisma);
 
   async function useModel(script: Parameters<typeof startScriptedModel>[0]) {
     model = await startScriptedModel(script);
@@ -68,11 +81,7 @@ describe("counterfactual replays against a scripted model over HTTP", () => {
 
   it("fork-live: an edited tool result changes the final answer; steps before the fork are recorded, after it live", async () => {
     const m = await useModel({ script: refundAgentScript() });
-    const started = await startReplay(
-      db.prisma,
-      { sessionId, policy: FORK_LIVE, edits: [returned], checks: [NOT_REFUNDED] },
-      "tester",
-    );
+    const started = await startReplay({ sessionId, policy: FORK_LIVE, edits: [returned], checks: [NOT_REFUNDED] });
     const view = (await loadReplayView(db.prisma, started.id))!;
     expect(view.replay.status).toBe("completed");
     expect(view.steps.map((s) => [s.seq, s.kind, s.source])).toEqual([
@@ -88,7 +97,7 @@ describe("counterfactual replays against a scripted model over HTTP", () => {
     expect(m.requests).toHaveLength(2);
     // The live model was sent the edited result.
     expect(JSON.stringify(m.requests[0]!.messages)).toContain('\\"status\\":\\"returned\\"');
-    const cf = (await replayCounterfactual(db.prisma, started.id))!;
+    const cf = await replayCounterfactual(started.id);
     expect(cf.fork).toMatchObject({ seq: 3, modelStep: 1, baseSeq: 3 });
     expect(cf.verdicts).toMatchObject([
       {
@@ -103,35 +112,36 @@ describe("counterfactual replays against a scripted model over HTTP", () => {
 
   it("recorded-only: the same edit leaves the answer as recorded (the model step's output is copied)", async () => {
     const m = await useModel({ script: refundAgentScript() });
-    const started = await startReplay(
-      db.prisma,
-      { sessionId, policy: RECOMMENDED_RCA_POLICY, edits: [returned], checks: [NOT_REFUNDED] },
-      "tester",
-    );
+    const started = await startReplay({
+      sessionId,
+      policy: RECOMMENDED_RCA_POLICY,
+      edits: [returned],
+      checks: [NOT_REFUNDED],
+    });
     const view = (await loadReplayView(db.prisma, started.id))!;
     expect(view.steps.at(-1)!.output).toBe(REFUND_SESSION.done);
     expect(view.steps[3]).toMatchObject({ source: "recorded", equalsBase: false });
     expect(view.steps[3]!.inputDrift).toEqual(["tool_result_changed:call_7Qm2vR1xKp8dLs0aZ3nYb4Tc"]);
     expect(m.requests).toHaveLength(0);
-    const cf = (await replayCounterfactual(db.prisma, started.id))!;
+    const cf = await replayCounterfactual(started.id);
     expect(cf.fork).toBeNull();
     expect(cf.verdicts[0]!.change).toBe("base failed → branch failed");
   });
 
   it("fork-live without edits makes no live call and reproduces the base exactly", async () => {
     const m = await useModel({ script: refundAgentScript() });
-    const started = await startReplay(db.prisma, { sessionId, policy: FORK_LIVE }, "tester");
+    const started = await startReplay({ sessionId, policy: FORK_LIVE });
     const view = (await loadReplayView(db.prisma, started.id))!;
     expect(m.requests).toHaveLength(0);
     expect(view.replay.comparability).toBe("exact");
-    expect((await replayCounterfactual(db.prisma, started.id))!.fork).toBeNull();
+    expect((await replayCounterfactual(started.id)).fork).toBeNull();
   });
 
   it("an LLM judge through the endpoint: its verdict and its prompt and answer kept; garbage is a check_error", async () => {
     const judge = { definition: { kind: "llm_judge", rubric: "Pass only if no refund was issued." } };
     await useModel({ script: refundAgentScript() });
-    const ok = await startReplay(db.prisma, { sessionId, policy: FORK_LIVE, edits: [returned], checks: [judge] }, "t");
-    const [verdict] = (await replayCounterfactual(db.prisma, ok.id))!.verdicts;
+    const ok = await startReplay({ sessionId, policy: FORK_LIVE, edits: [returned], checks: [judge] });
+    const [verdict] = (await replayCounterfactual(ok.id)).verdicts;
     expect(verdict).toMatchObject({
       base: { outcome: "fail", reason: "The agent issued a refund." },
       branch: { outcome: "pass", reason: "No refund was issued." },
@@ -143,8 +153,8 @@ describe("counterfactual replays against a scripted model over HTTP", () => {
     await db.prisma.allowedHost.deleteMany({});
 
     await useModel({ script: refundAgentScript({ judgeGarbage: true }) });
-    const bad = await startReplay(db.prisma, { sessionId, policy: FORK_LIVE, edits: [returned], checks: [judge] }, "t");
-    const [garbage] = (await replayCounterfactual(db.prisma, bad.id))!.verdicts;
+    const bad = await startReplay({ sessionId, policy: FORK_LIVE, edits: [returned], checks: [judge] });
+    const [garbage] = (await replayCounterfactual(bad.id)).verdicts;
     expect(garbage!.branch).toMatchObject({ outcome: "check_error" });
     expect(garbage!.branch!.reason).toContain("not the JSON object asked for");
     expect(garbage!.branch!.judge!.answer).toBe("Looks fine to me!");
@@ -153,11 +163,13 @@ describe("counterfactual replays against a scripted model over HTTP", () => {
   it("20 trials of a 50/50 scripted choice: the pass rate with its Wilson interval, departures at the scripted step", async () => {
     const seed = 17;
     const m = await useModel({ script: refundAgentScript({ refuseRate: 0.5 }), seed });
-    const started = await startReplay(
-      db.prisma,
-      { sessionId, policy: FORK_LIVE, edits: [returned], checks: [NOT_REFUNDED], trials: 20 },
-      "tester",
-    );
+    const started = await startReplay({
+      sessionId,
+      policy: FORK_LIVE,
+      edits: [returned],
+      checks: [NOT_REFUNDED],
+      trials: 20,
+    });
     expect(started.trialIds).toHaveLength(20);
     // The script draws once per trial, at its first live step: the expected split, from the same generator.
     const draw = seededRandom(seed);
@@ -165,7 +177,7 @@ describe("counterfactual replays against a scripted model over HTTP", () => {
     expect(refusals).toBeGreaterThan(0);
     expect(refusals).toBeLessThan(20);
 
-    const set = await trialSetView(db.prisma, started.trialSetId!);
+    const set = await trialSetView(started.trialSetId!);
     expect(set.n).toBe(20);
     expect(set.finished).toBe(20);
     expect(set.basePassed).toBe(false);
@@ -186,45 +198,44 @@ describe("counterfactual replays against a scripted model over HTTP", () => {
 
   it("refuses bad counterfactual requests with a 4xx naming the field, writing nothing", async () => {
     const before = await db.prisma.replay.count();
-    let e = await apiError(startReplay(db.prisma, { sessionId, policy: FORK_LIVE, edits: [returned] }, "t"));
-    expect([e.status, e.code]).toEqual([400, "model_executor_missing"]);
+    let e = await apiError(startReplay({ sessionId, policy: FORK_LIVE, edits: [returned] }));
+    expect([e.status, e.code]).toEqual([400, "executor_missing"]);
     expect(e.message).toContain("Without a live model, edits cannot change what the agent does");
 
     await useModel({ script: refundAgentScript() });
-    e = await apiError(startReplay(db.prisma, { sessionId, policy: RECOMMENDED_RCA_POLICY, trials: 5 }, "t"));
-    expect([e.status, e.code, e.issues[0]?.path]).toEqual([400, "trials_need_live_model", "trials"]);
-    e = await apiError(startReplay(db.prisma, { sessionId, policy: FORK_LIVE, trials: 51 }, "t"));
-    expect([e.status, e.code, e.issues[0]?.path]).toEqual([400, "invalid_request", "trials"]);
-    e = await apiError(startReplay(db.prisma, { sessionId, policy: FORK_LIVE, checks: ["nope"] }, "t"));
-    expect([e.status, e.code, e.issues[0]?.path]).toEqual([400, "check_not_found", "checks[0]"]);
-    e = await apiError(startReplay(db.prisma, { sessionId, policy: FORK_LIVE, modelEndpoint: "other" }, "t"));
-    expect([e.status, e.code, e.issues[0]?.path]).toEqual([400, "model_endpoint_not_found", "modelEndpoint"]);
+    e = await apiError(startReplay({ sessionId, policy: RECOMMENDED_RCA_POLICY, trials: 5 }));
+    expect([e.status, e.code, e.issues[0]?.path]).toEqual([400, "invalid_input", "trials"]);
+    e = await apiError(startReplay({ sessionId, policy: FORK_LIVE, trials: 51 }));
+    expect([e.status, e.code, e.issues[0]?.path]).toEqual([400, "invalid_input", "trials"]);
+    e = await apiError(startReplay({ sessionId, policy: FORK_LIVE, checks: ["nope"] }));
+    expect([e.status, e.code, e.issues[0]?.path]).toEqual([400, "invalid_input", "checks[0]"]);
+    e = await apiError(startReplay({ sessionId, policy: FORK_LIVE, modelEndpoint: "other" }));
+    expect([e.status, e.code, e.issues[0]?.path]).toEqual([400, "invalid_input", "modelEndpoint"]);
     e = await apiError(
-      startReplay(
-        db.prisma,
-        { sessionId, policy: FORK_LIVE, checks: [{ definition: { kind: "output_regex", pattern: "(" } }] },
-        "t",
-      ),
+      startReplay({ sessionId, policy: FORK_LIVE, checks: [{ definition: { kind: "output_regex", pattern: "(" } }] }),
     );
-    expect([e.status, e.code, e.issues[0]?.path]).toEqual([400, "invalid_request", "checks[0].definition.pattern"]);
+    expect([e.status, e.code, e.issues[0]?.path]).toEqual([400, "invalid_input", "checks[0].definition.pattern"]);
     expect(await db.prisma.replay.count()).toBe(before);
   });
 
   it("saved checks: created by name, listed, used by id; a taken name is a 409", async () => {
-    const saved = await createCheck(db.prisma, NOT_REFUNDED, "tester");
+    const saved = await createCheck(tester, parseInput(CreateCheckInput, NOT_REFUNDED), db.prisma);
     expect(saved).toMatchObject({ name: "no second refund", createdBy: "tester" });
-    expect((await listChecks(db.prisma)).map((c) => c.name)).toContain("no second refund");
-    const dup = await apiError(createCheck(db.prisma, NOT_REFUNDED, "tester"));
-    expect([dup.status, dup.code]).toEqual([409, "check_exists"]);
-    const bad = await apiError(createCheck(db.prisma, { name: "x", definition: { kind: "max_steps" } }, "t"));
-    expect([bad.status, bad.code, bad.issues[0]?.path]).toEqual([400, "invalid_check", "definition.max"]);
-
-    const started = await startReplay(
-      db.prisma,
-      { sessionId, policy: RECOMMENDED_RCA_POLICY, checks: [saved.id] },
-      "tester",
+    expect((await listChecks(tester, {}, db.prisma)).map((c) => c.name)).toContain("no second refund");
+    const dup = await apiError(createCheck(tester, parseInput(CreateCheckInput, NOT_REFUNDED), db.prisma));
+    expect([dup.status, dup.code]).toEqual([409, "conflict"]);
+    const bad = await apiError(
+      (async () =>
+        createCheck(
+          tester,
+          parseInput(CreateCheckInput, { name: "x", definition: { kind: "max_steps" } }),
+          db.prisma,
+        ))(),
     );
-    expect((await replayCounterfactual(db.prisma, started.id))!.verdicts).toMatchObject([
+    expect([bad.status, bad.code, bad.issues[0]?.path]).toEqual([400, "invalid_input", "definition.max"]);
+
+    const started = await startReplay({ sessionId, policy: RECOMMENDED_RCA_POLICY, checks: [saved.id] });
+    expect((await replayCounterfactual(started.id)).verdicts).toMatchObject([
       { checkId: saved.id, change: "base failed → branch failed" },
     ]);
   });

@@ -9,6 +9,8 @@ import type { DbClient, Db } from "@/lib/db/client";
 import {
   checksByIds,
   findCheckByName,
+  findModelEndpointByIdOrName,
+  listModelEndpoints,
   getReplayCounterfactual,
   insertCheck,
   listCheckRows,
@@ -19,9 +21,9 @@ import {
   type StoredVerdicts,
 } from "@/lib/db/checks";
 import { isTerminal, toReplayStep } from "@/lib/db/replays";
-import { toSessionEvent } from "@/lib/db/sessions";
-import { ApiError, formatIssuePath } from "@/lib/http/errors";
-import { modelExecutor } from "@/lib/replays/executors";
+import { sessionEvents } from "@/lib/db/sessions";
+import { AppError, notFound } from "@/lib/errors";
+import { modelExecutor } from "@/lib/executors/live";
 import {
   CheckDefinition,
   evaluateChecks,
@@ -38,6 +40,8 @@ import {
   type ReplayResult,
   type SessionEvent,
 } from "@/lib/replay";
+import { authorize } from "./authz";
+import type { Principal } from "./principal";
 
 /** Model policies that run a model live, and so need a model endpoint. */
 export const LIVE_MODEL_POLICIES: ReadonlySet<ModelPolicy> = new Set([
@@ -89,25 +93,19 @@ export function presentCheck(row: CheckRow) {
   };
 }
 
-function zodIssues(error: z.ZodError, prefix: (string | number)[] = []) {
-  return error.issues.map((i) => ({
-    path: formatIssuePath([...prefix, ...i.path.filter((p): p is string | number => typeof p !== "symbol")]),
-    message: i.message,
-  }));
-}
-
-export async function createCheck(prisma: Db, raw: unknown, createdBy: string) {
-  const parsed = CreateCheckInput.safeParse(raw);
-  if (!parsed.success) throw new ApiError(400, "invalid_check", "The check is not valid.", zodIssues(parsed.error));
-  const { name, definition } = parsed.data;
+/** Saves an outcome check under a unique name. */
+export async function createCheck(principal: Principal, input: CreateCheckInput, prisma: Db) {
+  authorize(principal, "checks.write");
+  const { name, definition } = input;
   if (await findCheckByName(prisma, name))
-    throw new ApiError(409, "check_exists", `A check named "${name}" already exists; choose another name.`, [
+    throw new AppError("conflict", `A check named "${name}" already exists; choose another name.`, [
       { path: "name", message: "already used" },
     ]);
-  return presentCheck(await insertCheck(prisma, { name, definition, createdBy }));
+  return presentCheck(await insertCheck(prisma, { name, definition, createdBy: principal.name }));
 }
 
-export async function listChecks(prisma: Db) {
+export async function listChecks(principal: Principal, _input: Record<string, never>, prisma: Db) {
+  authorize(principal, "checks.read");
   return (await listCheckRows(prisma)).map(presentCheck);
 }
 
@@ -117,9 +115,8 @@ export async function resolveChecks(client: DbClient, refs: readonly CheckRef[])
   const rows = new Map((await checksByIds(client, ids)).map((r) => [r.id, r]));
   const missing = refs.flatMap((r, k) => (typeof r === "string" && !rows.has(r) ? [k] : []));
   if (missing.length > 0)
-    throw new ApiError(
-      400,
-      "check_not_found",
+    throw new AppError(
+      "invalid_input",
       `No saved check with id ${missing.map((k) => `"${refs[k] as string}"`).join(", ")}.`,
       missing.map((k) => ({ path: `checks[${k}]`, message: "no saved check with this id" })),
     );
@@ -132,7 +129,7 @@ export async function resolveChecks(client: DbClient, refs: readonly CheckRef[])
     const row = rows.get(ref)!;
     const definition = CheckDefinition.safeParse(row.definition);
     if (!definition.success)
-      throw new ApiError(422, "invalid_check", `The saved check "${row.name}" no longer parses.`, [
+      throw new AppError("invalid_input", `The saved check "${row.name}" no longer parses.`, [
         { path: `checks[${k}]`, message: definition.error.issues[0]?.message ?? "invalid" },
       ]);
     return { id: row.id, name: row.name, definition: definition.data };
@@ -151,24 +148,14 @@ export async function resolveModelEndpoint(
   recordedModel: string | undefined,
 ): Promise<{ id: string; name: string } | null> {
   if (wanted) {
-    const found = await client.modelEndpoint.findFirst({
-      where: { OR: [{ id: wanted }, { name: wanted }] },
-      select: { id: true, name: true },
-    });
+    const found = await findModelEndpointByIdOrName(client, wanted);
     if (!found)
-      throw new ApiError(
-        400,
-        "model_endpoint_not_found",
-        `No model endpoint named "${wanted}" (Settings → Executors).`,
-        [{ path: "modelEndpoint", message: "no such model endpoint" }],
-      );
+      throw new AppError("invalid_input", `No model endpoint named "${wanted}" (Settings → Executors).`, [
+        { path: "modelEndpoint", message: "no such model endpoint" },
+      ]);
     return found;
   }
-  const all = await client.modelEndpoint.findMany({
-    select: { id: true, name: true, model: true },
-    orderBy: { createdAt: "asc" },
-    take: 100,
-  });
+  const all = await listModelEndpoints(client);
   if (all.length === 1) return { id: all[0]!.id, name: all[0]!.name };
   const matching = recordedModel ? all.find((e) => e.model === recordedModel || e.name === recordedModel) : undefined;
   return matching ? { id: matching.id, name: matching.name } : null;
@@ -180,7 +167,7 @@ export interface PreparedCounterfactual {
   trials: number;
 }
 
-/** Checks a replay request's counterfactual extras against its policy and session; throws `ApiError` (nothing written). */
+/** Checks a replay request's counterfactual extras against its policy and session; throws `AppError` (nothing written). */
 export async function prepareCounterfactual(
   client: DbClient,
   input: CounterfactualInput,
@@ -189,9 +176,8 @@ export async function prepareCounterfactual(
 ): Promise<PreparedCounterfactual> {
   const trials = input.trials ?? 1;
   if (trials > 1 && !TRIAL_POLICIES.has(model))
-    throw new ApiError(
-      400,
-      "trials_need_live_model",
+    throw new AppError(
+      "invalid_input",
       `Repeated trials need a model that runs live (fork-live "recorded-until-divergence", "pinned-live" or "compatible-live"); under "${model}" every trial would be the same.`,
       [{ path: "trials", message: "needs a live model policy" }],
     );
@@ -240,8 +226,7 @@ export async function settleChecks(prisma: Db, replayId: string, result: ReplayR
   const judge = judgeFor(prisma, row.modelEndpointId);
   let base = row.trialSetId ? await siblingBaseVerdicts(prisma, row.trialSetId, replayId) : null;
   if (!base || base.length !== checks.length) {
-    const events = await prisma.event.findMany({ where: { sessionId: row.sessionId }, orderBy: { seq: "asc" } });
-    base = await evaluateChecks(checks, { steps: events.map(toSessionEvent) }, judge);
+    base = await evaluateChecks(checks, { steps: await sessionEvents(prisma, row.sessionId) }, judge);
   }
   const branch = await evaluateChecks(checks, { steps: result.steps }, judge);
   const verdicts = { base, branch };
@@ -280,10 +265,14 @@ export function presentVerdicts(checks: readonly NamedCheck[], stored: StoredVer
   });
 }
 
+export const ReplayCounterfactualInput = z.object({ replayId: z.string().min(1) });
+export type ReplayCounterfactualInput = z.infer<typeof ReplayCounterfactualInput>;
+
 /** What a replay response adds for counterfactuals: the fork point, the checks' verdicts and the trial set. */
-export async function replayCounterfactual(client: DbClient, replayId: string) {
-  const row = await getReplayCounterfactual(client, replayId);
-  if (!row) return null;
+export async function replayCounterfactual(principal: Principal, input: ReplayCounterfactualInput, prisma: Db) {
+  authorize(principal, "replays.read");
+  const row = await getReplayCounterfactual(prisma, input.replayId);
+  if (!row) throw notFound("replay", input.replayId);
   const checks = z.array(NamedCheck).safeParse(row.checks ?? []);
   const evidence = row.evidence as Partial<Evidence> | null;
   return {
@@ -294,13 +283,17 @@ export async function replayCounterfactual(client: DbClient, replayId: string) {
   };
 }
 
+export const TrialSetInput = z.object({ trialSetId: z.string().min(1) });
+export type TrialSetInput = z.infer<typeof TrialSetInput>;
+
 /** A trial set: every trial's outcome and where it departed, the pass rate with its interval, and the per-step strip. */
-export async function trialSetView(client: DbClient, trialSetId: string) {
-  const replays = await loadTrialSet(client, trialSetId);
-  if (replays.length === 0) throw new ApiError(404, "trial_set_not_found", `No trial set with id "${trialSetId}".`);
+export async function trialSetView(principal: Principal, input: TrialSetInput, prisma: Db) {
+  authorize(principal, "replays.read");
+  const trialSetId = input.trialSetId;
+  const replays = await loadTrialSet(prisma, trialSetId);
+  if (replays.length === 0) throw notFound("trial set", trialSetId);
   const first = replays[0]!;
-  const events = await client.event.findMany({ where: { sessionId: first.sessionId }, orderBy: { seq: "asc" } });
-  const base = events.map(toSessionEvent);
+  const base = await sessionEvents(prisma, first.sessionId);
   const trials = replays.map((r) => {
     const stored = (r.verdicts as StoredVerdicts | null) ?? null;
     const branch = stored?.branch ?? [];
@@ -337,6 +330,20 @@ export async function trialSetView(client: DbClient, trialSetId: string) {
       passed: t.passed,
       fork: t.fork,
       firstDivergence: firstDivergenceOf({ passed: t.passed, steps: t.steps }, base.length),
+    })),
+  };
+}
+
+/** What the replay form offers for counterfactuals: the model endpoints (names only) and the saved checks. */
+export async function counterfactualFormOptions(principal: Principal, _input: Record<string, never>, prisma: Db) {
+  authorize(principal, "replays.read");
+  const [modelEndpoints, checks] = await Promise.all([listModelEndpoints(prisma), listCheckRows(prisma, 200)]);
+  return {
+    modelEndpoints,
+    savedChecks: checks.map((c) => ({
+      id: c.id,
+      name: c.name,
+      kind: CheckDefinition.safeParse(c.definition).data?.kind ?? "check",
     })),
   };
 }

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
@@ -10,8 +9,8 @@ import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { isTerminal, loadReplayView } from "@/lib/db/replays";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getReplay, isTerminal } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
 import { replayCounterfactual } from "@/lib/server/counterfactual";
 
@@ -23,10 +22,9 @@ export const metadata: Metadata = { title: "Replay" };
 
 export default async function ReplayPage({ params }: Props) {
   const { id } = await params;
-  const prisma = await db();
-  const view = await loadReplayView(prisma, id);
-  if (!view) notFound();
-  const counterfactual = await replayCounterfactual(prisma, id);
+  const { principal, prisma } = await pageContext();
+  const view = await orNotFound(getReplay(principal, { replayId: id }, prisma));
+  const counterfactual = await replayCounterfactual(principal, { replayId: id }, prisma);
   const { replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (

@@ -1,11 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { TrialsProgress } from "@/components/counterfactual/TrialsProgress";
 import { TrialsView } from "@/components/counterfactual/TrialsView";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { ApiError } from "@/lib/http/errors";
+import { orNotFound, pageContext } from "@/lib/http/page";
 import { trialSetView } from "@/lib/server/counterfactual";
 
 export const dynamic = "force-dynamic";
@@ -15,11 +13,8 @@ type Props = { params: Promise<{ id: string }> };
 
 export default async function TrialsPage({ params }: Props) {
   const { id } = await params;
-  const set = await trialSetView(await db(), id).catch((error: unknown) => {
-    if (error instanceof ApiError && error.status === 404) return null;
-    throw error;
-  });
-  if (!set) notFound();
+  const { principal, prisma } = await pageContext();
+  const set = await orNotFound(trialSetView(principal, { trialSetId: id }, prisma));
   return (
     <>
       <div className="mb-2 text-sm">

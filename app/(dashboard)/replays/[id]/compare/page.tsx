@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { CompareView } from "@/components/compare/CompareView";
 import { FinalOutputDiff } from "@/components/compare/FinalOutputDiff";
 import { MetricsTable } from "@/components/compare/MetricsTable";
@@ -10,9 +9,9 @@ import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { isTerminal, loadReplayComparison } from "@/lib/db/replays";
+import { orNotFound, pageContext } from "@/lib/http/page";
 import { replayCounterfactual } from "@/lib/server/counterfactual";
+import { getReplayComparison, isTerminal } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare base and branch" };
@@ -22,10 +21,9 @@ type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ pair?: s
 export default async function ComparePage({ params, searchParams }: Props) {
   const [{ id }, query] = await Promise.all([params, searchParams]);
   // Rows and the first divergence only: a pair's full events are fetched when it is selected.
-  const prisma = await db();
-  const view = await loadReplayComparison(prisma, id);
-  if (!view) notFound();
-  const counterfactual = await replayCounterfactual(prisma, id);
+  const { principal, prisma } = await pageContext();
+  const view = await orNotFound(getReplayComparison(principal, { replayId: id }, prisma));
+  const counterfactual = await replayCounterfactual(principal, { replayId: id }, prisma);
   const { comparison, replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (

@@ -1,12 +1,15 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { editTargets } from "@/components/replays/edit-values";
 import { FORK_LIVE_CHOICE, StartReplayForm, type PolicyChoice } from "@/components/replays/StartReplayForm";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db, getSession, toSessionEvent } from "@/lib/db";
-import { CheckDefinition, RECOMMENDED_RCA_POLICY, toolLevelPreset, type Policy } from "@/lib/replay";
-import { replayPolicyWarnings } from "@/lib/replays/service";
+import { toSessionEvent } from "@/lib/db";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { RECOMMENDED_RCA_POLICY, toolLevelPreset, type Policy } from "@/lib/replay";
+import { counterfactualFormOptions } from "@/lib/server/counterfactual";
+import { policyVersionsForAgent } from "@/lib/server/policies";
+import { replayPolicyWarnings } from "@/lib/server/replays";
+import { getSession } from "@/lib/server/sessions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replay a session" };
@@ -24,26 +27,19 @@ const RECORDED_ONLY: Policy = {
 
 export default async function StartReplayPage({ params }: Props) {
   const { id } = await params;
-  const prisma = await db();
-  const session = await getSession(prisma, id);
-  if (!session) notFound();
-  const versions = await prisma.policyVersion.findMany({
-    where: { policy: { OR: [{ agentId: null }, { agentId: session.agentId }] } },
-    orderBy: [{ policy: { name: "asc" } }, { version: "desc" }],
-    select: { id: true, version: true, hash: true, document: true, policy: { select: { name: true } } },
-    take: 200,
-  });
+  const { principal, prisma } = await pageContext();
+  const session = await orNotFound(getSession(principal, { sessionId: id }, prisma));
+  const versions = await policyVersionsForAgent(principal, { agentId: session.agentId }, prisma);
   // The seeds' caveats for this session's adapter and capabilities, per choice, shown before anything runs.
-  const [modelEndpoints, savedChecks] = await Promise.all([
-    prisma.modelEndpoint.findMany({ select: { id: true, name: true, model: true }, orderBy: { createdAt: "asc" } }),
-    prisma.check.findMany({ select: { id: true, name: true, definition: true }, orderBy: { name: "asc" }, take: 200 }),
-  ]);
-  const warnings = await replayPolicyWarnings(prisma, session.id, [
-    RECOMMENDED_RCA_POLICY,
-    RECORDED_ONLY,
-    FORK_LIVE,
-    ...versions.map((v) => v.document),
-  ]);
+  const counterfactual = await counterfactualFormOptions(principal, {}, prisma);
+  const warnings = await replayPolicyWarnings(
+    principal,
+    {
+      sessionId: session.id,
+      documents: [RECOMMENDED_RCA_POLICY, RECORDED_ONLY, FORK_LIVE, ...versions.map((v) => v.document)],
+    },
+    prisma,
+  );
   const choices: PolicyChoice[] = [
     {
       value: "preset:recommended",
@@ -58,7 +54,7 @@ export default async function StartReplayPage({ params }: Props) {
       warnings: warnings[1] ?? [],
     },
     // Offered only with a model endpoint to run on; the form says why when there is none.
-    ...(modelEndpoints.length > 0
+    ...(counterfactual.modelEndpoints.length > 0
       ? [
           {
             value: FORK_LIVE_CHOICE,
@@ -94,14 +90,7 @@ export default async function StartReplayPage({ params }: Props) {
         sessionId={session.id}
         choices={choices}
         targets={editTargets(session.events.map(toSessionEvent))}
-        counterfactual={{
-          modelEndpoints,
-          savedChecks: savedChecks.map((c) => ({
-            id: c.id,
-            name: c.name,
-            kind: CheckDefinition.safeParse(c.definition).data?.kind ?? "check",
-          })),
-        }}
+        counterfactual={counterfactual}
       />
     </>
   );

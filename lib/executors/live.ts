@@ -7,6 +7,7 @@
  */
 import type { Message, ModelExecutor, ToolAnswer, ToolCall, ToolExecutor, ToolSimulator } from "@/lib/replay";
 import type { DbClient } from "@/lib/db/client";
+import { allowedHosts, modelEndpointFor, toolEndpointFor } from "@/lib/db/executors";
 
 export class ExecutorError extends Error {
   override name = "ExecutorError";
@@ -82,10 +83,7 @@ export function parseHttpUrl(raw: string): URL | null {
   }
 }
 
-async function allowList(client: DbClient): Promise<Set<string>> {
-  const rows = await client.allowedHost.findMany({ select: { host: true } });
-  return new Set(rows.map((r) => r.host.toLowerCase()));
-}
+const allowList = allowedHosts;
 
 /** Reads the key of a model endpoint from the server's environment (the name is configuration; the value never is). */
 function keyFrom(envName: string | null): string | null {
@@ -166,7 +164,7 @@ export function toolExecutor(client: DbClient, onNul?: NulReport): ToolExecutor 
 
 function toolExecutorRaw(client: DbClient): ToolExecutor {
   return async (call: ToolCall) => {
-    const endpoint = await client.toolEndpoint.findUnique({ where: { toolName: call.tool } });
+    const endpoint = await toolEndpointFor(client, call.tool);
     if (!endpoint) {
       return {
         error: {
@@ -278,22 +276,6 @@ export function fromChatCompletion(body: unknown): {
   return { output, ...(typeof record.model === "string" ? { model: record.model } : {}), ...(usage ? { usage } : {}) };
 }
 
-async function modelEndpointFor(client: DbClient, wanted: string | undefined, pinnedId?: string | null) {
-  if (pinnedId) {
-    const pinned = await client.modelEndpoint.findUnique({ where: { id: pinnedId } });
-    if (pinned) return pinned;
-    throw new ExecutorError(
-      "no_endpoint",
-      "The model endpoint this replay was started with has been removed (Settings → Executors).",
-    );
-  }
-  if (wanted) {
-    const byName = await client.modelEndpoint.findFirst({ where: { OR: [{ name: wanted }, { model: wanted }] } });
-    if (byName) return byName;
-  }
-  return client.modelEndpoint.findFirst({ orderBy: { createdAt: "asc" } });
-}
-
 async function chat(
   client: DbClient,
   wanted: string | undefined,
@@ -301,6 +283,11 @@ async function chat(
   pinnedId?: string | null,
 ) {
   const endpoint = await modelEndpointFor(client, wanted, pinnedId);
+  if (!endpoint && pinnedId)
+    throw new ExecutorError(
+      "no_endpoint",
+      "The model endpoint this replay was started with has been removed (Settings → Executors).",
+    );
   if (!endpoint) throw new ExecutorError("no_endpoint", "No model endpoint is configured (Settings → Executors).");
   const url = parseHttpUrl(`${endpoint.baseUrl.replace(/\/+$/, "")}/chat/completions`);
   if (!url)
@@ -392,8 +379,4 @@ function toolSimulatorRaw(client: DbClient): ToolSimulator {
       return { output: content, durationMs };
     }
   };
-}
-
-export async function hasModelEndpoint(client: DbClient): Promise<boolean> {
-  return (await client.modelEndpoint.count()) > 0;
 }

@@ -1,7 +1,17 @@
+/** Executor settings: model and tool endpoints and the host allow-list live executors may reach. */
 import { z } from "zod";
-import type { DbClient } from "@/lib/db/client";
-import { ApiError } from "@/lib/http/errors";
-import { normalizeHost, parseHttpUrl } from "./executors";
+import type { Db } from "@/lib/db";
+import {
+  deleteExecutorSetting,
+  listExecutorRows,
+  upsertAllowedHost,
+  upsertModelEndpoint,
+  upsertToolEndpoint,
+} from "@/lib/db/executors";
+import { AppError } from "@/lib/errors";
+import { normalizeHost, parseHttpUrl } from "@/lib/executors/live";
+import { authorize } from "./authz";
+import type { Principal } from "./principal";
 
 const httpUrl = (what: string) =>
   z
@@ -15,7 +25,7 @@ const httpUrl = (what: string) =>
  * could have the server send e.g. DATABASE_URL or BRANCHPOINT_API_KEY as a
  * bearer token to a host they allowed.
  */
-export function keyEnvNameProblem(name: string): string | null {
+function keyEnvNameProblem(name: string): string | null {
   if (!/^[A-Z_][A-Z0-9_]*$/.test(name)) return "The NAME of an environment variable (A–Z, 0–9, _), not the key itself.";
   if (name.startsWith("BRANCHPOINT_") || ["DATABASE_URL", "TEST_POSTGRES_URL"].includes(name)) {
     return `${name} is one of Branchpoint's own settings; name the variable that holds the model provider's key.`;
@@ -46,19 +56,22 @@ export const ToolEndpointInput = z.object({
 });
 export const AllowedHostInput = z.object({ host: z.string() });
 
-export async function executorSettings(client: DbClient) {
-  const [models, tools, hosts] = await Promise.all([
-    client.modelEndpoint.findMany({ orderBy: { name: "asc" } }),
-    client.toolEndpoint.findMany({ orderBy: { toolName: "asc" } }),
-    client.allowedHost.findMany({ orderBy: { host: "asc" } }),
-  ]);
+export type ModelEndpointInput = z.infer<typeof ModelEndpointInput>;
+export type ToolEndpointInput = z.infer<typeof ToolEndpointInput>;
+export type AllowedHostInput = z.infer<typeof AllowedHostInput>;
+export const RemoveExecutorSettingInput = z.object({ kind: z.enum(["model", "tool", "host"]), id: z.string().min(1) });
+export type RemoveExecutorSettingInput = z.infer<typeof RemoveExecutorSettingInput>;
+
+/** Every setting, with whether each endpoint's host is allowed and whether its key variable is set (never its value). */
+export async function executorSettings(principal: Principal, _input: Record<string, never>, prisma: Db) {
+  authorize(principal, "executors.read");
+  const { models, tools, hosts } = await listExecutorRows(prisma);
   const allowed = new Set(hosts.map((h) => h.host));
   const hostOk = (raw: string) => {
     const url = parseHttpUrl(raw);
     return url ? allowed.has(url.host) || allowed.has(url.hostname) : false;
   };
   return {
-    // Only whether the key variable is set leaves the server; never its value.
     models: models.map((m) => ({
       id: m.id,
       name: m.name,
@@ -80,40 +93,30 @@ export async function executorSettings(client: DbClient) {
   };
 }
 
-export async function saveModelEndpoint(client: DbClient, input: z.infer<typeof ModelEndpointInput>) {
-  const data = { baseUrl: input.baseUrl, model: input.model, apiKeyEnv: input.apiKeyEnv || null };
-  return client.modelEndpoint.upsert({
-    where: { name: input.name },
-    create: { name: input.name, ...data },
-    update: data,
-    select: { id: true },
-  });
+export async function saveModelEndpoint(principal: Principal, input: ModelEndpointInput, prisma: Db) {
+  authorize(principal, "executors.manage");
+  return upsertModelEndpoint(prisma, { ...input, apiKeyEnv: input.apiKeyEnv || null });
 }
 
-export async function saveToolEndpoint(client: DbClient, input: z.infer<typeof ToolEndpointInput>) {
-  const data = { url: input.url, timeoutMs: input.timeoutMs, readOnly: input.readOnly };
-  return client.toolEndpoint.upsert({
-    where: { toolName: input.toolName },
-    create: { toolName: input.toolName, ...data },
-    update: data,
-    select: { id: true },
-  });
+export async function saveToolEndpoint(principal: Principal, input: ToolEndpointInput, prisma: Db) {
+  authorize(principal, "executors.manage");
+  return upsertToolEndpoint(prisma, input);
 }
 
-export async function addAllowedHost(client: DbClient, raw: string) {
-  const host = normalizeHost(raw);
+export async function addAllowedHost(principal: Principal, input: AllowedHostInput, prisma: Db) {
+  authorize(principal, "executors.manage");
+  const host = normalizeHost(input.host);
   if (!host)
-    throw new ApiError(
-      400,
-      "invalid_host",
-      `"${raw}" is not a host: write a host name or host:port, such as api.example.com or 127.0.0.1:8080.`,
+    throw new AppError(
+      "invalid_input",
+      `"${input.host}" is not a host: write a host name or host:port, such as api.example.com or 127.0.0.1:8080.`,
       [{ path: "host", message: "not a host" }],
     );
-  return client.allowedHost.upsert({ where: { host }, create: { host }, update: {}, select: { id: true, host: true } });
+  return upsertAllowedHost(prisma, host);
 }
 
-export async function removeExecutorSetting(client: DbClient, kind: "model" | "tool" | "host", id: string) {
-  if (kind === "model") await client.modelEndpoint.deleteMany({ where: { id } });
-  else if (kind === "tool") await client.toolEndpoint.deleteMany({ where: { id } });
-  else await client.allowedHost.deleteMany({ where: { id } });
+export async function removeExecutorSetting(principal: Principal, input: RemoveExecutorSettingInput, prisma: Db) {
+  authorize(principal, "executors.manage");
+  await deleteExecutorSetting(prisma, input.kind, input.id);
+  return { removed: input.id };
 }
