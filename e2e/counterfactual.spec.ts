@@ -32,9 +32,11 @@ async function editLookupToReturned(page: Page) {
   await page.getByLabel("Edit 1 operation").selectOption("replace_tool_result");
   await page.getByLabel("Edit 1 step").selectOption({ label: "1 · lookup_order" });
   const editor = page.getByTestId("monaco-edit-1.json").locator(".monaco-editor");
-  await expect(editor).toContainText('"delivered"');
-  await editor.getByText("delivered", { exact: true }).first().dblclick();
-  await page.keyboard.insertText("returned");
+  await expect(editor).toContainText("CER-POUR-02");
+  // Replace the whole recorded result: the order was returned.
+  await editor.click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText('{"order_id": "4821", "status": "returned"}');
   await expect(editor).toContainText('"returned"');
 }
 
