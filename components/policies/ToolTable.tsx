@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { Badge } from "@/components/ui/Badge";
-import { SideEffect, type Policy, type PolicyIssue, type ToolRule } from "@/lib/replay";
+import { overrideMap, SideEffect, type Policy, type PolicyIssue, type ToolRule } from "@/lib/replay";
 import { FieldIssues } from "./FieldIssues";
 import { issuesAt } from "./issues";
 import { RuleEditor } from "./RuleEditor";
@@ -60,7 +60,8 @@ export function ToolTable({
   ];
 
   const setOverride = (name: string, rule: ToolRule | null) => {
-    const next = { ...overrides };
+    // A null-prototype map: a tool named "__proto__" is stored as a tool, not as the object's prototype.
+    const next = overrideMap(Object.entries(overrides));
     if (rule) next[name] = rule;
     else delete next[name];
     const { overrides: _o, ...tools } = doc.tools;

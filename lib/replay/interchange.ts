@@ -3,6 +3,7 @@ import { deepEqual, isPlainObject, type JsonPath } from "./json";
 import {
   DriftPolicy,
   ModelPolicy,
+  overrideMap,
   Policy,
   ToolLevel,
   ToolRule,
@@ -122,7 +123,7 @@ export function importSeed000ToolPolicy(json: unknown): ImportResult<ToolsPolicy
   } else {
     defaultRule = importRule(json.default, ["default"], issues);
   }
-  const overrides: Record<string, z.infer<typeof ToolRule>> = {};
+  const overrides = overrideMap();
   if (json.tools !== undefined) {
     if (!isPlainObject(json.tools))
       issues.push({ path: ["tools"], code: "invalid", message: "`tools` must map tool names to rules." });

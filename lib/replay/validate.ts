@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { JsonPath } from "./json";
-import { effectiveOnMiss, isReadOnly, KnownTool, Policy, type ToolRule } from "./policy";
+import { effectiveOnMiss, isCatchAllCase, isReadOnly, KnownTool, Policy, type ToolRule } from "./policy";
 
 export const Adapter = z.enum(["pydantic-ai", "langgraph", "openai-agents", "mastra", "vercel-ai-sdk", "generic"]);
 export type Adapter = z.infer<typeof Adapter>;
@@ -154,13 +154,13 @@ function policyCaveats(policy: Policy, context: z.output<typeof ValidationContex
       }
     }
     if (rule.type === "static") {
-      const catchAll = rule.cases.findIndex((c) => c.match === undefined);
+      const catchAll = rule.cases.findIndex(isCatchAllCase);
       if (catchAll >= 0 && catchAll < rule.cases.length - 1) {
         add(
           "static_case_unreachable",
           "warning",
           [...path, "cases", catchAll + 1],
-          `Case ${catchAll} has no \`match\` and matches anything, so the cases after it never answer (the first case that matches wins).`,
+          `Case ${catchAll} has no \`match\` (absent or null) and matches anything, so the cases after it never answer (the first case that matches wins).`,
         );
       }
     }

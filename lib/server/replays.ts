@@ -429,6 +429,7 @@ async function executeReplay(
           agentId: row.session.agentId,
           cohortAgentVersionId: row.experiment?.agentVersionId ?? null,
         }),
+        cohort: row.experiment ? { agentVersionId: row.experiment.agentVersionId } : null,
         executors: {
           tool: toolExecutor(prisma, onNul),
           simulator: toolSimulator(prisma, onNul),
