@@ -37,6 +37,9 @@ async function editLookupToReturned(page: Page) {
   await editor.click();
   await page.keyboard.press("Control+A");
   await page.keyboard.insertText('{"order_id": "4821", "status": "returned"}');
+  // The editor closed the brace it saw opened: drop whatever follows the inserted text.
+  await page.keyboard.press("Control+Shift+End");
+  await page.keyboard.press("Delete");
   await expect(editor).toContainText('"returned"');
 }
 
