@@ -21,6 +21,7 @@ import {
   type PackedRows,
 } from "./rows";
 import { Button } from "@/components/ui/Button";
+import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
 
 const TYPE_TONE: Record<CompareRow["type"], Tone> = {
   equal: "neutral",
@@ -192,12 +193,23 @@ export function CompareView({
                   <span className="font-mono text-slate-500">{row.baseSeq ?? "—"}</span>
                   <span className="font-mono text-slate-500">{row.branchSeq ?? "—"}</span>
                   <span>
-                    <Badge tone={TYPE_TONE[row.type]}>{TYPE_LABEL[row.type]}</Badge>
+                    {row.inputOnly ? (
+                      <Badge tone="neutral" title={INPUT_ONLY_LABEL}>
+                        input only
+                      </Badge>
+                    ) : (
+                      <Badge tone={TYPE_TONE[row.type]}>{TYPE_LABEL[row.type]}</Badge>
+                    )}
                   </span>
                   <span className="truncate">
                     <span className="font-mono">{row.name}</span>
                     {row.source && row.source !== "recorded" ? (
                       <span className="ml-1 text-indigo-700">[{row.source}]</span>
+                    ) : null}
+                    {row.inputOnly ? (
+                      <span className="ml-1 text-slate-600" data-testid="input-only">
+                        [{INPUT_ONLY_LABEL}]
+                      </span>
                     ) : null}
                     <span className="ml-2 text-slate-500">{row.preview}</span>
                   </span>

@@ -1,4 +1,5 @@
 import type { AlignedPair } from "@/lib/replay";
+import { isInputOnlyPair } from "@/components/counterfactual/labels";
 import { previewText } from "@/lib/format";
 
 /** One line of the comparison list: light enough to send 5,000 of them to the browser. */
@@ -11,6 +12,8 @@ export interface CompareRow {
   branchSeq: number | null;
   source: string | null;
   preview: string;
+  /** A model step whose input changed while its output was copied from the record ("input changed, output recorded"). */
+  inputOnly?: true;
 }
 
 // Not the engine's isBaseOnly: this module reaches the browser, and importing a value from the engine would bundle it.
@@ -32,8 +35,11 @@ const TYPES = [
  */
 export interface PackedRows {
   strings: string[];
-  /** [type, kind, name, baseSeq, branchSeq, source, preview]: type an index into the pair types, kind/name/source into `strings` (-1 for no source). */
-  rows: [number, number, number, number | null, number | null, number, string][];
+  /** [type, kind, name, baseSeq, branchSeq, source, preview, inputOnly?]: type an index into the pair types, kind/name/source into `strings` (-1 for no source); a trailing 1 marks `inputOnly`. */
+  rows: (
+    | [number, number, number, number | null, number | null, number, string]
+    | [number, number, number, number | null, number | null, number, string, 1]
+  )[];
 }
 
 export function packRows(rows: readonly CompareRow[]): PackedRows {
@@ -46,21 +52,24 @@ export function packRows(rows: readonly CompareRow[]): PackedRows {
   };
   return {
     strings,
-    rows: rows.map((r) => [
-      TYPES.indexOf(r.type),
-      ref(r.kind),
-      ref(r.name),
-      r.baseSeq,
-      r.branchSeq,
-      r.source === null ? -1 : ref(r.source),
-      r.preview,
-    ]),
+    rows: rows.map((r) => {
+      const row: [number, number, number, number | null, number | null, number, string] = [
+        TYPES.indexOf(r.type),
+        ref(r.kind),
+        ref(r.name),
+        r.baseSeq,
+        r.branchSeq,
+        r.source === null ? -1 : ref(r.source),
+        r.preview,
+      ];
+      return r.inputOnly ? [...row, 1] : row;
+    }),
   };
 }
 
 export function unpackRows(packed: PackedRows): CompareRow[] {
   const str = (n: number) => packed.strings[n] ?? "";
-  return packed.rows.map(([t, kind, name, baseSeq, branchSeq, source, preview]) => {
+  return packed.rows.map(([t, kind, name, baseSeq, branchSeq, source, preview, inputOnly]) => {
     const type = TYPES[t] ?? "equal";
     return {
       id:
@@ -76,6 +85,7 @@ export function unpackRows(packed: PackedRows): CompareRow[] {
       branchSeq,
       source: source < 0 ? null : str(source),
       preview,
+      ...(inputOnly === 1 ? { inputOnly: true as const } : {}),
     };
   });
 }
@@ -112,6 +122,7 @@ export function toRows(pairs: readonly AlignedPair[]): CompareRow[] {
       branchSeq: baseOnly(p) ? null : p.branch.seq,
       source: baseOnly(p) ? null : (p.branch.source ?? null),
       preview: previewOf(e),
+      ...(p.type === "changed" && isInputOnlyPair(p) ? { inputOnly: true as const } : {}),
     };
   });
 }

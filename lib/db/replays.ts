@@ -727,6 +727,7 @@ export async function replayRunContext(client: DbClient, replayId: string) {
       policySnapshot: true,
       edits: true,
       createdBy: true,
+      modelEndpointId: true,
       experiment: { select: { agentVersionId: true } },
       session: { select: { agentId: true, agent: { select: { adapter: true } } } },
     },

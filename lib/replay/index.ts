@@ -29,3 +29,5 @@ export * from "./compare";
 export * from "./interchange";
 export * from "./explain";
 export { deepEqual, differingPaths, formatPath, type JsonPath } from "./json";
+export * from "./checks";
+export * from "./trials";

@@ -12,6 +12,8 @@ export const PERMISSIONS = {
   "policies.write": "analyst",
   "replays.read": "viewer",
   "replays.run": "analyst",
+  "checks.read": "viewer",
+  "checks.write": "analyst",
   "experiments.read": "viewer",
   "experiments.run": "analyst",
   "reports.read": "viewer",

@@ -8,6 +8,7 @@
  * stays paused (an analyst can resume it) and counts as done.
  */
 import { z } from "zod";
+import { LIVE_MODEL_POLICIES } from "./counterfactual";
 import { Capability, checkPolicy, Policy, policyHash, type FirstDivergence, type PolicyIssue } from "@/lib/replay";
 import type { Db, DbClient } from "@/lib/db/client";
 import { hasModelEndpoint } from "@/lib/db/executors";
@@ -31,8 +32,6 @@ import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "./authz";
 import type { Principal } from "./principal";
 import { runReplay } from "./replays";
-
-const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 
 export const CreateExperimentInput = z.object({
   name: z.string().trim().min(1, "Name the experiment.").max(200),

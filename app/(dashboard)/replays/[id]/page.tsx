@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
 import { ReplayProgress } from "@/components/replays/ReplayProgress";
@@ -13,6 +14,7 @@ import { getReplay, isTerminal } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
+import { replayCounterfactual } from "@/lib/server/counterfactual";
 
 export const dynamic = "force-dynamic";
 
@@ -24,6 +26,7 @@ export default async function ReplayPage({ params }: Props) {
   const { id } = await params;
   const { principal, prisma } = await pageContext();
   const view = await orNotFound(getReplay(principal, { replayId: id }, prisma));
+  const counterfactual = await replayCounterfactual(principal, { replayId: id }, prisma);
   const { replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (
@@ -63,6 +66,11 @@ export default async function ReplayPage({ params }: Props) {
           {replay.error.code}): {replay.error.message}
         </Notice>
       ) : null}
+      <TrialSetLink trialSet={counterfactual?.trialSet ?? null} />
+      {replay.status !== "running" ? (
+        <ForkNotice fork={counterfactual?.fork ?? null} modelPolicy={replay.policySnapshot.model} />
+      ) : null}
+      <VerdictList verdicts={counterfactual?.verdicts ?? []} />
       {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? (
         <PendingCallPanel replayId={replay.id} pending={view.pending} />
       ) : null}
