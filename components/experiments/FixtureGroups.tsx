@@ -57,10 +57,10 @@ function GroupForm({ experimentId, group, supply }: { experimentId: string; grou
   return (
     <li className="rounded-lg border border-amber-300 bg-white p-4" data-testid="fixture-group">
       <h3 className="text-sm font-semibold text-slate-900">
-        {n} replay{n === 1 ? "" : "s"} wait for <code className="font-mono">{group.tool}</code>
+        {n === 1 ? "1 replay waits" : `${n} replays wait`} for <code className="font-mono">{group.tool}</code>
       </h3>
       <p className="mt-1 text-xs text-slate-600">
-        Same tool, same arguments: one fixture answers all of them.{" "}
+        {n === 1 ? "" : "Same tool, same arguments: one fixture answers all of them. "}
         {group.members.map((m, i) => (
           <span key={m.replayId}>
             {i > 0 ? ", " : ""}

@@ -58,7 +58,7 @@ export function ReportLifecycle({
       </h2>
       <p className="mt-1 text-xs text-slate-700">
         {status === "draft"
-          ? "Only you and your team see this draft. Edit it until it says what you found, then publish it: a published report never changes and can be shared by link."
+          ? "A draft can be edited and deleted. When it says what you found, publish it: a published report never changes and can be shared by link."
           : "This report is frozen: it no longer changes, whatever happens to the replay, policy or session."}
       </p>
       {status === "draft" && !hasFinding ? (
