@@ -1,5 +1,5 @@
 /** What the engine reads from the database while it replays: tool side-effect classes and recorded history for wider scopes. */
-import type { HistoryLookup, KnownTool, SideEffect } from "@/lib/replay";
+import type { EventStatus, HistoryLookup, KnownTool, SideEffect } from "@/lib/replay";
 import type { DbClient } from "./client";
 
 /** Side-effect classes for the engine: the agent's declared tools, with endpoints marked read-only counting as `read` when undeclared. */
@@ -16,7 +16,15 @@ export async function knownTools(client: DbClient, agentId: string): Promise<Kno
   });
 }
 
-/** History for `agent` (the agent's sessions that are not replays) and `cohort_version` (the experiment's agent version) scopes. */
+/** How many of the newest identical recorded calls a history lookup hands the engine to choose from. */
+const HISTORY_CANDIDATES = 200;
+
+/**
+ * History candidates for `agent` (the agent's sessions) and `cohort_version`
+ * (the experiment's agent version) scopes: the newest recorded calls with the
+ * cache key, whatever their status. The engine decides what counts (completed
+ * only, no replay sessions, cohort membership, newest first).
+ */
 export function historyLookupFor(
   client: DbClient,
   scope: { agentId: string; cohortAgentVersionId: string | null },
@@ -24,18 +32,31 @@ export function historyLookupFor(
   return async (query) => {
     const session =
       query.scope === "agent"
-        ? { agentId: scope.agentId, isReplay: false }
+        ? { agentId: scope.agentId }
         : scope.cohortAgentVersionId
           ? { agentVersionId: scope.cohortAgentVersionId }
           : null;
-    if (!session) return null;
-    const event = await client.event.findFirst({
-      where: { kind: "tool_call", name: query.tool, cacheKey: query.cacheKey, status: "completed", session },
+    if (!session) return [];
+    const events = await client.event.findMany({
+      where: { kind: "tool_call", name: query.tool, cacheKey: query.cacheKey, session },
       orderBy: [{ session: { createdAt: "desc" } }, { seq: "desc" }],
-      select: { sessionId: true, seq: true, output: true },
+      take: HISTORY_CANDIDATES,
+      select: {
+        sessionId: true,
+        seq: true,
+        output: true,
+        status: true,
+        session: { select: { isReplay: true, agentVersionId: true, createdAt: true } },
+      },
     });
-    return event
-      ? { sessionId: event.sessionId, seq: event.seq, output: event.output ?? null, status: "completed" }
-      : null;
+    return events.map((e) => ({
+      sessionId: e.sessionId,
+      seq: e.seq,
+      output: e.output ?? null,
+      status: e.status as EventStatus,
+      isReplay: e.session.isReplay,
+      agentVersionId: e.session.agentVersionId,
+      recordedAt: e.session.createdAt.toISOString(),
+    }));
   };
 }

@@ -216,6 +216,7 @@ export async function tryRule(principal: Principal, input: TryRuleInput, prisma:
     tools: agent?.tools ?? [],
     ...(agent ? { adapter: agent.adapter } : {}),
     historyLookup: historyLookupFor(prisma, { agentId: input.agentId, cohortAgentVersionId: session.agentVersionId }),
+    cohort: { agentVersionId: session.agentVersionId },
   });
 }
 

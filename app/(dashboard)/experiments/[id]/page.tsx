@@ -27,12 +27,8 @@ export default async function ExperimentPage({ params }: Props) {
   const waiting = await experimentFixtureGroups(principal, { experimentId: experiment.id }, prisma);
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/experiments" className="text-slate-500 hover:text-slate-900">
-          ← Experiments
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/experiments", label: "Experiments" }]}
         title={experiment.name}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
