@@ -1,6 +1,7 @@
 import { toSessionEvent, type SessionListItem, type SessionWithEvents } from "@/lib/db";
 import type { PolicyWithVersions } from "@/lib/db/policies";
 import type { ExperimentDetail } from "@/lib/server/experiments";
+import { experimentCountsOf } from "@/lib/server/experiment-status";
 import type { ReplayView } from "@/lib/db/replays";
 import { isBaseOnly, type PolicyIssue } from "@/lib/replay";
 
@@ -69,6 +70,7 @@ export function presentExperiment(e: ExperimentDetail) {
     total: e.summary.total,
     done: e.summary.done,
     summary: e.summary,
+    ...experimentCountsOf(e),
     results: e.results.map((r) => ({ ...r, sessionId: r.session.id })),
   };
 }

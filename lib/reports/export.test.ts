@@ -12,6 +12,9 @@ async function demoReport(): Promise<ReportDocument> {
     title: "Refund | pending after timeout",
     createdAt: "2026-02-01T12:00:00.000Z",
     createdBy: "dana",
+    status: "published",
+    publishedAt: "2026-02-01T12:05:00.000Z",
+    updatedAt: "2026-02-01T12:05:00.000Z",
     sections: ReportSections.parse({
       finding: "The agent **confirms** a refund that is only pending.",
       scope: "Order 4821",

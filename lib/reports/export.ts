@@ -8,6 +8,10 @@ export interface ReportDocument {
   title: string;
   createdAt: string;
   createdBy: string | null;
+  /** `draft` while it may be edited or deleted; `published` once frozen (only then shareable). */
+  status: "draft" | "published";
+  publishedAt: string | null;
+  updatedAt: string;
   sections: ReportSections;
   snapshot: ReportSnapshot;
 }
@@ -37,6 +41,8 @@ export function reportToJson(report: ReportDocument): string {
         title: report.title,
         createdAt: report.createdAt,
         createdBy: report.createdBy,
+        status: report.status,
+        publishedAt: report.publishedAt,
         session: snapshot.session,
         replay: snapshot.replay,
         policy: snapshot.policy,

@@ -4,6 +4,7 @@ import { AppError } from "@/lib/errors";
 import * as apiKeys from "./api-keys";
 import { authorize, can, PERMISSIONS, type Permission } from "./authz";
 import * as executors from "./executors";
+import * as experimentFixtures from "./experiment-fixtures";
 import * as experiments from "./experiments";
 import * as policies from "./policies";
 import type { Principal, Role } from "./principal";
@@ -24,6 +25,8 @@ const OPERATIONS: Record<string, Permission> = {
   "executors.saveToolEndpoint": "executors.manage",
   "executors.addAllowedHost": "executors.manage",
   "executors.removeExecutorSetting": "executors.manage",
+  "experiment-fixtures.experimentFixtureGroups": "experiments.read",
+  "experiment-fixtures.supplyGroupFixture": "replays.run",
   "experiments.createExperiment": "experiments.run",
   "experiments.runExperiment": "experiments.run",
   "experiments.getExperiment": "experiments.read",
@@ -51,6 +54,9 @@ const OPERATIONS: Record<string, Permission> = {
   "replays.listReplays": "replays.read",
   "replays.getComparisonPair": "replays.read",
   "reports.createReport": "reports.write",
+  "reports.updateReport": "reports.write",
+  "reports.publishReport": "reports.write",
+  "reports.deleteReport": "reports.write",
   "reports.getReport": "reports.read",
   "reports.getReportPage": "reports.read",
   "reports.listReports": "reports.read",
@@ -65,11 +71,12 @@ const OPERATIONS: Record<string, Permission> = {
 };
 
 /** Pure helpers a service module exports besides its operations (re-exported engine predicates). */
-const NOT_OPERATIONS = new Set(["replays.isTerminal"]);
+const NOT_OPERATIONS = new Set(["replays.isTerminal", "experiment-fixtures.groupPausedMembers"]);
 
 const MODULES: Record<string, Record<string, unknown>> = {
   "api-keys": apiKeys,
   executors,
+  "experiment-fixtures": experimentFixtures,
   experiments,
   policies,
   replays,
