@@ -29,3 +29,4 @@ export * from "./compare";
 export * from "./interchange";
 export * from "./explain";
 export { deepEqual, differingPaths, formatPath, type JsonPath } from "./json";
+export * from "./coverage";
