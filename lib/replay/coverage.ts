@@ -64,7 +64,8 @@ export interface Coverage {
 export interface CoverageInput {
   base: readonly SessionEvent[];
   steps: readonly ReplayStep[];
-  policy: Policy;
+  /** The policy the branch ran under; null when unknown (every recorded answer then counts as from the base). */
+  policy: Policy | null;
   /** The call a paused branch waits on, whose miss counts too. */
   pending?: Pick<PendingCall, "tool" | "miss"> | null;
 }
@@ -125,13 +126,17 @@ function addMiss(tool: ToolCoverage, miss: MissExplanation, step: number | null)
  * wider scope the answer came from another session, so only a step that is an
  * unchanged copy of its base event counts.
  */
-function usedRecordings(base: ReturnType<typeof indexBase>, steps: readonly ReplayStep[], policy: Policy): Set<number> {
+function usedRecordings(
+  base: ReturnType<typeof indexBase>,
+  steps: readonly ReplayStep[],
+  policy: Policy | null,
+): Set<number> {
   const used = new Set<number>();
   const consumed = new Map<string, number>();
   for (const step of steps) {
     if (step.kind !== "tool_call" || step.source !== "recorded") continue;
-    const { rule } = ruleFor(policy.tools, step.name);
-    const wider = rule.type === "history" && rule.scope !== "baseline";
+    const rule = policy ? ruleFor(policy.tools, step.name).rule : null;
+    const wider = rule !== null && rule.type === "history" && rule.scope !== "baseline";
     if (wider) {
       const event = step.baseSeq === null ? undefined : base.bySeq.get(step.baseSeq);
       if (step.equalsBase && event && event.kind === "tool_call" && event.cacheKey === step.cacheKey)

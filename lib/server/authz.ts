@@ -14,6 +14,7 @@ export const PERMISSIONS = {
   "replays.run": "analyst",
   "experiments.read": "viewer",
   "experiments.run": "analyst",
+  "coverage.read": "viewer",
   "reports.read": "viewer",
   "reports.write": "analyst",
   "shares.manage": "analyst",
