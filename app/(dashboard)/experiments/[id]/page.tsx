@@ -1,11 +1,13 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { ExperimentCoveragePanel } from "@/components/experiments/ExperimentCoveragePanel";
 import { ExperimentProgress } from "@/components/experiments/ExperimentProgress";
 import { ExperimentResultTable, ExperimentSummary } from "@/components/experiments/ExperimentResults";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { formatDateTime } from "@/lib/format";
 import { orNotFound, pageContext } from "@/lib/http/page";
+import { getExperimentCoverage } from "@/lib/server/coverage";
 import { getExperiment } from "@/lib/server/experiments";
 
 export const dynamic = "force-dynamic";
@@ -48,6 +50,10 @@ export default async function ExperimentPage({ params }: Props) {
       {running ? <ExperimentProgress experimentId={experiment.id} done={summary.done} total={summary.total} /> : null}
       <ExperimentSummary summary={summary} />
       <ExperimentResultTable results={experiment.results} />
+      <ExperimentCoveragePanel
+        experimentId={id}
+        coverage={await getExperimentCoverage(principal, { experimentId: id }, prisma)}
+      />
     </>
   );
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { CoveragePanel } from "@/components/replays/CoveragePanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
 import { ReplayProgress } from "@/components/replays/ReplayProgress";
@@ -9,6 +10,7 @@ import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
+import { getReplayCoverage } from "@/lib/server/coverage";
 import { getReplay, isTerminal } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
 
@@ -89,6 +91,10 @@ export default async function ReplayPage({ params }: Props) {
         </div>
         <EvidencePanel view={view} />
       </div>
+      <CoveragePanel
+        coverage={await getReplayCoverage(principal, { replayId: id }, prisma)}
+        csvHref={`/api/replays/${encodeURIComponent(id)}/coverage.csv`}
+      />
     </>
   );
 }
