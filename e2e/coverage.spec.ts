@@ -18,9 +18,9 @@ type ToolRow = {
 
 test("policy coverage of a branch: API, CSV, and the panel on the replay page", async ({ page, request }) => {
   const sessions = (await (await request.get("/api/v1/sessions?q=refund", { headers: AUTH })).json()) as {
-    sessions: { id: string; title: string | null }[];
+    sessions: { id: string }[];
   };
-  const session = sessions.sessions.find((s) => s.title === "Refund for cracked pour-over set")!;
+  const session = sessions.sessions[0]!;
   // Look up another order: history has no answer, the rule answers with an error result.
   const started = await request.post("/api/v1/replays", {
     headers: AUTH,
