@@ -78,7 +78,7 @@ test("run the recorded policy over the τ-bench cohort, watch it finish, and ope
     .toBe("completed");
 
   // The list shows it done.
-  await page.getByRole("link", { name: "← Experiments" }).click();
+  await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Experiments" }).click();
   const row = page.getByTestId("experiment-row").filter({ hasText: "τ-bench recorded regression" });
   await expect(row).toContainText(`${cohort} / ${cohort}`);
   await expect(row).toContainText("completed");

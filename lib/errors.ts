@@ -21,7 +21,7 @@ export const STATUS = {
   invalid_policy: 400,
   /** Counterfactual edits that do not fit the session. */
   invalid_edits: 400,
-  /** Text with U+0000, which the database cannot store. */
+  /** Text with U+0000 or an unpaired surrogate, which the database cannot store. */
   unstorable_text: 400,
   /** The operation needs a live executor (model endpoint) that is not configured. */
   executor_missing: 400,
@@ -37,6 +37,10 @@ export const STATUS = {
   conflict: 409,
   /** The body is over the configured limit. */
   payload_too_large: 413,
+  /** A method no route has (TRACE…). */
+  method_not_allowed: 405,
+  /** Too much work at once (heavy imports); sent with Retry-After. */
+  busy: 429,
   /** A content type or encoding the route does not read. */
   unsupported_media_type: 415,
   /** The work ran but failed in something outside the request (an executor, storing its result). */

@@ -1,3 +1,6 @@
+import { env } from "@/lib/env";
+import { repairText } from "@/lib/hostile/text";
+import { parseJsonBounded } from "@/lib/hostile/json";
 /**
  * Live executors for replays (server only). Tool calls are POSTed as JSON
  * `{ tool, args, callId }` to the tool's configured endpoint; model steps call
@@ -5,6 +8,7 @@
  * allow-list. API keys are read from the environment variable an endpoint
  * names, here and nowhere else; they never leave the server.
  */
+import { setOwn } from "@/lib/hostile/objects";
 import type { Message, ModelExecutor, ToolAnswer, ToolCall, ToolExecutor, ToolSimulator } from "@/lib/replay";
 import type { DbClient } from "@/lib/db/client";
 import { allowedHosts, modelEndpointFor, toolEndpointFor } from "@/lib/db/executors";
@@ -22,14 +26,17 @@ export class ExecutorError extends Error {
 
 /**
  * PostgreSQL cannot store U+0000 in JSON (22P05): an executor answer holding it
- * would make the whole run unsaveable. Replaces every NUL (in strings and keys)
- * with U+FFFD and reports how many it replaced.
+ * would make the whole run unsaveable, and so would a lone UTF-16 surrogate.
+ * Replaces every NUL and lone surrogate (in strings and keys) with U+FFFD and reports how many it replaced.
  */
 export function stripNul<T>(value: T): { value: T; replaced: number } {
   let replaced = 0;
   const clean = (s: string): string => {
-    if (!s.includes("\u0000")) return s;
-    const parts = s.split("\u0000");
+    // A lone UTF-16 surrogate is as unstorable as NUL (22P02/22P05): repaired the same way.
+    const repaired = repairText(s);
+    replaced += repaired.replaced;
+    if (!repaired.text.includes("\u0000")) return repaired.text;
+    const parts = repaired.text.split("\u0000");
     replaced += parts.length - 1;
     return parts.join("\uFFFD");
   };
@@ -38,7 +45,7 @@ export function stripNul<T>(value: T): { value: T; replaced: number } {
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === "object") {
       const out: Record<string, unknown> = {};
-      for (const [k, inner] of Object.entries(v as Record<string, unknown>)) out[clean(k)] = walk(inner);
+      for (const [k, inner] of Object.entries(v as Record<string, unknown>)) setOwn(out, clean(k), walk(inner));
       return out;
     }
     return v;
@@ -86,6 +93,24 @@ export function parseHttpUrl(raw: string): URL | null {
 const allowList = allowedHosts;
 
 /** Reads the key of a model endpoint from the server's environment (the name is configuration; the value never is). */
+/** The most of an endpoint's error body a caller sees: enough to recognise it, not a channel for its contents. */
+export const EXCERPT_CHARS = 80;
+
+/**
+ * A short, single-line excerpt of an endpoint's body for an error message:
+ * control and markup characters dropped, whitespace collapsed, cut at
+ * EXCERPT_CHARS (the full body is never echoed: it may hold anything).
+ */
+export function excerpt(text: string): string {
+  const clean = text
+    .slice(0, EXCERPT_CHARS * 4)
+    .replace(/[\u0000-\u001f\u007f-\u009f<>]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (clean === "") return "";
+  return `: "${clean.length > EXCERPT_CHARS ? `${clean.slice(0, EXCERPT_CHARS)}…` : clean}"`;
+}
+
 function keyFrom(envName: string | null): string | null {
   if (!envName) return null;
   const value = process.env[envName];
@@ -120,14 +145,14 @@ async function postJson(
   if (!response.ok)
     throw new ExecutorError(
       "http_error",
-      `${url.origin}${url.pathname} answered HTTP ${response.status}: ${text.slice(0, 300)}`,
+      `${url.origin}${url.pathname} answered HTTP ${response.status}${excerpt(text)}`,
     );
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonBounded(text);
   } catch {
     throw new ExecutorError(
       "bad_response",
-      `${url.origin}${url.pathname} answered with a body that is not JSON: ${text.slice(0, 120)}`,
+      `${url.origin}${url.pathname} answered with a body that is not JSON${excerpt(text)}`,
     );
   }
 }
@@ -251,7 +276,7 @@ export function fromChatCompletion(body: unknown): {
     let args: unknown = raw;
     let argsUnparsed = false;
     try {
-      args = JSON.parse(raw) as unknown;
+      args = parseJsonBounded(raw);
     } catch {
       argsUnparsed = true;
     }
@@ -289,6 +314,13 @@ async function chat(client: DbClient, wanted: string | undefined, body: Record<s
     throw new ExecutorError(
       "host_not_allowed",
       `Host "${url.host}" of model endpoint "${endpoint.name}" is not on the executor allow-list (Settings → Executors); the call was refused.`,
+    );
+  }
+  // Checked again at call time: an endpoint saved before the list changed may name any variable.
+  if (endpoint.apiKeyEnv && !env().BRANCHPOINT_MODEL_KEY_VARS.includes(endpoint.apiKeyEnv)) {
+    throw new ExecutorError(
+      "key_missing",
+      `Model endpoint "${endpoint.name}" reads its key from $${endpoint.apiKeyEnv}, which is not on the server's list of key variables (BRANCHPOINT_MODEL_KEY_VARS); the call was refused.`,
     );
   }
   const key = keyFrom(endpoint.apiKeyEnv);
@@ -356,7 +388,7 @@ function toolSimulatorRaw(client: DbClient): ToolSimulator {
     const content = fromChatCompletion(answer).output.content;
     if (typeof content !== "string") return { output: content ?? null, durationMs };
     try {
-      return { output: JSON.parse(content) as unknown, durationMs };
+      return { output: parseJsonBounded(content), durationMs };
     } catch {
       return { output: content, durationMs };
     }

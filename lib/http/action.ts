@@ -1,7 +1,9 @@
+import { MAX_JSON_DEPTH, valueDepthExcess } from "@/lib/hostile/json";
+import { repairLoneSurrogates } from "@/lib/hostile/text";
 import type { z } from "zod";
 import { db, type Db } from "@/lib/db";
 import { appErrorFromDatabase } from "@/lib/db/errors";
-import { AppError, issuesFromZod, type AppErrorCode, type Issue } from "@/lib/errors";
+import { AppError, formatIssuePath, issuesFromZod, type AppErrorCode, type Issue } from "@/lib/errors";
 import type { Principal } from "@/lib/server/principal";
 import { currentPrincipal } from "./principal";
 
@@ -37,7 +39,18 @@ export function validatedAction<S extends z.ZodType, T>(
   fn: (principal: Principal, input: z.infer<S>, prisma: Db) => Promise<T>,
 ) {
   return async (input: z.input<S>): Promise<ActionResult<T>> => {
-    const parsed = schema.safeParse(input);
+    const tooDeep = valueDepthExcess(input);
+    if (tooDeep) {
+      return failure(
+        new AppError(
+          "invalid_input",
+          `The input nests more than ${MAX_JSON_DEPTH} levels deep; the limit is ${MAX_JSON_DEPTH}.`,
+          [{ path: formatIssuePath(tooDeep), message: `nested more than ${MAX_JSON_DEPTH} levels deep` }],
+        ),
+      );
+    }
+    // Lone UTF-16 surrogates cannot be stored: repaired to U+FFFD before anything runs (a note, a fixture…).
+    const parsed = schema.safeParse(repairLoneSurrogates(input).value);
     if (!parsed.success) {
       return failure(new AppError("invalid_input", "Some fields are not valid.", issuesFromZod(parsed.error)));
     }

@@ -1,3 +1,7 @@
+import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/db/errors";
+import { JsonTooDeepError, parseJsonBounded } from "@/lib/hostile/json";
+import { repairLoneSurrogates } from "@/lib/hostile/text";
+import { IMPORT_RETRY_AFTER_SECONDS } from "./heavy";
 import { z } from "zod";
 import { db, type Db } from "@/lib/db";
 import { appErrorFromDatabase } from "@/lib/db/errors";
@@ -8,7 +12,17 @@ import { apiKeyPrincipal } from "./principal";
 
 /** The JSON answer for an AppError: its code's status and `{ error: { code, message, issues } }`. */
 export function jsonError(error: AppError, headers?: HeadersInit): Response {
-  return Response.json(errorBody(error.code, error.message, error.issues), { status: STATUS[error.code], headers });
+  return Response.json(errorBody(error.code, error.message, error.issues), {
+    status: STATUS[error.code],
+    headers: { ...retryAfter(error), ...(headers as Record<string, string> | undefined) },
+  });
+}
+
+/** Retry-After for the answers a client should retry: the database away (503), too much work at once (429). */
+export function retryAfter(error: AppError): Record<string, string> {
+  if (error.code === "unavailable") return { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) };
+  if (error.code === "busy") return { "retry-after": String(IMPORT_RETRY_AFTER_SECONDS) };
+  return {};
 }
 
 /** The bearer key of a request (`Authorization: Bearer …`), or null. */
@@ -75,10 +89,16 @@ export async function readJson<S extends z.ZodType>(request: Request, schema: S)
   const text = new TextDecoder().decode(await readBodyBytes(request));
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonBounded(text);
   } catch (error) {
+    if (error instanceof JsonTooDeepError)
+      throw new AppError("invalid_input", `The body is refused: ${error.message}.`, [
+        { path: "", message: error.message },
+      ]);
     throw new AppError("malformed_json", `The body is not valid JSON: ${(error as Error).message}`);
   }
+  // Lone UTF-16 surrogates (from a `\ud800` escape) cannot be stored: repaired to U+FFFD before anything runs.
+  value = repairLoneSurrogates(value).value;
   const parsed = schema.safeParse(value);
   if (!parsed.success)
     throw new AppError("invalid_input", "The request body is not valid.", issuesFromZod(parsed.error));

@@ -1,3 +1,4 @@
+import { parseJsonBounded } from "@/lib/hostile/json";
 import { EventError } from "@/lib/replay";
 
 export type FixtureFormResult =
@@ -14,7 +15,7 @@ export function parseFixtureForm(kind: "output" | "error", text: string): Fixtur
     };
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonBounded(text);
   } catch (error) {
     return {
       ok: false,

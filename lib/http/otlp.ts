@@ -1,3 +1,6 @@
+import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/db/errors";
+import { env } from "@/lib/env";
+import { IMPORT_RETRY_AFTER_SECONDS } from "./heavy";
 import protobuf from "protobufjs/light.js";
 import { db, type Db } from "@/lib/db";
 import { decodeOtlpJson, decodeOtlpProtobuf, gunzipIfNeeded, type OtlpSpan } from "@/lib/ingest/otlp";
@@ -85,7 +88,8 @@ const BAD_REQUEST_URL = "type.googleapis.com/google.rpc.BadRequest";
 /** gRPC status codes for the HTTP statuses we answer with. */
 function grpcCode(status: number): number {
   if (status === 401) return 16; // UNAUTHENTICATED
-  if (status === 413) return 8; // RESOURCE_EXHAUSTED
+  if (status === 413 || status === 429) return 8; // RESOURCE_EXHAUSTED
+  if (status === 503) return 14; // UNAVAILABLE
   if (status === 500) return 13; // INTERNAL
   return 3; // INVALID_ARGUMENT
 }
@@ -97,6 +101,13 @@ export function otlpErrorResponse(
   encoding: OtlpEncoding,
 ): Response {
   const violations = issues.map((i) => ({ field: i.path, description: i.message }));
+  // OTLP exporters retry 429 and 503, after Retry-After when it is given.
+  const retry: Record<string, string> =
+    status === 503
+      ? { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) }
+      : status === 429
+        ? { "retry-after": String(IMPORT_RETRY_AFTER_SECONDS) }
+        : {};
   if (encoding === "protobuf") {
     const details =
       violations.length > 0
@@ -110,7 +121,7 @@ export function otlpErrorResponse(
     const body = StatusType.encode(StatusType.create({ code: grpcCode(status), message, details })).finish();
     return new Response(body as Uint8Array<ArrayBuffer>, {
       status,
-      headers: { "content-type": "application/x-protobuf" },
+      headers: { "content-type": "application/x-protobuf", ...retry },
     });
   }
   return Response.json(
@@ -119,7 +130,7 @@ export function otlpErrorResponse(
       message,
       details: violations.length > 0 ? [{ "@type": BAD_REQUEST_URL, fieldViolations: violations }] : [],
     },
-    { status },
+    { status, headers: retry },
   );
 }
 
@@ -180,7 +191,14 @@ export function decodeTraceExport(
   contentEncoding: string | null,
   encoding: OtlpEncoding,
 ): OtlpSpan[] {
-  const inflated = gunzipIfNeeded(bytes, contentEncoding);
+  const limits = env();
+  const inflated = gunzipIfNeeded(bytes, contentEncoding, limits.BRANCHPOINT_MAX_INFLATED_BYTES);
+  if (!inflated.ok && inflated.tooLarge)
+    throw new AppError(
+      "payload_too_large",
+      `${describeIssues("The body could not be read", [inflated.issue])} (BRANCHPOINT_MAX_INFLATED_BYTES).`,
+      [inflated.issue],
+    );
   if (!inflated.ok)
     throw new AppError("invalid_input", describeIssues("The body could not be read", [inflated.issue]), [
       inflated.issue,
@@ -193,6 +211,11 @@ export function decodeTraceExport(
         : "The body is not a valid OTLP protobuf trace export";
     throw new AppError("invalid_input", describeIssues(intro, decoded.issues), decoded.issues);
   }
+  if (decoded.spans.length > limits.BRANCHPOINT_MAX_SPANS)
+    throw new AppError(
+      "payload_too_large",
+      `The export has ${decoded.spans.length} spans; the limit is ${limits.BRANCHPOINT_MAX_SPANS} per request (BRANCHPOINT_MAX_SPANS). Send smaller batches.`,
+    );
   return decoded.spans;
 }
 

@@ -246,7 +246,7 @@ export function prepareReplay(input: ReplayInput): { policy: Policy; plan: EditP
   if (live && !input.executors?.model) {
     throw new ReplayInputError(
       "model_executor_missing",
-      `Model policy "${policy.model}" runs a live model, and no model executor was given (seed 003: the local engine fails fast on live policies unless an explicit executor is provided).`,
+      `Model policy "${policy.model}" runs a live model, and no model executor was given: live model policies fail fast unless an executor is set up.`,
     );
   }
   if (policy.model === "provider-fixture" && !input.providerFixtures) {

@@ -1,3 +1,4 @@
+import { env } from "@/lib/env";
 /** Executor settings: model and tool endpoints and the host allow-list live executors may reach. */
 import { z } from "zod";
 import type { Db } from "@/lib/db";
@@ -32,6 +33,8 @@ function keyEnvNameProblem(name: string): string | null {
   }
   if (!/(_API_KEY|_KEY|_TOKEN)$/.test(name))
     return "Only variables named like a key (…_API_KEY, …_KEY, …_TOKEN) can be sent to a model endpoint.";
+  if (!env().BRANCHPOINT_MODEL_KEY_VARS.includes(name))
+    return `${name} is not on the server's list of key variables model endpoints may use; an administrator adds it to BRANCHPOINT_MODEL_KEY_VARS.`;
   return null;
 }
 

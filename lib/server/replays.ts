@@ -52,15 +52,21 @@ import {
 } from "@/lib/db/replays";
 import { sessionContext, sessionEvents } from "@/lib/db/sessions";
 import { AppError, formatIssuePath, issuesFromZod, notFound } from "@/lib/errors";
-import { modelExecutor, toolExecutor, toolSimulator, type NulReport } from "@/lib/executors/live";
+import { ExecutorError, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "@/lib/executors/live";
+import { hasLoneSurrogate } from "@/lib/hostile/text";
+import { appErrorFromDatabase } from "@/lib/db/errors";
 import { authorize } from "./authz";
 import type { Principal } from "./principal";
 
 const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 
-/** Where a value holds U+0000 (in a string or a key), which PostgreSQL cannot store in JSON. */
+/**
+ * Where a value holds U+0000 or an unpaired UTF-16 surrogate (in a string or a
+ * key), which PostgreSQL cannot store in JSON. Checked before anything runs: a
+ * note that could not be saved used to fail after the live call it approved.
+ */
 function nulPath(value: unknown, path: (string | number)[] = []): (string | number)[] | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (typeof value === "string") return value.includes("\u0000") || hasLoneSurrogate(value) ? path : null;
   if (Array.isArray(value)) {
     for (let k = 0; k < value.length; k++) {
       const found = nulPath(value[k], [...path, k]);
@@ -70,7 +76,7 @@ function nulPath(value: unknown, path: (string | number)[] = []): (string | numb
   }
   if (value !== null && typeof value === "object") {
     for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-      if (key.includes("\u0000")) return [...path, key];
+      if (key.includes("\u0000") || hasLoneSurrogate(key)) return [...path, key];
       const found = nulPath(inner, [...path, key]);
       if (found) return found;
     }
@@ -85,7 +91,8 @@ function refuseNul(value: unknown, ctx: z.RefinementCtx) {
     ctx.addIssue({
       code: "custom",
       path,
-      message: "Contains a NUL character (U+0000), which cannot be stored; remove it.",
+      message:
+        "Contains a NUL character (U+0000) or an unpaired UTF-16 surrogate (such as \\ud800), which cannot be stored; remove it.",
     });
 }
 
@@ -112,7 +119,7 @@ export const FixtureInput = z
   .object({
     output: z.unknown().optional(),
     error: EventError.optional(),
-    note: z.string().trim().min(1, "Say where the value comes from (a note is required)."),
+    note: z.string().trim().min(1, "Say where the value comes from (a note is required).").max(4000),
     /** Optional checks: the call the analyst means. A mismatch is refused. */
     callId: z.string().optional(),
     tool: z.string().optional(),
@@ -287,8 +294,17 @@ interface ResumeGuard {
   status: string;
 }
 
+/**
+ * An error as words a user may read: our own errors' messages, a database
+ * error's mapped message; anything else (a driver's or Prisma's text, which
+ * names tables, queries and hosts) stays in the server log.
+ */
 function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof AppError || error instanceof ExecutorError) return error.message;
+  const fromDb = appErrorFromDatabase(error);
+  if (fromDb) return fromDb.message;
+  console.error("Replay error:", error);
+  return "an unexpected server error (details are in the server log)";
 }
 
 async function settleFailure(

@@ -9,6 +9,7 @@ import { pageContext } from "@/lib/http/page";
 import { listReports } from "@/lib/server/reports";
 import { formatDateTime } from "@/lib/format";
 import { ValidityLabel } from "@/lib/reports/sections";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Reports" };
@@ -29,10 +30,7 @@ export default async function ReportsPage({ searchParams }: Props) {
         title="Reports"
         subtitle="RCA reports: immutable snapshots of a comparison with its policy, fixtures and findings, shareable by link."
         actions={
-          <Link
-            href="/reports/new"
-            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500"
-          >
+          <Link href="/reports/new" className={buttonClass()}>
             New report
           </Link>
         }

@@ -1,3 +1,4 @@
+import { withImportSlot } from "@/lib/http/heavy";
 import { z } from "zod";
 import { db } from "@/lib/db";
 import { AppError, errorBody } from "@/lib/errors";
@@ -25,7 +26,9 @@ export async function POST(request: Request): Promise<Response> {
     const query = readQuery(request, Query);
     const body = await readBodyBytes(request);
     if (body.length === 0) throw new AppError("invalid_input", "The file is empty.");
-    const result = await importSessions(await currentPrincipal(), { body, ...query }, await db());
+    const principal = await currentPrincipal();
+    const prisma = await db();
+    const result = await withImportSlot(() => importSessions(principal, { body, ...query }, prisma));
     if (!result.ok) {
       const message =
         result.format === null

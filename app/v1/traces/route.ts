@@ -1,3 +1,4 @@
+import { withImportSlot } from "@/lib/http/heavy";
 import { AppError } from "@/lib/errors";
 import { decodeTraceExport, describeIssues, otlpRoute, otlpSuccessResponse, readTraceBody } from "@/lib/http/otlp";
 import { ingestOtlpSpans } from "@/lib/server/sessions";
@@ -12,7 +13,7 @@ export const POST = otlpRoute(async ({ request, prisma, principal, encoding }) =
   const spans = decodeTraceExport(bytes, contentEncoding, encoding);
   if (spans.length > 0) {
     const format = encoding === "json" ? "otlp-json" : "otlp-protobuf";
-    const result = await ingestOtlpSpans(principal, { spans, format }, prisma);
+    const result = await withImportSlot(() => ingestOtlpSpans(principal, { spans, format }, prisma));
     if (!result.ok) {
       throw new AppError(
         "invalid_input",

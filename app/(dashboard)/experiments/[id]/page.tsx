@@ -23,12 +23,8 @@ export default async function ExperimentPage({ params }: Props) {
   const running = experiment.status === "pending" || experiment.status === "running";
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/experiments" className="text-slate-500 hover:text-slate-900">
-          ← Experiments
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/experiments", label: "Experiments" }]}
         title={experiment.name}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">

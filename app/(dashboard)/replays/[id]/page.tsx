@@ -13,6 +13,8 @@ import { orNotFound, pageContext } from "@/lib/http/page";
 import { getReplayCoverage } from "@/lib/server/coverage";
 import { getReplay, isTerminal } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
+import { buttonClass } from "@/components/ui/Button";
+import { Notice } from "@/components/ui/Notice";
 
 export const dynamic = "force-dynamic";
 
@@ -28,12 +30,8 @@ export default async function ReplayPage({ params }: Props) {
   const label = session.title ?? session.externalId ?? session.id;
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/replays" className="text-slate-500 hover:text-slate-900">
-          ← Replays
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/replays", label: "Replays" }]}
         title={<>Branch of “{label}”</>}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
@@ -46,17 +44,11 @@ export default async function ReplayPage({ params }: Props) {
         }
         actions={
           <>
-            <Link
-              href={`/sessions/${session.id}`}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
-            >
+            <Link href={`/sessions/${session.id}`} className={buttonClass({ variant: "secondary" })}>
               Open base run
             </Link>
             {replay.status !== "running" ? (
-              <Link
-                href={`/replays/${replay.id}/compare`}
-                className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-              >
+              <Link href={`/replays/${replay.id}/compare`} className={buttonClass()}>
                 Compare with base
               </Link>
             ) : null}
@@ -68,10 +60,10 @@ export default async function ReplayPage({ params }: Props) {
         <ReplayProgress replayId={replay.id} startedAt={replay.createdAt.toISOString()} baseSteps={view.base.length} />
       ) : null}
       {replay.error ? (
-        <div role="alert" className="mb-6 rounded-lg border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900">
+        <Notice tone="error" className="mb-6">
           <strong>{replay.status === "failed" ? "The branch failed" : "The branch stopped"}</strong> (
           {replay.error.code}): {replay.error.message}
-        </div>
+        </Notice>
       ) : null}
       {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? (
         <PendingCallPanel replayId={replay.id} pending={view.pending} />

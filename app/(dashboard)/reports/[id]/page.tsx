@@ -7,6 +7,7 @@ import { orNotFound, pageContext } from "@/lib/http/page";
 import { getReport, getReportPage } from "@/lib/server/reports";
 import { formatDateTime } from "@/lib/format";
 import { createShareAction, revokeShareAction } from "../actions";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
@@ -26,12 +27,8 @@ export default async function ReportPage({ params }: Props) {
   const exportLink = (format: "md" | "json") => `/api/reports/${encodeURIComponent(report.id)}/export?format=${format}`;
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/reports" className="text-slate-500 hover:text-slate-900">
-          ← Reports
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/reports", label: "Reports" }]}
         title={report.title}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
@@ -51,16 +48,10 @@ export default async function ReportPage({ params }: Props) {
         }
         actions={
           <>
-            <a
-              href={exportLink("md")}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-            >
+            <a href={exportLink("md")} className={buttonClass({ variant: "secondary" })}>
               Export Markdown
             </a>
-            <a
-              href={exportLink("json")}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-            >
+            <a href={exportLink("json")} className={buttonClass({ variant: "secondary" })}>
               Export JSON
             </a>
           </>

@@ -9,6 +9,7 @@ import { toSessionEvent } from "@/lib/db";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { getSession } from "@/lib/server/sessions";
 import { formatCost, formatDateTime, formatDuration, formatTokens } from "@/lib/format";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
@@ -38,12 +39,8 @@ export default async function SessionPage({ params }: Props) {
   ];
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/sessions" className="text-slate-500 hover:text-slate-900">
-          ← Sessions
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/sessions", label: "Sessions" }]}
         title={sessionLabel(session)}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
@@ -56,10 +53,7 @@ export default async function SessionPage({ params }: Props) {
           </span>
         }
         actions={
-          <Link
-            href={`/sessions/${session.id}/replay`}
-            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-          >
+          <Link href={`/sessions/${session.id}/replay`} className={buttonClass()}>
             Replay this session
           </Link>
         }

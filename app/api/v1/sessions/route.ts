@@ -1,3 +1,4 @@
+import { withImportSlot } from "@/lib/http/heavy";
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { apiRoute, readBodyBytes, readQuery } from "@/lib/http/api";
@@ -26,7 +27,7 @@ export const POST = apiRoute(async ({ request, prisma, principal }) => {
   }
   const body = await readBodyBytes(request);
   if (body.length === 0) throw new AppError("invalid_input", "The body is empty: send one document.");
-  const result = await importSessions(principal, { body, ...query }, prisma);
+  const result = await withImportSlot(() => importSessions(principal, { body, ...query }, prisma));
   if (!result.ok) {
     const code = result.format === null ? "unknown_format" : "invalid_input";
     const intro =

@@ -1,3 +1,4 @@
+import { withImportSlot } from "@/lib/http/heavy";
 import { AppError } from "@/lib/errors";
 import { readJson } from "@/lib/http/api";
 import { describeIssues, traceJsonRoute } from "@/lib/http/otlp";
@@ -19,7 +20,7 @@ export const POST = traceJsonRoute(async ({ request, prisma, principal }) => {
       describeIssues("The body is not a valid Agents SDK trace export", parsed.issues),
       parsed.issues,
     );
-  const result = await ingestAgentsItems(principal, { items: parsed.items }, prisma);
+  const result = await withImportSlot(() => ingestAgentsItems(principal, { items: parsed.items }, prisma));
   if (!result.ok)
     throw new AppError(
       "invalid_input",

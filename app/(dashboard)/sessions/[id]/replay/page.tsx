@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { editTargets } from "@/components/replays/edit-values";
 import { StartReplayForm, type PolicyChoice } from "@/components/replays/StartReplayForm";
 import { PageHeader } from "@/components/ui/PageHeader";
@@ -55,12 +54,11 @@ export default async function StartReplayPage({ params }: Props) {
   const label = session.title ?? session.externalId ?? session.id;
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href={`/sessions/${session.id}`} className="text-slate-500 hover:text-slate-900">
-          ← {label}
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[
+          { href: "/sessions", label: "Sessions" },
+          { href: `/sessions/${session.id}`, label },
+        ]}
         title="Replay this session"
         subtitle={`${session.agent.name} · ${session.eventCount} recorded steps. The branch is compared with this run when it stops.`}
       />
