@@ -31,3 +31,4 @@ export * from "./explain";
 export { deepEqual, differingPaths, formatPath, type JsonPath } from "./json";
 export * from "./checks";
 export * from "./trials";
+export * from "./coverage";

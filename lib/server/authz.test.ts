@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import * as apiKeys from "./api-keys";
+import * as coverage from "./coverage";
 import { authorize, can, PERMISSIONS, type Permission } from "./authz";
 import * as executors from "./executors";
 import * as experimentFixtures from "./experiment-fixtures";
@@ -20,6 +21,8 @@ const OPERATIONS: Record<string, Permission> = {
   "api-keys.createApiKey": "api_keys.manage",
   "api-keys.revokeApiKey": "api_keys.manage",
   "api-keys.listApiKeys": "api_keys.manage",
+  "coverage.getReplayCoverage": "coverage.read",
+  "coverage.getExperimentCoverage": "coverage.read",
   "executors.executorSettings": "executors.read",
   "executors.saveModelEndpoint": "executors.manage",
   "executors.saveToolEndpoint": "executors.manage",
@@ -75,6 +78,7 @@ const NOT_OPERATIONS = new Set(["replays.isTerminal", "experiment-fixtures.group
 
 const MODULES: Record<string, Record<string, unknown>> = {
   "api-keys": apiKeys,
+  coverage,
   executors,
   "experiment-fixtures": experimentFixtures,
   experiments,
@@ -158,6 +162,8 @@ describe("authorization", () => {
     expect(can(principal("analyst"), "executors.manage")).toBe(false);
     expect(can(principal("admin"), "executors.manage")).toBe(true);
     expect(can(principal("admin", true), "sessions.read")).toBe(true);
+    expect(can(principal("viewer"), "coverage.read")).toBe(true);
+    expect(can(principal("admin", true), "coverage.read")).toBe(true);
     expect(can(principal("admin", true), "replays.run")).toBe(false);
     expect(() => authorize(principal("viewer"), "executors.manage")).toThrow(/needs the admin role/);
   });

@@ -16,6 +16,7 @@ export const PERMISSIONS = {
   "checks.write": "analyst",
   "experiments.read": "viewer",
   "experiments.run": "analyst",
+  "coverage.read": "viewer",
   "reports.read": "viewer",
   "reports.write": "analyst",
   "shares.manage": "analyst",

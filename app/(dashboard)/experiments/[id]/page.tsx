@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { ExperimentCoveragePanel } from "@/components/experiments/ExperimentCoveragePanel";
 import { ExperimentProgress } from "@/components/experiments/ExperimentProgress";
 import { ExperimentResultTable, ExperimentSummary } from "@/components/experiments/ExperimentResults";
 import { FixtureGroups } from "@/components/experiments/FixtureGroups";
@@ -9,6 +10,7 @@ import { formatDateTime } from "@/lib/format";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { experimentFixtureGroups } from "@/lib/server/experiment-fixtures";
 import { describeCounts, experimentCountsOf } from "@/lib/server/experiment-status";
+import { getExperimentCoverage } from "@/lib/server/coverage";
 import { getExperiment } from "@/lib/server/experiments";
 import { supplyGroupFixtureAction } from "../actions";
 
@@ -64,6 +66,10 @@ export default async function ExperimentPage({ params }: Props) {
       />
       <ExperimentSummary summary={summary} />
       <ExperimentResultTable results={experiment.results} />
+      <ExperimentCoveragePanel
+        experimentId={id}
+        coverage={await getExperimentCoverage(principal, { experimentId: id }, prisma)}
+      />
     </>
   );
 }

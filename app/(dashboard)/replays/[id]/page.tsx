@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
+import { CoveragePanel } from "@/components/replays/CoveragePanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
 import { ReplayProgress } from "@/components/replays/ReplayProgress";
@@ -10,6 +11,7 @@ import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
+import { getReplayCoverage } from "@/lib/server/coverage";
 import { getReplay, isTerminal } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";
@@ -89,6 +91,10 @@ export default async function ReplayPage({ params }: Props) {
         </div>
         <EvidencePanel view={view} />
       </div>
+      <CoveragePanel
+        coverage={await getReplayCoverage(principal, { replayId: id }, prisma)}
+        csvHref={`/api/replays/${encodeURIComponent(id)}/coverage.csv`}
+      />
     </>
   );
 }
