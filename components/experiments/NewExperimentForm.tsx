@@ -4,6 +4,8 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { startExperimentAction } from "@/app/(dashboard)/experiments/actions";
 import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experiments";
+import { Button } from "@/components/ui/Button";
+import { Notice } from "@/components/ui/Notice";
 
 type Failure = { message: string; fieldErrors: Record<string, string[]> };
 
@@ -105,6 +107,9 @@ export function NewExperimentForm({
             </option>
           ))}
         </select>
+        {usable.length === 0 && agentVersion ? (
+          <EmptyPickerNote agentName={agentVersion.agentName} policyVersions={policyVersions} />
+        ) : null}
         {fieldError("policyVersionId")}
       </label>
       <label className="block text-sm">
@@ -117,20 +122,36 @@ export function NewExperimentForm({
         />
         {fieldError("name")}
       </label>
-      {failure ? (
-        <div role="alert" className="rounded-md border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900">
-          {failure.message}
-        </div>
-      ) : null}
-      <button
-        type="submit"
-        disabled={pending || !policyVersion || !agentVersion || agentVersion.cohortSize === 0}
-        className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
-      >
+      {failure ? <Notice tone="error">{failure.message}</Notice> : null}
+      <Button type="submit" disabled={pending || !policyVersion || !agentVersion || agentVersion.cohortSize === 0}>
         {pending
           ? "Starting…"
           : `Start experiment${agentVersion ? ` over ${agentVersion.cohortSize} session${agentVersion.cohortSize === 1 ? "" : "s"}` : ""}`}
-      </button>
+      </Button>
     </form>
+  );
+}
+
+/** Why the policy picker is empty: every saved policy belongs to another agent. */
+function EmptyPickerNote({
+  agentName,
+  policyVersions,
+}: {
+  agentName: string;
+  policyVersions: readonly PolicyVersionChoice[];
+}) {
+  const names = [...new Set(policyVersions.map((p) => p.policyName))];
+  return (
+    <p className="mt-2 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" role="status">
+      No saved policy can run on {agentName}:{" "}
+      {names.length === 1 ? "the one saved policy" : `all ${names.length} saved policies`} (
+      {names.slice(0, 5).join(", ")}
+      {names.length > 5 ? ", …" : ""}) {names.length === 1 ? "belongs" : "belong"} to other agents. A policy runs on its
+      own agent, or on any when it has none.{" "}
+      <a href="/policies" className="font-medium text-indigo-700 underline">
+        Create a policy for {agentName}
+      </a>{" "}
+      (or one without an agent); a history rule with scope cohort_version can be saved there.
+    </p>
   );
 }

@@ -1,44 +1,27 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import {
   addAllowedHostAction,
   removeExecutorSettingAction,
   saveModelEndpointAction,
   saveToolEndpointAction,
 } from "@/app/(dashboard)/settings/executors/actions";
-import type { ActionResult } from "@/lib/http/action";
+import { Button } from "@/components/ui/Button";
+import { useActionForm as useSubmit, type ActionFormError } from "@/components/ui/useActionForm";
 
 type Fields = Record<string, string[]>;
-type SubmitError = { message: string; fields: Fields };
-
-function useSubmit() {
-  const router = useRouter();
-  const [pending, start] = useTransition();
-  const [error, setError] = useState<SubmitError | null>(null);
-  const run = (fn: () => Promise<ActionResult<unknown>>, onOk?: () => void) =>
-    start(async () => {
-      const result = await fn();
-      if (!result.ok) return setError({ message: result.error.message, fields: result.error.fieldErrors });
-      setError(null);
-      onOk?.();
-      router.refresh();
-    });
-  return { pending, error, run };
-}
+type SubmitError = ActionFormError;
 
 const input = "mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm";
-const button =
-  "rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50";
 
 /** The form's submit button, and an error that belongs to no single field. */
 function SubmitRow({ label, pending, error }: { label: string; pending: boolean; error: SubmitError | null }) {
   return (
     <div className="sm:col-span-4">
-      <button type="submit" disabled={pending} className={button}>
+      <Button type="submit" disabled={pending}>
         {label}
-      </button>
+      </Button>
       {error && Object.keys(error.fields).length === 0 ? (
         <span role="alert" className="ml-3 text-sm text-rose-700">
           {error.message}
@@ -173,9 +156,9 @@ export function AllowedHostForm() {
         onChange={(e) => setHost(e.target.value)}
         className="w-80 rounded-md border border-slate-300 px-2 py-1 text-sm"
       />
-      <button type="submit" disabled={pending} className={button}>
+      <Button type="submit" disabled={pending}>
         Allow host
-      </button>
+      </Button>
       {error ? (
         <span role="alert" className="w-full text-sm text-rose-700">
           {error.message}

@@ -12,8 +12,8 @@ export type PolicyForm = "branchpoint" | "seed-000" | "seed-003";
 
 export const FORM_LABELS: Record<PolicyForm, string> = {
   branchpoint: "Branchpoint policy document",
-  "seed-000": "seed-000 --tool-policy JSON",
-  "seed-003": "seed-003 policy shape",
+  "seed-000": "Kitaru --tool-policy JSON",
+  "seed-003": "policy-levels JSON",
 };
 
 export type DetectedImport =
@@ -62,7 +62,7 @@ export function importPolicyText(text: string, options: { knownTools?: readonly 
             path: [],
             code: "invalid",
             message:
-              "Not a policy: expected our document (model, drift, tools), seed 000's tool policy (default, tools) or seed 003's shape (model, tool, drift).",
+              "Not a policy: expected a Branchpoint policy (model, drift, tools), Kitaru --tool-policy JSON (default, tools) or policy-levels JSON (model, tool, drift).",
           },
         ],
       };
@@ -99,7 +99,7 @@ export function importPolicyText(text: string, options: { knownTools?: readonly 
           {
             path: [],
             code: "assumed_default",
-            message: `A seed-000 tool policy has no run-level choices; model "${runLevel.model}", drift "${runLevel.drift}" and maxSteps ${runLevel.maxSteps ?? "—"} come from the recommended RCA default.`,
+            message: `A Kitaru --tool-policy document has no run-level choices; model "${runLevel.model}", drift "${runLevel.drift}" and maxSteps ${runLevel.maxSteps ?? "—"} come from the recommended RCA default.`,
           },
         ],
       };

@@ -288,7 +288,7 @@ function langgraphNull(call: ToolCall): RuleResult {
   return {
     type: "stop",
     code: "langgraph_null_result",
-    message: `The matched "${call.tool}" recording completed with a null result; LangGraph requires a recorded ToolMessage or Command envelope and fails closed for null or malformed completed results (seed 000).`,
+    message: `The matched "${call.tool}" recording completed with a null result; LangGraph requires a recorded ToolMessage or Command envelope and fails closed for null or malformed completed results.`,
     miss: null,
   };
 }

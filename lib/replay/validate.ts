@@ -50,25 +50,24 @@ export type PolicyValidation =
   | { ok: true; policy: Policy; errors: []; warnings: PolicyIssue[] }
   | { ok: false; policy: Policy | null; errors: PolicyIssue[]; warnings: PolicyIssue[] };
 
-/** Seed sentences quoted in messages, so the editor shows the rule itself. */
+/** The seeds' sentences (seed 000, seed 003, DESIGN §3) as messages, so the editor shows the rule itself. */
 const SEED = {
   openaiAgents:
-    'Seed 000: "The OpenAI Agents adapter does not support a `history` default. Keep its default as `passthrough` and add a named `history` override for each direct function tool you want to replay."',
+    "The OpenAI Agents adapter does not support a `history` default. Keep its default as `passthrough` and add a named `history` override for each direct function tool you want to replay.",
   llmRejected:
-    'Seed 000: "The API accepts and stores the `llm` policy, but the PydanticAI, Mastra, and Vercel AI SDK adapters do not support it. Those adapters reject the policy before executing the configured tool. Use `static` when you need to provide a simulated result."',
-  llmElsewhere: 'Seed 000: "Check the relevant adapter page before relying on `llm` elsewhere."',
+    "The API accepts and stores the `llm` policy, but the PydanticAI, Mastra, and Vercel AI SDK adapters do not support it. Those adapters reject the policy before executing the configured tool. Use `static` when you need to provide a simulated result.",
+  llmElsewhere: "Check the relevant adapter page before relying on `llm` elsewhere.",
   capability:
-    'Seed 000: "Anything beyond passthrough needs a runtime that can intercept tool calls. A replay or experiment run with a non-passthrough policy is rejected when the agent version does not declare the tool_policies runtime capability."',
-  cohort:
-    'Seed 000: "cohort_version: Any session in the experiment\'s cohort. This scope is valid only inside experiments."',
+    "Anything beyond passthrough needs a runtime that can intercept tool calls. A replay or experiment run with a non-passthrough policy is rejected when the agent version does not declare the tool_policies runtime capability.",
+  cohort: "cohort_version: Any session in the experiment's cohort. This scope is valid only inside experiments.",
   langgraph:
-    'Seed 000: "A completed history match replays its result, including null, except in LangGraph: it requires a recorded ToolMessage or Command envelope and fails closed for null or malformed completed results."',
+    "A completed history match replays its result, including null, except in LangGraph: it requires a recorded ToolMessage or Command envelope and fails closed for null or malformed completed results.",
   crossAdapter:
-    'Seed 000: "History matching is guaranteed only within the same adapter implementation. Different frameworks can apply schema defaults, coercion, or serialization differently, which changes the cache key even when a tool call looks equivalent."',
+    "History matching is guaranteed only within the same adapter implementation. Different frameworks can apply schema defaults, coercion, or serialization differently, which changes the cache key even when a tool call looks equivalent.",
   passthroughMiss:
-    'Seed 000: "passthrough: execute the live tool. Use this only when repeating the call is safe." Only tools declared `none` or `read` are read-only.',
+    "passthrough: execute the live tool. Use this only when repeating the call is safe. Only tools declared `none` or `read` are read-only.",
   approval:
-    'DESIGN §3: "tools not declared read-only require `per_call`" (seed 003 `live-explicit`: "Allow live side-effecting tools with explicit approval. Treat as high risk.")',
+    'A tool not declared read-only runs live only with `approval: "per_call"`: live side effects need an explicit approval each time and are high risk.',
   overrides:
     "The agent version does not declare the `overrides` runtime capability, so model settings cannot be overridden.",
 } as const;
@@ -239,4 +238,50 @@ function policyCaveats(policy: Policy, context: z.output<typeof ValidationContex
     );
   }
   return issues;
+}
+
+// ---------------------------------------------------------------------------
+// The one check the editor, the policies API, the replay form and experiments share.
+
+/** Where a policy document is checked: saved (editor, policies API), run on one session, or run over a cohort. */
+export type PolicyUse = "saved" | "replay" | "experiment";
+
+export type PolicyCheckContext = Omit<ValidationContext, "inExperiment"> & { use: PolicyUse };
+
+/** Said of `cohort_version` in a saved policy: allowed, with what it means. */
+export const COHORT_NOTE =
+  "`cohort_version` applies in experiments, where history answers from any session of the cohort; a replay of a single session refuses it.";
+
+/** Said of the runtime caveats: what they mean for a replay here. */
+const RUNTIME_NOTE =
+  "Branchpoint's engine intercepts every tool itself, so a replay here runs it; an agent runtime may not.";
+
+/**
+ * The one validation of a policy document, in the context it will run in:
+ * the same rules and the same words whether the editor saves it, the API
+ * stores it, the replay form runs it or an experiment does. Errors are what
+ * Branchpoint refuses to run: a document that does not parse, and
+ * `cohort_version` outside an experiment when it is about to run on one
+ * session. A saved policy may hold `cohort_version` (with a note that it
+ * applies in experiments). The seeds' runtime caveats (adapter support,
+ * capabilities, live execution) are warnings everywhere: Branchpoint's engine
+ * intercepts every tool, so it runs what they describe, and the warning
+ * still says what an agent runtime would do with the document.
+ */
+export function checkPolicy(document: unknown, context: PolicyCheckContext): PolicyValidation {
+  const { use, ...rest } = context;
+  const result = validatePolicy(document, { ...rest, inExperiment: use === "experiment" });
+  if (result.policy === null) return result;
+  const errors: PolicyIssue[] = [];
+  const warnings: PolicyIssue[] = [...result.warnings];
+  for (const issue of result.errors) {
+    if (issue.code === "schema") errors.push(issue);
+    else if (issue.code === "cohort_scope_outside_experiment")
+      if (use === "replay") errors.push({ ...issue, message: `${COHORT_NOTE} ${issue.message}` });
+      else warnings.push({ ...issue, severity: "warning", message: COHORT_NOTE });
+    else warnings.push({ ...issue, severity: "warning", message: `${RUNTIME_NOTE} ${issue.message}` });
+  }
+  return errors.length === 0
+    ? { ok: true, policy: result.policy, errors: [], warnings }
+    : { ok: false, policy: result.policy, errors, warnings };
 }

@@ -11,6 +11,7 @@ import {
   getExperimentProgress,
   runExperiment,
 } from "@/lib/server/experiments";
+import { supplyGroupFixture, SupplyGroupFixtureInput } from "@/lib/server/experiment-fixtures";
 import { systemPrincipal } from "@/lib/server/principal";
 
 /** Stores the experiment with its cohort and runs it after the response: the page polls its progress. */
@@ -29,3 +30,10 @@ export const startExperimentAction = validatedAction(CreateExperimentInput, asyn
 
 /** Progress for the poll. */
 export const experimentProgressAction = validatedAction(ExperimentRef, getExperimentProgress);
+
+/** One fixture for every member paused on the same call; they resume. */
+export const supplyGroupFixtureAction = validatedAction(SupplyGroupFixtureInput, async (principal, input, prisma) => {
+  const result = await supplyGroupFixture(principal, input, prisma);
+  revalidatePath(`/experiments/${input.experimentId}`);
+  return result;
+});

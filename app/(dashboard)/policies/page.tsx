@@ -24,8 +24,8 @@ export default async function PoliciesPage() {
       <div className="space-y-6">
         {policies.length === 0 ? (
           <EmptyState title="No policies yet">
-            Create one below from a preset (start with the recommended RCA default) or paste a seed-000{" "}
-            <code className="font-mono">--tool-policy</code> JSON, then refine it visually or as JSON.
+            Create one below from a preset (start with the recommended RCA default) or paste a Kitaru --tool-policy
+            JSON, then refine it visually or as JSON.
           </EmptyState>
         ) : (
           <DataTable

@@ -22,18 +22,27 @@ import {
   SupplyFixtureInput,
 } from "@/lib/server/replays";
 
-/** Stores the replay and runs it after the response: the page shows progress instead of waiting. */
+/**
+ * Stores the replay and runs it after the response: the page shows progress instead of waiting.
+ * Repeated trials are stored as one replay each and run one after another.
+ */
 export const startReplayAction = validatedAction(StartReplayInput, async (principal, input, prisma) => {
   const started = await createReplay(principal, input, prisma);
   after(async () => {
-    try {
-      await runReplay(systemPrincipal(principal.name), { replayId: started.id }, await db());
-    } catch (error) {
-      console.error(`Replay ${started.id} failed to run:`, error);
+    for (const id of started.trialIds ?? [started.id]) {
+      try {
+        await runReplay(systemPrincipal(principal.name), { replayId: id }, await db());
+      } catch (error) {
+        console.error(`Replay ${id} failed to run:`, error);
+      }
     }
   });
   revalidatePath("/replays");
-  return { id: started.id, warnings: started.warnings.map((w) => w.message) };
+  return {
+    id: started.id,
+    trialSetId: started.trialSetId ?? null,
+    warnings: started.warnings.map((w) => w.message),
+  };
 });
 
 export const supplyFixtureAction = validatedAction(

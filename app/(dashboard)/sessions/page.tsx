@@ -6,6 +6,7 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { listSessions } from "@/lib/server/sessions";
+import { buttonClass } from "@/components/ui/Button";
 
 export const metadata: Metadata = { title: "Sessions" };
 export const dynamic = "force-dynamic";
@@ -51,10 +52,7 @@ export default async function SessionsPage({
           <EmptyState
             title="No sessions yet"
             action={
-              <a
-                href="/import"
-                className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-500"
-              >
+              <a href="/import" className={buttonClass()}>
                 Import sessions
               </a>
             }

@@ -4,6 +4,7 @@ import { db } from "@/lib/db";
 import { shareLinkPrincipal } from "@/lib/http/principal";
 import { openSharedReport } from "@/lib/server/reports";
 import { formatDateTime } from "@/lib/format";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
@@ -27,18 +28,10 @@ export default async function SharedReportPage({ params }: Props) {
           </p>
         </div>
         <div className="flex items-center gap-2">
-          <a
-            href={exportHref("md")}
-            rel="nofollow"
-            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-          >
+          <a href={exportHref("md")} rel="nofollow" className={buttonClass({ variant: "secondary" })}>
             Download Markdown
           </a>
-          <a
-            href={exportHref("json")}
-            rel="nofollow"
-            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-          >
+          <a href={exportHref("json")} rel="nofollow" className={buttonClass({ variant: "secondary" })}>
             Download JSON
           </a>
         </div>

@@ -5,6 +5,7 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { experimentChoices } from "@/lib/server/experiments";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New experiment" };
@@ -14,12 +15,8 @@ export default async function NewExperimentPage() {
   const { policyVersions, agentVersions } = await experimentChoices(principal, {}, prisma);
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/experiments" className="text-slate-500 hover:text-slate-900">
-          ← Experiments
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/experiments", label: "Experiments" }]}
         title="New experiment"
         subtitle="Replay every recorded session of one agent version under one policy version."
       />
@@ -27,10 +24,7 @@ export default async function NewExperimentPage() {
         <EmptyState
           title="No saved policies yet"
           action={
-            <Link
-              href="/policies"
-              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-            >
+            <Link href="/policies" className={buttonClass()}>
               Create a policy
             </Link>
           }
@@ -42,10 +36,7 @@ export default async function NewExperimentPage() {
         <EmptyState
           title="No sessions yet"
           action={
-            <Link
-              href="/import"
-              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-            >
+            <Link href="/import" className={buttonClass()}>
               Import sessions
             </Link>
           }

@@ -1,6 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { buildConversation } from "@/components/sessions/conversation";
+import { SessionView } from "@/components/sessions/SessionView";
+import { parseSessionView } from "@/components/sessions/views";
 import { SessionTimeline } from "@/components/sessions/SessionTimeline";
+import { buildWaterfall } from "@/components/sessions/waterfall";
 import { sessionLabel } from "@/components/sessions/SessionTable";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
@@ -9,10 +13,11 @@ import { toSessionEvent } from "@/lib/db";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { getSession } from "@/lib/server/sessions";
 import { formatCost, formatDateTime, formatDuration, formatTokens } from "@/lib/format";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ id: string }> };
+type Props = { params: Promise<{ id: string }>; searchParams?: Promise<{ view?: string; q?: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
@@ -21,8 +26,12 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: session ? sessionLabel(session) : "Session not found" };
 }
 
-export default async function SessionPage({ params }: Props) {
-  const { id } = await params;
+export default async function SessionPage({ params, searchParams }: Props) {
+  const [{ id }, query] = await Promise.all([
+    params,
+    searchParams ?? Promise.resolve({} as { view?: string; q?: string }),
+  ]);
+  const initialView = parseSessionView(query.view);
   const { principal, prisma } = await pageContext();
   const session = await orNotFound(getSession(principal, { sessionId: id }, prisma));
   const events = session.events.map(toSessionEvent);
@@ -38,12 +47,8 @@ export default async function SessionPage({ params }: Props) {
   ];
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/sessions" className="text-slate-500 hover:text-slate-900">
-          ← Sessions
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/sessions", label: "Sessions" }]}
         title={sessionLabel(session)}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
@@ -56,10 +61,7 @@ export default async function SessionPage({ params }: Props) {
           </span>
         }
         actions={
-          <Link
-            href={`/sessions/${session.id}/replay`}
-            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-          >
+          <Link href={`/sessions/${session.id}/replay`} className={buttonClass()}>
             Replay this session
           </Link>
         }
@@ -77,7 +79,13 @@ export default async function SessionPage({ params }: Props) {
           It was imported without steps; re-import it with its events.
         </EmptyState>
       ) : (
-        <SessionTimeline events={events} />
+        <SessionView
+          chat={buildConversation(events)}
+          waterfall={buildWaterfall(events)}
+          timeline={<SessionTimeline events={events} />}
+          initialView={initialView}
+          initialQuery={typeof query.q === "string" ? query.q.slice(0, 200) : ""}
+        />
       )}
     </>
   );

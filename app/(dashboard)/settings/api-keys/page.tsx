@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { ApiKeyManager } from "@/components/settings/ApiKeyManager";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
@@ -14,12 +13,8 @@ export default async function ApiKeysPage() {
   const keys = await listApiKeys(principal, {}, prisma);
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/settings" className="text-slate-500 hover:text-slate-900">
-          ← Settings
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/settings", label: "Settings" }]}
         title="API keys"
         subtitle={
           <>

@@ -1,15 +1,29 @@
 import { apiRoute, readJson, readQuery } from "@/lib/http/api";
 import { presentReplay } from "@/lib/http/present";
+import { replayCounterfactual, trialSetView } from "@/lib/server/counterfactual";
 import { getReplay, ListReplaysInput, listReplays, StartReplayInput, startReplay } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 
-/** `{ sessionId, policy | policyVersionId, edits? }` → runs the branch to its first stop: `201 { replay }`. */
+/**
+ * `{ sessionId, policy | policyVersionId, edits?, modelEndpoint?, checks?, trials? }` → runs the branch
+ * to its first stop: `201 { replay }` (with `fork` and check `verdicts`). With `trials` > 1, runs each
+ * trial and adds `trialSet` (pass rate, interval, per-step departures); `replay` is the first trial.
+ */
 export const POST = apiRoute(async ({ request, prisma, principal }) => {
   const input = await readJson(request, StartReplayInput);
   const started = await startReplay(principal, input, prisma);
   const view = await getReplay(principal, { replayId: started.id }, prisma);
-  return Response.json({ replay: presentReplay(view, started.warnings) }, { status: 201 });
+  const counterfactual = await replayCounterfactual(principal, { replayId: started.id }, prisma);
+  return Response.json(
+    {
+      replay: { ...presentReplay(view, started.warnings), ...counterfactual },
+      ...(started.trialSetId
+        ? { trialSet: await trialSetView(principal, { trialSetId: started.trialSetId }, prisma) }
+        : {}),
+    },
+    { status: 201 },
+  );
 });
 
 /** Replays, newest first: `{ replays, nextCursor }`. */

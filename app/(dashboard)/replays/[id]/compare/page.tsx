@@ -4,12 +4,16 @@ import { CompareView } from "@/components/compare/CompareView";
 import { FinalOutputDiff } from "@/components/compare/FinalOutputDiff";
 import { MetricsTable } from "@/components/compare/MetricsTable";
 import { finalText, packRows, parseCompareState, toRows } from "@/components/compare/rows";
+import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
+import { replayCounterfactual } from "@/lib/server/counterfactual";
 import { getReplayComparison, isTerminal } from "@/lib/server/replays";
+import { buttonClass } from "@/components/ui/Button";
+import { Notice } from "@/components/ui/Notice";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare base and branch" };
@@ -21,16 +25,16 @@ export default async function ComparePage({ params, searchParams }: Props) {
   // Rows and the first divergence only: a pair's full events are fetched when it is selected.
   const { principal, prisma } = await pageContext();
   const view = await orNotFound(getReplayComparison(principal, { replayId: id }, prisma));
+  const counterfactual = await replayCounterfactual(principal, { replayId: id }, prisma);
   const { comparison, replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href={`/replays/${replay.id}`} className="text-slate-500 hover:text-slate-900">
-          ← Branch
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[
+          { href: "/replays", label: "Replays" },
+          { href: `/replays/${replay.id}`, label: "Branch" },
+        ]}
         title={<>Base vs branch: “{label}”</>}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
@@ -47,38 +51,35 @@ export default async function ComparePage({ params, searchParams }: Props) {
         }
         actions={
           <>
-            <Link
-              href={`/sessions/${session.id}`}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
-            >
+            <Link href={`/sessions/${session.id}`} className={buttonClass({ variant: "secondary" })}>
               Open base in full
             </Link>
-            <Link
-              href={`/replays/${replay.id}`}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
-            >
+            <Link href={`/replays/${replay.id}`} className={buttonClass({ variant: "secondary" })}>
               Open branch in full
             </Link>
             <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
           </>
         }
       />
+      <TrialSetLink trialSet={counterfactual?.trialSet ?? null} />
+      <ForkNotice fork={counterfactual?.fork ?? null} modelPolicy={replay.policySnapshot.model} />
+      <VerdictList verdicts={counterfactual?.verdicts ?? []} />
       {comparison.firstDivergence ? (
-        <p
-          className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900"
-          data-testid="first-divergence"
-        >
+        <Notice tone="warning" className="mb-4" testId="first-divergence">
           First divergence at pair {comparison.firstDivergence.pairIndex} (base step{" "}
           {comparison.firstDivergence.baseSeq ?? "—"}, branch step {comparison.firstDivergence.branchSeq ?? "—"}):{" "}
           {comparison.firstDivergence.summary}
-        </p>
+        </Notice>
+      ) : comparison.metrics.not_reached > 0 ? (
+        <Notice tone="info" className="mb-4" testId="first-divergence">
+          Every step the branch ran equals the base run; it ended ({replay.status.replaceAll("_", " ")}) before the last{" "}
+          {comparison.metrics.not_reached} base {comparison.metrics.not_reached === 1 ? "step" : "steps"}, shown as not
+          reached.
+        </Notice>
       ) : (
-        <p
-          className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-2 text-sm text-emerald-900"
-          data-testid="first-divergence"
-        >
+        <Notice tone="success" className="mb-4" testId="first-divergence">
           The branch reproduces the base run: every aligned step is equal.
-        </p>
+        </Notice>
       )}
       <CompareView
         replayId={replay.id}
