@@ -255,11 +255,13 @@ test.describe("the HTTP edge", () => {
   });
 
   test("TRACE and other unsupported methods get 405; a %ff path segment gets 400 on every route", async () => {
-    for (const method of ["TRACE", "TRACK", "PROPFIND"]) {
+    for (const method of ["TRACE", "PROPFIND"]) {
       const res = await raw(method, "/api/v1/sessions", bearer);
       expect(res.status, method).toBe(405);
       expect(res.headers.allow).toContain("GET");
     }
+    // Node's HTTP parser does not know TRACK and answers 400 itself, before any of our code runs.
+    expect((await raw("TRACK", "/api/v1/sessions", bearer)).status).toBe(400);
     const routes = [
       "/api/v1/sessions/%ff",
       "/api/v1/policies/%ff",
