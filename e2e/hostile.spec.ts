@@ -328,7 +328,7 @@ test.describe("the HTTP edge", () => {
 
   test("the comparison page's Monaco diff editor runs under the CSP with no violation", async ({ page, request }) => {
     const violations = await watchCsp(page);
-    // A branch that differs from its base at step 1: look up another order, answered by a fixture.
+    // A branch that differs from its base at step 1 (one changed pair, p1-1): look up another order, answered by a fixture.
     const sessions = (await (await request.get("/api/v1/sessions?q=refund", { headers: bearer })).json()) as {
       sessions: { id: string }[];
     };
@@ -353,9 +353,9 @@ test.describe("the HTTP edge", () => {
     });
     expect(resumed.status()).toBe(200);
 
-    await page.goto(`/replays/${replay.id}/compare?pair=r1`);
+    await page.goto(`/replays/${replay.id}/compare?pair=p1-1`);
     await expect(page.getByTestId("pair-detail")).toContainText("lookup_order");
-    const diff = page.getByTestId("monaco-diff");
+    const diff = page.getByTestId("pair-detail").getByTestId("monaco-diff");
     await expect(diff.locator(".monaco-diff-editor")).toBeVisible();
     await expect(diff).toContainText("4822");
     // The diff is computed in Monaco's editor worker: its insert/delete decorations appear only if the worker ran.
