@@ -181,5 +181,5 @@ test("favicon, and a tab kept in the URL", async ({ page }) => {
   await page.getByRole("radio", { name: "a preset" }).click();
   await expect(page.getByRole("radio", { name: "a preset" })).toBeChecked();
   await expect(page).toHaveURL(/\/policies$/);
-  await expect(page.getByLabel("Preset")).toBeVisible();
+  await expect(page.getByLabel("Preset", { exact: true })).toBeVisible();
 });

@@ -15,7 +15,7 @@ export default function ShareLayout({ children }: { children: ReactNode }) {
       <header className="border-b border-slate-200 bg-white">
         <div className="mx-auto flex h-12 max-w-5xl items-center gap-2 px-6 text-sm">
           <span className="font-semibold tracking-tight text-slate-900">Branchpoint</span>
-          <span className="text-slate-400">·</span>
+          <span className="text-slate-500">·</span>
           <span className="text-slate-600">shared RCA report, read-only</span>
         </div>
       </header>

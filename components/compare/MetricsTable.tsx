@@ -6,7 +6,7 @@ function fmt(n: number, money = false): string {
 }
 
 function Delta({ d, money }: { d: MetricDelta; money?: boolean }) {
-  const tone = d.delta === 0 ? "text-slate-400" : d.delta > 0 ? "text-amber-700" : "text-emerald-700";
+  const tone = d.delta === 0 ? "text-slate-500" : d.delta > 0 ? "text-amber-700" : "text-emerald-700";
   return (
     <span className={`tabular-nums ${tone}`}>
       {d.delta === 0 ? "±0" : `${d.delta > 0 ? "+" : "−"}${fmt(Math.abs(d.delta), money)}`}

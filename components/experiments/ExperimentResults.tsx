@@ -105,7 +105,7 @@ export function ExperimentResultTable({ results }: { results: ExperimentDetail["
             </td>
             <td className="px-3 py-2 text-right">
               {r.status === "queued" || r.status === "running" ? (
-                <span className="text-slate-400">—</span>
+                <span className="text-slate-500">—</span>
               ) : (
                 <Link
                   href={`/replays/${r.replayId}/compare`}

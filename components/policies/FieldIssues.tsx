@@ -4,9 +4,9 @@ import type { PolicyIssue } from "@/lib/replay";
 export function FieldIssues({ issues, testId }: { issues: readonly PolicyIssue[]; testId?: string }) {
   if (issues.length === 0) return null;
   return (
-    <ul className="mt-1 space-y-1" data-testid={testId}>
+    <div className="mt-1 space-y-1" data-testid={testId}>
       {issues.map((i, k) => (
-        <li
+        <div
           key={`${i.code}-${k}`}
           role={i.severity === "error" ? "alert" : "note"}
           data-severity={i.severity}
@@ -18,8 +18,8 @@ export function FieldIssues({ issues, testId }: { issues: readonly PolicyIssue[]
           }`}
         >
           <span className="font-semibold">{i.severity === "error" ? "Error" : "Warning"}:</span> {i.message}
-        </li>
+        </div>
       ))}
-    </ul>
+    </div>
   );
 }

@@ -150,7 +150,7 @@ export function ToolTable({
                       {override ? (
                         summary(override)
                       ) : (
-                        <span className="text-slate-400">default: {summary(doc.tools.default)}</span>
+                        <span className="text-slate-500">default: {summary(doc.tools.default)}</span>
                       )}
                     </td>
                     <td className="py-2 text-right text-xs whitespace-nowrap">

@@ -100,7 +100,7 @@ export function CoveragePanel({
                       </Badge>
                     ))}
                     {t.edited > 0 ? <Badge>edited {t.edited}</Badge> : null}
-                    {t.calls === 0 ? <span className="text-slate-400">not called</span> : null}
+                    {t.calls === 0 ? <span className="text-slate-500">not called</span> : null}
                   </span>
                 </td>
                 <td className="px-3 py-2 text-right tabular-nums">{t.misses.reduce((m, g) => m + g.count, 0)}</td>
@@ -142,7 +142,7 @@ export function CoveragePanel({
                           <code className="break-all">{previewText(m.closest.args, 100)}</code>
                         </>
                       ) : (
-                        <span className="text-slate-400">none recorded</span>
+                        <span className="text-slate-500">none recorded</span>
                       )}
                     </td>
                     <td className="px-3 py-2 font-mono text-xs break-all">

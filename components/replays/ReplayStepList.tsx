@@ -61,7 +61,7 @@ export function ReplayStepList({ steps, limit = 300 }: { steps: ReplayStep[]; li
             </td>
             <td className="px-3 py-1.5 text-xs">
               {s.equalsBase ? (
-                <span className="text-slate-400">= {s.baseSeq}</span>
+                <span className="text-slate-500">= {s.baseSeq}</span>
               ) : isInputOnlyStep(s) ? (
                 <Badge
                   tone="neutral"

@@ -11,7 +11,7 @@ export function CreateReportButton({ replayId, finished = true }: { replayId: st
       <span
         aria-disabled="true"
         title="A report needs a finished replay: supply the pending fixture or approval first."
-        className="inline-flex cursor-not-allowed items-center rounded-md border border-slate-200 bg-slate-100 px-3 py-1.5 text-sm font-medium text-slate-400"
+        className="inline-flex cursor-not-allowed items-center rounded-md border border-slate-200 bg-slate-100 px-3 py-1.5 text-sm font-medium text-slate-500"
       >
         Create report
       </span>

@@ -27,7 +27,7 @@ const COMPONENTS: Components = {
  * hosts); their alt text stays.
  */
 export function Markdown({ text, empty = "Not filled in." }: { text: string; empty?: string }) {
-  if (!text.trim()) return <p className="text-sm text-slate-400 italic">{empty}</p>;
+  if (!text.trim()) return <p className="text-sm text-slate-500 italic">{empty}</p>;
   return (
     <div className="text-sm text-slate-800">
       <ReactMarkdown skipHtml disallowedElements={["img"]} unwrapDisallowed={false} components={COMPONENTS}>

@@ -279,7 +279,7 @@ export function ReportForm(props: ReportFormProps) {
                     }
                     aria-label={`Pin pair ${i}: ${p.label}`}
                   />
-                  <span className="w-6 text-right text-xs text-slate-400 tabular-nums">{i}</span>
+                  <span className="w-6 text-right text-xs text-slate-500 tabular-nums">{i}</span>
                   <Badge tone={PAIR_TONES[p.type]}>{p.type}</Badge>
                   <span className="truncate font-mono text-xs">{p.label}</span>
                 </label>

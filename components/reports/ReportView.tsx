@@ -45,7 +45,7 @@ function PairView({ pair, first }: { pair: SnapshotPair; first: boolean }) {
       <div className="grid gap-3 p-3 md:grid-cols-2">
         <div>
           {pair.type === "inserted" ? (
-            <p className="text-xs text-slate-400 italic">Not in the base run.</p>
+            <p className="text-xs text-slate-500 italic">Not in the base run.</p>
           ) : (
             <JsonBlock
               label="Base"
@@ -55,7 +55,7 @@ function PairView({ pair, first }: { pair: SnapshotPair; first: boolean }) {
         </div>
         <div>
           {pair.type === "removed" || pair.type === "unreached" ? (
-            <p className="text-xs text-slate-400 italic">
+            <p className="text-xs text-slate-500 italic">
               {pair.type === "unreached" ? "The branch ended before this step." : "Not in the branch."}
             </p>
           ) : (
@@ -71,7 +71,7 @@ function PairView({ pair, first }: { pair: SnapshotPair; first: boolean }) {
 }
 
 function Delta({ n }: { n: number }) {
-  if (n === 0) return <span className="text-slate-400">0</span>;
+  if (n === 0) return <span className="text-slate-500">0</span>;
   return <span className={n > 0 ? "text-rose-700" : "text-emerald-700"}>{n > 0 ? `+${n}` : n}</span>;
 }
 
@@ -150,7 +150,7 @@ export function ReportView({ report }: { report: ReportDocument }) {
                 {k} {v}
               </Badge>
             ))}
-            <span className="text-slate-400">·</span>
+            <span className="text-slate-500">·</span>
             <span className="text-slate-600">
               {s.comparison.pairCount} aligned pairs: {s.comparison.counts.equal} equal, {s.comparison.counts.changed}{" "}
               changed, {s.comparison.counts.inserted} inserted, {s.comparison.counts.removed} removed

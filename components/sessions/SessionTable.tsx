@@ -45,7 +45,7 @@ export function SessionTable({ sessions }: { sessions: SessionListItem[] }) {
           <td className="px-3 py-2 text-right tabular-nums">{s.eventCount}</td>
           <td className="px-3 py-2 text-right tabular-nums">{s.toolCallCount}</td>
           <td
-            className={`px-3 py-2 text-right tabular-nums ${s.errorCount ? "font-semibold text-rose-700" : "text-slate-400"}`}
+            className={`px-3 py-2 text-right tabular-nums ${s.errorCount ? "font-semibold text-rose-700" : "text-slate-500"}`}
           >
             {s.errorCount || "0"}
           </td>

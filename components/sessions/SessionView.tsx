@@ -252,7 +252,7 @@ function ChatEntry({ item, openAll }: { item: ChatItem; openAll: { open: boolean
         data-role={item.role}
         data-seq={item.seq}
       >
-        <div className="mb-1 flex flex-wrap items-center gap-2 text-xs text-slate-500">
+        <div className="mb-1 flex flex-wrap items-center gap-2 text-xs text-slate-600">
           <span className="font-semibold text-slate-700 capitalize">{item.role}</span>
           <span>step #{item.seq}</span>
           {item.role === "assistant" && item.model ? <span className="font-mono">{item.model}</span> : null}
@@ -300,7 +300,7 @@ function ToolCallEntry({ call, openAll }: { call: ChatToolCall; openAll: { open:
         <span className="font-mono font-medium">{call.name}</span>
         <span className="min-w-0 flex-1 truncate font-mono text-slate-500">{call.args.replace(/\s+/g, " ")}</span>
         {call.error ? <StatusBadge status="failed" /> : null}
-        {call.seq !== null ? <span className="text-slate-400">#{call.seq}</span> : null}
+        {call.seq !== null ? <span className="text-slate-500">#{call.seq}</span> : null}
         <span className="text-slate-500 tabular-nums">{formatDuration(call.durationMs)}</span>
       </summary>
       <div className="grid gap-2 border-t border-slate-200 p-2 md:grid-cols-2">

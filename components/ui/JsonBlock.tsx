@@ -7,7 +7,7 @@ export function JsonBlock({ value, label }: { value: unknown; label?: string }) 
     <div className="min-w-0">
       {label ? <div className="mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">{label}</div> : null}
       {text === "" || value === null ? (
-        <div className="rounded border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-xs text-slate-400">
+        <div className="rounded border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-xs text-slate-500">
           null
         </div>
       ) : (

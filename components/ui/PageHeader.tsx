@@ -27,7 +27,7 @@ export function PageHeader({
             {breadcrumbs.map((c, i) => (
               <li key={c.href} className="flex min-w-0 items-center gap-1">
                 {i > 0 ? (
-                  <span aria-hidden="true" className="text-slate-400">
+                  <span aria-hidden="true" className="text-slate-500">
                     /
                   </span>
                 ) : null}

@@ -47,7 +47,7 @@ export default async function PoliciesPage() {
                         {p.agent.name} <Badge>{p.agent.adapter}</Badge>
                       </>
                     ) : (
-                      <span className="text-slate-400">none</span>
+                      <span className="text-slate-500">none</span>
                     )}
                   </td>
                   <td className="px-3 py-2 text-right tabular-nums">

@@ -72,12 +72,12 @@ export default async function ReportsPage({ searchParams }: Props) {
                       {r.activeShares} active link{r.activeShares === 1 ? "" : "s"}
                     </Badge>
                   ) : (
-                    <span className="text-slate-400">—</span>
+                    <span className="text-slate-500">—</span>
                   )}
                 </td>
                 <td className="px-3 py-2 whitespace-nowrap text-slate-600">
                   {formatDateTime(r.createdAt)}
-                  {r.createdBy ? <span className="text-slate-400"> · {r.createdBy}</span> : null}
+                  {r.createdBy ? <span className="text-slate-500"> · {r.createdBy}</span> : null}
                 </td>
               </tr>
             );

@@ -118,6 +118,8 @@ export function JsonDiffImpl({ original, modified, height = 320, language = "jso
           readOnly: true,
           renderSideBySide: true,
           originalEditable: false,
+          originalAriaLabel: "Base (read-only)",
+          modifiedAriaLabel: "Branch (read-only)",
           ...(focusChanges
             ? { hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 5, revealLineCount: 20 } }
             : {}),

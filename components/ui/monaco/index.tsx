@@ -7,7 +7,7 @@ function Loading({ height = 320 }: { height?: number | string }) {
   return (
     <div
       style={{ height }}
-      className="flex items-center justify-center rounded-md border border-slate-200 bg-slate-50 text-xs text-slate-400"
+      className="flex items-center justify-center rounded-md border border-slate-200 bg-slate-50 text-xs text-slate-500"
     >
       Loading editor…
     </div>

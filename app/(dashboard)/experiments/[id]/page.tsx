@@ -36,7 +36,7 @@ export default async function ExperimentPage({ params }: Props) {
           <span className="flex flex-wrap items-center gap-2">
             <StatusBadge status={state} />
             <span data-testid="experiment-counts">{describeCounts(counts)}</span>
-            <span className="text-slate-400">·</span>
+            <span className="text-slate-500">·</span>
             <span>
               <Link href={`/policies/${policyVersion.policyId}`} className="text-indigo-700 hover:underline">
                 {policyVersion.policyName} v{policyVersion.version}

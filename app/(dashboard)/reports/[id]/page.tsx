@@ -40,7 +40,7 @@ export default async function ReportPage({ params }: Props) {
               {report.createdBy ? ` by ${report.createdBy}` : ""}
               {report.publishedAt ? `, published ${formatDateTime(new Date(report.publishedAt))}` : ""}
             </span>
-            <span className="text-slate-400">·</span>
+            <span className="text-slate-500">·</span>
             {liveReplayId ? (
               <Link href={`/replays/${liveReplayId}/compare`} className="text-indigo-700 hover:underline">
                 Open the live comparison

@@ -56,7 +56,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
             <span>
               {session.agent.name} <Badge>{session.agent.adapter}</Badge> v{session.agentVersion.version}
             </span>
-            <span className="text-slate-400">·</span>
+            <span className="text-slate-500">·</span>
             <span>imported as {session.format}</span>
           </span>
         }

@@ -66,7 +66,7 @@ export default async function PolicyVersionsPage({
                   <td className="px-3 py-2 font-mono text-xs text-slate-600" title={v.hash}>
                     {v.hash.slice(0, 16)}
                   </td>
-                  <td className="px-3 py-2 text-slate-700">{v.note ?? <span className="text-slate-400">—</span>}</td>
+                  <td className="px-3 py-2 text-slate-700">{v.note ?? <span className="text-slate-500">—</span>}</td>
                   <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">{formatDateTime(v.createdAt)}</td>
                   <td className="px-3 py-2 text-right text-xs">
                     {v.version > 1 ? (
