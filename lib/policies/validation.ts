@@ -42,7 +42,8 @@ export function validateInContext(document: unknown, agent: AgentContext | null)
   const errors = result.errors.filter((i) => CONTEXT_FREE_CODES.has(i.code));
   const warnings = result.warnings.filter((i) => CONTEXT_FREE_CODES.has(i.code));
   if (errors.length > 0) return { ok: false, policy: result.policy, errors, warnings };
-  return { ok: true, policy: Policy.parse(document), errors: [], warnings };
+  // Plain JSON (own keys kept, "__proto__" included): the result may cross to a client component.
+  return { ok: true, policy: JSON.parse(JSON.stringify(Policy.parse(document))) as Policy, errors: [], warnings };
 }
 
 export type Preset = ToolLevel | "recommended";
