@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { SignOutButton } from "@/components/auth/SignOutButton";
 import { NavLink } from "./NavLink";
 
 const LINKS = [
@@ -11,7 +12,7 @@ const LINKS = [
   { href: "/settings", label: "Settings" },
 ] as const;
 
-export function AppNav() {
+export function AppNav({ user }: { user: { name: string; role: string } }) {
   return (
     <header className="border-b border-slate-200 bg-white">
       <div className="mx-auto flex h-14 max-w-7xl items-center gap-8 px-6">
@@ -26,6 +27,12 @@ export function AppNav() {
             </NavLink>
           ))}
         </nav>
+        <div className="ml-auto flex items-center gap-3 text-sm text-slate-600">
+          <span data-testid="signed-in-as">
+            {user.name} <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">{user.role}</span>
+          </span>
+          <SignOutButton />
+        </div>
       </div>
     </header>
   );

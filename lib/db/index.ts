@@ -3,3 +3,5 @@
 export { database, db, openDatabase, type Db, type DbClient, type Database } from "./client";
 export * from "./sessions";
 export * from "./api-keys";
+export * from "./users";
+export * from "./audit";

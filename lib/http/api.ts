@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { db, type Db } from "@/lib/db";
-import { verifyApiKey } from "@/lib/db/api-keys";
 import { env } from "@/lib/env";
+import { AppError } from "@/lib/errors";
+import { authorize, type Permission } from "@/lib/server/authz";
+import type { Principal } from "@/lib/server/principal";
+import { principalForApiKey } from "./principal";
 import { ApiError, apiErrorFromDatabase, errorBody, issuesFromZod } from "./errors";
 
 export { ApiError } from "./errors";
@@ -22,13 +25,13 @@ export function bearerKey(request: Request): string | null {
   return match?.[1] ?? null;
 }
 
-/** Fails closed: a missing, unknown or revoked key is a 401. */
-export async function requireApiKey(prisma: Db, request: Request): Promise<string> {
-  const keyId = await verifyApiKey(prisma, bearerKey(request));
-  if (!keyId) {
+/** Fails closed: a missing, unknown or revoked key (or one whose owner is deactivated) is a 401. */
+export async function requireApiKey(prisma: Db, request: Request): Promise<Principal> {
+  const principal = await principalForApiKey(prisma, bearerKey(request));
+  if (!principal) {
     throw new ApiError(401, "unauthorized", "A valid API key is required: send it as 'Authorization: Bearer <key>'.");
   }
-  return keyId;
+  return principal;
 }
 
 /** Reads a body as text within the configured size limit. */
@@ -101,19 +104,20 @@ export function readQuery<S extends z.ZodType>(request: Request, schema: S): z.i
   return parsed.data;
 }
 
-type Handler<C> = (ctx: { request: Request; prisma: Db; params: C; apiKeyId: string }) => Promise<Response>;
+type Handler<C> = (ctx: { request: Request; prisma: Db; params: C; principal: Principal }) => Promise<Response>;
 
 /**
  * A `/api/v1/*` route: API key checked first, errors mapped to
  * `{ error: { code, message, issues } }` in one place. Unexpected errors are
  * logged and answered with a generic 500 (no internals reach the client).
  */
-export function apiRoute<C = Record<string, never>>(handler: Handler<C>) {
+export function apiRoute<C = Record<string, never>>(permission: Permission, handler: Handler<C>) {
   return async (request: Request, context: { params: Promise<C> }): Promise<Response> => {
     try {
       const prisma = await db();
-      const apiKeyId = await requireApiKey(prisma, request);
-      return await handler({ request, prisma, params: await context.params, apiKeyId });
+      const principal = await requireApiKey(prisma, request);
+      authorize(principal, permission);
+      return await handler({ request, prisma, params: await context.params, principal });
     } catch (error) {
       return errorResponse(error);
     }
@@ -121,6 +125,7 @@ export function apiRoute<C = Record<string, never>>(handler: Handler<C>) {
 }
 
 export function errorResponse(error: unknown): Response {
+  if (error instanceof AppError) return jsonError(error.status, error.code, error.message, error.issues);
   if (error instanceof ApiError) return jsonError(error.status, error.code, error.message, error.issues);
   if (error instanceof z.ZodError)
     return jsonError(400, "invalid_request", "The request is not valid.", issuesFromZod(error));

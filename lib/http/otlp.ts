@@ -1,6 +1,8 @@
 import protobuf from "protobufjs/light.js";
 import { db, type Db } from "@/lib/db";
-import { verifyApiKey } from "@/lib/db/api-keys";
+import { can } from "@/lib/server/authz";
+import type { Principal } from "@/lib/server/principal";
+import { principalForApiKey } from "./principal";
 import { decodeOtlpJson, decodeOtlpProtobuf, gunzipIfNeeded, type OtlpSpan } from "@/lib/ingest/otlp";
 import type { ImportIssue } from "@/lib/ingest/types";
 import { bearerKey, errorResponse, readBodyBytes } from "./api";
@@ -28,16 +30,19 @@ export function traceApiKey(request: Request): string | null {
   );
 }
 
-export async function requireTraceApiKey(prisma: Db, request: Request): Promise<string> {
-  const id = await verifyApiKey(prisma, traceApiKey(request));
-  if (!id) {
+export async function requireTraceApiKey(prisma: Db, request: Request): Promise<Principal> {
+  const principal = await principalForApiKey(prisma, traceApiKey(request));
+  if (!principal) {
     throw new ApiError(
       401,
       "unauthorized",
       "A valid API key is required: send 'Authorization: Bearer <key>' or an 'x-api-key: <key>' header (OTEL_EXPORTER_OTLP_HEADERS=x-api-key=<key>).",
     );
   }
-  return id;
+  if (!can(principal, "sessions.import")) {
+    throw new ApiError(403, "forbidden", `${principal.name} may not import traces; it needs the analyst role.`);
+  }
+  return principal;
 }
 
 /** The encoding a Content-Type names, or null when it is neither OTLP encoding. */

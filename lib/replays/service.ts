@@ -5,6 +5,7 @@
  * transaction per run. Resuming (a fixture, an approval) re-runs the branch
  * from the start with its log, so a live call is never repeated.
  */
+import { recordAudit } from "@/lib/db/audit";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import {
@@ -592,7 +593,7 @@ export async function supplyFixture(prisma: Db, replayId: string, raw: unknown, 
 }
 
 /** Records an approval decision for the pending live call (with actor and time) and resumes the branch. */
-export async function decideApproval(prisma: Db, replayId: string, raw: unknown, by: string) {
+export async function decideApproval(prisma: Db, replayId: string, raw: unknown, by: string, actorId: string | null = null) {
   const parsed = ApprovalInput.safeParse(raw);
   if (!parsed.success)
     throw new ApiError(
@@ -626,6 +627,13 @@ export async function decideApproval(prisma: Db, replayId: string, raw: unknown,
     ...(parsed.data.note ? { note: parsed.data.note } : {}),
   };
   await runReplay(prisma, replayId, { approval }, { updatedAt: state.updatedAt, status: state.status });
+  await recordAudit(prisma, {
+    actorId,
+    actorName: by,
+    action: approval.decision === "approved" ? "live_call.approved" : "live_call.rejected",
+    target: replayId,
+    detail: { tool: approval.tool, callId: pending.callId, ...(approval.note ? { note: approval.note } : {}) },
+  });
   return approval;
 }
 

@@ -4,15 +4,14 @@ import { after } from "next/server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { db } from "@/lib/db";
-import { env } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
 import { validatedAction } from "@/lib/http/action";
 import { experimentProgress } from "@/lib/db/experiments";
 import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/replays/experiments";
 
 /** Stores the experiment with its cohort and runs it after the response: the page polls its progress. */
-export const startExperimentAction = validatedAction(CreateExperimentInput, async (input, prisma) => {
-  const created = await createExperiment(prisma, input, env().BRANCHPOINT_USER);
+export const startExperimentAction = validatedAction("experiments.run", CreateExperimentInput, async (input, prisma, principal) => {
+  const created = await createExperiment(prisma, input, principal.name);
   after(async () => {
     try {
       await runExperiment(await db(), created.id);
@@ -26,6 +25,7 @@ export const startExperimentAction = validatedAction(CreateExperimentInput, asyn
 
 /** Progress for the poll. */
 export const experimentProgressAction = validatedAction(
+  "experiments.read",
   z.object({ experimentId: z.string().min(1) }),
   async ({ experimentId }, prisma) => {
     const progress = await experimentProgress(prisma, experimentId);

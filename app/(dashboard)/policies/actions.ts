@@ -47,7 +47,7 @@ const CreateInput = z.object({
  * passes validation for the agent becomes version 1; one that does not comes
  * back as a draft for the editor (nothing invalid is ever saved as a version).
  */
-export const createPolicyAction = validatedAction(CreateInput, async (input, prisma) => {
+export const createPolicyAction = validatedAction("policies.write", CreateInput, async (input, prisma, principal) => {
   const agent = await requireAgent(prisma, input.agentId);
   let document: Policy;
   let issues: InterchangeIssue[] = [];
@@ -76,6 +76,7 @@ export const createPolicyAction = validatedAction(CreateInput, async (input, pri
       agentId: agent?.id,
       document: valid ? document : undefined,
       note: valid ? "created" : undefined,
+      createdBy: principal.name,
     }),
   );
   revalidatePath("/policies");
@@ -85,14 +86,14 @@ export const createPolicyAction = validatedAction(CreateInput, async (input, pri
 const SaveInput = z.object({ policyId: Id, document: z.unknown(), note: z.string().max(2000).optional() });
 
 /** Saves the editor's document as a new immutable version (none when unchanged). */
-export const savePolicyVersionAction = validatedAction(SaveInput, async (input, prisma) => {
+export const savePolicyVersionAction = validatedAction("policies.write", SaveInput, async (input, prisma, principal) => {
   const policy = await prisma.policy.findUnique({ where: { id: input.policyId }, select: { id: true, agentId: true } });
   if (!policy) throw new ApiError(404, "not_found", "This policy no longer exists.");
   const agent = await requireAgent(prisma, policy.agentId);
   const result = validateInContext(input.document, agent);
   if (!result.ok) throw invalidPolicyError(result.errors, "");
   const saved = await withTransaction(prisma, (tx) =>
-    addPolicyVersion(tx, policy.id, result.policy, { note: input.note }),
+    addPolicyVersion(tx, policy.id, result.policy, { note: input.note, createdBy: principal.name }),
   );
   revalidatePath(`/policies/${policy.id}`);
   revalidatePath("/policies");
@@ -102,7 +103,7 @@ export const savePolicyVersionAction = validatedAction(SaveInput, async (input, 
 const SideEffectInput = z.object({ agentId: Id, tool: z.string().trim().min(1).max(200), sideEffect: SideEffect });
 
 /** Declares a tool's side-effect class on its tool row. */
-export const setToolSideEffectAction = validatedAction(SideEffectInput, async (input, prisma) => {
+export const setToolSideEffectAction = validatedAction("policies.write", SideEffectInput, async (input, prisma, principal) => {
   await requireAgent(prisma, input.agentId);
   return setToolSideEffect(prisma, input.agentId, input.tool, input.sideEffect);
 });
@@ -110,7 +111,7 @@ export const setToolSideEffectAction = validatedAction(SideEffectInput, async (i
 const TryInput = z.object({ agentId: Id, document: z.unknown(), sessionId: Id, seq: z.number().int().nonnegative() });
 
 /** What the document's rule would return for one recorded call (nothing runs live). */
-export const tryRuleAction = validatedAction(TryInput, async (input, prisma) => {
+export const tryRuleAction = validatedAction("policies.read", TryInput, async (input, prisma, principal) => {
   const agent = await requireAgent(prisma, input.agentId);
   const result = validateInContext(input.document, agent);
   if (!result.policy)

@@ -6,7 +6,6 @@ import { z } from "zod";
 import { db } from "@/lib/db";
 import { getReplayState, markReplayFailed, toReplayStep } from "@/lib/db/replays";
 import { toSessionEvent } from "@/lib/db/sessions";
-import { env } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
 import { validatedAction } from "@/lib/http/action";
 import { Edits } from "@/lib/replay";
@@ -15,14 +14,15 @@ import { createReplay, decideApproval, runReplay, supplyFixture } from "@/lib/re
 
 /** Stores the replay and runs it after the response: the page shows progress instead of waiting. */
 export const startReplayAction = validatedAction(
+  "replays.run",
   z.object({
     sessionId: z.string().min(1),
     policyVersionId: z.string().min(1).optional(),
     policy: z.unknown().optional(),
     edits: Edits.default([]),
   }),
-  async (input, prisma) => {
-    const started = await createReplay(prisma, input, env().BRANCHPOINT_USER);
+  async (input, prisma, principal) => {
+    const started = await createReplay(prisma, input, principal.name);
     after(async () => {
       try {
         await runReplay(await db(), started.id);
@@ -53,6 +53,7 @@ export const startReplayAction = validatedAction(
 );
 
 export const supplyFixtureAction = validatedAction(
+  "replays.run",
   z.object({
     replayId: z.string().min(1),
     callId: z.string().min(1),
@@ -61,7 +62,7 @@ export const supplyFixtureAction = validatedAction(
     note: z.string(),
     prefilledFrom: z.number().int().nullable(),
   }),
-  async (input, prisma) => {
+  async (input, prisma, principal) => {
     const form = parseFixtureForm(input.kind, input.text);
     if (!form.ok)
       throw new ApiError(400, "invalid_fixture", form.message, [{ path: form.path, message: form.message }]);
@@ -70,7 +71,7 @@ export const supplyFixtureAction = validatedAction(
       prisma,
       input.replayId,
       { ...form.body, note: input.note, callId: input.callId, provenance },
-      env().BRANCHPOINT_USER,
+      principal.name,
     );
     revalidatePath(`/replays/${input.replayId}`);
     return { fixtureId: fixture.id };
@@ -78,18 +79,19 @@ export const supplyFixtureAction = validatedAction(
 );
 
 export const decideApprovalAction = validatedAction(
+  "replays.run",
   z.object({
     replayId: z.string().min(1),
     callId: z.string().min(1),
     decision: z.enum(["approved", "denied"]),
     note: z.string().max(2000).optional(),
   }),
-  async (input, prisma) => {
+  async (input, prisma, principal) => {
     const approval = await decideApproval(
       prisma,
       input.replayId,
       { decision: input.decision, note: input.note || undefined, callId: input.callId },
-      env().BRANCHPOINT_USER,
+      principal.name,
     );
     revalidatePath(`/replays/${input.replayId}`);
     return { approvalId: approval.id };
@@ -98,6 +100,7 @@ export const decideApprovalAction = validatedAction(
 
 /** Status for the progress poll. */
 export const replayStateAction = validatedAction(
+  "replays.read",
   z.object({ replayId: z.string().min(1) }),
   async ({ replayId }, prisma) => {
     const state = await getReplayState(prisma, replayId);
@@ -108,6 +111,7 @@ export const replayStateAction = validatedAction(
 
 /** Both sides of one aligned pair, for the comparison's detail panel. Pair ids name their seqs: p<base>-<branch>, i<branch>, r<base>. */
 export const comparisonPairAction = validatedAction(
+  "replays.read",
   z.object({ replayId: z.string().min(1), pairId: z.string().regex(/^(p\d+-\d+|i\d+|r\d+)$/, "not a pair id") }),
   async ({ replayId, pairId }, prisma) => {
     const replay = await prisma.replay.findUnique({ where: { id: replayId }, select: { sessionId: true } });

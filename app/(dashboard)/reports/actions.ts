@@ -15,8 +15,8 @@ const CreateReport = z.object({
   sections: ReportSectionsInput,
 });
 
-export const createReportAction = validatedAction(CreateReport, async (input, prisma) => {
-  const report = await createReport(prisma, { ...input, createdBy: env().BRANCHPOINT_USER });
+export const createReportAction = validatedAction("reports.write", CreateReport, async (input, prisma, principal) => {
+  const report = await createReport(prisma, { ...input, createdBy: principal.name });
   revalidatePath("/reports");
   return { id: report.id };
 });
@@ -34,16 +34,16 @@ async function baseUrl(): Promise<string> {
 const CreateShare = z.object({ reportId: z.string().min(1).max(64), expiresIn: ExpiresIn });
 
 /** A new share link: the only time its URL (with the token) is shown. */
-export const createShareAction = validatedAction(CreateShare, async ({ reportId, expiresIn }, prisma) => {
-  const { share, token } = await createShareLink(prisma, reportId, expiresIn);
+export const createShareAction = validatedAction("shares.manage", CreateShare, async ({ reportId, expiresIn }, prisma, principal) => {
+  const { share, token } = await createShareLink(prisma, reportId, expiresIn, new Date(), { id: principal.userId, name: principal.name });
   revalidatePath(`/reports/${reportId}`);
   return { id: share.id, url: shareUrl(await baseUrl(), token), expiresAt: share.expiresAt?.toISOString() ?? null };
 });
 
 const RevokeShare = z.object({ shareId: z.string().min(1).max(64) });
 
-export const revokeShareAction = validatedAction(RevokeShare, async ({ shareId }, prisma) => {
-  const share = await revokeShareLink(prisma, shareId);
+export const revokeShareAction = validatedAction("shares.manage", RevokeShare, async ({ shareId }, prisma, principal) => {
+  const share = await revokeShareLink(prisma, shareId, new Date(), { id: principal.userId, name: principal.name });
   revalidatePath(`/reports/${share.reportId}`);
   return { id: share.id, state: share.state };
 });

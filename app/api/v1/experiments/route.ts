@@ -1,6 +1,5 @@
 import { after } from "next/server";
 import { db } from "@/lib/db";
-import { env } from "@/lib/env";
 import { apiRoute, readJson } from "@/lib/http/api";
 import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/replays/experiments";
 
@@ -10,9 +9,9 @@ export const dynamic = "force-dynamic";
  * `{ name, policyVersionId, agentVersionId, sessionIds? }` → `201 { experiment: { id, status, total, warnings } }`.
  * The replays run after the response; poll `GET /api/v1/experiments/:id`.
  */
-export const POST = apiRoute(async ({ request, prisma }) => {
+export const POST = apiRoute("experiments.run", async ({ request, prisma, principal }) => {
   const input = await readJson(request, CreateExperimentInput);
-  const created = await createExperiment(prisma, input, env().BRANCHPOINT_USER);
+  const created = await createExperiment(prisma, input, principal.name);
   after(async () => {
     try {
       await runExperiment(await db(), created.id);

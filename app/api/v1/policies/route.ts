@@ -17,11 +17,11 @@ const Body = z.strictObject({
  * creating the policy on first use. The same document always has the same
  * hash, and posting it again creates no version (200 instead of 201).
  */
-export const POST = apiRoute(async ({ request, prisma }) => {
+export const POST = apiRoute("policies.write", async ({ request, prisma, principal }) => {
   const body = await readJson(request, Body);
   const { policy } = await checkedDocument(prisma, body.policy, body.agentId ?? null);
   const saved = await withTransaction(prisma, (tx) =>
-    savePolicyByName(tx, { name: body.name, agentId: body.agentId ?? null, document: policy, note: body.note }),
+    savePolicyByName(tx, { name: body.name, agentId: body.agentId ?? null, document: policy, note: body.note, createdBy: principal.name }),
   );
   return Response.json(saved, { status: saved.created ? 201 : 200 });
 });

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { listReplays, loadReplayView } from "@/lib/db/replays";
-import { env } from "@/lib/env";
 import { ApiError, apiRoute, readJson, readQuery } from "@/lib/http/api";
 import { presentReplay } from "@/lib/replays/present";
 import { startReplay } from "@/lib/replays/service";
@@ -8,9 +7,9 @@ import { startReplay } from "@/lib/replays/service";
 export const dynamic = "force-dynamic";
 
 /** `{ sessionId, policy | policyVersionId, edits? }` → runs the branch to its first stop: `201 { replay }`. */
-export const POST = apiRoute(async ({ request, prisma }) => {
+export const POST = apiRoute("replays.run", async ({ request, prisma, principal }) => {
   const body = await readJson(request, z.unknown());
-  const started = await startReplay(prisma, body, env().BRANCHPOINT_USER);
+  const started = await startReplay(prisma, body, principal.name);
   const view = await loadReplayView(prisma, started.id);
   if (!view) throw new ApiError(404, "replay_not_found", `Replay "${started.id}" disappeared while it ran.`);
   return Response.json({ replay: presentReplay(view, started.warnings) }, { status: 201 });
@@ -23,7 +22,7 @@ const ListQuery = z.object({
 });
 
 /** Replays, newest first: `{ replays, nextCursor }`. */
-export const GET = apiRoute(async ({ request, prisma }) => {
+export const GET = apiRoute("replays.read", async ({ request, prisma }) => {
   const query = readQuery(request, ListQuery);
   const { replays, nextCursor } = await listReplays(prisma, query);
   return Response.json({

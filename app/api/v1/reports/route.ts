@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { createReport } from "@/lib/db/reports";
-import { env } from "@/lib/env";
 import { apiRoute, readJson } from "@/lib/http/api";
 import { ReportSectionsInput } from "@/lib/reports/sections";
 
@@ -13,8 +12,8 @@ const Body = z.strictObject({
 });
 
 /** POST /api/v1/reports: `{ replayId, title, sections }` → 201 `{ report }`. 409 when the replay has not finished. */
-export const POST = apiRoute(async ({ request, prisma }) => {
+export const POST = apiRoute("reports.write", async ({ request, prisma, principal }) => {
   const body = await readJson(request, Body);
-  const report = await createReport(prisma, { ...body, createdBy: env().BRANCHPOINT_USER });
+  const report = await createReport(prisma, { ...body, createdBy: principal.name });
   return Response.json({ report }, { status: 201 });
 });

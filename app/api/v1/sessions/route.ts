@@ -15,7 +15,7 @@ const DOCUMENT_TYPES =
 const ImportQuery = z.object({ format: ImportFormat.optional(), filename: z.string().max(300).optional() });
 
 /** Import one document of any supported format: 201 `{ sessions: [{ id, eventCount, duplicate? }] }`. */
-export const POST = apiRoute(async ({ request, prisma }) => {
+export const POST = apiRoute("sessions.import", async ({ request, prisma }) => {
   const query = readQuery(request, ImportQuery);
   const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim();
   if (contentType && !DOCUMENT_TYPES.test(contentType)) {
@@ -59,7 +59,7 @@ const ListQuery = z.object({
 });
 
 /** Sessions, newest first: `{ sessions, nextCursor }`. */
-export const GET = apiRoute(async ({ request, prisma }) => {
+export const GET = apiRoute("sessions.read", async ({ request, prisma }) => {
   const query = readQuery(request, ListQuery);
   const { sessions, nextCursor } = await listSessions(prisma, query);
   return Response.json({ sessions: sessions.map(presentListItem), nextCursor });

@@ -4,7 +4,7 @@ import { presentReplay } from "@/lib/replays/present";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>(async ({ prisma, params }) => {
+export const GET = apiRoute<{ id: string }>("replays.read", async ({ prisma, params }) => {
   const view = await loadReplayView(prisma, params.id);
   if (!view) throw new ApiError(404, "replay_not_found", `No replay with id "${params.id}".`);
   return Response.json({ replay: presentReplay(view) });
