@@ -21,7 +21,7 @@ export function AppNav({ user }: { user: { name: string; role: string } }) {
           Branchpoint
         </Link>
         <nav aria-label="Main" className="flex items-center gap-1 text-sm">
-          {LINKS.map((l) => (
+          {LINKS.filter((l) => l.href !== "/import" || user.role !== "viewer").map((l) => (
             <NavLink key={l.href} href={l.href}>
               {l.label}
             </NavLink>

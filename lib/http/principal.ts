@@ -10,6 +10,7 @@ import { auth } from "@/lib/auth/auth";
 import type { Db } from "@/lib/db";
 import { resolveApiKey, ENV_KEY_NAME } from "@/lib/db/api-keys";
 import { AppError } from "@/lib/errors";
+import { authorize, type Permission } from "@/lib/server/authz";
 import type { Principal, Role } from "@/lib/server/principal";
 
 function asRole(value: string | null | undefined): Role {
@@ -29,9 +30,21 @@ export async function principalForApiKey(prisma: Db, key: string | null): Promis
   if (!row) return null;
   if (!row.userId || !row.user) {
     // BRANCHPOINT_API_KEY: the scripts' admin key.
-    return { kind: "api_key", userId: null, name: row.name === ENV_KEY_NAME ? "BRANCHPOINT_API_KEY" : row.name, role: "admin", readOnly: false };
+    return {
+      kind: "api_key",
+      userId: null,
+      name: row.name === ENV_KEY_NAME ? "BRANCHPOINT_API_KEY" : row.name,
+      role: "admin",
+      readOnly: false,
+    };
   }
-  return { kind: "api_key", userId: row.userId, name: row.user.email, role: asRole(row.user.role), readOnly: row.readOnly };
+  return {
+    kind: "api_key",
+    userId: row.userId,
+    name: row.user.email,
+    role: asRole(row.user.role),
+    readOnly: row.readOnly,
+  };
 }
 
 /** The signed-in user of this request (pages, server actions), or null. */
@@ -56,5 +69,12 @@ export async function pagePrincipal(): Promise<Principal> {
 export async function actionPrincipal(): Promise<Principal> {
   const principal = await currentPrincipal();
   if (!principal) throw new AppError("unauthorized", "You are signed out; sign in again.");
+  return principal;
+}
+
+/** For the dashboard's own route handlers (upload, download): the signed-in user with the permission, or an AppError. */
+export async function sessionPrincipalWith(permission: Permission): Promise<Principal> {
+  const principal = await actionPrincipal();
+  authorize(principal, permission);
   return principal;
 }

@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { pagePrincipal } from "@/lib/http/principal";
+import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { CreatePolicyForm } from "@/components/policies/CreatePolicyForm";
 import { Badge } from "@/components/ui/Badge";
@@ -13,6 +15,7 @@ export const metadata: Metadata = { title: "Policies" };
 export const dynamic = "force-dynamic";
 
 export default async function PoliciesPage() {
+  const principal = await pagePrincipal();
   const prisma = await db();
   const [policies, agents] = await Promise.all([
     listPolicies(prisma),
@@ -73,7 +76,7 @@ export default async function PoliciesPage() {
             })}
           </DataTable>
         )}
-        <CreatePolicyForm agents={agents} />
+        {can(principal, "policies.write") ? <CreatePolicyForm agents={agents} /> : null}
       </div>
     </>
   );

@@ -3,6 +3,7 @@ import { db } from "@/lib/db";
 import { importAndSave } from "@/lib/db/imports";
 import { ApiError, errorResponse, readBodyBytes, readQuery } from "@/lib/http/api";
 import { errorBody } from "@/lib/http/errors";
+import { sessionPrincipalWith } from "@/lib/http/principal";
 import { ImportFormat } from "@/lib/ingest/types";
 
 export const dynamic = "force-dynamic";
@@ -10,9 +11,8 @@ export const dynamic = "force-dynamic";
 const Query = z.object({ filename: z.string().max(300).optional(), format: ImportFormat.optional() });
 
 /**
- * The upload page's endpoint (XHR, for upload progress). It takes no API key:
- * the dashboard itself has no login, so this route is exactly as open as the
- * page that uses it, and no more. It refuses cross-site requests: the browser
+ * The upload page's endpoint (XHR, for upload progress). It takes the
+ * signed-in user's session (an analyst or admin), not an API key. It refuses cross-site requests: the browser
  * must say the request is same-origin (Sec-Fetch-Site / Origin), and must send
  * the `X-Branchpoint-Upload` header, which a cross-site form cannot set
  * without a CORS preflight this server never grants. Scripts use
@@ -21,6 +21,7 @@ const Query = z.object({ filename: z.string().max(300).optional(), format: Impor
 export async function POST(request: Request): Promise<Response> {
   try {
     assertSameOrigin(request);
+    await sessionPrincipalWith("sessions.import");
     const query = readQuery(request, Query);
     const body = await readBodyBytes(request);
     if (body.length === 0) throw new ApiError(400, "empty_body", "The file is empty.");

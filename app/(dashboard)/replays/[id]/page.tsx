@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { pagePrincipal } from "@/lib/http/principal";
+import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
@@ -20,6 +22,7 @@ type Props = { params: Promise<{ id: string }> };
 export const metadata: Metadata = { title: "Replay" };
 
 export default async function ReplayPage({ params }: Props) {
+  const principal = await pagePrincipal();
   const { id } = await params;
   const view = await loadReplayView(await db(), id);
   if (!view) notFound();
@@ -59,7 +62,9 @@ export default async function ReplayPage({ params }: Props) {
                 Compare with base
               </Link>
             ) : null}
-            <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
+            {can(principal, "reports.write") ? (
+              <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
+            ) : null}
           </>
         }
       />
@@ -72,7 +77,9 @@ export default async function ReplayPage({ params }: Props) {
           {replay.error.code}): {replay.error.message}
         </div>
       ) : null}
-      {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? (
+      {view.pending &&
+      can(principal, "replays.run") &&
+      (replay.status === "paused" || replay.status === "awaiting_approval") ? (
         <PendingCallPanel replayId={replay.id} pending={view.pending} />
       ) : null}
       <div className="grid gap-6 xl:grid-cols-[1fr_380px]">

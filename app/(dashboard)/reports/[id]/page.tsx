@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { pagePrincipal } from "@/lib/http/principal";
+import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ReportView } from "@/components/reports/ReportView";
@@ -20,6 +22,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 export default async function ReportPage({ params }: Props) {
+  const principal = await pagePrincipal();
   const { id } = await params;
   const prisma = await db();
   const report = await getReport(prisma, id);
@@ -74,18 +77,20 @@ export default async function ReportPage({ params }: Props) {
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
         <ReportView report={report} />
         <div className="lg:sticky lg:top-4 lg:self-start">
-          <SharePanel
-            reportId={report.id}
-            shares={shares.map((s) => ({
-              id: s.id,
-              createdAt: s.createdAt.toISOString(),
-              expiresAt: s.expiresAt?.toISOString() ?? null,
-              revokedAt: s.revokedAt?.toISOString() ?? null,
-              state: s.state,
-            }))}
-            createShare={createShareAction}
-            revokeShare={revokeShareAction}
-          />
+          {can(principal, "shares.manage") ? (
+            <SharePanel
+              reportId={report.id}
+              shares={shares.map((s) => ({
+                id: s.id,
+                createdAt: s.createdAt.toISOString(),
+                expiresAt: s.expiresAt?.toISOString() ?? null,
+                revokedAt: s.revokedAt?.toISOString() ?? null,
+                state: s.state,
+              }))}
+              createShare={createShareAction}
+              revokeShare={revokeShareAction}
+            />
+          ) : null}
         </div>
       </div>
     </>

@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { pagePrincipal } from "@/lib/http/principal";
+import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { SessionTimeline } from "@/components/sessions/SessionTimeline";
@@ -22,6 +24,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 export default async function SessionPage({ params }: Props) {
+  const principal = await pagePrincipal();
   const { id } = await params;
   const session = await getSession(await db(), id);
   if (!session) notFound();
@@ -56,12 +59,14 @@ export default async function SessionPage({ params }: Props) {
           </span>
         }
         actions={
-          <Link
-            href={`/sessions/${session.id}/replay`}
-            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-          >
-            Replay this session
-          </Link>
+          can(principal, "replays.run") && (
+            <Link
+              href={`/sessions/${session.id}/replay`}
+              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
+            >
+              Replay this session
+            </Link>
+          )
         }
       />
       <dl className="mb-6 grid grid-cols-2 gap-px overflow-hidden rounded-lg border border-slate-200 bg-slate-200 sm:grid-cols-4 lg:grid-cols-8">

@@ -1,4 +1,6 @@
 import type { Metadata } from "next";
+import { pagePrincipal } from "@/lib/http/principal";
+import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { CompareView } from "@/components/compare/CompareView";
@@ -18,6 +20,7 @@ export const metadata: Metadata = { title: "Compare base and branch" };
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ pair?: string; filter?: string }> };
 
 export default async function ComparePage({ params, searchParams }: Props) {
+  const principal = await pagePrincipal();
   const [{ id }, query] = await Promise.all([params, searchParams]);
   // Rows and the first divergence only: a pair's full events are fetched when it is selected.
   const view = await loadReplayComparison(await db(), id);
@@ -60,7 +63,9 @@ export default async function ComparePage({ params, searchParams }: Props) {
             >
               Open branch in full
             </Link>
-            <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
+            {can(principal, "reports.write") ? (
+              <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
+            ) : null}
           </>
         }
       />

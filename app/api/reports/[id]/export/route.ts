@@ -2,6 +2,7 @@ import { z } from "zod";
 import { db } from "@/lib/db";
 import { getReport } from "@/lib/db/reports";
 import { errorResponse, jsonError, readQuery } from "@/lib/http/api";
+import { sessionPrincipalWith } from "@/lib/http/principal";
 import { exportResponse } from "@/lib/reports/download";
 import { EXPORT_FORMATS } from "@/lib/reports/export";
 
@@ -12,6 +13,7 @@ const Query = z.object({ format: z.enum(EXPORT_FORMATS).default("md") });
 /** GET /api/reports/:id/export?format=md|json: the dashboard's download (same origin). */
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
   try {
+    await sessionPrincipalWith("reports.read");
     const { format } = readQuery(request, Query);
     const { id } = await context.params;
     const report = await getReport(await db(), id);
