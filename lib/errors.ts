@@ -48,7 +48,6 @@ export const STATUS = {
 } as const satisfies Record<string, number>;
 
 export type AppErrorCode = keyof typeof STATUS;
-export const APP_ERROR_CODES = Object.keys(STATUS) as AppErrorCode[];
 
 /** One problem with a request, at a path in its body or query. */
 export type Issue = { path: string; message: string };
@@ -69,11 +68,7 @@ export class AppError extends Error {
 
 /** The usual 404: `No replay with id "…".` */
 export function notFound(what: string, id: string, path?: string): AppError {
-  return new AppError(
-    "not_found",
-    `No ${what} with id "${id}".`,
-    path ? [{ path, message: `unknown ${what}` }] : [],
-  );
+  return new AppError("not_found", `No ${what} with id "${id}".`, path ? [{ path, message: `unknown ${what}` }] : []);
 }
 
 /** The error body every JSON error answer has. */
@@ -100,4 +95,15 @@ export function issuesFromZod(error: z.ZodError, prefix: readonly PropertyKey[] 
 /** A 400 for input that failed its schema. */
 export function invalidInput(message: string, error: z.ZodError, prefix: readonly PropertyKey[] = []): AppError {
   return new AppError("invalid_input", message, issuesFromZod(error, prefix));
+}
+
+/** Parses a value with its schema; an `invalid_input` AppError naming each problem's path otherwise. */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  message = "The input is not valid.",
+): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw invalidInput(message, parsed.error);
+  return parsed.data;
 }

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Badge, StatusBadge, type Tone } from "@/components/ui/Badge";
-import type { ExperimentDetail } from "@/lib/replays/experiments";
+import type { ExperimentDetail } from "@/lib/server/experiments";
 
 const COMPARABILITY: { key: string; label: string; tone: Tone }[] = [
   { key: "exact", label: "exact", tone: "good" },

@@ -3,9 +3,9 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { createPolicyAction } from "@/app/(dashboard)/policies/actions";
-import { draftKey } from "./editorState";
-import { formatDocument } from "./editorState";
-import { PRESET_LABELS, type Preset } from "./validation";
+import { draftKey } from "./editor-state";
+import { formatDocument } from "./editor-state";
+import { PRESET_LABELS, type Preset } from "@/lib/policies/validation";
 
 const PRESETS = Object.keys(PRESET_LABELS) as Preset[];
 

@@ -8,7 +8,7 @@ import {
   type KnownTool,
   type Policy,
 } from "@/lib/replay";
-import { FORM_LABELS, importPolicyText, toolPolicyFlag } from "./interchange";
+import { FORM_LABELS, importPolicyText, toolPolicyFlag } from "@/lib/policies/interchange";
 import { pathLabel } from "./issues";
 
 function download(filename: string, text: string) {

@@ -8,14 +8,14 @@ import { Badge } from "@/components/ui/Badge";
 import { JsonEditor } from "@/components/ui/monaco";
 import type { AgentTool, RecordedCall } from "@/lib/db/policies";
 import { policyHash, RECOMMENDED_RCA_POLICY, type Policy, type PolicyIssue, type SideEffect } from "@/lib/replay";
-import { draftKey, editorReducer, initialEditorState, isDirty, parseDraft, restoreDraft } from "./editorState";
+import { draftKey, editorReducer, initialEditorState, isDirty, parseDraft, restoreDraft } from "./editor-state";
 import { FieldIssues } from "./FieldIssues";
 import { InterchangePanel } from "./InterchangePanel";
 import { pathLabel } from "./issues";
 import { RunLevelControls } from "./RunLevelControls";
 import { ToolTable } from "./ToolTable";
 import { TryRulePanel } from "./TryRulePanel";
-import { validateInContext, type AgentContext } from "./validation";
+import { validateInContext, type AgentContext } from "@/lib/policies/validation";
 
 export type SavedPolicyVersion = { version: number; hash: string; document: Policy };
 

@@ -9,7 +9,6 @@ import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 
 export const EXPERIMENT_STATUSES = ["pending", "running", "completed", "failed"] as const;
-export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
 
 /**
  * The cohort: the agent version's sessions that are not replays, oldest first,
@@ -190,4 +189,11 @@ export async function experimentProgress(client: DbClient, id: string) {
     client.replay.count({ where: { experimentId: id, status: { in: NOT_DONE } } }),
   ]);
   return { status: row.status, total, done: total - notDone };
+}
+
+export async function agentVersionById(client: DbClient, id: string) {
+  return client.agentVersion.findUnique({
+    where: { id },
+    select: { id: true, agentId: true, version: true, capabilities: true },
+  });
 }

@@ -254,8 +254,27 @@ export async function listSessions(
   return { sessions, nextCursor: hasMore ? (sessions.at(-1)?.id ?? null) : null };
 }
 
-export async function sessionExists(client: DbClient, id: string): Promise<boolean> {
-  return (await client.session.count({ where: { id } })) > 0;
+/** A session's agent, adapter and capabilities: what a policy is validated against for it. */
+export async function sessionContext(client: DbClient, id: string) {
+  return client.session.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      agentId: true,
+      agent: { select: { adapter: true } },
+      agentVersion: { select: { capabilities: true } },
+    },
+  });
+}
+
+/** A session's events in order, as the engine reads them. */
+export async function sessionEvents(client: DbClient, id: string): Promise<SessionEvent[]> {
+  const rows = await client.event.findMany({ where: { sessionId: id }, orderBy: { seq: "asc" } });
+  return rows.map(toSessionEvent);
+}
+
+export async function countSessions(client: DbClient): Promise<number> {
+  return client.session.count();
 }
 
 /** Values for the browser's filter menus. */

@@ -1,12 +1,11 @@
 import protobuf from "protobufjs/light.js";
 import { db, type Db } from "@/lib/db";
-import { can } from "@/lib/server/authz";
-import type { Principal } from "@/lib/server/principal";
-import { principalForApiKey } from "./principal";
 import { decodeOtlpJson, decodeOtlpProtobuf, gunzipIfNeeded, type OtlpSpan } from "@/lib/ingest/otlp";
 import type { ImportIssue } from "@/lib/ingest/types";
-import { bearerKey, errorResponse, readBodyBytes } from "./api";
-import { ApiError, apiErrorFromDatabase } from "./errors";
+import { AppError } from "@/lib/errors";
+import type { Principal } from "@/lib/server/principal";
+import { bearerKey, errorResponse, readBodyBytes, toAppError } from "./api";
+import { apiKeyPrincipal } from "./principal";
 
 // ---------------------------------------------------------------------------
 // The OTLP/HTTP side of /v1/traces: keys, content types and answers as the
@@ -31,18 +30,11 @@ export function traceApiKey(request: Request): string | null {
 }
 
 export async function requireTraceApiKey(prisma: Db, request: Request): Promise<Principal> {
-  const principal = await principalForApiKey(prisma, traceApiKey(request));
-  if (!principal) {
-    throw new ApiError(
-      401,
-      "unauthorized",
-      "A valid API key is required: send 'Authorization: Bearer <key>' or an 'x-api-key: <key>' header (OTEL_EXPORTER_OTLP_HEADERS=x-api-key=<key>).",
-    );
-  }
-  if (!can(principal, "sessions.import")) {
-    throw new ApiError(403, "forbidden", `${principal.name} may not import traces; it needs the analyst role.`);
-  }
-  return principal;
+  return apiKeyPrincipal(
+    prisma,
+    traceApiKey(request),
+    "A valid API key is required: send 'Authorization: Bearer <key>' or an 'x-api-key: <key>' header (OTEL_EXPORTER_OTLP_HEADERS=x-api-key=<key>).",
+  );
 }
 
 /** The encoding a Content-Type names, or null when it is neither OTLP encoding. */
@@ -62,9 +54,8 @@ export async function readTraceBody(request: Request): Promise<{ bytes: Uint8Arr
     .map((s) => s.trim())
     .filter((s) => s !== "" && s !== "identity");
   if (codings.some((c) => c !== "gzip")) {
-    throw new ApiError(
-      415,
-      "unsupported_content_encoding",
+    throw new AppError(
+      "unsupported_media_type",
       `Content-Encoding '${contentEncoding}' is not supported: send gzip or no encoding.`,
     );
   }
@@ -140,7 +131,12 @@ export function otlpSuccessResponse(encoding: OtlpEncoding): Response {
   return Response.json({}, { status: 200 });
 }
 
-type OtlpHandler = (ctx: { request: Request; prisma: Db; encoding: OtlpEncoding }) => Promise<Response>;
+type OtlpHandler = (ctx: {
+  request: Request;
+  prisma: Db;
+  principal: Principal;
+  encoding: OtlpEncoding;
+}) => Promise<Response>;
 
 /**
  * A `/v1/traces` route: key, then Content-Type (415), then the handler;
@@ -152,21 +148,19 @@ export function otlpRoute(handler: OtlpHandler) {
     const encoding = otlpEncodingOf(request.headers.get("content-type")) ?? "json";
     try {
       const prisma = await db();
-      await requireTraceApiKey(prisma, request);
+      const principal = await requireTraceApiKey(prisma, request);
       if (otlpEncodingOf(request.headers.get("content-type")) === null) {
-        throw new ApiError(
-          415,
+        throw new AppError(
           "unsupported_media_type",
           `Content-Type '${request.headers.get("content-type") ?? ""}' is not an OTLP encoding: send application/json or application/x-protobuf.`,
         );
       }
-      return await handler({ request, prisma, encoding });
+      return await handler({ request, prisma, principal, encoding });
     } catch (error) {
-      if (error instanceof ApiError) return otlpErrorResponse(error.status, error.message, error.issues, encoding);
-      const fromDb = apiErrorFromDatabase(error);
-      if (fromDb) return otlpErrorResponse(fromDb.status, fromDb.message, fromDb.issues, encoding);
-      console.error("Unexpected error in /v1/traces:", error);
-      return otlpErrorResponse(500, "Something went wrong on the server; the export was not stored.", [], encoding);
+      const known = error instanceof AppError ? error : toAppError(error, "/v1/traces");
+      if (known.code === "internal_error")
+        return otlpErrorResponse(500, "Something went wrong on the server; the export was not stored.", [], encoding);
+      return otlpErrorResponse(known.status, known.message, known.issues, encoding);
     }
   };
 }
@@ -188,7 +182,7 @@ export function decodeTraceExport(
 ): OtlpSpan[] {
   const inflated = gunzipIfNeeded(bytes, contentEncoding);
   if (!inflated.ok)
-    throw new ApiError(400, "invalid_encoding", describeIssues("The body could not be read", [inflated.issue]), [
+    throw new AppError("invalid_input", describeIssues("The body could not be read", [inflated.issue]), [
       inflated.issue,
     ]);
   const decoded = encoding === "json" ? decodeOtlpJson(inflated.bytes) : decodeOtlpProtobuf(inflated.bytes);
@@ -197,20 +191,20 @@ export function decodeTraceExport(
       encoding === "json"
         ? "The body is not a valid OTLP JSON trace export"
         : "The body is not a valid OTLP protobuf trace export";
-    throw new ApiError(400, "invalid_export", describeIssues(intro, decoded.issues), decoded.issues);
+    throw new AppError("invalid_input", describeIssues(intro, decoded.issues), decoded.issues);
   }
   return decoded.spans;
 }
 
-type TraceJsonHandler = (ctx: { request: Request; prisma: Db }) => Promise<Response>;
+type TraceJsonHandler = (ctx: { request: Request; prisma: Db; principal: Principal }) => Promise<Response>;
 
 /** A JSON trace route that is not OTLP (the Agents SDK exporter's): trace-style keys, `{ error }` bodies. */
 export function traceJsonRoute(handler: TraceJsonHandler) {
   return async (request: Request): Promise<Response> => {
     try {
       const prisma = await db();
-      await requireTraceApiKey(prisma, request);
-      return await handler({ request, prisma });
+      const principal = await requireTraceApiKey(prisma, request);
+      return await handler({ request, prisma, principal });
     } catch (error) {
       return errorResponse(error);
     }

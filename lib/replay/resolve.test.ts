@@ -4,7 +4,7 @@ import type { FixtureEntry } from "./log";
 import type { HistoryRule, ToolRule } from "./policy";
 import { replay, ReplayInputError } from "./replay";
 import type { HistoryLookup, ToolExecutor } from "./resolve";
-import { modelSeqs, policyWith, requestEdit, run, sessionOf, toolSteps } from "./test-helpers";
+import { modelSeqs, policyWith, requestEdit, run, sessionOf, toolSteps } from "./testing";
 
 const history = (on_miss: HistoryRule["on_miss"] = "fail", scope: HistoryRule["scope"] = "baseline"): ToolRule => ({
   type: "history",

@@ -1,34 +1,41 @@
 /**
- * Executors as an admin manages them, from the settings page or from scripts
- * (`/api/v1/executors/*`): model endpoints, tool endpoints and the host
- * allow-list. Every change is written to the audit log with its author.
+ * Executors for scripts (`/api/v1/executors/*`): the same operations as the
+ * settings page (lib/server/executors.ts: admin only, audited), in the API's
+ * shapes: `{ tool, url, timeoutMs?, readOnly }` for tools, answers `{ model }`,
+ * `{ tool }`, `{ host }` or the list.
  */
 import { z } from "zod";
-import { recordAudit, type Db } from "@/lib/db";
+import type { Db } from "@/lib/db";
+import { findAllowedHost, findModelEndpoint, findToolEndpoint, listExecutorRows } from "@/lib/db/executors";
 import { AppError, invalidInput } from "@/lib/errors";
+import { authorize } from "./authz";
 import {
   addAllowedHost,
+  AllowedHostInput,
   ModelEndpointInput,
+  removeExecutorSetting,
   saveModelEndpoint,
   saveToolEndpoint,
   ToolEndpointInput,
-} from "@/lib/replays/executor-settings";
-import { authorize } from "./authz";
+} from "./executors";
 import type { Principal } from "./principal";
 
 export type ExecutorKind = "model" | "tool" | "host";
 
-/** The API's tool shape names the tool `tool`; the settings form names it `toolName`. */
 export const ToolEndpointApiInput = z
   .object({
-    tool: z.string().trim().min(1, "Name the tool.").max(200),
+    tool: z.string(),
     url: z.string(),
-    timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+    timeoutMs: z.number().int().default(10_000),
     readOnly: z.boolean({ error: "say whether the tool only reads (true) or may change things (false)" }),
   })
   .strict();
-export const AllowedHostApiInput = z.object({ host: z.string().min(1).max(300) }).strict();
-export const ModelEndpointApiInput = ModelEndpointInput.strict();
+
+async function found<T>(row: Promise<T | null>): Promise<T> {
+  const value = await row;
+  if (!value) throw new AppError("conflict", "The executor changed while it was saved; send the request again.");
+  return value;
+}
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const parsed = schema.safeParse(input);
@@ -36,7 +43,11 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   return parsed.data;
 }
 
-const modelView = (m: { id: string; name: string; baseUrl: string; model: string; apiKeyEnv: string | null; createdAt: Date }) => ({
+type ModelRow = { id: string; name: string; baseUrl: string; model: string; apiKeyEnv: string | null; createdAt: Date };
+type ToolRow = { id: string; toolName: string; url: string; timeoutMs: number; readOnly: boolean; createdAt: Date };
+type HostRow = { id: string; host: string; createdAt: Date };
+
+const modelView = (m: ModelRow) => ({
   id: m.id,
   name: m.name,
   baseUrl: m.baseUrl,
@@ -44,7 +55,7 @@ const modelView = (m: { id: string; name: string; baseUrl: string; model: string
   apiKeyEnv: m.apiKeyEnv,
   createdAt: m.createdAt.toISOString(),
 });
-const toolView = (t: { id: string; toolName: string; url: string; timeoutMs: number; readOnly: boolean; createdAt: Date }) => ({
+const toolView = (t: ToolRow) => ({
   id: t.id,
   tool: t.toolName,
   url: t.url,
@@ -52,85 +63,66 @@ const toolView = (t: { id: string; toolName: string; url: string; timeoutMs: num
   readOnly: t.readOnly,
   createdAt: t.createdAt.toISOString(),
 });
-const hostView = (h: { id: string; host: string; createdAt: Date }) => ({ id: h.id, host: h.host, createdAt: h.createdAt.toISOString() });
+const hostView = (h: HostRow) => ({ id: h.id, host: h.host, createdAt: h.createdAt.toISOString() });
 
-async function audit(prisma: Db, principal: Principal, kind: ExecutorKind, change: "saved" | "removed", target: string, detail: object) {
-  await recordAudit(prisma, {
-    actorId: principal.userId,
-    actorName: principal.name,
-    action: kind === "host" ? "allowed_host.changed" : "executor.changed",
-    target,
-    detail: { kind, change, ...detail },
-  });
-}
-
-export async function listModels(prisma: Db, principal: Principal) {
+export async function listModels(principal: Principal, prisma: Db) {
   authorize(principal, "executors.read");
-  return (await prisma.modelEndpoint.findMany({ orderBy: { name: "asc" } })).map(modelView);
+  return (await listExecutorRows(prisma)).models.map(modelView);
 }
-export async function listTools(prisma: Db, principal: Principal) {
+export async function listTools(principal: Principal, prisma: Db) {
   authorize(principal, "executors.read");
-  return (await prisma.toolEndpoint.findMany({ orderBy: { toolName: "asc" } })).map(toolView);
+  return (await listExecutorRows(prisma)).tools.map(toolView);
 }
-export async function listHosts(prisma: Db, principal: Principal) {
+export async function listHosts(principal: Principal, prisma: Db) {
   authorize(principal, "executors.read");
-  return (await prisma.allowedHost.findMany({ orderBy: { host: "asc" } })).map(hostView);
+  return (await listExecutorRows(prisma)).hosts.map(hostView);
 }
 
-export async function putModel(prisma: Db, principal: Principal, input: unknown) {
+export async function putModel(principal: Principal, input: unknown, prisma: Db) {
   authorize(principal, "executors.manage");
-  const data = parse(ModelEndpointApiInput, input);
-  const { id } = await saveModelEndpoint(prisma, data);
-  const row = await prisma.modelEndpoint.findUniqueOrThrow({ where: { id } });
-  await audit(prisma, principal, "model", "saved", row.name, { baseUrl: row.baseUrl, model: row.model });
-  return modelView(row);
+  const data = parse(ModelEndpointInput.strict(), input);
+  await saveModelEndpoint(principal, data, prisma);
+  return modelView(await found(findModelEndpoint(prisma, { name: data.name })));
 }
 
-export async function putTool(prisma: Db, principal: Principal, input: unknown) {
+export async function putTool(principal: Principal, input: unknown, prisma: Db) {
   authorize(principal, "executors.manage");
   const api = parse(ToolEndpointApiInput, input);
-  const data = parse(ToolEndpointInput, { toolName: api.tool, url: api.url, timeoutMs: api.timeoutMs, readOnly: api.readOnly });
-  const { id } = await saveToolEndpoint(prisma, data);
-  const row = await prisma.toolEndpoint.findUniqueOrThrow({ where: { id } });
-  await audit(prisma, principal, "tool", "saved", row.toolName, { url: row.url, readOnly: row.readOnly });
-  return toolView(row);
+  const data = parse(ToolEndpointInput, {
+    toolName: api.tool,
+    url: api.url,
+    timeoutMs: api.timeoutMs,
+    readOnly: api.readOnly,
+  });
+  await saveToolEndpoint(principal, data, prisma);
+  return toolView(await found(findToolEndpoint(prisma, { toolName: data.toolName })));
 }
 
-/** For the settings form, whose tool field is `toolName`. */
-export async function putToolFromForm(prisma: Db, principal: Principal, input: unknown) {
-  const form = parse(ToolEndpointInput, input);
-  return putTool(prisma, principal, { tool: form.toolName, url: form.url, timeoutMs: form.timeoutMs, readOnly: form.readOnly });
-}
-
-export async function putHost(prisma: Db, principal: Principal, input: unknown) {
+export async function putHost(principal: Principal, input: unknown, prisma: Db) {
   authorize(principal, "executors.manage");
-  const data = parse(AllowedHostApiInput, input);
-  const { id } = await addAllowedHost(prisma, data.host);
-  const row = await prisma.allowedHost.findUniqueOrThrow({ where: { id } });
-  await audit(prisma, principal, "host", "saved", row.host, {});
-  return hostView(row);
+  const data = parse(AllowedHostInput.strict(), input);
+  const saved = await addAllowedHost(principal, data, prisma);
+  return hostView(await found(findAllowedHost(prisma, { id: saved.id })));
 }
 
-export async function removeExecutor(prisma: Db, principal: Principal, kind: ExecutorKind, id: string) {
+export async function removeExecutor(principal: Principal, kind: ExecutorKind, id: string, prisma: Db) {
   authorize(principal, "executors.manage");
-  const missing = () => new AppError("not_found", `No ${kind === "host" ? "allowed host" : `${kind} endpoint`} with id "${id}".`);
+  const missing = () =>
+    new AppError("not_found", `No ${kind === "host" ? "allowed host" : `${kind} endpoint`} with id "${id}".`);
   if (kind === "model") {
-    const row = await prisma.modelEndpoint.findUnique({ where: { id } });
+    const row = await findModelEndpoint(prisma, { id });
     if (!row) throw missing();
-    await prisma.modelEndpoint.delete({ where: { id } });
-    await audit(prisma, principal, kind, "removed", row.name, {});
+    await removeExecutorSetting(principal, { kind, id }, prisma);
     return { model: modelView(row) };
   }
   if (kind === "tool") {
-    const row = await prisma.toolEndpoint.findUnique({ where: { id } });
+    const row = await findToolEndpoint(prisma, { id });
     if (!row) throw missing();
-    await prisma.toolEndpoint.delete({ where: { id } });
-    await audit(prisma, principal, kind, "removed", row.toolName, {});
+    await removeExecutorSetting(principal, { kind, id }, prisma);
     return { tool: toolView(row) };
   }
-  const row = await prisma.allowedHost.findUnique({ where: { id } });
+  const row = await findAllowedHost(prisma, { id });
   if (!row) throw missing();
-  await prisma.allowedHost.delete({ where: { id } });
-  await audit(prisma, principal, kind, "removed", row.host, {});
+  await removeExecutorSetting(principal, { kind, id }, prisma);
   return { host: hostView(row) };
 }

@@ -20,8 +20,10 @@ import {
   recordAudit,
   setSetting,
   type Db,
+  type DbClient,
   type UserRole,
 } from "@/lib/db";
+import { withTransaction } from "@/lib/db/policies";
 import { AUDIT_ACTIONS } from "@/lib/db/audit";
 import { env } from "@/lib/env";
 import { AppError, invalidInput } from "@/lib/errors";
@@ -36,14 +38,13 @@ const SETUP_KEY = "setup_token_hash";
 const NewAccount = z.object({
   name: z.string().trim().min(1, "enter a name").max(200),
   email: z.email("enter an email address").max(320),
-  password: z
-    .string()
-    .min(8, "use at least 8 characters")
-    .max(128, "use at most 128 characters"),
+  password: z.string().min(8, "use at least 8 characters").max(128, "use at most 128 characters"),
 });
 
 export const SetupInput = NewAccount.extend({ token: z.string().min(1, "the setup link's token is missing") });
-export const AcceptInvitationInput = NewAccount.extend({ token: z.string().min(1, "the invitation's token is missing") });
+export const AcceptInvitationInput = NewAccount.extend({
+  token: z.string().min(1, "the invitation's token is missing"),
+});
 export const InviteInput = z.object({
   role: RoleSchema,
   email: z.email("enter an email address").max(320).optional(),
@@ -81,9 +82,14 @@ export async function prepareFirstRun(prisma: Db): Promise<{ setupToken?: string
   const { BRANCHPOINT_ADMIN_EMAIL: email, BRANCHPOINT_ADMIN_PASSWORD: password } = env();
   if (email && password) {
     const passwordHash = await hashPassword(password);
-    await prisma.$transaction(async (tx) => {
+    await withTransaction(prisma, async (tx) => {
       if ((await tx.user.count()) > 0) return;
-      const user = await createPasswordUser(tx, { name: email.split("@")[0] || email, email, role: "admin", passwordHash });
+      const user = await createPasswordUser(tx, {
+        name: email.split("@")[0] || email,
+        email,
+        role: "admin",
+        passwordHash,
+      });
       await recordAudit(tx, { actorId: user.id, actorName: user.email, action: "auth.setup", target: user.email });
     });
     return { createdAdmin: email.toLowerCase() };
@@ -97,15 +103,17 @@ export async function prepareFirstRun(prisma: Db): Promise<{ setupToken?: string
 export async function completeSetup(prisma: Db, input: unknown) {
   const data = parse(SetupInput, input, "setup form");
   const passwordHash = await hashPassword(data.password);
-  return prisma.$transaction(async (tx) => {
+  return withTransaction(prisma, async (tx) => {
     if ((await tx.user.count()) > 0) {
       throw new AppError("wrong_state", "Branchpoint is already set up; sign in instead.");
     }
     const expected = await getSetting(tx, SETUP_KEY);
     if (!expected || expected !== hashToken("setup", data.token)) {
-      throw new AppError("forbidden", "This setup link is not valid; use the one the server printed at its last start.", [
-        { path: "token", message: "not the current setup token" },
-      ]);
+      throw new AppError(
+        "forbidden",
+        "This setup link is not valid; use the one the server printed at its last start.",
+        [{ path: "token", message: "not the current setup token" }],
+      );
     }
     const user = await createPasswordUser(tx, { name: data.name, email: data.email, role: "admin", passwordHash });
     await deleteSetting(tx, SETUP_KEY);
@@ -119,7 +127,7 @@ export async function inviteUser(prisma: Db, principal: Principal, input: unknow
   const data = parse(InviteInput, input, "invitation");
   const token = randomBytes(24).toString("base64url");
   const expiresAt = new Date(Date.now() + data.expiresInDays * 86_400_000);
-  return prisma.$transaction(async (tx) => {
+  return withTransaction(prisma, async (tx) => {
     const row = await tx.invitation.create({
       data: {
         tokenHash: hashToken("invitation", token),
@@ -153,12 +161,15 @@ export async function describeInvitation(prisma: Db, token: string) {
 export async function acceptInvitation(prisma: Db, input: unknown) {
   const data = parse(AcceptInvitationInput, input, "account form");
   const passwordHash = await hashPassword(data.password);
-  return prisma.$transaction(async (tx) => {
+  return withTransaction(prisma, async (tx) => {
     const row = await tx.invitation.findUnique({ where: { tokenHash: hashToken("invitation", data.token) } });
     const bad = (message: string): never => {
       throw new AppError("wrong_state", message, [{ path: "token", message }]);
     };
-    if (!row) throw new AppError("not_found", "This invitation link is not valid.", [{ path: "token", message: "unknown invitation" }]);
+    if (!row)
+      throw new AppError("not_found", "This invitation link is not valid.", [
+        { path: "token", message: "unknown invitation" },
+      ]);
     if (row.revokedAt) bad("This invitation was withdrawn; ask an admin for a new one.");
     if (row.acceptedAt) bad("This invitation was already used; sign in instead.");
     if (row.expiresAt.getTime() <= Date.now()) bad("This invitation has expired; ask an admin for a new one.");
@@ -173,7 +184,12 @@ export async function acceptInvitation(prisma: Db, input: unknown) {
         { path: "email", message: "already has an account" },
       ]);
     }
-    const user = await createPasswordUser(tx, { name: data.name, email, role: RoleSchema.parse(row.role), passwordHash });
+    const user = await createPasswordUser(tx, {
+      name: data.name,
+      email,
+      role: RoleSchema.parse(row.role),
+      passwordHash,
+    });
     const { count } = await tx.invitation.updateMany({
       where: { id: row.id, acceptedAt: null },
       data: { acceptedAt: new Date(), acceptedUserId: user.id },
@@ -222,16 +238,17 @@ export async function revokeInvitation(prisma: Db, principal: Principal, id: str
   if (count === 0) throw new AppError("not_found", `No open invitation with id "${id}".`);
 }
 
-async function guardLastAdmin(tx: Parameters<Parameters<Db["$transaction"]>[0]>[0], userId: string) {
+async function guardLastAdmin(tx: DbClient, userId: string) {
   const target = await tx.user.findUnique({ where: { id: userId } });
-  if (!target) throw new AppError("not_found", `No user with id "${userId}".`, [{ path: "userId", message: "unknown user" }]);
+  if (!target)
+    throw new AppError("not_found", `No user with id "${userId}".`, [{ path: "userId", message: "unknown user" }]);
   return target;
 }
 
 export async function changeRole(prisma: Db, principal: Principal, input: unknown) {
   authorize(principal, "users.manage");
   const data = parse(ChangeRoleInput, input, "role change");
-  return prisma.$transaction(async (tx) => {
+  return withTransaction(prisma, async (tx) => {
     const target = await guardLastAdmin(tx, data.userId);
     if (target.role === data.role) return { id: target.id, role: target.role };
     if (target.role === "admin" && !target.deactivatedAt && (await countActiveAdmins(tx)) <= 1) {
@@ -255,10 +272,12 @@ export async function changeRole(prisma: Db, principal: Principal, input: unknow
 export async function setDeactivated(prisma: Db, principal: Principal, input: unknown) {
   authorize(principal, "users.manage");
   const data = parse(DeactivateInput, input, "request");
-  return prisma.$transaction(async (tx) => {
+  return withTransaction(prisma, async (tx) => {
     const target = await guardLastAdmin(tx, data.userId);
     if (data.deactivated && target.id === principal.userId) {
-      throw new AppError("wrong_state", "You cannot deactivate your own account.", [{ path: "userId", message: "yourself" }]);
+      throw new AppError("wrong_state", "You cannot deactivate your own account.", [
+        { path: "userId", message: "yourself" },
+      ]);
     }
     if (data.deactivated && target.role === "admin" && !target.deactivatedAt && (await countActiveAdmins(tx)) <= 1) {
       throw new AppError("wrong_state", "This is the only admin; make someone else an admin first.");

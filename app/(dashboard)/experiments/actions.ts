@@ -2,19 +2,23 @@
 
 import { after } from "next/server";
 import { revalidatePath } from "next/cache";
-import { z } from "zod";
 import { db } from "@/lib/db";
-import { ApiError } from "@/lib/http/errors";
 import { validatedAction } from "@/lib/http/action";
-import { experimentProgress } from "@/lib/db/experiments";
-import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/replays/experiments";
+import {
+  CreateExperimentInput,
+  createExperiment,
+  ExperimentRef,
+  getExperimentProgress,
+  runExperiment,
+} from "@/lib/server/experiments";
+import { systemPrincipal } from "@/lib/server/principal";
 
 /** Stores the experiment with its cohort and runs it after the response: the page polls its progress. */
-export const startExperimentAction = validatedAction("experiments.run", CreateExperimentInput, async (input, prisma, principal) => {
-  const created = await createExperiment(prisma, input, principal.name);
+export const startExperimentAction = validatedAction(CreateExperimentInput, async (principal, input, prisma) => {
+  const created = await createExperiment(principal, input, prisma);
   after(async () => {
     try {
-      await runExperiment(await db(), created.id);
+      await runExperiment(systemPrincipal(principal.name), { experimentId: created.id }, await db());
     } catch (error) {
       console.error(`Experiment ${created.id} failed to run:`, error);
     }
@@ -24,12 +28,4 @@ export const startExperimentAction = validatedAction("experiments.run", CreateEx
 });
 
 /** Progress for the poll. */
-export const experimentProgressAction = validatedAction(
-  "experiments.read",
-  z.object({ experimentId: z.string().min(1) }),
-  async ({ experimentId }, prisma) => {
-    const progress = await experimentProgress(prisma, experimentId);
-    if (!progress) throw new ApiError(404, "experiment_not_found", `No experiment with id "${experimentId}".`);
-    return progress;
-  },
-);
+export const experimentProgressAction = validatedAction(ExperimentRef, getExperimentProgress);

@@ -1,26 +1,20 @@
 import type { Metadata } from "next";
-import { pagePrincipal } from "@/lib/http/principal";
-import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { CreatePolicyForm } from "@/components/policies/CreatePolicyForm";
 import { Badge } from "@/components/ui/Badge";
 import { DataTable } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { listPolicies } from "@/lib/db/policies";
+import { pageContext } from "@/lib/http/page";
+import { listPolicies } from "@/lib/server/policies";
 import { formatDateTime } from "@/lib/format";
 
 export const metadata: Metadata = { title: "Policies" };
 export const dynamic = "force-dynamic";
 
 export default async function PoliciesPage() {
-  const principal = await pagePrincipal();
-  const prisma = await db();
-  const [policies, agents] = await Promise.all([
-    listPolicies(prisma),
-    prisma.agent.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true, adapter: true } }),
-  ]);
+  const { principal, prisma } = await pageContext();
+  const { policies, agents } = await listPolicies(principal, {}, prisma);
   return (
     <>
       <PageHeader
@@ -76,7 +70,7 @@ export default async function PoliciesPage() {
             })}
           </DataTable>
         )}
-        {can(principal, "policies.write") ? <CreatePolicyForm agents={agents} /> : null}
+        <CreatePolicyForm agents={agents} />
       </div>
     </>
   );

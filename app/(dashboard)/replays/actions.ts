@@ -4,56 +4,39 @@ import { after } from "next/server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { db } from "@/lib/db";
-import { getReplayState, markReplayFailed, toReplayStep } from "@/lib/db/replays";
-import { toSessionEvent } from "@/lib/db/sessions";
-import { ApiError } from "@/lib/http/errors";
+import { AppError, parseInput } from "@/lib/errors";
 import { validatedAction } from "@/lib/http/action";
-import { Edits } from "@/lib/replay";
-import { parseFixtureForm } from "@/lib/replays/fixture-form";
-import { createReplay, decideApproval, runReplay, supplyFixture } from "@/lib/replays/service";
+import { parseFixtureForm } from "@/lib/http/fixture-form";
+import { systemPrincipal } from "@/lib/server/principal";
+import {
+  ComparisonPairInput,
+  createReplay,
+  decideApproval,
+  DecideApprovalInput,
+  getComparisonPair,
+  getReplayState,
+  ReplayRef,
+  runReplay,
+  StartReplayInput,
+  supplyFixture,
+  SupplyFixtureInput,
+} from "@/lib/server/replays";
 
 /** Stores the replay and runs it after the response: the page shows progress instead of waiting. */
-export const startReplayAction = validatedAction(
-  "replays.run",
-  z.object({
-    sessionId: z.string().min(1),
-    policyVersionId: z.string().min(1).optional(),
-    policy: z.unknown().optional(),
-    edits: Edits.default([]),
-  }),
-  async (input, prisma, principal) => {
-    const started = await createReplay(prisma, input, principal.name);
-    after(async () => {
-      try {
-        await runReplay(await db(), started.id);
-      } catch (error) {
-        console.error(`Replay ${started.id} failed to run:`, error);
-        // runReplay settles its own failures; this is the last guard against a row left `running` for ever.
-        try {
-          const prisma = await db();
-          const state = await getReplayState(prisma, started.id);
-          if (state?.status === "running") {
-            await prisma.$transaction(async (tx) =>
-              markReplayFailed(
-                tx,
-                started.id,
-                "replay_failed",
-                `The replay could not run: ${error instanceof Error ? error.message : String(error)}`,
-              ),
-            );
-          }
-        } catch (second) {
-          console.error(`Replay ${started.id} could not be marked failed:`, second);
-        }
-      }
-    });
-    revalidatePath("/replays");
-    return { id: started.id, warnings: started.warnings.map((w) => w.message) };
-  },
-);
+export const startReplayAction = validatedAction(StartReplayInput, async (principal, input, prisma) => {
+  const started = await createReplay(principal, input, prisma);
+  after(async () => {
+    try {
+      await runReplay(systemPrincipal(principal.name), { replayId: started.id }, await db());
+    } catch (error) {
+      console.error(`Replay ${started.id} failed to run:`, error);
+    }
+  });
+  revalidatePath("/replays");
+  return { id: started.id, warnings: started.warnings.map((w) => w.message) };
+});
 
 export const supplyFixtureAction = validatedAction(
-  "replays.run",
   z.object({
     replayId: z.string().min(1),
     callId: z.string().min(1),
@@ -62,71 +45,32 @@ export const supplyFixtureAction = validatedAction(
     note: z.string(),
     prefilledFrom: z.number().int().nullable(),
   }),
-  async (input, prisma, principal) => {
+  async (principal, input, prisma) => {
     const form = parseFixtureForm(input.kind, input.text);
-    if (!form.ok)
-      throw new ApiError(400, "invalid_fixture", form.message, [{ path: form.path, message: form.message }]);
+    if (!form.ok) throw new AppError("invalid_input", form.message, [{ path: form.path, message: form.message }]);
     const provenance = { source: "dashboard", prefilledFromSeq: input.prefilledFrom };
     const fixture = await supplyFixture(
+      principal,
+      parseInput(
+        SupplyFixtureInput,
+        { replayId: input.replayId, ...form.body, note: input.note, callId: input.callId, provenance },
+        "The fixture is not valid.",
+      ),
       prisma,
-      input.replayId,
-      { ...form.body, note: input.note, callId: input.callId, provenance },
-      principal.name,
     );
     revalidatePath(`/replays/${input.replayId}`);
     return { fixtureId: fixture.id };
   },
 );
 
-export const decideApprovalAction = validatedAction(
-  "replays.run",
-  z.object({
-    replayId: z.string().min(1),
-    callId: z.string().min(1),
-    decision: z.enum(["approved", "denied"]),
-    note: z.string().max(2000).optional(),
-  }),
-  async (input, prisma, principal) => {
-    const approval = await decideApproval(
-      prisma,
-      input.replayId,
-      { decision: input.decision, note: input.note || undefined, callId: input.callId },
-      principal.name,
-    );
-    revalidatePath(`/replays/${input.replayId}`);
-    return { approvalId: approval.id };
-  },
-);
+export const decideApprovalAction = validatedAction(DecideApprovalInput, async (principal, input, prisma) => {
+  const approval = await decideApproval(principal, { ...input, note: input.note || undefined }, prisma);
+  revalidatePath(`/replays/${input.replayId}`);
+  return { approvalId: approval.id };
+});
 
 /** Status for the progress poll. */
-export const replayStateAction = validatedAction(
-  "replays.read",
-  z.object({ replayId: z.string().min(1) }),
-  async ({ replayId }, prisma) => {
-    const state = await getReplayState(prisma, replayId);
-    if (!state) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
-    return { status: state.status, stepCount: state.stepCount };
-  },
-);
+export const replayStateAction = validatedAction(ReplayRef, getReplayState);
 
-/** Both sides of one aligned pair, for the comparison's detail panel. Pair ids name their seqs: p<base>-<branch>, i<branch>, r<base>. */
-export const comparisonPairAction = validatedAction(
-  "replays.read",
-  z.object({ replayId: z.string().min(1), pairId: z.string().regex(/^(p\d+-\d+|i\d+|r\d+)$/, "not a pair id") }),
-  async ({ replayId, pairId }, prisma) => {
-    const replay = await prisma.replay.findUnique({ where: { id: replayId }, select: { sessionId: true } });
-    if (!replay) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
-    const numbers = pairId.slice(1).split("-").map(Number);
-    const baseSeq = pairId.startsWith("p") || pairId.startsWith("r") ? numbers[0]! : null;
-    const branchSeq = pairId.startsWith("p") ? numbers[1]! : pairId.startsWith("i") ? numbers[0]! : null;
-    const [baseRow, branchRow] = await Promise.all([
-      baseSeq === null
-        ? null
-        : prisma.event.findUnique({ where: { sessionId_seq: { sessionId: replay.sessionId, seq: baseSeq } } }),
-      branchSeq === null
-        ? null
-        : prisma.replayStep.findUnique({ where: { replayId_idx: { replayId, idx: branchSeq } } }),
-    ]);
-    return { base: baseRow ? toSessionEvent(baseRow) : null, branch: branchRow ? toReplayStep(branchRow) : null };
-  },
-);
+/** Both sides of one aligned pair, for the comparison's detail panel. */
+export const comparisonPairAction = validatedAction(ComparisonPairInput, getComparisonPair);

@@ -3,8 +3,8 @@ import Link from "next/link";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { listReplays } from "@/lib/db/replays";
+import { pageContext } from "@/lib/http/page";
+import { listReplays } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
 
 export const dynamic = "force-dynamic";
@@ -14,7 +14,8 @@ type Props = { searchParams: Promise<{ cursor?: string }> };
 
 export default async function ReplaysPage({ searchParams }: Props) {
   const { cursor } = await searchParams;
-  const { replays, nextCursor } = await listReplays(await db(), { limit: 50, ...(cursor ? { cursor } : {}) });
+  const { principal, prisma } = await pageContext();
+  const { replays, nextCursor } = await listReplays(principal, { limit: 50, ...(cursor ? { cursor } : {}) }, prisma);
   return (
     <>
       <PageHeader title="Replays" subtitle="Branches of recorded sessions, newest first." />

@@ -5,8 +5,8 @@ import { Badge } from "@/components/ui/Badge";
 import { DataTable } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { listReports } from "@/lib/db/reports";
+import { pageContext } from "@/lib/http/page";
+import { listReports } from "@/lib/server/reports";
 import { formatDateTime } from "@/lib/format";
 import { ValidityLabel } from "@/lib/reports/sections";
 
@@ -17,10 +17,12 @@ type Props = { searchParams: Promise<{ cursor?: string }> };
 
 export default async function ReportsPage({ searchParams }: Props) {
   const { cursor } = await searchParams;
-  const { reports, nextCursor } = await listReports(await db(), {
-    limit: 50,
-    cursor: typeof cursor === "string" && cursor ? cursor : undefined,
-  });
+  const { principal, prisma } = await pageContext();
+  const { reports, nextCursor } = await listReports(
+    principal,
+    { limit: 50, ...(typeof cursor === "string" && cursor ? { cursor } : {}) },
+    prisma,
+  );
   return (
     <>
       <PageHeader

@@ -4,7 +4,8 @@ import { SessionFilters } from "@/components/sessions/SessionFilters";
 import { SessionTable } from "@/components/sessions/SessionTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db, listSessions, sessionFacets } from "@/lib/db";
+import { pageContext } from "@/lib/http/page";
+import { listSessions } from "@/lib/server/sessions";
 
 export const metadata: Metadata = { title: "Sessions" };
 export const dynamic = "force-dynamic";
@@ -26,12 +27,8 @@ export default async function SessionsPage({
   const query = Query.parse(
     Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, (Array.isArray(v) ? v[0] : v) || undefined])),
   );
-  const prisma = await db();
-  const [{ sessions, nextCursor }, facets, total] = await Promise.all([
-    listSessions(prisma, { ...query, limit: 50 }),
-    sessionFacets(prisma),
-    prisma.session.count(),
-  ]);
+  const { principal, prisma } = await pageContext();
+  const { sessions, nextCursor, facets, total } = await listSessions(principal, { ...query, limit: 50 }, prisma);
   const filtered = Boolean(query.agent || query.status || query.tool || query.q);
   const params = new URLSearchParams(
     Object.entries({ ...query, cursor: undefined }).filter((e): e is [string, string] => typeof e[1] === "string"),

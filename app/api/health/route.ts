@@ -1,4 +1,4 @@
-import { database } from "@/lib/db/client";
+import { database } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 

@@ -1,18 +1,19 @@
 import { z } from "zod";
 import { db } from "@/lib/db";
-import { importAndSave } from "@/lib/db/imports";
-import { ApiError, errorResponse, readBodyBytes, readQuery } from "@/lib/http/api";
-import { errorBody } from "@/lib/http/errors";
-import { sessionPrincipalWith } from "@/lib/http/principal";
+import { AppError, errorBody } from "@/lib/errors";
+import { errorResponse, readBodyBytes, readQuery } from "@/lib/http/api";
+import { currentPrincipal } from "@/lib/http/principal";
 import { ImportFormat } from "@/lib/ingest/types";
+import { importSessions } from "@/lib/server/sessions";
 
 export const dynamic = "force-dynamic";
 
 const Query = z.object({ filename: z.string().max(300).optional(), format: ImportFormat.optional() });
 
 /**
- * The upload page's endpoint (XHR, for upload progress). It takes the
- * signed-in user's session (an analyst or admin), not an API key. It refuses cross-site requests: the browser
+ * The upload page's endpoint (XHR, for upload progress). It takes no API key:
+ * the dashboard itself has no login, so this route is exactly as open as the
+ * page that uses it, and no more. It refuses cross-site requests: the browser
  * must say the request is same-origin (Sec-Fetch-Site / Origin), and must send
  * the `X-Branchpoint-Upload` header, which a cross-site form cannot set
  * without a CORS preflight this server never grants. Scripts use
@@ -21,11 +22,10 @@ const Query = z.object({ filename: z.string().max(300).optional(), format: Impor
 export async function POST(request: Request): Promise<Response> {
   try {
     assertSameOrigin(request);
-    await sessionPrincipalWith("sessions.import");
     const query = readQuery(request, Query);
     const body = await readBodyBytes(request);
-    if (body.length === 0) throw new ApiError(400, "empty_body", "The file is empty.");
-    const result = await importAndSave(await db(), body, query);
+    if (body.length === 0) throw new AppError("invalid_input", "The file is empty.");
+    const result = await importSessions(await currentPrincipal(), { body, ...query }, await db());
     if (!result.ok) {
       const message =
         result.format === null
@@ -33,7 +33,7 @@ export async function POST(request: Request): Promise<Response> {
           : `The file is not a valid ${result.format} document.`;
       return Response.json(
         {
-          ...errorBody(result.format === null ? "unknown_format" : "invalid_document", message, result.issues),
+          ...errorBody(result.format === null ? "unknown_format" : "invalid_input", message, result.issues),
           format: result.format,
         },
         { status: 400 },
@@ -52,9 +52,8 @@ function assertSameOrigin(request: Request): void {
   const sameOrigin = site === null || site === "same-origin";
   const originOk = origin === null || (host !== null && URL.canParse(origin) && new URL(origin).host === host);
   if (request.headers.get("x-branchpoint-upload") !== "1" || !sameOrigin || !originOk) {
-    throw new ApiError(
-      403,
-      "cross_origin",
+    throw new AppError(
+      "forbidden",
       "Uploads are accepted from Branchpoint's own pages only; scripts use POST /api/v1/sessions with an API key.",
     );
   }

@@ -1,7 +1,8 @@
 import { notFound } from "next/navigation";
 import { ReportView } from "@/components/reports/ReportView";
 import { db } from "@/lib/db";
-import { findSharedReport } from "@/lib/db/reports";
+import { shareLinkPrincipal } from "@/lib/http/principal";
+import { openSharedReport } from "@/lib/server/reports";
 import { formatDateTime } from "@/lib/format";
 
 export const dynamic = "force-dynamic";
@@ -11,7 +12,7 @@ type Props = { params: Promise<{ token: string }> };
 /** A report opened by its share link: the snapshot only, read-only. Any token that is not active is the same 404. */
 export default async function SharedReportPage({ params }: Props) {
   const { token } = await params;
-  const report = await findSharedReport(await db(), token);
+  const report = await openSharedReport(shareLinkPrincipal(), { token }, await db());
   if (!report) notFound();
   const exportHref = (format: "md" | "json") => `/share/${encodeURIComponent(token)}/export?format=${format}`;
   return (

@@ -3,18 +3,15 @@ import Link from "next/link";
 import { NewExperimentForm } from "@/components/experiments/NewExperimentForm";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { agentVersionsWithCohorts, policyVersionChoices } from "@/lib/db/experiments";
+import { pageContext } from "@/lib/http/page";
+import { experimentChoices } from "@/lib/server/experiments";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New experiment" };
 
 export default async function NewExperimentPage() {
-  const prisma = await db();
-  const [policyVersions, agentVersions] = await Promise.all([
-    policyVersionChoices(prisma),
-    agentVersionsWithCohorts(prisma),
-  ]);
+  const { principal, prisma } = await pageContext();
+  const { policyVersions, agentVersions } = await experimentChoices(principal, {}, prisma);
   return (
     <>
       <div className="mb-2 text-sm">

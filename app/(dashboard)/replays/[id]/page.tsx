@@ -1,8 +1,6 @@
 import type { Metadata } from "next";
-import { pagePrincipal } from "@/lib/http/principal";
 import { can } from "@/lib/server/authz";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
 import { ReplayProgress } from "@/components/replays/ReplayProgress";
@@ -11,8 +9,8 @@ import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { isTerminal, loadReplayView } from "@/lib/db/replays";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getReplay, isTerminal } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
 
 export const dynamic = "force-dynamic";
@@ -22,10 +20,9 @@ type Props = { params: Promise<{ id: string }> };
 export const metadata: Metadata = { title: "Replay" };
 
 export default async function ReplayPage({ params }: Props) {
-  const principal = await pagePrincipal();
   const { id } = await params;
-  const view = await loadReplayView(await db(), id);
-  if (!view) notFound();
+  const { principal, prisma } = await pageContext();
+  const view = await orNotFound(getReplay(principal, { replayId: id }, prisma));
   const { replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (

@@ -1,13 +1,11 @@
 import type { Metadata } from "next";
-import { pagePrincipal } from "@/lib/http/principal";
 import { can } from "@/lib/server/authz";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { ReportView } from "@/components/reports/ReportView";
 import { SharePanel } from "@/components/reports/SharePanel";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { getReport, listShareLinks } from "@/lib/db/reports";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getReport, getReportPage } from "@/lib/server/reports";
 import { formatDateTime } from "@/lib/format";
 import { createShareAction, revokeShareAction } from "../actions";
 
@@ -17,20 +15,15 @@ type Props = { params: Promise<{ id: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
-  const report = await (await db()).report.findUnique({ where: { id }, select: { title: true } });
+  const { principal, prisma } = await pageContext();
+  const report = await getReport(principal, { reportId: id }, prisma).catch(() => null);
   return { title: report ? report.title : "Report not found" };
 }
 
 export default async function ReportPage({ params }: Props) {
-  const principal = await pagePrincipal();
   const { id } = await params;
-  const prisma = await db();
-  const report = await getReport(prisma, id);
-  if (!report) notFound();
-  const [shares, live] = await Promise.all([
-    listShareLinks(prisma, report.id),
-    prisma.report.findUnique({ where: { id: report.id }, select: { replayId: true } }),
-  ]);
+  const { principal, prisma } = await pageContext();
+  const { report, shares, liveReplayId } = await orNotFound(getReportPage(principal, { reportId: id }, prisma));
   const exportLink = (format: "md" | "json") => `/api/reports/${encodeURIComponent(report.id)}/export?format=${format}`;
   return (
     <>
@@ -48,8 +41,8 @@ export default async function ReportPage({ params }: Props) {
               {report.createdBy ? ` by ${report.createdBy}` : ""}
             </span>
             <span className="text-slate-400">·</span>
-            {live?.replayId ? (
-              <Link href={`/replays/${live.replayId}/compare`} className="text-indigo-700 hover:underline">
+            {liveReplayId ? (
+              <Link href={`/replays/${liveReplayId}/compare`} className="text-indigo-700 hover:underline">
                 Open the live comparison
               </Link>
             ) : (

@@ -1,14 +1,14 @@
 import type { Metadata } from "next";
-import { pagePrincipal } from "@/lib/http/principal";
 import { can } from "@/lib/server/authz";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { SessionTimeline } from "@/components/sessions/SessionTimeline";
 import { sessionLabel } from "@/components/sessions/SessionTable";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db, getSession, toSessionEvent } from "@/lib/db";
+import { toSessionEvent } from "@/lib/db";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getSession } from "@/lib/server/sessions";
 import { formatCost, formatDateTime, formatDuration, formatTokens } from "@/lib/format";
 
 export const dynamic = "force-dynamic";
@@ -17,17 +17,15 @@ type Props = { params: Promise<{ id: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
-  const session = await (
-    await db()
-  ).session.findUnique({ where: { id }, select: { title: true, externalId: true, id: true } });
+  const { principal, prisma } = await pageContext();
+  const session = await getSession(principal, { sessionId: id }, prisma).catch(() => null);
   return { title: session ? sessionLabel(session) : "Session not found" };
 }
 
 export default async function SessionPage({ params }: Props) {
-  const principal = await pagePrincipal();
   const { id } = await params;
-  const session = await getSession(await db(), id);
-  if (!session) notFound();
+  const { principal, prisma } = await pageContext();
+  const session = await orNotFound(getSession(principal, { sessionId: id }, prisma));
   const events = session.events.map(toSessionEvent);
   const stats: [string, string][] = [
     ["Steps", String(session.eventCount)],

@@ -1,30 +1,33 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { z } from "zod";
+import type { Db } from "@/lib/db";
 import { validatedAction } from "@/lib/http/action";
-import { AllowedHostInput, ModelEndpointInput, ToolEndpointInput } from "@/lib/replays/executor-settings";
-import { putHost, putModel, putToolFromForm, removeExecutor } from "@/lib/server/executors-admin";
+import type { Principal } from "@/lib/server/principal";
+import {
+  addAllowedHost,
+  AllowedHostInput,
+  ModelEndpointInput,
+  removeExecutorSetting,
+  RemoveExecutorSettingInput,
+  saveModelEndpoint,
+  saveToolEndpoint,
+  ToolEndpointInput,
+} from "@/lib/server/executors";
 
-const done = <T>(value: T) => {
-  revalidatePath("/settings/executors");
-  return value;
-};
+/** Runs an operation and refreshes the settings page. */
+function andRefresh<I, T>(op: (principal: Principal, input: I, prisma: Db) => Promise<T>) {
+  return async (principal: Principal, input: I, prisma: Db) => {
+    const value = await op(principal, input, prisma);
+    revalidatePath("/settings/executors");
+    return value;
+  };
+}
 
-export const saveModelEndpointAction = validatedAction("executors.manage", ModelEndpointInput, async (input, prisma, principal) =>
-  done(await putModel(prisma, principal, input)),
-);
-export const saveToolEndpointAction = validatedAction("executors.manage", ToolEndpointInput, async (input, prisma, principal) =>
-  done(await putToolFromForm(prisma, principal, input)),
-);
-export const addAllowedHostAction = validatedAction("executors.manage", AllowedHostInput, async (input, prisma, principal) =>
-  done(await putHost(prisma, principal, input)),
-);
+export const saveModelEndpointAction = validatedAction(ModelEndpointInput, andRefresh(saveModelEndpoint));
+export const saveToolEndpointAction = validatedAction(ToolEndpointInput, andRefresh(saveToolEndpoint));
+export const addAllowedHostAction = validatedAction(AllowedHostInput, andRefresh(addAllowedHost));
 export const removeExecutorSettingAction = validatedAction(
-  "executors.manage",
-  z.object({ kind: z.enum(["model", "tool", "host"]), id: z.string().min(1) }),
-  async (input, prisma, principal) => {
-    await removeExecutor(prisma, principal, input.kind, input.id);
-    return done({ removed: input.id });
-  },
+  RemoveExecutorSettingInput,
+  andRefresh(removeExecutorSetting),
 );

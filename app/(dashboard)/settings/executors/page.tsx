@@ -1,10 +1,15 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { AllowedHostForm, ModelEndpointForm, RemoveButton, ToolEndpointForm } from "@/components/replays/ExecutorForms";
+import {
+  AllowedHostForm,
+  ModelEndpointForm,
+  RemoveButton,
+  ToolEndpointForm,
+} from "@/components/settings/ExecutorForms";
 import { Badge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { executorSettings } from "@/lib/replays/executor-settings";
+import { pageContext } from "@/lib/http/page";
+import { executorSettings } from "@/lib/server/executors";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Live executors" };
@@ -20,7 +25,8 @@ function Card({ title, hint, children }: { title: string; hint: string; children
 }
 
 export default async function ExecutorsPage() {
-  const { models, tools, hosts } = await executorSettings(await db());
+  const { principal, prisma } = await pageContext();
+  const { models, tools, hosts } = await executorSettings(principal, {}, prisma);
   return (
     <>
       <div className="mb-2 text-sm">

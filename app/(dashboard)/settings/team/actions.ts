@@ -12,9 +12,8 @@ const done = <T>(value: T) => {
 };
 
 export const inviteUserAction = validatedAction(
-  "users.manage",
   z.object({ role: RoleSchema, email: z.string().trim().max(320).optional(), expiresInDays: z.number().int() }),
-  async (input, prisma, principal) => {
+  async (principal, input, prisma) => {
     const invite = await inviteUser(prisma, principal, { ...input, email: input.email || undefined });
     const base = (env().BRANCHPOINT_PUBLIC_URL ?? "").replace(/\/$/, "");
     return done({
@@ -26,13 +25,11 @@ export const inviteUserAction = validatedAction(
 );
 
 export const changeRoleAction = validatedAction(
-  "users.manage",
   z.object({ userId: z.string().min(1), role: RoleSchema }),
-  async (input, prisma, principal) => done(await changeRole(prisma, principal, input)),
+  async (principal, input, prisma) => done(await changeRole(prisma, principal, input)),
 );
 
 export const setDeactivatedAction = validatedAction(
-  "users.manage",
   z.object({ userId: z.string().min(1), deactivated: z.boolean() }),
-  async (input, prisma, principal) => done(await setDeactivated(prisma, principal, input)),
+  async (principal, input, prisma) => done(await setDeactivated(prisma, principal, input)),
 );

@@ -1,7 +1,8 @@
 import { after } from "next/server";
 import { db } from "@/lib/db";
 import { apiRoute, readJson } from "@/lib/http/api";
-import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/replays/experiments";
+import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/server/experiments";
+import { systemPrincipal } from "@/lib/server/principal";
 
 export const dynamic = "force-dynamic";
 
@@ -9,12 +10,11 @@ export const dynamic = "force-dynamic";
  * `{ name, policyVersionId, agentVersionId, sessionIds? }` → `201 { experiment: { id, status, total, warnings } }`.
  * The replays run after the response; poll `GET /api/v1/experiments/:id`.
  */
-export const POST = apiRoute("experiments.run", async ({ request, prisma, principal }) => {
-  const input = await readJson(request, CreateExperimentInput);
-  const created = await createExperiment(prisma, input, principal.name);
+export const POST = apiRoute(async ({ request, prisma, principal }) => {
+  const created = await createExperiment(principal, await readJson(request, CreateExperimentInput), prisma);
   after(async () => {
     try {
-      await runExperiment(await db(), created.id);
+      await runExperiment(systemPrincipal(principal.name), { experimentId: created.id }, await db());
     } catch (error) {
       console.error(`Experiment ${created.id} failed to run:`, error);
     }

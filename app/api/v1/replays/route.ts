@@ -1,30 +1,20 @@
-import { z } from "zod";
-import { listReplays, loadReplayView } from "@/lib/db/replays";
-import { ApiError, apiRoute, readJson, readQuery } from "@/lib/http/api";
-import { presentReplay } from "@/lib/replays/present";
-import { startReplay } from "@/lib/replays/service";
+import { apiRoute, readJson, readQuery } from "@/lib/http/api";
+import { presentReplay } from "@/lib/http/present";
+import { getReplay, ListReplaysInput, listReplays, StartReplayInput, startReplay } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 
 /** `{ sessionId, policy | policyVersionId, edits? }` → runs the branch to its first stop: `201 { replay }`. */
-export const POST = apiRoute("replays.run", async ({ request, prisma, principal }) => {
-  const body = await readJson(request, z.unknown());
-  const started = await startReplay(prisma, body, principal.name);
-  const view = await loadReplayView(prisma, started.id);
-  if (!view) throw new ApiError(404, "replay_not_found", `Replay "${started.id}" disappeared while it ran.`);
+export const POST = apiRoute(async ({ request, prisma, principal }) => {
+  const input = await readJson(request, StartReplayInput);
+  const started = await startReplay(principal, input, prisma);
+  const view = await getReplay(principal, { replayId: started.id }, prisma);
   return Response.json({ replay: presentReplay(view, started.warnings) }, { status: 201 });
 });
 
-const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-  cursor: z.string().min(1).optional(),
-  sessionId: z.string().min(1).optional(),
-});
-
 /** Replays, newest first: `{ replays, nextCursor }`. */
-export const GET = apiRoute("replays.read", async ({ request, prisma }) => {
-  const query = readQuery(request, ListQuery);
-  const { replays, nextCursor } = await listReplays(prisma, query);
+export const GET = apiRoute(async ({ request, prisma, principal }) => {
+  const { replays, nextCursor } = await listReplays(principal, readQuery(request, ListReplaysInput), prisma);
   return Response.json({
     replays: replays.map((r) => ({
       id: r.id,

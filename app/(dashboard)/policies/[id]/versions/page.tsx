@@ -1,12 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { z } from "zod";
 import { VersionDiff } from "@/components/policies/VersionDiff";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { getPolicy } from "@/lib/db/policies";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getPolicy } from "@/lib/server/policies";
 import { formatDateTime } from "@/lib/format";
 
 export const metadata: Metadata = { title: "Policy versions" };
@@ -27,8 +26,8 @@ export default async function PolicyVersionsPage({
   const { id } = await params;
   const raw = await searchParams;
   const query = Query.parse(Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v])));
-  const policy = await getPolicy(await db(), id);
-  if (!policy) notFound();
+  const { principal, prisma } = await pageContext();
+  const policy = await orNotFound(getPolicy(principal, { policyId: id }, prisma));
   const versions = policy.versions; // newest first
   const byNumber = new Map(versions.map((v) => [v.version, v]));
   const b = byNumber.get(query.b ?? versions[0]?.version ?? 0) ?? versions[0];

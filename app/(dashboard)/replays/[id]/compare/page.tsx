@@ -1,8 +1,6 @@
 import type { Metadata } from "next";
-import { pagePrincipal } from "@/lib/http/principal";
 import { can } from "@/lib/server/authz";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { CompareView } from "@/components/compare/CompareView";
 import { FinalOutputDiff } from "@/components/compare/FinalOutputDiff";
 import { MetricsTable } from "@/components/compare/MetricsTable";
@@ -11,8 +9,8 @@ import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { isTerminal, loadReplayComparison } from "@/lib/db/replays";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getReplayComparison, isTerminal } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare base and branch" };
@@ -20,11 +18,10 @@ export const metadata: Metadata = { title: "Compare base and branch" };
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ pair?: string; filter?: string }> };
 
 export default async function ComparePage({ params, searchParams }: Props) {
-  const principal = await pagePrincipal();
   const [{ id }, query] = await Promise.all([params, searchParams]);
   // Rows and the first divergence only: a pair's full events are fetched when it is selected.
-  const view = await loadReplayComparison(await db(), id);
-  if (!view) notFound();
+  const { principal, prisma } = await pageContext();
+  const view = await orNotFound(getReplayComparison(principal, { replayId: id }, prisma));
   const { comparison, replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (

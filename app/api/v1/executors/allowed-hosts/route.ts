@@ -5,12 +5,12 @@ import { z } from "zod";
 export const dynamic = "force-dynamic";
 
 /** GET /api/v1/executors/allowed-hosts: `{ "hosts": [...] }`. */
-export const GET = apiRoute("executors.read", async ({ prisma, principal }) =>
-  Response.json({ hosts: await listHosts(prisma, principal) }),
+export const GET = apiRoute(async ({ prisma, principal }) =>
+  Response.json({ hosts: await listHosts(principal, prisma) }),
 );
 
 /** POST /api/v1/executors/allowed-hosts: creates or replaces one; `201 { "host" }`. */
-export const POST = apiRoute("executors.manage", async ({ request, prisma, principal }) => {
+export const POST = apiRoute(async ({ request, prisma, principal }) => {
   const body = await readJson(request, z.unknown());
-  return Response.json({ host: await putHost(prisma, principal, body) }, { status: 201 });
+  return Response.json({ host: await putHost(principal, body, prisma) }, { status: 201 });
 });

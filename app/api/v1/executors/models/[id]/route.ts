@@ -4,6 +4,6 @@ import { removeExecutor } from "@/lib/server/executors-admin";
 export const dynamic = "force-dynamic";
 
 /** DELETE /api/v1/executors/models/:id: answers with the removed `{ "model" }`; 404 when unknown. */
-export const DELETE = apiRoute<{ id: string }>("executors.manage", async ({ prisma, params, principal }) =>
-  Response.json(await removeExecutor(prisma, principal, "model", params.id)),
+export const DELETE = apiRoute<{ id: string }>(async ({ prisma, params, principal }) =>
+  Response.json(await removeExecutor(principal, "model", params.id, prisma)),
 );

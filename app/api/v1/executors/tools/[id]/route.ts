@@ -4,6 +4,6 @@ import { removeExecutor } from "@/lib/server/executors-admin";
 export const dynamic = "force-dynamic";
 
 /** DELETE /api/v1/executors/tools/:id: answers with the removed `{ "tool" }`; 404 when unknown. */
-export const DELETE = apiRoute<{ id: string }>("executors.manage", async ({ prisma, params, principal }) =>
-  Response.json(await removeExecutor(prisma, principal, "tool", params.id)),
+export const DELETE = apiRoute<{ id: string }>(async ({ prisma, params, principal }) =>
+  Response.json(await removeExecutor(principal, "tool", params.id, prisma)),
 );

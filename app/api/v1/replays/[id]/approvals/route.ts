@@ -1,16 +1,13 @@
-import { z } from "zod";
-import { loadReplayView } from "@/lib/db/replays";
-import { ApiError, apiRoute, readJson } from "@/lib/http/api";
-import { presentReplay } from "@/lib/replays/present";
-import { decideApproval } from "@/lib/replays/service";
+import { apiRoute, readJson } from "@/lib/http/api";
+import { presentReplay } from "@/lib/http/present";
+import { ApprovalInput, decideApproval, getReplay } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 
 /** `{ decision: "approved" | "denied", note? }` for the live call the branch waits on; `{ replay }`; 409 when none waits. */
-export const POST = apiRoute<{ id: string }>("replays.run", async ({ request, prisma, params, principal }) => {
-  const body = await readJson(request, z.unknown());
-  await decideApproval(prisma, params.id, body, principal.name, principal.userId);
-  const view = await loadReplayView(prisma, params.id);
-  if (!view) throw new ApiError(404, "replay_not_found", `No replay with id "${params.id}".`);
+export const POST = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
+  const body = await readJson(request, ApprovalInput);
+  await decideApproval(principal, { ...body, replayId: params.id }, prisma);
+  const view = await getReplay(principal, { replayId: params.id }, prisma);
   return Response.json({ replay: presentReplay(view) });
 });

@@ -79,7 +79,8 @@ export async function checkDestination(
   }
   const hostname = bare(url.hostname);
   const listed = allowed.has(hostname) || allowed.has(url.host.toLowerCase());
-  if (!listed) throw new OutboundRefused(`Host "${url.host}" is not on the executor allow-list (Settings → Executors).`);
+  if (!listed)
+    throw new OutboundRefused(`Host "${url.host}" is not on the executor allow-list (Settings → Executors).`);
   const literal = isIP(hostname) !== 0;
   let answers: { address: string; family: number }[];
   if (literal) answers = [{ address: hostname, family: isIP(hostname) }];
@@ -87,7 +88,9 @@ export async function checkDestination(
     try {
       answers = await resolve(hostname);
     } catch (error) {
-      throw new OutboundRefused(`Host "${hostname}" could not be resolved: ${error instanceof Error ? error.message : String(error)}.`);
+      throw new OutboundRefused(
+        `Host "${hostname}" could not be resolved: ${error instanceof Error ? error.message : String(error)}.`,
+      );
     }
   }
   if (answers.length === 0) throw new OutboundRefused(`Host "${hostname}" has no address.`);
@@ -105,8 +108,7 @@ export async function checkDestination(
       );
     }
   }
-  const first = unmap(answers[0]!.address);
-  return first;
+  return unmap(answers[0]!.address);
 }
 
 export type OutboundResponse = { status: number; text: string; url: string };
@@ -125,12 +127,13 @@ function requestOnce(
       url,
       {
         method: init.method,
-        headers: init.body === undefined ? init.headers : { ...init.headers, "content-length": Buffer.byteLength(init.body) },
+        headers:
+          init.body === undefined ? init.headers : { ...init.headers, "content-length": Buffer.byteLength(init.body) },
         signal: init.signal,
         // Connect to the address that was checked, never to a fresh DNS answer.
         lookup: (_hostname, options, callback) => {
-          const cb = callback as (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
-          if ((options as { all?: boolean }).all) cb(null, [{ address: target.address, family: target.family }]);
+          const cb = callback;
+          if (options.all) cb(null, [{ address: target.address, family: target.family }]);
           else cb(null, target.address, target.family);
         },
       },

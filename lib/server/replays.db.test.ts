@@ -5,9 +5,22 @@ import { loadDemoData } from "@/lib/db/startup";
 import type { Db } from "@/lib/db/client";
 import { loadReplayComparison, loadReplayView } from "@/lib/db/replays";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { ApiError } from "@/lib/http/errors";
+import { AppError, parseInput } from "@/lib/errors";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
-import { createReplay, decideApproval, runReplay, startReplay, supplyFixture } from "./service";
+import { localAdmin } from "./principal";
+import * as replays from "./replays";
+
+// The operations, called directly with input parsed by their schemas (as every adapter does) and a principal of the given name.
+const as = (name: string) => localAdmin(name);
+const createReplay = async (prisma: Db, raw: unknown, by: string) =>
+  replays.createReplay(as(by), parseInput(replays.StartReplayInput, raw), prisma);
+const startReplay = async (prisma: Db, raw: unknown, by: string) =>
+  replays.startReplay(as(by), parseInput(replays.StartReplayInput, raw), prisma);
+const runReplay = (prisma: Db, replayId: string) => replays.runReplay(as("runner"), { replayId }, prisma);
+const supplyFixture = async (prisma: Db, replayId: string, raw: object, by: string) =>
+  replays.supplyFixture(as(by), parseInput(replays.SupplyFixtureInput, { ...raw, replayId }), prisma);
+const decideApproval = async (prisma: Db, replayId: string, raw: object, by: string) =>
+  replays.decideApproval(as(by), parseInput(replays.DecideApprovalInput, { ...raw, replayId }), prisma);
 
 const RECORDED: Policy = {
   model: "recorded-only",
@@ -56,15 +69,15 @@ async function fakeToolServer(
   return { calls, port, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-async function expectApiError(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
+async function expectAppError(promise: Promise<unknown>, status: number, code: string): Promise<AppError> {
   const error = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  expect((error as ApiError).status).toBe(status);
-  expect((error as ApiError).code).toBe(code);
-  return error as ApiError;
+  expect(error).toBeInstanceOf(AppError);
+  expect((error as AppError).status).toBe(status);
+  expect((error as AppError).code).toBe(code);
+  return error as AppError;
 }
 
 describe.each(TEST_ENGINES)("replays on %s", (engine) => {
@@ -155,29 +168,29 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     });
     const counts = await count();
 
-    const both = await expectApiError(
+    const both = await expectAppError(
       supplyFixture(db.prisma, id, { output: 1, error: { type: "E", message: "m" }, note: "x" }, "dana"),
       400,
-      "invalid_fixture",
+      "invalid_input",
     );
     expect(both.issues[0]!.message).toMatch(/exactly one of "output"/);
-    const noNote = await expectApiError(
+    const noNote = await expectAppError(
       supplyFixture(db.prisma, id, { output: 1, note: "  " }, "dana"),
       400,
-      "invalid_fixture",
+      "invalid_input",
     );
     expect(noNote.issues.map((i) => i.path)).toEqual(["note"]);
     expect(noNote.issues[0]!.message).toMatch(/note is required/);
-    const wrong = await expectApiError(
+    const wrong = await expectAppError(
       supplyFixture(db.prisma, id, { output: 1, note: "n", callId: "call_nope" }, "dana"),
       409,
-      "wrong_call",
+      "wrong_state",
     );
     expect(wrong.message).toMatch(/waits for lookup_order \(call call_7Qm2/);
-    await expectApiError(
+    await expectAppError(
       supplyFixture(db.prisma, "no-such-replay", { output: 1, note: "n" }, "dana"),
       404,
-      "replay_not_found",
+      "not_found",
     );
 
     const after = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
@@ -185,10 +198,10 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     expect(await count()).toEqual(counts);
 
     const { id: done } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: RECORDED }, "tester");
-    const notPaused = await expectApiError(
+    const notPaused = await expectAppError(
       supplyFixture(db.prisma, done, { output: 1, note: "n" }, "dana"),
       409,
-      "nothing_pending",
+      "wrong_state",
     );
     expect(notPaused.message).toMatch(/is completed and waits for no fixture/);
     expect(await db.prisma.fixture.count({ where: { replayId: done } })).toBe(0);
@@ -196,7 +209,7 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
 
   it("refuses edits of the wrong kind or seq before a replay exists", async () => {
     const replays = await db.prisma.replay.count();
-    const e = await expectApiError(
+    const e = await expectAppError(
       createReplay(
         db.prisma,
         { sessionId: refundSessionId, policy: RECORDED, edits: [{ seq: 0, op: "replace_tool_result", value: 1 }] },
@@ -207,16 +220,12 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     );
     expect(e.issues[0]!.path).toBe("edits[0].op");
     expect(e.issues[0]!.message).toMatch(/needs a tool_call event, but seq 0 is a model_call/);
-    await expectApiError(
+    await expectAppError(
       createReplay(db.prisma, { sessionId: refundSessionId, policy: { model: "nope" } }, "t"),
       400,
       "invalid_policy",
     );
-    await expectApiError(
-      createReplay(db.prisma, { sessionId: "missing", policy: RECORDED }, "t"),
-      404,
-      "session_not_found",
-    );
+    await expectAppError(createReplay(db.prisma, { sessionId: "missing", policy: RECORDED }, "t"), 404, "not_found");
     expect(await db.prisma.replay.count()).toBe(replays);
   });
 
@@ -297,8 +306,8 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
       expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
       const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === "rejected");
       expect(rejected).toHaveLength(1);
-      expect(rejected[0]!.reason).toBeInstanceOf(ApiError);
-      expect((rejected[0]!.reason as ApiError).status).toBe(409);
+      expect(rejected[0]!.reason).toBeInstanceOf(AppError);
+      expect((rejected[0]!.reason as AppError).status).toBe(409);
       const view = (await loadReplayView(db.prisma, id))!;
       expect(view.replay.status).toBe("completed");
       expect(view.approvals).toHaveLength(1);
@@ -414,14 +423,14 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
       },
       "tester",
     );
-    const fixture = await expectApiError(
+    const fixture = await expectAppError(
       supplyFixture(db.prisma, id, { output: { rows: ["ok", "bad\u0000"] }, note: "n" }, "dana"),
       400,
-      "invalid_fixture",
+      "invalid_input",
     );
     expect(fixture.issues.map((i) => i.path)).toContain("output.rows[1]");
     expect((await db.prisma.replay.findUniqueOrThrow({ where: { id } })).status).toBe("paused");
-    const edit = await expectApiError(
+    const edit = await expectAppError(
       createReplay(
         db.prisma,
         {
@@ -432,14 +441,14 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
         "t",
       ),
       400,
-      "invalid_request",
+      "invalid_input",
     );
     expect(edit.issues.map((i) => i.path)).toContain("edits[0].value.order_id");
   });
 
   it("a denied call returns a tool error to the agent and is recorded as evidence", async () => {
     const { id } = await startReplay(db.prisma, { sessionId: refundSessionId, policy: LIVE_REFUND }, "tester");
-    await expectApiError(supplyFixture(db.prisma, id, { output: 1, note: "n" }, "dana"), 409, "nothing_pending");
+    await expectAppError(supplyFixture(db.prisma, id, { output: 1, note: "n" }, "dana"), 409, "wrong_state");
     await decideApproval(db.prisma, id, { decision: "denied", note: "not in test" }, "lee");
     const view = (await loadReplayView(db.prisma, id))!;
     expect(view.approvals).toMatchObject([{ decision: "denied", by: "lee" }]);
@@ -447,7 +456,7 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
       source: "error_result",
       error: { type: "ApprovalDenied" },
     });
-    await expectApiError(decideApproval(db.prisma, id, { decision: "approved" }, "lee"), 409, "nothing_pending");
+    await expectAppError(decideApproval(db.prisma, id, { decision: "approved" }, "lee"), 409, "wrong_state");
   });
   it("the comparison page's loader (model prompts as digests) agrees with the full view for every replay", async () => {
     // Edits that change model inputs and outputs, so digests are compared, not only vouched for by the engine.

@@ -8,6 +8,7 @@
 import { OutboundRefused, safeRequest } from "./outbound";
 import type { Message, ModelExecutor, ToolAnswer, ToolCall, ToolExecutor, ToolSimulator } from "@/lib/replay";
 import type { DbClient } from "@/lib/db/client";
+import { allowedHosts, modelEndpointFor, toolEndpointFor } from "@/lib/db/executors";
 
 export class ExecutorError extends Error {
   override name = "ExecutorError";
@@ -83,10 +84,7 @@ export function parseHttpUrl(raw: string): URL | null {
   }
 }
 
-async function allowList(client: DbClient): Promise<Set<string>> {
-  const rows = await client.allowedHost.findMany({ select: { host: true } });
-  return new Set(rows.map((r) => r.host.toLowerCase()));
-}
+const allowList = allowedHosts;
 
 /** Reads the key of a model endpoint from the server's environment (the name is configuration; the value never is). */
 function keyFrom(envName: string | null): string | null {
@@ -115,9 +113,14 @@ async function postJson(
       },
       allowed,
     );
-    response = { ok: answer.status >= 200 && answer.status < 300, status: answer.status, text: async () => answer.text };
+    response = {
+      ok: answer.status >= 200 && answer.status < 300,
+      status: answer.status,
+      text: () => Promise.resolve(answer.text),
+    };
   } catch (error) {
-    if (error instanceof OutboundRefused) throw new ExecutorError("host_not_allowed", `${error.message} The call was refused.`);
+    if (error instanceof OutboundRefused)
+      throw new ExecutorError("host_not_allowed", `${error.message} The call was refused.`);
     const name = error instanceof Error ? error.name : "";
     if (name === "TimeoutError" || name === "AbortError")
       throw new ExecutorError("timeout", `${url.origin}${url.pathname} did not answer within ${timeoutMs} ms.`);
@@ -174,7 +177,7 @@ export function toolExecutor(client: DbClient, onNul?: NulReport): ToolExecutor 
 
 function toolExecutorRaw(client: DbClient): ToolExecutor {
   return async (call: ToolCall) => {
-    const endpoint = await client.toolEndpoint.findUnique({ where: { toolName: call.tool } });
+    const endpoint = await toolEndpointFor(client, call.tool);
     if (!endpoint) {
       return {
         error: {
@@ -293,14 +296,6 @@ export function fromChatCompletion(body: unknown): {
   return { output, ...(typeof record.model === "string" ? { model: record.model } : {}), ...(usage ? { usage } : {}) };
 }
 
-async function modelEndpointFor(client: DbClient, wanted: string | undefined) {
-  if (wanted) {
-    const byName = await client.modelEndpoint.findFirst({ where: { OR: [{ name: wanted }, { model: wanted }] } });
-    if (byName) return byName;
-  }
-  return client.modelEndpoint.findFirst({ orderBy: { createdAt: "asc" } });
-}
-
 async function chat(client: DbClient, wanted: string | undefined, body: Record<string, unknown>) {
   const endpoint = await modelEndpointFor(client, wanted);
   if (!endpoint) throw new ExecutorError("no_endpoint", "No model endpoint is configured (Settings → Executors).");
@@ -388,8 +383,4 @@ function toolSimulatorRaw(client: DbClient): ToolSimulator {
       return { output: content, durationMs };
     }
   };
-}
-
-export async function hasModelEndpoint(client: DbClient): Promise<boolean> {
-  return (await client.modelEndpoint.count()) > 0;
 }

@@ -8,7 +8,7 @@ import {
   isDirty,
   parseDraft,
   restoreDraft,
-} from "./editorState";
+} from "./editor-state";
 import { issuesAt, pathLabel } from "./issues";
 
 const base: Policy = RECOMMENDED_RCA_POLICY;

@@ -3,10 +3,22 @@ import { loadReplayView } from "@/lib/db/replays";
 import { savePolicyByName, withTransaction } from "@/lib/db/policies";
 import { loadDemoData } from "@/lib/db/startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { ApiError } from "@/lib/http/errors";
+import type { Db } from "@/lib/db";
+import { AppError, parseInput } from "@/lib/errors";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
-import { createExperiment, loadExperiment, runExperiment } from "./experiments";
-import { createReplay } from "./service";
+import * as experiments from "./experiments";
+import { localAdmin } from "./principal";
+import * as replays from "./replays";
+
+// The operations, called directly with input parsed by their schemas (as every adapter does).
+const createExperiment = async (prisma: Db, raw: unknown, by: string) =>
+  experiments.createExperiment(localAdmin(by), parseInput(experiments.CreateExperimentInput, raw), prisma);
+const loadExperiment = (prisma: Db, experimentId: string) =>
+  experiments.getExperiment(localAdmin("reader"), { experimentId }, prisma);
+const runExperiment = (prisma: Db, experimentId: string) =>
+  experiments.runExperiment(localAdmin("runner"), { experimentId }, prisma);
+const createReplay = async (prisma: Db, raw: unknown, by: string) =>
+  replays.createReplay(localAdmin(by), parseInput(replays.StartReplayInput, raw), prisma);
 
 const RECORDED: Policy = {
   model: "recorded-only",
@@ -24,13 +36,13 @@ const FIXTURES: Policy = {
   tools: toolLevelPreset("analyst-fixture"),
 };
 
-async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
 }
 
 describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
@@ -70,11 +82,11 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
       "tester",
     );
     expect(created).toMatchObject({ status: "pending", total: cohortIds.length });
-    const before = (await loadExperiment(db.prisma, created.id))!;
+    const before = await loadExperiment(db.prisma, created.id);
     expect(before.summary).toMatchObject({ total: cohortIds.length, done: 0 });
 
     await runExperiment(db.prisma, created.id);
-    const after = (await loadExperiment(db.prisma, created.id))!;
+    const after = await loadExperiment(db.prisma, created.id);
     expect(after.status).toBe("completed");
     expect(after.finishedAt).not.toBeNull();
     expect(after.results.map((r) => r.session.id).sort()).toEqual([...cohortIds].sort());
@@ -134,7 +146,7 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
     );
     expect(created.total).toBe(1);
     await runExperiment(db.prisma, created.id);
-    const experiment = (await loadExperiment(db.prisma, created.id))!;
+    const experiment = await loadExperiment(db.prisma, created.id);
     expect(experiment.status).toBe("completed");
     const result = experiment.results[0]!;
     expect(result.session.id).toBe(own.sessionId);
@@ -162,7 +174,7 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
     await db.prisma.replay.update({ where: { id: broken }, data: { policySnapshot: { model: "no such model" } } });
 
     await runExperiment(db.prisma, created.id);
-    const experiment = (await loadExperiment(db.prisma, created.id))!;
+    const experiment = await loadExperiment(db.prisma, created.id);
     expect(experiment.status).toBe("completed");
     expect(experiment.summary.done).toBe(cohortIds.length);
     const byId = new Map(experiment.results.map((r) => [r.replayId, r]));
@@ -195,7 +207,7 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
           ),
         )
       ).code,
-    ).toBe("session_not_in_cohort");
+    ).toBe("invalid_input");
     expect(
       (await refusal(createExperiment(db.prisma, { name: "x", policyVersionId: "nope", agentVersionId }, "tester")))
         .status,

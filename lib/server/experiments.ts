@@ -10,20 +10,27 @@
 import { z } from "zod";
 import { Capability, Policy, policyHash, validatePolicy, type FirstDivergence, type PolicyIssue } from "@/lib/replay";
 import type { Db, DbClient } from "@/lib/db/client";
+import { hasModelEndpoint } from "@/lib/db/executors";
 import {
+  agentVersionById,
+  agentVersionsWithCohorts,
   claimExperiment,
   cohortSessions,
   createExperimentRow,
+  experimentProgress,
   finishExperiment,
-  getExperiment,
+  getExperiment as readExperiment,
+  listExperiments as readExperiments,
+  policyVersionChoices,
   queuedReplayIds,
   type ExperimentRow,
 } from "@/lib/db/experiments";
-import { agentContext, withTransaction } from "@/lib/db/policies";
+import { agentContext, getPolicyVersionById, withTransaction } from "@/lib/db/policies";
 import { createReplayRow, isTerminal, loadReplayComparison, markReplayFailed } from "@/lib/db/replays";
-import { ApiError } from "@/lib/http/errors";
-import { hasModelEndpoint } from "./executors";
-import { runReplay } from "./service";
+import { AppError, notFound } from "@/lib/errors";
+import { authorize } from "./authz";
+import type { Principal } from "./principal";
+import { runReplay } from "./replays";
 
 const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 
@@ -54,39 +61,28 @@ export interface CreatedExperiment {
  * outside the cohort, a policy that is not valid, a live model without an endpoint.
  */
 export async function createExperiment(
-  prisma: Db,
+  principal: Principal,
   input: CreateExperimentInput,
-  createdBy: string,
+  prisma: Db,
 ): Promise<CreatedExperiment> {
+  authorize(principal, "experiments.run");
+  const createdBy = principal.name;
   const [version, agentVersion] = await Promise.all([
-    prisma.policyVersion.findUnique({
-      where: { id: input.policyVersionId },
-      select: { id: true, document: true, policy: { select: { agentId: true, name: true } } },
-    }),
-    prisma.agentVersion.findUnique({
-      where: { id: input.agentVersionId },
-      select: { id: true, agentId: true, version: true, capabilities: true },
-    }),
+    getPolicyVersionById(prisma, input.policyVersionId),
+    agentVersionById(prisma, input.agentVersionId),
   ]);
-  if (!version)
-    throw new ApiError(404, "policy_version_not_found", `No policy version with id "${input.policyVersionId}".`, [
-      { path: "policyVersionId", message: "not found" },
-    ]);
-  if (!agentVersion)
-    throw new ApiError(404, "agent_version_not_found", `No agent version with id "${input.agentVersionId}".`, [
-      { path: "agentVersionId", message: "not found" },
-    ]);
+  if (!version) throw notFound("policy version", input.policyVersionId, "policyVersionId");
+  if (!agentVersion) throw notFound("agent version", input.agentVersionId, "agentVersionId");
   if (version.policy.agentId && version.policy.agentId !== agentVersion.agentId) {
-    throw new ApiError(
-      400,
-      "policy_for_other_agent",
+    throw new AppError(
+      "invalid_input",
       `Policy "${version.policy.name}" belongs to another agent; choose a policy for this agent or one without an agent.`,
       [{ path: "policyVersionId", message: "belongs to another agent" }],
     );
   }
   const parsed = Policy.safeParse(version.document);
   if (!parsed.success)
-    throw new ApiError(422, "invalid_policy", "The stored policy version is not a valid policy document.");
+    throw new AppError("invalid_policy", "The stored policy version is not a valid policy document.");
   const policy = parsed.data;
 
   const agent = await agentContext(prisma, agentVersion.agentId);
@@ -99,17 +95,15 @@ export async function createExperiment(
   // As for a single replay: the engine intercepts every tool itself, so the seeds' runtime caveats are warnings.
   const blocking = validation.errors.filter((i) => i.code === "schema" || i.code === "cohort_scope_outside_experiment");
   if (blocking.length > 0) {
-    throw new ApiError(
-      400,
+    throw new AppError(
       "invalid_policy",
       blocking.map((i) => i.message).join(" "),
       blocking.map((i) => ({ path: ["policy", ...i.path].join("."), message: i.message })),
     );
   }
   if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
-    throw new ApiError(
-      400,
-      "model_executor_missing",
+    throw new AppError(
+      "executor_missing",
       `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`,
       [{ path: "policyVersionId", message: "needs a model endpoint" }],
     );
@@ -120,17 +114,15 @@ export async function createExperiment(
   if (requested && cohort.length !== requested.length) {
     const inCohort = new Set(cohort.map((s) => s.id));
     const outside = requested.filter((id) => !inCohort.has(id));
-    throw new ApiError(
-      400,
-      "session_not_in_cohort",
+    throw new AppError(
+      "invalid_input",
       `${outside.length} of the chosen sessions are not recorded sessions of this agent version: ${outside.slice(0, 5).join(", ")}${outside.length > 5 ? ", …" : ""}.`,
       outside.slice(0, 20).map((id) => ({ path: "sessionIds", message: `"${id}" is not in the cohort` })),
     );
   }
   if (cohort.length === 0) {
-    throw new ApiError(
-      400,
-      "empty_cohort",
+    throw new AppError(
+      "invalid_input",
       `Agent version ${agentVersion.version} has no recorded sessions; import some first.`,
       [{ path: "agentVersionId", message: "no sessions" }],
     );
@@ -166,17 +158,19 @@ export async function createExperiment(
  * failed with its reason and the next one runs; the experiment is `completed`
  * when every replay has a result, `failed` only if the run itself broke.
  */
-export async function runExperiment(prisma: Db, experimentId: string): Promise<void> {
+export async function runExperiment(principal: Principal, input: ExperimentRef, prisma: Db): Promise<void> {
+  authorize(principal, "experiments.run");
+  const { experimentId } = input;
   if (!(await claimExperiment(prisma, experimentId))) return;
   try {
     for (const replayId of await queuedReplayIds(prisma, experimentId)) {
       try {
-        await runReplay(prisma, replayId);
+        await runReplay(principal, { replayId }, prisma);
       } catch (error) {
-        const message = error instanceof ApiError ? error.message : "The replay could not be run (see the server log).";
-        if (!(error instanceof ApiError))
+        const message = error instanceof AppError ? error.message : "The replay could not be run (see the server log).";
+        if (!(error instanceof AppError))
           console.error(`Experiment ${experimentId}: replay ${replayId} failed to run:`, error);
-        await markReplayFailed(prisma, replayId, error instanceof ApiError ? error.code : "replay_failed", message);
+        await markReplayFailed(prisma, replayId, error instanceof AppError ? error.code : "replay_failed", message);
       }
     }
     await finishExperiment(prisma, experimentId, "completed");
@@ -236,7 +230,7 @@ function errorOf(value: unknown): { code: string; message: string } | null {
 }
 
 /** Counts by replay status and comparability, and progress. Pure, for the page and the API alike. */
-export function summarize(results: readonly Pick<ExperimentResult, "status" | "comparability">[]): ExperimentSummary {
+function summarize(results: readonly Pick<ExperimentResult, "status" | "comparability">[]): ExperimentSummary {
   const byComparability: Record<string, number> = {};
   const byStatus: Record<string, number> = {};
   let done = 0;
@@ -261,8 +255,8 @@ async function firstDivergenceOf(
 }
 
 /** An experiment with one result per cohort session, or null when it does not exist. */
-export async function loadExperiment(client: DbClient, id: string): Promise<ExperimentDetail | null> {
-  const row = await getExperiment(client, id);
+async function loadExperiment(client: DbClient, id: string): Promise<ExperimentDetail | null> {
+  const row = await readExperiment(client, id);
   if (!row) return null;
   // Replays run in cohort order: the first not-yet-run one is running, the rest wait their turn.
   let sawRunning = row.status !== "running";
@@ -309,19 +303,36 @@ export async function loadExperiment(client: DbClient, id: string): Promise<Expe
   };
 }
 
-/** The API's shape of an experiment (dates as ISO strings). */
-export function presentExperiment(e: ExperimentDetail) {
-  return {
-    id: e.id,
-    name: e.name,
-    status: e.status,
-    createdAt: e.createdAt.toISOString(),
-    finishedAt: e.finishedAt?.toISOString() ?? null,
-    policyVersion: e.policyVersion,
-    agentVersion: e.agentVersion,
-    total: e.summary.total,
-    done: e.summary.done,
-    summary: e.summary,
-    results: e.results.map((r) => ({ ...r, sessionId: r.session.id })),
-  };
+export const ExperimentRef = z.object({ experimentId: z.string().min(1) });
+export type ExperimentRef = z.infer<typeof ExperimentRef>;
+
+/** An experiment with its progress and one result per cohort session. */
+export async function getExperiment(principal: Principal, input: ExperimentRef, prisma: Db): Promise<ExperimentDetail> {
+  authorize(principal, "experiments.read");
+  const experiment = await loadExperiment(prisma, input.experimentId);
+  if (!experiment) throw notFound("experiment", input.experimentId);
+  return experiment;
+}
+
+/** Progress, for the poll. */
+export async function getExperimentProgress(principal: Principal, input: ExperimentRef, prisma: Db) {
+  authorize(principal, "experiments.read");
+  const progress = await experimentProgress(prisma, input.experimentId);
+  if (!progress) throw notFound("experiment", input.experimentId);
+  return progress;
+}
+
+export async function listExperiments(principal: Principal, _input: Record<string, never>, prisma: Db) {
+  authorize(principal, "experiments.read");
+  return readExperiments(prisma);
+}
+
+/** What the new-experiment form offers: agent versions with their cohorts, and policy versions. */
+export async function experimentChoices(principal: Principal, _input: Record<string, never>, prisma: Db) {
+  authorize(principal, "experiments.read");
+  const [agentVersions, policyVersions] = await Promise.all([
+    agentVersionsWithCohorts(prisma),
+    policyVersionChoices(prisma),
+  ]);
+  return { agentVersions, policyVersions };
 }

@@ -19,34 +19,43 @@ import {
   validatePolicy,
   Adapter,
   Capability,
-  isReadOnly,
   type ApprovalEntry,
   type BranchLogEntry,
-  type HistoryLookup,
-  type KnownTool,
   type PendingCall,
   type PolicyIssue,
   type ReplayResult,
-  type SideEffect,
+  type SessionEvent,
 } from "@/lib/replay";
-import type { Db, DbClient } from "@/lib/db/client";
+import type { Db } from "@/lib/db";
+import { hasModelEndpoint } from "@/lib/db/executors";
+import { historyLookupFor, knownTools } from "@/lib/db/history";
+import { getPolicyVersionById, withTransaction } from "@/lib/db/policies";
 import {
   appendLogEntries,
+  claimReplayForResume,
+  comparisonPairRows,
   createReplayRow,
   fixtureEntryOf,
-  getReplayState,
+  getReplayState as readReplayState,
   insertFixture,
-  claimReplayForResume,
-  releaseReplayClaim,
+  listReplays as readReplays,
+  isTerminal,
   loadBranchLog,
+  loadReplayComparison,
+  loadReplayView,
   markReplayFailed,
+  releaseReplayClaim,
+  replayRunContext,
   saveRunResult,
+  stepNotesByLogEntry,
   type NewFixture,
+  type ReplayView,
 } from "@/lib/db/replays";
-import { getSession, toSessionEvent } from "@/lib/db/sessions";
-import { ApiError, type ApiIssue } from "@/lib/http/errors";
-import { formatIssuePath } from "@/lib/http/errors";
-import { hasModelEndpoint, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "./executors";
+import { sessionContext, sessionEvents } from "@/lib/db/sessions";
+import { AppError, formatIssuePath, issuesFromZod, notFound } from "@/lib/errors";
+import { modelExecutor, toolExecutor, toolSimulator, type NulReport } from "@/lib/executors/live";
+import { authorize } from "./authz";
+import type { Principal } from "./principal";
 
 const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 
@@ -126,105 +135,71 @@ export const ApprovalInput = z
   .superRefine(refuseNul);
 export type ApprovalInput = z.infer<typeof ApprovalInput>;
 
-function issuesOf(
-  issues: readonly { path: readonly (string | number)[]; message: string }[],
-  prefix: (string | number)[] = [],
-): ApiIssue[] {
-  return issues.map((i) => ({ path: formatIssuePath([...prefix, ...i.path]), message: i.message }));
-}
+const ReplayId = z.string().min(1, "Name the replay.");
 
-/** Side-effect classes for the engine: the agent's declared tools, with endpoints marked read-only counting as `read` when undeclared. */
-async function knownTools(client: DbClient, agentId: string): Promise<KnownTool[]> {
-  const [tools, endpoints] = await Promise.all([
-    client.tool.findMany({ where: { agentId }, select: { name: true, sideEffect: true } }),
-    client.toolEndpoint.findMany({ where: { readOnly: true }, select: { toolName: true } }),
-  ]);
-  const readOnlyEndpoints = new Set(endpoints.map((e) => e.toolName));
-  return tools.map((t) => {
-    const declared = t.sideEffect as SideEffect;
-    const sideEffect: SideEffect = declared === "unknown" && readOnlyEndpoints.has(t.name) ? "read" : declared;
-    return { name: t.name, sideEffect };
-  });
-}
+/** `supplyFixture`'s input: the replay and the fixture for its pending call. */
+export const SupplyFixtureInput = z.object({ replayId: ReplayId }).and(FixtureInput);
+export type SupplyFixtureInput = z.infer<typeof SupplyFixtureInput>;
 
-/** History for `agent` (the agent's sessions that are not replays) and `cohort_version` (the experiment's agent version) scopes. */
-export function historyLookupFor(
-  client: DbClient,
-  scope: { agentId: string; cohortAgentVersionId: string | null },
-): HistoryLookup {
-  return async (query) => {
-    const session =
-      query.scope === "agent"
-        ? { agentId: scope.agentId, isReplay: false }
-        : scope.cohortAgentVersionId
-          ? { agentVersionId: scope.cohortAgentVersionId }
-          : null;
-    if (!session) return null;
-    const event = await client.event.findFirst({
-      where: { kind: "tool_call", name: query.tool, cacheKey: query.cacheKey, status: "completed", session },
-      orderBy: [{ session: { createdAt: "desc" } }, { seq: "desc" }],
-      select: { sessionId: true, seq: true, output: true },
-    });
-    return event
-      ? { sessionId: event.sessionId, seq: event.seq, output: event.output ?? null, status: "completed" }
-      : null;
-  };
+/** `decideApproval`'s input: the replay and the decision on its pending live call. */
+export const DecideApprovalInput = z.object({ replayId: ReplayId }).and(ApprovalInput);
+export type DecideApprovalInput = z.infer<typeof DecideApprovalInput>;
+
+export const ReplayRef = z.object({ replayId: ReplayId });
+export type ReplayRef = z.infer<typeof ReplayRef>;
+
+export const ListReplaysInput = z.object({
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  cursor: z.string().min(1).optional(),
+  sessionId: z.string().min(1).optional(),
+});
+export type ListReplaysInput = z.infer<typeof ListReplaysInput>;
+
+/** Pair ids name their seqs: p<base>-<branch>, i<branch>, r<base>. */
+export const ComparisonPairInput = z.object({
+  replayId: ReplayId,
+  pairId: z.string().regex(/^(p\d+-\d+|i\d+|r\d+)$/, "not a pair id"),
+});
+export type ComparisonPairInput = z.infer<typeof ComparisonPairInput>;
+
+export const PolicyWarningsInput = z.object({ sessionId: z.string().min(1), documents: z.array(z.unknown()) });
+export type PolicyWarningsInput = z.infer<typeof PolicyWarningsInput>;
+
+function policyIssues(error: z.ZodError): ReturnType<typeof issuesFromZod> {
+  return issuesFromZod(error, ["policy"]);
 }
 
 async function resolvePolicy(
-  client: DbClient,
+  prisma: Db,
   input: StartReplayInput,
 ): Promise<{ policy: Policy; policyVersionId: string | null }> {
   if (input.policyVersionId) {
-    const version = await client.policyVersion.findUnique({
-      where: { id: input.policyVersionId },
-      select: { id: true, document: true },
-    });
-    if (!version)
-      throw new ApiError(404, "policy_version_not_found", `No policy version with id "${input.policyVersionId}".`);
+    const version = await getPolicyVersionById(prisma, input.policyVersionId);
+    if (!version) throw notFound("policy version", input.policyVersionId, "policyVersionId");
     const parsed = Policy.safeParse(version.document);
     if (!parsed.success)
-      throw new ApiError(
-        422,
+      throw new AppError(
         "invalid_policy",
         "The stored policy version is not a valid policy document.",
-        issuesOf(
-          parsed.error.issues.map((i) => ({
-            path: i.path.filter((p): p is string | number => typeof p !== "symbol"),
-            message: i.message,
-          })),
-          ["policy"],
-        ),
+        policyIssues(parsed.error),
       );
     return { policy: parsed.data, policyVersionId: version.id };
   }
   const parsed = Policy.safeParse(input.policy);
-  if (!parsed.success) {
-    throw new ApiError(
-      400,
-      "invalid_policy",
-      "The policy document is not valid.",
-      issuesOf(
-        parsed.error.issues.map((i) => ({
-          path: i.path.filter((p): p is string | number => typeof p !== "symbol"),
-          message: i.message,
-        })),
-        ["policy"],
-      ),
-    );
-  }
+  if (!parsed.success)
+    throw new AppError("invalid_policy", "The policy document is not valid.", policyIssues(parsed.error));
   return { policy: parsed.data, policyVersionId: null };
 }
 
 type SessionContext = { agentId: string; agent: { adapter: string }; agentVersion: { capabilities: string[] } };
 
-async function validateForSession(client: DbClient, session: SessionContext, policy: Policy) {
+async function validateForSession(prisma: Db, session: SessionContext, policy: Policy) {
   const adapter = Adapter.safeParse(session.agent.adapter);
   return validatePolicy(policy, {
     adapter: adapter.success ? adapter.data : "generic",
     capabilities: session.agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
     inExperiment: false,
-    knownTools: await knownTools(client, session.agentId),
+    knownTools: await knownTools(prisma, session.agentId),
   });
 }
 
@@ -234,20 +209,18 @@ async function validateForSession(client: DbClient, session: SessionContext, pol
  * A document that is not a valid policy gets its schema issues.
  */
 export async function replayPolicyWarnings(
-  client: DbClient,
-  sessionId: string,
-  documents: readonly unknown[],
+  principal: Principal,
+  input: PolicyWarningsInput,
+  prisma: Db,
 ): Promise<string[][]> {
-  const session = await client.session.findUnique({
-    where: { id: sessionId },
-    select: { agentId: true, agent: { select: { adapter: true } }, agentVersion: { select: { capabilities: true } } },
-  });
-  if (!session) return documents.map(() => []);
+  authorize(principal, "replays.read");
+  const session = await sessionContext(prisma, input.sessionId);
+  if (!session) return input.documents.map(() => []);
   return Promise.all(
-    documents.map(async (document) => {
+    input.documents.map(async (document) => {
       const parsed = Policy.safeParse(document);
       if (!parsed.success) return parsed.error.issues.map((i) => i.message);
-      const validation = await validateForSession(client, session, parsed.data);
+      const validation = await validateForSession(prisma, session, parsed.data);
       return [...validation.errors, ...validation.warnings].map((i) => i.message);
     }),
   );
@@ -262,50 +235,25 @@ export interface StartedReplay {
  * Checks a replay request and stores the replay (status `running`) with its
  * policy snapshot and hash. Everything that can be refused is refused here,
  * before a row exists: unknown session, bad policy, edits of the wrong kind or
- * seq, a live model policy without an endpoint. Run it with `runReplay`.
+ * seq, a live model policy without an endpoint.
  */
-export async function createReplay(prisma: Db, raw: unknown, createdBy: string): Promise<StartedReplay> {
-  const parsed = StartReplayInput.safeParse(raw);
-  if (!parsed.success)
-    throw new ApiError(
-      400,
-      "invalid_request",
-      "The replay request is not valid.",
-      issuesOf(
-        parsed.error.issues.map((i) => ({
-          path: i.path.filter((p): p is string | number => typeof p !== "symbol"),
-          message: i.message,
-        })),
-      ),
-    );
-  const input = parsed.data;
-  const session = await prisma.session.findUnique({
-    where: { id: input.sessionId },
-    select: {
-      id: true,
-      agentId: true,
-      agent: { select: { adapter: true } },
-      agentVersion: { select: { capabilities: true } },
-    },
-  });
-  if (!session) throw new ApiError(404, "session_not_found", `No session with id "${input.sessionId}".`);
+async function checkAndStoreReplay(prisma: Db, input: StartReplayInput, createdBy: string): Promise<StartedReplay> {
+  const session = await sessionContext(prisma, input.sessionId);
+  if (!session) throw notFound("session", input.sessionId, "sessionId");
   const { policy, policyVersionId } = await resolvePolicy(prisma, input);
 
-  const events = await prisma.event.findMany({ where: { sessionId: session.id }, orderBy: { seq: "asc" } });
-  const base = events.map(toSessionEvent);
+  const base: SessionEvent[] = await sessionEvents(prisma, session.id);
   const edits = validateEdits(base, input.edits ?? []);
   if (!edits.ok) {
-    throw new ApiError(
-      400,
+    throw new AppError(
       "invalid_edits",
       `The edits do not fit this session: ${edits.issues.map((i) => i.message).join(" ")}`,
-      issuesOf(edits.issues, ["edits"]),
+      edits.issues.map((i) => ({ path: formatIssuePath(["edits", ...i.path]), message: i.message })),
     );
   }
   if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
-    throw new ApiError(
-      400,
-      "model_executor_missing",
+    throw new AppError(
+      "executor_missing",
       `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`,
       [{ path: "policy.model", message: "needs a model endpoint" }],
     );
@@ -315,8 +263,7 @@ export async function createReplay(prisma: Db, raw: unknown, createdBy: string):
   // except a scope it cannot answer outside an experiment.
   const blocking = validation.errors.filter((i) => i.code === "cohort_scope_outside_experiment" || i.code === "schema");
   if (blocking.length > 0) {
-    throw new ApiError(
-      400,
+    throw new AppError(
       "invalid_policy",
       blocking.map((i) => i.message).join(" "),
       blocking.map((i) => ({ path: formatIssuePath(["policy", ...i.path]), message: i.message })),
@@ -336,7 +283,7 @@ export async function createReplay(prisma: Db, raw: unknown, createdBy: string):
 type ExtraLog = { fixture?: NewFixture; approval?: ApprovalEntry };
 
 /** What a resume read before it started: the replay's `updatedAt` (the claim compares it) and its status (restored if the resume is refused). */
-export interface ResumeGuard {
+interface ResumeGuard {
   updatedAt: Date;
   status: string;
 }
@@ -345,12 +292,6 @@ function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/**
- * After an unexpected throw (a database error, a result the database refused):
- * stores what the run obtained (the analyst's fixture or decision, the live and
- * simulated results) and marks the replay failed, each in a new transaction,
- * so a replay never stays `running` and a live result is never lost when it can be kept.
- */
 async function settleFailure(
   prisma: Db,
   replayId: string,
@@ -365,7 +306,7 @@ async function settleFailure(
     : `The replay could not run: ${describeError(error)}`;
   const entries = [...(extra.approval ? [extra.approval] : []), ...(result?.newLogEntries ?? [])];
   try {
-    await prisma.$transaction(async (tx) => {
+    await withTransaction(prisma, async (tx) => {
       if (extra.fixture) await insertFixture(tx, replayId, extra.fixture);
       await appendLogEntries(tx, replayId, entries, actor);
       await markReplayFailed(
@@ -381,7 +322,7 @@ async function settleFailure(
   } catch (second) {
     const both = `${message} Storing its log failed too: ${describeError(second)}`;
     try {
-      await prisma.$transaction(async (tx) => markReplayFailed(tx, replayId, code, both));
+      await withTransaction(prisma, async (tx) => markReplayFailed(tx, replayId, code, both));
     } catch (third) {
       console.error(`Replay ${replayId} could not be marked failed:`, third);
     }
@@ -394,15 +335,16 @@ async function settleFailure(
  * steps; a step whose result came from the log keeps the notes it had when the
  * result was obtained.
  */
+
+/**
+ * Attaches this run's notes (NULs replaced in an executor answer) to their
+ * steps; a step whose result came from the log keeps the notes it had when the
+ * result was obtained.
+ */
 async function noteSteps(prisma: Db, replayId: string, result: ReplayResult, fresh: ReadonlyMap<number, string[]>) {
-  const earlier = new Map<string, string[]>();
-  if (result.steps.some((s) => s.logEntryId)) {
-    const rows = await prisma.replayStep.findMany({ where: { replayId }, select: { detail: true } });
-    for (const row of rows) {
-      const d = (row.detail ?? {}) as { logEntryId?: string; notes?: string[] };
-      if (d.logEntryId && d.notes) earlier.set(d.logEntryId, d.notes);
-    }
-  }
+  const earlier = result.steps.some((s) => s.logEntryId)
+    ? await stepNotesByLogEntry(prisma, replayId)
+    : new Map<string, string[]>();
   for (const step of result.steps) {
     const notes = fresh.get(step.seq) ?? (step.logEntryId ? earlier.get(step.logEntryId) : undefined);
     if (notes) step.notes = notes;
@@ -418,29 +360,17 @@ async function noteSteps(prisma: Db, replayId: string, result: ReplayResult, fre
  * failed with what it obtained kept; any other failure marks it failed,
  * keeping what it can.
  */
-export async function runReplay(
+async function executeReplay(
   prisma: Db,
   replayId: string,
   extra: ExtraLog = {},
   guard?: ResumeGuard,
 ): Promise<ReplayResult | null> {
-  const row = await prisma.replay.findUnique({
-    where: { id: replayId },
-    select: {
-      id: true,
-      sessionId: true,
-      policySnapshot: true,
-      edits: true,
-      createdBy: true,
-      experiment: { select: { agentVersionId: true } },
-      session: { select: { agentId: true, agent: { select: { adapter: true } } } },
-    },
-  });
-  if (!row) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
-  if (guard && !(await prisma.$transaction(async (tx) => claimReplayForResume(tx, replayId, guard.updatedAt)))) {
-    throw new ApiError(
-      409,
-      "replay_busy",
+  const row = await replayRunContext(prisma, replayId);
+  if (!row) throw notFound("replay", replayId);
+  if (guard && !(await withTransaction(prisma, async (tx) => claimReplayForResume(tx, replayId, guard.updatedAt)))) {
+    throw new AppError(
+      "conflict",
       "The replay is already being resumed (another fixture or decision was sent first); reload and try again.",
     );
   }
@@ -448,9 +378,9 @@ export async function runReplay(
   let result: ReplayResult | null = null;
   let inputError: ReplayInputError | null = null;
   try {
-    const session = await getSession(prisma, row.sessionId);
-    if (!session) throw new Error(`The base session of replay "${replayId}" no longer exists.`);
-    const base = session.events.map(toSessionEvent);
+    const base = await sessionEvents(prisma, row.sessionId);
+    if (base.length === 0 && !(await sessionContext(prisma, row.sessionId)))
+      throw new Error(`The base session of replay "${replayId}" no longer exists.`);
     const log: BranchLogEntry[] = await loadBranchLog(prisma, replayId);
     if (extra.fixture) log.push(fixtureEntryOf(extra.fixture));
     if (extra.approval) log.push(extra.approval);
@@ -485,9 +415,10 @@ export async function runReplay(
       inputError = error;
     }
     const done = result;
-    if (done) await noteSteps(prisma, replayId, done, nulNotes);
     if (done) {
-      await prisma.$transaction(
+      await noteSteps(prisma, replayId, done, nulNotes);
+      await withTransaction(
+        prisma,
         async (tx) => {
           if (extra.fixture) await insertFixture(tx, replayId, extra.fixture);
           await appendLogEntries(
@@ -504,7 +435,7 @@ export async function runReplay(
     }
   } catch (error) {
     const failure = await settleFailure(prisma, replayId, row.createdBy, extra, result, error);
-    if (guard) throw new ApiError(502, failure.code, `The branch could not be resumed: ${failure.message}`);
+    if (guard) throw new AppError("run_failed", `The branch could not be resumed: ${failure.message}`);
     return null;
   }
 
@@ -513,59 +444,76 @@ export async function runReplay(
   if (guard) {
     // A resume that cannot run leaves the branch as it was: nothing is stored.
     await releaseReplayClaim(prisma, replayId, guard.status);
-    throw new ApiError(400, refused.code, refused.message);
+    throw new AppError("invalid_input", refused.message);
   }
   await markReplayFailed(prisma, replayId, refused.code, refused.message);
   return null;
 }
 
-/** Runs a new replay to its first stop and returns its state. */
-export async function startReplay(prisma: Db, raw: unknown, createdBy: string): Promise<StartedReplay> {
-  const started = await createReplay(prisma, raw, createdBy);
-  await runReplay(prisma, started.id);
+/**
+ * Checks and stores a replay without running it (status `running`); run it
+ * with `runReplay` (in the background: the dashboard polls its progress).
+ */
+export async function createReplay(principal: Principal, input: StartReplayInput, prisma: Db): Promise<StartedReplay> {
+  authorize(principal, "replays.run");
+  return checkAndStoreReplay(prisma, input, principal.name);
+}
+
+/**
+ * The background work of a replay: runs a stored replay to its first stop and
+ * stores what it produced. It never leaves the row `running`: an unexpected
+ * failure marks it failed. The unit of work a job queue runs.
+ */
+export async function runReplay(principal: Principal, input: ReplayRef, prisma: Db): Promise<ReplayResult | null> {
+  authorize(principal, "replays.run");
+  try {
+    return await executeReplay(prisma, input.replayId);
+  } catch (error) {
+    if (error instanceof AppError && error.code === "not_found") throw error;
+    // executeReplay settles its own failures; this is the last guard against a row left `running` for ever.
+    const state = await readReplayState(prisma, input.replayId);
+    if (state?.status === "running")
+      await withTransaction(prisma, async (tx) =>
+        markReplayFailed(tx, input.replayId, "replay_failed", `The replay could not run: ${describeError(error)}`),
+      );
+    throw error;
+  }
+}
+
+/** Stores a new replay and runs it to its first stop before answering (the HTTP API's `POST /replays`). */
+export async function startReplay(principal: Principal, input: StartReplayInput, prisma: Db): Promise<StartedReplay> {
+  authorize(principal, "replays.run");
+  const started = await checkAndStoreReplay(prisma, input, principal.name);
+  await executeReplay(prisma, started.id);
   return started;
 }
 
 async function pendingOf(prisma: Db, replayId: string, waitingFor: PendingCall["waitingFor"]) {
-  const state = await getReplayState(prisma, replayId);
-  if (!state) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
+  const state = await readReplayState(prisma, replayId);
+  if (!state) throw notFound("replay", replayId);
   const pending = state.pending as PendingCall | null;
   const wanted = waitingFor === "fixture" ? "paused" : "awaiting_approval";
   if (state.status !== wanted || !pending || pending.waitingFor !== waitingFor) {
     const what = waitingFor === "fixture" ? "a fixture" : "an approval";
-    throw new ApiError(
-      409,
-      "nothing_pending",
+    throw new AppError(
+      "wrong_state",
       `Replay "${replayId}" is ${state.status.replaceAll("_", " ")} and waits for no ${waitingFor}; only a ${wanted.replaceAll("_", " ")} replay takes ${what}.`,
     );
   }
   return { state, pending };
 }
 
-/** Stores a fixture for the pending call and resumes the branch. Nothing changes when it is refused. */
-export async function supplyFixture(prisma: Db, replayId: string, raw: unknown, author: string) {
-  const parsed = FixtureInput.safeParse(raw);
-  if (!parsed.success)
-    throw new ApiError(
-      400,
-      "invalid_fixture",
-      "The fixture is not valid.",
-      issuesOf(
-        parsed.error.issues.map((i) => ({
-          path: i.path.filter((p): p is string | number => typeof p !== "symbol"),
-          message: i.message,
-        })),
-      ),
-    );
-  const input = parsed.data;
+/** Stores a fixture for the pending call and resumes the branch (a resume). Nothing changes when it is refused. */
+export async function supplyFixture(principal: Principal, input: SupplyFixtureInput, prisma: Db): Promise<NewFixture> {
+  authorize(principal, "replays.run");
+  const { replayId } = input;
   const { state, pending } = await pendingOf(prisma, replayId, "fixture");
   if (
     (input.callId !== undefined && input.callId !== pending.callId) ||
     (input.tool !== undefined && input.tool !== pending.tool)
   ) {
-    throw new ApiError(
-      409,
-      "wrong_call",
+    throw new AppError(
+      "wrong_state",
       `The branch waits for ${pending.tool} (call ${pending.callId}) at step ${pending.step}, not ${input.tool ?? pending.tool} (call ${input.callId ?? pending.callId}).`,
       [
         {
@@ -583,36 +531,28 @@ export async function supplyFixture(prisma: Db, replayId: string, raw: unknown, 
     stepIdx: pending.step,
     output: input.error ? null : input.output,
     error: input.error ?? null,
-    author,
+    author: principal.name,
     note: input.note,
     provenance: input.provenance ?? { source: "api" },
     createdAt: new Date(),
   };
-  await runReplay(prisma, replayId, { fixture }, { updatedAt: state.updatedAt, status: state.status });
+  await executeReplay(prisma, replayId, { fixture }, { updatedAt: state.updatedAt, status: state.status });
   return fixture;
 }
 
-/** Records an approval decision for the pending live call (with actor and time) and resumes the branch. */
-export async function decideApproval(prisma: Db, replayId: string, raw: unknown, by: string, actorId: string | null = null) {
-  const parsed = ApprovalInput.safeParse(raw);
-  if (!parsed.success)
-    throw new ApiError(
-      400,
-      "invalid_decision",
-      "The decision is not valid.",
-      issuesOf(
-        parsed.error.issues.map((i) => ({
-          path: i.path.filter((p): p is string | number => typeof p !== "symbol"),
-          message: i.message,
-        })),
-      ),
-    );
+/** Records an approval decision for the pending live call (with actor and time) and resumes the branch (a resume). */
+export async function decideApproval(
+  principal: Principal,
+  input: DecideApprovalInput,
+  prisma: Db,
+): Promise<ApprovalEntry> {
+  authorize(principal, "replays.run");
+  const { replayId } = input;
   const { state, pending } = await pendingOf(prisma, replayId, "approval");
-  if (parsed.data.callId !== undefined && parsed.data.callId !== pending.callId) {
-    throw new ApiError(
-      409,
-      "wrong_call",
-      `The branch waits for a decision on ${pending.tool} (call ${pending.callId}), not call ${parsed.data.callId}.`,
+  if (input.callId !== undefined && input.callId !== pending.callId) {
+    throw new AppError(
+      "wrong_state",
+      `The branch waits for a decision on ${pending.tool} (call ${pending.callId}), not call ${input.callId}.`,
     );
   }
   const approval: ApprovalEntry = {
@@ -622,14 +562,14 @@ export async function decideApproval(prisma: Db, replayId: string, raw: unknown,
     step: pending.step,
     tool: pending.tool,
     cacheKey: pending.cacheKey,
-    decision: parsed.data.decision,
-    by,
-    ...(parsed.data.note ? { note: parsed.data.note } : {}),
+    decision: input.decision,
+    by: principal.name,
+    ...(input.note ? { note: input.note } : {}),
   };
-  await runReplay(prisma, replayId, { approval }, { updatedAt: state.updatedAt, status: state.status });
+  await executeReplay(prisma, replayId, { approval }, { updatedAt: state.updatedAt, status: state.status });
   await recordAudit(prisma, {
-    actorId,
-    actorName: by,
+    actorId: principal.userId,
+    actorName: principal.name,
     action: approval.decision === "approved" ? "live_call.approved" : "live_call.rejected",
     target: replayId,
     detail: { tool: approval.tool, callId: pending.callId, ...(approval.note ? { note: approval.note } : {}) },
@@ -637,4 +577,49 @@ export async function decideApproval(prisma: Db, replayId: string, raw: unknown,
   return approval;
 }
 
-export { isReadOnly };
+// ---------------------------------------------------------------------------
+// Reading
+
+/** A replay with its steps, pending call, evidence and comparison. */
+export async function getReplay(principal: Principal, input: ReplayRef, prisma: Db): Promise<ReplayView> {
+  authorize(principal, "replays.read");
+  const view = await loadReplayView(prisma, input.replayId);
+  if (!view) throw notFound("replay", input.replayId);
+  return view;
+}
+
+export { isTerminal };
+
+/** A replay with its comparison, for the comparison page. */
+export async function getReplayComparison(principal: Principal, input: ReplayRef, prisma: Db) {
+  authorize(principal, "replays.read");
+  const view = await loadReplayComparison(prisma, input.replayId);
+  if (!view) throw notFound("replay", input.replayId);
+  return view;
+}
+
+/** Status and step count, for the progress poll. */
+export async function getReplayState(principal: Principal, input: ReplayRef, prisma: Db) {
+  authorize(principal, "replays.read");
+  const state = await readReplayState(prisma, input.replayId);
+  if (!state) throw notFound("replay", input.replayId);
+  return { status: state.status, stepCount: state.stepCount };
+}
+
+/** Replays, newest first. */
+export async function listReplays(principal: Principal, input: ListReplaysInput, prisma: Db) {
+  authorize(principal, "replays.read");
+  return readReplays(prisma, input);
+}
+
+/** Both sides of one aligned pair, for the comparison's detail panel. */
+export async function getComparisonPair(principal: Principal, input: ComparisonPairInput, prisma: Db) {
+  authorize(principal, "replays.read");
+  const { replayId, pairId } = input;
+  const numbers = pairId.slice(1).split("-").map(Number);
+  const baseSeq = pairId.startsWith("p") || pairId.startsWith("r") ? numbers[0]! : null;
+  const branchSeq = pairId.startsWith("p") ? numbers[1]! : pairId.startsWith("i") ? numbers[0]! : null;
+  const pair = await comparisonPairRows(prisma, replayId, baseSeq, branchSeq);
+  if (!pair) throw notFound("replay", replayId);
+  return pair;
+}
