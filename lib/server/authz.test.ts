@@ -16,9 +16,9 @@ import * as sessions from "./sessions";
  * A new exported operation without a row here fails the first test.
  */
 const OPERATIONS: Record<string, Permission> = {
-  "api-keys.createApiKey": "api_keys.manage",
-  "api-keys.revokeApiKey": "api_keys.manage",
-  "api-keys.listApiKeys": "api_keys.manage",
+  "api-keys.createApiKey": "api_keys.own",
+  "api-keys.revokeApiKey": "api_keys.own",
+  "api-keys.listApiKeys": "api_keys.own",
   "executors.executorSettings": "executors.read",
   "executors.saveModelEndpoint": "executors.manage",
   "executors.saveToolEndpoint": "executors.manage",
