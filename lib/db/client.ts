@@ -23,6 +23,10 @@ export type Database = {
   /** Where the data lives, for people: a folder or host/database. */
   location: string;
   appliedMigrations: string[];
+  /** The embedded database's one connection (the job queue shares it); null on PostgreSQL. */
+  pglite: PGlite | null;
+  /** The PostgreSQL server's connection settings (the job queue opens its own pool); null on PGlite. */
+  pgConfig: ReturnType<typeof pgConfigFromUrl> | null;
   close(): Promise<void>;
 };
 
@@ -50,6 +54,8 @@ export async function openDatabase(opts: { url?: string; dir?: string } = {}): P
       engine: "postgres",
       location: `${config.host}:${config.port}/${config.database}`,
       appliedMigrations,
+      pglite: null,
+      pgConfig: config,
       close: () => prisma.$disconnect(),
     };
   }
@@ -65,6 +71,8 @@ export async function openDatabase(opts: { url?: string; dir?: string } = {}): P
       engine: "pglite",
       location: dir,
       appliedMigrations,
+      pglite,
+      pgConfig: null,
       close: async () => {
         await prisma.$disconnect();
         await pglite.close();
@@ -88,7 +96,7 @@ export function database(): Promise<Database> {
   globalForDb.__branchpointDb ??= (async () => {
     const db = await openDatabase();
     const { ensureStartupData } = await import("./startup");
-    await ensureStartupData(db.prisma, { singleProcess: db.engine === "pglite" });
+    await ensureStartupData(db.prisma);
     return db;
   })().catch((error: unknown) => {
     globalForDb.__branchpointDb = undefined;

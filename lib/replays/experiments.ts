@@ -11,19 +11,18 @@ import { z } from "zod";
 import { Capability, Policy, policyHash, validatePolicy, type FirstDivergence, type PolicyIssue } from "@/lib/replay";
 import type { Db, DbClient } from "@/lib/db/client";
 import {
-  claimExperiment,
   cohortSessions,
   createExperimentRow,
-  finishExperiment,
   getExperiment,
   queuedReplayIds,
   type ExperimentRow,
 } from "@/lib/db/experiments";
 import { agentContext, withTransaction } from "@/lib/db/policies";
-import { createReplayRow, isTerminal, loadReplayComparison, markReplayFailed } from "@/lib/db/replays";
+import { settleExperiment } from "@/lib/db/jobs";
+import { createReplayRow, isTerminal, loadReplayComparison } from "@/lib/db/replays";
 import { ApiError } from "@/lib/http/errors";
 import { hasModelEndpoint } from "./executors";
-import { runReplay } from "./service";
+import { runNow, type Enqueue } from "./service";
 
 const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 
@@ -160,30 +159,21 @@ export async function createExperiment(
 }
 
 /**
- * Runs an experiment's replays one after another. Runs once: a second call
- * while it runs (or after) does nothing. A replay that throws is stored as
- * failed with its reason and the next one runs; the experiment is `completed`
- * when every replay has a result, `failed` only if the run itself broke.
+ * Puts an experiment's queued replays on the job queue: one job per member, so
+ * they spread across the workers. The experiment is `running` once a member
+ * starts and `completed` (or `cancelled`) when none is queued or running
+ * (lib/db/jobs `settleExperiment`). A replay that fails is recorded failed and
+ * the others go on; one that pauses stays paused (an analyst can resume it)
+ * and counts as done. `runNow` runs them in this call, one after another.
  */
-export async function runExperiment(prisma: Db, experimentId: string): Promise<void> {
-  if (!(await claimExperiment(prisma, experimentId))) return;
-  try {
-    for (const replayId of await queuedReplayIds(prisma, experimentId)) {
-      try {
-        await runReplay(prisma, replayId);
-      } catch (error) {
-        const message = error instanceof ApiError ? error.message : "The replay could not be run (see the server log).";
-        if (!(error instanceof ApiError))
-          console.error(`Experiment ${experimentId}: replay ${replayId} failed to run:`, error);
-        await markReplayFailed(prisma, replayId, error instanceof ApiError ? error.code : "replay_failed", message);
-      }
-    }
-    await finishExperiment(prisma, experimentId, "completed");
-  } catch (error) {
-    console.error(`Experiment ${experimentId} stopped:`, error);
-    await finishExperiment(prisma, experimentId, "failed").catch(() => undefined);
-    throw error;
-  }
+export async function runExperiment(
+  prisma: Db,
+  experimentId: string,
+  enqueue: Enqueue = runNow(prisma),
+): Promise<void> {
+  const ids = await queuedReplayIds(prisma, experimentId);
+  await enqueue(ids);
+  await settleExperiment(prisma, experimentId);
 }
 
 // ---------------------------------------------------------------------------
@@ -192,7 +182,7 @@ export async function runExperiment(prisma: Db, experimentId: string): Promise<v
 export type ExperimentResult = {
   replayId: string;
   session: { id: string; label: string };
-  /** `queued` while an earlier replay of the experiment runs. */
+  /** `queued` until a worker takes it. */
   status: string;
   comparability: string | null;
   evidenceStrength: string | null;
@@ -253,7 +243,7 @@ async function firstDivergenceOf(
   r: ExperimentRow["replays"][number],
 ): Promise<ExperimentResult["firstDivergence"]> {
   // Exact means every step equal; a replay still running, or one that failed before its first step, has nothing to compare.
-  if (r.status === "running" || r.stepCount === 0 || r.comparability === "exact") return null;
+  if (r.status === "running" || r.status === "queued" || r.stepCount === 0 || r.comparability === "exact") return null;
   const view = await loadReplayComparison(client, r.id);
   const d = view?.comparison.firstDivergence;
   return d ? { pairIndex: d.pairIndex, baseSeq: d.baseSeq, branchSeq: d.branchSeq, summary: d.summary } : null;
@@ -263,22 +253,16 @@ async function firstDivergenceOf(
 export async function loadExperiment(client: DbClient, id: string): Promise<ExperimentDetail | null> {
   const row = await getExperiment(client, id);
   if (!row) return null;
-  // Replays run in cohort order: the first not-yet-run one is running, the rest wait their turn.
-  let sawRunning = row.status !== "running";
   const results: ExperimentResult[] = [];
   for (const r of row.replays) {
-    let status = r.status;
-    if (status === "running") {
-      if (sawRunning) status = "queued";
-      sawRunning = true;
-    }
+    const status = r.status;
     results.push({
       replayId: r.id,
       session: { id: r.session.id, label: r.session.title ?? r.session.externalId ?? r.session.id },
       status,
       comparability:
         isTerminal(r.status) || r.status === "paused" || r.status === "awaiting_approval" ? r.comparability : null,
-      evidenceStrength: r.status === "running" ? null : strengthOf(r.evidence),
+      evidenceStrength: r.status === "running" || r.status === "queued" ? null : strengthOf(r.evidence),
       firstDivergence: await firstDivergenceOf(client, r),
       error: errorOf(r.error),
       stepCount: r.stepCount,

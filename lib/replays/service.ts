@@ -23,26 +23,40 @@ import {
   type BranchLogEntry,
   type HistoryLookup,
   type KnownTool,
+  type ModelExecutor,
   type PendingCall,
   type PolicyIssue,
   type ReplayResult,
   type SideEffect,
+  type ToolAnswer,
+  type ToolCall,
+  type ToolExecutor,
+  type ToolSimulator,
 } from "@/lib/replay";
 import type { Db, DbClient } from "@/lib/db/client";
 import {
   appendLogEntries,
   createReplayRow,
-  fixtureEntryOf,
   getReplayState,
   insertFixture,
   claimReplayForResume,
-  releaseReplayClaim,
   loadBranchLog,
   markReplayFailed,
   saveRunResult,
   type NewFixture,
 } from "@/lib/db/replays";
 import { getSession, toSessionEvent } from "@/lib/db/sessions";
+import {
+  claimReplayRun,
+  holdsReplayLease,
+  markExperimentRunning,
+  markReplayCancelled,
+  releaseReplayLease,
+  renewReplayLease,
+  replayCancelRequested,
+  saveReplayProgress,
+  settleExperiment,
+} from "@/lib/db/jobs";
 import { ApiError, type ApiIssue } from "@/lib/http/errors";
 import { formatIssuePath } from "@/lib/http/errors";
 import { hasModelEndpoint, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "./executors";
@@ -334,21 +348,15 @@ export async function createReplay(prisma: Db, raw: unknown, createdBy: string):
 
 type ExtraLog = { fixture?: NewFixture; approval?: ApprovalEntry };
 
-/** What a resume read before it started: the replay's `updatedAt` (the claim compares it) and its status (restored if the resume is refused). */
-export interface ResumeGuard {
-  updatedAt: Date;
-  status: string;
-}
-
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
 /**
  * After an unexpected throw (a database error, a result the database refused):
- * stores what the run obtained (the analyst's fixture or decision, the live and
- * simulated results) and marks the replay failed, each in a new transaction,
- * so a replay never stays `running` and a live result is never lost when it can be kept.
+ * stores what the run obtained (the live and simulated results) and marks the
+ * replay failed, each in a new transaction, so a replay never stays `running`
+ * and a live result is never lost when it can be kept.
  */
 async function settleFailure(
   prisma: Db,
@@ -408,21 +416,112 @@ async function noteSteps(prisma: Db, replayId: string, result: ReplayResult, fre
   }
 }
 
+/** Engine hooks (progress, cancel) as the engine's `ReplayInput` takes them. */
+interface EngineHooks {
+  onProgress?: (p: { done: number; total: number }) => void;
+  isCancelled?: () => boolean | Promise<boolean>;
+}
+
+/** How a worker runs a replay it holds (lib/jobs): its lease, and what to do at step boundaries. */
+export interface RunHooks extends EngineHooks {
+  /** The lease owner: the run's result is stored only while it still holds the replay. */
+  owner?: string;
+}
+
+/** A run whose worker lost its lease (another worker took the replay over): it stores nothing. */
+export class LeaseLost extends Error {
+  constructor(replayId: string) {
+    super(`Replay ${replayId} was taken over by another worker; this run's result is not stored.`);
+    this.name = "LeaseLost";
+  }
+}
+
 /**
- * Runs (or re-runs) a replay with its log first, then persists everything
- * the run produced in one transaction. A resume (`guard`) first claims the
- * replay with a compare-and-set on the `updatedAt` it read: when another
- * resume got there first, this one is refused (409) before anything runs,
- * so a live call never runs twice. An executor failure stops the branch as
- * failed with what it obtained kept; any other failure marks it failed,
- * keeping what it can.
+ * Wraps the executors so each live or simulated result is stored in the branch
+ * log as soon as it is obtained (the same entry, with the same id, the engine
+ * appends): a run killed after a live call keeps it, and the next run reads it
+ * from the log instead of calling again.
  */
-export async function runReplay(
-  prisma: Db,
-  replayId: string,
-  extra: ExtraLog = {},
-  guard?: ResumeGuard,
-): Promise<ReplayResult | null> {
+function writeAhead(
+  executors: { tool: ToolExecutor; simulator: ToolSimulator; model?: ModelExecutor },
+  store: (entry: BranchLogEntry) => Promise<void>,
+  now: () => string,
+) {
+  const toolEntry = (call: ToolCall, answer: ToolAnswer & { durationMs?: number }) => ({
+    at: now(),
+    step: call.step,
+    tool: call.tool,
+    callId: call.callId,
+    cacheKey: call.cacheKey,
+    args: call.args,
+    output: answer.error ? null : (answer.output ?? null),
+    error: answer.error ?? null,
+    durationMs: answer.durationMs ?? null,
+  });
+  const thrown = (error: unknown) => ({
+    error: { type: "ToolExecutionError", message: error instanceof Error ? error.message : String(error) },
+  });
+  const key = (call: ToolCall) => `${call.step}:${call.tool}:${call.cacheKey ?? "nokey"}`;
+  const tool: ToolExecutor = async (call) => {
+    let answer: ToolAnswer & { durationMs?: number };
+    try {
+      answer = await executors.tool(call);
+    } catch (error) {
+      await store({ type: "live_tool_result", id: `live:${key(call)}`, ...toolEntry(call, thrown(error)) });
+      throw error;
+    }
+    await store({ type: "live_tool_result", id: `live:${key(call)}`, ...toolEntry(call, answer) });
+    return answer;
+  };
+  const simulator: ToolSimulator = async (call) => {
+    let answer: ToolAnswer & { durationMs?: number };
+    try {
+      answer = await executors.simulator(call);
+    } catch (error) {
+      const entry = toolEntry(call, thrown(error));
+      await store({ type: "simulated_tool_result", id: `sim:${key(call)}`, ...entry, model: call.model });
+      throw error;
+    }
+    await store({
+      type: "simulated_tool_result",
+      id: `sim:${key(call)}`,
+      ...toolEntry(call, answer),
+      model: call.model,
+    });
+    return answer;
+  };
+  const inner = executors.model;
+  const model: ModelExecutor | undefined = inner
+    ? async (request) => {
+        const result = await inner(request);
+        await store({
+          type: "live_model_output",
+          id: `model:${request.modelStep}:${request.step}`,
+          at: now(),
+          step: request.step,
+          modelStep: request.modelStep,
+          model: result.model ?? request.model ?? "unknown",
+          output: result.output,
+          usage: result.usage ?? null,
+          durationMs: result.durationMs ?? null,
+        });
+        return result;
+      }
+    : undefined;
+  return { tool, simulator, ...(model ? { model } : {}) };
+}
+
+/**
+ * Runs (or re-runs) a replay with its log first (fixtures, approvals, live
+ * results obtained by earlier runs), then persists what the run produced in
+ * one transaction. Live and simulated results are stored as soon as they are
+ * obtained, so a run that is killed repeats no live call when it runs again.
+ * With `hooks.owner` (a worker holding the replay's lease) the result is
+ * stored only while the lease is still held. An executor failure stops the
+ * branch as failed with what it obtained kept; any other failure marks it
+ * failed, keeping what it can.
+ */
+export async function runReplay(prisma: Db, replayId: string, hooks: RunHooks = {}): Promise<ReplayResult | null> {
   const row = await prisma.replay.findUnique({
     where: { id: replayId },
     select: {
@@ -436,13 +535,10 @@ export async function runReplay(
     },
   });
   if (!row) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
-  if (guard && !(await prisma.$transaction(async (tx) => claimReplayForResume(tx, replayId, guard.updatedAt)))) {
-    throw new ApiError(
-      409,
-      "replay_busy",
-      "The replay is already being resumed (another fixture or decision was sent first); reload and try again.",
-    );
-  }
+  const owner = hooks.owner;
+  const stillHeld = async (tx: DbClient) => {
+    if (owner && !(await holdsReplayLease(tx, replayId, owner))) throw new LeaseLost(replayId);
+  };
 
   let result: ReplayResult | null = null;
   let inputError: ReplayInputError | null = null;
@@ -451,14 +547,30 @@ export async function runReplay(
     if (!session) throw new Error(`The base session of replay "${replayId}" no longer exists.`);
     const base = session.events.map(toSessionEvent);
     const log: BranchLogEntry[] = await loadBranchLog(prisma, replayId);
-    if (extra.fixture) log.push(fixtureEntryOf(extra.fixture));
-    if (extra.approval) log.push(extra.approval);
     const policy = Policy.parse(row.policySnapshot);
     const adapter = Adapter.safeParse(row.session.agent.adapter);
     const nulNotes = new Map<number, string[]>();
     const onNul: NulReport = (r) => {
       const note = `The ${r.executor} executor's answer for "${r.name}" held ${r.replaced} NUL character${r.replaced === 1 ? "" : "s"} (U+0000), replaced with U+FFFD: PostgreSQL cannot store them.`;
       nulNotes.set(r.step, [...(nulNotes.get(r.step) ?? []), note]);
+    };
+    const now = () => new Date().toISOString();
+    const executors = writeAhead(
+      {
+        tool: toolExecutor(prisma, onNul),
+        simulator: toolSimulator(prisma, onNul),
+        ...(LIVE_MODEL_POLICIES.has(policy.model) ? { model: modelExecutor(prisma, onNul) } : {}),
+      },
+      (entry) =>
+        prisma.$transaction(async (tx) => {
+          await stillHeld(tx);
+          await appendLogEntries(tx, replayId, [entry], row.createdBy);
+        }),
+      now,
+    );
+    const engineHooks: EngineHooks = {
+      ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
+      ...(hooks.isCancelled ? { isCancelled: hooks.isCancelled } : {}),
     };
     try {
       result = await replay({
@@ -472,12 +584,9 @@ export async function runReplay(
           agentId: row.session.agentId,
           cohortAgentVersionId: row.experiment?.agentVersionId ?? null,
         }),
-        executors: {
-          tool: toolExecutor(prisma, onNul),
-          simulator: toolSimulator(prisma, onNul),
-          ...(LIVE_MODEL_POLICIES.has(policy.model) ? { model: modelExecutor(prisma, onNul) } : {}),
-        },
-        now: () => new Date().toISOString(),
+        executors,
+        now,
+        ...engineHooks,
       });
     } catch (error) {
       if (!(error instanceof ReplayInputError)) throw error;
@@ -488,13 +597,8 @@ export async function runReplay(
     if (done) {
       await prisma.$transaction(
         async (tx) => {
-          if (extra.fixture) await insertFixture(tx, replayId, extra.fixture);
-          await appendLogEntries(
-            tx,
-            replayId,
-            [...(extra.approval ? [extra.approval] : []), ...done.newLogEntries],
-            row.createdBy,
-          );
+          await stillHeld(tx);
+          await appendLogEntries(tx, replayId, done.newLogEntries, row.createdBy);
           await saveRunResult(tx, replayId, done, new Date());
         },
         { timeout: 120_000, maxWait: 30_000 },
@@ -502,27 +606,127 @@ export async function runReplay(
       return done;
     }
   } catch (error) {
-    const failure = await settleFailure(prisma, replayId, row.createdBy, extra, result, error);
-    if (guard) throw new ApiError(502, failure.code, `The branch could not be resumed: ${failure.message}`);
+    if (error instanceof LeaseLost) throw error;
+    await settleFailure(prisma, replayId, row.createdBy, {}, result, error);
     return null;
   }
 
   // The engine refused its input before running anything.
   const refused = inputError!;
-  if (guard) {
-    // A resume that cannot run leaves the branch as it was: nothing is stored.
-    await releaseReplayClaim(prisma, replayId, guard.status);
-    throw new ApiError(400, refused.code, refused.message);
-  }
   await markReplayFailed(prisma, replayId, refused.code, refused.message);
   return null;
 }
 
-/** Runs a new replay to its first stop and returns its state. */
-export async function startReplay(prisma: Db, raw: unknown, createdBy: string): Promise<StartedReplay> {
+/** Puts replays on the job queue (lib/jobs); `runNow` runs them in this call instead (tests, scripts). */
+export type Enqueue = (replayIds: readonly string[]) => Promise<void>;
+
+/** Runs queued replays one after another in this call, each under a lease like a worker's. */
+export const runNow =
+  (prisma: Db): Enqueue =>
+  async (replayIds) => {
+    for (const id of replayIds) await runQueuedReplay(prisma, id, { owner: `inline:${process.pid}:${randomUUID()}` });
+  };
+
+export interface QueuedRunOptions {
+  owner: string;
+  /** How long a lease lasts without a heartbeat; a worker killed mid-run is replaced after it. */
+  leaseMs?: number;
+  /** Runs started before this one is given up (a replay that kills its worker every time). */
+  maxAttempts?: number;
+}
+
+export type QueuedRunOutcome = "ran" | "busy" | "idle" | "cancelled" | "gave_up" | "lease_lost";
+
+/**
+ * What a job worker does with a replay id: claims the replay (queued, or
+ * running under a lease that ran out), holds it with a heartbeat, runs it with
+ * its log first, stores the result, and lets go. A replay another worker
+ * holds is left to it; a finished one is left alone; so a job delivered twice
+ * runs its replay once.
+ */
+export async function runQueuedReplay(prisma: Db, replayId: string, opts: QueuedRunOptions): Promise<QueuedRunOutcome> {
+  const leaseMs = opts.leaseMs ?? 30_000;
+  const maxAttempts = opts.maxAttempts ?? 3;
+  const claim = await claimReplayRun(prisma, replayId, opts.owner, leaseMs);
+  if (claim.kind !== "claimed") return claim.kind;
+  const experimentId = claim.experimentId;
+  try {
+    if (experimentId) await markExperimentRunning(prisma, experimentId);
+    if (claim.cancelRequested || (await replayCancelRequested(prisma, replayId))) {
+      await markReplayCancelled(prisma, replayId, "Cancelled before it ran.");
+      return "cancelled";
+    }
+    if (claim.attempts > maxAttempts) {
+      const last = await prisma.replay.findUnique({ where: { id: replayId }, select: { error: true } });
+      const lastError = (last?.error as { message?: string } | null)?.message;
+      await markReplayFailed(
+        prisma,
+        replayId,
+        "gave_up",
+        `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed).${lastError ? ` Last error: ${lastError}` : ""} What earlier runs obtained is kept in the branch log.`,
+      );
+      return "gave_up";
+    }
+    let lost = false;
+    const heartbeat = setInterval(
+      () => {
+        renewReplayLease(prisma, replayId, opts.owner, leaseMs).then(
+          (held) => {
+            if (!held) lost = true;
+          },
+          (error: unknown) => console.error(`Replay ${replayId}: heartbeat failed:`, error),
+        );
+      },
+      Math.max(250, Math.floor(leaseMs / 3)),
+    );
+    let lastProgress = 0;
+    try {
+      await runReplay(prisma, replayId, {
+        owner: opts.owner,
+        onProgress: ({ done, total }) => {
+          // At most a write every half second; the engine calls this at every step boundary.
+          const at = Date.now();
+          if (at - lastProgress < 500 && done < total) return;
+          lastProgress = at;
+          saveReplayProgress(prisma, replayId, opts.owner, done, total).catch((error: unknown) =>
+            console.error(`Replay ${replayId}: progress not saved:`, error),
+          );
+        },
+        isCancelled: async () => lost || (await replayCancelRequested(prisma, replayId)),
+      });
+    } catch (error) {
+      if (error instanceof LeaseLost) return "lease_lost";
+      throw error;
+    } finally {
+      clearInterval(heartbeat);
+    }
+    return "ran";
+  } finally {
+    await releaseReplayLease(prisma, replayId, opts.owner);
+    if (experimentId) await settleExperiment(prisma, experimentId);
+  }
+}
+
+/** Checks and stores a new replay, and puts it on the queue: it answers with the replay `queued`. */
+export async function startReplay(
+  prisma: Db,
+  raw: unknown,
+  createdBy: string,
+  enqueue: Enqueue = runNow(prisma),
+): Promise<StartedReplay> {
   const started = await createReplay(prisma, raw, createdBy);
-  await runReplay(prisma, started.id);
+  await enqueue([started.id]);
   return started;
+}
+
+/** Paused or awaiting approval → queued, if nobody changed the replay since it was read (else 409, nothing stored). */
+async function claimForResume(tx: DbClient, replayId: string, updatedAt: Date) {
+  if (!(await claimReplayForResume(tx, replayId, updatedAt)))
+    throw new ApiError(
+      409,
+      "replay_busy",
+      "The replay is already being resumed (another fixture or decision was sent first); reload and try again.",
+    );
 }
 
 async function pendingOf(prisma: Db, replayId: string, waitingFor: PendingCall["waitingFor"]) {
@@ -542,7 +746,13 @@ async function pendingOf(prisma: Db, replayId: string, waitingFor: PendingCall["
 }
 
 /** Stores a fixture for the pending call and resumes the branch. Nothing changes when it is refused. */
-export async function supplyFixture(prisma: Db, replayId: string, raw: unknown, author: string) {
+export async function supplyFixture(
+  prisma: Db,
+  replayId: string,
+  raw: unknown,
+  author: string,
+  enqueue: Enqueue = runNow(prisma),
+) {
   const parsed = FixtureInput.safeParse(raw);
   if (!parsed.success)
     throw new ApiError(
@@ -587,12 +797,24 @@ export async function supplyFixture(prisma: Db, replayId: string, raw: unknown, 
     provenance: input.provenance ?? { source: "api" },
     createdAt: new Date(),
   };
-  await runReplay(prisma, replayId, { fixture }, { updatedAt: state.updatedAt, status: state.status });
+  // The fixture is stored with the claim (paused → queued) before anything runs, so a run that is
+  // killed keeps it; of two concurrent fixtures only the first claims the replay.
+  await prisma.$transaction(async (tx) => {
+    await claimForResume(tx, replayId, state.updatedAt);
+    await insertFixture(tx, replayId, fixture);
+  });
+  await enqueue([replayId]);
   return fixture;
 }
 
 /** Records an approval decision for the pending live call (with actor and time) and resumes the branch. */
-export async function decideApproval(prisma: Db, replayId: string, raw: unknown, by: string) {
+export async function decideApproval(
+  prisma: Db,
+  replayId: string,
+  raw: unknown,
+  by: string,
+  enqueue: Enqueue = runNow(prisma),
+) {
   const parsed = ApprovalInput.safeParse(raw);
   if (!parsed.success)
     throw new ApiError(
@@ -625,7 +847,11 @@ export async function decideApproval(prisma: Db, replayId: string, raw: unknown,
     by,
     ...(parsed.data.note ? { note: parsed.data.note } : {}),
   };
-  await runReplay(prisma, replayId, { approval }, { updatedAt: state.updatedAt, status: state.status });
+  await prisma.$transaction(async (tx) => {
+    await claimForResume(tx, replayId, state.updatedAt);
+    await appendLogEntries(tx, replayId, [approval], by);
+  });
+  await enqueue([replayId]);
   return approval;
 }
 

@@ -1,19 +1,19 @@
 "use server";
 
-import { after } from "next/server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { db } from "@/lib/db";
-import { getReplayState, markReplayFailed, toReplayStep } from "@/lib/db/replays";
+import { getReplayState, toReplayStep } from "@/lib/db/replays";
+import { cancelReplayRow } from "@/lib/db/jobs";
+import { enqueue } from "@/lib/jobs/runtime";
 import { toSessionEvent } from "@/lib/db/sessions";
 import { env } from "@/lib/env";
 import { ApiError } from "@/lib/http/errors";
 import { validatedAction } from "@/lib/http/action";
 import { Edits } from "@/lib/replay";
 import { parseFixtureForm } from "@/lib/replays/fixture-form";
-import { createReplay, decideApproval, runReplay, supplyFixture } from "@/lib/replays/service";
+import { createReplay, decideApproval, supplyFixture } from "@/lib/replays/service";
 
-/** Stores the replay and runs it after the response: the page shows progress instead of waiting. */
+/** Stores the replay and queues it for a worker: the page shows progress instead of waiting. */
 export const startReplayAction = validatedAction(
   z.object({
     sessionId: z.string().min(1),
@@ -23,30 +23,7 @@ export const startReplayAction = validatedAction(
   }),
   async (input, prisma) => {
     const started = await createReplay(prisma, input, env().BRANCHPOINT_USER);
-    after(async () => {
-      try {
-        await runReplay(await db(), started.id);
-      } catch (error) {
-        console.error(`Replay ${started.id} failed to run:`, error);
-        // runReplay settles its own failures; this is the last guard against a row left `running` for ever.
-        try {
-          const prisma = await db();
-          const state = await getReplayState(prisma, started.id);
-          if (state?.status === "running") {
-            await prisma.$transaction(async (tx) =>
-              markReplayFailed(
-                tx,
-                started.id,
-                "replay_failed",
-                `The replay could not run: ${error instanceof Error ? error.message : String(error)}`,
-              ),
-            );
-          }
-        } catch (second) {
-          console.error(`Replay ${started.id} could not be marked failed:`, second);
-        }
-      }
-    });
+    await enqueue([started.id]);
     revalidatePath("/replays");
     return { id: started.id, warnings: started.warnings.map((w) => w.message) };
   },
@@ -71,6 +48,7 @@ export const supplyFixtureAction = validatedAction(
       input.replayId,
       { ...form.body, note: input.note, callId: input.callId, provenance },
       env().BRANCHPOINT_USER,
+      enqueue,
     );
     revalidatePath(`/replays/${input.replayId}`);
     return { fixtureId: fixture.id };
@@ -90,6 +68,7 @@ export const decideApprovalAction = validatedAction(
       input.replayId,
       { decision: input.decision, note: input.note || undefined, callId: input.callId },
       env().BRANCHPOINT_USER,
+      enqueue,
     );
     revalidatePath(`/replays/${input.replayId}`);
     return { approvalId: approval.id };
@@ -102,7 +81,12 @@ export const replayStateAction = validatedAction(
   async ({ replayId }, prisma) => {
     const state = await getReplayState(prisma, replayId);
     if (!state) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
-    return { status: state.status, stepCount: state.stepCount };
+    return {
+      status: state.status,
+      stepCount: state.stepCount,
+      progress: state.progressTotal ? { done: state.progressDone ?? 0, total: state.progressTotal } : null,
+      cancelRequested: state.cancelRequested,
+    };
   },
 );
 
@@ -124,5 +108,18 @@ export const comparisonPairAction = validatedAction(
         : prisma.replayStep.findUnique({ where: { replayId_idx: { replayId, idx: branchSeq } } }),
     ]);
     return { base: baseRow ? toSessionEvent(baseRow) : null, branch: branchRow ? toReplayStep(branchRow) : null };
+  },
+);
+
+/** Cancels a replay: a queued or waiting one at once, a running one at its next step (steps so far kept). */
+export const cancelReplayAction = validatedAction(
+  z.object({ replayId: z.string().min(1) }),
+  async ({ replayId }, prisma) => {
+    const outcome = await cancelReplayRow(prisma, replayId);
+    if (outcome === "missing") throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
+    if (outcome === "finished")
+      throw new ApiError(409, "replay_finished", "The replay has already finished; there is nothing to cancel.");
+    revalidatePath(`/replays/${replayId}`);
+    return { outcome };
   },
 );

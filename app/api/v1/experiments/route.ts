@@ -1,25 +1,18 @@
-import { after } from "next/server";
-import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { apiRoute, readJson } from "@/lib/http/api";
 import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/replays/experiments";
+import { enqueue } from "@/lib/jobs/runtime";
 
 export const dynamic = "force-dynamic";
 
 /**
  * `{ name, policyVersionId, agentVersionId, sessionIds? }` → `201 { experiment: { id, status, total, warnings } }`.
- * The replays run after the response; poll `GET /api/v1/experiments/:id`.
+ * One job per member replay goes on the queue (workers run them); poll `GET /api/v1/experiments/:id`.
  */
 export const POST = apiRoute(async ({ request, prisma }) => {
   const input = await readJson(request, CreateExperimentInput);
   const created = await createExperiment(prisma, input, env().BRANCHPOINT_USER);
-  after(async () => {
-    try {
-      await runExperiment(await db(), created.id);
-    } catch (error) {
-      console.error(`Experiment ${created.id} failed to run:`, error);
-    }
-  });
+  await runExperiment(prisma, created.id, enqueue);
   return Response.json(
     {
       experiment: {

@@ -4,13 +4,14 @@ import { env } from "@/lib/env";
 import { ApiError, apiRoute, readJson, readQuery } from "@/lib/http/api";
 import { presentReplay } from "@/lib/replays/present";
 import { startReplay } from "@/lib/replays/service";
+import { enqueue } from "@/lib/jobs/runtime";
 
 export const dynamic = "force-dynamic";
 
-/** `{ sessionId, policy | policyVersionId, edits? }` → runs the branch to its first stop: `201 { replay }`. */
+/** `{ sessionId, policy | policyVersionId, edits? }` → stores the replay and queues it: `201 { replay }` with status `queued`; poll `GET /api/v1/replays/:id`. */
 export const POST = apiRoute(async ({ request, prisma }) => {
   const body = await readJson(request, z.unknown());
-  const started = await startReplay(prisma, body, env().BRANCHPOINT_USER);
+  const started = await startReplay(prisma, body, env().BRANCHPOINT_USER, enqueue);
   const view = await loadReplayView(prisma, started.id);
   if (!view) throw new ApiError(404, "replay_not_found", `Replay "${started.id}" disappeared while it ran.`);
   return Response.json({ replay: presentReplay(view, started.warnings) }, { status: 201 });
