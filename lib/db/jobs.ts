@@ -65,11 +65,20 @@ export async function holdsReplayLease(client: DbClient, replayId: string, owner
   return rows.length === 1;
 }
 
-/** Drops this owner's lease (the run ended, whatever its result). */
-export async function releaseReplayLease(client: DbClient, replayId: string, owner: string): Promise<void> {
+/**
+ * Drops this owner's lease (the run ended). A run that stored its result
+ * (`finished`) resets the attempt count: the limit counts runs in a row that
+ * ended without one, not a replay's resumes.
+ */
+export async function releaseReplayLease(
+  client: DbClient,
+  replayId: string,
+  owner: string,
+  finished = false,
+): Promise<void> {
   await client.replay.updateMany({
     where: { id: replayId, leaseOwner: owner },
-    data: { leaseOwner: null, leaseUntil: null },
+    data: { leaseOwner: null, leaseUntil: null, ...(finished ? { attempts: 0 } : {}) },
   });
 }
 

@@ -650,10 +650,12 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
   const claim = await claimReplayRun(prisma, replayId, opts.owner, leaseMs);
   if (claim.kind !== "claimed") return claim.kind;
   const experimentId = claim.experimentId;
+  let finished = false;
   try {
     if (experimentId) await markExperimentRunning(prisma, experimentId);
     if (claim.cancelRequested || (await replayCancelRequested(prisma, replayId))) {
       await markReplayCancelled(prisma, replayId, "Cancelled before it ran.");
+      finished = true;
       return "cancelled";
     }
     if (claim.attempts > maxAttempts) {
@@ -665,6 +667,7 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
         "gave_up",
         `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed).${lastError ? ` Last error: ${lastError}` : ""} What earlier runs obtained is kept in the branch log.`,
       );
+      finished = true;
       return "gave_up";
     }
     let lost = false;
@@ -700,9 +703,10 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
     } finally {
       clearInterval(heartbeat);
     }
+    finished = true;
     return "ran";
   } finally {
-    await releaseReplayLease(prisma, replayId, opts.owner);
+    await releaseReplayLease(prisma, replayId, opts.owner, finished);
     if (experimentId) await settleExperiment(prisma, experimentId);
   }
 }
