@@ -24,15 +24,15 @@ export async function claimReplayRun(
   replayId: string,
   owner: string,
   leaseMs: number,
-  now = new Date(),
 ): Promise<ReplayClaim> {
-  const until = new Date(now.getTime() + leaseMs);
+  // Lease times are the database's clock, the one clock every worker on every machine shares.
   const rows = await client.$queryRaw<{ attempts: number; experimentId: string | null; cancelRequested: boolean }[]>`
     UPDATE "Replay"
-       SET status = 'running', "leaseOwner" = ${owner}, "leaseUntil" = ${until},
-           attempts = attempts + 1, "updatedAt" = ${now}
+       SET status = 'running', "leaseOwner" = ${owner},
+           "leaseUntil" = now() + make_interval(secs => ${leaseMs / 1000}::float8),
+           attempts = attempts + 1, "updatedAt" = now()
      WHERE id = ${replayId}
-       AND (status = 'queued' OR (status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < ${now})))
+       AND (status = 'queued' OR (status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())))
  RETURNING attempts, "experimentId", "cancelRequested"`;
   const row = rows[0];
   if (row) return { kind: "claimed", ...row };
@@ -51,10 +51,9 @@ export async function renewReplayLease(
   owner: string,
   leaseMs: number,
 ): Promise<boolean> {
-  const { count } = await client.replay.updateMany({
-    where: { id: replayId, leaseOwner: owner, status: "running" },
-    data: { leaseUntil: new Date(Date.now() + leaseMs) },
-  });
+  const count = await client.$executeRaw`
+    UPDATE "Replay" SET "leaseUntil" = now() + make_interval(secs => ${leaseMs / 1000}::float8)
+     WHERE id = ${replayId} AND "leaseOwner" = ${owner} AND status = 'running'`;
   return count === 1;
 }
 
@@ -87,12 +86,18 @@ export async function releaseReplayLease(
  * before leases), put back to `queued`; returns their ids so the caller
  * enqueues them. One statement, so of two sweepers each row goes to one.
  */
-export async function requeueAbandonedReplays(client: DbClient, now = new Date(), limit = 500): Promise<string[]> {
+export async function requeueAbandonedReplays(
+  client: DbClient,
+  mine: readonly string[] = [],
+  limit = 500,
+): Promise<string[]> {
+  // `mine`: replays the calling process is running; a heartbeat it sent late does not make them abandoned.
   const rows = await client.$queryRaw<{ id: string }[]>`
-    UPDATE "Replay" SET status = 'queued', "leaseOwner" = NULL, "leaseUntil" = NULL, "updatedAt" = ${now}
+    UPDATE "Replay" SET status = 'queued', "leaseOwner" = NULL, "leaseUntil" = NULL, "updatedAt" = now()
      WHERE id IN (
        SELECT id FROM "Replay"
-        WHERE status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < ${now})
+        WHERE status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())
+          AND NOT (id = ANY(${[...mine]}::text[]))
         ORDER BY "createdAt" LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
  RETURNING id`;

@@ -36,7 +36,7 @@ import {
   type ToolHit,
 } from "./testing";
 
-const FAST = { BRANCHPOINT_LEASE_SECONDS: "2", BRANCHPOINT_WORKER_CONCURRENCY: "2", BRANCHPOINT_JOB_ATTEMPTS: "3" };
+const FAST = { BRANCHPOINT_LEASE_SECONDS: "4", BRANCHPOINT_WORKER_CONCURRENCY: "2", BRANCHPOINT_JOB_ATTEMPTS: "3" };
 
 async function saveVersion(prisma: Db, name: string, document: Policy): Promise<string> {
   return (await withTransaction(prisma, (tx) => savePolicyByName(tx, { name, agentId: null, document }))).versionId;
@@ -295,13 +295,13 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
   it("a replay whose runs keep ending without a result stops after the attempt limit, saying so", async () => {
     const { id } = await createReplay(db.prisma, { sessionId: await sessionOf(orders[1]!), policy: LIVE_LOOKUP }, "t");
     // Three runs whose workers died: each claim took the lease, none stored anything.
-    let now = Date.now();
     for (let k = 0; k < 3; k++) {
-      const claim = await claimReplayRun(db.prisma, id, `dead${k}`, 1000, new Date(now));
+      const claim = await claimReplayRun(db.prisma, id, `dead${k}`, 30_000);
       expect(claim.kind).toBe("claimed");
-      now += 5000;
+      expect(await claimReplayRun(db.prisma, id, `other${k}`, 30_000)).toMatchObject({ kind: "busy" });
+      // Its worker died: the lease runs out.
+      await db.prisma.$executeRaw`UPDATE "Replay" SET "leaseUntil" = now() - interval '1 second' WHERE id = ${id}`;
     }
-    await db.prisma.replay.update({ where: { id }, data: { leaseUntil: new Date(Date.now() - 1000) } });
     expect(await runQueuedReplay(db.prisma, id, { owner: "w", maxAttempts: 3 })).toBe("gave_up");
     const row = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
     expect(row.status).toBe("failed");

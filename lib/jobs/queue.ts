@@ -155,8 +155,10 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     return (rows as { id: string }[]).map((r) => r.id);
   };
 
+  /** Replays this process's workers are running now. */
+  const running = new Set<string>();
   const sweep = async () => {
-    const abandoned = await requeueAbandonedReplays(prisma);
+    const abandoned = await requeueAbandonedReplays(prisma, [...running]);
     const orphans = await orphanedQueued();
     const ids = [...new Set([...abandoned, ...orphans])];
     if (ids.length > 0) {
@@ -185,6 +187,7 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
         async ([job]) => {
           if (!job) return;
           const replayId = job.data.replayId;
+          running.add(replayId);
           try {
             await runQueuedReplay(prisma, replayId, {
               owner: `${name}:${job.id}`,
@@ -198,6 +201,8 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
               .updateMany({ where: { id: replayId }, data: { error: { code: "job_error", message } } })
               .catch(() => undefined);
             throw error;
+          } finally {
+            running.delete(replayId);
           }
         },
       );

@@ -125,7 +125,8 @@ export interface Proc {
 }
 
 export function startTsx(script: string, args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [path.join("node_modules", "tsx", "dist", "cli.mjs"), script, ...args], {
+  // `node --import tsx`, not the tsx command: that one runs the script in a second process, which a kill would miss.
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     cwd: process.cwd(),
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
