@@ -27,6 +27,8 @@ const STATUS_TONES: Record<string, Tone> = {
   paused: "warn",
   awaiting_approval: "warn",
   running: "info",
+  queued: "neutral",
+  cancelled: "warn",
   blocked: "bad",
   stopped_on_divergence: "info",
   budget_exhausted: "warn",

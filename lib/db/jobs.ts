@@ -241,3 +241,86 @@ export async function settleExperiment(client: DbClient, experimentId: string): 
  RETURNING status`;
   return rows[0]?.status ?? null;
 }
+
+const JOB_ROW = {
+  id: true,
+  status: true,
+  attempts: true,
+  leaseOwner: true,
+  leaseUntil: true,
+  progressDone: true,
+  progressTotal: true,
+  cancelRequested: true,
+  error: true,
+  createdAt: true,
+  updatedAt: true,
+  experimentId: true,
+  session: { select: { id: true, title: true, externalId: true } },
+} satisfies Prisma.ReplaySelect;
+
+/** What the jobs page lists: counts by state, and the running, queued and failed replays (newest failures first). */
+export async function jobOverview(client: DbClient, limit = 50) {
+  const [counts, running, queued, failed] = await Promise.all([
+    client.replay.groupBy({
+      by: ["status"],
+      where: { status: { in: ["queued", "running", "failed"] } },
+      _count: { _all: true },
+    }),
+    client.replay.findMany({
+      where: { status: "running" },
+      orderBy: { updatedAt: "asc" },
+      take: limit,
+      select: JOB_ROW,
+    }),
+    client.replay.findMany({
+      where: { status: "queued" },
+      orderBy: { createdAt: "asc" },
+      take: limit,
+      select: JOB_ROW,
+    }),
+    client.replay.findMany({
+      where: { status: "failed" },
+      orderBy: { updatedAt: "desc" },
+      take: limit,
+      select: JOB_ROW,
+    }),
+  ]);
+  const count = (status: string) => counts.find((c) => c.status === status)?._count._all ?? 0;
+  return {
+    counts: { queued: count("queued"), running: count("running"), failed: count("failed") },
+    running,
+    queued,
+    failed,
+  };
+}
+export type JobRow = Awaited<ReturnType<typeof jobOverview>>["running"][number];
+
+/**
+ * Puts a failed replay back on the queue: it runs again from its branch log
+ * (fixtures, approvals and live results kept), so no live call is repeated.
+ * False when it is not failed.
+ */
+export async function retryReplayRow(client: DbClient, replayId: string): Promise<boolean> {
+  const { count } = await client.replay.updateMany({
+    where: { id: replayId, status: "failed" },
+    data: {
+      status: "queued",
+      attempts: 0,
+      error: Prisma.DbNull,
+      finishedAt: null,
+      cancelRequested: false,
+      leaseOwner: null,
+      leaseUntil: null,
+    },
+  });
+  if (count === 1) {
+    // Its experiment is not finished any more.
+    const row = await client.replay.findUnique({ where: { id: replayId }, select: { experimentId: true } });
+    if (row?.experimentId)
+      await client.experiment.updateMany({
+        where: { id: row.experimentId, status: { in: ["completed", "failed"] } },
+        data: { status: "running", finishedAt: null },
+      });
+  }
+  return count === 1;
+}

@@ -76,13 +76,13 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
   it("another worker process finishes it: every member ends once, no answered live call is made again", async () => {
     const { agentVersionId, orders } = await generateRefundCohort(db.prisma, 12);
     const workers: Proc[] = [];
-    let killed: Promise<void> | null = null;
+    const kill: { done: Promise<void> | null } = { done: null };
     const tool = await countingToolServer({
       delayMs: 150,
       // The fifth call is held, and the worker process making it is killed while it waits.
       hold: (hit) => {
-        if (hit.tool !== "lookup_order" || killed || tool.hits.length < 5) return false;
-        killed = (async () => {
+        if (hit.tool !== "lookup_order" || kill.done || tool.hits.length < 5) return false;
+        kill.done = (async () => {
           const replay = await db.prisma.replay.findFirstOrThrow({
             where: { session: { externalId: `cohort:cohort-1:${hit.order}` } },
             select: { leaseOwner: true },
@@ -117,7 +117,7 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
         });
         return open === 0;
       });
-      await killed;
+      await kill.done;
 
       const replays = await db.prisma.replay.findMany({
         where: { experimentId: created.id },
@@ -146,7 +146,7 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
       expect(survivors).toHaveLength(1);
       expect(survivors[0]!.output()).not.toMatch(/Error/);
     } finally {
-      await Promise.all(workers.map((w) => (w.child.exitCode === null ? w.kill9() : undefined)));
+      for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) await w.kill9();
       await queue.stop();
       await tool.close();
     }

@@ -48,7 +48,7 @@ export async function generateRefundCohort(
     where: { externalId: `cohort:${version}:${orders[0]}` },
     select: { agentVersionId: true },
   });
-  return { agentVersionId: session.agentVersionId!, orders };
+  return { agentVersionId: session.agentVersionId, orders };
 }
 
 /** Every tool answered from the recording, except `lookup_order`, which runs live (it is read-only). */
@@ -137,8 +137,8 @@ export function startTsx(script: string, args: string[], env: Record<string, str
     out += c.toString();
     for (const l of [...listeners]) l();
   };
-  child.stdout!.on("data", onData);
-  child.stderr!.on("data", onData);
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return {
     child,
