@@ -3,7 +3,7 @@ import { listReplays, loadReplayView } from "@/lib/db/replays";
 import { env } from "@/lib/env";
 import { ApiError, apiRoute, readJson, readQuery } from "@/lib/http/api";
 import { presentReplay } from "@/lib/replays/present";
-import { startReplay } from "@/lib/replays/service";
+import { createReplay } from "@/lib/replays/service";
 import { enqueue } from "@/lib/jobs/runtime";
 
 export const dynamic = "force-dynamic";
@@ -11,9 +11,11 @@ export const dynamic = "force-dynamic";
 /** `{ sessionId, policy | policyVersionId, edits? }` → stores the replay and queues it: `201 { replay }` with status `queued`; poll `GET /api/v1/replays/:id`. */
 export const POST = apiRoute(async ({ request, prisma }) => {
   const body = await readJson(request, z.unknown());
-  const started = await startReplay(prisma, body, env().BRANCHPOINT_USER, enqueue);
+  const started = await createReplay(prisma, body, env().BRANCHPOINT_USER);
+  // The answer shows the replay as stored (`queued`); a worker may take it the moment it is enqueued.
   const view = await loadReplayView(prisma, started.id);
   if (!view) throw new ApiError(404, "replay_not_found", `Replay "${started.id}" disappeared while it ran.`);
+  await enqueue([started.id]);
   return Response.json({ replay: presentReplay(view, started.warnings) }, { status: 201 });
 });
 
