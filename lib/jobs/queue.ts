@@ -181,7 +181,9 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     for (let i = 0; i < settings.concurrency; i++) {
       const name = `${processId}:${i}`;
       workers.push(name);
-      await boss.work<{ replayId: string }>(
+      // pg-boss waits a polling interval after every job; told that this worker is free, it fetches the next at once.
+      let workerId = "";
+      workerId = await boss.work<{ replayId: string }>(
         REPLAY_QUEUE,
         { batchSize: 1, pollingIntervalSeconds: settings.pollSeconds },
         async ([job]) => {
@@ -203,6 +205,7 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
             throw error;
           } finally {
             running.delete(replayId);
+            if (workerId) boss.notifyWorker(workerId);
           }
         },
       );
