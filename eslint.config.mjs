@@ -1,6 +1,39 @@
 import nextPlugin from "@next/eslint-plugin-next";
 import tseslint from "typescript-eslint";
 
+const ENGINE_ENTRY = { group: ["@/lib/replay/*"], message: "Import the engine from @/lib/replay (its index) only." };
+const NO_UI = {
+  group: ["@/components", "@/components/*", "@/app/*", "react", "react-dom", "react/*"],
+  message: "Server code does not import UI: components take data from pages, never the other way.",
+};
+const NO_PRISMA = {
+  group: ["@prisma/*", "prisma", "@/lib/db/generated", "@/lib/db/generated/*", "**/generated/client"],
+  message: "Prisma stays in lib/db: call a lib/db function.",
+};
+const NO_SERVICES_FROM_DB = {
+  group: ["@/lib/server", "@/lib/server/*", "@/lib/executors/*", "@/lib/policies/*"],
+  message: "lib/db is the bottom layer: it does not import the operations above it.",
+};
+const NO_ADAPTERS_FROM_DB = {
+  group: ["@/lib/http", "@/lib/http/*", "next", "next/*"],
+  message: "lib/db does not import the HTTP adapters or Next; throw AppError from @/lib/errors.",
+};
+const NO_ADAPTERS = {
+  group: ["@/lib/http", "@/lib/http/*", "next", "next/*"],
+  message: "Operations do not import the adapters (lib/http) or Next; they take a principal and parsed input.",
+};
+const SERVER_TYPES_ONLY = {
+  group: ["@/lib/db", "@/lib/db/*", "@/lib/server", "@/lib/server/*", "@/lib/http/api", "@/lib/http/page"],
+  allowTypeImports: true,
+  message: "Components run in the browser too: import only types from the server side; call server actions.",
+};
+/** A Prisma call on a client outside lib/db: `prisma.session.findMany`, `tx.$transaction`, … */
+const PRISMA_CALL = {
+  selector:
+    "MemberExpression[object.name=/^(prisma|client|tx)$/][property.name=/^(\\$transaction|\\$queryRaw|\\$executeRaw|\\$queryRawUnsafe|\\$executeRawUnsafe|agent|agentVersion|tool|session|event|traceSpan|policy|policyVersion|experiment|replay|replayStep|fixture|replayLogEntry|report|shareLink|apiKey|modelEndpoint|toolEndpoint|allowedHost)$/]",
+  message: "Prisma calls stay in lib/db: call a lib/db function (or an operation in lib/server).",
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -61,14 +94,69 @@ export default tseslint.config(
       ],
     },
   },
+  // ---------------------------------------------------------------------------
+  // Layer boundaries. The walk is one way: adapters (app/, lib/http) → operations
+  // (lib/server) → data (lib/db) and the engine (lib/replay). Import cycles are
+  // checked by scripts/import-graph.test.ts.
   {
-    // Everything else reaches the engine through its one entry point.
-    files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "lib/db/**/*.ts", "lib/ingest/**/*.ts", "e2e/**/*.ts"],
+    // The data layer: no services, no adapters, no UI.
+    files: ["lib/db/**/*.ts"],
+    ignores: ["lib/db/**/*.test.ts"],
     rules: {
-      "no-restricted-imports": [
-        "error",
-        { patterns: [{ group: ["@/lib/replay/*"], message: "Import the engine from @/lib/replay (its index) only." }] },
-      ],
+      "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY, NO_UI, NO_SERVICES_FROM_DB, NO_ADAPTERS_FROM_DB] }],
     },
+  },
+  {
+    // Operations and the libraries under them: no UI, no adapters, no Prisma.
+    files: [
+      "lib/server/**/*.ts",
+      "lib/executors/**/*.ts",
+      "lib/policies/**/*.ts",
+      "lib/reports/**/*.ts",
+      "lib/ingest/**/*.ts",
+      "lib/errors.ts",
+      "lib/env.ts",
+      "lib/format.ts",
+    ],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY, NO_UI, NO_PRISMA, NO_ADAPTERS] }],
+      "no-restricted-syntax": ["error", PRISMA_CALL],
+    },
+  },
+  {
+    // The adapters' helpers: no UI, no Prisma.
+    files: ["lib/http/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY, NO_UI, NO_PRISMA] }],
+      "no-restricted-syntax": ["error", PRISMA_CALL],
+    },
+  },
+  {
+    // Server actions and route handlers: thin adapters over lib/server, no UI, no Prisma.
+    files: ["app/**/actions.ts", "app/**/route.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY, NO_UI, NO_PRISMA] }],
+      "no-restricted-syntax": ["error", PRISMA_CALL],
+    },
+  },
+  {
+    // Pages and components: no Prisma; components take data as props (types only from the server side).
+    files: ["app/**/*.tsx"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY, NO_PRISMA] }],
+      "no-restricted-syntax": ["error", PRISMA_CALL],
+    },
+  },
+  {
+    files: ["components/**/*.{ts,tsx}"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY, NO_PRISMA, SERVER_TYPES_ONLY] }],
+      "no-restricted-syntax": ["error", PRISMA_CALL],
+    },
+  },
+  {
+    // Tests and tools reach the engine through its entry point.
+    files: ["e2e/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY] }] },
   },
 );

@@ -1,3 +1,34 @@
+const isDev = process.env.NODE_ENV === "development";
+
+/**
+ * Every page and route: no framing anywhere (clickjacking), scripts, styles,
+ * workers and fonts from this server only (Next's inline bootstrap scripts and
+ * Monaco's injected styles need 'unsafe-inline'; Monaco's workers are bundled
+ * files, blob: covers its fallback), no plugins, no <base> rewriting.
+ */
+const contentSecurityPolicy = [
+  "default-src 'self'",
+  `script-src 'self' 'unsafe-inline'${isDev ? " 'unsafe-eval'" : ""}`,
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "worker-src 'self' blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const securityHeaders = [
+  { key: "Content-Security-Policy", value: contentSecurityPolicy },
+  { key: "X-Frame-Options", value: "DENY" },
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
+  { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
+  { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=()" },
+];
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Native-ish and WASM packages run as plain Node modules on the server.
@@ -16,6 +47,7 @@ const nextConfig = {
   // Shared reports are for the people they are sent to, not for search engines or referrers.
   async headers() {
     return [
+      { source: "/:path*", headers: securityHeaders },
       {
         source: "/share/:path*",
         headers: [

@@ -19,8 +19,9 @@ import { toSessionEvent } from "../lib/db/sessions";
 import { startJobs } from "../lib/jobs/queue";
 import { eventually, generateRefundCohort, startTsx } from "../lib/jobs/testing";
 import { replay, toolLevelPreset, type Policy } from "../lib/replay";
-import { createExperiment, runExperiment } from "../lib/replays/experiments";
-import { createReplay } from "../lib/replays/service";
+import { createExperiment, runExperiment } from "../lib/server/experiments";
+import { localAdmin } from "../lib/server/principal";
+import { createReplay } from "../lib/server/replays";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -66,9 +67,9 @@ async function main() {
     const queue = await startJobs(db, { work: false, log: () => undefined });
     const runWith = async (workers: number) => {
       const created = await createExperiment(
-        db.prisma,
+        localAdmin("bench"),
         { name: `${workers} worker(s)`, policyVersionId: versionId, agentVersionId },
-        "bench",
+        db.prisma,
       );
       const procs = Array.from({ length: workers }, () =>
         startTsx("scripts/worker.ts", [], { DATABASE_URL: url, BRANCHPOINT_WORKER_CONCURRENCY: "1" }),
@@ -76,7 +77,7 @@ async function main() {
       try {
         await Promise.all(procs.map((p) => p.waitFor(/Branchpoint worker \d+: 1 at once/)));
         const start = performance.now();
-        await runExperiment(db.prisma, created.id, queue.enqueue);
+        await runExperiment(localAdmin("bench"), { experimentId: created.id }, db.prisma, queue.enqueue);
         await eventually(
           `${workers}-worker experiment to finish`,
           async () =>
@@ -98,7 +99,11 @@ async function main() {
     const someSession = sessions[0]!.id;
     for (let k = 0; k < ENQUEUES; k++) {
       const s0 = performance.now();
-      const { id } = await createReplay(db.prisma, { sessionId: someSession, policyVersionId: versionId }, "bench");
+      const { id } = await createReplay(
+        localAdmin("bench"),
+        { sessionId: someSession, policyVersionId: versionId },
+        db.prisma,
+      );
       await queue.enqueue([id]);
       latencies.push(performance.now() - s0);
     }

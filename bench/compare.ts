@@ -18,7 +18,9 @@ import { chromium } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../e2e/chromium";
 import { openDatabase } from "../lib/db/client";
 import { saveImportedSessions } from "../lib/db/sessions";
-import { createReplay, runReplay } from "../lib/replays/service";
+import { parseInput } from "../lib/errors";
+import { localAdmin } from "../lib/server/principal";
+import { createReplay, runReplay, StartReplayInput } from "../lib/server/replays";
 import { toolLevelPreset, type Policy } from "../lib/replay";
 import { buildSession, type TurnSpec } from "../lib/replay/session-builder";
 
@@ -59,17 +61,18 @@ async function prepare(dir: string) {
       },
     ]);
     const editSeq = events.find((e) => e.kind === "tool_call" && e.seq > events.length / 2)!.seq;
+    const bench = localAdmin("bench");
     const started = await createReplay(
-      db.prisma,
-      {
+      bench,
+      parseInput(StartReplayInput, {
         sessionId: saved!.id,
         policy: RECORDED,
         edits: [{ seq: editSeq, op: "replace_tool_result", value: { edited: true } }],
-      },
-      "bench",
+      }),
+      db.prisma,
     );
     const t0 = performance.now();
-    await runReplay(db.prisma, started.id);
+    await runReplay(bench, { replayId: started.id }, db.prisma);
     const runMs = performance.now() - t0;
     return { sessionId: saved!.id, replayId: started.id, steps: events.length, runMs };
   } finally {

@@ -1,15 +1,27 @@
 /**
- * Replay engine benchmark: a 10,000-event session with realistic argument
- * sizes, replayed under recorded-only + history/baseline (the invariant path).
- * Prints the replay time, the floor (canonicalize + hash every tool call's
- * arguments once — work any replay must do to know the cache keys) and their
- * ratio. Target: ratio ≤ 1.5. Run: npx tsx bench/engine.ts
+ * Replay engine benchmark: sessions of 1,000, 10,000 and 100,000 events with
+ * realistic argument sizes, replayed under recorded-only + history/baseline
+ * (the invariant path). The floor is the work any replay must do to know the
+ * cache keys: RFC 8785 canonical JSON of each tool call's arguments plus one
+ * node:crypto SHA-256 of it, once per call. Prints replay time, floor, their
+ * ratio at 10,000 events (target ≤ 1.5), µs per event at each size and the
+ * 100k/10k linearity ratio (target ≤ 1.3); the last line is `ratio X`.
+ * Run: npm run bench
  */
-import { cacheKey, compareRuns, replay, toolCallArgs, type Policy, type SessionEvent } from "../lib/replay";
+import { createHash } from "node:crypto";
+import {
+  canonicalJson,
+  compareRuns,
+  replay,
+  sha256HasherName,
+  toolCallArgs,
+  type Policy,
+  type SessionEvent,
+} from "../lib/replay";
 import { buildSession, type CallSpec, type TurnSpec } from "../lib/replay/session-builder";
 
-const EVENTS = 10_000;
-const ITERATIONS = 15;
+const SIZES = [1_000, 10_000, 100_000] as const;
+const ITERATIONS: Record<number, number> = { 1000: 41, 10000: 15, 100000: 5 };
 
 // Deterministic pseudo-random numbers (mulberry32), so every run measures the same session.
 function rng(seed: number) {
@@ -62,7 +74,7 @@ function args(tool: string, k: number): unknown {
 }
 const TOOLS = ["search_orders", "get_order", "update_ticket", "clock"] as const;
 
-function makeSession(): SessionEvent[] {
+function makeSession(EVENTS: number): SessionEvent[] {
   const turns: TurnSpec[] = [{ user: "Customer asks about a refund." }];
   let events = 1;
   let k = 0;
@@ -95,22 +107,31 @@ const policy: Policy = {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function main() {
-  const base = makeSession();
-  const toolCalls = base.filter((e) => e.kind === "tool_call");
-  const argBytes = toolCalls.map((e) => JSON.stringify(toolCallArgs(e)).length);
-  console.log(
-    `session: ${base.length} events, ${toolCalls.length} tool calls, args ${Math.min(...argBytes)}–${Math.max(...argBytes)} B (mean ${Math.round(argBytes.reduce((a, b) => a + b, 0) / argBytes.length)} B)`,
-  );
+/** The floor: canonical JSON + node:crypto SHA-256 of each call's name and arguments, once. */
+function floorKeys(toolCalls: readonly SessionEvent[]): number {
+  let sink = 0;
+  for (const e of toolCalls) {
+    const canonical = canonicalJson(toolCallArgs(e));
+    if (canonical === undefined) continue;
+    sink += createHash("sha256")
+      .update(`${JSON.stringify(e.name)}\n${canonical}`)
+      .digest("hex").length;
+  }
+  return sink;
+}
 
+async function measure(events: number) {
+  const base = makeSession(events);
+  const toolCalls = base.filter((e) => e.kind === "tool_call");
+  const iterations = ITERATIONS[events]!;
   const floorTimes: number[] = [];
   const replayTimes: number[] = [];
   const compareTimes: number[] = [];
   let sink = 0;
   // Warm-up, then alternate floor and replay so both see the same machine state.
-  for (let i = 0; i < ITERATIONS + 2; i++) {
+  for (let i = 0; i < iterations + 2; i++) {
     let t = performance.now();
-    for (const e of toolCalls) sink += cacheKey(e.name, toolCallArgs(e))?.length ?? 0;
+    sink += floorKeys(toolCalls);
     const floor = performance.now() - t;
 
     t = performance.now();
@@ -118,24 +139,56 @@ async function main() {
     const replayMs = performance.now() - t;
     if (r.comparability !== "exact") throw new Error(`expected an exact replay, got ${r.comparability} (${r.status})`);
 
-    t = performance.now();
-    const c = compareRuns(base, r.steps);
-    const compareMs = performance.now() - t;
-    sink += c.pairs.length;
+    let compareMs = 0;
+    if (events === 10_000) {
+      t = performance.now();
+      const c = compareRuns(base, r.steps);
+      compareMs = performance.now() - t;
+      sink += c.pairs.length;
+    }
     if (i >= 2) {
       floorTimes.push(floor);
       replayTimes.push(replayMs);
       compareTimes.push(compareMs);
     }
   }
-  const f = median(floorTimes);
-  const r = median(replayTimes);
-  console.log(`floor (canonicalize + hash each call's args once): ${f.toFixed(1)} ms (median of ${ITERATIONS})`);
-  console.log(`replay (recorded-only, history/baseline, exact):   ${r.toFixed(1)} ms (median of ${ITERATIONS})`);
-  console.log(`ratio replay/floor: ${(r / f).toFixed(2)} (target ≤ 1.5) ${r / f <= 1.5 ? "PASS" : "FAIL"}`);
-  console.log(`compare (align + diff + metrics): ${median(compareTimes).toFixed(1)} ms`);
   if (sink === 0) console.log("");
-  if (r / f > 1.5) process.exitCode = 1;
+  return {
+    base,
+    toolCalls,
+    iterations,
+    floor: median(floorTimes),
+    replay: median(replayTimes),
+    compare: median(compareTimes),
+  };
+}
+
+async function main() {
+  console.log(`engine hasher: ${sha256HasherName()}`);
+  const results = new Map<number, Awaited<ReturnType<typeof measure>>>();
+  for (const size of SIZES) {
+    const m = await measure(size);
+    results.set(size, m);
+    const argBytes = m.toolCalls.map((e) => JSON.stringify(toolCallArgs(e)).length);
+    console.log(
+      `${m.base.length} events, ${m.toolCalls.length} tool calls, args ${Math.min(...argBytes)}–${Math.max(...argBytes)} B: ` +
+        `floor ${m.floor.toFixed(1)} ms, replay ${m.replay.toFixed(1)} ms (median of ${m.iterations}), ` +
+        `${((m.replay * 1000) / m.base.length).toFixed(2)} µs/event, replay/floor ${(m.replay / m.floor).toFixed(2)}`,
+    );
+  }
+  const at10k = results.get(10_000)!;
+  const at100k = results.get(100_000)!;
+  const ratio = at10k.replay / at10k.floor;
+  const linearity = at100k.replay / at100k.base.length / (at10k.replay / at10k.base.length);
+  console.log(`compare at 10,000 events (align + diff + metrics): ${at10k.compare.toFixed(1)} ms`);
+  console.log(
+    `linearity µs/event at 100k ÷ at 10k: ${linearity.toFixed(2)} (target ≤ 1.3) ${linearity <= 1.3 ? "PASS" : "FAIL"}`,
+  );
+  console.log(
+    `replay/floor at 10,000 events (floor: canonical JSON + node:crypto SHA-256): ${ratio.toFixed(2)} (target ≤ 1.5) ${ratio <= 1.5 ? "PASS" : "FAIL"}`,
+  );
+  console.log(`ratio ${ratio.toFixed(2)}`);
+  if (ratio > 1.5 || linearity > 1.3) process.exitCode = 1;
 }
 
 void main();

@@ -57,7 +57,7 @@ test("run the recorded policy over the τ-bench cohort, watch it finish, and ope
     data: { name: "x", policyVersionId: versionId, agentVersionId: "no-such-version" },
   });
   expect(refused.status()).toBe(404);
-  expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("agent_version_not_found");
+  expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("not_found");
 
   // A script finds the agent version in the sessions API and starts the same experiment there.
   const list = await request.get("/api/v1/sessions?agent=tau-bench-airline-agent&limit=1", { headers: AUTH });
@@ -78,7 +78,7 @@ test("run the recorded policy over the τ-bench cohort, watch it finish, and ope
     .toBe("completed");
 
   // The list shows it done.
-  await page.getByRole("link", { name: "← Experiments" }).click();
+  await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Experiments" }).click();
   const row = page.getByTestId("experiment-row").filter({ hasText: "τ-bench recorded regression" });
   await expect(row).toContainText(`${cohort} / ${cohort}`);
   await expect(row).toContainText("completed");

@@ -284,7 +284,7 @@ test.describe("/api/v1/sessions", () => {
         name: "bad ?format=",
         res: request.post("/api/v1/sessions?format=yaml", { headers: bearer, data: native() }),
         status: 400,
-        code: "invalid_query",
+        code: "invalid_input",
         path: "format",
       },
       {
@@ -294,7 +294,7 @@ test.describe("/api/v1/sessions", () => {
           data: { ...native(), events: [{ kind: "teleport" }] },
         }),
         status: 400,
-        code: "invalid_document",
+        code: "invalid_input",
         path: "events[0].kind",
       },
       {
@@ -310,7 +310,7 @@ test.describe("/api/v1/sessions", () => {
         name: "empty body",
         res: request.post("/api/v1/sessions", { headers: { ...bearer, "content-type": "application/json" } }),
         status: 400,
-        code: "empty_body",
+        code: "invalid_input",
       },
       {
         name: "over the limit",
@@ -331,7 +331,7 @@ test.describe("/api/v1/sessions", () => {
         name: "bad limit",
         res: request.get("/api/v1/sessions?limit=0", { headers: bearer }),
         status: 400,
-        code: "invalid_query",
+        code: "invalid_input",
         path: "limit",
       },
     ];

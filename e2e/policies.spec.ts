@@ -82,7 +82,7 @@ test("an analyst builds the seed-000 example visually; the JSON follows and the 
   await expect(json).toContainText('"order_id": "4821"');
 
   // The export is the seed's JSON, key for key.
-  await page.getByRole("tab", { name: "seed-000 --tool-policy" }).click();
+  await page.getByRole("tab", { name: "Kitaru --tool-policy" }).click();
   const exported = JSON.parse((await page.getByTestId("export-seed-000").textContent()) ?? "") as unknown;
   expect(exported).toEqual(SEED_000_TOOL_POLICY);
 
@@ -127,7 +127,7 @@ test("JSON edits show in the controls; invalid JSON keeps the visual side and sa
   await page.getByRole("tab", { name: "Import" }).click();
   await page.getByLabel("Policy to import").fill(JSON.stringify(SEED_000_TOOL_POLICY));
   await page.getByRole("button", { name: "Import into editor" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "seed-000 --tool-policy JSON" })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "Kitaru --tool-policy JSON" })).toBeVisible();
   await expect(page.getByTestId("interchange-issues")).toContainText("recommended RCA default");
   await expect(page.getByTestId("json-status")).toHaveCount(0);
   await expect(page.getByLabel("On miss for default")).toHaveValue("fail");

@@ -127,7 +127,7 @@ test("API: start, pause, fixture, comparison, and clear errors", async ({ reques
     data: { output: 1, note: "n" },
   });
   expect(notPaused.status()).toBe(409);
-  expect(((await notPaused.json()) as { error: { code: string } }).error.code).toBe("nothing_pending");
+  expect(((await notPaused.json()) as { error: { code: string } }).error.code).toBe("wrong_state");
 
   const badEdit = await request.post("/api/v1/replays", {
     headers: AUTH,

@@ -252,7 +252,7 @@ test("the API refuses a report on a replay that has not finished, and serves and
   });
   expect(refused.status()).toBe(409);
   const error = ((await refused.json()) as { error: { code: string; message: string } }).error;
-  expect(error.code).toBe("replay_not_finished");
+  expect(error.code).toBe("wrong_state");
   expect(error.message).toContain("The replay is paused: a report needs a finished replay");
 
   // The form says the same instead of offering to create one.

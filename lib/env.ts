@@ -22,8 +22,44 @@ const ServerEnv = z.object({
     .int()
     .positive()
     .default(20 * 1024 * 1024),
+  /** The most a gzip body may inflate to (separate from the body limit: compression ratios reach 1000:1). */
+  BRANCHPOINT_MAX_INFLATED_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1024 * 1024),
+  /** The most spans one trace export may carry. */
+  BRANCHPOINT_MAX_SPANS: z.coerce.number().int().positive().default(10_000),
+  /** Heavy imports (documents, trace exports) run this many at a time; a few more wait, the rest get 429. */
+  BRANCHPOINT_IMPORT_CONCURRENCY: z.coerce.number().int().positive().default(2),
   BRANCHPOINT_DEMO_DATA: z.enum(["on", "off"]).default("on"),
   BRANCHPOINT_USER: z.string().min(1).default("analyst"),
+  /**
+   * Host names (with or without a port) the server answers besides IP
+   * literals, localhost and BRANCHPOINT_PUBLIC_URL's host, comma-separated:
+   * a DNS-rebinding guard (any other Host header gets 403).
+   */
+  BRANCHPOINT_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  /** Trust X-Forwarded-Host (only behind a reverse proxy that sets it). */
+  BRANCHPOINT_TRUST_PROXY: z.enum(["on", "off"]).default("off"),
+  /** The environment variables a model endpoint may send as its key, comma-separated (an admin's allow-list). */
+  BRANCHPOINT_MODEL_KEY_VARS: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((h) => h.trim())
+        .filter(Boolean),
+    ),
 });
 export type ServerEnv = z.infer<typeof ServerEnv>;
 

@@ -18,7 +18,9 @@ const child = spawn(
       BRANCHPOINT_API_KEY: process.env.BRANCHPOINT_API_KEY ?? "e2e-test-key-0123456789",
       BRANCHPOINT_PUBLIC_URL: `http://127.0.0.1:${port}`,
       NEXT_TELEMETRY_DISABLED: "1",
-      DATABASE_URL: "",
+      BRANCHPOINT_MODEL_KEY_VARS: "LOCAL_MODEL_KEY",
+      // E2E_DATABASE_URL runs the suite on a PostgreSQL server instead of the embedded database.
+      DATABASE_URL: process.env.E2E_DATABASE_URL ?? "",
     },
   },
 );

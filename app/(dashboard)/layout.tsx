@@ -1,11 +1,21 @@
 import type { ReactNode } from "react";
 import { AppNav } from "@/components/ui/AppNav";
+import { KeyboardShortcuts } from "@/components/ui/KeyboardShortcuts";
 
 export default function DashboardLayout({ children }: { children: ReactNode }) {
   return (
     <div className="flex min-h-screen flex-col">
+      <a
+        href="#main"
+        className="sr-only rounded bg-white px-3 py-2 text-sm focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50"
+      >
+        Skip to content
+      </a>
       <AppNav />
-      <main className="mx-auto w-full max-w-7xl flex-1 px-6 py-6">{children}</main>
+      <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6">
+        {children}
+      </main>
+      <KeyboardShortcuts />
     </div>
   );
 }

@@ -18,6 +18,7 @@ import {
   type CompareState,
   type PackedRows,
 } from "./rows";
+import { Button } from "@/components/ui/Button";
 
 const TYPE_TONE: Record<CompareRow["type"], Tone> = {
   equal: "neutral",
@@ -91,15 +92,13 @@ export function CompareView({
       <div className="min-w-0">
         <div className="mb-2 flex flex-wrap items-center gap-2 text-sm">
           {firstDivergenceId ? (
-            <button
-              type="button"
+            <Button
               onClick={() =>
                 select(firstDivergenceId, state.filter === "all" || state.filter === "changes" ? state.filter : "all")
               }
-              className="rounded-md bg-indigo-600 px-3 py-1 text-sm font-medium text-white hover:bg-indigo-500"
             >
               Jump to first divergence
-            </button>
+            </Button>
           ) : (
             <Badge tone="good">no divergence: every step equal</Badge>
           )}

@@ -1,4 +1,5 @@
 import type { ComparisonMetrics, MetricDelta } from "@/lib/replay";
+import { DataTable } from "@/components/ui/DataTable";
 
 function fmt(n: number, money = false): string {
   return money ? `$${n.toFixed(4)}` : Number.isInteger(n) ? String(n) : n.toFixed(2);
@@ -28,28 +29,27 @@ export function MetricsTable({ metrics }: { metrics: ComparisonMetrics }) {
   return (
     <div className="rounded-lg border border-slate-200 bg-white p-4" data-testid="metrics">
       <h2 className="mb-2 text-base font-semibold text-slate-900">Metrics</h2>
-      <table className="w-full text-sm">
-        <thead className="text-left text-xs text-slate-500">
-          <tr>
-            <th className="py-1">metric</th>
-            <th className="py-1 text-right">base</th>
-            <th className="py-1 text-right">branch</th>
-            <th className="py-1 text-right">delta</th>
+      <DataTable
+        frame={false}
+        dense
+        columns={[
+          "metric",
+          { label: "base", align: "right" },
+          { label: "branch", align: "right" },
+          { label: "delta", align: "right" },
+        ]}
+      >
+        {rows.map(([label, d, money]) => (
+          <tr key={label} className="border-t border-slate-100">
+            <td className={`py-1 ${label.startsWith("  ") ? "pl-4 font-mono text-xs" : ""}`}>{label.trim()}</td>
+            <td className="py-1 text-right tabular-nums">{fmt(d.base, money)}</td>
+            <td className="py-1 text-right tabular-nums">{fmt(d.branch, money)}</td>
+            <td className="py-1 text-right">
+              <Delta d={d} {...(money ? { money } : {})} />
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map(([label, d, money]) => (
-            <tr key={label} className="border-t border-slate-100">
-              <td className={`py-1 ${label.startsWith("  ") ? "pl-4 font-mono text-xs" : ""}`}>{label.trim()}</td>
-              <td className="py-1 text-right tabular-nums">{fmt(d.base, money)}</td>
-              <td className="py-1 text-right tabular-nums">{fmt(d.branch, money)}</td>
-              <td className="py-1 text-right">
-                <Delta d={d} {...(money ? { money } : {})} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       <dl className="mt-3 grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
         <dt className="text-slate-500">first_divergence_step</dt>
         <dd className="tabular-nums">{metrics.first_divergence_step ?? "none"}</dd>

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { Badge, StatusBadge, type Tone } from "@/components/ui/Badge";
-import type { ExperimentDetail } from "@/lib/replays/experiments";
+import type { ExperimentDetail } from "@/lib/server/experiments";
+import { DataTable } from "@/components/ui/DataTable";
 
 const COMPARABILITY: { key: string; label: string; tone: Tone }[] = [
   { key: "exact", label: "exact", tone: "good" },
@@ -46,80 +47,78 @@ export function ExperimentSummary({ summary }: { summary: ExperimentDetail["summ
 export function ExperimentResultTable({ results }: { results: ExperimentDetail["results"] }) {
   return (
     <div className="overflow-hidden rounded-lg border border-slate-200 bg-white">
-      <table className="w-full text-sm">
-        <thead className="bg-slate-50 text-left text-xs text-slate-500">
-          <tr>
-            <th className="px-3 py-2">Session</th>
-            <th className="px-3 py-2">Replay</th>
-            <th className="px-3 py-2">Comparability</th>
-            <th className="px-3 py-2">Evidence</th>
-            <th className="px-3 py-2">First divergence</th>
-            <th className="px-3 py-2 text-right">Comparison</th>
-          </tr>
-        </thead>
-        <tbody>
-          {results.map((r) => (
-            <tr
-              key={r.replayId}
-              className="border-t border-slate-100 align-top hover:bg-slate-50"
-              data-testid="experiment-result"
-            >
-              <td className="px-3 py-2">
-                <Link href={`/sessions/${r.session.id}`} className="font-medium text-indigo-700 hover:underline">
-                  {r.session.label}
+      <DataTable
+        frame={false}
+        columns={[
+          "Session",
+          "Replay",
+          "Comparability",
+          "Evidence",
+          "First divergence",
+          { label: "Comparison", align: "right" },
+        ]}
+      >
+        {results.map((r) => (
+          <tr
+            key={r.replayId}
+            className="border-t border-slate-100 align-top hover:bg-slate-50"
+            data-testid="experiment-result"
+          >
+            <td className="px-3 py-2">
+              <Link href={`/sessions/${r.session.id}`} className="font-medium text-indigo-700 hover:underline">
+                {r.session.label}
+              </Link>
+            </td>
+            <td className="px-3 py-2">
+              {r.status === "queued" ? (
+                <Badge>queued</Badge>
+              ) : (
+                <Link href={`/replays/${r.replayId}`} aria-label={`Replay of ${r.session.label}`}>
+                  <StatusBadge status={r.status} />
                 </Link>
-              </td>
-              <td className="px-3 py-2">
-                {r.status === "queued" ? (
-                  <Badge>queued</Badge>
-                ) : (
-                  <Link href={`/replays/${r.replayId}`} aria-label={`Replay of ${r.session.label}`}>
-                    <StatusBadge status={r.status} />
-                  </Link>
-                )}
-                {r.error ? (
-                  <div className="mt-1 max-w-xs text-xs text-rose-700" title={r.error.message}>
-                    {r.error.message.length > 140 ? `${r.error.message.slice(0, 140)}…` : r.error.message}
-                  </div>
-                ) : null}
-              </td>
-              <td className="px-3 py-2">
-                {r.comparability ? (
-                  <Badge tone={TONE_OF[r.comparability] ?? "neutral"}>{r.comparability.replaceAll("_", " ")}</Badge>
-                ) : (
-                  "—"
-                )}
-              </td>
-              <td className="px-3 py-2">{r.evidenceStrength ? <Badge>{r.evidenceStrength}</Badge> : "—"}</td>
-              <td className="px-3 py-2 text-slate-700">
-                {r.firstDivergence ? (
-                  <span title={r.firstDivergence.summary}>
-                    step {r.firstDivergence.pairIndex}{" "}
-                    <span className="text-xs text-slate-500">· {r.firstDivergence.summary}</span>
-                  </span>
-                ) : r.comparability === "exact" ? (
-                  <span className="text-slate-500">none</span>
-                ) : (
-                  "—"
-                )}
-              </td>
-              <td className="px-3 py-2 text-right">
-                {r.status === "queued" || r.status === "running" ? (
-                  <span className="text-slate-400">—</span>
-                ) : (
-                  <Link
-                    href={`/replays/${r.replayId}/compare`}
-                    className="text-indigo-700 hover:underline"
-                    aria-label={`Compare ${r.session.label} with its branch`}
-                  >
-                    Compare →
-                  </Link>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              )}
+              {r.error ? (
+                <div className="mt-1 max-w-xs text-xs text-rose-700" title={r.error.message}>
+                  {r.error.message.length > 140 ? `${r.error.message.slice(0, 140)}…` : r.error.message}
+                </div>
+              ) : null}
+            </td>
+            <td className="px-3 py-2">
+              {r.comparability ? (
+                <Badge tone={TONE_OF[r.comparability] ?? "neutral"}>{r.comparability.replaceAll("_", " ")}</Badge>
+              ) : (
+                "—"
+              )}
+            </td>
+            <td className="px-3 py-2">{r.evidenceStrength ? <Badge>{r.evidenceStrength}</Badge> : "—"}</td>
+            <td className="px-3 py-2 text-slate-700">
+              {r.firstDivergence ? (
+                <span title={r.firstDivergence.summary}>
+                  step {r.firstDivergence.pairIndex}{" "}
+                  <span className="text-xs text-slate-500">· {r.firstDivergence.summary}</span>
+                </span>
+              ) : r.comparability === "exact" ? (
+                <span className="text-slate-500">none</span>
+              ) : (
+                "—"
+              )}
+            </td>
+            <td className="px-3 py-2 text-right">
+              {r.status === "queued" || r.status === "running" ? (
+                <span className="text-slate-400">—</span>
+              ) : (
+                <Link
+                  href={`/replays/${r.replayId}/compare`}
+                  className="text-indigo-700 hover:underline"
+                  aria-label={`Compare ${r.session.label} with its branch`}
+                >
+                  Compare →
+                </Link>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </div>
   );
 }

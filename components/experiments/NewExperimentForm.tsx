@@ -4,6 +4,8 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { startExperimentAction } from "@/app/(dashboard)/experiments/actions";
 import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experiments";
+import { Button } from "@/components/ui/Button";
+import { Notice } from "@/components/ui/Notice";
 
 type Failure = { message: string; fieldErrors: Record<string, string[]> };
 
@@ -117,20 +119,12 @@ export function NewExperimentForm({
         />
         {fieldError("name")}
       </label>
-      {failure ? (
-        <div role="alert" className="rounded-md border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900">
-          {failure.message}
-        </div>
-      ) : null}
-      <button
-        type="submit"
-        disabled={pending || !policyVersion || !agentVersion || agentVersion.cohortSize === 0}
-        className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
-      >
+      {failure ? <Notice tone="error">{failure.message}</Notice> : null}
+      <Button type="submit" disabled={pending || !policyVersion || !agentVersion || agentVersion.cohortSize === 0}>
         {pending
           ? "Starting…"
           : `Start experiment${agentVersion ? ` over ${agentVersion.cohortSize} session${agentVersion.cohortSize === 1 ? "" : "s"}` : ""}`}
-      </button>
+      </Button>
     </form>
   );
 }

@@ -27,7 +27,7 @@ export function FormatReference({ baseUrl }: { baseUrl: string }) {
               {i.format === "native" ? (
                 <>
                   {" "}
-                  <a href="/api/v1/schema/native-session.json" className="text-indigo-700 hover:underline">
+                  <a href="/api/v1/schema/native-session.json" className="text-indigo-700 underline">
                     JSON Schema
                   </a>
                 </>
@@ -54,7 +54,7 @@ export function FormatReference({ baseUrl }: { baseUrl: string }) {
         <li>
           Scripts: <code className="font-mono break-all text-slate-800">POST {baseUrl}/api/v1/sessions</code> with{" "}
           <code className="font-mono break-all text-slate-800">Authorization: Bearer &lt;key&gt;</code>.{" "}
-          <a href="/settings/api-keys" className="text-indigo-700 hover:underline">
+          <a href="/settings/api-keys" className="text-indigo-700 underline">
             Manage API keys
           </a>
         </li>

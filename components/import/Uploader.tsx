@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useRef, useState, type DragEvent } from "react";
 import { Badge } from "@/components/ui/Badge";
+import { Button } from "@/components/ui/Button";
 
 type Issue = { path: string; message: string };
 type SavedSession = { id: string; eventCount: number; duplicate?: boolean; title: string | null };
@@ -136,13 +137,9 @@ export function Uploader({ maxBytes }: { maxBytes: number }) {
           One or many: native JSON or JSONL, OpenAI chat logs (τ-bench), OTLP JSON or protobuf, Agents SDK exports. Up
           to {formatBytes(maxBytes)} each.
         </p>
-        <button
-          type="button"
-          onClick={() => input.current?.click()}
-          className="mt-4 rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-500"
-        >
+        <Button onClick={() => input.current?.click()} className="mt-4">
           Choose files
-        </button>
+        </Button>
         <input
           ref={input}
           type="file"
@@ -192,7 +189,9 @@ function UploadCard({ upload: u }: { upload: Upload }) {
           ) : u.state === "failed" ? (
             <Badge tone="bad">failed</Badge>
           ) : (
-            <Badge>{u.state === "importing" ? "importing…" : u.state === "uploading" ? "uploading…" : "queued"}</Badge>
+            <Badge tone={u.state === "importing" ? "info" : "neutral"}>
+              {u.state === "importing" ? "processing…" : u.state === "uploading" ? "uploading…" : "queued"}
+            </Badge>
           )}
         </span>
       </div>
@@ -204,14 +203,19 @@ function UploadCard({ upload: u }: { upload: Upload }) {
             aria-label={`Upload of ${u.name}`}
             aria-valuemin={0}
             aria-valuemax={100}
-            aria-valuenow={percent}
+            // Once every byte is sent the server is still reading and saving: no number, an indeterminate bar.
+            aria-valuenow={u.state === "importing" ? undefined : percent}
+            aria-valuetext={u.state === "importing" ? "Uploaded; processing on the server" : `${percent} %`}
             className="h-2 overflow-hidden rounded bg-slate-100"
           >
-            <div className="h-full bg-indigo-500 transition-all" style={{ width: `${percent}%` }} />
+            <div
+              className={`h-full bg-indigo-500 ${u.state === "importing" ? "animate-pulse" : "transition-all"}`}
+              style={{ width: `${percent}%` }}
+            />
           </div>
-          <p className="mt-1 text-xs text-slate-500">
+          <p className="mt-1 text-xs text-slate-600" role={u.state === "importing" ? "status" : undefined}>
             {u.state === "importing"
-              ? "Uploaded; reading and saving…"
+              ? `Uploaded ${formatBytes(u.size)} (100 %); processing… the server is reading and saving the sessions.`
               : `${formatBytes(u.sent)} of ${formatBytes(u.size)}`}
           </p>
         </div>

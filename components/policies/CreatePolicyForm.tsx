@@ -3,9 +3,11 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { createPolicyAction } from "@/app/(dashboard)/policies/actions";
-import { draftKey } from "./editorState";
-import { formatDocument } from "./editorState";
-import { PRESET_LABELS, type Preset } from "./validation";
+import { draftKey } from "./editor-state";
+import { formatDocument } from "./editor-state";
+import { PRESET_LABELS, type Preset } from "@/lib/policies/validation";
+import { Button } from "@/components/ui/Button";
+import { useUrlState } from "@/components/ui/useUrlState";
 
 const PRESETS = Object.keys(PRESET_LABELS) as Preset[];
 
@@ -14,7 +16,7 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
   const router = useRouter();
   const [name, setName] = useState("");
   const [agentId, setAgentId] = useState("");
-  const [kind, setKind] = useState<"preset" | "import">("preset");
+  const [kind, setKind] = useUrlState("create", ["preset", "import"], "preset");
   const [preset, setPreset] = useState<Preset>("recommended");
   const [text, setText] = useState("");
   const [errors, setErrors] = useState<Record<string, string[]>>({});
@@ -117,7 +119,7 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
           </label>
         ) : (
           <label className="text-xs font-medium text-slate-600">
-            Document: seed 000&apos;s --tool-policy JSON, seed 003&apos;s shape or a Branchpoint policy (detected)
+            Document: Kitaru --tool-policy JSON, policy-levels JSON or a Branchpoint policy (detected)
             <textarea
               aria-label="Document to import"
               className={`${field} h-32 font-mono text-xs`}
@@ -139,13 +141,9 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
         )}
       </div>
       <div className="mt-3 flex items-center gap-3">
-        <button
-          type="submit"
-          disabled={pending}
-          className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
-        >
+        <Button type="submit" disabled={pending}>
           {pending ? "Creating…" : "Create and edit"}
-        </button>
+        </Button>
         {message ? (
           <span role="alert" className="text-xs text-rose-700">
             {message}

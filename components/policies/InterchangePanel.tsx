@@ -8,8 +8,10 @@ import {
   type KnownTool,
   type Policy,
 } from "@/lib/replay";
-import { FORM_LABELS, importPolicyText, toolPolicyFlag } from "./interchange";
+import { FORM_LABELS, importPolicyText, toolPolicyFlag } from "@/lib/policies/interchange";
 import { pathLabel } from "./issues";
+import { Button } from "@/components/ui/Button";
+import { useUrlState } from "@/components/ui/useUrlState";
 
 function download(filename: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
@@ -49,7 +51,7 @@ export function InterchangePanel({
   knownTools: readonly KnownTool[];
   onImport: (doc: Policy) => void;
 }) {
-  const [tab, setTab] = useState<"seed-000" | "seed-003" | "import">("seed-000");
+  const [tab, setTab] = useUrlState("format", ["seed-000", "seed-003", "import"], "seed-000");
   const [copied, setCopied] = useState<string | null>(null);
   const [importText, setImportText] = useState("");
   const [importResult, setImportResult] = useState<ReturnType<typeof importPolicyText> | null>(null);
@@ -75,9 +77,6 @@ export function InterchangePanel({
 
   const tabClass = (t: typeof tab) =>
     `rounded-md px-2.5 py-1 text-xs font-medium ${tab === t ? "bg-slate-900 text-white" : "text-slate-600 hover:bg-slate-100"}`;
-  const button =
-    "rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50";
-
   return (
     <section aria-label="Import and export" className="rounded-lg border border-slate-200 bg-white p-4">
       <div className="mb-3 flex flex-wrap items-center gap-2">
@@ -90,7 +89,7 @@ export function InterchangePanel({
             className={tabClass("seed-000")}
             onClick={() => setTab("seed-000")}
           >
-            seed-000 --tool-policy
+            Kitaru --tool-policy
           </button>
           <button
             role="tab"
@@ -99,7 +98,7 @@ export function InterchangePanel({
             className={tabClass("seed-003")}
             onClick={() => setTab("seed-003")}
           >
-            seed-003 shape
+            Policy levels
           </button>
           <button
             role="tab"
@@ -115,8 +114,9 @@ export function InterchangePanel({
       {tab === "seed-000" ? (
         <div className="space-y-3">
           <p className="text-xs text-slate-600">
-            The tool rules as Kitaru&apos;s <code className="font-mono">--tool-policy</code> JSON, ready for{" "}
-            <code className="font-mono">kitaru experiment create</code>. Run-level choices are not part of this form.
+            {"The tool rules as Kitaru --tool-policy JSON, ready for "}
+            <code className="font-mono">kitaru experiment create --tool-policy …</code>. Run-level choices are not part
+            of this form.
           </p>
           <pre
             data-testid="export-seed-000"
@@ -125,15 +125,15 @@ export function InterchangePanel({
             {seed000Text}
           </pre>
           <div className="flex flex-wrap gap-2">
-            <button type="button" className={button} onClick={() => void copy("json", seed000Text)}>
+            <Button variant="secondary" size="sm" onClick={() => void copy("json", seed000Text)}>
               {copied === "json" ? "Copied JSON" : "Copy JSON"}
-            </button>
-            <button type="button" className={button} onClick={() => void copy("flag", toolPolicyFlag(seed000.json))}>
+            </Button>
+            <Button variant="secondary" size="sm" onClick={() => void copy("flag", toolPolicyFlag(seed000.json))}>
               {copied === "flag" ? "Copied flag" : "Copy as --tool-policy flag"}
-            </button>
-            <button type="button" className={button} onClick={() => download(`${slug}.tool-policy.json`, seed000Text)}>
+            </Button>
+            <Button variant="secondary" size="sm" onClick={() => download(`${slug}.tool-policy.json`, seed000Text)}>
               Download
-            </button>
+            </Button>
           </div>
           <LossList issues={seed000.issues} title="Not expressible in this form (reported, not dropped):" />
         </div>
@@ -141,7 +141,8 @@ export function InterchangePanel({
       {tab === "seed-003" ? (
         <div className="space-y-3">
           <p className="text-xs text-slate-600">
-            The policy as seed 003&apos;s shape: a tool level instead of per-tool rules.
+            The policy as policy-levels JSON (model, tool, drift, maxSteps): one named tool level instead of per-tool
+            rules.
           </p>
           <pre
             data-testid="export-seed-003"
@@ -150,12 +151,12 @@ export function InterchangePanel({
             {seed003Text}
           </pre>
           <div className="flex flex-wrap gap-2">
-            <button type="button" className={button} onClick={() => void copy("003", seed003Text)}>
+            <Button variant="secondary" size="sm" onClick={() => void copy("003", seed003Text)}>
               {copied === "003" ? "Copied JSON" : "Copy JSON"}
-            </button>
-            <button type="button" className={button} onClick={() => download(`${slug}.seed-003.json`, seed003Text)}>
+            </Button>
+            <Button variant="secondary" size="sm" onClick={() => download(`${slug}.policy-levels.json`, seed003Text)}>
               Download
-            </button>
+            </Button>
           </div>
           <LossList issues={seed003.issues} title="Not expressible in this form (reported, not dropped):" />
         </div>
@@ -163,9 +164,8 @@ export function InterchangePanel({
       {tab === "import" ? (
         <div className="space-y-3">
           <p className="text-xs text-slate-600">
-            Paste or upload seed 000&apos;s <code className="font-mono">--tool-policy</code> JSON, seed 003&apos;s shape
-            or a Branchpoint document: the form is detected. It replaces the editor&apos;s document (unsaved until you
-            save).
+            Paste or upload Kitaru --tool-policy JSON, policy-levels JSON or a Branchpoint document: the form is
+            detected. It replaces the editor&apos;s document (unsaved until you save).
           </p>
           <textarea
             aria-label="Policy to import"
@@ -185,9 +185,8 @@ export function InterchangePanel({
                 if (file) void file.text().then(setImportText);
               }}
             />
-            <button
-              type="button"
-              className="rounded-md bg-indigo-600 px-3 py-1 text-xs font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
+            <Button
+              size="sm"
               disabled={!importText.trim()}
               onClick={() => {
                 const result = importPolicyText(importText, { knownTools });
@@ -196,7 +195,7 @@ export function InterchangePanel({
               }}
             >
               Import into editor
-            </button>
+            </Button>
           </div>
           {importResult ? (
             importResult.ok ? (

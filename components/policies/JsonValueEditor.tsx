@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { JsonEditor } from "@/components/ui/monaco";
 import { canonicalJson } from "@/lib/replay";
-import { sameDocument } from "./editorState";
+import { sameDocument } from "./editor-state";
 
 function tryParse(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
   try {

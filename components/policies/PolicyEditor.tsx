@@ -8,14 +8,16 @@ import { Badge } from "@/components/ui/Badge";
 import { JsonEditor } from "@/components/ui/monaco";
 import type { AgentTool, RecordedCall } from "@/lib/db/policies";
 import { policyHash, RECOMMENDED_RCA_POLICY, type Policy, type PolicyIssue, type SideEffect } from "@/lib/replay";
-import { draftKey, editorReducer, initialEditorState, isDirty, parseDraft, restoreDraft } from "./editorState";
+import { draftKey, editorReducer, initialEditorState, isDirty, parseDraft, restoreDraft } from "./editor-state";
 import { FieldIssues } from "./FieldIssues";
 import { InterchangePanel } from "./InterchangePanel";
 import { pathLabel } from "./issues";
 import { RunLevelControls } from "./RunLevelControls";
 import { ToolTable } from "./ToolTable";
 import { TryRulePanel } from "./TryRulePanel";
-import { validateInContext, type AgentContext } from "./validation";
+import { validateInContext, type AgentContext } from "@/lib/policies/validation";
+import { Button } from "@/components/ui/Button";
+import { Notice } from "@/components/ui/Notice";
 
 export type SavedPolicyVersion = { version: number; hash: string; document: Policy };
 
@@ -203,15 +205,13 @@ export function PolicyEditor({
               Discard changes
             </button>
           ) : null}
-          <button
-            type="button"
+          <Button
             onClick={save}
             disabled={!canSave || saving}
             title={canSave ? "Save as a new immutable version" : "Fix the errors first"}
-            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:cursor-not-allowed disabled:opacity-50"
           >
             {saving ? "Saving…" : "Save version"}
-          </button>
+          </Button>
           <Link href={`/policies/${policyId}/versions`} className="text-xs text-indigo-700 hover:underline">
             Versions
           </Link>
@@ -242,13 +242,12 @@ export function PolicyEditor({
         </p>
       ) : null}
       {notice ? (
-        <p
-          role="status"
-          data-testid="save-notice"
-          className={`rounded-md px-3 py-2 text-sm ${notice.tone === "good" ? "bg-emerald-50 text-emerald-800" : notice.tone === "info" ? "bg-indigo-50 text-indigo-800" : "bg-rose-50 text-rose-800"}`}
+        <Notice
+          testId="save-notice"
+          tone={notice.tone === "good" ? "success" : notice.tone === "info" ? "info" : "error"}
         >
           {notice.text}
-        </p>
+        </Notice>
       ) : null}
       <FieldIssues issues={serverIssues} />
       {agent ? (
@@ -290,20 +289,12 @@ export function PolicyEditor({
             <span className="text-xs text-slate-500">Edits here show on the left at once.</span>
           </div>
           {state.status.kind === "invalid_json" ? (
-            <p
-              role="alert"
-              data-testid="json-status"
-              className="rounded-md bg-rose-50 px-3 py-2 text-xs text-rose-800 ring-1 ring-rose-200"
-            >
+            <Notice tone="error" testId="json-status" small>
               Invalid JSON ({state.status.message}). The visual editor stays on the last valid document; saving is
               blocked until the JSON parses.
-            </p>
+            </Notice>
           ) : state.status.kind === "invalid_schema" ? (
-            <div
-              role="alert"
-              data-testid="json-status"
-              className="rounded-md bg-rose-50 px-3 py-2 text-xs text-rose-800 ring-1 ring-rose-200"
-            >
+            <Notice tone="error" testId="json-status" small>
               The JSON is not a valid policy; the visual editor stays on the last valid document:
               <ul className="mt-1 list-disc pl-5">
                 {state.status.issues.map((i, k) => (
@@ -312,7 +303,7 @@ export function PolicyEditor({
                   </li>
                 ))}
               </ul>
-            </div>
+            </Notice>
           ) : null}
           <JsonEditor
             value={state.external}

@@ -13,6 +13,7 @@ import type {
 import { FieldIssues } from "./FieldIssues";
 import { issuesAt } from "./issues";
 import { JsonValueEditor } from "./JsonValueEditor";
+import { Button } from "@/components/ui/Button";
 
 export const RULE_TYPES: { value: ToolRuleType; label: string }[] = [
   { value: "history", label: "history — a recorded result" },
@@ -336,13 +337,13 @@ function StaticCases({
           </li>
         ))}
       </ol>
-      <button
-        type="button"
-        className="rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50"
+      <Button
+        variant="secondary"
+        size="sm"
         onClick={() => onChange([...cases, { match_mode: "exact", match: {}, result: null }])}
       >
         Add case
-      </button>
+      </Button>
     </div>
   );
 }

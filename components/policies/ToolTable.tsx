@@ -2,10 +2,12 @@
 
 import { useState } from "react";
 import { Badge } from "@/components/ui/Badge";
-import { SideEffect, type Policy, type PolicyIssue, type ToolRule } from "@/lib/replay";
+import { overrideMap, SideEffect, type Policy, type PolicyIssue, type ToolRule } from "@/lib/replay";
 import { FieldIssues } from "./FieldIssues";
 import { issuesAt } from "./issues";
 import { RuleEditor } from "./RuleEditor";
+import { Button } from "@/components/ui/Button";
+import { DataTable } from "@/components/ui/DataTable";
 
 export type ToolRow = { name: string; calls: number; sideEffect: SideEffect };
 
@@ -60,7 +62,8 @@ export function ToolTable({
   ];
 
   const setOverride = (name: string, rule: ToolRule | null) => {
-    const next = { ...overrides };
+    // A null-prototype map: a tool named "__proto__" is stored as a tool, not as the object's prototype.
+    const next = overrideMap(Object.entries(overrides));
     if (rule) next[name] = rule;
     else delete next[name];
     const { overrides: _o, ...tools } = doc.tools;
@@ -98,16 +101,19 @@ export function ToolTable({
             . Add an override by the tool&apos;s name below.
           </p>
         ) : (
-          <table className="mt-2 w-full text-sm">
-            <thead className="text-left text-xs text-slate-500">
-              <tr>
-                <th className="py-1 pr-2 font-medium">Tool</th>
-                <th className="py-1 pr-2 text-right font-medium">Calls</th>
-                <th className="py-1 pr-2 font-medium">Side effect</th>
-                <th className="py-1 pr-2 font-medium">Rule</th>
-                <th className="py-1" />
-              </tr>
-            </thead>
+          <DataTable
+            frame={false}
+            dense
+            className="mt-2"
+            bodies
+            columns={[
+              "Tool",
+              { label: "Calls", align: "right" },
+              "Side effect",
+              "Rule",
+              { label: "Actions", srOnly: true },
+            ]}
+          >
             {rows.map((t) => {
               const override = overrides[t.name];
               const expanded = override !== undefined && open.has(t.name);
@@ -208,7 +214,7 @@ export function ToolTable({
                 </tbody>
               );
             })}
-          </table>
+          </DataTable>
         )}
         <form
           className="mt-3 flex items-center gap-2"
@@ -225,12 +231,9 @@ export function ToolTable({
             value={newName}
             onChange={(e) => setNewName(e.target.value)}
           />
-          <button
-            type="submit"
-            className="rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50"
-          >
+          <Button type="submit" variant="secondary" size="sm">
             Add override
-          </button>
+          </Button>
           <span className="text-xs text-slate-500">for a tool not seen yet</span>
         </form>
       </div>

@@ -6,6 +6,7 @@ import { JsonBlock } from "@/components/ui/JsonBlock";
 import type { RecordedCall } from "@/lib/db/policies";
 import { formatPath, type Policy, type RuleExplanation } from "@/lib/replay";
 import { pathLabel } from "./issues";
+import { Button } from "@/components/ui/Button";
 
 const VERDICT_TEXT: Record<RuleExplanation["verdict"]["type"], string> = {
   answer: "Answers",
@@ -104,14 +105,9 @@ export function TryRulePanel({
             </optgroup>
           ))}
         </select>
-        <button
-          type="button"
-          disabled={disabled || pending}
-          onClick={run}
-          className="rounded-md bg-indigo-600 px-3 py-1.5 text-xs font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
-        >
+        <Button disabled={disabled || pending} onClick={run} size="sm">
           {pending ? "Trying…" : "Try"}
-        </button>
+        </Button>
       </div>
       {disabled ? (
         <p className="mt-2 text-xs text-amber-800">

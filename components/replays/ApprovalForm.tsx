@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { decideApprovalAction } from "@/app/(dashboard)/replays/actions";
+import { Button } from "@/components/ui/Button";
 
 /** Approve or deny one live call of a side-effecting tool. The decision is recorded with who and when. */
 export function ApprovalForm({ replayId, callId, tool }: { replayId: string; callId: string; tool: string }) {
@@ -34,22 +35,12 @@ export function ApprovalForm({ replayId, callId, tool }: { replayId: string; cal
         </p>
       ) : null}
       <div className="flex gap-2">
-        <button
-          type="button"
-          disabled={pending}
-          onClick={() => decide("approved")}
-          className="rounded-md bg-rose-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-rose-500 disabled:opacity-50"
-        >
+        <Button disabled={pending} onClick={() => decide("approved")} variant="danger">
           Approve: run {tool} live
-        </button>
-        <button
-          type="button"
-          disabled={pending}
-          onClick={() => decide("denied")}
-          className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50"
-        >
+        </Button>
+        <Button disabled={pending} onClick={() => decide("denied")} variant="secondary">
           Deny (the agent gets a tool error)
-        </button>
+        </Button>
       </div>
     </div>
   );

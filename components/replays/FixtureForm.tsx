@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { supplyFixtureAction } from "@/app/(dashboard)/replays/actions";
 import { JsonEditor } from "@/components/ui/monaco";
+import { Button } from "@/components/ui/Button";
 
 /** The fixture for a paused branch: output or error as JSON (prefilled from the closest recorded call), and a note. */
 export function FixtureForm({
@@ -94,13 +95,9 @@ export function FixtureForm({
           {problem.message}
         </p>
       ) : null}
-      <button
-        type="submit"
-        disabled={pending}
-        className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
-      >
+      <Button type="submit" disabled={pending}>
         {pending ? "Resuming…" : "Store fixture and resume"}
-      </button>
+      </Button>
     </form>
   );
 }

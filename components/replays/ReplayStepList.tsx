@@ -1,6 +1,7 @@
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import type { ReplayStep } from "@/lib/replay";
 import { previewText } from "@/lib/format";
+import { DataTable } from "@/components/ui/DataTable";
 
 const SOURCE_TONE: Record<string, "neutral" | "info" | "warn" | "bad" | "good"> = {
   recorded: "neutral",
@@ -31,46 +32,45 @@ export function ReplayStepList({ steps, limit = 300 }: { steps: ReplayStep[]; li
   const shown = steps.slice(0, limit);
   return (
     <div className="overflow-hidden rounded-lg border border-slate-200 bg-white">
-      <table className="w-full table-fixed text-sm">
-        <thead className="bg-slate-50 text-left text-xs text-slate-500">
-          <tr>
-            <th className="w-14 px-3 py-2">Step</th>
-            <th className="w-48 px-3 py-2">Call</th>
-            <th className="w-28 px-3 py-2">Source</th>
-            <th className="w-20 px-3 py-2">Base</th>
-            <th className="px-3 py-2">Result</th>
+      <DataTable
+        frame={false}
+        fixed
+        columns={[
+          { label: "Step", className: "w-14" },
+          { label: "Call", className: "w-48" },
+          { label: "Source", className: "w-28" },
+          { label: "Base", className: "w-20" },
+          "Result",
+        ]}
+      >
+        {shown.map((s) => (
+          <tr
+            key={s.seq}
+            id={`step-${s.seq}`}
+            className="border-t border-slate-100 align-top"
+            data-testid="replay-step"
+          >
+            <td className="px-3 py-1.5 font-mono text-xs text-slate-500">{s.seq}</td>
+            <td className="truncate px-3 py-1.5">
+              <span className="text-xs text-slate-500">{s.kind.replace("_call", "").replace("_", " ")}</span>{" "}
+              <span className="font-mono text-xs">{s.name}</span>
+            </td>
+            <td className="px-3 py-1.5">
+              <Badge tone={SOURCE_TONE[s.source] ?? "neutral"}>{s.source}</Badge>
+            </td>
+            <td className="px-3 py-1.5 text-xs">
+              {s.equalsBase ? (
+                <span className="text-slate-400">= {s.baseSeq}</span>
+              ) : (
+                <Badge tone="warn">{s.baseSeq === null ? "new" : `≠ ${s.baseSeq}`}</Badge>
+              )}
+            </td>
+            <td className="truncate px-3 py-1.5 font-mono text-xs text-slate-700">
+              {s.status === "failed" ? <StatusBadge status="failed" /> : null} {preview(s)}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {shown.map((s) => (
-            <tr
-              key={s.seq}
-              id={`step-${s.seq}`}
-              className="border-t border-slate-100 align-top"
-              data-testid="replay-step"
-            >
-              <td className="px-3 py-1.5 font-mono text-xs text-slate-500">{s.seq}</td>
-              <td className="truncate px-3 py-1.5">
-                <span className="text-xs text-slate-500">{s.kind.replace("_call", "").replace("_", " ")}</span>{" "}
-                <span className="font-mono text-xs">{s.name}</span>
-              </td>
-              <td className="px-3 py-1.5">
-                <Badge tone={SOURCE_TONE[s.source] ?? "neutral"}>{s.source}</Badge>
-              </td>
-              <td className="px-3 py-1.5 text-xs">
-                {s.equalsBase ? (
-                  <span className="text-slate-400">= {s.baseSeq}</span>
-                ) : (
-                  <Badge tone="warn">{s.baseSeq === null ? "new" : `≠ ${s.baseSeq}`}</Badge>
-                )}
-              </td>
-              <td className="truncate px-3 py-1.5 font-mono text-xs text-slate-700">
-                {s.status === "failed" ? <StatusBadge status="failed" /> : null} {preview(s)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       {steps.length > limit ? (
         <p className="border-t border-slate-100 px-3 py-2 text-sm text-slate-500">
           Showing the first {limit} of {steps.length} steps; the comparison shows every step.

@@ -7,6 +7,8 @@ import { startReplayAction } from "@/app/(dashboard)/replays/actions";
 import { JsonEditor } from "@/components/ui/monaco";
 import type { EditOp, Policy } from "@/lib/replay";
 import { EDIT_OPS, initialEditValue, targetsFor, type EditTarget } from "./edit-values";
+import { Button } from "@/components/ui/Button";
+import { Notice } from "@/components/ui/Notice";
 
 export interface PolicyChoice {
   value: string;
@@ -20,12 +22,7 @@ export interface PolicyChoice {
 
 function Caveats({ warnings, title }: { warnings: readonly string[]; title: string }) {
   return (
-    <div
-      role="status"
-      className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900"
-      data-testid="policy-warnings"
-    >
-      <p className="font-medium">{title}</p>
+    <Notice tone="warning" className="mt-3" testId="policy-warnings" title={title}>
       <ul className="mt-1 list-disc space-y-1 pl-5">
         {warnings.map((w) => (
           <li key={w} className="break-words">
@@ -33,7 +30,7 @@ function Caveats({ warnings, title }: { warnings: readonly string[]; title: stri
           </li>
         ))}
       </ul>
-    </div>
+    </Notice>
   );
 }
 
@@ -222,7 +219,7 @@ export function StartReplayForm({
       </section>
 
       {problem ? (
-        <div role="alert" className="rounded-md border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900">
+        <Notice tone="error">
           {problem.message}
           {problem.issues.length > 0 ? (
             <ul className="mt-1 list-disc pl-5">
@@ -233,7 +230,7 @@ export function StartReplayForm({
               ))}
             </ul>
           ) : null}
-        </div>
+        </Notice>
       ) : null}
       {started ? (
         <div>
@@ -246,13 +243,9 @@ export function StartReplayForm({
           </Link>
         </div>
       ) : null}
-      <button
-        type="submit"
-        disabled={pending || started !== null}
-        className="rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50"
-      >
+      <Button type="submit" disabled={pending || started !== null}>
         {pending ? "Starting…" : "Run replay"}
-      </button>
+      </Button>
     </form>
   );
 }

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { buttonClass } from "@/components/ui/Button";
 
 /**
  * "Create report" for a replay's comparison: drop it on /replays/[id]/compare.
@@ -17,10 +18,7 @@ export function CreateReportButton({ replayId, finished = true }: { replayId: st
     );
   }
   return (
-    <Link
-      href={`/reports/new?replayId=${encodeURIComponent(replayId)}`}
-      className="inline-flex items-center rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500"
-    >
+    <Link href={`/reports/new?replayId=${encodeURIComponent(replayId)}`} className={buttonClass()}>
       Create report
     </Link>
   );

@@ -8,6 +8,7 @@ import type { ActionResult } from "@/lib/http/action";
 import { VALIDITY_DESCRIPTIONS, ValidityLabel, type ReportSectionsInput } from "@/lib/reports/sections";
 import { Markdown } from "./Markdown";
 import { StrengthBadge } from "./ValidityBadge";
+import { Button } from "@/components/ui/Button";
 
 export interface PairChoice {
   id: string;
@@ -321,13 +322,9 @@ export function ReportForm(props: ReportFormProps) {
               {error.message}
             </p>
           ) : null}
-          <button
-            type="submit"
-            disabled={pending}
-            className="mt-3 w-full rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-50"
-          >
+          <Button type="submit" disabled={pending} className="mt-3 w-full">
             {pending ? "Creating…" : "Create report"}
-          </button>
+          </Button>
         </div>
       </div>
     </form>

@@ -7,6 +7,7 @@ import { MARKDOWN_SECTIONS, VALIDITY_DESCRIPTIONS } from "@/lib/reports/sections
 import type { SnapshotPair } from "@/lib/reports/snapshot";
 import { Markdown } from "./Markdown";
 import { StrengthBadge, ValidityBadge } from "./ValidityBadge";
+import { DataTable } from "@/components/ui/DataTable";
 
 function Section({ title, id, children, note }: { title: string; id: string; children: ReactNode; note?: ReactNode }) {
   return (
@@ -156,28 +157,28 @@ export function ReportView({ report }: { report: ReportDocument }) {
             )}
           </p>
           <div className="overflow-x-auto">
-            <table className="w-full max-w-2xl text-sm tabular-nums">
-              <thead className="text-left text-xs text-slate-500 uppercase">
-                <tr>
-                  <th className="py-1 font-medium">Metric</th>
-                  <th className="py-1 text-right font-medium">Base</th>
-                  <th className="py-1 text-right font-medium">Branch</th>
-                  <th className="py-1 text-right font-medium">Δ</th>
+            <DataTable
+              frame={false}
+              dense
+              className="max-w-2xl tabular-nums"
+              columns={[
+                "Metric",
+                { label: "Base", align: "right" },
+                { label: "Branch", align: "right" },
+                { label: "Δ", align: "right" },
+              ]}
+            >
+              {metricRows.map(([label, d]) => (
+                <tr key={label}>
+                  <td className="py-1 text-slate-700">{label}</td>
+                  <td className="py-1 text-right">{d.base}</td>
+                  <td className="py-1 text-right">{d.branch}</td>
+                  <td className="py-1 text-right">
+                    <Delta n={d.delta} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {metricRows.map(([label, d]) => (
-                  <tr key={label}>
-                    <td className="py-1 text-slate-700">{label}</td>
-                    <td className="py-1 text-right">{d.base}</td>
-                    <td className="py-1 text-right">{d.branch}</td>
-                    <td className="py-1 text-right">
-                      <Delta n={d.delta} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
             <p className="mt-2 text-xs text-slate-600">
               Tool sequence distance {m.tool_sequence_distance} · fixture dependencies {m.fixture_dependency_count} ·
               tool arguments changed: {m.tool_argument_changed ? "yes" : "no"}

@@ -5,6 +5,8 @@ import { useState, useTransition } from "react";
 import { Badge, type Tone } from "@/components/ui/Badge";
 import type { ActionResult } from "@/lib/http/action";
 import { EXPIRY_LABELS, type ExpiresIn, type ShareState } from "@/lib/reports/share";
+import { Button } from "@/components/ui/Button";
+import { DataTable } from "@/components/ui/DataTable";
 
 export interface ShareRow {
   id: string;
@@ -85,14 +87,9 @@ export function SharePanel({
             ))}
           </select>
         </label>
-        <button
-          type="button"
-          onClick={onCreate}
-          disabled={pending}
-          className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-50"
-        >
+        <Button onClick={onCreate} disabled={pending}>
           Create share link
-        </button>
+        </Button>
       </div>
       {error ? (
         <p role="alert" className="mt-2 text-sm text-rose-700">
@@ -128,40 +125,35 @@ export function SharePanel({
           No links yet. Create one to share this report with people who do not use the dashboard.
         </p>
       ) : (
-        <table className="mt-4 w-full text-sm">
-          <thead className="text-left text-xs text-slate-500 uppercase">
-            <tr>
-              <th className="py-1 font-medium">Created</th>
-              <th className="py-1 font-medium">Expires</th>
-              <th className="py-1 font-medium">State</th>
-              <th className="py-1" />
+        <DataTable
+          frame={false}
+          dense
+          className="mt-4"
+          columns={["Created", "Expires", "State", { label: "Actions", srOnly: true }]}
+        >
+          {shares.map((s) => (
+            <tr key={s.id} data-testid="share-row" data-share-id={s.id} data-state={s.state}>
+              <td className="py-1.5">{when(s.createdAt, "")}</td>
+              <td className="py-1.5">{when(s.expiresAt, "never")}</td>
+              <td className="py-1.5">
+                <Badge tone={STATE_TONES[s.state]}>{s.state}</Badge>
+                {s.revokedAt ? <span className="ml-2 text-xs text-slate-500">{when(s.revokedAt, "")}</span> : null}
+              </td>
+              <td className="py-1.5 text-right">
+                {s.state === "active" ? (
+                  <button
+                    type="button"
+                    disabled={pending}
+                    onClick={() => onRevoke(s.id)}
+                    className="rounded-md border border-rose-200 px-2 py-0.5 text-xs font-medium text-rose-700 hover:bg-rose-50 disabled:opacity-50"
+                  >
+                    Revoke
+                  </button>
+                ) : null}
+              </td>
             </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {shares.map((s) => (
-              <tr key={s.id} data-testid="share-row" data-share-id={s.id} data-state={s.state}>
-                <td className="py-1.5">{when(s.createdAt, "")}</td>
-                <td className="py-1.5">{when(s.expiresAt, "never")}</td>
-                <td className="py-1.5">
-                  <Badge tone={STATE_TONES[s.state]}>{s.state}</Badge>
-                  {s.revokedAt ? <span className="ml-2 text-xs text-slate-500">{when(s.revokedAt, "")}</span> : null}
-                </td>
-                <td className="py-1.5 text-right">
-                  {s.state === "active" ? (
-                    <button
-                      type="button"
-                      disabled={pending}
-                      onClick={() => onRevoke(s.id)}
-                      className="rounded-md border border-rose-200 px-2 py-0.5 text-xs font-medium text-rose-700 hover:bg-rose-50 disabled:opacity-50"
-                    >
-                      Revoke
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
     </section>
   );

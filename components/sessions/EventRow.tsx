@@ -38,7 +38,7 @@ export function EventRow({ event, nested = false }: { event: SessionEvent; neste
       className={`group rounded-md border ${failed ? "border-rose-300 bg-rose-50/60" : "border-slate-200 bg-white"} ${nested ? "ml-8" : ""}`}
     >
       <summary className="flex cursor-pointer items-center gap-3 px-3 py-2 text-sm select-none">
-        <span className="w-8 shrink-0 text-right font-mono text-xs text-slate-400">#{event.seq}</span>
+        <span className="w-8 shrink-0 text-right font-mono text-xs text-slate-500">#{event.seq}</span>
         <span className="text-slate-400 transition-transform group-open:rotate-90">▸</span>
         <Badge tone={KIND_TONE[event.kind]}>{KIND_LABEL[event.kind]}</Badge>
         <span className="shrink-0 font-medium text-slate-900">{event.name}</span>

@@ -6,6 +6,8 @@ import { Badge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import type { ActionResult } from "@/lib/http/action";
 import { formatDateTime } from "@/lib/format";
+import { Button } from "@/components/ui/Button";
+import { DataTable } from "@/components/ui/DataTable";
 
 export type ApiKeyRow = {
   id: string;
@@ -86,13 +88,9 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
               </p>
             ) : null}
           </div>
-          <button
-            type="submit"
-            disabled={pending}
-            className="mt-6 rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-60"
-          >
+          <Button type="submit" disabled={pending} className="mt-6">
             Create key
-          </button>
+          </Button>
         </div>
         {created ? (
           <div role="status" className="mt-4 rounded-md border border-emerald-200 bg-emerald-50 p-4">
@@ -128,49 +126,38 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
         <EmptyState title="No API keys yet">Create a key above, then send it from your script or exporter.</EmptyState>
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-          <table className="min-w-full text-sm">
-            <thead className="bg-slate-50 text-left text-xs font-medium tracking-wide text-slate-500 uppercase">
-              <tr>
-                <th className="px-4 py-2">Name</th>
-                <th className="px-4 py-2">Prefix</th>
-                <th className="px-4 py-2">Created</th>
-                <th className="px-4 py-2">Last used</th>
-                <th className="px-4 py-2">State</th>
-                <th className="px-4 py-2">
-                  <span className="sr-only">Actions</span>
-                </th>
+          <DataTable
+            frame={false}
+            columns={["Name", "Prefix", "Created", "Last used", "State", { label: "Actions", srOnly: true }]}
+          >
+            {keys.map((k) => (
+              <tr key={k.id} data-testid="api-key-row">
+                <td className="px-4 py-2 font-medium text-slate-900">{k.name}</td>
+                <td className="px-4 py-2 font-mono text-slate-600">{k.prefix}…</td>
+                <td className="px-4 py-2 text-slate-600">{formatDateTime(k.createdAt)}</td>
+                <td className="px-4 py-2 text-slate-600">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "never"}</td>
+                <td className="px-4 py-2">
+                  {k.revokedAt ? (
+                    <Badge tone="bad">revoked {formatDateTime(k.revokedAt)}</Badge>
+                  ) : (
+                    <Badge tone="good">active</Badge>
+                  )}
+                </td>
+                <td className="px-4 py-2 text-right">
+                  {k.revokedAt ? null : (
+                    <button
+                      type="button"
+                      disabled={pending}
+                      onClick={() => onRevoke(k)}
+                      className="rounded-md border border-rose-200 px-2 py-1 text-xs font-medium text-rose-700 hover:bg-rose-50 disabled:opacity-60"
+                    >
+                      Revoke
+                    </button>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {keys.map((k) => (
-                <tr key={k.id} data-testid="api-key-row">
-                  <td className="px-4 py-2 font-medium text-slate-900">{k.name}</td>
-                  <td className="px-4 py-2 font-mono text-slate-600">{k.prefix}…</td>
-                  <td className="px-4 py-2 text-slate-600">{formatDateTime(k.createdAt)}</td>
-                  <td className="px-4 py-2 text-slate-600">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "never"}</td>
-                  <td className="px-4 py-2">
-                    {k.revokedAt ? (
-                      <Badge tone="bad">revoked {formatDateTime(k.revokedAt)}</Badge>
-                    ) : (
-                      <Badge tone="good">active</Badge>
-                    )}
-                  </td>
-                  <td className="px-4 py-2 text-right">
-                    {k.revokedAt ? null : (
-                      <button
-                        type="button"
-                        disabled={pending}
-                        onClick={() => onRevoke(k)}
-                        className="rounded-md border border-rose-200 px-2 py-1 text-xs font-medium text-rose-700 hover:bg-rose-50 disabled:opacity-60"
-                      >
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
         </div>
       )}
     </div>

@@ -1,32 +1,76 @@
+"use client";
+
 import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { useState } from "react";
+import { Kbd } from "./Kbd";
+import { OPEN_PALETTE_EVENT } from "./KeyboardShortcuts";
 import { NavLink } from "./NavLink";
+import { NAV_LINKS } from "./navLinks";
+import { ThemeToggle } from "./ThemeToggle";
 
-const LINKS = [
-  { href: "/sessions", label: "Sessions" },
-  { href: "/import", label: "Import" },
-  { href: "/policies", label: "Policies" },
-  { href: "/replays", label: "Replays" },
-  { href: "/experiments", label: "Experiments" },
-  { href: "/reports", label: "Reports" },
-  { href: "/settings", label: "Settings" },
-] as const;
-
+/** The top bar: sections inline from tablet width up, behind a menu button on a phone. */
 export function AppNav() {
+  const [open, setOpen] = useState(false);
+  const pathname = usePathname();
+  const [shownFor, setShownFor] = useState(pathname);
+  // Close the phone menu when the page changes.
+  if (shownFor !== pathname) {
+    setShownFor(pathname);
+    setOpen(false);
+  }
   return (
     <header className="border-b border-slate-200 bg-white">
-      <div className="mx-auto flex h-14 max-w-7xl items-center gap-8 px-6">
+      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:gap-8">
         <Link href="/sessions" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
           <BranchMark />
           Branchpoint
         </Link>
-        <nav aria-label="Main" className="flex items-center gap-1 text-sm">
-          {LINKS.map((l) => (
+        <nav aria-label="Main" className="hidden items-center gap-1 text-sm lg:flex">
+          {NAV_LINKS.map((l) => (
             <NavLink key={l.href} href={l.href}>
               {l.label}
             </NavLink>
           ))}
         </nav>
+        <div className="ml-auto flex items-center gap-2">
+          <button
+            type="button"
+            onClick={() => window.dispatchEvent(new Event(OPEN_PALETTE_EVENT))}
+            className="flex items-center gap-2 rounded-md border border-slate-200 px-2 py-1 text-sm text-slate-600 hover:bg-slate-50 hover:text-slate-900"
+            aria-label="Go to… (Ctrl K)"
+          >
+            <span className="hidden sm:inline">Go to…</span>
+            <Kbd>Ctrl K</Kbd>
+          </button>
+          <div className="hidden sm:block">
+            <ThemeToggle />
+          </div>
+          <button
+            type="button"
+            className="rounded-md border border-slate-200 px-2 py-1 text-sm text-slate-700 lg:hidden"
+            aria-expanded={open}
+            aria-controls="phone-nav"
+            onClick={() => setOpen((o) => !o)}
+          >
+            Menu
+          </button>
+        </div>
       </div>
+      {open ? (
+        <nav id="phone-nav" aria-label="Main" className="border-t border-slate-200 px-4 py-2 lg:hidden">
+          <ul className="flex flex-col text-sm">
+            {NAV_LINKS.map((l) => (
+              <li key={l.href} className="flex flex-col">
+                <NavLink href={l.href}>{l.label}</NavLink>
+              </li>
+            ))}
+          </ul>
+          <div className="mt-2 border-t border-slate-100 pt-2 sm:hidden">
+            <ThemeToggle />
+          </div>
+        </nav>
+      ) : null}
     </header>
   );
 }

@@ -1,32 +1,65 @@
 import type { ReactNode } from "react";
 
-export type Column = string | { label: string; align?: "left" | "right"; nowrap?: boolean };
+export type Column =
+  | string
+  | {
+      label: string;
+      align?: "left" | "right";
+      nowrap?: boolean;
+      /** Read by screen readers only (a column of row actions). */
+      srOnly?: boolean;
+      /** Extra classes for the header cell, e.g. a fixed width. */
+      className?: string;
+    };
 
 /**
- * The frame every list page uses: a bordered, horizontally scrollable table
- * with one header style. Rows are the caller's (`<tr>` with `Cell`s), keyed by id.
+ * The one table of the app: a header row from `columns` and the caller's rows
+ * (`<tr>`s keyed by id). `frame` draws the bordered, horizontally scrollable
+ * box a list page uses; without it the table sits inside the caller's card.
+ * `bodies` means the children are `<tbody>` groups of their own.
  */
-export function DataTable({ columns, children, label }: { columns: Column[]; children: ReactNode; label?: string }) {
-  return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-      <table className="w-full text-sm" aria-label={label}>
-        <thead className="border-b border-slate-200 bg-slate-50 text-left text-xs font-medium tracking-wide text-slate-500 uppercase">
-          <tr>
-            {columns.map((c) => {
-              const col = typeof c === "string" ? { label: c } : c;
-              return (
-                <th
-                  key={col.label}
-                  className={`px-3 py-2 ${col.align === "right" ? "text-right" : ""} ${col.nowrap ? "whitespace-nowrap" : ""}`}
-                >
-                  {col.label}
-                </th>
-              );
-            })}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">{children}</tbody>
-      </table>
-    </div>
+export function DataTable({
+  columns,
+  children,
+  label,
+  frame = true,
+  dense = false,
+  fixed = false,
+  bodies = false,
+  className = "",
+}: {
+  columns: Column[];
+  children: ReactNode;
+  label?: string;
+  frame?: boolean;
+  dense?: boolean;
+  fixed?: boolean;
+  bodies?: boolean;
+  className?: string;
+}) {
+  const table = (
+    <table className={`w-full text-sm ${fixed ? "table-fixed" : ""} ${frame ? "" : className}`} aria-label={label}>
+      <thead
+        className={`border-b border-slate-200 text-left text-xs font-medium tracking-wide text-slate-600 uppercase ${dense ? "" : "bg-slate-50"}`}
+      >
+        <tr>
+          {columns.map((c, i) => {
+            const col = typeof c === "string" ? { label: c } : c;
+            return (
+              <th
+                key={`${i}-${col.label}`}
+                scope="col"
+                className={`${dense ? "py-1 pr-2" : "px-3 py-2"} font-medium ${col.align === "right" ? "text-right" : ""} ${col.nowrap ? "whitespace-nowrap" : ""} ${col.className ?? ""}`}
+              >
+                {col.srOnly ? <span className="sr-only">{col.label}</span> : col.label}
+              </th>
+            );
+          })}
+        </tr>
+      </thead>
+      {bodies ? children : <tbody className="divide-y divide-slate-100">{children}</tbody>}
+    </table>
   );
+  if (!frame) return table;
+  return <div className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${className}`}>{table}</div>;
 }

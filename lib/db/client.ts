@@ -84,27 +84,3 @@ export async function openDatabase(opts: { url?: string; dir?: string } = {}): P
     throw error;
   }
 }
-
-const globalForDb = globalThis as unknown as { __branchpointDb?: Promise<Database> };
-
-/**
- * The one database of this process, opened (and migrated, and given its demo
- * data on first start) on first use. Cached on globalThis so Next's dev
- * reloads reuse it: PGlite allows one instance per folder.
- */
-export function database(): Promise<Database> {
-  globalForDb.__branchpointDb ??= (async () => {
-    const db = await openDatabase();
-    const { ensureStartupData } = await import("./startup");
-    await ensureStartupData(db.prisma);
-    return db;
-  })().catch((error: unknown) => {
-    globalForDb.__branchpointDb = undefined;
-    throw error;
-  });
-  return globalForDb.__branchpointDb;
-}
-
-export async function db(): Promise<Db> {
-  return (await database()).prisma;
-}

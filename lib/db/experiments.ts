@@ -184,3 +184,10 @@ export async function experimentProgress(client: DbClient, id: string) {
   ]);
   return { status: row.status, total, done: total - notDone };
 }
+
+export async function agentVersionById(client: DbClient, id: string) {
+  return client.agentVersion.findUnique({
+    where: { id },
+    select: { id: true, agentId: true, version: true, capabilities: true },
+  });
+}

@@ -1,5 +1,7 @@
 // The app's data access: one Prisma client (client.ts) and the queries and
 // writes the app uses, each taking a client or a transaction.
-export { database, db, openDatabase, type Db, type DbClient, type Database } from "./client";
+export { openDatabase, type Db, type DbClient, type Database } from "./client";
+export { database, db } from "./database";
+export { withTransaction } from "./policies";
 export * from "./sessions";
 export * from "./api-keys";

@@ -324,3 +324,9 @@ export async function retryReplayRow(client: DbClient, replayId: string): Promis
   }
   return count === 1;
 }
+
+/** The message of the error a replay's last run stored, if any. */
+export async function replayLastError(client: DbClient, replayId: string): Promise<string | undefined> {
+  const row = await client.replay.findUnique({ where: { id: replayId }, select: { error: true } });
+  return (row?.error as { message?: string } | null)?.message;
+}

@@ -18,10 +18,23 @@ import {
   recordedCalls,
   savePolicyByName,
   setToolSideEffect,
-  tryRuleOnRecordedCall,
   withTransaction,
 } from "./policies";
-import { validateInContext } from "@/components/policies/validation";
+import { validateInContext } from "@/lib/policies/validation";
+import { tryRule } from "@/lib/server/policies";
+import { localAdmin } from "@/lib/server/principal";
+import type { Db } from "./client";
+
+/** Trying a rule is an operation (lib/server); its database reads are tested here. */
+const tryRuleOnRecordedCall = (
+  prisma: Db,
+  input: { agentId: string; policy: Policy; sessionId: string; seq: number },
+) =>
+  tryRule(
+    localAdmin("tester"),
+    { agentId: input.agentId, document: input.policy, sessionId: input.sessionId, seq: input.seq },
+    prisma,
+  );
 import { saveImportedSessions } from "./sessions";
 import { loadDemoData } from "./startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";

@@ -1,16 +1,4 @@
-import {
-  Adapter,
-  Capability,
-  explainToolRule,
-  Policy,
-  policyHash,
-  SideEffect,
-  type KnownTool,
-  type PolicyIssue,
-  type RuleExplanation,
-} from "@/lib/replay";
-import { ApiError } from "@/lib/http/errors";
-import { historyLookupFor } from "@/lib/replays/service";
+import { Adapter, Capability, Policy, policyHash, SideEffect, type KnownTool } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { toSessionEvent } from "./sessions";
@@ -28,8 +16,12 @@ type AnyClient = Db | DbClient;
  * Runs writes in one transaction. Write functions below take the transaction
  * client, so callers compose them (PGlite has no nested transactions).
  */
-export async function withTransaction<T>(prisma: Db, fn: (tx: DbClient) => Promise<T>): Promise<T> {
-  return prisma.$transaction(fn, { timeout: 30_000, maxWait: 15_000 });
+export async function withTransaction<T>(
+  prisma: Db,
+  fn: (tx: DbClient) => Promise<T>,
+  opts: { timeout: number; maxWait: number } = { timeout: 30_000, maxWait: 15_000 },
+): Promise<T> {
+  return prisma.$transaction(fn, opts);
 }
 
 // ---------------------------------------------------------------------------
@@ -67,23 +59,6 @@ export async function agentContext(client: AnyClient, agentId: string): Promise<
   };
 }
 
-function issuePath(path: readonly (string | number)[]): string {
-  return path
-    .map((p) => (typeof p === "number" ? `[${p}]` : p))
-    .join(".")
-    .replaceAll(".[", "[");
-}
-
-/** A 400 naming each error of an invalid document, at its path under `policy`. */
-export function invalidPolicyError(errors: readonly PolicyIssue[], prefix = "policy"): ApiError {
-  return new ApiError(
-    400,
-    "invalid_policy",
-    `The policy has ${errors.length} error${errors.length === 1 ? "" : "s"}; nothing was saved.`,
-    errors.map((e) => ({ path: [prefix, issuePath(e.path)].filter(Boolean).join("."), message: e.message })),
-  );
-}
-
 // ---------------------------------------------------------------------------
 // Reads
 
@@ -117,8 +92,21 @@ export async function getPolicy(client: AnyClient, id: string) {
 }
 export type PolicyWithVersions = NonNullable<Awaited<ReturnType<typeof getPolicy>>>;
 
-export async function getPolicyVersion(client: AnyClient, policyId: string, version: number) {
-  return client.policyVersion.findUnique({ where: { policyId_version: { policyId, version } } });
+/** A policy version's document, with the policy's name and agent. */
+export async function getPolicyVersionById(client: AnyClient, id: string) {
+  return client.policyVersion.findUnique({
+    where: { id },
+    select: { id: true, document: true, policy: { select: { agentId: true, name: true } } },
+  });
+}
+
+/** A policy's id and agent, or null. */
+export async function policyOwner(client: AnyClient, id: string) {
+  return client.policy.findUnique({ where: { id }, select: { id: true, agentId: true } });
+}
+
+export async function listAgents(client: AnyClient) {
+  return client.agent.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true, adapter: true } });
 }
 
 // ---------------------------------------------------------------------------
@@ -289,26 +277,21 @@ export async function recordedCalls(client: AnyClient, agentId: string, limit = 
   });
 }
 
-/** What `policy`'s rule would return for a recorded call of the agent; nothing runs live. */
-export async function tryRuleOnRecordedCall(
-  client: AnyClient,
-  input: { agentId: string; policy: Policy; sessionId: string; seq: number },
-): Promise<RuleExplanation> {
+/** A session of the agent with its events in order, or null when it is not one of the agent's. */
+export async function agentSessionEvents(client: AnyClient, agentId: string, sessionId: string) {
   const session = await client.session.findFirst({
-    where: { id: input.sessionId, agentId: input.agentId },
+    where: { id: sessionId, agentId },
     include: { events: { orderBy: { seq: "asc" } } },
   });
-  if (!session) throw new ApiError(404, "not_found", "That session is not one of this agent's.");
-  const event = session.events.find((e) => e.seq === input.seq);
-  if (!event || event.kind !== "tool_call")
-    throw new ApiError(400, "not_a_tool_call", `Step ${input.seq} of that session is not a tool call.`);
-  const agent = await agentContext(client, input.agentId);
-  // The replay service's lookup: `agent` scope reads the agent's sessions that
-  // are not replays; `cohort_version` (experiments only) is tried as the cohort
-  // of this session's agent version.
-  return explainToolRule(input.policy, { seq: input.seq }, session.events.map(toSessionEvent), {
-    tools: agent?.tools ?? [],
-    ...(agent ? { adapter: agent.adapter } : {}),
-    historyLookup: historyLookupFor(client, { agentId: input.agentId, cohortAgentVersionId: session.agentVersionId }),
+  return session ? { agentVersionId: session.agentVersionId, events: session.events.map(toSessionEvent) } : null;
+}
+
+/** Policy versions usable for an agent's sessions (the agent's policies and those without an agent), by name then newest version. */
+export async function policyVersionsForAgent(client: AnyClient, agentId: string) {
+  return client.policyVersion.findMany({
+    where: { policy: { OR: [{ agentId: null }, { agentId }] } },
+    orderBy: [{ policy: { name: "asc" } }, { version: "desc" }],
+    select: { id: true, version: true, hash: true, document: true, policy: { select: { name: true } } },
+    take: 200,
   });
 }

@@ -2,7 +2,7 @@
  * Persistence of replays (branches): the replay row with its policy snapshot
  * and hash, its derived steps, its append-only log (approvals, live and
  * simulated results) and its fixtures. Every function takes a client so the
- * caller composes transactions (lib/replays/service.ts runs one per run).
+ * caller composes transactions (lib/server/replays.ts runs one per run).
  *
  * `loadReplayView` is a contract other features (RCA reports) build on: keep
  * its shape.
@@ -37,7 +37,6 @@ export const REPLAY_STATUSES = [
   "blocked",
   "cancelled",
 ] as const;
-export type ReplayRowStatus = (typeof REPLAY_STATUSES)[number];
 
 const TERMINAL = new Set<string>([
   "completed",
@@ -603,7 +602,7 @@ async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
  * The comparison page's data without reading the models' prompts: both
  * sequences are read as one JSON array each (no per-row mapping of 10,000
  * rows), a model call's input as a digest. Same pairs, types, first divergence
- * and metrics as `loadReplayView(...).comparison` (lib/replays/service.db.test.ts
+ * and metrics as `loadReplayView(...).comparison` (lib/server/replays.db.test.ts
  * checks it); a pair's full events come from `comparisonPairAction`.
  */
 export async function loadReplayComparison(client: DbClient, replayId: string): Promise<ReplayComparisonView | null> {
@@ -710,8 +709,6 @@ export async function getReplayState(client: DbClient, replayId: string) {
   });
 }
 
-export type ReplayListItem = Awaited<ReturnType<typeof listReplays>>["replays"][number];
-
 /** Newest first, paginated by cursor (the last id of the previous page). */
 export async function listReplays(
   client: DbClient,
@@ -738,4 +735,49 @@ export async function listReplays(
   const hasMore = rows.length > limit;
   const replays = hasMore ? rows.slice(0, limit) : rows;
   return { replays, nextCursor: hasMore ? (replays.at(-1)?.id ?? null) : null };
+}
+
+/** What a run needs of its replay row: the policy snapshot, edits, author, and the agent and cohort it runs for. */
+export async function replayRunContext(client: DbClient, replayId: string) {
+  return client.replay.findUnique({
+    where: { id: replayId },
+    select: {
+      id: true,
+      sessionId: true,
+      policySnapshot: true,
+      edits: true,
+      createdBy: true,
+      experiment: { select: { agentVersionId: true } },
+      session: { select: { agentId: true, agent: { select: { adapter: true } } } },
+    },
+  });
+}
+
+/** The notes each earlier step was stored with, by the log entry its result came from. */
+export async function stepNotesByLogEntry(client: DbClient, replayId: string): Promise<Map<string, string[]>> {
+  const rows = await client.replayStep.findMany({ where: { replayId }, select: { detail: true } });
+  const out = new Map<string, string[]>();
+  for (const row of rows) {
+    const d = (row.detail ?? {}) as { logEntryId?: string; notes?: string[] };
+    if (d.logEntryId && d.notes) out.set(d.logEntryId, d.notes);
+  }
+  return out;
+}
+
+/** Both sides of one aligned pair: the base event at `baseSeq` and the branch step at `branchSeq` (null where absent); null when the replay does not exist. */
+export async function comparisonPairRows(
+  client: DbClient,
+  replayId: string,
+  baseSeq: number | null,
+  branchSeq: number | null,
+) {
+  const replay = await client.replay.findUnique({ where: { id: replayId }, select: { sessionId: true } });
+  if (!replay) return null;
+  const [baseRow, branchRow] = await Promise.all([
+    baseSeq === null
+      ? null
+      : client.event.findUnique({ where: { sessionId_seq: { sessionId: replay.sessionId, seq: baseSeq } } }),
+    branchSeq === null ? null : client.replayStep.findUnique({ where: { replayId_idx: { replayId, idx: branchSeq } } }),
+  ]);
+  return { base: baseRow ? toSessionEvent(baseRow) : null, branch: branchRow ? toReplayStep(branchRow) : null };
 }

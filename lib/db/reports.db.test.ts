@@ -3,9 +3,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importDocument } from "@/lib/ingest";
 import { policyHash, replay, RECOMMENDED_RCA_POLICY, type Policy } from "@/lib/replay";
-import { FIXTURE_POLICY, refundFixture } from "@/lib/reports/test-source";
+import { FIXTURE_POLICY, refundFixture } from "@/lib/reports/testing";
 import { hashShareToken } from "@/lib/reports/share";
-import { ApiError } from "@/lib/http/errors";
+import { AppError } from "@/lib/errors";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import {
@@ -136,9 +136,9 @@ describe.each(TEST_ENGINES)("reports on %s", (engine) => {
     const err = await createReport(client, { replayId: id, title: "t", sections: {}, createdBy: "x" }).catch(
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).status).toBe(409);
-    expect((err as ApiError).message).toMatch(/paused.*finished replay/);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).status).toBe(409);
+    expect((err as AppError).message).toMatch(/paused.*finished replay/);
     await expect(
       createReport(client, { replayId: "nope", title: "t", sections: {}, createdBy: "x" }),
     ).rejects.toMatchObject({ status: 404 });

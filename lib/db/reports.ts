@@ -3,7 +3,7 @@
  * the snapshot of everything it shows; nothing here updates a report. Share
  * links store only the SHA-256 of their token.
  */
-import { ApiError } from "@/lib/http/errors";
+import { AppError, notFound } from "@/lib/errors";
 import type { ReportDocument } from "@/lib/reports/export";
 import { ReportSections, ReportSectionsInput, ReportTitle } from "@/lib/reports/sections";
 import {
@@ -40,19 +40,17 @@ export async function createReport(client: DbClient, input: NewReport, now = new
   const title = ReportTitle.parse(input.title);
   const sectionsIn = ReportSectionsInput.parse(input.sections);
   const view = await loadReplayView(client, input.replayId);
-  if (!view) throw new ApiError(404, "replay_not_found", `No replay with id '${input.replayId}'.`);
+  if (!view) throw notFound("replay", input.replayId, "replayId");
   if (!isTerminal(view.replay.status)) {
-    throw new ApiError(
-      409,
-      "replay_not_finished",
+    throw new AppError(
+      "wrong_state",
       `The replay is ${view.replay.status.replaceAll("_", " ")}: a report needs a finished replay. Supply the pending fixture or approval and let it finish, then create the report.`,
     );
   }
   const unknown = unknownPins(view.comparison, sectionsIn.pinnedPairs);
   if (unknown.length > 0) {
-    throw new ApiError(
-      400,
-      "invalid_request",
+    throw new AppError(
+      "invalid_input",
       "Some pinned steps are not pairs of this replay's comparison.",
       unknown.map((id) => ({ path: "sections.pinnedPairs", message: `unknown pair '${id}'` })),
     );
@@ -171,9 +169,9 @@ export async function createShareLink(
   expiresIn: ExpiresIn,
   now = new Date(),
 ): Promise<{ share: ShareLinkView; token: string }> {
-  if (typeof reportId !== "string" || reportId === "") throw new ApiError(404, "report_not_found", "No such report.");
+  if (typeof reportId !== "string" || reportId === "") throw new AppError("not_found", "No such report.");
   const report = await client.report.findUnique({ where: { id: reportId }, select: { id: true } });
-  if (!report) throw new ApiError(404, "report_not_found", `No report with id '${reportId}'.`);
+  if (!report) throw notFound("report", reportId);
   const token = newShareToken();
   const row = await client.shareLink.create({
     data: {
@@ -197,9 +195,9 @@ export async function listShareLinks(client: DbClient, reportId: string, now = n
 
 /** Revokes a link (idempotent: revoking twice keeps the first time). 404 for an unknown id. */
 export async function revokeShareLink(client: DbClient, shareId: string, now = new Date()): Promise<ShareLinkView> {
-  if (typeof shareId !== "string" || shareId === "") throw new ApiError(404, "share_not_found", "No such share link.");
+  if (typeof shareId !== "string" || shareId === "") throw new AppError("not_found", "No such share link.");
   const existing = await client.shareLink.findUnique({ where: { id: shareId } });
-  if (!existing) throw new ApiError(404, "share_not_found", `No share link with id '${shareId}'.`);
+  if (!existing) throw notFound("share link", shareId);
   const row = existing.revokedAt
     ? existing
     : await client.shareLink.update({ where: { id: existing.id }, data: { revokedAt: now } });
@@ -225,4 +223,10 @@ export async function findSharedReport(
   if (!link || shareState(link, now) !== "active") return null;
   const row = await client.report.findUnique({ where: { id: link.reportId } });
   return row ? toDocument(row) : null;
+}
+
+/** The replay a report still points at (null once that replay is gone). */
+export async function reportReplayId(client: DbClient, reportId: string): Promise<string | null> {
+  const row = await client.report.findUnique({ where: { id: reportId }, select: { replayId: true } });
+  return row?.replayId ?? null;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiErrorFromDatabase } from "@/lib/http/errors";
+import { appErrorFromDatabase } from "@/lib/db/errors";
 import { importDocument, type ImportedSession } from "@/lib/ingest";
 import { openDatabase } from "./client";
 import { DataDirLockedError } from "./lock";
@@ -72,7 +72,7 @@ describe.each(TEST_ENGINES)("sessions on %s", (engine) => {
     const withNul = { ...sessions[0]!, externalId: "nul-1" };
     withNul.events = withNul.events.map((e, i) => (i === 0 ? { ...e, output: "before\u0000after" } : e));
     const error: unknown = await saveImportedSessions(db.prisma, [withNul]).catch((e: unknown) => e);
-    const mapped = apiErrorFromDatabase(error);
+    const mapped = appErrorFromDatabase(error);
     expect(mapped?.status).toBe(400);
     expect(mapped?.code).toBe("unstorable_text");
     expect(await db.prisma.session.count()).toBe(before);

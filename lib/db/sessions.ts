@@ -92,31 +92,46 @@ function eventRows(sessionId: string, events: readonly SessionEvent[]): Prisma.E
   }));
 }
 
+/**
+ * The agent, version and tools of a session, created when new. Concurrent
+ * first imports of one agent all succeed: each row is inserted with
+ * `ON CONFLICT DO NOTHING` (createMany + skipDuplicates), which waits for a
+ * racing transaction and then reads its row, where `upsert` (read, then
+ * insert) let the loser fail with a unique violation (a 409 that OTLP
+ * exporters do not retry, so their spans were lost).
+ */
 async function ensureAgent(tx: DbClient, s: ImportedSession) {
-  const agent = await tx.agent.upsert({
-    where: { name: s.agent.name },
-    create: { name: s.agent.name, adapter: s.agent.adapter },
-    update: {},
+  await tx.agent.createMany({ data: [{ name: s.agent.name, adapter: s.agent.adapter }], skipDuplicates: true });
+  const agent = await tx.agent.findUniqueOrThrow({ where: { name: s.agent.name } });
+  await tx.agentVersion.createMany({
+    data: [{ agentId: agent.id, version: s.agentVersion.version, capabilities: s.agentVersion.capabilities }],
+    skipDuplicates: true,
   });
-  const version = await tx.agentVersion.upsert({
+  const version = await tx.agentVersion.findUniqueOrThrow({
     where: { agentId_version: { agentId: agent.id, version: s.agentVersion.version } },
-    create: { agentId: agent.id, version: s.agentVersion.version, capabilities: s.agentVersion.capabilities },
-    update: {},
   });
-  for (const tool of toolsOf(s)) {
-    await tx.tool.upsert({
-      where: { agentId_name: { agentId: agent.id, name: tool.name } },
-      create: {
+  const tools = toolsOf(s);
+  if (tools.length > 0) {
+    await tx.tool.createMany({
+      data: tools.map((tool) => ({
         agentId: agent.id,
         name: tool.name,
         schema: tool.schema === undefined ? undefined : json(tool.schema),
         sideEffect: tool.sideEffect ?? "unknown",
-      },
-      update: {
-        ...(tool.schema === undefined ? {} : { schema: json(tool.schema) }),
-        ...(tool.sideEffect ? { sideEffect: tool.sideEffect } : {}),
-      },
+      })),
+      skipDuplicates: true,
     });
+    // What a later import declares (a schema, a side-effect class) still updates a known tool.
+    for (const tool of tools) {
+      if (tool.schema === undefined && !tool.sideEffect) continue;
+      await tx.tool.update({
+        where: { agentId_name: { agentId: agent.id, name: tool.name } },
+        data: {
+          ...(tool.schema === undefined ? {} : { schema: json(tool.schema) }),
+          ...(tool.sideEffect ? { sideEffect: tool.sideEffect } : {}),
+        },
+      });
+    }
   }
   return { agent, version };
 }
@@ -254,8 +269,27 @@ export async function listSessions(
   return { sessions, nextCursor: hasMore ? (sessions.at(-1)?.id ?? null) : null };
 }
 
-export async function sessionExists(client: DbClient, id: string): Promise<boolean> {
-  return (await client.session.count({ where: { id } })) > 0;
+/** A session's agent, adapter and capabilities: what a policy is validated against for it. */
+export async function sessionContext(client: DbClient, id: string) {
+  return client.session.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      agentId: true,
+      agent: { select: { adapter: true } },
+      agentVersion: { select: { capabilities: true } },
+    },
+  });
+}
+
+/** A session's events in order, as the engine reads them. */
+export async function sessionEvents(client: DbClient, id: string): Promise<SessionEvent[]> {
+  const rows = await client.event.findMany({ where: { sessionId: id }, orderBy: { seq: "asc" } });
+  return rows.map(toSessionEvent);
+}
+
+export async function countSessions(client: DbClient): Promise<number> {
+  return client.session.count();
 }
 
 /** Values for the browser's filter menus. */

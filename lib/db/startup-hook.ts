@@ -1,4 +1,4 @@
-import { database } from "./client";
+import { database } from "./database";
 
 export async function openAtStartup(): Promise<void> {
   const started = Date.now();

@@ -1,3 +1,4 @@
+import { storableSessions } from "@/lib/hostile/storable";
 import {
   groupSpans,
   mapSessionGroup,
@@ -246,8 +247,12 @@ async function storeAndRebuild<T>(
   }
 
   // 4. Rebuild every touched group; refuse the request on any attribute problem, before writing anything.
-  const { groups, warnings } = source.rebuild([...all.values()]);
+  const { groups: rebuilt, warnings } = source.rebuild([...all.values()]);
   if (warnings.length > 0) return { ok: false, issues: warnings };
+  const storable = storableSessions(rebuilt.flatMap((g) => (g.session ? [g.session] : [])));
+  if (!storable.ok) return { ok: false, issues: storable.issues };
+  const repaired = [...storable.sessions];
+  const groups = rebuilt.map((g) => (g.session ? { ...g, session: repaired.shift()! } : g));
 
   // 5. Sessions: rebuilt or created; groups that no longer exist (a trace moved into a session) lose theirs.
   const groupOf = new Map<string, { key: string; sessionId: string | null }>();

@@ -1,41 +1,67 @@
+import { MAX_JSON_DEPTH, valueDepthExcess } from "@/lib/hostile/json";
+import { repairLoneSurrogates } from "@/lib/hostile/text";
 import type { z } from "zod";
 import { db, type Db } from "@/lib/db";
-import { ApiError, apiErrorFromDatabase, issuesFromZod, type ApiIssue } from "./errors";
+import { appErrorFromDatabase } from "@/lib/db/errors";
+import { AppError, formatIssuePath, issuesFromZod, type AppErrorCode, type Issue } from "@/lib/errors";
+import type { Principal } from "@/lib/server/principal";
+import { currentPrincipal } from "./principal";
 
 /** What every server action returns: a tagged result the form can show beside its fields. */
 export type ActionResult<T> =
   | { ok: true; data: T }
-  | { ok: false; error: { code: string; message: string; issues: ApiIssue[]; fieldErrors: Record<string, string[]> } };
+  | {
+      ok: false;
+      error: { code: AppErrorCode; message: string; issues: Issue[]; fieldErrors: Record<string, string[]> };
+    };
 
-function fieldErrorsOf(issues: ApiIssue[]): Record<string, string[]> {
+function fieldErrorsOf(issues: Issue[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const i of issues) (out[i.path || "_"] ??= []).push(i.message);
   return out;
 }
 
-export function actionFailure(code: string, message: string, issues: ApiIssue[] = []): ActionResult<never> {
-  return { ok: false, error: { code, message, issues, fieldErrors: fieldErrorsOf(issues) } };
+function failure(error: AppError): ActionResult<never> {
+  return {
+    ok: false,
+    error: { code: error.code, message: error.message, issues: error.issues, fieldErrors: fieldErrorsOf(error.issues) },
+  };
 }
 
 /**
- * A thin server action: parse the input with its schema, call lib/, return a
- * typed result. Expected failures (ApiError) come back as `{ ok: false }`;
- * anything else is logged and reported without internals.
+ * A thin server action: parse the input with its schema, resolve the acting
+ * principal, call the operation in lib/server, return a typed result.
+ * Expected failures (AppError) come back as `{ ok: false }`; anything else
+ * is logged and reported without internals.
  */
-export function validatedAction<S extends z.ZodType, T>(schema: S, fn: (input: z.infer<S>, prisma: Db) => Promise<T>) {
+export function validatedAction<S extends z.ZodType, T>(
+  schema: S,
+  fn: (principal: Principal, input: z.infer<S>, prisma: Db) => Promise<T>,
+) {
   return async (input: z.input<S>): Promise<ActionResult<T>> => {
-    const parsed = schema.safeParse(input);
+    const tooDeep = valueDepthExcess(input);
+    if (tooDeep) {
+      return failure(
+        new AppError(
+          "invalid_input",
+          `The input nests more than ${MAX_JSON_DEPTH} levels deep; the limit is ${MAX_JSON_DEPTH}.`,
+          [{ path: formatIssuePath(tooDeep), message: `nested more than ${MAX_JSON_DEPTH} levels deep` }],
+        ),
+      );
+    }
+    // Lone UTF-16 surrogates cannot be stored: repaired to U+FFFD before anything runs (a note, a fixture…).
+    const parsed = schema.safeParse(repairLoneSurrogates(input).value);
     if (!parsed.success) {
-      return actionFailure("invalid_input", "Some fields are not valid.", issuesFromZod(parsed.error));
+      return failure(new AppError("invalid_input", "Some fields are not valid.", issuesFromZod(parsed.error)));
     }
     try {
-      return { ok: true, data: await fn(parsed.data, await db()) };
+      return { ok: true, data: await fn(await currentPrincipal(), parsed.data, await db()) };
     } catch (error) {
-      if (error instanceof ApiError) return actionFailure(error.code, error.message, error.issues);
-      const fromDb = apiErrorFromDatabase(error);
-      if (fromDb) return actionFailure(fromDb.code, fromDb.message, fromDb.issues);
+      if (error instanceof AppError) return failure(error);
+      const fromDb = appErrorFromDatabase(error);
+      if (fromDb) return failure(fromDb);
       console.error("Unexpected error in a server action:", error);
-      return actionFailure("internal_error", "Something went wrong on the server; nothing was changed.");
+      return failure(new AppError("internal_error", "Something went wrong on the server; nothing was changed."));
     }
   };
 }

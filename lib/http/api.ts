@@ -1,18 +1,28 @@
+import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/db/errors";
+import { JsonTooDeepError, parseJsonBounded } from "@/lib/hostile/json";
+import { repairLoneSurrogates } from "@/lib/hostile/text";
+import { IMPORT_RETRY_AFTER_SECONDS } from "./heavy";
 import { z } from "zod";
 import { db, type Db } from "@/lib/db";
-import { verifyApiKey } from "@/lib/db/api-keys";
+import { appErrorFromDatabase } from "@/lib/db/errors";
 import { env } from "@/lib/env";
-import { ApiError, apiErrorFromDatabase, errorBody, issuesFromZod } from "./errors";
+import { AppError, errorBody, issuesFromZod, STATUS } from "@/lib/errors";
+import type { Principal } from "@/lib/server/principal";
+import { apiKeyPrincipal } from "./principal";
 
-export { ApiError } from "./errors";
+/** The JSON answer for an AppError: its code's status and `{ error: { code, message, issues } }`. */
+export function jsonError(error: AppError, headers?: HeadersInit): Response {
+  return Response.json(errorBody(error.code, error.message, error.issues), {
+    status: STATUS[error.code],
+    headers: { ...retryAfter(error), ...(headers as Record<string, string> | undefined) },
+  });
+}
 
-export function jsonError(
-  status: number,
-  code: string,
-  message: string,
-  issues: { path: string; message: string }[] = [],
-) {
-  return Response.json(errorBody(code, message, issues), { status });
+/** Retry-After for the answers a client should retry: the database away (503), too much work at once (429). */
+export function retryAfter(error: AppError): Record<string, string> {
+  if (error.code === "unavailable") return { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) };
+  if (error.code === "busy") return { "retry-after": String(IMPORT_RETRY_AFTER_SECONDS) };
+  return {};
 }
 
 /** The bearer key of a request (`Authorization: Bearer …`), or null. */
@@ -22,13 +32,13 @@ export function bearerKey(request: Request): string | null {
   return match?.[1] ?? null;
 }
 
-/** Fails closed: a missing, unknown or revoked key is a 401. */
-export async function requireApiKey(prisma: Db, request: Request): Promise<string> {
-  const keyId = await verifyApiKey(prisma, bearerKey(request));
-  if (!keyId) {
-    throw new ApiError(401, "unauthorized", "A valid API key is required: send it as 'Authorization: Bearer <key>'.");
-  }
-  return keyId;
+/** The principal of a request's bearer key; fails closed (401). */
+export async function requireApiKey(prisma: Db, request: Request): Promise<Principal> {
+  return apiKeyPrincipal(
+    prisma,
+    bearerKey(request),
+    "A valid API key is required: send it as 'Authorization: Bearer <key>'.",
+  );
 }
 
 /** Reads a body as text within the configured size limit. */
@@ -36,8 +46,7 @@ export async function readBodyBytes(request: Request): Promise<Uint8Array> {
   const limit = env().BRANCHPOINT_MAX_BODY_BYTES;
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) {
-    throw new ApiError(
-      413,
+    throw new AppError(
       "payload_too_large",
       `The body is ${declared} bytes; the limit is ${limit} bytes (BRANCHPOINT_MAX_BODY_BYTES).`,
     );
@@ -52,8 +61,7 @@ export async function readBodyBytes(request: Request): Promise<Uint8Array> {
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw new ApiError(
-        413,
+      throw new AppError(
         "payload_too_large",
         `The body is over the limit of ${limit} bytes (BRANCHPOINT_MAX_BODY_BYTES).`,
       );
@@ -73,8 +81,7 @@ export async function readBodyBytes(request: Request): Promise<Uint8Array> {
 export async function readJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
   const contentType = request.headers.get("content-type") ?? "";
   if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
-    throw new ApiError(
-      415,
+    throw new AppError(
       "unsupported_media_type",
       `Send JSON with 'Content-Type: application/json' (got '${contentType}').`,
     );
@@ -82,13 +89,19 @@ export async function readJson<S extends z.ZodType>(request: Request, schema: S)
   const text = new TextDecoder().decode(await readBodyBytes(request));
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonBounded(text);
   } catch (error) {
-    throw new ApiError(400, "malformed_json", `The body is not valid JSON: ${(error as Error).message}`);
+    if (error instanceof JsonTooDeepError)
+      throw new AppError("invalid_input", `The body is refused: ${error.message}.`, [
+        { path: "", message: error.message },
+      ]);
+    throw new AppError("malformed_json", `The body is not valid JSON: ${(error as Error).message}`);
   }
+  // Lone UTF-16 surrogates (from a `\ud800` escape) cannot be stored: repaired to U+FFFD before anything runs.
+  value = repairLoneSurrogates(value).value;
   const parsed = schema.safeParse(value);
   if (!parsed.success)
-    throw new ApiError(400, "invalid_request", "The request body is not valid.", issuesFromZod(parsed.error));
+    throw new AppError("invalid_input", "The request body is not valid.", issuesFromZod(parsed.error));
   return parsed.data;
 }
 
@@ -97,11 +110,11 @@ export function readQuery<S extends z.ZodType>(request: Request, schema: S): z.i
   const params = Object.fromEntries(new URL(request.url).searchParams.entries());
   const parsed = schema.safeParse(params);
   if (!parsed.success)
-    throw new ApiError(400, "invalid_query", "The query parameters are not valid.", issuesFromZod(parsed.error));
+    throw new AppError("invalid_input", "The query parameters are not valid.", issuesFromZod(parsed.error));
   return parsed.data;
 }
 
-type Handler<C> = (ctx: { request: Request; prisma: Db; params: C; apiKeyId: string }) => Promise<Response>;
+type Handler<C> = (ctx: { request: Request; prisma: Db; params: C; principal: Principal }) => Promise<Response>;
 
 /**
  * A `/api/v1/*` route: API key checked first, errors mapped to
@@ -112,20 +125,25 @@ export function apiRoute<C = Record<string, never>>(handler: Handler<C>) {
   return async (request: Request, context: { params: Promise<C> }): Promise<Response> => {
     try {
       const prisma = await db();
-      const apiKeyId = await requireApiKey(prisma, request);
-      return await handler({ request, prisma, params: await context.params, apiKeyId });
+      const principal = await requireApiKey(prisma, request);
+      return await handler({ request, prisma, params: await context.params, principal });
     } catch (error) {
       return errorResponse(error);
     }
   };
 }
 
-export function errorResponse(error: unknown): Response {
-  if (error instanceof ApiError) return jsonError(error.status, error.code, error.message, error.issues);
+/** Any error as its AppError: expected ones as they are, zod and database refusals as 4xx, the rest a logged 500. */
+export function toAppError(error: unknown, where: string): AppError {
+  if (error instanceof AppError) return error;
   if (error instanceof z.ZodError)
-    return jsonError(400, "invalid_request", "The request is not valid.", issuesFromZod(error));
-  const fromDb = apiErrorFromDatabase(error);
-  if (fromDb) return jsonError(fromDb.status, fromDb.code, fromDb.message, fromDb.issues);
-  console.error("Unexpected error in an API route:", error);
-  return jsonError(500, "internal_error", "Something went wrong on the server; the request was not completed.");
+    return new AppError("invalid_input", "The request is not valid.", issuesFromZod(error));
+  const fromDb = appErrorFromDatabase(error);
+  if (fromDb) return fromDb;
+  console.error(`Unexpected error in ${where}:`, error);
+  return new AppError("internal_error", "Something went wrong on the server; the request was not completed.");
+}
+
+export function errorResponse(error: unknown): Response {
+  return jsonError(toAppError(error, "an API route"));
 }

@@ -1,10 +1,14 @@
+import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/db/errors";
+import { env } from "@/lib/env";
+import { IMPORT_RETRY_AFTER_SECONDS } from "./heavy";
 import protobuf from "protobufjs/light.js";
 import { db, type Db } from "@/lib/db";
-import { verifyApiKey } from "@/lib/db/api-keys";
 import { decodeOtlpJson, decodeOtlpProtobuf, gunzipIfNeeded, type OtlpSpan } from "@/lib/ingest/otlp";
 import type { ImportIssue } from "@/lib/ingest/types";
-import { bearerKey, errorResponse, readBodyBytes } from "./api";
-import { ApiError, apiErrorFromDatabase } from "./errors";
+import { AppError } from "@/lib/errors";
+import type { Principal } from "@/lib/server/principal";
+import { bearerKey, errorResponse, readBodyBytes, toAppError } from "./api";
+import { apiKeyPrincipal } from "./principal";
 
 // ---------------------------------------------------------------------------
 // The OTLP/HTTP side of /v1/traces: keys, content types and answers as the
@@ -28,16 +32,12 @@ export function traceApiKey(request: Request): string | null {
   );
 }
 
-export async function requireTraceApiKey(prisma: Db, request: Request): Promise<string> {
-  const id = await verifyApiKey(prisma, traceApiKey(request));
-  if (!id) {
-    throw new ApiError(
-      401,
-      "unauthorized",
-      "A valid API key is required: send 'Authorization: Bearer <key>' or an 'x-api-key: <key>' header (OTEL_EXPORTER_OTLP_HEADERS=x-api-key=<key>).",
-    );
-  }
-  return id;
+export async function requireTraceApiKey(prisma: Db, request: Request): Promise<Principal> {
+  return apiKeyPrincipal(
+    prisma,
+    traceApiKey(request),
+    "A valid API key is required: send 'Authorization: Bearer <key>' or an 'x-api-key: <key>' header (OTEL_EXPORTER_OTLP_HEADERS=x-api-key=<key>).",
+  );
 }
 
 /** The encoding a Content-Type names, or null when it is neither OTLP encoding. */
@@ -57,9 +57,8 @@ export async function readTraceBody(request: Request): Promise<{ bytes: Uint8Arr
     .map((s) => s.trim())
     .filter((s) => s !== "" && s !== "identity");
   if (codings.some((c) => c !== "gzip")) {
-    throw new ApiError(
-      415,
-      "unsupported_content_encoding",
+    throw new AppError(
+      "unsupported_media_type",
       `Content-Encoding '${contentEncoding}' is not supported: send gzip or no encoding.`,
     );
   }
@@ -89,7 +88,8 @@ const BAD_REQUEST_URL = "type.googleapis.com/google.rpc.BadRequest";
 /** gRPC status codes for the HTTP statuses we answer with. */
 function grpcCode(status: number): number {
   if (status === 401) return 16; // UNAUTHENTICATED
-  if (status === 413) return 8; // RESOURCE_EXHAUSTED
+  if (status === 413 || status === 429) return 8; // RESOURCE_EXHAUSTED
+  if (status === 503) return 14; // UNAVAILABLE
   if (status === 500) return 13; // INTERNAL
   return 3; // INVALID_ARGUMENT
 }
@@ -101,6 +101,13 @@ export function otlpErrorResponse(
   encoding: OtlpEncoding,
 ): Response {
   const violations = issues.map((i) => ({ field: i.path, description: i.message }));
+  // OTLP exporters retry 429 and 503, after Retry-After when it is given.
+  const retry: Record<string, string> =
+    status === 503
+      ? { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) }
+      : status === 429
+        ? { "retry-after": String(IMPORT_RETRY_AFTER_SECONDS) }
+        : {};
   if (encoding === "protobuf") {
     const details =
       violations.length > 0
@@ -114,7 +121,7 @@ export function otlpErrorResponse(
     const body = StatusType.encode(StatusType.create({ code: grpcCode(status), message, details })).finish();
     return new Response(body as Uint8Array<ArrayBuffer>, {
       status,
-      headers: { "content-type": "application/x-protobuf" },
+      headers: { "content-type": "application/x-protobuf", ...retry },
     });
   }
   return Response.json(
@@ -123,7 +130,7 @@ export function otlpErrorResponse(
       message,
       details: violations.length > 0 ? [{ "@type": BAD_REQUEST_URL, fieldViolations: violations }] : [],
     },
-    { status },
+    { status, headers: retry },
   );
 }
 
@@ -135,7 +142,12 @@ export function otlpSuccessResponse(encoding: OtlpEncoding): Response {
   return Response.json({}, { status: 200 });
 }
 
-type OtlpHandler = (ctx: { request: Request; prisma: Db; encoding: OtlpEncoding }) => Promise<Response>;
+type OtlpHandler = (ctx: {
+  request: Request;
+  prisma: Db;
+  principal: Principal;
+  encoding: OtlpEncoding;
+}) => Promise<Response>;
 
 /**
  * A `/v1/traces` route: key, then Content-Type (415), then the handler;
@@ -147,21 +159,19 @@ export function otlpRoute(handler: OtlpHandler) {
     const encoding = otlpEncodingOf(request.headers.get("content-type")) ?? "json";
     try {
       const prisma = await db();
-      await requireTraceApiKey(prisma, request);
+      const principal = await requireTraceApiKey(prisma, request);
       if (otlpEncodingOf(request.headers.get("content-type")) === null) {
-        throw new ApiError(
-          415,
+        throw new AppError(
           "unsupported_media_type",
           `Content-Type '${request.headers.get("content-type") ?? ""}' is not an OTLP encoding: send application/json or application/x-protobuf.`,
         );
       }
-      return await handler({ request, prisma, encoding });
+      return await handler({ request, prisma, principal, encoding });
     } catch (error) {
-      if (error instanceof ApiError) return otlpErrorResponse(error.status, error.message, error.issues, encoding);
-      const fromDb = apiErrorFromDatabase(error);
-      if (fromDb) return otlpErrorResponse(fromDb.status, fromDb.message, fromDb.issues, encoding);
-      console.error("Unexpected error in /v1/traces:", error);
-      return otlpErrorResponse(500, "Something went wrong on the server; the export was not stored.", [], encoding);
+      const known = error instanceof AppError ? error : toAppError(error, "/v1/traces");
+      if (known.code === "internal_error")
+        return otlpErrorResponse(500, "Something went wrong on the server; the export was not stored.", [], encoding);
+      return otlpErrorResponse(known.status, known.message, known.issues, encoding);
     }
   };
 }
@@ -181,9 +191,16 @@ export function decodeTraceExport(
   contentEncoding: string | null,
   encoding: OtlpEncoding,
 ): OtlpSpan[] {
-  const inflated = gunzipIfNeeded(bytes, contentEncoding);
+  const limits = env();
+  const inflated = gunzipIfNeeded(bytes, contentEncoding, limits.BRANCHPOINT_MAX_INFLATED_BYTES);
+  if (!inflated.ok && inflated.tooLarge)
+    throw new AppError(
+      "payload_too_large",
+      `${describeIssues("The body could not be read", [inflated.issue])} (BRANCHPOINT_MAX_INFLATED_BYTES).`,
+      [inflated.issue],
+    );
   if (!inflated.ok)
-    throw new ApiError(400, "invalid_encoding", describeIssues("The body could not be read", [inflated.issue]), [
+    throw new AppError("invalid_input", describeIssues("The body could not be read", [inflated.issue]), [
       inflated.issue,
     ]);
   const decoded = encoding === "json" ? decodeOtlpJson(inflated.bytes) : decodeOtlpProtobuf(inflated.bytes);
@@ -192,20 +209,25 @@ export function decodeTraceExport(
       encoding === "json"
         ? "The body is not a valid OTLP JSON trace export"
         : "The body is not a valid OTLP protobuf trace export";
-    throw new ApiError(400, "invalid_export", describeIssues(intro, decoded.issues), decoded.issues);
+    throw new AppError("invalid_input", describeIssues(intro, decoded.issues), decoded.issues);
   }
+  if (decoded.spans.length > limits.BRANCHPOINT_MAX_SPANS)
+    throw new AppError(
+      "payload_too_large",
+      `The export has ${decoded.spans.length} spans; the limit is ${limits.BRANCHPOINT_MAX_SPANS} per request (BRANCHPOINT_MAX_SPANS). Send smaller batches.`,
+    );
   return decoded.spans;
 }
 
-type TraceJsonHandler = (ctx: { request: Request; prisma: Db }) => Promise<Response>;
+type TraceJsonHandler = (ctx: { request: Request; prisma: Db; principal: Principal }) => Promise<Response>;
 
 /** A JSON trace route that is not OTLP (the Agents SDK exporter's): trace-style keys, `{ error }` bodies. */
 export function traceJsonRoute(handler: TraceJsonHandler) {
   return async (request: Request): Promise<Response> => {
     try {
       const prisma = await db();
-      await requireTraceApiKey(prisma, request);
-      return await handler({ request, prisma });
+      const principal = await requireTraceApiKey(prisma, request);
+      return await handler({ request, prisma, principal });
     } catch (error) {
       return errorResponse(error);
     }

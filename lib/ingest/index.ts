@@ -1,3 +1,4 @@
+import { storableSessions } from "@/lib/hostile/storable";
 // Importers: documents of every supported format → ImportedSession[] (DESIGN §2).
 // Pure: no database, no Next. The caller writes the sessions in one transaction.
 import { detectBytesImporter, detectJsonImporter, unknownFormatIssue } from "./detect";
@@ -84,6 +85,11 @@ export function importDocument(text: string | Uint8Array, opts: ImportOptions = 
   return tagged(importer.format, importer.import(parsed.input, ctx));
 }
 
+/** An importer's outcome, with its sessions checked against what the database can hold (a 400, never a 500 mid-write). */
 function tagged(format: ImportFormat, outcome: FormatOutcome): ImportResult {
-  return outcome.ok ? { ok: true, format, sessions: outcome.sessions } : { ok: false, format, issues: outcome.issues };
+  if (!outcome.ok) return { ok: false, format, issues: outcome.issues };
+  const storable = storableSessions(outcome.sessions);
+  return storable.ok
+    ? { ok: true, format, sessions: storable.sessions }
+    : { ok: false, format, issues: storable.issues };
 }

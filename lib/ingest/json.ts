@@ -1,3 +1,4 @@
+import { depthMessage, jsonDepthExcess } from "@/lib/hostile/json";
 import type { ImportIssue } from "./types";
 
 /**
@@ -43,6 +44,8 @@ export function parseJsonText(text: string): ParseResult {
       ok: false,
       issues: [{ path: "", message: "the document is empty" }],
     };
+  const tooDeep = jsonDepthExcess(text);
+  if (tooDeep) return { ok: false, issues: [{ path: "", message: depthMessage(tooDeep) }] };
   try {
     return {
       ok: true,

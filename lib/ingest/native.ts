@@ -132,7 +132,7 @@ function seqOrder(events: readonly NativeEvent[]): { order: number[] } | { issue
   events.forEach((event, index) => {
     const seq = event.seq!;
     const other = bySeq.get(seq);
-    if (seq >= events.length) {
+    if (!Number.isInteger(seq) || seq < 0 || seq >= events.length) {
       issues.push({
         path: ["events", index, "seq"],
         message: `seq ${seq} is out of range: the ${events.length} events must have seqs 0..${events.length - 1}`,
@@ -191,6 +191,14 @@ function integrityIssues(session: RawSession): IntegrityIssue[] {
     }
     const parentSeq = event.parentSeq;
     if (parentSeq === null || parentSeq === undefined) return;
+    // Checked here too: the schema's issues do not stop this pass, and a negative or fractional seq has no event.
+    if (!Number.isInteger(parentSeq) || parentSeq < 0) {
+      issues.push({
+        path: at("parentSeq"),
+        message: `parentSeq must be the seq of an earlier event (got ${parentSeq})`,
+      });
+      return;
+    }
     if (parentSeq >= seq) {
       issues.push({
         path: at("parentSeq"),

@@ -1,3 +1,5 @@
+import { MAX_KEY_CHARS } from "@/lib/hostile/storable";
+import { parseJsonBounded } from "@/lib/hostile/json";
 import type { ToolCallRequest } from "@/lib/replay";
 import type { FormatOutcome, JsonImporter } from "./importer";
 import type { JsonInput } from "./json";
@@ -71,7 +73,11 @@ export function parseOpenAiAgentsExport(value: unknown): ParseAgentsResult {
     if (!isObject(raw)) return issues.add(at, "must be an object (a trace or a trace.span)");
     const str = (key: string, required: boolean): string | null => {
       const v = raw[key];
-      if (typeof v === "string" && v !== "") return v;
+      if (typeof v === "string" && v !== "") {
+        if (v.length <= MAX_KEY_CHARS) return v;
+        issues.add([...at, key], `is ${v.length} characters long; the limit is ${MAX_KEY_CHARS}`);
+        return null;
+      }
       if (v === undefined || v === null) {
         if (required) issues.add([...at, key], "is required");
         return null;
@@ -312,7 +318,7 @@ function parseArgsText(value: unknown): { args: unknown; argsUnparsed?: true } {
   if (typeof value !== "string") return { args: value ?? {} };
   if (value.trim() === "") return { args: {} };
   try {
-    return { args: JSON.parse(value) as unknown };
+    return { args: parseJsonBounded(value) };
   } catch {
     return { args: value, argsUnparsed: true };
   }

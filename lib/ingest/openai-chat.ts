@@ -1,3 +1,4 @@
+import { parseJsonBounded } from "@/lib/hostile/json";
 import { z } from "zod";
 import { assignCallIdentity, type Message, type SessionEvent, type ToolCallRequest } from "@/lib/replay";
 import {
@@ -101,7 +102,7 @@ type Conversation = {
 function parseArgs(raw: string | Record<string, unknown>): Pick<ToolCallRequest, "args" | "argsUnparsed"> {
   if (typeof raw !== "string") return { args: raw };
   try {
-    return { args: JSON.parse(raw) as unknown };
+    return { args: parseJsonBounded(raw) };
   } catch {
     return { args: raw, argsUnparsed: true };
   }

@@ -12,9 +12,10 @@ import { cancelExperimentRows, cancelReplayRow, claimReplayRun } from "@/lib/db/
 import { savePolicyByName, withTransaction } from "@/lib/db/policies";
 import { loadReplayView } from "@/lib/db/replays";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { ApiError } from "@/lib/http/errors";
+import { AppError } from "@/lib/errors";
+import { localAdmin } from "@/lib/server/principal";
 import type { Policy } from "@/lib/replay";
-import { createExperiment, runExperiment } from "@/lib/replays/experiments";
+import { createExperiment, runExperiment } from "@/lib/server/experiments";
 import {
   createReplay,
   decideApproval,
@@ -23,7 +24,7 @@ import {
   startReplay,
   supplyFixture,
   type Enqueue,
-} from "@/lib/replays/service";
+} from "@/lib/server/replays";
 import { startJobs } from "./queue";
 import {
   LIVE_LOOKUP,
@@ -100,11 +101,11 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
       await configureLiveTool(db.prisma, "lookup_order", tool.url);
       const versionId = await saveVersion(db.prisma, "live lookups", LIVE_LOOKUP);
       const created = await createExperiment(
-        db.prisma,
+        localAdmin("tester"),
         { name: "kill -9", policyVersionId: versionId, agentVersionId },
-        "tester",
+        db.prisma,
       );
-      await runExperiment(db.prisma, created.id, queue.enqueue);
+      await runExperiment(localAdmin("tester"), { experimentId: created.id }, db.prisma, queue.enqueue);
       expect((await db.prisma.experiment.findUniqueOrThrow({ where: { id: created.id } })).status).toBe("pending");
 
       const url = urlOf(db);
@@ -201,19 +202,28 @@ describe("kill -9 on the embedded database, mid-replay and mid-resume", () => {
         },
       };
       // Y runs here up to its approval: a live lookup, a pause, a fixture, a resume, then the approval waits.
-      const y = await startReplay(db.prisma, { sessionId: await session(yOrder), policy: Y }, "tester");
+      const y = await startReplay(localAdmin("tester"), { sessionId: await session(yOrder), policy: Y }, db.prisma);
       expect((await db.prisma.replay.findUniqueOrThrow({ where: { id: y.id } })).status).toBe("paused");
       await supplyFixture(
+        localAdmin("dana"),
+        { replayId: y.id, output: { iso: "2025-03-11T10:02:08-04:00" }, note: "from the ticket" },
         db.prisma,
-        y.id,
-        { output: { iso: "2025-03-11T10:02:08-04:00" }, note: "from the ticket" },
-        "dana",
       );
       expect((await db.prisma.replay.findUniqueOrThrow({ where: { id: y.id } })).status).toBe("awaiting_approval");
       // The approval and X go on the queue, for the server process to run.
       const queue = await startJobs(db, { work: false, log: () => undefined });
-      await decideApproval(db.prisma, y.id, { decision: "approved", note: "test" }, "lee", queue.enqueue);
-      const x = await startReplay(db.prisma, { sessionId: await session(xOrder), policy: X }, "tester", queue.enqueue);
+      await decideApproval(
+        localAdmin("lee"),
+        { replayId: y.id, decision: "approved", note: "test" },
+        db.prisma,
+        queue.enqueue,
+      );
+      const x = await startReplay(
+        localAdmin("tester"),
+        { sessionId: await session(xOrder), policy: X },
+        db.prisma,
+        queue.enqueue,
+      );
       await queue.stop();
       await db.close();
 
@@ -278,7 +288,11 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
   });
 
   it("of many workers claiming one replay at once, exactly one gets it", async () => {
-    const { id } = await createReplay(db.prisma, { sessionId: await sessionOf(orders[0]!), policy: LIVE_LOOKUP }, "t");
+    const { id } = await createReplay(
+      localAdmin("t"),
+      { sessionId: await sessionOf(orders[0]!), policy: LIVE_LOOKUP },
+      db.prisma,
+    );
     const other = engine === "postgres" ? await openDatabase({ url: urlOf(db) }) : null;
     try {
       const clients = other ? [db.prisma, other.prisma] : [db.prisma];
@@ -293,7 +307,11 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
   });
 
   it("a replay whose runs keep ending without a result stops after the attempt limit, saying so", async () => {
-    const { id } = await createReplay(db.prisma, { sessionId: await sessionOf(orders[1]!), policy: LIVE_LOOKUP }, "t");
+    const { id } = await createReplay(
+      localAdmin("t"),
+      { sessionId: await sessionOf(orders[1]!), policy: LIVE_LOOKUP },
+      db.prisma,
+    );
     // Three runs whose workers died: each claim took the lease, none stored anything.
     for (let k = 0; k < 3; k++) {
       const claim = await claimReplayRun(db.prisma, id, `dead${k}`, 30_000);
@@ -317,8 +335,12 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
       await configureLiveTool(db.prisma, "lookup_order", tool.url);
       const versionId = await saveVersion(db.prisma, `cancel ${engine}`, LIVE_LOOKUP);
       const enqueue = recordingEnqueue();
-      const created = await createExperiment(db.prisma, { name: "c", policyVersionId: versionId, agentVersionId }, "t");
-      await runExperiment(db.prisma, created.id, enqueue);
+      const created = await createExperiment(
+        localAdmin("t"),
+        { name: "c", policyVersionId: versionId, agentVersionId },
+        db.prisma,
+      );
+      await runExperiment(localAdmin("t"), { experimentId: created.id }, db.prisma, enqueue);
       expect(enqueue.calls).toHaveLength(1);
       expect(enqueue.calls[0]).toHaveLength(4);
       expect(await cancelExperimentRows(db.prisma, created.id)).toEqual({ cancelled: 4, stopping: 0 });
@@ -334,15 +356,19 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
 
       // A single replay: cancelled while queued, it never runs; a finished one cannot be cancelled.
       const queued = await startReplay(
-        db.prisma,
+        localAdmin("t"),
         { sessionId: await sessionOf(orders[2]!), policy: LIVE_LOOKUP },
-        "t",
+        db.prisma,
         recordingEnqueue(),
       );
       expect(await cancelReplayRow(db.prisma, queued.id)).toBe("cancelled");
       expect(await runQueuedReplay(db.prisma, queued.id, { owner: "w" })).toBe("idle");
       expect(tool.hits).toHaveLength(0);
-      const done = await startReplay(db.prisma, { sessionId: await sessionOf(orders[3]!), policy: LIVE_LOOKUP }, "t");
+      const done = await startReplay(
+        localAdmin("t"),
+        { sessionId: await sessionOf(orders[3]!), policy: LIVE_LOOKUP },
+        db.prisma,
+      );
       expect(tool.hits).toHaveLength(1);
       expect(await cancelReplayRow(db.prisma, done.id)).toBe("finished");
       expect(await cancelReplayRow(db.prisma, "no-such-replay")).toBe("missing");
@@ -359,21 +385,27 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
         () => null,
         (e: unknown) => e,
       );
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).status).toBe(404);
-      expect((error as ApiError).code).toBe(code);
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).status).toBe(404);
+      expect((error as AppError).code).toBe("not_found");
+      expect((error as AppError).message).toContain(code);
     };
     await refused(
-      startReplay(db.prisma, { sessionId: "nope", policy: LIVE_LOOKUP }, "t", enqueue),
-      "session_not_found",
+      startReplay(localAdmin("t"), { sessionId: "nope", policy: LIVE_LOOKUP }, db.prisma, enqueue),
+      "session",
     );
     await refused(
-      startReplay(db.prisma, { sessionId: await sessionOf(orders[0]!), policyVersionId: "nope" }, "t", enqueue),
-      "policy_version_not_found",
+      startReplay(
+        localAdmin("t"),
+        { sessionId: await sessionOf(orders[0]!), policyVersionId: "nope" },
+        db.prisma,
+        enqueue,
+      ),
+      "policy version",
     );
     await refused(
-      createExperiment(db.prisma, { name: "x", policyVersionId: "nope", agentVersionId }, "t"),
-      "policy_version_not_found",
+      createExperiment(localAdmin("t"), { name: "x", policyVersionId: "nope", agentVersionId }, db.prisma),
+      "policy version",
     );
     expect(enqueue.calls).toHaveLength(0);
     expect(await db.prisma.replay.count()).toBe(before);

@@ -18,7 +18,7 @@ import PgBoss from "pg-boss";
 import type { PGlite } from "@electric-sql/pglite";
 import type { Database } from "@/lib/db/client";
 import { dropAllLeases, queuedReplayIdsAll, requeueAbandonedReplays } from "@/lib/db/jobs";
-import { runQueuedReplay, type Enqueue } from "@/lib/replays/service";
+import { runQueuedReplay, type Enqueue } from "@/lib/server/replays";
 
 export const REPLAY_QUEUE = "replay-run";
 export const BOSS_SCHEMA = "pgboss";

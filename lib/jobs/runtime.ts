@@ -4,8 +4,8 @@
  * embedded database (the quick start needs nothing else), and on PostgreSQL
  * unless BRANCHPOINT_WORKERS=external leaves the work to `npm run worker`.
  */
-import { database } from "@/lib/db/client";
-import type { Enqueue } from "@/lib/replays/service";
+import { database } from "@/lib/db/database";
+import type { Enqueue } from "@/lib/server/replays";
 import { runsWorkersInProcess, startJobs, type Jobs } from "./queue";
 
 const globalForJobs = globalThis as unknown as { __branchpointJobs?: Promise<Jobs> };

@@ -43,3 +43,27 @@ describe("canonical JSON and cache keys (seed 000: tool name + canonical JSON of
     expect(() => contentHash(Number.NaN)).toThrow();
   });
 });
+
+describe("the SHA-256 hasher", () => {
+  it("is node:crypto on Node, and the pure-JS hasher gives the same digests (the browser's keys equal the server's)", async () => {
+    const { pureSha256Hex, setSha256Hasher, sha256Hex, sha256HasherName } = await import("./canonical");
+    const { createHash } = await import("node:crypto");
+    expect(sha256HasherName()).toBe("node:crypto");
+    const texts = ["", "abc", "é日本語🙂", "\u{10FFFF}", "x".repeat(100_000), '"get_order"\n{"id":1}'];
+    for (const text of texts) {
+      const expected = createHash("sha256").update(text, "utf8").digest("hex");
+      expect(sha256Hex(text)).toBe(expected);
+      expect(pureSha256Hex(text)).toBe(expected);
+    }
+    const key = cacheKey("get_order", { id: 1, note: "é" });
+    setSha256Hasher(pureSha256Hex);
+    try {
+      expect(sha256HasherName()).toBe("pure-js");
+      expect(cacheKey("get_order", { id: 1, note: "é" })).toBe(key);
+    } finally {
+      setSha256Hasher(null);
+    }
+    expect(sha256HasherName()).toBe("node:crypto");
+    expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+});

@@ -32,8 +32,57 @@ function digestHex(digest: Uint8Array): string {
   return latin1.decode(hexBuffer);
 }
 
+/** SHA-256 of a string's UTF-8 bytes, as lowercase hex. */
+export type Sha256Hasher = (text: string) => string;
+
+/** The pure-JS hasher (@noble/hashes): what browser code uses, and the fallback anywhere without node:crypto. */
+export const pureSha256Hex: Sha256Hasher = (text) => digestHex(sha256(utf8ToBytes(text)));
+
+interface NodeCryptoLike {
+  hash?: (algorithm: string, data: string, encoding: "hex") => string;
+  createHash: (algorithm: string) => { update: (data: string) => { digest: (encoding: "hex") => string } };
+}
+
+/**
+ * node:crypto's SHA-256 when running on Node (about twice as fast as the
+ * pure-JS one, and no garbage per call), reached through
+ * `process.getBuiltinModule` so that no bundler sees an import: in a browser
+ * there is no such function and the pure-JS hasher is used. Same digest either way.
+ */
+function nodeSha256(): Sha256Hasher | null {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  let crypto: NodeCryptoLike | undefined;
+  try {
+    crypto = proc?.getBuiltinModule?.("node:crypto") as NodeCryptoLike | undefined;
+  } catch {
+    return null;
+  }
+  if (!crypto || typeof crypto.createHash !== "function") return null;
+  const oneShot = crypto.hash;
+  if (typeof oneShot === "function") return (text) => oneShot("sha256", text, "hex");
+  const createHash = crypto.createHash;
+  return (text) => createHash("sha256").update(text).digest("hex");
+}
+
+const defaultHasher: Sha256Hasher = nodeSha256() ?? pureSha256Hex;
+let hasher: Sha256Hasher = defaultHasher;
+
+/**
+ * Injects the SHA-256 implementation every key and content hash uses (null
+ * restores the default: node:crypto on Node, pure JS elsewhere). A hasher must
+ * return the same lowercase hex digest; only its speed may differ.
+ */
+export function setSha256Hasher(next: Sha256Hasher | null): void {
+  hasher = next ?? defaultHasher;
+}
+
+/** Which hasher is in use, for benches and diagnostics. */
+export function sha256HasherName(): "node:crypto" | "pure-js" | "injected" {
+  return hasher === pureSha256Hex ? "pure-js" : hasher === defaultHasher ? "node:crypto" : "injected";
+}
+
 export function sha256Hex(text: string): string {
-  return digestHex(sha256(utf8ToBytes(text)));
+  return hasher(text);
 }
 
 /**

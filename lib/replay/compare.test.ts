@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { compareRuns, editDistance } from "./compare";
 import type { HistoryRule } from "./policy";
 import { buildSession, type TurnSpec } from "./session-builder";
-import { modelSeqs, policyWith, requestEdit, run, sessionOf } from "./test-helpers";
+import { modelSeqs, policyWith, requestEdit, run, sessionOf } from "./testing";
 
 const history: HistoryRule = { type: "history", scope: "baseline", on_miss: "error_result" };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { explainToolRule } from "./explain";
-import { policyWith, sessionOf } from "./test-helpers";
+import { policyWith, sessionOf } from "./testing";
 
 const base = sessionOf(
   [{ name: "poll", args: { job: 1 }, result: "first" }],

@@ -3,10 +3,11 @@ import { cacheKey } from "./canonical";
 import type { EventError, SessionEvent } from "./events";
 import { toolCallArgs } from "./identity";
 import type { JsonPath } from "./json";
-import { LogIndex, type BranchLogEntry } from "./log";
+import type { BranchLogEntry } from "./log";
 import { closestRecordedCalls, type MissExplanation } from "./miss";
-import { ruleFor, type KnownTool, type Policy, type SideEffect, type ToolRule } from "./policy";
-import { resolveToolCall, type HistoryLookup, type StepSource } from "./resolve";
+import type { KnownTool, Policy, ToolRule } from "./policy";
+import type { HistoryCohort, HistoryLookup, StepSource } from "./resolve";
+import { createToolResolver } from "./resolver";
 import type { Adapter } from "./validate";
 
 /** "Try a rule": which call to try, a recorded one by seq or any call. */
@@ -48,6 +49,8 @@ export interface ExplainOptions {
   tools?: readonly KnownTool[];
   adapter?: Adapter;
   historyLookup?: HistoryLookup;
+  /** The experiment's cohort, for `cohort_version` history. */
+  cohort?: HistoryCohort;
   /** Reuse an index when explaining many calls of one session. */
   index?: BaseIndex;
 }
@@ -92,22 +95,16 @@ export async function explainToolRule(
     occurrence = call.occurrence ?? 0;
   }
   const key = "seq" in call ? (index.bySeq.get(call.seq)?.cacheKey ?? null) : cacheKey(tool, args);
-  const counters = new Map<string, number>();
-  if (key !== null && occurrence > 0) counters.set(key, occurrence);
-  const sideEffects = new Map<string, SideEffect>((options.tools ?? []).map((t) => [t.name, t.sideEffect]));
-  const { rule, path } = ruleFor(policy.tools, tool);
-  const outcome = await resolveToolCall(
-    rule,
-    { tool, callId, args, cacheKey: key, step: 0 },
-    {
-      base: index,
-      counters,
-      log: new LogIndex(options.log ?? []),
-      ...(options.adapter ? { adapter: options.adapter } : {}),
-      ...(options.historyLookup ? { historyLookup: options.historyLookup } : {}),
-      sideEffectOf: (name) => sideEffects.get(name) ?? "unknown",
-    },
-  );
+  // The replay's resolver, positioned at the call's occurrence: the same code answers both.
+  const resolver = createToolResolver(policy, index, options.historyLookup, {
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.adapter ? { adapter: options.adapter } : {}),
+    ...(options.cohort ? { cohort: options.cohort } : {}),
+  });
+  if (key !== null && occurrence > 0) resolver.occurrence(key).used = occurrence;
+  const { rule, path } = resolver.ruleFor(tool);
+  const outcome = await resolver.resolve({ tool, callId, args, cacheKey: key, step: 0 });
   let verdict: RuleVerdict;
   switch (outcome.type) {
     case "answer":

@@ -15,11 +15,16 @@ export {
   type ToolAnswer,
   type ToolExecutor,
   type ToolSimulator,
+  pickHistoryMatch,
   type HistoryLookup,
   type HistoryMatch,
+  type HistoryCandidate,
+  type HistoryCohort,
+  type ToolOutcome,
   type StepSource,
 } from "./resolve";
 export * from "./replay";
+export { createToolResolver, type ToolResolver, type ResolverCall, type ToolResolverOptions } from "./resolver";
 export * from "./compare";
 export * from "./interchange";
 export * from "./explain";

@@ -3,6 +3,7 @@ import { deepEqual, isPlainObject, type JsonPath } from "./json";
 import {
   DriftPolicy,
   ModelPolicy,
+  overrideMap,
   Policy,
   ToolLevel,
   ToolRule,
@@ -78,14 +79,14 @@ function importRule(raw: unknown, path: JsonPath, issues: InterchangeIssue[]): z
     issues.push({
       path: [...path, "type"],
       code: "not_expressible",
-      message: `\`${rule.type}\` is a Branchpoint rule type that Kitaru does not have; kept, but it will not export back to this form.`,
+      message: `\`${rule.type}\` is a Branchpoint rule type that the Kitaru \`--tool-policy\` format does not have; kept, but it will not export back to this form.`,
     });
   }
   if (typeof rule.on_miss === "string" && !KITARU_ON_MISS.has(rule.on_miss)) {
     issues.push({
       path: [...path, "on_miss"],
       code: "not_expressible",
-      message: `on_miss \`${rule.on_miss}\` is a Branchpoint extension; Kitaru accepts fail, error_result or passthrough.`,
+      message: `on_miss \`${rule.on_miss}\` is a Branchpoint extension; the Kitaru \`--tool-policy\` format accepts fail, error_result or passthrough.`,
     });
   }
   const parsed = ToolRule.safeParse(rule);
@@ -106,7 +107,7 @@ export function importSeed000ToolPolicy(json: unknown): ImportResult<ToolsPolicy
       issues.push({
         path: [key],
         code: "unknown_key",
-        message: `\`${key}\` is not part of the seed-000 tool policy (default, tools); it was not imported.`,
+        message: `\`${key}\` is not part of a Kitaru \`--tool-policy\` document (default, tools); it was not imported.`,
       });
     }
   }
@@ -117,12 +118,12 @@ export function importSeed000ToolPolicy(json: unknown): ImportResult<ToolsPolicy
       path: ["default"],
       code: "assumed_default",
       message:
-        "No `default`: Kitaru runs every unnamed tool live (passthrough is the default when you set no policy). Consider a `history` default.",
+        "No `default`: under the Kitaru `--tool-policy` format every unnamed tool runs live (passthrough is the default when you set no policy). Consider a `history` default.",
     });
   } else {
     defaultRule = importRule(json.default, ["default"], issues);
   }
-  const overrides: Record<string, z.infer<typeof ToolRule>> = {};
+  const overrides = overrideMap();
   if (json.tools !== undefined) {
     if (!isPlainObject(json.tools))
       issues.push({ path: ["tools"], code: "invalid", message: "`tools` must map tool names to rules." });
@@ -142,7 +143,7 @@ function exportOnMiss(onMiss: OnMiss | undefined, path: JsonPath, issues: Interc
       path,
       code: "approximated",
       message:
-        "on_miss `pause` (wait for an analyst fixture) does not exist in Kitaru; exported as `fail`, which also stops without executing the tool.",
+        "on_miss `pause` (wait for an analyst fixture) does not exist in the Kitaru `--tool-policy` format; exported as `fail`, which also stops without executing the tool.",
     });
     return "fail";
   }
@@ -162,7 +163,8 @@ function exportRule(rule: z.infer<typeof ToolRule>, path: JsonPath, issues: Inte
         issues.push({
           path: [...path, "approval"],
           code: "not_expressible",
-          message: "Kitaru has no per-call approval: the exported passthrough runs the live tool without asking.",
+          message:
+            "The Kitaru `--tool-policy` format has no per-call approval: the exported passthrough runs the live tool without asking.",
         });
       }
       return { type: "passthrough" };
@@ -190,7 +192,7 @@ function exportRule(rule: z.infer<typeof ToolRule>, path: JsonPath, issues: Inte
         path,
         code: "approximated",
         message:
-          "Kitaru has no `blocked` type; exported as a static rule with no cases and on_miss error_result, which returns a tool error for every call.",
+          "The Kitaru `--tool-policy` format has no `blocked` type; exported as a static rule with no cases and on_miss error_result, which returns a tool error for every call.",
       });
       return { type: "static", cases: [], on_miss: "error_result" };
   }
@@ -299,19 +301,20 @@ export function exportSeed003Policy(policy: Policy): { json: Seed003Policy; issu
     issues.push({
       path: ["tools"],
       code: "approximated",
-      message: `The tool rules are not one of seed 003's levels; exported as \`${tool}\`, the level of the default rule. Per-tool overrides and rule details are not in this form.`,
+      message: `The tool rules are not one of the named tool levels; exported as \`${tool}\`, the level of the default rule. Per-tool overrides and rule details are not in this form.`,
     });
   } else if (tool === "simulated") {
     issues.push({
       path: ["tools", "default"],
       code: "not_expressible",
-      message: "The simulator's model and instructions are not part of seed 003's shape.",
+      message: "The simulator's model and instructions are not part of the policy-levels shape.",
     });
   } else if (tool === "live-readonly") {
     issues.push({
       path: ["tools", "overrides"],
       code: "not_expressible",
-      message: "Which tools run live is not in seed 003's shape; it follows from the tools' declared side effects.",
+      message:
+        "Which tools run live is not in the policy-levels shape; it follows from the tools' declared side effects.",
     });
   }
   for (const key of ["maxTokens", "maxCostUsd", "maxLiveCalls", "probeRuns", "liveModel"] as const) {
@@ -319,7 +322,7 @@ export function exportSeed003Policy(policy: Policy): { json: Seed003Policy; issu
       issues.push({
         path: [key],
         code: "not_expressible",
-        message: `\`${key}\` is not part of seed 003's policy shape.`,
+        message: `\`${key}\` is not part of the policy-levels shape.`,
       });
   }
   const json: Seed003Policy = {

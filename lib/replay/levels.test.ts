@@ -6,7 +6,7 @@ import { cacheKey } from "./canonical";
 import { toolLevelPreset, type Policy, type ToolLevel } from "./policy";
 import type { ReplayResult } from "./replay";
 import type { ToolExecutor } from "./resolve";
-import { requestEdit, modelSeqs, run, sessionOf, toolSteps } from "./test-helpers";
+import { requestEdit, modelSeqs, run, sessionOf, toolSteps } from "./testing";
 
 /** Seed 003's tool levels, each run through the engine on a branch that diverges. */
 const base = sessionOf(

@@ -108,7 +108,7 @@ export function explainHistoryMiss(
   if (call.cacheKey === null) {
     return {
       reason: "no_cache_key",
-      message: `The arguments of this "${call.tool}" call cannot be serialized to canonical JSON (null, absent, NaN, Infinity or a cycle), so it has no cache key and history cannot match it (seed 000).`,
+      message: `The arguments of this "${call.tool}" call cannot be serialized to canonical JSON (null, absent, NaN, Infinity or a cycle), so it has no cache key and history cannot match it.`,
       tool: call.tool,
       cacheKey: null,
       scope,
@@ -128,7 +128,7 @@ export function explainHistoryMiss(
     }));
     return {
       reason: "occurrences_used_up",
-      message: `All ${recorded} recorded occurrence(s) of this identical "${call.tool}" call were already used; a replayed call past the last recorded occurrence is a miss (seed 000).`,
+      message: `All ${recorded} recorded occurrence(s) of this identical "${call.tool}" call were already used; a replayed call past the last recorded occurrence is a miss.`,
       tool: call.tool,
       cacheKey: call.cacheKey,
       scope,

@@ -3,7 +3,7 @@ import type { Message } from "./events";
 import type { HistoryRule } from "./policy";
 import { replay, ReplayInputError, type ModelExecutor } from "./replay";
 import { buildSession } from "./session-builder";
-import { modelSeqs, policyWith, run, sessionOf, toolSteps } from "./test-helpers";
+import { modelSeqs, policyWith, run, sessionOf, toolSteps } from "./testing";
 
 const history: HistoryRule = { type: "history", scope: "baseline", on_miss: "fail" };
 const base = sessionOf(

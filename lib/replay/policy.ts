@@ -31,13 +31,22 @@ export type HistoryScope = z.infer<typeof HistoryScope>;
 export const MatchMode = z.enum(["exact", "subset"]);
 export type MatchMode = z.infer<typeof MatchMode>;
 
-/** A static case. `match_mode` is required (as in Kitaru); a case without `match` matches anything. */
+/** A static case. `match_mode` is required (as in Kitaru); a case without `match` (absent or null) matches anything. */
 export const StaticCase = z.strictObject({
   match_mode: MatchMode,
   match: z.unknown().optional(),
   result: z.unknown(),
 });
 export type StaticCase = z.infer<typeof StaticCase>;
+
+/**
+ * Whether a static case has no match condition: `match` absent or null. The
+ * peer's JSON export writes catch-all cases as `"match": null` and its code
+ * treats null like an absent key, so null means "matches anything" here too.
+ */
+export function isCatchAllCase(c: Pick<StaticCase, "match">): boolean {
+  return c.match === undefined || c.match === null;
+}
 
 export const HistoryRule = z.strictObject({
   type: z.literal("history"),
@@ -93,9 +102,49 @@ export const ToolRule = z.discriminatedUnion("type", [
 export type ToolRule = z.infer<typeof ToolRule>;
 export type ToolRuleType = ToolRule["type"];
 
+/** A tool name → rule map. Null-prototype, so every own key is a tool name, `__proto__` included. */
+export type ToolOverrides = Record<string, ToolRule>;
+
+/** A fresh override map with no prototype: `map["__proto__"] = rule` stores a tool, never a prototype. */
+export function overrideMap(entries: Iterable<readonly [string, ToolRule]> = []): ToolOverrides {
+  const map = Object.create(null) as ToolOverrides;
+  for (const [name, rule] of entries) map[name] = rule;
+  return map;
+}
+
+/** The JSON Schema shape of an override map (zod's record parser is not used: it drops a `__proto__` key). */
+const OverridesShape = z.record(z.string().min(1), ToolRule);
+
+/**
+ * Override maps keep every own key. zod's record parser silently skips a
+ * `__proto__` key (and assigning one to a plain object would set its
+ * prototype), so a tool named `__proto__` would vanish and the default rule
+ * answer instead. This parses each own enumerable key itself into a
+ * null-prototype object, reporting issues at `[name, ...]` as the record did.
+ */
+const Overrides = z.preprocess(
+  (input, ctx) => {
+    if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
+    const out = overrideMap();
+    for (const name of Object.keys(input)) {
+      if (name.length === 0) {
+        ctx.addIssue({ code: "custom", message: "A tool name must not be empty.", path: [name], input });
+        continue;
+      }
+      const parsed = ToolRule.safeParse((input as Record<string, unknown>)[name]);
+      if (parsed.success) out[name] = parsed.data;
+      else for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [name, ...issue.path] });
+    }
+    return out;
+  },
+  z.custom<ToolOverrides>((value) => value !== null && typeof value === "object" && !Array.isArray(value), {
+    message: "`overrides` must map tool names to rules.",
+  }),
+);
+
 export const ToolsPolicy = z.strictObject({
   default: ToolRule,
-  overrides: z.record(z.string().min(1), ToolRule).optional(),
+  overrides: Overrides.optional(),
 });
 export type ToolsPolicy = z.infer<typeof ToolsPolicy>;
 
@@ -119,7 +168,8 @@ export type Policy = z.infer<typeof Policy>;
 
 /** The policy document as JSON Schema (draft 2020-12), for editors and the HTTP API. */
 export function policyJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(Policy, { target: "draft-2020-12", io: "input" });
+  const shape = Policy.extend({ tools: ToolsPolicy.extend({ overrides: OverridesShape.optional() }) });
+  return z.toJSONSchema(shape, { target: "draft-2020-12", io: "input" });
 }
 
 /** Content hash of a policy version: sha256 of its RFC 8785 canonical form. Same document, same hash. */
@@ -204,7 +254,7 @@ export function toolLevelPreset(level: ToolLevel, options: PresetOptions = {}): 
         },
       };
     case "live-readonly": {
-      const overrides: Record<string, ToolRule> = {};
+      const overrides = overrideMap();
       for (const tool of options.knownTools ?? []) {
         if (isReadOnly(tool.sideEffect)) overrides[tool.name] = { type: "passthrough" };
       }

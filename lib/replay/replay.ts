@@ -5,12 +5,12 @@ import type { EventError, Message, SessionEvent, Usage } from "./events";
 import { deepEqual } from "./json";
 import { LogIndex, type ApprovalEntry, type BranchLogEntry, type FixtureEntry } from "./log";
 import type { MissExplanation } from "./miss";
-import { Policy, policyHash, ruleFor, type KnownTool, type SideEffect, type ToolRule } from "./policy";
+import { Policy, policyHash, type KnownTool } from "./policy";
+import { toolResolverFor } from "./resolver";
 import {
-  resolveToolCall,
+  type HistoryCohort,
   type HistoryLookup,
   type StepSource,
-  type ToolCall,
   type ToolExecutor,
   type ToolOutcome,
   type ToolSimulator,
@@ -52,21 +52,41 @@ export interface ReplayInput {
   /** The branch's own append-only log: fixtures, live results, approvals. Read first. */
   log?: readonly BranchLogEntry[];
   executors?: { model?: ModelExecutor; tool?: ToolExecutor; simulator?: ToolSimulator };
-  /** Answers `cohort_version` and `agent` scopes (see `HistoryLookup`). */
+  /** Candidates for `cohort_version` and `agent` scopes (see `HistoryLookup`); the engine picks among them. */
   historyLookup?: HistoryLookup;
+  /** The experiment's cohort, for `cohort_version` history. */
+  cohort?: HistoryCohort | null;
   /** Side-effect class per tool; anything not listed is `unknown` (not read-only). */
   tools?: readonly KnownTool[];
   adapter?: Adapter;
   providerFixtures?: readonly ProviderFixture[];
   /** Clock for new log entries; without one their `at` is null (the engine does no I/O). */
   now?: () => string;
+  /**
+   * Called at step boundaries (before each model step, and once at the end):
+   * `done` = base events the branch has covered so far, `total` = base event count.
+   */
+  onProgress?: (p: { done: number; total: number }) => void;
+  /**
+   * Checked at step boundaries (before each model step and each tool call).
+   * When it answers true the replay ends with status `cancelled`: the steps so
+   * far are kept and the branch is `non_comparable`.
+   */
+  isCancelled?: () => boolean | Promise<boolean>;
 }
 
 // ---------------------------------------------------------------------------
 // Outputs
 
 export type ReplayStatus =
-  "completed" | "paused" | "awaiting_approval" | "failed" | "stopped_on_divergence" | "budget_exhausted" | "blocked";
+  | "completed"
+  | "paused"
+  | "awaiting_approval"
+  | "failed"
+  | "stopped_on_divergence"
+  | "budget_exhausted"
+  | "blocked"
+  | "cancelled";
 
 export type Comparability = "exact" | "aligned" | "diverged_but_comparable" | "non_comparable";
 export type EvidenceStrength = "recorded" | "controlled" | "simulated" | "live" | "drifting";
@@ -226,7 +246,7 @@ export function prepareReplay(input: ReplayInput): { policy: Policy; plan: EditP
   if (live && !input.executors?.model) {
     throw new ReplayInputError(
       "model_executor_missing",
-      `Model policy "${policy.model}" runs a live model, and no model executor was given (seed 003: the local engine fails fast on live policies unless an explicit executor is provided).`,
+      `Model policy "${policy.model}" runs a live model, and no model executor was given: live model policies fail fast unless an executor is set up.`,
     );
   }
   if (policy.model === "provider-fixture" && !input.providerFixtures) {
@@ -265,12 +285,9 @@ interface ModelOutcome {
 export async function replay(input: ReplayInput): Promise<ReplayResult> {
   const { policy, plan, base } = prepareReplay(input);
   const log = new LogIndex(input.log ?? []);
-  const sideEffects = new Map<string, SideEffect>((input.tools ?? []).map((t) => [t.name, t.sideEffect]));
   const now = () => (input.now ? input.now() : null);
 
   const steps: ReplayStep[] = [];
-  const counters = new Map<string, number>();
-  const branchOccurrence = new Map<string, number>();
   const liveCalls: LiveCallRecord[] = [];
   const probes: ProbeReport[] = [];
   const inputDriftReport: Evidence["inputDrift"] = [];
@@ -290,29 +307,28 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
   let structureDiverged = false;
   let prevMessages: Message[] = [];
   let prevOutput: Message | null = null;
-  let toolMessagesSince: Message[] = [];
+  // Messages since the last model step: user messages, and tool steps whose message is built only when needed.
+  let toolMessagesSince: (Message | ReplayStep)[] = [];
 
-  const env = {
+  const liveAllowed = () => policy.maxLiveCalls === undefined || liveExecutions < policy.maxLiveCalls;
+  const historyLookup = input.historyLookup;
+  const resolver = toolResolverFor(
+    policy,
     base,
-    counters,
-    log,
-    ...(input.adapter ? { adapter: input.adapter } : {}),
-    sideEffectOf: (tool: string): SideEffect => sideEffects.get(tool) ?? "unknown",
-    ...(input.historyLookup
-      ? {
-          historyLookup: (
-            (lookup) => (query: Parameters<HistoryLookup>[0]) =>
-              guarded("history lookup", () => lookup(query))
-          )(input.historyLookup),
-        }
-      : {}),
-    run: {
-      ...(input.executors?.tool ? { toolExecutor: input.executors.tool } : {}),
-      ...(input.executors?.simulator ? { simulator: input.executors.simulator } : {}),
-      liveAllowed: () => policy.maxLiveCalls === undefined || liveExecutions < policy.maxLiveCalls,
-      now,
+    historyLookup ? (query) => guarded("history lookup", () => historyLookup(query)) : null,
+    {
+      log,
+      ...(input.tools ? { tools: input.tools } : {}),
+      ...(input.adapter ? { adapter: input.adapter } : {}),
+      ...(input.cohort ? { cohort: input.cohort } : {}),
+      run: {
+        ...(input.executors?.tool ? { toolExecutor: input.executors.tool } : {}),
+        ...(input.executors?.simulator ? { simulator: input.executors.simulator } : {}),
+        liveAllowed,
+        now,
+      },
     },
-  };
+  );
 
   const orphanCallsById = new Map<string, SessionEvent>();
   const claimedOrphans = new Set<number>();
@@ -322,7 +338,6 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     if (typeof id === "string" && !orphanCallsById.has(id)) orphanCallsById.set(id, e);
   }
 
-  const ruleByTool = new Map<string, ToolRule>();
   let budgetSteps = 0;
   // A live model can loop forever; without maxSteps the branch is still bounded.
   const implicitCap = policy.maxSteps ?? input.base.length * 4 + 1000;
@@ -339,8 +354,27 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     status = s;
     stop = { code, message, step: steps.length, miss: null, ...extra };
   };
+  // Progress: how far into the base run the branch has come (base events up to the furthest aligned one).
+  let furthestBaseSeq = -1;
+  const reportProgress = (final: boolean) => {
+    if (!input.onProgress) return;
+    const total = base.events.length;
+    const done = final && status === "completed" ? total : baseEventsUpTo(base.events, furthestBaseSeq);
+    input.onProgress({ done, total });
+  };
+  /** True when the caller asked to cancel; then the branch halts as `cancelled`. */
+  const cancellable = input.isCancelled !== undefined;
+  const cancelRequested = async (where: string): Promise<boolean> => {
+    if (!input.isCancelled) return false;
+    const answer = input.isCancelled();
+    const cancelled = answer instanceof Promise ? await guarded("cancellation check", () => answer) : answer;
+    if (cancelled !== true) return false;
+    halt("cancelled", "cancelled", `The replay was cancelled ${where}; the ${steps.length} steps before it are kept.`);
+    return true;
+  };
   const emit = (step: ReplayStep): boolean => {
     steps.push(step);
+    if (step.baseSeq !== null && step.baseSeq > furthestBaseSeq) furthestBaseSeq = step.baseSeq;
     if (!step.equalsBase && !structureDiverged) {
       const aligned = step.baseSeq === null ? undefined : base.bySeq.get(step.baseSeq);
       structureDiverged = aligned === undefined || signatureOf(aligned) !== signatureOf(step);
@@ -400,7 +434,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       return { messages, drift: [...drift] };
     }
     // Past the record, or after the branch took another path: the conversation so far.
-    const messages = [...prevMessages, ...(prevOutput ? [prevOutput] : []), ...toolMessagesSince];
+    const messages = [...prevMessages, ...(prevOutput ? [prevOutput] : []), ...toolMessagesSince.map(asMessage)];
     if (systemPrompt !== null) {
       const value = systemPrompt.value;
       for (let k = 0; k < messages.length; k++)
@@ -529,7 +563,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
             approval: null,
           });
         } else {
-          if (!env.run.liveAllowed()) {
+          if (!liveAllowed()) {
             halt(
               "budget_exhausted",
               "budget_live_calls",
@@ -704,6 +738,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
 
   try {
     for (let i = 0; status === "completed" && !finished; i++) {
+      reportProgress(false);
+      if (await cancelRequested(`before model step ${i}`)) break;
       const recorded = base.modelSteps[i] ?? null;
       if (i > 0 && recorded) {
         let ok = true;
@@ -809,6 +845,10 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
 
       let stopped = false;
       for (const { request, baseEvent } of ordered) {
+        if (cancellable && (await cancelRequested(`before the "${request.name}" call`))) {
+          stopped = true;
+          break;
+        }
         const budgetNow = overBudget();
         if (budgetNow) {
           halt("budget_exhausted", "budget", `${budgetNow} before the "${request.name}" call.`);
@@ -818,17 +858,16 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
         const editedArgs = baseEvent && plan.toolArgs.has(baseEvent.seq);
         const args = editedArgs ? plan.toolArgs.get(baseEvent.seq) : request.args;
         const key = cacheKey(request.name, args);
-        const call: ToolCall = { tool: request.name, callId: request.id, args, cacheKey: key, step: steps.length };
-        let rule = ruleByTool.get(request.name);
-        if (!rule) ruleByTool.set(request.name, (rule = ruleFor(policy.tools, request.name).rule));
+        const call = { tool: request.name, callId: request.id, args, cacheKey: key, step: steps.length };
+        const rule = resolver.ruleFor(request.name).rule;
         const edits = baseEvent ? editsAt(plan, baseEvent.seq, ["replace_tool_args", "replace_tool_result"]) : [];
 
         let outcome: ToolOutcome;
         if (baseEvent && plan.toolResult.has(baseEvent.seq)) {
           // The analyst's result stands in; identical later calls still get their own recordings.
           if (key !== null && rule.type === "history" && rule.scope === "baseline") {
-            const used = counters.get(key) ?? 0;
-            if ((base.finishedByKey.get(key)?.length ?? 0) > used) counters.set(key, used + 1);
+            const state = resolver.occurrence(key);
+            if ((state.recordings?.length ?? 0) > state.used) state.used++;
           }
           outcome = {
             type: "answer",
@@ -838,22 +877,22 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
             miss: null,
           };
         } else {
-          const resolved = resolveToolCall(rule, call, env);
+          const resolved = resolver.resolve(call);
           outcome = resolved instanceof Promise ? await resolved : resolved;
         }
 
         const sameCall =
           baseEvent !== null && key !== null && key === baseEvent.cacheKey && baseEvent.name === request.name;
-        const stopCall = {
+        const stopCall = (): NonNullable<ReplayStop["call"]> => ({
           tool: call.tool,
           callId: call.callId,
           args: call.args,
           cacheKey: key,
           baseSeq: baseEvent?.seq ?? null,
-        };
+        });
         if (outcome.type === "stop") {
           halt(outcome.code === "budget_live_calls" ? "budget_exhausted" : "failed", outcome.code, outcome.message, {
-            call: stopCall,
+            call: stopCall(),
             miss: outcome.miss,
           });
           stopped = true;
@@ -865,13 +904,13 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
           status = outcome.type === "pause" ? "paused" : "awaiting_approval";
           pending = {
             waitingFor: outcome.type === "pause" ? "fixture" : "approval",
-            ...stopCall,
+            ...stopCall(),
             step: steps.length,
             miss,
             prefill: closest ? { seq: closest.seq, output: closest.output, error: closest.error } : null,
             message: outcome.type === "pause" ? `Waiting for a fixture: ${miss?.message ?? ""}` : outcome.message,
           };
-          stop = { code: status, message: pending.message, step: steps.length, call: stopCall, miss };
+          stop = { code: status, message: pending.message, step: steps.length, call: stopCall(), miss };
           stopped = true;
           break;
         }
@@ -880,10 +919,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
         budgetSteps++;
         const failed = outcome.error !== null;
         let occurrence: number | null = null;
-        if (key !== null) {
-          occurrence = branchOccurrence.get(key) ?? 0;
-          branchOccurrence.set(key, occurrence + 1);
-        }
+        if (key !== null) occurrence = resolver.occurrence(key).branch++;
         const fromRecording = outcome.recorded;
         const input =
           sameCall && baseEvent && request.id === asRecord(baseEvent.input).callId
@@ -930,14 +966,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
             approval: outcome.approval ? pickApproval(outcome.approval) : null,
           });
         }
-        const toolMessage: Message = {
-          role: "tool",
-          toolCallId: request.id,
-          name: request.name,
-          content: failed ? { error: outcome.error } : outcome.output,
-        };
-        toolMessagesSince.push(toolMessage);
-        if (!equalsBase) changedToolResults.set(request.id, toolMessage);
+        toolMessagesSince.push(step);
+        if (!equalsBase) changedToolResults.set(request.id, toolMessageOf(step));
         if (!emit(step)) {
           stopped = true;
           break;
@@ -984,6 +1014,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       );
     }
   }
+
+  reportProgress(true);
 
   const fixturesUsed: Evidence["fixturesUsed"] = [];
   const fixtureById = new Map<string, FixtureEntry>();
@@ -1059,8 +1091,37 @@ export function comparabilityOf(
   return "diverged_but_comparable";
 }
 
+/** How many base events (sorted by seq) have a seq ≤ `seq`. */
+function baseEventsUpTo(events: readonly SessionEvent[], seq: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (events[mid]!.seq <= seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The tool message a tool step puts in the conversation. */
+function toolMessageOf(step: ReplayStep): Message {
+  return {
+    role: "tool",
+    toolCallId: (step.input as { callId: string }).callId,
+    name: step.name,
+    content: step.error !== null ? { error: step.error } : step.output,
+  };
+}
+
+function asMessage(entry: Message | ReplayStep): Message {
+  return "role" in entry ? entry : toolMessageOf(entry);
+}
+
+/** Shared by every step without edits (no new empty array per step); never mutated. */
+const NO_EDITS: EditOp[] = Object.freeze([]) as unknown as EditOp[];
+
 function editsAt(plan: EditPlan, seq: number, ops: EditOp[]): EditOp[] {
-  if (plan.all.length === 0) return [];
+  if (plan.all.length === 0) return NO_EDITS;
   return plan.all.filter((e) => e.seq === seq && ops.includes(e.op)).map((e) => e.op);
 }
 

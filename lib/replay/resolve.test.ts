@@ -3,8 +3,8 @@ import { cacheKey } from "./canonical";
 import type { FixtureEntry } from "./log";
 import type { HistoryRule, ToolRule } from "./policy";
 import { replay, ReplayInputError } from "./replay";
-import type { HistoryLookup, ToolExecutor } from "./resolve";
-import { modelSeqs, policyWith, requestEdit, run, sessionOf, toolSteps } from "./test-helpers";
+import type { HistoryCandidate, HistoryLookup, ToolExecutor } from "./resolve";
+import { modelSeqs, policyWith, requestEdit, run, sessionOf, toolSteps } from "./testing";
 
 const history = (on_miss: HistoryRule["on_miss"] = "fail", scope: HistoryRule["scope"] = "baseline"): ToolRule => ({
   type: "history",
@@ -146,13 +146,23 @@ describe("seed 000 · scopes cohort_version and agent", () => {
     [{ name: "rate", args: { cur: "EUR" }, result: "base-2" }],
   );
 
+  const candidate = (over: Partial<HistoryCandidate>): HistoryCandidate => ({
+    sessionId: "s",
+    seq: 1,
+    output: "x",
+    status: "completed",
+    isReplay: false,
+    agentVersionId: "v1",
+    recordedAt: "2026-01-01T00:00:00.000Z",
+    ...over,
+  });
+
   it("the newest completed matching recording answers every call (no occurrences)", async () => {
-    const lookup = vi.fn<HistoryLookup>(async () => ({
-      sessionId: "s-newest",
-      seq: 9,
-      output: "newest",
-      status: "completed",
-    }));
+    const lookup = vi.fn<HistoryLookup>(async () => [
+      candidate({ sessionId: "s-old", output: "old", recordedAt: "2026-01-01T00:00:00.000Z" }),
+      candidate({ sessionId: "s-newest", seq: 9, output: "newest", recordedAt: "2026-03-01T00:00:00.000Z" }),
+      candidate({ sessionId: "s-mid", output: "mid", recordedAt: "2026-02-01T00:00:00.000Z" }),
+    ]);
     const r = await run(base, policyWith(history("fail", "agent")), { historyLookup: lookup });
     expect(toolSteps(r).map((s) => s.output)).toEqual(["newest", "newest"]);
     expect(lookup).toHaveBeenCalledTimes(2);
@@ -163,22 +173,49 @@ describe("seed 000 · scopes cohort_version and agent", () => {
     });
   });
 
-  it("lookups without an occurrence consider completed calls only: a failed-only history is a miss and follows on_miss", async () => {
-    const lookup: HistoryLookup = async () => null;
-    const r = await run(base, policyWith(history("error_result", "cohort_version")), { historyLookup: lookup });
-    expect(toolSteps(r)[0]).toMatchObject({ source: "error_result" });
-    expect(toolSteps(r)[0]!.miss?.reason).toBe("no_completed_match_in_scope");
+  it("the engine skips failed and unfinished calls and replay sessions, whatever the lookup returns", async () => {
+    const lookup: HistoryLookup = async () => [
+      candidate({ sessionId: "failed", output: "F", status: "failed", recordedAt: "2026-05-01T00:00:00.000Z" }),
+      candidate({ sessionId: "open", output: "I", status: "incomplete", recordedAt: "2026-05-01T00:00:00.000Z" }),
+      candidate({ sessionId: "replay", output: "R", isReplay: true, recordedAt: "2026-05-01T00:00:00.000Z" }),
+      candidate({ sessionId: "real", output: "real", recordedAt: "2026-01-01T00:00:00.000Z" }),
+    ];
+    const r = await run(base, policyWith(history("fail", "agent")), { historyLookup: lookup });
+    expect(toolSteps(r)[0]).toMatchObject({ source: "recorded", output: "real" });
   });
 
-  it("a failed match returned by a lookup is still treated as a miss", async () => {
-    const lookup = (async () => ({
-      sessionId: "s",
-      seq: 1,
-      output: null,
-      status: "failed",
-    })) as unknown as HistoryLookup;
-    const r = await run(base, policyWith(history("error_result", "agent")), { historyLookup: lookup });
-    expect(toolSteps(r)[0]!.source).toBe("error_result");
+  it("cohort_version counts only the cohort's members (agent version, chosen sessions); without a cohort it misses", async () => {
+    const lookup: HistoryLookup = async () => [
+      candidate({
+        sessionId: "other-version",
+        output: "V2",
+        agentVersionId: "v2",
+        recordedAt: "2026-05-01T00:00:00.000Z",
+      }),
+      candidate({ sessionId: "not-chosen", output: "N", recordedAt: "2026-04-01T00:00:00.000Z" }),
+      candidate({ sessionId: "member", output: "M", recordedAt: "2026-01-01T00:00:00.000Z" }),
+    ];
+    const policy = policyWith(history("error_result", "cohort_version"));
+    const inVersion = await run(base, policy, { historyLookup: lookup, cohort: { agentVersionId: "v1" } });
+    expect(toolSteps(inVersion)[0]).toMatchObject({ source: "recorded", output: "N" });
+    const chosen = await run(base, policy, {
+      historyLookup: lookup,
+      cohort: { agentVersionId: "v1", sessionIds: ["member"] },
+    });
+    expect(toolSteps(chosen)[0]).toMatchObject({ source: "recorded", output: "M" });
+    const none = await run(base, policy, { historyLookup: lookup });
+    expect(toolSteps(none)[0]).toMatchObject({ source: "error_result" });
+    expect(toolSteps(none)[0]!.miss?.reason).toBe("no_completed_match_in_scope");
+  });
+
+  it("lookups without an occurrence consider completed calls only: a failed-only history is a miss and follows on_miss", async () => {
+    const lookup: HistoryLookup = async () => [candidate({ status: "failed" })];
+    const r = await run(base, policyWith(history("error_result", "cohort_version")), {
+      historyLookup: lookup,
+      cohort: { agentVersionId: "v1" },
+    });
+    expect(toolSteps(r)[0]).toMatchObject({ source: "error_result" });
+    expect(toolSteps(r)[0]!.miss?.reason).toBe("no_completed_match_in_scope");
   });
 
   it("a wider scope without a history lookup is rejected before the replay starts", async () => {

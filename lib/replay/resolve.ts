@@ -1,10 +1,11 @@
 import type { BaseIndex } from "./base-index";
-import type { EventError, SessionEvent, Usage } from "./events";
+import type { EventError, EventStatus, SessionEvent, Usage } from "./events";
 import { deepEqual, isPlainObject } from "./json";
 import type { ApprovalEntry, FixtureEntry, LogIndex } from "./log";
 import { explainFixtureMiss, explainHistoryMiss, explainStaticMiss, type MissExplanation } from "./miss";
 import {
   effectiveOnMiss,
+  isCatchAllCase,
   isReadOnly,
   type HistoryRule,
   type LlmRule,
@@ -34,27 +35,81 @@ export type ToolSimulator = (
   call: ToolCall & { model: string; instructions: string | undefined },
 ) => Promise<ToolAnswer & { durationMs?: number }>;
 
-/** A completed recording found outside the base session. */
+/** The completed recording outside the base session that answered a call (cohort_version or agent scope). */
 export interface HistoryMatch {
   sessionId: string;
   seq: number;
   output: unknown;
-  /** Lookups return completed calls only; anything else is treated as a miss. */
   status: "completed";
 }
 
+/** A recorded call with the same tool and cache key, somewhere in the agent's history. */
+export interface HistoryCandidate {
+  sessionId: string;
+  seq: number;
+  output: unknown;
+  status: EventStatus;
+  /** Whether its session is itself a replay (replays never answer history). */
+  isReplay: boolean;
+  /** The agent version that recorded its session, for cohort membership. */
+  agentVersionId: string | null;
+  /** When its session was recorded (ISO 8601); the newest answers. */
+  recordedAt: string | null;
+}
+
 /**
- * Looks up the newest completed recording with this cache key in a wider
- * scope. It is the lookup's job to search only the right sessions:
- * `cohort_version` = the experiment's cohort; `agent` = the agent's sessions,
- * excluding sessions that are themselves replays; both newest first, completed only.
+ * Returns the recorded calls with this tool name and cache key that the
+ * scope could draw on (`agent`: the agent's sessions; `cohort_version`: the
+ * cohort's agent version), in any order. The engine applies the scope's
+ * meaning itself (see `pickHistoryMatch`): completed calls only, replay
+ * sessions excluded, cohort membership, newest first.
  */
 export type HistoryLookup = (query: {
   scope: "cohort_version" | "agent";
   tool: string;
   cacheKey: string;
   args: unknown;
-}) => Promise<HistoryMatch | null>;
+}) => Promise<readonly HistoryCandidate[]>;
+
+/** The experiment's cohort: the agent version it runs over, optionally narrowed to chosen sessions. */
+export interface HistoryCohort {
+  agentVersionId: string;
+  sessionIds?: readonly string[];
+}
+
+/**
+ * The scope semantics of seed 000's wider history, in one place: among the
+ * candidates, only completed calls of sessions that are not replays (and, for
+ * `cohort_version`, that belong to the cohort) count, and the newest answers
+ * (latest `recordedAt`, then the later call in the session).
+ */
+export function pickHistoryMatch(
+  scope: "cohort_version" | "agent",
+  candidates: readonly HistoryCandidate[],
+  cohort: HistoryCohort | null,
+): HistoryMatch | null {
+  if (scope === "cohort_version" && !cohort) return null;
+  const members = cohort?.sessionIds ? new Set(cohort.sessionIds) : null;
+  let best: HistoryCandidate | null = null;
+  for (const c of candidates) {
+    if (c.status !== "completed" || c.isReplay) continue;
+    if (
+      scope === "cohort_version" &&
+      (c.agentVersionId !== cohort!.agentVersionId || (members && !members.has(c.sessionId)))
+    )
+      continue;
+    if (best === null || newer(c, best)) best = c;
+  }
+  return best ? { sessionId: best.sessionId, seq: best.seq, output: best.output, status: "completed" } : null;
+}
+
+function newer(a: HistoryCandidate, b: HistoryCandidate): boolean {
+  const at = a.recordedAt ?? "";
+  const bt = b.recordedAt ?? "";
+  if (at !== bt) return at > bt;
+  if (a.sessionId !== b.sessionId) return a.sessionId > b.sessionId;
+  return a.seq > b.seq;
+}
 
 export type StepSource =
   "recorded" | "static" | "fixture" | "provider_fixture" | "live" | "llm" | "error_result" | "blocked" | "edit";
@@ -82,14 +137,37 @@ export type ToolOutcome =
 export type StopCode =
   "tool_miss_fail" | "langgraph_null_result" | "tool_executor_missing" | "simulator_missing" | "budget_live_calls";
 
+/** Per cache key: the base's finished recordings, how many baseline history consumed, how many calls the branch made. */
+export interface KeyState {
+  readonly recordings: readonly SessionEvent[] | undefined;
+  used: number;
+  branch: number;
+}
+
+/** Occurrence state per cache key: one map lookup per call instead of one per counter. */
+export class KeyStates {
+  private readonly map = new Map<string, KeyState>();
+  constructor(private readonly base: BaseIndex) {}
+  of(key: string): KeyState {
+    let state = this.map.get(key);
+    if (state === undefined) {
+      state = { recordings: this.base.finishedByKey.get(key), used: 0, branch: 0 };
+      this.map.set(key, state);
+    }
+    return state;
+  }
+}
+
 export interface ResolveEnv {
   base: BaseIndex;
-  /** Baseline consumption per cache key (mutated). */
-  counters: Map<string, number>;
+  /** Occurrence state per cache key (mutated). */
+  keys: KeyStates;
   log: LogIndex;
   adapter?: Adapter;
   sideEffectOf: (tool: string) => SideEffect;
   historyLookup?: HistoryLookup;
+  /** Who belongs to the cohort, for `cohort_version` history. */
+  cohort?: HistoryCohort | null;
   /** Present in a replay; absent when only explaining, which then reports `needs_live`. */
   run?: {
     toolExecutor?: ToolExecutor;
@@ -100,9 +178,9 @@ export interface ResolveEnv {
   };
 }
 
-/** Static matching (DESIGN §3 / Kitaru): first matching case wins. */
+/** Static matching (DESIGN §3 / Kitaru): first matching case wins; a case without a condition matches anything. */
 export function staticCaseMatches(c: StaticCase, args: unknown): boolean {
-  if (c.match === undefined) return true;
+  if (isCatchAllCase(c)) return true;
   if (c.match_mode === "exact") return deepEqual(args, c.match);
   if (!isPlainObject(c.match) || !isPlainObject(args)) return false;
   for (const key of Object.keys(c.match)) {
@@ -166,12 +244,11 @@ function applyRule(rule: ToolRule, call: ToolCall, env: ResolveEnv): MaybePromis
 /** Baseline scope: identical calls consume the recorded occurrences in invocation order. */
 function resolveBaseline(call: ToolCall, env: ResolveEnv): RuleResult {
   if (call.cacheKey === null) return { type: "miss", miss: explainHistoryMiss(env.base, call, "baseline", 0) };
-  const recordings = env.base.finishedByKey.get(call.cacheKey);
-  const used = env.counters.get(call.cacheKey) ?? 0;
-  const recording = recordings?.[used];
+  const state = env.keys.of(call.cacheKey);
+  const recording = state.recordings?.[state.used];
   // A miss does not advance the count; a hit, failed or not, occupies its occurrence.
-  if (!recording) return { type: "miss", miss: explainHistoryMiss(env.base, call, "baseline", used) };
-  env.counters.set(call.cacheKey, used + 1);
+  if (!recording) return { type: "miss", miss: explainHistoryMiss(env.base, call, "baseline", state.used) };
+  state.used++;
   if (recording.status === "failed") {
     return {
       type: "answer",
@@ -198,8 +275,9 @@ async function resolveWider(rule: HistoryRule, call: ToolCall, env: ResolveEnv):
     };
   }
   const scope = rule.scope === "agent" ? "agent" : "cohort_version";
-  const match = await env.historyLookup({ scope, tool: call.tool, cacheKey: call.cacheKey, args: call.args });
-  if (!match || match.status !== "completed") {
+  const candidates = await env.historyLookup({ scope, tool: call.tool, cacheKey: call.cacheKey, args: call.args });
+  const match = pickHistoryMatch(scope, candidates, env.cohort ?? null);
+  if (!match) {
     return { type: "miss", miss: explainHistoryMiss(env.base, call, rule.scope, 0) };
   }
   if (match.output === null && env.adapter === "langgraph") return langgraphNull(call);
@@ -210,7 +288,7 @@ function langgraphNull(call: ToolCall): RuleResult {
   return {
     type: "stop",
     code: "langgraph_null_result",
-    message: `The matched "${call.tool}" recording completed with a null result; LangGraph requires a recorded ToolMessage or Command envelope and fails closed for null or malformed completed results (seed 000).`,
+    message: `The matched "${call.tool}" recording completed with a null result; LangGraph requires a recorded ToolMessage or Command envelope and fails closed for null or malformed completed results.`,
     miss: null,
   };
 }

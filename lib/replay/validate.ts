@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { JsonPath } from "./json";
-import { effectiveOnMiss, isReadOnly, KnownTool, Policy, type ToolRule } from "./policy";
+import { effectiveOnMiss, isCatchAllCase, isReadOnly, KnownTool, Policy, type ToolRule } from "./policy";
 
 export const Adapter = z.enum(["pydantic-ai", "langgraph", "openai-agents", "mastra", "vercel-ai-sdk", "generic"]);
 export type Adapter = z.infer<typeof Adapter>;
@@ -50,25 +50,24 @@ export type PolicyValidation =
   | { ok: true; policy: Policy; errors: []; warnings: PolicyIssue[] }
   | { ok: false; policy: Policy | null; errors: PolicyIssue[]; warnings: PolicyIssue[] };
 
-/** Seed sentences quoted in messages, so the editor shows the rule itself. */
+/** The seeds' sentences (seed 000, seed 003, DESIGN §3) as messages, so the editor shows the rule itself. */
 const SEED = {
   openaiAgents:
-    'Seed 000: "The OpenAI Agents adapter does not support a `history` default. Keep its default as `passthrough` and add a named `history` override for each direct function tool you want to replay."',
+    "The OpenAI Agents adapter does not support a `history` default. Keep its default as `passthrough` and add a named `history` override for each direct function tool you want to replay.",
   llmRejected:
-    'Seed 000: "The API accepts and stores the `llm` policy, but the PydanticAI, Mastra, and Vercel AI SDK adapters do not support it. Those adapters reject the policy before executing the configured tool. Use `static` when you need to provide a simulated result."',
-  llmElsewhere: 'Seed 000: "Check the relevant adapter page before relying on `llm` elsewhere."',
+    "The API accepts and stores the `llm` policy, but the PydanticAI, Mastra, and Vercel AI SDK adapters do not support it. Those adapters reject the policy before executing the configured tool. Use `static` when you need to provide a simulated result.",
+  llmElsewhere: "Check the relevant adapter page before relying on `llm` elsewhere.",
   capability:
-    'Seed 000: "Anything beyond passthrough needs a runtime that can intercept tool calls. A replay or experiment run with a non-passthrough policy is rejected when the agent version does not declare the tool_policies runtime capability."',
-  cohort:
-    'Seed 000: "cohort_version: Any session in the experiment\'s cohort. This scope is valid only inside experiments."',
+    "Anything beyond passthrough needs a runtime that can intercept tool calls. A replay or experiment run with a non-passthrough policy is rejected when the agent version does not declare the tool_policies runtime capability.",
+  cohort: "cohort_version: Any session in the experiment's cohort. This scope is valid only inside experiments.",
   langgraph:
-    'Seed 000: "A completed history match replays its result, including null, except in LangGraph: it requires a recorded ToolMessage or Command envelope and fails closed for null or malformed completed results."',
+    "A completed history match replays its result, including null, except in LangGraph: it requires a recorded ToolMessage or Command envelope and fails closed for null or malformed completed results.",
   crossAdapter:
-    'Seed 000: "History matching is guaranteed only within the same adapter implementation. Different frameworks can apply schema defaults, coercion, or serialization differently, which changes the cache key even when a tool call looks equivalent."',
+    "History matching is guaranteed only within the same adapter implementation. Different frameworks can apply schema defaults, coercion, or serialization differently, which changes the cache key even when a tool call looks equivalent.",
   passthroughMiss:
-    'Seed 000: "passthrough: execute the live tool. Use this only when repeating the call is safe." Only tools declared `none` or `read` are read-only.',
+    "passthrough: execute the live tool. Use this only when repeating the call is safe. Only tools declared `none` or `read` are read-only.",
   approval:
-    'DESIGN §3: "tools not declared read-only require `per_call`" (seed 003 `live-explicit`: "Allow live side-effecting tools with explicit approval. Treat as high risk.")',
+    'A tool not declared read-only runs live only with `approval: "per_call"`: live side effects need an explicit approval each time and are high risk.',
   overrides:
     "The agent version does not declare the `overrides` runtime capability, so model settings cannot be overridden.",
 } as const;
@@ -154,13 +153,13 @@ function policyCaveats(policy: Policy, context: z.output<typeof ValidationContex
       }
     }
     if (rule.type === "static") {
-      const catchAll = rule.cases.findIndex((c) => c.match === undefined);
+      const catchAll = rule.cases.findIndex(isCatchAllCase);
       if (catchAll >= 0 && catchAll < rule.cases.length - 1) {
         add(
           "static_case_unreachable",
           "warning",
           [...path, "cases", catchAll + 1],
-          `Case ${catchAll} has no \`match\` and matches anything, so the cases after it never answer (the first case that matches wins).`,
+          `Case ${catchAll} has no \`match\` (absent or null) and matches anything, so the cases after it never answer (the first case that matches wins).`,
         );
       }
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { cell, exportFileName, fence, reportToJson, reportToMarkdown, type ReportDocument } from "./export";
 import { ReportSections } from "./sections";
 import { buildReportSnapshot } from "./snapshot";
-import { demoSource, FIXTURE_POLICY, refundFixture } from "./test-source";
+import { demoSource, FIXTURE_POLICY, refundFixture } from "./testing";
 
 async function demoReport(): Promise<ReportDocument> {
   const source = await demoSource({ policy: FIXTURE_POLICY, log: [refundFixture("refund pending")] });

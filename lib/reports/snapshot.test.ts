@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { policyHash } from "@/lib/replay";
 import { buildReportSnapshot, readSnapshot, unknownPins } from "./snapshot";
-import { demoSource, FIXTURE_POLICY, refundFixture } from "./test-source";
+import { demoSource, FIXTURE_POLICY, refundFixture } from "./testing";
 
 const NOW = new Date("2026-02-01T12:00:00Z");
 const EDIT = [{ seq: 6, op: "replace_tool_result" as const, value: "refund failed: card expired" }];

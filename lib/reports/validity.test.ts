@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { suggestValidityFor } from "./snapshot";
-import { demoSource, FIXTURE_POLICY, refundFixture } from "./test-source";
+import { demoSource, FIXTURE_POLICY, refundFixture } from "./testing";
 import { suggestValidity, type ValidityInput } from "./validity";
 
 const base: ValidityInput = {

@@ -3,8 +3,8 @@ import Link from "next/link";
 import { ExperimentList } from "@/components/experiments/ExperimentList";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { listExperiments } from "@/lib/db/experiments";
+import { pageContext } from "@/lib/http/page";
+import { listExperiments } from "@/lib/server/experiments";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Experiments" };
@@ -12,7 +12,8 @@ export const metadata: Metadata = { title: "Experiments" };
 const NEW_LINK = "rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500";
 
 export default async function ExperimentsPage() {
-  const experiments = await listExperiments(await db());
+  const { principal, prisma } = await pageContext();
+  const experiments = await listExperiments(principal, {}, prisma);
   return (
     <>
       <PageHeader

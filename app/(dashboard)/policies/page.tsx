@@ -5,19 +5,16 @@ import { Badge } from "@/components/ui/Badge";
 import { DataTable } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { listPolicies } from "@/lib/db/policies";
+import { pageContext } from "@/lib/http/page";
+import { listPolicies } from "@/lib/server/policies";
 import { formatDateTime } from "@/lib/format";
 
 export const metadata: Metadata = { title: "Policies" };
 export const dynamic = "force-dynamic";
 
 export default async function PoliciesPage() {
-  const prisma = await db();
-  const [policies, agents] = await Promise.all([
-    listPolicies(prisma),
-    prisma.agent.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true, adapter: true } }),
-  ]);
+  const { principal, prisma } = await pageContext();
+  const { policies, agents } = await listPolicies(principal, {}, prisma);
   return (
     <>
       <PageHeader
@@ -27,8 +24,8 @@ export default async function PoliciesPage() {
       <div className="space-y-6">
         {policies.length === 0 ? (
           <EmptyState title="No policies yet">
-            Create one below from a preset (start with the recommended RCA default) or paste a seed-000{" "}
-            <code className="font-mono">--tool-policy</code> JSON, then refine it visually or as JSON.
+            Create one below from a preset (start with the recommended RCA default) or paste a Kitaru --tool-policy
+            JSON, then refine it visually or as JSON.
           </EmptyState>
         ) : (
           <DataTable

@@ -2,32 +2,31 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { getReplayState, toReplayStep } from "@/lib/db/replays";
-import { cancelReplayRow } from "@/lib/db/jobs";
-import { enqueue } from "@/lib/jobs/runtime";
-import { toSessionEvent } from "@/lib/db/sessions";
-import { env } from "@/lib/env";
-import { ApiError } from "@/lib/http/errors";
+import { AppError, parseInput } from "@/lib/errors";
 import { validatedAction } from "@/lib/http/action";
-import { Edits } from "@/lib/replay";
-import { parseFixtureForm } from "@/lib/replays/fixture-form";
-import { createReplay, decideApproval, supplyFixture } from "@/lib/replays/service";
+import { parseFixtureForm } from "@/lib/http/fixture-form";
+import { enqueue } from "@/lib/jobs/runtime";
+import { cancelReplay, CancelReplayInput } from "@/lib/server/jobs";
+import {
+  ComparisonPairInput,
+  createReplay,
+  decideApproval,
+  DecideApprovalInput,
+  getComparisonPair,
+  getReplayState,
+  ReplayRef,
+  StartReplayInput,
+  supplyFixture,
+  SupplyFixtureInput,
+} from "@/lib/server/replays";
 
 /** Stores the replay and queues it for a worker: the page shows progress instead of waiting. */
-export const startReplayAction = validatedAction(
-  z.object({
-    sessionId: z.string().min(1),
-    policyVersionId: z.string().min(1).optional(),
-    policy: z.unknown().optional(),
-    edits: Edits.default([]),
-  }),
-  async (input, prisma) => {
-    const started = await createReplay(prisma, input, env().BRANCHPOINT_USER);
-    await enqueue([started.id]);
-    revalidatePath("/replays");
-    return { id: started.id, warnings: started.warnings.map((w) => w.message) };
-  },
-);
+export const startReplayAction = validatedAction(StartReplayInput, async (principal, input, prisma) => {
+  const started = await createReplay(principal, input, prisma);
+  await enqueue([started.id]);
+  revalidatePath("/replays");
+  return { id: started.id, warnings: started.warnings.map((w) => w.message) };
+});
 
 export const supplyFixtureAction = validatedAction(
   z.object({
@@ -38,16 +37,18 @@ export const supplyFixtureAction = validatedAction(
     note: z.string(),
     prefilledFrom: z.number().int().nullable(),
   }),
-  async (input, prisma) => {
+  async (principal, input, prisma) => {
     const form = parseFixtureForm(input.kind, input.text);
-    if (!form.ok)
-      throw new ApiError(400, "invalid_fixture", form.message, [{ path: form.path, message: form.message }]);
+    if (!form.ok) throw new AppError("invalid_input", form.message, [{ path: form.path, message: form.message }]);
     const provenance = { source: "dashboard", prefilledFromSeq: input.prefilledFrom };
     const fixture = await supplyFixture(
+      principal,
+      parseInput(
+        SupplyFixtureInput,
+        { replayId: input.replayId, ...form.body, note: input.note, callId: input.callId, provenance },
+        "The fixture is not valid.",
+      ),
       prisma,
-      input.replayId,
-      { ...form.body, note: input.note, callId: input.callId, provenance },
-      env().BRANCHPOINT_USER,
       enqueue,
     );
     revalidatePath(`/replays/${input.replayId}`);
@@ -55,71 +56,21 @@ export const supplyFixtureAction = validatedAction(
   },
 );
 
-export const decideApprovalAction = validatedAction(
-  z.object({
-    replayId: z.string().min(1),
-    callId: z.string().min(1),
-    decision: z.enum(["approved", "denied"]),
-    note: z.string().max(2000).optional(),
-  }),
-  async (input, prisma) => {
-    const approval = await decideApproval(
-      prisma,
-      input.replayId,
-      { decision: input.decision, note: input.note || undefined, callId: input.callId },
-      env().BRANCHPOINT_USER,
-      enqueue,
-    );
-    revalidatePath(`/replays/${input.replayId}`);
-    return { approvalId: approval.id };
-  },
-);
+export const decideApprovalAction = validatedAction(DecideApprovalInput, async (principal, input, prisma) => {
+  const approval = await decideApproval(principal, { ...input, note: input.note || undefined }, prisma);
+  revalidatePath(`/replays/${input.replayId}`);
+  return { approvalId: approval.id };
+});
 
 /** Status for the progress poll. */
-export const replayStateAction = validatedAction(
-  z.object({ replayId: z.string().min(1) }),
-  async ({ replayId }, prisma) => {
-    const state = await getReplayState(prisma, replayId);
-    if (!state) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
-    return {
-      status: state.status,
-      stepCount: state.stepCount,
-      progress: state.progressTotal ? { done: state.progressDone ?? 0, total: state.progressTotal } : null,
-      cancelRequested: state.cancelRequested,
-    };
-  },
-);
+export const replayStateAction = validatedAction(ReplayRef, getReplayState);
 
-/** Both sides of one aligned pair, for the comparison's detail panel. Pair ids name their seqs: p<base>-<branch>, i<branch>, r<base>. */
-export const comparisonPairAction = validatedAction(
-  z.object({ replayId: z.string().min(1), pairId: z.string().regex(/^(p\d+-\d+|i\d+|r\d+)$/, "not a pair id") }),
-  async ({ replayId, pairId }, prisma) => {
-    const replay = await prisma.replay.findUnique({ where: { id: replayId }, select: { sessionId: true } });
-    if (!replay) throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
-    const numbers = pairId.slice(1).split("-").map(Number);
-    const baseSeq = pairId.startsWith("p") || pairId.startsWith("r") ? numbers[0]! : null;
-    const branchSeq = pairId.startsWith("p") ? numbers[1]! : pairId.startsWith("i") ? numbers[0]! : null;
-    const [baseRow, branchRow] = await Promise.all([
-      baseSeq === null
-        ? null
-        : prisma.event.findUnique({ where: { sessionId_seq: { sessionId: replay.sessionId, seq: baseSeq } } }),
-      branchSeq === null
-        ? null
-        : prisma.replayStep.findUnique({ where: { replayId_idx: { replayId, idx: branchSeq } } }),
-    ]);
-    return { base: baseRow ? toSessionEvent(baseRow) : null, branch: branchRow ? toReplayStep(branchRow) : null };
-  },
-);
+/** Both sides of one aligned pair, for the comparison's detail panel. */
+export const comparisonPairAction = validatedAction(ComparisonPairInput, getComparisonPair);
 
 /** Cancels a replay: a queued or waiting one at once, a running one at its next step (steps so far kept). */
-export const cancelReplayAction = validatedAction(
-  z.object({ replayId: z.string().min(1) }),
-  async ({ replayId }, prisma) => {
-    const outcome = await cancelReplayRow(prisma, replayId);
-    if (outcome === "missing") throw new ApiError(404, "replay_not_found", `No replay with id "${replayId}".`);
-    if (outcome === "finished")
-      throw new ApiError(409, "replay_finished", "The replay has already finished; there is nothing to cancel.");
-    revalidatePath(`/replays/${replayId}`);
-    return { outcome };
-  },
-);
+export const cancelReplayAction = validatedAction(CancelReplayInput, async (principal, input, prisma) => {
+  const outcome = await cancelReplay(principal, input, prisma);
+  revalidatePath(`/replays/${input.replayId}`);
+  return outcome;
+});

@@ -3,9 +3,11 @@ import Link from "next/link";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { listReplays } from "@/lib/db/replays";
+import { pageContext } from "@/lib/http/page";
+import { listReplays } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
+import { buttonClass } from "@/components/ui/Button";
+import { DataTable } from "@/components/ui/DataTable";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replays" };
@@ -14,7 +16,8 @@ type Props = { searchParams: Promise<{ cursor?: string }> };
 
 export default async function ReplaysPage({ searchParams }: Props) {
   const { cursor } = await searchParams;
-  const { replays, nextCursor } = await listReplays(await db(), { limit: 50, ...(cursor ? { cursor } : {}) });
+  const { principal, prisma } = await pageContext();
+  const { replays, nextCursor } = await listReplays(principal, { limit: 50, ...(cursor ? { cursor } : {}) }, prisma);
   return (
     <>
       <PageHeader title="Replays" subtitle="Branches of recorded sessions, newest first." />
@@ -22,10 +25,7 @@ export default async function ReplaysPage({ searchParams }: Props) {
         <EmptyState
           title="No replays yet"
           action={
-            <Link
-              href="/sessions"
-              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-            >
+            <Link href="/sessions" className={buttonClass()}>
               Choose a session
             </Link>
           }
@@ -34,48 +34,39 @@ export default async function ReplaysPage({ searchParams }: Props) {
         </EmptyState>
       ) : (
         <div className="overflow-hidden rounded-lg border border-slate-200 bg-white">
-          <table className="w-full text-sm">
-            <thead className="bg-slate-50 text-left text-xs text-slate-500">
-              <tr>
-                <th className="px-3 py-2">Session</th>
-                <th className="px-3 py-2">Status</th>
-                <th className="px-3 py-2">Comparability</th>
-                <th className="px-3 py-2">Policy</th>
-                <th className="px-3 py-2 text-right">Steps</th>
-                <th className="px-3 py-2">Started</th>
+          <DataTable
+            frame={false}
+            columns={["Session", "Status", "Comparability", "Policy", { label: "Steps", align: "right" }, "Started"]}
+          >
+            {replays.map((r) => (
+              <tr key={r.id} className="border-t border-slate-100 hover:bg-slate-50" data-testid="replay-row">
+                <td className="px-3 py-2">
+                  <Link href={`/replays/${r.id}`} className="font-medium text-indigo-700 hover:underline">
+                    {r.session.title ?? r.session.externalId ?? r.session.id}
+                  </Link>
+                  <div className="text-xs text-slate-500">{r.session.agent.name}</div>
+                </td>
+                <td className="px-3 py-2">
+                  <StatusBadge status={r.status} />
+                </td>
+                <td className="px-3 py-2">
+                  {r.comparability ? <Badge>{r.comparability.replaceAll("_", " ")}</Badge> : "—"}
+                </td>
+                <td className="px-3 py-2">
+                  {r.policyVersion ? (
+                    <div>
+                      {r.policyVersion.policy.name} v{r.policyVersion.version}
+                    </div>
+                  ) : null}
+                  <span className="font-mono text-xs text-slate-500" title={r.policyHash}>
+                    {r.policyHash.slice(0, 12)}
+                  </span>
+                </td>
+                <td className="px-3 py-2 text-right tabular-nums">{r.stepCount}</td>
+                <td className="px-3 py-2 text-slate-600">{formatDateTime(r.createdAt)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {replays.map((r) => (
-                <tr key={r.id} className="border-t border-slate-100 hover:bg-slate-50" data-testid="replay-row">
-                  <td className="px-3 py-2">
-                    <Link href={`/replays/${r.id}`} className="font-medium text-indigo-700 hover:underline">
-                      {r.session.title ?? r.session.externalId ?? r.session.id}
-                    </Link>
-                    <div className="text-xs text-slate-500">{r.session.agent.name}</div>
-                  </td>
-                  <td className="px-3 py-2">
-                    <StatusBadge status={r.status} />
-                  </td>
-                  <td className="px-3 py-2">
-                    {r.comparability ? <Badge>{r.comparability.replaceAll("_", " ")}</Badge> : "—"}
-                  </td>
-                  <td className="px-3 py-2">
-                    {r.policyVersion ? (
-                      <div>
-                        {r.policyVersion.policy.name} v{r.policyVersion.version}
-                      </div>
-                    ) : null}
-                    <span className="font-mono text-xs text-slate-500" title={r.policyHash}>
-                      {r.policyHash.slice(0, 12)}
-                    </span>
-                  </td>
-                  <td className="px-3 py-2 text-right tabular-nums">{r.stepCount}</td>
-                  <td className="px-3 py-2 text-slate-600">{formatDateTime(r.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DataTable>
           {nextCursor ? (
             <div className="border-t border-slate-100 px-3 py-2 text-right text-sm">
               <Link href={`/replays?cursor=${nextCursor}`} className="text-indigo-700 hover:underline">

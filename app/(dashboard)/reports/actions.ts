@@ -3,20 +3,13 @@
 import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
 import { z } from "zod";
-import { createReport, createShareLink, revokeShareLink } from "@/lib/db/reports";
 import { env } from "@/lib/env";
 import { validatedAction } from "@/lib/http/action";
-import { ReportSectionsInput, ReportTitle } from "@/lib/reports/sections";
-import { ExpiresIn, shareUrl } from "@/lib/reports/share";
+import { ExpiresIn } from "@/lib/reports/share";
+import { CreateReportInput, createReport, createShare, revokeShare, ShareRef } from "@/lib/server/reports";
 
-const CreateReport = z.object({
-  replayId: z.string().min(1).max(64),
-  title: ReportTitle,
-  sections: ReportSectionsInput,
-});
-
-export const createReportAction = validatedAction(CreateReport, async (input, prisma) => {
-  const report = await createReport(prisma, { ...input, createdBy: env().BRANCHPOINT_USER });
+export const createReportAction = validatedAction(CreateReportInput, async (principal, input, prisma) => {
+  const report = await createReport(principal, input, prisma);
   revalidatePath("/reports");
   return { id: report.id };
 });
@@ -34,16 +27,14 @@ async function baseUrl(): Promise<string> {
 const CreateShare = z.object({ reportId: z.string().min(1).max(64), expiresIn: ExpiresIn });
 
 /** A new share link: the only time its URL (with the token) is shown. */
-export const createShareAction = validatedAction(CreateShare, async ({ reportId, expiresIn }, prisma) => {
-  const { share, token } = await createShareLink(prisma, reportId, expiresIn);
-  revalidatePath(`/reports/${reportId}`);
-  return { id: share.id, url: shareUrl(await baseUrl(), token), expiresAt: share.expiresAt?.toISOString() ?? null };
+export const createShareAction = validatedAction(CreateShare, async (principal, input, prisma) => {
+  const { share, url } = await createShare(principal, { ...input, baseUrl: await baseUrl() }, prisma);
+  revalidatePath(`/reports/${input.reportId}`);
+  return { id: share.id, url, expiresAt: share.expiresAt?.toISOString() ?? null };
 });
 
-const RevokeShare = z.object({ shareId: z.string().min(1).max(64) });
-
-export const revokeShareAction = validatedAction(RevokeShare, async ({ shareId }, prisma) => {
-  const share = await revokeShareLink(prisma, shareId);
+export const revokeShareAction = validatedAction(ShareRef, async (principal, input, prisma) => {
+  const share = await revokeShare(principal, input, prisma);
   revalidatePath(`/reports/${share.reportId}`);
   return { id: share.id, state: share.state };
 });

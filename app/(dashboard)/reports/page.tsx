@@ -5,10 +5,11 @@ import { Badge } from "@/components/ui/Badge";
 import { DataTable } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { listReports } from "@/lib/db/reports";
+import { pageContext } from "@/lib/http/page";
+import { listReports } from "@/lib/server/reports";
 import { formatDateTime } from "@/lib/format";
 import { ValidityLabel } from "@/lib/reports/sections";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Reports" };
@@ -17,20 +18,19 @@ type Props = { searchParams: Promise<{ cursor?: string }> };
 
 export default async function ReportsPage({ searchParams }: Props) {
   const { cursor } = await searchParams;
-  const { reports, nextCursor } = await listReports(await db(), {
-    limit: 50,
-    cursor: typeof cursor === "string" && cursor ? cursor : undefined,
-  });
+  const { principal, prisma } = await pageContext();
+  const { reports, nextCursor } = await listReports(
+    principal,
+    { limit: 50, ...(typeof cursor === "string" && cursor ? { cursor } : {}) },
+    prisma,
+  );
   return (
     <>
       <PageHeader
         title="Reports"
         subtitle="RCA reports: immutable snapshots of a comparison with its policy, fixtures and findings, shareable by link."
         actions={
-          <Link
-            href="/reports/new"
-            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500"
-          >
+          <Link href="/reports/new" className={buttonClass()}>
             New report
           </Link>
         }

@@ -4,7 +4,9 @@ import { SessionFilters } from "@/components/sessions/SessionFilters";
 import { SessionTable } from "@/components/sessions/SessionTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db, listSessions, sessionFacets } from "@/lib/db";
+import { pageContext } from "@/lib/http/page";
+import { listSessions } from "@/lib/server/sessions";
+import { buttonClass } from "@/components/ui/Button";
 
 export const metadata: Metadata = { title: "Sessions" };
 export const dynamic = "force-dynamic";
@@ -26,12 +28,8 @@ export default async function SessionsPage({
   const query = Query.parse(
     Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, (Array.isArray(v) ? v[0] : v) || undefined])),
   );
-  const prisma = await db();
-  const [{ sessions, nextCursor }, facets, total] = await Promise.all([
-    listSessions(prisma, { ...query, limit: 50 }),
-    sessionFacets(prisma),
-    prisma.session.count(),
-  ]);
+  const { principal, prisma } = await pageContext();
+  const { sessions, nextCursor, facets, total } = await listSessions(principal, { ...query, limit: 50 }, prisma);
   const filtered = Boolean(query.agent || query.status || query.tool || query.q);
   const params = new URLSearchParams(
     Object.entries({ ...query, cursor: undefined }).filter((e): e is [string, string] => typeof e[1] === "string"),
@@ -54,10 +52,7 @@ export default async function SessionsPage({
           <EmptyState
             title="No sessions yet"
             action={
-              <a
-                href="/import"
-                className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-500"
-              >
+              <a href="/import" className={buttonClass()}>
                 Import sessions
               </a>
             }

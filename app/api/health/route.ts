@@ -1,13 +1,32 @@
-import { database } from "@/lib/db/client";
+import { database } from "@/lib/db";
+import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/db/errors";
 
 export const dynamic = "force-dynamic";
 
-/** Ready when the database is open, migrated and seeded. No data in the answer. */
+/** How long the database may take to answer before health says it is down. */
+const HEALTH_TIMEOUT_MS = 3_000;
+
+/**
+ * Ready when the database is open, migrated and seeded, and answers a query
+ * now (not only when it was opened). No data in the answer.
+ */
 export async function GET() {
   try {
     const db = await database();
-    return Response.json({ ok: true, engine: db.engine });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("the database did not answer in time")), HEALTH_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([db.prisma.$queryRaw`SELECT 1`, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return Response.json({ ok: true, engine: db.engine, database: "ok" });
   } catch {
-    return Response.json({ ok: false }, { status: 503 });
+    return Response.json(
+      { ok: false, database: "unavailable" },
+      { status: 503, headers: { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS), "cache-control": "no-store" } },
+    );
   }
 }

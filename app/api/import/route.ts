@@ -1,9 +1,11 @@
+import { withImportSlot } from "@/lib/http/heavy";
 import { z } from "zod";
 import { db } from "@/lib/db";
-import { importAndSave } from "@/lib/db/imports";
-import { ApiError, errorResponse, readBodyBytes, readQuery } from "@/lib/http/api";
-import { errorBody } from "@/lib/http/errors";
+import { AppError, errorBody } from "@/lib/errors";
+import { errorResponse, readBodyBytes, readQuery } from "@/lib/http/api";
+import { currentPrincipal } from "@/lib/http/principal";
 import { ImportFormat } from "@/lib/ingest/types";
+import { importSessions } from "@/lib/server/sessions";
 
 export const dynamic = "force-dynamic";
 
@@ -23,8 +25,10 @@ export async function POST(request: Request): Promise<Response> {
     assertSameOrigin(request);
     const query = readQuery(request, Query);
     const body = await readBodyBytes(request);
-    if (body.length === 0) throw new ApiError(400, "empty_body", "The file is empty.");
-    const result = await importAndSave(await db(), body, query);
+    if (body.length === 0) throw new AppError("invalid_input", "The file is empty.");
+    const principal = await currentPrincipal();
+    const prisma = await db();
+    const result = await withImportSlot(() => importSessions(principal, { body, ...query }, prisma));
     if (!result.ok) {
       const message =
         result.format === null
@@ -32,7 +36,7 @@ export async function POST(request: Request): Promise<Response> {
           : `The file is not a valid ${result.format} document.`;
       return Response.json(
         {
-          ...errorBody(result.format === null ? "unknown_format" : "invalid_document", message, result.issues),
+          ...errorBody(result.format === null ? "unknown_format" : "invalid_input", message, result.issues),
           format: result.format,
         },
         { status: 400 },
@@ -51,9 +55,8 @@ function assertSameOrigin(request: Request): void {
   const sameOrigin = site === null || site === "same-origin";
   const originOk = origin === null || (host !== null && URL.canParse(origin) && new URL(origin).host === host);
   if (request.headers.get("x-branchpoint-upload") !== "1" || !sameOrigin || !originOk) {
-    throw new ApiError(
-      403,
-      "cross_origin",
+    throw new AppError(
+      "forbidden",
       "Uploads are accepted from Branchpoint's own pages only; scripts use POST /api/v1/sessions with an API key.",
     );
   }

@@ -1,8 +1,10 @@
 import { notFound } from "next/navigation";
 import { ReportView } from "@/components/reports/ReportView";
 import { db } from "@/lib/db";
-import { findSharedReport } from "@/lib/db/reports";
+import { shareLinkPrincipal } from "@/lib/http/principal";
+import { openSharedReport } from "@/lib/server/reports";
 import { formatDateTime } from "@/lib/format";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +13,7 @@ type Props = { params: Promise<{ token: string }> };
 /** A report opened by its share link: the snapshot only, read-only. Any token that is not active is the same 404. */
 export default async function SharedReportPage({ params }: Props) {
   const { token } = await params;
-  const report = await findSharedReport(await db(), token);
+  const report = await openSharedReport(shareLinkPrincipal(), { token }, await db());
   if (!report) notFound();
   const exportHref = (format: "md" | "json") => `/share/${encodeURIComponent(token)}/export?format=${format}`;
   return (
@@ -26,18 +28,10 @@ export default async function SharedReportPage({ params }: Props) {
           </p>
         </div>
         <div className="flex items-center gap-2">
-          <a
-            href={exportHref("md")}
-            rel="nofollow"
-            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-          >
+          <a href={exportHref("md")} rel="nofollow" className={buttonClass({ variant: "secondary" })}>
             Download Markdown
           </a>
-          <a
-            href={exportHref("json")}
-            rel="nofollow"
-            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-          >
+          <a href={exportHref("json")} rel="nofollow" className={buttonClass({ variant: "secondary" })}>
             Download JSON
           </a>
         </div>

@@ -1,21 +1,22 @@
-import { ingestOtlpSpans } from "@/lib/db/traces";
-import { ApiError } from "@/lib/http/errors";
+import { withImportSlot } from "@/lib/http/heavy";
+import { AppError } from "@/lib/errors";
 import { decodeTraceExport, describeIssues, otlpRoute, otlpSuccessResponse, readTraceBody } from "@/lib/http/otlp";
+import { ingestOtlpSpans } from "@/lib/server/sessions";
 
 /**
  * OTLP/HTTP trace export (DESIGN §8): JSON or protobuf, gzipped or not. Spans
  * are stored by span id and their sessions rebuilt from every stored span of
  * their group, in one transaction; a bad export writes nothing.
  */
-export const POST = otlpRoute(async ({ request, prisma, encoding }) => {
+export const POST = otlpRoute(async ({ request, prisma, principal, encoding }) => {
   const { bytes, contentEncoding } = await readTraceBody(request);
   const spans = decodeTraceExport(bytes, contentEncoding, encoding);
   if (spans.length > 0) {
-    const result = await ingestOtlpSpans(prisma, spans, encoding === "json" ? "otlp-json" : "otlp-protobuf");
+    const format = encoding === "json" ? "otlp-json" : "otlp-protobuf";
+    const result = await withImportSlot(() => ingestOtlpSpans(principal, { spans, format }, prisma));
     if (!result.ok) {
-      throw new ApiError(
-        400,
-        "invalid_span_attributes",
+      throw new AppError(
+        "invalid_input",
         describeIssues("Some spans have missing or mistyped attributes", result.issues),
         result.issues,
       );

@@ -2,6 +2,7 @@
 
 import Editor, { DiffEditor } from "@monaco-editor/react";
 import { useEffect } from "react";
+import { useTheme } from "../useTheme";
 import { setJsonSchemas } from "./setup";
 
 export type JsonEditorProps = {
@@ -35,6 +36,7 @@ export default function JsonEditorImpl({
   readOnly,
   ariaLabel,
 }: JsonEditorProps) {
+  const { dark } = useTheme();
   useEffect(() => {
     if (schema && path) setJsonSchemas([{ uri: schema.uri, fileMatch: [path], schema: schema.schema }]);
   }, [schema, path]);
@@ -46,6 +48,7 @@ export default function JsonEditorImpl({
       <Editor
         height={height}
         language="json"
+        theme={dark ? "vs-dark" : "light"}
         path={path}
         value={value}
         onChange={(v) => onChange?.(v ?? "")}
@@ -63,11 +66,13 @@ export type JsonDiffProps = {
 };
 
 export function JsonDiffImpl({ original, modified, height = 320, language = "json" }: JsonDiffProps) {
+  const { dark } = useTheme();
   return (
     <div className="overflow-hidden rounded-md border border-slate-300" data-testid="monaco-diff">
       <DiffEditor
         height={height}
         language={language}
+        theme={dark ? "vs-dark" : "light"}
         original={original}
         modified={modified}
         options={{ ...OPTIONS, readOnly: true, renderSideBySide: true, originalEditable: false }}

@@ -1,3 +1,5 @@
+import { parseJsonBounded } from "@/lib/hostile/json";
+import { setOwn } from "@/lib/hostile/objects";
 import type { ImportIssue } from "../types";
 import type { OtlpSpan } from "./decode";
 import { formatPath } from "./path";
@@ -77,7 +79,7 @@ export class SpanAttributes {
   prefixed(prefix: string): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(this.span.attributes)) {
-      if (key.startsWith(`${prefix}.`)) out[key.slice(prefix.length + 1)] = value;
+      if (key.startsWith(`${prefix}.`)) setOwn(out, key.slice(prefix.length + 1), value);
     }
     return out;
   }
@@ -85,7 +87,7 @@ export class SpanAttributes {
 
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: parseJsonBounded(text) };
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }

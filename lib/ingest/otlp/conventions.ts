@@ -1,3 +1,4 @@
+import { parseJsonBounded } from "@/lib/hostile/json";
 import type { EventError, EventStatus, Message, ModelCallInput, ToolCallRequest, Usage } from "@/lib/replay";
 import type { ImportIssue } from "../types";
 import { isObject, parseArgs, SpanAttributes } from "./attributes";
@@ -218,7 +219,7 @@ function readAiSdkTools(attrs: SpanAttributes): unknown[] | undefined {
   list.forEach((item, index) => {
     if (typeof item !== "string") return out.push(item);
     try {
-      out.push(JSON.parse(item) as unknown);
+      out.push(parseJsonBounded(item));
     } catch {
       attrs.warn("ai.prompt.tools", `tool ${index} is not valid JSON`);
     }

@@ -1,3 +1,6 @@
+import { repairLoneSurrogates } from "@/lib/hostile/text";
+import { JsonTooDeepError, parseJsonBounded } from "@/lib/hostile/json";
+import { setOwn } from "@/lib/hostile/objects";
 import type { ImportIssue } from "../types";
 import { exportTraceServiceRequestType } from "./proto";
 import { formatPath, IssueList, type Path } from "./path";
@@ -63,8 +66,9 @@ export function decodeOtlpJson(body: string | Uint8Array): DecodeResult {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonBounded(text);
   } catch (error) {
+    if (error instanceof JsonTooDeepError) return { ok: false, issues: [{ path: "", message: error.message }] };
     return { ok: false, issues: [{ path: "", message: `the body is not JSON: ${(error as Error).message}` }] };
   }
   return decodeOtlpJsonValue(value);
@@ -74,7 +78,9 @@ export function decodeOtlpJson(body: string | Uint8Array): DecodeResult {
 export function decodeOtlpJsonValue(value: unknown): DecodeResult {
   const issues = new IssueList();
   const spans = readRequest(value, issues, "json");
-  return issues.length > 0 ? { ok: false, issues: issues.list() } : { ok: true, spans };
+  return issues.length > 0
+    ? { ok: false, issues: issues.list() }
+    : { ok: true, spans: repairLoneSurrogates(spans).value };
 }
 
 /** Decodes an OTLP/HTTP protobuf body (already gunzipped). */
@@ -99,7 +105,9 @@ export function decodeOtlpProtobuf(bytes: Uint8Array): DecodeResult {
   }
   const issues = new IssueList();
   const spans = readRequest(message, issues, "protobuf");
-  return issues.length > 0 ? { ok: false, issues: issues.list() } : { ok: true, spans };
+  return issues.length > 0
+    ? { ok: false, issues: issues.list() }
+    : { ok: true, spans: repairLoneSurrogates(spans).value };
 }
 
 // ---------------------------------------------------------------------------
@@ -317,13 +325,23 @@ function readEnum(
   return 0;
 }
 
+/** The largest fixed64 (2^64 - 1): a timestamp past it cannot be a real export's. */
+const MAX_NANOS = 18_446_744_073_709_551_615n;
+
 /** A fixed64 nanosecond timestamp: a decimal string (proto3 JSON) or a number. */
 function readNanos(obj: Record<string, unknown>, camel: string, path: Path, issues: IssueList): string | null {
   const f = field(obj, camel);
   if (f === undefined || f.value === null) return null;
-  if (typeof f.value === "string" && /^\d+$/.test(f.value)) return BigInt(f.value).toString();
-  if (typeof f.value === "number" && Number.isFinite(f.value) && f.value >= 0) {
-    return BigInt(Math.round(f.value)).toString();
+  let ns: bigint | null = null;
+  if (typeof f.value === "string" && /^\d{1,30}$/.test(f.value)) ns = BigInt(f.value);
+  else if (typeof f.value === "number" && Number.isFinite(f.value) && f.value >= 0) ns = BigInt(Math.round(f.value));
+  if (ns !== null && ns <= MAX_NANOS) return ns.toString();
+  if (ns !== null) {
+    issues.add(
+      [...path, f.key],
+      `is out of range: a fixed64 of nanoseconds since 1970 is at most ${MAX_NANOS} (the year 2554)`,
+    );
+    return null;
   }
   issues.add([...path, f.key], "must be a non-negative integer of nanoseconds (a decimal string)");
   return null;
@@ -336,7 +354,7 @@ function readAttributes(owner: Record<string, unknown>, path: Path, issues: Issu
   attributes?.items.forEach((kv, i) => {
     const kvPath: Path = [...path, attributes.key, i];
     const read = readKeyValue(kv, kvPath, issues, 0);
-    if (read) out[read.key] = read.value;
+    if (read) setOwn(out, read.key, read.value);
   });
   return out;
 }
@@ -439,7 +457,7 @@ function readAnyValue(value: unknown, path: Path, issues: IssueList, depth: numb
       values.items.forEach((item, i) => {
         const read = readKeyValue(item, [...at, values.key, i], issues, depth + 1);
         if (read === null) bad = true;
-        else out[read.key] = read.value;
+        else setOwn(out, read.key, read.value);
       });
       return bad ? undefined : out;
     }

@@ -1,4 +1,5 @@
 import type { Message, ToolCallRequest } from "@/lib/replay";
+import { isUnsafeKey, setOwn } from "@/lib/hostile/objects";
 import { isObject, parseArgs } from "./attributes";
 
 // Every source's message shape, normalized to the one Message of DESIGN §2:
@@ -227,17 +228,28 @@ export function fromChatMessages(value: unknown, problem: Problem): Message[] {
 
 type Tree = { [key: string]: unknown };
 
-/** `{ "0.message.role": "user", … }` → nested objects (numeric keys stay keys). */
-export function unflatten(flat: Record<string, unknown>): Tree {
-  const root: Tree = {};
+/**
+ * `{ "0.message.role": "user", … }` → nested objects (numeric keys stay keys).
+ * Keys come from the sender: every node has no prototype, and a key with a
+ * `__proto__`, `constructor` or `prototype` segment is left out (reported
+ * through `problem`), so no key can reach a shared prototype.
+ */
+export function unflatten(flat: Record<string, unknown>, problem?: Problem): Tree {
+  const root: Tree = Object.create(null) as Tree;
   for (const [key, value] of Object.entries(flat)) {
     const parts = key.split(".");
+    if (parts.some(isUnsafeKey)) {
+      problem?.(
+        `the attribute key ${JSON.stringify(key)} has a reserved segment (__proto__, constructor or prototype) and was left out`,
+      );
+      continue;
+    }
     let node: Tree = root;
     parts.forEach((part, i) => {
-      if (i === parts.length - 1) node[part] = value;
+      if (i === parts.length - 1) setOwn(node, part, value);
       else {
-        const next = node[part];
-        if (!isObject(next)) node[part] = {};
+        const next = Object.hasOwn(node, part) ? node[part] : undefined;
+        if (!isObject(next)) setOwn(node, part, Object.create(null));
         node = node[part] as Tree;
       }
     });
@@ -255,7 +267,7 @@ function indexed(tree: unknown): unknown[] {
 
 /** `llm.input_messages.*` (already stripped of the prefix) → messages. */
 export function fromOpenInferenceMessages(flat: Record<string, unknown>, problem: Problem): Message[] {
-  return indexed(unflatten(flat)).flatMap((entry, index) => {
+  return indexed(unflatten(flat, problem)).flatMap((entry, index) => {
     const m = isObject(entry) && isObject(entry.message) ? entry.message : null;
     if (!m) {
       problem(`message ${index} has no \`message\` fields`);

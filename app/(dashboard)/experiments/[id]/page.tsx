@@ -1,13 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { ExperimentProgress } from "@/components/experiments/ExperimentProgress";
 import { ExperimentResultTable, ExperimentSummary } from "@/components/experiments/ExperimentResults";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
 import { formatDateTime } from "@/lib/format";
-import { loadExperiment } from "@/lib/replays/experiments";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getExperiment } from "@/lib/server/experiments";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Experiment" };
@@ -16,18 +15,14 @@ type Props = { params: Promise<{ id: string }> };
 
 export default async function ExperimentPage({ params }: Props) {
   const { id } = await params;
-  const experiment = await loadExperiment(await db(), id);
-  if (!experiment) notFound();
+  const { principal, prisma } = await pageContext();
+  const experiment = await orNotFound(getExperiment(principal, { experimentId: id }, prisma));
   const { policyVersion, agentVersion, summary } = experiment;
   const running = experiment.status === "pending" || experiment.status === "running";
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/experiments" className="text-slate-500 hover:text-slate-900">
-          ← Experiments
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/experiments", label: "Experiments" }]}
         title={experiment.name}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">

@@ -3,26 +3,20 @@ import Link from "next/link";
 import { NewExperimentForm } from "@/components/experiments/NewExperimentForm";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { agentVersionsWithCohorts, policyVersionChoices } from "@/lib/db/experiments";
+import { pageContext } from "@/lib/http/page";
+import { experimentChoices } from "@/lib/server/experiments";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New experiment" };
 
 export default async function NewExperimentPage() {
-  const prisma = await db();
-  const [policyVersions, agentVersions] = await Promise.all([
-    policyVersionChoices(prisma),
-    agentVersionsWithCohorts(prisma),
-  ]);
+  const { principal, prisma } = await pageContext();
+  const { policyVersions, agentVersions } = await experimentChoices(principal, {}, prisma);
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/experiments" className="text-slate-500 hover:text-slate-900">
-          ← Experiments
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/experiments", label: "Experiments" }]}
         title="New experiment"
         subtitle="Replay every recorded session of one agent version under one policy version."
       />
@@ -30,10 +24,7 @@ export default async function NewExperimentPage() {
         <EmptyState
           title="No saved policies yet"
           action={
-            <Link
-              href="/policies"
-              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-            >
+            <Link href="/policies" className={buttonClass()}>
               Create a policy
             </Link>
           }
@@ -45,10 +36,7 @@ export default async function NewExperimentPage() {
         <EmptyState
           title="No sessions yet"
           action={
-            <Link
-              href="/import"
-              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-            >
+            <Link href="/import" className={buttonClass()}>
               Import sessions
             </Link>
           }

@@ -1,15 +1,13 @@
 import Link from "next/link";
 import { EmptyState } from "@/components/ui/EmptyState";
+import { buttonClass } from "@/components/ui/Button";
 
 export default function PolicyNotFound() {
   return (
     <EmptyState
       title="Policy not found"
       action={
-        <Link
-          href="/policies"
-          className="rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-500"
-        >
+        <Link href="/policies" className={buttonClass()}>
           All policies
         </Link>
       }

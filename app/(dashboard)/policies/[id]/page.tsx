@@ -1,11 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { PolicyEditor } from "@/components/policies/PolicyEditor";
 import { Badge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { agentContext, agentTools, getPolicy, recordedCalls } from "@/lib/db/policies";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getPolicyForEditor } from "@/lib/server/policies";
 import { Policy, policyJsonSchema } from "@/lib/replay";
 
 export const metadata: Metadata = { title: "Policy" };
@@ -13,16 +12,8 @@ export const dynamic = "force-dynamic";
 
 export default async function PolicyPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const prisma = await db();
-  const policy = await getPolicy(prisma, id);
-  if (!policy) notFound();
-  const [agent, tools, calls] = policy.agentId
-    ? await Promise.all([
-        agentContext(prisma, policy.agentId),
-        agentTools(prisma, policy.agentId),
-        recordedCalls(prisma, policy.agentId),
-      ])
-    : [null, [], []];
+  const { principal, prisma } = await pageContext();
+  const { policy, agent, tools, calls } = await orNotFound(getPolicyForEditor(principal, { policyId: id }, prisma));
   const latest = policy.versions[0];
   const document = latest ? Policy.safeParse(latest.document) : null;
   return (

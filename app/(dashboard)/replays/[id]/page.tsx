@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
 import { ReplayProgress } from "@/components/replays/ReplayProgress";
@@ -9,9 +8,11 @@ import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { isTerminal, loadReplayView } from "@/lib/db/replays";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getReplay, isTerminal } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
+import { buttonClass } from "@/components/ui/Button";
+import { Notice } from "@/components/ui/Notice";
 
 export const dynamic = "force-dynamic";
 
@@ -21,18 +22,14 @@ export const metadata: Metadata = { title: "Replay" };
 
 export default async function ReplayPage({ params }: Props) {
   const { id } = await params;
-  const view = await loadReplayView(await db(), id);
-  if (!view) notFound();
+  const { principal, prisma } = await pageContext();
+  const view = await orNotFound(getReplay(principal, { replayId: id }, prisma));
   const { replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/replays" className="text-slate-500 hover:text-slate-900">
-          ← Replays
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/replays", label: "Replays" }]}
         title={<>Branch of “{label}”</>}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
@@ -45,17 +42,11 @@ export default async function ReplayPage({ params }: Props) {
         }
         actions={
           <>
-            <Link
-              href={`/sessions/${session.id}`}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
-            >
+            <Link href={`/sessions/${session.id}`} className={buttonClass({ variant: "secondary" })}>
               Open base run
             </Link>
             {replay.status !== "running" && replay.status !== "queued" ? (
-              <Link
-                href={`/replays/${replay.id}/compare`}
-                className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-              >
+              <Link href={`/replays/${replay.id}/compare`} className={buttonClass()}>
                 Compare with base
               </Link>
             ) : null}
@@ -73,7 +64,7 @@ export default async function ReplayPage({ params }: Props) {
         />
       ) : null}
       {replay.error ? (
-        <div role="alert" className="mb-6 rounded-lg border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900">
+        <Notice tone="error" className="mb-6">
           <strong>
             {replay.status === "failed"
               ? "The branch failed"
@@ -82,7 +73,7 @@ export default async function ReplayPage({ params }: Props) {
                 : "The branch stopped"}
           </strong>{" "}
           ({replay.error.code}): {replay.error.message}
-        </div>
+        </Notice>
       ) : null}
       {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? (
         <PendingCallPanel replayId={replay.id} pending={view.pending} />

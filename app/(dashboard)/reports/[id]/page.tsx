@@ -1,13 +1,13 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { ReportView } from "@/components/reports/ReportView";
 import { SharePanel } from "@/components/reports/SharePanel";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { getReport, listShareLinks } from "@/lib/db/reports";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getReport, getReportPage } from "@/lib/server/reports";
 import { formatDateTime } from "@/lib/format";
 import { createShareAction, revokeShareAction } from "../actions";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
@@ -15,28 +15,20 @@ type Props = { params: Promise<{ id: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
-  const report = await (await db()).report.findUnique({ where: { id }, select: { title: true } });
+  const { principal, prisma } = await pageContext();
+  const report = await getReport(principal, { reportId: id }, prisma).catch(() => null);
   return { title: report ? report.title : "Report not found" };
 }
 
 export default async function ReportPage({ params }: Props) {
   const { id } = await params;
-  const prisma = await db();
-  const report = await getReport(prisma, id);
-  if (!report) notFound();
-  const [shares, live] = await Promise.all([
-    listShareLinks(prisma, report.id),
-    prisma.report.findUnique({ where: { id: report.id }, select: { replayId: true } }),
-  ]);
+  const { principal, prisma } = await pageContext();
+  const { report, shares, liveReplayId } = await orNotFound(getReportPage(principal, { reportId: id }, prisma));
   const exportLink = (format: "md" | "json") => `/api/reports/${encodeURIComponent(report.id)}/export?format=${format}`;
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/reports" className="text-slate-500 hover:text-slate-900">
-          ← Reports
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/reports", label: "Reports" }]}
         title={report.title}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
@@ -45,8 +37,8 @@ export default async function ReportPage({ params }: Props) {
               {report.createdBy ? ` by ${report.createdBy}` : ""}
             </span>
             <span className="text-slate-400">·</span>
-            {live?.replayId ? (
-              <Link href={`/replays/${live.replayId}/compare`} className="text-indigo-700 hover:underline">
+            {liveReplayId ? (
+              <Link href={`/replays/${liveReplayId}/compare`} className="text-indigo-700 hover:underline">
                 Open the live comparison
               </Link>
             ) : (
@@ -56,16 +48,10 @@ export default async function ReportPage({ params }: Props) {
         }
         actions={
           <>
-            <a
-              href={exportLink("md")}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-            >
+            <a href={exportLink("md")} className={buttonClass({ variant: "secondary" })}>
               Export Markdown
             </a>
-            <a
-              href={exportLink("json")}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-            >
+            <a href={exportLink("json")} className={buttonClass({ variant: "secondary" })}>
               Export JSON
             </a>
           </>

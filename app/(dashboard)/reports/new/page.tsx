@@ -4,8 +4,8 @@ import { ReportForm, type PairChoice } from "@/components/reports/ReportForm";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { isTerminal, listReplays, loadReplayView } from "@/lib/db/replays";
+import { notFoundAsNull, pageContext } from "@/lib/http/page";
+import { getReplay, isTerminal, listReplays } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
 import { pairTitle } from "@/lib/reports/export";
 import { sessionLabelOf, suggestValidityFor } from "@/lib/reports/snapshot";
@@ -17,7 +17,8 @@ export const metadata: Metadata = { title: "New report" };
 type Props = { searchParams: Promise<{ replayId?: string | string[] }> };
 
 async function ReplayPicker() {
-  const { replays } = await listReplays(await db(), { limit: 50 });
+  const { principal, prisma } = await pageContext();
+  const { replays } = await listReplays(principal, { limit: 50 }, prisma);
   const finished = replays.filter((r) => isTerminal(r.status));
   if (finished.length === 0) {
     return (
@@ -75,7 +76,8 @@ export default async function NewReportPage({ searchParams }: Props) {
       </>
     );
   }
-  const view = await loadReplayView(await db(), id);
+  const { principal, prisma } = await pageContext();
+  const view = await getReplay(principal, { replayId: id }, prisma).catch(notFoundAsNull);
   if (!view) {
     return (
       <>

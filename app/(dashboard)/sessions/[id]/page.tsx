@@ -1,13 +1,15 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { SessionTimeline } from "@/components/sessions/SessionTimeline";
 import { sessionLabel } from "@/components/sessions/SessionTable";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db, getSession, toSessionEvent } from "@/lib/db";
+import { toSessionEvent } from "@/lib/db";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getSession } from "@/lib/server/sessions";
 import { formatCost, formatDateTime, formatDuration, formatTokens } from "@/lib/format";
+import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
@@ -15,16 +17,15 @@ type Props = { params: Promise<{ id: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
-  const session = await (
-    await db()
-  ).session.findUnique({ where: { id }, select: { title: true, externalId: true, id: true } });
+  const { principal, prisma } = await pageContext();
+  const session = await getSession(principal, { sessionId: id }, prisma).catch(() => null);
   return { title: session ? sessionLabel(session) : "Session not found" };
 }
 
 export default async function SessionPage({ params }: Props) {
   const { id } = await params;
-  const session = await getSession(await db(), id);
-  if (!session) notFound();
+  const { principal, prisma } = await pageContext();
+  const session = await orNotFound(getSession(principal, { sessionId: id }, prisma));
   const events = session.events.map(toSessionEvent);
   const stats: [string, string][] = [
     ["Steps", String(session.eventCount)],
@@ -38,12 +39,8 @@ export default async function SessionPage({ params }: Props) {
   ];
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/sessions" className="text-slate-500 hover:text-slate-900">
-          ← Sessions
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/sessions", label: "Sessions" }]}
         title={sessionLabel(session)}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
@@ -56,10 +53,7 @@ export default async function SessionPage({ params }: Props) {
           </span>
         }
         actions={
-          <Link
-            href={`/sessions/${session.id}/replay`}
-            className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-indigo-500"
-          >
+          <Link href={`/sessions/${session.id}/replay`} className={buttonClass()}>
             Replay this session
           </Link>
         }

@@ -1,24 +1,20 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { ApiKeyManager } from "@/components/settings/ApiKeyManager";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { listApiKeys } from "@/lib/db/api-keys";
+import { pageContext } from "@/lib/http/page";
+import { listApiKeys } from "@/lib/server/api-keys";
 import { createApiKeyAction, revokeApiKeyAction } from "./actions";
 
 export const metadata: Metadata = { title: "API keys" };
 export const dynamic = "force-dynamic";
 
 export default async function ApiKeysPage() {
-  const keys = await listApiKeys(await db());
+  const { principal, prisma } = await pageContext();
+  const keys = await listApiKeys(principal, {}, prisma);
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/settings" className="text-slate-500 hover:text-slate-900">
-          ← Settings
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/settings", label: "Settings" }]}
         title="API keys"
         subtitle={
           <>

@@ -1,36 +1,33 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { z } from "zod";
+import type { Db } from "@/lib/db";
 import { validatedAction } from "@/lib/http/action";
+import type { Principal } from "@/lib/server/principal";
 import {
   addAllowedHost,
   AllowedHostInput,
   ModelEndpointInput,
   removeExecutorSetting,
+  RemoveExecutorSettingInput,
   saveModelEndpoint,
   saveToolEndpoint,
   ToolEndpointInput,
-} from "@/lib/replays/executor-settings";
+} from "@/lib/server/executors";
 
-const done = <T>(value: T) => {
-  revalidatePath("/settings/executors");
-  return value;
-};
+/** Runs an operation and refreshes the settings page. */
+function andRefresh<I, T>(op: (principal: Principal, input: I, prisma: Db) => Promise<T>) {
+  return async (principal: Principal, input: I, prisma: Db) => {
+    const value = await op(principal, input, prisma);
+    revalidatePath("/settings/executors");
+    return value;
+  };
+}
 
-export const saveModelEndpointAction = validatedAction(ModelEndpointInput, async (input, prisma) =>
-  done(await saveModelEndpoint(prisma, input)),
-);
-export const saveToolEndpointAction = validatedAction(ToolEndpointInput, async (input, prisma) =>
-  done(await saveToolEndpoint(prisma, input)),
-);
-export const addAllowedHostAction = validatedAction(AllowedHostInput, async (input, prisma) =>
-  done(await addAllowedHost(prisma, input.host)),
-);
+export const saveModelEndpointAction = validatedAction(ModelEndpointInput, andRefresh(saveModelEndpoint));
+export const saveToolEndpointAction = validatedAction(ToolEndpointInput, andRefresh(saveToolEndpoint));
+export const addAllowedHostAction = validatedAction(AllowedHostInput, andRefresh(addAllowedHost));
 export const removeExecutorSettingAction = validatedAction(
-  z.object({ kind: z.enum(["model", "tool", "host"]), id: z.string().min(1) }),
-  async (input, prisma) => {
-    await removeExecutorSetting(prisma, input.kind, input.id);
-    return done({ removed: input.id });
-  },
+  RemoveExecutorSettingInput,
+  andRefresh(removeExecutorSetting),
 );

@@ -1,10 +1,15 @@
 import type { Metadata } from "next";
-import Link from "next/link";
-import { AllowedHostForm, ModelEndpointForm, RemoveButton, ToolEndpointForm } from "@/components/replays/ExecutorForms";
+import {
+  AllowedHostForm,
+  ModelEndpointForm,
+  RemoveButton,
+  ToolEndpointForm,
+} from "@/components/settings/ExecutorForms";
 import { Badge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { executorSettings } from "@/lib/replays/executor-settings";
+import { pageContext } from "@/lib/http/page";
+import { executorSettings } from "@/lib/server/executors";
+import { DataTable } from "@/components/ui/DataTable";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Live executors" };
@@ -20,15 +25,12 @@ function Card({ title, hint, children }: { title: string; hint: string; children
 }
 
 export default async function ExecutorsPage() {
-  const { models, tools, hosts } = await executorSettings(await db());
+  const { principal, prisma } = await pageContext();
+  const { models, tools, hosts } = await executorSettings(principal, {}, prisma);
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href="/settings" className="text-slate-500 hover:text-slate-900">
-          ← Settings
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[{ href: "/settings", label: "Settings" }]}
         title="Live executors"
         subtitle="Where replays send model steps and tool calls that a policy runs live. Every call goes only to hosts on the allow-list."
       />
@@ -62,41 +64,35 @@ export default async function ExecutorsPage() {
               you add one.
             </p>
           ) : (
-            <table className="mb-4 w-full text-sm">
-              <thead className="text-left text-xs text-slate-500">
-                <tr>
-                  <th>Name</th>
-                  <th>Base URL</th>
-                  <th>Model</th>
-                  <th>Key</th>
-                  <th />
+            <DataTable
+              frame={false}
+              dense
+              className="mb-4"
+              columns={["Name", "Base URL", "Model", "Key", { label: "Actions", srOnly: true }]}
+            >
+              {models.map((m) => (
+                <tr key={m.id} className="border-t border-slate-100">
+                  <td className="py-1.5 font-medium">{m.name}</td>
+                  <td className="font-mono text-xs">
+                    {m.baseUrl} {m.hostAllowed ? null : <Badge tone="bad">host not allowed</Badge>}
+                  </td>
+                  <td className="font-mono text-xs">{m.model}</td>
+                  <td className="text-xs">
+                    {m.apiKeyEnv ? (
+                      <>
+                        ${m.apiKeyEnv}{" "}
+                        {m.keySet ? <Badge tone="good">set</Badge> : <Badge tone="bad">not set on the server</Badge>}
+                      </>
+                    ) : (
+                      <span className="text-slate-500">no key</span>
+                    )}
+                  </td>
+                  <td className="text-right">
+                    <RemoveButton kind="model" id={m.id} label={m.name} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {models.map((m) => (
-                  <tr key={m.id} className="border-t border-slate-100">
-                    <td className="py-1.5 font-medium">{m.name}</td>
-                    <td className="font-mono text-xs">
-                      {m.baseUrl} {m.hostAllowed ? null : <Badge tone="bad">host not allowed</Badge>}
-                    </td>
-                    <td className="font-mono text-xs">{m.model}</td>
-                    <td className="text-xs">
-                      {m.apiKeyEnv ? (
-                        <>
-                          ${m.apiKeyEnv}{" "}
-                          {m.keySet ? <Badge tone="good">set</Badge> : <Badge tone="bad">not set on the server</Badge>}
-                        </>
-                      ) : (
-                        <span className="text-slate-500">no key</span>
-                      )}
-                    </td>
-                    <td className="text-right">
-                      <RemoveButton kind="model" id={m.id} label={m.name} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           )}
           <ModelEndpointForm />
         </Card>
@@ -109,34 +105,26 @@ export default async function ExecutorsPage() {
               No tool endpoints: a passthrough rule for a tool without one gives the agent a tool error that says so.
             </p>
           ) : (
-            <table className="mb-4 w-full text-sm">
-              <thead className="text-left text-xs text-slate-500">
-                <tr>
-                  <th>Tool</th>
-                  <th>URL</th>
-                  <th>Timeout</th>
-                  <th>Read-only</th>
-                  <th />
+            <DataTable
+              frame={false}
+              dense
+              className="mb-4"
+              columns={["Tool", "URL", "Timeout", "Read-only", { label: "Actions", srOnly: true }]}
+            >
+              {tools.map((t) => (
+                <tr key={t.id} className="border-t border-slate-100">
+                  <td className="py-1.5 font-mono">{t.toolName}</td>
+                  <td className="font-mono text-xs">
+                    {t.url} {t.hostAllowed ? null : <Badge tone="bad">host not allowed</Badge>}
+                  </td>
+                  <td className="tabular-nums">{t.timeoutMs} ms</td>
+                  <td>{t.readOnly ? <Badge tone="good">read-only</Badge> : <Badge tone="warn">side effects</Badge>}</td>
+                  <td className="text-right">
+                    <RemoveButton kind="tool" id={t.id} label={t.toolName} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {tools.map((t) => (
-                  <tr key={t.id} className="border-t border-slate-100">
-                    <td className="py-1.5 font-mono">{t.toolName}</td>
-                    <td className="font-mono text-xs">
-                      {t.url} {t.hostAllowed ? null : <Badge tone="bad">host not allowed</Badge>}
-                    </td>
-                    <td className="tabular-nums">{t.timeoutMs} ms</td>
-                    <td>
-                      {t.readOnly ? <Badge tone="good">read-only</Badge> : <Badge tone="warn">side effects</Badge>}
-                    </td>
-                    <td className="text-right">
-                      <RemoveButton kind="tool" id={t.id} label={t.toolName} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           )}
           <ToolEndpointForm />
         </Card>

@@ -4,11 +4,12 @@ import { StatusBadge } from "@/components/ui/Badge";
 import { DataTable } from "@/components/ui/DataTable";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { RetryButton } from "@/components/settings/RetryButton";
-import { db } from "@/lib/db";
-import { jobOverview, type JobRow } from "@/lib/db/jobs";
+import type { JobRow } from "@/lib/db/jobs";
 import { formatDateTime } from "@/lib/format";
 import { jobs } from "@/lib/jobs/runtime";
 import { jobSettings } from "@/lib/jobs/queue";
+import { pageContext } from "@/lib/http/page";
+import { listJobs } from "@/lib/server/jobs";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Jobs" };
@@ -52,8 +53,8 @@ function Rows({ rows, kind }: { rows: JobRow[]; kind: "running" | "queued" | "fa
 }
 
 export default async function JobsPage() {
-  const prisma = await db();
-  const [overview, queue] = await Promise.all([jobOverview(prisma), jobs()]);
+  const { principal, prisma } = await pageContext();
+  const [overview, queue] = await Promise.all([listJobs(principal, {}, prisma), jobs()]);
   const settings = jobSettings();
   const columns = ["Replay", "State", "Detail", { label: "Attempts", align: "right" as const }, ""];
   return (

@@ -1,6 +1,5 @@
-import { env } from "@/lib/env";
 import { apiRoute, readJson } from "@/lib/http/api";
-import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/replays/experiments";
+import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/server/experiments";
 import { enqueue } from "@/lib/jobs/runtime";
 
 export const dynamic = "force-dynamic";
@@ -9,10 +8,9 @@ export const dynamic = "force-dynamic";
  * `{ name, policyVersionId, agentVersionId, sessionIds? }` → `201 { experiment: { id, status, total, warnings } }`.
  * One job per member replay goes on the queue (workers run them); poll `GET /api/v1/experiments/:id`.
  */
-export const POST = apiRoute(async ({ request, prisma }) => {
-  const input = await readJson(request, CreateExperimentInput);
-  const created = await createExperiment(prisma, input, env().BRANCHPOINT_USER);
-  await runExperiment(prisma, created.id, enqueue);
+export const POST = apiRoute(async ({ request, prisma, principal }) => {
+  const created = await createExperiment(principal, await readJson(request, CreateExperimentInput), prisma);
+  await runExperiment(principal, { experimentId: created.id }, prisma, enqueue);
   return Response.json(
     {
       experiment: {

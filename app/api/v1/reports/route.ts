@@ -1,20 +1,10 @@
-import { z } from "zod";
-import { createReport } from "@/lib/db/reports";
-import { env } from "@/lib/env";
 import { apiRoute, readJson } from "@/lib/http/api";
-import { ReportSectionsInput } from "@/lib/reports/sections";
+import { CreateReportInput, createReport } from "@/lib/server/reports";
 
 export const dynamic = "force-dynamic";
 
-const Body = z.strictObject({
-  replayId: z.string().min(1),
-  title: z.string(),
-  sections: ReportSectionsInput.prefault({}),
-});
-
 /** POST /api/v1/reports: `{ replayId, title, sections }` → 201 `{ report }`. 409 when the replay has not finished. */
-export const POST = apiRoute(async ({ request, prisma }) => {
-  const body = await readJson(request, Body);
-  const report = await createReport(prisma, { ...body, createdBy: env().BRANCHPOINT_USER });
+export const POST = apiRoute(async ({ request, prisma, principal }) => {
+  const report = await createReport(principal, await readJson(request, CreateReportInput), prisma);
   return Response.json({ report }, { status: 201 });
 });

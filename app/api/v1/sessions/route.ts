@@ -1,10 +1,11 @@
+import { withImportSlot } from "@/lib/http/heavy";
 import { z } from "zod";
-import { listSessions } from "@/lib/db";
-import { importAndSave } from "@/lib/db/imports";
-import { ApiError, apiRoute, readBodyBytes, readQuery } from "@/lib/http/api";
+import { AppError } from "@/lib/errors";
+import { apiRoute, readBodyBytes, readQuery } from "@/lib/http/api";
 import { describeIssues } from "@/lib/http/otlp";
+import { presentListItem } from "@/lib/http/present";
 import { ImportFormat } from "@/lib/ingest/types";
-import { presentListItem } from "./present";
+import { importSessions, ListSessionsInput, listSessions } from "@/lib/server/sessions";
 
 export const dynamic = "force-dynamic";
 
@@ -15,26 +16,25 @@ const DOCUMENT_TYPES =
 const ImportQuery = z.object({ format: ImportFormat.optional(), filename: z.string().max(300).optional() });
 
 /** Import one document of any supported format: 201 `{ sessions: [{ id, eventCount, duplicate? }] }`. */
-export const POST = apiRoute(async ({ request, prisma }) => {
+export const POST = apiRoute(async ({ request, prisma, principal }) => {
   const query = readQuery(request, ImportQuery);
   const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim();
   if (contentType && !DOCUMENT_TYPES.test(contentType)) {
-    throw new ApiError(
-      415,
+    throw new AppError(
       "unsupported_media_type",
       `Content-Type '${contentType}' is not accepted: send application/json, JSON Lines, or application/x-protobuf.`,
     );
   }
   const body = await readBodyBytes(request);
-  if (body.length === 0) throw new ApiError(400, "empty_body", "The body is empty: send one document.");
-  const result = await importAndSave(prisma, body, query);
+  if (body.length === 0) throw new AppError("invalid_input", "The body is empty: send one document.");
+  const result = await withImportSlot(() => importSessions(principal, { body, ...query }, prisma));
   if (!result.ok) {
-    const code = result.format === null ? "unknown_format" : "invalid_document";
+    const code = result.format === null ? "unknown_format" : "invalid_input";
     const intro =
       result.format === null
         ? "The document is in no supported format"
         : `The document is not a valid ${result.format} document`;
-    throw new ApiError(400, code, describeIssues(intro, result.issues), result.issues);
+    throw new AppError(code, describeIssues(intro, result.issues), result.issues);
   }
   return Response.json(
     {
@@ -49,18 +49,8 @@ export const POST = apiRoute(async ({ request, prisma }) => {
   );
 });
 
-const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(64).optional(),
-  agent: z.string().min(1).max(200).optional(),
-  status: z.enum(["completed", "failed", "incomplete"]).optional(),
-  tool: z.string().min(1).max(200).optional(),
-  q: z.string().min(1).max(200).optional(),
-});
-
 /** Sessions, newest first: `{ sessions, nextCursor }`. */
-export const GET = apiRoute(async ({ request, prisma }) => {
-  const query = readQuery(request, ListQuery);
-  const { sessions, nextCursor } = await listSessions(prisma, query);
+export const GET = apiRoute(async ({ request, prisma, principal }) => {
+  const { sessions, nextCursor } = await listSessions(principal, readQuery(request, ListSessionsInput), prisma);
   return Response.json({ sessions: sessions.map(presentListItem), nextCursor });
 });

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { db } from "@/lib/db";
-import { findSharedReport } from "@/lib/db/reports";
+import { shareLinkPrincipal } from "@/lib/http/principal";
 import { exportResponse } from "@/lib/reports/download";
 import { EXPORT_FORMATS } from "@/lib/reports/export";
+import { openSharedReport } from "@/lib/server/reports";
 
 export const dynamic = "force-dynamic";
 
@@ -28,7 +29,7 @@ export async function GET(request: Request, context: { params: Promise<{ token: 
     .parse(new URL(request.url).searchParams.get("format") ?? "md");
   const { token } = await context.params;
   try {
-    const report = await findSharedReport(await db(), token);
+    const report = await openSharedReport(shareLinkPrincipal(), { token }, await db());
     return report ? exportResponse(report, format, NOINDEX) : notFound();
   } catch (error) {
     console.error("Shared report export failed:", error);

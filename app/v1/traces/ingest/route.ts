@@ -1,8 +1,9 @@
-import { ingestAgentsItems } from "@/lib/db/traces";
+import { withImportSlot } from "@/lib/http/heavy";
+import { AppError } from "@/lib/errors";
 import { readJson } from "@/lib/http/api";
-import { ApiError } from "@/lib/http/errors";
 import { describeIssues, traceJsonRoute } from "@/lib/http/otlp";
 import { parseOpenAiAgentsExport } from "@/lib/ingest/openai-agents";
+import { ingestAgentsItems } from "@/lib/server/sessions";
 import { z } from "zod";
 
 /**
@@ -10,21 +11,19 @@ import { z } from "zod";
  * (point its `endpoint` here). Items are stored by id and their sessions
  * rebuilt from every stored item of their group, in one transaction.
  */
-export const POST = traceJsonRoute(async ({ request, prisma }) => {
+export const POST = traceJsonRoute(async ({ request, prisma, principal }) => {
   const body = await readJson(request, z.unknown());
   const parsed = parseOpenAiAgentsExport(body);
   if (!parsed.ok)
-    throw new ApiError(
-      400,
-      "invalid_export",
+    throw new AppError(
+      "invalid_input",
       describeIssues("The body is not a valid Agents SDK trace export", parsed.issues),
       parsed.issues,
     );
-  const result = await ingestAgentsItems(prisma, parsed.items);
+  const result = await withImportSlot(() => ingestAgentsItems(principal, { items: parsed.items }, prisma));
   if (!result.ok)
-    throw new ApiError(
-      400,
-      "invalid_span_data",
+    throw new AppError(
+      "invalid_input",
       describeIssues("Some spans have missing or mistyped data", result.issues),
       result.issues,
     );

@@ -1,13 +1,14 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { z } from "zod";
 import { VersionDiff } from "@/components/policies/VersionDiff";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { getPolicy } from "@/lib/db/policies";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getPolicy } from "@/lib/server/policies";
 import { formatDateTime } from "@/lib/format";
+import { Button } from "@/components/ui/Button";
+import { DataTable } from "@/components/ui/DataTable";
 
 export const metadata: Metadata = { title: "Policy versions" };
 export const dynamic = "force-dynamic";
@@ -27,8 +28,8 @@ export default async function PolicyVersionsPage({
   const { id } = await params;
   const raw = await searchParams;
   const query = Query.parse(Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v])));
-  const policy = await getPolicy(await db(), id);
-  if (!policy) notFound();
+  const { principal, prisma } = await pageContext();
+  const policy = await orNotFound(getPolicy(principal, { policyId: id }, prisma));
   const versions = policy.versions; // newest first
   const byNumber = new Map(versions.map((v) => [v.version, v]));
   const b = byNumber.get(query.b ?? versions[0]?.version ?? 0) ?? versions[0];
@@ -58,53 +59,37 @@ export default async function PolicyVersionsPage({
       ) : (
         <div className="space-y-6">
           <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-            <table className="w-full text-sm">
-              <thead className="border-b border-slate-200 bg-slate-50 text-left text-xs font-medium tracking-wide text-slate-500 uppercase">
-                <tr>
-                  <th className="px-3 py-2">Version</th>
-                  <th className="px-3 py-2">Hash</th>
-                  <th className="px-3 py-2">Note</th>
-                  <th className="px-3 py-2">Saved</th>
-                  <th className="px-3 py-2" />
+            <DataTable frame={false} columns={["Version", "Hash", "Note", "Saved", { label: "Actions", srOnly: true }]}>
+              {versions.map((v) => (
+                <tr key={v.id} data-testid="version-row">
+                  <td className="px-3 py-2 font-medium tabular-nums">v{v.version}</td>
+                  <td className="px-3 py-2 font-mono text-xs text-slate-600" title={v.hash}>
+                    {v.hash.slice(0, 16)}
+                  </td>
+                  <td className="px-3 py-2 text-slate-700">{v.note ?? <span className="text-slate-400">—</span>}</td>
+                  <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">{formatDateTime(v.createdAt)}</td>
+                  <td className="px-3 py-2 text-right text-xs">
+                    {v.version > 1 ? (
+                      <Link
+                        href={`/policies/${policy.id}/versions?a=${v.version - 1}&b=${v.version}`}
+                        className="text-indigo-700 hover:underline"
+                      >
+                        Diff with v{v.version - 1}
+                      </Link>
+                    ) : null}
+                  </td>
                 </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100">
-                {versions.map((v) => (
-                  <tr key={v.id} data-testid="version-row">
-                    <td className="px-3 py-2 font-medium tabular-nums">v{v.version}</td>
-                    <td className="px-3 py-2 font-mono text-xs text-slate-600" title={v.hash}>
-                      {v.hash.slice(0, 16)}
-                    </td>
-                    <td className="px-3 py-2 text-slate-700">{v.note ?? <span className="text-slate-400">—</span>}</td>
-                    <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">
-                      {formatDateTime(v.createdAt)}
-                    </td>
-                    <td className="px-3 py-2 text-right text-xs">
-                      {v.version > 1 ? (
-                        <Link
-                          href={`/policies/${policy.id}/versions?a=${v.version - 1}&b=${v.version}`}
-                          className="text-indigo-700 hover:underline"
-                        >
-                          Diff with v{v.version - 1}
-                        </Link>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DataTable>
           </div>
           {a && b ? (
             <section aria-label="Diff between versions" className="space-y-3">
               <form method="get" className="flex flex-wrap items-end gap-3 text-xs">
                 <VersionSelect name="a" label="From" versions={versions} selected={a.version} />
                 <VersionSelect name="b" label="To" versions={versions} selected={b.version} />
-                <button
-                  type="submit"
-                  className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-                >
+                <Button type="submit" variant="secondary">
                   Compare
-                </button>
+                </Button>
               </form>
               <h2 className="text-sm font-semibold text-slate-900" data-testid="diff-title">
                 v{a.version} → v{b.version}

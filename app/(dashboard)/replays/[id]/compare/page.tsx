@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
 import { CompareView } from "@/components/compare/CompareView";
 import { FinalOutputDiff } from "@/components/compare/FinalOutputDiff";
 import { MetricsTable } from "@/components/compare/MetricsTable";
@@ -9,8 +8,10 @@ import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db } from "@/lib/db";
-import { isTerminal, loadReplayComparison } from "@/lib/db/replays";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getReplayComparison, isTerminal } from "@/lib/server/replays";
+import { buttonClass } from "@/components/ui/Button";
+import { Notice } from "@/components/ui/Notice";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare base and branch" };
@@ -20,18 +21,17 @@ type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ pair?: s
 export default async function ComparePage({ params, searchParams }: Props) {
   const [{ id }, query] = await Promise.all([params, searchParams]);
   // Rows and the first divergence only: a pair's full events are fetched when it is selected.
-  const view = await loadReplayComparison(await db(), id);
-  if (!view) notFound();
+  const { principal, prisma } = await pageContext();
+  const view = await orNotFound(getReplayComparison(principal, { replayId: id }, prisma));
   const { comparison, replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href={`/replays/${replay.id}`} className="text-slate-500 hover:text-slate-900">
-          ← Branch
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[
+          { href: "/replays", label: "Replays" },
+          { href: `/replays/${replay.id}`, label: "Branch" },
+        ]}
         title={<>Base vs branch: “{label}”</>}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
@@ -48,16 +48,10 @@ export default async function ComparePage({ params, searchParams }: Props) {
         }
         actions={
           <>
-            <Link
-              href={`/sessions/${session.id}`}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
-            >
+            <Link href={`/sessions/${session.id}`} className={buttonClass({ variant: "secondary" })}>
               Open base in full
             </Link>
-            <Link
-              href={`/replays/${replay.id}`}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
-            >
+            <Link href={`/replays/${replay.id}`} className={buttonClass({ variant: "secondary" })}>
               Open branch in full
             </Link>
             <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
@@ -65,21 +59,15 @@ export default async function ComparePage({ params, searchParams }: Props) {
         }
       />
       {comparison.firstDivergence ? (
-        <p
-          className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900"
-          data-testid="first-divergence"
-        >
+        <Notice tone="warning" className="mb-4" testId="first-divergence">
           First divergence at pair {comparison.firstDivergence.pairIndex} (base step{" "}
           {comparison.firstDivergence.baseSeq ?? "—"}, branch step {comparison.firstDivergence.branchSeq ?? "—"}):{" "}
           {comparison.firstDivergence.summary}
-        </p>
+        </Notice>
       ) : (
-        <p
-          className="mb-4 rounded-md border border-emerald-200 bg-emerald-50 px-4 py-2 text-sm text-emerald-900"
-          data-testid="first-divergence"
-        >
+        <Notice tone="success" className="mb-4" testId="first-divergence">
           The branch reproduces the base run: every aligned step is equal.
-        </p>
+        </Notice>
       )}
       <CompareView
         replayId={replay.id}

@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
-import Link from "next/link";
-import { notFound } from "next/navigation";
 import { editTargets } from "@/components/replays/edit-values";
 import { StartReplayForm, type PolicyChoice } from "@/components/replays/StartReplayForm";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { db, getSession, toSessionEvent } from "@/lib/db";
+import { toSessionEvent } from "@/lib/db";
+import { orNotFound, pageContext } from "@/lib/http/page";
 import { RECOMMENDED_RCA_POLICY, toolLevelPreset, type Policy } from "@/lib/replay";
-import { replayPolicyWarnings } from "@/lib/replays/service";
+import { policyVersionsForAgent } from "@/lib/server/policies";
+import { replayPolicyWarnings } from "@/lib/server/replays";
+import { getSession } from "@/lib/server/sessions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replay a session" };
@@ -21,21 +22,15 @@ const RECORDED_ONLY: Policy = {
 
 export default async function StartReplayPage({ params }: Props) {
   const { id } = await params;
-  const prisma = await db();
-  const session = await getSession(prisma, id);
-  if (!session) notFound();
-  const versions = await prisma.policyVersion.findMany({
-    where: { policy: { OR: [{ agentId: null }, { agentId: session.agentId }] } },
-    orderBy: [{ policy: { name: "asc" } }, { version: "desc" }],
-    select: { id: true, version: true, hash: true, document: true, policy: { select: { name: true } } },
-    take: 200,
-  });
+  const { principal, prisma } = await pageContext();
+  const session = await orNotFound(getSession(principal, { sessionId: id }, prisma));
+  const versions = await policyVersionsForAgent(principal, { agentId: session.agentId }, prisma);
   // The seeds' caveats for this session's adapter and capabilities, per choice, shown before anything runs.
-  const warnings = await replayPolicyWarnings(prisma, session.id, [
-    RECOMMENDED_RCA_POLICY,
-    RECORDED_ONLY,
-    ...versions.map((v) => v.document),
-  ]);
+  const warnings = await replayPolicyWarnings(
+    principal,
+    { sessionId: session.id, documents: [RECOMMENDED_RCA_POLICY, RECORDED_ONLY, ...versions.map((v) => v.document)] },
+    prisma,
+  );
   const choices: PolicyChoice[] = [
     {
       value: "preset:recommended",
@@ -59,12 +54,11 @@ export default async function StartReplayPage({ params }: Props) {
   const label = session.title ?? session.externalId ?? session.id;
   return (
     <>
-      <div className="mb-2 text-sm">
-        <Link href={`/sessions/${session.id}`} className="text-slate-500 hover:text-slate-900">
-          ← {label}
-        </Link>
-      </div>
       <PageHeader
+        breadcrumbs={[
+          { href: "/sessions", label: "Sessions" },
+          { href: `/sessions/${session.id}`, label },
+        ]}
         title="Replay this session"
         subtitle={`${session.agent.name} · ${session.eventCount} recorded steps. The branch is compared with this run when it stops.`}
       />

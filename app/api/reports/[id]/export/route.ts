@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { db } from "@/lib/db";
-import { getReport } from "@/lib/db/reports";
-import { errorResponse, jsonError, readQuery } from "@/lib/http/api";
+import { errorResponse, readQuery } from "@/lib/http/api";
+import { currentPrincipal } from "@/lib/http/principal";
 import { exportResponse } from "@/lib/reports/download";
 import { EXPORT_FORMATS } from "@/lib/reports/export";
+import { getReport } from "@/lib/server/reports";
 
 export const dynamic = "force-dynamic";
 
@@ -14,8 +15,7 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
   try {
     const { format } = readQuery(request, Query);
     const { id } = await context.params;
-    const report = await getReport(await db(), id);
-    if (!report) return jsonError(404, "report_not_found", "No such report.");
+    const { shares: _shares, ...report } = await getReport(await currentPrincipal(), { reportId: id }, await db());
     return exportResponse(report, format);
   } catch (error) {
     return errorResponse(error);

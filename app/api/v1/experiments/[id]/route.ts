@@ -1,11 +1,11 @@
-import { ApiError, apiRoute } from "@/lib/http/api";
-import { loadExperiment, presentExperiment } from "@/lib/replays/experiments";
+import { apiRoute } from "@/lib/http/api";
+import { presentExperiment } from "@/lib/http/present";
+import { getExperiment } from "@/lib/server/experiments";
 
 export const dynamic = "force-dynamic";
 
 /** The experiment with its progress and one result per cohort session. */
-export const GET = apiRoute<{ id: string }>(async ({ prisma, params }) => {
-  const experiment = await loadExperiment(prisma, params.id);
-  if (!experiment) throw new ApiError(404, "experiment_not_found", `No experiment with id "${params.id}".`);
+export const GET = apiRoute<{ id: string }>(async ({ prisma, params, principal }) => {
+  const experiment = await getExperiment(principal, { experimentId: params.id }, prisma);
   return Response.json({ experiment: presentExperiment(experiment) });
 });

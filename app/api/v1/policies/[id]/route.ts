@@ -1,12 +1,11 @@
-import { getPolicy } from "@/lib/db/policies";
-import { apiRoute, ApiError } from "@/lib/http/api";
-import { policyBody } from "../shared";
+import { apiRoute } from "@/lib/http/api";
+import { presentPolicy } from "@/lib/http/present";
+import { getPolicy } from "@/lib/server/policies";
 
 export const dynamic = "force-dynamic";
 
 /** The policy with its versions, newest first. */
-export const GET = apiRoute<{ id: string }>(async ({ prisma, params }) => {
-  const policy = await getPolicy(prisma, params.id);
-  if (!policy) throw new ApiError(404, "not_found", `No policy with id "${params.id}".`);
-  return Response.json({ policy: policyBody(policy) });
+export const GET = apiRoute<{ id: string }>(async ({ prisma, params, principal }) => {
+  const policy = await getPolicy(principal, { policyId: params.id }, prisma);
+  return Response.json({ policy: presentPolicy(policy) });
 });

@@ -1,11 +1,11 @@
-import { revokeShareLink } from "@/lib/db/reports";
 import { apiRoute } from "@/lib/http/api";
+import { revokeShare } from "@/lib/server/reports";
 
 export const dynamic = "force-dynamic";
 
 /** DELETE /api/v1/shares/:id revokes a share link → `{ share: { id, state, revokedAt } }`. Revoking twice is fine. */
-export const DELETE = apiRoute<{ id: string }>(async ({ prisma, params }) => {
-  const share = await revokeShareLink(prisma, params.id);
+export const DELETE = apiRoute<{ id: string }>(async ({ prisma, params, principal }) => {
+  const share = await revokeShare(principal, { shareId: params.id }, prisma);
   return Response.json({
     share: { id: share.id, state: share.state, revokedAt: share.revokedAt, expiresAt: share.expiresAt },
   });

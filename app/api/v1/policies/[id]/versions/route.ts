@@ -1,18 +1,14 @@
-import { z } from "zod";
-import { addPolicyVersion, withTransaction } from "@/lib/db/policies";
-import { apiRoute, ApiError, readJson } from "@/lib/http/api";
-import { checkedDocument, PolicyDocumentInput } from "../../shared";
+import type { z } from "zod";
+import { apiRoute, readJson } from "@/lib/http/api";
+import { savePolicyVersion, SavePolicyVersionInput } from "@/lib/server/policies";
 
 export const dynamic = "force-dynamic";
 
-const Body = z.strictObject({ policy: PolicyDocumentInput, note: z.string().max(2000).optional() });
+const Body = SavePolicyVersionInput.omit({ policyId: true }).strict();
 
 /** Adds a version to a policy (validated for its agent); an unchanged document creates none (200). */
-export const POST = apiRoute<{ id: string }>(async ({ request, prisma, params }) => {
-  const body = await readJson(request, Body);
-  const existing = await prisma.policy.findUnique({ where: { id: params.id }, select: { id: true, agentId: true } });
-  if (!existing) throw new ApiError(404, "not_found", `No policy with id "${params.id}".`);
-  const { policy } = await checkedDocument(prisma, body.policy, existing.agentId);
-  const saved = await withTransaction(prisma, (tx) => addPolicyVersion(tx, existing.id, policy, { note: body.note }));
+export const POST = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
+  const body: z.infer<typeof Body> = await readJson(request, Body);
+  const saved = await savePolicyVersion(principal, { ...body, policyId: params.id }, prisma);
   return Response.json(saved, { status: saved.created ? 201 : 200 });
 });

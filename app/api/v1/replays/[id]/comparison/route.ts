@@ -1,12 +1,11 @@
-import { loadReplayView } from "@/lib/db/replays";
-import { ApiError, apiRoute } from "@/lib/http/api";
-import { presentComparison } from "@/lib/replays/present";
+import { apiRoute } from "@/lib/http/api";
+import { presentComparison } from "@/lib/http/present";
+import { getReplay } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 
 /** The aligned comparison of the branch with its base, with `firstDivergence`, metrics and the evidence. */
-export const GET = apiRoute<{ id: string }>(async ({ prisma, params }) => {
-  const view = await loadReplayView(prisma, params.id);
-  if (!view) throw new ApiError(404, "replay_not_found", `No replay with id "${params.id}".`);
+export const GET = apiRoute<{ id: string }>(async ({ prisma, params, principal }) => {
+  const view = await getReplay(principal, { replayId: params.id }, prisma);
   return Response.json({ comparison: presentComparison(view) });
 });

@@ -1,28 +1,20 @@
 import { z } from "zod";
-import { createShareLink } from "@/lib/db/reports";
 import { env } from "@/lib/env";
 import { apiRoute, readJson } from "@/lib/http/api";
-import { ExpiresIn, shareUrl } from "@/lib/reports/share";
+import { ExpiresIn } from "@/lib/reports/share";
+import { createShare } from "@/lib/server/reports";
 
 export const dynamic = "force-dynamic";
 
 const Body = z.strictObject({ expiresIn: ExpiresIn.default("7d") });
 
 /** POST /api/v1/reports/:id/share → 201 `{ share: { id, url, expiresAt } }`. The URL holds the token; it is shown only here. */
-export const POST = apiRoute<{ id: string }>(async ({ request, prisma, params }) => {
+export const POST = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
   const { expiresIn } = await readJson(request, Body);
-  const { share, token } = await createShareLink(prisma, params.id, expiresIn);
-  const base = env().BRANCHPOINT_PUBLIC_URL ?? new URL(request.url).origin;
+  const baseUrl = env().BRANCHPOINT_PUBLIC_URL ?? new URL(request.url).origin;
+  const { share, url } = await createShare(principal, { reportId: params.id, expiresIn, baseUrl }, prisma);
   return Response.json(
-    {
-      share: {
-        id: share.id,
-        url: shareUrl(base, token),
-        expiresAt: share.expiresAt,
-        createdAt: share.createdAt,
-        state: share.state,
-      },
-    },
+    { share: { id: share.id, url, expiresAt: share.expiresAt, createdAt: share.createdAt, state: share.state } },
     { status: 201, headers: { "Cache-Control": "no-store" } },
   );
 });

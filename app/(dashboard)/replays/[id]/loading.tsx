@@ -1,0 +1,5 @@
+import { SplitSkeleton } from "@/components/ui/Skeleton";
+
+export default function Loading() {
+  return <SplitSkeleton />;
+}

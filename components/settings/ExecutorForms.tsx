@@ -1,0 +1,184 @@
+"use client";
+
+import { useState } from "react";
+import {
+  addAllowedHostAction,
+  removeExecutorSettingAction,
+  saveModelEndpointAction,
+  saveToolEndpointAction,
+} from "@/app/(dashboard)/settings/executors/actions";
+import { Button } from "@/components/ui/Button";
+import { useActionForm as useSubmit, type ActionFormError } from "@/components/ui/useActionForm";
+
+type Fields = Record<string, string[]>;
+type SubmitError = ActionFormError;
+
+const input = "mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm";
+
+/** The form's submit button, and an error that belongs to no single field. */
+function SubmitRow({ label, pending, error }: { label: string; pending: boolean; error: SubmitError | null }) {
+  return (
+    <div className="sm:col-span-4">
+      <Button type="submit" disabled={pending}>
+        {label}
+      </Button>
+      {error && Object.keys(error.fields).length === 0 ? (
+        <span role="alert" className="ml-3 text-sm text-rose-700">
+          {error.message}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+function FieldError({ fields, name }: { fields: Fields | undefined; name: string }) {
+  const messages = fields?.[name];
+  return messages ? <span className="mt-0.5 block text-xs text-rose-700">{messages.join(" ")}</span> : null;
+}
+
+export function ModelEndpointForm() {
+  const { pending, error, run } = useSubmit();
+  const [v, setV] = useState({ name: "", baseUrl: "", model: "", apiKeyEnv: "" });
+  return (
+    <form
+      aria-label="Add a model endpoint"
+      className="grid gap-3 sm:grid-cols-4"
+      onSubmit={(e) => {
+        e.preventDefault();
+        run(
+          () => saveModelEndpointAction({ ...v, ...(v.apiKeyEnv ? {} : { apiKeyEnv: undefined }) }),
+          () => setV({ name: "", baseUrl: "", model: "", apiKeyEnv: "" }),
+        );
+      }}
+    >
+      {(
+        [
+          ["name", "Name", "openai"],
+          ["baseUrl", "Base URL", "https://api.openai.com/v1"],
+          ["model", "Model", "gpt-4.1"],
+          ["apiKeyEnv", "Key's environment variable", "OPENAI_API_KEY"],
+        ] as const
+      ).map(([key, label, placeholder]) => (
+        <label key={key} className="text-sm">
+          <span className="text-slate-600">{label}</span>
+          <input
+            name={key}
+            value={v[key]}
+            placeholder={placeholder}
+            onChange={(e) => setV({ ...v, [key]: e.target.value })}
+            className={input}
+          />
+          <FieldError fields={error?.fields} name={key} />
+        </label>
+      ))}
+      <SubmitRow label="Save model endpoint" pending={pending} error={error} />
+    </form>
+  );
+}
+
+export function ToolEndpointForm() {
+  const { pending, error, run } = useSubmit();
+  const [v, setV] = useState({ toolName: "", url: "", timeoutMs: "10000", readOnly: false });
+  return (
+    <form
+      aria-label="Add a tool endpoint"
+      className="grid gap-3 sm:grid-cols-4"
+      onSubmit={(e) => {
+        e.preventDefault();
+        run(
+          () => saveToolEndpointAction({ ...v, timeoutMs: Number(v.timeoutMs) }),
+          () => setV({ toolName: "", url: "", timeoutMs: "10000", readOnly: false }),
+        );
+      }}
+    >
+      <label className="text-sm">
+        <span className="text-slate-600">Tool</span>
+        <input
+          name="toolName"
+          value={v.toolName}
+          placeholder="lookup_order"
+          onChange={(e) => setV({ ...v, toolName: e.target.value })}
+          className={input}
+        />
+        <FieldError fields={error?.fields} name="toolName" />
+      </label>
+      <label className="text-sm sm:col-span-2">
+        <span className="text-slate-600">URL (receives POST {"{ tool, args, callId }"})</span>
+        <input
+          name="url"
+          value={v.url}
+          placeholder="http://127.0.0.1:8080/tools/lookup_order"
+          onChange={(e) => setV({ ...v, url: e.target.value })}
+          className={input}
+        />
+        <FieldError fields={error?.fields} name="url" />
+      </label>
+      <label className="text-sm">
+        <span className="text-slate-600">Timeout (ms)</span>
+        <input
+          name="timeoutMs"
+          inputMode="numeric"
+          value={v.timeoutMs}
+          onChange={(e) => setV({ ...v, timeoutMs: e.target.value })}
+          className={input}
+        />
+        <FieldError fields={error?.fields} name="timeoutMs" />
+      </label>
+      <label className="flex items-center gap-2 text-sm sm:col-span-4">
+        <input type="checkbox" checked={v.readOnly} onChange={(e) => setV({ ...v, readOnly: e.target.checked })} />
+        Read-only (safe to repeat). Tools declared write or external_mutation still need approval per call.
+      </label>
+      <SubmitRow label="Save tool endpoint" pending={pending} error={error} />
+    </form>
+  );
+}
+
+export function AllowedHostForm() {
+  const { pending, error, run } = useSubmit();
+  const [host, setHost] = useState("");
+  return (
+    <form
+      aria-label="Allow a host"
+      className="flex flex-wrap items-start gap-2"
+      onSubmit={(e) => {
+        e.preventDefault();
+        run(
+          () => addAllowedHostAction({ host }),
+          () => setHost(""),
+        );
+      }}
+    >
+      <input
+        name="host"
+        aria-label="Host"
+        value={host}
+        placeholder="api.example.com or 127.0.0.1:8080"
+        onChange={(e) => setHost(e.target.value)}
+        className="w-80 rounded-md border border-slate-300 px-2 py-1 text-sm"
+      />
+      <Button type="submit" disabled={pending}>
+        Allow host
+      </Button>
+      {error ? (
+        <span role="alert" className="w-full text-sm text-rose-700">
+          {error.message}
+        </span>
+      ) : null}
+    </form>
+  );
+}
+
+export function RemoveButton({ kind, id, label }: { kind: "model" | "tool" | "host"; id: string; label: string }) {
+  const { pending, run } = useSubmit();
+  return (
+    <button
+      type="button"
+      disabled={pending}
+      aria-label={`Remove ${label}`}
+      onClick={() => run(() => removeExecutorSettingAction({ kind, id }))}
+      className="text-xs text-rose-700 hover:underline disabled:opacity-50"
+    >
+      Remove
+    </button>
+  );
+}

@@ -1,0 +1,51 @@
+import { useId, type ReactElement, type ReactNode } from "react";
+import { cloneElement } from "react";
+
+export const inputClass =
+  "w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900 shadow-sm focus:border-indigo-500 focus:outline-none aria-[invalid=true]:border-rose-400";
+
+/**
+ * A labelled control with its hint and its errors. The control (an input,
+ * select or textarea) gets the id, `aria-invalid` and `aria-describedby`
+ * wiring, so a screen reader reads the error with the field.
+ */
+export function Field({
+  label,
+  hint,
+  errors,
+  children,
+  className = "",
+}: {
+  label: ReactNode;
+  hint?: ReactNode;
+  errors?: string[] | undefined;
+  children: ReactElement<{ id?: string; "aria-invalid"?: boolean; "aria-describedby"?: string }>;
+  className?: string;
+}) {
+  const id = useId();
+  const hintId = hint ? `${id}-hint` : undefined;
+  const errorId = errors?.length ? `${id}-error` : undefined;
+  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
+  return (
+    <div className={`flex flex-col gap-1 ${className}`}>
+      <label htmlFor={id} className="text-xs font-medium text-slate-700">
+        {label}
+      </label>
+      {cloneElement(children, {
+        id,
+        "aria-invalid": errors?.length ? true : undefined,
+        "aria-describedby": describedBy,
+      })}
+      {hint ? (
+        <p id={hintId} className="text-xs text-slate-600">
+          {hint}
+        </p>
+      ) : null}
+      {errors?.length ? (
+        <p id={errorId} className="text-xs text-rose-700">
+          {errors.join(" ")}
+        </p>
+      ) : null}
+    </div>
+  );
+}

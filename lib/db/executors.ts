@@ -1,0 +1,70 @@
+/** Executor settings (model and tool endpoints, the host allow-list): the rows the settings page and the live executors read. */
+import type { DbClient } from "./client";
+
+export async function listExecutorRows(client: DbClient) {
+  const [models, tools, hosts] = await Promise.all([
+    client.modelEndpoint.findMany({ orderBy: { name: "asc" } }),
+    client.toolEndpoint.findMany({ orderBy: { toolName: "asc" } }),
+    client.allowedHost.findMany({ orderBy: { host: "asc" } }),
+  ]);
+  return { models, tools, hosts };
+}
+
+export async function upsertModelEndpoint(
+  client: DbClient,
+  input: { name: string; baseUrl: string; model: string; apiKeyEnv: string | null },
+) {
+  const data = { baseUrl: input.baseUrl, model: input.model, apiKeyEnv: input.apiKeyEnv };
+  return client.modelEndpoint.upsert({
+    where: { name: input.name },
+    create: { name: input.name, ...data },
+    update: data,
+    select: { id: true },
+  });
+}
+
+export async function upsertToolEndpoint(
+  client: DbClient,
+  input: { toolName: string; url: string; timeoutMs: number; readOnly: boolean },
+) {
+  const data = { url: input.url, timeoutMs: input.timeoutMs, readOnly: input.readOnly };
+  return client.toolEndpoint.upsert({
+    where: { toolName: input.toolName },
+    create: { toolName: input.toolName, ...data },
+    update: data,
+    select: { id: true },
+  });
+}
+
+export async function upsertAllowedHost(client: DbClient, host: string) {
+  return client.allowedHost.upsert({ where: { host }, create: { host }, update: {}, select: { id: true, host: true } });
+}
+
+/** Removes one setting; removing one that is gone already is fine. */
+export async function deleteExecutorSetting(client: DbClient, kind: "model" | "tool" | "host", id: string) {
+  if (kind === "model") await client.modelEndpoint.deleteMany({ where: { id } });
+  else if (kind === "tool") await client.toolEndpoint.deleteMany({ where: { id } });
+  else await client.allowedHost.deleteMany({ where: { id } });
+}
+
+export async function allowedHosts(client: DbClient): Promise<Set<string>> {
+  const rows = await client.allowedHost.findMany({ select: { host: true } });
+  return new Set(rows.map((r) => r.host.toLowerCase()));
+}
+
+export async function toolEndpointFor(client: DbClient, toolName: string) {
+  return client.toolEndpoint.findUnique({ where: { toolName } });
+}
+
+/** The endpoint named (by name or model) or, failing that, the first one configured. */
+export async function modelEndpointFor(client: DbClient, wanted: string | undefined) {
+  if (wanted) {
+    const byName = await client.modelEndpoint.findFirst({ where: { OR: [{ name: wanted }, { model: wanted }] } });
+    if (byName) return byName;
+  }
+  return client.modelEndpoint.findFirst({ orderBy: { createdAt: "asc" } });
+}
+
+export async function hasModelEndpoint(client: DbClient): Promise<boolean> {
+  return (await client.modelEndpoint.count()) > 0;
+}

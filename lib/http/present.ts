@@ -1,0 +1,150 @@
+import { toSessionEvent, type SessionListItem, type SessionWithEvents } from "@/lib/db";
+import type { PolicyWithVersions } from "@/lib/db/policies";
+import type { ExperimentDetail } from "@/lib/server/experiments";
+import type { ReplayView } from "@/lib/db/replays";
+import type { PolicyIssue } from "@/lib/replay";
+
+/** A replay as the HTTP API returns it (DESIGN §8). */
+export function presentReplay(view: ReplayView, warnings?: readonly PolicyIssue[]) {
+  const { replay } = view;
+  return {
+    id: replay.id,
+    sessionId: replay.sessionId,
+    status: replay.status,
+    comparability: replay.comparability,
+    policyHash: replay.policyHash,
+    policyVersion: replay.policyVersion,
+    policy: replay.policySnapshot,
+    edits: replay.edits,
+    createdBy: replay.createdBy,
+    createdAt: replay.createdAt.toISOString(),
+    finishedAt: replay.finishedAt?.toISOString() ?? null,
+    error: replay.error,
+    progress: replay.progress,
+    cancelRequested: replay.cancelRequested,
+    attempts: replay.attempts,
+    steps: view.steps,
+    evidence: view.evidence,
+    pending: view.pending,
+    fixtures: view.fixtures.map((f) => ({ ...f, createdAt: f.createdAt.toISOString() })),
+    approvals: view.approvals,
+    ...(warnings && warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
+/** The aligned comparison with its base (DESIGN §5), with the evidence. */
+export function presentComparison(view: ReplayView) {
+  const { comparison } = view;
+  return {
+    replayId: view.replay.id,
+    sessionId: view.session.id,
+    status: view.replay.status,
+    comparability: view.replay.comparability,
+    policyHash: view.replay.policyHash,
+    firstDivergence: comparison.firstDivergence,
+    pairs: comparison.pairs.map((p) => ({
+      id: p.id,
+      type: p.type,
+      baseSeq: p.type === "inserted" ? null : p.base.seq,
+      branchSeq: p.type === "removed" ? null : p.branch.seq,
+      base: p.type === "inserted" ? null : p.base,
+      branch: p.type === "removed" ? null : p.branch,
+      ...(p.type === "changed" ? { delta: p.delta } : {}),
+    })),
+    finalOutputDiff: comparison.finalOutputDiff,
+    metrics: comparison.metrics,
+    evidence: view.evidence,
+    fixtures: view.fixtures.map((f) => ({ ...f, createdAt: f.createdAt.toISOString() })),
+    approvals: view.approvals,
+  };
+}
+
+/** The API's shape of an experiment (dates as ISO strings). */
+export function presentExperiment(e: ExperimentDetail) {
+  return {
+    id: e.id,
+    name: e.name,
+    status: e.status,
+    createdAt: e.createdAt.toISOString(),
+    finishedAt: e.finishedAt?.toISOString() ?? null,
+    policyVersion: e.policyVersion,
+    agentVersion: e.agentVersion,
+    total: e.summary.total,
+    done: e.summary.done,
+    summary: e.summary,
+    results: e.results.map((r) => ({ ...r, sessionId: r.session.id })),
+  };
+}
+
+/** A session in a list, as the API shows it. */
+export function presentListItem(s: SessionListItem) {
+  return {
+    id: s.id,
+    title: s.title,
+    externalId: s.externalId,
+    format: s.format,
+    status: s.status,
+    agent: s.agent,
+    agentVersion: s.agentVersion.version,
+    agentVersionId: s.agentVersionId,
+    startedAt: s.startedAt,
+    durationMs: s.durationMs,
+    eventCount: s.eventCount,
+    modelCallCount: s.modelCallCount,
+    toolCallCount: s.toolCallCount,
+    errorCount: s.errorCount,
+    inputTokens: s.inputTokens,
+    outputTokens: s.outputTokens,
+    costUsd: s.costUsd,
+    toolNames: s.toolNames,
+    createdAt: s.createdAt,
+  };
+}
+
+/** One session with its events in order (DESIGN §2 event shape). */
+export function presentSession(s: SessionWithEvents) {
+  return {
+    id: s.id,
+    title: s.title,
+    externalId: s.externalId,
+    format: s.format,
+    status: s.status,
+    isReplay: s.isReplay,
+    agent: { name: s.agent.name, adapter: s.agent.adapter },
+    agentVersion: { id: s.agentVersion.id, version: s.agentVersion.version, capabilities: s.agentVersion.capabilities },
+    startedAt: s.startedAt,
+    endedAt: s.endedAt,
+    durationMs: s.durationMs,
+    eventCount: s.eventCount,
+    modelCallCount: s.modelCallCount,
+    toolCallCount: s.toolCallCount,
+    errorCount: s.errorCount,
+    inputTokens: s.inputTokens,
+    outputTokens: s.outputTokens,
+    costUsd: s.costUsd,
+    toolNames: s.toolNames,
+    metadata: s.metadata,
+    createdAt: s.createdAt,
+    events: s.events.map(toSessionEvent),
+  };
+}
+
+/** A policy as the API shows it: its versions newest first, each with its document and hash. */
+export function presentPolicy(p: PolicyWithVersions) {
+  return {
+    id: p.id,
+    name: p.name,
+    agent: p.agent,
+    latestVersion: p.latestVersion,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+    versions: p.versions.map((v) => ({
+      id: v.id,
+      version: v.version,
+      hash: v.hash,
+      note: v.note,
+      createdAt: v.createdAt,
+      document: v.document,
+    })),
+  };
+}

@@ -1,0 +1,169 @@
+import { describe, expect, it } from "vitest";
+import type { Db } from "@/lib/db";
+import { AppError } from "@/lib/errors";
+import * as apiKeys from "./api-keys";
+import { authorize, can, PERMISSIONS, type Permission } from "./authz";
+import * as executors from "./executors";
+import * as experiments from "./experiments";
+import * as jobs from "./jobs";
+import * as policies from "./policies";
+import type { Principal, Role } from "./principal";
+import * as replays from "./replays";
+import * as reports from "./reports";
+import * as sessions from "./sessions";
+
+/**
+ * Every operation of every lib/server module, with the permission it needs.
+ * A new exported operation without a row here fails the first test.
+ */
+const OPERATIONS: Record<string, Permission> = {
+  "api-keys.createApiKey": "api_keys.manage",
+  "api-keys.revokeApiKey": "api_keys.manage",
+  "api-keys.listApiKeys": "api_keys.manage",
+  "executors.executorSettings": "executors.read",
+  "executors.saveModelEndpoint": "executors.manage",
+  "executors.saveToolEndpoint": "executors.manage",
+  "executors.addAllowedHost": "executors.manage",
+  "executors.removeExecutorSetting": "executors.manage",
+  "experiments.createExperiment": "experiments.run",
+  "experiments.runExperiment": "experiments.run",
+  "experiments.getExperiment": "experiments.read",
+  "experiments.getExperimentProgress": "experiments.read",
+  "experiments.listExperiments": "experiments.read",
+  "experiments.experimentChoices": "experiments.read",
+  "jobs.cancelReplay": "replays.run",
+  "jobs.cancelExperiment": "experiments.run",
+  "jobs.retryReplay": "jobs.manage",
+  "jobs.listJobs": "jobs.manage",
+  "policies.createPolicy": "policies.write",
+  "policies.savePolicyVersion": "policies.write",
+  "policies.savePolicyByName": "policies.write",
+  "policies.setToolSideEffect": "policies.write",
+  "policies.tryRule": "policies.read",
+  "policies.getPolicy": "policies.read",
+  "policies.getPolicyForEditor": "policies.read",
+  "policies.listPolicies": "policies.read",
+  "policies.policyVersionsForAgent": "policies.read",
+  "replays.replayPolicyWarnings": "replays.read",
+  "replays.createReplay": "replays.run",
+  "replays.runReplay": "replays.run",
+  "replays.startReplay": "replays.run",
+  "replays.supplyFixture": "replays.run",
+  "replays.decideApproval": "replays.run",
+  "replays.getReplay": "replays.read",
+  "replays.getReplayComparison": "replays.read",
+  "replays.getReplayState": "replays.read",
+  "replays.listReplays": "replays.read",
+  "replays.getComparisonPair": "replays.read",
+  "reports.createReport": "reports.write",
+  "reports.getReport": "reports.read",
+  "reports.getReportPage": "reports.read",
+  "reports.listReports": "reports.read",
+  "reports.createShare": "shares.manage",
+  "reports.revokeShare": "shares.manage",
+  "reports.openSharedReport": "reports.read",
+  "sessions.importSessions": "sessions.import",
+  "sessions.ingestOtlpSpans": "sessions.import",
+  "sessions.ingestAgentsItems": "sessions.import",
+  "sessions.listSessions": "sessions.read",
+  "sessions.getSession": "sessions.read",
+};
+
+/** Pure helpers a service module exports besides its operations (re-exported engine predicates). */
+const NOT_OPERATIONS = new Set([
+  "replays.isTerminal",
+  // The job worker's entry points: a worker runs replays it took from the queue, on no one's behalf.
+  "replays.runNow",
+  "replays.runQueuedReplay",
+  "replays.LeaseLost",
+]);
+
+const MODULES: Record<string, Record<string, unknown>> = {
+  "api-keys": apiKeys,
+  executors,
+  experiments,
+  jobs,
+  policies,
+  replays,
+  reports,
+  sessions,
+};
+
+type Operation = (principal: Principal, input: unknown, prisma: Db) => Promise<unknown>;
+
+function operations(): [string, Operation][] {
+  const out: [string, Operation][] = [];
+  for (const [module, exports] of Object.entries(MODULES)) {
+    for (const [name, value] of Object.entries(exports)) {
+      // Schemas are objects; operations are the exported functions.
+      if (typeof value !== "function" || NOT_OPERATIONS.has(`${module}.${name}`)) continue;
+      out.push([`${module}.${name}`, value as Operation]);
+    }
+  }
+  return out;
+}
+
+const principal = (role: Role, readOnly = false): Principal => ({
+  kind: "user",
+  userId: "u1",
+  name: `a ${role}`,
+  role,
+  readOnly,
+});
+
+/** A database that fails the test when touched: an operation must refuse before it reads anything. */
+const untouchable = new Proxy(
+  {},
+  {
+    get(_target, key) {
+      throw new Error(`the database was used (${String(key)}) before the operation authorized its principal`);
+    },
+  },
+) as unknown as Db;
+
+async function outcome(op: Operation, who: Principal): Promise<unknown> {
+  return op(who, {}, untouchable).then(
+    () => "ok",
+    (error: unknown) => error,
+  );
+}
+
+const RANKED: Role[] = ["viewer", "analyst", "admin"];
+
+describe("authorization", () => {
+  it("every exported operation has a permission rule, and every rule names an operation", () => {
+    const names = operations().map(([name]) => name);
+    expect(names.filter((n) => !(n in OPERATIONS))).toEqual([]);
+    expect(Object.keys(OPERATIONS).filter((n) => !names.includes(n))).toEqual([]);
+  });
+
+  it.each(Object.entries(OPERATIONS))("%s needs %s, checked before any data is read", async (name, permission) => {
+    const op = operations().find(([n]) => n === name)![1];
+    const needed = PERMISSIONS[permission];
+    for (const role of RANKED) {
+      const result = await outcome(op, principal(role));
+      if (RANKED.indexOf(role) < RANKED.indexOf(needed)) {
+        expect(result, `${role} must be refused`).toBeInstanceOf(AppError);
+        expect((result as AppError).code).toBe("forbidden");
+        expect((result as AppError).status).toBe(403);
+      } else {
+        // Past authorize: whatever it does next (read the database, refuse the empty input) is not a refusal of the principal.
+        expect(result instanceof AppError && result.code === "forbidden", `${role} must pass`).toBe(false);
+      }
+    }
+    const readOnly = await outcome(op, principal("admin", true));
+    if (needed === "viewer") expect(readOnly instanceof AppError && readOnly.code === "forbidden").toBe(false);
+    else expect((readOnly as AppError).code).toBe("forbidden");
+  });
+
+  it("the table: minimum role per permission, read-only principals only viewer-level", () => {
+    expect(can(principal("viewer"), "sessions.read")).toBe(true);
+    expect(can(principal("viewer"), "replays.run")).toBe(false);
+    expect(can(principal("analyst"), "replays.run")).toBe(true);
+    expect(can(principal("analyst"), "executors.manage")).toBe(false);
+    expect(can(principal("admin"), "executors.manage")).toBe(true);
+    expect(can(principal("admin", true), "sessions.read")).toBe(true);
+    expect(can(principal("admin", true), "replays.run")).toBe(false);
+    expect(() => authorize(principal("viewer"), "executors.manage")).toThrow(/needs the admin role/);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * What each role may do: one table, minimum role per permission. Every
+ * operation in lib/server calls `authorize` once, first.
+ */
+import { AppError } from "@/lib/errors";
+import type { Principal, Role } from "./principal";
+
+export const PERMISSIONS = {
+  "sessions.read": "viewer",
+  "sessions.import": "analyst",
+  "policies.read": "viewer",
+  "policies.write": "analyst",
+  "replays.read": "viewer",
+  "replays.run": "analyst",
+  "experiments.read": "viewer",
+  "experiments.run": "analyst",
+  "reports.read": "viewer",
+  "reports.write": "analyst",
+  "shares.manage": "analyst",
+  "executors.read": "analyst",
+  "executors.manage": "admin",
+  "api_keys.manage": "admin",
+  "jobs.manage": "admin",
+} as const satisfies Record<string, Role>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+const RANK: Record<Role, number> = { viewer: 0, analyst: 1, admin: 2 };
+
+/** Whether the principal may use the permission (no throw). */
+export function can(principal: Principal, permission: Permission): boolean {
+  const needed: Role = PERMISSIONS[permission];
+  if (principal.readOnly && needed !== "viewer") return false;
+  return RANK[principal.role] >= RANK[needed];
+}
+
+/** Throws `forbidden` unless the principal may use the permission. */
+export function authorize(principal: Principal, permission: Permission): void {
+  if (can(principal, permission)) return;
+  const needed: Role = PERMISSIONS[permission];
+  throw new AppError(
+    "forbidden",
+    principal.readOnly && needed !== "viewer"
+      ? `${principal.name} has read-only access; this needs the ${needed} role.`
+      : `${principal.name} (${principal.role}) may not do this; it needs the ${needed} role.`,
+  );
+}

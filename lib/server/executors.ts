@@ -1,0 +1,125 @@
+import { env } from "@/lib/env";
+/** Executor settings: model and tool endpoints and the host allow-list live executors may reach. */
+import { z } from "zod";
+import type { Db } from "@/lib/db";
+import {
+  deleteExecutorSetting,
+  listExecutorRows,
+  upsertAllowedHost,
+  upsertModelEndpoint,
+  upsertToolEndpoint,
+} from "@/lib/db/executors";
+import { AppError } from "@/lib/errors";
+import { normalizeHost, parseHttpUrl } from "@/lib/executors/live";
+import { authorize } from "./authz";
+import type { Principal } from "./principal";
+
+const httpUrl = (what: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => parseHttpUrl(v) !== null, `${what} must be an http:// or https:// URL.`);
+
+/**
+ * The key's variable must look like a key (…_API_KEY, …_TOKEN, …_KEY) and may
+ * not be one of Branchpoint's own settings: otherwise anyone at the dashboard
+ * could have the server send e.g. DATABASE_URL or BRANCHPOINT_API_KEY as a
+ * bearer token to a host they allowed.
+ */
+function keyEnvNameProblem(name: string): string | null {
+  if (!/^[A-Z_][A-Z0-9_]*$/.test(name)) return "The NAME of an environment variable (A–Z, 0–9, _), not the key itself.";
+  if (name.startsWith("BRANCHPOINT_") || ["DATABASE_URL", "TEST_POSTGRES_URL"].includes(name)) {
+    return `${name} is one of Branchpoint's own settings; name the variable that holds the model provider's key.`;
+  }
+  if (!/(_API_KEY|_KEY|_TOKEN)$/.test(name))
+    return "Only variables named like a key (…_API_KEY, …_KEY, …_TOKEN) can be sent to a model endpoint.";
+  if (!env().BRANCHPOINT_MODEL_KEY_VARS.includes(name))
+    return `${name} is not on the server's list of key variables model endpoints may use; an administrator adds it to BRANCHPOINT_MODEL_KEY_VARS.`;
+  return null;
+}
+
+export const ModelEndpointInput = z.object({
+  name: z.string().trim().min(1, "Give the endpoint a name.").max(100),
+  baseUrl: httpUrl("The base URL"),
+  model: z.string().trim().min(1, "Name the model (e.g. gpt-4.1)."),
+  apiKeyEnv: z
+    .string()
+    .trim()
+    .superRefine((name, ctx) => {
+      const problem = name === "" ? null : keyEnvNameProblem(name);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional(),
+});
+export const ToolEndpointInput = z.object({
+  toolName: z.string().trim().min(1, "Name the tool."),
+  url: httpUrl("The URL"),
+  timeoutMs: z.coerce.number().int().min(100, "At least 100 ms.").max(600_000, "At most 600000 ms."),
+  readOnly: z.boolean(),
+});
+export const AllowedHostInput = z.object({ host: z.string() });
+
+export type ModelEndpointInput = z.infer<typeof ModelEndpointInput>;
+export type ToolEndpointInput = z.infer<typeof ToolEndpointInput>;
+export type AllowedHostInput = z.infer<typeof AllowedHostInput>;
+export const RemoveExecutorSettingInput = z.object({ kind: z.enum(["model", "tool", "host"]), id: z.string().min(1) });
+export type RemoveExecutorSettingInput = z.infer<typeof RemoveExecutorSettingInput>;
+
+/** Every setting, with whether each endpoint's host is allowed and whether its key variable is set (never its value). */
+export async function executorSettings(principal: Principal, _input: Record<string, never>, prisma: Db) {
+  authorize(principal, "executors.read");
+  const { models, tools, hosts } = await listExecutorRows(prisma);
+  const allowed = new Set(hosts.map((h) => h.host));
+  const hostOk = (raw: string) => {
+    const url = parseHttpUrl(raw);
+    return url ? allowed.has(url.host) || allowed.has(url.hostname) : false;
+  };
+  return {
+    models: models.map((m) => ({
+      id: m.id,
+      name: m.name,
+      baseUrl: m.baseUrl,
+      model: m.model,
+      apiKeyEnv: m.apiKeyEnv,
+      keySet: m.apiKeyEnv ? Boolean(process.env[m.apiKeyEnv]) : null,
+      hostAllowed: hostOk(m.baseUrl),
+    })),
+    tools: tools.map((t) => ({
+      id: t.id,
+      toolName: t.toolName,
+      url: t.url,
+      timeoutMs: t.timeoutMs,
+      readOnly: t.readOnly,
+      hostAllowed: hostOk(t.url),
+    })),
+    hosts: hosts.map((h) => ({ id: h.id, host: h.host })),
+  };
+}
+
+export async function saveModelEndpoint(principal: Principal, input: ModelEndpointInput, prisma: Db) {
+  authorize(principal, "executors.manage");
+  return upsertModelEndpoint(prisma, { ...input, apiKeyEnv: input.apiKeyEnv || null });
+}
+
+export async function saveToolEndpoint(principal: Principal, input: ToolEndpointInput, prisma: Db) {
+  authorize(principal, "executors.manage");
+  return upsertToolEndpoint(prisma, input);
+}
+
+export async function addAllowedHost(principal: Principal, input: AllowedHostInput, prisma: Db) {
+  authorize(principal, "executors.manage");
+  const host = normalizeHost(input.host);
+  if (!host)
+    throw new AppError(
+      "invalid_input",
+      `"${input.host}" is not a host: write a host name or host:port, such as api.example.com or 127.0.0.1:8080.`,
+      [{ path: "host", message: "not a host" }],
+    );
+  return upsertAllowedHost(prisma, host);
+}
+
+export async function removeExecutorSetting(principal: Principal, input: RemoveExecutorSettingInput, prisma: Db) {
+  authorize(principal, "executors.manage");
+  await deleteExecutorSetting(prisma, input.kind, input.id);
+  return { removed: input.id };
+}

@@ -1,0 +1,221 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadReplayView } from "@/lib/db/replays";
+import { savePolicyByName, withTransaction } from "@/lib/db/policies";
+import { loadDemoData } from "@/lib/db/startup";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import type { Db } from "@/lib/db";
+import { AppError, parseInput } from "@/lib/errors";
+import { toolLevelPreset, type Policy } from "@/lib/replay";
+import * as experiments from "./experiments";
+import { localAdmin } from "./principal";
+import * as replays from "./replays";
+
+// The operations, called directly with input parsed by their schemas (as every adapter does).
+const createExperiment = async (prisma: Db, raw: unknown, by: string) =>
+  experiments.createExperiment(localAdmin(by), parseInput(experiments.CreateExperimentInput, raw), prisma);
+const loadExperiment = (prisma: Db, experimentId: string) =>
+  experiments.getExperiment(localAdmin("reader"), { experimentId }, prisma);
+const runExperiment = (prisma: Db, experimentId: string) =>
+  experiments.runExperiment(localAdmin("runner"), { experimentId }, prisma);
+const createReplay = async (prisma: Db, raw: unknown, by: string) =>
+  replays.createReplay(localAdmin(by), parseInput(replays.StartReplayInput, raw), prisma);
+
+const RECORDED: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: toolLevelPreset("recorded-only"),
+};
+const COHORT: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: { default: { type: "history", scope: "cohort_version", on_miss: "fail" } },
+};
+const FIXTURES: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: toolLevelPreset("analyst-fixture"),
+};
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
+}
+
+describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
+  let db: TestDatabase;
+  let agentVersionId: string;
+  let cohortIds: string[];
+
+  async function saveVersion(name: string, document: Policy): Promise<string> {
+    const saved = await withTransaction(db.prisma, (tx) => savePolicyByName(tx, { name, agentId: null, document }));
+    return saved.versionId;
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+    await loadDemoData(db.prisma);
+    const version = await db.prisma.agentVersion.findFirstOrThrow({
+      where: { agent: { name: "tau-bench-airline-agent" } },
+      select: { id: true },
+    });
+    agentVersionId = version.id;
+    const sessions = await db.prisma.session.findMany({
+      where: { agentVersionId, isReplay: false },
+      select: { id: true },
+    });
+    cohortIds = sessions.map((s) => s.id);
+    expect(cohortIds.length).toBeGreaterThanOrEqual(5);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("runs a recorded-only policy over the τ-bench cohort: one replay per session, all exact, then completed", async () => {
+    const policyVersionId = await saveVersion("recorded", RECORDED);
+    const created = await createExperiment(
+      db.prisma,
+      { name: "τ-bench regression", policyVersionId, agentVersionId },
+      "tester",
+    );
+    expect(created).toMatchObject({ status: "pending", total: cohortIds.length });
+    const before = await loadExperiment(db.prisma, created.id);
+    expect(before.summary).toMatchObject({ total: cohortIds.length, done: 0 });
+
+    await runExperiment(db.prisma, created.id);
+    const after = await loadExperiment(db.prisma, created.id);
+    expect(after.status).toBe("completed");
+    expect(after.finishedAt).not.toBeNull();
+    expect(after.results.map((r) => r.session.id).sort()).toEqual([...cohortIds].sort());
+    for (const r of after.results) {
+      expect({
+        session: r.session.label,
+        status: r.status,
+        comparability: r.comparability,
+        strength: r.evidenceStrength,
+        firstDivergence: r.firstDivergence,
+      }).toEqual({
+        session: r.session.label,
+        status: "completed",
+        comparability: "exact",
+        strength: "recorded",
+        firstDivergence: null,
+      });
+    }
+    expect(after.summary).toEqual({
+      total: cohortIds.length,
+      done: cohortIds.length,
+      byComparability: { exact: cohortIds.length },
+      byStatus: { completed: cohortIds.length },
+    });
+
+    // It runs once: a second run changes nothing.
+    const replayCount = await db.prisma.replay.count({ where: { experimentId: created.id } });
+    await runExperiment(db.prisma, created.id);
+    expect(await db.prisma.replay.count({ where: { experimentId: created.id } })).toBe(replayCount);
+  });
+
+  it("accepts history in cohort_version scope, which a single replay refuses, and answers from another session of the cohort", async () => {
+    // A tool call recorded in two sessions of the cohort: the other (newer) session's recording answers.
+    const recorded = await db.prisma.event.findMany({
+      where: { kind: "tool_call", status: "completed", cacheKey: { not: null }, session: { agentVersionId } },
+      orderBy: [{ sessionId: "asc" }, { seq: "asc" }],
+      select: { id: true, sessionId: true, seq: true, name: true, cacheKey: true },
+    });
+    const own = recorded.find((e) => recorded.some((o) => o.cacheKey === e.cacheKey && o.sessionId !== e.sessionId));
+    if (!own) throw new Error("the τ-bench cohort has no tool call recorded in two sessions");
+    const other = recorded.find((o) => o.cacheKey === own.cacheKey && o.sessionId !== own.sessionId)!;
+    const marker = { answeredBy: "another session of the cohort" };
+    await db.prisma.event.update({ where: { id: other.id }, data: { output: marker } });
+    await db.prisma.session.update({
+      where: { id: other.sessionId },
+      data: { createdAt: new Date(Date.now() + 60_000) },
+    });
+
+    const policyVersionId = await saveVersion("cohort regression", COHORT);
+    const single = await refusal(createReplay(db.prisma, { sessionId: own.sessionId, policyVersionId }, "tester"));
+    expect(single.code).toBe("invalid_policy");
+
+    const created = await createExperiment(
+      db.prisma,
+      { name: "cohort", policyVersionId, agentVersionId, sessionIds: [own.sessionId] },
+      "tester",
+    );
+    expect(created.total).toBe(1);
+    await runExperiment(db.prisma, created.id);
+    const experiment = await loadExperiment(db.prisma, created.id);
+    expect(experiment.status).toBe("completed");
+    const result = experiment.results[0]!;
+    expect(result.session.id).toBe(own.sessionId);
+    const view = (await loadReplayView(db.prisma, result.replayId))!;
+    const step = view.steps.find((s) => s.baseSeq === own.seq && s.kind === "tool_call");
+    expect(step).toMatchObject({ name: own.name, source: "recorded", output: marker });
+    expect(result.comparability).not.toBe("exact");
+    expect(result.firstDivergence?.baseSeq).toBe(own.seq);
+  });
+
+  it("records paused replays and a replay that cannot run, and still completes with every other result", async () => {
+    const policyVersionId = await saveVersion("fixtures only", FIXTURES);
+    const created = await createExperiment(
+      db.prisma,
+      { name: "pauses", policyVersionId, agentVersionId, sessionIds: cohortIds },
+      "tester",
+    );
+    // One replay that cannot run (its stored policy is broken): it is failed, the others still run.
+    const replays = await db.prisma.replay.findMany({
+      where: { experimentId: created.id },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      select: { id: true },
+    });
+    const broken = replays[0]!.id;
+    await db.prisma.replay.update({ where: { id: broken }, data: { policySnapshot: { model: "no such model" } } });
+
+    await runExperiment(db.prisma, created.id);
+    const experiment = await loadExperiment(db.prisma, created.id);
+    expect(experiment.status).toBe("completed");
+    expect(experiment.summary.done).toBe(cohortIds.length);
+    const byId = new Map(experiment.results.map((r) => [r.replayId, r]));
+    expect(byId.get(broken)).toMatchObject({ status: "failed", comparability: "non_comparable" });
+    const others = experiment.results.filter((r) => r.replayId !== broken);
+    const paused = others.filter((r) => r.status === "paused");
+    expect(paused.length).toBeGreaterThan(0);
+    for (const r of paused) expect(r.comparability).toBe("non_comparable");
+    // Sessions without tool calls need no fixture: they finish exact.
+    for (const r of others.filter((o) => o.status !== "paused"))
+      expect(r).toMatchObject({ status: "completed", comparability: "exact" });
+    const view = (await loadReplayView(db.prisma, paused[0]!.replayId))!;
+    expect(view.pending).toMatchObject({ waitingFor: "fixture" });
+  });
+
+  it("refuses a session outside the cohort, or an unknown version, writing nothing", async () => {
+    const policyVersionId = await saveVersion("recorded", RECORDED);
+    const outside = await db.prisma.session.findFirstOrThrow({
+      where: { agentVersionId: { not: agentVersionId } },
+      select: { id: true },
+    });
+    const before = await db.prisma.experiment.count();
+    expect(
+      (
+        await refusal(
+          createExperiment(
+            db.prisma,
+            { name: "x", policyVersionId, agentVersionId, sessionIds: [outside.id] },
+            "tester",
+          ),
+        )
+      ).code,
+    ).toBe("invalid_input");
+    expect(
+      (await refusal(createExperiment(db.prisma, { name: "x", policyVersionId: "nope", agentVersionId }, "tester")))
+        .status,
+    ).toBe(404);
+    expect(
+      (await refusal(createExperiment(db.prisma, { name: "x", policyVersionId, agentVersionId: "nope" }, "tester")))
+        .status,
+    ).toBe(404);
+    expect(await db.prisma.experiment.count()).toBe(before);
+  });
+});

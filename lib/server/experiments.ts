@@ -1,0 +1,322 @@
+/**
+ * Experiments (DESIGN §1): one policy version run over a cohort of sessions of
+ * one agent version. `createExperiment` checks everything that can be refused
+ * and stores the experiment with one replay per cohort session, in one
+ * transaction; `runExperiment` runs those replays one after another with the
+ * replay service, so each result is stored as soon as it exists. A replay that
+ * fails is recorded failed and the experiment goes on; a replay that pauses
+ * stays paused (an analyst can resume it) and counts as done.
+ */
+import { z } from "zod";
+import { Capability, Policy, policyHash, validatePolicy, type FirstDivergence, type PolicyIssue } from "@/lib/replay";
+import type { Db, DbClient } from "@/lib/db/client";
+import { hasModelEndpoint } from "@/lib/db/executors";
+import {
+  agentVersionById,
+  agentVersionsWithCohorts,
+  cohortSessions,
+  createExperimentRow,
+  experimentProgress,
+  getExperiment as readExperiment,
+  listExperiments as readExperiments,
+  policyVersionChoices,
+  queuedReplayIds,
+  type ExperimentRow,
+} from "@/lib/db/experiments";
+import { agentContext, getPolicyVersionById, withTransaction } from "@/lib/db/policies";
+import { settleExperiment } from "@/lib/db/jobs";
+import { createReplayRow, isTerminal, loadReplayComparison } from "@/lib/db/replays";
+import { AppError, notFound } from "@/lib/errors";
+import { authorize } from "./authz";
+import type { Principal } from "./principal";
+import { runNow, type Enqueue } from "./replays";
+
+const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
+
+export const CreateExperimentInput = z.object({
+  name: z.string().trim().min(1, "Name the experiment.").max(200),
+  policyVersionId: z.string().min(1, "Choose a policy version."),
+  agentVersionId: z.string().min(1, "Choose an agent version."),
+  /** A chosen subset of the cohort; all of it when left out. */
+  sessionIds: z
+    .array(z.string().min(1))
+    .min(1, "Choose at least one session, or leave the list out for the whole cohort.")
+    .max(10_000)
+    .optional(),
+});
+export type CreateExperimentInput = z.infer<typeof CreateExperimentInput>;
+
+export interface CreatedExperiment {
+  id: string;
+  status: string;
+  total: number;
+  warnings: PolicyIssue[];
+}
+
+/**
+ * Stores an experiment and one replay (status `running`, not yet run) per
+ * cohort session. Refused before anything is written: an unknown policy or
+ * agent version, a policy for another agent, an empty cohort, a session id
+ * outside the cohort, a policy that is not valid, a live model without an endpoint.
+ */
+export async function createExperiment(
+  principal: Principal,
+  input: CreateExperimentInput,
+  prisma: Db,
+): Promise<CreatedExperiment> {
+  authorize(principal, "experiments.run");
+  const createdBy = principal.name;
+  const [version, agentVersion] = await Promise.all([
+    getPolicyVersionById(prisma, input.policyVersionId),
+    agentVersionById(prisma, input.agentVersionId),
+  ]);
+  if (!version) throw notFound("policy version", input.policyVersionId, "policyVersionId");
+  if (!agentVersion) throw notFound("agent version", input.agentVersionId, "agentVersionId");
+  if (version.policy.agentId && version.policy.agentId !== agentVersion.agentId) {
+    throw new AppError(
+      "invalid_input",
+      `Policy "${version.policy.name}" belongs to another agent; choose a policy for this agent or one without an agent.`,
+      [{ path: "policyVersionId", message: "belongs to another agent" }],
+    );
+  }
+  const parsed = Policy.safeParse(version.document);
+  if (!parsed.success)
+    throw new AppError("invalid_policy", "The stored policy version is not a valid policy document.");
+  const policy = parsed.data;
+
+  const agent = await agentContext(prisma, agentVersion.agentId);
+  const validation = validatePolicy(policy, {
+    adapter: agent?.adapter ?? "generic",
+    capabilities: agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
+    inExperiment: true,
+    knownTools: agent?.tools ?? [],
+  });
+  // As for a single replay: the engine intercepts every tool itself, so the seeds' runtime caveats are warnings.
+  const blocking = validation.errors.filter((i) => i.code === "schema" || i.code === "cohort_scope_outside_experiment");
+  if (blocking.length > 0) {
+    throw new AppError(
+      "invalid_policy",
+      blocking.map((i) => i.message).join(" "),
+      blocking.map((i) => ({ path: ["policy", ...i.path].join("."), message: i.message })),
+    );
+  }
+  if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
+    throw new AppError(
+      "executor_missing",
+      `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`,
+      [{ path: "policyVersionId", message: "needs a model endpoint" }],
+    );
+  }
+
+  const requested = input.sessionIds ? [...new Set(input.sessionIds)] : undefined;
+  const cohort = await cohortSessions(prisma, agentVersion.id, requested);
+  if (requested && cohort.length !== requested.length) {
+    const inCohort = new Set(cohort.map((s) => s.id));
+    const outside = requested.filter((id) => !inCohort.has(id));
+    throw new AppError(
+      "invalid_input",
+      `${outside.length} of the chosen sessions are not recorded sessions of this agent version: ${outside.slice(0, 5).join(", ")}${outside.length > 5 ? ", …" : ""}.`,
+      outside.slice(0, 20).map((id) => ({ path: "sessionIds", message: `"${id}" is not in the cohort` })),
+    );
+  }
+  if (cohort.length === 0) {
+    throw new AppError(
+      "invalid_input",
+      `Agent version ${agentVersion.version} has no recorded sessions; import some first.`,
+      [{ path: "agentVersionId", message: "no sessions" }],
+    );
+  }
+
+  const hash = policyHash(policy);
+  const id = await withTransaction(prisma, async (tx) => {
+    const experiment = await createExperimentRow(tx, {
+      name: input.name,
+      policyVersionId: version.id,
+      agentVersionId: agentVersion.id,
+    });
+    for (const session of cohort) {
+      await createReplayRow(tx, {
+        sessionId: session.id,
+        policy,
+        policyHash: hash,
+        policyVersionId: version.id,
+        experimentId: experiment.id,
+        edits: [],
+        createdBy,
+      });
+    }
+    return experiment.id;
+  });
+  return { id, status: "pending", total: cohort.length, warnings: [...validation.errors, ...validation.warnings] };
+}
+
+/**
+ * Puts an experiment's queued replays on the job queue: one job per member, so
+ * they spread across the workers. The experiment is `running` once a member
+ * starts and `completed` (or `cancelled`) when none is queued or running
+ * (lib/db/jobs `settleExperiment`). A replay that fails is recorded failed and
+ * the others go on; one that pauses stays paused (an analyst can resume it)
+ * and counts as done. `runNow` runs them in this call, one after another.
+ */
+export async function runExperiment(
+  principal: Principal,
+  input: ExperimentRef,
+  prisma: Db,
+  enqueue: Enqueue = runNow(prisma),
+): Promise<void> {
+  authorize(principal, "experiments.run");
+  const { experimentId } = input;
+  const ids = await queuedReplayIds(prisma, experimentId);
+  await enqueue(ids);
+  await settleExperiment(prisma, experimentId);
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+export type ExperimentResult = {
+  replayId: string;
+  session: { id: string; label: string };
+  /** `queued` until a worker takes it. */
+  status: string;
+  comparability: string | null;
+  evidenceStrength: string | null;
+  firstDivergence: Pick<FirstDivergence, "pairIndex" | "baseSeq" | "branchSeq" | "summary"> | null;
+  error: { code: string; message: string } | null;
+  stepCount: number;
+};
+
+export type ExperimentSummary = {
+  total: number;
+  done: number;
+  byComparability: Record<string, number>;
+  byStatus: Record<string, number>;
+};
+
+export type ExperimentDetail = {
+  id: string;
+  name: string;
+  status: string;
+  createdAt: Date;
+  finishedAt: Date | null;
+  policyVersion: { id: string; version: number; hash: string; policyId: string; policyName: string };
+  agentVersion: { id: string; version: string; agentId: string; agentName: string };
+  summary: ExperimentSummary;
+  results: ExperimentResult[];
+};
+
+function strengthOf(evidence: unknown): string | null {
+  if (evidence && typeof evidence === "object" && "strength" in evidence && typeof evidence.strength === "string")
+    return evidence.strength;
+  return null;
+}
+
+function errorOf(value: unknown): { code: string; message: string } | null {
+  if (value && typeof value === "object" && "message" in value) {
+    const v = value as { code?: unknown; message?: unknown };
+    return { code: typeof v.code === "string" ? v.code : "error", message: String(v.message) };
+  }
+  return null;
+}
+
+/** Counts by replay status and comparability, and progress. Pure, for the page and the API alike. */
+function summarize(results: readonly Pick<ExperimentResult, "status" | "comparability">[]): ExperimentSummary {
+  const byComparability: Record<string, number> = {};
+  const byStatus: Record<string, number> = {};
+  let done = 0;
+  for (const r of results) {
+    byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+    if (r.status === "running" || r.status === "queued") continue;
+    done += 1;
+    if (r.comparability) byComparability[r.comparability] = (byComparability[r.comparability] ?? 0) + 1;
+  }
+  return { total: results.length, done, byComparability, byStatus };
+}
+
+async function firstDivergenceOf(
+  client: DbClient,
+  r: ExperimentRow["replays"][number],
+): Promise<ExperimentResult["firstDivergence"]> {
+  // Exact means every step equal; a replay still running, or one that failed before its first step, has nothing to compare.
+  if (r.status === "running" || r.status === "queued" || r.stepCount === 0 || r.comparability === "exact") return null;
+  const view = await loadReplayComparison(client, r.id);
+  const d = view?.comparison.firstDivergence;
+  return d ? { pairIndex: d.pairIndex, baseSeq: d.baseSeq, branchSeq: d.branchSeq, summary: d.summary } : null;
+}
+
+/** An experiment with one result per cohort session, or null when it does not exist. */
+async function loadExperiment(client: DbClient, id: string): Promise<ExperimentDetail | null> {
+  const row = await readExperiment(client, id);
+  if (!row) return null;
+  const results: ExperimentResult[] = [];
+  for (const r of row.replays) {
+    const status = r.status;
+    results.push({
+      replayId: r.id,
+      session: { id: r.session.id, label: r.session.title ?? r.session.externalId ?? r.session.id },
+      status,
+      comparability:
+        isTerminal(r.status) || r.status === "paused" || r.status === "awaiting_approval" ? r.comparability : null,
+      evidenceStrength: r.status === "running" || r.status === "queued" ? null : strengthOf(r.evidence),
+      firstDivergence: await firstDivergenceOf(client, r),
+      error: errorOf(r.error),
+      stepCount: r.stepCount,
+    });
+  }
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    createdAt: row.createdAt,
+    finishedAt: row.finishedAt,
+    policyVersion: {
+      id: row.policyVersion.id,
+      version: row.policyVersion.version,
+      hash: row.policyVersion.hash,
+      policyId: row.policyVersion.policy.id,
+      policyName: row.policyVersion.policy.name,
+    },
+    agentVersion: {
+      id: row.agentVersion.id,
+      version: row.agentVersion.version,
+      agentId: row.agentVersion.agent.id,
+      agentName: row.agentVersion.agent.name,
+    },
+    summary: summarize(results),
+    results,
+  };
+}
+
+export const ExperimentRef = z.object({ experimentId: z.string().min(1) });
+export type ExperimentRef = z.infer<typeof ExperimentRef>;
+
+/** An experiment with its progress and one result per cohort session. */
+export async function getExperiment(principal: Principal, input: ExperimentRef, prisma: Db): Promise<ExperimentDetail> {
+  authorize(principal, "experiments.read");
+  const experiment = await loadExperiment(prisma, input.experimentId);
+  if (!experiment) throw notFound("experiment", input.experimentId);
+  return experiment;
+}
+
+/** Progress, for the poll. */
+export async function getExperimentProgress(principal: Principal, input: ExperimentRef, prisma: Db) {
+  authorize(principal, "experiments.read");
+  const progress = await experimentProgress(prisma, input.experimentId);
+  if (!progress) throw notFound("experiment", input.experimentId);
+  return progress;
+}
+
+export async function listExperiments(principal: Principal, _input: Record<string, never>, prisma: Db) {
+  authorize(principal, "experiments.read");
+  return readExperiments(prisma);
+}
+
+/** What the new-experiment form offers: agent versions with their cohorts, and policy versions. */
+export async function experimentChoices(principal: Principal, _input: Record<string, never>, prisma: Db) {
+  authorize(principal, "experiments.read");
+  const [agentVersions, policyVersions] = await Promise.all([
+    agentVersionsWithCohorts(prisma),
+    policyVersionChoices(prisma),
+  ]);
+  return { agentVersions, policyVersions };
+}

@@ -1,0 +1,864 @@
+/**
+ * Replay orchestration: loads a base session, its tools and a policy, builds
+ * the history lookup for wider scopes from the database, runs the engine with
+ * the branch's log first, and persists steps, log, fixtures and status in one
+ * transaction per run. Resuming (a fixture, an approval) re-runs the branch
+ * from the start with its log, so a live call is never repeated.
+ */
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import {
+  Edits,
+  EventError,
+  Policy,
+  policyHash,
+  replay,
+  ReplayInputError,
+  validateEdits,
+  validatePolicy,
+  Adapter,
+  Capability,
+  type ApprovalEntry,
+  type BranchLogEntry,
+  type ModelExecutor,
+  type PendingCall,
+  type PolicyIssue,
+  type ReplayResult,
+  type SessionEvent,
+  type ToolAnswer,
+  type ToolCall,
+  type ToolExecutor,
+  type ToolSimulator,
+} from "@/lib/replay";
+import type { Db } from "@/lib/db";
+import type { DbClient } from "@/lib/db/client";
+import {
+  claimReplayRun,
+  holdsReplayLease,
+  markExperimentRunning,
+  markReplayCancelled,
+  releaseReplayLease,
+  renewReplayLease,
+  replayCancelRequested,
+  replayLastError,
+  saveReplayProgress,
+  settleExperiment,
+} from "@/lib/db/jobs";
+import { hasModelEndpoint } from "@/lib/db/executors";
+import { historyLookupFor, knownTools } from "@/lib/db/history";
+import { getPolicyVersionById, withTransaction } from "@/lib/db/policies";
+import {
+  appendLogEntries,
+  claimReplayForResume,
+  comparisonPairRows,
+  createReplayRow,
+  getReplayState as readReplayState,
+  insertFixture,
+  listReplays as readReplays,
+  isTerminal,
+  loadBranchLog,
+  loadReplayComparison,
+  loadReplayView,
+  markReplayFailed,
+  replayRunContext,
+  saveRunResult,
+  stepNotesByLogEntry,
+  type NewFixture,
+  type ReplayView,
+} from "@/lib/db/replays";
+import { sessionContext, sessionEvents } from "@/lib/db/sessions";
+import { AppError, formatIssuePath, issuesFromZod, notFound } from "@/lib/errors";
+import { ExecutorError, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "@/lib/executors/live";
+import { hasLoneSurrogate } from "@/lib/hostile/text";
+import { appErrorFromDatabase } from "@/lib/db/errors";
+import { authorize } from "./authz";
+import type { Principal } from "./principal";
+
+const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
+
+/**
+ * Where a value holds U+0000 or an unpaired UTF-16 surrogate (in a string or a
+ * key), which PostgreSQL cannot store in JSON. Checked before anything runs: a
+ * note that could not be saved used to fail after the live call it approved.
+ */
+function nulPath(value: unknown, path: (string | number)[] = []): (string | number)[] | null {
+  if (typeof value === "string") return value.includes("\u0000") || hasLoneSurrogate(value) ? path : null;
+  if (Array.isArray(value)) {
+    for (let k = 0; k < value.length; k++) {
+      const found = nulPath(value[k], [...path, k]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+      if (key.includes("\u0000") || hasLoneSurrogate(key)) return [...path, key];
+      const found = nulPath(inner, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/** Refuses a NUL character anywhere in the value, naming its path. */
+function refuseNul(value: unknown, ctx: z.RefinementCtx) {
+  const path = nulPath(value);
+  if (path)
+    ctx.addIssue({
+      code: "custom",
+      path,
+      message:
+        "Contains a NUL character (U+0000) or an unpaired UTF-16 surrogate (such as \\ud800), which cannot be stored; remove it.",
+    });
+}
+
+export const StartReplayInput = z
+  .object({
+    sessionId: z.string().min(1, "Choose a session."),
+    policy: z.unknown().optional(),
+    policyVersionId: z.string().min(1).optional(),
+    edits: Edits.optional(),
+  })
+  .superRefine((v, ctx) => refuseNul({ policy: v.policy, edits: v.edits }, ctx))
+  .refine((v) => !(v.policy !== undefined && v.policyVersionId !== undefined), {
+    message: 'Send either "policy" or "policyVersionId", not both.',
+    path: ["policy"],
+  })
+  .refine((v) => v.policy !== undefined || v.policyVersionId !== undefined, {
+    message: 'Send a "policy" document or a "policyVersionId" (the recommended default is RECOMMENDED_RCA_POLICY).',
+    path: ["policy"],
+  });
+export type StartReplayInput = z.infer<typeof StartReplayInput>;
+
+/** A fixture for the pending call: exactly one of output and error, and a note. */
+export const FixtureInput = z
+  .object({
+    output: z.unknown().optional(),
+    error: EventError.optional(),
+    note: z.string().trim().min(1, "Say where the value comes from (a note is required).").max(4000),
+    /** Optional checks: the call the analyst means. A mismatch is refused. */
+    callId: z.string().optional(),
+    tool: z.string().optional(),
+    provenance: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine(refuseNul)
+  .refine((v) => (v.output !== undefined) !== (v.error !== undefined), {
+    message: 'Send exactly one of "output" (the tool\'s result) and "error" ({ type, message }).',
+    path: ["output"],
+  });
+export type FixtureInput = z.infer<typeof FixtureInput>;
+
+export const ApprovalInput = z
+  .object({
+    decision: z.enum(["approved", "denied"]),
+    note: z.string().trim().max(2000).optional(),
+    callId: z.string().optional(),
+  })
+  .superRefine(refuseNul);
+export type ApprovalInput = z.infer<typeof ApprovalInput>;
+
+const ReplayId = z.string().min(1, "Name the replay.");
+
+/** `supplyFixture`'s input: the replay and the fixture for its pending call. */
+export const SupplyFixtureInput = z.object({ replayId: ReplayId }).and(FixtureInput);
+export type SupplyFixtureInput = z.infer<typeof SupplyFixtureInput>;
+
+/** `decideApproval`'s input: the replay and the decision on its pending live call. */
+export const DecideApprovalInput = z.object({ replayId: ReplayId }).and(ApprovalInput);
+export type DecideApprovalInput = z.infer<typeof DecideApprovalInput>;
+
+export const ReplayRef = z.object({ replayId: ReplayId });
+export type ReplayRef = z.infer<typeof ReplayRef>;
+
+export const ListReplaysInput = z.object({
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  cursor: z.string().min(1).optional(),
+  sessionId: z.string().min(1).optional(),
+});
+export type ListReplaysInput = z.infer<typeof ListReplaysInput>;
+
+/** Pair ids name their seqs: p<base>-<branch>, i<branch>, r<base>. */
+export const ComparisonPairInput = z.object({
+  replayId: ReplayId,
+  pairId: z.string().regex(/^(p\d+-\d+|i\d+|r\d+)$/, "not a pair id"),
+});
+export type ComparisonPairInput = z.infer<typeof ComparisonPairInput>;
+
+export const PolicyWarningsInput = z.object({ sessionId: z.string().min(1), documents: z.array(z.unknown()) });
+export type PolicyWarningsInput = z.infer<typeof PolicyWarningsInput>;
+
+function policyIssues(error: z.ZodError): ReturnType<typeof issuesFromZod> {
+  return issuesFromZod(error, ["policy"]);
+}
+
+async function resolvePolicy(
+  prisma: Db,
+  input: StartReplayInput,
+): Promise<{ policy: Policy; policyVersionId: string | null }> {
+  if (input.policyVersionId) {
+    const version = await getPolicyVersionById(prisma, input.policyVersionId);
+    if (!version) throw notFound("policy version", input.policyVersionId, "policyVersionId");
+    const parsed = Policy.safeParse(version.document);
+    if (!parsed.success)
+      throw new AppError(
+        "invalid_policy",
+        "The stored policy version is not a valid policy document.",
+        policyIssues(parsed.error),
+      );
+    return { policy: parsed.data, policyVersionId: version.id };
+  }
+  const parsed = Policy.safeParse(input.policy);
+  if (!parsed.success)
+    throw new AppError("invalid_policy", "The policy document is not valid.", policyIssues(parsed.error));
+  return { policy: parsed.data, policyVersionId: null };
+}
+
+type SessionContext = { agentId: string; agent: { adapter: string }; agentVersion: { capabilities: string[] } };
+
+async function validateForSession(prisma: Db, session: SessionContext, policy: Policy) {
+  const adapter = Adapter.safeParse(session.agent.adapter);
+  return validatePolicy(policy, {
+    adapter: adapter.success ? adapter.data : "generic",
+    capabilities: session.agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
+    inExperiment: false,
+    knownTools: await knownTools(prisma, session.agentId),
+  });
+}
+
+/**
+ * The caveats `createReplay` would return as warnings for each policy, before
+ * anything is started, so the start form can show them beside the choice.
+ * A document that is not a valid policy gets its schema issues.
+ */
+export async function replayPolicyWarnings(
+  principal: Principal,
+  input: PolicyWarningsInput,
+  prisma: Db,
+): Promise<string[][]> {
+  authorize(principal, "replays.read");
+  const session = await sessionContext(prisma, input.sessionId);
+  if (!session) return input.documents.map(() => []);
+  return Promise.all(
+    input.documents.map(async (document) => {
+      const parsed = Policy.safeParse(document);
+      if (!parsed.success) return parsed.error.issues.map((i) => i.message);
+      const validation = await validateForSession(prisma, session, parsed.data);
+      return [...validation.errors, ...validation.warnings].map((i) => i.message);
+    }),
+  );
+}
+
+export interface StartedReplay {
+  id: string;
+  warnings: PolicyIssue[];
+}
+
+/**
+ * Checks a replay request and stores the replay (status `running`) with its
+ * policy snapshot and hash. Everything that can be refused is refused here,
+ * before a row exists: unknown session, bad policy, edits of the wrong kind or
+ * seq, a live model policy without an endpoint.
+ */
+async function checkAndStoreReplay(prisma: Db, input: StartReplayInput, createdBy: string): Promise<StartedReplay> {
+  const session = await sessionContext(prisma, input.sessionId);
+  if (!session) throw notFound("session", input.sessionId, "sessionId");
+  const { policy, policyVersionId } = await resolvePolicy(prisma, input);
+
+  const base: SessionEvent[] = await sessionEvents(prisma, session.id);
+  const edits = validateEdits(base, input.edits ?? []);
+  if (!edits.ok) {
+    throw new AppError(
+      "invalid_edits",
+      `The edits do not fit this session: ${edits.issues.map((i) => i.message).join(" ")}`,
+      edits.issues.map((i) => ({ path: formatIssuePath(["edits", ...i.path]), message: i.message })),
+    );
+  }
+  if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
+    throw new AppError(
+      "executor_missing",
+      `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`,
+      [{ path: "policy.model", message: "needs a model endpoint" }],
+    );
+  }
+  const validation = await validateForSession(prisma, session, policy);
+  // Branchpoint's engine intercepts every tool itself, so the seeds' runtime caveats are warnings here,
+  // except a scope it cannot answer outside an experiment.
+  const blocking = validation.errors.filter((i) => i.code === "cohort_scope_outside_experiment" || i.code === "schema");
+  if (blocking.length > 0) {
+    throw new AppError(
+      "invalid_policy",
+      blocking.map((i) => i.message).join(" "),
+      blocking.map((i) => ({ path: formatIssuePath(["policy", ...i.path]), message: i.message })),
+    );
+  }
+  const { id } = await createReplayRow(prisma, {
+    sessionId: session.id,
+    policy,
+    policyHash: policyHash(policy),
+    policyVersionId,
+    edits: edits.plan.all,
+    createdBy,
+  });
+  return { id, warnings: [...validation.errors, ...validation.warnings] };
+}
+
+type ExtraLog = { fixture?: NewFixture; approval?: ApprovalEntry };
+
+/**
+ * An error as words a user may read: our own errors' messages, a database
+ * error's mapped message; anything else (a driver's or Prisma's text, which
+ * names tables, queries and hosts) stays in the server log.
+ */
+function describeError(error: unknown): string {
+  if (error instanceof AppError || error instanceof ExecutorError) return error.message;
+  const fromDb = appErrorFromDatabase(error);
+  if (fromDb) return fromDb.message;
+  console.error("Replay error:", error);
+  return "an unexpected server error (details are in the server log)";
+}
+
+async function settleFailure(
+  prisma: Db,
+  replayId: string,
+  actor: string | null,
+  extra: ExtraLog,
+  result: ReplayResult | null,
+  error: unknown,
+): Promise<{ code: string; message: string }> {
+  const code = result ? "save_failed" : "replay_failed";
+  const message = result
+    ? `The replay ran (${result.status.replaceAll("_", " ")}), but its result could not be saved: ${describeError(error)}`
+    : `The replay could not run: ${describeError(error)}`;
+  const entries = [...(extra.approval ? [extra.approval] : []), ...(result?.newLogEntries ?? [])];
+  try {
+    await withTransaction(prisma, async (tx) => {
+      if (extra.fixture) await insertFixture(tx, replayId, extra.fixture);
+      await appendLogEntries(tx, replayId, entries, actor);
+      await markReplayFailed(
+        tx,
+        replayId,
+        code,
+        entries.length > 0 || extra.fixture
+          ? `${message} What it obtained (${[extra.fixture ? "the fixture" : null, entries.length > 0 ? `${entries.length} log entr${entries.length === 1 ? "y" : "ies"}` : null].filter(Boolean).join(", ")}) is kept in the branch log.`
+          : message,
+      );
+    });
+    return { code, message };
+  } catch (second) {
+    const both = `${message} Storing its log failed too: ${describeError(second)}`;
+    try {
+      await withTransaction(prisma, async (tx) => markReplayFailed(tx, replayId, code, both));
+    } catch (third) {
+      console.error(`Replay ${replayId} could not be marked failed:`, third);
+    }
+    return { code, message: both };
+  }
+}
+
+/**
+ * Attaches this run's notes (NULs replaced in an executor answer) to their
+ * steps; a step whose result came from the log keeps the notes it had when the
+ * result was obtained.
+ */
+
+/**
+ * Attaches this run's notes (NULs replaced in an executor answer) to their
+ * steps; a step whose result came from the log keeps the notes it had when the
+ * result was obtained.
+ */
+async function noteSteps(prisma: Db, replayId: string, result: ReplayResult, fresh: ReadonlyMap<number, string[]>) {
+  const earlier = result.steps.some((s) => s.logEntryId)
+    ? await stepNotesByLogEntry(prisma, replayId)
+    : new Map<string, string[]>();
+  for (const step of result.steps) {
+    const notes = fresh.get(step.seq) ?? (step.logEntryId ? earlier.get(step.logEntryId) : undefined);
+    if (notes) step.notes = notes;
+  }
+}
+
+/** Engine hooks (progress, cancel) as the engine's `ReplayInput` takes them. */
+interface EngineHooks {
+  onProgress?: (p: { done: number; total: number }) => void;
+  isCancelled?: () => boolean | Promise<boolean>;
+}
+
+/** How a worker runs a replay it holds (lib/jobs): its lease, and what to do at step boundaries. */
+export interface RunHooks extends EngineHooks {
+  /** The lease owner: the run's result is stored only while it still holds the replay. */
+  owner?: string;
+}
+
+/** A run whose worker lost its lease (another worker took the replay over): it stores nothing. */
+export class LeaseLost extends Error {
+  constructor(replayId: string) {
+    super(`Replay ${replayId} was taken over by another worker; this run's result is not stored.`);
+    this.name = "LeaseLost";
+  }
+}
+
+/**
+ * Wraps the executors so each live or simulated result is stored in the branch
+ * log as soon as it is obtained (the same entry, with the same id, the engine
+ * appends): a run killed after a live call keeps it, and the next run reads it
+ * from the log instead of calling again.
+ */
+function writeAhead(
+  executors: { tool: ToolExecutor; simulator: ToolSimulator; model?: ModelExecutor },
+  store: (entry: BranchLogEntry) => Promise<void>,
+  now: () => string,
+) {
+  const toolEntry = (call: ToolCall, answer: ToolAnswer & { durationMs?: number }) => ({
+    at: now(),
+    step: call.step,
+    tool: call.tool,
+    callId: call.callId,
+    cacheKey: call.cacheKey,
+    args: call.args,
+    output: answer.error ? null : (answer.output ?? null),
+    error: answer.error ?? null,
+    durationMs: answer.durationMs ?? null,
+  });
+  const thrown = (error: unknown) => ({
+    error: { type: "ToolExecutionError", message: error instanceof Error ? error.message : String(error) },
+  });
+  const key = (call: ToolCall) => `${call.step}:${call.tool}:${call.cacheKey ?? "nokey"}`;
+  const tool: ToolExecutor = async (call) => {
+    let answer: ToolAnswer & { durationMs?: number };
+    try {
+      answer = await executors.tool(call);
+    } catch (error) {
+      await store({ type: "live_tool_result", id: `live:${key(call)}`, ...toolEntry(call, thrown(error)) });
+      throw error;
+    }
+    await store({ type: "live_tool_result", id: `live:${key(call)}`, ...toolEntry(call, answer) });
+    return answer;
+  };
+  const simulator: ToolSimulator = async (call) => {
+    let answer: ToolAnswer & { durationMs?: number };
+    try {
+      answer = await executors.simulator(call);
+    } catch (error) {
+      const entry = toolEntry(call, thrown(error));
+      await store({ type: "simulated_tool_result", id: `sim:${key(call)}`, ...entry, model: call.model });
+      throw error;
+    }
+    await store({
+      type: "simulated_tool_result",
+      id: `sim:${key(call)}`,
+      ...toolEntry(call, answer),
+      model: call.model,
+    });
+    return answer;
+  };
+  const inner = executors.model;
+  const model: ModelExecutor | undefined = inner
+    ? async (request) => {
+        const result = await inner(request);
+        await store({
+          type: "live_model_output",
+          id: `model:${request.modelStep}:${request.step}`,
+          at: now(),
+          step: request.step,
+          modelStep: request.modelStep,
+          model: result.model ?? request.model ?? "unknown",
+          output: result.output,
+          usage: result.usage ?? null,
+          durationMs: result.durationMs ?? null,
+        });
+        return result;
+      }
+    : undefined;
+  return { tool, simulator, ...(model ? { model } : {}) };
+}
+
+/**
+ * Runs (or re-runs) a replay with its log first (fixtures, approvals, live
+ * results obtained by earlier runs), then persists what the run produced in
+ * one transaction. Live and simulated results are stored as soon as they are
+ * obtained, so a run that is killed repeats no live call when it runs again.
+ * With `hooks.owner` (a worker holding the replay's lease) the result is
+ * stored only while the lease is still held. An executor failure stops the
+ * branch as failed with what it obtained kept; any other failure marks it
+ * failed, keeping what it can.
+ */
+async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {}): Promise<ReplayResult | null> {
+  const row = await replayRunContext(prisma, replayId);
+  if (!row) throw notFound("replay", replayId);
+  const owner = hooks.owner;
+  const stillHeld = async (tx: DbClient) => {
+    if (owner && !(await holdsReplayLease(tx, replayId, owner))) throw new LeaseLost(replayId);
+  };
+
+  let result: ReplayResult | null = null;
+  let inputError: ReplayInputError | null = null;
+  try {
+    const base = await sessionEvents(prisma, row.sessionId);
+    if (base.length === 0 && !(await sessionContext(prisma, row.sessionId)))
+      throw new Error(`The base session of replay "${replayId}" no longer exists.`);
+    const log: BranchLogEntry[] = await loadBranchLog(prisma, replayId);
+    const policy = Policy.parse(row.policySnapshot);
+    const adapter = Adapter.safeParse(row.session.agent.adapter);
+    const nulNotes = new Map<number, string[]>();
+    const onNul: NulReport = (r) => {
+      const note = `The ${r.executor} executor's answer for "${r.name}" held ${r.replaced} NUL character${r.replaced === 1 ? "" : "s"} (U+0000), replaced with U+FFFD: PostgreSQL cannot store them.`;
+      nulNotes.set(r.step, [...(nulNotes.get(r.step) ?? []), note]);
+    };
+    const now = () => new Date().toISOString();
+    const executors = writeAhead(
+      {
+        tool: toolExecutor(prisma, onNul),
+        simulator: toolSimulator(prisma, onNul),
+        ...(LIVE_MODEL_POLICIES.has(policy.model) ? { model: modelExecutor(prisma, onNul) } : {}),
+      },
+      (entry) =>
+        withTransaction(prisma, async (tx) => {
+          await stillHeld(tx);
+          await appendLogEntries(tx, replayId, [entry], row.createdBy);
+        }),
+      now,
+    );
+    const engineHooks: EngineHooks = {
+      ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
+      ...(hooks.isCancelled ? { isCancelled: hooks.isCancelled } : {}),
+    };
+    try {
+      result = await replay({
+        base,
+        policy,
+        edits: Edits.parse(row.edits),
+        log,
+        tools: await knownTools(prisma, row.session.agentId),
+        ...(adapter.success ? { adapter: adapter.data } : {}),
+        historyLookup: historyLookupFor(prisma, {
+          agentId: row.session.agentId,
+          cohortAgentVersionId: row.experiment?.agentVersionId ?? null,
+        }),
+        cohort: row.experiment ? { agentVersionId: row.experiment.agentVersionId } : null,
+        executors,
+        now,
+        ...engineHooks,
+      });
+    } catch (error) {
+      if (!(error instanceof ReplayInputError)) throw error;
+      inputError = error;
+    }
+    const done = result;
+    if (done) {
+      await noteSteps(prisma, replayId, done, nulNotes);
+      await withTransaction(
+        prisma,
+        async (tx) => {
+          await stillHeld(tx);
+          await appendLogEntries(tx, replayId, done.newLogEntries, row.createdBy);
+          await saveRunResult(tx, replayId, done, new Date());
+        },
+        { timeout: 120_000, maxWait: 30_000 },
+      );
+      return done;
+    }
+  } catch (error) {
+    if (error instanceof LeaseLost) throw error;
+    await settleFailure(prisma, replayId, row.createdBy, {}, result, error);
+    return null;
+  }
+
+  // The engine refused its input before running anything.
+  const refused = inputError!;
+  await markReplayFailed(prisma, replayId, refused.code, refused.message);
+  return null;
+}
+
+/**
+ * Checks and stores a replay without running it (status `queued`); run it
+ * with `runReplay` (in the background: the dashboard polls its progress).
+ */
+export async function createReplay(principal: Principal, input: StartReplayInput, prisma: Db): Promise<StartedReplay> {
+  authorize(principal, "replays.run");
+  return checkAndStoreReplay(prisma, input, principal.name);
+}
+
+/**
+ * The background work of a replay: runs a stored replay to its first stop and
+ * stores what it produced. It never leaves the row `running`: an unexpected
+ * failure marks it failed. The unit of work a job queue runs.
+ */
+export async function runReplay(principal: Principal, input: ReplayRef, prisma: Db): Promise<ReplayResult | null> {
+  authorize(principal, "replays.run");
+  try {
+    return await executeReplay(prisma, input.replayId);
+  } catch (error) {
+    if (error instanceof AppError && error.code === "not_found") throw error;
+    // executeReplay settles its own failures; this is the last guard against a row left `running` for ever.
+    const state = await readReplayState(prisma, input.replayId);
+    if (state?.status === "running")
+      await withTransaction(prisma, async (tx) =>
+        markReplayFailed(tx, input.replayId, "replay_failed", `The replay could not run: ${describeError(error)}`),
+      );
+    throw error;
+  }
+}
+
+/** Puts replays on the job queue (lib/jobs); `runNow` runs them in this call instead (tests, scripts). */
+export type Enqueue = (replayIds: readonly string[]) => Promise<void>;
+
+/** Runs queued replays one after another in this call, each under a lease like a worker's. */
+export const runNow =
+  (prisma: Db): Enqueue =>
+  async (replayIds) => {
+    for (const id of replayIds) await runQueuedReplay(prisma, id, { owner: `inline:${process.pid}:${randomUUID()}` });
+  };
+
+export interface QueuedRunOptions {
+  owner: string;
+  /** How long a lease lasts without a heartbeat; a worker killed mid-run is replaced after it. */
+  leaseMs?: number;
+  /** Runs started before this one is given up (a replay that kills its worker every time). */
+  maxAttempts?: number;
+}
+
+export type QueuedRunOutcome = "ran" | "busy" | "idle" | "cancelled" | "gave_up" | "lease_lost";
+
+/**
+ * What a job worker does with a replay id: claims the replay (queued, or
+ * running under a lease that ran out), holds it with a heartbeat, runs it with
+ * its log first, stores the result, and lets go. A replay another worker
+ * holds is left to it; a finished one is left alone; so a job delivered twice
+ * runs its replay once.
+ */
+export async function runQueuedReplay(prisma: Db, replayId: string, opts: QueuedRunOptions): Promise<QueuedRunOutcome> {
+  const leaseMs = opts.leaseMs ?? 30_000;
+  const maxAttempts = opts.maxAttempts ?? 3;
+  const claim = await claimReplayRun(prisma, replayId, opts.owner, leaseMs);
+  if (claim.kind !== "claimed") return claim.kind;
+  const experimentId = claim.experimentId;
+  let finished = false;
+  try {
+    if (experimentId) await markExperimentRunning(prisma, experimentId);
+    if (claim.cancelRequested || (await replayCancelRequested(prisma, replayId))) {
+      await markReplayCancelled(prisma, replayId, "Cancelled before it ran.");
+      finished = true;
+      return "cancelled";
+    }
+    if (claim.attempts > maxAttempts) {
+      const lastError = await replayLastError(prisma, replayId);
+      await markReplayFailed(
+        prisma,
+        replayId,
+        "gave_up",
+        `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed).${lastError ? ` Last error: ${lastError}` : ""} What earlier runs obtained is kept in the branch log.`,
+      );
+      finished = true;
+      return "gave_up";
+    }
+    let lost = false;
+    const heartbeat = setInterval(
+      () => {
+        renewReplayLease(prisma, replayId, opts.owner, leaseMs).then(
+          (held) => {
+            if (!held) lost = true;
+          },
+          (error: unknown) => console.error(`Replay ${replayId}: heartbeat failed:`, error),
+        );
+      },
+      Math.max(250, Math.floor(leaseMs / 3)),
+    );
+    let lastProgress = 0;
+    try {
+      await executeReplay(prisma, replayId, {
+        owner: opts.owner,
+        onProgress: ({ done, total }) => {
+          // At most a write every half second; the engine calls this at every step boundary.
+          const at = Date.now();
+          if (at - lastProgress < 500 && done < total) return;
+          lastProgress = at;
+          saveReplayProgress(prisma, replayId, opts.owner, done, total).catch((error: unknown) =>
+            console.error(`Replay ${replayId}: progress not saved:`, error),
+          );
+        },
+        isCancelled: async () => lost || (await replayCancelRequested(prisma, replayId)),
+      });
+    } catch (error) {
+      if (error instanceof LeaseLost) return "lease_lost";
+      throw error;
+    } finally {
+      clearInterval(heartbeat);
+    }
+    finished = true;
+    return "ran";
+  } finally {
+    await releaseReplayLease(prisma, replayId, opts.owner, finished);
+    if (experimentId) await settleExperiment(prisma, experimentId);
+  }
+}
+
+/** Checks and stores a new replay, and puts it on the queue: it answers with the replay `queued`. */
+export async function startReplay(
+  principal: Principal,
+  input: StartReplayInput,
+  prisma: Db,
+  enqueue: Enqueue = runNow(prisma),
+): Promise<StartedReplay> {
+  authorize(principal, "replays.run");
+  const started = await checkAndStoreReplay(prisma, input, principal.name);
+  await enqueue([started.id]);
+  return started;
+}
+
+/** Paused or awaiting approval → queued, if nobody changed the replay since it was read (else 409, nothing stored). */
+async function claimForResume(tx: DbClient, replayId: string, updatedAt: Date) {
+  if (!(await claimReplayForResume(tx, replayId, updatedAt)))
+    throw new AppError(
+      "conflict",
+      "The replay is already being resumed (another fixture or decision was sent first); reload and try again.",
+    );
+}
+
+async function pendingOf(prisma: Db, replayId: string, waitingFor: PendingCall["waitingFor"]) {
+  const state = await readReplayState(prisma, replayId);
+  if (!state) throw notFound("replay", replayId);
+  const pending = state.pending as PendingCall | null;
+  const wanted = waitingFor === "fixture" ? "paused" : "awaiting_approval";
+  if (state.status !== wanted || !pending || pending.waitingFor !== waitingFor) {
+    const what = waitingFor === "fixture" ? "a fixture" : "an approval";
+    throw new AppError(
+      "wrong_state",
+      `Replay "${replayId}" is ${state.status.replaceAll("_", " ")} and waits for no ${waitingFor}; only a ${wanted.replaceAll("_", " ")} replay takes ${what}.`,
+    );
+  }
+  return { state, pending };
+}
+
+/** Stores a fixture for the pending call and resumes the branch (a resume). Nothing changes when it is refused. */
+export async function supplyFixture(
+  principal: Principal,
+  input: SupplyFixtureInput,
+  prisma: Db,
+  enqueue: Enqueue = runNow(prisma),
+): Promise<NewFixture> {
+  authorize(principal, "replays.run");
+  const { replayId } = input;
+  const { state, pending } = await pendingOf(prisma, replayId, "fixture");
+  if (
+    (input.callId !== undefined && input.callId !== pending.callId) ||
+    (input.tool !== undefined && input.tool !== pending.tool)
+  ) {
+    throw new AppError(
+      "wrong_state",
+      `The branch waits for ${pending.tool} (call ${pending.callId}) at step ${pending.step}, not ${input.tool ?? pending.tool} (call ${input.callId ?? pending.callId}).`,
+      [
+        {
+          path: input.callId !== pending.callId ? "callId" : "tool",
+          message: `expected ${input.callId !== pending.callId ? pending.callId : pending.tool}`,
+        },
+      ],
+    );
+  }
+  const fixture: NewFixture = {
+    id: `fx_${randomUUID()}`,
+    toolName: pending.tool,
+    callId: pending.callId,
+    cacheKey: pending.cacheKey,
+    stepIdx: pending.step,
+    output: input.error ? null : input.output,
+    error: input.error ?? null,
+    author: principal.name,
+    note: input.note,
+    provenance: input.provenance ?? { source: "api" },
+    createdAt: new Date(),
+  };
+  // The fixture is stored with the claim (paused → queued) before anything runs, so a run that is
+  // killed keeps it; of two concurrent fixtures only the first claims the replay.
+  await withTransaction(prisma, async (tx) => {
+    await claimForResume(tx, replayId, state.updatedAt);
+    await insertFixture(tx, replayId, fixture);
+  });
+  await enqueue([replayId]);
+  return fixture;
+}
+
+/** Records an approval decision for the pending live call (with actor and time) and resumes the branch (a resume). */
+export async function decideApproval(
+  principal: Principal,
+  input: DecideApprovalInput,
+  prisma: Db,
+  enqueue: Enqueue = runNow(prisma),
+): Promise<ApprovalEntry> {
+  authorize(principal, "replays.run");
+  const { replayId } = input;
+  const { state, pending } = await pendingOf(prisma, replayId, "approval");
+  if (input.callId !== undefined && input.callId !== pending.callId) {
+    throw new AppError(
+      "wrong_state",
+      `The branch waits for a decision on ${pending.tool} (call ${pending.callId}), not call ${input.callId}.`,
+    );
+  }
+  const approval: ApprovalEntry = {
+    type: "approval",
+    id: `ap_${randomUUID()}`,
+    at: new Date().toISOString(),
+    step: pending.step,
+    tool: pending.tool,
+    cacheKey: pending.cacheKey,
+    decision: input.decision,
+    by: principal.name,
+    ...(input.note ? { note: input.note } : {}),
+  };
+  await withTransaction(prisma, async (tx) => {
+    await claimForResume(tx, replayId, state.updatedAt);
+    await appendLogEntries(tx, replayId, [approval], principal.name);
+  });
+  await enqueue([replayId]);
+  return approval;
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+/** A replay with its steps, pending call, evidence and comparison. */
+export async function getReplay(principal: Principal, input: ReplayRef, prisma: Db): Promise<ReplayView> {
+  authorize(principal, "replays.read");
+  const view = await loadReplayView(prisma, input.replayId);
+  if (!view) throw notFound("replay", input.replayId);
+  return view;
+}
+
+export { isTerminal };
+
+/** A replay with its comparison, for the comparison page. */
+export async function getReplayComparison(principal: Principal, input: ReplayRef, prisma: Db) {
+  authorize(principal, "replays.read");
+  const view = await loadReplayComparison(prisma, input.replayId);
+  if (!view) throw notFound("replay", input.replayId);
+  return view;
+}
+
+/** Status and step count, for the progress poll. */
+export async function getReplayState(principal: Principal, input: ReplayRef, prisma: Db) {
+  authorize(principal, "replays.read");
+  const state = await readReplayState(prisma, input.replayId);
+  if (!state) throw notFound("replay", input.replayId);
+  return {
+    status: state.status,
+    stepCount: state.stepCount,
+    progress: state.progressTotal ? { done: state.progressDone ?? 0, total: state.progressTotal } : null,
+    cancelRequested: state.cancelRequested,
+  };
+}
+
+/** Replays, newest first. */
+export async function listReplays(principal: Principal, input: ListReplaysInput, prisma: Db) {
+  authorize(principal, "replays.read");
+  return readReplays(prisma, input);
+}
+
+/** Both sides of one aligned pair, for the comparison's detail panel. */
+export async function getComparisonPair(principal: Principal, input: ComparisonPairInput, prisma: Db) {
+  authorize(principal, "replays.read");
+  const { replayId, pairId } = input;
+  const numbers = pairId.slice(1).split("-").map(Number);
+  const baseSeq = pairId.startsWith("p") || pairId.startsWith("r") ? numbers[0]! : null;
+  const branchSeq = pairId.startsWith("p") ? numbers[1]! : pairId.startsWith("i") ? numbers[0]! : null;
+  const pair = await comparisonPairRows(prisma, replayId, baseSeq, branchSeq);
+  if (!pair) throw notFound("replay", replayId);
+  return pair;
+}

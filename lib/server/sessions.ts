@@ -1,0 +1,89 @@
+/** Recorded sessions: import (documents and trace exports), list, read. */
+import { z } from "zod";
+import type { Db } from "@/lib/db";
+import { importAndSave, type ImportedDocumentResult } from "@/lib/db/imports";
+import {
+  countSessions,
+  getSession as readSession,
+  listSessions as readSessions,
+  sessionFacets,
+  type SessionWithEvents,
+} from "@/lib/db/sessions";
+import { ingestAgentsItems as storeAgentsItems, ingestOtlpSpans as storeOtlpSpans } from "@/lib/db/traces";
+import { notFound } from "@/lib/errors";
+import type { AgentsItem } from "@/lib/ingest/openai-agents";
+import type { OtlpSpan } from "@/lib/ingest/otlp";
+import { ImportFormat } from "@/lib/ingest/types";
+import { authorize } from "./authz";
+import type { Principal } from "./principal";
+
+export const ImportSessionsInput = z.object({
+  body: z.union([
+    z.string(),
+    z.custom<Uint8Array>((v) => v instanceof Uint8Array, "Send the document as text or bytes."),
+  ]),
+  format: ImportFormat.optional(),
+  filename: z.string().max(300).optional(),
+});
+export type ImportSessionsInput = z.infer<typeof ImportSessionsInput>;
+
+/** Imports one document (all or nothing); a document that does not import comes back with its issues, nothing written. */
+export async function importSessions(
+  principal: Principal,
+  input: ImportSessionsInput,
+  prisma: Db,
+): Promise<ImportedDocumentResult> {
+  authorize(principal, "sessions.import");
+  return importAndSave(prisma, input.body, {
+    ...(input.format ? { format: input.format } : {}),
+    ...(input.filename ? { filename: input.filename } : {}),
+  });
+}
+
+/** Stores decoded OTLP spans and rebuilds their sessions, in one transaction. */
+export async function ingestOtlpSpans(
+  principal: Principal,
+  input: { spans: OtlpSpan[]; format: "otlp-json" | "otlp-protobuf" },
+  prisma: Db,
+) {
+  authorize(principal, "sessions.import");
+  return storeOtlpSpans(prisma, input.spans, input.format);
+}
+
+/** Stores Agents SDK trace items and rebuilds their sessions, in one transaction. */
+export async function ingestAgentsItems(principal: Principal, input: { items: AgentsItem[] }, prisma: Db) {
+  authorize(principal, "sessions.import");
+  return storeAgentsItems(prisma, input.items);
+}
+
+export const ListSessionsInput = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(64).optional(),
+  agent: z.string().min(1).max(200).optional(),
+  status: z.enum(["completed", "failed", "incomplete"]).optional(),
+  tool: z.string().min(1).max(200).optional(),
+  q: z.string().min(1).max(200).optional(),
+});
+export type ListSessionsInput = z.infer<typeof ListSessionsInput>;
+
+/** Sessions, newest first, with the filter menus' values and the total count. */
+export async function listSessions(principal: Principal, input: ListSessionsInput, prisma: Db) {
+  authorize(principal, "sessions.read");
+  const [page, facets, total] = await Promise.all([
+    readSessions(prisma, input),
+    sessionFacets(prisma),
+    countSessions(prisma),
+  ]);
+  return { ...page, facets, total };
+}
+
+export const SessionRef = z.object({ sessionId: z.string().min(1) });
+export type SessionRef = z.infer<typeof SessionRef>;
+
+/** One session with its events in order. */
+export async function getSession(principal: Principal, input: SessionRef, prisma: Db): Promise<SessionWithEvents> {
+  authorize(principal, "sessions.read");
+  const session = await readSession(prisma, input.sessionId);
+  if (!session) throw notFound("session", input.sessionId);
+  return session;
+}
