@@ -30,7 +30,7 @@ const SERVER_TYPES_ONLY = {
 /** A Prisma call on a client outside lib/db: `prisma.session.findMany`, `tx.$transaction`, … */
 const PRISMA_CALL = {
   selector:
-    "MemberExpression[object.name=/^(prisma|client|tx)$/][property.name=/^(\\$transaction|\\$queryRaw|\\$executeRaw|\\$queryRawUnsafe|\\$executeRawUnsafe|agent|agentVersion|tool|session|event|traceSpan|policy|policyVersion|experiment|replay|replayStep|fixture|replayLogEntry|report|shareLink|apiKey|modelEndpoint|toolEndpoint|allowedHost)$/]",
+    "MemberExpression[object.name=/^(prisma|client|tx)$/][property.name=/^(\\$transaction|\\$queryRaw|\\$executeRaw|\\$queryRawUnsafe|\\$executeRawUnsafe|agent|agentVersion|tool|session|event|traceSpan|policy|policyVersion|experiment|replay|replayStep|fixture|replayLogEntry|report|shareLink|apiKey|modelEndpoint|toolEndpoint|allowedHost|check)$/]",
   message: "Prisma calls stay in lib/db: call a lib/db function (or an operation in lib/server).",
 };
 

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { expect, test } from "./fixtures";
 
 const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
@@ -94,4 +95,92 @@ test("run the recorded policy over the τ-bench cohort, watch it finish, and ope
   await expect(page).toHaveURL(/\/replays\/[^/]+\/compare/);
   await expect(page.getByTestId("compare-row").first()).toBeVisible();
   await expect(page.getByTestId("evidence-panel")).toContainText("recorded");
+});
+
+test("an experiment waiting for fixtures says so, and one fixture resumes every member paused on the same call", async ({
+  page,
+  request,
+}) => {
+  const run = Date.now();
+  // Four runs of a fresh agent version: three look up order 4821, one order 4822.
+  const raw = readFileSync("prisma/seed/native/refund-agent.json", "utf8");
+  const ids: string[] = [];
+  for (const [i, order] of ["4821", "4821", "4821", "4822"].entries()) {
+    const doc = JSON.parse(raw.replaceAll("4821", order)) as {
+      externalId: string;
+      title: string;
+      agentVersion: { version: string };
+    };
+    doc.externalId = `batch-${run}-${i}`;
+    doc.title = `Batch copy ${i} (order ${order})`;
+    doc.agentVersion.version = `batch-${run}`;
+    const res = await request.post("/api/v1/sessions", { headers: AUTH, data: doc });
+    expect(res.status(), await res.text()).toBe(201);
+    ids.push(((await res.json()) as { sessions: { id: string }[] }).sessions[0]!.id);
+  }
+  const listed = await request.get(`/api/v1/sessions?q=batch-${run}-0`, { headers: AUTH });
+  const agentVersionId = ((await listed.json()) as { sessions: { agentVersionId: string }[] }).sessions[0]!
+    .agentVersionId;
+  const policy = {
+    model: "recorded-only",
+    drift: "continue_to_terminal",
+    tools: {
+      default: { type: "history", scope: "baseline", on_miss: "fail" },
+      overrides: { lookup_order: { type: "fixture" } },
+    },
+  };
+  const saved = await request.post("/api/v1/policies", { headers: AUTH, data: { name: `ask ${run}`, policy } });
+  expect(saved.status(), await saved.text()).toBe(201);
+  const { versionId } = (await saved.json()) as { versionId: string };
+  const started = await request.post("/api/v1/experiments", {
+    headers: AUTH,
+    data: { name: `Batch fixtures ${run}`, policyVersionId: versionId, agentVersionId },
+  });
+  expect(started.status(), await started.text()).toBe(201);
+  const experimentId = ((await started.json()) as { experiment: { id: string } }).experiment.id;
+
+  // The run ends, but it is not "completed": every member waits for a fixture.
+  type Api = { experiment: { status: string; state: string; counts: Record<string, number> } };
+  await expect
+    .poll(async () => {
+      const r = await request.get(`/api/v1/experiments/${experimentId}`, { headers: AUTH });
+      return ((await r.json()) as Api).experiment.state;
+    })
+    .toBe("waiting_for_fixtures");
+  const before = (
+    (await await request.get(`/api/v1/experiments/${experimentId}`, { headers: AUTH }).then((r) => r.json())) as Api
+  ).experiment;
+  expect(before.status).toBe("completed");
+  expect(before.counts).toEqual({
+    total: 4,
+    finished: 0,
+    failed: 0,
+    waitingForFixture: 4,
+    waitingForApproval: 0,
+    running: 0,
+    queued: 0,
+  });
+
+  await page.goto(`/experiments/${experimentId}`);
+  await expect(page.getByTestId("experiment-counts")).toHaveText("4 waiting for a fixture (of 4)");
+  await expect(page.getByText("waiting for fixtures", { exact: true })).toBeVisible();
+  const groups = page.getByTestId("fixture-group");
+  await expect(groups).toHaveCount(2);
+  const three = groups.filter({ hasText: "3 replays wait for lookup_order" });
+  await expect(three).toContainText('"order_id": "4821"');
+  await page.screenshot({ path: "test-results/rx-experiment-waiting.png", fullPage: true });
+
+  await three.getByLabel("Note (where the value comes from)").fill("the recorded lookup of order 4821");
+  await three.getByRole("button", { name: "Supply to all 3 replays" }).click();
+  await expect(page.getByTestId("experiment-counts")).toHaveText("3 finished · 1 waiting for a fixture (of 4)");
+  await expect(groups).toHaveCount(1);
+  await expect(groups.first()).toContainText("1 replay waits for lookup_order");
+  await page.screenshot({ path: "test-results/rx-experiment-after-batch.png", fullPage: true });
+
+  // Every one of the three got the same fixture and finished; the fourth still waits.
+  const after = (await (await request.get(`/api/v1/experiments/${experimentId}`, { headers: AUTH })).json()) as {
+    experiment: { results: { sessionId: string; status: string }[] };
+  };
+  const statusOf = new Map(after.experiment.results.map((r) => [r.sessionId, r.status]));
+  expect(ids.map((id) => statusOf.get(id))).toEqual(["completed", "completed", "completed", "paused"]);
 });

@@ -57,14 +57,14 @@ test("an analyst builds the seed-000 example visually; the JSON follows and the 
   await expect(json).not.toContainText('"pause"');
   await expect(page.getByTestId("unsaved-flag")).toBeVisible();
 
-  // get_current_time: passthrough. Not seen yet, so not read-only: the engine says so and saving is blocked.
+  // get_current_time: passthrough. Not seen yet, so not read-only: a warning says so (a replay would stop for approval).
   await page.getByLabel("New override tool name").fill("get_current_time");
   await page.getByRole("button", { name: "Add override" }).click();
   await page.getByLabel("Rule type for get_current_time").selectOption("passthrough");
   await expect(json).toContainText('"get_current_time"');
   const approval = page.getByTestId("issues-get_current_time").locator('[data-code="passthrough_requires_approval"]');
-  await expect(approval).toHaveAttribute("data-severity", "error");
-  await expect(saveButton(page)).toBeDisabled();
+  await expect(approval).toHaveAttribute("data-severity", "warning");
+  await expect(saveButton(page)).toBeEnabled();
   // Declaring it side-effect free (saved to the tool row) clears the error.
   await page.getByLabel("Side effect of get_current_time").selectOption("none");
   await expect(approval).toHaveCount(0);
@@ -136,17 +136,21 @@ test("JSON edits show in the controls; invalid JSON keeps the visual side and sa
   await expect(saveButton(page)).toBeEnabled();
 });
 
-test("a rule the agent's adapter rejects shows its error beside the rule and blocks saving", async ({ page }) => {
+test("a rule the agent's adapter rejects is a warning beside the rule, as a replay says it; it saves, as a replay runs it", async ({
+  page,
+}) => {
   await createPolicy(page, "Harbor RCA", "harbor-pine-support (openai-agents)");
   // The preset follows seed 000's advice for openai-agents: passthrough default, history per tool.
   await expect(page.getByLabel("Rule type for default")).toHaveValue("passthrough");
   await expect(page.getByTestId("tool-row-refund_payment")).toContainText("history");
   await page.getByLabel("Rule type for default").selectOption("history");
-  const error = page.getByTestId("issues-default").locator('[data-code="openai_agents_history_default"]');
-  await expect(error).toContainText("The OpenAI Agents adapter does not support a `history` default");
-  await expect(saveButton(page)).toBeDisabled();
+  const issue = page.getByTestId("issues-default").locator('[data-code="openai_agents_history_default"]');
+  await expect(issue).toContainText("The OpenAI Agents adapter does not support a `history` default");
+  await expect(issue).toContainText("Branchpoint's engine intercepts every tool itself");
+  await expect(issue).toHaveAttribute("data-severity", "warning");
+  await expect(saveButton(page)).toBeEnabled();
   await page.getByLabel("Rule type for default").selectOption("passthrough");
-  await expect(error).toHaveCount(0);
+  await expect(issue).toHaveCount(0);
 
   // llm is rejected by pydantic-ai.
   await createPolicy(
@@ -155,11 +159,41 @@ test("a rule the agent's adapter rejects shows its error beside the rule and blo
     "trailhead-tracking-bot (pydantic-ai)",
     "simulated: a model simulates tools",
   );
-  await expect(page.getByTestId("issues-default").locator('[data-code="llm_unsupported_by_adapter"]')).toContainText(
-    "PydanticAI",
-  );
-  await expect(page.getByText("No saved version yet", { exact: true })).toBeVisible();
-  await expect(saveButton(page)).toBeDisabled();
+  const llm = page.getByTestId("issues-default").locator('[data-code="llm_unsupported_by_adapter"]');
+  await expect(llm).toContainText("PydanticAI");
+  await expect(llm).toHaveAttribute("data-severity", "warning");
+  await expect(page.getByTestId("saved-version")).toHaveText("1");
+});
+
+test("cohort_version typed in the JSON saves with a note that it applies in experiments; the saved document is exactly the one typed", async ({
+  page,
+  request,
+}) => {
+  await createPolicy(page, "Cohort check", "harbor-pine-support (openai-agents)");
+  const id = new URL(page.url()).pathname.split("/").pop()!;
+  const typed = {
+    model: "recorded-only",
+    drift: "continue_to_terminal",
+    maxSteps: 100,
+    tools: {
+      default: { type: "passthrough" },
+      overrides: { lookup_order: { type: "history", scope: "cohort_version", on_miss: "error_result" } },
+    },
+  };
+  await setMonacoText(page, "Policy JSON", JSON.stringify(typed));
+  // The override opens below its row, the note under its scope.
+  const note = page.getByTestId("rule-lookup_order").locator('[data-code="cohort_scope_outside_experiment"]');
+  await expect(note).toHaveAttribute("data-severity", "warning");
+  await expect(note).toContainText("`cohort_version` applies in experiments");
+  await expect(saveButton(page)).toBeEnabled();
+  await saveButton(page).click();
+  await expect(page.getByTestId("saved-version")).toHaveText("2");
+  const res = await request.get(`/api/v1/policies/${id}`, {
+    headers: { Authorization: "Bearer e2e-test-key-0123456789" },
+  });
+  expect(res.status()).toBe(200);
+  const body = (await res.json()) as { policy: { versions: { version: number; document: unknown }[] } };
+  expect(body.policy.versions.find((v) => v.version === 2)?.document).toEqual(typed);
 });
 
 test("saving twice makes two versions, an unchanged save makes none, drafts survive a reload, and versions diff", async ({

@@ -59,7 +59,7 @@ test("replay a session with an edit, supply a fixture when it pauses, and compar
   await expect(page.getByTestId("first-divergence")).toContainText("base step 1");
   await expect(page.getByTestId("compare-row").first()).toBeVisible();
   await page.getByRole("button", { name: "Jump to first divergence" }).click();
-  await expect(page).toHaveURL(/pair=r1/);
+  await expect(page).toHaveURL(/pair=p1-1/);
   await expect(page.getByTestId("pair-detail")).toContainText("first divergence");
   await expect(page.getByTestId("pair-detail")).toContainText("lookup_order");
   const evidence = page.getByTestId("evidence-panel");
@@ -73,7 +73,10 @@ test("replay a session with an edit, supply a fixture when it pauses, and compar
   await expect(page).toHaveURL(/filter=changes/);
   await page.reload();
   await expect(page.getByLabel("Filter pairs")).toHaveValue("changes");
-  await expect(page.locator('[data-testid="compare-row"][aria-selected="true"]')).toHaveAttribute("data-pair-id", "r1");
+  await expect(page.locator('[data-testid="compare-row"][aria-selected="true"]')).toHaveAttribute(
+    "data-pair-id",
+    "p1-1",
+  );
 
   await page.goto("/replays");
   await expect(page.getByTestId("replay-row").first()).toContainText("Refund for cracked pour-over set");

@@ -46,7 +46,7 @@ async function startReplay(request: APIRequestContext, body: object): Promise<{ 
 async function createReport(request: APIRequestContext, replayId: string, title: string): Promise<string> {
   const res = await request.post("/api/v1/reports", {
     headers: AUTH,
-    data: { replayId, title, sections: { finding: `Finding of ${title}` } },
+    data: { replayId, title, sections: { finding: `Finding of ${title}` }, publish: true },
   });
   expect(res.status(), await res.text()).toBe(201);
   return ((await res.json()) as { report: { id: string } }).report.id;
@@ -83,7 +83,7 @@ function normalize404(html: string, token: string): string {
   return [shell, ...flight.split("\n").sort()].join("\n");
 }
 
-test("create a report from a comparison, share it, open the link with no cookies, revoke it", async ({
+test("draft a report from a comparison, edit it, publish it, share it, open the link with no cookies, revoke it", async ({
   page,
   browser,
   request,
@@ -103,7 +103,7 @@ test("create a report from a comparison, share it, open the link with no cookies
   // Policy and Evidence come from the replay.
   await expect(page.getByRole("heading", { name: "Policy" })).toBeVisible();
   await expect(page.getByText("filled from the replay · always included").first()).toBeVisible();
-  await expect(page.getByText("First divergence at pair 6: tool_call refund_payment: output changed")).toBeVisible();
+  await expect(page.getByText("First divergence at pair 6: tool_call refund_payment: result changed")).toBeVisible();
   // The suggestion is preselected.
   await expect(page.getByRole("radio", { name: /confirmed by replay/ })).toBeChecked();
 
@@ -117,11 +117,52 @@ test("create a report from a comparison, share it, open the link with no cookies
   await expect(preview.locator("strong")).toHaveText("confirms");
   await expect(preview.locator("script")).toHaveCount(0);
   await page.getByRole("checkbox", { name: /Pin pair 1: tool_call lookup_order/ }).check();
-  await page.getByRole("button", { name: "Create report" }).click();
+  // A first draft, with a working title.
+  await page.getByLabel("Title").fill("Draft title");
+  await page.getByRole("button", { name: "Save as draft" }).click();
 
   await expect(page).toHaveURL(/\/reports\/(?!new)[^/?]+$/);
   const reportId = new URL(page.url()).pathname.split("/").pop()!;
+  await expect(page.getByRole("heading", { name: "Draft title" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Draft", exact: true })).toBeVisible();
+  // A draft is not shared.
+  await expect(page.getByRole("button", { name: "Create share link" })).toHaveCount(0);
+  await expect(page.getByText("Share links are for published reports")).toBeVisible();
+  await page.screenshot({ path: "test-results/rx-report-draft.png", fullPage: true });
+
+  // Edit the draft: the form opens with what was saved.
+  await page.getByRole("link", { name: "Edit draft" }).click();
+  await expect(page.getByRole("heading", { name: "Edit report" })).toBeVisible();
+  await expect(page.getByLabel("Title")).toHaveValue("Draft title");
+  await expect(page.locator("#section-finding")).toHaveValue(
+    "The agent **confirms** a refund that failed.\n\n<script>alert(1)</script>",
+  );
+  await expect(page.getByRole("checkbox", { name: /Pin pair 1: tool_call lookup_order/ })).toBeChecked();
+  await page.getByLabel("Title").fill(title);
+  await page.locator("#section-scope").fill("Order 4821 only");
+  await page.getByRole("button", { name: "Save draft" }).click();
+  await expect(page).toHaveURL(new RegExp(`/reports/${reportId}$`));
   await expect(page.getByRole("heading", { name: title })).toBeVisible();
+  await expect(page.getByText("Order 4821 only")).toBeVisible();
+  const draftApi = await page.request.get(`/api/v1/reports/${reportId}`, { headers: AUTH });
+  expect(((await draftApi.json()) as { report: { status: string; sections: { scope: string } } }).report).toMatchObject(
+    {
+      status: "draft",
+      sections: { scope: "Order 4821 only" },
+    },
+  );
+
+  // Publish: it is frozen, Edit is gone, and it can be shared.
+  await page.getByRole("button", { name: "Publish" }).click();
+  await expect(page.getByRole("heading", { name: "Published", exact: true })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Edit draft" })).toHaveCount(0);
+  const patched = await page.request.patch(`/api/v1/reports/${reportId}`, {
+    headers: AUTH,
+    data: { title: "changed" },
+  });
+  expect(patched.status()).toBe(409);
+  expect(((await patched.json()) as { error: { code: string } }).error.code).toBe("wrong_state");
+  await page.screenshot({ path: "test-results/rx-report-published.png", fullPage: true });
   const hash = (await page.getByTestId("policy-hash").textContent())!.trim();
   expect(hash).toMatch(/^[0-9a-f]{64}$/);
   await expect(page.getByTestId("report-pair")).toHaveCount(2);
@@ -258,7 +299,7 @@ test("the API refuses a report on a replay that has not finished, and serves and
   // The form says the same instead of offering to create one.
   await page.goto(`/reports/new?replayId=${paused.id}`);
   await expect(page.getByText("This replay is paused")).toBeVisible();
-  await expect(page.getByRole("button", { name: "Create report" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Save as draft" })).toHaveCount(0);
 
   expect((await request.post("/api/v1/reports", { data: { replayId: paused.id, title: "x" } })).status()).toBe(401);
   const badBody = await request.post("/api/v1/reports", {
@@ -292,4 +333,56 @@ test("the API refuses a report on a replay that has not finished, and serves and
   expect((await request.get(s.url)).status()).toBe(404);
   expect((await request.delete("/api/v1/shares/nope", { headers: AUTH })).status()).toBe(404);
   expect((await request.get("/api/v1/reports/nope", { headers: AUTH })).status()).toBe(404);
+});
+
+test("an empty draft cannot be published or shared; deleting asks first, and a deleted report's link stops working", async ({
+  page,
+  request,
+}) => {
+  const refund = await sessionId(request, "pour-over");
+  const done = await startReplay(request, { sessionId: refund, policy: RECORDED_POLICY });
+
+  // An empty form makes a draft, not an immutable "Not filled in" report.
+  const res = await request.post("/api/v1/reports", { headers: AUTH, data: { replayId: done.id, title: "Empty" } });
+  expect(res.status()).toBe(201);
+  const draft = ((await res.json()) as { report: { id: string; status: string } }).report;
+  expect(draft.status).toBe("draft");
+  const shareDraft = await request.post(`/api/v1/reports/${draft.id}/share`, { headers: AUTH, data: {} });
+  expect(shareDraft.status()).toBe(409);
+  const publishEmpty = await request.post(`/api/v1/reports/${draft.id}/publish`, { headers: AUTH });
+  expect(publishEmpty.status()).toBe(400);
+  expect(((await publishEmpty.json()) as { error: { issues: { path: string }[] } }).error.issues).toEqual([
+    { path: "sections.finding", message: "Write the Finding before publishing." },
+  ]);
+
+  await page.goto(`/reports/${draft.id}`);
+  await expect(page.getByText("Write the Finding before publishing.")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Publish" })).toBeDisabled();
+
+  // Delete asks first; Cancel keeps it.
+  await page.getByRole("button", { name: "Delete…" }).click();
+  const dialog = page.getByRole("alertdialog", { name: "Delete this report?" });
+  await expect(dialog).toContainText("The draft and everything written in it are removed.");
+  await page.screenshot({ path: "test-results/rx-report-delete-confirm.png", fullPage: true });
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toHaveCount(0);
+  expect((await request.get(`/api/v1/reports/${draft.id}`, { headers: AUTH })).status()).toBe(200);
+  await page.getByRole("button", { name: "Delete…" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Delete report" }).click();
+  await expect(page).toHaveURL(/\/reports$/);
+  expect((await request.get(`/api/v1/reports/${draft.id}`, { headers: AUTH })).status()).toBe(404);
+
+  // A published, shared report: the confirmation names the link, and the link stops opening it.
+  const title = `Shared then deleted ${Date.now()}`;
+  const id = await createReport(request, done.id, title);
+  const link = await share(request, id);
+  expect((await request.get(link.url)).status()).toBe(200);
+  await page.goto(`/reports/${id}`);
+  await page.getByRole("button", { name: "Delete…" }).click();
+  await expect(page.getByRole("alertdialog")).toContainText("its 1 active share link will stop working");
+  await page.getByRole("alertdialog").getByRole("button", { name: "Delete report" }).click();
+  await expect(page).toHaveURL(/\/reports$/);
+  await expect(page.getByTestId("report-row").filter({ hasText: title })).toHaveCount(0);
+  expect((await request.get(link.url)).status()).toBe(404);
+  expect((await request.delete(`/api/v1/reports/${id}`, { headers: AUTH })).status()).toBe(404);
 });

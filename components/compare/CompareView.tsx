@@ -12,6 +12,8 @@ import {
   compareSearch,
   comparableJson,
   filterRows,
+  nextChange,
+  TYPE_LABEL,
   unpackRows,
   type CompareFilter,
   type CompareRow,
@@ -19,12 +21,14 @@ import {
   type PackedRows,
 } from "./rows";
 import { Button } from "@/components/ui/Button";
+import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
 
 const TYPE_TONE: Record<CompareRow["type"], Tone> = {
   equal: "neutral",
   changed: "warn",
   inserted: "good",
   removed: "bad",
+  unreached: "neutral",
 };
 const ROW_HEIGHT = 30;
 const LIST_HEIGHT = 560;
@@ -71,6 +75,22 @@ export function CompareView({
     [rows, state.filter, virtualizer],
   );
 
+  // j / k: the next / previous change among the rows shown (not while typing in a field or the editor).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "j" && e.key !== "k") return;
+      if (e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
+      const target = e.target as HTMLElement | null;
+      if (target?.closest("input, textarea, select, [contenteditable=true], .monaco-editor")) return;
+      const id = nextChange(visible, state.pair, e.key === "j" ? 1 : -1);
+      if (id === null) return;
+      e.preventDefault();
+      select(id);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [visible, state.pair, select]);
+
   // On load, bring the selected pair into view.
   const scrolled = useRef(false);
   useEffect(() => {
@@ -82,7 +102,7 @@ export function CompareView({
 
   const selected = state.pair ? (rows.find((r) => r.id === state.pair) ?? null) : null;
   const counts = useMemo(() => {
-    const c = { equal: 0, changed: 0, inserted: 0, removed: 0 };
+    const c = { equal: 0, changed: 0, inserted: 0, removed: 0, unreached: 0 };
     for (const r of rows) c[r.type]++;
     return c;
   }, [rows]);
@@ -99,8 +119,16 @@ export function CompareView({
             >
               Jump to first divergence
             </Button>
+          ) : null}
+          {firstDivergenceId ? (
+            <span className="text-xs text-slate-500">
+              <kbd className="rounded border border-slate-300 px-1 font-mono">j</kbd> /{" "}
+              <kbd className="rounded border border-slate-300 px-1 font-mono">k</kbd> next / previous change
+            </span>
           ) : (
-            <Badge tone="good">no divergence: every step equal</Badge>
+            <Badge tone="good">
+              {counts.unreached > 0 ? "no divergence up to where the branch ended" : "no divergence: every step equal"}
+            </Badge>
           )}
           <label className="ml-auto flex items-center gap-1.5">
             <span className="text-slate-500">Show</span>
@@ -115,8 +143,8 @@ export function CompareView({
                   {f === "all"
                     ? `all (${rows.length})`
                     : f === "changes"
-                      ? `all differences (${rows.length - counts.equal})`
-                      : `${f} (${counts[f]})`}
+                      ? `all differences (${counts.changed + counts.inserted + counts.removed})`
+                      : `${TYPE_LABEL[f]} (${counts[f]})`}
                 </option>
               ))}
             </select>
@@ -165,12 +193,23 @@ export function CompareView({
                   <span className="font-mono text-slate-500">{row.baseSeq ?? "—"}</span>
                   <span className="font-mono text-slate-500">{row.branchSeq ?? "—"}</span>
                   <span>
-                    <Badge tone={TYPE_TONE[row.type]}>{row.type}</Badge>
+                    {row.inputOnly ? (
+                      <Badge tone="neutral" title={INPUT_ONLY_LABEL}>
+                        input only
+                      </Badge>
+                    ) : (
+                      <Badge tone={TYPE_TONE[row.type]}>{TYPE_LABEL[row.type]}</Badge>
+                    )}
                   </span>
                   <span className="truncate">
                     <span className="font-mono">{row.name}</span>
                     {row.source && row.source !== "recorded" ? (
                       <span className="ml-1 text-indigo-700">[{row.source}]</span>
+                    ) : null}
+                    {row.inputOnly ? (
+                      <span className="ml-1 text-slate-600" data-testid="input-only">
+                        [{INPUT_ONLY_LABEL}]
+                      </span>
                     ) : null}
                     <span className="ml-2 text-slate-500">{row.preview}</span>
                   </span>
@@ -222,7 +261,7 @@ function PairDetail({
       data-testid="pair-detail"
     >
       <h3 className="mb-2 flex flex-wrap items-center gap-2 text-sm font-semibold text-slate-900">
-        <Badge tone={TYPE_TONE[row.type]}>{row.type}</Badge>
+        <Badge tone={TYPE_TONE[row.type]}>{TYPE_LABEL[row.type]}</Badge>
         <span className="font-mono">
           {row.kind} {row.name}
         </span>
@@ -239,9 +278,33 @@ function PairDetail({
       {isPending || !data ? (
         <p className="text-sm text-slate-500">Loading…</p>
       ) : row.type === "changed" ? (
-        <JsonDiff original={comparableJson(data.base)} modified={comparableJson(data.branch)} height={460} />
+        <>
+          {data.changedPaths.length > 0 ? (
+            <div className="mb-2 text-xs" data-testid="changed-paths">
+              <span className="text-slate-500">Changed: </span>
+              {data.changedPaths.map((p) => (
+                <code key={p} className="mr-1 rounded bg-amber-100 px-1 py-0.5 text-amber-900">
+                  {p}
+                </code>
+              ))}
+            </div>
+          ) : null}
+          {/* Unchanged stretches are folded and the view opens at the first difference. */}
+          <JsonDiff
+            key={row.id}
+            original={comparableJson(data.base)}
+            modified={comparableJson(data.branch)}
+            height={460}
+            focusChanges
+          />
+        </>
       ) : row.type === "equal" ? (
         <JsonBlock label="Both sides (equal)" value={JSON.parse(comparableJson(data.branch)) as unknown} />
+      ) : row.type === "unreached" ? (
+        <JsonBlock
+          label="Base step the branch never reached (it ended first); counted in no metric"
+          value={JSON.parse(comparableJson(data.base)) as unknown}
+        />
       ) : (
         <JsonBlock
           label={row.type === "inserted" ? "Only in the branch" : "Only in the base run"}

@@ -29,6 +29,12 @@ export function MetricsTable({ metrics }: { metrics: ComparisonMetrics }) {
   return (
     <div className="rounded-lg border border-slate-200 bg-white p-4" data-testid="metrics">
       <h2 className="mb-2 text-base font-semibold text-slate-900">Metrics</h2>
+      {metrics.not_reached > 0 ? (
+        <p className="mb-2 text-sm text-slate-600" data-testid="not-reached-note">
+          The branch ended before {metrics.not_reached} base {metrics.not_reached === 1 ? "step" : "steps"}: they are
+          not reached, and left out of both columns.
+        </p>
+      ) : null}
       <DataTable
         frame={false}
         dense

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareRuns, type SessionEvent } from "@/lib/replay";
-import { compareSearch, filterRows, packRows, parseCompareState, toRows, unpackRows } from "./rows";
+import { compareSearch, filterRows, nextChange, packRows, parseCompareState, toRows, unpackRows } from "./rows";
 
 const ev = (e: Partial<SessionEvent>): SessionEvent => ({
   seq: 0,
@@ -58,5 +58,49 @@ describe("comparison rows", () => {
     expect(compareSearch({ pair: "r2", filter: "removed" })).toBe("?pair=r2&filter=removed");
     expect(compareSearch({ pair: null, filter: "all" })).toBe("");
     expect(parseCompareState({ pair: "'; drop", filter: "nope" })).toEqual({ pair: null, filter: "all" });
+  });
+
+  describe("a branch that ended early", () => {
+    // Base: model, a, b, final. The branch ran model and a (changed), then paused.
+    const early = toRows(
+      compareRuns(
+        [...base, ev({ seq: 3, kind: "final_output", name: "final", cacheKey: null, output: "done" })],
+        branch.slice(0, 2),
+        { branchComplete: false },
+      ).pairs,
+    );
+
+    it("shows the base steps it never reached as unreached rows, with the removed id form", () => {
+      expect(early.map((r) => [r.type, r.id])).toEqual([
+        ["equal", "p0-0"],
+        ["changed", "p1-1"],
+        ["unreached", "r2"],
+        ["unreached", "r3"],
+      ]);
+      expect(unpackRows(packRows(early))).toEqual(early);
+    });
+
+    it("counts them as no change", () => {
+      expect(filterRows(early, "changes").map((r) => r.id)).toEqual(["p1-1"]);
+      expect(filterRows(early, "unreached").map((r) => r.id)).toEqual(["r2", "r3"]);
+      expect(nextChange(early, "p1-1", 1)).toBeNull();
+    });
+  });
+
+  it("j / k move between changes only, from the selection or from an end", () => {
+    const list = [
+      { id: "a", type: "equal" as const },
+      { id: "b", type: "changed" as const },
+      { id: "c", type: "equal" as const },
+      { id: "d", type: "inserted" as const },
+      { id: "e", type: "unreached" as const },
+    ].map((r) => ({ ...r, kind: "tool_call", name: "t", baseSeq: 0, branchSeq: 0, source: null, preview: "" }));
+    expect(nextChange(list, null, 1)).toBe("b");
+    expect(nextChange(list, "b", 1)).toBe("d");
+    expect(nextChange(list, "c", 1)).toBe("d");
+    expect(nextChange(list, "d", 1)).toBeNull();
+    expect(nextChange(list, "d", -1)).toBe("b");
+    expect(nextChange(list, "b", -1)).toBeNull();
+    expect(nextChange(list, null, -1)).toBe("d");
   });
 });

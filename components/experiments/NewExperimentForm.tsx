@@ -107,6 +107,9 @@ export function NewExperimentForm({
             </option>
           ))}
         </select>
+        {usable.length === 0 && agentVersion ? (
+          <EmptyPickerNote agentName={agentVersion.agentName} policyVersions={policyVersions} />
+        ) : null}
         {fieldError("policyVersionId")}
       </label>
       <label className="block text-sm">
@@ -126,5 +129,29 @@ export function NewExperimentForm({
           : `Start experiment${agentVersion ? ` over ${agentVersion.cohortSize} session${agentVersion.cohortSize === 1 ? "" : "s"}` : ""}`}
       </Button>
     </form>
+  );
+}
+
+/** Why the policy picker is empty: every saved policy belongs to another agent. */
+function EmptyPickerNote({
+  agentName,
+  policyVersions,
+}: {
+  agentName: string;
+  policyVersions: readonly PolicyVersionChoice[];
+}) {
+  const names = [...new Set(policyVersions.map((p) => p.policyName))];
+  return (
+    <p className="mt-2 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900" role="status">
+      No saved policy can run on {agentName}:{" "}
+      {names.length === 1 ? "the one saved policy" : `all ${names.length} saved policies`} (
+      {names.slice(0, 5).join(", ")}
+      {names.length > 5 ? ", …" : ""}) {names.length === 1 ? "belongs" : "belong"} to other agents. A policy runs on its
+      own agent, or on any when it has none.{" "}
+      <a href="/policies" className="font-medium text-indigo-700 underline">
+        Create a policy for {agentName}
+      </a>{" "}
+      (or one without an agent); a history rule with scope cohort_version can be saved there.
+    </p>
   );
 }

@@ -11,6 +11,8 @@ const MODEL_HELP: Record<ModelPolicy, string> = {
   "compatible-live": "Re-run with a compatible live model (weaker for RCA).",
   "provider-fixture": "Use provider-supplied fixture output.",
   blocked: "Allow no model step.",
+  "recorded-until-divergence":
+    "Fork-live: copy model outputs until the model's input differs from the record, then run the model live.",
 };
 
 const DRIFT_HELP: Record<DriftPolicy, string> = {
@@ -59,7 +61,8 @@ export function RunLevelControls({
       <FieldIssues issues={issuesAt(issues, [key])} />
     </label>
   );
-  const live = doc.model === "pinned-live" || doc.model === "compatible-live";
+  const live =
+    doc.model === "pinned-live" || doc.model === "compatible-live" || doc.model === "recorded-until-divergence";
   return (
     <section aria-label="Run-level choices" className="rounded-lg border border-slate-200 bg-white p-4">
       <h2 className="mb-3 text-sm font-semibold text-slate-900">Run</h2>

@@ -2,6 +2,7 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import type { ReplayStep } from "@/lib/replay";
 import { previewText } from "@/lib/format";
 import { DataTable } from "@/components/ui/DataTable";
+import { INPUT_ONLY_LABEL, isInputOnlyStep } from "@/components/counterfactual/labels";
 
 const SOURCE_TONE: Record<string, "neutral" | "info" | "warn" | "bad" | "good"> = {
   recorded: "neutral",
@@ -39,7 +40,7 @@ export function ReplayStepList({ steps, limit = 300 }: { steps: ReplayStep[]; li
           { label: "Step", className: "w-14" },
           { label: "Call", className: "w-48" },
           { label: "Source", className: "w-28" },
-          { label: "Base", className: "w-20" },
+          { label: "Base", className: "w-44" },
           "Result",
         ]}
       >
@@ -61,6 +62,13 @@ export function ReplayStepList({ steps, limit = 300 }: { steps: ReplayStep[]; li
             <td className="px-3 py-1.5 text-xs">
               {s.equalsBase ? (
                 <span className="text-slate-400">= {s.baseSeq}</span>
+              ) : isInputOnlyStep(s) ? (
+                <Badge
+                  tone="neutral"
+                  title={`Its input differs from base step ${s.baseSeq}; its output is the recorded one`}
+                >
+                  {INPUT_ONLY_LABEL}
+                </Badge>
               ) : (
                 <Badge tone="warn">{s.baseSeq === null ? "new" : `≠ ${s.baseSeq}`}</Badge>
               )}

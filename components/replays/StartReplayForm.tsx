@@ -16,6 +16,8 @@ export interface PolicyChoice {
   /** A document to send; absent for saved versions (sent by id). */
   policy?: Policy;
   versionId?: string;
+  /** A saved version's model policy (a document carries its own). */
+  model?: string;
   /** The policy's caveats for this session (adapter, capabilities, tools), in the seeds' words. */
   warnings: string[];
 }
@@ -36,26 +38,83 @@ function Caveats({ warnings, title }: { warnings: readonly string[]; title: stri
 
 type EditDraft = { key: number; op: EditOp; seq: number | null; text: string };
 
+export const FORK_LIVE_CHOICE = "preset:fork-live";
+
+/** What the counterfactual part of the form may offer: the configured model endpoints and the saved checks. */
+export interface CounterfactualOptions {
+  modelEndpoints: { id: string; name: string; model: string }[];
+  savedChecks: { id: string; name: string; kind: string }[];
+}
+
+/** A copied model means edits cannot change what the agent does: say so, and offer fork-live (or say why it is not on offer). */
+function ForkLiveAdvice({ hasEndpoint, onUseForkLive }: { hasEndpoint: boolean; onUseForkLive: () => void }) {
+  return (
+    <div
+      role="status"
+      data-testid="fork-live-advice"
+      className="mt-3 rounded-md border border-sky-200 bg-sky-50 px-4 py-3 text-sm text-sky-950"
+    >
+      {hasEndpoint ? (
+        <>
+          <p>
+            Under this policy every model output is copied from the record, so your edits change what the model is sent
+            but not what the agent does next.
+          </p>
+          <button
+            type="button"
+            onClick={onUseForkLive}
+            className="mt-2 rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-600"
+          >
+            Use fork-live: run the model live from the first changed step
+          </button>
+        </>
+      ) : (
+        <p>
+          Edits cannot change what the agent does without a live model: every model output after an edit is copied from
+          the record, so the branch ends with the recorded answer. To see what the agent would do instead,{" "}
+          <Link href="/settings/executors" className="font-medium text-sky-800 underline">
+            configure a model endpoint in the executor settings
+          </Link>
+          , then choose fork-live.
+        </p>
+      )}
+    </div>
+  );
+}
+
 /** Choose a policy, add counterfactual edits, run. */
 export function StartReplayForm({
   sessionId,
   choices,
   targets,
+  counterfactual = { modelEndpoints: [], savedChecks: [] },
 }: {
   sessionId: string;
   choices: PolicyChoice[];
   targets: EditTarget[];
+  counterfactual?: CounterfactualOptions;
 }) {
   const router = useRouter();
   const [choice, setChoice] = useState(choices[0]?.value ?? "");
+  const [choiceTouched, setChoiceTouched] = useState(false);
+  const [endpoint, setEndpoint] = useState("");
+  const [checkIds, setCheckIds] = useState<string[]>([]);
+  const [trials, setTrials] = useState(1);
   const [edits, setEdits] = useState<EditDraft[]>([]);
   const [problem, setProblem] = useState<{ message: string; issues: { path: string; message: string }[] } | null>(null);
   const [pending, startTransition] = useTransition();
   const [started, setStarted] = useState<{ id: string; warnings: string[] } | null>(null);
   const selectedChoice = choices.find((c) => c.value === choice);
+  const hasEndpoint = counterfactual.modelEndpoints.length > 0;
+  const forkLiveOffered = choices.some((c) => c.value === FORK_LIVE_CHOICE);
+  const selectedModel = selectedChoice?.policy?.model ?? selectedChoice?.model;
+  const copiesModel = selectedModel === "recorded-only";
+  const runsLive = selectedModel !== undefined && selectedModel !== "recorded-only" && selectedModel !== "blocked";
   const nextKey = () => Math.max(0, ...edits.map((e) => e.key)) + 1;
 
   const addEdit = () => {
+    // The first edit: propose fork-live, unless the analyst already chose a policy.
+    if (edits.length === 0 && !choiceTouched && forkLiveOffered) setChoice(FORK_LIVE_CHOICE);
     const first = targetsFor("replace_tool_result", targets)[0];
     setEdits([
       ...edits,
@@ -107,8 +166,12 @@ export function StartReplayForm({
         sessionId,
         ...(selected?.versionId ? { policyVersionId: selected.versionId } : { policy: selected?.policy }),
         edits: parsedEdits,
+        ...(runsLive && endpoint ? { modelEndpoint: endpoint } : {}),
+        ...(checkIds.length > 0 ? { checks: checkIds } : {}),
+        ...(runsLive && trials > 1 ? { trials } : {}),
       });
       if (!result.ok) return setProblem({ message: result.error.message, issues: result.error.issues });
+      if (result.data.trialSetId) return router.push(`/trials/${result.data.trialSetId}`);
       // Caveats shown before starting were read; any new ones (tools or capabilities changed meanwhile) are shown here first.
       const unseen = result.data.warnings.filter((w) => !(selected?.warnings ?? []).includes(w));
       if (unseen.length > 0) return setStarted({ id: result.data.id, warnings: unseen });
@@ -127,7 +190,10 @@ export function StartReplayForm({
           <select
             name="policy"
             value={choice}
-            onChange={(e) => setChoice(e.target.value)}
+            onChange={(e) => {
+              setChoice(e.target.value);
+              setChoiceTouched(true);
+            }}
             className="mt-1 block w-full max-w-3xl rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm"
           >
             {choices.map((c) => (
@@ -143,6 +209,80 @@ export function StartReplayForm({
             warnings={selectedChoice.warnings}
           />
         ) : null}
+        {edits.length > 0 && copiesModel ? (
+          <ForkLiveAdvice
+            hasEndpoint={hasEndpoint && forkLiveOffered}
+            onUseForkLive={() => {
+              setChoice(FORK_LIVE_CHOICE);
+              setChoiceTouched(true);
+            }}
+          />
+        ) : null}
+        {runsLive && hasEndpoint ? (
+          <div className="mt-4 flex flex-wrap items-end gap-4 text-sm">
+            {counterfactual.modelEndpoints.length > 1 ? (
+              <label>
+                <span className="block text-xs text-slate-500">Model endpoint</span>
+                <select
+                  aria-label="Model endpoint"
+                  value={endpoint}
+                  onChange={(e) => setEndpoint(e.target.value)}
+                  className="mt-1 rounded-md border border-slate-300 bg-white px-2 py-1"
+                >
+                  <option value="">the one serving the recorded model</option>
+                  {counterfactual.modelEndpoints.map((m) => (
+                    <option key={m.id} value={m.id}>
+                      {m.name} ({m.model})
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : (
+              <p className="text-slate-600">
+                Live model steps run on <strong>{counterfactual.modelEndpoints[0]!.name}</strong>.
+              </p>
+            )}
+            <label>
+              <span className="block text-xs text-slate-500">Trials (1–50)</span>
+              <input
+                type="number"
+                aria-label="Trials"
+                min={1}
+                max={50}
+                value={trials}
+                onChange={(e) => setTrials(Math.max(1, Math.min(50, Math.trunc(Number(e.target.value)) || 1)))}
+                className="mt-1 w-20 rounded-md border border-slate-300 px-2 py-1"
+              />
+            </label>
+          </div>
+        ) : null}
+      </section>
+
+      <section className="rounded-lg border border-slate-200 bg-white p-5">
+        <h2 className="text-base font-semibold text-slate-900">Outcome checks</h2>
+        {counterfactual.savedChecks.length === 0 ? (
+          <p className="mt-2 text-sm text-slate-500">
+            No saved checks yet. A check says whether a run ended the way it should (its answer, the tools it called,
+            its cost); save one with <span className="font-mono">POST /api/v1/checks</span> to judge the base run and
+            the branch by it.
+          </p>
+        ) : (
+          <fieldset className="mt-2 space-y-1 text-sm">
+            <legend className="text-slate-600">Judge the base run and the branch by:</legend>
+            {counterfactual.savedChecks.map((c) => (
+              <label key={c.id} className="flex items-center gap-2">
+                <input
+                  type="checkbox"
+                  checked={checkIds.includes(c.id)}
+                  onChange={(e) =>
+                    setCheckIds(e.target.checked ? [...checkIds, c.id] : checkIds.filter((x) => x !== c.id))
+                  }
+                />
+                {c.name} <span className="text-xs text-slate-500">({c.kind.replaceAll("_", " ")})</span>
+              </label>
+            ))}
+          </fieldset>
+        )}
       </section>
 
       <section className="rounded-lg border border-slate-200 bg-white p-5">

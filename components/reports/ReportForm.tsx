@@ -5,14 +5,19 @@ import { useState, useTransition } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import type { ActionResult } from "@/lib/http/action";
-import { VALIDITY_DESCRIPTIONS, ValidityLabel, type ReportSectionsInput } from "@/lib/reports/sections";
+import {
+  VALIDITY_DESCRIPTIONS,
+  ValidityLabel,
+  type ReportSections,
+  type ReportSectionsInput,
+} from "@/lib/reports/sections";
 import { Markdown } from "./Markdown";
 import { StrengthBadge } from "./ValidityBadge";
 import { Button } from "@/components/ui/Button";
 
 export interface PairChoice {
   id: string;
-  type: "equal" | "changed" | "inserted" | "removed";
+  type: "equal" | "changed" | "inserted" | "removed" | "unreached";
   label: string;
 }
 
@@ -31,11 +36,26 @@ export interface ReportFormProps {
   pairs: PairChoice[];
   firstDivergenceId: string | null;
   suggestion: { label: ValidityLabel; reasons: string[] };
-  createReport: (input: {
-    replayId: string;
-    title: string;
-    sections: ReportSectionsInput;
-  }) => Promise<ActionResult<{ id: string }>>;
+  /** Saves a new draft, or (with `draft`) the edited one; the report's id comes back. */
+  save:
+    | {
+        kind: "create";
+        action: (input: {
+          replayId: string;
+          title: string;
+          sections: ReportSectionsInput;
+        }) => Promise<ActionResult<{ id: string }>>;
+      }
+    | {
+        kind: "edit";
+        /** The draft being edited. */
+        draft: { id: string; title: string; sections: ReportSections };
+        action: (input: {
+          reportId: string;
+          title: string;
+          sections: ReportSectionsInput;
+        }) => Promise<ActionResult<{ id: string }>>;
+      };
 }
 
 type TextKey = "finding" | "scope" | "observedBaseline" | "hypothesis" | "nextActions";
@@ -48,7 +68,13 @@ const TEXT_FIELDS: { key: TextKey; label: string; hint: string }[] = [
   { key: "nextActions", label: "Next actions", hint: "Fixes, owners, follow-up replays." },
 ];
 
-const PAIR_TONES = { equal: "neutral", changed: "warn", inserted: "info", removed: "bad" } as const;
+const PAIR_TONES = {
+  equal: "neutral",
+  changed: "warn",
+  inserted: "info",
+  removed: "bad",
+  unreached: "neutral",
+} as const;
 
 function MarkdownField({
   id,
@@ -112,21 +138,25 @@ function MarkdownField({
   );
 }
 
-/** The new-report form: the analyst's sections, pinned steps and validity; Policy and Evidence come from the replay. */
+/**
+ * The report form, for a new draft or for editing one: the analyst's sections,
+ * pinned steps and validity; Policy and Evidence come from the replay.
+ */
 export function ReportForm(props: ReportFormProps) {
   const router = useRouter();
-  const [title, setTitle] = useState(props.defaultTitle);
+  const initial = props.save.kind === "edit" ? props.save.draft : undefined;
+  const [title, setTitle] = useState(initial?.title ?? props.defaultTitle);
   const [text, setText] = useState<Record<TextKey, string>>({
-    finding: "",
-    scope: "",
-    observedBaseline: "",
-    hypothesis: "",
-    nextActions: "",
+    finding: initial?.sections.finding ?? "",
+    scope: initial?.sections.scope ?? "",
+    observedBaseline: initial?.sections.observedBaseline ?? "",
+    hypothesis: initial?.sections.hypothesis ?? "",
+    nextActions: initial?.sections.nextActions ?? "",
   });
-  const [validity, setValidity] = useState<ValidityLabel>(props.suggestion.label);
-  const [validityNote, setValidityNote] = useState("");
+  const [validity, setValidity] = useState<ValidityLabel>(initial?.sections.validity ?? props.suggestion.label);
+  const [validityNote, setValidityNote] = useState(initial?.sections.validityNote ?? "");
   const [pinned, setPinned] = useState<Set<string>>(
-    () => new Set(props.firstDivergenceId ? [props.firstDivergenceId] : []),
+    () => new Set(initial ? initial.sections.pinnedPairs : props.firstDivergenceId ? [props.firstDivergenceId] : []),
   );
   const [error, setError] = useState<{ message: string; fields: Record<string, string[]> } | null>(null);
   const [pending, startTransition] = useTransition();
@@ -134,16 +164,16 @@ export function ReportForm(props: ReportFormProps) {
   const submit = () =>
     startTransition(async () => {
       setError(null);
-      const result = await props.createReport({
-        replayId: props.replayId,
-        title,
-        sections: {
-          ...text,
-          validity,
-          validityNote,
-          pinnedPairs: props.pairs.filter((p) => pinned.has(p.id)).map((p) => p.id),
-        },
-      });
+      const sections: ReportSectionsInput = {
+        ...text,
+        validity,
+        validityNote,
+        pinnedPairs: props.pairs.filter((p) => pinned.has(p.id)).map((p) => p.id),
+      };
+      const result =
+        props.save.kind === "edit"
+          ? await props.save.action({ reportId: props.save.draft.id, title, sections })
+          : await props.save.action({ replayId: props.replayId, title, sections });
       if (!result.ok) return setError({ message: result.error.message, fields: result.error.fieldErrors });
       router.push(`/reports/${result.data.id}`);
     });
@@ -315,7 +345,8 @@ export function ReportForm(props: ReportFormProps) {
         </section>
         <div className="rounded-lg border border-slate-200 bg-white p-4">
           <p className="text-xs text-slate-600">
-            A report is an immutable snapshot: later changes to the policy, fixtures or session do not change it.
+            The report is saved as a draft: you can edit or delete it until you publish it. Publishing needs a Finding
+            and freezes the report as a snapshot; only a published report can be shared.
           </p>
           {error ? (
             <p role="alert" className="mt-2 text-sm text-rose-700">
@@ -323,7 +354,7 @@ export function ReportForm(props: ReportFormProps) {
             </p>
           ) : null}
           <Button type="submit" disabled={pending} className="mt-3 w-full">
-            {pending ? "Creating…" : "Create report"}
+            {pending ? "Saving…" : initial ? "Save draft" : "Save as draft"}
           </Button>
         </div>
       </div>

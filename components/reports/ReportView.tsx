@@ -23,7 +23,13 @@ function Section({ title, id, children, note }: { title: string; id: string; chi
   );
 }
 
-const PAIR_TONES = { equal: "neutral", changed: "warn", inserted: "info", removed: "bad" } as const;
+const PAIR_TONES = {
+  equal: "neutral",
+  changed: "warn",
+  inserted: "info",
+  removed: "bad",
+  unreached: "neutral",
+} as const;
 
 function PairView({ pair, first }: { pair: SnapshotPair; first: boolean }) {
   return (
@@ -31,7 +37,9 @@ function PairView({ pair, first }: { pair: SnapshotPair; first: boolean }) {
       <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 bg-slate-50 px-3 py-2 text-sm">
         <Badge tone={PAIR_TONES[pair.type]}>{pair.type}</Badge>
         <span className="font-mono text-xs">{pairTitle(pair).replace(/^\w+: /, "")}</span>
-        {pair.type !== "removed" && pair.branch.source ? <Badge>source: {pair.branch.source}</Badge> : null}
+        {!(pair.type === "removed" || pair.type === "unreached") && pair.branch.source ? (
+          <Badge>source: {pair.branch.source}</Badge>
+        ) : null}
         {first ? <Badge tone="info">first divergence</Badge> : null}
       </div>
       <div className="grid gap-3 p-3 md:grid-cols-2">
@@ -46,8 +54,10 @@ function PairView({ pair, first }: { pair: SnapshotPair; first: boolean }) {
           )}
         </div>
         <div>
-          {pair.type === "removed" ? (
-            <p className="text-xs text-slate-400 italic">Not in the branch.</p>
+          {pair.type === "removed" || pair.type === "unreached" ? (
+            <p className="text-xs text-slate-400 italic">
+              {pair.type === "unreached" ? "The branch ended before this step." : "Not in the branch."}
+            </p>
           ) : (
             <JsonBlock
               label="Branch"

@@ -24,3 +24,21 @@ export function buildTimeline(events: readonly SessionEvent[]): TimelineNode[] {
   }
   return nodes;
 }
+
+const SEARCH_LIMIT = 2000;
+
+/**
+ * What a search finds a step by, lower-cased and bounded: its name, its
+ * arguments or message, its output and error. A model call's input (the
+ * whole conversation so far) is left out: its messages are found where they
+ * first appear, so the text stays linear in the session.
+ */
+export function searchTextOf(e: SessionEvent): string {
+  const text = (v: unknown) => (v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v));
+  const input =
+    e.kind === "model_call"
+      ? ""
+      : text(e.kind === "tool_call" ? (e.input as { args?: unknown } | null)?.args : e.input);
+  const error = e.error ? `${e.error.type} ${e.error.message}` : "";
+  return [e.name, input, text(e.output), error].join(" ").slice(0, SEARCH_LIMIT).toLowerCase();
+}

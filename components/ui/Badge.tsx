@@ -26,6 +26,8 @@ const STATUS_TONES: Record<string, Tone> = {
   incomplete: "warn",
   paused: "warn",
   awaiting_approval: "warn",
+  waiting_for_fixtures: "warn",
+  waiting_for_approvals: "warn",
   running: "info",
   queued: "neutral",
   cancelled: "warn",

@@ -57,7 +57,9 @@ export async function toolEndpointFor(client: DbClient, toolName: string) {
 }
 
 /** The endpoint named (by name or model) or, failing that, the first one configured. */
-export async function modelEndpointFor(client: DbClient, wanted: string | undefined) {
+/** The endpoint a model call goes to: the pinned one (by id; null when it was removed), else the one named like `wanted`, else the first. */
+export async function modelEndpointFor(client: DbClient, wanted: string | undefined, pinnedId?: string | null) {
+  if (pinnedId) return client.modelEndpoint.findUnique({ where: { id: pinnedId } });
   if (wanted) {
     const byName = await client.modelEndpoint.findFirst({ where: { OR: [{ name: wanted }, { model: wanted }] } });
     if (byName) return byName;

@@ -37,6 +37,12 @@ export type AgentContext = {
   tools: KnownTool[];
 };
 
+/** The id of the agent with this name, or null. */
+export async function agentIdOfName(client: AnyClient, name: string): Promise<string | null> {
+  const agent = await client.agent.findUnique({ where: { name }, select: { id: true } });
+  return agent?.id ?? null;
+}
+
 export async function agentContext(client: AnyClient, agentId: string): Promise<AgentContext | null> {
   const agent = await client.agent.findUnique({
     where: { id: agentId },

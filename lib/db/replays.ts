@@ -529,7 +529,12 @@ export async function loadReplayView(client: DbClient, replayId: string): Promis
   ]);
   const base = events.map(toSessionEvent);
   const steps = stepRowsFound.map(toReplayStep);
-  return { ...meta, base, steps, comparison: compareRuns(base, steps) };
+  return {
+    ...meta,
+    base,
+    steps,
+    comparison: compareRuns(base, steps, { branchComplete: meta.replay.status === "completed" }),
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -647,7 +652,8 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
   const baseNeeded: number[] = [];
   const branchNeeded: number[] = [];
   for (const p of alignEvents(base, steps)) {
-    if (p.type === "inserted" || p.type === "removed" || p.base.kind !== "model_call") continue;
+    if (p.type !== "equal" && p.type !== "changed") continue;
+    if (p.base.kind !== "model_call") continue;
     if (p.branch.equalsBase === true && p.branch.baseSeq === p.base.seq) continue;
     baseNeeded.push(p.base.seq);
     if (p.branch.equalsBase === true) branchNeeded.push(p.branch.seq);
@@ -682,7 +688,7 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
     branchCount: steps.length,
     baseFinalOutput: finalOf(base),
     branchFinalOutput: finalOf(steps),
-    comparison: compareRuns(base, steps),
+    comparison: compareRuns(base, steps, { branchComplete: meta.replay.status === "completed" }),
   };
 }
 
@@ -747,6 +753,7 @@ export async function replayRunContext(client: DbClient, replayId: string) {
       policySnapshot: true,
       edits: true,
       createdBy: true,
+      modelEndpointId: true,
       experiment: { select: { agentVersionId: true } },
       session: { select: { agentId: true, agent: { select: { adapter: true } } } },
     },

@@ -166,7 +166,13 @@ describe.each(TEST_ENGINES)("reports on %s", (engine) => {
     const client = db.prisma;
     const sessionId = await importRefundSession(client, "share");
     const { id: replayId } = await runReplay(client, sessionId, RECOMMENDED_RCA_POLICY);
-    const report = await createReport(client, { replayId, title: "shared", sections: {}, createdBy: "x" });
+    const report = await createReport(client, {
+      replayId,
+      title: "shared",
+      sections: { finding: "f" },
+      createdBy: "x",
+      publish: true,
+    });
     const { share, token } = await createShareLink(client, report.id, "never");
     expect(token).toMatch(/^[A-Za-z0-9_-]{22}$/);
     const row = await client.shareLink.findUniqueOrThrow({ where: { id: share.id }, select: { tokenHash: true } });
@@ -200,7 +206,13 @@ describe.each(TEST_ENGINES)("reports on %s", (engine) => {
     const client = db.prisma;
     const sessionId = await importRefundSession(client, "expiry");
     const { id: replayId } = await runReplay(client, sessionId, RECOMMENDED_RCA_POLICY);
-    const report = await createReport(client, { replayId, title: "expiring", sections: {}, createdBy: "x" });
+    const report = await createReport(client, {
+      replayId,
+      title: "expiring",
+      sections: { finding: "f" },
+      createdBy: "x",
+      publish: true,
+    });
     const t0 = new Date("2026-03-01T00:00:00Z");
     const { share, token } = await createShareLink(client, report.id, "1d", t0);
     expect(share.expiresAt?.toISOString()).toBe("2026-03-02T00:00:00.000Z");

@@ -1,8 +1,11 @@
 /**
- * RCA reports and their share links (DESIGN §6). A report is written once with
- * the snapshot of everything it shows; nothing here updates a report. Share
+ * RCA reports and their share links (DESIGN §6). A report starts as a draft:
+ * its title, sections and pinned steps may be edited (the snapshot is rebuilt
+ * from the replay) and it may be deleted. Publishing freezes it; a published
+ * report never changes again and only published reports can be shared. Share
  * links store only the SHA-256 of their token.
  */
+import type { z } from "zod";
 import { AppError, notFound } from "@/lib/errors";
 import type { ReportDocument } from "@/lib/reports/export";
 import { ReportSections, ReportSectionsInput, ReportTitle } from "@/lib/reports/sections";
@@ -24,11 +27,33 @@ function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;
 }
 
+export const REPORT_STATUSES = ["draft", "published"] as const;
+export type ReportStatus = (typeof REPORT_STATUSES)[number];
+
 export interface NewReport {
   replayId: string;
   title: string;
   sections: ReportSectionsInput;
   createdBy: string;
+  /** Publish at once (the Finding must be filled in); a draft otherwise. */
+  publish?: boolean;
+}
+
+/** Why a report cannot be published, as issues (empty when it can). */
+export function publishIssues(sections: Pick<ReportSections, "finding">): { path: string; message: string }[] {
+  return sections.finding.trim() === ""
+    ? [{ path: "sections.finding", message: "Write the Finding before publishing." }]
+    : [];
+}
+
+function refuseUnpublishable(sections: Pick<ReportSections, "finding">): void {
+  const issues = publishIssues(sections);
+  if (issues.length > 0)
+    throw new AppError(
+      "invalid_input",
+      "A report without a Finding cannot be published: say what went wrong first.",
+      issues,
+    );
 }
 
 /**
@@ -39,8 +64,33 @@ export interface NewReport {
 export async function createReport(client: DbClient, input: NewReport, now = new Date()): Promise<ReportDocument> {
   const title = ReportTitle.parse(input.title);
   const sectionsIn = ReportSectionsInput.parse(input.sections);
-  const view = await loadReplayView(client, input.replayId);
-  if (!view) throw notFound("replay", input.replayId, "replayId");
+  if (input.publish) refuseUnpublishable(ReportSections.pick({ finding: true }).parse(sectionsIn));
+  const { snapshot, sections } = await snapshotFor(client, input.replayId, sectionsIn, now);
+  const row = await client.report.create({
+    data: {
+      replayId: input.replayId,
+      title,
+      sections: json(sections),
+      snapshot: json(snapshot),
+      status: input.publish ? "published" : "draft",
+      publishedAt: input.publish ? now : null,
+      createdBy: input.createdBy,
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+  return toDocument(row);
+}
+
+/** The snapshot of a finished replay with the given pins, and the sections as stored. */
+async function snapshotFor(
+  client: DbClient,
+  replayId: string,
+  sectionsIn: z.output<typeof ReportSectionsInput>,
+  now: Date,
+) {
+  const view = await loadReplayView(client, replayId);
+  if (!view) throw notFound("replay", replayId, "replayId");
   if (!isTerminal(view.replay.status)) {
     throw new AppError(
       "wrong_state",
@@ -61,24 +111,111 @@ export async function createReport(client: DbClient, input: NewReport, now = new
     validity: sectionsIn.validity ?? snapshot.suggestedValidity.label,
     pinnedPairs: snapshot.pinnedPairs,
   });
-  const row = await client.report.create({
-    data: {
-      replayId: view.replay.id,
-      title,
-      sections: json(sections),
-      snapshot: json(snapshot),
-      createdBy: input.createdBy,
-      createdAt: now,
-    },
+  return { snapshot, sections };
+}
+
+export interface ReportEdit {
+  title?: string;
+  sections?: ReportSectionsInput;
+}
+
+/**
+ * Edits a draft: a new title and/or sections (sections replace the old ones
+ * whole). The snapshot is rebuilt from the replay, so pins may change; once the
+ * replay is deleted, only pins the report already holds may be kept. 404 for an
+ * unknown report, 409 for a published one (published reports never change).
+ */
+export async function updateReport(
+  client: DbClient,
+  reportId: string,
+  edit: ReportEdit,
+  now = new Date(),
+): Promise<ReportDocument> {
+  const existing = await findReportRow(client, reportId);
+  refuseUnlessDraft(existing, "edited");
+  const current = toDocument(existing);
+  const title = edit.title === undefined ? current.title : ReportTitle.parse(edit.title);
+  let sections = current.sections;
+  let snapshot = current.snapshot;
+  if (edit.sections !== undefined) {
+    const sectionsIn = ReportSectionsInput.parse(edit.sections);
+    if (existing.replayId) {
+      ({ snapshot, sections } = await snapshotFor(client, existing.replayId, sectionsIn, now));
+    } else {
+      const held = new Set(current.snapshot.pinnedPairs);
+      const unknown = sectionsIn.pinnedPairs.filter((id) => !held.has(id));
+      if (unknown.length > 0)
+        throw new AppError(
+          "invalid_input",
+          "The replay of this report is deleted: only the steps already pinned can be kept.",
+          unknown.map((id) => ({ path: "sections.pinnedPairs", message: `'${id}' is not pinned in this report` })),
+        );
+      const keep = new Set(sectionsIn.pinnedPairs);
+      snapshot = { ...current.snapshot, pinnedPairs: current.snapshot.pinnedPairs.filter((id) => keep.has(id)) };
+      sections = ReportSections.parse({
+        ...sectionsIn,
+        validity: sectionsIn.validity ?? current.sections.validity,
+        pinnedPairs: snapshot.pinnedPairs,
+      });
+    }
+  }
+  // Only a row that is still a draft is written: a publish that won the race is not undone.
+  const { count } = await client.report.updateMany({
+    where: { id: existing.id, status: "draft" },
+    data: { title, sections: json(sections), snapshot: json(snapshot), updatedAt: now },
   });
-  return {
-    id: row.id,
-    title: row.title,
-    createdAt: row.createdAt.toISOString(),
-    createdBy: row.createdBy,
-    sections,
-    snapshot,
-  };
+  if (count === 0) {
+    refuseUnlessDraft(await findReportRow(client, reportId), "edited");
+    throw new AppError("conflict", "The draft changed while it was being saved; reload it and save again.");
+  }
+  return toDocument(await client.report.findUniqueOrThrow({ where: { id: existing.id } }));
+}
+
+/** Publishes a draft: from now on it is immutable and may be shared. 400 without a Finding, 409 when already published. */
+export async function publishReport(client: DbClient, reportId: string, now = new Date()): Promise<ReportDocument> {
+  const existing = await findReportRow(client, reportId);
+  refuseUnlessDraft(existing, "published again");
+  refuseUnpublishable(toDocument(existing).sections);
+  const { count } = await client.report.updateMany({
+    where: { id: existing.id, status: "draft", updatedAt: existing.updatedAt },
+    data: { status: "published", publishedAt: now, updatedAt: now },
+  });
+  if (count === 0) {
+    // Edited or published meanwhile: say which, and publish nothing the analyst has not seen.
+    const latest = await findReportRow(client, reportId);
+    refuseUnlessDraft(latest, "published again");
+    throw new AppError("conflict", "The draft changed while it was being published; reload it and publish again.");
+  }
+  return toDocument(await client.report.findUniqueOrThrow({ where: { id: existing.id } }));
+}
+
+/** Deletes a report (draft or published) with its share links. 404 for an unknown id. */
+export async function deleteReport(client: DbClient, reportId: string): Promise<{ id: string; status: ReportStatus }> {
+  const existing = await findReportRow(client, reportId);
+  const { count } = await client.report.deleteMany({ where: { id: existing.id } });
+  if (count === 0) throw notFound("report", reportId);
+  return { id: existing.id, status: statusOf(existing.status) };
+}
+
+async function findReportRow(client: DbClient, reportId: string) {
+  const row =
+    typeof reportId === "string" && reportId !== ""
+      ? await client.report.findUnique({ where: { id: reportId } })
+      : null;
+  if (!row) throw notFound("report", reportId);
+  return row;
+}
+
+function refuseUnlessDraft(row: { id: string; status: string }, what: string): void {
+  if (row.status !== "draft")
+    throw new AppError(
+      "wrong_state",
+      `Report "${row.id}" is published and cannot be ${what}: published reports never change. Delete it or write a new one.`,
+    );
+}
+
+function statusOf(value: string): ReportStatus {
+  return value === "published" ? "published" : "draft";
 }
 
 type ReportRow = {
@@ -86,8 +223,11 @@ type ReportRow = {
   title: string;
   sections: unknown;
   snapshot: unknown;
+  status: string;
+  publishedAt: Date | null;
   createdBy: string | null;
   createdAt: Date;
+  updatedAt: Date;
 };
 
 function toDocument(row: ReportRow): ReportDocument {
@@ -98,6 +238,9 @@ function toDocument(row: ReportRow): ReportDocument {
     title: row.title,
     createdAt: row.createdAt.toISOString(),
     createdBy: row.createdBy,
+    status: statusOf(row.status),
+    publishedAt: row.publishedAt?.toISOString() ?? null,
+    updatedAt: row.updatedAt.toISOString(),
     sections: ReportSections.parse(row.sections),
     snapshot,
   };
@@ -112,6 +255,7 @@ export async function getReport(client: DbClient, id: string): Promise<ReportDoc
 export interface ReportListItem {
   id: string;
   title: string;
+  status: ReportStatus;
   createdAt: Date;
   createdBy: string | null;
   replayId: string | null;
@@ -137,6 +281,7 @@ export async function listReports(client: DbClient, opts: { limit?: number; curs
     return {
       id: r.id,
       title: r.title,
+      status: doc.status,
       createdAt: r.createdAt,
       createdBy: r.createdBy,
       replayId: r.replayId,
@@ -170,8 +315,13 @@ export async function createShareLink(
   now = new Date(),
 ): Promise<{ share: ShareLinkView; token: string }> {
   if (typeof reportId !== "string" || reportId === "") throw new AppError("not_found", "No such report.");
-  const report = await client.report.findUnique({ where: { id: reportId }, select: { id: true } });
+  const report = await client.report.findUnique({ where: { id: reportId }, select: { id: true, status: true } });
   if (!report) throw notFound("report", reportId);
+  if (report.status !== "published")
+    throw new AppError(
+      "wrong_state",
+      `Report "${report.id}" is a draft: publish it before sharing it (a shared report must not change under the reader).`,
+    );
   const token = newShareToken();
   const row = await client.shareLink.create({
     data: {
@@ -222,7 +372,7 @@ export async function findSharedReport(
   });
   if (!link || shareState(link, now) !== "active") return null;
   const row = await client.report.findUnique({ where: { id: link.reportId } });
-  return row ? toDocument(row) : null;
+  return row && row.status === "published" ? toDocument(row) : null;
 }
 
 /** The replay a report still points at (null once that replay is gone). */

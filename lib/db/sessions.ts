@@ -245,7 +245,7 @@ export const sessionListSelect = {
   toolNames: true,
   createdAt: true,
   agentVersionId: true,
-  agent: { select: { name: true, adapter: true } },
+  agent: { select: { id: true, name: true, adapter: true } },
   agentVersion: { select: { version: true } },
 } satisfies Prisma.SessionSelect;
 

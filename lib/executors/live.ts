@@ -301,8 +301,18 @@ export function fromChatCompletion(body: unknown): {
   return { output, ...(typeof record.model === "string" ? { model: record.model } : {}), ...(usage ? { usage } : {}) };
 }
 
-async function chat(client: DbClient, wanted: string | undefined, body: Record<string, unknown>) {
-  const endpoint = await modelEndpointFor(client, wanted);
+async function chat(
+  client: DbClient,
+  wanted: string | undefined,
+  body: Record<string, unknown>,
+  pinnedId?: string | null,
+) {
+  const endpoint = await modelEndpointFor(client, wanted, pinnedId);
+  if (!endpoint && pinnedId)
+    throw new ExecutorError(
+      "no_endpoint",
+      "The model endpoint this replay was started with has been removed (Settings → Executors).",
+    );
   if (!endpoint) throw new ExecutorError("no_endpoint", "No model endpoint is configured (Settings → Executors).");
   const url = parseHttpUrl(`${endpoint.baseUrl.replace(/\/+$/, "")}/chat/completions`);
   if (!url)
@@ -340,9 +350,12 @@ async function chat(client: DbClient, wanted: string | undefined, body: Record<s
   return { answer, endpoint, durationMs: Date.now() - started };
 }
 
-/** A model executor over the configured endpoints: the one named like the requested model, else the first. */
-export function modelExecutor(client: DbClient, onNul?: NulReport): ModelExecutor {
-  const run = modelExecutorRaw(client);
+/**
+ * A model executor over the configured endpoints: the pinned one (a replay's chosen endpoint) when given,
+ * else the one named like the requested model, else the first.
+ */
+export function modelExecutor(client: DbClient, onNul?: NulReport, pinnedEndpointId?: string | null): ModelExecutor {
+  const run = modelExecutorRaw(client, pinnedEndpointId);
   return async (request) => {
     const { value, replaced } = stripNul(await run(request));
     if (replaced > 0)
@@ -351,13 +364,18 @@ export function modelExecutor(client: DbClient, onNul?: NulReport): ModelExecuto
   };
 }
 
-function modelExecutorRaw(client: DbClient): ModelExecutor {
+function modelExecutorRaw(client: DbClient, pinnedEndpointId?: string | null): ModelExecutor {
   return async (request) => {
-    const { answer, endpoint, durationMs } = await chat(client, request.model, {
-      messages: toChatMessages(request.messages),
-      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
-    });
+    const { answer, endpoint, durationMs } = await chat(
+      client,
+      request.model,
+      {
+        messages: toChatMessages(request.messages),
+        ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+        ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
+      },
+      pinnedEndpointId,
+    );
     const parsed = fromChatCompletion(answer);
     return { ...parsed, model: parsed.model ?? endpoint.model, durationMs };
   };

@@ -1,8 +1,9 @@
 import { toSessionEvent, type SessionListItem, type SessionWithEvents } from "@/lib/db";
 import type { PolicyWithVersions } from "@/lib/db/policies";
 import type { ExperimentDetail } from "@/lib/server/experiments";
+import { experimentCountsOf } from "@/lib/server/experiment-status";
 import type { ReplayView } from "@/lib/db/replays";
-import type { PolicyIssue } from "@/lib/replay";
+import { isBaseOnly, type PolicyIssue } from "@/lib/replay";
 
 /** A replay as the HTTP API returns it (DESIGN §8). */
 export function presentReplay(view: ReplayView, warnings?: readonly PolicyIssue[]) {
@@ -46,9 +47,9 @@ export function presentComparison(view: ReplayView) {
       id: p.id,
       type: p.type,
       baseSeq: p.type === "inserted" ? null : p.base.seq,
-      branchSeq: p.type === "removed" ? null : p.branch.seq,
+      branchSeq: isBaseOnly(p) ? null : p.branch.seq,
       base: p.type === "inserted" ? null : p.base,
-      branch: p.type === "removed" ? null : p.branch,
+      branch: isBaseOnly(p) ? null : p.branch,
       ...(p.type === "changed" ? { delta: p.delta } : {}),
     })),
     finalOutputDiff: comparison.finalOutputDiff,
@@ -72,6 +73,7 @@ export function presentExperiment(e: ExperimentDetail) {
     total: e.summary.total,
     done: e.summary.done,
     summary: e.summary,
+    ...experimentCountsOf(e),
     results: e.results.map((r) => ({ ...r, sessionId: r.session.id })),
   };
 }
@@ -110,7 +112,7 @@ export function presentSession(s: SessionWithEvents) {
     format: s.format,
     status: s.status,
     isReplay: s.isReplay,
-    agent: { name: s.agent.name, adapter: s.agent.adapter },
+    agent: { id: s.agent.id, name: s.agent.name, adapter: s.agent.adapter },
     agentVersion: { id: s.agentVersion.id, version: s.agentVersion.version, capabilities: s.agentVersion.capabilities },
     startedAt: s.startedAt,
     endedAt: s.endedAt,

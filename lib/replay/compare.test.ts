@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareRuns, editDistance } from "./compare";
+import { changedPaths, compareRuns, editDistance } from "./compare";
 import type { HistoryRule } from "./policy";
 import { buildSession, type TurnSpec } from "./session-builder";
 import { modelSeqs, policyWith, requestEdit, run, sessionOf } from "./testing";
@@ -59,6 +59,115 @@ describe("DESIGN §5 · comparison", () => {
     expect(compareRuns(base, r.steps).metrics.tool_argument_changed).toBe(true);
     const same = await run(base, policyWith(history));
     expect(compareRuns(base, same.steps).metrics.tool_argument_changed).toBe(false);
+  });
+
+  it("a call of the same tool whose arguments were edited is one changed pair, named as such", async () => {
+    const r = await run(base, policyWith(history), {
+      edits: [{ seq: 4, op: "replace_tool_args", value: { id: 1, amount: 1 } }],
+    });
+    const c = compareRuns(base, r.steps);
+    expect(c.pairs.map((p) => [p.type, p.id])).toEqual([
+      ["equal", "p0-0"],
+      ["equal", "p1-1"],
+      ["equal", "p2-2"],
+      ["equal", "p3-3"],
+      ["changed", "p4-4"],
+      ["changed", "p5-5"],
+      ["equal", "p6-6"],
+    ]);
+    expect(c.firstDivergence).toEqual({
+      pairIndex: 4,
+      id: "p4-4",
+      type: "changed",
+      baseSeq: 4,
+      branchSeq: 4,
+      summary: "tool_call refund: arguments, result, error/status changed",
+    });
+    const pair = c.pairs[4]!;
+    expect(pair.type === "changed" && changedPaths(pair.base, pair.branch)).toEqual([
+      "error",
+      "input.args.amount",
+      "output",
+      "status",
+    ]);
+    expect(c.metrics.tool_argument_changed).toBe(true);
+  });
+
+  it("same tool, other arguments, no replay alignment: paired as changed inside the gap, other tools still removed/inserted", () => {
+    const a = sessionOf([
+      { name: "search", args: { q: "a" }, result: 1 },
+      { name: "audit", args: {}, result: 1 },
+    ]);
+    const b = sessionOf([
+      { name: "search", args: { q: "b" }, result: 2 },
+      { name: "notify", args: {}, result: 1 },
+    ]);
+    const c = compareRuns(a, b);
+    expect(c.pairs.map((p) => p.type)).toEqual([
+      "equal", // the user's message
+      "changed", // the model asks for other arguments
+      "changed", // search, q "a" → "b": one pair, not removed + inserted
+      "removed", // audit
+      "inserted", // notify
+      "changed", // the model sees other results
+      "equal", // the final answer
+    ]);
+    expect(c.pairs[2]).toMatchObject({ base: { name: "search" }, branch: { name: "search" } });
+    expect(c.metrics.tool_argument_changed).toBe(true);
+  });
+
+  it("a paused branch: the base steps it never reached are unreached, out of every metric, and no divergence", async () => {
+    const pause: HistoryRule = { type: "history", scope: "baseline", on_miss: "pause" };
+    const withTokens = base.map((e) =>
+      e.kind === "model_call" ? { ...e, usage: { inputTokens: 100, outputTokens: 10, costUsd: 0.002 } } : e,
+    );
+    const r = await run(withTokens, policyWith(pause), {
+      edits: [{ seq: 4, op: "replace_tool_args", value: { id: 1, amount: 1 } }],
+    });
+    expect(r.status).toBe("paused");
+    expect(r.steps.map((s) => s.seq)).toEqual([0, 1, 2, 3]);
+    const c = compareRuns(withTokens, r.steps, { branchComplete: false });
+    expect(c.pairs.map((p) => [p.type, p.id])).toEqual([
+      ["equal", "p0-0"],
+      ["equal", "p1-1"],
+      ["equal", "p2-2"],
+      ["equal", "p3-3"],
+      ["unreached", "r4"],
+      ["unreached", "r5"],
+      ["unreached", "r6"],
+    ]);
+    expect(c.firstDivergence).toBeNull();
+    expect(c.metrics.not_reached).toBe(3);
+    expect(c.metrics.steps).toEqual({ base: 4, branch: 4, delta: 0 });
+    expect(c.metrics.costUsd.delta).toBe(0);
+    expect(c.metrics.inputTokens).toEqual({ base: 200, branch: 200, delta: 0 });
+    expect(c.metrics.toolCallsByTool).toEqual({ get_order: { base: 1, branch: 1, delta: 0 } });
+    expect(c.metrics.tool_sequence_distance).toBe(0);
+    // The same steps from a finished branch are removals, and count.
+    const finished = compareRuns(withTokens, r.steps);
+    expect(finished.pairs.slice(4).map((p) => p.type)).toEqual(["removed", "removed", "removed"]);
+    expect(finished.metrics.steps.delta).toBe(-3);
+    expect(finished.metrics.not_reached).toBe(0);
+  });
+
+  it("an early-ended branch that diverged first: only the base steps after its last reached one are unreached", () => {
+    const a = sessionOf([{ name: "a", args: {}, result: 1 }], [{ name: "b", args: {}, result: 1 }]);
+    // The branch calls x instead of a, then ends (paused) before the rest.
+    const b = sessionOf([{ name: "x", args: {}, result: 1 }]).slice(0, 3);
+    const c = compareRuns(a, b, { branchComplete: false });
+    expect(c.pairs.map((p) => p.type)).toEqual([
+      "equal",
+      "changed",
+      "inserted",
+      "unreached",
+      "unreached",
+      "unreached",
+      "unreached",
+      "unreached",
+    ]);
+    expect(c.firstDivergence).toMatchObject({ type: "changed", summary: "model_call gpt-test: output changed" });
+    expect(c.pairs[2]).toMatchObject({ type: "inserted", branch: { name: "x" } });
+    expect(c.metrics.not_reached).toBe(5);
   });
 
   it("fixture_dependency_count counts fixture steps", async () => {

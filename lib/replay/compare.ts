@@ -1,7 +1,7 @@
 import { diffArrays, diffWordsWithSpace, type ChangeObject } from "diff";
 import { create, type Delta } from "jsondiffpatch";
 import type { SessionEvent } from "./events";
-import { deepEqual } from "./json";
+import { deepEqual, differingPaths, formatPath, isPlainObject } from "./json";
 import { signatureOf, type ReplayStep } from "./replay";
 
 /**
@@ -23,12 +23,21 @@ export type AlignedPair =
       delta: Delta;
     }
   | { type: "inserted"; id: string; branch: CompareEvent; branchIndex: number }
-  | { type: "removed"; id: string; base: SessionEvent; baseIndex: number };
+  | { type: "removed"; id: string; base: SessionEvent; baseIndex: number }
+  /**
+   * A base step the branch never got to: it paused, failed or stopped first. Not a removal (the
+   * branch did not decide against it), and left out of every metric. Its id is the removed form.
+   */
+  | { type: "unreached"; id: string; base: SessionEvent; baseIndex: number };
+
+/** The pair types that hold only a base step. */
+export type BaseOnlyPair = Extract<AlignedPair, { type: "removed" | "unreached" }>;
+export const isBaseOnly = (p: AlignedPair): p is BaseOnlyPair => p.type === "removed" || p.type === "unreached";
 
 export interface FirstDivergence {
   pairIndex: number;
   id: string;
-  type: Exclude<AlignedPair["type"], "equal">;
+  type: Exclude<AlignedPair["type"], "equal" | "unreached">;
   baseSeq: number | null;
   branchSeq: number | null;
   /** e.g. "tool_call get_order: result changed". */
@@ -67,6 +76,8 @@ export interface ComparisonMetrics {
   tool_sequence_distance: number;
   fixture_dependency_count: number;
   tool_argument_changed: boolean;
+  /** Base steps the branch never reached (it ended before its end): counted in no metric above. */
+  not_reached: number;
 }
 
 export type TextDiffPart = { type: "equal" | "added" | "removed"; value: string };
@@ -145,34 +156,75 @@ export function alignEvents(base: readonly SessionEvent[], branch: readonly Comp
   const changes: ChangeObject<{ sig: number; index: number }[]>[] = diffArrays(midA, midB, {
     comparator: (x, y) => x.sig === y.sig,
   });
+  // A run of removed and inserted steps between two matched ones is a gap. Inside it, a call of the
+  // same tool at the same place is one changed pair (its arguments were edited, so its cache key
+  // differs), not a removal plus an insertion: the gap is aligned again by kind and name only.
+  let gapA: number[] = [];
+  let gapB: number[] = [];
+  const flushGap = () => {
+    if (gapA.length === 0 && gapB.length === 0) return;
+    const coarse = (e: SessionEvent) => `${e.kind}\u0000${e.name}`;
+    const ga = gapA.map((index) => ({ sig: coarse(base[index]!), index }));
+    const gb = gapB.map((index) => ({ sig: coarse(branch[index]!), index }));
+    const inner: ChangeObject<{ sig: string; index: number }[]>[] =
+      ga.length === 0 || gb.length === 0
+        ? [
+            ...(ga.length > 0 ? [{ removed: true, added: false, count: ga.length, value: ga }] : []),
+            ...(gb.length > 0 ? [{ removed: false, added: true, count: gb.length, value: gb }] : []),
+          ]
+        : diffArrays(ga, gb, { comparator: (x, y) => x.sig === y.sig });
+    let ka = 0;
+    let kb = 0;
+    for (const change of inner) {
+      const n = change.count ?? change.value.length;
+      for (let k = 0; k < n; k++) {
+        if (change.added) {
+          const j = gb[kb++]!.index;
+          pairs.push({ type: "inserted", id: `i${branch[j]!.seq}`, branch: branch[j]!, branchIndex: j });
+        } else if (change.removed) {
+          const i = ga[ka++]!.index;
+          pairs.push({ type: "removed", id: `r${base[i]!.seq}`, base: base[i]!, baseIndex: i });
+        } else matched(ga[ka++]!.index, gb[kb++]!.index);
+      }
+    }
+    gapA = [];
+    gapB = [];
+  };
   let ia = 0;
   let ib = 0;
   for (const change of changes) {
     const n = change.count ?? change.value.length;
-    if (change.added) {
-      for (let k = 0; k < n; k++) {
-        const j = midB[ib++]!.index;
-        pairs.push({ type: "inserted", id: `i${branch[j]!.seq}`, branch: branch[j]!, branchIndex: j });
-      }
-    } else if (change.removed) {
-      for (let k = 0; k < n; k++) {
-        const i = midA[ia++]!.index;
-        pairs.push({ type: "removed", id: `r${base[i]!.seq}`, base: base[i]!, baseIndex: i });
-      }
-    } else {
+    if (change.added) for (let k = 0; k < n; k++) gapB.push(midB[ib++]!.index);
+    else if (change.removed) for (let k = 0; k < n; k++) gapA.push(midA[ia++]!.index);
+    else {
+      flushGap();
       for (let k = 0; k < n; k++) matched(midA[ia++]!.index, midB[ib++]!.index);
     }
   }
+  flushGap();
   for (let k = 0; k < tail; k++) matched(a.length - tail + k, b.length - tail + k);
   return pairs;
 }
 
-export function compareRuns(base: readonly SessionEvent[], branch: readonly CompareEvent[]): Comparison {
-  const pairs = alignEvents(base, branch);
-  const firstIndex = pairs.findIndex((p) => p.type !== "equal");
+export interface CompareOptions {
+  /**
+   * False when the branch ended before a terminal state (paused, awaiting approval, failed,
+   * stopped, out of budget, cancelled): the base steps after the last one it reached are then
+   * "unreached", not "removed". Default true (two finished runs).
+   */
+  branchComplete?: boolean;
+}
+
+export function compareRuns(
+  base: readonly SessionEvent[],
+  branch: readonly CompareEvent[],
+  options: CompareOptions = {},
+): Comparison {
+  const pairs = markUnreached(alignEvents(base, branch), options.branchComplete ?? true);
+  const firstIndex = pairs.findIndex((p) => p.type !== "equal" && p.type !== "unreached");
   const first = firstIndex >= 0 ? pairs[firstIndex]! : null;
   const firstDivergence: FirstDivergence | null =
-    first && first.type !== "equal"
+    first && first.type !== "equal" && first.type !== "unreached"
       ? {
           pairIndex: firstIndex,
           id: first.id,
@@ -193,7 +245,11 @@ export function compareRuns(base: readonly SessionEvent[], branch: readonly Comp
         }))
       : null;
 
-  const m0 = metricsOf(base);
+  // Metrics compare what both runs covered: the base steps the branch never reached count on neither side.
+  const unreached = new Set<number>();
+  for (const p of pairs) if (p.type === "unreached") unreached.add(p.baseIndex);
+  const reachedBase = unreached.size === 0 ? base : base.filter((_, i) => !unreached.has(i));
+  const m0 = metricsOf(reachedBase);
   const m1 = metricsOf(branch);
   const d = (x: number, y: number): MetricDelta => ({ base: x, branch: y, delta: y - x });
   const toolNames = new Set([...Object.keys(m0.toolCallsByTool), ...Object.keys(m1.toolCallsByTool)]);
@@ -215,25 +271,64 @@ export function compareRuns(base: readonly SessionEvent[], branch: readonly Comp
       costUsd: d(m0.costUsd, m1.costUsd),
       latencyMs: d(m0.latencyMs, m1.latencyMs),
       first_divergence_step: firstIndex >= 0 ? firstIndex : null,
-      tool_sequence_distance: editDistance(toolNames0(base), toolNames0(branch)),
+      tool_sequence_distance: editDistance(toolNames0(reachedBase), toolNames0(branch)),
       fixture_dependency_count: branch.filter((e) => e.source === "fixture").length,
       tool_argument_changed: toolArgumentChanged(base, branch, pairs),
+      not_reached: unreached.size,
     },
   };
 }
 
-function summarize(pair: Exclude<AlignedPair, { type: "equal" }>): string {
+/**
+ * For a branch that ended early: the base steps after the last base step it reached (an equal or
+ * changed pair) become "unreached" and move to the end, after the branch's own last steps.
+ */
+function markUnreached(pairs: AlignedPair[], branchComplete: boolean): AlignedPair[] {
+  if (branchComplete) return pairs;
+  let lastReached = -1;
+  for (const p of pairs)
+    if (p.type === "equal" || p.type === "changed") lastReached = Math.max(lastReached, p.baseIndex);
+  const kept: AlignedPair[] = [];
+  const tail: AlignedPair[] = [];
+  for (const p of pairs) {
+    if (p.type === "removed" && p.baseIndex > lastReached) tail.push({ ...p, type: "unreached" });
+    else kept.push(p);
+  }
+  return tail.length === 0 ? pairs : [...kept, ...tail];
+}
+
+function summarize(pair: Exclude<AlignedPair, { type: "equal" | "unreached" }>): string {
   const e = pair.type === "removed" ? pair.base : pair.branch;
   const what = `${e.kind} ${e.name}`;
   if (pair.type === "inserted") return `${what}: only in the branch`;
   if (pair.type === "removed") return `${what}: only in the base run`;
+  return `${what}: ${changedParts(pair.base, pair.branch).join(", ") || "content"} changed`;
+}
+
+/** What differs between the two sides of a changed pair, in the words of its kind. */
+export function changedParts(base: SessionEvent, branch: SessionEvent): string[] {
   const parts: string[] = [];
-  if (!deepEqual(pair.base.input, pair.branch.input)) parts.push("input");
-  if (!deepEqual(pair.base.output, pair.branch.output)) parts.push("output");
-  if (!deepEqual(pair.base.error, pair.branch.error) || pair.base.status !== pair.branch.status)
-    parts.push("error/status");
-  if (pair.base.name !== pair.branch.name) parts.push("name");
-  return `${what}: ${parts.join(", ") || "content"} changed`;
+  if (base.kind === "tool_call" && branch.kind === "tool_call") {
+    const args = (e: SessionEvent) => (isPlainObject(e.input) ? e.input.args : e.input);
+    if (!deepEqual(args(base), args(branch))) parts.push("arguments");
+    else if (!deepEqual(base.input, branch.input)) parts.push("input");
+    if (!deepEqual(base.output, branch.output)) parts.push("result");
+  } else {
+    if (!deepEqual(base.input, branch.input)) parts.push("input");
+    if (!deepEqual(base.output, branch.output)) parts.push("output");
+  }
+  if (!deepEqual(base.error, branch.error) || base.status !== branch.status) parts.push("error/status");
+  if (base.name !== branch.name) parts.push("name");
+  return parts;
+}
+
+/**
+ * The paths at which the two sides of a pair differ, over the fields a comparison shows
+ * (`name`, `status`, `input`, `output`, `error`), e.g. `input.args.amount`.
+ */
+export function changedPaths(base: SessionEvent | null, branch: SessionEvent | null, limit = 20): string[] {
+  if (!base || !branch) return [];
+  return differingPaths(comparable(base), comparable(branch), limit).map(formatPath);
 }
 
 export function metricsOf(events: readonly SessionEvent[]): RunMetrics {
@@ -304,19 +399,9 @@ function toolArgumentChanged(
     const b = bySeq.get(e.baseSeq);
     if (b && b.kind === "tool_call" && b.name === e.name && b.cacheKey !== e.cacheKey) return true;
   }
-  // Without replay alignment: a removed call followed by an inserted call of the same tool.
-  for (let k = 0; k + 1 < pairs.length; k++) {
-    const x = pairs[k]!;
-    const y = pairs[k + 1]!;
-    if (
-      x.type === "removed" &&
-      y.type === "inserted" &&
-      x.base.kind === "tool_call" &&
-      y.branch.kind === "tool_call" &&
-      x.base.name === y.branch.name
-    )
-      return true;
-  }
+  // Without replay alignment: a changed pair of one tool whose cache keys differ.
+  for (const p of pairs)
+    if (p.type === "changed" && p.base.kind === "tool_call" && p.base.cacheKey !== p.branch.cacheKey) return true;
   return false;
 }
 

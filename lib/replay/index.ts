@@ -29,3 +29,6 @@ export * from "./compare";
 export * from "./interchange";
 export * from "./explain";
 export { deepEqual, differingPaths, formatPath, type JsonPath } from "./json";
+export * from "./checks";
+export * from "./trials";
+export * from "./coverage";

@@ -15,6 +15,8 @@ export const ModelPolicy = z.enum([
   "compatible-live",
   "provider-fixture",
   "blocked",
+  /** Fork-live: copy model outputs while the model's input equals the recorded input; run live from the first that differs. */
+  "recorded-until-divergence",
 ]);
 export type ModelPolicy = z.infer<typeof ModelPolicy>;
 

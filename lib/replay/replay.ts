@@ -160,10 +160,25 @@ export interface Evidence {
   inputDrift: { step: number; modelStep: number; baseSeq: number | null; reasons: string[] }[];
   probes: ProbeReport[];
   edits: readonly Edit[];
+  /** Fork-live: the first model step that ran live (absent in evidence stored before fork-live existed). */
+  fork?: ForkPoint | null;
+}
+
+/** Where a fork-live branch started running the model live. */
+export interface ForkPoint {
+  /** Branch step of the first live model step. */
+  seq: number;
+  modelStep: number;
+  /** The base model call it stands in for, when the base has one. */
+  baseSeq: number | null;
+  /** Why its input differed from the recorded one (the input-drift reasons). */
+  reasons: string[];
 }
 
 export interface ReplayResult {
   status: ReplayStatus;
+  /** Fork-live (`recorded-until-divergence`): the first model step that ran live; null when none did. */
+  fork: ForkPoint | null;
   stop: ReplayStop | null;
   steps: ReplayStep[];
   pending: PendingCall | null;
@@ -242,7 +257,10 @@ export function prepareReplay(input: ReplayInput): { policy: Policy; plan: EditP
     throw new ReplayInputError("invalid_edits", edits.issues.map((i) => i.message).join(" "), edits.issues);
   }
   const live =
-    policy.model === "pinned-live" || policy.model === "compatible-live" || policy.model === "determinism-probe";
+    policy.model === "pinned-live" ||
+    policy.model === "compatible-live" ||
+    policy.model === "determinism-probe" ||
+    policy.model === "recorded-until-divergence";
   if (live && !input.executors?.model) {
     throw new ReplayInputError(
       "model_executor_missing",
@@ -295,6 +313,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
   let liveTokens = 0;
   let liveCost = 0;
   let drifting = false;
+  let fork: ForkPoint | null = null;
 
   let status: ReplayStatus = "completed";
   let stop: ReplayStop | null = null;
@@ -522,6 +541,27 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
           durationMs: null,
         };
       }
+      case "recorded-until-divergence":
+        // Copy while the model sees what it saw in the record; once an input differs, run live from there on.
+        if (fork === null && recorded && drift.length === 0) {
+          return {
+            output: edited ?? (recorded.output as Message),
+            source: edited ? "edit" : "recorded",
+            name: recorded.name,
+            input: inputFor(),
+            usage: edited ? null : recorded.usage,
+            startedAt: edited ? null : recorded.startedAt,
+            durationMs: edited ? null : recorded.durationMs,
+          };
+        }
+        if (fork === null && !edited)
+          fork = {
+            seq: steps.length,
+            modelStep: i,
+            baseSeq: recorded?.seq ?? null,
+            reasons: drift.length > 0 ? drift : ["past_the_record"],
+          };
+      // falls through: from the fork on, the model runs live
       case "pinned-live":
       case "compatible-live": {
         const model = policy.liveModel ?? recordedModel;
@@ -730,8 +770,10 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
   // The agent loop.
   for (const event of base.userMessagesBefore[0] ?? []) if (!emit(recordedStep(event))) break;
   const copiesRecord = policy.model === "recorded-only" || policy.model === "determinism-probe";
+  // Fork-live copies the record until it forks: it ends where the record ends while it has not.
+  const followsRecord = () => copiesRecord || (policy.model === "recorded-until-divergence" && fork === null);
   let finished = false;
-  if (base.modelSteps.length === 0 && copiesRecord && status === "completed") {
+  if (base.modelSteps.length === 0 && followsRecord() && status === "completed") {
     finish({ output: { role: "assistant", content: null }, source: "recorded", equalsBase: true });
     finished = true;
   }
@@ -802,6 +844,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       if (recorded === null || !(outcome.output === recorded.output || deepEqual(outcome.output, recorded.output))) {
         const firstId = outcome.output.toolCalls?.[0]?.id;
         if (firstId !== undefined) changedModelOutputs.set(firstId, outcome.output);
+        // A reply without tool calls has no id to substitute it by: later inputs are rebuilt from the branch.
+        else structureDiverged = true;
       }
       if (!emit(modelStepRecord)) break;
       prevMessages = inputMessages;
@@ -987,7 +1031,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
         );
         break;
       }
-      if (i + 1 >= base.modelSteps.length && copiesRecord && !structureDiverged) {
+      if (i + 1 >= base.modelSteps.length && followsRecord() && !structureDiverged) {
         // The record ends here with tool results and no further model step; so does the branch.
         for (const event of base.userMessagesBefore[i + 1] ?? []) if (!emit(recordedStep(event))) break;
         for (const event of base.finalOutputs)
@@ -1048,6 +1092,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
 
   return {
     status,
+    fork,
     stop,
     steps,
     pending,
@@ -1062,6 +1107,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
       inputDrift: inputDriftReport,
       probes,
       edits: plan.all,
+      fork,
     },
     newLogEntries: log.appended,
   };

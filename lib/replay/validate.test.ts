@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { Policy, ToolRule } from "./policy";
-import { validatePolicy, type IssueCode, type ValidationContext } from "./validate";
+import {
+  checkPolicy,
+  COHORT_NOTE,
+  validatePolicy,
+  type IssueCode,
+  type PolicyUse,
+  type ValidationContext,
+} from "./validate";
 
 const ctx = (over: Partial<ValidationContext> = {}): ValidationContext => ({
   adapter: "generic",
@@ -228,6 +235,70 @@ describe("validation with context: every seed caveat has a stable code and path"
           ctx({ adapter }),
         ).ok,
       ).toBe(true);
+    }
+  });
+});
+
+describe("checkPolicy: one validation for the editor, a replay and an experiment", () => {
+  const generic = { adapter: "generic" as const, capabilities: [], knownTools: [] };
+  const history = {
+    model: "recorded-only",
+    drift: "continue_to_terminal",
+    tools: { default: { type: "history", scope: "baseline", on_miss: "pause" } },
+  };
+  const cohort = {
+    ...history,
+    tools: { default: { type: "history", scope: "cohort_version", on_miss: "error_result" } },
+  };
+  const verdict = (doc: unknown, use: PolicyUse) => {
+    const r = checkPolicy(doc, { ...generic, use });
+    return {
+      ok: r.ok,
+      errors: r.errors.map((i) => [i.code, i.severity, i.message]),
+      warnings: r.warnings.map((i) => [i.code, i.severity, i.message]),
+    };
+  };
+
+  it("a history rule on the generic adapter (no tool_policies) saves and runs, with the same warning in the same words", () => {
+    const saved = verdict(history, "saved");
+    expect(saved.ok).toBe(true);
+    expect(saved.warnings.map(([code, severity]) => [code, severity])).toEqual([
+      ["tool_policies_capability_missing", "warning"],
+    ]);
+    expect(saved.warnings[0]![2]).toMatch(/^Branchpoint's engine intercepts every tool itself/);
+    expect(verdict(history, "replay")).toEqual(saved);
+    expect(verdict(history, "experiment")).toEqual(saved);
+  });
+
+  it("cohort_version: saved with a note, refused for one session, plain in an experiment", () => {
+    const saved = verdict(cohort, "saved");
+    expect(saved.ok).toBe(true);
+    expect(saved.warnings).toContainEqual(["cohort_scope_outside_experiment", "warning", COHORT_NOTE]);
+    const replay = verdict(cohort, "replay");
+    expect(replay.ok).toBe(false);
+    expect(replay.errors.map(([code, severity]) => [code, severity])).toEqual([
+      ["cohort_scope_outside_experiment", "error"],
+    ]);
+    expect(replay.errors[0]![2]).toContain(COHORT_NOTE);
+    const experiment = verdict(cohort, "experiment");
+    expect(experiment.ok).toBe(true);
+    expect(experiment.warnings.map(([code]) => code)).not.toContain("cohort_scope_outside_experiment");
+  });
+
+  it("a document that does not parse is an error everywhere, with the same issues", () => {
+    const bad = { ...history, maxSteps: -1 };
+    const saved = verdict(bad, "saved");
+    expect(saved.ok).toBe(false);
+    expect(saved.errors.map(([code]) => code)).toEqual(["schema"]);
+    expect(verdict(bad, "replay")).toEqual(saved);
+    expect(verdict(bad, "experiment")).toEqual(saved);
+  });
+
+  it("the messages users read cite no spec document", () => {
+    const llm = { ...history, tools: { default: { type: "llm", model: "m", instructions: "x" } } };
+    for (const adapter of ["vercel-ai-sdk", "openai-agents", "langgraph"] as const) {
+      const r = checkPolicy(llm, { adapter, capabilities: [], knownTools: [], use: "saved" });
+      for (const issue of [...r.errors, ...r.warnings]) expect(issue.message).not.toMatch(/seed|DESIGN|§/i);
     }
   });
 });

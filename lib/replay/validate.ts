@@ -239,3 +239,49 @@ function policyCaveats(policy: Policy, context: z.output<typeof ValidationContex
   }
   return issues;
 }
+
+// ---------------------------------------------------------------------------
+// The one check the editor, the policies API, the replay form and experiments share.
+
+/** Where a policy document is checked: saved (editor, policies API), run on one session, or run over a cohort. */
+export type PolicyUse = "saved" | "replay" | "experiment";
+
+export type PolicyCheckContext = Omit<ValidationContext, "inExperiment"> & { use: PolicyUse };
+
+/** Said of `cohort_version` in a saved policy: allowed, with what it means. */
+export const COHORT_NOTE =
+  "`cohort_version` applies in experiments, where history answers from any session of the cohort; a replay of a single session refuses it.";
+
+/** Said of the runtime caveats: what they mean for a replay here. */
+const RUNTIME_NOTE =
+  "Branchpoint's engine intercepts every tool itself, so a replay here runs it; an agent runtime may not.";
+
+/**
+ * The one validation of a policy document, in the context it will run in:
+ * the same rules and the same words whether the editor saves it, the API
+ * stores it, the replay form runs it or an experiment does. Errors are what
+ * Branchpoint refuses to run: a document that does not parse, and
+ * `cohort_version` outside an experiment when it is about to run on one
+ * session. A saved policy may hold `cohort_version` (with a note that it
+ * applies in experiments). The seeds' runtime caveats (adapter support,
+ * capabilities, live execution) are warnings everywhere: Branchpoint's engine
+ * intercepts every tool, so it runs what they describe, and the warning
+ * still says what an agent runtime would do with the document.
+ */
+export function checkPolicy(document: unknown, context: PolicyCheckContext): PolicyValidation {
+  const { use, ...rest } = context;
+  const result = validatePolicy(document, { ...rest, inExperiment: use === "experiment" });
+  if (result.policy === null) return result;
+  const errors: PolicyIssue[] = [];
+  const warnings: PolicyIssue[] = [...result.warnings];
+  for (const issue of result.errors) {
+    if (issue.code === "schema") errors.push(issue);
+    else if (issue.code === "cohort_scope_outside_experiment")
+      if (use === "replay") errors.push({ ...issue, message: `${COHORT_NOTE} ${issue.message}` });
+      else warnings.push({ ...issue, severity: "warning", message: COHORT_NOTE });
+    else warnings.push({ ...issue, severity: "warning", message: `${RUNTIME_NOTE} ${issue.message}` });
+  }
+  return errors.length === 0
+    ? { ok: true, policy: result.policy, errors: [], warnings }
+    : { ok: false, policy: result.policy, errors, warnings };
+}

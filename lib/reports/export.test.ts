@@ -12,6 +12,9 @@ async function demoReport(): Promise<ReportDocument> {
     title: "Refund | pending after timeout",
     createdAt: "2026-02-01T12:00:00.000Z",
     createdBy: "dana",
+    status: "published",
+    publishedAt: "2026-02-01T12:05:00.000Z",
+    updatedAt: "2026-02-01T12:05:00.000Z",
     sections: ReportSections.parse({
       finding: "The agent **confirms** a refund that is only pending.",
       scope: "Order 4821",
@@ -47,7 +50,7 @@ describe("reportToMarkdown", () => {
     expect(md).toContain("**sensitive_to_fixture**");
     expect(md).toContain("#### equal: tool_call lookup_order (base #1 ↔ branch #1)");
     expect(md).toContain("#### changed: tool_call refund_payment (base #6 ↔ branch #6)");
-    expect(md).toContain("First divergence at pair 6: tool_call refund_payment: output changed");
+    expect(md).toContain("First divergence at pair 6: tool_call refund_payment: result changed");
   });
 
   it("fences code so that backticks inside cannot close it, and escapes table cells", () => {

@@ -8,6 +8,10 @@ export interface ReportDocument {
   title: string;
   createdAt: string;
   createdBy: string | null;
+  /** `draft` while it may be edited or deleted; `published` once frozen (only then shareable). */
+  status: "draft" | "published";
+  publishedAt: string | null;
+  updatedAt: string;
   sections: ReportSections;
   snapshot: ReportSnapshot;
 }
@@ -37,6 +41,8 @@ export function reportToJson(report: ReportDocument): string {
         title: report.title,
         createdAt: report.createdAt,
         createdBy: report.createdBy,
+        status: report.status,
+        publishedAt: report.publishedAt,
         session: snapshot.session,
         replay: snapshot.replay,
         policy: snapshot.policy,
@@ -68,9 +74,9 @@ export function cell(value: unknown): string {
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 
 export function pairTitle(p: AlignedPair): string {
-  const e = p.type === "removed" ? p.base : p.branch;
+  const e = p.type === "removed" || p.type === "unreached" ? p.base : p.branch;
   const where =
-    p.type === "removed"
+    p.type === "removed" || p.type === "unreached"
       ? `base #${p.base.seq}`
       : p.type === "inserted"
         ? `branch #${p.branch.seq}`
@@ -85,7 +91,7 @@ function pairMarkdown(p: AlignedPair): string {
       "Base:",
       fence(JSON.stringify({ input: p.base.input, output: p.base.output, error: p.base.error }, null, 2), "json"),
     );
-  if (p.type !== "removed") {
+  if (!(p.type === "removed" || p.type === "unreached")) {
     const source = p.branch.source ? ` (source: ${p.branch.source})` : "";
     out.push(
       `Branch${source}:`,

@@ -18,7 +18,7 @@ describe("buildReportSnapshot", () => {
     expect(s.evidence.stepsBySource).toEqual({ recorded: 6, edit: 1 });
     expect(s.replay.comparability).toBe("aligned");
     expect(s.comparison.firstDivergence?.id).toBe("p6-6");
-    expect(s.comparison.counts).toEqual({ equal: 7, changed: 2, inserted: 0, removed: 0 });
+    expect(s.comparison.counts).toEqual({ equal: 7, changed: 2, inserted: 0, removed: 0, unreached: 0 });
     expect(s.comparison.metrics.first_divergence_step).toBe(6);
     expect(s.comparison.finalOutputDiff).not.toBeNull();
     expect(s.session).toEqual({

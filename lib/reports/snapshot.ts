@@ -141,7 +141,9 @@ export function suggestValidityFor(
     strength: source.evidence.strength,
     fixtureSteps: source.evidence.fixturesUsed.map((f) => f.step),
     firstDivergence: source.comparison.firstDivergence,
-    pairBranchIndex: source.comparison.pairs.map((p) => (p.type === "removed" ? null : p.branchIndex)),
+    pairBranchIndex: source.comparison.pairs.map((p) =>
+      p.type === "removed" || p.type === "unreached" ? null : p.branchIndex,
+    ),
     probes: source.evidence.probes,
     liveModelSteps: source.evidence.liveCalls.filter((c) => c.kind === "model").length,
   });
@@ -160,7 +162,7 @@ export function buildReportSnapshot(source: ReportSource, pinnedPairs: readonly 
   const { comparison, evidence, replay, session } = source;
   const pinned = new Set(pinnedPairs);
   const firstId = comparison.firstDivergence?.id ?? null;
-  const counts: Record<AlignedPair["type"], number> = { equal: 0, changed: 0, inserted: 0, removed: 0 };
+  const counts: Record<AlignedPair["type"], number> = { equal: 0, changed: 0, inserted: 0, removed: 0, unreached: 0 };
   for (const p of comparison.pairs) counts[p.type] += 1;
   const stepsBySource: Partial<Record<StepSource, number>> = {};
   for (const [k, v] of Object.entries(evidence.stepsBySource) as [StepSource, number][])

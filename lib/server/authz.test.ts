@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import * as apiKeys from "./api-keys";
+import * as coverage from "./coverage";
 import { authorize, can, PERMISSIONS, type Permission } from "./authz";
 import * as executors from "./executors";
+import * as experimentFixtures from "./experiment-fixtures";
 import * as experiments from "./experiments";
 import * as jobs from "./jobs";
 import * as policies from "./policies";
@@ -20,11 +22,15 @@ const OPERATIONS: Record<string, Permission> = {
   "api-keys.createApiKey": "api_keys.manage",
   "api-keys.revokeApiKey": "api_keys.manage",
   "api-keys.listApiKeys": "api_keys.manage",
+  "coverage.getReplayCoverage": "coverage.read",
+  "coverage.getExperimentCoverage": "coverage.read",
   "executors.executorSettings": "executors.read",
   "executors.saveModelEndpoint": "executors.manage",
   "executors.saveToolEndpoint": "executors.manage",
   "executors.addAllowedHost": "executors.manage",
   "executors.removeExecutorSetting": "executors.manage",
+  "experiment-fixtures.experimentFixtureGroups": "experiments.read",
+  "experiment-fixtures.supplyGroupFixture": "replays.run",
   "experiments.createExperiment": "experiments.run",
   "experiments.runExperiment": "experiments.run",
   "experiments.getExperiment": "experiments.read",
@@ -56,6 +62,9 @@ const OPERATIONS: Record<string, Permission> = {
   "replays.listReplays": "replays.read",
   "replays.getComparisonPair": "replays.read",
   "reports.createReport": "reports.write",
+  "reports.updateReport": "reports.write",
+  "reports.publishReport": "reports.write",
+  "reports.deleteReport": "reports.write",
   "reports.getReport": "reports.read",
   "reports.getReportPage": "reports.read",
   "reports.listReports": "reports.read",
@@ -72,6 +81,7 @@ const OPERATIONS: Record<string, Permission> = {
 /** Pure helpers a service module exports besides its operations (re-exported engine predicates). */
 const NOT_OPERATIONS = new Set([
   "replays.isTerminal",
+  "experiment-fixtures.groupPausedMembers",
   // The job worker's entry points: a worker runs replays it took from the queue, on no one's behalf.
   "replays.runNow",
   "replays.runQueuedReplay",
@@ -80,7 +90,9 @@ const NOT_OPERATIONS = new Set([
 
 const MODULES: Record<string, Record<string, unknown>> = {
   "api-keys": apiKeys,
+  coverage,
   executors,
+  "experiment-fixtures": experimentFixtures,
   experiments,
   jobs,
   policies,
@@ -163,6 +175,8 @@ describe("authorization", () => {
     expect(can(principal("analyst"), "executors.manage")).toBe(false);
     expect(can(principal("admin"), "executors.manage")).toBe(true);
     expect(can(principal("admin", true), "sessions.read")).toBe(true);
+    expect(can(principal("viewer"), "coverage.read")).toBe(true);
+    expect(can(principal("admin", true), "coverage.read")).toBe(true);
     expect(can(principal("admin", true), "replays.run")).toBe(false);
     expect(() => authorize(principal("viewer"), "executors.manage")).toThrow(/needs the admin role/);
   });

@@ -8,7 +8,8 @@
  * stays paused (an analyst can resume it) and counts as done.
  */
 import { z } from "zod";
-import { Capability, Policy, policyHash, validatePolicy, type FirstDivergence, type PolicyIssue } from "@/lib/replay";
+import { LIVE_MODEL_POLICIES } from "./counterfactual";
+import { Capability, checkPolicy, Policy, policyHash, type FirstDivergence, type PolicyIssue } from "@/lib/replay";
 import type { Db, DbClient } from "@/lib/db/client";
 import { hasModelEndpoint } from "@/lib/db/executors";
 import {
@@ -30,8 +31,6 @@ import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "./authz";
 import type { Principal } from "./principal";
 import { runNow, type Enqueue } from "./replays";
-
-const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 
 export const CreateExperimentInput = z.object({
   name: z.string().trim().min(1, "Name the experiment.").max(200),
@@ -85,14 +84,14 @@ export async function createExperiment(
   const policy = parsed.data;
 
   const agent = await agentContext(prisma, agentVersion.agentId);
-  const validation = validatePolicy(policy, {
+  const validation = checkPolicy(policy, {
     adapter: agent?.adapter ?? "generic",
     capabilities: agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
-    inExperiment: true,
+    use: "experiment",
     knownTools: agent?.tools ?? [],
   });
-  // As for a single replay: the engine intercepts every tool itself, so the seeds' runtime caveats are warnings.
-  const blocking = validation.errors.filter((i) => i.code === "schema" || i.code === "cohort_scope_outside_experiment");
+  // The same check as the editor's and a replay's (checkPolicy): its errors block.
+  const blocking = validation.errors;
   if (blocking.length > 0) {
     throw new AppError(
       "invalid_policy",

@@ -202,7 +202,12 @@ describe.each(TEST_ENGINES)("operations on %s", (engine) => {
 
     const report = await reports.createReport(
       admin,
-      parseInput(reports.CreateReportInput, { replayId: started.id, title: "Refund RCA" }),
+      parseInput(reports.CreateReportInput, {
+        replayId: started.id,
+        title: "Refund RCA",
+        sections: { finding: "The refund is confirmed before the gateway answers." },
+        publish: true,
+      }),
       db.prisma,
     );
     expect(report.createdBy).toBe("olga");

@@ -9,6 +9,7 @@ import { historyLookupFor } from "@/lib/db/history";
 import {
   addPolicyVersion,
   agentContext,
+  agentIdOfName,
   agentSessionEvents,
   agentTools,
   createPolicy as insertPolicy,
@@ -146,29 +147,48 @@ export async function savePolicyVersion(
   return withTransaction(prisma, (tx) => addPolicyVersion(tx, owner.id, policy, { note: input.note }));
 }
 
-export const SavePolicyByNameInput = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  agentId: Id.optional(),
-  policy: PolicyDocument,
-  note: z.string().max(2000).optional(),
-});
+export const SavePolicyByNameInput = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200),
+    agentId: Id.optional(),
+    /** The agent by name, as sessions show it: for scripts that know the name only. */
+    agentName: z.string().trim().min(1).max(200).optional(),
+    policy: PolicyDocument,
+    note: z.string().max(2000).optional(),
+  })
+  .refine((b) => b.agentId === undefined || b.agentName === undefined, {
+    path: ["agentName"],
+    message: "give agentId or agentName, not both",
+  });
 export type SavePolicyByNameInput = z.infer<typeof SavePolicyByNameInput>;
 
 /**
- * A new version of the policy named `name` (for the agent, when given),
- * creating the policy on first use. The same document always has the same
- * hash, and saving it again creates no version.
+ * A new version of the policy named `name` (for the agent, when given by id
+ * or name), creating the policy on first use. The same document always has
+ * the same hash, and saving it again creates no version. The check's warnings
+ * come back with it.
  */
 export async function savePolicyByName(
   principal: Principal,
   input: SavePolicyByNameInput,
   prisma: Db,
-): Promise<SavedVersion> {
+): Promise<SavedVersion & { warnings: PolicyIssue[] }> {
   authorize(principal, "policies.write");
-  const policy = checked(input.policy, await requireAgent(prisma, input.agentId));
-  return withTransaction(prisma, (tx) =>
-    upsertPolicyByName(tx, { name: input.name, agentId: input.agentId ?? null, document: policy, note: input.note }),
+  let agentId = input.agentId ?? null;
+  if (input.agentName !== undefined) {
+    agentId = await agentIdOfName(prisma, input.agentName);
+    if (agentId === null)
+      throw new AppError("not_found", `No agent named "${input.agentName}".`, [
+        { path: "agentName", message: "unknown agent" },
+      ]);
+  }
+  const result = validateInContext(input.policy, await requireAgent(prisma, agentId));
+  if (!result.ok) throw invalidPolicyError(result.errors);
+  const policy = result.policy;
+  const saved = await withTransaction(prisma, (tx) =>
+    upsertPolicyByName(tx, { name: input.name, agentId, document: policy, note: input.note }),
   );
+  return { ...saved, warnings: result.warnings };
 }
 
 export const SetToolSideEffectInput = z.object({

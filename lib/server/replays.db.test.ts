@@ -145,10 +145,11 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
       { step: 1, tool: "lookup_order", author: "dana", note: "from the warehouse ticket" },
     ]);
     expect(view.evidence.strength).toBe("controlled");
-    // Other arguments, other cache key: the base call is removed and the branch's inserted, at step 1.
-    expect(view.comparison.firstDivergence).toMatchObject({ pairIndex: 1, baseSeq: 1 });
-    expect(view.comparison.firstDivergence!.summary).toContain("lookup_order");
-    expect(view.comparison.pairs[2]).toMatchObject({ type: "inserted", branch: { seq: 1, source: "fixture" } });
+    // Other arguments, other cache key, same tool at the same place: one changed pair at step 1.
+    expect(view.comparison.firstDivergence).toMatchObject({ pairIndex: 1, id: "p1-1", type: "changed", baseSeq: 1 });
+    expect(view.comparison.firstDivergence!.summary).toBe("tool_call lookup_order: arguments, result changed");
+    expect(view.comparison.pairs[1]).toMatchObject({ type: "changed", branch: { seq: 1, source: "fixture" } });
+    expect(view.comparison.pairs.filter((p) => p.type === "removed" || p.type === "inserted")).toEqual([]);
   });
 
   it("refuses bad fixture input with a clear message and changes nothing", async () => {

@@ -15,7 +15,8 @@ import {
   replay,
   ReplayInputError,
   validateEdits,
-  validatePolicy,
+  checkPolicy,
+  changedPaths,
   Adapter,
   Capability,
   type ApprovalEntry,
@@ -66,15 +67,15 @@ import {
   type NewFixture,
   type ReplayView,
 } from "@/lib/db/replays";
+import { setReplayCounterfactual } from "@/lib/db/checks";
 import { sessionContext, sessionEvents } from "@/lib/db/sessions";
 import { AppError, formatIssuePath, issuesFromZod, notFound } from "@/lib/errors";
 import { ExecutorError, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "@/lib/executors/live";
 import { hasLoneSurrogate } from "@/lib/hostile/text";
 import { appErrorFromDatabase } from "@/lib/db/errors";
 import { authorize } from "./authz";
+import { CounterfactualInput, LIVE_MODEL_POLICIES, prepareCounterfactual, settleChecks } from "./counterfactual";
 import type { Principal } from "./principal";
-
-const LIVE_MODEL_POLICIES = new Set(["pinned-live", "compatible-live", "determinism-probe"]);
 
 /**
  * Where a value holds U+0000 or an unpaired UTF-16 surrogate (in a string or a
@@ -119,7 +120,8 @@ export const StartReplayInput = z
     policyVersionId: z.string().min(1).optional(),
     edits: Edits.optional(),
   })
-  .superRefine((v, ctx) => refuseNul({ policy: v.policy, edits: v.edits }, ctx))
+  .extend(CounterfactualInput.shape)
+  .superRefine((v, ctx) => refuseNul({ policy: v.policy, edits: v.edits, checks: v.checks }, ctx))
   .refine((v) => !(v.policy !== undefined && v.policyVersionId !== undefined), {
     message: 'Send either "policy" or "policyVersionId", not both.',
     path: ["policy"],
@@ -217,10 +219,10 @@ type SessionContext = { agentId: string; agent: { adapter: string }; agentVersio
 
 async function validateForSession(prisma: Db, session: SessionContext, policy: Policy) {
   const adapter = Adapter.safeParse(session.agent.adapter);
-  return validatePolicy(policy, {
+  return checkPolicy(policy, {
     adapter: adapter.success ? adapter.data : "generic",
     capabilities: session.agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
-    inExperiment: false,
+    use: "replay",
     knownTools: await knownTools(prisma, session.agentId),
   });
 }
@@ -251,6 +253,9 @@ export async function replayPolicyWarnings(
 export interface StartedReplay {
   id: string;
   warnings: PolicyIssue[];
+  /** Repeated trials: every trial's replay id (the first is `id`), sharing `trialSetId`. */
+  trialSetId?: string;
+  trialIds?: string[];
 }
 
 /**
@@ -276,14 +281,16 @@ async function checkAndStoreReplay(prisma: Db, input: StartReplayInput, createdB
   if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
     throw new AppError(
       "executor_missing",
-      `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`,
+      policy.model === "recorded-until-divergence"
+        ? "Fork-live runs the model live from the first step whose input changed, and no model endpoint is configured (Settings → Executors). Without a live model, edits cannot change what the agent does: every later model output would be copied from the record."
+        : `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`,
       [{ path: "policy.model", message: "needs a model endpoint" }],
     );
   }
+  const counterfactual = await prepareCounterfactual(prisma, input, policy.model, base);
   const validation = await validateForSession(prisma, session, policy);
-  // Branchpoint's engine intercepts every tool itself, so the seeds' runtime caveats are warnings here,
-  // except a scope it cannot answer outside an experiment.
-  const blocking = validation.errors.filter((i) => i.code === "cohort_scope_outside_experiment" || i.code === "schema");
+  // The same check as the editor's (checkPolicy): its errors block, its warnings travel with the replay.
+  const blocking = validation.errors;
   if (blocking.length > 0) {
     throw new AppError(
       "invalid_policy",
@@ -291,15 +298,35 @@ async function checkAndStoreReplay(prisma: Db, input: StartReplayInput, createdB
       blocking.map((i) => ({ path: formatIssuePath(["policy", ...i.path]), message: i.message })),
     );
   }
-  const { id } = await createReplayRow(prisma, {
-    sessionId: session.id,
-    policy,
-    policyHash: policyHash(policy),
-    policyVersionId,
-    edits: edits.plan.all,
-    createdBy,
+  // Repeated trials are ordinary replays sharing a trial-set id: one row each, written together.
+  const trials = counterfactual.trials;
+  const trialSetId = trials > 1 ? `ts_${randomUUID()}` : null;
+  const ids = await withTransaction(prisma, async (tx) => {
+    const created: string[] = [];
+    for (let k = 0; k < trials; k++) {
+      const { id } = await createReplayRow(tx, {
+        sessionId: session.id,
+        policy,
+        policyHash: policyHash(policy),
+        policyVersionId,
+        edits: edits.plan.all,
+        createdBy,
+      });
+      await setReplayCounterfactual(tx, id, {
+        modelEndpointId: counterfactual.modelEndpointId,
+        checks: counterfactual.checks,
+        trialSetId,
+        trialIndex: trialSetId ? k : null,
+      });
+      created.push(id);
+    }
+    return created;
   });
-  return { id, warnings: [...validation.errors, ...validation.warnings] };
+  return {
+    id: ids[0]!,
+    warnings: [...validation.errors, ...validation.warnings],
+    ...(trialSetId ? { trialSetId, trialIds: ids } : {}),
+  };
 }
 
 type ExtraLog = { fixture?: NewFixture; approval?: ApprovalEntry };
@@ -508,7 +535,7 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
       {
         tool: toolExecutor(prisma, onNul),
         simulator: toolSimulator(prisma, onNul),
-        ...(LIVE_MODEL_POLICIES.has(policy.model) ? { model: modelExecutor(prisma, onNul) } : {}),
+        ...(LIVE_MODEL_POLICIES.has(policy.model) ? { model: modelExecutor(prisma, onNul, row.modelEndpointId) } : {}),
       },
       (entry) =>
         withTransaction(prisma, async (tx) => {
@@ -554,6 +581,7 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
         },
         { timeout: 120_000, maxWait: 30_000 },
       );
+      await settleChecks(prisma, replayId, done);
       return done;
     }
   } catch (error) {
@@ -571,6 +599,7 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
 /**
  * Checks and stores a replay without running it (status `queued`); run it
  * with `runReplay` (in the background: the dashboard polls its progress).
+ * Repeated trials are stored as one replay each (`trialIds`), to run one by one.
  */
 export async function createReplay(principal: Principal, input: StartReplayInput, prisma: Db): Promise<StartedReplay> {
   authorize(principal, "replays.run");
@@ -700,7 +729,7 @@ export async function startReplay(
 ): Promise<StartedReplay> {
   authorize(principal, "replays.run");
   const started = await checkAndStoreReplay(prisma, input, principal.name);
-  await enqueue([started.id]);
+  await enqueue(started.trialIds ?? [started.id]);
   return started;
 }
 
@@ -860,5 +889,5 @@ export async function getComparisonPair(principal: Principal, input: ComparisonP
   const branchSeq = pairId.startsWith("p") ? numbers[1]! : pairId.startsWith("i") ? numbers[0]! : null;
   const pair = await comparisonPairRows(prisma, replayId, baseSeq, branchSeq);
   if (!pair) throw notFound("replay", replayId);
-  return pair;
+  return { ...pair, changedPaths: changedPaths(pair.base, pair.branch) };
 }

@@ -4,6 +4,9 @@ import type { Db } from "@/lib/db";
 import {
   createReport as insertReport,
   createShareLink as insertShareLink,
+  deleteReport as removeReport,
+  publishReport as markReportPublished,
+  updateReport as writeReportEdit,
   findSharedReport,
   getReport as readReport,
   listReports as readReports,
@@ -21,13 +24,46 @@ export const CreateReportInput = z.strictObject({
   replayId: z.string().min(1).max(64),
   title: ReportTitle,
   sections: ReportSectionsInput.prefault({}),
+  /** Publish at once (needs a Finding); otherwise the report is a draft. */
+  publish: z.boolean().optional(),
 });
 export type CreateReportInput = z.infer<typeof CreateReportInput>;
 
-/** A report from a finished replay; its snapshot is frozen now. */
+/** A report from a finished replay: a draft, or published at once when asked (and it has a Finding). */
 export async function createReport(principal: Principal, input: CreateReportInput, prisma: Db) {
   authorize(principal, "reports.write");
   return insertReport(prisma, { ...input, createdBy: principal.name });
+}
+
+export const UpdateReportInput = z
+  .strictObject({
+    reportId: z.string().min(1).max(64),
+    title: ReportTitle.optional(),
+    /** Replaces every section (pinned steps included); left out, the sections stay. */
+    sections: ReportSectionsInput.optional(),
+  })
+  .refine((v) => v.title !== undefined || v.sections !== undefined, {
+    message: 'Send a "title", "sections" or both.',
+    path: ["title"],
+  });
+export type UpdateReportInput = z.infer<typeof UpdateReportInput>;
+
+/** Edits a draft report; a published one is refused (409). */
+export async function updateReport(principal: Principal, input: UpdateReportInput, prisma: Db) {
+  authorize(principal, "reports.write");
+  return writeReportEdit(prisma, input.reportId, { title: input.title, sections: input.sections });
+}
+
+/** Publishes a draft: it becomes immutable and shareable. Refused without a Finding (400) or when published (409). */
+export async function publishReport(principal: Principal, input: ReportRef, prisma: Db) {
+  authorize(principal, "reports.write");
+  return markReportPublished(prisma, input.reportId);
+}
+
+/** Deletes a report, draft or published, and its share links (they stop opening it). */
+export async function deleteReport(principal: Principal, input: ReportRef, prisma: Db) {
+  authorize(principal, "reports.write");
+  return removeReport(prisma, input.reportId);
 }
 
 export const ReportRef = z.object({ reportId: z.string().min(1).max(64) });

@@ -11,6 +11,7 @@ import {
 } from "@/lib/server/experiments";
 import { cancelExperiment, CancelExperimentInput } from "@/lib/server/jobs";
 import { enqueue } from "@/lib/jobs/runtime";
+import { supplyGroupFixture, SupplyGroupFixtureInput } from "@/lib/server/experiment-fixtures";
 
 /** Stores the experiment with its cohort and queues one job per member replay: the page polls its progress. */
 export const startExperimentAction = validatedAction(CreateExperimentInput, async (principal, input, prisma) => {
@@ -28,4 +29,11 @@ export const cancelExperimentAction = validatedAction(CancelExperimentInput, asy
   const outcome = await cancelExperiment(principal, input, prisma);
   revalidatePath(`/experiments/${input.experimentId}`);
   return outcome;
+});
+
+/** One fixture for every member paused on the same call; they resume. */
+export const supplyGroupFixtureAction = validatedAction(SupplyGroupFixtureInput, async (principal, input, prisma) => {
+  const result = await supplyGroupFixture(principal, input, prisma);
+  revalidatePath(`/experiments/${input.experimentId}`);
+  return result;
 });

@@ -20,12 +20,19 @@ import {
   SupplyFixtureInput,
 } from "@/lib/server/replays";
 
-/** Stores the replay and queues it for a worker: the page shows progress instead of waiting. */
+/**
+ * Stores the replay and queues it for a worker: the page shows progress instead of waiting.
+ * Repeated trials are stored as one replay each, one job each.
+ */
 export const startReplayAction = validatedAction(StartReplayInput, async (principal, input, prisma) => {
   const started = await createReplay(principal, input, prisma);
-  await enqueue([started.id]);
+  await enqueue(started.trialIds ?? [started.id]);
   revalidatePath("/replays");
-  return { id: started.id, warnings: started.warnings.map((w) => w.message) };
+  return {
+    id: started.id,
+    trialSetId: started.trialSetId ?? null,
+    warnings: started.warnings.map((w) => w.message),
+  };
 });
 
 export const supplyFixtureAction = validatedAction(

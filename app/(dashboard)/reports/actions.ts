@@ -6,12 +6,47 @@ import { z } from "zod";
 import { env } from "@/lib/env";
 import { validatedAction } from "@/lib/http/action";
 import { ExpiresIn } from "@/lib/reports/share";
-import { CreateReportInput, createReport, createShare, revokeShare, ShareRef } from "@/lib/server/reports";
+import {
+  CreateReportInput,
+  createReport,
+  createShare,
+  deleteReport,
+  publishReport,
+  ReportRef,
+  revokeShare,
+  ShareRef,
+  updateReport,
+  UpdateReportInput,
+} from "@/lib/server/reports";
 
+/** Saves a new report as a draft. */
 export const createReportAction = validatedAction(CreateReportInput, async (principal, input, prisma) => {
   const report = await createReport(principal, input, prisma);
   revalidatePath("/reports");
   return { id: report.id };
+});
+
+/** Saves an edited draft. */
+export const updateReportAction = validatedAction(UpdateReportInput, async (principal, input, prisma) => {
+  const report = await updateReport(principal, input, prisma);
+  revalidatePath("/reports");
+  revalidatePath(`/reports/${report.id}`);
+  return { id: report.id };
+});
+
+/** Publishes a draft: immutable and shareable from now on. */
+export const publishReportAction = validatedAction(ReportRef, async (principal, input, prisma) => {
+  const report = await publishReport(principal, input, prisma);
+  revalidatePath("/reports");
+  revalidatePath(`/reports/${report.id}`);
+  return { id: report.id, status: report.status };
+});
+
+/** Deletes a report (after the page asked for confirmation). */
+export const deleteReportAction = validatedAction(ReportRef, async (principal, input, prisma) => {
+  const deleted = await deleteReport(principal, input, prisma);
+  revalidatePath("/reports");
+  return deleted;
 });
 
 /** The base URL for share links: the configured public URL, else the host this request came to. */

@@ -28,7 +28,7 @@ export default async function ReportsPage({ searchParams }: Props) {
     <>
       <PageHeader
         title="Reports"
-        subtitle="RCA reports: immutable snapshots of a comparison with its policy, fixtures and findings, shareable by link."
+        subtitle="RCA reports: snapshots of a comparison with its policy, fixtures and findings. Drafts can be edited; published reports never change and can be shared by link."
         actions={
           <Link href="/reports/new" className={buttonClass()}>
             New report
@@ -48,7 +48,7 @@ export default async function ReportsPage({ searchParams }: Props) {
           pick a replay.
         </EmptyState>
       ) : (
-        <DataTable label="Reports" columns={["Title", "Session", "Validity", "Evidence", "Shared", "Created"]}>
+        <DataTable label="Reports" columns={["Title", "State", "Session", "Validity", "Evidence", "Shared", "Created"]}>
           {reports.map((r) => {
             const validity = ValidityLabel.safeParse(r.validity);
             return (
@@ -57,6 +57,9 @@ export default async function ReportsPage({ searchParams }: Props) {
                   <Link href={`/reports/${r.id}`} className="text-slate-900 hover:text-indigo-700">
                     {r.title}
                   </Link>
+                </td>
+                <td className="px-3 py-2">
+                  {r.status === "draft" ? <Badge tone="warn">draft</Badge> : <Badge tone="good">published</Badge>}
                 </td>
                 <td className="px-3 py-2 text-slate-700">{r.sessionLabel}</td>
                 <td className="px-3 py-2">{validity.success ? <ValidityBadge label={validity.data} /> : r.validity}</td>

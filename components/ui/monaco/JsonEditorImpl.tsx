@@ -1,7 +1,7 @@
 "use client";
 
-import Editor, { DiffEditor } from "@monaco-editor/react";
-import { useEffect } from "react";
+import Editor, { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
+import { useEffect, useRef, useState } from "react";
 import { useTheme } from "../useTheme";
 import { setJsonSchemas } from "./setup";
 
@@ -63,19 +63,65 @@ export type JsonDiffProps = {
   modified: string;
   height?: number | string;
   language?: "json" | "plaintext";
+  /** Fold the unchanged stretches and open at the first difference (a changed pair of a long prompt). */
+  focusChanges?: boolean;
 };
 
-export function JsonDiffImpl({ original, modified, height = 320, language = "json" }: JsonDiffProps) {
+export function JsonDiffImpl({ original, modified, height = 320, language = "json", focusChanges }: JsonDiffProps) {
   const { dark } = useTheme();
+  const [firstChange, setFirstChange] = useState<number | null>(null);
+  const editorRef = useRef<Parameters<DiffOnMount>[0] | null>(null);
+  // Detach the models before the editor goes ("TextModel got disposed before DiffEditorWidget model got reset"
+  // otherwise, when the view leaves or switches pairs), then dispose them: this cleanup runs before the library's.
+  useEffect(
+    () => () => {
+      const editor = editorRef.current;
+      if (!editor) return;
+      const models = editor.getModel();
+      editor.setModel(null);
+      models?.original.dispose();
+      models?.modified.dispose();
+    },
+    [],
+  );
+  const onMount: DiffOnMount = (editor) => {
+    editorRef.current = editor;
+    if (!focusChanges) return;
+    const reveal = () => {
+      const first = editor.getLineChanges()?.[0];
+      if (!first) return;
+      const line = Math.max(first.modifiedStartLineNumber, 1);
+      editor.getModifiedEditor().revealLineNearTop(line);
+      setFirstChange(line);
+    };
+    // The diff is computed in a worker: reveal once it is there (and again if it is recomputed).
+    editor.onDidUpdateDiff(reveal);
+    reveal();
+  };
   return (
-    <div className="overflow-hidden rounded-md border border-slate-300" data-testid="monaco-diff">
+    <div
+      className="overflow-hidden rounded-md border border-slate-300"
+      data-testid="monaco-diff"
+      data-first-change-line={firstChange ?? undefined}
+    >
       <DiffEditor
         height={height}
         language={language}
         theme={dark ? "vs-dark" : "light"}
         original={original}
         modified={modified}
-        options={{ ...OPTIONS, readOnly: true, renderSideBySide: true, originalEditable: false }}
+        onMount={onMount}
+        keepCurrentOriginalModel
+        keepCurrentModifiedModel
+        options={{
+          ...OPTIONS,
+          readOnly: true,
+          renderSideBySide: true,
+          originalEditable: false,
+          ...(focusChanges
+            ? { hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 5, revealLineCount: 20 } }
+            : {}),
+        }}
       />
     </div>
   );

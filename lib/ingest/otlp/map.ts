@@ -2,6 +2,7 @@ import type { Adapter, ImportedSession, ImportIssue } from "../types";
 import { assemble, isoFromNanos, type Step } from "./assemble";
 import { readSpan, type SpanReading, type ToolDefinition } from "./conventions";
 import type { OtlpSpan } from "./decode";
+import { detectAdapter } from "./adapter";
 
 // ---------------------------------------------------------------------------
 // OTLP spans → Branchpoint sessions. A pure function of the SET of spans:
@@ -203,7 +204,9 @@ function mapGroup(
     const sb = BigInt(b.span.startTimeUnixNano);
     return sa !== sb ? (sa < sb ? -1 : 1) : a.span.spanId < b.span.spanId ? -1 : 1;
   });
-  const adapter: Adapter = readings.some((r) => r.convention === "vercel-ai-sdk") ? "vercel-ai-sdk" : "generic";
+  const adapter: Adapter = readings.some((r) => r.convention === "vercel-ai-sdk")
+    ? "vercel-ai-sdk"
+    : detectAdapter(spans);
   const agentName =
     ordered.find((r) => r.role === "agent" && r.agentName)?.agentName ??
     ordered.find((r) => r.agentName)?.agentName ??

@@ -1,12 +1,18 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { ExperimentCoveragePanel } from "@/components/experiments/ExperimentCoveragePanel";
 import { ExperimentProgress } from "@/components/experiments/ExperimentProgress";
 import { ExperimentResultTable, ExperimentSummary } from "@/components/experiments/ExperimentResults";
+import { FixtureGroups } from "@/components/experiments/FixtureGroups";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { formatDateTime } from "@/lib/format";
 import { orNotFound, pageContext } from "@/lib/http/page";
+import { experimentFixtureGroups } from "@/lib/server/experiment-fixtures";
+import { describeCounts, experimentCountsOf } from "@/lib/server/experiment-status";
+import { getExperimentCoverage } from "@/lib/server/coverage";
 import { getExperiment } from "@/lib/server/experiments";
+import { supplyGroupFixtureAction } from "../actions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Experiment" };
@@ -19,6 +25,8 @@ export default async function ExperimentPage({ params }: Props) {
   const experiment = await orNotFound(getExperiment(principal, { experimentId: id }, prisma));
   const { policyVersion, agentVersion, summary } = experiment;
   const running = experiment.status === "pending" || experiment.status === "running";
+  const { state, counts } = experimentCountsOf(experiment);
+  const waiting = await experimentFixtureGroups(principal, { experimentId: experiment.id }, prisma);
   return (
     <>
       <PageHeader
@@ -26,7 +34,9 @@ export default async function ExperimentPage({ params }: Props) {
         title={experiment.name}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
-            <StatusBadge status={experiment.status} />
+            <StatusBadge status={state} />
+            <span data-testid="experiment-counts">{describeCounts(counts)}</span>
+            <span className="text-slate-400">·</span>
             <span>
               <Link href={`/policies/${policyVersion.policyId}`} className="text-indigo-700 hover:underline">
                 {policyVersion.policyName} v{policyVersion.version}
@@ -42,8 +52,24 @@ export default async function ExperimentPage({ params }: Props) {
         }
       />
       {running ? <ExperimentProgress experimentId={experiment.id} done={summary.done} total={summary.total} /> : null}
+      <FixtureGroups
+        experimentId={experiment.id}
+        groups={waiting.groups.map((g) => ({
+          tool: g.tool,
+          cacheKey: g.cacheKey,
+          args: g.args,
+          prefillText: g.prefill ? (JSON.stringify(g.prefill.output, null, 2) ?? "") : "",
+          members: g.members,
+        }))}
+        ungrouped={waiting.ungrouped}
+        supply={supplyGroupFixtureAction}
+      />
       <ExperimentSummary summary={summary} />
       <ExperimentResultTable results={experiment.results} />
+      <ExperimentCoveragePanel
+        experimentId={id}
+        coverage={await getExperimentCoverage(principal, { experimentId: id }, prisma)}
+      />
     </>
   );
 }

@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
+import { CoveragePanel } from "@/components/replays/CoveragePanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
 import { ReplayProgress } from "@/components/replays/ReplayProgress";
@@ -9,10 +11,12 @@ import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
+import { getReplayCoverage } from "@/lib/server/coverage";
 import { getReplay, isTerminal } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
+import { replayCounterfactual } from "@/lib/server/counterfactual";
 
 export const dynamic = "force-dynamic";
 
@@ -24,6 +28,7 @@ export default async function ReplayPage({ params }: Props) {
   const { id } = await params;
   const { principal, prisma } = await pageContext();
   const view = await orNotFound(getReplay(principal, { replayId: id }, prisma));
+  const counterfactual = await replayCounterfactual(principal, { replayId: id }, prisma);
   const { replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (
@@ -75,6 +80,11 @@ export default async function ReplayPage({ params }: Props) {
           ({replay.error.code}): {replay.error.message}
         </Notice>
       ) : null}
+      <TrialSetLink trialSet={counterfactual?.trialSet ?? null} />
+      {replay.status !== "running" ? (
+        <ForkNotice fork={counterfactual?.fork ?? null} modelPolicy={replay.policySnapshot.model} />
+      ) : null}
+      <VerdictList verdicts={counterfactual?.verdicts ?? []} />
       {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? (
         <PendingCallPanel replayId={replay.id} pending={view.pending} />
       ) : null}
@@ -97,6 +107,10 @@ export default async function ReplayPage({ params }: Props) {
         </div>
         <EvidencePanel view={view} />
       </div>
+      <CoveragePanel
+        coverage={await getReplayCoverage(principal, { replayId: id }, prisma)}
+        csvHref={`/api/replays/${encodeURIComponent(id)}/coverage.csv`}
+      />
     </>
   );
 }

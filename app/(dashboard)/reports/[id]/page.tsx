@@ -1,12 +1,14 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { ReportLifecycle } from "@/components/reports/ReportLifecycle";
 import { ReportView } from "@/components/reports/ReportView";
 import { SharePanel } from "@/components/reports/SharePanel";
+import { Badge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { getReport, getReportPage } from "@/lib/server/reports";
 import { formatDateTime } from "@/lib/format";
-import { createShareAction, revokeShareAction } from "../actions";
+import { createShareAction, deleteReportAction, publishReportAction, revokeShareAction } from "../actions";
 import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
@@ -32,9 +34,11 @@ export default async function ReportPage({ params }: Props) {
         title={report.title}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
+            {report.status === "draft" ? <Badge tone="warn">draft</Badge> : <Badge tone="good">published</Badge>}
             <span>
               Created {formatDateTime(report.createdAt)}
               {report.createdBy ? ` by ${report.createdBy}` : ""}
+              {report.publishedAt ? `, published ${formatDateTime(new Date(report.publishedAt))}` : ""}
             </span>
             <span className="text-slate-400">·</span>
             {liveReplayId ? (
@@ -59,19 +63,33 @@ export default async function ReportPage({ params }: Props) {
       />
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
         <ReportView report={report} />
-        <div className="lg:sticky lg:top-4 lg:self-start">
-          <SharePanel
+        <div className="space-y-4 lg:sticky lg:top-4 lg:self-start">
+          <ReportLifecycle
             reportId={report.id}
-            shares={shares.map((s) => ({
-              id: s.id,
-              createdAt: s.createdAt.toISOString(),
-              expiresAt: s.expiresAt?.toISOString() ?? null,
-              revokedAt: s.revokedAt?.toISOString() ?? null,
-              state: s.state,
-            }))}
-            createShare={createShareAction}
-            revokeShare={revokeShareAction}
+            status={report.status}
+            hasFinding={report.sections.finding.trim() !== ""}
+            activeShares={shares.filter((s) => s.state === "active").length}
+            publish={publishReportAction}
+            remove={deleteReportAction}
           />
+          {report.status === "published" ? (
+            <SharePanel
+              reportId={report.id}
+              shares={shares.map((s) => ({
+                id: s.id,
+                createdAt: s.createdAt.toISOString(),
+                expiresAt: s.expiresAt?.toISOString() ?? null,
+                revokedAt: s.revokedAt?.toISOString() ?? null,
+                state: s.state,
+              }))}
+              createShare={createShareAction}
+              revokeShare={revokeShareAction}
+            />
+          ) : (
+            <p className="rounded-lg border border-slate-200 bg-white p-4 text-sm text-slate-600">
+              Share links are for published reports, so that a reader never sees a report change under them.
+            </p>
+          )}
         </div>
       </div>
     </>

@@ -1,15 +1,15 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { ReportForm, type PairChoice } from "@/components/reports/ReportForm";
+import { ReportForm } from "@/components/reports/ReportForm";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { notFoundAsNull, pageContext } from "@/lib/http/page";
 import { getReplay, isTerminal, listReplays } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
-import { pairTitle } from "@/lib/reports/export";
-import { sessionLabelOf, suggestValidityFor } from "@/lib/reports/snapshot";
+import { sessionLabelOf } from "@/lib/reports/snapshot";
 import { createReportAction } from "../actions";
+import { reportFormProps } from "../form-props";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New report" };
@@ -70,7 +70,7 @@ export default async function NewReportPage({ searchParams }: Props) {
       <>
         <PageHeader
           title="New report"
-          subtitle="An RCA report is an immutable snapshot of one replay's comparison, its policy and your findings."
+          subtitle="An RCA report is a snapshot of one replay's comparison, its policy and your findings: a draft until you publish it."
         />
         <ReplayPicker />
       </>
@@ -117,13 +117,6 @@ export default async function NewReportPage({ searchParams }: Props) {
       </>
     );
   }
-  const { comparison, evidence } = view;
-  const pairs: PairChoice[] = comparison.pairs.map((p) => ({
-    id: p.id,
-    type: p.type,
-    label: pairTitle(p).replace(/^\w+: /, ""),
-  }));
-  const fd = comparison.firstDivergence;
   return (
     <>
       <PageHeader
@@ -142,27 +135,8 @@ export default async function NewReportPage({ searchParams }: Props) {
         }
       />
       <ReportForm
-        replayId={view.replay.id}
-        defaultTitle={`RCA: ${label}`.slice(0, 200)}
-        policy={{
-          document: view.replay.policySnapshot,
-          hash: view.replay.policyHash,
-          versionLabel: view.replay.policyVersion
-            ? `${view.replay.policyVersion.policyName} v${view.replay.policyVersion.version}`
-            : "ad-hoc policy (not a saved version)",
-        }}
-        evidence={{
-          strength: evidence.strength,
-          comparability: view.replay.comparability,
-          stepsBySource: evidence.stepsBySource,
-          fixtureCount: view.fixtures.length,
-          liveCallCount: evidence.liveCalls.length,
-          firstDivergence: fd ? `First divergence at pair ${fd.pairIndex}: ${fd.summary}` : null,
-        }}
-        pairs={pairs}
-        firstDivergenceId={fd?.id ?? null}
-        suggestion={suggestValidityFor(view)}
-        createReport={createReportAction}
+        {...reportFormProps(view, `RCA: ${label}`.slice(0, 200))}
+        save={{ kind: "create", action: createReportAction }}
       />
     </>
   );

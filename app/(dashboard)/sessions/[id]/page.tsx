@@ -1,6 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { buildConversation } from "@/components/sessions/conversation";
+import { SessionView } from "@/components/sessions/SessionView";
+import { parseSessionView } from "@/components/sessions/views";
 import { SessionTimeline } from "@/components/sessions/SessionTimeline";
+import { buildWaterfall } from "@/components/sessions/waterfall";
 import { sessionLabel } from "@/components/sessions/SessionTable";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
@@ -13,7 +17,7 @@ import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ id: string }> };
+type Props = { params: Promise<{ id: string }>; searchParams?: Promise<{ view?: string; q?: string }> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
@@ -22,8 +26,12 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: session ? sessionLabel(session) : "Session not found" };
 }
 
-export default async function SessionPage({ params }: Props) {
-  const { id } = await params;
+export default async function SessionPage({ params, searchParams }: Props) {
+  const [{ id }, query] = await Promise.all([
+    params,
+    searchParams ?? Promise.resolve({} as { view?: string; q?: string }),
+  ]);
+  const initialView = parseSessionView(query.view);
   const { principal, prisma } = await pageContext();
   const session = await orNotFound(getSession(principal, { sessionId: id }, prisma));
   const events = session.events.map(toSessionEvent);
@@ -71,7 +79,13 @@ export default async function SessionPage({ params }: Props) {
           It was imported without steps; re-import it with its events.
         </EmptyState>
       ) : (
-        <SessionTimeline events={events} />
+        <SessionView
+          chat={buildConversation(events)}
+          waterfall={buildWaterfall(events)}
+          timeline={<SessionTimeline events={events} />}
+          initialView={initialView}
+          initialQuery={typeof query.q === "string" ? query.q.slice(0, 200) : ""}
+        />
       )}
     </>
   );

@@ -4,11 +4,13 @@ import { CompareView } from "@/components/compare/CompareView";
 import { FinalOutputDiff } from "@/components/compare/FinalOutputDiff";
 import { MetricsTable } from "@/components/compare/MetricsTable";
 import { finalText, packRows, parseCompareState, toRows } from "@/components/compare/rows";
+import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
+import { replayCounterfactual } from "@/lib/server/counterfactual";
 import { getReplayComparison, isTerminal } from "@/lib/server/replays";
 import { buttonClass } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
@@ -23,6 +25,7 @@ export default async function ComparePage({ params, searchParams }: Props) {
   // Rows and the first divergence only: a pair's full events are fetched when it is selected.
   const { principal, prisma } = await pageContext();
   const view = await orNotFound(getReplayComparison(principal, { replayId: id }, prisma));
+  const counterfactual = await replayCounterfactual(principal, { replayId: id }, prisma);
   const { comparison, replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (
@@ -58,11 +61,20 @@ export default async function ComparePage({ params, searchParams }: Props) {
           </>
         }
       />
+      <TrialSetLink trialSet={counterfactual?.trialSet ?? null} />
+      <ForkNotice fork={counterfactual?.fork ?? null} modelPolicy={replay.policySnapshot.model} />
+      <VerdictList verdicts={counterfactual?.verdicts ?? []} />
       {comparison.firstDivergence ? (
         <Notice tone="warning" className="mb-4" testId="first-divergence">
           First divergence at pair {comparison.firstDivergence.pairIndex} (base step{" "}
           {comparison.firstDivergence.baseSeq ?? "—"}, branch step {comparison.firstDivergence.branchSeq ?? "—"}):{" "}
           {comparison.firstDivergence.summary}
+        </Notice>
+      ) : comparison.metrics.not_reached > 0 ? (
+        <Notice tone="info" className="mb-4" testId="first-divergence">
+          Every step the branch ran equals the base run; it ended ({replay.status.replaceAll("_", " ")}) before the last{" "}
+          {comparison.metrics.not_reached} base {comparison.metrics.not_reached === 1 ? "step" : "steps"}, shown as not
+          reached.
         </Notice>
       ) : (
         <Notice tone="success" className="mb-4" testId="first-divergence">

@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
 import { editTargets } from "@/components/replays/edit-values";
-import { StartReplayForm, type PolicyChoice } from "@/components/replays/StartReplayForm";
+import { FORK_LIVE_CHOICE, StartReplayForm, type PolicyChoice } from "@/components/replays/StartReplayForm";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { toSessionEvent } from "@/lib/db";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { RECOMMENDED_RCA_POLICY, toolLevelPreset, type Policy } from "@/lib/replay";
+import { counterfactualFormOptions } from "@/lib/server/counterfactual";
 import { policyVersionsForAgent } from "@/lib/server/policies";
 import { replayPolicyWarnings } from "@/lib/server/replays";
 import { getSession } from "@/lib/server/sessions";
@@ -13,6 +14,9 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replay a session" };
 
 type Props = { params: Promise<{ id: string }> };
+
+/** The recommended default with the model forked live at the first changed input. */
+const FORK_LIVE: Policy = { ...RECOMMENDED_RCA_POLICY, model: "recorded-until-divergence" };
 
 const RECORDED_ONLY: Policy = {
   model: "recorded-only",
@@ -26,9 +30,13 @@ export default async function StartReplayPage({ params }: Props) {
   const session = await orNotFound(getSession(principal, { sessionId: id }, prisma));
   const versions = await policyVersionsForAgent(principal, { agentId: session.agentId }, prisma);
   // The seeds' caveats for this session's adapter and capabilities, per choice, shown before anything runs.
+  const counterfactual = await counterfactualFormOptions(principal, {}, prisma);
   const warnings = await replayPolicyWarnings(
     principal,
-    { sessionId: session.id, documents: [RECOMMENDED_RCA_POLICY, RECORDED_ONLY, ...versions.map((v) => v.document)] },
+    {
+      sessionId: session.id,
+      documents: [RECOMMENDED_RCA_POLICY, RECORDED_ONLY, FORK_LIVE, ...versions.map((v) => v.document)],
+    },
     prisma,
   );
   const choices: PolicyChoice[] = [
@@ -44,11 +52,25 @@ export default async function StartReplayPage({ params }: Props) {
       policy: RECORDED_ONLY,
       warnings: warnings[1] ?? [],
     },
+    // Offered only with a model endpoint to run on; the form says why when there is none.
+    ...(counterfactual.modelEndpoints.length > 0
+      ? [
+          {
+            value: FORK_LIVE_CHOICE,
+            label: "Fork-live (recorded model until an input changes, then live; pause for a fixture on a miss)",
+            policy: FORK_LIVE,
+            warnings: warnings[2] ?? [],
+          },
+        ]
+      : []),
     ...versions.map((v, k) => ({
       value: `version:${v.id}`,
       label: `${v.policy.name} v${v.version} (${v.hash.slice(0, 10)})`,
       versionId: v.id,
-      warnings: warnings[k + 2] ?? [],
+      ...(typeof (v.document as { model?: unknown }).model === "string"
+        ? { model: (v.document as { model: string }).model }
+        : {}),
+      warnings: warnings[k + 3] ?? [],
     })),
   ];
   const label = session.title ?? session.externalId ?? session.id;
@@ -66,6 +88,7 @@ export default async function StartReplayPage({ params }: Props) {
         sessionId={session.id}
         choices={choices}
         targets={editTargets(session.events.map(toSessionEvent))}
+        counterfactual={counterfactual}
       />
     </>
   );

@@ -1,0 +1,10 @@
+import { apiRoute } from "@/lib/http/api";
+import { getReplayCoverage } from "@/lib/server/coverage";
+
+export const dynamic = "force-dynamic";
+
+/** Policy coverage of the branch: per tool, calls by source, misses by reason, recordings never used. */
+export const GET = apiRoute<{ id: string }>(async ({ prisma, params, principal }) => {
+  const coverage = await getReplayCoverage(principal, { replayId: params.id }, prisma);
+  return Response.json({ coverage });
+});

@@ -1,0 +1,9 @@
+import { apiRoute } from "@/lib/http/api";
+import { publishReport } from "@/lib/server/reports";
+
+export const dynamic = "force-dynamic";
+
+/** POST /api/v1/reports/:id/publish → `{ report }`, now immutable and shareable. 400 without a Finding, 409 when already published. */
+export const POST = apiRoute<{ id: string }>(async ({ prisma, params, principal }) => {
+  return Response.json({ report: await publishReport(principal, { reportId: params.id }, prisma) });
+});

@@ -1,0 +1,52 @@
+import { deepEqual } from "@/lib/replay";
+
+/**
+ * Under a recorded model policy a model step whose input changed (an edited
+ * tool result upstream) still gets the recorded output: it did not "change",
+ * only what it was sent did. Views say so instead of a plain "changed".
+ */
+export const INPUT_ONLY_LABEL = "input changed, output recorded";
+
+/** A branch step whose model input differs from the record while its output was copied. */
+export function isInputOnlyStep(step: { kind: string; source?: string; inputDrift?: readonly string[] }): boolean {
+  return step.kind === "model_call" && step.source === "recorded" && (step.inputDrift?.length ?? 0) > 0;
+}
+
+/** A compared pair that differs only in the model's input: same model output, copied from the record. */
+export function isInputOnlyPair(pair: {
+  type: string;
+  base?: { kind: string; output: unknown };
+  branch?: { kind: string; output: unknown; source?: string };
+}): boolean {
+  return (
+    pair.type === "changed" &&
+    pair.branch?.kind === "model_call" &&
+    pair.branch.source === "recorded" &&
+    pair.base !== undefined &&
+    deepEqual(pair.base.output, pair.branch.output)
+  );
+}
+
+export type VerdictOutcome = "pass" | "fail" | "check_error";
+
+export function outcomeWord(outcome: VerdictOutcome | null | undefined): string {
+  return outcome === "pass"
+    ? "passed"
+    : outcome === "fail"
+      ? "failed"
+      : outcome === "check_error"
+        ? "could not be checked"
+        : "not checked yet";
+}
+
+/** A divergence rate as a colour from white (0) to deep amber (1), for the trials strip. */
+export function divergenceColour(rate: number): string {
+  const r = Math.max(0, Math.min(1, rate));
+  // slate-100 (241,245,249) → amber-600 (217,119,6)
+  const mix = (a: number, b: number) => Math.round(a + (b - a) * r);
+  return `rgb(${mix(241, 217)}, ${mix(245, 119)}, ${mix(249, 6)})`;
+}
+
+export function percent(x: number | null): string {
+  return x === null ? "—" : `${Math.round(x * 1000) / 10}%`;
+}

@@ -1,0 +1,158 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState, useTransition } from "react";
+import { JsonBlock } from "@/components/ui/JsonBlock";
+import type { ActionResult } from "@/lib/http/action";
+
+export interface FixtureGroupView {
+  tool: string;
+  cacheKey: string;
+  args: unknown;
+  prefillText: string;
+  members: { replayId: string; session: { id: string; label: string } }[];
+}
+
+type Supply = (input: {
+  experimentId: string;
+  tool: string;
+  cacheKey: string;
+  output: unknown;
+  note: string;
+}) => Promise<
+  ActionResult<{ supplied: { replayId: string; status: string | null; error: { message: string } | null }[] }>
+>;
+
+function GroupForm({ experimentId, group, supply }: { experimentId: string; group: FixtureGroupView; supply: Supply }) {
+  const router = useRouter();
+  const [output, setOutput] = useState(group.prefillText);
+  const [note, setNote] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [pending, startTransition] = useTransition();
+  const n = group.members.length;
+  const id = `group-${group.cacheKey.slice(0, 12)}`;
+
+  const submit = () =>
+    startTransition(async () => {
+      setError(null);
+      setDone(null);
+      let value: unknown;
+      try {
+        value = JSON.parse(output);
+      } catch {
+        return setError("The output is not valid JSON (write a string in double quotes).");
+      }
+      const result = await supply({ experimentId, tool: group.tool, cacheKey: group.cacheKey, output: value, note });
+      if (!result.ok) return setError(result.error.message);
+      const failed = result.data.supplied.filter((s) => s.error);
+      setDone(
+        `Supplied to ${result.data.supplied.length - failed.length} of ${result.data.supplied.length} replays.` +
+          (failed.length > 0 ? ` Not supplied: ${failed.map((f) => f.error?.message).join(" ")}` : ""),
+      );
+      router.refresh();
+    });
+
+  return (
+    <li className="rounded-lg border border-amber-300 bg-white p-4" data-testid="fixture-group">
+      <h3 className="text-sm font-semibold text-slate-900">
+        {n === 1 ? "1 replay waits" : `${n} replays wait`} for <code className="font-mono">{group.tool}</code>
+      </h3>
+      <p className="mt-1 text-xs text-slate-600">
+        {n === 1 ? "" : "Same tool, same arguments: one fixture answers all of them. "}
+        {group.members.map((m, i) => (
+          <span key={m.replayId}>
+            {i > 0 ? ", " : ""}
+            <Link href={`/replays/${m.replayId}`} className="text-indigo-700 hover:underline">
+              {m.session.label}
+            </Link>
+          </span>
+        ))}
+      </p>
+      <div className="mt-2 text-xs text-slate-500">Arguments</div>
+      <JsonBlock value={group.args} />
+      <form
+        className="mt-3 space-y-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit();
+        }}
+      >
+        <label htmlFor={`${id}-output`} className="block text-xs font-medium text-slate-700">
+          Output (JSON)
+        </label>
+        <textarea
+          id={`${id}-output`}
+          value={output}
+          onChange={(e) => setOutput(e.target.value)}
+          rows={3}
+          className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-sm"
+        />
+        <label htmlFor={`${id}-note`} className="block text-xs font-medium text-slate-700">
+          Note (where the value comes from)
+        </label>
+        <input
+          id={`${id}-note`}
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
+          className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
+        />
+        {error ? (
+          <p role="alert" className="text-sm text-rose-700">
+            {error}
+          </p>
+        ) : null}
+        {done ? <p className="text-sm text-emerald-700">{done}</p> : null}
+        <button
+          type="submit"
+          disabled={pending}
+          className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-50"
+        >
+          {pending ? "Supplying…" : `Supply to all ${n} replay${n === 1 ? "" : "s"}`}
+        </button>
+      </form>
+    </li>
+  );
+}
+
+/** The calls an experiment's paused members wait on, one form per call. */
+export function FixtureGroups({
+  experimentId,
+  groups,
+  ungrouped,
+  supply,
+}: {
+  experimentId: string;
+  groups: FixtureGroupView[];
+  ungrouped: { replayId: string; session: { label: string } }[];
+  supply: Supply;
+}) {
+  if (groups.length === 0 && ungrouped.length === 0) return null;
+  return (
+    <section aria-labelledby="fixture-groups-heading" className="mb-6">
+      <h2 id="fixture-groups-heading" className="mb-2 text-sm font-semibold text-slate-900">
+        Waiting for fixtures
+      </h2>
+      <ul className="space-y-3">
+        {groups.map((g) => (
+          <GroupForm key={`${g.tool}:${g.cacheKey}`} experimentId={experimentId} group={g} supply={supply} />
+        ))}
+      </ul>
+      {ungrouped.length > 0 ? (
+        <p className="mt-2 text-xs text-slate-600">
+          Without a cache key, these wait on calls that cannot be matched to others; supply each on its replay&apos;s
+          page:{" "}
+          {ungrouped.map((m, i) => (
+            <span key={m.replayId}>
+              {i > 0 ? ", " : ""}
+              <Link href={`/replays/${m.replayId}`} className="text-indigo-700 hover:underline">
+                {m.session.label}
+              </Link>
+            </span>
+          ))}
+        </p>
+      ) : null}
+    </section>
+  );
+}

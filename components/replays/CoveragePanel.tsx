@@ -1,0 +1,198 @@
+import { Badge } from "@/components/ui/Badge";
+import { DataTable } from "@/components/ui/DataTable";
+import { previewText } from "@/lib/format";
+import { COVERAGE_SOURCES, type Coverage, type CoverageSource, type MissReason } from "@/lib/replay";
+
+const SOURCE_LABEL: Record<CoverageSource, string> = {
+  recorded: "recorded",
+  static: "static",
+  fixture: "fixture",
+  live: "live",
+  llm: "simulated",
+  error_result: "error result",
+  blocked: "blocked",
+};
+
+const SOURCE_TONE = {
+  recorded: "good",
+  static: "info",
+  fixture: "info",
+  live: "warn",
+  llm: "warn",
+  error_result: "bad",
+  blocked: "bad",
+} as const;
+
+const REASON_LABEL: Record<MissReason, string> = {
+  no_cache_key: "arguments cannot be matched",
+  occurrences_used_up: "recorded answers used up",
+  recording_incomplete: "recording never finished",
+  no_recorded_call: "no recorded call with these arguments",
+  no_completed_match_in_scope: "no completed match in history",
+  no_static_case_matched: "no static case matched",
+  no_fixture: "no fixture",
+};
+
+/**
+ * What the policy covered: per tool, which source answered the calls, the
+ * misses by reason (closest recorded call, differing argument paths) and the
+ * recorded calls the branch never used. Closed until opened.
+ */
+export function CoveragePanel({
+  coverage,
+  csvHref,
+  title = "Policy coverage",
+  summary,
+}: {
+  coverage: Coverage;
+  csvHref: string;
+  title?: string;
+  summary?: string;
+}) {
+  const calls = coverage.tools.reduce((n, t) => n + t.calls, 0);
+  const misses = coverage.tools.reduce((n, t) => n + t.misses.reduce((m, g) => m + g.count, 0), 0);
+  const unused = coverage.tools.reduce((n, t) => n + t.unused.length, 0);
+  const multi = coverage.tools.some((t) => t.unused.some((u) => u.sessionId !== undefined));
+  return (
+    <details className="group mt-6 rounded-lg border border-slate-200 bg-white" data-testid="coverage-panel">
+      <summary className="flex cursor-pointer flex-wrap items-center gap-x-3 gap-y-1 px-5 py-3 select-none">
+        <span className="text-base font-semibold text-slate-900">{title}</span>
+        <span className="text-sm text-slate-600">
+          {summary ? `${summary} · ` : ""}
+          {calls} tool call{calls === 1 ? "" : "s"} · {misses} miss{misses === 1 ? "" : "es"} · {unused} recorded call
+          {unused === 1 ? "" : "s"} never used
+        </span>
+        <span className="ml-auto text-xs text-slate-500 group-open:hidden">Show</span>
+        <span className="ml-auto hidden text-xs text-slate-500 group-open:inline">Hide</span>
+      </summary>
+      <div className="space-y-5 border-t border-slate-100 px-5 py-4">
+        <div className="flex justify-end">
+          <a
+            href={csvHref}
+            download
+            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50"
+          >
+            Download CSV
+          </a>
+        </div>
+        {coverage.tools.length === 0 ? (
+          <p className="text-sm text-slate-600">Neither the base run nor the branch called a tool.</p>
+        ) : (
+          <DataTable
+            label="Calls by source per tool"
+            columns={[
+              "Tool",
+              { label: "Calls", align: "right" },
+              "Answered by",
+              { label: "Misses", align: "right" },
+              { label: "Never used", align: "right" },
+            ]}
+          >
+            {coverage.tools.map((t) => (
+              <tr key={t.tool}>
+                <td className="px-3 py-2 font-mono text-xs break-all text-slate-900">{t.tool}</td>
+                <td className="px-3 py-2 text-right tabular-nums">{t.calls}</td>
+                <td className="px-3 py-2">
+                  <span className="flex flex-wrap gap-1">
+                    {COVERAGE_SOURCES.filter((s) => t.bySource[s] > 0).map((s) => (
+                      <Badge key={s} tone={SOURCE_TONE[s]}>
+                        {SOURCE_LABEL[s]} {t.bySource[s]}
+                      </Badge>
+                    ))}
+                    {t.edited > 0 ? <Badge>edited {t.edited}</Badge> : null}
+                    {t.calls === 0 ? <span className="text-slate-400">not called</span> : null}
+                  </span>
+                </td>
+                <td className="px-3 py-2 text-right tabular-nums">{t.misses.reduce((m, g) => m + g.count, 0)}</td>
+                <td className="px-3 py-2 text-right tabular-nums">{t.unused.length}</td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+        {coverage.tools.some((t) => t.misses.length > 0) ? (
+          <div>
+            <h3 className="mb-2 text-sm font-semibold text-slate-900">Misses by reason</h3>
+            <DataTable
+              label="Misses by reason"
+              columns={["Tool", "Reason", { label: "Count", align: "right" }, "Closest recorded call", "Differs at"]}
+            >
+              {coverage.tools.flatMap((t) =>
+                t.misses.map((m) => (
+                  <tr key={`${t.tool}:${m.reason}`}>
+                    <td className="px-3 py-2 font-mono text-xs break-all">{t.tool}</td>
+                    <td className="px-3 py-2">
+                      {REASON_LABEL[m.reason] ?? m.reason}
+                      {m.pending ? (
+                        <>
+                          {" "}
+                          <Badge tone="warn">waiting</Badge>
+                        </>
+                      ) : null}
+                      {m.steps.length > 0 ? (
+                        <div className="text-xs text-slate-500">
+                          step{m.steps.length === 1 ? "" : "s"} {m.steps.join(", ")}
+                        </div>
+                      ) : null}
+                    </td>
+                    <td className="px-3 py-2 text-right tabular-nums">{m.count}</td>
+                    <td className="px-3 py-2 text-xs">
+                      {m.closest ? (
+                        <>
+                          <span className="text-slate-500">seq {m.closest.seq}</span>{" "}
+                          <code className="break-all">{previewText(m.closest.args, 100)}</code>
+                        </>
+                      ) : (
+                        <span className="text-slate-400">none recorded</span>
+                      )}
+                    </td>
+                    <td className="px-3 py-2 font-mono text-xs break-all">
+                      {m.differingPaths.length > 0 ? m.differingPaths.join(", ") : "—"}
+                    </td>
+                  </tr>
+                )),
+              )}
+            </DataTable>
+          </div>
+        ) : null}
+        {unused > 0 ? (
+          <div>
+            <h3 className="mb-2 text-sm font-semibold text-slate-900">Recorded calls never used</h3>
+            <DataTable
+              label="Recorded calls never used"
+              columns={["Tool", ...(multi ? ["Session"] : []), { label: "Seq", align: "right" }, "Arguments"]}
+            >
+              {coverage.tools.flatMap((t) =>
+                t.unused.map((u) => (
+                  <tr key={`${t.tool}:${u.replayId ?? ""}:${u.seq}`}>
+                    <td className="px-3 py-2 font-mono text-xs break-all">{t.tool}</td>
+                    {multi ? (
+                      <td className="px-3 py-2 font-mono text-xs">
+                        {u.replayId ? (
+                          <a className="text-indigo-700 hover:underline" href={`/replays/${u.replayId}`}>
+                            {u.sessionId}
+                          </a>
+                        ) : (
+                          u.sessionId
+                        )}
+                      </td>
+                    ) : null}
+                    <td className="px-3 py-2 text-right tabular-nums">{u.seq}</td>
+                    <td className="px-3 py-2 text-xs">
+                      <code className="break-all">{previewText(u.args, 160)}</code>
+                      {u.status !== "completed" ? (
+                        <>
+                          {" "}
+                          <Badge tone="warn">{u.status}</Badge>
+                        </>
+                      ) : null}
+                    </td>
+                  </tr>
+                )),
+              )}
+            </DataTable>
+          </div>
+        ) : null}
+      </div>
+    </details>
+  );
+}

@@ -1,0 +1,126 @@
+import type { Page } from "@playwright/test";
+import { refundAgentScript, startScriptedModel, type ScriptedModel } from "../scripts/scripted-model";
+import { expect, test } from "./fixtures";
+
+const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
+
+// A scripted OpenAI-compatible model on 127.0.0.1 stands in for the provider: it refuses a refund for an
+// order the lookup says was returned, and refunds otherwise.
+let model: ScriptedModel;
+test.beforeAll(async () => {
+  model = await startScriptedModel({ script: refundAgentScript() });
+});
+test.afterAll(async () => {
+  await model.close();
+});
+
+async function openReplayForm(page: Page) {
+  await page.goto("/sessions?q=refund");
+  await page
+    .getByTestId("session-row")
+    .filter({ hasText: "Refund for cracked pour-over set" })
+    .getByRole("link")
+    .first()
+    .click();
+  await page.getByRole("link", { name: "Replay this session" }).click();
+  await expect(page.getByRole("heading", { name: "Replay this session" })).toBeVisible();
+}
+
+/** Edit the recorded lookup_order result: the order was returned, not merely delivered. */
+async function editLookupToReturned(page: Page) {
+  await page.getByRole("button", { name: "Add an edit" }).click();
+  await page.getByLabel("Edit 1 operation").selectOption("replace_tool_result");
+  await page.getByLabel("Edit 1 step").selectOption({ label: "1 · lookup_order" });
+  const editor = page.getByTestId("monaco-edit-1.json").locator(".monaco-editor");
+  await expect(editor).toContainText("CER-POUR-02");
+  // Replace the whole recorded result: the order was returned.
+  await editor.click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText('{"order_id": "4821", "status": "returned"}');
+  // The editor closed the brace it saw opened: drop whatever follows the inserted text.
+  await page.keyboard.press("Control+Shift+End");
+  await page.keyboard.press("Delete");
+  await expect(editor).toContainText('"returned"');
+}
+
+test("edit a tool result, replay fork-live, and read the fork and 'base failed → branch passed'", async ({
+  page,
+  request,
+}) => {
+  // Without a model endpoint, the form says plainly why edits cannot change what the agent does.
+  await openReplayForm(page);
+  await page.getByRole("button", { name: "Add an edit" }).click();
+  const advice = page.getByTestId("fork-live-advice");
+  await expect(advice).toContainText("Edits cannot change what the agent does without a live model");
+  await expect(advice.getByRole("link", { name: /executor settings/ })).toHaveAttribute("href", "/settings/executors");
+
+  // Configure the scripted model and allow its host.
+  await page.goto("/settings/executors");
+  await page.getByRole("textbox", { name: "Host", exact: true }).fill(model.host);
+  await page.getByRole("button", { name: "Allow host" }).click();
+  await expect(page.getByTestId("allowed-hosts")).toContainText(model.host);
+  const modelForm = page.getByRole("form", { name: "Add a model endpoint" });
+  await modelForm.locator('input[name="name"]').fill("scripted");
+  await modelForm.locator('input[name="baseUrl"]').fill(model.baseUrl);
+  await modelForm.locator('input[name="model"]').fill("gpt-4.1-2025-04-14");
+  await modelForm.getByRole("button", { name: "Save model endpoint" }).click();
+  await expect(page.getByRole("cell", { name: "scripted", exact: true })).toBeVisible();
+
+  // A saved outcome check: the agent must not refund an order that was already returned.
+  const created = await request.post("/api/v1/checks", {
+    headers: AUTH,
+    data: { name: "No refund for a returned order", definition: { kind: "tool_not_called", tool: "refund_payment" } },
+  });
+  expect(created.status()).toBe(201);
+
+  // With an endpoint, the first edit switches the form to fork-live.
+  await openReplayForm(page);
+  await editLookupToReturned(page);
+  await expect(page.locator('select[name="policy"]')).toHaveValue("preset:fork-live");
+  await expect(page.getByTestId("fork-live-advice")).toHaveCount(0);
+  await page.getByLabel("No refund for a returned order").check();
+  await page.getByRole("button", { name: "Run replay" }).click();
+
+  await expect(page).toHaveURL(/\/replays\/[^/]+$/);
+  await expect(page.getByTestId("fork-point")).toContainText("the model ran live from branch step 3");
+  await page.getByRole("link", { name: "Compare with base" }).click();
+  await expect(page).toHaveURL(/\/compare/);
+  await expect(page.getByTestId("fork-point")).toContainText("the model ran live from branch step 3 (base step 3)");
+  await expect(page.getByTestId("verdict-text")).toContainText("base failed → branch passed");
+  await expect(page.getByTestId("verdict")).toContainText("No refund for a returned order");
+  await expect(page.getByTestId("compare-row").filter({ hasText: "[live]" }).first()).toBeVisible();
+  await page.screenshot({ path: "test-results/counterfactual-compare.png", fullPage: true });
+
+  // Under the recorded policy the same edit cannot change the answer, and the form says why before it runs.
+  await openReplayForm(page);
+  await page.locator('select[name="policy"]').selectOption("preset:recommended");
+  await editLookupToReturned(page);
+  await expect(page.getByTestId("fork-live-advice")).toContainText(
+    "your edits change what the model is sent but not what the agent does next",
+  );
+  await page.getByLabel("No refund for a returned order").check();
+  await page.getByRole("button", { name: "Run replay" }).click();
+  await expect(page).toHaveURL(/\/replays\/[^/]+$/);
+  await expect(page.getByTestId("verdict-text")).toContainText("base failed → branch failed");
+  await expect(page.getByTestId("replay-step").nth(3)).toContainText("input changed, output recorded");
+  await expect(page.getByTestId("fork-point")).toHaveCount(0);
+});
+
+test("repeated trials: pass rate with its interval and the divergence strip", async ({ page }) => {
+  await openReplayForm(page);
+  await editLookupToReturned(page);
+  await expect(page.locator('select[name="policy"]')).toHaveValue("preset:fork-live");
+  await page.getByLabel("No refund for a returned order").check();
+  await page.getByLabel("Trials").fill("10");
+  await page.getByRole("button", { name: "Run replay" }).click();
+  await expect(page).toHaveURL(/\/trials\/[^/]+$/);
+  await expect(page.getByTestId("trials-progress")).toHaveCount(0, { timeout: 60_000 });
+  await expect(page.getByTestId("pass-rate")).toHaveText("10 of 10 passed (100%)");
+  await expect(page.getByTestId("pass-interval")).toContainText("95% interval (Wilson): 72.2% – 100%");
+  await expect(page.getByTestId("pass-interval")).toContainText("The base run failed these checks.");
+  await expect(page.getByTestId("strip-cell").nth(2)).toHaveAttribute("data-rate", "0");
+  await expect(page.getByTestId("strip-cell").nth(3)).toHaveAttribute("data-rate", "1");
+  await expect(page.getByTestId("first-divergence-distribution")).toContainText("10 of 10");
+  await expect(page.getByTestId("trial-row")).toHaveCount(10);
+  await page.screenshot({ path: "test-results/counterfactual-trials.png", fullPage: true });
+});
