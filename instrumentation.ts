@@ -5,6 +5,9 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
+    // TRACE/TRACK/CONNECT would make Next's proxy adapter throw (a 500): answer 405 before Next.
+    const [{ installMethodGuard }, http] = await Promise.all([import("@/lib/http/methods"), import("node:http")]);
+    installMethodGuard(http.Server);
     const { openAtStartup } = await import("@/lib/db/startup-hook");
     await openAtStartup();
     // The job queue (and, on the embedded database, its workers) starts with the server, so work left queued resumes.

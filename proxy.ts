@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { errorBody, type AppErrorCode } from "@/lib/errors";
 import { checkHost } from "@/lib/http/host";
+import { METHODS } from "@/lib/http/methods";
 
 /**
  * Runs before every request (Node runtime). Refuses what no route should
@@ -9,8 +10,6 @@ import { checkHost } from "@/lib/http/host";
  * path that is not valid percent-encoding (`%ff` used to give a 500 on 14
  * routes). Authentication gating can sit beside the host check here.
  */
-
-const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 function refuse(status: number, code: AppErrorCode, message: string, headers: Record<string, string> = {}) {
   return NextResponse.json(errorBody(code, message), { status, headers });
