@@ -289,6 +289,15 @@ export function parseJudgeAnswer(
   return { ok: true, verdict: value.verdict, reason };
 }
 
+/**
+ * Whether a run passed its outcome checks: every verdict a pass (true), some a fail (false), or no verdict
+ * at all — no checks, or one that could not be evaluated (null: unknown is never counted as a pass).
+ */
+export function runPassed(verdicts: readonly Pick<CheckVerdict, "outcome">[] | null | undefined): boolean | null {
+  if (!verdicts || verdicts.length === 0 || verdicts.some((v) => v.outcome === "check_error")) return null;
+  return verdicts.every((v) => v.outcome === "pass");
+}
+
 /** How a check's result moved from the base run to the branch, in words: "base failed → branch passed". */
 export function verdictChange(base: CheckOutcome | null, branch: CheckOutcome | null): string {
   const word = (o: CheckOutcome | null) =>
