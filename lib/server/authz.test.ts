@@ -84,6 +84,7 @@ const NOT_OPERATIONS = new Set([
   "replays.isTerminal",
   "experiment-fixtures.groupPausedMembers",
   "investigations.presentInvestigation",
+  "investigations.blameLiveBudget",
 ]);
 
 const MODULES: Record<string, Record<string, unknown>> = {

@@ -5,7 +5,7 @@ import { loadDemoData } from "@/lib/db/startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import type { Db } from "@/lib/db";
 import { AppError, parseInput } from "@/lib/errors";
-import { toolLevelPreset, type Policy } from "@/lib/replay";
+import { toolLevelPreset, wilsonInterval, type Policy } from "@/lib/replay";
 import * as experiments from "./experiments";
 import { localAdmin } from "./principal";
 import * as replays from "./replays";
@@ -151,8 +151,8 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
       checks: ["short", "never books a flight twice"],
       judged: n,
       unjudged: 0,
-      base: expect.objectContaining({ successes: 0, n, rate: 0 }),
-      branch: expect.objectContaining({ successes: n, n, rate: 1 }),
+      base: wilsonInterval(0, n),
+      branch: wilsonInterval(n, n),
       fixed: n,
       broke: 0,
       stillPassing: 0,

@@ -185,6 +185,13 @@ describe("investigations against a scripted model over HTTP", () => {
     expect(saved.edits).toEqual([returned]);
   });
 
+  it("without a model endpoint a blame search is refused before anything is stored", async () => {
+    const before = await db.prisma.investigation.count();
+    const refused = await refusal(create({ kind: "blame", sessionId, checks: [NOT_REFUNDED] }));
+    expect([refused.code, refused.issues[0]?.path]).toEqual(["executor_missing", "modelEndpoint"]);
+    expect(await db.prisma.investigation.count()).toBe(before);
+  });
+
   it("a cancel before it runs stops it; a cancel of an unknown one is not found", async () => {
     await useModel(neverRefunds);
     const created = await create({ kind: "blame", sessionId, checks: [NOT_REFUNDED], trials: 1 });

@@ -38,7 +38,7 @@ import {
   type SessionEvent,
 } from "@/lib/replay";
 import { authorize } from "./authz";
-import { CheckRef, judgeFor, MAX_CHECKS_PER_REPLAY, resolveChecks } from "./counterfactual";
+import { CheckRef, judgeFor, MAX_CHECKS_PER_REPLAY, resolveChecks, resolveModelEndpoint } from "./counterfactual";
 import type { Principal } from "./principal";
 import { startReplay } from "./replays";
 
@@ -122,7 +122,8 @@ export interface MinimizeProbeRecord {
   replayIds: string[];
 }
 
-const liveBudget = (modelSteps: number) => Math.min(2 * modelSteps + 10, 200);
+/** Live model calls one blame probe's trial may make (its policy's maxLiveCalls): enough for the agent to go on. */
+export const blameLiveBudget = (modelSteps: number) => Math.min(2 * modelSteps + 10, 200);
 
 function bounded(estimate: InvestigationEstimate, path: string): InvestigationEstimate {
   if (estimate.replays > MAX_INVESTIGATION_REPLAYS)
@@ -173,9 +174,16 @@ export async function createInvestigation(principal: Principal, input: StartInve
       if (!version) throw notFound("policy version", input.policyVersionId, "policyVersionId");
       template = Policy.parse(version.document);
     }
-    const perTrial = liveBudget(modelSteps.length);
+    const perTrial = blameLiveBudget(modelSteps.length);
     const policy: Policy = { ...template, model: "recorded-until-divergence", maxLiveCalls: perTrial };
     delete policy.liveFromModelStep;
+    const endpoint = await resolveModelEndpoint(prisma, input.modelEndpoint, modelSteps[0]?.name);
+    if (!endpoint)
+      throw new AppError(
+        "executor_missing",
+        "A blame search runs the model live, and no model endpoint serves it (Settings → Executors): configure one, or name one.",
+        [{ path: "modelEndpoint", message: "no model endpoint" }],
+      );
     const checks = await resolveChecks(prisma, input.checks);
     await baseFailure(prisma, base, checks);
     const probes = blameProbeBound(modelSteps.length);
@@ -193,7 +201,7 @@ export async function createInvestigation(principal: Principal, input: StartInve
       checks: input.checks,
       trials: input.trials,
       share: input.share,
-      modelEndpoint: input.modelEndpoint ?? null,
+      modelEndpoint: endpoint.name,
       policy,
       modelSteps,
     };
@@ -239,7 +247,7 @@ export async function createInvestigation(principal: Principal, input: StartInve
   const perTrial =
     policy.model === "recorded-only" || policy.model === "blocked"
       ? 0
-      : (policy.maxLiveCalls ?? policy.maxSteps ?? liveBudget(view.base.length));
+      : (policy.maxLiveCalls ?? policy.maxSteps ?? blameLiveBudget(view.base.length));
   const n = edits.length;
   const probes = (n * n + 3 * n) / 2;
   const estimate = bounded(

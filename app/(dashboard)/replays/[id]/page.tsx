@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
+import { MinimizeButton } from "@/components/investigations/MinimizeButton";
 import { CoveragePanel } from "@/components/replays/CoveragePanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
@@ -55,6 +56,7 @@ export default async function ReplayPage({ params }: Props) {
                 Compare with base
               </Link>
             ) : null}
+            {replay.edits.length >= 2 && isTerminal(replay.status) ? <MinimizeButton replayId={replay.id} /> : null}
             <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
           </>
         }

@@ -61,9 +61,14 @@ export default async function SessionPage({ params, searchParams }: Props) {
           </span>
         }
         actions={
-          <Link href={`/sessions/${session.id}/replay`} className={buttonClass()}>
-            Replay this session
-          </Link>
+          <>
+            <Link href={`/sessions/${session.id}/investigate`} className={buttonClass({ variant: "secondary" })}>
+              Investigate
+            </Link>
+            <Link href={`/sessions/${session.id}/replay`} className={buttonClass()}>
+              Replay this session
+            </Link>
+          </>
         }
       />
       <dl className="mb-6 grid grid-cols-2 gap-px overflow-hidden rounded-lg border border-slate-200 bg-slate-200 sm:grid-cols-4 lg:grid-cols-8">
