@@ -33,3 +33,4 @@ export * from "./checks";
 export * from "./trials";
 export * from "./coverage";
 export * from "./investigate";
+export * from "./stale";

@@ -24,6 +24,9 @@ import {
 import { getPolicyVersionById } from "@/lib/db/policies";
 import { isTerminal, loadReplayView } from "@/lib/db/replays";
 import { sessionContext, sessionEvents } from "@/lib/db/sessions";
+import { knownTools } from "@/lib/db/history";
+import { toolEndpointFor } from "@/lib/db/executors";
+import { toolExecutor } from "@/lib/executors/live";
 import { AppError, notFound } from "@/lib/errors";
 import {
   blameProbeBound,
@@ -31,6 +34,8 @@ import {
   evaluateChecks,
   minimizeEdits,
   NamedCheck,
+  parseVolatilePath,
+  staleDiff,
   Policy,
   runPassed,
   searchBlame,
@@ -68,6 +73,20 @@ export const StartInvestigationInput = z.discriminatedUnion("kind", [
     ...Common,
   }),
   z.strictObject({
+    kind: z.literal("stale"),
+    sessionId: z.string().min(1, "Choose a session."),
+    /** Paths whose differences do not count (timestamps, request ids): `$.updated_at`, `items[*].price`. */
+    volatile: z
+      .array(
+        z
+          .string()
+          .max(500)
+          .refine((p) => parseVolatilePath(p) !== null, "Write a path like $.updated_at or items[*].price."),
+      )
+      .max(50)
+      .default([]),
+  }),
+  z.strictObject({
     kind: z.literal("minimize"),
     /** The branch whose edits fixed the run; its policy, edits and (unless given) checks are used. */
     replayId: z.string().min(1, "Choose the branch whose edits to minimise."),
@@ -89,6 +108,29 @@ export interface InvestigationEstimate {
   replays: number;
   maxLiveCallsPerTrial: number;
   maxLiveCalls: number;
+  /** Stale check: the live tool calls it makes (one per distinct recorded call of a read-only tool). */
+  liveToolCalls?: number;
+}
+
+/** A recorded call the stale check calls again. */
+interface StaleTarget {
+  seq: number;
+  tool: string;
+  callId: string;
+  args: unknown;
+  cacheKey: string | null;
+  output: unknown;
+  error: unknown;
+}
+
+export interface StaleRecord {
+  seq: number;
+  tool: string;
+  /** stale: the live answer differs; fresh: it does not; unchecked: the tool could not be reached. */
+  state: "stale" | "fresh" | "unchecked";
+  paths: string[];
+  ignored: string[];
+  reason?: string;
 }
 
 interface Params {
@@ -101,6 +143,10 @@ interface Params {
   modelSteps?: { seq: number; name: string }[];
   /** minimize: the branch's edits. */
   edits?: Edit[];
+  /** stale: the recorded calls to check, and the volatile paths. */
+  targets?: StaleTarget[];
+  volatile?: string[];
+  skipped?: { tool: string; reason: string }[];
 }
 
 export interface BlameProbeRecord {
@@ -217,6 +263,8 @@ export async function createInvestigation(principal: Principal, input: StartInve
     );
   }
 
+  if (input.kind === "stale") return createStaleCheck(principal, input, prisma);
+
   const view = await loadReplayView(prisma, input.replayId);
   if (!view) throw notFound("replay", input.replayId, "replayId");
   const edits = view.replay.edits;
@@ -280,6 +328,116 @@ export async function createInvestigation(principal: Principal, input: StartInve
   );
 }
 
+/** Executor refusals and transport failures: the tool was not reached, so nothing is known about its answer. */
+const UNREACHED = /^(NoToolEndpoint|BadToolEndpoint|HostNotAllowed|Tool_)/;
+
+async function createStaleCheck(
+  principal: Principal,
+  input: Extract<StartInvestigationInput, { kind: "stale" }>,
+  prisma: Db,
+) {
+  const session = await sessionContext(prisma, input.sessionId);
+  if (!session) throw notFound("session", input.sessionId, "sessionId");
+  const base = await sessionEvents(prisma, input.sessionId);
+  const sideEffects = new Map((await knownTools(prisma, session.agentId)).map((t) => [t.name, t.sideEffect]));
+  const recorded = base.filter((e) => e.kind === "tool_call" && e.status === "completed");
+  const skipped: { tool: string; reason: string }[] = [];
+  const eligible = new Set<string>();
+  for (const tool of new Set(recorded.map((e) => e.name))) {
+    const effect = sideEffects.get(tool) ?? "unknown";
+    if (effect !== "read" && effect !== "none")
+      skipped.push({ tool, reason: `not declared read-only (${effect}); calling it again could change something` });
+    else if (!(await toolEndpointFor(prisma, tool)))
+      skipped.push({ tool, reason: "no live endpoint (Settings → Executors)" });
+    else eligible.add(tool);
+  }
+  const seen = new Set<string>();
+  const targets: StaleTarget[] = [];
+  for (const e of recorded) {
+    if (!eligible.has(e.name)) continue;
+    const input = (e.input ?? {}) as { callId?: string; args?: unknown };
+    const key = `${e.name}\u0000${e.cacheKey ?? JSON.stringify(input.args ?? null)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    targets.push({
+      seq: e.seq,
+      tool: e.name,
+      callId: input.callId ?? `stale-${e.seq}`,
+      args: input.args ?? {},
+      cacheKey: e.cacheKey,
+      output: e.output,
+      error: e.error ?? null,
+    });
+  }
+  if (targets.length === 0)
+    throw new AppError(
+      "invalid_input",
+      recorded.length === 0
+        ? "The session has no completed tool call to check."
+        : `No recorded call can be checked: ${skipped.map((k) => `${k.tool} has ${k.reason}`).join("; ")}.`,
+      [{ path: "sessionId", message: "no read-only tool with an endpoint" }],
+    );
+  const params: Params = {
+    checks: [],
+    trials: 1,
+    share: 1,
+    modelEndpoint: null,
+    policy: { model: "recorded-only", drift: "continue_to_terminal", tools: BLAME_TOOLS },
+    targets,
+    volatile: input.volatile,
+    skipped,
+  };
+  const estimate: InvestigationEstimate = {
+    probes: targets.length,
+    trials: 1,
+    replays: 0,
+    maxLiveCallsPerTrial: 0,
+    maxLiveCalls: 0,
+    liveToolCalls: targets.length,
+  };
+  return presentInvestigation(
+    await insertInvestigation(prisma, {
+      kind: "stale",
+      sessionId: input.sessionId,
+      replayId: null,
+      params,
+      estimate,
+      createdBy: principal.name,
+    }),
+  );
+}
+
+/** Calls each target's tool again with its recorded arguments and compares; a cancel stops between calls. */
+async function runStaleCheck(params: Params, prisma: Db, records: StaleRecord[], save: () => Promise<boolean>) {
+  const volatile = (params.volatile ?? []).map((p) => parseVolatilePath(p)!).filter(Boolean);
+  const call = toolExecutor(prisma);
+  for (const t of params.targets ?? []) {
+    if (await save()) return "cancelled" as const;
+    const answer = await call({ tool: t.tool, callId: t.callId, args: t.args, cacheKey: t.cacheKey, step: t.seq });
+    if (answer.error && UNREACHED.test(answer.error.type)) {
+      records.push({
+        seq: t.seq,
+        tool: t.tool,
+        state: "unchecked",
+        paths: [],
+        ignored: [],
+        reason: answer.error.message,
+      });
+      continue;
+    }
+    const verdict = staleDiff({ output: t.output, error: t.error }, answer, volatile);
+    records.push({
+      seq: t.seq,
+      tool: t.tool,
+      state: verdict.stale ? "stale" : "fresh",
+      paths: verdict.paths,
+      ignored: verdict.ignored,
+    });
+  }
+  await save();
+  return "completed" as const;
+}
+
 /**
  * Runs a queued investigation to its end (the background work; a job runner's unit). Runs once: a second call
  * does nothing. Each probe is `trials` replays started as the investigation's author; probes are stored as they
@@ -292,7 +450,7 @@ export async function runInvestigation(principal: Principal, input: Investigatio
   if (!(await claimInvestigation(prisma, row.id))) return;
   const params = row.params as Params;
   let cancelled = false;
-  const records: (BlameProbeRecord | MinimizeProbeRecord)[] = [];
+  const records: (BlameProbeRecord | MinimizeProbeRecord | StaleRecord)[] = [];
   const save = async () => {
     cancelled = (await saveInvestigationProgress(prisma, row.id, records)) || cancelled;
   };
@@ -318,6 +476,25 @@ export async function runInvestigation(principal: Principal, input: Investigatio
   };
 
   try {
+    if (row.kind === "stale") {
+      const staleRecords = records as StaleRecord[];
+      const end = await runStaleCheck(params, prisma, staleRecords, async () => {
+        await save();
+        return cancelled;
+      });
+      const count = (state: StaleRecord["state"]) => staleRecords.filter((r) => r.state === state).length;
+      await finishInvestigation(prisma, row.id, {
+        status: end,
+        probes: staleRecords,
+        result: {
+          kind: end === "cancelled" ? "cancelled" : "checked",
+          stale: count("stale"),
+          fresh: count("fresh"),
+          unchecked: count("unchecked"),
+        },
+      });
+      return;
+    }
     if (row.kind === "blame") {
       const modelSteps = params.modelSteps ?? [];
       const ids = new Map<number, string[]>();
@@ -438,10 +615,10 @@ export async function listSessionInvestigations(
 export function presentInvestigation(row: InvestigationRow) {
   const params = row.params as Params;
   const estimate = row.estimate as InvestigationEstimate;
-  const probes = (row.probes ?? []) as (BlameProbeRecord | MinimizeProbeRecord)[];
+  const probes = (row.probes ?? []) as (BlameProbeRecord | MinimizeProbeRecord | StaleRecord)[];
   return {
     id: row.id,
-    kind: row.kind as "blame" | "minimize",
+    kind: row.kind as "blame" | "minimize" | "stale",
     status: row.status,
     sessionId: row.sessionId,
     replayId: row.replayId,
@@ -453,6 +630,7 @@ export function presentInvestigation(row: InvestigationRow) {
       policy: params.policy,
       ...(params.edits ? { edits: params.edits } : {}),
       ...(params.modelSteps ? { modelSteps: params.modelSteps } : {}),
+      ...(params.volatile ? { volatile: params.volatile, skipped: params.skipped ?? [] } : {}),
     },
     estimate,
     progress: { probes: probes.length, of: estimate.probes },
