@@ -24,7 +24,11 @@ export function InvestigationList({ investigations }: { investigations: readonly
             <li key={i.id} className="flex flex-wrap items-center gap-2">
               <StatusBadge status={i.status} />
               <Link href={`/investigations/${i.id}`} className="font-medium text-indigo-700 hover:underline">
-                {i.kind === "blame" ? "Deciding step" : "Smallest fixing change"}
+                {i.kind === "blame"
+                  ? "Deciding step"
+                  : i.kind === "stale"
+                    ? "Stale recordings"
+                    : "Smallest fixing change"}
               </Link>
               <span className="text-slate-600">
                 {resultInWords(i.kind, i.result)} · {i.createdBy ?? "unknown"} ·{" "}

@@ -4,7 +4,12 @@ import { Card } from "@/components/ui/Card";
 import { DataTable } from "@/components/ui/DataTable";
 import { Notice } from "@/components/ui/Notice";
 import type { Edit } from "@/lib/replay";
-import type { BlameProbeRecord, InvestigationView as View, MinimizeProbeRecord } from "@/lib/server/investigations";
+import type {
+  BlameProbeRecord,
+  InvestigationView as View,
+  MinimizeProbeRecord,
+  StaleRecord,
+} from "@/lib/server/investigations";
 
 type BaseStep = { seq: number; name: string; kind: string };
 
@@ -116,7 +121,63 @@ function TrialLinks({ ids }: { ids: readonly string[] }) {
   );
 }
 
-/** A blame search's or a minimisation's bound, result and probes. */
+const STATE_TONE = { stale: "bad", fresh: "good", unchecked: "neutral" } as const;
+const STATE_WORD = { stale: "stale", fresh: "same", unchecked: "not reached" } as const;
+
+/** A stale check: each recorded call checked, where its answer changed, and the tools left alone. */
+function StaleView({ investigation }: { investigation: View }) {
+  const records = investigation.probes as StaleRecord[];
+  const r = investigation.result as { kind: string; stale: number; fresh: number; unchecked: number } | null;
+  const skipped = investigation.params.skipped ?? [];
+  return (
+    <>
+      {r?.kind === "checked" ? (
+        <Notice tone={r.stale > 0 ? "warning" : "success"} className="mb-6">
+          <p data-testid="investigation-result">
+            {r.stale === 0
+              ? `Every recording checked is still what its tool answers (${r.fresh} checked).`
+              : `${r.stale} of ${records.length} recordings are stale: the tool answers differently today. Replays that used them say so.`}
+            {r.unchecked > 0 ? ` ${r.unchecked} could not be checked (the tool was not reached).` : ""}
+          </p>
+        </Notice>
+      ) : (
+        <ResultNotice investigation={investigation} baseSteps={[]} />
+      )}
+      <p className="mb-4 text-sm text-slate-700" data-testid="investigation-bound">
+        {investigation.estimate.liveToolCalls ?? 0} live tool calls, one per distinct recorded call.
+        {investigation.params.volatile && investigation.params.volatile.length > 0
+          ? ` Ignored: ${investigation.params.volatile.join(", ")}.`
+          : ""}
+      </p>
+      <Card title="Recordings" padded={false}>
+        {records.length === 0 ? (
+          <p className="p-4 text-sm text-slate-600">No recording has been checked yet.</p>
+        ) : (
+          <DataTable frame={false} label="Recordings" columns={["Step", "Tool", "Today", "Differs at", "Ignored"]}>
+            {records.map((rec) => (
+              <tr key={rec.seq} data-testid="stale-row">
+                <td className="px-3 py-2 tabular-nums">{rec.seq}</td>
+                <td className="px-3 py-2 font-mono text-xs">{rec.tool}</td>
+                <td className="px-3 py-2">
+                  <Badge tone={STATE_TONE[rec.state]}>{STATE_WORD[rec.state]}</Badge>
+                </td>
+                <td className="px-3 py-2 font-mono text-xs">{rec.reason ?? (rec.paths.join(", ") || "—")}</td>
+                <td className="px-3 py-2 font-mono text-xs text-slate-600">{rec.ignored.join(", ") || "—"}</td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </Card>
+      {skipped.length > 0 ? (
+        <p className="mt-4 text-sm text-slate-600" data-testid="stale-skipped">
+          Not called: {skipped.map((k) => `${k.tool} (${k.reason})`).join("; ")}.
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** A blame search's, a minimisation's or a stale check's bound, result and probes. */
 export function InvestigationView({
   investigation,
   baseSteps,
@@ -124,6 +185,7 @@ export function InvestigationView({
   investigation: View;
   baseSteps: readonly BaseStep[];
 }) {
+  if (investigation.kind === "stale") return <StaleView investigation={investigation} />;
   const { estimate, params } = investigation;
   return (
     <>

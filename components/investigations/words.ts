@@ -11,6 +11,10 @@ export function resultInWords(kind: string, result: unknown): string {
       return `${r.kept?.length ?? 0} edit${r.kept?.length === 1 ? "" : "s"} needed`;
     case "not_fixing":
       return "the edits together do not fix it";
+    case "checked": {
+      const c = result as { stale: number; fresh: number; unchecked: number };
+      return `${c.stale} stale, ${c.fresh} still the same${c.unchecked > 0 ? `, ${c.unchecked} not reached` : ""}`;
+    }
     case "cancelled":
       return "cancelled";
     default:

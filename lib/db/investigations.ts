@@ -121,3 +121,12 @@ export async function replayOutcomes(client: DbClient, ids: readonly string[]) {
   });
   return rows.map((r) => ({ id: r.id, status: r.status, verdicts: (r.verdicts ?? null) as StoredVerdicts | null }));
 }
+
+/** The newest finished stale check of a session, if any. */
+export async function latestStaleCheck(client: DbClient, sessionId: string) {
+  return client.investigation.findFirst({
+    where: { sessionId, kind: "stale", status: "completed" },
+    orderBy: [{ finishedAt: "desc" }, { id: "desc" }],
+    select: { id: true, probes: true, finishedAt: true },
+  });
+}

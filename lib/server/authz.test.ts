@@ -42,6 +42,7 @@ const OPERATIONS: Record<string, Permission> = {
   "investigations.cancelInvestigation": "investigations.run",
   "investigations.getInvestigation": "investigations.read",
   "investigations.listSessionInvestigations": "investigations.read",
+  "investigations.staleRecordingsUsed": "replays.read",
   "policies.createPolicy": "policies.write",
   "policies.savePolicyVersion": "policies.write",
   "policies.savePolicyByName": "policies.write",

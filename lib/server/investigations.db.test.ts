@@ -18,6 +18,7 @@ import {
   createInvestigation,
   getInvestigation,
   runInvestigation,
+  staleRecordingsUsed,
   StartInvestigationInput,
 } from "./investigations";
 import { localAdmin } from "./principal";
@@ -250,6 +251,17 @@ describe("investigations against a scripted model over HTTP", () => {
       ]);
       // Only the read-only tool was called, with its recorded arguments.
       expect(calls.map((c) => c.tool)).toEqual(["lookup_order"]);
+
+      // A branch that answers from that recording says it rests on a stale answer.
+      const branch = await startReplay(
+        analyst,
+        parseInput(StartReplayInput, { sessionId, policy: RECOMMENDED_RCA_POLICY }),
+        db.prisma,
+      );
+      expect(await staleRecordingsUsed(analyst, { replayId: branch.id }, db.prisma)).toMatchObject({
+        investigationId: created.id,
+        used: [{ seq: lookup.seq, baseSeq: lookup.seq, tool: "lookup_order", paths: ["status"] }],
+      });
 
       const refused = await refusal(create({ kind: "stale", sessionId, volatile: ["a..b"] }));
       expect(refused.issues[0]?.path).toBe("volatile[0]");

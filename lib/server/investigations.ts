@@ -15,6 +15,7 @@ import {
   findInvestigation,
   finishInvestigation,
   insertInvestigation,
+  latestStaleCheck,
   listInvestigationsOfSession,
   replayOutcomes,
   requestInvestigationCancel,
@@ -644,3 +645,25 @@ export function presentInvestigation(row: InvestigationRow) {
   };
 }
 export type InvestigationView = ReturnType<typeof presentInvestigation>;
+
+/**
+ * The recordings a branch used that its session's newest stale check found changed: the branch's evidence
+ * rests on answers the tools no longer give.
+ */
+export async function staleRecordingsUsed(principal: Principal, input: { replayId: string }, prisma: Db) {
+  authorize(principal, "replays.read");
+  const view = await loadReplayView(prisma, input.replayId);
+  if (!view) throw notFound("replay", input.replayId);
+  const check = await latestStaleCheck(prisma, view.replay.sessionId);
+  if (!check) return null;
+  const stale = new Map(
+    ((check.probes ?? []) as unknown as StaleRecord[]).filter((r) => r.state === "stale").map((r) => [r.seq, r]),
+  );
+  const used = view.steps.flatMap((step) => {
+    const record = step.kind === "tool_call" && step.baseSeq !== null ? stale.get(step.baseSeq) : undefined;
+    return record && step.source === "recorded"
+      ? [{ seq: step.seq, baseSeq: record.seq, tool: record.tool, paths: record.paths }]
+      : [];
+  });
+  return { investigationId: check.id, checkedAt: check.finishedAt?.toISOString() ?? null, used };
+}

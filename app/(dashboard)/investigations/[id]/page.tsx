@@ -36,7 +36,13 @@ export default async function InvestigationPage({ params }: Props) {
           { href: `/sessions/${session.id}`, label },
           { href: `/sessions/${session.id}/investigate`, label: "Investigate" },
         ]}
-        title={investigation.kind === "blame" ? "Which step decided the failure" : "The smallest fixing change"}
+        title={
+          investigation.kind === "blame"
+            ? "Which step decided the failure"
+            : investigation.kind === "stale"
+              ? "Are the recordings stale?"
+              : "The smallest fixing change"
+        }
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
             <StatusBadge status={investigation.status} />

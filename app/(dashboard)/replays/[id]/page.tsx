@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
 import { MinimizeButton } from "@/components/investigations/MinimizeButton";
+import { StaleUsedNotice } from "@/components/investigations/StaleUsedNotice";
+import { staleRecordingsUsed } from "@/lib/server/investigations";
 import { CoveragePanel } from "@/components/replays/CoveragePanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
@@ -70,6 +72,7 @@ export default async function ReplayPage({ params }: Props) {
           {replay.error.code}): {replay.error.message}
         </Notice>
       ) : null}
+      <StaleUsedNotice stale={await staleRecordingsUsed(principal, { replayId: id }, prisma)} />
       <TrialSetLink trialSet={counterfactual?.trialSet ?? null} />
       {replay.status !== "running" ? (
         <ForkNotice fork={counterfactual?.fork ?? null} modelPolicy={replay.policySnapshot.model} />

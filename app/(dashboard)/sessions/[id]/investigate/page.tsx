@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { BlameForm } from "@/components/investigations/BlameForm";
 import { InvestigationList } from "@/components/investigations/InvestigationList";
+import { StaleForm } from "@/components/investigations/StaleForm";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { blameProbeBound } from "@/lib/replay";
@@ -55,7 +56,10 @@ export default async function InvestigatePage({ params }: Props) {
             modelEndpoints={modelEndpoints}
           />
         )}
-        <InvestigationList investigations={past} />
+        <div className="space-y-6">
+          <StaleForm sessionId={session.id} />
+          <InvestigationList investigations={past} />
+        </div>
       </div>
     </>
   );
