@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures";
-import { AUTH, openReplayForm, REFUND_SESSION } from "./replay-form";
+import { AUTH, openReplayForm, REFUND_SESSION, refundSessionId } from "./replay-form";
 
 const RECORDED = {
   model: "recorded-only",
@@ -26,6 +26,10 @@ test("replay a session with an edit, supply a fixture when it pauses, and compar
   await editor.getByText("4821").dblclick();
   await page.keyboard.insertText("4822");
   await expect(editor).toContainText("4822");
+  // A recorded model: with a model endpoint configured (the counterfactual spec adds one), an edit proposes fork-live.
+  const policy = page.getByLabel(/The rules the branch runs under/);
+  await policy.selectOption("preset:recommended");
+  await expect(policy).toHaveValue("preset:recommended");
   await page.getByRole("button", { name: "Run replay" }).click();
 
   // The branch pauses at the changed call and says why history missed.
@@ -74,10 +78,7 @@ test("replay a session with an edit, supply a fixture when it pauses, and compar
 });
 
 test("API: start, pause, fixture, comparison, and clear errors", async ({ request }) => {
-  const sessions = (await (await request.get("/api/v1/sessions?q=refund", { headers: AUTH })).json()) as {
-    sessions: { id: string }[];
-  };
-  const sessionId = sessions.sessions[0]!.id;
+  const sessionId = await refundSessionId(request);
 
   expect((await request.post("/api/v1/replays", { data: { sessionId, policy: RECORDED } })).status()).toBe(401);
 
