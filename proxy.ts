@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { errorBody, type AppErrorCode } from "@/lib/errors";
+import { PATH_HEADER } from "@/lib/http/detail-routes";
 import { checkHost } from "@/lib/http/host";
 import { METHODS } from "@/lib/http/methods";
 
@@ -29,5 +30,8 @@ export function proxy(request: NextRequest) {
   } catch {
     return refuse(400, "invalid_input", "The path has a malformed percent-escape (such as %ff); encode it as UTF-8.");
   }
-  return NextResponse.next();
+  // The dashboard layout reads the path to answer an unknown id with a real 404 (lib/http/detail-routes.ts).
+  const headers = new Headers(request.headers);
+  headers.set(PATH_HEADER, path);
+  return NextResponse.next({ request: { headers } });
 }

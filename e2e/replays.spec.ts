@@ -1,6 +1,6 @@
 import { expect, test } from "./fixtures";
+import { AUTH, openReplayForm, REFUND_SESSION, refundSessionId } from "./replay-form";
 
-const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
 const RECORDED = {
   model: "recorded-only",
   drift: "continue_to_terminal",
@@ -12,19 +12,10 @@ const PAUSE = {
   tools: { default: { type: "history", scope: "baseline", on_miss: "pause" } },
 };
 
-// Broken by this session's merges, not yet fixed (see the closing note); re-enable once fixed.
-test.fixme("replay a session with an edit, supply a fixture when it pauses, and compare with the base run", async ({
+test("replay a session with an edit, supply a fixture when it pauses, and compare with the base run", async ({
   page,
 }) => {
-  await page.goto("/sessions?q=refund");
-  await page
-    .getByTestId("session-row")
-    .filter({ hasText: "Refund for cracked pour-over set" })
-    .getByRole("link")
-    .first()
-    .click();
-  await page.getByRole("link", { name: "Replay this session" }).click();
-  await expect(page.getByRole("heading", { name: "Replay this session" })).toBeVisible();
+  await openReplayForm(page);
 
   // Counterfactual: look up another order, so the recorded history has no answer.
   await page.getByRole("button", { name: "Add an edit" }).click();
@@ -35,6 +26,10 @@ test.fixme("replay a session with an edit, supply a fixture when it pauses, and 
   await editor.getByText("4821").dblclick();
   await page.keyboard.insertText("4822");
   await expect(editor).toContainText("4822");
+  // A recorded model: with a model endpoint configured (the counterfactual spec adds one), an edit proposes fork-live.
+  const policy = page.getByLabel(/The rules the branch runs under/);
+  await policy.selectOption("preset:recommended");
+  await expect(policy).toHaveValue("preset:recommended");
   await page.getByRole("button", { name: "Run replay" }).click();
 
   // The branch pauses at the changed call and says why history missed.
@@ -79,14 +74,11 @@ test.fixme("replay a session with an edit, supply a fixture when it pauses, and 
   );
 
   await page.goto("/replays");
-  await expect(page.getByTestId("replay-row").first()).toContainText("Refund for cracked pour-over set");
+  await expect(page.getByTestId("replay-row").first()).toContainText(REFUND_SESSION);
 });
 
 test("API: start, pause, fixture, comparison, and clear errors", async ({ request }) => {
-  const sessions = (await (await request.get("/api/v1/sessions?q=refund", { headers: AUTH })).json()) as {
-    sessions: { id: string }[];
-  };
-  const sessionId = sessions.sessions[0]!.id;
+  const sessionId = await refundSessionId(request);
 
   expect((await request.post("/api/v1/replays", { data: { sessionId, policy: RECORDED } })).status()).toBe(401);
 
@@ -187,8 +179,10 @@ test("executor settings: an allow-list entry and a tool endpoint, with clear err
   await expect(page.getByText("not set on the server")).toBeVisible();
 });
 
-// Broken by this session's merges, not yet fixed (see the closing note); re-enable once fixed.
-test.fixme("an unknown replay id is not found", async ({ page }) => {
-  const response = await page.goto("/replays/does-not-exist");
-  expect(response?.status()).toBe(404);
+test("an unknown replay id is not found", async ({ page }) => {
+  for (const path of ["/replays/does-not-exist", "/replays/does-not-exist/compare"]) {
+    const response = await page.goto(path);
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "Replay not found" })).toBeVisible();
+  }
 });

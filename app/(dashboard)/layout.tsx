@@ -1,21 +1,9 @@
 import type { ReactNode } from "react";
-import { AppNav } from "@/components/ui/AppNav";
-import { KeyboardShortcuts } from "@/components/ui/KeyboardShortcuts";
+import { DashboardShell } from "@/components/ui/DashboardShell";
+import { notFoundUnlessRecordExists } from "@/lib/http/page";
 
-export default function DashboardLayout({ children }: { children: ReactNode }) {
-  return (
-    <div className="flex min-h-screen flex-col">
-      <a
-        href="#main"
-        className="sr-only rounded bg-white px-3 py-2 text-sm focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50"
-      >
-        Skip to content
-      </a>
-      <AppNav />
-      <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6">
-        {children}
-      </main>
-      <KeyboardShortcuts />
-    </div>
-  );
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  // Before the page's loading skeleton starts the response: an unknown id is a 404, not a 200.
+  await notFoundUnlessRecordExists();
+  return <DashboardShell>{children}</DashboardShell>;
 }

@@ -12,6 +12,7 @@ import {
   BranchLogEntry,
   compareRuns,
   Policy,
+  plainPolicy,
   type Edit,
   type Evidence,
   type FixtureEntry,
@@ -438,9 +439,8 @@ async function loadReplayMeta(client: DbClient, replayId: string): Promise<Repla
     client.fixture.findMany({ where: { replayId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
     client.replayLogEntry.findMany({ where: { replayId, type: "approval" }, orderBy: { idx: "asc" } }),
   ]);
-  // Parsed override maps have no prototype (a tool may be named "__proto__"); pages hand this to client
-  // components, which accept plain objects only, so it travels as plain JSON (own keys kept).
-  const policy = JSON.parse(JSON.stringify(Policy.parse(row.policySnapshot))) as Policy;
+  // Pages hand the replay to client components: its policy travels as plain JSON.
+  const policy = plainPolicy(Policy.parse(row.policySnapshot));
   const edits = (row.edits ?? []) as Edit[];
   const evidenceStored = row.evidence as Partial<Evidence> | null;
   const evidence =
