@@ -96,4 +96,7 @@ test("from a failing session, a blame search shows its cost, runs its probes and
   expect(missing.status()).toBe(404);
   const bad = await request.post("/api/v1/investigations", { headers: AUTH, data: { kind: "blame" } });
   expect(bad.status()).toBe(400);
+  const unknown = await page.goto("/investigations/no-such-id");
+  expect(unknown?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Investigation not found" })).toBeVisible();
 });

@@ -10,6 +10,7 @@ const WORDS: Record<RecordKind | "page", { title: string; href: string; back: st
   report: { title: "Report not found", href: "/reports", back: "All reports" },
   experiment: { title: "Experiment not found", href: "/experiments", back: "All experiments" },
   trials: { title: "Trials not found", href: "/replays", back: "All replays" },
+  investigation: { title: "Investigation not found", href: "/sessions", back: "All sessions" },
   page: { title: "Page not found", href: "/", back: "Home" },
 };
 

@@ -2,7 +2,7 @@
 import type { DbClient } from "./client";
 
 /** What a detail page (`/sessions/<id>`, `/replays/<id>`…) shows. */
-export type RecordKind = "session" | "replay" | "policy" | "report" | "experiment" | "trials";
+export type RecordKind = "session" | "replay" | "policy" | "report" | "experiment" | "trials" | "investigation";
 
 export async function recordExists(client: DbClient, kind: RecordKind, id: string): Promise<boolean> {
   const where = { id };
@@ -19,5 +19,7 @@ export async function recordExists(client: DbClient, kind: RecordKind, id: strin
       return (await client.experiment.count({ where })) > 0;
     case "trials":
       return (await client.replay.count({ where: { trialSetId: id } })) > 0;
+    case "investigation":
+      return (await client.investigation.count({ where })) > 0;
   }
 }

@@ -5,6 +5,8 @@ describe("detail pages and the record each shows", () => {
   it.each([
     ["/sessions/abc", { kind: "session", id: "abc" }],
     ["/sessions/abc/replay", { kind: "session", id: "abc" }],
+    ["/sessions/abc/investigate", { kind: "session", id: "abc" }],
+    ["/investigations/i1", { kind: "investigation", id: "i1" }],
     ["/replays/r1", { kind: "replay", id: "r1" }],
     ["/replays/r1/compare", { kind: "replay", id: "r1" }],
     ["/policies/p1/versions", { kind: "policy", id: "p1" }],

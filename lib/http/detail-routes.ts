@@ -14,12 +14,13 @@ export type { RecordKind };
 export const PATH_HEADER = "x-branchpoint-path";
 
 const ROUTES: readonly [RegExp, RecordKind][] = [
-  [/^\/sessions\/([^/]+)(?:\/replay)?\/?$/, "session"],
+  [/^\/sessions\/([^/]+)(?:\/replay|\/investigate)?\/?$/, "session"],
   [/^\/replays\/([^/]+)(?:\/compare)?\/?$/, "replay"],
   [/^\/policies\/([^/]+)(?:\/versions)?\/?$/, "policy"],
   [/^\/reports\/([^/]+)(?:\/edit)?\/?$/, "report"],
   [/^\/experiments\/([^/]+)\/?$/, "experiment"],
   [/^\/trials\/([^/]+)\/?$/, "trials"],
+  [/^\/investigations\/([^/]+)\/?$/, "investigation"],
 ];
 
 /** Pages that sit where an id would (`/reports/new`): not records. */

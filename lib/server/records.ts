@@ -11,6 +11,7 @@ const READ: Record<RecordKind, Permission> = {
   report: "reports.read",
   experiment: "experiments.read",
   trials: "replays.read",
+  investigation: "investigations.read",
 };
 
 export async function recordFound(
