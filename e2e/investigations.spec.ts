@@ -60,6 +60,7 @@ test("from a failing session, a blame search shows its cost, runs its probes and
   );
   const endpointSelect = form.getByLabel("Model endpoint");
   if ((await endpointSelect.count()) > 0) await endpointSelect.selectOption(endpoint);
+  await page.screenshot({ path: `${SHOTS}/investigate.png`, fullPage: true });
   await page.getByRole("button", { name: "Find the deciding step" }).click();
 
   await expect(page).toHaveURL(/\/investigations\/[^/]+$/);
