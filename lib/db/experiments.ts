@@ -8,7 +8,8 @@
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 
-export const EXPERIMENT_STATUSES = ["pending", "running", "completed", "failed"] as const;
+export const EXPERIMENT_STATUSES = ["pending", "running", "completed", "failed", "cancelled"] as const;
+export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
 
 /**
  * The cohort: the agent version's sessions that are not replays, oldest first,
@@ -98,7 +99,7 @@ export async function finishExperiment(client: DbClient, id: string, status: "co
 export async function queuedReplayIds(client: DbClient, experimentId: string): Promise<string[]> {
   if (!experimentId) return [];
   const rows = await client.replay.findMany({
-    where: { experimentId, status: "running" },
+    where: { experimentId, status: "queued" },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     select: { id: true },
   });
@@ -116,7 +117,7 @@ const experimentHead = {
 } satisfies Prisma.ExperimentSelect;
 
 /** Replay statuses that have not produced a result yet. */
-const NOT_DONE = ["running"];
+const NOT_DONE = ["queued", "running"];
 
 /** Experiments newest first, with their progress (replays done of the cohort). */
 export async function listExperiments(client: DbClient, opts: { limit?: number } = {}) {

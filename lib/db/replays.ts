@@ -26,6 +26,7 @@ import { Prisma } from "./generated/client";
 import { toSessionEvent } from "./sessions";
 
 export const REPLAY_STATUSES = [
+  "queued",
   "running",
   "completed",
   "paused",
@@ -34,11 +35,19 @@ export const REPLAY_STATUSES = [
   "stopped_on_divergence",
   "budget_exhausted",
   "blocked",
+  "cancelled",
 ] as const;
 
-const TERMINAL = new Set<string>(["completed", "stopped_on_divergence", "budget_exhausted", "failed", "blocked"]);
+const TERMINAL = new Set<string>([
+  "completed",
+  "stopped_on_divergence",
+  "budget_exhausted",
+  "failed",
+  "blocked",
+  "cancelled",
+]);
 
-/** Finished replays: nothing more will happen to them. `paused`, `awaiting_approval` and `running` are not. */
+/** Finished replays: nothing more will happen to them. `queued`, `running`, `paused` and `awaiting_approval` are not. */
 export function isTerminal(status: string): boolean {
   return TERMINAL.has(status);
 }
@@ -80,6 +89,10 @@ export interface ReplayView {
     /** Why the replay stopped or failed, when it did (engine stop or service error). */
     error: { code: string; message: string } | null;
     stepCount: number;
+    /** Base events covered of the base run's, while a worker runs it (lib/jobs). */
+    progress: { done: number; total: number } | null;
+    cancelRequested: boolean;
+    attempts: number;
   };
   session: { id: string; title: string | null; externalId: string | null; agentName: string; adapter: string };
   base: SessionEvent[];
@@ -219,7 +232,8 @@ export async function createReplayRow(client: DbClient, r: NewReplay): Promise<{
       policySnapshot: json(r.policy),
       policyHash: r.policyHash,
       edits: json(r.edits),
-      status: "running",
+      // A worker picks it up (lib/jobs); it is `running` while one holds its lease.
+      status: "queued",
       createdBy: r.createdBy,
     },
     select: { id: true },
@@ -302,7 +316,13 @@ export async function appendLogEntries(
   entries: readonly BranchLogEntry[],
   actor: string | null,
 ): Promise<void> {
-  const rest = entries.filter((e) => e.type !== "fixture");
+  const fresh = entries.filter((e) => e.type !== "fixture");
+  if (fresh.length === 0) return;
+  // Live and simulated results are written ahead, as soon as the executor answers (lib/jobs), so a
+  // killed run keeps them; the run's own copy of such an entry (same id) is not stored twice.
+  const existing = await client.replayLogEntry.findMany({ where: { replayId }, select: { payload: true } });
+  const known = new Set(existing.map((e) => (e.payload as { id?: unknown } | null)?.id));
+  const rest = fresh.filter((e) => !known.has(e.id));
   if (rest.length === 0) return;
   const last = await client.replayLogEntry.findFirst({
     where: { replayId },
@@ -366,7 +386,7 @@ export async function markReplayFailed(
 /**
  * Claims a paused or awaiting-approval replay for one resume: a compare-and-set
  * on its `updatedAt` as the caller read it, in its own short transaction. Only
- * one of two concurrent resumes gets the row (status → `running`); the other
+ * one of two concurrent resumes gets the row (status → `queued`, for a worker); the other
  * gets `false` and must not run anything.
  */
 export async function claimReplayForResume(
@@ -376,7 +396,7 @@ export async function claimReplayForResume(
 ): Promise<boolean> {
   const claimed = await client.replay.updateMany({
     where: { id: replayId, updatedAt: expectedUpdatedAt, status: { in: ["paused", "awaiting_approval"] } },
-    data: { status: "running" },
+    data: { status: "queued", pending: Prisma.DbNull },
   });
   return claimed.count === 1;
 }
@@ -469,6 +489,9 @@ async function loadReplayMeta(client: DbClient, replayId: string): Promise<Repla
         : null,
       error: errorOf(row.error),
       stepCount: row.stepCount,
+      progress: row.progressTotal ? { done: row.progressDone ?? 0, total: row.progressTotal } : null,
+      cancelRequested: row.cancelRequested,
+      attempts: row.attempts,
     },
     session: {
       id: row.session.id,
@@ -687,6 +710,9 @@ export async function getReplayState(client: DbClient, replayId: string) {
       finishedAt: true,
       sessionId: true,
       policyHash: true,
+      progressDone: true,
+      progressTotal: true,
+      cancelRequested: true,
     },
   });
 }

@@ -7,6 +7,7 @@ import { authorize, can, PERMISSIONS, type Permission } from "./authz";
 import * as executors from "./executors";
 import * as experimentFixtures from "./experiment-fixtures";
 import * as experiments from "./experiments";
+import * as jobs from "./jobs";
 import * as policies from "./policies";
 import type { Principal, Role } from "./principal";
 import * as replays from "./replays";
@@ -36,6 +37,10 @@ const OPERATIONS: Record<string, Permission> = {
   "experiments.getExperimentProgress": "experiments.read",
   "experiments.listExperiments": "experiments.read",
   "experiments.experimentChoices": "experiments.read",
+  "jobs.cancelReplay": "replays.run",
+  "jobs.cancelExperiment": "experiments.run",
+  "jobs.retryReplay": "jobs.manage",
+  "jobs.listJobs": "jobs.manage",
   "policies.createPolicy": "policies.write",
   "policies.savePolicyVersion": "policies.write",
   "policies.savePolicyByName": "policies.write",
@@ -74,7 +79,14 @@ const OPERATIONS: Record<string, Permission> = {
 };
 
 /** Pure helpers a service module exports besides its operations (re-exported engine predicates). */
-const NOT_OPERATIONS = new Set(["replays.isTerminal", "experiment-fixtures.groupPausedMembers"]);
+const NOT_OPERATIONS = new Set([
+  "replays.isTerminal",
+  "experiment-fixtures.groupPausedMembers",
+  // The job worker's entry points: a worker runs replays it took from the queue, on no one's behalf.
+  "replays.runNow",
+  "replays.runQueuedReplay",
+  "replays.LeaseLost",
+]);
 
 const MODULES: Record<string, Record<string, unknown>> = {
   "api-keys": apiKeys,
@@ -82,6 +94,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   executors,
   "experiment-fixtures": experimentFixtures,
   experiments,
+  jobs,
   policies,
   replays,
   reports,

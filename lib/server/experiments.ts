@@ -15,11 +15,9 @@ import { hasModelEndpoint } from "@/lib/db/executors";
 import {
   agentVersionById,
   agentVersionsWithCohorts,
-  claimExperiment,
   cohortSessions,
   createExperimentRow,
   experimentProgress,
-  finishExperiment,
   getExperiment as readExperiment,
   listExperiments as readExperiments,
   policyVersionChoices,
@@ -27,11 +25,12 @@ import {
   type ExperimentRow,
 } from "@/lib/db/experiments";
 import { agentContext, getPolicyVersionById, withTransaction } from "@/lib/db/policies";
-import { createReplayRow, isTerminal, loadReplayComparison, markReplayFailed } from "@/lib/db/replays";
+import { settleExperiment } from "@/lib/db/jobs";
+import { createReplayRow, isTerminal, loadReplayComparison } from "@/lib/db/replays";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "./authz";
 import type { Principal } from "./principal";
-import { runReplay } from "./replays";
+import { runNow, type Enqueue } from "./replays";
 
 export const CreateExperimentInput = z.object({
   name: z.string().trim().min(1, "Name the experiment.").max(200),
@@ -151,32 +150,24 @@ export async function createExperiment(
 }
 
 /**
- * Runs an experiment's replays one after another. Runs once: a second call
- * while it runs (or after) does nothing. A replay that throws is stored as
- * failed with its reason and the next one runs; the experiment is `completed`
- * when every replay has a result, `failed` only if the run itself broke.
+ * Puts an experiment's queued replays on the job queue: one job per member, so
+ * they spread across the workers. The experiment is `running` once a member
+ * starts and `completed` (or `cancelled`) when none is queued or running
+ * (lib/db/jobs `settleExperiment`). A replay that fails is recorded failed and
+ * the others go on; one that pauses stays paused (an analyst can resume it)
+ * and counts as done. `runNow` runs them in this call, one after another.
  */
-export async function runExperiment(principal: Principal, input: ExperimentRef, prisma: Db): Promise<void> {
+export async function runExperiment(
+  principal: Principal,
+  input: ExperimentRef,
+  prisma: Db,
+  enqueue: Enqueue = runNow(prisma),
+): Promise<void> {
   authorize(principal, "experiments.run");
   const { experimentId } = input;
-  if (!(await claimExperiment(prisma, experimentId))) return;
-  try {
-    for (const replayId of await queuedReplayIds(prisma, experimentId)) {
-      try {
-        await runReplay(principal, { replayId }, prisma);
-      } catch (error) {
-        const message = error instanceof AppError ? error.message : "The replay could not be run (see the server log).";
-        if (!(error instanceof AppError))
-          console.error(`Experiment ${experimentId}: replay ${replayId} failed to run:`, error);
-        await markReplayFailed(prisma, replayId, error instanceof AppError ? error.code : "replay_failed", message);
-      }
-    }
-    await finishExperiment(prisma, experimentId, "completed");
-  } catch (error) {
-    console.error(`Experiment ${experimentId} stopped:`, error);
-    await finishExperiment(prisma, experimentId, "failed").catch(() => undefined);
-    throw error;
-  }
+  const ids = await queuedReplayIds(prisma, experimentId);
+  await enqueue(ids);
+  await settleExperiment(prisma, experimentId);
 }
 
 // ---------------------------------------------------------------------------
@@ -185,7 +176,7 @@ export async function runExperiment(principal: Principal, input: ExperimentRef, 
 export type ExperimentResult = {
   replayId: string;
   session: { id: string; label: string };
-  /** `queued` while an earlier replay of the experiment runs. */
+  /** `queued` until a worker takes it. */
   status: string;
   comparability: string | null;
   evidenceStrength: string | null;
@@ -246,7 +237,7 @@ async function firstDivergenceOf(
   r: ExperimentRow["replays"][number],
 ): Promise<ExperimentResult["firstDivergence"]> {
   // Exact means every step equal; a replay still running, or one that failed before its first step, has nothing to compare.
-  if (r.status === "running" || r.stepCount === 0 || r.comparability === "exact") return null;
+  if (r.status === "running" || r.status === "queued" || r.stepCount === 0 || r.comparability === "exact") return null;
   const view = await loadReplayComparison(client, r.id);
   const d = view?.comparison.firstDivergence;
   return d ? { pairIndex: d.pairIndex, baseSeq: d.baseSeq, branchSeq: d.branchSeq, summary: d.summary } : null;
@@ -256,22 +247,16 @@ async function firstDivergenceOf(
 async function loadExperiment(client: DbClient, id: string): Promise<ExperimentDetail | null> {
   const row = await readExperiment(client, id);
   if (!row) return null;
-  // Replays run in cohort order: the first not-yet-run one is running, the rest wait their turn.
-  let sawRunning = row.status !== "running";
   const results: ExperimentResult[] = [];
   for (const r of row.replays) {
-    let status = r.status;
-    if (status === "running") {
-      if (sawRunning) status = "queued";
-      sawRunning = true;
-    }
+    const status = r.status;
     results.push({
       replayId: r.id,
       session: { id: r.session.id, label: r.session.title ?? r.session.externalId ?? r.session.id },
       status,
       comparability:
         isTerminal(r.status) || r.status === "paused" || r.status === "awaiting_approval" ? r.comparability : null,
-      evidenceStrength: r.status === "running" ? null : strengthOf(r.evidence),
+      evidenceStrength: r.status === "running" || r.status === "queued" ? null : strengthOf(r.evidence),
       firstDivergence: await firstDivergenceOf(client, r),
       error: errorOf(r.error),
       stepCount: r.stepCount,
