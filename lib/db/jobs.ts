@@ -5,6 +5,7 @@
  * back to `queued` for another worker. Every write of a run's result is fenced
  * by the lease, so two workers never both store a run of one replay.
  */
+import { randomUUID } from "node:crypto";
 import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
 
@@ -60,7 +61,7 @@ export async function renewReplayLease(
 /** Fencing: true when this owner still holds the replay. Call inside the transaction that stores a run. */
 export async function holdsReplayLease(client: DbClient, replayId: string, owner: string): Promise<boolean> {
   const rows = await client.$queryRaw<{ id: string }[]>`
-    SELECT id FROM "Replay" WHERE id = ${replayId} AND "leaseOwner" = ${owner} FOR UPDATE`;
+    SELECT id FROM "Replay" WHERE id = ${replayId} AND "leaseOwner" = ${owner} AND status = 'running' FOR UPDATE`;
   return rows.length === 1;
 }
 
@@ -329,4 +330,44 @@ export async function retryReplayRow(client: DbClient, replayId: string): Promis
 export async function replayLastError(client: DbClient, replayId: string): Promise<string | undefined> {
   const row = await client.replay.findUnique({ where: { id: replayId }, select: { error: true } });
   return (row?.error as { message?: string } | null)?.message;
+}
+
+export type LiveCallStart =
+  /** Recorded: make the call now. */
+  | { kind: "go" }
+  /** Its result is in the branch log already (a run that lost the replay stored it late): use it. */
+  | { kind: "answered"; payload: unknown }
+  /** An earlier run started it and its result never arrived: it is not made again. */
+  | { kind: "in_doubt"; owner: string | null; startedAt: Date }
+  /** This run no longer holds the replay's lease: it calls nothing. */
+  | { kind: "lease_lost" };
+
+/**
+ * Records, before a live call is made, that this run makes it, in one short
+ * transaction fenced by the lease: of two runs of one replay (a worker whose
+ * lease ran out under load, and the one that took over) only one records a
+ * given call, and only the one that records it calls. The unique key makes it
+ * hold whatever the timing.
+ */
+export async function beginLiveCall(
+  client: DbClient,
+  replayId: string,
+  entryId: string,
+  owner: string | null,
+): Promise<LiveCallStart> {
+  if (owner !== null && !(await holdsReplayLease(client, replayId, owner))) return { kind: "lease_lost" };
+  const stored = await client.$queryRaw<{ payload: unknown }[]>`
+    SELECT payload FROM "ReplayLogEntry" WHERE "replayId" = ${replayId} AND payload->>'id' = ${entryId} LIMIT 1`;
+  if (stored[0]) return { kind: "answered", payload: stored[0].payload };
+  const inserted = await client.$queryRaw<{ id: string }[]>`
+    INSERT INTO "LiveCall" (id, "replayId", "entryId", owner)
+    VALUES (${`lc_${randomUUID()}`}, ${replayId}, ${entryId}, ${owner})
+    ON CONFLICT ("replayId", "entryId") DO NOTHING
+    RETURNING id`;
+  if (inserted[0]) return { kind: "go" };
+  const earlier = await client.liveCall.findUniqueOrThrow({
+    where: { replayId_entryId: { replayId, entryId } },
+    select: { owner: true, startedAt: true },
+  });
+  return { kind: "in_doubt", owner: earlier.owner, startedAt: earlier.startedAt };
 }

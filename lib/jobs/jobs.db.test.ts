@@ -8,7 +8,13 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Db } from "@/lib/db/client";
-import { cancelExperimentRows, cancelReplayRow, claimReplayRun } from "@/lib/db/jobs";
+import {
+  beginLiveCall,
+  cancelExperimentRows,
+  cancelReplayRow,
+  claimReplayRun,
+  requeueAbandonedReplays,
+} from "@/lib/db/jobs";
 import { savePolicyByName, withTransaction } from "@/lib/db/policies";
 import { loadReplayView } from "@/lib/db/replays";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
@@ -74,7 +80,7 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
     await db?.drop();
   });
 
-  it("another worker process finishes it: every member ends once, no answered live call is made again", async () => {
+  it("another worker process finishes it: every member ends once, no live call is made twice", async () => {
     const { agentVersionId, orders } = await generateRefundCohort(db.prisma, 12);
     const workers: Proc[] = [];
     const kill: { done: Promise<void> | null } = { done: null };
@@ -122,26 +128,51 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
 
       const replays = await db.prisma.replay.findMany({
         where: { experimentId: created.id },
-        select: { status: true, stepCount: true, leaseOwner: true },
+        select: { id: true, status: true, stepCount: true, leaseOwner: true, pending: true },
       });
       expect(replays).toHaveLength(12);
-      expect(replays.every((r) => r.status === "completed" && r.stepCount === 9 && r.leaseOwner === null)).toBe(true);
-      const experiment = await db.prisma.experiment.findUniqueOrThrow({ where: { id: created.id } });
-      expect(experiment.status).toBe("completed");
+      expect(replays.every((r) => r.leaseOwner === null)).toBe(true);
+      // The killed worker's call was started and its answer never came: it is not made again; that
+      // replay waits for the answer (a person takes it from the tool's records), the other 11 completed.
+      const waiting = replays.filter((r) => r.status !== "completed");
+      expect(waiting.map((r) => r.status)).toEqual(["paused"]);
+      expect(waiting[0]!.pending).toMatchObject({
+        waitingFor: "fixture",
+        tool: "lookup_order",
+        miss: { reason: "live_call_in_doubt" },
+      });
+      expect(replays.filter((r) => r.status === "completed").every((r) => r.stepCount === 9)).toBe(true);
 
-      // 12 live calls answered once each; the held one was made again (its first answer never arrived).
-      const answered = answeredBy(tool.hits);
-      expect([...answered.keys()].sort()).toEqual(orders.map((o) => `lookup_order:${o}`).sort());
-      expect([...answered.values()].every((n) => n === 1)).toBe(true);
-      expect(tool.hits).toHaveLength(13);
+      // Every order's live call made exactly once, the held one included (never answered).
+      expect(tool.hits).toHaveLength(12);
+      expect(tool.hits.map((h) => h.order).sort()).toEqual([...orders].sort());
       expect(tool.hits.filter((h) => !h.answered)).toHaveLength(1);
-      // Each branch log holds its live result once.
+      expect(await db.prisma.liveCall.count({ where: { replay: { experimentId: created.id } } })).toBe(12);
+      // Each completed branch log holds its live result once; the waiting one holds none.
       const logs = await db.prisma.replayLogEntry.groupBy({
         by: ["replayId"],
         where: { replay: { experimentId: created.id } },
         _count: { _all: true },
       });
-      expect(logs.map((l) => l._count._all)).toEqual(Array.from({ length: 12 }, () => 1));
+      expect(logs.map((l) => l._count._all)).toEqual(Array.from({ length: 11 }, () => 1));
+      expect(logs.map((l) => l.replayId)).not.toContain(waiting[0]!.id);
+
+      // The answer, supplied: the surviving worker finishes it without calling the tool.
+      await supplyFixture(
+        localAdmin("dana"),
+        { replayId: waiting[0]!.id, output: { status: "delivered" }, note: "from the order system's audit log" },
+        db.prisma,
+        queue.enqueue,
+      );
+      await eventually("the waiting replay to complete", async () => {
+        const row = await db.prisma.replay.findUniqueOrThrow({ where: { id: waiting[0]!.id } });
+        return row.status === "completed";
+      });
+      expect(tool.hits).toHaveLength(12);
+      const view = (await loadReplayView(db.prisma, waiting[0]!.id))!;
+      expect(view.steps.filter((st) => st.name === "lookup_order").map((st) => st.source)).toEqual(["fixture"]);
+      const experiment = await db.prisma.experiment.findUniqueOrThrow({ where: { id: created.id } });
+      expect(experiment.status).toBe("completed");
       // The surviving worker is still up and says nothing went wrong.
       const survivors = workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
       expect(survivors).toHaveLength(1);
@@ -160,7 +191,7 @@ describe("kill -9 on the embedded database, mid-replay and mid-resume", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("after a restart both end, the fixture and approval are kept, and no answered live call is made again", async () => {
+  it("after a restart the fixture and approval are kept, no live call is made again, and the two cut off wait for their answers", async () => {
     const db = await createTestDatabase("pglite");
     dir = db.location;
     const { orders } = await generateRefundCohort(db.prisma, 2);
@@ -238,26 +269,44 @@ describe("kill -9 on the embedded database, mid-replay and mid-resume", () => {
 
       const again = await openDatabase({ dir, url: "" });
       try {
+        // The two calls cut off by the kill were started and never answered: not made again; each
+        // replay waits for that call's answer.
+        for (const [id, name] of [
+          [x.id, "get_current_time"],
+          [y.id, "refund_payment"],
+        ] as const) {
+          const view = (await loadReplayView(again.prisma, id))!;
+          expect(view.replay.status).toBe("paused");
+          expect(view.pending).toMatchObject({ tool: name, miss: { reason: "live_call_in_doubt" } });
+        }
+        expect(tool.hits).toHaveLength(4);
+        await supplyFixture(
+          localAdmin("dana"),
+          { replayId: x.id, output: { iso: "2025-03-11T10:02:08-04:00" }, note: "from the clock's log" },
+          again.prisma,
+        );
+        await supplyFixture(
+          localAdmin("dana"),
+          { replayId: y.id, output: { refunded: true }, note: "from the payment provider" },
+          again.prisma,
+        );
         const xv = (await loadReplayView(again.prisma, x.id))!;
         const yv = (await loadReplayView(again.prisma, y.id))!;
         expect(xv.replay.status).toBe("completed");
         expect(yv.replay.status).toBe("completed");
-        expect(yv.fixtures).toHaveLength(1);
-        expect(yv.fixtures[0]).toMatchObject({ note: "from the ticket", author: "dana" });
+        expect(yv.fixtures.map((f) => f.note)).toEqual(["from the ticket", "from the payment provider"]);
         expect(yv.approvals).toMatchObject([{ decision: "approved", by: "lee" }]);
-        expect(xv.steps.filter((s) => s.source === "live").map((s) => s.name)).toEqual([
-          "lookup_order",
-          "get_current_time",
-        ]);
-        // Every call answered once; the two held ones were made again after the restart.
-        const answered = answeredBy(tool.hits);
-        expect(Object.fromEntries(answered)).toEqual({
-          [`lookup_order:${xOrder}`]: 1,
-          [`lookup_order:${yOrder}`]: 1,
-          "get_current_time:null": 1,
-          [`refund_payment:${yOrder}`]: 1,
-        });
-        expect(tool.hits).toHaveLength(6);
+        expect(xv.steps.filter((s) => s.source === "live").map((s) => s.name)).toEqual(["lookup_order"]);
+        expect(xv.steps.filter((s) => s.name === "get_current_time").map((s) => s.source)).toEqual(["fixture"]);
+        // Every live call made once: the two lookups answered, the two cut off never repeated.
+        expect(tool.hits.map((h) => `${h.tool}:${h.order}:${h.answered}`).sort()).toEqual(
+          [
+            `lookup_order:${xOrder}:true`,
+            `lookup_order:${yOrder}:true`,
+            "get_current_time:null:false",
+            `refund_payment:${yOrder}:false`,
+          ].sort(),
+        );
         const ids = await again.prisma.replayLogEntry.findMany({ select: { replayId: true, payload: true } });
         const keys = ids.map((e) => `${e.replayId}:${(e.payload as { id: string }).id}`);
         expect(new Set(keys).size).toBe(keys.length);
@@ -303,6 +352,52 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
       expect(claims.filter((c) => c.kind === "busy")).toHaveLength(19);
     } finally {
       await other?.close();
+    }
+  });
+
+  it("a worker whose lease ran out mid-call stores nothing and calls nothing more; the worker that took over does not repeat its call", async () => {
+    const tool = await countingToolServer({ hold: () => tool.hits.length === 1 });
+    try {
+      await configureLiveTool(db.prisma, "lookup_order", tool.url);
+      const { id } = await createReplay(
+        localAdmin("t"),
+        { sessionId: await sessionOf(orders[0]!), policy: LIVE_LOOKUP },
+        db.prisma,
+      );
+      // Worker A is in the middle of the live call when its lease runs out (a heartbeat late under load).
+      const a = runQueuedReplay(db.prisma, id, { owner: "A", leaseMs: 600_000 });
+      await eventually("A's call to reach the tool", async () => tool.heldCount() === 1);
+      await db.prisma.$executeRaw`UPDATE "Replay" SET "leaseUntil" = now() - interval '1 second' WHERE id = ${id}`;
+      expect(await requeueAbandonedReplays(db.prisma)).toEqual([id]);
+
+      // Worker B takes it over and reaches the same call: started, no answer yet, so it waits instead of calling.
+      expect(await runQueuedReplay(db.prisma, id, { owner: "B", leaseMs: 600_000 })).toBe("ran");
+      const paused = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
+      expect(paused.status).toBe("paused");
+      expect(paused.pending).toMatchObject({ tool: "lookup_order", miss: { reason: "live_call_in_doubt" } });
+      expect(tool.hits).toHaveLength(1);
+
+      // A's answer arrives: it is kept in the branch log (the truth about a call that was made), A's run stores nothing else.
+      tool.releaseHeld();
+      expect(await a).toBe("lease_lost");
+      expect(await withTransaction(db.prisma, (tx) => beginLiveCall(tx, id, "live:other", "A"))).toEqual({
+        kind: "lease_lost",
+      });
+      expect((await db.prisma.replay.findUniqueOrThrow({ where: { id } })).status).toBe("paused");
+
+      // Resumed, the branch reads that answer from its log: the tool is still called once in all.
+      await supplyFixture(
+        localAdmin("t"),
+        { replayId: id, output: { status: "delivered" }, note: "from the order system" },
+        db.prisma,
+      );
+      const view = (await loadReplayView(db.prisma, id))!;
+      expect(view.replay.status).toBe("completed");
+      expect(view.steps.filter((st) => st.name === "lookup_order").map((st) => st.source)).toEqual(["live"]);
+      expect(tool.hits).toHaveLength(1);
+      expect(tool.hits[0]!.answered).toBe(true);
+    } finally {
+      await tool.close();
     }
   });
 

@@ -69,11 +69,17 @@ export interface ToolHit {
 
 /**
  * A fake customer tool endpoint. `hold(hit)` returning true keeps that request
- * unanswered (a worker is killed while it waits); it is answered never.
+ * unanswered (a worker is killed while it waits) until `releaseHeld()`.
  */
 export async function countingToolServer(opts: { delayMs?: number; hold?: (hit: ToolHit) => boolean } = {}) {
   const hits: ToolHit[] = [];
-  const held: ServerResponse[] = [];
+  const held: { res: ServerResponse; hit: ToolHit }[] = [];
+  const answer = (res: ServerResponse, hit: ToolHit) => {
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify({ output: { order_id: hit.order, status: "delivered", live: true } }), () => {
+      hit.answered = true;
+    });
+  };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString()));
@@ -82,15 +88,10 @@ export async function countingToolServer(opts: { delayMs?: number; hold?: (hit: 
       const hit: ToolHit = { tool: parsed.tool, order: parsed.args?.order_id ?? null, answered: false };
       hits.push(hit);
       if (opts.hold?.(hit)) {
-        held.push(res);
+        held.push({ res, hit });
         return;
       }
-      setTimeout(() => {
-        res.setHeader("content-type", "application/json");
-        res.end(JSON.stringify({ output: { order_id: hit.order, status: "delivered", live: true } }), () => {
-          hit.answered = true;
-        });
-      }, opts.delayMs ?? 0);
+      setTimeout(() => answer(res, hit), opts.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -99,9 +100,15 @@ export async function countingToolServer(opts: { delayMs?: number; hold?: (hit: 
     hits,
     port,
     url: `http://127.0.0.1:${port}/tools`,
+    /** How many requests are held unanswered now. */
+    heldCount: () => held.length,
+    /** Answers the held requests now. */
+    releaseHeld: () => {
+      for (const { res, hit } of held.splice(0)) answer(res, hit);
+    },
     close: () =>
       new Promise<void>((resolve) => {
-        for (const res of held) res.destroy();
+        for (const { res } of held.splice(0)) res.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -110,7 +117,11 @@ export async function countingToolServer(opts: { delayMs?: number; hold?: (hit: 
 
 /** Points `tool` at the fake endpoint (read-only) and allows its host. */
 export async function configureLiveTool(prisma: Db, tool: string, url: string): Promise<void> {
-  await prisma.toolEndpoint.create({ data: { toolName: tool, url, timeoutMs: 30_000, readOnly: true } });
+  await prisma.toolEndpoint.upsert({
+    where: { toolName: tool },
+    create: { toolName: tool, url, timeoutMs: 30_000, readOnly: true },
+    update: { url, timeoutMs: 30_000, readOnly: true },
+  });
   await prisma.allowedHost.upsert({ where: { host: "127.0.0.1" }, create: { host: "127.0.0.1" }, update: {} });
 }
 

@@ -10,7 +10,9 @@ import { z } from "zod";
 import {
   Edits,
   EventError,
+  LiveCallInDoubt,
   Policy,
+  RunInterrupted,
   policyHash,
   replay,
   ReplayInputError,
@@ -34,11 +36,13 @@ import {
 import type { Db } from "@/lib/db";
 import type { DbClient } from "@/lib/db/client";
 import {
+  beginLiveCall,
   claimReplayRun,
   holdsReplayLease,
   markExperimentRunning,
   markReplayCancelled,
   releaseReplayLease,
+  type LiveCallStart,
   renewReplayLease,
   replayCancelRequested,
   replayLastError,
@@ -415,12 +419,33 @@ export interface RunHooks extends EngineHooks {
   owner?: string;
 }
 
-/** A run whose worker lost its lease (another worker took the replay over): it stores nothing. */
-export class LeaseLost extends Error {
+/** A run whose worker lost its lease (another worker took the replay over): it calls and stores nothing more. */
+export class LeaseLost extends RunInterrupted {
   constructor(replayId: string) {
     super(`Replay ${replayId} was taken over by another worker; this run's result is not stored.`);
     this.name = "LeaseLost";
   }
+}
+
+/** A live call was made and its answer could not be kept: the run ends; the next one waits for the answer instead of calling again. */
+class AnswerNotKept extends RunInterrupted {
+  constructor(tool: string, cause: unknown) {
+    super(`The answer of the live call to "${tool}" could not be stored: ${describeError(cause)}`);
+    this.name = "AnswerNotKept";
+  }
+}
+
+/** Answers a call from the result entry a run stored for it. */
+function answerFromEntry(payload: unknown): ToolAnswer & { durationMs?: number } {
+  const entry = payload as {
+    output?: unknown;
+    error?: { type: string; message: string } | null;
+    durationMs?: number | null;
+  };
+  const durationMs = entry.durationMs ?? undefined;
+  return entry.error
+    ? { error: entry.error, ...(durationMs !== undefined ? { durationMs } : {}) }
+    : { output: entry.output ?? null, ...(durationMs !== undefined ? { durationMs } : {}) };
 }
 
 /**
@@ -433,6 +458,13 @@ function writeAhead(
   executors: { tool: ToolExecutor; simulator: ToolSimulator; model?: ModelExecutor },
   store: (entry: BranchLogEntry) => Promise<void>,
   now: () => string,
+  live: {
+    /** Records that this run makes the call, before it is made (lease-fenced, once per call). */
+    begin: (entryId: string) => Promise<LiveCallStart>;
+    /** Stores a live call's answer, lease or not: it is the truth about a call that was made. */
+    keep: (entry: BranchLogEntry) => Promise<void>;
+    lost: () => Error;
+  },
 ) {
   const toolEntry = (call: ToolCall, answer: ToolAnswer & { durationMs?: number }) => ({
     at: now(),
@@ -449,15 +481,35 @@ function writeAhead(
     error: { type: "ToolExecutionError", message: error instanceof Error ? error.message : String(error) },
   });
   const key = (call: ToolCall) => `${call.step}:${call.tool}:${call.cacheKey ?? "nokey"}`;
+  const keep = async (entry: BranchLogEntry, tool: string) => {
+    try {
+      await live.keep(entry);
+    } catch {
+      try {
+        await live.keep(entry);
+      } catch (again) {
+        throw new AnswerNotKept(tool, again);
+      }
+    }
+  };
   const tool: ToolExecutor = async (call) => {
+    const id = `live:${key(call)}`;
+    // Recorded before the call: a later run that finds this without a result never calls again.
+    const start = await live.begin(id);
+    if (start.kind === "lease_lost") throw live.lost();
+    if (start.kind === "answered") return answerFromEntry(start.payload);
+    if (start.kind === "in_doubt")
+      throw new LiveCallInDoubt(
+        `"${call.tool}" was called live by an earlier run (${start.startedAt.toISOString()}) that stopped before its answer was kept. It is not called again, since it may already have acted: supply the answer it gave, from the tool's own records, to continue.`,
+      );
     let answer: ToolAnswer & { durationMs?: number };
     try {
       answer = await executors.tool(call);
     } catch (error) {
-      await store({ type: "live_tool_result", id: `live:${key(call)}`, ...toolEntry(call, thrown(error)) });
+      await keep({ type: "live_tool_result", id, ...toolEntry(call, thrown(error)) }, call.tool);
       throw error;
     }
-    await store({ type: "live_tool_result", id: `live:${key(call)}`, ...toolEntry(call, answer) });
+    await keep({ type: "live_tool_result", id, ...toolEntry(call, answer) }, call.tool);
     return answer;
   };
   const simulator: ToolSimulator = async (call) => {
@@ -543,6 +595,11 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
           await appendLogEntries(tx, replayId, [entry], row.createdBy);
         }),
       now,
+      {
+        begin: (entryId) => withTransaction(prisma, (tx) => beginLiveCall(tx, replayId, entryId, owner ?? null)),
+        keep: (entry) => withTransaction(prisma, (tx) => appendLogEntries(tx, replayId, [entry], row.createdBy)),
+        lost: () => new LeaseLost(replayId),
+      },
     );
     const engineHooks: EngineHooks = {
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),

@@ -64,7 +64,7 @@ export const supplyFixtureAction = validatedAction(
 );
 
 export const decideApprovalAction = validatedAction(DecideApprovalInput, async (principal, input, prisma) => {
-  const approval = await decideApproval(principal, { ...input, note: input.note || undefined }, prisma);
+  const approval = await decideApproval(principal, { ...input, note: input.note || undefined }, prisma, enqueue);
   revalidatePath(`/replays/${input.replayId}`);
   return { approvalId: approval.id };
 });
