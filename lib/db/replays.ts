@@ -756,7 +756,7 @@ export async function replayRunContext(client: DbClient, replayId: string) {
       edits: true,
       createdBy: true,
       modelEndpointId: true,
-      experiment: { select: { agentVersionId: true } },
+      experiment: { select: { id: true, agentVersionId: true } },
       session: { select: { agentId: true, agent: { select: { adapter: true } } } },
     },
   });

@@ -40,21 +40,12 @@ import {
   generateRefundCohort,
   startTsx,
   type Proc,
-  type ToolHit,
 } from "./testing";
 
 const FAST = { BRANCHPOINT_LEASE_SECONDS: "4", BRANCHPOINT_WORKER_CONCURRENCY: "2", BRANCHPOINT_JOB_ATTEMPTS: "3" };
 
 async function saveVersion(prisma: Db, name: string, document: Policy): Promise<string> {
   return (await withTransaction(prisma, (tx) => savePolicyByName(tx, { name, agentId: null, document }))).versionId;
-}
-
-/** Answered calls per order number and tool: the property "no live call that answered is made again". */
-function answeredBy(hits: readonly ToolHit[]) {
-  const counts = new Map<string, number>();
-  for (const h of hits)
-    if (h.answered) counts.set(`${h.tool}:${h.order}`, (counts.get(`${h.tool}:${h.order}`) ?? 0) + 1);
-  return counts;
 }
 
 function urlOf(db: TestDatabase): string {

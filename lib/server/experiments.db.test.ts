@@ -118,7 +118,7 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
     expect(await db.prisma.replay.count({ where: { experimentId: created.id } })).toBe(replayCount);
   });
 
-  it("accepts history in cohort_version scope, which a single replay refuses, and answers from another session of the cohort", async () => {
+  it("accepts history in cohort_version scope, which a single replay refuses, and answers from another session of the chosen cohort only", async () => {
     // A tool call recorded in two sessions of the cohort: the other (newer) session's recording answers.
     const recorded = await db.prisma.event.findMany({
       where: { kind: "tool_call", status: "completed", cacheKey: { not: null }, session: { agentVersionId } },
@@ -141,20 +141,34 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
 
     const created = await createExperiment(
       db.prisma,
-      { name: "cohort", policyVersionId, agentVersionId, sessionIds: [own.sessionId] },
+      { name: "cohort", policyVersionId, agentVersionId, sessionIds: [own.sessionId, other.sessionId] },
       "tester",
     );
-    expect(created.total).toBe(1);
+    expect(created.total).toBe(2);
     await runExperiment(db.prisma, created.id);
     const experiment = await loadExperiment(db.prisma, created.id);
     expect(experiment.status).toBe("completed");
-    const result = experiment.results[0]!;
-    expect(result.session.id).toBe(own.sessionId);
+    const result = experiment.results.find((r) => r.session.id === own.sessionId)!;
     const view = (await loadReplayView(db.prisma, result.replayId))!;
     const step = view.steps.find((s) => s.baseSeq === own.seq && s.kind === "tool_call");
     expect(step).toMatchObject({ name: own.name, source: "recorded", output: marker });
     expect(result.comparability).not.toBe("exact");
     expect(result.firstDivergence?.baseSeq).toBe(own.seq);
+
+    // A subset without the other session: its recording is outside the chosen cohort and answers nothing.
+    const alone = await createExperiment(
+      db.prisma,
+      { name: "cohort alone", policyVersionId, agentVersionId, sessionIds: [own.sessionId] },
+      "tester",
+    );
+    await runExperiment(db.prisma, alone.id);
+    const aloneResult = (await loadExperiment(db.prisma, alone.id)).results[0]!;
+    const aloneStep = (await loadReplayView(db.prisma, aloneResult.replayId))!.steps.find(
+      (s) => s.baseSeq === own.seq && s.kind === "tool_call",
+    );
+    expect(aloneStep).toMatchObject({ name: own.name, source: "recorded" });
+    expect(aloneStep!.output).not.toEqual(marker);
+    expect(aloneResult.firstDivergence?.baseSeq ?? null).not.toBe(own.seq);
   });
 
   it("records paused replays and a replay that cannot run, and still completes with every other result", async () => {

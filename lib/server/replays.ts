@@ -616,6 +616,8 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
         historyLookup: historyLookupFor(prisma, {
           agentId: row.session.agentId,
           cohortAgentVersionId: row.experiment?.agentVersionId ?? null,
+          // The chosen cohort only: an experiment over a subset answers from its own sessions.
+          cohortExperimentId: row.experiment?.id ?? null,
         }),
         cohort: row.experiment ? { agentVersionId: row.experiment.agentVersionId } : null,
         executors,
