@@ -390,7 +390,7 @@ export async function markReplayFailed(
  * gets `false` and must not run anything.
  */
 export async function claimReplayForResume(
-  client: Pick<DbClient, "replay">,
+  client: Pick<DbClient, "replay" | "experiment">,
   replayId: string,
   expectedUpdatedAt: Date,
 ): Promise<boolean> {
@@ -398,7 +398,15 @@ export async function claimReplayForResume(
     where: { id: replayId, updatedAt: expectedUpdatedAt, status: { in: ["paused", "awaiting_approval"] } },
     data: { status: "queued", pending: Prisma.DbNull },
   });
-  return claimed.count === 1;
+  if (claimed.count !== 1) return false;
+  // A member resumed: its experiment has work again until a worker settles it (lib/db/jobs settleExperiment).
+  const row = await client.replay.findUnique({ where: { id: replayId }, select: { experimentId: true } });
+  if (row?.experimentId)
+    await client.experiment.updateMany({
+      where: { id: row.experimentId, status: "completed" },
+      data: { status: "running", finishedAt: null },
+    });
+  return true;
 }
 
 /** Gives a claimed replay back its status when a resume was refused before it ran anything. */

@@ -33,7 +33,7 @@ export const cancelExperimentAction = validatedAction(CancelExperimentInput, asy
 
 /** One fixture for every member paused on the same call; they resume. */
 export const supplyGroupFixtureAction = validatedAction(SupplyGroupFixtureInput, async (principal, input, prisma) => {
-  const result = await supplyGroupFixture(principal, input, prisma);
+  const result = await supplyGroupFixture(principal, input, prisma, enqueue);
   revalidatePath(`/experiments/${input.experimentId}`);
   return result;
 });
