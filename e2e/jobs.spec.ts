@@ -27,14 +27,16 @@ test("the jobs page lists a failed replay with its reason, and Retry runs it aga
   page,
   request,
 }) => {
-  const sessions = (await (await request.get("/api/v1/sessions?q=refund", { headers: AUTH })).json()) as {
-    sessions: { id: string }[];
+  const sessions = (await (await request.get("/api/v1/sessions?q=refund&limit=200", { headers: AUTH })).json()) as {
+    sessions: { id: string; title: string | null }[];
   };
+  // The demo session itself: other specs import copies of it whose titles also match "refund".
+  const sessionId = sessions.sessions.find((s) => s.title === "Refund for cracked pour-over set (order 4821)")!.id;
   // An argument the recording never saw, under a rule that stops on a miss: the run ends failed.
   const started = await request.post("/api/v1/replays", {
     headers: AUTH,
     data: {
-      sessionId: sessions.sessions[0]!.id,
+      sessionId,
       policy: FAIL_ON_MISS,
       edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "9999" } }],
     },

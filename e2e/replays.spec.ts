@@ -110,10 +110,11 @@ async function settled(request: APIRequestContext, id: string): Promise<ApiRepla
 }
 
 test("API: start, pause, fixture, comparison, and clear errors", async ({ request }) => {
-  const sessions = (await (await request.get("/api/v1/sessions?q=refund", { headers: AUTH })).json()) as {
-    sessions: { id: string }[];
+  const sessions = (await (await request.get("/api/v1/sessions?q=refund&limit=200", { headers: AUTH })).json()) as {
+    sessions: { id: string; title: string | null }[];
   };
-  const sessionId = sessions.sessions[0]!.id;
+  // The demo session itself: other specs import copies of it whose titles also match "refund".
+  const sessionId = sessions.sessions.find((s) => s.title === "Refund for cracked pour-over set (order 4821)")!.id;
 
   expect((await request.post("/api/v1/replays", { data: { sessionId, policy: RECORDED } })).status()).toBe(401);
 
