@@ -23,6 +23,8 @@ import {
   policyVersionChoices,
   queuedReplayIds,
   type ExperimentRow,
+  countCohort,
+  type CohortFilter,
 } from "@/lib/db/experiments";
 import { agentContext, getPolicyVersionById, withTransaction } from "@/lib/db/policies";
 import { settleExperiment } from "@/lib/db/jobs";
@@ -31,6 +33,49 @@ import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "./authz";
 import type { Principal } from "./principal";
 import { runNow, type Enqueue } from "./replays";
+
+const day = z
+  .string()
+  .refine(
+    (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)),
+    "Give a date as YYYY-MM-DD.",
+  );
+
+/** The session browser's filters, to run an experiment over part of a cohort. Dates are days (UTC), both included. */
+export const CohortFilterInput = z
+  .object({
+    status: z.enum(["completed", "failed", "incomplete"]).optional(),
+    tool: z.string().trim().min(1).max(200).optional(),
+    q: z.string().trim().min(1).max(200).optional(),
+    from: day.optional(),
+    to: day.optional(),
+  })
+  .refine((f) => !(f.from && f.to && f.from > f.to), { message: "The first day comes after the last.", path: ["to"] });
+export type CohortFilterInput = z.infer<typeof CohortFilterInput>;
+
+function cohortFilterOf(f: CohortFilterInput | undefined): CohortFilter {
+  if (!f) return {};
+  const next = (d: string) => new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000);
+  return {
+    ...(f.status ? { status: f.status } : {}),
+    ...(f.tool ? { tool: f.tool } : {}),
+    ...(f.q ? { q: f.q } : {}),
+    ...(f.from ? { from: new Date(`${f.from}T00:00:00Z`) } : {}),
+    ...(f.to ? { to: next(f.to) } : {}),
+  };
+}
+
+export const CohortPreviewInput = z.object({
+  agentVersionId: z.string().min(1, "Choose an agent version."),
+  filter: CohortFilterInput.optional(),
+});
+export type CohortPreviewInput = z.infer<typeof CohortPreviewInput>;
+
+/** How many sessions of an agent version's cohort the filter keeps, before an experiment is started. */
+export async function previewCohort(principal: Principal, input: CohortPreviewInput, prisma: Db) {
+  authorize(principal, "experiments.read");
+  return countCohort(prisma, input.agentVersionId, cohortFilterOf(input.filter));
+}
 
 export const CreateExperimentInput = z.object({
   name: z.string().trim().min(1, "Name the experiment.").max(200),
@@ -42,6 +87,8 @@ export const CreateExperimentInput = z.object({
     .min(1, "Choose at least one session, or leave the list out for the whole cohort.")
     .max(10_000)
     .optional(),
+  /** Only the cohort's sessions these filters keep (with `sessionIds`, both apply). */
+  filter: CohortFilterInput.optional(),
 });
 export type CreateExperimentInput = z.infer<typeof CreateExperimentInput>;
 
@@ -108,14 +155,23 @@ export async function createExperiment(
   }
 
   const requested = input.sessionIds ? [...new Set(input.sessionIds)] : undefined;
-  const cohort = await cohortSessions(prisma, agentVersion.id, requested);
-  if (requested && cohort.length !== requested.length) {
+  const filter = cohortFilterOf(input.filter);
+  const filtered = Object.keys(filter).length > 0;
+  const cohort = await cohortSessions(prisma, agentVersion.id, requested, filter);
+  if (requested && !filtered && cohort.length !== requested.length) {
     const inCohort = new Set(cohort.map((s) => s.id));
     const outside = requested.filter((id) => !inCohort.has(id));
     throw new AppError(
       "invalid_input",
       `${outside.length} of the chosen sessions are not recorded sessions of this agent version: ${outside.slice(0, 5).join(", ")}${outside.length > 5 ? ", …" : ""}.`,
       outside.slice(0, 20).map((id) => ({ path: "sessionIds", message: `"${id}" is not in the cohort` })),
+    );
+  }
+  if (cohort.length === 0 && filtered) {
+    throw new AppError(
+      "invalid_input",
+      `No session of agent version ${agentVersion.version} matches the filters; loosen them.`,
+      [{ path: "filter", message: "no session matches" }],
     );
   }
   if (cohort.length === 0) {

@@ -5,8 +5,10 @@ import { validatedAction } from "@/lib/http/action";
 import {
   CreateExperimentInput,
   createExperiment,
+  CohortPreviewInput,
   ExperimentRef,
   getExperimentProgress,
+  previewCohort,
   runExperiment,
 } from "@/lib/server/experiments";
 import { cancelExperiment, CancelExperimentInput } from "@/lib/server/jobs";
@@ -20,6 +22,9 @@ export const startExperimentAction = validatedAction(CreateExperimentInput, asyn
   revalidatePath("/experiments");
   return { id: created.id, total: created.total, warnings: created.warnings.map((w) => w.message) };
 });
+
+/** How many sessions the subset picker's filters keep, before starting. */
+export const previewCohortAction = validatedAction(CohortPreviewInput, previewCohort);
 
 /** Progress for the poll. */
 export const experimentProgressAction = validatedAction(ExperimentRef, getExperimentProgress);
