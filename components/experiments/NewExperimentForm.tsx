@@ -49,7 +49,10 @@ export function NewExperimentForm({
     let current = true;
     const timer = setTimeout(() => {
       void previewCohortAction({ agentVersionId, filter: filterInput(filter) }).then((result) => {
-        if (current) setPreview(result.ok ? result.data : { error: result.error.message });
+        if (!current) return;
+        // A bad filter is named by its field's message (the dates' order, their format).
+        const named = result.ok ? undefined : Object.values(result.error.fieldErrors).flat()[0];
+        setPreview(result.ok ? result.data : { error: named ?? result.error.message });
       });
     }, 250);
     return () => {
@@ -200,8 +203,8 @@ export function NewExperimentForm({
       <label className="block text-sm">
         <span className="font-medium text-slate-900">Policy version</span>
         <span className="block text-xs text-slate-500">
-          Policies for this agent or for any agent. History in scope cohort_version answers from any session of the
-          cohort.
+          Policies for this agent or for any agent. History in scope cohort_version answers from the sessions of this
+          experiment.
         </span>
         <select
           value={policyVersionId}
