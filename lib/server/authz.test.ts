@@ -37,6 +37,7 @@ const OPERATIONS: Record<string, Permission> = {
   "experiments.getExperimentProgress": "experiments.read",
   "experiments.listExperiments": "experiments.read",
   "experiments.experimentChoices": "experiments.read",
+  "experiments.previewCohort": "experiments.read",
   "jobs.cancelReplay": "replays.run",
   "jobs.cancelExperiment": "experiments.run",
   "jobs.retryReplay": "jobs.manage",
