@@ -10,7 +10,7 @@
  *   - replay + persist per session (1 worker) vs engine-only per session (target ≤ 3×);
  *   - enqueue overhead: create + enqueue one replay through the service, p50/p95
  *     (in process; the HTTP layer is not included).
- * Run: npm run bench:cohort [-- --sessions 1000 --enqueues 300]
+ * Run: npm run bench:cohort [-- --sessions 1000 --enqueues 300 --two-first]
  */
 import { execSync } from "node:child_process";
 import { createTestDatabase } from "../lib/db/testing";
@@ -92,8 +92,11 @@ async function main() {
         for (const p of procs) await p.kill9();
       }
     };
+    // `--two-first` runs the 2-worker experiment first, to see whether the order (a warmer database) matters.
+    const twoFirst = process.argv.includes("--two-first");
+    const two0 = twoFirst ? await runWith(2) : 0;
     const one = await runWith(1);
-    const two = await runWith(2);
+    const two = twoFirst ? two0 : await runWith(2);
 
     const latencies: number[] = [];
     const someSession = sessions[0]!.id;
