@@ -1,3 +1,4 @@
+import type { APIRequestContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { AUTH, openReplayForm, REFUND_SESSION, refundSessionId } from "./replay-form";
 
@@ -77,6 +78,32 @@ test("replay a session with an edit, supply a fixture when it pauses, and compar
   await expect(page.getByTestId("replay-row").first()).toContainText(REFUND_SESSION);
 });
 
+type ApiReplay = {
+  id: string;
+  status: string;
+  comparability: string;
+  steps: unknown[];
+  evidence: { policyHash: string };
+  pending: { tool: string; step: number } | null;
+};
+
+/** Polls the replay until a worker has run it (the POST answers at once with it queued). */
+async function settled(request: APIRequestContext, id: string): Promise<ApiReplay> {
+  let replay: ApiReplay | null = null;
+  await expect
+    .poll(
+      async () => {
+        replay = (
+          (await (await request.get(`/api/v1/replays/${id}`, { headers: AUTH })).json()) as { replay: ApiReplay }
+        ).replay;
+        return replay.status;
+      },
+      { timeout: 20_000 },
+    )
+    .not.toMatch(/^(queued|running)$/);
+  return replay!;
+}
+
 test("API: start, pause, fixture, comparison, and clear errors", async ({ request }) => {
   const sessionId = await refundSessionId(request);
 
@@ -84,9 +111,9 @@ test("API: start, pause, fixture, comparison, and clear errors", async ({ reques
 
   const exact = await request.post("/api/v1/replays", { headers: AUTH, data: { sessionId, policy: RECORDED } });
   expect(exact.status()).toBe(201);
-  const { replay } = (await exact.json()) as {
-    replay: { id: string; status: string; comparability: string; steps: unknown[]; evidence: { policyHash: string } };
-  };
+  const queued = ((await exact.json()) as { replay: ApiReplay }).replay;
+  expect(queued).toMatchObject({ status: "queued", steps: [] });
+  const replay = await settled(request, queued.id);
   expect(replay).toMatchObject({ status: "completed", comparability: "exact" });
   expect(replay.evidence.policyHash).toMatch(/^[0-9a-f]{64}$/);
   expect(replay.steps.length).toBeGreaterThan(5);
@@ -111,9 +138,7 @@ test("API: start, pause, fixture, comparison, and clear errors", async ({ reques
     headers: AUTH,
     data: { sessionId, policy: PAUSE, edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "4822" } }] },
   });
-  const pausedReplay = (
-    (await paused.json()) as { replay: { id: string; status: string; pending: { tool: string; step: number } } }
-  ).replay;
+  const pausedReplay = await settled(request, ((await paused.json()) as { replay: ApiReplay }).replay.id);
   expect(pausedReplay).toMatchObject({ status: "paused", pending: { tool: "lookup_order", step: 1 } });
 
   const malformed = await request.post(`/api/v1/replays/${pausedReplay.id}/fixtures`, {
@@ -128,7 +153,7 @@ test("API: start, pause, fixture, comparison, and clear errors", async ({ reques
     data: { output: { order_id: "4822", status: "delivered" }, note: "from the API test" },
   });
   expect(resumed.status()).toBe(200);
-  expect(((await resumed.json()) as { replay: { status: string } }).replay.status).toBe("completed");
+  expect((await settled(request, pausedReplay.id)).status).toBe("completed");
 
   const comparison = await request.get(`/api/v1/replays/${pausedReplay.id}/comparison`, { headers: AUTH });
   expect(comparison.status()).toBe(200);

@@ -14,6 +14,8 @@ export {
   type ToolCall,
   type ToolAnswer,
   type ToolExecutor,
+  LiveCallInDoubt,
+  RunInterrupted,
   type ToolSimulator,
   pickHistoryMatch,
   type HistoryLookup,

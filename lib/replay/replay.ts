@@ -8,6 +8,7 @@ import type { MissExplanation } from "./miss";
 import { Policy, policyHash, type KnownTool } from "./policy";
 import { toolResolverFor } from "./resolver";
 import {
+  RunInterrupted,
   type HistoryCohort,
   type HistoryLookup,
   type StepSource,
@@ -1045,6 +1046,8 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     // An executor that throws (a model endpoint that timed out, a history lookup that failed) stops
     // the branch as failed; what it obtained so far (live results, approvals) is still returned in
     // newLogEntries, so a retry reads it from the log instead of repeating a live call.
+    // An executor that says the run is over (its worker lost the replay) ends it with no result at all.
+    if (error instanceof RunInterrupted) throw error;
     pending = null;
     if (error instanceof ExecutorFailure) {
       halt(

@@ -31,6 +31,31 @@ export interface ToolCall {
 export type ToolAnswer = { output: unknown; error?: undefined } | { output?: undefined; error: EventError };
 
 export type ToolExecutor = (call: ToolCall) => Promise<ToolAnswer & { durationMs?: number }>;
+
+/**
+ * Thrown by a tool executor that will not make a call because an earlier run
+ * of this branch started it and stopped before its answer was kept: making it
+ * again could repeat a side effect. The branch pauses for the answer (a
+ * fixture for that call), which a person takes from the tool's own records.
+ */
+export class LiveCallInDoubt extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "LiveCallInDoubt";
+  }
+}
+
+/**
+ * Thrown by an executor when the run must end now without a result (its
+ * worker no longer holds the replay): the engine passes it on to the caller
+ * instead of showing it to the agent as a tool error.
+ */
+export class RunInterrupted extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RunInterrupted";
+  }
+}
 export type ToolSimulator = (
   call: ToolCall & { model: string; instructions: string | undefined },
 ) => Promise<ToolAnswer & { durationMs?: number }>;
@@ -191,7 +216,7 @@ export function staticCaseMatches(c: StaticCase, args: unknown): boolean {
 }
 
 type RuleResult =
-  | Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" }>
+  | Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" | "pause" }>
   | { type: "miss"; miss: MissExplanation };
 
 type MaybePromise<T> = T | Promise<T>;
@@ -341,7 +366,7 @@ async function runLive(
   env: ResolveEnv,
   miss: MissExplanation | null,
   rule: PassthroughRule | null,
-): Promise<Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" }>> {
+): Promise<Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" | "pause" }>> {
   const logged = env.log.liveToolResult(call);
   const needsApproval = rule?.approval === "per_call" || !isReadOnly(env.sideEffectOf(call.tool));
   let approval: ApprovalEntry | undefined;
@@ -385,10 +410,37 @@ async function runLive(
       miss,
     };
   }
+  // A call an earlier run started and never got the answer of is answered by the fixture a person gave for it.
+  const given = env.log.fixtureFor(call);
+  if (given && given.step === call.step && given.cacheKey === call.cacheKey)
+    return {
+      type: "answer",
+      source: "fixture",
+      output: given.error ? null : (given.output ?? null),
+      error: given.error ?? null,
+      miss,
+      fixture: given,
+      ...(approval ? { approval } : {}),
+    };
   if (!env.run.liveAllowed()) {
     return { type: "stop", code: "budget_live_calls", message: "maxLiveCalls reached before this live call.", miss };
   }
-  const answer = await execute(() => env.run!.toolExecutor!(call));
+  let answer: ToolAnswer & { durationMs?: number };
+  try {
+    answer = await execute(() => env.run!.toolExecutor!(call));
+  } catch (error) {
+    if (!(error instanceof LiveCallInDoubt)) throw error;
+    return {
+      type: "pause",
+      miss: {
+        reason: "live_call_in_doubt",
+        message: error.message,
+        tool: call.tool,
+        cacheKey: call.cacheKey,
+        closest: [],
+      },
+    };
+  }
   const id = `live:${call.step}:${call.tool}:${call.cacheKey ?? "nokey"}`;
   env.log.append({ type: "live_tool_result", ...resultEntryFields(id, env.run.now(), call, answer) });
   return {
@@ -470,6 +522,7 @@ async function execute(
   try {
     return await run();
   } catch (error) {
+    if (error instanceof LiveCallInDoubt || error instanceof RunInterrupted) throw error;
     return {
       error: {
         type: "ToolExecutionError",

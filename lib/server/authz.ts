@@ -25,6 +25,7 @@ export const PERMISSIONS = {
   "executors.read": "analyst",
   "executors.manage": "admin",
   "api_keys.manage": "admin",
+  "jobs.manage": "admin",
 } as const satisfies Record<string, Role>;
 
 export type Permission = keyof typeof PERMISSIONS;

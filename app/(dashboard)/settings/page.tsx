@@ -15,6 +15,11 @@ const SECTIONS = [
     title: "Executors",
     text: "Live model endpoints, live tool endpoints and the hosts they may call, for replays that run steps live.",
   },
+  {
+    href: "/settings/jobs",
+    title: "Jobs",
+    text: "Replays waiting for a worker, running, and failed, with who runs them; retry a failed one.",
+  },
 ] as const;
 
 export default function SettingsPage() {

@@ -53,7 +53,7 @@ export default async function ReplayPage({ params }: Props) {
             <Link href={`/sessions/${session.id}`} className={buttonClass({ variant: "secondary" })}>
               Open base run
             </Link>
-            {replay.status !== "running" ? (
+            {replay.status !== "running" && replay.status !== "queued" ? (
               <Link href={`/replays/${replay.id}/compare`} className={buttonClass()}>
                 Compare with base
               </Link>
@@ -63,13 +63,25 @@ export default async function ReplayPage({ params }: Props) {
           </>
         }
       />
-      {replay.status === "running" ? (
-        <ReplayProgress replayId={replay.id} startedAt={replay.createdAt.toISOString()} baseSteps={view.base.length} />
+      {replay.status === "running" || replay.status === "queued" ? (
+        <ReplayProgress
+          replayId={replay.id}
+          status={replay.status}
+          baseSteps={view.base.length}
+          progress={replay.progress}
+          cancelRequested={replay.cancelRequested}
+        />
       ) : null}
       {replay.error ? (
         <Notice tone="error" className="mb-6">
-          <strong>{replay.status === "failed" ? "The branch failed" : "The branch stopped"}</strong> (
-          {replay.error.code}): {replay.error.message}
+          <strong>
+            {replay.status === "failed"
+              ? "The branch failed"
+              : replay.status === "cancelled"
+                ? "The branch was cancelled"
+                : "The branch stopped"}
+          </strong>{" "}
+          ({replay.error.code}): {replay.error.message}
         </Notice>
       ) : null}
       <StaleUsedNotice stale={await staleRecordingsUsed(principal, { replayId: id }, prisma)} />
@@ -85,8 +97,12 @@ export default async function ReplayPage({ params }: Props) {
         <div>
           <h2 className="mb-2 text-base font-semibold text-slate-900">Branch steps</h2>
           {view.steps.length === 0 ? (
-            <EmptyState title={replay.status === "running" ? "No steps yet" : "The branch has no steps"}>
-              {replay.status === "running"
+            <EmptyState
+              title={
+                replay.status === "running" || replay.status === "queued" ? "No steps yet" : "The branch has no steps"
+              }
+            >
+              {replay.status === "running" || replay.status === "queued"
                 ? "The branch is running; its steps appear when it stops or pauses."
                 : "It stopped before its first step; the reason is shown above."}
             </EmptyState>
