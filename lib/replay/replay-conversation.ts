@@ -1,0 +1,140 @@
+import type { Message, SessionEvent } from "./events";
+import { deepEqual } from "./json";
+import type { ReplayStep } from "./replay";
+
+/**
+ * The conversation a branch has built, as far as the next model step's input
+ * needs it: what the branch changed (tool results, model outputs, the system
+ * prompt), whether its structure left the record's, and the messages since the
+ * last model step. Model step inputs are rebuilt from this.
+ */
+export class BranchConversation {
+  /** callId → the branch's tool message, for calls whose result differs from the record. */
+  readonly changedToolResults = new Map<string, Message>();
+  /** First tool call id → the branch's assistant message, for model outputs that differ from the record. */
+  readonly changedModelOutputs = new Map<string, Message>();
+  /** The edited system prompt, once an edit set it. */
+  systemPrompt: { value: unknown } | null = null;
+  /** The branch took another path than the record: later inputs are rebuilt from the branch itself. */
+  structureDiverged = false;
+  /** The last model step's input messages and output. */
+  prevMessages: Message[] = [];
+  prevOutput: Message | null = null;
+  /** Messages since the last model step: user messages, and tool steps whose message is built only when needed. */
+  sinceLastModelStep: (Message | ReplayStep)[] = [];
+
+  /**
+   * The input messages for model step i, rebuilt from what the branch
+   * produced, with the reasons it differs from the recorded input (none: the
+   * recorded messages themselves are returned).
+   */
+  reconstructInput(i: number, recorded: SessionEvent | null): { messages: Message[]; drift: string[] } {
+    const recordedMessages = recorded ? messagesOf(recorded.input) : null;
+    if (recordedMessages && !this.structureDiverged) {
+      if (this.changedToolResults.size === 0 && this.changedModelOutputs.size === 0 && this.systemPrompt === null) {
+        return { messages: recordedMessages, drift: NO_DRIFT };
+      }
+      return this.substituteChanges(recordedMessages);
+    }
+    // Past the record, or after the branch took another path: the conversation so far.
+    const messages = [...this.prevMessages];
+    if (this.prevOutput) messages.push(this.prevOutput);
+    for (const entry of this.sinceLastModelStep) messages.push(asMessage(entry));
+    if (this.systemPrompt !== null) {
+      const value = this.systemPrompt.value;
+      for (let k = 0; k < messages.length; k++)
+        if (messages[k]!.role === "system") messages[k] = { ...messages[k]!, content: value };
+    }
+    return { messages, drift: i === 0 && !recorded ? NO_DRIFT : ["conversation_rebuilt"] };
+  }
+
+  /** The recorded messages with the branch's changes put in, and which changes showed. */
+  substituteChanges(recordedMessages: readonly Message[]): { messages: Message[]; drift: string[] } {
+    const drift = new Set<string>();
+    const systemPrompt = this.systemPrompt;
+    const messages = recordedMessages.map((m) => {
+      if (m.role === "system" && systemPrompt !== null && !deepEqual(m.content, systemPrompt.value)) {
+        drift.add("system_prompt_edited");
+        return { ...m, content: systemPrompt.value };
+      }
+      if (m.role === "tool" && m.toolCallId !== undefined) {
+        const changed = this.changedToolResults.get(m.toolCallId);
+        if (changed) {
+          drift.add(`tool_result_changed:${m.toolCallId}`);
+          return { ...m, content: changed.content };
+        }
+      }
+      const firstId = m.role === "assistant" ? m.toolCalls?.[0]?.id : undefined;
+      if (firstId !== undefined) {
+        const changed = this.changedModelOutputs.get(firstId);
+        if (changed) {
+          drift.add(`model_output_changed:${firstId}`);
+          return changed;
+        }
+      }
+      return m;
+    });
+    return { messages, drift: drift.size === 0 ? NO_DRIFT : [...drift] };
+  }
+
+  /**
+   * Notes a model step's output: one that differs from the record replaces
+   * the recorded one in later inputs (by its first tool call id); a reply
+   * without tool calls cannot be substituted, so later inputs are rebuilt.
+   */
+  noteModelOutput(output: Message, equalsRecorded: boolean): void {
+    if (equalsRecorded) return;
+    const firstId = output.toolCalls?.[0]?.id;
+    if (firstId !== undefined) this.changedModelOutputs.set(firstId, output);
+    else this.structureDiverged = true;
+  }
+
+  /** A model step ran: its input and output start the next stretch of the conversation. */
+  advance(inputMessages: Message[], output: Message): void {
+    this.prevMessages = inputMessages;
+    this.prevOutput = output;
+    this.sinceLastModelStep = [];
+  }
+
+  /** A tool step ran; its message is built only when a later input needs it (or at once if it changed). */
+  noteToolStep(step: ReplayStep): void {
+    this.sinceLastModelStep.push(step);
+    if (!step.equalsBase) this.changedToolResults.set((step.input as { callId: string }).callId, toolMessageOf(step));
+  }
+}
+
+/** Shared by every model step without drift; never mutated. */
+const NO_DRIFT: string[] = Object.freeze([]) as unknown as string[];
+
+/** The tool message a tool step puts in the conversation. */
+export function toolMessageOf(step: ReplayStep): Message {
+  return {
+    role: "tool",
+    toolCallId: (step.input as { callId: string }).callId,
+    name: step.name,
+    content: step.error !== null ? { error: step.error } : step.output,
+  };
+}
+
+function asMessage(entry: Message | ReplayStep): Message {
+  return "role" in entry ? entry : toolMessageOf(entry);
+}
+
+/** The `messages` of a model call's input (none when it has no such list). */
+export function messagesOf(input: unknown): Message[] {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return [];
+  const messages = (input as { messages?: unknown }).messages;
+  return Array.isArray(messages) ? (messages as Message[]) : [];
+}
+
+/** The message a recorded user_message event adds to the conversation. */
+export function messageOfUserEvent(event: SessionEvent): Message {
+  const output = event.output;
+  const source =
+    output !== null && typeof output === "object" && !Array.isArray(output) && (output as { role?: unknown }).role
+      ? output
+      : event.input;
+  if (source !== null && typeof source === "object" && !Array.isArray(source) && (source as Message).role === "user")
+    return source as Message;
+  return { role: "user", content: source };
+}
