@@ -259,7 +259,7 @@ describe("evidence", () => {
   });
 
   it("counts model and tool steps by source and lists the fixtures used", () => {
-    const steps = base.map((e) => ({
+    const steps: ReplayStep[] = base.map((e) => ({
       ...e,
       source: "recorded" as const,
       baseSeq: e.seq,
@@ -267,7 +267,7 @@ describe("evidence", () => {
       equalsBase: true,
       edits: [],
     }));
-    steps[2] = { ...steps[2]!, source: "fixture" as const, fixtureId: "f1" } as ReplayStep;
+    steps[2] = { ...steps[2]!, source: "fixture" as const, fixtureId: "f1" };
     const { stepsBySource, fixturesUsed } = stepsEvidence(steps, [
       { type: "fixture", id: "f1", at: null, step: 2, tool: "b", cacheKey: null, output: 1, author: "ana", note: "n" },
     ]);
