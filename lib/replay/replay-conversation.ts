@@ -17,8 +17,8 @@ export class BranchConversation {
   systemPrompt: { value: unknown } | null = null;
   /** The branch took another path than the record: later inputs are rebuilt from the branch itself. */
   structureDiverged = false;
-  /** The last model step's input messages and output. */
-  prevMessages: Message[] = [];
+  /** The last model step's input (its messages are read only if a later input is rebuilt) and output. */
+  prevInput: unknown = null;
   prevOutput: Message | null = null;
   /** Messages since the last model step: user messages, and tool steps whose message is built only when needed. */
   sinceLastModelStep: (Message | ReplayStep)[] = [];
@@ -29,15 +29,13 @@ export class BranchConversation {
    * recorded messages themselves are returned).
    */
   reconstructInput(i: number, recorded: SessionEvent | null): { messages: Message[]; drift: string[] } {
-    const recordedMessages = recorded ? messagesOf(recorded.input) : null;
-    if (recordedMessages && !this.structureDiverged) {
-      if (this.changedToolResults.size === 0 && this.changedModelOutputs.size === 0 && this.systemPrompt === null) {
-        return { messages: recordedMessages, drift: NO_DRIFT };
-      }
+    if (recorded && !this.structureDiverged) {
+      const recordedMessages = messagesOf(recorded.input);
+      if (this.unchanged()) return { messages: recordedMessages, drift: NO_DRIFT };
       return this.substituteChanges(recordedMessages);
     }
     // Past the record, or after the branch took another path: the conversation so far.
-    const messages = [...this.prevMessages];
+    const messages = [...messagesOf(this.prevInput)];
     if (this.prevOutput) messages.push(this.prevOutput);
     for (const entry of this.sinceLastModelStep) messages.push(asMessage(entry));
     if (this.systemPrompt !== null) {
@@ -46,6 +44,15 @@ export class BranchConversation {
         if (messages[k]!.role === "system") messages[k] = { ...messages[k]!, content: value };
     }
     return { messages, drift: i === 0 && !recorded ? NO_DRIFT : ["conversation_rebuilt"] };
+  }
+
+  /** Whether a recorded model input is still exactly what the branch would send (nothing changed, same structure). */
+  recordedInputStands(): boolean {
+    return !this.structureDiverged && this.unchanged();
+  }
+
+  private unchanged(): boolean {
+    return this.changedToolResults.size === 0 && this.changedModelOutputs.size === 0 && this.systemPrompt === null;
   }
 
   /** The recorded messages with the branch's changes put in, and which changes showed. */
@@ -90,10 +97,10 @@ export class BranchConversation {
   }
 
   /** A model step ran: its input and output start the next stretch of the conversation. */
-  advance(inputMessages: Message[], output: Message): void {
-    this.prevMessages = inputMessages;
+  advance(input: unknown, output: Message): void {
+    this.prevInput = input;
     this.prevOutput = output;
-    this.sinceLastModelStep = [];
+    this.sinceLastModelStep.length = 0;
   }
 
   /** A tool step ran; its message is built only when a later input needs it (or at once if it changed). */

@@ -56,6 +56,8 @@ function copiedOutcome(run: ReplayRun, recorded: SessionEvent, input: unknown): 
 
 /** recorded-only: copy the captured output (synchronous: the common path allocates no promise). */
 export function recordedModelStep(run: ReplayRun, i: number, recorded: SessionEvent): ModelOutcome {
+  if (!run.plan.systemPrompt.has(recorded.seq) && run.conversation.recordedInputStands())
+    return copiedOutcome(run, recorded, recorded.input);
   const { messages, drift } = inputOf(run, i, recorded);
   return copiedOutcome(run, recorded, drift.length === 0 ? recorded.input : { ...asRecord(recorded.input), messages });
 }

@@ -116,7 +116,7 @@ describe("BranchConversation (rebuilding a model step's input)", () => {
   it("rebuilds the conversation from the branch once its structure diverged", () => {
     const conversation = new BranchConversation();
     const input = messagesOf(model0.input);
-    conversation.advance(input, model0.output as Message);
+    conversation.advance(model0.input, model0.output as Message);
     conversation.sinceLastModelStep.push({ role: "user", content: "more" });
     conversation.structureDiverged = true;
     const rebuilt = conversation.reconstructInput(1, model1);

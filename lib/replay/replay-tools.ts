@@ -27,76 +27,109 @@ export function pairToolCalls(
   requested: readonly ToolCallRequest[],
   recorded: SessionEvent | null,
 ): PairedCall[] {
-  const baseCalls = recorded ? (run.base.toolCallsByParent.get(recorded.seq) ?? NO_CALLS) : NO_CALLS;
-  const paired: PairedCall[] = new Array<PairedCall>(requested.length);
+  const baseCalls = recorded ? (run.base.toolCallsOf(recorded.seq) ?? NO_CALLS) : NO_CALLS;
+  const paired: PairedCall[] = [];
   let allPaired = true;
+  let pairedWithStep = 0;
   for (let k = 0; k < requested.length; k++) {
     const request = requested[k]!;
-    const baseEvent = recordedCallFor(run, baseCalls, request.id);
-    if (baseEvent === null) allPaired = false;
-    paired[k] = { request, baseEvent };
-  }
-  if (paired.length > 1 && allPaired && !inSeqOrder(paired)) {
-    // A stable sort by recorded seq (positions break ties, as requested).
-    paired.sort((a, b) => a.baseEvent!.seq - b.baseEvent!.seq);
-  }
-  // A recorded call of this step that the branch did not make is a divergence too.
-  if (!run.conversation.structureDiverged && baseCalls.length > 0) {
-    for (const e of baseCalls) {
-      if (!paired.some((p) => p.baseEvent === e)) {
-        run.conversation.structureDiverged = true;
-        break;
-      }
+    const index = indexOfCall(baseCalls, request.id);
+    let baseEvent: SessionEvent | null;
+    if (index >= 0) {
+      baseEvent = baseCalls[index]!;
+      pairedWithStep++;
+    } else {
+      baseEvent = unlinkedCall(run, request.id);
+      if (baseEvent === null) allPaired = false;
     }
+    paired.push({ request, baseEvent });
   }
+  if (paired.length > 1 && allPaired) sortBySeq(paired);
+  // A recorded call of this step that the branch did not make is a divergence too.
+  if (!run.conversation.structureDiverged && baseCalls.length > 0 && !coversAll(baseCalls, paired, pairedWithStep))
+    run.conversation.structureDiverged = true;
   return paired;
 }
 
 const NO_CALLS: readonly SessionEvent[] = Object.freeze([]);
 
-function inSeqOrder(paired: readonly PairedCall[]): boolean {
-  for (let k = 1; k < paired.length; k++) if (paired[k - 1]!.baseEvent!.seq > paired[k]!.baseEvent!.seq) return false;
+function indexOfCall(baseCalls: readonly SessionEvent[], id: string): number {
+  for (let k = 0; k < baseCalls.length; k++) {
+    const input = baseCalls[k]!.input;
+    if (input !== null && typeof input === "object" && (input as { callId?: unknown }).callId === id) return k;
+  }
+  return -1;
+}
+
+/** Whether every recorded call of the step was paired (requests with the same id pair with the same recording). */
+function coversAll(baseCalls: readonly SessionEvent[], paired: readonly PairedCall[], pairedWithStep: number): boolean {
+  if (pairedWithStep < baseCalls.length) return false;
+  outer: for (const e of baseCalls) {
+    for (const p of paired) if (p.baseEvent === e) continue outer;
+    return false;
+  }
   return true;
 }
 
-function recordedCallFor(run: ReplayRun, baseCalls: readonly SessionEvent[], id: string): SessionEvent | null {
-  for (const e of baseCalls) if (asRecord(e.input).callId === id) return e;
-  // Importers that could not link a call to its model step leave parentSeq null: match by call id.
+/** Stable insertion sort by recorded seq (ties keep the requested order): a model step requests a handful of calls. */
+function sortBySeq(paired: PairedCall[]): void {
+  for (let k = 1; k < paired.length; k++) {
+    const item = paired[k]!;
+    const seq = item.baseEvent!.seq;
+    let j = k - 1;
+    while (j >= 0 && paired[j]!.baseEvent!.seq > seq) {
+      paired[j + 1] = paired[j]!;
+      j--;
+    }
+    paired[j + 1] = item;
+  }
+}
+
+/** Importers that could not link a call to its model step leave parentSeq null: match by call id, once. */
+function unlinkedCall(run: ReplayRun, id: string): SessionEvent | null {
   const unlinked = run.orphanCallsById.get(id);
   if (unlinked === undefined || run.claimedOrphans.has(unlinked.seq)) return null;
   run.claimedOrphans.add(unlinked.seq);
   return unlinked;
 }
 
-/** What running one requested call gave: the branch step, or null when the run stopped or paused on it. */
-export type ToolStepResult = ReplayStep | null;
-
 /**
  * Runs one requested call: its arguments (edited or as requested), its
  * answer (an edited result, or the resolver under the call's rule), then the
  * branch step. A stop, a pause for a fixture or a wait for approval ends the
- * run (null; the reason is in `run.stop` / `run.pending`).
+ * run (null; the reason is in `run.stop` / `run.pending`). Synchronous unless
+ * the answer needs something external (a lookup, a live run).
  */
-export async function runToolCall(run: ReplayRun, call: PairedCall, modelSeq: number): Promise<ToolStepResult> {
+export function runToolCall(
+  run: ReplayRun,
+  call: PairedCall,
+  modelSeq: number,
+): ReplayStep | null | Promise<ReplayStep | null> {
   const { request, baseEvent } = call;
   const plan = run.plan;
   const args = baseEvent !== null && plan.toolArgs.has(baseEvent.seq) ? plan.toolArgs.get(baseEvent.seq) : request.args;
   const key = cacheKey(request.name, args);
-
-  let outcome: ToolOutcome;
   if (baseEvent !== null && plan.toolResult.has(baseEvent.seq)) {
-    outcome = editedResult(run, request.name, key, plan.toolResult.get(baseEvent.seq));
-  } else {
-    const resolved = run.resolver.resolve({
-      tool: request.name,
-      callId: request.id,
-      args,
-      cacheKey: key,
-      step: run.steps.length,
-    });
-    outcome = resolved instanceof Promise ? await resolved : resolved;
+    const outcome = editedResult(run, call, key, plan.toolResult.get(baseEvent.seq));
+    return toolStepOf(run, call, args, key, outcome, modelSeq);
   }
+  const resolved = run.resolver.resolveCall(
+    { tool: request.name, callId: request.id, args, cacheKey: key, step: run.steps.length },
+    baseEvent,
+  );
+  if (resolved instanceof Promise)
+    return resolved.then((outcome) => stepOrHalt(run, call, args, key, outcome, modelSeq));
+  return stepOrHalt(run, call, args, key, resolved, modelSeq);
+}
 
+function stepOrHalt(
+  run: ReplayRun,
+  call: PairedCall,
+  args: unknown,
+  key: string | null,
+  outcome: ToolOutcome,
+  modelSeq: number,
+): ReplayStep | null {
   if (outcome.type === "answer") return toolStepOf(run, call, args, key, outcome, modelSeq);
   if (outcome.type === "needs_live") throw new Error("unreachable: replay always runs with executors wired");
   haltOnCall(run, call, args, key, outcome);
@@ -104,10 +137,15 @@ export async function runToolCall(run: ReplayRun, call: PairedCall, modelSeq: nu
 }
 
 /** The analyst's result stands in for the call; identical later calls still get their own recordings. */
-function editedResult(run: ReplayRun, tool: string, key: string | null, output: unknown): ToolOutcome {
-  const rule = run.resolver.ruleFor(tool).rule;
+function editedResult(
+  run: ReplayRun,
+  call: PairedCall,
+  key: string | null,
+  output: unknown,
+): Extract<ToolOutcome, { type: "answer" }> {
+  const rule = run.resolver.ruleFor(call.request.name).rule;
   if (key !== null && rule.type === "history" && rule.scope === "baseline") {
-    const state = run.resolver.occurrence(key);
+    const state = run.resolver.occurrence(key, call.baseEvent);
     if ((state.recordings?.length ?? 0) > state.used) state.used++;
   }
   return { type: "answer", source: "edit", output, error: null, miss: null };
@@ -163,7 +201,7 @@ export function toolStepOf(
 ): ReplayStep {
   const { request, baseEvent } = call;
   const failed = outcome.error !== null;
-  const occurrence = key !== null ? run.resolver.occurrence(key).branch++ : null;
+  const occurrence = key !== null ? run.resolver.occurrence(key, baseEvent).branch++ : null;
   const fromRecording = outcome.recorded;
   const input =
     baseEvent !== null &&

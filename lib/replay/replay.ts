@@ -4,7 +4,7 @@ import type { EventError, Message, SessionEvent, Usage } from "./events";
 import { LogIndex, type ApprovalEntry, type BranchLogEntry } from "./log";
 import type { MissExplanation } from "./miss";
 import { Policy, policyHash, type KnownTool } from "./policy";
-import { messageOfUserEvent, messagesOf } from "./replay-conversation";
+import { messageOfUserEvent } from "./replay-conversation";
 import { comparabilityOf, stepsEvidence, strengthOf } from "./replay-evidence";
 import { modelStep, modelStepOf, recordedModelStep, sameModelOutput } from "./replay-model";
 import { ExecutorFailure, guarded, ReplayRun } from "./replay-run";
@@ -332,7 +332,7 @@ async function agentLoop(run: ReplayRun): Promise<void> {
 async function turn(run: ReplayRun, i: number): Promise<"next" | "end"> {
   const { base, policy } = run;
   run.reportProgress(false);
-  if (await run.cancelRequested(`before model step ${i}`)) return "end";
+  if (run.cancellable && (await run.cancelRequested(`before model step ${i}`))) return "end";
   const recorded = base.modelSteps[i] ?? null;
   if (i > 0 && recorded) {
     for (const event of base.userMessagesBefore[i] ?? []) {
@@ -364,7 +364,7 @@ async function turn(run: ReplayRun, i: number): Promise<"next" | "end"> {
   const outputEquals = sameModelOutput(outcome.output, recorded);
   run.conversation.noteModelOutput(outcome.output, outputEquals);
   if (!run.emit(step)) return "end";
-  run.conversation.advance(messagesOf(outcome.input), outcome.output);
+  run.conversation.advance(outcome.input, outcome.output);
 
   const requested = outcome.output.toolCalls ?? [];
   if (requested.length === 0) {
@@ -388,7 +388,8 @@ async function turn(run: ReplayRun, i: number): Promise<"next" | "end"> {
       run.halt("budget_exhausted", "budget", `${budgetNow} before the "${call.request.name}" call.`);
       return "end";
     }
-    const toolStep = await runToolCall(run, call, modelSeq);
+    const ran = runToolCall(run, call, modelSeq);
+    const toolStep = ran instanceof Promise ? await ran : ran;
     if (toolStep === null) return "end";
     run.budgetSteps++;
     run.conversation.noteToolStep(toolStep);
