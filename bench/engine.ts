@@ -13,11 +13,13 @@
  */
 import { createHash } from "node:crypto";
 import {
+  cacheKey,
   canonicalJson,
   compareRuns,
   replay,
   sha256HasherName,
   toolCallArgs,
+  type Message,
   type Policy,
   type SessionEvent,
 } from "../lib/replay";
@@ -189,6 +191,89 @@ async function measure(events: number) {
   };
 }
 
+// ---------------------------------------------------------------------------
+// Long conversations: every model step's input is the whole conversation so far (the same message
+// objects, one new array per step, as a loader of stored prefixes gives them), so the session holds
+// O(turns²) message references and an engine that walks each input is quadratic.
+
+const LONG_TURNS = [1_000, 5_000] as const;
+const LONG_ITERATIONS: Record<number, number> = { 1000: 9, 5000: 5 };
+
+function makeLongConversation(turns: number): SessionEvent[] {
+  const events: SessionEvent[] = [];
+  const event = (
+    e: Partial<SessionEvent> & Pick<SessionEvent, "kind" | "name" | "input" | "output">,
+  ): SessionEvent => ({
+    seq: events.length,
+    error: null,
+    status: "completed",
+    startedAt: null,
+    durationMs: 10,
+    usage: null,
+    parentSeq: null,
+    cacheKey: null,
+    occurrence: null,
+    ...e,
+  });
+  const history: Message[] = [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: text(40) },
+  ];
+  events.push(event({ kind: "user_message", name: "user", input: history[1], output: history[1] }));
+  for (let t = 0; t < turns; t++) {
+    const id = `call_${t}`;
+    const args = { path: `src/file_${t % 97}.ts`, query: text(6), line: t };
+    const output: Message = { role: "assistant", content: text(15), toolCalls: [{ id, name: "read_file", args }] };
+    const modelSeq = events.length;
+    events.push(
+      event({ kind: "model_call", name: "gpt-test", input: { messages: [...history], model: "gpt-test" }, output }),
+    );
+    const result = { ok: true, content: text(50) };
+    events.push(
+      event({
+        kind: "tool_call",
+        name: "read_file",
+        input: { callId: id, args },
+        output: result,
+        parentSeq: modelSeq,
+        cacheKey: cacheKey("read_file", args),
+        occurrence: 0,
+      }),
+    );
+    history.push(output, { role: "tool", toolCallId: id, name: "read_file", content: result });
+  }
+  const last: Message = { role: "assistant", content: "Done." };
+  events.push(event({ kind: "model_call", name: "gpt-test", input: { messages: [...history] }, output: last }));
+  events.push(event({ kind: "final_output", name: "final", input: null, output: "Done." }));
+  return events;
+}
+
+/** µs per event replaying a long conversation, untouched (exact) and with the first tool result edited (every later input drifts). */
+async function measureLong(turns: number) {
+  const base = makeLongConversation(turns);
+  const firstTool = base.find((e) => e.kind === "tool_call")!;
+  const edits = [{ seq: firstTool.seq, op: "replace_tool_result" as const, value: { ok: false } }];
+  const exact: number[] = [];
+  const edited: number[] = [];
+  for (let i = 0; i < LONG_ITERATIONS[turns]! + 1; i++) {
+    let t = cpuMs();
+    const r = await replay({ base, policy });
+    const exactMs = cpuMs() - t;
+    if (r.comparability !== "exact") throw new Error(`expected an exact replay, got ${r.comparability}`);
+    t = cpuMs();
+    const e = await replay({ base, policy, edits });
+    const editedMs = cpuMs() - t;
+    if (e.status !== "completed" || e.evidence.inputDrift.length !== turns)
+      throw new Error(`expected every later input to drift, got ${e.evidence.inputDrift.length} (${e.status})`);
+    if (i >= 1) {
+      exact.push(exactMs);
+      edited.push(editedMs);
+    }
+  }
+  const perEvent = (ms: number) => (ms * 1000) / base.length;
+  return { events: base.length, exact: perEvent(median(exact)), edited: perEvent(median(edited)) };
+}
+
 async function main() {
   console.log(`engine hasher: ${sha256HasherName()}`);
   const results = new Map<number, Awaited<ReturnType<typeof measure>>>();
@@ -213,8 +298,24 @@ async function main() {
   console.log(
     `replay/floor at 10,000 events (floor: canonical JSON + node:crypto SHA-256): ${ratio.toFixed(2)} (target ≤ 1.5) ${ratio <= 1.5 ? "PASS" : "FAIL"}`,
   );
+
+  const long = [];
+  for (const turns of LONG_TURNS) {
+    const m = await measureLong(turns);
+    long.push(m);
+    console.log(
+      `long conversation, ${turns} model turns (${m.events} events, inputs growing to ${2 * turns + 2} messages): ` +
+        `${m.exact.toFixed(2)} µs/event exact, ${m.edited.toFixed(2)} µs/event with the first tool result edited`,
+    );
+  }
+  const longExact = long[1]!.exact / long[0]!.exact;
+  const longEdited = long[1]!.edited / long[0]!.edited;
+  console.log(
+    `long-conversation linearity µs/event at ${LONG_TURNS[1]} ÷ at ${LONG_TURNS[0]} turns: exact ${longExact.toFixed(2)} ` +
+      `(target ≤ 1.3) ${longExact <= 1.3 ? "PASS" : "FAIL"}, edited ${longEdited.toFixed(2)}`,
+  );
   console.log(`ratio ${ratio.toFixed(2)}`);
-  if (ratio > 1.5 || linearity > 1.3) process.exitCode = 1;
+  if (ratio > 1.5 || linearity > 1.3 || longExact > 1.3) process.exitCode = 1;
 }
 
 void main();

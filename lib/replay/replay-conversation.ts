@@ -23,6 +23,18 @@ export class BranchConversation {
   /** Messages since the last model step: user messages, and tool steps whose message is built only when needed. */
   sinceLastModelStep: (Message | ReplayStep)[] = [];
 
+  /** The last substitution (recorded messages, the result, its reasons, the call ids its messages carry). */
+  private lastSubstitution: {
+    recorded: readonly Message[];
+    messages: Message[];
+    reasons: Set<string>;
+    ids: Set<string>;
+  } | null = null;
+  /** Ids (tool call ids, first tool call ids) changed since the last substitution. */
+  private readonly changesSince: string[] = [];
+  /** The system prompt changed since the last substitution: walk every message again. */
+  private rewalk = false;
+
   /**
    * The input messages for model step i, rebuilt from what the branch
    * produced, with the reasons it differs from the recorded input (none: the
@@ -55,33 +67,84 @@ export class BranchConversation {
     return this.changedToolResults.size === 0 && this.changedModelOutputs.size === 0 && this.systemPrompt === null;
   }
 
-  /** The recorded messages with the branch's changes put in, and which changes showed. */
+  /**
+   * The recorded messages with the branch's changes put in, and which changes
+   * showed. Long conversations send the whole conversation at every model
+   * step, so this is incremental: when this step's recorded messages extend
+   * the previous step's (the same message objects, checked by reference) and
+   * no change since then touches those messages, the previous result is
+   * extended by the new messages only, instead of looking every message up again.
+   */
   substituteChanges(recordedMessages: readonly Message[]): { messages: Message[]; drift: string[] } {
-    const drift = new Set<string>();
+    const last = this.lastSubstitution;
+    if (
+      last !== null &&
+      !this.rewalk &&
+      recordedMessages.length >= last.recorded.length &&
+      !this.changesSince.some((id) => last.ids.has(id)) &&
+      sharesPrefix(recordedMessages, last.recorded)
+    ) {
+      const messages = last.messages.slice();
+      const reasons = new Set(last.reasons);
+      const ids = last.ids;
+      for (let k = last.recorded.length; k < recordedMessages.length; k++) {
+        const m = recordedMessages[k]!;
+        messages.push(this.substitute(m, reasons));
+        noteIds(m, ids);
+      }
+      return this.remember(recordedMessages, messages, reasons, ids);
+    }
+    const reasons = new Set<string>();
+    const ids = new Set<string>();
+    const messages: Message[] = [];
+    for (const m of recordedMessages) {
+      messages.push(this.substitute(m, reasons));
+      noteIds(m, ids);
+    }
+    return this.remember(recordedMessages, messages, reasons, ids);
+  }
+
+  /** One recorded message with the branch's change put in (adding the reason), or the message itself. */
+  private substitute(m: Message, reasons: Set<string>): Message {
     const systemPrompt = this.systemPrompt;
-    const messages = recordedMessages.map((m) => {
-      if (m.role === "system" && systemPrompt !== null && !deepEqual(m.content, systemPrompt.value)) {
-        drift.add("system_prompt_edited");
-        return { ...m, content: systemPrompt.value };
+    if (m.role === "system" && systemPrompt !== null && !deepEqual(m.content, systemPrompt.value)) {
+      reasons.add("system_prompt_edited");
+      return { ...m, content: systemPrompt.value };
+    }
+    if (m.role === "tool" && m.toolCallId !== undefined) {
+      const changed = this.changedToolResults.get(m.toolCallId);
+      if (changed) {
+        reasons.add(`tool_result_changed:${m.toolCallId}`);
+        return { ...m, content: changed.content };
       }
-      if (m.role === "tool" && m.toolCallId !== undefined) {
-        const changed = this.changedToolResults.get(m.toolCallId);
-        if (changed) {
-          drift.add(`tool_result_changed:${m.toolCallId}`);
-          return { ...m, content: changed.content };
-        }
+    }
+    const firstId = m.role === "assistant" ? m.toolCalls?.[0]?.id : undefined;
+    if (firstId !== undefined) {
+      const changed = this.changedModelOutputs.get(firstId);
+      if (changed) {
+        reasons.add(`model_output_changed:${firstId}`);
+        return changed;
       }
-      const firstId = m.role === "assistant" ? m.toolCalls?.[0]?.id : undefined;
-      if (firstId !== undefined) {
-        const changed = this.changedModelOutputs.get(firstId);
-        if (changed) {
-          drift.add(`model_output_changed:${firstId}`);
-          return changed;
-        }
-      }
-      return m;
-    });
-    return { messages, drift: drift.size === 0 ? NO_DRIFT : [...drift] };
+    }
+    return m;
+  }
+
+  private remember(
+    recorded: readonly Message[],
+    messages: Message[],
+    reasons: Set<string>,
+    ids: Set<string>,
+  ): { messages: Message[]; drift: string[] } {
+    this.lastSubstitution = { recorded, messages, reasons, ids };
+    this.changesSince.length = 0;
+    this.rewalk = false;
+    return { messages, drift: reasons.size === 0 ? NO_DRIFT : [...reasons] };
+  }
+
+  /** Sets the system prompt an edit gave (later inputs are substituted afresh). */
+  setSystemPrompt(value: unknown): void {
+    this.systemPrompt = { value };
+    this.rewalk = true;
   }
 
   /**
@@ -92,8 +155,10 @@ export class BranchConversation {
   noteModelOutput(output: Message, equalsRecorded: boolean): void {
     if (equalsRecorded) return;
     const firstId = output.toolCalls?.[0]?.id;
-    if (firstId !== undefined) this.changedModelOutputs.set(firstId, output);
-    else this.structureDiverged = true;
+    if (firstId !== undefined) {
+      this.changedModelOutputs.set(firstId, output);
+      this.changesSince.push(firstId);
+    } else this.structureDiverged = true;
   }
 
   /** A model step ran: its input and output start the next stretch of the conversation. */
@@ -106,7 +171,25 @@ export class BranchConversation {
   /** A tool step ran; its message is built only when a later input needs it (or at once if it changed). */
   noteToolStep(step: ReplayStep): void {
     this.sinceLastModelStep.push(step);
-    if (!step.equalsBase) this.changedToolResults.set((step.input as { callId: string }).callId, toolMessageOf(step));
+    if (step.equalsBase) return;
+    const callId = (step.input as { callId: string }).callId;
+    this.changedToolResults.set(callId, toolMessageOf(step));
+    this.changesSince.push(callId);
+  }
+}
+
+/** Whether `list` starts with every message of `prefix` (the same objects). */
+function sharesPrefix(list: readonly Message[], prefix: readonly Message[]): boolean {
+  for (let k = prefix.length - 1; k >= 0; k--) if (list[k] !== prefix[k]) return false;
+  return true;
+}
+
+/** The ids a change can be keyed by that a message carries (its tool call id, its first tool call's id). */
+function noteIds(m: Message, ids: Set<string>): void {
+  if (m.role === "tool" && m.toolCallId !== undefined) ids.add(m.toolCallId);
+  else if (m.role === "assistant") {
+    const firstId = m.toolCalls?.[0]?.id;
+    if (firstId !== undefined) ids.add(firstId);
   }
 }
 

@@ -21,7 +21,7 @@ export interface ModelOutcome {
 /** Applies a system prompt edit recorded at this model step, if any. */
 function applySystemPromptEdit(run: ReplayRun, recorded: SessionEvent | null): void {
   if (recorded !== null && run.plan.systemPrompt.has(recorded.seq))
-    run.conversation.systemPrompt = { value: run.plan.systemPrompt.get(recorded.seq) };
+    run.conversation.setSystemPrompt(run.plan.systemPrompt.get(recorded.seq));
 }
 
 /** Rebuilds model step i's input and notes its drift in the evidence. */

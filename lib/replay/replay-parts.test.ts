@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cacheKey } from "./canonical";
 import type { Message, SessionEvent } from "./events";
@@ -278,5 +279,89 @@ describe("evidence", () => {
     steps[5] = { ...steps[5]!, output: "other", equalsBase: false };
     expect(comparabilityOf("completed", steps, base)).toBe("aligned");
     expect(comparabilityOf("completed", steps.slice(0, 5), base)).toBe("diverged_but_comparable");
+  });
+});
+
+describe("BranchConversation.substituteChanges (incremental over long conversations)", () => {
+  type Op =
+    | { op: "append"; kind: "tool" | "assistant" | "user" | "system"; id: number }
+    | { op: "changeTool"; id: number }
+    | { op: "changeModel"; id: number }
+    | { op: "systemPrompt"; value: string }
+    | { op: "rebuild"; shape: "shared" | "copied" | "window" };
+  const opArb: fc.Arbitrary<Op> = fc.oneof(
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        op: fc.constant("append" as const),
+        kind: fc.constantFrom("tool" as const, "assistant" as const, "user" as const, "system" as const),
+        id: fc.integer({ min: 0, max: 5 }),
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant("changeTool" as const), id: fc.integer({ min: 0, max: 5 }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ op: fc.constant("changeModel" as const), id: fc.integer({ min: 0, max: 5 }) }),
+    },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant("systemPrompt" as const), value: fc.constantFrom("a", "b") }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        op: fc.constant("rebuild" as const),
+        shape: fc.constantFrom("shared" as const, "copied" as const, "window" as const),
+      }),
+    },
+  );
+
+  it("gives the same messages and reasons as substituting every message afresh", () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 40 }), (ops) => {
+        const conversation = new BranchConversation();
+        const history: Message[] = [{ role: "system", content: "s" }];
+        for (const o of ops) {
+          if (o.op === "append") {
+            const id = `c${o.id}`;
+            history.push(
+              o.kind === "tool"
+                ? { role: "tool", toolCallId: id, content: history.length }
+                : o.kind === "assistant"
+                  ? { role: "assistant", content: history.length, toolCalls: [{ id, name: "t", args: {} }] }
+                  : { role: o.kind, content: history.length },
+            );
+          } else if (o.op === "changeTool") {
+            const step = { ...base[2]!, input: { callId: `c${o.id}` }, output: "changed", equalsBase: false };
+            conversation.noteToolStep(step as ReplayStep);
+          } else if (o.op === "changeModel") {
+            const output: Message = {
+              role: "assistant",
+              content: "x",
+              toolCalls: [{ id: `c${o.id}`, name: "t", args: {} }],
+            };
+            conversation.noteModelOutput(output, false);
+          } else if (o.op === "systemPrompt") {
+            conversation.setSystemPrompt(o.value);
+          } else {
+            const recorded =
+              o.shape === "shared"
+                ? [...history]
+                : o.shape === "copied"
+                  ? history.map((m) => ({ ...m }))
+                  : history.slice(Math.max(0, history.length - 3));
+            const fresh = new BranchConversation();
+            for (const [k, v] of conversation.changedToolResults) fresh.changedToolResults.set(k, v);
+            for (const [k, v] of conversation.changedModelOutputs) fresh.changedModelOutputs.set(k, v);
+            fresh.systemPrompt = conversation.systemPrompt;
+            const expected = fresh.substituteChanges(recorded);
+            const actual = conversation.substituteChanges(recorded);
+            expect(actual.drift).toEqual(expected.drift);
+            expect(actual.messages).toEqual(expected.messages);
+            actual.messages.forEach((m, k) => {
+              if (expected.messages[k] === recorded[k]) expect(m).toBe(recorded[k]);
+            });
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
