@@ -18,9 +18,14 @@ import PgBoss from "pg-boss";
 import type { PGlite } from "@electric-sql/pglite";
 import type { Database } from "@/lib/db/client";
 import { dropAllLeases, queuedReplayIdsAll, requeueAbandonedReplays } from "@/lib/db/jobs";
+import { queuedInvestigationIds, requeueRunningInvestigations } from "@/lib/db/investigations";
+import { runInvestigation } from "@/lib/server/investigations";
+import { systemPrincipal } from "@/lib/server/principal";
 import { runQueuedReplay, type Enqueue } from "@/lib/server/replays";
 
 export const REPLAY_QUEUE = "replay-run";
+/** Investigations (blame searches, minimisations, stale checks): one job each; its probes run inside it. */
+export const INVESTIGATION_QUEUE = "investigation-run";
 export const BOSS_SCHEMA = "pgboss";
 
 export interface JobSettings {
@@ -77,6 +82,8 @@ function pgliteDb(pglite: PGlite): PgBoss.Db {
 
 export interface Jobs {
   enqueue: Enqueue;
+  /** Puts investigations on the queue, run on behalf of whoever started each. */
+  enqueueInvestigations(items: readonly { id: string; by: string }[]): Promise<void>;
   /** Puts back replays whose worker is gone, and queued ones that have no job; returns how many. */
   sweep(): Promise<number>;
   boss: PgBoss;
@@ -129,6 +136,22 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     }
   }
 
+  if (!(await boss.getQueue(INVESTIGATION_QUEUE))) {
+    try {
+      await boss.createQueue(INVESTIGATION_QUEUE, {
+        name: INVESTIGATION_QUEUE,
+        retryLimit: 0,
+        expireInSeconds: 6 * 3600,
+      });
+    } catch (error) {
+      if (!(await boss.getQueue(INVESTIGATION_QUEUE))) throw error;
+    }
+  }
+  const enqueueInvestigations = async (items: readonly { id: string; by: string }[]) => {
+    if (items.length === 0) return;
+    await boss.insert(items.map((item) => ({ name: INVESTIGATION_QUEUE, data: item, retryLimit: 0 })));
+  };
+
   const enqueue: Enqueue = async (replayIds) => {
     for (let k = 0; k < replayIds.length; k += 1000) {
       await boss.insert(
@@ -177,6 +200,24 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
       await enqueue(await queuedReplayIdsAll(prisma));
       if (dropped > 0) log(`Branchpoint jobs: ${dropped} replay(s) interrupted by the last stop resume now.`);
     }
+    if (database.engine === "pglite") {
+      await requeueRunningInvestigations(prisma);
+      const queued = await queuedInvestigationIds(prisma);
+      const by = await prisma.investigation.findMany({
+        where: { id: { in: queued } },
+        select: { id: true, createdBy: true },
+      });
+      await enqueueInvestigations(by.map((i) => ({ id: i.id, by: i.createdBy ?? "system" })));
+    }
+    // Investigations run one at a time per process: each runs many replays itself.
+    await boss.work<{ id: string; by: string }>(
+      INVESTIGATION_QUEUE,
+      { batchSize: 1, pollingIntervalSeconds: settings.pollSeconds },
+      async ([job]) => {
+        if (!job) return;
+        await runInvestigation(systemPrincipal(job.data.by), { investigationId: job.data.id }, prisma);
+      },
+    );
     const processId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     for (let i = 0; i < settings.concurrency; i++) {
       const name = `${processId}:${i}`;
@@ -221,6 +262,7 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
 
   return {
     enqueue,
+    enqueueInvestigations,
     sweep,
     boss,
     workers,

@@ -30,3 +30,8 @@ export function jobs(): Promise<Jobs> {
 
 /** Puts replays on the queue; the request that made them answers at once. */
 export const enqueue: Enqueue = async (replayIds) => (await jobs()).enqueue(replayIds);
+
+/** Puts an investigation on the queue; a worker runs it on behalf of `by`. */
+export async function enqueueInvestigation(id: string, by: string): Promise<void> {
+  await (await jobs()).enqueueInvestigations([{ id, by }]);
+}
