@@ -1,5 +1,6 @@
 import { lastToolResult, REFUND_SESSION, startScriptedModel, type ScriptedModel } from "../scripts/scripted-model";
 import { expect, test } from "./fixtures";
+import { refundSessionId } from "./replay-form";
 
 const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
 const SHOTS = "test-results/screens";
@@ -100,4 +101,49 @@ test("from a failing session, a blame search shows its cost, runs its probes and
   const unknown = await page.goto("/investigations/no-such-id");
   expect(unknown?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "Investigation not found" })).toBeVisible();
+});
+
+test("a determinism probe shows, per step, how often the model answered differently from the record", async ({
+  page,
+  request,
+}) => {
+  const endpoint = `probe-${Date.now()}`;
+  await page.goto("/settings/executors");
+  const modelForm = page.getByRole("form", { name: "Add a model endpoint" });
+  await modelForm.locator('input[name="name"]').fill(endpoint);
+  await modelForm.locator('input[name="baseUrl"]').fill(model.baseUrl);
+  await modelForm.locator('input[name="model"]').fill("gpt-4.1-2025-04-14");
+  await modelForm.getByRole("button", { name: "Save model endpoint" }).click();
+  await expect(page.getByRole("cell", { name: endpoint, exact: true })).toBeVisible();
+
+  const sessionId = await refundSessionId(request);
+  const started = await request.post("/api/v1/replays", {
+    headers: AUTH,
+    data: {
+      sessionId,
+      modelEndpoint: endpoint,
+      policy: {
+        model: "determinism-probe",
+        probeRuns: 3,
+        drift: "continue_to_terminal",
+        tools: { default: { type: "history", scope: "baseline", on_miss: "error_result" } },
+      },
+    },
+  });
+  expect(started.status()).toBe(201);
+  const { replay } = (await started.json()) as { replay: { id: string } };
+  await expect
+    .poll(async () => {
+      const r = await request.get(`/api/v1/replays/${replay.id}`, { headers: AUTH });
+      return ((await r.json()) as { replay: { status: string } }).replay.status;
+    })
+    .toBe("completed");
+  await page.goto(`/replays/${replay.id}`);
+  const probe = page.getByRole("region", { name: "Determinism probe" });
+  await expect(probe).toContainText("Each recorded model input was sent 3 times.");
+  // Four model steps probed; this model declines where the recorded agent issued the refund (base step 5).
+  await expect(probe.getByTestId("probe-report")).toHaveCount(4);
+  await expect(probe.locator('[data-testid="probe-cell"][data-seq="5"]')).toHaveAttribute("data-rate", "1");
+  await expect(probe.locator('[data-testid="probe-cell"][data-seq="1"]')).toHaveAttribute("data-rate", "0");
+  await page.screenshot({ path: `${SHOTS}/determinism-probe.png`, fullPage: true });
 });

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
 import { MinimizeButton } from "@/components/investigations/MinimizeButton";
+import { ProbeVariance } from "@/components/counterfactual/ProbeVariance";
 import { StaleUsedNotice } from "@/components/investigations/StaleUsedNotice";
 import { staleRecordingsUsed } from "@/lib/server/investigations";
 import { CoveragePanel } from "@/components/replays/CoveragePanel";
@@ -90,6 +91,11 @@ export default async function ReplayPage({ params }: Props) {
         <ForkNotice fork={counterfactual?.fork ?? null} modelPolicy={replay.policySnapshot.model} />
       ) : null}
       <VerdictList verdicts={counterfactual?.verdicts ?? []} />
+      <ProbeVariance
+        probes={view.evidence.probes ?? []}
+        steps={view.steps}
+        baseSteps={view.base.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name }))}
+      />
       {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? (
         <PendingCallPanel replayId={replay.id} pending={view.pending} />
       ) : null}

@@ -1,0 +1,67 @@
+import { DataTable } from "@/components/ui/DataTable";
+import { probeDivergence, type ProbeReport } from "@/lib/replay";
+import { divergenceColour, percent } from "./labels";
+
+/**
+ * A determinism probe's answer, in the view repeated trials use: per base step, how many of the runs of its
+ * recorded input answered differently from the record, and per probed model step the spread of answers.
+ */
+export function ProbeVariance({
+  probes,
+  steps,
+  baseSteps,
+}: {
+  probes: readonly ProbeReport[];
+  steps: readonly { seq: number; baseSeq: number | null }[];
+  baseSteps: readonly { seq: number; kind: string; name: string }[];
+}) {
+  if (probes.length === 0) return null;
+  const cells = probeDivergence(probes, steps, baseSteps.length);
+  const runs = probes[0]!.runs;
+  return (
+    <section className="mb-6 rounded-lg border border-slate-200 bg-white p-5" aria-label="Determinism probe">
+      <h2 className="text-base font-semibold text-slate-900">How deterministic the model is here</h2>
+      <p className="mt-1 text-sm text-slate-600">
+        Each recorded model input was sent {runs} times. Darker cells are base steps where more of those runs answered
+        differently from the record.
+      </p>
+      <div className="mt-3 flex flex-wrap gap-0.5" data-testid="probe-strip">
+        {cells.map((c) => {
+          const step = baseSteps[c.baseSeq];
+          return (
+            <div
+              key={c.baseSeq}
+              data-testid="probe-cell"
+              data-seq={c.baseSeq}
+              data-rate={c.rate}
+              title={`step ${c.baseSeq} ${step?.kind ?? ""} ${step?.name ?? ""}: ${c.n === 0 ? "not probed" : `${c.diverged} of ${c.n} runs answered differently`}`}
+              className="flex h-10 w-10 items-end justify-center rounded text-[10px] text-slate-700 ring-1 ring-slate-200 ring-inset"
+              style={{ background: c.n === 0 ? undefined : divergenceColour(c.rate) }}
+            >
+              {c.baseSeq}
+            </div>
+          );
+        })}
+      </div>
+      <DataTable
+        className="mt-4"
+        frame={false}
+        dense
+        label="Probed model steps"
+        columns={["Model step", "Branch step", "Distinct answers", "Same as the record", "Variance"]}
+      >
+        {probes.map((p) => (
+          <tr key={p.modelStep} data-testid="probe-report">
+            <td className="py-1 pr-2 tabular-nums">{p.modelStep}</td>
+            <td className="py-1 pr-2 tabular-nums">{p.step}</td>
+            <td className="py-1 pr-2 tabular-nums">{p.distinctOutputs}</td>
+            <td className="py-1 pr-2 tabular-nums">
+              {p.matchesRecorded} of {p.runs}
+            </td>
+            <td className="py-1 pr-2 tabular-nums">{percent(p.variance)}</td>
+          </tr>
+        ))}
+      </DataTable>
+    </section>
+  );
+}
