@@ -4,6 +4,7 @@ import { importDocument } from "@/lib/ingest";
 import { env } from "@/lib/env";
 import { registerEnvApiKey } from "./api-keys";
 import type { Db } from "./client";
+import { compactStoredInputs } from "./compact-stored";
 import { saveImportedSessions } from "./sessions";
 
 export const SEED_DIR = path.join(process.cwd(), "prisma", "seed");
@@ -69,6 +70,8 @@ export async function ensureStartupData(
 ): Promise<{ demoSessions: number }> {
   const settings = env();
   await registerEnvApiKey(prisma, settings.BRANCHPOINT_API_KEY);
+  // Runs stored before model inputs were stored once: put in the compact form (a no-op once done).
+  await compactStoredInputs(prisma);
   if (opts.singleProcess) {
     const interrupted = await failInterruptedWork(prisma);
     if (interrupted.replays || interrupted.experiments) {

@@ -6,7 +6,7 @@ import { mapOtlpSpans, spanSessionId, type OtlpSpan } from "@/lib/ingest/otlp";
 import type { SessionEvent } from "@/lib/replay";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import type { ImportedSession } from "@/lib/ingest/types";
-import { getSession, toSessionEvent } from "./sessions";
+import { getSession, toSessionEvent, withFullInputs } from "./sessions";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 import { ingestAgentsItems, ingestOtlpSpans, type TraceIngestResult } from "./traces";
 
@@ -134,7 +134,7 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
       where: { id: traceSession.id },
       include: { events: { orderBy: { seq: "asc" } } },
     });
-    expect(kept.events.map(toSessionEvent)).toEqual(eventsBefore);
+    expect(withFullInputs(kept.events).map(toSessionEvent)).toEqual(eventsBefore);
     expect(kept.metadata).toMatchObject({
       supersededBy: regrouped.id,
       superseded: { reason: "regrouped", externalId: traceSession.externalId },
@@ -180,7 +180,7 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
       where: { id: original.id },
       include: { events: { orderBy: { seq: "asc" } } },
     });
-    expect(keptOriginal.events.map(toSessionEvent)).toEqual(originalEvents);
+    expect(withFullInputs(keptOriginal.events).map(toSessionEvent)).toEqual(originalEvents);
     expect(keptOriginal.metadata).toMatchObject({ supersededBy: rebuilt.id, superseded: { reason: "rebuilt" } });
     const full = mapOtlpSpans(more) as { sessions: ImportedSession[] };
     expect((await storedSession("otlp-json", full.sessions[0]!.externalId!)).events).toEqual(

@@ -20,7 +20,7 @@ import {
   type CheckRow,
   type StoredVerdicts,
 } from "@/lib/db/checks";
-import { isTerminal, toReplayStep } from "@/lib/db/replays";
+import { isTerminal, toReplaySteps } from "@/lib/db/replays";
 import { sessionEvents } from "@/lib/db/sessions";
 import { AppError, notFound } from "@/lib/errors";
 import { modelExecutor } from "@/lib/executors/live";
@@ -301,7 +301,7 @@ export async function trialSetView(principal: Principal, input: TrialSetInput, p
       !isTerminal(r.status) || branch.length === 0 || branch.some((v) => v.outcome === "check_error")
         ? null
         : branch.every((v) => v.outcome === "pass");
-    const steps = r.steps.map(toReplayStep);
+    const steps = toReplaySteps(r.steps);
     return {
       replay: r,
       passed,
