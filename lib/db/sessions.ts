@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ImportedSession } from "@/lib/ingest/types";
-import type { SessionEvent } from "@/lib/replay";
+import { canonicalJson, type SessionEvent } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { compactInputs, expandInputs } from "@/lib/ingest/inputs";
@@ -128,9 +128,24 @@ async function ensureAgent(tx: DbClient, s: ImportedSession) {
       })),
       skipDuplicates: true,
     });
-    // What a later import declares (a schema, a side-effect class) still updates a known tool.
+    // What a later import declares (a schema, a side-effect class) still updates a known tool (when it differs).
+    const known = new Map(
+      (
+        await tx.tool.findMany({
+          where: { agentId: agent.id, name: { in: tools.map((t) => t.name) } },
+          select: { name: true, schema: true, sideEffect: true },
+        })
+      ).map((t) => [t.name, t]),
+    );
     for (const tool of tools) {
       if (tool.schema === undefined && !tool.sideEffect) continue;
+      const before = known.get(tool.name);
+      if (
+        before &&
+        (tool.schema === undefined || canonicalJson(tool.schema) === canonicalJson(before.schema)) &&
+        (!tool.sideEffect || tool.sideEffect === before.sideEffect)
+      )
+        continue;
       await tx.tool.update({
         where: { agentId_name: { agentId: agent.id, name: tool.name } },
         data: {
@@ -167,16 +182,87 @@ async function writeSession(tx: DbClient, s: ImportedSession, existingId?: strin
     searchText: searchTextFor(s),
     metadata: json(s.metadata),
   };
-  let id: string;
   if (existingId) {
-    await tx.event.deleteMany({ where: { sessionId: existingId } });
     await tx.session.update({ where: { id: existingId }, data });
-    id = existingId;
-  } else {
-    id = (await tx.session.create({ data, select: { id: true } })).id;
+    await replaceChangedEvents(tx, existingId, eventRows(existingId, s.events));
+    return { id: existingId, eventCount: s.events.length };
   }
+  const id = (await tx.session.create({ data, select: { id: true } })).id;
   await insertEventRows(tx, eventRows(id, s.events));
   return { id, eventCount: s.events.length };
+}
+
+/** The stored columns of an event row that carry its content (not its id), as comparable text. */
+function rowText(r: {
+  seq: number;
+  kind: string;
+  name: string;
+  input?: unknown;
+  output?: unknown;
+  error?: unknown;
+  status: string;
+  startedAt?: Date | string | null;
+  durationMs?: number | null;
+  inputTokens?: number | null;
+  outputTokens?: number | null;
+  costUsd?: number | null;
+  parentSeq?: number | null;
+  cacheKey?: string | null;
+  occurrence?: number | null;
+  inputPrefixSeq?: number | null;
+  inputPrefixCount?: number | null;
+  inputDigest?: string | null;
+}): string {
+  const startedAt = r.startedAt === null || r.startedAt === undefined ? null : new Date(r.startedAt).toISOString();
+  return (
+    canonicalJson([
+      r.seq,
+      r.kind,
+      r.name,
+      r.input ?? null,
+      r.output ?? null,
+      r.error ?? null,
+      r.status,
+      startedAt,
+      r.durationMs ?? null,
+      r.inputTokens ?? null,
+      r.outputTokens ?? null,
+      r.costUsd ?? null,
+      r.parentSeq ?? null,
+      r.cacheKey ?? null,
+      r.occurrence ?? null,
+      r.inputPrefixSeq ?? null,
+      r.inputPrefixCount ?? null,
+      r.inputDigest ?? null,
+    ]) ?? ""
+  );
+}
+
+/**
+ * A rebuilt session's events written as a change: rows whose content is the
+ * same stay (ids and all), changed and new ones are written, gone ones are
+ * deleted. A trace export that adds steps to a running session thus writes
+ * those steps (and the few it changes: a parent, the final answer), not the
+ * whole session again.
+ */
+async function replaceChangedEvents(
+  tx: DbClient,
+  sessionId: string,
+  rows: readonly Prisma.EventCreateManyInput[],
+): Promise<void> {
+  const stored = await tx.event.findMany({ where: { sessionId } });
+  const storedBySeq = new Map(stored.map((r) => [r.seq, r]));
+  const wanted = new Set(rows.map((r) => r.seq));
+  const stale = stored.filter((r) => !wanted.has(r.seq)).map((r) => r.id);
+  const write: Prisma.EventCreateManyInput[] = [];
+  for (const row of rows) {
+    const before = storedBySeq.get(row.seq);
+    if (before && rowText(before) === rowText(row)) continue;
+    if (before) stale.push(before.id);
+    write.push(row);
+  }
+  if (stale.length > 0) await tx.event.deleteMany({ where: { id: { in: stale } } });
+  await insertEventRows(tx, write);
 }
 
 /** Most bytes of JSON one INSERT carries: the embedded database aborts the process (exit 100) on a statement of hundreds of MB. */
