@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canonicalJson } from "@/lib/replay";
+import { canonicalJson, replay, type Policy } from "@/lib/replay";
 import { importDocument } from "@/lib/ingest";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { compactStoredInputs } from "./compact-stored";
 import { importAndSave } from "./imports";
+import { loadReplayComparison, loadReplayView, saveRunResult } from "./replays";
 import { getSession, saveImportedSessions, sessionEvents } from "./sessions";
 import { demoDocuments } from "./startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
@@ -53,6 +54,38 @@ describe.each(TEST_ENGINES)("long sessions on %s", (engine) => {
       expect((step.input as { messages: unknown[] }).messages).toHaveLength(2);
     },
   );
+
+  it("stores a branch's model inputs once too; its steps read back whole and its comparison is exact", async () => {
+    const result = await importAndSave(db.prisma, JSON.stringify(longChatLog(300)), { format: "openai-chat" });
+    if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
+    const sessionId = result.sessions[0]!.id;
+    const base = await sessionEvents(db.prisma, sessionId);
+    const policy: Policy = {
+      model: "recorded-only",
+      drift: "continue_to_terminal",
+      tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
+    };
+    const run = await replay({ base, policy });
+    const { id } = await db.prisma.replay.create({
+      data: {
+        sessionId,
+        policySnapshot: JSON.parse(JSON.stringify(policy)) as object,
+        policyHash: "test",
+        status: "running",
+      },
+      select: { id: true },
+    });
+    await saveRunResult(db.prisma, id, run, new Date());
+    const [stored] = await db.prisma.$queryRaw<{ messages: number; pointers: number }[]>`
+      SELECT sum(jsonb_array_length(input->'messages'))::int AS messages, count("inputPrefixIdx")::int AS pointers
+      FROM "ReplayStep" WHERE "replayId" = ${id} AND kind = 'model_call'`;
+    expect(stored).toEqual({ messages: 2 + 2 * 300, pointers: 300 });
+    const view = (await loadReplayView(db.prisma, id))!;
+    expect(canonicalJson(view.steps)).toBe(canonicalJson(run.steps));
+    const lite = (await loadReplayComparison(db.prisma, id))!;
+    expect(lite.comparison.firstDivergence).toBeNull();
+    expect(lite.comparison.pairs.every((p) => p.type === "equal")).toBe(true);
+  });
 
   it("puts sessions stored whole in the compact form at start, with the same full inputs", async () => {
     const sessions = [];
