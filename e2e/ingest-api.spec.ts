@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import type { APIRequestContext, APIResponse } from "@playwright/test";
+import { longChatLog } from "../lib/ingest/long-chat";
 import { expect, test } from "./fixtures";
 
 // Bad input over HTTP: every case gets a 4xx naming the problem, and nothing is written.
@@ -253,6 +254,50 @@ test.describe("/api/v1/sessions", () => {
     expect(session.title).toBe("Imported through the API");
     expect(session.events.map((e) => e.seq)).toEqual(session.events.map((_, i) => i));
     expect(session.events.length).toBe(sessions[0]!.eventCount);
+  });
+
+  test("gives a long chat log's model inputs whole, or as stored with ?inputs=delta", async ({ request }) => {
+    const turns = 30;
+    const res = await request.post("/api/v1/sessions?format=openai-chat", {
+      headers: bearer,
+      data: { ...longChatLog(turns), metadata: { title: `long chat ${Date.now()}` } },
+    });
+    expect(res.status()).toBe(201);
+    const id = ((await res.json()) as { sessions: { id: string }[] }).sessions[0]!.id;
+    type Event = { seq: number; kind: string; input: { messages: unknown[] }; inputPrefix?: unknown };
+    const full = (
+      (await (await request.get(`/api/v1/sessions/${id}`, { headers: bearer })).json()) as {
+        session: { events: Event[] };
+      }
+    ).session.events;
+    const delta = (
+      (await (await request.get(`/api/v1/sessions/${id}?inputs=delta`, { headers: bearer })).json()) as {
+        session: { events: Event[] };
+      }
+    ).session.events;
+    const models = full.filter((e) => e.kind === "model_call");
+    expect(models.map((e) => e.input.messages.length)).toEqual(models.map((_, i) => 2 + 2 * i));
+    expect(full.every((e) => !("inputPrefix" in e))).toBe(true);
+    // Delta: the first call whole, every later one its two new messages after the call before it.
+    const deltaModels = delta.filter((e) => e.kind === "model_call");
+    expect(deltaModels[0]!.inputPrefix).toBeNull();
+    expect(deltaModels.slice(1).map((e) => [e.inputPrefix, e.input.messages.length])).toEqual(
+      deltaModels.slice(1).map((_, i) => [{ seq: models[i]!.seq, count: 2 + 2 * i }, 2]),
+    );
+    // Rebuilt from the delta form, every input is the full one.
+    const rebuilt = new Map<number, unknown[]>();
+    for (const e of deltaModels) {
+      const prefix = e.inputPrefix as { seq: number; count: number } | null;
+      const messages = prefix
+        ? [...rebuilt.get(prefix.seq)!.slice(0, prefix.count), ...e.input.messages]
+        : e.input.messages;
+      rebuilt.set(e.seq, messages);
+    }
+    expect(models.map((e) => rebuilt.get(e.seq))).toEqual(models.map((e) => e.input.messages));
+
+    const bad = await request.get(`/api/v1/sessions/${id}?inputs=compact`, { headers: bearer });
+    expect(bad.status()).toBe(400);
+    expect(((await bad.json()) as { error: { issues: { path: string }[] } }).error.issues[0]!.path).toBe("inputs");
   });
 
   test("refuses bad input with 4xx and exact paths, and writes nothing", async ({ request }) => {

@@ -5,7 +5,7 @@
 import { Policy, type PendingCall, type ReplayStep, type SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
 import { toReplayStep } from "./replays";
-import { toSessionEvent } from "./sessions";
+import { toSessionEvent, withFullInputs } from "./sessions";
 
 export interface CoverageSource {
   replayId: string;
@@ -36,12 +36,15 @@ async function coverageSources(
       orderBy: [{ replayId: "asc" }, { idx: "asc" }],
     }),
   ]);
-  const eventsBySession = new Map<string, SessionEvent[]>();
+  const rowsBySession = new Map<string, (typeof events)[number][]>();
   for (const row of events) {
-    const list = eventsBySession.get(row.sessionId) ?? [];
-    list.push(toSessionEvent(row));
-    eventsBySession.set(row.sessionId, list);
+    const list = rowsBySession.get(row.sessionId) ?? [];
+    list.push(row);
+    rowsBySession.set(row.sessionId, list);
   }
+  const eventsBySession = new Map<string, SessionEvent[]>(
+    [...rowsBySession].map(([id, rows]) => [id, withFullInputs(rows).map(toSessionEvent)]),
+  );
   const stepsByReplay = new Map<string, ReplayStep[]>();
   for (const row of steps) {
     const list = stepsByReplay.get(row.replayId) ?? [];

@@ -1,7 +1,7 @@
 import { Adapter, Capability, Policy, policyHash, SideEffect, type KnownTool } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
-import { toSessionEvent } from "./sessions";
+import { toSessionEvent, withFullInputs } from "./sessions";
 
 /**
  * Saved policies and their immutable versions (DESIGN §3). A version is a
@@ -289,7 +289,9 @@ export async function agentSessionEvents(client: AnyClient, agentId: string, ses
     where: { id: sessionId, agentId },
     include: { events: { orderBy: { seq: "asc" } } },
   });
-  return session ? { agentVersionId: session.agentVersionId, events: session.events.map(toSessionEvent) } : null;
+  return session
+    ? { agentVersionId: session.agentVersionId, events: withFullInputs(session.events).map(toSessionEvent) }
+    : null;
 }
 
 /** Policy versions usable for an agent's sessions (the agent's policies and those without an agent), by name then newest version. */

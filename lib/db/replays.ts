@@ -24,7 +24,8 @@ import {
 } from "@/lib/replay";
 import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
-import { toSessionEvent } from "./sessions";
+import { compactInputs, expandInputs, inputDigests } from "@/lib/ingest/inputs";
+import { fullEvent, toSessionEvent, withFullInputs } from "./sessions";
 
 export const REPLAY_STATUSES = [
   "queued",
@@ -133,7 +134,8 @@ interface StepDetail {
 }
 
 export function stepRows(replayId: string, steps: readonly ReplayStep[]): Prisma.ReplayStepCreateManyInput[] {
-  return steps.map((s) => {
+  const compact = compactInputs(steps);
+  return steps.map((s, i) => {
     const detail: StepDetail = {
       startedAt: s.startedAt,
       durationMs: s.durationMs,
@@ -155,7 +157,10 @@ export function stepRows(replayId: string, steps: readonly ReplayStep[]): Prisma
       name: s.name,
       source: s.source,
       baseSeq: s.baseSeq,
-      input: jsonOrUndefined(s.input),
+      input: jsonOrUndefined(compact[i]!.input),
+      inputPrefixIdx: compact[i]!.prefix?.seq ?? null,
+      inputPrefixCount: compact[i]!.prefix?.count ?? null,
+      inputDigest: compact[i]!.digest,
       output: jsonOrUndefined(s.output),
       error: jsonOrUndefined(s.error),
       status: s.status,
@@ -164,6 +169,30 @@ export function stepRows(replayId: string, steps: readonly ReplayStep[]): Prisma
       detail: json(detail),
     };
   });
+}
+
+type StoredStepRow = StepRow & { inputPrefixIdx?: number | null; inputPrefixCount?: number | null };
+
+/** Rows of ONE replay in idx order (all its model calls up to the last row) with full model inputs. */
+export function withFullStepInputs<R extends StoredStepRow>(rows: readonly R[]): R[] {
+  if (!rows.some((r) => (r.inputPrefixIdx ?? null) !== null)) return [...rows];
+  const full = expandInputs(
+    rows.map((r) => ({
+      seq: r.idx,
+      kind: r.kind,
+      input: r.input,
+      prefix:
+        r.inputPrefixIdx === null || r.inputPrefixIdx === undefined
+          ? null
+          : { seq: r.inputPrefixIdx, count: r.inputPrefixCount ?? 0 },
+    })),
+  );
+  return rows.map((r, i) => ({ ...r, input: full[i] }));
+}
+
+/** A replay's stored steps, in idx order, as the engine reads them (full model inputs). */
+export function toReplaySteps(rows: readonly StoredStepRow[]): ReplayStep[] {
+  return withFullStepInputs(rows).map(toReplayStep);
 }
 
 type StepRow = {
@@ -537,8 +566,8 @@ export async function loadReplayView(client: DbClient, replayId: string): Promis
     client.event.findMany({ where: { sessionId: meta.replay.sessionId }, orderBy: { seq: "asc" } }),
     client.replayStep.findMany({ where: { replayId }, orderBy: { idx: "asc" } }),
   ]);
-  const base = events.map(toSessionEvent);
-  const steps = stepRowsFound.map(toReplayStep);
+  const base = withFullInputs(events).map(toSessionEvent);
+  const steps = toReplaySteps(stepRowsFound);
   return {
     ...meta,
     base,
@@ -576,7 +605,12 @@ type LiteRow = {
   parentSeq: number | null;
   occurrence: number | null;
 };
-type LiteStepRow = LiteRow & { source: string; baseSeq: number | null; equalsBase: boolean | null };
+type LiteStepRow = LiteRow & {
+  source: string;
+  baseSeq: number | null;
+  equalsBase: boolean | null;
+  hasInput?: boolean;
+};
 
 /**
  * What the comparison needs from one row. A model call's input (its whole
@@ -603,9 +637,63 @@ function liteEvent(r: LiteRow): SessionEvent {
   };
 }
 
-/** A JSON column as the comparison sees it: SQL NULL and JSON null alike are null (as Prisma reads them). */
-const DIGEST = (column: string) =>
-  Prisma.raw(`CASE WHEN ${column} IS NULL OR ${column} = 'null'::jsonb THEN NULL ELSE md5(${column}::text) END`);
+type Digest = { seq: number; inputDigest: string | null };
+
+/**
+ * The digests of a run's model inputs at `seqs`: the stored ones, and for rows
+ * stored without one, computed from the run's full inputs.
+ */
+async function digestsOf(
+  stored: readonly Digest[],
+  seqs: readonly number[],
+  all: () => Promise<{ seq: number; kind: string; input: unknown }[]>,
+): Promise<Digest[]> {
+  if (stored.length === seqs.length && stored.every((d) => d.inputDigest !== null)) return [...stored];
+  const rows = await all();
+  const digests = inputDigests(rows);
+  const wanted = new Set(seqs);
+  return rows.flatMap((r, i) => (wanted.has(r.seq) ? [{ seq: r.seq, inputDigest: digests[i] ?? null }] : []));
+}
+
+async function eventDigests(client: DbClient, sessionId: string, seqs: readonly number[]): Promise<Digest[]> {
+  const stored = await client.event.findMany({
+    where: { sessionId, seq: { in: [...seqs] }, input: { not: Prisma.AnyNull } },
+    select: { seq: true, inputDigest: true },
+  });
+  const present = new Set(stored.map((d) => d.seq));
+  const nulls = seqs.filter((q) => !present.has(q)).map((seq) => ({ seq, inputDigest: null }));
+  const found = await digestsOf(
+    stored,
+    stored.map((d) => d.seq),
+    async () =>
+      withFullInputs(
+        await client.event.findMany({
+          where: { sessionId, kind: "model_call" },
+          orderBy: { seq: "asc" },
+          select: { seq: true, kind: true, input: true, inputPrefixSeq: true, inputPrefixCount: true },
+        }),
+      ),
+  );
+  return [...found, ...nulls];
+}
+
+async function stepDigests(client: DbClient, replayId: string, idxs: readonly number[]): Promise<Digest[]> {
+  const stored = await client.replayStep.findMany({
+    where: { replayId, idx: { in: [...idxs] }, input: { not: Prisma.AnyNull } },
+    select: { idx: true, inputDigest: true },
+  });
+  const present = new Set(stored.map((d) => d.idx));
+  const nulls = idxs.filter((q) => !present.has(q)).map((seq) => ({ seq, inputDigest: null }));
+  const found = await digestsOf(
+    stored.map((d) => ({ seq: d.idx, inputDigest: d.inputDigest })),
+    stored.map((d) => d.idx),
+    async () =>
+      withFullStepInputs(
+        await client.replayStep.findMany({ where: { replayId, kind: "model_call" }, orderBy: { idx: "asc" } }),
+      ).map((r) => ({ seq: r.idx, kind: r.kind, input: r.input })),
+  );
+  return [...found, ...nulls];
+}
 
 /** One query answering a JSON array of rows: one value to parse instead of 5,000 rows through the driver. */
 async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
@@ -643,7 +731,8 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
           'source', source, 'baseSeq', "baseSeq", 'equalsBase', COALESCE((detail->>'equalsBase')::boolean, false),
           'durationMs', (detail->>'durationMs')::int, 'startedAt', detail->>'startedAt', 'parentSeq', (detail->>'parentSeq')::int, 'occurrence', (detail->>'occurrence')::int,
           'input', CASE WHEN kind = 'model_call' THEN NULL ELSE input END,
-          'inputDigest', CASE WHEN kind = 'model_call' AND NOT COALESCE((detail->>'equalsBase')::boolean, false) THEN ${DIGEST("input")} END,
+          'inputDigest', CASE WHEN kind = 'model_call' AND NOT COALESCE((detail->>'equalsBase')::boolean, false) THEN "inputDigest" END,
+          'hasInput', input IS NOT NULL AND input <> 'null'::jsonb,
           'usage', CASE WHEN jsonb_typeof(detail->'usage') = 'object' THEN detail->'usage' END
         ) ORDER BY idx)::text AS rows
         FROM "ReplayStep" WHERE "replayId" = ${replayId}`,
@@ -678,15 +767,20 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
       if (e) e.input = d.inputDigest === null ? null : { digest: d.inputDigest };
     }
   };
+  // Rows stored before digests existed (none after the start-up migration) get theirs from their full inputs.
+  const missing = stepRowsFound.filter((r) => r.kind === "model_call" && r.inputDigest === null && r.hasInput === true);
+  if (missing.length > 0)
+    withDigest(
+      steps,
+      await stepDigests(
+        client,
+        replayId,
+        missing.map((r) => r.seq),
+      ),
+    );
   const [baseDigests, branchDigests] = await Promise.all([
-    baseNeeded.length === 0
-      ? []
-      : client.$queryRaw<{ seq: number; inputDigest: string | null }[]>`
-      SELECT seq, ${DIGEST("input")} AS "inputDigest" FROM "Event" WHERE "sessionId" = ${meta.replay.sessionId} AND seq = ANY(${baseNeeded})`,
-    branchNeeded.length === 0
-      ? []
-      : client.$queryRaw<{ seq: number; inputDigest: string | null }[]>`
-      SELECT idx AS seq, ${DIGEST("input")} AS "inputDigest" FROM "ReplayStep" WHERE "replayId" = ${replayId} AND idx = ANY(${branchNeeded})`,
+    baseNeeded.length === 0 ? [] : eventDigests(client, meta.replay.sessionId, baseNeeded),
+    branchNeeded.length === 0 ? [] : stepDigests(client, replayId, branchNeeded),
   ]);
   withDigest(base, baseDigests);
   withDigest(steps, branchDigests);
@@ -791,10 +885,19 @@ export async function comparisonPairRows(
   const replay = await client.replay.findUnique({ where: { id: replayId }, select: { sessionId: true } });
   if (!replay) return null;
   const [baseRow, branchRow] = await Promise.all([
-    baseSeq === null
-      ? null
-      : client.event.findUnique({ where: { sessionId_seq: { sessionId: replay.sessionId, seq: baseSeq } } }),
-    branchSeq === null ? null : client.replayStep.findUnique({ where: { replayId_idx: { replayId, idx: branchSeq } } }),
+    baseSeq === null ? null : fullEvent(client, replay.sessionId, baseSeq),
+    branchSeq === null ? null : fullStep(client, replayId, branchSeq),
   ]);
   return { base: baseRow ? toSessionEvent(baseRow) : null, branch: branchRow ? toReplayStep(branchRow) : null };
+}
+
+/** One stored step with its full input (its model call's prefix read and expanded), or null. */
+async function fullStep(client: DbClient, replayId: string, idx: number) {
+  const row = await client.replayStep.findUnique({ where: { replayId_idx: { replayId, idx } } });
+  if (!row || row.inputPrefixIdx === null) return row;
+  const before = await client.replayStep.findMany({
+    where: { replayId, kind: "model_call", idx: { lt: idx } },
+    orderBy: { idx: "asc" },
+  });
+  return withFullStepInputs([...before, row]).at(-1)!;
 }

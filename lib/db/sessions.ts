@@ -1,7 +1,9 @@
+import { randomBytes } from "node:crypto";
 import type { ImportedSession } from "@/lib/ingest/types";
-import type { SessionEvent } from "@/lib/replay";
+import { canonicalJson, type SessionEvent } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
+import { compactInputs, expandInputs } from "@/lib/ingest/inputs";
 
 export type SavedSession = { id: string; eventCount: number; duplicate?: true };
 
@@ -71,13 +73,18 @@ function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;
 }
 
-function eventRows(sessionId: string, events: readonly SessionEvent[]): Prisma.EventCreateManyInput[] {
-  return events.map((e) => ({
+/** The rows of a session's events, model inputs in their stored form (each message once: see ./inputs.ts). */
+export function eventRows(sessionId: string, events: readonly SessionEvent[]): Prisma.EventCreateManyInput[] {
+  const compact = compactInputs(events);
+  return events.map((e, i) => ({
     sessionId,
     seq: e.seq,
     kind: e.kind,
     name: e.name,
-    input: e.input === undefined || e.input === null ? undefined : json(e.input),
+    input: compact[i]!.input === undefined || compact[i]!.input === null ? undefined : json(compact[i]!.input),
+    inputPrefixSeq: compact[i]!.prefix?.seq ?? null,
+    inputPrefixCount: compact[i]!.prefix?.count ?? null,
+    inputDigest: compact[i]!.digest,
     output: e.output === undefined || e.output === null ? undefined : json(e.output),
     error: e.error ?? undefined,
     status: e.status,
@@ -121,9 +128,24 @@ async function ensureAgent(tx: DbClient, s: ImportedSession) {
       })),
       skipDuplicates: true,
     });
-    // What a later import declares (a schema, a side-effect class) still updates a known tool.
+    // What a later import declares (a schema, a side-effect class) still updates a known tool (when it differs).
+    const known = new Map(
+      (
+        await tx.tool.findMany({
+          where: { agentId: agent.id, name: { in: tools.map((t) => t.name) } },
+          select: { name: true, schema: true, sideEffect: true },
+        })
+      ).map((t) => [t.name, t]),
+    );
     for (const tool of tools) {
       if (tool.schema === undefined && !tool.sideEffect) continue;
+      const before = known.get(tool.name);
+      if (
+        before &&
+        (tool.schema === undefined || canonicalJson(tool.schema) === canonicalJson(before.schema)) &&
+        (!tool.sideEffect || tool.sideEffect === before.sideEffect)
+      )
+        continue;
       await tx.tool.update({
         where: { agentId_name: { agentId: agent.id, name: tool.name } },
         data: {
@@ -160,16 +182,167 @@ async function writeSession(tx: DbClient, s: ImportedSession, existingId?: strin
     searchText: searchTextFor(s),
     metadata: json(s.metadata),
   };
-  let id: string;
   if (existingId) {
-    await tx.event.deleteMany({ where: { sessionId: existingId } });
     await tx.session.update({ where: { id: existingId }, data });
-    id = existingId;
-  } else {
-    id = (await tx.session.create({ data, select: { id: true } })).id;
+    await replaceChangedEvents(tx, existingId, eventRows(existingId, s.events));
+    return { id: existingId, eventCount: s.events.length };
   }
-  await tx.event.createMany({ data: eventRows(id, s.events) });
+  const id = (await tx.session.create({ data, select: { id: true } })).id;
+  await insertEventRows(tx, eventRows(id, s.events));
   return { id, eventCount: s.events.length };
+}
+
+/** The stored columns of an event row that carry its content (not its id), as comparable text. */
+function rowText(r: {
+  seq: number;
+  kind: string;
+  name: string;
+  input?: unknown;
+  output?: unknown;
+  error?: unknown;
+  status: string;
+  startedAt?: Date | string | null;
+  durationMs?: number | null;
+  inputTokens?: number | null;
+  outputTokens?: number | null;
+  costUsd?: number | null;
+  parentSeq?: number | null;
+  cacheKey?: string | null;
+  occurrence?: number | null;
+  inputPrefixSeq?: number | null;
+  inputPrefixCount?: number | null;
+  inputDigest?: string | null;
+}): string {
+  const startedAt = r.startedAt === null || r.startedAt === undefined ? null : new Date(r.startedAt).toISOString();
+  return (
+    canonicalJson([
+      r.seq,
+      r.kind,
+      r.name,
+      r.input ?? null,
+      r.output ?? null,
+      r.error ?? null,
+      r.status,
+      startedAt,
+      r.durationMs ?? null,
+      r.inputTokens ?? null,
+      r.outputTokens ?? null,
+      r.costUsd ?? null,
+      r.parentSeq ?? null,
+      r.cacheKey ?? null,
+      r.occurrence ?? null,
+      r.inputPrefixSeq ?? null,
+      r.inputPrefixCount ?? null,
+      r.inputDigest ?? null,
+    ]) ?? ""
+  );
+}
+
+/**
+ * A rebuilt session's events written as a change: rows whose content is the
+ * same stay (ids and all), changed and new ones are written, gone ones are
+ * deleted. A trace export that adds steps to a running session thus writes
+ * those steps (and the few it changes: a parent, the final answer), not the
+ * whole session again.
+ */
+async function replaceChangedEvents(
+  tx: DbClient,
+  sessionId: string,
+  rows: readonly Prisma.EventCreateManyInput[],
+): Promise<void> {
+  const stored = await tx.event.findMany({ where: { sessionId } });
+  const storedBySeq = new Map(stored.map((r) => [r.seq, r]));
+  const wanted = new Set(rows.map((r) => r.seq));
+  const stale = stored.filter((r) => !wanted.has(r.seq)).map((r) => r.id);
+  const write: Prisma.EventCreateManyInput[] = [];
+  for (const row of rows) {
+    const before = storedBySeq.get(row.seq);
+    if (before && rowText(before) === rowText(row)) continue;
+    if (before) stale.push(before.id);
+    write.push(row);
+  }
+  if (stale.length > 0) await tx.event.deleteMany({ where: { id: { in: stale } } });
+  await insertEventRows(tx, write);
+}
+
+/** Most bytes of JSON one INSERT carries: the embedded database aborts the process (exit 100) on a statement of hundreds of MB. */
+const INSERT_BYTES = 4_000_000;
+
+/**
+ * Inserts event rows as JSON records (`jsonb_to_recordset`): one parameter per
+ * statement, about INSERT_BYTES each. Four times faster than createMany's
+ * parameter per column on the embedded database, and never one giant statement.
+ */
+export async function insertEventRows(tx: DbClient, rows: readonly Prisma.EventCreateManyInput[]): Promise<void> {
+  let batch: string[] = [];
+  let bytes = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    await tx.$executeRaw`
+      INSERT INTO "Event" (id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
+        "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest")
+      SELECT id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
+        "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest"
+      FROM jsonb_to_recordset(${`[${batch.join(",")}]`}::jsonb) AS x(id text, "sessionId" text, seq int, kind text, name text,
+        input jsonb, output jsonb, error jsonb, status text, "startedAt" timestamptz, "durationMs" int, "inputTokens" int,
+        "outputTokens" int, "costUsd" float8, "parentSeq" int, "cacheKey" text, occurrence int, "inputPrefixSeq" int,
+        "inputPrefixCount" int, "inputDigest" text)`;
+    batch = [];
+    bytes = 0;
+  };
+  for (const row of rows) {
+    const text = JSON.stringify({ ...row, id: row.id ?? newId() });
+    if (bytes + text.length > INSERT_BYTES) await flush();
+    batch.push(text);
+    bytes += text.length + 1;
+  }
+  await flush();
+}
+
+/** A new row id: 25 characters like Prisma's cuid (time, then randomness). */
+export function newId(): string {
+  return `c${Date.now().toString(36)}${randomBytes(9)
+    .toString("base64url")
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "0")}`.slice(0, 25);
+}
+
+type StoredEventRow = {
+  seq: number;
+  kind: string;
+  input: unknown;
+  inputPrefixSeq: number | null;
+  inputPrefixCount: number | null;
+};
+
+/**
+ * Rows of ONE session (all of its model calls up to the last row's seq, in
+ * seq order) with each model call's full input in place of its stored form.
+ */
+export function withFullInputs<R extends StoredEventRow>(rows: readonly R[]): R[] {
+  if (!rows.some((r) => r.inputPrefixSeq !== null)) return [...rows];
+  const full = expandInputs(
+    rows.map((r) => ({
+      seq: r.seq,
+      kind: r.kind,
+      input: r.input,
+      prefix: r.inputPrefixSeq === null ? null : { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 },
+    })),
+  );
+  return rows.map((r, i) => ({ ...r, input: full[i] }));
+}
+
+/** One stored event with its full input (its model call's prefix read and expanded), or null. */
+export async function fullEvent(client: DbClient, sessionId: string, seq: number) {
+  const row = await client.event.findUnique({ where: { sessionId_seq: { sessionId, seq } } });
+  if (!row || row.inputPrefixSeq === null) return row;
+  const before = await client.event.findMany({
+    where: { sessionId, kind: "model_call", seq: { lt: seq } },
+    orderBy: { seq: "asc" },
+    select: { seq: true, kind: true, input: true, inputPrefixSeq: true, inputPrefixCount: true },
+  });
+  const expanded = withFullInputs([...before, row]);
+  return { ...row, input: expanded.at(-1)!.input };
 }
 
 /**
@@ -285,7 +458,7 @@ export async function sessionContext(client: DbClient, id: string) {
 /** A session's events in order, as the engine reads them. */
 export async function sessionEvents(client: DbClient, id: string): Promise<SessionEvent[]> {
   const rows = await client.event.findMany({ where: { sessionId: id }, orderBy: { seq: "asc" } });
-  return rows.map(toSessionEvent);
+  return withFullInputs(rows).map(toSessionEvent);
 }
 
 export async function countSessions(client: DbClient): Promise<number> {
@@ -301,8 +474,13 @@ export async function sessionFacets(client: DbClient) {
   return { agents, tools: tools.map((t) => t.name) };
 }
 
-export async function getSession(client: DbClient, id: string) {
-  return client.session.findUnique({
+/**
+ * A session with its events in order. Model inputs are full unless `inputs`
+ * is "delta": then each model call's input holds only the messages it adds and
+ * `inputPrefixSeq`/`inputPrefixCount` name what comes before them.
+ */
+export async function getSession(client: DbClient, id: string, opts: { inputs?: "full" | "delta" } = {}) {
+  const session = await client.session.findUnique({
     where: { id },
     include: {
       agent: true,
@@ -310,6 +488,8 @@ export async function getSession(client: DbClient, id: string) {
       events: { orderBy: { seq: "asc" } },
     },
   });
+  if (!session || opts.inputs === "delta") return session;
+  return { ...session, events: withFullInputs(session.events) };
 }
 export type SessionWithEvents = NonNullable<Awaited<ReturnType<typeof getSession>>>;
 

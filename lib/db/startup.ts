@@ -4,6 +4,7 @@ import { importDocument } from "@/lib/ingest";
 import { env } from "@/lib/env";
 import { registerEnvApiKey } from "./api-keys";
 import type { Db } from "./client";
+import { compactStoredInputs } from "./compact-stored";
 import { saveImportedSessions } from "./sessions";
 
 export const SEED_DIR = path.join(process.cwd(), "prisma", "seed");
@@ -40,6 +41,8 @@ export async function loadDemoData(prisma: Db): Promise<number> {
 export async function ensureStartupData(prisma: Db): Promise<{ demoSessions: number }> {
   const settings = env();
   await registerEnvApiKey(prisma, settings.BRANCHPOINT_API_KEY);
+  // Runs stored before model inputs were stored once: put in the compact form (a no-op once done).
+  await compactStoredInputs(prisma);
   if (settings.BRANCHPOINT_DEMO_DATA === "off") return { demoSessions: 0 };
   if ((await prisma.session.count()) > 0) return { demoSessions: 0 };
   return { demoSessions: await loadDemoData(prisma) };

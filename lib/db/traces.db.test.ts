@@ -2,11 +2,11 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mapOpenAiAgentsItems, parseOpenAiAgentsExport, type AgentsItem } from "@/lib/ingest/openai-agents";
-import { mapOtlpSpans, spanSessionId, type OtlpSpan } from "@/lib/ingest/otlp";
+import { decodeOtlpJson, mapOtlpSpans, spanSessionId, type OtlpSpan } from "@/lib/ingest/otlp";
 import type { SessionEvent } from "@/lib/replay";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import type { ImportedSession } from "@/lib/ingest/types";
-import { getSession, toSessionEvent } from "./sessions";
+import { getSession, toSessionEvent, withFullInputs } from "./sessions";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 import { ingestAgentsItems, ingestOtlpSpans, type TraceIngestResult } from "./traces";
 
@@ -134,7 +134,7 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
       where: { id: traceSession.id },
       include: { events: { orderBy: { seq: "asc" } } },
     });
-    expect(kept.events.map(toSessionEvent)).toEqual(eventsBefore);
+    expect(withFullInputs(kept.events).map(toSessionEvent)).toEqual(eventsBefore);
     expect(kept.metadata).toMatchObject({
       supersededBy: regrouped.id,
       superseded: { reason: "regrouped", externalId: traceSession.externalId },
@@ -180,11 +180,70 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
       where: { id: original.id },
       include: { events: { orderBy: { seq: "asc" } } },
     });
-    expect(keptOriginal.events.map(toSessionEvent)).toEqual(originalEvents);
+    expect(withFullInputs(keptOriginal.events).map(toSessionEvent)).toEqual(originalEvents);
     expect(keptOriginal.metadata).toMatchObject({ supersededBy: rebuilt.id, superseded: { reason: "rebuilt" } });
     const full = mapOtlpSpans(more) as { sessions: ImportedSession[] };
     expect((await storedSession("otlp-json", full.sessions[0]!.externalId!)).events).toEqual(
       asStored(full.sessions[0]!.events),
+    );
+  });
+
+  /** A session of `traces` turns of the recorded AI SDK 6 export, a minute apart, under its own trace ids. */
+  function turnsOf(name: string, traces: number, tracePrefix: string): OtlpSpan[] {
+    const doc = JSON.parse(readFileSync(recordings("json").get("ai6-generate")![0]!, "utf8")) as {
+      resourceSpans: { scopeSpans: { spans: unknown[] }[] }[];
+    };
+    const template = JSON.stringify(doc.resourceSpans[0]!.scopeSpans[0]!.spans);
+    const spans: unknown[] = [];
+    for (let t = 0; t < traces; t++) {
+      const text = template
+        .replace(/"traceId":"[0-9a-f]{32}"/g, `"traceId":"${tracePrefix}${t.toString(16).padStart(31, "0")}"`)
+        .replace(
+          /"(start|end)?[tT]imeUnixNano":"(\d+)"/g,
+          (_m, which: string | undefined, ns: string) =>
+            `"${which ? `${which}T` : "t"}imeUnixNano":"${BigInt(ns) + BigInt(t) * 60_000_000_000n}"`,
+        )
+        .replaceAll("session-ai6-generate", name);
+      spans.push(...(JSON.parse(text) as unknown[]));
+    }
+    doc.resourceSpans[0]!.scopeSpans[0]!.spans = spans;
+    const decoded = decodeOtlpJson(JSON.stringify(doc));
+    if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues.slice(0, 3)));
+    return decoded.spans;
+  }
+
+  it("a session built from 100 exports equals the one built from 1, and each export writes only the events it adds", async () => {
+    const whole = turnsOf("one-export", 13, "a");
+    const parts = turnsOf("hundred-exports", 13, "b");
+    const one = ok(await ingestOtlpSpans(db.prisma, whole, "otlp-json")).sessions[0]!;
+    let firstEventId: string | null = null;
+    let written = 0;
+    for (let b = 0; b < 100; b++) {
+      const batch = parts.slice(Math.floor((b * parts.length) / 100), Math.floor(((b + 1) * parts.length) / 100));
+      if (batch.length === 0) continue;
+      const result = ok(await ingestOtlpSpans(db.prisma, batch, "otlp-json"));
+      written++;
+      const sessionId = result.sessions[0]?.id;
+      if (!sessionId) continue;
+      const first = await db.prisma.event.findUnique({ where: { sessionId_seq: { sessionId, seq: 0 } } });
+      firstEventId ??= first?.id ?? null;
+      // Later exports add turns after it: the first event's row is never rewritten.
+      expect(first?.id).toBe(firstEventId);
+    }
+    expect(written).toBe(100);
+    const a = await storedSession("otlp-json", "session:one-export");
+    const b = await storedSession("otlp-json", "session:hundred-exports");
+    expect(b.session.id).not.toBe(one.id);
+    expect(b.events).toHaveLength(13 * 8);
+    expect(b.events).toEqual(a.events);
+    const summary = (s: typeof a.session) => {
+      const { id: _i, externalId: _e, createdAt: _c, searchText: _s, metadata, events: _ev, ...rest } = s;
+      const { traceIds: _t, ...meta } = metadata as Record<string, unknown>;
+      return { ...rest, metadata: meta };
+    };
+    // The same but for the session's name.
+    expect(JSON.parse(JSON.stringify(summary(b.session)).replaceAll("hundred-exports", "one-export"))).toEqual(
+      JSON.parse(JSON.stringify(summary(a.session))),
     );
   });
 

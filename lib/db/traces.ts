@@ -12,7 +12,7 @@ import type { ImportedSession, ImportFormat, ImportIssue } from "@/lib/ingest/ty
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
-import { toSessionEvent, upsertRebuiltSession, type SavedSession } from "./sessions";
+import { toSessionEvent, upsertRebuiltSession, withFullInputs, type SavedSession } from "./sessions";
 
 // ---------------------------------------------------------------------------
 // Trace ingest: spans (OTLP) and items (OpenAI Agents SDK export) are stored
@@ -384,7 +384,7 @@ function asStoredEvents(events: readonly SessionEvent[]): SessionEvent[] {
 async function sameStoredEvents(tx: DbClient, sessionId: string, events: readonly SessionEvent[]): Promise<boolean> {
   const stored = await tx.event.findMany({ where: { sessionId }, orderBy: { seq: "asc" } });
   if (stored.length !== events.length) return false;
-  const a = canonicalJson(stored.map(toSessionEvent));
+  const a = canonicalJson(withFullInputs(stored).map(toSessionEvent));
   return a !== undefined && a === canonicalJson(asStoredEvents(events));
 }
 

@@ -1,4 +1,5 @@
 import type { ImportedSession, ImportIssue } from "@/lib/ingest/types";
+import { compactInputs, expandInputs } from "@/lib/ingest/inputs";
 import { repairLoneSurrogates } from "./text";
 
 /**
@@ -51,7 +52,7 @@ export function storableSessions(sessions: readonly ImportedSession[]): Storable
   const issues: ImportIssue[] = [];
   const out: ImportedSession[] = [];
   sessions.forEach((raw, index) => {
-    const { value: s, replaced } = repairLoneSurrogates(raw);
+    const { value: s, replaced } = repairSession(raw);
     const at = sessions.length === 1 ? "" : `sessions[${index}].`;
     checkKey(s.agent.name, `${at}agent.name`, issues);
     checkKey(s.agentVersion.version, `${at}agentVersion.version`, issues);
@@ -81,4 +82,21 @@ export function storableSessions(sessions: readonly ImportedSession[]): Storable
     out.push(replaced > 0 ? { ...s, metadata: { ...s.metadata, repairedCharacters: replaced } } : s);
   });
   return issues.length > 0 ? { ok: false, issues: issues.slice(0, 100) } : { ok: true, sessions: out };
+}
+
+/**
+ * The session with its lone surrogates repaired, walking each message once: a
+ * model call's input repeats the conversation so far, so the walk reads the
+ * inputs in their stored form (each message where it first appears) and
+ * rebuilds the full ones only when something was repaired.
+ */
+function repairSession(raw: ImportedSession): { value: ImportedSession; replaced: number } {
+  const compact = compactInputs(raw.events, { digests: false });
+  const { value, replaced } = repairLoneSurrogates({
+    ...raw,
+    events: raw.events.map((e, i) => ({ ...e, input: compact[i]!.input })),
+  });
+  if (replaced === 0) return { value: raw, replaced };
+  const inputs = expandInputs(value.events.map((e, i) => ({ ...e, prefix: compact[i]!.prefix })));
+  return { value: { ...value, events: value.events.map((e, i) => ({ ...e, input: inputs[i] })) }, replaced };
 }

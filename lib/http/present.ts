@@ -103,8 +103,13 @@ export function presentListItem(s: SessionListItem) {
   };
 }
 
-/** One session with its events in order (DESIGN §2 event shape). */
-export function presentSession(s: SessionWithEvents) {
+/**
+ * One session with its events in order (DESIGN §2 event shape). With inputs
+ * "delta" (the session as read in that form), each event also carries
+ * `inputPrefix`: null, or `{ seq, count }` when its input's messages follow
+ * the first `count` messages of event `seq`'s full input.
+ */
+export function presentSession(s: SessionWithEvents, opts: { inputs?: "full" | "delta" } = {}) {
   return {
     id: s.id,
     title: s.title,
@@ -127,7 +132,13 @@ export function presentSession(s: SessionWithEvents) {
     toolNames: s.toolNames,
     metadata: s.metadata,
     createdAt: s.createdAt,
-    events: s.events.map(toSessionEvent),
+    events:
+      opts.inputs === "delta"
+        ? s.events.map((e) => ({
+            ...toSessionEvent(e),
+            inputPrefix: e.inputPrefixSeq === null ? null : { seq: e.inputPrefixSeq, count: e.inputPrefixCount ?? 0 },
+          }))
+        : s.events.map(toSessionEvent),
   };
 }
 

@@ -20,7 +20,7 @@ import {
   type CheckRow,
   type StoredVerdicts,
 } from "@/lib/db/checks";
-import { isTerminal, toReplayStep } from "@/lib/db/replays";
+import { isTerminal, toReplaySteps } from "@/lib/db/replays";
 import { sessionEvents } from "@/lib/db/sessions";
 import { AppError, notFound } from "@/lib/errors";
 import { modelExecutor } from "@/lib/executors/live";
@@ -299,7 +299,7 @@ export async function trialSetView(principal: Principal, input: TrialSetInput, p
     const stored = (r.verdicts as StoredVerdicts | null) ?? null;
     const branch = stored?.branch ?? [];
     const passed = isTerminal(r.status) ? runPassed(branch) : null;
-    const steps = r.steps.map(toReplayStep);
+    const steps = toReplaySteps(r.steps);
     return {
       replay: r,
       passed,

@@ -77,13 +77,17 @@ export async function listSessions(principal: Principal, input: ListSessionsInpu
   return { ...page, facets, total };
 }
 
-export const SessionRef = z.object({ sessionId: z.string().min(1) });
+export const SessionRef = z.object({
+  sessionId: z.string().min(1),
+  /** "delta": each model call's input as stored (the messages it adds, after `inputPrefix`); "full" (default): whole. */
+  inputs: z.enum(["full", "delta"]).optional(),
+});
 export type SessionRef = z.infer<typeof SessionRef>;
 
 /** One session with its events in order. */
 export async function getSession(principal: Principal, input: SessionRef, prisma: Db): Promise<SessionWithEvents> {
   authorize(principal, "sessions.read");
-  const session = await readSession(prisma, input.sessionId);
+  const session = await readSession(prisma, input.sessionId, { inputs: input.inputs ?? "full" });
   if (!session) throw notFound("session", input.sessionId);
   return session;
 }

@@ -1,0 +1,151 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { canonicalJson, type SessionEvent } from "@/lib/replay";
+import { importDocument } from "./index";
+import { compactInputs, expandInputs, inputDigests } from "./inputs";
+import { longChatLog } from "./long-chat";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+/** Every document an importer's tests or the demo data use, with its name. */
+function documents(): { name: string; text: string | Uint8Array }[] {
+  const out: { name: string; text: string | Uint8Array }[] = [];
+  const add = (dir: string, filter: (f: string) => boolean) => {
+    for (const f of readdirSync(path.join(ROOT, dir)).sort())
+      if (filter(f)) out.push({ name: `${dir}/${f}`, text: readFileSync(path.join(ROOT, dir, f)) });
+  };
+  add("prisma/seed/native", (f) => /\.jsonl?$/.test(f));
+  add("prisma/seed/tau-bench", (f) => f.endsWith(".json"));
+  // A stream recorded in two exports: its second part alone is not a session.
+  add("lib/ingest/otlp/__fixtures__", (f) => /\.(json|bin)$/.test(f) && !/\.2\./.test(f));
+  add("lib/ingest/__fixtures__", (f) => f.endsWith(".json"));
+  out.push({ name: "long chat of 50 turns", text: JSON.stringify(longChatLog(50)) });
+  return out;
+}
+
+/** Compact then expand: the inputs each event had. */
+function roundTrip(events: readonly SessionEvent[]): unknown[] {
+  const compact = compactInputs(events);
+  // Through JSON, as the database stores them: no object is shared with the original.
+  const stored = JSON.parse(JSON.stringify(compact)) as typeof compact;
+  return expandInputs(
+    events.map((e, i) => ({ seq: e.seq, kind: e.kind, input: stored[i]!.input, prefix: stored[i]!.prefix })),
+  );
+}
+
+const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
+
+describe("model inputs stored once", () => {
+  it("compact and full forms are equal for every importer's fixtures and every demo session", () => {
+    let sessions = 0;
+    let cut = 0;
+    for (const doc of documents()) {
+      const result = importDocument(doc.text);
+      expect(result.ok, doc.name).toBe(true);
+      if (!result.ok) continue;
+      for (const s of result.sessions) {
+        sessions++;
+        const full = roundTrip(s.events);
+        s.events.forEach((e, i) => expect(same(full[i], e.input), `${doc.name} event ${e.seq}`).toBe(true));
+        cut += compactInputs(s.events).filter((c) => c.prefix !== null).length;
+      }
+    }
+    expect(sessions).toBeGreaterThanOrEqual(15);
+    // Most model calls extend the one before: the fixtures really exercise the pointers.
+    expect(cut).toBeGreaterThan(30);
+  });
+
+  it("stores each message of a long conversation once", () => {
+    const result = importDocument(JSON.stringify(longChatLog(200)));
+    if (!result.ok) throw new Error("does not import");
+    const events = result.sessions[0]!.events;
+    const compact = compactInputs(events);
+    const storedMessages = compact.reduce(
+      (n, c) => n + ((c.input as { messages?: unknown[] } | null)?.messages?.length ?? 0),
+      0,
+    );
+    // 2 prompt messages + 2 per turn; the last assistant message is an output, never an input.
+    expect(storedMessages).toBe(2 + 2 * 200);
+    expect(compact.filter((c) => c.prefix !== null)).toHaveLength(200);
+  });
+
+  const message = fc.oneof(
+    fc.record({ role: fc.constantFrom("user", "assistant", "tool", "system"), content: fc.string({ maxLength: 8 }) }),
+    fc.record({
+      role: fc.constant("assistant"),
+      content: fc.constant(null),
+      toolCalls: fc.array(fc.jsonValue(), { maxLength: 2 }),
+    }),
+  );
+  /** A run: model calls whose inputs extend, repeat, truncate or replace the conversation, among other steps. */
+  const run = fc
+    .array(
+      fc.record({
+        op: fc.constantFrom("extend", "extend", "extend", "truncate", "replace", "same", "tool", "no-messages", "null"),
+        added: fc.array(message, { maxLength: 3 }),
+        cut: fc.nat(6),
+        shareObjects: fc.boolean(),
+        extra: fc.option(
+          fc.record({
+            model: fc.string({ maxLength: 4 }),
+            temperature: fc.double({ noNaN: true, noDefaultInfinity: true }),
+          }),
+          { nil: undefined },
+        ),
+      }),
+      { maxLength: 25 },
+    )
+    .map((ops) => {
+      let conversation: unknown[] = [];
+      return ops.map((o, seq): SessionEvent => {
+        const base = {
+          seq,
+          name: "m",
+          output: null,
+          error: null,
+          status: "completed" as const,
+          startedAt: null,
+          durationMs: null,
+          usage: null,
+          parentSeq: null,
+          cacheKey: null,
+          occurrence: null,
+        };
+        if (o.op === "tool") return { ...base, kind: "tool_call", input: { args: o.added } };
+        if (o.op === "null") return { ...base, kind: "model_call", input: null };
+        if (o.op === "no-messages") return { ...base, kind: "model_call", input: { prompt: o.added } };
+        if (o.op === "extend") conversation = [...conversation, ...o.added];
+        if (o.op === "truncate") conversation = conversation.slice(0, Math.max(0, conversation.length - o.cut));
+        if (o.op === "replace") conversation = o.added;
+        const messages = o.shareObjects ? [...conversation] : (JSON.parse(JSON.stringify(conversation)) as unknown[]);
+        return { ...base, kind: "model_call", input: { ...(o.extra ?? {}), messages } };
+      });
+    });
+
+  it("compact and full forms are equal for generated conversations, and digests are equal exactly when full inputs are", () => {
+    fc.assert(
+      fc.property(run, run, (a, b) => {
+        const full = roundTrip(a);
+        a.forEach((e, i) => expect(same(full[i], e.input)).toBe(true));
+        // The same full input gets the same digest whatever came before it.
+        const da = inputDigests(a);
+        const db = inputDigests(b);
+        a.forEach((ea, i) =>
+          b.forEach((eb, j) => {
+            if (ea.kind !== "model_call" || eb.kind !== "model_call") return;
+            expect(da[i] !== null && da[i] === db[j]).toBe(same(ea.input, eb.input) && ea.input !== null);
+          }),
+        );
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("names a pointer that does not resolve", () => {
+    expect(() =>
+      expandInputs([{ seq: 1, kind: "model_call", input: { messages: [] }, prefix: { seq: 0, count: 2 } }]),
+    ).toThrow("step 1 extends step 0 by 2 messages, which is not stored");
+  });
+});

@@ -1,0 +1,146 @@
+import { createHash } from "node:crypto";
+import { canonicalJson } from "@/lib/replay";
+
+// ---------------------------------------------------------------------------
+// Model inputs stored once. A model call's input is the whole conversation so
+// far (`{ messages: [...], model, tools, … }`), so storing it whole at every
+// step costs the square of the session. Stored, a model call's input keeps
+// only the messages it adds: `inputPrefix` points at an earlier model call of
+// the same run (its seq or step index) and says how many of that call's FULL
+// messages come first. The full input is that call's first `count` messages
+// followed by the stored ones, the other fields as stored:
+//
+//   full(e).messages = full(e.prefix.seq).messages.slice(0, e.prefix.count) ++ stored(e).messages
+//
+// The prefix is always the previous model call that has a `messages` array,
+// and `count` is the longest common prefix of the two lists (0: no pointer,
+// stored whole). Each message is thus stored once, where it first appears.
+// Expansion walks the calls in order and builds each list from the previous
+// one (no message is parsed or copied twice, arrays share their elements).
+//
+// `inputDigest` fingerprints the FULL input without serializing it whole at
+// every step: SHA-256 of each message once, chained over the list, then mixed
+// with the other fields. Equal full inputs give equal digests whatever their
+// stored form, so a comparison can test equality without reading prompts.
+// ---------------------------------------------------------------------------
+
+export type InputPrefix = { seq: number; count: number };
+
+/** One step as stored: its input with messages cut to what it adds, the pointer, and its digest. */
+export type CompactInput = { input: unknown; prefix: InputPrefix | null; digest: string | null };
+
+type Step = { seq: number; kind: string; input: unknown };
+type StoredStep = Step & { prefix: InputPrefix | null };
+
+type Plain = Record<string, unknown>;
+const isPlain = (v: unknown): v is Plain => v !== null && typeof v === "object" && !Array.isArray(v);
+const messagesOf = (input: unknown): readonly unknown[] | null =>
+  isPlain(input) && Array.isArray(input.messages) ? input.messages : null;
+
+const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+const canonical = (v: unknown) => canonicalJson(v) ?? "null";
+
+/** Per-message hashes, memoized per object: a message shared by many steps is serialized and hashed once. */
+function messageHasher() {
+  const memo = new WeakMap<object, string>();
+  return (m: unknown): string => {
+    if (m === null || typeof m !== "object") return sha(canonical(m));
+    let h = memo.get(m);
+    if (h === undefined) {
+      h = sha(canonical(m));
+      memo.set(m, h);
+    }
+    return h;
+  };
+}
+
+/** The chain value after one more message. */
+const link = (before: string, messageHash: string) => sha(`${before}\n${messageHash}`);
+
+function digestOf(input: unknown, chainEnd: string | null, count: number): string {
+  if (!isPlain(input) || chainEnd === null) return sha(`input\n${canonical(input)}`);
+  const rest: Plain = {};
+  for (const [k, v] of Object.entries(input)) if (k !== "messages") rest[k] = v;
+  return sha(`messages\n${canonical(rest)}\n${count}\n${chainEnd}`);
+}
+
+/** The previous model call's messages with their hashes and chain values (mutated in place: only the latest is kept). */
+type Lineage = { seq: number; messages: readonly unknown[]; hashes: string[]; chain: string[] };
+
+/**
+ * The stored form of a run's inputs (events of a session, steps of a replay),
+ * in order. Only model calls with a `messages` list are cut; every model call
+ * with an input gets a digest (unless `digests: false`). Cost: the messages
+ * added, plus one comparison per message of the prefix (the same object, or
+ * failing that equal hashes, each message hashed once).
+ */
+export function compactInputs(steps: readonly Step[], opts: { digests?: boolean } = {}): CompactInput[] {
+  const withDigests = opts.digests !== false;
+  const hash = messageHasher();
+  let prev: Lineage | null = null;
+  return steps.map((step) => {
+    if (step.kind !== "model_call" || step.input === null || step.input === undefined)
+      return { input: step.input, prefix: null, digest: null };
+    const messages = messagesOf(step.input);
+    if (!messages)
+      return { input: step.input, prefix: null, digest: withDigests ? digestOf(step.input, null, 0) : null };
+    let k = 0;
+    const before: Lineage | null = prev;
+    if (before) {
+      const limit = Math.min(before.messages.length, messages.length);
+      const { messages: was, hashes } = before;
+      while (k < limit && was[k] === messages[k]) k++;
+      while (k < limit && hashes[k] === hash(messages[k])) k++;
+    }
+    const hashes = before ? before.hashes : [];
+    const chain = before ? before.chain : [];
+    hashes.length = k;
+    chain.length = k;
+    for (let i = k; i < messages.length; i++) {
+      const h = hash(messages[i]);
+      hashes.push(h);
+      if (withDigests) chain.push(link(chain.at(-1) ?? "", h));
+    }
+    prev = { seq: step.seq, messages, hashes, chain };
+    const digest = withDigests ? digestOf(step.input, chain.at(-1) ?? "", messages.length) : null;
+    if (k === 0 || before === null) return { input: step.input, prefix: null, digest };
+    return {
+      input: { ...(step.input as Plain), messages: messages.slice(k) },
+      prefix: { seq: before.seq, count: k },
+      digest,
+    };
+  });
+}
+
+/** Raised when a stored pointer names a step that is not there, or more messages than it has. */
+export class BrokenInputPrefix extends Error {}
+
+/**
+ * The full inputs of a run from its stored form, in order. Each list is built
+ * from the one it extends (`concat` shares the message objects), so the cost is
+ * the messages stored plus one array per model call.
+ */
+export function expandInputs(steps: readonly StoredStep[]): unknown[] {
+  const full = new Map<number, readonly unknown[]>();
+  return steps.map((step) => {
+    const stored = messagesOf(step.input);
+    if (!step.prefix) {
+      if (step.kind === "model_call" && stored) full.set(step.seq, stored);
+      return step.input;
+    }
+    const base = full.get(step.prefix.seq);
+    if (!base || !stored || step.prefix.count > base.length || step.prefix.count < 0)
+      throw new BrokenInputPrefix(
+        `step ${step.seq} extends step ${step.prefix.seq} by ${step.prefix.count} messages, which is not stored`,
+      );
+    const messages =
+      step.prefix.count === base.length ? base.concat(stored) : base.slice(0, step.prefix.count).concat(stored);
+    full.set(step.seq, messages);
+    return { ...(step.input as Plain), messages };
+  });
+}
+
+/** The digest of each full input (null for steps that are not model calls), from full inputs. */
+export function inputDigests(steps: readonly Step[]): (string | null)[] {
+  return compactInputs(steps).map((c) => c.digest);
+}
