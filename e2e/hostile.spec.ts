@@ -81,7 +81,6 @@ const ROUTES: Route[] = [
   { path: "/api/v1/checks", headers: JSON_HEADERS },
   { path: "/api/v1/experiments", headers: JSON_HEADERS },
   { path: "/api/v1/investigations", headers: JSON_HEADERS },
-  { path: "/api/v1/investigations/nope/cancel", headers: JSON_HEADERS },
 ];
 
 /** Sends one body; a 5xx is counted; a refused one must leave the state as it was. */
