@@ -1,8 +1,13 @@
 import type { ReactNode } from "react";
 import { AppNav } from "@/components/ui/AppNav";
 import { KeyboardShortcuts } from "@/components/ui/KeyboardShortcuts";
+import { pagePrincipal } from "@/lib/http/principal";
 
-export default function DashboardLayout({ children }: { children: ReactNode }) {
+export const dynamic = "force-dynamic";
+
+/** Every dashboard page needs a signed-in, active user (checked against the database on each request). */
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  const principal = await pagePrincipal();
   return (
     <div className="flex min-h-screen flex-col">
       <a
@@ -11,7 +16,7 @@ export default function DashboardLayout({ children }: { children: ReactNode }) {
       >
         Skip to content
       </a>
-      <AppNav />
+      <AppNav user={{ name: principal.name, role: principal.role }} />
       <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6">
         {children}
       </main>

@@ -5,12 +5,15 @@ import { usePathname } from "next/navigation";
 import { useState } from "react";
 import { Kbd } from "./Kbd";
 import { OPEN_PALETTE_EVENT } from "./KeyboardShortcuts";
+import { SignOutButton } from "@/components/auth/SignOutButton";
 import { NavLink } from "./NavLink";
 import { NAV_LINKS } from "./navLinks";
 import { ThemeToggle } from "./ThemeToggle";
 
 /** The top bar: sections inline from tablet width up, behind a menu button on a phone. */
-export function AppNav() {
+export function AppNav({ user }: { user: { name: string; role: string } }) {
+  // Import is an analyst's action: a viewer is not shown the door.
+  const links = NAV_LINKS.filter((l) => l.href !== "/import" || user.role !== "viewer");
   const [open, setOpen] = useState(false);
   const pathname = usePathname();
   const [shownFor, setShownFor] = useState(pathname);
@@ -27,7 +30,7 @@ export function AppNav() {
           Branchpoint
         </Link>
         <nav aria-label="Main" className="hidden items-center gap-1 text-sm lg:flex">
-          {NAV_LINKS.map((l) => (
+          {links.map((l) => (
             <NavLink key={l.href} href={l.href}>
               {l.label}
             </NavLink>
@@ -37,15 +40,22 @@ export function AppNav() {
           <button
             type="button"
             onClick={() => window.dispatchEvent(new Event(OPEN_PALETTE_EVENT))}
-            className="flex items-center gap-2 rounded-md border border-slate-200 px-2 py-1 text-sm text-slate-600 hover:bg-slate-50 hover:text-slate-900"
+            className="flex items-center gap-2 rounded-md border border-slate-200 px-2 py-1 text-sm whitespace-nowrap text-slate-600 hover:bg-slate-50 hover:text-slate-900"
             aria-label="Go to… (Ctrl K)"
           >
-            <span className="hidden sm:inline">Go to…</span>
+            <span className="hidden whitespace-nowrap sm:inline">Go to…</span>
             <Kbd>Ctrl K</Kbd>
           </button>
           <div className="hidden sm:block">
             <ThemeToggle />
           </div>
+          <span data-testid="signed-in-as" className="flex items-center gap-1 text-sm whitespace-nowrap text-slate-600">
+            <span className="hidden max-w-48 truncate xl:inline">{user.name}</span>{" "}
+            <span title={user.name} className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">
+              {user.role}
+            </span>
+          </span>
+          <SignOutButton />
           <button
             type="button"
             className="rounded-md border border-slate-200 px-2 py-1 text-sm text-slate-700 lg:hidden"
@@ -60,7 +70,7 @@ export function AppNav() {
       {open ? (
         <nav id="phone-nav" aria-label="Main" className="border-t border-slate-200 px-4 py-2 lg:hidden">
           <ul className="flex flex-col text-sm">
-            {NAV_LINKS.map((l) => (
+            {links.map((l) => (
               <li key={l.href} className="flex flex-col">
                 <NavLink href={l.href}>{l.label}</NavLink>
               </li>

@@ -23,6 +23,10 @@ export const PERMISSIONS = {
   "executors.read": "analyst",
   "executors.manage": "admin",
   "api_keys.manage": "admin",
+  /** Make, list and revoke one's own API keys (they act with one's own role). */
+  "api_keys.own": "viewer",
+  "users.manage": "admin",
+  "audit.read": "admin",
 } as const satisfies Record<string, Role>;
 
 export type Permission = keyof typeof PERMISSIONS;

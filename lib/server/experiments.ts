@@ -133,6 +133,7 @@ export async function createExperiment(
       name: input.name,
       policyVersionId: version.id,
       agentVersionId: agentVersion.id,
+      createdBy,
     });
     for (const session of cohort) {
       await createReplayRow(tx, {

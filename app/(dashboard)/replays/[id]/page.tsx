@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
 import { CoveragePanel } from "@/components/replays/CoveragePanel";
@@ -55,7 +56,9 @@ export default async function ReplayPage({ params }: Props) {
                 Compare with base
               </Link>
             ) : null}
-            <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
+            {can(principal, "reports.write") ? (
+              <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
+            ) : null}
           </>
         }
       />
@@ -73,7 +76,9 @@ export default async function ReplayPage({ params }: Props) {
         <ForkNotice fork={counterfactual?.fork ?? null} modelPolicy={replay.policySnapshot.model} />
       ) : null}
       <VerdictList verdicts={counterfactual?.verdicts ?? []} />
-      {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? (
+      {view.pending &&
+      can(principal, "replays.run") &&
+      (replay.status === "paused" || replay.status === "awaiting_approval") ? (
         <PendingCallPanel replayId={replay.id} pending={view.pending} />
       ) : null}
       <div className="grid gap-6 xl:grid-cols-[1fr_380px]">
