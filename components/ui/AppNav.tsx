@@ -49,13 +49,10 @@ export function AppNav({ user }: { user: { name: string; role: string } }) {
           <div className="hidden sm:block">
             <ThemeToggle />
           </div>
-          <span data-testid="signed-in-as" className="flex items-center gap-1 text-sm whitespace-nowrap text-slate-600">
-            <span className="hidden max-w-48 truncate xl:inline">{user.name}</span>{" "}
-            <span title={user.name} className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">
-              {user.role}
-            </span>
-          </span>
-          <SignOutButton />
+          <div className="hidden items-center gap-2 sm:flex">
+            <SignedInAs user={user} />
+            <SignOutButton />
+          </div>
           <button
             type="button"
             className="rounded-md border border-slate-200 px-2 py-1 text-sm text-slate-700 lg:hidden"
@@ -76,8 +73,10 @@ export function AppNav({ user }: { user: { name: string; role: string } }) {
               </li>
             ))}
           </ul>
-          <div className="mt-2 border-t border-slate-100 pt-2 sm:hidden">
+          <div className="mt-2 flex flex-wrap items-center gap-2 border-t border-slate-100 pt-2 sm:hidden">
             <ThemeToggle />
+            <SignedInAs user={user} />
+            <SignOutButton />
           </div>
         </nav>
       ) : null}
@@ -93,5 +92,17 @@ function BranchMark() {
       <circle cx="15" cy="8" r="2.2" fill="currentColor" />
       <path d="M5 6v8M5 11c0-3 10-1 10-3" stroke="currentColor" strokeWidth="1.6" fill="none" />
     </svg>
+  );
+}
+
+/** Who is signed in: the role always, the name from desktop width up (and as the badge's tooltip). */
+function SignedInAs({ user }: { user: { name: string; role: string } }) {
+  return (
+    <span data-testid="signed-in-as" className="flex items-center gap-1 text-sm whitespace-nowrap text-slate-600">
+      <span className="hidden max-w-48 truncate xl:inline">{user.name}</span>{" "}
+      <span title={user.name} className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">
+        {user.role}
+      </span>
+    </span>
   );
 }

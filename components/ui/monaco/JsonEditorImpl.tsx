@@ -120,6 +120,8 @@ export function JsonDiffImpl({ original, modified, height = 320, language = "jso
           originalEditable: false,
           originalAriaLabel: "Base (read-only)",
           modifiedAriaLabel: "Branch (read-only)",
+          // The text area carries the two names above; Monaco's EditContext input (0.57's default) is an unnamed field to a screen reader.
+          editContext: false,
           ...(focusChanges
             ? { hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 5, revealLineCount: 20 } }
             : {}),
