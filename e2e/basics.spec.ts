@@ -60,6 +60,11 @@ for (const theme of ["light", "dark"] as const) {
       await expect(page.locator("h1").first()).toBeVisible();
       await expect(page.getByTestId("page-skeleton")).toHaveCount(0);
       await expect(page.locator("html")).toHaveClass(theme);
+      // Check editors once they are there: Monaco loads after the page, and an unnamed input only shows then.
+      await expect(page.getByText("Loading editor…")).toHaveCount(0);
+      for (const editor of await page.locator('[data-testid^="monaco"]').all()) {
+        await expect(editor.locator(".monaco-editor").first()).toBeAttached();
+      }
       const violations = await seriousViolations(page);
       if (violations.length > 0) found[path] = violations;
       const name = path.replaceAll("/", "_").replace(/^_/, "") || "root";

@@ -22,7 +22,12 @@ export function ForkNotice({ fork, modelPolicy }: { fork: ForkPoint | null; mode
       className="mb-4 rounded-md border border-indigo-200 bg-indigo-50 px-4 py-2 text-sm text-indigo-900"
       data-testid="fork-point"
     >
-      {fork ? (
+      {fork?.reasons.includes("live_from_step") ? (
+        <>
+          Fork: the model ran live from branch step {fork.seq} (base step {fork.baseSeq ?? "—"}), model step{" "}
+          {fork.modelStep}, where the policy asked it to start. Steps before it are copied from the record.
+        </>
+      ) : fork ? (
         <>
           Fork: the model ran live from branch step {fork.seq} (base step {fork.baseSeq ?? "—"}), the first model step
           whose input differed from the record ({fork.reasons.map((r) => r.replaceAll("_", " ")).join("; ")}). Steps

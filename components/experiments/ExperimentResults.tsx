@@ -31,6 +31,7 @@ export function ExperimentSummary({ summary }: { summary: ExperimentDetail["summ
           </div>
         );
       })}
+      {summary.outcomes ? <OutcomePanel outcomes={summary.outcomes} /> : null}
       <div className="flex flex-wrap items-center gap-2 text-sm text-slate-600 sm:col-span-2 lg:col-span-4">
         <span>Replay status:</span>
         {statuses.map(([status, n]) => (
@@ -43,8 +44,72 @@ export function ExperimentSummary({ summary }: { summary: ExperimentDetail["summ
   );
 }
 
+const percent = (x: number) => `${Math.round(x * 100)}%`;
+
+function Rate({ label, rate }: { label: string; rate: NonNullable<ExperimentDetail["summary"]["outcomes"]>["base"] }) {
+  return (
+    <div>
+      <div className="text-xs text-slate-600">{label}</div>
+      <div className="text-lg font-semibold text-slate-900 tabular-nums">
+        {rate.rate === null ? "—" : percent(rate.rate)}{" "}
+        <span className="text-xs font-normal text-slate-600">
+          {rate.successes} of {rate.n}
+          {rate.n > 0 ? ` · 95% interval ${percent(rate.low)}–${percent(rate.high)}` : ""}
+        </span>
+      </div>
+    </div>
+  );
+}
+
+/** Pass rates of the base runs and the branches under the experiment's checks, and how many moved each way. */
+function OutcomePanel({ outcomes }: { outcomes: NonNullable<ExperimentDetail["summary"]["outcomes"]> }) {
+  const moves = [
+    { n: outcomes.fixed, label: "failed → passed", tone: "good" as Tone },
+    { n: outcomes.broke, label: "passed → failed", tone: "bad" as Tone },
+    { n: outcomes.stillPassing, label: "passed both", tone: "neutral" as Tone },
+    { n: outcomes.stillFailing, label: "failed both", tone: "neutral" as Tone },
+  ];
+  return (
+    <div
+      className="rounded-lg border border-slate-200 bg-white px-4 py-3 sm:col-span-2 lg:col-span-4"
+      data-testid="experiment-outcomes"
+    >
+      <h2 className="text-sm font-semibold text-slate-900">
+        Outcome checks <span className="font-normal text-slate-600">({outcomes.checks.join(", ")})</span>
+      </h2>
+      <div className="mt-2 flex flex-wrap items-end gap-x-10 gap-y-2">
+        <Rate label="Base runs passed" rate={outcomes.base} />
+        <Rate label="Branches passed" rate={outcomes.branch} />
+        <div className="flex flex-wrap gap-2 text-sm">
+          {moves.map((m) => (
+            <span key={m.label} className="inline-flex items-center gap-1">
+              <span className="tabular-nums">{m.n}</span> <Badge tone={m.tone}>{m.label}</Badge>
+            </span>
+          ))}
+        </div>
+      </div>
+      {outcomes.unjudged > 0 ? (
+        <p className="mt-2 text-xs text-slate-600">
+          {outcomes.unjudged} session{outcomes.unjudged === 1 ? " has" : "s have"} no verdict yet (still running,
+          waiting for a fixture, or a check that could not be evaluated) and {outcomes.unjudged === 1 ? "is" : "are"}{" "}
+          not counted.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+const word = (passed: boolean | null) => (passed === null ? "—" : passed ? "passed" : "failed");
+
 /** One row per cohort session: the replay's status, comparability, evidence strength, first divergence and its comparison. */
-export function ExperimentResultTable({ results }: { results: ExperimentDetail["results"] }) {
+export function ExperimentResultTable({
+  results,
+  checked = false,
+}: {
+  results: ExperimentDetail["results"];
+  /** The experiment has outcome checks: show each session's verdicts. */
+  checked?: boolean;
+}) {
   return (
     <div className="overflow-hidden rounded-lg border border-slate-200 bg-white">
       <DataTable
@@ -55,6 +120,7 @@ export function ExperimentResultTable({ results }: { results: ExperimentDetail["
           "Comparability",
           "Evidence",
           "First divergence",
+          ...(checked ? ["Outcome"] : []),
           { label: "Comparison", align: "right" },
         ]}
       >
@@ -103,6 +169,13 @@ export function ExperimentResultTable({ results }: { results: ExperimentDetail["
                 "—"
               )}
             </td>
+            {checked ? (
+              <td className="px-3 py-2 whitespace-nowrap text-slate-700" data-testid="experiment-outcome">
+                {r.outcome.base === null && r.outcome.branch === null
+                  ? "—"
+                  : `${word(r.outcome.base)} → ${word(r.outcome.branch)}`}
+              </td>
+            ) : null}
             <td className="px-3 py-2 text-right">
               {r.status === "queued" || r.status === "running" ? (
                 <span className="text-slate-500">—</span>

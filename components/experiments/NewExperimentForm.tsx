@@ -6,6 +6,7 @@ import { startExperimentAction } from "@/app/(dashboard)/experiments/actions";
 import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experiments";
 import { Button } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
+import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";
 
 type Failure = { message: string; fieldErrors: Record<string, string[]> };
 
@@ -13,9 +14,11 @@ type Failure = { message: string; fieldErrors: Record<string, string[]> };
 export function NewExperimentForm({
   policyVersions,
   agentVersions,
+  savedChecks = [],
 }: {
   policyVersions: readonly PolicyVersionChoice[];
   agentVersions: readonly AgentVersionCohort[];
+  savedChecks?: readonly CheckChoice[];
 }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
@@ -25,6 +28,7 @@ export function NewExperimentForm({
   const [policyVersionId, setPolicyVersionId] = useState(usable[0]?.id ?? "");
   const policyVersion = usable.find((p) => p.id === policyVersionId);
   const [name, setName] = useState("");
+  const [checkIds, setCheckIds] = useState<string[]>([]);
   const [failure, setFailure] = useState<Failure | null>(null);
   const defaultName =
     policyVersion && agentVersion
@@ -43,7 +47,12 @@ export function NewExperimentForm({
     event.preventDefault();
     setFailure(null);
     startTransition(async () => {
-      const result = await startExperimentAction({ name: name.trim() || defaultName, policyVersionId, agentVersionId });
+      const result = await startExperimentAction({
+        name: name.trim() || defaultName,
+        policyVersionId,
+        agentVersionId,
+        ...(checkIds.length > 0 ? { checks: checkIds } : {}),
+      });
       if (!result.ok) {
         setFailure({ message: result.error.message, fieldErrors: result.error.fieldErrors });
         return;
@@ -112,6 +121,16 @@ export function NewExperimentForm({
         ) : null}
         {fieldError("policyVersionId")}
       </label>
+      <div className="text-sm">
+        <span className="font-medium text-slate-900">Outcome checks</span>
+        <CheckPicker
+          checks={savedChecks}
+          selected={checkIds}
+          onChange={setCheckIds}
+          legend="Judge every session's base run and branch by (the results then count how many each way):"
+        />
+        {fieldError("checks")}
+      </div>
       <label className="block text-sm">
         <span className="font-medium text-slate-900">Name</span>
         <input

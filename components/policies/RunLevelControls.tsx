@@ -21,7 +21,8 @@ const DRIFT_HELP: Record<DriftPolicy, string> = {
   continue_until_budget: "Bounded continuation for long traces.",
 };
 
-type NumberKey = "maxSteps" | "temperatureOverride" | "maxTokens" | "maxCostUsd" | "maxLiveCalls" | "probeRuns";
+type NumberKey =
+  "maxSteps" | "temperatureOverride" | "maxTokens" | "maxCostUsd" | "maxLiveCalls" | "probeRuns" | "liveFromModelStep";
 
 const input = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm";
 const label = "block text-xs font-medium text-slate-600";
@@ -123,6 +124,9 @@ export function RunLevelControls({
           </label>
         ) : null}
         {doc.model === "determinism-probe" ? numberField("probeRuns", "probeRuns", { placeholder: "3" }) : null}
+        {doc.model === "recorded-until-divergence" || doc.liveFromModelStep !== undefined
+          ? numberField("liveFromModelStep", "liveFromModelStep", { placeholder: "first changed input" })
+          : null}
       </div>
       <fieldset className="mt-4">
         <legend className="text-xs font-semibold text-slate-700">Budget on live spending</legend>

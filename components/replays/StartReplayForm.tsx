@@ -1,5 +1,6 @@
 "use client";
 
+import { CheckPicker } from "@/components/checks/CheckPicker";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
@@ -260,29 +261,12 @@ export function StartReplayForm({
 
       <section className="rounded-lg border border-slate-200 bg-white p-5">
         <h2 className="text-base font-semibold text-slate-900">Outcome checks</h2>
-        {counterfactual.savedChecks.length === 0 ? (
-          <p className="mt-2 text-sm text-slate-500">
-            No saved checks yet. A check says whether a run ended the way it should (its answer, the tools it called,
-            its cost); save one with <span className="font-mono">POST /api/v1/checks</span> to judge the base run and
-            the branch by it.
-          </p>
-        ) : (
-          <fieldset className="mt-2 space-y-1 text-sm">
-            <legend className="text-slate-600">Judge the base run and the branch by:</legend>
-            {counterfactual.savedChecks.map((c) => (
-              <label key={c.id} className="flex items-center gap-2">
-                <input
-                  type="checkbox"
-                  checked={checkIds.includes(c.id)}
-                  onChange={(e) =>
-                    setCheckIds(e.target.checked ? [...checkIds, c.id] : checkIds.filter((x) => x !== c.id))
-                  }
-                />
-                {c.name} <span className="text-xs text-slate-500">({c.kind.replaceAll("_", " ")})</span>
-              </label>
-            ))}
-          </fieldset>
-        )}
+        <CheckPicker
+          checks={counterfactual.savedChecks}
+          selected={checkIds}
+          onChange={setCheckIds}
+          legend="Judge the base run and the branch by:"
+        />
       </section>
 
       <section className="rounded-lg border border-slate-200 bg-white p-5">

@@ -5,6 +5,7 @@ export const NAV_LINKS = [
   { href: "/policies", label: "Policies", key: "p" },
   { href: "/replays", label: "Replays", key: "r" },
   { href: "/experiments", label: "Experiments", key: "e" },
+  { href: "/checks", label: "Checks", key: "c" },
   { href: "/reports", label: "Reports", key: "o" },
   { href: "/settings", label: "Settings", key: "t" },
 ] as const;

@@ -171,6 +171,8 @@ export async function getExperiment(client: DbClient, id: string) {
           error: true,
           stepCount: true,
           finishedAt: true,
+          checks: true,
+          verdicts: true,
           session: { select: { id: true, title: true, externalId: true } },
         },
       },

@@ -107,6 +107,32 @@ describe("outcome checks: each kind passes and fails on purpose", () => {
   });
 });
 
+describe("regex checks run in linear time", () => {
+  it("a pattern that backtracks catastrophically elsewhere answers at once on a crafted output", async () => {
+    const crafted: CheckedRun = { ...refundRun, steps: [final(`${"a".repeat(50_000)}!`)] };
+    expect(await outcome({ kind: "output_regex", pattern: "^(a+)+$" }, crafted)).toBe("fail");
+    expect(await outcome({ kind: "output_regex", pattern: "^(a+)+!$" }, crafted)).toBe("pass");
+  });
+
+  it("flags i, m and s mean what they mean in JavaScript", async () => {
+    const run: CheckedRun = { ...refundRun, steps: [final("Line one\nSTATUS: ok")] };
+    expect(await outcome({ kind: "output_regex", pattern: "status: ok" }, run)).toBe("fail");
+    expect(await outcome({ kind: "output_regex", pattern: "status: ok", flags: "i" }, run)).toBe("pass");
+    expect(await outcome({ kind: "output_regex", pattern: "^STATUS" }, run)).toBe("fail");
+    expect(await outcome({ kind: "output_regex", pattern: "^STATUS", flags: "m" }, run)).toBe("pass");
+    expect(await outcome({ kind: "output_regex", pattern: "one.STATUS" }, run)).toBe("fail");
+    expect(await outcome({ kind: "output_regex", pattern: "one.STATUS", flags: "s" }, run)).toBe("pass");
+  });
+
+  it.each(["(?=a)b", "(a)\\1", "(?<!x)y"])("%s is refused when saved, saying why", (pattern) => {
+    const parsed = CheckDefinition.safeParse({ kind: "output_regex", pattern });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.message).toMatch(
+      /^Not a valid regular expression: .*\(lookarounds and backreferences are not supported: patterns run in linear time\)$/,
+    );
+  });
+});
+
 describe("check definitions are validated", () => {
   it.each<[unknown, string]>([
     [{ kind: "output_regex", pattern: "(" }, "Not a valid regular expression"],

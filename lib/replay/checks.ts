@@ -1,3 +1,4 @@
+import { RE2JS } from "re2js";
 import { z } from "zod";
 import type { SessionEvent } from "./events";
 import { deepEqual, isPlainObject } from "./json";
@@ -11,7 +12,11 @@ import { deepEqual, isPlainObject } from "./json";
  * pass.
  */
 
-/** Longest regex pattern a check may hold: a pattern runs on the server, against every run it checks. */
+/**
+ * Longest regex pattern a check may hold: a pattern runs on the server, against every run it checks. Patterns run
+ * on RE2 (linear-time matching, so no pattern can hang the server on a crafted output); lookarounds and
+ * backreferences, which need backtracking, are refused when the check is saved.
+ */
 export const MAX_REGEX_LENGTH = 500;
 /** Regex checks read at most this many characters of the final output (bounds the matcher's work). */
 export const MAX_REGEX_SUBJECT = 100_000;
@@ -159,8 +164,9 @@ export async function evaluateCheck(check: NamedCheck, run: CheckedRun, judge?: 
       if (final === undefined) return noFinal();
       const error = regexError(d.pattern, d.flags ?? "");
       if (error) return verdict("check_error", `The pattern is not a valid regular expression: ${error}`);
-      const re = new RegExp(d.pattern, d.flags ?? "");
-      const matched = re.test(textOf(final).slice(0, MAX_REGEX_SUBJECT));
+      const matched = compileRegex(d.pattern, d.flags ?? "")
+        .matcher(textOf(final).slice(0, MAX_REGEX_SUBJECT))
+        .find();
       return matched
         ? verdict("pass", `The final output matches /${d.pattern}/${d.flags ?? ""}.`)
         : verdict("fail", `The final output does not match /${d.pattern}/${d.flags ?? ""}.`);
@@ -283,6 +289,15 @@ export function parseJudgeAnswer(
   return { ok: true, verdict: value.verdict, reason };
 }
 
+/**
+ * Whether a run passed its outcome checks: every verdict a pass (true), some a fail (false), or no verdict
+ * at all — no checks, or one that could not be evaluated (null: unknown is never counted as a pass).
+ */
+export function runPassed(verdicts: readonly Pick<CheckVerdict, "outcome">[] | null | undefined): boolean | null {
+  if (!verdicts || verdicts.length === 0 || verdicts.some((v) => v.outcome === "check_error")) return null;
+  return verdicts.every((v) => v.outcome === "pass");
+}
+
 /** How a check's result moved from the base run to the branch, in words: "base failed → branch passed". */
 export function verdictChange(base: CheckOutcome | null, branch: CheckOutcome | null): string {
   const word = (o: CheckOutcome | null) =>
@@ -292,12 +307,28 @@ export function verdictChange(base: CheckOutcome | null, branch: CheckOutcome | 
 
 // ---------------------------------------------------------------------------
 
+const RE2_FLAGS: Record<string, number> = {
+  i: RE2JS.CASE_INSENSITIVE,
+  m: RE2JS.MULTILINE,
+  s: RE2JS.DOTALL,
+  u: 0, // RE2 matches Unicode code points always
+};
+
+function compileRegex(pattern: string, flags: string): RE2JS {
+  let bits = 0;
+  for (const flag of flags) bits |= RE2_FLAGS[flag] ?? 0;
+  return RE2JS.compile(pattern, bits);
+}
+
 function regexError(pattern: string, flags: string): string | null {
   try {
-    new RegExp(pattern, flags);
+    compileRegex(pattern, flags);
     return null;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    const message = (error instanceof Error ? error.message : String(error)).replace(/^error parsing regexp: /, "");
+    return /\(\?<?[=!]|\\[1-9]/.test(pattern)
+      ? `${message} (lookarounds and backreferences are not supported: patterns run in linear time)`
+      : message;
   }
 }
 

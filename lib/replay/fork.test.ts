@@ -77,6 +77,34 @@ describe("fork-live (recorded-until-divergence)", () => {
     expect(afterEdit.equalsBase).toBe(false);
   });
 
+  it("liveFromModelStep runs the model live from that step even where nothing changed; earlier steps are copied", async () => {
+    const model = agentModel();
+    const r = await replay({ base, policy: { ...forkLive, liveFromModelStep: 1 }, edits: [], executors: { model } });
+    expect(r.steps.map((s) => [s.kind, s.source])).toEqual([
+      ["user_message", "recorded"],
+      ["model_call", "recorded"],
+      ["tool_call", "recorded"],
+      ["model_call", "live"],
+      // The live model gave the recorded answer, so the final output is the recorded one.
+      ["final_output", "recorded"],
+    ]);
+    expect(r.fork).toEqual({ seq: 3, modelStep: 1, baseSeq: 3, reasons: ["live_from_step"] });
+    expect(model).toHaveBeenCalledTimes(1);
+
+    const fromStart = await replay({ base, policy: { ...forkLive, liveFromModelStep: 0 }, executors: { model } });
+    expect(fromStart.fork).toMatchObject({ seq: 1, modelStep: 0, reasons: ["live_from_step"] });
+    // Live from the start, the scripted model answers without looking the order up: one live step, then the end.
+    expect(fromStart.steps.map((s) => [s.kind, s.source])).toEqual([
+      ["user_message", "recorded"],
+      ["model_call", "live"],
+      ["final_output", "live"],
+    ]);
+    // Past the last model step it changes nothing: the branch reproduces the base.
+    const past = await replay({ base, policy: { ...forkLive, liveFromModelStep: 2 }, executors: { model } });
+    expect(past.fork).toBeNull();
+    expect(past.comparability).toBe("exact");
+  });
+
   it("without edits no model runs live and the branch reproduces the base exactly", async () => {
     const model = agentModel();
     const r = await replay({ base, policy: forkLive, executors: { model } });

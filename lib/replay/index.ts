@@ -32,3 +32,4 @@ export { deepEqual, differingPaths, formatPath, type JsonPath } from "./json";
 export * from "./checks";
 export * from "./trials";
 export * from "./coverage";
+export * from "./investigate";

@@ -317,7 +317,14 @@ export function exportSeed003Policy(policy: Policy): { json: Seed003Policy; issu
         "Which tools run live is not in the policy-levels shape; it follows from the tools' declared side effects.",
     });
   }
-  for (const key of ["maxTokens", "maxCostUsd", "maxLiveCalls", "probeRuns", "liveModel"] as const) {
+  for (const key of [
+    "maxTokens",
+    "maxCostUsd",
+    "maxLiveCalls",
+    "probeRuns",
+    "liveModel",
+    "liveFromModelStep",
+  ] as const) {
     if (policy[key] !== undefined)
       issues.push({
         path: [key],

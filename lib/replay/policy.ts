@@ -164,6 +164,11 @@ export const Policy = z.strictObject({
   probeRuns: z.number().int().min(2).max(50).optional(),
   /** The model a live policy runs (pinned-live: the pinned model; compatible-live: the substitute). */
   liveModel: z.string().min(1).optional(),
+  /**
+   * Fork-live only: run the model live from this model step on (0 = the first), even where its input is unchanged;
+   * earlier model steps are copied while their input matches. A blame search probes a run this way.
+   */
+  liveFromModelStep: z.number().int().nonnegative().max(1_000_000).optional(),
   tools: ToolsPolicy,
 });
 export type Policy = z.infer<typeof Policy>;

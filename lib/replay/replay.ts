@@ -541,9 +541,10 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
           durationMs: null,
         };
       }
-      case "recorded-until-divergence":
+      case "recorded-until-divergence": {
         // Copy while the model sees what it saw in the record; once an input differs, run live from there on.
-        if (fork === null && recorded && drift.length === 0) {
+        const liveFromHere = policy.liveFromModelStep !== undefined && i >= policy.liveFromModelStep;
+        if (fork === null && recorded && drift.length === 0 && !liveFromHere) {
           return {
             output: edited ?? (recorded.output as Message),
             source: edited ? "edit" : "recorded",
@@ -559,8 +560,9 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
             seq: steps.length,
             modelStep: i,
             baseSeq: recorded?.seq ?? null,
-            reasons: drift.length > 0 ? drift : ["past_the_record"],
+            reasons: drift.length > 0 ? drift : liveFromHere && recorded ? ["live_from_step"] : ["past_the_record"],
           };
+      }
       // falls through: from the fork on, the model runs live
       case "pinned-live":
       case "compatible-live": {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { firstDivergenceOf, probeDivergence, stepDeparts, trialStats, wilsonInterval, type TrialRun } from "./trials";
+import { runPassed } from "./checks";
+import {
+  firstDivergenceOf,
+  outcomeSummary,
+  probeDivergence,
+  stepDeparts,
+  trialStats,
+  wilsonInterval,
+  type TrialRun,
+} from "./trials";
 
 describe("Wilson 95 % interval", () => {
   it.each<[number, number, number, number]>([
@@ -96,4 +105,29 @@ it("the determinism probe in the same shape", () => {
     [1, 3, 4, 0.75],
     [2, 0, 0, 0],
   ]);
+});
+
+describe("outcomes over a cohort", () => {
+  it("counts what moved from base to branch, and rates only pairs judged on both sides", () => {
+    const summary = outcomeSummary([
+      { base: false, branch: true },
+      { base: false, branch: true },
+      { base: true, branch: false },
+      { base: true, branch: true },
+      { base: false, branch: false },
+      { base: null, branch: true },
+      { base: true, branch: null },
+    ]);
+    expect(summary).toMatchObject({ judged: 5, unjudged: 2, fixed: 2, broke: 1, stillPassing: 1, stillFailing: 1 });
+    expect(summary.base).toEqual(wilsonInterval(2, 5));
+    expect(summary.branch).toEqual(wilsonInterval(3, 5));
+  });
+
+  it("a run passes only when every check passed; an error or no check is no verdict", () => {
+    expect(runPassed([{ outcome: "pass" }, { outcome: "pass" }])).toBe(true);
+    expect(runPassed([{ outcome: "pass" }, { outcome: "fail" }])).toBe(false);
+    expect(runPassed([{ outcome: "fail" }, { outcome: "check_error" }])).toBeNull();
+    expect(runPassed([])).toBeNull();
+    expect(runPassed(null)).toBeNull();
+  });
 });

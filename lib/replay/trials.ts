@@ -189,3 +189,49 @@ export function probeDivergence(
   }
   return out;
 }
+
+/** Outcomes of many base/branch pairs (an experiment's cohort): pass rates with intervals, and what changed. */
+export interface OutcomeSummary {
+  /** Pairs with a verdict on both sides; the rates and moves count only these. */
+  judged: number;
+  /** Pairs missing a verdict on either side (not yet run, no checks, a check that could not be evaluated). */
+  unjudged: number;
+  base: RateInterval;
+  branch: RateInterval;
+  /** base failed → branch passed. */
+  fixed: number;
+  /** base passed → branch failed. */
+  broke: number;
+  stillPassing: number;
+  stillFailing: number;
+}
+
+export function outcomeSummary(pairs: readonly { base: boolean | null; branch: boolean | null }[]): OutcomeSummary {
+  let basePasses = 0;
+  let branchPasses = 0;
+  let fixed = 0;
+  let broke = 0;
+  let stillPassing = 0;
+  let stillFailing = 0;
+  let judged = 0;
+  for (const { base, branch } of pairs) {
+    if (base === null || branch === null) continue;
+    judged += 1;
+    if (base) basePasses += 1;
+    if (branch) branchPasses += 1;
+    if (base && branch) stillPassing += 1;
+    else if (base) broke += 1;
+    else if (branch) fixed += 1;
+    else stillFailing += 1;
+  }
+  return {
+    judged,
+    unjudged: pairs.length - judged,
+    base: wilsonInterval(basePasses, judged),
+    branch: wilsonInterval(branchPasses, judged),
+    fixed,
+    broke,
+    stillPassing,
+    stillFailing,
+  };
+}

@@ -163,6 +163,14 @@ const rows: Row[] = [
     ["model"],
   ],
   [
+    "liveFromModelStep belongs to fork-live only",
+    doc(history, undefined, { model: "recorded-only", liveFromModelStep: 2 }),
+    ctx(),
+    "live_from_needs_fork_live",
+    "error",
+    ["liveFromModelStep"],
+  ],
+  [
     "match_mode is required",
     doc({ type: "static", cases: [{ match: {}, result: 1 } as never] }),
     ctx(),

@@ -28,6 +28,7 @@ export const IssueCode = z.enum([
   "llm_adapter_unverified",
   "tool_policies_capability_missing",
   "overrides_capability_missing",
+  "live_from_needs_fork_live",
   "cohort_scope_outside_experiment",
   "langgraph_history_envelope",
   "cross_adapter_history",
@@ -216,6 +217,15 @@ function policyCaveats(policy: Policy, context: z.output<typeof ValidationContex
       "warning",
       ["tools"],
       `History may answer from sessions recorded by ${others.join(", ")} while this agent runs on ${context.adapter}. ${SEED.crossAdapter}`,
+    );
+  }
+
+  if (policy.liveFromModelStep !== undefined && policy.model !== "recorded-until-divergence") {
+    add(
+      "live_from_needs_fork_live",
+      "error",
+      ["liveFromModelStep"],
+      `liveFromModelStep applies to fork-live ("recorded-until-divergence") only; under "${policy.model}" it would be ignored.`,
     );
   }
 

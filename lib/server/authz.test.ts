@@ -7,6 +7,7 @@ import { authorize, can, PERMISSIONS, type Permission } from "./authz";
 import * as executors from "./executors";
 import * as experimentFixtures from "./experiment-fixtures";
 import * as experiments from "./experiments";
+import * as investigations from "./investigations";
 import * as policies from "./policies";
 import type { Principal, Role } from "./principal";
 import * as replays from "./replays";
@@ -36,6 +37,11 @@ const OPERATIONS: Record<string, Permission> = {
   "experiments.getExperimentProgress": "experiments.read",
   "experiments.listExperiments": "experiments.read",
   "experiments.experimentChoices": "experiments.read",
+  "investigations.createInvestigation": "investigations.run",
+  "investigations.runInvestigation": "investigations.run",
+  "investigations.cancelInvestigation": "investigations.run",
+  "investigations.getInvestigation": "investigations.read",
+  "investigations.listSessionInvestigations": "investigations.read",
   "policies.createPolicy": "policies.write",
   "policies.savePolicyVersion": "policies.write",
   "policies.savePolicyByName": "policies.write",
@@ -74,7 +80,11 @@ const OPERATIONS: Record<string, Permission> = {
 };
 
 /** Pure helpers a service module exports besides its operations (re-exported engine predicates). */
-const NOT_OPERATIONS = new Set(["replays.isTerminal", "experiment-fixtures.groupPausedMembers"]);
+const NOT_OPERATIONS = new Set([
+  "replays.isTerminal",
+  "experiment-fixtures.groupPausedMembers",
+  "investigations.presentInvestigation",
+]);
 
 const MODULES: Record<string, Record<string, unknown>> = {
   "api-keys": apiKeys,
@@ -82,6 +92,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   executors,
   "experiment-fixtures": experimentFixtures,
   experiments,
+  investigations,
   policies,
   replays,
   reports,

@@ -17,6 +17,8 @@ export const PERMISSIONS = {
   "experiments.read": "viewer",
   "experiments.run": "analyst",
   "coverage.read": "viewer",
+  "investigations.read": "viewer",
+  "investigations.run": "analyst",
   "reports.read": "viewer",
   "reports.write": "analyst",
   "shares.manage": "analyst",

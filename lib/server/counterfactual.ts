@@ -30,6 +30,7 @@ import {
   firstDivergenceOf,
   MAX_TRIALS,
   NamedCheck,
+  runPassed,
   trialStats,
   trialSteps,
   verdictChange,
@@ -297,10 +298,7 @@ export async function trialSetView(principal: Principal, input: TrialSetInput, p
   const trials = replays.map((r) => {
     const stored = (r.verdicts as StoredVerdicts | null) ?? null;
     const branch = stored?.branch ?? [];
-    const passed =
-      !isTerminal(r.status) || branch.length === 0 || branch.some((v) => v.outcome === "check_error")
-        ? null
-        : branch.every((v) => v.outcome === "pass");
+    const passed = isTerminal(r.status) ? runPassed(branch) : null;
     const steps = r.steps.map(toReplayStep);
     return {
       replay: r,
@@ -320,7 +318,7 @@ export async function trialSetView(principal: Principal, input: TrialSetInput, p
     n: replays.length,
     // Settled: finished, or paused waiting for an analyst (nothing more happens without one).
     finished: replays.filter((r) => r.status !== "running").length,
-    basePassed: baseVerdicts && baseVerdicts.length > 0 ? baseVerdicts.every((v) => v.outcome === "pass") : null,
+    basePassed: runPassed(baseVerdicts),
     stats,
     baseSteps: base.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name })),
     trials: trials.map((t) => ({

@@ -110,12 +110,60 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
       done: cohortIds.length,
       byComparability: { exact: cohortIds.length },
       byStatus: { completed: cohortIds.length },
+      outcomes: null,
     });
 
     // It runs once: a second run changes nothing.
     const replayCount = await db.prisma.replay.count({ where: { experimentId: created.id } });
     await runExperiment(db.prisma, created.id);
     expect(await db.prisma.replay.count({ where: { experimentId: created.id } })).toBe(replayCount);
+  });
+
+  it("judges every member by the experiment's checks, base and branch: a branch cut short passes a step limit its base broke", async () => {
+    // A limit every base run breaks: one step fewer than the shortest member's model and tool steps.
+    const counts = await db.prisma.session.findMany({
+      where: { id: { in: cohortIds } },
+      select: { modelCallCount: true, toolCallCount: true },
+    });
+    const limit = Math.min(...counts.map((s) => s.modelCallCount + s.toolCallCount)) - 1;
+    expect(limit).toBeGreaterThanOrEqual(3);
+    const saved = await db.prisma.check.create({
+      data: { name: "short", definition: { kind: "max_steps", max: limit }, createdBy: "tester" },
+    });
+    // The budget stops every branch after two model or tool steps.
+    const policyVersionId = await saveVersion("cut short", { ...RECORDED, maxSteps: 2 });
+    const inline = {
+      name: "never books a flight twice",
+      definition: { kind: "tool_not_called", tool: "no_such_tool" },
+    };
+    const created = await createExperiment(
+      db.prisma,
+      { name: "checked", policyVersionId, agentVersionId, checks: [saved.id, inline] },
+      "tester",
+    );
+    await runExperiment(db.prisma, created.id);
+    const after = await loadExperiment(db.prisma, created.id);
+    const n = cohortIds.length;
+    expect(after.results.map((r) => r.outcome)).toEqual(
+      Array.from({ length: n }, () => ({ base: false, branch: true })),
+    );
+    expect(after.summary.outcomes).toEqual({
+      checks: ["short", "never books a flight twice"],
+      judged: n,
+      unjudged: 0,
+      base: expect.objectContaining({ successes: 0, n, rate: 0 }) as unknown,
+      branch: expect.objectContaining({ successes: n, n, rate: 1 }) as unknown,
+      fixed: n,
+      broke: 0,
+      stillPassing: 0,
+      stillFailing: 0,
+    });
+
+    const unknown = await refusal(
+      createExperiment(db.prisma, { name: "x", policyVersionId, agentVersionId, checks: ["no-such-check"] }, "tester"),
+    );
+    expect(unknown.message).toBe('No saved check with id "no-such-check".');
+    expect(await db.prisma.experiment.count({ where: { name: "x" } })).toBe(0);
   });
 
   it("accepts history in cohort_version scope, which a single replay refuses, and answers from another session of the cohort", async () => {

@@ -8,8 +8,20 @@
  * stays paused (an analyst can resume it) and counts as done.
  */
 import { z } from "zod";
-import { LIVE_MODEL_POLICIES } from "./counterfactual";
-import { Capability, checkPolicy, Policy, policyHash, type FirstDivergence, type PolicyIssue } from "@/lib/replay";
+import { CheckRef, LIVE_MODEL_POLICIES, MAX_CHECKS_PER_REPLAY, resolveChecks } from "./counterfactual";
+import {
+  Capability,
+  checkPolicy,
+  outcomeSummary,
+  Policy,
+  policyHash,
+  runPassed,
+  type CheckVerdict,
+  type FirstDivergence,
+  type OutcomeSummary,
+  type PolicyIssue,
+} from "@/lib/replay";
+import { setReplayCounterfactual, type StoredVerdicts } from "@/lib/db/checks";
 import type { Db, DbClient } from "@/lib/db/client";
 import { hasModelEndpoint } from "@/lib/db/executors";
 import {
@@ -43,6 +55,8 @@ export const CreateExperimentInput = z.object({
     .min(1, "Choose at least one session, or leave the list out for the whole cohort.")
     .max(10_000)
     .optional(),
+  /** Outcome checks every member is judged by (saved check ids or inline definitions), on its base run and branch. */
+  checks: z.array(CheckRef).max(MAX_CHECKS_PER_REPLAY).optional(),
 });
 export type CreateExperimentInput = z.infer<typeof CreateExperimentInput>;
 
@@ -127,6 +141,7 @@ export async function createExperiment(
     );
   }
 
+  const checks = await resolveChecks(prisma, input.checks ?? []);
   const hash = policyHash(policy);
   const id = await withTransaction(prisma, async (tx) => {
     const experiment = await createExperimentRow(tx, {
@@ -136,7 +151,7 @@ export async function createExperiment(
       createdBy,
     });
     for (const session of cohort) {
-      await createReplayRow(tx, {
+      const replay = await createReplayRow(tx, {
         sessionId: session.id,
         policy,
         policyHash: hash,
@@ -145,6 +160,13 @@ export async function createExperiment(
         edits: [],
         createdBy,
       });
+      if (checks.length > 0)
+        await setReplayCounterfactual(tx, replay.id, {
+          modelEndpointId: null,
+          checks,
+          trialSetId: null,
+          trialIndex: null,
+        });
     }
     return experiment.id;
   });
@@ -193,6 +215,8 @@ export type ExperimentResult = {
   firstDivergence: Pick<FirstDivergence, "pairIndex" | "baseSeq" | "branchSeq" | "summary"> | null;
   error: { code: string; message: string } | null;
   stepCount: number;
+  /** Whether the base run and the branch passed the experiment's checks (null: no verdict yet, or none possible). */
+  outcome: { base: boolean | null; branch: boolean | null };
 };
 
 export type ExperimentSummary = {
@@ -200,6 +224,8 @@ export type ExperimentSummary = {
   done: number;
   byComparability: Record<string, number>;
   byStatus: Record<string, number>;
+  /** The members' outcomes under the experiment's checks; null when it has none. */
+  outcomes: (OutcomeSummary & { checks: string[] }) | null;
 };
 
 export type ExperimentDetail = {
@@ -228,8 +254,25 @@ function errorOf(value: unknown): { code: string; message: string } | null {
   return null;
 }
 
+function outcomeOf(stored: unknown, finished: boolean): ExperimentResult["outcome"] {
+  const verdicts = (stored ?? null) as StoredVerdicts | null;
+  return {
+    base: runPassed(verdicts?.base),
+    branch: finished ? runPassed(verdicts?.branch) : null,
+  };
+}
+
+function checkNamesOf(checks: unknown): string[] {
+  return Array.isArray(checks)
+    ? checks.flatMap((c: Partial<Pick<CheckVerdict, "name">>) => (typeof c?.name === "string" ? [c.name] : []))
+    : [];
+}
+
 /** Counts by replay status and comparability, and progress. Pure, for the page and the API alike. */
-function summarize(results: readonly Pick<ExperimentResult, "status" | "comparability">[]): ExperimentSummary {
+function summarize(
+  results: readonly Pick<ExperimentResult, "status" | "comparability" | "outcome">[],
+  checks: readonly string[],
+): ExperimentSummary {
   const byComparability: Record<string, number> = {};
   const byStatus: Record<string, number> = {};
   let done = 0;
@@ -239,7 +282,8 @@ function summarize(results: readonly Pick<ExperimentResult, "status" | "comparab
     done += 1;
     if (r.comparability) byComparability[r.comparability] = (byComparability[r.comparability] ?? 0) + 1;
   }
-  return { total: results.length, done, byComparability, byStatus };
+  const outcomes = checks.length > 0 ? { checks: [...checks], ...outcomeSummary(results.map((r) => r.outcome)) } : null;
+  return { total: results.length, done, byComparability, byStatus, outcomes };
 }
 
 async function firstDivergenceOf(
@@ -276,8 +320,10 @@ async function loadExperiment(client: DbClient, id: string): Promise<ExperimentD
       firstDivergence: await firstDivergenceOf(client, r),
       error: errorOf(r.error),
       stepCount: r.stepCount,
+      outcome: outcomeOf(r.verdicts, isTerminal(r.status)),
     });
   }
+  const checks = checkNamesOf(row.replays[0]?.checks);
   return {
     id: row.id,
     name: row.name,
@@ -297,7 +343,7 @@ async function loadExperiment(client: DbClient, id: string): Promise<ExperimentD
       agentId: row.agentVersion.agent.id,
       agentName: row.agentVersion.agent.name,
     },
-    summary: summarize(results),
+    summary: summarize(results, checks),
     results,
   };
 }

@@ -67,6 +67,9 @@ export type JsonDiffProps = {
   focusChanges?: boolean;
 };
 
+const ORIGINAL_LABEL = "Base (read-only)";
+const MODIFIED_LABEL = "Branch (read-only)";
+
 export function JsonDiffImpl({ original, modified, height = 320, language = "json", focusChanges }: JsonDiffProps) {
   const { dark } = useTheme();
   const [firstChange, setFirstChange] = useState<number | null>(null);
@@ -86,6 +89,10 @@ export function JsonDiffImpl({ original, modified, height = 320, language = "jso
   );
   const onMount: DiffOnMount = (editor) => {
     editorRef.current = editor;
+    // The diff editor's originalAriaLabel/modifiedAriaLabel do not reach the inner editors' text input (monaco
+    // 0.57 leaves its aria-label empty, so screen readers announce an unnamed field): name each side directly.
+    editor.getOriginalEditor().updateOptions({ ariaLabel: ORIGINAL_LABEL });
+    editor.getModifiedEditor().updateOptions({ ariaLabel: MODIFIED_LABEL });
     if (!focusChanges) return;
     const reveal = () => {
       const first = editor.getLineChanges()?.[0];
@@ -118,10 +125,8 @@ export function JsonDiffImpl({ original, modified, height = 320, language = "jso
           readOnly: true,
           renderSideBySide: true,
           originalEditable: false,
-          originalAriaLabel: "Base (read-only)",
-          modifiedAriaLabel: "Branch (read-only)",
-          // The text area carries the two names above; Monaco's EditContext input (0.57's default) is an unnamed field to a screen reader.
-          editContext: false,
+          originalAriaLabel: ORIGINAL_LABEL,
+          modifiedAriaLabel: MODIFIED_LABEL,
           ...(focusChanges
             ? { hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 5, revealLineCount: 20 } }
             : {}),

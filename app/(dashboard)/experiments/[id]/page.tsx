@@ -65,7 +65,7 @@ export default async function ExperimentPage({ params }: Props) {
         supply={supplyGroupFixtureAction}
       />
       <ExperimentSummary summary={summary} />
-      <ExperimentResultTable results={experiment.results} />
+      <ExperimentResultTable results={experiment.results} checked={summary.outcomes !== null} />
       <ExperimentCoveragePanel
         experimentId={id}
         coverage={await getExperimentCoverage(principal, { experimentId: id }, prisma)}

@@ -5,6 +5,7 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { experimentChoices } from "@/lib/server/experiments";
+import { counterfactualFormOptions } from "@/lib/server/counterfactual";
 import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
@@ -12,7 +13,10 @@ export const metadata: Metadata = { title: "New experiment" };
 
 export default async function NewExperimentPage() {
   const { principal, prisma } = await pageContext();
-  const { policyVersions, agentVersions } = await experimentChoices(principal, {}, prisma);
+  const [{ policyVersions, agentVersions }, { savedChecks }] = await Promise.all([
+    experimentChoices(principal, {}, prisma),
+    counterfactualFormOptions(principal, {}, prisma),
+  ]);
   return (
     <>
       <PageHeader
@@ -44,7 +48,7 @@ export default async function NewExperimentPage() {
           A cohort is the recorded sessions of one agent version; import some first.
         </EmptyState>
       ) : (
-        <NewExperimentForm policyVersions={policyVersions} agentVersions={agentVersions} />
+        <NewExperimentForm policyVersions={policyVersions} agentVersions={agentVersions} savedChecks={savedChecks} />
       )}
     </>
   );

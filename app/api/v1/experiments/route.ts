@@ -7,7 +7,7 @@ import { systemPrincipal } from "@/lib/server/principal";
 export const dynamic = "force-dynamic";
 
 /**
- * `{ name, policyVersionId, agentVersionId, sessionIds? }` → `201 { experiment: { id, status, total, warnings } }`.
+ * `{ name, policyVersionId, agentVersionId, sessionIds?, checks? }` → `201 { experiment: { id, status, total, warnings } }`.
  * The replays run after the response; poll `GET /api/v1/experiments/:id`.
  */
 export const POST = apiRoute(async ({ request, prisma, principal }) => {

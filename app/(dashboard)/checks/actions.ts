@@ -1,0 +1,12 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { validatedAction } from "@/lib/http/action";
+import { createCheck, CreateCheckInput } from "@/lib/server/counterfactual";
+
+/** Saves an outcome check; replays and experiments can then be judged by it. */
+export const createCheckAction = validatedAction(CreateCheckInput, async (principal, input, prisma) => {
+  const created = await createCheck(principal, input, prisma);
+  revalidatePath("/checks");
+  return { id: created.id, name: created.name };
+});

@@ -1,0 +1,460 @@
+/**
+ * Investigations: a blame search (the model step that decided a failure) and
+ * edit minimisation (the smallest fixing change), each many replays of one
+ * session. The searches themselves are pure (lib/replay/investigate); this
+ * module turns each probe into ordinary replays with outcome checks and
+ * trials (so every probe is evidence an analyst can open), keeps the probes
+ * as they finish, honours a cancel between probes, and bounds the cost before
+ * anything runs.
+ */
+import { z } from "zod";
+import type { Db } from "@/lib/db/client";
+import { getReplayCounterfactual } from "@/lib/db/checks";
+import {
+  claimInvestigation,
+  findInvestigation,
+  finishInvestigation,
+  insertInvestigation,
+  listInvestigationsOfSession,
+  replayOutcomes,
+  requestInvestigationCancel,
+  saveInvestigationProgress,
+  type InvestigationRow,
+} from "@/lib/db/investigations";
+import { getPolicyVersionById } from "@/lib/db/policies";
+import { isTerminal, loadReplayView } from "@/lib/db/replays";
+import { sessionContext, sessionEvents } from "@/lib/db/sessions";
+import { AppError, notFound } from "@/lib/errors";
+import {
+  blameProbeBound,
+  type Edit,
+  evaluateChecks,
+  minimizeEdits,
+  NamedCheck,
+  Policy,
+  runPassed,
+  searchBlame,
+  type ProbeOutcome,
+  type SessionEvent,
+} from "@/lib/replay";
+import { authorize } from "./authz";
+import { CheckRef, judgeFor, MAX_CHECKS_PER_REPLAY, resolveChecks } from "./counterfactual";
+import type { Principal } from "./principal";
+import { startReplay } from "./replays";
+
+/** Most trials per probe, and most replays one investigation may run in all. */
+export const MAX_PROBE_TRIALS = 20;
+export const MAX_INVESTIGATION_REPLAYS = 500;
+/** Most edits a minimisation takes (ddmin may test up to (n² + 3n) / 2 subsets). */
+export const MAX_MINIMIZE_EDITS = 16;
+
+const Common = {
+  checks: z
+    .array(CheckRef)
+    .min(1, "Choose at least one outcome check: it decides what a fix is.")
+    .max(MAX_CHECKS_PER_REPLAY),
+  trials: z.number().int().min(1).max(MAX_PROBE_TRIALS).default(3),
+  /** Share of a probe's trials that must pass for it to count as a fix. */
+  share: z.number().gt(0).max(1).default(0.5),
+  modelEndpoint: z.string().trim().min(1).optional(),
+};
+
+export const StartInvestigationInput = z.discriminatedUnion("kind", [
+  z.strictObject({
+    kind: z.literal("blame"),
+    sessionId: z.string().min(1, "Choose a session."),
+    /** Tool rules, drift and budgets come from this policy version; the model is always fork-live from the probed step. */
+    policyVersionId: z.string().min(1).optional(),
+    ...Common,
+  }),
+  z.strictObject({
+    kind: z.literal("minimize"),
+    /** The branch whose edits fixed the run; its policy, edits and (unless given) checks are used. */
+    replayId: z.string().min(1, "Choose the branch whose edits to minimise."),
+    ...Common,
+    checks: Common.checks.optional(),
+  }),
+]);
+export type StartInvestigationInput = z.infer<typeof StartInvestigationInput>;
+
+export const InvestigationRef = z.object({ investigationId: z.string().min(1) });
+export type InvestigationRef = z.infer<typeof InvestigationRef>;
+
+/** How probes run when the analyst names no policy: recorded tools, a call nobody recorded gets an error result. */
+const BLAME_TOOLS: Policy["tools"] = { default: { type: "history", scope: "baseline", on_miss: "error_result" } };
+
+export interface InvestigationEstimate {
+  probes: number;
+  trials: number;
+  replays: number;
+  maxLiveCallsPerTrial: number;
+  maxLiveCalls: number;
+}
+
+interface Params {
+  checks: CheckRef[];
+  trials: number;
+  share: number;
+  modelEndpoint: string | null;
+  policy: Policy;
+  /** blame: the base's model steps (seq and model name), in order. */
+  modelSteps?: { seq: number; name: string }[];
+  /** minimize: the branch's edits. */
+  edits?: Edit[];
+}
+
+export interface BlameProbeRecord {
+  index: number;
+  modelStep: number;
+  baseSeq: number;
+  passes: number;
+  trials: number;
+  passRate: number;
+  fixes: boolean;
+  replayIds: string[];
+}
+
+export interface MinimizeProbeRecord {
+  kept: number[];
+  fixes: boolean;
+  passes: number;
+  trials: number;
+  replayIds: string[];
+}
+
+const liveBudget = (modelSteps: number) => Math.min(2 * modelSteps + 10, 200);
+
+function bounded(estimate: InvestigationEstimate, path: string): InvestigationEstimate {
+  if (estimate.replays > MAX_INVESTIGATION_REPLAYS)
+    throw new AppError(
+      "invalid_input",
+      `This would run up to ${estimate.replays} replays (${estimate.probes} probes × ${estimate.trials} trials); the most one investigation may run is ${MAX_INVESTIGATION_REPLAYS}. Use fewer trials${path === "edits" ? " or fewer edits" : ""}.`,
+      [{ path: "trials", message: "too many replays" }],
+    );
+  return estimate;
+}
+
+async function baseFailure(prisma: Db, base: readonly SessionEvent[], checks: readonly NamedCheck[]) {
+  const verdicts = await evaluateChecks(checks, { steps: base }, judgeFor(prisma, null));
+  const passed = runPassed(verdicts);
+  if (passed === true)
+    throw new AppError(
+      "invalid_input",
+      "The base run already passes these checks: there is no failure to investigate. Choose checks it fails.",
+      [{ path: "checks", message: "the base run passes them" }],
+    );
+  if (passed === null)
+    throw new AppError(
+      "invalid_input",
+      `These checks cannot judge the base run: ${verdicts.find((v) => v.outcome === "check_error")?.reason ?? "no verdict"}`,
+      [{ path: "checks", message: "no verdict on the base run" }],
+    );
+}
+
+/**
+ * Stores an investigation (status `queued`) with its cost bound, after checking everything that can be refused:
+ * the session or branch, the checks (the base run must fail them), the policy, and the bound itself.
+ * Run it with `runInvestigation`.
+ */
+export async function createInvestigation(principal: Principal, input: StartInvestigationInput, prisma: Db) {
+  authorize(principal, "investigations.run");
+  if (input.kind === "blame") {
+    const session = await sessionContext(prisma, input.sessionId);
+    if (!session) throw notFound("session", input.sessionId, "sessionId");
+    const base = await sessionEvents(prisma, input.sessionId);
+    const modelSteps = base.filter((e) => e.kind === "model_call").map((e) => ({ seq: e.seq, name: e.name }));
+    if (modelSteps.length === 0)
+      throw new AppError("invalid_input", "The session has no model step: there is no decision to blame.", [
+        { path: "sessionId", message: "no model steps" },
+      ]);
+    let template: Policy = { model: "recorded-only", drift: "continue_to_terminal", maxSteps: 200, tools: BLAME_TOOLS };
+    if (input.policyVersionId) {
+      const version = await getPolicyVersionById(prisma, input.policyVersionId);
+      if (!version) throw notFound("policy version", input.policyVersionId, "policyVersionId");
+      template = Policy.parse(version.document);
+    }
+    const perTrial = liveBudget(modelSteps.length);
+    const policy: Policy = { ...template, model: "recorded-until-divergence", maxLiveCalls: perTrial };
+    delete policy.liveFromModelStep;
+    const checks = await resolveChecks(prisma, input.checks);
+    await baseFailure(prisma, base, checks);
+    const probes = blameProbeBound(modelSteps.length);
+    const estimate = bounded(
+      {
+        probes,
+        trials: input.trials,
+        replays: probes * input.trials,
+        maxLiveCallsPerTrial: perTrial,
+        maxLiveCalls: probes * input.trials * perTrial,
+      },
+      "trials",
+    );
+    const params: Params = {
+      checks: input.checks,
+      trials: input.trials,
+      share: input.share,
+      modelEndpoint: input.modelEndpoint ?? null,
+      policy,
+      modelSteps,
+    };
+    return presentInvestigation(
+      await insertInvestigation(prisma, {
+        kind: "blame",
+        sessionId: input.sessionId,
+        replayId: null,
+        params,
+        estimate,
+        createdBy: principal.name,
+      }),
+    );
+  }
+
+  const view = await loadReplayView(prisma, input.replayId);
+  if (!view) throw notFound("replay", input.replayId, "replayId");
+  const edits = view.replay.edits;
+  if (edits.length < 2)
+    throw new AppError(
+      "invalid_input",
+      `The branch has ${edits.length === 0 ? "no edits" : "one edit"}: there is nothing smaller to find.`,
+      [{ path: "replayId", message: "needs at least two edits" }],
+    );
+  if (edits.length > MAX_MINIMIZE_EDITS)
+    throw new AppError(
+      "invalid_input",
+      `The branch has ${edits.length} edits; minimising takes at most ${MAX_MINIMIZE_EDITS}.`,
+      [{ path: "replayId", message: "too many edits" }],
+    );
+  let refs: CheckRef[] = input.checks ?? [];
+  if (refs.length === 0) {
+    const stored = z.array(NamedCheck).safeParse((await getReplayCounterfactual(prisma, input.replayId))?.checks ?? []);
+    refs = (stored.success ? stored.data : []).map((c) => ({ name: c.name, definition: c.definition }));
+  }
+  if (refs.length === 0)
+    throw new AppError("invalid_input", "The branch has no outcome checks; choose the checks a fix must pass.", [
+      { path: "checks", message: "required" },
+    ]);
+  const checks = await resolveChecks(prisma, refs);
+  await baseFailure(prisma, view.base, checks);
+  const policy = view.replay.policySnapshot;
+  const perTrial =
+    policy.model === "recorded-only" || policy.model === "blocked"
+      ? 0
+      : (policy.maxLiveCalls ?? policy.maxSteps ?? liveBudget(view.base.length));
+  const n = edits.length;
+  const probes = (n * n + 3 * n) / 2;
+  const estimate = bounded(
+    {
+      probes,
+      trials: input.trials,
+      replays: probes * input.trials,
+      maxLiveCallsPerTrial: perTrial,
+      maxLiveCalls: probes * input.trials * perTrial,
+    },
+    "edits",
+  );
+  const params: Params = {
+    checks: refs,
+    trials: input.trials,
+    share: input.share,
+    modelEndpoint: input.modelEndpoint ?? null,
+    policy,
+    edits,
+  };
+  return presentInvestigation(
+    await insertInvestigation(prisma, {
+      kind: "minimize",
+      sessionId: view.replay.sessionId,
+      replayId: input.replayId,
+      params,
+      estimate,
+      createdBy: principal.name,
+    }),
+  );
+}
+
+/**
+ * Runs a queued investigation to its end (the background work; a job runner's unit). Runs once: a second call
+ * does nothing. Each probe is `trials` replays started as the investigation's author; probes are stored as they
+ * finish, and a cancel stops it before the next probe.
+ */
+export async function runInvestigation(principal: Principal, input: InvestigationRef, prisma: Db): Promise<void> {
+  authorize(principal, "investigations.run");
+  const row = await findInvestigation(prisma, input.investigationId);
+  if (!row) throw notFound("investigation", input.investigationId);
+  if (!(await claimInvestigation(prisma, row.id))) return;
+  const params = row.params as Params;
+  let cancelled = false;
+  const records: (BlameProbeRecord | MinimizeProbeRecord)[] = [];
+  const save = async () => {
+    cancelled = (await saveInvestigationProgress(prisma, row.id, records)) || cancelled;
+  };
+
+  /** Runs one probe: `trials` replays of the session with this policy and these edits; counts the passes. */
+  const probe = async (policy: Policy, edits: Edit[]): Promise<ProbeOutcome & { replayIds: string[] }> => {
+    const started = await startReplay(
+      principal,
+      {
+        sessionId: row.sessionId,
+        policy,
+        edits,
+        checks: params.checks,
+        ...(params.trials > 1 ? { trials: params.trials } : {}),
+        ...(params.modelEndpoint ? { modelEndpoint: params.modelEndpoint } : {}),
+      },
+      prisma,
+    );
+    const replayIds = started.trialIds ?? [started.id];
+    const outcomes = await replayOutcomes(prisma, replayIds);
+    const passes = outcomes.filter((o) => isTerminal(o.status) && runPassed(o.verdicts?.branch) === true).length;
+    return { passes, trials: replayIds.length, replayIds };
+  };
+
+  try {
+    if (row.kind === "blame") {
+      const modelSteps = params.modelSteps ?? [];
+      const ids = new Map<number, string[]>();
+      const result = await searchBlame({
+        steps: modelSteps.map((_, i) => i),
+        share: params.share,
+        probe: async (modelStep) => {
+          const outcome = await probe({ ...params.policy, liveFromModelStep: modelStep }, []);
+          ids.set(modelStep, outcome.replayIds);
+          const passRate = outcome.passes / outcome.trials;
+          records.push({
+            index: modelStep,
+            modelStep,
+            baseSeq: modelSteps[modelStep]!.seq,
+            passes: outcome.passes,
+            trials: outcome.trials,
+            passRate,
+            fixes: passRate >= params.share,
+            replayIds: outcome.replayIds,
+          });
+          await save();
+          return outcome;
+        },
+        isCancelled: () => cancelled,
+      });
+      const outcome =
+        result.kind === "decided"
+          ? {
+              kind: "decided" as const,
+              modelStep: result.step,
+              baseSeq: modelSteps[result.step]!.seq,
+              replayId: ids.get(result.step)?.[0] ?? null,
+            }
+          : { kind: result.kind };
+      await finishInvestigation(prisma, row.id, {
+        status: result.kind === "cancelled" ? "cancelled" : "completed",
+        probes: records,
+        result: outcome,
+      });
+      return;
+    }
+
+    const edits = params.edits ?? [];
+    let lastIds: string[] = [];
+    const idsOf = new Map<string, string[]>();
+    const result = await minimizeEdits({
+      count: edits.length,
+      test: async (kept) => {
+        const outcome = await probe(
+          params.policy,
+          kept.map((i) => edits[i]!),
+        );
+        lastIds = outcome.replayIds;
+        idsOf.set(kept.join(","), outcome.replayIds);
+        const fixes = outcome.passes / outcome.trials >= params.share;
+        records.push({ kept: [...kept], fixes, passes: outcome.passes, trials: outcome.trials, replayIds: lastIds });
+        await save();
+        return fixes;
+      },
+      isCancelled: () => cancelled,
+    });
+    const outcome =
+      result.kind === "minimal"
+        ? {
+            kind: "minimal" as const,
+            kept: result.kept,
+            edits: result.kept.map((i) => edits[i]!),
+            replayId: idsOf.get(result.kept.join(","))?.[0] ?? null,
+          }
+        : { kind: result.kind };
+    await finishInvestigation(prisma, row.id, {
+      status: result.kind === "cancelled" ? "cancelled" : "completed",
+      probes: records,
+      result: outcome,
+    });
+  } catch (error) {
+    const message =
+      error instanceof AppError ? error.message : `The investigation could not go on: ${(error as Error).message}`;
+    if (!(error instanceof AppError)) console.error(`Investigation ${row.id} failed:`, error);
+    await finishInvestigation(prisma, row.id, {
+      status: "failed",
+      probes: records,
+      result: null,
+      error: { code: error instanceof AppError ? error.code : "investigation_failed", message },
+    });
+  }
+}
+
+export async function getInvestigation(principal: Principal, input: InvestigationRef, prisma: Db) {
+  authorize(principal, "investigations.read");
+  const row = await findInvestigation(prisma, input.investigationId);
+  if (!row) throw notFound("investigation", input.investigationId);
+  return presentInvestigation(row);
+}
+
+export async function cancelInvestigation(principal: Principal, input: InvestigationRef, prisma: Db) {
+  authorize(principal, "investigations.run");
+  const status = await requestInvestigationCancel(prisma, input.investigationId);
+  if (status === null) throw notFound("investigation", input.investigationId);
+  return { id: input.investigationId, status };
+}
+
+export const SessionInvestigationsInput = z.object({ sessionId: z.string().min(1) });
+
+export async function listSessionInvestigations(
+  principal: Principal,
+  input: z.infer<typeof SessionInvestigationsInput>,
+  prisma: Db,
+) {
+  authorize(principal, "investigations.read");
+  return (await listInvestigationsOfSession(prisma, input.sessionId)).map((r) => ({
+    ...r,
+    createdAt: r.createdAt.toISOString(),
+  }));
+}
+
+/** The API's (and the page's) shape of an investigation. */
+export function presentInvestigation(row: InvestigationRow) {
+  const params = row.params as Params;
+  const estimate = row.estimate as InvestigationEstimate;
+  const probes = (row.probes ?? []) as (BlameProbeRecord | MinimizeProbeRecord)[];
+  return {
+    id: row.id,
+    kind: row.kind as "blame" | "minimize",
+    status: row.status,
+    sessionId: row.sessionId,
+    replayId: row.replayId,
+    params: {
+      checks: params.checks,
+      trials: params.trials,
+      share: params.share,
+      modelEndpoint: params.modelEndpoint,
+      policy: params.policy,
+      ...(params.edits ? { edits: params.edits } : {}),
+      ...(params.modelSteps ? { modelSteps: params.modelSteps } : {}),
+    },
+    estimate,
+    progress: { probes: probes.length, of: estimate.probes },
+    probes,
+    result: row.result ?? null,
+    error: (row.error ?? null) as { code: string; message: string } | null,
+    cancelRequested: row.cancelRequested,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+  };
+}
+export type InvestigationView = ReturnType<typeof presentInvestigation>;
