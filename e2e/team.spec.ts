@@ -201,7 +201,9 @@ test.describe("team mode", () => {
     const removed = await request.delete(`/api/v1/executors/tools/${tool.id}`, { headers: auth });
     expect(((await removed.json()) as { tool: { id: string } }).tool.id).toBe(tool.id);
     expect((await request.delete(`/api/v1/executors/tools/${tool.id}`, { headers: auth })).status()).toBe(404);
-    const audit = (await (await request.get("/api/v1/audit?action=executor.changed", { headers: auth })).json()) as {
+    const audit = (await (
+      await request.get("/api/v1/audit?action=executor.changed&actor=BRANCHPOINT_API_KEY", { headers: auth })
+    ).json()) as {
       events: { actorName: string; target: string; detail: { change: string } }[];
     };
     expect(audit.events.map((e) => [e.actorName, e.target, e.detail.change])).toEqual([

@@ -43,7 +43,7 @@ export function AppNav({ user }: { user: { name: string; role: string } }) {
             className="flex items-center gap-2 rounded-md border border-slate-200 px-2 py-1 text-sm whitespace-nowrap text-slate-600 hover:bg-slate-50 hover:text-slate-900"
             aria-label="Go to… (Ctrl K)"
           >
-            <span className="hidden whitespace-nowrap sm:inline">Go to…</span>
+            <span className="hidden whitespace-nowrap 2xl:inline">Go to…</span>
             <Kbd>Ctrl K</Kbd>
           </button>
           <div className="hidden sm:block">
@@ -95,11 +95,11 @@ function BranchMark() {
   );
 }
 
-/** Who is signed in: the role always, the name from desktop width up (and as the badge's tooltip). */
+/** Who is signed in: the role always, the name on wide screens (and as the badge's tooltip). */
 function SignedInAs({ user }: { user: { name: string; role: string } }) {
   return (
     <span data-testid="signed-in-as" className="flex items-center gap-1 text-sm whitespace-nowrap text-slate-600">
-      <span className="hidden max-w-48 truncate xl:inline">{user.name}</span>{" "}
+      <span className="hidden max-w-48 truncate 2xl:inline">{user.name}</span>{" "}
       <span title={user.name} className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">
         {user.role}
       </span>
