@@ -7,7 +7,7 @@ export function SignOutButton() {
   return (
     <button
       type="button"
-      className="rounded-md px-2 py-1 text-sm whitespace-nowrap text-slate-600 hover:bg-slate-100 hover:text-slate-900"
+      className="rounded-md px-1.5 py-1 text-sm whitespace-nowrap text-slate-600 hover:bg-slate-100 hover:text-slate-900"
       onClick={async () => {
         await fetch("/api/auth/sign-out", {
           method: "POST",

@@ -10,7 +10,7 @@ import { NavLink } from "./NavLink";
 import { NAV_LINKS } from "./navLinks";
 import { ThemeToggle } from "./ThemeToggle";
 
-/** The top bar: sections inline from tablet width up, behind a menu button on a phone. */
+/** The top bar: sections inline on a wide screen (1280 px and up), behind a menu button below that. */
 export function AppNav({ user }: { user: { name: string; role: string } }) {
   // Import is an analyst's action: a viewer is not shown the door.
   const links = NAV_LINKS.filter((l) => l.href !== "/import" || user.role !== "viewer");
@@ -24,12 +24,12 @@ export function AppNav({ user }: { user: { name: string; role: string } }) {
   }
   return (
     <header className="border-b border-slate-200 bg-white">
-      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:gap-8">
+      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:gap-6">
         <Link href="/sessions" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
           <BranchMark />
           Branchpoint
         </Link>
-        <nav aria-label="Main" className="hidden items-center gap-1 text-sm lg:flex">
+        <nav aria-label="Main" className="hidden items-center gap-1 text-sm xl:flex">
           {links.map((l) => (
             <NavLink key={l.href} href={l.href}>
               {l.label}
@@ -55,7 +55,7 @@ export function AppNav({ user }: { user: { name: string; role: string } }) {
           </div>
           <button
             type="button"
-            className="rounded-md border border-slate-200 px-2 py-1 text-sm text-slate-700 lg:hidden"
+            className="rounded-md border border-slate-200 px-2 py-1 text-sm text-slate-700 xl:hidden"
             aria-expanded={open}
             aria-controls="phone-nav"
             onClick={() => setOpen((o) => !o)}
@@ -65,7 +65,7 @@ export function AppNav({ user }: { user: { name: string; role: string } }) {
         </div>
       </div>
       {open ? (
-        <nav id="phone-nav" aria-label="Main" className="border-t border-slate-200 px-4 py-2 lg:hidden">
+        <nav id="phone-nav" aria-label="Main" className="border-t border-slate-200 px-4 py-2 xl:hidden">
           <ul className="flex flex-col text-sm">
             {links.map((l) => (
               <li key={l.href} className="flex flex-col">
