@@ -11,6 +11,14 @@ export async function register() {
     installMethodGuard(http.Server);
     const { openAtStartup } = await import("@/lib/db/startup-hook");
     await openAtStartup();
+    // The job queue (and, on the embedded database, its workers) starts with the server, so work left queued resumes.
+    const { jobs } = await import("@/lib/jobs/runtime");
+    await jobs().catch((error: unknown) => {
+      console.error(
+        `Branchpoint: cannot start the job queue.\n${error instanceof Error ? error.message : String(error)}`,
+      );
+      process.exit(1);
+    });
     const { announceFirstRun } = await import("@/lib/server/first-run");
     await announceFirstRun();
   }

@@ -38,6 +38,7 @@ const nextConfig = {
     "@prisma/adapter-pg",
     "@prisma/driver-adapter-utils",
     "pg",
+    "pg-boss",
   ],
   // A separate build folder per checkout or parallel run (NEXT_DIST_DIR=.next-foo).
   distDir: process.env.NEXT_DIST_DIR || ".next",

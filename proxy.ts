@@ -1,6 +1,7 @@
 import { getSessionCookie } from "better-auth/cookies";
 import { NextResponse, type NextRequest } from "next/server";
 import { errorBody, type AppErrorCode } from "@/lib/errors";
+import { PATH_HEADER } from "@/lib/http/detail-routes";
 import { checkHost } from "@/lib/http/host";
 import { METHODS } from "@/lib/http/methods";
 
@@ -52,16 +53,23 @@ export function proxy(request: NextRequest) {
   }
 
   if (startsWithAny(path, ASSETS) || startsWithAny(path, PUBLIC_PAGES) || startsWithAny(path, PUBLIC_API)) {
-    return NextResponse.next();
+    return pass(request, path);
   }
   const isApi = path.startsWith("/api/") || path.startsWith("/v1/");
   if (isApi) {
     // Keys are checked by the route itself (fails closed); the dashboard's own endpoints need the session.
-    if (hasKey(request) || getSessionCookie(request)) return NextResponse.next();
+    if (hasKey(request) || getSessionCookie(request)) return pass(request, path);
     return refuse(401, "unauthorized", "Sign in, or send an API key as 'Authorization: Bearer <key>'.");
   }
-  if (getSessionCookie(request)) return NextResponse.next();
+  if (getSessionCookie(request)) return pass(request, path);
   const signIn = new URL("/sign-in", request.url);
   if (path !== "/") signIn.searchParams.set("next", `${path}${request.nextUrl.search}`);
   return NextResponse.redirect(signIn);
+}
+
+/** On to the route. The dashboard layout reads the path to answer an unknown id with a real 404 (lib/http/detail-routes.ts). */
+function pass(request: NextRequest, path: string) {
+  const headers = new Headers(request.headers);
+  headers.set(PATH_HEADER, path);
+  return NextResponse.next({ request: { headers } });
 }

@@ -15,6 +15,7 @@ async function dashboardPages(page: Page): Promise<string[]> {
     "/replays",
     "/experiments",
     "/experiments/new",
+    "/checks",
     "/reports",
     "/settings",
     "/settings/api-keys",
@@ -23,7 +24,7 @@ async function dashboardPages(page: Page): Promise<string[]> {
   await page.goto("/sessions");
   const session = await page.getByTestId("session-row").first().getByRole("link").first().getAttribute("href");
   expect(session).toMatch(/^\/sessions\/[^/]+$/);
-  pages.push(session!, `${session!}/replay`);
+  pages.push(session!, `${session!}/replay`, `${session!}/investigate`);
   // Detail pages of the other kinds, when other specs (or the demo data) made some.
   for (const [list, pattern] of [
     ["/policies", /^\/policies\/[^/?]+$/],

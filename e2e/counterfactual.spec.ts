@@ -1,8 +1,7 @@
 import type { Page } from "@playwright/test";
 import { refundAgentScript, startScriptedModel, type ScriptedModel } from "../scripts/scripted-model";
 import { expect, test } from "./fixtures";
-
-const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
+import { AUTH, openReplayForm } from "./replay-form";
 
 // A scripted OpenAI-compatible model on 127.0.0.1 stands in for the provider: it refuses a refund for an
 // order the lookup says was returned, and refunds otherwise.
@@ -13,18 +12,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await model.close();
 });
-
-async function openReplayForm(page: Page) {
-  await page.goto("/sessions?q=refund");
-  await page
-    .getByTestId("session-row")
-    .filter({ hasText: "Refund for cracked pour-over set" })
-    .getByRole("link")
-    .first()
-    .click();
-  await page.getByRole("link", { name: "Replay this session" }).click();
-  await expect(page.getByRole("heading", { name: "Replay this session" })).toBeVisible();
-}
 
 /** Edit the recorded lookup_order result: the order was returned, not merely delivered. */
 async function editLookupToReturned(page: Page) {

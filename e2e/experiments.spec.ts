@@ -184,3 +184,53 @@ test("an experiment waiting for fixtures says so, and one fixture resumes every 
   const statusOf = new Map(after.experiment.results.map((r) => [r.sessionId, r.status]));
   expect(ids.map((id) => statusOf.get(id))).toEqual(["completed", "completed", "completed", "paused"]);
 });
+
+test("an experiment over part of a cohort: the session browser's filters, counted before starting", async ({
+  page,
+  request,
+}) => {
+  const listed = (await (
+    await request.get("/api/v1/sessions?agent=tau-bench-airline-agent&limit=200", { headers: AUTH })
+  ).json()) as { sessions: { toolNames: string[] }[] };
+  const all = listed.sessions;
+  // A tool some sessions called and others did not.
+  const tool = [...new Set(all.flatMap((s) => s.toolNames))].find((t) => {
+    const n = all.filter((s) => s.toolNames.includes(t)).length;
+    return n > 0 && n < all.length;
+  })!;
+  const matching = all.filter((s) => s.toolNames.includes(tool)).length;
+  const name = `Subset policy ${Date.now()}`;
+  expect((await request.post("/api/v1/policies", { headers: AUTH, data: { name, policy: RECORDED } })).status()).toBe(
+    201,
+  );
+
+  await page.goto("/experiments/new");
+  const agentSelect = page.getByLabel(/Agent version/);
+  await agentSelect.selectOption(
+    (await agentSelect.locator("option", { hasText: "tau-bench-airline-agent" }).getAttribute("value")) ?? "",
+  );
+  const policySelect = page.getByLabel(/Policy version/);
+  await policySelect.selectOption(
+    (await policySelect.locator("option", { hasText: name }).getAttribute("value")) ?? "",
+  );
+  await page.getByLabel("Tool used").fill(tool);
+  await expect(page.getByTestId("cohort-matching")).toHaveText(`${matching} of ${all.length} sessions match.`);
+  await page.getByLabel("Started on or after").fill("2001-01-01");
+  await page.getByLabel("Started on or before").fill("2000-01-01");
+  await expect(page.getByTestId("cohort-matching")).toHaveText("The first day comes after the last.");
+  await page.getByLabel("Started on or before").fill("");
+  await page.getByLabel("Started on or after").fill("");
+  await expect(page.getByTestId("cohort-matching")).toHaveText(`${matching} of ${all.length} sessions match.`);
+  await page.screenshot({ path: "test-results/experiment-subset.png", fullPage: true });
+
+  await page.getByLabel("Name").fill(`Subset by ${tool}`);
+  await page
+    .getByRole("button", { name: `Start experiment over ${matching} session${matching === 1 ? "" : "s"}` })
+    .click();
+  await expect(page.getByRole("heading", { name: `Subset by ${tool}` })).toBeVisible();
+  const experimentId = new URL(page.url()).pathname.split("/").at(-1)!;
+  const body = (await (await request.get(`/api/v1/experiments/${experimentId}`, { headers: AUTH })).json()) as {
+    experiment: { results: unknown[] };
+  };
+  expect(body.experiment.results).toHaveLength(matching);
+});

@@ -65,6 +65,10 @@ async function state(request: APIRequestContext): Promise<string> {
       cursor = body.nextCursor;
     } while (cursor);
   }
+  const checks = (await (await request.get("/api/v1/checks", { headers: bearer })).json()) as {
+    checks: { id: string }[];
+  };
+  for (const c of checks.checks) ids.push(`c:${c.id}`);
   return ids.sort().join("\n");
 }
 
@@ -84,6 +88,10 @@ const ROUTES: Route[] = [
   { path: "/api/v1/replays/nope/fixtures", headers: JSON_HEADERS },
   { path: "/api/v1/replays/nope/approvals", headers: JSON_HEADERS },
   { path: "/api/v1/reports/nope/share", headers: JSON_HEADERS },
+  { path: "/api/v1/checks", headers: JSON_HEADERS },
+  { path: "/api/v1/experiments", headers: JSON_HEADERS },
+  { path: "/api/v1/investigations", headers: JSON_HEADERS },
+  { path: "/api/v1/investigations/nope/cancel", headers: JSON_HEADERS },
 ];
 
 /** Sends one body; a 5xx is counted; a refused one must leave the state as it was. */
@@ -284,6 +292,8 @@ test.describe("the HTTP edge", () => {
       "/api/v1/reports/%ff/share",
       "/api/v1/shares/%ff",
       "/api/v1/experiments/%ff",
+      "/api/v1/investigations/%ff",
+      "/investigations/%ff",
       "/api/reports/%ff/export",
       "/share/%ff",
       "/share/%ff/export",

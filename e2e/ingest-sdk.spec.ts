@@ -115,9 +115,7 @@ function expectScripted(session: Session, opts: { finalOutput: boolean; redacted
 
 test.describe.configure({ mode: "serial" });
 
-// Broken by this session's merges and not yet fixed: times out after 2 minutes (exports from the real
-// SDKs no longer show up as the expected sessions). Tracked in the closing note; re-enable once fixed.
-test.fixme("AI SDK 7 (generateText, streamText), AI SDK 6 and the Agents SDK export to /v1/traces (JSON) and /v1/traces/ingest", async ({
+test("AI SDK 7 (generateText, streamText), AI SDK 6 and the Agents SDK export to /v1/traces (JSON) and /v1/traces/ingest", async ({
   request,
   baseURL,
   page,
@@ -165,6 +163,7 @@ test.fixme("AI SDK 7 (generateText, streamText), AI SDK 6 and the Agents SDK exp
   const session = sessions["ai7-genai-stream"]!;
   await page.goto(`/sessions/${session.id}`);
   await expect(page.getByRole("heading", { name: /Refund order 4821/ })).toBeVisible();
+  await page.getByRole("tab", { name: "Steps" }).click();
   const calls = page.locator('details[data-kind="tool_call"]');
   await expect(calls).toHaveCount(4);
   const refund = page.locator('details[data-kind="tool_call"][data-name="refund_payment"]');

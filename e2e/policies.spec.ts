@@ -43,10 +43,7 @@ async function setMonacoText(page: Page, label: string, text: string) {
 
 const saveButton = (page: Page) => page.getByRole("button", { name: "Save version" });
 
-// Broken by this session's merges and not yet fixed: saving answers "The policy has 1 error; nothing
-// was saved." after the visual edits (suspect: the null-prototype override maps in the editor state or
-// the single policy check). Tracked in the closing note; re-enable once fixed.
-test.fixme("an analyst builds the seed-000 example visually; the JSON follows and the export matches the seed", async ({
+test("an analyst builds the seed-000 example visually; the JSON follows and the export matches the seed", async ({
   page,
 }) => {
   await createPolicy(page, "Seed 000 example", "acme-reporting-assistant (langgraph)");
@@ -139,8 +136,7 @@ test("JSON edits show in the controls; invalid JSON keeps the visual side and sa
   await expect(saveButton(page)).toBeEnabled();
 });
 
-// Broken by this session's merges, not yet fixed (see the closing note); re-enable once fixed.
-test.fixme("a rule the agent's adapter rejects is a warning beside the rule, as a replay says it; it saves, as a replay runs it", async ({
+test("a rule the agent's adapter rejects is a warning beside the rule, as a replay says it; it saves, as a replay runs it", async ({
   page,
 }) => {
   await createPolicy(page, "Harbor RCA", "harbor-pine-support (openai-agents)");
@@ -153,6 +149,9 @@ test.fixme("a rule the agent's adapter rejects is a warning beside the rule, as 
   await expect(issue).toContainText("Branchpoint's engine intercepts every tool itself");
   await expect(issue).toHaveAttribute("data-severity", "warning");
   await expect(saveButton(page)).toBeEnabled();
+  await saveButton(page).click();
+  await expect(page.getByTestId("save-notice")).toContainText("Saved version 2");
+  await expect(page.getByTestId("saved-version")).toHaveText("2");
   await page.getByLabel("Rule type for default").selectOption("passthrough");
   await expect(issue).toHaveCount(0);
 
@@ -169,8 +168,7 @@ test.fixme("a rule the agent's adapter rejects is a warning beside the rule, as 
   await expect(page.getByTestId("saved-version")).toHaveText("1");
 });
 
-// Broken by this session's merges, not yet fixed (see the closing note); re-enable once fixed.
-test.fixme("cohort_version typed in the JSON saves with a note that it applies in experiments; the saved document is exactly the one typed", async ({
+test("cohort_version typed in the JSON saves with a note that it applies in experiments; the saved document is exactly the one typed", async ({
   page,
   request,
 }) => {
@@ -234,8 +232,7 @@ test("saving twice makes two versions, an unchanged save makes none, drafts surv
   await expect(page.getByTestId("diff-title")).toHaveText("v2 → v2 (same document)");
 });
 
-// Broken by this session's merges, not yet fixed (see the closing note); re-enable once fixed.
-test.fixme("try a rule on a recorded call: a hit returns the recording, a miss says why", async ({ page }) => {
+test("try a rule on a recorded call: a hit returns the recording, a miss says why", async ({ page }) => {
   await createPolicy(page, "Harbor try", "harbor-pine-support (openai-agents)");
   const call = page.getByLabel("Recorded call");
   const refund = call.locator("option", { hasText: "refund_payment" }).first();

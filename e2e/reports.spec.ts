@@ -24,10 +24,23 @@ async function sessionId(request: APIRequestContext, q: string): Promise<string>
   return body.sessions[0]!.id;
 }
 
+/** Starts a replay and waits for a worker to run it to its first stop (the POST answers with it queued). */
 async function startReplay(request: APIRequestContext, body: object): Promise<{ id: string; status: string }> {
   const res = await request.post("/api/v1/replays", { headers: AUTH, data: body });
   expect(res.status(), await res.text()).toBe(201);
-  return ((await res.json()) as { replay: { id: string; status: string } }).replay;
+  const { id } = ((await res.json()) as { replay: { id: string } }).replay;
+  let status = "queued";
+  await expect
+    .poll(
+      async () => {
+        const got = await request.get(`/api/v1/replays/${id}`, { headers: AUTH });
+        status = ((await got.json()) as { replay: { status: string } }).replay.status;
+        return status;
+      },
+      { timeout: 20_000 },
+    )
+    .not.toMatch(/^(queued|running)$/);
+  return { id, status };
 }
 
 async function createReport(request: APIRequestContext, replayId: string, title: string): Promise<string> {

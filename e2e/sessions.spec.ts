@@ -1,7 +1,6 @@
 import { expect, test } from "./fixtures";
 
-// Broken by this session's merges, not yet fixed (see the closing note); re-enable once fixed.
-test.fixme("browse sessions: list, filter by tool, open one, expand a failed tool call", async ({ page }) => {
+test("browse sessions: list, filter by tool, open one, expand a failed tool call", async ({ page }) => {
   await page.goto("/sessions");
   await expect(page.getByRole("heading", { name: "Sessions" })).toBeVisible();
   const rows = page.getByTestId("session-row");
@@ -17,6 +16,11 @@ test.fixme("browse sessions: list, filter by tool, open one, expand a failed too
 
   await rows.filter({ hasText: "task 0, trial 3" }).getByRole("link").click();
   await expect(page.getByRole("heading", { name: /task 0, trial 3/ })).toBeVisible();
+
+  // The page opens on the conversation; the steps view lists every call, and the URL keeps the view.
+  await expect(page.getByRole("tab", { name: "Conversation" })).toHaveAttribute("aria-selected", "true");
+  await page.getByRole("tab", { name: "Steps" }).click();
+  await expect(page).toHaveURL(/view=timeline/);
 
   // book_reservation was called 7 times; the last call repeats an earlier identical one and got another reservation.
   const bookings = page.locator('details[data-kind="tool_call"][data-name="book_reservation"]');
@@ -35,17 +39,16 @@ test.fixme("browse sessions: list, filter by tool, open one, expand a failed too
   await expect(failed.getByText("Error", { exact: true })).toBeVisible();
 });
 
-// Broken by this session's merges, not yet fixed (see the closing note); re-enable once fixed.
-test.fixme("search finds sessions by their text, and an empty result says what to do", async ({ page }) => {
+test("search finds sessions by their text, and an empty result says what to do", async ({ page }) => {
   await page.goto("/sessions?q=refund");
   await expect(page.getByTestId("session-row").first()).toContainText("Refund");
   await page.goto("/sessions?q=no-such-thing-anywhere");
   await expect(page.getByText("No session matches these filters")).toBeVisible();
 });
 
-// Broken by this session's merges, not yet fixed (see the closing note); re-enable once fixed.
-test.fixme("an unknown session id shows a not-found page", async ({ page }) => {
+test("an unknown session id shows a not-found page", async ({ page }) => {
   const response = await page.goto("/sessions/does-not-exist");
   expect(response?.status()).toBe(404);
-  await expect(page.getByText("Session not found")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Session not found" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "All sessions" })).toHaveAttribute("href", "/sessions");
 });

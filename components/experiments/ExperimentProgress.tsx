@@ -2,10 +2,10 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef } from "react";
-import { experimentProgressAction } from "@/app/(dashboard)/experiments/actions";
+import { useEffect, useRef, useState } from "react";
+import { cancelExperimentAction, experimentProgressAction } from "@/app/(dashboard)/experiments/actions";
 
-/** While an experiment runs: a progress bar of replays done, polled; the page refreshes as results arrive. */
+/** While an experiment runs: a progress bar of sessions done, polled; a cancel button; the page refreshes as results arrive. */
 export function ExperimentProgress({
   experimentId,
   done,
@@ -26,6 +26,17 @@ export function ExperimentProgress({
     refetchInterval: 1000,
   });
   const shown = useRef(done);
+  const [cancelling, setCancelling] = useState(false);
+  const [cancelError, setCancelError] = useState<string | null>(null);
+  async function cancel() {
+    setCancelling(true);
+    setCancelError(null);
+    const result = await cancelExperimentAction({ experimentId });
+    if (!result.ok) {
+      setCancelling(false);
+      setCancelError(result.error.message);
+    } else router.refresh();
+  }
   useEffect(() => {
     if (!data) return;
     if (data.done !== shown.current || (data.status !== "running" && data.status !== "pending")) {
@@ -43,11 +54,22 @@ export function ExperimentProgress({
     >
       <div className="flex items-center justify-between gap-4">
         <span>
-          Replaying session {Math.min(current + 1, all)} of {all}… You can leave this page; the experiment keeps
-          running.
+          {cancelling
+            ? "Cancelling: sessions not started are dropped, running ones stop at their next step…"
+            : `${current} of ${all} sessions done. You can leave this page; the workers keep going.`}
         </span>
-        <span className="tabular-nums" data-testid="experiment-progress-count">
-          {current} / {all}
+        <span className="flex items-center gap-3">
+          <span className="tabular-nums" data-testid="experiment-progress-count">
+            {current} / {all}
+          </span>
+          <button
+            type="button"
+            onClick={cancel}
+            disabled={cancelling}
+            className="rounded-md border border-indigo-300 bg-white px-3 py-1 text-sm font-medium text-indigo-900 hover:bg-indigo-100 disabled:opacity-50"
+          >
+            {cancelling ? "Cancelling…" : "Cancel"}
+          </button>
         </span>
       </div>
       <div
@@ -60,6 +82,7 @@ export function ExperimentProgress({
       >
         <div className="h-full rounded-full bg-indigo-600 transition-all" style={{ width: `${percent}%` }} />
       </div>
+      {cancelError ? <p className="mt-2 text-rose-800">{cancelError}</p> : null}
     </div>
   );
 }

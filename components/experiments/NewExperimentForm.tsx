@@ -1,14 +1,24 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
-import { startExperimentAction } from "@/app/(dashboard)/experiments/actions";
+import { useEffect, useState, useTransition } from "react";
+import { previewCohortAction, startExperimentAction } from "@/app/(dashboard)/experiments/actions";
 import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experiments";
+import type { CohortFilterInput } from "@/lib/server/experiments";
 import { Button } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
 import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";
 
 type Failure = { message: string; fieldErrors: Record<string, string[]> };
+type Filter = { status: string; tool: string; q: string; from: string; to: string };
+const NO_FILTER: Filter = { status: "", tool: "", q: "", from: "", to: "" };
+
+/** The filters that are set, as the server takes them (empty ones left out). */
+function filterInput(f: Filter) {
+  const set = Object.entries(f).filter(([, v]) => v.trim() !== "");
+  // The status comes from the select's fixed options; the server checks every field again.
+  return set.length > 0 ? (Object.fromEntries(set.map(([k, v]) => [k, v.trim()])) as CohortFilterInput) : undefined;
+}
 
 /** Pick a policy version and an agent version, see the cohort size, start. */
 export function NewExperimentForm({
@@ -30,6 +40,33 @@ export function NewExperimentForm({
   const [name, setName] = useState("");
   const [checkIds, setCheckIds] = useState<string[]>([]);
   const [failure, setFailure] = useState<Failure | null>(null);
+  const [filter, setFilter] = useState<Filter>(NO_FILTER);
+  const [preview, setPreview] = useState<{ matching: number; total: number } | { error: string } | null>(null);
+  const filtered = filterInput(filter) !== undefined;
+
+  // The count before starting: how many sessions the filters keep (asked again as they change).
+  useEffect(() => {
+    if (!agentVersionId || !filtered) {
+      setPreview(null);
+      return;
+    }
+    let current = true;
+    const timer = setTimeout(() => {
+      void previewCohortAction({ agentVersionId, filter: filterInput(filter) }).then((result) => {
+        if (!current) return;
+        // A bad filter is named by its field's message (the dates' order, their format).
+        const named = result.ok ? undefined : Object.values(result.error.fieldErrors).flat()[0];
+        setPreview(result.ok ? result.data : { error: named ?? result.error.message });
+      });
+    }, 250);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [agentVersionId, filter, filtered]);
+  const size = !filtered ? (agentVersion?.cohortSize ?? 0) : preview && "matching" in preview ? preview.matching : null;
+  const setField = (key: keyof Filter) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) =>
+    setFilter((f) => ({ ...f, [key]: e.target.value }));
   const defaultName =
     policyVersion && agentVersion
       ? `${policyVersion.policyName} v${policyVersion.version} over ${agentVersion.agentName} ${agentVersion.version}`
@@ -47,11 +84,13 @@ export function NewExperimentForm({
     event.preventDefault();
     setFailure(null);
     startTransition(async () => {
+      const chosen = filterInput(filter);
       const result = await startExperimentAction({
         name: name.trim() || defaultName,
         policyVersionId,
         agentVersionId,
         ...(checkIds.length > 0 ? { checks: checkIds } : {}),
+        ...(chosen ? { filter: chosen } : {}),
       });
       if (!result.ok) {
         setFailure({ message: result.error.message, fieldErrors: result.error.fieldErrors });
@@ -73,7 +112,7 @@ export function NewExperimentForm({
       <label className="block text-sm">
         <span className="font-medium text-slate-900">Agent version</span>
         <span className="block text-xs text-slate-500">
-          The cohort is every recorded session of this version (replays excluded).
+          The cohort is the recorded sessions of this version (replays excluded); narrow it below.
         </span>
         <select
           value={agentVersionId}
@@ -93,17 +132,84 @@ export function NewExperimentForm({
           <>
             Cohort: <strong className="tabular-nums">{agentVersion.cohortSize}</strong> session
             {agentVersion.cohortSize === 1 ? "" : "s"} of {agentVersion.agentName} {agentVersion.version} (
-            {agentVersion.adapter}). Each is replayed once, one after another.
+            {agentVersion.adapter}). Each is replayed once, as a job for the workers.
           </>
         ) : (
           "Choose an agent version."
         )}
       </div>
+      <fieldset className="rounded-md border border-slate-200 px-3 pt-1 pb-3 text-sm">
+        <legend className="px-1 font-medium text-slate-900">Which sessions</legend>
+        <p className="text-xs text-slate-500">
+          All of the cohort, or only the sessions these filters keep (the session browser&apos;s filters).
+        </p>
+        <div className="mt-2 grid grid-cols-1 gap-3 sm:grid-cols-3">
+          <label className="block">
+            <span className="text-xs font-medium text-slate-700">Status</span>
+            <select
+              value={filter.status}
+              onChange={setField("status")}
+              className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm"
+            >
+              <option value="">any</option>
+              <option value="completed">completed</option>
+              <option value="failed">failed</option>
+              <option value="incomplete">incomplete</option>
+            </select>
+          </label>
+          <label className="block">
+            <span className="text-xs font-medium text-slate-700">Tool used</span>
+            <input
+              value={filter.tool}
+              onChange={setField("tool")}
+              placeholder="e.g. lookup_order"
+              className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+            />
+          </label>
+          <label className="block">
+            <span className="text-xs font-medium text-slate-700">Text</span>
+            <input
+              value={filter.q}
+              onChange={setField("q")}
+              placeholder="words in the session"
+              className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+            />
+          </label>
+          <label className="block">
+            <span className="text-xs font-medium text-slate-700">Started on or after</span>
+            <input
+              type="date"
+              value={filter.from}
+              onChange={setField("from")}
+              className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+            />
+          </label>
+          <label className="block">
+            <span className="text-xs font-medium text-slate-700">Started on or before</span>
+            <input
+              type="date"
+              value={filter.to}
+              onChange={setField("to")}
+              className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+            />
+          </label>
+        </div>
+        {filtered ? (
+          <p className="mt-2 text-sm text-slate-700" data-testid="cohort-matching" role="status">
+            {preview === null
+              ? "Counting…"
+              : "error" in preview
+                ? preview.error
+                : `${preview.matching} of ${preview.total} session${preview.total === 1 ? "" : "s"} match.`}
+          </p>
+        ) : null}
+        {fieldError("filter")}
+      </fieldset>
       <label className="block text-sm">
         <span className="font-medium text-slate-900">Policy version</span>
         <span className="block text-xs text-slate-500">
-          Policies for this agent or for any agent. History in scope cohort_version answers from any session of the
-          cohort.
+          Policies for this agent or for any agent. History in scope cohort_version answers from the sessions of this
+          experiment.
         </span>
         <select
           value={policyVersionId}
@@ -142,10 +248,10 @@ export function NewExperimentForm({
         {fieldError("name")}
       </label>
       {failure ? <Notice tone="error">{failure.message}</Notice> : null}
-      <Button type="submit" disabled={pending || !policyVersion || !agentVersion || agentVersion.cohortSize === 0}>
+      <Button type="submit" disabled={pending || !policyVersion || !agentVersion || !size}>
         {pending
           ? "Starting…"
-          : `Start experiment${agentVersion ? ` over ${agentVersion.cohortSize} session${agentVersion.cohortSize === 1 ? "" : "s"}` : ""}`}
+          : `Start experiment${agentVersion && size !== null ? ` over ${size} session${size === 1 ? "" : "s"}` : ""}`}
       </Button>
     </form>
   );

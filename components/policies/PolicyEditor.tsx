@@ -7,7 +7,14 @@ import { savePolicyVersionAction, setToolSideEffectAction } from "@/app/(dashboa
 import { Badge } from "@/components/ui/Badge";
 import { JsonEditor } from "@/components/ui/monaco";
 import type { AgentTool, RecordedCall } from "@/lib/db/policies";
-import { policyHash, RECOMMENDED_RCA_POLICY, type Policy, type PolicyIssue, type SideEffect } from "@/lib/replay";
+import {
+  plainPolicy,
+  policyHash,
+  RECOMMENDED_RCA_POLICY,
+  type Policy,
+  type PolicyIssue,
+  type SideEffect,
+} from "@/lib/replay";
 import { draftKey, editorReducer, initialEditorState, isDirty, parseDraft, restoreDraft } from "./editor-state";
 import { FieldIssues } from "./FieldIssues";
 import { InterchangePanel } from "./InterchangePanel";
@@ -111,7 +118,7 @@ export function PolicyEditor({
     startSaving(async () => {
       const result = await savePolicyVersionAction({
         policyId,
-        document: state.doc,
+        document: plainPolicy(state.doc),
         ...(note.trim() ? { note: note.trim() } : {}),
       });
       if (!result.ok) {

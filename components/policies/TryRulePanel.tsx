@@ -4,7 +4,7 @@ import { useMemo, useState, useTransition } from "react";
 import { tryRuleAction } from "@/app/(dashboard)/policies/actions";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import type { RecordedCall } from "@/lib/db/policies";
-import { formatPath, type Policy, type RuleExplanation } from "@/lib/replay";
+import { formatPath, plainPolicy, type Policy, type RuleExplanation } from "@/lib/replay";
 import { pathLabel } from "./issues";
 import { Button } from "@/components/ui/Button";
 
@@ -67,7 +67,7 @@ export function TryRulePanel({
     if (!sessionId || seq === undefined) return;
     setError(null);
     start(async () => {
-      const r = await tryRuleAction({ agentId, document: doc, sessionId, seq: Number(seq) });
+      const r = await tryRuleAction({ agentId, document: plainPolicy(doc), sessionId, seq: Number(seq) });
       if (r.ok) setResult(r.data);
       else {
         setResult(null);

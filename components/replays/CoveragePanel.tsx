@@ -31,6 +31,7 @@ const REASON_LABEL: Record<MissReason, string> = {
   no_completed_match_in_scope: "no completed match in history",
   no_static_case_matched: "no static case matched",
   no_fixture: "no fixture",
+  live_call_in_doubt: "live call started by a stopped run",
 };
 
 /**

@@ -3,20 +3,29 @@
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { replayStateAction } from "@/app/(dashboard)/replays/actions";
+import { cancelReplayAction, replayStateAction } from "@/app/(dashboard)/replays/actions";
 
-/** While a replay runs: elapsed time, polled status, and a refresh of the page when it stops. */
+/**
+ * While a replay waits for a worker or runs: step N of M with a bar (the
+ * engine's progress over the base run), polled; a cancel button; a refresh of
+ * the page when it stops.
+ */
 export function ReplayProgress({
   replayId,
-  startedAt,
+  status,
   baseSteps,
+  progress,
+  cancelRequested,
 }: {
   replayId: string;
-  startedAt: string;
+  status: string;
   baseSteps: number;
+  progress: { done: number; total: number } | null;
+  cancelRequested: boolean;
 }) {
   const router = useRouter();
-  const [now, setNow] = useState(() => Date.now());
+  const [cancelError, setCancelError] = useState<string | null>(null);
+  const [cancelling, setCancelling] = useState(cancelRequested);
   const { data } = useQuery({
     queryKey: ["replay-state", replayId],
     queryFn: async () => {
@@ -27,25 +36,57 @@ export function ReplayProgress({
     refetchInterval: 800,
   });
   useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 500);
-    return () => clearInterval(timer);
-  }, []);
-  useEffect(() => {
-    if (data && data.status !== "running") router.refresh();
+    if (data && data.status !== "running" && data.status !== "queued") router.refresh();
   }, [data, router]);
-  const seconds = Math.max(0, Math.round((now - Date.parse(startedAt)) / 1000));
+  const current = data?.status ?? status;
+  const p = data ? data.progress : progress;
+  const done = p?.done ?? 0;
+  const total = p?.total ?? baseSteps;
+  const percent = total === 0 ? 0 : Math.min(100, Math.round((done / total) * 100));
+  const stopping = cancelling || Boolean(data?.cancelRequested);
+  async function cancel() {
+    setCancelError(null);
+    setCancelling(true);
+    const result = await cancelReplayAction({ replayId });
+    if (!result.ok) {
+      setCancelling(false);
+      setCancelError(result.error.message);
+    } else router.refresh();
+  }
   return (
     <div
       role="status"
-      className="mb-6 flex items-center gap-3 rounded-lg border border-indigo-200 bg-indigo-50 px-4 py-3 text-sm text-indigo-900"
+      className="mb-6 rounded-lg border border-indigo-200 bg-indigo-50 px-4 py-3 text-sm text-indigo-900"
     >
-      <span
-        className="inline-block h-3 w-3 animate-spin rounded-full border-2 border-indigo-600 border-t-transparent"
-        aria-hidden="true"
-      />
-      <span>
-        Replaying {baseSteps} recorded steps… {seconds}s elapsed. You can leave this page; the branch keeps running.
-      </span>
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <span data-testid="replay-progress-text">
+          {current === "queued"
+            ? "Waiting for a worker…"
+            : stopping
+              ? `Stopping at the next step… step ${done} of ${total}.`
+              : `Replaying: step ${done} of ${total}.`}{" "}
+          You can leave this page; the branch keeps going.
+        </span>
+        <button
+          type="button"
+          onClick={cancel}
+          disabled={stopping}
+          className="rounded-md border border-indigo-300 bg-white px-3 py-1 text-sm font-medium text-indigo-900 hover:bg-indigo-100 disabled:opacity-50"
+        >
+          {stopping ? "Cancelling…" : "Cancel"}
+        </button>
+      </div>
+      <div
+        className="mt-2 h-2 overflow-hidden rounded-full bg-indigo-100"
+        role="progressbar"
+        aria-label="Base steps replayed"
+        aria-valuemin={0}
+        aria-valuemax={total}
+        aria-valuenow={done}
+      >
+        <div className="h-full rounded-full bg-indigo-600 transition-all" style={{ width: `${percent}%` }} />
+      </div>
+      {cancelError ? <p className="mt-2 text-rose-800">{cancelError}</p> : null}
     </div>
   );
 }

@@ -11,9 +11,9 @@ import { NAV_LINKS } from "./navLinks";
 import { ThemeToggle } from "./ThemeToggle";
 
 /** The top bar: sections inline on a wide screen (1280 px and up), behind a menu button below that. */
-export function AppNav({ user }: { user: { name: string; role: string } }) {
+export function AppNav({ user }: { user?: { name: string; role: string } | undefined }) {
   // Import is an analyst's action: a viewer is not shown the door.
-  const links = NAV_LINKS.filter((l) => l.href !== "/import" || user.role !== "viewer");
+  const links = NAV_LINKS.filter((l) => l.href !== "/import" || user?.role !== "viewer");
   const [open, setOpen] = useState(false);
   const pathname = usePathname();
   const [shownFor, setShownFor] = useState(pathname);
@@ -49,10 +49,12 @@ export function AppNav({ user }: { user: { name: string; role: string } }) {
           <div className="hidden sm:block">
             <ThemeToggle />
           </div>
-          <div className="hidden items-center gap-2 sm:flex">
-            <SignedInAs user={user} />
-            <SignOutButton />
-          </div>
+          {user ? (
+            <div className="hidden items-center gap-2 sm:flex">
+              <SignedInAs user={user} />
+              <SignOutButton />
+            </div>
+          ) : null}
           <button
             type="button"
             className="rounded-md border border-slate-200 px-2 py-1 text-sm text-slate-700 xl:hidden"
@@ -75,8 +77,12 @@ export function AppNav({ user }: { user: { name: string; role: string } }) {
           </ul>
           <div className="mt-2 flex flex-wrap items-center gap-2 border-t border-slate-100 pt-2 sm:hidden">
             <ThemeToggle />
-            <SignedInAs user={user} />
-            <SignOutButton />
+            {user ? (
+              <>
+                <SignedInAs user={user} />
+                <SignOutButton />
+              </>
+            ) : null}
           </div>
         </nav>
       ) : null}

@@ -29,6 +29,8 @@ const STATUS_TONES: Record<string, Tone> = {
   waiting_for_fixtures: "warn",
   waiting_for_approvals: "warn",
   running: "info",
+  queued: "neutral",
+  cancelled: "warn",
   blocked: "bad",
   stopped_on_divergence: "info",
   budget_exhausted: "warn",

@@ -27,6 +27,10 @@ export type Database = {
   /** Where the data lives, for people: a folder or host/database. */
   location: string;
   appliedMigrations: string[];
+  /** The embedded database's one connection (the job queue shares it); null on PostgreSQL. */
+  pglite: PGlite | null;
+  /** The PostgreSQL server's connection settings (the job queue opens its own pool); null on PGlite. */
+  pgConfig: ReturnType<typeof pgConfigFromUrl> | null;
   close(): Promise<void>;
 };
 
@@ -54,6 +58,8 @@ export async function openDatabase(opts: { url?: string; dir?: string } = {}): P
       engine: "postgres",
       location: `${config.host}:${config.port}/${config.database}`,
       appliedMigrations,
+      pglite: null,
+      pgConfig: config,
       close: () => prisma.$disconnect(),
     };
   }
@@ -69,6 +75,8 @@ export async function openDatabase(opts: { url?: string; dir?: string } = {}): P
       engine: "pglite",
       location: dir,
       appliedMigrations,
+      pglite,
+      pgConfig: null,
       close: async () => {
         await prisma.$disconnect();
         await pglite.close();

@@ -11,7 +11,7 @@ const globalForDb = globalThis as unknown as { __branchpointDb?: Promise<Databas
 export function database(): Promise<Database> {
   globalForDb.__branchpointDb ??= (async () => {
     const db = await openDatabase();
-    await ensureStartupData(db.prisma, { singleProcess: db.engine === "pglite" });
+    await ensureStartupData(db.prisma);
     return db;
   })().catch((error: unknown) => {
     globalForDb.__branchpointDb = undefined;

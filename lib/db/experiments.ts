@@ -8,19 +8,62 @@
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 
-export const EXPERIMENT_STATUSES = ["pending", "running", "completed", "failed"] as const;
+export const EXPERIMENT_STATUSES = ["pending", "running", "completed", "failed", "cancelled"] as const;
+export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
 
 /**
  * The cohort: the agent version's sessions that are not replays, oldest first,
  * optionally narrowed to `sessionIds` (ids of other agent versions are not in it).
  */
-export async function cohortSessions(client: DbClient, agentVersionId: string, sessionIds?: readonly string[]) {
+export async function cohortSessions(
+  client: DbClient,
+  agentVersionId: string,
+  sessionIds?: readonly string[],
+  filter: CohortFilter = {},
+) {
   if (!agentVersionId) return [];
   return client.session.findMany({
-    where: { agentVersionId, isReplay: false, ...(sessionIds ? { id: { in: [...sessionIds] } } : {}) },
+    where: cohortWhere(agentVersionId, filter, sessionIds),
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     select: { id: true, title: true, externalId: true },
   });
+}
+
+/**
+ * A subset of a cohort, with the session browser's filters: the session's
+ * status, a tool it called, text in it, and when it started (from ≤ startedAt < to).
+ */
+export interface CohortFilter {
+  status?: string;
+  tool?: string;
+  q?: string;
+  from?: Date;
+  to?: Date;
+}
+
+function cohortWhere(
+  agentVersionId: string,
+  f: CohortFilter,
+  sessionIds?: readonly string[],
+): Prisma.SessionWhereInput {
+  return {
+    agentVersionId,
+    isReplay: false,
+    ...(sessionIds ? { id: { in: [...sessionIds] } } : {}),
+    ...(f.status ? { status: f.status } : {}),
+    ...(f.tool ? { toolNames: { has: f.tool } } : {}),
+    ...(f.q ? { searchText: { contains: f.q.toLowerCase() } } : {}),
+    ...(f.from || f.to ? { startedAt: { ...(f.from ? { gte: f.from } : {}), ...(f.to ? { lt: f.to } : {}) } } : {}),
+  };
+}
+
+/** How many sessions of the cohort the filter keeps, of how many. */
+export async function countCohort(client: DbClient, agentVersionId: string, filter: CohortFilter) {
+  const [matching, total] = await Promise.all([
+    client.session.count({ where: cohortWhere(agentVersionId, filter) }),
+    client.session.count({ where: cohortWhere(agentVersionId, {}) }),
+  ]);
+  return { matching, total };
 }
 
 /** Agent versions with the size of their cohort, for the "new experiment" form. */
@@ -105,7 +148,7 @@ export async function finishExperiment(client: DbClient, id: string, status: "co
 export async function queuedReplayIds(client: DbClient, experimentId: string): Promise<string[]> {
   if (!experimentId) return [];
   const rows = await client.replay.findMany({
-    where: { experimentId, status: "running" },
+    where: { experimentId, status: "queued" },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     select: { id: true },
   });
@@ -123,7 +166,7 @@ const experimentHead = {
 } satisfies Prisma.ExperimentSelect;
 
 /** Replay statuses that have not produced a result yet. */
-const NOT_DONE = ["running"];
+const NOT_DONE = ["queued", "running"];
 
 /** Experiments newest first, with their progress (replays done of the cohort). */
 export async function listExperiments(client: DbClient, opts: { limit?: number } = {}) {

@@ -27,14 +27,22 @@ const HISTORY_CANDIDATES = 200;
  */
 export function historyLookupFor(
   client: DbClient,
-  scope: { agentId: string; cohortAgentVersionId: string | null },
+  scope: {
+    agentId: string;
+    cohortAgentVersionId: string | null;
+    /** An experiment run over a chosen subset: `cohort_version` answers only from its member sessions. */
+    cohortExperimentId?: string | null;
+  },
 ): HistoryLookup {
   return async (query) => {
     const session =
       query.scope === "agent"
         ? { agentId: scope.agentId }
         : scope.cohortAgentVersionId
-          ? { agentVersionId: scope.cohortAgentVersionId }
+          ? {
+              agentVersionId: scope.cohortAgentVersionId,
+              ...(scope.cohortExperimentId ? { replays: { some: { experimentId: scope.cohortExperimentId } } } : {}),
+            }
           : null;
     if (!session) return [];
     const events = await client.event.findMany({

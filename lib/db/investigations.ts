@@ -121,3 +121,31 @@ export async function replayOutcomes(client: DbClient, ids: readonly string[]) {
   });
   return rows.map((r) => ({ id: r.id, status: r.status, verdicts: (r.verdicts ?? null) as StoredVerdicts | null }));
 }
+
+/** The newest finished stale check of a session, if any. */
+export async function latestStaleCheck(client: DbClient, sessionId: string) {
+  return client.investigation.findFirst({
+    where: { sessionId, kind: "stale", status: "completed" },
+    orderBy: [{ finishedAt: "desc" }, { id: "desc" }],
+    select: { id: true, probes: true, finishedAt: true },
+  });
+}
+
+/** Queued investigations (to put on the job queue at start). */
+export async function queuedInvestigationIds(client: DbClient): Promise<string[]> {
+  const rows = await client.investigation.findMany({ where: { status: "queued" }, select: { id: true }, take: 1000 });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Investigations left `running` by a stopped process go back to `queued` (on the embedded database the folder
+ * lock proves no other process runs them). They start over: a probe is a set of ordinary replays, so the probes
+ * already run stay as evidence and are run again.
+ */
+export async function requeueRunningInvestigations(client: DbClient): Promise<number> {
+  const { count } = await client.investigation.updateMany({
+    where: { status: "running" },
+    data: { status: "queued", probes: [] },
+  });
+  return count;
+}

@@ -12,6 +12,7 @@ import {
   BranchLogEntry,
   compareRuns,
   Policy,
+  plainPolicy,
   type Edit,
   type Evidence,
   type FixtureEntry,
@@ -26,6 +27,7 @@ import { Prisma } from "./generated/client";
 import { toSessionEvent } from "./sessions";
 
 export const REPLAY_STATUSES = [
+  "queued",
   "running",
   "completed",
   "paused",
@@ -34,11 +36,19 @@ export const REPLAY_STATUSES = [
   "stopped_on_divergence",
   "budget_exhausted",
   "blocked",
+  "cancelled",
 ] as const;
 
-const TERMINAL = new Set<string>(["completed", "stopped_on_divergence", "budget_exhausted", "failed", "blocked"]);
+const TERMINAL = new Set<string>([
+  "completed",
+  "stopped_on_divergence",
+  "budget_exhausted",
+  "failed",
+  "blocked",
+  "cancelled",
+]);
 
-/** Finished replays: nothing more will happen to them. `paused`, `awaiting_approval` and `running` are not. */
+/** Finished replays: nothing more will happen to them. `queued`, `running`, `paused` and `awaiting_approval` are not. */
 export function isTerminal(status: string): boolean {
   return TERMINAL.has(status);
 }
@@ -80,6 +90,10 @@ export interface ReplayView {
     /** Why the replay stopped or failed, when it did (engine stop or service error). */
     error: { code: string; message: string } | null;
     stepCount: number;
+    /** Base events covered of the base run's, while a worker runs it (lib/jobs). */
+    progress: { done: number; total: number } | null;
+    cancelRequested: boolean;
+    attempts: number;
   };
   session: { id: string; title: string | null; externalId: string | null; agentName: string; adapter: string };
   base: SessionEvent[];
@@ -219,7 +233,8 @@ export async function createReplayRow(client: DbClient, r: NewReplay): Promise<{
       policySnapshot: json(r.policy),
       policyHash: r.policyHash,
       edits: json(r.edits),
-      status: "running",
+      // A worker picks it up (lib/jobs); it is `running` while one holds its lease.
+      status: "queued",
       createdBy: r.createdBy,
     },
     select: { id: true },
@@ -302,7 +317,13 @@ export async function appendLogEntries(
   entries: readonly BranchLogEntry[],
   actor: string | null,
 ): Promise<void> {
-  const rest = entries.filter((e) => e.type !== "fixture");
+  const fresh = entries.filter((e) => e.type !== "fixture");
+  if (fresh.length === 0) return;
+  // Live and simulated results are written ahead, as soon as the executor answers (lib/jobs), so a
+  // killed run keeps them; the run's own copy of such an entry (same id) is not stored twice.
+  const existing = await client.replayLogEntry.findMany({ where: { replayId }, select: { payload: true } });
+  const known = new Set(existing.map((e) => (e.payload as { id?: unknown } | null)?.id));
+  const rest = fresh.filter((e) => !known.has(e.id));
   if (rest.length === 0) return;
   const last = await client.replayLogEntry.findFirst({
     where: { replayId },
@@ -366,19 +387,27 @@ export async function markReplayFailed(
 /**
  * Claims a paused or awaiting-approval replay for one resume: a compare-and-set
  * on its `updatedAt` as the caller read it, in its own short transaction. Only
- * one of two concurrent resumes gets the row (status → `running`); the other
+ * one of two concurrent resumes gets the row (status → `queued`, for a worker); the other
  * gets `false` and must not run anything.
  */
 export async function claimReplayForResume(
-  client: Pick<DbClient, "replay">,
+  client: Pick<DbClient, "replay" | "experiment">,
   replayId: string,
   expectedUpdatedAt: Date,
 ): Promise<boolean> {
   const claimed = await client.replay.updateMany({
     where: { id: replayId, updatedAt: expectedUpdatedAt, status: { in: ["paused", "awaiting_approval"] } },
-    data: { status: "running" },
+    data: { status: "queued", pending: Prisma.DbNull },
   });
-  return claimed.count === 1;
+  if (claimed.count !== 1) return false;
+  // A member resumed: its experiment has work again until a worker settles it (lib/db/jobs settleExperiment).
+  const row = await client.replay.findUnique({ where: { id: replayId }, select: { experimentId: true } });
+  if (row?.experimentId)
+    await client.experiment.updateMany({
+      where: { id: row.experimentId, status: "completed" },
+      data: { status: "running", finishedAt: null },
+    });
+  return true;
 }
 
 /** Gives a claimed replay back its status when a resume was refused before it ran anything. */
@@ -438,9 +467,8 @@ async function loadReplayMeta(client: DbClient, replayId: string): Promise<Repla
     client.fixture.findMany({ where: { replayId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
     client.replayLogEntry.findMany({ where: { replayId, type: "approval" }, orderBy: { idx: "asc" } }),
   ]);
-  // Parsed override maps have no prototype (a tool may be named "__proto__"); pages hand this to client
-  // components, which accept plain objects only, so it travels as plain JSON (own keys kept).
-  const policy = JSON.parse(JSON.stringify(Policy.parse(row.policySnapshot))) as Policy;
+  // Pages hand the replay to client components: its policy travels as plain JSON.
+  const policy = plainPolicy(Policy.parse(row.policySnapshot));
   const edits = (row.edits ?? []) as Edit[];
   const evidenceStored = row.evidence as Partial<Evidence> | null;
   const evidence =
@@ -469,6 +497,9 @@ async function loadReplayMeta(client: DbClient, replayId: string): Promise<Repla
         : null,
       error: errorOf(row.error),
       stepCount: row.stepCount,
+      progress: row.progressTotal ? { done: row.progressDone ?? 0, total: row.progressTotal } : null,
+      cancelRequested: row.cancelRequested,
+      attempts: row.attempts,
     },
     session: {
       id: row.session.id,
@@ -687,6 +718,9 @@ export async function getReplayState(client: DbClient, replayId: string) {
       finishedAt: true,
       sessionId: true,
       policyHash: true,
+      progressDone: true,
+      progressTotal: true,
+      cancelRequested: true,
     },
   });
 }
@@ -730,7 +764,7 @@ export async function replayRunContext(client: DbClient, replayId: string) {
       edits: true,
       createdBy: true,
       modelEndpointId: true,
-      experiment: { select: { agentVersionId: true } },
+      experiment: { select: { id: true, agentVersionId: true } },
       session: { select: { agentId: true, agent: { select: { adapter: true } } } },
     },
   });

@@ -20,20 +20,13 @@ describe("start-up on the embedded database", () => {
     });
   }
 
-  it("leaves running replays alone when other processes may be running them (a shared PostgreSQL)", async () => {
-    const { id } = await runningReplay();
-    await ensureStartupData(db.prisma, { singleProcess: false });
-    expect((await db.prisma.replay.findUniqueOrThrow({ where: { id } })).status).toBe("running");
-  });
-
-  it("marks replays left running by a process that is gone as failed, saying why, and loads no demo data twice", async () => {
+  it("leaves a replay a stopped server left running to the job queue (it resumes, it is not marked failed) and loads no demo data twice", async () => {
     const sessionsBefore = await db.prisma.session.count();
     const { id } = await runningReplay();
-    const result = await ensureStartupData(db.prisma, { singleProcess: true });
+    const result = await ensureStartupData(db.prisma);
     const replay = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
-    expect(replay.status).toBe("failed");
-    expect(replay.finishedAt).not.toBeNull();
-    expect(replay.error).toMatchObject({ code: "interrupted" });
+    expect(replay.status).toBe("running");
+    expect(replay.error).toBeNull();
     expect(result.demoSessions).toBe(0);
     expect(await db.prisma.session.count()).toBe(sessionsBefore);
   });

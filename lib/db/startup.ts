@@ -35,48 +35,11 @@ export async function loadDemoData(prisma: Db): Promise<number> {
   return saved.filter((s) => !s.duplicate).length;
 }
 
-export const INTERRUPTED = {
-  code: "interrupted",
-  message:
-    "The server stopped while this ran; nothing is running it any more. Start it again (a new replay re-uses nothing live).",
-};
-
-/**
- * Replays and experiments left `running` by a process that is gone. Only for
- * the embedded database: its folder lock proves no other process can be
- * running them. (Several servers may share a PostgreSQL database, so there a
- * `running` row may well be another server's work.)
- */
-export async function failInterruptedWork(prisma: Db): Promise<{ replays: number; experiments: number }> {
-  return prisma.$transaction(async (tx) => {
-    const now = new Date();
-    const replays = await tx.replay.updateMany({
-      where: { status: "running" },
-      data: { status: "failed", comparability: "non_comparable", error: INTERRUPTED, finishedAt: now },
-    });
-    const experiments = await tx.experiment.updateMany({
-      where: { status: { in: ["pending", "running"] } },
-      data: { status: "failed", finishedAt: now },
-    });
-    return { replays: replays.count, experiments: experiments.count };
-  });
-}
-
 /** Run at every start: the environment's API key, and the demo data on a first start. */
-export async function ensureStartupData(
-  prisma: Db,
-  opts: { singleProcess?: boolean } = {},
-): Promise<{ demoSessions: number }> {
+// Work a stopped server left running is not marked failed here: it resumes by itself (lib/jobs).
+export async function ensureStartupData(prisma: Db): Promise<{ demoSessions: number }> {
   const settings = env();
   await registerEnvApiKey(prisma, settings.BRANCHPOINT_API_KEY);
-  if (opts.singleProcess) {
-    const interrupted = await failInterruptedWork(prisma);
-    if (interrupted.replays || interrupted.experiments) {
-      console.warn(
-        `Branchpoint: ${interrupted.replays} replay(s) and ${interrupted.experiments} experiment(s) were interrupted by the last stop and are marked failed.`,
-      );
-    }
-  }
   if (settings.BRANCHPOINT_DEMO_DATA === "off") return { demoSessions: 0 };
   if ((await prisma.session.count()) > 0) return { demoSessions: 0 };
   return { demoSessions: await loadDemoData(prisma) };

@@ -1,5 +1,6 @@
 import {
-  Policy,
+  overrideMap,
+  type Policy,
   RECOMMENDED_RCA_POLICY,
   toolLevelPreset,
   checkPolicy,
@@ -8,7 +9,6 @@ import {
   type PolicyUse,
   type PolicyValidation,
   type ToolLevel,
-  type ToolRule,
 } from "@/lib/replay";
 import type { AgentContext } from "@/lib/db/policies";
 
@@ -41,9 +41,9 @@ export function validateInContext(document: unknown, agent: AgentContext | null)
   });
   const errors = result.errors.filter((i) => CONTEXT_FREE_CODES.has(i.code));
   const warnings = result.warnings.filter((i) => CONTEXT_FREE_CODES.has(i.code));
-  if (errors.length > 0) return { ok: false, policy: result.policy, errors, warnings };
-  // Plain JSON (own keys kept, "__proto__" included): the result may cross to a client component.
-  return { ok: true, policy: JSON.parse(JSON.stringify(Policy.parse(document))) as Policy, errors: [], warnings };
+  // A document that does not parse has a schema error, which is context-free: policy is null only then.
+  if (errors.length > 0 || result.policy === null) return { ok: false, policy: result.policy, errors, warnings };
+  return { ok: true, policy: result.policy, errors: [], warnings };
 }
 
 export type Preset = ToolLevel | "recommended";
@@ -73,8 +73,7 @@ export function presetPolicy(preset: Preset, agent: AgentContext | null): Policy
       ? RECOMMENDED_RCA_POLICY.tools
       : toolLevelPreset(preset, { knownTools: agent?.tools ?? [] });
   if (agent?.adapter === "openai-agents" && tools.default.type === "history" && agent.tools.length > 0) {
-    const overrides: Record<string, ToolRule> = {};
-    for (const t of agent.tools) overrides[t.name] = tools.overrides?.[t.name] ?? tools.default;
+    const overrides = overrideMap(agent.tools.map((t) => [t.name, tools.overrides?.[t.name] ?? tools.default]));
     return { ...runLevel, tools: { default: { type: "passthrough" }, overrides } };
   }
   return { ...runLevel, tools };

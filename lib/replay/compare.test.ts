@@ -218,7 +218,8 @@ describe("DESIGN §5 · comparison", () => {
     expect(editDistance(["k", "i", "t", "t", "e", "n"], ["s", "i", "t", "t", "i", "n", "g"])).toBe(3);
   });
 
-  it("handles 5,000+ steps fast, even when the middle differs", () => {
+  // How fast is for bench/engine.ts (compareRuns on 1,000–100,000 events); a test asserts outcomes only.
+  it("aligns 5,000+ steps exactly, even when the middle differs", () => {
     const turns = (variant: number): TurnSpec[] => {
       const t: TurnSpec[] = [];
       for (let k = 0; k < 1700; k++) {
@@ -237,12 +238,9 @@ describe("DESIGN §5 · comparison", () => {
     // Model inputs carry the last 20 messages, as agents with a context window send them.
     const a = buildSession(turns(0), { windowMessages: 20 });
     const b = buildSession(turns(1), { windowMessages: 20 });
-    const started = performance.now();
     const c = compareRuns(a, b);
-    const elapsed = performance.now() - started;
     expect(a.length).toBeGreaterThan(5000);
     expect(c.pairs.filter((p) => p.type === "inserted")).toHaveLength(4);
     expect(c.metrics.tool_sequence_distance).toBe(4);
-    expect(elapsed).toBeLessThan(2000);
   });
 });

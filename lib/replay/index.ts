@@ -14,6 +14,8 @@ export {
   type ToolCall,
   type ToolAnswer,
   type ToolExecutor,
+  LiveCallInDoubt,
+  RunInterrupted,
   type ToolSimulator,
   pickHistoryMatch,
   type HistoryLookup,
@@ -33,3 +35,4 @@ export * from "./checks";
 export * from "./trials";
 export * from "./coverage";
 export * from "./investigate";
+export * from "./stale";

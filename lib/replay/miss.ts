@@ -16,7 +16,9 @@ export type MissReason =
   | "no_recorded_call"
   | "no_completed_match_in_scope"
   | "no_static_case_matched"
-  | "no_fixture";
+  | "no_fixture"
+  /** A live call an earlier run started and stopped before its answer was kept: not made again. */
+  | "live_call_in_doubt";
 
 export interface ClosestCall {
   seq: number;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  plainPolicy,
   Policy,
   policyHash,
   policyJsonSchema,
@@ -81,5 +82,34 @@ describe("policy JSON Schema", () => {
     for (const t of ["history", "static", "fixture", "passthrough", "llm", "blocked"]) expect(text).toContain(`"${t}"`);
     expect(schema.type).toBe("object");
     expect(schema.required).toEqual(expect.arrayContaining(["model", "drift", "tools"]));
+  });
+});
+
+describe("plainPolicy: what crosses between server and client components", () => {
+  // Built from JSON text so that "__proto__" is an own key, as a stored or typed document gives it.
+  const parsed = Policy.parse(
+    JSON.parse(
+      '{"model":"recorded-only","drift":"continue_to_terminal","tools":{"default":{"type":"blocked"},"overrides":{"__proto__":{"type":"passthrough"},"lookup_order":{"type":"history","scope":"baseline","on_miss":"pause"}}}}',
+    ),
+  );
+
+  it("gives plain objects where parsing gave a null-prototype override map", () => {
+    expect(Object.getPrototypeOf(parsed.tools.overrides)).toBeNull();
+    const plain = plainPolicy(parsed);
+    expect(Object.getPrototypeOf(plain.tools.overrides)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(plain.tools.overrides?.lookup_order)).toBe(Object.prototype);
+  });
+
+  it("keeps every tool, __proto__ included, and parses back to the same document", () => {
+    const plain = plainPolicy(parsed);
+    expect(Object.keys(plain.tools.overrides ?? {})).toEqual(["__proto__", "lookup_order"]);
+    const again = Policy.parse(plain);
+    expect(ruleFor(again.tools, "__proto__").rule).toEqual({ type: "passthrough" });
+    expect(policyHash(again)).toBe(policyHash(parsed));
+  });
+
+  it("passes null and undefined through", () => {
+    expect(plainPolicy(null)).toBeNull();
+    expect(plainPolicy(undefined)).toBeUndefined();
   });
 });

@@ -114,6 +114,19 @@ export function overrideMap(entries: Iterable<readonly [string, ToolRule]> = [])
   return map;
 }
 
+/**
+ * The policy as plain JSON objects, for React's boundary between server and
+ * client components, which passes plain objects only: a null-prototype
+ * override map in a server component's props fails the page's render, and in
+ * a server action's argument it arrives as an opaque reference instead of a
+ * map (so the document no longer parses). Own keys are kept, a tool named
+ * `__proto__` included (JSON.parse makes it an own property); parse it again
+ * (`Policy.parse`) before looking rules up by name.
+ */
+export function plainPolicy<P extends Policy | null | undefined>(policy: P): P {
+  return policy == null ? policy : (JSON.parse(JSON.stringify(policy)) as P);
+}
+
 /** The JSON Schema shape of an override map (zod's record parser is not used: it drops a `__proto__` key). */
 const OverridesShape = z.record(z.string().min(1), ToolRule);
 

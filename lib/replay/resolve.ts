@@ -31,6 +31,31 @@ export interface ToolCall {
 export type ToolAnswer = { output: unknown; error?: undefined } | { output?: undefined; error: EventError };
 
 export type ToolExecutor = (call: ToolCall) => Promise<ToolAnswer & { durationMs?: number }>;
+
+/**
+ * Thrown by a tool executor that will not make a call because an earlier run
+ * of this branch started it and stopped before its answer was kept: making it
+ * again could repeat a side effect. The branch pauses for the answer (a
+ * fixture for that call), which a person takes from the tool's own records.
+ */
+export class LiveCallInDoubt extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "LiveCallInDoubt";
+  }
+}
+
+/**
+ * Thrown by an executor when the run must end now without a result (its
+ * worker no longer holds the replay): the engine passes it on to the caller
+ * instead of showing it to the agent as a tool error.
+ */
+export class RunInterrupted extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RunInterrupted";
+  }
+}
 export type ToolSimulator = (
   call: ToolCall & { model: string; instructions: string | undefined },
 ) => Promise<ToolAnswer & { durationMs?: number }>;
@@ -146,14 +171,38 @@ export interface KeyState {
 
 /** Occurrence state per cache key: one map lookup per call instead of one per counter. */
 export class KeyStates {
+  /** States of keys the base recorded, by key group (one array slot instead of a map entry per key). */
+  private readonly bySlot: (KeyState | undefined)[];
+  /** States of keys the base never recorded. */
   private readonly map = new Map<string, KeyState>();
-  constructor(private readonly base: BaseIndex) {}
-  of(key: string): KeyState {
-    let state = this.map.get(key);
-    if (state === undefined) {
-      state = { recordings: this.base.finishedByKey.get(key), used: 0, branch: 0 };
-      this.map.set(key, state);
+  // Resolving a call and recording its step ask for the same key back to back: remember the last one.
+  private lastKey: string | null = null;
+  private lastState: KeyState | null = null;
+  constructor(private readonly base: BaseIndex) {
+    // Filled (not `new Array(n)`): a large holey array would fall back to dictionary elements.
+    const bySlot: (KeyState | undefined)[] = [];
+    for (let k = 0; k < base.keyGroupCount; k++) bySlot.push(undefined);
+    this.bySlot = bySlot;
+  }
+  /**
+   * The state of `key`. `recording`, when given, is a base call believed to
+   * have this key: its group is then found without hashing the key into a map
+   * (the replay pairs most calls with their recording).
+   */
+  of(key: string, recording?: SessionEvent | null): KeyState {
+    if (key === this.lastKey) return this.lastState!;
+    let group = recording ? this.base.keyGroupOf(recording.seq) : undefined;
+    if (group === undefined || group.key !== key) group = this.base.keyGroups.get(key);
+    let state: KeyState | undefined;
+    if (group !== undefined) {
+      state = this.bySlot[group.slot];
+      if (state === undefined) this.bySlot[group.slot] = state = { recordings: group.recordings, used: 0, branch: 0 };
+    } else {
+      state = this.map.get(key);
+      if (state === undefined) this.map.set(key, (state = { recordings: undefined, used: 0, branch: 0 }));
     }
+    this.lastKey = key;
+    this.lastState = state;
     return state;
   }
 }
@@ -191,7 +240,7 @@ export function staticCaseMatches(c: StaticCase, args: unknown): boolean {
 }
 
 type RuleResult =
-  | Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" }>
+  | Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" | "pause" }>
   | { type: "miss"; miss: MissExplanation };
 
 type MaybePromise<T> = T | Promise<T>;
@@ -201,8 +250,13 @@ type MaybePromise<T> = T | Promise<T>;
  * whenever nothing external is asked (history/baseline, static, fixture,
  * blocked): replaying a recorded run allocates no promise per call.
  */
-export function resolveToolCall(rule: ToolRule, call: ToolCall, env: ResolveEnv): MaybePromise<ToolOutcome> {
-  const result = applyRule(rule, call, env);
+export function resolveToolCall(
+  rule: ToolRule,
+  call: ToolCall,
+  env: ResolveEnv,
+  recording: SessionEvent | null = null,
+): MaybePromise<ToolOutcome> {
+  const result = applyRule(rule, call, env, recording);
   if (result instanceof Promise) {
     return result.then((r) =>
       r.type === "miss" ? applyOnMiss(effectiveOnMiss(rule) ?? "fail", call, r.miss, env) : r,
@@ -212,10 +266,15 @@ export function resolveToolCall(rule: ToolRule, call: ToolCall, env: ResolveEnv)
   return applyOnMiss(effectiveOnMiss(rule) ?? "fail", call, result.miss, env);
 }
 
-function applyRule(rule: ToolRule, call: ToolCall, env: ResolveEnv): MaybePromise<RuleResult> {
+function applyRule(
+  rule: ToolRule,
+  call: ToolCall,
+  env: ResolveEnv,
+  recording: SessionEvent | null,
+): MaybePromise<RuleResult> {
   switch (rule.type) {
     case "history":
-      return rule.scope === "baseline" ? resolveBaseline(call, env) : resolveWider(rule, call, env);
+      return rule.scope === "baseline" ? resolveBaseline(call, env, recording) : resolveWider(rule, call, env);
     case "static": {
       const hit = rule.cases.find((c) => staticCaseMatches(c, call.args));
       if (hit) return { type: "answer", source: "static", output: hit.result, error: null, miss: null };
@@ -242,9 +301,9 @@ function applyRule(rule: ToolRule, call: ToolCall, env: ResolveEnv): MaybePromis
 }
 
 /** Baseline scope: identical calls consume the recorded occurrences in invocation order. */
-function resolveBaseline(call: ToolCall, env: ResolveEnv): RuleResult {
+function resolveBaseline(call: ToolCall, env: ResolveEnv, hint: SessionEvent | null): RuleResult {
   if (call.cacheKey === null) return { type: "miss", miss: explainHistoryMiss(env.base, call, "baseline", 0) };
-  const state = env.keys.of(call.cacheKey);
+  const state = env.keys.of(call.cacheKey, hint);
   const recording = state.recordings?.[state.used];
   // A miss does not advance the count; a hit, failed or not, occupies its occurrence.
   if (!recording) return { type: "miss", miss: explainHistoryMiss(env.base, call, "baseline", state.used) };
@@ -341,7 +400,7 @@ async function runLive(
   env: ResolveEnv,
   miss: MissExplanation | null,
   rule: PassthroughRule | null,
-): Promise<Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" }>> {
+): Promise<Extract<ToolOutcome, { type: "answer" | "stop" | "needs_live" | "awaiting_approval" | "pause" }>> {
   const logged = env.log.liveToolResult(call);
   const needsApproval = rule?.approval === "per_call" || !isReadOnly(env.sideEffectOf(call.tool));
   let approval: ApprovalEntry | undefined;
@@ -385,10 +444,37 @@ async function runLive(
       miss,
     };
   }
+  // A call an earlier run started and never got the answer of is answered by the fixture a person gave for it.
+  const given = env.log.fixtureFor(call);
+  if (given && given.step === call.step && given.cacheKey === call.cacheKey)
+    return {
+      type: "answer",
+      source: "fixture",
+      output: given.error ? null : (given.output ?? null),
+      error: given.error ?? null,
+      miss,
+      fixture: given,
+      ...(approval ? { approval } : {}),
+    };
   if (!env.run.liveAllowed()) {
     return { type: "stop", code: "budget_live_calls", message: "maxLiveCalls reached before this live call.", miss };
   }
-  const answer = await execute(() => env.run!.toolExecutor!(call));
+  let answer: ToolAnswer & { durationMs?: number };
+  try {
+    answer = await execute(() => env.run!.toolExecutor!(call));
+  } catch (error) {
+    if (!(error instanceof LiveCallInDoubt)) throw error;
+    return {
+      type: "pause",
+      miss: {
+        reason: "live_call_in_doubt",
+        message: error.message,
+        tool: call.tool,
+        cacheKey: call.cacheKey,
+        closest: [],
+      },
+    };
+  }
   const id = `live:${call.step}:${call.tool}:${call.cacheKey ?? "nokey"}`;
   env.log.append({ type: "live_tool_result", ...resultEntryFields(id, env.run.now(), call, answer) });
   return {
@@ -470,6 +556,7 @@ async function execute(
   try {
     return await run();
   } catch (error) {
+    if (error instanceof LiveCallInDoubt || error instanceof RunInterrupted) throw error;
     return {
       error: {
         type: "ToolExecutionError",

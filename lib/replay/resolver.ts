@@ -51,8 +51,14 @@ export interface ToolResolver {
    * Synchronous unless something external is asked (a lookup, a live run).
    */
   resolve(call: ResolverCall): ToolOutcome | Promise<ToolOutcome>;
-  /** Occurrence state of a cache key (baseline recordings used, branch calls made). */
-  occurrence(key: string): KeyState;
+  /**
+   * `resolve` for a call whose id, cache key and step are all known (the
+   * replay's calls): nothing is derived or copied. `recording` is the base
+   * call it pairs with, if any (a lookup hint only; the answer is the same).
+   */
+  resolveCall(call: ToolCall, recording?: SessionEvent | null): ToolOutcome | Promise<ToolOutcome>;
+  /** Occurrence state of a cache key (baseline recordings used, branch calls made); `recording` as in `resolveCall`. */
+  occurrence(key: string, recording?: SessionEvent | null): KeyState;
 }
 
 /**
@@ -111,7 +117,8 @@ export function toolResolverFor(
       };
       return resolveToolCall(ruleOf(input.tool).rule, call, env);
     },
-    occurrence: (key) => keys.of(key),
+    resolveCall: (call, recording) => resolveToolCall(ruleOf(call.tool).rule, call, env, recording ?? null),
+    occurrence: (key, recording) => keys.of(key, recording),
   };
 }
 

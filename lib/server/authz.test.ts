@@ -8,6 +8,7 @@ import * as executors from "./executors";
 import * as experimentFixtures from "./experiment-fixtures";
 import * as experiments from "./experiments";
 import * as investigations from "./investigations";
+import * as jobs from "./jobs";
 import * as policies from "./policies";
 import type { Principal, Role } from "./principal";
 import * as replays from "./replays";
@@ -42,6 +43,12 @@ const OPERATIONS: Record<string, Permission> = {
   "investigations.cancelInvestigation": "investigations.run",
   "investigations.getInvestigation": "investigations.read",
   "investigations.listSessionInvestigations": "investigations.read",
+  "investigations.staleRecordingsUsed": "replays.read",
+  "experiments.previewCohort": "experiments.read",
+  "jobs.cancelReplay": "replays.run",
+  "jobs.cancelExperiment": "experiments.run",
+  "jobs.retryReplay": "jobs.manage",
+  "jobs.listJobs": "jobs.manage",
   "policies.createPolicy": "policies.write",
   "policies.savePolicyVersion": "policies.write",
   "policies.savePolicyByName": "policies.write",
@@ -84,6 +91,11 @@ const NOT_OPERATIONS = new Set([
   "replays.isTerminal",
   "experiment-fixtures.groupPausedMembers",
   "investigations.presentInvestigation",
+  "investigations.blameLiveBudget",
+  // The job worker's entry points: a worker runs replays it took from the queue, on no one's behalf.
+  "replays.runNow",
+  "replays.runQueuedReplay",
+  "replays.LeaseLost",
 ]);
 
 const MODULES: Record<string, Record<string, unknown>> = {
@@ -93,6 +105,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   "experiment-fixtures": experimentFixtures,
   experiments,
   investigations,
+  jobs,
   policies,
   replays,
   reports,

@@ -25,6 +25,7 @@ export const PERMISSIONS = {
   "executors.read": "analyst",
   "executors.manage": "admin",
   "api_keys.manage": "admin",
+  "jobs.manage": "admin",
   /** Make, list and revoke one's own API keys (they act with one's own role). */
   "api_keys.own": "viewer",
   "users.manage": "admin",

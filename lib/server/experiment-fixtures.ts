@@ -13,7 +13,7 @@ import { getReplayState } from "@/lib/db/replays";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "./authz";
 import type { Principal } from "./principal";
-import { FixtureInput, supplyFixture } from "./replays";
+import { FixtureInput, runNow, supplyFixture, type Enqueue } from "./replays";
 
 export interface FixtureGroup {
   tool: string;
@@ -94,6 +94,7 @@ export async function supplyGroupFixture(
   principal: Principal,
   input: SupplyGroupFixtureInput,
   prisma: Db,
+  enqueue: Enqueue = runNow(prisma),
 ): Promise<{ supplied: SuppliedMember[] }> {
   authorize(principal, "replays.run");
   if (!(await experimentExists(prisma, input.experimentId))) throw notFound("experiment", input.experimentId);
@@ -125,6 +126,8 @@ export async function supplyGroupFixture(
           },
         },
         prisma,
+        // Each member goes on the queue once its fixture is stored; a worker resumes it.
+        enqueue,
       );
       const state = await getReplayState(prisma, m.replayId);
       supplied.push({ replayId: m.replayId, status: state?.status ?? null, error: null });

@@ -5,7 +5,7 @@ import { loadDemoData } from "@/lib/db/startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import type { Db } from "@/lib/db";
 import { AppError, parseInput } from "@/lib/errors";
-import { toolLevelPreset, type Policy } from "@/lib/replay";
+import { toolLevelPreset, wilsonInterval, type Policy } from "@/lib/replay";
 import * as experiments from "./experiments";
 import { localAdmin } from "./principal";
 import * as replays from "./replays";
@@ -151,8 +151,8 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
       checks: ["short", "never books a flight twice"],
       judged: n,
       unjudged: 0,
-      base: expect.objectContaining({ successes: 0, n, rate: 0 }) as unknown,
-      branch: expect.objectContaining({ successes: n, n, rate: 1 }) as unknown,
+      base: wilsonInterval(0, n),
+      branch: wilsonInterval(n, n),
       fixed: n,
       broke: 0,
       stillPassing: 0,
@@ -166,7 +166,7 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
     expect(await db.prisma.experiment.count({ where: { name: "x" } })).toBe(0);
   });
 
-  it("accepts history in cohort_version scope, which a single replay refuses, and answers from another session of the cohort", async () => {
+  it("accepts history in cohort_version scope, which a single replay refuses, and answers from another session of the chosen cohort only", async () => {
     // A tool call recorded in two sessions of the cohort: the other (newer) session's recording answers.
     const recorded = await db.prisma.event.findMany({
       where: { kind: "tool_call", status: "completed", cacheKey: { not: null }, session: { agentVersionId } },
@@ -189,20 +189,112 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
 
     const created = await createExperiment(
       db.prisma,
-      { name: "cohort", policyVersionId, agentVersionId, sessionIds: [own.sessionId] },
+      { name: "cohort", policyVersionId, agentVersionId, sessionIds: [own.sessionId, other.sessionId] },
       "tester",
     );
-    expect(created.total).toBe(1);
+    expect(created.total).toBe(2);
     await runExperiment(db.prisma, created.id);
     const experiment = await loadExperiment(db.prisma, created.id);
     expect(experiment.status).toBe("completed");
-    const result = experiment.results[0]!;
-    expect(result.session.id).toBe(own.sessionId);
+    const result = experiment.results.find((r) => r.session.id === own.sessionId)!;
     const view = (await loadReplayView(db.prisma, result.replayId))!;
     const step = view.steps.find((s) => s.baseSeq === own.seq && s.kind === "tool_call");
     expect(step).toMatchObject({ name: own.name, source: "recorded", output: marker });
     expect(result.comparability).not.toBe("exact");
     expect(result.firstDivergence?.baseSeq).toBe(own.seq);
+
+    // A subset without the other session: its recording is outside the chosen cohort and answers nothing.
+    const alone = await createExperiment(
+      db.prisma,
+      { name: "cohort alone", policyVersionId, agentVersionId, sessionIds: [own.sessionId] },
+      "tester",
+    );
+    await runExperiment(db.prisma, alone.id);
+    const aloneResult = (await loadExperiment(db.prisma, alone.id)).results[0]!;
+    const aloneStep = (await loadReplayView(db.prisma, aloneResult.replayId))!.steps.find(
+      (s) => s.baseSeq === own.seq && s.kind === "tool_call",
+    );
+    expect(aloneStep).toMatchObject({ name: own.name, source: "recorded" });
+    expect(aloneStep!.output).not.toEqual(marker);
+    expect(aloneResult.firstDivergence?.baseSeq ?? null).not.toBe(own.seq);
+  });
+
+  it("a subset by the session browser's filters: counted before starting, and only those sessions become members", async () => {
+    const all = await db.prisma.session.findMany({
+      where: { agentVersionId, isReplay: false },
+      select: { id: true, status: true, toolNames: true, startedAt: true },
+    });
+    // A tool some sessions called and others did not.
+    const tools = [...new Set(all.flatMap((x) => x.toolNames))];
+    const tool = tools.find((t) => {
+      const n = all.filter((x) => x.toolNames.includes(t)).length;
+      return n > 0 && n < all.length;
+    })!;
+    const withTool = all.filter((x) => x.toolNames.includes(tool)).map((x) => x.id);
+    const preview = (filter: unknown) =>
+      experiments.previewCohort(
+        localAdmin("reader"),
+        parseInput(experiments.CohortPreviewInput, { agentVersionId, filter }),
+        db.prisma,
+      );
+    expect(await preview({ tool })).toEqual({ matching: withTool.length, total: all.length });
+    expect(await preview({})).toEqual({ matching: all.length, total: all.length });
+    const statuses = [...new Set(all.map((x) => x.status))];
+    for (const status of statuses.filter((x): x is "completed" | "failed" | "incomplete" =>
+      ["completed", "failed", "incomplete"].includes(x),
+    ))
+      expect((await preview({ status })).matching).toBe(all.filter((x) => x.status === status).length);
+    // Dates are whole days, both ends included; a session with no start time is outside any date range.
+    await db.prisma.session.updateMany({ where: { agentVersionId }, data: { startedAt: null } });
+    await db.prisma.session.update({
+      where: { id: all[0]!.id },
+      data: { startedAt: new Date("2026-03-01T23:59:00Z") },
+    });
+    await db.prisma.session.update({
+      where: { id: all[1]!.id },
+      data: { startedAt: new Date("2026-03-02T00:00:00Z") },
+    });
+    expect((await preview({ from: "2026-03-01", to: "2026-03-01" })).matching).toBe(1);
+    expect((await preview({ from: "2026-03-01", to: "2026-03-02" })).matching).toBe(2);
+    expect((await preview({ from: "2026-03-02" })).matching).toBe(1);
+    expect((await preview({ to: "2026-02-28" })).matching).toBe(0);
+    const issuesOf = (filter: unknown) => {
+      try {
+        parseInput(experiments.CohortPreviewInput, { agentVersionId, filter });
+      } catch (error) {
+        return (error as AppError).issues;
+      }
+      return [];
+    };
+    expect(issuesOf({ from: "2026-02-01", to: "2026-01-01" })).toEqual([
+      { path: "filter.to", message: "The first day comes after the last." },
+    ]);
+    expect(issuesOf({ from: "01/02/2026" })).toEqual([{ path: "filter.from", message: "Give a date as YYYY-MM-DD." }]);
+
+    const policyVersionId = await saveVersion("subset", RECORDED);
+    const created = await createExperiment(
+      db.prisma,
+      { name: "subset", policyVersionId, agentVersionId, filter: { tool } },
+      "tester",
+    );
+    expect(created.total).toBe(withTool.length);
+    const members = await db.prisma.replay.findMany({
+      where: { experimentId: created.id },
+      select: { sessionId: true },
+    });
+    expect(members.map((m) => m.sessionId).sort()).toEqual([...withTool].sort());
+
+    const before = await db.prisma.experiment.count();
+    const none = await refusal(
+      createExperiment(
+        db.prisma,
+        { name: "none", policyVersionId, agentVersionId, filter: { q: "no session says zzqqxx" } },
+        "tester",
+      ),
+    );
+    expect(none.code).toBe("invalid_input");
+    expect(none.message).toMatch(/No session of agent version .* matches the filters/);
+    expect(await db.prisma.experiment.count()).toBe(before);
   });
 
   it("records paused replays and a replay that cannot run, and still completes with every other result", async () => {

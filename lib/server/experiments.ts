@@ -27,23 +27,67 @@ import { hasModelEndpoint } from "@/lib/db/executors";
 import {
   agentVersionById,
   agentVersionsWithCohorts,
-  claimExperiment,
   cohortSessions,
   createExperimentRow,
   experimentProgress,
-  finishExperiment,
   getExperiment as readExperiment,
   listExperiments as readExperiments,
   policyVersionChoices,
   queuedReplayIds,
   type ExperimentRow,
+  countCohort,
+  type CohortFilter,
 } from "@/lib/db/experiments";
 import { agentContext, getPolicyVersionById, withTransaction } from "@/lib/db/policies";
-import { createReplayRow, isTerminal, loadReplayComparison, markReplayFailed } from "@/lib/db/replays";
+import { settleExperiment } from "@/lib/db/jobs";
+import { createReplayRow, isTerminal, loadReplayComparison } from "@/lib/db/replays";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "./authz";
 import type { Principal } from "./principal";
-import { runReplay } from "./replays";
+import { runNow, type Enqueue } from "./replays";
+
+const day = z
+  .string()
+  .refine(
+    (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)),
+    "Give a date as YYYY-MM-DD.",
+  );
+
+/** The session browser's filters, to run an experiment over part of a cohort. Dates are days (UTC), both included. */
+export const CohortFilterInput = z
+  .object({
+    status: z.enum(["completed", "failed", "incomplete"]).optional(),
+    tool: z.string().trim().min(1).max(200).optional(),
+    q: z.string().trim().min(1).max(200).optional(),
+    from: day.optional(),
+    to: day.optional(),
+  })
+  .refine((f) => !(f.from && f.to && f.from > f.to), { message: "The first day comes after the last.", path: ["to"] });
+export type CohortFilterInput = z.infer<typeof CohortFilterInput>;
+
+function cohortFilterOf(f: CohortFilterInput | undefined): CohortFilter {
+  if (!f) return {};
+  const next = (d: string) => new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000);
+  return {
+    ...(f.status ? { status: f.status } : {}),
+    ...(f.tool ? { tool: f.tool } : {}),
+    ...(f.q ? { q: f.q } : {}),
+    ...(f.from ? { from: new Date(`${f.from}T00:00:00Z`) } : {}),
+    ...(f.to ? { to: next(f.to) } : {}),
+  };
+}
+
+export const CohortPreviewInput = z.object({
+  agentVersionId: z.string().min(1, "Choose an agent version."),
+  filter: CohortFilterInput.optional(),
+});
+export type CohortPreviewInput = z.infer<typeof CohortPreviewInput>;
+
+/** How many sessions of an agent version's cohort the filter keeps, before an experiment is started. */
+export async function previewCohort(principal: Principal, input: CohortPreviewInput, prisma: Db) {
+  authorize(principal, "experiments.read");
+  return countCohort(prisma, input.agentVersionId, cohortFilterOf(input.filter));
+}
 
 export const CreateExperimentInput = z.object({
   name: z.string().trim().min(1, "Name the experiment.").max(200),
@@ -57,6 +101,8 @@ export const CreateExperimentInput = z.object({
     .optional(),
   /** Outcome checks every member is judged by (saved check ids or inline definitions), on its base run and branch. */
   checks: z.array(CheckRef).max(MAX_CHECKS_PER_REPLAY).optional(),
+  /** Only the cohort's sessions these filters keep (with `sessionIds`, both apply). */
+  filter: CohortFilterInput.optional(),
 });
 export type CreateExperimentInput = z.infer<typeof CreateExperimentInput>;
 
@@ -123,14 +169,23 @@ export async function createExperiment(
   }
 
   const requested = input.sessionIds ? [...new Set(input.sessionIds)] : undefined;
-  const cohort = await cohortSessions(prisma, agentVersion.id, requested);
-  if (requested && cohort.length !== requested.length) {
+  const filter = cohortFilterOf(input.filter);
+  const filtered = Object.keys(filter).length > 0;
+  const cohort = await cohortSessions(prisma, agentVersion.id, requested, filter);
+  if (requested && !filtered && cohort.length !== requested.length) {
     const inCohort = new Set(cohort.map((s) => s.id));
     const outside = requested.filter((id) => !inCohort.has(id));
     throw new AppError(
       "invalid_input",
       `${outside.length} of the chosen sessions are not recorded sessions of this agent version: ${outside.slice(0, 5).join(", ")}${outside.length > 5 ? ", …" : ""}.`,
       outside.slice(0, 20).map((id) => ({ path: "sessionIds", message: `"${id}" is not in the cohort` })),
+    );
+  }
+  if (cohort.length === 0 && filtered) {
+    throw new AppError(
+      "invalid_input",
+      `No session of agent version ${agentVersion.version} matches the filters; loosen them.`,
+      [{ path: "filter", message: "no session matches" }],
     );
   }
   if (cohort.length === 0) {
@@ -174,32 +229,24 @@ export async function createExperiment(
 }
 
 /**
- * Runs an experiment's replays one after another. Runs once: a second call
- * while it runs (or after) does nothing. A replay that throws is stored as
- * failed with its reason and the next one runs; the experiment is `completed`
- * when every replay has a result, `failed` only if the run itself broke.
+ * Puts an experiment's queued replays on the job queue: one job per member, so
+ * they spread across the workers. The experiment is `running` once a member
+ * starts and `completed` (or `cancelled`) when none is queued or running
+ * (lib/db/jobs `settleExperiment`). A replay that fails is recorded failed and
+ * the others go on; one that pauses stays paused (an analyst can resume it)
+ * and counts as done. `runNow` runs them in this call, one after another.
  */
-export async function runExperiment(principal: Principal, input: ExperimentRef, prisma: Db): Promise<void> {
+export async function runExperiment(
+  principal: Principal,
+  input: ExperimentRef,
+  prisma: Db,
+  enqueue: Enqueue = runNow(prisma),
+): Promise<void> {
   authorize(principal, "experiments.run");
   const { experimentId } = input;
-  if (!(await claimExperiment(prisma, experimentId))) return;
-  try {
-    for (const replayId of await queuedReplayIds(prisma, experimentId)) {
-      try {
-        await runReplay(principal, { replayId }, prisma);
-      } catch (error) {
-        const message = error instanceof AppError ? error.message : "The replay could not be run (see the server log).";
-        if (!(error instanceof AppError))
-          console.error(`Experiment ${experimentId}: replay ${replayId} failed to run:`, error);
-        await markReplayFailed(prisma, replayId, error instanceof AppError ? error.code : "replay_failed", message);
-      }
-    }
-    await finishExperiment(prisma, experimentId, "completed");
-  } catch (error) {
-    console.error(`Experiment ${experimentId} stopped:`, error);
-    await finishExperiment(prisma, experimentId, "failed").catch(() => undefined);
-    throw error;
-  }
+  const ids = await queuedReplayIds(prisma, experimentId);
+  await enqueue(ids);
+  await settleExperiment(prisma, experimentId);
 }
 
 // ---------------------------------------------------------------------------
@@ -208,7 +255,7 @@ export async function runExperiment(principal: Principal, input: ExperimentRef, 
 export type ExperimentResult = {
   replayId: string;
   session: { id: string; label: string };
-  /** `queued` while an earlier replay of the experiment runs. */
+  /** `queued` until a worker takes it. */
   status: string;
   comparability: string | null;
   evidenceStrength: string | null;
@@ -291,7 +338,7 @@ async function firstDivergenceOf(
   r: ExperimentRow["replays"][number],
 ): Promise<ExperimentResult["firstDivergence"]> {
   // Exact means every step equal; a replay still running, or one that failed before its first step, has nothing to compare.
-  if (r.status === "running" || r.stepCount === 0 || r.comparability === "exact") return null;
+  if (r.status === "running" || r.status === "queued" || r.stepCount === 0 || r.comparability === "exact") return null;
   const view = await loadReplayComparison(client, r.id);
   const d = view?.comparison.firstDivergence;
   return d ? { pairIndex: d.pairIndex, baseSeq: d.baseSeq, branchSeq: d.branchSeq, summary: d.summary } : null;
@@ -301,22 +348,16 @@ async function firstDivergenceOf(
 async function loadExperiment(client: DbClient, id: string): Promise<ExperimentDetail | null> {
   const row = await readExperiment(client, id);
   if (!row) return null;
-  // Replays run in cohort order: the first not-yet-run one is running, the rest wait their turn.
-  let sawRunning = row.status !== "running";
   const results: ExperimentResult[] = [];
   for (const r of row.replays) {
-    let status = r.status;
-    if (status === "running") {
-      if (sawRunning) status = "queued";
-      sawRunning = true;
-    }
+    const status = r.status;
     results.push({
       replayId: r.id,
       session: { id: r.session.id, label: r.session.title ?? r.session.externalId ?? r.session.id },
       status,
       comparability:
         isTerminal(r.status) || r.status === "paused" || r.status === "awaiting_approval" ? r.comparability : null,
-      evidenceStrength: r.status === "running" ? null : strengthOf(r.evidence),
+      evidenceStrength: r.status === "running" || r.status === "queued" ? null : strengthOf(r.evidence),
       firstDivergence: await firstDivergenceOf(client, r),
       error: errorOf(r.error),
       stepCount: r.stepCount,

@@ -1,3 +1,5 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadDemoData } from "@/lib/db/startup";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
@@ -16,6 +18,7 @@ import {
   createInvestigation,
   getInvestigation,
   runInvestigation,
+  staleRecordingsUsed,
   StartInvestigationInput,
 } from "./investigations";
 import { localAdmin } from "./principal";
@@ -106,7 +109,7 @@ describe("investigations against a scripted model over HTTP", () => {
     ]);
     expect(done.probes.length).toBeLessThan(modelSteps.length);
     // What it ran stayed within the bound it stated before starting.
-    const replayIds = done.probes.flatMap((p) => p.replayIds);
+    const replayIds = done.probes.flatMap((p) => ("replayIds" in p ? p.replayIds : []));
     expect(replayIds).toHaveLength(6);
     expect(m.requests.length).toBeLessThanOrEqual(created.estimate.maxLiveCalls);
     // The branch it names is an ordinary replay, forked at that step, authored by the analyst.
@@ -183,6 +186,90 @@ describe("investigations against a scripted model over HTTP", () => {
       select: { edits: true },
     });
     expect(saved.edits).toEqual([returned]);
+  });
+
+  it("without a model endpoint a blame search is refused before anything is stored", async () => {
+    const before = await db.prisma.investigation.count();
+    const refused = await refusal(create({ kind: "blame", sessionId, checks: [NOT_REFUNDED] }));
+    expect([refused.code, refused.issues[0]?.path]).toEqual(["executor_missing", "modelEndpoint"]);
+    expect(await db.prisma.investigation.count()).toBe(before);
+  });
+
+  it("stale check: a read-only tool whose answer changed in one field is stale there; volatile fields and other tools are left alone", async () => {
+    const events = await db.prisma.event.findMany({
+      where: { sessionId, kind: "tool_call" },
+      orderBy: { seq: "asc" },
+      select: { seq: true, name: true, output: true },
+    });
+    const lookup = events.find((e) => e.name === "lookup_order")!;
+    const calls: { tool: string; args: unknown }[] = [];
+    // The customer's order service today: the order has since been returned, and it stamps every answer.
+    const server: Server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        const call = JSON.parse(body) as { tool: string; args: unknown };
+        calls.push({ tool: call.tool, args: call.args });
+        res.setHeader("content-type", "application/json");
+        res.end(
+          JSON.stringify({
+            output: { ...(lookup.output as object), status: "returned", served_at: new Date().toISOString() },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    let restore = async () => {};
+    try {
+      await db.prisma.allowedHost.create({ data: { host: `127.0.0.1:${port}` } });
+      for (const e of events)
+        await db.prisma.toolEndpoint.create({
+          data: { toolName: e.name, url: `http://127.0.0.1:${port}/tool`, readOnly: e.name === "lookup_order" },
+        });
+      // lookup_order is undeclared but its endpoint is read-only; the other tools write.
+      const declared = await db.prisma.tool.findMany({ select: { id: true, sideEffect: true } });
+      restore = async () => {
+        for (const t of declared)
+          await db.prisma.tool.update({ where: { id: t.id }, data: { sideEffect: t.sideEffect } });
+      };
+      await db.prisma.tool.updateMany({ where: { name: "lookup_order" }, data: { sideEffect: "unknown" } });
+      await db.prisma.tool.updateMany({ where: { name: { not: "lookup_order" } }, data: { sideEffect: "write" } });
+
+      const created = await create({ kind: "stale", sessionId, volatile: ["$.served_at"] });
+      expect(created.estimate.liveToolCalls).toBe(1);
+      expect(created.params.skipped).toEqual(
+        [...new Set(events.map((e) => e.name))]
+          .filter((n) => n !== "lookup_order")
+          .map((tool) => ({ tool, reason: "not declared read-only (write); calling it again could change something" })),
+      );
+      await run(created.id);
+      const done = await read(created.id);
+      expect(done.result).toEqual({ kind: "checked", stale: 1, fresh: 0, unchecked: 0 });
+      expect(done.probes).toEqual([
+        { seq: lookup.seq, tool: "lookup_order", state: "stale", paths: ["status"], ignored: ["served_at"] },
+      ]);
+      // Only the read-only tool was called, with its recorded arguments.
+      expect(calls.map((c) => c.tool)).toEqual(["lookup_order"]);
+
+      // A branch that answers from that recording says it rests on a stale answer.
+      const branch = await startReplay(
+        analyst,
+        parseInput(StartReplayInput, { sessionId, policy: RECOMMENDED_RCA_POLICY }),
+        db.prisma,
+      );
+      expect(await staleRecordingsUsed(analyst, { replayId: branch.id }, db.prisma)).toMatchObject({
+        investigationId: created.id,
+        used: [{ seq: lookup.seq, baseSeq: lookup.seq, tool: "lookup_order", paths: ["status"] }],
+      });
+
+      const refused = await refusal(create({ kind: "stale", sessionId, volatile: ["a..b"] }));
+      expect(refused.issues[0]?.path).toBe("volatile[0]");
+    } finally {
+      server.close();
+      await db.prisma.toolEndpoint.deleteMany({});
+      await restore();
+    }
   });
 
   it("a cancel before it runs stops it; a cancel of an unknown one is not found", async () => {

@@ -15,6 +15,7 @@ import {
   findInvestigation,
   finishInvestigation,
   insertInvestigation,
+  latestStaleCheck,
   listInvestigationsOfSession,
   replayOutcomes,
   requestInvestigationCancel,
@@ -24,6 +25,9 @@ import {
 import { getPolicyVersionById } from "@/lib/db/policies";
 import { isTerminal, loadReplayView } from "@/lib/db/replays";
 import { sessionContext, sessionEvents } from "@/lib/db/sessions";
+import { knownTools } from "@/lib/db/history";
+import { toolEndpointFor } from "@/lib/db/executors";
+import { toolExecutor } from "@/lib/executors/live";
 import { AppError, notFound } from "@/lib/errors";
 import {
   blameProbeBound,
@@ -31,6 +35,8 @@ import {
   evaluateChecks,
   minimizeEdits,
   NamedCheck,
+  parseVolatilePath,
+  staleDiff,
   Policy,
   runPassed,
   searchBlame,
@@ -38,7 +44,7 @@ import {
   type SessionEvent,
 } from "@/lib/replay";
 import { authorize } from "./authz";
-import { CheckRef, judgeFor, MAX_CHECKS_PER_REPLAY, resolveChecks } from "./counterfactual";
+import { CheckRef, judgeFor, MAX_CHECKS_PER_REPLAY, resolveChecks, resolveModelEndpoint } from "./counterfactual";
 import type { Principal } from "./principal";
 import { startReplay } from "./replays";
 
@@ -68,6 +74,20 @@ export const StartInvestigationInput = z.discriminatedUnion("kind", [
     ...Common,
   }),
   z.strictObject({
+    kind: z.literal("stale"),
+    sessionId: z.string().min(1, "Choose a session."),
+    /** Paths whose differences do not count (timestamps, request ids): `$.updated_at`, `items[*].price`. */
+    volatile: z
+      .array(
+        z
+          .string()
+          .max(500)
+          .refine((p) => parseVolatilePath(p) !== null, "Write a path like $.updated_at or items[*].price."),
+      )
+      .max(50)
+      .default([]),
+  }),
+  z.strictObject({
     kind: z.literal("minimize"),
     /** The branch whose edits fixed the run; its policy, edits and (unless given) checks are used. */
     replayId: z.string().min(1, "Choose the branch whose edits to minimise."),
@@ -89,6 +109,29 @@ export interface InvestigationEstimate {
   replays: number;
   maxLiveCallsPerTrial: number;
   maxLiveCalls: number;
+  /** Stale check: the live tool calls it makes (one per distinct recorded call of a read-only tool). */
+  liveToolCalls?: number;
+}
+
+/** A recorded call the stale check calls again. */
+interface StaleTarget {
+  seq: number;
+  tool: string;
+  callId: string;
+  args: unknown;
+  cacheKey: string | null;
+  output: unknown;
+  error: unknown;
+}
+
+export interface StaleRecord {
+  seq: number;
+  tool: string;
+  /** stale: the live answer differs; fresh: it does not; unchecked: the tool could not be reached. */
+  state: "stale" | "fresh" | "unchecked";
+  paths: string[];
+  ignored: string[];
+  reason?: string;
 }
 
 interface Params {
@@ -101,6 +144,10 @@ interface Params {
   modelSteps?: { seq: number; name: string }[];
   /** minimize: the branch's edits. */
   edits?: Edit[];
+  /** stale: the recorded calls to check, and the volatile paths. */
+  targets?: StaleTarget[];
+  volatile?: string[];
+  skipped?: { tool: string; reason: string }[];
 }
 
 export interface BlameProbeRecord {
@@ -122,7 +169,8 @@ export interface MinimizeProbeRecord {
   replayIds: string[];
 }
 
-const liveBudget = (modelSteps: number) => Math.min(2 * modelSteps + 10, 200);
+/** Live model calls one blame probe's trial may make (its policy's maxLiveCalls): enough for the agent to go on. */
+export const blameLiveBudget = (modelSteps: number) => Math.min(2 * modelSteps + 10, 200);
 
 function bounded(estimate: InvestigationEstimate, path: string): InvestigationEstimate {
   if (estimate.replays > MAX_INVESTIGATION_REPLAYS)
@@ -173,9 +221,16 @@ export async function createInvestigation(principal: Principal, input: StartInve
       if (!version) throw notFound("policy version", input.policyVersionId, "policyVersionId");
       template = Policy.parse(version.document);
     }
-    const perTrial = liveBudget(modelSteps.length);
+    const perTrial = blameLiveBudget(modelSteps.length);
     const policy: Policy = { ...template, model: "recorded-until-divergence", maxLiveCalls: perTrial };
     delete policy.liveFromModelStep;
+    const endpoint = await resolveModelEndpoint(prisma, input.modelEndpoint, modelSteps[0]?.name);
+    if (!endpoint)
+      throw new AppError(
+        "executor_missing",
+        "A blame search runs the model live, and no model endpoint serves it (Settings → Executors): configure one, or name one.",
+        [{ path: "modelEndpoint", message: "no model endpoint" }],
+      );
     const checks = await resolveChecks(prisma, input.checks);
     await baseFailure(prisma, base, checks);
     const probes = blameProbeBound(modelSteps.length);
@@ -193,7 +248,7 @@ export async function createInvestigation(principal: Principal, input: StartInve
       checks: input.checks,
       trials: input.trials,
       share: input.share,
-      modelEndpoint: input.modelEndpoint ?? null,
+      modelEndpoint: endpoint.name,
       policy,
       modelSteps,
     };
@@ -208,6 +263,8 @@ export async function createInvestigation(principal: Principal, input: StartInve
       }),
     );
   }
+
+  if (input.kind === "stale") return createStaleCheck(principal, input, prisma);
 
   const view = await loadReplayView(prisma, input.replayId);
   if (!view) throw notFound("replay", input.replayId, "replayId");
@@ -239,7 +296,7 @@ export async function createInvestigation(principal: Principal, input: StartInve
   const perTrial =
     policy.model === "recorded-only" || policy.model === "blocked"
       ? 0
-      : (policy.maxLiveCalls ?? policy.maxSteps ?? liveBudget(view.base.length));
+      : (policy.maxLiveCalls ?? policy.maxSteps ?? blameLiveBudget(view.base.length));
   const n = edits.length;
   const probes = (n * n + 3 * n) / 2;
   const estimate = bounded(
@@ -272,6 +329,116 @@ export async function createInvestigation(principal: Principal, input: StartInve
   );
 }
 
+/** Executor refusals and transport failures: the tool was not reached, so nothing is known about its answer. */
+const UNREACHED = /^(NoToolEndpoint|BadToolEndpoint|HostNotAllowed|Tool_)/;
+
+async function createStaleCheck(
+  principal: Principal,
+  input: Extract<StartInvestigationInput, { kind: "stale" }>,
+  prisma: Db,
+) {
+  const session = await sessionContext(prisma, input.sessionId);
+  if (!session) throw notFound("session", input.sessionId, "sessionId");
+  const base = await sessionEvents(prisma, input.sessionId);
+  const sideEffects = new Map((await knownTools(prisma, session.agentId)).map((t) => [t.name, t.sideEffect]));
+  const recorded = base.filter((e) => e.kind === "tool_call" && e.status === "completed");
+  const skipped: { tool: string; reason: string }[] = [];
+  const eligible = new Set<string>();
+  for (const tool of new Set(recorded.map((e) => e.name))) {
+    const effect = sideEffects.get(tool) ?? "unknown";
+    if (effect !== "read" && effect !== "none")
+      skipped.push({ tool, reason: `not declared read-only (${effect}); calling it again could change something` });
+    else if (!(await toolEndpointFor(prisma, tool)))
+      skipped.push({ tool, reason: "no live endpoint (Settings → Executors)" });
+    else eligible.add(tool);
+  }
+  const seen = new Set<string>();
+  const targets: StaleTarget[] = [];
+  for (const e of recorded) {
+    if (!eligible.has(e.name)) continue;
+    const input = (e.input ?? {}) as { callId?: string; args?: unknown };
+    const key = `${e.name}\u0000${e.cacheKey ?? JSON.stringify(input.args ?? null)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    targets.push({
+      seq: e.seq,
+      tool: e.name,
+      callId: input.callId ?? `stale-${e.seq}`,
+      args: input.args ?? {},
+      cacheKey: e.cacheKey,
+      output: e.output,
+      error: e.error ?? null,
+    });
+  }
+  if (targets.length === 0)
+    throw new AppError(
+      "invalid_input",
+      recorded.length === 0
+        ? "The session has no completed tool call to check."
+        : `No recorded call can be checked: ${skipped.map((k) => `${k.tool} has ${k.reason}`).join("; ")}.`,
+      [{ path: "sessionId", message: "no read-only tool with an endpoint" }],
+    );
+  const params: Params = {
+    checks: [],
+    trials: 1,
+    share: 1,
+    modelEndpoint: null,
+    policy: { model: "recorded-only", drift: "continue_to_terminal", tools: BLAME_TOOLS },
+    targets,
+    volatile: input.volatile,
+    skipped,
+  };
+  const estimate: InvestigationEstimate = {
+    probes: targets.length,
+    trials: 1,
+    replays: 0,
+    maxLiveCallsPerTrial: 0,
+    maxLiveCalls: 0,
+    liveToolCalls: targets.length,
+  };
+  return presentInvestigation(
+    await insertInvestigation(prisma, {
+      kind: "stale",
+      sessionId: input.sessionId,
+      replayId: null,
+      params,
+      estimate,
+      createdBy: principal.name,
+    }),
+  );
+}
+
+/** Calls each target's tool again with its recorded arguments and compares; a cancel stops between calls. */
+async function runStaleCheck(params: Params, prisma: Db, records: StaleRecord[], save: () => Promise<boolean>) {
+  const volatile = (params.volatile ?? []).map((p) => parseVolatilePath(p)!).filter(Boolean);
+  const call = toolExecutor(prisma);
+  for (const t of params.targets ?? []) {
+    if (await save()) return "cancelled" as const;
+    const answer = await call({ tool: t.tool, callId: t.callId, args: t.args, cacheKey: t.cacheKey, step: t.seq });
+    if (answer.error && UNREACHED.test(answer.error.type)) {
+      records.push({
+        seq: t.seq,
+        tool: t.tool,
+        state: "unchecked",
+        paths: [],
+        ignored: [],
+        reason: answer.error.message,
+      });
+      continue;
+    }
+    const verdict = staleDiff({ output: t.output, error: t.error }, answer, volatile);
+    records.push({
+      seq: t.seq,
+      tool: t.tool,
+      state: verdict.stale ? "stale" : "fresh",
+      paths: verdict.paths,
+      ignored: verdict.ignored,
+    });
+  }
+  await save();
+  return "completed" as const;
+}
+
 /**
  * Runs a queued investigation to its end (the background work; a job runner's unit). Runs once: a second call
  * does nothing. Each probe is `trials` replays started as the investigation's author; probes are stored as they
@@ -284,7 +451,7 @@ export async function runInvestigation(principal: Principal, input: Investigatio
   if (!(await claimInvestigation(prisma, row.id))) return;
   const params = row.params as Params;
   let cancelled = false;
-  const records: (BlameProbeRecord | MinimizeProbeRecord)[] = [];
+  const records: (BlameProbeRecord | MinimizeProbeRecord | StaleRecord)[] = [];
   const save = async () => {
     cancelled = (await saveInvestigationProgress(prisma, row.id, records)) || cancelled;
   };
@@ -310,6 +477,25 @@ export async function runInvestigation(principal: Principal, input: Investigatio
   };
 
   try {
+    if (row.kind === "stale") {
+      const staleRecords = records as StaleRecord[];
+      const end = await runStaleCheck(params, prisma, staleRecords, async () => {
+        await save();
+        return cancelled;
+      });
+      const count = (state: StaleRecord["state"]) => staleRecords.filter((r) => r.state === state).length;
+      await finishInvestigation(prisma, row.id, {
+        status: end,
+        probes: staleRecords,
+        result: {
+          kind: end === "cancelled" ? "cancelled" : "checked",
+          stale: count("stale"),
+          fresh: count("fresh"),
+          unchecked: count("unchecked"),
+        },
+      });
+      return;
+    }
     if (row.kind === "blame") {
       const modelSteps = params.modelSteps ?? [];
       const ids = new Map<number, string[]>();
@@ -430,10 +616,10 @@ export async function listSessionInvestigations(
 export function presentInvestigation(row: InvestigationRow) {
   const params = row.params as Params;
   const estimate = row.estimate as InvestigationEstimate;
-  const probes = (row.probes ?? []) as (BlameProbeRecord | MinimizeProbeRecord)[];
+  const probes = (row.probes ?? []) as (BlameProbeRecord | MinimizeProbeRecord | StaleRecord)[];
   return {
     id: row.id,
-    kind: row.kind as "blame" | "minimize",
+    kind: row.kind as "blame" | "minimize" | "stale",
     status: row.status,
     sessionId: row.sessionId,
     replayId: row.replayId,
@@ -445,6 +631,7 @@ export function presentInvestigation(row: InvestigationRow) {
       policy: params.policy,
       ...(params.edits ? { edits: params.edits } : {}),
       ...(params.modelSteps ? { modelSteps: params.modelSteps } : {}),
+      ...(params.volatile ? { volatile: params.volatile, skipped: params.skipped ?? [] } : {}),
     },
     estimate,
     progress: { probes: probes.length, of: estimate.probes },
@@ -458,3 +645,25 @@ export function presentInvestigation(row: InvestigationRow) {
   };
 }
 export type InvestigationView = ReturnType<typeof presentInvestigation>;
+
+/**
+ * The recordings a branch used that its session's newest stale check found changed: the branch's evidence
+ * rests on answers the tools no longer give.
+ */
+export async function staleRecordingsUsed(principal: Principal, input: { replayId: string }, prisma: Db) {
+  authorize(principal, "replays.read");
+  const view = await loadReplayView(prisma, input.replayId);
+  if (!view) throw notFound("replay", input.replayId);
+  const check = await latestStaleCheck(prisma, view.replay.sessionId);
+  if (!check) return null;
+  const stale = new Map(
+    ((check.probes ?? []) as unknown as StaleRecord[]).filter((r) => r.state === "stale").map((r) => [r.seq, r]),
+  );
+  const used = view.steps.flatMap((step) => {
+    const record = step.kind === "tool_call" && step.baseSeq !== null ? stale.get(step.baseSeq) : undefined;
+    return record && step.source === "recorded"
+      ? [{ seq: step.seq, baseSeq: record.seq, tool: record.tool, paths: record.paths }]
+      : [];
+  });
+  return { investigationId: check.id, checkedAt: check.finishedAt?.toISOString() ?? null, used };
+}

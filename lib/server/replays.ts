@@ -11,7 +11,9 @@ import { z } from "zod";
 import {
   Edits,
   EventError,
+  LiveCallInDoubt,
   Policy,
+  RunInterrupted,
   policyHash,
   replay,
   ReplayInputError,
@@ -22,12 +24,32 @@ import {
   Capability,
   type ApprovalEntry,
   type BranchLogEntry,
+  type ModelExecutor,
   type PendingCall,
   type PolicyIssue,
   type ReplayResult,
   type SessionEvent,
+  type ToolAnswer,
+  type ToolCall,
+  type ToolExecutor,
+  type ToolSimulator,
 } from "@/lib/replay";
 import type { Db } from "@/lib/db";
+import type { DbClient } from "@/lib/db/client";
+import {
+  beginLiveCall,
+  claimReplayRun,
+  holdsReplayLease,
+  markExperimentRunning,
+  markReplayCancelled,
+  releaseReplayLease,
+  type LiveCallStart,
+  renewReplayLease,
+  replayCancelRequested,
+  replayLastError,
+  saveReplayProgress,
+  settleExperiment,
+} from "@/lib/db/jobs";
 import { hasModelEndpoint } from "@/lib/db/executors";
 import { historyLookupFor, knownTools } from "@/lib/db/history";
 import { getPolicyVersionById, withTransaction } from "@/lib/db/policies";
@@ -36,7 +58,6 @@ import {
   claimReplayForResume,
   comparisonPairRows,
   createReplayRow,
-  fixtureEntryOf,
   getReplayState as readReplayState,
   insertFixture,
   listReplays as readReplays,
@@ -45,7 +66,6 @@ import {
   loadReplayComparison,
   loadReplayView,
   markReplayFailed,
-  releaseReplayClaim,
   replayRunContext,
   saveRunResult,
   stepNotesByLogEntry,
@@ -316,12 +336,6 @@ async function checkAndStoreReplay(prisma: Db, input: StartReplayInput, createdB
 
 type ExtraLog = { fixture?: NewFixture; approval?: ApprovalEntry };
 
-/** What a resume read before it started: the replay's `updatedAt` (the claim compares it) and its status (restored if the resume is refused). */
-interface ResumeGuard {
-  updatedAt: Date;
-  status: string;
-}
-
 /**
  * An error as words a user may read: our own errors' messages, a database
  * error's mapped message; anything else (a driver's or Prisma's text, which
@@ -394,29 +408,166 @@ async function noteSteps(prisma: Db, replayId: string, result: ReplayResult, fre
   }
 }
 
+/** Engine hooks (progress, cancel) as the engine's `ReplayInput` takes them. */
+interface EngineHooks {
+  onProgress?: (p: { done: number; total: number }) => void;
+  isCancelled?: () => boolean | Promise<boolean>;
+}
+
+/** How a worker runs a replay it holds (lib/jobs): its lease, and what to do at step boundaries. */
+export interface RunHooks extends EngineHooks {
+  /** The lease owner: the run's result is stored only while it still holds the replay. */
+  owner?: string;
+}
+
+/** A run whose worker lost its lease (another worker took the replay over): it calls and stores nothing more. */
+export class LeaseLost extends RunInterrupted {
+  constructor(replayId: string) {
+    super(`Replay ${replayId} was taken over by another worker; this run's result is not stored.`);
+    this.name = "LeaseLost";
+  }
+}
+
+/** A live call was made and its answer could not be kept: the run ends; the next one waits for the answer instead of calling again. */
+class AnswerNotKept extends RunInterrupted {
+  constructor(tool: string, cause: unknown) {
+    super(`The answer of the live call to "${tool}" could not be stored: ${describeError(cause)}`);
+    this.name = "AnswerNotKept";
+  }
+}
+
+/** Answers a call from the result entry a run stored for it. */
+function answerFromEntry(payload: unknown): ToolAnswer & { durationMs?: number } {
+  const entry = payload as {
+    output?: unknown;
+    error?: { type: string; message: string } | null;
+    durationMs?: number | null;
+  };
+  const durationMs = entry.durationMs ?? undefined;
+  return entry.error
+    ? { error: entry.error, ...(durationMs !== undefined ? { durationMs } : {}) }
+    : { output: entry.output ?? null, ...(durationMs !== undefined ? { durationMs } : {}) };
+}
+
 /**
- * Runs (or re-runs) a replay with its log first, then persists everything
- * the run produced in one transaction. A resume (`guard`) first claims the
- * replay with a compare-and-set on the `updatedAt` it read: when another
- * resume got there first, this one is refused (409) before anything runs,
- * so a live call never runs twice. An executor failure stops the branch as
- * failed with what it obtained kept; any other failure marks it failed,
- * keeping what it can.
+ * Wraps the executors so each live or simulated result is stored in the branch
+ * log as soon as it is obtained (the same entry, with the same id, the engine
+ * appends): a run killed after a live call keeps it, and the next run reads it
+ * from the log instead of calling again.
  */
-async function executeReplay(
-  prisma: Db,
-  replayId: string,
-  extra: ExtraLog = {},
-  guard?: ResumeGuard,
-): Promise<ReplayResult | null> {
+function writeAhead(
+  executors: { tool: ToolExecutor; simulator: ToolSimulator; model?: ModelExecutor },
+  store: (entry: BranchLogEntry) => Promise<void>,
+  now: () => string,
+  live: {
+    /** Records that this run makes the call, before it is made (lease-fenced, once per call). */
+    begin: (entryId: string) => Promise<LiveCallStart>;
+    /** Stores a live call's answer, lease or not: it is the truth about a call that was made. */
+    keep: (entry: BranchLogEntry) => Promise<void>;
+    lost: () => Error;
+  },
+) {
+  const toolEntry = (call: ToolCall, answer: ToolAnswer & { durationMs?: number }) => ({
+    at: now(),
+    step: call.step,
+    tool: call.tool,
+    callId: call.callId,
+    cacheKey: call.cacheKey,
+    args: call.args,
+    output: answer.error ? null : (answer.output ?? null),
+    error: answer.error ?? null,
+    durationMs: answer.durationMs ?? null,
+  });
+  const thrown = (error: unknown) => ({
+    error: { type: "ToolExecutionError", message: error instanceof Error ? error.message : String(error) },
+  });
+  const key = (call: ToolCall) => `${call.step}:${call.tool}:${call.cacheKey ?? "nokey"}`;
+  const keep = async (entry: BranchLogEntry, tool: string) => {
+    try {
+      await live.keep(entry);
+    } catch {
+      try {
+        await live.keep(entry);
+      } catch (again) {
+        throw new AnswerNotKept(tool, again);
+      }
+    }
+  };
+  const tool: ToolExecutor = async (call) => {
+    const id = `live:${key(call)}`;
+    // Recorded before the call: a later run that finds this without a result never calls again.
+    const start = await live.begin(id);
+    if (start.kind === "lease_lost") throw live.lost();
+    if (start.kind === "answered") return answerFromEntry(start.payload);
+    if (start.kind === "in_doubt")
+      throw new LiveCallInDoubt(
+        `"${call.tool}" was called live by an earlier run (${start.startedAt.toISOString()}) that stopped before its answer was kept. It is not called again, since it may already have acted: supply the answer it gave, from the tool's own records, to continue.`,
+      );
+    let answer: ToolAnswer & { durationMs?: number };
+    try {
+      answer = await executors.tool(call);
+    } catch (error) {
+      await keep({ type: "live_tool_result", id, ...toolEntry(call, thrown(error)) }, call.tool);
+      throw error;
+    }
+    await keep({ type: "live_tool_result", id, ...toolEntry(call, answer) }, call.tool);
+    return answer;
+  };
+  const simulator: ToolSimulator = async (call) => {
+    let answer: ToolAnswer & { durationMs?: number };
+    try {
+      answer = await executors.simulator(call);
+    } catch (error) {
+      const entry = toolEntry(call, thrown(error));
+      await store({ type: "simulated_tool_result", id: `sim:${key(call)}`, ...entry, model: call.model });
+      throw error;
+    }
+    await store({
+      type: "simulated_tool_result",
+      id: `sim:${key(call)}`,
+      ...toolEntry(call, answer),
+      model: call.model,
+    });
+    return answer;
+  };
+  const inner = executors.model;
+  const model: ModelExecutor | undefined = inner
+    ? async (request) => {
+        const result = await inner(request);
+        await store({
+          type: "live_model_output",
+          id: `model:${request.modelStep}:${request.step}`,
+          at: now(),
+          step: request.step,
+          modelStep: request.modelStep,
+          model: result.model ?? request.model ?? "unknown",
+          output: result.output,
+          usage: result.usage ?? null,
+          durationMs: result.durationMs ?? null,
+        });
+        return result;
+      }
+    : undefined;
+  return { tool, simulator, ...(model ? { model } : {}) };
+}
+
+/**
+ * Runs (or re-runs) a replay with its log first (fixtures, approvals, live
+ * results obtained by earlier runs), then persists what the run produced in
+ * one transaction. Live and simulated results are stored as soon as they are
+ * obtained, so a run that is killed repeats no live call when it runs again.
+ * With `hooks.owner` (a worker holding the replay's lease) the result is
+ * stored only while the lease is still held. An executor failure stops the
+ * branch as failed with what it obtained kept; any other failure marks it
+ * failed, keeping what it can.
+ */
+async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {}): Promise<ReplayResult | null> {
   const row = await replayRunContext(prisma, replayId);
   if (!row) throw notFound("replay", replayId);
-  if (guard && !(await withTransaction(prisma, async (tx) => claimReplayForResume(tx, replayId, guard.updatedAt)))) {
-    throw new AppError(
-      "conflict",
-      "The replay is already being resumed (another fixture or decision was sent first); reload and try again.",
-    );
-  }
+  const owner = hooks.owner;
+  const stillHeld = async (tx: DbClient) => {
+    if (owner && !(await holdsReplayLease(tx, replayId, owner))) throw new LeaseLost(replayId);
+  };
 
   let result: ReplayResult | null = null;
   let inputError: ReplayInputError | null = null;
@@ -425,14 +576,35 @@ async function executeReplay(
     if (base.length === 0 && !(await sessionContext(prisma, row.sessionId)))
       throw new Error(`The base session of replay "${replayId}" no longer exists.`);
     const log: BranchLogEntry[] = await loadBranchLog(prisma, replayId);
-    if (extra.fixture) log.push(fixtureEntryOf(extra.fixture));
-    if (extra.approval) log.push(extra.approval);
     const policy = Policy.parse(row.policySnapshot);
     const adapter = Adapter.safeParse(row.session.agent.adapter);
     const nulNotes = new Map<number, string[]>();
     const onNul: NulReport = (r) => {
       const note = `The ${r.executor} executor's answer for "${r.name}" held ${r.replaced} NUL character${r.replaced === 1 ? "" : "s"} (U+0000), replaced with U+FFFD: PostgreSQL cannot store them.`;
       nulNotes.set(r.step, [...(nulNotes.get(r.step) ?? []), note]);
+    };
+    const now = () => new Date().toISOString();
+    const executors = writeAhead(
+      {
+        tool: toolExecutor(prisma, onNul),
+        simulator: toolSimulator(prisma, onNul),
+        ...(LIVE_MODEL_POLICIES.has(policy.model) ? { model: modelExecutor(prisma, onNul, row.modelEndpointId) } : {}),
+      },
+      (entry) =>
+        withTransaction(prisma, async (tx) => {
+          await stillHeld(tx);
+          await appendLogEntries(tx, replayId, [entry], row.createdBy);
+        }),
+      now,
+      {
+        begin: (entryId) => withTransaction(prisma, (tx) => beginLiveCall(tx, replayId, entryId, owner ?? null)),
+        keep: (entry) => withTransaction(prisma, (tx) => appendLogEntries(tx, replayId, [entry], row.createdBy)),
+        lost: () => new LeaseLost(replayId),
+      },
+    );
+    const engineHooks: EngineHooks = {
+      ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
+      ...(hooks.isCancelled ? { isCancelled: hooks.isCancelled } : {}),
     };
     try {
       result = await replay({
@@ -445,16 +617,13 @@ async function executeReplay(
         historyLookup: historyLookupFor(prisma, {
           agentId: row.session.agentId,
           cohortAgentVersionId: row.experiment?.agentVersionId ?? null,
+          // The chosen cohort only: an experiment over a subset answers from its own sessions.
+          cohortExperimentId: row.experiment?.id ?? null,
         }),
         cohort: row.experiment ? { agentVersionId: row.experiment.agentVersionId } : null,
-        executors: {
-          tool: toolExecutor(prisma, onNul),
-          simulator: toolSimulator(prisma, onNul),
-          ...(LIVE_MODEL_POLICIES.has(policy.model)
-            ? { model: modelExecutor(prisma, onNul, row.modelEndpointId) }
-            : {}),
-        },
-        now: () => new Date().toISOString(),
+        executors,
+        now,
+        ...engineHooks,
       });
     } catch (error) {
       if (!(error instanceof ReplayInputError)) throw error;
@@ -466,13 +635,8 @@ async function executeReplay(
       await withTransaction(
         prisma,
         async (tx) => {
-          if (extra.fixture) await insertFixture(tx, replayId, extra.fixture);
-          await appendLogEntries(
-            tx,
-            replayId,
-            [...(extra.approval ? [extra.approval] : []), ...done.newLogEntries],
-            row.createdBy,
-          );
+          await stillHeld(tx);
+          await appendLogEntries(tx, replayId, done.newLogEntries, row.createdBy);
           await saveRunResult(tx, replayId, done, new Date());
         },
         { timeout: 120_000, maxWait: 30_000 },
@@ -481,24 +645,19 @@ async function executeReplay(
       return done;
     }
   } catch (error) {
-    const failure = await settleFailure(prisma, replayId, row.createdBy, extra, result, error);
-    if (guard) throw new AppError("run_failed", `The branch could not be resumed: ${failure.message}`);
+    if (error instanceof LeaseLost) throw error;
+    await settleFailure(prisma, replayId, row.createdBy, {}, result, error);
     return null;
   }
 
   // The engine refused its input before running anything.
   const refused = inputError!;
-  if (guard) {
-    // A resume that cannot run leaves the branch as it was: nothing is stored.
-    await releaseReplayClaim(prisma, replayId, guard.status);
-    throw new AppError("invalid_input", refused.message);
-  }
   await markReplayFailed(prisma, replayId, refused.code, refused.message);
   return null;
 }
 
 /**
- * Checks and stores a replay without running it (status `running`); run it
+ * Checks and stores a replay without running it (status `queued`); run it
  * with `runReplay` (in the background: the dashboard polls its progress).
  * Repeated trials are stored as one replay each (`trialIds`), to run one by one.
  */
@@ -528,15 +687,119 @@ export async function runReplay(principal: Principal, input: ReplayRef, prisma: 
   }
 }
 
+/** Puts replays on the job queue (lib/jobs); `runNow` runs them in this call instead (tests, scripts). */
+export type Enqueue = (replayIds: readonly string[]) => Promise<void>;
+
+/** Runs queued replays one after another in this call, each under a lease like a worker's. */
+export const runNow =
+  (prisma: Db): Enqueue =>
+  async (replayIds) => {
+    for (const id of replayIds) await runQueuedReplay(prisma, id, { owner: `inline:${process.pid}:${randomUUID()}` });
+  };
+
+export interface QueuedRunOptions {
+  owner: string;
+  /** How long a lease lasts without a heartbeat; a worker killed mid-run is replaced after it. */
+  leaseMs?: number;
+  /** Runs started before this one is given up (a replay that kills its worker every time). */
+  maxAttempts?: number;
+}
+
+export type QueuedRunOutcome = "ran" | "busy" | "idle" | "cancelled" | "gave_up" | "lease_lost";
+
 /**
- * Stores a new replay and runs it to its first stop before answering (the HTTP API's `POST /replays`);
- * repeated trials run one after another.
+ * What a job worker does with a replay id: claims the replay (queued, or
+ * running under a lease that ran out), holds it with a heartbeat, runs it with
+ * its log first, stores the result, and lets go. A replay another worker
+ * holds is left to it; a finished one is left alone; so a job delivered twice
+ * runs its replay once.
  */
-export async function startReplay(principal: Principal, input: StartReplayInput, prisma: Db): Promise<StartedReplay> {
+export async function runQueuedReplay(prisma: Db, replayId: string, opts: QueuedRunOptions): Promise<QueuedRunOutcome> {
+  const leaseMs = opts.leaseMs ?? 30_000;
+  const maxAttempts = opts.maxAttempts ?? 3;
+  const claim = await claimReplayRun(prisma, replayId, opts.owner, leaseMs);
+  if (claim.kind !== "claimed") return claim.kind;
+  const experimentId = claim.experimentId;
+  let finished = false;
+  try {
+    if (experimentId) await markExperimentRunning(prisma, experimentId);
+    if (claim.cancelRequested || (await replayCancelRequested(prisma, replayId))) {
+      await markReplayCancelled(prisma, replayId, "Cancelled before it ran.");
+      finished = true;
+      return "cancelled";
+    }
+    if (claim.attempts > maxAttempts) {
+      const lastError = await replayLastError(prisma, replayId);
+      await markReplayFailed(
+        prisma,
+        replayId,
+        "gave_up",
+        `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed).${lastError ? ` Last error: ${lastError}` : ""} What earlier runs obtained is kept in the branch log.`,
+      );
+      finished = true;
+      return "gave_up";
+    }
+    let lost = false;
+    const heartbeat = setInterval(
+      () => {
+        renewReplayLease(prisma, replayId, opts.owner, leaseMs).then(
+          (held) => {
+            if (!held) lost = true;
+          },
+          (error: unknown) => console.error(`Replay ${replayId}: heartbeat failed:`, error),
+        );
+      },
+      Math.max(250, Math.floor(leaseMs / 3)),
+    );
+    let lastProgress = 0;
+    try {
+      await executeReplay(prisma, replayId, {
+        owner: opts.owner,
+        onProgress: ({ done, total }) => {
+          // At most a write every half second; the engine calls this at every step boundary.
+          const at = Date.now();
+          if (at - lastProgress < 500 && done < total) return;
+          lastProgress = at;
+          saveReplayProgress(prisma, replayId, opts.owner, done, total).catch((error: unknown) =>
+            console.error(`Replay ${replayId}: progress not saved:`, error),
+          );
+        },
+        isCancelled: async () => lost || (await replayCancelRequested(prisma, replayId)),
+      });
+    } catch (error) {
+      if (error instanceof LeaseLost) return "lease_lost";
+      throw error;
+    } finally {
+      clearInterval(heartbeat);
+    }
+    finished = true;
+    return "ran";
+  } finally {
+    await releaseReplayLease(prisma, replayId, opts.owner, finished);
+    if (experimentId) await settleExperiment(prisma, experimentId);
+  }
+}
+
+/** Checks and stores a new replay, and puts it on the queue: it answers with the replay `queued`. */
+export async function startReplay(
+  principal: Principal,
+  input: StartReplayInput,
+  prisma: Db,
+  enqueue: Enqueue = runNow(prisma),
+): Promise<StartedReplay> {
   authorize(principal, "replays.run");
   const started = await checkAndStoreReplay(prisma, input, principal.name);
-  for (const id of started.trialIds ?? [started.id]) await executeReplay(prisma, id);
+  await enqueue(started.trialIds ?? [started.id]);
   return started;
+}
+
+/** Paused or awaiting approval → queued, if nobody changed the replay since it was read (else 409, nothing stored). */
+async function claimForResume(tx: DbClient, replayId: string, updatedAt: Date) {
+  if (!(await claimReplayForResume(tx, replayId, updatedAt)))
+    throw new AppError(
+      "conflict",
+      "The replay is already being resumed (another fixture or decision was sent first); reload and try again.",
+    );
 }
 
 async function pendingOf(prisma: Db, replayId: string, waitingFor: PendingCall["waitingFor"]) {
@@ -555,7 +818,12 @@ async function pendingOf(prisma: Db, replayId: string, waitingFor: PendingCall["
 }
 
 /** Stores a fixture for the pending call and resumes the branch (a resume). Nothing changes when it is refused. */
-export async function supplyFixture(principal: Principal, input: SupplyFixtureInput, prisma: Db): Promise<NewFixture> {
+export async function supplyFixture(
+  principal: Principal,
+  input: SupplyFixtureInput,
+  prisma: Db,
+  enqueue: Enqueue = runNow(prisma),
+): Promise<NewFixture> {
   authorize(principal, "replays.run");
   const { replayId } = input;
   const { state, pending } = await pendingOf(prisma, replayId, "fixture");
@@ -587,7 +855,13 @@ export async function supplyFixture(principal: Principal, input: SupplyFixtureIn
     provenance: input.provenance ?? { source: "api" },
     createdAt: new Date(),
   };
-  await executeReplay(prisma, replayId, { fixture }, { updatedAt: state.updatedAt, status: state.status });
+  // The fixture is stored with the claim (paused → queued) before anything runs, so a run that is
+  // killed keeps it; of two concurrent fixtures only the first claims the replay.
+  await withTransaction(prisma, async (tx) => {
+    await claimForResume(tx, replayId, state.updatedAt);
+    await insertFixture(tx, replayId, fixture);
+  });
+  await enqueue([replayId]);
   return fixture;
 }
 
@@ -596,6 +870,7 @@ export async function decideApproval(
   principal: Principal,
   input: DecideApprovalInput,
   prisma: Db,
+  enqueue: Enqueue = runNow(prisma),
 ): Promise<ApprovalEntry> {
   authorize(principal, "replays.run");
   const { replayId } = input;
@@ -617,7 +892,11 @@ export async function decideApproval(
     by: principal.name,
     ...(input.note ? { note: input.note } : {}),
   };
-  await executeReplay(prisma, replayId, { approval }, { updatedAt: state.updatedAt, status: state.status });
+  await withTransaction(prisma, async (tx) => {
+    await claimForResume(tx, replayId, state.updatedAt);
+    await appendLogEntries(tx, replayId, [approval], principal.name);
+  });
+  await enqueue([replayId]);
   await recordAudit(prisma, {
     actorId: principal.userId,
     actorName: principal.name,
@@ -654,7 +933,12 @@ export async function getReplayState(principal: Principal, input: ReplayRef, pri
   authorize(principal, "replays.read");
   const state = await readReplayState(prisma, input.replayId);
   if (!state) throw notFound("replay", input.replayId);
-  return { status: state.status, stepCount: state.stepCount };
+  return {
+    status: state.status,
+    stepCount: state.stepCount,
+    progress: state.progressTotal ? { done: state.progressDone ?? 0, total: state.progressTotal } : null,
+    cancelRequested: state.cancelRequested,
+  };
 }
 
 /** Replays, newest first. */

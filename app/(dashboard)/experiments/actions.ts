@@ -1,39 +1,44 @@
 "use server";
 
-import { after } from "next/server";
 import { revalidatePath } from "next/cache";
-import { db } from "@/lib/db";
 import { validatedAction } from "@/lib/http/action";
 import {
   CreateExperimentInput,
   createExperiment,
+  CohortPreviewInput,
   ExperimentRef,
   getExperimentProgress,
+  previewCohort,
   runExperiment,
 } from "@/lib/server/experiments";
+import { cancelExperiment, CancelExperimentInput } from "@/lib/server/jobs";
+import { enqueue } from "@/lib/jobs/runtime";
 import { supplyGroupFixture, SupplyGroupFixtureInput } from "@/lib/server/experiment-fixtures";
-import { systemPrincipal } from "@/lib/server/principal";
 
-/** Stores the experiment with its cohort and runs it after the response: the page polls its progress. */
+/** Stores the experiment with its cohort and queues one job per member replay: the page polls its progress. */
 export const startExperimentAction = validatedAction(CreateExperimentInput, async (principal, input, prisma) => {
   const created = await createExperiment(principal, input, prisma);
-  after(async () => {
-    try {
-      await runExperiment(systemPrincipal(principal.name), { experimentId: created.id }, await db());
-    } catch (error) {
-      console.error(`Experiment ${created.id} failed to run:`, error);
-    }
-  });
+  await runExperiment(principal, { experimentId: created.id }, prisma, enqueue);
   revalidatePath("/experiments");
   return { id: created.id, total: created.total, warnings: created.warnings.map((w) => w.message) };
 });
 
+/** How many sessions the subset picker's filters keep, before starting. */
+export const previewCohortAction = validatedAction(CohortPreviewInput, previewCohort);
+
 /** Progress for the poll. */
 export const experimentProgressAction = validatedAction(ExperimentRef, getExperimentProgress);
 
+/** Cancels an experiment: queued members at once, running ones at their next step. */
+export const cancelExperimentAction = validatedAction(CancelExperimentInput, async (principal, input, prisma) => {
+  const outcome = await cancelExperiment(principal, input, prisma);
+  revalidatePath(`/experiments/${input.experimentId}`);
+  return outcome;
+});
+
 /** One fixture for every member paused on the same call; they resume. */
 export const supplyGroupFixtureAction = validatedAction(SupplyGroupFixtureInput, async (principal, input, prisma) => {
-  const result = await supplyGroupFixture(principal, input, prisma);
+  const result = await supplyGroupFixture(principal, input, prisma, enqueue);
   revalidatePath(`/experiments/${input.experimentId}`);
   return result;
 });

@@ -12,6 +12,7 @@ import {
   tryRule,
   TryRuleInput,
 } from "@/lib/server/policies";
+import { plainPolicy } from "@/lib/replay";
 
 /**
  * Creates a policy from a preset or an imported document. A document that
@@ -21,7 +22,7 @@ import {
 export const createPolicyAction = validatedAction(CreatePolicyInput, async (principal, input, prisma) => {
   const created = await createPolicy(principal, input, prisma);
   revalidatePath("/policies");
-  return created;
+  return { ...created, draft: plainPolicy(created.draft) };
 });
 
 const SaveInput = z.object({

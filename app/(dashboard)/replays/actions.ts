@@ -1,13 +1,12 @@
 "use server";
 
-import { after } from "next/server";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { db } from "@/lib/db";
 import { AppError, parseInput } from "@/lib/errors";
 import { validatedAction } from "@/lib/http/action";
 import { parseFixtureForm } from "@/lib/http/fixture-form";
-import { systemPrincipal } from "@/lib/server/principal";
+import { enqueue } from "@/lib/jobs/runtime";
+import { cancelReplay, CancelReplayInput } from "@/lib/server/jobs";
 import {
   ComparisonPairInput,
   createReplay,
@@ -16,27 +15,18 @@ import {
   getComparisonPair,
   getReplayState,
   ReplayRef,
-  runReplay,
   StartReplayInput,
   supplyFixture,
   SupplyFixtureInput,
 } from "@/lib/server/replays";
 
 /**
- * Stores the replay and runs it after the response: the page shows progress instead of waiting.
- * Repeated trials are stored as one replay each and run one after another.
+ * Stores the replay and queues it for a worker: the page shows progress instead of waiting.
+ * Repeated trials are stored as one replay each, one job each.
  */
 export const startReplayAction = validatedAction(StartReplayInput, async (principal, input, prisma) => {
   const started = await createReplay(principal, input, prisma);
-  after(async () => {
-    for (const id of started.trialIds ?? [started.id]) {
-      try {
-        await runReplay(systemPrincipal(principal.name), { replayId: id }, await db());
-      } catch (error) {
-        console.error(`Replay ${id} failed to run:`, error);
-      }
-    }
-  });
+  await enqueue(started.trialIds ?? [started.id]);
   revalidatePath("/replays");
   return {
     id: started.id,
@@ -66,6 +56,7 @@ export const supplyFixtureAction = validatedAction(
         "The fixture is not valid.",
       ),
       prisma,
+      enqueue,
     );
     revalidatePath(`/replays/${input.replayId}`);
     return { fixtureId: fixture.id };
@@ -73,7 +64,7 @@ export const supplyFixtureAction = validatedAction(
 );
 
 export const decideApprovalAction = validatedAction(DecideApprovalInput, async (principal, input, prisma) => {
-  const approval = await decideApproval(principal, { ...input, note: input.note || undefined }, prisma);
+  const approval = await decideApproval(principal, { ...input, note: input.note || undefined }, prisma, enqueue);
   revalidatePath(`/replays/${input.replayId}`);
   return { approvalId: approval.id };
 });
@@ -83,3 +74,10 @@ export const replayStateAction = validatedAction(ReplayRef, getReplayState);
 
 /** Both sides of one aligned pair, for the comparison's detail panel. */
 export const comparisonPairAction = validatedAction(ComparisonPairInput, getComparisonPair);
+
+/** Cancels a replay: a queued or waiting one at once, a running one at its next step (steps so far kept). */
+export const cancelReplayAction = validatedAction(CancelReplayInput, async (principal, input, prisma) => {
+  const outcome = await cancelReplay(principal, input, prisma);
+  revalidatePath(`/replays/${input.replayId}`);
+  return outcome;
+});

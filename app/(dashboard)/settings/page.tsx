@@ -25,6 +25,11 @@ const SECTIONS = [
     title: "Audit log",
     text: "Who signed in, changed a role, made or revoked a key, changed an executor, approved a live call or shared a report (admins).",
   },
+  {
+    href: "/settings/jobs",
+    title: "Jobs",
+    text: "Replays waiting for a worker, running, and failed, with who runs them; retry a failed one.",
+  },
 ] as const;
 
 export default function SettingsPage() {

@@ -22,7 +22,7 @@ export default async function NewExperimentPage() {
       <PageHeader
         breadcrumbs={[{ href: "/experiments", label: "Experiments" }]}
         title="New experiment"
-        subtitle="Replay every recorded session of one agent version under one policy version."
+        subtitle="Replay the recorded sessions of one agent version, all or some, under one policy version."
       />
       {policyVersions.length === 0 ? (
         <EmptyState

@@ -1,18 +1,5 @@
-import Link from "next/link";
-import { EmptyState } from "@/components/ui/EmptyState";
-import { buttonClass } from "@/components/ui/Button";
+import { RecordNotFound } from "@/components/ui/RecordNotFound";
 
 export default function PolicyNotFound() {
-  return (
-    <EmptyState
-      title="Policy not found"
-      action={
-        <Link href="/policies" className={buttonClass()}>
-          All policies
-        </Link>
-      }
-    >
-      It may have been deleted, or the link is wrong. Open the list of policies, or create one there.
-    </EmptyState>
-  );
+  return <RecordNotFound kind="policy" />;
 }

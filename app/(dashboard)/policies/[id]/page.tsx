@@ -5,7 +5,7 @@ import { Badge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { getPolicyForEditor } from "@/lib/server/policies";
-import { Policy, policyJsonSchema } from "@/lib/replay";
+import { plainPolicy, Policy, policyJsonSchema } from "@/lib/replay";
 
 export const metadata: Metadata = { title: "Policy" };
 export const dynamic = "force-dynamic";
@@ -47,7 +47,9 @@ export default async function PolicyPage({ params }: { params: Promise<{ id: str
         agent={agent}
         tools={tools}
         saved={
-          latest && document?.success ? { version: latest.version, hash: latest.hash, document: document.data } : null
+          latest && document?.success
+            ? { version: latest.version, hash: latest.hash, document: plainPolicy(document.data) }
+            : null
         }
         schema={policyJsonSchema()}
         calls={calls}

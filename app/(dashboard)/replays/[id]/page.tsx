@@ -2,6 +2,9 @@ import type { Metadata } from "next";
 import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
+import { MinimizeButton } from "@/components/investigations/MinimizeButton";
+import { StaleUsedNotice } from "@/components/investigations/StaleUsedNotice";
+import { staleRecordingsUsed } from "@/lib/server/investigations";
 import { CoveragePanel } from "@/components/replays/CoveragePanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
@@ -51,10 +54,13 @@ export default async function ReplayPage({ params }: Props) {
             <Link href={`/sessions/${session.id}`} className={buttonClass({ variant: "secondary" })}>
               Open base run
             </Link>
-            {replay.status !== "running" ? (
+            {replay.status !== "running" && replay.status !== "queued" ? (
               <Link href={`/replays/${replay.id}/compare`} className={buttonClass()}>
                 Compare with base
               </Link>
+            ) : null}
+            {can(principal, "replays.run") && replay.edits.length >= 2 && isTerminal(replay.status) ? (
+              <MinimizeButton replayId={replay.id} />
             ) : null}
             {can(principal, "reports.write") ? (
               <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
@@ -62,15 +68,28 @@ export default async function ReplayPage({ params }: Props) {
           </>
         }
       />
-      {replay.status === "running" ? (
-        <ReplayProgress replayId={replay.id} startedAt={replay.createdAt.toISOString()} baseSteps={view.base.length} />
+      {replay.status === "running" || replay.status === "queued" ? (
+        <ReplayProgress
+          replayId={replay.id}
+          status={replay.status}
+          baseSteps={view.base.length}
+          progress={replay.progress}
+          cancelRequested={replay.cancelRequested}
+        />
       ) : null}
       {replay.error ? (
         <Notice tone="error" className="mb-6">
-          <strong>{replay.status === "failed" ? "The branch failed" : "The branch stopped"}</strong> (
-          {replay.error.code}): {replay.error.message}
+          <strong>
+            {replay.status === "failed"
+              ? "The branch failed"
+              : replay.status === "cancelled"
+                ? "The branch was cancelled"
+                : "The branch stopped"}
+          </strong>{" "}
+          ({replay.error.code}): {replay.error.message}
         </Notice>
       ) : null}
+      <StaleUsedNotice stale={await staleRecordingsUsed(principal, { replayId: id }, prisma)} />
       <TrialSetLink trialSet={counterfactual?.trialSet ?? null} />
       {replay.status !== "running" ? (
         <ForkNotice fork={counterfactual?.fork ?? null} modelPolicy={replay.policySnapshot.model} />
@@ -85,8 +104,12 @@ export default async function ReplayPage({ params }: Props) {
         <div>
           <h2 className="mb-2 text-base font-semibold text-slate-900">Branch steps</h2>
           {view.steps.length === 0 ? (
-            <EmptyState title={replay.status === "running" ? "No steps yet" : "The branch has no steps"}>
-              {replay.status === "running"
+            <EmptyState
+              title={
+                replay.status === "running" || replay.status === "queued" ? "No steps yet" : "The branch has no steps"
+              }
+            >
+              {replay.status === "running" || replay.status === "queued"
                 ? "The branch is running; its steps appear when it stops or pauses."
                 : "It stopped before its first step; the reason is shown above."}
             </EmptyState>

@@ -1,13 +1,5 @@
-import { EmptyState } from "@/components/ui/EmptyState";
+import { RecordNotFound } from "@/components/ui/RecordNotFound";
 
 export default function SessionNotFound() {
-  return (
-    <EmptyState title="Session not found">
-      It may have been deleted, or the link is wrong.{" "}
-      <a className="text-indigo-700 underline" href="/sessions">
-        Back to sessions
-      </a>
-      .
-    </EmptyState>
-  );
+  return <RecordNotFound kind="session" />;
 }

@@ -63,9 +63,14 @@ export default async function SessionPage({ params, searchParams }: Props) {
         }
         actions={
           can(principal, "replays.run") ? (
-            <Link href={`/sessions/${session.id}/replay`} className={buttonClass()}>
-              Replay this session
-            </Link>
+            <>
+              <Link href={`/sessions/${session.id}/investigate`} className={buttonClass({ variant: "secondary" })}>
+                Investigate
+              </Link>
+              <Link href={`/sessions/${session.id}/replay`} className={buttonClass()}>
+                Replay this session
+              </Link>
+            </>
           ) : null
         }
       />

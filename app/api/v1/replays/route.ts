@@ -1,19 +1,23 @@
 import { apiRoute, readJson, readQuery } from "@/lib/http/api";
 import { presentReplay } from "@/lib/http/present";
+import { enqueue } from "@/lib/jobs/runtime";
 import { replayCounterfactual, trialSetView } from "@/lib/server/counterfactual";
-import { getReplay, ListReplaysInput, listReplays, StartReplayInput, startReplay } from "@/lib/server/replays";
+import { createReplay, getReplay, ListReplaysInput, listReplays, StartReplayInput } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 
 /**
- * `{ sessionId, policy | policyVersionId, edits?, modelEndpoint?, checks?, trials? }` → runs the branch
- * to its first stop: `201 { replay }` (with `fork` and check `verdicts`). With `trials` > 1, runs each
- * trial and adds `trialSet` (pass rate, interval, per-step departures); `replay` is the first trial.
+ * `{ sessionId, policy | policyVersionId, edits?, modelEndpoint?, checks?, trials? }` → stores the replay
+ * and queues it: `201 { replay }` with status `queued` (poll `GET /api/v1/replays/:id` for `fork` and
+ * check `verdicts`). With `trials` > 1, each trial is its own queued replay and `trialSet` is added;
+ * `replay` is the first trial.
  */
 export const POST = apiRoute(async ({ request, prisma, principal }) => {
   const input = await readJson(request, StartReplayInput);
-  const started = await startReplay(principal, input, prisma);
+  const started = await createReplay(principal, input, prisma);
+  // The answer shows the replay as stored (`queued`); a worker may take it the moment it is enqueued.
   const view = await getReplay(principal, { replayId: started.id }, prisma);
+  await enqueue(started.trialIds ?? [started.id]);
   const counterfactual = await replayCounterfactual(principal, { replayId: started.id }, prisma);
   return Response.json(
     {

@@ -1,0 +1,66 @@
+import type { Metadata } from "next";
+import { CancelInvestigationButton } from "@/components/investigations/CancelInvestigationButton";
+import { InvestigationView } from "@/components/investigations/InvestigationView";
+import { RefreshWhileRunning } from "@/components/investigations/RefreshWhileRunning";
+import { StatusBadge } from "@/components/ui/Badge";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { getInvestigation } from "@/lib/server/investigations";
+import { getSession } from "@/lib/server/sessions";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Investigation" };
+
+type Props = { params: Promise<{ id: string }> };
+
+/** What a step did, in a few words: a model step by the tools it called (or "replied"), others by name. */
+function stepName(e: { kind: string; name: string; output: unknown }): string {
+  if (e.kind !== "model_call") return e.name;
+  const calls = (e.output as { toolCalls?: { name: string }[] } | null)?.toolCalls ?? [];
+  return calls.length > 0 ? `called ${calls.map((c) => c.name).join(", ")}` : "replied";
+}
+
+export default async function InvestigationPage({ params }: Props) {
+  const { id } = await params;
+  const { principal, prisma } = await pageContext();
+  const investigation = await orNotFound(getInvestigation(principal, { investigationId: id }, prisma));
+  const session = await getSession(principal, { sessionId: investigation.sessionId }, prisma);
+  const label = session.title ?? session.externalId ?? session.id;
+  const running = investigation.status === "queued" || investigation.status === "running";
+  return (
+    <>
+      <RefreshWhileRunning running={running} />
+      <PageHeader
+        breadcrumbs={[
+          { href: "/sessions", label: "Sessions" },
+          { href: `/sessions/${session.id}`, label },
+          { href: `/sessions/${session.id}/investigate`, label: "Investigate" },
+        ]}
+        title={
+          investigation.kind === "blame"
+            ? "Which step decided the failure"
+            : investigation.kind === "stale"
+              ? "Are the recordings stale?"
+              : "The smallest fixing change"
+        }
+        subtitle={
+          <span className="flex flex-wrap items-center gap-2">
+            <StatusBadge status={investigation.status} />
+            <span data-testid="investigation-progress">
+              {investigation.progress.probes} of at most {investigation.progress.of} probes
+            </span>
+            <span>
+              · started by {investigation.createdBy ?? "unknown"}{" "}
+              {investigation.createdAt.slice(0, 16).replace("T", " ")} UTC
+            </span>
+          </span>
+        }
+        actions={running && !investigation.cancelRequested ? <CancelInvestigationButton investigationId={id} /> : null}
+      />
+      <InvestigationView
+        investigation={investigation}
+        baseSteps={session.events.map((e) => ({ seq: e.seq, name: stepName(e), kind: e.kind }))}
+      />
+    </>
+  );
+}

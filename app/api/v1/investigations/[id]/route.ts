@@ -1,0 +1,9 @@
+import { apiRoute } from "@/lib/http/api";
+import { getInvestigation } from "@/lib/server/investigations";
+
+export const dynamic = "force-dynamic";
+
+/** An investigation with its cost bound, the probes run so far and, once finished, its result. */
+export const GET = apiRoute<{ id: string }>(async ({ prisma, params, principal }) => {
+  return Response.json({ investigation: await getInvestigation(principal, { investigationId: params.id }, prisma) });
+});

@@ -1,0 +1,17 @@
+import { apiRoute, readJson } from "@/lib/http/api";
+import { enqueueInvestigation } from "@/lib/jobs/runtime";
+import { createInvestigation, StartInvestigationInput } from "@/lib/server/investigations";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * `{ kind: "blame", sessionId, checks, trials?, share?, policyVersionId?, modelEndpoint? }` or
+ * `{ kind: "minimize", replayId, checks?, trials?, share?, modelEndpoint? }` →
+ * `201 { investigation: { id, status, progress, estimate, probes, result } }`. A worker runs it (a job);
+ * poll `GET /api/v1/investigations/:id`.
+ */
+export const POST = apiRoute(async ({ request, prisma, principal }) => {
+  const investigation = await createInvestigation(principal, await readJson(request, StartInvestigationInput), prisma);
+  await enqueueInvestigation(investigation.id, principal.name);
+  return Response.json({ investigation }, { status: 201 });
+});

@@ -1,0 +1,141 @@
+/**
+ * Cohort benchmark on PostgreSQL (127.0.0.1:5432, a database of its own,
+ * dropped at the end): an experiment over N sessions generated from the demo
+ * refund session with varied arguments, run by `npm run worker` processes.
+ * Prints, all measured in this one run:
+ *   - engine only: the replay engine over the same sessions, in this process
+ *     (events loaded beforehand), the floor of what a worker must do;
+ *   - 1 worker process vs 2 worker processes (concurrency 1 each): wall time
+ *     from enqueue to the last member done, sessions/s, and their ratio;
+ *   - replay + persist per session (1 worker) vs engine-only per session (target ≤ 3×);
+ *   - enqueue overhead: create + enqueue one replay through the service, p50/p95
+ *     (in process; the HTTP layer is not included).
+ * Run: npm run bench:cohort [-- --sessions 1000 --enqueues 300 --two-first]
+ */
+import { execSync } from "node:child_process";
+import { createTestDatabase } from "../lib/db/testing";
+import { savePolicyByName, withTransaction } from "../lib/db/policies";
+import { toSessionEvent } from "../lib/db/sessions";
+import { startJobs } from "../lib/jobs/queue";
+import { eventually, generateRefundCohort, startTsx } from "../lib/jobs/testing";
+import { replay, toolLevelPreset, type Policy } from "../lib/replay";
+import { createExperiment, runExperiment } from "../lib/server/experiments";
+import { localAdmin } from "../lib/server/principal";
+import { createReplay } from "../lib/server/replays";
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+const SESSIONS = arg("sessions", 1000);
+const ENQUEUES = arg("enqueues", 300);
+const RECORDED: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: toolLevelPreset("recorded-only"),
+};
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+async function main() {
+  console.log(`load before: ${execSync("uptime").toString().trim()}`);
+  const db = await createTestDatabase("postgres");
+  const url = `postgres://postgres@127.0.0.1:5432/${db.pgConfig!.database}`;
+  try {
+    const t0 = performance.now();
+    const { agentVersionId } = await generateRefundCohort(db.prisma, SESSIONS);
+    console.log(`generated ${SESSIONS} sessions in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const versionId = (
+      await withTransaction(db.prisma, (tx) =>
+        savePolicyByName(tx, { name: "bench", agentId: null, document: RECORDED }),
+      )
+    ).versionId;
+
+    // Engine only, over the same sessions.
+    const sessions = await db.prisma.session.findMany({
+      where: { agentVersionId },
+      select: { id: true, events: { orderBy: { seq: "asc" } } },
+    });
+    const bases = sessions.map((s) => s.events.map(toSessionEvent));
+    const e0 = performance.now();
+    for (const base of bases) await replay({ base, policy: RECORDED, now: () => new Date().toISOString() });
+    const engineMs = performance.now() - e0;
+
+    const queue = await startJobs(db, { work: false, log: () => undefined });
+    const runWith = async (workers: number) => {
+      const created = await createExperiment(
+        localAdmin("bench"),
+        { name: `${workers} worker(s)`, policyVersionId: versionId, agentVersionId },
+        db.prisma,
+      );
+      const procs = Array.from({ length: workers }, () =>
+        startTsx("scripts/worker.ts", [], { DATABASE_URL: url, BRANCHPOINT_WORKER_CONCURRENCY: "1" }),
+      );
+      try {
+        await Promise.all(procs.map((p) => p.waitFor(/Branchpoint worker \d+: 1 at once/)));
+        const start = performance.now();
+        await runExperiment(localAdmin("bench"), { experimentId: created.id }, db.prisma, queue.enqueue);
+        await eventually(
+          `${workers}-worker experiment to finish`,
+          async () =>
+            (await db.prisma.experiment.findUniqueOrThrow({ where: { id: created.id } })).status === "completed",
+          30 * 60_000,
+        );
+        const ms = performance.now() - start;
+        const bad = await db.prisma.replay.count({ where: { experimentId: created.id, status: { not: "completed" } } });
+        if (bad > 0) throw new Error(`${bad} member replays did not complete`);
+        return ms;
+      } finally {
+        for (const p of procs) await p.kill9();
+      }
+    };
+    // `--two-first` runs the 2-worker experiment first, to see whether the order (a warmer database) matters.
+    const twoFirst = process.argv.includes("--two-first");
+    const two0 = twoFirst ? await runWith(2) : 0;
+    const one = await runWith(1);
+    const two = twoFirst ? two0 : await runWith(2);
+
+    const latencies: number[] = [];
+    const someSession = sessions[0]!.id;
+    for (let k = 0; k < ENQUEUES; k++) {
+      const s0 = performance.now();
+      const { id } = await createReplay(
+        localAdmin("bench"),
+        { sessionId: someSession, policyVersionId: versionId },
+        db.prisma,
+      );
+      await queue.enqueue([id]);
+      latencies.push(performance.now() - s0);
+    }
+    await queue.stop();
+
+    const rate = (ms: number) => (SESSIONS / (ms / 1000)).toFixed(1);
+    console.log(`sessions: ${SESSIONS}`);
+    console.log(
+      `engine only:         ${(engineMs / 1000).toFixed(2)} s  ${(engineMs / SESSIONS).toFixed(2)} ms/session`,
+    );
+    console.log(
+      `1 worker process:    ${(one / 1000).toFixed(2)} s  ${rate(one)} sessions/s  ${(one / SESSIONS).toFixed(2)} ms/session`,
+    );
+    console.log(`2 worker processes:  ${(two / 1000).toFixed(2)} s  ${rate(two)} sessions/s`);
+    console.log(`speed-up 2 vs 1:     ${(one / two).toFixed(2)}×`);
+    console.log(`replay+persist / engine-only per session: ${(one / engineMs).toFixed(2)}× (target ≤ 3×)`);
+    console.log(
+      `enqueue (create + enqueue, ${ENQUEUES} in process): p50 ${pct(latencies, 50).toFixed(1)} ms, p95 ${pct(latencies, 95).toFixed(1)} ms`,
+    );
+  } finally {
+    await db.drop();
+    console.log(`load after: ${execSync("uptime").toString().trim()}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,258 @@
+import Link from "next/link";
+import { Badge } from "@/components/ui/Badge";
+import { Card } from "@/components/ui/Card";
+import { DataTable } from "@/components/ui/DataTable";
+import { Notice } from "@/components/ui/Notice";
+import type { Edit } from "@/lib/replay";
+import type {
+  BlameProbeRecord,
+  InvestigationView as View,
+  MinimizeProbeRecord,
+  StaleRecord,
+} from "@/lib/server/investigations";
+
+type BaseStep = { seq: number; name: string; kind: string };
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+function editLabel(edit: Edit, baseSteps: readonly BaseStep[]): string {
+  const step = baseSteps.find((s) => s.seq === edit.seq);
+  return `${edit.op.replaceAll("_", " ")} at step ${edit.seq}${step ? ` (${step.name})` : ""}`;
+}
+
+/** What the search found, in words, with the branch to open. */
+function ResultNotice({ investigation, baseSteps }: { investigation: View; baseSteps: readonly BaseStep[] }) {
+  const r = investigation.result as
+    | { kind: "decided"; modelStep: number; baseSeq: number; replayId: string | null }
+    | { kind: "not_fixable" | "not_fixing" | "cancelled" }
+    | { kind: "minimal"; kept: number[]; edits: Edit[]; replayId: string | null }
+    | null;
+  if (investigation.status === "failed")
+    return (
+      <Notice tone="error" className="mb-6">
+        The investigation stopped: {investigation.error?.message ?? "see the server log"}. The probes below were run.
+      </Notice>
+    );
+  if (!r)
+    return (
+      <Notice tone="info" className="mb-6">
+        Running: each probe is a set of replays with the model live; probes appear below as they finish.
+      </Notice>
+    );
+  switch (r.kind) {
+    case "decided": {
+      const step = baseSteps.find((s) => s.seq === r.baseSeq);
+      const probe = (investigation.probes as BlameProbeRecord[]).find((p) => p.modelStep === r.modelStep);
+      return (
+        <Notice tone="success" className="mb-6">
+          <p data-testid="investigation-result">
+            <strong>
+              The failure is decided at model step {r.modelStep} (base step {r.baseSeq}
+              {step ? `, ${step.name}` : ""}).
+            </strong>{" "}
+            With the model re-run live from there the run passed
+            {probe ? ` in ${probe.passes} of ${probe.trials} trials` : ""}; from any later step it failed as recorded.
+          </p>
+          {r.replayId ? (
+            <Link href={`/replays/${r.replayId}/compare`} className="mt-2 inline-block font-medium underline">
+              Open the branch forked at that step
+            </Link>
+          ) : null}
+        </Notice>
+      );
+    }
+    case "not_fixable":
+      return (
+        <Notice tone="warning" className="mb-6">
+          <p data-testid="investigation-result">
+            Re-running the model live from its first step did not make the run pass: no decision of the model explains
+            the failure. Look at the tool results and inputs it was given (an edit and a replay can test those).
+          </p>
+        </Notice>
+      );
+    case "minimal":
+      return (
+        <Notice tone="success" className="mb-6">
+          <p data-testid="investigation-result">
+            <strong>
+              {r.edits.length} of {investigation.params.edits?.length ?? r.edits.length} edits are enough
+            </strong>{" "}
+            to pass the checks, and removing any one of them breaks the fix:
+          </p>
+          <ul className="mt-1 list-disc pl-5">
+            {r.edits.map((e) => (
+              <li key={`${e.seq}-${e.op}`}>{editLabel(e, baseSteps)}</li>
+            ))}
+          </ul>
+          {r.replayId ? (
+            <Link href={`/replays/${r.replayId}`} className="mt-2 inline-block font-medium underline">
+              Open the minimal counterfactual
+            </Link>
+          ) : null}
+        </Notice>
+      );
+    case "not_fixing":
+      return (
+        <Notice tone="warning" className="mb-6">
+          <p data-testid="investigation-result">
+            The branch&apos;s edits together did not pass the checks this time (a live model may answer differently), so
+            there is nothing to minimise.
+          </p>
+        </Notice>
+      );
+    case "cancelled":
+      return (
+        <Notice tone="info" className="mb-6">
+          <p data-testid="investigation-result">Stopped before it finished; the probes it ran are below.</p>
+        </Notice>
+      );
+  }
+}
+
+function TrialLinks({ ids }: { ids: readonly string[] }) {
+  return (
+    <span className="flex flex-wrap gap-1">
+      {ids.map((id, k) => (
+        <Link key={id} href={`/replays/${id}/compare`} className="text-indigo-700 hover:underline">
+          {k + 1}
+        </Link>
+      ))}
+    </span>
+  );
+}
+
+const STATE_TONE = { stale: "bad", fresh: "good", unchecked: "neutral" } as const;
+const STATE_WORD = { stale: "stale", fresh: "same", unchecked: "not reached" } as const;
+
+/** A stale check: each recorded call checked, where its answer changed, and the tools left alone. */
+function StaleView({ investigation }: { investigation: View }) {
+  const records = investigation.probes as StaleRecord[];
+  const r = investigation.result as { kind: string; stale: number; fresh: number; unchecked: number } | null;
+  const skipped = investigation.params.skipped ?? [];
+  return (
+    <>
+      {r?.kind === "checked" ? (
+        <Notice tone={r.stale > 0 ? "warning" : "success"} className="mb-6">
+          <p data-testid="investigation-result">
+            {r.stale === 0
+              ? `Every recording checked is still what its tool answers (${r.fresh} checked).`
+              : `${r.stale} of ${records.length} recordings are stale: the tool answers differently today. Replays that used them say so.`}
+            {r.unchecked > 0 ? ` ${r.unchecked} could not be checked (the tool was not reached).` : ""}
+          </p>
+        </Notice>
+      ) : (
+        <ResultNotice investigation={investigation} baseSteps={[]} />
+      )}
+      <p className="mb-4 text-sm text-slate-700" data-testid="investigation-bound">
+        {investigation.estimate.liveToolCalls ?? 0} live tool calls, one per distinct recorded call.
+        {investigation.params.volatile && investigation.params.volatile.length > 0
+          ? ` Ignored: ${investigation.params.volatile.join(", ")}.`
+          : ""}
+      </p>
+      <Card title="Recordings" padded={false}>
+        {records.length === 0 ? (
+          <p className="p-4 text-sm text-slate-600">No recording has been checked yet.</p>
+        ) : (
+          <DataTable frame={false} label="Recordings" columns={["Step", "Tool", "Today", "Differs at", "Ignored"]}>
+            {records.map((rec) => (
+              <tr key={rec.seq} data-testid="stale-row">
+                <td className="px-3 py-2 tabular-nums">{rec.seq}</td>
+                <td className="px-3 py-2 font-mono text-xs">{rec.tool}</td>
+                <td className="px-3 py-2">
+                  <Badge tone={STATE_TONE[rec.state]}>{STATE_WORD[rec.state]}</Badge>
+                </td>
+                <td className="px-3 py-2 font-mono text-xs">{rec.reason ?? (rec.paths.join(", ") || "—")}</td>
+                <td className="px-3 py-2 font-mono text-xs text-slate-600">{rec.ignored.join(", ") || "—"}</td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </Card>
+      {skipped.length > 0 ? (
+        <p className="mt-4 text-sm text-slate-600" data-testid="stale-skipped">
+          Not called: {skipped.map((k) => `${k.tool} (${k.reason})`).join("; ")}.
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** A blame search's, a minimisation's or a stale check's bound, result and probes. */
+export function InvestigationView({
+  investigation,
+  baseSteps,
+}: {
+  investigation: View;
+  baseSteps: readonly BaseStep[];
+}) {
+  if (investigation.kind === "stale") return <StaleView investigation={investigation} />;
+  const { estimate, params } = investigation;
+  return (
+    <>
+      <ResultNotice investigation={investigation} baseSteps={baseSteps} />
+      <p className="mb-4 text-sm text-slate-700" data-testid="investigation-bound">
+        Bound stated before it started: at most {estimate.probes} probes × {estimate.trials} trials = {estimate.replays}{" "}
+        replays and {estimate.maxLiveCalls} live model calls. A probe counts as a fix when at least {pct(params.share)}{" "}
+        of its trials pass every check.
+      </p>
+      <Card title="Probes" padded={false}>
+        {investigation.probes.length === 0 ? (
+          <p className="p-4 text-sm text-slate-600">No probe has finished yet.</p>
+        ) : investigation.kind === "blame" ? (
+          <DataTable frame={false} label="Probes" columns={["#", "Model live from", "Passed", "Fix?", "Trials"]}>
+            {(investigation.probes as BlameProbeRecord[]).map((p, k) => {
+              const step = baseSteps.find((s) => s.seq === p.baseSeq);
+              return (
+                <tr key={k} data-testid="probe-row">
+                  <td className="px-3 py-2 tabular-nums">{k + 1}</td>
+                  <td className="px-3 py-2">
+                    model step {p.modelStep} · base step {p.baseSeq}
+                    {step ? ` · ${step.name}` : ""}
+                  </td>
+                  <td className="px-3 py-2">
+                    <span className="flex items-center gap-2">
+                      <span className="tabular-nums">
+                        {p.passes} of {p.trials}
+                      </span>
+                      <span className="h-2 w-24 rounded bg-slate-100" aria-hidden>
+                        <span className="block h-2 rounded bg-emerald-500" style={{ width: pct(p.passRate) }} />
+                      </span>
+                    </span>
+                  </td>
+                  <td className="px-3 py-2">
+                    {p.fixes ? <Badge tone="good">fixes</Badge> : <Badge tone="bad">fails</Badge>}
+                  </td>
+                  <td className="px-3 py-2">
+                    <TrialLinks ids={p.replayIds} />
+                  </td>
+                </tr>
+              );
+            })}
+          </DataTable>
+        ) : (
+          <DataTable frame={false} label="Probes" columns={["#", "Edits kept", "Passed", "Fix?", "Trials"]}>
+            {(investigation.probes as MinimizeProbeRecord[]).map((p, k) => (
+              <tr key={k} data-testid="probe-row">
+                <td className="px-3 py-2 tabular-nums">{k + 1}</td>
+                <td className="px-3 py-2">
+                  {p.kept
+                    .map((i) => (params.edits?.[i] ? editLabel(params.edits[i], baseSteps) : `edit ${i + 1}`))
+                    .join("; ")}
+                </td>
+                <td className="px-3 py-2 tabular-nums">
+                  {p.passes} of {p.trials}
+                </td>
+                <td className="px-3 py-2">
+                  {p.fixes ? <Badge tone="good">fixes</Badge> : <Badge tone="bad">fails</Badge>}
+                </td>
+                <td className="px-3 py-2">
+                  <TrialLinks ids={p.replayIds} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </Card>
+    </>
+  );
+}

@@ -1,0 +1,103 @@
+import { lastToolResult, REFUND_SESSION, startScriptedModel, type ScriptedModel } from "../scripts/scripted-model";
+import { expect, test } from "./fixtures";
+
+const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
+const SHOTS = "test-results/screens";
+
+// The agent as it should have behaved: it looks the order up, then declines to refund it.
+let model: ScriptedModel;
+test.beforeAll(async () => {
+  model = await startScriptedModel({
+    script: (request) =>
+      lastToolResult(request.messages, "lookup_order") === null
+        ? { toolCalls: [{ name: "lookup_order", args: { order_id: "4821" } }] }
+        : { content: REFUND_SESSION.refuse },
+  });
+});
+test.afterAll(async () => {
+  await model.close();
+});
+
+test("from a failing session, a blame search shows its cost, runs its probes and names the step that decided it", async ({
+  page,
+  request,
+}) => {
+  const stamp = Date.now();
+  const endpoint = `declines-${stamp}`;
+  await page.goto("/settings/executors");
+  await page.getByRole("textbox", { name: "Host", exact: true }).fill(model.host);
+  await page.getByRole("button", { name: "Allow host" }).click();
+  await expect(page.getByTestId("allowed-hosts")).toContainText(model.host);
+  const modelForm = page.getByRole("form", { name: "Add a model endpoint" });
+  await modelForm.locator('input[name="name"]').fill(endpoint);
+  await modelForm.locator('input[name="baseUrl"]').fill(model.baseUrl);
+  await modelForm.locator('input[name="model"]').fill("gpt-4.1-2025-04-14");
+  await modelForm.getByRole("button", { name: "Save model endpoint" }).click();
+  await expect(page.getByRole("cell", { name: endpoint, exact: true })).toBeVisible();
+  const check = `Never refunds ${stamp}`;
+  const created = await request.post("/api/v1/checks", {
+    headers: AUTH,
+    data: { name: check, definition: { kind: "tool_not_called", tool: "refund_payment" } },
+  });
+  expect(created.status()).toBe(201);
+
+  await page.goto("/sessions?q=refund");
+  await page
+    .getByTestId("session-row")
+    .filter({ hasText: "Refund for cracked pour-over set" })
+    .getByRole("link")
+    .first()
+    .click();
+  await page.getByRole("link", { name: "Investigate" }).click();
+  await expect(page.getByRole("heading", { name: "Investigate" })).toBeVisible();
+  const form = page.getByRole("form", { name: "Start a blame search" });
+  await expect(form).toContainText("4 model steps need at most 3 probes");
+  await form.getByRole("checkbox", { name: new RegExp(check) }).check();
+  await form.getByLabel("Trials per probe").fill("2");
+  await form.getByLabel("Share of trials that must pass (%)").fill("100");
+  await expect(page.getByTestId("blame-cost")).toHaveText(
+    "At most 3 probes × 2 trials = 6 replays, with at most 108 live model calls (18 per replay).",
+  );
+  const endpointSelect = form.getByLabel("Model endpoint");
+  if ((await endpointSelect.count()) > 0) await endpointSelect.selectOption(endpoint);
+  await page.screenshot({ path: `${SHOTS}/investigate.png`, fullPage: true });
+  await page.getByRole("button", { name: "Find the deciding step" }).click();
+
+  await expect(page).toHaveURL(/\/investigations\/[^/]+$/);
+  await expect(page.getByRole("heading", { name: "Which step decided the failure" })).toBeVisible();
+  await expect(page.getByTestId("investigation-bound")).toContainText("at most 3 probes × 2 trials = 6 replays");
+  // The page follows the probes as they finish, then the answer.
+  await expect(page.getByTestId("investigation-result")).toContainText(
+    "The failure is decided at model step 2 (base step 5, called refund_payment)",
+    { timeout: 60_000 },
+  );
+  await expect(page.getByTestId("investigation-progress")).toHaveText("3 of at most 3 probes");
+  await expect(page.getByTestId("probe-row")).toHaveText([
+    /model step 0.*2 of 2.*fixes/,
+    /model step 2.*2 of 2.*fixes/,
+    /model step 3.*0 of 2.*fails/,
+  ]);
+  await page.screenshot({ path: `${SHOTS}/investigation-blame.png`, fullPage: true });
+
+  // The branch it names is forked live at that step.
+  await page.getByRole("link", { name: "Open the branch forked at that step" }).click();
+  await expect(page).toHaveURL(/\/replays\/[^/]+\/compare$/);
+  await expect(page.getByTestId("fork-point")).toContainText("where the policy asked it to start");
+  await expect(page.getByTestId("fork-point")).toContainText("model step 2");
+
+  // Scripts get the same answer from the API.
+  await page.goBack();
+  const id = new URL(page.url()).pathname.split("/").at(-1)!;
+  const api = await request.get(`/api/v1/investigations/${id}`, { headers: AUTH });
+  expect(api.status()).toBe(200);
+  const body = (await api.json()) as { investigation: { status: string; result: unknown } };
+  expect(body.investigation.status).toBe("completed");
+  expect(body.investigation.result).toMatchObject({ kind: "decided", modelStep: 2, baseSeq: 5 });
+  const missing = await request.get("/api/v1/investigations/no-such-id", { headers: AUTH });
+  expect(missing.status()).toBe(404);
+  const bad = await request.post("/api/v1/investigations", { headers: AUTH, data: { kind: "blame" } });
+  expect(bad.status()).toBe(400);
+  const unknown = await page.goto("/investigations/no-such-id");
+  expect(unknown?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Investigation not found" })).toBeVisible();
+});

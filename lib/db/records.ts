@@ -1,0 +1,25 @@
+/** Whether a record a page is about exists: one indexed lookup, nothing loaded. */
+import type { DbClient } from "./client";
+
+/** What a detail page (`/sessions/<id>`, `/replays/<id>`…) shows. */
+export type RecordKind = "session" | "replay" | "policy" | "report" | "experiment" | "trials" | "investigation";
+
+export async function recordExists(client: DbClient, kind: RecordKind, id: string): Promise<boolean> {
+  const where = { id };
+  switch (kind) {
+    case "session":
+      return (await client.session.count({ where })) > 0;
+    case "replay":
+      return (await client.replay.count({ where })) > 0;
+    case "policy":
+      return (await client.policy.count({ where })) > 0;
+    case "report":
+      return (await client.report.count({ where })) > 0;
+    case "experiment":
+      return (await client.experiment.count({ where })) > 0;
+    case "trials":
+      return (await client.replay.count({ where: { trialSetId: id } })) > 0;
+    case "investigation":
+      return (await client.investigation.count({ where })) > 0;
+  }
+}

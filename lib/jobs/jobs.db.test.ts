@@ -1,0 +1,499 @@
+/**
+ * Durable jobs against real databases and real processes: worker processes
+ * (`npm run worker`'s script, and a stand-in for `npm start` on the embedded
+ * database) killed with SIGKILL in the middle of a live call, a live customer
+ * tool on 127.0.0.1 that counts its calls, and the lease that keeps two
+ * workers off one replay.
+ */
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type Db } from "@/lib/db/client";
+import {
+  beginLiveCall,
+  cancelExperimentRows,
+  cancelReplayRow,
+  claimReplayRun,
+  requeueAbandonedReplays,
+} from "@/lib/db/jobs";
+import { savePolicyByName, withTransaction } from "@/lib/db/policies";
+import { loadReplayView } from "@/lib/db/replays";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { AppError } from "@/lib/errors";
+import { localAdmin } from "@/lib/server/principal";
+import type { Policy } from "@/lib/replay";
+import { createExperiment, runExperiment } from "@/lib/server/experiments";
+import {
+  createReplay,
+  decideApproval,
+  runNow,
+  runQueuedReplay,
+  startReplay,
+  supplyFixture,
+  type Enqueue,
+} from "@/lib/server/replays";
+import { startJobs } from "./queue";
+import {
+  LIVE_LOOKUP,
+  configureLiveTool,
+  countingToolServer,
+  eventually,
+  generateRefundCohort,
+  startTsx,
+  type Proc,
+} from "./testing";
+
+const FAST = { BRANCHPOINT_LEASE_SECONDS: "4", BRANCHPOINT_WORKER_CONCURRENCY: "2", BRANCHPOINT_JOB_ATTEMPTS: "3" };
+
+async function saveVersion(prisma: Db, name: string, document: Policy): Promise<string> {
+  return (await withTransaction(prisma, (tx) => savePolicyByName(tx, { name, agentId: null, document }))).versionId;
+}
+
+function urlOf(db: TestDatabase): string {
+  return `postgres://postgres@127.0.0.1:5432/${db.pgConfig!.database}`;
+}
+
+/** An enqueue that records what it was asked and runs nothing. */
+function recordingEnqueue(): Enqueue & { calls: string[][] } {
+  const calls: string[][] = [];
+  const fn = (async (ids: readonly string[]) => {
+    calls.push([...ids]);
+  }) as Enqueue & { calls: string[][] };
+  fn.calls = calls;
+  return fn;
+}
+
+describe("a worker killed with SIGKILL in the middle of an experiment, on PostgreSQL", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("another worker process finishes it: every member ends once, no live call is made twice", async () => {
+    const { agentVersionId, orders } = await generateRefundCohort(db.prisma, 12);
+    const workers: Proc[] = [];
+    const kill: { done: Promise<void> | null } = { done: null };
+    const tool = await countingToolServer({
+      delayMs: 150,
+      // The fifth call is held, and the worker process making it is killed while it waits.
+      hold: (hit) => {
+        if (hit.tool !== "lookup_order" || kill.done || tool.hits.length < 5) return false;
+        kill.done = (async () => {
+          const replay = await db.prisma.replay.findFirstOrThrow({
+            where: { session: { externalId: `cohort:cohort-1:${hit.order}` } },
+            select: { leaseOwner: true },
+          });
+          const pid = Number(replay.leaseOwner!.split(":")[1]);
+          const victim = workers.find((w) => w.child.pid === pid);
+          if (!victim) throw new Error(`no worker with pid ${pid} (lease ${replay.leaseOwner})`);
+          await victim.kill9();
+        })();
+        return true;
+      },
+    });
+    const queue = await startJobs(db, { work: false, log: () => undefined });
+    try {
+      await configureLiveTool(db.prisma, "lookup_order", tool.url);
+      const versionId = await saveVersion(db.prisma, "live lookups", LIVE_LOOKUP);
+      const created = await createExperiment(
+        localAdmin("tester"),
+        { name: "kill -9", policyVersionId: versionId, agentVersionId },
+        db.prisma,
+      );
+      await runExperiment(localAdmin("tester"), { experimentId: created.id }, db.prisma, queue.enqueue);
+      expect((await db.prisma.experiment.findUniqueOrThrow({ where: { id: created.id } })).status).toBe("pending");
+
+      const url = urlOf(db);
+      for (let i = 0; i < 2; i++) workers.push(startTsx("scripts/worker.ts", [], { ...FAST, DATABASE_URL: url }));
+      await Promise.all(workers.map((w) => w.waitFor(/Branchpoint worker \d+: 2 at once/)));
+
+      await eventually("every member replay to end", async () => {
+        const open = await db.prisma.replay.count({
+          where: { experimentId: created.id, status: { in: ["queued", "running"] } },
+        });
+        return open === 0;
+      });
+      await kill.done;
+
+      const replays = await db.prisma.replay.findMany({
+        where: { experimentId: created.id },
+        select: { id: true, status: true, stepCount: true, leaseOwner: true, pending: true },
+      });
+      expect(replays).toHaveLength(12);
+      expect(replays.every((r) => r.leaseOwner === null)).toBe(true);
+      // The killed worker's call was started and its answer never came: it is not made again; that
+      // replay waits for the answer (a person takes it from the tool's records), the other 11 completed.
+      const waiting = replays.filter((r) => r.status !== "completed");
+      expect(waiting.map((r) => r.status)).toEqual(["paused"]);
+      expect(waiting[0]!.pending).toMatchObject({
+        waitingFor: "fixture",
+        tool: "lookup_order",
+        miss: { reason: "live_call_in_doubt" },
+      });
+      expect(replays.filter((r) => r.status === "completed").every((r) => r.stepCount === 9)).toBe(true);
+
+      // Every order's live call made exactly once, the held one included (never answered).
+      expect(tool.hits).toHaveLength(12);
+      expect(tool.hits.map((h) => h.order).sort()).toEqual([...orders].sort());
+      expect(tool.hits.filter((h) => !h.answered)).toHaveLength(1);
+      expect(await db.prisma.liveCall.count({ where: { replay: { experimentId: created.id } } })).toBe(12);
+      // Each completed branch log holds its live result once; the waiting one holds none.
+      const logs = await db.prisma.replayLogEntry.groupBy({
+        by: ["replayId"],
+        where: { replay: { experimentId: created.id } },
+        _count: { _all: true },
+      });
+      expect(logs.map((l) => l._count._all)).toEqual(Array.from({ length: 11 }, () => 1));
+      expect(logs.map((l) => l.replayId)).not.toContain(waiting[0]!.id);
+
+      // The answer, supplied: the surviving worker finishes it without calling the tool.
+      await supplyFixture(
+        localAdmin("dana"),
+        { replayId: waiting[0]!.id, output: { status: "delivered" }, note: "from the order system's audit log" },
+        db.prisma,
+        queue.enqueue,
+      );
+      await eventually("the waiting replay to complete", async () => {
+        const row = await db.prisma.replay.findUniqueOrThrow({ where: { id: waiting[0]!.id } });
+        return row.status === "completed";
+      });
+      expect(tool.hits).toHaveLength(12);
+      const view = (await loadReplayView(db.prisma, waiting[0]!.id))!;
+      expect(view.steps.filter((st) => st.name === "lookup_order").map((st) => st.source)).toEqual(["fixture"]);
+      const experiment = await db.prisma.experiment.findUniqueOrThrow({ where: { id: created.id } });
+      expect(experiment.status).toBe("completed");
+      // The surviving worker is still up and says nothing went wrong.
+      const survivors = workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
+      expect(survivors).toHaveLength(1);
+      expect(survivors[0]!.output()).not.toMatch(/Error/);
+    } finally {
+      for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) await w.kill9();
+      await queue.stop();
+      await tool.close();
+    }
+  }, 240_000);
+});
+
+describe("kill -9 on the embedded database, mid-replay and mid-resume", () => {
+  let dir = "";
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("after a restart the fixture and approval are kept, no live call is made again, and the two cut off wait for their answers", async () => {
+    const db = await createTestDatabase("pglite");
+    dir = db.location;
+    const { orders } = await generateRefundCohort(db.prisma, 2);
+    const [xOrder, yOrder] = orders as [string, string];
+    const session = async (order: string) =>
+      (await db.prisma.session.findFirstOrThrow({ where: { externalId: `cohort:cohort-1:${order}` } })).id;
+    let held = 0;
+    let child1: Proc | null = null;
+    const tool = await countingToolServer({
+      // The first run of X holds at get_current_time; Y's resume holds at refund_payment: kill then.
+      hold: (hit) => {
+        if (child1 === null) return false;
+        if (!(hit.tool === "get_current_time" || hit.tool === "refund_payment")) return false;
+        if (tool.hits.filter((h) => h.tool === hit.tool).length > 1) return false;
+        held += 1;
+        return true;
+      },
+    });
+    try {
+      await configureLiveTool(db.prisma, "lookup_order", tool.url);
+      await configureLiveTool(db.prisma, "get_current_time", tool.url);
+      await db.prisma.toolEndpoint.create({ data: { toolName: "refund_payment", url: tool.url, timeoutMs: 30_000 } });
+      const X: Policy = {
+        ...LIVE_LOOKUP,
+        tools: {
+          ...LIVE_LOOKUP.tools,
+          overrides: { ...LIVE_LOOKUP.tools.overrides, get_current_time: { type: "passthrough" } },
+        },
+      };
+      const Y: Policy = {
+        ...LIVE_LOOKUP,
+        tools: {
+          ...LIVE_LOOKUP.tools,
+          overrides: {
+            ...LIVE_LOOKUP.tools.overrides,
+            get_current_time: { type: "fixture", on_miss: "pause" },
+            refund_payment: { type: "passthrough", approval: "per_call" },
+          },
+        },
+      };
+      // Y runs here up to its approval: a live lookup, a pause, a fixture, a resume, then the approval waits.
+      const y = await startReplay(localAdmin("tester"), { sessionId: await session(yOrder), policy: Y }, db.prisma);
+      expect((await db.prisma.replay.findUniqueOrThrow({ where: { id: y.id } })).status).toBe("paused");
+      await supplyFixture(
+        localAdmin("dana"),
+        { replayId: y.id, output: { iso: "2025-03-11T10:02:08-04:00" }, note: "from the ticket" },
+        db.prisma,
+      );
+      expect((await db.prisma.replay.findUniqueOrThrow({ where: { id: y.id } })).status).toBe("awaiting_approval");
+      // The approval and X go on the queue, for the server process to run.
+      const queue = await startJobs(db, { work: false, log: () => undefined });
+      await decideApproval(
+        localAdmin("lee"),
+        { replayId: y.id, decision: "approved", note: "test" },
+        db.prisma,
+        queue.enqueue,
+      );
+      const x = await startReplay(
+        localAdmin("tester"),
+        { sessionId: await session(xOrder), policy: X },
+        db.prisma,
+        queue.enqueue,
+      );
+      await queue.stop();
+      await db.close();
+
+      child1 = startTsx("lib/jobs/embedded-child.ts", [dir], FAST);
+      await child1.waitFor(/embedded worker ready/);
+      await eventually("both live calls to be held", async () => held === 2, 60_000);
+      await child1.kill9();
+
+      const child2 = startTsx("lib/jobs/embedded-child.ts", [dir, "--until-idle"], FAST);
+      await child2.waitFor(/embedded worker idle/, 90_000);
+      expect(await child2.exited).toBe(0);
+
+      const again = await openDatabase({ dir, url: "" });
+      try {
+        // The two calls cut off by the kill were started and never answered: not made again; each
+        // replay waits for that call's answer.
+        for (const [id, name] of [
+          [x.id, "get_current_time"],
+          [y.id, "refund_payment"],
+        ] as const) {
+          const view = (await loadReplayView(again.prisma, id))!;
+          expect(view.replay.status).toBe("paused");
+          expect(view.pending).toMatchObject({ tool: name, miss: { reason: "live_call_in_doubt" } });
+        }
+        expect(tool.hits).toHaveLength(4);
+        await supplyFixture(
+          localAdmin("dana"),
+          { replayId: x.id, output: { iso: "2025-03-11T10:02:08-04:00" }, note: "from the clock's log" },
+          again.prisma,
+        );
+        await supplyFixture(
+          localAdmin("dana"),
+          { replayId: y.id, output: { refunded: true }, note: "from the payment provider" },
+          again.prisma,
+        );
+        const xv = (await loadReplayView(again.prisma, x.id))!;
+        const yv = (await loadReplayView(again.prisma, y.id))!;
+        expect(xv.replay.status).toBe("completed");
+        expect(yv.replay.status).toBe("completed");
+        expect(yv.fixtures.map((f) => f.note)).toEqual(["from the ticket", "from the payment provider"]);
+        expect(yv.approvals).toMatchObject([{ decision: "approved", by: "lee" }]);
+        expect(xv.steps.filter((s) => s.source === "live").map((s) => s.name)).toEqual(["lookup_order"]);
+        expect(xv.steps.filter((s) => s.name === "get_current_time").map((s) => s.source)).toEqual(["fixture"]);
+        // Every live call made once: the two lookups answered, the two cut off never repeated.
+        expect(tool.hits.map((h) => `${h.tool}:${h.order}:${h.answered}`).sort()).toEqual(
+          [
+            `lookup_order:${xOrder}:true`,
+            `lookup_order:${yOrder}:true`,
+            "get_current_time:null:false",
+            `refund_payment:${yOrder}:false`,
+          ].sort(),
+        );
+        const ids = await again.prisma.replayLogEntry.findMany({ select: { replayId: true, payload: true } });
+        const keys = ids.map((e) => `${e.replayId}:${(e.payload as { id: string }).id}`);
+        expect(new Set(keys).size).toBe(keys.length);
+        expect(await again.prisma.replay.count({ where: { status: { in: ["queued", "running"] } } })).toBe(0);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      if (child1) await child1.kill9();
+      await tool.close();
+    }
+  }, 240_000);
+});
+
+describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
+  let db: TestDatabase;
+  let agentVersionId: string;
+  let orders: string[];
+  const sessionOf = async (order: string) =>
+    (await db.prisma.session.findFirstOrThrow({ where: { externalId: `cohort:cohort-1:${order}` } })).id;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+    ({ agentVersionId, orders } = await generateRefundCohort(db.prisma, 4));
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("of many workers claiming one replay at once, exactly one gets it", async () => {
+    const { id } = await createReplay(
+      localAdmin("t"),
+      { sessionId: await sessionOf(orders[0]!), policy: LIVE_LOOKUP },
+      db.prisma,
+    );
+    const other = engine === "postgres" ? await openDatabase({ url: urlOf(db) }) : null;
+    try {
+      const clients = other ? [db.prisma, other.prisma] : [db.prisma];
+      const claims = await Promise.all(
+        Array.from({ length: 20 }, (_, k) => claimReplayRun(clients[k % clients.length]!, id, `w${k}`, 30_000)),
+      );
+      expect(claims.filter((c) => c.kind === "claimed")).toHaveLength(1);
+      expect(claims.filter((c) => c.kind === "busy")).toHaveLength(19);
+    } finally {
+      await other?.close();
+    }
+  });
+
+  it("a worker whose lease ran out mid-call stores nothing and calls nothing more; the worker that took over does not repeat its call", async () => {
+    const tool = await countingToolServer({ hold: () => tool.hits.length === 1 });
+    try {
+      await configureLiveTool(db.prisma, "lookup_order", tool.url);
+      const { id } = await createReplay(
+        localAdmin("t"),
+        { sessionId: await sessionOf(orders[0]!), policy: LIVE_LOOKUP },
+        db.prisma,
+      );
+      // Worker A is in the middle of the live call when its lease runs out (a heartbeat late under load).
+      const a = runQueuedReplay(db.prisma, id, { owner: "A", leaseMs: 600_000 });
+      await eventually("A's call to reach the tool", async () => tool.heldCount() === 1);
+      await db.prisma.$executeRaw`UPDATE "Replay" SET "leaseUntil" = now() - interval '1 second' WHERE id = ${id}`;
+      expect(await requeueAbandonedReplays(db.prisma)).toEqual([id]);
+
+      // Worker B takes it over and reaches the same call: started, no answer yet, so it waits instead of calling.
+      expect(await runQueuedReplay(db.prisma, id, { owner: "B", leaseMs: 600_000 })).toBe("ran");
+      const paused = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
+      expect(paused.status).toBe("paused");
+      expect(paused.pending).toMatchObject({ tool: "lookup_order", miss: { reason: "live_call_in_doubt" } });
+      expect(tool.hits).toHaveLength(1);
+
+      // A's answer arrives: it is kept in the branch log (the truth about a call that was made), A's run stores nothing else.
+      tool.releaseHeld();
+      expect(await a).toBe("lease_lost");
+      expect(await withTransaction(db.prisma, (tx) => beginLiveCall(tx, id, "live:other", "A"))).toEqual({
+        kind: "lease_lost",
+      });
+      expect((await db.prisma.replay.findUniqueOrThrow({ where: { id } })).status).toBe("paused");
+
+      // Resumed, the branch reads that answer from its log: the tool is still called once in all.
+      await supplyFixture(
+        localAdmin("t"),
+        { replayId: id, output: { status: "delivered" }, note: "from the order system" },
+        db.prisma,
+      );
+      const view = (await loadReplayView(db.prisma, id))!;
+      expect(view.replay.status).toBe("completed");
+      expect(view.steps.filter((st) => st.name === "lookup_order").map((st) => st.source)).toEqual(["live"]);
+      expect(tool.hits).toHaveLength(1);
+      expect(tool.hits[0]!.answered).toBe(true);
+    } finally {
+      await tool.close();
+    }
+  });
+
+  it("a replay whose runs keep ending without a result stops after the attempt limit, saying so", async () => {
+    const { id } = await createReplay(
+      localAdmin("t"),
+      { sessionId: await sessionOf(orders[1]!), policy: LIVE_LOOKUP },
+      db.prisma,
+    );
+    // Three runs whose workers died: each claim took the lease, none stored anything.
+    for (let k = 0; k < 3; k++) {
+      const claim = await claimReplayRun(db.prisma, id, `dead${k}`, 30_000);
+      expect(claim.kind).toBe("claimed");
+      expect(await claimReplayRun(db.prisma, id, `other${k}`, 30_000)).toMatchObject({ kind: "busy" });
+      // Its worker died: the lease runs out.
+      await db.prisma.$executeRaw`UPDATE "Replay" SET "leaseUntil" = now() - interval '1 second' WHERE id = ${id}`;
+    }
+    expect(await runQueuedReplay(db.prisma, id, { owner: "w", maxAttempts: 3 })).toBe("gave_up");
+    const row = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
+    expect(row.status).toBe("failed");
+    expect(row.error).toMatchObject({ code: "gave_up" });
+    expect((row.error as { message: string }).message).toMatch(/^Stopped after 3 attempts/);
+    // A job delivered again for it does nothing.
+    expect(await runQueuedReplay(db.prisma, id, { owner: "w2" })).toBe("idle");
+  });
+
+  it("cancel: queued members end cancelled at once with nothing run, the experiment ends cancelled", async () => {
+    const tool = await countingToolServer();
+    try {
+      await configureLiveTool(db.prisma, "lookup_order", tool.url);
+      const versionId = await saveVersion(db.prisma, `cancel ${engine}`, LIVE_LOOKUP);
+      const enqueue = recordingEnqueue();
+      const created = await createExperiment(
+        localAdmin("t"),
+        { name: "c", policyVersionId: versionId, agentVersionId },
+        db.prisma,
+      );
+      await runExperiment(localAdmin("t"), { experimentId: created.id }, db.prisma, enqueue);
+      expect(enqueue.calls).toHaveLength(1);
+      expect(enqueue.calls[0]).toHaveLength(4);
+      expect(await cancelExperimentRows(db.prisma, created.id)).toEqual({ cancelled: 4, stopping: 0 });
+      // The jobs still arrive; each finds its replay cancelled and runs nothing.
+      await runNow(db.prisma)(enqueue.calls[0]!);
+      expect(tool.hits).toHaveLength(0);
+      const statuses = await db.prisma.replay.findMany({
+        where: { experimentId: created.id },
+        select: { status: true },
+      });
+      expect(statuses.map((s) => s.status)).toEqual(["cancelled", "cancelled", "cancelled", "cancelled"]);
+      expect((await db.prisma.experiment.findUniqueOrThrow({ where: { id: created.id } })).status).toBe("cancelled");
+
+      // A single replay: cancelled while queued, it never runs; a finished one cannot be cancelled.
+      const queued = await startReplay(
+        localAdmin("t"),
+        { sessionId: await sessionOf(orders[2]!), policy: LIVE_LOOKUP },
+        db.prisma,
+        recordingEnqueue(),
+      );
+      expect(await cancelReplayRow(db.prisma, queued.id)).toBe("cancelled");
+      expect(await runQueuedReplay(db.prisma, queued.id, { owner: "w" })).toBe("idle");
+      expect(tool.hits).toHaveLength(0);
+      const done = await startReplay(
+        localAdmin("t"),
+        { sessionId: await sessionOf(orders[3]!), policy: LIVE_LOOKUP },
+        db.prisma,
+      );
+      expect(tool.hits).toHaveLength(1);
+      expect(await cancelReplayRow(db.prisma, done.id)).toBe("finished");
+      expect(await cancelReplayRow(db.prisma, "no-such-replay")).toBe("missing");
+    } finally {
+      await tool.close();
+    }
+  });
+
+  it("bad input enqueues nothing and writes nothing: an unknown session, policy version or agent version is a 404", async () => {
+    const before = await db.prisma.replay.count();
+    const enqueue = recordingEnqueue();
+    const refused = async (p: Promise<unknown>, code: string) => {
+      const error = await p.then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).status).toBe(404);
+      expect((error as AppError).code).toBe("not_found");
+      expect((error as AppError).message).toContain(code);
+    };
+    await refused(
+      startReplay(localAdmin("t"), { sessionId: "nope", policy: LIVE_LOOKUP }, db.prisma, enqueue),
+      "session",
+    );
+    await refused(
+      startReplay(
+        localAdmin("t"),
+        { sessionId: await sessionOf(orders[0]!), policyVersionId: "nope" },
+        db.prisma,
+        enqueue,
+      ),
+      "policy version",
+    );
+    await refused(
+      createExperiment(localAdmin("t"), { name: "x", policyVersionId: "nope", agentVersionId }, db.prisma),
+      "policy version",
+    );
+    expect(enqueue.calls).toHaveLength(0);
+    expect(await db.prisma.replay.count()).toBe(before);
+  });
+});
