@@ -97,6 +97,17 @@ test.describe("team mode", () => {
     const started = await script.post("/api/v1/replays", { data: { sessionId, policy: RECORDED } });
     expect(started.status(), await started.text()).toBe(201);
     const replayId = ((await started.json()) as { replay: { id: string } }).replay.id;
+    // Replays run as queued jobs: the report waits for this one to finish.
+    await expect
+      .poll(
+        async () =>
+          ((await (await script.get(`/api/v1/replays/${replayId}`)).json()) as { replay: { status: string } }).replay
+            .status,
+        {
+          timeout: 60_000,
+        },
+      )
+      .toBe("completed");
     const written = await script.post("/api/v1/reports", {
       data: { replayId, title: "Ana's finding", sections: { finding: "The refund tool was called twice." } },
     });
