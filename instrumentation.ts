@@ -1,7 +1,8 @@
 /**
  * Runs once when the server starts: opens the database (migrations, demo data
  * on a first start) before the first request, so a locked data folder fails
- * the start rather than a page.
+ * the start rather than a page. With no account yet, it creates the first
+ * admin from BRANCHPOINT_ADMIN_EMAIL/PASSWORD or prints a one-time setup link.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME === "nodejs") {
@@ -18,5 +19,7 @@ export async function register() {
       );
       process.exit(1);
     });
+    const { announceFirstRun } = await import("@/lib/server/first-run");
+    await announceFirstRun();
   }
 }

@@ -1,3 +1,4 @@
+import { getSessionCookie } from "better-auth/cookies";
 import { NextResponse, type NextRequest } from "next/server";
 import { errorBody, type AppErrorCode } from "@/lib/errors";
 import { PATH_HEADER } from "@/lib/http/detail-routes";
@@ -9,11 +10,31 @@ import { METHODS } from "@/lib/http/methods";
  * see: a Host this server does not answer to (DNS rebinding), a method no
  * route has (TRACE and friends used to reach Next and get a 500), and a
  * path that is not valid percent-encoding (`%ff` used to give a 500 on 14
- * routes). Authentication gating can sit beside the host check here.
+ * routes).
+ *
+ * Then the door: nothing in the dashboard or the API is reachable without an
+ * account or a key, except share links, the health check and the sign-in
+ * routes. This is the quick check (is there a session cookie or a key at
+ * all?); the pages, actions and API routes then check the session or key
+ * itself, and the role, against the database on every request.
  */
+
+const PUBLIC_PAGES = ["/sign-in", "/setup", "/invite/", "/share/"];
+const PUBLIC_API = ["/api/auth/", "/api/health"];
+/** Next's own assets and the favicon: no data behind them. */
+const ASSETS = ["/_next/", "/favicon.ico", "/icon.svg"];
 
 function refuse(status: number, code: AppErrorCode, message: string, headers: Record<string, string> = {}) {
   return NextResponse.json(errorBody(code, message), { status, headers });
+}
+
+function startsWithAny(path: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((p) => (p.endsWith("/") ? path.startsWith(p) : path === p || path.startsWith(`${p}/`)));
+}
+
+function hasKey(request: NextRequest): boolean {
+  const h = request.headers;
+  return Boolean(h.get("authorization") || h.get("x-api-key") || h.get("api-key") || h.get("x-branchpoint-api-key"));
 }
 
 export function proxy(request: NextRequest) {
@@ -30,7 +51,24 @@ export function proxy(request: NextRequest) {
   } catch {
     return refuse(400, "invalid_input", "The path has a malformed percent-escape (such as %ff); encode it as UTF-8.");
   }
-  // The dashboard layout reads the path to answer an unknown id with a real 404 (lib/http/detail-routes.ts).
+
+  if (startsWithAny(path, ASSETS) || startsWithAny(path, PUBLIC_PAGES) || startsWithAny(path, PUBLIC_API)) {
+    return pass(request, path);
+  }
+  const isApi = path.startsWith("/api/") || path.startsWith("/v1/");
+  if (isApi) {
+    // Keys are checked by the route itself (fails closed); the dashboard's own endpoints need the session.
+    if (hasKey(request) || getSessionCookie(request)) return pass(request, path);
+    return refuse(401, "unauthorized", "Sign in, or send an API key as 'Authorization: Bearer <key>'.");
+  }
+  if (getSessionCookie(request)) return pass(request, path);
+  const signIn = new URL("/sign-in", request.url);
+  if (path !== "/") signIn.searchParams.set("next", `${path}${request.nextUrl.search}`);
+  return NextResponse.redirect(signIn);
+}
+
+/** On to the route. The dashboard layout reads the path to answer an unknown id with a real 404 (lib/http/detail-routes.ts). */
+function pass(request: NextRequest, path: string) {
   const headers = new Headers(request.headers);
   headers.set(PATH_HEADER, path);
   return NextResponse.next({ request: { headers } });

@@ -1,9 +1,11 @@
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { deepArray, deepNativeText, nativeCases, nativeDoc } from "../lib/hostile/corpus";
 import { expect, test } from "./fixtures";
+import { ADMIN_STATE } from "./global-setup";
 
 // The hostile-input suite (issue 10): a fixed corpus and fast-check properties
 // against every JSON route over real HTTP, on whichever engine the server runs
@@ -18,11 +20,19 @@ const PORT = Number(process.env.E2E_PORT ?? 3100);
 
 type Raw = { status: number; headers: http.IncomingHttpHeaders; body: string };
 
+/** The signed-in admin's cookie (e2e/global-setup.ts), for the dashboard's own upload route, which takes no key. */
+function sessionCookie(): string {
+  const state = JSON.parse(readFileSync(ADMIN_STATE, "utf8")) as { cookies: { name: string; value: string }[] };
+  return state.cookies.map((c) => `${c.name}=${c.value}`).join("; ");
+}
+
 /** A request with exactly the headers given (Host included): Playwright's client would set its own Host. */
 function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Raw> {
+  // The upload route is the dashboard's: it is reached signed in, never with a key.
+  const session: Record<string, string> = path === "/api/import" ? { cookie: sessionCookie() } : {};
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: "127.0.0.1", port: PORT, method, path, headers: { host: `127.0.0.1:${PORT}`, ...headers } },
+      { host: "127.0.0.1", port: PORT, method, path, headers: { host: `127.0.0.1:${PORT}`, ...session, ...headers } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));

@@ -60,7 +60,8 @@ async function share(request: APIRequestContext, reportId: string): Promise<{ id
 
 /** A fresh browser context (no cookies), watched for requests that leave this machine like the default one. */
 async function anonymousContext(browser: Browser, offsite: string[]): Promise<BrowserContext> {
-  const context = await browser.newContext();
+  // Not signed in: the suite's signed-in state is every new context's default.
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
   context.on("request", (r) => {
     const url = new URL(r.url());
     if (["http:", "https:"].includes(url.protocol) && !["127.0.0.1", "localhost"].includes(url.hostname))

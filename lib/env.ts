@@ -33,7 +33,6 @@ const ServerEnv = z.object({
   /** Heavy imports (documents, trace exports) run this many at a time; a few more wait, the rest get 429. */
   BRANCHPOINT_IMPORT_CONCURRENCY: z.coerce.number().int().positive().default(2),
   BRANCHPOINT_DEMO_DATA: z.enum(["on", "off"]).default("on"),
-  BRANCHPOINT_USER: z.string().min(1).default("analyst"),
   /**
    * Host names (with or without a port) the server answers besides IP
    * literals, localhost and BRANCHPOINT_PUBLIC_URL's host, comma-separated:
@@ -60,6 +59,18 @@ const ServerEnv = z.object({
         .map((h) => h.trim())
         .filter(Boolean),
     ),
+  /** Signs session cookies; unset, one is made on first start and kept in the database. */
+  BRANCHPOINT_AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** With BRANCHPOINT_ADMIN_PASSWORD: the first admin, created at start when there are no users. */
+  BRANCHPOINT_ADMIN_EMAIL: z.email().optional(),
+  BRANCHPOINT_ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").max(128).optional(),
+  /** The role of people who join by SSO. */
+  BRANCHPOINT_DEFAULT_ROLE: z.enum(["viewer", "analyst", "admin"]).default("viewer"),
+  /** SSO over OpenID Connect: the issuer URL (discovery at /.well-known/openid-configuration) and the client. */
+  BRANCHPOINT_OIDC_ISSUER: z.url().optional(),
+  BRANCHPOINT_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  BRANCHPOINT_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  BRANCHPOINT_OIDC_NAME: z.string().min(1).default("SSO"),
 });
 export type ServerEnv = z.infer<typeof ServerEnv>;
 
@@ -80,6 +91,11 @@ export function env(): ServerEnv {
   }
   cached = parsed.data;
   return cached;
+}
+
+/** For tests that change the environment: the next env() reads it again. */
+export function resetEnvCache(): void {
+  cached = undefined;
 }
 
 export function dataDir(): string {

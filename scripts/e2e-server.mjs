@@ -1,5 +1,6 @@
 // Starts the production server for the e2e suite on a fresh embedded database
-// in a temporary folder (demo data loaded), and removes the folder on exit.
+// in a temporary folder (demo data loaded, an admin account made from
+// BRANCHPOINT_ADMIN_EMAIL/PASSWORD), and removes the folder on exit.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +17,11 @@ const child = spawn(
       ...process.env,
       BRANCHPOINT_DATA_DIR: dir,
       BRANCHPOINT_API_KEY: process.env.BRANCHPOINT_API_KEY ?? "e2e-test-key-0123456789",
+      // The first admin, made at start; e2e/global-setup.ts signs in as them. E2E_FIRST_RUN=1 leaves
+      // it out, so the server prints its one-time setup link instead (e2e/first-run-sso.spec.ts).
+      ...(process.env.E2E_FIRST_RUN === "1"
+        ? {}
+        : { BRANCHPOINT_ADMIN_EMAIL: "admin@e2e.test", BRANCHPOINT_ADMIN_PASSWORD: "e2e-admin-password" }),
       BRANCHPOINT_PUBLIC_URL: `http://127.0.0.1:${port}`,
       NEXT_TELEMETRY_DISABLED: "1",
       BRANCHPOINT_MODEL_KEY_VARS: "LOCAL_MODEL_KEY",

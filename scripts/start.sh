@@ -12,4 +12,5 @@ if [ ! -f "$dist/BUILD_ID" ] || [ -n "$(find app components lib prisma next.conf
   echo "Building Branchpoint (first start or changed sources)…"
   npx next build
 fi
-exec npx next start -H "${HOST:-127.0.0.1}" -p "${PORT:-3000}"
+export HOST="${HOST:-127.0.0.1}" PORT="${PORT:-3000}"
+exec npx next start -H "$HOST" -p "$PORT"

@@ -16,11 +16,17 @@ export type ApiKeyRow = {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** The owner's email; null for the server's own key (BRANCHPOINT_API_KEY). */
+  owner: string | null;
+  readOnly: boolean;
 };
 
 type Props = {
   keys: ApiKeyRow[];
-  createAction: (input: { name: string }) => Promise<ActionResult<{ id: string; key: string; prefix: string }>>;
+  createAction: (input: {
+    name: string;
+    readOnly: boolean;
+  }) => Promise<ActionResult<{ id: string; key: string; prefix: string }>>;
   revokeAction: (input: { id: string }) => Promise<ActionResult<{ id: string }>>;
 };
 
@@ -28,6 +34,7 @@ type Props = {
 export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
   const router = useRouter();
   const [name, setName] = useState("");
+  const [readOnly, setReadOnly] = useState(false);
   const [fieldError, setFieldError] = useState<string | null>(null);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [copied, setCopied] = useState(false);
@@ -37,7 +44,7 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
   function onCreate(event: FormEvent) {
     event.preventDefault();
     startTransition(async () => {
-      const result = await createAction({ name });
+      const result = await createAction({ name, readOnly });
       if (!result.ok) {
         setFieldError(result.error.fieldErrors.name?.[0] ?? result.error.message);
         return;
@@ -46,6 +53,7 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
       setCopied(false);
       setCreated({ name, key: result.data.key });
       setName("");
+      setReadOnly(false);
       router.refresh();
     });
   }
@@ -88,6 +96,10 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
               </p>
             ) : null}
           </div>
+          <label className="mt-7 flex items-center gap-2 text-sm text-slate-700">
+            <input type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} />
+            Read-only (it may only read, whatever your role)
+          </label>
           <Button type="submit" disabled={pending} className="mt-6">
             Create key
           </Button>
@@ -128,11 +140,22 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
           <DataTable
             frame={false}
-            columns={["Name", "Prefix", "Created", "Last used", "State", { label: "Actions", srOnly: true }]}
+            columns={[
+              "Name",
+              "Owner",
+              "Access",
+              "Prefix",
+              "Created",
+              "Last used",
+              "State",
+              { label: "Actions", srOnly: true },
+            ]}
           >
             {keys.map((k) => (
               <tr key={k.id} data-testid="api-key-row">
                 <td className="px-4 py-2 font-medium text-slate-900">{k.name}</td>
+                <td className="px-4 py-2 text-slate-600">{k.owner ?? "the server (BRANCHPOINT_API_KEY)"}</td>
+                <td className="px-4 py-2 text-slate-600">{k.readOnly ? "read-only" : "owner's role"}</td>
                 <td className="px-4 py-2 font-mono text-slate-600">{k.prefix}…</td>
                 <td className="px-4 py-2 text-slate-600">{formatDateTime(k.createdAt)}</td>
                 <td className="px-4 py-2 text-slate-600">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "never"}</td>

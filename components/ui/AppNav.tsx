@@ -5,12 +5,15 @@ import { usePathname } from "next/navigation";
 import { useState } from "react";
 import { Kbd } from "./Kbd";
 import { OPEN_PALETTE_EVENT } from "./KeyboardShortcuts";
+import { SignOutButton } from "@/components/auth/SignOutButton";
 import { NavLink } from "./NavLink";
 import { NAV_LINKS } from "./navLinks";
 import { ThemeToggle } from "./ThemeToggle";
 
-/** The top bar: sections inline from tablet width up, behind a menu button on a phone. */
-export function AppNav() {
+/** The top bar: sections inline on a wide screen (1280 px and up), behind a menu button below that. */
+export function AppNav({ user }: { user?: { name: string; role: string } | undefined }) {
+  // Import is an analyst's action: a viewer is not shown the door.
+  const links = NAV_LINKS.filter((l) => l.href !== "/import" || user?.role !== "viewer");
   const [open, setOpen] = useState(false);
   const pathname = usePathname();
   const [shownFor, setShownFor] = useState(pathname);
@@ -21,13 +24,13 @@ export function AppNav() {
   }
   return (
     <header className="border-b border-slate-200 bg-white">
-      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:gap-8">
+      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:gap-6">
         <Link href="/sessions" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
           <BranchMark />
           Branchpoint
         </Link>
-        <nav aria-label="Main" className="hidden items-center gap-1 text-sm lg:flex">
-          {NAV_LINKS.map((l) => (
+        <nav aria-label="Main" className="hidden items-center gap-1 text-sm xl:flex">
+          {links.map((l) => (
             <NavLink key={l.href} href={l.href}>
               {l.label}
             </NavLink>
@@ -37,18 +40,24 @@ export function AppNav() {
           <button
             type="button"
             onClick={() => window.dispatchEvent(new Event(OPEN_PALETTE_EVENT))}
-            className="flex items-center gap-2 rounded-md border border-slate-200 px-2 py-1 text-sm text-slate-600 hover:bg-slate-50 hover:text-slate-900"
+            className="flex items-center gap-2 rounded-md border border-slate-200 px-2 py-1 text-sm whitespace-nowrap text-slate-600 hover:bg-slate-50 hover:text-slate-900"
             aria-label="Go to… (Ctrl K)"
           >
-            <span className="hidden sm:inline">Go to…</span>
+            <span className="hidden whitespace-nowrap 2xl:inline">Go to…</span>
             <Kbd>Ctrl K</Kbd>
           </button>
           <div className="hidden sm:block">
             <ThemeToggle />
           </div>
+          {user ? (
+            <div className="hidden items-center gap-2 sm:flex">
+              <SignedInAs user={user} />
+              <SignOutButton />
+            </div>
+          ) : null}
           <button
             type="button"
-            className="rounded-md border border-slate-200 px-2 py-1 text-sm text-slate-700 lg:hidden"
+            className="rounded-md border border-slate-200 px-2 py-1 text-sm text-slate-700 xl:hidden"
             aria-expanded={open}
             aria-controls="phone-nav"
             onClick={() => setOpen((o) => !o)}
@@ -58,16 +67,22 @@ export function AppNav() {
         </div>
       </div>
       {open ? (
-        <nav id="phone-nav" aria-label="Main" className="border-t border-slate-200 px-4 py-2 lg:hidden">
+        <nav id="phone-nav" aria-label="Main" className="border-t border-slate-200 px-4 py-2 xl:hidden">
           <ul className="flex flex-col text-sm">
-            {NAV_LINKS.map((l) => (
+            {links.map((l) => (
               <li key={l.href} className="flex flex-col">
                 <NavLink href={l.href}>{l.label}</NavLink>
               </li>
             ))}
           </ul>
-          <div className="mt-2 border-t border-slate-100 pt-2 sm:hidden">
+          <div className="mt-2 flex flex-wrap items-center gap-2 border-t border-slate-100 pt-2 sm:hidden">
             <ThemeToggle />
+            {user ? (
+              <>
+                <SignedInAs user={user} />
+                <SignOutButton />
+              </>
+            ) : null}
           </div>
         </nav>
       ) : null}
@@ -83,5 +98,17 @@ function BranchMark() {
       <circle cx="15" cy="8" r="2.2" fill="currentColor" />
       <path d="M5 6v8M5 11c0-3 10-1 10-3" stroke="currentColor" strokeWidth="1.6" fill="none" />
     </svg>
+  );
+}
+
+/** Who is signed in: the role always, the name on wide screens (and as the badge's tooltip). */
+function SignedInAs({ user }: { user: { name: string; role: string } }) {
+  return (
+    <span data-testid="signed-in-as" className="flex items-center gap-1 text-sm whitespace-nowrap text-slate-600">
+      <span className="hidden max-w-48 truncate 2xl:inline">{user.name}</span>{" "}
+      <span title={user.name} className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-700">
+        {user.role}
+      </span>
+    </span>
   );
 }

@@ -3,7 +3,14 @@ import { AppNav } from "./AppNav";
 import { KeyboardShortcuts } from "./KeyboardShortcuts";
 
 /** The dashboard's frame: skip link, navigation, main column, keyboard shortcuts (its pages and the not-found page). */
-export function DashboardShell({ children }: { children: ReactNode }) {
+export function DashboardShell({
+  children,
+  user,
+}: {
+  children: ReactNode;
+  /** Who is signed in (absent on a not-found page seen signed out). */
+  user?: { name: string; role: string } | undefined;
+}) {
   return (
     <div className="flex min-h-screen flex-col">
       <a
@@ -12,7 +19,7 @@ export function DashboardShell({ children }: { children: ReactNode }) {
       >
         Skip to content
       </a>
-      <AppNav />
+      <AppNav user={user} />
       <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6">
         {children}
       </main>

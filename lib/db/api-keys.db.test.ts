@@ -18,7 +18,7 @@ describe.each(TEST_ENGINES)("API keys on %s", (engine) => {
     expect(await verifyApiKey(db.prisma, key)).toBe(id);
     expect(await verifyApiKey(db.prisma, `${key}x`)).toBeNull();
     expect(await verifyApiKey(db.prisma, undefined)).toBeNull();
-    expect(await revokeApiKey(db.prisma, id)).toBe(true);
+    expect(await revokeApiKey(db.prisma, id)).toEqual({ id, name: "ci" });
     expect(await verifyApiKey(db.prisma, key)).toBeNull();
   });
 

@@ -8,7 +8,11 @@ import { acquireDataDirLock } from "./lock";
 import { applyMigrations } from "./schema-engine";
 
 /** Secret columns never leave the database unless a query asks for them by name. */
-const OMIT = { apiKey: { keyHash: true }, shareLink: { tokenHash: true } } as const;
+const OMIT = {
+  apiKey: { keyHash: true },
+  shareLink: { tokenHash: true },
+  invitation: { tokenHash: true },
+} as const;
 
 function makeClient(adapter: SqlMigrationAwareDriverAdapterFactory) {
   return new PrismaClient({ adapter, omit: OMIT });

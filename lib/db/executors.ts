@@ -40,11 +40,29 @@ export async function upsertAllowedHost(client: DbClient, host: string) {
   return client.allowedHost.upsert({ where: { host }, create: { host }, update: {}, select: { id: true, host: true } });
 }
 
-/** Removes one setting; removing one that is gone already is fine. */
-export async function deleteExecutorSetting(client: DbClient, kind: "model" | "tool" | "host", id: string) {
-  if (kind === "model") await client.modelEndpoint.deleteMany({ where: { id } });
-  else if (kind === "tool") await client.toolEndpoint.deleteMany({ where: { id } });
-  else await client.allowedHost.deleteMany({ where: { id } });
+/**
+ * Removes one setting; removing one that is gone already is fine. Answers
+ * what it removed by name (a tool, a model endpoint's name, a host), or null
+ * when there was nothing to remove, so the audit log can name it.
+ */
+export async function deleteExecutorSetting(
+  client: DbClient,
+  kind: "model" | "tool" | "host",
+  id: string,
+): Promise<string | null> {
+  if (kind === "model") {
+    const row = await client.modelEndpoint.findUnique({ where: { id }, select: { name: true } });
+    await client.modelEndpoint.deleteMany({ where: { id } });
+    return row?.name ?? null;
+  }
+  if (kind === "tool") {
+    const row = await client.toolEndpoint.findUnique({ where: { id }, select: { toolName: true } });
+    await client.toolEndpoint.deleteMany({ where: { id } });
+    return row?.toolName ?? null;
+  }
+  const row = await client.allowedHost.findUnique({ where: { id }, select: { host: true } });
+  await client.allowedHost.deleteMany({ where: { id } });
+  return row?.host ?? null;
 }
 
 export async function allowedHosts(client: DbClient): Promise<Set<string>> {
@@ -69,4 +87,14 @@ export async function modelEndpointFor(client: DbClient, wanted: string | undefi
 
 export async function hasModelEndpoint(client: DbClient): Promise<boolean> {
   return (await client.modelEndpoint.count()) > 0;
+}
+
+export function findModelEndpoint(client: DbClient, where: { id: string } | { name: string }) {
+  return client.modelEndpoint.findUnique({ where });
+}
+export function findToolEndpoint(client: DbClient, where: { id: string } | { toolName: string }) {
+  return client.toolEndpoint.findUnique({ where });
+}
+export function findAllowedHost(client: DbClient, where: { id: string } | { host: string }) {
+  return client.allowedHost.findUnique({ where });
 }

@@ -110,12 +110,19 @@ export interface NewExperiment {
   name: string;
   policyVersionId: string;
   agentVersionId: string;
+  createdBy?: string | null;
 }
 
 /** Stores the experiment row (status `pending`). Call inside the transaction that also creates its replays. */
 export async function createExperimentRow(client: DbClient, e: NewExperiment): Promise<{ id: string }> {
   return client.experiment.create({
-    data: { name: e.name, policyVersionId: e.policyVersionId, agentVersionId: e.agentVersionId, status: "pending" },
+    data: {
+      name: e.name,
+      policyVersionId: e.policyVersionId,
+      agentVersionId: e.agentVersionId,
+      status: "pending",
+      createdBy: e.createdBy ?? null,
+    },
     select: { id: true },
   });
 }

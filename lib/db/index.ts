@@ -5,3 +5,5 @@ export { database, db } from "./database";
 export { withTransaction } from "./policies";
 export * from "./sessions";
 export * from "./api-keys";
+export * from "./users";
+export * from "./audit";

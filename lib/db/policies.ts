@@ -130,7 +130,7 @@ export async function addPolicyVersion(
   tx: DbClient,
   policyId: string,
   document: Policy,
-  opts: { note?: string | undefined } = {},
+  opts: { note?: string | undefined; createdBy?: string | null | undefined } = {},
 ): Promise<SavedVersion> {
   const policy = Policy.parse(document);
   const hash = policyHash(policy);
@@ -154,6 +154,7 @@ export async function addPolicyVersion(
         document: policy as Prisma.InputJsonValue,
         hash,
         note: opts.note?.trim() || null,
+        createdBy: opts.createdBy ?? null,
       },
       select: { id: true, version: true },
     });
@@ -169,13 +170,16 @@ export async function createPolicy(
     agentId?: string | null | undefined;
     document?: Policy | undefined;
     note?: string | undefined;
+    createdBy?: string | null | undefined;
   },
 ): Promise<{ id: string; version: SavedVersion | null }> {
   const row = await tx.policy.create({
     data: { name: input.name.trim(), agentId: input.agentId ?? null },
     select: { id: true },
   });
-  const version = input.document ? await addPolicyVersion(tx, row.id, input.document, { note: input.note }) : null;
+  const version = input.document
+    ? await addPolicyVersion(tx, row.id, input.document, { note: input.note, createdBy: input.createdBy })
+    : null;
   return { id: row.id, version };
 }
 
@@ -186,14 +190,21 @@ export async function createPolicy(
  */
 export async function savePolicyByName(
   tx: DbClient,
-  input: { name: string; agentId: string | null; document: Policy; note?: string | undefined },
+  input: {
+    name: string;
+    agentId: string | null;
+    document: Policy;
+    note?: string | undefined;
+    createdBy?: string | null | undefined;
+  },
 ): Promise<SavedVersion> {
   const existing = await tx.policy.findFirst({
     where: { name: input.name.trim(), agentId: input.agentId },
     orderBy: { createdAt: "asc" },
     select: { id: true },
   });
-  if (existing) return addPolicyVersion(tx, existing.id, input.document, { note: input.note });
+  if (existing)
+    return addPolicyVersion(tx, existing.id, input.document, { note: input.note, createdBy: input.createdBy });
   const created = await createPolicy(tx, input);
   return created.version!;
 }

@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import { AppError, notFound } from "@/lib/errors";
+import { recordAudit } from "./audit";
 import type { ReportDocument } from "@/lib/reports/export";
 import { ReportSections, ReportSectionsInput, ReportTitle } from "@/lib/reports/sections";
 import {
@@ -308,11 +309,15 @@ export interface ShareLinkView {
 }
 
 /** Creates a share link. The token is returned here once; only its hash is stored. */
+/** Who did it, for the audit log and the row's author. */
+export type Actor = { id: string | null; name: string };
+
 export async function createShareLink(
   client: DbClient,
   reportId: string,
   expiresIn: ExpiresIn,
   now = new Date(),
+  actor: Actor | null = null,
 ): Promise<{ share: ShareLinkView; token: string }> {
   if (typeof reportId !== "string" || reportId === "") throw new AppError("not_found", "No such report.");
   const report = await client.report.findUnique({ where: { id: reportId }, select: { id: true, status: true } });
@@ -329,8 +334,18 @@ export async function createShareLink(
       tokenHash: hashShareToken(token),
       expiresAt: expiryDate(expiresIn, now),
       createdAt: now,
+      createdBy: actor?.name ?? null,
     },
   });
+  if (actor) {
+    await recordAudit(client, {
+      actorId: actor.id,
+      actorName: actor.name,
+      action: "share.created",
+      target: report.id,
+      detail: { shareId: row.id, expiresAt: row.expiresAt?.toISOString() ?? null },
+    });
+  }
   return { share: { ...row, state: shareState(row, now) }, token };
 }
 
@@ -344,13 +359,27 @@ export async function listShareLinks(client: DbClient, reportId: string, now = n
 }
 
 /** Revokes a link (idempotent: revoking twice keeps the first time). 404 for an unknown id. */
-export async function revokeShareLink(client: DbClient, shareId: string, now = new Date()): Promise<ShareLinkView> {
+export async function revokeShareLink(
+  client: DbClient,
+  shareId: string,
+  now = new Date(),
+  actor: Actor | null = null,
+): Promise<ShareLinkView> {
   if (typeof shareId !== "string" || shareId === "") throw new AppError("not_found", "No such share link.");
   const existing = await client.shareLink.findUnique({ where: { id: shareId } });
   if (!existing) throw notFound("share link", shareId);
   const row = existing.revokedAt
     ? existing
     : await client.shareLink.update({ where: { id: existing.id }, data: { revokedAt: now } });
+  if (actor && !existing.revokedAt) {
+    await recordAudit(client, {
+      actorId: actor.id,
+      actorName: actor.name,
+      action: "share.revoked",
+      target: existing.reportId,
+      detail: { shareId: existing.id },
+    });
+  }
   return { ...row, state: shareState(row, now) };
 }
 

@@ -9,6 +9,7 @@ import { parseJsonBounded } from "@/lib/hostile/json";
  * names, here and nowhere else; they never leave the server.
  */
 import { setOwn } from "@/lib/hostile/objects";
+import { OutboundRefused, safeRequest } from "./outbound";
 import type { Message, ModelExecutor, ToolAnswer, ToolCall, ToolExecutor, ToolSimulator } from "@/lib/replay";
 import type { DbClient } from "@/lib/db/client";
 import { allowedHosts, modelEndpointFor, toolEndpointFor } from "@/lib/db/executors";
@@ -122,17 +123,29 @@ async function postJson(
   body: unknown,
   timeoutMs: number,
   headers: Record<string, string> = {},
+  allowed: ReadonlySet<string> = new Set(),
 ): Promise<unknown> {
-  let response: Response;
+  let response: { ok: boolean; status: number; text(): Promise<string> };
   try {
-    response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json", ...headers },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: "error",
-    });
+    // Allow-list checked again after DNS and on every redirect (outbound.ts).
+    const answer = await safeRequest(
+      url,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", ...headers },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      allowed,
+    );
+    response = {
+      ok: answer.status >= 200 && answer.status < 300,
+      status: answer.status,
+      text: () => Promise.resolve(answer.text),
+    };
   } catch (error) {
+    if (error instanceof OutboundRefused)
+      throw new ExecutorError("host_not_allowed", `${error.message} The call was refused.`);
     const name = error instanceof Error ? error.name : "";
     if (name === "TimeoutError" || name === "AbortError")
       throw new ExecutorError("timeout", `${url.origin}${url.pathname} did not answer within ${timeoutMs} ms.`);
@@ -206,7 +219,8 @@ function toolExecutorRaw(client: DbClient): ToolExecutor {
           message: `The endpoint of "${call.tool}" is not an http(s) URL: ${endpoint.url}`,
         },
       };
-    if (!hostAllowed(url, await allowList(client))) {
+    const allowed = await allowList(client);
+    if (!hostAllowed(url, allowed)) {
       return {
         error: {
           type: "HostNotAllowed",
@@ -216,7 +230,13 @@ function toolExecutorRaw(client: DbClient): ToolExecutor {
     }
     const started = Date.now();
     try {
-      const body = await postJson(url, { tool: call.tool, args: call.args, callId: call.callId }, endpoint.timeoutMs);
+      const body = await postJson(
+        url,
+        { tool: call.tool, args: call.args, callId: call.callId },
+        endpoint.timeoutMs,
+        {},
+        allowed,
+      );
       return { ...toolAnswerOf(body), durationMs: Date.now() - started };
     } catch (error) {
       if (error instanceof ExecutorError)
@@ -320,7 +340,8 @@ async function chat(
       "bad_url",
       `Model endpoint "${endpoint.name}" has a base URL that is not http(s): ${endpoint.baseUrl}`,
     );
-  if (!hostAllowed(url, await allowList(client))) {
+  const allowed = await allowList(client);
+  if (!hostAllowed(url, allowed)) {
     throw new ExecutorError(
       "host_not_allowed",
       `Host "${url.host}" of model endpoint "${endpoint.name}" is not on the executor allow-list (Settings → Executors); the call was refused.`,
@@ -346,6 +367,7 @@ async function chat(
     { model: endpoint.model, ...body },
     120_000,
     key ? { authorization: `Bearer ${key}` } : {},
+    allowed,
   );
   return { answer, endpoint, durationMs: Date.now() - started };
 }

@@ -65,3 +65,16 @@ export function validatedAction<S extends z.ZodType, T>(
     }
   };
 }
+
+/** An action anyone may call (first-run setup, accepting an invitation): the operation itself checks its token. */
+export function publicAction<T>(fn: (input: unknown, prisma: Db) => Promise<T>) {
+  return async (input: unknown): Promise<ActionResult<T>> => {
+    try {
+      return { ok: true, data: await fn(input, await db()) };
+    } catch (error) {
+      if (error instanceof AppError) return failure(error);
+      console.error("Unexpected error in a server action:", error);
+      return failure(new AppError("internal_error", "Something went wrong on the server; nothing was changed."));
+    }
+  };
+}

@@ -6,6 +6,7 @@ import { db, type Db } from "@/lib/db";
 import { decodeOtlpJson, decodeOtlpProtobuf, gunzipIfNeeded, type OtlpSpan } from "@/lib/ingest/otlp";
 import type { ImportIssue } from "@/lib/ingest/types";
 import { AppError } from "@/lib/errors";
+import { authorize } from "@/lib/server/authz";
 import type { Principal } from "@/lib/server/principal";
 import { bearerKey, errorResponse, readBodyBytes, toAppError } from "./api";
 import { apiKeyPrincipal } from "./principal";
@@ -32,12 +33,18 @@ export function traceApiKey(request: Request): string | null {
   );
 }
 
+/**
+ * The principal of a trace export's key, which must be allowed to import
+ * (a viewer's or a read-only key gets 403 before the body is read).
+ */
 export async function requireTraceApiKey(prisma: Db, request: Request): Promise<Principal> {
-  return apiKeyPrincipal(
+  const principal = await apiKeyPrincipal(
     prisma,
     traceApiKey(request),
     "A valid API key is required: send 'Authorization: Bearer <key>' or an 'x-api-key: <key>' header (OTEL_EXPORTER_OTLP_HEADERS=x-api-key=<key>).",
   );
+  authorize(principal, "sessions.import");
+  return principal;
 }
 
 /** The encoding a Content-Type names, or null when it is neither OTLP encoding. */

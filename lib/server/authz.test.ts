@@ -20,9 +20,9 @@ import * as sessions from "./sessions";
  * A new exported operation without a row here fails the first test.
  */
 const OPERATIONS: Record<string, Permission> = {
-  "api-keys.createApiKey": "api_keys.manage",
-  "api-keys.revokeApiKey": "api_keys.manage",
-  "api-keys.listApiKeys": "api_keys.manage",
+  "api-keys.createApiKey": "api_keys.own",
+  "api-keys.revokeApiKey": "api_keys.own",
+  "api-keys.listApiKeys": "api_keys.own",
   "coverage.getReplayCoverage": "coverage.read",
   "coverage.getExperimentCoverage": "coverage.read",
   "executors.executorSettings": "executors.read",

@@ -26,6 +26,10 @@ export const PERMISSIONS = {
   "executors.manage": "admin",
   "api_keys.manage": "admin",
   "jobs.manage": "admin",
+  /** Make, list and revoke one's own API keys (they act with one's own role). */
+  "api_keys.own": "viewer",
+  "users.manage": "admin",
+  "audit.read": "admin",
 } as const satisfies Record<string, Role>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -203,6 +203,7 @@ export async function createExperiment(
       name: input.name,
       policyVersionId: version.id,
       agentVersionId: agentVersion.id,
+      createdBy,
     });
     for (const session of cohort) {
       const replay = await createReplayRow(tx, {

@@ -286,6 +286,18 @@ describe.each(TEST_ENGINES)("operations on %s", (engine) => {
       removed: model.id,
     });
     expect((await executors.executorSettings(admin, {}, db.prisma)).models).toEqual([]);
+    // Removing what is gone already records nothing; each change is audited by name, with its author.
+    await executors.removeExecutorSetting(admin, { kind: "model", id: model.id }, db.prisma);
+    const audit = await db.prisma.auditEvent.findMany({
+      where: { action: { in: ["executor.changed", "allowed_host.changed"] } },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
+    expect(audit.map((a) => [a.actorName, a.action, a.target, (a.detail as { change: string }).change])).toEqual([
+      ["olga", "executor.changed", "m", "saved"],
+      ["olga", "executor.changed", "lookup_order", "saved"],
+      ["olga", "allowed_host.changed", "127.0.0.1:9", "saved"],
+      ["olga", "executor.changed", "m", "removed"],
+    ]);
   });
 
   it("api keys: made (shown once), listed without the secret, revoked once", async () => {

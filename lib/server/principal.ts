@@ -15,7 +15,7 @@ export interface Principal {
   readOnly: boolean;
 }
 
-/** Until accounts exist: the one local user, an admin, named by BRANCHPOINT_USER. */
+/** An admin user with no account row: for tests and benches that call operations directly. */
 export function localAdmin(name: string): Principal {
   return { kind: "user", userId: null, name, role: "admin", readOnly: false };
 }

@@ -5,6 +5,7 @@
  * transaction per run. Resuming (a fixture, an approval) re-runs the branch
  * from the start with its log, so a live call is never repeated.
  */
+import { recordAudit } from "@/lib/db/audit";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import {
@@ -896,6 +897,13 @@ export async function decideApproval(
     await appendLogEntries(tx, replayId, [approval], principal.name);
   });
   await enqueue([replayId]);
+  await recordAudit(prisma, {
+    actorId: principal.userId,
+    actorName: principal.name,
+    action: approval.decision === "approved" ? "live_call.approved" : "live_call.rejected",
+    target: replayId,
+    detail: { tool: approval.tool, callId: pending.callId, ...(approval.note ? { note: approval.note } : {}) },
+  });
   return approval;
 }
 

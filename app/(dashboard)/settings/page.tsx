@@ -16,6 +16,16 @@ const SECTIONS = [
     text: "Live model endpoints, live tool endpoints and the hosts they may call, for replays that run steps live.",
   },
   {
+    href: "/settings/team",
+    title: "Team",
+    text: "People, roles and invitation links; deactivate someone to end their sessions and stop their keys (admins).",
+  },
+  {
+    href: "/settings/audit",
+    title: "Audit log",
+    text: "Who signed in, changed a role, made or revoked a key, changed an executor, approved a live call or shared a report (admins).",
+  },
+  {
     href: "/settings/jobs",
     title: "Jobs",
     text: "Replays waiting for a worker, running, and failed, with who runs them; retry a failed one.",

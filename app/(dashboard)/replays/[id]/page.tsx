@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
 import { MinimizeButton } from "@/components/investigations/MinimizeButton";
@@ -59,8 +60,12 @@ export default async function ReplayPage({ params }: Props) {
                 Compare with base
               </Link>
             ) : null}
-            {replay.edits.length >= 2 && isTerminal(replay.status) ? <MinimizeButton replayId={replay.id} /> : null}
-            <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
+            {can(principal, "replays.run") && replay.edits.length >= 2 && isTerminal(replay.status) ? (
+              <MinimizeButton replayId={replay.id} />
+            ) : null}
+            {can(principal, "reports.write") ? (
+              <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
+            ) : null}
           </>
         }
       />
@@ -96,7 +101,9 @@ export default async function ReplayPage({ params }: Props) {
         steps={view.steps}
         baseSteps={view.base.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name }))}
       />
-      {view.pending && (replay.status === "paused" || replay.status === "awaiting_approval") ? (
+      {view.pending &&
+      can(principal, "replays.run") &&
+      (replay.status === "paused" || replay.status === "awaiting_approval") ? (
         <PendingCallPanel replayId={replay.id} pending={view.pending} />
       ) : null}
       <div className="grid gap-6 xl:grid-cols-[1fr_380px]">

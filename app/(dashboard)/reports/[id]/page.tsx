@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { ReportLifecycle } from "@/components/reports/ReportLifecycle";
 import { ReportView } from "@/components/reports/ReportView";
@@ -64,15 +65,17 @@ export default async function ReportPage({ params }: Props) {
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
         <ReportView report={report} />
         <div className="space-y-4 lg:sticky lg:top-4 lg:self-start">
-          <ReportLifecycle
-            reportId={report.id}
-            status={report.status}
-            hasFinding={report.sections.finding.trim() !== ""}
-            activeShares={shares.filter((s) => s.state === "active").length}
-            publish={publishReportAction}
-            remove={deleteReportAction}
-          />
-          {report.status === "published" ? (
+          {can(principal, "reports.write") ? (
+            <ReportLifecycle
+              reportId={report.id}
+              status={report.status}
+              hasFinding={report.sections.finding.trim() !== ""}
+              activeShares={shares.filter((s) => s.state === "active").length}
+              publish={publishReportAction}
+              remove={deleteReportAction}
+            />
+          ) : null}
+          {!can(principal, "shares.manage") ? null : report.status === "published" ? (
             <SharePanel
               reportId={report.id}
               shares={shares.map((s) => ({

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { buildConversation } from "@/components/sessions/conversation";
 import { SessionView } from "@/components/sessions/SessionView";
@@ -61,14 +62,16 @@ export default async function SessionPage({ params, searchParams }: Props) {
           </span>
         }
         actions={
-          <>
-            <Link href={`/sessions/${session.id}/investigate`} className={buttonClass({ variant: "secondary" })}>
-              Investigate
-            </Link>
-            <Link href={`/sessions/${session.id}/replay`} className={buttonClass()}>
-              Replay this session
-            </Link>
-          </>
+          can(principal, "replays.run") ? (
+            <>
+              <Link href={`/sessions/${session.id}/investigate`} className={buttonClass({ variant: "secondary" })}>
+                Investigate
+              </Link>
+              <Link href={`/sessions/${session.id}/replay`} className={buttonClass()}>
+                Replay this session
+              </Link>
+            </>
+          ) : null
         }
       />
       <dl className="mb-6 grid grid-cols-2 gap-px overflow-hidden rounded-lg border border-slate-200 bg-slate-200 sm:grid-cols-4 lg:grid-cols-8">

@@ -33,6 +33,8 @@ export default async function ApiKeysPage() {
           createdAt: k.createdAt.toISOString(),
           lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
           revokedAt: k.revokedAt?.toISOString() ?? null,
+          owner: k.user?.email ?? null,
+          readOnly: k.readOnly,
         }))}
         createAction={createApiKeyAction}
         revokeAction={revokeApiKeyAction}

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { CompareView } from "@/components/compare/CompareView";
 import { FinalOutputDiff } from "@/components/compare/FinalOutputDiff";
@@ -57,7 +58,9 @@ export default async function ComparePage({ params, searchParams }: Props) {
             <Link href={`/replays/${replay.id}`} className={buttonClass({ variant: "secondary" })}>
               Open branch in full
             </Link>
-            <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
+            {can(principal, "reports.write") ? (
+              <CreateReportButton replayId={replay.id} finished={isTerminal(replay.status)} />
+            ) : null}
           </>
         }
       />

@@ -1,10 +1,12 @@
 import type { Metadata } from "next";
 import { editTargets } from "@/components/replays/edit-values";
 import { FORK_LIVE_CHOICE, StartReplayForm, type PolicyChoice } from "@/components/replays/StartReplayForm";
+import { Notice } from "@/components/ui/Notice";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { toSessionEvent } from "@/lib/db";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { RECOMMENDED_RCA_POLICY, toolLevelPreset, type Policy } from "@/lib/replay";
+import { can } from "@/lib/server/authz";
 import { counterfactualFormOptions } from "@/lib/server/counterfactual";
 import { policyVersionsForAgent } from "@/lib/server/policies";
 import { replayPolicyWarnings } from "@/lib/server/replays";
@@ -28,6 +30,21 @@ export default async function StartReplayPage({ params }: Props) {
   const { id } = await params;
   const { principal, prisma } = await pageContext();
   const session = await orNotFound(getSession(principal, { sessionId: id }, prisma));
+  if (!can(principal, "replays.run")) {
+    return (
+      <>
+        <PageHeader
+          breadcrumbs={[{ href: "/sessions", label: "Sessions" }]}
+          title="Replay this session"
+          subtitle={`${session.agent.name} · ${session.eventCount} recorded steps.`}
+        />
+        <Notice tone="warning" testId="role-needed">
+          Starting a replay needs the analyst role; you are signed in as a {principal.role}. Ask an admin to change your
+          role, or open the replays others have made.
+        </Notice>
+      </>
+    );
+  }
   const versions = await policyVersionsForAgent(principal, { agentId: session.agentId }, prisma);
   // The seeds' caveats for this session's adapter and capabilities, per choice, shown before anything runs.
   const counterfactual = await counterfactualFormOptions(principal, {}, prisma);

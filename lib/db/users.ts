@@ -1,0 +1,74 @@
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "@/lib/replay";
+import type { DbClient } from "./client";
+
+export type UserRole = "viewer" | "analyst" | "admin";
+
+export function newUserId(): string {
+  return randomBytes(16).toString("base64url");
+}
+
+/** SHA-256 of a one-time token (setup, invitation): only the hash is stored. */
+export function hashToken(kind: string, token: string): string {
+  return sha256Hex(`branchpoint-${kind}:${token}`);
+}
+
+/** A user who signs in with email and password (the hash is made by the auth library). */
+export async function createPasswordUser(
+  client: DbClient,
+  input: { name: string; email: string; role: UserRole; passwordHash: string },
+) {
+  const id = newUserId();
+  const user = await client.user.create({
+    data: { id, name: input.name, email: input.email.toLowerCase(), role: input.role, emailVerified: false },
+  });
+  await client.authAccount.create({
+    data: { id: newUserId(), accountId: id, providerId: "credential", userId: id, password: input.passwordHash },
+  });
+  return user;
+}
+
+export async function countUsers(client: DbClient): Promise<number> {
+  return client.user.count();
+}
+
+export async function listUsers(client: DbClient) {
+  return client.user.findMany({
+    orderBy: { createdAt: "asc" },
+    select: {
+      id: true,
+      name: true,
+      email: true,
+      role: true,
+      deactivatedAt: true,
+      createdAt: true,
+      accounts: { select: { providerId: true } },
+    },
+  });
+}
+
+export async function findUser(client: DbClient, id: string) {
+  return client.user.findUnique({ where: { id } });
+}
+
+export async function countActiveAdmins(client: DbClient): Promise<number> {
+  return client.user.count({ where: { role: "admin", deactivatedAt: null } });
+}
+
+/** The user's signed-in sessions end at once (their next request is refused). */
+export async function endUserSessions(client: DbClient, userId: string): Promise<number> {
+  const { count } = await client.authSession.deleteMany({ where: { userId } });
+  return count;
+}
+
+export async function getSetting(client: DbClient, key: string): Promise<string | null> {
+  return (await client.appSetting.findUnique({ where: { key } }))?.value ?? null;
+}
+
+export async function setSetting(client: DbClient, key: string, value: string): Promise<void> {
+  await client.appSetting.upsert({ where: { key }, create: { key, value }, update: { value } });
+}
+
+export async function deleteSetting(client: DbClient, key: string): Promise<void> {
+  await client.appSetting.deleteMany({ where: { key } });
+}
