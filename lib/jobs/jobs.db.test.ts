@@ -123,45 +123,56 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
       });
       expect(replays).toHaveLength(12);
       expect(replays.every((r) => r.leaseOwner === null)).toBe(true);
-      // The killed worker's call was started and its answer never came: it is not made again; that
-      // replay waits for the answer (a person takes it from the tool's records), the other 11 completed.
+      // The killed worker's calls were started and their answers never reached it: they are not made
+      // again. The held call is one; the worker runs two at once, so its other replay may have had a call
+      // in flight too. Each such replay waits for its answer (a person takes it from the tool's records);
+      // every other member completed.
       const waiting = replays.filter((r) => r.status !== "completed");
-      expect(waiting.map((r) => r.status)).toEqual(["paused"]);
-      expect(waiting[0]!.pending).toMatchObject({
-        waitingFor: "fixture",
-        tool: "lookup_order",
-        miss: { reason: "live_call_in_doubt" },
-      });
+      expect(waiting.length).toBeGreaterThanOrEqual(1);
+      expect(waiting.length).toBeLessThanOrEqual(2);
+      for (const w of waiting) {
+        expect(w.status).toBe("paused");
+        expect(w.pending).toMatchObject({
+          waitingFor: "fixture",
+          tool: "lookup_order",
+          miss: { reason: "live_call_in_doubt" },
+        });
+      }
       expect(replays.filter((r) => r.status === "completed").every((r) => r.stepCount === 9)).toBe(true);
 
       // Every order's live call made exactly once, the held one included (never answered).
       expect(tool.hits).toHaveLength(12);
       expect(tool.hits.map((h) => h.order).sort()).toEqual([...orders].sort());
-      expect(tool.hits.filter((h) => !h.answered)).toHaveLength(1);
+      expect(tool.hits.filter((h) => !h.answered).length).toBeGreaterThanOrEqual(1);
       expect(await db.prisma.liveCall.count({ where: { replay: { experimentId: created.id } } })).toBe(12);
-      // Each completed branch log holds its live result once; the waiting one holds none.
+      // Each completed branch log holds its live result once; the waiting ones hold none.
       const logs = await db.prisma.replayLogEntry.groupBy({
         by: ["replayId"],
         where: { replay: { experimentId: created.id } },
         _count: { _all: true },
       });
-      expect(logs.map((l) => l._count._all)).toEqual(Array.from({ length: 11 }, () => 1));
-      expect(logs.map((l) => l.replayId)).not.toContain(waiting[0]!.id);
+      expect(logs.map((l) => l._count._all)).toEqual(Array.from({ length: 12 - waiting.length }, () => 1));
+      for (const w of waiting) expect(logs.map((l) => l.replayId)).not.toContain(w.id);
 
-      // The answer, supplied: the surviving worker finishes it without calling the tool.
-      await supplyFixture(
-        localAdmin("dana"),
-        { replayId: waiting[0]!.id, output: { status: "delivered" }, note: "from the order system's audit log" },
-        db.prisma,
-        queue.enqueue,
-      );
-      await eventually("the waiting replay to complete", async () => {
-        const row = await db.prisma.replay.findUniqueOrThrow({ where: { id: waiting[0]!.id } });
-        return row.status === "completed";
+      // The answers, supplied: the surviving worker finishes them without calling the tool.
+      for (const w of waiting)
+        await supplyFixture(
+          localAdmin("dana"),
+          { replayId: w.id, output: { status: "delivered" }, note: "from the order system's audit log" },
+          db.prisma,
+          queue.enqueue,
+        );
+      await eventually("the waiting replays to complete", async () => {
+        const open = await db.prisma.replay.count({
+          where: { id: { in: waiting.map((w) => w.id) }, status: { not: "completed" } },
+        });
+        return open === 0;
       });
       expect(tool.hits).toHaveLength(12);
-      const view = (await loadReplayView(db.prisma, waiting[0]!.id))!;
-      expect(view.steps.filter((st) => st.name === "lookup_order").map((st) => st.source)).toEqual(["fixture"]);
+      for (const w of waiting) {
+        const view = (await loadReplayView(db.prisma, w.id))!;
+        expect(view.steps.filter((st) => st.name === "lookup_order").map((st) => st.source)).toEqual(["fixture"]);
+      }
       const experiment = await db.prisma.experiment.findUniqueOrThrow({ where: { id: created.id } });
       expect(experiment.status).toBe("completed");
       // The surviving worker is still up and says nothing went wrong.
