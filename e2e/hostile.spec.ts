@@ -365,7 +365,13 @@ test.describe("the HTTP edge", () => {
     });
     expect(paused.status()).toBe(201);
     const { replay } = (await paused.json()) as { replay: { id: string; status: string } };
-    expect(replay.status).toBe("paused");
+    // The replay runs on a worker: wait for it to pause on the call nobody recorded.
+    await expect
+      .poll(async () => {
+        const r = await request.get(`/api/v1/replays/${replay.id}`, { headers: bearer });
+        return ((await r.json()) as { replay: { status: string } }).replay.status;
+      })
+      .toBe("paused");
     const resumed = await request.post(`/api/v1/replays/${replay.id}/fixtures`, {
       headers: bearer,
       data: { output: { order_id: "4822", status: "delivered" }, note: "CSP check" },

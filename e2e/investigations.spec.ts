@@ -42,13 +42,7 @@ test("from a failing session, a blame search shows its cost, runs its probes and
   });
   expect(created.status()).toBe(201);
 
-  await page.goto("/sessions?q=refund");
-  await page
-    .getByTestId("session-row")
-    .filter({ hasText: "Refund for cracked pour-over set" })
-    .getByRole("link")
-    .first()
-    .click();
+  await page.goto(`/sessions/${await refundSessionId(request)}`);
   await page.getByRole("link", { name: "Investigate" }).click();
   await expect(page.getByRole("heading", { name: "Investigate" })).toBeVisible();
   const form = page.getByRole("form", { name: "Start a blame search" });
@@ -109,6 +103,12 @@ test("a determinism probe shows, per step, how often the model answered differen
 }) => {
   const endpoint = `probe-${Date.now()}`;
   await page.goto("/settings/executors");
+  // This test's own model server (after a failure Playwright starts a new worker, and a new server on another port).
+  if (!((await page.getByTestId("allowed-hosts").textContent()) ?? "").includes(model.host)) {
+    await page.getByRole("textbox", { name: "Host", exact: true }).fill(model.host);
+    await page.getByRole("button", { name: "Allow host" }).click();
+    await expect(page.getByTestId("allowed-hosts")).toContainText(model.host);
+  }
   const modelForm = page.getByRole("form", { name: "Add a model endpoint" });
   await modelForm.locator('input[name="name"]').fill(endpoint);
   await modelForm.locator('input[name="baseUrl"]').fill(model.baseUrl);
@@ -135,7 +135,8 @@ test("a determinism probe shows, per step, how often the model answered differen
   await expect
     .poll(async () => {
       const r = await request.get(`/api/v1/replays/${replay.id}`, { headers: AUTH });
-      return ((await r.json()) as { replay: { status: string } }).replay.status;
+      const body = (await r.json()) as { replay: { status: string; error: { message: string } | null } };
+      return `${body.replay.status}${body.replay.error ? `: ${body.replay.error.message}` : ""}`;
     })
     .toBe("completed");
   await page.goto(`/replays/${replay.id}`);

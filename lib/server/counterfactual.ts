@@ -317,7 +317,7 @@ export async function trialSetView(principal: Principal, input: TrialSetInput, p
     edits: first.edits,
     n: replays.length,
     // Settled: finished, or paused waiting for an analyst (nothing more happens without one).
-    finished: replays.filter((r) => r.status !== "running").length,
+    finished: replays.filter((r) => r.status !== "running" && r.status !== "queued").length,
     basePassed: runPassed(baseVerdicts),
     stats,
     baseSteps: base.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name })),
