@@ -1,3 +1,4 @@
+import { refundSessionId, settledStatus } from "./replay-form";
 import { readFile } from "node:fs/promises";
 import { expect, test } from "./fixtures";
 
@@ -17,10 +18,7 @@ type ToolRow = {
 };
 
 test("policy coverage of a branch: API, CSV, and the panel on the replay page", async ({ page, request }) => {
-  const sessions = (await (await request.get("/api/v1/sessions?q=refund", { headers: AUTH })).json()) as {
-    sessions: { id: string }[];
-  };
-  const session = sessions.sessions[0]!;
+  const session = { id: await refundSessionId(request) };
   // Look up another order: history has no answer, the rule answers with an error result.
   const started = await request.post("/api/v1/replays", {
     headers: AUTH,
@@ -32,6 +30,7 @@ test("policy coverage of a branch: API, CSV, and the panel on the replay page", 
   });
   expect(started.status()).toBe(201);
   const { replay } = (await started.json()) as { replay: { id: string } };
+  expect(await settledStatus(request, replay.id)).toBe("completed");
 
   expect((await request.get(`/api/v1/replays/${replay.id}/coverage`)).status()).toBe(401);
   const missing = await request.get("/api/v1/replays/nope/coverage", { headers: AUTH });

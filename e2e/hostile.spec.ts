@@ -5,6 +5,7 @@ import fc from "fast-check";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { deepArray, deepNativeText, nativeCases, nativeDoc } from "../lib/hostile/corpus";
 import { expect, test } from "./fixtures";
+import { settledStatus } from "./replay-form";
 import { ADMIN_STATE } from "./global-setup";
 
 // The hostile-input suite (issue 10): a fixed corpus and fast-check properties
@@ -377,6 +378,7 @@ test.describe("the HTTP edge", () => {
       data: { output: { order_id: "4822", status: "delivered" }, note: "CSP check" },
     });
     expect(resumed.status()).toBe(200);
+    expect(await settledStatus(request, replay.id)).toBe("completed");
 
     await page.goto(`/replays/${replay.id}/compare?pair=p1-1`);
     await expect(page.getByTestId("pair-detail")).toContainText("lookup_order");

@@ -30,3 +30,19 @@ export async function openReplayForm(page: Page) {
   await page.getByRole("link", { name: "Replay this session" }).click();
   await expect(page.getByRole("heading", { name: "Replay this session" })).toBeVisible();
 }
+
+/** Waits for a replay a worker runs to stop (finished, paused or failed) and answers its status. */
+export async function settledStatus(request: APIRequestContext, replayId: string): Promise<string> {
+  let status = "queued";
+  await expect
+    .poll(
+      async () => {
+        const res = await request.get(`/api/v1/replays/${replayId}`, { headers: AUTH });
+        status = ((await res.json()) as { replay: { status: string } }).replay.status;
+        return status === "queued" || status === "running";
+      },
+      { timeout: 60_000 },
+    )
+    .toBe(false);
+  return status;
+}
