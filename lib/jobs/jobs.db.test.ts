@@ -140,10 +140,16 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
       }
       expect(replays.filter((r) => r.status === "completed").every((r) => r.stepCount === 9)).toBe(true);
 
-      // Every order's live call made exactly once, the held one included (never answered).
-      expect(tool.hits).toHaveLength(12);
-      expect(tool.hits.map((h) => h.order).sort()).toEqual([...orders].sort());
+      // No order's live call made twice. Every completed member's call was made once; a call in doubt was
+      // made at most once (the held one was; a worker killed between recording a call and sending it never
+      // sent it, which is why such a call waits for a person rather than being made again).
+      const hitOrders = tool.hits.map((h) => h.order);
+      expect(new Set(hitOrders).size).toBe(hitOrders.length);
+      expect(hitOrders.every((o) => o !== null && orders.includes(o))).toBe(true);
+      expect(tool.hits.length).toBeGreaterThanOrEqual(12 - waiting.length);
+      expect(tool.hits.length).toBeLessThanOrEqual(12);
       expect(tool.hits.filter((h) => !h.answered).length).toBeGreaterThanOrEqual(1);
+      const hitsBeforeAnswers = tool.hits.length;
       expect(await db.prisma.liveCall.count({ where: { replay: { experimentId: created.id } } })).toBe(12);
       // Each completed branch log holds its live result once; the waiting ones hold none.
       const logs = await db.prisma.replayLogEntry.groupBy({
@@ -168,7 +174,7 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
         });
         return open === 0;
       });
-      expect(tool.hits).toHaveLength(12);
+      expect(tool.hits).toHaveLength(hitsBeforeAnswers);
       for (const w of waiting) {
         const view = (await loadReplayView(db.prisma, w.id))!;
         expect(view.steps.filter((st) => st.name === "lookup_order").map((st) => st.source)).toEqual(["fixture"]);
