@@ -5,7 +5,7 @@ import fc from "fast-check";
 import type { APIRequestContext, Page } from "@playwright/test";
 import { deepArray, deepNativeText, nativeCases, nativeDoc } from "../lib/hostile/corpus";
 import { expect, test } from "./fixtures";
-import { settledStatus } from "./replay-form";
+import { refundSessionId, settledStatus } from "./replay-form";
 import { ADMIN_STATE } from "./global-setup";
 
 // The hostile-input suite (issue 10): a fixed corpus and fast-check properties
@@ -349,13 +349,10 @@ test.describe("the HTTP edge", () => {
   test("the comparison page's Monaco diff editor runs under the CSP with no violation", async ({ page, request }) => {
     const violations = await watchCsp(page);
     // A branch that differs from its base at step 1 (one changed pair, p1-1): look up another order, answered by a fixture.
-    const sessions = (await (await request.get("/api/v1/sessions?q=refund", { headers: bearer })).json()) as {
-      sessions: { id: string }[];
-    };
     const paused = await request.post("/api/v1/replays", {
       headers: bearer,
       data: {
-        sessionId: sessions.sessions[0]!.id,
+        sessionId: await refundSessionId(request),
         policy: {
           model: "recorded-only",
           drift: "continue_to_terminal",
