@@ -143,6 +143,16 @@ describe("model inputs stored once", () => {
     );
   });
 
+  it("an input key named __proto__ counts in the digest like any other key", () => {
+    const messages = [{ role: "user", content: "hi" }];
+    const withKey = JSON.parse(
+      '{"__proto__": {"temperature": 1}, "messages": [{"role": "user", "content": "hi"}]}',
+    ) as unknown;
+    const [a, b] = [withKey, { messages }].map((input) => inputDigests([{ seq: 0, kind: "model_call", input }])[0]);
+    expect(a).not.toBeNull();
+    expect(a).not.toBe(b);
+  });
+
   it("names a pointer that does not resolve", () => {
     expect(() =>
       expandInputs([{ seq: 1, kind: "model_call", input: { messages: [] }, prefix: { seq: 0, count: 2 } }]),

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setOwn } from "@/lib/hostile/objects";
 import { canonicalJson } from "@/lib/replay";
 
 // ---------------------------------------------------------------------------
@@ -60,7 +61,8 @@ const link = (before: string, messageHash: string) => sha(`${before}\n${messageH
 function digestOf(input: unknown, chainEnd: string | null, count: number): string {
   if (!isPlain(input) || chainEnd === null) return sha(`input\n${canonical(input)}`);
   const rest: Plain = {};
-  for (const [k, v] of Object.entries(input)) if (k !== "messages") rest[k] = v;
+  // An own "__proto__" key (JSON.parse makes them) must stay a key of the digest, not become rest's prototype.
+  for (const [k, v] of Object.entries(input)) if (k !== "messages") setOwn(rest, k, v);
   return sha(`messages\n${canonical(rest)}\n${count}\n${chainEnd}`);
 }
 
