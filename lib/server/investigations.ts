@@ -172,14 +172,16 @@ export interface MinimizeProbeRecord {
 /** Live model calls one blame probe's trial may make (its policy's maxLiveCalls): enough for the agent to go on. */
 export const blameLiveBudget = (modelSteps: number) => Math.min(2 * modelSteps + 10, 200);
 
-function bounded(estimate: InvestigationEstimate, path: string): InvestigationEstimate {
-  if (estimate.replays > MAX_INVESTIGATION_REPLAYS)
+/** The cost bound of `probes` probes of `trials` trials each, refused when it runs more replays than allowed. */
+function bounded(probes: number, trials: number, perTrial: number, path: "trials" | "edits"): InvestigationEstimate {
+  const replays = probes * trials;
+  if (replays > MAX_INVESTIGATION_REPLAYS)
     throw new AppError(
       "invalid_input",
-      `This would run up to ${estimate.replays} replays (${estimate.probes} probes × ${estimate.trials} trials); the most one investigation may run is ${MAX_INVESTIGATION_REPLAYS}. Use fewer trials${path === "edits" ? " or fewer edits" : ""}.`,
+      `This would run up to ${replays} replays (${probes} probes × ${trials} trials); the most one investigation may run is ${MAX_INVESTIGATION_REPLAYS}. Use fewer trials${path === "edits" ? " or fewer edits" : ""}.`,
       [{ path: "trials", message: "too many replays" }],
     );
-  return estimate;
+  return { probes, trials, replays, maxLiveCallsPerTrial: perTrial, maxLiveCalls: replays * perTrial };
 }
 
 async function baseFailure(prisma: Db, base: readonly SessionEvent[], checks: readonly NamedCheck[]) {
@@ -233,17 +235,7 @@ export async function createInvestigation(principal: Principal, input: StartInve
       );
     const checks = await resolveChecks(prisma, input.checks);
     await baseFailure(prisma, base, checks);
-    const probes = blameProbeBound(modelSteps.length);
-    const estimate = bounded(
-      {
-        probes,
-        trials: input.trials,
-        replays: probes * input.trials,
-        maxLiveCallsPerTrial: perTrial,
-        maxLiveCalls: probes * input.trials * perTrial,
-      },
-      "trials",
-    );
+    const estimate = bounded(blameProbeBound(modelSteps.length), input.trials, perTrial, "trials");
     const params: Params = {
       checks: input.checks,
       trials: input.trials,
@@ -298,17 +290,8 @@ export async function createInvestigation(principal: Principal, input: StartInve
       ? 0
       : (policy.maxLiveCalls ?? policy.maxSteps ?? blameLiveBudget(view.base.length));
   const n = edits.length;
-  const probes = (n * n + 3 * n) / 2;
-  const estimate = bounded(
-    {
-      probes,
-      trials: input.trials,
-      replays: probes * input.trials,
-      maxLiveCallsPerTrial: perTrial,
-      maxLiveCalls: probes * input.trials * perTrial,
-    },
-    "edits",
-  );
+  // ddmin tests at most (n² + 3n) / 2 subsets.
+  const estimate = bounded((n * n + 3 * n) / 2, input.trials, perTrial, "edits");
   const params: Params = {
     checks: refs,
     trials: input.trials,
