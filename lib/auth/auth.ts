@@ -87,7 +87,10 @@ export function createAuth(prisma: Db, options: AuthOptions) {
       enabled: true,
       window: 60,
       max: 300,
-      storage: "memory",
+      // In the database, not in this process's memory: several web processes behind one address
+      // share one count, and a restart does not reset it.
+      storage: "database",
+      modelName: "rateLimit",
       customRules: { "/sign-in/email": SIGN_IN_LIMIT },
     },
     databaseHooks: {

@@ -96,6 +96,26 @@ describe("team: setup, invitations, roles, deactivation (PGlite)", () => {
     expect((await signIn("ada@x.test", "password-1", "10.1.2.4")).status).toBe(200);
   });
 
+  it("the sign-in limit is shared by every web process on the database, not kept per process", async () => {
+    // A second Better Auth instance over the same database stands for a second web process.
+    const other = createAuth(db.prisma, { secret: "test-secret-0123456789-0123456789-abcdef", baseURL: BASE });
+    const attempt = (instance: typeof auth) =>
+      instance.handler(
+        new Request(`${BASE}/api/auth/sign-in/email`, {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: BASE, "x-forwarded-for": "10.7.7.7" },
+          body: JSON.stringify({ email: "ada@x.test", password: "bad-password" }),
+        }),
+      );
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await attempt(i % 2 === 0 ? auth : other)).status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses[10]).toBe(429);
+    expect((await attempt(other)).status).toBe(429);
+    const buckets = await db.prisma.rateLimit.findMany({ where: { key: { contains: "10.7.7.7" } } });
+    expect(buckets.map((b) => b.count)).toEqual([10]);
+  });
+
   it("an invitation creates an account with its role once; an expired one is refused and writes nothing", async () => {
     const invite = await inviteUser(db.prisma, admin, { role: "analyst", email: "bo@x.test", expiresInDays: 1 });
     const joined = await acceptInvitation(db.prisma, {
