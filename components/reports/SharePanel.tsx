@@ -13,6 +13,7 @@ export interface ShareRow {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  createdBy: string | null;
   state: ShareState;
 }
 
@@ -129,11 +130,12 @@ export function SharePanel({
           frame={false}
           dense
           className="mt-4"
-          columns={["Created", "Expires", "State", { label: "Actions", srOnly: true }]}
+          columns={["Created", "By", "Expires", "State", { label: "Actions", srOnly: true }]}
         >
           {shares.map((s) => (
             <tr key={s.id} data-testid="share-row" data-share-id={s.id} data-state={s.state}>
               <td className="py-1.5">{when(s.createdAt, "")}</td>
+              <td className="py-1.5">{s.createdBy ?? "—"}</td>
               <td className="py-1.5">{when(s.expiresAt, "never")}</td>
               <td className="py-1.5">
                 <Badge tone={STATE_TONES[s.state]}>{s.state}</Badge>

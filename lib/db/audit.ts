@@ -1,5 +1,5 @@
 import type { Prisma } from "./generated/client";
-import type { DbClient } from "./client";
+import type { Db, DbClient } from "./client";
 
 /** Security-relevant actions recorded in the audit log. */
 export const AUDIT_ACTIONS = [
@@ -39,6 +39,23 @@ export async function recordAudit(client: DbClient, entry: AuditEntry): Promise<
       target: entry.target ?? null,
       detail: entry.detail ?? {},
     },
+  });
+}
+
+/**
+ * Makes a change and appends its audit entry in one transaction: the log never misses a change that
+ * was made, nor names one that was not. `entry` sees the change's result; null records nothing.
+ */
+export async function auditedChange<T>(
+  prisma: Db,
+  change: (tx: DbClient) => Promise<T>,
+  entry: (result: T) => AuditEntry | null,
+): Promise<T> {
+  return prisma.$transaction(async (tx) => {
+    const result = await change(tx);
+    const audited = entry(result);
+    if (audited) await recordAudit(tx, audited);
+    return result;
   });
 }
 

@@ -305,6 +305,8 @@ export interface ShareLinkView {
   createdAt: Date;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  /** Who made the link (null for links made before links named their author). */
+  createdBy: string | null;
   state: ShareState;
 }
 

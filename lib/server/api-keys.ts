@@ -10,7 +10,7 @@ import {
   listApiKeys as readApiKeys,
   revokeApiKey as markRevoked,
 } from "@/lib/db/api-keys";
-import { recordAudit } from "@/lib/db/audit";
+import { auditedChange } from "@/lib/db/audit";
 import { AppError } from "@/lib/errors";
 import { authorize, can } from "./authz";
 import type { Principal } from "./principal";
@@ -28,15 +28,17 @@ export async function createApiKey(principal: Principal, input: CreateApiKeyInpu
   if (!principal.userId && principal.role !== "admin")
     throw new AppError("forbidden", "Only a signed-in user can own a key.");
   const readOnly = input.readOnly ?? false;
-  const created = await insertApiKey(prisma, input.name, { userId: principal.userId, readOnly });
-  await recordAudit(prisma, {
-    actorId: principal.userId,
-    actorName: principal.name,
-    action: "api_key.created",
-    target: input.name,
-    detail: { keyId: created.id, prefix: created.prefix, readOnly },
-  });
-  return created;
+  return auditedChange(
+    prisma,
+    (tx) => insertApiKey(tx, input.name, { userId: principal.userId, readOnly }),
+    (created) => ({
+      actorId: principal.userId,
+      actorName: principal.name,
+      action: "api_key.created",
+      target: input.name,
+      detail: { keyId: created.id, prefix: created.prefix, readOnly },
+    }),
+  );
 }
 
 export const ApiKeyRef = z.object({ id: z.string().min(1).max(64) });
@@ -45,15 +47,21 @@ export type ApiKeyRef = z.infer<typeof ApiKeyRef>;
 export async function revokeApiKey(principal: Principal, input: ApiKeyRef, prisma: Db) {
   authorize(principal, "api_keys.own");
   const ownerOnly = can(principal, "api_keys.manage") ? undefined : (principal.userId ?? "-");
-  const revoked = await markRevoked(prisma, input.id, ownerOnly);
-  if (!revoked) throw new AppError("not_found", "No active key of yours has this id; it may be revoked already.");
-  await recordAudit(prisma, {
-    actorId: principal.userId,
-    actorName: principal.name,
-    action: "api_key.revoked",
-    target: revoked.name,
-    detail: { keyId: revoked.id },
-  });
+  await auditedChange(
+    prisma,
+    async (tx) => {
+      const revoked = await markRevoked(tx, input.id, ownerOnly);
+      if (!revoked) throw new AppError("not_found", "No active key of yours has this id; it may be revoked already.");
+      return revoked;
+    },
+    (revoked) => ({
+      actorId: principal.userId,
+      actorName: principal.name,
+      action: "api_key.revoked",
+      target: revoked.name,
+      detail: { keyId: revoked.id },
+    }),
+  );
   return { id: input.id };
 }
 

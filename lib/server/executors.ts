@@ -1,6 +1,6 @@
 import { env } from "@/lib/env";
 /** Executor settings: model and tool endpoints and the host allow-list live executors may reach. */
-import { recordAudit } from "@/lib/db/audit";
+import { auditedChange, type AuditEntry } from "@/lib/db/audit";
 import { z } from "zod";
 import type { Db } from "@/lib/db";
 import {
@@ -98,35 +98,38 @@ export async function executorSettings(principal: Principal, _input: Record<stri
 }
 
 /** Every executor change goes to the audit log with its author. */
-async function auditChange(
-  prisma: Db,
+function auditEntry(
   principal: Principal,
   kind: "model" | "tool" | "host",
   change: "saved" | "removed",
   target: string,
   detail: Record<string, string | number | boolean | null> = {},
-) {
-  await recordAudit(prisma, {
+): AuditEntry {
+  return {
     actorId: principal.userId,
     actorName: principal.name,
     action: kind === "host" ? "allowed_host.changed" : "executor.changed",
     target,
     detail: { kind, change, ...detail },
-  });
+  };
 }
 
 export async function saveModelEndpoint(principal: Principal, input: ModelEndpointInput, prisma: Db) {
   authorize(principal, "executors.manage");
-  const saved = await upsertModelEndpoint(prisma, { ...input, apiKeyEnv: input.apiKeyEnv || null });
-  await auditChange(prisma, principal, "model", "saved", input.name, { baseUrl: input.baseUrl, model: input.model });
-  return saved;
+  return auditedChange(
+    prisma,
+    (tx) => upsertModelEndpoint(tx, { ...input, apiKeyEnv: input.apiKeyEnv || null }),
+    () => auditEntry(principal, "model", "saved", input.name, { baseUrl: input.baseUrl, model: input.model }),
+  );
 }
 
 export async function saveToolEndpoint(principal: Principal, input: ToolEndpointInput, prisma: Db) {
   authorize(principal, "executors.manage");
-  const saved = await upsertToolEndpoint(prisma, input);
-  await auditChange(prisma, principal, "tool", "saved", input.toolName, { url: input.url, readOnly: input.readOnly });
-  return saved;
+  return auditedChange(
+    prisma,
+    (tx) => upsertToolEndpoint(tx, input),
+    () => auditEntry(principal, "tool", "saved", input.toolName, { url: input.url, readOnly: input.readOnly }),
+  );
 }
 
 export async function addAllowedHost(principal: Principal, input: AllowedHostInput, prisma: Db) {
@@ -138,15 +141,20 @@ export async function addAllowedHost(principal: Principal, input: AllowedHostInp
       `"${input.host}" is not a host: write a host name or host:port, such as api.example.com or 127.0.0.1:8080.`,
       [{ path: "host", message: "not a host" }],
     );
-  const saved = await upsertAllowedHost(prisma, host);
-  await auditChange(prisma, principal, "host", "saved", host);
-  return saved;
+  return auditedChange(
+    prisma,
+    (tx) => upsertAllowedHost(tx, host),
+    () => auditEntry(principal, "host", "saved", host),
+  );
 }
 
 export async function removeExecutorSetting(principal: Principal, input: RemoveExecutorSettingInput, prisma: Db) {
   authorize(principal, "executors.manage");
-  const removed = await deleteExecutorSetting(prisma, input.kind, input.id);
   // Named by what it was (the tool, the endpoint, the host); nothing removed, nothing to record.
-  if (removed !== null) await auditChange(prisma, principal, input.kind, "removed", removed);
+  await auditedChange(
+    prisma,
+    (tx) => deleteExecutorSetting(tx, input.kind, input.id),
+    (removed) => (removed === null ? null : auditEntry(principal, input.kind, "removed", removed)),
+  );
   return { removed: input.id };
 }

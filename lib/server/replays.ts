@@ -895,15 +895,15 @@ export async function decideApproval(
   await withTransaction(prisma, async (tx) => {
     await claimForResume(tx, replayId, state.updatedAt);
     await appendLogEntries(tx, replayId, [approval], principal.name);
+    await recordAudit(tx, {
+      actorId: principal.userId,
+      actorName: principal.name,
+      action: approval.decision === "approved" ? "live_call.approved" : "live_call.rejected",
+      target: replayId,
+      detail: { tool: approval.tool, callId: pending.callId, ...(approval.note ? { note: approval.note } : {}) },
+    });
   });
   await enqueue([replayId]);
-  await recordAudit(prisma, {
-    actorId: principal.userId,
-    actorName: principal.name,
-    action: approval.decision === "approved" ? "live_call.approved" : "live_call.rejected",
-    target: replayId,
-    detail: { tool: approval.tool, callId: pending.callId, ...(approval.note ? { note: approval.note } : {}) },
-  });
   return approval;
 }
 

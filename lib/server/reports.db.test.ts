@@ -140,6 +140,14 @@ describe.each(TEST_ENGINES)("report drafts on %s", (engine) => {
       db.prisma,
     );
     expect((await reports.openSharedReport(admin, { token: url.split("/").at(-1)! }, db.prisma))?.id).toBe(draft.id);
+    // The link names who made it, and the audit log has it.
+    const [link] = (await reports.getReport(admin, { reportId: draft.id }, db.prisma)).shares;
+    expect(link?.createdBy).toBe(admin.name);
+    const audit = await db.prisma.auditEvent.findMany({
+      where: { target: draft.id },
+      select: { action: true, actorName: true },
+    });
+    expect(audit).toEqual([{ action: "share.created", actorName: admin.name }]);
   });
 
   it("publishes at creation only with a Finding; refuses edits that say nothing and unknown reports", async () => {

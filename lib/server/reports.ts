@@ -1,6 +1,6 @@
 /** RCA reports from finished replays, and the revocable share links that open them read-only. */
 import { z } from "zod";
-import type { Db } from "@/lib/db";
+import { withTransaction, type Db } from "@/lib/db";
 import {
   createReport as insertReport,
   createShareLink as insertShareLink,
@@ -112,7 +112,10 @@ export type CreateShareInput = z.infer<typeof CreateShareInput>;
 /** A new share link: the only time its URL (with the token) exists outside the database. */
 export async function createShare(principal: Principal, input: CreateShareInput, prisma: Db) {
   authorize(principal, "shares.manage");
-  const { share, token } = await insertShareLink(prisma, input.reportId, input.expiresIn);
+  const actor = { id: principal.userId, name: principal.name };
+  const { share, token } = await withTransaction(prisma, (tx) =>
+    insertShareLink(tx, input.reportId, input.expiresIn, new Date(), actor),
+  );
   return { share, url: shareUrl(input.baseUrl, token) };
 }
 
@@ -122,7 +125,8 @@ export type ShareRef = z.infer<typeof ShareRef>;
 /** Revokes a share link; revoking twice is fine. */
 export async function revokeShare(principal: Principal, input: ShareRef, prisma: Db) {
   authorize(principal, "shares.manage");
-  return markShareRevoked(prisma, input.shareId);
+  const actor = { id: principal.userId, name: principal.name };
+  return withTransaction(prisma, (tx) => markShareRevoked(tx, input.shareId, new Date(), actor));
 }
 
 export const SharedReportRef = z.object({ token: z.string().max(200) });

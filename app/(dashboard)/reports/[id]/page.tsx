@@ -83,6 +83,7 @@ export default async function ReportPage({ params }: Props) {
                 createdAt: s.createdAt.toISOString(),
                 expiresAt: s.expiresAt?.toISOString() ?? null,
                 revokedAt: s.revokedAt?.toISOString() ?? null,
+                createdBy: s.createdBy,
                 state: s.state,
               }))}
               createShare={createShareAction}
