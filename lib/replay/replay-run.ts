@@ -15,6 +15,7 @@ import type {
   ReplayStep,
   ReplayStop,
 } from "./replay";
+import { baseInputLists, type MessageList } from "./message-list";
 import { BranchConversation } from "./replay-conversation";
 import { signatureOf } from "./replay-evidence";
 import type { ToolResolver } from "./resolver";
@@ -71,6 +72,10 @@ export class ReplayRun {
   readonly probes: ProbeReport[] = [];
   readonly inputDrift: Evidence["inputDrift"] = [];
   readonly conversation = new BranchConversation();
+  /** The message list of each base model call with a `messages` array, by seq (see ./message-list.ts). */
+  readonly baseLists: Map<number, MessageList>;
+  /** The message list of each branch model step's input, by step seq. */
+  readonly stepLists = new Map<number, MessageList>();
 
   status: ReplayStatus = "completed";
   stop: ReplayStop | null = null;
@@ -106,11 +111,17 @@ export class ReplayRun {
     this.implicitCap = setup.policy.maxSteps ?? setup.input.base.length * 4 + 1000;
     this.cancellable = setup.input.isCancelled !== undefined;
     this.copiesRecord = setup.policy.model === "recorded-only" || setup.policy.model === "determinism-probe";
+    this.baseLists = baseInputLists(setup.base.events);
     for (const e of setup.base.events) {
       if (e.kind !== "tool_call" || e.parentSeq !== null) continue;
       const id = asRecord(e.input).callId;
       if (typeof id === "string" && !this.orphanCallsById.has(id)) this.orphanCallsById.set(id, e);
     }
+  }
+
+  /** A base model call's message list; null when its input has no `messages` array. */
+  baseListOf(event: SessionEvent): MessageList | null {
+    return this.baseLists.get(event.seq) ?? null;
   }
 
   /** The clock for new log entries; null without one (the engine does no I/O). */
