@@ -33,7 +33,7 @@ export class MessageList {
     // This list's own messages, then each list it extends, as far as the one before takes them.
     const segments: { added: readonly Message[]; take: number }[] = [{ added: this.added, take: this.added.length }];
     let limit = this.count;
-    for (let node = this.prefix; node !== null && limit > 0; node = node.prefix) {
+    for (let node: MessageList | null = this.prefix; node !== null && limit > 0; node = node.prefix) {
       if (limit > node.count) {
         segments.push({ added: node.added, take: limit - node.count });
         limit = node.count;
