@@ -92,24 +92,37 @@ export function givenMessages(input: unknown): readonly Message[] | null {
 
 /**
  * The message list of each model call of a base run that has a `messages`
- * array, by seq. An event with `inputPrefix` (the stored form) extends the
- * list of the event it names; a full input is cut against the previous model
- * call's messages (the same objects, as a loader of stored prefixes gives
- * them), so both forms give lists that share their prefixes. Cost: the
- * messages stored, plus, for full inputs, the shared prefix compared by reference.
+ * array. An event with `inputPrefix` (the stored form) extends the list of the
+ * event it names; a full input is cut against the previous model call's
+ * messages (the same objects, as a loader of stored prefixes gives them), so
+ * both forms give lists that share their prefixes. Lists are built in seq
+ * order as far as they are asked for (a replay that copies the record never
+ * asks). Cost: the messages stored, plus, for full inputs, the shared prefix
+ * compared by reference.
  */
-export function baseInputLists(events: readonly SessionEvent[]): Map<number, MessageList> {
-  const lists = new Map<number, MessageList>();
-  let previous: { list: MessageList; full: readonly Message[] | null } | null = null;
-  for (const e of events) {
-    if (e.kind !== "model_call") continue;
+export class BaseInputLists {
+  private readonly lists = new Map<number, MessageList>();
+  private next = 0;
+  private previous: { list: MessageList; full: readonly Message[] | null } | null = null;
+
+  constructor(private readonly events: readonly SessionEvent[]) {}
+
+  /** The list of a base model call; null when its input has no `messages` array. */
+  of(event: SessionEvent): MessageList | null {
+    while (this.next < this.events.length && this.events[this.next]!.seq <= event.seq)
+      this.add(this.events[this.next++]!);
+    return this.lists.get(event.seq) ?? null;
+  }
+
+  private add(e: SessionEvent): void {
+    if (e.kind !== "model_call") return;
     const messages = givenMessages(e.input);
-    if (messages === null) continue;
+    if (messages === null) return;
     let list: MessageList;
     let full: readonly Message[] | null = null;
     const pointer = e.inputPrefix ?? null;
     if (pointer !== null) {
-      const before = lists.get(pointer.seq);
+      const before = this.lists.get(pointer.seq);
       if (!before || pointer.seq >= e.seq || pointer.count < 0 || pointer.count > before.length)
         throw new Error(
           `Event ${e.seq}'s input extends event ${pointer.seq} by ${pointer.count} messages, which the base run does not have.`,
@@ -117,13 +130,20 @@ export function baseInputLists(events: readonly SessionEvent[]): Map<number, Mes
       list = new MessageList(before, pointer.count, messages);
     } else {
       full = messages;
+      const previous = this.previous;
       const k = previous?.full ? sharedPrefixLength(previous.full, messages) : 0;
-      list = k === 0 ? MessageList.of(messages) : new MessageList(previous!.list, k, messages.slice(k));
+      list =
+        k === 0 || previous === null ? MessageList.of(messages) : new MessageList(previous.list, k, messages.slice(k));
     }
-    lists.set(e.seq, list);
-    previous = { list, full };
+    this.lists.set(e.seq, list);
+    this.previous = { list, full };
   }
-  return lists;
+
+  /** Checks every pointer of the base (what a replay does before it starts). */
+  checkAll(): void {
+    const last = this.events[this.events.length - 1];
+    if (last) this.of(last);
+  }
 }
 
 /**

@@ -42,13 +42,21 @@ export class BranchConversation {
   systemPrompt: { value: unknown } | null = null;
   /** The branch took another path than the record: later inputs are rebuilt from the branch itself. */
   structureDiverged = false;
-  /** The last model step's message list (null: its input had none) and output. */
-  prevList: MessageList | null = null;
+  /** The last model step's message list (null: its input had none), built when first read, and its output. */
+  private prevListOrBuild: MessageList | null | (() => MessageList | null) = null;
   prevOutput: Message | null = null;
   /** The system prompt `prevList` was built under. */
   private prevListPrompt: { value: unknown } | null = null;
   /** Messages since the last model step: user messages, and tool steps whose message is built only when needed. */
   sinceLastModelStep: (Message | ReplayStep)[] = [];
+
+  get prevList(): MessageList | null {
+    const value = this.prevListOrBuild;
+    if (typeof value !== "function") return value;
+    const built = value();
+    this.prevListOrBuild = built;
+    return built;
+  }
 
   /**
    * The last substitution: the recorded list it was made for, the branch's
@@ -209,11 +217,15 @@ export class BranchConversation {
   }
 
   /**
-   * A model step ran: its input's message list (or, given an input, the list
-   * of its messages stored whole) and its output start the next stretch of the conversation.
+   * A model step ran: its input's message list (or a function that builds it
+   * when first needed, or, given an input, the list of its messages stored
+   * whole) and its output start the next stretch of the conversation.
    */
   advance(input: unknown, output: Message): void {
-    this.prevList = input === null || input instanceof MessageList ? input : listOfInput(input);
+    this.prevListOrBuild =
+      input === null || input instanceof MessageList || typeof input === "function"
+        ? (input as MessageList | null | (() => MessageList | null))
+        : listOfInput(input);
     this.prevListPrompt = this.systemPrompt;
     this.prevOutput = output;
     this.sinceLastModelStep.length = 0;

@@ -18,8 +18,8 @@ export interface ModelOutcome {
    * list is built once the run ends, and only for a full replay: see `stepInputsOut`).
    */
   input: unknown;
-  /** The input's message list; null when it has no `messages` array. */
-  list: MessageList | null;
+  /** The input's message list; null when it has no `messages` array; "recorded": the recorded input's (built when needed). */
+  list: MessageList | null | "recorded";
   usage: Usage | null;
   startedAt: string | null;
   durationMs: number | null;
@@ -47,7 +47,12 @@ function inputOf(run: ReplayRun, i: number, recorded: SessionEvent | null): Rebu
 }
 
 /** The recorded (or edited) output of a model step, as copied under the record-copying policies. */
-function copiedOutcome(run: ReplayRun, recorded: SessionEvent, input: unknown, list: MessageList | null): ModelOutcome {
+function copiedOutcome(
+  run: ReplayRun,
+  recorded: SessionEvent,
+  input: unknown,
+  list: ModelOutcome["list"],
+): ModelOutcome {
   const edited = run.plan.modelOutput.get(recorded.seq);
   return edited
     ? {
@@ -75,7 +80,7 @@ function copiedOutcome(run: ReplayRun, recorded: SessionEvent, input: unknown, l
 /** recorded-only: copy the captured output (synchronous: the common path allocates no promise). */
 export function recordedModelStep(run: ReplayRun, i: number, recorded: SessionEvent): ModelOutcome {
   if (!run.plan.systemPrompt.has(recorded.seq) && run.conversation.recordedInputStands())
-    return copiedOutcome(run, recorded, recorded.input, run.baseListOf(recorded));
+    return copiedOutcome(run, recorded, recorded.input, "recorded");
   const { list, drift } = inputOf(run, i, recorded);
   return drift.length === 0
     ? copiedOutcome(run, recorded, recorded.input, list)
@@ -400,7 +405,15 @@ export function modelStepOf(run: ReplayRun, outcome: ModelOutcome, recorded: Ses
     edits: recorded ? editsAt(run, recorded.seq, MODEL_EDIT_OPS) : [],
   };
   if (outcome.logEntryId) step.logEntryId = outcome.logEntryId;
-  if (outcome.list !== null) run.stepLists.set(seq, outcome.list);
+  // A full replay keeps a recorded input given whole as it is; every other input is built from its list at the end.
+  const list = outcome.list;
+  if (
+    list !== null &&
+    (run.compactInputs || !(recorded !== null && outcome.input === recorded.input && !recorded.inputPrefix))
+  ) {
+    const resolved = list === "recorded" ? (recorded === null ? null : run.baseListOf(recorded)) : list;
+    if (resolved !== null) run.stepLists.set(seq, resolved);
+  }
   const drift = run.inputDrift.length > 0 ? run.inputDrift[run.inputDrift.length - 1]! : null;
   if (drift !== null && drift.step === seq) step.inputDrift = drift.reasons;
   return step;
@@ -428,34 +441,34 @@ const numberOr = (v: unknown) => (typeof v === "number" ? v : undefined);
  * whole list (the recorded input object itself where it stands and was given
  * whole), as replays have always returned them.
  */
-export function stepInputsOut(run: ReplayRun, form: "full" | "compact"): void {
+export function stepInputsOut(run: ReplayRun): void {
+  if (!run.compactInputs) {
+    for (const [seq, list] of run.stepLists) {
+      const step = run.steps[seq]!;
+      step.input = { ...asRecord(step.input), messages: list.toArray() };
+    }
+    return;
+  }
   let previous: { seq: number; list: MessageList } | null = null;
   for (const step of run.steps) {
     if (step.kind !== "model_call") continue;
     const list = run.stepLists.get(step.seq);
     if (list === undefined) continue;
-    const given = givenMessages(step.input);
-    if (form === "full") {
-      const recorded = step.baseSeq === null ? undefined : run.base.bySeq.get(step.baseSeq);
-      const givenWhole = recorded !== undefined && step.input === recorded.input && !recorded.inputPrefix;
-      if (!givenWhole) step.input = { ...asRecord(step.input), messages: list.toArray() };
+    let pointer: InputPrefix | null = null;
+    let added: readonly Message[];
+    if (list.prefix === null) added = list.added;
+    else if (previous !== null && list.prefix === previous.list) {
+      pointer = { seq: previous.seq, count: list.count };
+      added = list.added;
     } else {
-      let pointer: InputPrefix | null = null;
-      let added: readonly Message[];
-      if (list.prefix === null) added = list.added;
-      else if (previous !== null && list.prefix === previous.list) {
-        pointer = { seq: previous.seq, count: list.count };
-        added = list.added;
-      } else {
-        // Built against another list than the previous step's (rare): cut it against that one.
-        const full = list.toArray();
-        const count = previous === null ? 0 : sharedPrefixLength(previous.list.toArray(), full);
-        if (count > 0) pointer = { seq: previous!.seq, count };
-        added = count > 0 ? full.slice(count) : full;
-      }
-      step.inputPrefix = pointer;
-      if (given !== added) step.input = { ...asRecord(step.input), messages: added };
+      // Built against another list than the previous step's (rare): cut it against that one.
+      const full = list.toArray();
+      const count = previous === null ? 0 : sharedPrefixLength(previous.list.toArray(), full);
+      if (count > 0) pointer = { seq: previous!.seq, count };
+      added = count > 0 ? full.slice(count) : full;
     }
+    step.inputPrefix = pointer;
+    if (givenMessages(step.input) !== added) step.input = { ...asRecord(step.input), messages: added };
     previous = { seq: step.seq, list };
   }
 }

@@ -385,7 +385,8 @@ async function turn(run: ReplayRun, i: number): Promise<"next" | "end"> {
   const outputEquals = sameModelOutput(outcome.output, recorded);
   run.conversation.noteModelOutput(outcome.output, outputEquals);
   if (!run.emit(step)) return "end";
-  run.conversation.advance(outcome.list, outcome.output);
+  const list = outcome.list;
+  run.conversation.advance(list === "recorded" ? () => run.baseListOf(recorded!) : list, outcome.output);
 
   const requested = outcome.output.toolCalls ?? [];
   if (requested.length === 0) {
@@ -438,7 +439,7 @@ async function turn(run: ReplayRun, i: number): Promise<"next" | "end"> {
 
 /** The result of a finished (or stopped) run: its steps, how it ended, its evidence and new log entries. */
 function resultOf(run: ReplayRun): ReplayResult {
-  stepInputsOut(run, run.input.inputs ?? "full");
+  stepInputsOut(run);
   const { stepsBySource, fixturesUsed } = stepsEvidence(run.steps, run.input.log);
   return {
     status: run.status,
