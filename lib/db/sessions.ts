@@ -461,6 +461,21 @@ export async function sessionEvents(client: DbClient, id: string): Promise<Sessi
   return withFullInputs(rows).map(toSessionEvent);
 }
 
+/**
+ * A session's events in order with model inputs in the stored form (each
+ * model call's `input.messages` holds what it adds, `inputPrefix` names the
+ * call it extends): what a replay reads, so that loading and replaying a long
+ * conversation cost its length, not its square (the engine takes both forms).
+ */
+export async function sessionEventsCompact(client: DbClient, id: string): Promise<SessionEvent[]> {
+  const rows = await client.event.findMany({ where: { sessionId: id }, orderBy: { seq: "asc" } });
+  return rows.map((r) => {
+    const event = toSessionEvent(r);
+    if (r.inputPrefixSeq !== null) event.inputPrefix = { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 };
+    return event;
+  });
+}
+
 export async function countSessions(client: DbClient): Promise<number> {
   return client.session.count();
 }

@@ -30,7 +30,8 @@ export type InputPrefix = { seq: number; count: number };
 /** One step as stored: its input with messages cut to what it adds, the pointer, and its digest. */
 export type CompactInput = { input: unknown; prefix: InputPrefix | null; digest: string | null };
 
-type Step = { seq: number; kind: string; input: unknown };
+/** A step with its full input, or (with `inputPrefix`) already in the stored form, as the engine's compact replays give them. */
+type Step = { seq: number; kind: string; input: unknown; inputPrefix?: InputPrefix | null };
 type StoredStep = Step & { prefix: InputPrefix | null };
 
 type Plain = Record<string, unknown>;
@@ -66,15 +67,21 @@ function digestOf(input: unknown, chainEnd: string | null, count: number): strin
   return sha(`messages\n${canonical(rest)}\n${count}\n${chainEnd}`);
 }
 
-/** The previous model call's messages with their hashes and chain values (mutated in place: only the latest is kept). */
-type Lineage = { seq: number; messages: readonly unknown[]; hashes: string[]; chain: string[] };
+/**
+ * The previous model call's messages (null: given in the stored form, so only
+ * their hashes are known) with their hashes and chain values (mutated in
+ * place: only the latest is kept).
+ */
+type Lineage = { seq: number; messages: readonly unknown[] | null; hashes: string[]; chain: string[] };
 
 /**
  * The stored form of a run's inputs (events of a session, steps of a replay),
  * in order. Only model calls with a `messages` list are cut; every model call
  * with an input gets a digest (unless `digests: false`). Cost: the messages
  * added, plus one comparison per message of the prefix (the same object, or
- * failing that equal hashes, each message hashed once).
+ * failing that equal hashes, each message hashed once). A step already in the
+ * stored form (`inputPrefix`, naming the previous model call with messages)
+ * keeps it and costs only the messages it adds.
  */
 export function compactInputs(steps: readonly Step[], opts: { digests?: boolean } = {}): CompactInput[] {
   const withDigests = opts.digests !== false;
@@ -86,12 +93,31 @@ export function compactInputs(steps: readonly Step[], opts: { digests?: boolean 
     const messages = messagesOf(step.input);
     if (!messages)
       return { input: step.input, prefix: null, digest: withDigests ? digestOf(step.input, null, 0) : null };
+    const given = step.inputPrefix ?? null;
+    if (given !== null) {
+      const before: Lineage | null = prev;
+      if (!before || before.seq !== given.seq || given.count < 0 || given.count > before.hashes.length)
+        throw new BrokenInputPrefix(
+          `step ${step.seq} extends step ${given.seq} by ${given.count} messages, which is not the model call before it`,
+        );
+      const { hashes, chain } = before;
+      hashes.length = given.count;
+      chain.length = withDigests ? given.count : 0;
+      for (const m of messages) {
+        const h = hash(m);
+        hashes.push(h);
+        if (withDigests) chain.push(link(chain.at(-1) ?? "", h));
+      }
+      prev = { seq: step.seq, messages: null, hashes, chain };
+      const digest = withDigests ? digestOf(step.input, chain.at(-1) ?? "", hashes.length) : null;
+      return { input: step.input, prefix: given, digest };
+    }
     let k = 0;
     const before: Lineage | null = prev;
     if (before) {
-      const limit = Math.min(before.messages.length, messages.length);
+      const limit = Math.min(before.hashes.length, messages.length);
       const { messages: was, hashes } = before;
-      while (k < limit && was[k] === messages[k]) k++;
+      if (was !== null) while (k < limit && was[k] === messages[k]) k++;
       while (k < limit && hashes[k] === hash(messages[k])) k++;
     }
     const hashes = before ? before.hashes : [];

@@ -74,5 +74,11 @@ export const SessionEvent = z.object({
   cacheKey: z.string().nullable(),
   /** Derived for tool calls: 0-based index among the session's calls with the same cache key. */
   occurrence: z.number().int().nonnegative().nullable(),
+  /**
+   * A model call's input in the stored form: `input.messages` holds only the
+   * messages it adds to the first `count` full messages of event `seq`. Absent
+   * or null: the input is whole.
+   */
+  inputPrefix: z.object({ seq: z.number().int().nonnegative(), count: z.number().int().nonnegative() }).nullish(),
 });
 export type SessionEvent = z.infer<typeof SessionEvent>;

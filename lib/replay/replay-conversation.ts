@@ -1,12 +1,37 @@
 import type { Message, SessionEvent } from "./events";
 import { deepEqual } from "./json";
+import { conversationWork, givenMessages, listRelativeTo, MessageList } from "./message-list";
 import type { ReplayStep } from "./replay";
+
+/** A rebuilt model input: its message list, the reasons it differs from the record, and the messages in full on request. */
+export interface RebuiltInput {
+  list: MessageList | null;
+  drift: string[];
+  /** The full messages (materialized when read: a cost of the conversation's length). */
+  readonly messages: Message[];
+}
+
+function rebuilt(list: MessageList | null, drift: string[]): RebuiltInput {
+  let messages: Message[] | null = null;
+  return {
+    list,
+    drift,
+    get messages() {
+      return (messages ??= list === null ? [] : list.toArray());
+    },
+  };
+}
+
+/** A reason a rebuilt input differs from the record, at the position of the message that gave it. */
+type ReasonAt = { at: number; reason: string };
 
 /**
  * The conversation a branch has built, as far as the next model step's input
  * needs it: what the branch changed (tool results, model outputs, the system
  * prompt), whether its structure left the record's, and the messages since the
- * last model step. Model step inputs are rebuilt from this.
+ * last model step. Model step inputs are rebuilt from this, as message lists
+ * that extend the previous step's (see ./message-list.ts): a step costs the
+ * messages it adds, whether the branch follows the record or not.
  */
 export class BranchConversation {
   /** callId → the branch's tool message, for calls whose result differs from the record. */
@@ -17,17 +42,31 @@ export class BranchConversation {
   systemPrompt: { value: unknown } | null = null;
   /** The branch took another path than the record: later inputs are rebuilt from the branch itself. */
   structureDiverged = false;
-  /** The last model step's input (its messages are read only if a later input is rebuilt) and output. */
-  prevInput: unknown = null;
+  /** The last model step's message list (null: its input had none), built when first read, and its output. */
+  private prevListOrBuild: MessageList | null | (() => MessageList | null) = null;
   prevOutput: Message | null = null;
+  /** The system prompt `prevList` was built under. */
+  private prevListPrompt: { value: unknown } | null = null;
   /** Messages since the last model step: user messages, and tool steps whose message is built only when needed. */
   sinceLastModelStep: (Message | ReplayStep)[] = [];
 
-  /** The last substitution (recorded messages, the result, its reasons, the call ids its messages carry). */
+  get prevList(): MessageList | null {
+    const value = this.prevListOrBuild;
+    if (typeof value !== "function") return value;
+    const built = value();
+    this.prevListOrBuild = built;
+    return built;
+  }
+
+  /**
+   * The last substitution: the recorded list it was made for, the branch's
+   * list it gave, its reasons by position, and the call ids its messages carry
+   * (those of messages a later list no longer takes too: a superset is safe).
+   */
   private lastSubstitution: {
-    recorded: readonly Message[];
-    messages: Message[];
-    reasons: Set<string>;
+    recorded: MessageList;
+    list: MessageList;
+    reasons: ReasonAt[];
     ids: Set<string>;
   } | null = null;
   /** Ids (tool call ids, first tool call ids) changed since the last substitution. */
@@ -38,24 +77,36 @@ export class BranchConversation {
   /**
    * The input messages for model step i, rebuilt from what the branch
    * produced, with the reasons it differs from the recorded input (none: the
-   * recorded messages themselves are returned).
+   * recorded list itself is returned). `recordedList` is the recorded input's
+   * message list (by default read from the event, stored whole).
    */
-  reconstructInput(i: number, recorded: SessionEvent | null): { messages: Message[]; drift: string[] } {
+  reconstructInput(
+    i: number,
+    recorded: SessionEvent | null,
+    recordedList: MessageList | null = listOfInput(recorded?.input),
+  ): RebuiltInput {
     if (recorded && !this.structureDiverged) {
-      const recordedMessages = messagesOf(recorded.input);
-      if (this.unchanged()) return { messages: recordedMessages, drift: NO_DRIFT };
-      return this.substituteChanges(recordedMessages);
+      if (this.unchanged() || recordedList === null) return rebuilt(recordedList, NO_DRIFT);
+      return this.substituteChanges(recordedList);
     }
     // Past the record, or after the branch took another path: the conversation so far.
-    const messages = [...messagesOf(this.prevInput)];
-    if (this.prevOutput) messages.push(this.prevOutput);
-    for (const entry of this.sinceLastModelStep) messages.push(asMessage(entry));
-    if (this.systemPrompt !== null) {
-      const value = this.systemPrompt.value;
-      for (let k = 0; k < messages.length; k++)
-        if (messages[k]!.role === "system") messages[k] = { ...messages[k]!, content: value };
+    const added: Message[] = [];
+    if (this.prevOutput) added.push(this.prevOutput);
+    for (const entry of this.sinceLastModelStep) added.push(asMessage(entry));
+    conversationWork.messages += added.length;
+    const drift = i === 0 && !recorded ? NO_DRIFT : ["conversation_rebuilt"];
+    const previous = this.prevList;
+    if (this.systemPrompt === null) {
+      const list = previous === null ? MessageList.of(added) : new MessageList(previous, previous.length, added);
+      return rebuilt(list, drift);
     }
-    return { messages, drift: i === 0 && !recorded ? NO_DRIFT : ["conversation_rebuilt"] };
+    const value = this.systemPrompt.value;
+    const withPrompt = (m: Message): Message => (m.role === "system" ? { ...m, content: value } : m);
+    if (previous !== null && this.prevListPrompt === this.systemPrompt)
+      return rebuilt(new MessageList(previous, previous.length, added.map(withPrompt)), drift);
+    // The prompt changed since the last list was built: every message once more.
+    const messages = [...(previous?.toArray() ?? []), ...added].map(withPrompt);
+    return rebuilt(listRelativeTo(previous, messages), drift);
   }
 
   /** Whether a recorded model input is still exactly what the branch would send (nothing changed, same structure). */
@@ -70,51 +121,57 @@ export class BranchConversation {
   /**
    * The recorded messages with the branch's changes put in, and which changes
    * showed. Long conversations send the whole conversation at every model
-   * step, so this is incremental: when this step's recorded messages extend
-   * the previous step's (the same message objects, checked by reference) and
-   * no change since then touches those messages, the previous result is
-   * extended by the new messages only, instead of looking every message up again.
+   * step, so this is incremental: when this step's recorded list extends the
+   * list of the last substitution (its pointer names that list) and no change
+   * since then touches its messages, the result extends the last result by the
+   * new messages only; the reasons of the messages it no longer takes are
+   * dropped by position. Otherwise every message is substituted afresh (once
+   * per system prompt edit, or when a change reaches back into the conversation).
+   * Given an array (the whole list), it is first cut against the last recorded list.
    */
-  substituteChanges(recordedMessages: readonly Message[]): { messages: Message[]; drift: string[] } {
+  substituteChanges(recorded: MessageList | readonly Message[]): RebuiltInput {
     const last = this.lastSubstitution;
+    const recordedList = recorded instanceof MessageList ? recorded : listRelativeTo(last?.recorded ?? null, recorded);
     if (
       last !== null &&
       !this.rewalk &&
-      recordedMessages.length >= last.recorded.length &&
-      !this.changesSince.some((id) => last.ids.has(id)) &&
-      sharesPrefix(recordedMessages, last.recorded)
+      recordedList.prefix === last.recorded &&
+      !this.changesSince.some((id) => last.ids.has(id))
     ) {
-      const messages = last.messages.slice();
-      const reasons = new Set(last.reasons);
+      const count = recordedList.count;
+      const reasons = last.reasons;
+      while (reasons.length > 0 && reasons[reasons.length - 1]!.at >= count) reasons.pop();
       const ids = last.ids;
-      for (let k = last.recorded.length; k < recordedMessages.length; k++) {
-        const m = recordedMessages[k]!;
-        messages.push(this.substitute(m, reasons));
+      const added: Message[] = [];
+      recordedList.added.forEach((m, k) => {
+        added.push(this.substitute(m, count + k, reasons));
         noteIds(m, ids);
-      }
-      return this.remember(recordedMessages, messages, reasons, ids);
+      });
+      conversationWork.messages += added.length;
+      return this.remember(recordedList, new MessageList(last.list, count, added), reasons, ids);
     }
-    const reasons = new Set<string>();
+    const reasons: ReasonAt[] = [];
     const ids = new Set<string>();
     const messages: Message[] = [];
-    for (const m of recordedMessages) {
-      messages.push(this.substitute(m, reasons));
+    recordedList.toArray().forEach((m, k) => {
+      messages.push(this.substitute(m, k, reasons));
       noteIds(m, ids);
-    }
-    return this.remember(recordedMessages, messages, reasons, ids);
+    });
+    conversationWork.messages += messages.length;
+    return this.remember(recordedList, listRelativeTo(this.prevList, messages), reasons, ids);
   }
 
-  /** One recorded message with the branch's change put in (adding the reason), or the message itself. */
-  private substitute(m: Message, reasons: Set<string>): Message {
+  /** One recorded message with the branch's change put in (adding the reason at its position), or the message itself. */
+  private substitute(m: Message, at: number, reasons: ReasonAt[]): Message {
     const systemPrompt = this.systemPrompt;
     if (m.role === "system" && systemPrompt !== null && !deepEqual(m.content, systemPrompt.value)) {
-      reasons.add("system_prompt_edited");
+      reasons.push({ at, reason: "system_prompt_edited" });
       return { ...m, content: systemPrompt.value };
     }
     if (m.role === "tool" && m.toolCallId !== undefined) {
       const changed = this.changedToolResults.get(m.toolCallId);
       if (changed) {
-        reasons.add(`tool_result_changed:${m.toolCallId}`);
+        reasons.push({ at, reason: `tool_result_changed:${m.toolCallId}` });
         return { ...m, content: changed.content };
       }
     }
@@ -122,23 +179,21 @@ export class BranchConversation {
     if (firstId !== undefined) {
       const changed = this.changedModelOutputs.get(firstId);
       if (changed) {
-        reasons.add(`model_output_changed:${firstId}`);
+        reasons.push({ at, reason: `model_output_changed:${firstId}` });
         return changed;
       }
     }
     return m;
   }
 
-  private remember(
-    recorded: readonly Message[],
-    messages: Message[],
-    reasons: Set<string>,
-    ids: Set<string>,
-  ): { messages: Message[]; drift: string[] } {
-    this.lastSubstitution = { recorded, messages, reasons, ids };
+  private remember(recorded: MessageList, list: MessageList, reasons: ReasonAt[], ids: Set<string>): RebuiltInput {
+    this.lastSubstitution = { recorded, list, reasons, ids };
     this.changesSince.length = 0;
     this.rewalk = false;
-    return { messages, drift: reasons.size === 0 ? NO_DRIFT : [...reasons] };
+    if (reasons.length === 0) return rebuilt(list, NO_DRIFT);
+    const distinct = new Set<string>();
+    for (const r of reasons) distinct.add(r.reason);
+    return rebuilt(list, [...distinct]);
   }
 
   /** Sets the system prompt an edit gave (later inputs are substituted afresh). */
@@ -161,9 +216,17 @@ export class BranchConversation {
     } else this.structureDiverged = true;
   }
 
-  /** A model step ran: its input and output start the next stretch of the conversation. */
+  /**
+   * A model step ran: its input's message list (or a function that builds it
+   * when first needed, or, given an input, the list of its messages stored
+   * whole) and its output start the next stretch of the conversation.
+   */
   advance(input: unknown, output: Message): void {
-    this.prevInput = input;
+    this.prevListOrBuild =
+      input === null || input instanceof MessageList || typeof input === "function"
+        ? (input as MessageList | null | (() => MessageList | null))
+        : listOfInput(input);
+    this.prevListPrompt = this.systemPrompt;
     this.prevOutput = output;
     this.sinceLastModelStep.length = 0;
   }
@@ -178,10 +241,10 @@ export class BranchConversation {
   }
 }
 
-/** Whether `list` starts with every message of `prefix` (the same objects). */
-function sharesPrefix(list: readonly Message[], prefix: readonly Message[]): boolean {
-  for (let k = prefix.length - 1; k >= 0; k--) if (list[k] !== prefix[k]) return false;
-  return true;
+/** The message list of an input whose messages are stored whole; null when it has no `messages` array. */
+export function listOfInput(input: unknown): MessageList | null {
+  const messages = givenMessages(input);
+  return messages === null ? null : MessageList.of(messages);
 }
 
 /** The ids a change can be keyed by that a message carries (its tool call id, its first tool call's id). */

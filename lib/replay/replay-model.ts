@@ -2,7 +2,8 @@ import { canonicalJson } from "./canonical";
 import type { Message, SessionEvent, Usage } from "./events";
 import { deepEqual } from "./json";
 import type { ModelRequest, ReplayStep } from "./replay";
-import { messagesOf } from "./replay-conversation";
+import { givenMessages, sharedPrefixLength, type InputPrefix, type MessageList } from "./message-list";
+import type { RebuiltInput } from "./replay-conversation";
 import { asRecord, guarded, NO_EDITS, type ReplayRun } from "./replay-run";
 import type { StepSource } from "./resolve";
 
@@ -11,7 +12,14 @@ export interface ModelOutcome {
   output: Message;
   source: StepSource;
   name: string;
+  /**
+   * The input sent: the recorded input object itself when it stands, else the
+   * recorded input's other fields with `messages` as `list` adds them (the full
+   * list is built once the run ends, and only for a full replay: see `stepInputsOut`).
+   */
   input: unknown;
+  /** The input's message list; null when it has no `messages` array; "recorded": the recorded input's (built when needed). */
+  list: MessageList | null | "recorded";
   usage: Usage | null;
   startedAt: string | null;
   durationMs: number | null;
@@ -25,9 +33,9 @@ function applySystemPromptEdit(run: ReplayRun, recorded: SessionEvent | null): v
 }
 
 /** Rebuilds model step i's input and notes its drift in the evidence. */
-function inputOf(run: ReplayRun, i: number, recorded: SessionEvent | null): { messages: Message[]; drift: string[] } {
+function inputOf(run: ReplayRun, i: number, recorded: SessionEvent | null): RebuiltInput {
   applySystemPromptEdit(run, recorded);
-  const rebuilt = run.conversation.reconstructInput(i, recorded);
+  const rebuilt = run.conversation.reconstructInput(i, recorded, recorded ? run.baseListOf(recorded) : null);
   if (rebuilt.drift.length > 0)
     run.inputDrift.push({
       step: run.steps.length,
@@ -39,15 +47,30 @@ function inputOf(run: ReplayRun, i: number, recorded: SessionEvent | null): { me
 }
 
 /** The recorded (or edited) output of a model step, as copied under the record-copying policies. */
-function copiedOutcome(run: ReplayRun, recorded: SessionEvent, input: unknown): ModelOutcome {
+function copiedOutcome(
+  run: ReplayRun,
+  recorded: SessionEvent,
+  input: unknown,
+  list: ModelOutcome["list"],
+): ModelOutcome {
   const edited = run.plan.modelOutput.get(recorded.seq);
   return edited
-    ? { output: edited, source: "edit", name: recorded.name, input, usage: null, startedAt: null, durationMs: null }
+    ? {
+        output: edited,
+        source: "edit",
+        name: recorded.name,
+        input,
+        list,
+        usage: null,
+        startedAt: null,
+        durationMs: null,
+      }
     : {
         output: recorded.output as Message,
         source: "recorded",
         name: recorded.name,
         input,
+        list,
         usage: recorded.usage,
         startedAt: recorded.startedAt,
         durationMs: recorded.durationMs,
@@ -57,9 +80,11 @@ function copiedOutcome(run: ReplayRun, recorded: SessionEvent, input: unknown): 
 /** recorded-only: copy the captured output (synchronous: the common path allocates no promise). */
 export function recordedModelStep(run: ReplayRun, i: number, recorded: SessionEvent): ModelOutcome {
   if (!run.plan.systemPrompt.has(recorded.seq) && run.conversation.recordedInputStands())
-    return copiedOutcome(run, recorded, recorded.input);
-  const { messages, drift } = inputOf(run, i, recorded);
-  return copiedOutcome(run, recorded, drift.length === 0 ? recorded.input : { ...asRecord(recorded.input), messages });
+    return copiedOutcome(run, recorded, recorded.input, "recorded");
+  const { list, drift } = inputOf(run, i, recorded);
+  return drift.length === 0
+    ? copiedOutcome(run, recorded, recorded.input, list)
+    : copiedOutcome(run, recorded, { ...asRecord(recorded.input), messages: list?.added ?? [] }, list);
 }
 
 /**
@@ -73,12 +98,13 @@ export async function modelStep(
   recorded: SessionEvent | null,
 ): Promise<ModelOutcome | null> {
   const { policy, plan, input } = run;
-  const { messages, drift } = inputOf(run, i, recorded);
+  const rebuilt = inputOf(run, i, recorded);
+  const { list, drift } = rebuilt;
   const recordedInput = recorded ? asRecord(recorded.input) : {};
   const inputFor = (extra: Record<string, unknown> = {}) =>
     drift.length === 0 && Object.keys(extra).length === 0 && recorded
       ? recorded.input
-      : { ...recordedInput, messages, ...extra };
+      : { ...recordedInput, messages: list?.added ?? [], ...extra };
 
   const edited = recorded ? plan.modelOutput.get(recorded.seq) : undefined;
   const recordedModel = recorded ? (stringOr(recordedInput.model) ?? recorded.name) : undefined;
@@ -87,6 +113,7 @@ export async function modelStep(
     source: "edit",
     name,
     input: inputFor(),
+    list: list,
     usage: null,
     startedAt: null,
     durationMs: null,
@@ -100,7 +127,7 @@ export async function modelStep(
     case "determinism-probe": {
       if (!recorded) return null;
       if (policy.model === "determinism-probe") await probe(run, i, recorded, recordedModel);
-      return copiedOutcome(run, recorded, inputFor());
+      return copiedOutcome(run, recorded, inputFor(), list);
     }
     case "provider-fixture": {
       const fixture = input.providerFixtures?.find((f) => f.modelStep === i);
@@ -114,6 +141,7 @@ export async function modelStep(
         source: "provider_fixture",
         name: fixture.model ?? recorded?.name ?? "provider-fixture",
         input: inputFor(),
+        list: list,
         usage: null,
         startedAt: null,
         durationMs: null,
@@ -124,7 +152,7 @@ export async function modelStep(
       // (or from the model step the policy names, even where nothing changed: what a blame search probes).
       const liveFromHere = policy.liveFromModelStep !== undefined && i >= policy.liveFromModelStep;
       if (run.fork === null && recorded && drift.length === 0 && !liveFromHere)
-        return copiedOutcome(run, recorded, inputFor());
+        return copiedOutcome(run, recorded, inputFor(), list);
       if (run.fork === null && !edited)
         run.fork = {
           seq: run.steps.length,
@@ -146,13 +174,17 @@ export async function modelStep(
       const request: ModelRequest = {
         modelStep: i,
         step: run.steps.length,
-        messages,
+        // Built when read: a resume from the log never needs the whole conversation.
+        get messages() {
+          return rebuilt.messages;
+        },
         model,
         temperature,
         tools: Array.isArray(recordedInput.tools) ? recordedInput.tools : undefined,
         recorded,
       };
-      const outcome = await liveModelOutcome(run, request, inputFor(extra));
+      const liveInput = inputFor(extra);
+      const outcome = await liveModelOutcome(run, request, liveInput, list);
       if (outcome === null) return null;
       run.liveTokens += (outcome.usage?.inputTokens ?? 0) + (outcome.usage?.outputTokens ?? 0);
       run.liveCost += outcome.usage?.costUsd ?? 0;
@@ -171,6 +203,7 @@ export async function liveModelOutcome(
   run: ReplayRun,
   request: ModelRequest,
   input: unknown,
+  list: MessageList | null,
 ): Promise<ModelOutcome | null> {
   const i = request.modelStep;
   const step = run.steps.length;
@@ -190,6 +223,7 @@ export async function liveModelOutcome(
       source: "live",
       name: logged.model,
       input,
+      list,
       usage: logged.usage,
       startedAt: null,
       durationMs: logged.durationMs,
@@ -235,6 +269,7 @@ export async function liveModelOutcome(
     source: "live",
     name: usedModel,
     input,
+    list,
     usage: result.usage ?? null,
     startedAt: null,
     durationMs: result.durationMs ?? null,
@@ -266,7 +301,7 @@ export async function probe(
       const request: ModelRequest = {
         modelStep: i,
         step,
-        messages: messagesOf(recorded.input),
+        messages: run.baseListOf(recorded)?.toArray() ?? [],
         model,
         temperature,
         tools: Array.isArray(recordedInput.tools) ? recordedInput.tools : undefined,
@@ -370,6 +405,15 @@ export function modelStepOf(run: ReplayRun, outcome: ModelOutcome, recorded: Ses
     edits: recorded ? editsAt(run, recorded.seq, MODEL_EDIT_OPS) : [],
   };
   if (outcome.logEntryId) step.logEntryId = outcome.logEntryId;
+  // A full replay keeps a recorded input given whole as it is; every other input is built from its list at the end.
+  const list = outcome.list;
+  if (
+    list !== null &&
+    (run.compactInputs || !(recorded !== null && outcome.input === recorded.input && !recorded.inputPrefix))
+  ) {
+    const resolved = list === "recorded" ? (recorded === null ? null : run.baseListOf(recorded)) : list;
+    if (resolved !== null) run.stepLists.set(seq, resolved);
+  }
   const drift = run.inputDrift.length > 0 ? run.inputDrift[run.inputDrift.length - 1]! : null;
   if (drift !== null && drift.step === seq) step.inputDrift = drift.reasons;
   return step;
@@ -386,3 +430,45 @@ export function editsAt(run: ReplayRun, seq: number, ops: ReplayStep["edits"]): 
 
 const stringOr = (v: unknown) => (typeof v === "string" ? v : undefined);
 const numberOr = (v: unknown) => (typeof v === "number" ? v : undefined);
+
+/**
+ * The model inputs of a finished run's steps in the form the caller asked
+ * for. While the run goes on, a step's input holds the recorded input itself
+ * (while it stands) or the messages its list adds. "compact": each model step
+ * with a `messages` array gets `inputPrefix` naming the previous such step and
+ * how many of its full messages come first, and `input.messages` holds the
+ * rest (as stored; a step costs what it adds). "full": every input holds its
+ * whole list (the recorded input object itself where it stands and was given
+ * whole), as replays have always returned them.
+ */
+export function stepInputsOut(run: ReplayRun): void {
+  if (!run.compactInputs) {
+    for (const [seq, list] of run.stepLists) {
+      const step = run.steps[seq]!;
+      step.input = { ...asRecord(step.input), messages: list.toArray() };
+    }
+    return;
+  }
+  let previous: { seq: number; list: MessageList } | null = null;
+  for (const step of run.steps) {
+    if (step.kind !== "model_call") continue;
+    const list = run.stepLists.get(step.seq);
+    if (list === undefined) continue;
+    let pointer: InputPrefix | null = null;
+    let added: readonly Message[];
+    if (list.prefix === null) added = list.added;
+    else if (previous !== null && list.prefix === previous.list) {
+      pointer = { seq: previous.seq, count: list.count };
+      added = list.added;
+    } else {
+      // Built against another list than the previous step's (rare): cut it against that one.
+      const full = list.toArray();
+      const count = previous === null ? 0 : sharedPrefixLength(previous.list.toArray(), full);
+      if (count > 0) pointer = { seq: previous!.seq, count };
+      added = count > 0 ? full.slice(count) : full;
+    }
+    step.inputPrefix = pointer;
+    if (givenMessages(step.input) !== added) step.input = { ...asRecord(step.input), messages: added };
+    previous = { seq: step.seq, list };
+  }
+}

@@ -15,6 +15,7 @@ import type {
   ReplayStep,
   ReplayStop,
 } from "./replay";
+import { BaseInputLists, type MessageList } from "./message-list";
 import { BranchConversation } from "./replay-conversation";
 import { signatureOf } from "./replay-evidence";
 import type { ToolResolver } from "./resolver";
@@ -71,6 +72,15 @@ export class ReplayRun {
   readonly probes: ProbeReport[] = [];
   readonly inputDrift: Evidence["inputDrift"] = [];
   readonly conversation = new BranchConversation();
+  /** The message list of each base model call with a `messages` array (see ./message-list.ts). */
+  readonly baseLists: BaseInputLists;
+  /**
+   * The message list of branch model steps' inputs, by step seq: every one
+   * for compact steps, else those whose input is not the recorded one given whole.
+   */
+  readonly stepLists = new Map<number, MessageList>();
+  /** The caller wants the steps' model inputs in the stored form. */
+  readonly compactInputs: boolean;
 
   status: ReplayStatus = "completed";
   stop: ReplayStop | null = null;
@@ -106,11 +116,20 @@ export class ReplayRun {
     this.implicitCap = setup.policy.maxSteps ?? setup.input.base.length * 4 + 1000;
     this.cancellable = setup.input.isCancelled !== undefined;
     this.copiesRecord = setup.policy.model === "recorded-only" || setup.policy.model === "determinism-probe";
+    this.baseLists = new BaseInputLists(setup.base.events);
+    // A broken pointer is refused before the run starts, not when a step first needs its list.
+    if (setup.base.events.some((e) => e.inputPrefix)) this.baseLists.checkAll();
+    this.compactInputs = setup.input.inputs === "compact";
     for (const e of setup.base.events) {
       if (e.kind !== "tool_call" || e.parentSeq !== null) continue;
       const id = asRecord(e.input).callId;
       if (typeof id === "string" && !this.orphanCallsById.has(id)) this.orphanCallsById.set(id, e);
     }
+  }
+
+  /** A base model call's message list; null when its input has no `messages` array. */
+  baseListOf(event: SessionEvent): MessageList | null {
+    return this.baseLists.of(event);
   }
 
   /** The clock for new log entries; null without one (the engine does no I/O). */

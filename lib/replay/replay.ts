@@ -6,7 +6,7 @@ import type { MissExplanation } from "./miss";
 import { Policy, policyHash, type KnownTool } from "./policy";
 import { messageOfUserEvent } from "./replay-conversation";
 import { comparabilityOf, stepsEvidence, strengthOf } from "./replay-evidence";
-import { modelStep, modelStepOf, recordedModelStep, sameModelOutput } from "./replay-model";
+import { modelStep, modelStepOf, recordedModelStep, sameModelOutput, stepInputsOut } from "./replay-model";
 import { ExecutorFailure, guarded, ReplayRun } from "./replay-run";
 import { pairToolCalls, runToolCall } from "./replay-tools";
 import { toolResolverFor, type ToolResolver } from "./resolver";
@@ -50,7 +50,19 @@ export interface ProviderFixture {
 }
 
 export interface ReplayInput {
+  /**
+   * The base run. A model call's input may come whole or in the stored form
+   * (`inputPrefix` + the messages it adds, as lib/db stores it): the engine
+   * works on message lists that share their prefixes either way.
+   */
   base: readonly SessionEvent[];
+  /**
+   * The form of the returned steps' model inputs: "full" (default) gives each
+   * its whole message list; "compact" gives the stored form (`inputPrefix`
+   * naming the previous model step + the messages added), so a long
+   * conversation costs O(steps), not the square of its length.
+   */
+  inputs?: "full" | "compact";
   policy: Policy;
   edits?: readonly Edit[];
   /** The branch's own append-only log: fixtures, live results, approvals. Read first. */
@@ -373,7 +385,8 @@ async function turn(run: ReplayRun, i: number): Promise<"next" | "end"> {
   const outputEquals = sameModelOutput(outcome.output, recorded);
   run.conversation.noteModelOutput(outcome.output, outputEquals);
   if (!run.emit(step)) return "end";
-  run.conversation.advance(outcome.input, outcome.output);
+  const list = outcome.list;
+  run.conversation.advance(list === "recorded" ? () => run.baseListOf(recorded!) : list, outcome.output);
 
   const requested = outcome.output.toolCalls ?? [];
   if (requested.length === 0) {
@@ -426,6 +439,7 @@ async function turn(run: ReplayRun, i: number): Promise<"next" | "end"> {
 
 /** The result of a finished (or stopped) run: its steps, how it ended, its evidence and new log entries. */
 function resultOf(run: ReplayRun): ReplayResult {
+  stepInputsOut(run);
   const { stepsBySource, fixturesUsed } = stepsEvidence(run.steps, run.input.log);
   return {
     status: run.status,

@@ -73,7 +73,7 @@ import {
   type ReplayView,
 } from "@/lib/db/replays";
 import { setReplayCounterfactual } from "@/lib/db/checks";
-import { sessionContext, sessionEvents } from "@/lib/db/sessions";
+import { sessionContext, sessionEventsCompact } from "@/lib/db/sessions";
 import { AppError, formatIssuePath, issuesFromZod, notFound } from "@/lib/errors";
 import { ExecutorError, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "@/lib/executors/live";
 import { hasLoneSurrogate } from "@/lib/hostile/text";
@@ -274,7 +274,8 @@ async function checkAndStoreReplay(prisma: Db, input: StartReplayInput, createdB
   if (!session) throw notFound("session", input.sessionId, "sessionId");
   const { policy, policyVersionId } = await resolvePolicy(prisma, input);
 
-  const base: SessionEvent[] = await sessionEvents(prisma, session.id);
+  // The stored form: the checks below read seqs, kinds and names, never a model call's whole input.
+  const base: SessionEvent[] = await sessionEventsCompact(prisma, session.id);
   const edits = validateEdits(base, input.edits ?? []);
   if (!edits.ok) {
     throw new AppError(
@@ -572,7 +573,8 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
   let result: ReplayResult | null = null;
   let inputError: ReplayInputError | null = null;
   try {
-    const base = await sessionEvents(prisma, row.sessionId);
+    // Model inputs in the stored form, in and out: the engine replays a long conversation in O(steps).
+    const base = await sessionEventsCompact(prisma, row.sessionId);
     if (base.length === 0 && !(await sessionContext(prisma, row.sessionId)))
       throw new Error(`The base session of replay "${replayId}" no longer exists.`);
     const log: BranchLogEntry[] = await loadBranchLog(prisma, replayId);
@@ -609,6 +611,7 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
     try {
       result = await replay({
         base,
+        inputs: "compact",
         policy,
         edits: Edits.parse(row.edits),
         log,
