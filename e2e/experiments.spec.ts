@@ -241,13 +241,20 @@ test("an experiment's charts: pass rates with intervals, first divergences, miss
   request,
 }) => {
   const stamp = Date.now();
-  // Recorded, except that the user lookup now answers "no such user": the branches that looked a user up diverge there.
+  // Recorded, except that the user lookup now answers "no such user" (the branches that looked a user up diverge
+  // there) and no direct-flight search is answered (a miss).
   const policy = {
     ...RECORDED,
     tools: {
       default: { type: "history", scope: "baseline", on_miss: "error_result" },
       overrides: {
         get_user_details: { type: "static", cases: [{ match_mode: "subset", result: { error: "no such user" } }] },
+        // No case matches a real search: every direct-flight search misses.
+        search_direct_flight: {
+          type: "static",
+          cases: [{ match_mode: "exact", match: { origin: "nowhere" }, result: [] }],
+          on_miss: "error_result",
+        },
       },
     },
   };
@@ -319,11 +326,28 @@ test("an experiment's charts: pass rates with intervals, first divergences, miss
   );
   await expect(divergence.locator(".recharts-bar-rectangle")).toHaveCount(buckets.length);
 
-  // The user lookups answered by the static rule are not misses; nothing else missed either.
+  // The user lookups answered by the static rule are not misses; the flight searches are, and nothing else.
+  const coverage = (await (
+    await request.get(`/api/v1/experiments/${experimentId}/coverage`, { headers: AUTH })
+  ).json()) as {
+    coverage: { tools: { tool: string; calls: number; misses: { steps: number[] }[] }[] };
+  };
+  const missRows = coverage.coverage.tools
+    .filter((t) => t.calls > 0)
+    .map((t) => ({ tool: t.tool, calls: t.calls, missed: t.misses.reduce((n, m) => n + m.steps.length, 0) }));
+  const missed = missRows.filter((t) => t.missed > 0);
+  expect(missed.map((t) => t.tool)).toEqual(["search_direct_flight"]);
+  const search = missed[0]!;
+  expect(search.missed).toBe(search.calls);
   const misses = charts.getByTestId("chart-miss-rate");
-  await expect(misses.getByTestId("chart-summary")).toContainText("No tool call missed: the policy answered all");
+  await expect(misses.getByTestId("chart-summary")).toHaveText(
+    `search_direct_flight missed ${search.calls} of ${search.calls} calls (100%); the other ${missRows.length - 1} tools never missed.`,
+  );
   await misses.getByText("Show the numbers").click();
-  await expect(misses.getByTestId("chart-row").filter({ hasText: "get_user_details" })).toContainText("0%");
+  await expect(misses.getByTestId("chart-row").first()).toHaveText(
+    new RegExp(`^search_direct_flight\\s*${search.calls}\\s*${search.calls}\\s*100%$`),
+  );
+  await expect(misses.getByTestId("chart-row")).toHaveCount(missRows.length);
 
   // Cost and latency against the base: per branch, or one sentence when every branch matched its base.
   for (const [id, key, zero] of [
@@ -344,9 +368,15 @@ test("an experiment's charts: pass rates with intervals, first divergences, miss
     await page.context().addCookies([{ name: "branchpoint-theme", value: theme, url: "http://127.0.0.1" }]);
     await page.reload();
     await expect(passRate.locator(".recharts-bar-rectangle")).toHaveCount(2);
+    await page.mouse.move(0, 0);
+    await charts.screenshot({ path: `test-results/screens/experiment-charts-${theme}.png` });
     for (const id of ["pass-rate", "first-divergence", "miss-rate", "cost-delta", "latency-delta"])
       await charts.getByTestId(`chart-${id}`).screenshot({ path: `test-results/screens/chart-${id}-${theme}.png` });
-    const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    // The charts themselves (the page around them is the basics suite's).
+    const axe = await new AxeBuilder({ page })
+      .include('[data-testid="experiment-charts"]')
+      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+      .analyze();
     expect(
       axe.violations
         .filter((v) => v.impact === "serious" || v.impact === "critical")

@@ -98,12 +98,14 @@ test("from a failing session, a blame search shows its cost, runs its probes and
     /model step 2 \(deciding step\)\s*2 of 2\s*100%\s*fixes/,
     /model step 3\s*0 of 2\s*0%\s*fails/,
   ]);
+  await page.mouse.move(0, 0);
   await chart.screenshot({ path: `${SHOTS}/chart-blame.png` });
   expect(await seriousViolations(page)).toEqual([]);
   const investigationUrl = page.url();
   await page.context().addCookies([{ name: "branchpoint-theme", value: "dark", url: "http://127.0.0.1" }]);
   await page.reload();
   await expect(chart.getByTestId("chart-drawing").locator(".recharts-bar-rectangle")).toHaveCount(3);
+  await page.mouse.move(0, 0);
   await chart.screenshot({ path: `${SHOTS}/chart-blame-dark.png` });
   expect(await seriousViolations(page)).toEqual([]);
   await page.context().addCookies([{ name: "branchpoint-theme", value: "light", url: "http://127.0.0.1" }]);

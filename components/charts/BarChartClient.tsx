@@ -68,17 +68,24 @@ export function BarChartClient({
   return (
     <BarChart
       responsive
-      style={{ width: "100%", height, maxWidth: Math.max(320, data.length * bars.length * 56 + 120) }}
+      style={{ width: "100%", height, maxWidth: Math.max(360, data.length * bars.length * 96 + 120) }}
       data={data}
       margin={{ top: 20, right: 16, bottom: 4, left: 4 }}
       accessibilityLayer={false}
     >
       <CartesianGrid stroke={CHART_COLORS.grid} vertical={false} />
-      <XAxis dataKey={xKey} tick={tick} stroke={CHART_COLORS.axis} interval={0} />
+      {/* Many categories: their names slant so they do not run into each other. */}
+      <XAxis
+        dataKey={xKey}
+        tick={tick}
+        stroke={CHART_COLORS.axis}
+        interval={0}
+        {...(data.length > 4 ? { angle: -30, textAnchor: "end", height: 90 } : {})}
+      />
       <YAxis
         tick={tick}
         stroke={CHART_COLORS.axis}
-        domain={yDomain ?? ["auto", "auto"]}
+        domain={yDomain ?? [0, "auto"]}
         unit={unit}
         width={56}
         allowDecimals={false}
@@ -103,7 +110,15 @@ export function BarChartClient({
       ) : null}
       {bySign ? <ReferenceLine y={0} stroke={CHART_COLORS.axis} /> : null}
       {bars.map((b, i) => (
-        <Bar key={b.key} dataKey={b.key} name={b.name} fill={CHART_COLORS[b.color]} isAnimationActive={false}>
+        <Bar
+          key={b.key}
+          dataKey={b.key}
+          name={b.name}
+          fill={CHART_COLORS[b.color]}
+          isAnimationActive={false}
+          minPointSize={2}
+          maxBarSize={72}
+        >
           {i === 0 && (highlight || bySign)
             ? data.map((row, k) => {
                 const v = Number(row[b.key] ?? 0);

@@ -103,7 +103,9 @@ function MissRateChart({ tools }: { tools: readonly ToolCoverage[] }) {
       empty={
         rows.length === 0
           ? "No branch has called a tool yet. Once members finish, each tool's share of unanswered calls shows here."
-          : undefined
+          : missing.length === 0
+            ? `No tool call missed: the policy answered all ${rows.reduce((n, r) => n + r.calls, 0)} calls of ${plural(rows.length, "tool")}. The policy coverage below lists which source answered each.`
+            : undefined
       }
       columns={[
         "Tool",

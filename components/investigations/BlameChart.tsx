@@ -65,7 +65,10 @@ export function BlameChart({
       ])}
     >
       <BarChartClient
-        data={rows.map((r) => ({ step: `step ${r.modelStep}`, percent: r.percent }))}
+        data={rows.map((r) => ({
+          step: `step ${r.modelStep}${r.modelStep === decidedAt ? " (decides)" : ""}`,
+          percent: r.percent,
+        }))}
         xKey="step"
         bars={[{ key: "percent", name: "Passed", color: "branch" }]}
         yDomain={[0, 100]}
