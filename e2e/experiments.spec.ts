@@ -330,11 +330,11 @@ test("an experiment's charts: pass rates with intervals, first divergences, miss
   const coverage = (await (
     await request.get(`/api/v1/experiments/${experimentId}/coverage`, { headers: AUTH })
   ).json()) as {
-    coverage: { tools: { tool: string; calls: number; misses: { steps: number[] }[] }[] };
+    coverage: { tools: { tool: string; calls: number; misses: { count: number }[] }[] };
   };
   const missRows = coverage.coverage.tools
     .filter((t) => t.calls > 0)
-    .map((t) => ({ tool: t.tool, calls: t.calls, missed: t.misses.reduce((n, m) => n + m.steps.length, 0) }));
+    .map((t) => ({ tool: t.tool, calls: t.calls, missed: t.misses.reduce((n, m) => n + m.count, 0) }));
   const missed = missRows.filter((t) => t.missed > 0);
   expect(missed.map((t) => t.tool)).toEqual(["search_direct_flight"]);
   const search = missed[0]!;

@@ -67,21 +67,22 @@ describe("experiment chart data", () => {
     });
   });
 
-  it("miss rates count the branch steps that missed, highest first, tools without calls left out", () => {
+  it("miss rates count the calls that missed (at most every call), highest first, tools without calls left out", () => {
     const sources = { recorded: 0, static: 0, fixture: 0, live: 0, llm: 0, error_result: 0, blocked: 0 };
-    const miss = (steps: number[]) => ({
+    // Summed over an experiment: counts, no steps.
+    const miss = (count: number) => ({
       reason: "no_recorded_call" as const,
-      count: steps.length + 1,
-      steps,
+      count,
+      steps: [],
       pending: true,
       closest: null,
       differingPaths: [],
     });
     expect(
       missRateRows([
-        { tool: "a", calls: 4, bySource: sources, edited: 0, misses: [miss([1])], unused: [] },
-        { tool: "b", calls: 2, bySource: sources, edited: 0, misses: [miss([3, 5])], unused: [] },
-        { tool: "c", calls: 0, bySource: sources, edited: 0, misses: [miss([])], unused: [] },
+        { tool: "a", calls: 4, bySource: sources, edited: 0, misses: [miss(1)], unused: [] },
+        { tool: "b", calls: 2, bySource: sources, edited: 0, misses: [miss(3)], unused: [] },
+        { tool: "c", calls: 0, bySource: sources, edited: 0, misses: [miss(1)], unused: [] },
       ]),
     ).toEqual([
       { tool: "b", calls: 2, missed: 2, rate: 100 },

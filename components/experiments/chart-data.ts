@@ -70,9 +70,11 @@ export function missRateRows(tools: readonly ToolCoverage[]): MissRateRow[] {
   return tools
     .filter((t) => t.calls > 0)
     .map((t) => {
+      // Counts, not steps: an experiment's summed coverage keeps no steps. A call a paused branch waits on is
+      // counted among the misses but is no step yet; the clamp keeps the share a share.
       const missed = Math.min(
         t.calls,
-        t.misses.reduce((n, m) => n + m.steps.length, 0),
+        t.misses.reduce((n, m) => n + m.count, 0),
       );
       return { tool: t.tool, calls: t.calls, missed, rate: Math.round((missed / t.calls) * 100) };
     })
