@@ -70,7 +70,7 @@ export function BarChartClient({
       responsive
       style={{ width: "100%", height, maxWidth: Math.max(360, data.length * bars.length * 96 + 120) }}
       data={data}
-      margin={{ top: 20, right: 16, bottom: 4, left: 4 }}
+      margin={{ top: 20, right: 16, bottom: 4, left: data.length > 4 ? 56 : 4 }}
       accessibilityLayer={false}
     >
       <CartesianGrid stroke={CHART_COLORS.grid} vertical={false} />
