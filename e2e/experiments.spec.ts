@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { readFileSync } from "node:fs";
 import { expect, test } from "./fixtures";
 
@@ -233,4 +234,154 @@ test("an experiment over part of a cohort: the session browser's filters, counte
     experiment: { results: unknown[] };
   };
   expect(body.experiment.results).toHaveLength(matching);
+});
+
+test("an experiment's charts: pass rates with intervals, first divergences, misses per tool, cost and latency, each with its numbers in words", async ({
+  page,
+  request,
+}) => {
+  const stamp = Date.now();
+  // Recorded, except that the user lookup now answers "no such user" (the branches that looked a user up diverge
+  // there) and no direct-flight search is answered (a miss).
+  const policy = {
+    ...RECORDED,
+    tools: {
+      default: { type: "history", scope: "baseline", on_miss: "error_result" },
+      overrides: {
+        get_user_details: { type: "static", cases: [{ match_mode: "subset", result: { error: "no such user" } }] },
+        // No case matches a real search: every direct-flight search misses.
+        search_direct_flight: {
+          type: "static",
+          cases: [{ match_mode: "exact", match: { origin: "nowhere" }, result: [] }],
+          on_miss: "error_result",
+        },
+      },
+    },
+  };
+  const saved = await request.post("/api/v1/policies", { headers: AUTH, data: { name: `Charts ${stamp}`, policy } });
+  expect(saved.status()).toBe(201);
+  const { versionId } = (await saved.json()) as { versionId: string };
+  const list = await request.get("/api/v1/sessions?agent=tau-bench-airline-agent&limit=1", { headers: AUTH });
+  const [first] = ((await list.json()) as { sessions: { agentVersionId: string }[] }).sessions;
+  const started = await request.post("/api/v1/experiments", {
+    headers: AUTH,
+    data: {
+      name: `Charts ${stamp}`,
+      policyVersionId: versionId,
+      agentVersionId: first!.agentVersionId,
+      checks: [{ name: "books a reservation", definition: { kind: "tool_called", tool: "book_reservation" } }],
+    },
+  });
+  expect(started.status()).toBe(201);
+  const experimentId = ((await started.json()) as { experiment: { id: string } }).experiment.id;
+  type Api = {
+    experiment: {
+      status: string;
+      summary: {
+        outcomes: Record<"base" | "branch", { successes: number; n: number; rate: number; low: number; high: number }>;
+      };
+      results: {
+        session: { label: string };
+        firstDivergence: { pairIndex: number } | null;
+        deltas: { costUsd: number; latencyMs: number } | null;
+      }[];
+    };
+  };
+  let api: Api["experiment"] | null = null;
+  await expect
+    .poll(
+      async () => {
+        const r = await request.get(`/api/v1/experiments/${experimentId}`, { headers: AUTH });
+        api = ((await r.json()) as Api).experiment;
+        return api.status;
+      },
+      { timeout: 60_000 },
+    )
+    .toBe("completed");
+  const { summary, results } = api!;
+  const pct = (x: number) => Math.round(x * 100);
+  const rate = (r: Api["experiment"]["summary"]["outcomes"]["base"]) =>
+    `${r.successes} of ${r.n} (${pct(r.rate)}%, 95% interval ${pct(r.low)}–${pct(r.high)}%)`;
+  expect(results.every((r) => r.deltas !== null)).toBe(true);
+
+  await page.goto(`/experiments/${experimentId}`);
+  const charts = page.getByTestId("experiment-charts");
+  const passRate = charts.getByTestId("chart-pass-rate");
+  await expect(passRate.getByTestId("chart-summary")).toHaveText(
+    `Base runs passed ${rate(summary.outcomes.base)}; branches passed ${rate(summary.outcomes.branch)}.`,
+  );
+  await expect(passRate.locator(".recharts-bar-rectangle")).toHaveCount(2);
+  await expect(passRate.locator(".recharts-errorBar")).toHaveCount(2);
+
+  // Where each branch first diverged, as the API says.
+  const counts = new Map<number, number>();
+  for (const r of results)
+    if (r.firstDivergence) counts.set(r.firstDivergence.pairIndex, (counts.get(r.firstDivergence.pairIndex) ?? 0) + 1);
+  expect(counts.size).toBeGreaterThan(0);
+  const never = results.filter((r) => !r.firstDivergence).length;
+  const buckets = [...counts].sort((a, b) => a[0] - b[0]);
+  const divergence = charts.getByTestId("chart-first-divergence");
+  await expect(divergence.getByTestId("chart-summary")).toHaveText(
+    `Of ${results.length} finished branches, ${never} never diverged from the base run; ${results.length - never} first diverged at ${buckets.map(([step, n]) => `step ${step} (${n})`).join(", ")}.`,
+  );
+  await expect(divergence.locator(".recharts-bar-rectangle")).toHaveCount(buckets.length);
+
+  // The user lookups answered by the static rule are not misses; the flight searches are, and nothing else.
+  const coverage = (await (
+    await request.get(`/api/v1/experiments/${experimentId}/coverage`, { headers: AUTH })
+  ).json()) as {
+    coverage: { tools: { tool: string; calls: number; misses: { count: number }[] }[] };
+  };
+  const missRows = coverage.coverage.tools
+    .filter((t) => t.calls > 0)
+    .map((t) => ({ tool: t.tool, calls: t.calls, missed: t.misses.reduce((n, m) => n + m.count, 0) }));
+  const missed = missRows.filter((t) => t.missed > 0);
+  expect(missed.map((t) => t.tool)).toEqual(["search_direct_flight"]);
+  const search = missed[0]!;
+  expect(search.missed).toBe(search.calls);
+  const misses = charts.getByTestId("chart-miss-rate");
+  await expect(misses.getByTestId("chart-summary")).toHaveText(
+    `search_direct_flight missed ${search.calls} of ${search.calls} calls (100%); the other ${missRows.length - 1} tools never missed.`,
+  );
+  await misses.getByText("Show the numbers").click();
+  await expect(misses.getByTestId("chart-row").first()).toHaveText(
+    new RegExp(`^search_direct_flight\\s*${search.calls}\\s*${search.calls}\\s*100%$`),
+  );
+  await expect(misses.getByTestId("chart-row")).toHaveCount(missRows.length);
+
+  // Cost and latency against the base: per branch, or one sentence when every branch matched its base.
+  for (const [id, key, zero] of [
+    ["cost-delta", "costUsd", "cost the same as their base runs (Δ $0)"],
+    ["latency-delta", "latencyMs", "took as long as their base runs (Δ 0 ms)"],
+  ] as const) {
+    const chart = charts.getByTestId(`chart-${id}`);
+    if (results.every((r) => r.deltas![key] === 0)) {
+      await expect(chart.getByTestId("chart-summary")).toContainText(`All ${results.length} finished branches ${zero}`);
+    } else {
+      await expect(chart.getByTestId("chart-summary")).toContainText(`Over ${results.length} finished branches`);
+      await chart.getByText("Show the numbers").click();
+      await expect(chart.getByTestId("chart-row")).toHaveCount(results.length);
+    }
+  }
+
+  for (const theme of ["light", "dark"] as const) {
+    await page.context().addCookies([{ name: "branchpoint-theme", value: theme, url: "http://127.0.0.1" }]);
+    await page.reload();
+    await expect(passRate.locator(".recharts-bar-rectangle")).toHaveCount(2);
+    await page.mouse.move(0, 0);
+    await charts.screenshot({ path: `test-results/screens/experiment-charts-${theme}.png` });
+    for (const id of ["pass-rate", "first-divergence", "miss-rate", "cost-delta", "latency-delta"])
+      await charts.getByTestId(`chart-${id}`).screenshot({ path: `test-results/screens/chart-${id}-${theme}.png` });
+    // The charts themselves (the page around them is the basics suite's).
+    const axe = await new AxeBuilder({ page })
+      .include('[data-testid="experiment-charts"]')
+      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+      .analyze();
+    expect(
+      axe.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+    ).toEqual([]);
+  }
+  await page.context().addCookies([{ name: "branchpoint-theme", value: "light", url: "http://127.0.0.1" }]);
 });

@@ -1,3 +1,5 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
 import { lastToolResult, REFUND_SESSION, startScriptedModel, type ScriptedModel } from "../scripts/scripted-model";
 import { expect, test } from "./fixtures";
 import { refundSessionId } from "./replay-form";
@@ -6,6 +8,14 @@ const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
 const SHOTS = "test-results/screens";
 
 // The agent as it should have behaved: it looks the order up, then declines to refund it.
+/** Serious or critical accessibility violations on the page, as the suite's axe check counts them. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
 let model: ScriptedModel;
 test.beforeAll(async () => {
   model = await startScriptedModel({
@@ -74,6 +84,33 @@ test("from a failing session, a blame search shows its cost, runs its probes and
   ]);
   await page.screenshot({ path: `${SHOTS}/investigation-blame.png`, fullPage: true });
 
+  // The same probes as a chart, with its text alternative: pass rate by step, the threshold, the deciding step.
+  const chart = page.getByTestId("chart-blame");
+  await expect(chart.getByTestId("chart-summary")).toHaveText(
+    "Model step 0 passed 2 of 2 (100%); Model step 2 passed 2 of 2 (100%); Model step 3 passed 0 of 2 (0%). " +
+      "A probe is a fix at 100% or more; the failure is decided at model step 2 (marked).",
+  );
+  await expect(chart.getByTestId("chart-drawing").locator(".recharts-bar-rectangle")).toHaveCount(3);
+  await expect(chart.getByTestId("chart-drawing")).toContainText("fix at 100%");
+  await chart.getByText("Show the numbers").click();
+  await expect(chart.getByTestId("chart-row")).toHaveText([
+    /model step 0\s*2 of 2\s*100%\s*fixes/,
+    /model step 2 \(deciding step\)\s*2 of 2\s*100%\s*fixes/,
+    /model step 3\s*0 of 2\s*0%\s*fails/,
+  ]);
+  await page.mouse.move(0, 0);
+  await chart.screenshot({ path: `${SHOTS}/chart-blame.png` });
+  expect(await seriousViolations(page)).toEqual([]);
+  const investigationUrl = page.url();
+  await page.context().addCookies([{ name: "branchpoint-theme", value: "dark", url: "http://127.0.0.1" }]);
+  await page.reload();
+  await expect(chart.getByTestId("chart-drawing").locator(".recharts-bar-rectangle")).toHaveCount(3);
+  await page.mouse.move(0, 0);
+  await chart.screenshot({ path: `${SHOTS}/chart-blame-dark.png` });
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.context().addCookies([{ name: "branchpoint-theme", value: "light", url: "http://127.0.0.1" }]);
+  await page.goto(investigationUrl);
+
   // The branch it names is forked live at that step.
   await page.getByRole("link", { name: "Open the branch forked at that step" }).click();
   await expect(page).toHaveURL(/\/replays\/[^/]+\/compare$/);
@@ -92,6 +129,75 @@ test("from a failing session, a blame search shows its cost, runs its probes and
   expect(missing.status()).toBe(404);
   const bad = await request.post("/api/v1/investigations", { headers: AUTH, data: { kind: "blame" } });
   expect(bad.status()).toBe(400);
+
+  // Into a report as evidence: a draft of the branch it named, the search added from its page, then published and
+  // opened through its share link.
+  const branchId = (body.investigation.result as { replayId: string }).replayId;
+  const draft = await request.post("/api/v1/reports", {
+    headers: AUTH,
+    data: { replayId: branchId, title: `Blame ${stamp}`, sections: { finding: "Model step 2 decides the refund." } },
+  });
+  expect(draft.status()).toBe(201);
+  const reportId = ((await draft.json()) as { report: { id: string } }).report.id;
+  const badEvidence = await request.post(`/api/v1/reports/${reportId}/evidence`, {
+    headers: AUTH,
+    data: { investigationId: "no-such-id" },
+  });
+  expect(badEvidence.status()).toBe(404);
+  const both = await request.post(`/api/v1/reports/${reportId}/evidence`, {
+    headers: AUTH,
+    data: { investigationId: id, coverage: { replayId: branchId } },
+  });
+  expect(both.status()).toBe(400);
+  await page.goto(`/investigations/${id}`);
+  const add = page.getByRole("form", { name: "Add to report" });
+  await add.getByLabel("Add this blame search to the draft").selectOption({ label: `Blame ${stamp}` });
+  await add.getByRole("button", { name: "Add to report" }).click();
+  await expect(add.getByRole("status")).toHaveText(`Added to Blame ${stamp}.`);
+  await add.getByRole("link", { name: `Blame ${stamp}` }).click();
+  await expect(page).toHaveURL(new RegExp(`/reports/${reportId}$`));
+  const item = page.getByTestId("evidence-item");
+  await expect(item).toHaveAttribute("data-kind", "blame");
+  await expect(item).toContainText("Blame search: the failure is decided at model step 2 (base step 5)");
+  await expect(item.getByTestId("evidence-probe")).toHaveCount(3);
+  const fromApi = (await (await request.get(`/api/v1/reports/${reportId}`, { headers: AUTH })).json()) as {
+    report: { addedEvidence: { kind: string; addedBy: string | null; policyHash: string }[] };
+  };
+  expect(fromApi.report.addedEvidence).toHaveLength(1);
+  const [added] = fromApi.report.addedEvidence;
+  expect(added!.kind).toBe("blame");
+  expect(added!.addedBy).toBeTruthy();
+  await expect(item).toContainText(`Added by ${added!.addedBy}`);
+  await expect(item.getByTestId("evidence-policy-hash")).toHaveText(added!.policyHash);
+  const publish = await request.post(`/api/v1/reports/${reportId}/publish`, { headers: AUTH });
+  expect(publish.status()).toBe(200);
+  const share = await request.post(`/api/v1/reports/${reportId}/share`, { headers: AUTH, data: {} });
+  expect(share.status()).toBe(201);
+  const { url } = ((await share.json()) as { share: { url: string } }).share;
+  const reader = await page
+    .context()
+    .browser()!
+    .newContext({ storageState: { cookies: [], origins: [] } });
+  const shared = await reader.newPage();
+  await shared.goto(url);
+  const sharedItem = shared.getByTestId("evidence-item");
+  await expect(sharedItem).toContainText("Blame search: the failure is decided at model step 2 (base step 5)");
+  await expect(sharedItem).toContainText(`Added by ${added!.addedBy}`);
+  await expect(sharedItem.getByTestId("evidence-policy-hash")).toHaveText(added!.policyHash);
+  await expect(sharedItem.getByTestId("evidence-probe")).toHaveText([
+    /model step 0 · base step 0\s*2 of 2\s*fixes/,
+    /model step 2 · base step 5 \(deciding step\)\s*2 of 2\s*fixes/,
+    /model step 3 · base step 7\s*0 of 2\s*fails/,
+  ]);
+  await shared.getByTestId("added-evidence").screenshot({ path: `${SHOTS}/report-evidence-shared.png` });
+  await reader.close();
+  // Published: nothing more goes in.
+  const late = await request.post(`/api/v1/reports/${reportId}/evidence`, {
+    headers: AUTH,
+    data: { coverage: { replayId: branchId } },
+  });
+  expect(late.status()).toBe(409);
+
   const unknown = await page.goto("/investigations/no-such-id");
   expect(unknown?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "Investigation not found" })).toBeVisible();

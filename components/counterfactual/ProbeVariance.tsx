@@ -1,6 +1,7 @@
 import { DataTable } from "@/components/ui/DataTable";
 import { probeDivergence, type ProbeReport } from "@/lib/replay";
-import { divergenceColour, percent } from "./labels";
+import { DivergenceStrip } from "./DivergenceStrip";
+import { percent } from "./labels";
 
 /**
  * A determinism probe's answer, in the view repeated trials use: per base step, how many of the runs of its
@@ -25,24 +26,19 @@ export function ProbeVariance({
         Each recorded model input was sent {runs} times. Darker cells are base steps where more of those runs answered
         differently from the record.
       </p>
-      <div className="mt-3 flex flex-wrap gap-0.5" data-testid="probe-strip">
-        {cells.map((c) => {
+      <DivergenceStrip
+        testId="probe-strip"
+        cellTestId="probe-cell"
+        cells={cells.map((c) => {
           const step = baseSteps[c.baseSeq];
-          return (
-            <div
-              key={c.baseSeq}
-              data-testid="probe-cell"
-              data-seq={c.baseSeq}
-              data-rate={c.rate}
-              title={`step ${c.baseSeq} ${step?.kind ?? ""} ${step?.name ?? ""}: ${c.n === 0 ? "not probed" : `${c.diverged} of ${c.n} runs answered differently`}`}
-              className="flex h-10 w-10 items-end justify-center rounded text-[10px] text-slate-700 ring-1 ring-slate-200 ring-inset"
-              style={{ background: c.n === 0 ? undefined : divergenceColour(c.rate) }}
-            >
-              {c.baseSeq}
-            </div>
-          );
+          return {
+            seq: c.baseSeq,
+            rate: c.rate,
+            blank: c.n === 0,
+            title: `step ${c.baseSeq} ${step?.kind ?? ""} ${step?.name ?? ""}: ${c.n === 0 ? "not probed" : `${c.diverged} of ${c.n} runs answered differently`}`,
+          };
         })}
-      </div>
+      />
       <DataTable
         className="mt-4"
         frame={false}

@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/Badge";
 import type { trialSetView } from "@/lib/server/counterfactual";
-import { divergenceColour, percent } from "./labels";
+import { DivergenceStrip } from "./DivergenceStrip";
+import { percent } from "./labels";
 
 type TrialSet = Awaited<ReturnType<typeof trialSetView>>;
 
@@ -50,24 +51,18 @@ export function TrialsView({ set }: { set: TrialSet }) {
           Each cell is a base step, darker where more trials did something else there (an analyst&apos;s edit is the
           premise, not a departure).
         </p>
-        <div className="mt-3 flex flex-wrap gap-0.5" data-testid="divergence-strip">
-          {stats.steps.map((s) => {
+        <DivergenceStrip
+          testId="divergence-strip"
+          cellTestId="strip-cell"
+          cells={stats.steps.map((s) => {
             const step = set.baseSteps[s.baseSeq];
-            return (
-              <div
-                key={s.baseSeq}
-                data-testid="strip-cell"
-                data-seq={s.baseSeq}
-                data-rate={s.rate}
-                title={`step ${s.baseSeq} ${step?.kind ?? ""} ${step?.name ?? ""}: ${s.diverged} of ${s.n} trials departed (${s.first} first departed here)`}
-                className="flex h-10 w-10 items-end justify-center rounded text-[10px] text-slate-700 ring-1 ring-slate-200 ring-inset"
-                style={{ background: divergenceColour(s.rate) }}
-              >
-                {s.baseSeq}
-              </div>
-            );
+            return {
+              seq: s.baseSeq,
+              rate: s.rate,
+              title: `step ${s.baseSeq} ${step?.kind ?? ""} ${step?.name ?? ""}: ${s.diverged} of ${s.n} trials departed (${s.first} first departed here)`,
+            };
           })}
-        </div>
+        />
         <h3 className="mt-5 text-sm font-semibold text-slate-900">First departure</h3>
         <ul className="mt-2 space-y-1 text-sm" data-testid="first-divergence-distribution">
           {stats.firstDivergence.map((f) => (

@@ -134,6 +134,13 @@ export function ExperimentResultTable({
               <Link href={`/sessions/${r.session.id}`} className="font-medium text-indigo-700 hover:underline">
                 {r.session.label}
               </Link>
+              <Link
+                href={`/sessions/${r.session.id}/investigate`}
+                className="block text-xs text-indigo-700 hover:underline"
+                aria-label={`Investigate ${r.session.label}`}
+              >
+                Investigate
+              </Link>
             </td>
             <td className="px-3 py-2">
               {r.status === "queued" ? (

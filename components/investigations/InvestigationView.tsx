@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/Badge";
+import { BlameChart } from "./BlameChart";
 import { Card } from "@/components/ui/Card";
 import { DataTable } from "@/components/ui/DataTable";
 import { Notice } from "@/components/ui/Notice";
@@ -177,6 +178,53 @@ function StaleView({ investigation }: { investigation: View }) {
   );
 }
 
+/** The model step a finished blame search named, if it named one. */
+function decidedAt(result: unknown): number | null {
+  const r = result as { kind?: string; modelStep?: number } | null;
+  return r?.kind === "decided" && typeof r.modelStep === "number" ? r.modelStep : null;
+}
+
+/** One probe of a blame search or a minimisation: what it ran, how many trials passed, the trials themselves. */
+export interface ProbeRow {
+  label: string;
+  passes: number;
+  trials: number;
+  fixes: boolean;
+  replayIds: string[];
+}
+
+/** The probes of a search in the order they finished (blame and minimise alike). */
+export function ProbeTable({ what, probes }: { what: string; probes: readonly ProbeRow[] }) {
+  if (probes.length === 0) return <p className="p-4 text-sm text-slate-600">No probe has finished yet.</p>;
+  return (
+    <DataTable frame={false} label="Probes" columns={["#", what, "Passed", "Fix?", "Trials"]}>
+      {probes.map((p, k) => (
+        <tr key={k} data-testid="probe-row">
+          <td className="px-3 py-2 tabular-nums">{k + 1}</td>
+          <td className="px-3 py-2">{p.label}</td>
+          <td className="px-3 py-2">
+            <span className="flex items-center gap-2">
+              <span className="tabular-nums">
+                {p.passes} of {p.trials}
+              </span>
+              <span className="h-2 w-24 rounded bg-slate-100" aria-hidden>
+                <span
+                  className="block h-2 rounded bg-emerald-500"
+                  style={{ width: pct(p.trials === 0 ? 0 : p.passes / p.trials) }}
+                />
+              </span>
+            </span>
+          </td>
+          <td className="px-3 py-2">{p.fixes ? <Badge tone="good">fixes</Badge> : <Badge tone="bad">fails</Badge>}</td>
+          <td className="px-3 py-2">
+            <TrialLinks ids={p.replayIds} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
 /** A blame search's, a minimisation's or a stale check's bound, result and probes. */
 export function InvestigationView({
   investigation,
@@ -195,63 +243,36 @@ export function InvestigationView({
         replays and {estimate.maxLiveCalls} live model calls. A probe counts as a fix when at least {pct(params.share)}{" "}
         of its trials pass every check.
       </p>
+      {investigation.kind === "blame" ? (
+        <div className="mb-4">
+          <BlameChart
+            probes={investigation.probes as BlameProbeRecord[]}
+            share={params.share}
+            decidedAt={decidedAt(investigation.result)}
+            running={investigation.status === "queued" || investigation.status === "running"}
+          />
+        </div>
+      ) : null}
       <Card title="Probes" padded={false}>
-        {investigation.probes.length === 0 ? (
-          <p className="p-4 text-sm text-slate-600">No probe has finished yet.</p>
-        ) : investigation.kind === "blame" ? (
-          <DataTable frame={false} label="Probes" columns={["#", "Model live from", "Passed", "Fix?", "Trials"]}>
-            {(investigation.probes as BlameProbeRecord[]).map((p, k) => {
-              const step = baseSteps.find((s) => s.seq === p.baseSeq);
-              return (
-                <tr key={k} data-testid="probe-row">
-                  <td className="px-3 py-2 tabular-nums">{k + 1}</td>
-                  <td className="px-3 py-2">
-                    model step {p.modelStep} · base step {p.baseSeq}
-                    {step ? ` · ${step.name}` : ""}
-                  </td>
-                  <td className="px-3 py-2">
-                    <span className="flex items-center gap-2">
-                      <span className="tabular-nums">
-                        {p.passes} of {p.trials}
-                      </span>
-                      <span className="h-2 w-24 rounded bg-slate-100" aria-hidden>
-                        <span className="block h-2 rounded bg-emerald-500" style={{ width: pct(p.passRate) }} />
-                      </span>
-                    </span>
-                  </td>
-                  <td className="px-3 py-2">
-                    {p.fixes ? <Badge tone="good">fixes</Badge> : <Badge tone="bad">fails</Badge>}
-                  </td>
-                  <td className="px-3 py-2">
-                    <TrialLinks ids={p.replayIds} />
-                  </td>
-                </tr>
-              );
-            })}
-          </DataTable>
-        ) : (
-          <DataTable frame={false} label="Probes" columns={["#", "Edits kept", "Passed", "Fix?", "Trials"]}>
-            {(investigation.probes as MinimizeProbeRecord[]).map((p, k) => (
-              <tr key={k} data-testid="probe-row">
-                <td className="px-3 py-2 tabular-nums">{k + 1}</td>
-                <td className="px-3 py-2">
-                  {p.kept
+        <ProbeTable
+          what={investigation.kind === "blame" ? "Model live from" : "Edits kept"}
+          probes={
+            investigation.kind === "blame"
+              ? (investigation.probes as BlameProbeRecord[]).map((p) => {
+                  const step = baseSteps.find((s) => s.seq === p.baseSeq);
+                  return {
+                    ...p,
+                    label: `model step ${p.modelStep} · base step ${p.baseSeq}${step ? ` · ${step.name}` : ""}`,
+                  };
+                })
+              : (investigation.probes as MinimizeProbeRecord[]).map((p) => ({
+                  ...p,
+                  label: p.kept
                     .map((i) => (params.edits?.[i] ? editLabel(params.edits[i], baseSteps) : `edit ${i + 1}`))
-                    .join("; ")}
-                </td>
-                <td className="px-3 py-2 tabular-nums">
-                  {p.passes} of {p.trials}
-                </td>
-                <td className="px-3 py-2">
-                  {p.fixes ? <Badge tone="good">fixes</Badge> : <Badge tone="bad">fails</Badge>}
-                </td>
-                <td className="px-3 py-2">
-                  <TrialLinks ids={p.replayIds} />
-                </td>
-              </tr>
-            ))}
-          </DataTable>
-        )}
+                    .join("; "),
+                }))
+          }
+        />
       </Card>
     </>
   );

@@ -8,6 +8,7 @@ import type { SnapshotPair } from "@/lib/reports/snapshot";
 import { Markdown } from "./Markdown";
 import { StrengthBadge, ValidityBadge } from "./ValidityBadge";
 import { DataTable } from "@/components/ui/DataTable";
+import { AddedEvidence } from "./AddedEvidence";
 
 function Section({ title, id, children, note }: { title: string; id: string; children: ReactNode; note?: ReactNode }) {
   return (
@@ -79,7 +80,17 @@ function Delta({ n }: { n: number }) {
  * A report, read-only, from its snapshot alone: the same view on the
  * dashboard and on a share page. It has no links and no actions.
  */
-export function ReportView({ report }: { report: ReportDocument }) {
+export function ReportView({
+  report,
+  links = false,
+  removeEvidence,
+}: {
+  report: ReportDocument;
+  /** Link the replays that added evidence names (the dashboard; a share page links nowhere). */
+  links?: boolean;
+  /** A control that takes an added item out (a draft on the dashboard). */
+  removeEvidence?: (id: string) => ReactNode;
+}) {
   const { snapshot: s, sections } = report;
   const m = s.comparison.metrics;
   const metricRows: [string, { base: number; branch: number; delta: number }][] = [
@@ -248,6 +259,7 @@ export function ReportView({ report }: { report: ReportDocument }) {
               </ul>
             )}
           </div>
+          <AddedEvidence items={report.addedEvidence ?? []} links={links} remove={removeEvidence} />
           <div>
             <h3 className="mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">Live calls</h3>
             {s.evidence.liveCalls.length === 0 ? (
@@ -278,6 +290,23 @@ export function ReportView({ report }: { report: ReportDocument }) {
           Suggested from the replay: {s.suggestedValidity.label.replaceAll("_", " ")} —{" "}
           {s.suggestedValidity.reasons.join(" ")}
         </p>
+        {s.staleRecordings?.used.length ? (
+          <div className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm" data-testid="report-stale">
+            <p className="font-medium text-amber-900">
+              The branch used {s.staleRecordings.used.length} recorded answer
+              {s.staleRecordings.used.length === 1 ? "" : "s"} that the tool no longer gives
+              {s.staleRecordings.checkedAt ? ` (stale check of ${formatDateTime(s.staleRecordings.checkedAt)})` : ""}:
+            </p>
+            <ul className="mt-1 list-disc pl-5 text-amber-900">
+              {s.staleRecordings.used.map((u) => (
+                <li key={u.seq}>
+                  step {u.seq}: <span className="font-mono text-xs">{u.tool}</span> (base step {u.baseSeq}) differs at{" "}
+                  {u.paths.join(", ") || "its answer"}
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
       </Section>
 
       <Section id="section-next" title="Next actions">

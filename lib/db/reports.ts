@@ -19,7 +19,9 @@ import {
   type ExpiresIn,
   type ShareState,
 } from "@/lib/reports/share";
-import { buildReportSnapshot, readSnapshot, unknownPins } from "@/lib/reports/snapshot";
+import type { EvidenceSnapshot, ReportEvidenceItem } from "@/lib/reports/evidence";
+import { buildReportSnapshot, readSnapshot, staleRecordingsUsedBy, unknownPins } from "@/lib/reports/snapshot";
+import { latestStaleCheck } from "./investigations";
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { isTerminal, loadReplayView } from "./replays";
@@ -36,6 +38,8 @@ export interface NewReport {
   title: string;
   sections: ReportSectionsInput;
   createdBy: string;
+  /** The author's account (null for an admin key): with admins, the one who may add evidence to it. */
+  createdById?: string | null;
   /** Publish at once (the Finding must be filled in); a draft otherwise. */
   publish?: boolean;
 }
@@ -76,6 +80,7 @@ export async function createReport(client: DbClient, input: NewReport, now = new
       status: input.publish ? "published" : "draft",
       publishedAt: input.publish ? now : null,
       createdBy: input.createdBy,
+      createdById: input.createdById ?? null,
       createdAt: now,
       updatedAt: now,
     },
@@ -106,7 +111,15 @@ async function snapshotFor(
       unknown.map((id) => ({ path: "sections.pinnedPairs", message: `unknown pair '${id}'` })),
     );
   }
-  const snapshot = buildReportSnapshot(view, sectionsIn.pinnedPairs, now);
+  const check = await latestStaleCheck(client, view.replay.sessionId);
+  const staleRecordings = check
+    ? staleRecordingsUsedBy(view.steps, {
+        id: check.id,
+        finishedAt: check.finishedAt?.toISOString() ?? null,
+        records: (check.probes ?? []) as { seq: number; tool: string; state: string; paths: string[] }[],
+      })
+    : null;
+  const snapshot = buildReportSnapshot({ ...view, staleRecordings }, sectionsIn.pinnedPairs, now);
   const sections = ReportSections.parse({
     ...sectionsIn,
     validity: sectionsIn.validity ?? snapshot.suggestedValidity.label,
@@ -169,7 +182,7 @@ export async function updateReport(
     refuseUnlessDraft(await findReportRow(client, reportId), "edited");
     throw new AppError("conflict", "The draft changed while it was being saved; reload it and save again.");
   }
-  return toDocument(await client.report.findUniqueOrThrow({ where: { id: existing.id } }));
+  return toDocument(await client.report.findUniqueOrThrow({ where: { id: existing.id }, include: withEvidence }));
 }
 
 /** Publishes a draft: from now on it is immutable and may be shared. 400 without a Finding, 409 when already published. */
@@ -187,7 +200,7 @@ export async function publishReport(client: DbClient, reportId: string, now = ne
     refuseUnlessDraft(latest, "published again");
     throw new AppError("conflict", "The draft changed while it was being published; reload it and publish again.");
   }
-  return toDocument(await client.report.findUniqueOrThrow({ where: { id: existing.id } }));
+  return toDocument(await client.report.findUniqueOrThrow({ where: { id: existing.id }, include: withEvidence }));
 }
 
 /** Deletes a report (draft or published) with its share links. 404 for an unknown id. */
@@ -231,7 +244,30 @@ type ReportRow = {
   updatedAt: Date;
 };
 
-function toDocument(row: ReportRow): ReportDocument {
+/** A report row with its added evidence, oldest first. */
+const withEvidence = { evidence: { orderBy: [{ createdAt: "asc" as const }, { id: "asc" as const }] } };
+
+type EvidenceRow = {
+  id: string;
+  kind: string;
+  snapshot: unknown;
+  policyHash: string | null;
+  createdBy: string | null;
+  createdAt: Date;
+};
+
+function toEvidenceItem(row: EvidenceRow): ReportEvidenceItem {
+  return {
+    id: row.id,
+    kind: row.kind as ReportEvidenceItem["kind"],
+    addedBy: row.createdBy,
+    addedAt: row.createdAt.toISOString(),
+    policyHash: row.policyHash,
+    snapshot: row.snapshot as EvidenceSnapshot,
+  };
+}
+
+function toDocument(row: ReportRow & { evidence?: EvidenceRow[] }): ReportDocument {
   const snapshot = readSnapshot(row.snapshot);
   if (!snapshot) throw new Error(`report ${row.id} has a snapshot of an unknown version`);
   return {
@@ -244,12 +280,13 @@ function toDocument(row: ReportRow): ReportDocument {
     updatedAt: row.updatedAt.toISOString(),
     sections: ReportSections.parse(row.sections),
     snapshot,
+    addedEvidence: (row.evidence ?? []).map(toEvidenceItem),
   };
 }
 
 export async function getReport(client: DbClient, id: string): Promise<ReportDocument | null> {
   if (typeof id !== "string" || id === "") return null;
-  const row = await client.report.findUnique({ where: { id } });
+  const row = await client.report.findUnique({ where: { id }, include: withEvidence });
   return row ? toDocument(row) : null;
 }
 
@@ -402,7 +439,7 @@ export async function findSharedReport(
     select: { reportId: true, revokedAt: true, expiresAt: true },
   });
   if (!link || shareState(link, now) !== "active") return null;
-  const row = await client.report.findUnique({ where: { id: link.reportId } });
+  const row = await client.report.findUnique({ where: { id: link.reportId }, include: withEvidence });
   return row && row.status === "published" ? toDocument(row) : null;
 }
 
@@ -410,4 +447,104 @@ export async function findSharedReport(
 export async function reportReplayId(client: DbClient, reportId: string): Promise<string | null> {
   const row = await client.report.findUnique({ where: { id: reportId }, select: { replayId: true } });
   return row?.replayId ?? null;
+}
+
+// ---------------------------------------------------------------------------
+// Evidence added from investigations and coverage
+
+export interface NewEvidence {
+  kind: ReportEvidenceItem["kind"];
+  /** Its source, once per report: investigation:<id>, replay:<id> or experiment:<id>. */
+  sourceKey: string;
+  snapshot: EvidenceSnapshot;
+  policyHash: string | null;
+}
+
+/**
+ * The draft a principal may add evidence to: 404 for an unknown report, 409 once published (published reports
+ * never change), 403 when it is someone else's and the principal is not an admin.
+ */
+export async function evidenceTarget(
+  client: DbClient,
+  reportId: string,
+  actor: { userId: string | null; isAdmin: boolean },
+) {
+  const row = await findReportRow(client, reportId);
+  refuseUnlessDraft(row, "given more evidence");
+  if (!actor.isAdmin && row.createdById !== null && row.createdById !== actor.userId)
+    throw new AppError(
+      "forbidden",
+      `Report "${row.id}" is ${row.createdBy ?? "someone else"}'s draft: only its author or an admin may add evidence to it.`,
+      [{ path: "reportId", message: "not your report" }],
+    );
+  return row;
+}
+
+/** Adds one item to a draft (checked with `evidenceTarget` first); 409 when that source is already in it. */
+export async function addReportEvidence(
+  client: DbClient,
+  reportId: string,
+  item: NewEvidence,
+  addedBy: string,
+  now = new Date(),
+): Promise<ReportEvidenceItem> {
+  const existing = await client.reportEvidence.findUnique({
+    where: { reportId_sourceKey: { reportId, sourceKey: item.sourceKey } },
+    select: { id: true },
+  });
+  if (existing)
+    throw new AppError("conflict", "This is already evidence in that report.", [
+      { path: "reportId", message: "already added" },
+    ]);
+  // Only while the report is still a draft: a publish that won the race keeps the report as published.
+  const draft = await client.report.updateMany({ where: { id: reportId, status: "draft" }, data: { updatedAt: now } });
+  if (draft.count === 0) refuseUnlessDraft(await findReportRow(client, reportId), "given more evidence");
+  try {
+    const row = await client.reportEvidence.create({
+      data: {
+        reportId,
+        kind: item.kind,
+        sourceKey: item.sourceKey,
+        snapshot: json(item.snapshot),
+        policyHash: item.policyHash,
+        createdBy: addedBy,
+        createdAt: now,
+      },
+    });
+    return toEvidenceItem(row);
+  } catch (error) {
+    if ((error as { code?: string }).code === "P2002")
+      throw new AppError("conflict", "This is already evidence in that report.", [
+        { path: "reportId", message: "already added" },
+      ]);
+    throw error;
+  }
+}
+
+/** Removes an item from a draft: 404 for an unknown item, 409 once the report is published. */
+export async function removeReportEvidence(client: DbClient, reportId: string, evidenceId: string) {
+  const row = await findReportRow(client, reportId);
+  refuseUnlessDraft(row, "changed");
+  const { count } = await client.reportEvidence.deleteMany({ where: { id: evidenceId, reportId: row.id } });
+  if (count === 0) throw notFound("evidence", evidenceId, "evidenceId");
+  return { id: evidenceId };
+}
+
+/** Drafts evidence may be added to by this principal (their own, or any for an admin), newest first. */
+export async function draftReportsFor(client: DbClient, actor: { userId: string | null; isAdmin: boolean }) {
+  return client.report.findMany({
+    where: {
+      status: "draft",
+      ...(actor.isAdmin ? {} : { OR: [{ createdById: null }, { createdById: actor.userId ?? "" }] }),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: 50,
+    select: { id: true, title: true, createdBy: true },
+  });
+}
+
+/** A session's id and label (title, else its external id, else its id), or null. */
+export async function sessionLabel(client: DbClient, id: string): Promise<{ id: string; label: string } | null> {
+  const row = await client.session.findUnique({ where: { id }, select: { id: true, title: true, externalId: true } });
+  return row ? { id: row.id, label: row.title || row.externalId || row.id } : null;
 }

@@ -22,6 +22,7 @@ async function demoReport(): Promise<ReportDocument> {
       nextActions: "- check refund status before replying",
     }),
     snapshot,
+    addedEvidence: [],
   };
 }
 

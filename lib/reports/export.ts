@@ -1,5 +1,6 @@
 import type { AlignedPair } from "@/lib/replay";
 import { MARKDOWN_SECTIONS, VALIDITY_DESCRIPTIONS, type ReportSections } from "./sections";
+import { editWords, evidenceTitle, type ReportEvidenceItem } from "./evidence";
 import type { ReportSnapshot } from "./snapshot";
 
 /** A report as the views and exports see it: the analyst's sections and the frozen snapshot. */
@@ -14,6 +15,8 @@ export interface ReportDocument {
   updatedAt: string;
   sections: ReportSections;
   snapshot: ReportSnapshot;
+  /** Investigations and coverage added as evidence, oldest first, each frozen with its policy hash and author. */
+  addedEvidence: ReportEvidenceItem[];
 }
 
 export const EXPORT_FORMATS = ["md", "json"] as const;
@@ -52,6 +55,8 @@ export function reportToJson(report: ReportDocument): string {
         fixtures: snapshot.fixtures,
         approvals: snapshot.approvals,
         suggestedValidity: snapshot.suggestedValidity,
+        staleRecordings: snapshot.staleRecordings ?? null,
+        addedEvidence: report.addedEvidence,
       },
     },
     null,
@@ -195,11 +200,84 @@ export function reportToMarkdown(report: ReportDocument): string {
         ].join("\n"),
   );
 
+  if (report.addedEvidence.length > 0) {
+    out.push("### Investigations and coverage");
+    for (const item of report.addedEvidence) out.push(evidenceMarkdown(item));
+  }
+
   out.push("## Validity");
   out.push(`**${sections.validity}** — ${VALIDITY_DESCRIPTIONS[sections.validity]}`);
   if (sections.validityNote.trim()) out.push(sections.validityNote.trim());
   out.push(`Suggested from the replay: ${s.suggestedValidity.label} (${s.suggestedValidity.reasons.join(" ")})`);
+  if (s.staleRecordings?.used.length)
+    out.push(
+      [
+        "Stale recordings used by the branch:",
+        ...s.staleRecordings.used.map(
+          (u) =>
+            `- step ${u.seq}: ${u.tool} (base step ${u.baseSeq}) differs today at ${u.paths.join(", ") || "its answer"}`,
+        ),
+      ].join("\n"),
+    );
 
   out.push("## Next actions", sections.nextActions.trim() || "_Not filled in._");
   return `${out.join("\n\n")}\n`;
+}
+
+/** One added item: what it found, its policy hash and who added it. */
+function evidenceMarkdown(item: ReportEvidenceItem): string {
+  const s = item.snapshot;
+  const out = [`#### ${evidenceTitle(s)}`];
+  out.push(
+    [
+      `- Added by ${item.addedBy ?? "unknown"} at ${item.addedAt}`,
+      `- Session: ${s.session.label}`,
+      s.policy ? `- Policy hash: \`${s.policy.hash}\`` : "- Policy: none (the stale check calls the tools themselves)",
+    ].join("\n"),
+  );
+  switch (s.kind) {
+    case "blame":
+      out.push(
+        [
+          "| model live from | passed | fix? |",
+          "| --- | --- | --- |",
+          ...s.probes.map(
+            (p) =>
+              `| model step ${p.modelStep} (base step ${p.baseSeq}) | ${p.passes} of ${p.trials} | ${p.fixes ? "fixes" : "fails"} |`,
+          ),
+        ].join("\n"),
+      );
+      if (s.branchReplayId) out.push(`Branch forked at the deciding step: replay ${s.branchReplayId}`);
+      break;
+    case "minimize":
+      out.push(
+        s.minimal
+          ? ["Minimal edits:", ...s.minimal.map((e) => `- ${editWords(e)}`)].join("\n")
+          : "The edits together did not fix the run.",
+      );
+      if (s.savedReplayId) out.push(`Saved replay: ${s.savedReplayId}`);
+      break;
+    case "stale":
+      out.push(
+        [
+          "| step | tool | today | differs at |",
+          "| --- | --- | --- | --- |",
+          ...s.records.map((r) => `| ${r.seq} | ${cell(r.tool)} | ${r.state} | ${cell(r.paths.join(", "))} |`),
+        ].join("\n"),
+      );
+      break;
+    case "coverage":
+      out.push(
+        [
+          "| tool | calls | recorded | missed | unused recordings |",
+          "| --- | --- | --- | --- | --- |",
+          ...s.tools.map(
+            (t) =>
+              `| ${cell(t.tool)} | ${t.calls} | ${t.bySource.recorded ?? 0} | ${t.misses.reduce((n, m) => n + m.count, 0)} | ${t.unused} |`,
+          ),
+        ].join("\n"),
+      );
+      break;
+  }
+  return out.join("\n\n");
 }

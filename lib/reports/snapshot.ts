@@ -53,6 +53,34 @@ export interface ReportSource {
     note?: string | null;
   }[];
   comparison: Comparison;
+  /** Recorded answers the branch used that the session's newest stale check found changed (absent: none known). */
+  staleRecordings?: StaleRecordingsUsed | null;
+}
+
+/** The recordings a branch used that a stale check found changed: its evidence rests on answers tools no longer give. */
+export interface StaleRecordingsUsed {
+  investigationId: string;
+  checkedAt: string | null;
+  used: { seq: number; baseSeq: number; tool: string; paths: string[] }[];
+}
+
+/** Which of a branch's steps answered from a recording that the stale check found changed (pure). */
+export function staleRecordingsUsedBy(
+  steps: readonly { seq: number; kind: string; baseSeq: number | null; source: string | null }[],
+  check: {
+    id: string;
+    finishedAt: string | null;
+    records: readonly { seq: number; tool: string; state: string; paths: string[] }[];
+  },
+): StaleRecordingsUsed {
+  const stale = new Map(check.records.filter((r) => r.state === "stale").map((r) => [r.seq, r]));
+  const used = steps.flatMap((step) => {
+    const record = step.kind === "tool_call" && step.baseSeq !== null ? stale.get(step.baseSeq) : undefined;
+    return record && step.source === "recorded"
+      ? [{ seq: step.seq, baseSeq: record.seq, tool: record.tool, paths: [...record.paths] }]
+      : [];
+  });
+  return { investigationId: check.id, checkedAt: check.finishedAt, used };
 }
 
 export type SnapshotFixture = {
@@ -111,6 +139,8 @@ export interface ReportSnapshot {
   };
   pinnedPairs: string[];
   suggestedValidity: ValiditySuggestion;
+  /** Stale recordings the branch used, when a stale check of its session found any (absent in older reports). */
+  staleRecordings?: StaleRecordingsUsed | null;
 }
 
 const iso = (d: Date | string | null): string | null =>
@@ -130,7 +160,7 @@ export function unknownPins(comparison: Pick<Comparison, "pairs">, pinned: reado
 
 /** The validity suggestion for a replay (pure; see `suggestValidity`). */
 export function suggestValidityFor(
-  source: Pick<ReportSource, "replay" | "evidence" | "comparison">,
+  source: Pick<ReportSource, "replay" | "evidence" | "comparison" | "staleRecordings">,
 ): ValiditySuggestion {
   const comparability = COMPARABILITY.has(source.replay.comparability as Comparability)
     ? (source.replay.comparability as Comparability)
@@ -146,6 +176,7 @@ export function suggestValidityFor(
     ),
     probes: source.evidence.probes,
     liveModelSteps: source.evidence.liveCalls.filter((c) => c.kind === "model").length,
+    staleSteps: source.staleRecordings?.used.map((u) => u.seq) ?? [],
   });
 }
 
@@ -225,6 +256,7 @@ export function buildReportSnapshot(source: ReportSource, pinnedPairs: readonly 
     },
     pinnedPairs: comparison.pairs.filter((p) => pinned.has(p.id)).map((p) => p.id),
     suggestedValidity: suggestValidityFor(source),
+    staleRecordings: source.staleRecordings?.used.length ? source.staleRecordings : null,
   });
 }
 

@@ -13,6 +13,8 @@ export interface ValidityInput {
   pairBranchIndex: readonly (number | null)[];
   probes: readonly Pick<ProbeReport, "variance">[];
   liveModelSteps: number;
+  /** Branch steps answered from recordings a stale check found changed. */
+  staleSteps?: readonly number[];
 }
 
 export interface ValiditySuggestion {
@@ -38,6 +40,19 @@ function divergenceBranchStep(input: ValidityInput): number {
  * Order matters: the weakest property of the evidence decides.
  */
 export function suggestValidity(input: ValidityInput): ValiditySuggestion {
+  const suggestion = suggestFromRun(input);
+  const stale = input.staleSteps ?? [];
+  if (stale.length === 0) return suggestion;
+  return {
+    label: suggestion.label,
+    reasons: [
+      ...suggestion.reasons,
+      `Step${stale.length === 1 ? "" : "s"} ${stale.join(", ")} used recorded answer${stale.length === 1 ? "" : "s"} that the tool no longer gives (a stale check found ${stale.length === 1 ? "it" : "them"} changed): the finding may not hold against today's tools.`,
+    ],
+  };
+}
+
+function suggestFromRun(input: ValidityInput): ValiditySuggestion {
   if (input.comparability === null || input.comparability === "non_comparable") {
     return {
       label: "non_comparable",

@@ -262,6 +262,8 @@ export type ExperimentResult = {
   firstDivergence: Pick<FirstDivergence, "pairIndex" | "baseSeq" | "branchSeq" | "summary"> | null;
   error: { code: string; message: string } | null;
   stepCount: number;
+  /** Branch minus base, for a finished branch (null until then): cost in USD and latency in ms. */
+  deltas: { costUsd: number; latencyMs: number } | null;
   /** Whether the base run and the branch passed the experiment's checks (null: no verdict yet, or none possible). */
   outcome: { base: boolean | null; branch: boolean | null };
 };
@@ -333,15 +335,24 @@ function summarize(
   return { total: results.length, done, byComparability, byStatus, outcomes };
 }
 
-async function firstDivergenceOf(
+async function comparisonOf(
   client: DbClient,
   r: ExperimentRow["replays"][number],
-): Promise<ExperimentResult["firstDivergence"]> {
-  // Exact means every step equal; a replay still running, or one that failed before its first step, has nothing to compare.
-  if (r.status === "running" || r.status === "queued" || r.stepCount === 0 || r.comparability === "exact") return null;
+): Promise<Pick<ExperimentResult, "firstDivergence" | "deltas">> {
+  // A replay still running, or one that failed before its first step, has nothing to compare.
+  if (r.status === "running" || r.status === "queued" || r.stepCount === 0)
+    return { firstDivergence: null, deltas: null };
   const view = await loadReplayComparison(client, r.id);
-  const d = view?.comparison.firstDivergence;
-  return d ? { pairIndex: d.pairIndex, baseSeq: d.baseSeq, branchSeq: d.branchSeq, summary: d.summary } : null;
+  if (!view) return { firstDivergence: null, deltas: null };
+  const { firstDivergence: d, metrics } = view.comparison;
+  return {
+    // Exact means every step equal.
+    firstDivergence:
+      d && r.comparability !== "exact"
+        ? { pairIndex: d.pairIndex, baseSeq: d.baseSeq, branchSeq: d.branchSeq, summary: d.summary }
+        : null,
+    deltas: isTerminal(r.status) ? { costUsd: metrics.costUsd.delta, latencyMs: metrics.latencyMs.delta } : null,
+  };
 }
 
 /** An experiment with one result per cohort session, or null when it does not exist. */
@@ -358,7 +369,7 @@ async function loadExperiment(client: DbClient, id: string): Promise<ExperimentD
       comparability:
         isTerminal(r.status) || r.status === "paused" || r.status === "awaiting_approval" ? r.comparability : null,
       evidenceStrength: r.status === "running" || r.status === "queued" ? null : strengthOf(r.evidence),
-      firstDivergence: await firstDivergenceOf(client, r),
+      ...(await comparisonOf(client, r)),
       error: errorOf(r.error),
       stepCount: r.stepCount,
       outcome: outcomeOf(r.verdicts, isTerminal(r.status)),

@@ -1,7 +1,18 @@
 /** RCA reports from finished replays, and the revocable share links that open them read-only. */
 import { z } from "zod";
 import { withTransaction, type Db } from "@/lib/db";
+import { getExperiment as readExperiment } from "@/lib/db/experiments";
+import { findInvestigation } from "@/lib/db/investigations";
+import { getPolicyVersionById } from "@/lib/db/policies";
+import { isTerminal, loadReplayView } from "@/lib/db/replays";
+import { sessionEvents } from "@/lib/db/sessions";
 import {
+  addReportEvidence as insertEvidence,
+  draftReportsFor,
+  evidenceTarget,
+  removeReportEvidence as deleteEvidence,
+  sessionLabel,
+  type NewEvidence,
   createReport as insertReport,
   createShareLink as insertShareLink,
   deleteReport as removeReport,
@@ -14,10 +25,16 @@ import {
   reportReplayId,
   revokeShareLink as markShareRevoked,
 } from "@/lib/db/reports";
-import { notFound } from "@/lib/errors";
+import { AppError, notFound } from "@/lib/errors";
+import { Policy } from "@/lib/replay";
+import { coverageEvidence, evidencePolicy, investigationEvidence, type EvidenceSnapshot } from "@/lib/reports/evidence";
+import { sessionLabelOf } from "@/lib/reports/snapshot";
 import { ReportSectionsInput, ReportTitle } from "@/lib/reports/sections";
 import { ExpiresIn, shareUrl } from "@/lib/reports/share";
 import { authorize } from "./authz";
+import { getExperimentCoverage, getReplayCoverage } from "./coverage";
+import { resolveChecks } from "./counterfactual";
+import { presentInvestigation } from "./investigations";
 import type { Principal } from "./principal";
 
 export const CreateReportInput = z.strictObject({
@@ -32,7 +49,7 @@ export type CreateReportInput = z.infer<typeof CreateReportInput>;
 /** A report from a finished replay: a draft, or published at once when asked (and it has a Finding). */
 export async function createReport(principal: Principal, input: CreateReportInput, prisma: Db) {
   authorize(principal, "reports.write");
-  return insertReport(prisma, { ...input, createdBy: principal.name });
+  return insertReport(prisma, { ...input, createdBy: principal.name, createdById: principal.userId });
 }
 
 export const UpdateReportInput = z
@@ -136,4 +153,151 @@ export type SharedReportRef = z.infer<typeof SharedReportRef>;
 export async function openSharedReport(principal: Principal, input: SharedReportRef, prisma: Db) {
   authorize(principal, "reports.read");
   return findSharedReport(prisma, input.token);
+}
+
+// ---------------------------------------------------------------------------
+// Evidence from investigations and coverage
+
+const Id = z.string().min(1).max(64);
+
+export const AddEvidenceInput = z
+  .strictObject({
+    reportId: Id,
+    /** A finished blame search, minimisation or stale check. */
+    investigationId: Id.optional(),
+    /** The policy coverage of a finished replay or experiment. */
+    coverage: z.union([z.strictObject({ replayId: Id }), z.strictObject({ experimentId: Id })]).optional(),
+  })
+  .refine((v) => (v.investigationId === undefined) !== (v.coverage === undefined), {
+    message: 'Send either "investigationId" or "coverage" ({ "replayId" } or { "experimentId" }).',
+    path: ["investigationId"],
+  });
+export type AddEvidenceInput = z.infer<typeof AddEvidenceInput>;
+
+/** What a step did, in a few words: a model step by the tools it called (or "replied"), others by name. */
+function stepWords(e: { kind: string; name: string; output: unknown }): string {
+  if (e.kind !== "model_call") return e.name;
+  const calls = (e.output as { toolCalls?: { name: string }[] } | null)?.toolCalls ?? [];
+  return calls.length > 0 ? `called ${calls.map((c) => c.name).join(", ")}` : "replied";
+}
+
+/** The frozen evidence of the source the input names; 404 when it does not exist, 409 when it has not finished. */
+async function evidenceOf(principal: Principal, input: AddEvidenceInput, prisma: Db): Promise<NewEvidence> {
+  if (input.investigationId !== undefined) {
+    authorize(principal, "investigations.read");
+    const row = await findInvestigation(prisma, input.investigationId);
+    if (!row) throw notFound("investigation", input.investigationId, "investigationId");
+    const inv = presentInvestigation(row);
+    if (inv.status !== "completed")
+      throw new AppError(
+        "wrong_state",
+        `The investigation is ${inv.status}: only a finished one can be evidence. Wait for it to finish${inv.status === "queued" || inv.status === "running" ? "" : ", or run it again"}.`,
+        [{ path: "investigationId", message: `investigation is ${inv.status}` }],
+      );
+    const session = (await sessionLabel(prisma, inv.sessionId)) ?? { id: inv.sessionId, label: inv.sessionId };
+    const events = inv.kind === "blame" ? await sessionEvents(prisma, inv.sessionId) : [];
+    // Saved checks by their names today (a check deleted since keeps the reference it was run with).
+    const checks = await resolveChecks(prisma, inv.params.checks).then(
+      (named) => named.map((c) => c.name),
+      () => inv.params.checks.map((c) => (typeof c === "string" ? c : (c.name ?? "unnamed check"))),
+    );
+    const snapshot = investigationEvidence(inv, {
+      session,
+      checks,
+      stepName: (seq) => {
+        const e = events.find((x) => x.seq === seq);
+        return e ? stepWords(e) : null;
+      },
+    });
+    return {
+      kind: inv.kind,
+      sourceKey: `investigation:${inv.id}`,
+      snapshot,
+      policyHash: snapshot.policy?.hash ?? null,
+    };
+  }
+  const coverage = input.coverage!;
+  if ("replayId" in coverage) {
+    const view = await loadReplayView(prisma, coverage.replayId);
+    if (!view) throw notFound("replay", coverage.replayId, "coverage.replayId");
+    if (!isTerminal(view.replay.status) && view.replay.status !== "paused")
+      throw new AppError(
+        "wrong_state",
+        `The replay is ${view.replay.status}: its coverage is evidence once it has finished (or paused).`,
+        [{ path: "coverage.replayId", message: `replay is ${view.replay.status}` }],
+      );
+    const tools = await getReplayCoverage(principal, { replayId: coverage.replayId }, prisma);
+    const { replay } = view;
+    const policy = evidencePolicy(
+      Policy.parse(replay.policySnapshot),
+      replay.policyVersion
+        ? { policyName: replay.policyVersion.policyName, version: replay.policyVersion.version }
+        : null,
+      replay.policyHash,
+    );
+    const snapshot: EvidenceSnapshot = coverageEvidence(
+      tools,
+      { kind: "replay", replayId: replay.id },
+      { id: view.session.id, label: sessionLabelOf(view.session) },
+      policy,
+      new Date().toISOString(),
+    );
+    return { kind: "coverage", sourceKey: `replay:${replay.id}`, snapshot, policyHash: policy.hash };
+  }
+  const experiment = await readExperiment(prisma, coverage.experimentId);
+  if (!experiment) throw notFound("experiment", coverage.experimentId, "coverage.experimentId");
+  if (experiment.status !== "completed")
+    throw new AppError(
+      "wrong_state",
+      `The experiment is ${experiment.status}: its coverage is evidence once every member has finished.`,
+      [{ path: "coverage.experimentId", message: `experiment is ${experiment.status}` }],
+    );
+  const tools = await getExperimentCoverage(principal, { experimentId: experiment.id }, prisma);
+  const version = await getPolicyVersionById(prisma, experiment.policyVersion.id);
+  const policy = evidencePolicy(
+    Policy.parse(version?.document),
+    { policyName: experiment.policyVersion.policy.name, version: experiment.policyVersion.version },
+    experiment.policyVersion.hash,
+  );
+  const { agent, version: agentVersion } = experiment.agentVersion;
+  const snapshot = coverageEvidence(
+    tools,
+    { kind: "experiment", experimentId: experiment.id, name: experiment.name, replays: tools.replays },
+    { id: "", label: `${tools.replays} sessions of ${agent.name} ${agentVersion}` },
+    policy,
+    new Date().toISOString(),
+  );
+  return { kind: "coverage", sourceKey: `experiment:${experiment.id}`, snapshot, policyHash: policy.hash };
+}
+
+/**
+ * Adds an investigation's result or a policy's coverage to a draft report as evidence, frozen with its policy and
+ * hash and naming who added it. 404 for an unknown report or source, 409 for a published report, an unfinished
+ * source or one already in the report, 403 for someone else's draft (admins may add to any).
+ */
+export async function addReportEvidence(principal: Principal, input: AddEvidenceInput, prisma: Db) {
+  authorize(principal, "reports.write");
+  await evidenceTarget(prisma, input.reportId, { userId: principal.userId, isAdmin: principal.role === "admin" });
+  const item = await evidenceOf(principal, input, prisma);
+  return insertEvidence(prisma, input.reportId, item, principal.name);
+}
+
+export const RemoveEvidenceInput = z.strictObject({ reportId: Id, evidenceId: Id });
+
+/** Takes an item out of a draft report (same rights as adding one). */
+export async function removeReportEvidence(
+  principal: Principal,
+  input: z.infer<typeof RemoveEvidenceInput>,
+  prisma: Db,
+) {
+  authorize(principal, "reports.write");
+  await evidenceTarget(prisma, input.reportId, { userId: principal.userId, isAdmin: principal.role === "admin" });
+  return deleteEvidence(prisma, input.reportId, input.evidenceId);
+}
+
+/** The drafts this principal may add evidence to (an empty list for a viewer). */
+export async function evidenceDrafts(principal: Principal, _input: Record<string, never>, prisma: Db) {
+  authorize(principal, "reports.read");
+  if (principal.readOnly || principal.role === "viewer") return [];
+  return draftReportsFor(prisma, { userId: principal.userId, isAdmin: principal.role === "admin" });
 }

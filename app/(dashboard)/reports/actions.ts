@@ -7,6 +7,10 @@ import { env } from "@/lib/env";
 import { validatedAction } from "@/lib/http/action";
 import { ExpiresIn } from "@/lib/reports/share";
 import {
+  AddEvidenceInput,
+  addReportEvidence,
+  RemoveEvidenceInput,
+  removeReportEvidence,
   CreateReportInput,
   createReport,
   createShare,
@@ -72,4 +76,18 @@ export const revokeShareAction = validatedAction(ShareRef, async (principal, inp
   const share = await revokeShare(principal, input, prisma);
   revalidatePath(`/reports/${share.reportId}`);
   return { id: share.id, state: share.state };
+});
+
+/** Adds an investigation's result or a policy's coverage to a draft report as evidence. */
+export const addReportEvidenceAction = validatedAction(AddEvidenceInput, async (principal, input, prisma) => {
+  const evidence = await addReportEvidence(principal, input, prisma);
+  revalidatePath(`/reports/${input.reportId}`);
+  return { id: evidence.id, reportId: input.reportId };
+});
+
+/** Takes an item of evidence out of a draft report. */
+export const removeReportEvidenceAction = validatedAction(RemoveEvidenceInput, async (principal, input, prisma) => {
+  const removed = await removeReportEvidence(principal, input, prisma);
+  revalidatePath(`/reports/${input.reportId}`);
+  return removed;
 });

@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { AddToReport } from "@/components/reports/AddToReport";
+import { ExperimentCharts } from "@/components/experiments/ExperimentCharts";
 import { ExperimentCoveragePanel } from "@/components/experiments/ExperimentCoveragePanel";
 import { ExperimentProgress } from "@/components/experiments/ExperimentProgress";
 import { ExperimentResultTable, ExperimentSummary } from "@/components/experiments/ExperimentResults";
@@ -12,6 +14,8 @@ import { experimentFixtureGroups } from "@/lib/server/experiment-fixtures";
 import { describeCounts, experimentCountsOf } from "@/lib/server/experiment-status";
 import { getExperimentCoverage } from "@/lib/server/coverage";
 import { getExperiment } from "@/lib/server/experiments";
+import { can } from "@/lib/server/authz";
+import { evidenceDrafts } from "@/lib/server/reports";
 import { supplyGroupFixtureAction } from "../actions";
 
 export const dynamic = "force-dynamic";
@@ -27,6 +31,7 @@ export default async function ExperimentPage({ params }: Props) {
   const running = experiment.status === "pending" || experiment.status === "running";
   const { state, counts } = experimentCountsOf(experiment);
   const waiting = await experimentFixtureGroups(principal, { experimentId: experiment.id }, prisma);
+  const coverage = await getExperimentCoverage(principal, { experimentId: id }, prisma);
   return (
     <>
       <PageHeader
@@ -65,11 +70,18 @@ export default async function ExperimentPage({ params }: Props) {
         supply={supplyGroupFixtureAction}
       />
       <ExperimentSummary summary={summary} />
+      <ExperimentCharts experiment={experiment} coverage={coverage} />
       <ExperimentResultTable results={experiment.results} checked={summary.outcomes !== null} />
-      <ExperimentCoveragePanel
-        experimentId={id}
-        coverage={await getExperimentCoverage(principal, { experimentId: id }, prisma)}
-      />
+      <ExperimentCoveragePanel experimentId={id} coverage={coverage} />
+      {can(principal, "reports.write") && experiment.status === "completed" ? (
+        <div className="mt-3">
+          <AddToReport
+            source={{ coverage: { experimentId: experiment.id } }}
+            drafts={await evidenceDrafts(principal, {}, prisma)}
+            what="this experiment's coverage"
+          />
+        </div>
+      ) : null}
     </>
   );
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { CancelInvestigationButton } from "@/components/investigations/CancelInvestigationButton";
+import { AddToReport } from "@/components/reports/AddToReport";
 import { InvestigationView } from "@/components/investigations/InvestigationView";
 import { RefreshWhileRunning } from "@/components/investigations/RefreshWhileRunning";
 import { StatusBadge } from "@/components/ui/Badge";
@@ -7,6 +8,8 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { getInvestigation } from "@/lib/server/investigations";
 import { getSession } from "@/lib/server/sessions";
+import { can } from "@/lib/server/authz";
+import { evidenceDrafts } from "@/lib/server/reports";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Investigation" };
@@ -57,6 +60,21 @@ export default async function InvestigationPage({ params }: Props) {
         }
         actions={running && !investigation.cancelRequested ? <CancelInvestigationButton investigationId={id} /> : null}
       />
+      {investigation.status === "completed" && can(principal, "reports.write") ? (
+        <div className="mb-6 rounded-lg border border-slate-200 bg-white px-4 py-3">
+          <AddToReport
+            source={{ investigationId: investigation.id }}
+            drafts={await evidenceDrafts(principal, {}, prisma)}
+            what={
+              investigation.kind === "blame"
+                ? "this blame search"
+                : investigation.kind === "stale"
+                  ? "this stale check"
+                  : "this minimal counterfactual"
+            }
+          />
+        </div>
+      ) : null}
       <InvestigationView
         investigation={investigation}
         baseSteps={session.events.map((e) => ({ seq: e.seq, name: stepName(e), kind: e.kind }))}

@@ -11,6 +11,7 @@ import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
 import { ReplayProgress } from "@/components/replays/ReplayProgress";
 import { ReplayStepList } from "@/components/replays/ReplayStepList";
+import { AddToReport } from "@/components/reports/AddToReport";
 import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
@@ -22,6 +23,7 @@ import { formatDateTime } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
 import { replayCounterfactual } from "@/lib/server/counterfactual";
+import { evidenceDrafts } from "@/lib/server/reports";
 
 export const dynamic = "force-dynamic";
 
@@ -55,6 +57,15 @@ export default async function ReplayPage({ params }: Props) {
             <Link href={`/sessions/${session.id}`} className={buttonClass({ variant: "secondary" })}>
               Open base run
             </Link>
+            {can(principal, "investigations.run") ? (
+              <Link
+                href={`/sessions/${session.id}/investigate`}
+                className={buttonClass({ variant: "secondary" })}
+                title="Which step decided the failure, and are its recordings stale?"
+              >
+                Investigate the session
+              </Link>
+            ) : null}
             {replay.status !== "running" && replay.status !== "queued" ? (
               <Link href={`/replays/${replay.id}/compare`} className={buttonClass()}>
                 Compare with base
@@ -129,6 +140,15 @@ export default async function ReplayPage({ params }: Props) {
         coverage={await getReplayCoverage(principal, { replayId: id }, prisma)}
         csvHref={`/api/replays/${encodeURIComponent(id)}/coverage.csv`}
       />
+      {can(principal, "reports.write") && (isTerminal(replay.status) || replay.status === "paused") ? (
+        <div className="mt-3">
+          <AddToReport
+            source={{ coverage: { replayId: replay.id } }}
+            drafts={await evidenceDrafts(principal, {}, prisma)}
+            what="this replay's coverage"
+          />
+        </div>
+      ) : null}
     </>
   );
 }

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { ReportLifecycle } from "@/components/reports/ReportLifecycle";
+import { RemoveEvidenceButton } from "@/components/reports/RemoveEvidenceButton";
 import { ReportView } from "@/components/reports/ReportView";
 import { SharePanel } from "@/components/reports/SharePanel";
 import { Badge } from "@/components/ui/Badge";
@@ -63,7 +64,15 @@ export default async function ReportPage({ params }: Props) {
         }
       />
       <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_22rem]">
-        <ReportView report={report} />
+        <ReportView
+          report={report}
+          links
+          removeEvidence={
+            report.status === "draft" && can(principal, "reports.write")
+              ? (evidenceId) => <RemoveEvidenceButton reportId={report.id} evidenceId={evidenceId} />
+              : undefined
+          }
+        />
         <div className="space-y-4 lg:sticky lg:top-4 lg:self-start">
           {can(principal, "reports.write") ? (
             <ReportLifecycle
