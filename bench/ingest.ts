@@ -50,7 +50,9 @@ function sessionBody(session: number, traceSeed = session): string {
         (_m, which: string | undefined, ns: string) =>
           `"${which ? `${which}T` : "t"}imeUnixNano":"${BigInt(ns) + BigInt(t) * 60_000_000_000n}"`,
       )
-      .replaceAll("session-ai6-generate", `bench-session-${session}`);
+      .replaceAll("session-ai6-generate", `bench-session-${session}`)
+      // Each turn's tool calls get ids of their own, as a real agent's do.
+      .replace(/call_(lookup|refund|time)_(\d+)/g, `call_$1_$2_${t}`);
     spans.push(...(JSON.parse(text) as unknown[]));
   }
   doc.resourceSpans[0]!.scopeSpans[0]!.spans = spans;

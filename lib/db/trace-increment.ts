@@ -128,6 +128,13 @@ export type IncrementResult = {
 };
 
 const PREFIX = "otlp:";
+
+/** Why requests took the full rebuild, counted (for the benchmark and the tests). */
+export const fallbacks = new Map<string, number>();
+function fallback(reason: string): null {
+  fallbacks.set(reason, (fallbacks.get(reason) ?? 0) + 1);
+  return null;
+}
 const INT_MAX = 2_147_483_647;
 
 /**
@@ -141,13 +148,13 @@ export async function planOtlpIncrement(
   inserted: readonly OtlpSpan[],
   replaced: ReadonlyMap<string, OtlpSpan>,
 ): Promise<(IncrementResult & { write: (tx: DbClient) => Promise<void> }) | null> {
-  if (!rows.every((r) => isDigest(r.digest))) return null;
+  if (!rows.every((r) => isDigest(r.digest))) return fallback("rows stored before digests");
   // The request's spans, read; any warning is the full rebuild's refusal.
   const warnings: { path: string; message: string }[] = [];
   const freshReadings = new Map<string, ReturnType<typeof readSpan>>();
   for (const span of [...inserted, ...replaced.values()])
     freshReadings.set(idOf(span.traceId, span.spanId), readSpan(span, warnings));
-  if (warnings.length > 0) return null;
+  if (warnings.length > 0) return fallback("attribute warnings");
   const freshDigests = new Map([...freshReadings].map(([id, r]) => [id, digestOf(r)]));
 
   // Digests after the request (and before it, for the replaced spans).
@@ -158,7 +165,7 @@ export async function planOtlpIncrement(
 
   // No regrouping: every stored row stays in its group.
   const groupOf = groupsOfTraces(after.values());
-  for (const r of rows) if (PREFIX + groupOf.get(r.traceId)! !== r.groupKey) return null;
+  for (const r of rows) if (PREFIX + groupOf.get(r.traceId)! !== r.groupKey) return fallback("regrouping");
   const rowById = new Map(rows.map((r) => [idOf(r.traceId, r.spanId), r]));
 
   const touchedKeys = new Set([...freshDigests.values()].map((d) => groupOf.get(d.traceId)!));
@@ -166,7 +173,8 @@ export async function planOtlpIncrement(
   for (const key of [...touchedKeys].sort()) {
     const members = rows.filter((r) => r.groupKey === PREFIX + key);
     const sessionIds = new Set(members.map((r) => r.sessionId));
-    if (members.length === 0 || sessionIds.size !== 1 || sessionIds.has(null)) return null;
+    if (members.length === 0 || sessionIds.size !== 1 || sessionIds.has(null))
+      return fallback("a group without a session yet");
     const plan = await planGroup(
       tx,
       key,
@@ -256,9 +264,9 @@ async function planGroup(
     where: { id: sessionId },
     select: { id: true, format: true, metadata: true, _count: { select: { replays: true } } },
   });
-  if (!session || session._count.replays > 0) return null;
+  if (!session || session._count.replays > 0) return fallback("a session with replays");
   const meta = session.metadata as Record<string, unknown> | null;
-  if (meta && typeof meta === "object" && "repairedCharacters" in meta) return null;
+  if (meta && typeof meta === "object" && "repairedCharacters" in meta) return fallback("repaired characters");
 
   const memberIds = new Set(members.map((r) => idOf(r.traceId, r.spanId)));
   const freshHere = [...fresh.keys()].filter((id) => groupOf.get(fresh.get(id)!.traceId) === key);
@@ -291,7 +299,8 @@ async function planGroup(
   }
   // Events carry milliseconds: the prefix must end before C's millisecond for the split to be read off them.
   const cMs = c / 1_000_000n;
-  for (const [t, e] of extent) if (!window.has(t) && e.max >= cMs * 1_000_000n) return null;
+  for (const [t, e] of extent)
+    if (!window.has(t) && e.max >= cMs * 1_000_000n) return fallback("a prefix span in the window's first millisecond");
 
   // No tool tied by call id across the window's edge, before or after the request.
   for (const state of [digestsBefore, digestsAfter]) {
@@ -308,7 +317,7 @@ async function planGroup(
       const traces = requesters.get(d.callId);
       if (!traces || traces.has(d.traceId)) continue;
       const inside = window.has(d.traceId);
-      for (const t of traces) if (window.has(t) !== inside) return null;
+      for (const t of traces) if (window.has(t) !== inside) return fallback("a call id tied across the window's edge");
     }
   }
 
@@ -333,14 +342,17 @@ async function planGroup(
   let from = 0;
   while (from < events.length && events[from]!.startedAt !== null && events[from]!.startedAt!.getTime() < cutMs) from++;
   for (let i = 0; i < events.length; i++) {
-    if (events[i]!.seq !== i) return null;
-    if (i >= from && (events[i]!.startedAt === null || events[i]!.startedAt!.getTime() < cutMs)) return null;
+    if (events[i]!.seq !== i) return fallback("event numbering");
+    if (i >= from && (events[i]!.startedAt === null || events[i]!.startedAt!.getTime() < cutMs))
+      return fallback("events out of time order");
   }
   const prefix = events.slice(0, from);
   const prefixDigests = digestsAfter.filter((d) => !window.has(d.traceId));
   const count = (kind: string) => prefix.filter((e) => e.kind === kind).length;
-  if (count("model_call") !== prefixDigests.filter((d) => d.role === "model").length) return null;
-  if (count("tool_call") !== prefixDigests.filter((d) => d.role === "tool").length) return null;
+  if (count("model_call") !== prefixDigests.filter((d) => d.role === "model").length)
+    return fallback("prefix model calls do not match");
+  if (count("tool_call") !== prefixDigests.filter((d) => d.role === "tool").length)
+    return fallback("prefix tool calls do not match");
 
   // The conversation the window continues: the prefix's last model call, read from its span.
   let lastModel: SpanDigest | null = null;
@@ -359,7 +371,7 @@ async function planGroup(
   let previousModel: GroupPlan["previousModel"] = null;
   if (lastModel) {
     const reading = readSpan(items.get(lastModelId!)!, ignored);
-    if (reading.role !== "model") return null;
+    if (reading.role !== "model") return fallback("prefix model span unreadable");
     previous = [...reading.step.input.messages, ...(reading.step.output ? [reading.step.output] : [])];
     const seq = prefix.findLast((e) => e.kind === "model_call")!.seq;
     previousModel = { seq, input: reading.step.input };
@@ -392,7 +404,7 @@ async function planGroup(
         orderBy: { seq: "asc" },
       })
     : [];
-  if (anchors.some((a) => a.inputPrefixSeq !== null)) return null;
+  if (anchors.some((a) => a.inputPrefixSeq !== null)) return fallback("first events stored with a prefix");
   const firstModelInput = anchors.find((a) => a.seq === firstModelSeq)?.input ?? factsOf(tail).firstModelInput;
   const toolCallNames = [
     ...prefix.filter((e) => e.kind === "tool_call").map((e) => e.name),
@@ -400,14 +412,15 @@ async function planGroup(
   ];
   const format = session.format as ImportFormat;
   const fields = sessionFields(key, [...digestsAfter].sort(bySpanId), { firstModelInput, toolCallNames }, format);
-  if (!fields) return null;
+  if (!fields) return fallback("no session fields");
   const checked = storableSessions([{ ...fields, format, events: tail }]);
-  if (!checked.ok || "repairedCharacters" in checked.sessions[0]!.metadata) return null;
+  if (!checked.ok || "repairedCharacters" in checked.sessions[0]!.metadata)
+    return fallback("unstorable or repaired values");
 
   // The session row's summary: the prefix's figures, then the tail's, in event order (as `summarize` adds them).
   const all = [...prefix.map(smallAsEvent), ...tail];
   const summary = summarize(all);
-  if (summary.inputTokens > INT_MAX || summary.outputTokens > INT_MAX) return null;
+  if (summary.inputTokens > INT_MAX || summary.outputTokens > INT_MAX) return fallback("token totals out of range");
   const searchEvents = [
     ...anchors.map((a) => ({ ...smallAsEvent(prefix[a.seq]!), input: a.input, output: a.output })),
     ...tail,
