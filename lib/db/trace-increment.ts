@@ -241,7 +241,8 @@ type SmallEvent = {
   kind: string;
   name: string;
   status: string;
-  startedAt: Date | null;
+  /** Milliseconds since the epoch. */
+  startedAt: number | null;
   inputTokens: number | null;
   outputTokens: number | null;
   costUsd: number | null;
@@ -322,28 +323,19 @@ async function planGroup(
   }
 
   // The stored events: those before C are the prefix's, and stay.
-  const events: SmallEvent[] = await tx.event.findMany({
-    where: { sessionId },
-    orderBy: { seq: "asc" },
-    select: {
-      seq: true,
-      kind: true,
-      name: true,
-      status: true,
-      startedAt: true,
-      inputTokens: true,
-      outputTokens: true,
-      costUsd: true,
-      cacheKey: true,
-      occurrence: true,
-    },
-  });
+  const [{ events: text }] = await tx.$queryRaw<[{ events: string }]>`
+    SELECT coalesce(json_agg(json_build_object('seq', seq, 'kind', kind, 'name', name, 'status', status,
+      'startedAt', (extract(epoch FROM "startedAt") * 1000)::bigint, 'inputTokens', "inputTokens",
+      'outputTokens', "outputTokens", 'costUsd', "costUsd", 'cacheKey', "cacheKey", 'occurrence', occurrence)
+      ORDER BY seq)::text, '[]') AS events
+    FROM "Event" WHERE "sessionId" = ${sessionId}`;
+  const events = JSON.parse(text) as SmallEvent[];
   const cutMs = Number(cMs);
   let from = 0;
-  while (from < events.length && events[from]!.startedAt !== null && events[from]!.startedAt!.getTime() < cutMs) from++;
+  while (from < events.length && events[from]!.startedAt !== null && events[from]!.startedAt! < cutMs) from++;
   for (let i = 0; i < events.length; i++) {
     if (events[i]!.seq !== i) return fallback("event numbering");
-    if (i >= from && (events[i]!.startedAt === null || events[i]!.startedAt!.getTime() < cutMs))
+    if (i >= from && (events[i]!.startedAt === null || events[i]!.startedAt! < cutMs))
       return fallback("events out of time order");
   }
   const prefix = events.slice(0, from);
@@ -448,7 +440,7 @@ function smallAsEvent(e: SmallEvent): SessionEvent {
     output: null,
     error: null,
     status: e.status as SessionEvent["status"],
-    startedAt: e.startedAt?.toISOString() ?? null,
+    startedAt: e.startedAt === null ? null : new Date(e.startedAt).toISOString(),
     durationMs: null,
     usage: {
       ...(e.inputTokens === null ? {} : { inputTokens: e.inputTokens }),

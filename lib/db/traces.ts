@@ -152,30 +152,21 @@ async function lockKeys(tx: DbClient, keys: readonly string[]): Promise<void> {
   await tx.$queryRaw`SELECT count(*)::int AS n FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${sorted}::text[]) AS k ORDER BY k) AS locked`;
 }
 
-/** The stored rows of every group the keys and traces reach (see the closure above). */
+/** The stored rows of every group the keys and traces reach (see the closure above), digests but no payloads. */
 async function loadClosure(tx: DbClient, keys: Set<string>, traceIds: Set<string>): Promise<Row[]> {
   const rows = new Map<string, Row>();
   const queriedKeys: string[] = [];
   let pendingKeys = [...keys];
   let pendingTraces = [...traceIds];
   while (pendingKeys.length > 0 || pendingTraces.length > 0) {
-    const found = await tx.traceSpan.findMany({
-      where: {
-        OR: [
-          ...(pendingKeys.length > 0 ? [{ groupKey: { in: pendingKeys } }] : []),
-          // Rows under keys already queried are loaded already.
-          ...(pendingTraces.length > 0
-            ? [
-                {
-                  traceId: { in: pendingTraces },
-                  ...(queriedKeys.length > 0 ? { groupKey: { notIn: queriedKeys } } : {}),
-                },
-              ]
-            : []),
-        ],
-      },
-      select: { id: true, groupKey: true, traceId: true, spanId: true, sessionId: true, digest: true },
-    });
+    // One row of JSON text: far cheaper than a row per span through the client. Rows under keys already queried are loaded already.
+    const [{ rows: text }] = await tx.$queryRaw<[{ rows: string }]>`
+      SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
+        'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest))::text, '[]') AS rows
+      FROM "TraceSpan"
+      WHERE "groupKey" = ANY(${pendingKeys}::text[])
+        OR ("traceId" = ANY(${pendingTraces}::text[]) AND NOT ("groupKey" = ANY(${queriedKeys}::text[])))`;
+    const found = JSON.parse(text) as Row[];
     queriedKeys.push(...pendingKeys);
     pendingKeys = [];
     pendingTraces = [];

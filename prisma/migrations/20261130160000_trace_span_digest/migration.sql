@@ -5,3 +5,6 @@
 ALTER TABLE "TraceSpan" ALTER COLUMN "payload" DROP NOT NULL,
 ADD COLUMN     "packed" BYTEA,
 ADD COLUMN     "digest" JSONB;
+
+-- An export reaches the stored spans of its traces (a child span may sit under its trace's own key).
+CREATE INDEX "TraceSpan_traceId_idx" ON "TraceSpan"("traceId");
