@@ -18,7 +18,7 @@ function textOf(value: unknown): string {
 }
 
 /** The text the session browser's search looks in: title, agent, the first user turn and the final answer. */
-function searchTextFor(s: ImportedSession): string {
+export function searchTextFor(s: ImportedSession): string {
   const firstUser = s.events.find((e) => e.kind === "user_message");
   const finalOutput = [...s.events].reverse().find((e) => e.kind === "final_output");
   const firstModel = s.events.find((e) => e.kind === "model_call");
@@ -73,9 +73,18 @@ function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;
 }
 
-/** The rows of a session's events, model inputs in their stored form (each message once: see ./inputs.ts). */
-export function eventRows(sessionId: string, events: readonly SessionEvent[]): Prisma.EventCreateManyInput[] {
-  const compact = compactInputs(events);
+/**
+ * The rows of a session's events, model inputs in their stored form (each message once: see ./inputs.ts).
+ * `previous`: the model call just before `events` when they are the tail of a session (its full input).
+ */
+export function eventRows(
+  sessionId: string,
+  events: readonly SessionEvent[],
+  previous: { seq: number; input: unknown } | null = null,
+): Prisma.EventCreateManyInput[] {
+  const compact = previous
+    ? compactInputs([{ seq: previous.seq, kind: "model_call", input: previous.input }, ...events]).slice(1)
+    : compactInputs(events);
   return events.map((e, i) => ({
     sessionId,
     seq: e.seq,
@@ -107,7 +116,7 @@ export function eventRows(sessionId: string, events: readonly SessionEvent[]): P
  * insert) let the loser fail with a unique violation (a 409 that OTLP
  * exporters do not retry, so their spans were lost).
  */
-async function ensureAgent(tx: DbClient, s: ImportedSession) {
+export async function ensureAgent(tx: DbClient, s: ImportedSession) {
   await tx.agent.createMany({ data: [{ name: s.agent.name, adapter: s.agent.adapter }], skipDuplicates: true });
   const agent = await tx.agent.findUniqueOrThrow({ where: { name: s.agent.name } });
   await tx.agentVersion.createMany({
@@ -245,12 +254,14 @@ function rowText(r: {
  * those steps (and the few it changes: a parent, the final answer), not the
  * whole session again.
  */
-async function replaceChangedEvents(
+export async function replaceChangedEvents(
   tx: DbClient,
   sessionId: string,
   rows: readonly Prisma.EventCreateManyInput[],
+  /** Only the events from this seq on are replaced (the tail a trace export changed). */
+  fromSeq = 0,
 ): Promise<void> {
-  const stored = await tx.event.findMany({ where: { sessionId } });
+  const stored = await tx.event.findMany({ where: { sessionId, ...(fromSeq > 0 ? { seq: { gte: fromSeq } } : {}) } });
   const storedBySeq = new Map(stored.map((r) => [r.seq, r]));
   const wanted = new Set(rows.map((r) => r.seq));
   const stale = stored.filter((r) => !wanted.has(r.seq)).map((r) => r.id);

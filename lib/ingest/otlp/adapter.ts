@@ -19,31 +19,40 @@ import type { OtlpSpan } from "./decode";
  * 3. otherwise `generic`.
  */
 export function detectAdapter(spans: readonly Pick<OtlpSpan, "attributes" | "resource" | "scope">[]): Adapter {
-  for (const span of spans) {
-    const explicit = Adapter.safeParse(span.resource["branchpoint.adapter"] ?? span.attributes["branchpoint.adapter"]);
-    if (explicit.success) return explicit.data;
-  }
+  return adapterOf(spans.map(adapterHints));
+}
+
+/** What one span says about the adapter: an explicit name, and the frameworks its scope and attributes point at. */
+export type AdapterHints = { explicit: Adapter | null; found: Adapter[] };
+
+export function adapterHints(span: Pick<OtlpSpan, "attributes" | "resource" | "scope">): AdapterHints {
+  const explicit = Adapter.safeParse(span.resource["branchpoint.adapter"] ?? span.attributes["branchpoint.adapter"]);
   const found = new Set<Adapter>();
-  for (const span of spans) {
-    const scope = span.scope.name.toLowerCase();
-    const keys = Object.keys(span.attributes);
-    if (
-      scope === "ai" ||
-      keys.some((k) => k.startsWith("ai.")) ||
-      span.attributes["gen_ai.operation.name"] === "agent_step"
-    )
-      found.add("vercel-ai-sdk");
-    if (/openai[_-]agents/.test(scope)) found.add("openai-agents");
-    if (scope === "pydantic-ai" || scope.includes("pydantic_ai") || keys.some((k) => k.startsWith("pydantic_ai.")))
-      found.add("pydantic-ai");
-    if (
-      scope.includes("langgraph") ||
-      keys.some((k) => k.startsWith("langgraph.")) ||
-      (typeof span.attributes.metadata === "string" && span.attributes.metadata.includes('"langgraph_node"'))
-    )
-      found.add("langgraph");
-    if (scope.includes("mastra") || keys.some((k) => k.startsWith("mastra."))) found.add("mastra");
-  }
+  const scope = span.scope.name.toLowerCase();
+  const keys = Object.keys(span.attributes);
+  if (
+    scope === "ai" ||
+    keys.some((k) => k.startsWith("ai.")) ||
+    span.attributes["gen_ai.operation.name"] === "agent_step"
+  )
+    found.add("vercel-ai-sdk");
+  if (/openai[_-]agents/.test(scope)) found.add("openai-agents");
+  if (scope === "pydantic-ai" || scope.includes("pydantic_ai") || keys.some((k) => k.startsWith("pydantic_ai.")))
+    found.add("pydantic-ai");
+  if (
+    scope.includes("langgraph") ||
+    keys.some((k) => k.startsWith("langgraph.")) ||
+    (typeof span.attributes.metadata === "string" && span.attributes.metadata.includes('"langgraph_node"'))
+  )
+    found.add("langgraph");
+  if (scope.includes("mastra") || keys.some((k) => k.startsWith("mastra."))) found.add("mastra");
+  return { explicit: explicit.success ? explicit.data : null, found: [...found] };
+}
+
+/** The adapter of a group from its spans' hints, in the spans' order (see `detectAdapter`). */
+export function adapterOf(hints: readonly AdapterHints[]): Adapter {
+  for (const h of hints) if (h.explicit !== null) return h.explicit;
+  const found = new Set(hints.flatMap((h) => h.found));
   // One framework drives the agent; when instrumentations overlap, the agent framework wins over the model SDK.
   for (const adapter of ["openai-agents", "pydantic-ai", "langgraph", "mastra", "vercel-ai-sdk"] as const)
     if (found.has(adapter)) return adapter;

@@ -160,7 +160,12 @@ function appended(previous: readonly Message[], next: readonly Message[]): Messa
   return next.slice(i);
 }
 
-export function assemble(steps: readonly Step[]): SessionEvent[] {
+/**
+ * The events of `steps`. `previous` is the conversation (input and output) of
+ * the model call just before them, when they continue a session: the new user
+ * turns of their first model call are found against it.
+ */
+export function assemble(steps: readonly Step[], previous: readonly Message[] | null = null): SessionEvent[] {
   const models = steps.filter((s): s is ModelStep => s.kind === "model_call").sort(compareTiming);
   const tools = steps.filter((s): s is ToolStep => s.kind === "tool_call");
   const finals = steps.filter((s): s is FinalStep => s.kind === "final_output");
@@ -212,7 +217,7 @@ export function assemble(steps: readonly Step[]): SessionEvent[] {
 
   const events: EventDraft[] = [];
   const seqOf = new Map<ModelStep, number>();
-  let previousConversation: Message[] | null = null;
+  let previousConversation: readonly Message[] | null = previous;
   let lastModelSeq = new Map<string, number>();
 
   const pushTool = (tool: ToolStep, parentSeq: number | null, request: ToolCallRequest | null) => {

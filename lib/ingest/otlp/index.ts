@@ -9,6 +9,10 @@ import { mapOtlpSpans, type OtlpFormat } from "./map";
 export { decodeOtlpJson, decodeOtlpJsonValue, decodeOtlpProtobuf } from "./decode";
 export type { DecodeResult, OtlpAttributes, OtlpSpan, OtlpSpanEvent, OtlpStatus } from "./decode";
 export { gunzipIfNeeded, MAX_INFLATED_BYTES } from "./gzip";
+export { assemble } from "./assemble";
+export { readSpan } from "./conventions";
+export { bySpanId, digestOf, sessionFields, type SpanDigest } from "./digest";
+export { factsOf, stepsOf } from "./map";
 export {
   dedupeSpans,
   groupSpans,

@@ -1,8 +1,8 @@
-import type { Adapter, ImportedSession, ImportIssue } from "../types";
-import { assemble, isoFromNanos, type Step } from "./assemble";
-import { readSpan, type SpanReading, type ToolDefinition } from "./conventions";
+import type { ImportedSession, ImportIssue } from "../types";
+import { assemble, type Step } from "./assemble";
+import { readSpan, type SpanReading } from "./conventions";
 import type { OtlpSpan } from "./decode";
-import { detectAdapter } from "./adapter";
+import { digestOf, sessionFields, spanSessionId, type SpanDigest } from "./digest";
 
 // ---------------------------------------------------------------------------
 // OTLP spans → Branchpoint sessions. A pure function of the SET of spans:
@@ -23,20 +23,7 @@ import { detectAdapter } from "./adapter";
 // ignored. Only a group that yields no model or tool step at all is refused.
 // ---------------------------------------------------------------------------
 
-/** Attributes naming a session, in order of precedence. */
-export const SESSION_ATTRIBUTES = ["session.id", "gen_ai.conversation.id", "ai.telemetry.metadata.sessionId"] as const;
-
-/** The session a span names itself (span attributes first, then its resource), or null. */
-export function spanSessionId(span: Pick<OtlpSpan, "attributes" | "resource">): string | null {
-  for (const source of [span.attributes, span.resource]) {
-    for (const key of SESSION_ATTRIBUTES) {
-      const value = source[key];
-      if (typeof value === "string" && value !== "") return value;
-      if (typeof value === "number") return String(value);
-    }
-  }
-  return null;
-}
+export { SESSION_ATTRIBUTES, spanSessionId } from "./digest";
 
 /**
  * The group a span is stored under: `session:<id>` when it names a session,
@@ -139,7 +126,7 @@ export function mapSessionGroup(
   groupKey: string,
   spans: readonly OtlpSpan[],
   options: MapOptions = {},
-): { session: ImportedSession | null; warnings: ImportIssue[] } {
+): { session: ImportedSession | null; warnings: ImportIssue[]; digests: SpanDigest[] } {
   return mapGroup(groupKey, dedupeSpans(spans), options.format ?? "otlp-json");
 }
 
@@ -147,11 +134,32 @@ function mapGroup(
   groupKey: string,
   spans: OtlpSpan[],
   format: OtlpFormat,
-): { session: ImportedSession | null; warnings: ImportIssue[] } {
+): { session: ImportedSession | null; warnings: ImportIssue[]; digests: SpanDigest[] } {
   const warnings: ImportIssue[] = [];
   const readings = spans.map((span) => readSpan(span, warnings));
-  const byId = new Map(readings.map((r) => [`${r.span.traceId}:${r.span.spanId}`, r]));
+  const digests = readings.map(digestOf);
+  const steps = stepsOf(readings);
+  if (!steps.some((s) => s.kind !== "final_output")) return { session: null, warnings, digests };
+  const events = assemble(steps);
+  const fields = sessionFields(groupKey, digests, factsOf(events), format, warnings);
+  return { session: fields && { ...fields, events }, warnings, digests };
+}
 
+/** The facts about a session's events its fields depend on (see `sessionFields`). */
+export function factsOf(events: readonly ImportedSession["events"][number][]) {
+  return {
+    firstModelInput: events.find((e) => e.kind === "model_call")?.input,
+    toolCallNames: events.flatMap((e) => (e.kind === "tool_call" ? [e.name] : [])),
+  };
+}
+
+/**
+ * The steps of some spans' readings, in span-id order. An agent span's answer
+ * is a step when no agent span above it is among the readings: the readings of
+ * whole traces give the steps those traces give in any larger set.
+ */
+export function stepsOf(readings: readonly SpanReading[]): Step[] {
+  const byId = new Map(readings.map((r) => [`${r.span.traceId}:${r.span.spanId}`, r]));
   const hasAgentAncestor = (reading: SpanReading): boolean => {
     const seen = new Set<string>();
     let parent = reading.span.parentSpanId;
@@ -166,17 +174,10 @@ function mapGroup(
     }
     return false;
   };
-
   const steps: Step[] = [];
-  const toolDefs = new Map<string, ToolDefinition>();
-  let telemetryMetadata: Record<string, unknown> = {};
   for (const reading of readings) {
-    if (reading.role === "model") {
-      steps.push(reading.step);
-      for (const def of reading.tools) if (!toolDefs.has(def.name)) toolDefs.set(def.name, def);
-    } else if (reading.role === "tool") steps.push(reading.step);
+    if (reading.role === "model" || reading.role === "tool") steps.push(reading.step);
     else if (reading.role === "agent") {
-      telemetryMetadata = { ...reading.metadata, ...telemetryMetadata };
       if (reading.final && !hasAgentAncestor(reading) && reading.span.endTimeUnixNano !== null) {
         steps.push({
           kind: "final_output",
@@ -188,76 +189,5 @@ function mapGroup(
       }
     }
   }
-  if (!steps.some((s) => s.kind !== "final_output")) return { session: null, warnings };
-
-  const events = assemble(steps);
-  const earliest = spans.reduce(
-    (min, s) => (BigInt(s.startTimeUnixNano) < min ? BigInt(s.startTimeUnixNano) : min),
-    BigInt(spans[0]!.startTimeUnixNano),
-  );
-  const ends = spans.flatMap((s) => (s.endTimeUnixNano === null ? [] : [BigInt(s.endTimeUnixNano)]));
-  const latest = ends.length > 0 && ends.length === spans.length ? ends.reduce((a, b) => (b > a ? b : a)) : null;
-
-  // Stable choices: readings are in span-id order, so "first" is the same whatever the batching.
-  const ordered = [...readings].sort((a, b) => {
-    const sa = BigInt(a.span.startTimeUnixNano);
-    const sb = BigInt(b.span.startTimeUnixNano);
-    return sa !== sb ? (sa < sb ? -1 : 1) : a.span.spanId < b.span.spanId ? -1 : 1;
-  });
-  const adapter: Adapter = readings.some((r) => r.convention === "vercel-ai-sdk")
-    ? "vercel-ai-sdk"
-    : detectAdapter(spans);
-  const agentName =
-    ordered.find((r) => r.role === "agent" && r.agentName)?.agentName ??
-    ordered.find((r) => r.agentName)?.agentName ??
-    stringAttr(ordered, "service.name") ??
-    "unknown agent";
-  const version = stringAttr(ordered, "service.version") ?? "unknown";
-  const conventions = [...new Set(readings.flatMap((r) => (r.convention ? [r.convention] : [])))].sort();
-
-  for (const event of events) {
-    if (event.kind === "tool_call" && !toolDefs.has(event.name)) toolDefs.set(event.name, { name: event.name });
-  }
-  const firstUser = events.find((e) => e.kind === "model_call")?.input;
-  const title = titleFrom(firstUser);
-
-  const session: ImportedSession = {
-    externalId: groupKey,
-    title,
-    agent: { name: agentName, adapter },
-    agentVersion: { version, capabilities: [] },
-    format,
-    startedAt: isoFromNanos(earliest),
-    endedAt: latest === null ? null : isoFromNanos(latest),
-    metadata: {
-      source: "otlp",
-      conventions,
-      traceIds: [...new Set(spans.map((s) => s.traceId))].sort(),
-      ...(stringAttr(ordered, "service.name") ? { serviceName: stringAttr(ordered, "service.name") } : {}),
-      ...(Object.keys(telemetryMetadata).length > 0 ? { telemetryMetadata } : {}),
-      ...(warnings.length > 0 ? { importWarnings: warnings } : {}),
-    },
-    tools: [...toolDefs.values()]
-      .sort((a, b) => (a.name < b.name ? -1 : 1))
-      .map((t) => ({ name: t.name, ...(t.schema !== undefined ? { schema: t.schema } : {}) })),
-    events,
-  };
-  return { session, warnings };
-}
-
-function stringAttr(readings: readonly SpanReading[], key: string): string | null {
-  for (const r of readings) {
-    const value = r.span.resource[key] ?? r.span.attributes[key];
-    if (typeof value === "string" && value !== "") return value;
-  }
-  return null;
-}
-
-function titleFrom(input: unknown): string | null {
-  if (input === null || typeof input !== "object" || !("messages" in input)) return null;
-  const messages = (input as { messages: { role: string; content: unknown }[] }).messages;
-  const user = messages.find((m) => m.role === "user");
-  if (!user || typeof user.content !== "string") return null;
-  const text = user.content.replace(/\s+/g, " ").trim();
-  return text === "" ? null : text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  return steps;
 }

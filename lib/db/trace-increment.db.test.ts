@@ -1,0 +1,171 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mapOtlpSpans, type OtlpSpan } from "@/lib/ingest/otlp";
+import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
+import type { SessionEvent } from "@/lib/replay";
+import { getSession, toSessionEvent } from "./sessions";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
+import { ingestOtlpSpans, type TraceIngestResult } from "./traces";
+
+// The incremental ingest (./trace-increment.ts) must give, after EVERY export,
+// the session the full mapper gives for all the spans sent so far: events
+// (order, parents, full inputs, occurrences) and the session's own fields.
+
+const MINUTE = 60_000_000_000n;
+
+/** `copies` runs of a recording in one session `name`, a minute apart, under trace ids of their own. */
+function sessionOf(recording: string, name: string, copies: number, tag: number): OtlpSpan[] {
+  const spans = spansOf(recordings("json").get(recording)!);
+  const out: OtlpSpan[] = [];
+  for (let c = 0; c < copies; c++) {
+    const shift = BigInt(c) * MINUTE;
+    const rename = (attrs: Record<string, unknown>) => {
+      const copy = { ...attrs };
+      for (const key of ["session.id", "gen_ai.conversation.id", "ai.telemetry.metadata.sessionId"])
+        if (typeof copy[key] === "string") copy[key] = name;
+      return copy;
+    };
+    // Each run's tool calls get ids of their own, as a real agent's do.
+    const runSpans = spans.map(
+      (s) => JSON.parse(JSON.stringify(s).replace(/call_(lookup|refund|time)_(\d+)/g, `call_$1_$2_${c}`)) as OtlpSpan,
+    );
+    for (const s of runSpans)
+      out.push({
+        ...s,
+        traceId: `${tag.toString(16).padStart(8, "0")}${c.toString(16).padStart(4, "0")}${s.traceId.slice(12)}`,
+        startTimeUnixNano: String(BigInt(s.startTimeUnixNano) + shift),
+        endTimeUnixNano: s.endTimeUnixNano === null ? null : String(BigInt(s.endTimeUnixNano) + shift),
+        attributes: rename(s.attributes),
+        resource: rename(s.resource),
+      });
+  }
+  return out;
+}
+
+function ok(result: TraceIngestResult) {
+  if (!result.ok) throw new Error(JSON.stringify(result.issues));
+  return result;
+}
+
+/** Events as the database keeps them: durations in whole milliseconds. */
+function asStored(events: readonly SessionEvent[]): SessionEvent[] {
+  return events.map((e) => ({ ...e, durationMs: e.durationMs === null ? null : Math.round(e.durationMs) }));
+}
+
+const ms = (iso: string | null) => (iso === null ? null : new Date(iso).toISOString());
+
+describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
+  let db: TestDatabase;
+  let tag = 0x100;
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  /** Every session the spans sent so far make, as stored, equals the full mapper's. */
+  async function expectSessionsOf(sent: readonly OtlpSpan[]) {
+    const reference = mapOtlpSpans(sent);
+    if (!reference.ok) return;
+    for (const expected of reference.sessions) {
+      const rows = await db.prisma.session.findMany({
+        where: { format: "otlp-json", externalId: expected.externalId },
+        select: { id: true },
+      });
+      expect(rows).toHaveLength(1);
+      const stored = (await getSession(db.prisma, rows[0]!.id))!;
+      expect(stored.events.map(toSessionEvent)).toEqual(asStored(expected.events));
+      expect(stored.title).toBe(expected.title);
+      expect(stored.metadata).toEqual(expected.metadata);
+      expect(stored.startedAt?.toISOString() ?? null).toBe(ms(expected.startedAt));
+      expect(stored.endedAt?.toISOString() ?? null).toBe(ms(expected.endedAt));
+      expect(stored.agent.name).toBe(expected.agent.name);
+      // (Not the agent's adapter: agents are shared by name, and keep the adapter they were first stored with.)
+      expect(stored.eventCount).toBe(expected.events.length);
+      expect(stored.toolCallCount).toBe(expected.events.filter((e) => e.kind === "tool_call").length);
+    }
+  }
+
+  it("a session sent as 100 exports equals the one sent as 1, and every export after the first is incremental", async () => {
+    const name = `hundred-${engine}`;
+    const spans = sessionOf("ai6-stream", name, 25, tag++);
+    const one = sessionOf("ai6-stream", `one-${engine}`, 25, tag++);
+    ok(await ingestOtlpSpans(db.prisma, one, "otlp-json"));
+    // As an exporter sends them: each span when it ends.
+    const ordered = [...spans].sort((a, b) =>
+      BigInt(a.endTimeUnixNano ?? a.startTimeUnixNano) < BigInt(b.endTimeUnixNano ?? b.startTimeUnixNano) ? -1 : 1,
+    );
+    const paths: boolean[] = [];
+    for (let b = 0; b < 100; b++) {
+      const batch = ordered.slice(Math.floor((b * ordered.length) / 100), Math.floor(((b + 1) * ordered.length) / 100));
+      if (batch.length === 0) continue;
+      paths.push(ok(await ingestOtlpSpans(db.prisma, batch, "otlp-json")).incremental);
+    }
+    // Until the first model or tool step there is no session to add to; from then on, only the window is re-mapped.
+    const firstIncremental = paths.indexOf(true);
+    expect(firstIncremental).toBeGreaterThan(0);
+    expect(firstIncremental).toBeLessThan(5);
+    expect(paths.slice(firstIncremental).every(Boolean)).toBe(true);
+    await expectSessionsOf(spans);
+    const read = async (externalId: string) => {
+      const row = await db.prisma.session.findFirstOrThrow({ where: { externalId }, select: { id: true } });
+      return (await getSession(db.prisma, row.id))!;
+    };
+    const a = await read(`session:one-${engine}`);
+    const b = await read(`session:${name}`);
+    // Events, order, parents and full inputs are the same; only the session's name differs.
+    expect(b.events.map(toSessionEvent)).toEqual(a.events.map(toSessionEvent));
+    expect(b.events.length).toBe(a.events.length);
+  });
+
+  it("a resent or earlier span re-maps from where it lands (and an ended copy replaces a partial one)", async () => {
+    const name = `late-${engine}`;
+    const spans = sessionOf("ai7-genai-stream", name, 4, tag++);
+    const byEnd = [...spans].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
+    const late = byEnd[Math.floor(byEnd.length / 3)]!;
+    const rest = byEnd.filter((s) => s !== late);
+    const partial = { ...late, endTimeUnixNano: null, status: { code: 0, message: "" }, events: [] };
+    ok(await ingestOtlpSpans(db.prisma, [...rest.slice(0, 5), partial], "otlp-json"));
+    await expectSessionsOf([...rest.slice(0, 5), partial]);
+    ok(await ingestOtlpSpans(db.prisma, rest.slice(5), "otlp-json"));
+    await expectSessionsOf([...rest, partial]);
+    const result = ok(await ingestOtlpSpans(db.prisma, [late], "otlp-json"));
+    expect(result.updated).toBe(1);
+    await expectSessionsOf(spans);
+  });
+
+  it("property: any split of a real recording, in export order or shuffled, gives the full mapper's session after every export", async () => {
+    const names = ["ai6-stream", "ai7-genai-stream", "ai7-legacy-generate", "ai6-generate"];
+    let incremental = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...names),
+        fc.integer({ min: 1, max: 3 }),
+        fc.boolean(),
+        fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.nat(), { minLength: 60, maxLength: 60 }),
+        async (recording, copies, shuffled, sizes, keys) => {
+          const name = `prop-${engine}-${tag}`;
+          const spans = sessionOf(recording, name, copies, tag++);
+          const order = shuffled
+            ? spans.map((s, i) => ({ s, k: keys[i % keys.length]! * 1000 + i })).sort((a, b) => a.k - b.k)
+            : spans.map((s) => ({ s, k: 0 }));
+          const sent: OtlpSpan[] = [];
+          let i = 0;
+          for (let b = 0; i < order.length; b++) {
+            const size = sizes[b % sizes.length]!;
+            const batch = order.slice(i, i + size).map((o) => o.s);
+            i += size;
+            if (ok(await ingestOtlpSpans(db.prisma, batch, "otlp-json")).incremental) incremental++;
+            sent.push(...batch);
+            await expectSessionsOf(sent);
+          }
+        },
+      ),
+      { numRuns: engine === "pglite" ? 12 : 8, seed: 15 },
+    );
+    // The exports that took the incremental path were checked too (not only full rebuilds).
+    expect(incremental).toBeGreaterThan(20);
+  });
+});
