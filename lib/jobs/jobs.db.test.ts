@@ -31,6 +31,10 @@ import {
   supplyFixture,
   type Enqueue,
 } from "@/lib/server/replays";
+import { loadDemoData } from "@/lib/db/startup";
+import { parseInput } from "@/lib/errors";
+import { createInvestigation, StartInvestigationInput } from "@/lib/server/investigations";
+import { lastToolResult, REFUND_SESSION, startScriptedModel, type Script } from "@/scripts/scripted-model";
 import { startJobs } from "./queue";
 import {
   LIVE_LOOKUP,
@@ -191,6 +195,131 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
       await tool.close();
     }
   }, 240_000);
+});
+
+describe("a worker killed with SIGKILL in the middle of an investigation, on PostgreSQL", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+    await loadDemoData(db.prisma);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("a second worker takes it over after the lease runs out and finishes it: finished probes kept, the cut-off probe's replays reused, none duplicated", async () => {
+    const workers: Proc[] = [];
+    const snapshot: { probes: unknown[]; pending: { key: string; replayIds: string[] } | null } = {
+      probes: [],
+      pending: null,
+    };
+    const kill: { done: Promise<void> | null } = { done: null };
+    // The agent as it should have behaved: it looks the order up, then declines to refund it.
+    const neverRefunds: Script = (request) =>
+      lastToolResult(request.messages, "lookup_order") === null
+        ? { toolCalls: [{ name: "lookup_order", args: { order_id: "4821" } }] }
+        : { content: REFUND_SESSION.refuse };
+    const model = await startScriptedModel({
+      script: neverRefunds,
+      // The first model call of the second probe: its worker dies while it waits for the answer.
+      gate: async () => {
+        if (kill.done || !investigationId) return;
+        const row = await db.prisma.investigation.findUniqueOrThrow({ where: { id: investigationId } });
+        if ((row.probes as unknown[]).length === 0) return;
+        kill.done = (async () => {
+          snapshot.probes = row.probes as unknown[];
+          snapshot.pending = row.pendingProbe as typeof snapshot.pending;
+          const pid = Number(row.leaseOwner!.split(":")[1]);
+          const victim = workers.find((w) => w.child.pid === pid);
+          if (!victim) throw new Error(`no worker with pid ${pid} (lease ${row.leaseOwner})`);
+          await victim.kill9();
+        })();
+        await kill.done;
+      },
+    });
+    let investigationId = "";
+    const queue = await startJobs(db, { work: false, log: () => undefined });
+    try {
+      await db.prisma.modelEndpoint.create({
+        data: { name: "scripted", baseUrl: model.baseUrl, model: "gpt-4.1-2025-04-14" },
+      });
+      await db.prisma.allowedHost.create({ data: { host: model.host } });
+      const session = await db.prisma.session.findFirstOrThrow({
+        where: { agent: { name: "harbor-pine-support" }, title: { contains: "4821" } },
+        select: { id: true },
+      });
+      const before = await db.prisma.replay.count();
+      const created = await createInvestigation(
+        localAdmin("dana"),
+        parseInput(StartInvestigationInput, {
+          kind: "blame",
+          sessionId: session.id,
+          checks: [{ name: "no refund", definition: { kind: "tool_not_called", tool: "refund_payment" } }],
+          trials: 2,
+          share: 1,
+        }),
+        db.prisma,
+      );
+      investigationId = created.id;
+      await queue.enqueueInvestigations([{ id: created.id, by: "dana" }]);
+
+      const url = urlOf(db);
+      workers.push(startTsx("scripts/worker.ts", [], { ...FAST, DATABASE_URL: url }));
+      await workers[0]!.waitFor(/Branchpoint worker \d+: 2 at once/);
+      await eventually("the first worker to be killed mid-probe", async () => kill.done !== null);
+      await kill.done;
+      // Killed with the first probe stored and the second one's replays created.
+      expect(snapshot.probes).toHaveLength(1);
+      expect(snapshot.pending).toMatchObject({ key: "2" });
+      expect(snapshot.pending!.replayIds).toHaveLength(2);
+      const stuck = await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } });
+      expect(stuck.status).toBe("running");
+
+      workers.push(startTsx("scripts/worker.ts", [], { ...FAST, DATABASE_URL: url }));
+      await eventually(
+        "the second worker to finish the investigation",
+        async () =>
+          (await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } })).status !== "running" &&
+          (await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } })).status !== "queued",
+      );
+      const done = await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } });
+      expect(done).toMatchObject({
+        status: "completed",
+        result: { kind: "decided", modelStep: 2, baseSeq: 5 },
+        attempts: 2,
+        leaseOwner: null,
+        pendingProbe: null,
+      });
+      const probes = done.probes as { modelStep: number; passes: number; trials: number; replayIds: string[] }[];
+      // The same probes as a run nobody interrupted: the first kept as it was, the cut-off one on its own replays.
+      expect(probes.map((p) => [p.modelStep, p.passes, p.trials])).toEqual([
+        [0, 2, 2],
+        [2, 2, 2],
+        [3, 0, 2],
+      ]);
+      expect(probes[0]).toEqual(snapshot.probes[0]);
+      expect(probes[1]!.replayIds).toEqual(snapshot.pending!.replayIds);
+      // Six replays in all (three probes of two trials), each ended once, with its steps stored once.
+      expect(await db.prisma.replay.count()).toBe(before + 6);
+      const replays = await db.prisma.replay.findMany({
+        where: { id: { in: probes.flatMap((p) => p.replayIds) } },
+        select: { id: true, status: true, leaseOwner: true, stepCount: true, _count: { select: { steps: true } } },
+      });
+      expect(replays).toHaveLength(6);
+      for (const r of replays) {
+        expect(r.status).toBe("completed");
+        expect(r.leaseOwner).toBeNull();
+        expect(r._count.steps).toBe(r.stepCount);
+      }
+      const survivor = workers[1]!;
+      expect(survivor.output()).toMatch(/investigation\(s\) whose worker stopped are queued again/);
+      expect(survivor.output()).not.toMatch(/Error/);
+    } finally {
+      for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) await w.kill9();
+      await queue.stop();
+      await model.close();
+    }
+  }, 180_000);
 });
 
 describe("kill -9 on the embedded database, mid-replay and mid-resume", () => {

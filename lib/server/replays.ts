@@ -255,6 +255,9 @@ export async function replayPolicyWarnings(
   );
 }
 
+/** Runs inside the transaction that stores new replays (an investigation records its probe's replays with them); throwing stores nothing. */
+export type StoredHook = (tx: DbClient, replayIds: string[]) => Promise<void>;
+
 export interface StartedReplay {
   id: string;
   warnings: PolicyIssue[];
@@ -269,7 +272,12 @@ export interface StartedReplay {
  * before a row exists: unknown session, bad policy, edits of the wrong kind or
  * seq, a live model policy without an endpoint.
  */
-async function checkAndStoreReplay(prisma: Db, input: StartReplayInput, createdBy: string): Promise<StartedReplay> {
+async function checkAndStoreReplay(
+  prisma: Db,
+  input: StartReplayInput,
+  createdBy: string,
+  onStored?: StoredHook,
+): Promise<StartedReplay> {
   const session = await sessionContext(prisma, input.sessionId);
   if (!session) throw notFound("session", input.sessionId, "sessionId");
   const { policy, policyVersionId } = await resolvePolicy(prisma, input);
@@ -325,6 +333,7 @@ async function checkAndStoreReplay(prisma: Db, input: StartReplayInput, createdB
       });
       created.push(id);
     }
+    if (onStored) await onStored(tx, created);
     return created;
   });
   return {
@@ -661,9 +670,14 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
  * with `runReplay` (in the background: the dashboard polls its progress).
  * Repeated trials are stored as one replay each (`trialIds`), to run one by one.
  */
-export async function createReplay(principal: Principal, input: StartReplayInput, prisma: Db): Promise<StartedReplay> {
+export async function createReplay(
+  principal: Principal,
+  input: StartReplayInput,
+  prisma: Db,
+  onStored?: StoredHook,
+): Promise<StartedReplay> {
   authorize(principal, "replays.run");
-  return checkAndStoreReplay(prisma, input, principal.name);
+  return checkAndStoreReplay(prisma, input, principal.name, onStored);
 }
 
 /**
