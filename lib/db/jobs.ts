@@ -198,12 +198,15 @@ export async function cancelReplayRow(client: DbClient, replayId: string): Promi
 export async function cancelExperimentRows(
   client: DbClient,
   experimentId: string,
-): Promise<{ cancelled: number; stopping: number } | null> {
+): Promise<{ cancelled: number; stopping: number } | "finished" | null> {
   const { count } = await client.experiment.updateMany({
-    where: { id: experimentId },
+    where: { id: experimentId, status: { in: ["pending", "running"] } },
     data: { cancelRequested: true },
   });
-  if (count === 0) return null;
+  if (count === 0) {
+    const exists = await client.experiment.findUnique({ where: { id: experimentId }, select: { id: true } });
+    return exists ? "finished" : null;
+  }
   const cancelled = await client.replay.updateMany({
     where: { experimentId, status: "queued" },
     data: {
@@ -292,6 +295,45 @@ export async function jobOverview(client: DbClient, limit = 50) {
     running,
     queued,
     failed,
+    investigations: await investigationJobs(client, limit),
+  };
+}
+
+const INVESTIGATION_JOB_ROW = {
+  id: true,
+  kind: true,
+  status: true,
+  attempts: true,
+  leaseOwner: true,
+  leaseUntil: true,
+  probes: true,
+  estimate: true,
+  cancelRequested: true,
+  error: true,
+  createdAt: true,
+  finishedAt: true,
+  session: { select: { id: true, title: true, externalId: true } },
+} satisfies Prisma.InvestigationSelect;
+
+/** Investigations waiting, running (with the worker holding each) and failed, for the jobs overview. */
+async function investigationJobs(client: DbClient, limit: number) {
+  const [counts, rows] = await Promise.all([
+    client.investigation.groupBy({
+      by: ["status"],
+      where: { status: { in: ["queued", "running", "failed"] } },
+      _count: { _all: true },
+    }),
+    client.investigation.findMany({
+      where: { status: { in: ["queued", "running", "failed"] } },
+      orderBy: { createdAt: "desc" },
+      take: limit,
+      select: INVESTIGATION_JOB_ROW,
+    }),
+  ]);
+  const count = (status: string) => counts.find((c) => c.status === status)?._count._all ?? 0;
+  return {
+    counts: { queued: count("queued"), running: count("running"), failed: count("failed") },
+    rows,
   };
 }
 export type JobRow = Awaited<ReturnType<typeof jobOverview>>["running"][number];
@@ -301,7 +343,7 @@ export type JobRow = Awaited<ReturnType<typeof jobOverview>>["running"][number];
  * (fixtures, approvals and live results kept), so no live call is repeated.
  * False when it is not failed.
  */
-export async function retryReplayRow(client: DbClient, replayId: string): Promise<boolean> {
+export async function retryReplayRow(client: DbClient, replayId: string): Promise<boolean | null> {
   const { count } = await client.replay.updateMany({
     where: { id: replayId, status: "failed" },
     data: {
@@ -322,8 +364,10 @@ export async function retryReplayRow(client: DbClient, replayId: string): Promis
         where: { id: row.experimentId, status: { in: ["completed", "failed"] } },
         data: { status: "running", finishedAt: null },
       });
+    return true;
   }
-  return count === 1;
+  const exists = await client.replay.findUnique({ where: { id: replayId }, select: { id: true } });
+  return exists ? false : null;
 }
 
 /** The message of the error a replay's last run stored, if any. */

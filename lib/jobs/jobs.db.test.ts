@@ -22,6 +22,7 @@ import { AppError } from "@/lib/errors";
 import { localAdmin } from "@/lib/server/principal";
 import type { Policy } from "@/lib/replay";
 import { createExperiment, runExperiment } from "@/lib/server/experiments";
+import { cancelExperiment, cancelReplay, listJobs, presentJobs, retryReplay } from "@/lib/server/jobs";
 import {
   createReplay,
   decideApproval,
@@ -607,6 +608,89 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
     } finally {
       await tool.close();
     }
+  });
+
+  it("job operations: a viewer is refused, unknown ids are 404, wrong states 409 naming why; the overview lists failed replays", async () => {
+    const viewer = { ...localAdmin("vera"), role: "viewer" as const };
+    const failure = async (p: Promise<unknown>) => {
+      const error = await p.then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(AppError);
+      return error as AppError;
+    };
+    const admin = localAdmin("t");
+    const versionId = await saveVersion(db.prisma, `ops ${engine}`, LIVE_LOOKUP);
+    const created = await createExperiment(
+      admin,
+      { name: "ops", policyVersionId: versionId, agentVersionId },
+      db.prisma,
+    );
+    const queued = await startReplay(
+      admin,
+      { sessionId: await sessionOf(orders[0]!), policy: LIVE_LOOKUP },
+      db.prisma,
+      recordingEnqueue(),
+    );
+    for (const p of [
+      cancelReplay(viewer, { replayId: queued.id }, db.prisma),
+      cancelExperiment(viewer, { experimentId: created.id }, db.prisma),
+      retryReplay(viewer, { replayId: queued.id }, db.prisma, recordingEnqueue()),
+      listJobs(viewer, {}, db.prisma),
+    ])
+      expect((await failure(p)).code).toBe("forbidden");
+    expect((await db.prisma.replay.findUniqueOrThrow({ where: { id: queued.id } })).status).toBe("queued");
+
+    expect((await failure(cancelReplay(admin, { replayId: "nope" }, db.prisma))).message).toBe(
+      'No replay with id "nope".',
+    );
+    expect((await failure(cancelExperiment(admin, { experimentId: "nope" }, db.prisma))).message).toBe(
+      'No experiment with id "nope".',
+    );
+    const enqueue = recordingEnqueue();
+    expect((await failure(retryReplay(admin, { replayId: "nope" }, db.prisma, enqueue))).status).toBe(404);
+    // Only a failed replay is retried; nothing is enqueued otherwise.
+    const notFailed = await failure(retryReplay(admin, { replayId: queued.id }, db.prisma, enqueue));
+    expect(notFailed).toMatchObject({
+      code: "wrong_state",
+      message: "Only a failed replay can be retried; this one is not failed (any more).",
+    });
+    expect(enqueue.calls).toHaveLength(0);
+
+    expect(await cancelReplay(admin, { replayId: queued.id }, db.prisma)).toEqual({ outcome: "cancelled" });
+    expect((await failure(cancelReplay(admin, { replayId: queued.id }, db.prisma))).code).toBe("wrong_state");
+    expect(await cancelExperiment(admin, { experimentId: created.id }, db.prisma)).toEqual({
+      cancelled: 4,
+      stopping: 0,
+    });
+    expect((await db.prisma.experiment.findUniqueOrThrow({ where: { id: created.id } })).status).toBe("cancelled");
+    expect(await failure(cancelExperiment(admin, { experimentId: created.id }, db.prisma))).toMatchObject({
+      code: "wrong_state",
+      message: "The experiment has already finished; there is nothing to cancel.",
+    });
+
+    // A replay that fails (a miss under on_miss: fail) is listed with its reason, and retried once asked.
+    const failing = await startReplay(
+      admin,
+      {
+        sessionId: await sessionOf(orders[1]!),
+        policy: { ...LIVE_LOOKUP, tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } } },
+        edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "nope" } }],
+      },
+      db.prisma,
+    );
+    expect((await db.prisma.replay.findUniqueOrThrow({ where: { id: failing.id } })).status).toBe("failed");
+    const jobs = presentJobs(await listJobs(admin, {}, db.prisma));
+    expect(jobs.failed.find((j) => j.id === failing.id)).toMatchObject({
+      kind: "replay",
+      status: "failed",
+      worker: null,
+    });
+    expect(jobs.counts.failed).toBeGreaterThanOrEqual(1);
+    expect(await retryReplay(admin, { replayId: failing.id }, db.prisma, enqueue)).toEqual({ replayId: failing.id });
+    expect(enqueue.calls).toEqual([[failing.id]]);
+    expect((await db.prisma.replay.findUniqueOrThrow({ where: { id: failing.id } })).status).toBe("queued");
   });
 
   it("bad input enqueues nothing and writes nothing: an unknown session, policy version or agent version is a 404", async () => {
