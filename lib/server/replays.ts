@@ -40,7 +40,6 @@ import {
   beginLiveCall,
   claimReplayRun,
   holdsReplayLease,
-  markExperimentRunning,
   markReplayCancelled,
   releaseReplayLease,
   type LiveCallStart,
@@ -425,8 +424,12 @@ interface EngineHooks {
 
 /** How a worker runs a replay it holds (lib/jobs): its lease, and what to do at step boundaries. */
 export interface RunHooks extends EngineHooks {
-  /** The lease owner: the run's result is stored only while it still holds the replay. */
+  /** The lease owner: the run's result is stored only while it still holds the replay (and the lease let go with it). */
   owner?: string;
+  /** No earlier run stored steps for this replay. */
+  fresh?: boolean;
+  /** The last progress the run reported, stored with its result. */
+  lastProgress?: () => { done: number; total: number } | null;
 }
 
 /** A run whose worker lost its lease (another worker took the replay over): it calls and stores nothing more. */
@@ -644,9 +647,14 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
       await withTransaction(
         prisma,
         async (tx) => {
-          await stillHeld(tx);
+          // Fenced by the lease (the result's update is the first write and takes the row's lock).
+          const stored = await saveRunResult(tx, replayId, done, new Date(), {
+            ...(owner !== undefined ? { owner } : {}),
+            fresh: hooks.fresh ?? false,
+            progress: hooks.lastProgress?.() ?? null,
+          });
+          if (!stored) throw new LeaseLost(replayId);
           await appendLogEntries(tx, replayId, done.newLogEntries, row.createdBy);
-          await saveRunResult(tx, replayId, done, new Date());
         },
         { timeout: 120_000, maxWait: 30_000 },
       );
@@ -735,9 +743,10 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
   if (claim.kind !== "claimed") return claim.kind;
   const experimentId = claim.experimentId;
   let finished = false;
+  /** The run stored its result, which let the lease go. */
+  let released = false;
   try {
-    if (experimentId) await markExperimentRunning(prisma, experimentId);
-    if (claim.cancelRequested || (await replayCancelRequested(prisma, replayId))) {
+    if (claim.cancelRequested) {
       await markReplayCancelled(prisma, replayId, "Cancelled before it ran.");
       finished = true;
       return "cancelled";
@@ -765,21 +774,37 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
       },
       Math.max(250, Math.floor(leaseMs / 3)),
     );
-    let lastProgress = 0;
+    // At most a progress write every half second, the first half a second in: a short run writes none (its last
+    // progress is stored with its result). The engine reports progress at every step boundary.
+    let lastProgress = Date.now();
+    let latest: { done: number; total: number } | null = null;
+    // A cancel is looked up at most every quarter second (the claim said there was none at the start).
+    let lastCancelCheck = Date.now();
+    let cancelRequested = false;
     try {
-      await executeReplay(prisma, replayId, {
+      const result = await executeReplay(prisma, replayId, {
         owner: opts.owner,
+        fresh: claim.stepCount === 0,
+        lastProgress: () => latest,
         onProgress: ({ done, total }) => {
-          // At most a write every half second; the engine calls this at every step boundary.
+          latest = { done, total };
           const at = Date.now();
-          if (at - lastProgress < 500 && done < total) return;
+          if (at - lastProgress < 500) return;
           lastProgress = at;
           saveReplayProgress(prisma, replayId, opts.owner, done, total).catch((error: unknown) =>
             console.error(`Replay ${replayId}: progress not saved:`, error),
           );
         },
-        isCancelled: async () => lost || (await replayCancelRequested(prisma, replayId)),
+        isCancelled: async () => {
+          if (lost || cancelRequested) return true;
+          const at = Date.now();
+          if (at - lastCancelCheck < 250) return false;
+          lastCancelCheck = at;
+          cancelRequested = await replayCancelRequested(prisma, replayId);
+          return cancelRequested;
+        },
       });
+      released = result !== null;
     } catch (error) {
       if (error instanceof LeaseLost) return "lease_lost";
       throw error;
@@ -789,7 +814,7 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
     finished = true;
     return "ran";
   } finally {
-    await releaseReplayLease(prisma, replayId, opts.owner, finished);
+    if (!released) await releaseReplayLease(prisma, replayId, opts.owner, finished);
     if (experimentId) await settleExperiment(prisma, experimentId);
   }
 }
