@@ -430,6 +430,8 @@ export interface RunHooks extends EngineHooks {
   fresh?: boolean;
   /** The last progress the run reported, stored with its result. */
   lastProgress?: () => { done: number; total: number } | null;
+  /** Told after each call outside the database (live tool or model, simulator). */
+  onExternalCall?: () => void;
 }
 
 /** A run whose worker lost its lease (another worker took the replay over): it calls and stores nothing more. */
@@ -596,7 +598,7 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
       nulNotes.set(r.step, [...(nulNotes.get(r.step) ?? []), note]);
     };
     const now = () => new Date().toISOString();
-    const executors = writeAhead(
+    const writeAheadExecutors = writeAhead(
       {
         tool: toolExecutor(prisma, onNul),
         simulator: toolSimulator(prisma, onNul),
@@ -614,6 +616,24 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
         lost: () => new LeaseLost(replayId),
       },
     );
+    // A call outside (a live tool, a live model, a simulator) took time: the next step boundary looks the cancel up.
+    const told = hooks.onExternalCall;
+    const after =
+      <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        try {
+          return await fn(...args);
+        } finally {
+          told?.();
+        }
+      };
+    const outside = told
+      ? {
+          tool: after(writeAheadExecutors.tool),
+          simulator: after(writeAheadExecutors.simulator),
+          ...(writeAheadExecutors.model ? { model: after(writeAheadExecutors.model) } : {}),
+        }
+      : writeAheadExecutors;
     const engineHooks: EngineHooks = {
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
       ...(hooks.isCancelled ? { isCancelled: hooks.isCancelled } : {}),
@@ -633,7 +653,7 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
           cohortExperimentId: row.experiment?.id ?? null,
         }),
         cohort: row.experiment ? { agentVersionId: row.experiment.agentVersionId } : null,
-        executors,
+        executors: outside,
         now,
         ...engineHooks,
       });
@@ -778,14 +798,19 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
     // progress is stored with its result). The engine reports progress at every step boundary.
     let lastProgress = Date.now();
     let latest: { done: number; total: number } | null = null;
-    // A cancel is looked up at most every quarter second (the claim said there was none at the start).
+    // A cancel is looked up at the first step boundary after each call outside (so no live call follows a cancel
+    // made while one was in flight), and otherwise at most every quarter second (the claim said there was none).
     let lastCancelCheck = Date.now();
+    let outsideCall = false;
     let cancelRequested = false;
     try {
       const result = await executeReplay(prisma, replayId, {
         owner: opts.owner,
         fresh: claim.stepCount === 0,
         lastProgress: () => latest,
+        onExternalCall: () => {
+          outsideCall = true;
+        },
         onProgress: ({ done, total }) => {
           latest = { done, total };
           const at = Date.now();
@@ -798,8 +823,9 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
         isCancelled: async () => {
           if (lost || cancelRequested) return true;
           const at = Date.now();
-          if (at - lastCancelCheck < 250) return false;
+          if (!outsideCall && at - lastCancelCheck < 250) return false;
           lastCancelCheck = at;
+          outsideCall = false;
           cancelRequested = await replayCancelRequested(prisma, replayId);
           return cancelRequested;
         },
