@@ -1,6 +1,7 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { APIRequestContext, Browser, Page } from "@playwright/test";
+import { lastToolResult, REFUND_SESSION, startScriptedModel } from "../scripts/scripted-model";
 import { expect, test } from "./fixtures";
 
 const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
@@ -301,5 +302,58 @@ test("cancel an experiment over the API while its members wait on a live tool: q
     for (const toolId of toolIds) await request.delete(`/api/v1/executors/tools/${toolId}`, { headers: AUTH });
     server.closeAllConnections();
     server.close();
+  }
+});
+
+test("a running investigation's page shows probes done of its bound with a bar, live", async ({ page, request }) => {
+  // The model answers only when told: the first probe's first call waits.
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const model = await startScriptedModel({
+    script: (req) =>
+      lastToolResult(req.messages, "lookup_order") === null
+        ? { toolCalls: [{ name: "lookup_order", args: { order_id: "4821" } }] }
+        : { content: REFUND_SESSION.refuse },
+    gate: async (index) => {
+      if (index === 0) await released;
+    },
+  });
+  const name = `held-${Date.now()}`;
+  try {
+    await request.post("/api/v1/executors/allowed-hosts", { headers: AUTH, data: { host: model.host } });
+    const put = await request.post("/api/v1/executors/models", {
+      headers: AUTH,
+      data: { name, baseUrl: model.baseUrl, model: "gpt-4.1-2025-04-14" },
+    });
+    expect(put.status(), await put.text()).toBe(201);
+    const sessions = (await (await request.get("/api/v1/sessions?q=refund&limit=200", { headers: AUTH })).json()) as {
+      sessions: { id: string; title: string | null }[];
+    };
+    const sessionId = sessions.sessions.find((s) => s.title === "Refund for cracked pour-over set (order 4821)")!.id;
+    const started = await request.post("/api/v1/investigations", {
+      headers: AUTH,
+      data: {
+        kind: "blame",
+        sessionId,
+        modelEndpoint: name,
+        trials: 1,
+        checks: [{ name: "no refund", definition: { kind: "tool_not_called", tool: "refund_payment" } }],
+      },
+    });
+    expect(started.status(), await started.text()).toBe(201);
+    const { id } = ((await started.json()) as { investigation: { id: string } }).investigation;
+    await expect.poll(() => model.requests.length, { timeout: 30_000 }).toBe(1);
+
+    await page.goto(`/investigations/${id}`);
+    await expect(page.getByTestId("investigation-progress-text")).toContainText("Running: 0 of at most 3 probes done.");
+    await expect(page.getByRole("progressbar", { name: "Probes done" })).toHaveAttribute("aria-valuenow", "0");
+    await page.screenshot({ path: "test-results/investigation-progress.png", fullPage: true });
+    // The held call is answered: the page follows the probes to the end on its own.
+    release();
+    await expect(page.getByTestId("investigation-result")).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByTestId("investigation-progress-text")).toHaveCount(0);
+  } finally {
+    release();
+    await model.close();
   }
 });
