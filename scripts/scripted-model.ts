@@ -74,6 +74,8 @@ export async function startScriptedModel(options: {
   port?: number;
   /** The model id the answers carry; default: the one requested. */
   model?: string;
+  /** Awaited before the `index`th request is answered (a test kills the caller while it waits). */
+  gate?: (index: number) => Promise<void>;
 }): Promise<ScriptedModel> {
   const requests: ChatRequest[] = [];
   const random = seededRandom(options.seed ?? 1);
@@ -96,6 +98,15 @@ export async function startScriptedModel(options: {
       }
       const index = requests.length;
       requests.push(request);
+      if (options.gate) void options.gate(index).then(() => answer(request, index));
+      else answer(request, index);
+    });
+    const answer = (request: ChatRequest, index: number) => {
+      const send = (status: number, body: string) => {
+        if (res.destroyed) return;
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(body);
+      };
       let reply: ScriptedReply;
       try {
         reply = options.script(request, { random, index });
@@ -129,7 +140,7 @@ export async function startScriptedModel(options: {
           usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
         }),
       );
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

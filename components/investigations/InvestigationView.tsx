@@ -34,12 +34,32 @@ function ResultNotice({ investigation, baseSteps }: { investigation: View; baseS
         The investigation stopped: {investigation.error?.message ?? "see the server log"}. The probes below were run.
       </Notice>
     );
-  if (!r)
+  if (!r) {
+    const { probes: done, of } = investigation.progress;
     return (
       <Notice tone="info" className="mb-6">
-        Running: each probe is a set of replays with the model live; probes appear below as they finish.
+        <span data-testid="investigation-progress-text">
+          {investigation.status === "queued"
+            ? "Waiting for a worker…"
+            : `Running: ${done} of at most ${of} probe${of === 1 ? "" : "s"} done.`}{" "}
+          Each probe is a set of replays; probes appear below as they finish.
+        </span>
+        <div
+          className="mt-2 h-2 overflow-hidden rounded-full bg-indigo-100"
+          role="progressbar"
+          aria-label="Probes done"
+          aria-valuemin={0}
+          aria-valuemax={of}
+          aria-valuenow={done}
+        >
+          <div
+            className="h-full rounded-full bg-indigo-600 transition-all"
+            style={{ width: `${of > 0 ? Math.round((100 * done) / of) : 0}%` }}
+          />
+        </div>
       </Notice>
     );
+  }
   switch (r.kind) {
     case "decided": {
       const step = baseSteps.find((s) => s.seq === r.baseSeq);

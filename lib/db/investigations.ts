@@ -60,23 +60,85 @@ export async function listInvestigationsOfSession(client: DbClient, sessionId: s
   });
 }
 
-/** queued → running, once: false when another runner has it (or it was cancelled first). */
-export async function claimInvestigation(client: DbClient, id: string): Promise<boolean> {
-  const claimed = await client.investigation.updateMany({
-    where: { id, status: "queued" },
-    data: { status: "running" },
-  });
-  return claimed.count === 1;
+export interface PendingProbe {
+  /** Which probe (blame: the model step; minimise: the kept edits). */
+  key: string;
+  replayIds: string[];
 }
 
-/** Stores the probes so far; answers whether the analyst asked to stop. */
-export async function saveInvestigationProgress(client: DbClient, id: string, probes: unknown): Promise<boolean> {
-  const row = await client.investigation.update({
-    where: { id },
-    data: { probes: json(probes) },
-    select: { cancelRequested: true },
+export type InvestigationClaim =
+  | { kind: "claimed"; attempts: number; probes: unknown; pendingProbe: PendingProbe | null }
+  /** Another worker holds it (its lease is current), or it is not waiting to run. */
+  | { kind: "busy" | "idle" };
+
+/**
+ * Claims an investigation for this owner: a queued one, or a running one whose lease ran out (its worker is
+ * gone). One statement, so of two workers one gets it. The database's clock decides, as for replays.
+ */
+export async function claimInvestigation(
+  client: DbClient,
+  id: string,
+  owner: string,
+  leaseMs: number,
+): Promise<InvestigationClaim> {
+  const rows = await client.$queryRaw<{ attempts: number; probes: unknown; pendingProbe: unknown }[]>`
+    UPDATE "Investigation"
+       SET status = 'running', "leaseOwner" = ${owner},
+           "leaseUntil" = now() + make_interval(secs => ${leaseMs / 1000}::float8), attempts = attempts + 1
+     WHERE id = ${id}
+       AND (status = 'queued' OR (status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())))
+ RETURNING attempts, probes, "pendingProbe"`;
+  const row = rows[0];
+  if (row) return { kind: "claimed", ...row, pendingProbe: (row.pendingProbe ?? null) as PendingProbe | null };
+  const current = await client.investigation.findUnique({ where: { id }, select: { status: true } });
+  return { kind: current?.status === "running" ? "busy" : "idle" };
+}
+
+/** The heartbeat: extends the lease while this owner holds it; false when it was lost. */
+export async function renewInvestigationLease(
+  client: DbClient,
+  id: string,
+  owner: string,
+  leaseMs: number,
+): Promise<boolean> {
+  const count = await client.$executeRaw`
+    UPDATE "Investigation" SET "leaseUntil" = now() + make_interval(secs => ${leaseMs / 1000}::float8)
+     WHERE id = ${id} AND "leaseOwner" = ${owner} AND status = 'running'`;
+  return count === 1;
+}
+
+/** Fencing: true when this owner still holds the investigation (locks the row until the transaction ends). */
+export async function holdsInvestigationLease(client: DbClient, id: string, owner: string): Promise<boolean> {
+  const rows = await client.$queryRaw<{ id: string }[]>`
+    SELECT id FROM "Investigation" WHERE id = ${id} AND "leaseOwner" = ${owner} AND status = 'running' FOR UPDATE`;
+  return rows.length === 1;
+}
+
+/** Records the probe being run and its replays (inside the transaction that creates them). */
+export async function savePendingProbe(client: DbClient, id: string, owner: string, pending: PendingProbe | null) {
+  const { count } = await client.investigation.updateMany({
+    where: { id, leaseOwner: owner, status: "running" },
+    data: { pendingProbe: pending === null ? Prisma.DbNull : json(pending) },
   });
-  return row.cancelRequested;
+  return count === 1;
+}
+
+/**
+ * Stores the probes so far (and clears the pending probe, now among them), while this owner holds the lease.
+ * Answers whether to stop: the analyst asked to, or the lease was lost (`held` false).
+ */
+export async function saveInvestigationProgress(
+  client: DbClient,
+  id: string,
+  owner: string,
+  probes: unknown,
+): Promise<{ held: boolean; cancelRequested: boolean }> {
+  const { count } = await client.investigation.updateMany({
+    where: { id, leaseOwner: owner, status: "running" },
+    data: { probes: json(probes), pendingProbe: Prisma.DbNull },
+  });
+  const row = await client.investigation.findUnique({ where: { id }, select: { cancelRequested: true } });
+  return { held: count === 1, cancelRequested: row?.cancelRequested ?? true };
 }
 
 export async function isInvestigationCancelRequested(client: DbClient, id: string): Promise<boolean> {
@@ -84,21 +146,56 @@ export async function isInvestigationCancelRequested(client: DbClient, id: strin
   return row?.cancelRequested ?? true;
 }
 
+/** Ends the investigation while this owner holds it; false when another worker took it over (nothing written). */
 export async function finishInvestigation(
   client: DbClient,
   id: string,
+  owner: string,
   end: { status: "completed" | "failed" | "cancelled"; probes: unknown; result: unknown; error?: unknown },
-): Promise<void> {
-  await client.investigation.update({
-    where: { id },
+): Promise<boolean> {
+  const { count } = await client.investigation.updateMany({
+    where: { id, leaseOwner: owner, status: "running" },
     data: {
       status: end.status,
       probes: json(end.probes),
       result: end.result === null ? Prisma.DbNull : json(end.result),
       error: end.error === undefined || end.error === null ? Prisma.DbNull : json(end.error),
       finishedAt: new Date(),
+      leaseOwner: null,
+      leaseUntil: null,
+      pendingProbe: Prisma.DbNull,
     },
   });
+  return count === 1;
+}
+
+/** Drops this owner's lease when its run ended without finishing (a stop): it stays `running` for a sweeper. */
+export async function releaseInvestigationLease(client: DbClient, id: string, owner: string): Promise<void> {
+  await client.investigation.updateMany({
+    where: { id, leaseOwner: owner, status: "running" },
+    data: { leaseUntil: new Date(0) },
+  });
+}
+
+/**
+ * Investigations left `running` by a worker that is gone (lease run out, or a row from before leases), put
+ * back to `queued` with their probes kept; returns them so the caller enqueues them. One statement, so of two
+ * sweepers each row goes to one.
+ */
+export async function requeueAbandonedInvestigations(
+  client: DbClient,
+  mine: readonly string[] = [],
+  limit = 100,
+): Promise<{ id: string; createdBy: string | null }[]> {
+  return client.$queryRaw<{ id: string; createdBy: string | null }[]>`
+    UPDATE "Investigation" SET status = 'queued', "leaseOwner" = NULL, "leaseUntil" = NULL
+     WHERE id IN (
+       SELECT id FROM "Investigation"
+        WHERE status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())
+          AND NOT (id = ANY(${[...mine]}::text[]))
+        ORDER BY "createdAt" LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+ RETURNING id, "createdBy"`;
 }
 
 /** Asks a running investigation to stop after its current probe; a queued one is cancelled at once. */
@@ -139,13 +236,13 @@ export async function queuedInvestigationIds(client: DbClient): Promise<string[]
 
 /**
  * Investigations left `running` by a stopped process go back to `queued` (on the embedded database the folder
- * lock proves no other process runs them). They start over: a probe is a set of ordinary replays, so the probes
- * already run stay as evidence and are run again.
+ * lock proves no other process runs them). Their finished probes are kept: the run that picks one up goes on
+ * from there.
  */
 export async function requeueRunningInvestigations(client: DbClient): Promise<number> {
   const { count } = await client.investigation.updateMany({
     where: { status: "running" },
-    data: { status: "queued", probes: [] },
+    data: { status: "queued", leaseOwner: null, leaseUntil: null },
   });
   return count;
 }

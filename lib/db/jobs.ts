@@ -10,7 +10,15 @@ import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
 
 export type ReplayClaim =
-  | { kind: "claimed"; attempts: number; experimentId: string | null; cancelRequested: boolean }
+  | {
+      kind: "claimed";
+      attempts: number;
+      experimentId: string | null;
+      /** A cancel was asked for, of the replay or of its experiment. */
+      cancelRequested: boolean;
+      /** Steps an earlier run stored (0: nothing to replace). */
+      stepCount: number;
+    }
   /** Another worker holds a lease that has not run out. */
   | { kind: "busy"; owner: string | null }
   /** Nothing to run: finished, waiting for a person, or gone. */
@@ -27,14 +35,26 @@ export async function claimReplayRun(
   leaseMs: number,
 ): Promise<ReplayClaim> {
   // Lease times are the database's clock, the one clock every worker on every machine shares.
-  const rows = await client.$queryRaw<{ attempts: number; experimentId: string | null; cancelRequested: boolean }[]>`
-    UPDATE "Replay"
-       SET status = 'running', "leaseOwner" = ${owner},
-           "leaseUntil" = now() + make_interval(secs => ${leaseMs / 1000}::float8),
-           attempts = attempts + 1, "updatedAt" = now()
-     WHERE id = ${replayId}
-       AND (status = 'queued' OR (status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())))
- RETURNING attempts, "experimentId", "cancelRequested"`;
+  // One round trip: the claim, its experiment marked running (`pending` → `running` when its first member
+  // starts), and whether a cancel was asked for, of the replay or of the experiment.
+  const rows = await client.$queryRaw<
+    { attempts: number; experimentId: string | null; cancelRequested: boolean; stepCount: number }[]
+  >`
+    WITH claimed AS (
+      UPDATE "Replay"
+         SET status = 'running', "leaseOwner" = ${owner},
+             "leaseUntil" = now() + make_interval(secs => ${leaseMs / 1000}::float8),
+             attempts = attempts + 1, "updatedAt" = now()
+       WHERE id = ${replayId}
+         AND (status = 'queued' OR (status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())))
+   RETURNING attempts, "experimentId", "cancelRequested", "stepCount"),
+    started AS (
+      UPDATE "Experiment" SET status = 'running'
+       WHERE id = (SELECT "experimentId" FROM claimed) AND status = 'pending'
+   RETURNING id)
+    SELECT c.attempts, c."experimentId", c."stepCount",
+           (c."cancelRequested" OR COALESCE(e."cancelRequested", false)) AS "cancelRequested"
+      FROM claimed c LEFT JOIN "Experiment" e ON e.id = c."experimentId"`;
   const row = rows[0];
   if (row) return { kind: "claimed", ...row };
   const current = await client.replay.findUnique({
@@ -140,11 +160,11 @@ export async function saveReplayProgress(
 
 /** Whether a person asked to cancel this replay or its experiment. */
 export async function replayCancelRequested(client: DbClient, replayId: string): Promise<boolean> {
-  const row = await client.replay.findUnique({
-    where: { id: replayId },
-    select: { cancelRequested: true, experiment: { select: { cancelRequested: true } } },
-  });
-  return Boolean(row?.cancelRequested || row?.experiment?.cancelRequested);
+  const rows = await client.$queryRaw<{ cancelled: boolean }[]>`
+    SELECT (r."cancelRequested" OR COALESCE(e."cancelRequested", false)) AS cancelled
+      FROM "Replay" r LEFT JOIN "Experiment" e ON e.id = r."experimentId"
+     WHERE r.id = ${replayId}`;
+  return rows[0]?.cancelled ?? false;
 }
 
 const CANCELLED_ERROR = { code: "cancelled", message: "Cancelled before it ran." };
@@ -198,12 +218,15 @@ export async function cancelReplayRow(client: DbClient, replayId: string): Promi
 export async function cancelExperimentRows(
   client: DbClient,
   experimentId: string,
-): Promise<{ cancelled: number; stopping: number } | null> {
+): Promise<{ cancelled: number; stopping: number } | "finished" | null> {
   const { count } = await client.experiment.updateMany({
-    where: { id: experimentId },
+    where: { id: experimentId, status: { in: ["pending", "running"] } },
     data: { cancelRequested: true },
   });
-  if (count === 0) return null;
+  if (count === 0) {
+    const exists = await client.experiment.findUnique({ where: { id: experimentId }, select: { id: true } });
+    return exists ? "finished" : null;
+  }
   const cancelled = await client.replay.updateMany({
     where: { experimentId, status: "queued" },
     data: {
@@ -292,6 +315,45 @@ export async function jobOverview(client: DbClient, limit = 50) {
     running,
     queued,
     failed,
+    investigations: await investigationJobs(client, limit),
+  };
+}
+
+const INVESTIGATION_JOB_ROW = {
+  id: true,
+  kind: true,
+  status: true,
+  attempts: true,
+  leaseOwner: true,
+  leaseUntil: true,
+  probes: true,
+  estimate: true,
+  cancelRequested: true,
+  error: true,
+  createdAt: true,
+  finishedAt: true,
+  session: { select: { id: true, title: true, externalId: true } },
+} satisfies Prisma.InvestigationSelect;
+
+/** Investigations waiting, running (with the worker holding each) and failed, for the jobs overview. */
+async function investigationJobs(client: DbClient, limit: number) {
+  const [counts, rows] = await Promise.all([
+    client.investigation.groupBy({
+      by: ["status"],
+      where: { status: { in: ["queued", "running", "failed"] } },
+      _count: { _all: true },
+    }),
+    client.investigation.findMany({
+      where: { status: { in: ["queued", "running", "failed"] } },
+      orderBy: { createdAt: "desc" },
+      take: limit,
+      select: INVESTIGATION_JOB_ROW,
+    }),
+  ]);
+  const count = (status: string) => counts.find((c) => c.status === status)?._count._all ?? 0;
+  return {
+    counts: { queued: count("queued"), running: count("running"), failed: count("failed") },
+    rows,
   };
 }
 export type JobRow = Awaited<ReturnType<typeof jobOverview>>["running"][number];
@@ -301,7 +363,7 @@ export type JobRow = Awaited<ReturnType<typeof jobOverview>>["running"][number];
  * (fixtures, approvals and live results kept), so no live call is repeated.
  * False when it is not failed.
  */
-export async function retryReplayRow(client: DbClient, replayId: string): Promise<boolean> {
+export async function retryReplayRow(client: DbClient, replayId: string): Promise<boolean | null> {
   const { count } = await client.replay.updateMany({
     where: { id: replayId, status: "failed" },
     data: {
@@ -322,8 +384,10 @@ export async function retryReplayRow(client: DbClient, replayId: string): Promis
         where: { id: row.experimentId, status: { in: ["completed", "failed"] } },
         data: { status: "running", finishedAt: null },
       });
+    return true;
   }
-  return count === 1;
+  const exists = await client.replay.findUnique({ where: { id: replayId }, select: { id: true } });
+  return exists ? false : null;
 }
 
 /** The message of the error a replay's last run stored, if any. */

@@ -378,26 +378,43 @@ export async function saveRunResult(
   replayId: string,
   result: ReplayResult,
   finishedAt: Date,
-): Promise<void> {
-  await client.replayStep.deleteMany({ where: { replayId } });
+  opts: {
+    /** The lease owner: the result is stored only while it holds the replay, and the lease is let go with it. */
+    owner?: string;
+    /** No earlier run stored steps (nothing to replace). */
+    fresh?: boolean;
+    /** The last progress the run reported. */
+    progress?: { done: number; total: number } | null;
+  } = {},
+): Promise<boolean> {
+  const terminal = isTerminal(result.status);
+  const data = {
+    status: result.status,
+    comparability: result.comparability,
+    evidence: json(result.evidence),
+    pending: result.pending ? json(result.pending) : Prisma.DbNull,
+    error:
+      result.stop && result.status !== "paused" && result.status !== "awaiting_approval"
+        ? json({ code: result.stop.code, message: result.stop.message, step: result.stop.step })
+        : Prisma.DbNull,
+    stepCount: result.steps.length,
+    finishedAt: terminal ? finishedAt : null,
+    ...(opts.progress ? { progressDone: opts.progress.done, progressTotal: opts.progress.total } : {}),
+  };
+  if (opts.owner !== undefined) {
+    // Fenced: the update takes the row's lock, so no other worker claims it before this transaction ends.
+    const { count } = await client.replay.updateMany({
+      where: { id: replayId, leaseOwner: opts.owner, status: "running" },
+      data: { ...data, leaseOwner: null, leaseUntil: null, attempts: 0 },
+    });
+    if (count !== 1) return false;
+  } else {
+    await client.replay.update({ where: { id: replayId }, data });
+  }
+  if (!opts.fresh) await client.replayStep.deleteMany({ where: { replayId } });
   const rows = stepRows(replayId, result.steps);
   for (let k = 0; k < rows.length; k += 1000) await client.replayStep.createMany({ data: rows.slice(k, k + 1000) });
-  const terminal = isTerminal(result.status);
-  await client.replay.update({
-    where: { id: replayId },
-    data: {
-      status: result.status,
-      comparability: result.comparability,
-      evidence: json(result.evidence),
-      pending: result.pending ? json(result.pending) : Prisma.DbNull,
-      error:
-        result.stop && result.status !== "paused" && result.status !== "awaiting_approval"
-          ? json({ code: result.stop.code, message: result.stop.message, step: result.stop.step })
-          : Prisma.DbNull,
-      stepCount: result.steps.length,
-      finishedAt: terminal ? finishedAt : null,
-    },
-  });
+  return true;
 }
 
 /** Marks a replay failed with a reason people can act on (a bad input, an executor that could not be reached). */
@@ -849,19 +866,40 @@ export async function listReplays(
 
 /** What a run needs of its replay row: the policy snapshot, edits, author, and the agent and cohort it runs for. */
 export async function replayRunContext(client: DbClient, replayId: string) {
-  return client.replay.findUnique({
-    where: { id: replayId },
-    select: {
-      id: true,
-      sessionId: true,
-      policySnapshot: true,
-      edits: true,
-      createdBy: true,
-      modelEndpointId: true,
-      experiment: { select: { id: true, agentVersionId: true } },
-      session: { select: { agentId: true, agent: { select: { adapter: true } } } },
-    },
-  });
+  // One round trip (a worker runs this once per replay).
+  const rows = await client.$queryRaw<
+    {
+      id: string;
+      sessionId: string;
+      policySnapshot: unknown;
+      edits: unknown;
+      createdBy: string | null;
+      modelEndpointId: string | null;
+      experimentId: string | null;
+      experimentAgentVersionId: string | null;
+      agentId: string;
+      adapter: string;
+    }[]
+  >`
+    SELECT r.id, r."sessionId", r."policySnapshot", r.edits, r."createdBy", r."modelEndpointId",
+           e.id AS "experimentId", e."agentVersionId" AS "experimentAgentVersionId", s."agentId", a.adapter
+      FROM "Replay" r
+      JOIN "Session" s ON s.id = r."sessionId"
+      JOIN "Agent" a ON a.id = s."agentId"
+      LEFT JOIN "Experiment" e ON e.id = r."experimentId"
+     WHERE r.id = ${replayId}`;
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    policySnapshot: row.policySnapshot,
+    edits: row.edits,
+    createdBy: row.createdBy,
+    modelEndpointId: row.modelEndpointId,
+    experiment: row.experimentId ? { id: row.experimentId, agentVersionId: row.experimentAgentVersionId! } : null,
+    session: { agentId: row.agentId, agent: { adapter: row.adapter } },
+  };
 }
 
 /** The notes each earlier step was stored with, by the log entry its result came from. */

@@ -22,6 +22,7 @@ import { AppError } from "@/lib/errors";
 import { localAdmin } from "@/lib/server/principal";
 import type { Policy } from "@/lib/replay";
 import { createExperiment, runExperiment } from "@/lib/server/experiments";
+import { cancelExperiment, cancelReplay, listJobs, presentJobs, retryReplay } from "@/lib/server/jobs";
 import {
   createReplay,
   decideApproval,
@@ -31,6 +32,10 @@ import {
   supplyFixture,
   type Enqueue,
 } from "@/lib/server/replays";
+import { loadDemoData } from "@/lib/db/startup";
+import { parseInput } from "@/lib/errors";
+import { createInvestigation, StartInvestigationInput } from "@/lib/server/investigations";
+import { lastToolResult, REFUND_SESSION, startScriptedModel, type Script } from "@/scripts/scripted-model";
 import { startJobs } from "./queue";
 import {
   LIVE_LOOKUP,
@@ -191,6 +196,131 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
       await tool.close();
     }
   }, 240_000);
+});
+
+describe("a worker killed with SIGKILL in the middle of an investigation, on PostgreSQL", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+    await loadDemoData(db.prisma);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("a second worker takes it over after the lease runs out and finishes it: finished probes kept, the cut-off probe's replays reused, none duplicated", async () => {
+    const workers: Proc[] = [];
+    const snapshot: { probes: unknown[]; pending: { key: string; replayIds: string[] } | null } = {
+      probes: [],
+      pending: null,
+    };
+    const kill: { done: Promise<void> | null } = { done: null };
+    // The agent as it should have behaved: it looks the order up, then declines to refund it.
+    const neverRefunds: Script = (request) =>
+      lastToolResult(request.messages, "lookup_order") === null
+        ? { toolCalls: [{ name: "lookup_order", args: { order_id: "4821" } }] }
+        : { content: REFUND_SESSION.refuse };
+    const model = await startScriptedModel({
+      script: neverRefunds,
+      // The first model call of the second probe: its worker dies while it waits for the answer.
+      gate: async () => {
+        if (kill.done || !investigationId) return;
+        const row = await db.prisma.investigation.findUniqueOrThrow({ where: { id: investigationId } });
+        if ((row.probes as unknown[]).length === 0) return;
+        kill.done = (async () => {
+          snapshot.probes = row.probes as unknown[];
+          snapshot.pending = row.pendingProbe as typeof snapshot.pending;
+          const pid = Number(row.leaseOwner!.split(":")[1]);
+          const victim = workers.find((w) => w.child.pid === pid);
+          if (!victim) throw new Error(`no worker with pid ${pid} (lease ${row.leaseOwner})`);
+          await victim.kill9();
+        })();
+        await kill.done;
+      },
+    });
+    let investigationId = "";
+    const queue = await startJobs(db, { work: false, log: () => undefined });
+    try {
+      await db.prisma.modelEndpoint.create({
+        data: { name: "scripted", baseUrl: model.baseUrl, model: "gpt-4.1-2025-04-14" },
+      });
+      await db.prisma.allowedHost.create({ data: { host: model.host } });
+      const session = await db.prisma.session.findFirstOrThrow({
+        where: { agent: { name: "harbor-pine-support" }, title: { contains: "4821" } },
+        select: { id: true },
+      });
+      const before = await db.prisma.replay.count();
+      const created = await createInvestigation(
+        localAdmin("dana"),
+        parseInput(StartInvestigationInput, {
+          kind: "blame",
+          sessionId: session.id,
+          checks: [{ name: "no refund", definition: { kind: "tool_not_called", tool: "refund_payment" } }],
+          trials: 2,
+          share: 1,
+        }),
+        db.prisma,
+      );
+      investigationId = created.id;
+      await queue.enqueueInvestigations([{ id: created.id, by: "dana" }]);
+
+      const url = urlOf(db);
+      workers.push(startTsx("scripts/worker.ts", [], { ...FAST, DATABASE_URL: url }));
+      await workers[0]!.waitFor(/Branchpoint worker \d+: 2 at once/);
+      await eventually("the first worker to be killed mid-probe", async () => kill.done !== null);
+      await kill.done;
+      // Killed with the first probe stored and the second one's replays created.
+      expect(snapshot.probes).toHaveLength(1);
+      expect(snapshot.pending).toMatchObject({ key: "2" });
+      expect(snapshot.pending!.replayIds).toHaveLength(2);
+      const stuck = await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } });
+      expect(stuck.status).toBe("running");
+
+      workers.push(startTsx("scripts/worker.ts", [], { ...FAST, DATABASE_URL: url }));
+      await eventually(
+        "the second worker to finish the investigation",
+        async () =>
+          (await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } })).status !== "running" &&
+          (await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } })).status !== "queued",
+      );
+      const done = await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } });
+      expect(done).toMatchObject({
+        status: "completed",
+        result: { kind: "decided", modelStep: 2, baseSeq: 5 },
+        attempts: 2,
+        leaseOwner: null,
+        pendingProbe: null,
+      });
+      const probes = done.probes as { modelStep: number; passes: number; trials: number; replayIds: string[] }[];
+      // The same probes as a run nobody interrupted: the first kept as it was, the cut-off one on its own replays.
+      expect(probes.map((p) => [p.modelStep, p.passes, p.trials])).toEqual([
+        [0, 2, 2],
+        [2, 2, 2],
+        [3, 0, 2],
+      ]);
+      expect(probes[0]).toEqual(snapshot.probes[0]);
+      expect(probes[1]!.replayIds).toEqual(snapshot.pending!.replayIds);
+      // Six replays in all (three probes of two trials), each ended once, with its steps stored once.
+      expect(await db.prisma.replay.count()).toBe(before + 6);
+      const replays = await db.prisma.replay.findMany({
+        where: { id: { in: probes.flatMap((p) => p.replayIds) } },
+        select: { id: true, status: true, leaseOwner: true, stepCount: true, _count: { select: { steps: true } } },
+      });
+      expect(replays).toHaveLength(6);
+      for (const r of replays) {
+        expect(r.status).toBe("completed");
+        expect(r.leaseOwner).toBeNull();
+        expect(r._count.steps).toBe(r.stepCount);
+      }
+      const survivor = workers[1]!;
+      expect(survivor.output()).toMatch(/investigation\(s\) whose worker stopped are queued again/);
+      expect(survivor.output()).not.toMatch(/Error/);
+    } finally {
+      for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) await w.kill9();
+      await queue.stop();
+      await model.close();
+    }
+  }, 180_000);
 });
 
 describe("kill -9 on the embedded database, mid-replay and mid-resume", () => {
@@ -478,6 +608,89 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
     } finally {
       await tool.close();
     }
+  });
+
+  it("job operations: a viewer is refused, unknown ids are 404, wrong states 409 naming why; the overview lists failed replays", async () => {
+    const viewer = { ...localAdmin("vera"), role: "viewer" as const };
+    const failure = async (p: Promise<unknown>) => {
+      const error = await p.then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(AppError);
+      return error as AppError;
+    };
+    const admin = localAdmin("t");
+    const versionId = await saveVersion(db.prisma, `ops ${engine}`, LIVE_LOOKUP);
+    const created = await createExperiment(
+      admin,
+      { name: "ops", policyVersionId: versionId, agentVersionId },
+      db.prisma,
+    );
+    const queued = await startReplay(
+      admin,
+      { sessionId: await sessionOf(orders[0]!), policy: LIVE_LOOKUP },
+      db.prisma,
+      recordingEnqueue(),
+    );
+    for (const p of [
+      cancelReplay(viewer, { replayId: queued.id }, db.prisma),
+      cancelExperiment(viewer, { experimentId: created.id }, db.prisma),
+      retryReplay(viewer, { replayId: queued.id }, db.prisma, recordingEnqueue()),
+      listJobs(viewer, {}, db.prisma),
+    ])
+      expect((await failure(p)).code).toBe("forbidden");
+    expect((await db.prisma.replay.findUniqueOrThrow({ where: { id: queued.id } })).status).toBe("queued");
+
+    expect((await failure(cancelReplay(admin, { replayId: "nope" }, db.prisma))).message).toBe(
+      'No replay with id "nope".',
+    );
+    expect((await failure(cancelExperiment(admin, { experimentId: "nope" }, db.prisma))).message).toBe(
+      'No experiment with id "nope".',
+    );
+    const enqueue = recordingEnqueue();
+    expect((await failure(retryReplay(admin, { replayId: "nope" }, db.prisma, enqueue))).status).toBe(404);
+    // Only a failed replay is retried; nothing is enqueued otherwise.
+    const notFailed = await failure(retryReplay(admin, { replayId: queued.id }, db.prisma, enqueue));
+    expect(notFailed).toMatchObject({
+      code: "wrong_state",
+      message: "Only a failed replay can be retried; this one is not failed (any more).",
+    });
+    expect(enqueue.calls).toHaveLength(0);
+
+    expect(await cancelReplay(admin, { replayId: queued.id }, db.prisma)).toEqual({ outcome: "cancelled" });
+    expect((await failure(cancelReplay(admin, { replayId: queued.id }, db.prisma))).code).toBe("wrong_state");
+    expect(await cancelExperiment(admin, { experimentId: created.id }, db.prisma)).toEqual({
+      cancelled: 4,
+      stopping: 0,
+    });
+    expect((await db.prisma.experiment.findUniqueOrThrow({ where: { id: created.id } })).status).toBe("cancelled");
+    expect(await failure(cancelExperiment(admin, { experimentId: created.id }, db.prisma))).toMatchObject({
+      code: "wrong_state",
+      message: "The experiment has already finished; there is nothing to cancel.",
+    });
+
+    // A replay that fails (a miss under on_miss: fail) is listed with its reason, and retried once asked.
+    const failing = await startReplay(
+      admin,
+      {
+        sessionId: await sessionOf(orders[1]!),
+        policy: { ...LIVE_LOOKUP, tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } } },
+        edits: [{ seq: 1, op: "replace_tool_args", value: { order_id: "nope" } }],
+      },
+      db.prisma,
+    );
+    expect((await db.prisma.replay.findUniqueOrThrow({ where: { id: failing.id } })).status).toBe("failed");
+    const jobs = presentJobs(await listJobs(admin, {}, db.prisma));
+    expect(jobs.failed.find((j) => j.id === failing.id)).toMatchObject({
+      kind: "replay",
+      status: "failed",
+      worker: null,
+    });
+    expect(jobs.counts.failed).toBeGreaterThanOrEqual(1);
+    expect(await retryReplay(admin, { replayId: failing.id }, db.prisma, enqueue)).toEqual({ replayId: failing.id });
+    expect(enqueue.calls).toEqual([[failing.id]]);
+    expect((await db.prisma.replay.findUniqueOrThrow({ where: { id: failing.id } })).status).toBe("queued");
   });
 
   it("bad input enqueues nothing and writes nothing: an unknown session, policy version or agent version is a 404", async () => {

@@ -18,7 +18,11 @@ import PgBoss from "pg-boss";
 import type { PGlite } from "@electric-sql/pglite";
 import type { Database } from "@/lib/db/client";
 import { dropAllLeases, queuedReplayIdsAll, requeueAbandonedReplays } from "@/lib/db/jobs";
-import { queuedInvestigationIds, requeueRunningInvestigations } from "@/lib/db/investigations";
+import {
+  queuedInvestigationIds,
+  requeueAbandonedInvestigations,
+  requeueRunningInvestigations,
+} from "@/lib/db/investigations";
 import { runInvestigation } from "@/lib/server/investigations";
 import { systemPrincipal } from "@/lib/server/principal";
 import { runQueuedReplay, type Enqueue } from "@/lib/server/replays";
@@ -178,8 +182,21 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     return (rows as { id: string }[]).map((r) => r.id);
   };
 
-  /** Replays this process's workers are running now. */
+  const orphanedInvestigations = async (): Promise<{ id: string; by: string }[]> => {
+    const { rows } = await boss.getDb().executeSql(
+      `SELECT i.id, i."createdBy" FROM "Investigation" i
+        WHERE i.status = 'queued' AND i."createdAt" < now() - make_interval(secs => $1)
+          AND NOT EXISTS (SELECT 1 FROM ${BOSS_SCHEMA}.job j
+                           WHERE j.name = $2 AND j.state IN ('created', 'retry', 'active') AND j.data->>'id' = i.id)
+        LIMIT 100`,
+      [settings.leaseMs / 1000, INVESTIGATION_QUEUE],
+    );
+    return (rows as { id: string; createdBy: string | null }[]).map((r) => ({ id: r.id, by: r.createdBy ?? "system" }));
+  };
+
+  /** Replays and investigations this process's workers are running now. */
   const running = new Set<string>();
+  const runningInvestigations = new Set<string>();
   const sweep = async () => {
     const abandoned = await requeueAbandonedReplays(prisma, [...running]);
     const orphans = await orphanedQueued();
@@ -189,7 +206,16 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
       if (abandoned.length > 0)
         log(`Branchpoint jobs: ${abandoned.length} replay(s) whose worker stopped are queued again.`);
     }
-    return ids.length;
+    // An investigation whose worker stopped is queued again; the run that picks it up goes on from its finished probes.
+    const left = await requeueAbandonedInvestigations(prisma, [...runningInvestigations]);
+    const orphanInvestigations = left.length > 0 ? [] : await orphanedInvestigations();
+    const investigations = [...left.map((i) => ({ id: i.id, by: i.createdBy ?? "system" })), ...orphanInvestigations];
+    if (investigations.length > 0) {
+      await enqueueInvestigations(investigations);
+      if (left.length > 0)
+        log(`Branchpoint jobs: ${left.length} investigation(s) whose worker stopped are queued again.`);
+    }
+    return ids.length + investigations.length;
   };
 
   const workers: string[] = [];
@@ -209,16 +235,24 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
       });
       await enqueueInvestigations(by.map((i) => ({ id: i.id, by: i.createdBy ?? "system" })));
     }
+    const processId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     // Investigations run one at a time per process: each runs many replays itself.
     await boss.work<{ id: string; by: string }>(
       INVESTIGATION_QUEUE,
       { batchSize: 1, pollingIntervalSeconds: settings.pollSeconds },
       async ([job]) => {
         if (!job) return;
-        await runInvestigation(systemPrincipal(job.data.by), { investigationId: job.data.id }, prisma);
+        runningInvestigations.add(job.data.id);
+        try {
+          await runInvestigation(systemPrincipal(job.data.by), { investigationId: job.data.id }, prisma, {
+            owner: `${processId}:investigation:${job.id}`,
+            leaseMs: settings.leaseMs,
+          });
+        } finally {
+          runningInvestigations.delete(job.data.id);
+        }
       },
     );
-    const processId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     for (let i = 0; i < settings.concurrency; i++) {
       const name = `${processId}:${i}`;
       workers.push(name);

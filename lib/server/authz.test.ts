@@ -94,6 +94,7 @@ const NOT_OPERATIONS = new Set([
   "replays.isTerminal",
   "experiment-fixtures.groupPausedMembers",
   "investigations.presentInvestigation",
+  "jobs.presentJobs",
   "investigations.blameLiveBudget",
   // The job worker's entry points: a worker runs replays it took from the queue, on no one's behalf.
   "replays.runNow",

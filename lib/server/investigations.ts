@@ -7,6 +7,7 @@
  * as they finish, honours a cancel between probes, and bounds the cost before
  * anything runs.
  */
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { getReplayCounterfactual } from "@/lib/db/checks";
@@ -14,12 +15,17 @@ import {
   claimInvestigation,
   findInvestigation,
   finishInvestigation,
+  holdsInvestigationLease,
   insertInvestigation,
   latestStaleCheck,
   listInvestigationsOfSession,
+  releaseInvestigationLease,
+  renewInvestigationLease,
   replayOutcomes,
   requestInvestigationCancel,
   saveInvestigationProgress,
+  savePendingProbe,
+  type InvestigationClaim,
   type InvestigationRow,
 } from "@/lib/db/investigations";
 import { getPolicyVersionById } from "@/lib/db/policies";
@@ -46,7 +52,7 @@ import {
 import { authorize } from "./authz";
 import { CheckRef, judgeFor, MAX_CHECKS_PER_REPLAY, resolveChecks, resolveModelEndpoint } from "./counterfactual";
 import type { Principal } from "./principal";
-import { startReplay } from "./replays";
+import { createReplay, runQueuedReplay } from "./replays";
 
 /** Most trials per probe, and most replays one investigation may run in all. */
 export const MAX_PROBE_TRIALS = 20;
@@ -395,7 +401,9 @@ async function createStaleCheck(
 async function runStaleCheck(params: Params, prisma: Db, records: StaleRecord[], save: () => Promise<boolean>) {
   const volatile = (params.volatile ?? []).map((p) => parseVolatilePath(p)!).filter(Boolean);
   const call = toolExecutor(prisma);
+  const checked = new Set(records.map((r) => r.seq));
   for (const t of params.targets ?? []) {
+    if (checked.has(t.seq)) continue;
     if (await save()) return "cancelled" as const;
     const answer = await call({ tool: t.tool, callId: t.callId, args: t.args, cacheKey: t.cacheKey, step: t.seq });
     if (answer.error && UNREACHED.test(answer.error.type)) {
@@ -422,38 +430,141 @@ async function runStaleCheck(params: Params, prisma: Db, records: StaleRecord[],
   return "completed" as const;
 }
 
+/** This run no longer holds the investigation (another worker took it over): it stores nothing more. */
+class InvestigationLeaseLost extends Error {
+  constructor(id: string) {
+    super(`Investigation ${id} was taken over by another worker.`);
+    this.name = "InvestigationLeaseLost";
+  }
+}
+
+export interface InvestigationRunOptions {
+  /** The lease owner (a worker's name); a run without one gets its own. */
+  owner?: string;
+  /** How long its lease lasts without a heartbeat; a worker killed mid-run is replaced after it. */
+  leaseMs?: number;
+}
+
+export type InvestigationRunOutcome = "ran" | "busy" | "idle" | "lease_lost";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
- * Runs a queued investigation to its end (the background work; a job runner's unit). Runs once: a second call
- * does nothing. Each probe is `trials` replays started as the investigation's author; probes are stored as they
- * finish, and a cancel stops it before the next probe.
+ * Runs a probe's replays to their end under replay leases: each queued one (or one whose worker is gone) is
+ * run here; one another worker holds is waited for. Paused or awaiting-approval trials count as ended (they
+ * did not pass).
  */
-export async function runInvestigation(principal: Principal, input: InvestigationRef, prisma: Db): Promise<void> {
+async function runProbeReplays(prisma: Db, replayIds: readonly string[], leaseMs: number, lost: () => boolean) {
+  for (;;) {
+    for (const id of replayIds) {
+      if (lost()) return;
+      await runQueuedReplay(prisma, id, { owner: `inline:${process.pid}:${randomUUID()}`, leaseMs });
+    }
+    const open = (await replayOutcomes(prisma, replayIds)).filter(
+      (o) => o.status === "queued" || o.status === "running",
+    );
+    if (open.length === 0 || lost()) return;
+    await sleep(250);
+  }
+}
+
+/**
+ * Runs a queued investigation to its end (a job worker's unit) under a lease it renews, like a replay's: a
+ * worker killed mid-run stops renewing it, and the run that takes over (after the lease ran out) goes on from
+ * where it stopped. The searches are deterministic given the probes' outcomes, so the new run asks for the same
+ * probes in the same order: a probe already finished is answered from the stored record (not run again), and
+ * the probe that was running reuses the replays created for it (recorded with them), running those of them
+ * nobody finished. Each probe is `trials` replays started as the investigation's author; probes are stored as
+ * they finish, and a cancel stops it before the next probe.
+ */
+export async function runInvestigation(
+  principal: Principal,
+  input: InvestigationRef,
+  prisma: Db,
+  opts: InvestigationRunOptions = {},
+): Promise<InvestigationRunOutcome> {
   authorize(principal, "investigations.run");
   const row = await findInvestigation(prisma, input.investigationId);
   if (!row) throw notFound("investigation", input.investigationId);
-  if (!(await claimInvestigation(prisma, row.id))) return;
+  const owner = opts.owner ?? `inline:${process.pid}:${randomUUID()}`;
+  const leaseMs = opts.leaseMs ?? 30_000;
+  const claim = await claimInvestigation(prisma, row.id, owner, leaseMs);
+  if (claim.kind !== "claimed") return claim.kind;
+  let lost = false;
+  const heartbeat = setInterval(
+    () => {
+      renewInvestigationLease(prisma, row.id, owner, leaseMs).then(
+        (held) => {
+          if (!held) lost = true;
+        },
+        (error: unknown) => console.error(`Investigation ${row.id}: heartbeat failed:`, error),
+      );
+    },
+    Math.max(250, Math.floor(leaseMs / 3)),
+  );
+  try {
+    const outcome = await runClaimed(principal, prisma, row, claim, owner, leaseMs, () => lost);
+    if (outcome === "lease_lost") lost = true;
+    return outcome;
+  } finally {
+    clearInterval(heartbeat);
+    if (!lost) await releaseInvestigationLease(prisma, row.id, owner).catch(() => undefined);
+  }
+}
+
+async function runClaimed(
+  principal: Principal,
+  prisma: Db,
+  row: InvestigationRow,
+  claim: Extract<InvestigationClaim, { kind: "claimed" }>,
+  owner: string,
+  leaseMs: number,
+  leaseLost: () => boolean,
+): Promise<InvestigationRunOutcome> {
   const params = row.params as Params;
   let cancelled = false;
-  const records: (BlameProbeRecord | MinimizeProbeRecord | StaleRecord)[] = [];
+  let lost = false;
+  const stop = () => cancelled || lost || leaseLost();
+  // The probes an earlier run finished (a run that took over goes on from them).
+  const earlier = (Array.isArray(claim.probes) ? claim.probes : []) as (
+    BlameProbeRecord | MinimizeProbeRecord | StaleRecord
+  )[];
+  const records: (BlameProbeRecord | MinimizeProbeRecord | StaleRecord)[] = [...earlier];
   const save = async () => {
-    cancelled = (await saveInvestigationProgress(prisma, row.id, records)) || cancelled;
+    const saved = await saveInvestigationProgress(prisma, row.id, owner, records);
+    if (!saved.held) lost = true;
+    cancelled = saved.cancelRequested || cancelled;
   };
+  const finish = async (end: Parameters<typeof finishInvestigation>[3]): Promise<InvestigationRunOutcome> =>
+    !lost && (await finishInvestigation(prisma, row.id, owner, end)) ? "ran" : "lease_lost";
 
   /** Runs one probe: `trials` replays of the session with this policy and these edits; counts the passes. */
-  const probe = async (policy: Policy, edits: Edit[]): Promise<ProbeOutcome & { replayIds: string[] }> => {
-    const started = await startReplay(
-      principal,
-      {
-        sessionId: row.sessionId,
-        policy,
-        edits,
-        checks: params.checks,
-        ...(params.trials > 1 ? { trials: params.trials } : {}),
-        ...(params.modelEndpoint ? { modelEndpoint: params.modelEndpoint } : {}),
-      },
-      prisma,
-    );
-    const replayIds = started.trialIds ?? [started.id];
+  const probe = async (key: string, policy: Policy, edits: Edit[]): Promise<ProbeOutcome & { replayIds: string[] }> => {
+    let replayIds: string[];
+    if (claim.pendingProbe?.key === key) {
+      // The run before this one created them and stopped while they ran.
+      replayIds = claim.pendingProbe.replayIds;
+    } else {
+      const started = await createReplay(
+        principal,
+        {
+          sessionId: row.sessionId,
+          policy,
+          edits,
+          checks: params.checks,
+          ...(params.trials > 1 ? { trials: params.trials } : {}),
+          ...(params.modelEndpoint ? { modelEndpoint: params.modelEndpoint } : {}),
+        },
+        prisma,
+        async (tx, ids) => {
+          if (!(await holdsInvestigationLease(tx, row.id, owner))) throw new InvestigationLeaseLost(row.id);
+          await savePendingProbe(tx, row.id, owner, { key, replayIds: ids });
+        },
+      );
+      replayIds = started.trialIds ?? [started.id];
+    }
+    await runProbeReplays(prisma, replayIds, leaseMs, () => lost || leaseLost());
+    if (lost || leaseLost()) throw new InvestigationLeaseLost(row.id);
     const outcomes = await replayOutcomes(prisma, replayIds);
     const passes = outcomes.filter((o) => isTerminal(o.status) && runPassed(o.verdicts?.branch) === true).length;
     return { passes, trials: replayIds.length, replayIds };
@@ -464,10 +575,11 @@ export async function runInvestigation(principal: Principal, input: Investigatio
       const staleRecords = records as StaleRecord[];
       const end = await runStaleCheck(params, prisma, staleRecords, async () => {
         await save();
+        if (lost || leaseLost()) throw new InvestigationLeaseLost(row.id);
         return cancelled;
       });
       const count = (state: StaleRecord["state"]) => staleRecords.filter((r) => r.state === state).length;
-      await finishInvestigation(prisma, row.id, {
+      return await finish({
         status: end,
         probes: staleRecords,
         result: {
@@ -477,16 +589,18 @@ export async function runInvestigation(principal: Principal, input: Investigatio
           unchecked: count("unchecked"),
         },
       });
-      return;
     }
     if (row.kind === "blame") {
       const modelSteps = params.modelSteps ?? [];
-      const ids = new Map<number, string[]>();
+      const done = new Map((earlier as BlameProbeRecord[]).map((r) => [r.modelStep, r]));
+      const ids = new Map<number, string[]>([...done].map(([step, r]) => [step, r.replayIds]));
       const result = await searchBlame({
         steps: modelSteps.map((_, i) => i),
         share: params.share,
         probe: async (modelStep) => {
-          const outcome = await probe({ ...params.policy, liveFromModelStep: modelStep }, []);
+          const kept = done.get(modelStep);
+          if (kept) return { passes: kept.passes, trials: kept.trials };
+          const outcome = await probe(String(modelStep), { ...params.policy, liveFromModelStep: modelStep }, []);
           ids.set(modelStep, outcome.replayIds);
           const passRate = outcome.passes / outcome.trials;
           records.push({
@@ -502,8 +616,9 @@ export async function runInvestigation(principal: Principal, input: Investigatio
           await save();
           return outcome;
         },
-        isCancelled: () => cancelled,
+        isCancelled: stop,
       });
+      if (lost || leaseLost()) return "lease_lost";
       const outcome =
         result.kind === "decided"
           ? {
@@ -513,33 +628,42 @@ export async function runInvestigation(principal: Principal, input: Investigatio
               replayId: ids.get(result.step)?.[0] ?? null,
             }
           : { kind: result.kind };
-      await finishInvestigation(prisma, row.id, {
+      return await finish({
         status: result.kind === "cancelled" ? "cancelled" : "completed",
         probes: records,
         result: outcome,
       });
-      return;
     }
 
     const edits = params.edits ?? [];
-    let lastIds: string[] = [];
-    const idsOf = new Map<string, string[]>();
+    const done = new Map((earlier as MinimizeProbeRecord[]).map((r) => [r.kept.join(","), r]));
+    const idsOf = new Map<string, string[]>([...done].map(([key, r]) => [key, r.replayIds]));
     const result = await minimizeEdits({
       count: edits.length,
       test: async (kept) => {
+        const key = kept.join(",");
+        const stored = done.get(key);
+        if (stored) return stored.fixes;
         const outcome = await probe(
+          key,
           params.policy,
           kept.map((i) => edits[i]!),
         );
-        lastIds = outcome.replayIds;
-        idsOf.set(kept.join(","), outcome.replayIds);
+        idsOf.set(key, outcome.replayIds);
         const fixes = outcome.passes / outcome.trials >= params.share;
-        records.push({ kept: [...kept], fixes, passes: outcome.passes, trials: outcome.trials, replayIds: lastIds });
+        records.push({
+          kept: [...kept],
+          fixes,
+          passes: outcome.passes,
+          trials: outcome.trials,
+          replayIds: outcome.replayIds,
+        });
         await save();
         return fixes;
       },
-      isCancelled: () => cancelled,
+      isCancelled: stop,
     });
+    if (lost || leaseLost()) return "lease_lost";
     const outcome =
       result.kind === "minimal"
         ? {
@@ -549,16 +673,17 @@ export async function runInvestigation(principal: Principal, input: Investigatio
             replayId: idsOf.get(result.kept.join(","))?.[0] ?? null,
           }
         : { kind: result.kind };
-    await finishInvestigation(prisma, row.id, {
+    return await finish({
       status: result.kind === "cancelled" ? "cancelled" : "completed",
       probes: records,
       result: outcome,
     });
   } catch (error) {
+    if (error instanceof InvestigationLeaseLost) return "lease_lost";
     const message =
       error instanceof AppError ? error.message : `The investigation could not go on: ${(error as Error).message}`;
     if (!(error instanceof AppError)) console.error(`Investigation ${row.id} failed:`, error);
-    await finishInvestigation(prisma, row.id, {
+    return finish({
       status: "failed",
       probes: records,
       result: null,

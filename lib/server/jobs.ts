@@ -32,6 +32,8 @@ export async function cancelExperiment(principal: Principal, input: CancelExperi
   authorize(principal, "experiments.run");
   const outcome = await cancelExperimentRows(prisma, input.experimentId);
   if (!outcome) throw notFound("experiment", input.experimentId);
+  if (outcome === "finished")
+    throw new AppError("wrong_state", "The experiment has already finished; there is nothing to cancel.");
   return outcome;
 }
 
@@ -43,7 +45,9 @@ export async function retryReplay(
   enqueue: Enqueue = runNow(prisma),
 ) {
   authorize(principal, "jobs.manage");
-  if (!(await retryReplayRow(prisma, input.replayId)))
+  const retried = await retryReplayRow(prisma, input.replayId);
+  if (retried === null) throw notFound("job", input.replayId);
+  if (!retried)
     throw new AppError("wrong_state", "Only a failed replay can be retried; this one is not failed (any more).");
   await enqueue([input.replayId]);
   return { replayId: input.replayId };
@@ -53,4 +57,54 @@ export async function retryReplay(
 export async function listJobs(principal: Principal, _input: unknown, prisma: Db) {
   authorize(principal, "jobs.manage");
   return jobOverview(prisma);
+}
+
+type Overview = Awaited<ReturnType<typeof jobOverview>>;
+
+/** The API's shape of the job overview: replays and investigations, each row with its kind, worker and progress. */
+export function presentJobs(overview: Overview) {
+  const replay = (r: Overview["running"][number]) => ({
+    id: r.id,
+    kind: "replay" as const,
+    status: r.status,
+    attempts: r.attempts,
+    worker: r.leaseOwner,
+    leaseUntil: r.leaseUntil?.toISOString() ?? null,
+    progress: { done: r.progressDone, total: r.progressTotal },
+    cancelRequested: r.cancelRequested,
+    error: (r.error ?? null) as { code: string; message: string } | null,
+    experimentId: r.experimentId,
+    session: r.session,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  });
+  const investigation = (i: Overview["investigations"]["rows"][number]) => ({
+    id: i.id,
+    kind: "investigation" as const,
+    investigationKind: i.kind,
+    status: i.status,
+    attempts: i.attempts,
+    worker: i.leaseOwner,
+    leaseUntil: i.leaseUntil?.toISOString() ?? null,
+    progress: {
+      done: Array.isArray(i.probes) ? i.probes.length : 0,
+      total: (i.estimate as { probes?: number } | null)?.probes ?? null,
+    },
+    cancelRequested: i.cancelRequested,
+    error: (i.error ?? null) as { code: string; message: string } | null,
+    session: i.session,
+    createdAt: i.createdAt.toISOString(),
+  });
+  const investigations = overview.investigations;
+  const of = (status: string) => investigations.rows.filter((i) => i.status === status).map(investigation);
+  return {
+    counts: {
+      queued: overview.counts.queued + investigations.counts.queued,
+      running: overview.counts.running + investigations.counts.running,
+      failed: overview.counts.failed + investigations.counts.failed,
+    },
+    queued: [...overview.queued.map(replay), ...of("queued")],
+    running: [...overview.running.map(replay), ...of("running")],
+    failed: [...overview.failed.map(replay), ...of("failed")],
+  };
 }

@@ -40,7 +40,6 @@ import {
   beginLiveCall,
   claimReplayRun,
   holdsReplayLease,
-  markExperimentRunning,
   markReplayCancelled,
   releaseReplayLease,
   type LiveCallStart,
@@ -255,6 +254,9 @@ export async function replayPolicyWarnings(
   );
 }
 
+/** Runs inside the transaction that stores new replays (an investigation records its probe's replays with them); throwing stores nothing. */
+export type StoredHook = (tx: DbClient, replayIds: string[]) => Promise<void>;
+
 export interface StartedReplay {
   id: string;
   warnings: PolicyIssue[];
@@ -269,7 +271,12 @@ export interface StartedReplay {
  * before a row exists: unknown session, bad policy, edits of the wrong kind or
  * seq, a live model policy without an endpoint.
  */
-async function checkAndStoreReplay(prisma: Db, input: StartReplayInput, createdBy: string): Promise<StartedReplay> {
+async function checkAndStoreReplay(
+  prisma: Db,
+  input: StartReplayInput,
+  createdBy: string,
+  onStored?: StoredHook,
+): Promise<StartedReplay> {
   const session = await sessionContext(prisma, input.sessionId);
   if (!session) throw notFound("session", input.sessionId, "sessionId");
   const { policy, policyVersionId } = await resolvePolicy(prisma, input);
@@ -326,6 +333,7 @@ async function checkAndStoreReplay(prisma: Db, input: StartReplayInput, createdB
       });
       created.push(id);
     }
+    if (onStored) await onStored(tx, created);
     return created;
   });
   return {
@@ -417,8 +425,14 @@ interface EngineHooks {
 
 /** How a worker runs a replay it holds (lib/jobs): its lease, and what to do at step boundaries. */
 export interface RunHooks extends EngineHooks {
-  /** The lease owner: the run's result is stored only while it still holds the replay. */
+  /** The lease owner: the run's result is stored only while it still holds the replay (and the lease let go with it). */
   owner?: string;
+  /** No earlier run stored steps for this replay. */
+  fresh?: boolean;
+  /** The last progress the run reported, stored with its result. */
+  lastProgress?: () => { done: number; total: number } | null;
+  /** Told after each call outside the database (live tool or model, simulator). */
+  onExternalCall?: () => void;
 }
 
 /** A run whose worker lost its lease (another worker took the replay over): it calls and stores nothing more. */
@@ -586,7 +600,7 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
       nulNotes.set(r.step, [...(nulNotes.get(r.step) ?? []), note]);
     };
     const now = () => new Date().toISOString();
-    const executors = writeAhead(
+    const writeAheadExecutors = writeAhead(
       {
         tool: toolExecutor(prisma, onNul),
         simulator: toolSimulator(prisma, onNul),
@@ -604,6 +618,24 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
         lost: () => new LeaseLost(replayId),
       },
     );
+    // A call outside (a live tool, a live model, a simulator) took time: the next step boundary looks the cancel up.
+    const told = hooks.onExternalCall;
+    const after =
+      <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        try {
+          return await fn(...args);
+        } finally {
+          told?.();
+        }
+      };
+    const outside = told
+      ? {
+          tool: after(writeAheadExecutors.tool),
+          simulator: after(writeAheadExecutors.simulator),
+          ...(writeAheadExecutors.model ? { model: after(writeAheadExecutors.model) } : {}),
+        }
+      : writeAheadExecutors;
     const engineHooks: EngineHooks = {
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
       ...(hooks.isCancelled ? { isCancelled: hooks.isCancelled } : {}),
@@ -624,7 +656,7 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
           cohortExperimentId: row.experiment?.id ?? null,
         }),
         cohort: row.experiment ? { agentVersionId: row.experiment.agentVersionId } : null,
-        executors,
+        executors: outside,
         now,
         ...engineHooks,
       });
@@ -638,9 +670,14 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
       await withTransaction(
         prisma,
         async (tx) => {
-          await stillHeld(tx);
+          // Fenced by the lease (the result's update is the first write and takes the row's lock).
+          const stored = await saveRunResult(tx, replayId, done, new Date(), {
+            ...(owner !== undefined ? { owner } : {}),
+            fresh: hooks.fresh ?? false,
+            progress: hooks.lastProgress?.() ?? null,
+          });
+          if (!stored) throw new LeaseLost(replayId);
           await appendLogEntries(tx, replayId, done.newLogEntries, row.createdBy);
-          await saveRunResult(tx, replayId, done, new Date());
         },
         { timeout: 120_000, maxWait: 30_000 },
       );
@@ -664,9 +701,14 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
  * with `runReplay` (in the background: the dashboard polls its progress).
  * Repeated trials are stored as one replay each (`trialIds`), to run one by one.
  */
-export async function createReplay(principal: Principal, input: StartReplayInput, prisma: Db): Promise<StartedReplay> {
+export async function createReplay(
+  principal: Principal,
+  input: StartReplayInput,
+  prisma: Db,
+  onStored?: StoredHook,
+): Promise<StartedReplay> {
   authorize(principal, "replays.run");
-  return checkAndStoreReplay(prisma, input, principal.name);
+  return checkAndStoreReplay(prisma, input, principal.name, onStored);
 }
 
 /**
@@ -724,9 +766,10 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
   if (claim.kind !== "claimed") return claim.kind;
   const experimentId = claim.experimentId;
   let finished = false;
+  /** The run stored its result, which let the lease go. */
+  let released = false;
   try {
-    if (experimentId) await markExperimentRunning(prisma, experimentId);
-    if (claim.cancelRequested || (await replayCancelRequested(prisma, replayId))) {
+    if (claim.cancelRequested) {
       await markReplayCancelled(prisma, replayId, "Cancelled before it ran.");
       finished = true;
       return "cancelled";
@@ -754,21 +797,43 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
       },
       Math.max(250, Math.floor(leaseMs / 3)),
     );
-    let lastProgress = 0;
+    // At most a progress write every half second, the first half a second in: a short run writes none (its last
+    // progress is stored with its result). The engine reports progress at every step boundary.
+    let lastProgress = Date.now();
+    let latest: { done: number; total: number } | null = null;
+    // A cancel is looked up at the first step boundary after each call outside (so no live call follows a cancel
+    // made while one was in flight), and otherwise at most every quarter second (the claim said there was none).
+    let lastCancelCheck = Date.now();
+    let outsideCall = false;
+    let cancelRequested = false;
     try {
-      await executeReplay(prisma, replayId, {
+      const result = await executeReplay(prisma, replayId, {
         owner: opts.owner,
+        fresh: claim.stepCount === 0,
+        lastProgress: () => latest,
+        onExternalCall: () => {
+          outsideCall = true;
+        },
         onProgress: ({ done, total }) => {
-          // At most a write every half second; the engine calls this at every step boundary.
+          latest = { done, total };
           const at = Date.now();
-          if (at - lastProgress < 500 && done < total) return;
+          if (at - lastProgress < 500) return;
           lastProgress = at;
           saveReplayProgress(prisma, replayId, opts.owner, done, total).catch((error: unknown) =>
             console.error(`Replay ${replayId}: progress not saved:`, error),
           );
         },
-        isCancelled: async () => lost || (await replayCancelRequested(prisma, replayId)),
+        isCancelled: async () => {
+          if (lost || cancelRequested) return true;
+          const at = Date.now();
+          if (!outsideCall && at - lastCancelCheck < 250) return false;
+          lastCancelCheck = at;
+          outsideCall = false;
+          cancelRequested = await replayCancelRequested(prisma, replayId);
+          return cancelRequested;
+        },
       });
+      released = result !== null;
     } catch (error) {
       if (error instanceof LeaseLost) return "lease_lost";
       throw error;
@@ -778,7 +843,7 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
     finished = true;
     return "ran";
   } finally {
-    await releaseReplayLease(prisma, replayId, opts.owner, finished);
+    if (!released) await releaseReplayLease(prisma, replayId, opts.owner, finished);
     if (experimentId) await settleExperiment(prisma, experimentId);
   }
 }
