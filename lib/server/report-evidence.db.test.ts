@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { finishInvestigation, insertInvestigation } from "@/lib/db/investigations";
+import { claimInvestigation, finishInvestigation, insertInvestigation } from "@/lib/db/investigations";
 import { createShareLink, findSharedReport } from "@/lib/db/reports";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError, parseInput } from "@/lib/errors";
@@ -82,7 +82,8 @@ describe.each(TEST_ENGINES)("report evidence on %s", (engine) => {
       estimate: { probes: 1, trials: 1, replays: 0, maxLiveCallsPerTrial: 0, maxLiveCalls: 0, liveToolCalls: 1 },
       createdBy: "Ana",
     });
-    await finishInvestigation(db.prisma, stale.id, {
+    await claimInvestigation(db.prisma, stale.id, "test-worker", 60_000);
+    await finishInvestigation(db.prisma, stale.id, "test-worker", {
       status: "completed",
       probes: [{ seq: 1, tool: "lookup_order", state: "stale", paths: ["$.status"], ignored: ["$.at"] }],
       result: { kind: "checked", stale: 1, fresh: 0, unchecked: 0 },
@@ -114,7 +115,8 @@ describe.each(TEST_ENGINES)("report evidence on %s", (engine) => {
       estimate: { probes: 3, trials: 2, replays: 6, maxLiveCallsPerTrial: 18, maxLiveCalls: 108 },
       createdBy: "Ana",
     });
-    await finishInvestigation(db.prisma, blame.id, {
+    await claimInvestigation(db.prisma, blame.id, "test-worker", 60_000);
+    await finishInvestigation(db.prisma, blame.id, "test-worker", {
       status: "completed",
       probes: [
         { index: 0, modelStep: 0, baseSeq: 0, passes: 2, trials: 2, passRate: 1, fixes: true, replayIds: ["r1", "r2"] },
