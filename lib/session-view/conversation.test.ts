@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-// eslint-disable-next-line no-restricted-imports -- the engine's own session builder makes realistic fixtures; it is test-only, not public API
 import { buildSession } from "@/lib/replay/session-builder";
 import { buildConversation, chatSearchText, contentText } from "./conversation";
 import { buildWaterfall } from "./waterfall";
