@@ -8,31 +8,35 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import {
-  getSessionOverview,
-  listSessionSteps,
-  readSessionConversation,
-  WINDOW_DEFAULT,
-} from "@/lib/server/session-pages";
+import { getSessionOverview, listSessionSteps, readSessionConversation } from "@/lib/server/session-pages";
+import { cache } from "react";
 import { formatCost, formatDateTime, formatDuration, formatTokens } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
+
+/** Steps per window on this page: the first screen and a little more. */
+const PAGE_WINDOW = 32;
+
+/** The session's header, read once per request (the metadata and the page both need it). */
+const overview = cache(async (id: string) => {
+  const { principal, prisma } = await pageContext();
+  return getSessionOverview(principal, { sessionId: id }, prisma);
+});
 
 type Query = { view?: string; q?: string; step?: string };
 type Props = { params: Promise<{ id: string }>; searchParams?: Promise<Query> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
-  const { principal, prisma } = await pageContext();
-  const session = await getSessionOverview(principal, { sessionId: id }, prisma).catch(() => null);
+  const session = await overview(id).catch(() => null);
   return { title: session ? sessionLabel(session) : "Session not found" };
 }
 
 export default async function SessionPage({ params, searchParams }: Props) {
   const [{ id }, query] = await Promise.all([params, searchParams ?? Promise.resolve({} as Query)]);
   const { principal, prisma } = await pageContext();
-  const session = await orNotFound(getSessionOverview(principal, { sessionId: id }, prisma));
+  const session = await orNotFound(overview(id));
   // A deep link to a step (`?step=12`) opens the steps view there.
   const stepParam = typeof query.step === "string" && /^-?\d{1,10}$/.test(query.step) ? Number(query.step) : null;
   const openSeq =
@@ -48,10 +52,10 @@ export default async function SessionPage({ params, searchParams }: Props) {
       ? null
       : openSeq === null
         ? first
-        : first + Math.floor((openSeq - first) / WINDOW_DEFAULT) * WINDOW_DEFAULT;
+        : first + Math.floor((openSeq - first) / PAGE_WINDOW) * PAGE_WINDOW;
   let initial: InitialWindow | null = null;
   if (cursor !== null && !initialQuery.trim()) {
-    const ref = { sessionId: id, cursor, limit: WINDOW_DEFAULT };
+    const ref = { sessionId: id, cursor, limit: PAGE_WINDOW };
     initial =
       initialView === "chat"
         ? { kind: "chat", cursor, items: (await readSessionConversation(principal, ref, prisma)).items }
@@ -110,7 +114,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
       ) : (
         <SessionView
           sessionId={session.id}
-          span={{ firstSeq: session.firstSeq, lastSeq: session.lastSeq, window: WINDOW_DEFAULT }}
+          span={{ firstSeq: session.firstSeq, lastSeq: session.lastSeq, window: PAGE_WINDOW }}
           t0={session.startedAt ? session.startedAt.getTime() : null}
           totalMs={session.durationMs ?? 0}
           initialView={initialView}
