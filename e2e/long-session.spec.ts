@@ -89,6 +89,7 @@ test("a 10,000-turn session opens on its first screen and scrolls to its last st
   await expect(linked).toBeVisible();
   await expect(linked).toHaveAttribute("open", "");
   await expect(linked).toContainText("Arguments");
+  await page.screenshot({ path: `${SHOTS}/deep-link.png` });
 
   // Search runs over the whole run: one tool turn, found by its order.
   await page.getByLabel("Search this session").fill("W1007919");

@@ -34,26 +34,37 @@ const attached = (child: { seq: number }, parentSeq: number) => child.seq > pare
  * that a window can be read as a stretch of the conversation on its own.
  */
 export async function eventWindow(client: DbClient, sessionId: string, from: number, to: number) {
-  const [inRange, after, lastModelCall] = await Promise.all([
+  // Every read is by seq range on the (sessionId, seq) index, bounded by the window and ATTACH: filtering
+  // by kind in the database would walk the session's index of that kind, which grows with the session.
+  const [inRange, next, prior] = await Promise.all([
     client.event.findMany({ where: { sessionId, seq: { gte: from, lt: to } }, orderBy: { seq: "asc" } }),
     client.event.findMany({
-      where: { sessionId, kind: "tool_call", seq: { gte: to, lt: to + ATTACH - 1 }, parentSeq: { gte: from, lt: to } },
+      where: { sessionId, seq: { gte: to, lt: to + ATTACH - 1 } },
+      select: { seq: true, kind: true, parentSeq: true },
       orderBy: { seq: "asc" },
     }),
-    client.event.findFirst({
-      where: { sessionId, kind: "model_call", seq: { lt: from } },
-      orderBy: { seq: "desc" },
-      select: { seq: true },
+    client.event.findMany({
+      where: { sessionId, seq: { gte: from - ATTACH, lt: from } },
+      select: { seq: true, kind: true },
+      orderBy: { seq: "asc" },
     }),
   ]);
-  // The lead: the steps since the last model call before the window (at most ATTACH of them), which a
-  // reader of the conversation goes through first to know what was already said.
-  const lead = lastModelCall
-    ? await client.event.findMany({
-        where: { sessionId, seq: { gte: Math.max(lastModelCall.seq, from - ATTACH), lt: from } },
-        orderBy: { seq: "asc" },
-      })
-    : [];
+  const inWindow = (seq: number | null) => seq !== null && seq >= from && seq < to;
+  const afterSeqs = next.filter((e) => e.kind === "tool_call" && inWindow(e.parentSeq)).map((e) => e.seq);
+  const lastModelCall = prior.filter((e) => e.kind === "model_call").at(-1) ?? null;
+  const [after, lead] = await Promise.all([
+    afterSeqs.length === 0
+      ? []
+      : client.event.findMany({ where: { sessionId, seq: { in: afterSeqs } }, orderBy: { seq: "asc" } }),
+    // The lead: the steps since the last model call before the window (at most ATTACH of them), which a
+    // reader of the conversation goes through first to know what was already said.
+    lastModelCall
+      ? client.event.findMany({
+          where: { sessionId, seq: { gte: lastModelCall.seq, lt: from } },
+          orderBy: { seq: "asc" },
+        })
+      : [],
+  ]);
   const modelSeqs = new Set(inRange.filter((e) => e.kind === "model_call").map((e) => e.seq));
   // Earlier steps this window refers to: the parents of its first tool calls, the prefixes of its model calls.
   const earlier = new Set<number>();
