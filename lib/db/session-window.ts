@@ -18,8 +18,12 @@ export const ATTACH = 256;
 export async function sessionOverview(client: DbClient, id: string) {
   const session = await client.session.findUnique({ where: { id }, include: { agent: true, agentVersion: true } });
   if (!session) return null;
-  const range = await client.event.aggregate({ where: { sessionId: id }, _min: { seq: true }, _max: { seq: true } });
-  return { ...session, firstSeq: range._min.seq, lastSeq: range._max.seq };
+  // Two ends of the (sessionId, seq) index; an aggregate would read every row of the session.
+  const [first, last] = await Promise.all([
+    client.event.findFirst({ where: { sessionId: id }, orderBy: { seq: "asc" }, select: { seq: true } }),
+    client.event.findFirst({ where: { sessionId: id }, orderBy: { seq: "desc" }, select: { seq: true } }),
+  ]);
+  return { ...session, firstSeq: first?.seq ?? null, lastSeq: last?.seq ?? null };
 }
 export type SessionOverview = NonNullable<Awaited<ReturnType<typeof sessionOverview>>>;
 
