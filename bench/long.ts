@@ -8,14 +8,30 @@
  *   delta    bytes per event of GET /api/v1/sessions/:id?inputs=delta
  *   replay   ms per event: the engine replaying the session under the recorded policy
  * and the ratio of each per-event figure at the largest size to the smallest
- * (target: within 1.5×, i.e. linear). With BENCH_URL and BENCH_KEY (a running
- * server and an API key) it also imports through HTTP and times the session
- * page: bytes per event and time to first byte.
+ * (target: within 1.5×, i.e. linear).
+ *
+ * Then the session page, served by `next start` (started here, on the build in
+ * $NEXT_DIST_DIR, default .next, over a temporary embedded database holding one
+ * session per size): the page's HTML bytes (total and per event) and time to
+ * first byte, and in Chromium the time from navigation until the first screen
+ * (the first messages) shows; each the median of 5 runs, with min–max. The page
+ * sends one window of steps, so its bytes and time should not grow with the
+ * session: the ratios largest/smallest are of the totals (target ≤ 1.5), the
+ * first screen under 1 s.
  *
  * Run: npx tsx bench/long.ts [turns…]   (or npm run bench:long; default 100 1000 10000)
+ *   needs a production build for the page figures: `NEXT_DIST_DIR=.next-x npx next build` (or npm run build)
  * BENCH_ENGINES=pglite,postgres (default both; postgres is skipped when 127.0.0.1:5432 does not answer).
  * BENCH_REPLAY_MAX_TURNS (default: every size): sizes above it skip the replay figure.
+ * BENCH_PAGES=only: the page figures alone; BENCH_PAGES=0: without them. BENCH_PORT (default 3191).
  */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium } from "@playwright/test";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../e2e/chromium";
+import { openDatabase } from "../lib/db/client";
 import { presentSession } from "../lib/http/present";
 import { importAndSave } from "../lib/db/imports";
 import { getSession, sessionEvents } from "../lib/db/sessions";
@@ -45,33 +61,7 @@ type Row = {
   readMs: number;
   deltaBytes: number;
   replayMs: number | null;
-  pageBytes: number | null;
-  ttfbMs: number | null;
 };
-
-async function page(body: string): Promise<{ bytes: number; ttfbMs: number } | null> {
-  const url = process.env.BENCH_URL;
-  const key = process.env.BENCH_KEY;
-  if (!url || !key) return null;
-  const posted = await fetch(`${url}/api/v1/sessions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body,
-  });
-  const { sessions } = (await posted.json()) as { sessions: { id: string }[] };
-  const t0 = performance.now();
-  const res = await fetch(`${url}/sessions/${sessions[0]!.id}`);
-  const reader = res.body!.getReader();
-  let bytes = 0;
-  let ttfbMs = 0;
-  for (let first = true; ; first = false) {
-    const { done, value } = await reader.read();
-    if (first) ttfbMs = performance.now() - t0;
-    if (done) break;
-    bytes += value.byteLength;
-  }
-  return { bytes, ttfbMs };
-}
 
 async function run(engine: TestEngine): Promise<Row[]> {
   const db = await createTestDatabase(engine);
@@ -105,7 +95,6 @@ async function run(engine: TestEngine): Promise<Row[]> {
         replayMs = performance.now() - t;
         if (r.comparability !== "exact") throw new Error(`replay of ${turns} turns: ${r.comparability} (${r.status})`);
       }
-      const served = engine === ENGINES[0] ? await page(body) : null;
       rows.push({
         turns,
         events,
@@ -114,8 +103,6 @@ async function run(engine: TestEngine): Promise<Row[]> {
         readMs,
         deltaBytes,
         replayMs,
-        pageBytes: served?.bytes ?? null,
-        ttfbMs: served?.ttfbMs ?? null,
       });
       console.log(`  ${engine}: ${turns} turns done (${events} events, import ${importMs.toFixed(0)} ms)`);
     }
@@ -128,10 +115,10 @@ async function run(engine: TestEngine): Promise<Row[]> {
 function report(engine: string, rows: Row[]) {
   const per = (v: number | null, r: Row, digits: number) => (v === null ? "—" : (v / r.events).toFixed(digits));
   console.log(`\n${engine}: per event`);
-  console.log("  turns   events   import ms   db bytes   read ms   delta bytes   replay ms   page bytes   ttfb ms");
+  console.log("  turns   events   import ms   db bytes   read ms   delta bytes   replay ms");
   for (const r of rows)
     console.log(
-      `  ${String(r.turns).padStart(5)}  ${String(r.events).padStart(7)}  ${per(r.importMs, r, 3).padStart(10)}  ${per(r.dbBytes, r, 0).padStart(9)}  ${per(r.readMs, r, 4).padStart(8)}  ${per(r.deltaBytes, r, 0).padStart(12)}  ${per(r.replayMs, r, 4).padStart(10)}  ${per(r.pageBytes, r, 0).padStart(11)}  ${r.ttfbMs === null ? "—" : r.ttfbMs.toFixed(0).padStart(7)}`,
+      `  ${String(r.turns).padStart(5)}  ${String(r.events).padStart(7)}  ${per(r.importMs, r, 3).padStart(10)}  ${per(r.dbBytes, r, 0).padStart(9)}  ${per(r.readMs, r, 4).padStart(8)}  ${per(r.deltaBytes, r, 0).padStart(12)}  ${per(r.replayMs, r, 4).padStart(10)}`,
     );
   const first = rows[0]!;
   const last = rows.at(-1)!;
@@ -145,16 +132,182 @@ function report(engine: string, rows: Row[]) {
   );
 }
 
-const results: [string, Row[]][] = [];
-for (const engine of ENGINES) {
+// ---------------------------------------------------------------------------
+// The session page, served by next start.
+
+const ADMIN = { email: "bench@bench.test", password: "bench-admin-password" };
+
+type PageRow = { turns: number; events: number; bytes: number[]; ttfbMs: number[]; firstScreenMs: number[] };
+
+async function waitForServer(url: string, timeoutMs = 180_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const spread = (xs: number[], digits = 0) =>
+  `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+
+async function pages(): Promise<{ rows: PageRow[]; baseline: PageRow } | null> {
+  const dist = process.env.NEXT_DIST_DIR || ".next";
+  if (!existsSync(path.join(dist, "BUILD_ID"))) {
+    console.log(`\npage: no production build in ${dist}/ (run \`npm run build\`, or set NEXT_DIST_DIR): skipped`);
+    return null;
+  }
+  const port = Number(process.env.BENCH_PORT ?? 3191);
+  const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-bench-long-"));
+  let child: ReturnType<typeof spawn> | null = null;
   try {
-    results.push([engine, await run(engine)]);
-  } catch (error) {
-    if (engine === "postgres" && String(error).includes("ECONNREFUSED"))
-      console.log("postgres: not reachable, skipped");
-    else throw error;
+    // One session per size, stored before the server starts (the server is not what is measured here).
+    const sessions: { turns: number; id: string; events: number }[] = [];
+    const db = await openDatabase({ dir, url: "" });
+    try {
+      for (const turns of TURNS) {
+        const result = await importAndSave(db.prisma, JSON.stringify(longChatLog(turns)), { format: "openai-chat" });
+        if (!result.ok) throw new Error("import failed");
+        sessions.push({ turns, id: result.sessions[0]!.id, events: result.sessions[0]!.eventCount });
+      }
+    } finally {
+      await db.close();
+    }
+    child = spawn(
+      process.execPath,
+      [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)],
+      {
+        stdio: ["ignore", "ignore", "inherit"],
+        env: {
+          ...process.env,
+          BRANCHPOINT_DATA_DIR: dir,
+          BRANCHPOINT_DEMO_DATA: "off",
+          BRANCHPOINT_ADMIN_EMAIL: ADMIN.email,
+          BRANCHPOINT_ADMIN_PASSWORD: ADMIN.password,
+          BRANCHPOINT_PUBLIC_URL: `http://127.0.0.1:${port}`,
+          NEXT_TELEMETRY_DISABLED: "1",
+          DATABASE_URL: "",
+        },
+      },
+    );
+    const base = `http://127.0.0.1:${port}`;
+    await waitForServer(`${base}/api/health`);
+    // Pages are for signed-in users: sign in as the admin the server made at start.
+    const signIn = await fetch(`${base}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: base },
+      body: JSON.stringify(ADMIN),
+    });
+    if (!signIn.ok) throw new Error(`sign-in: HTTP ${signIn.status} ${await signIn.text()}`);
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+
+    const html = async (id: string | null) => {
+      const t0 = performance.now();
+      const url = id === null ? `${base}/sessions` : `${base}/sessions/${id}`;
+      const res = await fetch(url, { headers: { cookie } });
+      if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+      const reader = res.body!.getReader();
+      let bytes = 0;
+      let ttfbMs = 0;
+      for (let first = true; ; first = false) {
+        const { done, value } = await reader.read();
+        if (first) ttfbMs = performance.now() - t0;
+        if (done) break;
+        bytes += value.byteLength;
+      }
+      return { bytes, ttfbMs };
+    };
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const signedIn = await context.request.post(`${base}/api/auth/sign-in/email`, { data: ADMIN });
+    if (!signedIn.ok()) throw new Error(`sign-in in Chromium: HTTP ${signedIn.status()}`);
+    const page = await context.newPage();
+    const firstScreen = async (id: string | null) => {
+      await page.goto(`${base}/import`); // a neutral page first, so each measurement starts from a loaded app
+      const t0 = performance.now();
+      await page.goto(id === null ? `${base}/sessions` : `${base}/sessions/${id}`, { waitUntil: "commit" });
+      await page
+        .locator(id === null ? '[data-testid="session-row"]' : '[data-testid="chat-item"]')
+        .first()
+        .waitFor({ state: "visible" });
+      return performance.now() - t0;
+    };
+    // Warm-up (the routes' first compile, caches): every size once, not counted.
+    for (const s of sessions) {
+      await html(s.id);
+      await firstScreen(s.id);
+    }
+    // The baseline, measured in the same runs: the sessions list (three rows), a page that reads no events.
+    await html(null);
+    await firstScreen(null);
+    const baseline: PageRow = { turns: 0, events: 0, bytes: [], ttfbMs: [], firstScreenMs: [] };
+    const rows: PageRow[] = sessions.map((s) => ({ ...s, bytes: [], ttfbMs: [], firstScreenMs: [] }));
+    for (let run = 0; run < 5; run++) {
+      const listed = await html(null);
+      baseline.bytes.push(listed.bytes);
+      baseline.ttfbMs.push(listed.ttfbMs);
+      baseline.firstScreenMs.push(await firstScreen(null));
+      for (const row of rows) {
+        const id = sessions.find((s) => s.turns === row.turns)!.id;
+        const served = await html(id);
+        row.bytes.push(served.bytes);
+        row.ttfbMs.push(served.ttfbMs);
+        row.firstScreenMs.push(await firstScreen(id));
+      }
+    }
+    await browser.close();
+    return { rows, baseline };
+  } finally {
+    child?.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(dir, { recursive: true, force: true });
   }
 }
+
+function reportPages({ rows, baseline }: { rows: PageRow[]; baseline: PageRow }) {
+  console.log("\nsession page (next start, embedded database): median of 5 (min–max)");
+  console.log("  turns   events   HTML bytes              bytes/event   TTFB ms          first screen ms (Chromium)");
+  for (const r of rows)
+    console.log(
+      `  ${String(r.turns).padStart(5)}  ${String(r.events).padStart(7)}  ${spread(r.bytes).padEnd(22)}  ${(median(r.bytes) / r.events).toFixed(1).padStart(11)}   ${spread(r.ttfbMs).padEnd(15)}  ${spread(r.firstScreenMs)}`,
+    );
+  const first = rows[0]!;
+  const last = rows.at(-1)!;
+  const ratio = (f: (r: PageRow) => number[]) => (median(f(last)) / median(f(first))).toFixed(2);
+  const worst = Math.max(...rows.flatMap((r) => r.firstScreenMs));
+  console.log(
+    `  baseline, the sessions list: ${spread(baseline.bytes)} bytes, TTFB ${spread(baseline.ttfbMs)} ms, first rows ${spread(baseline.firstScreenMs)} ms`,
+  );
+  console.log(
+    `  ratio ${last.turns}/${first.turns} turns, whole page (target ≤ 1.50): HTML bytes ${ratio((r) => r.bytes)}, TTFB ${ratio((r) => r.ttfbMs)}, first screen ${ratio((r) => r.firstScreenMs)}; per event: HTML bytes ${(median(last.bytes) / last.events / (median(first.bytes) / first.events)).toFixed(3)}`,
+  );
+  console.log(
+    `  first screen in Chromium at ${last.turns} turns: ${median(last.firstScreenMs).toFixed(0)} ms median, ${Math.max(...last.firstScreenMs).toFixed(0)} ms worst (target < 1000 ms; worst over all sizes ${worst.toFixed(0)} ms); ratio to the baseline's first rows ${(median(last.firstScreenMs) / median(baseline.firstScreenMs)).toFixed(2)}, TTFB ${(median(last.ttfbMs) / median(baseline.ttfbMs)).toFixed(2)}`,
+  );
+}
+
+const PAGES = process.env.BENCH_PAGES ?? "1";
+const results: [string, Row[]][] = [];
+if (PAGES !== "only")
+  for (const engine of ENGINES) {
+    try {
+      results.push([engine, await run(engine)]);
+    } catch (error) {
+      if (engine === "postgres" && String(error).includes("ECONNREFUSED"))
+        console.log("postgres: not reachable, skipped");
+      else throw error;
+    }
+  }
+const pageRows = PAGES === "0" ? null : await pages();
 for (const [engine, rows] of results) report(engine, rows);
-if (TURNS.some((t) => t > REPLAY_MAX))
+if (TURNS.some((t) => t > REPLAY_MAX) && PAGES !== "only")
   console.log(`\nreplay above ${REPLAY_MAX} turns not run (BENCH_REPLAY_MAX_TURNS).`);
+if (pageRows) reportPages(pageRows);

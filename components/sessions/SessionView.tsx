@@ -1,49 +1,80 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { Markdown } from "@/components/reports/Markdown";
-import { Badge, StatusBadge } from "@/components/ui/Badge";
-import { formatCost, formatDuration, formatTokens } from "@/lib/format";
-import { chatSearchText, type ChatItem, type ChatToolCall } from "./conversation";
+import { sessionConversationAction, sessionSearchAction, sessionStepsAction } from "@/app/(dashboard)/sessions/actions";
+import type { ChatItem } from "@/lib/session-view/conversation";
+import type { StepSummary } from "@/lib/session-view/steps";
+import { buildTimeline } from "@/lib/session-view/timeline";
+import { buildWaterfall } from "@/lib/session-view/waterfall";
+import { ChatEntry, StepNode, WATERFALL_GRID, WATERFALL_ROW, WaterfallBar, type OpenAll } from "./entries";
 import { SESSION_VIEWS, type SessionViewName } from "./views";
-import type { Waterfall, WaterfallRow } from "./waterfall";
 
 const VIEW_LABEL: Record<SessionViewName, string> = { chat: "Conversation", timeline: "Steps", waterfall: "Latency" };
 const LIST_HEIGHT = "70vh";
+/** Estimated height of one step in each view, until its window is measured. */
+const PER_STEP = { chat: 60, timeline: 40, waterfall: WATERFALL_ROW } as const;
+/** Windows of steps kept in the browser after they scroll away (they load again when scrolled back to). */
+const WINDOW_GC_MS = 30_000;
 
-/** A session's run three ways (chat, steps, latency waterfall), with search; the tab and the query live in the URL. */
+/** The first window, rendered on the server with the page: the steps' summaries or the conversation. */
+export type InitialWindow =
+  { kind: "steps"; cursor: number; steps: StepSummary[] } | { kind: "chat"; cursor: number; items: ChatItem[] };
+
+type Span = { firstSeq: number; lastSeq: number; window: number };
+
+/**
+ * A session's run three ways (chat, steps, latency waterfall), with search;
+ * the tab and the query live in the URL. Only what is on screen is loaded: the
+ * session is read a window of steps at a time (the first with the page, the
+ * others as they scroll into view, dropped a while after they leave it), a
+ * step's inputs and outputs when it is opened, and a search runs on the server.
+ */
 export function SessionView({
-  chat,
-  waterfall,
-  timeline,
+  sessionId,
+  span,
+  t0,
+  totalMs,
   initialView,
   initialQuery,
+  initial,
+  openSeq,
 }: {
-  chat: ChatItem[];
-  waterfall: Waterfall;
-  /** The steps view, rendered on the server; each step's `li` carries `data-search`. */
-  timeline: ReactNode;
+  sessionId: string;
+  /** The seqs the steps span, and the window size the page was rendered with. */
+  span: Span;
+  /** The session's first start (ms since the epoch), null when the recording has no times. */
+  t0: number | null;
+  totalMs: number;
   initialView: SessionViewName;
   initialQuery: string;
+  initial: InitialWindow | null;
+  /** A deep link to one step (`?step=`): the steps view opens there, with the step open. */
+  openSeq: number | null;
 }) {
   const [view, setView] = useState<SessionViewName>(initialView);
   const [query, setQuery] = useState(initialQuery);
-  const [openAll, setOpenAll] = useState<{ open: boolean; epoch: number }>({ open: false, epoch: 0 });
+  const [searched, setSearched] = useState(initialQuery.trim());
+  const [openAll, setOpenAll] = useState<OpenAll>({ open: false, epoch: 0 });
   const searchRef = useRef<HTMLInputElement>(null);
-  const timelineRef = useRef<HTMLDivElement>(null);
-  const q = query.trim().toLowerCase();
+  const q = query.trim();
+
+  useEffect(() => {
+    const t = setTimeout(() => setSearched(q), 200);
+    return () => clearTimeout(t);
+  }, [q]);
 
   useEffect(() => {
     const params = new URLSearchParams(window.location.search);
     if (view === "chat") params.delete("view");
     else params.set("view", view);
-    if (q) params.set("q", query.trim());
+    if (q) params.set("q", q);
     else params.delete("q");
     const search = params.toString() ? `?${params}` : "";
     if (window.location.search !== search)
       window.history.replaceState(window.history.state, "", `${window.location.pathname}${search}`);
-  }, [view, query, q]);
+  }, [view, q]);
 
   // `/` goes to the search box (not while typing elsewhere).
   useEffect(() => {
@@ -58,43 +89,29 @@ export function SessionView({
     return () => window.removeEventListener("keydown", onKey);
   }, []);
 
-  // The steps view is server-rendered: its details open and close in place.
-  const setAll = (open: boolean) => {
-    setOpenAll((s) => ({ open, epoch: s.epoch + 1 }));
-    timelineRef.current?.querySelectorAll("details").forEach((d) => {
-      d.open = open;
-    });
-  };
-
-  const chatShown = useMemo(() => (q ? chat.filter((i) => chatSearchText(i).includes(q)) : chat), [chat, q]);
-  const rowsShown = useMemo(
-    () =>
-      q
-        ? waterfall.rows.filter((r) => r.name.toLowerCase().includes(q) || r.kind.replace("_", " ").includes(q))
-        : waterfall.rows,
-    [waterfall.rows, q],
-  );
-  const [timelineMatches, setTimelineMatches] = useState<number | null>(null);
-  useEffect(() => {
-    const items = timelineRef.current?.querySelectorAll<HTMLElement>("li[data-search]");
-    if (!items) return;
-    let n = 0;
-    items.forEach((li) => {
-      const hit = !q || (li.dataset.search ?? "").includes(q);
-      li.hidden = !hit;
-      if (hit) n++;
-    });
-    setTimelineMatches(q ? n : null);
-  }, [q, view]);
-
-  const count =
-    view === "chat"
-      ? `${chatShown.length} of ${chat.length} messages`
+  const searchIn = view === "chat" ? "chat" : view === "waterfall" ? "names" : "steps";
+  const search = useQuery({
+    queryKey: ["session-search", sessionId, searchIn, searched],
+    enabled: searched !== "",
+    staleTime: 60_000,
+    gcTime: WINDOW_GC_MS,
+    queryFn: async () => {
+      const result = await sessionSearchAction({ sessionId, q: searched, in: searchIn });
+      if (!result.ok) throw new Error(result.error.message);
+      return result.data;
+    },
+  });
+  const found = searched !== "" && searched === q ? search.data : undefined;
+  const count = !found
+    ? null
+    : view === "chat"
+      ? `${found.matches} of ${found.total} messages`
       : view === "waterfall"
-        ? `${rowsShown.length} of ${waterfall.rows.length} steps`
-        : timelineMatches === null
-          ? null
-          : `${timelineMatches} matching steps`;
+        ? `${found.matches} of ${found.total} steps`
+        : `${found.matches} matching steps`;
+
+  const setAll = (open: boolean) => setOpenAll((s) => ({ open, epoch: s.epoch + 1 }));
+  const common = { sessionId, span, openAll, initial, openSeq };
 
   return (
     <section aria-label="Session run">
@@ -122,12 +139,13 @@ export function SessionView({
             onChange={(e) => setQuery(e.target.value)}
             placeholder="Search this session (press /)"
             aria-label="Search this session"
+            maxLength={200}
             className="w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm"
           />
         </label>
-        {q && count ? (
+        {q ? (
           <span className="text-sm text-slate-600" data-testid="search-count" aria-live="polite">
-            {count}
+            {search.error ? search.error.message : (count ?? "Searching…")}
           </span>
         ) : null}
         {view !== "waterfall" ? (
@@ -149,198 +167,234 @@ export function SessionView({
           </span>
         ) : null}
       </div>
-      {view === "chat" ? <ChatList items={chatShown} openAll={openAll} query={q} /> : null}
-      {view === "waterfall" ? <WaterfallList rows={rowsShown} totalMs={waterfall.totalMs} /> : null}
-      <div ref={timelineRef} hidden={view !== "timeline"} data-testid="timeline-view">
-        {timeline}
-      </div>
+      {q ? (
+        <SearchResults view={view} sessionId={sessionId} found={found} openAll={openAll} t0={t0} totalMs={totalMs} />
+      ) : view === "chat" ? (
+        <ChatList {...common} />
+      ) : view === "timeline" ? (
+        <StepsList {...common} />
+      ) : (
+        <WaterfallList {...common} t0={t0} totalMs={totalMs} />
+      )}
     </section>
   );
 }
 
-function ChatList({
-  items,
-  openAll,
-  query,
+type ListProps = {
+  sessionId: string;
+  span: Span;
+  openAll: OpenAll;
+  initial: InitialWindow | null;
+  openSeq: number | null;
+};
+
+const windowCount = (span: Span) => Math.ceil((span.lastSeq - span.firstSeq + 1) / span.window);
+const cursorOf = (span: Span, index: number) => span.firstSeq + index * span.window;
+
+/** One window of step summaries (the steps and latency views share it). */
+function useStepsWindow(sessionId: string, span: Span, cursor: number, initial: InitialWindow | null) {
+  return useQuery({
+    queryKey: ["session-window", sessionId, "steps", cursor, span.window],
+    staleTime: Infinity,
+    gcTime: WINDOW_GC_MS,
+    initialData: initial?.kind === "steps" && initial.cursor === cursor ? initial.steps : undefined,
+    queryFn: async () => {
+      const result = await sessionStepsAction({ sessionId, cursor, limit: span.window });
+      if (!result.ok) throw new Error(result.error.message);
+      return result.data.steps;
+    },
+  });
+}
+
+function useChatWindow(sessionId: string, span: Span, cursor: number, initial: InitialWindow | null) {
+  return useQuery({
+    queryKey: ["session-window", sessionId, "chat", cursor, span.window],
+    staleTime: Infinity,
+    gcTime: WINDOW_GC_MS,
+    initialData: initial?.kind === "chat" && initial.cursor === cursor ? initial.items : undefined,
+    queryFn: async () => {
+      const result = await sessionConversationAction({ sessionId, cursor, limit: span.window });
+      if (!result.ok) throw new Error(result.error.message);
+      return result.data.items;
+    },
+  });
+}
+
+/**
+ * The windows of a session, virtualized: only those on screen (and one either
+ * side) are in the page; each measures itself once loaded.
+ */
+function WindowList({
+  span,
+  perStep,
+  startSeq,
+  label,
+  role,
+  testId,
+  className,
+  children,
 }: {
-  items: ChatItem[];
-  openAll: { open: boolean; epoch: number };
-  query: string;
+  span: Span;
+  perStep: number;
+  startSeq: number | null;
+  label: string;
+  role: string;
+  testId?: string;
+  className: string;
+  children: (index: number, cursor: number) => ReactNode;
 }) {
   const parentRef = useRef<HTMLDivElement>(null);
+  const estimate = span.window * perStep;
+  const startIndex = startSeq === null ? 0 : Math.max(0, Math.floor((startSeq - span.firstSeq) / span.window));
   const virtualizer = useVirtualizer({
-    count: items.length,
+    count: windowCount(span),
     getScrollElement: () => parentRef.current,
-    estimateSize: () => 96,
-    overscan: 6,
-    getItemKey: (index) => items[index]!.key,
+    estimateSize: () => estimate,
+    overscan: 1,
     // The first screen renders on the server, before the page hydrates.
     initialRect: { width: 0, height: 800 },
+    initialOffset: startIndex * estimate,
   });
-  if (items.length === 0)
-    return (
-      <p className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-500">
-        {query ? "No message matches the search; clear it to see the whole conversation." : "No messages recorded."}
-      </p>
-    );
+  useEffect(() => {
+    if (startSeq === null) return;
+    // Once the window is measured, bring the step itself into view.
+    const t = setTimeout(() => document.getElementById(`step-${startSeq}`)?.scrollIntoView({ block: "start" }), 300);
+    return () => clearTimeout(t);
+  }, [startSeq]);
   return (
     <div
       ref={parentRef}
       style={{ height: LIST_HEIGHT }}
-      className="overflow-auto rounded-lg border border-slate-200 bg-slate-50"
-      data-testid="chat-view"
-      role="log"
-      aria-label="Conversation"
+      className={`overflow-auto ${className}`}
+      data-testid={testId}
+      role={role}
+      aria-label={label}
     >
       <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-        {virtualizer.getVirtualItems().map((v) => {
-          const item = items[v.index]!;
-          return (
-            <div
-              key={v.key}
-              data-index={v.index}
-              ref={virtualizer.measureElement}
-              style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}
-              className="px-3 py-1.5"
-            >
-              <ChatEntry item={item} openAll={openAll} />
-            </div>
-          );
-        })}
-      </div>
-    </div>
-  );
-}
-
-const ROLE_STYLE = {
-  system: "border-slate-300 bg-slate-100",
-  user: "border-amber-200 bg-amber-50",
-  assistant: "border-indigo-200 bg-white",
-} as const;
-
-function ChatEntry({ item, openAll }: { item: ChatItem; openAll: { open: boolean; epoch: number } }) {
-  if (item.type === "tool_result")
-    return (
-      <div
-        className="ml-8 rounded-md border border-slate-200 bg-white px-3 py-2"
-        data-testid="chat-item"
-        data-role="tool"
-      >
-        <div className="mb-1 text-xs text-slate-500">
-          tool result {item.name ? <span className="font-mono">{item.name}</span> : null} · step #{item.seq}
-        </div>
-        <pre className="max-h-64 overflow-auto font-mono text-xs break-words whitespace-pre-wrap">{item.text}</pre>
-      </div>
-    );
-  if (item.type === "final")
-    return (
-      <div
-        className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2"
-        data-testid="chat-item"
-        data-role="final"
-      >
-        <div className="mb-1 text-xs font-medium text-emerald-800">Final answer · step #{item.seq}</div>
-        <Markdown text={item.text} empty="(empty)" />
-      </div>
-    );
-  const right = item.role === "user";
-  return (
-    <div className={`flex ${right ? "justify-end" : "justify-start"}`}>
-      <div
-        className={`max-w-[85%] min-w-0 rounded-lg border px-3 py-2 ${ROLE_STYLE[item.role]}`}
-        data-testid="chat-item"
-        data-role={item.role}
-        data-seq={item.seq}
-      >
-        <div className="mb-1 flex flex-wrap items-center gap-2 text-xs text-slate-600">
-          <span className="font-semibold text-slate-700 capitalize">{item.role}</span>
-          <span>step #{item.seq}</span>
-          {item.role === "assistant" && item.model ? <span className="font-mono">{item.model}</span> : null}
-          {item.tokens ? <span>{formatTokens(item.tokens)} tok</span> : null}
-          {item.costUsd ? <span>{formatCost(item.costUsd)}</span> : null}
-        </div>
-        {item.role === "system" ? (
-          <details key={openAll.epoch} open={openAll.epoch > 0 ? openAll.open : undefined}>
-            <summary className="cursor-pointer text-sm text-slate-700">
-              System prompt ({item.text.length} characters)
-            </summary>
-            <Markdown text={item.text} empty="(empty)" />
-          </details>
-        ) : item.text ? (
-          <Markdown text={item.text} empty="(empty)" />
-        ) : null}
-        {item.toolCalls.length > 0 ? (
+        {virtualizer.getVirtualItems().map((v) => (
           <div
-            className={`mt-2 space-y-1.5 ${item.toolCalls.length > 1 ? "rounded-md border border-dashed border-indigo-300 p-1.5" : ""}`}
-            data-testid={item.toolCalls.length > 1 ? "parallel-calls" : undefined}
+            key={v.key}
+            data-index={v.index}
+            ref={virtualizer.measureElement}
+            style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}
           >
-            {item.toolCalls.length > 1 ? (
-              <div className="text-xs font-medium text-indigo-700">parallel · {item.toolCalls.length} calls</div>
-            ) : null}
-            {item.toolCalls.map((c) => (
-              <ToolCallEntry key={`${c.id}-${c.seq}`} call={c} openAll={openAll} />
-            ))}
+            {children(v.index, cursorOf(span, v.index))}
           </div>
-        ) : null}
+        ))}
       </div>
     </div>
   );
 }
 
-function ToolCallEntry({ call, openAll }: { call: ChatToolCall; openAll: { open: boolean; epoch: number } }) {
+function Pending({ error, height }: { error: Error | null; height: number }) {
   return (
-    <details
-      key={openAll.epoch}
-      open={openAll.epoch > 0 ? openAll.open : undefined}
-      className={`rounded border bg-white ${call.error ? "border-rose-300" : "border-slate-200"}`}
-      data-testid="chat-tool-call"
-    >
-      <summary className="flex cursor-pointer items-center gap-2 px-2 py-1 text-xs">
-        <Badge>tool</Badge>
-        <span className="font-mono font-medium">{call.name}</span>
-        <span className="min-w-0 flex-1 truncate font-mono text-slate-500">{call.args.replace(/\s+/g, " ")}</span>
-        {call.error ? <StatusBadge status="failed" /> : null}
-        {call.seq !== null ? <span className="text-slate-500">#{call.seq}</span> : null}
-        <span className="text-slate-500 tabular-nums">{formatDuration(call.durationMs)}</span>
-      </summary>
-      <div className="grid gap-2 border-t border-slate-200 p-2 md:grid-cols-2">
-        <div>
-          <div className="mb-0.5 text-[11px] font-medium text-slate-500 uppercase">Arguments</div>
-          <pre className="max-h-64 overflow-auto font-mono text-xs break-words whitespace-pre-wrap">{call.args}</pre>
-        </div>
-        <div>
-          <div className="mb-0.5 text-[11px] font-medium text-slate-500 uppercase">
-            {call.error ? "Error" : "Result"}
-          </div>
-          <pre
-            className={`max-h-64 overflow-auto font-mono text-xs break-words whitespace-pre-wrap ${call.error ? "text-rose-700" : ""}`}
-          >
-            {call.error ?? call.result ?? "(not recorded)"}
-          </pre>
-        </div>
-      </div>
-    </details>
+    <div style={{ height }} className="px-3 py-2 text-sm text-slate-500" aria-busy={error ? undefined : true}>
+      {error ? (
+        <span role="alert" className="text-rose-700">
+          {error.message}
+        </span>
+      ) : (
+        "Loading steps…"
+      )}
+    </div>
   );
 }
 
-const KIND_BAR = {
-  model_call: "bg-indigo-500",
-  tool_call: "bg-slate-500",
-  user_message: "bg-amber-400",
-  final_output: "bg-emerald-500",
-} as const;
-const ROW = 30;
+function ChatList({ sessionId, span, openAll, initial }: ListProps) {
+  return (
+    <WindowList
+      span={span}
+      perStep={PER_STEP.chat}
+      startSeq={null}
+      label="Conversation"
+      role="log"
+      testId="chat-view"
+      className="rounded-lg border border-slate-200 bg-slate-50"
+    >
+      {(index, cursor) => (
+        <ChatWindow key={index} sessionId={sessionId} span={span} cursor={cursor} initial={initial} openAll={openAll} />
+      )}
+    </WindowList>
+  );
+}
 
-function WaterfallList({ rows, totalMs }: { rows: WaterfallRow[]; totalMs: number }) {
-  const parentRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => parentRef.current,
-    estimateSize: () => ROW,
-    overscan: 12,
-    initialRect: { width: 0, height: 600 },
-  });
-  const grid = "grid grid-cols-[3rem_7rem_minmax(0,1fr)_5rem_4.5rem_4.5rem] items-center gap-2";
+function ChatWindow({
+  sessionId,
+  span,
+  cursor,
+  initial,
+  openAll,
+}: {
+  sessionId: string;
+  span: Span;
+  cursor: number;
+  initial: InitialWindow | null;
+  openAll: OpenAll;
+}) {
+  const { data, error } = useChatWindow(sessionId, span, cursor, initial);
+  if (!data) return <Pending error={error} height={span.window * PER_STEP.chat} />;
+  return data.map((item) => (
+    <div key={item.key} className="px-3 py-1.5">
+      <ChatEntry item={item} openAll={openAll} />
+    </div>
+  ));
+}
+
+function StepsList({ sessionId, span, openAll, initial, openSeq }: ListProps) {
+  return (
+    <div data-testid="timeline-view">
+      <WindowList
+        span={span}
+        perStep={PER_STEP.timeline}
+        startSeq={openSeq}
+        label="Timeline"
+        role="region"
+        className="rounded-lg border border-slate-200 bg-slate-50 p-1.5"
+      >
+        {(index, cursor) => (
+          <StepsWindow
+            key={index}
+            sessionId={sessionId}
+            span={span}
+            cursor={cursor}
+            initial={initial}
+            openAll={openAll}
+            openSeq={openSeq}
+          />
+        )}
+      </WindowList>
+    </div>
+  );
+}
+
+function StepsWindow({
+  sessionId,
+  span,
+  cursor,
+  initial,
+  openAll,
+  openSeq,
+}: {
+  sessionId: string;
+  span: Span;
+  cursor: number;
+  initial: InitialWindow | null;
+  openAll: OpenAll;
+  openSeq: number | null;
+}) {
+  const { data, error } = useStepsWindow(sessionId, span, cursor, initial);
+  const nodes = useMemo(() => (data ? buildTimeline(data) : []), [data]);
+  if (!data) return <Pending error={error} height={span.window * PER_STEP.timeline} />;
+  return (
+    <ol className="flex flex-col gap-1.5 pb-1.5">
+      {nodes.map((node) => (
+        <StepNode key={node.event.seq} sessionId={sessionId} node={node} openAll={openAll} openSeq={openSeq} />
+      ))}
+    </ol>
+  );
+}
+
+function WaterfallHeader({ totalMs, children }: { totalMs: number; children: ReactNode }) {
   return (
     <div data-testid="waterfall-view">
       {totalMs === 0 ? (
@@ -348,7 +402,7 @@ function WaterfallList({ rows, totalMs }: { rows: WaterfallRow[]; totalMs: numbe
           This recording has no start times, so the bars show durations only, one after another.
         </p>
       ) : null}
-      <div className={`${grid} border-b border-slate-200 bg-slate-50 px-2 py-1 text-xs text-slate-500`}>
+      <div className={`${WATERFALL_GRID} border-b border-slate-200 bg-slate-50 px-2 py-1 text-xs text-slate-500`}>
         <span>step</span>
         <span>name</span>
         <span>time</span>
@@ -356,73 +410,124 @@ function WaterfallList({ rows, totalMs }: { rows: WaterfallRow[]; totalMs: numbe
         <span className="text-right">tokens</span>
         <span className="text-right">cost</span>
       </div>
-      <div
-        ref={parentRef}
-        style={{ height: LIST_HEIGHT }}
-        className="overflow-auto rounded-b-lg border border-t-0 border-slate-200 bg-white"
-        role="list"
-        aria-label="Latency waterfall"
-      >
-        <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-          {virtualizer.getVirtualItems().map((v) => {
-            const r = rows[v.index]!;
-            const { left, width } = barOf(r, rows, totalMs);
-            return (
-              <div
-                key={r.seq}
-                role="listitem"
-                data-testid="waterfall-row"
-                data-seq={r.seq}
-                data-parallel={r.parallelGroup ?? undefined}
-                style={{
-                  position: "absolute",
-                  top: 0,
-                  left: 0,
-                  right: 0,
-                  height: ROW,
-                  transform: `translateY(${v.start}px)`,
-                }}
-                className={`${grid} border-b border-slate-100 px-2 text-xs ${r.parallelGroup !== null ? "bg-indigo-50/50" : ""}`}
-              >
-                <span className="font-mono text-slate-500">#{r.seq}</span>
-                <span className="flex min-w-0 items-center gap-1 truncate">
-                  <span className={`font-mono ${r.kind === "tool_call" ? "pl-3" : ""}`}>{r.name}</span>
-                  {r.parallelGroup !== null ? (
-                    <span
-                      title={`Ran in parallel with ${r.parallelSize - 1} other call(s) of step #${r.parallelGroup}`}
-                    >
-                      <Badge tone="info">∥ {r.parallelSize}</Badge>
-                    </span>
-                  ) : null}
-                </span>
-                <span className="relative h-3 rounded bg-slate-100">
-                  <span
-                    className={`absolute top-0 h-3 rounded ${r.status === "failed" ? "bg-rose-500" : KIND_BAR[r.kind]}`}
-                    style={{ left: `${left}%`, width: `${Math.max(width, 0.5)}%` }}
-                  />
-                </span>
-                <span className="text-right tabular-nums">{formatDuration(r.durationMs)}</span>
-                <span className="text-right tabular-nums">{r.tokens ? formatTokens(r.tokens) : "—"}</span>
-                <span className="text-right tabular-nums">{formatCost(r.costUsd)}</span>
-              </div>
-            );
-          })}
-        </div>
-      </div>
+      {children}
     </div>
   );
 }
 
-/** A bar's place in percent: by start time when the recording has them, else durations laid end to end. */
-function barOf(r: WaterfallRow, rows: readonly WaterfallRow[], totalMs: number): { left: number; width: number } {
-  if (totalMs > 0 && r.offsetMs !== null)
-    return { left: (r.offsetMs / totalMs) * 100, width: ((r.durationMs ?? 0) / totalMs) * 100 };
-  const total = rows.reduce((s, x) => s + (x.durationMs ?? 0), 0);
-  if (total === 0) return { left: 0, width: 0 };
-  let before = 0;
-  for (const x of rows) {
-    if (x === r) break;
-    before += x.durationMs ?? 0;
-  }
-  return { left: (before / total) * 100, width: ((r.durationMs ?? 0) / total) * 100 };
+function WaterfallList({ sessionId, span, initial, t0, totalMs }: ListProps & { t0: number | null; totalMs: number }) {
+  return (
+    <WaterfallHeader totalMs={totalMs}>
+      <WindowList
+        span={span}
+        perStep={PER_STEP.waterfall}
+        startSeq={null}
+        label="Latency waterfall"
+        role="list"
+        className="rounded-b-lg border border-t-0 border-slate-200 bg-white"
+      >
+        {(index, cursor) => (
+          <WaterfallWindow
+            key={index}
+            sessionId={sessionId}
+            span={span}
+            cursor={cursor}
+            initial={initial}
+            t0={t0}
+            totalMs={totalMs}
+          />
+        )}
+      </WindowList>
+    </WaterfallHeader>
+  );
+}
+
+function WaterfallWindow({
+  sessionId,
+  span,
+  cursor,
+  initial,
+  t0,
+  totalMs,
+}: {
+  sessionId: string;
+  span: Span;
+  cursor: number;
+  initial: InitialWindow | null;
+  t0: number | null;
+  totalMs: number;
+}) {
+  const { data, error } = useStepsWindow(sessionId, span, cursor, initial);
+  const rows = useMemo(() => (data ? buildWaterfall(data, { t0 }).rows : []), [data, t0]);
+  if (!data) return <Pending error={error} height={span.window * PER_STEP.waterfall} />;
+  return rows.map((r) => <WaterfallBar key={r.seq} r={r} rows={rows} totalMs={t0 === null ? 0 : totalMs} />);
+}
+
+/** Search results: at most 200 matches (the count says how many there are), not virtualized. */
+function SearchResults({
+  view,
+  sessionId,
+  found,
+  openAll,
+  t0,
+  totalMs,
+}: {
+  view: SessionViewName;
+  sessionId: string;
+  found: { steps: StepSummary[]; items: ChatItem[]; matches: number } | undefined;
+  openAll: OpenAll;
+  t0: number | null;
+  totalMs: number;
+}) {
+  const box = "max-h-[70vh] overflow-auto rounded-lg border border-slate-200";
+  const more =
+    found && found.matches > (view === "chat" ? found.items.length : found.steps.length) ? (
+      <p className="px-3 py-2 text-sm text-slate-500">
+        The first 200 matches are shown; narrow the search to see others.
+      </p>
+    ) : null;
+  const nodes = useMemo(() => (found && view === "timeline" ? buildTimeline(found.steps) : []), [found, view]);
+  const rows = useMemo(
+    () => (found && view === "waterfall" ? buildWaterfall(found.steps, { t0 }).rows : []),
+    [found, view, t0],
+  );
+  if (!found) return <div className={`${box} bg-slate-50 p-6 text-sm text-slate-500`}>Searching…</div>;
+  if (found.matches === 0)
+    return (
+      <p className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-500">
+        Nothing in this session matches the search; clear it to see the whole run.
+      </p>
+    );
+  if (view === "chat")
+    return (
+      <div className={`${box} bg-slate-50`} data-testid="chat-view" role="log" aria-label="Conversation">
+        {found.items.map((item) => (
+          <div key={item.key} className="px-3 py-1.5">
+            <ChatEntry item={item} openAll={openAll} />
+          </div>
+        ))}
+        {more}
+      </div>
+    );
+  if (view === "timeline")
+    return (
+      <div data-testid="timeline-view" className={`${box} bg-slate-50 p-1.5`}>
+        <ol className="flex flex-col gap-1.5" aria-label="Timeline">
+          {nodes.map((node) => (
+            <StepNode key={node.event.seq} sessionId={sessionId} node={node} openAll={openAll} openSeq={null} />
+          ))}
+        </ol>
+        {more}
+      </div>
+    );
+  return (
+    <WaterfallHeader totalMs={totalMs}>
+      <div className={`${box} rounded-t-none border-t-0 bg-white`} role="list" aria-label="Latency waterfall">
+        {rows.map((r) => (
+          <WaterfallBar key={r.seq} r={r} rows={rows} totalMs={t0 === null ? 0 : totalMs} />
+        ))}
+        {more}
+      </div>
+    </WaterfallHeader>
+  );
 }

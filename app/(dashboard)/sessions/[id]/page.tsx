@@ -1,41 +1,66 @@
 import type { Metadata } from "next";
 import { can } from "@/lib/server/authz";
 import Link from "next/link";
-import { buildConversation } from "@/components/sessions/conversation";
-import { SessionView } from "@/components/sessions/SessionView";
+import { SessionView, type InitialWindow } from "@/components/sessions/SessionView";
 import { parseSessionView } from "@/components/sessions/views";
-import { SessionTimeline } from "@/components/sessions/SessionTimeline";
-import { buildWaterfall } from "@/components/sessions/waterfall";
 import { sessionLabel } from "@/components/sessions/SessionTable";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { toSessionEvent } from "@/lib/db";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { getSession } from "@/lib/server/sessions";
+import { getSessionOverview, listSessionSteps, readSessionConversation } from "@/lib/server/session-pages";
+import { cache } from "react";
 import { formatCost, formatDateTime, formatDuration, formatTokens } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ id: string }>; searchParams?: Promise<{ view?: string; q?: string }> };
+/** Steps per window on this page: the first screen and a little more. */
+const PAGE_WINDOW = 32;
+
+/** The session's header, read once per request (the metadata and the page both need it). */
+const overview = cache(async (id: string) => {
+  const { principal, prisma } = await pageContext();
+  return getSessionOverview(principal, { sessionId: id }, prisma);
+});
+
+type Query = { view?: string; q?: string; step?: string };
+type Props = { params: Promise<{ id: string }>; searchParams?: Promise<Query> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
-  const { principal, prisma } = await pageContext();
-  const session = await getSession(principal, { sessionId: id }, prisma).catch(() => null);
+  const session = await overview(id).catch(() => null);
   return { title: session ? sessionLabel(session) : "Session not found" };
 }
 
 export default async function SessionPage({ params, searchParams }: Props) {
-  const [{ id }, query] = await Promise.all([
-    params,
-    searchParams ?? Promise.resolve({} as { view?: string; q?: string }),
-  ]);
-  const initialView = parseSessionView(query.view);
+  const [{ id }, query] = await Promise.all([params, searchParams ?? Promise.resolve({} as Query)]);
   const { principal, prisma } = await pageContext();
-  const session = await orNotFound(getSession(principal, { sessionId: id }, prisma));
-  const events = session.events.map(toSessionEvent);
+  const session = await orNotFound(overview(id));
+  // A deep link to a step (`?step=12`) opens the steps view there.
+  const stepParam = typeof query.step === "string" && /^-?\d{1,10}$/.test(query.step) ? Number(query.step) : null;
+  const openSeq =
+    stepParam !== null && session.firstSeq !== null && stepParam >= session.firstSeq && stepParam <= session.lastSeq!
+      ? stepParam
+      : null;
+  const initialView = openSeq !== null ? "timeline" : parseSessionView(query.view);
+  const initialQuery = typeof query.q === "string" ? query.q.slice(0, 200) : "";
+  // Only the first screen comes with the page: one window of steps, of the view it opens on.
+  const first = session.firstSeq === null ? null : session.firstSeq;
+  const cursor =
+    first === null
+      ? null
+      : openSeq === null
+        ? first
+        : first + Math.floor((openSeq - first) / PAGE_WINDOW) * PAGE_WINDOW;
+  let initial: InitialWindow | null = null;
+  if (cursor !== null && !initialQuery.trim()) {
+    const ref = { sessionId: id, cursor, limit: PAGE_WINDOW };
+    initial =
+      initialView === "chat"
+        ? { kind: "chat", cursor, items: (await readSessionConversation(principal, ref, prisma)).items }
+        : { kind: "steps", cursor, steps: (await listSessionSteps(principal, ref, prisma)).steps };
+  }
   const stats: [string, string][] = [
     ["Steps", String(session.eventCount)],
     ["Model calls", String(session.modelCallCount)],
@@ -82,17 +107,20 @@ export default async function SessionPage({ params, searchParams }: Props) {
           </div>
         ))}
       </dl>
-      {events.length === 0 ? (
+      {session.firstSeq === null || session.lastSeq === null ? (
         <EmptyState title="This session has no events">
           It was imported without steps; re-import it with its events.
         </EmptyState>
       ) : (
         <SessionView
-          chat={buildConversation(events)}
-          waterfall={buildWaterfall(events)}
-          timeline={<SessionTimeline events={events} />}
+          sessionId={session.id}
+          span={{ firstSeq: session.firstSeq, lastSeq: session.lastSeq, window: PAGE_WINDOW }}
+          t0={session.startedAt ? session.startedAt.getTime() : null}
+          totalMs={session.durationMs ?? 0}
           initialView={initialView}
-          initialQuery={typeof query.q === "string" ? query.q.slice(0, 200) : ""}
+          initialQuery={initialQuery}
+          initial={initial}
+          openSeq={openSeq}
         />
       )}
     </>

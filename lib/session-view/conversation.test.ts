@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-// eslint-disable-next-line no-restricted-imports -- the engine's own session builder makes realistic fixtures; it is test-only, not public API
 import { buildSession } from "@/lib/replay/session-builder";
-import { buildConversation, chatSearchText, contentText } from "./conversation";
+import { compactInputs } from "@/lib/ingest/inputs";
+import type { SessionEvent } from "@/lib/replay";
+import { buildConversation, chatSearchText, contentText, type ChatItem } from "./conversation";
 import { buildWaterfall } from "./waterfall";
 
 const session = buildSession(
@@ -93,6 +94,41 @@ describe("buildConversation", () => {
     expect(contentText({ a: 1 })).toBe('{\n  "a": 1\n}');
     expect(chatSearchText(chat[2]!)).toContain("lookup_order");
     expect(chatSearchText(chat[2]!)).toContain("4821");
+  });
+});
+
+describe("buildConversation on the stored form", () => {
+  const delta = (events: SessionEvent[]) =>
+    compactInputs(events, { digests: false }).map((c, i) => ({
+      ...events[i]!,
+      input: c.input,
+      inputPrefixSeq: c.prefix?.seq ?? null,
+    }));
+  const plain = (items: ChatItem[]) => items.map(({ key: _key, ...rest }) => rest);
+
+  it("reads a model call's added messages as the whole input would read", () => {
+    expect(plain(buildConversation(delta(session)))).toEqual(plain(buildConversation(session)));
+    const long = buildSession(
+      Array.from({ length: 40 }, (_, i) =>
+        i % 7 === 3
+          ? { user: `question ${i}` }
+          : { model: `answer ${i}`, calls: [{ name: "lookup", args: { i }, result: { i } }] },
+      ),
+      { system: "You are terse." },
+    );
+    expect(plain(buildConversation(delta(long)))).toEqual(plain(buildConversation(long)));
+  });
+
+  it("a window starting mid-session shows neither the output it extends nor that output's tool results again", () => {
+    const events = delta(session);
+    const from = events.findIndex((e) => e.kind === "tool_call");
+    const parent = events[from]!.parentSeq!;
+    const before = new Map([[parent, session.find((e) => e.seq === parent)!.output]]);
+    const items = buildConversation(events.slice(from), { before });
+    expect(items.map((i) => (i.type === "message" ? [i.seq, i.text] : [i.seq, i.type]))).toEqual([
+      [4, "Refunding **$129**."],
+      [6, "Done: refund issued."],
+    ]);
   });
 });
 

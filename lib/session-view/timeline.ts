@@ -1,15 +1,16 @@
 import type { SessionEvent } from "@/lib/replay";
 
-export type TimelineNode = { event: SessionEvent; children: SessionEvent[] };
+type Step = Pick<SessionEvent, "seq" | "kind" | "parentSeq">;
+export type TimelineNode<E extends Step = SessionEvent> = { event: E; children: E[] };
 
 /**
  * Groups tool calls under the model call that asked for them (parentSeq);
  * everything else stays a top-level row, in seq order.
  */
-export function buildTimeline(events: readonly SessionEvent[]): TimelineNode[] {
+export function buildTimeline<E extends Step>(events: readonly E[]): TimelineNode<E>[] {
   const modelSeqs = new Set(events.filter((e) => e.kind === "model_call").map((e) => e.seq));
-  const nodes: TimelineNode[] = [];
-  const byModelSeq = new Map<number, TimelineNode>();
+  const nodes: TimelineNode<E>[] = [];
+  const byModelSeq = new Map<number, TimelineNode<E>>();
   for (const event of events) {
     if (event.kind === "tool_call" && event.parentSeq !== null && modelSeqs.has(event.parentSeq)) {
       const parent = byModelSeq.get(event.parentSeq);
@@ -18,7 +19,7 @@ export function buildTimeline(events: readonly SessionEvent[]): TimelineNode[] {
         continue;
       }
     }
-    const node = { event, children: [] };
+    const node: TimelineNode<E> = { event, children: [] };
     if (event.kind === "model_call") byModelSeq.set(event.seq, node);
     nodes.push(node);
   }

@@ -65,9 +65,34 @@ const messagesOf = (e: SessionEvent): Msg[] => {
   return Array.isArray(messages) ? (messages as Msg[]) : [];
 };
 
-export function buildConversation(events: readonly SessionEvent[]): ChatItem[] {
+/**
+ * A step as the conversation reads it: with its full input, or as stored, a
+ * model call's input holding only the messages it adds after a prefix of
+ * model call `inputPrefixSeq`'s input.
+ */
+export type ConversationEvent = SessionEvent & { inputPrefixSeq?: number | null };
+
+/**
+ * A stretch of the conversation (a window of steps in stored form) is read
+ * with the outputs of the earlier model calls its calls extend (`before`):
+ * the first message a call adds is that output again, shown once already.
+ */
+export type ConversationContext = { before?: ReadonlyMap<number, unknown> };
+
+const outputMessage = (output: unknown): Msg | null =>
+  output && typeof output === "object" && !Array.isArray(output)
+    ? { ...(output as Msg), role: (output as Msg).role ?? "assistant" }
+    : null;
+
+export function buildConversation(events: readonly ConversationEvent[], context: ConversationContext = {}): ChatItem[] {
   const items: ChatItem[] = [];
   const seen = new Set<string>();
+  // Model outputs by step, for the calls that extend them.
+  const outputs = new Map<number, Msg>();
+  for (const [seq, output] of context.before ?? []) {
+    const m = outputMessage(output);
+    if (m) outputs.set(seq, m);
+  }
   // The conversation as the last model call left it (its input plus its output), for the prefix check.
   let prev: Msg[] = [];
   // Tool calls shown inline, by id: a tool message answering one of them is not shown again.
@@ -79,6 +104,8 @@ export function buildConversation(events: readonly SessionEvent[]): ChatItem[] {
     toolsByParent.set(t.parentSeq, [...(toolsByParent.get(t.parentSeq) ?? []), t]);
   }
   let lastAssistantText: string | null = null;
+  // Calls of the outputs before the window: their answers were shown there, inline.
+  for (const m of outputs.values()) for (const c of callsOf(m)) if (typeof c.id === "string") shownCalls.add(c.id);
 
   const push = (m: Msg, seq: number, from: SessionEvent | null) => {
     const key = keyOf(m);
@@ -133,7 +160,19 @@ export function buildConversation(events: readonly SessionEvent[]): ChatItem[] {
   };
 
   for (const e of events) {
-    if (e.kind === "model_call") {
+    if (e.kind === "model_call" && e.inputPrefixSeq !== undefined && e.inputPrefixSeq !== null) {
+      // Stored form: the messages this call adds; the first is usually the output it extends, shown there.
+      const added = messagesOf(e);
+      const echo = outputs.get(e.inputPrefixSeq);
+      const fresh = added.length > 0 && echo && keyOf(added[0]!) === keyOf(echo) ? added.slice(1) : added;
+      for (const m of fresh) if (!seen.has(keyOf(m))) push(m, e.seq, null);
+      const output = outputMessage(e.output);
+      if (output) {
+        push(output, e.seq, e);
+        outputs.set(e.seq, output);
+      }
+      prev = [];
+    } else if (e.kind === "model_call") {
       const input = messagesOf(e);
       // The usual case, checked in constant time: this input extends the last one.
       const extends_ =
@@ -144,7 +183,10 @@ export function buildConversation(events: readonly SessionEvent[]): ChatItem[] {
       const fresh = extends_ ? input.slice(prev.length) : input.filter((m) => !seen.has(keyOf(m)));
       for (const m of fresh) if (!seen.has(keyOf(m))) push(m, e.seq, null);
       const output = e.output as Msg | null;
-      if (output && typeof output === "object") push({ ...output, role: output.role ?? "assistant" }, e.seq, e);
+      if (output && typeof output === "object") {
+        push({ ...output, role: output.role ?? "assistant" }, e.seq, e);
+        outputs.set(e.seq, { ...output, role: output.role ?? "assistant" });
+      }
       prev = output && typeof output === "object" ? [...input, output] : input;
     } else if (e.kind === "user_message") {
       const value = e.output ?? e.input;

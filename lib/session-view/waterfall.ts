@@ -16,6 +16,12 @@ export interface WaterfallRow {
   parallelSize: number;
 }
 
+/** What a waterfall row needs of a step (a full event or its summary). */
+export type WaterfallStep = Pick<
+  SessionEvent,
+  "seq" | "kind" | "name" | "status" | "startedAt" | "durationMs" | "usage" | "parentSeq"
+>;
+
 export interface Waterfall {
   rows: WaterfallRow[];
   /** The span the bars are drawn against (first start to last end), in ms; 0 when nothing is timed. */
@@ -27,10 +33,14 @@ export interface Waterfall {
  * same model step form a parallel group when there are several and their
  * times overlap (or when they have no times: the model asked for them at once).
  */
-export function buildWaterfall(events: readonly SessionEvent[]): Waterfall {
+export function buildWaterfall(
+  events: readonly WaterfallStep[],
+  /** For a window of a longer session: the session's first start (ms since the epoch). */
+  opts: { t0?: number | null } = {},
+): Waterfall {
   const starts = events.map((e) => (e.startedAt ? Date.parse(e.startedAt) : NaN));
   const timed = starts.filter((t) => Number.isFinite(t));
-  const t0 = timed.length > 0 ? Math.min(...timed) : null;
+  const t0 = opts.t0 !== undefined ? opts.t0 : timed.length > 0 ? timed.reduce((a, b) => Math.min(a, b)) : null;
   let end = 0;
   const rows: WaterfallRow[] = events.map((e, i) => {
     const start = starts[i]!;
@@ -53,7 +63,9 @@ export function buildWaterfall(events: readonly SessionEvent[]): Waterfall {
   const byParent = new Map<number, WaterfallRow[]>();
   events.forEach((e, i) => {
     if (e.kind !== "tool_call" || e.parentSeq === null) return;
-    byParent.set(e.parentSeq, [...(byParent.get(e.parentSeq) ?? []), rows[i]!]);
+    const group = byParent.get(e.parentSeq);
+    if (group) group.push(rows[i]!);
+    else byParent.set(e.parentSeq, [rows[i]!]);
   });
   for (const [parent, group] of byParent) {
     if (group.length < 2) continue;
