@@ -344,6 +344,14 @@ test("a running investigation's page shows probes done of its bound with a bar, 
     const { id } = ((await started.json()) as { investigation: { id: string } }).investigation;
     await expect.poll(() => model.requests.length, { timeout: 30_000 }).toBe(1);
 
+    // The jobs page lists it beside the replays, with the worker holding it and its probes.
+    await page.goto("/settings/jobs");
+    const row = page.getByTestId("job-running").filter({ has: page.locator(`a[href="/investigations/${id}"]`) });
+    await expect(row).toHaveAttribute("data-kind", "investigation");
+    await expect(row).toContainText("blame search");
+    await expect(row).toContainText(/ · probe 0 of 3/);
+    await page.screenshot({ path: "test-results/jobs-with-investigation.png", fullPage: true });
+
     await page.goto(`/investigations/${id}`);
     await expect(page.getByTestId("investigation-progress-text")).toContainText("Running: 0 of at most 3 probes done.");
     await expect(page.getByRole("progressbar", { name: "Probes done" })).toHaveAttribute("aria-valuenow", "0");

@@ -4,59 +4,75 @@ import { StatusBadge } from "@/components/ui/Badge";
 import { DataTable } from "@/components/ui/DataTable";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { RetryButton } from "@/components/settings/RetryButton";
-import type { JobRow } from "@/lib/db/jobs";
 import { formatDateTime } from "@/lib/format";
 import { jobs } from "@/lib/jobs/runtime";
 import { jobSettings } from "@/lib/jobs/queue";
 import { pageContext } from "@/lib/http/page";
-import { listJobs } from "@/lib/server/jobs";
+import { listJobs, presentJobs } from "@/lib/server/jobs";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Jobs" };
 
-function label(r: JobRow) {
-  return r.session.title ?? r.session.externalId ?? r.session.id;
+type Job = ReturnType<typeof presentJobs>["running"][number];
+
+const INVESTIGATION_NAMES: Record<string, string> = {
+  blame: "blame search",
+  minimize: "smallest fix",
+  stale: "stale check",
+};
+
+function label(j: Job) {
+  return j.session.title ?? j.session.externalId ?? j.session.id;
 }
 
-function errorText(value: unknown): string {
-  if (value && typeof value === "object" && "message" in value) return String(value.message);
-  return "";
+/** What a running job has done: a replay's steps, an investigation's probes. */
+function progressText(j: Job) {
+  const unit = j.kind === "replay" ? "step" : "probe";
+  return `${j.worker ?? "?"} · ${unit} ${j.progress.done ?? 0} of ${j.progress.total ?? "?"}`;
 }
 
-function Rows({ rows, kind }: { rows: JobRow[]; kind: "running" | "queued" | "failed" }) {
-  return rows.map((r) => (
-    <tr key={r.id} data-testid={`job-${kind}`}>
+function Rows({ rows, kind }: { rows: Job[]; kind: "running" | "queued" | "failed" }) {
+  return rows.map((j) => (
+    <tr key={j.id} data-testid={`job-${kind}`} data-kind={j.kind}>
       <td className="px-3 py-2">
-        <Link href={`/replays/${r.id}`} className="text-indigo-700 hover:underline">
-          {label(r)}
+        <Link
+          href={j.kind === "replay" ? `/replays/${j.id}` : `/investigations/${j.id}`}
+          className="text-indigo-700 hover:underline"
+        >
+          {label(j)}
         </Link>
-        {r.experimentId ? (
-          <Link href={`/experiments/${r.experimentId}`} className="ml-2 text-xs text-slate-500 hover:underline">
+        {j.kind === "investigation" ? (
+          <span className="ml-2 text-xs text-slate-500">
+            {INVESTIGATION_NAMES[j.investigationKind] ?? j.investigationKind}
+          </span>
+        ) : j.experimentId ? (
+          <Link href={`/experiments/${j.experimentId}`} className="ml-2 text-xs text-slate-500 hover:underline">
             experiment
           </Link>
         ) : null}
       </td>
       <td className="px-3 py-2">
-        <StatusBadge status={r.status} />
+        <StatusBadge status={j.status} />
       </td>
       <td className="px-3 py-2 text-slate-600">
         {kind === "running"
-          ? `${r.leaseOwner ?? "?"} · step ${r.progressDone ?? 0} of ${r.progressTotal ?? "?"}`
+          ? progressText(j)
           : kind === "queued"
-            ? `since ${formatDateTime(r.createdAt)}`
-            : errorText(r.error)}
+            ? `since ${formatDateTime(j.createdAt)}`
+            : (j.error?.message ?? "")}
       </td>
-      <td className="px-3 py-2 text-right tabular-nums">{r.attempts}</td>
-      <td className="px-3 py-2">{kind === "failed" ? <RetryButton replayId={r.id} /> : null}</td>
+      <td className="px-3 py-2 text-right tabular-nums">{j.attempts}</td>
+      <td className="px-3 py-2">{kind === "failed" && j.kind === "replay" ? <RetryButton replayId={j.id} /> : null}</td>
     </tr>
   ));
 }
 
 export default async function JobsPage() {
   const { principal, prisma } = await pageContext();
-  const [overview, queue] = await Promise.all([listJobs(principal, {}, prisma), jobs()]);
+  const [raw, queue] = await Promise.all([listJobs(principal, {}, prisma), jobs()]);
+  const overview = presentJobs(raw);
   const settings = jobSettings();
-  const columns = ["Replay", "State", "Detail", { label: "Attempts", align: "right" as const }, ""];
+  const columns = ["Job", "State", "Detail", { label: "Attempts", align: "right" as const }, ""];
   return (
     <>
       <div className="mb-2 text-sm">
@@ -66,7 +82,7 @@ export default async function JobsPage() {
       </div>
       <PageHeader
         title="Jobs"
-        subtitle={`Replays run as jobs on the database: ${queue.workers.length} worker(s) in this server process, any number more with npm run worker. A worker that stops is replaced after its ${settings.leaseMs / 1000} s lease; a replay whose runs keep ending without a result stops after ${settings.maxAttempts} attempts.`}
+        subtitle={`Replays and investigations run as jobs on the database: ${queue.workers.length} worker(s) in this server process, any number more with npm run worker. A worker that stops is replaced after its ${settings.leaseMs / 1000} s lease; a job whose runs keep ending without a result stops after ${settings.maxAttempts} attempts.`}
       />
       <dl className="mb-6 grid grid-cols-3 gap-4 text-center" data-testid="job-counts">
         {(["queued", "running", "failed"] as const).map((k) => (
@@ -77,15 +93,15 @@ export default async function JobsPage() {
         ))}
       </dl>
       <h2 className="mb-2 text-base font-semibold text-slate-900">Running</h2>
-      <DataTable columns={columns} label="Running replays">
+      <DataTable columns={columns} label="Running jobs">
         <Rows rows={overview.running} kind="running" />
       </DataTable>
       <h2 className="mt-6 mb-2 text-base font-semibold text-slate-900">Queued</h2>
-      <DataTable columns={columns} label="Queued replays">
+      <DataTable columns={columns} label="Queued jobs">
         <Rows rows={overview.queued} kind="queued" />
       </DataTable>
       <h2 className="mt-6 mb-2 text-base font-semibold text-slate-900">Failed</h2>
-      <DataTable columns={columns} label="Failed replays">
+      <DataTable columns={columns} label="Failed jobs">
         <Rows rows={overview.failed} kind="failed" />
       </DataTable>
     </>
