@@ -242,3 +242,32 @@ export async function agentVersionById(client: DbClient, id: string) {
     select: { id: true, agentId: true, version: true, capabilities: true },
   });
 }
+
+/**
+ * Exact members' cost and latency against their base runs (branch minus base: the sum of the steps'
+ * cost and of their durations, as the comparison's metrics count them when every base step was
+ * reached; costs summed as decimals, so that equal runs differ by exactly 0), in one query for the whole cohort: the experiment page asks on every refresh, and a
+ * comparison per member would read every member's base session and steps each time.
+ */
+export async function memberDeltas(
+  client: DbClient,
+  replayIds: readonly string[],
+): Promise<Map<string, { costUsd: number; latencyMs: number }>> {
+  if (replayIds.length === 0) return new Map();
+  const rows = await client.$queryRaw<{ id: string; costUsd: number; latencyMs: number }[]>`
+    SELECT r.id,
+      (COALESCE(b."costUsd", 0) - COALESCE(base."costUsd", 0))::float8 AS "costUsd",
+      COALESCE(b."latencyMs", 0) - COALESCE(base."latencyMs", 0) AS "latencyMs"
+    FROM "Replay" r
+    LEFT JOIN LATERAL (
+      SELECT sum(CASE WHEN jsonb_typeof(s.detail->'usage'->'costUsd') = 'number' THEN (s.detail->'usage'->>'costUsd')::numeric END) AS "costUsd",
+             sum(CASE WHEN jsonb_typeof(s.detail->'durationMs') = 'number' THEN (s.detail->>'durationMs')::float8 END) AS "latencyMs"
+      FROM "ReplayStep" s WHERE s."replayId" = r.id
+    ) b ON true
+    LEFT JOIN LATERAL (
+      SELECT sum(e."costUsd"::numeric) AS "costUsd", sum(e."durationMs")::float8 AS "latencyMs"
+      FROM "Event" e WHERE e."sessionId" = r."sessionId"
+    ) base ON true
+    WHERE r.id = ANY(${[...replayIds]}::text[])`;
+  return new Map(rows.map((r) => [r.id, { costUsd: Number(r.costUsd), latencyMs: Number(r.latencyMs) }]));
+}

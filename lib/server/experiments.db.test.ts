@@ -69,10 +69,25 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
     });
     cohortIds = sessions.map((s) => s.id);
     expect(cohortIds.length).toBeGreaterThanOrEqual(5);
+    // Timings and costs on the recorded steps, so that members' cost and latency against their base runs count something.
+    await db.prisma
+      .$executeRaw`UPDATE "Event" SET "durationMs" = seq * 7 + 3, "costUsd" = CASE WHEN kind = 'model_call' THEN 0.00125 * (seq + 1) END WHERE "sessionId" = ANY(${cohortIds}::text[])`;
   });
   afterAll(async () => {
     await db?.drop();
   });
+
+  /** Each finished member's cost and latency against its base are its comparison's. */
+  async function expectDeltasOfComparisons(
+    results: { replayId: string; deltas: { costUsd: number; latencyMs: number } | null }[],
+  ) {
+    for (const r of results) {
+      const { metrics } = (await replays.getReplayComparison(localAdmin("reader"), { replayId: r.replayId }, db.prisma))
+        .comparison;
+      expect(r.deltas!.latencyMs).toBe(metrics.latencyMs.delta);
+      expect(r.deltas!.costUsd).toBeCloseTo(metrics.costUsd.delta, 12);
+    }
+  }
 
   it("runs a recorded-only policy over the τ-bench cohort: one replay per session, all exact, then completed", async () => {
     const policyVersionId = await saveVersion("recorded", RECORDED);
@@ -105,6 +120,16 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
         firstDivergence: null,
       });
     }
+    // Exact members' cost and latency (one query for the cohort) are their comparisons': nothing changed.
+    await expectDeltasOfComparisons(after.results);
+    expect(after.results.map((r) => r.deltas)).toEqual(after.results.map(() => ({ costUsd: 0, latencyMs: 0 })));
+    // A step that took longer than recorded counts: the query reads what the comparison reads.
+    const slower = after.results[0]!.replayId;
+    await db.prisma
+      .$executeRaw`UPDATE "ReplayStep" SET detail = jsonb_set(detail, '{durationMs}', to_jsonb((detail->>'durationMs')::int + 5)) WHERE "replayId" = ${slower} AND idx = 0`;
+    const again = await loadExperiment(db.prisma, created.id);
+    await expectDeltasOfComparisons(again.results);
+    expect(again.results.find((r) => r.replayId === slower)!.deltas).toEqual({ costUsd: 0, latencyMs: 5 });
     expect(after.summary).toEqual({
       total: cohortIds.length,
       done: cohortIds.length,
@@ -144,6 +169,8 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
     await runExperiment(db.prisma, created.id);
     const after = await loadExperiment(db.prisma, created.id);
     const n = cohortIds.length;
+    // Each member's cost and latency against its base are the comparison's (over the steps both runs covered).
+    await expectDeltasOfComparisons(after.results);
     expect(after.results.map((r) => r.outcome)).toEqual(
       Array.from({ length: n }, () => ({ base: false, branch: true })),
     );

@@ -31,6 +31,7 @@ import {
   createExperimentRow,
   experimentProgress,
   getExperiment as readExperiment,
+  memberDeltas,
   listExperiments as readExperiments,
   policyVersionChoices,
   queuedReplayIds,
@@ -335,22 +336,27 @@ function summarize(
   return { total: results.length, done, byComparability, byStatus, outcomes };
 }
 
+/**
+ * Where a member's branch first diverged, and its cost and latency against its base run. An exact member
+ * (every step equal) has no divergence and its deltas come from one query for the cohort (`exact`);
+ * the others are read from their comparison, whose metrics leave out the base steps a branch never reached.
+ */
 async function comparisonOf(
   client: DbClient,
   r: ExperimentRow["replays"][number],
+  exact: Map<string, { costUsd: number; latencyMs: number }>,
 ): Promise<Pick<ExperimentResult, "firstDivergence" | "deltas">> {
   // A replay still running, or one that failed before its first step, has nothing to compare.
   if (r.status === "running" || r.status === "queued" || r.stepCount === 0)
     return { firstDivergence: null, deltas: null };
+  if (r.comparability === "exact") return { firstDivergence: null, deltas: exact.get(r.id) ?? null };
   const view = await loadReplayComparison(client, r.id);
   if (!view) return { firstDivergence: null, deltas: null };
   const { firstDivergence: d, metrics } = view.comparison;
   return {
-    // Exact means every step equal.
-    firstDivergence:
-      d && r.comparability !== "exact"
-        ? { pairIndex: d.pairIndex, baseSeq: d.baseSeq, branchSeq: d.branchSeq, summary: d.summary }
-        : null,
+    firstDivergence: d
+      ? { pairIndex: d.pairIndex, baseSeq: d.baseSeq, branchSeq: d.branchSeq, summary: d.summary }
+      : null,
     deltas: isTerminal(r.status) ? { costUsd: metrics.costUsd.delta, latencyMs: metrics.latencyMs.delta } : null,
   };
 }
@@ -360,6 +366,10 @@ async function loadExperiment(client: DbClient, id: string): Promise<ExperimentD
   const row = await readExperiment(client, id);
   if (!row) return null;
   const results: ExperimentResult[] = [];
+  const exact = await memberDeltas(
+    client,
+    row.replays.filter((r) => r.comparability === "exact" && isTerminal(r.status)).map((r) => r.id),
+  );
   for (const r of row.replays) {
     const status = r.status;
     results.push({
@@ -369,7 +379,7 @@ async function loadExperiment(client: DbClient, id: string): Promise<ExperimentD
       comparability:
         isTerminal(r.status) || r.status === "paused" || r.status === "awaiting_approval" ? r.comparability : null,
       evidenceStrength: r.status === "running" || r.status === "queued" ? null : strengthOf(r.evidence),
-      ...(await comparisonOf(client, r)),
+      ...(await comparisonOf(client, r, exact)),
       error: errorOf(r.error),
       stepCount: r.stepCount,
       outcome: outcomeOf(r.verdicts, isTerminal(r.status)),
