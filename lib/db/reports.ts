@@ -480,7 +480,10 @@ export async function evidenceTarget(
   return row;
 }
 
-/** Adds one item to a draft (checked with `evidenceTarget` first); 409 when that source is already in it. */
+/**
+ * Adds one item to a draft (checked with `evidenceTarget` first); 409 when that source is already in it.
+ * Run it in a transaction: marking the draft changed holds its row until the insert is committed.
+ */
 export async function addReportEvidence(
   client: DbClient,
   reportId: string,
@@ -521,11 +524,14 @@ export async function addReportEvidence(
   }
 }
 
-/** Removes an item from a draft: 404 for an unknown item, 409 once the report is published. */
-export async function removeReportEvidence(client: DbClient, reportId: string, evidenceId: string) {
-  const row = await findReportRow(client, reportId);
-  refuseUnlessDraft(row, "changed");
-  const { count } = await client.reportEvidence.deleteMany({ where: { id: evidenceId, reportId: row.id } });
+/**
+ * Removes an item from a draft: 404 for an unknown item, 409 once the report is published. Run it in a
+ * transaction (as adding): marking the draft changed holds its row, so a publish waits and then sees the change.
+ */
+export async function removeReportEvidence(client: DbClient, reportId: string, evidenceId: string, now = new Date()) {
+  const draft = await client.report.updateMany({ where: { id: reportId, status: "draft" }, data: { updatedAt: now } });
+  if (draft.count === 0) refuseUnlessDraft(await findReportRow(client, reportId), "changed");
+  const { count } = await client.reportEvidence.deleteMany({ where: { id: evidenceId, reportId } });
   if (count === 0) throw notFound("evidence", evidenceId, "evidenceId");
   return { id: evidenceId };
 }

@@ -279,7 +279,8 @@ export async function addReportEvidence(principal: Principal, input: AddEvidence
   authorize(principal, "reports.write");
   await evidenceTarget(prisma, input.reportId, { userId: principal.userId, isAdmin: principal.role === "admin" });
   const item = await evidenceOf(principal, input, prisma);
-  return insertEvidence(prisma, input.reportId, item, principal.name);
+  // One transaction: the draft check holds the report's row, so a publish cannot land between it and the insert.
+  return withTransaction(prisma, (tx) => insertEvidence(tx, input.reportId, item, principal.name));
 }
 
 export const RemoveEvidenceInput = z.strictObject({ reportId: Id, evidenceId: Id });
@@ -292,7 +293,7 @@ export async function removeReportEvidence(
 ) {
   authorize(principal, "reports.write");
   await evidenceTarget(prisma, input.reportId, { userId: principal.userId, isAdmin: principal.role === "admin" });
-  return deleteEvidence(prisma, input.reportId, input.evidenceId);
+  return withTransaction(prisma, (tx) => deleteEvidence(tx, input.reportId, input.evidenceId));
 }
 
 /** The drafts this principal may add evidence to (an empty list for a viewer). */
