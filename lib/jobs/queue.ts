@@ -247,6 +247,7 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
           await runInvestigation(systemPrincipal(job.data.by), { investigationId: job.data.id }, prisma, {
             owner: `${processId}:investigation:${job.id}`,
             leaseMs: settings.leaseMs,
+            maxAttempts: settings.maxAttempts,
           });
         } finally {
           runningInvestigations.delete(job.data.id);

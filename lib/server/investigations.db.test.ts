@@ -285,4 +285,24 @@ describe("investigations against a scripted model over HTTP", () => {
       code: "not_found",
     });
   });
+
+  it("one whose runs keep ending without a result fails after the attempts allowed, keeping its probes", async () => {
+    await useModel(neverRefunds);
+    const created = await create({ kind: "blame", sessionId, checks: [NOT_REFUNDED], trials: 1 });
+    // Three runs whose workers died: the lease ran out each time and the sweeper put it back in the queue.
+    const probe = { index: 0, modelStep: 0, baseSeq: 0, passes: 1, trials: 1, passRate: 1, fixes: true, replayIds: [] };
+    await db.prisma.investigation.update({ where: { id: created.id }, data: { attempts: 3, probes: [probe] } });
+    expect(await runInvestigation(analyst, { investigationId: created.id }, db.prisma, { maxAttempts: 3 })).toBe(
+      "gave_up",
+    );
+    const after = await read(created.id);
+    expect(after.status).toBe("failed");
+    expect(after.error).toEqual({
+      code: "gave_up",
+      message:
+        "Stopped after 3 attempts: each run ended without a result (its worker stopped or crashed). The probes it finished are kept.",
+    });
+    expect(after.probes).toEqual([probe]);
+    expect(model!.requests).toHaveLength(0);
+  });
 });

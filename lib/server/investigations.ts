@@ -443,9 +443,11 @@ export interface InvestigationRunOptions {
   owner?: string;
   /** How long its lease lasts without a heartbeat; a worker killed mid-run is replaced after it. */
   leaseMs?: number;
+  /** Runs that may end without a result (their worker stopped or crashed) before it is failed; 3 unless told. */
+  maxAttempts?: number;
 }
 
-export type InvestigationRunOutcome = "ran" | "busy" | "idle" | "lease_lost";
+export type InvestigationRunOutcome = "ran" | "busy" | "idle" | "lease_lost" | "gave_up";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -490,6 +492,20 @@ export async function runInvestigation(
   const leaseMs = opts.leaseMs ?? 30_000;
   const claim = await claimInvestigation(prisma, row.id, owner, leaseMs);
   if (claim.kind !== "claimed") return claim.kind;
+  const maxAttempts = opts.maxAttempts ?? 3;
+  if (claim.attempts > maxAttempts) {
+    // One that keeps taking its worker down is not requeued for ever: the probes it finished are kept.
+    await finishInvestigation(prisma, row.id, owner, {
+      status: "failed",
+      probes: claim.probes ?? [],
+      result: null,
+      error: {
+        code: "gave_up",
+        message: `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed). The probes it finished are kept.`,
+      },
+    });
+    return "gave_up";
+  }
   let lost = false;
   const heartbeat = setInterval(
     () => {
