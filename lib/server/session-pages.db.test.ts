@@ -125,5 +125,11 @@ describe.each(TEST_ENGINES)("sessions a window at a time on %s", (engine) => {
       nextCursor: null,
       steps: [],
     });
+    // Before the start (down to the lowest the API takes): the first window, the same as no cursor.
+    const first = await pages.listSessionSteps(viewer, { sessionId: longId, limit: 3 }, db.prisma);
+    expect(first.cursor).toBe(0);
+    for (const cursor of [-1, -2_147_483_648]) {
+      expect(await pages.listSessionSteps(viewer, { sessionId: longId, cursor, limit: 3 }, db.prisma)).toEqual(first);
+    }
   });
 });

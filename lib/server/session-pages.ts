@@ -64,7 +64,8 @@ async function readWindow(input: z.infer<typeof SessionWindowInput>, prisma: Db)
   const session = await sessionOverview(prisma, input.sessionId);
   if (!session) throw notFound("session", input.sessionId);
   if (session.firstSeq === null || session.lastSeq === null) return { window: null, cursor: null, nextCursor: null };
-  const from = input.cursor ?? session.firstSeq;
+  // A cursor before the session's first step starts at it (and keeps every seq queried inside the column's range).
+  const from = Math.max(input.cursor ?? session.firstSeq, session.firstSeq);
   const to = from + input.limit;
   const window = from > session.lastSeq ? null : await eventWindow(prisma, input.sessionId, from, to);
   return { window, cursor: from, nextCursor: to <= session.lastSeq ? to : null };
