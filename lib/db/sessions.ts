@@ -545,3 +545,12 @@ export function toSessionEvent(e: SessionWithEvents["events"][number]): SessionE
     occurrence: e.occurrence,
   };
 }
+
+/** What the steps at these seqs did (kind, name, output), without their inputs: for naming a few steps of a long session. */
+export async function stepOutlines(client: DbClient, sessionId: string, seqs: readonly number[]) {
+  if (seqs.length === 0) return [];
+  return client.event.findMany({
+    where: { sessionId, seq: { in: [...seqs] } },
+    select: { seq: true, kind: true, name: true, output: true },
+  });
+}

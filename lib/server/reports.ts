@@ -5,7 +5,7 @@ import { getExperiment as readExperiment } from "@/lib/db/experiments";
 import { findInvestigation } from "@/lib/db/investigations";
 import { getPolicyVersionById } from "@/lib/db/policies";
 import { isTerminal, loadReplayView } from "@/lib/db/replays";
-import { sessionEvents } from "@/lib/db/sessions";
+import { stepOutlines } from "@/lib/db/sessions";
 import {
   addReportEvidence as insertEvidence,
   draftReportsFor,
@@ -195,7 +195,12 @@ async function evidenceOf(principal: Principal, input: AddEvidenceInput, prisma:
         [{ path: "investigationId", message: `investigation is ${inv.status}` }],
       );
     const session = (await sessionLabel(prisma, inv.sessionId)) ?? { id: inv.sessionId, label: inv.sessionId };
-    const events = inv.kind === "blame" ? await sessionEvents(prisma, inv.sessionId) : [];
+    // Only the steps a blame search names (its probes' and the deciding one), without their inputs.
+    const named: unknown[] = [inv.result, ...(Array.isArray(inv.probes) ? (inv.probes as unknown[]) : [])];
+    const namedSeqs = named
+      .map((x) => (x && typeof x === "object" && "baseSeq" in x ? x.baseSeq : null))
+      .filter((seq): seq is number => typeof seq === "number" && Number.isInteger(seq));
+    const events = inv.kind === "blame" ? await stepOutlines(prisma, inv.sessionId, namedSeqs) : [];
     // Saved checks by their names today (a check deleted since keeps the reference it was run with).
     const checks = await resolveChecks(prisma, inv.params.checks).then(
       (named) => named.map((c) => c.name),
