@@ -31,7 +31,21 @@ function progressText(j: Job) {
   return `${j.worker ?? "?"} · ${unit} ${j.progress.done ?? 0} of ${j.progress.total ?? "?"}`;
 }
 
+const NONE = {
+  running: "Nothing is running.",
+  queued: "Nothing is waiting for a worker.",
+  failed: "No job has failed.",
+};
+
 function Rows({ rows, kind }: { rows: Job[]; kind: "running" | "queued" | "failed" }) {
+  if (rows.length === 0)
+    return (
+      <tr>
+        <td colSpan={5} className="px-3 py-3 text-sm text-slate-500">
+          {NONE[kind]}
+        </td>
+      </tr>
+    );
   return rows.map((j) => (
     <tr key={j.id} data-testid={`job-${kind}`} data-kind={j.kind}>
       <td className="px-3 py-2">
