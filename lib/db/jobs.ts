@@ -343,12 +343,17 @@ async function investigationJobs(client: DbClient, limit: number) {
       where: { status: { in: ["queued", "running", "failed"] } },
       _count: { _all: true },
     }),
-    client.investigation.findMany({
-      where: { status: { in: ["queued", "running", "failed"] } },
-      orderBy: { createdAt: "desc" },
-      take: limit,
-      select: INVESTIGATION_JOB_ROW,
-    }),
+    // Up to `limit` of each state, as for replays: old failures must not push running ones off the list.
+    Promise.all(
+      (["running", "queued", "failed"] as const).map((status) =>
+        client.investigation.findMany({
+          where: { status },
+          orderBy: { createdAt: status === "failed" ? "desc" : "asc" },
+          take: limit,
+          select: INVESTIGATION_JOB_ROW,
+        }),
+      ),
+    ).then((byState) => byState.flat()),
   ]);
   const count = (status: string) => counts.find((c) => c.status === status)?._count._all ?? 0;
   return {

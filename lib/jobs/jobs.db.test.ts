@@ -23,6 +23,7 @@ import { localAdmin } from "@/lib/server/principal";
 import type { Policy } from "@/lib/replay";
 import { createExperiment, runExperiment } from "@/lib/server/experiments";
 import { cancelExperiment, cancelReplay, listJobs, presentJobs, retryReplay } from "@/lib/server/jobs";
+import { jobOverview } from "@/lib/db/jobs";
 import {
   createReplay,
   decideApproval,
@@ -691,6 +692,19 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
     expect(await retryReplay(admin, { replayId: failing.id }, db.prisma, enqueue)).toEqual({ replayId: failing.id });
     expect(enqueue.calls).toEqual([[failing.id]]);
     expect((await db.prisma.replay.findUniqueOrThrow({ where: { id: failing.id } })).status).toBe("queued");
+
+    // Investigations are listed up to the limit in each state: newer failures do not hide a running one.
+    const sessionId = await sessionOf(orders[0]!);
+    const investigation = (status: string) =>
+      db.prisma.investigation.create({
+        data: { kind: "stale", sessionId, params: {}, estimate: {}, createdBy: "admin", status },
+        select: { id: true },
+      });
+    const running = await investigation("running");
+    for (let i = 0; i < 3; i++) await investigation("failed");
+    const few = presentJobs(await jobOverview(db.prisma, 2));
+    expect(few.running.filter((j) => j.kind === "investigation").map((j) => j.id)).toEqual([running.id]);
+    expect(few.failed.filter((j) => j.kind === "investigation")).toHaveLength(2);
   });
 
   it("bad input enqueues nothing and writes nothing: an unknown session, policy version or agent version is a 404", async () => {
