@@ -245,11 +245,6 @@ export async function cancelExperimentRows(
   return { cancelled: cancelled.count, stopping: stopping.count };
 }
 
-/** `pending` → `running` when its first member starts. */
-export async function markExperimentRunning(client: DbClient, experimentId: string): Promise<void> {
-  await client.experiment.updateMany({ where: { id: experimentId, status: "pending" }, data: { status: "running" } });
-}
-
 /**
  * Finishes an experiment once none of its replays is queued or running:
  * `cancelled` when a cancel was asked for, else `completed`. Safe to call from
