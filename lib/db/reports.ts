@@ -20,7 +20,13 @@ import {
   type ShareState,
 } from "@/lib/reports/share";
 import type { EvidenceSnapshot, ReportEvidenceItem } from "@/lib/reports/evidence";
-import { buildReportSnapshot, readSnapshot, staleRecordingsUsedBy, unknownPins } from "@/lib/reports/snapshot";
+import {
+  buildReportSnapshot,
+  readSnapshot,
+  sessionLabelOf,
+  staleRecordingsUsedBy,
+  unknownPins,
+} from "@/lib/reports/snapshot";
 import { latestStaleCheck } from "./investigations";
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
@@ -552,5 +558,5 @@ export async function draftReportsFor(client: DbClient, actor: { userId: string 
 /** A session's id and label (title, else its external id, else its id), or null. */
 export async function sessionLabel(client: DbClient, id: string): Promise<{ id: string; label: string } | null> {
   const row = await client.session.findUnique({ where: { id }, select: { id: true, title: true, externalId: true } });
-  return row ? { id: row.id, label: row.title || row.externalId || row.id } : null;
+  return row ? { id: row.id, label: sessionLabelOf(row) } : null;
 }
