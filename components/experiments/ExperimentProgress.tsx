@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { cancelExperimentAction, experimentProgressAction } from "@/app/(dashboard)/experiments/actions";
+import { ProgressBar } from "@/components/ui/ProgressBar";
 
 /** While an experiment runs: a progress bar of sessions done, polled; a cancel button; the page refreshes as results arrive. */
 export function ExperimentProgress({
@@ -46,7 +47,6 @@ export function ExperimentProgress({
   }, [data, router]);
   const current = data?.done ?? done;
   const all = data?.total ?? total;
-  const percent = all === 0 ? 0 : Math.round((current / all) * 100);
   return (
     <div
       role="status"
@@ -72,16 +72,7 @@ export function ExperimentProgress({
           </button>
         </span>
       </div>
-      <div
-        className="mt-2 h-2 overflow-hidden rounded-full bg-indigo-100"
-        role="progressbar"
-        aria-label="Sessions replayed"
-        aria-valuemin={0}
-        aria-valuemax={all}
-        aria-valuenow={current}
-      >
-        <div className="h-full rounded-full bg-indigo-600 transition-all" style={{ width: `${percent}%` }} />
-      </div>
+      <ProgressBar label="Sessions replayed" value={current} max={all} />
       {cancelError ? <p className="mt-2 text-rose-800">{cancelError}</p> : null}
     </div>
   );

@@ -4,6 +4,7 @@ import { BlameChart } from "./BlameChart";
 import { Card } from "@/components/ui/Card";
 import { DataTable } from "@/components/ui/DataTable";
 import { Notice } from "@/components/ui/Notice";
+import { ProgressBar } from "@/components/ui/ProgressBar";
 import type { Edit } from "@/lib/replay";
 import type {
   BlameProbeRecord,
@@ -44,19 +45,7 @@ function ResultNotice({ investigation, baseSteps }: { investigation: View; baseS
             : `Running: ${done} of at most ${of} probe${of === 1 ? "" : "s"} done.`}{" "}
           Each probe is a set of replays; probes appear below as they finish.
         </span>
-        <div
-          className="mt-2 h-2 overflow-hidden rounded-full bg-indigo-100"
-          role="progressbar"
-          aria-label="Probes done"
-          aria-valuemin={0}
-          aria-valuemax={of}
-          aria-valuenow={done}
-        >
-          <div
-            className="h-full rounded-full bg-indigo-600 transition-all"
-            style={{ width: `${of > 0 ? Math.round((100 * done) / of) : 0}%` }}
-          />
-        </div>
+        <ProgressBar label="Probes done" value={done} max={of} />
       </Notice>
     );
   }

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { cancelReplayAction, replayStateAction } from "@/app/(dashboard)/replays/actions";
+import { ProgressBar } from "@/components/ui/ProgressBar";
 
 /**
  * While a replay waits for a worker or runs: step N of M with a bar (the
@@ -42,7 +43,6 @@ export function ReplayProgress({
   const p = data ? data.progress : progress;
   const done = p?.done ?? 0;
   const total = p?.total ?? baseSteps;
-  const percent = total === 0 ? 0 : Math.min(100, Math.round((done / total) * 100));
   const stopping = cancelling || Boolean(data?.cancelRequested);
   async function cancel() {
     setCancelError(null);
@@ -76,16 +76,7 @@ export function ReplayProgress({
           {stopping ? "Cancelling…" : "Cancel"}
         </button>
       </div>
-      <div
-        className="mt-2 h-2 overflow-hidden rounded-full bg-indigo-100"
-        role="progressbar"
-        aria-label="Base steps replayed"
-        aria-valuemin={0}
-        aria-valuemax={total}
-        aria-valuenow={done}
-      >
-        <div className="h-full rounded-full bg-indigo-600 transition-all" style={{ width: `${percent}%` }} />
-      </div>
+      <ProgressBar label="Base steps replayed" value={done} max={total} />
       {cancelError ? <p className="mt-2 text-rose-800">{cancelError}</p> : null}
     </div>
   );
