@@ -6,6 +6,7 @@
  * workers off one replay.
  */
 import { rmSync } from "node:fs";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Db } from "@/lib/db/client";
 import {
@@ -20,7 +21,7 @@ import { loadReplayView } from "@/lib/db/replays";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError } from "@/lib/errors";
 import { localAdmin } from "@/lib/server/principal";
-import type { Policy } from "@/lib/replay";
+import { cacheKey, type Policy } from "@/lib/replay";
 import { createExperiment, runExperiment } from "@/lib/server/experiments";
 import { cancelExperiment, cancelReplay, listJobs, presentJobs, retryReplay } from "@/lib/server/jobs";
 import { jobOverview } from "@/lib/db/jobs";
@@ -739,5 +740,65 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
     );
     expect(enqueue.calls).toHaveLength(0);
     expect(await db.prisma.replay.count()).toBe(before);
+  });
+});
+
+describe("a cancel that lands just before a live call goes out, on PostgreSQL", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("stops it: no call reaches the tool, the replay ends cancelled with the steps before it", async () => {
+    const { orders } = await generateRefundCohort(db.prisma, 1);
+    const order = orders[0]!;
+    const sessionId = (await db.prisma.session.findFirstOrThrow({ where: { externalId: `cohort:cohort-1:${order}` } }))
+      .id;
+    const tool = await countingToolServer();
+    // Another connection records the replay's first live call (`lookup_order`, branch step 1) in a transaction it
+    // keeps open: the run, recording that call (the lease check locks the replay's row, which that record's key
+    // holds), waits on it after its last step boundary looked the cancel up.
+    const blocker = new pg.Client({ connectionString: urlOf(db) });
+    await blocker.connect();
+    try {
+      await configureLiveTool(db.prisma, "lookup_order", tool.url);
+      const { id } = await createReplay(localAdmin("t"), { sessionId, policy: LIVE_LOOKUP }, db.prisma);
+      const entryId = `live:1:lookup_order:${cacheKey("lookup_order", { order_id: order })}`;
+      await blocker.query("BEGIN");
+      await blocker.query(
+        `INSERT INTO "LiveCall" (id, "replayId", "entryId", owner) VALUES ('lc_blocker', $1, $2, 'x')`,
+        [id, entryId],
+      );
+      const run = runQueuedReplay(db.prisma, id, { owner: "W", leaseMs: 600_000 });
+      await eventually("the run to wait at the live call", async () => {
+        const rows = await blocker.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+        );
+        return rows.rows[0]!.n === 1;
+      });
+      // The person's cancel lands now, before the call goes out; then the other recording goes away.
+      expect(await cancelReplay(localAdmin("t"), { replayId: id }, db.prisma)).toEqual({ outcome: "stopping" });
+      await blocker.query("ROLLBACK");
+      expect(await run).toBe("ran");
+
+      expect(tool.hits).toHaveLength(0);
+      const view = (await loadReplayView(db.prisma, id))!;
+      expect(view.replay.status).toBe("cancelled");
+      expect(view.replay.error).toMatchObject({
+        code: "cancelled",
+        message: 'The replay was cancelled before the "lookup_order" call; the 1 steps before it are kept.',
+      });
+      expect(view.steps.map((s) => s.kind)).toEqual(["model_call"]);
+      // Nothing says the call was made: a retry would make it, not wait for an answer that never existed.
+      expect(await db.prisma.liveCall.count({ where: { replayId: id } })).toBe(0);
+      expect(await db.prisma.replayLogEntry.count({ where: { replayId: id } })).toBe(0);
+    } finally {
+      await blocker.end();
+      await tool.close();
+    }
   });
 });

@@ -16,6 +16,7 @@ export {
   type ToolExecutor,
   LiveCallInDoubt,
   RunInterrupted,
+  CancelledBeforeCall,
   type ToolSimulator,
   pickHistoryMatch,
   type HistoryLookup,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { Message } from "./events";
 import type { ToolRule } from "./policy";
-import { replay } from "./replay";
+import { replay, type ModelExecutor } from "./replay";
+import { CancelledBeforeCall, type ToolExecutor } from "./resolve";
 import { policyWith, sessionOf, toolSteps } from "./testing";
 
 const history: ToolRule = { type: "history", scope: "baseline", on_miss: "fail" };
@@ -80,5 +82,53 @@ describe("replay cancellation", () => {
     expect(r.status).toBe("failed");
     expect(r.stop).toMatchObject({ code: "executor_error" });
     expect(r.stop?.message).toContain("queue unreachable");
+  });
+});
+
+describe("a cancel an executor sees just before its call goes out", () => {
+  it("ends a live model step as cancelled, not failed, keeping the steps before it", async () => {
+    let calls = 0;
+    const model: ModelExecutor = async (req) => {
+      if (req.modelStep === 1) throw new CancelledBeforeCall(`model step ${req.modelStep}`);
+      calls++;
+      return { output: base.find((e) => e.seq === 1)!.output as Message, model: "gpt-test" };
+    };
+    const r = await replay({
+      base,
+      policy: policyWith(history, undefined, { model: "pinned-live" }),
+      executors: { model },
+      isCancelled: () => false,
+    });
+    expect(calls).toBe(1);
+    expect(r.status).toBe("cancelled");
+    expect(r.stop).toEqual({
+      code: "cancelled",
+      message: "The replay was cancelled before model step 1; the 3 steps before it are kept.",
+      step: 3,
+      miss: null,
+    });
+    expect(r.steps.map((s) => [s.kind, s.baseSeq])).toEqual([
+      ["user_message", 0],
+      ["model_call", 1],
+      ["tool_call", 2],
+    ]);
+    expect(r.pending).toBeNull();
+  });
+
+  it("ends a passthrough tool call as cancelled: the call is no tool error the agent sees", async () => {
+    const tool: ToolExecutor = async (call) => {
+      throw new CancelledBeforeCall(`the "${call.tool}" call`);
+    };
+    const r = await replay({
+      base,
+      policy: policyWith(history, { b: { type: "passthrough" } }),
+      tools: [{ name: "b", sideEffect: "read" }],
+      executors: { tool },
+      isCancelled: () => false,
+    });
+    expect(r.status).toBe("cancelled");
+    expect(r.stop?.message).toBe('The replay was cancelled before the "b" call; the 4 steps before it are kept.');
+    expect(toolSteps(r).map((s) => s.name)).toEqual(["a"]);
+    expect(r.newLogEntries).toEqual([]);
   });
 });

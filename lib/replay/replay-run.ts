@@ -15,6 +15,7 @@ import type {
   ReplayStep,
   ReplayStop,
 } from "./replay";
+import { CancelledBeforeCall } from "./resolve";
 import { BaseInputLists, type MessageList } from "./message-list";
 import { BranchConversation } from "./replay-conversation";
 import { signatureOf } from "./replay-evidence";
@@ -31,11 +32,12 @@ export class ExecutorFailure extends Error {
   }
 }
 
-/** Runs an executor; a throw becomes an `ExecutorFailure` naming it. */
+/** Runs an executor; a throw becomes an `ExecutorFailure` naming it (a cancel seen just before the call stays one). */
 export async function guarded<T>(executor: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
+    if (error instanceof CancelledBeforeCall) throw error;
     throw new ExecutorFailure(executor, error);
   }
 }

@@ -11,6 +11,7 @@ import { ExecutorFailure, guarded, ReplayRun } from "./replay-run";
 import { pairToolCalls, runToolCall } from "./replay-tools";
 import { toolResolverFor, type ToolResolver } from "./resolver";
 import {
+  CancelledBeforeCall,
   RunInterrupted,
   type HistoryCohort,
   type HistoryLookup,
@@ -290,7 +291,14 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     // An executor that says the run is over (its worker lost the replay) ends it with no result at all.
     if (error instanceof RunInterrupted) throw error;
     run.pending = null;
-    if (error instanceof ExecutorFailure) {
+    if (error instanceof CancelledBeforeCall) {
+      // An executor saw the cancel just before its call went out: the call was not made.
+      run.halt(
+        "cancelled",
+        "cancelled",
+        `The replay was cancelled before ${error.what}; the ${run.steps.length} steps before it are kept.`,
+      );
+    } else if (error instanceof ExecutorFailure) {
       run.halt(
         "failed",
         "executor_error",

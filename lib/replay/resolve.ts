@@ -56,6 +56,19 @@ export class RunInterrupted extends Error {
     this.name = "RunInterrupted";
   }
 }
+
+/**
+ * Thrown by an executor that found, just before its call would go out, that
+ * the replay was cancelled: the call is not made, and the engine ends the
+ * branch `cancelled` with the steps before it kept (as a cancel seen at a step
+ * boundary does). `what` names the call, e.g. `the "refund" call`.
+ */
+export class CancelledBeforeCall extends Error {
+  constructor(readonly what: string) {
+    super(`The replay was cancelled before ${what} went out.`);
+    this.name = "CancelledBeforeCall";
+  }
+}
 export type ToolSimulator = (
   call: ToolCall & { model: string; instructions: string | undefined },
 ) => Promise<ToolAnswer & { durationMs?: number }>;
@@ -556,7 +569,8 @@ async function execute(
   try {
     return await run();
   } catch (error) {
-    if (error instanceof LiveCallInDoubt || error instanceof RunInterrupted) throw error;
+    if (error instanceof LiveCallInDoubt || error instanceof RunInterrupted || error instanceof CancelledBeforeCall)
+      throw error;
     return {
       error: {
         type: "ToolExecutionError",

@@ -11,6 +11,7 @@ import { z } from "zod";
 import {
   Edits,
   EventError,
+  CancelledBeforeCall,
   LiveCallInDoubt,
   Policy,
   RunInterrupted,
@@ -433,6 +434,11 @@ export interface RunHooks extends EngineHooks {
   lastProgress?: () => { done: number; total: number } | null;
   /** Told after each call outside the database (live tool or model, simulator). */
   onExternalCall?: () => void;
+  /**
+   * Looked up immediately before each call outside goes out (with `client`, the transaction recording a live
+   * tool call): true stops the run as cancelled without making the call.
+   */
+  cancelledNow?: (client: DbClient) => Promise<boolean>;
 }
 
 /** A run whose worker lost its lease (another worker took the replay over): it calls and stores nothing more. */
@@ -475,8 +481,13 @@ function writeAhead(
   store: (entry: BranchLogEntry) => Promise<void>,
   now: () => string,
   live: {
-    /** Records that this run makes the call, before it is made (lease-fenced, once per call). */
-    begin: (entryId: string) => Promise<LiveCallStart>;
+    /**
+     * Records that this run makes the call, before it is made (lease-fenced, once per call); throws
+     * `CancelledBeforeCall` (recording nothing) when the replay was cancelled.
+     */
+    begin: (entryId: string, what: string) => Promise<LiveCallStart>;
+    /** Throws `CancelledBeforeCall` when the replay was cancelled (before a model or simulator call goes out). */
+    beforeCall: (what: string) => Promise<void>;
     /** Stores a live call's answer, lease or not: it is the truth about a call that was made. */
     keep: (entry: BranchLogEntry) => Promise<void>;
     lost: () => Error;
@@ -511,7 +522,7 @@ function writeAhead(
   const tool: ToolExecutor = async (call) => {
     const id = `live:${key(call)}`;
     // Recorded before the call: a later run that finds this without a result never calls again.
-    const start = await live.begin(id);
+    const start = await live.begin(id, `the "${call.tool}" call`);
     if (start.kind === "lease_lost") throw live.lost();
     if (start.kind === "answered") return answerFromEntry(start.payload);
     if (start.kind === "in_doubt")
@@ -529,6 +540,7 @@ function writeAhead(
     return answer;
   };
   const simulator: ToolSimulator = async (call) => {
+    await live.beforeCall(`the simulated "${call.tool}" call`);
     let answer: ToolAnswer & { durationMs?: number };
     try {
       answer = await executors.simulator(call);
@@ -548,6 +560,7 @@ function writeAhead(
   const inner = executors.model;
   const model: ModelExecutor | undefined = inner
     ? async (request) => {
+        await live.beforeCall(`model step ${request.modelStep}`);
         const result = await inner(request);
         await store({
           type: "live_model_output",
@@ -600,6 +613,7 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
       nulNotes.set(r.step, [...(nulNotes.get(r.step) ?? []), note]);
     };
     const now = () => new Date().toISOString();
+    const cancelledNow = hooks.cancelledNow;
     const writeAheadExecutors = writeAhead(
       {
         tool: toolExecutor(prisma, onNul),
@@ -613,7 +627,16 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
         }),
       now,
       {
-        begin: (entryId) => withTransaction(prisma, (tx) => beginLiveCall(tx, replayId, entryId, owner ?? null)),
+        begin: (entryId, what) =>
+          withTransaction(prisma, async (tx) => {
+            const start = await beginLiveCall(tx, replayId, entryId, owner ?? null);
+            // Looked up after the call is recorded, right before it goes out: a cancel rolls the record back too.
+            if (start.kind === "go" && cancelledNow && (await cancelledNow(tx))) throw new CancelledBeforeCall(what);
+            return start;
+          }),
+        beforeCall: async (what) => {
+          if (cancelledNow && (await cancelledNow(prisma))) throw new CancelledBeforeCall(what);
+        },
         keep: (entry) => withTransaction(prisma, (tx) => appendLogEntries(tx, replayId, [entry], row.createdBy)),
         lost: () => new LeaseLost(replayId),
       },
@@ -801,8 +824,8 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
     // progress is stored with its result). The engine reports progress at every step boundary.
     let lastProgress = Date.now();
     let latest: { done: number; total: number } | null = null;
-    // A cancel is looked up at the first step boundary after each call outside (so no live call follows a cancel
-    // made while one was in flight), and otherwise at most every quarter second (the claim said there was none).
+    // A cancel is looked up at the first step boundary after each call outside, and otherwise at most every quarter
+    // second (the claim said there was none); immediately before each call outside goes out too (`cancelledNow`).
     let lastCancelCheck = Date.now();
     let outsideCall = false;
     let cancelRequested = false;
@@ -813,6 +836,11 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
         lastProgress: () => latest,
         onExternalCall: () => {
           outsideCall = true;
+        },
+        // One indexed read per call outside, so a cancel that lands after the last step boundary still stops it.
+        cancelledNow: async (client) => {
+          if (!cancelRequested) cancelRequested = await replayCancelRequested(client, replayId);
+          return cancelRequested;
         },
         onProgress: ({ done, total }) => {
           latest = { done, total };
