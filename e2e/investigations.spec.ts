@@ -2,7 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { lastToolResult, REFUND_SESSION, startScriptedModel, type ScriptedModel } from "../scripts/scripted-model";
 import { expect, test } from "./fixtures";
-import { refundSessionId } from "./replay-form";
+import { refundSessionId, settledStatus } from "./replay-form";
 
 const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
 const SHOTS = "test-results/screens";
@@ -149,6 +149,35 @@ test("from a failing session, a blame search shows its cost, runs its probes and
     data: { investigationId: id, coverage: { replayId: branchId } },
   });
   expect(both.status()).toBe(400);
+  // Evidence about another session (a branch of a demo τ-bench session) is refused, naming both sessions.
+  const tau = await request.get("/api/v1/sessions?agent=tau-bench-airline-agent&limit=1", { headers: AUTH });
+  const [otherSession] = ((await tau.json()) as { sessions: { id: string }[] }).sessions;
+  const otherStarted = await request.post("/api/v1/replays", {
+    headers: AUTH,
+    data: {
+      sessionId: otherSession!.id,
+      policy: {
+        model: "recorded-only",
+        drift: "continue_to_terminal",
+        tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
+      },
+    },
+  });
+  expect(otherStarted.status()).toBe(201);
+  const otherReplayId = ((await otherStarted.json()) as { replay: { id: string } }).replay.id;
+  expect(await settledStatus(request, otherReplayId)).toBe("completed");
+  const elsewhere = await request.post(`/api/v1/reports/${reportId}/evidence`, {
+    headers: AUTH,
+    data: { coverage: { replayId: otherReplayId } },
+  });
+  expect(elsewhere.status()).toBe(400);
+  const refused = (await elsewhere.json()) as { error: { code: string; message: string } };
+  expect(refused.error.code).toBe("invalid_input");
+  expect(refused.error.message).toMatch(
+    new RegExp(
+      `^Replay "${otherReplayId}" is about session ".+" \\(${otherSession!.id}\\), and report "${reportId}" is about session ".+" \\(${await refundSessionId(request)}\\): only evidence about the report's own session can go into it\\.$`,
+    ),
+  );
   await page.goto(`/investigations/${id}`);
   const add = page.getByRole("form", { name: "Add to report" });
   await add.getByLabel("Add this blame search to the draft").selectOption({ label: `Blame ${stamp}` });

@@ -474,16 +474,25 @@ export async function evidenceTarget(
   client: DbClient,
   reportId: string,
   actor: { userId: string | null; isAdmin: boolean },
-) {
+): Promise<{ id: string; session: { id: string; label: string } }> {
   const row = await findReportRow(client, reportId);
   refuseUnlessDraft(row, "given more evidence");
+  // A draft without an author account (written with an admin key, or before accounts) has no author to check:
+  // anyone who may write reports (analysts and admins) may add to it.
   if (!actor.isAdmin && row.createdById !== null && row.createdById !== actor.userId)
     throw new AppError(
       "forbidden",
       `Report "${row.id}" is ${row.createdBy ?? "someone else"}'s draft: only its author or an admin may add evidence to it.`,
       [{ path: "reportId", message: "not your report" }],
     );
-  return row;
+  const snapshot = readSnapshot(row.snapshot);
+  if (!snapshot) throw new Error(`report ${row.id} has a snapshot of an unknown version`);
+  return { id: row.id, session: { id: snapshot.session.id, label: snapshot.session.label } };
+}
+
+/** Whether a replay of `sessionId` is a member of the experiment. */
+export async function experimentHasSession(client: DbClient, experimentId: string, sessionId: string) {
+  return (await client.replay.count({ where: { experimentId, sessionId }, take: 1 })) > 0;
 }
 
 /**

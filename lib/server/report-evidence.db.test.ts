@@ -6,12 +6,15 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimInvestigation, finishInvestigation, insertInvestigation } from "@/lib/db/investigations";
+import { savePolicyByName, withTransaction } from "@/lib/db/policies";
 import { createShareLink, findSharedReport } from "@/lib/db/reports";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError, parseInput } from "@/lib/errors";
 import { policyHash, toolLevelPreset, type Policy } from "@/lib/replay";
 import { reportToMarkdown } from "@/lib/reports/export";
 import { getReplayCoverage } from "./coverage";
+import * as experiments from "./experiments";
+import { localAdmin } from "./principal";
 import type { Principal } from "./principal";
 import * as replays from "./replays";
 import * as reports from "./reports";
@@ -249,5 +252,96 @@ describe.each(TEST_ENGINES)("report evidence on %s", (engine) => {
     expect((await reports.evidenceDrafts(ana, {}, db.prisma)).map((d) => d.id)).toContain(draft.id);
     expect((await reports.evidenceDrafts(ben, {}, db.prisma)).map((d) => d.id)).not.toContain(draft.id);
     expect(await reports.evidenceDrafts(vic, {}, db.prisma)).toEqual([]);
+  });
+
+  it("refuses evidence about another session than the report's, naming both sessions, and writes nothing", async () => {
+    const doc = JSON.parse(REFUND_DOC) as Record<string, unknown>;
+    const imported = await sessions.importSessions(
+      ana,
+      { body: JSON.stringify({ ...doc, externalId: "refund-other", title: "Another refund" }), filename: "o.json" },
+      db.prisma,
+    );
+    if (!imported.ok) throw new Error("the second session did not import");
+    const otherId = imported.sessions[0]!.id;
+    const otherReplay = await replays.startReplay(
+      ana,
+      parseInput(replays.StartReplayInput, { sessionId: otherId, policy: RECORDED }),
+      db.prisma,
+    );
+    const otherStale = await insertInvestigation(db.prisma, {
+      kind: "stale",
+      sessionId: otherId,
+      replayId: null,
+      params: { checks: [], trials: 1, share: 1, modelEndpoint: null, policy: RECORDED, volatile: [], skipped: [] },
+      estimate: { probes: 1, trials: 1, replays: 0, maxLiveCallsPerTrial: 0, maxLiveCalls: 0, liveToolCalls: 1 },
+      createdBy: "Ana",
+    });
+    await claimInvestigation(db.prisma, otherStale.id, "test-worker", 60_000);
+    await finishInvestigation(db.prisma, otherStale.id, "test-worker", {
+      status: "completed",
+      probes: [],
+      result: { kind: "checked", stale: 0, fresh: 1, unchecked: 0 },
+    });
+    // Two finished experiments over the same agent version: one replayed only the other session.
+    const { agentVersionId } = await db.prisma.session.findUniqueOrThrow({ where: { id: sessionId } });
+    const { versionId } = await withTransaction(db.prisma, (tx) =>
+      savePolicyByName(tx, { name: "evidence sessions", agentId: null, document: RECORDED }),
+    );
+    const experimentOver = async (name: string, sessionIds: string[]) => {
+      const created = await experiments.createExperiment(
+        ana,
+        { name, policyVersionId: versionId, agentVersionId, sessionIds },
+        db.prisma,
+      );
+      await experiments.runExperiment(ana, { experimentId: created.id }, db.prisma);
+      expect((await db.prisma.experiment.findUniqueOrThrow({ where: { id: created.id } })).status).toBe("completed");
+      return created.id;
+    };
+    const elsewhere = await experimentOver("Other refund only", [otherId]);
+    const both = await experimentOver("Both refunds", [otherId, sessionId]);
+
+    const draft = await draftBy(ana, "Own session only");
+    const own = draft.snapshot.session;
+    const before = await evidenceCount();
+    const inv = await refusal(add(ana, { reportId: draft.id, investigationId: otherStale.id }), "invalid_input");
+    expect(inv.message).toBe(
+      `Investigation "${otherStale.id}" is about session "Another refund" (${otherId}), and report "${draft.id}" is about session "${own.label}" (${sessionId}): only evidence about the report's own session can go into it.`,
+    );
+    expect(inv.issues).toEqual([
+      { path: "investigationId", message: `about session ${otherId}, not the report's ${sessionId}` },
+    ]);
+    const cov = await refusal(
+      add(ana, { reportId: draft.id, coverage: { replayId: otherReplay.id } }),
+      "invalid_input",
+    );
+    expect(cov.message).toBe(
+      `Replay "${otherReplay.id}" is about session "Another refund" (${otherId}), and report "${draft.id}" is about session "${own.label}" (${sessionId}): only evidence about the report's own session can go into it.`,
+    );
+    expect(cov.status).toBe(400);
+    const exp = await refusal(add(ana, { reportId: draft.id, coverage: { experimentId: elsewhere } }), "invalid_input");
+    expect(exp.message).toBe(
+      `Experiment "Other refund only" (${elsewhere}) replayed no run of session "${own.label}" (${sessionId}), the session report "${draft.id}" is about: only evidence about the report's own session can go into it.`,
+    );
+    // An admin is refused the same way: the rule is about the evidence, not who adds it.
+    await refusal(add(root, { reportId: draft.id, investigationId: otherStale.id }), "invalid_input");
+    expect(await evidenceCount()).toBe(before);
+
+    // An experiment that replayed the report's session among others is evidence about it.
+    expect(await add(ana, { reportId: draft.id, coverage: { experimentId: both } })).toMatchObject({
+      kind: "coverage",
+    });
+    expect(await evidenceCount()).toBe(before + 1);
+  });
+
+  it("a draft without an author account takes evidence from any analyst or admin, never a viewer", async () => {
+    // Written with the admin key: no account to check as its author.
+    const draft = await draftBy(localAdmin("admin key"), "Keyless");
+    expect((await db.prisma.report.findUniqueOrThrow({ where: { id: draft.id } })).createdById).toBeNull();
+    const before = await evidenceCount();
+    await refusal(add(vic, { reportId: draft.id, investigationId: blameId }), "forbidden");
+    expect(await evidenceCount()).toBe(before);
+    expect(await add(ben, { reportId: draft.id, investigationId: blameId })).toMatchObject({ addedBy: "Ben" });
+    expect(await add(root, { reportId: draft.id, investigationId: staleId })).toMatchObject({ addedBy: "Root" });
+    expect(await evidenceCount()).toBe(before + 2);
   });
 });

@@ -10,6 +10,7 @@ import {
   addReportEvidence as insertEvidence,
   draftReportsFor,
   evidenceTarget,
+  experimentHasSession,
   removeReportEvidence as deleteEvidence,
   sessionLabel,
   type NewEvidence,
@@ -181,13 +182,43 @@ function stepWords(e: { kind: string; name: string; output: unknown }): string {
   return calls.length > 0 ? `called ${calls.map((c) => c.name).join(", ")}` : "replied";
 }
 
-/** The frozen evidence of the source the input names; 404 when it does not exist, 409 when it has not finished. */
-async function evidenceOf(principal: Principal, input: AddEvidenceInput, prisma: Db): Promise<NewEvidence> {
+type ReportSession = { id: string; label: string };
+
+/** 400 for a source about another session than the report's, naming both. */
+async function refuseOtherSession(
+  prisma: Db,
+  report: { id: string; session: ReportSession },
+  source: { what: string; sessionId: string; path: string },
+) {
+  if (source.sessionId === report.session.id) return;
+  const other = (await sessionLabel(prisma, source.sessionId)) ?? { id: source.sessionId, label: source.sessionId };
+  throw new AppError(
+    "invalid_input",
+    `${source.what} is about session "${other.label}" (${other.id}), and report "${report.id}" is about session "${report.session.label}" (${report.session.id}): only evidence about the report's own session can go into it.`,
+    [{ path: source.path, message: `about session ${other.id}, not the report's ${report.session.id}` }],
+  );
+}
+
+/**
+ * The frozen evidence of the source the input names; 404 when it does not exist, 409 when it has not finished, 400
+ * when it is about another session than the report's (an experiment: when none of its members replayed that session).
+ */
+async function evidenceOf(
+  principal: Principal,
+  input: AddEvidenceInput,
+  report: { id: string; session: ReportSession },
+  prisma: Db,
+): Promise<NewEvidence> {
   if (input.investigationId !== undefined) {
     authorize(principal, "investigations.read");
     const row = await findInvestigation(prisma, input.investigationId);
     if (!row) throw notFound("investigation", input.investigationId, "investigationId");
     const inv = presentInvestigation(row);
+    await refuseOtherSession(prisma, report, {
+      what: `Investigation "${inv.id}"`,
+      sessionId: inv.sessionId,
+      path: "investigationId",
+    });
     if (inv.status !== "completed")
       throw new AppError(
         "wrong_state",
@@ -225,6 +256,11 @@ async function evidenceOf(principal: Principal, input: AddEvidenceInput, prisma:
   if ("replayId" in coverage) {
     const view = await loadReplayView(prisma, coverage.replayId);
     if (!view) throw notFound("replay", coverage.replayId, "coverage.replayId");
+    await refuseOtherSession(prisma, report, {
+      what: `Replay "${view.replay.id}"`,
+      sessionId: view.session.id,
+      path: "coverage.replayId",
+    });
     if (!isTerminal(view.replay.status) && view.replay.status !== "paused")
       throw new AppError(
         "wrong_state",
@@ -257,6 +293,12 @@ async function evidenceOf(principal: Principal, input: AddEvidenceInput, prisma:
       `The experiment is ${experiment.status}: its coverage is evidence once every member has finished.`,
       [{ path: "coverage.experimentId", message: `experiment is ${experiment.status}` }],
     );
+  if (!(await experimentHasSession(prisma, experiment.id, report.session.id)))
+    throw new AppError(
+      "invalid_input",
+      `Experiment "${experiment.name}" (${experiment.id}) replayed no run of session "${report.session.label}" (${report.session.id}), the session report "${report.id}" is about: only evidence about the report's own session can go into it.`,
+      [{ path: "coverage.experimentId", message: `no replay of session ${report.session.id}` }],
+    );
   const tools = await getExperimentCoverage(principal, { experimentId: experiment.id }, prisma);
   const version = await getPolicyVersionById(prisma, experiment.policyVersion.id);
   const policy = evidencePolicy(
@@ -278,12 +320,16 @@ async function evidenceOf(principal: Principal, input: AddEvidenceInput, prisma:
 /**
  * Adds an investigation's result or a policy's coverage to a draft report as evidence, frozen with its policy and
  * hash and naming who added it. 404 for an unknown report or source, 409 for a published report, an unfinished
- * source or one already in the report, 403 for someone else's draft (admins may add to any).
+ * source or one already in the report, 400 for a source about another session, 403 for someone else's draft
+ * (admins may add to any; a draft without an author account takes evidence from any analyst or admin).
  */
 export async function addReportEvidence(principal: Principal, input: AddEvidenceInput, prisma: Db) {
   authorize(principal, "reports.write");
-  await evidenceTarget(prisma, input.reportId, { userId: principal.userId, isAdmin: principal.role === "admin" });
-  const item = await evidenceOf(principal, input, prisma);
+  const report = await evidenceTarget(prisma, input.reportId, {
+    userId: principal.userId,
+    isAdmin: principal.role === "admin",
+  });
+  const item = await evidenceOf(principal, input, report, prisma);
   // One transaction: the draft check holds the report's row, so a publish cannot land between it and the insert.
   return withTransaction(prisma, (tx) => insertEvidence(tx, input.reportId, item, principal.name));
 }
