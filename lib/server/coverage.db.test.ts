@@ -2,40 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { savePolicyByName, withTransaction } from "@/lib/db/policies";
 import { loadReplayView } from "@/lib/db/replays";
-import { loadDemoData } from "@/lib/db/startup";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { AppError, parseInput } from "@/lib/errors";
-import { COVERAGE_SOURCES, replayCoverage, toolCallArgs, toolLevelPreset, type Policy } from "@/lib/replay";
+import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
+import { parseInput } from "@/lib/errors";
+import { COVERAGE_SOURCES, replayCoverage, toolCallArgs, type Policy } from "@/lib/replay";
 import * as coverage from "./coverage";
 import * as experiments from "./experiments";
 import { localAdmin } from "./principal";
 import * as replays from "./replays";
+import { demoDatabase, RECORDED, refusal, viewer } from "./testing";
 
-const viewer = { ...localAdmin("reader"), role: "viewer" as const, readOnly: true };
 const startReplay = async (prisma: Db, raw: unknown) =>
   replays.startReplay(localAdmin("tester"), parseInput(replays.StartReplayInput, raw), prisma);
-
-const RECORDED: Policy = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: toolLevelPreset("recorded-only"),
-};
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 describe.each(TEST_ENGINES)("policy coverage on %s", (engine) => {
   let db: TestDatabase;
 
   beforeAll(async () => {
-    db = await createTestDatabase(engine);
-    await loadDemoData(db.prisma);
+    db = await demoDatabase(engine);
   });
   afterAll(async () => {
     await db?.drop();

@@ -4,18 +4,15 @@
  * demo refund session: three look up order 4821, one looks up 4822, and the
  * policy asks the analyst for every `lookup_order` result.
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { savePolicyByName, withTransaction } from "@/lib/db/policies";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { AppError, parseInput } from "@/lib/errors";
+import { parseInput } from "@/lib/errors";
 import type { Policy } from "@/lib/replay";
 import * as fixtures from "./experiment-fixtures";
 import { experimentCountsOf } from "./experiment-status";
 import * as experiments from "./experiments";
 import { localAdmin } from "./principal";
-import * as sessions from "./sessions";
+import { importSession, refundCopy, refusal, savePolicy } from "./testing";
 
 const admin = localAdmin("olga");
 const ASK_FOR_LOOKUPS: Policy = {
@@ -26,24 +23,6 @@ const ASK_FOR_LOOKUPS: Policy = {
     overrides: { lookup_order: { type: "fixture" } },
   },
 };
-const REFUND = readFileSync(path.join(process.cwd(), "prisma", "seed", "native", "refund-agent.json"), "utf8");
-
-/** The refund session under another id; with another order number everywhere (the model asks for that order). */
-function copy(externalId: string, orderId = "4821"): string {
-  const doc = JSON.parse(REFUND.replaceAll("4821", orderId)) as { externalId: string };
-  doc.externalId = externalId;
-  return JSON.stringify(doc);
-}
-
-async function refusal(promise: Promise<unknown>, code: string): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  expect((error as AppError).code).toBe(code);
-  return error as AppError;
-}
 
 describe.each(TEST_ENGINES)("experiment fixtures on %s", (engine) => {
   let db: TestDatabase;
@@ -60,17 +39,13 @@ describe.each(TEST_ENGINES)("experiment fixtures on %s", (engine) => {
       ["copy-c", "4821"],
       ["copy-d", "4822"],
     ] as const) {
-      const imported = await sessions.importSessions(admin, { body: copy(ext, order) }, db.prisma);
-      if (!imported.ok) throw new Error("the copy did not import");
-      ids.push(imported.sessions[0]!.id);
+      ids.push(await importSession(db.prisma, admin, refundCopy(ext, order)));
     }
     const { agentVersionId } = await db.prisma.session.findUniqueOrThrow({
       where: { id: ids[0]! },
       select: { agentVersionId: true },
     });
-    const { versionId } = await withTransaction(db.prisma, (tx) =>
-      savePolicyByName(tx, { name: "ask for lookups", agentId: null, document: ASK_FOR_LOOKUPS }),
-    );
+    const versionId = await savePolicy(db.prisma, "ask for lookups", ASK_FOR_LOOKUPS);
     const created = await experiments.createExperiment(
       admin,
       parseInput(experiments.CreateExperimentInput, { name: "lookups", policyVersionId: versionId, agentVersionId }),

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadReplayView } from "@/lib/db/replays";
 import { savePolicyByName, withTransaction } from "@/lib/db/policies";
-import { loadDemoData } from "@/lib/db/startup";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import type { Db } from "@/lib/db";
-import { AppError, parseInput } from "@/lib/errors";
+import { type AppError, parseInput } from "@/lib/errors";
 import { toolLevelPreset, wilsonInterval, type Policy } from "@/lib/replay";
 import * as experiments from "./experiments";
 import { localAdmin } from "./principal";
 import * as replays from "./replays";
+import { demoDatabase, RECORDED, refusal } from "./testing";
 
 // The operations, called directly with input parsed by their schemas (as every adapter does).
 const createExperiment = async (prisma: Db, raw: unknown, by: string) =>
@@ -20,11 +20,6 @@ const runExperiment = (prisma: Db, experimentId: string) =>
 const createReplay = async (prisma: Db, raw: unknown, by: string) =>
   replays.createReplay(localAdmin(by), parseInput(replays.StartReplayInput, raw), prisma);
 
-const RECORDED: Policy = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: toolLevelPreset("recorded-only"),
-};
 const COHORT: Policy = {
   model: "recorded-only",
   drift: "continue_to_terminal",
@@ -35,15 +30,6 @@ const FIXTURES: Policy = {
   drift: "continue_to_terminal",
   tools: toolLevelPreset("analyst-fixture"),
 };
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
   let db: TestDatabase;
@@ -56,8 +42,7 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
   }
 
   beforeAll(async () => {
-    db = await createTestDatabase(engine);
-    await loadDemoData(db.prisma);
+    db = await demoDatabase(engine);
     const version = await db.prisma.agentVersion.findFirstOrThrow({
       where: { agent: { name: "tau-bench-airline-agent" } },
       select: { id: true },

@@ -4,12 +4,10 @@
  * have their own files (replays.db.test.ts, experiments.db.test.ts); the
  * refusal of a principal without the role is in authz.test.ts.
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { AppError, parseInput } from "@/lib/errors";
-import { RECOMMENDED_RCA_POLICY, toolLevelPreset, type Policy } from "@/lib/replay";
+import { parseInput } from "@/lib/errors";
+import { RECOMMENDED_RCA_POLICY, type Policy } from "@/lib/replay";
 import * as apiKeys from "./api-keys";
 import * as executors from "./executors";
 import * as experiments from "./experiments";
@@ -18,24 +16,9 @@ import { localAdmin } from "./principal";
 import * as replays from "./replays";
 import * as reports from "./reports";
 import * as sessions from "./sessions";
+import { RECORDED, REFUND_DOC, refusal } from "./testing";
 
 const admin = localAdmin("olga");
-const RECORDED: Policy = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: toolLevelPreset("recorded-only"),
-};
-const REFUND_DOC = readFileSync(path.join(process.cwd(), "prisma", "seed", "native", "refund-agent.json"), "utf8");
-
-async function refusal(promise: Promise<unknown>, code: string): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  expect((error as AppError).code).toBe(code);
-  return error as AppError;
-}
 
 describe.each(TEST_ENGINES)("operations on %s", (engine) => {
   let db: TestDatabase;

@@ -2,15 +2,12 @@
  * Investigations and coverage as report evidence, called as operations on real databases: an item is frozen with
  * its policy hash and author, shows in the report (and its share), and every refusal writes nothing.
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimInvestigation, finishInvestigation, insertInvestigation } from "@/lib/db/investigations";
-import { savePolicyByName, withTransaction } from "@/lib/db/policies";
 import { createShareLink, findSharedReport } from "@/lib/db/reports";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { AppError, parseInput } from "@/lib/errors";
-import { policyHash, toolLevelPreset, type Policy } from "@/lib/replay";
+import { policyHash, type Policy } from "@/lib/replay";
 import { reportToMarkdown } from "@/lib/reports/export";
 import { getReplayCoverage } from "./coverage";
 import * as experiments from "./experiments";
@@ -18,13 +15,8 @@ import { localAdmin } from "./principal";
 import type { Principal } from "./principal";
 import * as replays from "./replays";
 import * as reports from "./reports";
-import * as sessions from "./sessions";
+import { importSession, RECORDED, refundCopy, refundDatabase, refusal, replayOf, savePolicy, user } from "./testing";
 
-const RECORDED: Policy = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: toolLevelPreset("recorded-only"),
-};
 const BLAME_POLICY: Policy = {
   model: "recorded-until-divergence",
   drift: "continue_to_terminal",
@@ -32,29 +24,11 @@ const BLAME_POLICY: Policy = {
   maxLiveCalls: 18,
   tools: { default: { type: "history", scope: "baseline", on_miss: "error_result" } },
 };
-const REFUND_DOC = readFileSync(path.join(process.cwd(), "prisma", "seed", "native", "refund-agent.json"), "utf8");
 
-const user = (userId: string, name: string, role: Principal["role"] = "analyst"): Principal => ({
-  kind: "user",
-  userId,
-  name,
-  role,
-  readOnly: false,
-});
 const ana = user("u-ana", "Ana");
 const ben = user("u-ben", "Ben");
 const vic = user("u-vic", "Vic", "viewer");
 const root = user("u-root", "Root", "admin");
-
-async function refusal(promise: Promise<unknown>, code: string): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  expect((error as AppError).code).toBe(code);
-  return error as AppError;
-}
 
 describe.each(TEST_ENGINES)("report evidence on %s", (engine) => {
   let db: TestDatabase;
@@ -64,10 +38,7 @@ describe.each(TEST_ENGINES)("report evidence on %s", (engine) => {
   let staleId: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(engine);
-    const imported = await sessions.importSessions(ana, { body: REFUND_DOC, filename: "refund-agent.json" }, db.prisma);
-    if (!imported.ok) throw new Error("the demo session did not import");
-    sessionId = imported.sessions[0]!.id;
+    ({ db, sessionId } = await refundDatabase(engine, { as: ana }));
     // A stale check found the order lookup (base step 1) answers differently today.
     const stale = await insertInvestigation(db.prisma, {
       kind: "stale",
@@ -92,12 +63,7 @@ describe.each(TEST_ENGINES)("report evidence on %s", (engine) => {
       result: { kind: "checked", stale: 1, fresh: 0, unchecked: 0 },
     });
     staleId = stale.id;
-    const started = await replays.startReplay(
-      ana,
-      parseInput(replays.StartReplayInput, { sessionId, policy: RECORDED }),
-      db.prisma,
-    );
-    replayId = started.id;
+    replayId = await replayOf(db.prisma, ana, sessionId);
     const blame = await insertInvestigation(db.prisma, {
       kind: "blame",
       sessionId,
@@ -255,19 +221,8 @@ describe.each(TEST_ENGINES)("report evidence on %s", (engine) => {
   });
 
   it("refuses evidence about another session than the report's, naming both sessions, and writes nothing", async () => {
-    const doc = JSON.parse(REFUND_DOC) as Record<string, unknown>;
-    const imported = await sessions.importSessions(
-      ana,
-      { body: JSON.stringify({ ...doc, externalId: "refund-other", title: "Another refund" }), filename: "o.json" },
-      db.prisma,
-    );
-    if (!imported.ok) throw new Error("the second session did not import");
-    const otherId = imported.sessions[0]!.id;
-    const otherReplay = await replays.startReplay(
-      ana,
-      parseInput(replays.StartReplayInput, { sessionId: otherId, policy: RECORDED }),
-      db.prisma,
-    );
+    const otherId = await importSession(db.prisma, ana, refundCopy("refund-other", "4821", "Another refund"));
+    const otherReplay = { id: await replayOf(db.prisma, ana, otherId) };
     const otherStale = await insertInvestigation(db.prisma, {
       kind: "stale",
       sessionId: otherId,
@@ -284,9 +239,7 @@ describe.each(TEST_ENGINES)("report evidence on %s", (engine) => {
     });
     // Two finished experiments over the same agent version: one replayed only the other session.
     const { agentVersionId } = await db.prisma.session.findUniqueOrThrow({ where: { id: sessionId } });
-    const { versionId } = await withTransaction(db.prisma, (tx) =>
-      savePolicyByName(tx, { name: "evidence sessions", agentId: null, document: RECORDED }),
-    );
+    const versionId = await savePolicy(db.prisma, "evidence sessions", RECORDED);
     const experimentOver = async (name: string, sessionIds: string[]) => {
       const created = await experiments.createExperiment(
         ana,

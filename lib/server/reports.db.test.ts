@@ -4,53 +4,21 @@
  * published without a Finding, never changes once published, and only a
  * published report can be shared.
  */
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { AppError, parseInput } from "@/lib/errors";
-import { toolLevelPreset, type Policy } from "@/lib/replay";
+import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
+import { parseInput } from "@/lib/errors";
 import { localAdmin } from "./principal";
-import * as replays from "./replays";
 import * as reports from "./reports";
-import * as sessions from "./sessions";
+import { refundDatabase, refusal } from "./testing";
 
 const admin = localAdmin("olga");
-const RECORDED: Policy = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: toolLevelPreset("recorded-only"),
-};
-const REFUND_DOC = readFileSync(path.join(process.cwd(), "prisma", "seed", "native", "refund-agent.json"), "utf8");
-
-async function refusal(promise: Promise<unknown>, code: string): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  expect((error as AppError).code).toBe(code);
-  return error as AppError;
-}
 
 describe.each(TEST_ENGINES)("report drafts on %s", (engine) => {
   let db: TestDatabase;
   let replayId: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(engine);
-    const imported = await sessions.importSessions(
-      admin,
-      { body: REFUND_DOC, filename: "refund-agent.json" },
-      db.prisma,
-    );
-    if (!imported.ok) throw new Error("the demo session did not import");
-    const started = await replays.startReplay(
-      admin,
-      parseInput(replays.StartReplayInput, { sessionId: imported.sessions[0]!.id, policy: RECORDED }),
-      db.prisma,
-    );
-    replayId = started.id;
+    ({ db, replayId } = await refundDatabase(engine, { as: admin, replay: true }));
   });
   afterAll(async () => {
     await db?.drop();

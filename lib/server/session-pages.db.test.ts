@@ -1,29 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAndSave } from "@/lib/db/imports";
 import { sessionEvents } from "@/lib/db/sessions";
-import { loadDemoData } from "@/lib/db/startup";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { AppError } from "@/lib/errors";
+import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { buildConversation, type ChatItem } from "@/lib/session-view/conversation";
 import { summarizeStep } from "@/lib/session-view/steps";
 import { buildTimeline } from "@/lib/session-view/timeline";
-import { localAdmin } from "./principal";
 import * as pages from "./session-pages";
-
-const viewer = { ...localAdmin("reader"), role: "viewer" as const, readOnly: true };
+import { demoDatabase, refusal, viewer } from "./testing";
 
 /** A chat item without its key (keys are unique per window, not across them). */
 const plain = (items: ChatItem[]) => items.map(({ key: _key, ...rest }) => rest);
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 describe.each(TEST_ENGINES)("sessions a window at a time on %s", (engine) => {
   let db: TestDatabase;
@@ -31,8 +18,7 @@ describe.each(TEST_ENGINES)("sessions a window at a time on %s", (engine) => {
   let longId = "";
 
   beforeAll(async () => {
-    db = await createTestDatabase(engine);
-    await loadDemoData(db.prisma);
+    db = await demoDatabase(engine);
     const long = await importAndSave(db.prisma, JSON.stringify(longChatLog(120)), { format: "openai-chat" });
     if (!long.ok) throw new Error("import failed");
     longId = long.sessions[0]!.id;
