@@ -10,11 +10,10 @@
  *
  *   npx tsx bench/compare.ts        (BENCH_STEPS, BENCH_PORT to change)
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium } from "@playwright/test";
+import { chromium, type Browser } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../e2e/chromium";
 import { openDatabase } from "../lib/db/client";
 import { saveImportedSessions } from "../lib/db/sessions";
@@ -23,9 +22,11 @@ import { localAdmin } from "../lib/server/principal";
 import { createReplay, runReplay, StartReplayInput } from "../lib/server/replays";
 import { toolLevelPreset, type Policy } from "../lib/replay";
 import { buildSession, type TurnSpec } from "../lib/replay/session-builder";
+import { startServer, type BenchServer } from "./server";
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 5000);
 const PORT = Number(process.env.BENCH_PORT ?? 3190);
+const ADMIN = { email: "bench@bench.test", password: "bench-admin-password" };
 const RECORDED: Policy = {
   model: "recorded-only",
   drift: "continue_to_terminal",
@@ -80,19 +81,6 @@ async function prepare(dir: string) {
   }
 }
 
-async function waitForServer(url: string, timeoutMs = 120_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-}
-
 async function main() {
   const dist = process.env.NEXT_DIST_DIR || ".next";
   if (!existsSync(path.join(dist, "BUILD_ID"))) {
@@ -103,31 +91,22 @@ async function main() {
     return;
   }
   const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-bench-compare-"));
-  const server = { child: null as ReturnType<typeof spawn> | null };
+  let server: BenchServer | null = null;
+  let browser: Browser | null = null;
   try {
     const { replayId, steps, runMs } = await prepare(dir);
     console.log(
       `prepared: ${steps}-step session and its replay (engine run + one-transaction persist: ${runMs.toFixed(0)} ms)`,
     );
-    server.child = spawn(
-      process.execPath,
-      [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(PORT)],
-      {
-        stdio: ["ignore", "ignore", "inherit"],
-        env: {
-          ...process.env,
-          BRANCHPOINT_DATA_DIR: dir,
-          BRANCHPOINT_DEMO_DATA: "off",
-          NEXT_TELEMETRY_DISABLED: "1",
-          DATABASE_URL: "",
-        },
-      },
-    );
-    const base = `http://127.0.0.1:${PORT}`;
-    await waitForServer(`${base}/api/health`);
+    server = await startServer({ port: PORT, dataDir: dir, admin: ADMIN, timeoutMs: 120_000 });
+    const base = server.base;
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    // Pages are for signed-in users: sign in as the admin the server made at start.
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const signedIn = await context.request.post(`${base}/api/auth/sign-in/email`, { data: ADMIN });
+    if (!signedIn.ok()) throw new Error(`sign-in in Chromium: HTTP ${signedIn.status()}`);
+    const page = await context.newPage();
     const firstRows = async (url: string, selector: string) => {
       await page.goto(`${base}/sessions`); // a neutral page, so each measurement starts from a loaded app
       const t0 = Date.now();
@@ -187,8 +166,8 @@ async function main() {
       `scrolling: ${compareFps.toFixed(1)} fps on the comparison list, ${baselineFps.toFixed(1)} fps on the baseline page`,
     );
   } finally {
-    server.child?.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 500));
+    await browser?.close();
+    await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -25,7 +25,6 @@
  * BENCH_REPLAY_MAX_TURNS (default: every size): sizes above it skip the replay figure.
  * BENCH_PAGES=only: the page figures alone; BENCH_PAGES=0: without them. BENCH_PORT (default 3191).
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -38,6 +37,7 @@ import { getSession, sessionEvents } from "../lib/db/sessions";
 import { createTestDatabase, type TestEngine } from "../lib/db/testing";
 import { longChatLog } from "../lib/ingest/long-chat";
 import { replay, type Policy } from "../lib/replay";
+import { startServer, type BenchServer } from "./server";
 
 const SIZES = process.argv
   .slice(2)
@@ -139,19 +139,6 @@ const ADMIN = { email: "bench@bench.test", password: "bench-admin-password" };
 
 type PageRow = { turns: number; events: number; bytes: number[]; ttfbMs: number[]; firstScreenMs: number[] };
 
-async function waitForServer(url: string, timeoutMs = 180_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const spread = (xs: number[], digits = 0) =>
   `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
@@ -164,7 +151,7 @@ async function pages(): Promise<{ rows: PageRow[]; baseline: PageRow } | null> {
   }
   const port = Number(process.env.BENCH_PORT ?? 3191);
   const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-bench-long-"));
-  let child: ReturnType<typeof spawn> | null = null;
+  let server: BenchServer | null = null;
   try {
     // One session per size, stored before the server starts (the server is not what is measured here).
     const sessions: { turns: number; id: string; events: number }[] = [];
@@ -178,25 +165,8 @@ async function pages(): Promise<{ rows: PageRow[]; baseline: PageRow } | null> {
     } finally {
       await db.close();
     }
-    child = spawn(
-      process.execPath,
-      [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)],
-      {
-        stdio: ["ignore", "ignore", "inherit"],
-        env: {
-          ...process.env,
-          BRANCHPOINT_DATA_DIR: dir,
-          BRANCHPOINT_DEMO_DATA: "off",
-          BRANCHPOINT_ADMIN_EMAIL: ADMIN.email,
-          BRANCHPOINT_ADMIN_PASSWORD: ADMIN.password,
-          BRANCHPOINT_PUBLIC_URL: `http://127.0.0.1:${port}`,
-          NEXT_TELEMETRY_DISABLED: "1",
-          DATABASE_URL: "",
-        },
-      },
-    );
-    const base = `http://127.0.0.1:${port}`;
-    await waitForServer(`${base}/api/health`);
+    server = await startServer({ port, dataDir: dir, admin: ADMIN });
+    const base = server.base;
     // Pages are for signed-in users: sign in as the admin the server made at start.
     const signIn = await fetch(`${base}/api/auth/sign-in/email`, {
       method: "POST",
@@ -266,8 +236,7 @@ async function pages(): Promise<{ rows: PageRow[]; baseline: PageRow } | null> {
     await browser.close();
     return { rows, baseline };
   } finally {
-    child?.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 500));
+    await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

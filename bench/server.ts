@@ -1,0 +1,69 @@
+/**
+ * The production server the page benches measure: `next start` on 127.0.0.1
+ * over the embedded database in a folder the bench filled, without the demo
+ * data. Never used by the app.
+ */
+import { spawn } from "node:child_process";
+import path from "node:path";
+
+export interface BenchServer {
+  /** `http://127.0.0.1:<port>` */
+  base: string;
+  /** Stops the server and waits for it to exit (its database folder can then be removed). */
+  stop(): Promise<void>;
+}
+
+async function waitForServer(url: string, timeoutMs: number) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** Starts `next start` (the build in NEXT_DIST_DIR, else .next) and resolves once `/api/health` answers. */
+export async function startServer(opts: {
+  port: number;
+  /** BRANCHPOINT_DATA_DIR: the embedded database the bench stored its sessions in. */
+  dataDir: string;
+  /** The admin the server makes at start: pages are for signed-in users. */
+  admin?: { email: string; password: string };
+  timeoutMs?: number;
+}): Promise<BenchServer> {
+  const child = spawn(
+    process.execPath,
+    [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(opts.port)],
+    {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: {
+        ...process.env,
+        BRANCHPOINT_DATA_DIR: opts.dataDir,
+        BRANCHPOINT_DEMO_DATA: "off",
+        ...(opts.admin
+          ? { BRANCHPOINT_ADMIN_EMAIL: opts.admin.email, BRANCHPOINT_ADMIN_PASSWORD: opts.admin.password }
+          : {}),
+        BRANCHPOINT_PUBLIC_URL: `http://127.0.0.1:${opts.port}`,
+        NEXT_TELEMETRY_DISABLED: "1",
+        DATABASE_URL: "",
+      },
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+  };
+  const base = `http://127.0.0.1:${opts.port}`;
+  try {
+    await waitForServer(`${base}/api/health`, opts.timeoutMs ?? 180_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { base, stop };
+}
