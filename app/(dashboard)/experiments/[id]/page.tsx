@@ -43,7 +43,7 @@ export default async function ExperimentPage({ params }: Props) {
             <span data-testid="experiment-counts">{describeCounts(counts)}</span>
             <span className="text-slate-500">·</span>
             <span>
-              <Link href={`/policies/${policyVersion.policyId}`} className="text-indigo-700 hover:underline">
+              <Link href={`/policies/${policyVersion.policyId}`} className="font-medium text-indigo-700 underline">
                 {policyVersion.policyName} v{policyVersion.version}
               </Link>{" "}
               <span className="font-mono text-xs" title={policyVersion.hash}>
