@@ -11,17 +11,21 @@ export type EvidenceSource =
 
 /**
  * "Add to report": puts an investigation's result or a policy's coverage into one of the analyst's draft reports
- * as evidence (frozen there with its policy and hash). Without a draft it says how to get one.
+ * as evidence (frozen there with its policy and hash): drafts about its session only. Without one it says how to
+ * get one.
  */
 export function AddToReport({
   source,
   drafts,
   what,
+  about = "the same session",
 }: {
   source: EvidenceSource;
   drafts: readonly { id: string; title: string }[];
   /** What is added, in a few words ("this blame search", "this coverage"). */
   what: string;
+  /** The session a draft must be about to take it, in a few words. */
+  about?: string;
 }) {
   const selectId = useId();
   const [reportId, setReportId] = useState(drafts[0]?.id ?? "");
@@ -30,7 +34,8 @@ export function AddToReport({
   if (drafts.length === 0)
     return (
       <p className="text-sm text-slate-600" data-testid="add-to-report">
-        To add {what} to a report, first write a draft: open a finished comparison and choose “Create report”.
+        To add {what} to a report, first write a draft about {about}: open a finished comparison of it and choose
+        “Create report”.
       </p>
     );
   return (

@@ -552,11 +552,23 @@ export async function removeReportEvidence(client: DbClient, reportId: string, e
 }
 
 /** Drafts evidence may be added to by this principal (their own, or any for an admin), newest first. */
-export async function draftReportsFor(client: DbClient, actor: { userId: string | null; isAdmin: boolean }) {
+export async function draftReportsFor(
+  client: DbClient,
+  actor: { userId: string | null; isAdmin: boolean },
+  about: { sessionId?: string; experimentId?: string } = {},
+) {
+  // By the session of the replay a draft was made from (a draft whose replay was deleted since is not offered).
+  const onSession =
+    about.sessionId !== undefined
+      ? { replay: { sessionId: about.sessionId } }
+      : about.experimentId !== undefined
+        ? { replay: { session: { replays: { some: { experimentId: about.experimentId } } } } }
+        : {};
   return client.report.findMany({
     where: {
       status: "draft",
       ...(actor.isAdmin ? {} : { OR: [{ createdById: null }, { createdById: actor.userId ?? "" }] }),
+      ...onSession,
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: 50,

@@ -284,6 +284,24 @@ describe.each(TEST_ENGINES)("report evidence on %s", (engine) => {
       kind: "coverage",
     });
     expect(await evidenceCount()).toBe(before + 1);
+
+    // "Add to report" offers only the drafts that take the source: about its session, or one of the experiment's.
+    const otherDraft = (
+      await reports.createReport(
+        ana,
+        parseInput(reports.CreateReportInput, { replayId: otherReplay.id, title: "Other" }),
+        db.prisma,
+      )
+    ).id;
+    const offered = async (about: { sessionId?: string; experimentId?: string }) =>
+      (await reports.evidenceDrafts(ana, about, db.prisma)).map((d) => d.id);
+    expect(await offered({ sessionId: otherId })).toContain(otherDraft);
+    expect(await offered({ sessionId: otherId })).not.toContain(draft.id);
+    expect(await offered({ sessionId })).toContain(draft.id);
+    expect(await offered({ sessionId })).not.toContain(otherDraft);
+    expect(await offered({ experimentId: elsewhere })).toContain(otherDraft);
+    expect(await offered({ experimentId: elsewhere })).not.toContain(draft.id);
+    expect(await offered({ experimentId: both })).toEqual(expect.arrayContaining([draft.id, otherDraft]));
   });
 
   it("a draft without an author account takes evidence from any analyst or admin, never a viewer", async () => {

@@ -347,9 +347,16 @@ export async function removeReportEvidence(
   return withTransaction(prisma, (tx) => deleteEvidence(tx, input.reportId, input.evidenceId));
 }
 
-/** The drafts this principal may add evidence to (an empty list for a viewer). */
-export async function evidenceDrafts(principal: Principal, _input: Record<string, never>, prisma: Db) {
+/**
+ * The drafts this principal may add evidence to (an empty list for a viewer); with `sessionId`, those about that
+ * session, with `experimentId`, those about one of its members' sessions (the only ones that take its evidence).
+ */
+export async function evidenceDrafts(
+  principal: Principal,
+  input: { sessionId?: string; experimentId?: string },
+  prisma: Db,
+) {
   authorize(principal, "reports.read");
   if (principal.readOnly || principal.role === "viewer") return [];
-  return draftReportsFor(prisma, { userId: principal.userId, isAdmin: principal.role === "admin" });
+  return draftReportsFor(prisma, { userId: principal.userId, isAdmin: principal.role === "admin" }, input);
 }

@@ -77,8 +77,9 @@ export default async function ExperimentPage({ params }: Props) {
         <div className="mt-3">
           <AddToReport
             source={{ coverage: { experimentId: experiment.id } }}
-            drafts={await evidenceDrafts(principal, {}, prisma)}
+            drafts={await evidenceDrafts(principal, { experimentId: experiment.id }, prisma)}
             what="this experiment's coverage"
+            about="one of its sessions"
           />
         </div>
       ) : null}

@@ -64,7 +64,7 @@ export default async function InvestigationPage({ params }: Props) {
         <div className="mb-6 rounded-lg border border-slate-200 bg-white px-4 py-3">
           <AddToReport
             source={{ investigationId: investigation.id }}
-            drafts={await evidenceDrafts(principal, {}, prisma)}
+            drafts={await evidenceDrafts(principal, { sessionId: investigation.sessionId }, prisma)}
             what={
               investigation.kind === "blame"
                 ? "this blame search"
