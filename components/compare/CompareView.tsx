@@ -43,12 +43,15 @@ export type RowsWindow = { filter: CompareFilter; cursor: number; rows: CompareR
  */
 export function CompareView({
   replayId,
+  version,
   counts,
   window: rowsPerWindow,
   firstDivergence,
   initial,
 }: {
   replayId: string;
+  /** Changes when the comparison may have (a resumed branch): windows loaded before are not reused. */
+  version: string;
   /** Rows each filter shows. */
   counts: Record<CompareFilter, number>;
   /** Rows per window. */
@@ -78,7 +81,7 @@ export function CompareView({
   const windows = [...new Set(items.map((i) => Math.floor(i.index / rowsPerWindow)))];
   const loaded = useQueries({
     queries: windows.map((w) => ({
-      queryKey: ["compare-rows", replayId, filter, w * rowsPerWindow, rowsPerWindow],
+      queryKey: ["compare-rows", replayId, version, filter, w * rowsPerWindow, rowsPerWindow],
       staleTime: Infinity,
       gcTime: WINDOW_GC_MS,
       initialData:

@@ -36,12 +36,15 @@ const BODIES_KEPT = 40;
  */
 export function ReplayStepList({
   replayId,
+  version,
   count,
   window: perWindow,
   initial,
   openSeq,
 }: {
   replayId: string;
+  /** Changes when the replay's steps may have (a resume re-runs the branch): windows loaded before are not reused. */
+  version: string;
   /** Steps of the branch. */
   count: number;
   /** Steps per window. */
@@ -96,6 +99,7 @@ export function ReplayStepList({
             >
               <StepsWindow
                 replayId={replayId}
+                version={version}
                 cursor={v.index * perWindow}
                 perWindow={perWindow}
                 initial={initial}
@@ -111,19 +115,21 @@ export function ReplayStepList({
 
 function StepsWindow({
   replayId,
+  version,
   cursor,
   perWindow,
   initial,
   openSeq,
 }: {
   replayId: string;
+  version: string;
   cursor: number;
   perWindow: number;
   initial: { cursor: number; steps: ReplayStepSummary[] };
   openSeq: number | null;
 }) {
   const { data, error } = useQuery({
-    queryKey: ["replay-steps", replayId, cursor, perWindow],
+    queryKey: ["replay-steps", replayId, version, cursor, perWindow],
     staleTime: Infinity,
     gcTime: WINDOW_GC_MS,
     initialData: initial.cursor === cursor ? initial.steps : undefined,

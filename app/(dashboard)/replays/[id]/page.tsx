@@ -148,6 +148,7 @@ export default async function ReplayPage({ params, searchParams }: Props) {
           ) : (
             <ReplayStepList
               replayId={replay.id}
+              version={`${replay.status}:${view.stepCount}:${replay.finishedAt?.toISOString() ?? ""}`}
               count={view.stepCount}
               window={STEPS_PER_WINDOW}
               initial={{ cursor: firstSteps.cursor, steps: firstSteps.steps }}

@@ -104,6 +104,7 @@ export default async function ComparePage({ params, searchParams }: Props) {
       )}
       <CompareView
         replayId={replay.id}
+        version={`${replay.status}:${view.branchCount}:${replay.finishedAt?.toISOString() ?? ""}`}
         counts={view.counts}
         window={ROWS_PER_WINDOW}
         firstDivergence={firstDivergence}
