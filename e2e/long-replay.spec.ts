@@ -107,7 +107,9 @@ test("a replay of a 10,000-turn run and its comparison open on their first scree
   await expect(steps.nth(0)).toContainText("→ get_order_details");
   await expect(steps.nth(0)).toContainText("recorded");
   await expect(steps.nth(0)).toContainText("= 0");
-  await expect(steps.nth(1)).toContainText('{"order_id":"W1000000","include":["items"]} ⇒');
+  await expect(steps.nth(1)).toContainText(
+    '{"include":["items"],"order_id":"W1000000"} ⇒ {"order_id":"W1000000","status":"pending"',
+  );
   await page.screenshot({ path: `${SHOTS}/replay-first-screen.png` });
   expect(await seriousViolations(page)).toEqual([]);
 

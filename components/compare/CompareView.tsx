@@ -217,6 +217,8 @@ export function CompareView({
           style={{ height: LIST_HEIGHT }}
           className="overflow-auto rounded-b-lg border border-t-0 border-slate-200 bg-white"
           data-testid="compare-list"
+          // A long list scrolls: it takes focus, so the keyboard can scroll it (j / k move between changes).
+          tabIndex={0}
           role="listbox"
           aria-label="Aligned steps"
         >

@@ -20,7 +20,7 @@ const SOURCE_TONE: Record<string, "neutral" | "info" | "warn" | "bad" | "good"> 
   error_result: "bad",
   blocked: "bad",
 };
-const GRID = "grid grid-cols-[3.5rem_12rem_7rem_11rem_minmax(0,1fr)] items-center gap-x-2";
+const GRID = "grid grid-cols-[3.5rem_11rem_6.5rem_14rem_minmax(0,1fr)] items-center gap-x-2";
 const LIST_HEIGHT = "70vh";
 /** Estimated height of one step row, until its window is measured. */
 const PER_STEP = 31;
