@@ -19,6 +19,7 @@ import {
   supplyFixture,
   SupplyFixtureInput,
 } from "@/lib/server/replays";
+import { getReplayCoverage } from "@/lib/server/coverage";
 import { getReplayStep, listReplaySteps, ReplayStepInput, ReplayStepsInput } from "@/lib/server/replay-pages";
 import {
   ComparisonFindInput,
@@ -100,3 +101,6 @@ export const comparisonRowsAction = validatedAction(ComparisonRowsInput, listCom
 
 /** A pair's position under a filter, or the next / previous change from it (j / k). */
 export const comparisonFindAction = validatedAction(ComparisonFindInput, findComparisonRow);
+
+/** The replay's policy coverage (the page loads it once its first screen is shown). */
+export const replayCoverageAction = validatedAction(ReplayRef, getReplayCoverage);

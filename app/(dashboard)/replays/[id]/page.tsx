@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import { Suspense } from "react";
 import { can } from "@/lib/server/authz";
 import Link from "next/link";
 import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
@@ -7,7 +6,7 @@ import { MinimizeButton } from "@/components/investigations/MinimizeButton";
 import { ProbeVariance } from "@/components/counterfactual/ProbeVariance";
 import { StaleUsedNotice } from "@/components/investigations/StaleUsedNotice";
 import { staleRecordingsUsed } from "@/lib/server/investigations";
-import { CoveragePanel } from "@/components/replays/CoveragePanel";
+import { ReplayCoverage } from "@/components/replays/ReplayCoverage";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
 import { ReplayProgress } from "@/components/replays/ReplayProgress";
@@ -16,10 +15,8 @@ import { AddToReport } from "@/components/reports/AddToReport";
 import { CreateReportButton } from "@/components/reports/CreateReportButton";
 import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
-import { SkeletonBar } from "@/components/ui/Skeleton";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { getReplayCoverage } from "@/lib/server/coverage";
 import { isTerminal } from "@/lib/server/replays";
 import { getReplayPage, listReplaySteps } from "@/lib/server/replay-pages";
 import { formatDateTime } from "@/lib/format";
@@ -158,17 +155,8 @@ export default async function ReplayPage({ params, searchParams }: Props) {
         </div>
         <EvidencePanel view={view} />
       </div>
-      {/* Coverage reads every tool call of both runs: it follows the first screen in the same response. */}
-      <Suspense
-        fallback={
-          <div role="status" aria-busy="true" className="mt-6 rounded-lg border border-slate-200 bg-white p-5">
-            <span className="sr-only">Loading policy coverage…</span>
-            <SkeletonBar className="h-4 w-48" />
-          </div>
-        }
-      >
-        <Coverage replayId={id} />
-      </Suspense>
+      {/* Coverage reads every tool call of both runs: it loads once the first screen is shown. */}
+      <ReplayCoverage replayId={id} version={`${replay.status}:${view.stepCount}`} />
       {can(principal, "reports.write") && (isTerminal(replay.status) || replay.status === "paused") ? (
         <div className="mt-3">
           <AddToReport
@@ -179,15 +167,5 @@ export default async function ReplayPage({ params, searchParams }: Props) {
         </div>
       ) : null}
     </>
-  );
-}
-
-async function Coverage({ replayId }: { replayId: string }) {
-  const { principal, prisma } = await pageContext();
-  return (
-    <CoveragePanel
-      coverage={await getReplayCoverage(principal, { replayId }, prisma)}
-      csvHref={`/api/replays/${encodeURIComponent(replayId)}/coverage.csv`}
-    />
   );
 }
