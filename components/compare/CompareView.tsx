@@ -1,9 +1,9 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQueries, useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { comparisonPairAction } from "@/app/(dashboard)/replays/actions";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { comparisonFindAction, comparisonPairAction, comparisonRowsAction } from "@/app/(dashboard)/replays/actions";
 import { Badge, type Tone } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { JsonDiff } from "@/components/ui/monaco";
@@ -11,15 +11,10 @@ import {
   COMPARE_FILTERS,
   compareSearch,
   comparableJson,
-  filterRows,
-  nextChange,
   TYPE_LABEL,
-  unpackRows,
   type CompareFilter,
   type CompareRow,
-  type CompareState,
-  type PackedRows,
-} from "./rows";
+} from "@/lib/session-view/compare-rows";
 import { Button } from "@/components/ui/Button";
 import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
 
@@ -32,95 +27,151 @@ const TYPE_TONE: Record<CompareRow["type"], Tone> = {
 };
 const ROW_HEIGHT = 30;
 const LIST_HEIGHT = 560;
+/** Windows of rows kept in the browser after they scroll away (they load again when scrolled back to). */
+const WINDOW_GC_MS = 30_000;
 
-/** Base and branch aligned step by step: a virtualized list, filters and the selected pair's diff, with the state in the URL. */
+/** A row and where it stands among the rows a filter shows (−1: the filter does not show it). */
+export type FoundRow = { position: number; row: CompareRow };
+/** One window of rows, as the server sends it. */
+export type RowsWindow = { filter: CompareFilter; cursor: number; rows: CompareRow[] };
+
+/**
+ * Base and branch aligned step by step: a virtualized list of the rows a
+ * filter shows, loaded a window at a time from the server (the first with the
+ * page), the selected pair's diff, and the state in the URL. The next change
+ * (j / k) and the first divergence are found by the server, in any window.
+ */
 export function CompareView({
   replayId,
-  packed,
-  firstDivergenceId,
+  version,
+  counts,
+  window: rowsPerWindow,
+  firstDivergence,
   initial,
 }: {
   replayId: string;
-  packed: PackedRows;
-  firstDivergenceId: string | null;
-  initial: CompareState;
+  /** Changes when the comparison may have (a resumed branch): windows loaded before are not reused. */
+  version: string;
+  /** Rows each filter shows. */
+  counts: Record<CompareFilter, number>;
+  /** Rows per window. */
+  window: number;
+  /** The first divergence and its position among all rows. */
+  firstDivergence: FoundRow | null;
+  initial: { filter: CompareFilter; selected: FoundRow | null; rows: RowsWindow };
 }) {
-  const rows = useMemo(() => unpackRows(packed), [packed]);
-  const [state, setState] = useState<CompareState>(initial);
-  const visible = useMemo(() => filterRows(rows, state.filter), [rows, state.filter]);
+  const [filter, setFilter] = useState<CompareFilter>(initial.filter);
+  const [selected, setSelected] = useState<CompareRow | null>(initial.selected?.row ?? null);
+  const [error, setError] = useState<string | null>(null);
+  const total = counts[filter];
   const parentRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
-    count: visible.length,
+    count: total,
     getScrollElement: () => parentRef.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 12,
     // The server renders the first screen of rows, so they show before the page hydrates.
     initialRect: { width: 0, height: LIST_HEIGHT },
+    initialOffset:
+      initial.selected && initial.selected.position >= 0
+        ? Math.max(0, initial.selected.position * ROW_HEIGHT - LIST_HEIGHT / 2)
+        : 0,
   });
+  const items = virtualizer.getVirtualItems();
+  const windows = [...new Set(items.map((i) => Math.floor(i.index / rowsPerWindow)))];
+  const loaded = useQueries({
+    queries: windows.map((w) => ({
+      queryKey: ["compare-rows", replayId, version, filter, w * rowsPerWindow, rowsPerWindow],
+      staleTime: Infinity,
+      gcTime: WINDOW_GC_MS,
+      initialData:
+        initial.rows.filter === filter && initial.rows.cursor === w * rowsPerWindow ? initial.rows.rows : undefined,
+      queryFn: async () => {
+        const result = await comparisonRowsAction({
+          replayId,
+          filter,
+          cursor: w * rowsPerWindow,
+          limit: rowsPerWindow,
+        });
+        if (!result.ok) throw new Error(result.error.message);
+        return result.data.rows;
+      },
+    })),
+  });
+  const rowAt = (index: number): CompareRow | undefined => {
+    const k = windows.indexOf(Math.floor(index / rowsPerWindow));
+    return k < 0 ? undefined : loaded[k]?.data?.[index % rowsPerWindow];
+  };
+  const windowError = loaded.find((q) => q.error)?.error?.message ?? null;
 
   useEffect(() => {
-    const search = compareSearch(state);
+    const search = compareSearch({ pair: selected?.id ?? null, filter });
     if (window.location.search !== search)
       window.history.replaceState(window.history.state, "", `${window.location.pathname}${search}`);
-  }, [state]);
+  }, [selected, filter]);
 
   const select = useCallback(
-    (id: string | null, filter: CompareFilter = state.filter) => {
-      setState({ pair: id, filter });
-      if (id === null) return;
-      const list = filterRows(rows, filter);
-      const index = list.findIndex((r) => r.id === id);
-      if (index >= 0) requestAnimationFrame(() => virtualizer.scrollToIndex(index, { align: "center" }));
+    (found: FoundRow, nextFilter: CompareFilter = filter) => {
+      setError(null);
+      setFilter(nextFilter);
+      setSelected(found.row);
+      requestAnimationFrame(() => virtualizer.scrollToIndex(found.position, { align: "center" }));
     },
-    [rows, state.filter, virtualizer],
+    [filter, virtualizer],
   );
 
-  // j / k: the next / previous change among the rows shown (not while typing in a field or the editor).
+  // j / k: the next / previous change among the rows shown, found by the server in whichever window it is
+  // (not while typing in a field or the editor).
+  const moving = useRef(false);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "j" && e.key !== "k") return;
       if (e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
       const target = e.target as HTMLElement | null;
       if (target?.closest("input, textarea, select, [contenteditable=true], .monaco-editor")) return;
-      const id = nextChange(visible, state.pair, e.key === "j" ? 1 : -1);
-      if (id === null) return;
       e.preventDefault();
-      select(id);
+      if (moving.current) return;
+      moving.current = true;
+      comparisonFindAction({
+        replayId,
+        filter,
+        ...(selected ? { pair: selected.id } : {}),
+        direction: e.key === "j" ? 1 : -1,
+      })
+        .then((result) => {
+          if (!result.ok) setError(result.error.message);
+          else if (result.data) select(result.data);
+        })
+        .catch(() => setError("The next change could not be found; try again."))
+        .finally(() => {
+          moving.current = false;
+        });
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [visible, state.pair, select]);
+  }, [replayId, filter, selected, select]);
 
-  // On load, bring the selected pair into view.
-  const scrolled = useRef(false);
-  useEffect(() => {
-    if (scrolled.current || !initial.pair) return;
-    scrolled.current = true;
-    const index = visible.findIndex((r) => r.id === initial.pair);
-    if (index >= 0) virtualizer.scrollToIndex(index, { align: "center" });
-  }, [initial.pair, visible, virtualizer]);
-
-  const selected = state.pair ? (rows.find((r) => r.id === state.pair) ?? null) : null;
-  const counts = useMemo(() => {
-    const c = { equal: 0, changed: 0, inserted: 0, removed: 0, unreached: 0 };
-    for (const r of rows) c[r.type]++;
-    return c;
-  }, [rows]);
+  const changeFilter = (next: CompareFilter) => {
+    setFilter(next);
+    virtualizer.scrollToOffset(0);
+  };
 
   return (
     <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
       <div className="min-w-0">
         <div className="mb-2 flex flex-wrap items-center gap-2 text-sm">
-          {firstDivergenceId ? (
+          {firstDivergence ? (
             <Button
               onClick={() =>
-                select(firstDivergenceId, state.filter === "all" || state.filter === "changes" ? state.filter : "all")
+                filter === "changes"
+                  ? select({ position: 0, row: firstDivergence.row })
+                  : select(firstDivergence, "all")
               }
             >
               Jump to first divergence
             </Button>
           ) : null}
-          {firstDivergenceId ? (
+          {firstDivergence ? (
             <span className="text-xs text-slate-500">
               <kbd className="rounded border border-slate-300 px-1 font-mono">j</kbd> /{" "}
               <kbd className="rounded border border-slate-300 px-1 font-mono">k</kbd> next / previous change
@@ -134,22 +185,27 @@ export function CompareView({
             <span className="text-slate-500">Show</span>
             <select
               aria-label="Filter pairs"
-              value={state.filter}
-              onChange={(e) => setState({ ...state, filter: e.target.value as CompareFilter })}
+              value={filter}
+              onChange={(e) => changeFilter(e.target.value as CompareFilter)}
               className="rounded-md border border-slate-300 bg-white px-2 py-1"
             >
               {COMPARE_FILTERS.map((f) => (
                 <option key={f} value={f}>
                   {f === "all"
-                    ? `all (${rows.length})`
+                    ? `all (${counts.all})`
                     : f === "changes"
-                      ? `all differences (${counts.changed + counts.inserted + counts.removed})`
+                      ? `all differences (${counts.changes})`
                       : `${TYPE_LABEL[f]} (${counts[f]})`}
                 </option>
               ))}
             </select>
           </label>
         </div>
+        {error || windowError ? (
+          <p role="alert" className="mb-2 text-sm text-rose-700">
+            {error ?? windowError}
+          </p>
+        ) : null}
         <div className="grid grid-cols-[3.5rem_3.5rem_5.5rem_minmax(0,1fr)] border-b border-slate-200 bg-slate-50 px-2 py-1 text-xs text-slate-500">
           <span>base</span>
           <span>branch</span>
@@ -161,16 +217,35 @@ export function CompareView({
           style={{ height: LIST_HEIGHT }}
           className="overflow-auto rounded-b-lg border border-t-0 border-slate-200 bg-white"
           data-testid="compare-list"
+          // A long list scrolls: it takes focus, so the keyboard can scroll it (j / k move between changes).
+          tabIndex={0}
           role="listbox"
           aria-label="Aligned steps"
         >
-          {visible.length === 0 ? (
-            <p className="p-4 text-sm text-slate-500">No pairs match this filter; choose “all”.</p>
-          ) : null}
+          {total === 0 ? <p className="p-4 text-sm text-slate-500">No pairs match this filter; choose “all”.</p> : null}
           <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-            {virtualizer.getVirtualItems().map((item) => {
-              const row = visible[item.index]!;
-              const active = row.id === state.pair;
+            {items.map((item) => {
+              const row = rowAt(item.index);
+              const style = {
+                position: "absolute",
+                top: 0,
+                left: 0,
+                right: 0,
+                height: ROW_HEIGHT,
+                transform: `translateY(${item.start}px)`,
+              } as const;
+              if (!row)
+                return (
+                  <div
+                    key={`pending-${item.index}`}
+                    style={style}
+                    aria-busy
+                    className="border-b border-slate-100 px-2 py-1.5 text-xs text-slate-400"
+                  >
+                    Loading…
+                  </div>
+                );
+              const active = row.id === selected?.id;
               return (
                 <div
                   key={row.id}
@@ -179,15 +254,8 @@ export function CompareView({
                   data-testid="compare-row"
                   data-pair-type={row.type}
                   data-pair-id={row.id}
-                  onClick={() => select(row.id)}
-                  style={{
-                    position: "absolute",
-                    top: 0,
-                    left: 0,
-                    right: 0,
-                    height: ROW_HEIGHT,
-                    transform: `translateY(${item.start}px)`,
-                  }}
+                  onClick={() => select({ position: item.index, row })}
+                  style={style}
                   className={`grid cursor-pointer grid-cols-[3.5rem_3.5rem_5.5rem_minmax(0,1fr)] items-center border-b border-slate-100 px-2 text-xs ${active ? "bg-indigo-50 ring-1 ring-indigo-300 ring-inset" : row.type === "equal" ? "hover:bg-slate-50" : "bg-amber-50/40 hover:bg-amber-50"}`}
                 >
                   <span className="font-mono text-slate-500">{row.baseSeq ?? "—"}</span>
@@ -222,7 +290,7 @@ export function CompareView({
       <PairDetail
         replayId={replayId}
         row={selected}
-        isFirstDivergence={selected !== null && selected.id === firstDivergenceId}
+        isFirstDivergence={selected !== null && selected.id === firstDivergence?.row.id}
       />
     </div>
   );

@@ -10,14 +10,19 @@ import { percent } from "./labels";
 export function ProbeVariance({
   probes,
   steps,
+  baseLength,
   baseSteps,
 }: {
   probes: readonly ProbeReport[];
+  /** The branch steps the probes name (at least). */
   steps: readonly { seq: number; baseSeq: number | null }[];
+  baseLength: number;
+  /** Kind and name of the base steps those stand for (at least). */
   baseSteps: readonly { seq: number; kind: string; name: string }[];
 }) {
   if (probes.length === 0) return null;
-  const cells = probeDivergence(probes, steps, baseSteps.length);
+  const cells = probeDivergence(probes, steps, baseLength);
+  const named = new Map(baseSteps.map((s) => [s.seq, s]));
   const runs = probes[0]!.runs;
   return (
     <section className="mb-6 rounded-lg border border-slate-200 bg-white p-5" aria-label="Determinism probe">
@@ -30,12 +35,12 @@ export function ProbeVariance({
         testId="probe-strip"
         cellTestId="probe-cell"
         cells={cells.map((c) => {
-          const step = baseSteps[c.baseSeq];
+          const step = named.get(c.baseSeq);
           return {
             seq: c.baseSeq,
             rate: c.rate,
             blank: c.n === 0,
-            title: `step ${c.baseSeq} ${step?.kind ?? ""} ${step?.name ?? ""}: ${c.n === 0 ? "not probed" : `${c.diverged} of ${c.n} runs answered differently`}`,
+            title: `step ${c.baseSeq}${step ? ` ${step.kind} ${step.name}` : ""}: ${c.n === 0 ? "not probed" : `${c.diverged} of ${c.n} runs answered differently`}`,
           };
         })}
       />

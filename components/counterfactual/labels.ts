@@ -1,5 +1,3 @@
-import { deepEqual } from "@/lib/replay";
-
 /**
  * Under a recorded model policy a model step whose input changed (an edited
  * tool result upstream) still gets the recorded output: it did not "change",
@@ -12,20 +10,7 @@ export function isInputOnlyStep(step: { kind: string; source?: string; inputDrif
   return step.kind === "model_call" && step.source === "recorded" && (step.inputDrift?.length ?? 0) > 0;
 }
 
-/** A compared pair that differs only in the model's input: same model output, copied from the record. */
-export function isInputOnlyPair(pair: {
-  type: string;
-  base?: { kind: string; output: unknown };
-  branch?: { kind: string; output: unknown; source?: string };
-}): boolean {
-  return (
-    pair.type === "changed" &&
-    pair.branch?.kind === "model_call" &&
-    pair.branch.source === "recorded" &&
-    pair.base !== undefined &&
-    deepEqual(pair.base.output, pair.branch.output)
-  );
-}
+export { isInputOnlyPair } from "@/lib/session-view/compare-pairs";
 
 export type VerdictOutcome = "pass" | "fail" | "check_error";
 

@@ -1,8 +1,13 @@
+"use client";
+
+import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useRef, useState } from "react";
+import { replayStepAction, replayStepsAction } from "@/app/(dashboard)/replays/actions";
+import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
-import type { ReplayStep } from "@/lib/replay";
-import { previewText } from "@/lib/format";
-import { DataTable } from "@/components/ui/DataTable";
-import { INPUT_ONLY_LABEL, isInputOnlyStep } from "@/components/counterfactual/labels";
+import { JsonBlock } from "@/components/ui/JsonBlock";
+import type { ReplayStepSummary } from "@/lib/session-view/replay-steps";
 
 const SOURCE_TONE: Record<string, "neutral" | "info" | "warn" | "bad" | "good"> = {
   recorded: "neutral",
@@ -15,74 +20,255 @@ const SOURCE_TONE: Record<string, "neutral" | "info" | "warn" | "bad" | "good"> 
   error_result: "bad",
   blocked: "bad",
 };
+const GRID = "grid grid-cols-[3.5rem_11rem_6.5rem_14rem_minmax(0,1fr)] items-center gap-x-2";
+const LIST_HEIGHT = "70vh";
+/** Estimated height of one step row, until its window is measured. */
+const PER_STEP = 31;
+/** Windows of steps kept in the browser after they scroll away (they load again when scrolled back to). */
+const WINDOW_GC_MS = 30_000;
+/** Step bodies kept in the browser: the newest ones, the rest dropped (they load again when opened). */
+const BODIES_KEPT = 40;
 
-function preview(s: ReplayStep): string {
-  if (s.error) return `${s.error.type}: ${s.error.message}`;
-  if (s.kind === "tool_call")
-    return `${previewText((s.input as { args?: unknown } | null)?.args, 60)} ⇒ ${previewText(s.output, 80)}`;
-  if (s.kind === "model_call") {
-    const out = s.output as { content?: unknown; toolCalls?: { name: string }[] } | null;
-    const calls = out?.toolCalls?.map((c) => c.name).join(", ");
-    return calls ? `→ ${calls}` : previewText(out?.content);
-  }
-  return previewText(s.output ?? s.input);
-}
-
-/** The branch's steps with where each came from. Long branches show the first `limit`; the comparison has them all. */
-export function ReplayStepList({ steps, limit = 300 }: { steps: ReplayStep[]; limit?: number }) {
-  const shown = steps.slice(0, limit);
+/**
+ * The branch's steps with where each came from, virtualized by window: the
+ * windows on screen (and one either side) are in the page, the others load as
+ * they scroll into view; a step's inputs and outputs load when it is opened.
+ */
+export function ReplayStepList({
+  replayId,
+  version,
+  count,
+  window: perWindow,
+  initial,
+  openSeq,
+}: {
+  replayId: string;
+  /** Changes when the replay's steps may have (a resume re-runs the branch): windows loaded before are not reused. */
+  version: string;
+  /** Steps of the branch. */
+  count: number;
+  /** Steps per window. */
+  window: number;
+  /** The window rendered with the page. */
+  initial: { cursor: number; steps: ReplayStepSummary[] };
+  /** A deep link to one step (`?step=`): the list opens there, with the step open. */
+  openSeq: number | null;
+}) {
+  const parentRef = useRef<HTMLDivElement>(null);
+  const estimate = perWindow * PER_STEP;
+  const startIndex = openSeq === null ? 0 : Math.floor(openSeq / perWindow);
+  const virtualizer = useVirtualizer({
+    count: Math.ceil(count / perWindow),
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => estimate,
+    overscan: 1,
+    // The first screen renders on the server, before the page hydrates.
+    initialRect: { width: 0, height: 800 },
+    initialOffset: startIndex * estimate,
+  });
+  useEffect(() => {
+    if (openSeq === null) return;
+    // Once the window is measured, bring the step itself into view.
+    const t = setTimeout(() => document.getElementById(`step-${openSeq}`)?.scrollIntoView({ block: "start" }), 300);
+    return () => clearTimeout(t);
+  }, [openSeq]);
   return (
     <div className="overflow-hidden rounded-lg border border-slate-200 bg-white">
-      <DataTable
-        frame={false}
-        fixed
-        columns={[
-          { label: "Step", className: "w-14" },
-          { label: "Call", className: "w-48" },
-          { label: "Source", className: "w-28" },
-          { label: "Base", className: "w-44" },
-          "Result",
-        ]}
+      <div className={`${GRID} border-b border-slate-200 bg-slate-50 px-3 py-1.5 text-xs font-medium text-slate-600`}>
+        <span>Step</span>
+        <span>Call</span>
+        <span>Source</span>
+        <span>Base</span>
+        <span>Result</span>
+      </div>
+      <div
+        ref={parentRef}
+        style={{ maxHeight: LIST_HEIGHT }}
+        className="overflow-auto"
+        data-testid="replay-steps"
+        role="region"
+        aria-label="Branch steps"
       >
-        {shown.map((s) => (
-          <tr
-            key={s.seq}
-            id={`step-${s.seq}`}
-            className="border-t border-slate-100 align-top"
-            data-testid="replay-step"
-          >
-            <td className="px-3 py-1.5 font-mono text-xs text-slate-500">{s.seq}</td>
-            <td className="truncate px-3 py-1.5">
-              <span className="text-xs text-slate-500">{s.kind.replace("_call", "").replace("_", " ")}</span>{" "}
-              <span className="font-mono text-xs">{s.name}</span>
-            </td>
-            <td className="px-3 py-1.5">
-              <Badge tone={SOURCE_TONE[s.source] ?? "neutral"}>{s.source}</Badge>
-            </td>
-            <td className="px-3 py-1.5 text-xs">
-              {s.equalsBase ? (
-                <span className="text-slate-500">= {s.baseSeq}</span>
-              ) : isInputOnlyStep(s) ? (
-                <Badge
-                  tone="neutral"
-                  title={`Its input differs from base step ${s.baseSeq}; its output is the recorded one`}
-                >
-                  {INPUT_ONLY_LABEL}
-                </Badge>
-              ) : (
-                <Badge tone="warn">{s.baseSeq === null ? "new" : `≠ ${s.baseSeq}`}</Badge>
-              )}
-            </td>
-            <td className="truncate px-3 py-1.5 font-mono text-xs text-slate-700">
-              {s.status === "failed" ? <StatusBadge status="failed" /> : null} {preview(s)}
-            </td>
-          </tr>
-        ))}
-      </DataTable>
-      {steps.length > limit ? (
-        <p className="border-t border-slate-100 px-3 py-2 text-sm text-slate-500">
-          Showing the first {limit} of {steps.length} steps; the comparison shows every step.
-        </p>
+        <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+          {virtualizer.getVirtualItems().map((v) => (
+            <div
+              key={v.key}
+              data-index={v.index}
+              ref={virtualizer.measureElement}
+              style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}
+            >
+              <StepsWindow
+                replayId={replayId}
+                version={version}
+                cursor={v.index * perWindow}
+                perWindow={perWindow}
+                initial={initial}
+                openSeq={openSeq}
+              />
+            </div>
+          ))}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function StepsWindow({
+  replayId,
+  version,
+  cursor,
+  perWindow,
+  initial,
+  openSeq,
+}: {
+  replayId: string;
+  version: string;
+  cursor: number;
+  perWindow: number;
+  initial: { cursor: number; steps: ReplayStepSummary[] };
+  openSeq: number | null;
+}) {
+  const { data, error } = useQuery({
+    queryKey: ["replay-steps", replayId, version, cursor, perWindow],
+    staleTime: Infinity,
+    gcTime: WINDOW_GC_MS,
+    initialData: initial.cursor === cursor ? initial.steps : undefined,
+    queryFn: async () => {
+      const result = await replayStepsAction({ replayId, cursor, limit: perWindow });
+      if (!result.ok) throw new Error(result.error.message);
+      return result.data.steps;
+    },
+  });
+  if (!data)
+    return (
+      <div
+        style={{ height: perWindow * PER_STEP }}
+        className="px-3 py-2 text-sm text-slate-500"
+        aria-busy={error ? undefined : true}
+      >
+        {error ? (
+          <span role="alert" className="text-rose-700">
+            {error.message}
+          </span>
+        ) : (
+          "Loading steps…"
+        )}
+      </div>
+    );
+  return data.map((s) => <StepRow key={s.seq} replayId={replayId} step={s} initiallyOpen={s.seq === openSeq} />);
+}
+
+function StepRow({
+  replayId,
+  step: s,
+  initiallyOpen,
+}: {
+  replayId: string;
+  step: ReplayStepSummary;
+  initiallyOpen: boolean;
+}) {
+  const [open, setOpen] = useState(initiallyOpen);
+  return (
+    <details
+      id={`step-${s.seq}`}
+      open={initiallyOpen || undefined}
+      onToggle={(e) => setOpen(e.currentTarget.open)}
+      className="border-b border-slate-100"
+      data-testid="replay-step"
+      data-seq={s.seq}
+    >
+      <summary className={`${GRID} cursor-pointer px-3 py-1.5 text-sm hover:bg-slate-50`}>
+        <span className="font-mono text-xs text-slate-500">{s.seq}</span>
+        <span className="truncate">
+          <span className="text-xs text-slate-500">{s.kind.replace("_call", "").replace("_", " ")}</span>{" "}
+          <span className="font-mono text-xs">{s.name}</span>
+        </span>
+        <span>
+          <Badge tone={SOURCE_TONE[s.source] ?? "neutral"}>{s.source}</Badge>
+        </span>
+        <span className="text-xs">
+          {s.equalsBase ? (
+            <span className="text-slate-500">= {s.baseSeq}</span>
+          ) : s.inputOnly ? (
+            <Badge
+              tone="neutral"
+              title={`Its input differs from base step ${s.baseSeq}; its output is the recorded one`}
+            >
+              {INPUT_ONLY_LABEL}
+            </Badge>
+          ) : (
+            <Badge tone="warn">{s.baseSeq === null ? "new" : `≠ ${s.baseSeq}`}</Badge>
+          )}
+        </span>
+        <span className="truncate font-mono text-xs text-slate-700">
+          {s.status === "failed" ? <StatusBadge status="failed" /> : null} {s.preview}
+        </span>
+      </summary>
+      {open ? <StepBody replayId={replayId} seq={s.seq} /> : null}
+    </details>
+  );
+}
+
+function keepRecentBodies(client: QueryClient, replayId: string) {
+  const bodies = client
+    .getQueryCache()
+    .findAll({ queryKey: ["replay-step", replayId] })
+    .sort((a, b) => b.state.dataUpdatedAt - a.state.dataUpdatedAt);
+  for (const q of bodies.slice(BODIES_KEPT))
+    if (q.getObserversCount() === 0) client.removeQueries({ queryKey: q.queryKey, exact: true });
+}
+
+/** One step whole, loaded when it is opened. */
+function StepBody({ replayId, seq }: { replayId: string; seq: number }) {
+  const client = useQueryClient();
+  const { data: step, error } = useQuery({
+    queryKey: ["replay-step", replayId, seq],
+    staleTime: Infinity,
+    gcTime: WINDOW_GC_MS,
+    queryFn: async () => {
+      const result = await replayStepAction({ replayId, seq });
+      if (!result.ok) throw new Error(result.error.message);
+      keepRecentBodies(client, replayId);
+      return result.data;
+    },
+  });
+  if (error)
+    return (
+      <p role="alert" className="border-t border-slate-100 px-3 py-3 text-sm text-rose-700">
+        {error.message}
+      </p>
+    );
+  if (!step) return <p className="border-t border-slate-100 px-3 py-3 text-sm text-slate-500">Loading the step…</p>;
+  return (
+    <div className="grid gap-3 border-t border-slate-100 px-3 py-3 md:grid-cols-2" data-testid="replay-step-body">
+      {step.kind === "tool_call" ? (
+        <>
+          <JsonBlock label="Arguments" value={(step.input as { args?: unknown } | null)?.args ?? null} />
+          {step.error ? (
+            <JsonBlock label="Error" value={step.error} />
+          ) : (
+            <JsonBlock label="Result" value={step.output} />
+          )}
+        </>
+      ) : step.kind === "model_call" ? (
+        <>
+          <JsonBlock label="Output (assistant message)" value={step.output} />
+          <JsonBlock
+            label={`Input (${(step.input as { messages?: unknown[] } | null)?.messages?.length ?? 0} messages)`}
+            value={step.input}
+          />
+        </>
+      ) : (
+        <div className="md:col-span-2">
+          <JsonBlock label={step.kind === "final_output" ? "Answer" : "Message"} value={step.output ?? step.input} />
+        </div>
+      )}
+      {step.notes && step.notes.length > 0 ? (
+        <ul className="list-disc pl-5 text-xs text-slate-600 md:col-span-2">
+          {step.notes.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
       ) : null}
     </div>
   );

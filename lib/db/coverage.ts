@@ -5,7 +5,7 @@
 import { Policy, type PendingCall, type ReplayStep, type SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
 import { toReplayStep } from "./replays";
-import { toSessionEvent, withFullInputs } from "./sessions";
+import { toSessionEvent } from "./sessions";
 
 export interface CoverageSource {
   replayId: string;
@@ -42,8 +42,10 @@ async function coverageSources(
     list.push(row);
     rowsBySession.set(row.sessionId, list);
   }
+  // The stored form: coverage reads tool calls and cache keys, never a model call's whole input (rebuilding
+  // every input of a long session costs the square of its length).
   const eventsBySession = new Map<string, SessionEvent[]>(
-    [...rowsBySession].map(([id, rows]) => [id, withFullInputs(rows).map(toSessionEvent)]),
+    [...rowsBySession].map(([id, rows]) => [id, rows.map(toSessionEvent)]),
   );
   const stepsByReplay = new Map<string, ReplayStep[]>();
   for (const row of steps) {

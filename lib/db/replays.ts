@@ -502,10 +502,10 @@ function errorOf(value: unknown): { code: string; message: string } | null {
   return null;
 }
 
-type ReplayMeta = Omit<ReplayView, "base" | "steps" | "comparison">;
+export type ReplayMeta = Omit<ReplayView, "base" | "steps" | "comparison">;
 
 /** The replay row with its session, evidence, fixtures and approvals: everything but the two event sequences. */
-async function loadReplayMeta(client: DbClient, replayId: string): Promise<ReplayMeta | null> {
+export async function loadReplayMeta(client: DbClient, replayId: string): Promise<ReplayMeta | null> {
   if (!replayId) return null;
   const row = await client.replay.findUnique({ where: { id: replayId }, include: replayInclude });
   if (!row) return null;
@@ -930,7 +930,7 @@ export async function comparisonPairRows(
 }
 
 /** One stored step with its full input (its model call's prefix read and expanded), or null. */
-async function fullStep(client: DbClient, replayId: string, idx: number) {
+export async function fullStep(client: DbClient, replayId: string, idx: number) {
   const row = await client.replayStep.findUnique({ where: { replayId_idx: { replayId, idx } } });
   if (!row || row.inputPrefixIdx === null) return row;
   const before = await client.replayStep.findMany({

@@ -6,7 +6,10 @@ import type { ReplayView } from "@/lib/db/replays";
 import { isBaseOnly, type PolicyIssue } from "@/lib/replay";
 
 /** A replay as the HTTP API returns it (DESIGN §8). */
-export function presentReplay(view: ReplayView, warnings?: readonly PolicyIssue[]) {
+export function presentReplay(
+  view: Pick<ReplayView, "replay" | "steps" | "evidence" | "pending" | "fixtures" | "approvals">,
+  warnings?: readonly PolicyIssue[],
+) {
   const { replay } = view;
   return {
     id: replay.id,

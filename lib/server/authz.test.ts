@@ -11,6 +11,8 @@ import * as investigations from "./investigations";
 import * as jobs from "./jobs";
 import * as policies from "./policies";
 import type { Principal, Role } from "./principal";
+import * as comparisonPages from "./comparison-pages";
+import * as replayPages from "./replay-pages";
 import * as replays from "./replays";
 import * as reports from "./reports";
 import * as sessions from "./sessions";
@@ -87,6 +89,12 @@ const OPERATIONS: Record<string, Permission> = {
   "sessions.ingestAgentsItems": "sessions.import",
   "sessions.listSessions": "sessions.read",
   "sessions.getSession": "sessions.read",
+  "replay-pages.getReplayPage": "replays.read",
+  "replay-pages.listReplaySteps": "replays.read",
+  "replay-pages.getReplayStep": "replays.read",
+  "comparison-pages.getComparisonPage": "replays.read",
+  "comparison-pages.listComparisonRows": "replays.read",
+  "comparison-pages.findComparisonRow": "replays.read",
 };
 
 /** Pure helpers a service module exports besides its operations (re-exported engine predicates). */
@@ -114,6 +122,8 @@ const MODULES: Record<string, Record<string, unknown>> = {
   replays,
   reports,
   sessions,
+  "replay-pages": replayPages,
+  "comparison-pages": comparisonPages,
 };
 
 type Operation = (principal: Principal, input: unknown, prisma: Db) => Promise<unknown>;

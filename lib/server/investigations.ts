@@ -30,6 +30,7 @@ import {
 } from "@/lib/db/investigations";
 import { getPolicyVersionById } from "@/lib/db/policies";
 import { isTerminal, loadReplayView } from "@/lib/db/replays";
+import { recordedToolStepsFor, replayStamp } from "@/lib/db/replay-window";
 import { sessionContext, sessionEvents } from "@/lib/db/sessions";
 import { knownTools } from "@/lib/db/history";
 import { toolEndpointFor } from "@/lib/db/executors";
@@ -776,18 +777,18 @@ export type InvestigationView = ReturnType<typeof presentInvestigation>;
  */
 export async function staleRecordingsUsed(principal: Principal, input: { replayId: string }, prisma: Db) {
   authorize(principal, "replays.read");
-  const view = await loadReplayView(prisma, input.replayId);
-  if (!view) throw notFound("replay", input.replayId);
-  const check = await latestStaleCheck(prisma, view.replay.sessionId);
+  const replay = await replayStamp(prisma, input.replayId);
+  if (!replay) throw notFound("replay", input.replayId);
+  const check = await latestStaleCheck(prisma, replay.sessionId);
   if (!check) return null;
   const stale = new Map(
     ((check.probes ?? []) as unknown as StaleRecord[]).filter((r) => r.state === "stale").map((r) => [r.seq, r]),
   );
-  const used = view.steps.flatMap((step) => {
-    const record = step.kind === "tool_call" && step.baseSeq !== null ? stale.get(step.baseSeq) : undefined;
-    return record && step.source === "recorded"
-      ? [{ seq: step.seq, baseSeq: record.seq, tool: record.tool, paths: record.paths }]
-      : [];
+  // Only the branch's recorded tool steps that stand for a stale recording are read, not the branch.
+  const steps = await recordedToolStepsFor(prisma, input.replayId, [...stale.keys()]);
+  const used = steps.map((step) => {
+    const record = stale.get(step.baseSeq)!;
+    return { seq: step.seq, baseSeq: record.seq, tool: record.tool, paths: record.paths };
   });
   return { investigationId: check.id, checkedAt: check.finishedAt?.toISOString() ?? null, used };
 }

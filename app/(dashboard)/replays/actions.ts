@@ -19,6 +19,14 @@ import {
   supplyFixture,
   SupplyFixtureInput,
 } from "@/lib/server/replays";
+import { getReplayCoverage } from "@/lib/server/coverage";
+import { getReplayStep, listReplaySteps, ReplayStepInput, ReplayStepsInput } from "@/lib/server/replay-pages";
+import {
+  ComparisonFindInput,
+  ComparisonRowsInput,
+  findComparisonRow,
+  listComparisonRows,
+} from "@/lib/server/comparison-pages";
 
 /**
  * Stores the replay and queues it for a worker: the page shows progress instead of waiting.
@@ -81,3 +89,18 @@ export const cancelReplayAction = validatedAction(CancelReplayInput, async (prin
   revalidatePath(`/replays/${input.replayId}`);
   return outcome;
 });
+
+/** One window of the branch's step summaries (the replay page loads them as they scroll). */
+export const replayStepsAction = validatedAction(ReplayStepsInput, listReplaySteps);
+
+/** One branch step whole, when it is opened. */
+export const replayStepAction = validatedAction(ReplayStepInput, getReplayStep);
+
+/** One window of the comparison's rows under a filter. */
+export const comparisonRowsAction = validatedAction(ComparisonRowsInput, listComparisonRows);
+
+/** A pair's position under a filter, or the next / previous change from it (j / k). */
+export const comparisonFindAction = validatedAction(ComparisonFindInput, findComparisonRow);
+
+/** The replay's policy coverage (the page loads it once its first screen is shown). */
+export const replayCoverageAction = validatedAction(ReplayRef, getReplayCoverage);

@@ -6,7 +6,7 @@ import { MinimizeButton } from "@/components/investigations/MinimizeButton";
 import { ProbeVariance } from "@/components/counterfactual/ProbeVariance";
 import { StaleUsedNotice } from "@/components/investigations/StaleUsedNotice";
 import { staleRecordingsUsed } from "@/lib/server/investigations";
-import { CoveragePanel } from "@/components/replays/CoveragePanel";
+import { ReplayCoverage } from "@/components/replays/ReplayCoverage";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
 import { ReplayProgress } from "@/components/replays/ReplayProgress";
@@ -17,8 +17,8 @@ import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { getReplayCoverage } from "@/lib/server/coverage";
-import { getReplay, isTerminal } from "@/lib/server/replays";
+import { isTerminal } from "@/lib/server/replays";
+import { getReplayPage, listReplaySteps } from "@/lib/server/replay-pages";
 import { formatDateTime } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
@@ -27,15 +27,26 @@ import { evidenceDrafts } from "@/lib/server/reports";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ id: string }> };
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ step?: string }> };
+
+/** Steps per window: the first screen and a little more. */
+const STEPS_PER_WINDOW = 50;
 
 export const metadata: Metadata = { title: "Replay" };
 
-export default async function ReplayPage({ params }: Props) {
-  const { id } = await params;
+export default async function ReplayPage({ params, searchParams }: Props) {
+  const [{ id }, query] = await Promise.all([params, searchParams]);
   const { principal, prisma } = await pageContext();
-  const view = await orNotFound(getReplay(principal, { replayId: id }, prisma));
-  const counterfactual = await replayCounterfactual(principal, { replayId: id }, prisma);
+  // The header, the panels and one window of steps: the others load as they scroll into view, a step's inputs and
+  // outputs when it is opened.
+  const view = await orNotFound(getReplayPage(principal, { replayId: id }, prisma));
+  const asked = /^\d{1,9}$/.test(query.step ?? "") ? Number(query.step) : null;
+  const openSeq = asked !== null && asked < view.stepCount ? asked : null;
+  const cursor = openSeq === null ? 0 : Math.floor(openSeq / STEPS_PER_WINDOW) * STEPS_PER_WINDOW;
+  const [counterfactual, firstSteps] = await Promise.all([
+    replayCounterfactual(principal, { replayId: id }, prisma),
+    listReplaySteps(principal, { replayId: id, cursor, limit: STEPS_PER_WINDOW }, prisma),
+  ]);
   const { replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (
@@ -48,7 +59,7 @@ export default async function ReplayPage({ params }: Props) {
             <StatusBadge status={replay.status} />
             <span>
               {session.agentName} · started {formatDateTime(replay.createdAt)} by {replay.createdBy ?? "unknown"} ·{" "}
-              {view.steps.length} of {view.base.length} base steps
+              {view.stepCount} of {view.baseCount} base steps
             </span>
           </span>
         }
@@ -84,7 +95,7 @@ export default async function ReplayPage({ params }: Props) {
         <ReplayProgress
           replayId={replay.id}
           status={replay.status}
-          baseSteps={view.base.length}
+          baseSteps={view.baseCount}
           progress={replay.progress}
           cancelRequested={replay.cancelRequested}
         />
@@ -109,8 +120,9 @@ export default async function ReplayPage({ params }: Props) {
       <VerdictList verdicts={counterfactual?.verdicts ?? []} />
       <ProbeVariance
         probes={view.evidence.probes ?? []}
-        steps={view.steps}
-        baseSteps={view.base.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name }))}
+        steps={view.probeSteps}
+        baseLength={view.baseCount}
+        baseSteps={view.probeBaseSteps}
       />
       {view.pending &&
       can(principal, "replays.run") &&
@@ -120,7 +132,7 @@ export default async function ReplayPage({ params }: Props) {
       <div className="grid gap-6 xl:grid-cols-[1fr_380px]">
         <div>
           <h2 className="mb-2 text-base font-semibold text-slate-900">Branch steps</h2>
-          {view.steps.length === 0 ? (
+          {view.stepCount === 0 ? (
             <EmptyState
               title={
                 replay.status === "running" || replay.status === "queued" ? "No steps yet" : "The branch has no steps"
@@ -131,15 +143,20 @@ export default async function ReplayPage({ params }: Props) {
                 : "It stopped before its first step; the reason is shown above."}
             </EmptyState>
           ) : (
-            <ReplayStepList steps={view.steps} />
+            <ReplayStepList
+              replayId={replay.id}
+              version={`${replay.status}:${view.stepCount}:${replay.finishedAt?.toISOString() ?? ""}`}
+              count={view.stepCount}
+              window={STEPS_PER_WINDOW}
+              initial={{ cursor: firstSteps.cursor, steps: firstSteps.steps }}
+              openSeq={openSeq}
+            />
           )}
         </div>
         <EvidencePanel view={view} />
       </div>
-      <CoveragePanel
-        coverage={await getReplayCoverage(principal, { replayId: id }, prisma)}
-        csvHref={`/api/replays/${encodeURIComponent(id)}/coverage.csv`}
-      />
+      {/* Coverage reads every tool call of both runs: it loads once the first screen is shown. */}
+      <ReplayCoverage replayId={id} version={`${replay.status}:${view.stepCount}`} />
       {can(principal, "reports.write") && (isTerminal(replay.status) || replay.status === "paused") ? (
         <div className="mt-3">
           <AddToReport

@@ -2,6 +2,7 @@ import { apiRoute, readJson, readQuery } from "@/lib/http/api";
 import { presentReplay } from "@/lib/http/present";
 import { enqueue } from "@/lib/jobs/runtime";
 import { replayCounterfactual, trialSetView } from "@/lib/server/counterfactual";
+import { getReplayPage } from "@/lib/server/replay-pages";
 import { createReplay, getReplay, ListReplaysInput, listReplays, StartReplayInput } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
@@ -15,8 +16,11 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute(async ({ request, prisma, principal }) => {
   const input = await readJson(request, StartReplayInput);
   const started = await createReplay(principal, input, prisma);
-  // The answer shows the replay as stored (`queued`); a worker may take it the moment it is enqueued.
-  const view = await getReplay(principal, { replayId: started.id }, prisma);
+  // The answer shows the replay as stored (`queued`, no steps yet); a worker may take it the moment it is enqueued.
+  // Read without its base run: a long session's events are not needed to say so.
+  const stored = await getReplayPage(principal, { replayId: started.id }, prisma);
+  const view =
+    stored.stepCount === 0 ? { ...stored, steps: [] } : await getReplay(principal, { replayId: started.id }, prisma);
   await enqueue(started.trialIds ?? [started.id]);
   const counterfactual = await replayCounterfactual(principal, { replayId: started.id }, prisma);
   return Response.json(

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { CompareView } from "@/components/compare/CompareView";
 import { FinalOutputDiff } from "@/components/compare/FinalOutputDiff";
 import { MetricsTable } from "@/components/compare/MetricsTable";
-import { finalText, packRows, parseCompareState, toRows } from "@/components/compare/rows";
+import { finalText, parseCompareState } from "@/lib/session-view/compare-rows";
 import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactual/CounterfactualPanel";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { CreateReportButton } from "@/components/reports/CreateReportButton";
@@ -12,22 +12,40 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { replayCounterfactual } from "@/lib/server/counterfactual";
-import { getReplayComparison, isTerminal } from "@/lib/server/replays";
+import { isTerminal } from "@/lib/server/replays";
+import { findComparisonRow, getComparisonPage, listComparisonRows } from "@/lib/server/comparison-pages";
 import { buttonClass } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare base and branch" };
 
+/** Rows per window: the first screen and a little more. */
+const ROWS_PER_WINDOW = 100;
+
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<{ pair?: string; filter?: string }> };
 
 export default async function ComparePage({ params, searchParams }: Props) {
   const [{ id }, query] = await Promise.all([params, searchParams]);
-  // Rows and the first divergence only: a pair's full events are fetched when it is selected.
+  // The counts, the first divergence and one window of rows: the others load as they scroll into view, a pair's
+  // full events when it is selected.
   const { principal, prisma } = await pageContext();
-  const view = await orNotFound(getReplayComparison(principal, { replayId: id }, prisma));
-  const counterfactual = await replayCounterfactual(principal, { replayId: id }, prisma);
-  const { comparison, replay, session } = view;
+  const view = await orNotFound(getComparisonPage(principal, { replayId: id }, prisma));
+  const { filter, pair } = parseCompareState(query);
+  const [counterfactual, firstDivergence, selectedInFilter, selectedAnywhere] = await Promise.all([
+    replayCounterfactual(principal, { replayId: id }, prisma),
+    view.firstDivergence
+      ? findComparisonRow(principal, { replayId: id, filter: "all", pair: view.firstDivergence.id }, prisma)
+      : null,
+    pair ? findComparisonRow(principal, { replayId: id, filter, pair }, prisma) : null,
+    pair && filter !== "all" ? findComparisonRow(principal, { replayId: id, filter: "all", pair }, prisma) : null,
+  ]);
+  // A linked pair the filter does not show is still opened beside the list.
+  const selected = selectedInFilter ?? (selectedAnywhere ? { position: -1, row: selectedAnywhere.row } : null);
+  const cursor = selectedInFilter ? Math.floor(selectedInFilter.position / ROWS_PER_WINDOW) * ROWS_PER_WINDOW : 0;
+  const rows = await listComparisonRows(principal, { replayId: id, filter, cursor, limit: ROWS_PER_WINDOW }, prisma);
+  const comparison = { firstDivergence: view.firstDivergence, metrics: view.metrics };
+  const { replay, session } = view;
   const label = session.title ?? session.externalId ?? session.id;
   return (
     <>
@@ -86,9 +104,11 @@ export default async function ComparePage({ params, searchParams }: Props) {
       )}
       <CompareView
         replayId={replay.id}
-        packed={packRows(toRows(comparison.pairs))}
-        firstDivergenceId={comparison.firstDivergence?.id ?? null}
-        initial={parseCompareState(query)}
+        version={`${replay.status}:${view.branchCount}:${replay.finishedAt?.toISOString() ?? ""}`}
+        counts={view.counts}
+        window={ROWS_PER_WINDOW}
+        firstDivergence={firstDivergence}
+        initial={{ filter, selected, rows }}
       />
       <div className="mt-6 grid gap-6 xl:grid-cols-[minmax(0,1fr)_380px]">
         <div className="space-y-6">

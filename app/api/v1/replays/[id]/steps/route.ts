@@ -1,0 +1,16 @@
+import { apiRoute, readQuery } from "@/lib/http/api";
+import { listReplaySteps, ReplayStepsInput } from "@/lib/server/replay-pages";
+
+export const dynamic = "force-dynamic";
+
+const Query = ReplayStepsInput.omit({ replayId: true });
+
+/**
+ * A branch's steps a window at a time, as summaries (no inputs or outputs):
+ * `{ steps, cursor, nextCursor }` for the steps from `cursor` (a step index,
+ * default 0) up to `cursor + limit` (default 50, at most 500).
+ */
+export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
+  const page = await listReplaySteps(principal, { replayId: params.id, ...readQuery(request, Query) }, prisma);
+  return Response.json({ steps: page.steps, cursor: page.cursor, nextCursor: page.nextCursor });
+});

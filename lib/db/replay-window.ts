@@ -1,0 +1,122 @@
+import type { ReplayStep } from "@/lib/replay";
+import type { DbClient } from "./client";
+
+// ---------------------------------------------------------------------------
+// A replay read a window at a time, for pages that must open a 10,000-step
+// branch at once: counts from columns, a range of steps by idx without the
+// models' inputs, and the few steps a panel names. Each read costs what it
+// returns, never the branch.
+// ---------------------------------------------------------------------------
+
+/** What identifies a replay's steps and its base as they are now, with their counts; null when there is no such replay. */
+export async function replayStamp(client: DbClient, replayId: string) {
+  if (!replayId) return null;
+  const row = await client.replay.findUnique({
+    where: { id: replayId },
+    select: {
+      status: true,
+      updatedAt: true,
+      stepCount: true,
+      sessionId: true,
+      session: { select: { eventCount: true } },
+    },
+  });
+  if (!row) return null;
+  return {
+    status: row.status,
+    stepCount: row.stepCount,
+    sessionId: row.sessionId,
+    baseCount: row.session.eventCount,
+    /** Changes whenever the replay's row is written (its steps are stored with it) or its base is re-imported. */
+    key: `${row.updatedAt.toISOString()}:${row.stepCount}:${row.status}:${row.session.eventCount}`,
+  };
+}
+
+export type StepWindowRow = Pick<
+  ReplayStep,
+  "seq" | "kind" | "name" | "status" | "source" | "baseSeq" | "equalsBase" | "input" | "output" | "error"
+> & { inputDrift?: string[] };
+
+/**
+ * The steps with idx in [from, to), in order, without a model call's input
+ * (the prompt: most of a branch's bytes); a tool call's input (its arguments)
+ * is read.
+ */
+export async function replayStepWindow(
+  client: DbClient,
+  replayId: string,
+  from: number,
+  to: number,
+): Promise<StepWindowRow[]> {
+  const range = { replayId, idx: { gte: from, lt: to } };
+  const [rows, inputs] = await Promise.all([
+    client.replayStep.findMany({
+      where: range,
+      orderBy: { idx: "asc" },
+      select: {
+        idx: true,
+        kind: true,
+        name: true,
+        status: true,
+        source: true,
+        baseSeq: true,
+        output: true,
+        error: true,
+        detail: true,
+      },
+    }),
+    client.replayStep.findMany({
+      where: { ...range, kind: { not: "model_call" } },
+      select: { idx: true, input: true },
+    }),
+  ]);
+  const inputOf = new Map(inputs.map((r) => [r.idx, r.input]));
+  return rows.map((r) => {
+    const detail = (r.detail ?? {}) as { equalsBase?: boolean; inputDrift?: string[] };
+    return {
+      seq: r.idx,
+      kind: r.kind as ReplayStep["kind"],
+      name: r.name,
+      status: r.status as ReplayStep["status"],
+      source: r.source as ReplayStep["source"],
+      baseSeq: r.baseSeq,
+      equalsBase: detail.equalsBase === true,
+      input: inputOf.get(r.idx) ?? null,
+      output: r.output ?? null,
+      error: (r.error as ReplayStep["error"]) ?? null,
+      ...(Array.isArray(detail.inputDrift) ? { inputDrift: detail.inputDrift } : {}),
+    };
+  });
+}
+
+/** The base step each of these branch steps stands for (the steps a probe names). */
+export async function stepBaseSeqs(client: DbClient, replayId: string, idxs: readonly number[]) {
+  if (idxs.length === 0) return [];
+  const rows = await client.replayStep.findMany({
+    where: { replayId, idx: { in: [...idxs] } },
+    select: { idx: true, baseSeq: true },
+    orderBy: { idx: "asc" },
+  });
+  return rows.map((r) => ({ seq: r.idx, baseSeq: r.baseSeq }));
+}
+
+/** Kind and name of these base steps. */
+export async function baseStepNames(client: DbClient, sessionId: string, seqs: readonly number[]) {
+  if (seqs.length === 0) return [];
+  return client.event.findMany({
+    where: { sessionId, seq: { in: [...seqs] } },
+    select: { seq: true, kind: true, name: true },
+    orderBy: { seq: "asc" },
+  });
+}
+
+/** The branch's recorded tool steps that stand for one of these base steps. */
+export async function recordedToolStepsFor(client: DbClient, replayId: string, baseSeqs: readonly number[]) {
+  if (baseSeqs.length === 0) return [];
+  const rows = await client.replayStep.findMany({
+    where: { replayId, kind: "tool_call", source: "recorded", baseSeq: { in: [...baseSeqs] } },
+    select: { idx: true, baseSeq: true },
+    orderBy: { idx: "asc" },
+  });
+  return rows.map((r) => ({ seq: r.idx, baseSeq: r.baseSeq! }));
+}

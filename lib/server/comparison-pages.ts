@@ -1,0 +1,220 @@
+/**
+ * The comparison of a long branch a window at a time. The alignment is
+ * computed once over both runs' step summaries (no model inputs: a digest
+ * stands for each; lib/db/replays.ts loadReplayComparison), reduced to the
+ * list's light rows and kept in memory for the replay as it is now (a run that
+ * stores new steps, or a re-imported base, makes a new one). A page then costs
+ * the rows it shows: filters, their counts, the next change (j / k) and the
+ * first divergence are answered from the kept rows by position.
+ */
+import { z } from "zod";
+import type { Db } from "@/lib/db";
+import { replayStamp } from "@/lib/db/replay-window";
+import { loadReplayComparison, loadReplayMeta, type ReplayMeta } from "@/lib/db/replays";
+import { notFound, parseInput } from "@/lib/errors";
+import type { ComparisonMetrics, FirstDivergence } from "@/lib/replay";
+import { toRows } from "@/lib/session-view/compare-pairs";
+import {
+  COMPARE_FILTERS,
+  nextChangeAt,
+  shownBy,
+  type CompareFilter,
+  type CompareRow,
+} from "@/lib/session-view/compare-rows";
+import { authorize } from "./authz";
+import type { Principal } from "./principal";
+
+/** Rows per window when none is asked for, and at most. */
+export const ROWS_DEFAULT = 100;
+export const ROWS_MAX = 500;
+/** Comparisons kept in memory (each about 250 bytes a pair). */
+const KEPT = 8;
+
+const ReplayId = z.string().min(1, "Name the replay.").max(200);
+const PairId = z.string().regex(/^(p\d+-\d+|i\d+|r\d+)$/, "not a pair id (p<base>-<branch>, i<branch> or r<base>)");
+const Filter = z.enum(COMPARE_FILTERS).default("all");
+
+export const ComparisonRowsInput = z.object({
+  replayId: ReplayId,
+  filter: Filter,
+  /** The position of the window's first row among the rows the filter shows, default 0. */
+  cursor: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
+  limit: z.coerce.number().int().min(1).max(ROWS_MAX).default(ROWS_DEFAULT),
+});
+export type ComparisonRowsInput = z.input<typeof ComparisonRowsInput>;
+
+export const ComparisonFindInput = z.object({
+  replayId: ReplayId,
+  filter: Filter,
+  /** The pair to find, or to move from (none: from the top or the bottom). */
+  pair: PairId.optional(),
+  /** Move to the next (1) or previous (−1) change among the rows the filter shows; absent: find `pair` itself. */
+  direction: z.union([z.literal(1), z.literal(-1)]).optional(),
+});
+export type ComparisonFindInput = z.input<typeof ComparisonFindInput>;
+
+export type ComparisonCounts = Record<CompareFilter, number>;
+
+interface ComparisonIndex {
+  rows: CompareRow[];
+  positionOf: Map<string, number>;
+  /** Per filter but "all": the positions (in `rows`) of the rows it shows, built when first asked for. */
+  lists: Map<CompareFilter, number[]>;
+  counts: ComparisonCounts;
+  firstDivergence: FirstDivergence | null;
+  metrics: ComparisonMetrics;
+  baseCount: number;
+  branchCount: number;
+  baseFinalOutput: unknown;
+  branchFinalOutput: unknown;
+}
+
+const kept = new Map<string, { key: string; index: Promise<ComparisonIndex | null> }>();
+
+async function buildIndex(prisma: Db, replayId: string): Promise<ComparisonIndex | null> {
+  const view = await loadReplayComparison(prisma, replayId);
+  if (!view) return null;
+  const rows = toRows(view.comparison.pairs);
+  const counts = Object.fromEntries(COMPARE_FILTERS.map((f) => [f, 0])) as ComparisonCounts;
+  for (const r of rows) for (const f of COMPARE_FILTERS) if (shownBy(f, r)) counts[f]++;
+  return {
+    rows,
+    positionOf: new Map(rows.map((r, k) => [r.id, k])),
+    lists: new Map(),
+    counts,
+    firstDivergence: view.comparison.firstDivergence,
+    metrics: view.comparison.metrics,
+    baseCount: view.baseCount,
+    branchCount: view.branchCount,
+    baseFinalOutput: view.baseFinalOutput,
+    branchFinalOutput: view.branchFinalOutput,
+  };
+}
+
+/** The replay's comparison as it is now: kept while neither the replay nor its base changes. */
+async function comparisonIndex(prisma: Db, replayId: string): Promise<ComparisonIndex> {
+  const stamp = await replayStamp(prisma, replayId);
+  if (!stamp) throw notFound("replay", replayId);
+  let entry = kept.get(replayId);
+  if (!entry || entry.key !== stamp.key) {
+    entry = { key: stamp.key, index: buildIndex(prisma, replayId) };
+    // A failed build is not kept.
+    entry.index.catch(() => kept.delete(replayId));
+  }
+  // Newest use last; the oldest goes first.
+  kept.delete(replayId);
+  kept.set(replayId, entry);
+  while (kept.size > KEPT) kept.delete(kept.keys().next().value!);
+  const index = await entry.index;
+  if (!index) throw notFound("replay", replayId);
+  return index;
+}
+
+/** The positions (in all rows) of the rows a filter shows, in order. */
+function listOf(index: ComparisonIndex, filter: CompareFilter): { length: number; at: (k: number) => number } {
+  if (filter === "all") return { length: index.rows.length, at: (k) => k };
+  let list = index.lists.get(filter);
+  if (!list) {
+    list = [];
+    for (let k = 0; k < index.rows.length; k++) if (shownBy(filter, index.rows[k]!)) list.push(k);
+    index.lists.set(filter, list);
+  }
+  const positions = list;
+  return { length: positions.length, at: (k) => positions[k]! };
+}
+
+/** The position of the row at `all` (a position in all rows) among the filter's rows, or −1 when it does not show it. */
+function positionIn(index: ComparisonIndex, filter: CompareFilter, all: number): number {
+  if (filter === "all") return all;
+  if (!shownBy(filter, index.rows[all]!)) return -1;
+  const list = index.lists.get(filter)!;
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! === all) return mid;
+    if (list[mid]! < all) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+export interface ComparisonPageView extends ReplayMeta {
+  baseCount: number;
+  branchCount: number;
+  baseFinalOutput: unknown;
+  branchFinalOutput: unknown;
+  metrics: ComparisonMetrics;
+  firstDivergence: FirstDivergence | null;
+  /** Rows each filter shows. */
+  counts: ComparisonCounts;
+}
+
+/** The comparison page's header and panels: everything but its rows. */
+export async function getComparisonPage(
+  principal: Principal,
+  input: { replayId: string },
+  prisma: Db,
+): Promise<ComparisonPageView> {
+  authorize(principal, "replays.read");
+  const { replayId } = parseInput(z.object({ replayId: ReplayId }), input);
+  const [meta, index] = await Promise.all([loadReplayMeta(prisma, replayId), comparisonIndex(prisma, replayId)]);
+  if (!meta) throw notFound("replay", replayId);
+  return {
+    ...meta,
+    baseCount: index.baseCount,
+    branchCount: index.branchCount,
+    baseFinalOutput: index.baseFinalOutput,
+    branchFinalOutput: index.branchFinalOutput,
+    metrics: index.metrics,
+    firstDivergence: index.firstDivergence,
+    counts: index.counts,
+  };
+}
+
+export type ComparisonRowsWindow = {
+  filter: CompareFilter;
+  cursor: number;
+  nextCursor: number | null;
+  /** Rows the filter shows in all. */
+  total: number;
+  rows: CompareRow[];
+};
+
+/** One window of the rows a filter shows: positions [cursor, cursor + limit). */
+export async function listComparisonRows(
+  principal: Principal,
+  input: ComparisonRowsInput,
+  prisma: Db,
+): Promise<ComparisonRowsWindow> {
+  authorize(principal, "replays.read");
+  const { replayId, filter, cursor = 0, limit } = parseInput(ComparisonRowsInput, input);
+  const index = await comparisonIndex(prisma, replayId);
+  const list = listOf(index, filter);
+  const rows: CompareRow[] = [];
+  for (let k = cursor; k < Math.min(cursor + limit, list.length); k++) rows.push(index.rows[list.at(k)]!);
+  return { filter, cursor, nextCursor: cursor + limit < list.length ? cursor + limit : null, total: list.length, rows };
+}
+
+export type FoundRow = { position: number; row: CompareRow };
+
+/**
+ * A row by pair id among the rows a filter shows (null when it does not show
+ * it), or with `direction` the next or previous change from it (from the top
+ * or the bottom without a pair; null when there is none that way).
+ */
+export async function findComparisonRow(
+  principal: Principal,
+  input: ComparisonFindInput,
+  prisma: Db,
+): Promise<FoundRow | null> {
+  authorize(principal, "replays.read");
+  const { replayId, filter, pair, direction } = parseInput(ComparisonFindInput, input);
+  const index = await comparisonIndex(prisma, replayId);
+  const list = listOf(index, filter);
+  const all = pair === undefined ? undefined : index.positionOf.get(pair);
+  const at = all === undefined ? -1 : positionIn(index, filter, all);
+  if (direction === undefined) return at < 0 ? null : { position: at, row: index.rows[list.at(at)]! };
+  const k = nextChangeAt(list.length, (k) => index.rows[list.at(k)]!, at, direction);
+  return k === null ? null : { position: k, row: index.rows[list.at(k)]! };
+}
