@@ -161,7 +161,7 @@ export default async function ReplayPage({ params, searchParams }: Props) {
         <div className="mt-3">
           <AddToReport
             source={{ coverage: { replayId: replay.id } }}
-            drafts={await evidenceDrafts(principal, {}, prisma)}
+            drafts={await evidenceDrafts(principal, { sessionId: session.id }, prisma)}
             what="this replay's coverage"
           />
         </div>
