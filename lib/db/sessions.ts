@@ -519,6 +519,35 @@ export async function getSession(client: DbClient, id: string, opts: { inputs?: 
 }
 export type SessionWithEvents = NonNullable<Awaited<ReturnType<typeof getSession>>>;
 
+/** A session without its events (agent and version included): what is sent before them. */
+export async function sessionHead(client: DbClient, id: string) {
+  return client.session.findUnique({ where: { id }, include: { agent: true, agentVersion: true } });
+}
+export type SessionHead = NonNullable<Awaited<ReturnType<typeof sessionHead>>>;
+
+/** How many event rows one read of `sessionEventRows` takes. */
+export const EVENT_WINDOW = 200;
+
+/**
+ * A session's event rows in seq order, in their stored form, read a window of
+ * `window` rows at a time (by seq on the (sessionId, seq) index: each read
+ * costs its window, not the session). Not one snapshot: a trace export that
+ * writes the session meanwhile may show in the windows read after it.
+ */
+export async function* sessionEventRows(client: DbClient, id: string, window = EVENT_WINDOW) {
+  let after = -Infinity;
+  for (;;) {
+    const rows = await client.event.findMany({
+      where: { sessionId: id, ...(after === -Infinity ? {} : { seq: { gt: after } }) },
+      orderBy: { seq: "asc" },
+      take: window,
+    });
+    yield* rows;
+    if (rows.length < window) return;
+    after = rows.at(-1)!.seq;
+  }
+}
+
 /** A stored event as the engine reads it. */
 export function toSessionEvent(e: SessionWithEvents["events"][number]): SessionEvent {
   const usage =
