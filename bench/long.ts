@@ -10,6 +10,17 @@
  * and the ratio of each per-event figure at the largest size to the smallest
  * (target: within 1.5×, i.e. linear).
  *
+ * Then GET /api/v1/sessions/:id streamed (the route's own functions, in this
+ * process: lib/http/stream.ts over presentSessionJson), full and delta: time to
+ * the first chunk and the growth of this process's RSS while the body is read
+ * (max over the read minus before it), neither of which should grow with the
+ * session (ratio largest/smallest of the totals, target ≤ 1.5). The full body
+ * is the square of the session (every input whole: ~28 GB at 10,000 turns), so
+ * it is read up to BENCH_STREAM_MAX_MB (default 1024) and the bytes read are
+ * shown. Baseline in the same run: the RSS growth of the whole-document
+ * presenter the route used before (delta only; the full document at 10,000
+ * turns is past what one string can hold).
+ *
  * Then the session page, served by `next start` (started here, on the build in
  * $NEXT_DIST_DIR, default .next, over a temporary embedded database holding one
  * session per size): the page's HTML bytes (total and per event) and time to
@@ -29,12 +40,17 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { chromium } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../e2e/chromium";
 import { openDatabase } from "../lib/db/client";
 import { presentSession } from "../lib/http/present";
 import { importAndSave } from "../lib/db/imports";
-import { getSession, sessionEvents } from "../lib/db/sessions";
+import { getSession, sessionEventRows, sessionEvents, sessionHead } from "../lib/db/sessions";
+import type { Db } from "../lib/db/client";
+import { presentSessionJson } from "../lib/http/present";
+import { streamedJson } from "../lib/http/stream";
 import { createTestDatabase, type TestEngine } from "../lib/db/testing";
 import { longChatLog } from "../lib/ingest/long-chat";
 import { replay, type Policy } from "../lib/replay";
@@ -61,7 +77,59 @@ type Row = {
   readMs: number;
   deltaBytes: number;
   replayMs: number | null;
+  stream: Record<"full" | "delta", StreamFigures>;
+  wholeDeltaRssMb: number;
 };
+
+type StreamFigures = { ttfbMs: number; rssMb: number; bytes: number; whole: boolean };
+
+const STREAM_MAX_BYTES = Number(process.env.BENCH_STREAM_MAX_MB ?? 1024) * 1024 * 1024;
+const rss = () => process.memoryUsage.rss();
+const MB = 1024 * 1024;
+
+// A full collection before each RSS figure (the standard way to reach gc() without --expose-gc).
+setFlagsFromString("--expose-gc");
+const collect = runInNewContext("gc") as () => void;
+
+/** GET /api/v1/sessions/:id as the route streams it, read here: first chunk time, RSS growth, bytes read. */
+async function measureStream(prisma: Db, id: string, inputs: "full" | "delta"): Promise<StreamFigures> {
+  collect();
+  const before = rss();
+  let peak = before;
+  const t = performance.now();
+  const head = (await sessionHead(prisma, id))!;
+  const response = await streamedJson(presentSessionJson(head, sessionEventRows(prisma, id), { inputs }), {
+    where: "bench",
+  });
+  const reader = response.body!.getReader();
+  let ttfbMs = 0;
+  let bytes = 0;
+  let whole = true;
+  for (let first = true; ; first = false) {
+    const { done, value } = await reader.read();
+    if (first) ttfbMs = performance.now() - t;
+    if (done) break;
+    bytes += value.byteLength;
+    peak = Math.max(peak, rss());
+    if (bytes >= STREAM_MAX_BYTES) {
+      whole = false;
+      await reader.cancel();
+      break;
+    }
+  }
+  return { ttfbMs, rssMb: (peak - before) / MB, bytes, whole };
+}
+
+/** The whole-document presenter the route used before it streamed: RSS growth while it builds the delta document. */
+async function measureWholeDelta(prisma: Db, id: string): Promise<number> {
+  collect();
+  const before = rss();
+  const delta = (await getSession(prisma, id, { inputs: "delta" }))!;
+  const body = new TextEncoder().encode(JSON.stringify({ session: presentSession(delta, { inputs: "delta" }) }));
+  const peak = rss();
+  if (body.byteLength === 0) throw new Error("empty document");
+  return (peak - before) / MB;
+}
 
 async function run(engine: TestEngine): Promise<Row[]> {
   const db = await createTestDatabase(engine);
@@ -73,6 +141,8 @@ async function run(engine: TestEngine): Promise<Row[]> {
     const warmEvents = await sessionEvents(prisma, warm.sessions[0]!.id);
     await getSession(prisma, warm.sessions[0]!.id, { inputs: "delta" });
     await replay({ base: warmEvents, policy });
+    await measureStream(prisma, warm.sessions[0]!.id, "full");
+    await measureStream(prisma, warm.sessions[0]!.id, "delta");
     const rows: Row[] = [];
     for (const turns of TURNS) {
       const body = JSON.stringify(longChatLog(turns));
@@ -95,7 +165,14 @@ async function run(engine: TestEngine): Promise<Row[]> {
         replayMs = performance.now() - t;
         if (r.comparability !== "exact") throw new Error(`replay of ${turns} turns: ${r.comparability} (${r.status})`);
       }
+      const stream = {
+        delta: await measureStream(prisma, id, "delta"),
+        full: await measureStream(prisma, id, "full"),
+      };
+      const wholeDeltaRssMb = await measureWholeDelta(prisma, id);
       rows.push({
+        stream,
+        wholeDeltaRssMb,
         turns,
         events,
         importMs,
@@ -129,6 +206,21 @@ function report(engine: string, rows: Row[]) {
   };
   console.log(
     `  ratio ${last.turns}/${first.turns} turns, per event (target ≤ 1.50): import ${ratio((r) => r.importMs)}, db bytes ${ratio((r) => r.dbBytes)}, read ${ratio((r) => r.readMs)}, delta bytes ${ratio((r) => r.deltaBytes)}, replay ${ratio((r) => r.replayMs)}`,
+  );
+  console.log(`\n${engine}: GET /api/v1/sessions/:id streamed (whole figures, not per event)`);
+  console.log("  turns   inputs   first chunk ms   RSS growth MB   body read               whole presenter RSS MB");
+  for (const r of rows)
+    for (const inputs of ["delta", "full"] as const) {
+      const f = r.stream[inputs];
+      const read = `${(f.bytes / MB).toFixed(1)} MB${f.whole ? "" : " (cut)"}`;
+      console.log(
+        `  ${String(r.turns).padStart(5)}   ${inputs.padEnd(6)}  ${f.ttfbMs.toFixed(1).padStart(14)}  ${f.rssMb.toFixed(1).padStart(14)}   ${read.padEnd(22)}  ${inputs === "delta" ? r.wholeDeltaRssMb.toFixed(1) : "—"}`,
+      );
+    }
+  const whole = (f: (r: Row) => number) => (f(last) / Math.max(f(first), 1e-9)).toFixed(2);
+  const rssRatio = (f: (r: Row) => number) => (Math.max(f(last), 1) / Math.max(f(first), 1)).toFixed(2);
+  console.log(
+    `  ratio ${last.turns}/${first.turns} turns (target ≤ 1.50): first chunk delta ${whole((r) => r.stream.delta.ttfbMs)}, full ${whole((r) => r.stream.full.ttfbMs)}; RSS growth (floored at 1 MB) delta ${rssRatio((r) => r.stream.delta.rssMb)}, full ${rssRatio((r) => r.stream.full.rssMb)}; baseline, whole presenter delta ${rssRatio((r) => r.wholeDeltaRssMb)}`,
   );
 }
 
