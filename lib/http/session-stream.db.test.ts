@@ -102,6 +102,33 @@ describe.each(TEST_ENGINES)("streamed session documents on %s", (engine) => {
     }
   });
 
+  it("reads every row once, in order, across gaps in the seqs", async () => {
+    const demo = await db.prisma.session.findUniqueOrThrow({ where: { id: ids[0]! } });
+    const sparse = await db.prisma.session.create({
+      data: {
+        agentId: demo.agentId,
+        agentVersionId: demo.agentVersionId,
+        format: "native",
+        status: "completed",
+        eventCount: 9,
+        modelCallCount: 0,
+        toolCallCount: 0,
+        errorCount: 0,
+        toolNames: [],
+      },
+    });
+    const seqs = [2, 3, 4, 5, 9, 1000, 1_000_000_000, 2 ** 31 - 2, 2 ** 31 - 1];
+    await db.prisma.event.createMany({
+      data: seqs.map((seq) => ({ sessionId: sparse.id, seq, kind: "user_message", name: "user", status: "completed" })),
+    });
+    for (const window of [1, 3, 4, 200]) {
+      const read: number[] = [];
+      for await (const row of sessionEventRows(db.prisma, sparse.id, window)) read.push(row.seq);
+      expect(read).toEqual(seqs);
+    }
+    expect(await (await streamed(db, sparse.id, "full", 3)).text()).toBe(await presentedWhole(db, sparse.id, "full"));
+  });
+
   it("a failure in the first chunk rejects before answering; one after it cuts the body", async () => {
     const models = await db.prisma.event.findMany({
       where: { sessionId: longId, kind: "model_call", inputPrefixSeq: { not: null } },
