@@ -4,11 +4,25 @@
  * text different), on the embedded database and on PostgreSQL. Per size:
  *   import   ms per event: parse, check, store (one transaction), as POST /api/v1/sessions does
  *   db       bytes per event: the session's Event rows as stored (pg_column_size, after compression)
- *   read     ms per event: the session's events with full model inputs, as the engine and the page load them
+ *   read     ms per event: the session's events in the stored form, as a replay loads them (lib/server/replays.ts)
  *   delta    bytes per event of GET /api/v1/sessions/:id?inputs=delta
- *   replay   ms per event: the engine replaying the session under the recorded policy
+ *   replay   ms per event: the engine replaying that under the recorded policy, steps in the stored form (as a replay does)
+ *   full read  ms per event, for the record: the events with every model input whole (sessionEvents). Not
+ *            held to the target: each model call's input is then its own array of the whole conversation, so
+ *            the result is the square of the session whatever reads it (what reads it does so at that cost).
  * and the ratio of each per-event figure at the largest size to the smallest
  * (target: within 1.5×, i.e. linear).
+ *
+ * Then GET /api/v1/sessions/:id streamed (the route's own functions, in this
+ * process: lib/http/stream.ts over presentSessionJson), full and delta: time to
+ * the first chunk and the growth of this process's RSS while the body is read
+ * (max over the read minus before it), neither of which should grow with the
+ * session (ratio largest/smallest of the totals, target ≤ 1.5). The full body
+ * is the square of the session (every input whole: ~28 GB at 10,000 turns), so
+ * it is read up to BENCH_STREAM_MAX_MB (default 1024) and the bytes read are
+ * shown. Baseline in the same run: the RSS growth of the whole-document
+ * presenter the route used before (delta only; the full document at 10,000
+ * turns is past what one string can hold).
  *
  * Then the session page, the replay page and the comparison page, served by
  * `next start` (started here, on the build in $NEXT_DIST_DIR, default .next,
@@ -33,12 +47,17 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { chromium } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../e2e/chromium";
 import { openDatabase } from "../lib/db/client";
 import { presentSession } from "../lib/http/present";
 import { importAndSave } from "../lib/db/imports";
-import { getSession, sessionEvents } from "../lib/db/sessions";
+import { getSession, sessionEventRows, sessionEvents, sessionEventsCompact, sessionHead } from "../lib/db/sessions";
+import type { Db } from "../lib/db/client";
+import { presentSessionJson } from "../lib/http/present";
+import { streamedJson } from "../lib/http/stream";
 import { createTestDatabase, type TestEngine } from "../lib/db/testing";
 import { longChatLog } from "../lib/ingest/long-chat";
 import { replay, type Policy } from "../lib/replay";
@@ -67,9 +86,75 @@ type Row = {
   importMs: number;
   dbBytes: number;
   readMs: number;
+  fullReadMs: number;
   deltaBytes: number;
   replayMs: number | null;
+  stream: Record<"full" | "delta", StreamFigures>;
+  wholeDeltaRssMb: number;
 };
+
+type StreamFigures = { ttfbMs: number[]; rssMb: number; bytes: number; whole: boolean };
+
+const STREAM_MAX_BYTES = Number(process.env.BENCH_STREAM_MAX_MB ?? 1024) * 1024 * 1024;
+const rss = () => process.memoryUsage.rss();
+const MB = 1024 * 1024;
+
+// A full collection before each RSS figure (the standard way to reach gc() without --expose-gc).
+setFlagsFromString("--expose-gc");
+const collect = runInNewContext("gc") as () => void;
+
+/** GET /api/v1/sessions/:id as the route streams it, read here: first chunk time, RSS growth, bytes read. */
+async function measureStream(prisma: Db, id: string, inputs: "full" | "delta"): Promise<StreamFigures> {
+  collect();
+  const before = rss();
+  let peak = before;
+  const t = performance.now();
+  const head = (await sessionHead(prisma, id))!;
+  const response = await streamedJson(presentSessionJson(head, sessionEventRows(prisma, id), { inputs }), {
+    where: "bench",
+  });
+  const reader = response.body!.getReader();
+  let ttfbMs = 0;
+  let bytes = 0;
+  let whole = true;
+  for (let first = true; ; first = false) {
+    const { done, value } = await reader.read();
+    if (first) ttfbMs = performance.now() - t;
+    if (done) break;
+    bytes += value.byteLength;
+    peak = Math.max(peak, rss());
+    if (bytes >= STREAM_MAX_BYTES) {
+      whole = false;
+      await reader.cancel();
+      break;
+    }
+  }
+  // Two more first chunks (the body not read), for the median of three.
+  const ttfbs = [ttfbMs];
+  for (let i = 0; i < 2; i++) {
+    const t0 = performance.now();
+    const again = await streamedJson(
+      presentSessionJson((await sessionHead(prisma, id))!, sessionEventRows(prisma, id), { inputs }),
+      { where: "bench" },
+    );
+    const r = again.body!.getReader();
+    await r.read();
+    ttfbs.push(performance.now() - t0);
+    await r.cancel();
+  }
+  return { ttfbMs: ttfbs, rssMb: (peak - before) / MB, bytes, whole };
+}
+
+/** The whole-document presenter the route used before it streamed: RSS growth while it builds the delta document. */
+async function measureWholeDelta(prisma: Db, id: string): Promise<number> {
+  collect();
+  const before = rss();
+  const delta = (await getSession(prisma, id, { inputs: "delta" }))!;
+  const body = new TextEncoder().encode(JSON.stringify({ session: presentSession(delta, { inputs: "delta" }) }));
+  const peak = rss();
+  if (body.byteLength === 0) throw new Error("empty document");
+  return (peak - before) / MB;
+}
 
 async function run(engine: TestEngine): Promise<Row[]> {
   const db = await createTestDatabase(engine);
@@ -78,9 +163,12 @@ async function run(engine: TestEngine): Promise<Row[]> {
     // Warm-up (JIT, the client's first queries): every step once at the smallest size, not counted.
     const warm = await importAndSave(prisma, JSON.stringify(longChatLog(TURNS[0]!)), { format: "openai-chat" });
     if (!warm.ok) throw new Error("warm-up import failed");
-    const warmEvents = await sessionEvents(prisma, warm.sessions[0]!.id);
+    const warmEvents = await sessionEventsCompact(prisma, warm.sessions[0]!.id);
+    await sessionEvents(prisma, warm.sessions[0]!.id);
     await getSession(prisma, warm.sessions[0]!.id, { inputs: "delta" });
-    await replay({ base: warmEvents, policy });
+    await replay({ base: warmEvents, policy, inputs: "compact" });
+    await measureStream(prisma, warm.sessions[0]!.id, "full");
+    await measureStream(prisma, warm.sessions[0]!.id, "delta");
     const rows: Row[] = [];
     for (const turns of TURNS) {
       const body = JSON.stringify(longChatLog(turns));
@@ -92,23 +180,37 @@ async function run(engine: TestEngine): Promise<Row[]> {
       const [size] = await prisma.$queryRaw<{ bytes: number }[]>`
         SELECT sum(pg_column_size(e.*))::float8 AS bytes FROM "Event" e WHERE "sessionId" = ${id}`;
       t = performance.now();
-      const full = await sessionEvents(prisma, id);
+      const stored = await sessionEventsCompact(prisma, id);
       const readMs = performance.now() - t;
+      collect();
+      t = performance.now();
+      const full = await sessionEvents(prisma, id);
+      const fullReadMs = performance.now() - t;
+      if (full.length !== stored.length) throw new Error("the two reads differ");
+      collect();
       const delta = (await getSession(prisma, id, { inputs: "delta" }))!;
       const deltaBytes = Buffer.byteLength(JSON.stringify({ session: presentSession(delta, { inputs: "delta" }) }));
       let replayMs: number | null = null;
       if (turns <= REPLAY_MAX) {
         t = performance.now();
-        const r = await replay({ base: full, policy });
+        const r = await replay({ base: stored, policy, inputs: "compact" });
         replayMs = performance.now() - t;
         if (r.comparability !== "exact") throw new Error(`replay of ${turns} turns: ${r.comparability} (${r.status})`);
       }
+      const stream = {
+        delta: await measureStream(prisma, id, "delta"),
+        full: await measureStream(prisma, id, "full"),
+      };
+      const wholeDeltaRssMb = await measureWholeDelta(prisma, id);
       rows.push({
+        stream,
+        wholeDeltaRssMb,
         turns,
         events,
         importMs,
         dbBytes: size!.bytes,
         readMs,
+        fullReadMs,
         deltaBytes,
         replayMs,
       });
@@ -123,10 +225,10 @@ async function run(engine: TestEngine): Promise<Row[]> {
 function report(engine: string, rows: Row[]) {
   const per = (v: number | null, r: Row, digits: number) => (v === null ? "—" : (v / r.events).toFixed(digits));
   console.log(`\n${engine}: per event`);
-  console.log("  turns   events   import ms   db bytes   read ms   delta bytes   replay ms");
+  console.log("  turns   events   import ms   db bytes   read ms   delta bytes   replay ms   (full read ms)");
   for (const r of rows)
     console.log(
-      `  ${String(r.turns).padStart(5)}  ${String(r.events).padStart(7)}  ${per(r.importMs, r, 3).padStart(10)}  ${per(r.dbBytes, r, 0).padStart(9)}  ${per(r.readMs, r, 4).padStart(8)}  ${per(r.deltaBytes, r, 0).padStart(12)}  ${per(r.replayMs, r, 4).padStart(10)}`,
+      `  ${String(r.turns).padStart(5)}  ${String(r.events).padStart(7)}  ${per(r.importMs, r, 3).padStart(10)}  ${per(r.dbBytes, r, 0).padStart(9)}  ${per(r.readMs, r, 4).padStart(8)}  ${per(r.deltaBytes, r, 0).padStart(12)}  ${per(r.replayMs, r, 4).padStart(10)}   ${per(r.fullReadMs, r, 4).padStart(10)}`,
     );
   const first = rows[0]!;
   const last = rows.at(-1)!;
@@ -136,7 +238,24 @@ function report(engine: string, rows: Row[]) {
     return a === null || b === null ? "—" : (b / last.events / (a / first.events)).toFixed(2);
   };
   console.log(
-    `  ratio ${last.turns}/${first.turns} turns, per event (target ≤ 1.50): import ${ratio((r) => r.importMs)}, db bytes ${ratio((r) => r.dbBytes)}, read ${ratio((r) => r.readMs)}, delta bytes ${ratio((r) => r.deltaBytes)}, replay ${ratio((r) => r.replayMs)}`,
+    `  ratio ${last.turns}/${first.turns} turns, per event (target ≤ 1.50): import ${ratio((r) => r.importMs)}, db bytes ${ratio((r) => r.dbBytes)}, read ${ratio((r) => r.readMs)}, delta bytes ${ratio((r) => r.deltaBytes)}, replay ${ratio((r) => r.replayMs)}; for the record, full read ${ratio((r) => r.fullReadMs)}`,
+  );
+  console.log(`\n${engine}: GET /api/v1/sessions/:id streamed (whole figures, not per event)`);
+  console.log(
+    "  turns   inputs   first chunk ms, median of 3 (min–max)   RSS growth MB   body read               whole presenter RSS MB",
+  );
+  for (const r of rows)
+    for (const inputs of ["delta", "full"] as const) {
+      const f = r.stream[inputs];
+      const read = `${(f.bytes / MB).toFixed(1)} MB${f.whole ? "" : " (cut)"}`;
+      console.log(
+        `  ${String(r.turns).padStart(5)}   ${inputs.padEnd(6)}  ${spread(f.ttfbMs, 1).padStart(38)}  ${f.rssMb.toFixed(1).padStart(14)}   ${read.padEnd(22)}  ${inputs === "delta" ? r.wholeDeltaRssMb.toFixed(1) : "—"}`,
+      );
+    }
+  const whole = (f: (r: Row) => number) => (f(last) / Math.max(f(first), 1e-9)).toFixed(2);
+  const rssRatio = (f: (r: Row) => number) => (Math.max(f(last), 1) / Math.max(f(first), 1)).toFixed(2);
+  console.log(
+    `  ratio ${last.turns}/${first.turns} turns (target ≤ 1.50): first chunk delta ${whole((r) => median(r.stream.delta.ttfbMs))}, full ${whole((r) => median(r.stream.full.ttfbMs))}; RSS growth (floored at 1 MB) delta ${rssRatio((r) => r.stream.delta.rssMb)}, full ${rssRatio((r) => r.stream.full.rssMb)}; baseline, whole presenter delta ${rssRatio((r) => r.wholeDeltaRssMb)}`,
   );
 }
 

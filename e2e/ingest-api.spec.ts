@@ -295,6 +295,14 @@ test.describe("/api/v1/sessions", () => {
     }
     expect(models.map((e) => rebuilt.get(e.seq))).toEqual(models.map((e) => e.input.messages));
 
+    // Streamed (no length known up front), as JSON; a missing session is still a JSON 404.
+    const streamed = await request.get(`/api/v1/sessions/${id}`, { headers: bearer });
+    expect(streamed.headers()["transfer-encoding"]).toBe("chunked");
+    expect(streamed.headers()["content-type"]).toBe("application/json");
+    const missing = await request.get(`/api/v1/sessions/no-such-session`, { headers: bearer });
+    expect(missing.status()).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("not_found");
+
     const bad = await request.get(`/api/v1/sessions/${id}?inputs=compact`, { headers: bearer });
     expect(bad.status()).toBe(400);
     expect(((await bad.json()) as { error: { issues: { path: string }[] } }).error.issues[0]!.path).toBe("inputs");

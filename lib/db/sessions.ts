@@ -519,6 +519,48 @@ export async function getSession(client: DbClient, id: string, opts: { inputs?: 
 }
 export type SessionWithEvents = NonNullable<Awaited<ReturnType<typeof getSession>>>;
 
+/** A session without its events (agent and version included): what is sent before them. */
+export async function sessionHead(client: DbClient, id: string) {
+  return client.session.findUnique({ where: { id }, include: { agent: true, agentVersion: true } });
+}
+export type SessionHead = NonNullable<Awaited<ReturnType<typeof sessionHead>>>;
+
+/** How many seqs one read of `sessionEventRows` covers. */
+export const EVENT_WINDOW = 200;
+
+/** The largest seq the column holds (int4). */
+const MAX_SEQ = 2 ** 31 - 1;
+
+/**
+ * A session's event rows in seq order, in their stored form, read a window of
+ * `window` seqs at a time. Each read is a seq range on the (sessionId, seq)
+ * index, so it costs its window, not the session: an ORDER BY seq LIMIT alone
+ * let PostgreSQL, without statistics on a freshly imported session, sort all
+ * of its rows to return the first 200. A gap in the seqs is jumped in one
+ * read of the index. Not one snapshot: a trace export that writes the session
+ * meanwhile may show in the windows read after it.
+ */
+export async function* sessionEventRows(client: DbClient, id: string, window = EVENT_WINDOW) {
+  const next = async (after: number | null) =>
+    client.event.findFirst({
+      where: { sessionId: id, ...(after === null ? {} : { seq: { gt: after } }) },
+      orderBy: { seq: "asc" },
+      select: { seq: true },
+    });
+  for (let start = (await next(null))?.seq; start !== undefined;) {
+    // The last seq of the window, within the column's range (an int4).
+    const last = Math.min(start + window - 1, MAX_SEQ);
+    const rows = await client.event.findMany({
+      where: { sessionId: id, seq: { gte: start, lte: last } },
+      orderBy: { seq: "asc" },
+    });
+    yield* rows;
+    if (last === MAX_SEQ) return;
+    // Dense seqs (the usual case) go on at the next window without asking where it starts.
+    start = rows.at(-1)?.seq === last ? last + 1 : (await next(last))?.seq;
+  }
+}
+
 /** A stored event as the engine reads it. */
 export function toSessionEvent(e: SessionWithEvents["events"][number]): SessionEvent {
   const usage =

@@ -1,4 +1,6 @@
 import { toSessionEvent, type SessionListItem, type SessionWithEvents } from "@/lib/db";
+import type { SessionHead } from "@/lib/db/sessions";
+import { fullInputJson } from "@/lib/ingest/inputs";
 import type { PolicyWithVersions } from "@/lib/db/policies";
 import type { ExperimentDetail } from "@/lib/server/experiments";
 import { experimentCountsOf } from "@/lib/server/experiment-status";
@@ -106,13 +108,8 @@ export function presentListItem(s: SessionListItem) {
   };
 }
 
-/**
- * One session with its events in order (DESIGN §2 event shape). With inputs
- * "delta" (the session as read in that form), each event also carries
- * `inputPrefix`: null, or `{ seq, count }` when its input's messages follow
- * the first `count` messages of event `seq`'s full input.
- */
-export function presentSession(s: SessionWithEvents, opts: { inputs?: "full" | "delta" } = {}) {
+/** A session without its events, as the API shows it (the fields before `events`). */
+export function presentSessionHead(s: SessionHead) {
   return {
     id: s.id,
     title: s.title,
@@ -135,14 +132,57 @@ export function presentSession(s: SessionWithEvents, opts: { inputs?: "full" | "
     toolNames: s.toolNames,
     metadata: s.metadata,
     createdAt: s.createdAt,
+  };
+}
+
+type EventRow = SessionWithEvents["events"][number];
+
+const prefixOf = (e: EventRow) =>
+  e.inputPrefixSeq === null ? null : { seq: e.inputPrefixSeq, count: e.inputPrefixCount ?? 0 };
+
+/**
+ * One session with its events in order (DESIGN §2 event shape). With inputs
+ * "delta" (the session as read in that form), each event also carries
+ * `inputPrefix`: null, or `{ seq, count }` when its input's messages follow
+ * the first `count` messages of event `seq`'s full input.
+ */
+export function presentSession(s: SessionWithEvents, opts: { inputs?: "full" | "delta" } = {}) {
+  return {
+    ...presentSessionHead(s),
     events:
       opts.inputs === "delta"
-        ? s.events.map((e) => ({
-            ...toSessionEvent(e),
-            inputPrefix: e.inputPrefixSeq === null ? null : { seq: e.inputPrefixSeq, count: e.inputPrefixCount ?? 0 },
-          }))
+        ? s.events.map((e) => ({ ...toSessionEvent(e), inputPrefix: prefixOf(e) }))
         : s.events.map(toSessionEvent),
   };
+}
+
+/**
+ * `{ session: presentSession(s, opts) }` as JSON text in pieces, from the
+ * session's head and its event rows in seq order in their STORED form: the
+ * same document byte for byte, but an event at a time (full inputs rebuilt as
+ * the rows go by, from the latest model call's messages), so that neither the
+ * session nor the document is ever held whole.
+ */
+export async function* presentSessionJson(
+  head: SessionHead,
+  rows: AsyncIterable<EventRow>,
+  opts: { inputs?: "full" | "delta" } = {},
+): AsyncGenerator<string> {
+  const document = JSON.stringify({ session: { ...presentSessionHead(head), events: [] } });
+  yield `${document.slice(0, -"[]}}".length)}[`;
+  const fullInput = opts.inputs === "delta" ? null : fullInputJson();
+  let comma = "";
+  for await (const row of rows) {
+    // toSessionEvent's keys in its order, with the input's text put in place (it may be rebuilt as text).
+    const { seq, kind, name, input, ...rest } = toSessionEvent(row);
+    const inputText = fullInput
+      ? fullInput({ seq: row.seq, kind: row.kind, input: row.input, prefix: prefixOf(row) })
+      : JSON.stringify(input);
+    const after = JSON.stringify(opts.inputs === "delta" ? { ...rest, inputPrefix: prefixOf(row) } : rest);
+    yield `${comma}${JSON.stringify({ seq, kind, name }).slice(0, -1)},"input":${inputText},${after.slice(1)}`;
+    comma = ",";
+  }
+  yield "]}}";
 }
 
 /** A policy as the API shows it: its versions newest first, each with its document and hash. */

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
 import { importDocument } from "./index";
-import { compactInputs, expandInputs, inputDigests } from "./inputs";
+import { compactInputs, expandInputs, fullInputJson, inputDigests } from "./inputs";
 import { longChatLog } from "./long-chat";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -37,6 +37,22 @@ function roundTrip(events: readonly SessionEvent[]): unknown[] {
 
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 
+/** The full inputs' JSON text as fullInputJson writes it a step at a time, against JSON.stringify of expandInputs. */
+function expectSameJson(events: readonly SessionEvent[], name = "") {
+  const stored = JSON.parse(JSON.stringify(compactInputs(events))) as ReturnType<typeof compactInputs>;
+  const steps = events.map((e, i) => ({
+    seq: e.seq,
+    kind: e.kind,
+    input: stored[i]!.input,
+    prefix: stored[i]!.prefix,
+  }));
+  const expanded = expandInputs(steps);
+  const write = fullInputJson();
+  steps.forEach((step, i) =>
+    expect(write(step), `${name} event ${step.seq}`).toBe(JSON.stringify(expanded[i] ?? null)),
+  );
+}
+
 describe("model inputs stored once", () => {
   it("compact and full forms are equal for every importer's fixtures and every demo session", () => {
     let sessions = 0;
@@ -49,6 +65,7 @@ describe("model inputs stored once", () => {
         sessions++;
         const full = roundTrip(s.events);
         s.events.forEach((e, i) => expect(same(full[i], e.input), `${doc.name} event ${e.seq}`).toBe(true));
+        expectSameJson(s.events, doc.name);
         cut += compactInputs(s.events).filter((c) => c.prefix !== null).length;
       }
     }
@@ -129,6 +146,7 @@ describe("model inputs stored once", () => {
       fc.property(run, run, (a, b) => {
         const full = roundTrip(a);
         a.forEach((e, i) => expect(same(full[i], e.input)).toBe(true));
+        expectSameJson(a);
         // The same full input gets the same digest whatever came before it.
         const da = inputDigests(a);
         const db = inputDigests(b);
@@ -151,6 +169,34 @@ describe("model inputs stored once", () => {
     const [a, b] = [withKey, { messages }].map((input) => inputDigests([{ seq: 0, kind: "model_call", input }])[0]);
     expect(a).not.toBeNull();
     expect(a).not.toBe(b);
+  });
+
+  it("writes full inputs as JSON text byte for byte, hostile keys and text included", () => {
+    const messages = JSON.parse(
+      '[{"role":"user","content":"\\ud800 lone, \\u2028, \\u0000"},{"role":"assistant","content":null,"__proto__":{"x":1}}]',
+    ) as unknown[];
+    const first = JSON.parse('{"__proto__":{"t":1},"model":"m","n":1e308}') as Record<string, unknown>;
+    const events: SessionEvent[] = [0, 1, 2].map((seq) => ({
+      seq,
+      kind: "model_call",
+      name: "m",
+      input: { ...first, messages: messages.slice(0, seq + 0), after: [seq] },
+      output: null,
+      error: null,
+      status: "completed",
+      startedAt: null,
+      durationMs: null,
+      usage: null,
+      parentSeq: null,
+      cacheKey: null,
+      occurrence: null,
+    }));
+    expect(compactInputs(events).filter((c) => c.prefix !== null)).toHaveLength(1);
+    expectSameJson(events);
+    const write = fullInputJson();
+    expect(() => write({ seq: 3, kind: "model_call", input: { messages: [] }, prefix: { seq: 1, count: 0 } })).toThrow(
+      "step 3 extends step 1 by 0 messages, which is not the model call before it",
+    );
   });
 
   it("names a pointer that does not resolve", () => {

@@ -172,3 +172,50 @@ export function expandInputs(steps: readonly StoredStep[]): unknown[] {
 export function inputDigests(steps: readonly Step[]): (string | null)[] {
   return compactInputs(steps).map((c) => c.digest);
 }
+
+/**
+ * The JSON text of a run's full inputs from their stored form, one step at a
+ * time in order: what `JSON.stringify` of `expandInputs(steps)[i]` gives, byte
+ * for byte, without holding the run. It keeps only the latest model call's
+ * messages, each as its JSON text (a stored pointer always names that call:
+ * see compactInputs), so its memory is the conversation's last list, and
+ * each message is serialized once however many later inputs repeat it.
+ * Throws BrokenInputPrefix for a pointer to any other step.
+ */
+export function fullInputJson(): (step: StoredStep) => string {
+  let last: { seq: number; parts: string[] } | null = null;
+  return (step) => {
+    const stored = messagesOf(step.input);
+    if (!step.prefix) {
+      if (step.kind !== "model_call" || !stored) return JSON.stringify(step.input ?? null);
+      const parts = stored.map(messageJson);
+      last = { seq: step.seq, parts };
+      return objectJsonWithMessages(step.input as Plain, parts);
+    }
+    const { seq, count } = step.prefix;
+    if (!last || last.seq !== seq || !stored || count > last.parts.length || count < 0)
+      throw new BrokenInputPrefix(
+        `step ${step.seq} extends step ${seq} by ${count} messages, which is not the model call before it`,
+      );
+    // The earlier inputs are written already: the list is cut and extended in place.
+    const parts = last.parts;
+    parts.length = count;
+    for (const m of stored) parts.push(messageJson(m));
+    last = { seq: step.seq, parts };
+    return objectJsonWithMessages(step.input as Plain, parts);
+  };
+}
+
+/** A message as JSON.stringify writes it inside an array (where undefined becomes null). */
+const messageJson = (m: unknown): string => JSON.stringify(m) ?? "null";
+
+/** JSON.stringify(input) with its `messages` given as the JSON text of each message (same keys, same order). */
+function objectJsonWithMessages(input: Plain, messages: readonly string[]): string {
+  let out = "";
+  for (const [key, value] of Object.entries(input)) {
+    const text = key === "messages" ? `[${messages.join(",")}]` : JSON.stringify(value);
+    if (text === undefined) continue;
+    out += `${out === "" ? "{" : ","}${JSON.stringify(key)}:${text}`;
+  }
+  return out === "" ? "{}" : `${out}}`;
+}

@@ -139,10 +139,27 @@ export class BaseInputLists {
     this.previous = { list, full };
   }
 
-  /** Checks every pointer of the base (what a replay does before it starts). */
+  /**
+   * Checks every pointer of the base (what a replay does before it starts),
+   * by the lists' lengths alone: no list is built (a replay that copies the
+   * record never needs one), so the check costs a number per model call.
+   */
   checkAll(): void {
-    const last = this.events[this.events.length - 1];
-    if (last) this.of(last);
+    const lengths = new Map<number, number>();
+    for (const e of this.events) {
+      if (e.kind !== "model_call") continue;
+      const messages = givenMessages(e.input);
+      if (messages === null) continue;
+      const pointer = e.inputPrefix ?? null;
+      if (pointer !== null) {
+        const before = lengths.get(pointer.seq);
+        if (before === undefined || pointer.seq >= e.seq || pointer.count < 0 || pointer.count > before)
+          throw new Error(
+            `Event ${e.seq}'s input extends event ${pointer.seq} by ${pointer.count} messages, which the base run does not have.`,
+          );
+        lengths.set(e.seq, pointer.count + messages.length);
+      } else lengths.set(e.seq, messages.length);
+    }
   }
 }
 

@@ -407,7 +407,8 @@ export function modelStepOf(run: ReplayRun, outcome: ModelOutcome, recorded: Ses
   if (outcome.logEntryId) step.logEntryId = outcome.logEntryId;
   // A full replay keeps a recorded input given whole as it is; every other input is built from its list at the end.
   const list = outcome.list;
-  if (
+  if (list === "recorded" && recorded !== null && run.compactInputs) run.stepRecorded.set(seq, recorded);
+  else if (
     list !== null &&
     (run.compactInputs || !(recorded !== null && outcome.input === recorded.input && !recorded.inputPrefix))
   ) {
@@ -449,26 +450,40 @@ export function stepInputsOut(run: ReplayRun): void {
     }
     return;
   }
-  let previous: { seq: number; list: MessageList } | null = null;
+  // The previous step with a list: its seq, its list (built only when needed) and, when that list is its
+  // base call's, that call.
+  let previous: { seq: number; list: MessageList | null; recorded: SessionEvent | null } | null = null;
   for (const step of run.steps) {
     if (step.kind !== "model_call") continue;
-    const list = run.stepLists.get(step.seq);
-    if (list === undefined) continue;
+    const recorded = run.stepRecorded.get(step.seq);
+    const given = recorded === undefined ? run.stepLists.get(step.seq) : undefined;
+    if (recorded === undefined && given === undefined) continue;
+    const pointerGiven = recorded?.inputPrefix ?? null;
+    if (recorded !== undefined && pointerGiven !== null && previous?.recorded?.seq === pointerGiven.seq) {
+      // The recorded input stands and extends the base call the previous step copied: its stored form
+      // carries over as it is (the same list the base call's pointer makes), renumbered.
+      step.inputPrefix = { seq: previous.seq, count: pointerGiven.count };
+      previous = { seq: step.seq, list: null, recorded };
+      continue;
+    }
+    const list = given ?? run.baseListOf(recorded!);
+    if (list === null) continue;
     let pointer: InputPrefix | null = null;
     let added: readonly Message[];
+    const previousList = previous === null ? null : (previous.list ?? run.baseListOf(previous.recorded!));
     if (list.prefix === null) added = list.added;
-    else if (previous !== null && list.prefix === previous.list) {
+    else if (previous !== null && list.prefix === previousList) {
       pointer = { seq: previous.seq, count: list.count };
       added = list.added;
     } else {
       // Built against another list than the previous step's (rare): cut it against that one.
       const full = list.toArray();
-      const count = previous === null ? 0 : sharedPrefixLength(previous.list.toArray(), full);
+      const count = previousList === null ? 0 : sharedPrefixLength(previousList.toArray(), full);
       if (count > 0) pointer = { seq: previous!.seq, count };
       added = count > 0 ? full.slice(count) : full;
     }
     step.inputPrefix = pointer;
     if (givenMessages(step.input) !== added) step.input = { ...asRecord(step.input), messages: added };
-    previous = { seq: step.seq, list };
+    previous = { seq: step.seq, list, recorded: recorded ?? null };
   }
 }

@@ -81,6 +81,12 @@ export class ReplayRun {
    * for compact steps, else those whose input is not the recorded one given whole.
    */
   readonly stepLists = new Map<number, MessageList>();
+  /**
+   * Compact steps whose input is the recorded one as it stands, by step seq:
+   * their list is their base call's, built only if the stored form cannot be
+   * carried over as it is (see stepInputsOut).
+   */
+  readonly stepRecorded = new Map<number, SessionEvent>();
   /** The caller wants the steps' model inputs in the stored form. */
   readonly compactInputs: boolean;
 

@@ -6,7 +6,9 @@ import {
   countSessions,
   getSession as readSession,
   listSessions as readSessions,
+  sessionEventRows,
   sessionFacets,
+  sessionHead,
   type SessionWithEvents,
 } from "@/lib/db/sessions";
 import { ingestAgentsItems as storeAgentsItems, ingestOtlpSpans as storeOtlpSpans } from "@/lib/db/traces";
@@ -90,4 +92,16 @@ export async function getSession(principal: Principal, input: SessionRef, prisma
   const session = await readSession(prisma, input.sessionId, { inputs: input.inputs ?? "full" });
   if (!session) throw notFound("session", input.sessionId);
   return session;
+}
+
+/**
+ * One session to be sent whole: its head (read now: a missing session fails
+ * here) and its event rows in stored form, read a window at a time as they
+ * are consumed (see presentSessionJson).
+ */
+export async function openSession(principal: Principal, input: { sessionId: string }, prisma: Db) {
+  authorize(principal, "sessions.read");
+  const head = await sessionHead(prisma, input.sessionId);
+  if (!head) throw notFound("session", input.sessionId);
+  return { head, rows: sessionEventRows(prisma, input.sessionId) };
 }

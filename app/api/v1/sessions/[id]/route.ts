@@ -1,6 +1,7 @@
 import { apiRoute, readQuery } from "@/lib/http/api";
-import { presentSession } from "@/lib/http/present";
-import { getSession, SessionRef } from "@/lib/server/sessions";
+import { presentSessionJson } from "@/lib/http/present";
+import { streamedJson } from "@/lib/http/stream";
+import { openSession, SessionRef } from "@/lib/server/sessions";
 
 export const dynamic = "force-dynamic";
 
@@ -9,10 +10,16 @@ export const dynamic = "force-dynamic";
  * `?inputs=delta`: each model call's input holds only the messages it adds,
  * and `inputPrefix: { seq, count }` says they follow the first `count`
  * messages of event `seq`'s full input.
+ *
+ * Streamed: the events are read a window at a time and written as they are
+ * read (full inputs rebuilt on the way), so time to first byte and server
+ * memory do not grow with the session. A failure after the first byte cuts
+ * the body (see lib/http/stream.ts); before it, the usual JSON error.
  */
 export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
   const { inputs } = readQuery(request, SessionRef.pick({ inputs: true }));
-  const ref = { sessionId: params.id, inputs };
-  const session = await getSession(principal, ref, prisma);
-  return Response.json({ session: presentSession(session, { inputs: inputs ?? "full" }) });
+  const { head, rows } = await openSession(principal, { sessionId: params.id }, prisma);
+  return streamedJson(presentSessionJson(head, rows, { inputs: inputs ?? "full" }), {
+    where: `GET /api/v1/sessions/${params.id}`,
+  });
 });
