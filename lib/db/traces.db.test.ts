@@ -237,7 +237,16 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
     expect(b.events).toHaveLength(13 * 8);
     expect(b.events).toEqual(a.events);
     const summary = (s: typeof a.session) => {
-      const { id: _i, externalId: _e, createdAt: _c, searchText: _s, metadata, events: _ev, ...rest } = s;
+      const {
+        id: _i,
+        externalId: _e,
+        createdAt: _c,
+        searchText: _s,
+        metadata,
+        events: _ev,
+        traceState: _ts,
+        ...rest
+      } = s;
       const { traceIds: _t, ...meta } = metadata as Record<string, unknown>;
       return { ...rest, metadata: meta };
     };

@@ -1,14 +1,14 @@
 -- An OTLP export that adds spans to a session reads only what it touches: the spans of its
 -- traces (by trace id), the spans that reach into its window (by end time), the spans that
 -- share a call id with it, the last model span before it, and the events from its window on.
--- Columns copied out of the digest make those reads indexed; the session keeps what its own
+-- Columns copied out of the digest make those reads indexed: the session keeps what its own
 -- fields need from ALL its spans as one aggregate (`traceState`), updated by each export.
 ALTER TABLE "TraceSpan" ADD COLUMN "startNs" BIGINT,
 ADD COLUMN "lastNs" BIGINT,
 ADD COLUMN "role" TEXT,
 ADD COLUMN "callIds" TEXT[] DEFAULT ARRAY[]::TEXT[];
 
--- Rows stored with a digest get the columns now; rows stored before digests get them when a rebuild rewrites them.
+-- Rows stored with a digest get the columns now: rows stored before digests get them when a rebuild rewrites them.
 UPDATE "TraceSpan" SET
   "startNs" = (digest->>'start')::bigint,
   "lastNs" = GREATEST((digest->>'start')::bigint, COALESCE((digest->>'end')::bigint, (digest->>'start')::bigint)),
