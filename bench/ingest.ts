@@ -22,6 +22,7 @@ import path from "node:path";
 import { createTestDatabase } from "../lib/db/testing";
 import { ingestOtlpSpans } from "../lib/db/traces";
 import { insertEventRows } from "../lib/db/sessions";
+import { fallbacks } from "../lib/db/trace-increment";
 import type { DbClient } from "../lib/db/client";
 import type { Prisma } from "../lib/db/generated/client";
 import { decodeOtlpJson } from "../lib/ingest/otlp";
@@ -195,6 +196,9 @@ async function main() {
         totals.set(batches, list);
       }
     }
+    console.log(
+      `full rebuilds by reason (whole run): ${[...fallbacks].map(([reason, n]) => `${reason} ${n}`).join(", ") || "none"}`,
+    );
     const one = median(totals.get(1)!);
     for (const batches of BATCHES) {
       const ms = median(totals.get(batches)!);
@@ -217,6 +221,10 @@ type SpanRowCopy = {
   payload: unknown;
   packed: Uint8Array | null;
   digest: unknown;
+  startNs: bigint | null;
+  lastNs: bigint | null;
+  role: string | null;
+  callIds: string[];
 };
 
 /** TraceSpan rows as JSON records, about 4 MB a statement (as insertEventRows does for events). */
@@ -226,15 +234,21 @@ async function insertSpanRows(tx: DbClient, rows: readonly SpanRowCopy[]): Promi
   const flush = async () => {
     if (batch.length === 0) return;
     await tx.$executeRaw`
-      INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", payload, packed, digest)
-      SELECT md5(random()::text), "groupKey", "traceId", "spanId", "sessionId", payload, decode(packed, 'base64'), digest
+      INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", payload, packed, digest, "startNs", "lastNs", role, "callIds")
+      SELECT md5(random()::text), "groupKey", "traceId", "spanId", "sessionId", payload, decode(packed, 'base64'), digest,
+        "startNs"::bigint, "lastNs"::bigint, role, "callIds"
       FROM jsonb_to_recordset(${`[${batch.join(",")}]`}::jsonb) AS x("groupKey" text, "traceId" text, "spanId" text,
-        "sessionId" text, payload jsonb, packed text, digest jsonb)`;
+        "sessionId" text, payload jsonb, packed text, digest jsonb, "startNs" text, "lastNs" text, role text, "callIds" text[])`;
     batch = [];
     bytes = 0;
   };
   for (const row of rows) {
-    const text = JSON.stringify({ ...row, packed: row.packed ? Buffer.from(row.packed).toString("base64") : null });
+    const text = JSON.stringify({
+      ...row,
+      packed: row.packed ? Buffer.from(row.packed).toString("base64") : null,
+      startNs: row.startNs === null ? null : String(row.startNs),
+      lastNs: row.lastNs === null ? null : String(row.lastNs),
+    });
     if (bytes + text.length > 4_000_000) await flush();
     batch.push(text);
     bytes += text.length + 1;

@@ -135,25 +135,30 @@ export async function insertSpanRows(tx: DbClient, rows: readonly NewSpanRow[]):
     bytes = 0;
   };
   for (const row of rows) {
-    const columns = row.digest ? digestColumns(row.digest) : null;
-    const text = JSON.stringify({
-      id: newId(),
-      groupKey: row.groupKey,
-      traceId: row.traceId,
-      spanId: row.spanId,
-      sessionId: row.sessionId,
-      packed: Buffer.from(row.packed).toString("base64"),
-      digest: row.digest,
-      startNs: columns ? String(columns.startNs) : null,
-      lastNs: columns ? String(columns.lastNs) : null,
-      role: columns?.role ?? null,
-      callIds: columns?.callIds ?? null,
-    });
+    const text = spanRecord(row);
     if (bytes + text.length > 4_000_000) await flush();
     batch.push(text);
     bytes += text.length + 1;
   }
   await flush();
+}
+
+/** A new span row as a JSON record for `jsonb_to_recordset`. */
+function spanRecord(row: NewSpanRow): string {
+  const columns = row.digest ? digestColumns(row.digest) : null;
+  return JSON.stringify({
+    id: newId(),
+    groupKey: row.groupKey,
+    traceId: row.traceId,
+    spanId: row.spanId,
+    sessionId: row.sessionId,
+    packed: Buffer.from(row.packed).toString("base64"),
+    digest: row.digest,
+    startNs: columns ? String(columns.startNs) : null,
+    lastNs: columns ? String(columns.lastNs) : null,
+    role: columns?.role ?? null,
+    callIds: columns?.callIds ?? null,
+  });
 }
 
 // --- The session's stored aggregate ----------------------------------------------
@@ -288,6 +293,13 @@ type SessionRow = {
   replays: number;
 };
 
+/** Rows as one JSON text (one round trip, far cheaper than a row per span through the client). */
+type JsonRow = Omit<LoadedRow, "packed"> & { packed: string | null };
+const fromJson = (r: JsonRow): LoadedRow => ({
+  ...r,
+  packed: r.packed === null ? null : Buffer.from(r.packed, "base64"),
+});
+
 /**
  * Stores an OTLP request incrementally and returns what it did, or null (having
  * written nothing) when it must take the full rebuild. Call inside the request's
@@ -296,11 +308,26 @@ type SessionRow = {
 export async function ingestOtlpIncrement(tx: DbClient, request: OtlpRequest): Promise<IncrementResult | null> {
   const { fresh } = request;
   const traceIds = [...new Set([...fresh.values()].map((s) => s.traceId))];
+  const ownKeys = [...new Set([...fresh.values()].map((s) => sessionGroupKey(s)))];
 
-  // 1. The stored rows of the request's traces, with their payloads (the window re-maps them).
-  const stored = await tx.$queryRaw<LoadedRow[]>`
-    SELECT id, "groupKey", "traceId", "spanId", "sessionId", digest, packed, payload
-    FROM "TraceSpan" WHERE "traceId" = ANY(${traceIds}::text[])`;
+  // 1. The stored rows of the request's traces (with their payloads: the window re-maps them), and the
+  // sessions of every group the request reaches (the full rebuild reports them all), in one round trip.
+  const [loaded] = await tx.$queryRaw<[{ rows: string; sessions: string }]>`
+    WITH r AS (SELECT * FROM "TraceSpan" WHERE "traceId" = ANY(${traceIds}::text[]))
+    SELECT
+      (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
+        'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'packed', encode(packed, 'base64'),
+        'payload', payload)), '[]') FROM r)::text AS rows,
+      (SELECT coalesce(json_agg(json_build_object('id', s.id, 'externalId', s."externalId", 'format', s.format,
+        'metadata', s.metadata, 'traceState', s."traceState", 'eventCount', s."eventCount",
+        'modelCallCount', s."modelCallCount", 'toolCallCount', s."toolCallCount", 'errorCount', s."errorCount",
+        'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens", 'costUsd', s."costUsd",
+        'agentId', s."agentId", 'agentVersionId', s."agentVersionId",
+        'replays', (SELECT count(*)::int FROM "Replay" p WHERE p."sessionId" = s.id))), '[]')
+       FROM "Session" s WHERE s.format = ANY(${FORMATS}::text[]) AND s."externalId" IN (
+         SELECT unnest(${ownKeys}::text[]) UNION SELECT DISTINCT substr("groupKey", ${PREFIX.length + 1}) FROM r))::text AS sessions`;
+  const stored = (JSON.parse(loaded.rows) as JsonRow[]).map(fromJson);
+  const sessionRows = JSON.parse(loaded.sessions) as SessionRow[];
   if (!stored.every((r) => r.groupKey.startsWith(PREFIX))) return fallback("a trace id shared with another source");
   if (!stored.every((r) => isDigest(r.digest))) return fallback("rows stored before digests");
   const storedById = new Map(stored.map((r) => [idOf(r.traceId, r.spanId), r]));
@@ -336,18 +363,12 @@ export async function ingestOtlpIncrement(tx: DbClient, request: OtlpRequest): P
     if (rows.some((r) => r.groupKey !== PREFIX + key)) return fallback("regrouping");
     groupAfter.set(traceId, key);
   }
+  const reached = new Set([...groupAfter.values(), ...ownKeys]);
 
-  // 4. The sessions of every group the request reaches (the full rebuild reports them all).
+  // 4. A plan for every group the request changes.
   const touchedTraces = new Set([...freshDigests.values()].map((d) => d.traceId));
   const touchedKeys = [...new Set([...touchedTraces].map((t) => groupAfter.get(t)!))].sort();
-  const reached = new Set([...groupAfter.values(), ...[...fresh.values()].map((s) => sessionGroupKey(s))]);
-  const sessionRows = await tx.$queryRaw<SessionRow[]>`
-    SELECT s.id, s."externalId", s.format, s.metadata, s."traceState", s."eventCount", s."modelCallCount",
-      s."toolCallCount", s."errorCount", s."inputTokens", s."outputTokens", s."costUsd", s."agentId", s."agentVersionId",
-      (SELECT count(*)::int FROM "Replay" r WHERE r."sessionId" = s.id) AS replays
-    FROM "Session" s WHERE s.format = ANY(${FORMATS}::text[]) AND s."externalId" = ANY(${[...reached]}::text[])`;
   const sessionOfKey = new Map(sessionRows.map((s) => [s.externalId ?? "", s]));
-
   const plans: GroupPlan[] = [];
   for (const key of touchedKeys) {
     const session = sessionOfKey.get(key);
@@ -360,23 +381,20 @@ export async function ingestOtlpIncrement(tx: DbClient, request: OtlpRequest): P
     plans.push(plan);
   }
 
-  // 5. Writes: the sessions, their events from the window on, the spans.
-  for (const plan of plans) await writePlan(tx, plan);
-  const sessionIdOfKey = new Map(plans.map((p) => [p.key, p.session.id]));
-  await insertSpanRows(
-    tx,
-    inserted.map((span) => {
-      const key = groupAfter.get(span.traceId)!;
-      return {
-        groupKey: PREFIX + key,
+  // 5. Writes: per group, its session, its events from the window on and its new spans in one statement.
+  for (const plan of plans) {
+    const spans = inserted
+      .filter((span) => groupAfter.get(span.traceId) === plan.key)
+      .map((span) => ({
+        groupKey: PREFIX + plan.key,
         traceId: span.traceId,
         spanId: span.spanId,
-        sessionId: sessionIdOfKey.get(key) ?? null,
+        sessionId: plan.session.id,
         packed: pack(span),
         digest: freshDigests.get(idOf(span.traceId, span.spanId))!,
-      };
-    }),
-  );
+      }));
+    await writePlan(tx, plan, spans);
+  }
   for (const [id, { row, span }] of replaced) {
     const digest = freshDigests.get(id)!;
     await tx.traceSpan.update({
@@ -409,19 +427,124 @@ type GroupPlan = {
   from: number;
   previousModel: { seq: number; input: unknown } | null;
   tail: SessionEvent[];
-  storedTail: EventRow[];
+  storedTail: StoredEvent[];
   fields: Omit<ImportedSession, "events">;
-  summary: Record<string, unknown>;
+  summary: {
+    eventCount: number;
+    modelCallCount: number;
+    toolCallCount: number;
+    errorCount: number;
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: number;
+    toolNames: string[];
+    status: string;
+  };
   searchText: string;
   eventCount: number;
   state: TraceState;
   ensure: boolean;
 };
 
-type EventRow = Awaited<ReturnType<DbClient["event"]["findMany"]>>[number];
+/** A stored event as read back as JSON (`to_jsonb` of the row). */
+type StoredEvent = {
+  id: string;
+  seq: number;
+  kind: string;
+  name: string;
+  input: unknown;
+  output: unknown;
+  error: unknown;
+  status: string;
+  startedAt: string | null;
+  durationMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsd: number | null;
+  parentSeq: number | null;
+  cacheKey: string | null;
+  occurrence: number | null;
+  inputPrefixSeq: number | null;
+  inputPrefixCount: number | null;
+  inputDigest: string | null;
+};
 
-/** A row of another trace that names one of the window's call ids. */
-type CallRow = { traceId: string; role: string | null; callIds: string[] };
+type Anchor = {
+  seq: number;
+  kind: string;
+  name: string;
+  status: string;
+  input: unknown;
+  output: unknown;
+  inputPrefixSeq: number | null;
+};
+
+/** What a window needs of the rest of its session, read in one round trip (see `readWindow`). */
+type WindowRead = {
+  /** Other traces with a span ending in or after C's millisecond (their latest end). */
+  reaching: { traceId: string; last: string }[];
+  /** Spans of other traces naming one of the window's call ids. */
+  outside: { traceId: string; role: string | null; callIds: string[] }[];
+  /** The stored events from C's millisecond on, in seq order. */
+  tail: StoredEvent[];
+  from: number;
+  fm: number | null;
+  fu: number | null;
+  lf: number | null;
+  lm: number | null;
+  anchors: Anchor[];
+  /** The prefix's latest-starting model spans. */
+  lastModel: JsonRow[];
+  /** The occurrence of each cache key's last finished call before the window. */
+  occurrences: { k: string; occurrence: number | null }[];
+};
+
+async function readWindow(
+  tx: DbClient,
+  sessionId: string,
+  eventCount: number,
+  c: bigint,
+  window: readonly string[],
+  ids: readonly string[],
+  keys: readonly string[],
+): Promise<WindowRead> {
+  const floor = (c / 1_000_000n) * 1_000_000n;
+  const cut = new Date(Number(c / 1_000_000n));
+  const [read] = await tx.$queryRaw<[{ read: string }]>`
+    WITH tail AS (
+      SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND ("startedAt" >= ${cut} OR "startedAt" IS NULL)
+    ), f AS (SELECT ${eventCount}::int - (SELECT count(*)::int FROM tail) AS n),
+    facts AS (SELECT
+      (SELECT min(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'model_call' AND seq < (SELECT n FROM f)) AS fm,
+      (SELECT min(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'user_message' AND seq < (SELECT n FROM f)) AS fu,
+      (SELECT max(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'final_output' AND seq < (SELECT n FROM f)) AS lf,
+      (SELECT max(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'model_call' AND seq < (SELECT n FROM f)) AS lm)
+    SELECT json_build_object(
+      'reaching', (SELECT coalesce(json_agg(json_build_object('traceId', "traceId", 'last', last::text)), '[]') FROM (
+        SELECT "traceId", max("lastNs") AS last FROM "TraceSpan"
+        WHERE "sessionId" = ${sessionId} AND "lastNs" >= ${floor} AND NOT ("traceId" = ANY(${window}::text[]))
+        GROUP BY "traceId") x),
+      'outside', (SELECT coalesce(json_agg(json_build_object('traceId', "traceId", 'role', role, 'callIds', "callIds")), '[]')
+        FROM "TraceSpan" WHERE "callIds" && ${ids}::text[] AND "sessionId" = ${sessionId}
+          AND NOT ("traceId" = ANY(${window}::text[]))),
+      'tail', (SELECT coalesce(json_agg(to_jsonb(t) ORDER BY t.seq), '[]') FROM tail t),
+      'from', (SELECT n FROM f),
+      'fm', facts.fm, 'fu', facts.fu, 'lf', facts.lf, 'lm', facts.lm,
+      'anchors', (SELECT coalesce(json_agg(json_build_object('seq', seq, 'kind', kind, 'name', name, 'status', status,
+          'input', input, 'output', output, 'inputPrefixSeq', "inputPrefixSeq")), '[]')
+        FROM "Event" WHERE "sessionId" = ${sessionId} AND seq IN (facts.fm, facts.fu, facts.lf, (SELECT n FROM f) - 1)),
+      'lastModel', (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
+          'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'packed', encode(packed, 'base64'),
+          'payload', payload)), '[]')
+        FROM "TraceSpan" WHERE "sessionId" = ${sessionId} AND role = 'model' AND "startNs" = (
+          SELECT max("startNs") FROM "TraceSpan" WHERE "sessionId" = ${sessionId} AND role = 'model' AND "startNs" < ${c})),
+      'occurrences', (SELECT coalesce(json_agg(json_build_object('k', k, 'occurrence', (
+          SELECT occurrence FROM "Event" WHERE "sessionId" = ${sessionId} AND "cacheKey" = k AND seq < (SELECT n FROM f)
+            AND occurrence IS NOT NULL ORDER BY seq DESC LIMIT 1))), '[]')
+        FROM unnest(${keys}::text[]) AS k)
+    )::text AS read FROM facts`;
+  return JSON.parse(read.read) as WindowRead;
+}
 
 async function planGroup(
   tx: DbClient,
@@ -442,54 +565,65 @@ async function planGroup(
   const windowRows = new Map<string, LoadedRow>();
   for (const t of traces) for (const r of rowsOfTrace.get(t) ?? []) windowRows.set(idOf(r.traceId, r.spanId), r);
   const window = new Set(traces);
-  const after = (): SpanDigest[] => {
-    const out = new Map([...windowRows].map(([id, r]) => [id, r.digest as SpanDigest]));
-    for (const [id, d] of freshDigests) if (window.has(d.traceId)) out.set(id, d);
-    return [...out.values()];
-  };
-  const before = (): SpanDigest[] => [...windowRows.values()].map((r) => r.digest as SpanDigest);
+  const ignored: { path: string; message: string }[] = [];
+  const storedReadings = new Map<string, ReturnType<typeof readSpan>>();
 
-  // The window: whole traces, from the earliest start C of the window's spans (before and after the request) on.
+  // The window: whole traces, from the earliest start C of the window's spans (before and after the request)
+  // on. Read with it: what the plan needs of the rest of the session (see `readWindow`).
   let c = 0n;
+  let read: WindowRead;
+  let digestsAfter: SpanDigest[];
+  let digestsBefore: SpanDigest[];
+  let readings: ReturnType<typeof readSpan>[];
   for (;;) {
-    c = [...after(), ...before()].reduce(
+    const after = new Map([...windowRows].map(([id, r]) => [id, r.digest as SpanDigest]));
+    for (const [id, d] of freshDigests) if (window.has(d.traceId)) after.set(id, d);
+    digestsAfter = [...after.values()];
+    digestsBefore = [...windowRows.values()].map((r) => r.digest as SpanDigest);
+    c = [...digestsAfter, ...digestsBefore].reduce(
       (m, d) => (BigInt(d.start) < m ? BigInt(d.start) : m),
-      BigInt(after()[0]!.start),
+      BigInt(digestsAfter[0]!.start),
     );
+    const ids = [
+      ...new Set(
+        [...digestsAfter, ...digestsBefore].flatMap((d) =>
+          d.role === "model" ? (d.requests ?? []) : d.role === "tool" && d.callId ? [d.callId] : [],
+        ),
+      ),
+    ];
+    // The window's spans read, and its calls' cache keys (the same whatever conversation it continues).
+    for (const [id, r] of windowRows)
+      if (!storedReadings.has(id)) storedReadings.set(id, readSpan(unpack<OtlpSpan>(r), ignored));
+    readings = [
+      ...new Map([
+        ...[...windowRows.keys()].map((id) => [id, storedReadings.get(id)!] as const),
+        ...[...freshReadings].filter(([, r]) => window.has(r.span.traceId)),
+      ]).values(),
+    ].sort((a, b) => bySpanId(a.span, b.span));
+    const keys = [
+      ...new Set(
+        assemble(stepsOf(readings)).flatMap((e) => (e.cacheKey !== null && e.occurrence !== null ? [e.cacheKey] : [])),
+      ),
+    ];
+    read = await readWindow(tx, sessionId, session.eventCount, c, [...window], ids, keys);
     // Spans of other traces that end in or after C's millisecond: their traces join, or the split cannot be read off the events.
-    const floor = (c / 1_000_000n) * 1_000_000n;
-    const reaching = await tx.$queryRaw<{ traceId: string; last: bigint }[]>`
-      SELECT "traceId", max("lastNs") AS last FROM "TraceSpan"
-      WHERE "sessionId" = ${sessionId} AND "lastNs" >= ${floor} AND NOT ("traceId" = ANY(${[...window]}::text[]))
-      GROUP BY "traceId"`;
-    if (reaching.length === 0) break;
-    if (reaching.some((r) => BigInt(r.last) < c)) return fallback("a prefix span in the window's first millisecond");
-    const joining = reaching.map((r) => r.traceId);
-    const rows = await tx.$queryRaw<LoadedRow[]>`
-      SELECT id, "groupKey", "traceId", "spanId", "sessionId", digest, packed, payload
+    if (read.reaching.length === 0) break;
+    if (read.reaching.some((r) => BigInt(r.last) < c))
+      return fallback("a prefix span in the window's first millisecond");
+    const joining = read.reaching.map((r) => r.traceId);
+    const [{ rows: text }] = await tx.$queryRaw<[{ rows: string }]>`
+      SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
+        'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'packed', encode(packed, 'base64'),
+        'payload', payload)), '[]')::text AS rows
       FROM "TraceSpan" WHERE "traceId" = ANY(${joining}::text[])`;
+    const rows = (JSON.parse(text) as JsonRow[]).map(fromJson);
     if (rows.some((r) => r.sessionId !== sessionId || !isDigest(r.digest))) return fallback("window rows unreadable");
     for (const r of rows) windowRows.set(idOf(r.traceId, r.spanId), r);
     for (const t of joining) window.add(t);
   }
-  const digestsAfter = after();
-  const digestsBefore = before();
 
   // No tool tied by call id across the window's edge, before or after the request.
-  const ids = [
-    ...new Set(
-      [...digestsAfter, ...digestsBefore].flatMap((d) =>
-        d.role === "model" ? (d.requests ?? []) : d.role === "tool" && d.callId ? [d.callId] : [],
-      ),
-    ),
-  ];
-  const outside =
-    ids.length === 0
-      ? []
-      : await tx.$queryRaw<CallRow[]>`
-          SELECT "traceId", role, "callIds" FROM "TraceSpan"
-          WHERE "callIds" && ${ids}::text[] AND "sessionId" = ${sessionId} AND NOT ("traceId" = ANY(${[...window]}::text[]))`;
-  const outsideDigests = outside.map((r) => ({
+  const outsideDigests = read.outside.map((r) => ({
     traceId: r.traceId,
     role: r.role,
     requests: r.role === "model" ? r.callIds : [],
@@ -515,12 +649,8 @@ async function planGroup(
   }
 
   // The stored events from C's millisecond on are the window's; those before it are the prefix's, and stay.
-  const cutMs = new Date(Number(c / 1_000_000n));
-  const storedTail = await tx.event.findMany({
-    where: { sessionId, OR: [{ startedAt: { gte: cutMs } }, { startedAt: null }] },
-    orderBy: { seq: "asc" },
-  });
-  const from = session.eventCount - storedTail.length;
+  const storedTail = read.tail;
+  const from = read.from;
   if (storedTail.some((e, i) => e.seq !== from + i)) return fallback("events out of time order");
 
   // The aggregate before the request (a session stored before aggregates gets it from its rows once).
@@ -529,69 +659,34 @@ async function planGroup(
     state = await stateFromRows(tx, sessionId, from, storedTail);
     if (!state) return fallback("rows stored before digests");
   }
-  const windowBefore = digestsBefore;
   const count = (list: readonly { role?: string | null; kind?: string }[], what: string) =>
     list.filter((x) => x.role === what || x.kind === what).length;
-  if (session.modelCallCount - count(storedTail, "model_call") !== state.spans.models - count(windowBefore, "model"))
+  if (session.modelCallCount - count(storedTail, "model_call") !== state.spans.models - count(digestsBefore, "model"))
     return fallback("prefix model calls do not match");
-  if (session.toolCallCount - count(storedTail, "tool_call") !== state.spans.tools - count(windowBefore, "tool"))
+  if (session.toolCallCount - count(storedTail, "tool_call") !== state.spans.tools - count(digestsBefore, "tool"))
     return fallback("prefix tool calls do not match");
-
-  // The prefix's facts in one round trip: its first model call and user turn, last final answer and model call, last event.
-  const [facts] = await tx.$queryRaw<[{ fm: number | null; fu: number | null; lf: number | null; lm: number | null }]>`
-    SELECT
-      (SELECT min(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'model_call' AND seq < ${from}) AS fm,
-      (SELECT min(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'user_message' AND seq < ${from}) AS fu,
-      (SELECT max(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'final_output' AND seq < ${from}) AS lf,
-      (SELECT max(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'model_call' AND seq < ${from}) AS lm`;
-  const wanted = [facts.fm, facts.fu, facts.lf, from > 0 ? from - 1 : null].filter((s): s is number => s !== null);
-  const anchors = wanted.length
-    ? await tx.event.findMany({
-        where: { sessionId, seq: { in: [...new Set(wanted)] } },
-        select: { seq: true, kind: true, name: true, status: true, input: true, output: true, inputPrefixSeq: true },
-        orderBy: { seq: "asc" },
-      })
-    : [];
+  const anchors = read.anchors;
   if (anchors.some((a) => a.seq !== from - 1 && a.inputPrefixSeq !== null))
     return fallback("first events stored with a prefix");
 
   // The conversation the window continues: the prefix's last model call, read from its span.
   let previous: Message[] | null = null;
   let previousModel: GroupPlan["previousModel"] = null;
-  if (facts.lm !== null) {
-    const lastRows = await tx.$queryRaw<LoadedRow[]>`
-      SELECT id, "groupKey", "traceId", "spanId", "sessionId", digest, packed, payload FROM "TraceSpan"
-      WHERE "sessionId" = ${sessionId} AND role = 'model' AND "startNs" = (
-        SELECT max("startNs") FROM "TraceSpan" WHERE "sessionId" = ${sessionId} AND role = 'model' AND "startNs" < ${c})`;
+  if (read.lm !== null) {
     let last: LoadedRow | null = null;
-    for (const r of lastRows)
+    for (const r of read.lastModel.map(fromJson))
       if (!last || laterThan(timingOf(r.digest as SpanDigest), timingOf(last.digest as SpanDigest))) last = r;
     if (!last) return fallback("prefix model span not found");
     const reading = readSpan(unpack<OtlpSpan>(last), []);
     if (reading.role !== "model") return fallback("prefix model span unreadable");
     previous = [...reading.step.input.messages, ...(reading.step.output ? [reading.step.output] : [])];
-    previousModel = { seq: facts.lm, input: reading.step.input };
+    previousModel = { seq: read.lm, input: reading.step.input };
   }
 
   // The window's events, numbered after the prefix, occurrences counted on from the prefix's.
-  const ignored: { path: string; message: string }[] = [];
-  const readings = [
-    ...new Map([
-      ...[...windowRows].map(([id, r]) => [id, readSpan(unpack<OtlpSpan>(r), ignored)] as const),
-      ...[...freshReadings].filter(([, r]) => window.has(r.span.traceId)),
-    ]).values(),
-  ].sort((a, b) => bySpanId(a.span, b.span));
-  const mapped = assemble(stepsOf(readings), previous);
-  const keys = [...new Set(mapped.flatMap((e) => (e.cacheKey !== null && e.occurrence !== null ? [e.cacheKey] : [])))];
   const seen = new Map<string, number>();
-  if (keys.length > 0 && from > 0) {
-    const last = await tx.$queryRaw<{ k: string; occurrence: number | null }[]>`
-      SELECT k, (SELECT occurrence FROM "Event" WHERE "sessionId" = ${sessionId} AND "cacheKey" = k AND seq < ${from}
-        AND occurrence IS NOT NULL ORDER BY seq DESC LIMIT 1) AS occurrence
-      FROM unnest(${keys}::text[]) AS k`;
-    for (const r of last) if (r.occurrence !== null) seen.set(r.k, r.occurrence + 1);
-  }
-  const tail = mapped.map((e) => ({
+  for (const r of read.occurrences) if (r.occurrence !== null) seen.set(r.k, r.occurrence + 1);
+  const tail = assemble(stepsOf(readings), previous).map((e) => ({
     ...e,
     seq: e.seq + from,
     parentSeq: e.parentSeq === null ? null : e.parentSeq + from,
@@ -619,7 +714,7 @@ async function planGroup(
   const counts = eventCounts(state, tail, storedTail);
 
   // The session's fields, from the aggregate and the two facts about its events.
-  const firstModelInput = anchors.find((a) => a.seq === facts.fm)?.input ?? factsOf(tail).firstModelInput;
+  const firstModelInput = anchors.find((a) => a.seq === read.fm)?.input ?? factsOf(tail).firstModelInput;
   const format = session.format as ImportFormat;
   const fields = sessionFields(
     key,
@@ -633,43 +728,27 @@ async function planGroup(
     return fallback("unstorable or repaired values");
 
   // The session row's figures: the stored ones, less the window's old events, plus its new ones.
-  const sum = (list: readonly { kind: string; status: string }[], f: (e: (typeof list)[number]) => number) =>
-    list.reduce((n, e) => n + f(e), 0);
-  const storedUsage = (e: (typeof storedTail)[number]) => ({
-    inputTokens: e.inputTokens ?? 0,
-    outputTokens: e.outputTokens ?? 0,
-    costUsd: e.costUsd ?? 0,
-  });
-  const tailUsage = (e: SessionEvent) => ({
-    inputTokens: e.usage?.inputTokens ?? 0,
-    outputTokens: e.usage?.outputTokens ?? 0,
-    costUsd: e.usage?.costUsd ?? 0,
-  });
-  // Costs are summed in event order: only a session without any can be updated by difference exactly.
+  // Costs are summed in event order: only a session without any is updated by difference exactly (OTLP carries none).
   if (
     session.costUsd !== 0 ||
-    storedTail.some((e) => storedUsage(e).costUsd !== 0) ||
-    tail.some((e) => tailUsage(e).costUsd !== 0)
+    storedTail.some((e) => (e.costUsd ?? 0) !== 0) ||
+    tail.some((e) => (e.usage?.costUsd ?? 0) !== 0)
   )
     return fallback("costs");
-  const inputTokens =
-    session.inputTokens -
-    storedTail.reduce((n, e) => n + storedUsage(e).inputTokens, 0) +
-    tail.reduce((n, e) => n + tailUsage(e).inputTokens, 0);
+  const minus = (f: (e: StoredEvent) => number) => storedTail.reduce((n, e) => n + f(e), 0);
+  const plus = (f: (e: SessionEvent) => number) => tail.reduce((n, e) => n + f(e), 0);
+  const inputTokens = session.inputTokens - minus((e) => e.inputTokens ?? 0) + plus((e) => e.usage?.inputTokens ?? 0);
   const outputTokens =
-    session.outputTokens -
-    storedTail.reduce((n, e) => n + storedUsage(e).outputTokens, 0) +
-    tail.reduce((n, e) => n + tailUsage(e).outputTokens, 0);
+    session.outputTokens - minus((e) => e.outputTokens ?? 0) + plus((e) => e.usage?.outputTokens ?? 0);
   if (inputTokens > INT_MAX || outputTokens > INT_MAX) return fallback("token totals out of range");
-  const kindCount = (kind: string) => (e: { kind: string }) => (e.kind === kind ? 1 : 0);
+  const of = (kind: string) => (e: { kind: string }) => (e.kind === kind ? 1 : 0);
   const failed = (e: { status: string }) => (e.status === "failed" ? 1 : 0);
   const last = tail.at(-1) ?? anchors.find((a) => a.seq === from - 1);
   const summary = {
     eventCount: from + tail.length,
-    modelCallCount:
-      session.modelCallCount - sum(storedTail, kindCount("model_call")) + sum(tail, kindCount("model_call")),
-    toolCallCount: session.toolCallCount - sum(storedTail, kindCount("tool_call")) + sum(tail, kindCount("tool_call")),
-    errorCount: session.errorCount - sum(storedTail, failed) + sum(tail, failed),
+    modelCallCount: session.modelCallCount - minus(of("model_call")) + plus(of("model_call")),
+    toolCallCount: session.toolCallCount - minus(of("tool_call")) + plus(of("tool_call")),
+    errorCount: session.errorCount - minus(failed) + plus(failed),
     inputTokens,
     outputTokens,
     costUsd: 0,
@@ -683,7 +762,8 @@ async function planGroup(
   };
   const searchEvents = [
     ...anchors
-      .filter((a) => a.seq === facts.fm || a.seq === facts.fu || a.seq === facts.lf)
+      .filter((a) => a.seq === read.fm || a.seq === read.fu || a.seq === read.lf)
+      .sort((a, b) => a.seq - b.seq)
       .map((a) => ({ ...anchorAsEvent(a), input: a.input, output: a.output })),
     ...tail,
   ];
@@ -744,7 +824,17 @@ function anchorAsEvent(e: { seq: number; kind: string; name: string; status: str
   };
 }
 
-async function writePlan(tx: DbClient, plan: GroupPlan): Promise<void> {
+const EVENT_COLUMNS = Prisma.raw(`(id text, "sessionId" text, seq int, kind text, name text, input jsonb, output jsonb,
+  error jsonb, status text, "startedAt" timestamptz, "durationMs" int, "inputTokens" int, "outputTokens" int,
+  "costUsd" float8, "parentSeq" int, "cacheKey" text, occurrence int, "inputPrefixSeq" int, "inputPrefixCount" int,
+  "inputDigest" text)`);
+
+/**
+ * A group's writes in one statement: the session row, its events from the window on as a change (rows
+ * whose content is the same stay, changed ones are updated in place, new ones inserted, those past the
+ * new end deleted) and its new spans.
+ */
+async function writePlan(tx: DbClient, plan: GroupPlan, spans: readonly NewSpanRow[]): Promise<void> {
   const s = plan.fields;
   const ids = plan.ensure
     ? await ensureAgent(tx, { ...s, events: plan.tail }).then(({ agent, version }) => ({
@@ -752,32 +842,57 @@ async function writePlan(tx: DbClient, plan: GroupPlan): Promise<void> {
         agentVersionId: version.id,
       }))
     : { agentId: plan.session.agentId, agentVersionId: plan.session.agentVersionId };
-  await tx.session.update({
-    where: { id: plan.session.id },
-    data: {
-      ...ids,
-      title: s.title,
-      startedAt: s.startedAt ? new Date(s.startedAt) : null,
-      endedAt: s.endedAt ? new Date(s.endedAt) : null,
-      durationMs: s.startedAt && s.endedAt ? Math.max(0, Date.parse(s.endedAt) - Date.parse(s.startedAt)) : null,
-      ...plan.summary,
-      searchText: plan.searchText,
-      metadata: s.metadata as Prisma.InputJsonValue,
-      traceState: plan.state as unknown as Prisma.InputJsonValue,
-    },
-  });
-  // The window's events as a change: rows whose content is the same stay, changed and new ones are written.
   const rows = eventRows(plan.session.id, plan.tail, plan.previousModel);
   const storedBySeq = new Map(plan.storedTail.map((r) => [r.seq, r]));
-  const wanted = new Set(rows.map((r) => r.seq));
-  const stale = plan.storedTail.filter((r) => !wanted.has(r.seq)).map((r) => r.id);
-  const write: Prisma.EventCreateManyInput[] = [];
-  for (const row of rows) {
+  const write = rows.filter((row) => {
     const before = storedBySeq.get(row.seq);
-    if (before && rowText(before) === rowText(row)) continue;
-    if (before) stale.push(before.id);
-    write.push(row);
+    return !before || rowText(before) !== rowText(row);
+  });
+  const events = `[${write.map((row) => JSON.stringify({ ...row, id: newId() })).join(",")}]`;
+  const spanRows = `[${spans.map(spanRecord).join(",")}]`;
+  const small = events.length + spanRows.length <= 4_000_000;
+  if (!small) {
+    // Too much for one statement (the embedded database aborts on huge ones): the same, in parts.
+    await insertSpanRows(tx, spans);
+    const stale = [
+      ...write.flatMap((r) => storedBySeq.get(r.seq)?.id ?? []),
+      ...plan.storedTail.filter((r) => r.seq >= plan.summary.eventCount).map((r) => r.id),
+    ];
+    if (stale.length > 0) await tx.event.deleteMany({ where: { id: { in: stale } } });
+    await insertEventRows(tx, write);
   }
-  if (stale.length > 0) await tx.event.deleteMany({ where: { id: { in: stale } } });
-  await insertEventRows(tx, write);
+  const startedAt = s.startedAt ? new Date(s.startedAt) : null;
+  const endedAt = s.endedAt ? new Date(s.endedAt) : null;
+  const durationMs = s.startedAt && s.endedAt ? Math.max(0, Date.parse(s.endedAt) - Date.parse(s.startedAt)) : null;
+  const m = plan.summary;
+  await tx.$executeRaw`
+    WITH gone AS (
+      DELETE FROM "Event" WHERE ${small} AND "sessionId" = ${plan.session.id} AND seq >= ${plan.summary.eventCount}
+    ), written AS (
+      INSERT INTO "Event" (id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
+        "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest")
+      SELECT id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
+        "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest"
+      FROM jsonb_to_recordset(${small ? events : "[]"}::jsonb) AS x${EVENT_COLUMNS}
+      ON CONFLICT ("sessionId", seq) DO UPDATE SET kind = EXCLUDED.kind, name = EXCLUDED.name, input = EXCLUDED.input,
+        output = EXCLUDED.output, error = EXCLUDED.error, status = EXCLUDED.status, "startedAt" = EXCLUDED."startedAt",
+        "durationMs" = EXCLUDED."durationMs", "inputTokens" = EXCLUDED."inputTokens", "outputTokens" = EXCLUDED."outputTokens",
+        "costUsd" = EXCLUDED."costUsd", "parentSeq" = EXCLUDED."parentSeq", "cacheKey" = EXCLUDED."cacheKey",
+        occurrence = EXCLUDED.occurrence, "inputPrefixSeq" = EXCLUDED."inputPrefixSeq",
+        "inputPrefixCount" = EXCLUDED."inputPrefixCount", "inputDigest" = EXCLUDED."inputDigest"
+    ), stored AS (
+      INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", packed, digest, "startNs", "lastNs", role, "callIds")
+      SELECT id, "groupKey", "traceId", "spanId", "sessionId", decode(packed, 'base64'), digest, "startNs"::bigint,
+        "lastNs"::bigint, role, coalesce("callIds", ARRAY[]::text[])
+      FROM jsonb_to_recordset(${small ? spanRows : "[]"}::jsonb) AS x(id text, "groupKey" text, "traceId" text,
+        "spanId" text, "sessionId" text, packed text, digest jsonb, "startNs" text, "lastNs" text, role text, "callIds" text[])
+      ON CONFLICT ("groupKey", "traceId", "spanId") DO NOTHING
+    )
+    UPDATE "Session" SET "agentId" = ${ids.agentId}, "agentVersionId" = ${ids.agentVersionId}, title = ${s.title},
+      "startedAt" = ${startedAt}, "endedAt" = ${endedAt}, "durationMs" = ${durationMs}, "eventCount" = ${m.eventCount},
+      "modelCallCount" = ${m.modelCallCount}, "toolCallCount" = ${m.toolCallCount}, "errorCount" = ${m.errorCount},
+      "inputTokens" = ${m.inputTokens}, "outputTokens" = ${m.outputTokens}, "costUsd" = ${m.costUsd},
+      "toolNames" = ${m.toolNames}::text[], status = ${m.status}, "searchText" = ${plan.searchText},
+      metadata = ${JSON.stringify(s.metadata)}::jsonb, "traceState" = ${JSON.stringify(plan.state)}::jsonb
+    WHERE id = ${plan.session.id}`;
 }
