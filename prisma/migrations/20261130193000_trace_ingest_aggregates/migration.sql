@@ -22,7 +22,8 @@ WHERE digest IS NOT NULL AND jsonb_typeof(digest) = 'object' AND digest ? 'trace
 
 CREATE INDEX "TraceSpan_sessionId_lastNs_idx" ON "TraceSpan"("sessionId", "lastNs");
 CREATE INDEX "TraceSpan_sessionId_role_startNs_idx" ON "TraceSpan"("sessionId", "role", "startNs");
-CREATE INDEX "TraceSpan_callIds_idx" ON "TraceSpan" USING GIN ("callIds");
+-- fastupdate off: a pending list would make every lookup scan all the inserts since the last vacuum.
+CREATE INDEX "TraceSpan_callIds_idx" ON "TraceSpan" USING GIN ("callIds") WITH (fastupdate = off);
 
 -- Null until the first export after this migration computes it (from the session's digests).
 ALTER TABLE "Session" ADD COLUMN "traceState" JSONB;
