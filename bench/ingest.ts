@@ -163,6 +163,8 @@ async function main() {
     const ROUNDS = 3;
     const totals = new Map<number, number[]>();
     const incrementals = new Map<number, number>();
+    // Per-export times of the 100-export runs: flat when an export's cost does not grow with its session.
+    const thirds: { first: number[]; last: number[] } = { first: [], last: [] };
     let spansPerSession = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (const batches of BATCHES) {
@@ -183,12 +185,15 @@ async function main() {
         });
         const t0 = performance.now();
         let incremental = 0;
-        for (const body of bodiesOf) {
+        for (const [i, body] of bodiesOf.entries()) {
+          const te = performance.now();
           const decoded = decodeOtlpJson(body);
           if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues.slice(0, 3)));
           const result = await ingestOtlpSpans(prisma, decoded.spans, "otlp-json");
           if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
           if (result.incremental) incremental++;
+          if (batches === 100 && i > 0 && i <= 33) thirds.first.push(performance.now() - te);
+          if (batches === 100 && i >= 67) thirds.last.push(performance.now() - te);
         }
         incrementals.set(batches, incremental);
         const list = totals.get(batches) ?? [];
@@ -198,6 +203,10 @@ async function main() {
     }
     console.log(
       `full rebuilds by reason (whole run): ${[...fallbacks].map(([reason, n]) => `${reason} ${n}`).join(", ") || "none"}`,
+    );
+    const [first, last] = [median(thirds.first), median(thirds.last)];
+    console.log(
+      `100 exports: median export ${first.toFixed(1)} ms in the first third (exports 2–34) vs ${last.toFixed(1)} ms in the last (68–100): ${(last / first).toFixed(2)}× (1.00 = an export's cost does not grow with its session)`,
     );
     const one = median(totals.get(1)!);
     for (const batches of BATCHES) {
