@@ -22,6 +22,7 @@ import path from "node:path";
 import { createTestDatabase } from "../lib/db/testing";
 import { ingestOtlpSpans } from "../lib/db/traces";
 import { insertEventRows } from "../lib/db/sessions";
+import { fallbacks } from "../lib/db/trace-increment";
 import type { DbClient } from "../lib/db/client";
 import type { Prisma } from "../lib/db/generated/client";
 import { decodeOtlpJson } from "../lib/ingest/otlp";
@@ -162,6 +163,8 @@ async function main() {
     const ROUNDS = 3;
     const totals = new Map<number, number[]>();
     const incrementals = new Map<number, number>();
+    // Per-export times of the 100-export runs: flat when an export's cost does not grow with its session.
+    const thirds: { first: number[]; last: number[] } = { first: [], last: [] };
     let spansPerSession = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (const batches of BATCHES) {
@@ -182,12 +185,15 @@ async function main() {
         });
         const t0 = performance.now();
         let incremental = 0;
-        for (const body of bodiesOf) {
+        for (const [i, body] of bodiesOf.entries()) {
+          const te = performance.now();
           const decoded = decodeOtlpJson(body);
           if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues.slice(0, 3)));
           const result = await ingestOtlpSpans(prisma, decoded.spans, "otlp-json");
           if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
           if (result.incremental) incremental++;
+          if (batches === 100 && i > 0 && i <= 33) thirds.first.push(performance.now() - te);
+          if (batches === 100 && i >= 67) thirds.last.push(performance.now() - te);
         }
         incrementals.set(batches, incremental);
         const list = totals.get(batches) ?? [];
@@ -195,6 +201,13 @@ async function main() {
         totals.set(batches, list);
       }
     }
+    console.log(
+      `full rebuilds by reason (whole run): ${[...fallbacks].map(([reason, n]) => `${reason} ${n}`).join(", ") || "none"}`,
+    );
+    const [first, last] = [median(thirds.first), median(thirds.last)];
+    console.log(
+      `100 exports: median export ${first.toFixed(1)} ms in the first third (exports 2–34) vs ${last.toFixed(1)} ms in the last (68–100): ${(last / first).toFixed(2)}× (1.00 = an export's cost does not grow with its session)`,
+    );
     const one = median(totals.get(1)!);
     for (const batches of BATCHES) {
       const ms = median(totals.get(batches)!);
@@ -217,6 +230,10 @@ type SpanRowCopy = {
   payload: unknown;
   packed: Uint8Array | null;
   digest: unknown;
+  startNs: bigint | null;
+  lastNs: bigint | null;
+  role: string | null;
+  callIds: string[];
 };
 
 /** TraceSpan rows as JSON records, about 4 MB a statement (as insertEventRows does for events). */
@@ -226,15 +243,21 @@ async function insertSpanRows(tx: DbClient, rows: readonly SpanRowCopy[]): Promi
   const flush = async () => {
     if (batch.length === 0) return;
     await tx.$executeRaw`
-      INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", payload, packed, digest)
-      SELECT md5(random()::text), "groupKey", "traceId", "spanId", "sessionId", payload, decode(packed, 'base64'), digest
+      INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", payload, packed, digest, "startNs", "lastNs", role, "callIds")
+      SELECT md5(random()::text), "groupKey", "traceId", "spanId", "sessionId", payload, decode(packed, 'base64'), digest,
+        "startNs"::bigint, "lastNs"::bigint, role, "callIds"
       FROM jsonb_to_recordset(${`[${batch.join(",")}]`}::jsonb) AS x("groupKey" text, "traceId" text, "spanId" text,
-        "sessionId" text, payload jsonb, packed text, digest jsonb)`;
+        "sessionId" text, payload jsonb, packed text, digest jsonb, "startNs" text, "lastNs" text, role text, "callIds" text[])`;
     batch = [];
     bytes = 0;
   };
   for (const row of rows) {
-    const text = JSON.stringify({ ...row, packed: row.packed ? Buffer.from(row.packed).toString("base64") : null });
+    const text = JSON.stringify({
+      ...row,
+      packed: row.packed ? Buffer.from(row.packed).toString("base64") : null,
+      startNs: row.startNs === null ? null : String(row.startNs),
+      lastNs: row.lastNs === null ? null : String(row.lastNs),
+    });
     if (bytes + text.length > 4_000_000) await flush();
     batch.push(text);
     bytes += text.length + 1;

@@ -202,7 +202,7 @@ async function writeSession(tx: DbClient, s: ImportedSession, existingId?: strin
 }
 
 /** The stored columns of an event row that carry its content (not its id), as comparable text. */
-function rowText(r: {
+export function rowText(r: {
   seq: number;
   kind: string;
   name: string;

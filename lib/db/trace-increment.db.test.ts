@@ -135,6 +135,30 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
     await expectSessionsOf(spans);
   });
 
+  it("a session stored before its aggregate existed gets it from its rows on its next export, and stays exact", async () => {
+    const name = `legacy-${engine}`;
+    const spans = sessionOf("ai6-stream", name, 6, tag++);
+    const ordered = [...spans].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
+    const half = Math.floor(ordered.length / 2);
+    ok(await ingestOtlpSpans(db.prisma, ordered.slice(0, half), "otlp-json"));
+    // As a session written by the version before `traceState`: no aggregate.
+    const cleared = await db.prisma.$executeRaw`
+      UPDATE "Session" SET "traceState" = NULL WHERE "externalId" = ${`session:${name}`}`;
+    expect(cleared).toBe(1);
+    const sent = ordered.slice(0, half);
+    for (let i = half; i < ordered.length; i += 5) {
+      const batch = ordered.slice(i, i + 5);
+      expect(ok(await ingestOtlpSpans(db.prisma, batch, "otlp-json")).incremental).toBe(true);
+      sent.push(...batch);
+      await expectSessionsOf(sent);
+    }
+    const row = await db.prisma.session.findFirstOrThrow({
+      where: { externalId: `session:${name}` },
+      select: { traceState: true },
+    });
+    expect(row.traceState).toMatchObject({ spans: { spans: ordered.length } });
+  });
+
   it("property: any split of a real recording, in export order or shuffled, gives the full mapper's session after every export", async () => {
     const names = ["ai6-stream", "ai7-genai-stream", "ai7-legacy-generate", "ai6-generate"];
     let incremental = 0;

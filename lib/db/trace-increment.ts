@@ -1,47 +1,64 @@
+import { createHash } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { storableSessions } from "@/lib/hostile/storable";
 import {
+  addDigests,
+  aggregateOf,
+  asAggregate,
   assemble,
   bySpanId,
+  digestOf,
   factsOf,
   readSpan,
   sessionFields,
+  sessionGroupKey,
   stepsOf,
-  digestOf,
   type OtlpSpan,
+  type SpanAggregate,
   type SpanDigest,
 } from "@/lib/ingest/otlp";
 import type { ImportedSession, ImportFormat } from "@/lib/ingest/types";
-import type { Message, SessionEvent } from "@/lib/replay";
+import { canonicalJson, type Message, type SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
-import { ensureAgent, eventRows, replaceChangedEvents, searchTextFor, summarize, type SavedSession } from "./sessions";
+import { ensureAgent, eventRows, insertEventRows, newId, rowText, searchTextFor, type SavedSession } from "./sessions";
 
 // ---------------------------------------------------------------------------
 // Incremental trace ingest: an OTLP export that adds spans to a session
 // re-maps only the WINDOW those spans touch and rewrites only the events from
-// where the window starts, instead of re-mapping the whole session from all
-// its stored spans.
+// where the window starts, and reads only what that needs, by indexed
+// queries: never every span or event of the session.
 //
-// The window is a set of whole traces: the traces the export touches, plus
-// every trace of the session with a span starting or ending at or after the
-// earliest start C among them (repeated until nothing new joins). Every other
-// trace (the prefix) lies wholly before C, and the mapper's choices never
-// cross from the prefix into the window: events are ordered by time, a
-// trace's final answer and a tool's fallback match stay within its trace, and
-// a tool tied by call id to a model call of another trace sends the export to
-// the full rebuild. So the session's events are the stored events before the
-// window (untouched), then the window's events, mapped with the prefix's last
-// model call as the conversation they continue (user turns, stored inputs)
-// and its tool-call counts (occurrences). The session's own fields come from
-// the small per-span digests of all its spans (`sessionFields`, as the full
-// mapper computes them).
+// The window is a set of whole traces: the traces the export changes, plus
+// every trace of the session with a span ending at or after the earliest
+// start C among them (repeated until nothing new joins). Every other trace
+// (the prefix) lies wholly before C, and the mapper's choices never cross from
+// the prefix into the window: events are ordered by time, a trace's final
+// answer and a tool's fallback match stay within its trace, and a tool tied by
+// call id to a model call of another trace sends the export to the full
+// rebuild. So the session's events are the stored events before the window
+// (untouched), then the window's events, mapped with the prefix's last model
+// call as the conversation they continue and the prefix's occurrence counts.
+//
+// What the session's own fields need from ALL its spans and events is kept on
+// the session (`traceState`): the spans' aggregate (`SpanAggregate`, from
+// which `sessionFields` computes them exactly as the full mapper does) and
+// each tool name's and the incomplete events' counts. An export adds its spans
+// to it and swaps the window's old events for its new ones. A session stored
+// before it existed gets it from its rows on its first export.
+//
+// What an export reads: the rows of its traces (by trace id), the spans that
+// reach into its window (by end time), the spans naming its call ids, the
+// prefix's last model span (by start), the events from the window on (by
+// time), the prefix's last occurrence of each call it maps (by cache key), and
+// the session's first and last events of a kind (by seq).
 //
 // Whatever the plan cannot show to give the full rebuild's result exactly
-// falls back to that rebuild: a regrouping (a trace moving between groups), a
-// group without a session yet, a session with replays (kept and superseded),
-// a span of the prefix in the millisecond of C, a request with attribute
-// warnings, a repaired or refused value, rows stored before digests existed.
+// falls back to that rebuild (counted by reason in `fallbacks`): a regrouping
+// (a trace moving between groups), a group without a session yet, a session
+// with replays (kept and superseded), a span of the prefix in the millisecond
+// of C, a request with attribute warnings, a repaired or refused value, rows
+// stored before digests existed, events out of time order.
 // ---------------------------------------------------------------------------
 
 export type SpanRow = {
@@ -58,7 +75,7 @@ export const idOf = (traceId: string, spanId: string) => `${traceId}\u0000${span
 /** A stored span as gzipped JSON, without its place in the request it came in (`path`). */
 export function pack(item: { path?: string }): Uint8Array<ArrayBuffer> {
   const { path: _path, ...rest } = item;
-  return new Uint8Array(gzipSync(JSON.stringify(rest)));
+  return new Uint8Array(gzipSync(JSON.stringify(rest), { level: 1 }));
 }
 
 export function unpack<T>(row: { payload: unknown; packed: Uint8Array | null }): T {
@@ -76,7 +93,132 @@ export async function loadItems<T>(tx: DbClient, ids: readonly string[]): Promis
   return new Map(rows.map((r) => [r.id, unpack<T>(r)]));
 }
 
-const isDigest = (v: unknown): v is SpanDigest => v !== null && typeof v === "object" && "traceId" in v;
+export const isDigest = (v: unknown): v is SpanDigest =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && "traceId" in v;
+
+/** The columns a span row carries beside its digest, for the indexed reads above. */
+export function digestColumns(d: SpanDigest): { startNs: bigint; lastNs: bigint; role: string; callIds: string[] } {
+  const start = BigInt(d.start);
+  const end = d.end === null ? start : BigInt(d.end);
+  return {
+    startNs: start,
+    lastNs: end > start ? end : start,
+    role: d.role,
+    callIds: d.role === "model" ? [...(d.requests ?? [])] : d.role === "tool" && d.callId ? [d.callId] : [],
+  };
+}
+
+/** A new span row (the columns of `TraceSpan` an insert sets). */
+export type NewSpanRow = {
+  groupKey: string;
+  traceId: string;
+  spanId: string;
+  sessionId: string | null;
+  packed: Uint8Array;
+  digest: SpanDigest | null;
+};
+
+/** Span rows in one statement per ~4 MB (JSON records: one parameter, not one per column). */
+export async function insertSpanRows(tx: DbClient, rows: readonly NewSpanRow[]): Promise<void> {
+  let batch: string[] = [];
+  let bytes = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    await tx.$executeRaw`
+      INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", packed, digest, "startNs", "lastNs", role, "callIds")
+      SELECT id, "groupKey", "traceId", "spanId", "sessionId", decode(packed, 'base64'), digest, "startNs"::bigint,
+        "lastNs"::bigint, role, coalesce("callIds", ARRAY[]::text[])
+      FROM jsonb_to_recordset(${`[${batch.join(",")}]`}::jsonb) AS x(id text, "groupKey" text, "traceId" text,
+        "spanId" text, "sessionId" text, packed text, digest jsonb, "startNs" text, "lastNs" text, role text, "callIds" text[])
+      ON CONFLICT ("groupKey", "traceId", "spanId") DO NOTHING`;
+    batch = [];
+    bytes = 0;
+  };
+  for (const row of rows) {
+    const text = spanRecord(row);
+    if (bytes + text.length > 4_000_000) await flush();
+    batch.push(text);
+    bytes += text.length + 1;
+  }
+  await flush();
+}
+
+/** A new span row as a JSON record for `jsonb_to_recordset`. */
+function spanRecord(row: NewSpanRow): string {
+  const columns = row.digest ? digestColumns(row.digest) : null;
+  return JSON.stringify({
+    id: newId(),
+    groupKey: row.groupKey,
+    traceId: row.traceId,
+    spanId: row.spanId,
+    sessionId: row.sessionId,
+    packed: Buffer.from(row.packed).toString("base64"),
+    digest: row.digest,
+    startNs: columns ? String(columns.startNs) : null,
+    lastNs: columns ? String(columns.lastNs) : null,
+    role: columns?.role ?? null,
+    callIds: columns?.callIds ?? null,
+  });
+}
+
+// --- The session's stored aggregate ----------------------------------------------
+
+/** What a session keeps for its next export (`Session.traceState`). */
+export type TraceState = {
+  spans: SpanAggregate;
+  /** Tool calls per name among its events (`toolNames` and the fields' undeclared tools). */
+  toolCalls: [string, number][];
+  /** Events with status incomplete (the session's status). */
+  incomplete: number;
+  /** A hash of what `ensureAgent` was last given: unchanged, the agent, version and tools need no writes. */
+  agentKey: string;
+};
+
+export function agentKeyOf(s: Pick<ImportedSession, "agent" | "agentVersion" | "tools">): string {
+  return createHash("sha256")
+    .update(canonicalJson([s.agent, s.agentVersion, s.tools]) ?? "")
+    .digest("base64url");
+}
+
+/** The state of a session written whole (by the full rebuild). */
+export function traceStateOf(session: ImportedSession, digests: Iterable<SpanDigest>): TraceState {
+  return {
+    spans: aggregateOf(digests),
+    ...eventCounts(null, session.events),
+    agentKey: agentKeyOf(session),
+  };
+}
+
+function eventCounts(
+  base: Pick<TraceState, "toolCalls" | "incomplete"> | null,
+  add: readonly { kind: string; name: string; status: string }[],
+  remove: readonly { kind: string; name: string; status: string }[] = [],
+): Pick<TraceState, "toolCalls" | "incomplete"> {
+  const counts = new Map(base?.toolCalls ?? []);
+  let incomplete = base?.incomplete ?? 0;
+  for (const [list, sign] of [
+    [add, 1],
+    [remove, -1],
+  ] as const)
+    for (const e of list) {
+      if (e.kind === "tool_call") counts.set(e.name, (counts.get(e.name) ?? 0) + sign);
+      if (e.status === "incomplete") incomplete += sign;
+    }
+  return {
+    toolCalls: [...counts].filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    incomplete,
+  };
+}
+
+function asTraceState(value: unknown): TraceState | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const v = value as Partial<TraceState>;
+  return asAggregate(v.spans) && Array.isArray(v.toolCalls) && typeof v.incomplete === "number"
+    ? (value as TraceState)
+    : null;
+}
+
+// --- The plan ----------------------------------------------------------------
 
 type Timing = { start: bigint; end: bigint | null; key: string };
 const timingOf = (d: SpanDigest): Timing => ({
@@ -93,41 +235,37 @@ function laterThan(a: Timing, b: Timing): boolean {
   return a.key > b.key;
 }
 
-/** The group key (unprefixed) of every trace, as `groupSpans` decides it: the session its earliest naming span names. */
-function groupsOfTraces(digests: Iterable<SpanDigest>): Map<string, string> {
-  const named = new Map<string, { id: string; start: bigint; spanId: string }>();
-  const traces = new Set<string>();
+/** The group key (unprefixed) of one trace's spans, as `groupSpans` decides it: the session its earliest naming span names. */
+function groupOfTrace(traceId: string, digests: Iterable<SpanDigest>): string {
+  let named: { id: string; start: bigint; spanId: string } | null = null;
   for (const d of digests) {
-    traces.add(d.traceId);
     if (d.session === null) continue;
     const start = BigInt(d.start);
-    const current = named.get(d.traceId);
-    if (!current || start < current.start || (start === current.start && d.spanId < current.spanId))
-      named.set(d.traceId, { id: d.session, start, spanId: d.spanId });
+    if (!named || start < named.start || (start === named.start && d.spanId < named.spanId))
+      named = { id: d.session, start, spanId: d.spanId };
   }
-  return new Map([...traces].map((t) => [t, named.has(t) ? `session:${named.get(t)!.id}` : `trace:${t}`]));
+  return named ? `session:${named.id}` : `trace:${traceId}`;
 }
 
-/** One group's incremental change, computed before anything is written. */
-type GroupPlan = {
-  key: string;
-  sessionId: string;
-  from: number;
-  previousModel: { seq: number; input: unknown } | null;
-  tail: SessionEvent[];
-  session: ImportedSession;
-  summary: ReturnType<typeof summarize>;
-  searchText: string;
-  eventCount: number;
+/** A stored span row as the plan reads it. */
+type LoadedRow = SpanRow & { packed: Uint8Array | null; payload: unknown };
+
+/** The request's spans: new ones, better copies of stored ones, and the stored copies they were compared with. */
+export type OtlpRequest = {
+  /** Every span of the request, one copy each, by `idOf`. */
+  fresh: ReadonlyMap<string, OtlpSpan>;
+  better: (a: OtlpSpan, b: OtlpSpan) => boolean;
+  fingerprint: (s: OtlpSpan) => string;
 };
 
 export type IncrementResult = {
   sessions: (SavedSession & { externalId: string })[];
-  newRows: Prisma.TraceSpanCreateManyInput[];
-  updates: { id: string; data: Prisma.TraceSpanUpdateInput }[];
+  inserted: number;
+  updated: number;
 };
 
 const PREFIX = "otlp:";
+const FORMATS = ["otlp-json", "otlp-protobuf"];
 
 /** Why requests took the full rebuild, counted (for the benchmark and the tests). */
 export const fallbacks = new Map<string, number>();
@@ -137,183 +275,371 @@ function fallback(reason: string): null {
 }
 const INT_MAX = 2_147_483_647;
 
+type SessionRow = {
+  id: string;
+  externalId: string | null;
+  format: string;
+  metadata: unknown;
+  traceState: unknown;
+  eventCount: number;
+  modelCallCount: number;
+  toolCallCount: number;
+  errorCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  agentId: string;
+  agentVersionId: string;
+  replays: number;
+};
+
+/** Rows as one JSON text (one round trip, far cheaper than a row per span through the client). */
+type JsonRow = Omit<LoadedRow, "packed"> & { packed: string | null };
+const fromJson = (r: JsonRow): LoadedRow => ({
+  ...r,
+  packed: r.packed === null ? null : Buffer.from(r.packed, "base64"),
+});
+
 /**
- * The incremental plan of an OTLP request, or null when it must take the full
- * rebuild. `fresh`: the request's spans to store (new, or better copies of
- * stored ones: `replaced`), `rows`: the stored rows of every group they reach.
+ * Stores an OTLP request incrementally and returns what it did, or null (having
+ * written nothing) when it must take the full rebuild. Call inside the request's
+ * transaction, after its keys are locked.
  */
-export async function planOtlpIncrement(
-  tx: DbClient,
-  rows: readonly SpanRow[],
-  inserted: readonly OtlpSpan[],
-  replaced: ReadonlyMap<string, OtlpSpan>,
-): Promise<(IncrementResult & { write: (tx: DbClient) => Promise<void> }) | null> {
-  if (!rows.every((r) => isDigest(r.digest))) return fallback("rows stored before digests");
-  // The request's spans, read; any warning is the full rebuild's refusal.
+export async function ingestOtlpIncrement(tx: DbClient, request: OtlpRequest): Promise<IncrementResult | null> {
+  const { fresh } = request;
+  const traceIds = [...new Set([...fresh.values()].map((s) => s.traceId))];
+  const ownKeys = [...new Set([...fresh.values()].map((s) => sessionGroupKey(s)))];
+
+  // 1. The stored rows of the request's traces (with their payloads: the window re-maps them), and the
+  // sessions of every group the request reaches (the full rebuild reports them all), in one round trip.
+  const [loaded] = await tx.$queryRaw<[{ rows: string; sessions: string }]>`
+    WITH r AS (SELECT * FROM "TraceSpan" WHERE "traceId" = ANY(${traceIds}::text[]))
+    SELECT
+      (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
+        'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'packed', encode(packed, 'base64'),
+        'payload', payload)), '[]') FROM r)::text AS rows,
+      (SELECT coalesce(json_agg(json_build_object('id', s.id, 'externalId', s."externalId", 'format', s.format,
+        'metadata', s.metadata, 'traceState', s."traceState", 'eventCount', s."eventCount",
+        'modelCallCount', s."modelCallCount", 'toolCallCount', s."toolCallCount", 'errorCount', s."errorCount",
+        'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens", 'costUsd', s."costUsd",
+        'agentId', s."agentId", 'agentVersionId', s."agentVersionId",
+        'replays', (SELECT count(*)::int FROM "Replay" p WHERE p."sessionId" = s.id))), '[]')
+       FROM "Session" s WHERE s.format = ANY(${FORMATS}::text[]) AND s."externalId" IN (
+         SELECT unnest(${ownKeys}::text[]) UNION SELECT DISTINCT substr("groupKey", ${PREFIX.length + 1}) FROM r))::text AS sessions`;
+  const stored = (JSON.parse(loaded.rows) as JsonRow[]).map(fromJson);
+  const sessionRows = JSON.parse(loaded.sessions) as SessionRow[];
+  if (!stored.every((r) => r.groupKey.startsWith(PREFIX))) return fallback("a trace id shared with another source");
+  if (!stored.every((r) => isDigest(r.digest))) return fallback("rows stored before digests");
+  const storedById = new Map(stored.map((r) => [idOf(r.traceId, r.spanId), r]));
+
+  // 2. New spans, and better copies of stored ones; the request's spans read (any warning is the full rebuild's refusal).
+  const inserted: OtlpSpan[] = [];
+  const replaced = new Map<string, { row: LoadedRow; span: OtlpSpan }>();
+  for (const [id, span] of fresh) {
+    const row = storedById.get(id);
+    if (!row) inserted.push(span);
+    else {
+      const before = unpack<OtlpSpan>(row);
+      if (request.better(span, before) && request.fingerprint(span) !== request.fingerprint(before))
+        replaced.set(id, { row, span });
+    }
+  }
   const warnings: { path: string; message: string }[] = [];
-  const freshReadings = new Map<string, ReturnType<typeof readSpan>>();
-  for (const span of [...inserted, ...replaced.values()])
-    freshReadings.set(idOf(span.traceId, span.spanId), readSpan(span, warnings));
+  const readings = new Map<string, ReturnType<typeof readSpan>>();
+  for (const span of [...inserted, ...[...replaced.values()].map((r) => r.span)])
+    readings.set(idOf(span.traceId, span.spanId), readSpan(span, warnings));
   if (warnings.length > 0) return fallback("attribute warnings");
-  const freshDigests = new Map([...freshReadings].map(([id, r]) => [id, digestOf(r)]));
+  const freshDigests = new Map([...readings].map(([id, r]) => [id, digestOf(r)]));
 
-  // Digests after the request (and before it, for the replaced spans).
-  const before = new Map<string, SpanDigest>();
-  for (const r of rows) before.set(idOf(r.traceId, r.spanId), r.digest as SpanDigest);
-  const after = new Map(before);
-  for (const [id, d] of freshDigests) after.set(id, d);
+  // 3. Each trace's group, before and after: no regrouping.
+  const rowsOfTrace = new Map<string, LoadedRow[]>();
+  for (const r of stored) rowsOfTrace.set(r.traceId, [...(rowsOfTrace.get(r.traceId) ?? []), r]);
+  const groupAfter = new Map<string, string>();
+  for (const traceId of traceIds) {
+    const rows = rowsOfTrace.get(traceId) ?? [];
+    const digests = new Map(rows.map((r) => [idOf(r.traceId, r.spanId), r.digest as SpanDigest]));
+    for (const [id, d] of freshDigests) if (d.traceId === traceId) digests.set(id, d);
+    const key = groupOfTrace(traceId, digests.values());
+    if (rows.some((r) => r.groupKey !== PREFIX + key)) return fallback("regrouping");
+    groupAfter.set(traceId, key);
+  }
+  const reached = new Set([...groupAfter.values(), ...ownKeys]);
 
-  // No regrouping: every stored row stays in its group.
-  const groupOf = groupsOfTraces(after.values());
-  for (const r of rows) if (PREFIX + groupOf.get(r.traceId)! !== r.groupKey) return fallback("regrouping");
-  const rowById = new Map(rows.map((r) => [idOf(r.traceId, r.spanId), r]));
-
-  const touchedKeys = new Set([...freshDigests.values()].map((d) => groupOf.get(d.traceId)!));
+  // 4. A plan for every group the request changes.
+  const touchedTraces = new Set([...freshDigests.values()].map((d) => d.traceId));
+  const touchedKeys = [...new Set([...touchedTraces].map((t) => groupAfter.get(t)!))].sort();
+  const sessionOfKey = new Map(sessionRows.map((s) => [s.externalId ?? "", s]));
   const plans: GroupPlan[] = [];
-  for (const key of [...touchedKeys].sort()) {
-    const members = rows.filter((r) => r.groupKey === PREFIX + key);
-    const sessionIds = new Set(members.map((r) => r.sessionId));
-    if (members.length === 0 || sessionIds.size !== 1 || sessionIds.has(null))
-      return fallback("a group without a session yet");
-    const plan = await planGroup(
-      tx,
-      key,
-      [...sessionIds][0]!,
-      members,
-      groupOf,
-      before,
-      after,
-      freshDigests,
-      freshReadings,
-    );
+  for (const key of touchedKeys) {
+    const session = sessionOfKey.get(key);
+    if (!session) return fallback("a group without a session yet");
+    const traces = [...touchedTraces].filter((t) => groupAfter.get(t) === key);
+    if (traces.some((t) => (rowsOfTrace.get(t) ?? []).some((r) => r.sessionId !== session.id)))
+      return fallback("rows of another session");
+    const plan = await planGroup(tx, key, session, traces, rowsOfTrace, freshDigests, readings, replaced);
     if (!plan) return null;
     plans.push(plan);
   }
 
-  const sessions: (SavedSession & { externalId: string })[] = [];
-  const touchedIds = new Set(plans.map((p) => p.sessionId));
-  // Groups the request reached but did not change are reported as they are (the full rebuild reports them too).
-  const others = [...new Set(rows.filter((r) => r.sessionId && !touchedIds.has(r.sessionId)).map((r) => r.sessionId!))];
-  const otherRows = others.length
-    ? await tx.session.findMany({
-        where: { id: { in: others } },
-        select: { id: true, eventCount: true, externalId: true },
-      })
-    : [];
-  const reported = [
-    ...plans.map((p) => ({ id: p.sessionId, eventCount: p.eventCount, externalId: p.key })),
-    ...otherRows.map((s) => ({ id: s.id, eventCount: s.eventCount, externalId: s.externalId ?? "" })),
-  ].sort((a, b) => (a.externalId < b.externalId ? -1 : 1));
-  sessions.push(...reported);
+  // 5. Writes: per group, its session, its events from the window on and its new spans in one statement.
+  for (const plan of plans) {
+    const spans = inserted
+      .filter((span) => groupAfter.get(span.traceId) === plan.key)
+      .map((span) => ({
+        groupKey: PREFIX + plan.key,
+        traceId: span.traceId,
+        spanId: span.spanId,
+        sessionId: plan.session.id,
+        packed: pack(span),
+        digest: freshDigests.get(idOf(span.traceId, span.spanId))!,
+      }));
+    await writePlan(tx, plan, spans);
+  }
+  for (const [id, { row, span }] of replaced) {
+    const digest = freshDigests.get(id)!;
+    await tx.traceSpan.update({
+      where: { id: row.id },
+      data: {
+        payload: Prisma.DbNull,
+        packed: pack(span),
+        digest: digest as unknown as Prisma.InputJsonValue,
+        ...digestColumns(digest),
+      },
+    });
+  }
 
-  const sessionOfKey = new Map(plans.map((p) => [p.key, p.sessionId]));
-  const newRows: Prisma.TraceSpanCreateManyInput[] = inserted.map((span) => {
-    const key = groupOf.get(span.traceId)!;
-    return {
-      groupKey: PREFIX + key,
-      traceId: span.traceId,
-      spanId: span.spanId,
-      sessionId: sessionOfKey.get(key) ?? null,
-      packed: pack(span),
-      digest: freshDigests.get(idOf(span.traceId, span.spanId)) as unknown as Prisma.InputJsonValue,
-    };
-  });
-  const updates = [...replaced].map(([id, span]) => ({
-    id: rowById.get(id)!.id,
-    data: {
-      payload: Prisma.DbNull,
-      packed: pack(span),
-      digest: freshDigests.get(id) as unknown as Prisma.InputJsonValue,
-    },
-  }));
-  return {
-    sessions,
-    newRows,
-    updates,
-    write: async (tx) => {
-      for (const plan of plans) await writePlan(tx, plan);
-    },
-  };
+  const touched = new Map(plans.map((p) => [p.session.id, p]));
+  const sessions = sessionRows
+    .filter((s) => reached.has(s.externalId ?? ""))
+    .map((s) => ({
+      id: s.id,
+      eventCount: touched.get(s.id)?.eventCount ?? s.eventCount,
+      externalId: s.externalId ?? "",
+    }))
+    .sort((a, b) => (a.externalId < b.externalId ? -1 : 1));
+  return { sessions, inserted: inserted.length, updated: replaced.size };
 }
 
-type SmallEvent = {
+/** One group's incremental change, computed before anything is written. */
+type GroupPlan = {
+  key: string;
+  session: SessionRow;
+  from: number;
+  previousModel: { seq: number; input: unknown } | null;
+  tail: SessionEvent[];
+  storedTail: StoredEvent[];
+  fields: Omit<ImportedSession, "events">;
+  summary: {
+    eventCount: number;
+    modelCallCount: number;
+    toolCallCount: number;
+    errorCount: number;
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: number;
+    toolNames: string[];
+    status: string;
+  };
+  searchText: string;
+  eventCount: number;
+  state: TraceState;
+  ensure: boolean;
+};
+
+/** A stored event as read back as JSON (`to_jsonb` of the row). */
+type StoredEvent = {
+  id: string;
+  seq: number;
+  kind: string;
+  name: string;
+  input: unknown;
+  output: unknown;
+  error: unknown;
+  status: string;
+  startedAt: string | null;
+  durationMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsd: number | null;
+  parentSeq: number | null;
+  cacheKey: string | null;
+  occurrence: number | null;
+  inputPrefixSeq: number | null;
+  inputPrefixCount: number | null;
+  inputDigest: string | null;
+};
+
+type Anchor = {
   seq: number;
   kind: string;
   name: string;
   status: string;
-  /** Milliseconds since the epoch. */
-  startedAt: number | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  costUsd: number | null;
-  cacheKey: string | null;
-  occurrence: number | null;
+  input: unknown;
+  output: unknown;
+  inputPrefixSeq: number | null;
 };
+
+/** What a window needs of the rest of its session, read in one round trip (see `readWindow`). */
+type WindowRead = {
+  /** Other traces with a span ending in or after C's millisecond (their latest end). */
+  reaching: { traceId: string; last: string }[];
+  /** Spans of other traces naming one of the window's call ids. */
+  outside: { traceId: string; role: string | null; callIds: string[] }[];
+  /** The stored events from C's millisecond on, in seq order. */
+  tail: StoredEvent[];
+  from: number;
+  fm: number | null;
+  fu: number | null;
+  lf: number | null;
+  lm: number | null;
+  anchors: Anchor[];
+  /** The prefix's latest-starting model spans. */
+  lastModel: JsonRow[];
+  /** The occurrence of each cache key's last finished call before the window. */
+  occurrences: { k: string; occurrence: number | null }[];
+};
+
+async function readWindow(
+  tx: DbClient,
+  sessionId: string,
+  eventCount: number,
+  c: bigint,
+  window: readonly string[],
+  ids: readonly string[],
+  keys: readonly string[],
+): Promise<WindowRead> {
+  const floor = (c / 1_000_000n) * 1_000_000n;
+  const cut = new Date(Number(c / 1_000_000n));
+  const [read] = await tx.$queryRaw<[{ read: string }]>`
+    WITH tail AS (
+      SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND ("startedAt" >= ${cut} OR "startedAt" IS NULL)
+    ), f AS (SELECT ${eventCount}::int - (SELECT count(*)::int FROM tail) AS n),
+    facts AS (SELECT
+      (SELECT min(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'model_call' AND seq < (SELECT n FROM f)) AS fm,
+      (SELECT min(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'user_message' AND seq < (SELECT n FROM f)) AS fu,
+      (SELECT max(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'final_output' AND seq < (SELECT n FROM f)) AS lf,
+      (SELECT max(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'model_call' AND seq < (SELECT n FROM f)) AS lm)
+    SELECT json_build_object(
+      'reaching', (SELECT coalesce(json_agg(json_build_object('traceId', "traceId", 'last', last::text)), '[]') FROM (
+        SELECT "traceId", max("lastNs") AS last FROM "TraceSpan"
+        WHERE "sessionId" = ${sessionId} AND "lastNs" >= ${floor} AND NOT ("traceId" = ANY(${window}::text[]))
+        GROUP BY "traceId") x),
+      'outside', (SELECT coalesce(json_agg(json_build_object('traceId', "traceId", 'role', role, 'callIds', "callIds")), '[]')
+        FROM "TraceSpan" WHERE "callIds" && ${ids}::text[] AND "sessionId" = ${sessionId}
+          AND NOT ("traceId" = ANY(${window}::text[]))),
+      'tail', (SELECT coalesce(json_agg(to_jsonb(t) ORDER BY t.seq), '[]') FROM tail t),
+      'from', (SELECT n FROM f),
+      'fm', facts.fm, 'fu', facts.fu, 'lf', facts.lf, 'lm', facts.lm,
+      'anchors', (SELECT coalesce(json_agg(json_build_object('seq', seq, 'kind', kind, 'name', name, 'status', status,
+          'input', input, 'output', output, 'inputPrefixSeq', "inputPrefixSeq")), '[]')
+        FROM "Event" WHERE "sessionId" = ${sessionId} AND seq IN (facts.fm, facts.fu, facts.lf, (SELECT n FROM f) - 1)),
+      'lastModel', (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
+          'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'packed', encode(packed, 'base64'),
+          'payload', payload)), '[]')
+        FROM "TraceSpan" WHERE "sessionId" = ${sessionId} AND role = 'model' AND "startNs" = (
+          SELECT max("startNs") FROM "TraceSpan" WHERE "sessionId" = ${sessionId} AND role = 'model' AND "startNs" < ${c})),
+      'occurrences', (SELECT coalesce(json_agg(json_build_object('k', k, 'occurrence', (
+          SELECT occurrence FROM "Event" WHERE "sessionId" = ${sessionId} AND "cacheKey" = k AND seq < (SELECT n FROM f)
+            AND occurrence IS NOT NULL ORDER BY seq DESC LIMIT 1))), '[]')
+        FROM unnest(${keys}::text[]) AS k)
+    )::text AS read FROM facts`;
+  return JSON.parse(read.read) as WindowRead;
+}
 
 async function planGroup(
   tx: DbClient,
   key: string,
-  sessionId: string,
-  members: readonly SpanRow[],
-  groupOf: ReadonlyMap<string, string>,
-  before: ReadonlyMap<string, SpanDigest>,
-  after: ReadonlyMap<string, SpanDigest>,
-  fresh: ReadonlyMap<string, SpanDigest>,
+  session: SessionRow,
+  traces: readonly string[],
+  rowsOfTrace: ReadonlyMap<string, LoadedRow[]>,
+  freshDigests: ReadonlyMap<string, SpanDigest>,
   freshReadings: ReadonlyMap<string, ReturnType<typeof readSpan>>,
+  replaced: ReadonlyMap<string, { row: LoadedRow; span: OtlpSpan }>,
 ): Promise<GroupPlan | null> {
-  const session = await tx.session.findUnique({
-    where: { id: sessionId },
-    select: { id: true, format: true, metadata: true, _count: { select: { replays: true } } },
-  });
-  if (!session || session._count.replays > 0) return fallback("a session with replays");
+  if (session.replays > 0) return fallback("a session with replays");
   const meta = session.metadata as Record<string, unknown> | null;
   if (meta && typeof meta === "object" && "repairedCharacters" in meta) return fallback("repaired characters");
+  const sessionId = session.id;
 
-  const memberIds = new Set(members.map((r) => idOf(r.traceId, r.spanId)));
-  const freshHere = [...fresh.keys()].filter((id) => groupOf.get(fresh.get(id)!.traceId) === key);
-  const ids = new Set([...memberIds, ...freshHere]);
-  const digestsAfter = [...ids].map((id) => after.get(id)!);
-  const digestsBefore = [...memberIds].map((id) => before.get(id)!);
+  // The window's rows so far: every stored row of its traces, and the request's spans.
+  const windowRows = new Map<string, LoadedRow>();
+  for (const t of traces) for (const r of rowsOfTrace.get(t) ?? []) windowRows.set(idOf(r.traceId, r.spanId), r);
+  const window = new Set(traces);
+  const ignored: { path: string; message: string }[] = [];
+  const storedReadings = new Map<string, ReturnType<typeof readSpan>>();
 
-  // The window: whole traces, from the earliest start C of the touched ones on.
-  const extent = new Map<string, { min: bigint; max: bigint }>();
-  for (const d of [...digestsAfter, ...digestsBefore]) {
-    const start = BigInt(d.start);
-    const last = d.end === null ? start : BigInt(d.end) > start ? BigInt(d.end) : start;
-    const e = extent.get(d.traceId);
-    if (!e) extent.set(d.traceId, { min: start, max: last });
-    else {
-      if (start < e.min) e.min = start;
-      if (last > e.max) e.max = last;
-    }
-  }
-  const window = new Set(freshHere.map((id) => fresh.get(id)!.traceId));
+  // The window: whole traces, from the earliest start C of the window's spans (before and after the request)
+  // on. Read with it: what the plan needs of the rest of the session (see `readWindow`).
   let c = 0n;
+  let read: WindowRead;
+  let digestsAfter: SpanDigest[];
+  let digestsBefore: SpanDigest[];
+  let readings: ReturnType<typeof readSpan>[];
   for (;;) {
-    c = [...window].reduce(
-      (m, t) => (extent.get(t)!.min < m ? extent.get(t)!.min : m),
-      extent.get([...window][0]!)!.min,
+    const after = new Map([...windowRows].map(([id, r]) => [id, r.digest as SpanDigest]));
+    for (const [id, d] of freshDigests) if (window.has(d.traceId)) after.set(id, d);
+    digestsAfter = [...after.values()];
+    digestsBefore = [...windowRows.values()].map((r) => r.digest as SpanDigest);
+    c = [...digestsAfter, ...digestsBefore].reduce(
+      (m, d) => (BigInt(d.start) < m ? BigInt(d.start) : m),
+      BigInt(digestsAfter[0]!.start),
     );
-    const more = [...extent].filter(([t, e]) => !window.has(t) && e.max >= c).map(([t]) => t);
-    if (more.length === 0) break;
-    for (const t of more) window.add(t);
+    const ids = [
+      ...new Set(
+        [...digestsAfter, ...digestsBefore].flatMap((d) =>
+          d.role === "model" ? (d.requests ?? []) : d.role === "tool" && d.callId ? [d.callId] : [],
+        ),
+      ),
+    ];
+    // The window's spans read, and its calls' cache keys (the same whatever conversation it continues).
+    for (const [id, r] of windowRows)
+      if (!storedReadings.has(id)) storedReadings.set(id, readSpan(unpack<OtlpSpan>(r), ignored));
+    readings = [
+      ...new Map([
+        ...[...windowRows.keys()].map((id) => [id, storedReadings.get(id)!] as const),
+        ...[...freshReadings].filter(([, r]) => window.has(r.span.traceId)),
+      ]).values(),
+    ].sort((a, b) => bySpanId(a.span, b.span));
+    const keys = [
+      ...new Set(
+        assemble(stepsOf(readings)).flatMap((e) => (e.cacheKey !== null && e.occurrence !== null ? [e.cacheKey] : [])),
+      ),
+    ];
+    read = await readWindow(tx, sessionId, session.eventCount, c, [...window], ids, keys);
+    // Spans of other traces that end in or after C's millisecond: their traces join, or the split cannot be read off the events.
+    if (read.reaching.length === 0) break;
+    if (read.reaching.some((r) => BigInt(r.last) < c))
+      return fallback("a prefix span in the window's first millisecond");
+    const joining = read.reaching.map((r) => r.traceId);
+    const [{ rows: text }] = await tx.$queryRaw<[{ rows: string }]>`
+      SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
+        'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'packed', encode(packed, 'base64'),
+        'payload', payload)), '[]')::text AS rows
+      FROM "TraceSpan" WHERE "traceId" = ANY(${joining}::text[])`;
+    const rows = (JSON.parse(text) as JsonRow[]).map(fromJson);
+    if (rows.some((r) => r.sessionId !== sessionId || !isDigest(r.digest))) return fallback("window rows unreadable");
+    for (const r of rows) windowRows.set(idOf(r.traceId, r.spanId), r);
+    for (const t of joining) window.add(t);
   }
-  // Events carry milliseconds: the prefix must end before C's millisecond for the split to be read off them.
-  const cMs = c / 1_000_000n;
-  for (const [t, e] of extent)
-    if (!window.has(t) && e.max >= cMs * 1_000_000n) return fallback("a prefix span in the window's first millisecond");
 
   // No tool tied by call id across the window's edge, before or after the request.
+  const outsideDigests = read.outside.map((r) => ({
+    traceId: r.traceId,
+    role: r.role,
+    requests: r.role === "model" ? r.callIds : [],
+    callId: r.role === "tool" ? (r.callIds[0] ?? null) : null,
+  }));
   for (const state of [digestsBefore, digestsAfter]) {
+    const all = [...state, ...outsideDigests];
     const requesters = new Map<string, Set<string>>();
-    for (const d of state)
+    for (const d of all)
       if (d.role === "model")
         for (const id of d.requests ?? []) {
           const set = requesters.get(id) ?? new Set<string>();
           set.add(d.traceId);
           requesters.set(id, set);
         }
-    for (const d of state) {
+    for (const d of all) {
       if (d.role !== "tool" || !d.callId) continue;
       const traces = requesters.get(d.callId);
       if (!traces || traces.has(d.traceId)) continue;
@@ -322,60 +648,44 @@ async function planGroup(
     }
   }
 
-  // The stored events: those before C are the prefix's, and stay.
-  const [{ events: text }] = await tx.$queryRaw<[{ events: string }]>`
-    SELECT coalesce(json_agg(json_build_object('seq', seq, 'kind', kind, 'name', name, 'status', status,
-      'startedAt', (extract(epoch FROM "startedAt") * 1000)::bigint, 'inputTokens', "inputTokens",
-      'outputTokens', "outputTokens", 'costUsd', "costUsd", 'cacheKey', "cacheKey", 'occurrence', occurrence)
-      ORDER BY seq)::text, '[]') AS events
-    FROM "Event" WHERE "sessionId" = ${sessionId}`;
-  const events = JSON.parse(text) as SmallEvent[];
-  const cutMs = Number(cMs);
-  let from = 0;
-  while (from < events.length && events[from]!.startedAt !== null && events[from]!.startedAt! < cutMs) from++;
-  for (let i = 0; i < events.length; i++) {
-    if (events[i]!.seq !== i) return fallback("event numbering");
-    if (i >= from && (events[i]!.startedAt === null || events[i]!.startedAt! < cutMs))
-      return fallback("events out of time order");
+  // The stored events from C's millisecond on are the window's; those before it are the prefix's, and stay.
+  const storedTail = read.tail;
+  const from = read.from;
+  if (storedTail.some((e, i) => e.seq !== from + i)) return fallback("events out of time order");
+
+  // The aggregate before the request (a session stored before aggregates gets it from its rows once).
+  let state = asTraceState(session.traceState);
+  if (!state) {
+    state = await stateFromRows(tx, sessionId, from, storedTail);
+    if (!state) return fallback("rows stored before digests");
   }
-  const prefix = events.slice(0, from);
-  const prefixDigests = digestsAfter.filter((d) => !window.has(d.traceId));
-  const count = (kind: string) => prefix.filter((e) => e.kind === kind).length;
-  if (count("model_call") !== prefixDigests.filter((d) => d.role === "model").length)
+  const count = (list: readonly { role?: string | null; kind?: string }[], what: string) =>
+    list.filter((x) => x.role === what || x.kind === what).length;
+  if (session.modelCallCount - count(storedTail, "model_call") !== state.spans.models - count(digestsBefore, "model"))
     return fallback("prefix model calls do not match");
-  if (count("tool_call") !== prefixDigests.filter((d) => d.role === "tool").length)
+  if (session.toolCallCount - count(storedTail, "tool_call") !== state.spans.tools - count(digestsBefore, "tool"))
     return fallback("prefix tool calls do not match");
+  const anchors = read.anchors;
+  if (anchors.some((a) => a.seq !== from - 1 && a.inputPrefixSeq !== null))
+    return fallback("first events stored with a prefix");
 
   // The conversation the window continues: the prefix's last model call, read from its span.
-  let lastModel: SpanDigest | null = null;
-  for (const d of prefixDigests)
-    if (d.role === "model" && (!lastModel || laterThan(timingOf(d), timingOf(lastModel)))) lastModel = d;
-  const windowIds = digestsAfter.filter((d) => window.has(d.traceId)).map((d) => idOf(d.traceId, d.spanId));
-  const storedIds = windowIds.filter((id) => !freshReadings.has(id));
-  const rowOf = new Map(members.map((r) => [idOf(r.traceId, r.spanId), r.id]));
-  const lastModelId = lastModel ? rowOf.get(idOf(lastModel.traceId, lastModel.spanId))! : null;
-  const items = await loadItems<OtlpSpan>(tx, [
-    ...storedIds.map((id) => rowOf.get(id)!),
-    ...(lastModelId ? [lastModelId] : []),
-  ]);
-  const ignored: { path: string; message: string }[] = [];
   let previous: Message[] | null = null;
   let previousModel: GroupPlan["previousModel"] = null;
-  if (lastModel) {
-    const reading = readSpan(items.get(lastModelId!)!, ignored);
+  if (read.lm !== null) {
+    let last: LoadedRow | null = null;
+    for (const r of read.lastModel.map(fromJson))
+      if (!last || laterThan(timingOf(r.digest as SpanDigest), timingOf(last.digest as SpanDigest))) last = r;
+    if (!last) return fallback("prefix model span not found");
+    const reading = readSpan(unpack<OtlpSpan>(last), []);
     if (reading.role !== "model") return fallback("prefix model span unreadable");
     previous = [...reading.step.input.messages, ...(reading.step.output ? [reading.step.output] : [])];
-    const seq = prefix.findLast((e) => e.kind === "model_call")!.seq;
-    previousModel = { seq, input: reading.step.input };
+    previousModel = { seq: read.lm, input: reading.step.input };
   }
-  const readings = windowIds
-    .map((id) => freshReadings.get(id) ?? readSpan(items.get(rowOf.get(id)!)!, ignored))
-    .sort((a, b) => bySpanId(a.span, b.span));
 
   // The window's events, numbered after the prefix, occurrences counted on from the prefix's.
   const seen = new Map<string, number>();
-  for (const e of prefix)
-    if (e.cacheKey !== null && e.occurrence !== null) seen.set(e.cacheKey, (seen.get(e.cacheKey) ?? 0) + 1);
+  for (const r of read.occurrences) if (r.occurrence !== null) seen.set(r.k, r.occurrence + 1);
   const tail = assemble(stepsOf(readings), previous).map((e) => ({
     ...e,
     seq: e.seq + from,
@@ -384,54 +694,119 @@ async function planGroup(
       e.occurrence === null || e.cacheKey === null ? e.occurrence : e.occurrence + (seen.get(e.cacheKey) ?? 0),
   }));
 
-  // The session's fields, from every span's digest and the two facts about its events.
-  const firstModelSeq = prefix.find((e) => e.kind === "model_call")?.seq;
-  const firstUserSeq = prefix.find((e) => e.kind === "user_message")?.seq;
-  const lastFinalSeq = prefix.findLast((e) => e.kind === "final_output")?.seq;
-  const wanted = [firstModelSeq, firstUserSeq, lastFinalSeq].filter((s): s is number => s !== undefined);
-  const anchors = wanted.length
-    ? await tx.event.findMany({
-        where: { sessionId, seq: { in: wanted } },
-        select: { seq: true, kind: true, input: true, output: true, inputPrefixSeq: true },
-        orderBy: { seq: "asc" },
-      })
-    : [];
-  if (anchors.some((a) => a.inputPrefixSeq !== null)) return fallback("first events stored with a prefix");
-  const firstModelInput = anchors.find((a) => a.seq === firstModelSeq)?.input ?? factsOf(tail).firstModelInput;
-  const toolCallNames = [
-    ...prefix.filter((e) => e.kind === "tool_call").map((e) => e.name),
-    ...factsOf(tail).toolCallNames,
-  ];
+  // The aggregate after the request: the new spans added (a replaced span's old copy cannot be taken out: re-read).
+  const newDigests = [...freshDigests.values()].filter((d) => window.has(d.traceId));
+  const replacedHere = [...replaced.keys()].some(
+    (id) => freshDigests.get(id) && window.has(freshDigests.get(id)!.traceId),
+  );
+  let spans: SpanAggregate;
+  if (replacedHere) {
+    const all = await tx.$queryRaw<{ traceId: string; spanId: string; digest: unknown }[]>`
+      SELECT "traceId", "spanId", digest FROM "TraceSpan" WHERE "sessionId" = ${sessionId}`;
+    const digests = new Map(all.map((r) => [idOf(r.traceId, r.spanId), r.digest as SpanDigest]));
+    for (const d of newDigests) digests.set(idOf(d.traceId, d.spanId), d);
+    spans = aggregateOf(digests.values());
+  } else
+    spans = addDigests(
+      state.spans,
+      newDigests.filter((d) => !windowRows.has(idOf(d.traceId, d.spanId))),
+    );
+  const counts = eventCounts(state, tail, storedTail);
+
+  // The session's fields, from the aggregate and the two facts about its events.
+  const firstModelInput = anchors.find((a) => a.seq === read.fm)?.input ?? factsOf(tail).firstModelInput;
   const format = session.format as ImportFormat;
-  const fields = sessionFields(key, [...digestsAfter].sort(bySpanId), { firstModelInput, toolCallNames }, format);
+  const fields = sessionFields(
+    key,
+    spans,
+    { firstModelInput, toolCallNames: counts.toolCalls.map(([n]) => n) },
+    format,
+  );
   if (!fields) return fallback("no session fields");
   const checked = storableSessions([{ ...fields, format, events: tail }]);
   if (!checked.ok || "repairedCharacters" in checked.sessions[0]!.metadata)
     return fallback("unstorable or repaired values");
 
-  // The session row's summary: the prefix's figures, then the tail's, in event order (as `summarize` adds them).
-  const all = [...prefix.map(smallAsEvent), ...tail];
-  const summary = summarize(all);
-  if (summary.inputTokens > INT_MAX || summary.outputTokens > INT_MAX) return fallback("token totals out of range");
+  // The session row's figures: the stored ones, less the window's old events, plus its new ones.
+  // Costs are summed in event order: only a session without any is updated by difference exactly (OTLP carries none).
+  if (
+    session.costUsd !== 0 ||
+    storedTail.some((e) => (e.costUsd ?? 0) !== 0) ||
+    tail.some((e) => (e.usage?.costUsd ?? 0) !== 0)
+  )
+    return fallback("costs");
+  const minus = (f: (e: StoredEvent) => number) => storedTail.reduce((n, e) => n + f(e), 0);
+  const plus = (f: (e: SessionEvent) => number) => tail.reduce((n, e) => n + f(e), 0);
+  const inputTokens = session.inputTokens - minus((e) => e.inputTokens ?? 0) + plus((e) => e.usage?.inputTokens ?? 0);
+  const outputTokens =
+    session.outputTokens - minus((e) => e.outputTokens ?? 0) + plus((e) => e.usage?.outputTokens ?? 0);
+  if (inputTokens > INT_MAX || outputTokens > INT_MAX) return fallback("token totals out of range");
+  const of = (kind: string) => (e: { kind: string }) => (e.kind === kind ? 1 : 0);
+  const failed = (e: { status: string }) => (e.status === "failed" ? 1 : 0);
+  const last = tail.at(-1) ?? anchors.find((a) => a.seq === from - 1);
+  const summary = {
+    eventCount: from + tail.length,
+    modelCallCount: session.modelCallCount - minus(of("model_call")) + plus(of("model_call")),
+    toolCallCount: session.toolCallCount - minus(of("tool_call")) + plus(of("tool_call")),
+    errorCount: session.errorCount - minus(failed) + plus(failed),
+    inputTokens,
+    outputTokens,
+    costUsd: 0,
+    toolNames: counts.toolCalls.map(([n]) => n),
+    status:
+      counts.incomplete > 0
+        ? "incomplete"
+        : last?.kind === "final_output" || (last !== undefined && last.status === "completed")
+          ? "completed"
+          : "failed",
+  };
   const searchEvents = [
-    ...anchors.map((a) => ({ ...smallAsEvent(prefix[a.seq]!), input: a.input, output: a.output })),
+    ...anchors
+      .filter((a) => a.seq === read.fm || a.seq === read.fu || a.seq === read.lf)
+      .sort((a, b) => a.seq - b.seq)
+      .map((a) => ({ ...anchorAsEvent(a), input: a.input, output: a.output })),
     ...tail,
   ];
   const searchText = searchTextFor({ ...fields, format, events: searchEvents });
+  const agentKey = agentKeyOf(fields);
   return {
     key,
-    sessionId,
+    session,
     from,
     previousModel,
     tail,
-    session: { ...fields, format, events: tail },
+    storedTail,
+    fields,
     summary,
     searchText,
-    eventCount: all.length,
+    eventCount: from + tail.length,
+    state: { spans, ...counts, agentKey },
+    ensure: agentKey !== state.agentKey,
   };
 }
 
-function smallAsEvent(e: SmallEvent): SessionEvent {
+/** The state of a session stored before `traceState`: its spans' digests and its events' counts, read once. */
+async function stateFromRows(
+  tx: DbClient,
+  sessionId: string,
+  from: number,
+  storedTail: readonly { kind: string; name: string; status: string }[],
+): Promise<TraceState | null> {
+  const rows = await tx.$queryRaw<{ digest: unknown }[]>`
+    SELECT digest FROM "TraceSpan" WHERE "sessionId" = ${sessionId}`;
+  if (!rows.every((r) => isDigest(r.digest))) return null;
+  const prefix = await tx.event.findMany({
+    where: { sessionId, seq: { lt: from } },
+    select: { kind: true, name: true, status: true },
+  });
+  return {
+    spans: aggregateOf(rows.map((r) => r.digest as SpanDigest)),
+    ...eventCounts(null, [...prefix, ...storedTail]),
+    agentKey: "",
+  };
+}
+
+function anchorAsEvent(e: { seq: number; kind: string; name: string; status: string }): SessionEvent {
   return {
     seq: e.seq,
     kind: e.kind as SessionEvent["kind"],
@@ -440,35 +815,84 @@ function smallAsEvent(e: SmallEvent): SessionEvent {
     output: null,
     error: null,
     status: e.status as SessionEvent["status"],
-    startedAt: e.startedAt === null ? null : new Date(e.startedAt).toISOString(),
+    startedAt: null,
     durationMs: null,
-    usage: {
-      ...(e.inputTokens === null ? {} : { inputTokens: e.inputTokens }),
-      ...(e.outputTokens === null ? {} : { outputTokens: e.outputTokens }),
-      ...(e.costUsd === null ? {} : { costUsd: e.costUsd }),
-    },
+    usage: null,
     parentSeq: null,
-    cacheKey: e.cacheKey,
-    occurrence: e.occurrence,
+    cacheKey: null,
+    occurrence: null,
   };
 }
 
-async function writePlan(tx: DbClient, plan: GroupPlan): Promise<void> {
-  const s = plan.session;
-  const { agent, version } = await ensureAgent(tx, s);
-  await tx.session.update({
-    where: { id: plan.sessionId },
-    data: {
-      agentId: agent.id,
-      agentVersionId: version.id,
-      title: s.title,
-      startedAt: s.startedAt ? new Date(s.startedAt) : null,
-      endedAt: s.endedAt ? new Date(s.endedAt) : null,
-      durationMs: s.startedAt && s.endedAt ? Math.max(0, Date.parse(s.endedAt) - Date.parse(s.startedAt)) : null,
-      ...plan.summary,
-      searchText: plan.searchText,
-      metadata: s.metadata as Prisma.InputJsonValue,
-    },
+const EVENT_COLUMNS = Prisma.raw(`(id text, "sessionId" text, seq int, kind text, name text, input jsonb, output jsonb,
+  error jsonb, status text, "startedAt" timestamptz, "durationMs" int, "inputTokens" int, "outputTokens" int,
+  "costUsd" float8, "parentSeq" int, "cacheKey" text, occurrence int, "inputPrefixSeq" int, "inputPrefixCount" int,
+  "inputDigest" text)`);
+
+/**
+ * A group's writes in one statement: the session row, its events from the window on as a change (rows
+ * whose content is the same stay, changed ones are updated in place, new ones inserted, those past the
+ * new end deleted) and its new spans.
+ */
+async function writePlan(tx: DbClient, plan: GroupPlan, spans: readonly NewSpanRow[]): Promise<void> {
+  const s = plan.fields;
+  const ids = plan.ensure
+    ? await ensureAgent(tx, { ...s, events: plan.tail }).then(({ agent, version }) => ({
+        agentId: agent.id,
+        agentVersionId: version.id,
+      }))
+    : { agentId: plan.session.agentId, agentVersionId: plan.session.agentVersionId };
+  const rows = eventRows(plan.session.id, plan.tail, plan.previousModel);
+  const storedBySeq = new Map(plan.storedTail.map((r) => [r.seq, r]));
+  const write = rows.filter((row) => {
+    const before = storedBySeq.get(row.seq);
+    return !before || rowText(before) !== rowText(row);
   });
-  await replaceChangedEvents(tx, plan.sessionId, eventRows(plan.sessionId, plan.tail, plan.previousModel), plan.from);
+  const events = `[${write.map((row) => JSON.stringify({ ...row, id: newId() })).join(",")}]`;
+  const spanRows = `[${spans.map(spanRecord).join(",")}]`;
+  const small = events.length + spanRows.length <= 4_000_000;
+  if (!small) {
+    // Too much for one statement (the embedded database aborts on huge ones): the same, in parts.
+    await insertSpanRows(tx, spans);
+    const stale = [
+      ...write.flatMap((r) => storedBySeq.get(r.seq)?.id ?? []),
+      ...plan.storedTail.filter((r) => r.seq >= plan.summary.eventCount).map((r) => r.id),
+    ];
+    if (stale.length > 0) await tx.event.deleteMany({ where: { id: { in: stale } } });
+    await insertEventRows(tx, write);
+  }
+  const startedAt = s.startedAt ? new Date(s.startedAt) : null;
+  const endedAt = s.endedAt ? new Date(s.endedAt) : null;
+  const durationMs = s.startedAt && s.endedAt ? Math.max(0, Date.parse(s.endedAt) - Date.parse(s.startedAt)) : null;
+  const m = plan.summary;
+  await tx.$executeRaw`
+    WITH gone AS (
+      DELETE FROM "Event" WHERE ${small} AND "sessionId" = ${plan.session.id} AND seq >= ${plan.summary.eventCount}
+    ), written AS (
+      INSERT INTO "Event" (id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
+        "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest")
+      SELECT id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
+        "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest"
+      FROM jsonb_to_recordset(${small ? events : "[]"}::jsonb) AS x${EVENT_COLUMNS}
+      ON CONFLICT ("sessionId", seq) DO UPDATE SET kind = EXCLUDED.kind, name = EXCLUDED.name, input = EXCLUDED.input,
+        output = EXCLUDED.output, error = EXCLUDED.error, status = EXCLUDED.status, "startedAt" = EXCLUDED."startedAt",
+        "durationMs" = EXCLUDED."durationMs", "inputTokens" = EXCLUDED."inputTokens", "outputTokens" = EXCLUDED."outputTokens",
+        "costUsd" = EXCLUDED."costUsd", "parentSeq" = EXCLUDED."parentSeq", "cacheKey" = EXCLUDED."cacheKey",
+        occurrence = EXCLUDED.occurrence, "inputPrefixSeq" = EXCLUDED."inputPrefixSeq",
+        "inputPrefixCount" = EXCLUDED."inputPrefixCount", "inputDigest" = EXCLUDED."inputDigest"
+    ), stored AS (
+      INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", packed, digest, "startNs", "lastNs", role, "callIds")
+      SELECT id, "groupKey", "traceId", "spanId", "sessionId", decode(packed, 'base64'), digest, "startNs"::bigint,
+        "lastNs"::bigint, role, coalesce("callIds", ARRAY[]::text[])
+      FROM jsonb_to_recordset(${small ? spanRows : "[]"}::jsonb) AS x(id text, "groupKey" text, "traceId" text,
+        "spanId" text, "sessionId" text, packed text, digest jsonb, "startNs" text, "lastNs" text, role text, "callIds" text[])
+      ON CONFLICT ("groupKey", "traceId", "spanId") DO NOTHING
+    )
+    UPDATE "Session" SET "agentId" = ${ids.agentId}, "agentVersionId" = ${ids.agentVersionId}, title = ${s.title},
+      "startedAt" = ${startedAt}, "endedAt" = ${endedAt}, "durationMs" = ${durationMs}, "eventCount" = ${m.eventCount},
+      "modelCallCount" = ${m.modelCallCount}, "toolCallCount" = ${m.toolCallCount}, "errorCount" = ${m.errorCount},
+      "inputTokens" = ${m.inputTokens}, "outputTokens" = ${m.outputTokens}, "costUsd" = ${m.costUsd},
+      "toolNames" = ${m.toolNames}::text[], status = ${m.status}, "searchText" = ${plan.searchText},
+      metadata = ${JSON.stringify(s.metadata)}::jsonb, "traceState" = ${JSON.stringify(plan.state)}::jsonb
+    WHERE id = ${plan.session.id}`;
 }

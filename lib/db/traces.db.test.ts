@@ -237,7 +237,16 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
     expect(b.events).toHaveLength(13 * 8);
     expect(b.events).toEqual(a.events);
     const summary = (s: typeof a.session) => {
-      const { id: _i, externalId: _e, createdAt: _c, searchText: _s, metadata, events: _ev, ...rest } = s;
+      const {
+        id: _i,
+        externalId: _e,
+        createdAt: _c,
+        searchText: _s,
+        metadata,
+        events: _ev,
+        traceState: _ts,
+        ...rest
+      } = s;
       const { traceIds: _t, ...meta } = metadata as Record<string, unknown>;
       return { ...rest, metadata: meta };
     };
@@ -274,6 +283,62 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
     expect(await db.prisma.session.count()).toBe(sessionsBefore);
   });
 
+  /** `copies` runs of the recorded Agents SDK export in one group `group`, a minute apart, under ids of their own. */
+  function agentsRunsOf(group: string, copies: number): AgentsItem[] {
+    const body = readFileSync(path.join(import.meta.dirname, "../ingest/__fixtures__/openai-agents-chat.json"), "utf8");
+    const items: unknown[] = [];
+    for (let c = 0; c < copies; c++) {
+      const text = body
+        .replace(/"(trace|span)_([0-9a-f]+)"/g, (_m, kind: string, id: string) => `"${kind}_${group}_${c}_${id}"`)
+        .replace(
+          /"(20\d\d-[0-9T:.-]+Z)"/g,
+          (_m, iso: string) => `"${new Date(Date.parse(iso) + c * 60_000).toISOString()}"`,
+        )
+        .replaceAll("group-openai-agents-chat", group);
+      items.push(...(JSON.parse(text) as { data: unknown[] }).data);
+    }
+    const parsed = parseOpenAiAgentsExport({ data: items });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues.slice(0, 3)));
+    return parsed.items;
+  }
+
+  it("OpenAI Agents SDK: a group sent as 100 exports equals the one sent as 1, and a resend writes nothing", async () => {
+    const whole = agentsRunsOf(`agents-one-${engine}`, 20);
+    const parts = agentsRunsOf(`agents-hundred-${engine}`, 20);
+    ok(await ingestAgentsItems(db.prisma, whole));
+    let last: TraceIngestResult | null = null;
+    for (let b = 0; b < 100; b++) {
+      const batch = parts.slice(Math.floor((b * parts.length) / 100), Math.floor(((b + 1) * parts.length) / 100));
+      if (batch.length > 0) last = ok(await ingestAgentsItems(db.prisma, batch));
+    }
+    const reference = mapOpenAiAgentsItems(parts);
+    if (!reference.ok) throw new Error("the copies do not map");
+    expect(reference.sessions).toHaveLength(1);
+    const a = await storedSession("openai-agents", `group:agents-one-${engine}`);
+    const b = await storedSession("openai-agents", `group:agents-hundred-${engine}`);
+    expect(b.events).toEqual(asStored(reference.sessions[0]!.events));
+    expect(b.events).toEqual(a.events);
+    expect(b.session.eventCount).toBe(reference.sessions[0]!.events.length);
+    expect(b.session.title).toBe(a.session.title);
+    expect(b.session.status).toBe(a.session.status);
+    expect(last && last.ok && last.sessions.map((s) => s.id)).toEqual([b.session.id]);
+    // Only the group's own session: the traces' sessions made before their trace item arrived are gone.
+    expect(
+      await db.prisma.session.count({
+        where: { format: "openai-agents", externalId: { contains: `agents-hundred-${engine}` } },
+      }),
+    ).toBe(1);
+    // A resend (in other batches) inserts nothing and keeps the session.
+    const rowsBefore = await db.prisma.traceSpan.count({ where: { sessionId: b.session.id } });
+    for (let i = 0; i < parts.length; i += 37) {
+      const again = ok(await ingestAgentsItems(db.prisma, parts.slice(i, i + 37)));
+      expect(again.inserted).toBe(0);
+      expect(again.sessions.map((s) => s.id)).toEqual([b.session.id]);
+    }
+    expect(await db.prisma.traceSpan.count({ where: { sessionId: b.session.id } })).toBe(rowsBefore);
+    expect((await storedSession("openai-agents", `group:agents-hundred-${engine}`)).events).toEqual(b.events);
+  });
+
   it("OpenAI Agents SDK items: any batching gives the session of the whole export", async () => {
     const body: unknown = JSON.parse(
       readFileSync(path.join(import.meta.dirname, "../ingest/__fixtures__/openai-agents-chat.json"), "utf8"),
@@ -295,7 +360,9 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
     expect(session.id).toBe(sessionId);
     expect(events).toEqual(asStored(reference.sessions[0]!.events));
     // Before the trace item arrived, the spans made a trace session; it is gone now.
-    expect(await db.prisma.session.count({ where: { format: "openai-agents" } })).toBe(1);
+    // (Counted among this fixture's own groups: other tests store Agents SDK sessions in the same database.)
+    const own = [reference.sessions[0]!.externalId!, ...traces.map((t) => `trace:${t.id}`)];
+    expect(await db.prisma.session.count({ where: { format: "openai-agents", externalId: { in: own } } })).toBe(1);
   });
 });
 

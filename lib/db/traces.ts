@@ -12,7 +12,17 @@ import type { ImportedSession, ImportFormat, ImportIssue } from "@/lib/ingest/ty
 import type { Db, DbClient } from "./client";
 import { Prisma } from "./generated/client";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
-import { idOf, loadItems, pack, planOtlpIncrement, type SpanRow } from "./trace-increment";
+import {
+  digestColumns,
+  idOf,
+  ingestOtlpIncrement,
+  insertSpanRows,
+  loadItems,
+  pack,
+  traceStateOf,
+  type SpanRow,
+} from "./trace-increment";
+import type { SpanDigest } from "@/lib/ingest/otlp";
 import { toSessionEvent, upsertRebuiltSession, withFullInputs, type SavedSession } from "./sessions";
 
 // ---------------------------------------------------------------------------
@@ -207,6 +217,16 @@ async function storeAndRebuild<T>(
   }
   await lockKeys(tx, [...keys, ...[...traceIds].map((t) => `${source.prefix}trace-id:${t}`)]);
 
+  // An OTLP export that only adds to sessions re-maps the part it touches (see ./trace-increment.ts).
+  if (source.prefix === "otlp:") {
+    const done = await ingestOtlpIncrement(tx, {
+      fresh: fresh as unknown as Map<string, OtlpSpan>,
+      better: (a, b) => source.better(a as T, b as T),
+      fingerprint: (s) => source.fingerprint(s as T),
+    });
+    if (done) return { ok: true, ...done, received: fresh.size, incremental: true };
+  }
+
   // 2. What is stored of every group they touch (digests only), and the stored copies of the request's spans.
   const rows = await loadClosure(tx, keys, traceIds);
   const rowById = new Map(rows.map((r) => [idOf(r.traceId, r.spanId), r]));
@@ -223,29 +243,6 @@ async function storeAndRebuild<T>(
     const before = row ? resent.get(row.id)! : undefined;
     if (!before) inserted.push(id);
     else if (source.better(item, before) && source.fingerprint(item) !== source.fingerprint(before)) replaced.add(id);
-  }
-
-  // An OTLP export that only adds to sessions re-maps the part it touches (see ./trace-increment.ts).
-  if (source.prefix === "otlp:") {
-    const plan = await planOtlpIncrement(
-      tx,
-      rows,
-      inserted.map((id) => fresh.get(id) as OtlpSpan),
-      new Map([...replaced].map((id) => [id, fresh.get(id) as OtlpSpan])),
-    );
-    if (plan) {
-      await plan.write(tx);
-      if (plan.newRows.length > 0) await tx.traceSpan.createMany({ data: plan.newRows, skipDuplicates: true });
-      for (const u of plan.updates) await tx.traceSpan.update({ where: { id: u.id }, data: u.data });
-      return {
-        ok: true,
-        sessions: plan.sessions,
-        received: fresh.size,
-        inserted: inserted.length,
-        updated: replaced.size,
-        incremental: true,
-      };
-    }
   }
 
   // The full rebuild: every stored span of the groups, replaced by better copies, plus the new ones.
@@ -313,6 +310,17 @@ async function storeAndRebuild<T>(
       if (keep) await supersede(tx, before, "rebuilt");
       const saved = await upsertRebuiltSession(tx, session);
       if (keep) await setSupersededBy(tx, before.id, saved.id);
+      // What the next export of an OTLP session adds to (see ./trace-increment.ts).
+      if (digests) {
+        const state = traceStateOf(
+          session,
+          group.memberIds.map((id) => digests.get(id) as SpanDigest),
+        );
+        await tx.session.update({
+          where: { id: saved.id },
+          data: { traceState: state as unknown as Prisma.InputJsonValue },
+        });
+      }
       sessions.push({ ...saved, externalId: group.key });
       sessionId = saved.id;
     } else if (before) {
@@ -334,20 +342,22 @@ async function storeAndRebuild<T>(
   }
 
   // 6. Spans: new rows, better copies, and rows whose group or session changed.
-  const newRows: Prisma.TraceSpanCreateManyInput[] = inserted.map((id) => {
-    const item = all.get(id)!;
-    const { traceId, spanId } = source.ids(item);
-    const group = groupOf.get(id)!;
-    return {
-      groupKey: group.key,
-      traceId,
-      spanId,
-      sessionId: group.sessionId,
-      packed: pack(item),
-      ...digestField(digests, id),
-    };
-  });
-  if (newRows.length > 0) await tx.traceSpan.createMany({ data: newRows, skipDuplicates: true });
+  await insertSpanRows(
+    tx,
+    inserted.map((id) => {
+      const item = all.get(id)!;
+      const { traceId, spanId } = source.ids(item);
+      const group = groupOf.get(id)!;
+      return {
+        groupKey: group.key,
+        traceId,
+        spanId,
+        sessionId: group.sessionId,
+        packed: pack(item),
+        digest: (digests?.get(id) as SpanDigest | undefined) ?? null,
+      };
+    }),
+  );
   const moves = new Map<string, string[]>();
   for (const [id, { row }] of stored) {
     const group = groupOf.get(id)!;
@@ -396,9 +406,12 @@ async function storeAndRebuild<T>(
   };
 }
 
-function digestField(digests: Map<string, unknown> | undefined, id: string): { digest?: Prisma.InputJsonValue } {
+function digestField(
+  digests: Map<string, unknown> | undefined,
+  id: string,
+): { digest?: Prisma.InputJsonValue } & Partial<ReturnType<typeof digestColumns>> {
   const d = digests?.get(id);
-  return d === undefined ? {} : { digest: d as Prisma.InputJsonValue };
+  return d === undefined ? {} : { digest: d as Prisma.InputJsonValue, ...digestColumns(d as SpanDigest) };
 }
 
 /** The events as `writeSession` would store them and `toSessionEvent` read them back. */

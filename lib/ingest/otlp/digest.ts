@@ -92,47 +92,154 @@ export function bySpanId(a: { traceId: string; spanId: string }, b: { traceId: s
 /** What the session fields need from the events: the first model call's input, and every tool call's name. */
 export type EventFacts = { firstModelInput: unknown; toolCallNames: Iterable<string> };
 
+/** A value chosen by an order over spans, with the span's place in that order. */
+type Ranked<T> = { value: T; start: string; spanId: string; key: string };
+
+/**
+ * What a session's own fields need from ALL its spans, as one small value
+ * that a span can be added to in any order (`addDigest`): counts, the time
+ * range, and each "first" choice (`sessionFields`' orders: span-id order, or
+ * start then span id) kept with the span that made it. A session stores it,
+ * so an export that adds spans updates it without reading the others.
+ * Maps are kept as entry lists (a tool or key may be named `__proto__`).
+ */
+export type SpanAggregate = {
+  spans: number;
+  models: number;
+  tools: number;
+  /** Spans not ended. */
+  open: number;
+  earliest: string | null;
+  latest: string | null;
+  /** Tool definitions by name: the first in span-id order. */
+  toolDefs: [string, { def: ToolDefinition; key: string }][];
+  /** Agent spans' telemetry metadata by key: the first in span-id order. */
+  metadata: [string, { value: unknown; key: string }][];
+  explicitAdapter: { value: AdapterHints["explicit"]; key: string } | null;
+  found: AdapterHints["found"];
+  conventions: Convention[];
+  traceIds: string[];
+  service: Ranked<string> | null;
+  agentOfAgent: Ranked<string> | null;
+  agentAny: Ranked<string> | null;
+  version: Ranked<string> | null;
+};
+
+export function emptyAggregate(): SpanAggregate {
+  return {
+    spans: 0,
+    models: 0,
+    tools: 0,
+    open: 0,
+    earliest: null,
+    latest: null,
+    toolDefs: [],
+    metadata: [],
+    explicitAdapter: null,
+    found: [],
+    conventions: [],
+    traceIds: [],
+    service: null,
+    agentOfAgent: null,
+    agentAny: null,
+    version: null,
+  };
+}
+
+/** Start, then span id, then span-id order: `sessionFields`' "ordered". */
+function earlier(a: { start: string; spanId: string; key: string }, b: { start: string; spanId: string; key: string }) {
+  const sa = BigInt(a.start);
+  const sb = BigInt(b.start);
+  if (sa !== sb) return sa < sb;
+  if (a.spanId !== b.spanId) return a.spanId < b.spanId;
+  return a.key < b.key;
+}
+
+/** The aggregate with more spans (a span already in it must not be added again). Order does not matter. */
+export function addDigests(agg: SpanAggregate, digests: Iterable<SpanDigest>): SpanAggregate {
+  const toolDefs = new Map(agg.toolDefs);
+  const metadata = new Map(agg.metadata);
+  const found = new Set(agg.found);
+  const conventions = new Set(agg.conventions);
+  const traceIds = new Set(agg.traceIds);
+  const out = { ...agg };
+  for (const d of digests) {
+    const key = d.traceId + d.spanId;
+    const at = { start: d.start, spanId: d.spanId, key };
+    const rank = <T>(current: Ranked<T> | null, value: T | null): Ranked<T> | null =>
+      value === null || (current !== null && !earlier(at, current)) ? current : { value, ...at };
+    if (d.role === "model")
+      for (const def of d.tools ?? []) {
+        const current = toolDefs.get(def.name);
+        if (!current || key < current.key) toolDefs.set(def.name, { def, key });
+      }
+    if (d.role === "agent")
+      for (const [k, value] of Object.entries(d.metadata ?? {})) {
+        const current = metadata.get(k);
+        if (!current || key < current.key) metadata.set(k, { value, key });
+      }
+    if (d.adapter.explicit !== null && (out.explicitAdapter === null || key < out.explicitAdapter.key))
+      out.explicitAdapter = { value: d.adapter.explicit, key };
+    for (const f of d.adapter.found) found.add(f);
+    if (d.convention) conventions.add(d.convention);
+    traceIds.add(d.traceId);
+    out.spans++;
+    if (d.role === "model") out.models++;
+    if (d.role === "tool") out.tools++;
+    if (d.end === null) out.open++;
+    else if (out.latest === null || BigInt(d.end) > BigInt(out.latest)) out.latest = d.end;
+    if (out.earliest === null || BigInt(d.start) < BigInt(out.earliest)) out.earliest = d.start;
+    out.service = rank(out.service, d.service);
+    out.agentOfAgent = rank(out.agentOfAgent, d.role === "agent" && d.agentName ? d.agentName : null);
+    out.agentAny = rank(out.agentAny, d.agentName ? d.agentName : null);
+    out.version = rank(out.version, d.version);
+  }
+  const byName = <V>([a]: [string, V], [b]: [string, V]) => (a < b ? -1 : a > b ? 1 : 0);
+  return {
+    ...out,
+    toolDefs: [...toolDefs].sort(byName),
+    metadata: [...metadata].sort(byName),
+    found: [...found].sort(),
+    conventions: [...conventions].sort(),
+    traceIds: [...traceIds].sort(),
+  };
+}
+
+export function aggregateOf(digests: Iterable<SpanDigest>): SpanAggregate {
+  return addDigests(emptyAggregate(), digests);
+}
+
+/** A stored aggregate, or null when it is not one (a session stored before aggregates). */
+export function asAggregate(value: unknown): SpanAggregate | null {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && "toolDefs" in value
+    ? (value as SpanAggregate)
+    : null;
+}
+
 /**
  * A session's fields but its events, from the digests of all its spans (in
- * span-id order), or null when it has no model or tool step.
+ * any order) or their aggregate, or null when it has no model or tool step.
  */
 export function sessionFields(
   groupKey: string,
-  digests: readonly SpanDigest[],
+  digests: readonly SpanDigest[] | SpanAggregate,
   facts: EventFacts,
   format: ImportedSession["format"],
   warnings: readonly ImportIssue[] = [],
 ): Omit<ImportedSession, "events"> | null {
-  if (!digests.some((d) => d.role === "model" || d.role === "tool")) return null;
-  let earliest = BigInt(digests[0]!.start);
-  let latest: bigint | null = null;
-  let allEnded = true;
-  const toolDefs = new Map<string, ToolDefinition>();
-  let telemetryMetadata: Record<string, unknown> = {};
-  for (const d of digests) {
-    const start = BigInt(d.start);
-    if (start < earliest) earliest = start;
-    if (d.end === null) allEnded = false;
-    else if (latest === null || BigInt(d.end) > latest) latest = BigInt(d.end);
-    if (d.role === "model") for (const def of d.tools ?? []) if (!toolDefs.has(def.name)) toolDefs.set(def.name, def);
-    if (d.role === "agent") telemetryMetadata = { ...d.metadata, ...telemetryMetadata };
-  }
-  const ordered = [...digests].sort((a, b) => {
-    const sa = BigInt(a.start);
-    const sb = BigInt(b.start);
-    return sa !== sb ? (sa < sb ? -1 : 1) : a.spanId < b.spanId ? -1 : 1;
-  });
-  const adapter = digests.some((d) => d.convention === "vercel-ai-sdk")
+  const agg = Array.isArray(digests) ? aggregateOf(digests) : (digests as SpanAggregate);
+  if (agg.models + agg.tools === 0 || agg.earliest === null) return null;
+  const toolDefs = new Map(agg.toolDefs.map(([name, { def }]) => [name, def]));
+  const telemetryMetadata = Object.fromEntries(agg.metadata.map(([k, { value }]) => [k, value]));
+  const adapter = agg.conventions.includes("vercel-ai-sdk")
     ? "vercel-ai-sdk"
-    : adapterOf(digests.map((d) => d.adapter));
-  const serviceName = ordered.find((d) => d.service !== null)?.service ?? null;
-  const agentName =
-    ordered.find((d) => d.role === "agent" && d.agentName)?.agentName ??
-    ordered.find((d) => d.agentName)?.agentName ??
-    serviceName ??
-    "unknown agent";
-  const version = ordered.find((d) => d.version !== null)?.version ?? "unknown";
-  const conventions = [...new Set(digests.flatMap((d) => (d.convention ? [d.convention] : [])))].sort();
+    : adapterOf([
+        ...(agg.explicitAdapter ? [{ explicit: agg.explicitAdapter.value, found: [] }] : []),
+        { explicit: null, found: agg.found },
+      ]);
+  const serviceName = agg.service?.value ?? null;
+  const agentName = agg.agentOfAgent?.value ?? agg.agentAny?.value ?? serviceName ?? "unknown agent";
+  const version = agg.version?.value ?? "unknown";
   for (const name of facts.toolCallNames) if (!toolDefs.has(name)) toolDefs.set(name, { name });
   return {
     externalId: groupKey,
@@ -140,12 +247,12 @@ export function sessionFields(
     agent: { name: agentName, adapter },
     agentVersion: { version, capabilities: [] },
     format,
-    startedAt: isoFromNanos(earliest),
-    endedAt: allEnded && latest !== null ? isoFromNanos(latest) : null,
+    startedAt: isoFromNanos(BigInt(agg.earliest)),
+    endedAt: agg.open === 0 && agg.latest !== null ? isoFromNanos(BigInt(agg.latest)) : null,
     metadata: {
       source: "otlp",
-      conventions,
-      traceIds: [...new Set(digests.map((d) => d.traceId))].sort(),
+      conventions: [...agg.conventions],
+      traceIds: [...agg.traceIds],
       ...(serviceName ? { serviceName } : {}),
       ...(Object.keys(telemetryMetadata).length > 0 ? { telemetryMetadata } : {}),
       ...(warnings.length > 0 ? { importWarnings: warnings } : {}),

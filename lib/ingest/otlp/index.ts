@@ -11,7 +11,16 @@ export type { DecodeResult, OtlpAttributes, OtlpSpan, OtlpSpanEvent, OtlpStatus 
 export { gunzipIfNeeded, MAX_INFLATED_BYTES } from "./gzip";
 export { assemble } from "./assemble";
 export { readSpan } from "./conventions";
-export { bySpanId, digestOf, sessionFields, type SpanDigest } from "./digest";
+export {
+  addDigests,
+  aggregateOf,
+  asAggregate,
+  bySpanId,
+  digestOf,
+  sessionFields,
+  type SpanAggregate,
+  type SpanDigest,
+} from "./digest";
 export { factsOf, stepsOf } from "./map";
 export {
   dedupeSpans,
