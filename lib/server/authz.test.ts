@@ -89,6 +89,7 @@ const OPERATIONS: Record<string, Permission> = {
   "sessions.ingestAgentsItems": "sessions.import",
   "sessions.listSessions": "sessions.read",
   "sessions.getSession": "sessions.read",
+  "sessions.openSession": "sessions.read",
   "replay-pages.getReplayPage": "replays.read",
   "replay-pages.listReplaySteps": "replays.read",
   "replay-pages.getReplayStep": "replays.read",
