@@ -127,6 +127,16 @@ describe("OTLP JSON: every AnyValue kind and both spellings", () => {
     });
   });
 
+  it("takes times up to the largest stored, 2^63 - 1 ns", () => {
+    const result = decodeOtlpJsonValue(
+      request(span({ startTimeUnixNano: "1", endTimeUnixNano: "9223372036854775807" })),
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      spans: [{ startTimeUnixNano: "1", endTimeUnixNano: "9223372036854775807" }],
+    });
+  });
+
   it("accepts an empty export", () => {
     expect(decodeOtlpJsonValue({})).toEqual({ ok: true, spans: [] });
     expect(decodeOtlpJsonValue({ resourceSpans: [] })).toEqual({ ok: true, spans: [] });
@@ -153,6 +163,17 @@ describe("malformed OTLP JSON: every problem at its exact path, nothing decoded"
       [
         { path: `${at(0)}.startTimeUnixNano`, message: /required/ },
         { path: `${at(1)}.endTimeUnixNano`, message: /nanoseconds/ },
+      ],
+    ],
+    [
+      "a time past what is stored (2^63 ns, in the year 2262)",
+      request(span({ startTimeUnixNano: "9223372036854775808", endTimeUnixNano: "18446744073709551615" })),
+      [
+        {
+          path: `${at(0)}.startTimeUnixNano`,
+          message: /^is out of range: nanoseconds since 1970 are at most 9223372036854775807/,
+        },
+        { path: `${at(0)}.endTimeUnixNano`, message: /^is out of range/ },
       ],
     ],
     [

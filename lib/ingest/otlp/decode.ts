@@ -325,8 +325,11 @@ function readEnum(
   return 0;
 }
 
-/** The largest fixed64 (2^64 - 1): a timestamp past it cannot be a real export's. */
-const MAX_NANOS = 18_446_744_073_709_551_615n;
+/**
+ * The largest timestamp stored (2^63 - 1 ns, in the year 2262): spans keep their times in signed 64-bit
+ * columns, so a later one (a fixed64 can reach 2554) is refused here, naming its field, not by the database.
+ */
+const MAX_NANOS = 9_223_372_036_854_775_807n;
 
 /** A fixed64 nanosecond timestamp: a decimal string (proto3 JSON) or a number. */
 function readNanos(obj: Record<string, unknown>, camel: string, path: Path, issues: IssueList): string | null {
@@ -339,7 +342,7 @@ function readNanos(obj: Record<string, unknown>, camel: string, path: Path, issu
   if (ns !== null) {
     issues.add(
       [...path, f.key],
-      `is out of range: a fixed64 of nanoseconds since 1970 is at most ${MAX_NANOS} (the year 2554)`,
+      `is out of range: nanoseconds since 1970 are at most ${MAX_NANOS} (in the year 2262)`,
     );
     return null;
   }

@@ -9,6 +9,13 @@ ADD COLUMN "role" TEXT,
 ADD COLUMN "callIds" TEXT[] DEFAULT ARRAY[]::TEXT[];
 
 -- Rows stored with a digest get the columns now: rows stored before digests get them when a rebuild rewrites them.
+-- A time past what BIGINT holds (exports now refuse one, older ones were taken up to 2^64 - 1) loses its digest
+-- instead, so that its session takes the full rebuild rather than failing the migration.
+UPDATE "TraceSpan" SET digest = NULL
+WHERE digest IS NOT NULL AND jsonb_typeof(digest) = 'object' AND (
+  (digest->>'start') ~ '^[0-9]+$' AND (digest->>'start')::numeric > 9223372036854775807
+  OR (digest->>'end') ~ '^[0-9]+$' AND (digest->>'end')::numeric > 9223372036854775807
+);
 UPDATE "TraceSpan" SET
   "startNs" = (digest->>'start')::bigint,
   "lastNs" = GREATEST((digest->>'start')::bigint, COALESCE((digest->>'end')::bigint, (digest->>'start')::bigint)),
