@@ -172,7 +172,9 @@ export async function* presentSessionJson(
   yield `${document.slice(0, -"[]}}".length)}[`;
   const fullInput = opts.inputs === "delta" ? null : fullInputJson();
   let comma = "";
+  let sent = 0;
   for await (const row of rows) {
+    sent++;
     // toSessionEvent's keys in its order, with the input's text put in place (it may be rebuilt as text).
     const { seq, kind, name, input, ...rest } = toSessionEvent(row);
     const inputText = fullInput
@@ -182,6 +184,10 @@ export async function* presentSessionJson(
     yield `${comma}${JSON.stringify({ seq, kind, name }).slice(0, -1)},"input":${inputText},${after.slice(1)}`;
     comma = ",";
   }
+  // The windows are read one after another, not as one snapshot: a session rewritten under the read (a trace
+  // export, a rebuild) shows as a different number of events, and the body is cut rather than closed as if whole.
+  if (sent !== head.eventCount)
+    throw new Error(`session ${head.id} changed while it was sent: ${sent} events read, ${head.eventCount} expected`);
   yield "]}}";
 }
 

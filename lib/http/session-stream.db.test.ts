@@ -129,6 +129,28 @@ describe.each(TEST_ENGINES)("streamed session documents on %s", (engine) => {
     expect(await (await streamed(db, sparse.id, "full", 3)).text()).toBe(await presentedWhole(db, sparse.id, "full"));
   });
 
+  it("a session rewritten while it is sent is cut, not closed as if whole", async () => {
+    const long = await importAndSave(db.prisma, JSON.stringify(longChatLog(60)), { format: "openai-chat" });
+    if (!long.ok) throw new Error("the chat log did not import");
+    const id = long.sessions[0]!.id;
+    const count = long.sessions[0]!.eventCount;
+    const response = await streamed(db, id, "delta", 16, 2048);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value, { stream: true });
+    // A rebuild under the read: the last ten events go (their session row still says `count`).
+    await db.prisma.event.deleteMany({ where: { sessionId: id, seq: { gte: count - 10 } } });
+    const rest = async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    await expect(rest()).rejects.toThrow(`changed while it was sent: ${count - 10} events read, ${count} expected`);
+    expect(() => JSON.parse(text) as unknown).toThrow();
+  });
+
   it("a failure in the first chunk rejects before answering; one after it cuts the body", async () => {
     const models = await db.prisma.event.findMany({
       where: { sessionId: longId, kind: "model_call", inputPrefixSeq: { not: null } },
