@@ -790,7 +790,7 @@ describe("a cancel that lands just before a live call goes out, on PostgreSQL", 
       expect(view.replay.status).toBe("cancelled");
       expect(view.replay.error).toMatchObject({
         code: "cancelled",
-        message: 'The replay was cancelled before the "lookup_order" call; the 1 steps before it are kept.',
+        message: 'The replay was cancelled before the "lookup_order" call; the step before it is kept.',
       });
       expect(view.steps.map((s) => s.kind)).toEqual(["model_call"]);
       // Nothing says the call was made: a retry would make it, not wait for an answer that never existed.

@@ -190,12 +190,18 @@ export class ReplayRun {
     const answer = isCancelled();
     const cancelled = answer instanceof Promise ? await guarded("cancellation check", () => answer) : answer;
     if (cancelled !== true) return false;
-    this.halt(
-      "cancelled",
-      "cancelled",
-      `The replay was cancelled ${where}; the ${this.steps.length} steps before it are kept.`,
-    );
+    this.haltCancelled(where);
     return true;
+  }
+
+  /** Halts as `cancelled` at `where` ("before model step 3"), keeping the steps made so far. */
+  haltCancelled(where: string): void {
+    const n = this.steps.length;
+    const kept =
+      n === 0
+        ? "no step was made before it"
+        : `the ${n === 1 ? "step" : `${n} steps`} before it ${n === 1 ? "is" : "are"} kept`;
+    this.halt("cancelled", "cancelled", `The replay was cancelled ${where}; ${kept}.`);
   }
 
   /**

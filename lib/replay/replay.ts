@@ -293,11 +293,7 @@ export async function replay(input: ReplayInput): Promise<ReplayResult> {
     run.pending = null;
     if (error instanceof CancelledBeforeCall) {
       // An executor saw the cancel just before its call went out: the call was not made.
-      run.halt(
-        "cancelled",
-        "cancelled",
-        `The replay was cancelled before ${error.what}; the ${run.steps.length} steps before it are kept.`,
-      );
+      run.haltCancelled(`before ${error.what}`);
     } else if (error instanceof ExecutorFailure) {
       run.halt(
         "failed",
