@@ -340,10 +340,7 @@ function readNanos(obj: Record<string, unknown>, camel: string, path: Path, issu
   else if (typeof f.value === "number" && Number.isFinite(f.value) && f.value >= 0) ns = BigInt(Math.round(f.value));
   if (ns !== null && ns <= MAX_NANOS) return ns.toString();
   if (ns !== null) {
-    issues.add(
-      [...path, f.key],
-      `is out of range: nanoseconds since 1970 are at most ${MAX_NANOS} (in the year 2262)`,
-    );
+    issues.add([...path, f.key], `is out of range: nanoseconds since 1970 are at most ${MAX_NANOS} (in the year 2262)`);
     return null;
   }
   issues.add([...path, f.key], "must be a non-negative integer of nanoseconds (a decimal string)");
