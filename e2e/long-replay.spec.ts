@@ -239,3 +239,51 @@ test("the paged replay API: steps, one step whole, comparison rows, and clear re
   expect((await request.get("/api/v1/replays/nope/comparison/rows", { headers: AUTH })).status()).toBe(404);
   expect((await get("/steps", {})).status()).toBe(401);
 });
+
+test("GET /api/v1/replays/:id and /comparison stream over HTTP, whole or ?inputs=delta, and refuse a bad query", async ({
+  request,
+}) => {
+  test.setTimeout(120_000);
+  const session = await importLong(request, 60);
+  const id = await replayEdited(request, session.id);
+  type Step = {
+    seq: number;
+    kind: string;
+    input: { messages?: unknown[] } | null;
+    inputPrefix?: { seq: number; count: number } | null;
+  };
+  const get = (path: string, headers: Record<string, string> = AUTH) =>
+    request.get(`/api/v1/replays/${id}${path}`, { headers });
+
+  const full = await get("");
+  expect(full.status()).toBe(200);
+  expect(full.headers()["content-type"]).toBe("application/json");
+  const fullSteps = ((await full.json()) as { replay: { id: string; steps: Step[] } }).replay.steps;
+  const delta = (await (await get("?inputs=delta")).json()) as { replay: { id: string; steps: Step[] } };
+  expect(delta.replay.id).toBe(id);
+  expect(delta.replay.steps.map((s) => s.seq)).toEqual(fullSteps.map((s) => s.seq));
+  // The last model call: whole, it repeats the conversation; as stored, it adds its last messages after its prefix.
+  const [previous, lastModel] = fullSteps.filter((s) => s.kind === "model_call").slice(-2) as [Step, Step];
+  const stored = delta.replay.steps.find((s) => s.seq === lastModel.seq)!;
+  const whole = lastModel.input!.messages!;
+  expect(stored.inputPrefix?.seq).toBe(previous.seq);
+  expect(stored.inputPrefix!.count + stored.input!.messages!.length).toBe(whole.length);
+  expect(stored.input!.messages).toEqual(whole.slice(stored.inputPrefix!.count));
+  expect(stored.input!.messages!.length).toBeLessThan(5);
+
+  type Pair = { id: string; type: string; base: Step | null; branch: Step | null };
+  const comparison = (await (await get("/comparison")).json()) as { comparison: { pairs: Pair[] } };
+  const comparisonDelta = (await (await get("/comparison?inputs=delta")).json()) as { comparison: { pairs: Pair[] } };
+  expect(comparisonDelta.comparison.pairs.map((p) => p.id)).toEqual(comparison.comparison.pairs.map((p) => p.id));
+  const edited = comparison.comparison.pairs.find((p) => p.id === `p${EDITED}-${EDITED}`)!;
+  expect(edited.type).toBe("changed");
+
+  for (const path of ["?inputs=whole", "/comparison?inputs=1"]) {
+    const res = await get(path);
+    expect(res.status(), path).toBe(400);
+    expect(JSON.stringify(await res.json()), path).toContain("inputs");
+  }
+  expect((await request.get("/api/v1/replays/nope", { headers: AUTH })).status()).toBe(404);
+  expect((await request.get("/api/v1/replays/nope/comparison?inputs=delta", { headers: AUTH })).status()).toBe(404);
+  expect((await get("", {})).status()).toBe(401);
+});

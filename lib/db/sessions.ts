@@ -588,6 +588,15 @@ export function toSessionEvent(e: SessionWithEvents["events"][number]): SessionE
   };
 }
 
+/** What every step of a session did (seq, kind, name, output), in order, without the inputs: a list of its steps that costs its length. */
+export async function sessionOutline(client: DbClient, sessionId: string) {
+  return client.event.findMany({
+    where: { sessionId },
+    orderBy: { seq: "asc" },
+    select: { seq: true, kind: true, name: true, output: true },
+  });
+}
+
 /** What the steps at these seqs did (kind, name, output), without their inputs: for naming a few steps of a long session. */
 export async function stepOutlines(client: DbClient, sessionId: string, seqs: readonly number[]) {
   if (seqs.length === 0) return [];

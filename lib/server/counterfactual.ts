@@ -20,8 +20,8 @@ import {
   type CheckRow,
   type StoredVerdicts,
 } from "@/lib/db/checks";
-import { isTerminal, toReplaySteps } from "@/lib/db/replays";
-import { sessionEvents } from "@/lib/db/sessions";
+import { isTerminal, toReplayStep } from "@/lib/db/replays";
+import { sessionEventsCompact } from "@/lib/db/sessions";
 import { AppError, notFound } from "@/lib/errors";
 import { modelExecutor } from "@/lib/executors/live";
 import {
@@ -227,7 +227,8 @@ export async function settleChecks(prisma: Db, replayId: string, result: ReplayR
   const judge = judgeFor(prisma, row.modelEndpointId);
   let base = row.trialSetId ? await siblingBaseVerdicts(prisma, row.trialSetId, replayId) : null;
   if (!base || base.length !== checks.length) {
-    base = await evaluateChecks(checks, { steps: await sessionEvents(prisma, row.sessionId) }, judge);
+    // Checks read tool calls' arguments and outputs, never a model call's input: the stored form serves.
+    base = await evaluateChecks(checks, { steps: await sessionEventsCompact(prisma, row.sessionId) }, judge);
   }
   const branch = await evaluateChecks(checks, { steps: result.steps }, judge);
   const verdicts = { base, branch };
@@ -294,12 +295,13 @@ export async function trialSetView(principal: Principal, input: TrialSetInput, p
   const replays = await loadTrialSet(prisma, trialSetId);
   if (replays.length === 0) throw notFound("trial set", trialSetId);
   const first = replays[0]!;
-  const base = await sessionEvents(prisma, first.sessionId);
+  // The stored form: trials compare outputs, calls and results, never a model call's input.
+  const base = await sessionEventsCompact(prisma, first.sessionId);
   const trials = replays.map((r) => {
     const stored = (r.verdicts as StoredVerdicts | null) ?? null;
     const branch = stored?.branch ?? [];
     const passed = isTerminal(r.status) ? runPassed(branch) : null;
-    const steps = toReplaySteps(r.steps);
+    const steps = r.steps.map(toReplayStep);
     return {
       replay: r,
       passed,

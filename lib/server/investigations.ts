@@ -31,7 +31,7 @@ import {
 import { getPolicyVersionById } from "@/lib/db/policies";
 import { isTerminal, loadReplayView } from "@/lib/db/replays";
 import { recordedToolStepsFor, replayStamp } from "@/lib/db/replay-window";
-import { sessionContext, sessionEvents } from "@/lib/db/sessions";
+import { sessionContext, sessionEventsCompact } from "@/lib/db/sessions";
 import { knownTools } from "@/lib/db/history";
 import { toolEndpointFor } from "@/lib/db/executors";
 import { toolExecutor } from "@/lib/executors/live";
@@ -218,7 +218,8 @@ export async function createInvestigation(principal: Principal, input: StartInve
   if (input.kind === "blame") {
     const session = await sessionContext(prisma, input.sessionId);
     if (!session) throw notFound("session", input.sessionId, "sessionId");
-    const base = await sessionEvents(prisma, input.sessionId);
+    // The stored form: blame reads model steps' seqs and names, and checks never read a model call's input.
+    const base = await sessionEventsCompact(prisma, input.sessionId);
     const modelSteps = base.filter((e) => e.kind === "model_call").map((e) => ({ seq: e.seq, name: e.name }));
     if (modelSteps.length === 0)
       throw new AppError("invalid_input", "The session has no model step: there is no decision to blame.", [
@@ -329,7 +330,8 @@ async function createStaleCheck(
 ) {
   const session = await sessionContext(prisma, input.sessionId);
   if (!session) throw notFound("session", input.sessionId, "sessionId");
-  const base = await sessionEvents(prisma, input.sessionId);
+  // The stored form: a stale check reads tool calls only, whose inputs are stored whole.
+  const base = await sessionEventsCompact(prisma, input.sessionId);
   const sideEffects = new Map((await knownTools(prisma, session.agentId)).map((t) => [t.name, t.sideEffect]));
   const recorded = base.filter((e) => e.kind === "tool_call" && e.status === "completed");
   const skipped: { tool: string; reason: string }[] = [];

@@ -9,6 +9,7 @@ import {
   sessionEventRows,
   sessionFacets,
   sessionHead,
+  sessionOutline,
   type SessionWithEvents,
 } from "@/lib/db/sessions";
 import { ingestAgentsItems as storeAgentsItems, ingestOtlpSpans as storeOtlpSpans } from "@/lib/db/traces";
@@ -92,6 +93,20 @@ export async function getSession(principal: Principal, input: SessionRef, prisma
   const session = await readSession(prisma, input.sessionId, { inputs: input.inputs ?? "full" });
   if (!session) throw notFound("session", input.sessionId);
   return session;
+}
+
+/** One session without its events (its counts are stored with it): for pages that name it. */
+export async function getSessionHead(principal: Principal, input: { sessionId: string }, prisma: Db) {
+  authorize(principal, "sessions.read");
+  const head = await sessionHead(prisma, input.sessionId);
+  if (!head) throw notFound("session", input.sessionId);
+  return head;
+}
+
+/** One session's head and what each of its steps did (no inputs): for pages that list its steps by name. */
+export async function getSessionOutline(principal: Principal, input: { sessionId: string }, prisma: Db) {
+  const head = await getSessionHead(principal, input, prisma);
+  return { ...head, events: await sessionOutline(prisma, input.sessionId) };
 }
 
 /**

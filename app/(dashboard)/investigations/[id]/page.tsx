@@ -7,7 +7,7 @@ import { StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { getInvestigation } from "@/lib/server/investigations";
-import { getSession } from "@/lib/server/sessions";
+import { getSessionOutline } from "@/lib/server/sessions";
 import { can } from "@/lib/server/authz";
 import { evidenceDrafts } from "@/lib/server/reports";
 
@@ -27,7 +27,7 @@ export default async function InvestigationPage({ params }: Props) {
   const { id } = await params;
   const { principal, prisma } = await pageContext();
   const investigation = await orNotFound(getInvestigation(principal, { investigationId: id }, prisma));
-  const session = await getSession(principal, { sessionId: investigation.sessionId }, prisma);
+  const session = await getSessionOutline(principal, { sessionId: investigation.sessionId }, prisma);
   const label = session.title ?? session.externalId ?? session.id;
   const running = investigation.status === "queued" || investigation.status === "running";
   return (

@@ -8,7 +8,7 @@ import { orNotFound, pageContext } from "@/lib/http/page";
 import { blameProbeBound } from "@/lib/replay";
 import { counterfactualFormOptions } from "@/lib/server/counterfactual";
 import { blameLiveBudget, listSessionInvestigations } from "@/lib/server/investigations";
-import { getSession } from "@/lib/server/sessions";
+import { getSessionHead } from "@/lib/server/sessions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Investigate a session" };
@@ -18,12 +18,12 @@ type Props = { params: Promise<{ id: string }> };
 export default async function InvestigatePage({ params }: Props) {
   const { id } = await params;
   const { principal, prisma } = await pageContext();
-  const session = await orNotFound(getSession(principal, { sessionId: id }, prisma));
+  const session = await orNotFound(getSessionHead(principal, { sessionId: id }, prisma));
   const [{ savedChecks, modelEndpoints }, past] = await Promise.all([
     counterfactualFormOptions(principal, {}, prisma),
     listSessionInvestigations(principal, { sessionId: id }, prisma),
   ]);
-  const modelSteps = session.events.filter((e) => e.kind === "model_call").length;
+  const modelSteps = session.modelCallCount;
   const label = session.title ?? session.externalId ?? session.id;
   return (
     <>

@@ -1,12 +1,26 @@
-import { apiRoute } from "@/lib/http/api";
-import { presentReplay } from "@/lib/http/present";
+import { apiRoute, readQuery } from "@/lib/http/api";
+import { presentReplayJson } from "@/lib/http/replay-stream";
+import { streamedJson } from "@/lib/http/stream";
 import { replayCounterfactual } from "@/lib/server/counterfactual";
-import { getReplay } from "@/lib/server/replays";
+import { openReplay, ReplayDocumentQuery } from "@/lib/server/replay-documents";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>(async ({ prisma, params, principal }) => {
-  const view = await getReplay(principal, { replayId: params.id }, prisma);
+/**
+ * One replay with its steps in order: `{ replay: { ..., steps, ... } }`.
+ * `?inputs=delta`: each model call's input holds only the messages it adds,
+ * and `inputPrefix: { seq, count }` says they follow the first `count`
+ * messages of step `seq`'s full input.
+ *
+ * Streamed as GET /api/v1/sessions/:id is: the steps are read a window at a
+ * time and written as they are read (see lib/http/stream.ts for a failure
+ * after the first byte).
+ */
+export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
+  const { inputs } = readQuery(request, ReplayDocumentQuery);
+  const { meta, steps } = await openReplay(principal, { replayId: params.id }, prisma);
   const counterfactual = await replayCounterfactual(principal, { replayId: params.id }, prisma);
-  return Response.json({ replay: { ...presentReplay(view), ...counterfactual } });
+  return streamedJson(presentReplayJson(meta, steps, counterfactual, { inputs: inputs ?? "full" }), {
+    where: `GET /api/v1/replays/${params.id}`,
+  });
 });

@@ -1,0 +1,280 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/lib/db/client";
+import { importAndSave } from "@/lib/db/imports";
+import { replayStepRows } from "@/lib/db/replay-rows";
+import { loadReplayComparison, loadReplayMeta, loadReplayView, toReplayStep } from "@/lib/db/replays";
+import { sessionEventRows } from "@/lib/db/sessions";
+import { loadDemoData } from "@/lib/db/startup";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { parseInput } from "@/lib/errors";
+import { expandInputs } from "@/lib/ingest/inputs";
+import { longChatLog } from "@/lib/ingest/long-chat";
+import { eventDelta, toolLevelPreset, type Policy } from "@/lib/replay";
+import { replayCounterfactual } from "@/lib/server/counterfactual";
+import { localAdmin } from "@/lib/server/principal";
+import * as replays from "@/lib/server/replays";
+import { presentComparison, presentReplay } from "./present";
+import { presentComparisonJson, presentReplayJson, type InputsForm } from "./replay-stream";
+import { streamedJson } from "./stream";
+
+const admin = localAdmin("tester");
+const start = (prisma: Db, raw: unknown) =>
+  replays.startReplay(admin, parseInput(replays.StartReplayInput, raw), prisma);
+
+const RECORDED: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: toolLevelPreset("recorded-only"),
+};
+const PAUSE: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: toolLevelPreset("pause-for-fixture"),
+};
+const HISTORY: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
+};
+
+/** Reads a streamed body through its reader, counting its chunks. */
+async function readAll(response: Response): Promise<{ text: string; chunks: number }> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let chunks = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks++;
+    text += decoder.decode(value, { stream: true });
+  }
+  return { text: text + decoder.decode(), chunks };
+}
+
+type Doc = Record<string, unknown>;
+type StepJson = { seq: number; kind: string; input: unknown; inputPrefix: { seq: number; count: number } | null };
+
+/** Full inputs from a document's steps in the delta form: the messages each adds after its prefix. */
+const expanded = (steps: readonly StepJson[]) =>
+  expandInputs(steps.map((s) => ({ seq: s.seq, kind: s.kind, input: s.input, prefix: s.inputPrefix })));
+
+describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
+  let db: TestDatabase;
+  let ids: string[] = [];
+  let longId = "";
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+    await loadDemoData(db.prisma);
+    for (const s of await db.prisma.session.findMany({ select: { id: true }, orderBy: { createdAt: "asc" } }))
+      await start(db.prisma, { sessionId: s.id, policy: RECORDED });
+    // Replays that diverge: a model output and a system prompt edited (the second pauses: unreached steps).
+    const refund = await db.prisma.session.findFirstOrThrow({
+      where: { agent: { name: "harbor-pine-support" } },
+      select: { id: true },
+    });
+    const models = await db.prisma.event.findMany({
+      where: { sessionId: refund.id, kind: "model_call" },
+      orderBy: { seq: "asc" },
+      select: { seq: true },
+    });
+    await start(db.prisma, {
+      sessionId: refund.id,
+      policy: RECORDED,
+      edits: [
+        { seq: models.at(-1)!.seq, op: "replace_model_output", value: { role: "assistant", content: "changed" } },
+      ],
+    });
+    await start(db.prisma, {
+      sessionId: refund.id,
+      policy: PAUSE,
+      edits: [{ seq: models[0]!.seq, op: "replace_system_prompt", value: "Be terse. \u2028" }],
+    });
+    // A budget that ends the branch early (unreached steps), and a model output without its tool calls (removed ones).
+    await start(db.prisma, { sessionId: refund.id, policy: { ...RECORDED, maxSteps: 3 } });
+    await start(db.prisma, {
+      sessionId: refund.id,
+      policy: RECORDED,
+      edits: [{ seq: models[0]!.seq, op: "replace_model_output", value: { role: "assistant", content: "done" } }],
+    });
+    // A 150-turn chat whose first tool result is edited: every later model input differs from its base event's.
+    const long = await importAndSave(db.prisma, JSON.stringify(longChatLog(150)), { format: "openai-chat" });
+    if (!long.ok) throw new Error("the long chat log did not import");
+    const sessionId = long.sessions[0]!.id;
+    const firstTool = await db.prisma.event.findFirstOrThrow({
+      where: { sessionId, kind: "tool_call" },
+      orderBy: { seq: "asc" },
+      select: { seq: true },
+    });
+    longId = (
+      await start(db.prisma, {
+        sessionId,
+        policy: HISTORY,
+        edits: [
+          {
+            seq: firstTool.seq,
+            op: "replace_tool_result",
+            value: JSON.parse('{"edited":true,"__proto__":{"x":1}}') as object,
+          },
+        ],
+      })
+    ).id;
+    ids = (await db.prisma.replay.findMany({ select: { id: true }, orderBy: { createdAt: "asc" } })).map((r) => r.id);
+  }, 300_000);
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  /** The documents as the routes sent them before they streamed: the whole view presented at once. */
+  async function whole(id: string) {
+    const view = (await loadReplayView(db.prisma, id))!;
+    const counterfactual = await replayCounterfactual(admin, { replayId: id }, db.prisma);
+    return {
+      view,
+      replay: JSON.stringify({ replay: { ...presentReplay(view), ...counterfactual } }),
+      comparison: JSON.stringify({ comparison: { ...presentComparison(view), ...counterfactual } }),
+    };
+  }
+
+  async function streamedReplay(id: string, inputs: InputsForm, window: number, chunkChars = 1000) {
+    const meta = (await loadReplayMeta(db.prisma, id))!;
+    const counterfactual = await replayCounterfactual(admin, { replayId: id }, db.prisma);
+    return streamedJson(presentReplayJson(meta, replayStepRows(db.prisma, id, window), counterfactual, { inputs }), {
+      where: "a test",
+      chunkChars,
+    });
+  }
+
+  async function streamedComparison(id: string, inputs: InputsForm, window: number, chunkChars = 1000) {
+    const outline = (await loadReplayComparison(db.prisma, id))!;
+    const counterfactual = await replayCounterfactual(admin, { replayId: id }, db.prisma);
+    const pieces = presentComparisonJson(
+      outline,
+      sessionEventRows(db.prisma, outline.replay.sessionId, window),
+      replayStepRows(db.prisma, id, window),
+      counterfactual,
+      { inputs },
+    );
+    return streamedJson(pieces, { where: "a test", chunkChars });
+  }
+
+  it("sends every replay and its comparison byte for byte as the whole presenters did", async () => {
+    expect(ids.length).toBeGreaterThan(10);
+    const types = new Set<string>();
+    for (const id of ids) {
+      const expected = await whole(id);
+      for (const p of expected.view.comparison.pairs) types.add(p.type);
+      // A window of 3 rows: model calls extend calls of an earlier window.
+      const replay = await streamedReplay(id, "full", 3);
+      expect(replay.status).toBe(200);
+      expect(replay.headers.get("content-type")).toBe("application/json");
+      expect((await readAll(replay)).text).toBe(expected.replay);
+      expect((await readAll(await streamedComparison(id, "full", 3))).text).toBe(expected.comparison);
+    }
+    // Pairs of every kind but inserted were written (a changed pair's delta computed again from the rows).
+    expect([...types].sort()).toEqual(["changed", "equal", "removed", "unreached"]);
+  }, 300_000);
+
+  it("sends a 150-turn replay and comparison byte for byte in many chunks", async () => {
+    const expected = await whole(longId);
+    const changedModels = expected.view.comparison.pairs.filter(
+      (p) => p.type === "changed" && p.base.kind === "model_call",
+    );
+    expect(changedModels.length).toBe(150);
+    const replay = await readAll(await streamedReplay(longId, "full", 64, 4096));
+    expect(replay.text).toBe(expected.replay);
+    expect(replay.chunks).toBeGreaterThan(20);
+    const comparison = await readAll(await streamedComparison(longId, "full", 64, 4096));
+    expect(comparison.text).toBe(expected.comparison);
+    expect(comparison.chunks).toBeGreaterThan(40);
+  }, 120_000);
+
+  it("?inputs=delta: each model input holds what it adds after inputPrefix, and expands to the full document", async () => {
+    for (const id of [longId, ...ids.slice(-3)]) {
+      const expected = await whole(id);
+      const full = JSON.parse(expected.replay) as { replay: Doc & { steps: StepJson[] } };
+      const text = (await readAll(await streamedReplay(id, "delta", 5))).text;
+      const delta = JSON.parse(text) as { replay: Doc & { steps: StepJson[] } };
+      // Everything but the steps' inputs is as in the full document, and each step ends with its inputPrefix.
+      const { steps: fullSteps, ...fullRest } = full.replay;
+      const { steps: deltaSteps, ...deltaRest } = delta.replay;
+      expect(deltaRest).toEqual(fullRest);
+      expect(deltaSteps.map(({ input: _i, inputPrefix: _p, ...rest }) => rest)).toEqual(
+        fullSteps.map(({ input: _i, ...rest }) => rest),
+      );
+      expect(deltaSteps.map((s) => Object.keys(s).at(-1))).toEqual(deltaSteps.map(() => "inputPrefix"));
+      expect(expanded(deltaSteps)).toEqual(fullSteps.map((s) => s.input));
+      // The stored form as the rows hold it, written as the whole presenter would.
+      const rows = await db.prisma.replayStep.findMany({ where: { replayId: id }, orderBy: { idx: "asc" } });
+      const stored = rows.map((r) => ({
+        ...toReplayStep(r),
+        inputPrefix: r.inputPrefixIdx === null ? null : { seq: r.inputPrefixIdx, count: r.inputPrefixCount ?? 0 },
+      }));
+      const counterfactual = await replayCounterfactual(admin, { replayId: id }, db.prisma);
+      expect(text).toBe(
+        JSON.stringify({ replay: { ...presentReplay({ ...expected.view, steps: stored }), ...counterfactual } }),
+      );
+    }
+    // At 150 turns the delta form holds each message once: a small fraction of the full document.
+    const fullLength = (await whole(longId)).replay.length;
+    const deltaLength = (await readAll(await streamedReplay(longId, "delta", 64))).text.length;
+    expect(deltaLength * 10).toBeLessThan(fullLength);
+  }, 120_000);
+
+  it("?inputs=delta on the comparison: both sides as stored, the same pairs, each side expanding to the full one", async () => {
+    const id = longId;
+    const expected = await whole(id);
+    type Pair = { id: string; type: string; base: StepJson | null; branch: StepJson | null; delta?: unknown };
+    const full = (JSON.parse(expected.comparison) as { comparison: Doc & { pairs: Pair[] } }).comparison;
+    const text = (await readAll(await streamedComparison(id, "delta", 7, 4096))).text;
+    const delta = (JSON.parse(text) as { comparison: Doc & { pairs: Pair[] } }).comparison;
+    const { pairs: fullPairs, ...fullRest } = full;
+    const { pairs: deltaPairs, ...deltaRest } = delta;
+    expect(deltaRest).toEqual(fullRest);
+    expect(deltaPairs.map((p) => `${p.id}:${p.type}`)).toEqual(fullPairs.map((p) => `${p.id}:${p.type}`));
+    for (const side of ["base", "branch"] as const) {
+      const sent = deltaPairs.flatMap((p) => (p[side] ? [p[side]] : [])).sort((a, b) => a.seq - b.seq);
+      const whole = fullPairs.flatMap((p) => (p[side] ? [p[side]] : [])).sort((a, b) => a.seq - b.seq);
+      expect(expanded(sent)).toEqual(whole.map((e) => e.input));
+    }
+    // A changed pair's delta compares the two sides as sent.
+    const changed = deltaPairs.filter((p) => p.type === "changed");
+    expect(changed.length).toBeGreaterThan(150);
+    for (const p of changed) {
+      const strip = (e: StepJson) => {
+        const { inputPrefix: _p, ...rest } = e;
+        return rest as unknown as Parameters<typeof eventDelta>[0];
+      };
+      const computed = eventDelta(strip(p.base!), strip(p.branch!));
+      expect(p.delta).toEqual(computed === undefined ? undefined : (JSON.parse(JSON.stringify(computed)) as unknown));
+    }
+    expect(text.length * 10).toBeLessThan(expected.comparison.length);
+  }, 120_000);
+
+  it("a replay that does not exist is a 404 before any byte; rows changed under the comparison cut its body", async () => {
+    await expect(
+      (async () => {
+        const { openReplay } = await import("@/lib/server/replay-documents");
+        await openReplay(admin, { replayId: "nope" }, db.prisma);
+      })(),
+    ).rejects.toMatchObject({ status: 404, code: "not_found" });
+    // The outline read, then a step deleted before the rows are: the body is cut, never a document that parses.
+    const outline = (await loadReplayComparison(db.prisma, longId))!;
+    const last = await db.prisma.replayStep.findFirstOrThrow({ where: { replayId: longId }, orderBy: { idx: "desc" } });
+    await db.prisma.replayStep.delete({ where: { id: last.id } });
+    try {
+      const response = await streamedJson(
+        presentComparisonJson(
+          outline,
+          sessionEventRows(db.prisma, outline.replay.sessionId, 64),
+          replayStepRows(db.prisma, longId, 64),
+        ),
+        { where: "a test", chunkChars: 4096 },
+      );
+      expect(response.status).toBe(200);
+      await expect(readAll(response)).rejects.toThrow("the branch has no row");
+    } finally {
+      await db.prisma.replayStep.create({ data: last as never });
+    }
+  }, 120_000);
+});

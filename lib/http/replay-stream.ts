@@ -1,0 +1,214 @@
+/**
+ * `GET /api/v1/replays/:id` and `/comparison` as JSON text in pieces: the same
+ * documents, byte for byte, as `presentReplay` and `presentComparison` make
+ * from a whole `ReplayView`, but written a step at a time from the rows in
+ * their STORED form, read a window at a time (full inputs rebuilt as the rows
+ * go by, from the latest model call's messages: lib/ingest/inputs.ts
+ * fullInputJson). Neither run, nor any list of full inputs, is ever held.
+ *
+ * `inputs: "delta"`: each model call's input as stored (the messages it adds)
+ * with `inputPrefix: { seq, count }` after the step's other fields, as
+ * `GET /api/v1/sessions/:id?inputs=delta` gives them: the document then grows
+ * with the run, not with its square.
+ */
+import type { ReplayMeta } from "@/lib/db/replays";
+import { toReplayStep } from "@/lib/db/replays";
+import type { StoredReplayStepRow } from "@/lib/db/replay-rows";
+import { toSessionEvent, type SessionWithEvents } from "@/lib/db/sessions";
+import { fullInputJson } from "@/lib/ingest/inputs";
+import { eventDelta, isBaseOnly, type Comparison, type SessionEvent } from "@/lib/replay";
+import { presentReplay } from "./present";
+
+export type InputsForm = "full" | "delta";
+type EventRow = SessionWithEvents["events"][number];
+type Prefix = { seq: number; count: number } | null;
+
+/**
+ * The JSON text of `{ [name]: whole }` cut around its key `key`: the text
+ * before that key's value (ending with `"key":`) and the text after it.
+ * Each part is stringified on its own, so no value elsewhere can be mistaken
+ * for the cut.
+ */
+function cutAround(name: string, whole: Record<string, unknown>, key: string): [string, string] {
+  const keys = Object.keys(whole);
+  const at = keys.indexOf(key);
+  const before = Object.fromEntries(keys.slice(0, at).map((k) => [k, whole[k]]));
+  const after = Object.fromEntries(keys.slice(at + 1).map((k) => [k, whole[k]]));
+  const head = JSON.stringify(before);
+  const tail = JSON.stringify(after);
+  const open = `{${JSON.stringify(name)}:${head === "{}" ? "{" : `${head.slice(0, -1)},`}${JSON.stringify(key)}:`;
+  const close = `${tail === "{}" ? "" : `,${tail.slice(1, -1)}`}}}`;
+  return [open, close];
+}
+
+/** An object's JSON text with `input` (after seq, kind, name) given as text: the key order of toSessionEvent and toReplayStep. */
+function withInputText(
+  event: { seq: number; kind: string; name: string; input: unknown },
+  inputText: string,
+  extra: object = {},
+) {
+  const { seq, kind, name, input: _input, ...rest } = event;
+  void _input;
+  const after = JSON.stringify({ ...rest, ...extra });
+  return `${JSON.stringify({ seq, kind, name }).slice(0, -1)},"input":${inputText}${after === "{}" ? "}" : `,${after.slice(1)}`}`;
+}
+
+const eventPrefix = (r: EventRow): Prefix =>
+  r.inputPrefixSeq === null ? null : { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 };
+const stepPrefix = (r: StoredReplayStepRow): Prefix =>
+  r.inputPrefixIdx === null ? null : { seq: r.inputPrefixIdx, count: r.inputPrefixCount ?? 0 };
+
+/** Writes one run's rows (in order, every one of them) as events: each row's JSON text, and the value it stands for. */
+function runWriter<R>(
+  inputs: InputsForm,
+  read: (row: R) => { event: SessionEvent; seq: number; kind: string; prefix: Prefix; stored: unknown },
+) {
+  const fullInput = inputs === "delta" ? null : fullInputJson();
+  return (row: R) => {
+    const { event, seq, kind, prefix, stored } = read(row);
+    const inputText = fullInput ? fullInput({ seq, kind, input: stored, prefix }) : JSON.stringify(event.input);
+    const text = withInputText(event, inputText, inputs === "delta" ? { inputPrefix: prefix } : {});
+    // The value as the whole presenter had it, for a changed pair's delta: the full input parsed back only when it was rebuilt.
+    const value = (): SessionEvent =>
+      fullInput && prefix !== null ? { ...event, input: JSON.parse(inputText) as unknown } : event;
+    return { text, value };
+  };
+}
+
+const eventWriter = (inputs: InputsForm) =>
+  runWriter<EventRow>(inputs, (r) => ({
+    event: toSessionEvent(r),
+    seq: r.seq,
+    kind: r.kind,
+    prefix: eventPrefix(r),
+    stored: r.input,
+  }));
+
+const stepWriter = (inputs: InputsForm) =>
+  runWriter<StoredReplayStepRow>(inputs, (r) => ({
+    event: toReplayStep(r),
+    seq: r.idx,
+    kind: r.kind,
+    prefix: stepPrefix(r),
+    stored: r.input,
+  }));
+
+/**
+ * `JSON.stringify({ replay: { ...presentReplay(view), ...extra } })` from the
+ * replay's meta and its step rows in idx order, in pieces.
+ */
+export async function* presentReplayJson(
+  meta: ReplayMeta,
+  steps: AsyncIterable<StoredReplayStepRow>,
+  extra: Record<string, unknown> = {},
+  opts: { inputs?: InputsForm } = {},
+): AsyncGenerator<string> {
+  const [open, close] = cutAround("replay", { ...presentReplay({ ...meta, steps: [] }), ...extra }, "steps");
+  yield `${open}[`;
+  const write = stepWriter(opts.inputs ?? "full");
+  let comma = "";
+  for await (const row of steps) {
+    yield `${comma}${write(row).text}`;
+    comma = ",";
+  }
+  yield `]${close}`;
+}
+
+/** What the streamed comparison is written from: the replay's meta and the comparison's structure. */
+export interface ComparisonOutline extends ReplayMeta {
+  /**
+   * Pairs, types, first divergence, final output diff and metrics, as
+   * compareRuns gives them for the two runs (a pair's events need only their
+   * seqs: they are written from the rows; a changed pair's delta is computed
+   * again from them).
+   */
+  comparison: Comparison;
+}
+
+/** Thrown when the rows read do not match the comparison's outline (a run written between the two reads). */
+export class RunChanged extends Error {}
+
+/** Reads `rows` in order up to the one at `index` (each read row is handed to `write`), and returns that row's writing. */
+function cursor<R, W>(rows: AsyncIterable<R>, write: (row: R) => W, seqOf: (row: R) => number, what: string) {
+  const iterator = rows[Symbol.asyncIterator]();
+  let read = 0;
+  return {
+    async at(index: number, seq: number): Promise<W> {
+      if (index < read) throw new RunChanged(`the ${what} was read past its row ${index}`);
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) throw new RunChanged(`the ${what} has no row ${index} any more`);
+        const written = write(next.value);
+        const at = read++;
+        if (at !== index) continue;
+        if (seqOf(next.value) !== seq) throw new RunChanged(`the ${what}'s row ${index} is not seq ${seq} any more`);
+        return written;
+      }
+    },
+    async close() {
+      await iterator.return?.();
+    },
+  };
+}
+
+/**
+ * `JSON.stringify({ comparison: { ...presentComparison(view), ...extra } })`
+ * from the comparison's outline and both runs' rows in order, in pieces: a
+ * pair's base event and branch step are written from their rows as they are
+ * read (pairs come in the order of both runs: see compareRuns), a changed
+ * pair's delta computed from them. With inputs "delta" both sides' model
+ * inputs are as stored (with `inputPrefix`), and a changed pair's delta
+ * compares the two events as sent.
+ */
+export async function* presentComparisonJson(
+  outline: ComparisonOutline,
+  baseRows: AsyncIterable<EventRow>,
+  stepRows: AsyncIterable<StoredReplayStepRow>,
+  extra: Record<string, unknown> = {},
+  opts: { inputs?: InputsForm } = {},
+): AsyncGenerator<string> {
+  const inputs = opts.inputs ?? "full";
+  const { comparison } = outline;
+  const whole = {
+    replayId: outline.replay.id,
+    sessionId: outline.session.id,
+    status: outline.replay.status,
+    comparability: outline.replay.comparability,
+    policyHash: outline.replay.policyHash,
+    firstDivergence: comparison.firstDivergence,
+    pairs: [],
+    finalOutputDiff: comparison.finalOutputDiff,
+    metrics: comparison.metrics,
+    evidence: outline.evidence,
+    fixtures: outline.fixtures.map((f) => ({ ...f, createdAt: f.createdAt.toISOString() })),
+    approvals: outline.approvals,
+    ...extra,
+  };
+  const [open, close] = cutAround("comparison", whole, "pairs");
+  const base = cursor(baseRows, eventWriter(inputs), (r) => r.seq, "base run");
+  const branch = cursor(stepRows, stepWriter(inputs), (r) => r.idx, "branch");
+  try {
+    yield `${open}[`;
+    let comma = "";
+    for (const p of comparison.pairs) {
+      const b = p.type === "inserted" ? null : await base.at(p.baseIndex, p.base.seq);
+      const s = isBaseOnly(p) ? null : await branch.at(p.branchIndex, p.branch.seq);
+      const head = JSON.stringify({
+        id: p.id,
+        type: p.type,
+        baseSeq: p.type === "inserted" ? null : p.base.seq,
+        branchSeq: isBaseOnly(p) ? null : p.branch.seq,
+      });
+      let text = `${head.slice(0, -1)},"base":${b ? b.text : "null"},"branch":${s ? s.text : "null"}`;
+      if (p.type === "changed" && b && s) {
+        const delta = JSON.stringify(eventDelta(b.value(), s.value()));
+        if (delta !== undefined) text += `,"delta":${delta}`;
+      }
+      yield `${comma}${text}}`;
+      comma = ",";
+    }
+    yield `]${close}`;
+  } finally {
+    await Promise.all([base.close(), branch.close()]);
+  }
+}
