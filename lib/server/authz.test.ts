@@ -12,6 +12,7 @@ import * as jobs from "./jobs";
 import * as policies from "./policies";
 import type { Principal, Role } from "./principal";
 import * as comparisonPages from "./comparison-pages";
+import * as replayDocuments from "./replay-documents";
 import * as replayPages from "./replay-pages";
 import * as replays from "./replays";
 import * as reports from "./reports";
@@ -90,6 +91,10 @@ const OPERATIONS: Record<string, Permission> = {
   "sessions.listSessions": "sessions.read",
   "sessions.getSession": "sessions.read",
   "sessions.openSession": "sessions.read",
+  "sessions.getSessionHead": "sessions.read",
+  "sessions.getSessionOutline": "sessions.read",
+  "replay-documents.openReplay": "replays.read",
+  "replay-documents.openReplayComparison": "replays.read",
   "replay-pages.getReplayPage": "replays.read",
   "replay-pages.listReplaySteps": "replays.read",
   "replay-pages.getReplayStep": "replays.read",
@@ -125,6 +130,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   sessions,
   "replay-pages": replayPages,
   "comparison-pages": comparisonPages,
+  "replay-documents": replayDocuments,
 };
 
 type Operation = (principal: Principal, input: unknown, prisma: Db) => Promise<unknown>;
