@@ -231,10 +231,16 @@ async function storeAndRebuild<T>(
   // 2. What is stored of every group they touch (digests only), and the stored copies of the request's spans.
   const rows = await loadClosure(tx, keys, traceIds);
   const rowById = new Map(rows.map((r) => [idOf(r.traceId, r.spanId), r]));
-  const resent = await loadItems<T>(
+  // Every stored item of the groups, read once: the stored copies of the request's spans among them.
+  const storedItems = await loadItems<T>(
     tx,
-    [...fresh.keys()].flatMap((id) => (rowById.has(id) ? [rowById.get(id)!.id] : [])),
+    rows.map((r) => r.id),
   );
+  const resent = new Map<string, T>();
+  for (const id of fresh.keys()) {
+    const row = rowById.get(id);
+    if (row) resent.set(row.id, storedItems.get(row.id)!);
+  }
 
   // 3. New spans, and better copies of stored ones.
   const inserted: string[] = [];
@@ -247,10 +253,6 @@ async function storeAndRebuild<T>(
   }
 
   // The full rebuild: every stored span of the groups, replaced by better copies, plus the new ones.
-  const storedItems = await loadItems<T>(
-    tx,
-    rows.filter((r) => !resent.has(r.id)).map((r) => r.id),
-  );
   const stored = new Map<string, { row: Row; item: T }>();
   for (const row of rows)
     stored.set(idOf(row.traceId, row.spanId), { row, item: resent.get(row.id) ?? storedItems.get(row.id)! });
