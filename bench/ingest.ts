@@ -10,7 +10,9 @@
  * in statements of about 4 MB. Prints both rates and their ratio. Target:
  * ratio ≥ 0.8. (Also the ratio against the Event rows alone, the old baseline's
  * rows.) Then one session arriving as 1, 10 and 100 exports: 100 exports within
- * 1.5× of one; and the bytes of the stored spans, packed vs as JSON.
+ * 1.5× of one; and the bytes of the stored spans, packed vs as JSON. Last, the
+ * same for an OpenAI Agents SDK group (the recorded export repeated as RUNS
+ * runs of one group): 1 vs 100 exports, and an export's cost early vs late.
  * Run: npx tsx bench/ingest.ts  (or npm run bench:ingest)
  *
  * The traces are the recorded AI SDK 6 export (real span shapes: prompts,
@@ -20,17 +22,39 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createTestDatabase } from "../lib/db/testing";
-import { ingestOtlpSpans } from "../lib/db/traces";
+import { ingestAgentsItems, ingestOtlpSpans } from "../lib/db/traces";
 import { insertEventRows } from "../lib/db/sessions";
 import { fallbacks } from "../lib/db/trace-increment";
 import type { DbClient } from "../lib/db/client";
 import type { Prisma } from "../lib/db/generated/client";
 import { decodeOtlpJson } from "../lib/ingest/otlp";
+import { parseOpenAiAgentsExport, type AgentsItem } from "../lib/ingest/openai-agents";
 
 const SESSIONS = 7;
 const TRACES_PER_SESSION = 100;
 const BATCHES = [1, 10, 100] as const;
 const FIXTURE = path.join(import.meta.dirname, "../lib/ingest/otlp/__fixtures__/ai6-generate.json");
+const AGENTS_FIXTURE = path.join(import.meta.dirname, "../lib/ingest/__fixtures__/openai-agents-chat.json");
+const AGENTS_RUNS = 40;
+
+/** `runs` runs of the recorded Agents SDK export in one group, a minute apart, under ids of their own. */
+function agentsGroup(group: string, runs: number): AgentsItem[] {
+  const body = readFileSync(AGENTS_FIXTURE, "utf8");
+  const items: unknown[] = [];
+  for (let c = 0; c < runs; c++) {
+    const text = body
+      .replace(/"(trace|span)_([0-9a-f]+)"/g, (_m, kind: string, id: string) => `"${kind}_${group}_${c}_${id}"`)
+      .replace(
+        /"(20\d\d-[0-9T:.-]+Z)"/g,
+        (_m, iso: string) => `"${new Date(Date.parse(iso) + c * 60_000).toISOString()}"`,
+      )
+      .replaceAll("group-openai-agents-chat", group);
+    items.push(...(JSON.parse(text) as { data: unknown[] }).data);
+  }
+  const parsed = parseOpenAiAgentsExport({ data: items });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues.slice(0, 3)));
+  return parsed.items;
+}
 
 function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, "0");
@@ -215,6 +239,42 @@ async function main() {
         `one session of ${spansPerSession} spans in ${String(batches).padStart(3)} export(s): ${ms.toFixed(0).padStart(6)} ms (median of ${ROUNDS}), ${(ms / one).toFixed(2)}× one export  (target for 100: ≤ 1.50×); ${incrementals.get(batches)} of ${batches} incremental`,
       );
     }
+
+    // The Agents SDK path: one group of AGENTS_RUNS runs as 1 and as 100 exports, per round.
+    const agentTotals = new Map<number, number[]>();
+    const agentThirds: { first: number[]; last: number[] } = { first: [], last: [] };
+    let agentItems = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const batches of [1, 100]) {
+        const items = agentsGroup(`agents-bench-${round}-${batches}`, AGENTS_RUNS);
+        agentItems = items.length;
+        const t0 = performance.now();
+        for (let b = 0; b < batches; b++) {
+          const part = items.slice(
+            Math.floor((b * items.length) / batches),
+            Math.floor(((b + 1) * items.length) / batches),
+          );
+          if (part.length === 0) continue;
+          const te = performance.now();
+          const result = await ingestAgentsItems(prisma, part);
+          if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
+          if (batches === 100 && b > 0 && b <= 33) agentThirds.first.push(performance.now() - te);
+          if (batches === 100 && b >= 67) agentThirds.last.push(performance.now() - te);
+        }
+        const list = agentTotals.get(batches) ?? [];
+        list.push(performance.now() - t0);
+        agentTotals.set(batches, list);
+      }
+    }
+    const [aFirst, aLast] = [median(agentThirds.first), median(agentThirds.last)];
+    const aOne = median(agentTotals.get(1)!);
+    const aHundred = median(agentTotals.get(100)!);
+    console.log(
+      `Agents SDK, one group of ${agentItems} items: 1 export ${aOne.toFixed(0)} ms, 100 exports ${aHundred.toFixed(0)} ms (medians of ${ROUNDS}): ${(aHundred / aOne).toFixed(2)}× one export`,
+    );
+    console.log(
+      `Agents SDK, 100 exports: median export ${aFirst.toFixed(1)} ms in the first third vs ${aLast.toFixed(1)} ms in the last: ${(aLast / aFirst).toFixed(2)}× (1.00 = flat)`,
+    );
   } finally {
     await db.drop();
   }

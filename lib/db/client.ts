@@ -21,6 +21,13 @@ export type Db = ReturnType<typeof makeClient>;
 /** A client or an interactive transaction's client: every lib/db function takes one, so callers compose transactions. */
 export type DbClient = Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
+/**
+ * Clients over the embedded database: one connection, so its transactions
+ * already run one at a time (no advisory locks needed to serialize them).
+ */
+const oneConnection = new WeakSet<object>();
+export const isOneConnection = (client: object): boolean => oneConnection.has(client);
+
 export type Database = {
   prisma: Db;
   engine: "pglite" | "postgres";
@@ -70,6 +77,7 @@ export async function openDatabase(opts: { url?: string; dir?: string } = {}): P
     const factory = new PrismaPGlite(pglite);
     const appliedMigrations = await applyMigrations(factory);
     const prisma = makeClient(factory);
+    oneConnection.add(prisma);
     return {
       prisma,
       engine: "pglite",

@@ -86,11 +86,17 @@ export function unpack<T>(row: { payload: unknown; packed: Uint8Array | null }):
 /** The items of some stored rows, by row id. */
 export async function loadItems<T>(tx: DbClient, ids: readonly string[]): Promise<Map<string, T>> {
   if (ids.length === 0) return new Map();
-  const rows = await tx.traceSpan.findMany({
-    where: { id: { in: [...ids] } },
-    select: { id: true, payload: true, packed: true },
-  });
-  return new Map(rows.map((r) => [r.id, unpack<T>(r)]));
+  // One row of JSON text: a row per span with its bytes through the client costs several times more.
+  const [{ rows: text }] = await tx.$queryRaw<[{ rows: string }]>`
+    SELECT coalesce(json_agg(json_build_object('id', id, 'packed', encode(packed, 'base64'), 'payload', payload)), '[]')::text AS rows
+    FROM "TraceSpan" WHERE id = ANY(${[...ids]}::text[])`;
+  const rows = JSON.parse(text) as { id: string; packed: string | null; payload: unknown }[];
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      unpack<T>({ payload: r.payload, packed: r.packed === null ? null : Buffer.from(r.packed, "base64") }),
+    ]),
+  );
 }
 
 export const isDigest = (v: unknown): v is SpanDigest =>

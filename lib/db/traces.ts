@@ -9,7 +9,7 @@ import {
 } from "@/lib/ingest/otlp";
 import { mapOpenAiAgentsItems, openAiAgentsGroupKey, richer, type AgentsItem } from "@/lib/ingest/openai-agents";
 import type { ImportedSession, ImportFormat, ImportIssue } from "@/lib/ingest/types";
-import type { Db, DbClient } from "./client";
+import { isOneConnection, type Db, type DbClient } from "./client";
 import { Prisma } from "./generated/client";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
 import {
@@ -200,6 +200,7 @@ async function storeAndRebuild<T>(
   source: Source<T>,
   incoming: readonly T[],
   format: ImportFormat,
+  lock: boolean,
 ): Promise<TraceIngestResult> {
   // 1. The request's spans, one copy each.
   const fresh = new Map<string, T>();
@@ -215,7 +216,7 @@ async function storeAndRebuild<T>(
     keys.add(source.prefix + source.ownKey(item));
     traceIds.add(source.ids(item).traceId);
   }
-  await lockKeys(tx, [...keys, ...[...traceIds].map((t) => `${source.prefix}trace-id:${t}`)]);
+  if (lock) await lockKeys(tx, [...keys, ...[...traceIds].map((t) => `${source.prefix}trace-id:${t}`)]);
 
   // An OTLP export that only adds to sessions re-maps the part it touches (see ./trace-increment.ts).
   if (source.prefix === "otlp:") {
@@ -230,10 +231,16 @@ async function storeAndRebuild<T>(
   // 2. What is stored of every group they touch (digests only), and the stored copies of the request's spans.
   const rows = await loadClosure(tx, keys, traceIds);
   const rowById = new Map(rows.map((r) => [idOf(r.traceId, r.spanId), r]));
-  const resent = await loadItems<T>(
+  // Every stored item of the groups, read once: the stored copies of the request's spans among them.
+  const storedItems = await loadItems<T>(
     tx,
-    [...fresh.keys()].flatMap((id) => (rowById.has(id) ? [rowById.get(id)!.id] : [])),
+    rows.map((r) => r.id),
   );
+  const resent = new Map<string, T>();
+  for (const id of fresh.keys()) {
+    const row = rowById.get(id);
+    if (row) resent.set(row.id, storedItems.get(row.id)!);
+  }
 
   // 3. New spans, and better copies of stored ones.
   const inserted: string[] = [];
@@ -246,10 +253,6 @@ async function storeAndRebuild<T>(
   }
 
   // The full rebuild: every stored span of the groups, replaced by better copies, plus the new ones.
-  const storedItems = await loadItems<T>(
-    tx,
-    rows.filter((r) => !resent.has(r.id)).map((r) => r.id),
-  );
   const stored = new Map<string, { row: Row; item: T }>();
   for (const row of rows)
     stored.set(idOf(row.traceId, row.spanId), { row, item: resent.get(row.id) ?? storedItems.get(row.id)! });
@@ -489,18 +492,26 @@ async function setSupersededBy(tx: DbClient, sessionId: string, by: string): Pro
   await tx.session.update({ where: { id: sessionId }, data: { metadata: { ...metadata, supersededBy: by } } });
 }
 
-/** Stores OTLP spans (one request's) and rebuilds their sessions. Call inside a transaction. */
+/**
+ * Stores OTLP spans (one request's) and rebuilds their sessions. Call inside a transaction.
+ * `lock: false` skips the advisory locks: only for a client whose transactions already run one at a time.
+ */
 export function storeOtlpSpans(
   tx: DbClient,
   spans: readonly OtlpSpan[],
   format: OtlpFormat,
+  { lock = true }: { lock?: boolean } = {},
 ): Promise<TraceIngestResult> {
-  return storeAndRebuild(tx, otlpSource(format), spans, format);
+  return storeAndRebuild(tx, otlpSource(format), spans, format, lock);
 }
 
 /** Stores OpenAI Agents SDK export items (traces and spans) and rebuilds their sessions. Call inside a transaction. */
-export function storeAgentsItems(tx: DbClient, items: readonly AgentsItem[]): Promise<TraceIngestResult> {
-  return storeAndRebuild(tx, agentsSource, items, "openai-agents");
+export function storeAgentsItems(
+  tx: DbClient,
+  items: readonly AgentsItem[],
+  { lock = true }: { lock?: boolean } = {},
+): Promise<TraceIngestResult> {
+  return storeAndRebuild(tx, agentsSource, items, "openai-agents", lock);
 }
 
 const TX = { timeout: 120_000, maxWait: 30_000 } as const;
@@ -511,10 +522,12 @@ export function ingestOtlpSpans(
   spans: readonly OtlpSpan[],
   format: OtlpFormat,
 ): Promise<TraceIngestResult> {
-  return prisma.$transaction((tx) => storeOtlpSpans(tx, spans, format), TX);
+  const lock = !isOneConnection(prisma);
+  return prisma.$transaction((tx) => storeOtlpSpans(tx, spans, format, { lock }), TX);
 }
 
 /** One Agents SDK export, all or nothing, in its own transaction. */
 export function ingestAgentsItems(prisma: Db, items: readonly AgentsItem[]): Promise<TraceIngestResult> {
-  return prisma.$transaction((tx) => storeAgentsItems(tx, items), TX);
+  const lock = !isOneConnection(prisma);
+  return prisma.$transaction((tx) => storeAgentsItems(tx, items, { lock }), TX);
 }
