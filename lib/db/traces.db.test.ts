@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mapOpenAiAgentsItems, parseOpenAiAgentsExport, type AgentsItem } from "@/lib/ingest/openai-agents";
 import { decodeOtlpJson, mapOtlpSpans, spanSessionId, type OtlpSpan } from "@/lib/ingest/otlp";
@@ -107,6 +108,54 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
     const { events } = await storedSession("otlp-json", reference.sessions[0]!.externalId!);
     expect(events).toEqual(asStored(reference.sessions[0]!.events));
   });
+
+  it.runIf(engine === "postgres")(
+    "a child span naming no session waits for an export writing the session its trace is stored in",
+    async () => {
+      const spans = spansOf(recordings("json").get("openinference-handwritten")!).map((s) => ({
+        ...s,
+        traceId: "7".repeat(32),
+      }));
+      const first = ok(await ingestOtlpSpans(db.prisma, spans, "otlp-json"));
+      const keys = await db.prisma.traceSpan.findMany({
+        where: { traceId: "7".repeat(32) },
+        select: { groupKey: true },
+        distinct: ["groupKey"],
+      });
+      expect(keys).toHaveLength(1);
+      const groupKey = keys[0]!.groupKey;
+      expect(groupKey).toMatch(/^otlp:session:/);
+      expect(first.sessions).toHaveLength(1);
+      // Another export holds the session's group; a child span of the trace (it names no session) is sent again.
+      const child = spans.find((s) => spanSessionId(s) === null)!;
+      const blocker = new pg.Client({
+        connectionString: `postgres://postgres@127.0.0.1:5432/${db.pgConfig!.database}`,
+      });
+      await blocker.connect();
+      try {
+        await blocker.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [groupKey]);
+        let settled = false;
+        const late = ingestOtlpSpans(db.prisma, [child], "otlp-json").finally(() => {
+          settled = true;
+        });
+        for (let tries = 0; ; tries++) {
+          const { rows } = await blocker.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event = 'advisory' AND pid <> pg_backend_pid()`,
+          );
+          if (rows[0]!.n === 1) break;
+          expect(settled).toBe(false);
+          if (tries > 200) throw new Error("the export never waited for the session's group");
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        expect(settled).toBe(false);
+        await blocker.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [groupKey]);
+        expect(ok(await late).sessions.map((x) => x.id)).toEqual(first.sessions.map((x) => x.id));
+      } finally {
+        await blocker.end();
+      }
+    },
+  );
 
   it("a late root span never deletes or rebuilds a session that has replays: it is kept, marked superseded", async () => {
     const replayOf = (sessionId: string) =>

@@ -49,8 +49,9 @@ import { toSessionEvent, upsertRebuiltSession, withFullInputs, type SavedSession
 // Rejection: a request whose spans have missing or mistyped attributes (the
 // mapper's warnings, each at an exact path) writes nothing. Rows already
 // stored passed the same check, so every warning belongs to the request.
-// Concurrency: a transaction-level advisory lock per touched key and trace id
-// serializes requests that share a group (PGlite is one connection anyway).
+// Concurrency: a transaction-level advisory lock per touched key, trace id and
+// group the touched traces are stored under serializes requests that share a
+// group (PGlite is one connection anyway).
 // ---------------------------------------------------------------------------
 
 export type TraceIngestResult =
@@ -216,7 +217,17 @@ async function storeAndRebuild<T>(
     keys.add(source.prefix + source.ownKey(item));
     traceIds.add(source.ids(item).traceId);
   }
-  if (lock) await lockKeys(tx, [...keys, ...[...traceIds].map((t) => `${source.prefix}trace-id:${t}`)]);
+  if (lock) {
+    // The groups the export's traces are stored under too: a child span that names no session has its trace as
+    // its own key, while its trace's rows may already be in a session that another export is writing.
+    const storedKeys = await tx.$queryRaw<{ groupKey: string }[]>`
+      SELECT DISTINCT "groupKey" FROM "TraceSpan" WHERE "traceId" = ANY(${[...traceIds]}::text[])`;
+    await lockKeys(tx, [
+      ...keys,
+      ...storedKeys.map((r) => r.groupKey),
+      ...[...traceIds].map((t) => `${source.prefix}trace-id:${t}`),
+    ]);
+  }
 
   // An OTLP export that only adds to sessions re-maps the part it touches (see ./trace-increment.ts).
   if (source.prefix === "otlp:") {
