@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
-import type { ReplayView } from "@/lib/db/replays";
+import type { PageEvidence, ReplayView } from "@/lib/db/replays";
 import { formatDateTime } from "@/lib/format";
 
 const STRENGTH_TONE = {
@@ -13,7 +13,11 @@ const STRENGTH_TONE = {
 } as const;
 
 /** What a branch's result rests on: the policy as run, its hash, evidence strength, step sources, fixtures and live calls. */
-export function EvidencePanel({ view }: { view: Pick<ReplayView, "replay" | "evidence" | "fixtures" | "approvals"> }) {
+export function EvidencePanel({
+  view,
+}: {
+  view: Pick<ReplayView, "replay" | "fixtures" | "approvals"> & { evidence: PageEvidence };
+}) {
   const { replay, evidence } = view;
   const sources = Object.entries(evidence.stepsBySource).filter(([, n]) => n > 0);
   return (

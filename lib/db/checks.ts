@@ -63,21 +63,32 @@ export async function setReplayCounterfactual(
   });
 }
 
+/**
+ * The replay's counterfactual columns. Of its evidence only the fork is read: the rest (an input-drift entry per
+ * model step, among others) grows with the branch, and every replay page load asks for this.
+ */
 export async function getReplayCounterfactual(client: DbClient, replayId: string) {
-  return client.replay.findUnique({
-    where: { id: replayId },
-    select: {
-      id: true,
-      sessionId: true,
-      status: true,
-      modelEndpointId: true,
-      checks: true,
-      verdicts: true,
-      trialSetId: true,
-      trialIndex: true,
-      evidence: true,
-    },
-  });
+  const [row, fork] = await Promise.all([
+    client.replay.findUnique({
+      where: { id: replayId },
+      select: {
+        id: true,
+        sessionId: true,
+        status: true,
+        modelEndpointId: true,
+        checks: true,
+        verdicts: true,
+        trialSetId: true,
+        trialIndex: true,
+      },
+    }),
+    client.$queryRaw<
+      { fork: string | null }[]
+    >`SELECT (evidence->'fork')::text AS fork FROM "Replay" WHERE id = ${replayId}`,
+  ]);
+  if (!row) return null;
+  const stored = fork[0]?.fork;
+  return { ...row, evidence: { fork: stored ? (JSON.parse(stored) as unknown) : undefined } };
 }
 
 export async function saveVerdicts(client: DbClient, replayId: string, verdicts: StoredVerdicts | null): Promise<void> {

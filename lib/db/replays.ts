@@ -494,6 +494,10 @@ function emptyEvidence(policy: Policy, policyHash: string, edits: readonly Edit[
   };
 }
 
+function withoutDrift({ inputDrift: _, ...rest }: Evidence): PageEvidence {
+  return rest;
+}
+
 function errorOf(value: unknown): { code: string; message: string } | null {
   if (value && typeof value === "object" && "message" in value) {
     const v = value as { code?: unknown; message?: unknown };
@@ -504,11 +508,45 @@ function errorOf(value: unknown): { code: string; message: string } | null {
 
 export type ReplayMeta = Omit<ReplayView, "base" | "steps" | "comparison">;
 
-/** The replay row with its session, evidence, fixtures and approvals: everything but the two event sequences. */
-export async function loadReplayMeta(client: DbClient, replayId: string): Promise<ReplayMeta | null> {
+/** The evidence as a page shows it: without the input-drift list (an entry per model step whose input changed). */
+export type PageEvidence = Omit<Evidence, "inputDrift">;
+export type ReplayPageMeta = Omit<ReplayMeta, "evidence"> & { evidence: PageEvidence };
+
+/**
+ * The replay row with its session, evidence, fixtures and approvals: everything but the two event sequences.
+ * With `{ inputDrift: false }` (the pages) the evidence's input-drift list is left in the database: it grows
+ * with the branch, and reading it made a 10,000-step replay's page slower to open than a short one's.
+ */
+export async function loadReplayMeta(client: DbClient, replayId: string): Promise<ReplayMeta | null>;
+export async function loadReplayMeta(
+  client: DbClient,
+  replayId: string,
+  options: { inputDrift: false },
+): Promise<ReplayPageMeta | null>;
+export async function loadReplayMeta(
+  client: DbClient,
+  replayId: string,
+  options: { inputDrift?: boolean } = {},
+): Promise<ReplayMeta | ReplayPageMeta | null> {
   if (!replayId) return null;
-  const row = await client.replay.findUnique({ where: { id: replayId }, include: replayInclude });
-  if (!row) return null;
+  const whole = options.inputDrift !== false;
+  const [found, trimmed] = await Promise.all([
+    client.replay.findUnique({ where: { id: replayId }, include: replayInclude, omit: { evidence: !whole } }),
+    whole
+      ? null
+      : client.$queryRaw<{ evidence: string | null }[]>`
+          SELECT CASE WHEN jsonb_typeof(evidence) = 'object' THEN (evidence - 'inputDrift')::text END AS evidence
+          FROM "Replay" WHERE id = ${replayId}`,
+  ]);
+  if (!found) return null;
+  const row = {
+    ...found,
+    evidence: whole
+      ? (found as { evidence: unknown }).evidence
+      : trimmed?.[0]?.evidence
+        ? (JSON.parse(trimmed[0].evidence) as unknown)
+        : null,
+  };
   const [fixtures, approvals] = await Promise.all([
     client.fixture.findMany({ where: { replayId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
     client.replayLogEntry.findMany({ where: { replayId, type: "approval" }, orderBy: { idx: "asc" } }),
@@ -517,10 +555,12 @@ export async function loadReplayMeta(client: DbClient, replayId: string): Promis
   const policy = plainPolicy(Policy.parse(row.policySnapshot));
   const edits = (row.edits ?? []) as Edit[];
   const evidenceStored = row.evidence as Partial<Evidence> | null;
-  const evidence =
+  const evidence: PageEvidence =
     evidenceStored && "policyHash" in evidenceStored
-      ? (evidenceStored as Evidence)
-      : emptyEvidence(policy, row.policyHash, edits);
+      ? (evidenceStored as PageEvidence)
+      : whole
+        ? emptyEvidence(policy, row.policyHash, edits)
+        : withoutDrift(emptyEvidence(policy, row.policyHash, edits));
   return {
     replay: {
       id: row.id,
@@ -602,11 +642,16 @@ export interface ReplayComparisonView extends ReplayMeta {
   branchCount: number;
   baseFinalOutput: unknown;
   branchFinalOutput: unknown;
-  /** Aligned as `compareRuns` aligns; a model call's `input` in its pairs is a content digest, not the prompt (fetch a pair in full to see it). */
+  /**
+   * Aligned as `compareRuns` aligns; a model call's `input` in its pairs is a content digest, not the prompt, and a
+   * changed pair has no `delta` (fetch a pair in full to see either).
+   */
   comparison: ReturnType<typeof compareRuns>;
 }
 
 type LiteRow = {
+  /** A model call's input is there (not null); its digest stands for it. */
+  hasInput?: boolean;
   seq: number;
   kind: string;
   name: string;
@@ -626,7 +671,6 @@ type LiteStepRow = LiteRow & {
   source: string;
   baseSeq: number | null;
   equalsBase: boolean | null;
-  hasInput?: boolean;
 };
 
 /**
@@ -655,6 +699,19 @@ function liteEvent(r: LiteRow): SessionEvent {
 }
 
 type Digest = { seq: number; inputDigest: string | null };
+
+/** An event row's usage from its token and cost columns, those that are set. */
+function usageOf(r: {
+  inputTokens?: number | null;
+  outputTokens?: number | null;
+  costUsd?: number | null;
+}): SessionEvent["usage"] {
+  const usage: NonNullable<SessionEvent["usage"]> = {};
+  if (r.inputTokens !== null && r.inputTokens !== undefined) usage.inputTokens = r.inputTokens;
+  if (r.outputTokens !== null && r.outputTokens !== undefined) usage.outputTokens = r.outputTokens;
+  if (r.costUsd !== null && r.costUsd !== undefined) usage.costUsd = r.costUsd;
+  return usage;
+}
 
 /**
  * The digests of a run's model inputs at `seqs`: the stored ones, and for rows
@@ -712,6 +769,12 @@ async function stepDigests(client: DbClient, replayId: string, idxs: readonly nu
   return [...found, ...nulls];
 }
 
+/**
+ * Whether a model call stored without a digest has an input (a stored digest says it has: a call without one gets
+ * none), tested only there: reading a model input to test it costs its whole prompt window.
+ */
+const HAS_INPUT = Prisma.sql`CASE WHEN kind = 'model_call' AND "inputDigest" IS NULL THEN input IS NOT NULL AND input <> 'null'::jsonb ELSE "inputDigest" IS NOT NULL END`;
+
 /** One query answering a JSON array of rows: one value to parse instead of 5,000 rows through the driver. */
 async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
   const [row] = await client.$queryRaw<{ rows: string | null }[]>(query);
@@ -729,14 +792,15 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
   const meta = await loadReplayMeta(client, replayId);
   if (!meta) return null;
   const [baseRows, stepRowsFound] = await Promise.all([
-    jsonRows<LiteRow>(
+    jsonRows<LiteRow & { inputTokens: number | null; outputTokens: number | null; costUsd: number | null }>(
       client,
       Prisma.sql`
         SELECT json_agg(json_build_object(
           'seq', seq, 'kind', kind, 'name', name, 'status', status, 'cacheKey', "cacheKey", 'output', output, 'error', error,
           'durationMs', "durationMs", 'startedAt', "startedAt", 'parentSeq', "parentSeq", 'occurrence', occurrence,
-          'input', CASE WHEN kind = 'model_call' THEN NULL ELSE input END, 'inputDigest', NULL,
-          'usage', jsonb_strip_nulls(jsonb_build_object('inputTokens', "inputTokens", 'outputTokens', "outputTokens", 'costUsd', "costUsd"))
+          'input', CASE WHEN kind = 'model_call' THEN NULL ELSE input END,
+          'inputDigest', CASE WHEN kind = 'model_call' THEN "inputDigest" END, 'hasInput', ${HAS_INPUT},
+          'inputTokens', "inputTokens", 'outputTokens', "outputTokens", 'costUsd', "costUsd"
         ) ORDER BY seq)::text AS rows
         FROM "Event" WHERE "sessionId" = ${meta.replay.sessionId}`,
     ),
@@ -748,14 +812,23 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
           'source', source, 'baseSeq', "baseSeq", 'equalsBase', COALESCE((detail->>'equalsBase')::boolean, false),
           'durationMs', (detail->>'durationMs')::int, 'startedAt', detail->>'startedAt', 'parentSeq', (detail->>'parentSeq')::int, 'occurrence', (detail->>'occurrence')::int,
           'input', CASE WHEN kind = 'model_call' THEN NULL ELSE input END,
-          'inputDigest', CASE WHEN kind = 'model_call' AND NOT COALESCE((detail->>'equalsBase')::boolean, false) THEN "inputDigest" END,
-          'hasInput', input IS NOT NULL AND input <> 'null'::jsonb,
+          'inputDigest', CASE WHEN kind = 'model_call' THEN "inputDigest" END, 'hasInput', ${HAS_INPUT},
           'usage', CASE WHEN jsonb_typeof(detail->'usage') = 'object' THEN detail->'usage' END
         ) ORDER BY idx)::text AS rows
         FROM "ReplayStep" WHERE "replayId" = ${replayId}`,
     ),
   ]);
-  const base = baseRows.map(liteEvent);
+  // Every model input with its stored digest (all rows since the start-up migration): the digests read above are
+  // all the comparison needs. Otherwise (rows stored before digests) only the digests of non-vouching steps are
+  // used as read, and the others are found as below.
+  const stored = [...baseRows, ...stepRowsFound].every(
+    (r) => r.kind !== "model_call" || r.hasInput !== true || r.inputDigest !== null,
+  );
+  if (!stored) {
+    for (const r of baseRows) r.inputDigest = null;
+    for (const r of stepRowsFound) if (r.equalsBase === true) r.inputDigest = null;
+  }
+  const base = baseRows.map((r) => liteEvent({ ...r, usage: usageOf(r) }));
   const steps = stepRowsFound.map((r) => ({
     ...liteEvent(r),
     source: r.source as StepSource,
@@ -767,7 +840,7 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
   // read the digests not read yet (the base side, and a vouching step aligned with another base event).
   const baseNeeded: number[] = [];
   const branchNeeded: number[] = [];
-  for (const p of alignEvents(base, steps)) {
+  for (const p of stored ? [] : alignEvents(base, steps, { deltas: false })) {
     if (p.type !== "equal" && p.type !== "changed") continue;
     if (p.base.kind !== "model_call") continue;
     if (p.branch.equalsBase === true && p.branch.baseSeq === p.base.seq) continue;
@@ -809,7 +882,7 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
     branchCount: steps.length,
     baseFinalOutput: finalOf(base),
     branchFinalOutput: finalOf(steps),
-    comparison: compareRuns(base, steps, { branchComplete: meta.replay.status === "completed" }),
+    comparison: compareRuns(base, steps, { branchComplete: meta.replay.status === "completed", deltas: false }),
   };
 }
 

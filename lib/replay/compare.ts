@@ -124,8 +124,17 @@ function sameContent(a: SessionEvent, b: SessionEvent): boolean {
   );
 }
 
-/** Aligns two event sequences by signature: Myers' diff over interned signatures, common ends trimmed first. */
-export function alignEvents(base: readonly SessionEvent[], branch: readonly CompareEvent[]): AlignedPair[] {
+/**
+ * Aligns two event sequences by signature: Myers' diff over interned signatures, common ends trimmed first.
+ * With `deltas: false` a changed pair's `delta` is left undefined (a reader that shows no diffs, e.g. the
+ * comparison list, saves a structural diff per changed pair).
+ */
+export function alignEvents(
+  base: readonly SessionEvent[],
+  branch: readonly CompareEvent[],
+  options: { deltas?: boolean } = {},
+): AlignedPair[] {
+  const deltas = options.deltas ?? true;
   const intern = new Map<string, number>();
   const code = (e: SessionEvent) => {
     const s = signatureOf(e);
@@ -146,7 +155,16 @@ export function alignEvents(base: readonly SessionEvent[], branch: readonly Comp
     const y = branch[j]!;
     const id = `p${x.seq}-${y.seq}`;
     if (sameContent(x, y)) pairs.push({ type: "equal", id, base: x, branch: y, baseIndex: i, branchIndex: j });
-    else pairs.push({ type: "changed", id, base: x, branch: y, baseIndex: i, branchIndex: j, delta: eventDelta(x, y) });
+    else
+      pairs.push({
+        type: "changed",
+        id,
+        base: x,
+        branch: y,
+        baseIndex: i,
+        branchIndex: j,
+        delta: deltas ? eventDelta(x, y) : undefined,
+      });
   };
   for (let k = 0; k < head; k++) matched(k, k);
 
@@ -213,6 +231,8 @@ export interface CompareOptions {
    * "unreached", not "removed". Default true (two finished runs).
    */
   branchComplete?: boolean;
+  /** False: changed pairs carry no `delta` (see `alignEvents`). Default true. */
+  deltas?: boolean;
 }
 
 export function compareRuns(
@@ -220,7 +240,7 @@ export function compareRuns(
   branch: readonly CompareEvent[],
   options: CompareOptions = {},
 ): Comparison {
-  const pairs = markUnreached(alignEvents(base, branch), options.branchComplete ?? true);
+  const pairs = markUnreached(alignEvents(base, branch, { deltas: options.deltas }), options.branchComplete ?? true);
   const firstIndex = pairs.findIndex((p) => p.type !== "equal" && p.type !== "unreached");
   const first = firstIndex >= 0 ? pairs[firstIndex]! : null;
   const firstDivergence: FirstDivergence | null =

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db";
 import { replayStamp } from "@/lib/db/replay-window";
-import { loadReplayComparison, loadReplayMeta, type ReplayMeta } from "@/lib/db/replays";
+import { loadReplayComparison, loadReplayMeta, type ReplayPageMeta } from "@/lib/db/replays";
 import { notFound, parseInput } from "@/lib/errors";
 import type { ComparisonMetrics, FirstDivergence } from "@/lib/replay";
 import { toRows } from "@/lib/session-view/compare-pairs";
@@ -139,7 +139,7 @@ function positionIn(index: ComparisonIndex, filter: CompareFilter, all: number):
   return -1;
 }
 
-export interface ComparisonPageView extends ReplayMeta {
+export interface ComparisonPageView extends ReplayPageMeta {
   baseCount: number;
   branchCount: number;
   baseFinalOutput: unknown;
@@ -158,7 +158,10 @@ export async function getComparisonPage(
 ): Promise<ComparisonPageView> {
   authorize(principal, "replays.read");
   const { replayId } = parseInput(z.object({ replayId: ReplayId }), input);
-  const [meta, index] = await Promise.all([loadReplayMeta(prisma, replayId), comparisonIndex(prisma, replayId)]);
+  const [meta, index] = await Promise.all([
+    loadReplayMeta(prisma, replayId, { inputDrift: false }),
+    comparisonIndex(prisma, replayId),
+  ]);
   if (!meta) throw notFound("replay", replayId);
   return {
     ...meta,

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db";
 import { baseStepNames, replayStamp, replayStepWindow, stepBaseSeqs } from "@/lib/db/replay-window";
-import { fullStep, loadReplayMeta, toReplayStep, type ReplayMeta } from "@/lib/db/replays";
+import { fullStep, loadReplayMeta, toReplayStep, type ReplayPageMeta } from "@/lib/db/replays";
 import { AppError, notFound, parseInput } from "@/lib/errors";
 import type { ReplayStep } from "@/lib/replay";
 import { summarizeReplayStep, type ReplayStepSummary } from "@/lib/session-view/replay-steps";
@@ -33,7 +33,7 @@ export type ReplayStepsInput = z.input<typeof ReplayStepsInput>;
 export const ReplayStepInput = z.object({ replayId: ReplayId, seq: Idx });
 export type ReplayStepInput = z.input<typeof ReplayStepInput>;
 
-export interface ReplayPageView extends ReplayMeta {
+export interface ReplayPageView extends ReplayPageMeta {
   /** Steps of the base run and of the branch (columns of their rows, not counted rows). */
   baseCount: number;
   stepCount: number;
@@ -50,7 +50,10 @@ export async function getReplayPage(
 ): Promise<ReplayPageView> {
   authorize(principal, "replays.read");
   const { replayId } = parseInput(z.object({ replayId: ReplayId }), input);
-  const [meta, stamp] = await Promise.all([loadReplayMeta(prisma, replayId), replayStamp(prisma, replayId)]);
+  const [meta, stamp] = await Promise.all([
+    loadReplayMeta(prisma, replayId, { inputDrift: false }),
+    replayStamp(prisma, replayId),
+  ]);
   if (!meta || !stamp) throw notFound("replay", replayId);
   const probes = meta.evidence.probes ?? [];
   const probeSteps = await stepBaseSeqs(

@@ -3,10 +3,11 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDemoData } from "@/lib/db/startup";
 import type { Db } from "@/lib/db/client";
-import { loadReplayComparison, loadReplayView } from "@/lib/db/replays";
+import { loadReplayComparison, loadReplayMeta, loadReplayView } from "@/lib/db/replays";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError, parseInput } from "@/lib/errors";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
+import { replayCounterfactual } from "./counterfactual";
 import { localAdmin } from "./principal";
 import * as replays from "./replays";
 
@@ -524,6 +525,7 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     );
     const replays = await db.prisma.replay.findMany({ select: { id: true } });
     let diverging = 0;
+    let drifting = 0;
     for (const { id } of replays) {
       const full = (await loadReplayView(db.prisma, id))!;
       const lite = (await loadReplayComparison(db.prisma, id))!;
@@ -536,7 +538,18 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
         [...full.steps].reverse().find((e) => e.kind === "final_output")?.output ?? null,
       );
       if (full.comparison.firstDivergence) diverging++;
+      // The pages' meta: the same evidence without its input-drift list; the counterfactual's fork as stored.
+      const page = (await loadReplayMeta(db.prisma, id, { inputDrift: false }))!;
+      const { inputDrift, ...rest } = full.evidence;
+      expect(page.evidence).toEqual(rest);
+      expect(Object.keys(page.evidence)).not.toContain("inputDrift");
+      expect(page.fixtures).toEqual(full.fixtures);
+      expect(page.replay).toEqual(full.replay);
+      if (inputDrift.length > 0) drifting++;
+      const counterfactual = await replayCounterfactual(as("reader"), { replayId: id }, db.prisma);
+      expect(counterfactual.fork).toEqual(full.evidence.fork ?? null);
     }
     expect(diverging).toBeGreaterThan(2);
+    expect(drifting).toBeGreaterThan(0);
   });
 });

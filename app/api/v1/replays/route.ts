@@ -20,7 +20,10 @@ export const POST = apiRoute(async ({ request, prisma, principal }) => {
   // Read without its base run: a long session's events are not needed to say so.
   const stored = await getReplayPage(principal, { replayId: started.id }, prisma);
   const view =
-    stored.stepCount === 0 ? { ...stored, steps: [] } : await getReplay(principal, { replayId: started.id }, prisma);
+    stored.stepCount === 0
+      ? // No steps: no model step whose input drifted either.
+        { ...stored, steps: [], evidence: { ...stored.evidence, inputDrift: [] } }
+      : await getReplay(principal, { replayId: started.id }, prisma);
   await enqueue(started.trialIds ?? [started.id]);
   const counterfactual = await replayCounterfactual(principal, { replayId: started.id }, prisma);
   return Response.json(
