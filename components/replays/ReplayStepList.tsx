@@ -155,15 +155,19 @@ function StepsWindow({
         )}
       </div>
     );
-  return data.map((s) => <StepRow key={s.seq} replayId={replayId} step={s} initiallyOpen={s.seq === openSeq} />);
+  return data.map((s) => (
+    <StepRow key={s.seq} replayId={replayId} version={version} step={s} initiallyOpen={s.seq === openSeq} />
+  ));
 }
 
 function StepRow({
   replayId,
+  version,
   step: s,
   initiallyOpen,
 }: {
   replayId: string;
+  version: string;
   step: ReplayStepSummary;
   initiallyOpen: boolean;
 }) {
@@ -204,7 +208,7 @@ function StepRow({
           {s.status === "failed" ? <StatusBadge status="failed" /> : null} {s.preview}
         </span>
       </summary>
-      {open ? <StepBody replayId={replayId} seq={s.seq} /> : null}
+      {open ? <StepBody replayId={replayId} version={version} seq={s.seq} /> : null}
     </details>
   );
 }
@@ -219,10 +223,10 @@ function keepRecentBodies(client: QueryClient, replayId: string) {
 }
 
 /** One step whole, loaded when it is opened. */
-function StepBody({ replayId, seq }: { replayId: string; seq: number }) {
+function StepBody({ replayId, version, seq }: { replayId: string; version: string; seq: number }) {
   const client = useQueryClient();
   const { data: step, error } = useQuery({
-    queryKey: ["replay-step", replayId, seq],
+    queryKey: ["replay-step", replayId, version, seq],
     staleTime: Infinity,
     gcTime: WINDOW_GC_MS,
     queryFn: async () => {

@@ -97,9 +97,12 @@ async function comparisonIndex(prisma: Db, replayId: string): Promise<Comparison
   if (!stamp) throw notFound("replay", replayId);
   let entry = kept.get(replayId);
   if (!entry || entry.key !== stamp.key) {
-    entry = { key: stamp.key, index: buildIndex(prisma, replayId) };
-    // A failed build is not kept.
-    entry.index.catch(() => kept.delete(replayId));
+    const built = { key: stamp.key, index: buildIndex(prisma, replayId) };
+    // A failed build is not kept (nor does it take a newer one with it).
+    built.index.catch(() => {
+      if (kept.get(replayId) === built) kept.delete(replayId);
+    });
+    entry = built;
   }
   // Newest use last; the oldest goes first.
   kept.delete(replayId);

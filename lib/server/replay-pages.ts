@@ -37,6 +37,8 @@ export interface ReplayPageView extends ReplayPageMeta {
   /** Steps of the base run and of the branch (columns of their rows, not counted rows). */
   baseCount: number;
   stepCount: number;
+  /** Changes whenever the replay's row is written or its base re-imported: what the browser keys its windows by. */
+  version: string;
   /** The branch steps the evidence's probes name, with their base steps' kind and name. */
   probeSteps: { seq: number; baseSeq: number | null }[];
   probeBaseSteps: { seq: number; kind: string; name: string }[];
@@ -66,7 +68,14 @@ export async function getReplayPage(
     stamp.sessionId,
     probeSteps.flatMap((s) => (s.baseSeq === null ? [] : [s.baseSeq])),
   );
-  return { ...meta, baseCount: stamp.baseCount, stepCount: stamp.stepCount, probeSteps, probeBaseSteps };
+  return {
+    ...meta,
+    baseCount: stamp.baseCount,
+    stepCount: stamp.stepCount,
+    version: stamp.key,
+    probeSteps,
+    probeBaseSteps,
+  };
 }
 
 export type StepsWindow = { cursor: number; nextCursor: number | null; steps: ReplayStepSummary[] };

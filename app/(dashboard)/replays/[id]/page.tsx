@@ -145,7 +145,7 @@ export default async function ReplayPage({ params, searchParams }: Props) {
           ) : (
             <ReplayStepList
               replayId={replay.id}
-              version={`${replay.status}:${view.stepCount}:${replay.finishedAt?.toISOString() ?? ""}`}
+              version={view.version}
               count={view.stepCount}
               window={STEPS_PER_WINDOW}
               initial={{ cursor: firstSteps.cursor, steps: firstSteps.steps }}
@@ -156,7 +156,7 @@ export default async function ReplayPage({ params, searchParams }: Props) {
         <EvidencePanel view={view} />
       </div>
       {/* Coverage reads every tool call of both runs: it loads once the first screen is shown. */}
-      <ReplayCoverage replayId={id} version={`${replay.status}:${view.stepCount}`} />
+      <ReplayCoverage replayId={id} version={view.version} />
       {can(principal, "reports.write") && (isTerminal(replay.status) || replay.status === "paused") ? (
         <div className="mt-3">
           <AddToReport
