@@ -1,12 +1,12 @@
 "use client";
 
 import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
 import { replayStepAction, replayStepsAction } from "@/app/(dashboard)/replays/actions";
 import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
+import { useWindowList } from "@/components/ui/useWindowList";
 import type { ReplayStepSummary } from "@/lib/session-view/replay-steps";
 
 const SOURCE_TONE: Record<string, "neutral" | "info" | "warn" | "bad" | "good"> = {
@@ -54,24 +54,12 @@ export function ReplayStepList({
   /** A deep link to one step (`?step=`): the list opens there, with the step open. */
   openSeq: number | null;
 }) {
-  const parentRef = useRef<HTMLDivElement>(null);
-  const estimate = perWindow * PER_STEP;
-  const startIndex = openSeq === null ? 0 : Math.floor(openSeq / perWindow);
-  const virtualizer = useVirtualizer({
-    count: Math.ceil(count / perWindow),
-    getScrollElement: () => parentRef.current,
-    estimateSize: () => estimate,
-    overscan: 1,
-    // The first screen renders on the server, before the page hydrates.
-    initialRect: { width: 0, height: 800 },
-    initialOffset: startIndex * estimate,
+  const { parentRef, virtualizer } = useWindowList({
+    windows: Math.ceil(count / perWindow),
+    windowHeight: perWindow * PER_STEP,
+    startWindow: openSeq === null ? 0 : Math.floor(openSeq / perWindow),
+    focusSeq: openSeq,
   });
-  useEffect(() => {
-    if (openSeq === null) return;
-    // Once the window is measured, bring the step itself into view.
-    const t = setTimeout(() => document.getElementById(`step-${openSeq}`)?.scrollIntoView({ block: "start" }), 300);
-    return () => clearTimeout(t);
-  }, [openSeq]);
   return (
     <div className="overflow-hidden rounded-lg border border-slate-200 bg-white">
       <div className={`${GRID} border-b border-slate-200 bg-slate-50 px-3 py-1.5 text-xs font-medium text-slate-600`}>

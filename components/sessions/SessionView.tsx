@@ -1,13 +1,13 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { sessionConversationAction, sessionSearchAction, sessionStepsAction } from "@/app/(dashboard)/sessions/actions";
 import type { ChatItem } from "@/lib/session-view/conversation";
 import type { StepSummary } from "@/lib/session-view/steps";
 import { buildTimeline } from "@/lib/session-view/timeline";
 import { buildWaterfall } from "@/lib/session-view/waterfall";
+import { useWindowList } from "@/components/ui/useWindowList";
 import { ChatEntry, StepNode, WATERFALL_GRID, WATERFALL_ROW, WaterfallBar, type OpenAll } from "./entries";
 import { SESSION_VIEWS, type SessionViewName } from "./views";
 
@@ -243,24 +243,12 @@ function WindowList({
   className: string;
   children: (index: number, cursor: number) => ReactNode;
 }) {
-  const parentRef = useRef<HTMLDivElement>(null);
-  const estimate = span.window * perStep;
-  const startIndex = startSeq === null ? 0 : Math.max(0, Math.floor((startSeq - span.firstSeq) / span.window));
-  const virtualizer = useVirtualizer({
-    count: windowCount(span),
-    getScrollElement: () => parentRef.current,
-    estimateSize: () => estimate,
-    overscan: 1,
-    // The first screen renders on the server, before the page hydrates.
-    initialRect: { width: 0, height: 800 },
-    initialOffset: startIndex * estimate,
+  const { parentRef, virtualizer } = useWindowList({
+    windows: windowCount(span),
+    windowHeight: span.window * perStep,
+    startWindow: startSeq === null ? 0 : Math.max(0, Math.floor((startSeq - span.firstSeq) / span.window)),
+    focusSeq: startSeq,
   });
-  useEffect(() => {
-    if (startSeq === null) return;
-    // Once the window is measured, bring the step itself into view.
-    const t = setTimeout(() => document.getElementById(`step-${startSeq}`)?.scrollIntoView({ block: "start" }), 300);
-    return () => clearTimeout(t);
-  }, [startSeq]);
   return (
     <div
       ref={parentRef}

@@ -1,0 +1,38 @@
+"use client";
+
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useRef } from "react";
+
+/**
+ * A long list shown a window of steps at a time: one virtual item per window
+ * (`windowHeight` its estimated height), opened at `startWindow`, and, once
+ * that window is measured, scrolled to the element `step-<focusSeq>` (a deep
+ * link's step). The first screen renders on the server, before hydration.
+ */
+export function useWindowList({
+  windows,
+  windowHeight,
+  startWindow,
+  focusSeq,
+}: {
+  windows: number;
+  windowHeight: number;
+  startWindow: number;
+  focusSeq: number | null;
+}) {
+  const parentRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: windows,
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => windowHeight,
+    overscan: 1,
+    initialRect: { width: 0, height: 800 },
+    initialOffset: startWindow * windowHeight,
+  });
+  useEffect(() => {
+    if (focusSeq === null) return;
+    const t = setTimeout(() => document.getElementById(`step-${focusSeq}`)?.scrollIntoView({ block: "start" }), 300);
+    return () => clearTimeout(t);
+  }, [focusSeq]);
+  return { parentRef, virtualizer };
+}
