@@ -7,6 +7,7 @@ import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { useWindowList } from "@/components/ui/useWindowList";
+import { WindowPending } from "@/components/ui/WindowPending";
 import type { ReplayStepSummary } from "@/lib/session-view/replay-steps";
 
 const SOURCE_TONE: Record<string, "neutral" | "info" | "warn" | "bad" | "good"> = {
@@ -127,22 +128,7 @@ function StepsWindow({
       return result.data.steps;
     },
   });
-  if (!data)
-    return (
-      <div
-        style={{ height: perWindow * PER_STEP }}
-        className="px-3 py-2 text-sm text-slate-500"
-        aria-busy={error ? undefined : true}
-      >
-        {error ? (
-          <span role="alert" className="text-rose-700">
-            {error.message}
-          </span>
-        ) : (
-          "Loading steps…"
-        )}
-      </div>
-    );
+  if (!data) return <WindowPending error={error} height={perWindow * PER_STEP} />;
   return data.map((s) => (
     <StepRow key={s.seq} replayId={replayId} version={version} step={s} initiallyOpen={s.seq === openSeq} />
   ));

@@ -8,6 +8,7 @@ import type { StepSummary } from "@/lib/session-view/steps";
 import { buildTimeline } from "@/lib/session-view/timeline";
 import { buildWaterfall } from "@/lib/session-view/waterfall";
 import { useWindowList } from "@/components/ui/useWindowList";
+import { WindowPending } from "@/components/ui/WindowPending";
 import { ChatEntry, StepNode, WATERFALL_GRID, WATERFALL_ROW, WaterfallBar, type OpenAll } from "./entries";
 import { SESSION_VIEWS, type SessionViewName } from "./views";
 
@@ -274,20 +275,6 @@ function WindowList({
   );
 }
 
-function Pending({ error, height }: { error: Error | null; height: number }) {
-  return (
-    <div style={{ height }} className="px-3 py-2 text-sm text-slate-500" aria-busy={error ? undefined : true}>
-      {error ? (
-        <span role="alert" className="text-rose-700">
-          {error.message}
-        </span>
-      ) : (
-        "Loading steps…"
-      )}
-    </div>
-  );
-}
-
 function ChatList({ sessionId, span, openAll, initial }: ListProps) {
   return (
     <WindowList
@@ -320,7 +307,7 @@ function ChatWindow({
   openAll: OpenAll;
 }) {
   const { data, error } = useChatWindow(sessionId, span, cursor, initial);
-  if (!data) return <Pending error={error} height={span.window * PER_STEP.chat} />;
+  if (!data) return <WindowPending error={error} height={span.window * PER_STEP.chat} />;
   return data.map((item) => (
     <div key={item.key} className="px-3 py-1.5">
       <ChatEntry item={item} openAll={openAll} />
@@ -372,7 +359,7 @@ function StepsWindow({
 }) {
   const { data, error } = useStepsWindow(sessionId, span, cursor, initial);
   const nodes = useMemo(() => (data ? buildTimeline(data) : []), [data]);
-  if (!data) return <Pending error={error} height={span.window * PER_STEP.timeline} />;
+  if (!data) return <WindowPending error={error} height={span.window * PER_STEP.timeline} />;
   return (
     <ol className="flex flex-col gap-1.5 pb-1.5">
       {nodes.map((node) => (
@@ -447,7 +434,7 @@ function WaterfallWindow({
 }) {
   const { data, error } = useStepsWindow(sessionId, span, cursor, initial);
   const rows = useMemo(() => (data ? buildWaterfall(data, { t0 }).rows : []), [data, t0]);
-  if (!data) return <Pending error={error} height={span.window * PER_STEP.waterfall} />;
+  if (!data) return <WindowPending error={error} height={span.window * PER_STEP.waterfall} />;
   return rows.map((r) => <WaterfallBar key={r.seq} r={r} rows={rows} totalMs={t0 === null ? 0 : totalMs} />);
 }
 
