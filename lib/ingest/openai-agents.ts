@@ -492,8 +492,7 @@ export function replaceInAggregate(
     if (!agent || compareSpans(agent, a.agent) > 0) return null;
     a.agent = agent;
   } else if (agent && (!a.agent || compareSpans(agent, a.agent) < 0)) a.agent = agent;
-  a.responses +=
-    (after.spanData.type === "response" ? 1 : 0) - (before.spanData.type === "response" ? 1 : 0);
+  a.responses += (after.spanData.type === "response" ? 1 : 0) - (before.spanData.type === "response" ? 1 : 0);
   return a;
 }
 
@@ -511,8 +510,9 @@ export function agentsGroupFields(
   facts: { firstModelInput: unknown; toolNames: readonly string[]; synthesizedIds: boolean },
 ): Omit<ImportedSession, "events"> {
   const trace = a.trace;
-  const firstUser = (facts.firstModelInput as { messages?: { role: string; content: unknown }[] } | undefined)
-    ?.messages?.find((m) => m.role === "user");
+  const firstUser = (
+    facts.firstModelInput as { messages?: { role: string; content: unknown }[] } | undefined
+  )?.messages?.find((m) => m.role === "user");
   const title = typeof firstUser?.content === "string" ? firstUser.content.slice(0, 80) : (trace?.workflowName ?? null);
   return {
     externalId: key,
