@@ -185,19 +185,26 @@ async function attempt(tx: DbClient, request: AgentsRequest, reach: Set<string>)
   const ownKeys = [...new Set([...fresh.values()].map((i) => openAiAgentsGroupKey(i)))];
   for (const k of ownKeys) reach.add(k);
 
-  // 1. The stored rows of the request's traces, and the sessions of every group the request reaches.
-  const stored = await rowsOfTraces(tx, traceIds);
+  // 1. The stored rows of the request's traces (with their items: the window re-maps them), and the sessions of
+  // every group the request reaches (the full rebuild reports them all), in one round trip.
+  const [loaded] = await tx.$queryRaw<[{ rows: string; sessions: string }]>`
+    WITH r AS (SELECT * FROM "TraceSpan" WHERE "traceId" = ANY(${traceIds}::text[]))
+    SELECT
+      (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
+        'spanId', "spanId", 'sessionId', "sessionId", 'packed', encode(packed, 'base64'), 'payload', payload)), '[]')
+       FROM r)::text AS rows,
+      (SELECT coalesce(json_agg(json_build_object('id', s.id, 'externalId', s."externalId", 'format', s.format,
+        'metadata', s.metadata, 'traceState', s."traceState", 'eventCount', s."eventCount",
+        'modelCallCount', s."modelCallCount", 'toolCallCount', s."toolCallCount", 'errorCount', s."errorCount",
+        'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens", 'costUsd', s."costUsd",
+        'agentId', s."agentId", 'agentVersionId', s."agentVersionId",
+        'replays', (SELECT count(*)::int FROM "Replay" p WHERE p."sessionId" = s.id))), '[]')
+       FROM "Session" s WHERE s.format = ${FORMAT} AND s."externalId" IN (
+         SELECT unnest(${ownKeys}::text[]) UNION SELECT DISTINCT substr("groupKey", ${PREFIX.length + 1}) FROM r))::text AS sessions`;
+  const stored = (JSON.parse(loaded.rows) as JsonRow[]).map(fromJson);
   for (const r of stored) reach.add(r.groupKey.slice(PREFIX.length));
   if (!stored.every((r) => r.groupKey.startsWith(PREFIX))) return fallback("a trace id shared with another source");
-  const [{ sessions: sessionText }] = await tx.$queryRaw<[{ sessions: string }]>`
-    SELECT coalesce(json_agg(json_build_object('id', s.id, 'externalId', s."externalId", 'format', s.format,
-      'metadata', s.metadata, 'traceState', s."traceState", 'eventCount', s."eventCount",
-      'modelCallCount', s."modelCallCount", 'toolCallCount', s."toolCallCount", 'errorCount', s."errorCount",
-      'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens", 'costUsd', s."costUsd",
-      'agentId', s."agentId", 'agentVersionId', s."agentVersionId",
-      'replays', (SELECT count(*)::int FROM "Replay" p WHERE p."sessionId" = s.id))), '[]')::text AS sessions
-    FROM "Session" s WHERE s.format = ${FORMAT} AND s."externalId" = ANY(${[...reach]}::text[])`;
-  const sessionRows = JSON.parse(sessionText) as SessionRow[];
+  const sessionRows = JSON.parse(loaded.sessions) as SessionRow[];
   const storedById = new Map(stored.map((r) => [idOf(r.traceId, r.spanId), r]));
 
   // 2. New items, and better copies of stored ones.
