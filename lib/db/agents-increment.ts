@@ -19,7 +19,9 @@ import { Prisma } from "./generated/client";
 import { searchTextFor } from "./sessions";
 import {
   agentKeyOf,
+  anchorAsEvent,
   digestColumns,
+  eventCounts,
   fallbacks,
   idOf,
   pack,
@@ -91,27 +93,6 @@ function asAgentsState(value: unknown): AgentsState | null {
   return v.agents && Array.isArray(v.synthesized) && Array.isArray(v.toolCalls) && typeof v.incomplete === "number"
     ? (value as AgentsState)
     : null;
-}
-
-function eventCounts(
-  base: Pick<AgentsState, "toolCalls" | "incomplete">,
-  add: readonly { kind: string; name: string; status: string }[],
-  remove: readonly { kind: string; name: string; status: string }[],
-): Pick<AgentsState, "toolCalls" | "incomplete"> {
-  const counts = new Map(base.toolCalls);
-  let incomplete = base.incomplete;
-  for (const [list, sign] of [
-    [add, 1],
-    [remove, -1],
-  ] as const)
-    for (const e of list) {
-      if (e.kind === "tool_call") counts.set(e.name, (counts.get(e.name) ?? 0) + sign);
-      if (e.status === "incomplete") incomplete += sign;
-    }
-  return {
-    toolCalls: [...counts].filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-    incomplete,
-  };
 }
 
 const ids = (item: AgentsItem) =>
@@ -520,7 +501,7 @@ async function planGroup(
     ...anchors
       .filter((a) => a.seq === read.fm || a.seq === read.fu || a.seq === read.lf)
       .sort((a, b) => a.seq - b.seq)
-      .map((a) => anchorAsEvent(a)),
+      .map((a) => ({ ...anchorAsEvent(a), input: a.input, output: a.output })),
     ...tail,
   ];
   const searchText = searchTextFor({ ...fields, events: searchEvents });
@@ -538,24 +519,6 @@ async function planGroup(
     eventCount: from + tail.length,
     state: { agents, synthesized: synthesizedAfter, ...counts, agentKey } satisfies AgentsState as never,
     ensure: agentKey !== state.agentKey,
-  };
-}
-
-function anchorAsEvent(a: Anchor): SessionEvent {
-  return {
-    seq: a.seq,
-    kind: a.kind as SessionEvent["kind"],
-    name: a.name,
-    input: a.input,
-    output: a.output,
-    error: null,
-    status: a.status as SessionEvent["status"],
-    startedAt: null,
-    durationMs: null,
-    usage: null,
-    parentSeq: null,
-    cacheKey: null,
-    occurrence: null,
   };
 }
 
@@ -596,7 +559,7 @@ async function stateFromRows(tx: DbClient, session: SessionRow, key: string): Pr
   return {
     agents: addToAggregate(emptyAggregate(), items),
     synthesized: [...synthesized].sort(),
-    ...eventCounts({ toolCalls: [], incomplete: 0 }, events, []),
+    ...eventCounts(null, events),
     agentKey: "",
   };
 }

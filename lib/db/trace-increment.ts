@@ -195,7 +195,7 @@ export function traceStateOf(session: ImportedSession, digests: Iterable<SpanDig
   };
 }
 
-function eventCounts(
+export function eventCounts(
   base: Pick<TraceState, "toolCalls" | "incomplete"> | null,
   add: readonly { kind: string; name: string; status: string }[],
   remove: readonly { kind: string; name: string; status: string }[] = [],
@@ -812,7 +812,7 @@ async function stateFromRows(
   };
 }
 
-function anchorAsEvent(e: { seq: number; kind: string; name: string; status: string }): SessionEvent {
+export function anchorAsEvent(e: { seq: number; kind: string; name: string; status: string }): SessionEvent {
   return {
     seq: e.seq,
     kind: e.kind as SessionEvent["kind"],
