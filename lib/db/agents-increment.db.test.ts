@@ -219,4 +219,28 @@ describe.each(TEST_ENGINES)("incremental Agents SDK ingest on %s", (engine) => {
     expect(ok(await ingestAgentsItems(db.prisma, again)).incremental).toBe(true);
     await expectSessionsOf([...items, ...again]);
   });
+
+  it("a group whose session has a replay takes the full rebuild: the session is kept as it was, and the new one is exact", async () => {
+    const group = `replayed-${engine}`;
+    const items = runsOf(group, [0, 60_000], [true, true]);
+    const firstRun = items.filter((i) => (i.object === "trace" ? i.id : i.traceId).includes(`${group}_0_`));
+    const first = ok(await ingestAgentsItems(db.prisma, firstRun));
+    const kept = first.sessions[0]!;
+    const eventsBefore = (await getSession(db.prisma, kept.id))!.events.map(toSessionEvent);
+    await db.prisma.replay.create({
+      data: { sessionId: kept.id, policySnapshot: {}, policyHash: "h", status: "completed" },
+    });
+    const withReplays = fallbacks.get("agents: a session with replays") ?? 0;
+    const second = ok(
+      await ingestAgentsItems(
+        db.prisma,
+        items.filter((i) => !firstRun.includes(i)),
+      ),
+    );
+    expect(second.incremental).toBe(false);
+    expect(fallbacks.get("agents: a session with replays")).toBe(withReplays + 1);
+    expect(second.sessions.map((s) => s.id)).not.toContain(kept.id);
+    expect((await getSession(db.prisma, kept.id))!.events.map(toSessionEvent)).toEqual(eventsBefore);
+    await expectSessionsOf(items);
+  });
 });
