@@ -295,6 +295,8 @@ type WindowRead = {
   /** The stored events from C on, in seq order. */
   tail: StoredEvent[];
   from: number;
+  /** Events without a start time (the mapper gives every event one: none). */
+  untimed: number;
   /** The prefix's first model call, first user turn, last final answer and last model call (seqs). */
   fm: number | null;
   fu: number | null;
@@ -318,7 +320,7 @@ async function readWindow(
   const cut = new Date(Number(c / 1_000_000n));
   const [read] = await tx.$queryRaw<[{ read: string }]>`
     WITH tail AS (
-      SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND ("startedAt" >= ${cut} OR "startedAt" IS NULL)
+      SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND "startedAt" >= ${cut}
     ), f AS (SELECT ${eventCount}::int - (SELECT count(*)::int FROM tail) AS n),
     facts AS (SELECT
       (SELECT min(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'model_call' AND seq < (SELECT n FROM f)) AS fm,
@@ -332,6 +334,7 @@ async function readWindow(
         GROUP BY "traceId") x),
       'tail', (SELECT coalesce(json_agg(to_jsonb(t) ORDER BY t.seq), '[]') FROM tail t),
       'from', (SELECT n FROM f),
+      'untimed', (SELECT count(*)::int FROM "Event" WHERE "sessionId" = ${sessionId} AND "startedAt" IS NULL),
       'fm', facts.fm, 'fu', facts.fu, 'lf', facts.lf, 'lm', facts.lm,
       'anchors', (SELECT coalesce(json_agg(json_build_object('seq', seq, 'kind', kind, 'name', name, 'status', status,
           'input', input, 'output', output, 'inputPrefixSeq', "inputPrefixSeq")), '[]')
@@ -408,6 +411,7 @@ async function planGroup(
 
   const storedTail = read.tail;
   const from = read.from;
+  if (read.untimed > 0) return fallback("events without a start time");
   if (storedTail.some((e, i) => e.seq !== from + i)) return fallback("events out of time order");
   const anchors = read.anchors;
   if (anchors.some((a) => a.seq !== from - 1 && a.inputPrefixSeq !== null))
