@@ -34,7 +34,8 @@ const SESSIONS = 7;
 const TRACES_PER_SESSION = 100;
 const BATCHES = [1, 10, 100] as const;
 const FIXTURE = path.join(import.meta.dirname, "../lib/ingest/otlp/__fixtures__/ai6-generate.json");
-const AGENTS_RUNS = 40;
+// AGENTS_RUNS=200: a longer group (an export's cost should not change with it).
+const AGENTS_RUNS = Number(process.env.AGENTS_RUNS ?? 40);
 
 function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, "0");
