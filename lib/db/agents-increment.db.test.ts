@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentsRunsOf } from "@/lib/ingest/agents-testing";
+import { agentsRunsOf } from "@/lib/ingest/testing";
 import { mapOpenAiAgentsItems, type AgentsItem } from "@/lib/ingest/openai-agents";
 import type { SessionEvent } from "@/lib/replay";
 import { fallbacks } from "./trace-increment";
