@@ -102,7 +102,13 @@ const STATE = z.object({
       minStart: epochMs,
       maxEnd: epochMs,
       agent: z
-        .object({ id: z.string(), traceId: z.string(), startedAt: isoTime, endedAt: isoTime.nullable(), name: z.string() })
+        .object({
+          id: z.string(),
+          traceId: z.string(),
+          startedAt: isoTime,
+          endedAt: isoTime.nullable(),
+          name: z.string(),
+        })
         .nullable(),
       trace: z
         .object({
@@ -170,7 +176,7 @@ export async function setColumns(tx: DbClient, rows: readonly ColumnsRecord[]): 
 function traceIdsOf(metadata: unknown): string[] | null {
   if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return null;
   const ids = (metadata as { traceIds?: unknown }).traceIds;
-  return Array.isArray(ids) && ids.every((t) => typeof t === "string") ? (ids as string[]) : null;
+  return Array.isArray(ids) && ids.every((t) => typeof t === "string") ? ids : null;
 }
 
 const ids = (item: AgentsItem) =>
@@ -480,7 +486,7 @@ async function planGroup(
         assemble(mapped.steps).flatMap((e) => (e.cacheKey !== null && e.occurrence !== null ? [e.cacheKey] : [])),
       ),
     ];
-    return { after, c, keys, warned: warnings.length > 0, ...mapped };
+    return { c, keys, warned: warnings.length > 0, ...mapped };
   };
   let current = composition();
   let read = await readWindow(tx, sessionId, session.eventCount, current.c, [...window], current.keys);
@@ -502,7 +508,7 @@ async function planGroup(
     }
     read = await readWindow(tx, sessionId, session.eventCount, current.c, [...window], current.keys);
   }
-  const { after, steps, synthesized } = current;
+  const { steps, synthesized } = current;
 
   const storedTail = read.tail;
   const from = read.from;

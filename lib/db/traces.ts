@@ -415,7 +415,12 @@ async function storeAndRebuild<T>(
       columns &&
       (row.startNs !== String(columns.startNs) || row.lastNs !== String(columns.lastNs) || row.role !== columns.role)
     )
-      recolumned.push({ id: row.id, startNs: String(columns.startNs), lastNs: String(columns.lastNs), role: columns.role });
+      recolumned.push({
+        id: row.id,
+        startNs: String(columns.startNs),
+        lastNs: String(columns.lastNs),
+        role: columns.role,
+      });
     if (digests && row.digest === null) {
       // A row stored before digests: packed and digested once, so its group can take the incremental path.
       await tx.traceSpan.update({

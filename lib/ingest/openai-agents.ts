@@ -242,8 +242,7 @@ export function mapOpenAiAgentsGroups(items: readonly AgentsItem[]): {
  * A span's key among its group's steps: one per (trace id, span id), the trace id length-prefixed so
  * that no two pairs give one key. Within a trace, keys order as span ids do.
  */
-export const spanKey = (span: { traceId: string; id: string }) =>
-  `${span.traceId.length}:${span.traceId}:${span.id}`;
+export const spanKey = (span: { traceId: string; id: string }) => `${span.traceId.length}:${span.traceId}:${span.id}`;
 
 /** Of two copies of one item: the ended one, then the larger, then a stable order. True when `a` is preferred. */
 export function richer(a: AgentsItem, b: AgentsItem): boolean {
