@@ -521,6 +521,8 @@ describe.each(TEST_ENGINES)("incremental Agents SDK ingest on %s", (engine) => {
       };
       const groupKey = `openai-agents:group:${g}`;
       try {
+        // Connections for both exports opened beforehand (a pool opening one while a row is locked waits for it).
+        await Promise.all([0, 1, 2].map(() => db.prisma.$queryRaw`SELECT pg_sleep(0.05)::text AS slept`));
         // Y (the trace item: moves trace 2 into the group) is held on the group's session row, its locks taken.
         await rowLock.query("BEGIN");
         await rowLock.query(`SELECT id FROM "Session" WHERE "externalId" = $1 FOR UPDATE`, [`group:${g}`]);
