@@ -325,6 +325,9 @@ export async function ingestOtlpIncrement(tx: DbClient, request: OtlpRequest): P
   const sessionRows = parsed.sessions;
   if (!stored.every((r) => r.groupKey.startsWith(PREFIX))) return fallback("a trace id shared with another source");
   if (!stored.every((r) => isDigest(r.digest))) return fallback("rows stored before digests");
+  // Nothing stored of its traces and no session of any group its spans name: every group it touches is new,
+  // so the full rebuild builds them (known before reading a span: the rebuild reads them all anyway).
+  if (stored.length === 0 && sessionRows.length === 0) return fallback("a group without a session yet");
   const storedById = new Map(stored.map((r) => [idOf(r.traceId, r.spanId), r]));
 
   // 2. New spans, and better copies of stored ones; the request's spans read (any warning is the full rebuild's refusal).
