@@ -3,10 +3,14 @@
 -- every export (planning these took more time than running them). Each function is one statement
 -- (no statement separators in their bodies), reads its arguments by position, and is called by
 -- lib/db/trace-increment.ts, which documents what each one reads and writes.
+-- Each keeps ONE plan (force_generic_plan) made without sequential scans (enable_seqscan off): the
+-- plan is made once per connection, often while the tables are still small, and a plan that scans a
+-- small table whole would go on scanning it whole as it grows (every read here is by an index).
+-- The SET clauses also keep the planner from trying to inline the function at each call.
 
 -- The stored rows of some traces and the sessions of the groups they and the request reach, as JSON text.
 CREATE FUNCTION "otlp_increment_load"(text[], text[], text[], int) RETURNS text
-LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan AS $$
+LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
   WITH r AS (SELECT * FROM "TraceSpan" WHERE "traceId" = ANY($1))
   SELECT json_build_object(
     'rows', (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
@@ -27,7 +31,7 @@ $$;
 -- first instant as a time and in nanoseconds (and that millisecond's first nanosecond), the window's
 -- trace ids, its call ids and its calls' cache keys.
 CREATE FUNCTION "otlp_increment_window"(text, int, timestamptz, bigint, bigint, text[], text[], text[]) RETURNS text
-LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan AS $$
+LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
   WITH tail AS (
     SELECT * FROM "Event" WHERE "sessionId" = $1 AND ("startedAt" >= $3 OR "startedAt" IS NULL)
   ), f AS (SELECT $2 - (SELECT count(*)::int FROM tail) AS n),
@@ -67,7 +71,7 @@ $$;
 -- JSON records, then the session's columns.
 CREATE FUNCTION "otlp_increment_write"(text, int, boolean, jsonb, jsonb, text, text, text, timestamptz, timestamptz,
   int, int, int, int, int, int, double precision, text[], text, text, jsonb, jsonb) RETURNS int
-LANGUAGE sql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
+LANGUAGE sql VOLATILE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
   WITH gone AS (
     DELETE FROM "Event" WHERE $3 AND "sessionId" = $1 AND seq >= $2
   ), written AS (
