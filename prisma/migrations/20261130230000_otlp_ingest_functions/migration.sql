@@ -22,8 +22,8 @@ LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan 
       'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens", 'costUsd', s."costUsd",
       'agentId', s."agentId", 'agentVersionId', s."agentVersionId",
       'replays', (SELECT count(*)::int FROM "Replay" p WHERE p."sessionId" = s.id))), '[]')
-     FROM "Session" s WHERE s.format = ANY($3) AND s."externalId" IN (
-       SELECT unnest($2) UNION SELECT DISTINCT substr("groupKey", $4 + 1) FROM r))
+     FROM "Session" s WHERE s.format = ANY($3) AND s."externalId" = ANY(ARRAY(
+       SELECT unnest($2) UNION SELECT DISTINCT substr("groupKey", $4 + 1) FROM r)))
   )::text
 $$;
 
