@@ -25,36 +25,17 @@ import { createTestDatabase } from "../lib/db/testing";
 import { ingestAgentsItems, ingestOtlpSpans } from "../lib/db/traces";
 import { insertEventRows } from "../lib/db/sessions";
 import { fallbacks } from "../lib/db/trace-increment";
-import type { DbClient } from "../lib/db/client";
+import type { Db, DbClient } from "../lib/db/client";
 import type { Prisma } from "../lib/db/generated/client";
 import { decodeOtlpJson } from "../lib/ingest/otlp";
-import { parseOpenAiAgentsExport, type AgentsItem } from "../lib/ingest/openai-agents";
+import { agentsRunsOf } from "../lib/ingest/agents-testing";
 
 const SESSIONS = 7;
 const TRACES_PER_SESSION = 100;
 const BATCHES = [1, 10, 100] as const;
 const FIXTURE = path.join(import.meta.dirname, "../lib/ingest/otlp/__fixtures__/ai6-generate.json");
-const AGENTS_FIXTURE = path.join(import.meta.dirname, "../lib/ingest/__fixtures__/openai-agents-chat.json");
-const AGENTS_RUNS = 40;
-
-/** `runs` runs of the recorded Agents SDK export in one group, a minute apart, under ids of their own. */
-function agentsGroup(group: string, runs: number): AgentsItem[] {
-  const body = readFileSync(AGENTS_FIXTURE, "utf8");
-  const items: unknown[] = [];
-  for (let c = 0; c < runs; c++) {
-    const text = body
-      .replace(/"(trace|span)_([0-9a-f]+)"/g, (_m, kind: string, id: string) => `"${kind}_${group}_${c}_${id}"`)
-      .replace(
-        /"(20\d\d-[0-9T:.-]+Z)"/g,
-        (_m, iso: string) => `"${new Date(Date.parse(iso) + c * 60_000).toISOString()}"`,
-      )
-      .replaceAll("group-openai-agents-chat", group);
-    items.push(...(JSON.parse(text) as { data: unknown[] }).data);
-  }
-  const parsed = parseOpenAiAgentsExport({ data: items });
-  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues.slice(0, 3)));
-  return parsed.items;
-}
+// AGENTS_RUNS=200: a longer group (an export's cost should not change with it).
+const AGENTS_RUNS = Number(process.env.AGENTS_RUNS ?? 40);
 
 function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, "0");
@@ -88,6 +69,12 @@ async function main() {
   const db = await createTestDatabase("pglite");
   try {
     const prisma = db.prisma;
+    // BENCH_ONLY=agents: the Agents SDK lines alone (the OTLP sections take most of the run).
+    if (process.env.BENCH_ONLY === "agents") {
+      // Warm-up (JIT, first-use costs of the client), not counted.
+      await ingestAgentsItems(prisma, agentsRunsOf("agents-warm-up", 4));
+      return await agentsSection(prisma, 3);
+    }
     const bodies = Array.from({ length: SESSIONS + 1 }, (_, i) => sessionBody(i));
     // Warm-up (JIT, first-use costs of the client): one session, not counted.
     const warm = decodeOtlpJson(bodies[SESSIONS]!);
@@ -240,44 +227,55 @@ async function main() {
       );
     }
 
-    // The Agents SDK path: one group of AGENTS_RUNS runs as 1 and as 100 exports, per round.
-    const agentTotals = new Map<number, number[]>();
-    const agentThirds: { first: number[]; last: number[] } = { first: [], last: [] };
-    let agentItems = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const batches of [1, 100]) {
-        const items = agentsGroup(`agents-bench-${round}-${batches}`, AGENTS_RUNS);
-        agentItems = items.length;
-        const t0 = performance.now();
-        for (let b = 0; b < batches; b++) {
-          const part = items.slice(
-            Math.floor((b * items.length) / batches),
-            Math.floor(((b + 1) * items.length) / batches),
-          );
-          if (part.length === 0) continue;
-          const te = performance.now();
-          const result = await ingestAgentsItems(prisma, part);
-          if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
-          if (batches === 100 && b > 0 && b <= 33) agentThirds.first.push(performance.now() - te);
-          if (batches === 100 && b >= 67) agentThirds.last.push(performance.now() - te);
-        }
-        const list = agentTotals.get(batches) ?? [];
-        list.push(performance.now() - t0);
-        agentTotals.set(batches, list);
-      }
-    }
-    const [aFirst, aLast] = [median(agentThirds.first), median(agentThirds.last)];
-    const aOne = median(agentTotals.get(1)!);
-    const aHundred = median(agentTotals.get(100)!);
-    console.log(
-      `Agents SDK, one group of ${agentItems} items: 1 export ${aOne.toFixed(0)} ms, 100 exports ${aHundred.toFixed(0)} ms (medians of ${ROUNDS}): ${(aHundred / aOne).toFixed(2)}× one export`,
-    );
-    console.log(
-      `Agents SDK, 100 exports: median export ${aFirst.toFixed(1)} ms in the first third vs ${aLast.toFixed(1)} ms in the last: ${(aLast / aFirst).toFixed(2)}× (1.00 = flat)`,
-    );
+    await agentsSection(prisma, ROUNDS);
   } finally {
     await db.drop();
   }
+}
+
+/** The Agents SDK path: one group of AGENTS_RUNS runs as 1 and as 100 exports, per round. */
+async function agentsSection(prisma: Db, ROUNDS: number) {
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const agentTotals = new Map<number, number[]>();
+  const agentThirds: { first: number[]; last: number[] } = { first: [], last: [] };
+  let agentItems = 0;
+  let incremental = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const batches of [1, 100]) {
+      const items = agentsRunsOf(`agents-bench-${round}-${batches}`, AGENTS_RUNS);
+      agentItems = items.length;
+      const t0 = performance.now();
+      for (let b = 0; b < batches; b++) {
+        const part = items.slice(
+          Math.floor((b * items.length) / batches),
+          Math.floor(((b + 1) * items.length) / batches),
+        );
+        if (part.length === 0) continue;
+        const te = performance.now();
+        const result = await ingestAgentsItems(prisma, part);
+        if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
+        if (batches === 100 && result.incremental) incremental++;
+        if (batches === 100 && b > 0 && b <= 33) agentThirds.first.push(performance.now() - te);
+        if (batches === 100 && b >= 67) agentThirds.last.push(performance.now() - te);
+      }
+      const list = agentTotals.get(batches) ?? [];
+      list.push(performance.now() - t0);
+      agentTotals.set(batches, list);
+    }
+  }
+  const [aFirst, aLast] = [median(agentThirds.first), median(agentThirds.last)];
+  const aOne = median(agentTotals.get(1)!);
+  const aHundred = median(agentTotals.get(100)!);
+  console.log(
+    `Agents SDK, one group of ${agentItems} items: 1 export ${aOne.toFixed(0)} ms, 100 exports ${aHundred.toFixed(0)} ms (medians of ${ROUNDS}): ${(aHundred / aOne).toFixed(2)}× one export`,
+  );
+  console.log(
+    `Agents SDK, 100 exports: median export ${aFirst.toFixed(1)} ms in the first third vs ${aLast.toFixed(1)} ms in the last: ${(aLast / aFirst).toFixed(2)}× (1.00 = flat)`,
+  );
+  const reasons = [...fallbacks].filter(([reason]) => reason.startsWith("agents: "));
+  console.log(
+    `Agents SDK, 100 exports: ${incremental} of ${100 * ROUNDS} incremental; full rebuilds by reason (whole run): ${reasons.map(([reason, n]) => `${reason.slice(8)} ${n}`).join(", ") || "none"}`,
+  );
 }
 
 type StoredSession = Prisma.SessionGetPayload<{ include: { events: true } }>;

@@ -195,7 +195,7 @@ export function traceStateOf(session: ImportedSession, digests: Iterable<SpanDig
   };
 }
 
-function eventCounts(
+export function eventCounts(
   base: Pick<TraceState, "toolCalls" | "incomplete"> | null,
   add: readonly { kind: string; name: string; status: string }[],
   remove: readonly { kind: string; name: string; status: string }[] = [],
@@ -281,7 +281,7 @@ function fallback(reason: string): null {
 }
 const INT_MAX = 2_147_483_647;
 
-type SessionRow = {
+export type SessionRow = {
   id: string;
   externalId: string | null;
   format: string;
@@ -419,7 +419,7 @@ export async function ingestOtlpIncrement(tx: DbClient, request: OtlpRequest): P
 }
 
 /** One group's incremental change, computed before anything is written. */
-type GroupPlan = {
+export type GroupPlan = {
   key: string;
   session: SessionRow;
   from: number;
@@ -445,7 +445,7 @@ type GroupPlan = {
 };
 
 /** A stored event as read back as JSON (`to_jsonb` of the row). */
-type StoredEvent = {
+export type StoredEvent = {
   id: string;
   seq: number;
   kind: string;
@@ -774,7 +774,7 @@ async function stateFromRows(
   };
 }
 
-function anchorAsEvent(e: { seq: number; kind: string; name: string; status: string }): SessionEvent {
+export function anchorAsEvent(e: { seq: number; kind: string; name: string; status: string }): SessionEvent {
   return {
     seq: e.seq,
     kind: e.kind as SessionEvent["kind"],
@@ -797,7 +797,7 @@ function anchorAsEvent(e: { seq: number; kind: string; name: string; status: str
  * whose content is the same stay, changed ones are updated in place, new ones inserted, those past the
  * new end deleted) and its new spans.
  */
-async function writePlan(tx: DbClient, plan: GroupPlan, spans: readonly NewSpanRow[]): Promise<void> {
+export async function writePlan(tx: DbClient, plan: GroupPlan, spans: readonly NewSpanRow[]): Promise<void> {
   const s = plan.fields;
   const ids = plan.ensure
     ? await ensureAgent(tx, { ...s, events: plan.tail }).then(({ agent, version }) => ({

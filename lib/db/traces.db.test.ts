@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentsRunsOf } from "@/lib/ingest/agents-testing";
 import { mapOpenAiAgentsItems, parseOpenAiAgentsExport, type AgentsItem } from "@/lib/ingest/openai-agents";
 import { decodeOtlpJson, mapOtlpSpans, spanSessionId, type OtlpSpan } from "@/lib/ingest/otlp";
 import type { SessionEvent } from "@/lib/replay";
@@ -331,25 +332,6 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
     expect(await db.prisma.traceSpan.count()).toBe(spansBefore);
     expect(await db.prisma.session.count()).toBe(sessionsBefore);
   });
-
-  /** `copies` runs of the recorded Agents SDK export in one group `group`, a minute apart, under ids of their own. */
-  function agentsRunsOf(group: string, copies: number): AgentsItem[] {
-    const body = readFileSync(path.join(import.meta.dirname, "../ingest/__fixtures__/openai-agents-chat.json"), "utf8");
-    const items: unknown[] = [];
-    for (let c = 0; c < copies; c++) {
-      const text = body
-        .replace(/"(trace|span)_([0-9a-f]+)"/g, (_m, kind: string, id: string) => `"${kind}_${group}_${c}_${id}"`)
-        .replace(
-          /"(20\d\d-[0-9T:.-]+Z)"/g,
-          (_m, iso: string) => `"${new Date(Date.parse(iso) + c * 60_000).toISOString()}"`,
-        )
-        .replaceAll("group-openai-agents-chat", group);
-      items.push(...(JSON.parse(text) as { data: unknown[] }).data);
-    }
-    const parsed = parseOpenAiAgentsExport({ data: items });
-    if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues.slice(0, 3)));
-    return parsed.items;
-  }
 
   it("OpenAI Agents SDK: a group sent as 100 exports equals the one sent as 1, and a resend writes nothing", async () => {
     const whole = agentsRunsOf(`agents-one-${engine}`, 20);

@@ -12,6 +12,7 @@ import type { ImportedSession, ImportFormat, ImportIssue } from "@/lib/ingest/ty
 import { isOneConnection, type Db, type DbClient } from "./client";
 import { Prisma } from "./generated/client";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
+import { ingestAgentsIncrement } from "./agents-increment";
 import {
   digestColumns,
   idOf,
@@ -233,6 +234,15 @@ async function storeAndRebuild<T>(
   if (source.prefix === "otlp:") {
     const done = await ingestOtlpIncrement(tx, {
       fresh: fresh as unknown as Map<string, OtlpSpan>,
+      better: (a, b) => source.better(a as T, b as T),
+      fingerprint: (s) => source.fingerprint(s as T),
+    });
+    if (done) return { ok: true, ...done, received: fresh.size, incremental: true };
+  }
+  // So does an Agents SDK export (see ./agents-increment.ts).
+  if (source.prefix === "openai-agents:") {
+    const done = await ingestAgentsIncrement(tx, {
+      fresh: fresh as unknown as Map<string, AgentsItem>,
       better: (a, b) => source.better(a as T, b as T),
       fingerprint: (s) => source.fingerprint(s as T),
     });

@@ -221,11 +221,11 @@ export function richer(a: AgentsItem, b: AgentsItem): boolean {
   return ja.length !== jb.length ? ja.length > jb.length : ja < jb;
 }
 
-function nanos(iso: string): bigint {
+export function nanos(iso: string): bigint {
   return BigInt(Date.parse(iso)) * 1_000_000n;
 }
 
-function compareSpans(a: AgentsSpan, b: AgentsSpan): number {
+function compareSpans(a: SpanTiming, b: SpanTiming): number {
   const sa = Date.parse(a.startedAt);
   const sb = Date.parse(b.startedAt);
   if (sa !== sb) return sa - sb;
@@ -328,17 +328,20 @@ function sameArgs(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function mapGroup(
-  key: string,
-  traces: AgentsTrace[],
-  spans: AgentsSpan[],
+/**
+ * The steps of some spans. A function span is tied only to a generation of its own trace, so the
+ * spans of any set of whole traces map on their own: a group's steps are the union of its traces'.
+ * `synthesized`: the traces where a function span matched no generation tool call.
+ */
+export function agentsSteps(
+  spans: readonly AgentsSpan[],
   warnings: ImportIssue[],
-): ImportedSession | null {
+): { steps: Step[]; synthesized: Set<string> } {
   const ordered = [...spans].sort(compareSpans);
   const steps: Step[] = [];
   const models: { span: AgentsSpan; step: ModelStep; requests: ToolCallRequest[] }[] = [];
   const claimed = new Set<ToolCallRequest>();
-  let synthesizedIds = false;
+  const synthesized = new Set<string>();
 
   for (const span of ordered) {
     const type = span.spanData.type;
@@ -366,7 +369,7 @@ function mapGroup(
         null;
       if (request) claimed.add(request);
     }
-    if (!request) synthesizedIds = true;
+    if (!request) synthesized.add(span.traceId);
     const failed = span.error !== null;
     const detail =
       span.error && isObject(span.error.data) && typeof span.error.data.error === "string"
@@ -391,48 +394,170 @@ function mapGroup(
     };
     steps.push(tool);
   }
-  if (steps.length === 0) return null;
+  return { steps, synthesized };
+}
 
-  const events = assemble(steps);
-  const agentSpan = ordered.find((s) => s.spanData.type === "agent" && typeof s.spanData.name === "string");
-  const trace = [...traces].sort((a, b) => (a.id < b.id ? -1 : 1))[0];
-  const starts = ordered.map((s) => Date.parse(s.startedAt));
-  const ends = ordered.map((s) => (s.endedAt ? Date.parse(s.endedAt) : null));
-  const tools = new Map<string, { name: string }>();
-  for (const e of events) if (e.kind === "tool_call") tools.set(e.name, { name: e.name });
-  const firstModel = events.find((e) => e.kind === "model_call");
+/** A span as the group's fields compare it (`compareSpans`). */
+type SpanTiming = Pick<AgentsSpan, "id" | "startedAt" | "endedAt">;
+
+/**
+ * What a group's own fields need from ALL its items, small and kept up to date item by item (the
+ * incremental ingest stores it with the session): the spans' time range, the first named agent
+ * span, the trace item that names the group, the traces its spans belong to.
+ */
+export type AgentsAggregate = {
+  spans: number;
+  /** Spans not ended yet (the group has no end while any is open). */
+  open: number;
+  /** Epoch milliseconds. */
+  minStart: number | null;
+  maxEnd: number | null;
+  agent: (SpanTiming & { name: string }) | null;
+  trace: Omit<AgentsTrace, "object" | "path"> | null;
+  traceIds: string[];
+  /** Response spans (the model content was not exported). */
+  responses: number;
+};
+
+export const emptyAggregate = (): AgentsAggregate => ({
+  spans: 0,
+  open: 0,
+  minStart: null,
+  maxEnd: null,
+  agent: null,
+  trace: null,
+  traceIds: [],
+  responses: 0,
+});
+
+const namedAgent = (s: AgentsSpan): (SpanTiming & { name: string }) | null =>
+  s.spanData.type === "agent" && typeof s.spanData.name === "string"
+    ? { id: s.id, startedAt: s.startedAt, endedAt: s.endedAt, name: s.spanData.name }
+    : null;
+
+/** The aggregate with new items added (items it does not hold yet: a better copy of a held one is `replaceInAggregate`'s). */
+export function addToAggregate(base: AgentsAggregate, items: readonly AgentsItem[]): AgentsAggregate {
+  const a = { ...base };
+  let traceIds: Set<string> | null = null;
+  for (const item of items) {
+    if (item.object === "trace") {
+      if (!a.trace || item.id < a.trace.id) a.trace = traceFields(item);
+      continue;
+    }
+    a.spans++;
+    if (item.endedAt === null) a.open++;
+    const start = Date.parse(item.startedAt);
+    if (a.minStart === null || start < a.minStart) a.minStart = start;
+    if (item.endedAt !== null) {
+      const end = Date.parse(item.endedAt);
+      if (a.maxEnd === null || end > a.maxEnd) a.maxEnd = end;
+    }
+    const agent = namedAgent(item);
+    if (agent && (!a.agent || compareSpans(agent, a.agent) < 0)) a.agent = agent;
+    if (item.spanData.type === "response") a.responses++;
+    if (!a.traceIds.includes(item.traceId)) (traceIds ??= new Set(a.traceIds)).add(item.traceId);
+  }
+  if (traceIds) a.traceIds = [...traceIds].sort();
+  return a;
+}
+
+/**
+ * The aggregate with a held item swapped for a better copy of it, or null when that cannot be told
+ * without the other items (the copy held the earliest start or the latest end, or was the agent
+ * span, and the better copy moves it).
+ */
+export function replaceInAggregate(
+  base: AgentsAggregate,
+  before: AgentsItem,
+  after: AgentsItem,
+): AgentsAggregate | null {
+  if (before.object !== after.object) return null;
+  const a = { ...base };
+  if (before.object === "trace" || after.object === "trace") {
+    if (after.object === "trace" && a.trace && (a.trace.id === after.id || after.id < a.trace.id))
+      a.trace = traceFields(after);
+    return a;
+  }
+  if (before.traceId !== after.traceId) return null;
+  a.open += (after.endedAt === null ? 1 : 0) - (before.endedAt === null ? 1 : 0);
+  const [s0, s1] = [Date.parse(before.startedAt), Date.parse(after.startedAt)];
+  if (s1 !== s0 && s0 === a.minStart) return null;
+  if (a.minStart === null || s1 < a.minStart) a.minStart = s1;
+  const e0 = before.endedAt === null ? null : Date.parse(before.endedAt);
+  const e1 = after.endedAt === null ? null : Date.parse(after.endedAt);
+  if (e0 !== null && e0 === a.maxEnd && (e1 === null || e1 < e0)) return null;
+  if (e1 !== null && (a.maxEnd === null || e1 > a.maxEnd)) a.maxEnd = e1;
+  const agent = namedAgent(after);
+  if (a.agent?.id === before.id) {
+    if (!agent || compareSpans(agent, a.agent) > 0) return null;
+    a.agent = agent;
+  } else if (agent && (!a.agent || compareSpans(agent, a.agent) < 0)) a.agent = agent;
+  a.responses += (after.spanData.type === "response" ? 1 : 0) - (before.spanData.type === "response" ? 1 : 0);
+  return a;
+}
+
+function traceFields(t: AgentsTrace): NonNullable<AgentsAggregate["trace"]> {
+  return { id: t.id, workflowName: t.workflowName, groupId: t.groupId, metadata: t.metadata };
+}
+
+/**
+ * A group's own fields (all but its events), from its aggregate and three facts about its events:
+ * the first model call's input, the names of the tools called, and whether a call id was synthesized.
+ */
+export function agentsGroupFields(
+  key: string,
+  a: AgentsAggregate,
+  facts: { firstModelInput: unknown; toolNames: readonly string[]; synthesizedIds: boolean },
+): Omit<ImportedSession, "events"> {
+  const trace = a.trace;
   const firstUser = (
-    firstModel?.input as { messages?: { role: string; content: unknown }[] } | undefined
+    facts.firstModelInput as { messages?: { role: string; content: unknown }[] } | undefined
   )?.messages?.find((m) => m.role === "user");
   const title = typeof firstUser?.content === "string" ? firstUser.content.slice(0, 80) : (trace?.workflowName ?? null);
-
   return {
     externalId: key,
     title,
     agent: {
-      name: (agentSpan?.spanData.name as string | undefined) ?? trace?.workflowName ?? "unknown agent",
+      name: a.agent?.name ?? trace?.workflowName ?? "unknown agent",
       adapter: "openai-agents",
     },
     agentVersion: { version: "unknown", capabilities: [] },
     format: "openai-agents",
-    startedAt: starts.length > 0 ? new Date(Math.min(...starts)).toISOString() : null,
-    endedAt: ends.length > 0 && ends.every((e) => e !== null) ? new Date(Math.max(...ends)).toISOString() : null,
+    startedAt: a.minStart !== null ? new Date(a.minStart).toISOString() : null,
+    endedAt: a.spans > 0 && a.open === 0 && a.maxEnd !== null ? new Date(a.maxEnd).toISOString() : null,
     metadata: {
       source: "openai-agents",
-      traceIds: [...new Set(ordered.map((s) => s.traceId))].sort(),
+      traceIds: a.traceIds,
       ...(trace?.workflowName ? { workflowName: trace.workflowName } : {}),
       ...(trace?.groupId ? { groupId: trace.groupId } : {}),
       ...(trace && Object.keys(trace.metadata).length > 0 ? { traceMetadata: trace.metadata } : {}),
-      ...(synthesizedIds
+      ...(facts.synthesizedIds
         ? { note: "some function spans matched no generation tool call: their callId is the span id" }
         : {}),
-      ...(ordered.some((s) => s.spanData.type === "response")
+      ...(a.responses > 0
         ? { modelContent: "response spans carry only a response id: model inputs and outputs were not exported" }
         : {}),
     },
-    tools: [...tools.values()].sort((a, b) => (a.name < b.name ? -1 : 1)),
-    events,
+    tools: [...facts.toolNames].sort((x, y) => (x < y ? -1 : 1)).map((name) => ({ name })),
   };
+}
+
+function mapGroup(
+  key: string,
+  traces: AgentsTrace[],
+  spans: AgentsSpan[],
+  warnings: ImportIssue[],
+): ImportedSession | null {
+  const { steps, synthesized } = agentsSteps(spans, warnings);
+  if (steps.length === 0) return null;
+  const events = assemble(steps);
+  const toolNames = [...new Set(events.flatMap((e) => (e.kind === "tool_call" ? [e.name] : [])))];
+  const fields = agentsGroupFields(key, addToAggregate(emptyAggregate(), [...traces, ...spans]), {
+    firstModelInput: events.find((e) => e.kind === "model_call")?.input,
+    toolNames,
+    synthesizedIds: synthesized.size > 0,
+  });
+  return { ...fields, events };
 }
 
 // ---------------------------------------------------------------------------
