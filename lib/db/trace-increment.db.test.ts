@@ -149,6 +149,29 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
     }
   });
 
+  it("a session's trace ids are kept once, in its metadata, each export merging in only its own", async () => {
+    const name = `trace-ids-${engine}`;
+    const spans = sessionOf("ai6-generate", name, 4, tag++);
+    const traces = [...new Set(spans.map((s) => s.traceId))];
+    // Out of order: the list stays sorted whatever order the traces come in.
+    for (const t of [2, 0, 3, 1])
+      ok(
+        await ingestOtlpSpans(
+          db.prisma,
+          spans.filter((s) => s.traceId === traces[t]),
+          "otlp-json",
+        ),
+      );
+    const row = await db.prisma.session.findFirstOrThrow({
+      where: { externalId: `session:${name}` },
+      select: { metadata: true, traceState: true },
+    });
+    expect((row.metadata as { traceIds: string[] }).traceIds).toEqual([...traces].sort());
+    // Not also in the aggregate, which every export reads and writes whole.
+    expect((row.traceState as { spans: { traceIds: string[] } }).spans.traceIds).toEqual([]);
+    await expectSessionsOf(spans);
+  });
+
   it("a resent or earlier span re-maps from where it lands (and an ended copy replaces a partial one)", async () => {
     const name = `late-${engine}`;
     const spans = sessionOf("ai7-genai-stream", name, 4, tag++);

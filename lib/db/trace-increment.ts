@@ -189,10 +189,18 @@ export function agentKeyOf(s: Pick<ImportedSession, "agent" | "agentVersion" | "
 /** The state of a session written whole (by the full rebuild). */
 export function traceStateOf(session: ImportedSession, digests: Iterable<SpanDigest>): TraceState {
   return {
-    spans: aggregateOf(digests),
+    spans: withoutTraceIds(aggregateOf(digests)),
     ...eventCounts(null, session.events),
     agentKey: agentKeyOf(session),
   };
+}
+
+/**
+ * The aggregate as a session keeps it: without its trace ids, which the session's metadata lists (an
+ * export adds only its own to it: see "otlp_increment_write"), so that no export reads or writes them all.
+ */
+function withoutTraceIds(spans: SpanAggregate): SpanAggregate {
+  return { ...spans, traceIds: [] };
 }
 
 export function eventCounts(
@@ -622,8 +630,10 @@ async function planGroup(
   if (storedTail.some((e, i) => e.seq !== from + i)) return fallback("events out of time order");
 
   // The aggregate before the request (a session stored before aggregates gets it from its rows once).
+  // (Its trace ids are the metadata's: those of the spans added here are merged into them as it is written.)
   let state = asTraceState(session.traceState);
-  if (!state) {
+  if (state) state = { ...state, spans: withoutTraceIds(state.spans) };
+  else {
     state = await stateFromRows(tx, sessionId, from, storedTail);
     if (!state) return fallback("rows stored before digests");
   }
@@ -748,7 +758,7 @@ async function planGroup(
     summary,
     searchText,
     eventCount: from + tail.length,
-    state: { spans, ...counts, agentKey },
+    state: { spans: withoutTraceIds(spans), ...counts, agentKey },
     ensure: agentKey !== state.agentKey,
   };
 }

@@ -9,6 +9,8 @@
 -- The SET clauses also keep the planner from trying to inline the function at each call.
 
 -- The stored rows of some traces and the sessions of the groups they and the request reach, as JSON text.
+-- A session's trace ids (in its metadata and its aggregate) are left out: an export names only the ones it
+-- adds, and the write merges them into the stored list, so an export's work in JS does not grow with them.
 CREATE FUNCTION "otlp_increment_load"(text[], text[], text[], int) RETURNS text
 LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
   WITH r AS (SELECT * FROM "TraceSpan" WHERE "traceId" = ANY($1))
@@ -17,7 +19,7 @@ LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan 
       'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'packed', encode(packed, 'base64'),
       'payload', payload)), '[]') FROM r),
     'sessions', (SELECT coalesce(json_agg(json_build_object('id', s.id, 'externalId', s."externalId", 'format', s.format,
-      'metadata', s.metadata, 'traceState', s."traceState", 'eventCount', s."eventCount",
+      'metadata', s.metadata - 'traceIds', 'traceState', s."traceState" #- '{spans,traceIds}', 'eventCount', s."eventCount",
       'modelCallCount', s."modelCallCount", 'toolCallCount', s."toolCallCount", 'errorCount', s."errorCount",
       'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens", 'costUsd', s."costUsd",
       'agentId', s."agentId", 'agentVersionId', s."agentVersionId",
@@ -68,7 +70,8 @@ $$;
 -- A session's change in one statement: its events from its window on (those past the new event count
 -- deleted when the third argument says so, the given ones inserted or updated in place), its new span
 -- rows, and its own row. Arguments: session id, new event count, delete past it, events and spans as
--- JSON records, then the session's columns.
+-- JSON records, then the session's columns. The metadata's trace ids are the stored ones and the given
+-- ones, sorted by code point as JavaScript sorts them.
 CREATE FUNCTION "otlp_increment_write"(text, int, boolean, jsonb, jsonb, text, text, text, timestamptz, timestamptz,
   int, int, int, int, int, int, double precision, text[], text, text, jsonb, jsonb) RETURNS int
 LANGUAGE sql VOLATILE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
@@ -101,7 +104,13 @@ LANGUAGE sql VOLATILE SET plan_cache_mode = force_generic_plan SET enable_seqsca
       "startedAt" = $9, "endedAt" = $10, "durationMs" = $11, "eventCount" = $2,
       "modelCallCount" = $12, "toolCallCount" = $13, "errorCount" = $14,
       "inputTokens" = $15, "outputTokens" = $16, "costUsd" = $17,
-      "toolNames" = $18, status = $19, "searchText" = $20, metadata = $21, "traceState" = $22
+      "toolNames" = $18, status = $19, "searchText" = $20, "traceState" = $22,
+      metadata = CASE WHEN $21 ? 'traceIds' THEN $21 || jsonb_build_object('traceIds', (
+        SELECT coalesce(jsonb_agg(t ORDER BY t COLLATE "C"), '[]'::jsonb) FROM (
+          SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(metadata -> 'traceIds') = 'array'
+            THEN metadata -> 'traceIds' ELSE '[]'::jsonb END)
+          UNION SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof($21 -> 'traceIds') = 'array'
+            THEN $21 -> 'traceIds' ELSE '[]'::jsonb END)) AS x(t))) ELSE $21 END
     WHERE id = $1 RETURNING 1
   )
   SELECT count(*)::int FROM updated
