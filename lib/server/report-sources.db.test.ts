@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { importAndSave } from "@/lib/db/imports";
-import { loadReplayView } from "@/lib/db/replays";
+import { loadReplayComparison, loadReplayView } from "@/lib/db/replays";
 import { createReport, getReport } from "@/lib/db/reports";
 import { loadDemoData } from "@/lib/db/startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { parseInput } from "@/lib/errors";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
-import { buildReportSnapshot } from "@/lib/reports/snapshot";
+import { pairTitle } from "@/lib/reports/export";
+import { buildReportSnapshot, suggestValidityFor } from "@/lib/reports/snapshot";
 import { createInvestigation, StartInvestigationInput } from "./investigations";
 import { localAdmin } from "./principal";
 import * as replays from "./replays";
@@ -127,6 +128,12 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
       // As made from the whole view (the snapshot is stored as JSON: compared as JSON).
       const expected = buildReportSnapshot({ ...view, staleRecordings: null }, pins, now);
       expect(report.snapshot).toEqual(JSON.parse(JSON.stringify(expected)));
+      // What the report form lists (its pairs' titles, the first divergence, the validity suggestion), from the
+      // comparison over digests.
+      const lite = (await loadReplayComparison(db.prisma, id))!;
+      expect(lite.comparison.pairs.map(pairTitle)).toEqual(view.comparison.pairs.map(pairTitle));
+      expect(lite.comparison.firstDivergence).toEqual(view.comparison.firstDivergence);
+      expect(suggestValidityFor(lite)).toEqual(suggestValidityFor(view));
       reports++;
     }
     expect(reports).toBeGreaterThan(5);
@@ -170,12 +177,29 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
     for (const turns of [220, 2200]) {
       const { id, events } = await longReplay(db, turns);
       const first = (await replays.getReplayComparison(admin, { replayId: id }, db.prisma)).comparison.firstDivergence!;
-      const created = await createReport(db.prisma, {
+      // Step rows read with their input (a model call's: its prompt window), counted as the client returns them.
+      let inputsRead = 0;
+      const counting = db.prisma.$extends({
+        query: {
+          $allModels: {
+            async $allOperations({ model, args, query }) {
+              const result = await query(args);
+              if (model === "Event" || model === "ReplayStep")
+                for (const row of Array.isArray(result) ? result : [result])
+                  if (row && typeof row === "object" && "input" in row) inputsRead++;
+              return result;
+            },
+          },
+        },
+      }) as unknown as Db;
+      const created = await createReport(counting, {
         replayId: id,
         title: `${turns} turns`,
         sections: { pinnedPairs: [first.id] },
         createdBy: "tester",
       });
+      // The pinned pair's two steps, not the runs' (an edited tool call: no earlier model input to rebuild).
+      expect(inputsRead).toBe(2);
       const opened = (await getReport(db.prisma, created.id))!;
       expect(opened.snapshot.comparison.pairCount).toBe(events);
       expect(opened.snapshot.comparison.pairs.map((p) => p.id)).toEqual([first.id]);
