@@ -653,6 +653,9 @@ export interface ReplayComparisonView extends ReplayMeta {
   comparison: ReturnType<typeof compareRuns>;
 }
 
+/** As a page reads it: the evidence without its input-drift list (see loadReplayMeta). */
+export type ReplayPageComparisonView = Omit<ReplayComparisonView, "evidence"> & { evidence: PageEvidence };
+
 type LiteRow = {
   /** A model call's input is there (not null); its digest stands for it. */
   hasInput?: boolean;
@@ -847,8 +850,22 @@ async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
  * and metrics as `loadReplayView(...).comparison` (lib/server/replays.db.test.ts
  * checks it); a pair's full events come from `comparisonPairAction`.
  */
-export async function loadReplayComparison(client: DbClient, replayId: string): Promise<ReplayComparisonView | null> {
-  const meta = await loadReplayMeta(client, replayId);
+export async function loadReplayComparison(client: DbClient, replayId: string): Promise<ReplayComparisonView | null>;
+export async function loadReplayComparison(
+  client: DbClient,
+  replayId: string,
+  options: { inputDrift: false },
+): Promise<ReplayPageComparisonView | null>;
+export async function loadReplayComparison(
+  client: DbClient,
+  replayId: string,
+  options: { inputDrift?: false } = {},
+): Promise<ReplayComparisonView | ReplayPageComparisonView | null> {
+  // With `{ inputDrift: false }` the evidence's input-drift list (an entry per drifted model step) is not read.
+  const meta =
+    options.inputDrift === false
+      ? await loadReplayMeta(client, replayId, { inputDrift: false })
+      : await loadReplayMeta(client, replayId);
   if (!meta) return null;
   const [baseRows, stepRowsFound] = await Promise.all([
     jsonRows<BaseTuple>(

@@ -76,7 +76,7 @@ interface ComparisonIndex {
 const kept = new Map<string, { key: string; index: Promise<ComparisonIndex | null> }>();
 
 async function buildIndex(prisma: Db, replayId: string): Promise<ComparisonIndex | null> {
-  const view = await loadReplayComparison(prisma, replayId);
+  const view = await loadReplayComparison(prisma, replayId, { inputDrift: false });
   if (!view) return null;
   const rows = toRowOutlines(view.comparison.pairs);
   const counts = Object.fromEntries(COMPARE_FILTERS.map((f) => [f, 0])) as ComparisonCounts;
