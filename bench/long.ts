@@ -36,7 +36,9 @@
  * largest/smallest are of the totals (target ≤ 1.5), the first screen under
  * 1 s. The comparison's alignment is computed once per replay state and kept:
  * its build time (in this process, before the server starts) and the
- * comparison page's first, cold, request are reported apart.
+ * comparison page's first, cold, request are reported apart, with their
+ * ratio per event largest/smallest (target ≤ 1.5), and so is the time to make
+ * an RCA report of each replay pinning its first divergence.
  *
  * Run: npx tsx bench/long.ts [turns…]   (or npm run bench:long; default 100 1000 10000)
  *   needs a production build for the page figures: `NEXT_DIST_DIR=.next-x npx next build` (or npm run build)
@@ -63,6 +65,7 @@ import { longChatLog } from "../lib/ingest/long-chat";
 import { replay, type Policy } from "../lib/replay";
 import { startServer, type BenchServer } from "./server";
 import { loadReplayComparison } from "../lib/db/replays";
+import { createReport } from "../lib/db/reports";
 import { localAdmin } from "../lib/server/principal";
 import { startReplay, StartReplayInput } from "../lib/server/replays";
 
@@ -293,7 +296,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const spread = (xs: number[], digits = 0) =>
   `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
 
-async function pages(): Promise<{ rows: PageRow[]; baseline: PageRow; buildMs: Map<number, number> } | null> {
+async function pages(): Promise<{
+  rows: PageRow[];
+  baseline: PageRow;
+  buildMs: Map<number, number>;
+  reportMs: Map<number, number>;
+} | null> {
   const dist = process.env.NEXT_DIST_DIR || ".next";
   if (!existsSync(path.join(dist, "BUILD_ID"))) {
     console.log(`\npage: no production build in ${dist}/ (run \`npm run build\`, or set NEXT_DIST_DIR): skipped`);
@@ -307,6 +315,7 @@ async function pages(): Promise<{ rows: PageRow[]; baseline: PageRow; buildMs: M
     // here). The replay edits the first tool result: every later model call is sent another input.
     const sessions: { turns: number; id: string; replayId: string; events: number }[] = [];
     const buildMs = new Map<number, number>();
+    const reportMs = new Map<number, number>();
     const db = await openDatabase({ dir, url: "" });
     try {
       for (const turns of TURNS) {
@@ -322,6 +331,15 @@ async function pages(): Promise<{ rows: PageRow[]; baseline: PageRow; buildMs: M
         const t = performance.now();
         const compared = await loadReplayComparison(db.prisma, started.id);
         buildMs.set(turns, performance.now() - t);
+        // An RCA report of it, pinning its first divergence: made from the comparison, the pairs it shows whole.
+        const r0 = performance.now();
+        await createReport(db.prisma, {
+          replayId: started.id,
+          title: `${turns} turns`,
+          sections: { pinnedPairs: [compared!.comparison.firstDivergence!.id] },
+          createdBy: "bench",
+        });
+        reportMs.set(turns, performance.now() - r0);
         if (compared?.replay.status !== "completed")
           throw new Error(`replay of ${turns} turns: ${compared?.replay.status}`);
         sessions.push({ turns, id, replayId: started.id, events: result.sessions[0]!.eventCount });
@@ -410,7 +428,7 @@ async function pages(): Promise<{ rows: PageRow[]; baseline: PageRow; buildMs: M
       }
     }
     await browser.close();
-    return { rows, baseline, buildMs };
+    return { rows, baseline, buildMs, reportMs };
   } finally {
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -427,10 +445,12 @@ function reportPages({
   rows: all,
   baseline,
   buildMs,
+  reportMs,
 }: {
   rows: PageRow[];
   baseline: PageRow;
   buildMs: Map<number, number>;
+  reportMs: Map<number, number>;
 }) {
   console.log(
     `\nbaseline, the sessions list (a page that reads no events): ${spread(baseline.bytes)} bytes, TTFB ${spread(baseline.ttfbMs)} ms, first rows ${spread(baseline.firstScreenMs)} ms`,
@@ -457,6 +477,17 @@ function reportPages({
       console.log(
         `  the alignment, built once per replay state (one run each): ${rows.map((r) => `${r.turns} turns ${buildMs.get(r.turns)!.toFixed(0)} ms in this process, first page request TTFB ${r.coldTtfbMs!.toFixed(0)} ms`).join("; ")}; per event ${rows.map((r) => (buildMs.get(r.turns)! / r.events).toFixed(3)).join(" / ")} ms`,
       );
+    if (kind === "compare") {
+      // What the first request costs per step: flat from the smallest run to the largest when the alignment reads
+      // digests and summaries only (a step's output or tool input is read for the rows a window shows).
+      const perEvent = (r: PageRow, ms: number) => ms / r.events;
+      console.log(
+        `  first comparison request per event, ${last.turns} ÷ ${first.turns} turns (target ≤ 1.50): alignment built ${(perEvent(last, buildMs.get(last.turns)!) / perEvent(first, buildMs.get(first.turns)!)).toFixed(2)}, first page request ${(perEvent(last, last.coldTtfbMs!) / perEvent(first, first.coldTtfbMs!)).toFixed(2)}`,
+      );
+      console.log(
+        `  an RCA report of the replay (one run each): ${rows.map((r) => `${r.turns} turns ${reportMs.get(r.turns)!.toFixed(0)} ms`).join(", ")}; per event ${rows.map((r) => perEvent(r, reportMs.get(r.turns)!).toFixed(3)).join(" / ")} ms, ${last.turns} ÷ ${first.turns} ${(perEvent(last, reportMs.get(last.turns)!) / perEvent(first, reportMs.get(first.turns)!)).toFixed(2)}`,
+      );
+    }
   }
 }
 

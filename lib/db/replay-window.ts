@@ -1,5 +1,6 @@
 import type { ReplayStep } from "@/lib/replay";
 import type { DbClient } from "./client";
+import { Prisma } from "./generated/client";
 
 // ---------------------------------------------------------------------------
 // A replay read a window at a time, for pages that must open a 10,000-step
@@ -119,4 +120,40 @@ export async function recordedToolStepsFor(client: DbClient, replayId: string, b
     orderBy: { idx: "asc" },
   });
   return rows.map((r) => ({ seq: r.idx, baseSeq: r.baseSeq! }));
+}
+
+/** What a comparison row shows of a step: its content without a model call's input (the prompt). */
+export type PlainContent = { seq: number; kind: string; input: unknown; output: unknown; error: unknown };
+
+/**
+ * The content of these base events and branch steps (a model call's input
+ * left out), keyed by seq and by idx: what a window of comparison rows, or
+ * its first divergence's summary, reads of the runs.
+ */
+export async function plainContents(
+  client: DbClient,
+  ids: { sessionId: string; replayId: string },
+  baseSeqs: readonly number[],
+  branchIdxs: readonly number[],
+): Promise<{ base: Map<number, PlainContent>; branch: Map<number, PlainContent> }> {
+  const read = async (query: Prisma.Sql) => {
+    const [row] = await client.$queryRaw<{ rows: string | null }[]>(query);
+    const rows = row?.rows ? (JSON.parse(row.rows) as PlainContent[]) : [];
+    return new Map(rows.map((r) => [r.seq, r]));
+  };
+  const fields = (seq: Prisma.Sql) =>
+    Prisma.sql`json_agg(json_build_object('seq', ${seq}, 'kind', kind, 'input', CASE WHEN kind = 'model_call' THEN NULL ELSE input END, 'output', output, 'error', error))::text AS rows`;
+  const [base, branch] = await Promise.all([
+    baseSeqs.length === 0
+      ? new Map<number, PlainContent>()
+      : read(
+          Prisma.sql`SELECT ${fields(Prisma.sql`seq`)} FROM "Event" WHERE "sessionId" = ${ids.sessionId} AND seq IN (${Prisma.join([...new Set(baseSeqs)])})`,
+        ),
+    branchIdxs.length === 0
+      ? new Map<number, PlainContent>()
+      : read(
+          Prisma.sql`SELECT ${fields(Prisma.sql`idx`)} FROM "ReplayStep" WHERE "replayId" = ${ids.replayId} AND idx IN (${Prisma.join([...new Set(branchIdxs)])})`,
+        ),
+  ]);
+  return { base, branch };
 }

@@ -13,6 +13,9 @@ import {
   compareRuns,
   Policy,
   plainPolicy,
+  summarize,
+  type Comparison,
+  type FirstDivergence,
   type Edit,
   type Evidence,
   type FixtureEntry,
@@ -26,6 +29,7 @@ import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
 import { compactInputs, expandInputs, inputDigests } from "@/lib/ingest/inputs";
 import { fullEvent, toSessionEvent, withFullInputs } from "./sessions";
+import { plainContents, type PlainContent } from "./replay-window";
 
 export const REPLAY_STATUSES = [
   "queued",
@@ -643,29 +647,32 @@ export interface ReplayComparisonView extends ReplayMeta {
   baseFinalOutput: unknown;
   branchFinalOutput: unknown;
   /**
-   * Aligned as `compareRuns` aligns; a model call's `input` in its pairs is a content digest, not the prompt, and a
-   * changed pair has no `delta` (fetch a pair in full to see either).
+   * Aligned as `compareRuns` aligns; in its pairs an `input` or `output` is a content digest (`{ digest }`), not the
+   * value (a final output's is the value), and a changed pair has no `delta`: fetch a pair in full to see either.
    */
   comparison: ReturnType<typeof compareRuns>;
 }
 
+/** As a page reads it: the evidence without its input-drift list (see loadReplayMeta). */
+export type ReplayPageComparisonView = Omit<ReplayComparisonView, "evidence"> & { evidence: PageEvidence };
+
 type LiteRow = {
   /** A model call's input is there (not null); its digest stands for it. */
   hasInput?: boolean;
+  /** md5 of the output and of an input that is not a model call's (database-generated; null: no value). */
+  outputDigest: string | null;
+  plainInputDigest: string | null;
   seq: number;
   kind: string;
   name: string;
   status: string;
   cacheKey: string | null;
-  input: unknown;
   inputDigest: string | null;
+  /** A final output's (the others: their digest). */
   output: unknown;
   error: unknown;
   durationMs: number | null;
   usage: SessionEvent["usage"];
-  startedAt: string | null;
-  parentSeq: number | null;
-  occurrence: number | null;
 };
 type LiteStepRow = LiteRow & {
   source: string;
@@ -674,27 +681,32 @@ type LiteStepRow = LiteRow & {
 };
 
 /**
- * What the comparison needs from one row. A model call's input (its whole
- * prompt window: most of a session's bytes) is not read: the row carries an
- * md5 digest of it instead (`jsonb::text` is canonical, so equal JSON gives
- * equal digests), computed only where the branch step does not already say it
- * equals its base event. compareRuns only ever tests model inputs for equality.
+ * What the comparison needs from one row. Neither its input nor its output is
+ * read (a model call's input is its whole prompt window, the outputs and tool
+ * arguments the rest of a run's bytes): a digest stands for each, the model
+ * input's fingerprint and the database's md5 of the others (`jsonb::text` is
+ * canonical, so equal JSON gives equal digests). compareRuns tests them for
+ * equality only; a final output, whose text it diffs, is read whole. What a
+ * row shows, and the first divergence's words, are read apart for the few
+ * steps concerned (lib/db/replay-window.ts plainContents). Nor are a step's
+ * start, parent and occurrence, which no comparison reads (null here).
  */
 function liteEvent(r: LiteRow): SessionEvent {
+  const digest = (d: string | null) => (d === null ? null : { digest: d });
   return {
     seq: r.seq,
     kind: r.kind as SessionEvent["kind"],
     name: r.name,
-    input: r.kind === "model_call" ? (r.inputDigest === null ? null : { digest: r.inputDigest }) : (r.input ?? null),
-    output: r.output ?? null,
+    input: r.kind === "model_call" ? digest(r.inputDigest) : digest(r.plainInputDigest),
+    output: r.kind === "final_output" ? (r.output ?? null) : digest(r.outputDigest),
     error: (r.error as SessionEvent["error"]) ?? null,
     status: r.status as SessionEvent["status"],
-    startedAt: r.startedAt === null ? null : new Date(r.startedAt).toISOString(),
+    startedAt: null,
     durationMs: r.durationMs,
     usage: r.usage && Object.keys(r.usage).length > 0 ? r.usage : null,
-    parentSeq: r.parentSeq,
+    parentSeq: null,
     cacheKey: r.cacheKey,
-    occurrence: r.occurrence,
+    occurrence: null,
   };
 }
 
@@ -775,7 +787,57 @@ async function stepDigests(client: DbClient, replayId: string, idxs: readonly nu
  */
 const HAS_INPUT = Prisma.sql`CASE WHEN kind = 'model_call' AND "inputDigest" IS NULL THEN input IS NOT NULL AND input <> 'null'::jsonb ELSE "inputDigest" IS NOT NULL END`;
 
-/** One query answering a JSON array of rows: one value to parse instead of 5,000 rows through the driver. */
+/** The columns both runs' rows are read with, in order (see loadReplayComparison). */
+type LiteTuple = [
+  seq: number,
+  kind: string,
+  name: string,
+  status: string,
+  cacheKey: string | null,
+  error: unknown,
+  finalOutput: unknown,
+  outputDigest: string | null,
+  plainInputDigest: string | null,
+  inputDigest: string | null,
+  hasInput: boolean,
+  durationMs: number | null,
+];
+type BaseTuple = [...LiteTuple, inputTokens: number | null, outputTokens: number | null, costUsd: number | null];
+type StepTuple = [
+  ...LiteTuple,
+  source: string,
+  baseSeq: number | null,
+  equalsBase: boolean,
+  usage: SessionEvent["usage"],
+];
+
+function liteRow(t: LiteTuple | BaseTuple | StepTuple, usage: SessionEvent["usage"]): LiteRow {
+  return {
+    seq: t[0],
+    kind: t[1],
+    name: t[2],
+    status: t[3],
+    cacheKey: t[4],
+    error: t[5],
+    output: t[6],
+    outputDigest: t[7],
+    plainInputDigest: t[8],
+    inputDigest: t[9],
+    hasInput: t[10],
+    durationMs: t[11],
+    usage,
+  };
+}
+const baseLiteRow = (t: BaseTuple): LiteRow =>
+  liteRow(t, usageOf({ inputTokens: t[12], outputTokens: t[13], costUsd: t[14] }));
+const stepLiteRow = (t: StepTuple): LiteStepRow =>
+  Object.assign(liteRow(t, t[15]), { source: t[12], baseSeq: t[13], equalsBase: t[14] });
+
+/**
+ * One query answering a JSON array of rows: one value to parse instead of 5,000 rows through the driver. Each
+ * row an array, not an object: the embedded database builds an array of 18 values in a fraction of the time it
+ * takes to build an object with their 18 keys.
+ */
 async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
   const [row] = await client.$queryRaw<{ rows: string | null }[]>(query);
   return row?.rows ? (JSON.parse(row.rows) as T[]) : [];
@@ -788,35 +850,45 @@ async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
  * and metrics as `loadReplayView(...).comparison` (lib/server/replays.db.test.ts
  * checks it); a pair's full events come from `comparisonPairAction`.
  */
-export async function loadReplayComparison(client: DbClient, replayId: string): Promise<ReplayComparisonView | null> {
-  const meta = await loadReplayMeta(client, replayId);
+export async function loadReplayComparison(client: DbClient, replayId: string): Promise<ReplayComparisonView | null>;
+export async function loadReplayComparison(
+  client: DbClient,
+  replayId: string,
+  options: { inputDrift: false },
+): Promise<ReplayPageComparisonView | null>;
+export async function loadReplayComparison(
+  client: DbClient,
+  replayId: string,
+  options: { inputDrift?: false } = {},
+): Promise<ReplayComparisonView | ReplayPageComparisonView | null> {
+  // With `{ inputDrift: false }` the evidence's input-drift list (an entry per drifted model step) is not read.
+  const meta =
+    options.inputDrift === false
+      ? await loadReplayMeta(client, replayId, { inputDrift: false })
+      : await loadReplayMeta(client, replayId);
   if (!meta) return null;
   const [baseRows, stepRowsFound] = await Promise.all([
-    jsonRows<LiteRow & { inputTokens: number | null; outputTokens: number | null; costUsd: number | null }>(
+    jsonRows<BaseTuple>(
       client,
       Prisma.sql`
-        SELECT json_agg(json_build_object(
-          'seq', seq, 'kind', kind, 'name', name, 'status', status, 'cacheKey', "cacheKey", 'output', output, 'error', error,
-          'durationMs', "durationMs", 'startedAt', "startedAt", 'parentSeq', "parentSeq", 'occurrence', occurrence,
-          'input', CASE WHEN kind = 'model_call' THEN NULL ELSE input END,
-          'inputDigest', CASE WHEN kind = 'model_call' THEN "inputDigest" END, 'hasInput', ${HAS_INPUT},
-          'inputTokens', "inputTokens", 'outputTokens', "outputTokens", 'costUsd', "costUsd"
+        SELECT json_agg(json_build_array(
+          seq, kind, name, status, "cacheKey", error, CASE WHEN kind = 'final_output' THEN output END,
+          "outputDigest", "plainInputDigest", CASE WHEN kind = 'model_call' THEN "inputDigest" END, ${HAS_INPUT},
+          "durationMs", "inputTokens", "outputTokens", "costUsd"
         ) ORDER BY seq)::text AS rows
         FROM "Event" WHERE "sessionId" = ${meta.replay.sessionId}`,
-    ),
-    jsonRows<LiteStepRow>(
+    ).then((rows) => rows.map(baseLiteRow)),
+    jsonRows<StepTuple>(
       client,
       Prisma.sql`
-        SELECT json_agg(json_build_object(
-          'seq', idx, 'kind', kind, 'name', name, 'status', status, 'cacheKey', "cacheKey", 'output', output, 'error', error,
-          'source', source, 'baseSeq', "baseSeq", 'equalsBase', COALESCE((detail->>'equalsBase')::boolean, false),
-          'durationMs', (detail->>'durationMs')::int, 'startedAt', detail->>'startedAt', 'parentSeq', (detail->>'parentSeq')::int, 'occurrence', (detail->>'occurrence')::int,
-          'input', CASE WHEN kind = 'model_call' THEN NULL ELSE input END,
-          'inputDigest', CASE WHEN kind = 'model_call' THEN "inputDigest" END, 'hasInput', ${HAS_INPUT},
-          'usage', CASE WHEN jsonb_typeof(detail->'usage') = 'object' THEN detail->'usage' END
+        SELECT json_agg(json_build_array(
+          idx, kind, name, status, "cacheKey", error, CASE WHEN kind = 'final_output' THEN output END,
+          "outputDigest", "plainInputDigest", CASE WHEN kind = 'model_call' THEN "inputDigest" END, ${HAS_INPUT},
+          (detail->>'durationMs')::int, source, "baseSeq", COALESCE((detail->>'equalsBase')::boolean, false),
+          CASE WHEN jsonb_typeof(detail->'usage') = 'object' THEN detail->'usage' END
         ) ORDER BY idx)::text AS rows
         FROM "ReplayStep" WHERE "replayId" = ${replayId}`,
-    ),
+    ).then((rows) => rows.map(stepLiteRow)),
   ]);
   // Every model input with its stored digest (all rows since the start-up migration): the digests read above are
   // all the comparison needs. Otherwise (rows stored before digests) only the digests of non-vouching steps are
@@ -828,13 +900,14 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
     for (const r of baseRows) r.inputDigest = null;
     for (const r of stepRowsFound) if (r.equalsBase === true) r.inputDigest = null;
   }
-  const base = baseRows.map((r) => liteEvent({ ...r, usage: usageOf(r) }));
-  const steps = stepRowsFound.map((r) => ({
-    ...liteEvent(r),
-    source: r.source as StepSource,
-    baseSeq: r.baseSeq,
-    equalsBase: r.equalsBase === true,
-  }));
+  const base = baseRows.map(liteEvent);
+  const steps = stepRowsFound.map((r) =>
+    Object.assign(liteEvent(r), {
+      source: r.source as StepSource,
+      baseSeq: r.baseSeq,
+      equalsBase: r.equalsBase === true,
+    }),
+  );
 
   // Model calls paired with a branch step that does not vouch for its equality are compared by digest:
   // read the digests not read yet (the base side, and a vouching step aligned with another base event).
@@ -876,13 +949,49 @@ export async function loadReplayComparison(client: DbClient, replayId: string): 
   withDigest(steps, branchDigests);
   const finalOf = (events: readonly SessionEvent[]) =>
     [...events].reverse().find((e) => e.kind === "final_output")?.output;
+  const comparison = compareRuns(base, steps, { branchComplete: meta.replay.status === "completed", deltas: false });
   return {
     ...meta,
     baseCount: base.length,
     branchCount: steps.length,
     baseFinalOutput: finalOf(base),
     branchFinalOutput: finalOf(steps),
-    comparison: compareRuns(base, steps, { branchComplete: meta.replay.status === "completed", deltas: false }),
+    comparison: {
+      ...comparison,
+      firstDivergence: await withSummaryInWords(client, meta.replay, comparison),
+    },
+  };
+}
+
+/**
+ * The first divergence with its summary from the two steps' content: which
+ * parts of a changed pair differ (a tool call's arguments or the rest of its
+ * input, its result) needs more than the digests say. Reads those two rows.
+ */
+async function withSummaryInWords(
+  client: DbClient,
+  replay: { id: string; sessionId: string },
+  comparison: Comparison,
+): Promise<FirstDivergence | null> {
+  const first = comparison.firstDivergence;
+  if (!first) return null;
+  const pair = comparison.pairs[first.pairIndex];
+  if (pair?.type !== "changed") return first;
+  const { base, branch } = await plainContents(
+    client,
+    { sessionId: replay.sessionId, replayId: replay.id },
+    [pair.base.seq],
+    [pair.branch.seq],
+  );
+  const whole = <E extends SessionEvent>(e: E, c: PlainContent | undefined): E =>
+    c ? { ...e, input: e.kind === "model_call" ? e.input : (c.input ?? null), output: c.output ?? null } : e;
+  return {
+    ...first,
+    summary: summarize({
+      ...pair,
+      base: whole(pair.base, base.get(pair.base.seq)),
+      branch: whole(pair.branch, branch.get(pair.branch.seq)),
+    }),
   };
 }
 

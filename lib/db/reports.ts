@@ -30,7 +30,8 @@ import {
 import { latestStaleCheck } from "./investigations";
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
-import { isTerminal, loadReplayView } from "./replays";
+import { eventDelta, type AlignedPair, type Comparison } from "@/lib/replay";
+import { comparisonPairRows, isTerminal, loadReplayComparison, type ReplayComparisonView } from "./replays";
 
 function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;
@@ -101,7 +102,7 @@ async function snapshotFor(
   sectionsIn: z.output<typeof ReportSectionsInput>,
   now: Date,
 ) {
-  const view = await loadReplayView(client, replayId);
+  const view = await loadReplayComparison(client, replayId);
   if (!view) throw notFound("replay", replayId, "replayId");
   if (!isTerminal(view.replay.status)) {
     throw new AppError(
@@ -119,19 +120,71 @@ async function snapshotFor(
   }
   const check = await latestStaleCheck(client, view.replay.sessionId);
   const staleRecordings = check
-    ? staleRecordingsUsedBy(view.steps, {
+    ? staleRecordingsUsedBy(await stepSources(client, replayId), {
         id: check.id,
         finishedAt: check.finishedAt?.toISOString() ?? null,
         records: (check.probes ?? []) as { seq: number; tool: string; state: string; paths: string[] }[],
       })
     : null;
-  const snapshot = buildReportSnapshot({ ...view, staleRecordings }, sectionsIn.pinnedPairs, now);
+  const comparison = await withPairsWhole(client, view, sectionsIn.pinnedPairs);
+  const snapshot = buildReportSnapshot({ ...view, comparison, staleRecordings }, sectionsIn.pinnedPairs, now);
   const sections = ReportSections.parse({
     ...sectionsIn,
     validity: sectionsIn.validity ?? snapshot.suggestedValidity.label,
     pinnedPairs: snapshot.pinnedPairs,
   });
   return { snapshot, sections };
+}
+
+/** Each branch step's kind, base step and source, in order: what tells which recordings it used. */
+async function stepSources(client: DbClient, replayId: string) {
+  const rows = await client.replayStep.findMany({
+    where: { replayId },
+    orderBy: { idx: "asc" },
+    select: { idx: true, kind: true, baseSeq: true, source: true },
+  });
+  return rows.map((r) => ({ seq: r.idx, kind: r.kind, baseSeq: r.baseSeq, source: r.source }));
+}
+
+/**
+ * The comparison with the pairs a report keeps (its first divergence and the
+ * pinned ones) whole: both steps read in full and a changed pair's delta, as
+ * the comparison of the whole runs has them. The other pairs stay as aligned
+ * over digests: a report keeps only their ids, types and positions. So a
+ * report reads its replay's rows once and a few steps whole, never every
+ * model input of a long run.
+ */
+async function withPairsWhole(
+  client: DbClient,
+  view: ReplayComparisonView,
+  pinned: readonly string[],
+): Promise<Comparison> {
+  const kept = new Set([...pinned, ...(view.comparison.firstDivergence ? [view.comparison.firstDivergence.id] : [])]);
+  const whole = new Map<string, AlignedPair>();
+  for (const p of view.comparison.pairs) {
+    if (!kept.has(p.id)) continue;
+    const rows = await comparisonPairRows(
+      client,
+      view.replay.id,
+      p.type === "inserted" ? null : p.base.seq,
+      p.type === "removed" || p.type === "unreached" ? null : p.branch.seq,
+    );
+    if (!rows) throw notFound("replay", view.replay.id, "replayId");
+    const { base, branch } = rows;
+    if ((p.type !== "inserted" && !base) || (p.type !== "removed" && p.type !== "unreached" && !branch))
+      throw new AppError("wrong_state", "The replay's steps changed while the report was made: make it again.");
+    whole.set(
+      p.id,
+      p.type === "changed"
+        ? { ...p, base: base!, branch: branch!, delta: eventDelta(base!, branch!) }
+        : p.type === "equal"
+          ? { ...p, base: base!, branch: branch! }
+          : p.type === "inserted"
+            ? { ...p, branch: branch! }
+            : { ...p, base: base! },
+    );
+  }
+  return { ...view.comparison, pairs: view.comparison.pairs.map((p) => whole.get(p.id) ?? p) };
 }
 
 export interface ReportEdit {

@@ -5,7 +5,7 @@ import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import type { SessionEvent } from "@/lib/replay";
 import { getSession, toSessionEvent } from "./sessions";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
-import { ingestOtlpSpans, type TraceIngestResult } from "./traces";
+import { ingestOtlpSpans, storeOtlpSpans, type TraceIngestResult } from "./traces";
 
 // The incremental ingest (./trace-increment.ts) must give, after EVERY export,
 // the session the full mapper gives for all the spans sent so far: events
@@ -117,6 +117,59 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
     // Events, order, parents and full inputs are the same; only the session's name differs.
     expect(b.events.map(toSessionEvent)).toEqual(a.events.map(toSessionEvent));
     expect(b.events.length).toBe(a.events.length);
+  });
+
+  it("an export that adds to a session scans no table whole, though its plans were made while the tables were small", async () => {
+    // A database of its own: the plans of the per-export statements are made on its first incremental export.
+    const own = await createTestDatabase(engine);
+    try {
+      const spans = sessionOf("ai6-generate", `small-${engine}`, 3, tag++);
+      const traces = [...new Set(spans.map((s) => s.traceId))];
+      const ofTrace = (t: number) => spans.filter((s) => s.traceId === traces[t]);
+      expect(ok(await ingestOtlpSpans(own.prisma, ofTrace(0), "otlp-json")).incremental).toBe(false);
+      expect(ok(await ingestOtlpSpans(own.prisma, ofTrace(1), "otlp-json")).incremental).toBe(true);
+      // The tables grow well past what a whole scan would be cheap for.
+      ok(await ingestOtlpSpans(own.prisma, sessionOf("ai6-generate", `big-${engine}`, 80, tag++), "otlp-json"));
+      const scans = await own.prisma.$transaction(async (tx) => {
+        // (Without the advisory locks: this is about the export's own reads.)
+        expect(ok(await storeOtlpSpans(tx, ofTrace(2), "otlp-json", { lock: false })).incremental).toBe(true);
+        // Rows read by scans of the table's heap (the engines differ on whether a bitmap scan's rows count here,
+        // so the bound is a fraction of the table: one whole scan would read all of it).
+        return tx.$queryRaw<{ relname: string; read: bigint }[]>`
+          SELECT relname, seq_tup_read AS read FROM pg_stat_xact_user_tables
+          WHERE relname IN ('TraceSpan', 'Event') ORDER BY relname`;
+      });
+      const spansStored = 83 * ofTrace(0).length;
+      expect(scans.map((r) => r.relname)).toEqual(["Event", "TraceSpan"]);
+      expect(await own.prisma.traceSpan.count()).toBe(spansStored);
+      // Of ~660 rows in each table, the export reads its own trace's and a few of the last model call's.
+      for (const r of scans) expect(Number(r.read), r.relname).toBeLessThan(spansStored / 10);
+    } finally {
+      await own.drop();
+    }
+  });
+
+  it("a session's trace ids are kept once, in its metadata, each export merging in only its own", async () => {
+    const name = `trace-ids-${engine}`;
+    const spans = sessionOf("ai6-generate", name, 4, tag++);
+    const traces = [...new Set(spans.map((s) => s.traceId))];
+    // Out of order: the list stays sorted whatever order the traces come in.
+    for (const t of [2, 0, 3, 1])
+      ok(
+        await ingestOtlpSpans(
+          db.prisma,
+          spans.filter((s) => s.traceId === traces[t]),
+          "otlp-json",
+        ),
+      );
+    const row = await db.prisma.session.findFirstOrThrow({
+      where: { externalId: `session:${name}` },
+      select: { metadata: true, traceState: true },
+    });
+    expect((row.metadata as { traceIds: string[] }).traceIds).toEqual([...traces].sort());
+    // Not also in the aggregate, which every export reads and writes whole.
+    expect((row.traceState as { spans: { traceIds: string[] } }).spans.traceIds).toEqual([]);
+    await expectSessionsOf(spans);
   });
 
   it("a resent or earlier span re-maps from where it lands (and an ended copy replaces a partial one)", async () => {

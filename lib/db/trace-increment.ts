@@ -194,10 +194,18 @@ export function agentKeyOf(s: Pick<ImportedSession, "agent" | "agentVersion" | "
 /** The state of a session written whole (by the full rebuild). */
 export function traceStateOf(session: ImportedSession, digests: Iterable<SpanDigest>): TraceState {
   return {
-    spans: aggregateOf(digests),
+    spans: withoutTraceIds(aggregateOf(digests)),
     ...eventCounts(null, session.events),
     agentKey: agentKeyOf(session),
   };
+}
+
+/**
+ * The aggregate as a session keeps it: without its trace ids, which the session's metadata lists (an
+ * export adds only its own to it: see "otlp_increment_write"), so that no export reads or writes them all.
+ */
+function withoutTraceIds(spans: SpanAggregate): SpanAggregate {
+  return { ...spans, traceIds: [] };
 }
 
 export function eventCounts(
@@ -323,24 +331,16 @@ export async function ingestOtlpIncrement(tx: DbClient, request: OtlpRequest): P
 
   // 1. The stored rows of the request's traces (with their payloads: the window re-maps them), and the
   // sessions of every group the request reaches (the full rebuild reports them all), in one round trip.
-  const [loaded] = await tx.$queryRaw<[{ rows: string; sessions: string }]>`
-    WITH r AS (SELECT * FROM "TraceSpan" WHERE "traceId" = ANY(${traceIds}::text[]))
-    SELECT
-      (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
-        'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'packed', encode(packed, 'base64'),
-        'payload', payload)), '[]') FROM r)::text AS rows,
-      (SELECT coalesce(json_agg(json_build_object('id', s.id, 'externalId', s."externalId", 'format', s.format,
-        'metadata', s.metadata, 'traceState', s."traceState", 'eventCount', s."eventCount",
-        'modelCallCount', s."modelCallCount", 'toolCallCount', s."toolCallCount", 'errorCount', s."errorCount",
-        'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens", 'costUsd', s."costUsd",
-        'agentId', s."agentId", 'agentVersionId', s."agentVersionId",
-        'replays', (SELECT count(*)::int FROM "Replay" p WHERE p."sessionId" = s.id))), '[]')
-       FROM "Session" s WHERE s.format = ANY(${FORMATS}::text[]) AND s."externalId" IN (
-         SELECT unnest(${ownKeys}::text[]) UNION SELECT DISTINCT substr("groupKey", ${PREFIX.length + 1}) FROM r))::text AS sessions`;
-  const stored = (JSON.parse(loaded.rows) as JsonRow[]).map(fromJson);
-  const sessionRows = JSON.parse(loaded.sessions) as SessionRow[];
+  const [{ loaded }] = await tx.$queryRaw<[{ loaded: string }]>`
+    SELECT "otlp_increment_load"(${traceIds}::text[], ${ownKeys}::text[], ${FORMATS}::text[], ${PREFIX.length}::int) AS loaded`;
+  const parsed = JSON.parse(loaded) as { rows: JsonRow[]; sessions: SessionRow[] };
+  const stored = parsed.rows.map(fromJson);
+  const sessionRows = parsed.sessions;
   if (!stored.every((r) => r.groupKey.startsWith(PREFIX))) return fallback("a trace id shared with another source");
   if (!stored.every((r) => isDigest(r.digest))) return fallback("rows stored before digests");
+  // Nothing stored of its traces and no session of any group its spans name: every group it touches is new,
+  // so the full rebuild builds them (known before reading a span: the rebuild reads them all anyway).
+  if (stored.length === 0 && sessionRows.length === 0) return fallback("a group without a session yet");
   const storedById = new Map(stored.map((r) => [idOf(r.traceId, r.spanId), r]));
 
   // 2. New spans, and better copies of stored ones; the request's spans read (any warning is the full rebuild's refusal).
@@ -522,38 +522,8 @@ async function readWindow(
   const floor = (c / 1_000_000n) * 1_000_000n;
   const cut = new Date(Number(c / 1_000_000n));
   const [read] = await tx.$queryRaw<[{ read: string }]>`
-    WITH tail AS (
-      SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND ("startedAt" >= ${cut} OR "startedAt" IS NULL)
-    ), f AS (SELECT ${eventCount}::int - (SELECT count(*)::int FROM tail) AS n),
-    facts AS (SELECT
-      (SELECT min(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'model_call' AND seq < (SELECT n FROM f)) AS fm,
-      (SELECT min(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'user_message' AND seq < (SELECT n FROM f)) AS fu,
-      (SELECT max(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'final_output' AND seq < (SELECT n FROM f)) AS lf,
-      (SELECT max(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'model_call' AND seq < (SELECT n FROM f)) AS lm)
-    SELECT json_build_object(
-      'reaching', (SELECT coalesce(json_agg(json_build_object('traceId', "traceId", 'last', last::text)), '[]') FROM (
-        SELECT "traceId", max("lastNs") AS last FROM "TraceSpan"
-        WHERE "sessionId" = ${sessionId} AND "lastNs" >= ${floor} AND NOT ("traceId" = ANY(${window}::text[]))
-        GROUP BY "traceId") x),
-      'outside', (SELECT coalesce(json_agg(json_build_object('traceId', "traceId", 'role', role, 'callIds', "callIds")), '[]')
-        FROM "TraceSpan" WHERE "callIds" && ${ids}::text[] AND "sessionId" = ${sessionId}
-          AND NOT ("traceId" = ANY(${window}::text[]))),
-      'tail', (SELECT coalesce(json_agg(to_jsonb(t) ORDER BY t.seq), '[]') FROM tail t),
-      'from', (SELECT n FROM f),
-      'fm', facts.fm, 'fu', facts.fu, 'lf', facts.lf, 'lm', facts.lm,
-      'anchors', (SELECT coalesce(json_agg(json_build_object('seq', seq, 'kind', kind, 'name', name, 'status', status,
-          'input', input, 'output', output, 'inputPrefixSeq', "inputPrefixSeq")), '[]')
-        FROM "Event" WHERE "sessionId" = ${sessionId} AND seq IN (facts.fm, facts.fu, facts.lf, (SELECT n FROM f) - 1)),
-      'lastModel', (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
-          'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'packed', encode(packed, 'base64'),
-          'payload', payload)), '[]')
-        FROM "TraceSpan" WHERE "sessionId" = ${sessionId} AND role = 'model' AND "startNs" = (
-          SELECT max("startNs") FROM "TraceSpan" WHERE "sessionId" = ${sessionId} AND role = 'model' AND "startNs" < ${c})),
-      'occurrences', (SELECT coalesce(json_agg(json_build_object('k', k, 'occurrence', (
-          SELECT occurrence FROM "Event" WHERE "sessionId" = ${sessionId} AND "cacheKey" = k AND seq < (SELECT n FROM f)
-            AND occurrence IS NOT NULL ORDER BY seq DESC LIMIT 1))), '[]')
-        FROM unnest(${keys}::text[]) AS k)
-    )::text AS read FROM facts`;
+    SELECT "otlp_increment_window"(${sessionId}::text, ${eventCount}::int, ${cut}::timestamptz, ${floor}::bigint,
+      ${c}::bigint, ${[...window]}::text[], ${[...ids]}::text[], ${[...keys]}::text[]) AS read`;
   return JSON.parse(read.read) as WindowRead;
 }
 
@@ -665,8 +635,10 @@ async function planGroup(
   if (storedTail.some((e, i) => e.seq !== from + i)) return fallback("events out of time order");
 
   // The aggregate before the request (a session stored before aggregates gets it from its rows once).
+  // (Its trace ids are the metadata's: those of the spans added here are merged into them as it is written.)
   let state = asTraceState(session.traceState);
-  if (!state) {
+  if (state) state = { ...state, spans: withoutTraceIds(state.spans) };
+  else {
     state = await stateFromRows(tx, sessionId, from, storedTail);
     if (!state) return fallback("rows stored before digests");
   }
@@ -791,7 +763,7 @@ async function planGroup(
     summary,
     searchText,
     eventCount: from + tail.length,
-    state: { spans, ...counts, agentKey },
+    state: { spans: withoutTraceIds(spans), ...counts, agentKey },
     ensure: agentKey !== state.agentKey,
   };
 }
@@ -835,11 +807,6 @@ export function anchorAsEvent(e: { seq: number; kind: string; name: string; stat
   };
 }
 
-const EVENT_COLUMNS = Prisma.raw(`(id text, "sessionId" text, seq int, kind text, name text, input jsonb, output jsonb,
-  error jsonb, status text, "startedAt" timestamptz, "durationMs" int, "inputTokens" int, "outputTokens" int,
-  "costUsd" float8, "parentSeq" int, "cacheKey" text, occurrence int, "inputPrefixSeq" int, "inputPrefixCount" int,
-  "inputDigest" text)`);
-
 /**
  * A group's writes in one statement: the session row, its events from the window on as a change (rows
  * whose content is the same stay, changed ones are updated in place, new ones inserted, those past the
@@ -876,34 +843,11 @@ export async function writePlan<S>(tx: DbClient, plan: GroupPlan<S>, spans: read
   const endedAt = s.endedAt ? new Date(s.endedAt) : null;
   const durationMs = s.startedAt && s.endedAt ? Math.max(0, Date.parse(s.endedAt) - Date.parse(s.startedAt)) : null;
   const m = plan.summary;
-  await tx.$executeRaw`
-    WITH gone AS (
-      DELETE FROM "Event" WHERE ${small} AND "sessionId" = ${plan.session.id} AND seq >= ${plan.summary.eventCount}
-    ), written AS (
-      INSERT INTO "Event" (id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
-        "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest")
-      SELECT id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
-        "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest"
-      FROM jsonb_to_recordset(${small ? events : "[]"}::jsonb) AS x${EVENT_COLUMNS}
-      ON CONFLICT ("sessionId", seq) DO UPDATE SET kind = EXCLUDED.kind, name = EXCLUDED.name, input = EXCLUDED.input,
-        output = EXCLUDED.output, error = EXCLUDED.error, status = EXCLUDED.status, "startedAt" = EXCLUDED."startedAt",
-        "durationMs" = EXCLUDED."durationMs", "inputTokens" = EXCLUDED."inputTokens", "outputTokens" = EXCLUDED."outputTokens",
-        "costUsd" = EXCLUDED."costUsd", "parentSeq" = EXCLUDED."parentSeq", "cacheKey" = EXCLUDED."cacheKey",
-        occurrence = EXCLUDED.occurrence, "inputPrefixSeq" = EXCLUDED."inputPrefixSeq",
-        "inputPrefixCount" = EXCLUDED."inputPrefixCount", "inputDigest" = EXCLUDED."inputDigest"
-    ), stored AS (
-      INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", packed, digest, "startNs", "lastNs", role, "callIds")
-      SELECT id, "groupKey", "traceId", "spanId", "sessionId", decode(packed, 'base64'), digest, "startNs"::bigint,
-        "lastNs"::bigint, role, coalesce("callIds", ARRAY[]::text[])
-      FROM jsonb_to_recordset(${small ? spanRows : "[]"}::jsonb) AS x(id text, "groupKey" text, "traceId" text,
-        "spanId" text, "sessionId" text, packed text, digest jsonb, "startNs" text, "lastNs" text, role text, "callIds" text[])
-      ON CONFLICT ("groupKey", "traceId", "spanId") DO NOTHING
-    )
-    UPDATE "Session" SET "agentId" = ${ids.agentId}, "agentVersionId" = ${ids.agentVersionId}, title = ${s.title},
-      "startedAt" = ${startedAt}, "endedAt" = ${endedAt}, "durationMs" = ${durationMs}, "eventCount" = ${m.eventCount},
-      "modelCallCount" = ${m.modelCallCount}, "toolCallCount" = ${m.toolCallCount}, "errorCount" = ${m.errorCount},
-      "inputTokens" = ${m.inputTokens}, "outputTokens" = ${m.outputTokens}, "costUsd" = ${m.costUsd},
-      "toolNames" = ${m.toolNames}::text[], status = ${m.status}, "searchText" = ${plan.searchText},
-      metadata = ${JSON.stringify(s.metadata)}::jsonb, "traceState" = ${JSON.stringify(plan.state)}::jsonb
-    WHERE id = ${plan.session.id}`;
+  await tx.$queryRaw`
+    SELECT "otlp_increment_write"(${plan.session.id}::text, ${m.eventCount}::int, ${small}::boolean,
+      ${small ? events : "[]"}::jsonb, ${small ? spanRows : "[]"}::jsonb, ${ids.agentId}::text,
+      ${ids.agentVersionId}::text, ${s.title}::text, ${startedAt}::timestamptz, ${endedAt}::timestamptz,
+      ${durationMs}::int, ${m.modelCallCount}::int, ${m.toolCallCount}::int, ${m.errorCount}::int,
+      ${m.inputTokens}::int, ${m.outputTokens}::int, ${m.costUsd}::float8, ${m.toolNames}::text[], ${m.status}::text,
+      ${plan.searchText}::text, ${JSON.stringify(s.metadata)}::jsonb, ${JSON.stringify(plan.state)}::jsonb) AS n`;
 }

@@ -41,6 +41,17 @@ describe("lone surrogates", () => {
     expect(replaced).toBe(2);
     expect(value).toEqual({ "k\uFFFD": ["\uFFFD"] });
   });
+
+  it("tells a lone surrogate from text that only looks like its escape, a pair, or a value JSON cannot write", () => {
+    // The text `\ud800` (a backslash, then letters) and a paired surrogate are clean: the same value comes back.
+    const lookalike = { a: "\\ud800 and \\udfff", b: "\u{1F600}" };
+    expect(repairLoneSurrogates(lookalike)).toEqual({ value: lookalike, replaced: 0 });
+    expect(repairLoneSurrogates(lookalike).value).toBe(lookalike);
+    // A value with a bigint cannot be serialized: it is walked, and its lone surrogate still repaired.
+    const { value, replaced } = repairLoneSurrogates({ n: 1n, deep: [{ s: "x\udbff" }] });
+    expect(replaced).toBe(1);
+    expect(value).toEqual({ n: 1n, deep: [{ s: "x\uFFFD" }] });
+  });
 });
 
 describe("endpoint error excerpts", () => {

@@ -20,5 +20,15 @@ export function isUnsafeKey(key: string): boolean {
  * inherits from it).
  */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  // Only `__proto__` is an accessor on the way up from a plain object (Object.prototype's): any other key
+  // assigned becomes an own data property, as defined, at a fraction of defineProperty's cost.
+  if (key === "__proto__" || !isPlainTarget(target))
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** An object whose prototype is Object.prototype or null and that is not frozen or sealed (assignment defines). */
+function isPlainTarget(target: object): boolean {
+  const proto = Object.getPrototypeOf(target) as unknown;
+  return (proto === Object.prototype || proto === null) && Object.isExtensible(target);
 }

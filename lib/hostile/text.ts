@@ -35,6 +35,7 @@ export function repairText(text: string): { text: string; replaced: number } {
  * Iterative over arrays and objects, so it is safe on deep values.
  */
 export function repairLoneSurrogates<T>(value: T): { value: T; replaced: number } {
+  if (!mayHoldLoneSurrogate(value)) return { value, replaced: 0 };
   let replaced = 0;
   const fix = (s: string): string => {
     const r = repairText(s);
@@ -52,4 +53,24 @@ export function repairLoneSurrogates<T>(value: T): { value: T; replaced: number 
   };
   const result = walk(value, 0);
   return { value: replaced === 0 ? value : (result as T), replaced };
+}
+
+/** JSON text's escape for a lone surrogate (JSON.stringify writes a paired one as is, a lone one as `\udXXX`). */
+const ESCAPED_SURROGATE = /\\ud[89a-f][0-9a-f]{2}/;
+
+/**
+ * False when `value` certainly holds no lone surrogate, in a string or a key: one
+ * native serialization and one scan of its text, instead of a walk that copies
+ * every object (the repair's). True when it may (an escaped backslash followed by
+ * such text matches too, and a value JSON cannot write is not ruled out).
+ */
+function mayHoldLoneSurrogate(value: unknown): boolean {
+  if (typeof value === "string") return hasLoneSurrogate(value);
+  if (value === null || typeof value !== "object") return false;
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined || ESCAPED_SURROGATE.test(text);
+  } catch {
+    return true;
+  }
 }

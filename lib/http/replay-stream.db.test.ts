@@ -14,6 +14,7 @@ import { replayCounterfactual } from "@/lib/server/counterfactual";
 import { localAdmin } from "@/lib/server/principal";
 import * as replays from "@/lib/server/replays";
 import { presentComparison, presentReplay } from "./present";
+import { replayAnswer } from "./replay-answer";
 import { presentComparisonJson, presentReplayJson, type InputsForm } from "./replay-stream";
 import { streamedJson } from "./stream";
 
@@ -175,6 +176,41 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
     expect([...types].sort()).toEqual(["changed", "equal", "removed", "unreached"]);
   }, 300_000);
 
+  it("answers a fixture, an approval, a cancel and a new replay with steps byte for byte as the whole view did", async () => {
+    const warnings = [
+      {
+        code: "schema" as const,
+        severity: "warning" as const,
+        path: ["tools"],
+        message: "a warning \u2028 with a separator",
+      },
+    ];
+    const trialSet = { id: "set", trials: [{ replayId: "x", status: "queued" }] };
+    for (const id of [...ids, longId]) {
+      const view = (await loadReplayView(db.prisma, id))!;
+      const counterfactual = await replayCounterfactual(admin, { replayId: id }, db.prisma);
+      // Fixtures and approvals: { replay }; cancel: { replay, outcome }; a new replay: the counterfactual, warnings
+      // and trial set, status 201.
+      const plain = await replayAnswer(admin, db.prisma, id, { where: "a test" });
+      expect([plain.status, plain.headers.get("content-type")]).toEqual([200, "application/json"]);
+      expect((await readAll(plain)).text).toBe(JSON.stringify({ replay: presentReplay(view) }));
+      const cancel = await replayAnswer(admin, db.prisma, id, { where: "a test", after: { outcome: "stopping" } });
+      expect((await readAll(cancel)).text).toBe(JSON.stringify({ replay: presentReplay(view), outcome: "stopping" }));
+      const started = await replayAnswer(admin, db.prisma, id, {
+        where: "a test",
+        extra: counterfactual,
+        warnings,
+        after: { trialSet },
+        status: 201,
+      });
+      expect(started.status).toBe(201);
+      expect((await readAll(started)).text).toBe(
+        JSON.stringify({ replay: { ...presentReplay(view, warnings), ...counterfactual }, trialSet }),
+      );
+    }
+    await expect(replayAnswer(admin, db.prisma, "nope", { where: "a test" })).rejects.toMatchObject({ status: 404 });
+  }, 300_000);
+
   it("sends a 150-turn replay and comparison byte for byte in many chunks", async () => {
     const expected = await whole(longId);
     const changedModels = expected.view.comparison.pairs.filter(
@@ -274,7 +310,9 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
       expect(response.status).toBe(200);
       await expect(readAll(response)).rejects.toThrow("the branch has no row");
     } finally {
-      await db.prisma.replayStep.create({ data: last as never });
+      // Put back as it was (its digests are the database's to write).
+      const { outputDigest: _output, plainInputDigest: _input, ...row } = last;
+      await db.prisma.replayStep.create({ data: row as never });
     }
   }, 120_000);
 });

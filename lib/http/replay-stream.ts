@@ -16,7 +16,7 @@ import { toReplayStep } from "@/lib/db/replays";
 import type { StoredReplayStepRow } from "@/lib/db/replay-rows";
 import { toSessionEvent, type SessionWithEvents } from "@/lib/db/sessions";
 import { fullInputJson } from "@/lib/ingest/inputs";
-import { eventDelta, isBaseOnly, type Comparison, type SessionEvent } from "@/lib/replay";
+import { eventDelta, isBaseOnly, type Comparison, type PolicyIssue, type SessionEvent } from "@/lib/replay";
 import { presentReplay } from "./present";
 
 export type InputsForm = "full" | "delta";
@@ -94,16 +94,23 @@ const stepWriter = (inputs: InputsForm) =>
   }));
 
 /**
- * `JSON.stringify({ replay: { ...presentReplay(view), ...extra } })` from the
- * replay's meta and its step rows in idx order, in pieces.
+ * `JSON.stringify({ replay: { ...presentReplay(view, warnings), ...extra }, ...after })`
+ * from the replay's meta and its step rows in idx order, in pieces.
  */
 export async function* presentReplayJson(
   meta: ReplayMeta,
   steps: AsyncIterable<StoredReplayStepRow>,
   extra: Record<string, unknown> = {},
-  opts: { inputs?: InputsForm } = {},
+  opts: { inputs?: InputsForm; warnings?: readonly PolicyIssue[]; after?: Record<string, unknown> } = {},
 ): AsyncGenerator<string> {
-  const [open, close] = cutAround("replay", { ...presentReplay({ ...meta, steps: [] }), ...extra }, "steps");
+  const [open, replayClose] = cutAround(
+    "replay",
+    { ...presentReplay({ ...meta, steps: [] }, opts.warnings), ...extra },
+    "steps",
+  );
+  // The keys after `replay` go before the document's closing brace (`JSON.stringify` leaves out undefined values).
+  const after = JSON.stringify(opts.after ?? {});
+  const close = after === "{}" ? replayClose : `${replayClose.slice(0, -1)},${after.slice(1)}`;
   yield `${open}[`;
   const write = stepWriter(opts.inputs ?? "full");
   let comma = "";

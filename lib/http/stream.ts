@@ -6,8 +6,8 @@
  *
  * Errors: the first chunk is made BEFORE answering, so that whatever fails
  * there (the session missing, the first window unreadable) still gets its
- * JSON error answer and status. Once the first byte is sent the status is
- * 200 and cannot change: a failure after it is logged and aborts the body
+ * JSON error answer and status. Once the first byte is sent the status (200,
+ * or the one the caller gave) cannot change: a failure after it is logged and aborts the body
  * (the connection is ended without the chunked encoding's last chunk), so a
  * client sees a broken transfer, never a document that parses.
  */
@@ -17,10 +17,10 @@ export const CHUNK_CHARS = 64 * 1024;
 
 type Piece = { text: string; done: boolean };
 
-/** A 200 JSON answer streamed from its pieces; rejects with the error of its first chunk. */
+/** A JSON answer (200 unless told) streamed from its pieces; rejects with the error of its first chunk. */
 export async function streamedJson(
   pieces: AsyncIterable<string>,
-  opts: { where: string; headers?: Record<string, string>; chunkChars?: number },
+  opts: { where: string; headers?: Record<string, string>; chunkChars?: number; status?: number },
 ): Promise<Response> {
   const chunkChars = opts.chunkChars ?? CHUNK_CHARS;
   const iterator = pieces[Symbol.asyncIterator]();
@@ -62,7 +62,7 @@ export async function streamedJson(
     { highWaterMark: 0 },
   );
   return new Response(body, {
-    status: 200,
+    status: opts.status ?? 200,
     headers: { "content-type": "application/json", ...opts.headers },
   });
 }

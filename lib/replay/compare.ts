@@ -317,7 +317,8 @@ function markUnreached(pairs: AlignedPair[], branchComplete: boolean): AlignedPa
   return tail.length === 0 ? pairs : [...kept, ...tail];
 }
 
-function summarize(pair: Exclude<AlignedPair, { type: "equal" | "unreached" }>): string {
+/** The first divergence's words for a pair that differs, e.g. "tool_call get_order: result changed". */
+export function summarize(pair: Exclude<AlignedPair, { type: "equal" | "unreached" }>): string {
   const e = pair.type === "removed" ? pair.base : pair.branch;
   const what = `${e.kind} ${e.name}`;
   if (pair.type === "inserted") return `${what}: only in the branch`;

@@ -5,15 +5,16 @@
  * list's light rows and kept in memory for the replay as it is now (a run that
  * stores new steps, or a re-imported base, makes a new one). A page then costs
  * the rows it shows: filters, their counts, the next change (j / k) and the
- * first divergence are answered from the kept rows by position.
+ * first divergence are answered from the kept rows by position, and a row's
+ * preview is made from its step's content as its window is read.
  */
 import { z } from "zod";
 import type { Db } from "@/lib/db";
-import { replayStamp } from "@/lib/db/replay-window";
+import { plainContents, replayStamp } from "@/lib/db/replay-window";
 import { loadReplayComparison, loadReplayMeta, type ReplayPageMeta } from "@/lib/db/replays";
 import { notFound, parseInput } from "@/lib/errors";
 import type { ComparisonMetrics, FirstDivergence } from "@/lib/replay";
-import { toRows } from "@/lib/session-view/compare-pairs";
+import { previewOf, toRowOutlines, withPreview, type RowOutline } from "@/lib/session-view/compare-pairs";
 import {
   COMPARE_FILTERS,
   nextChangeAt,
@@ -56,7 +57,10 @@ export type ComparisonFindInput = z.input<typeof ComparisonFindInput>;
 export type ComparisonCounts = Record<CompareFilter, number>;
 
 interface ComparisonIndex {
-  rows: CompareRow[];
+  replayId: string;
+  sessionId: string;
+  /** The rows without their previews: a window reads the steps it shows for them (see withPreviews). */
+  rows: RowOutline[];
   positionOf: Map<string, number>;
   /** Per filter but "all": the positions (in `rows`) of the rows it shows, built when first asked for. */
   lists: Map<CompareFilter, number[]>;
@@ -72,12 +76,14 @@ interface ComparisonIndex {
 const kept = new Map<string, { key: string; index: Promise<ComparisonIndex | null> }>();
 
 async function buildIndex(prisma: Db, replayId: string): Promise<ComparisonIndex | null> {
-  const view = await loadReplayComparison(prisma, replayId);
+  const view = await loadReplayComparison(prisma, replayId, { inputDrift: false });
   if (!view) return null;
-  const rows = toRows(view.comparison.pairs);
+  const rows = toRowOutlines(view.comparison.pairs);
   const counts = Object.fromEntries(COMPARE_FILTERS.map((f) => [f, 0])) as ComparisonCounts;
   for (const r of rows) for (const f of COMPARE_FILTERS) if (shownBy(f, r)) counts[f]++;
   return {
+    replayId,
+    sessionId: view.replay.sessionId,
     rows,
     positionOf: new Map(rows.map((r, k) => [r.id, k])),
     lists: new Map(),
@@ -111,6 +117,21 @@ async function comparisonIndex(prisma: Db, replayId: string): Promise<Comparison
   const index = await entry.index;
   if (!index) throw notFound("replay", replayId);
   return index;
+}
+
+/** The rows with their previews, from the content of the steps they show (read for these rows only). */
+async function withPreviews(prisma: Db, index: ComparisonIndex, rows: readonly RowOutline[]): Promise<CompareRow[]> {
+  const contents = await plainContents(
+    prisma,
+    { sessionId: index.sessionId, replayId: index.replayId },
+    rows.flatMap((r) => (r.shows === "base" ? [r.baseSeq!] : [])),
+    rows.flatMap((r) => (r.shows === "branch" ? [r.branchSeq!] : [])),
+  );
+  return rows.map((r) => {
+    const content = r.shows === "base" ? contents.base.get(r.baseSeq!) : contents.branch.get(r.branchSeq!);
+    // A step gone meanwhile (a run that stored new steps since): its kind alone.
+    return withPreview(r, previewOf(content ?? { kind: r.kind, input: null, output: null, error: null }));
+  });
 }
 
 /** The positions (in all rows) of the rows a filter shows, in order. */
@@ -197,8 +218,9 @@ export async function listComparisonRows(
   const { replayId, filter, cursor = 0, limit } = parseInput(ComparisonRowsInput, input);
   const index = await comparisonIndex(prisma, replayId);
   const list = listOf(index, filter);
-  const rows: CompareRow[] = [];
-  for (let k = cursor; k < Math.min(cursor + limit, list.length); k++) rows.push(index.rows[list.at(k)]!);
+  const shown: RowOutline[] = [];
+  for (let k = cursor; k < Math.min(cursor + limit, list.length); k++) shown.push(index.rows[list.at(k)]!);
+  const rows = await withPreviews(prisma, index, shown);
   return { filter, cursor, nextCursor: cursor + limit < list.length ? cursor + limit : null, total: list.length, rows };
 }
 
@@ -220,7 +242,13 @@ export async function findComparisonRow(
   const list = listOf(index, filter);
   const all = pair === undefined ? undefined : index.positionOf.get(pair);
   const at = all === undefined ? -1 : positionIn(index, filter, all);
-  if (direction === undefined) return at < 0 ? null : { position: at, row: index.rows[list.at(at)]! };
-  const k = nextChangeAt(list.length, (k) => index.rows[list.at(k)]!, at, direction);
-  return k === null ? null : { position: k, row: index.rows[list.at(k)]! };
+  const found =
+    direction === undefined
+      ? at < 0
+        ? null
+        : at
+      : nextChangeAt(list.length, (k) => index.rows[list.at(k)]!, at, direction);
+  if (found === null) return null;
+  const [row] = await withPreviews(prisma, index, [index.rows[list.at(found)]!]);
+  return { position: found, row: row! };
 }

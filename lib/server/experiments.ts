@@ -350,7 +350,7 @@ async function comparisonOf(
   if (r.status === "running" || r.status === "queued" || r.stepCount === 0)
     return { firstDivergence: null, deltas: null };
   if (r.comparability === "exact") return { firstDivergence: null, deltas: exact.get(r.id) ?? null };
-  const view = await loadReplayComparison(client, r.id);
+  const view = await loadReplayComparison(client, r.id, { inputDrift: false });
   if (!view) return { firstDivergence: null, deltas: null };
   const { firstDivergence: d, metrics } = view.comparison;
   return {

@@ -29,7 +29,7 @@ import {
   type InvestigationRow,
 } from "@/lib/db/investigations";
 import { getPolicyVersionById } from "@/lib/db/policies";
-import { isTerminal, loadReplayView } from "@/lib/db/replays";
+import { isTerminal, loadReplayMeta } from "@/lib/db/replays";
 import { recordedToolStepsFor, replayStamp } from "@/lib/db/replay-window";
 import { sessionContext, sessionEventsCompact } from "@/lib/db/sessions";
 import { knownTools } from "@/lib/db/history";
@@ -266,9 +266,10 @@ export async function createInvestigation(principal: Principal, input: StartInve
 
   if (input.kind === "stale") return createStaleCheck(principal, input, prisma);
 
-  const view = await loadReplayView(prisma, input.replayId);
-  if (!view) throw notFound("replay", input.replayId, "replayId");
-  const edits = view.replay.edits;
+  // The replay row only: its base run is read below in the stored form (checks never read a model call's input).
+  const meta = await loadReplayMeta(prisma, input.replayId, { inputDrift: false });
+  if (!meta) throw notFound("replay", input.replayId, "replayId");
+  const edits = meta.replay.edits;
   if (edits.length < 2)
     throw new AppError(
       "invalid_input",
@@ -291,12 +292,13 @@ export async function createInvestigation(principal: Principal, input: StartInve
       { path: "checks", message: "required" },
     ]);
   const checks = await resolveChecks(prisma, refs);
-  await baseFailure(prisma, view.base, checks);
-  const policy = view.replay.policySnapshot;
+  const base = await sessionEventsCompact(prisma, meta.replay.sessionId);
+  await baseFailure(prisma, base, checks);
+  const policy = meta.replay.policySnapshot;
   const perTrial =
     policy.model === "recorded-only" || policy.model === "blocked"
       ? 0
-      : (policy.maxLiveCalls ?? policy.maxSteps ?? blameLiveBudget(view.base.length));
+      : (policy.maxLiveCalls ?? policy.maxSteps ?? blameLiveBudget(base.length));
   const n = edits.length;
   // ddmin tests at most (n² + 3n) / 2 subsets.
   const estimate = bounded((n * n + 3 * n) / 2, input.trials, perTrial, "edits");
@@ -311,7 +313,7 @@ export async function createInvestigation(principal: Principal, input: StartInve
   return presentInvestigation(
     await insertInvestigation(prisma, {
       kind: "minimize",
-      sessionId: view.replay.sessionId,
+      sessionId: meta.replay.sessionId,
       replayId: input.replayId,
       params,
       estimate,

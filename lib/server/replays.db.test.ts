@@ -6,7 +6,9 @@ import type { Db } from "@/lib/db/client";
 import { loadReplayComparison, loadReplayMeta, loadReplayView } from "@/lib/db/replays";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError, parseInput } from "@/lib/errors";
-import { toolLevelPreset, type Policy } from "@/lib/replay";
+import { isBaseOnly, toolLevelPreset, type Policy } from "@/lib/replay";
+import { toRows } from "@/lib/session-view/compare-pairs";
+import { listComparisonRows } from "./comparison-pages";
 import { replayCounterfactual } from "./counterfactual";
 import { localAdmin } from "./principal";
 import * as replays from "./replays";
@@ -523,9 +525,32 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
       },
       "tester",
     );
+    // A tool call run with other arguments: the first divergence names them (not just "input").
+    const firstTool = await db.prisma.event.findFirstOrThrow({
+      where: { sessionId: refundSessionId, kind: "tool_call" },
+      orderBy: { seq: "asc" },
+      select: { seq: true, name: true, input: true },
+    });
+    const args = (firstTool.input as { args: Record<string, unknown> }).args;
+    await startReplay(
+      db.prisma,
+      {
+        sessionId: refundSessionId,
+        policy: {
+          ...RECORDED,
+          tools: {
+            default: { type: "history", scope: "baseline", on_miss: "fail" },
+            overrides: { [firstTool.name]: { type: "static", cases: [{ match_mode: "exact", result: "ok" }] } },
+          },
+        },
+        edits: [{ seq: firstTool.seq, op: "replace_tool_args", value: { ...args, note: "other" } }],
+      },
+      "tester",
+    );
     const replays = await db.prisma.replay.findMany({ select: { id: true } });
     let diverging = 0;
     let drifting = 0;
+    let arguments_ = 0;
     for (const { id } of replays) {
       const full = (await loadReplayView(db.prisma, id))!;
       const lite = (await loadReplayComparison(db.prisma, id))!;
@@ -533,6 +558,16 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
       expect(shape(lite.comparison)).toEqual(shape(full.comparison));
       expect(lite.comparison.firstDivergence).toEqual(full.comparison.firstDivergence);
       expect(lite.comparison.metrics).toEqual(full.comparison.metrics);
+      expect(lite.comparison.finalOutputDiff).toEqual(full.comparison.finalOutputDiff);
+      // The list's rows, previews made from the steps each window shows, as the whole view makes them.
+      const rows = await listComparisonRows(as("reader"), { replayId: id, limit: 500 }, db.prisma);
+      expect(rows.rows).toEqual(toRows(full.comparison.pairs));
+      // Outputs and tool arguments were not read: digests stood for them (a final output is read whole).
+      const toolOutputs = lite.comparison.pairs.flatMap((p) =>
+        isBaseOnly(p) || p.branch.kind !== "tool_call" || p.branch.output === null ? [] : [p.branch.output],
+      );
+      for (const output of toolOutputs) expect(Object.keys(output as object)).toEqual(["digest"]);
+      if (full.comparison.firstDivergence?.summary.includes("arguments")) arguments_++;
       expect([lite.baseCount, lite.branchCount]).toEqual([full.base.length, full.steps.length]);
       expect(lite.branchFinalOutput ?? null).toEqual(
         [...full.steps].reverse().find((e) => e.kind === "final_output")?.output ?? null,
@@ -551,5 +586,6 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     }
     expect(diverging).toBeGreaterThan(2);
     expect(drifting).toBeGreaterThan(0);
+    expect(arguments_).toBeGreaterThan(0);
   });
 });

@@ -4,7 +4,7 @@ import { withTransaction, type Db } from "@/lib/db";
 import { getExperiment as readExperiment } from "@/lib/db/experiments";
 import { findInvestigation } from "@/lib/db/investigations";
 import { getPolicyVersionById } from "@/lib/db/policies";
-import { isTerminal, loadReplayView } from "@/lib/db/replays";
+import { isTerminal, loadReplayMeta } from "@/lib/db/replays";
 import { stepOutlines } from "@/lib/db/sessions";
 import {
   addReportEvidence as insertEvidence,
@@ -254,7 +254,7 @@ async function evidenceOf(
   }
   const coverage = input.coverage!;
   if ("replayId" in coverage) {
-    const view = await loadReplayView(prisma, coverage.replayId);
+    const view = await loadReplayMeta(prisma, coverage.replayId, { inputDrift: false });
     if (!view) throw notFound("replay", coverage.replayId, "coverage.replayId");
     await refuseOtherSession(prisma, report, {
       what: `Replay "${view.replay.id}"`,

@@ -23,13 +23,10 @@ export function isInputOnlyPair(pair: {
   );
 }
 
-function previewOf(e: {
-  kind: string;
-  input: unknown;
-  output: unknown;
-  error: { type: string; message: string } | null;
-}): string {
-  if (e.error) return `${e.error.type}: ${e.error.message}`;
+/** What a row shows of its step: an error, a tool call's arguments and result, a model call's reply or calls. */
+export function previewOf(e: { kind: string; input: unknown; output: unknown; error: unknown }): string {
+  const error = e.error as { type: string; message: string } | null;
+  if (error) return `${error.type}: ${error.message}`;
   if (e.kind === "tool_call")
     return `${previewText((e.input as { args?: unknown } | null)?.args, 40)} ⇒ ${previewText(e.output, 50)}`;
   if (e.kind === "model_call") {
@@ -40,7 +37,11 @@ function previewOf(e: {
   return previewText(e.output ?? e.input, 90);
 }
 
-export function toRows(pairs: readonly AlignedPair[]): CompareRow[] {
+/** A row without its preview, and the step the preview is of (the branch's, or the base's for a base-only pair). */
+export type RowOutline = Omit<CompareRow, "preview"> & { shows: "base" | "branch" };
+
+/** The pairs as rows without previews: what the comparison keeps per pair (its events may hold only digests). */
+export function toRowOutlines(pairs: readonly AlignedPair[]): RowOutline[] {
   return pairs.map((p) => {
     const e = isBaseOnly(p) ? p.base : p.branch;
     return {
@@ -51,8 +52,18 @@ export function toRows(pairs: readonly AlignedPair[]): CompareRow[] {
       baseSeq: p.type === "inserted" ? null : p.base.seq,
       branchSeq: isBaseOnly(p) ? null : p.branch.seq,
       source: isBaseOnly(p) ? null : (p.branch.source ?? null),
-      preview: previewOf(e),
       ...(p.type === "changed" && isInputOnlyPair(p) ? { inputOnly: true as const } : {}),
+      shows: isBaseOnly(p) ? "base" : "branch",
     };
   });
+}
+
+/** A row from its outline and the preview of the step it shows. */
+export function withPreview({ shows: _, inputOnly, ...row }: RowOutline, preview: string): CompareRow {
+  return { ...row, preview, ...(inputOnly ? { inputOnly } : {}) };
+}
+
+export function toRows(pairs: readonly AlignedPair[]): CompareRow[] {
+  const outlines = toRowOutlines(pairs);
+  return pairs.map((p, k) => withPreview(outlines[k]!, previewOf(isBaseOnly(p) ? p.base : p.branch)));
 }

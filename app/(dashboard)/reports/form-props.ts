@@ -1,12 +1,13 @@
 import type { ReportFormProps } from "@/components/reports/ReportForm";
 import { pairTitle } from "@/lib/reports/export";
 import { suggestValidityFor } from "@/lib/reports/snapshot";
-import type { getReplay } from "@/lib/server/replays";
+import type { getReplayComparison } from "@/lib/server/replays";
 
-type ReplayView = Awaited<ReturnType<typeof getReplay>>;
+/** The replay with its comparison aligned over digests: no step is read whole to list its pairs. */
+type ReplayComparison = Awaited<ReturnType<typeof getReplayComparison>>;
 
 /** What the report form shows from a finished replay: its policy, evidence and comparison pairs to pin. */
-export function reportFormProps(view: ReplayView, defaultTitle: string): Omit<ReportFormProps, "save"> {
+export function reportFormProps(view: ReplayComparison, defaultTitle: string): Omit<ReportFormProps, "save"> {
   const { comparison, evidence } = view;
   const fd = comparison.firstDivergence;
   return {

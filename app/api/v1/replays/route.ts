@@ -1,9 +1,12 @@
 import { apiRoute, readJson, readQuery } from "@/lib/http/api";
 import { presentReplay } from "@/lib/http/present";
+import { presentReplayJson } from "@/lib/http/replay-stream";
+import { streamedJson } from "@/lib/http/stream";
 import { enqueue } from "@/lib/jobs/runtime";
 import { replayCounterfactual, trialSetView } from "@/lib/server/counterfactual";
+import { openReplay } from "@/lib/server/replay-documents";
 import { getReplayPage } from "@/lib/server/replay-pages";
-import { createReplay, getReplay, ListReplaysInput, listReplays, StartReplayInput } from "@/lib/server/replays";
+import { createReplay, ListReplaysInput, listReplays, StartReplayInput } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 
@@ -19,20 +22,22 @@ export const POST = apiRoute(async ({ request, prisma, principal }) => {
   // The answer shows the replay as stored (`queued`, no steps yet); a worker may take it the moment it is enqueued.
   // Read without its base run: a long session's events are not needed to say so.
   const stored = await getReplayPage(principal, { replayId: started.id }, prisma);
-  const view =
-    stored.stepCount === 0
-      ? // No steps: no model step whose input drifted either.
-        { ...stored, steps: [], evidence: { ...stored.evidence, inputDrift: [] } }
-      : await getReplay(principal, { replayId: started.id }, prisma);
+  // Steps already (a replay stored with them): its meta read now, its steps written from their rows as they are read.
+  const opened = stored.stepCount > 0 ? await openReplay(principal, { replayId: started.id }, prisma) : null;
   await enqueue(started.trialIds ?? [started.id]);
   const counterfactual = await replayCounterfactual(principal, { replayId: started.id }, prisma);
+  const after = started.trialSetId
+    ? { trialSet: await trialSetView(principal, { trialSetId: started.trialSetId }, prisma) }
+    : {};
+  if (opened)
+    return streamedJson(
+      presentReplayJson(opened.meta, opened.steps, counterfactual, { warnings: started.warnings, after }),
+      { where: "POST /api/v1/replays", status: 201 },
+    );
+  // No steps: no model step whose input drifted either.
+  const view = { ...stored, steps: [], evidence: { ...stored.evidence, inputDrift: [] } };
   return Response.json(
-    {
-      replay: { ...presentReplay(view, started.warnings), ...counterfactual },
-      ...(started.trialSetId
-        ? { trialSet: await trialSetView(principal, { trialSetId: started.trialSetId }, prisma) }
-        : {}),
-    },
+    { replay: { ...presentReplay(view, started.warnings), ...counterfactual }, ...after },
     { status: 201 },
   );
 });

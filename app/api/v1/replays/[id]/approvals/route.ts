@@ -1,7 +1,7 @@
 import { apiRoute, readJson } from "@/lib/http/api";
-import { presentReplay } from "@/lib/http/present";
+import { replayAnswer } from "@/lib/http/replay-answer";
 import { enqueue } from "@/lib/jobs/runtime";
-import { ApprovalInput, decideApproval, getReplay } from "@/lib/server/replays";
+import { ApprovalInput, decideApproval } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 
@@ -9,6 +9,5 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
   const body = await readJson(request, ApprovalInput);
   await decideApproval(principal, { ...body, replayId: params.id }, prisma, enqueue);
-  const view = await getReplay(principal, { replayId: params.id }, prisma);
-  return Response.json({ replay: presentReplay(view) });
+  return replayAnswer(principal, prisma, params.id, { where: `POST /api/v1/replays/${params.id}/approvals` });
 });

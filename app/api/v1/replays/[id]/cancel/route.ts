@@ -1,7 +1,6 @@
 import { apiRoute } from "@/lib/http/api";
-import { presentReplay } from "@/lib/http/present";
+import { replayAnswer } from "@/lib/http/replay-answer";
 import { cancelReplay } from "@/lib/server/jobs";
-import { getReplay } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 
@@ -12,6 +11,8 @@ export const dynamic = "force-dynamic";
  */
 export const POST = apiRoute<{ id: string }>(async ({ prisma, params, principal }) => {
   const { outcome } = await cancelReplay(principal, { replayId: params.id }, prisma);
-  const view = await getReplay(principal, { replayId: params.id }, prisma);
-  return Response.json({ replay: presentReplay(view), outcome });
+  return replayAnswer(principal, prisma, params.id, {
+    where: `POST /api/v1/replays/${params.id}/cancel`,
+    after: { outcome },
+  });
 });

@@ -1,0 +1,36 @@
+/**
+ * The answer of a request that changed a replay (started it, supplied a
+ * fixture, decided an approval, cancelled it): `{ replay, ...after }`, the
+ * replay as `GET /api/v1/replays/:id` gives it (every step, model inputs
+ * whole), byte for byte what `presentReplay` of the whole view gave, but
+ * written from the step rows a window at a time (lib/http/replay-stream.ts)
+ * instead of built in memory.
+ */
+import type { Db } from "@/lib/db";
+import type { PolicyIssue } from "@/lib/replay";
+import type { Principal } from "@/lib/server/principal";
+import { openReplay } from "@/lib/server/replay-documents";
+import { presentReplayJson } from "./replay-stream";
+import { streamedJson } from "./stream";
+
+export async function replayAnswer(
+  principal: Principal,
+  prisma: Db,
+  replayId: string,
+  opts: {
+    /** The request, for the log of a body cut after its first byte. */
+    where: string;
+    /** Keys added to the replay, after its own. */
+    extra?: Record<string, unknown>;
+    warnings?: readonly PolicyIssue[];
+    /** Keys after `replay` in the document. */
+    after?: Record<string, unknown>;
+    status?: number;
+  },
+): Promise<Response> {
+  const { meta, steps } = await openReplay(principal, { replayId }, prisma);
+  return streamedJson(presentReplayJson(meta, steps, opts.extra, { warnings: opts.warnings, after: opts.after }), {
+    where: opts.where,
+    status: opts.status,
+  });
+}

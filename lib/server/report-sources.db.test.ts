@@ -1,0 +1,214 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "@/lib/db/client";
+import { importAndSave } from "@/lib/db/imports";
+import { loadReplayComparison, loadReplayView } from "@/lib/db/replays";
+import { createReport, getReport } from "@/lib/db/reports";
+import { loadDemoData } from "@/lib/db/startup";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { parseInput } from "@/lib/errors";
+import { longChatLog } from "@/lib/ingest/long-chat";
+import { toolLevelPreset, type Policy } from "@/lib/replay";
+import { pairTitle } from "@/lib/reports/export";
+import { buildReportSnapshot, suggestValidityFor } from "@/lib/reports/snapshot";
+import { createInvestigation, StartInvestigationInput } from "./investigations";
+import { localAdmin } from "./principal";
+import * as replays from "./replays";
+
+// Reports and minimize investigations read what they use of a replay (its comparison over digests, the pairs they
+// keep whole, the base run in its stored form), never every model input whole: the same snapshots and answers as
+// when they were made from the whole replay view, and a long run's report costs what a short one's does per step.
+
+const admin = localAdmin("tester");
+const start = (prisma: Db, raw: unknown) =>
+  replays.startReplay(admin, parseInput(replays.StartReplayInput, raw), prisma);
+const RECORDED: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: toolLevelPreset("recorded-only"),
+};
+const HISTORY: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
+};
+
+/** A 'turns'-turn chat whose first tool result is edited (every later model input differs), and its replay. */
+async function longReplay(db: TestDatabase, turns: number) {
+  const imported = await importAndSave(db.prisma, JSON.stringify(longChatLog(turns)), { format: "openai-chat" });
+  if (!imported.ok) throw new Error("the chat log did not import");
+  const sessionId = imported.sessions[0]!.id;
+  const firstTool = await db.prisma.event.findFirstOrThrow({
+    where: { sessionId, kind: "tool_call" },
+    orderBy: { seq: "asc" },
+    select: { seq: true },
+  });
+  const { id } = await start(db.prisma, {
+    sessionId,
+    policy: HISTORY,
+    edits: [{ seq: firstTool.seq, op: "replace_tool_result", value: { edited: true } }],
+  });
+  return { id, events: imported.sessions[0]!.eventCount };
+}
+
+describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (engine) => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+    await loadDemoData(db.prisma);
+  }, 300_000);
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("snapshots every demo replay as the whole view did, with the pairs it shows whole", async () => {
+    const refund = await db.prisma.session.findFirstOrThrow({
+      where: { agent: { name: "harbor-pine-support" } },
+      select: { id: true },
+    });
+    const events = await db.prisma.event.findMany({
+      where: { sessionId: refund.id },
+      orderBy: { seq: "asc" },
+      select: { seq: true, kind: true, name: true, input: true },
+    });
+    const models = events.filter((e) => e.kind === "model_call");
+    const tool = events.find((e) => e.kind === "tool_call")!;
+    for (const s of await db.prisma.session.findMany({ select: { id: true } }))
+      await start(db.prisma, { sessionId: s.id, policy: RECORDED });
+    // Diverging branches: a model output, a system prompt, a tool's arguments (answered by a static rule), a model
+    // output without its tool calls (removed steps).
+    await start(db.prisma, {
+      sessionId: refund.id,
+      policy: RECORDED,
+      edits: [{ seq: models.at(-1)!.seq, op: "replace_model_output", value: { role: "assistant", content: "x" } }],
+    });
+    await start(db.prisma, {
+      sessionId: refund.id,
+      policy: RECORDED,
+      edits: [{ seq: models[0]!.seq, op: "replace_system_prompt", value: "Be terse." }],
+    });
+    await start(db.prisma, {
+      sessionId: refund.id,
+      policy: {
+        ...HISTORY,
+        tools: {
+          default: { type: "history", scope: "baseline", on_miss: "fail" },
+          overrides: { [tool.name]: { type: "static", cases: [{ match_mode: "exact", result: "ok" }] } },
+        },
+      },
+      edits: [
+        {
+          seq: tool.seq,
+          op: "replace_tool_args",
+          value: { ...(tool.input as { args: object }).args, note: "other" },
+        },
+      ],
+    });
+    await start(db.prisma, {
+      sessionId: refund.id,
+      policy: RECORDED,
+      edits: [{ seq: models[0]!.seq, op: "replace_model_output", value: { role: "assistant", content: "done" } }],
+    });
+    const types = new Set<string>();
+    let reports = 0;
+    for (const { id } of await db.prisma.replay.findMany({ select: { id: true }, orderBy: { createdAt: "asc" } })) {
+      const view = (await loadReplayView(db.prisma, id))!;
+      if (!["completed", "failed", "stopped_on_divergence", "budget_exhausted"].includes(view.replay.status)) continue;
+      // Pinned: one pair of each type there is, and the last pair.
+      const pins = [
+        ...new Map(view.comparison.pairs.map((p) => [p.type, p.id])).values(),
+        view.comparison.pairs.at(-1)!.id,
+      ];
+      for (const p of view.comparison.pairs) if (pins.includes(p.id)) types.add(p.type);
+      const now = new Date("2026-11-30T12:00:00.000Z");
+      const report = await createReport(
+        db.prisma,
+        { replayId: id, title: "t", sections: { pinnedPairs: pins }, createdBy: "tester" },
+        now,
+      );
+      // As made from the whole view (the snapshot is stored as JSON: compared as JSON).
+      const expected = buildReportSnapshot({ ...view, staleRecordings: null }, pins, now);
+      expect(report.snapshot).toEqual(JSON.parse(JSON.stringify(expected)));
+      // What the report form lists (its pairs' titles, the first divergence, the validity suggestion), from the
+      // comparison over digests.
+      const lite = (await loadReplayComparison(db.prisma, id))!;
+      expect(lite.comparison.pairs.map(pairTitle)).toEqual(view.comparison.pairs.map(pairTitle));
+      expect(lite.comparison.firstDivergence).toEqual(view.comparison.firstDivergence);
+      expect(suggestValidityFor(lite)).toEqual(suggestValidityFor(view));
+      reports++;
+    }
+    expect(reports).toBeGreaterThan(5);
+    expect([...types].sort()).toEqual(["changed", "equal", "removed"]);
+  }, 300_000);
+
+  it("checks a minimize request as before, reading the base run in its stored form", async () => {
+    const refund = await db.prisma.session.findFirstOrThrow({
+      where: { agent: { name: "harbor-pine-support" } },
+      select: { id: true },
+    });
+    const models = await db.prisma.event.findMany({
+      where: { sessionId: refund.id, kind: "model_call" },
+      orderBy: { seq: "asc" },
+      select: { seq: true },
+    });
+    const { id } = await start(db.prisma, {
+      sessionId: refund.id,
+      policy: RECORDED,
+      edits: [
+        { seq: models[0]!.seq, op: "replace_system_prompt", value: "Be terse." },
+        { seq: models.at(-1)!.seq, op: "replace_model_output", value: { role: "assistant", content: "x" } },
+      ],
+    });
+    const minimize = (checks: unknown) =>
+      createInvestigation(
+        admin,
+        parseInput(StartInvestigationInput, { kind: "minimize", replayId: id, checks, trials: 1 }),
+        db.prisma,
+      );
+    // A check the base run passes: nothing to minimise (the base run was read and judged).
+    await expect(
+      minimize([{ name: "any", definition: { kind: "tool_called", tool: "lookup_order" } }]),
+    ).rejects.toThrow("The base run already passes these checks");
+    const created = await minimize([{ name: "none", definition: { kind: "tool_not_called", tool: "lookup_order" } }]);
+    expect(created).toMatchObject({ kind: "minimize", status: "queued", replayId: id });
+  });
+
+  it("makes and opens a report on a 2,200-turn replay at the cost per step of a 220-turn one", async () => {
+    const sizes = [];
+    for (const turns of [220, 2200]) {
+      const { id, events } = await longReplay(db, turns);
+      const first = (await replays.getReplayComparison(admin, { replayId: id }, db.prisma)).comparison.firstDivergence!;
+      // Step rows read with their input (a model call's: its prompt window), counted as the client returns them.
+      let inputsRead = 0;
+      const counting = db.prisma.$extends({
+        query: {
+          $allModels: {
+            async $allOperations({ model, args, query }) {
+              const result = await query(args);
+              if (model === "Event" || model === "ReplayStep")
+                for (const row of Array.isArray(result) ? result : [result])
+                  if (row && typeof row === "object" && "input" in row) inputsRead++;
+              return result;
+            },
+          },
+        },
+      }) as unknown as Db;
+      const created = await createReport(counting, {
+        replayId: id,
+        title: `${turns} turns`,
+        sections: { pinnedPairs: [first.id] },
+        createdBy: "tester",
+      });
+      // The pinned pair's two steps, not the runs' (an edited tool call: no earlier model input to rebuild).
+      expect(inputsRead).toBe(2);
+      const opened = (await getReport(db.prisma, created.id))!;
+      expect(opened.snapshot.comparison.pairCount).toBe(events);
+      expect(opened.snapshot.comparison.pairs.map((p) => p.id)).toEqual([first.id]);
+      // Every model call after the edit sent another input: listed as drift, counted as changed.
+      expect(opened.snapshot.comparison.counts.changed).toBe(turns + 1);
+      sizes.push({ turns, bytes: JSON.stringify(opened).length });
+    }
+    // Bytes per turn stay flat (the report holds no model input of the run but its pairs').
+    const [small, large] = sizes;
+    expect(large!.bytes / large!.turns / (small!.bytes / small!.turns)).toBeLessThan(1.5);
+  }, 600_000);
+});
