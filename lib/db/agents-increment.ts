@@ -288,7 +288,7 @@ export async function ingestAgentsIncrement(tx: DbClient, request: AgentsRequest
   // 4. A plan for every group the request changes.
   const touchedTraces = new Set([...changed.values()].map((i) => ids(i).traceId));
   const touchedKeys = [...new Set([...touchedTraces].map((t) => groupAfter.get(t)!))].sort();
-  const plans: { plan: GroupPlan<AgentsState>; spans: NewSpanRow[]; fixes: ColumnsRecord[] }[] = [];
+  const plans: { plan: GroupPlan<AgentsState>; spans: NewSpanRow[]; fixes: ColumnsRecord[]; derived: boolean }[] = [];
   for (const key of touchedKeys) {
     const session = sessionOfKey.get(key);
     if (!session) return fallback("a group without a session yet");
@@ -312,8 +312,13 @@ export async function ingestAgentsIncrement(tx: DbClient, request: AgentsRequest
 
   // 5. Writes (none before: a request that falls back writes nothing here). Per group, its session, its
   // events from the window on and its new rows in one statement; then the rows of better copies.
-  for (const { plan, spans, fixes } of plans) {
+  for (const { plan, spans, fixes, derived } of plans) {
     if (fixes.length > 0) await setColumns(tx, fixes);
+    // The write merges the plan's trace ids into the stored list: one that was not trusted goes first.
+    if (derived)
+      await tx.$executeRaw`
+        UPDATE "Session" SET metadata = CASE WHEN jsonb_typeof(metadata) = 'object' THEN metadata - 'traceIds'
+          ELSE '{}'::jsonb END WHERE id = ${plan.session.id}`;
     await writePlan(tx, plan, spans);
   }
   for (const { row, item } of replaced.values()) {
@@ -440,7 +445,8 @@ function laterModel(a: AgentsSpan, b: AgentsSpan): boolean {
 }
 
 /** What a session's increment starts from: its state, its trace ids, and any row columns to correct first. */
-type Base = { state: AgentsState; traceIds: string[]; fixes: ColumnsRecord[] };
+/** `derived`: taken from the rows, the stored state or trace ids not being trusted. */
+type Base = { state: AgentsState; traceIds: string[]; fixes: ColumnsRecord[]; derived: boolean };
 
 async function planGroup(
   tx: DbClient,
@@ -450,7 +456,7 @@ async function planGroup(
   rowsOfTrace: ReadonlyMap<string, LoadedRow[]>,
   changed: ReadonlyMap<string, AgentsItem>,
   replaced: ReadonlyMap<string, { row: LoadedRow; item: AgentsItem }>,
-): Promise<{ plan: GroupPlan<AgentsState>; fixes: ColumnsRecord[] } | null> {
+): Promise<{ plan: GroupPlan<AgentsState>; fixes: ColumnsRecord[]; derived: boolean } | null> {
   if (session.replays > 0) return fallback("a session with replays");
   const meta = session.metadata as Record<string, unknown> | null;
   if (meta && typeof meta === "object" && "repairedCharacters" in meta) return fallback("repaired characters");
@@ -461,7 +467,9 @@ async function planGroup(
   const stored = asAgentsState(session.traceState);
   const storedIds = traceIdsOf(session.metadata);
   const base: Base | null =
-    stored && storedIds ? { state: stored, traceIds: storedIds, fixes: [] } : await stateFromRows(tx, session, key);
+    stored && storedIds
+      ? { state: stored, traceIds: storedIds, fixes: [], derived: false }
+      : await stateFromRows(tx, session, key);
   if (!base) return null;
   const { state } = base;
 
@@ -639,6 +647,7 @@ async function planGroup(
       ensure: agentKey !== state.agentKey,
     },
     fixes: base.fixes,
+    derived: base.derived,
   };
 }
 
@@ -678,5 +687,6 @@ async function stateFromRows(tx: DbClient, session: SessionRow, key: string): Pr
     },
     traceIds: [...new Set(spans.map((s) => s.traceId))].sort(),
     fixes,
+    derived: true,
   };
 }
