@@ -28,7 +28,7 @@ import { fallbacks } from "../lib/db/trace-increment";
 import type { Db, DbClient } from "../lib/db/client";
 import type { Prisma } from "../lib/db/generated/client";
 import { decodeOtlpJson } from "../lib/ingest/otlp";
-import { agentsRunsOf } from "../lib/ingest/agents-testing";
+import { agentsRunsOf } from "../lib/ingest/testing";
 
 const SESSIONS = 7;
 const TRACES_PER_SESSION = 100;

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { storableSessions } from "@/lib/hostile/storable";
 import {
   addToAggregate,
@@ -7,12 +8,14 @@ import {
   nanos,
   openAiAgentsGroupKey,
   replaceInAggregate,
+  spanKey,
   type AgentsAggregate,
+  type AgentsGroup,
   type AgentsItem,
   type AgentsSpan,
 } from "@/lib/ingest/openai-agents";
-import type { SpanDigest } from "@/lib/ingest/otlp";
 import { assemble } from "@/lib/ingest/otlp/assemble";
+import type { ImportedSession } from "@/lib/ingest/types";
 import type { Message, SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
@@ -20,7 +23,6 @@ import { searchTextFor } from "./sessions";
 import {
   agentKeyOf,
   anchorAsEvent,
-  digestColumns,
   eventCounts,
   fallbacks,
   idOf,
@@ -31,6 +33,7 @@ import {
   type IncrementResult,
   type NewSpanRow,
   type SessionRow,
+  type SpanColumns,
   type StoredEvent,
 } from "./trace-increment";
 
@@ -38,7 +41,8 @@ import {
 // Incremental ingest of OpenAI Agents SDK exports: an export that adds items
 // to a group that has a session re-maps only the WINDOW its items touch and
 // rewrites only the events from where the window starts, reading only what
-// that needs (indexed queries, never every item or event of the group).
+// that needs: the window's rows and events by indexed queries, and the
+// session row (whose metadata lists the group's trace ids).
 //
 // The window is a set of whole traces: the traces the export changes, plus
 // every trace of the session with a span ending at or after the earliest
@@ -51,19 +55,19 @@ import {
 // counts.
 //
 // What the session's own fields need from ALL its items is kept on the
-// session (`traceState`, `AgentsState`): the items' aggregate
-// (`AgentsAggregate`: time range, agent span, naming trace, trace ids), the
-// traces with a synthesized call id, each tool name's and the incomplete
-// events' counts, and what the agent upsert was last given. A session without
-// it (written whole, or before it existed) gets it from its rows once.
+// session (`traceState`, `AgentsState`), a few numbers whatever the group's
+// length: the items' aggregate (`AgentsAggregate`: time range, agent span,
+// naming trace), how many traces have a synthesized call id, each tool name's
+// and the incomplete events' counts, and what the agent upsert was last
+// given. The full rebuild writes it with every session it writes; a session
+// without a well-formed one (written before it existed) gets it from its rows.
 //
 // What cannot be done this way goes to the full rebuild (counted by reason in
 // `fallbacks`, "agents: …"): a group without a session yet, a trace changing
 // group (its trace item arriving after its spans), a session with replays, a
 // better copy that moves the group's first start, last end or agent span,
 // attribute warnings, repaired or refused values, rows of another source.
-// Before it does, the states of the sessions the rebuild may rewrite are
-// dropped: the next export re-derives them from what the rebuild wrote.
+// The increment writes nothing before it knows it will not fall back.
 // ---------------------------------------------------------------------------
 
 const PREFIX = "openai-agents:";
@@ -77,8 +81,8 @@ const NO_SPANS = BigInt(MAX_MS) * 1_000_000n;
 /** What an Agents SDK session keeps for its next export (`Session.traceState`). */
 export type AgentsState = {
   agents: AgentsAggregate;
-  /** Traces where a function span matched no generation tool call. */
-  synthesized: string[];
+  /** How many traces have a function span that matched no generation tool call. */
+  synthesized: number;
   /** Tool calls per name among its events. */
   toolCalls: [string, number][];
   /** Events with status incomplete. */
@@ -87,29 +91,97 @@ export type AgentsState = {
   agentKey: string;
 };
 
-function asAgentsState(value: unknown): AgentsState | null {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
-  const v = value as Partial<AgentsState>;
-  return v.agents && Array.isArray(v.synthesized) && Array.isArray(v.toolCalls) && typeof v.incomplete === "number"
-    ? (value as AgentsState)
-    : null;
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const isoTime = z.string().refine((v) => !Number.isNaN(Date.parse(v)));
+const epochMs = z.number().int().nullable();
+const STATE = z.object({
+  agents: z
+    .object({
+      spans: count,
+      open: count,
+      minStart: epochMs,
+      maxEnd: epochMs,
+      agent: z
+        .object({
+          id: z.string(),
+          traceId: z.string(),
+          startedAt: isoTime,
+          endedAt: isoTime.nullable(),
+          name: z.string(),
+        })
+        .nullable(),
+      trace: z
+        .object({
+          id: z.string(),
+          workflowName: z.string().nullable(),
+          groupId: z.string().nullable(),
+          metadata: z.custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v)),
+        })
+        .nullable(),
+      responses: count,
+    })
+    .refine((a) => a.open <= a.spans && a.responses <= a.spans && (a.spans === 0) === (a.minStart === null)),
+  synthesized: count,
+  toolCalls: z.array(z.tuple([z.string(), count])),
+  incomplete: count,
+  agentKey: z.string(),
+});
+
+/** A stored state, or null when it is not one in every field (an older shape, or damaged): re-derived then. */
+export function asAgentsState(value: unknown): AgentsState | null {
+  // The value itself, not zod's copy: its trace metadata keeps any key as it was stored.
+  return STATE.safeParse(value).success ? (value as AgentsState) : null;
+}
+
+/** The state the full rebuild keeps with a group's session as written. */
+export function agentsStateOf(group: AgentsGroup, session: ImportedSession): AgentsState {
+  return {
+    agents: group.aggregate,
+    synthesized: group.synthesized,
+    ...eventCounts(null, session.events),
+    agentKey: agentKeyOf(session),
+  };
+}
+
+/** The columns a span's row carries for the window's indexed reads (a trace item's: none). */
+export function agentsColumns(item: AgentsItem): SpanColumns | null {
+  if (item.object !== "trace.span") return null;
+  const start = nanos(item.startedAt);
+  const end = item.endedAt === null ? start : nanos(item.endedAt);
+  const type = item.spanData.type;
+  return {
+    startNs: start,
+    lastNs: end > start ? end : start,
+    role: type === "generation" || type === "response" ? "model" : type === "function" ? "tool" : "other",
+  };
+}
+
+type ColumnsRecord = { id: string; startNs: string; lastNs: string; role: string };
+const columnsRecord = (id: string, c: SpanColumns): ColumnsRecord => ({
+  id,
+  startNs: String(c.startNs),
+  lastNs: String(c.lastNs),
+  role: c.role,
+});
+
+/** Sets the window reads' columns of some rows, in one statement. */
+export async function setColumns(tx: DbClient, rows: readonly ColumnsRecord[]): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "TraceSpan" t SET "startNs" = x."startNs"::bigint, "lastNs" = x."lastNs"::bigint, role = x.role
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(id text, "startNs" text, "lastNs" text, role text)
+    WHERE t.id = x.id`;
+}
+
+/** The group's trace ids as its session's metadata lists them (sorted strings), or null. */
+function traceIdsOf(metadata: unknown): string[] | null {
+  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return null;
+  const ids = (metadata as { traceIds?: unknown }).traceIds;
+  return Array.isArray(ids) && ids.every((t) => typeof t === "string") ? ids : null;
 }
 
 const ids = (item: AgentsItem) =>
   item.object === "trace" ? { traceId: item.id, spanId: item.id } : { traceId: item.traceId, spanId: item.id };
 const isSpan = (item: AgentsItem): item is AgentsSpan => item.object === "trace.span";
-
-/** What a span row carries for the indexed reads (start, last time, role), in the shape `digestColumns` reads. */
-function digestOf(span: AgentsSpan): SpanDigest {
-  const type = span.spanData.type;
-  return {
-    traceId: span.traceId,
-    spanId: span.id,
-    start: String(nanos(span.startedAt)),
-    end: span.endedAt === null ? null : String(nanos(span.endedAt)),
-    role: type === "generation" || type === "response" ? "model" : type === "function" ? "tool" : "other",
-  } as unknown as SpanDigest;
-}
 
 function fallback(reason: string): null {
   const key = `agents: ${reason}`;
@@ -145,26 +217,13 @@ export type AgentsRequest = {
 };
 
 /**
- * Stores an Agents SDK request incrementally and returns what it did, or null when it must take the
- * full rebuild (having written nothing but the dropped states). Call inside the request's
- * transaction, after its keys are locked.
+ * Stores an Agents SDK request incrementally and returns what it did, or null (having written nothing)
+ * when it must take the full rebuild. Call inside the request's transaction, after its keys are locked.
  */
 export async function ingestAgentsIncrement(tx: DbClient, request: AgentsRequest): Promise<IncrementResult | null> {
-  const reach = new Set<string>();
-  const done = await attempt(tx, request, reach);
-  if (done) return done;
-  // The full rebuild rewrites these sessions without their state: drop it, so it is re-derived from the rebuild's.
-  await tx.$executeRaw`
-    UPDATE "Session" SET "traceState" = NULL
-    WHERE format = ${FORMAT} AND "externalId" = ANY(${[...reach]}::text[]) AND "traceState" IS NOT NULL`;
-  return null;
-}
-
-async function attempt(tx: DbClient, request: AgentsRequest, reach: Set<string>): Promise<IncrementResult | null> {
   const { fresh } = request;
   const traceIds = [...new Set([...fresh.values()].map((i) => ids(i).traceId))];
   const ownKeys = [...new Set([...fresh.values()].map((i) => openAiAgentsGroupKey(i)))];
-  for (const k of ownKeys) reach.add(k);
 
   // 1. The stored rows of the request's traces (with their items: the window re-maps them), and the sessions of
   // every group the request reaches (the full rebuild reports them all), in one round trip.
@@ -183,7 +242,6 @@ async function attempt(tx: DbClient, request: AgentsRequest, reach: Set<string>)
        FROM "Session" s WHERE s.format = ${FORMAT} AND s."externalId" IN (
          SELECT unnest(${ownKeys}::text[]) UNION SELECT DISTINCT substr("groupKey", ${PREFIX.length + 1}) FROM r))::text AS sessions`;
   const stored = (JSON.parse(loaded.rows) as JsonRow[]).map(fromJson);
-  for (const r of stored) reach.add(r.groupKey.slice(PREFIX.length));
   if (!stored.every((r) => r.groupKey.startsWith(PREFIX))) return fallback("a trace id shared with another source");
   const sessionRows = JSON.parse(loaded.sessions) as SessionRow[];
   const storedById = new Map(stored.map((r) => [idOf(r.traceId, r.spanId), r]));
@@ -205,7 +263,11 @@ async function attempt(tx: DbClient, request: AgentsRequest, reach: Set<string>)
 
   // 3. Each trace's group after the request: the group its trace item names, else the trace. No regrouping.
   const rowsOfTrace = new Map<string, LoadedRow[]>();
-  for (const r of stored) rowsOfTrace.set(r.traceId, [...(rowsOfTrace.get(r.traceId) ?? []), r]);
+  for (const r of stored) {
+    const list = rowsOfTrace.get(r.traceId);
+    if (list) list.push(r);
+    else rowsOfTrace.set(r.traceId, [r]);
+  }
   const changed = new Map<string, AgentsItem>();
   for (const item of inserted) changed.set(idOf(ids(item).traceId, ids(item).spanId), item);
   for (const [id, { item }] of replaced) changed.set(id, item);
@@ -226,15 +288,15 @@ async function attempt(tx: DbClient, request: AgentsRequest, reach: Set<string>)
   // 4. A plan for every group the request changes.
   const touchedTraces = new Set([...changed.values()].map((i) => ids(i).traceId));
   const touchedKeys = [...new Set([...touchedTraces].map((t) => groupAfter.get(t)!))].sort();
-  const plans: { plan: GroupPlan; spans: NewSpanRow[] }[] = [];
+  const plans: { plan: GroupPlan<AgentsState>; spans: NewSpanRow[]; fixes: ColumnsRecord[]; derived: boolean }[] = [];
   for (const key of touchedKeys) {
     const session = sessionOfKey.get(key);
     if (!session) return fallback("a group without a session yet");
     const traces = [...touchedTraces].filter((t) => groupAfter.get(t) === key);
     if (traces.some((t) => (rowsOfTrace.get(t) ?? []).some((r) => r.sessionId !== session.id)))
       return fallback("rows of another session");
-    const plan = await planGroup(tx, key, session, traces, rowsOfTrace, changed, replaced);
-    if (!plan) return null;
+    const planned = await planGroup(tx, key, session, traces, rowsOfTrace, changed, replaced);
+    if (!planned) return null;
     const spans = inserted
       .filter((item) => groupAfter.get(ids(item).traceId) === key)
       .map((item) => ({
@@ -242,22 +304,27 @@ async function attempt(tx: DbClient, request: AgentsRequest, reach: Set<string>)
         ...ids(item),
         sessionId: session.id,
         packed: pack(item),
-        digest: isSpan(item) ? digestOf(item) : null,
+        digest: null,
+        columns: agentsColumns(item),
       }));
-    plans.push({ plan, spans });
+    plans.push({ ...planned, spans });
   }
 
-  // 5. Writes: per group, its session, its events from the window on and its new rows in one statement.
-  for (const { plan, spans } of plans) await writePlan(tx, plan, spans);
+  // 5. Writes (none before: a request that falls back writes nothing here). Per group, its session, its
+  // events from the window on and its new rows in one statement; then the rows of better copies.
+  for (const { plan, spans, fixes, derived } of plans) {
+    if (fixes.length > 0) await setColumns(tx, fixes);
+    // The write merges the plan's trace ids into the stored list: one that was not trusted goes first.
+    if (derived)
+      await tx.$executeRaw`
+        UPDATE "Session" SET metadata = CASE WHEN jsonb_typeof(metadata) = 'object' THEN metadata - 'traceIds'
+          ELSE '{}'::jsonb END WHERE id = ${plan.session.id}`;
+    await writePlan(tx, plan, spans);
+  }
   for (const { row, item } of replaced.values()) {
-    const digest = isSpan(item) ? digestOf(item) : null;
     await tx.traceSpan.update({
       where: { id: row.id },
-      data: {
-        payload: Prisma.DbNull,
-        packed: pack(item),
-        ...(digest ? { digest: digest as unknown as Prisma.InputJsonValue, ...digestColumns(digest) } : {}),
-      },
+      data: { payload: Prisma.DbNull, packed: pack(item), ...(agentsColumns(item) ?? {}) },
     });
   }
 
@@ -351,6 +418,22 @@ async function readWindow(
   return JSON.parse(read.read) as WindowRead;
 }
 
+/** The rows of the session's other traces with a span ending at or after `c` (they join the window). */
+async function reachingRows(
+  tx: DbClient,
+  sessionId: string,
+  c: bigint,
+  window: ReadonlySet<string>,
+): Promise<LoadedRow[]> {
+  const [{ rows }] = await tx.$queryRaw<[{ rows: string }]>`
+    SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
+      'spanId', "spanId", 'sessionId', "sessionId", 'packed', encode(packed, 'base64'), 'payload', payload)), '[]')::text AS rows
+    FROM "TraceSpan" WHERE "traceId" IN (
+      SELECT DISTINCT "traceId" FROM "TraceSpan"
+      WHERE "sessionId" = ${sessionId} AND "lastNs" >= ${c} AND NOT ("traceId" = ANY(${[...window]}::text[])))`;
+  return (JSON.parse(rows) as JsonRow[]).map(fromJson);
+}
+
 /** The mapper's order of model calls (start, then end with none first, then key). */
 function laterModel(a: AgentsSpan, b: AgentsSpan): boolean {
   const [sa, sb] = [nanos(a.startedAt), nanos(b.startedAt)];
@@ -358,8 +441,12 @@ function laterModel(a: AgentsSpan, b: AgentsSpan): boolean {
   const ea = a.endedAt === null ? -1n : nanos(a.endedAt);
   const eb = b.endedAt === null ? -1n : nanos(b.endedAt);
   if (ea !== eb) return ea > eb;
-  return a.id > b.id;
+  return spanKey(a) > spanKey(b);
 }
+
+/** What a session's increment starts from: its state, its trace ids, and any row columns to correct first. */
+/** `derived`: taken from the rows, the stored state or trace ids not being trusted. */
+type Base = { state: AgentsState; traceIds: string[]; fixes: ColumnsRecord[]; derived: boolean };
 
 async function planGroup(
   tx: DbClient,
@@ -369,45 +456,67 @@ async function planGroup(
   rowsOfTrace: ReadonlyMap<string, LoadedRow[]>,
   changed: ReadonlyMap<string, AgentsItem>,
   replaced: ReadonlyMap<string, { row: LoadedRow; item: AgentsItem }>,
-): Promise<GroupPlan | null> {
+): Promise<{ plan: GroupPlan<AgentsState>; fixes: ColumnsRecord[]; derived: boolean } | null> {
   if (session.replays > 0) return fallback("a session with replays");
   const meta = session.metadata as Record<string, unknown> | null;
   if (meta && typeof meta === "object" && "repairedCharacters" in meta) return fallback("repaired characters");
   if (session.costUsd !== 0) return fallback("costs");
   const sessionId = session.id;
 
-  // The aggregate before the request (a session written whole gets it from its rows once).
-  const state = asAgentsState(session.traceState) ?? (await stateFromRows(tx, session, key));
-  if (!state) return null;
+  // The state before the request; a session without a well-formed one gets it from its rows (written with the plan).
+  const stored = asAgentsState(session.traceState);
+  const storedIds = traceIdsOf(session.metadata);
+  const base: Base | null =
+    stored && storedIds
+      ? { state: stored, traceIds: storedIds, fixes: [], derived: false }
+      : await stateFromRows(tx, session, key);
+  if (!base) return null;
+  const { state } = base;
 
   // The window: whole traces, from the earliest start C of their spans (before and after the request) on.
   const windowRows = new Map<string, LoadedRow>();
   for (const t of traces) for (const r of rowsOfTrace.get(t) ?? []) windowRows.set(idOf(r.traceId, r.spanId), r);
   const window = new Set(traces);
-  let read: WindowRead;
-  let after: AgentsItem[];
-  for (;;) {
-    const items = new Map([...windowRows].map(([id, r]) => [id, r.item]));
+  const composition = () => {
+    const items = new Map<string, AgentsItem>();
+    for (const [id, r] of windowRows) items.set(id, r.item);
     for (const [id, item] of changed) if (window.has(ids(item).traceId)) items.set(id, item);
-    after = [...items.values()];
-    const starts = [...after, ...[...windowRows.values()].map((r) => r.item)].flatMap((i) =>
-      isSpan(i) ? [nanos(i.startedAt)] : [],
-    );
-    const c = starts.reduce((m, s) => (s < m ? s : m), NO_SPANS);
+    const after = [...items.values()];
+    let c = NO_SPANS;
+    for (const i of after) if (isSpan(i) && nanos(i.startedAt) < c) c = nanos(i.startedAt);
+    for (const r of windowRows.values()) if (isSpan(r.item) && nanos(r.item.startedAt) < c) c = nanos(r.item.startedAt);
+    // Any warning is the request's (stored items passed the same check): the rebuild refuses it.
+    const warnings: { path: string; message: string }[] = [];
+    const mapped = agentsSteps(after.filter(isSpan), warnings);
     // The window's calls' cache keys (the same whatever conversation it continues).
-    const { steps } = agentsSteps(after.filter(isSpan), []);
     const keys = [
-      ...new Set(assemble(steps).flatMap((e) => (e.cacheKey !== null && e.occurrence !== null ? [e.cacheKey] : []))),
+      ...new Set(
+        assemble(mapped.steps).flatMap((e) => (e.cacheKey !== null && e.occurrence !== null ? [e.cacheKey] : [])),
+      ),
     ];
-    read = await readWindow(tx, sessionId, session.eventCount, c, [...window], keys);
-    // Traces with a span ending at or after C join the window.
-    if (read.reaching.length === 0) break;
-    const joining = read.reaching.map((r) => r.traceId);
-    const rows = await rowsOfTraces(tx, joining);
-    if (rows.some((r) => r.sessionId !== sessionId)) return fallback("window rows of another session");
-    for (const r of rows) windowRows.set(idOf(r.traceId, r.spanId), r);
-    for (const t of joining) window.add(t);
+    return { c, keys, warned: warnings.length > 0, ...mapped };
+  };
+  let current = composition();
+  let read = await readWindow(tx, sessionId, session.eventCount, current.c, [...window], current.keys);
+  // Traces with a span ending at or after C join the window (C may move earlier as they do); the whole
+  // window read again only once it stops growing.
+  while (read.reaching.length > 0) {
+    let joining = await rowsOfTraces(
+      tx,
+      read.reaching.map((r) => r.traceId),
+    );
+    while (joining.length > 0) {
+      if (joining.some((r) => r.sessionId !== sessionId)) return fallback("window rows of another session");
+      for (const r of joining) {
+        windowRows.set(idOf(r.traceId, r.spanId), r);
+        window.add(r.traceId);
+      }
+      current = composition();
+      joining = await reachingRows(tx, sessionId, current.c, window);
+    }
+    read = await readWindow(tx, sessionId, session.eventCount, current.c, [...window], current.keys);
   }
+  const { steps, synthesized } = current;
 
   const storedTail = read.tail;
   const from = read.from;
@@ -416,11 +525,7 @@ async function planGroup(
   const anchors = read.anchors;
   if (anchors.some((a) => a.seq !== from - 1 && a.inputPrefixSeq !== null))
     return fallback("first events stored with a prefix");
-
-  // The window mapped; any warning is the request's (stored items passed the same check): the rebuild refuses it.
-  const warnings: { path: string; message: string }[] = [];
-  const { steps, synthesized } = agentsSteps(after.filter(isSpan), warnings);
-  if (warnings.length > 0) return fallback("attribute warnings");
+  if (current.warned) return fallback("attribute warnings");
 
   // The conversation the window continues: the prefix's last model call, read from its span.
   let previous: Message[] | null = null;
@@ -453,20 +558,36 @@ async function planGroup(
     agents = replaceInAggregate(agents, row.item, item);
     if (!agents) return fallback("a better copy moves the group's range or agent");
   }
+  const added = [...changed].filter(([id, item]) => !replaced.has(id) && window.has(ids(item).traceId));
   agents = addToAggregate(
     agents,
-    [...changed].filter(([id, item]) => !replaced.has(id) && window.has(ids(item).traceId)).map(([, item]) => item),
+    added.map(([, item]) => item),
   );
-  const synthesizedAfter = [...new Set([...state.synthesized.filter((t) => !window.has(t)), ...synthesized])].sort();
+  // Only the request's traces changed: each maps on its own, so the others' synthesized ids are as they were.
+  const touched = traces;
+  const before = agentsSteps(
+    touched.flatMap((t) => (rowsOfTrace.get(t) ?? []).flatMap((r) => (isSpan(r.item) ? [r.item] : []))),
+    [],
+  ).synthesized;
+  const synthesizedAfter =
+    state.synthesized - touched.filter((t) => before.has(t)).length + touched.filter((t) => synthesized.has(t)).length;
+  if (synthesizedAfter < 0) return fallback("a stored state that does not match its rows");
+  // A trace is new to the group's list exactly when it had no span stored.
+  const withNewSpans = new Set(added.flatMap(([, i]) => (isSpan(i) ? [i.traceId] : [])));
+  const newTraces = touched.filter(
+    (t) => withNewSpans.has(t) && !(rowsOfTrace.get(t) ?? []).some((r) => isSpan(r.item)),
+  );
+  const traceIds = newTraces.length === 0 ? base.traceIds : [...new Set([...base.traceIds, ...newTraces])].sort();
   const counts = eventCounts(state, tail, storedTail);
 
   // The session's fields, from the aggregate and the facts about its events.
   const firstModelInput =
     read.fm !== null ? anchors.find((a) => a.seq === read.fm)?.input : tail.find((e) => e.kind === "model_call")?.input;
   const fields = agentsGroupFields(key, agents, {
+    traceIds,
     firstModelInput,
     toolNames: counts.toolCalls.map(([n]) => n),
-    synthesizedIds: synthesizedAfter.length > 0,
+    synthesizedIds: synthesizedAfter > 0,
   });
   if (from + tail.length === 0) return fallback("no events");
   const checked = storableSessions([{ ...fields, events: tail }]);
@@ -511,32 +632,37 @@ async function planGroup(
   const searchText = searchTextFor({ ...fields, events: searchEvents });
   const agentKey = agentKeyOf(fields);
   return {
-    key,
-    session,
-    from,
-    previousModel,
-    tail,
-    storedTail,
-    fields,
-    summary,
-    searchText,
-    eventCount: from + tail.length,
-    state: { agents, synthesized: synthesizedAfter, ...counts, agentKey } satisfies AgentsState as never,
-    ensure: agentKey !== state.agentKey,
+    plan: {
+      key,
+      session,
+      from,
+      previousModel,
+      tail,
+      storedTail,
+      fields,
+      summary,
+      searchText,
+      eventCount: from + tail.length,
+      state: { agents, synthesized: synthesizedAfter, ...counts, agentKey },
+      ensure: agentKey !== state.agentKey,
+    },
+    fixes: base.fixes,
+    derived: base.derived,
   };
 }
 
 /**
- * The state of a session written whole (by the full rebuild, or before states existed): its rows read
- * and mapped once, checked against its stored events; its span rows get the columns the window reads.
+ * The state of a session without a well-formed one (written before states existed, or damaged): its
+ * rows read and mapped once, checked against its stored events; with its span rows whose columns do
+ * not match their items (written with the plan, never before it is known to hold).
  */
-async function stateFromRows(tx: DbClient, session: SessionRow, key: string): Promise<AgentsState | null> {
+async function stateFromRows(tx: DbClient, session: SessionRow, key: string): Promise<Base | null> {
   const [{ rows: text }] = await tx.$queryRaw<[{ rows: string }]>`
     SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
       'spanId', "spanId", 'sessionId', "sessionId", 'packed', encode(packed, 'base64'), 'payload', payload,
-      'lastNs', "lastNs")), '[]')::text AS rows
+      'startNs', "startNs"::text, 'lastNs', "lastNs"::text, 'role', role)), '[]')::text AS rows
     FROM "TraceSpan" WHERE "sessionId" = ${session.id}`;
-  const json = JSON.parse(text) as (JsonRow & { lastNs: unknown })[];
+  const json = JSON.parse(text) as (JsonRow & { startNs: string | null; lastNs: string | null; role: string | null })[];
   if (json.length === 0) return fallback("a session without rows");
   if (!json.every((r) => r.groupKey === PREFIX + key)) return fallback("rows of another group");
   const rows = json.map(fromJson);
@@ -546,24 +672,21 @@ async function stateFromRows(tx: DbClient, session: SessionRow, key: string): Pr
   const { steps, synthesized } = agentsSteps(spans, []);
   const events = assemble(steps);
   if (events.length !== session.eventCount) return fallback("stored events do not match their rows");
-  const bare = json.flatMap((r, i) => {
-    const item = rows[i]!.item;
-    return r.lastNs === null && isSpan(item) ? [{ id: r.id, digest: digestOf(item) }] : [];
+  const fixes = json.flatMap((r, i) => {
+    const c = agentsColumns(rows[i]!.item);
+    return c && (r.startNs !== String(c.startNs) || r.lastNs !== String(c.lastNs) || r.role !== c.role)
+      ? [columnsRecord(r.id, c)]
+      : [];
   });
-  if (bare.length > 0) {
-    const records = bare.map(({ id, digest }) => {
-      const c = digestColumns(digest);
-      return { id, digest, startNs: String(c.startNs), lastNs: String(c.lastNs), role: c.role };
-    });
-    await tx.$executeRaw`
-      UPDATE "TraceSpan" t SET digest = x.digest, "startNs" = x."startNs"::bigint, "lastNs" = x."lastNs"::bigint, role = x.role
-      FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(id text, digest jsonb, "startNs" text, "lastNs" text, role text)
-      WHERE t.id = x.id`;
-  }
   return {
-    agents: addToAggregate(emptyAggregate(), items),
-    synthesized: [...synthesized].sort(),
-    ...eventCounts(null, events),
-    agentKey: "",
+    state: {
+      agents: addToAggregate(emptyAggregate(), items),
+      synthesized: synthesized.size,
+      ...eventCounts(null, events),
+      agentKey: "",
+    },
+    traceIds: [...new Set(spans.map((s) => s.traceId))].sort(),
+    fixes,
+    derived: true,
   };
 }

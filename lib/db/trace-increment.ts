@@ -114,6 +114,9 @@ export function digestColumns(d: SpanDigest): { startNs: bigint; lastNs: bigint;
   };
 }
 
+/** The columns of a row the indexed reads use, for a source that keeps no digest (Agents SDK). */
+export type SpanColumns = { startNs: bigint; lastNs: bigint; role: string };
+
 /** A new span row (the columns of `TraceSpan` an insert sets). */
 export type NewSpanRow = {
   groupKey: string;
@@ -122,6 +125,8 @@ export type NewSpanRow = {
   sessionId: string | null;
   packed: Uint8Array;
   digest: SpanDigest | null;
+  /** Without a digest, its columns (else none). */
+  columns?: SpanColumns | null;
 };
 
 /** Span rows in one statement per ~4 MB (JSON records: one parameter, not one per column). */
@@ -151,7 +156,7 @@ export async function insertSpanRows(tx: DbClient, rows: readonly NewSpanRow[]):
 
 /** A new span row as a JSON record for `jsonb_to_recordset`. */
 function spanRecord(row: NewSpanRow): string {
-  const columns = row.digest ? digestColumns(row.digest) : null;
+  const columns = row.digest ? digestColumns(row.digest) : (row.columns ?? null);
   return JSON.stringify({
     id: newId(),
     groupKey: row.groupKey,
@@ -163,7 +168,7 @@ function spanRecord(row: NewSpanRow): string {
     startNs: columns ? String(columns.startNs) : null,
     lastNs: columns ? String(columns.lastNs) : null,
     role: columns?.role ?? null,
-    callIds: columns?.callIds ?? null,
+    callIds: columns && "callIds" in columns ? columns.callIds : null,
   });
 }
 
@@ -426,8 +431,8 @@ export async function ingestOtlpIncrement(tx: DbClient, request: OtlpRequest): P
   return { sessions, inserted: inserted.length, updated: replaced.size };
 }
 
-/** One group's incremental change, computed before anything is written. */
-export type GroupPlan = {
+/** One group's incremental change, computed before anything is written (`S`: the state its session keeps). */
+export type GroupPlan<S = TraceState> = {
   key: string;
   session: SessionRow;
   from: number;
@@ -448,7 +453,7 @@ export type GroupPlan = {
   };
   searchText: string;
   eventCount: number;
-  state: TraceState;
+  state: S;
   ensure: boolean;
 };
 
@@ -807,7 +812,7 @@ export function anchorAsEvent(e: { seq: number; kind: string; name: string; stat
  * whose content is the same stay, changed ones are updated in place, new ones inserted, those past the
  * new end deleted) and its new spans.
  */
-export async function writePlan(tx: DbClient, plan: GroupPlan, spans: readonly NewSpanRow[]): Promise<void> {
+export async function writePlan<S>(tx: DbClient, plan: GroupPlan<S>, spans: readonly NewSpanRow[]): Promise<void> {
   const s = plan.fields;
   const ids = plan.ensure
     ? await ensureAgent(tx, { ...s, events: plan.tail }).then(({ agent, version }) => ({

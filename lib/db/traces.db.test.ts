@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentsRunsOf } from "@/lib/ingest/agents-testing";
+import { agentsRunsOf } from "@/lib/ingest/testing";
 import { mapOpenAiAgentsItems, parseOpenAiAgentsExport, type AgentsItem } from "@/lib/ingest/openai-agents";
 import { decodeOtlpJson, mapOtlpSpans, spanSessionId, type OtlpSpan } from "@/lib/ingest/otlp";
 import type { SessionEvent } from "@/lib/replay";

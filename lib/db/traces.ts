@@ -7,12 +7,12 @@ import {
   type OtlpFormat,
   type OtlpSpan,
 } from "@/lib/ingest/otlp";
-import { mapOpenAiAgentsItems, openAiAgentsGroupKey, richer, type AgentsItem } from "@/lib/ingest/openai-agents";
+import { mapOpenAiAgentsGroups, openAiAgentsGroupKey, richer, type AgentsItem } from "@/lib/ingest/openai-agents";
 import type { ImportedSession, ImportFormat, ImportIssue } from "@/lib/ingest/types";
 import { isOneConnection, type Db, type DbClient } from "./client";
 import { Prisma } from "./generated/client";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
-import { ingestAgentsIncrement } from "./agents-increment";
+import { agentsColumns, agentsStateOf, ingestAgentsIncrement, setColumns } from "./agents-increment";
 import {
   digestColumns,
   idOf,
@@ -21,6 +21,7 @@ import {
   loadItems,
   pack,
   traceStateOf,
+  type SpanColumns,
   type SpanRow,
 } from "./trace-increment";
 import type { SpanDigest } from "@/lib/ingest/otlp";
@@ -71,7 +72,8 @@ export type TraceIngestResult =
     }
   | { ok: false; issues: ImportIssue[] };
 
-type Row = SpanRow;
+/** A stored row as the rebuild reads it: with the columns the incremental reads use (bigints as text). */
+type Row = SpanRow & { startNs: string | null; lastNs: string | null; role: string | null };
 
 /** What the generic store-and-rebuild needs to know about one source of spans. */
 type Source<T> = {
@@ -84,12 +86,23 @@ type Source<T> = {
   better(a: T, b: T): boolean;
   /** Stable text of an item for change detection (without its position in a request). */
   fingerprint(item: T): string;
-  /** Every group of `items` with its members' ids and its session (null: no model or tool step yet), plus warnings and each item's digest (OTLP). */
+  /**
+   * Every group of `items` with its members' ids and its session (null: no model or tool step yet), plus
+   * warnings and each item's digest (OTLP). `state`: what the session keeps for its next export, given
+   * the session as stored (Agents SDK; OTLP's comes from the digests).
+   */
   rebuild(items: T[]): {
-    groups: { key: string; memberIds: string[]; session: ImportedSession | null }[];
+    groups: {
+      key: string;
+      memberIds: string[];
+      session: ImportedSession | null;
+      state?: (session: ImportedSession) => unknown;
+    }[];
     warnings: ImportIssue[];
     digests?: Map<string, unknown>;
   };
+  /** The columns an item's row carries for the incremental reads, when the source keeps no digests (Agents SDK). */
+  columns?(item: T): SpanColumns | null;
 };
 
 // --- OTLP --------------------------------------------------------------------
@@ -131,28 +144,18 @@ const agentsSource: Source<AgentsItem> = {
   better: richer,
   fingerprint: (item) => JSON.stringify({ ...item, path: "" }),
   rebuild: (items) => {
-    // The grouping mapOpenAiAgentsItems applies: a trace's group_id, else the trace.
-    const groupOfTrace = new Map<string, string>();
-    for (const item of items) if (item.object === "trace") groupOfTrace.set(item.id, openAiAgentsGroupKey(item));
-    const members = new Map<string, string[]>();
-    for (const item of items) {
-      const { traceId, spanId } = agentsIds(item);
-      const key = groupOfTrace.get(traceId) ?? `trace:${traceId}`;
-      const list = members.get(key) ?? [];
-      list.push(idOf(traceId, spanId));
-      members.set(key, list);
-    }
-    const mapped = mapOpenAiAgentsItems(items);
-    const sessions = new Map(mapped.ok ? mapped.sessions.map((s) => [s.externalId ?? "", s]) : []);
+    const mapped = mapOpenAiAgentsGroups(items);
     return {
-      groups: [...members.entries()].map(([key, memberIds]) => ({
-        key,
-        memberIds,
-        session: sessions.get(key) ?? null,
+      groups: mapped.groups.map((group) => ({
+        key: group.key,
+        memberIds: group.items.map((item) => idOf(agentsIds(item).traceId, agentsIds(item).spanId)),
+        session: group.session,
+        state: (session: ImportedSession) => agentsStateOf(group, session),
       })),
-      warnings: mapped.ok ? mapped.warnings : [],
+      warnings: mapped.warnings,
     };
   },
+  columns: agentsColumns,
 };
 
 // --- The store-and-rebuild -----------------------------------------------------
@@ -174,7 +177,8 @@ async function loadClosure(tx: DbClient, keys: Set<string>, traceIds: Set<string
     // One row of JSON text: far cheaper than a row per span through the client. Rows under keys already queried are loaded already.
     const [{ rows: text }] = await tx.$queryRaw<[{ rows: string }]>`
       SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
-        'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest))::text, '[]') AS rows
+        'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'startNs', "startNs"::text,
+        'lastNs', "lastNs"::text, 'role', role))::text, '[]') AS rows
       FROM "TraceSpan"
       WHERE "groupKey" = ANY(${pendingKeys}::text[])
         OR ("traceId" = ANY(${pendingTraces}::text[]) AND NOT ("groupKey" = ANY(${queriedKeys}::text[])))`;
@@ -219,15 +223,17 @@ async function storeAndRebuild<T>(
     traceIds.add(source.ids(item).traceId);
   }
   if (lock) {
-    // The groups the export's traces are stored under too: a child span that names no session has its trace as
-    // its own key, while its trace's rows may already be in a session that another export is writing.
+    // First the export's trace ids: a trace's rows change group only by an export of that trace, which holds its
+    // lock, so once they are held the groups its rows are stored under stay as read next.
+    await lockKeys(
+      tx,
+      [...traceIds].map((t) => `${source.prefix}trace-id:${t}`),
+    );
+    // Then the groups they are stored under too (a child span that names no session has its trace as its own
+    // key, while its trace's rows may already be in a session that another export is writing), and its own.
     const storedKeys = await tx.$queryRaw<{ groupKey: string }[]>`
       SELECT DISTINCT "groupKey" FROM "TraceSpan" WHERE "traceId" = ANY(${[...traceIds]}::text[])`;
-    await lockKeys(tx, [
-      ...keys,
-      ...storedKeys.map((r) => r.groupKey),
-      ...[...traceIds].map((t) => `${source.prefix}trace-id:${t}`),
-    ]);
+    await lockKeys(tx, [...keys, ...storedKeys.map((r) => r.groupKey)]);
   }
 
   // An OTLP export that only adds to sessions re-maps the part it touches (see ./trace-increment.ts).
@@ -334,15 +340,17 @@ async function storeAndRebuild<T>(
       if (keep) await supersede(tx, before, "rebuilt");
       const saved = await upsertRebuiltSession(tx, session);
       if (keep) await setSupersededBy(tx, before.id, saved.id);
-      // What the next export of an OTLP session adds to (see ./trace-increment.ts).
-      if (digests) {
-        const state = traceStateOf(
-          session,
-          group.memberIds.map((id) => digests.get(id) as SpanDigest),
-        );
+      // What the session's next export adds to (see ./trace-increment.ts and ./agents-increment.ts).
+      const state = digests
+        ? traceStateOf(
+            session,
+            group.memberIds.map((id) => digests.get(id) as SpanDigest),
+          )
+        : group.state?.(session);
+      if (state !== undefined) {
         await tx.session.update({
           where: { id: saved.id },
-          data: { traceState: state as unknown as Prisma.InputJsonValue },
+          data: { traceState: state as Prisma.InputJsonValue },
         });
       }
       sessions.push({ ...saved, externalId: group.key });
@@ -379,12 +387,16 @@ async function storeAndRebuild<T>(
         sessionId: group.sessionId,
         packed: pack(item),
         digest: (digests?.get(id) as SpanDigest | undefined) ?? null,
+        columns: source.columns?.(item) ?? null,
       };
     }),
   );
   const moves = new Map<string, string[]>();
+  const recolumned: { id: string; startNs: string; lastNs: string; role: string }[] = [];
   for (const [id, { row }] of stored) {
     const group = groupOf.get(id)!;
+    // A source without digests: its rows' columns follow the copy stored (written here when they do not).
+    const columns = source.columns?.(all.get(id)!) ?? null;
     if (replaced.has(id)) {
       await tx.traceSpan.update({
         where: { id: row.id },
@@ -394,9 +406,22 @@ async function storeAndRebuild<T>(
           payload: Prisma.DbNull,
           packed: pack(all.get(id)! as { path?: string }),
           ...digestField(digests, id),
+          ...(columns ?? {}),
         },
       });
-    } else if (digests && row.digest === null) {
+      continue;
+    }
+    if (
+      columns &&
+      (row.startNs !== String(columns.startNs) || row.lastNs !== String(columns.lastNs) || row.role !== columns.role)
+    )
+      recolumned.push({
+        id: row.id,
+        startNs: String(columns.startNs),
+        lastNs: String(columns.lastNs),
+        role: columns.role,
+      });
+    if (digests && row.digest === null) {
       // A row stored before digests: packed and digested once, so its group can take the incremental path.
       await tx.traceSpan.update({
         where: { id: row.id },
@@ -419,6 +444,7 @@ async function storeAndRebuild<T>(
     const [groupKey, sessionId] = JSON.parse(moveKey) as [string, string | null];
     await tx.traceSpan.updateMany({ where: { id: { in: ids } }, data: { groupKey, sessionId } });
   }
+  if (recolumned.length > 0) await setColumns(tx, recolumned);
 
   return {
     ok: true,

@@ -165,6 +165,43 @@ export function importOpenAiAgents(value: unknown): AgentsMapResult {
 
 /** Every session in `items` (traces and spans, any order, duplicates allowed). */
 export function mapOpenAiAgentsItems(items: readonly AgentsItem[]): AgentsMapResult {
+  const { groups, warnings } = mapOpenAiAgentsGroups(items);
+  const sessions: ImportedSession[] = [];
+  const issues: ImportIssue[] = [];
+  for (const group of groups) {
+    if (group.session) sessions.push(group.session);
+    else issues.push({ path: "", message: `${group.key}: no generation, response or function span` });
+  }
+  if (sessions.length === 0) {
+    return {
+      ok: false,
+      format: "openai-agents",
+      issues: issues.length > 0 ? issues : [{ path: "data", message: "no spans" }],
+    };
+  }
+  return { ok: true, format: "openai-agents", sessions, warnings };
+}
+
+/** One group of items mapped, with what the incremental ingest keeps of it. */
+export type AgentsGroup = {
+  key: string;
+  /** The group's items, one copy of each (the richest). */
+  items: AgentsItem[];
+  /** Null: no generation, response or function span. */
+  session: ImportedSession | null;
+  aggregate: AgentsAggregate;
+  /** Traces where a function span matched no generation tool call. */
+  synthesized: number;
+};
+
+/**
+ * Every group in `items` (sorted by key), mapped. A span is one per (trace id, span id): the same
+ * span id in two traces is two spans.
+ */
+export function mapOpenAiAgentsGroups(items: readonly AgentsItem[]): {
+  groups: AgentsGroup[];
+  warnings: ImportIssue[];
+} {
   const traces = new Map<string, AgentsTrace>();
   const spans = new Map<string, AgentsSpan>();
   for (const item of items) {
@@ -172,8 +209,9 @@ export function mapOpenAiAgentsItems(items: readonly AgentsItem[]): AgentsMapRes
       const current = traces.get(item.id);
       if (!current || richer(item, current)) traces.set(item.id, item);
     } else {
-      const current = spans.get(item.id);
-      if (!current || richer(item, current)) spans.set(item.id, item);
+      const key = spanKey(item);
+      const current = spans.get(key);
+      if (!current || richer(item, current)) spans.set(key, item);
     }
   }
   const groups = new Map<string, { traces: AgentsTrace[]; spans: AgentsSpan[] }>();
@@ -193,23 +231,18 @@ export function mapOpenAiAgentsItems(items: readonly AgentsItem[]): AgentsMapRes
     g.spans.push(span);
     groups.set(key, g);
   }
-  const sessions: ImportedSession[] = [];
   const warnings: ImportIssue[] = [];
-  const issues: ImportIssue[] = [];
-  for (const [key, group] of [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const session = mapGroup(key, group.traces, group.spans, warnings);
-    if (session) sessions.push(session);
-    else issues.push({ path: "", message: `${key}: no generation, response or function span` });
-  }
-  if (sessions.length === 0) {
-    return {
-      ok: false,
-      format: "openai-agents",
-      issues: issues.length > 0 ? issues : [{ path: "data", message: "no spans" }],
-    };
-  }
-  return { ok: true, format: "openai-agents", sessions, warnings };
+  const mapped = [...groups.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, group]) => mapGroup(key, group.traces, group.spans, warnings));
+  return { groups: mapped, warnings };
 }
+
+/**
+ * A span's key among its group's steps: one per (trace id, span id), the trace id length-prefixed so
+ * that no two pairs give one key. Within a trace, keys order as span ids do.
+ */
+export const spanKey = (span: { traceId: string; id: string }) => `${span.traceId.length}:${span.traceId}:${span.id}`;
 
 /** Of two copies of one item: the ended one, then the larger, then a stable order. True when `a` is preferred. */
 export function richer(a: AgentsItem, b: AgentsItem): boolean {
@@ -232,7 +265,8 @@ function compareSpans(a: SpanTiming, b: SpanTiming): number {
   const ea = a.endedAt ? Date.parse(a.endedAt) : Number.MAX_SAFE_INTEGER;
   const eb = b.endedAt ? Date.parse(b.endedAt) : Number.MAX_SAFE_INTEGER;
   if (ea !== eb) return ea - eb;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
+  return a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : 0;
 }
 
 function warnAt(warnings: ImportIssue[], span: AgentsSpan, key: string, message: string): void {
@@ -275,7 +309,7 @@ function generationStep(span: AgentsSpan, warnings: ImportIssue[]): ModelStep {
   return {
     kind: "model_call",
     traceId: span.traceId,
-    key: span.id,
+    key: spanKey(span),
     startNs: nanos(span.startedAt),
     endNs: span.endedAt ? nanos(span.endedAt) : null,
     name: model ?? "unknown-model",
@@ -302,7 +336,7 @@ function responseStep(span: AgentsSpan): ModelStep {
   return {
     kind: "model_call",
     traceId: span.traceId,
-    key: span.id,
+    key: spanKey(span),
     startNs: nanos(span.startedAt),
     endNs: span.endedAt ? nanos(span.endedAt) : null,
     name: "unknown-model",
@@ -378,7 +412,7 @@ export function agentsSteps(
     const tool: ToolStep = {
       kind: "tool_call",
       traceId: span.traceId,
-      key: span.id,
+      key: spanKey(span),
       startNs: nanos(span.startedAt),
       endNs: span.endedAt ? nanos(span.endedAt) : null,
       name,
@@ -398,12 +432,13 @@ export function agentsSteps(
 }
 
 /** A span as the group's fields compare it (`compareSpans`). */
-type SpanTiming = Pick<AgentsSpan, "id" | "startedAt" | "endedAt">;
+type SpanTiming = Pick<AgentsSpan, "id" | "traceId" | "startedAt" | "endedAt">;
 
 /**
  * What a group's own fields need from ALL its items, small and kept up to date item by item (the
  * incremental ingest stores it with the session): the spans' time range, the first named agent
- * span, the trace item that names the group, the traces its spans belong to.
+ * span, the trace item that names the group. (The traces its spans belong to are the session's
+ * `metadata.traceIds`.)
  */
 export type AgentsAggregate = {
   spans: number;
@@ -414,7 +449,6 @@ export type AgentsAggregate = {
   maxEnd: number | null;
   agent: (SpanTiming & { name: string }) | null;
   trace: Omit<AgentsTrace, "object" | "path"> | null;
-  traceIds: string[];
   /** Response spans (the model content was not exported). */
   responses: number;
 };
@@ -426,19 +460,17 @@ export const emptyAggregate = (): AgentsAggregate => ({
   maxEnd: null,
   agent: null,
   trace: null,
-  traceIds: [],
   responses: 0,
 });
 
 const namedAgent = (s: AgentsSpan): (SpanTiming & { name: string }) | null =>
   s.spanData.type === "agent" && typeof s.spanData.name === "string"
-    ? { id: s.id, startedAt: s.startedAt, endedAt: s.endedAt, name: s.spanData.name }
+    ? { id: s.id, traceId: s.traceId, startedAt: s.startedAt, endedAt: s.endedAt, name: s.spanData.name }
     : null;
 
 /** The aggregate with new items added (items it does not hold yet: a better copy of a held one is `replaceInAggregate`'s). */
 export function addToAggregate(base: AgentsAggregate, items: readonly AgentsItem[]): AgentsAggregate {
   const a = { ...base };
-  let traceIds: Set<string> | null = null;
   for (const item of items) {
     if (item.object === "trace") {
       if (!a.trace || item.id < a.trace.id) a.trace = traceFields(item);
@@ -455,9 +487,7 @@ export function addToAggregate(base: AgentsAggregate, items: readonly AgentsItem
     const agent = namedAgent(item);
     if (agent && (!a.agent || compareSpans(agent, a.agent) < 0)) a.agent = agent;
     if (item.spanData.type === "response") a.responses++;
-    if (!a.traceIds.includes(item.traceId)) (traceIds ??= new Set(a.traceIds)).add(item.traceId);
   }
-  if (traceIds) a.traceIds = [...traceIds].sort();
   return a;
 }
 
@@ -488,7 +518,7 @@ export function replaceInAggregate(
   if (e0 !== null && e0 === a.maxEnd && (e1 === null || e1 < e0)) return null;
   if (e1 !== null && (a.maxEnd === null || e1 > a.maxEnd)) a.maxEnd = e1;
   const agent = namedAgent(after);
-  if (a.agent?.id === before.id) {
+  if (a.agent?.id === before.id && a.agent.traceId === before.traceId) {
     if (!agent || compareSpans(agent, a.agent) > 0) return null;
     a.agent = agent;
   } else if (agent && (!a.agent || compareSpans(agent, a.agent) < 0)) a.agent = agent;
@@ -501,13 +531,19 @@ function traceFields(t: AgentsTrace): NonNullable<AgentsAggregate["trace"]> {
 }
 
 /**
- * A group's own fields (all but its events), from its aggregate and three facts about its events:
- * the first model call's input, the names of the tools called, and whether a call id was synthesized.
+ * A group's own fields (all but its events), from its aggregate, its spans' trace ids (sorted) and three
+ * facts about its events: the first model call's input, the names of the tools called, and whether a
+ * call id was synthesized.
  */
 export function agentsGroupFields(
   key: string,
   a: AgentsAggregate,
-  facts: { firstModelInput: unknown; toolNames: readonly string[]; synthesizedIds: boolean },
+  facts: {
+    traceIds: readonly string[];
+    firstModelInput: unknown;
+    toolNames: readonly string[];
+    synthesizedIds: boolean;
+  },
 ): Omit<ImportedSession, "events"> {
   const trace = a.trace;
   const firstUser = (
@@ -527,7 +563,7 @@ export function agentsGroupFields(
     endedAt: a.spans > 0 && a.open === 0 && a.maxEnd !== null ? new Date(a.maxEnd).toISOString() : null,
     metadata: {
       source: "openai-agents",
-      traceIds: a.traceIds,
+      traceIds: [...facts.traceIds],
       ...(trace?.workflowName ? { workflowName: trace.workflowName } : {}),
       ...(trace?.groupId ? { groupId: trace.groupId } : {}),
       ...(trace && Object.keys(trace.metadata).length > 0 ? { traceMetadata: trace.metadata } : {}),
@@ -542,22 +578,20 @@ export function agentsGroupFields(
   };
 }
 
-function mapGroup(
-  key: string,
-  traces: AgentsTrace[],
-  spans: AgentsSpan[],
-  warnings: ImportIssue[],
-): ImportedSession | null {
+function mapGroup(key: string, traces: AgentsTrace[], spans: AgentsSpan[], warnings: ImportIssue[]): AgentsGroup {
+  const items = [...traces, ...spans];
+  const aggregate = addToAggregate(emptyAggregate(), items);
   const { steps, synthesized } = agentsSteps(spans, warnings);
-  if (steps.length === 0) return null;
+  if (steps.length === 0) return { key, items, session: null, aggregate, synthesized: synthesized.size };
   const events = assemble(steps);
   const toolNames = [...new Set(events.flatMap((e) => (e.kind === "tool_call" ? [e.name] : [])))];
-  const fields = agentsGroupFields(key, addToAggregate(emptyAggregate(), [...traces, ...spans]), {
+  const fields = agentsGroupFields(key, aggregate, {
+    traceIds: [...new Set(spans.map((s) => s.traceId))].sort(),
     firstModelInput: events.find((e) => e.kind === "model_call")?.input,
     toolNames,
     synthesizedIds: synthesized.size > 0,
   });
-  return { ...fields, events };
+  return { key, items, session: { ...fields, events }, aggregate, synthesized: synthesized.size };
 }
 
 // ---------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+// Test and benchmark helpers for the ingest formats: the recorded fixtures, repeated.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseOpenAiAgentsExport, type AgentsItem } from "./openai-agents";
