@@ -409,6 +409,22 @@ describe.each(TEST_ENGINES)("incremental Agents SDK ingest on %s", (engine) => {
     ]);
   });
 
+  it("trace ids beyond U+FFFF are listed in the order a whole mapping gives, export by export", async () => {
+    // The stored list is merged in the database, in its byte order; JavaScript's default sort
+    // would put "\u{1F600}" before "\uFF5E" and the two writes would disagree.
+    const g = `code-points-${engine}`;
+    const sent: AgentsItem[] = [];
+    await send(sent, [trace(`${g}-\u{1F600}`, g), generation("cp-1", `${g}-\u{1F600}`, at(0), at(1), "q1", "a1")]);
+    expect(
+      await send(sent, [trace(`${g}-\uFF5E`, g), generation("cp-2", `${g}-\uFF5E`, at(10), at(11), "q2", "a2")]),
+    ).toBe(true);
+    await expectSessionsOf(sent);
+    const row = await db.prisma.session.findFirstOrThrow({
+      where: { format: "openai-agents", externalId: `group:${g}` },
+    });
+    expect((row.metadata as { traceIds: string[] }).traceIds).toEqual([`${g}-\uFF5E`, `${g}-\u{1F600}`]);
+  });
+
   it("a stored state of an older shape or damaged in any field is re-derived from the rows", async () => {
     const valid = {
       agents: { spans: 2, open: 0, minStart: 0, maxEnd: 1, agent: null, trace: null, responses: 0 },

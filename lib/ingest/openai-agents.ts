@@ -8,6 +8,7 @@ import { assemble, type ModelStep, type Step, type ToolStep } from "./otlp/assem
 import { fromChatMessage, fromChatMessages } from "./otlp/messages";
 import { formatPath, IssueList, type Path } from "./otlp/path";
 import type { ImportedSession, ImportIssue } from "./types";
+import { byCodePoint } from "./order";
 
 // ---------------------------------------------------------------------------
 // The OpenAI Agents SDK trace export: the body its OpenAITracingExporter POSTs,
@@ -586,7 +587,7 @@ function mapGroup(key: string, traces: AgentsTrace[], spans: AgentsSpan[], warni
   const events = assemble(steps);
   const toolNames = [...new Set(events.flatMap((e) => (e.kind === "tool_call" ? [e.name] : [])))];
   const fields = agentsGroupFields(key, aggregate, {
-    traceIds: [...new Set(spans.map((s) => s.traceId))].sort(),
+    traceIds: [...new Set(spans.map((s) => s.traceId))].sort(byCodePoint),
     firstModelInput: events.find((e) => e.kind === "model_call")?.input,
     toolNames,
     synthesizedIds: synthesized.size > 0,

@@ -1,4 +1,5 @@
 import type { ImportedSession, ImportIssue } from "../types";
+import { byCodePoint } from "../order";
 import { adapterHints, adapterOf, type AdapterHints } from "./adapter";
 import { isoFromNanos } from "./assemble";
 import type { Convention, SpanReading, ToolDefinition } from "./conventions";
@@ -201,7 +202,7 @@ export function addDigests(agg: SpanAggregate, digests: Iterable<SpanDigest>): S
     metadata: [...metadata].sort(byName),
     found: [...found].sort(),
     conventions: [...conventions].sort(),
-    traceIds: [...traceIds].sort(),
+    traceIds: [...traceIds].sort(byCodePoint),
   };
 }
 
