@@ -15,6 +15,7 @@ import {
   type AgentsSpan,
 } from "@/lib/ingest/openai-agents";
 import { assemble } from "@/lib/ingest/otlp/assemble";
+import { byCodePoint } from "@/lib/ingest/order";
 import type { ImportedSession } from "@/lib/ingest/types";
 import type { Message, SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
@@ -22,13 +23,14 @@ import { Prisma } from "./generated/client";
 import { searchTextFor } from "./sessions";
 import {
   agentKeyOf,
-  anchorAsEvent,
   eventCounts,
   fallbacks,
   idOf,
   pack,
   unpack,
+  windowFigures,
   writePlan,
+  type Anchor,
   type GroupPlan,
   type IncrementResult,
   type NewSpanRow,
@@ -72,7 +74,6 @@ import {
 
 const PREFIX = "openai-agents:";
 const FORMAT = "openai-agents";
-const INT_MAX = 2_147_483_647;
 /** Beyond this (in ms) a time does not fit the rows' nanosecond columns. */
 const MAX_MS = 9_000_000_000_000;
 /** A window without spans starts here (no stored event or span reaches it). */
@@ -345,16 +346,6 @@ function inRange(span: AgentsSpan): boolean {
   return ok(span.startedAt) && ok(span.endedAt);
 }
 
-type Anchor = {
-  seq: number;
-  kind: string;
-  name: string;
-  status: string;
-  input: unknown;
-  output: unknown;
-  inputPrefixSeq: number | null;
-};
-
 /** What a window needs of the rest of its session, in one round trip. */
 type WindowRead = {
   /** Other traces with a span ending at or after C (their latest end). */
@@ -577,7 +568,8 @@ async function planGroup(
   const newTraces = touched.filter(
     (t) => withNewSpans.has(t) && !(rowsOfTrace.get(t) ?? []).some((r) => isSpan(r.item)),
   );
-  const traceIds = newTraces.length === 0 ? base.traceIds : [...new Set([...base.traceIds, ...newTraces])].sort();
+  const traceIds =
+    newTraces.length === 0 ? base.traceIds : [...new Set([...base.traceIds, ...newTraces])].sort(byCodePoint);
   const counts = eventCounts(state, tail, storedTail);
 
   // The session's fields, from the aggregate and the facts about its events.
@@ -594,41 +586,9 @@ async function planGroup(
   if (!checked.ok || "repairedCharacters" in checked.sessions[0]!.metadata)
     return fallback("unstorable or repaired values");
 
-  // The session row's figures: the stored ones, less the window's old events, plus its new ones.
-  if (storedTail.some((e) => (e.costUsd ?? 0) !== 0) || tail.some((e) => (e.usage?.costUsd ?? 0) !== 0))
-    return fallback("costs");
-  const minus = (f: (e: StoredEvent) => number) => storedTail.reduce((n, e) => n + f(e), 0);
-  const plus = (f: (e: SessionEvent) => number) => tail.reduce((n, e) => n + f(e), 0);
-  const inputTokens = session.inputTokens - minus((e) => e.inputTokens ?? 0) + plus((e) => e.usage?.inputTokens ?? 0);
-  const outputTokens =
-    session.outputTokens - minus((e) => e.outputTokens ?? 0) + plus((e) => e.usage?.outputTokens ?? 0);
-  if (inputTokens > INT_MAX || outputTokens > INT_MAX) return fallback("token totals out of range");
-  const of = (kind: string) => (e: { kind: string }) => (e.kind === kind ? 1 : 0);
-  const failed = (e: { status: string }) => (e.status === "failed" ? 1 : 0);
-  const last = tail.at(-1) ?? anchors.find((a) => a.seq === from - 1);
-  const summary = {
-    eventCount: from + tail.length,
-    modelCallCount: session.modelCallCount - minus(of("model_call")) + plus(of("model_call")),
-    toolCallCount: session.toolCallCount - minus(of("tool_call")) + plus(of("tool_call")),
-    errorCount: session.errorCount - minus(failed) + plus(failed),
-    inputTokens,
-    outputTokens,
-    costUsd: 0,
-    toolNames: counts.toolCalls.map(([n]) => n),
-    status:
-      counts.incomplete > 0
-        ? "incomplete"
-        : last?.kind === "final_output" || (last !== undefined && last.status === "completed")
-          ? "completed"
-          : "failed",
-  };
-  const searchEvents = [
-    ...anchors
-      .filter((a) => a.seq === read.fm || a.seq === read.fu || a.seq === read.lf)
-      .sort((a, b) => a.seq - b.seq)
-      .map((a) => ({ ...anchorAsEvent(a), input: a.input, output: a.output })),
-    ...tail,
-  ];
+  const figures = windowFigures(session, from, tail, storedTail, anchors, counts, [read.fm, read.fu, read.lf]);
+  if (typeof figures === "string") return fallback(figures);
+  const { summary, searchEvents } = figures;
   const searchText = searchTextFor({ ...fields, events: searchEvents });
   const agentKey = agentKeyOf(fields);
   return {

@@ -480,7 +480,7 @@ export type StoredEvent = {
   inputDigest: string | null;
 };
 
-type Anchor = {
+export type Anchor = {
   seq: number;
   kind: string;
   name: string;
@@ -710,20 +710,55 @@ async function planGroup(
   if (!checked.ok || "repairedCharacters" in checked.sessions[0]!.metadata)
     return fallback("unstorable or repaired values");
 
-  // The session row's figures: the stored ones, less the window's old events, plus its new ones.
-  // Costs are summed in event order: only a session without any is updated by difference exactly (OTLP carries none).
+  const figures = windowFigures(session, from, tail, storedTail, anchors, counts, [read.fm, read.fu, read.lf]);
+  if (typeof figures === "string") return fallback(figures);
+  const { summary, searchEvents } = figures;
+  const searchText = searchTextFor({ ...fields, format, events: searchEvents });
+  const agentKey = agentKeyOf(fields);
+  return {
+    key,
+    session,
+    from,
+    previousModel,
+    tail,
+    storedTail,
+    fields,
+    summary,
+    searchText,
+    eventCount: from + tail.length,
+    state: { spans: withoutTraceIds(spans), ...counts, agentKey },
+    ensure: agentKey !== state.agentKey,
+  };
+}
+
+/**
+ * What a window's plan writes on its session row besides the events: the stored figures less the
+ * window's old events plus its new ones, and the events the search text is made of (the prefix's
+ * anchors `searchSeqs` name, then the window's). A string: why this cannot be done by difference.
+ * Costs are summed in event order, so only a session without any is updated by difference exactly
+ * (neither trace source carries costs).
+ */
+export function windowFigures(
+  session: SessionRow,
+  from: number,
+  tail: readonly SessionEvent[],
+  storedTail: readonly StoredEvent[],
+  anchors: readonly Anchor[],
+  counts: Pick<TraceState, "toolCalls" | "incomplete">,
+  searchSeqs: readonly (number | null)[],
+): { summary: GroupPlan["summary"]; searchEvents: SessionEvent[] } | string {
   if (
     session.costUsd !== 0 ||
     storedTail.some((e) => (e.costUsd ?? 0) !== 0) ||
     tail.some((e) => (e.usage?.costUsd ?? 0) !== 0)
   )
-    return fallback("costs");
+    return "costs";
   const minus = (f: (e: StoredEvent) => number) => storedTail.reduce((n, e) => n + f(e), 0);
   const plus = (f: (e: SessionEvent) => number) => tail.reduce((n, e) => n + f(e), 0);
   const inputTokens = session.inputTokens - minus((e) => e.inputTokens ?? 0) + plus((e) => e.usage?.inputTokens ?? 0);
   const outputTokens =
     session.outputTokens - minus((e) => e.outputTokens ?? 0) + plus((e) => e.usage?.outputTokens ?? 0);
-  if (inputTokens > INT_MAX || outputTokens > INT_MAX) return fallback("token totals out of range");
+  if (inputTokens > INT_MAX || outputTokens > INT_MAX) return "token totals out of range";
   const of = (kind: string) => (e: { kind: string }) => (e.kind === kind ? 1 : 0);
   const failed = (e: { status: string }) => (e.status === "failed" ? 1 : 0);
   const last = tail.at(-1) ?? anchors.find((a) => a.seq === from - 1);
@@ -745,27 +780,12 @@ async function planGroup(
   };
   const searchEvents = [
     ...anchors
-      .filter((a) => a.seq === read.fm || a.seq === read.fu || a.seq === read.lf)
+      .filter((a) => searchSeqs.includes(a.seq))
       .sort((a, b) => a.seq - b.seq)
       .map((a) => ({ ...anchorAsEvent(a), input: a.input, output: a.output })),
     ...tail,
   ];
-  const searchText = searchTextFor({ ...fields, format, events: searchEvents });
-  const agentKey = agentKeyOf(fields);
-  return {
-    key,
-    session,
-    from,
-    previousModel,
-    tail,
-    storedTail,
-    fields,
-    summary,
-    searchText,
-    eventCount: from + tail.length,
-    state: { spans: withoutTraceIds(spans), ...counts, agentKey },
-    ensure: agentKey !== state.agentKey,
-  };
+  return { summary, searchEvents };
 }
 
 /** The state of a session stored before `traceState`: its spans' digests and its events' counts, read once. */
