@@ -99,6 +99,14 @@ test("a replay of a 10,000-turn run and its comparison open on their first scree
   expect(longCompare.length / smallCompare.length).toBeLessThan(1.1);
   expect(longPage.length).toBeLessThan(400_000);
   expect(longCompare.length).toBeLessThan(400_000);
+  // The report form likewise: its pair picker carries one window of pairs, not the comparison.
+  const [smallForm, longForm] = await Promise.all([
+    htmlOf(request, `/reports/new?replayId=${smallId}`),
+    htmlOf(request, `/reports/new?replayId=${id}`),
+  ]);
+  console.log(`new-report HTML: ${smallForm.length} bytes at 100 turns, ${longForm.length} bytes at 10,000 turns`);
+  expect(longForm.length / smallForm.length).toBeLessThan(1.1);
+  expect(longForm.length).toBeLessThan(400_000);
 
   // First screen: the counts, the first steps as recorded.
   await page.goto(`/replays/${id}`);
@@ -185,6 +193,39 @@ test("a replay of a 10,000-turn run and its comparison open on their first scree
   await expect(page).toHaveURL(/pair=p296-296/);
   await scrollToEnd(page, compareList, page.locator(`[data-pair-id="p${last - 1}-${last - 1}"]`));
   await expect(page.locator(`[data-pair-id="p${last - 1}-${last - 1}"]`)).toHaveAttribute("data-pair-type", "changed");
+
+  // The report form's pair picker: it opens on the differences, pages to the last pair as it scrolls, and keeps
+  // pins made in any window.
+  await page.goto(`/reports/new?replayId=${id}`);
+  const pickFilter = page.getByLabel("Filter pairs to pin");
+  await expect(pickFilter).toHaveValue("changes");
+  const choices = page.getByTestId("pair-choice");
+  await expect(choices.first()).toHaveAttribute("data-pair-id", `p${EDITED}-${EDITED}`);
+  await expect(choices.first().getByRole("checkbox")).toBeDisabled();
+  expect(await seriousViolations(page)).toEqual([]);
+  await pickFilter.selectOption("all");
+  const picker = page.getByTestId("pair-picker");
+  const lastChoice = page.locator(`[data-testid="pair-choice"][data-pair-id="p${last}-${last}"]`);
+  await scrollToEnd(page, picker, lastChoice);
+  expect(await choices.count()).toBeLessThan(100);
+  await page
+    .getByRole("checkbox", { name: new RegExp(`^Pin pair ${last}: .*\\(base #${last} ↔ branch #${last}\\)$`) })
+    .check();
+  await pickFilter.selectOption("changes");
+  const summary = page.getByTestId("pinned-summary");
+  await expect(summary).toContainText("2 pinned");
+  await expect(summary.locator("li[data-pair-id]")).toHaveText([
+    new RegExp(`^pair ${EDITED}\\D`),
+    new RegExp(`^pair ${last}\\D`),
+  ]);
+  await page.screenshot({ path: `${SHOTS}/report-form-picker.png` });
+  await page.getByRole("button", { name: "Save as draft" }).click();
+  await expect(page).toHaveURL(/\/reports\/(?!new)[^/?]+$/, { timeout: 60_000 });
+  const reportId = new URL(page.url()).pathname.split("/").pop()!;
+  const saved = (await (await request.get(`/api/v1/reports/${reportId}`, { headers: AUTH })).json()) as {
+    report: { sections: { pinnedPairs: string[] } };
+  };
+  expect(saved.report.sections.pinnedPairs).toEqual([`p${EDITED}-${EDITED}`, `p${last}-${last}`]);
 });
 
 test("the paged replay API: steps, one step whole, comparison rows, and clear refusals", async ({ request }) => {

@@ -117,13 +117,38 @@ test("draft a report from a comparison, edit it, publish it, share it, open the 
   const preview = page.getByTestId("section-finding-preview");
   await expect(preview.locator("strong")).toHaveText("confirms");
   await expect(preview.locator("script")).toHaveCount(0);
-  await page.getByRole("checkbox", { name: /Pin pair 1: tool_call lookup_order/ }).check();
+  // The pair picker opens on the differences, the first divergence pinned for good.
+  const pickFilter = page.getByLabel("Filter pairs to pin");
+  await expect(pickFilter).toHaveValue("changes");
+  const firstDivergence = page.getByRole("checkbox", { name: /^Pin pair 6: tool_call refund_payment/ });
+  await expect(firstDivergence).toBeChecked();
+  await expect(firstDivergence).toBeDisabled();
+  await expect(page.getByRole("checkbox", { name: /^Pin pair 1: / })).toHaveCount(0);
+  // An equal pair is found under "all" and pinned; another is pinned, then unpinned from the summary.
+  await pickFilter.selectOption("all");
+  await page.getByRole("checkbox", { name: /^Pin pair 1: tool_call lookup_order/ }).check();
+  await page.getByRole("checkbox", { name: /^Pin pair 2: / }).check();
+  const summary = page.getByTestId("pinned-summary");
+  await expect(summary).toContainText("3 pinned");
+  await summary.getByRole("button", { name: /^Unpin pair 2: / }).click();
+  // Back on the differences, the pin made under "all" is still listed.
+  await pickFilter.selectOption("changes");
+  await expect(summary).toContainText("2 pinned");
+  await expect(summary.locator("li[data-pair-id]")).toHaveText([
+    /^pair 1\D.*lookup_order/,
+    /^pair 6\D.*refund_payment/,
+  ]);
+  await page.screenshot({ path: "test-results/rx-report-form.png", fullPage: true });
   // A first draft, with a working title.
   await page.getByLabel("Title").fill("Draft title");
   await page.getByRole("button", { name: "Save as draft" }).click();
 
   await expect(page).toHaveURL(/\/reports\/(?!new)[^/?]+$/);
   const reportId = new URL(page.url()).pathname.split("/").pop()!;
+  const created = (await (await page.request.get(`/api/v1/reports/${reportId}`, { headers: AUTH })).json()) as {
+    report: { sections: { pinnedPairs: string[] } };
+  };
+  expect(created.report.sections.pinnedPairs).toEqual(["p1-1", "p6-6"]);
   await expect(page.getByRole("heading", { name: "Draft title" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Draft", exact: true })).toBeVisible();
   // A draft is not shared.
@@ -138,7 +163,9 @@ test("draft a report from a comparison, edit it, publish it, share it, open the 
   await expect(page.locator("#section-finding")).toHaveValue(
     "The agent **confirms** a refund that failed.\n\n<script>alert(1)</script>",
   );
-  await expect(page.getByRole("checkbox", { name: /Pin pair 1: tool_call lookup_order/ })).toBeChecked();
+  await expect(page.getByTestId("pinned-summary")).toContainText("2 pinned");
+  await page.getByLabel("Filter pairs to pin").selectOption("all");
+  await expect(page.getByRole("checkbox", { name: /^Pin pair 1: tool_call lookup_order/ })).toBeChecked();
   await page.getByLabel("Title").fill(title);
   await page.locator("#section-scope").fill("Order 4821 only");
   await page.getByRole("button", { name: "Save draft" }).click();

@@ -11,15 +11,11 @@ import {
   type ReportSections,
   type ReportSectionsInput,
 } from "@/lib/reports/sections";
+import { pinnedIds, type PairChoice } from "@/lib/reports/pair-choice";
 import { Markdown } from "./Markdown";
+import { PairPicker, type PairPickerProps } from "./PairPicker";
 import { StrengthBadge } from "./ValidityBadge";
 import { Button } from "@/components/ui/Button";
-
-export interface PairChoice {
-  id: string;
-  type: "equal" | "changed" | "inserted" | "removed" | "unreached";
-  label: string;
-}
 
 export interface ReportFormProps {
   replayId: string;
@@ -33,8 +29,8 @@ export interface ReportFormProps {
     liveCallCount: number;
     firstDivergence: string | null;
   };
-  pairs: PairChoice[];
-  firstDivergenceId: string | null;
+  /** What the pair picker opens on (it reads the other pairs a window at a time), and the pairs pinned already. */
+  picker: Pick<PairPickerProps, "counts" | "window" | "firstDivergence" | "initial"> & { pinned: PairChoice[] };
   suggestion: { label: ValidityLabel; reasons: string[] };
   /** Saves a new draft, or (with `draft`) the edited one; the report's id comes back. */
   save:
@@ -67,14 +63,6 @@ const TEXT_FIELDS: { key: TextKey; label: string; hint: string }[] = [
   { key: "hypothesis", label: "Hypothesis", hint: "Why you think it happened, and what the branch tested." },
   { key: "nextActions", label: "Next actions", hint: "Fixes, owners, follow-up replays." },
 ];
-
-const PAIR_TONES = {
-  equal: "neutral",
-  changed: "warn",
-  inserted: "info",
-  removed: "bad",
-  unreached: "neutral",
-} as const;
 
 function MarkdownField({
   id,
@@ -155,8 +143,9 @@ export function ReportForm(props: ReportFormProps) {
   });
   const [validity, setValidity] = useState<ValidityLabel>(initial?.sections.validity ?? props.suggestion.label);
   const [validityNote, setValidityNote] = useState(initial?.sections.validityNote ?? "");
-  const [pinned, setPinned] = useState<Set<string>>(
-    () => new Set(initial ? initial.sections.pinnedPairs : props.firstDivergenceId ? [props.firstDivergenceId] : []),
+  // By pair id, with what the summary shows of each: pins stay whichever filter or window is on screen.
+  const [pinned, setPinned] = useState<ReadonlyMap<string, PairChoice>>(
+    () => new Map(props.picker.pinned.map((p) => [p.id, p])),
   );
   const [error, setError] = useState<{ message: string; fields: Record<string, string[]> } | null>(null);
   const [pending, startTransition] = useTransition();
@@ -168,7 +157,7 @@ export function ReportForm(props: ReportFormProps) {
         ...text,
         validity,
         validityNote,
-        pinnedPairs: props.pairs.filter((p) => pinned.has(p.id)).map((p) => p.id),
+        pinnedPairs: pinnedIds(pinned.values(), props.picker.firstDivergence),
       };
       const result =
         props.save.kind === "edit"
@@ -258,34 +247,19 @@ export function ReportForm(props: ReportFormProps) {
           <p className="mb-2 text-xs text-slate-500">
             The first divergence is always included. Pinned pairs are frozen with both sides.
           </p>
-          <ul
-            className="max-h-80 divide-y divide-slate-100 overflow-auto rounded-md border border-slate-200"
-            data-testid="pair-picker"
-          >
-            {props.pairs.map((p, i) => (
-              <li key={p.id}>
-                <label className="flex cursor-pointer items-center gap-2 px-3 py-1.5 text-sm hover:bg-slate-50">
-                  <input
-                    type="checkbox"
-                    checked={pinned.has(p.id) || p.id === props.firstDivergenceId}
-                    disabled={p.id === props.firstDivergenceId}
-                    onChange={(e) =>
-                      setPinned((s) => {
-                        const next = new Set(s);
-                        if (e.target.checked) next.add(p.id);
-                        else next.delete(p.id);
-                        return next;
-                      })
-                    }
-                    aria-label={`Pin pair ${i}: ${p.label}`}
-                  />
-                  <span className="w-6 text-right text-xs text-slate-500 tabular-nums">{i}</span>
-                  <Badge tone={PAIR_TONES[p.type]}>{p.type}</Badge>
-                  <span className="truncate font-mono text-xs">{p.label}</span>
-                </label>
-              </li>
-            ))}
-          </ul>
+          <PairPicker
+            replayId={props.replayId}
+            {...props.picker}
+            pinned={pinned}
+            onPin={(pair, pin) =>
+              setPinned((current) => {
+                const next = new Map(current);
+                if (pin) next.set(pair.id, pair);
+                else next.delete(pair.id);
+                return next;
+              })
+            }
+          />
           {fieldError("sections.pinnedPairs") ? (
             <p className="mt-1 text-xs text-rose-700">{fieldError("sections.pinnedPairs")}</p>
           ) : null}

@@ -42,10 +42,11 @@ export type RowOutline = Omit<CompareRow, "preview"> & { shows: "base" | "branch
 
 /** The pairs as rows without previews: what the comparison keeps per pair (its events may hold only digests). */
 export function toRowOutlines(pairs: readonly AlignedPair[]): RowOutline[] {
-  return pairs.map((p) => {
+  return pairs.map((p, index) => {
     const e = isBaseOnly(p) ? p.base : p.branch;
     return {
       id: p.id,
+      index,
       type: p.type,
       kind: e.kind,
       name: e.name,

@@ -93,7 +93,16 @@ describe("comparison rows", () => {
       { id: "c", type: "equal" as const },
       { id: "d", type: "inserted" as const },
       { id: "e", type: "unreached" as const },
-    ].map((r) => ({ ...r, kind: "tool_call", name: "t", baseSeq: 0, branchSeq: 0, source: null, preview: "" }));
+    ].map((r, index) => ({
+      ...r,
+      index,
+      kind: "tool_call",
+      name: "t",
+      baseSeq: 0,
+      branchSeq: 0,
+      source: null,
+      preview: "",
+    }));
     expect(nextChange(list, null, 1)).toBe("b");
     expect(nextChange(list, "b", 1)).toBe("d");
     expect(nextChange(list, "c", 1)).toBe("d");

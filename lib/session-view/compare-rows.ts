@@ -3,6 +3,8 @@ import type { AlignedPair } from "@/lib/replay";
 /** One line of the comparison list (the server sends them a window at a time). */
 export interface CompareRow {
   id: string;
+  /** The pair's position among all pairs of the comparison (as "pair N" counts them). */
+  index: number;
   type: AlignedPair["type"];
   kind: string;
   name: string;

@@ -1,15 +1,42 @@
 import type { ReportFormProps } from "@/components/reports/ReportForm";
-import { pairTitle } from "@/lib/reports/export";
+import { defaultPickerFilter, pairChoice, type PairChoice } from "@/lib/reports/pair-choice";
 import { suggestValidityFor } from "@/lib/reports/snapshot";
+import { toRowOutlines } from "@/lib/session-view/compare-pairs";
+import { COMPARE_FILTERS, shownBy, type CompareFilter } from "@/lib/session-view/compare-rows";
 import type { getReplayComparison } from "@/lib/server/replays";
 
 /** The replay with its comparison aligned over digests: no step is read whole to list its pairs. */
 type ReplayComparison = Awaited<ReturnType<typeof getReplayComparison>>;
 
-/** What the report form shows from a finished replay: its policy, evidence and comparison pairs to pin. */
-export function reportFormProps(view: ReplayComparison, defaultTitle: string): Omit<ReportFormProps, "save"> {
+/** Pairs per window of the pair picker: the first is sent with the page, the others load as the list scrolls. */
+const PICKER_WINDOW = 100;
+
+/**
+ * What the report form shows from a finished replay: its policy, evidence, and
+ * what its pair picker opens on: the counts per filter, the first window of
+ * pairs, and the pairs pinned already (`pinned`: a draft's pins; a new report
+ * pins the first divergence). Never every pair: the picker reads the others a
+ * window at a time.
+ */
+export function reportFormProps(
+  view: ReplayComparison,
+  defaultTitle: string,
+  pinned?: readonly string[],
+): Omit<ReportFormProps, "save"> {
   const { comparison, evidence } = view;
   const fd = comparison.firstDivergence;
+  const rows = toRowOutlines(comparison.pairs);
+  const counts = Object.fromEntries(COMPARE_FILTERS.map((f) => [f, 0])) as Record<CompareFilter, number>;
+  for (const r of rows) for (const f of COMPARE_FILTERS) if (shownBy(f, r)) counts[f]++;
+  const filter = defaultPickerFilter(counts);
+  const first: PairChoice[] = [];
+  for (const r of rows) {
+    if (first.length === PICKER_WINDOW) break;
+    if (shownBy(filter, r)) first.push(pairChoice(r));
+  }
+  // Pins the comparison no longer has (a base imported again) are dropped, as saving would refuse them.
+  const pins = new Set(pinned ?? (fd ? [fd.id] : []));
+  const firstDivergence = fd ? rows.find((r) => r.id === fd.id) : undefined;
   return {
     replayId: view.replay.id,
     defaultTitle,
@@ -28,8 +55,13 @@ export function reportFormProps(view: ReplayComparison, defaultTitle: string): O
       liveCallCount: evidence.liveCalls.length,
       firstDivergence: fd ? `First divergence at pair ${fd.pairIndex}: ${fd.summary}` : null,
     },
-    pairs: comparison.pairs.map((p) => ({ id: p.id, type: p.type, label: pairTitle(p).replace(/^\w+: /, "") })),
-    firstDivergenceId: fd?.id ?? null,
+    picker: {
+      counts,
+      window: PICKER_WINDOW,
+      firstDivergence: firstDivergence ? pairChoice(firstDivergence) : null,
+      pinned: rows.filter((r) => pins.has(r.id)).map(pairChoice),
+      initial: { filter, choices: first },
+    },
     suggestion: suggestValidityFor(view),
   };
 }

@@ -63,7 +63,7 @@ export default async function EditReportPage({ params }: Props) {
         subtitle="A draft: saved changes replace the previous ones until you publish it."
       />
       <ReportForm
-        {...reportFormProps(view, report.title)}
+        {...reportFormProps(view, report.title, report.sections.pinnedPairs)}
         save={{
           kind: "edit",
           draft: { id: report.id, title: report.title, sections: report.sections },
