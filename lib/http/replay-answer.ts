@@ -5,6 +5,10 @@
  * whole), byte for byte what `presentReplay` of the whole view gave, but
  * written from the step rows a window at a time (lib/http/replay-stream.ts)
  * instead of built in memory.
+ *
+ * One read of the replay: a run that stores its steps while they are written
+ * (a worker queued by the request) cuts the body (see presentReplayJson and
+ * lib/http/stream.ts), never a document mixing two runs.
  */
 import type { Db } from "@/lib/db";
 import type { PolicyIssue } from "@/lib/replay";
@@ -28,8 +32,9 @@ export async function replayAnswer(
     status?: number;
   },
 ): Promise<Response> {
-  const { meta, steps } = await openReplay(principal, { replayId }, prisma);
-  return streamedJson(presentReplayJson(meta, steps, opts.extra, { warnings: opts.warnings, after: opts.after }), {
+  const { meta, steps, unchanged } = await openReplay(principal, { replayId }, prisma);
+  const pieces = presentReplayJson(meta, steps, opts.extra, { warnings: opts.warnings, after: opts.after, unchanged });
+  return streamedJson(pieces, {
     where: opts.where,
     status: opts.status,
   });

@@ -315,4 +315,48 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
       await db.prisma.replayStep.create({ data: row as never });
     }
   }, 120_000);
+
+  it("a run storing its steps while a replay is sent cuts the body: never the meta of one run with the steps of another", async () => {
+    const { id } = await start(db.prisma, {
+      sessionId: (await loadReplayMeta(db.prisma, longId))!.session.id,
+      policy: HISTORY,
+    });
+    const stored = (await loadReplayMeta(db.prisma, id))!.replay.stepCount;
+    expect(stored).toBeGreaterThan(250);
+    const rows = await db.prisma.replayStep.findMany({ where: { replayId: id }, orderBy: { idx: "asc" } });
+    const data = rows.map(({ outputDigest: _o, plainInputDigest: _i, ...r }) => r as never);
+    /** Reads the first chunk, runs `write`, then reads on. */
+    const raced = async (write: () => Promise<unknown>) => {
+      const response = await replayAnswer(admin, db.prisma, id, { where: "a test" });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      await reader.read();
+      await write();
+      for (;;) if ((await reader.read()).done) return;
+    };
+    // Steps replaced by the first 250, as saveRunResult replaces them in one transaction: too few rows.
+    await expect(
+      raced(() =>
+        db.prisma.$transaction([
+          db.prisma.replayStep.deleteMany({ where: { replayId: id } }),
+          db.prisma.replayStep.createMany({ data: data.slice(0, 250) }),
+        ]),
+      ),
+    ).rejects.toThrow(`the branch has 250 of its ${stored} steps`);
+    // A step missing in the middle: the rows after it are not the replay's next steps.
+    await db.prisma.replayStep.createMany({ data: data.slice(250) });
+    await expect(raced(() => db.prisma.replayStep.deleteMany({ where: { replayId: id, idx: 200 } }))).rejects.toThrow(
+      "the branch's row 200 is idx 201",
+    );
+    await db.prisma.replayStep.createMany({ data: [data[200]!] });
+    // The same steps stored again with the replay's row (a run's result): its stamp moved.
+    await expect(
+      raced(() => db.prisma.replay.update({ where: { id }, data: { stepCount: stored, status: "completed" } })),
+    ).rejects.toThrow("the replay was written while its steps were read");
+    // Read again, nothing written meanwhile: the whole document.
+    const expected = await whole(id);
+    expect((await readAll(await replayAnswer(admin, db.prisma, id, { where: "a test" }))).text).toBe(
+      JSON.stringify({ replay: presentReplay(expected.view) }),
+    );
+  }, 120_000);
 });

@@ -14,13 +14,13 @@ export const dynamic = "force-dynamic";
  *
  * Streamed as GET /api/v1/sessions/:id is: the steps are read a window at a
  * time and written as they are read (see lib/http/stream.ts for a failure
- * after the first byte).
+ * after the first byte: a run that stores its steps meanwhile cuts the body).
  */
 export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
   const { inputs } = readQuery(request, ReplayDocumentQuery);
-  const { meta, steps } = await openReplay(principal, { replayId: params.id }, prisma);
+  const { meta, steps, unchanged } = await openReplay(principal, { replayId: params.id }, prisma);
   const counterfactual = await replayCounterfactual(principal, { replayId: params.id }, prisma);
-  return streamedJson(presentReplayJson(meta, steps, counterfactual, { inputs: inputs ?? "full" }), {
+  return streamedJson(presentReplayJson(meta, steps, counterfactual, { inputs: inputs ?? "full", unchanged }), {
     where: `GET /api/v1/replays/${params.id}`,
   });
 });
