@@ -1111,6 +1111,65 @@ export async function comparisonPairRows(
   return { base: baseRow ? toSessionEvent(baseRow) : null, branch: branchRow ? toReplayStep(branchRow) : null };
 }
 
+/**
+ * The base events at `baseSeqs` and the branch steps at `branchSeqs` with
+ * their full inputs, each run read once: the rows asked for, and when a model
+ * call among them is stored as a delta, the run's model calls before the last
+ * such one (expanded once for all of them). Null when the replay does not
+ * exist; a seq with no row is absent from its map.
+ */
+export async function comparisonRowsAt(
+  client: DbClient,
+  replayId: string,
+  baseSeqs: readonly number[],
+  branchSeqs: readonly number[],
+) {
+  const replay = await client.replay.findUnique({ where: { id: replayId }, select: { sessionId: true } });
+  if (!replay) return null;
+  const { sessionId } = replay;
+  const [baseRows, stepRows] = await Promise.all([
+    baseSeqs.length === 0
+      ? []
+      : client.event.findMany({ where: { sessionId, seq: { in: [...baseSeqs] } }, orderBy: { seq: "asc" } }),
+    branchSeqs.length === 0
+      ? []
+      : client.replayStep.findMany({ where: { replayId, idx: { in: [...branchSeqs] } }, orderBy: { idx: "asc" } }),
+  ]);
+  const lastDelta = <R>(rows: readonly R[], prefixed: (r: R) => boolean, at: (r: R) => number) =>
+    rows.filter(prefixed).map(at).at(-1);
+  const baseUpTo = lastDelta(
+    baseRows,
+    (r) => r.inputPrefixSeq !== null,
+    (r) => r.seq,
+  );
+  const branchUpTo = lastDelta(
+    stepRows,
+    (r) => r.inputPrefixIdx !== null,
+    (r) => r.idx,
+  );
+  const asked = { base: new Set(baseSeqs), branch: new Set(branchSeqs) };
+  const [baseBefore, branchBefore] = await Promise.all([
+    baseUpTo === undefined
+      ? []
+      : client.event.findMany({
+          where: { sessionId, kind: "model_call", seq: { lt: baseUpTo, notIn: [...baseSeqs] } },
+          orderBy: { seq: "asc" },
+        }),
+    branchUpTo === undefined
+      ? []
+      : client.replayStep.findMany({
+          where: { replayId, kind: "model_call", idx: { lt: branchUpTo, notIn: [...branchSeqs] } },
+          orderBy: { idx: "asc" },
+        }),
+  ]);
+  const base = withFullInputs([...baseBefore, ...baseRows].sort((a, b) => a.seq - b.seq));
+  const branch = withFullStepInputs([...branchBefore, ...stepRows].sort((a, b) => a.idx - b.idx));
+  return {
+    base: new Map(base.filter((r) => asked.base.has(r.seq)).map((r) => [r.seq, toSessionEvent(r)])),
+    branch: new Map(branch.filter((r) => asked.branch.has(r.idx)).map((r) => [r.idx, toReplayStep(r)])),
+  };
+}
+
 /** One stored step with its full input (its model call's prefix read and expanded), or null. */
 export async function fullStep(client: DbClient, replayId: string, idx: number) {
   const row = await client.replayStep.findUnique({ where: { replayId_idx: { replayId, idx } } });

@@ -140,6 +140,75 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
     expect([...types].sort()).toEqual(["changed", "equal", "removed"]);
   }, 300_000);
 
+  it("keeps inserted and unreached pairs whole as the whole view did (failed, stopped and budget-ended replays)", async () => {
+    const refund = await db.prisma.session.findFirstOrThrow({
+      where: { agent: { name: "harbor-pine-support" } },
+      select: { id: true },
+    });
+    const events = await db.prisma.event.findMany({
+      where: { sessionId: refund.id },
+      orderBy: { seq: "asc" },
+      select: { seq: true, kind: true, name: true, input: true },
+    });
+    const models = events.filter((e) => e.kind === "model_call");
+    const tool = events.find((e) => e.kind === "tool_call")!;
+    const ids = [
+      // The last model call asks for one more tool call (answered by a static rule): an inserted step, the run then
+      // fails on a model call the recording does not have.
+      await start(db.prisma, {
+        sessionId: refund.id,
+        policy: {
+          ...HISTORY,
+          tools: {
+            default: { type: "history", scope: "baseline", on_miss: "fail" },
+            overrides: { [tool.name]: { type: "static", cases: [{ match_mode: "subset", result: "ok" }] } },
+          },
+        },
+        edits: [
+          {
+            seq: models.at(-1)!.seq,
+            op: "replace_model_output",
+            value: { role: "assistant", content: null, toolCalls: [{ id: "extra", name: tool.name, args: { x: 1 } }] },
+          },
+        ],
+      }),
+      // A tool's arguments changed with no rule to answer them: the run fails, the rest unreached.
+      await start(db.prisma, {
+        sessionId: refund.id,
+        policy: HISTORY,
+        edits: [
+          { seq: tool.seq, op: "replace_tool_args", value: { ...(tool.input as { args: object }).args, note: "x" } },
+        ],
+      }),
+      // A budget that ends the branch early.
+      await start(db.prisma, { sessionId: refund.id, policy: { ...RECORDED, maxSteps: 3 } }),
+    ].map((r) => r.id);
+    const types = new Set<string>();
+    const statuses = new Set<string>();
+    for (const id of ids) {
+      const view = (await loadReplayView(db.prisma, id))!;
+      statuses.add(`${view.replay.status}:${[...new Set(view.comparison.pairs.map((p) => p.type))].sort().join(",")}`);
+      // Every pair pinned: each kind whole, a model call's input rebuilt from the earlier ones.
+      const pins = view.comparison.pairs.map((p) => p.id);
+      for (const p of view.comparison.pairs) types.add(p.type);
+      const now = new Date("2026-11-30T12:00:00.000Z");
+      const report = await createReport(
+        db.prisma,
+        { replayId: id, title: "t", sections: { pinnedPairs: pins }, createdBy: "tester" },
+        now,
+      );
+      const expected = buildReportSnapshot({ ...view, staleRecordings: null }, pins, now);
+      expect(report.snapshot).toEqual(JSON.parse(JSON.stringify(expected)));
+    }
+    // Each replay's status and the kinds of its pairs.
+    expect([...statuses].sort()).toEqual([
+      "budget_exhausted:equal,unreached",
+      "failed:changed,equal,inserted,unreached",
+      "failed:equal,unreached",
+    ]);
+    expect([...types].sort()).toEqual(["changed", "equal", "inserted", "unreached"]);
+  }, 300_000);
+
   it("checks a minimize request as before, reading the base run in its stored form", async () => {
     const refund = await db.prisma.session.findFirstOrThrow({
       where: { agent: { name: "harbor-pine-support" } },
@@ -206,6 +275,24 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
       // Every model call after the edit sent another input: listed as drift, counted as changed.
       expect(opened.snapshot.comparison.counts.changed).toBe(turns + 1);
       sizes.push({ turns, bytes: JSON.stringify(opened).length });
+      if (turns !== 220) continue;
+      // The last 10 model calls pinned: each run's model calls read once (not once per pin), the snapshot as the
+      // whole view's.
+      const view = (await loadReplayView(db.prisma, id))!;
+      const late = view.comparison.pairs.filter((p) => p.type === "changed" && p.base.kind === "model_call").slice(-10);
+      const pins = late.map((p) => p.id);
+      inputsRead = 0;
+      const now = new Date("2026-11-30T12:00:00.000Z");
+      const pinned = await createReport(
+        counting,
+        { replayId: id, title: "late", sections: { pinnedPairs: pins }, createdBy: "tester" },
+        now,
+      );
+      const modelCalls = view.base.filter((e) => e.kind === "model_call").length;
+      expect(inputsRead).toBeLessThanOrEqual(2 * (modelCalls + pins.length));
+      expect(pinned.snapshot).toEqual(
+        JSON.parse(JSON.stringify(buildReportSnapshot({ ...view, staleRecordings: null }, pins, now))),
+      );
     }
     // Bytes per turn stay flat (the report holds no model input of the run but its pairs').
     const [small, large] = sizes;
