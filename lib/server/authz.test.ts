@@ -69,6 +69,7 @@ const OPERATIONS: Record<string, Permission> = {
   "replays.decideApproval": "replays.run",
   "replays.getReplay": "replays.read",
   "replays.getReplayComparison": "replays.read",
+  "replays.getReplayComparisonPage": "replays.read",
   "replays.getReplayState": "replays.read",
   "replays.listReplays": "replays.read",
   "replays.getComparisonPair": "replays.read",

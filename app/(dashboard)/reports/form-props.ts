@@ -1,10 +1,10 @@
 import type { ReportFormProps } from "@/components/reports/ReportForm";
 import { pairTitle } from "@/lib/reports/export";
 import { suggestValidityFor } from "@/lib/reports/snapshot";
-import type { getReplayComparison } from "@/lib/server/replays";
+import type { getReplayComparisonPage } from "@/lib/server/replays";
 
-/** The replay with its comparison aligned over digests: no step is read whole to list its pairs. */
-type ReplayComparison = Awaited<ReturnType<typeof getReplayComparison>>;
+/** The replay with its comparison aligned over digests (no step is read whole to list its pairs) and its evidence without the input-drift list. */
+type ReplayComparison = Awaited<ReturnType<typeof getReplayComparisonPage>>;
 
 /** What the report form shows from a finished replay: its policy, evidence and comparison pairs to pin. */
 export function reportFormProps(view: ReplayComparison, defaultTitle: string): Omit<ReportFormProps, "save"> {
