@@ -3,7 +3,8 @@ import { compactInputs } from "@/lib/ingest/inputs";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { canonicalJson, replay, type Policy } from "@/lib/replay";
 import { importAndSave } from "./imports";
-import { loadReplayView, saveRunResult } from "./replays";
+import { saveRunResult } from "./replays";
+import { loadReplayView } from "@/lib/db/replays-testing";
 import { sessionEvents, sessionEventsCompact } from "./sessions";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 

@@ -4,8 +4,11 @@
  * simulated results) and its fixtures. Every function takes a client so the
  * caller composes transactions (lib/server/replays.ts runs one per run).
  *
- * `loadReplayView` is a contract other features (RCA reports) build on: keep
- * its shape.
+ * Readers read what they use: the meta (loadReplayMeta), the comparison over
+ * digests (loadReplayComparison), the rows a window at a time
+ * (./replay-rows.ts, ./replay-window.ts) and the few steps shown whole
+ * (fullStep, comparisonRowsAt). No reader holds a run's every step whole; the
+ * tests' oracle that does is ./replays-testing.ts.
  */
 import {
   alignEvents,
@@ -619,24 +622,6 @@ export async function loadReplayMeta(
   };
 }
 
-/** Everything a replay page, its comparison and an RCA report need, or null when the replay does not exist. */
-export async function loadReplayView(client: DbClient, replayId: string): Promise<ReplayView | null> {
-  const meta = await loadReplayMeta(client, replayId);
-  if (!meta) return null;
-  const [events, stepRowsFound] = await Promise.all([
-    client.event.findMany({ where: { sessionId: meta.replay.sessionId }, orderBy: { seq: "asc" } }),
-    client.replayStep.findMany({ where: { replayId }, orderBy: { idx: "asc" } }),
-  ]);
-  const base = withFullInputs(events).map(toSessionEvent);
-  const steps = toReplaySteps(stepRowsFound);
-  return {
-    ...meta,
-    base,
-    steps,
-    comparison: compareRuns(base, steps, { branchComplete: meta.replay.status === "completed" }),
-  };
-}
-
 // ---------------------------------------------------------------------------
 // The comparison page's view: the same comparison without the models' prompts.
 
@@ -847,7 +832,7 @@ async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
  * The comparison page's data without reading the models' prompts: both
  * sequences are read as one JSON array each (no per-row mapping of 10,000
  * rows), a model call's input as a digest. Same pairs, types, first divergence
- * and metrics as `loadReplayView(...).comparison` (lib/server/replays.db.test.ts
+ * and metrics as the whole runs' (`loadReplayView`, lib/db/replays-testing.ts: lib/server/replays.db.test.ts
  * checks it); a pair's full events come from `comparisonPairAction`.
  */
 export async function loadReplayComparison(client: DbClient, replayId: string): Promise<ReplayComparisonView | null>;

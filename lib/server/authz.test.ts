@@ -67,7 +67,6 @@ const OPERATIONS: Record<string, Permission> = {
   "replays.startReplay": "replays.run",
   "replays.supplyFixture": "replays.run",
   "replays.decideApproval": "replays.run",
-  "replays.getReplay": "replays.read",
   "replays.getReplayComparison": "replays.read",
   "replays.getReplayComparisonPage": "replays.read",
   "replays.getReplayState": "replays.read",

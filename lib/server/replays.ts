@@ -64,13 +64,11 @@ import {
   isTerminal,
   loadBranchLog,
   loadReplayComparison,
-  loadReplayView,
   markReplayFailed,
   replayRunContext,
   saveRunResult,
   stepNotesByLogEntry,
   type NewFixture,
-  type ReplayView,
 } from "@/lib/db/replays";
 import { setReplayCounterfactual } from "@/lib/db/checks";
 import { sessionContext, sessionEventsCompact } from "@/lib/db/sessions";
@@ -1005,14 +1003,6 @@ export async function decideApproval(
 
 // ---------------------------------------------------------------------------
 // Reading
-
-/** A replay with its steps, pending call, evidence and comparison. */
-export async function getReplay(principal: Principal, input: ReplayRef, prisma: Db): Promise<ReplayView> {
-  authorize(principal, "replays.read");
-  const view = await loadReplayView(prisma, input.replayId);
-  if (!view) throw notFound("replay", input.replayId);
-  return view;
-}
 
 export { isTerminal };
 

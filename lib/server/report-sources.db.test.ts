@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { importAndSave } from "@/lib/db/imports";
-import { loadReplayComparison, loadReplayView } from "@/lib/db/replays";
+import { loadReplayComparison } from "@/lib/db/replays";
+import { loadReplayView } from "@/lib/db/replays-testing";
 import { createReport, getReport } from "@/lib/db/reports";
 import { loadDemoData } from "@/lib/db/startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
