@@ -140,6 +140,12 @@ interface StepDetail {
   notes?: string[];
 }
 
+/**
+ * The rows of a run's steps. Inputs and outputs go to the database as
+ * JSON.stringify of the parsed values (numbers as JavaScript writes them), so
+ * the database's digests of equal values are equal (see liteEvent): a writer
+ * of these columns must not send JSON text it did not make that way.
+ */
 export function stepRows(replayId: string, steps: readonly ReplayStep[]): Prisma.ReplayStepCreateManyInput[] {
   const compact = compactInputs(steps);
   return steps.map((s, i) => {
@@ -669,8 +675,11 @@ type LiteStepRow = LiteRow & {
  * What the comparison needs from one row. Neither its input nor its output is
  * read (a model call's input is its whole prompt window, the outputs and tool
  * arguments the rest of a run's bytes): a digest stands for each, the model
- * input's fingerprint and the database's md5 of the others (`jsonb::text` is
- * canonical, so equal JSON gives equal digests). compareRuns tests them for
+ * input's fingerprint and the database's md5 of the others' `jsonb::text`.
+ * That text orders keys and drops whitespace, but keeps a number as written
+ * (`1.0` and `1` give different digests): digests are equal for equal values
+ * written as the app writes JSON (JSON.stringify of parsed values, see
+ * stepRows and saveImportedSessions). compareRuns tests them for
  * equality only; a final output, whose text it diffs, is read whole. What a
  * row shows, and the first divergence's words, are read apart for the few
  * steps concerned (lib/db/replay-window.ts plainContents). Nor are a step's
