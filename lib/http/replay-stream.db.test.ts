@@ -1,42 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "@/lib/db/client";
-import { importAndSave } from "@/lib/db/imports";
 import { replayStepRows } from "@/lib/db/replay-rows";
 import { loadReplayComparison, loadReplayMeta, toReplayStep } from "@/lib/db/replays";
 import { loadReplayView } from "@/lib/db/replays-testing";
 import { sessionEventRows } from "@/lib/db/sessions";
-import { loadDemoData } from "@/lib/db/startup";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { parseInput } from "@/lib/errors";
+import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { expandInputs } from "@/lib/ingest/inputs";
-import { longChatLog } from "@/lib/ingest/long-chat";
 import { eventDelta, toolLevelPreset, type Policy } from "@/lib/replay";
 import { replayCounterfactual } from "@/lib/server/counterfactual";
 import { localAdmin } from "@/lib/server/principal";
-import * as replays from "@/lib/server/replays";
+import { demoDatabase, HISTORY, longEditedReplay, RECORDED, startReplay } from "@/lib/server/testing";
 import { presentComparison, presentReplay } from "./present";
 import { replayAnswer } from "./replay-answer";
 import { presentComparisonJson, presentReplayJson, type InputsForm } from "./replay-stream";
 import { streamedJson } from "./stream";
 
 const admin = localAdmin("tester");
-const start = (prisma: Db, raw: unknown) =>
-  replays.startReplay(admin, parseInput(replays.StartReplayInput, raw), prisma);
-
-const RECORDED: Policy = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: toolLevelPreset("recorded-only"),
-};
 const PAUSE: Policy = {
   model: "recorded-only",
   drift: "continue_to_terminal",
   tools: toolLevelPreset("pause-for-fixture"),
-};
-const HISTORY: Policy = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
 };
 
 /** Reads a streamed body through its reader, counting its chunks. */
@@ -66,10 +48,9 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
   let ids: string[] = [];
   let longId = "";
   beforeAll(async () => {
-    db = await createTestDatabase(engine);
-    await loadDemoData(db.prisma);
+    db = await demoDatabase(engine);
     for (const s of await db.prisma.session.findMany({ select: { id: true }, orderBy: { createdAt: "asc" } }))
-      await start(db.prisma, { sessionId: s.id, policy: RECORDED });
+      await startReplay(db.prisma, { sessionId: s.id, policy: RECORDED });
     // Replays that diverge: a model output and a system prompt edited (the second pauses: unreached steps).
     const refund = await db.prisma.session.findFirstOrThrow({
       where: { agent: { name: "harbor-pine-support" } },
@@ -80,47 +61,27 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
       orderBy: { seq: "asc" },
       select: { seq: true },
     });
-    await start(db.prisma, {
+    await startReplay(db.prisma, {
       sessionId: refund.id,
       policy: RECORDED,
       edits: [
         { seq: models.at(-1)!.seq, op: "replace_model_output", value: { role: "assistant", content: "changed" } },
       ],
     });
-    await start(db.prisma, {
+    await startReplay(db.prisma, {
       sessionId: refund.id,
       policy: PAUSE,
       edits: [{ seq: models[0]!.seq, op: "replace_system_prompt", value: "Be terse. \u2028" }],
     });
     // A budget that ends the branch early (unreached steps), and a model output without its tool calls (removed ones).
-    await start(db.prisma, { sessionId: refund.id, policy: { ...RECORDED, maxSteps: 3 } });
-    await start(db.prisma, {
+    await startReplay(db.prisma, { sessionId: refund.id, policy: { ...RECORDED, maxSteps: 3 } });
+    await startReplay(db.prisma, {
       sessionId: refund.id,
       policy: RECORDED,
       edits: [{ seq: models[0]!.seq, op: "replace_model_output", value: { role: "assistant", content: "done" } }],
     });
     // A 150-turn chat whose first tool result is edited: every later model input differs from its base event's.
-    const long = await importAndSave(db.prisma, JSON.stringify(longChatLog(150)), { format: "openai-chat" });
-    if (!long.ok) throw new Error("the long chat log did not import");
-    const sessionId = long.sessions[0]!.id;
-    const firstTool = await db.prisma.event.findFirstOrThrow({
-      where: { sessionId, kind: "tool_call" },
-      orderBy: { seq: "asc" },
-      select: { seq: true },
-    });
-    longId = (
-      await start(db.prisma, {
-        sessionId,
-        policy: HISTORY,
-        edits: [
-          {
-            seq: firstTool.seq,
-            op: "replace_tool_result",
-            value: JSON.parse('{"edited":true,"__proto__":{"x":1}}') as object,
-          },
-        ],
-      })
-    ).id;
+    longId = (await longEditedReplay(db.prisma, 150, JSON.parse('{"edited":true,"__proto__":{"x":1}}') as object)).id;
     ids = (await db.prisma.replay.findMany({ select: { id: true }, orderBy: { createdAt: "asc" } })).map((r) => r.id);
   }, 300_000);
   afterAll(async () => {
@@ -317,7 +278,7 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
   }, 120_000);
 
   it("a run storing its steps while a replay is sent cuts the body: never the meta of one run with the steps of another", async () => {
-    const { id } = await start(db.prisma, {
+    const { id } = await startReplay(db.prisma, {
       sessionId: (await loadReplayMeta(db.prisma, longId))!.session.id,
       policy: HISTORY,
     });
