@@ -3,6 +3,7 @@ import { replayStepRows } from "@/lib/db/replay-rows";
 import { loadReplayComparison, loadReplayMeta, toReplayStep } from "@/lib/db/replays";
 import { loadReplayView } from "@/lib/db/replays-testing";
 import { sessionEventRows } from "@/lib/db/sessions";
+import type { Db } from "@/lib/db/client";
 import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { expandInputs } from "@/lib/ingest/inputs";
 import { eventDelta, toolLevelPreset, type Policy } from "@/lib/replay";
@@ -12,7 +13,7 @@ import { demoDatabase, HISTORY, longEditedReplay, RECORDED, startReplay } from "
 import { presentComparison, presentReplay } from "./present";
 import { replayAnswer } from "./replay-answer";
 import { presentComparisonJson, presentReplayJson, type InputsForm } from "./replay-stream";
-import { streamedJson } from "./stream";
+import { CHUNK_CHARS, streamedJson } from "./stream";
 
 const admin = localAdmin("tester");
 const PAUSE: Policy = {
@@ -319,5 +320,36 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
     expect((await readAll(await replayAnswer(admin, db.prisma, id, { where: "a test" }))).text).toBe(
       JSON.stringify({ replay: presentReplay(expected.view) }),
     );
+  }, 120_000);
+
+  it("a replay written before the answer's first byte is read again: the whole document, or a 409 when it keeps changing", async () => {
+    // The shortest replay with steps: its document is one chunk, all made before the first byte.
+    const docs = [];
+    for (const id of ids) {
+      const { view } = await whole(id);
+      if (view.steps.length > 0) docs.push({ id, text: JSON.stringify({ replay: presentReplay(view) }) });
+    }
+    const { id, text: expected } = docs.sort((a, b) => a.text.length - b.text.length)[0]!;
+    expect(expected.length).toBeLessThan(CHUNK_CHARS);
+    /** A client on which a run writes the replay's row as its steps are read, the first `times` times. */
+    const writing = (times: number) => {
+      let left = times;
+      return db.prisma.$extends({
+        query: {
+          replayStep: {
+            async findMany({ args, query }) {
+              if (left-- > 0) await db.prisma.replay.update({ where: { id }, data: { cancelRequested: false } });
+              return query(args);
+            },
+          },
+        },
+      }) as unknown as Db;
+    };
+    const once = await replayAnswer(admin, writing(1), id, { where: "a test" });
+    expect([once.status, (await readAll(once)).text]).toEqual([200, expected]);
+    await expect(replayAnswer(admin, writing(3), id, { where: "a test" })).rejects.toMatchObject({
+      status: 409,
+      code: "wrong_state",
+    });
   }, 120_000);
 });
