@@ -6,12 +6,12 @@
  *   reset              drop everything, migrate, seed
  * The configured database is DATABASE_URL when set, else the embedded one in BRANCHPOINT_DATA_DIR.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { openDatabase } from "@/lib/db/client";
-import { MIGRATIONS_DIR, NO_FILTER, SCHEMA_PATH, openSchemaEngine, readMigrations } from "@/lib/db/schema-engine";
+import { MIGRATIONS_DIR, openSchemaEngine, pendingSchemaChange } from "@/lib/db/schema-engine";
 import { ensureStartupData } from "@/lib/db/startup";
 
 async function createMigration(name: string) {
@@ -24,22 +24,13 @@ async function createMigration(name: string) {
     // The engine's createMigration wants a shadow database through an external
     // factory; instead, bring a fresh database up to the committed migrations
     // and diff it against the schema: the same SQL, no shadow database.
-    await engine.applyMigrations({ migrationsList: await readMigrations(), filters: NO_FILTER });
-    const schema = { files: [{ path: SCHEMA_PATH, content: await readFile(SCHEMA_PATH, "utf8") }] };
-    const diff = await engine.diff({
-      from: { tag: "schemaDatasource", files: schema.files, configDir: process.cwd() },
-      to: { tag: "schemaDatamodel", ...schema },
-      script: true,
-      exitCode: null,
-      filters: NO_FILTER,
-    });
-    const script = diff.stdout ?? "";
-    if (!script.trim() || /^-- This is an empty migration\.?\s*$/.test(script.trim())) {
+    const script = await pendingSchemaChange(engine);
+    if (!script) {
       console.log("The schema and the migrations agree: nothing to write.");
       return;
     }
     const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
-    const result = { generatedMigrationName: `${stamp}_${name}`, migrationScript: script };
+    const result = { generatedMigrationName: `${stamp}_${name}`, migrationScript: `${script}\n` };
     const dir = path.join(MIGRATIONS_DIR, result.generatedMigrationName);
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, "migration.sql"), result.migrationScript);

@@ -4,7 +4,8 @@ import { importDocument } from "@/lib/ingest";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { compactStoredInputs } from "./compact-stored";
 import { importAndSave } from "./imports";
-import { loadReplayComparison, loadReplayView, saveRunResult } from "./replays";
+import { loadReplayComparison } from "./replays";
+import { importLongChat, loadReplayView, storedRun } from "./replays-testing";
 import { getSession, saveImportedSessions, sessionEvents } from "./sessions";
 import { demoDocuments } from "./startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
@@ -56,9 +57,7 @@ describe.each(TEST_ENGINES)("long sessions on %s", (engine) => {
   );
 
   it("stores a branch's model inputs once too; its steps read back whole and its comparison is exact", async () => {
-    const result = await importAndSave(db.prisma, JSON.stringify(longChatLog(300)), { format: "openai-chat" });
-    if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
-    const sessionId = result.sessions[0]!.id;
+    const { sessionId } = await importLongChat(db.prisma, 300);
     const base = await sessionEvents(db.prisma, sessionId);
     const policy: Policy = {
       model: "recorded-only",
@@ -66,16 +65,7 @@ describe.each(TEST_ENGINES)("long sessions on %s", (engine) => {
       tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
     };
     const run = await replay({ base, policy });
-    const { id } = await db.prisma.replay.create({
-      data: {
-        sessionId,
-        policySnapshot: JSON.parse(JSON.stringify(policy)) as object,
-        policyHash: "test",
-        status: "running",
-      },
-      select: { id: true },
-    });
-    await saveRunResult(db.prisma, id, run, new Date());
+    const id = await storedRun(db.prisma, sessionId, policy, run);
     const [stored] = await db.prisma.$queryRaw<{ messages: number; pointers: number }[]>`
       SELECT sum(jsonb_array_length(input->'messages'))::int AS messages, count("inputPrefixIdx")::int AS pointers
       FROM "ReplayStep" WHERE "replayId" = ${id} AND kind = 'model_call'`;

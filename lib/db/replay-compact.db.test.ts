@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compactInputs } from "@/lib/ingest/inputs";
-import { longChatLog } from "@/lib/ingest/long-chat";
 import { canonicalJson, replay, type Policy } from "@/lib/replay";
-import { importAndSave } from "./imports";
-import { loadReplayView, saveRunResult } from "./replays";
+import { importLongChat, loadReplayView, storedRun } from "./replays-testing";
 import { sessionEvents, sessionEventsCompact } from "./sessions";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 
@@ -19,9 +17,7 @@ describe.each(TEST_ENGINES)("a replay of a long session in the stored form on %s
   });
 
   it("reads the stored form, stores its steps as they come, and reads back what a replay of whole inputs gives", async () => {
-    const result = await importAndSave(db.prisma, JSON.stringify(longChatLog(TURNS)), { format: "openai-chat" });
-    if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
-    const sessionId = result.sessions[0]!.id;
+    const { sessionId } = await importLongChat(db.prisma, TURNS);
     const stored = await sessionEventsCompact(db.prisma, sessionId);
     const whole = await sessionEvents(db.prisma, sessionId);
     // Each model call after the first names the one before it and holds the messages it adds.
@@ -42,16 +38,7 @@ describe.each(TEST_ENGINES)("a replay of a long session in the stored form on %s
     expect(compact.evidence.inputDrift).toHaveLength(TURNS);
     expect(compact.evidence).toEqual(full.evidence);
 
-    const { id } = await db.prisma.replay.create({
-      data: {
-        sessionId,
-        policySnapshot: JSON.parse(JSON.stringify(policy)) as object,
-        policyHash: "t",
-        status: "running",
-      },
-      select: { id: true },
-    });
-    await saveRunResult(db.prisma, id, compact, new Date());
+    const id = await storedRun(db.prisma, sessionId, policy, compact);
     const [rows] = await db.prisma.$queryRaw<{ messages: number; pointers: number }[]>`
       SELECT sum(jsonb_array_length(input->'messages'))::int AS messages, count("inputPrefixIdx")::int AS pointers
       FROM "ReplayStep" WHERE "replayId" = ${id} AND kind = 'model_call'`;

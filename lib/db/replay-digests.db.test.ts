@@ -1,10 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { longChatLog } from "@/lib/ingest/long-chat";
 import { replay, type Policy } from "@/lib/replay";
-import { importAndSave } from "./imports";
-import { saveRunResult } from "./replays";
+import { importLongChat, storedRun } from "./replays-testing";
 import { sessionEventsCompact } from "./sessions";
 import { MIGRATIONS_DIR } from "./schema-engine";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
@@ -31,20 +29,9 @@ describe.each(TEST_ENGINES)("the digests a comparison reads instead of outputs a
 
   beforeAll(async () => {
     db = await createTestDatabase(engine);
-    const result = await importAndSave(db.prisma, JSON.stringify(longChatLog(5)), { format: "openai-chat" });
-    if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
-    sessionId = result.sessions[0]!.id;
+    ({ sessionId } = await importLongChat(db.prisma, 5));
     const run = await replay({ base: await sessionEventsCompact(db.prisma, sessionId), policy, inputs: "compact" });
-    ({ id: replayId } = await db.prisma.replay.create({
-      data: {
-        sessionId,
-        policySnapshot: JSON.parse(JSON.stringify(policy)) as object,
-        policyHash: "t",
-        status: "running",
-      },
-      select: { id: true },
-    }));
-    await saveRunResult(db.prisma, replayId, run, new Date());
+    replayId = await storedRun(db.prisma, sessionId, policy, run);
   });
   afterAll(async () => {
     await db?.drop();

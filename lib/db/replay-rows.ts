@@ -7,6 +7,9 @@
  */
 import type { DbClient } from "./client";
 
+/** Thrown when the rows read do not match what was read before them (a run written between the two reads). */
+export class RunChanged extends Error {}
+
 /** How many idxs one read of `replayStepRows` covers. */
 export const STEP_WINDOW = 200;
 

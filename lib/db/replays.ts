@@ -4,8 +4,11 @@
  * simulated results) and its fixtures. Every function takes a client so the
  * caller composes transactions (lib/server/replays.ts runs one per run).
  *
- * `loadReplayView` is a contract other features (RCA reports) build on: keep
- * its shape.
+ * Readers read what they use: the meta (loadReplayMeta), the comparison over
+ * digests (loadReplayComparison), the rows a window at a time
+ * (./replay-rows.ts, ./replay-window.ts) and the few steps shown whole
+ * (fullStep, comparisonRowsAt). No reader holds a run's every step whole; the
+ * tests' oracle that does is ./replays-testing.ts.
  */
 import {
   alignEvents,
@@ -137,6 +140,12 @@ interface StepDetail {
   notes?: string[];
 }
 
+/**
+ * The rows of a run's steps. Inputs and outputs go to the database as
+ * JSON.stringify of the parsed values (numbers as JavaScript writes them), so
+ * the database's digests of equal values are equal (see liteEvent): a writer
+ * of these columns must not send JSON text it did not make that way.
+ */
 export function stepRows(replayId: string, steps: readonly ReplayStep[]): Prisma.ReplayStepCreateManyInput[] {
   const compact = compactInputs(steps);
   return steps.map((s, i) => {
@@ -619,24 +628,6 @@ export async function loadReplayMeta(
   };
 }
 
-/** Everything a replay page, its comparison and an RCA report need, or null when the replay does not exist. */
-export async function loadReplayView(client: DbClient, replayId: string): Promise<ReplayView | null> {
-  const meta = await loadReplayMeta(client, replayId);
-  if (!meta) return null;
-  const [events, stepRowsFound] = await Promise.all([
-    client.event.findMany({ where: { sessionId: meta.replay.sessionId }, orderBy: { seq: "asc" } }),
-    client.replayStep.findMany({ where: { replayId }, orderBy: { idx: "asc" } }),
-  ]);
-  const base = withFullInputs(events).map(toSessionEvent);
-  const steps = toReplaySteps(stepRowsFound);
-  return {
-    ...meta,
-    base,
-    steps,
-    comparison: compareRuns(base, steps, { branchComplete: meta.replay.status === "completed" }),
-  };
-}
-
 // ---------------------------------------------------------------------------
 // The comparison page's view: the same comparison without the models' prompts.
 
@@ -684,8 +675,11 @@ type LiteStepRow = LiteRow & {
  * What the comparison needs from one row. Neither its input nor its output is
  * read (a model call's input is its whole prompt window, the outputs and tool
  * arguments the rest of a run's bytes): a digest stands for each, the model
- * input's fingerprint and the database's md5 of the others (`jsonb::text` is
- * canonical, so equal JSON gives equal digests). compareRuns tests them for
+ * input's fingerprint and the database's md5 of the others' `jsonb::text`.
+ * That text orders keys and drops whitespace, but keeps a number as written
+ * (`1.0` and `1` give different digests): digests are equal for equal values
+ * written as the app writes JSON (JSON.stringify of parsed values, see
+ * stepRows and saveImportedSessions). compareRuns tests them for
  * equality only; a final output, whose text it diffs, is read whole. What a
  * row shows, and the first divergence's words, are read apart for the few
  * steps concerned (lib/db/replay-window.ts plainContents). Nor are a step's
@@ -847,7 +841,7 @@ async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
  * The comparison page's data without reading the models' prompts: both
  * sequences are read as one JSON array each (no per-row mapping of 10,000
  * rows), a model call's input as a digest. Same pairs, types, first divergence
- * and metrics as `loadReplayView(...).comparison` (lib/server/replays.db.test.ts
+ * and metrics as the whole runs' (`loadReplayView`, lib/db/replays-testing.ts: lib/server/replays.db.test.ts
  * checks it); a pair's full events come from `comparisonPairAction`.
  */
 export async function loadReplayComparison(client: DbClient, replayId: string): Promise<ReplayComparisonView | null>;
@@ -1109,6 +1103,65 @@ export async function comparisonPairRows(
     branchSeq === null ? null : fullStep(client, replayId, branchSeq),
   ]);
   return { base: baseRow ? toSessionEvent(baseRow) : null, branch: branchRow ? toReplayStep(branchRow) : null };
+}
+
+/**
+ * The base events at `baseSeqs` and the branch steps at `branchSeqs` with
+ * their full inputs, each run read once: the rows asked for, and when a model
+ * call among them is stored as a delta, the run's model calls before the last
+ * such one (expanded once for all of them). Null when the replay does not
+ * exist; a seq with no row is absent from its map.
+ */
+export async function comparisonRowsAt(
+  client: DbClient,
+  replayId: string,
+  baseSeqs: readonly number[],
+  branchSeqs: readonly number[],
+) {
+  const replay = await client.replay.findUnique({ where: { id: replayId }, select: { sessionId: true } });
+  if (!replay) return null;
+  const { sessionId } = replay;
+  const [baseRows, stepRows] = await Promise.all([
+    baseSeqs.length === 0
+      ? []
+      : client.event.findMany({ where: { sessionId, seq: { in: [...baseSeqs] } }, orderBy: { seq: "asc" } }),
+    branchSeqs.length === 0
+      ? []
+      : client.replayStep.findMany({ where: { replayId, idx: { in: [...branchSeqs] } }, orderBy: { idx: "asc" } }),
+  ]);
+  const lastDelta = <R>(rows: readonly R[], prefixed: (r: R) => boolean, at: (r: R) => number) =>
+    rows.filter(prefixed).map(at).at(-1);
+  const baseUpTo = lastDelta(
+    baseRows,
+    (r) => r.inputPrefixSeq !== null,
+    (r) => r.seq,
+  );
+  const branchUpTo = lastDelta(
+    stepRows,
+    (r) => r.inputPrefixIdx !== null,
+    (r) => r.idx,
+  );
+  const asked = { base: new Set(baseSeqs), branch: new Set(branchSeqs) };
+  const [baseBefore, branchBefore] = await Promise.all([
+    baseUpTo === undefined
+      ? []
+      : client.event.findMany({
+          where: { sessionId, kind: "model_call", seq: { lt: baseUpTo, notIn: [...baseSeqs] } },
+          orderBy: { seq: "asc" },
+        }),
+    branchUpTo === undefined
+      ? []
+      : client.replayStep.findMany({
+          where: { replayId, kind: "model_call", idx: { lt: branchUpTo, notIn: [...branchSeqs] } },
+          orderBy: { idx: "asc" },
+        }),
+  ]);
+  const base = withFullInputs([...baseBefore, ...baseRows].sort((a, b) => a.seq - b.seq));
+  const branch = withFullStepInputs([...branchBefore, ...stepRows].sort((a, b) => a.idx - b.idx));
+  return {
+    base: new Map(base.filter((r) => asked.base.has(r.seq)).map((r) => [r.seq, toSessionEvent(r)])),
+    branch: new Map(branch.filter((r) => asked.branch.has(r.idx)).map((r) => [r.idx, toReplayStep(r)])),
+  };
 }
 
 /** One stored step with its full input (its model call's prefix read and expanded), or null. */

@@ -31,7 +31,7 @@ import { latestStaleCheck } from "./investigations";
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { eventDelta, type AlignedPair, type Comparison } from "@/lib/replay";
-import { comparisonPairRows, isTerminal, loadReplayComparison, type ReplayComparisonView } from "./replays";
+import { comparisonRowsAt, isTerminal, loadReplayComparison, type ReplayComparisonView } from "./replays";
 
 function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;
@@ -151,8 +151,8 @@ async function stepSources(client: DbClient, replayId: string) {
  * pinned ones) whole: both steps read in full and a changed pair's delta, as
  * the comparison of the whole runs has them. The other pairs stay as aligned
  * over digests: a report keeps only their ids, types and positions. So a
- * report reads its replay's rows once and a few steps whole, never every
- * model input of a long run.
+ * report reads its replay's rows once and the kept steps whole (each run's
+ * earlier model calls once, when a kept model input is stored as a delta).
  */
 async function withPairsWhole(
   client: DbClient,
@@ -160,18 +160,19 @@ async function withPairsWhole(
   pinned: readonly string[],
 ): Promise<Comparison> {
   const kept = new Set([...pinned, ...(view.comparison.firstDivergence ? [view.comparison.firstDivergence.id] : [])]);
+  const pairs = view.comparison.pairs.filter((p) => kept.has(p.id));
+  const rows = await comparisonRowsAt(
+    client,
+    view.replay.id,
+    pairs.flatMap((p) => (p.type === "inserted" ? [] : [p.base.seq])),
+    pairs.flatMap((p) => (p.type === "removed" || p.type === "unreached" ? [] : [p.branch.seq])),
+  );
+  if (!rows) throw notFound("replay", view.replay.id, "replayId");
   const whole = new Map<string, AlignedPair>();
-  for (const p of view.comparison.pairs) {
-    if (!kept.has(p.id)) continue;
-    const rows = await comparisonPairRows(
-      client,
-      view.replay.id,
-      p.type === "inserted" ? null : p.base.seq,
-      p.type === "removed" || p.type === "unreached" ? null : p.branch.seq,
-    );
-    if (!rows) throw notFound("replay", view.replay.id, "replayId");
-    const { base, branch } = rows;
-    if ((p.type !== "inserted" && !base) || (p.type !== "removed" && p.type !== "unreached" && !branch))
+  for (const p of pairs) {
+    const base = p.type === "inserted" ? null : rows.base.get(p.base.seq);
+    const branch = p.type === "removed" || p.type === "unreached" ? null : rows.branch.get(p.branch.seq);
+    if (base === undefined || branch === undefined)
       throw new AppError("wrong_state", "The replay's steps changed while the report was made: make it again.");
     whole.set(
       p.id,

@@ -100,3 +100,22 @@ export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFac
 }
 
 export { NO_FILTER };
+
+/**
+ * The SQL that would bring a database migrated by the committed migrations to
+ * prisma/schema.prisma ("" when they agree): `engine` is opened on an empty
+ * database, which this migrates. What `npm run db:migrate:create` writes.
+ */
+export async function pendingSchemaChange(engine: SchemaEngine): Promise<string> {
+  await engine.applyMigrations({ migrationsList: await readMigrations(), filters: NO_FILTER });
+  const schema = { files: [{ path: SCHEMA_PATH, content: await readFile(SCHEMA_PATH, "utf8") }] };
+  const diff = await engine.diff({
+    from: { tag: "schemaDatasource", files: schema.files, configDir: process.cwd() },
+    to: { tag: "schemaDatamodel", ...schema },
+    script: true,
+    exitCode: null,
+    filters: NO_FILTER,
+  });
+  const script = (diff.stdout ?? "").trim();
+  return /^(-- This is an empty migration\.?)?$/.test(script) ? "" : script;
+}

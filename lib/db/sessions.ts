@@ -372,6 +372,11 @@ export async function fullEvent(client: DbClient, sessionId: string, seq: number
  * Writes imported sessions in one transaction: all or nothing. A session
  * whose (format, externalId) was imported before is not written again; its
  * existing id comes back marked `duplicate`.
+ *
+ * Inputs and outputs are written as JSON.stringify of the parsed values, as
+ * every writer of Event and ReplayStep writes them: the database's digests of
+ * them (outputDigest, plainInputDigest) are then equal for equal values
+ * (`1.0` and `1` written as text would differ).
  */
 export async function saveImportedSessions(prisma: Db, sessions: readonly ImportedSession[]): Promise<SavedSession[]> {
   return prisma.$transaction(

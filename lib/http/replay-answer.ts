@@ -5,13 +5,46 @@
  * whole), byte for byte what `presentReplay` of the whole view gave, but
  * written from the step rows a window at a time (lib/http/replay-stream.ts)
  * instead of built in memory.
+ *
+ * One read of the replay: a run that stores its steps while they are written
+ * (a worker queued by the request) cuts the body (see presentReplayJson and
+ * lib/http/stream.ts), never a document mixing two runs.
  */
 import type { Db } from "@/lib/db";
+import { RunChanged } from "@/lib/db/replay-rows";
+import { AppError } from "@/lib/errors";
 import type { PolicyIssue } from "@/lib/replay";
 import type { Principal } from "@/lib/server/principal";
 import { openReplay } from "@/lib/server/replay-documents";
 import { presentReplayJson } from "./replay-stream";
 import { streamedJson } from "./stream";
+
+/** How many times a replay is read again when a run wrote it before the answer's first byte. */
+const READS = 3;
+
+/**
+ * The streamed document of a replay, read again (up to READS times) when a
+ * run wrote the replay while its first chunk was made: the status is not sent
+ * yet, so a fresh read answers instead of an error. After the first byte a
+ * change cuts the body (lib/http/stream.ts).
+ */
+export async function streamedReplay(
+  principal: Principal,
+  prisma: Db,
+  replayId: string,
+  make: (opened: Awaited<ReturnType<typeof openReplay>>) => AsyncIterable<string>,
+  opts: { where: string; status?: number },
+): Promise<Response> {
+  for (let read = 1; ; read++) {
+    try {
+      return await streamedJson(make(await openReplay(principal, { replayId }, prisma)), opts);
+    } catch (error) {
+      if (!(error instanceof RunChanged)) throw error;
+      if (read === READS)
+        throw new AppError("wrong_state", `Replay "${replayId}" changed while it was read, ${READS} times: try again.`);
+    }
+  }
+}
 
 export async function replayAnswer(
   principal: Principal,
@@ -28,9 +61,12 @@ export async function replayAnswer(
     status?: number;
   },
 ): Promise<Response> {
-  const { meta, steps } = await openReplay(principal, { replayId }, prisma);
-  return streamedJson(presentReplayJson(meta, steps, opts.extra, { warnings: opts.warnings, after: opts.after }), {
-    where: opts.where,
-    status: opts.status,
-  });
+  return streamedReplay(
+    principal,
+    prisma,
+    replayId,
+    ({ meta, steps, unchanged }) =>
+      presentReplayJson(meta, steps, opts.extra, { warnings: opts.warnings, after: opts.after, unchanged }),
+    { where: opts.where, status: opts.status },
+  );
 }

@@ -1,41 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "@/lib/db/client";
-import { importAndSave } from "@/lib/db/imports";
 import { replayStepRows } from "@/lib/db/replay-rows";
-import { loadReplayComparison, loadReplayMeta, loadReplayView, toReplayStep } from "@/lib/db/replays";
+import { loadReplayComparison, loadReplayMeta, toReplayStep } from "@/lib/db/replays";
+import { loadReplayView } from "@/lib/db/replays-testing";
 import { sessionEventRows } from "@/lib/db/sessions";
-import { loadDemoData } from "@/lib/db/startup";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { parseInput } from "@/lib/errors";
+import type { Db } from "@/lib/db/client";
+import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { expandInputs } from "@/lib/ingest/inputs";
-import { longChatLog } from "@/lib/ingest/long-chat";
 import { eventDelta, toolLevelPreset, type Policy } from "@/lib/replay";
 import { replayCounterfactual } from "@/lib/server/counterfactual";
 import { localAdmin } from "@/lib/server/principal";
-import * as replays from "@/lib/server/replays";
+import { demoDatabase, HISTORY, longEditedReplay, RECORDED, startReplay } from "@/lib/server/testing";
 import { presentComparison, presentReplay } from "./present";
 import { replayAnswer } from "./replay-answer";
 import { presentComparisonJson, presentReplayJson, type InputsForm } from "./replay-stream";
-import { streamedJson } from "./stream";
+import { CHUNK_CHARS, streamedJson } from "./stream";
 
 const admin = localAdmin("tester");
-const start = (prisma: Db, raw: unknown) =>
-  replays.startReplay(admin, parseInput(replays.StartReplayInput, raw), prisma);
-
-const RECORDED: Policy = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: toolLevelPreset("recorded-only"),
-};
 const PAUSE: Policy = {
   model: "recorded-only",
   drift: "continue_to_terminal",
   tools: toolLevelPreset("pause-for-fixture"),
-};
-const HISTORY: Policy = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
 };
 
 /** Reads a streamed body through its reader, counting its chunks. */
@@ -65,10 +49,9 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
   let ids: string[] = [];
   let longId = "";
   beforeAll(async () => {
-    db = await createTestDatabase(engine);
-    await loadDemoData(db.prisma);
+    db = await demoDatabase(engine);
     for (const s of await db.prisma.session.findMany({ select: { id: true }, orderBy: { createdAt: "asc" } }))
-      await start(db.prisma, { sessionId: s.id, policy: RECORDED });
+      await startReplay(db.prisma, { sessionId: s.id, policy: RECORDED });
     // Replays that diverge: a model output and a system prompt edited (the second pauses: unreached steps).
     const refund = await db.prisma.session.findFirstOrThrow({
       where: { agent: { name: "harbor-pine-support" } },
@@ -79,47 +62,27 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
       orderBy: { seq: "asc" },
       select: { seq: true },
     });
-    await start(db.prisma, {
+    await startReplay(db.prisma, {
       sessionId: refund.id,
       policy: RECORDED,
       edits: [
         { seq: models.at(-1)!.seq, op: "replace_model_output", value: { role: "assistant", content: "changed" } },
       ],
     });
-    await start(db.prisma, {
+    await startReplay(db.prisma, {
       sessionId: refund.id,
       policy: PAUSE,
       edits: [{ seq: models[0]!.seq, op: "replace_system_prompt", value: "Be terse. \u2028" }],
     });
     // A budget that ends the branch early (unreached steps), and a model output without its tool calls (removed ones).
-    await start(db.prisma, { sessionId: refund.id, policy: { ...RECORDED, maxSteps: 3 } });
-    await start(db.prisma, {
+    await startReplay(db.prisma, { sessionId: refund.id, policy: { ...RECORDED, maxSteps: 3 } });
+    await startReplay(db.prisma, {
       sessionId: refund.id,
       policy: RECORDED,
       edits: [{ seq: models[0]!.seq, op: "replace_model_output", value: { role: "assistant", content: "done" } }],
     });
     // A 150-turn chat whose first tool result is edited: every later model input differs from its base event's.
-    const long = await importAndSave(db.prisma, JSON.stringify(longChatLog(150)), { format: "openai-chat" });
-    if (!long.ok) throw new Error("the long chat log did not import");
-    const sessionId = long.sessions[0]!.id;
-    const firstTool = await db.prisma.event.findFirstOrThrow({
-      where: { sessionId, kind: "tool_call" },
-      orderBy: { seq: "asc" },
-      select: { seq: true },
-    });
-    longId = (
-      await start(db.prisma, {
-        sessionId,
-        policy: HISTORY,
-        edits: [
-          {
-            seq: firstTool.seq,
-            op: "replace_tool_result",
-            value: JSON.parse('{"edited":true,"__proto__":{"x":1}}') as object,
-          },
-        ],
-      })
-    ).id;
+    longId = (await longEditedReplay(db.prisma, 150, JSON.parse('{"edited":true,"__proto__":{"x":1}}') as object)).id;
     ids = (await db.prisma.replay.findMany({ select: { id: true }, orderBy: { createdAt: "asc" } })).map((r) => r.id);
   }, 300_000);
   afterAll(async () => {
@@ -310,9 +273,83 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
       expect(response.status).toBe(200);
       await expect(readAll(response)).rejects.toThrow("the branch has no row");
     } finally {
-      // Put back as it was (its digests are the database's to write).
-      const { outputDigest: _output, plainInputDigest: _input, ...row } = last;
-      await db.prisma.replayStep.create({ data: row as never });
+      // Put back as it was (its digests are the database's to write: the client does not know them).
+      await db.prisma.replayStep.create({ data: last as never });
     }
+  }, 120_000);
+
+  it("a run storing its steps while a replay is sent cuts the body: never the meta of one run with the steps of another", async () => {
+    const { id } = await startReplay(db.prisma, {
+      sessionId: (await loadReplayMeta(db.prisma, longId))!.session.id,
+      policy: HISTORY,
+    });
+    const stored = (await loadReplayMeta(db.prisma, id))!.replay.stepCount;
+    expect(stored).toBeGreaterThan(250);
+    const rows = await db.prisma.replayStep.findMany({ where: { replayId: id }, orderBy: { idx: "asc" } });
+    const data = rows as never[];
+    /** Reads the first chunk, runs `write`, then reads on. */
+    const raced = async (write: () => Promise<unknown>) => {
+      const response = await replayAnswer(admin, db.prisma, id, { where: "a test" });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      await reader.read();
+      await write();
+      for (;;) if ((await reader.read()).done) return;
+    };
+    // Steps replaced by the first 250, as saveRunResult replaces them in one transaction: too few rows.
+    await expect(
+      raced(() =>
+        db.prisma.$transaction([
+          db.prisma.replayStep.deleteMany({ where: { replayId: id } }),
+          db.prisma.replayStep.createMany({ data: data.slice(0, 250) }),
+        ]),
+      ),
+    ).rejects.toThrow(`the branch has 250 of its ${stored} steps`);
+    // A step missing in the middle: the rows after it are not the replay's next steps.
+    await db.prisma.replayStep.createMany({ data: data.slice(250) });
+    await expect(raced(() => db.prisma.replayStep.deleteMany({ where: { replayId: id, idx: 200 } }))).rejects.toThrow(
+      "the branch's row 200 is idx 201",
+    );
+    await db.prisma.replayStep.createMany({ data: [data[200]!] });
+    // The same steps stored again with the replay's row (a run's result): its stamp moved.
+    await expect(
+      raced(() => db.prisma.replay.update({ where: { id }, data: { stepCount: stored, status: "completed" } })),
+    ).rejects.toThrow("the replay was written while its steps were read");
+    // Read again, nothing written meanwhile: the whole document.
+    const expected = await whole(id);
+    expect((await readAll(await replayAnswer(admin, db.prisma, id, { where: "a test" }))).text).toBe(
+      JSON.stringify({ replay: presentReplay(expected.view) }),
+    );
+  }, 120_000);
+
+  it("a replay written before the answer's first byte is read again: the whole document, or a 409 when it keeps changing", async () => {
+    // The shortest replay with steps: its document is one chunk, all made before the first byte.
+    const docs = [];
+    for (const id of ids) {
+      const { view } = await whole(id);
+      if (view.steps.length > 0) docs.push({ id, text: JSON.stringify({ replay: presentReplay(view) }) });
+    }
+    const { id, text: expected } = docs.sort((a, b) => a.text.length - b.text.length)[0]!;
+    expect(expected.length).toBeLessThan(CHUNK_CHARS);
+    /** A client on which a run writes the replay's row as its steps are read, the first `times` times. */
+    const writing = (times: number) => {
+      let left = times;
+      return db.prisma.$extends({
+        query: {
+          replayStep: {
+            async findMany({ args, query }) {
+              if (left-- > 0) await db.prisma.replay.update({ where: { id }, data: { cancelRequested: false } });
+              return query(args);
+            },
+          },
+        },
+      }) as unknown as Db;
+    };
+    const once = await replayAnswer(admin, writing(1), id, { where: "a test" });
+    expect([once.status, (await readAll(once)).text]).toEqual([200, expected]);
+    await expect(replayAnswer(admin, writing(3), id, { where: "a test" })).rejects.toMatchObject({
+      status: 409,
+      code: "wrong_state",
+    });
   }, 120_000);
 });

@@ -13,12 +13,13 @@
  */
 import type { ReplayMeta } from "@/lib/db/replays";
 import { toReplayStep } from "@/lib/db/replays";
-import type { StoredReplayStepRow } from "@/lib/db/replay-rows";
+import { RunChanged, type StoredReplayStepRow } from "@/lib/db/replay-rows";
 import { toSessionEvent, type SessionWithEvents } from "@/lib/db/sessions";
 import { fullInputJson } from "@/lib/ingest/inputs";
 import { eventDelta, isBaseOnly, type Comparison, type PolicyIssue, type SessionEvent } from "@/lib/replay";
 import { presentReplay } from "./present";
 
+export { RunChanged };
 export type InputsForm = "full" | "delta";
 type EventRow = SessionWithEvents["events"][number];
 type Prefix = { seq: number; count: number } | null;
@@ -96,12 +97,24 @@ const stepWriter = (inputs: InputsForm) =>
 /**
  * `JSON.stringify({ replay: { ...presentReplay(view, warnings), ...extra }, ...after })`
  * from the replay's meta and its step rows in idx order, in pieces.
+ *
+ * One read of the replay: exactly `meta.replay.stepCount` rows are written,
+ * idx 0, 1, 2, … in turn, and `unchanged` (when given) is awaited after the
+ * last of them. A run that stores its steps while they are read (fewer rows,
+ * a gap, or the replay's stamp moved) throws RunChanged, so the body is cut
+ * instead of mixing the meta of one run with the steps of another.
  */
 export async function* presentReplayJson(
   meta: ReplayMeta,
   steps: AsyncIterable<StoredReplayStepRow>,
   extra: Record<string, unknown> = {},
-  opts: { inputs?: InputsForm; warnings?: readonly PolicyIssue[]; after?: Record<string, unknown> } = {},
+  opts: {
+    inputs?: InputsForm;
+    warnings?: readonly PolicyIssue[];
+    after?: Record<string, unknown>;
+    /** Throws RunChanged when the replay is not as it was when `meta` was read. */
+    unchanged?: () => Promise<void>;
+  } = {},
 ): AsyncGenerator<string> {
   const [open, replayClose] = cutAround(
     "replay",
@@ -113,11 +126,17 @@ export async function* presentReplayJson(
   const close = after === "{}" ? replayClose : `${replayClose.slice(0, -1)},${after.slice(1)}`;
   yield `${open}[`;
   const write = stepWriter(opts.inputs ?? "full");
-  let comma = "";
-  for await (const row of steps) {
-    yield `${comma}${write(row).text}`;
-    comma = ",";
+  const count = meta.replay.stepCount;
+  let written = 0;
+  if (count > 0) {
+    for await (const row of steps) {
+      if (row.idx !== written) throw new RunChanged(`the branch's row ${written} is idx ${row.idx}`);
+      yield `${written === 0 ? "" : ","}${write(row).text}`;
+      if (++written === count) break;
+    }
   }
+  if (written !== count) throw new RunChanged(`the branch has ${written} of its ${count} steps`);
+  await opts.unchanged?.();
   yield `]${close}`;
 }
 
@@ -131,9 +150,6 @@ export interface ComparisonOutline extends ReplayMeta {
    */
   comparison: Comparison;
 }
-
-/** Thrown when the rows read do not match the comparison's outline (a run written between the two reads). */
-export class RunChanged extends Error {}
 
 /** Reads `rows` in order up to the one at `index` (each read row is handed to `write`), and returns that row's writing. */
 function cursor<R, W>(rows: AsyncIterable<R>, write: (row: R) => W, seqOf: (row: R) => number, what: string) {

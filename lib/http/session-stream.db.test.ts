@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAndSave } from "@/lib/db/imports";
+import { importLongChat } from "@/lib/db/replays-testing";
 import { getSession, sessionEventRows, sessionHead } from "@/lib/db/sessions";
 import { demoDocuments } from "@/lib/db/startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { longChatLog } from "@/lib/ingest/long-chat";
 import { presentSession, presentSessionJson } from "./present";
 import { streamedJson } from "./stream";
 
@@ -36,9 +36,7 @@ describe.each(TEST_ENGINES)("streamed session documents on %s", (engine) => {
       if (!result.ok) throw new Error("a demo document did not import");
       ids.push(...result.sessions.map((s) => s.id));
     }
-    const long = await importAndSave(db.prisma, JSON.stringify(longChatLog(300)), { format: "openai-chat" });
-    if (!long.ok) throw new Error("the long chat log did not import");
-    longId = long.sessions[0]!.id;
+    longId = (await importLongChat(db.prisma, 300)).sessionId;
   }, 180_000);
   afterAll(async () => {
     await db?.drop();
@@ -130,10 +128,7 @@ describe.each(TEST_ENGINES)("streamed session documents on %s", (engine) => {
   });
 
   it("a session rewritten while it is sent is cut, not closed as if whole", async () => {
-    const long = await importAndSave(db.prisma, JSON.stringify(longChatLog(60)), { format: "openai-chat" });
-    if (!long.ok) throw new Error("the chat log did not import");
-    const id = long.sessions[0]!.id;
-    const count = long.sessions[0]!.eventCount;
+    const { sessionId: id, events: count } = await importLongChat(db.prisma, 60);
     const response = await streamed(db, id, "delta", 16, 2048);
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();

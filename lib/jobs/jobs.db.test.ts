@@ -17,7 +17,7 @@ import {
   requeueAbandonedReplays,
 } from "@/lib/db/jobs";
 import { savePolicyByName, withTransaction } from "@/lib/db/policies";
-import { loadReplayView } from "@/lib/db/replays";
+import { loadReplayView } from "@/lib/db/replays-testing";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError } from "@/lib/errors";
 import { localAdmin } from "@/lib/server/principal";

@@ -160,7 +160,10 @@ export function unknownPins(comparison: Pick<Comparison, "pairs">, pinned: reado
 
 /** The validity suggestion for a replay (pure; see `suggestValidity`). */
 export function suggestValidityFor(
-  source: Pick<ReportSource, "replay" | "evidence" | "comparison" | "staleRecordings">,
+  source: Pick<ReportSource, "replay" | "comparison" | "staleRecordings"> & {
+    /** The input-drift list is not read (a page leaves it in the database). */
+    evidence: Omit<ReportSource["evidence"], "inputDrift">;
+  },
 ): ValiditySuggestion {
   const comparability = COMPARABILITY.has(source.replay.comparability as Comparability)
     ? (source.replay.comparability as Comparability)

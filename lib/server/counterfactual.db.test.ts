@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { loadReplayView } from "@/lib/db/replays";
+import { loadReplayView } from "@/lib/db/replays-testing";
 import { loadDemoData } from "@/lib/db/startup";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError, parseInput } from "@/lib/errors";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { savePolicyByName, withTransaction } from "@/lib/db/policies";
-import { loadReplayView } from "@/lib/db/replays";
+import { loadReplayView } from "@/lib/db/replays-testing";
 import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { parseInput } from "@/lib/errors";
 import { COVERAGE_SOURCES, replayCoverage, toolCallArgs, type Policy } from "@/lib/replay";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadReplayView } from "@/lib/db/replays";
+import { loadReplayView } from "@/lib/db/replays-testing";
 import { savePolicyByName, withTransaction } from "@/lib/db/policies";
 import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import type { Db } from "@/lib/db";

@@ -4,6 +4,7 @@
  * have their own files (replays.db.test.ts, experiments.db.test.ts); the
  * refusal of a principal without the role is in authz.test.ts.
  */
+import { loadReplayView } from "@/lib/db/replays-testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { parseInput } from "@/lib/errors";
@@ -155,7 +156,7 @@ describe.each(TEST_ENGINES)("operations on %s", (engine) => {
       parseInput(replays.StartReplayInput, { sessionId, policy: RECORDED }),
       db.prisma,
     );
-    const view = await replays.getReplay(admin, { replayId: started.id }, db.prisma);
+    const view = (await loadReplayView(db.prisma, started.id))!;
     expect(view.replay.status).toBe("completed");
     expect(view.replay.createdBy).toBe("olga");
     const state = await replays.getReplayState(admin, { replayId: started.id }, db.prisma);
@@ -178,7 +179,7 @@ describe.each(TEST_ENGINES)("operations on %s", (engine) => {
       db.prisma,
     );
     expect(warnings[1]!.length).toBeGreaterThan(0);
-    for (const op of [replays.getReplay, replays.getReplayState, replays.getReplayComparison])
+    for (const op of [replays.getReplayState, replays.getReplayComparison, replays.getReplayComparisonPage])
       await refusal(op(admin, { replayId: "nope" }, db.prisma), "not_found");
     await refusal(replays.getComparisonPair(admin, { replayId: "nope", pairId: "p0-0" }, db.prisma), "not_found");
     await refusal(replays.runReplay(admin, { replayId: "nope" }, db.prisma), "not_found");

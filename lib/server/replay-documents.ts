@@ -7,7 +7,8 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db";
 import { loadReplayMeta } from "@/lib/db/replays";
-import { replayStepRows } from "@/lib/db/replay-rows";
+import { replayStepRows, RunChanged } from "@/lib/db/replay-rows";
+import { replayStamp } from "@/lib/db/replay-window";
 import { sessionEventRows } from "@/lib/db/sessions";
 import { notFound } from "@/lib/errors";
 import { authorize } from "./authz";
@@ -17,12 +18,23 @@ import { getReplayComparison, type ReplayRef } from "./replays";
 /** `?inputs=`: "full" (default) gives every model input whole; "delta" as stored, with `inputPrefix`. */
 export const ReplayDocumentQuery = z.object({ inputs: z.enum(["full", "delta"]).optional() });
 
-/** The replay's meta (read now) and its step rows in idx order (read as they are consumed). */
+/**
+ * The replay's meta (read now), its step rows in idx order (read as they are
+ * consumed) and `unchanged`, which throws RunChanged when the replay's row was
+ * written since (a run stored its result): presentReplayJson awaits it after
+ * the last step, so a streamed document is one read of the replay.
+ */
 export async function openReplay(principal: Principal, input: ReplayRef, prisma: Db) {
   authorize(principal, "replays.read");
-  const meta = await loadReplayMeta(prisma, input.replayId);
-  if (!meta) throw notFound("replay", input.replayId);
-  return { meta, steps: replayStepRows(prisma, input.replayId) };
+  // The stamp before the meta: a write between the two reads changes it, and the document is cut.
+  const stamp = await replayStamp(prisma, input.replayId);
+  const meta = stamp ? await loadReplayMeta(prisma, input.replayId) : null;
+  if (!stamp || !meta) throw notFound("replay", input.replayId);
+  const unchanged = async () => {
+    const now = await replayStamp(prisma, input.replayId);
+    if (now?.key !== stamp.key) throw new RunChanged("the replay was written while its steps were read");
+  };
+  return { meta, steps: replayStepRows(prisma, input.replayId), unchanged };
 }
 
 /**

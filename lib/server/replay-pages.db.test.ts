@@ -1,10 +1,11 @@
+import { loadReplayView } from "@/lib/db/replays-testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAndSave } from "@/lib/db/imports";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError, parseInput } from "@/lib/errors";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
-import { toRows } from "@/lib/session-view/compare-pairs";
+import { toRows } from "@/lib/session-view/compare-pairs-testing";
 import { COMPARE_FILTERS, filterRows, nextChange, type CompareRow } from "@/lib/session-view/compare-rows";
 import { summarizeReplayStep } from "@/lib/session-view/replay-steps";
 import * as comparisons from "./comparison-pages";
@@ -63,7 +64,7 @@ describe.each(TEST_ENGINES)("a replay and its comparison a window at a time on %
   });
 
   it("gives every step once across windows, as the whole replay summarizes it, and a step whole when asked", async () => {
-    const whole = await replays.getReplay(viewer, { replayId }, db.prisma);
+    const whole = (await loadReplayView(db.prisma, replayId))!;
     const seen = [];
     let cursor: number | null = 0;
     while (cursor !== null) {
@@ -82,7 +83,7 @@ describe.each(TEST_ENGINES)("a replay and its comparison a window at a time on %
   });
 
   it("pages the comparison's rows under every filter as the whole comparison has them", async () => {
-    const whole = await replays.getReplay(viewer, { replayId }, db.prisma);
+    const whole = (await loadReplayView(db.prisma, replayId))!;
     const rows = toRows(whole.comparison.pairs);
     const view = await comparisons.getComparisonPage(viewer, { replayId }, db.prisma);
     expect(view.firstDivergence).toEqual(whole.comparison.firstDivergence);
@@ -114,7 +115,7 @@ describe.each(TEST_ENGINES)("a replay and its comparison a window at a time on %
   });
 
   it("finds a pair and the next or previous change in any window, as the whole list would", async () => {
-    const whole = await replays.getReplay(viewer, { replayId }, db.prisma);
+    const whole = (await loadReplayView(db.prisma, replayId))!;
     const rows = toRows(whole.comparison.pairs);
     for (const filter of ["all", "changes", "equal-free"] as const) {
       const list = filter === "equal-free" ? filterRows(rows, "changed") : filterRows(rows, filter);

@@ -64,13 +64,11 @@ import {
   isTerminal,
   loadBranchLog,
   loadReplayComparison,
-  loadReplayView,
   markReplayFailed,
   replayRunContext,
   saveRunResult,
   stepNotesByLogEntry,
   type NewFixture,
-  type ReplayView,
 } from "@/lib/db/replays";
 import { setReplayCounterfactual } from "@/lib/db/checks";
 import { sessionContext, sessionEventsCompact } from "@/lib/db/sessions";
@@ -1006,20 +1004,24 @@ export async function decideApproval(
 // ---------------------------------------------------------------------------
 // Reading
 
-/** A replay with its steps, pending call, evidence and comparison. */
-export async function getReplay(principal: Principal, input: ReplayRef, prisma: Db): Promise<ReplayView> {
-  authorize(principal, "replays.read");
-  const view = await loadReplayView(prisma, input.replayId);
-  if (!view) throw notFound("replay", input.replayId);
-  return view;
-}
-
 export { isTerminal };
 
 /** A replay with its comparison, for the comparison page. */
 export async function getReplayComparison(principal: Principal, input: ReplayRef, prisma: Db) {
   authorize(principal, "replays.read");
   const view = await loadReplayComparison(prisma, input.replayId);
+  if (!view) throw notFound("replay", input.replayId);
+  return view;
+}
+
+/**
+ * As getReplayComparison, without the evidence's input-drift list (an entry
+ * per drifted model step, growing with the branch): what the report pages
+ * show of a replay.
+ */
+export async function getReplayComparisonPage(principal: Principal, input: ReplayRef, prisma: Db) {
+  authorize(principal, "replays.read");
+  const view = await loadReplayComparison(prisma, input.replayId, { inputDrift: false });
   if (!view) throw notFound("replay", input.replayId);
   return view;
 }

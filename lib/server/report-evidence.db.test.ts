@@ -2,6 +2,7 @@
  * Investigations and coverage as report evidence, called as operations on real databases: an item is frozen with
  * its policy hash and author, shows in the report (and its share), and every refusal writes nothing.
  */
+import { loadReplayView } from "@/lib/db/replays-testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimInvestigation, finishInvestigation, insertInvestigation } from "@/lib/db/investigations";
 import { createShareLink, findSharedReport } from "@/lib/db/reports";
@@ -13,7 +14,6 @@ import { getReplayCoverage } from "./coverage";
 import * as experiments from "./experiments";
 import { localAdmin } from "./principal";
 import type { Principal } from "./principal";
-import * as replays from "./replays";
 import * as reports from "./reports";
 import { importSession, RECORDED, refundCopy, refundDatabase, refusal, replayOf, savePolicy, user } from "./testing";
 
@@ -145,7 +145,7 @@ describe.each(TEST_ENGINES)("report evidence on %s", (engine) => {
       ],
     });
     const coverage = await add(ana, { reportId: draft.id, coverage: { replayId } });
-    const replay = await replays.getReplay(ana, { replayId }, db.prisma);
+    const replay = (await loadReplayView(db.prisma, replayId))!;
     expect(coverage).toMatchObject({ kind: "coverage", addedBy: "Ana", policyHash: replay.replay.policyHash });
     const tools = (await getReplayCoverage(ana, { replayId }, db.prisma)).tools;
     expect(coverage.snapshot.kind === "coverage" && coverage.snapshot.tools.map((t) => [t.tool, t.calls])).toEqual(

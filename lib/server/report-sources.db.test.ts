@@ -1,100 +1,92 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
-import { importAndSave } from "@/lib/db/imports";
-import { loadReplayComparison, loadReplayView } from "@/lib/db/replays";
+import { loadReplayComparison, type ReplayView } from "@/lib/db/replays";
+import { loadReplayView } from "@/lib/db/replays-testing";
 import { createReport, getReport } from "@/lib/db/reports";
-import { loadDemoData } from "@/lib/db/startup";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { parseInput } from "@/lib/errors";
-import { longChatLog } from "@/lib/ingest/long-chat";
-import { toolLevelPreset, type Policy } from "@/lib/replay";
+import type { Policy } from "@/lib/replay";
 import { pairTitle } from "@/lib/reports/export";
 import { buildReportSnapshot, suggestValidityFor } from "@/lib/reports/snapshot";
 import { createInvestigation, StartInvestigationInput } from "./investigations";
 import { localAdmin } from "./principal";
 import * as replays from "./replays";
+import { demoDatabase, HISTORY, longEditedReplay, RECORDED, startReplay } from "./testing";
 
 // Reports and minimize investigations read what they use of a replay (its comparison over digests, the pairs they
 // keep whole, the base run in its stored form), never every model input whole: the same snapshots and answers as
 // when they were made from the whole replay view, and a long run's report costs what a short one's does per step.
 
 const admin = localAdmin("tester");
-const start = (prisma: Db, raw: unknown) =>
-  replays.startReplay(admin, parseInput(replays.StartReplayInput, raw), prisma);
-const RECORDED: Policy = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: toolLevelPreset("recorded-only"),
-};
-const HISTORY: Policy = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
-};
 
-/** A 'turns'-turn chat whose first tool result is edited (every later model input differs), and its replay. */
-async function longReplay(db: TestDatabase, turns: number) {
-  const imported = await importAndSave(db.prisma, JSON.stringify(longChatLog(turns)), { format: "openai-chat" });
-  if (!imported.ok) throw new Error("the chat log did not import");
-  const sessionId = imported.sessions[0]!.id;
-  const firstTool = await db.prisma.event.findFirstOrThrow({
-    where: { sessionId, kind: "tool_call" },
+/** HISTORY, with `tool` answered "ok" by a static rule (its arguments matched as `mode` says). */
+const answering = (tool: string, mode: "exact" | "subset"): Policy => ({
+  ...HISTORY,
+  tools: {
+    default: { type: "history", scope: "baseline", on_miss: "fail" },
+    overrides: { [tool]: { type: "static", cases: [{ match_mode: mode, result: "ok" }] } },
+  },
+});
+
+/** A report on the view's replay with `pins` made through `client`: its snapshot as made from the whole view. */
+async function reportAsWhole(client: Db, view: ReplayView, pins: string[]) {
+  const now = new Date("2026-11-30T12:00:00.000Z");
+  const report = await createReport(
+    client,
+    { replayId: view.replay.id, title: "t", sections: { pinnedPairs: pins }, createdBy: "tester" },
+    now,
+  );
+  // The snapshot is stored as JSON: compared as JSON.
+  const expected = buildReportSnapshot({ ...view, staleRecordings: null }, pins, now);
+  expect(report.snapshot).toEqual(JSON.parse(JSON.stringify(expected)));
+}
+
+/** The demo refund session, its model calls and its first tool call. */
+async function refundSteps(db: TestDatabase) {
+  const refund = await db.prisma.session.findFirstOrThrow({
+    where: { agent: { name: "harbor-pine-support" } },
+    select: { id: true },
+  });
+  const events = await db.prisma.event.findMany({
+    where: { sessionId: refund.id },
     orderBy: { seq: "asc" },
-    select: { seq: true },
+    select: { seq: true, kind: true, name: true, input: true },
   });
-  const { id } = await start(db.prisma, {
-    sessionId,
-    policy: HISTORY,
-    edits: [{ seq: firstTool.seq, op: "replace_tool_result", value: { edited: true } }],
-  });
-  return { id, events: imported.sessions[0]!.eventCount };
+  return {
+    refund,
+    models: events.filter((e) => e.kind === "model_call"),
+    tool: events.find((e) => e.kind === "tool_call")!,
+  };
 }
 
 describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (engine) => {
   let db: TestDatabase;
   beforeAll(async () => {
-    db = await createTestDatabase(engine);
-    await loadDemoData(db.prisma);
+    db = await demoDatabase(engine);
   }, 300_000);
   afterAll(async () => {
     await db?.drop();
   });
 
   it("snapshots every demo replay as the whole view did, with the pairs it shows whole", async () => {
-    const refund = await db.prisma.session.findFirstOrThrow({
-      where: { agent: { name: "harbor-pine-support" } },
-      select: { id: true },
-    });
-    const events = await db.prisma.event.findMany({
-      where: { sessionId: refund.id },
-      orderBy: { seq: "asc" },
-      select: { seq: true, kind: true, name: true, input: true },
-    });
-    const models = events.filter((e) => e.kind === "model_call");
-    const tool = events.find((e) => e.kind === "tool_call")!;
+    const { refund, models, tool } = await refundSteps(db);
     for (const s of await db.prisma.session.findMany({ select: { id: true } }))
-      await start(db.prisma, { sessionId: s.id, policy: RECORDED });
+      await startReplay(db.prisma, { sessionId: s.id, policy: RECORDED });
     // Diverging branches: a model output, a system prompt, a tool's arguments (answered by a static rule), a model
     // output without its tool calls (removed steps).
-    await start(db.prisma, {
+    await startReplay(db.prisma, {
       sessionId: refund.id,
       policy: RECORDED,
       edits: [{ seq: models.at(-1)!.seq, op: "replace_model_output", value: { role: "assistant", content: "x" } }],
     });
-    await start(db.prisma, {
+    await startReplay(db.prisma, {
       sessionId: refund.id,
       policy: RECORDED,
       edits: [{ seq: models[0]!.seq, op: "replace_system_prompt", value: "Be terse." }],
     });
-    await start(db.prisma, {
+    await startReplay(db.prisma, {
       sessionId: refund.id,
-      policy: {
-        ...HISTORY,
-        tools: {
-          default: { type: "history", scope: "baseline", on_miss: "fail" },
-          overrides: { [tool.name]: { type: "static", cases: [{ match_mode: "exact", result: "ok" }] } },
-        },
-      },
+      policy: answering(tool.name, "exact"),
       edits: [
         {
           seq: tool.seq,
@@ -103,7 +95,7 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
         },
       ],
     });
-    await start(db.prisma, {
+    await startReplay(db.prisma, {
       sessionId: refund.id,
       policy: RECORDED,
       edits: [{ seq: models[0]!.seq, op: "replace_model_output", value: { role: "assistant", content: "done" } }],
@@ -119,15 +111,7 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
         view.comparison.pairs.at(-1)!.id,
       ];
       for (const p of view.comparison.pairs) if (pins.includes(p.id)) types.add(p.type);
-      const now = new Date("2026-11-30T12:00:00.000Z");
-      const report = await createReport(
-        db.prisma,
-        { replayId: id, title: "t", sections: { pinnedPairs: pins }, createdBy: "tester" },
-        now,
-      );
-      // As made from the whole view (the snapshot is stored as JSON: compared as JSON).
-      const expected = buildReportSnapshot({ ...view, staleRecordings: null }, pins, now);
-      expect(report.snapshot).toEqual(JSON.parse(JSON.stringify(expected)));
+      await reportAsWhole(db.prisma, view, pins);
       // What the report form lists (its pairs' titles, the first divergence, the validity suggestion), from the
       // comparison over digests.
       const lite = (await loadReplayComparison(db.prisma, id))!;
@@ -140,6 +124,52 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
     expect([...types].sort()).toEqual(["changed", "equal", "removed"]);
   }, 300_000);
 
+  it("keeps inserted and unreached pairs whole as the whole view did (failed, stopped and budget-ended replays)", async () => {
+    const { refund, models, tool } = await refundSteps(db);
+    const ids = [
+      // The last model call asks for one more tool call (answered by a static rule): an inserted step, the run then
+      // fails on a model call the recording does not have.
+      await startReplay(db.prisma, {
+        sessionId: refund.id,
+        policy: answering(tool.name, "subset"),
+        edits: [
+          {
+            seq: models.at(-1)!.seq,
+            op: "replace_model_output",
+            value: { role: "assistant", content: null, toolCalls: [{ id: "extra", name: tool.name, args: { x: 1 } }] },
+          },
+        ],
+      }),
+      // A tool's arguments changed with no rule to answer them: the run fails, the rest unreached.
+      await startReplay(db.prisma, {
+        sessionId: refund.id,
+        policy: HISTORY,
+        edits: [
+          { seq: tool.seq, op: "replace_tool_args", value: { ...(tool.input as { args: object }).args, note: "x" } },
+        ],
+      }),
+      // A budget that ends the branch early.
+      await startReplay(db.prisma, { sessionId: refund.id, policy: { ...RECORDED, maxSteps: 3 } }),
+    ].map((r) => r.id);
+    const types = new Set<string>();
+    const statuses = new Set<string>();
+    for (const id of ids) {
+      const view = (await loadReplayView(db.prisma, id))!;
+      statuses.add(`${view.replay.status}:${[...new Set(view.comparison.pairs.map((p) => p.type))].sort().join(",")}`);
+      // Every pair pinned: each kind whole, a model call's input rebuilt from the earlier ones.
+      const pins = view.comparison.pairs.map((p) => p.id);
+      for (const p of view.comparison.pairs) types.add(p.type);
+      await reportAsWhole(db.prisma, view, pins);
+    }
+    // Each replay's status and the kinds of its pairs.
+    expect([...statuses].sort()).toEqual([
+      "budget_exhausted:equal,unreached",
+      "failed:changed,equal,inserted,unreached",
+      "failed:equal,unreached",
+    ]);
+    expect([...types].sort()).toEqual(["changed", "equal", "inserted", "unreached"]);
+  }, 300_000);
+
   it("checks a minimize request as before, reading the base run in its stored form", async () => {
     const refund = await db.prisma.session.findFirstOrThrow({
       where: { agent: { name: "harbor-pine-support" } },
@@ -150,7 +180,7 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
       orderBy: { seq: "asc" },
       select: { seq: true },
     });
-    const { id } = await start(db.prisma, {
+    const { id } = await startReplay(db.prisma, {
       sessionId: refund.id,
       policy: RECORDED,
       edits: [
@@ -175,7 +205,7 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
   it("makes and opens a report on a 2,200-turn replay at the cost per step of a 220-turn one", async () => {
     const sizes = [];
     for (const turns of [220, 2200]) {
-      const { id, events } = await longReplay(db, turns);
+      const { id, events } = await longEditedReplay(db.prisma, turns);
       const first = (await replays.getReplayComparison(admin, { replayId: id }, db.prisma)).comparison.firstDivergence!;
       // Step rows read with their input (a model call's: its prompt window), counted as the client returns them.
       let inputsRead = 0;
@@ -206,6 +236,16 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
       // Every model call after the edit sent another input: listed as drift, counted as changed.
       expect(opened.snapshot.comparison.counts.changed).toBe(turns + 1);
       sizes.push({ turns, bytes: JSON.stringify(opened).length });
+      if (turns !== 220) continue;
+      // The last 10 model calls pinned: each run's model calls read once (not once per pin), the snapshot as the
+      // whole view's.
+      const view = (await loadReplayView(db.prisma, id))!;
+      const late = view.comparison.pairs.filter((p) => p.type === "changed" && p.base.kind === "model_call").slice(-10);
+      const pins = late.map((p) => p.id);
+      inputsRead = 0;
+      await reportAsWhole(counting, view, pins);
+      const modelCalls = view.base.filter((e) => e.kind === "model_call").length;
+      expect(inputsRead).toBeLessThanOrEqual(2 * (modelCalls + pins.length));
     }
     // Bytes per turn stay flat (the report holds no model input of the run but its pairs').
     const [small, large] = sizes;

@@ -9,6 +9,7 @@ import path from "node:path";
 import { expect } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { savePolicyByName, withTransaction } from "@/lib/db/policies";
+import { importLongChat } from "@/lib/db/replays-testing";
 import { loadDemoData } from "@/lib/db/startup";
 import { createTestDatabase, type TestDatabase, type TestEngine } from "@/lib/db/testing";
 import { AppError, parseInput, type AppErrorCode } from "@/lib/errors";
@@ -23,6 +24,33 @@ export const RECORDED: Policy = {
   drift: "continue_to_terminal",
   tools: toolLevelPreset("recorded-only"),
 };
+
+/** Tools answered from the base run's history (a call it did not make fails the run), models from the recording. */
+export const HISTORY: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
+};
+
+/** Starts (and, with no worker, runs) a replay from a request body as `by` would send it. */
+export function startReplay(prisma: Db, raw: unknown, by: Principal = localAdmin("tester")) {
+  return replays.startReplay(by, parseInput(replays.StartReplayInput, raw), prisma);
+}
+
+/**
+ * A `turns`-turn chat imported and replayed under HISTORY with its first tool
+ * result replaced by `value`: every later model input differs from its base
+ * event's.
+ */
+export async function longEditedReplay(prisma: Db, turns: number, value: object = { edited: true }) {
+  const { sessionId, events, firstTool } = await importLongChat(prisma, turns);
+  const { id } = await startReplay(prisma, {
+    sessionId,
+    policy: HISTORY,
+    edits: [{ seq: firstTool, op: "replace_tool_result", value }],
+  });
+  return { id, sessionId, events };
+}
 
 /** The demo refund session (a native document): looks up order 4821 and refunds it. */
 export const REFUND_DOC = readFileSync(

@@ -63,8 +63,3 @@ export function toRowOutlines(pairs: readonly AlignedPair[]): RowOutline[] {
 export function withPreview({ shows: _, inputOnly, ...row }: RowOutline, preview: string): CompareRow {
   return { ...row, preview, ...(inputOnly ? { inputOnly } : {}) };
 }
-
-export function toRows(pairs: readonly AlignedPair[]): CompareRow[] {
-  const outlines = toRowOutlines(pairs);
-  return pairs.map((p, k) => withPreview(outlines[k]!, previewOf(isBaseOnly(p) ? p.base : p.branch)));
-}

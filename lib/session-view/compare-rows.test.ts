@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareRuns, type SessionEvent } from "@/lib/replay";
-import { toRows } from "./compare-pairs";
+import { toRows } from "@/lib/session-view/compare-pairs-testing";
 import { compareSearch, filterRows, nextChange, parseCompareState } from "./compare-rows";
 
 const ev = (e: Partial<SessionEvent>): SessionEvent => ({

@@ -3,10 +3,10 @@ import { defaultPickerFilter, pairChoice, type PairChoice } from "@/lib/reports/
 import { suggestValidityFor } from "@/lib/reports/snapshot";
 import { toRowOutlines } from "@/lib/session-view/compare-pairs";
 import { COMPARE_FILTERS, shownBy, type CompareFilter } from "@/lib/session-view/compare-rows";
-import type { getReplayComparison } from "@/lib/server/replays";
+import type { getReplayComparisonPage } from "@/lib/server/replays";
 
-/** The replay with its comparison aligned over digests: no step is read whole to list its pairs. */
-type ReplayComparison = Awaited<ReturnType<typeof getReplayComparison>>;
+/** The replay with its comparison aligned over digests (no step is read whole to list its pairs) and its evidence without the input-drift list. */
+type ReplayComparison = Awaited<ReturnType<typeof getReplayComparisonPage>>;
 
 /** Pairs per window of the pair picker: the first is sent with the page, the others load as the list scrolls. */
 const PICKER_WINDOW = 100;

@@ -5,7 +5,7 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { notFoundAsNull, pageContext } from "@/lib/http/page";
-import { getReplayComparison, isTerminal, listReplays } from "@/lib/server/replays";
+import { getReplayComparisonPage, isTerminal, listReplays } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
 import { sessionLabelOf } from "@/lib/reports/snapshot";
 import { createReportAction } from "../actions";
@@ -77,7 +77,7 @@ export default async function NewReportPage({ searchParams }: Props) {
     );
   }
   const { principal, prisma } = await pageContext();
-  const view = await getReplayComparison(principal, { replayId: id }, prisma).catch(notFoundAsNull);
+  const view = await getReplayComparisonPage(principal, { replayId: id }, prisma).catch(notFoundAsNull);
   if (!view) {
     return (
       <>

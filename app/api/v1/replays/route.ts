@@ -1,11 +1,7 @@
 import { apiRoute, readJson, readQuery } from "@/lib/http/api";
-import { presentReplay } from "@/lib/http/present";
-import { presentReplayJson } from "@/lib/http/replay-stream";
-import { streamedJson } from "@/lib/http/stream";
+import { replayAnswer } from "@/lib/http/replay-answer";
 import { enqueue } from "@/lib/jobs/runtime";
 import { replayCounterfactual, trialSetView } from "@/lib/server/counterfactual";
-import { openReplay } from "@/lib/server/replay-documents";
-import { getReplayPage } from "@/lib/server/replay-pages";
 import { createReplay, ListReplaysInput, listReplays, StartReplayInput } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
@@ -19,27 +15,22 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute(async ({ request, prisma, principal }) => {
   const input = await readJson(request, StartReplayInput);
   const started = await createReplay(principal, input, prisma);
-  // The answer shows the replay as stored (`queued`, no steps yet); a worker may take it the moment it is enqueued.
-  // Read without its base run: a long session's events are not needed to say so.
-  const stored = await getReplayPage(principal, { replayId: started.id }, prisma);
-  // Steps already (a replay stored with them): its meta read now, its steps written from their rows as they are read.
-  const opened = stored.stepCount > 0 ? await openReplay(principal, { replayId: started.id }, prisma) : null;
-  await enqueue(started.trialIds ?? [started.id]);
+  // The answer shows the replay as stored (`queued`): it is read, and its first chunk made, before it is
+  // enqueued (a worker may take it the moment it is). A run storing steps while later chunks are written
+  // cuts the body (see replayAnswer).
   const counterfactual = await replayCounterfactual(principal, { replayId: started.id }, prisma);
   const after = started.trialSetId
     ? { trialSet: await trialSetView(principal, { trialSetId: started.trialSetId }, prisma) }
     : {};
-  if (opened)
-    return streamedJson(
-      presentReplayJson(opened.meta, opened.steps, counterfactual, { warnings: started.warnings, after }),
-      { where: "POST /api/v1/replays", status: 201 },
-    );
-  // No steps: no model step whose input drifted either.
-  const view = { ...stored, steps: [], evidence: { ...stored.evidence, inputDrift: [] } };
-  return Response.json(
-    { replay: { ...presentReplay(view, started.warnings), ...counterfactual }, ...after },
-    { status: 201 },
-  );
+  const answer = await replayAnswer(principal, prisma, started.id, {
+    where: "POST /api/v1/replays",
+    extra: counterfactual,
+    warnings: started.warnings,
+    after,
+    status: 201,
+  });
+  await enqueue(started.trialIds ?? [started.id]);
+  return answer;
 });
 
 /** Replays, newest first: `{ replays, nextCursor }`. */

@@ -4,7 +4,7 @@ import { ReportForm } from "@/components/reports/ReportForm";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { notFoundAsNull, orNotFound, pageContext } from "@/lib/http/page";
-import { getReplayComparison } from "@/lib/server/replays";
+import { getReplayComparisonPage } from "@/lib/server/replays";
 import { getReportPage } from "@/lib/server/reports";
 import { updateReportAction } from "../../actions";
 import { reportFormProps } from "../../form-props";
@@ -38,7 +38,7 @@ export default async function EditReportPage({ params }: Props) {
     );
   }
   const view = liveReplayId
-    ? await getReplayComparison(principal, { replayId: liveReplayId }, prisma).catch(notFoundAsNull)
+    ? await getReplayComparisonPage(principal, { replayId: liveReplayId }, prisma).catch(notFoundAsNull)
     : null;
   if (!view) {
     return (

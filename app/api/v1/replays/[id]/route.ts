@@ -1,8 +1,8 @@
 import { apiRoute, readQuery } from "@/lib/http/api";
 import { presentReplayJson } from "@/lib/http/replay-stream";
-import { streamedJson } from "@/lib/http/stream";
+import { streamedReplay } from "@/lib/http/replay-answer";
 import { replayCounterfactual } from "@/lib/server/counterfactual";
-import { openReplay, ReplayDocumentQuery } from "@/lib/server/replay-documents";
+import { ReplayDocumentQuery } from "@/lib/server/replay-documents";
 
 export const dynamic = "force-dynamic";
 
@@ -14,13 +14,17 @@ export const dynamic = "force-dynamic";
  *
  * Streamed as GET /api/v1/sessions/:id is: the steps are read a window at a
  * time and written as they are read (see lib/http/stream.ts for a failure
- * after the first byte).
+ * after the first byte: a run that stores its steps meanwhile cuts the body).
  */
 export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
   const { inputs } = readQuery(request, ReplayDocumentQuery);
-  const { meta, steps } = await openReplay(principal, { replayId: params.id }, prisma);
   const counterfactual = await replayCounterfactual(principal, { replayId: params.id }, prisma);
-  return streamedJson(presentReplayJson(meta, steps, counterfactual, { inputs: inputs ?? "full" }), {
-    where: `GET /api/v1/replays/${params.id}`,
-  });
+  return streamedReplay(
+    principal,
+    prisma,
+    params.id,
+    ({ meta, steps, unchanged }) =>
+      presentReplayJson(meta, steps, counterfactual, { inputs: inputs ?? "full", unchanged }),
+    { where: `GET /api/v1/replays/${params.id}` },
+  );
 });
