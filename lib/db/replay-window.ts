@@ -18,6 +18,7 @@ export async function replayStamp(client: DbClient, replayId: string) {
       status: true,
       updatedAt: true,
       stepCount: true,
+      stepsVersion: true,
       sessionId: true,
       session: { select: { eventCount: true } },
     },
@@ -30,6 +31,11 @@ export async function replayStamp(client: DbClient, replayId: string) {
     baseCount: row.session.eventCount,
     /** Changes whenever the replay's row is written (its steps are stored with it) or its base is re-imported. */
     key: `${row.updatedAt.toISOString()}:${row.stepCount}:${row.status}:${row.session.eventCount}`,
+    /**
+     * Changes only when a run's result replaces the steps or the base is re-imported, not with the
+     * row's other writes (a running replay's progress every half second, a cancel request, a claim).
+     */
+    stepsKey: `${row.stepsVersion}:${row.stepCount}:${row.session.eventCount}`,
   };
 }
 

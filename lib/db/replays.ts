@@ -411,6 +411,7 @@ export async function saveRunResult(
         ? json({ code: result.stop.code, message: result.stop.message, step: result.stop.step })
         : Prisma.DbNull,
     stepCount: result.steps.length,
+    stepsVersion: { increment: 1 },
     finishedAt: terminal ? finishedAt : null,
     ...(opts.progress ? { progressDone: opts.progress.done, progressTotal: opts.progress.total } : {}),
   };

@@ -311,10 +311,15 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
       "the branch's row 200 is idx 201",
     );
     await db.prisma.replayStep.createMany({ data: [data[200]!] });
-    // The same steps stored again with the replay's row (a run's result): its stamp moved.
+    // The same steps stored again with the replay's row (a run's result): its steps' version moved.
     await expect(
-      raced(() => db.prisma.replay.update({ where: { id }, data: { stepCount: stored, status: "completed" } })),
-    ).rejects.toThrow("the replay was written while its steps were read");
+      raced(() => db.prisma.replay.update({ where: { id }, data: { stepsVersion: { increment: 1 } } })),
+    ).rejects.toThrow("a run stored its steps while they were read");
+    // The row's other writes (a running replay's progress, a cancel request) leave the steps as they
+    // were: the body is whole.
+    await raced(() =>
+      db.prisma.replay.update({ where: { id }, data: { progressDone: 1, progressTotal: 2, cancelRequested: false } }),
+    );
     // Read again, nothing written meanwhile: the whole document.
     const expected = await whole(id);
     expect((await readAll(await replayAnswer(admin, db.prisma, id, { where: "a test" }))).text).toBe(
@@ -332,13 +337,16 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
     const { id, text: expected } = docs.sort((a, b) => a.text.length - b.text.length)[0]!;
     expect(expected.length).toBeLessThan(CHUNK_CHARS);
     /** A client on which a run writes the replay's row as its steps are read, the first `times` times. */
-    const writing = (times: number) => {
+    const writing = (
+      times: number,
+      data: Parameters<TestDatabase["prisma"]["replay"]["update"]>[0]["data"] = { stepsVersion: { increment: 1 } },
+    ) => {
       let left = times;
       return db.prisma.$extends({
         query: {
           replayStep: {
             async findMany({ args, query }) {
-              if (left-- > 0) await db.prisma.replay.update({ where: { id }, data: { cancelRequested: false } });
+              if (left-- > 0) await db.prisma.replay.update({ where: { id }, data });
               return query(args);
             },
           },
@@ -347,6 +355,9 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
     };
     const once = await replayAnswer(admin, writing(1), id, { where: "a test" });
     expect([once.status, (await readAll(once)).text]).toEqual([200, expected]);
+    // Progress written at every read (a running replay's worker) is not a change of its steps.
+    const progressing = await replayAnswer(admin, writing(10, { cancelRequested: false }), id, { where: "a test" });
+    expect([progressing.status, (await readAll(progressing)).text]).toEqual([200, expected]);
     await expect(replayAnswer(admin, writing(3), id, { where: "a test" })).rejects.toMatchObject({
       status: 409,
       code: "wrong_state",

@@ -20,19 +20,20 @@ export const ReplayDocumentQuery = z.object({ inputs: z.enum(["full", "delta"]).
 
 /**
  * The replay's meta (read now), its step rows in idx order (read as they are
- * consumed) and `unchanged`, which throws RunChanged when the replay's row was
- * written since (a run stored its result): presentReplayJson awaits it after
- * the last step, so a streamed document is one read of the replay.
+ * consumed) and `unchanged`, which throws RunChanged when a run's result has
+ * replaced the steps since (other writes to the replay's row, such as a running
+ * replay's progress, leave them as they were): presentReplayJson awaits it
+ * after the last step, so a streamed document is one read of the steps.
  */
 export async function openReplay(principal: Principal, input: ReplayRef, prisma: Db) {
   authorize(principal, "replays.read");
-  // The stamp before the meta: a write between the two reads changes it, and the document is cut.
+  // The stamp before the meta: a result stored between the two reads changes it, and the document is cut.
   const stamp = await replayStamp(prisma, input.replayId);
   const meta = stamp ? await loadReplayMeta(prisma, input.replayId) : null;
   if (!stamp || !meta) throw notFound("replay", input.replayId);
   const unchanged = async () => {
     const now = await replayStamp(prisma, input.replayId);
-    if (now?.key !== stamp.key) throw new RunChanged("the replay was written while its steps were read");
+    if (now?.stepsKey !== stamp.stepsKey) throw new RunChanged("a run stored its steps while they were read");
   };
   return { meta, steps: replayStepRows(prisma, input.replayId), unchanged };
 }
