@@ -22,6 +22,8 @@ const WINDOW_GC_MS = 30_000;
 
 export interface PairPickerProps {
   replayId: string;
+  /** What the comparison is as the page read it (the replay's state): windows are cached under it. */
+  version: string;
   /** Pairs each filter shows. */
   counts: Record<CompareFilter, number>;
   /** Pairs per window. */
@@ -49,6 +51,7 @@ const filterWords = (f: CompareFilter, counts: Record<CompareFilter, number>) =>
  */
 export function PairPicker({
   replayId,
+  version,
   counts,
   window: perWindow,
   firstDivergence,
@@ -71,8 +74,10 @@ export function PairPicker({
   const windows = [...new Set(items.map((i) => Math.floor(i.index / perWindow)))];
   const loaded = useQueries({
     queries: windows.map((w) => ({
-      queryKey: ["pair-picker", replayId, counts.all, filter, w * perWindow, perWindow],
+      queryKey: ["pair-picker", replayId, version, filter, w * perWindow, perWindow],
       staleTime: Infinity,
+      // A refusal (the replay gone, a bad window) is not helped by asking again at once: Retry asks.
+      retry: false,
       gcTime: WINDOW_GC_MS,
       initialData: initial.filter === filter && w === 0 ? initial.choices : undefined,
       queryFn: async () => {
@@ -86,7 +91,8 @@ export function PairPicker({
     const k = windows.indexOf(Math.floor(index / perWindow));
     return k < 0 ? undefined : loaded[k]?.data?.[index % perWindow];
   };
-  const windowError = loaded.find((q) => q.error)?.error?.message ?? null;
+  const failed = loaded.find((q) => q.error);
+  const windowError = failed?.error?.message ?? null;
   const isPinned = (p: PairChoice) => p.id === firstDivergence?.id || pinned.has(p.id);
   const summary = [
     ...new Map([...(firstDivergence ? [firstDivergence] : []), ...pinned.values()].map((p) => [p.id, p])).values(),
@@ -125,8 +131,15 @@ export function PairPicker({
         </label>
       </div>
       {windowError ? (
-        <p role="alert" className="mb-2 text-sm text-rose-700">
-          {windowError}
+        <p role="alert" className="mb-2 flex items-center gap-2 text-sm text-rose-700">
+          <span>Some pairs could not be loaded: {windowError}</span>
+          <button
+            type="button"
+            onClick={() => void Promise.all(loaded.filter((q) => q.error).map((q) => q.refetch()))}
+            className="rounded-md border border-rose-300 px-2 py-0.5 text-xs font-medium hover:bg-rose-50"
+          >
+            Retry
+          </button>
         </p>
       ) : null}
       <div
@@ -152,17 +165,19 @@ export function PairPicker({
               height: ROW_HEIGHT,
               transform: `translateY(${item.start}px)`,
             } as const;
-            if (!p)
+            if (!p) {
+              const w = loaded[windows.indexOf(Math.floor(item.index / perWindow))];
               return (
                 <li
                   key={`pending-${item.index}`}
                   style={style}
-                  aria-busy
+                  aria-busy={!w?.error}
                   className="border-b border-slate-100 px-3 py-1.5 text-xs text-slate-400"
                 >
-                  Loading pairs…
+                  {w?.error ? "Not loaded (see above)" : "Loading pairs…"}
                 </li>
               );
+            }
             const first = p.id === firstDivergence?.id;
             return (
               <li

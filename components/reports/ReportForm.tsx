@@ -30,7 +30,9 @@ export interface ReportFormProps {
     firstDivergence: string | null;
   };
   /** What the pair picker opens on (it reads the other pairs a window at a time), and the pairs pinned already. */
-  picker: Pick<PairPickerProps, "counts" | "window" | "firstDivergence" | "initial"> & { pinned: PairChoice[] };
+  picker: Pick<PairPickerProps, "version" | "counts" | "window" | "firstDivergence" | "initial"> & {
+    pinned: PairChoice[];
+  };
   suggestion: { label: ValidityLabel; reasons: string[] };
   /** Saves a new draft, or (with `draft`) the edited one; the report's id comes back. */
   save:

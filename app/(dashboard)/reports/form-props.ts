@@ -56,6 +56,8 @@ export function reportFormProps(
       firstDivergence: fd ? `First divergence at pair ${fd.pairIndex}: ${fd.summary}` : null,
     },
     picker: {
+      // As the comparison page keys its windows: a run stored again makes another comparison.
+      version: `${view.replay.status}:${view.branchCount}:${view.replay.finishedAt?.toISOString() ?? ""}`,
       counts,
       window: PICKER_WINDOW,
       firstDivergence: firstDivergence ? pairChoice(firstDivergence) : null,
