@@ -21,6 +21,7 @@ import {
   loadItems,
   pack,
   traceStateOf,
+  type IncrementResult,
   type SpanColumns,
   type SpanRow,
 } from "./trace-increment";
@@ -103,6 +104,11 @@ type Source<T> = {
   };
   /** The columns an item's row carries for the incremental reads, when the source keeps no digests (Agents SDK). */
   columns?(item: T): SpanColumns | null;
+  /** Re-maps only what an export that adds to existing sessions touches; null: the full rebuild must run. */
+  increment(
+    tx: DbClient,
+    request: { fresh: ReadonlyMap<string, T>; better(a: T, b: T): boolean; fingerprint(item: T): string },
+  ): Promise<IncrementResult | null>;
 };
 
 // --- OTLP --------------------------------------------------------------------
@@ -116,6 +122,7 @@ function otlpSource(format: OtlpFormat): Source<OtlpSpan> {
     // dedupeSpans keeps the first copy unless a later one ranks higher.
     better: (a, b) => dedupeSpans([b, a])[0] === a,
     fingerprint: (s) => JSON.stringify({ ...s, path: "" }),
+    increment: ingestOtlpIncrement,
     rebuild: (spans) => {
       const groups: { key: string; memberIds: string[]; session: ImportedSession | null }[] = [];
       const warnings: ImportIssue[] = [];
@@ -143,6 +150,7 @@ const agentsSource: Source<AgentsItem> = {
   ownKey: openAiAgentsGroupKey,
   better: richer,
   fingerprint: (item) => JSON.stringify({ ...item, path: "" }),
+  increment: ingestAgentsIncrement,
   rebuild: (items) => {
     const mapped = mapOpenAiAgentsGroups(items);
     return {
@@ -236,24 +244,13 @@ async function storeAndRebuild<T>(
     await lockKeys(tx, [...keys, ...storedKeys.map((r) => r.groupKey)]);
   }
 
-  // An OTLP export that only adds to sessions re-maps the part it touches (see ./trace-increment.ts).
-  if (source.prefix === "otlp:") {
-    const done = await ingestOtlpIncrement(tx, {
-      fresh: fresh as unknown as Map<string, OtlpSpan>,
-      better: (a, b) => source.better(a as T, b as T),
-      fingerprint: (s) => source.fingerprint(s as T),
-    });
-    if (done) return { ok: true, ...done, received: fresh.size, incremental: true };
-  }
-  // So does an Agents SDK export (see ./agents-increment.ts).
-  if (source.prefix === "openai-agents:") {
-    const done = await ingestAgentsIncrement(tx, {
-      fresh: fresh as unknown as Map<string, AgentsItem>,
-      better: (a, b) => source.better(a as T, b as T),
-      fingerprint: (s) => source.fingerprint(s as T),
-    });
-    if (done) return { ok: true, ...done, received: fresh.size, incremental: true };
-  }
+  // An export that only adds to sessions re-maps the part it touches (see ./trace-increment.ts, ./agents-increment.ts).
+  const done = await source.increment(tx, {
+    fresh,
+    better: (a, b) => source.better(a, b),
+    fingerprint: (s) => source.fingerprint(s),
+  });
+  if (done) return { ok: true, ...done, received: fresh.size, incremental: true };
 
   // 2. What is stored of every group they touch (digests only), and the stored copies of the request's spans.
   const rows = await loadClosure(tx, keys, traceIds);
