@@ -5,6 +5,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { comparisonFindAction, comparisonPairAction, comparisonRowsAction } from "@/app/(dashboard)/replays/actions";
 import { Badge, type Tone } from "@/components/ui/Badge";
+import { virtualItemStyle } from "@/components/ui/useWindowList";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { JsonDiff } from "@/components/ui/monaco";
 import {
@@ -226,14 +227,7 @@ export function CompareView({
           <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
             {items.map((item) => {
               const row = rowAt(item.index);
-              const style = {
-                position: "absolute",
-                top: 0,
-                left: 0,
-                right: 0,
-                height: ROW_HEIGHT,
-                transform: `translateY(${item.start}px)`,
-              } as const;
+              const style = virtualItemStyle(item.start, ROW_HEIGHT);
               if (!row)
                 return (
                   <div

@@ -6,7 +6,7 @@ import { replayStepAction, replayStepsAction } from "@/app/(dashboard)/replays/a
 import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
-import { useWindowList } from "@/components/ui/useWindowList";
+import { useWindowList, virtualItemStyle } from "@/components/ui/useWindowList";
 import { WindowPending } from "@/components/ui/WindowPending";
 import type { ReplayStepSummary } from "@/lib/session-view/replay-steps";
 
@@ -80,12 +80,7 @@ export function ReplayStepList({
       >
         <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
           {virtualizer.getVirtualItems().map((v) => (
-            <div
-              key={v.key}
-              data-index={v.index}
-              ref={virtualizer.measureElement}
-              style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}
-            >
+            <div key={v.key} data-index={v.index} ref={virtualizer.measureElement} style={virtualItemStyle(v.start)}>
               <StepsWindow
                 replayId={replayId}
                 version={version}

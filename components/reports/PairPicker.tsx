@@ -5,6 +5,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useRef, useState } from "react";
 import { comparisonRowsAction } from "@/app/(dashboard)/replays/actions";
 import { Badge, type Tone } from "@/components/ui/Badge";
+import { virtualItemStyle } from "@/components/ui/useWindowList";
 import { pairChoice, type PairChoice } from "@/lib/reports/pair-choice";
 import { COMPARE_FILTERS, TYPE_LABEL, type CompareFilter } from "@/lib/session-view/compare-rows";
 
@@ -157,14 +158,7 @@ export function PairPicker({
         <ul style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
           {items.map((item) => {
             const p = pairAt(item.index);
-            const style = {
-              position: "absolute",
-              top: 0,
-              left: 0,
-              right: 0,
-              height: ROW_HEIGHT,
-              transform: `translateY(${item.start}px)`,
-            } as const;
+            const style = virtualItemStyle(item.start, ROW_HEIGHT);
             if (!p) {
               const w = loaded[windows.indexOf(Math.floor(item.index / perWindow))];
               return (

@@ -7,7 +7,7 @@ import type { ChatItem } from "@/lib/session-view/conversation";
 import type { StepSummary } from "@/lib/session-view/steps";
 import { buildTimeline } from "@/lib/session-view/timeline";
 import { buildWaterfall } from "@/lib/session-view/waterfall";
-import { useWindowList } from "@/components/ui/useWindowList";
+import { useWindowList, virtualItemStyle } from "@/components/ui/useWindowList";
 import { WindowPending } from "@/components/ui/WindowPending";
 import { ChatEntry, StepNode, WATERFALL_GRID, WATERFALL_ROW, WaterfallBar, type OpenAll } from "./entries";
 import { SESSION_VIEWS, type SessionViewName } from "./views";
@@ -261,12 +261,7 @@ function WindowList({
     >
       <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {virtualizer.getVirtualItems().map((v) => (
-          <div
-            key={v.key}
-            data-index={v.index}
-            ref={virtualizer.measureElement}
-            style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${v.start}px)` }}
-          >
+          <div key={v.key} data-index={v.index} ref={virtualizer.measureElement} style={virtualItemStyle(v.start)}>
             {children(v.index, cursorOf(span, v.index))}
           </div>
         ))}

@@ -36,3 +36,8 @@ export function useWindowList({
   }, [focusSeq]);
   return { parentRef, virtualizer };
 }
+
+/** Where a virtualized list places an item: across the list, `start` pixels down (of `height`, when fixed). */
+export function virtualItemStyle(start: number, height?: number) {
+  return { position: "absolute", top: 0, left: 0, right: 0, height, transform: `translateY(${start}px)` } as const;
+}
