@@ -211,7 +211,7 @@ export function CompareView({
                     key={`pending-${item.index}`}
                     style={style}
                     aria-busy
-                    className="border-b border-slate-100 px-2 py-1.5 text-xs text-slate-400"
+                    className="border-b border-slate-100 px-2 py-1.5 text-xs text-slate-500"
                   >
                     Loading…
                   </div>

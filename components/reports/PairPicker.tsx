@@ -174,7 +174,7 @@ export function PairPicker({
                   key={`pending-${item.index}`}
                   style={style}
                   aria-busy={!w?.error}
-                  className="border-b border-slate-100 px-3 py-1.5 text-xs text-slate-400"
+                  className="border-b border-slate-100 px-3 py-1.5 text-xs text-slate-500"
                 >
                   {w?.error ? "Not loaded (see above)" : "Loading pairs…"}
                 </li>

@@ -228,11 +228,22 @@ export async function listComparisonRows(
   authorize(principal, "replays.read");
   const { replayId, filter, cursor = 0, limit } = parseInput(ComparisonRowsInput, input);
   const index = await comparisonIndex(prisma, replayId);
+  const { shown, ...window } = windowOf(index, filter, cursor, limit);
+  return { ...window, rows: await withPreviews(prisma, index, shown) };
+}
+
+/** The rows at positions [cursor, cursor + limit) among those a filter shows, and where the next window starts. */
+function windowOf(index: ComparisonIndex, filter: CompareFilter, cursor: number, limit: number) {
   const list = listOf(index, filter);
   const shown: RowOutline[] = [];
   for (let k = cursor; k < Math.min(cursor + limit, list.length); k++) shown.push(index.rows[list.at(k)]!);
-  const rows = await withPreviews(prisma, index, shown);
-  return { filter, cursor, nextCursor: cursor + limit < list.length ? cursor + limit : null, total: list.length, rows };
+  return {
+    filter,
+    cursor,
+    nextCursor: cursor + limit < list.length ? cursor + limit : null,
+    total: list.length,
+    shown,
+  };
 }
 
 export type FoundRow = { position: number; row: CompareRow };
@@ -293,18 +304,8 @@ export async function listPairChoices(
 ): Promise<PairChoicesWindow> {
   authorize(principal, "replays.read");
   const { replayId, filter, cursor = 0, limit } = parseInput(PairChoicesInput, input);
-  const index = await comparisonIndex(prisma, replayId);
-  const list = listOf(index, filter);
-  const choices: PairChoice[] = [];
-  for (let k = cursor; k < Math.min(cursor + limit, list.length); k++)
-    choices.push(pairChoice(index.rows[list.at(k)]!));
-  return {
-    filter,
-    cursor,
-    nextCursor: cursor + limit < list.length ? cursor + limit : null,
-    total: list.length,
-    choices,
-  };
+  const { shown, ...window } = windowOf(await comparisonIndex(prisma, replayId), filter, cursor, limit);
+  return { ...window, choices: shown.map(pairChoice) };
 }
 
 export interface ReportPicker {
@@ -349,9 +350,6 @@ export async function getReportPicker(
   const index = await comparisonIndex(prisma, replayId);
   const fd = index.firstDivergence;
   const filter = defaultPickerFilter(index.counts);
-  const list = listOf(index, filter);
-  const first: PairChoice[] = [];
-  for (let k = 0; k < Math.min(PICKER_WINDOW, list.length); k++) first.push(pairChoice(index.rows[list.at(k)]!));
   const pins = [...new Set(pinned ?? (fd ? [fd.id] : []))];
   const held = pins.filter((id) => index.positionOf.has(id));
   return {
@@ -368,7 +366,7 @@ export async function getReportPicker(
         .sort((a, b) => a - b)
         .map((k) => pairChoice(index.rows[k]!)),
       dropped: pins.filter((id) => !index.positionOf.has(id)),
-      initial: { filter, choices: first },
+      initial: { filter, choices: windowOf(index, filter, 0, PICKER_WINDOW).shown.map(pairChoice) },
     },
     suggestion: suggestValidityOf({
       replay: meta.replay,
