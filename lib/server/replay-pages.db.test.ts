@@ -1,3 +1,4 @@
+import type { Db } from "@/lib/db/client";
 import { loadReplayComparison } from "@/lib/db/replays";
 import { loadReplayView } from "@/lib/db/replays-testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -215,6 +216,20 @@ describe.each(TEST_ENGINES)("a replay and its comparison a window at a time on %
     });
     expect(first.suggestion).toEqual(suggestValidityFor(view));
     expect(window.choices).toEqual(rows.slice(5, 9).map(pairChoice));
+    // The picker's windows read no step (a comparison row's preview reads the steps it shows).
+    let queried = 0;
+    const counting = db.prisma.$extends({
+      query: {
+        $allOperations({ args, query }) {
+          queried++;
+          return query(args);
+        },
+      },
+    }) as unknown as Db;
+    await comparisons.listPairChoices(viewer, { replayId, filter: "all", cursor: 5, limit: 4 }, counting);
+    expect(queried).toBe(1); // the replay's stamp
+    await comparisons.listComparisonRows(viewer, { replayId, filter: "all", cursor: 5, limit: 4 }, counting);
+    expect(queried).toBeGreaterThan(2);
     // A draft's pins: those the comparison has in its order, the others named as dropped.
     const pinned = await comparisons.getReportPicker(
       viewer,
