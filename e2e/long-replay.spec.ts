@@ -209,7 +209,7 @@ test("a replay of a 10,000-turn run and its comparison open on their first scree
   await scrollToEnd(page, picker, lastChoice);
   expect(await choices.count()).toBeLessThan(100);
   await page
-    .getByRole("checkbox", { name: new RegExp(`^Pin pair ${last}, changed: .*\\(base #${last} ↔ branch #${last}\\)$`) })
+    .getByRole("checkbox", { name: new RegExp(`^Pin pair ${last}, equal: .*\\(base #${last} ↔ branch #${last}\\)$`) })
     .check();
   await pickFilter.selectOption("changes");
   const summary = page.getByTestId("pinned-summary");
