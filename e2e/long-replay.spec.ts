@@ -197,7 +197,7 @@ test("a replay of a 10,000-turn run and its comparison open on their first scree
   // The report form's pair picker: it opens on the differences, pages to the last pair as it scrolls, and keeps
   // pins made in any window.
   await page.goto(`/reports/new?replayId=${id}`);
-  const pickFilter = page.getByLabel("Filter pairs to pin");
+  const pickFilter = page.getByRole("combobox", { name: "Show", exact: true });
   await expect(pickFilter).toHaveValue("changes");
   const choices = page.getByTestId("pair-choice");
   await expect(choices.first()).toHaveAttribute("data-pair-id", `p${EDITED}-${EDITED}`);
@@ -209,7 +209,7 @@ test("a replay of a 10,000-turn run and its comparison open on their first scree
   await scrollToEnd(page, picker, lastChoice);
   expect(await choices.count()).toBeLessThan(100);
   await page
-    .getByRole("checkbox", { name: new RegExp(`^Pin pair ${last}: .*\\(base #${last} ↔ branch #${last}\\)$`) })
+    .getByRole("checkbox", { name: new RegExp(`^Pin pair ${last}, equal: .*\\(base #${last} ↔ branch #${last}\\)$`) })
     .check();
   await pickFilter.selectOption("changes");
   const summary = page.getByTestId("pinned-summary");

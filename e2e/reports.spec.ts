@@ -1,4 +1,5 @@
-import type { APIRequestContext, Browser, BrowserContext } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import type { APIRequestContext, Browser, BrowserContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 
 const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
@@ -16,12 +17,29 @@ const FIXTURE_POLICY = {
   tools: { ...RECORDED_POLICY.tools, overrides: { refund_payment: { type: "fixture", on_miss: "pause" } } },
 };
 
+/** Every accessibility violation axe finds (WCAG 2.1 A and AA), whatever its impact. */
+async function violations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
 async function sessionId(request: APIRequestContext, q: string): Promise<string> {
   const res = await request.get(`/api/v1/sessions?q=${encodeURIComponent(q)}`, { headers: AUTH });
   expect(res.status()).toBe(200);
   const body = (await res.json()) as { sessions: { id: string }[] };
   expect(body.sessions.length).toBeGreaterThan(0);
   return body.sessions[0]!.id;
+}
+
+/** A finished replay of the refund session whose refund failed (step 6): pair 6 is its first divergence. */
+async function refundFailedReplay(request: APIRequestContext) {
+  const replay = await startReplay(request, {
+    sessionId: await sessionId(request, "pour-over"),
+    policy: RECORDED_POLICY,
+    edits: [{ seq: 6, op: "replace_tool_result", value: "refund failed: card expired" }],
+  });
+  expect(replay.status).toBe("completed");
+  return replay;
 }
 
 /** Starts a replay and waits for a worker to run it to its first stop (the POST answers with it queued). */
@@ -91,13 +109,7 @@ test("draft a report from a comparison, edit it, publish it, share it, open the 
   baseURL,
   offsiteRequests,
 }) => {
-  const refund = await sessionId(request, "pour-over");
-  const replay = await startReplay(request, {
-    sessionId: refund,
-    policy: RECORDED_POLICY,
-    edits: [{ seq: 6, op: "replace_tool_result", value: "refund failed: card expired" }],
-  });
-  expect(replay.status).toBe("completed");
+  const replay = await refundFailedReplay(request);
 
   await page.goto(`/reports/new?replayId=${replay.id}`);
   await expect(page.getByRole("heading", { name: "New report" })).toBeVisible();
@@ -118,19 +130,19 @@ test("draft a report from a comparison, edit it, publish it, share it, open the 
   await expect(preview.locator("strong")).toHaveText("confirms");
   await expect(preview.locator("script")).toHaveCount(0);
   // The pair picker opens on the differences, the first divergence pinned for good.
-  const pickFilter = page.getByLabel("Filter pairs to pin");
+  const pickFilter = page.getByRole("combobox", { name: "Show", exact: true });
   await expect(pickFilter).toHaveValue("changes");
-  const firstDivergence = page.getByRole("checkbox", { name: /^Pin pair 6: tool_call refund_payment/ });
+  const firstDivergence = page.getByRole("checkbox", { name: /^Pin pair 6, changed: tool_call refund_payment/ });
   await expect(firstDivergence).toBeChecked();
   await expect(firstDivergence).toBeDisabled();
-  await expect(page.getByRole("checkbox", { name: /^Pin pair 1: / })).toHaveCount(0);
+  await expect(page.getByRole("checkbox", { name: /^Pin pair 1, / })).toHaveCount(0);
   // An equal pair is found under "all" and pinned; another is pinned, then unpinned from the summary.
   await pickFilter.selectOption("all");
-  await page.getByRole("checkbox", { name: /^Pin pair 1: tool_call lookup_order/ }).check();
-  await page.getByRole("checkbox", { name: /^Pin pair 2: / }).check();
+  await page.getByRole("checkbox", { name: /^Pin pair 1, equal: tool_call lookup_order/ }).check();
+  await page.getByRole("checkbox", { name: /^Pin pair 2, / }).check();
   const summary = page.getByTestId("pinned-summary");
   await expect(summary).toContainText("3 pinned");
-  await summary.getByRole("button", { name: /^Unpin pair 2: / }).click();
+  await summary.getByRole("button", { name: /^Unpin pair 2, / }).click();
   // Back on the differences, the pin made under "all" is still listed.
   await pickFilter.selectOption("changes");
   await expect(summary).toContainText("2 pinned");
@@ -164,8 +176,8 @@ test("draft a report from a comparison, edit it, publish it, share it, open the 
     "The agent **confirms** a refund that failed.\n\n<script>alert(1)</script>",
   );
   await expect(page.getByTestId("pinned-summary")).toContainText("2 pinned");
-  await page.getByLabel("Filter pairs to pin").selectOption("all");
-  await expect(page.getByRole("checkbox", { name: /^Pin pair 1: tool_call lookup_order/ })).toBeChecked();
+  await page.getByRole("combobox", { name: "Show", exact: true }).selectOption("all");
+  await expect(page.getByRole("checkbox", { name: /^Pin pair 1, equal: tool_call lookup_order/ })).toBeChecked();
   await page.getByLabel("Title").fill(title);
   await page.locator("#section-scope").fill("Order 4821 only");
   await page.getByRole("button", { name: "Save draft" }).click();
@@ -413,4 +425,50 @@ test("an empty draft cannot be published or shared; deleting asks first, and a d
   await expect(page.getByTestId("report-row").filter({ hasText: title })).toHaveCount(0);
   expect((await request.get(link.url)).status()).toBe(404);
   expect((await request.delete(`/api/v1/reports/${id}`, { headers: AUTH })).status()).toBe(404);
+});
+
+test("the pair picker says which window failed and loads it again on Retry; the form and the comparison pass axe", async ({
+  page,
+  request,
+}) => {
+  const replay = await refundFailedReplay(request);
+  await page.goto(`/reports/new?replayId=${replay.id}`);
+  const pickFilter = page.getByRole("combobox", { name: "Show", exact: true });
+  await expect(pickFilter).toHaveValue("changes");
+  // Each pair's checkbox names its type, as the row shows it.
+  await expect(page.getByRole("checkbox", { name: /^Pin pair 6, changed: tool_call refund_payment/ })).toBeChecked();
+  expect(await violations(page)).toEqual([]);
+
+  // The window of "all" is asked for at a cursor the server refuses (the request rewritten on its way): the
+  // server's real refusal shows with a Retry, and no pair of that window.
+  let refused = 0;
+  await page.route(`**/reports/new?replayId=${replay.id}`, async (route) => {
+    const body = route.request().postData() ?? "";
+    if (route.request().method() !== "POST" || !body.includes('"filter":"all"')) return route.continue();
+    refused++;
+    await route.continue({ postData: body.replace('"cursor":0', '"cursor":-1') });
+  });
+  await pickFilter.selectOption("all");
+  const alert = page.getByRole("alert").filter({ hasText: "Some pairs could not be loaded" });
+  await expect(alert).toHaveText("Some pairs could not be loaded: Some fields are not valid.Retry");
+  expect(refused).toBe(1);
+  await expect(page.getByTestId("pair-picker").getByText("Not loaded (see above)").first()).toBeVisible();
+  await expect(page.getByTestId("pair-choice")).toHaveCount(0);
+  expect(await violations(page)).toEqual([]);
+  await alert.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: "test-results/rx-picker-window-failed.png" });
+
+  // Retry asks again, as sent: the window loads.
+  await page.unroute(`**/reports/new?replayId=${replay.id}`);
+  await alert.getByRole("button", { name: "Retry" }).click();
+  await expect(alert).toHaveCount(0);
+  await expect(page.getByRole("checkbox", { name: /^Pin pair 1, equal: tool_call lookup_order/ })).not.toBeChecked();
+  await expect(page.getByTestId("pair-choice").first()).toHaveAttribute("data-pair-id", "p0-0");
+  await page.getByTestId("pair-picker").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: "test-results/rx-picker-all.png" });
+
+  await page.goto(`/replays/${replay.id}/compare`);
+  await expect(page.getByTestId("compare-row").first()).toBeVisible();
+  expect(await violations(page)).toEqual([]);
+  await page.screenshot({ path: "test-results/rx-compare.png" });
 });

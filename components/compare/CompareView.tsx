@@ -1,10 +1,10 @@
 "use client";
 
-import { useQueries, useQuery } from "@tanstack/react-query";
-import { useVirtualizer } from "@tanstack/react-virtual";
+import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { comparisonFindAction, comparisonPairAction, comparisonRowsAction } from "@/app/(dashboard)/replays/actions";
 import { Badge, type Tone } from "@/components/ui/Badge";
+import { useRowWindows } from "@/components/ui/useRowWindows";
 import { virtualItemStyle } from "@/components/ui/useWindowList";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { JsonDiff } from "@/components/ui/monaco";
@@ -28,8 +28,6 @@ const TYPE_TONE: Record<CompareRow["type"], Tone> = {
 };
 const ROW_HEIGHT = 30;
 const LIST_HEIGHT = 560;
-/** Windows of rows kept in the browser after they scroll away (they load again when scrolled back to). */
-const WINDOW_GC_MS = 30_000;
 
 /** A row and where it stands among the rows a filter shows (−1: the filter does not show it). */
 export type FoundRow = { position: number; row: CompareRow };
@@ -65,45 +63,24 @@ export function CompareView({
   const [selected, setSelected] = useState<CompareRow | null>(initial.selected?.row ?? null);
   const [error, setError] = useState<string | null>(null);
   const total = counts[filter];
-  const parentRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
+  const { parentRef, virtualizer, items, rowAt, windowError } = useRowWindows<CompareRow>({
+    key: ["compare-rows", replayId, version, filter],
     count: total,
-    getScrollElement: () => parentRef.current,
-    estimateSize: () => ROW_HEIGHT,
+    perWindow: rowsPerWindow,
+    rowHeight: ROW_HEIGHT,
+    listHeight: LIST_HEIGHT,
     overscan: 12,
-    // The server renders the first screen of rows, so they show before the page hydrates.
-    initialRect: { width: 0, height: LIST_HEIGHT },
     initialOffset:
       initial.selected && initial.selected.position >= 0
         ? Math.max(0, initial.selected.position * ROW_HEIGHT - LIST_HEIGHT / 2)
         : 0,
+    initialWindow: initial.rows.filter === filter ? initial.rows : null,
+    read: async (cursor) => {
+      const result = await comparisonRowsAction({ replayId, filter, cursor, limit: rowsPerWindow });
+      if (!result.ok) throw new Error(result.error.message);
+      return result.data.rows;
+    },
   });
-  const items = virtualizer.getVirtualItems();
-  const windows = [...new Set(items.map((i) => Math.floor(i.index / rowsPerWindow)))];
-  const loaded = useQueries({
-    queries: windows.map((w) => ({
-      queryKey: ["compare-rows", replayId, version, filter, w * rowsPerWindow, rowsPerWindow],
-      staleTime: Infinity,
-      gcTime: WINDOW_GC_MS,
-      initialData:
-        initial.rows.filter === filter && initial.rows.cursor === w * rowsPerWindow ? initial.rows.rows : undefined,
-      queryFn: async () => {
-        const result = await comparisonRowsAction({
-          replayId,
-          filter,
-          cursor: w * rowsPerWindow,
-          limit: rowsPerWindow,
-        });
-        if (!result.ok) throw new Error(result.error.message);
-        return result.data.rows;
-      },
-    })),
-  });
-  const rowAt = (index: number): CompareRow | undefined => {
-    const k = windows.indexOf(Math.floor(index / rowsPerWindow));
-    return k < 0 ? undefined : loaded[k]?.data?.[index % rowsPerWindow];
-  };
-  const windowError = loaded.find((q) => q.error)?.error?.message ?? null;
 
   useEffect(() => {
     const search = compareSearch({ pair: selected?.id ?? null, filter });
@@ -234,7 +211,7 @@ export function CompareView({
                     key={`pending-${item.index}`}
                     style={style}
                     aria-busy
-                    className="border-b border-slate-100 px-2 py-1.5 text-xs text-slate-400"
+                    className="border-b border-slate-100 px-2 py-1.5 text-xs text-slate-500"
                   >
                     Loading…
                   </div>

@@ -1,12 +1,11 @@
 "use client";
 
-import { useQueries } from "@tanstack/react-query";
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { useRef, useState } from "react";
-import { comparisonRowsAction } from "@/app/(dashboard)/replays/actions";
+import { useId, useState } from "react";
+import { pairChoicesAction } from "@/app/(dashboard)/reports/actions";
 import { Badge, type Tone } from "@/components/ui/Badge";
+import { useRowWindows } from "@/components/ui/useRowWindows";
 import { virtualItemStyle } from "@/components/ui/useWindowList";
-import { pairChoice, type PairChoice } from "@/lib/reports/pair-choice";
+import type { PairChoice } from "@/lib/reports/pair-choice";
 import { COMPARE_FILTERS, TYPE_LABEL, type CompareFilter } from "@/lib/session-view/compare-rows";
 
 const PAIR_TONES: Record<PairChoice["type"], Tone> = {
@@ -18,8 +17,6 @@ const PAIR_TONES: Record<PairChoice["type"], Tone> = {
 };
 const ROW_HEIGHT = 32;
 const LIST_HEIGHT = 320;
-/** Windows of pairs kept in the browser after they scroll away (they load again when scrolled back to). */
-const WINDOW_GC_MS = 30_000;
 
 export interface PairPickerProps {
   replayId: string;
@@ -32,6 +29,8 @@ export interface PairPickerProps {
   firstDivergence: PairChoice | null;
   /** The filter the picker opens on and its first window of pairs (sent with the page). */
   initial: { filter: CompareFilter; choices: PairChoice[] };
+  /** The draft's pins the comparison no longer has (left out when it is saved). */
+  dropped: readonly string[];
   /** The pinned pairs by id, kept across filters and windows. */
   pinned: ReadonlyMap<string, PairChoice>;
   onPin: (pair: PairChoice, pin: boolean) => void;
@@ -57,43 +56,38 @@ export function PairPicker({
   window: perWindow,
   firstDivergence,
   initial,
+  dropped,
   pinned,
   onPin,
 }: PairPickerProps) {
   const [filter, setFilter] = useState<CompareFilter>(initial.filter);
+  const filterId = useId();
   const total = counts[filter];
-  const parentRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
+  const {
+    parentRef,
+    virtualizer,
+    items,
+    rowAt: pairAt,
+    windowAt,
+    windowError,
+    retryFailed,
+  } = useRowWindows<PairChoice>({
+    key: ["pair-picker", replayId, version, filter],
     count: total,
-    getScrollElement: () => parentRef.current,
-    estimateSize: () => ROW_HEIGHT,
+    perWindow,
+    rowHeight: ROW_HEIGHT,
+    listHeight: LIST_HEIGHT,
     overscan: 8,
-    // The server renders the first rows, so they show before the page hydrates.
-    initialRect: { width: 0, height: LIST_HEIGHT },
+    initialWindow: initial.filter === filter ? { cursor: 0, rows: initial.choices } : null,
+    // A refusal (the replay gone, a bad window) is not helped by asking again at once: Retry asks.
+    retry: false,
+    // What a row shows of a pair (no preview: the picker shows none).
+    read: async (cursor) => {
+      const result = await pairChoicesAction({ replayId, filter, cursor, limit: perWindow });
+      if (!result.ok) throw new Error(result.error.message);
+      return result.data.choices;
+    },
   });
-  const items = virtualizer.getVirtualItems();
-  const windows = [...new Set(items.map((i) => Math.floor(i.index / perWindow)))];
-  const loaded = useQueries({
-    queries: windows.map((w) => ({
-      queryKey: ["pair-picker", replayId, version, filter, w * perWindow, perWindow],
-      staleTime: Infinity,
-      // A refusal (the replay gone, a bad window) is not helped by asking again at once: Retry asks.
-      retry: false,
-      gcTime: WINDOW_GC_MS,
-      initialData: initial.filter === filter && w === 0 ? initial.choices : undefined,
-      queryFn: async () => {
-        const result = await comparisonRowsAction({ replayId, filter, cursor: w * perWindow, limit: perWindow });
-        if (!result.ok) throw new Error(result.error.message);
-        return result.data.rows.map(pairChoice);
-      },
-    })),
-  });
-  const pairAt = (index: number): PairChoice | undefined => {
-    const k = windows.indexOf(Math.floor(index / perWindow));
-    return k < 0 ? undefined : loaded[k]?.data?.[index % perWindow];
-  };
-  const failed = loaded.find((q) => q.error);
-  const windowError = failed?.error?.message ?? null;
   const isPinned = (p: PairChoice) => p.id === firstDivergence?.id || pinned.has(p.id);
   const summary = [
     ...new Map([...(firstDivergence ? [firstDivergence] : []), ...pinned.values()].map((p) => [p.id, p])).values(),
@@ -111,32 +105,46 @@ export function PairPicker({
   }
   return (
     <div>
-      <div className="mb-2 flex flex-wrap items-center gap-2 text-sm">
-        <label className="flex items-center gap-1.5">
-          <span className="text-slate-500">Show</span>
-          <select
-            aria-label="Filter pairs to pin"
-            value={filter}
-            onChange={(e) => {
-              setFilter(e.target.value as CompareFilter);
-              virtualizer.scrollToOffset(0);
-            }}
-            className="rounded-md border border-slate-300 bg-white px-2 py-1"
-          >
-            {COMPARE_FILTERS.map((f) => (
-              <option key={f} value={f}>
-                {filterWords(f, counts)}
-              </option>
-            ))}
-          </select>
+      {dropped.length > 0 ? (
+        <p
+          role="status"
+          className="mb-2 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900"
+        >
+          {dropped.length === 1
+            ? "One pinned pair of this draft is"
+            : `${dropped.length} pinned pairs of this draft are`}{" "}
+          no longer in the comparison (the replay or its base run changed since the draft was saved), so{" "}
+          {dropped.length === 1 ? "it is" : "they are"} left out:{" "}
+          <span className="font-mono">{dropped.join(", ")}</span>. Saving the draft removes{" "}
+          {dropped.length === 1 ? "it" : "them"} from the report.
+        </p>
+      ) : null}
+      <div className="mb-2 flex flex-wrap items-center gap-1.5 text-sm">
+        <label htmlFor={filterId} className="text-slate-600">
+          Show
         </label>
+        <select
+          id={filterId}
+          value={filter}
+          onChange={(e) => {
+            setFilter(e.target.value as CompareFilter);
+            virtualizer.scrollToOffset(0);
+          }}
+          className="rounded-md border border-slate-300 bg-white px-2 py-1"
+        >
+          {COMPARE_FILTERS.map((f) => (
+            <option key={f} value={f}>
+              {filterWords(f, counts)}
+            </option>
+          ))}
+        </select>
       </div>
       {windowError ? (
         <p role="alert" className="mb-2 flex items-center gap-2 text-sm text-rose-700">
           <span>Some pairs could not be loaded: {windowError}</span>
           <button
             type="button"
-            onClick={() => void Promise.all(loaded.filter((q) => q.error).map((q) => q.refetch()))}
+            onClick={() => void retryFailed()}
             className="rounded-md border border-rose-300 px-2 py-0.5 text-xs font-medium hover:bg-rose-50"
           >
             Retry
@@ -160,13 +168,13 @@ export function PairPicker({
             const p = pairAt(item.index);
             const style = virtualItemStyle(item.start, ROW_HEIGHT);
             if (!p) {
-              const w = loaded[windows.indexOf(Math.floor(item.index / perWindow))];
+              const w = windowAt(item.index);
               return (
                 <li
                   key={`pending-${item.index}`}
                   style={style}
                   aria-busy={!w?.error}
-                  className="border-b border-slate-100 px-3 py-1.5 text-xs text-slate-400"
+                  className="border-b border-slate-100 px-3 py-1.5 text-xs text-slate-500"
                 >
                   {w?.error ? "Not loaded (see above)" : "Loading pairs…"}
                 </li>
@@ -189,7 +197,7 @@ export function PairPicker({
                     checked={isPinned(p)}
                     disabled={first}
                     onChange={(e) => onPin(p, e.target.checked)}
-                    aria-label={`Pin pair ${p.index}: ${p.label}`}
+                    aria-label={`Pin pair ${p.index}, ${TYPE_LABEL[p.type]}: ${p.label}`}
                   />
                   <span className="w-12 shrink-0 text-right text-xs text-slate-500 tabular-nums">{p.index}</span>
                   <Badge tone={PAIR_TONES[p.type]}>{TYPE_LABEL[p.type]}</Badge>
@@ -227,7 +235,7 @@ export function PairPicker({
                   <button
                     type="button"
                     onClick={() => onPin(p, false)}
-                    aria-label={`Unpin pair ${p.index}: ${p.label}`}
+                    aria-label={`Unpin pair ${p.index}, ${TYPE_LABEL[p.type]}: ${p.label}`}
                     className="rounded px-1 text-slate-500 hover:bg-slate-200 hover:text-slate-900"
                   >
                     ×

@@ -30,7 +30,7 @@ export interface ReportFormProps {
     firstDivergence: string | null;
   };
   /** What the pair picker opens on (it reads the other pairs a window at a time), and the pairs pinned already. */
-  picker: Pick<PairPickerProps, "version" | "counts" | "window" | "firstDivergence" | "initial"> & {
+  picker: Pick<PairPickerProps, "version" | "counts" | "window" | "firstDivergence" | "initial" | "dropped"> & {
     pinned: PairChoice[];
   };
   suggestion: { label: ValidityLabel; reasons: string[] };

@@ -186,8 +186,14 @@ export function stepRows(replayId: string, steps: readonly ReplayStep[]): Prisma
 
 type StoredStepRow = StepRow & { inputPrefixIdx?: number | null; inputPrefixCount?: number | null };
 
+/** What expanding a step's stored model input reads of it. */
+type StoredStepInput = Pick<StepRow, "idx" | "kind" | "input"> & {
+  inputPrefixIdx?: number | null;
+  inputPrefixCount?: number | null;
+};
+
 /** Rows of ONE replay in idx order (all its model calls up to the last row) with full model inputs. */
-export function withFullStepInputs<R extends StoredStepRow>(rows: readonly R[]): R[] {
+export function withFullStepInputs<R extends StoredStepInput>(rows: readonly R[]): R[] {
   if (!rows.some((r) => (r.inputPrefixIdx ?? null) !== null)) return [...rows];
   const full = expandInputs(
     rows.map((r) => ({
@@ -1142,26 +1148,32 @@ export async function comparisonRowsAt(
     (r) => r.inputPrefixIdx !== null,
     (r) => r.idx,
   );
-  const asked = { base: new Set(baseSeqs), branch: new Set(branchSeqs) };
+  // The earlier model calls serve only to expand the asked rows' inputs: their inputs and prefixes alone.
   const [baseBefore, branchBefore] = await Promise.all([
     baseUpTo === undefined
       ? []
       : client.event.findMany({
           where: { sessionId, kind: "model_call", seq: { lt: baseUpTo, notIn: [...baseSeqs] } },
           orderBy: { seq: "asc" },
+          select: { seq: true, kind: true, input: true, inputPrefixSeq: true, inputPrefixCount: true },
         }),
     branchUpTo === undefined
       ? []
       : client.replayStep.findMany({
           where: { replayId, kind: "model_call", idx: { lt: branchUpTo, notIn: [...branchSeqs] } },
           orderBy: { idx: "asc" },
+          select: { idx: true, kind: true, input: true, inputPrefixIdx: true, inputPrefixCount: true },
         }),
   ]);
-  const base = withFullInputs([...baseBefore, ...baseRows].sort((a, b) => a.seq - b.seq));
-  const branch = withFullStepInputs([...branchBefore, ...stepRows].sort((a, b) => a.idx - b.idx));
+  const baseInputs = new Map(
+    withFullInputs([...baseBefore, ...baseRows].sort((a, b) => a.seq - b.seq)).map((r) => [r.seq, r.input]),
+  );
+  const branchInputs = new Map(
+    withFullStepInputs([...branchBefore, ...stepRows].sort((a, b) => a.idx - b.idx)).map((r) => [r.idx, r.input]),
+  );
   return {
-    base: new Map(base.filter((r) => asked.base.has(r.seq)).map((r) => [r.seq, toSessionEvent(r)])),
-    branch: new Map(branch.filter((r) => asked.branch.has(r.idx)).map((r) => [r.idx, toReplayStep(r)])),
+    base: new Map(baseRows.map((r) => [r.seq, toSessionEvent({ ...r, input: baseInputs.get(r.seq) ?? r.input })])),
+    branch: new Map(stepRows.map((r) => [r.idx, toReplayStep({ ...r, input: branchInputs.get(r.idx) })])),
   };
 }
 
@@ -1172,6 +1184,7 @@ export async function fullStep(client: DbClient, replayId: string, idx: number) 
   const before = await client.replayStep.findMany({
     where: { replayId, kind: "model_call", idx: { lt: idx } },
     orderBy: { idx: "asc" },
+    select: { idx: true, kind: true, input: true, inputPrefixIdx: true, inputPrefixCount: true },
   });
-  return withFullStepInputs([...before, row]).at(-1)!;
+  return { ...row, input: withFullStepInputs([...before, row]).at(-1)!.input };
 }

@@ -15,7 +15,7 @@ import { RunChanged } from "@/lib/db/replay-rows";
 import { AppError } from "@/lib/errors";
 import type { PolicyIssue } from "@/lib/replay";
 import type { Principal } from "@/lib/server/principal";
-import { openReplay } from "@/lib/server/replay-documents";
+import { openReplay, openReplayComparison } from "@/lib/server/replay-documents";
 import { presentReplayJson } from "./replay-stream";
 import { streamedJson } from "./stream";
 
@@ -23,11 +23,28 @@ import { streamedJson } from "./stream";
 const READS = 3;
 
 /**
- * The streamed document of a replay, read again (up to READS times) when a
- * run wrote the replay while its first chunk was made: the status is not sent
+ * A streamed document of a replay, made again (up to READS times) when a run
+ * wrote the replay while its first chunk was made: the status is not sent
  * yet, so a fresh read answers instead of an error. After the first byte a
  * change cuts the body (lib/http/stream.ts).
  */
+async function readAgain(
+  replayId: string,
+  make: () => Promise<AsyncIterable<string>>,
+  opts: { where: string; status?: number },
+): Promise<Response> {
+  for (let read = 1; ; read++) {
+    try {
+      return await streamedJson(await make(), opts);
+    } catch (error) {
+      if (!(error instanceof RunChanged)) throw error;
+      if (read === READS)
+        throw new AppError("wrong_state", `Replay "${replayId}" changed while it was read, ${READS} times: try again.`);
+    }
+  }
+}
+
+/** The streamed document of a replay (GET /api/v1/replays/:id and the answers below), read again as readAgain says. */
 export async function streamedReplay(
   principal: Principal,
   prisma: Db,
@@ -35,15 +52,18 @@ export async function streamedReplay(
   make: (opened: Awaited<ReturnType<typeof openReplay>>) => AsyncIterable<string>,
   opts: { where: string; status?: number },
 ): Promise<Response> {
-  for (let read = 1; ; read++) {
-    try {
-      return await streamedJson(make(await openReplay(principal, { replayId }, prisma)), opts);
-    } catch (error) {
-      if (!(error instanceof RunChanged)) throw error;
-      if (read === READS)
-        throw new AppError("wrong_state", `Replay "${replayId}" changed while it was read, ${READS} times: try again.`);
-    }
-  }
+  return readAgain(replayId, async () => make(await openReplay(principal, { replayId }, prisma)), opts);
+}
+
+/** The streamed comparison of a replay with its base (GET /api/v1/replays/:id/comparison), read again as readAgain says. */
+export async function streamedComparison(
+  principal: Principal,
+  prisma: Db,
+  replayId: string,
+  make: (opened: Awaited<ReturnType<typeof openReplayComparison>>) => AsyncIterable<string>,
+  opts: { where: string },
+): Promise<Response> {
+  return readAgain(replayId, async () => make(await openReplayComparison(principal, { replayId }, prisma)), opts);
 }
 
 export async function replayAnswer(

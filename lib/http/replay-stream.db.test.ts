@@ -11,7 +11,7 @@ import { replayCounterfactual } from "@/lib/server/counterfactual";
 import { localAdmin } from "@/lib/server/principal";
 import { demoDatabase, HISTORY, longEditedReplay, RECORDED, startReplay } from "@/lib/server/testing";
 import { presentComparison, presentReplay } from "./present";
-import { replayAnswer } from "./replay-answer";
+import { replayAnswer, streamedComparison as comparisonAnswer } from "./replay-answer";
 import { presentComparisonJson, presentReplayJson, type InputsForm } from "./replay-stream";
 import { CHUNK_CHARS, streamedJson } from "./stream";
 
@@ -362,5 +362,44 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
       status: 409,
       code: "wrong_state",
     });
+  }, 120_000);
+
+  it("a comparison whose run is stored again before its first byte is read again: the whole comparison, or a 409 when it keeps changing", async () => {
+    // The shortest comparison with pairs: one chunk, all made before the first byte.
+    const docs = [];
+    for (const id of ids) {
+      const { view, comparison } = await whole(id);
+      if (view.steps.length > 0) docs.push({ id, text: comparison });
+    }
+    const { id, text: expected } = docs.sort((a, b) => a.text.length - b.text.length)[0]!;
+    expect(expected.length).toBeLessThan(CHUNK_CHARS);
+    const counterfactual = await replayCounterfactual(admin, { replayId: id }, db.prisma);
+    /** A client on which a run stores the replay's steps again (the same rows) as they are read, the first `times` times. */
+    const writing = (times: number) => {
+      let left = times;
+      return db.prisma.$extends({
+        query: {
+          replayStep: {
+            async findMany({ args, query }) {
+              if (left-- > 0)
+                await db.prisma.replay.update({ where: { id }, data: { stepsVersion: { increment: 1 } } });
+              return query(args);
+            },
+          },
+        },
+      }) as unknown as Db;
+    };
+    const answer = (client: Db) =>
+      comparisonAnswer(
+        admin,
+        client,
+        id,
+        ({ outline, baseRows, stepRows, unchanged }) =>
+          presentComparisonJson(outline, baseRows, stepRows, counterfactual, { unchanged }),
+        { where: "a test" },
+      );
+    const once = await answer(writing(1));
+    expect([once.status, (await readAll(once)).text]).toEqual([200, expected]);
+    await expect(answer(writing(3))).rejects.toMatchObject({ status: 409, code: "wrong_state" });
   }, 120_000);
 });

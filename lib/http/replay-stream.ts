@@ -188,7 +188,11 @@ export async function* presentComparisonJson(
   baseRows: AsyncIterable<EventRow>,
   stepRows: AsyncIterable<StoredReplayStepRow>,
   extra: Record<string, unknown> = {},
-  opts: { inputs?: InputsForm } = {},
+  opts: {
+    inputs?: InputsForm;
+    /** Throws RunChanged when the runs are not as they were when `outline` was read. */
+    unchanged?: () => Promise<void>;
+  } = {},
 ): AsyncGenerator<string> {
   const inputs = opts.inputs ?? "full";
   const { comparison } = outline;
@@ -230,6 +234,7 @@ export async function* presentComparisonJson(
       yield `${comma}${text}}`;
       comma = ",";
     }
+    await opts.unchanged?.();
     yield `]${close}`;
   } finally {
     await Promise.all([base.close(), branch.close()]);

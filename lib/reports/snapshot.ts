@@ -11,7 +11,7 @@ import type {
   StepSource,
   TextDiffPart,
 } from "@/lib/replay";
-import type { ValiditySuggestion } from "./validity";
+import type { ValidityInput, ValiditySuggestion } from "./validity";
 import { suggestValidity } from "./validity";
 
 /**
@@ -165,6 +165,29 @@ export function suggestValidityFor(
     evidence: Omit<ReportSource["evidence"], "inputDrift">;
   },
 ): ValiditySuggestion {
+  return suggestValidityOf({
+    replay: source.replay,
+    evidence: source.evidence,
+    firstDivergence: source.comparison.firstDivergence,
+    pairBranchIndex: source.comparison.pairs.map((p) =>
+      p.type === "removed" || p.type === "unreached" ? null : p.branchIndex,
+    ),
+    staleSteps: source.staleRecordings?.used.map((u) => u.seq) ?? [],
+  });
+}
+
+/**
+ * The validity suggestion from what it looks at of a comparison: its first
+ * divergence and each pair's branch index (a kept comparison holds them, so a
+ * page asks for no pair).
+ */
+export function suggestValidityOf(source: {
+  replay: Pick<ReportSource["replay"], "status" | "comparability">;
+  evidence: Pick<ReportSource["evidence"], "strength" | "fixturesUsed" | "probes" | "liveCalls">;
+  firstDivergence: ValidityInput["firstDivergence"];
+  pairBranchIndex: ValidityInput["pairBranchIndex"];
+  staleSteps?: readonly number[];
+}): ValiditySuggestion {
   const comparability = COMPARABILITY.has(source.replay.comparability as Comparability)
     ? (source.replay.comparability as Comparability)
     : null;
@@ -173,13 +196,11 @@ export function suggestValidityFor(
     comparability,
     strength: source.evidence.strength,
     fixtureSteps: source.evidence.fixturesUsed.map((f) => f.step),
-    firstDivergence: source.comparison.firstDivergence,
-    pairBranchIndex: source.comparison.pairs.map((p) =>
-      p.type === "removed" || p.type === "unreached" ? null : p.branchIndex,
-    ),
+    firstDivergence: source.firstDivergence,
+    pairBranchIndex: source.pairBranchIndex,
     probes: source.evidence.probes,
     liveModelSteps: source.evidence.liveCalls.filter((c) => c.kind === "model").length,
-    staleSteps: source.staleRecordings?.used.map((u) => u.seq) ?? [],
+    staleSteps: source.staleSteps ?? [],
   });
 }
 

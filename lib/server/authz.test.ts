@@ -68,7 +68,6 @@ const OPERATIONS: Record<string, Permission> = {
   "replays.supplyFixture": "replays.run",
   "replays.decideApproval": "replays.run",
   "replays.getReplayComparison": "replays.read",
-  "replays.getReplayComparisonPage": "replays.read",
   "replays.getReplayState": "replays.read",
   "replays.listReplays": "replays.read",
   "replays.getComparisonPair": "replays.read",
@@ -101,6 +100,8 @@ const OPERATIONS: Record<string, Permission> = {
   "comparison-pages.getComparisonPage": "replays.read",
   "comparison-pages.listComparisonRows": "replays.read",
   "comparison-pages.findComparisonRow": "replays.read",
+  "comparison-pages.listPairChoices": "replays.read",
+  "comparison-pages.getReportPicker": "replays.read",
 };
 
 /** Pure helpers a service module exports besides its operations (re-exported engine predicates). */
@@ -114,6 +115,8 @@ const NOT_OPERATIONS = new Set([
   "replays.runNow",
   "replays.runQueuedReplay",
   "replays.LeaseLost",
+  // How many comparisons were built: what the tests of the kept comparisons count.
+  "comparison-pages.comparisonBuilds",
 ]);
 
 const MODULES: Record<string, Record<string, unknown>> = {

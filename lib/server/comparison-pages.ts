@@ -11,9 +11,12 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db";
 import { plainContents, replayStamp } from "@/lib/db/replay-window";
-import { loadReplayComparison, loadReplayMeta, type ReplayPageMeta } from "@/lib/db/replays";
+import { isTerminal, loadReplayComparison, loadReplayMeta, type ReplayPageMeta } from "@/lib/db/replays";
 import { notFound, parseInput } from "@/lib/errors";
-import type { ComparisonMetrics, FirstDivergence } from "@/lib/replay";
+import { isBaseOnly, type ComparisonMetrics, type FirstDivergence } from "@/lib/replay";
+import { defaultPickerFilter, pairChoice, type PairChoice } from "@/lib/reports/pair-choice";
+import { suggestValidityOf } from "@/lib/reports/snapshot";
+import type { ValiditySuggestion } from "@/lib/reports/validity";
 import { previewOf, toRowOutlines, withPreview, type RowOutline } from "@/lib/session-view/compare-pairs";
 import {
   COMPARE_FILTERS,
@@ -66,6 +69,8 @@ interface ComparisonIndex {
   lists: Map<CompareFilter, number[]>;
   counts: ComparisonCounts;
   firstDivergence: FirstDivergence | null;
+  /** Each pair's position in the branch (null for a pair only in the base): where the validity suggestion places a divergence. */
+  pairBranchIndex: (number | null)[];
   metrics: ComparisonMetrics;
   baseCount: number;
   branchCount: number;
@@ -75,7 +80,12 @@ interface ComparisonIndex {
 
 const kept = new Map<string, { key: string; index: Promise<ComparisonIndex | null> }>();
 
+/** How many comparisons were built (aligned over both runs) since the process started: what tests count. */
+let builds = 0;
+export const comparisonBuilds = () => builds;
+
 async function buildIndex(prisma: Db, replayId: string): Promise<ComparisonIndex | null> {
+  builds++;
   const view = await loadReplayComparison(prisma, replayId, { inputDrift: false });
   if (!view) return null;
   const rows = toRowOutlines(view.comparison.pairs);
@@ -89,6 +99,7 @@ async function buildIndex(prisma: Db, replayId: string): Promise<ComparisonIndex
     lists: new Map(),
     counts,
     firstDivergence: view.comparison.firstDivergence,
+    pairBranchIndex: view.comparison.pairs.map((p) => (isBaseOnly(p) ? null : p.branchIndex)),
     metrics: view.comparison.metrics,
     baseCount: view.baseCount,
     branchCount: view.branchCount,
@@ -217,11 +228,22 @@ export async function listComparisonRows(
   authorize(principal, "replays.read");
   const { replayId, filter, cursor = 0, limit } = parseInput(ComparisonRowsInput, input);
   const index = await comparisonIndex(prisma, replayId);
+  const { shown, ...window } = windowOf(index, filter, cursor, limit);
+  return { ...window, rows: await withPreviews(prisma, index, shown) };
+}
+
+/** The rows at positions [cursor, cursor + limit) among those a filter shows, and where the next window starts. */
+function windowOf(index: ComparisonIndex, filter: CompareFilter, cursor: number, limit: number) {
   const list = listOf(index, filter);
   const shown: RowOutline[] = [];
   for (let k = cursor; k < Math.min(cursor + limit, list.length); k++) shown.push(index.rows[list.at(k)]!);
-  const rows = await withPreviews(prisma, index, shown);
-  return { filter, cursor, nextCursor: cursor + limit < list.length ? cursor + limit : null, total: list.length, rows };
+  return {
+    filter,
+    cursor,
+    nextCursor: cursor + limit < list.length ? cursor + limit : null,
+    total: list.length,
+    shown,
+  };
 }
 
 export type FoundRow = { position: number; row: CompareRow };
@@ -251,4 +273,106 @@ export async function findComparisonRow(
   if (found === null) return null;
   const [row] = await withPreviews(prisma, index, [index.rows[list.at(found)]!]);
   return { position: found, row: row! };
+}
+
+/** Pairs per window of the report form's pair picker: the first is sent with the page, the others load as it scrolls. */
+export const PICKER_WINDOW = 100;
+
+export const PairChoicesInput = ComparisonRowsInput.extend({
+  limit: z.coerce.number().int().min(1).max(ROWS_MAX).default(PICKER_WINDOW),
+});
+export type PairChoicesInput = z.input<typeof PairChoicesInput>;
+
+export const ReportPickerInput = z.object({
+  replayId: ReplayId,
+  /** The draft's pins (none: a new report, which pins the first divergence). */
+  pinned: z.array(z.string().max(200)).max(100_000).optional(),
+});
+export type ReportPickerInput = z.input<typeof ReportPickerInput>;
+
+export type PairChoicesWindow = Omit<ComparisonRowsWindow, "rows"> & { choices: PairChoice[] };
+
+/**
+ * One window of the pairs a filter shows, as the report form's picker lists
+ * them: what a pair is (its id, number, type, kind, name and seqs), without
+ * the preview listComparisonRows reads each step's content for.
+ */
+export async function listPairChoices(
+  principal: Principal,
+  input: PairChoicesInput,
+  prisma: Db,
+): Promise<PairChoicesWindow> {
+  authorize(principal, "replays.read");
+  const { replayId, filter, cursor = 0, limit } = parseInput(PairChoicesInput, input);
+  const { shown, ...window } = windowOf(await comparisonIndex(prisma, replayId), filter, cursor, limit);
+  return { ...window, choices: shown.map(pairChoice) };
+}
+
+export interface ReportPicker {
+  /** What the picker's windows are cached under: another run of the replay makes another comparison. */
+  version: string;
+  counts: ComparisonCounts;
+  window: number;
+  firstDivergence: PairChoice | null;
+  /** The pins the comparison has, in its order (a new report's: its first divergence). */
+  pinned: PairChoice[];
+  /** The draft's pins the comparison no longer has (its base imported again, or the replay run again): left out. */
+  dropped: string[];
+  /** The filter the picker opens on and its first window. */
+  initial: { filter: CompareFilter; choices: PairChoice[] };
+}
+
+export interface ReportPickerView extends ReplayPageMeta {
+  branchCount: number;
+  firstDivergence: FirstDivergence | null;
+  /** Null while the replay has not finished (a report needs a finished one). */
+  picker: ReportPicker | null;
+  suggestion: ValiditySuggestion | null;
+}
+
+/**
+ * What the report form shows of a finished replay's comparison: the counts,
+ * the first window of pairs, the first divergence and the pins, from the
+ * comparison kept for the replay as it is now (the comparison page's: built
+ * once per run, not per render). Without the picker while the replay runs.
+ */
+export async function getReportPicker(
+  principal: Principal,
+  input: ReportPickerInput,
+  prisma: Db,
+): Promise<ReportPickerView> {
+  authorize(principal, "replays.read");
+  const { replayId, pinned } = parseInput(ReportPickerInput, input);
+  const meta = await loadReplayMeta(prisma, replayId, { inputDrift: false });
+  if (!meta) throw notFound("replay", replayId);
+  if (!isTerminal(meta.replay.status))
+    return { ...meta, branchCount: meta.replay.stepCount, firstDivergence: null, picker: null, suggestion: null };
+  const index = await comparisonIndex(prisma, replayId);
+  const fd = index.firstDivergence;
+  const filter = defaultPickerFilter(index.counts);
+  const pins = [...new Set(pinned ?? (fd ? [fd.id] : []))];
+  const held = pins.filter((id) => index.positionOf.has(id));
+  return {
+    ...meta,
+    branchCount: index.branchCount,
+    firstDivergence: fd,
+    picker: {
+      version: `${meta.replay.status}:${index.branchCount}:${meta.replay.finishedAt?.toISOString() ?? ""}`,
+      counts: index.counts,
+      window: PICKER_WINDOW,
+      firstDivergence: fd ? pairChoice(index.rows[index.positionOf.get(fd.id)!]!) : null,
+      pinned: held
+        .map((id) => index.positionOf.get(id)!)
+        .sort((a, b) => a - b)
+        .map((k) => pairChoice(index.rows[k]!)),
+      dropped: pins.filter((id) => !index.positionOf.has(id)),
+      initial: { filter, choices: windowOf(index, filter, 0, PICKER_WINDOW).shown.map(pairChoice) },
+    },
+    suggestion: suggestValidityOf({
+      replay: meta.replay,
+      evidence: meta.evidence,
+      firstDivergence: fd,
+      pairBranchIndex: index.pairBranchIndex,
+    }),
+  };
 }

@@ -10,6 +10,7 @@ import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/te
 import { parseInput } from "@/lib/errors";
 import { RECOMMENDED_RCA_POLICY, type Policy } from "@/lib/replay";
 import * as apiKeys from "./api-keys";
+import * as comparisonPages from "./comparison-pages";
 import * as executors from "./executors";
 import * as experiments from "./experiments";
 import * as policies from "./policies";
@@ -179,7 +180,7 @@ describe.each(TEST_ENGINES)("operations on %s", (engine) => {
       db.prisma,
     );
     expect(warnings[1]!.length).toBeGreaterThan(0);
-    for (const op of [replays.getReplayState, replays.getReplayComparison, replays.getReplayComparisonPage])
+    for (const op of [replays.getReplayState, replays.getReplayComparison, comparisonPages.getReportPicker])
       await refusal(op(admin, { replayId: "nope" }, db.prisma), "not_found");
     await refusal(replays.getComparisonPair(admin, { replayId: "nope", pairId: "p0-0" }, db.prisma), "not_found");
     await refusal(replays.runReplay(admin, { replayId: "nope" }, db.prisma), "not_found");

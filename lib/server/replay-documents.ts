@@ -31,22 +31,37 @@ export async function openReplay(principal: Principal, input: ReplayRef, prisma:
   const stamp = await replayStamp(prisma, input.replayId);
   const meta = stamp ? await loadReplayMeta(prisma, input.replayId) : null;
   if (!stamp || !meta) throw notFound("replay", input.replayId);
-  const unchanged = async () => {
-    const now = await replayStamp(prisma, input.replayId);
+  return {
+    meta,
+    steps: replayStepRows(prisma, input.replayId),
+    unchanged: unchangedSince(prisma, input.replayId, stamp),
+  };
+}
+
+/** Throws RunChanged when a run's result has replaced the replay's steps (or its base was imported again) since `stamp`. */
+function unchangedSince(prisma: Db, replayId: string, stamp: { stepsKey: string }) {
+  return async () => {
+    const now = await replayStamp(prisma, replayId);
     if (now?.stepsKey !== stamp.stepsKey) throw new RunChanged("a run stored its steps while they were read");
   };
-  return { meta, steps: replayStepRows(prisma, input.replayId), unchanged };
 }
 
 /**
  * The comparison's outline (aligned over step summaries, a model input as its
- * digest: read now) and both runs' rows in order (read as they are consumed).
+ * digest: read now), both runs' rows in order (read as they are consumed) and
+ * `unchanged`, as openReplay's: presentComparisonJson awaits it after the last
+ * pair, so a streamed comparison is one read of both runs.
  */
 export async function openReplayComparison(principal: Principal, input: ReplayRef, prisma: Db) {
+  authorize(principal, "replays.read");
+  // The stamp before the outline, as openReplay's before its meta.
+  const stamp = await replayStamp(prisma, input.replayId);
+  if (!stamp) throw notFound("replay", input.replayId);
   const outline = await getReplayComparison(principal, input, prisma);
   return {
     outline,
     baseRows: sessionEventRows(prisma, outline.replay.sessionId),
     stepRows: replayStepRows(prisma, input.replayId),
+    unchanged: unchangedSince(prisma, input.replayId, stamp),
   };
 }

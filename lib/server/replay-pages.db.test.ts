@@ -1,3 +1,5 @@
+import type { Db } from "@/lib/db/client";
+import { loadReplayComparison } from "@/lib/db/replays";
 import { loadReplayView } from "@/lib/db/replays-testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAndSave } from "@/lib/db/imports";
@@ -8,6 +10,8 @@ import { toolLevelPreset, type Policy } from "@/lib/replay";
 import { toRows } from "@/lib/session-view/compare-pairs-testing";
 import { COMPARE_FILTERS, filterRows, nextChange, type CompareRow } from "@/lib/session-view/compare-rows";
 import { summarizeReplayStep } from "@/lib/session-view/replay-steps";
+import { pairChoice } from "@/lib/reports/pair-choice";
+import { suggestValidityFor } from "@/lib/reports/snapshot";
 import * as comparisons from "./comparison-pages";
 import { localAdmin } from "./principal";
 import * as pages from "./replay-pages";
@@ -182,5 +186,63 @@ describe.each(TEST_ENGINES)("a replay and its comparison a window at a time on %
       ["p0-0", "changed", "renamed_model"],
       ["p1-1", "equal", "get_order_details"],
     ]);
+  });
+
+  it("the report form's picker uses the comparison kept for the replay: built once per run, not per render", async () => {
+    // A run stored again (its row written): the next reader builds the comparison, the ones after it reuse it.
+    await db.prisma.replay.update({ where: { id: replayId }, data: { updatedAt: new Date(Date.now() + 120_000) } });
+    const built = comparisons.comparisonBuilds();
+    const first = await comparisons.getReportPicker(viewer, { replayId }, db.prisma);
+    expect(comparisons.comparisonBuilds()).toBe(built + 1);
+    const second = await comparisons.getReportPicker(viewer, { replayId }, db.prisma);
+    await comparisons.getComparisonPage(viewer, { replayId }, db.prisma);
+    const window = await comparisons.listPairChoices(
+      viewer,
+      { replayId, filter: "all", cursor: 5, limit: 4 },
+      db.prisma,
+    );
+    expect(comparisons.comparisonBuilds()).toBe(built + 1);
+    expect(second).toEqual(first);
+    // The same picker as made from the whole comparison over digests.
+    const view = (await loadReplayComparison(db.prisma, replayId, { inputDrift: false }))!;
+    const rows = toRows(view.comparison.pairs);
+    const fd = rows.find((r) => r.id === view.comparison.firstDivergence!.id)!;
+    expect(first.picker).toMatchObject({
+      counts: Object.fromEntries(COMPARE_FILTERS.map((f) => [f, filterRows(rows, f).length])),
+      firstDivergence: pairChoice(fd),
+      pinned: [pairChoice(fd)],
+      dropped: [],
+      initial: { filter: "changes", choices: filterRows(rows, "changes").slice(0, 100).map(pairChoice) },
+    });
+    expect(first.suggestion).toEqual(suggestValidityFor(view));
+    expect(window.choices).toEqual(rows.slice(5, 9).map(pairChoice));
+    // The picker's windows read no step (a comparison row's preview reads the steps it shows).
+    let queried = 0;
+    const counting = db.prisma.$extends({
+      query: {
+        $allOperations({ args, query }) {
+          queried++;
+          return query(args);
+        },
+      },
+    }) as unknown as Db;
+    await comparisons.listPairChoices(viewer, { replayId, filter: "all", cursor: 5, limit: 4 }, counting);
+    expect(queried).toBe(1); // the replay's stamp
+    await comparisons.listComparisonRows(viewer, { replayId, filter: "all", cursor: 5, limit: 4 }, counting);
+    expect(queried).toBeGreaterThan(2);
+    // A draft's pins: those the comparison has in its order, the others named as dropped.
+    const pinned = await comparisons.getReportPicker(
+      viewer,
+      { replayId, pinned: [rows[9]!.id, "p999-999", rows[2]!.id] },
+      db.prisma,
+    );
+    expect([pinned.picker!.pinned, pinned.picker!.dropped]).toEqual([
+      [pairChoice(rows[2]!), pairChoice(rows[9]!)],
+      ["p999-999"],
+    ]);
+    // Changed again: built anew.
+    await db.prisma.replay.update({ where: { id: replayId }, data: { updatedAt: new Date(Date.now() + 180_000) } });
+    await comparisons.getReportPicker(viewer, { replayId }, db.prisma);
+    expect(comparisons.comparisonBuilds()).toBe(built + 2);
   });
 });

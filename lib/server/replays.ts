@@ -1014,18 +1014,6 @@ export async function getReplayComparison(principal: Principal, input: ReplayRef
   return view;
 }
 
-/**
- * As getReplayComparison, without the evidence's input-drift list (an entry
- * per drifted model step, growing with the branch): what the report pages
- * show of a replay.
- */
-export async function getReplayComparisonPage(principal: Principal, input: ReplayRef, prisma: Db) {
-  authorize(principal, "replays.read");
-  const view = await loadReplayComparison(prisma, input.replayId, { inputDrift: false });
-  if (!view) throw notFound("replay", input.replayId);
-  return view;
-}
-
 /** Status and step count, for the progress poll. */
 export async function getReplayState(principal: Principal, input: ReplayRef, prisma: Db) {
   authorize(principal, "replays.read");

@@ -209,6 +209,8 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
       const first = (await replays.getReplayComparison(admin, { replayId: id }, db.prisma)).comparison.firstDivergence!;
       // Step rows read with their input (a model call's: its prompt window), counted as the client returns them.
       let inputsRead = 0;
+      // Of them, rows read with every column (their outputs too): the kept pairs' steps, not the earlier model calls.
+      let wholeRead = 0;
       const counting = db.prisma.$extends({
         query: {
           $allModels: {
@@ -216,7 +218,10 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
               const result = await query(args);
               if (model === "Event" || model === "ReplayStep")
                 for (const row of Array.isArray(result) ? result : [result])
-                  if (row && typeof row === "object" && "input" in row) inputsRead++;
+                  if (row && typeof row === "object" && "input" in row) {
+                    inputsRead++;
+                    if ("output" in row) wholeRead++;
+                  }
               return result;
             },
           },
@@ -243,9 +248,12 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
       const late = view.comparison.pairs.filter((p) => p.type === "changed" && p.base.kind === "model_call").slice(-10);
       const pins = late.map((p) => p.id);
       inputsRead = 0;
+      wholeRead = 0;
       await reportAsWhole(counting, view, pins);
       const modelCalls = view.base.filter((e) => e.kind === "model_call").length;
       expect(inputsRead).toBeLessThanOrEqual(2 * (modelCalls + pins.length));
+      // The earlier model calls are read for their inputs alone: the 10 pinned pairs and the first divergence whole.
+      expect(wholeRead).toBe(2 * (pins.length + 1));
     }
     // Bytes per turn stay flat (the report holds no model input of the run but its pairs').
     const [small, large] = sizes;

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { env } from "@/lib/env";
 import { validatedAction } from "@/lib/http/action";
 import { ExpiresIn } from "@/lib/reports/share";
+import { listPairChoices, PairChoicesInput } from "@/lib/server/comparison-pages";
 import {
   AddEvidenceInput,
   addReportEvidence,
@@ -91,3 +92,6 @@ export const removeReportEvidenceAction = validatedAction(RemoveEvidenceInput, a
   revalidatePath(`/reports/${input.reportId}`);
   return removed;
 });
+
+/** One window of the comparison's pairs as the report form's picker lists them (no previews). */
+export const pairChoicesAction = validatedAction(PairChoicesInput, listPairChoices);

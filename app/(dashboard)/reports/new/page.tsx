@@ -5,11 +5,12 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { notFoundAsNull, pageContext } from "@/lib/http/page";
-import { getReplayComparisonPage, isTerminal, listReplays } from "@/lib/server/replays";
+import { getReportPicker } from "@/lib/server/comparison-pages";
+import { isTerminal, listReplays } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
 import { sessionLabelOf } from "@/lib/reports/snapshot";
 import { createReportAction } from "../actions";
-import { reportFormProps } from "../form-props";
+import { hasPicker, reportFormProps } from "../form-props";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New report" };
@@ -77,7 +78,7 @@ export default async function NewReportPage({ searchParams }: Props) {
     );
   }
   const { principal, prisma } = await pageContext();
-  const view = await getReplayComparisonPage(principal, { replayId: id }, prisma).catch(notFoundAsNull);
+  const view = await getReportPicker(principal, { replayId: id }, prisma).catch(notFoundAsNull);
   if (!view) {
     return (
       <>
@@ -96,7 +97,7 @@ export default async function NewReportPage({ searchParams }: Props) {
     );
   }
   const label = sessionLabelOf(view.session);
-  if (!isTerminal(view.replay.status)) {
+  if (!hasPicker(view)) {
     return (
       <>
         <PageHeader title="New report" subtitle={label} />

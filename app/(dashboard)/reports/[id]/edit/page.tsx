@@ -4,10 +4,10 @@ import { ReportForm } from "@/components/reports/ReportForm";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { notFoundAsNull, orNotFound, pageContext } from "@/lib/http/page";
-import { getReplayComparisonPage } from "@/lib/server/replays";
+import { getReportPicker } from "@/lib/server/comparison-pages";
 import { getReportPage } from "@/lib/server/reports";
 import { updateReportAction } from "../../actions";
-import { reportFormProps } from "../../form-props";
+import { hasPicker, reportFormProps } from "../../form-props";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Edit report" };
@@ -38,8 +38,20 @@ export default async function EditReportPage({ params }: Props) {
     );
   }
   const view = liveReplayId
-    ? await getReplayComparisonPage(principal, { replayId: liveReplayId }, prisma).catch(notFoundAsNull)
+    ? await getReportPicker(principal, { replayId: liveReplayId, pinned: report.sections.pinnedPairs }, prisma).catch(
+        notFoundAsNull,
+      )
     : null;
+  if (view && !hasPicker(view)) {
+    return (
+      <>
+        <PageHeader title="Edit report" subtitle={report.title} />
+        <EmptyState title={`The replay of this draft is ${view.replay.status.replaceAll("_", " ")}`} action={back}>
+          Its steps can be chosen again once it has finished.
+        </EmptyState>
+      </>
+    );
+  }
   if (!view) {
     return (
       <>
@@ -63,7 +75,7 @@ export default async function EditReportPage({ params }: Props) {
         subtitle="A draft: saved changes replace the previous ones until you publish it."
       />
       <ReportForm
-        {...reportFormProps(view, report.title, report.sections.pinnedPairs)}
+        {...reportFormProps(view, report.title)}
         save={{
           kind: "edit",
           draft: { id: report.id, title: report.title, sections: report.sections },

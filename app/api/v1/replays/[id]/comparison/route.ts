@@ -1,8 +1,8 @@
 import { apiRoute, readQuery } from "@/lib/http/api";
+import { streamedComparison } from "@/lib/http/replay-answer";
 import { presentComparisonJson } from "@/lib/http/replay-stream";
-import { streamedJson } from "@/lib/http/stream";
 import { replayCounterfactual } from "@/lib/server/counterfactual";
-import { openReplayComparison, ReplayDocumentQuery } from "@/lib/server/replay-documents";
+import { ReplayDocumentQuery } from "@/lib/server/replay-documents";
 
 export const dynamic = "force-dynamic";
 
@@ -12,16 +12,19 @@ export const dynamic = "force-dynamic";
  * stored, with `inputPrefix` (as GET /api/v1/replays/:id?inputs=delta).
  *
  * Streamed: the runs are aligned over their step summaries first, then each
- * pair is written as both runs' rows are read, a window at a time.
+ * pair is written as both runs' rows are read, a window at a time. A run that
+ * stores its steps before the first byte makes it read again (a 409 after three
+ * tries), as GET /api/v1/replays/:id does; after it, the body is cut.
  */
 export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
   const { inputs } = readQuery(request, ReplayDocumentQuery);
-  const { outline, baseRows, stepRows } = await openReplayComparison(principal, { replayId: params.id }, prisma);
   const counterfactual = await replayCounterfactual(principal, { replayId: params.id }, prisma);
-  return streamedJson(
-    presentComparisonJson(outline, baseRows, stepRows, counterfactual, { inputs: inputs ?? "full" }),
-    {
-      where: `GET /api/v1/replays/${params.id}/comparison`,
-    },
+  return streamedComparison(
+    principal,
+    prisma,
+    params.id,
+    ({ outline, baseRows, stepRows, unchanged }) =>
+      presentComparisonJson(outline, baseRows, stepRows, counterfactual, { inputs: inputs ?? "full", unchanged }),
+    { where: `GET /api/v1/replays/${params.id}/comparison` },
   );
 });
