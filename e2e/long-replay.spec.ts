@@ -145,7 +145,7 @@ test("a replay of a 10,000-turn run and its comparison open on their first scree
   await expect(page.getByTestId("first-divergence")).toContainText(
     `First divergence at pair ${EDITED} (base step ${EDITED}, branch step ${EDITED})`,
   );
-  const filter = page.getByLabel("Filter pairs");
+  const filter = page.getByRole("combobox", { name: "Show", exact: true });
   // The edited call, then every later model call (input changed, output recorded); the rest equal.
   const changed = 1 + (last - 1 - EDITED + 1) / 2;
   await expect(filter.locator("option")).toHaveText([

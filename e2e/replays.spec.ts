@@ -65,10 +65,10 @@ test("replay a session with an edit, supply a fixture when it pauses, and compar
   await expect(evidence).toContainText("controlled");
 
   // The URL holds the view: a reload keeps the selected pair and the filter.
-  await page.getByLabel("Filter pairs").selectOption("changes");
+  await page.getByRole("combobox", { name: "Show", exact: true }).selectOption("changes");
   await expect(page).toHaveURL(/filter=changes/);
   await page.reload();
-  await expect(page.getByLabel("Filter pairs")).toHaveValue("changes");
+  await expect(page.getByRole("combobox", { name: "Show", exact: true })).toHaveValue("changes");
   await expect(page.locator('[data-testid="compare-row"][aria-selected="true"]')).toHaveAttribute(
     "data-pair-id",
     "p1-1",

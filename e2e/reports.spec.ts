@@ -136,6 +136,8 @@ test("draft a report from a comparison, edit it, publish it, share it, open the 
   await expect(firstDivergence).toBeChecked();
   await expect(firstDivergence).toBeDisabled();
   await expect(page.getByRole("checkbox", { name: /^Pin pair 1, / })).toHaveCount(0);
+  // The model call after it differs by its input alone, named as the comparison page names it.
+  await expect(page.getByRole("checkbox", { name: /^Pin pair 7, input only: model_call / })).toHaveCount(1);
   // An equal pair is found under "all" and pinned; another is pinned, then unpinned from the summary.
   await pickFilter.selectOption("all");
   await page.getByRole("checkbox", { name: /^Pin pair 1, equal: tool_call lookup_order/ }).check();

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { comparisonFindAction, comparisonPairAction, comparisonRowsAction } from "@/app/(dashboard)/replays/actions";
 import { Badge, type Tone } from "@/components/ui/Badge";
 import { useRowWindows } from "@/components/ui/useRowWindows";
@@ -60,6 +60,7 @@ export function CompareView({
   initial: { filter: CompareFilter; selected: FoundRow | null; rows: RowsWindow };
 }) {
   const [filter, setFilter] = useState<CompareFilter>(initial.filter);
+  const filterId = useId();
   const [selected, setSelected] = useState<CompareRow | null>(initial.selected?.row ?? null);
   const [error, setError] = useState<string | null>(null);
   const total = counts[filter];
@@ -159,10 +160,12 @@ export function CompareView({
               {counts.unreached > 0 ? "no divergence up to where the branch ended" : "no divergence: every step equal"}
             </Badge>
           )}
-          <label className="ml-auto flex items-center gap-1.5">
-            <span className="text-slate-500">Show</span>
+          <span className="ml-auto flex items-center gap-1.5">
+            <label htmlFor={filterId} className="text-slate-500">
+              Show
+            </label>
             <select
-              aria-label="Filter pairs"
+              id={filterId}
               value={filter}
               onChange={(e) => changeFilter(e.target.value as CompareFilter)}
               className="rounded-md border border-slate-300 bg-white px-2 py-1"
@@ -177,7 +180,7 @@ export function CompareView({
                 </option>
               ))}
             </select>
-          </label>
+          </span>
         </div>
         {error || windowError ? (
           <p role="alert" className="mb-2 text-sm text-rose-700">

@@ -3,10 +3,14 @@
 import { useId, useState } from "react";
 import { pairChoicesAction } from "@/app/(dashboard)/reports/actions";
 import { Badge, type Tone } from "@/components/ui/Badge";
+import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
 import { useRowWindows } from "@/components/ui/useRowWindows";
 import { virtualItemStyle } from "@/components/ui/useWindowList";
 import type { PairChoice } from "@/lib/reports/pair-choice";
 import { COMPARE_FILTERS, TYPE_LABEL, type CompareFilter } from "@/lib/session-view/compare-rows";
+
+/** A pair's type as the comparison page names it ("input only" for a changed call whose only difference is its input). */
+const typeWord = (p: PairChoice) => (p.inputOnly ? "input only" : TYPE_LABEL[p.type]);
 
 const PAIR_TONES: Record<PairChoice["type"], Tone> = {
   equal: "neutral",
@@ -197,10 +201,16 @@ export function PairPicker({
                     checked={isPinned(p)}
                     disabled={first}
                     onChange={(e) => onPin(p, e.target.checked)}
-                    aria-label={`Pin pair ${p.index}, ${TYPE_LABEL[p.type]}: ${p.label}`}
+                    aria-label={`Pin pair ${p.index}, ${typeWord(p)}: ${p.label}`}
                   />
                   <span className="w-12 shrink-0 text-right text-xs text-slate-500 tabular-nums">{p.index}</span>
-                  <Badge tone={PAIR_TONES[p.type]}>{TYPE_LABEL[p.type]}</Badge>
+                  {p.inputOnly ? (
+                    <Badge tone="neutral" title={INPUT_ONLY_LABEL}>
+                      input only
+                    </Badge>
+                  ) : (
+                    <Badge tone={PAIR_TONES[p.type]}>{TYPE_LABEL[p.type]}</Badge>
+                  )}
                   <span className="truncate font-mono text-xs">{p.label}</span>
                   {first ? (
                     <span className="ml-auto shrink-0">
@@ -235,7 +245,7 @@ export function PairPicker({
                   <button
                     type="button"
                     onClick={() => onPin(p, false)}
-                    aria-label={`Unpin pair ${p.index}, ${TYPE_LABEL[p.type]}: ${p.label}`}
+                    aria-label={`Unpin pair ${p.index}, ${typeWord(p)}: ${p.label}`}
                     className="rounded px-1 text-slate-500 hover:bg-slate-200 hover:text-slate-900"
                   >
                     ×

@@ -20,6 +20,15 @@ describe("pairChoice", () => {
       type: "changed",
       label: "tool_call refund_payment (base #6 ↔ branch #6)",
     });
+    // The model call after the edit differs by its input alone: marked so, as the comparison page marks it.
+    expect(choices[7]).toEqual({
+      id: "p7-7",
+      index: 7,
+      type: "changed",
+      inputOnly: true,
+      label: "model_call gpt-4.1-2025-04-14 (base #7 ↔ branch #7)",
+    });
+    expect(choices.filter((c) => c.inputOnly).map((c) => c.index)).toEqual([7]);
   });
 
   it("words base-only and branch-only pairs by the one side they have", () => {

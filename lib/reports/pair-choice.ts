@@ -5,6 +5,8 @@ export interface PairChoice {
   id: string;
   index: number;
   type: CompareRow["type"];
+  /** A changed model call whose only difference is its input (the comparison page's "input only"). */
+  inputOnly?: true;
   label: string;
 }
 
@@ -13,7 +15,7 @@ export interface PairChoice {
  * in the report's export without the type ("tool_call lookup_order (base #1 ↔ branch #1)").
  */
 export function pairChoice(
-  row: Pick<CompareRow, "id" | "index" | "type" | "kind" | "name" | "baseSeq" | "branchSeq">,
+  row: Pick<CompareRow, "id" | "index" | "type" | "kind" | "name" | "baseSeq" | "branchSeq" | "inputOnly">,
 ): PairChoice {
   const where =
     row.type === "removed" || row.type === "unreached"
@@ -21,7 +23,13 @@ export function pairChoice(
       : row.type === "inserted"
         ? `branch #${row.branchSeq}`
         : `base #${row.baseSeq} ↔ branch #${row.branchSeq}`;
-  return { id: row.id, index: row.index, type: row.type, label: `${row.kind} ${row.name} (${where})` };
+  return {
+    id: row.id,
+    index: row.index,
+    type: row.type,
+    ...(row.inputOnly ? { inputOnly: true as const } : {}),
+    label: `${row.kind} ${row.name} (${where})`,
+  };
 }
 
 /** The picker opens on the differences when there are any (they are what a report pins), else on every pair. */
