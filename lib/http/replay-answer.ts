@@ -16,7 +16,8 @@ import { AppError } from "@/lib/errors";
 import type { PolicyIssue } from "@/lib/replay";
 import type { Principal } from "@/lib/server/principal";
 import { openReplay, openReplayComparison } from "@/lib/server/replay-documents";
-import { presentReplayJson } from "./replay-stream";
+import { replayCounterfactual } from "@/lib/server/counterfactual";
+import { presentComparisonJson, presentReplayJson, type InputsForm } from "./replay-stream";
 import { streamedJson } from "./stream";
 
 /** How many times a replay is read again when a run wrote it before the answer's first byte. */
@@ -24,18 +25,22 @@ const READS = 3;
 
 /**
  * A streamed document of a replay, made again (up to READS times) when a run
- * wrote the replay while its first chunk was made: the status is not sent
- * yet, so a fresh read answers instead of an error. After the first byte a
- * change cuts the body (lib/http/stream.ts).
+ * wrote the replay before the answer's first byte: the status is not sent
+ * yet, so a fresh read answers instead of an error. The replay's stamp is
+ * checked once the first chunk is made (a document longer than a chunk would
+ * otherwise find the change only at its end), and again after its last step.
+ * After the first byte a change cuts the body (lib/http/stream.ts).
  */
-async function readAgain(
+async function readAgain<O extends { unchanged: () => Promise<void> }>(
   replayId: string,
-  make: () => Promise<AsyncIterable<string>>,
+  open: () => Promise<O>,
+  make: (opened: O) => AsyncIterable<string>,
   opts: { where: string; status?: number },
 ): Promise<Response> {
   for (let read = 1; ; read++) {
     try {
-      return await streamedJson(await make(), opts);
+      const opened = await open();
+      return await streamedJson(make(opened), { ...opts, beforeFirstByte: opened.unchanged });
     } catch (error) {
       if (!(error instanceof RunChanged)) throw error;
       if (read === READS)
@@ -52,18 +57,56 @@ export async function streamedReplay(
   make: (opened: Awaited<ReturnType<typeof openReplay>>) => AsyncIterable<string>,
   opts: { where: string; status?: number },
 ): Promise<Response> {
-  return readAgain(replayId, async () => make(await openReplay(principal, { replayId }, prisma)), opts);
+  return readAgain(replayId, () => openReplay(principal, { replayId }, prisma), make, opts);
 }
 
-/** The streamed comparison of a replay with its base (GET /api/v1/replays/:id/comparison), read again as readAgain says. */
-export async function streamedComparison(
+/**
+ * GET /api/v1/replays/:id: the replay with its counterfactual (fork, verdicts,
+ * trial set), read after the replay's stamp, as comparisonAnswer's.
+ */
+export async function replayDocumentAnswer(
   principal: Principal,
   prisma: Db,
   replayId: string,
-  make: (opened: Awaited<ReturnType<typeof openReplayComparison>>) => AsyncIterable<string>,
-  opts: { where: string },
+  opts: { where: string; inputs?: InputsForm },
 ): Promise<Response> {
-  return readAgain(replayId, async () => make(await openReplayComparison(principal, { replayId }, prisma)), opts);
+  return streamedReplay(
+    principal,
+    prisma,
+    replayId,
+    ({ meta, steps, unchanged }) =>
+      (async function* () {
+        const counterfactual = await replayCounterfactual(principal, { replayId }, prisma);
+        yield* presentReplayJson(meta, steps, counterfactual, { inputs: opts.inputs ?? "full", unchanged });
+      })(),
+    { where: opts.where },
+  );
+}
+
+/**
+ * GET /api/v1/replays/:id/comparison: the comparison of a replay with its base and
+ * its counterfactual (fork, verdicts, trial set), both read after the replay's
+ * stamp, so that a read again never pairs one run's steps with another's verdicts.
+ */
+export async function comparisonAnswer(
+  principal: Principal,
+  prisma: Db,
+  replayId: string,
+  opts: { where: string; inputs?: InputsForm },
+): Promise<Response> {
+  return readAgain(
+    replayId,
+    () => openReplayComparison(principal, { replayId }, prisma),
+    ({ outline, baseRows, stepRows, unchanged }) =>
+      (async function* () {
+        const counterfactual = await replayCounterfactual(principal, { replayId }, prisma);
+        yield* presentComparisonJson(outline, baseRows, stepRows, counterfactual, {
+          inputs: opts.inputs ?? "full",
+          unchanged,
+        });
+      })(),
+    { where: opts.where },
+  );
 }
 
 export async function replayAnswer(

@@ -11,7 +11,7 @@ import { replayCounterfactual } from "@/lib/server/counterfactual";
 import { localAdmin } from "@/lib/server/principal";
 import { demoDatabase, HISTORY, longEditedReplay, RECORDED, startReplay } from "@/lib/server/testing";
 import { presentComparison, presentReplay } from "./present";
-import { replayAnswer, streamedComparison as comparisonAnswer } from "./replay-answer";
+import { comparisonAnswer, replayAnswer, replayDocumentAnswer } from "./replay-answer";
 import { presentComparisonJson, presentReplayJson, type InputsForm } from "./replay-stream";
 import { CHUNK_CHARS, streamedJson } from "./stream";
 
@@ -364,17 +364,17 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
     });
   }, 120_000);
 
-  it("a comparison whose run is stored again before its first byte is read again: the whole comparison, or a 409 when it keeps changing", async () => {
+  it("a comparison or replay whose run is stored again before its first byte is read again, its counterfactual with it: the whole document, or a 409 when it keeps changing", async () => {
     // The shortest comparison with pairs: one chunk, all made before the first byte.
     const docs = [];
     for (const id of ids) {
       const { view, comparison } = await whole(id);
       if (view.steps.length > 0) docs.push({ id, text: comparison });
     }
-    const { id, text: expected } = docs.sort((a, b) => a.text.length - b.text.length)[0]!;
-    expect(expected.length).toBeLessThan(CHUNK_CHARS);
-    const counterfactual = await replayCounterfactual(admin, { replayId: id }, db.prisma);
-    /** A client on which a run stores the replay's steps again (the same rows) as they are read, the first `times` times. */
+    const { id, text: before } = docs.sort((a, b) => a.text.length - b.text.length)[0]!;
+    expect(before.length).toBeLessThan(CHUNK_CHARS);
+    const trialSetId = `trials-${id}`;
+    /** A client on which a run stores the replay's steps again (the same rows) and joins it to a trial set, as they are read, the first `times` times. */
     const writing = (times: number) => {
       let left = times;
       return db.prisma.$extends({
@@ -382,24 +382,55 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
           replayStep: {
             async findMany({ args, query }) {
               if (left-- > 0)
-                await db.prisma.replay.update({ where: { id }, data: { stepsVersion: { increment: 1 } } });
+                await db.prisma.replay.update({
+                  where: { id },
+                  data: { stepsVersion: { increment: 1 }, trialSetId, trialIndex: left },
+                });
               return query(args);
             },
           },
         },
       }) as unknown as Db;
     };
-    const answer = (client: Db) =>
-      comparisonAnswer(
-        admin,
-        client,
-        id,
-        ({ outline, baseRows, stepRows, unchanged }) =>
-          presentComparisonJson(outline, baseRows, stepRows, counterfactual, { unchanged }),
-        { where: "a test" },
-      );
-    const once = await answer(writing(1));
-    expect([once.status, (await readAll(once)).text]).toEqual([200, expected]);
-    await expect(answer(writing(3))).rejects.toMatchObject({ status: 409, code: "wrong_state" });
+    const once = await comparisonAnswer(admin, writing(1), id, { where: "a test" });
+    // The documents as the replay is after the write: their counterfactual too was read again.
+    const after = await whole(id);
+    expect(after.comparison).toContain(`"trialSet":{"id":"${trialSetId}","index":0}`);
+    expect([once.status, (await readAll(once)).text]).toEqual([200, after.comparison]);
+    await db.prisma.replay.update({ where: { id }, data: { trialSetId: null, trialIndex: null } });
+    const document = await replayDocumentAnswer(admin, writing(1), id, { where: "a test" });
+    expect([document.status, (await readAll(document)).text]).toEqual([200, after.replay]);
+    await expect(comparisonAnswer(admin, writing(3), id, { where: "a test" })).rejects.toMatchObject({
+      status: 409,
+      code: "wrong_state",
+    });
+    await db.prisma.replay.update({ where: { id }, data: { trialSetId: null, trialIndex: null } });
+  }, 120_000);
+
+  it("a document longer than a chunk whose run is stored again before its first byte is read again, not cut at its end", async () => {
+    const { view, comparison: comparisonText } = await whole(longId);
+    const replayText = JSON.stringify({ replay: presentReplay(view) });
+    expect(Math.min(replayText.length, comparisonText.length)).toBeGreaterThan(2 * CHUNK_CHARS);
+    /** A client on which a run stores the replay's steps again (the same rows) at its first read of them. */
+    const writingOnce = () => {
+      let left = 1;
+      return db.prisma.$extends({
+        query: {
+          replayStep: {
+            async findMany({ args, query }) {
+              if (left-- > 0)
+                await db.prisma.replay.update({ where: { id: longId }, data: { stepsVersion: { increment: 1 } } });
+              return query(args);
+            },
+          },
+        },
+      }) as unknown as Db;
+    };
+    const replay = await replayAnswer(admin, writingOnce(), longId, { where: "a test" });
+    const sent = await readAll(replay);
+    expect([replay.status, sent.text === replayText, sent.chunks > 1]).toEqual([200, true, true]);
+    const comparison = await comparisonAnswer(admin, writingOnce(), longId, { where: "a test" });
+    const compared = await readAll(comparison);
+    expect([comparison.status, compared.text === comparisonText, compared.chunks > 1]).toEqual([200, true, true]);
   }, 120_000);
 });

@@ -20,7 +20,14 @@ type Piece = { text: string; done: boolean };
 /** A JSON answer (200 unless told) streamed from its pieces; rejects with the error of its first chunk. */
 export async function streamedJson(
   pieces: AsyncIterable<string>,
-  opts: { where: string; headers?: Record<string, string>; chunkChars?: number; status?: number },
+  opts: {
+    where: string;
+    headers?: Record<string, string>;
+    chunkChars?: number;
+    status?: number;
+    /** Awaited once the first chunk is made, before answering: what it throws rejects, as the first chunk's errors do. */
+    beforeFirstByte?: () => Promise<void>;
+  },
 ): Promise<Response> {
   const chunkChars = opts.chunkChars ?? CHUNK_CHARS;
   const iterator = pieces[Symbol.asyncIterator]();
@@ -36,6 +43,7 @@ export async function streamedJson(
   let ready: Piece | null;
   try {
     ready = await take();
+    await opts.beforeFirstByte?.();
   } catch (error) {
     await iterator.return?.();
     throw error;

@@ -1,7 +1,5 @@
 import { apiRoute, readQuery } from "@/lib/http/api";
-import { presentReplayJson } from "@/lib/http/replay-stream";
-import { streamedReplay } from "@/lib/http/replay-answer";
-import { replayCounterfactual } from "@/lib/server/counterfactual";
+import { replayDocumentAnswer } from "@/lib/http/replay-answer";
 import { ReplayDocumentQuery } from "@/lib/server/replay-documents";
 
 export const dynamic = "force-dynamic";
@@ -15,16 +13,9 @@ export const dynamic = "force-dynamic";
  * Streamed as GET /api/v1/sessions/:id is: the steps are read a window at a
  * time and written as they are read (see lib/http/stream.ts for a failure
  * after the first byte: a run that stores its steps meanwhile cuts the body).
+ * The counterfactual (fork, verdicts, trial set) is read after the replay's stamp.
  */
 export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
   const { inputs } = readQuery(request, ReplayDocumentQuery);
-  const counterfactual = await replayCounterfactual(principal, { replayId: params.id }, prisma);
-  return streamedReplay(
-    principal,
-    prisma,
-    params.id,
-    ({ meta, steps, unchanged }) =>
-      presentReplayJson(meta, steps, counterfactual, { inputs: inputs ?? "full", unchanged }),
-    { where: `GET /api/v1/replays/${params.id}` },
-  );
+  return replayDocumentAnswer(principal, prisma, params.id, { inputs, where: `GET /api/v1/replays/${params.id}` });
 });

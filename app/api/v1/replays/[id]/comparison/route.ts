@@ -1,7 +1,5 @@
 import { apiRoute, readQuery } from "@/lib/http/api";
-import { streamedComparison } from "@/lib/http/replay-answer";
-import { presentComparisonJson } from "@/lib/http/replay-stream";
-import { replayCounterfactual } from "@/lib/server/counterfactual";
+import { comparisonAnswer } from "@/lib/http/replay-answer";
 import { ReplayDocumentQuery } from "@/lib/server/replay-documents";
 
 export const dynamic = "force-dynamic";
@@ -14,17 +12,13 @@ export const dynamic = "force-dynamic";
  * Streamed: the runs are aligned over their step summaries first, then each
  * pair is written as both runs' rows are read, a window at a time. A run that
  * stores its steps before the first byte makes it read again (a 409 after three
- * tries), as GET /api/v1/replays/:id does; after it, the body is cut.
+ * tries), as GET /api/v1/replays/:id does; after it, the body is cut. The
+ * counterfactual (fork, verdicts, trial set) is read with each read.
  */
 export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
   const { inputs } = readQuery(request, ReplayDocumentQuery);
-  const counterfactual = await replayCounterfactual(principal, { replayId: params.id }, prisma);
-  return streamedComparison(
-    principal,
-    prisma,
-    params.id,
-    ({ outline, baseRows, stepRows, unchanged }) =>
-      presentComparisonJson(outline, baseRows, stepRows, counterfactual, { inputs: inputs ?? "full", unchanged }),
-    { where: `GET /api/v1/replays/${params.id}/comparison` },
-  );
+  return comparisonAnswer(principal, prisma, params.id, {
+    inputs,
+    where: `GET /api/v1/replays/${params.id}/comparison`,
+  });
 });
