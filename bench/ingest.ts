@@ -21,7 +21,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { createTestDatabase } from "../lib/db/testing";
+import { createTestDatabase, type TestDatabase } from "../lib/db/testing";
 import { ingestAgentsItems, ingestOtlpSpans } from "../lib/db/traces";
 import { insertEventRows } from "../lib/db/sessions";
 import { fallbacks } from "../lib/db/trace-increment";
@@ -176,6 +176,10 @@ async function main() {
     const incrementals = new Map<number, number>();
     // Per-export times of the 100-export runs: flat when an export's cost does not grow with its session.
     const thirds: { first: number[]; last: number[] } = { first: [], last: [] };
+    // The floor, measured in the same rounds: the rows an ingest wrote, written raw in 1 and in 100
+    // transactions (through the ingest's client and on the driver itself), and the requests' decoding alone.
+    const floor = new Map<string, number[]>();
+    const decodeMs: { one: number[]; hundred: number[] } = { one: [], hundred: [] };
     let spansPerSession = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (const batches of BATCHES) {
@@ -194,6 +198,11 @@ async function main() {
           part.resourceSpans[0]!.scopeSpans[0]!.spans = spans.slice(from, to);
           return JSON.stringify(part);
         });
+        if (batches !== 10) {
+          const td = performance.now();
+          for (const body of bodiesOf) if (!decodeOtlpJson(body).ok) throw new Error("decode");
+          (batches === 1 ? decodeMs.one : decodeMs.hundred).push(performance.now() - td);
+        }
         const t0 = performance.now();
         let incremental = 0;
         for (const [i, body] of bodiesOf.entries()) {
@@ -211,6 +220,8 @@ async function main() {
         list.push(performance.now() - t0);
         totals.set(batches, list);
       }
+      for (const [what, ms] of await rawFloor(db, `batched-${round}-1`, `floor-${round}`))
+        floor.set(what, [...(floor.get(what) ?? []), ms]);
     }
     console.log(
       `full rebuilds by reason (whole run): ${[...fallbacks].map(([reason, n]) => `${reason} ${n}`).join(", ") || "none"}`,
@@ -226,6 +237,24 @@ async function main() {
         `one session of ${spansPerSession} spans in ${String(batches).padStart(3)} export(s): ${ms.toFixed(0).padStart(6)} ms (median of ${ROUNDS}), ${(ms / one).toFixed(2)}× one export  (target for 100: ≤ 1.50×); ${incrementals.get(batches)} of ${batches} incremental`,
       );
     }
+
+    // The floor: what this database costs for 100 transactions instead of 1, whoever writes them.
+    const f = (what: string) => median(floor.get(what)!);
+    const ingest1 = median(totals.get(1)!);
+    const ingest100 = median(totals.get(100)!);
+    console.log(
+      `floor: the same Event + TraceSpan rows written raw (plus the session row each time): 1 transaction ${f("client-1").toFixed(0)} ms, 100 transactions ${f("client-100").toFixed(0)} ms through the ingest's client (${(f("client-100") / f("client-1")).toFixed(2)}×); on the driver itself ${f("driver-1").toFixed(0)} vs ${f("driver-100").toFixed(0)} ms (${(f("driver-100") / f("driver-1")).toFixed(2)}×) — next to ingest 100÷1: ${(ingest100 / ingest1).toFixed(2)}×`,
+    );
+    const perExport = (ingest100 - ingest1) / 99;
+    const rawPerExport = (f("client-100") - f("client-1")) / 99;
+    console.log(
+      `cost an export adds (100 exports − 1, ÷ 99): ingest ${perExport.toFixed(2)} ms, raw through the client ${rawPerExport.toFixed(2)} ms, on the driver ${((f("driver-100") - f("driver-1")) / 99).toFixed(2)} ms: ingest's overhead per export above raw's ${(perExport - rawPerExport).toFixed(2)} ms`,
+    );
+    const d1 = median(decodeMs.one);
+    const d100 = median(decodeMs.hundred);
+    console.log(
+      `decoding the request alone (not in the raw insert): 1 export ${d1.toFixed(0)} ms = ${((100 * d1) / f("client-1")).toFixed(0)}% of the raw insert of its rows (1 transaction), 100 exports ${d100.toFixed(0)} ms; ingest ÷ (raw + decode), 1 export: ${(ingest1 / (f("client-1") + d1)).toFixed(2)}×`,
+    );
 
     await agentsSection(prisma, ROUNDS);
   } finally {
@@ -276,6 +305,84 @@ async function agentsSection(prisma: Db, ROUNDS: number) {
   console.log(
     `Agents SDK, 100 exports: ${incremental} of ${100 * ROUNDS} incremental; full rebuilds by reason (whole run): ${reasons.map(([reason, n]) => `${reason.slice(8)} ${n}`).join(", ") || "none"}`,
   );
+}
+
+/** One way to run a statement inside a transaction: through the ingest's client, or on the driver. */
+type Exec = (sql: string, params: unknown[]) => Promise<unknown>;
+
+/**
+ * The rows of one ingested session written raw under copies of it, in 1 and in 100 transactions, each
+ * transaction also updating the session row (as an export does): through the ingest's client and on the
+ * driver itself (PGlite's own transaction). Milliseconds by "client-1", "client-100", "driver-1", "driver-100".
+ */
+async function rawFloor(db: TestDatabase, name: string, tag: string): Promise<Map<string, number>> {
+  const prisma = db.prisma;
+  const stored = await prisma.session.findFirstOrThrow({
+    where: { externalId: `session:${name}` },
+    include: { events: { orderBy: { seq: "asc" } }, spans: { orderBy: [{ startNs: "asc" }, { spanId: "asc" }] } },
+  });
+  const out = new Map<string, number>();
+  const eventSql = `
+    INSERT INTO "Event" (id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
+      "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest")
+    SELECT md5(random()::text), $2, seq, kind, name, input, output, error, status, "startedAt", "durationMs",
+      "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest"
+    FROM jsonb_to_recordset($1::jsonb) AS x(seq int, kind text, name text,
+      input jsonb, output jsonb, error jsonb, status text, "startedAt" timestamptz, "durationMs" int, "inputTokens" int,
+      "outputTokens" int, "costUsd" float8, "parentSeq" int, "cacheKey" text, occurrence int, "inputPrefixSeq" int,
+      "inputPrefixCount" int, "inputDigest" text)`;
+  const spanSql = `
+    INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", packed, digest, "startNs", "lastNs", role, "callIds")
+    SELECT md5(random()::text), $3 || "groupKey", "traceId", "spanId", $2, decode(packed, 'base64'), digest,
+      "startNs"::bigint, "lastNs"::bigint, role, "callIds"
+    FROM jsonb_to_recordset($1::jsonb) AS x("groupKey" text, "traceId" text, "spanId" text, packed text, digest jsonb,
+      "startNs" text, "lastNs" text, role text, "callIds" text[])`;
+  const sessionSql = `UPDATE "Session" SET "eventCount" = $2, "searchText" = $3, metadata = $4::jsonb, "traceState" = $5::jsonb WHERE id = $1`;
+  const events = stored.events.map(({ id: _id, sessionId: _sid, ...e }) => JSON.stringify(e));
+  const spans = stored.spans.map((r) =>
+    JSON.stringify({
+      groupKey: r.groupKey,
+      traceId: r.traceId,
+      spanId: r.spanId,
+      packed: r.packed ? Buffer.from(r.packed).toString("base64") : null,
+      digest: r.digest,
+      startNs: r.startNs === null ? null : String(r.startNs),
+      lastNs: r.lastNs === null ? null : String(r.lastNs),
+      role: r.role,
+      callIds: r.callIds,
+    }),
+  );
+  const metadata = JSON.stringify(stored.metadata);
+  const traceState = JSON.stringify(stored.traceState);
+  for (const via of ["client", "driver"] as const)
+    for (const parts of [1, 100]) {
+      const what = `${via}-${parts}`;
+      const copy = await prisma.session.create({
+        data: { ...sessionColumns(stored), externalId: `${tag}-${what}:${stored.id}` },
+        select: { id: true },
+      });
+      const slice = (xs: string[], b: number) =>
+        `[${xs.slice(Math.floor((b * xs.length) / parts), Math.floor(((b + 1) * xs.length) / parts)).join(",")}]`;
+      const write = async (exec: Exec, b: number) => {
+        await exec(spanSql, [slice(spans, b), copy.id, `${tag}-${what}:`]);
+        await exec(eventSql, [slice(events, b), copy.id]);
+        await exec(sessionSql, [
+          copy.id,
+          Math.floor(((b + 1) * events.length) / parts),
+          stored.searchText,
+          metadata,
+          traceState,
+        ]);
+      };
+      const t0 = performance.now();
+      for (let b = 0; b < parts; b++) {
+        if (via === "client")
+          await prisma.$transaction((tx) => write((sql, params) => tx.$executeRawUnsafe(sql, ...params), b));
+        else await db.pglite!.transaction((tx) => write((sql, params) => tx.query(sql, params), b));
+      }
+      out.set(what, performance.now() - t0);
+    }
+  return out;
 }
 
 type StoredSession = Prisma.SessionGetPayload<{ include: { events: true } }>;
