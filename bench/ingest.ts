@@ -43,11 +43,11 @@ function hex(n: number, width: number): string {
 }
 
 /** One export body: a session of many traces, as an exporter would send it in one request. */
-function sessionBody(session: number, traceSeed = session): string {
+function sessionBody(session: number, traceSeed = session, traces = TRACES_PER_SESSION): string {
   const template = readFileSync(FIXTURE, "utf8");
   const doc = JSON.parse(template) as { resourceSpans: { scopeSpans: { spans: unknown[] }[] }[] };
   const spans: unknown[] = [];
-  for (let t = 0; t < TRACES_PER_SESSION; t++) {
+  for (let t = 0; t < traces; t++) {
     const traceId = `${hex(traceSeed + 1, 8)}${hex(t + 1, 8)}${"0".repeat(16)}`;
     // Each trace a minute after the one before, as an agent's turns come.
     const text = JSON.stringify(doc.resourceSpans[0]!.scopeSpans[0]!.spans)
@@ -71,6 +71,7 @@ async function main() {
   try {
     const prisma = db.prisma;
     // BENCH_ONLY=agents: the Agents SDK lines alone (the OTLP sections take most of the run).
+    if (process.env.BENCH_ONLY === "long") return await longSection(prisma);
     if (process.env.BENCH_ONLY === "agents") {
       // Warm-up (JIT, first-use costs of the client), not counted.
       await ingestAgentsItems(prisma, agentsRunsOf("agents-warm-up", 4));
@@ -259,6 +260,7 @@ async function main() {
     );
 
     await agentsSection(prisma, ROUNDS);
+    await longSection(prisma);
   } finally {
     await db.drop();
   }
@@ -385,6 +387,79 @@ async function rawFloor(db: TestDatabase, name: string, tag: string): Promise<Ma
       out.set(what, performance.now() - t0);
     }
   return out;
+}
+
+/**
+ * An export's cost against how many traces its session has: a session of SHORT and one of LONG traces
+ * (stored in one export each), then LATE exports of one new trace each to both; the median export of
+ * the long one ÷ the short one's. Target: flat (≤ 1.20×), for OTLP and the Agents SDK.
+ */
+async function longSection(prisma: Db) {
+  const SHORT = 100;
+  const LONG = Number(process.env.LONG_TRACES ?? 2000);
+  const LATE = 21;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const lines: string[] = [];
+
+  // OTLP: the recorded trace repeated, one export of the first N traces, then one export per trace.
+  const otlp = new Map<number, number[]>();
+  for (const [i, n] of [SHORT, LONG].entries()) {
+    const name = `long-otlp-${n}`;
+    const doc = JSON.parse(
+      sessionBody(900 + i, 5000 + i * 10, n + LATE).replaceAll(`bench-session-${900 + i}`, name),
+    ) as {
+      resourceSpans: { scopeSpans: { spans: { traceId: string }[] }[] }[];
+    };
+    const spans = doc.resourceSpans[0]!.scopeSpans[0]!.spans;
+    const traceIds = [...new Set(spans.map((sp) => sp.traceId))];
+    const bodyOf = (ids: Set<string>) => {
+      const part = structuredClone(doc);
+      part.resourceSpans[0]!.scopeSpans[0]!.spans = spans.filter((sp) => ids.has(sp.traceId));
+      return JSON.stringify(part);
+    };
+    const ingest = async (body: string) => {
+      const decoded = decodeOtlpJson(body);
+      if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues.slice(0, 3)));
+      const result = await ingestOtlpSpans(prisma, decoded.spans, "otlp-json");
+      if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
+      return result;
+    };
+    await ingest(bodyOf(new Set(traceIds.slice(0, n))));
+    const times: number[] = [];
+    for (const t of traceIds.slice(n)) {
+      const body = bodyOf(new Set([t]));
+      const t0 = performance.now();
+      const result = await ingest(body);
+      times.push(performance.now() - t0);
+      if (!result.incremental) throw new Error(`${name}: an export fell back to the full rebuild`);
+    }
+    otlp.set(n, times);
+  }
+  lines.push(
+    `OTLP, an export of one trace to a session of ${LONG} traces vs ${SHORT}: median ${median(otlp.get(LONG)!).toFixed(1)} vs ${median(otlp.get(SHORT)!).toFixed(1)} ms = ${(median(otlp.get(LONG)!) / median(otlp.get(SHORT)!)).toFixed(2)}×  (target ≤ 1.20×)`,
+  );
+
+  // Agents SDK: runs of the recorded export in one group, the first N in one export, then one run per export.
+  const agents = new Map<number, number[]>();
+  for (const n of [SHORT, LONG]) {
+    const items = agentsRunsOf(`long-agents-${n}`, n + LATE);
+    const per = items.length / (n + LATE);
+    const first = await ingestAgentsItems(prisma, items.slice(0, n * per));
+    if (!first.ok) throw new Error(JSON.stringify(first.issues.slice(0, 3)));
+    const times: number[] = [];
+    for (let r = n; r < n + LATE; r++) {
+      const part = items.slice(r * per, (r + 1) * per);
+      const t0 = performance.now();
+      const result = await ingestAgentsItems(prisma, part);
+      times.push(performance.now() - t0);
+      if (!result.ok || !result.incremental) throw new Error(`long-agents-${n}: an export was not incremental`);
+    }
+    agents.set(n, times);
+  }
+  lines.push(
+    `Agents SDK, an export of one run to a group of ${LONG} traces vs ${SHORT}: median ${median(agents.get(LONG)!).toFixed(1)} vs ${median(agents.get(SHORT)!).toFixed(1)} ms = ${(median(agents.get(LONG)!) / median(agents.get(SHORT)!)).toFixed(2)}×  (target ≤ 1.20×)`,
+  );
+  for (const line of lines) console.log(line);
 }
 
 type StoredSession = Prisma.SessionGetPayload<{ include: { events: true } }>;
