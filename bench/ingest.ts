@@ -30,6 +30,7 @@ import type { Db, DbClient } from "../lib/db/client";
 import type { Prisma } from "../lib/db/generated/client";
 import { decodeOtlpJson } from "../lib/ingest/otlp";
 import { agentsRunsOf } from "../lib/ingest/testing";
+import type { AgentsItem } from "../lib/ingest/openai-agents";
 
 const SESSIONS = 7;
 const TRACES_PER_SESSION = 100;
@@ -397,19 +398,29 @@ async function rawFloor(db: TestDatabase, name: string, tag: string): Promise<Ma
 async function longSection(prisma: Db) {
   const SHORT = 100;
   const LONG = Number(process.env.LONG_TRACES ?? 2000);
-  const LATE = 21;
+  const LATE = 31;
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const lines: string[] = [];
+  const sizes = [SHORT, LONG] as const;
+  // The late exports alternate between the two sessions, so that both sides run under the same load.
+  const interleaved = async (exportTo: (n: number, late: number) => Promise<void>) => {
+    const times = new Map<number, number[]>(sizes.map((n) => [n, []]));
+    for (let late = 0; late < LATE; late++)
+      for (const n of sizes) {
+        const t0 = performance.now();
+        await exportTo(n, late);
+        times.get(n)!.push(performance.now() - t0);
+      }
+    const [short, long] = sizes.map((n) => median(times.get(n)!));
+    return `median ${long!.toFixed(1)} vs ${short!.toFixed(1)} ms = ${(long! / short!).toFixed(2)}×  (target ≤ 1.20×)`;
+  };
 
   // OTLP: the recorded trace repeated, one export of the first N traces, then one export per trace.
-  const otlp = new Map<number, number[]>();
-  for (const [i, n] of [SHORT, LONG].entries()) {
+  const otlpLate = new Map<number, string[]>();
+  for (const [i, n] of sizes.entries()) {
     const name = `long-otlp-${n}`;
     const doc = JSON.parse(
       sessionBody(900 + i, 5000 + i * 10, n + LATE).replaceAll(`bench-session-${900 + i}`, name),
-    ) as {
-      resourceSpans: { scopeSpans: { spans: { traceId: string }[] }[] }[];
-    };
+    ) as { resourceSpans: { scopeSpans: { spans: { traceId: string }[] }[] }[] };
     const spans = doc.resourceSpans[0]!.scopeSpans[0]!.spans;
     const traceIds = [...new Set(spans.map((sp) => sp.traceId))];
     const bodyOf = (ids: Set<string>) => {
@@ -417,49 +428,43 @@ async function longSection(prisma: Db) {
       part.resourceSpans[0]!.scopeSpans[0]!.spans = spans.filter((sp) => ids.has(sp.traceId));
       return JSON.stringify(part);
     };
-    const ingest = async (body: string) => {
-      const decoded = decodeOtlpJson(body);
-      if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues.slice(0, 3)));
-      const result = await ingestOtlpSpans(prisma, decoded.spans, "otlp-json");
-      if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
-      return result;
-    };
-    await ingest(bodyOf(new Set(traceIds.slice(0, n))));
-    const times: number[] = [];
-    for (const t of traceIds.slice(n)) {
-      const body = bodyOf(new Set([t]));
-      const t0 = performance.now();
-      const result = await ingest(body);
-      times.push(performance.now() - t0);
-      if (!result.incremental) throw new Error(`${name}: an export fell back to the full rebuild`);
-    }
-    otlp.set(n, times);
+    await otlpIngest(bodyOf(new Set(traceIds.slice(0, n))));
+    otlpLate.set(
+      n,
+      traceIds.slice(n).map((t) => bodyOf(new Set([t]))),
+    );
   }
-  lines.push(
-    `OTLP, an export of one trace to a session of ${LONG} traces vs ${SHORT}: median ${median(otlp.get(LONG)!).toFixed(1)} vs ${median(otlp.get(SHORT)!).toFixed(1)} ms = ${(median(otlp.get(LONG)!) / median(otlp.get(SHORT)!)).toFixed(2)}×  (target ≤ 1.20×)`,
-  );
+  const otlpLine = await interleaved(async (n, late) => {
+    const result = await otlpIngest(otlpLate.get(n)![late]!);
+    if (!result.incremental) throw new Error(`long-otlp-${n}: an export fell back to the full rebuild`);
+  });
 
   // Agents SDK: runs of the recorded export in one group, the first N in one export, then one run per export.
-  const agents = new Map<number, number[]>();
-  for (const n of [SHORT, LONG]) {
+  const agentsLate = new Map<number, AgentsItem[][]>();
+  for (const n of sizes) {
     const items = agentsRunsOf(`long-agents-${n}`, n + LATE);
     const per = items.length / (n + LATE);
     const first = await ingestAgentsItems(prisma, items.slice(0, n * per));
     if (!first.ok) throw new Error(JSON.stringify(first.issues.slice(0, 3)));
-    const times: number[] = [];
-    for (let r = n; r < n + LATE; r++) {
-      const part = items.slice(r * per, (r + 1) * per);
-      const t0 = performance.now();
-      const result = await ingestAgentsItems(prisma, part);
-      times.push(performance.now() - t0);
-      if (!result.ok || !result.incremental) throw new Error(`long-agents-${n}: an export was not incremental`);
-    }
-    agents.set(n, times);
+    agentsLate.set(
+      n,
+      Array.from({ length: LATE }, (_, r) => items.slice((n + r) * per, (n + r + 1) * per)),
+    );
   }
-  lines.push(
-    `Agents SDK, an export of one run to a group of ${LONG} traces vs ${SHORT}: median ${median(agents.get(LONG)!).toFixed(1)} vs ${median(agents.get(SHORT)!).toFixed(1)} ms = ${(median(agents.get(LONG)!) / median(agents.get(SHORT)!)).toFixed(2)}×  (target ≤ 1.20×)`,
-  );
-  for (const line of lines) console.log(line);
+  const agentsLine = await interleaved(async (n, late) => {
+    const result = await ingestAgentsItems(prisma, agentsLate.get(n)![late]!);
+    if (!result.ok || !result.incremental) throw new Error(`long-agents-${n}: an export was not incremental`);
+  });
+  console.log(`OTLP, an export of one trace to a session of ${LONG} traces vs ${SHORT}: ${otlpLine}`);
+  console.log(`Agents SDK, an export of one run to a group of ${LONG} traces vs ${SHORT}: ${agentsLine}`);
+
+  async function otlpIngest(body: string) {
+    const decoded = decodeOtlpJson(body);
+    if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues.slice(0, 3)));
+    const result = await ingestOtlpSpans(prisma, decoded.spans, "otlp-json");
+    if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
+    return result;
+  }
 }
 
 type StoredSession = Prisma.SessionGetPayload<{ include: { events: true } }>;

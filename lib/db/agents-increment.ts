@@ -173,12 +173,12 @@ export async function setColumns(sql: SqlTx, rows: readonly ColumnsRecord[]): Pr
     WHERE t.id = x.id`;
 }
 
-/** The group's trace ids as its session's metadata lists them (sorted strings), or null. */
-function traceIdsOf(metadata: unknown): string[] | null {
-  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return null;
-  const ids = (metadata as { traceIds?: unknown }).traceIds;
-  return Array.isArray(ids) && ids.every((t) => typeof t === "string") ? ids : null;
-}
+/**
+ * A session row as the load reads it: its metadata without the group's trace ids (an export names only
+ * the ones it adds, and the write merges them into the stored list: see "otlp_increment_write"), and
+ * whether that list is one (an array of strings) to merge into.
+ */
+type AgentsSessionRow = SessionRow & { listed: boolean | null };
 
 const ids = (item: AgentsItem) =>
   item.object === "trace" ? { traceId: item.id, spanId: item.id } : { traceId: item.traceId, spanId: item.id };
@@ -235,7 +235,10 @@ export async function ingestAgentsIncrement(sql: SqlTx, request: AgentsRequest):
         'spanId', "spanId", 'sessionId', "sessionId", 'packed', encode(packed, 'base64'), 'payload', payload)), '[]')
        FROM r)::text AS rows,
       (SELECT coalesce(json_agg(json_build_object('id', s.id, 'externalId', s."externalId", 'format', s.format,
-        'metadata', s.metadata, 'traceState', s."traceState", 'eventCount', s."eventCount",
+        'metadata', CASE WHEN jsonb_typeof(s.metadata) = 'object' THEN s.metadata - 'traceIds' ELSE s.metadata END,
+        'listed', jsonb_typeof(s.metadata -> 'traceIds') = 'array' AND NOT EXISTS (
+          SELECT 1 FROM jsonb_array_elements(s.metadata -> 'traceIds') AS t WHERE jsonb_typeof(t) <> 'string'),
+        'traceState', s."traceState", 'eventCount', s."eventCount",
         'modelCallCount', s."modelCallCount", 'toolCallCount', s."toolCallCount", 'errorCount', s."errorCount",
         'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens", 'costUsd', s."costUsd",
         'agentId', s."agentId", 'agentVersionId', s."agentVersionId",
@@ -244,7 +247,7 @@ export async function ingestAgentsIncrement(sql: SqlTx, request: AgentsRequest):
          SELECT unnest(${ownKeys}::text[]) UNION SELECT DISTINCT substr("groupKey", ${PREFIX.length + 1}) FROM r))::text AS sessions`;
   const stored = (JSON.parse(loaded.rows) as JsonRow[]).map(fromJson);
   if (!stored.every((r) => r.groupKey.startsWith(PREFIX))) return fallback("a trace id shared with another source");
-  const sessionRows = JSON.parse(loaded.sessions) as SessionRow[];
+  const sessionRows = JSON.parse(loaded.sessions) as AgentsSessionRow[];
   const storedById = new Map(stored.map((r) => [idOf(r.traceId, r.spanId), r]));
 
   // 2. New items, and better copies of stored ones.
@@ -439,7 +442,7 @@ type Base = { state: AgentsState; traceIds: string[]; fixes: ColumnsRecord[]; de
 async function planGroup(
   sql: SqlTx,
   key: string,
-  session: SessionRow,
+  session: AgentsSessionRow,
   traces: readonly string[],
   rowsOfTrace: ReadonlyMap<string, LoadedRow[]>,
   changed: ReadonlyMap<string, AgentsItem>,
@@ -453,10 +456,10 @@ async function planGroup(
 
   // The state before the request; a session without a well-formed one gets it from its rows (written with the plan).
   const stored = asAgentsState(session.traceState);
-  const storedIds = traceIdsOf(session.metadata);
+  // Trusted, the stored list is merged with the request's new traces as it is written; else it is rebuilt whole.
   const base: Base | null =
-    stored && storedIds
-      ? { state: stored, traceIds: storedIds, fixes: [], derived: false }
+    stored && session.listed === true
+      ? { state: stored, traceIds: [], fixes: [], derived: false }
       : await stateFromRows(sql, session, key);
   if (!base) return null;
   const { state } = base;
