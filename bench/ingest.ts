@@ -21,14 +21,16 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { createTestDatabase } from "../lib/db/testing";
+import { createTestDatabase, type TestDatabase } from "../lib/db/testing";
 import { ingestAgentsItems, ingestOtlpSpans } from "../lib/db/traces";
 import { insertEventRows } from "../lib/db/sessions";
+import { prismaSql } from "../lib/db/sql";
 import { fallbacks } from "../lib/db/trace-increment";
 import type { Db, DbClient } from "../lib/db/client";
 import type { Prisma } from "../lib/db/generated/client";
 import { decodeOtlpJson } from "../lib/ingest/otlp";
 import { agentsRunsOf } from "../lib/ingest/testing";
+import type { AgentsItem } from "../lib/ingest/openai-agents";
 
 const SESSIONS = 7;
 const TRACES_PER_SESSION = 100;
@@ -42,11 +44,11 @@ function hex(n: number, width: number): string {
 }
 
 /** One export body: a session of many traces, as an exporter would send it in one request. */
-function sessionBody(session: number, traceSeed = session): string {
+function sessionBody(session: number, traceSeed = session, traces = TRACES_PER_SESSION): string {
   const template = readFileSync(FIXTURE, "utf8");
   const doc = JSON.parse(template) as { resourceSpans: { scopeSpans: { spans: unknown[] }[] }[] };
   const spans: unknown[] = [];
-  for (let t = 0; t < TRACES_PER_SESSION; t++) {
+  for (let t = 0; t < traces; t++) {
     const traceId = `${hex(traceSeed + 1, 8)}${hex(t + 1, 8)}${"0".repeat(16)}`;
     // Each trace a minute after the one before, as an agent's turns come.
     const text = JSON.stringify(doc.resourceSpans[0]!.scopeSpans[0]!.spans)
@@ -70,6 +72,7 @@ async function main() {
   try {
     const prisma = db.prisma;
     // BENCH_ONLY=agents: the Agents SDK lines alone (the OTLP sections take most of the run).
+    if (process.env.BENCH_ONLY === "long") return await longSection(prisma);
     if (process.env.BENCH_ONLY === "agents") {
       // Warm-up (JIT, first-use costs of the client), not counted.
       await ingestAgentsItems(prisma, agentsRunsOf("agents-warm-up", 4));
@@ -112,7 +115,7 @@ async function main() {
       }));
       const t1 = performance.now();
       await prisma.$transaction(async (tx) => {
-        await insertEventRows(tx, batch);
+        await insertEventRows(prismaSql(tx), batch);
         await insertSpanRows(tx, spanRows);
       });
       const rawMs = performance.now() - t1;
@@ -123,7 +126,7 @@ async function main() {
       });
       await prisma.$transaction(async (tx) => {
         await insertEventRows(
-          tx,
+          prismaSql(tx),
           batch.map((e) => ({ ...e, sessionId: copy2.id })),
         );
       });
@@ -176,6 +179,10 @@ async function main() {
     const incrementals = new Map<number, number>();
     // Per-export times of the 100-export runs: flat when an export's cost does not grow with its session.
     const thirds: { first: number[]; last: number[] } = { first: [], last: [] };
+    // The floor, measured in the same rounds: the rows an ingest wrote, written raw in 1 and in 100
+    // transactions (through the ingest's client and on the driver itself), and the requests' decoding alone.
+    const floor = new Map<string, number[]>();
+    const decodeMs: { one: number[]; hundred: number[] } = { one: [], hundred: [] };
     let spansPerSession = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (const batches of BATCHES) {
@@ -194,6 +201,11 @@ async function main() {
           part.resourceSpans[0]!.scopeSpans[0]!.spans = spans.slice(from, to);
           return JSON.stringify(part);
         });
+        if (batches !== 10) {
+          const td = performance.now();
+          for (const body of bodiesOf) if (!decodeOtlpJson(body).ok) throw new Error("decode");
+          (batches === 1 ? decodeMs.one : decodeMs.hundred).push(performance.now() - td);
+        }
         const t0 = performance.now();
         let incremental = 0;
         for (const [i, body] of bodiesOf.entries()) {
@@ -211,6 +223,8 @@ async function main() {
         list.push(performance.now() - t0);
         totals.set(batches, list);
       }
+      for (const [what, ms] of await rawFloor(db, `batched-${round}-1`, `floor-${round}`))
+        floor.set(what, [...(floor.get(what) ?? []), ms]);
     }
     console.log(
       `full rebuilds by reason (whole run): ${[...fallbacks].map(([reason, n]) => `${reason} ${n}`).join(", ") || "none"}`,
@@ -227,7 +241,27 @@ async function main() {
       );
     }
 
+    // The floor: what this database costs for 100 transactions instead of 1, whoever writes them.
+    const f = (what: string) => median(floor.get(what)!);
+    const ingest1 = median(totals.get(1)!);
+    const ingest100 = median(totals.get(100)!);
+    console.log(
+      `floor: the same Event + TraceSpan rows written raw (plus the session row each time): 1 transaction ${f("client-1").toFixed(0)} ms, 100 transactions ${f("client-100").toFixed(0)} ms through the ingest's client (${(f("client-100") / f("client-1")).toFixed(2)}×); on the driver itself ${f("driver-1").toFixed(0)} vs ${f("driver-100").toFixed(0)} ms (${(f("driver-100") / f("driver-1")).toFixed(2)}×) — next to ingest 100÷1: ${(ingest100 / ingest1).toFixed(2)}×`,
+    );
+    const perExport = (ingest100 - ingest1) / 99;
+    const clientPerExport = (f("client-100") - f("client-1")) / 99;
+    const driverPerExport = (f("driver-100") - f("driver-1")) / 99;
+    console.log(
+      `cost an export adds (100 exports − 1, ÷ 99): ingest ${perExport.toFixed(2)} ms, raw on the driver ${driverPerExport.toFixed(2)} ms (the increment's transaction), raw through Prisma ${clientPerExport.toFixed(2)} ms: ingest's overhead per export above raw's on the driver ${(perExport - driverPerExport).toFixed(2)} ms`,
+    );
+    const d1 = median(decodeMs.one);
+    const d100 = median(decodeMs.hundred);
+    console.log(
+      `decoding the request alone (not in the raw insert): 1 export ${d1.toFixed(0)} ms = ${((100 * d1) / f("client-1")).toFixed(0)}% of the raw insert of its rows (1 transaction), 100 exports ${d100.toFixed(0)} ms; ingest ÷ (raw + decode), 1 export: ${(ingest1 / (f("client-1") + d1)).toFixed(2)}×`,
+    );
+
     await agentsSection(prisma, ROUNDS);
+    await longSection(prisma);
   } finally {
     await db.drop();
   }
@@ -276,6 +310,161 @@ async function agentsSection(prisma: Db, ROUNDS: number) {
   console.log(
     `Agents SDK, 100 exports: ${incremental} of ${100 * ROUNDS} incremental; full rebuilds by reason (whole run): ${reasons.map(([reason, n]) => `${reason.slice(8)} ${n}`).join(", ") || "none"}`,
   );
+}
+
+/** One way to run a statement inside a transaction: through the ingest's client, or on the driver. */
+type Exec = (sql: string, params: unknown[]) => Promise<unknown>;
+
+/**
+ * The rows of one ingested session written raw under copies of it, in 1 and in 100 transactions, each
+ * transaction also updating the session row (as an export does): through the ingest's client and on the
+ * driver itself (PGlite's own transaction). Milliseconds by "client-1", "client-100", "driver-1", "driver-100".
+ */
+async function rawFloor(db: TestDatabase, name: string, tag: string): Promise<Map<string, number>> {
+  const prisma = db.prisma;
+  const stored = await prisma.session.findFirstOrThrow({
+    where: { externalId: `session:${name}` },
+    include: { events: { orderBy: { seq: "asc" } }, spans: { orderBy: [{ startNs: "asc" }, { spanId: "asc" }] } },
+  });
+  const out = new Map<string, number>();
+  const eventSql = `
+    INSERT INTO "Event" (id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
+      "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest")
+    SELECT md5(random()::text), $2, seq, kind, name, input, output, error, status, "startedAt", "durationMs",
+      "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest"
+    FROM jsonb_to_recordset($1::jsonb) AS x(seq int, kind text, name text,
+      input jsonb, output jsonb, error jsonb, status text, "startedAt" timestamptz, "durationMs" int, "inputTokens" int,
+      "outputTokens" int, "costUsd" float8, "parentSeq" int, "cacheKey" text, occurrence int, "inputPrefixSeq" int,
+      "inputPrefixCount" int, "inputDigest" text)`;
+  const spanSql = `
+    INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", packed, digest, "startNs", "lastNs", role, "callIds")
+    SELECT md5(random()::text), $3 || "groupKey", "traceId", "spanId", $2, decode(packed, 'base64'), digest,
+      "startNs"::bigint, "lastNs"::bigint, role, "callIds"
+    FROM jsonb_to_recordset($1::jsonb) AS x("groupKey" text, "traceId" text, "spanId" text, packed text, digest jsonb,
+      "startNs" text, "lastNs" text, role text, "callIds" text[])`;
+  const sessionSql = `UPDATE "Session" SET "eventCount" = $2, "searchText" = $3, metadata = $4::jsonb, "traceState" = $5::jsonb WHERE id = $1`;
+  const events = stored.events.map(({ id: _id, sessionId: _sid, ...e }) => JSON.stringify(e));
+  const spans = stored.spans.map((r) =>
+    JSON.stringify({
+      groupKey: r.groupKey,
+      traceId: r.traceId,
+      spanId: r.spanId,
+      packed: r.packed ? Buffer.from(r.packed).toString("base64") : null,
+      digest: r.digest,
+      startNs: r.startNs === null ? null : String(r.startNs),
+      lastNs: r.lastNs === null ? null : String(r.lastNs),
+      role: r.role,
+      callIds: r.callIds,
+    }),
+  );
+  const metadata = JSON.stringify(stored.metadata);
+  const traceState = JSON.stringify(stored.traceState);
+  for (const via of ["client", "driver"] as const)
+    for (const parts of [1, 100]) {
+      const what = `${via}-${parts}`;
+      const copy = await prisma.session.create({
+        data: { ...sessionColumns(stored), externalId: `${tag}-${what}:${stored.id}` },
+        select: { id: true },
+      });
+      const slice = (xs: string[], b: number) =>
+        `[${xs.slice(Math.floor((b * xs.length) / parts), Math.floor(((b + 1) * xs.length) / parts)).join(",")}]`;
+      const write = async (exec: Exec, b: number) => {
+        await exec(spanSql, [slice(spans, b), copy.id, `${tag}-${what}:`]);
+        await exec(eventSql, [slice(events, b), copy.id]);
+        await exec(sessionSql, [
+          copy.id,
+          Math.floor(((b + 1) * events.length) / parts),
+          stored.searchText,
+          metadata,
+          traceState,
+        ]);
+      };
+      const t0 = performance.now();
+      for (let b = 0; b < parts; b++) {
+        if (via === "client")
+          await prisma.$transaction((tx) => write((sql, params) => tx.$executeRawUnsafe(sql, ...params), b));
+        else await db.pglite!.transaction((tx) => write((sql, params) => tx.query(sql, params), b));
+      }
+      out.set(what, performance.now() - t0);
+    }
+  return out;
+}
+
+/**
+ * An export's cost against how many traces its session has: a session of SHORT and one of LONG traces
+ * (stored in one export each), then LATE exports of one new trace each to both; the median export of
+ * the long one ÷ the short one's. Target: flat (≤ 1.20×), for OTLP and the Agents SDK.
+ */
+async function longSection(prisma: Db) {
+  const SHORT = 100;
+  const LONG = Number(process.env.LONG_TRACES ?? 2000);
+  const LATE = 31;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const sizes = [SHORT, LONG] as const;
+  // The late exports alternate between the two sessions, so that both sides run under the same load.
+  const interleaved = async (exportTo: (n: number, late: number) => Promise<void>) => {
+    const times = new Map<number, number[]>(sizes.map((n) => [n, []]));
+    for (let late = 0; late < LATE; late++)
+      for (const n of sizes) {
+        const t0 = performance.now();
+        await exportTo(n, late);
+        times.get(n)!.push(performance.now() - t0);
+      }
+    const [short, long] = sizes.map((n) => median(times.get(n)!));
+    return `median ${long!.toFixed(1)} vs ${short!.toFixed(1)} ms = ${(long! / short!).toFixed(2)}×  (target ≤ 1.20×)`;
+  };
+
+  // OTLP: the recorded trace repeated, one export of the first N traces, then one export per trace.
+  const otlpLate = new Map<number, string[]>();
+  for (const [i, n] of sizes.entries()) {
+    const name = `long-otlp-${n}`;
+    const doc = JSON.parse(
+      sessionBody(900 + i, 5000 + i * 10, n + LATE).replaceAll(`bench-session-${900 + i}`, name),
+    ) as { resourceSpans: { scopeSpans: { spans: { traceId: string }[] }[] }[] };
+    const spans = doc.resourceSpans[0]!.scopeSpans[0]!.spans;
+    const traceIds = [...new Set(spans.map((sp) => sp.traceId))];
+    const bodyOf = (ids: Set<string>) => {
+      const part = structuredClone(doc);
+      part.resourceSpans[0]!.scopeSpans[0]!.spans = spans.filter((sp) => ids.has(sp.traceId));
+      return JSON.stringify(part);
+    };
+    await otlpIngest(bodyOf(new Set(traceIds.slice(0, n))));
+    otlpLate.set(
+      n,
+      traceIds.slice(n).map((t) => bodyOf(new Set([t]))),
+    );
+  }
+  const otlpLine = await interleaved(async (n, late) => {
+    const result = await otlpIngest(otlpLate.get(n)![late]!);
+    if (!result.incremental) throw new Error(`long-otlp-${n}: an export fell back to the full rebuild`);
+  });
+
+  // Agents SDK: runs of the recorded export in one group, the first N in one export, then one run per export.
+  const agentsLate = new Map<number, AgentsItem[][]>();
+  for (const n of sizes) {
+    const items = agentsRunsOf(`long-agents-${n}`, n + LATE);
+    const per = items.length / (n + LATE);
+    const first = await ingestAgentsItems(prisma, items.slice(0, n * per));
+    if (!first.ok) throw new Error(JSON.stringify(first.issues.slice(0, 3)));
+    agentsLate.set(
+      n,
+      Array.from({ length: LATE }, (_, r) => items.slice((n + r) * per, (n + r + 1) * per)),
+    );
+  }
+  const agentsLine = await interleaved(async (n, late) => {
+    const result = await ingestAgentsItems(prisma, agentsLate.get(n)![late]!);
+    if (!result.ok || !result.incremental) throw new Error(`long-agents-${n}: an export was not incremental`);
+  });
+  console.log(`OTLP, an export of one trace to a session of ${LONG} traces vs ${SHORT}: ${otlpLine}`);
+  console.log(`Agents SDK, an export of one run to a group of ${LONG} traces vs ${SHORT}: ${agentsLine}`);
+
+  async function otlpIngest(body: string) {
+    const decoded = decodeOtlpJson(body);
+    if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues.slice(0, 3)));
+    const result = await ingestOtlpSpans(prisma, decoded.spans, "otlp-json");
+    if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
+    return result;
+  }
 }
 
 type StoredSession = Prisma.SessionGetPayload<{ include: { events: true } }>;

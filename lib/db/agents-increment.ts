@@ -18,8 +18,7 @@ import { assemble } from "@/lib/ingest/otlp/assemble";
 import { byCodePoint } from "@/lib/ingest/order";
 import type { ImportedSession } from "@/lib/ingest/types";
 import type { Message, SessionEvent } from "@/lib/replay";
-import type { DbClient } from "./client";
-import { Prisma } from "./generated/client";
+import type { SqlTx } from "./sql";
 import { searchTextFor } from "./sessions";
 import {
   agentKeyOf,
@@ -27,6 +26,7 @@ import {
   fallbacks,
   idOf,
   pack,
+  replaceRow,
   unpack,
   windowFigures,
   writePlan,
@@ -166,19 +166,19 @@ const columnsRecord = (id: string, c: SpanColumns): ColumnsRecord => ({
 });
 
 /** Sets the window reads' columns of some rows, in one statement. */
-export async function setColumns(tx: DbClient, rows: readonly ColumnsRecord[]): Promise<void> {
-  await tx.$executeRaw`
+export async function setColumns(sql: SqlTx, rows: readonly ColumnsRecord[]): Promise<void> {
+  await sql.query`
     UPDATE "TraceSpan" t SET "startNs" = x."startNs"::bigint, "lastNs" = x."lastNs"::bigint, role = x.role
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(id text, "startNs" text, "lastNs" text, role text)
     WHERE t.id = x.id`;
 }
 
-/** The group's trace ids as its session's metadata lists them (sorted strings), or null. */
-function traceIdsOf(metadata: unknown): string[] | null {
-  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return null;
-  const ids = (metadata as { traceIds?: unknown }).traceIds;
-  return Array.isArray(ids) && ids.every((t) => typeof t === "string") ? ids : null;
-}
+/**
+ * A session row as the load reads it: its metadata without the group's trace ids (an export names only
+ * the ones it adds, and the write merges them into the stored list: see "otlp_increment_write"), and
+ * whether that list is one (an array of strings) to merge into.
+ */
+type AgentsSessionRow = SessionRow & { listed: boolean | null };
 
 const ids = (item: AgentsItem) =>
   item.object === "trace" ? { traceId: item.id, spanId: item.id } : { traceId: item.traceId, spanId: item.id };
@@ -202,8 +202,8 @@ const fromJson = (r: JsonRow): LoadedRow => ({
   item: unpack<AgentsItem>({ payload: r.payload, packed: r.packed === null ? null : Buffer.from(r.packed, "base64") }),
 });
 
-async function rowsOfTraces(tx: DbClient, traceIds: readonly string[]): Promise<LoadedRow[]> {
-  const [{ rows }] = await tx.$queryRaw<[{ rows: string }]>`
+async function rowsOfTraces(sql: SqlTx, traceIds: readonly string[]): Promise<LoadedRow[]> {
+  const [{ rows }] = await sql.query<[{ rows: string }]>`
     SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
       'spanId', "spanId", 'sessionId', "sessionId", 'packed', encode(packed, 'base64'), 'payload', payload)), '[]')::text AS rows
     FROM "TraceSpan" WHERE "traceId" = ANY(${[...traceIds]}::text[])`;
@@ -221,21 +221,24 @@ export type AgentsRequest = {
  * Stores an Agents SDK request incrementally and returns what it did, or null (having written nothing)
  * when it must take the full rebuild. Call inside the request's transaction, after its keys are locked.
  */
-export async function ingestAgentsIncrement(tx: DbClient, request: AgentsRequest): Promise<IncrementResult | null> {
+export async function ingestAgentsIncrement(sql: SqlTx, request: AgentsRequest): Promise<IncrementResult | null> {
   const { fresh } = request;
   const traceIds = [...new Set([...fresh.values()].map((i) => ids(i).traceId))];
   const ownKeys = [...new Set([...fresh.values()].map((i) => openAiAgentsGroupKey(i)))];
 
   // 1. The stored rows of the request's traces (with their items: the window re-maps them), and the sessions of
   // every group the request reaches (the full rebuild reports them all), in one round trip.
-  const [loaded] = await tx.$queryRaw<[{ rows: string; sessions: string }]>`
+  const [loaded] = await sql.query<[{ rows: string; sessions: string }]>`
     WITH r AS (SELECT * FROM "TraceSpan" WHERE "traceId" = ANY(${traceIds}::text[]))
     SELECT
       (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
         'spanId', "spanId", 'sessionId', "sessionId", 'packed', encode(packed, 'base64'), 'payload', payload)), '[]')
        FROM r)::text AS rows,
       (SELECT coalesce(json_agg(json_build_object('id', s.id, 'externalId', s."externalId", 'format', s.format,
-        'metadata', s.metadata, 'traceState', s."traceState", 'eventCount', s."eventCount",
+        'metadata', CASE WHEN jsonb_typeof(s.metadata) = 'object' THEN s.metadata - 'traceIds' ELSE s.metadata END,
+        'listed', jsonb_typeof(s.metadata -> 'traceIds') = 'array' AND NOT EXISTS (
+          SELECT 1 FROM jsonb_array_elements(s.metadata -> 'traceIds') AS t WHERE jsonb_typeof(t) <> 'string'),
+        'traceState', s."traceState", 'eventCount', s."eventCount",
         'modelCallCount', s."modelCallCount", 'toolCallCount', s."toolCallCount", 'errorCount', s."errorCount",
         'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens", 'costUsd', s."costUsd",
         'agentId', s."agentId", 'agentVersionId', s."agentVersionId",
@@ -244,7 +247,7 @@ export async function ingestAgentsIncrement(tx: DbClient, request: AgentsRequest
          SELECT unnest(${ownKeys}::text[]) UNION SELECT DISTINCT substr("groupKey", ${PREFIX.length + 1}) FROM r))::text AS sessions`;
   const stored = (JSON.parse(loaded.rows) as JsonRow[]).map(fromJson);
   if (!stored.every((r) => r.groupKey.startsWith(PREFIX))) return fallback("a trace id shared with another source");
-  const sessionRows = JSON.parse(loaded.sessions) as SessionRow[];
+  const sessionRows = JSON.parse(loaded.sessions) as AgentsSessionRow[];
   const storedById = new Map(stored.map((r) => [idOf(r.traceId, r.spanId), r]));
 
   // 2. New items, and better copies of stored ones.
@@ -296,7 +299,7 @@ export async function ingestAgentsIncrement(tx: DbClient, request: AgentsRequest
     const traces = [...touchedTraces].filter((t) => groupAfter.get(t) === key);
     if (traces.some((t) => (rowsOfTrace.get(t) ?? []).some((r) => r.sessionId !== session.id)))
       return fallback("rows of another session");
-    const planned = await planGroup(tx, key, session, traces, rowsOfTrace, changed, replaced);
+    const planned = await planGroup(sql, key, session, traces, rowsOfTrace, changed, replaced);
     if (!planned) return null;
     const spans = inserted
       .filter((item) => groupAfter.get(ids(item).traceId) === key)
@@ -314,19 +317,16 @@ export async function ingestAgentsIncrement(tx: DbClient, request: AgentsRequest
   // 5. Writes (none before: a request that falls back writes nothing here). Per group, its session, its
   // events from the window on and its new rows in one statement; then the rows of better copies.
   for (const { plan, spans, fixes, derived } of plans) {
-    if (fixes.length > 0) await setColumns(tx, fixes);
+    if (fixes.length > 0) await setColumns(sql, fixes);
     // The write merges the plan's trace ids into the stored list: one that was not trusted goes first.
     if (derived)
-      await tx.$executeRaw`
+      await sql.query`
         UPDATE "Session" SET metadata = CASE WHEN jsonb_typeof(metadata) = 'object' THEN metadata - 'traceIds'
           ELSE '{}'::jsonb END WHERE id = ${plan.session.id}`;
-    await writePlan(tx, plan, spans);
+    await writePlan(sql, plan, spans);
   }
   for (const { row, item } of replaced.values()) {
-    await tx.traceSpan.update({
-      where: { id: row.id },
-      data: { payload: Prisma.DbNull, packed: pack(item), ...(agentsColumns(item) ?? {}) },
-    });
+    await replaceRow(sql, row.id, pack(item), null, agentsColumns(item));
   }
 
   const touched = new Map(plans.map(({ plan }) => [plan.session.id, plan]));
@@ -368,7 +368,7 @@ type WindowRead = {
 };
 
 async function readWindow(
-  tx: DbClient,
+  sql: SqlTx,
   sessionId: string,
   eventCount: number,
   c: bigint,
@@ -376,7 +376,7 @@ async function readWindow(
   keys: readonly string[],
 ): Promise<WindowRead> {
   const cut = new Date(Number(c / 1_000_000n));
-  const [read] = await tx.$queryRaw<[{ read: string }]>`
+  const [read] = await sql.query<[{ read: string }]>`
     WITH tail AS (
       SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND "startedAt" >= ${cut}
     ), f AS (SELECT ${eventCount}::int - (SELECT count(*)::int FROM tail) AS n),
@@ -411,12 +411,12 @@ async function readWindow(
 
 /** The rows of the session's other traces with a span ending at or after `c` (they join the window). */
 async function reachingRows(
-  tx: DbClient,
+  sql: SqlTx,
   sessionId: string,
   c: bigint,
   window: ReadonlySet<string>,
 ): Promise<LoadedRow[]> {
-  const [{ rows }] = await tx.$queryRaw<[{ rows: string }]>`
+  const [{ rows }] = await sql.query<[{ rows: string }]>`
     SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
       'spanId', "spanId", 'sessionId', "sessionId", 'packed', encode(packed, 'base64'), 'payload', payload)), '[]')::text AS rows
     FROM "TraceSpan" WHERE "traceId" IN (
@@ -440,9 +440,9 @@ function laterModel(a: AgentsSpan, b: AgentsSpan): boolean {
 type Base = { state: AgentsState; traceIds: string[]; fixes: ColumnsRecord[]; derived: boolean };
 
 async function planGroup(
-  tx: DbClient,
+  sql: SqlTx,
   key: string,
-  session: SessionRow,
+  session: AgentsSessionRow,
   traces: readonly string[],
   rowsOfTrace: ReadonlyMap<string, LoadedRow[]>,
   changed: ReadonlyMap<string, AgentsItem>,
@@ -456,11 +456,11 @@ async function planGroup(
 
   // The state before the request; a session without a well-formed one gets it from its rows (written with the plan).
   const stored = asAgentsState(session.traceState);
-  const storedIds = traceIdsOf(session.metadata);
+  // Trusted, the stored list is merged with the request's new traces as it is written; else it is rebuilt whole.
   const base: Base | null =
-    stored && storedIds
-      ? { state: stored, traceIds: storedIds, fixes: [], derived: false }
-      : await stateFromRows(tx, session, key);
+    stored && session.listed === true
+      ? { state: stored, traceIds: [], fixes: [], derived: false }
+      : await stateFromRows(sql, session, key);
   if (!base) return null;
   const { state } = base;
 
@@ -488,12 +488,12 @@ async function planGroup(
     return { c, keys, warned: warnings.length > 0, ...mapped };
   };
   let current = composition();
-  let read = await readWindow(tx, sessionId, session.eventCount, current.c, [...window], current.keys);
+  let read = await readWindow(sql, sessionId, session.eventCount, current.c, [...window], current.keys);
   // Traces with a span ending at or after C join the window (C may move earlier as they do); the whole
   // window read again only once it stops growing.
   while (read.reaching.length > 0) {
     let joining = await rowsOfTraces(
-      tx,
+      sql,
       read.reaching.map((r) => r.traceId),
     );
     while (joining.length > 0) {
@@ -503,9 +503,9 @@ async function planGroup(
         window.add(r.traceId);
       }
       current = composition();
-      joining = await reachingRows(tx, sessionId, current.c, window);
+      joining = await reachingRows(sql, sessionId, current.c, window);
     }
-    read = await readWindow(tx, sessionId, session.eventCount, current.c, [...window], current.keys);
+    read = await readWindow(sql, sessionId, session.eventCount, current.c, [...window], current.keys);
   }
   const { steps, synthesized } = current;
 
@@ -616,8 +616,8 @@ async function planGroup(
  * rows read and mapped once, checked against its stored events; with its span rows whose columns do
  * not match their items (written with the plan, never before it is known to hold).
  */
-async function stateFromRows(tx: DbClient, session: SessionRow, key: string): Promise<Base | null> {
-  const [{ rows: text }] = await tx.$queryRaw<[{ rows: string }]>`
+async function stateFromRows(sql: SqlTx, session: SessionRow, key: string): Promise<Base | null> {
+  const [{ rows: text }] = await sql.query<[{ rows: string }]>`
     SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
       'spanId', "spanId", 'sessionId', "sessionId", 'packed', encode(packed, 'base64'), 'payload', payload,
       'startNs', "startNs"::text, 'lastNs', "lastNs"::text, 'role', role)), '[]')::text AS rows

@@ -1,11 +1,13 @@
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { dataDir, env } from "@/lib/env";
 import { PrismaClient } from "./generated/client";
 import { acquireDataDirLock } from "./lock";
 import { applyMigrations } from "./schema-engine";
+import { useDriverTransactions } from "./sql";
 
 /** Secret columns never leave the database unless a query asks for them by name. */
 const OMIT = {
@@ -60,6 +62,9 @@ export async function openDatabase(opts: { url?: string; dir?: string } = {}): P
     const factory = new PrismaPg(config);
     const appliedMigrations = await applyMigrations(factory);
     const prisma = makeClient(factory);
+    // A small pool of its own for the trace ingest's plain-SQL transactions (see ./sql.ts).
+    const pool = new pg.Pool({ ...config, max: 4 });
+    useDriverTransactions(prisma, { pool });
     return {
       prisma,
       engine: "postgres",
@@ -67,7 +72,10 @@ export async function openDatabase(opts: { url?: string; dir?: string } = {}): P
       appliedMigrations,
       pglite: null,
       pgConfig: config,
-      close: () => prisma.$disconnect(),
+      close: async () => {
+        await prisma.$disconnect();
+        await pool.end();
+      },
     };
   }
   const dir = opts.dir ?? dataDir();
@@ -78,6 +86,7 @@ export async function openDatabase(opts: { url?: string; dir?: string } = {}): P
     const appliedMigrations = await applyMigrations(factory);
     const prisma = makeClient(factory);
     oneConnection.add(prisma);
+    useDriverTransactions(prisma, { pglite });
     return {
       prisma,
       engine: "pglite",

@@ -3,6 +3,7 @@ import type { ImportedSession } from "@/lib/ingest/types";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
+import { prismaSql, type SqlTx } from "./sql";
 import { compactInputs, expandInputs } from "@/lib/ingest/inputs";
 
 export type SavedSession = { id: string; eventCount: number; duplicate?: true };
@@ -116,34 +117,39 @@ export function eventRows(
  * insert) let the loser fail with a unique violation (a 409 that OTLP
  * exporters do not retry, so their spans were lost).
  */
-export async function ensureAgent(tx: DbClient, s: ImportedSession) {
-  await tx.agent.createMany({ data: [{ name: s.agent.name, adapter: s.agent.adapter }], skipDuplicates: true });
-  const agent = await tx.agent.findUniqueOrThrow({ where: { name: s.agent.name } });
-  await tx.agentVersion.createMany({
-    data: [{ agentId: agent.id, version: s.agentVersion.version, capabilities: s.agentVersion.capabilities }],
-    skipDuplicates: true,
-  });
-  const version = await tx.agentVersion.findUniqueOrThrow({
-    where: { agentId_version: { agentId: agent.id, version: s.agentVersion.version } },
-  });
+export async function ensureAgent(
+  sql: SqlTx,
+  s: ImportedSession,
+): Promise<{ agentId: string; agentVersionId: string }> {
+  await sql.query`
+    INSERT INTO "Agent" (id, name, adapter) VALUES (${newId()}::text, ${s.agent.name}::text, ${s.agent.adapter}::text)
+    ON CONFLICT (name) DO NOTHING`;
+  const [agent] = await sql.query<[{ id: string }]>`SELECT id FROM "Agent" WHERE name = ${s.agent.name}::text`;
+  await sql.query`
+    INSERT INTO "AgentVersion" (id, "agentId", version, capabilities)
+    VALUES (${newId()}::text, ${agent.id}::text, ${s.agentVersion.version}::text, ${s.agentVersion.capabilities}::text[])
+    ON CONFLICT ("agentId", version) DO NOTHING`;
+  const [version] = await sql.query<[{ id: string }]>`
+    SELECT id FROM "AgentVersion" WHERE "agentId" = ${agent.id}::text AND version = ${s.agentVersion.version}::text`;
   const tools = toolsOf(s);
   if (tools.length > 0) {
-    await tx.tool.createMany({
-      data: tools.map((tool) => ({
-        agentId: agent.id,
-        name: tool.name,
-        schema: tool.schema === undefined ? undefined : json(tool.schema),
-        sideEffect: tool.sideEffect ?? "unknown",
-      })),
-      skipDuplicates: true,
-    });
+    const records = tools.map((tool) => ({
+      id: newId(),
+      name: tool.name,
+      schema: tool.schema === undefined ? null : tool.schema,
+      sideEffect: tool.sideEffect ?? "unknown",
+    }));
+    await sql.query`
+      INSERT INTO "Tool" (id, "agentId", name, schema, "sideEffect", "updatedAt")
+      SELECT id, ${agent.id}::text, name, schema, "sideEffect", CURRENT_TIMESTAMP
+      FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(id text, name text, schema jsonb, "sideEffect" text)
+      ON CONFLICT ("agentId", name) DO NOTHING`;
     // What a later import declares (a schema, a side-effect class) still updates a known tool (when it differs).
     const known = new Map(
       (
-        await tx.tool.findMany({
-          where: { agentId: agent.id, name: { in: tools.map((t) => t.name) } },
-          select: { name: true, schema: true, sideEffect: true },
-        })
+        await sql.query<{ name: string; schema: unknown; sideEffect: string }[]>`
+          SELECT name, schema, "sideEffect" FROM "Tool"
+          WHERE "agentId" = ${agent.id}::text AND name = ANY(${tools.map((t) => t.name)}::text[])`
       ).map((t) => [t.name, t]),
     );
     for (const tool of tools) {
@@ -155,16 +161,14 @@ export async function ensureAgent(tx: DbClient, s: ImportedSession) {
         (!tool.sideEffect || tool.sideEffect === before.sideEffect)
       )
         continue;
-      await tx.tool.update({
-        where: { agentId_name: { agentId: agent.id, name: tool.name } },
-        data: {
-          ...(tool.schema === undefined ? {} : { schema: json(tool.schema) }),
-          ...(tool.sideEffect ? { sideEffect: tool.sideEffect } : {}),
-        },
-      });
+      await sql.query`
+        UPDATE "Tool" SET
+          schema = CASE WHEN ${tool.schema !== undefined}::boolean THEN ${JSON.stringify(tool.schema ?? null)}::jsonb ELSE schema END,
+          "sideEffect" = coalesce(${tool.sideEffect ?? null}::text, "sideEffect"), "updatedAt" = CURRENT_TIMESTAMP
+        WHERE "agentId" = ${agent.id}::text AND name = ${tool.name}::text`;
     }
   }
-  return { agent, version };
+  return { agentId: agent.id, agentVersionId: version.id };
 }
 
 /** The session's declared tools plus every tool it called, declared ones first. */
@@ -175,12 +179,12 @@ function toolsOf(s: ImportedSession): ImportedSession["tools"] {
 }
 
 async function writeSession(tx: DbClient, s: ImportedSession, existingId?: string): Promise<SavedSession> {
-  const { agent, version } = await ensureAgent(tx, s);
+  const { agentId, agentVersionId } = await ensureAgent(prismaSql(tx), s);
   const summary = summarize(s.events);
   const firstStart = s.startedAt ?? s.events.find((e) => e.startedAt)?.startedAt ?? null;
   const data = {
-    agentId: agent.id,
-    agentVersionId: version.id,
+    agentId,
+    agentVersionId,
     externalId: s.externalId,
     title: s.title,
     format: s.format,
@@ -197,7 +201,7 @@ async function writeSession(tx: DbClient, s: ImportedSession, existingId?: strin
     return { id: existingId, eventCount: s.events.length };
   }
   const id = (await tx.session.create({ data, select: { id: true } })).id;
-  await insertEventRows(tx, eventRows(id, s.events));
+  await insertEventRows(prismaSql(tx), eventRows(id, s.events));
   return { id, eventCount: s.events.length };
 }
 
@@ -273,7 +277,7 @@ export async function replaceChangedEvents(
     write.push(row);
   }
   if (stale.length > 0) await tx.event.deleteMany({ where: { id: { in: stale } } });
-  await insertEventRows(tx, write);
+  await insertEventRows(prismaSql(tx), write);
 }
 
 /** Most bytes of JSON one INSERT carries: the embedded database aborts the process (exit 100) on a statement of hundreds of MB. */
@@ -284,12 +288,12 @@ const INSERT_BYTES = 4_000_000;
  * statement, about INSERT_BYTES each. Four times faster than createMany's
  * parameter per column on the embedded database, and never one giant statement.
  */
-export async function insertEventRows(tx: DbClient, rows: readonly Prisma.EventCreateManyInput[]): Promise<void> {
+export async function insertEventRows(sql: SqlTx, rows: readonly Prisma.EventCreateManyInput[]): Promise<void> {
   let batch: string[] = [];
   let bytes = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    await tx.$executeRaw`
+    await sql.query`
       INSERT INTO "Event" (id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
         "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest")
       SELECT id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",

@@ -19,8 +19,7 @@ import {
 } from "@/lib/ingest/otlp";
 import type { ImportedSession, ImportFormat } from "@/lib/ingest/types";
 import { canonicalJson, type Message, type SessionEvent } from "@/lib/replay";
-import type { DbClient } from "./client";
-import { Prisma } from "./generated/client";
+import type { SqlTx } from "./sql";
 import { ensureAgent, eventRows, insertEventRows, newId, rowText, searchTextFor, type SavedSession } from "./sessions";
 
 // ---------------------------------------------------------------------------
@@ -84,10 +83,10 @@ export function unpack<T>(row: { payload: unknown; packed: Uint8Array | null }):
 }
 
 /** The items of some stored rows, by row id. */
-export async function loadItems<T>(tx: DbClient, ids: readonly string[]): Promise<Map<string, T>> {
+export async function loadItems<T>(sql: SqlTx, ids: readonly string[]): Promise<Map<string, T>> {
   if (ids.length === 0) return new Map();
   // One row of JSON text: a row per span with its bytes through the client costs several times more.
-  const [{ rows: text }] = await tx.$queryRaw<[{ rows: string }]>`
+  const [{ rows: text }] = await sql.query<[{ rows: string }]>`
     SELECT coalesce(json_agg(json_build_object('id', id, 'packed', encode(packed, 'base64'), 'payload', payload)), '[]')::text AS rows
     FROM "TraceSpan" WHERE id = ANY(${[...ids]}::text[])`;
   const rows = JSON.parse(text) as { id: string; packed: string | null; payload: unknown }[];
@@ -130,12 +129,12 @@ export type NewSpanRow = {
 };
 
 /** Span rows in one statement per ~4 MB (JSON records: one parameter, not one per column). */
-export async function insertSpanRows(tx: DbClient, rows: readonly NewSpanRow[]): Promise<void> {
+export async function insertSpanRows(sql: SqlTx, rows: readonly NewSpanRow[]): Promise<void> {
   let batch: string[] = [];
   let bytes = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    await tx.$executeRaw`
+    await sql.query`
       INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", packed, digest, "startNs", "lastNs", role, "callIds")
       SELECT id, "groupKey", "traceId", "spanId", "sessionId", decode(packed, 'base64'), digest, "startNs"::bigint,
         "lastNs"::bigint, role, coalesce("callIds", ARRAY[]::text[])
@@ -189,6 +188,33 @@ export function agentKeyOf(s: Pick<ImportedSession, "agent" | "agentVersion" | "
   return createHash("sha256")
     .update(canonicalJson([s.agent, s.agentVersion, s.tools]) ?? "")
     .digest("base64url");
+}
+
+/**
+ * Whether two states give `sessionFields` the same agent, version and tools (so the same `agentKeyOf`): the
+ * same sources of each (a tool definition is known by the span it came from, and a span's copy by its
+ * digest does not change unless replaced) and the same tool call names.
+ */
+export function sameAgentInputs(
+  a: Pick<TraceState, "spans" | "toolCalls">,
+  b: Pick<TraceState, "spans" | "toolCalls">,
+): boolean {
+  const x = a.spans;
+  const y = b.spans;
+  const value = (r: { value: unknown } | null) => (r === null ? null : r.value);
+  return (
+    x.toolDefs.length === y.toolDefs.length &&
+    x.toolDefs.every(([name, { key }], i) => y.toolDefs[i]![0] === name && y.toolDefs[i]![1].key === key) &&
+    a.toolCalls.length === b.toolCalls.length &&
+    a.toolCalls.every(([name], i) => b.toolCalls[i]![0] === name) &&
+    x.conventions.join("\u0000") === y.conventions.join("\u0000") &&
+    x.found.join("\u0000") === y.found.join("\u0000") &&
+    x.explicitAdapter?.value === y.explicitAdapter?.value &&
+    value(x.service) === value(y.service) &&
+    value(x.agentOfAgent) === value(y.agentOfAgent) &&
+    value(x.agentAny) === value(y.agentAny) &&
+    value(x.version) === value(y.version)
+  );
 }
 
 /** The state of a session written whole (by the full rebuild). */
@@ -324,14 +350,14 @@ const fromJson = (r: JsonRow): LoadedRow => ({
  * written nothing) when it must take the full rebuild. Call inside the request's
  * transaction, after its keys are locked.
  */
-export async function ingestOtlpIncrement(tx: DbClient, request: OtlpRequest): Promise<IncrementResult | null> {
+export async function ingestOtlpIncrement(sql: SqlTx, request: OtlpRequest): Promise<IncrementResult | null> {
   const { fresh } = request;
   const traceIds = [...new Set([...fresh.values()].map((s) => s.traceId))];
   const ownKeys = [...new Set([...fresh.values()].map((s) => sessionGroupKey(s)))];
 
   // 1. The stored rows of the request's traces (with their payloads: the window re-maps them), and the
   // sessions of every group the request reaches (the full rebuild reports them all), in one round trip.
-  const [{ loaded }] = await tx.$queryRaw<[{ loaded: string }]>`
+  const [{ loaded }] = await sql.query<[{ loaded: string }]>`
     SELECT "otlp_increment_load"(${traceIds}::text[], ${ownKeys}::text[], ${FORMATS}::text[], ${PREFIX.length}::int) AS loaded`;
   const parsed = JSON.parse(loaded) as { rows: JsonRow[]; sessions: SessionRow[] };
   const stored = parsed.rows.map(fromJson);
@@ -387,7 +413,7 @@ export async function ingestOtlpIncrement(tx: DbClient, request: OtlpRequest): P
     const traces = [...touchedTraces].filter((t) => groupAfter.get(t) === key);
     if (traces.some((t) => (rowsOfTrace.get(t) ?? []).some((r) => r.sessionId !== session.id)))
       return fallback("rows of another session");
-    const plan = await planGroup(tx, key, session, traces, rowsOfTrace, freshDigests, readings, replaced);
+    const plan = await planGroup(sql, key, session, traces, rowsOfTrace, freshDigests, readings, replaced);
     if (!plan) return null;
     plans.push(plan);
   }
@@ -404,19 +430,11 @@ export async function ingestOtlpIncrement(tx: DbClient, request: OtlpRequest): P
         packed: pack(span),
         digest: freshDigests.get(idOf(span.traceId, span.spanId))!,
       }));
-    await writePlan(tx, plan, spans);
+    await writePlan(sql, plan, spans);
   }
   for (const [id, { row, span }] of replaced) {
     const digest = freshDigests.get(id)!;
-    await tx.traceSpan.update({
-      where: { id: row.id },
-      data: {
-        payload: Prisma.DbNull,
-        packed: pack(span),
-        digest: digest as unknown as Prisma.InputJsonValue,
-        ...digestColumns(digest),
-      },
-    });
+    await replaceRow(sql, row.id, pack(span), digest, digestColumns(digest));
   }
 
   const touched = new Map(plans.map((p) => [p.session.id, p]));
@@ -511,7 +529,7 @@ type WindowRead = {
 };
 
 async function readWindow(
-  tx: DbClient,
+  sql: SqlTx,
   sessionId: string,
   eventCount: number,
   c: bigint,
@@ -521,14 +539,14 @@ async function readWindow(
 ): Promise<WindowRead> {
   const floor = (c / 1_000_000n) * 1_000_000n;
   const cut = new Date(Number(c / 1_000_000n));
-  const [read] = await tx.$queryRaw<[{ read: string }]>`
+  const [read] = await sql.query<[{ read: string }]>`
     SELECT "otlp_increment_window"(${sessionId}::text, ${eventCount}::int, ${cut}::timestamptz, ${floor}::bigint,
       ${c}::bigint, ${[...window]}::text[], ${[...ids]}::text[], ${[...keys]}::text[]) AS read`;
   return JSON.parse(read.read) as WindowRead;
 }
 
 async function planGroup(
-  tx: DbClient,
+  sql: SqlTx,
   key: string,
   session: SessionRow,
   traces: readonly string[],
@@ -586,13 +604,13 @@ async function planGroup(
         assemble(stepsOf(readings)).flatMap((e) => (e.cacheKey !== null && e.occurrence !== null ? [e.cacheKey] : [])),
       ),
     ];
-    read = await readWindow(tx, sessionId, session.eventCount, c, [...window], ids, keys);
+    read = await readWindow(sql, sessionId, session.eventCount, c, [...window], ids, keys);
     // Spans of other traces that end in or after C's millisecond: their traces join, or the split cannot be read off the events.
     if (read.reaching.length === 0) break;
     if (read.reaching.some((r) => BigInt(r.last) < c))
       return fallback("a prefix span in the window's first millisecond");
     const joining = read.reaching.map((r) => r.traceId);
-    const [{ rows: text }] = await tx.$queryRaw<[{ rows: string }]>`
+    const [{ rows: text }] = await sql.query<[{ rows: string }]>`
       SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
         'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'packed', encode(packed, 'base64'),
         'payload', payload)), '[]')::text AS rows
@@ -639,7 +657,7 @@ async function planGroup(
   let state = asTraceState(session.traceState);
   if (state) state = { ...state, spans: withoutTraceIds(state.spans) };
   else {
-    state = await stateFromRows(tx, sessionId, from, storedTail);
+    state = await stateFromRows(sql, sessionId, from, storedTail);
     if (!state) return fallback("rows stored before digests");
   }
   const count = (list: readonly { role?: string | null; kind?: string }[], what: string) =>
@@ -684,7 +702,7 @@ async function planGroup(
   );
   let spans: SpanAggregate;
   if (replacedHere) {
-    const all = await tx.$queryRaw<{ traceId: string; spanId: string; digest: unknown }[]>`
+    const all = await sql.query<{ traceId: string; spanId: string; digest: unknown }[]>`
       SELECT "traceId", "spanId", digest FROM "TraceSpan" WHERE "sessionId" = ${sessionId}`;
     const digests = new Map(all.map((r) => [idOf(r.traceId, r.spanId), r.digest as SpanDigest]));
     for (const d of newDigests) digests.set(idOf(d.traceId, d.spanId), d);
@@ -714,7 +732,12 @@ async function planGroup(
   if (typeof figures === "string") return fallback(figures);
   const { summary, searchEvents } = figures;
   const searchText = searchTextFor({ ...fields, format, events: searchEvents });
-  const agentKey = agentKeyOf(fields);
+  // The hash of the agent, version and tools is kept while nothing it is made of changed (hashing the
+  // tools' schemas costs more than most of an export's planning).
+  const agentKey =
+    state.agentKey !== "" && !replacedHere && sameAgentInputs(state, { spans, ...counts })
+      ? state.agentKey
+      : agentKeyOf(fields);
   return {
     key,
     session,
@@ -790,18 +813,16 @@ export function windowFigures(
 
 /** The state of a session stored before `traceState`: its spans' digests and its events' counts, read once. */
 async function stateFromRows(
-  tx: DbClient,
+  sql: SqlTx,
   sessionId: string,
   from: number,
   storedTail: readonly { kind: string; name: string; status: string }[],
 ): Promise<TraceState | null> {
-  const rows = await tx.$queryRaw<{ digest: unknown }[]>`
+  const rows = await sql.query<{ digest: unknown }[]>`
     SELECT digest FROM "TraceSpan" WHERE "sessionId" = ${sessionId}`;
   if (!rows.every((r) => isDigest(r.digest))) return null;
-  const prefix = await tx.event.findMany({
-    where: { sessionId, seq: { lt: from } },
-    select: { kind: true, name: true, status: true },
-  });
+  const prefix = await sql.query<{ kind: string; name: string; status: string }[]>`
+    SELECT kind, name, status FROM "Event" WHERE "sessionId" = ${sessionId} AND seq < ${from}::int`;
   return {
     spans: aggregateOf(rows.map((r) => r.digest as SpanDigest)),
     ...eventCounts(null, [...prefix, ...storedTail]),
@@ -827,18 +848,33 @@ export function anchorAsEvent(e: { seq: number; kind: string; name: string; stat
   };
 }
 
+/** A stored span row given a better copy of its span (its packed bytes, digest and read columns). */
+export async function replaceRow(
+  sql: SqlTx,
+  id: string,
+  packed: Uint8Array,
+  digest: SpanDigest | null,
+  columns: (SpanColumns & { callIds?: string[] }) | null,
+): Promise<void> {
+  await sql.query`
+    UPDATE "TraceSpan" SET payload = NULL, packed = ${Buffer.from(packed)}::bytea,
+      digest = CASE WHEN ${digest !== null}::boolean THEN ${JSON.stringify(digest)}::jsonb ELSE digest END,
+      "startNs" = CASE WHEN ${columns !== null}::boolean THEN ${columns ? String(columns.startNs) : null}::bigint ELSE "startNs" END,
+      "lastNs" = CASE WHEN ${columns !== null}::boolean THEN ${columns ? String(columns.lastNs) : null}::bigint ELSE "lastNs" END,
+      role = CASE WHEN ${columns !== null}::boolean THEN ${columns?.role ?? null}::text ELSE role END,
+      "callIds" = CASE WHEN ${columns?.callIds !== undefined}::boolean THEN ${columns?.callIds ?? []}::text[] ELSE "callIds" END
+    WHERE id = ${id}::text`;
+}
+
 /**
  * A group's writes in one statement: the session row, its events from the window on as a change (rows
  * whose content is the same stay, changed ones are updated in place, new ones inserted, those past the
  * new end deleted) and its new spans.
  */
-export async function writePlan<S>(tx: DbClient, plan: GroupPlan<S>, spans: readonly NewSpanRow[]): Promise<void> {
+export async function writePlan<S>(sql: SqlTx, plan: GroupPlan<S>, spans: readonly NewSpanRow[]): Promise<void> {
   const s = plan.fields;
   const ids = plan.ensure
-    ? await ensureAgent(tx, { ...s, events: plan.tail }).then(({ agent, version }) => ({
-        agentId: agent.id,
-        agentVersionId: version.id,
-      }))
+    ? await ensureAgent(sql, { ...s, events: plan.tail })
     : { agentId: plan.session.agentId, agentVersionId: plan.session.agentVersionId };
   const rows = eventRows(plan.session.id, plan.tail, plan.previousModel);
   const storedBySeq = new Map(plan.storedTail.map((r) => [r.seq, r]));
@@ -851,19 +887,19 @@ export async function writePlan<S>(tx: DbClient, plan: GroupPlan<S>, spans: read
   const small = events.length + spanRows.length <= 4_000_000;
   if (!small) {
     // Too much for one statement (the embedded database aborts on huge ones): the same, in parts.
-    await insertSpanRows(tx, spans);
+    await insertSpanRows(sql, spans);
     const stale = [
       ...write.flatMap((r) => storedBySeq.get(r.seq)?.id ?? []),
       ...plan.storedTail.filter((r) => r.seq >= plan.summary.eventCount).map((r) => r.id),
     ];
-    if (stale.length > 0) await tx.event.deleteMany({ where: { id: { in: stale } } });
-    await insertEventRows(tx, write);
+    if (stale.length > 0) await sql.query`DELETE FROM "Event" WHERE id = ANY(${stale}::text[])`;
+    await insertEventRows(sql, write);
   }
   const startedAt = s.startedAt ? new Date(s.startedAt) : null;
   const endedAt = s.endedAt ? new Date(s.endedAt) : null;
   const durationMs = s.startedAt && s.endedAt ? Math.max(0, Date.parse(s.endedAt) - Date.parse(s.startedAt)) : null;
   const m = plan.summary;
-  await tx.$queryRaw`
+  await sql.query`
     SELECT "otlp_increment_write"(${plan.session.id}::text, ${m.eventCount}::int, ${small}::boolean,
       ${small ? events : "[]"}::jsonb, ${small ? spanRows : "[]"}::jsonb, ${ids.agentId}::text,
       ${ids.agentVersionId}::text, ${s.title}::text, ${startedAt}::timestamptz, ${endedAt}::timestamptz,

@@ -10,6 +10,7 @@ import {
 import { mapOpenAiAgentsGroups, openAiAgentsGroupKey, richer, type AgentsItem } from "@/lib/ingest/openai-agents";
 import type { ImportedSession, ImportFormat, ImportIssue } from "@/lib/ingest/types";
 import { isOneConnection, type Db, type DbClient } from "./client";
+import { prismaSql, sqlTransaction, type SqlTx } from "./sql";
 import { Prisma } from "./generated/client";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
 import { agentsColumns, agentsStateOf, ingestAgentsIncrement, setColumns } from "./agents-increment";
@@ -106,7 +107,7 @@ type Source<T> = {
   columns?(item: T): SpanColumns | null;
   /** Re-maps only what an export that adds to existing sessions touches; null: the full rebuild must run. */
   increment(
-    tx: DbClient,
+    sql: SqlTx,
     request: { fresh: ReadonlyMap<string, T>; better(a: T, b: T): boolean; fingerprint(item: T): string },
   ): Promise<IncrementResult | null>;
 };
@@ -169,10 +170,10 @@ const agentsSource: Source<AgentsItem> = {
 // --- The store-and-rebuild -----------------------------------------------------
 
 /** Serializes transactions that touch the same keys (sorted, so two requests never wait on each other crosswise). */
-async function lockKeys(tx: DbClient, keys: readonly string[]): Promise<void> {
+async function lockKeys(sql: SqlTx, keys: readonly string[]): Promise<void> {
   const sorted = [...new Set(keys)].sort();
   if (sorted.length === 0) return;
-  await tx.$queryRaw`SELECT count(*)::int AS n FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${sorted}::text[]) AS k ORDER BY k) AS locked`;
+  await sql.query`SELECT count(*)::int AS n FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${sorted}::text[]) AS k ORDER BY k) AS locked`;
 }
 
 /** The stored rows of every group the keys and traces reach (see the closure above), digests but no payloads. */
@@ -209,14 +210,8 @@ async function loadClosure(tx: DbClient, keys: Set<string>, traceIds: Set<string
   return [...rows.values()];
 }
 
-async function storeAndRebuild<T>(
-  tx: DbClient,
-  source: Source<T>,
-  incoming: readonly T[],
-  format: ImportFormat,
-  lock: boolean,
-): Promise<TraceIngestResult> {
-  // 1. The request's spans, one copy each.
+/** A request's items, one copy each (by `idOf`), with the group keys they name and their trace ids. */
+function requestOf<T>(source: Source<T>, incoming: readonly T[]) {
   const fresh = new Map<string, T>();
   for (const item of incoming) {
     const { traceId, spanId } = source.ids(item);
@@ -230,34 +225,68 @@ async function storeAndRebuild<T>(
     keys.add(source.prefix + source.ownKey(item));
     traceIds.add(source.ids(item).traceId);
   }
-  if (lock) {
-    // First the export's trace ids: a trace's rows change group only by an export of that trace, which holds its
-    // lock, so once they are held the groups its rows are stored under stay as read next.
-    await lockKeys(
-      tx,
-      [...traceIds].map((t) => `${source.prefix}trace-id:${t}`),
-    );
-    // Then the groups they are stored under too (a child span that names no session has its trace as its own
-    // key, while its trace's rows may already be in a session that another export is writing), and its own.
-    const storedKeys = await tx.$queryRaw<{ groupKey: string }[]>`
-      SELECT DISTINCT "groupKey" FROM "TraceSpan" WHERE "traceId" = ANY(${[...traceIds]}::text[])`;
-    await lockKeys(tx, [...keys, ...storedKeys.map((r) => r.groupKey)]);
-  }
+  return { fresh, keys, traceIds };
+}
 
-  // An export that only adds to sessions re-maps the part it touches (see ./trace-increment.ts, ./agents-increment.ts).
-  const done = await source.increment(tx, {
+/** Takes the request's locks (see "Concurrency" above). */
+async function lockRequest<T>(sql: SqlTx, source: Source<T>, keys: Set<string>, traceIds: Set<string>): Promise<void> {
+  // First the export's trace ids: a trace's rows change group only by an export of that trace, which holds its
+  // lock, so once they are held the groups its rows are stored under stay as read next.
+  await lockKeys(
+    sql,
+    [...traceIds].map((t) => `${source.prefix}trace-id:${t}`),
+  );
+  // Then the groups they are stored under too (a child span that names no session has its trace as its own
+  // key, while its trace's rows may already be in a session that another export is writing), and its own.
+  const storedKeys = await sql.query<{ groupKey: string }[]>`
+    SELECT DISTINCT "groupKey" FROM "TraceSpan" WHERE "traceId" = ANY(${[...traceIds]}::text[])`;
+  await lockKeys(sql, [...keys, ...storedKeys.map((r) => r.groupKey)]);
+}
+
+/** The request stored incrementally (see ./trace-increment.ts, ./agents-increment.ts), or null having written nothing. */
+async function tryIncrement<T>(
+  sql: SqlTx,
+  source: Source<T>,
+  incoming: readonly T[],
+  lock: boolean,
+): Promise<TraceIngestResult | null> {
+  const { fresh, keys, traceIds } = requestOf(source, incoming);
+  if (lock) await lockRequest(sql, source, keys, traceIds);
+  const done = await source.increment(sql, {
     fresh,
     better: (a, b) => source.better(a, b),
     fingerprint: (s) => source.fingerprint(s),
   });
-  if (done) return { ok: true, ...done, received: fresh.size, incremental: true };
+  return done ? { ok: true, ...done, received: fresh.size, incremental: true } : null;
+}
+
+async function storeAndRebuild<T>(
+  tx: DbClient,
+  source: Source<T>,
+  incoming: readonly T[],
+  format: ImportFormat,
+  { lock, increment }: { lock: boolean; increment: boolean },
+): Promise<TraceIngestResult> {
+  // 1. The request's spans, one copy each.
+  const { fresh, keys, traceIds } = requestOf(source, incoming);
+  if (lock) await lockRequest(prismaSql(tx), source, keys, traceIds);
+
+  // An export that only adds to sessions re-maps the part it touches (see ./trace-increment.ts, ./agents-increment.ts).
+  if (increment) {
+    const done = await source.increment(prismaSql(tx), {
+      fresh,
+      better: (a, b) => source.better(a, b),
+      fingerprint: (s) => source.fingerprint(s),
+    });
+    if (done) return { ok: true, ...done, received: fresh.size, incremental: true };
+  }
 
   // 2. What is stored of every group they touch (digests only), and the stored copies of the request's spans.
   const rows = await loadClosure(tx, keys, traceIds);
   const rowById = new Map(rows.map((r) => [idOf(r.traceId, r.spanId), r]));
   // Every stored item of the groups, read once: the stored copies of the request's spans among them.
   const storedItems = await loadItems<T>(
-    tx,
+    prismaSql(tx),
     rows.map((r) => r.id),
   );
   const resent = new Map<string, T>();
@@ -372,7 +401,7 @@ async function storeAndRebuild<T>(
 
   // 6. Spans: new rows, better copies, and rows whose group or session changed.
   await insertSpanRows(
-    tx,
+    prismaSql(tx),
     inserted.map((id) => {
       const item = all.get(id)!;
       const { traceId, spanId } = source.ids(item);
@@ -441,7 +470,7 @@ async function storeAndRebuild<T>(
     const [groupKey, sessionId] = JSON.parse(moveKey) as [string, string | null];
     await tx.traceSpan.updateMany({ where: { id: { in: ids } }, data: { groupKey, sessionId } });
   }
-  if (recolumned.length > 0) await setColumns(tx, recolumned);
+  if (recolumned.length > 0) await setColumns(prismaSql(tx), recolumned);
 
   return {
     ok: true,
@@ -546,7 +575,7 @@ export function storeOtlpSpans(
   format: OtlpFormat,
   { lock = true }: { lock?: boolean } = {},
 ): Promise<TraceIngestResult> {
-  return storeAndRebuild(tx, otlpSource(format), spans, format, lock);
+  return storeAndRebuild(tx, otlpSource(format), spans, format, { lock, increment: true });
 }
 
 /** Stores OpenAI Agents SDK export items (traces and spans) and rebuilds their sessions. Call inside a transaction. */
@@ -555,23 +584,38 @@ export function storeAgentsItems(
   items: readonly AgentsItem[],
   { lock = true }: { lock?: boolean } = {},
 ): Promise<TraceIngestResult> {
-  return storeAndRebuild(tx, agentsSource, items, "openai-agents", lock);
+  return storeAndRebuild(tx, agentsSource, items, "openai-agents", { lock, increment: true });
 }
 
 const TX = { timeout: 120_000, maxWait: 30_000 } as const;
 
-/** One OTLP export, all or nothing, in its own transaction. */
+/**
+ * One export, all or nothing: first the increment, on the driver's own transaction (plain statements: most
+ * exports end there); when it cannot, having written nothing, the full rebuild in a Prisma transaction of
+ * its own, which takes the locks again and reads everything afresh.
+ */
+async function ingest<T>(
+  prisma: Db,
+  source: Source<T>,
+  items: readonly T[],
+  format: ImportFormat,
+): Promise<TraceIngestResult> {
+  const lock = !isOneConnection(prisma);
+  const done = await sqlTransaction(prisma, (sql) => tryIncrement(sql, source, items, lock));
+  if (done) return done;
+  return prisma.$transaction((tx) => storeAndRebuild(tx, source, items, format, { lock, increment: false }), TX);
+}
+
+/** One OTLP export, all or nothing. */
 export function ingestOtlpSpans(
   prisma: Db,
   spans: readonly OtlpSpan[],
   format: OtlpFormat,
 ): Promise<TraceIngestResult> {
-  const lock = !isOneConnection(prisma);
-  return prisma.$transaction((tx) => storeOtlpSpans(tx, spans, format, { lock }), TX);
+  return ingest(prisma, otlpSource(format), spans, format);
 }
 
-/** One Agents SDK export, all or nothing, in its own transaction. */
+/** One Agents SDK export, all or nothing. */
 export function ingestAgentsItems(prisma: Db, items: readonly AgentsItem[]): Promise<TraceIngestResult> {
-  const lock = !isOneConnection(prisma);
-  return prisma.$transaction((tx) => storeAgentsItems(tx, items, { lock }), TX);
+  return ingest(prisma, agentsSource, items, "openai-agents");
 }

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
+import { prismaSql, sqlTransaction, type SqlTx } from "./sql";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
+import { ingestOtlpSpans } from "./traces";
+
+// The plain-SQL transactions the incremental trace ingest runs on (./sql.ts): on the driver's own
+// transaction on both engines, values as parameters of the same types as through Prisma, all or nothing.
+
+describe.each(TEST_ENGINES)("plain-SQL transactions on %s", (engine) => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+  }, 120_000);
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  const roundTrip = (sql: SqlTx) =>
+    sql.query<{ a: string[]; j: unknown; b: string; d: Date; t: boolean; i: number; n: string | null; by: string }[]>`
+      SELECT ${["a", `b'"{},`]}::text[] AS a, ${'{"x":[1,"\\u00e9y"]}'}::jsonb AS j, ${12345678901234567n}::bigint::text AS b,
+        ${new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678))}::timestamptz AS d, ${true}::boolean AS t, ${-7}::int AS i,
+        ${null}::text AS n, encode(${Buffer.from([0, 255, 10])}::bytea, 'hex') AS by`;
+
+  it("passes values as parameters, read back as through Prisma", async () => {
+    const viaDriver = await sqlTransaction(db.prisma, roundTrip);
+    const viaPrisma = await roundTrip(prismaSql(db.prisma));
+    const expected = {
+      a: ["a", `b'"{},`],
+      j: { x: [1, "\u00e9y"] },
+      b: "12345678901234567",
+      d: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 678)),
+      t: true,
+      i: -7,
+      n: null,
+      by: "00ff0a",
+    };
+    expect(viaDriver).toEqual([expected]);
+    expect(viaPrisma).toEqual([expected]);
+  });
+
+  it("writes nothing when the function throws, and commits what it wrote otherwise", async () => {
+    const name = `sql-test-${engine}`;
+    await expect(
+      sqlTransaction(db.prisma, async (sql) => {
+        await sql.query`INSERT INTO "Agent" (id, name, adapter) VALUES (${`${name}-1`}, ${name}, 'generic')`;
+        throw new Error("after the insert");
+      }),
+    ).rejects.toThrow("after the insert");
+    expect(await db.prisma.agent.count({ where: { name } })).toBe(0);
+    await sqlTransaction(db.prisma, async (sql) => {
+      await sql.query`INSERT INTO "Agent" (id, name, adapter) VALUES (${`${name}-2`}, ${name}, 'generic')`;
+    });
+    expect(await db.prisma.agent.findMany({ where: { name }, select: { id: true } })).toEqual([{ id: `${name}-2` }]);
+  });
+
+  it("stores an export that adds to a session on the driver's transaction, without Prisma's", async () => {
+    // Two runs of a recorded session, a minute apart under trace ids (and tool call ids) of their own.
+    const run = spansOf(recordings("json").get("ai6-generate")!);
+    const [first, second] = [0, 1].map((c) =>
+      run.map((s) => ({
+        ...(JSON.parse(JSON.stringify(s).replace(/call_(lookup|refund|time)_(\d+)/g, `call_$1_$2_${c}`)) as typeof s),
+        traceId: `${engine === "pglite" ? "a" : "b"}${c}${s.traceId.slice(2)}`,
+        startTimeUnixNano: String(BigInt(s.startTimeUnixNano) + BigInt(c) * 60_000_000_000n),
+        endTimeUnixNano:
+          s.endTimeUnixNano === null ? null : String(BigInt(s.endTimeUnixNano) + BigInt(c) * 60_000_000_000n),
+      })),
+    );
+    const interactive = vi.spyOn(db.prisma, "$transaction");
+    try {
+      // The first export creates the session: the full rebuild, in a Prisma transaction.
+      expect(await ingestOtlpSpans(db.prisma, first!, "otlp-json")).toMatchObject({ ok: true, incremental: false });
+      expect(interactive).toHaveBeenCalledTimes(1);
+      expect(await ingestOtlpSpans(db.prisma, second!, "otlp-json")).toMatchObject({ ok: true, incremental: true });
+      expect(interactive).toHaveBeenCalledTimes(1);
+    } finally {
+      interactive.mockRestore();
+    }
+  });
+});
