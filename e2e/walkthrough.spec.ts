@@ -50,6 +50,19 @@ test("on a phone, the replay, latency, team and audit pages fit the screen's wid
   await page.goto("/settings/audit");
   await expect(page.getByTestId("audit-row").first()).toBeVisible();
   expect.soft(await sidewaysScroll(page)).toBe(0);
+  // Its columns scroll inside a frame a keyboard can reach.
+  await expect.soft(page.getByRole("region", { name: "Audit log" })).toHaveAttribute("tabindex", "0");
+
+  // A policy's versions: the hidden label of the actions column no longer sits past the table.
+  const policy = await request.post("/api/v1/policies", {
+    headers: AUTH,
+    data: { name: `Walkthrough versions ${Date.now()}`, policy: RECORDED },
+  });
+  expect(policy.status()).toBe(201);
+  const { id: policyId } = (await policy.json()) as { id: string };
+  await page.goto(`/policies/${policyId}/versions`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("versions");
+  expect.soft(await sidewaysScroll(page)).toBe(0);
 
   // Team: each cell keeps its distance from the next (the name ran into the email).
   await page.goto("/settings/team");
