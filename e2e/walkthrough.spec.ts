@@ -188,6 +188,21 @@ test("an experiment's header puts the policy on its own line, with no separator 
   await expect(about).toContainText("over tau-bench-airline-agent");
   const [countsBox, aboutBox] = [await counts.boundingBox(), await about.boundingBox()];
   expect(aboutBox!.y).toBeGreaterThanOrEqual(countsBox!.y + countsBox!.height);
+
+  // Once it finished, the latency card explains a zero latency in terms of time, not cost.
+  await expect
+    .poll(
+      async () => {
+        const got = await request.get(`/api/v1/experiments/${id}`, { headers: AUTH });
+        return ((await got.json()) as { experiment: { status: string } }).experiment.status;
+      },
+      { timeout: 60_000 },
+    )
+    .toBe("completed");
+  await page.reload();
+  await expect(
+    page.getByText(/took as long as their base runs \(Δ 0 ms\): recorded answers take the time they took then\./),
+  ).toBeVisible();
 });
 
 test("a policy's versions page on a phone: the diff's sides are named by version, and axe finds nothing serious", async ({
