@@ -64,7 +64,7 @@ export function VerdictList({ verdicts }: { verdicts: readonly PresentedVerdict[
             </p>
             {v.branch?.judge ? (
               <details className="mt-1 text-xs text-slate-600">
-                <summary className="cursor-pointer">The judge&apos;s prompt and answer</summary>
+                <summary className="disclosure cursor-pointer">The judge&apos;s prompt and answer</summary>
                 <pre className="mt-1 max-h-64 overflow-auto rounded bg-slate-50 p-2 whitespace-pre-wrap">
                   {v.branch.judge.prompt.map((m) => `[${m.role}]\n${m.content}`).join("\n\n")}
                   {`\n\n[answer${v.branch.judge.model ? ` from ${v.branch.judge.model}` : ""}]\n${v.branch.judge.answer ?? "(none)"}`}

@@ -132,12 +132,21 @@ const sum = (rows: readonly DeltaRow[], key: "costUsd" | "latencyMs") =>
 function DeltaCharts({ results }: { results: ExperimentDetail["results"] }) {
   const rows = deltaRows(results);
   const none = "No branch has finished yet: each finished branch's cost and latency appear here.";
-  const same = (what: string, zero: string) =>
-    `All ${plural(rows.length, "finished branch", "finished branches")} ${what} as their base runs (Δ ${zero}): recorded answers cost what they cost then. Live model or tool calls would show here.`;
+  // Why: a recorded answer is copied with the cost and the time it had, so only live calls move either.
+  const same = (what: string, zero: string, why: string) =>
+    `All ${plural(rows.length, "finished branch", "finished branches")} ${what} as their base runs (Δ ${zero}): ${why}. Live model or tool calls would show here.`;
   const costEmpty =
-    rows.length === 0 ? none : rows.every((r) => r.costUsd === 0) ? same("cost the same", "$0") : undefined;
+    rows.length === 0
+      ? none
+      : rows.every((r) => r.costUsd === 0)
+        ? same("cost the same", "$0", "recorded answers cost what they cost then")
+        : undefined;
   const latencyEmpty =
-    rows.length === 0 ? none : rows.every((r) => r.latencyMs === 0) ? same("took as long", "0 ms") : undefined;
+    rows.length === 0
+      ? none
+      : rows.every((r) => r.latencyMs === 0)
+        ? same("took as long", "0 ms", "recorded answers take the time they took then")
+        : undefined;
   const costTotal = sum(rows, "costUsd");
   const latencyTotal = sum(rows, "latencyMs");
   const table = rows.map((r) => [r.session, signedUsd(r.costUsd), signedMs(r.latencyMs)]);

@@ -233,7 +233,9 @@ function UploadCard({ upload: u }: { upload: Upload }) {
                 <Link href={`/sessions/${s.id}`} className="text-indigo-700 hover:underline">
                   {s.title ?? s.id}
                 </Link>
-                <span className="text-xs text-slate-500">{s.eventCount} steps</span>
+                <span className="text-xs text-slate-500">
+                  {s.eventCount} {s.eventCount === 1 ? "step" : "steps"}
+                </span>
                 {s.duplicate ? (
                   <Badge tone="warn" title="This session was imported before; nothing was written">
                     duplicate

@@ -130,7 +130,9 @@ export function EvidencePanel({
       )}
 
       <details className="mt-5">
-        <summary className="cursor-pointer text-sm font-semibold text-slate-900">Policy document as run</summary>
+        <summary className="disclosure cursor-pointer text-sm font-semibold text-slate-900">
+          Policy document as run
+        </summary>
         <div className="mt-2">
           <JsonBlock value={replay.policySnapshot} />
         </div>

@@ -62,35 +62,38 @@ export function ReplayStepList({
     focusSeq: openSeq,
   });
   return (
-    <div className="overflow-hidden rounded-lg border border-slate-200 bg-white">
-      <div className={`${GRID} border-b border-slate-200 bg-slate-50 px-3 py-1.5 text-xs font-medium text-slate-600`}>
-        <span>Step</span>
-        <span>Call</span>
-        <span>Source</span>
-        <span>Base</span>
-        <span>Result</span>
-      </div>
-      <div
-        ref={parentRef}
-        style={{ maxHeight: LIST_HEIGHT }}
-        className="overflow-auto"
-        data-testid="replay-steps"
-        role="region"
-        aria-label="Branch steps"
-      >
-        <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-          {virtualizer.getVirtualItems().map((v) => (
-            <div key={v.key} data-index={v.index} ref={virtualizer.measureElement} style={virtualItemStyle(v.start)}>
-              <StepsWindow
-                replayId={replayId}
-                version={version}
-                cursor={v.index * perWindow}
-                perWindow={perWindow}
-                initial={initial}
-                openSeq={openSeq}
-              />
-            </div>
-          ))}
+    // On a narrow screen the columns scroll sideways inside the box, header and rows together; the page does not.
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <div className="min-w-[44rem]">
+        <div className={`${GRID} border-b border-slate-200 bg-slate-50 px-3 py-1.5 text-xs font-medium text-slate-600`}>
+          <span>Step</span>
+          <span>Call</span>
+          <span>Source</span>
+          <span>Base</span>
+          <span>Result</span>
+        </div>
+        <div
+          ref={parentRef}
+          style={{ maxHeight: LIST_HEIGHT }}
+          className="overflow-auto"
+          data-testid="replay-steps"
+          role="region"
+          aria-label="Branch steps"
+        >
+          <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+            {virtualizer.getVirtualItems().map((v) => (
+              <div key={v.key} data-index={v.index} ref={virtualizer.measureElement} style={virtualItemStyle(v.start)}>
+                <StepsWindow
+                  replayId={replayId}
+                  version={version}
+                  cursor={v.index * perWindow}
+                  perWindow={perWindow}
+                  initial={initial}
+                  openSeq={openSeq}
+                />
+              </div>
+            ))}
+          </div>
         </div>
       </div>
     </div>

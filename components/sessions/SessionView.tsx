@@ -372,15 +372,20 @@ function WaterfallHeader({ totalMs, children }: { totalMs: number; children: Rea
           This recording has no start times, so the bars show durations only, one after another.
         </p>
       ) : null}
-      <div className={`${WATERFALL_GRID} border-b border-slate-200 bg-slate-50 px-2 py-1 text-xs text-slate-500`}>
-        <span>step</span>
-        <span>name</span>
-        <span>time</span>
-        <span className="text-right">duration</span>
-        <span className="text-right">tokens</span>
-        <span className="text-right">cost</span>
+      {/* On a narrow screen the columns scroll sideways inside this box, header and bars together; the page does not. */}
+      <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Latency waterfall columns">
+        <div className="min-w-[30rem]">
+          <div className={`${WATERFALL_GRID} border-b border-slate-200 bg-slate-50 px-2 py-1 text-xs text-slate-500`}>
+            <span>step</span>
+            <span>name</span>
+            <span>time</span>
+            <span className="text-right">duration</span>
+            <span className="text-right">tokens</span>
+            <span className="text-right">cost</span>
+          </div>
+          {children}
+        </div>
       </div>
-      {children}
     </div>
   );
 }

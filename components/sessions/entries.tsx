@@ -65,7 +65,7 @@ export function ChatEntry({ item, openAll }: { item: ChatItem; openAll: OpenAll 
         </div>
         {item.role === "system" ? (
           <details key={openAll.epoch} open={openAll.epoch > 0 ? openAll.open : undefined}>
-            <summary className="cursor-pointer text-sm text-slate-700">
+            <summary className="disclosure cursor-pointer text-sm text-slate-700">
               System prompt ({item.text.length} characters)
             </summary>
             <Markdown text={item.text} empty="(empty)" />

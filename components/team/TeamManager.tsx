@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition, type FormEvent } from "react";
 import { Button } from "@/components/ui/Button";
+import { DataTable } from "@/components/ui/DataTable";
 import { Field, inputClass } from "@/components/ui/Field";
 import { Notice } from "@/components/ui/Notice";
 import type { ActionResult } from "@/lib/http/action";
@@ -114,54 +115,43 @@ export function TeamManager({ users, invitations, invite, changeRole, setDeactiv
       </section>
       <section>
         <h2 className="mb-2 font-semibold text-slate-900">People</h2>
-        <table className="w-full text-left text-sm">
-          <thead className="text-slate-500">
-            <tr>
-              <th className="py-2">Name</th>
-              <th>Email</th>
-              <th>Signs in with</th>
-              <th>Role</th>
-              <th>Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((u) => (
-              <tr key={u.id} className="border-t border-slate-100" data-testid={`user-${u.email}`}>
-                <td className="py-2">{u.name}</td>
-                <td>{u.email}</td>
-                <td>{u.signIn}</td>
-                <td>
-                  <select
-                    aria-label={`Role of ${u.email}`}
-                    value={u.role}
-                    disabled={pending || u.self}
-                    onChange={(e) => run(() => changeRole({ userId: u.id, role: asRole(e.target.value) }))}
-                    className="rounded-md border border-slate-300 px-2 py-1"
+        <DataTable columns={["Name", "Email", "Signs in with", "Role", "Status"]} label="People">
+          {users.map((u) => (
+            <tr key={u.id} data-testid={`user-${u.email}`}>
+              <td className="px-3 py-2">{u.name}</td>
+              <td className="px-3 py-2">{u.email}</td>
+              <td className="px-3 py-2">{u.signIn}</td>
+              <td className="px-3 py-2">
+                <select
+                  aria-label={`Role of ${u.email}`}
+                  value={u.role}
+                  disabled={pending || u.self}
+                  onChange={(e) => run(() => changeRole({ userId: u.id, role: asRole(e.target.value) }))}
+                  className="rounded-md border border-slate-300 px-2 py-1"
+                >
+                  {ROLES.map((r) => (
+                    <option key={r}>{r}</option>
+                  ))}
+                </select>
+              </td>
+              <td className="px-3 py-2 whitespace-nowrap">
+                {u.self ? (
+                  "you"
+                ) : (
+                  <Button
+                    variant="secondary"
+                    size="sm"
+                    disabled={pending}
+                    onClick={() => run(() => setDeactivated({ userId: u.id, deactivated: !u.deactivated }))}
                   >
-                    {ROLES.map((r) => (
-                      <option key={r}>{r}</option>
-                    ))}
-                  </select>
-                </td>
-                <td>
-                  {u.self ? (
-                    "you"
-                  ) : (
-                    <Button
-                      variant="secondary"
-                      size="sm"
-                      disabled={pending}
-                      onClick={() => run(() => setDeactivated({ userId: u.id, deactivated: !u.deactivated }))}
-                    >
-                      {u.deactivated ? "Reactivate" : "Deactivate"}
-                    </Button>
-                  )}
-                  {u.deactivated ? <span className="ml-2 text-red-700">deactivated</span> : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                    {u.deactivated ? "Reactivate" : "Deactivate"}
+                  </Button>
+                )}
+                {u.deactivated ? <span className="ml-2 text-red-700">deactivated</span> : null}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       </section>
     </div>
   );

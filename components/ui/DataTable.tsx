@@ -13,6 +13,13 @@ export type Column =
     };
 
 /**
+ * A header cell holding a screen-reader-only label is its containing block: the label is absolutely
+ * placed, and would otherwise be placed against the page, past the frame's scrolling box, widening
+ * the page on a narrow screen.
+ */
+const SR_ONLY_HOLDER = "relative";
+
+/**
  * The one table of the app: a header row from `columns` and the caller's rows
  * (`<tr>`s keyed by id). `frame` draws the bordered, horizontally scrollable
  * box a list page uses; without it the table sits inside the caller's card.
@@ -49,7 +56,7 @@ export function DataTable({
               <th
                 key={`${i}-${col.label}`}
                 scope="col"
-                className={`${dense ? "py-1 pr-2" : "px-3 py-2"} font-medium ${col.align === "right" ? "text-right" : ""} ${col.nowrap ? "whitespace-nowrap" : ""} ${col.className ?? ""}`}
+                className={`${dense ? "py-1 pr-2" : "px-3 py-2"} font-medium ${col.srOnly ? SR_ONLY_HOLDER : ""} ${col.align === "right" ? "text-right" : ""} ${col.nowrap ? "whitespace-nowrap" : ""} ${col.className ?? ""}`}
               >
                 {col.srOnly ? <span className="sr-only">{col.label}</span> : col.label}
               </th>
@@ -61,5 +68,14 @@ export function DataTable({
     </table>
   );
   if (!frame) return table;
-  return <div className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${className}`}>{table}</div>;
+  // The frame scrolls sideways on a narrow screen: focusable, so a keyboard can scroll it too.
+  return (
+    <div
+      className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${className}`}
+      tabIndex={0}
+      {...(label ? { role: "region", "aria-label": label } : {})}
+    >
+      {table}
+    </div>
+  );
 }

@@ -41,7 +41,8 @@ export function PageHeader({
       ) : null}
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div className="min-w-0">
-          <h1 className="truncate text-xl font-semibold tracking-tight text-slate-900">{title}</h1>
+          {/* A phone shows the whole title over a few lines; wider screens keep it to one. */}
+          <h1 className="text-xl font-semibold tracking-tight break-words text-slate-900 sm:truncate">{title}</h1>
           {subtitle ? <div className="mt-1 text-sm text-slate-600">{subtitle}</div> : null}
         </div>
         {actions ? <div className="flex flex-wrap items-center gap-2">{actions}</div> : null}

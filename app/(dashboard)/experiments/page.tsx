@@ -36,9 +36,10 @@ export default async function ExperimentsPage() {
             </Link>
           }
         >
-          Save a policy (Policies), then start an experiment: choose the policy version and an agent version, and
-          Branchpoint replays every recorded session of that version under it and counts how many reproduce exactly.
-          History in scope cohort_version is available only here.
+          Save a policy on the Policies page, then start an experiment: choose the policy version and an agent version,
+          and Branchpoint replays every recorded session of that version under it and counts how many reproduce exactly.
+          A history rule with the cohort_version scope works only here: it answers from the experiment&apos;s own
+          sessions.
         </EmptyState>
       ) : (
         <ExperimentList experiments={experiments} />

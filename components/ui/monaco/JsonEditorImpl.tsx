@@ -65,12 +65,22 @@ export type JsonDiffProps = {
   language?: "json" | "plaintext";
   /** Fold the unchanged stretches and open at the first difference (a changed pair of a long prompt). */
   focusChanges?: boolean;
+  /** What each side is, for screen readers (default: a replay's base and branch). */
+  sides?: { original: string; modified: string };
 };
 
-const ORIGINAL_LABEL = "Base (read-only)";
-const MODIFIED_LABEL = "Branch (read-only)";
+const SIDES = { original: "Base", modified: "Branch" };
 
-export function JsonDiffImpl({ original, modified, height = 320, language = "json", focusChanges }: JsonDiffProps) {
+export function JsonDiffImpl({
+  original,
+  modified,
+  height = 320,
+  language = "json",
+  focusChanges,
+  sides = SIDES,
+}: JsonDiffProps) {
+  const originalLabel = `${sides.original} (read-only)`;
+  const modifiedLabel = `${sides.modified} (read-only)`;
   const { dark } = useTheme();
   const [firstChange, setFirstChange] = useState<number | null>(null);
   const editorRef = useRef<Parameters<DiffOnMount>[0] | null>(null);
@@ -91,8 +101,8 @@ export function JsonDiffImpl({ original, modified, height = 320, language = "jso
     editorRef.current = editor;
     // The diff editor's originalAriaLabel/modifiedAriaLabel do not reach the inner editors' text input (monaco
     // 0.57 leaves its aria-label empty, so screen readers announce an unnamed field): name each side directly.
-    editor.getOriginalEditor().updateOptions({ ariaLabel: ORIGINAL_LABEL });
-    editor.getModifiedEditor().updateOptions({ ariaLabel: MODIFIED_LABEL });
+    editor.getOriginalEditor().updateOptions({ ariaLabel: originalLabel });
+    editor.getModifiedEditor().updateOptions({ ariaLabel: modifiedLabel });
     if (!focusChanges) return;
     const reveal = () => {
       const first = editor.getLineChanges()?.[0];
@@ -125,8 +135,8 @@ export function JsonDiffImpl({ original, modified, height = 320, language = "jso
           readOnly: true,
           renderSideBySide: true,
           originalEditable: false,
-          originalAriaLabel: ORIGINAL_LABEL,
-          modifiedAriaLabel: MODIFIED_LABEL,
+          originalAriaLabel: originalLabel,
+          modifiedAriaLabel: modifiedLabel,
           ...(focusChanges
             ? { hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 5, revealLineCount: 20 } }
             : {}),

@@ -38,11 +38,11 @@ export default async function ExperimentPage({ params }: Props) {
         breadcrumbs={[{ href: "/experiments", label: "Experiments" }]}
         title={experiment.name}
         subtitle={
-          <span className="flex flex-wrap items-center gap-2">
+          <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
             <StatusBadge status={state} />
             <span data-testid="experiment-counts">{describeCounts(counts)}</span>
-            <span className="text-slate-500">·</span>
-            <span>
+            {/* Its own line: a separator before a wrapped line was left dangling at the end of the first one. */}
+            <span className="basis-full" data-testid="experiment-about">
               <Link href={`/policies/${policyVersion.policyId}`} className="font-medium text-indigo-700 underline">
                 {policyVersion.policyName} v{policyVersion.version}
               </Link>{" "}

@@ -130,7 +130,7 @@ export default async function ReplayPage({ params, searchParams }: Props) {
         <PendingCallPanel replayId={replay.id} pending={view.pending} />
       ) : null}
       <div className="grid gap-6 xl:grid-cols-[1fr_380px]">
-        <div>
+        <div className="min-w-0">
           <h2 className="mb-2 text-base font-semibold text-slate-900">Branch steps</h2>
           {view.stepCount === 0 ? (
             <EmptyState

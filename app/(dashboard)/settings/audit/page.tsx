@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { DataTable } from "@/components/ui/DataTable";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
 import { AUDIT_ACTIONS } from "@/lib/db/audit";
@@ -9,6 +10,8 @@ import { readAuditLog } from "@/lib/server/team";
 
 export const metadata: Metadata = { title: "Audit log" };
 export const dynamic = "force-dynamic";
+
+const COLUMNS = [{ label: "When (UTC)", nowrap: true }, "Who", "Action", "On", "Detail"];
 
 export default async function AuditPage({
   searchParams,
@@ -56,28 +59,17 @@ export default async function AuditPage({
         </label>
         <button className="rounded-md border border-slate-300 px-3 py-1.5 hover:bg-slate-50">Filter</button>
       </form>
-      <table className="w-full text-left text-sm">
-        <thead className="text-slate-500">
-          <tr>
-            <th className="py-2">When (UTC)</th>
-            <th>Who</th>
-            <th>Action</th>
-            <th>On</th>
-            <th>Detail</th>
+      <DataTable columns={COLUMNS} label="Audit log">
+        {log.events.map((e) => (
+          <tr key={e.id} className="align-top" data-testid="audit-row">
+            <td className="px-3 py-2 whitespace-nowrap">{e.createdAt.toISOString().slice(0, 19).replace("T", " ")}</td>
+            <td className="px-3 py-2">{e.actorName}</td>
+            <td className="px-3 py-2 whitespace-nowrap">{e.action}</td>
+            <td className="px-3 py-2 break-words">{e.target ?? ""}</td>
+            <td className="min-w-48 px-3 py-2 font-mono text-xs break-words text-slate-600">{detailText(e.detail)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {log.events.map((e) => (
-            <tr key={e.id} className="border-t border-slate-100 align-top" data-testid="audit-row">
-              <td className="py-2 whitespace-nowrap">{e.createdAt.toISOString().slice(0, 19).replace("T", " ")}</td>
-              <td>{e.actorName}</td>
-              <td>{e.action}</td>
-              <td className="break-all">{e.target ?? ""}</td>
-              <td className="font-mono text-xs break-all text-slate-600">{detailText(e.detail)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       {log.events.length === 0 ? <p className="mt-4 text-sm text-slate-500">Nothing recorded matches.</p> : null}
       {log.nextCursor ? (
         <p className="mt-4 text-sm">

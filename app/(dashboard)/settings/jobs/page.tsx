@@ -86,7 +86,13 @@ export default async function JobsPage() {
   const [raw, queue] = await Promise.all([listJobs(principal, {}, prisma), jobs()]);
   const overview = presentJobs(raw);
   const settings = jobSettings();
-  const columns = ["Job", "State", "Detail", { label: "Attempts", align: "right" as const }, ""];
+  const columns = [
+    "Job",
+    "State",
+    "Detail",
+    { label: "Attempts", align: "right" as const },
+    { label: "Actions", srOnly: true },
+  ];
   return (
     <>
       <div className="mb-2 text-sm">

@@ -41,7 +41,7 @@ export default async function PolicyVersionsPage({
         title={`${policy.name}: versions`}
         subtitle={
           <span>
-            <Link href={`/policies/${policy.id}`} className="text-indigo-700 hover:underline">
+            <Link href={`/policies/${policy.id}`} className="text-indigo-700 underline">
               Back to the editor
             </Link>{" "}
             · every version is immutable; the same document always has the same hash
@@ -58,30 +58,31 @@ export default async function PolicyVersionsPage({
         </EmptyState>
       ) : (
         <div className="space-y-6">
-          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-            <DataTable frame={false} columns={["Version", "Hash", "Note", "Saved", { label: "Actions", srOnly: true }]}>
-              {versions.map((v) => (
-                <tr key={v.id} data-testid="version-row">
-                  <td className="px-3 py-2 font-medium tabular-nums">v{v.version}</td>
-                  <td className="px-3 py-2 font-mono text-xs text-slate-600" title={v.hash}>
-                    {v.hash.slice(0, 16)}
-                  </td>
-                  <td className="px-3 py-2 text-slate-700">{v.note ?? <span className="text-slate-500">—</span>}</td>
-                  <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">{formatDateTime(v.createdAt)}</td>
-                  <td className="px-3 py-2 text-right text-xs">
-                    {v.version > 1 ? (
-                      <Link
-                        href={`/policies/${policy.id}/versions?a=${v.version - 1}&b=${v.version}`}
-                        className="text-indigo-700 hover:underline"
-                      >
-                        Diff with v{v.version - 1}
-                      </Link>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-          </div>
+          <DataTable
+            label="Versions"
+            columns={["Version", "Hash", "Note", "Saved", { label: "Actions", srOnly: true }]}
+          >
+            {versions.map((v) => (
+              <tr key={v.id} data-testid="version-row">
+                <td className="px-3 py-2 font-medium tabular-nums">v{v.version}</td>
+                <td className="px-3 py-2 font-mono text-xs text-slate-600" title={v.hash}>
+                  {v.hash.slice(0, 16)}
+                </td>
+                <td className="px-3 py-2 text-slate-700">{v.note ?? <span className="text-slate-500">—</span>}</td>
+                <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">{formatDateTime(v.createdAt)}</td>
+                <td className="px-3 py-2 text-right text-xs">
+                  {v.version > 1 ? (
+                    <Link
+                      href={`/policies/${policy.id}/versions?a=${v.version - 1}&b=${v.version}`}
+                      className="text-indigo-700 hover:underline"
+                    >
+                      Diff with v{v.version - 1}
+                    </Link>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           {a && b ? (
             <section aria-label="Diff between versions" className="space-y-3">
               <form method="get" className="flex flex-wrap items-end gap-3 text-xs">
@@ -98,6 +99,7 @@ export default async function PolicyVersionsPage({
               <VersionDiff
                 original={JSON.stringify(a.document, null, 2)}
                 modified={JSON.stringify(b.document, null, 2)}
+                sides={{ original: `Version ${a.version}`, modified: `Version ${b.version}` }}
               />
             </section>
           ) : null}
