@@ -63,7 +63,14 @@ export async function openDatabase(opts: { url?: string; dir?: string } = {}): P
     const appliedMigrations = await applyMigrations(factory);
     const prisma = makeClient(factory);
     // A small pool of its own for the trace ingest's plain-SQL transactions (see ./sql.ts).
-    const pool = new pg.Pool({ ...config, max: 4 });
+    // As many connections as imports may run at once (each export holds one), waiting at most as long as
+    // Prisma's transactions did for theirs; an idle connection that drops is logged, not an uncaught error.
+    const pool = new pg.Pool({
+      ...config,
+      max: Math.max(2, env().BRANCHPOINT_IMPORT_CONCURRENCY + 1),
+      connectionTimeoutMillis: 30_000,
+    });
+    pool.on("error", (error) => console.error("An idle database connection of the trace ingest failed:", error));
     useDriverTransactions(prisma, { pool });
     return {
       prisma,
@@ -73,8 +80,11 @@ export async function openDatabase(opts: { url?: string; dir?: string } = {}): P
       pglite: null,
       pgConfig: config,
       close: async () => {
-        await prisma.$disconnect();
-        await pool.end();
+        try {
+          await prisma.$disconnect();
+        } finally {
+          await pool.end();
+        }
       },
     };
   }

@@ -15,10 +15,19 @@ const TOO_LARGE_CODES = new Set(["54000"]);
 /** Seconds a client should wait before retrying when the database is out of reach. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
+/**
+ * The SQLSTATE of a database error: where Prisma's driver adapters put it, or on
+ * the error itself as the drivers raise it (pg's and PGlite's DatabaseError,
+ * from the statements run on the driver's own transaction: ./sql.ts).
+ */
 function driverErrorCode(error: unknown): string | undefined {
   const meta = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta;
   const code = meta?.driverAdapterError?.cause?.originalCode;
-  return typeof code === "string" ? code : undefined;
+  if (typeof code === "string") return code;
+  const raw = error as { code?: unknown; severity?: unknown } | null;
+  return typeof raw?.severity === "string" && typeof raw.code === "string" && /^[0-9A-Z]{5}$/.test(raw.code)
+    ? raw.code
+    : undefined;
 }
 
 /**

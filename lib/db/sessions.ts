@@ -143,6 +143,8 @@ export async function ensureAgent(
       INSERT INTO "Tool" (id, "agentId", name, schema, "sideEffect", "updatedAt")
       SELECT id, ${agent.id}::text, name, schema, "sideEffect", CURRENT_TIMESTAMP
       FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(id text, name text, schema jsonb, "sideEffect" text)
+      -- One order for every import, so two adding the same tools never wait on each other crosswise.
+      ORDER BY name COLLATE "C"
       ON CONFLICT ("agentId", name) DO NOTHING`;
     // What a later import declares (a schema, a side-effect class) still updates a known tool (when it differs).
     const known = new Map(
@@ -152,7 +154,7 @@ export async function ensureAgent(
           WHERE "agentId" = ${agent.id}::text AND name = ANY(${tools.map((t) => t.name)}::text[])`
       ).map((t) => [t.name, t]),
     );
-    for (const tool of tools) {
+    for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       if (tool.schema === undefined && !tool.sideEffect) continue;
       const before = known.get(tool.name);
       if (

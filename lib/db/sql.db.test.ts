@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
+import { appErrorFromDatabase } from "./errors";
 import { prismaSql, sqlTransaction, type SqlTx } from "./sql";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 import { ingestOtlpSpans } from "./traces";
@@ -37,6 +38,20 @@ describe.each(TEST_ENGINES)("plain-SQL transactions on %s", (engine) => {
     };
     expect(viaDriver).toEqual([expected]);
     expect(viaPrisma).toEqual([expected]);
+  });
+
+  it("reports the database's errors as Prisma's are: bad input is the same 4xx on either path", async () => {
+    const failing = [
+      (sql: SqlTx) => sql.query`SELECT ${2_147_483_647}::int + 1 AS n`, // out of range (22003)
+      (sql: SqlTx) => sql.query`SELECT ${'{"a":"\\u0000"}'}::jsonb ->> 'a' AS t`, // NUL in text (22P05)
+    ];
+    for (const statement of failing) {
+      const viaDriver = await sqlTransaction(db.prisma, statement).catch((error: unknown) => error);
+      const viaPrisma = await statement(prismaSql(db.prisma)).catch((error: unknown) => error);
+      const [driver, prisma] = [appErrorFromDatabase(viaDriver), appErrorFromDatabase(viaPrisma)];
+      expect(prisma).not.toBeNull();
+      expect([driver?.code, driver?.message]).toEqual([prisma!.code, prisma!.message]);
+    }
   });
 
   it("writes nothing when the function throws, and commits what it wrote otherwise", async () => {

@@ -43,20 +43,33 @@ export function useDriverTransactions(prisma: Db, driver: { pglite: PGlite } | {
     return;
   }
   drivers.set(prisma, async (fn) => {
-    const client = await driver.pool.connect();
+    const client = await driver.pool.connect().catch((error: unknown) => {
+      // No free connection in time (the pool's connectionTimeoutMillis): the database is out of reach for now (a 503).
+      throw Object.assign(new Error("No database connection was free in time.", { cause: error }), { code: "53300" });
+    });
+    // A connection that drops while checked out: its query rejects; the pool's own listener covers it once back.
+    const dropped = (error: Error) => console.error("A database connection of the trace ingest failed:", error);
+    client.on("error", dropped);
+    let broken: Error | undefined;
     try {
       await client.query("BEGIN");
       const sql: SqlTx = {
         query: async (strings, ...values) => (await client.query(textOf(strings), values)).rows as never,
       };
       const result = await fn(sql);
-      await client.query("COMMIT");
+      const done = await client.query("COMMIT");
+      // PostgreSQL answers COMMIT of a transaction that failed with ROLLBACK, not an error.
+      if (done.command !== "COMMIT") throw new Error(`The transaction was rolled back (${done.command}).`);
       return result;
     } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
+      await client.query("ROLLBACK").catch((rollback: unknown) => {
+        broken = rollback instanceof Error ? rollback : new Error(String(rollback));
+      });
       throw error;
     } finally {
-      client.release();
+      client.off("error", dropped);
+      // A connection whose ROLLBACK failed is not given back to the pool, but destroyed.
+      client.release(broken);
     }
   });
 }
