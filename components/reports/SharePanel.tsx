@@ -135,7 +135,8 @@ export function SharePanel({
           {shares.map((s) => (
             <tr key={s.id} data-testid="share-row" data-share-id={s.id} data-state={s.state}>
               <td className="py-1.5">{when(s.createdAt, "")}</td>
-              <td className="py-1.5">{s.createdBy ?? "—"}</td>
+              {/* An email breaks where it must: unbroken, it widened the side column past the page. */}
+              <td className="py-1.5 [overflow-wrap:anywhere]">{s.createdBy ?? "—"}</td>
               <td className="py-1.5">{when(s.expiresAt, "never")}</td>
               <td className="py-1.5">
                 <Badge tone={STATE_TONES[s.state]}>{s.state}</Badge>
