@@ -131,6 +131,22 @@ test("a report and its shared page fit a phone, and their JSON blocks can be scr
       expect.soft(await seriousViolations(page), `${path} at ${size.width} px`).toEqual([]);
     }
   }
+
+  // The share list in the report's side column: who made a link sits under its date, and no cell's text runs into the next.
+  await page.setViewportSize(DESK);
+  await page.goto(`/reports/${reportId}`);
+  const row = page.getByTestId("share-row").first();
+  await expect(row.getByTestId("share-author")).toHaveText("by BRANCHPOINT_API_KEY");
+  const gaps = await row.evaluate((tr) => {
+    const textBox = (e: Element) => {
+      const range = document.createRange();
+      range.selectNodeContents(e);
+      return range.getBoundingClientRect();
+    };
+    const cells = [...tr.querySelectorAll("td")].filter((td) => td.textContent!.trim() !== "");
+    return cells.slice(1).map((td, i) => textBox(td).left - textBox(cells[i]!).right);
+  });
+  for (const gap of gaps) expect.soft(gap).toBeGreaterThanOrEqual(8);
 });
 
 test("an import that cannot be read says why: not a valid OTLP protobuf export, or malformed JSON and where", async ({
