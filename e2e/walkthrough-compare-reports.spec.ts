@@ -143,7 +143,7 @@ test("a report and its shared page fit a phone, and their JSON blocks can be scr
       range.selectNodeContents(e);
       return range.getBoundingClientRect();
     };
-    const cells = [...tr.querySelectorAll("td")].filter((td) => td.textContent!.trim() !== "");
+    const cells = [...tr.querySelectorAll("td")].filter((td) => td.textContent.trim() !== "");
     return cells.slice(1).map((td, i) => textBox(td).left - textBox(cells[i]!).right);
   });
   for (const gap of gaps) expect.soft(gap).toBeGreaterThanOrEqual(8);
