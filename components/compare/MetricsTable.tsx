@@ -56,14 +56,18 @@ export function MetricsTable({ metrics }: { metrics: ComparisonMetrics }) {
           </tr>
         ))}
       </DataTable>
-      <dl className="mt-3 grid grid-cols-2 gap-x-4 gap-y-1 text-sm">
-        <dt className="text-slate-500">first_divergence_step</dt>
+      {/* Labels wrap beside their values on a phone; the API's keys stay what they are. */}
+      <dl
+        className="mt-3 grid grid-cols-[minmax(0,1fr)_auto] gap-x-4 gap-y-1 text-sm sm:grid-cols-[auto_1fr]"
+        data-testid="comparison-figures"
+      >
+        <dt className="text-slate-500">First divergence at pair</dt>
         <dd className="tabular-nums">{metrics.first_divergence_step ?? "none"}</dd>
-        <dt className="text-slate-500">tool_sequence_distance</dt>
+        <dt className="text-slate-500">Tool calls added, removed or swapped</dt>
         <dd className="tabular-nums">{metrics.tool_sequence_distance}</dd>
-        <dt className="text-slate-500">fixture_dependency_count</dt>
+        <dt className="text-slate-500">Steps answered by a fixture</dt>
         <dd className="tabular-nums">{metrics.fixture_dependency_count}</dd>
-        <dt className="text-slate-500">tool_argument_changed</dt>
+        <dt className="text-slate-500">Tool arguments changed</dt>
         <dd>{metrics.tool_argument_changed ? "yes" : "no"}</dd>
       </dl>
     </div>

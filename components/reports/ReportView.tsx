@@ -50,6 +50,7 @@ function PairView({ pair, first }: { pair: SnapshotPair; first: boolean }) {
           ) : (
             <JsonBlock
               label="Base"
+              name={`Base of ${pairTitle(pair)}`}
               value={{ input: pair.base.input, output: pair.base.output, error: pair.base.error }}
             />
           )}
@@ -62,6 +63,7 @@ function PairView({ pair, first }: { pair: SnapshotPair; first: boolean }) {
           ) : (
             <JsonBlock
               label="Branch"
+              name={`Branch of ${pairTitle(pair)}`}
               value={{ input: pair.branch.input, output: pair.branch.output, error: pair.branch.error }}
             />
           )}
@@ -104,7 +106,8 @@ export function ReportView({
   ];
   const firstId = s.comparison.firstDivergence?.id ?? null;
   return (
-    <div className="space-y-4" data-testid="report-view">
+    // min-w-0: in the report page's grid, the view takes the column's width instead of widening it on a phone.
+    <div className="min-w-0 space-y-4" data-testid="report-view">
       <dl className="grid grid-cols-2 gap-px overflow-hidden rounded-lg border border-slate-200 bg-slate-200 text-sm sm:grid-cols-3">
         {(
           [
@@ -149,7 +152,7 @@ export function ReportView({
             {s.policy.hash}
           </code>
         </p>
-        <JsonBlock value={s.policy.document} />
+        <JsonBlock value={s.policy.document} name="Policy document" />
       </Section>
 
       <Section id="section-evidence" title="Evidence" note={`snapshot taken ${formatDateTime(s.takenAt)}`}>
@@ -252,7 +255,7 @@ export function ReportView({
                     </div>
                     {f.note ? <p className="mt-1 text-slate-700">“{f.note}”</p> : null}
                     <div className="mt-2">
-                      <JsonBlock value={f.error ?? f.output} />
+                      <JsonBlock value={f.error ?? f.output} name={`Fixture for ${f.toolName}`} />
                     </div>
                   </li>
                 ))}

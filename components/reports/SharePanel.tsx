@@ -130,14 +130,21 @@ export function SharePanel({
           frame={false}
           dense
           className="mt-4"
-          columns={["Created", "By", "Expires", "State", { label: "Actions", srOnly: true }]}
+          columns={["Created", "Expires", "State", { label: "Actions", srOnly: true }]}
         >
           {shares.map((s) => (
             <tr key={s.id} data-testid="share-row" data-share-id={s.id} data-state={s.state}>
-              <td className="py-1.5">{when(s.createdAt, "")}</td>
-              <td className="py-1.5">{s.createdBy ?? "—"}</td>
-              <td className="py-1.5">{when(s.expiresAt, "never")}</td>
-              <td className="py-1.5">
+              <td className="py-1.5 pr-2">
+                {when(s.createdAt, "")}
+                {/* Under the date, breaking where it must: in a column of its own, an email or key name widened the side column past the page. */}
+                {s.createdBy ? (
+                  <div className="text-xs text-slate-500 [overflow-wrap:anywhere]" data-testid="share-author">
+                    by {s.createdBy}
+                  </div>
+                ) : null}
+              </td>
+              <td className="py-1.5 pr-2">{when(s.expiresAt, "never")}</td>
+              <td className="py-1.5 pr-2">
                 <Badge tone={STATE_TONES[s.state]}>{s.state}</Badge>
                 {s.revokedAt ? <span className="ml-2 text-xs text-slate-500">{when(s.revokedAt, "")}</span> : null}
               </td>

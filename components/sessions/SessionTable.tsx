@@ -4,8 +4,16 @@ import { DataTable } from "@/components/ui/DataTable";
 import type { SessionListItem } from "@/lib/db/sessions";
 import { formatCost, formatDateTime, formatTokens } from "@/lib/format";
 
-export function sessionLabel(s: Pick<SessionListItem, "title" | "externalId" | "id">): string {
-  return s.title || s.externalId || s.id;
+/**
+ * What a session is called: its title; else the id its source gave it, unless that is an OTLP
+ * group key (`trace:<hex>`), which no one recognises; else its agent (an OTLP service) and start.
+ */
+export function sessionLabel(
+  s: Pick<SessionListItem, "title" | "externalId" | "format" | "startedAt"> & { agent: { name: string } },
+): string {
+  if (s.title) return s.title;
+  if (s.externalId && !s.format.startsWith("otlp")) return s.externalId;
+  return s.startedAt ? `${s.agent.name} · ${formatDateTime(s.startedAt)}` : s.agent.name;
 }
 
 export function SessionTable({ sessions }: { sessions: SessionListItem[] }) {

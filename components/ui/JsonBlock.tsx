@@ -1,7 +1,11 @@
 import { prettyJson } from "@/lib/format";
 
-/** A read-only JSON (or text) block: wraps long lines, scrolls tall ones. */
-export function JsonBlock({ value, label }: { value: unknown; label?: string }) {
+/**
+ * A read-only JSON (or text) block: wraps long lines, scrolls tall ones. The scroll frame is
+ * focusable and named (`name`, else `label`, else "JSON"), so a keyboard can scroll it too and a
+ * screen reader says what it holds.
+ */
+export function JsonBlock({ value, label, name }: { value: unknown; label?: string; name?: string }) {
   const text = prettyJson(value);
   return (
     <div className="min-w-0">
@@ -11,7 +15,12 @@ export function JsonBlock({ value, label }: { value: unknown; label?: string }) 
           null
         </div>
       ) : (
-        <pre className="max-h-96 overflow-auto rounded border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-xs leading-relaxed break-words whitespace-pre-wrap text-slate-800">
+        <pre
+          className="max-h-96 overflow-auto rounded border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-xs leading-relaxed break-words whitespace-pre-wrap text-slate-800"
+          tabIndex={0}
+          role="region"
+          aria-label={name ?? label ?? "JSON"}
+        >
           {text}
         </pre>
       )}

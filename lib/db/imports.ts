@@ -4,7 +4,7 @@ import { saveImportedSessions, type SavedSession } from "./sessions";
 
 export type ImportedDocumentResult =
   | { ok: true; format: ImportFormat; sessions: (SavedSession & { title: string | null })[] }
-  | { ok: false; format: ImportFormat | null; issues: ImportIssue[] };
+  | { ok: false; format: ImportFormat | null; issues: ImportIssue[]; summary?: string };
 
 /**
  * Imports one document of any supported format (detected, or `format`) and

@@ -61,11 +61,61 @@ describe("malformed input", () => {
     ]);
   });
 
-  it("reports an empty document and text that is not UTF-8", () => {
-    expect(issuesOf(importDocument("  \n"))).toEqual([{ path: "", message: "the document is empty" }]);
-    expect(issuesOf(importDocument(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])))).toEqual([
-      { path: "", message: "the document is not valid UTF-8 text" },
-    ]);
+  it("reports an empty document", () => {
+    expect(importDocument("  \n")).toEqual({
+      ok: false,
+      format: null,
+      issues: [{ path: "", message: "the document is empty" }],
+    });
+  });
+
+  it("says a truncated JSON document is malformed JSON, where, and that it looks cut short", () => {
+    const whole = JSON.stringify(native);
+    const cut = whole.slice(0, 40);
+    expect(importDocument(cut, { filename: "session.json" })).toEqual({
+      ok: false,
+      format: null,
+      summary:
+        "Malformed JSON at line 1, column 41: expected ',' or '}' in an object, found the end of the input (the text ends before the JSON does: was the file cut short?).",
+      issues: [
+        {
+          path: "",
+          message: "malformed JSON at line 1, column 41: expected ',' or '}' in an object, found the end of the input",
+        },
+      ],
+    });
+    // An error in the middle is not called cut short.
+    expect(importDocument('{"a": 1,, "b": 2}')).toMatchObject({
+      summary: 'Malformed JSON at line 1, column 9: expected a property name in double quotes, found ",".',
+    });
+    const lines = [JSON.stringify(native), '{"agent": }', JSON.stringify(native), "{oops}"].join("\n");
+    expect(importDocument(lines)).toMatchObject({
+      summary: "Malformed JSON Lines: 2 lines are not valid JSON, the first at line 2.",
+    });
+  });
+
+  it("says bytes that are not text are not a valid OTLP protobuf export, and what was expected", () => {
+    expect(importDocument(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), { filename: "trace.pb" })).toEqual({
+      ok: false,
+      format: null,
+      summary:
+        "Not a valid OTLP protobuf export: expected the bytes of an OTLP ExportTraceServiceRequest (what an OTLP/HTTP trace exporter sends, gzipped or not); nor is it JSON text (the bytes are not valid UTF-8).",
+      issues: [
+        { path: "", message: "the body is not a protobuf ExportTraceServiceRequest: invalid wire type 7 at offset 4" },
+        { path: "", message: "the document is not valid UTF-8 text" },
+      ],
+    });
+    // A file named .pb that happens to be text is still reported as not protobuf, not as bad JSON first.
+    expect(importDocument("hello", { filename: "trace.pb" })).toEqual({
+      ok: false,
+      format: null,
+      summary:
+        "Not a valid OTLP protobuf export: expected the bytes of an OTLP ExportTraceServiceRequest (what an OTLP/HTTP trace exporter sends, gzipped or not).",
+      issues: [
+        { path: "", message: "the body is not a protobuf ExportTraceServiceRequest: invalid wire type 4 at offset 3" },
+        { path: "", message: 'malformed JSON at line 1, column 1: expected a value, found "h"' },
+      ],
+    });
   });
 });
 
@@ -131,6 +181,9 @@ describe("format detection", () => {
       accepts: "bytes",
       detect: (bytes) => bytes[0] === 0x0a,
       import: (bytes) => ({ ok: false, issues: [{ path: "", message: `seen ${bytes.length} bytes` }] }),
+      expected: "an OTLP protobuf export",
+      fileName: /\.pb$/,
+      whyNot: () => [{ path: "", message: "not protobuf" }],
     };
     const all = [...importers.filter((i) => !i.format.startsWith("otlp-")), otlpJson, otlpProto];
     expect(importDocument('{"resourceSpans": []}', { importers: all })).toEqual({
@@ -158,6 +211,7 @@ describe("format detection", () => {
     const parsed = parseJsonText('[\n  {},\n  {"a": 1,}\n]');
     expect(parsed).toEqual({
       ok: false,
+      summary: 'Malformed JSON at line 3, column 11: expected a property name in double quotes, found "}".',
       issues: [
         {
           path: "",

@@ -27,6 +27,12 @@ export type BytesImporter = ImporterBase & {
   /** Consulted only when the input is not JSON text; must not throw. */
   detect(bytes: Uint8Array, ctx: ImportContext): boolean;
   import(bytes: Uint8Array, ctx: ImportContext): FormatOutcome;
+  /** What such a file is, for a user whose file was not one (`an OTLP protobuf export: …`). */
+  expected: string;
+  /** File names that say this format (`.pb`): such a file that is not one is reported as not one. */
+  fileName: RegExp;
+  /** Why bytes `detect` refused are not of this format, as its decoder found it. */
+  whyNot(bytes: Uint8Array): ImportIssue[];
 };
 
 export type FormatImporter = JsonImporter | BytesImporter;

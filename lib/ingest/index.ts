@@ -2,7 +2,7 @@ import { storableSessions } from "@/lib/hostile/storable";
 // Importers: documents of every supported format → ImportedSession[] (DESIGN §2).
 // Pure: no database, no Next. The caller writes the sessions in one transaction.
 import { detectBytesImporter, detectJsonImporter, unknownFormatIssue } from "./detect";
-import type { FormatImporter, FormatOutcome, ImportContext } from "./importer";
+import type { BytesImporter, FormatImporter, FormatOutcome, ImportContext } from "./importer";
 import { decodeText, parseJsonText } from "./json";
 import { importers as defaultImporters } from "./registry";
 import type { ImportFormat, ImportResult } from "./types";
@@ -74,11 +74,23 @@ export function importDocument(text: string | Uint8Array, opts: ImportOptions = 
     // Not JSON text: a binary format may claim it.
     const binary = detectBytesImporter(bytes(), importers, ctx);
     if (binary) return tagged(binary.format, binary.import(bytes(), ctx));
-    return {
-      ok: false,
-      format: null,
-      issues: decoded.ok ? parsed!.issues : [decoded.issue],
-    };
+    // Bytes that are not text, or a file named as a binary format: say what that format expected and what failed there.
+    const named = importers.find(
+      (c): c is BytesImporter => c.accepts === "bytes" && c.fileName.test(opts.filename ?? ""),
+    );
+    const binaryFormat =
+      named ?? (decoded.ok ? undefined : importers.find((c): c is BytesImporter => c.accepts === "bytes"));
+    if (binaryFormat) {
+      return {
+        ok: false,
+        format: null,
+        summary: `Not ${binaryFormat.expected}${decoded.ok ? "" : "; nor is it JSON text (the bytes are not valid UTF-8)"}.`,
+        issues: [...binaryFormat.whyNot(bytes()), ...(decoded.ok ? parsed!.issues : [decoded.issue])],
+      };
+    }
+    if (!decoded.ok) return { ok: false, format: null, issues: [decoded.issue] };
+    const failed = parsed!;
+    return { ok: false, format: null, issues: failed.issues, ...(failed.summary ? { summary: failed.summary } : {}) };
   }
   const importer = detectJsonImporter(parsed.input, importers, ctx);
   if (!importer) return { ok: false, format: null, issues: [unknownFormatIssue(importers)] };

@@ -31,7 +31,8 @@ export function decodeText(input: string | Uint8Array): DecodeResult {
   };
 }
 
-export type ParseResult = { ok: true; input: JsonInput } | { ok: false; issues: ImportIssue[] };
+/** A failure carries `summary` when the text is malformed JSON: one sentence saying so, and where. */
+export type ParseResult = { ok: true; input: JsonInput } | { ok: false; issues: ImportIssue[]; summary?: string };
 
 /**
  * Parses a JSON document or JSON Lines. A text that is not one JSON value is
@@ -71,11 +72,19 @@ export function parseJsonText(text: string): ParseResult {
         });
       }
     }
-    return issues.length > 0 ? { ok: false, issues } : { ok: true, input: { shape: "lines", lines } };
+    if (issues.length === 0) return { ok: true, input: { shape: "lines", lines } };
+    const firstBad = issues[0]!.path;
+    const summary = `Malformed JSON Lines: ${issues.length === 1 ? "1 line is" : `${issues.length} lines are`} not valid JSON, the first at ${firstBad}.`;
+    return { ok: false, issues, summary };
   }
   const error = locateJsonError(text);
+  // A syntax error at the very end of the text: the document stops before its JSON does.
+  const cutShort = error !== null && error.offset >= text.trimEnd().length;
   return {
     ok: false,
+    summary: error
+      ? `Malformed JSON at line ${error.line}, column ${error.column}: ${error.message}${cutShort ? " (the text ends before the JSON does: was the file cut short?)" : ""}.`
+      : "Malformed JSON.",
     issues: [
       {
         path: "",

@@ -39,4 +39,14 @@ export type ImportIssue = { path: string; message: string };
 
 export type ImportResult =
   | { ok: true; format: ImportFormat; sessions: ImportedSession[] }
-  | { ok: false; format: ImportFormat | null; issues: ImportIssue[] };
+  | {
+      ok: false;
+      format: ImportFormat | null;
+      issues: ImportIssue[];
+      /**
+       * Why a document of no detected format could not be read, in one sentence a user reads
+       * (malformed JSON and where, or not a valid OTLP protobuf export): absent when the document
+       * was read and is simply in no supported format.
+       */
+      summary?: string;
+    };

@@ -30,10 +30,11 @@ export async function POST(request: Request): Promise<Response> {
     const prisma = await db();
     const result = await withImportSlot(() => importSessions(principal, { body, ...query }, prisma));
     if (!result.ok) {
+      // A file that could not be read says why (malformed JSON and where, not protobuf) before "no supported format".
       const message =
-        result.format === null
-          ? "The file is in no supported format."
-          : `The file is not a valid ${result.format} document.`;
+        result.format !== null
+          ? `The file is not a valid ${result.format} document.`
+          : (result.summary ?? "The file is in no supported format.");
       return Response.json(
         {
           ...errorBody(result.format === null ? "unknown_format" : "invalid_input", message, result.issues),

@@ -1,6 +1,7 @@
 // OTLP/HTTP trace ingest: decode (JSON, protobuf; gzip apart) and map spans to sessions.
 import type { BytesImporter, FormatOutcome, JsonImporter } from "../importer";
 import type { JsonInput } from "../json";
+import type { ImportIssue } from "../types";
 import { isObject } from "./attributes";
 import { decodeOtlpJsonValue, decodeOtlpProtobuf, type DecodeResult } from "./decode";
 import { gunzipIfNeeded } from "./gzip";
@@ -70,5 +71,15 @@ export const otlpProtobufImporter: BytesImporter = {
     const inflated = gunzipIfNeeded(bytes);
     if (!inflated.ok) return { ok: false, issues: [inflated.issue] };
     return outcome(decodeOtlpProtobuf(inflated.bytes), "otlp-protobuf");
+  },
+  expected:
+    "a valid OTLP protobuf export: expected the bytes of an OTLP ExportTraceServiceRequest (what an OTLP/HTTP trace exporter sends, gzipped or not)",
+  fileName: /\.(pb|binpb|protobuf)(\.gz)?$/i,
+  whyNot: (bytes: Uint8Array): ImportIssue[] => {
+    const inflated = gunzipIfNeeded(bytes);
+    if (!inflated.ok) return [inflated.issue];
+    const decoded = decodeOtlpProtobuf(inflated.bytes);
+    if (!decoded.ok) return decoded.issues;
+    return [{ path: "", message: "the bytes decode as an ExportTraceServiceRequest with no spans" }];
   },
 };

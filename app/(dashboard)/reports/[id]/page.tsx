@@ -73,7 +73,7 @@ export default async function ReportPage({ params }: Props) {
               : undefined
           }
         />
-        <div className="space-y-4 lg:sticky lg:top-4 lg:self-start">
+        <div className="min-w-0 space-y-4 lg:sticky lg:top-4 lg:self-start">
           {can(principal, "reports.write") ? (
             <ReportLifecycle
               reportId={report.id}

@@ -30,6 +30,8 @@ export const POST = apiRoute(async ({ request, prisma, principal }) => {
   const result = await withImportSlot(() => importSessions(principal, { body, ...query }, prisma));
   if (!result.ok) {
     const code = result.format === null ? "unknown_format" : "invalid_input";
+    // A document that could not be read says why (malformed JSON and where, not protobuf); its issues follow in `issues`.
+    if (result.format === null && result.summary) throw new AppError(code, result.summary, result.issues);
     const intro =
       result.format === null
         ? "The document is in no supported format"

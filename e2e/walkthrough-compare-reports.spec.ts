@@ -1,0 +1,230 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { APIRequestContext, Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { AUTH, refundSessionId, settledStatus } from "./replay-form";
+
+/**
+ * A second walk through the comparison, the report and its shared page, and the import page:
+ * what it found rough on a phone, for a keyboard, and in the words a user reads.
+ */
+
+const PHONE = { width: 390, height: 844 };
+const DESK = { width: 1280, height: 800 };
+const RECORDED = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
+};
+
+async function completedReplay(request: APIRequestContext): Promise<string> {
+  const res = await request.post("/api/v1/replays", {
+    headers: AUTH,
+    data: {
+      sessionId: await refundSessionId(request),
+      policy: RECORDED,
+      edits: [{ seq: 6, op: "replace_tool_result", value: "refund failed: card expired" }],
+    },
+  });
+  expect(res.status(), await res.text()).toBe(201);
+  const { id } = ((await res.json()) as { replay: { id: string } }).replay;
+  expect(await settledStatus(request, id)).toBe("completed");
+  return id;
+}
+
+/** How far the page scrolls sideways: 0 when everything fits the window's width. */
+function sidewaysScroll(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/** The innermost elements that reach past the window's right edge: what to fix when the page scrolls sideways. */
+function pastTheEdge(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const past = [...document.body.querySelectorAll("*")].filter((e) => e.getBoundingClientRect().right > width + 0.5);
+    return past
+      .filter((e) => !past.some((other) => other !== e && e.contains(other)))
+      .slice(0, 5)
+      .map(
+        (e) =>
+          `${e.tagName.toLowerCase()}.${[...e.classList].join(".")} → ${Math.round(e.getBoundingClientRect().right)}`,
+      )
+      .join("; ");
+  });
+}
+
+/** Every serious or critical axe violation (WCAG 2.1 A and AA). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"])
+    // The text Monaco paints is left out: its diff highlights tint the theme's token colours (a finding of its own).
+    .exclude(".monaco-editor .view-lines")
+    .analyze();
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+test("the comparison's figures are named in words, and on a phone no label runs into its value", async ({
+  page,
+  request,
+}) => {
+  const replayId = await completedReplay(request);
+  for (const size of [DESK, PHONE]) {
+    await page.setViewportSize(size);
+    await page.goto(`/replays/${replayId}/compare`);
+    const figures = page.getByTestId("comparison-figures");
+    await expect(figures).toBeVisible();
+    await expect(figures.locator("dt")).toHaveText([
+      "First divergence at pair",
+      "Tool calls added, removed or swapped",
+      "Steps answered by a fixture",
+      "Tool arguments changed",
+    ]);
+    await expect(figures.locator("dd").first()).toHaveText("6");
+    await expect(figures).not.toContainText("_");
+    // Each label's text ends before its value's text starts (they overlapped on a phone).
+    const gaps = await figures.evaluate((dl) => {
+      const textBox = (e: Element) => {
+        const range = document.createRange();
+        range.selectNodeContents(e);
+        return range.getBoundingClientRect();
+      };
+      const dts = [...dl.querySelectorAll("dt")];
+      return dts.map((dt) => textBox(dt.nextElementSibling!).left - textBox(dt).right);
+    });
+    for (const gap of gaps) expect.soft(gap).toBeGreaterThanOrEqual(8);
+    expect.soft(await sidewaysScroll(page)).toBe(0);
+    expect.soft(await seriousViolations(page)).toEqual([]);
+  }
+});
+
+test("a report and its shared page fit a phone, and their JSON blocks can be scrolled by keyboard", async ({
+  page,
+  request,
+}) => {
+  const replayId = await completedReplay(request);
+  const created = await request.post("/api/v1/reports", {
+    headers: AUTH,
+    data: {
+      replayId,
+      title: `Walkthrough report ${Date.now()}`,
+      sections: { finding: "The agent looked up the wrong order.", pinnedPairs: ["p6-6"] },
+      publish: true,
+    },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const reportId = ((await created.json()) as { report: { id: string } }).report.id;
+  const shared = await request.post(`/api/v1/reports/${reportId}/share`, { headers: AUTH, data: { expiresIn: "7d" } });
+  expect(shared.status(), await shared.text()).toBe(201);
+  const shareUrl = ((await shared.json()) as { share: { url: string } }).share.url;
+
+  for (const path of [`/reports/${reportId}`, new URL(shareUrl).pathname]) {
+    for (const size of [DESK, PHONE]) {
+      await page.setViewportSize(size);
+      await page.goto(path);
+      await expect(page.getByTestId("report-pair").first()).toBeVisible();
+      expect.soft(await sidewaysScroll(page), `${path} at ${size.width} px: ${await pastTheEdge(page)}`).toBe(0);
+      // The policy and both sides of the pinned pair: each frame is named, and a keyboard reaches it.
+      for (const name of ["Policy document", /^Base of /, /^Branch of /]) {
+        await expect.soft(page.getByRole("region", { name }).first()).toHaveAttribute("tabindex", "0");
+      }
+      expect.soft(await seriousViolations(page), `${path} at ${size.width} px`).toEqual([]);
+    }
+  }
+
+  // The share list in the report's side column: who made a link sits under its date, and no cell's text runs into the next.
+  await page.setViewportSize(DESK);
+  await page.goto(`/reports/${reportId}`);
+  const row = page.getByTestId("share-row").first();
+  await expect(row.getByTestId("share-author")).toHaveText("by BRANCHPOINT_API_KEY");
+  const gaps = await row.evaluate((tr) => {
+    const textBox = (e: Element) => {
+      const range = document.createRange();
+      range.selectNodeContents(e);
+      return range.getBoundingClientRect();
+    };
+    const cells = [...tr.querySelectorAll("td")].filter((td) => td.textContent.trim() !== "");
+    return cells.slice(1).map((td, i) => textBox(td).left - textBox(cells[i]!).right);
+  });
+  for (const gap of gaps) expect.soft(gap).toBeGreaterThanOrEqual(8);
+});
+
+test("an import that cannot be read says why: not a valid OTLP protobuf export, or malformed JSON and where", async ({
+  page,
+  request,
+}) => {
+  for (const size of [DESK, PHONE]) {
+    await page.setViewportSize(size);
+    await page.goto("/import");
+    const truncated = JSON.stringify({ resourceSpans: [{ scopeSpans: [] }] }).slice(0, 30);
+    await page.getByLabel("Session files").setInputFiles([
+      { name: "trace.pb", mimeType: "application/octet-stream", buffer: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) },
+      { name: "cut.json", mimeType: "application/json", buffer: Buffer.from(truncated) },
+    ]);
+    const pb = page.locator('[data-testid="upload"][data-file="trace.pb"]');
+    await expect(pb).toHaveAttribute("data-state", "failed");
+    await expect(pb.getByRole("alert").locator("p")).toHaveText(
+      "Not a valid OTLP protobuf export: expected the bytes of an OTLP ExportTraceServiceRequest (what an OTLP/HTTP trace exporter sends, gzipped or not); nor is it JSON text (the bytes are not valid UTF-8). Nothing was imported from this file.",
+    );
+    const cut = page.locator('[data-testid="upload"][data-file="cut.json"]');
+    await expect(cut).toHaveAttribute("data-state", "failed");
+    await expect(cut.getByRole("alert").locator("p")).toHaveText(
+      "Malformed JSON at line 1, column 31: unterminated string (the text ends before the JSON does: was the file cut short?). Nothing was imported from this file.",
+    );
+    expect.soft(await sidewaysScroll(page)).toBe(0);
+    expect.soft(await seriousViolations(page)).toEqual([]);
+  }
+
+  // The API says the same, under the same error code as before.
+  const res = await request.post("/api/v1/sessions?filename=trace.pb", {
+    headers: { ...AUTH, "content-type": "application/x-protobuf" },
+    data: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+  });
+  expect(res.status()).toBe(400);
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  expect(body.error.code).toBe("unknown_format");
+  expect(body.error.message).toMatch(/^Not a valid OTLP protobuf export: expected the bytes of an OTLP/);
+});
+
+test("an OTLP session with no title is listed by its service and start time, not a raw id", async ({
+  page,
+  request,
+}) => {
+  const stamp = Date.now().toString(16).padStart(16, "0").slice(-16);
+  const service = `untitled-svc-${stamp}`;
+  const otlp = {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: "service.name", value: { stringValue: service } }] },
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: `${stamp}${stamp}`,
+                spanId: stamp,
+                name: "chat gpt-4o",
+                startTimeUnixNano: "1700000000000000000",
+                endTimeUnixNano: "1700000001000000000",
+                attributes: [
+                  { key: "gen_ai.operation.name", value: { stringValue: "chat" } },
+                  { key: "gen_ai.request.model", value: { stringValue: "gpt-4o" } },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+  const res = await request.post("/api/v1/sessions", { headers: AUTH, data: otlp });
+  expect(res.status(), await res.text()).toBe(201);
+  const [session] = ((await res.json()) as { sessions: { id: string }[] }).sessions;
+  const label = `${service} · 2023-11-14 22:13:20 UTC`;
+
+  await page.goto(`/sessions?agent=${encodeURIComponent(service)}`);
+  const row = page.getByTestId("session-row");
+  await expect(row).toHaveCount(1);
+  await expect(row.getByRole("link").first()).toHaveText(label);
+  await page.goto(`/sessions/${session!.id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(label);
+});
