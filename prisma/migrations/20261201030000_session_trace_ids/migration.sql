@@ -1,0 +1,70 @@
+-- A trace-ingested session's trace ids leave its metadata for rows of their own, one per (session, trace):
+-- an export adds the ids it brings (a row each, nothing read) where it merged them into the whole stored
+-- list and rewrote it. Reads put the list back (lib/db/session-traces.ts), sorted by code point.
+CREATE TABLE "SessionTrace" (
+    "sessionId" TEXT NOT NULL,
+    "traceId" TEXT NOT NULL,
+
+    CONSTRAINT "SessionTrace_pkey" PRIMARY KEY ("sessionId","traceId")
+);
+
+ALTER TABLE "SessionTrace" ADD CONSTRAINT "SessionTrace_sessionId_fkey" FOREIGN KEY ("sessionId") REFERENCES "Session"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- The stored lists move out: every list of strings of a trace-ingested session (any other value stays
+-- where it is, and is read as stored).
+INSERT INTO "SessionTrace" ("sessionId", "traceId")
+SELECT DISTINCT s.id, t FROM "Session" s, jsonb_array_elements_text(s.metadata -> 'traceIds') AS x(t)
+WHERE s.format IN ('otlp-json', 'otlp-protobuf', 'openai-agents') AND jsonb_typeof(s.metadata -> 'traceIds') = 'array'
+  AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(s.metadata -> 'traceIds') AS y(v) WHERE jsonb_typeof(v) <> 'string');
+
+UPDATE "Session" s SET metadata = s.metadata - 'traceIds'
+WHERE s.format IN ('otlp-json', 'otlp-protobuf', 'openai-agents') AND jsonb_typeof(s.metadata -> 'traceIds') = 'array'
+  AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(s.metadata -> 'traceIds') AS y(v) WHERE jsonb_typeof(v) <> 'string');
+
+-- The export's write adds its trace ids as rows (and those of a list still stored in the metadata, once)
+-- and stores the metadata without them.
+CREATE OR REPLACE FUNCTION "otlp_increment_write"(text, int, boolean, jsonb, jsonb, text, text, text, timestamptz, timestamptz,
+  int, int, int, int, int, int, double precision, text[], text, text, jsonb, jsonb) RETURNS int
+LANGUAGE sql VOLATILE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
+  WITH gone AS (
+    DELETE FROM "Event" WHERE $3 AND "sessionId" = $1 AND seq >= $2
+  ), written AS (
+    INSERT INTO "Event" (id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
+      "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest")
+    SELECT id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
+      "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest"
+    FROM jsonb_to_recordset($4) AS x(id text, "sessionId" text, seq int, kind text, name text, input jsonb, output jsonb,
+      error jsonb, status text, "startedAt" timestamptz, "durationMs" int, "inputTokens" int, "outputTokens" int,
+      "costUsd" float8, "parentSeq" int, "cacheKey" text, occurrence int, "inputPrefixSeq" int, "inputPrefixCount" int,
+      "inputDigest" text)
+    ON CONFLICT ("sessionId", seq) DO UPDATE SET kind = EXCLUDED.kind, name = EXCLUDED.name, input = EXCLUDED.input,
+      output = EXCLUDED.output, error = EXCLUDED.error, status = EXCLUDED.status, "startedAt" = EXCLUDED."startedAt",
+      "durationMs" = EXCLUDED."durationMs", "inputTokens" = EXCLUDED."inputTokens", "outputTokens" = EXCLUDED."outputTokens",
+      "costUsd" = EXCLUDED."costUsd", "parentSeq" = EXCLUDED."parentSeq", "cacheKey" = EXCLUDED."cacheKey",
+      occurrence = EXCLUDED.occurrence, "inputPrefixSeq" = EXCLUDED."inputPrefixSeq",
+      "inputPrefixCount" = EXCLUDED."inputPrefixCount", "inputDigest" = EXCLUDED."inputDigest"
+  ), stored AS (
+    INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", packed, digest, "startNs", "lastNs", role, "callIds")
+    SELECT id, "groupKey", "traceId", "spanId", "sessionId", decode(packed, 'base64'), digest, "startNs"::bigint,
+      "lastNs"::bigint, role, coalesce("callIds", ARRAY[]::text[])
+    FROM jsonb_to_recordset($5) AS x(id text, "groupKey" text, "traceId" text,
+      "spanId" text, "sessionId" text, packed text, digest jsonb, "startNs" text, "lastNs" text, role text, "callIds" text[])
+    ON CONFLICT ("groupKey", "traceId", "spanId") DO NOTHING
+  ), listed AS (
+    INSERT INTO "SessionTrace" ("sessionId", "traceId")
+    SELECT DISTINCT $1, t #>> '{}' FROM jsonb_array_elements(CASE WHEN jsonb_typeof($21 -> 'traceIds') = 'array'
+      THEN $21 -> 'traceIds' ELSE '[]'::jsonb END || coalesce((SELECT CASE WHEN jsonb_typeof(metadata -> 'traceIds') = 'array'
+      THEN metadata -> 'traceIds' END FROM "Session" WHERE id = $1), '[]'::jsonb)) AS x(t)
+    WHERE jsonb_typeof(t) = 'string'
+    ON CONFLICT DO NOTHING
+  ), updated AS (
+    UPDATE "Session" SET "agentId" = $6, "agentVersionId" = $7, title = $8,
+      "startedAt" = $9, "endedAt" = $10, "durationMs" = $11, "eventCount" = $2,
+      "modelCallCount" = $12, "toolCallCount" = $13, "errorCount" = $14,
+      "inputTokens" = $15, "outputTokens" = $16, "costUsd" = $17,
+      "toolNames" = $18, status = $19, "searchText" = $20, "traceState" = $22,
+      metadata = CASE WHEN jsonb_typeof($21) = 'object' THEN $21 - 'traceIds' ELSE $21 END
+    WHERE id = $1 RETURNING 1
+  )
+  SELECT count(*)::int FROM updated
+$$;
