@@ -68,3 +68,45 @@ LANGUAGE sql VOLATILE SET plan_cache_mode = force_generic_plan SET enable_seqsca
   )
   SELECT count(*)::int FROM updated
 $$;
+
+-- The window's read of the spans naming its call ids, by the call ids' index alone: planned with the
+-- session too, it intersected the call ids' rows with every span row of the session (a bitmap of the
+-- whole session on each export). The subquery (OFFSET 0) keeps the two apart.
+-- What a window of a session needs of the rest of it: arguments session id, event count, the window's
+-- first instant as a time and in nanoseconds (and that millisecond's first nanosecond), the window's
+-- trace ids, its call ids and its calls' cache keys.
+CREATE OR REPLACE FUNCTION "otlp_increment_window"(text, int, timestamptz, bigint, bigint, text[], text[], text[]) RETURNS text
+LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
+  WITH tail AS (
+    SELECT * FROM "Event" WHERE "sessionId" = $1 AND ("startedAt" >= $3 OR "startedAt" IS NULL)
+  ), f AS (SELECT $2 - (SELECT count(*)::int FROM tail) AS n),
+  facts AS (SELECT
+    (SELECT min(seq) FROM "Event" WHERE "sessionId" = $1 AND kind = 'model_call' AND seq < (SELECT n FROM f)) AS fm,
+    (SELECT min(seq) FROM "Event" WHERE "sessionId" = $1 AND kind = 'user_message' AND seq < (SELECT n FROM f)) AS fu,
+    (SELECT max(seq) FROM "Event" WHERE "sessionId" = $1 AND kind = 'final_output' AND seq < (SELECT n FROM f)) AS lf,
+    (SELECT max(seq) FROM "Event" WHERE "sessionId" = $1 AND kind = 'model_call' AND seq < (SELECT n FROM f)) AS lm)
+  SELECT json_build_object(
+    'reaching', (SELECT coalesce(json_agg(json_build_object('traceId', "traceId", 'last', last::text)), '[]') FROM (
+      SELECT "traceId", max("lastNs") AS last FROM "TraceSpan"
+      WHERE "sessionId" = $1 AND "lastNs" >= $4 AND NOT ("traceId" = ANY($6))
+      GROUP BY "traceId") x),
+    'outside', (SELECT coalesce(json_agg(json_build_object('traceId', "traceId", 'role', role, 'callIds', "callIds")), '[]')
+      FROM (SELECT * FROM "TraceSpan" WHERE "callIds" && $7 OFFSET 0) AS named
+      WHERE "sessionId" = $1 AND NOT ("traceId" = ANY($6))),
+    'tail', (SELECT coalesce(json_agg(to_jsonb(t) ORDER BY t.seq), '[]') FROM tail t),
+    'from', (SELECT n FROM f),
+    'fm', facts.fm, 'fu', facts.fu, 'lf', facts.lf, 'lm', facts.lm,
+    'anchors', (SELECT coalesce(json_agg(json_build_object('seq', seq, 'kind', kind, 'name', name, 'status', status,
+        'input', input, 'output', output, 'inputPrefixSeq', "inputPrefixSeq")), '[]')
+      FROM "Event" WHERE "sessionId" = $1 AND seq IN (facts.fm, facts.fu, facts.lf, (SELECT n FROM f) - 1)),
+    'lastModel', (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
+        'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'packed', encode(packed, 'base64'),
+        'payload', payload)), '[]')
+      FROM "TraceSpan" WHERE "sessionId" = $1 AND role = 'model' AND "startNs" = (
+        SELECT max("startNs") FROM "TraceSpan" WHERE "sessionId" = $1 AND role = 'model' AND "startNs" < $5)),
+    'occurrences', (SELECT coalesce(json_agg(json_build_object('k', k, 'occurrence', (
+        SELECT occurrence FROM "Event" WHERE "sessionId" = $1 AND "cacheKey" = k AND seq < (SELECT n FROM f)
+          AND occurrence IS NOT NULL ORDER BY seq DESC LIMIT 1))), '[]')
+      FROM unnest($8) AS k)
+  )::text FROM facts
+$$;
