@@ -37,7 +37,7 @@ function sessionOf(recording: string, name: string, copies: number): OtlpSpan[] 
     for (const s of runSpans)
       out.push({
         ...s,
-        traceId: `${(3 - c).toString(16).padStart(12, "0")}${s.traceId.slice(12)}`,
+        traceId: `${(9 - c).toString(16).padStart(12, "0")}${s.traceId.slice(12)}`,
         startTimeUnixNano: String(BigInt(s.startTimeUnixNano) + shift),
         endTimeUnixNano: s.endTimeUnixNano === null ? null : String(BigInt(s.endTimeUnixNano) + shift),
         attributes: rename(s.attributes),
@@ -120,8 +120,9 @@ describe.each(TEST_ENGINES)("trace ids of trace-ingested sessions on %s", (engin
   }
 
   it("an OTLP session sent trace by trace shows the whole mapping's metadata, its trace ids stored as rows", async () => {
-    const spans = sessionOf("ai6-generate", `trace-ids-${engine}`, 4);
-    const traces = [...new Set(spans.map((s) => s.traceId))];
+    const all = sessionOf("ai6-generate", `trace-ids-${engine}`, 5);
+    const traces = [...new Set(all.map((s) => s.traceId))].slice(0, 4);
+    const spans = all.filter((s) => traces.includes(s.traceId));
     expect(traces).toHaveLength(4);
     let id = "";
     for (const [n, t] of [2, 0, 3, 1].entries()) {
@@ -144,6 +145,24 @@ describe.each(TEST_ENGINES)("trace ids of trace-ingested sessions on %s", (engin
     expect(row.traces).toEqual([...traces].sort());
     await expectDocuments(id, expected);
     await expectMigrated(id, expected);
+
+    // Given a replay, the session is kept when more spans arrive (superseded): it still shows its own list,
+    // and the new session the whole mapping's.
+    await db.prisma.replay.create({
+      data: { sessionId: id, policySnapshot: {}, policyHash: "h", status: "completed" },
+    });
+    const fifth = all.filter((s) => !traces.includes(s.traceId));
+    const rebuilt = await ingestOtlpSpans(db.prisma, fifth, "otlp-json");
+    if (!rebuilt.ok) throw new Error("ingest failed");
+    const newId = rebuilt.sessions[0]!.id;
+    expect(newId).not.toBe(id);
+    const head = (await sessionHead(db.prisma, id))!;
+    const { supersededBy, superseded: _s, ...kept } = head.metadata as Record<string, unknown>;
+    expect(supersededBy).toBe(newId);
+    expect(JSON.stringify(kept)).toBe(expected);
+    const whole = mapOtlpSpans(all);
+    if (!whole.ok) throw new Error("map failed");
+    await expectDocuments(newId, await asJsonb(whole.sessions[0]!.metadata));
   });
 
   it("an Agents SDK group sent run by run shows the whole mapping's metadata, its trace ids stored as rows", async () => {
