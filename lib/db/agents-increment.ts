@@ -174,9 +174,9 @@ export async function setColumns(sql: SqlTx, rows: readonly ColumnsRecord[]): Pr
 }
 
 /**
- * A session row as the load reads it: its metadata without the group's trace ids (an export names only
- * the ones it adds, and the write merges them into the stored list: see "otlp_increment_write"), and
- * whether that list is one (an array of strings) to merge into.
+ * A session row as the load reads it: its metadata without the group's trace ids (kept as rows of
+ * "SessionTrace": an export names only the ones it adds, and the write adds them as rows), and whether
+ * those rows are the list (no other value left under the metadata's `traceIds`).
  */
 type AgentsSessionRow = SessionRow & { listed: boolean | null };
 
@@ -236,8 +236,7 @@ export async function ingestAgentsIncrement(sql: SqlTx, request: AgentsRequest):
        FROM r)::text AS rows,
       (SELECT coalesce(json_agg(json_build_object('id', s.id, 'externalId', s."externalId", 'format', s.format,
         'metadata', CASE WHEN jsonb_typeof(s.metadata) = 'object' THEN s.metadata - 'traceIds' ELSE s.metadata END,
-        'listed', jsonb_typeof(s.metadata -> 'traceIds') = 'array' AND NOT EXISTS (
-          SELECT 1 FROM jsonb_array_elements(s.metadata -> 'traceIds') AS t WHERE jsonb_typeof(t) <> 'string'),
+        'listed', NOT (jsonb_typeof(s.metadata) = 'object' AND s.metadata ? 'traceIds'),
         'traceState', s."traceState", 'eventCount', s."eventCount",
         'modelCallCount', s."modelCallCount", 'toolCallCount', s."toolCallCount", 'errorCount', s."errorCount",
         'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens", 'costUsd', s."costUsd",
@@ -318,7 +317,7 @@ export async function ingestAgentsIncrement(sql: SqlTx, request: AgentsRequest):
   // events from the window on and its new rows in one statement; then the rows of better copies.
   for (const { plan, spans, fixes, derived } of plans) {
     if (fixes.length > 0) await setColumns(sql, fixes);
-    // The write merges the plan's trace ids into the stored list: one that was not trusted goes first.
+    // The write adds the plan's trace ids as rows: a value left in the metadata that was not trusted goes first.
     if (derived)
       await sql.query`
         UPDATE "Session" SET metadata = CASE WHEN jsonb_typeof(metadata) = 'object' THEN metadata - 'traceIds'
@@ -456,7 +455,7 @@ async function planGroup(
 
   // The state before the request; a session without a well-formed one gets it from its rows (written with the plan).
   const stored = asAgentsState(session.traceState);
-  // Trusted, the stored list is merged with the request's new traces as it is written; else it is rebuilt whole.
+  // Trusted, the stored rows get the request's new traces as it is written; else the list is rebuilt whole.
   const base: Base | null =
     stored && session.listed === true
       ? { state: stored, traceIds: [], fixes: [], derived: false }

@@ -1,4 +1,5 @@
 import type { DbClient } from "./client";
+import { withTraceIdsOf } from "./session-traces";
 
 // ---------------------------------------------------------------------------
 // Long sessions read a window at a time. A window is a range of seqs
@@ -16,7 +17,10 @@ export const ATTACH = 256;
 
 /** The session without its events, and the seqs its events span (null when it has none). */
 export async function sessionOverview(client: DbClient, id: string) {
-  const session = await client.session.findUnique({ where: { id }, include: { agent: true, agentVersion: true } });
+  const session = await withTraceIdsOf(
+    client,
+    await client.session.findUnique({ where: { id }, include: { agent: true, agentVersion: true } }),
+  );
   if (!session) return null;
   // Two ends of the (sessionId, seq) index; an aggregate would read every row of the session.
   const [first, last] = await Promise.all([

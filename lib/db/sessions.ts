@@ -3,6 +3,7 @@ import type { ImportedSession } from "@/lib/ingest/types";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
+import { replaceTraceIds, splitTraceIds, withTraceIdsOf } from "./session-traces";
 import { prismaSql, type SqlTx } from "./sql";
 import { compactInputs, expandInputs } from "@/lib/ingest/inputs";
 
@@ -184,6 +185,8 @@ async function writeSession(tx: DbClient, s: ImportedSession, existingId?: strin
   const { agentId, agentVersionId } = await ensureAgent(prismaSql(tx), s);
   const summary = summarize(s.events);
   const firstStart = s.startedAt ?? s.events.find((e) => e.startedAt)?.startedAt ?? null;
+  // A trace-ingested session's trace ids are rows of their own (./session-traces.ts).
+  const stored = splitTraceIds(s.format, s.metadata);
   const data = {
     agentId,
     agentVersionId,
@@ -195,14 +198,16 @@ async function writeSession(tx: DbClient, s: ImportedSession, existingId?: strin
     durationMs: firstStart && s.endedAt ? Math.max(0, Date.parse(s.endedAt) - Date.parse(firstStart)) : null,
     ...summary,
     searchText: searchTextFor(s),
-    metadata: json(s.metadata),
+    metadata: json(stored.metadata),
   };
   if (existingId) {
     await tx.session.update({ where: { id: existingId }, data });
+    if (stored.traceIds) await replaceTraceIds(prismaSql(tx), existingId, stored.traceIds);
     await replaceChangedEvents(tx, existingId, eventRows(existingId, s.events));
     return { id: existingId, eventCount: s.events.length };
   }
   const id = (await tx.session.create({ data, select: { id: true } })).id;
+  if (stored.traceIds) await replaceTraceIds(prismaSql(tx), id, stored.traceIds);
   await insertEventRows(prismaSql(tx), eventRows(id, s.events));
   return { id, eventCount: s.events.length };
 }
@@ -537,14 +542,18 @@ export async function getSession(client: DbClient, id: string, opts: { inputs?: 
       events: { orderBy: { seq: "asc" } },
     },
   });
-  if (!session || opts.inputs === "delta") return session;
-  return { ...session, events: withFullInputs(session.events) };
+  const read = await withTraceIdsOf(client, session);
+  if (!read || opts.inputs === "delta") return read;
+  return { ...read, events: withFullInputs(read.events) };
 }
 export type SessionWithEvents = NonNullable<Awaited<ReturnType<typeof getSession>>>;
 
 /** A session without its events (agent and version included): what is sent before them. */
 export async function sessionHead(client: DbClient, id: string) {
-  return client.session.findUnique({ where: { id }, include: { agent: true, agentVersion: true } });
+  return withTraceIdsOf(
+    client,
+    await client.session.findUnique({ where: { id }, include: { agent: true, agentVersion: true } }),
+  );
 }
 export type SessionHead = NonNullable<Awaited<ReturnType<typeof sessionHead>>>;
 

@@ -227,8 +227,8 @@ export function traceStateOf(session: ImportedSession, digests: Iterable<SpanDig
 }
 
 /**
- * The aggregate as a session keeps it: without its trace ids, which the session's metadata lists (an
- * export adds only its own to it: see "otlp_increment_write"), so that no export reads or writes them all.
+ * The aggregate as a session keeps it: without its trace ids, which are rows of "SessionTrace" (an
+ * export adds only its own: see "otlp_increment_write"), so that no export reads or writes them all.
  */
 function withoutTraceIds(spans: SpanAggregate): SpanAggregate {
   return { ...spans, traceIds: [] };
@@ -653,7 +653,7 @@ async function planGroup(
   if (storedTail.some((e, i) => e.seq !== from + i)) return fallback("events out of time order");
 
   // The aggregate before the request (a session stored before aggregates gets it from its rows once).
-  // (Its trace ids are the metadata's: those of the spans added here are merged into them as it is written.)
+  // (Its trace ids are rows of their own: those of the spans added here are added as it is written.)
   let state = asTraceState(session.traceState);
   if (state) state = { ...state, spans: withoutTraceIds(state.spans) };
   else {
