@@ -105,7 +105,9 @@ test("a replay of a 10,000-turn run and its comparison open on their first scree
     htmlOf(request, `/reports/new?replayId=${id}`),
   ]);
   console.log(`new-report HTML: ${smallForm.length} bytes at 100 turns, ${longForm.length} bytes at 10,000 turns`);
-  expect(longForm.length / smallForm.length).toBeLessThan(1.1);
+  // Not quite equal: at 100 turns the differences the picker opens on are fewer than a window, at 10,000 a window
+  // (each row with its type, "input only" for most). Whole, the 10,000-turn form was 13.5 MB.
+  expect(longForm.length / smallForm.length).toBeLessThan(1.2);
   expect(longForm.length).toBeLessThan(400_000);
 
   // First screen: the counts, the first steps as recorded.
