@@ -1,40 +1,16 @@
 import AxeBuilder from "@axe-core/playwright";
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { AUTH, refundSessionId, settledStatus } from "./replay-form";
+import { AUTH } from "./replay-form";
+import { completedReplay, DESK, oneSpanTrace, PHONE, sidewaysScroll } from "./walkthrough-helpers";
 
 /**
  * A second walk through the comparison, the report and its shared page, and the import page:
  * what it found rough on a phone, for a keyboard, and in the words a user reads.
  */
 
-const PHONE = { width: 390, height: 844 };
-const DESK = { width: 1280, height: 800 };
-const RECORDED = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
-};
-
-async function completedReplay(request: APIRequestContext): Promise<string> {
-  const res = await request.post("/api/v1/replays", {
-    headers: AUTH,
-    data: {
-      sessionId: await refundSessionId(request),
-      policy: RECORDED,
-      edits: [{ seq: 6, op: "replace_tool_result", value: "refund failed: card expired" }],
-    },
-  });
-  expect(res.status(), await res.text()).toBe(201);
-  const { id } = ((await res.json()) as { replay: { id: string } }).replay;
-  expect(await settledStatus(request, id)).toBe("completed");
-  return id;
-}
-
-/** How far the page scrolls sideways: 0 when everything fits the window's width. */
-function sidewaysScroll(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-}
+/** The branch differs from its base: the refund fails. */
+const EDITS = [{ seq: 6, op: "replace_tool_result", value: "refund failed: card expired" }];
 
 /** The innermost elements that reach past the window's right edge: what to fix when the page scrolls sideways. */
 function pastTheEdge(page: Page): Promise<string> {
@@ -68,7 +44,7 @@ test("the comparison's figures are named in words, and on a phone no label runs 
   page,
   request,
 }) => {
-  const replayId = await completedReplay(request);
+  const replayId = await completedReplay(request, EDITS);
   for (const size of [DESK, PHONE]) {
     await page.setViewportSize(size);
     await page.goto(`/replays/${replayId}/compare`);
@@ -102,7 +78,7 @@ test("a report and its shared page fit a phone, and their JSON blocks can be scr
   page,
   request,
 }) => {
-  const replayId = await completedReplay(request);
+  const replayId = await completedReplay(request, EDITS);
   const created = await request.post("/api/v1/reports", {
     headers: AUTH,
     data: {
@@ -192,30 +168,7 @@ test("an OTLP session with no title is listed by its service and start time, not
 }) => {
   const stamp = Date.now().toString(16).padStart(16, "0").slice(-16);
   const service = `untitled-svc-${stamp}`;
-  const otlp = {
-    resourceSpans: [
-      {
-        resource: { attributes: [{ key: "service.name", value: { stringValue: service } }] },
-        scopeSpans: [
-          {
-            spans: [
-              {
-                traceId: `${stamp}${stamp}`,
-                spanId: stamp,
-                name: "chat gpt-4o",
-                startTimeUnixNano: "1700000000000000000",
-                endTimeUnixNano: "1700000001000000000",
-                attributes: [
-                  { key: "gen_ai.operation.name", value: { stringValue: "chat" } },
-                  { key: "gen_ai.request.model", value: { stringValue: "gpt-4o" } },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
+  const otlp = oneSpanTrace(stamp, service);
   const res = await request.post("/api/v1/sessions", { headers: AUTH, data: otlp });
   expect(res.status(), await res.text()).toBe(201);
   const [session] = ((await res.json()) as { sessions: { id: string }[] }).sessions;

@@ -1,36 +1,13 @@
 import AxeBuilder from "@axe-core/playwright";
-import type { APIRequestContext, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { AUTH, refundSessionId, settledStatus } from "./replay-form";
+import { AUTH, refundSessionId } from "./replay-form";
+import { completedReplay, oneSpanTrace, PHONE, RECORDED, sidewaysScroll } from "./walkthrough-helpers";
 
 /**
  * What a walk through every page found rough: pages that scrolled sideways on a phone, table
  * columns that ran into each other, labels with the wrong case or number, a summary with nothing
  * to say it opens, a title cut off on a phone, a separator left dangling.
  */
-
-const PHONE = { width: 390, height: 844 };
-const RECORDED = {
-  model: "recorded-only",
-  drift: "continue_to_terminal",
-  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
-};
-
-async function completedReplay(request: APIRequestContext): Promise<string> {
-  const res = await request.post("/api/v1/replays", {
-    headers: AUTH,
-    data: { sessionId: await refundSessionId(request), policy: RECORDED },
-  });
-  expect(res.status(), await res.text()).toBe(201);
-  const { id } = ((await res.json()) as { replay: { id: string } }).replay;
-  expect(await settledStatus(request, id)).toBe("completed");
-  return id;
-}
-
-/** How far the page scrolls sideways: 0 when everything fits the window's width. */
-function sidewaysScroll(page: Page): Promise<number> {
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-}
 
 test("on a phone, the replay, latency, team and audit pages fit the screen's width", async ({ page, request }) => {
   const replayId = await completedReplay(request);
@@ -125,30 +102,7 @@ test("settings cards name their action in plain words; the jobs tables name thei
 
 test("an import of a one-step trace says 1 step, not 1 steps", async ({ page }) => {
   const stamp = Date.now().toString(16).padStart(16, "0").slice(-16);
-  const otlp = {
-    resourceSpans: [
-      {
-        resource: { attributes: [{ key: "service.name", value: { stringValue: "walkthrough-svc" } }] },
-        scopeSpans: [
-          {
-            spans: [
-              {
-                traceId: `${stamp}${stamp}`,
-                spanId: stamp,
-                name: "chat gpt-4o",
-                startTimeUnixNano: "1700000000000000000",
-                endTimeUnixNano: "1700000001000000000",
-                attributes: [
-                  { key: "gen_ai.operation.name", value: { stringValue: "chat" } },
-                  { key: "gen_ai.request.model", value: { stringValue: "gpt-4o" } },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
+  const otlp = oneSpanTrace(stamp, "walkthrough-svc");
   await page.goto("/import");
   await page
     .getByLabel("Session files")
