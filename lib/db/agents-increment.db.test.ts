@@ -473,14 +473,16 @@ describe.each(TEST_ENGINES)("incremental Agents SDK ingest on %s", (engine) => {
     await expectSessionsOf(sent);
   });
 
-  /** The session row and its span rows, every column as stored. */
+  /** The session row, its span rows, events and trace ids, every column as stored. */
   async function snapshot(externalId: string): Promise<unknown> {
     return db.prisma.$queryRaw`
       SELECT (SELECT to_jsonb(s)::text FROM "Session" s WHERE "externalId" = ${externalId}) AS session,
         (SELECT json_agg(to_jsonb(t) ORDER BY t.id)::text FROM "TraceSpan" t
           WHERE "sessionId" = (SELECT id FROM "Session" WHERE "externalId" = ${externalId})) AS spans,
         (SELECT json_agg(to_jsonb(e) ORDER BY e.seq)::text FROM "Event" e
-          WHERE "sessionId" = (SELECT id FROM "Session" WHERE "externalId" = ${externalId})) AS events`;
+          WHERE "sessionId" = (SELECT id FROM "Session" WHERE "externalId" = ${externalId})) AS events,
+        (SELECT json_agg(t."traceId" ORDER BY t."traceId")::text FROM "SessionTrace" t
+          WHERE "sessionId" = (SELECT id FROM "Session" WHERE "externalId" = ${externalId})) AS traces`;
   }
 
   it("a refused export writes nothing: not the session's state, nor row columns re-derived on the way", async () => {

@@ -44,7 +44,7 @@ import {
 // to a group that has a session re-maps only the WINDOW its items touch and
 // rewrites only the events from where the window starts, reading only what
 // that needs: the window's rows and events by indexed queries, and the
-// session row (whose metadata lists the group's trace ids).
+// session row (its trace ids are rows of "SessionTrace": an export adds its own).
 //
 // The window is a set of whole traces: the traces the export changes, plus
 // every trace of the session with a span ending at or after the earliest

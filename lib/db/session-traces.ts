@@ -38,30 +38,28 @@ export async function replaceTraceIds(sql: SqlTx, sessionId: string, traceIds: r
 
 /**
  * Session rows with their metadata as a reader sees it: a trace-ingested session's trace ids put back in
- * (in one statement for all of them). The metadata is built by the database, so its keys come in the
- * order the stored jsonb gives them.
+ * the metadata already read (in one statement for all of them, reading only the lists). The database
+ * merges them, so the keys come in the order the stored jsonb gives them.
  */
 export async function withTraceIds<S extends { id: string; format: string; metadata: unknown }>(
   client: DbClient,
   sessions: readonly S[],
 ): Promise<S[]> {
-  const ids = sessions
-    .filter(
-      (s) =>
-        TRACE_FORMATS.includes(s.format) &&
-        s.metadata !== null &&
-        typeof s.metadata === "object" &&
-        !Array.isArray(s.metadata) &&
-        !("traceIds" in s.metadata),
-    )
-    .map((s) => s.id);
-  if (ids.length === 0) return [...sessions];
+  const listed = sessions.filter(
+    (s) =>
+      TRACE_FORMATS.includes(s.format) &&
+      s.metadata !== null &&
+      typeof s.metadata === "object" &&
+      !Array.isArray(s.metadata) &&
+      !("traceIds" in s.metadata),
+  );
+  if (listed.length === 0) return [...sessions];
   const rows = await client.$queryRaw<{ id: string; metadata: string }[]>`
-    SELECT s.id, (s.metadata || jsonb_build_object('traceIds', coalesce((
-      SELECT jsonb_agg(t."traceId" ORDER BY t."traceId" COLLATE "C") FROM "SessionTrace" t WHERE t."sessionId" = s.id),
+    SELECT x.id, (x.metadata::jsonb || jsonb_build_object('traceIds', coalesce((
+      SELECT jsonb_agg(t."traceId" ORDER BY t."traceId" COLLATE "C") FROM "SessionTrace" t WHERE t."sessionId" = x.id),
       '[]'::jsonb)))::text AS metadata
-    FROM "Session" s WHERE s.id = ANY(${ids}::text[]) AND jsonb_typeof(s.metadata) = 'object'
-      AND NOT (s.metadata ? 'traceIds')`;
+    FROM unnest(${listed.map((s) => s.id)}::text[], ${listed.map((s) => JSON.stringify(s.metadata))}::text[])
+      AS x(id, metadata)`;
   const read = new Map(rows.map((r) => [r.id, JSON.parse(r.metadata) as unknown]));
   return sessions.map((s) => (read.has(s.id) ? { ...s, metadata: read.get(s.id) } : s));
 }

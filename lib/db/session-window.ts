@@ -15,12 +15,14 @@ import { withTraceIdsOf } from "./session-traces";
 /** How far after its model call a tool call may be and still be read with it. */
 export const ATTACH = 256;
 
-/** The session without its events, and the seqs its events span (null when it has none). */
-export async function sessionOverview(client: DbClient, id: string) {
-  const session = await withTraceIdsOf(
-    client,
-    await client.session.findUnique({ where: { id }, include: { agent: true, agentVersion: true } }),
-  );
+/**
+ * The session without its events, and the seqs its events span (null when it has none). `metadata: "stored"`:
+ * its metadata as stored, for a read that does not show it (a window of steps, a search), which then costs
+ * nothing per trace of the session; else as the reader sees it, its trace ids put back (./session-traces.ts).
+ */
+export async function sessionOverview(client: DbClient, id: string, opts: { metadata?: "shown" | "stored" } = {}) {
+  const row = await client.session.findUnique({ where: { id }, include: { agent: true, agentVersion: true } });
+  const session = opts.metadata === "stored" ? row : await withTraceIdsOf(client, row);
   if (!session) return null;
   // Two ends of the (sessionId, seq) index; an aggregate would read every row of the session.
   const [first, last] = await Promise.all([

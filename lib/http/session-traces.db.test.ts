@@ -2,7 +2,11 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getSession, sessionEventRows, sessionHead } from "@/lib/db/sessions";
+import type { Db } from "@/lib/db/client";
+import { withTraceIds } from "@/lib/db/session-traces";
 import { sessionOverview } from "@/lib/db/session-window";
+import { localAdmin } from "@/lib/server/principal";
+import { listSessionSteps, searchSession } from "@/lib/server/session-pages";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { ingestAgentsItems, ingestOtlpSpans } from "@/lib/db/traces";
 import { mapOpenAiAgentsItems, type AgentsItem } from "@/lib/ingest/openai-agents";
@@ -163,6 +167,43 @@ describe.each(TEST_ENGINES)("trace ids of trace-ingested sessions on %s", (engin
     const whole = mapOtlpSpans(all);
     if (!whole.ok) throw new Error("map failed");
     await expectDocuments(newId, await asJsonb(whole.sessions[0]!.metadata));
+  });
+
+  it("a window or search of a trace-ingested session reads no trace id, and a reader's list goes into the metadata it read", async () => {
+    // Trace ids of their own (the other tests' sessions use the recording's, shifted the same way).
+    const spans = sessionOf("ai6-generate", `trace-ids-windows-${engine}`, 2).map((s) => ({
+      ...s,
+      traceId: `ab${s.traceId.slice(2)}`,
+    }));
+    const result = await ingestOtlpSpans(db.prisma, spans, "otlp-json");
+    if (!result.ok) throw new Error("ingest failed");
+    const id = result.sessions[0]!.id;
+    /** The raw statements a client sends, as text (the trace ids are read by one). */
+    const sent: string[] = [];
+    const watched = db.prisma.$extends({
+      query: {
+        async $queryRaw({ args, query }) {
+          sent.push(JSON.stringify(args));
+          return (await query(args)) as unknown;
+        },
+      },
+    }) as unknown as Db;
+    const viewer = localAdmin("a test");
+    const steps = await listSessionSteps(viewer, { sessionId: id, limit: 50 }, watched);
+    const found = await searchSession(viewer, { sessionId: id, q: "refund", in: "steps" }, watched);
+    expect([steps.steps.length > 0, found.matches > 0]).toEqual([true, true]);
+    expect(sent.filter((text) => text.includes("SessionTrace"))).toEqual([]);
+    // The overview a page shows has them, put into the metadata as it was read (not read again).
+    const overview = (await sessionOverview(watched, id))!;
+    expect(sent.filter((text) => text.includes("SessionTrace"))).toHaveLength(1);
+    expect((overview.metadata as { traceIds: string[] }).traceIds).toEqual(
+      [...new Set(spans.map((s) => s.traceId))].sort(),
+    );
+    const [older] = await withTraceIds(db.prisma, [{ ...overview, metadata: { read: "before" } }]);
+    expect(older!.metadata).toEqual({
+      read: "before",
+      traceIds: (overview.metadata as { traceIds: string[] }).traceIds,
+    });
   });
 
   it("an Agents SDK group sent run by run shows the whole mapping's metadata, its trace ids stored as rows", async () => {

@@ -61,7 +61,7 @@ export async function getSessionOverview(
 }
 
 async function readWindow(input: z.infer<typeof SessionWindowInput>, prisma: Db) {
-  const session = await sessionOverview(prisma, input.sessionId);
+  const session = await sessionOverview(prisma, input.sessionId, { metadata: "stored" });
   if (!session) throw notFound("session", input.sessionId);
   if (session.firstSeq === null || session.lastSeq === null) return { window: null, cursor: null, nextCursor: null };
   // A cursor before the session's first step starts at it (and keeps every seq queried inside the column's range).
@@ -139,7 +139,7 @@ export async function getSessionStep(principal: Principal, input: SessionStepInp
   const { sessionId, seq } = parseInput(SessionStepInput, input);
   const row = await fullEvent(prisma, sessionId, seq);
   if (!row) {
-    if (!(await sessionOverview(prisma, sessionId))) throw notFound("session", sessionId);
+    if (!(await sessionOverview(prisma, sessionId, { metadata: "stored" }))) throw notFound("session", sessionId);
     throw new AppError("not_found", `Session "${sessionId}" has no step ${seq}.`, [
       { path: "seq", message: "no such step" },
     ]);
@@ -167,7 +167,7 @@ export async function searchSession(
   authorize(principal, "sessions.read");
   const { sessionId, q: raw, in: where } = parseInput(SessionSearchInput, input);
   const q = raw.toLowerCase();
-  const session = await sessionOverview(prisma, sessionId);
+  const session = await sessionOverview(prisma, sessionId, { metadata: "stored" });
   if (!session) throw notFound("session", sessionId);
   const result: SessionSearchResult = { steps: [], items: [], matches: 0, total: 0 };
   if (session.firstSeq === null || session.lastSeq === null) return result;
