@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { comparisonFindAction, comparisonPairAction, comparisonRowsAction } from "@/app/(dashboard)/replays/actions";
-import { Badge, type Tone } from "@/components/ui/Badge";
+import { Badge } from "@/components/ui/Badge";
 import { useRowWindows } from "@/components/ui/useRowWindows";
 import { virtualItemStyle } from "@/components/ui/useWindowList";
 import { JsonBlock } from "@/components/ui/JsonBlock";
@@ -18,14 +18,8 @@ import {
 } from "@/lib/session-view/compare-rows";
 import { Button } from "@/components/ui/Button";
 import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
+import { PairTypeBadge } from "./PairTypeBadge";
 
-const TYPE_TONE: Record<CompareRow["type"], Tone> = {
-  equal: "neutral",
-  changed: "warn",
-  inserted: "good",
-  removed: "bad",
-  unreached: "neutral",
-};
 const ROW_HEIGHT = 30;
 const LIST_HEIGHT = 560;
 
@@ -235,13 +229,7 @@ export function CompareView({
                   <span className="font-mono text-slate-500">{row.baseSeq ?? "—"}</span>
                   <span className="font-mono text-slate-500">{row.branchSeq ?? "—"}</span>
                   <span>
-                    {row.inputOnly ? (
-                      <Badge tone="neutral" title={INPUT_ONLY_LABEL}>
-                        input only
-                      </Badge>
-                    ) : (
-                      <Badge tone={TYPE_TONE[row.type]}>{TYPE_LABEL[row.type]}</Badge>
-                    )}
+                    <PairTypeBadge type={row.type} inputOnly={row.inputOnly} />
                   </span>
                   <span className="truncate">
                     <span className="font-mono">{row.name}</span>
@@ -303,7 +291,7 @@ function PairDetail({
       data-testid="pair-detail"
     >
       <h3 className="mb-2 flex flex-wrap items-center gap-2 text-sm font-semibold text-slate-900">
-        <Badge tone={TYPE_TONE[row.type]}>{TYPE_LABEL[row.type]}</Badge>
+        <PairTypeBadge type={row.type} />
         <span className="font-mono">
           {row.kind} {row.name}
         </span>

@@ -2,23 +2,13 @@
 
 import { useId, useState } from "react";
 import { pairChoicesAction } from "@/app/(dashboard)/reports/actions";
-import { Badge, type Tone } from "@/components/ui/Badge";
-import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
+import { Badge } from "@/components/ui/Badge";
+import { PairTypeBadge, pairTypeWord } from "@/components/compare/PairTypeBadge";
 import { useRowWindows } from "@/components/ui/useRowWindows";
 import { virtualItemStyle } from "@/components/ui/useWindowList";
 import type { PairChoice } from "@/lib/reports/pair-choice";
 import { COMPARE_FILTERS, TYPE_LABEL, type CompareFilter } from "@/lib/session-view/compare-rows";
 
-/** A pair's type as the comparison page names it ("input only" for a changed call whose only difference is its input). */
-const typeWord = (p: PairChoice) => (p.inputOnly ? "input only" : TYPE_LABEL[p.type]);
-
-const PAIR_TONES: Record<PairChoice["type"], Tone> = {
-  equal: "neutral",
-  changed: "warn",
-  inserted: "info",
-  removed: "bad",
-  unreached: "neutral",
-};
 const ROW_HEIGHT = 32;
 const LIST_HEIGHT = 320;
 
@@ -201,16 +191,10 @@ export function PairPicker({
                     checked={isPinned(p)}
                     disabled={first}
                     onChange={(e) => onPin(p, e.target.checked)}
-                    aria-label={`Pin pair ${p.index}, ${typeWord(p)}: ${p.label}`}
+                    aria-label={`Pin pair ${p.index}, ${pairTypeWord(p)}: ${p.label}`}
                   />
                   <span className="w-12 shrink-0 text-right text-xs text-slate-500 tabular-nums">{p.index}</span>
-                  {p.inputOnly ? (
-                    <Badge tone="neutral" title={INPUT_ONLY_LABEL}>
-                      input only
-                    </Badge>
-                  ) : (
-                    <Badge tone={PAIR_TONES[p.type]}>{TYPE_LABEL[p.type]}</Badge>
-                  )}
+                  <PairTypeBadge type={p.type} inputOnly={p.inputOnly} />
                   <span className="truncate font-mono text-xs">{p.label}</span>
                   {first ? (
                     <span className="ml-auto shrink-0">
@@ -245,7 +229,7 @@ export function PairPicker({
                   <button
                     type="button"
                     onClick={() => onPin(p, false)}
-                    aria-label={`Unpin pair ${p.index}, ${typeWord(p)}: ${p.label}`}
+                    aria-label={`Unpin pair ${p.index}, ${pairTypeWord(p)}: ${p.label}`}
                     className="rounded px-1 text-slate-500 hover:bg-slate-200 hover:text-slate-900"
                   >
                     ×
