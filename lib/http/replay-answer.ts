@@ -61,6 +61,19 @@ export async function streamedReplay(
 }
 
 /**
+ * A document's pieces made with the replay's counterfactual (fork, verdicts, trial set), read as its
+ * first piece is asked for: after the replay's stamp, and again with each read again.
+ */
+async function* withCounterfactual(
+  principal: Principal,
+  prisma: Db,
+  replayId: string,
+  present: (counterfactual: Awaited<ReturnType<typeof replayCounterfactual>>) => AsyncIterable<string>,
+): AsyncGenerator<string> {
+  yield* present(await replayCounterfactual(principal, { replayId }, prisma));
+}
+
+/**
  * GET /api/v1/replays/:id: the replay with its counterfactual (fork, verdicts,
  * trial set), read after the replay's stamp, as comparisonAnswer's.
  */
@@ -75,10 +88,9 @@ export async function replayDocumentAnswer(
     prisma,
     replayId,
     ({ meta, steps, unchanged }) =>
-      (async function* () {
-        const counterfactual = await replayCounterfactual(principal, { replayId }, prisma);
-        yield* presentReplayJson(meta, steps, counterfactual, { inputs: opts.inputs ?? "full", unchanged });
-      })(),
+      withCounterfactual(principal, prisma, replayId, (counterfactual) =>
+        presentReplayJson(meta, steps, counterfactual, { inputs: opts.inputs ?? "full", unchanged }),
+      ),
     { where: opts.where },
   );
 }
@@ -98,13 +110,12 @@ export async function comparisonAnswer(
     replayId,
     () => openReplayComparison(principal, { replayId }, prisma),
     ({ outline, baseRows, stepRows, unchanged }) =>
-      (async function* () {
-        const counterfactual = await replayCounterfactual(principal, { replayId }, prisma);
-        yield* presentComparisonJson(outline, baseRows, stepRows, counterfactual, {
+      withCounterfactual(principal, prisma, replayId, (counterfactual) =>
+        presentComparisonJson(outline, baseRows, stepRows, counterfactual, {
           inputs: opts.inputs ?? "full",
           unchanged,
-        });
-      })(),
+        }),
+      ),
     { where: opts.where },
   );
 }
