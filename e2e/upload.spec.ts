@@ -51,6 +51,35 @@ test("upload several files: the τ-bench sample, a new native session and a bad 
   await expect(page.getByRole("heading", { name: "Uploaded refund run" })).toBeVisible();
 });
 
+test("files chosen before the page's scripts have run are imported once the page is ready", async ({ page }) => {
+  // Hold the page's scripts (not its styles, which the page waits for): the file picker is there, server-rendered, but nothing listens to it yet.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/_next/static/chunks/*.js", async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto("/import", { waitUntil: "commit" });
+  const native = JSON.parse(readFileSync("prisma/seed/native/refund-agent.json", "utf8")) as {
+    externalId: string;
+    title: string;
+  };
+  native.externalId = `upload-early:${Date.now()}`;
+  native.title = "Chosen before the page was ready";
+  await page
+    .getByLabel("Session files")
+    .setInputFiles([{ name: "early.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(native)) }]);
+  await expect(page.getByTestId("upload")).toHaveCount(0);
+
+  release();
+  const early = page.locator('[data-testid="upload"][data-file="early.json"]');
+  await expect(early).toHaveAttribute("data-state", "done");
+  await expect(early).toContainText("1 session created");
+  await expect(early.getByRole("link", { name: "Chosen before the page was ready" })).toBeVisible();
+  // Taken once: not also by a replay of the change event.
+  await expect(page.getByTestId("upload")).toHaveCount(1);
+});
+
 test("settings link their sections; an API key is shown once, works, and stops working when revoked", async ({
   page,
   request,

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useRef, useState, type DragEvent } from "react";
+import { useEffect, useRef, useState, type DragEvent } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 
@@ -113,6 +113,16 @@ export function Uploader({ maxBytes }: { maxBytes: number }) {
       });
     }
   }
+
+  // Files chosen before this page was interactive fired their change event with nobody listening: take them now.
+  useEffect(() => {
+    const picker = input.current;
+    if (picker?.files && picker.files.length > 0) {
+      add(picker.files);
+      picker.value = "";
+    }
+    // Once, on mount: later choices arrive through onChange.
+  }, []);
 
   function onDrop(e: DragEvent) {
     e.preventDefault();
