@@ -1,5 +1,12 @@
 const isDev = process.env.NODE_ENV === "development";
 
+/** BRANCHPOINT_MAX_BODY_BYTES as lib/env.ts reads it (the same default; a test holds the two together). */
+export const MAX_BODY_BYTES =
+  Number.isSafeInteger(Number(process.env.BRANCHPOINT_MAX_BODY_BYTES)) &&
+  Number(process.env.BRANCHPOINT_MAX_BODY_BYTES) > 0
+    ? Number(process.env.BRANCHPOINT_MAX_BODY_BYTES)
+    : 20 * 1024 * 1024;
+
 /**
  * Every page and route: no framing anywhere (clickjacking), scripts, styles,
  * workers and fonts from this server only (Next's inline bootstrap scripts and
@@ -59,6 +66,10 @@ const nextConfig = {
   },
   experimental: {
     serverActions: { bodySizeLimit: "25mb" },
+    // Every request passes proxy.ts, and Next gives a route only the first proxyClientMaxBodySize bytes of its body
+    // (10 MB unless set): a 12 MB import arrived cut short and was read as malformed. One byte past the import limit
+    // lets the routes themselves answer a body that is too large.
+    proxyClientMaxBodySize: MAX_BODY_BYTES + 1,
   },
 };
 

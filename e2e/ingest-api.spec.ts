@@ -403,6 +403,20 @@ test.describe("/api/v1/sessions", () => {
     expect(await snapshot(request)).toEqual(before);
   });
 
+  test("reads a body over 10 MB whole, up to the import limit", async ({ request }) => {
+    // A pretty-printed export grows big with little in it: 12 MB of indentation around a small document. A body over
+    // 10 MB used to reach the route cut to its first 10 MB, here nothing but spaces ("the document is empty").
+    const doc = native();
+    const body = Buffer.from(`${" ".repeat(12 * 1024 * 1024)}${JSON.stringify(doc)}`);
+    const res = await request.post("/api/v1/sessions", {
+      headers: { ...bearer, "content-type": "application/json" },
+      data: body,
+    });
+    expect(res.status(), await res.text()).toBe(201);
+    const { sessions } = (await res.json()) as { sessions: { id: string; eventCount: number }[] };
+    expect(sessions).toEqual([{ id: expect.any(String), eventCount: 9 }]); // the refund run's 9 steps
+  });
+
   test("serves the native JSON Schema", async ({ request }) => {
     const res = await request.get("/api/v1/schema/native-session.json");
     expect(res.status()).toBe(200);

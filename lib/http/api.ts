@@ -68,6 +68,12 @@ export async function readBodyBytes(request: Request): Promise<Uint8Array> {
     }
     chunks.push(value);
   }
+  if (Number.isFinite(declared) && size !== declared) {
+    throw new AppError(
+      "invalid_input",
+      `The body ended after ${size} of the ${declared} bytes its Content-Length declares; nothing was read from it.`,
+    );
+  }
   const out = new Uint8Array(size);
   let offset = 0;
   for (const c of chunks) {
