@@ -64,7 +64,7 @@ export function EvidencePanel({
         </dd>
         <dt className="text-slate-500">Policy hash</dt>
         <dd className="font-mono text-xs break-all">{replay.policyHash}</dd>
-        <dt className="text-slate-500">Steps by source</dt>
+        <dt className="text-slate-500">Model and tool steps by source</dt>
         <dd className="flex flex-wrap gap-1">
           {sources.length === 0
             ? "—"

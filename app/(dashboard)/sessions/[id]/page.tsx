@@ -80,7 +80,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
           <span className="flex flex-wrap items-center gap-2">
             <StatusBadge status={session.status} />
             <span>
-              {session.agent.name} <Badge>{session.agent.adapter}</Badge> v{session.agentVersion.version}
+              {session.agent.name} <Badge>{session.agent.adapter}</Badge> version {session.agentVersion.version}
             </span>
             <span className="text-slate-500">·</span>
             <span>imported as {session.format}</span>
