@@ -474,13 +474,13 @@ async function longSection(prisma: Db) {
 /**
  * An export into a session whose call ids OTHERS other sessions' spans name too (a provider that reuses
  * short tool-call ids: vLLM, Ollama), ÷ the same export into a session whose call ids nobody else names.
- * Both sessions get BASE traces in one export, then LATE exports of one trace each, alternating; the
+ * Both sessions get BASE traces in one export, then LATE exports of one trace each, interleaved; the
  * other sessions hold copies of every span of those traces that names a call id. Target: ≈ 1.0.
  */
 async function sharedCallIdsSection(prisma: Db) {
   const OTHERS = Number(process.env.SHARED_SESSIONS ?? 1000);
   const BASE = 5;
-  const LATE = 15;
+  const LATE = 21;
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   // The same recorded trace under trace ids of its own for each session, the call ids renamed per turn
   // only: every session built from `body` names the same call ids in the same turns.
@@ -536,7 +536,8 @@ async function sharedCallIdsSection(prisma: Db) {
   for (const side of Object.values(sides)) await ingest(side.first);
   const times = { shared: [] as number[], own: [] as number[] };
   for (let late = 0; late < LATE; late++)
-    for (const which of ["shared", "own"] as const) {
+    // Each side first in every other pair: neither gains from going second.
+    for (const which of late % 2 === 0 ? (["shared", "own"] as const) : (["own", "shared"] as const)) {
       const t0 = performance.now();
       const result = await ingest(sides[which].late[late]!);
       times[which].push(performance.now() - t0);
