@@ -12,7 +12,9 @@
  * rows.) Then one session arriving as 1, 10 and 100 exports: 100 exports within
  * 1.5× of one; and the bytes of the stored spans, packed vs as JSON. Last, the
  * same for an OpenAI Agents SDK group (the recorded export repeated as RUNS
- * runs of one group): 1 vs 100 exports, and an export's cost early vs late.
+ * runs of one group): 1 vs 100 exports, and an export's cost early vs late. And an export into a
+ * session whose call ids OTHERS other sessions' spans also name, ÷ one into a session nobody shares
+ * with (target ≈ 1.0; BENCH_ONLY=callscope runs this line alone).
  * Run: npx tsx bench/ingest.ts  (or npm run bench:ingest)
  *
  * The traces are the recorded AI SDK 6 export (real span shapes: prompts,
@@ -73,6 +75,7 @@ async function main() {
     const prisma = db.prisma;
     // BENCH_ONLY=agents: the Agents SDK lines alone (the OTLP sections take most of the run).
     if (process.env.BENCH_ONLY === "long") return await longSection(prisma);
+    if (process.env.BENCH_ONLY === "callscope") return await sharedCallIdsSection(prisma);
     if (process.env.BENCH_ONLY === "agents") {
       // Warm-up (JIT, first-use costs of the client), not counted.
       await ingestAgentsItems(prisma, agentsRunsOf("agents-warm-up", 4));
@@ -262,6 +265,7 @@ async function main() {
 
     await agentsSection(prisma, ROUNDS);
     await longSection(prisma);
+    await sharedCallIdsSection(prisma);
   } finally {
     await db.drop();
   }
@@ -465,6 +469,84 @@ async function longSection(prisma: Db) {
     if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
     return result;
   }
+}
+
+/**
+ * An export into a session whose call ids OTHERS other sessions' spans name too (a provider that reuses
+ * short tool-call ids: vLLM, Ollama), ÷ the same export into a session whose call ids nobody else names.
+ * Both sessions get BASE traces in one export, then LATE exports of one trace each, interleaved; the
+ * other sessions hold copies of every span of those traces that names a call id. Target: ≈ 1.0.
+ */
+async function sharedCallIdsSection(prisma: Db) {
+  const OTHERS = Number(process.env.SHARED_SESSIONS ?? 1000);
+  const BASE = 5;
+  const LATE = 21;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  // The same recorded trace under trace ids of its own for each session, the call ids renamed per turn
+  // only: every session built from `body` names the same call ids in the same turns.
+  const body = (name: string, seed: number, ownIds: boolean) => {
+    const text = sessionBody(950, seed, BASE + LATE).replaceAll("bench-session-950", name);
+    return ownIds ? text.replace(/call_(lookup|refund|time)_/g, "own_$1_") : text;
+  };
+  const splitOf = (text: string) => {
+    const doc = JSON.parse(text) as { resourceSpans: { scopeSpans: { spans: { traceId: string }[] }[] }[] };
+    const spans = doc.resourceSpans[0]!.scopeSpans[0]!.spans;
+    const traceIds = [...new Set(spans.map((sp) => sp.traceId))];
+    const bodyOf = (ids: string[]) => {
+      const part = structuredClone(doc);
+      part.resourceSpans[0]!.scopeSpans[0]!.spans = spans.filter((sp) => ids.includes(sp.traceId));
+      return JSON.stringify(part);
+    };
+    const lateTraces = traceIds.slice(BASE);
+    return { first: bodyOf(traceIds.slice(0, BASE)), late: lateTraces.map((t) => bodyOf([t])), lateTraces };
+  };
+  const ingest = async (text: string) => {
+    const decoded = decodeOtlpJson(text);
+    if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues.slice(0, 3)));
+    const result = await ingestOtlpSpans(prisma, decoded.spans, "otlp-json");
+    if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
+    return result;
+  };
+
+  // The other sessions: one stored through the ingest, then copies of it (the session row, and its spans
+  // that name a call id in the late turns: what the late exports' reads could meet).
+  await ingest(body("callscope-other", 7000, false));
+  const template = await prisma.session.findFirstOrThrow({ where: { externalId: "session:callscope-other" } });
+  await prisma.session.createMany({
+    data: Array.from({ length: OTHERS - 1 }, (_, i) => ({
+      ...sessionColumns({ ...template, events: [] }),
+      externalId: `callscope-other:${i}`,
+    })),
+  });
+  const { lateTraces } = splitOf(body("callscope-other", 7000, false));
+  await prisma.$executeRaw`
+    INSERT INTO "TraceSpan" (id, "groupKey", "traceId", "spanId", "sessionId", "startNs", "lastNs", role, "callIds")
+    SELECT md5(random()::text), 'callscope:' || o.id, t."traceId", t."spanId", o.id, t."startNs", t."lastNs", t.role, t."callIds"
+    FROM "TraceSpan" t, "Session" o
+    WHERE t."sessionId" = ${template.id} AND t."traceId" = ANY(${lateTraces}::text[]) AND cardinality(t."callIds") > 0
+      AND o."externalId" LIKE 'callscope-other:%'`;
+  const [{ n: shared }] = await prisma.$queryRaw<[{ n: bigint }]>`
+    SELECT count(*) AS n FROM "TraceSpan" WHERE "traceId" = ANY(${lateTraces}::text[]) AND cardinality("callIds") > 0`;
+
+  // The two sessions measured: the same shape, one naming the others' call ids, one its own.
+  const sides = {
+    shared: splitOf(body("callscope-shared", 7100, false)),
+    own: splitOf(body("callscope-own", 7200, true)),
+  };
+  for (const side of Object.values(sides)) await ingest(side.first);
+  const times = { shared: [] as number[], own: [] as number[] };
+  for (let late = 0; late < LATE; late++)
+    // Each side first in every other pair: neither gains from going second.
+    for (const which of late % 2 === 0 ? (["shared", "own"] as const) : (["own", "shared"] as const)) {
+      const t0 = performance.now();
+      const result = await ingest(sides[which].late[late]!);
+      times[which].push(performance.now() - t0);
+      if (!result.incremental) throw new Error(`callscope-${which}: an export fell back to the full rebuild`);
+    }
+  const [a, b] = [median(times.shared), median(times.own)];
+  console.log(
+    `OTLP, an export into a session whose call ids ${OTHERS} other sessions share (${shared} spans name them) vs one nobody shares: median ${a.toFixed(1)} vs ${b.toFixed(1)} ms = ${(a / b).toFixed(2)}×  (target ≈ 1.00)`,
+  );
 }
 
 type StoredSession = Prisma.SessionGetPayload<{ include: { events: true } }>;

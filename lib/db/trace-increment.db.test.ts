@@ -149,6 +149,56 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
     }
   });
 
+  it("an export reads only its own session's spans naming its call ids, however many other sessions reuse them", async () => {
+    // Providers that number tool calls per conversation (call_0, call_1, …) give every session the same ids:
+    // 50 other sessions here name exactly the call ids of `shared`, none those of `own`.
+    const others = Array.from({ length: 50 }, () => sessionOf("ai6-generate", `reused-${engine}-${tag}`, 3, tag++));
+    ok(await ingestOtlpSpans(db.prisma, others.flat(), "otlp-json"));
+    const shared = sessionOf("ai6-generate", `shared-ids-${engine}`, 3, tag++);
+    const own = sessionOf("ai6-generate", `own-ids-${engine}`, 3, tag++).map(
+      (s) => JSON.parse(JSON.stringify(s).replace(/call_(lookup|refund|time)_/g, "own_$1_")) as OtlpSpan,
+    );
+    const namedBy = (spans: readonly OtlpSpan[]) =>
+      new Set(JSON.stringify(spans).match(/\b[a-z]+_(lookup|refund|time)_\d+_\d+/g));
+    expect([...namedBy(shared)].every((id) => namedBy(others[0]!).has(id))).toBe(true);
+    expect([...namedBy(own)].some((id) => namedBy(others.flat()).has(id))).toBe(false);
+    // What the third export of each reads of the TraceSpan table, index by index: the counts after it less
+    // those before (the engine keeps counting across transactions until it reports them).
+    const readsOfThird = async (spans: readonly OtlpSpan[]) => {
+      const traces = [...new Set(spans.map((s) => s.traceId))];
+      const ofTrace = (t: number) => spans.filter((s) => s.traceId === traces[t]);
+      for (const t of [0, 1]) ok(await ingestOtlpSpans(db.prisma, ofTrace(t), "otlp-json"));
+      return db.prisma.$transaction(async (tx) => {
+        const counts = async () =>
+          (
+            await tx.$queryRaw<{ relation: string; scans: bigint; read: bigint }[]>`
+              SELECT c.relname AS relation, pg_stat_get_xact_numscans(c.oid) AS scans,
+                (CASE WHEN c.relkind = 'r' THEN pg_stat_get_xact_tuples_fetched(c.oid)
+                  ELSE pg_stat_get_xact_tuples_returned(c.oid) END) AS read
+              FROM pg_class c WHERE c.oid = '"TraceSpan"'::regclass
+                OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = '"TraceSpan"'::regclass)`
+          ).map((r) => ({ relation: r.relation, scans: Number(r.scans), read: Number(r.read) }));
+        const before = await counts();
+        expect(ok(await storeOtlpSpans(tx, ofTrace(2), "otlp-json", { lock: false })).incremental).toBe(true);
+        const after = await counts();
+        return Object.fromEntries(
+          after.map((r) => {
+            const b = before.find((x) => x.relation === r.relation)!;
+            return [r.relation, { scans: r.scans - b.scans, read: r.read - b.read }];
+          }),
+        );
+      });
+    };
+    const ofShared = await readsOfThird(shared);
+    const ofOwn = await readsOfThird(own);
+    // The window's call ids are looked up by session and call id: none of the 50 sessions' spans is read,
+    // and the export reads what the same export into a session nobody shares call ids with reads.
+    expect(ofShared["TraceSpan_sessionCallKeys_idx"]).toEqual({ scans: 1, read: 0 });
+    expect(ofShared).toEqual(ofOwn);
+    await expectSessionsOf(shared);
+    await expectSessionsOf(own);
+  });
+
   it("a session's trace ids are kept once, in its metadata, each export merging in only its own", async () => {
     const name = `trace-ids-${engine}`;
     const spans = sessionOf("ai6-generate", name, 4, tag++);
