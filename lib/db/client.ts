@@ -6,7 +6,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { dataDir, env } from "@/lib/env";
 import { PrismaClient } from "./generated/client";
 import { acquireDataDirLock } from "./lock";
-import { applyMigrations } from "./schema-engine";
+import { applyMigrations, applyMigrationsInTurn } from "./schema-engine";
 import { useDriverTransactions } from "./sql";
 
 /** Secret columns never leave the database unless a query asks for them by name. */
@@ -60,7 +60,7 @@ export async function openDatabase(opts: { url?: string; dir?: string } = {}): P
   if (url) {
     const config = pgConfigFromUrl(url);
     const factory = new PrismaPg(config);
-    const appliedMigrations = await applyMigrations(factory);
+    const appliedMigrations = await applyMigrationsInTurn(factory, config);
     const prisma = makeClient(factory);
     // A small pool of its own for the trace ingest's plain-SQL transactions (see ./sql.ts).
     // As many connections as imports may run at once (each export holds one), waiting at most as long as

@@ -1,5 +1,6 @@
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
+import pg from "pg";
 import {
   bindMigrationAwareSqlAdapterFactory,
   type SqlMigrationAwareDriverAdapterFactory,
@@ -96,6 +97,41 @@ export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFac
     return result.appliedMigrationNames;
   } finally {
     engine.free();
+  }
+}
+
+/** Branchpoint's own advisory lock around start-up migrations on PostgreSQL (next to Prisma's 72707369). */
+export const STARTUP_MIGRATION_LOCK = 72707370;
+const STARTUP_LOCK_PATIENCE_MS = 5 * 60_000;
+
+/**
+ * Applies migrations on a PostgreSQL database once no other Branchpoint process is: workers and servers started
+ * together all migrate at start-up, and the engine gives up on its own lock after 10 s, which a busy machine exceeds
+ * (the second of two workers started at once exited with P1002). Waiting here, without a 10 s limit, puts each
+ * process after the others; the engine then finds its lock free and nothing left to apply.
+ */
+export async function applyMigrationsInTurn(
+  factory: SqlMigrationAwareDriverAdapterFactory,
+  config: pg.ClientConfig,
+  patienceMs = STARTUP_LOCK_PATIENCE_MS,
+): Promise<string[]> {
+  const client = new pg.Client(config);
+  await client.connect();
+  try {
+    await client.query(`SET lock_timeout = ${Math.max(1, Math.round(patienceMs))}`);
+    try {
+      await client.query("SELECT pg_advisory_lock($1)", [STARTUP_MIGRATION_LOCK]);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "55P03") throw error;
+      throw new Error(
+        `Another process has been applying database migrations for over ${Math.round(patienceMs / 1000)} s; start this one again once it has finished.`,
+        { cause: error },
+      );
+    }
+    return await applyMigrations(factory);
+  } finally {
+    // Ending the session releases its lock.
+    await client.end();
   }
 }
 
