@@ -35,6 +35,15 @@ function formatBytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/**
+ * The issues `message` does not already say. Malformed JSON is said in the message, place and all
+ * ("Malformed JSON at line 1, column 9: …"), and was said again as the document's only issue.
+ */
+function notSaidIn(message: string, issues: Issue[]): Issue[] {
+  const said = message.toLowerCase();
+  return issues.filter((i) => i.path !== "" || !said.includes(i.message.toLowerCase()));
+}
+
 /** One file to POST /api/import, with upload progress (fetch has none for request bodies). */
 function send(file: File, onProgress: (sent: number) => void): Promise<{ status: number; body: ImportAnswer | null }> {
   return new Promise((resolve) => {
@@ -103,13 +112,14 @@ export function Uploader({ maxBytes }: { maxBytes: number }) {
     if (status === 201 && body?.sessions) {
       update(key, { state: "done", sent: file.size, format: body.format ?? null, sessions: body.sessions });
     } else {
+      const message =
+        body?.error?.message ??
+        (status === 0 ? "The upload did not reach the server." : `The server answered ${status}.`);
       update(key, {
         state: "failed",
         format: body?.format ?? null,
-        message:
-          body?.error?.message ??
-          (status === 0 ? "The upload did not reach the server." : `The server answered ${status}.`),
-        issues: body?.error?.issues ?? [],
+        message,
+        issues: notSaidIn(message, body?.error?.issues ?? []),
       });
     }
   }
