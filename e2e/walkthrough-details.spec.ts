@@ -1,3 +1,6 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { readFileSync } from "node:fs";
 import { expect, test } from "./fixtures";
 import { DESK, PHONE } from "./walkthrough-helpers";
 
@@ -8,6 +11,12 @@ import { DESK, PHONE } from "./walkthrough-helpers";
 
 /** Where the walk-through's screenshots go (look at each). */
 const SHOTS = "test-results/screens/ux";
+
+/** The ids of axe's findings under `rules` on the page as it is. */
+async function axeFindings(page: Page, rules: string[]): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withRules(rules).analyze();
+  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
 
 test("a file that is not valid JSON says so once: in the message, not again as its only issue", async ({ page }) => {
   for (const size of [DESK, PHONE]) {
@@ -23,5 +32,31 @@ test("a file that is not valid JSON says so once: in the message, not again as i
     );
     await expect(bad.getByTestId("issue")).toHaveCount(0);
     await page.screenshot({ path: `${SHOTS}/import-malformed-${size.width}.png`, fullPage: true });
+  }
+});
+
+test("a long list of import issues is a named region a keyboard can reach and scroll", async ({ page }) => {
+  const native = JSON.parse(readFileSync("prisma/seed/native/refund-agent.json", "utf8")) as object;
+  const events = Array.from({ length: 40 }, (_, seq) => ({ seq, kind: "teleport" }));
+  const bad = { ...native, externalId: `ux-issues:${Date.now()}`, events };
+  for (const size of [DESK, PHONE]) {
+    await page.setViewportSize(size);
+    await page.goto("/import");
+    await page
+      .getByLabel("Session files")
+      .setInputFiles([{ name: "many.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(bad)) }]);
+    const upload = page.locator('[data-testid="upload"][data-file="many.json"]');
+    await expect(upload).toHaveAttribute("data-state", "failed");
+    const list = upload.getByRole("region", { name: "Issues in many.json" });
+    await expect(list.getByTestId("issue")).toHaveCount(40);
+    // It does scroll: the check below would pass on a box that does not.
+    expect(await list.evaluate((e) => e.scrollHeight > e.clientHeight)).toBe(true);
+    await expect(list).toHaveAttribute("tabindex", "0");
+    expect(await axeFindings(page, ["scrollable-region-focusable"])).toEqual([]);
+    // A keyboard scrolls it.
+    await list.focus();
+    await page.keyboard.press("End");
+    await expect.poll(() => list.evaluate((e) => e.scrollTop)).toBeGreaterThan(0);
+    await page.screenshot({ path: `${SHOTS}/import-issues-${size.width}.png`, fullPage: true });
   }
 });

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useEffect, useRef, useState, type DragEvent } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
+import { ScrollFrame } from "@/components/ui/ScrollFrame";
 
 type Issue = { path: string; message: string };
 type SavedSession = { id: string; eventCount: number; duplicate?: boolean; title: string | null };
@@ -271,14 +272,20 @@ function UploadCard({ upload: u }: { upload: Upload }) {
         <div className="mt-2" role="alert">
           <p className="text-sm text-rose-800">{u.message} Nothing was imported from this file.</p>
           {u.issues.length > 0 ? (
-            <ul className="mt-2 max-h-64 space-y-1 overflow-auto rounded border border-rose-100 bg-rose-50 p-2 font-mono text-xs text-rose-900">
-              {u.issues.slice(0, MAX_SHOWN_ISSUES).map((i, n) => (
-                <li key={n} data-testid="issue">
-                  <span className="font-semibold">{i.path || "(document)"}</span>: {i.message}
-                </li>
-              ))}
-              {u.issues.length > MAX_SHOWN_ISSUES ? <li>… and {u.issues.length - MAX_SHOWN_ISSUES} more</li> : null}
-            </ul>
+            // A long list scrolls inside its box.
+            <ScrollFrame
+              label={`Issues in ${u.name}`}
+              className="mt-2 max-h-64 overflow-auto rounded border border-rose-100 bg-rose-50 p-2 font-mono text-xs text-rose-900"
+            >
+              <ul className="space-y-1">
+                {u.issues.slice(0, MAX_SHOWN_ISSUES).map((i, n) => (
+                  <li key={n} data-testid="issue">
+                    <span className="font-semibold">{i.path || "(document)"}</span>: {i.message}
+                  </li>
+                ))}
+                {u.issues.length > MAX_SHOWN_ISSUES ? <li>… and {u.issues.length - MAX_SHOWN_ISSUES} more</li> : null}
+              </ul>
+            </ScrollFrame>
           ) : null}
         </div>
       ) : null}
