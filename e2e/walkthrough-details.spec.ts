@@ -2,6 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { expect, test } from "./fixtures";
+import { REFUND_SESSION } from "./replay-form";
 import { DESK, PHONE } from "./walkthrough-helpers";
 
 /**
@@ -59,4 +60,22 @@ test("a long list of import issues is a named region a keyboard can reach and sc
     await expect.poll(() => list.evaluate((e) => e.scrollTop)).toBeGreaterThan(0);
     await page.screenshot({ path: `${SHOTS}/import-issues-${size.width}.png`, fullPage: true });
   }
+});
+
+test("on a phone, each session in the list shows its status, steps and when it ran under its title", async ({
+  page,
+}) => {
+  await page.setViewportSize(PHONE);
+  await page.goto("/sessions?q=pour-over");
+  const row = page.getByTestId("session-row").filter({ hasText: REFUND_SESSION });
+  await page.screenshot({ path: `${SHOTS}/sessions-${PHONE.width}.png`, fullPage: true });
+  const facts = row.getByTestId("session-facts");
+  await expect(facts).toHaveText("completed 9 steps · ran 2025-03-11 14:02 UTC");
+  await expect(facts).toBeInViewport({ ratio: 1 });
+
+  // At a desk the columns say it: the line is not there twice.
+  await page.setViewportSize(DESK);
+  await expect(facts).toBeHidden();
+  await expect(row.locator("td")).toHaveCount(9);
+  await page.screenshot({ path: `${SHOTS}/sessions-${DESK.width}.png`, fullPage: true });
 });
