@@ -3,7 +3,7 @@ import type { Page } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { expect, test } from "./fixtures";
 import { AUTH, REFUND_SESSION } from "./replay-form";
-import { DESK, PHONE, RECORDED } from "./walkthrough-helpers";
+import { completedReplay, DESK, PHONE, RECORDED } from "./walkthrough-helpers";
 
 /**
  * Small things a user of the dashboard met: a sentence said twice, a box a keyboard could not
@@ -112,5 +112,33 @@ test("an experiment's page skips no heading level", async ({ page, request }) =>
     await expect(page.getByTestId("experiment-charts")).toBeVisible();
     expect(await axeFindings(page, ["heading-order"])).toEqual([]);
     await page.screenshot({ path: `${SHOTS}/experiment-${size.width}.png`, fullPage: true });
+  }
+});
+
+test("a report names the comparison's figures in the comparison page's words", async ({ page, request }) => {
+  const replayId = await completedReplay(request, [
+    { seq: 6, op: "replace_tool_result", value: "refund failed: card expired" },
+  ]);
+  const created = await request.post("/api/v1/reports", {
+    headers: AUTH,
+    data: { replayId, title: `Figures ${Date.now()}`, sections: { finding: "The refund failed." } },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const reportId = ((await created.json()) as { report: { id: string } }).report.id;
+
+  await page.goto(`/replays/${replayId}/compare`);
+  const words = await page.getByTestId("comparison-figures").locator("dt").allTextContents();
+  expect(words).toContain("Tool calls added, removed or swapped");
+
+  for (const size of [DESK, PHONE]) {
+    await page.setViewportSize(size);
+    await page.goto(`/reports/${reportId}`);
+    await expect(page.getByTestId("report-figures")).toHaveText(
+      "Tool calls added, removed or swapped 0 · Steps answered by a fixture 0 · Tool arguments changed no",
+    );
+    await page.screenshot({ path: `${SHOTS}/report-${size.width}.png`, fullPage: true });
+    await page
+      .getByRole("region", { name: "Evidence" })
+      .screenshot({ path: `${SHOTS}/report-evidence-${size.width}.png` });
   }
 });
