@@ -142,3 +142,31 @@ test("a report names the comparison's figures in the comparison page's words", a
       .screenshot({ path: `${SHOTS}/report-evidence-${size.width}.png` });
   }
 });
+
+test("the comparison's diff keeps its JSON tokens readable on the changed lines' tints, light and dark", async ({
+  page,
+  request,
+}) => {
+  const replayId = await completedReplay(request, [
+    { seq: 6, op: "replace_tool_result", value: "refund failed: card expired" },
+  ]);
+  for (const theme of ["light", "dark"] as const) {
+    await page.context().addCookies([{ name: "branchpoint-theme", value: theme, url: "http://127.0.0.1" }]);
+    for (const size of [DESK, PHONE]) {
+      await page.setViewportSize(size);
+      await page.goto(`/replays/${replayId}/compare`);
+      // The changed pair: its sides differ in a string value, tinted on both sides.
+      await page.getByRole("button", { name: "Jump to first divergence" }).click();
+      const diff = page.getByTestId("monaco-diff").first();
+      await expect(diff.locator(".char-delete").first()).toBeVisible();
+      await expect(diff.locator(".char-insert").first()).toBeVisible();
+      const result = await new AxeBuilder({ page }).include(".monaco-editor").withRules(["color-contrast"]).analyze();
+      expect(
+        result.violations.flatMap((v) => v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary ?? ""}`)),
+        `${theme} at ${size.width} px`,
+      ).toEqual([]);
+      await page.screenshot({ path: `${SHOTS}/compare-${theme}-${size.width}.png`, fullPage: true });
+    }
+  }
+  await page.context().addCookies([{ name: "branchpoint-theme", value: "light", url: "http://127.0.0.1" }]);
+});
