@@ -1,5 +1,6 @@
 import type { ComparisonMetrics, MetricDelta } from "@/lib/replay";
 import { DataTable } from "@/components/ui/DataTable";
+import { COMPARISON_FIGURE_WORDS as WORDS } from "@/lib/comparison-words";
 
 function fmt(n: number, money = false): string {
   return money ? `$${n.toFixed(4)}` : Number.isInteger(n) ? String(n) : n.toFixed(2);
@@ -61,13 +62,13 @@ export function MetricsTable({ metrics }: { metrics: ComparisonMetrics }) {
         className="mt-3 grid grid-cols-[minmax(0,1fr)_auto] gap-x-4 gap-y-1 text-sm sm:grid-cols-[auto_1fr]"
         data-testid="comparison-figures"
       >
-        <dt className="text-slate-500">First divergence at pair</dt>
+        <dt className="text-slate-500">{WORDS.first_divergence_step}</dt>
         <dd className="tabular-nums">{metrics.first_divergence_step ?? "none"}</dd>
-        <dt className="text-slate-500">Tool calls added, removed or swapped</dt>
+        <dt className="text-slate-500">{WORDS.tool_sequence_distance}</dt>
         <dd className="tabular-nums">{metrics.tool_sequence_distance}</dd>
-        <dt className="text-slate-500">Steps answered by a fixture</dt>
+        <dt className="text-slate-500">{WORDS.fixture_dependency_count}</dt>
         <dd className="tabular-nums">{metrics.fixture_dependency_count}</dd>
-        <dt className="text-slate-500">Tool arguments changed</dt>
+        <dt className="text-slate-500">{WORDS.tool_argument_changed}</dt>
         <dd>{metrics.tool_argument_changed ? "yes" : "no"}</dd>
       </dl>
     </div>

@@ -201,7 +201,16 @@ export function ExperimentCharts({
   coverage: { tools: readonly ToolCoverage[] };
 }) {
   return (
-    <section aria-label="Charts" className="mb-6 grid gap-4 lg:grid-cols-2" data-testid="experiment-charts">
+    <section
+      aria-labelledby="experiment-charts-heading"
+      className="mb-6 grid gap-4 lg:grid-cols-2"
+      data-testid="experiment-charts"
+    >
+      {/* Each chart's title is a level-3 heading: this is the level 2 above them (without it the page skipped one
+          whenever no outcome check had put a level 2 before the charts). */}
+      <h2 id="experiment-charts-heading" className="sr-only">
+        Charts
+      </h2>
       <PassRateChart outcomes={experiment.summary.outcomes} />
       <DivergenceChart results={experiment.results} />
       <MissRateChart tools={coverage.tools} />

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useEffect, useRef, useState, type DragEvent } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
+import { ScrollFrame } from "@/components/ui/ScrollFrame";
 
 type Issue = { path: string; message: string };
 type SavedSession = { id: string; eventCount: number; duplicate?: boolean; title: string | null };
@@ -33,6 +34,15 @@ function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * The issues `message` does not already say. Malformed JSON is said in the message, place and all
+ * ("Malformed JSON at line 1, column 9: …"), and was said again as the document's only issue.
+ */
+function notSaidIn(message: string, issues: Issue[]): Issue[] {
+  const said = message.toLowerCase();
+  return issues.filter((i) => i.path !== "" || !said.includes(i.message.toLowerCase()));
 }
 
 /** One file to POST /api/import, with upload progress (fetch has none for request bodies). */
@@ -103,13 +113,14 @@ export function Uploader({ maxBytes }: { maxBytes: number }) {
     if (status === 201 && body?.sessions) {
       update(key, { state: "done", sent: file.size, format: body.format ?? null, sessions: body.sessions });
     } else {
+      const message =
+        body?.error?.message ??
+        (status === 0 ? "The upload did not reach the server." : `The server answered ${status}.`);
       update(key, {
         state: "failed",
         format: body?.format ?? null,
-        message:
-          body?.error?.message ??
-          (status === 0 ? "The upload did not reach the server." : `The server answered ${status}.`),
-        issues: body?.error?.issues ?? [],
+        message,
+        issues: notSaidIn(message, body?.error?.issues ?? []),
       });
     }
   }
@@ -261,14 +272,20 @@ function UploadCard({ upload: u }: { upload: Upload }) {
         <div className="mt-2" role="alert">
           <p className="text-sm text-rose-800">{u.message} Nothing was imported from this file.</p>
           {u.issues.length > 0 ? (
-            <ul className="mt-2 max-h-64 space-y-1 overflow-auto rounded border border-rose-100 bg-rose-50 p-2 font-mono text-xs text-rose-900">
-              {u.issues.slice(0, MAX_SHOWN_ISSUES).map((i, n) => (
-                <li key={n} data-testid="issue">
-                  <span className="font-semibold">{i.path || "(document)"}</span>: {i.message}
-                </li>
-              ))}
-              {u.issues.length > MAX_SHOWN_ISSUES ? <li>… and {u.issues.length - MAX_SHOWN_ISSUES} more</li> : null}
-            </ul>
+            // A long list scrolls inside its box.
+            <ScrollFrame
+              label={`Issues in ${u.name}`}
+              className="mt-2 max-h-64 overflow-auto rounded border border-rose-100 bg-rose-50 p-2 font-mono text-xs text-rose-900"
+            >
+              <ul className="space-y-1">
+                {u.issues.slice(0, MAX_SHOWN_ISSUES).map((i, n) => (
+                  <li key={n} data-testid="issue">
+                    <span className="font-semibold">{i.path || "(document)"}</span>: {i.message}
+                  </li>
+                ))}
+                {u.issues.length > MAX_SHOWN_ISSUES ? <li>… and {u.issues.length - MAX_SHOWN_ISSUES} more</li> : null}
+              </ul>
+            </ScrollFrame>
           ) : null}
         </div>
       ) : null}

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
+import { reportFigures } from "@/lib/comparison-words";
 import { formatDateTime } from "@/lib/format";
 import { pairTitle, type ReportDocument } from "@/lib/reports/export";
 import { MARKDOWN_SECTIONS, VALIDITY_DESCRIPTIONS } from "@/lib/reports/sections";
@@ -203,9 +204,14 @@ export function ReportView({
                 </tr>
               ))}
             </DataTable>
-            <p className="mt-2 text-xs text-slate-600">
-              Tool sequence distance {m.tool_sequence_distance} · fixture dependencies {m.fixture_dependency_count} ·
-              tool arguments changed: {m.tool_argument_changed ? "yes" : "no"}
+            {/* In the comparison page's words. */}
+            <p className="mt-2 text-xs text-slate-600" data-testid="report-figures">
+              {reportFigures(m).map(([words, value], i) => (
+                <span key={words}>
+                  {i > 0 ? " · " : ""}
+                  {words} <span className="font-medium text-slate-900 tabular-nums">{value}</span>
+                </span>
+              ))}
             </p>
           </div>
           {s.comparison.finalOutputDiff ? (

@@ -16,6 +16,15 @@ export function sessionLabel(
   return s.startedAt ? `${s.agent.name} · ${formatDateTime(s.startedAt)}` : s.agent.name;
 }
 
+/**
+ * A phone shows the first column only, the rest past the frame's edge: status, steps and when it
+ * ran go under the title there, and their columns are left out.
+ */
+const NARROW_HIDDEN = "hidden sm:table-cell";
+
+/** "2025-03-11 14:02 UTC". */
+const toMinute = (d: Date) => `${formatDateTime(d).slice(0, 16)} UTC`;
+
 export function SessionTable({ sessions }: { sessions: SessionListItem[] }) {
   return (
     <DataTable
@@ -23,8 +32,9 @@ export function SessionTable({ sessions }: { sessions: SessionListItem[] }) {
       columns={[
         "Session",
         "Agent",
-        "Status",
-        { label: "Steps", align: "right" },
+        // On a phone these two sit under the title instead (see below): the table scrolls sideways, past them.
+        { label: "Status", className: NARROW_HIDDEN },
+        { label: "Steps", align: "right", className: NARROW_HIDDEN },
         { label: "Tool calls", align: "right" },
         { label: "Errors", align: "right" },
         { label: "Tokens", align: "right" },
@@ -43,14 +53,21 @@ export function SessionTable({ sessions }: { sessions: SessionListItem[] }) {
               {s.toolNames.length ? ` · ${s.toolNames.slice(0, 4).join(", ")}` : " · no tool calls"}
               {s.toolNames.length > 4 ? ` +${s.toolNames.length - 4}` : ""}
             </div>
+            <div
+              className="mt-1 flex flex-wrap items-center gap-x-1 text-xs text-slate-600 sm:hidden"
+              data-testid="session-facts"
+            >
+              <StatusBadge status={s.status} /> {s.eventCount} {s.eventCount === 1 ? "step" : "steps"} ·{" "}
+              {s.startedAt ? `ran ${toMinute(s.startedAt)}` : `imported ${toMinute(s.createdAt)}`}
+            </div>
           </td>
           <td className="px-3 py-2 whitespace-nowrap">
             {s.agent.name} <Badge>{s.agent.adapter}</Badge>
           </td>
-          <td className="px-3 py-2">
+          <td className={`px-3 py-2 ${NARROW_HIDDEN}`}>
             <StatusBadge status={s.status} />
           </td>
-          <td className="px-3 py-2 text-right tabular-nums">{s.eventCount}</td>
+          <td className={`px-3 py-2 text-right tabular-nums ${NARROW_HIDDEN}`}>{s.eventCount}</td>
           <td className="px-3 py-2 text-right tabular-nums">{s.toolCallCount}</td>
           <td
             className={`px-3 py-2 text-right tabular-nums ${s.errorCount ? "font-semibold text-rose-700" : "text-slate-500"}`}

@@ -8,6 +8,7 @@ import type { StepSummary } from "@/lib/session-view/steps";
 import { buildTimeline } from "@/lib/session-view/timeline";
 import { buildWaterfall } from "@/lib/session-view/waterfall";
 import { useWindowList, virtualItemStyle } from "@/components/ui/useWindowList";
+import { ScrollFrame } from "@/components/ui/ScrollFrame";
 import { WindowPending } from "@/components/ui/WindowPending";
 import { ChatEntry, StepNode, WATERFALL_GRID, WATERFALL_ROW, WaterfallBar, type OpenAll } from "./entries";
 import { SESSION_VIEWS, type SessionViewName } from "./views";
@@ -373,7 +374,7 @@ function WaterfallHeader({ totalMs, children }: { totalMs: number; children: Rea
         </p>
       ) : null}
       {/* On a narrow screen the columns scroll sideways inside this box, header and bars together; the page does not. */}
-      <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Latency waterfall columns">
+      <ScrollFrame className="overflow-x-auto" label="Latency waterfall columns">
         <div className="min-w-[30rem]">
           <div className={`${WATERFALL_GRID} border-b border-slate-200 bg-slate-50 px-2 py-1 text-xs text-slate-500`}>
             <span>step</span>
@@ -385,7 +386,7 @@ function WaterfallHeader({ totalMs, children }: { totalMs: number; children: Rea
           </div>
           {children}
         </div>
-      </div>
+      </ScrollFrame>
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { ScrollFrame } from "./ScrollFrame";
 
 export type Column =
   | string
@@ -68,14 +69,13 @@ export function DataTable({
     </table>
   );
   if (!frame) return table;
-  // The frame scrolls sideways on a narrow screen: focusable, so a keyboard can scroll it too.
+  // The frame scrolls sideways on a narrow screen.
   return (
-    <div
+    <ScrollFrame
       className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${className}`}
-      tabIndex={0}
-      {...(label ? { role: "region", "aria-label": label } : {})}
+      {...(label ? { label } : {})}
     >
       {table}
-    </div>
+    </ScrollFrame>
   );
 }

@@ -1,4 +1,5 @@
 import { prettyJson } from "@/lib/format";
+import { ScrollFrame } from "./ScrollFrame";
 
 /**
  * A read-only JSON (or text) block: wraps long lines, scrolls tall ones. The scroll frame is
@@ -15,14 +16,13 @@ export function JsonBlock({ value, label, name }: { value: unknown; label?: stri
           null
         </div>
       ) : (
-        <pre
+        <ScrollFrame
+          as="pre"
           className="max-h-96 overflow-auto rounded border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-xs leading-relaxed break-words whitespace-pre-wrap text-slate-800"
-          tabIndex={0}
-          role="region"
-          aria-label={name ?? label ?? "JSON"}
+          label={name ?? label ?? "JSON"}
         >
           {text}
-        </pre>
+        </ScrollFrame>
       )}
     </div>
   );

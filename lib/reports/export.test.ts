@@ -58,6 +58,18 @@ describe("reportToMarkdown", () => {
     expect(fence("a ``` b", "json")).toBe("````json\na ``` b\n````");
     expect(cell("a|b\nc")).toBe("a\\|b c");
   });
+
+  it("names the comparison's figures in the comparison page's words", async () => {
+    const md = reportToMarkdown(await demoReport());
+    expect(md).toContain(
+      [
+        "| tool calls added, removed or swapped | | | 0 |",
+        "| steps answered by a fixture | | | 1 |",
+        "| tool arguments changed | | | no |",
+      ].join("\n"),
+    );
+    expect(md).not.toContain("tool sequence distance");
+  });
 });
 
 describe("reportToJson", () => {

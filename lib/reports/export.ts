@@ -1,3 +1,4 @@
+import { reportFigures } from "@/lib/comparison-words";
 import type { AlignedPair } from "@/lib/replay";
 import { MARKDOWN_SECTIONS, VALIDITY_DESCRIPTIONS, type ReportSections } from "./sections";
 import { editWords, evidenceTitle, type ReportEvidenceItem } from "./evidence";
@@ -158,9 +159,10 @@ export function reportToMarkdown(report: ReportDocument): string {
       "| metric | base | branch | delta |",
       "| --- | --- | --- | --- |",
       ...rows.map(([k, d]) => `| ${k} | ${d.base} | ${d.branch} | ${signed(d.delta)} |`),
-      `| tool sequence distance | | | ${m.tool_sequence_distance} |`,
-      `| fixture dependencies | | | ${m.fixture_dependency_count} |`,
-      `| tool arguments changed | | | ${m.tool_argument_changed ? "yes" : "no"} |`,
+      // In the comparison page's words, lower case like the rows above.
+      ...reportFigures(m).map(
+        ([words, value]) => `| ${words.charAt(0).toLowerCase()}${words.slice(1)} | | | ${value} |`,
+      ),
     ].join("\n"),
   );
   if (s.comparison.finalOutputDiff) {

@@ -3,7 +3,7 @@
 import Editor, { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
 import { useEffect, useRef, useState } from "react";
 import { useTheme } from "../useTheme";
-import { setJsonSchemas } from "./setup";
+import { MONACO_THEMES, setJsonSchemas } from "./setup";
 
 export type JsonEditorProps = {
   value: string;
@@ -48,7 +48,7 @@ export default function JsonEditorImpl({
       <Editor
         height={height}
         language="json"
-        theme={dark ? "vs-dark" : "light"}
+        theme={dark ? MONACO_THEMES.dark : MONACO_THEMES.light}
         path={path}
         value={value}
         onChange={(v) => onChange?.(v ?? "")}
@@ -124,7 +124,7 @@ export function JsonDiffImpl({
       <DiffEditor
         height={height}
         language={language}
-        theme={dark ? "vs-dark" : "light"}
+        theme={dark ? MONACO_THEMES.dark : MONACO_THEMES.light}
         original={original}
         modified={modified}
         onMount={onMount}
