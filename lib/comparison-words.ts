@@ -21,3 +21,6 @@ export function reportFigures(
     [COMPARISON_FIGURE_WORDS.tool_argument_changed, m.tool_argument_changed ? "yes" : "no"],
   ];
 }
+
+/** A replay's count of steps per source covers its model and tool calls only (user messages and the rest have none). */
+export const STEPS_BY_SOURCE_WORDS = "Model and tool steps by source";

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
+import { STEPS_BY_SOURCE_WORDS } from "@/lib/comparison-words";
 import type { PageEvidence, ReplayView } from "@/lib/db/replays";
 import { formatDateTime } from "@/lib/format";
 
@@ -64,7 +65,7 @@ export function EvidencePanel({
         </dd>
         <dt className="text-slate-500">Policy hash</dt>
         <dd className="font-mono text-xs break-all">{replay.policyHash}</dd>
-        <dt className="text-slate-500">Model and tool steps by source</dt>
+        <dt className="text-slate-500">{STEPS_BY_SOURCE_WORDS}</dt>
         <dd className="flex flex-wrap gap-1">
           {sources.length === 0
             ? "—"

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
+import { STEPS_BY_SOURCE_WORDS } from "@/lib/comparison-words";
 import type { ActionResult } from "@/lib/http/action";
 import {
   VALIDITY_DESCRIPTIONS,
@@ -228,6 +229,7 @@ export function ReportForm(props: ReportFormProps) {
           <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
             <StrengthBadge strength={props.evidence.strength} />
             <Badge>{props.evidence.comparability?.replaceAll("_", " ") ?? "comparability unknown"}</Badge>
+            <span className="text-slate-600">{STEPS_BY_SOURCE_WORDS}:</span>
             {Object.entries(props.evidence.stepsBySource)
               .filter(([, n]) => n > 0)
               .map(([k, n]) => (

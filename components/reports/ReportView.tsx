@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
-import { reportFigures } from "@/lib/comparison-words";
+import { STEPS_BY_SOURCE_WORDS, reportFigures } from "@/lib/comparison-words";
 import { formatDateTime } from "@/lib/format";
 import { pairTitle, type ReportDocument } from "@/lib/reports/export";
 import { MARKDOWN_SECTIONS, VALIDITY_DESCRIPTIONS } from "@/lib/reports/sections";
@@ -159,7 +159,7 @@ export function ReportView({
       <Section id="section-evidence" title="Evidence" note={`snapshot taken ${formatDateTime(s.takenAt)}`}>
         <div className="space-y-4 text-sm">
           <div className="flex flex-wrap items-center gap-2">
-            <span className="text-slate-600">Steps by source:</span>
+            <span className="text-slate-600">{STEPS_BY_SOURCE_WORDS}:</span>
             {Object.entries(s.evidence.stepsBySource).map(([k, v]) => (
               <Badge key={k}>
                 {k} {v}

@@ -70,6 +70,11 @@ describe("reportToMarkdown", () => {
     );
     expect(md).not.toContain("tool sequence distance");
   });
+
+  it("says its counts of steps by source cover the model and tool steps", async () => {
+    const md = reportToMarkdown(await demoReport());
+    expect(md).toMatch(/\n\| Model and tool steps by source \| steps \|\n\| --- \| --- \|\n\| recorded \| \d+ \|/);
+  });
 });
 
 describe("reportToJson", () => {

@@ -1,4 +1,4 @@
-import { reportFigures } from "@/lib/comparison-words";
+import { STEPS_BY_SOURCE_WORDS, reportFigures } from "@/lib/comparison-words";
 import type { AlignedPair } from "@/lib/replay";
 import { MARKDOWN_SECTIONS, VALIDITY_DESCRIPTIONS, type ReportSections } from "./sections";
 import { editWords, evidenceTitle, type ReportEvidenceItem } from "./evidence";
@@ -137,7 +137,11 @@ export function reportToMarkdown(report: ReportDocument): string {
   const sources = Object.entries(s.evidence.stepsBySource);
   if (sources.length > 0)
     out.push(
-      ["| step source | steps |", "| --- | --- |", ...sources.map(([k, v]) => `| ${cell(k)} | ${v} |`)].join("\n"),
+      [
+        `| ${STEPS_BY_SOURCE_WORDS} | steps |`,
+        "| --- | --- |",
+        ...sources.map(([k, v]) => `| ${cell(k)} | ${v} |`),
+      ].join("\n"),
     );
   out.push(
     s.comparison.firstDivergence
