@@ -47,6 +47,8 @@ test("search finds sessions by their text, and an empty result says what to do",
   await expect(
     page.getByTestId("session-row").filter({ hasText: "Refund for cracked pour-over set (order 4821)" }),
   ).toHaveCount(1);
+  // The count in the header is of every run, and says so while a filter is on.
+  await expect(page.getByText(/^Matches among \d+ recorded runs · newest first$/)).toBeVisible();
   await page.goto("/sessions?q=no-such-thing-anywhere");
   await expect(page.getByText("No session matches these filters")).toBeVisible();
 });

@@ -136,6 +136,9 @@ test("a report names the comparison's figures in the comparison page's words", a
     await expect(page.getByTestId("report-figures")).toHaveText(
       "Tool calls added, removed or swapped 0 · Steps answered by a fixture 0 · Tool arguments changed no",
     );
+    // The metrics table's box scrolls sideways on a phone: a keyboard reaches it, and a screen reader names it.
+    await expect(page.getByRole("region", { name: "Comparison metrics" })).toHaveAttribute("tabindex", "0");
+    expect(await axeFindings(page, ["scrollable-region-focusable"])).toEqual([]);
     await page.screenshot({ path: `${SHOTS}/report-${size.width}.png`, fullPage: true });
     await page
       .getByRole("region", { name: "Evidence" })
@@ -164,6 +167,15 @@ test("the comparison's diff keeps its JSON tokens readable on the changed lines'
       expect(
         result.violations.flatMap((v) => v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary ?? ""}`)),
         `${theme} at ${size.width} px`,
+      ).toEqual([]);
+      // The step list around the selected pair: its numbers and previews on the selection's tint.
+      const list = await new AxeBuilder({ page })
+        .include('[data-testid="compare-list"]')
+        .withRules(["color-contrast"])
+        .analyze();
+      expect(
+        list.violations.flatMap((v) => v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary ?? ""}`)),
+        `step list, ${theme} at ${size.width} px`,
       ).toEqual([]);
       await page.screenshot({ path: `${SHOTS}/compare-${theme}-${size.width}.png`, fullPage: true });
     }

@@ -226,8 +226,9 @@ export function CompareView({
                   style={style}
                   className={`grid cursor-pointer grid-cols-[3.5rem_3.5rem_5.5rem_minmax(0,1fr)] items-center border-b border-slate-100 px-2 text-xs ${active ? "bg-indigo-50 ring-1 ring-indigo-300 ring-inset" : row.type === "equal" ? "hover:bg-slate-50" : "bg-amber-50/40 hover:bg-amber-50"}`}
                 >
-                  <span className="font-mono text-slate-500">{row.baseSeq ?? "—"}</span>
-                  <span className="font-mono text-slate-500">{row.branchSeq ?? "—"}</span>
+                  {/* slate-600, not 500: the selected row's indigo tint left 500 under 4.5:1 */}
+                  <span className="font-mono text-slate-600">{row.baseSeq ?? "—"}</span>
+                  <span className="font-mono text-slate-600">{row.branchSeq ?? "—"}</span>
                   <span>
                     <PairTypeBadge type={row.type} inputOnly={row.inputOnly} />
                   </span>
@@ -241,7 +242,7 @@ export function CompareView({
                         [{INPUT_ONLY_LABEL}]
                       </span>
                     ) : null}
-                    <span className="ml-2 text-slate-500">{row.preview}</span>
+                    <span className="ml-2 text-slate-600">{row.preview}</span>
                   </span>
                 </div>
               );

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
+import { ScrollFrame } from "@/components/ui/ScrollFrame";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { STEPS_BY_SOURCE_WORDS, reportFigures } from "@/lib/comparison-words";
 import { formatDateTime } from "@/lib/format";
@@ -181,7 +182,7 @@ export function ReportView({
               "No divergence: every step of the branch equals the base run."
             )}
           </p>
-          <div className="overflow-x-auto">
+          <ScrollFrame className="overflow-x-auto" label="Comparison metrics">
             <DataTable
               frame={false}
               dense
@@ -213,7 +214,7 @@ export function ReportView({
                 </span>
               ))}
             </p>
-          </div>
+          </ScrollFrame>
           {s.comparison.finalOutputDiff ? (
             <div>
               <h3 className="mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">

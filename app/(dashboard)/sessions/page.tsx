@@ -37,7 +37,10 @@ export default async function SessionsPage({
 
   return (
     <>
-      <PageHeader title="Sessions" subtitle={`${total} recorded run${total === 1 ? "" : "s"} · newest first`} />
+      <PageHeader
+        title="Sessions"
+        subtitle={`${filtered ? "Matches among " : ""}${total} recorded run${total === 1 ? "" : "s"} · newest first`}
+      />
       <SessionFilters agents={facets.agents.map((a) => a.name)} tools={facets.tools} values={query} />
       {sessions.length === 0 ? (
         filtered ? (
