@@ -15,7 +15,8 @@
  * runs of one group): 1 vs 100 exports, and an export's cost early vs late. And an export into a
  * session whose call ids OTHERS other sessions' spans also name, ÷ one into a session nobody shares
  * with (target ≈ 1.0; BENCH_ONLY=callscope runs this line alone).
- * Run: npx tsx bench/ingest.ts  (or npm run bench:ingest)
+ * Run: npx tsx bench/ingest.ts  (or npm run bench:ingest); BENCH_ENGINE=postgres runs it all on the
+ * PostgreSQL server at 127.0.0.1:5432 (a database of its own, dropped after) instead of PGlite.
  *
  * The traces are the recorded AI SDK 6 export (real span shapes: prompts,
  * tool schemas, parallel tool calls, a failed call) repeated under fresh trace
@@ -23,6 +24,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { createTestDatabase, type TestDatabase } from "../lib/db/testing";
 import { ingestAgentsItems, ingestOtlpSpans } from "../lib/db/traces";
 import { insertEventRows } from "../lib/db/sessions";
@@ -69,8 +71,11 @@ function sessionBody(session: number, traceSeed = session, traces = TRACES_PER_S
   return JSON.stringify(doc);
 }
 
+const ENGINE = process.env.BENCH_ENGINE === "postgres" ? "postgres" : "pglite";
+
 async function main() {
-  const db = await createTestDatabase("pglite");
+  const db = await createTestDatabase(ENGINE);
+  console.log(`engine: ${ENGINE === "postgres" ? `PostgreSQL (${db.location})` : "PGlite (embedded)"}`);
   try {
     const prisma = db.prisma;
     // BENCH_ONLY=agents: the Agents SDK lines alone (the OTLP sections take most of the run).
@@ -383,13 +388,22 @@ async function rawFloor(db: TestDatabase, name: string, tag: string): Promise<Ma
           traceState,
         ]);
       };
+      // The driver's own transaction: PGlite's, or one connection of the server's (as lib/db/sql.ts takes from its pool).
+      const client = db.pglite ? null : new pg.Client(db.pgConfig!);
+      await client?.connect();
       const t0 = performance.now();
       for (let b = 0; b < parts; b++) {
         if (via === "client")
           await prisma.$transaction((tx) => write((sql, params) => tx.$executeRawUnsafe(sql, ...params), b));
-        else await db.pglite!.transaction((tx) => write((sql, params) => tx.query(sql, params), b));
+        else if (db.pglite) await db.pglite.transaction((tx) => write((sql, params) => tx.query(sql, params), b));
+        else {
+          await client!.query("BEGIN");
+          await write((sql, params) => client!.query(sql, params), b);
+          await client!.query("COMMIT");
+        }
       }
       out.set(what, performance.now() - t0);
+      await client?.end();
     }
   return out;
 }
