@@ -106,7 +106,7 @@ async function settled(request: APIRequestContext, id: string): Promise<ApiRepla
   return replay!;
 }
 
-test("API: start, pause, fixture, comparison, and clear errors", async ({ request }) => {
+test("API: start, pause, fixture, comparison, and clear errors", async ({ request, page }) => {
   const sessionId = await refundSessionId(request);
 
   expect((await request.post("/api/v1/replays", { data: { sessionId, policy: RECORDED } })).status()).toBe(401);
@@ -168,6 +168,17 @@ test("API: start, pause, fixture, comparison, and clear errors", async ({ reques
   };
   expect(body.comparison.firstDivergence.baseSeq).toBe(1);
   expect(body.comparison.evidence.fixturesUsed[0]!.note).toBe("from the API test");
+
+  // The fixture left out most of the recorded output: its pair names many changed paths, which wrap inside
+  // the panel rather than run past its edge, at desk and phone widths.
+  await page.goto(`/replays/${pausedReplay.id}/compare?pair=p1-1`);
+  const paths = page.getByTestId("changed-paths");
+  await expect(paths.locator("code")).not.toHaveCount(0);
+  expect(await paths.locator("code").count()).toBeGreaterThan(4);
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 844 });
+    expect(await paths.evaluate((e) => e.scrollWidth - e.clientWidth), `at ${width} px`).toBe(0);
+  }
 
   expect((await request.get("/api/v1/replays/nope/comparison", { headers: AUTH })).status()).toBe(404);
 });

@@ -311,10 +311,11 @@ function PairDetail({
       ) : row.type === "changed" ? (
         <>
           {data.changedPaths.length > 0 ? (
-            <div className="mb-2 text-xs" data-testid="changed-paths">
-              <span className="text-slate-500">Changed: </span>
+            // Wraps: the paths are one unbroken run of chips otherwise, and ran past the panel's edge.
+            <div className="mb-2 flex flex-wrap items-baseline gap-1 text-xs" data-testid="changed-paths">
+              <span className="text-slate-500">Changed:</span>
               {data.changedPaths.map((p) => (
-                <code key={p} className="mr-1 rounded bg-amber-100 px-1 py-0.5 text-amber-900">
+                <code key={p} className="rounded bg-amber-100 px-1 py-0.5 break-all text-amber-900">
                   {p}
                 </code>
               ))}
