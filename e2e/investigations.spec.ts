@@ -287,5 +287,13 @@ test("a determinism probe shows, per step, how often the model answered differen
   await expect(probe.getByTestId("probe-report")).toHaveCount(4);
   await expect(probe.locator('[data-testid="probe-cell"][data-seq="5"]')).toHaveAttribute("data-rate", "1");
   await expect(probe.locator('[data-testid="probe-cell"][data-seq="1"]')).toHaveAttribute("data-rate", "0");
+  // The last column says what its share measures: the runs that gave another answer than the most common one.
+  await expect(probe.getByRole("columnheader")).toHaveText([
+    "Model step",
+    "Branch step",
+    "Distinct answers",
+    "Same as the record",
+    "Unlike the most common answer",
+  ]);
   await page.screenshot({ path: `${SHOTS}/determinism-probe.png`, fullPage: true });
 });
