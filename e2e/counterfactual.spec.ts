@@ -77,6 +77,11 @@ test("edit a tool result, replay fork-live, and read the fork and 'base failed â
   await expect(page.getByTestId("verdict")).toContainText("No refund for a returned order");
   await expect(page.getByTestId("compare-row").filter({ hasText: "[live]" }).first()).toBeVisible();
   await page.screenshot({ path: "test-results/counterfactual-compare.png", fullPage: true });
+  // The evidence panel fits its column: neither a desk nor a phone screen scrolls the page sideways.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(1280);
+  await page.setViewportSize({ width: 390, height: 844 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   // Under the recorded policy the same edit cannot change the answer, and the form says why before it runs.
   await openReplayForm(page);
