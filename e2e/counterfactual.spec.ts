@@ -69,7 +69,10 @@ test("edit a tool result, replay fork-live, and read the fork and 'base failed â
   await page.getByRole("button", { name: "Run replay" }).click();
 
   await expect(page).toHaveURL(/\/replays\/[^/]+$/);
-  await expect(page.getByTestId("fork-point")).toContainText("the model ran live from branch step 3");
+  await expect(page.getByTestId("fork-point")).toHaveText(
+    "Fork: the model ran live from branch step 3 (base step 3), the first model step whose input differed from the " +
+      "record (the result of call_7Qm2vR1xKp8dLs0aZ3nYb4Tc changed). Steps before it are copied from the record.",
+  );
   await page.getByRole("link", { name: "Compare with base" }).click();
   await expect(page).toHaveURL(/\/compare/);
   await expect(page.getByTestId("fork-point")).toContainText("the model ran live from branch step 3 (base step 3)");
