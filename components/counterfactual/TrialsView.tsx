@@ -107,7 +107,9 @@ export function TrialsView({ set }: { set: TrialSet }) {
                     <Badge tone="bad">failed</Badge>
                   )}
                 </td>
-                <td className="text-slate-600">{t.firstDivergence === null ? "—" : `step ${t.firstDivergence}`}</td>
+                <td className="text-slate-600">
+                  {!t.settled ? "not finished" : t.firstDivergence === null ? "—" : `step ${t.firstDivergence}`}
+                </td>
                 <td className="text-right">
                   <Link href={`/replays/${t.replayId}/compare`} className="text-indigo-700 hover:underline">
                     Compare
