@@ -120,7 +120,10 @@ test("repeated trials: pass rate with its interval and the divergence strip", as
   await page.screenshot({ path: "test-results/counterfactual-trials.png", fullPage: true });
 });
 
-test("trials still running count only the finished ones", async ({ page, request }) => {
+test("trials still running count only the finished ones; trials without checks say how to get a pass rate", async ({
+  page,
+  request,
+}) => {
   // A model that answers only when told: both trials wait at their first live call.
   let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
@@ -162,6 +165,10 @@ test("trials still running count only the finished ones", async ({ page, request
 
     release();
     await expect(page.getByTestId("trials-progress")).toHaveCount(0, { timeout: 60_000 });
+    await expect(page.getByRole("region", { name: "Pass rate" })).toContainText(
+      "No trial has a verdict: none had an outcome check it could be judged by. To get a pass rate, choose outcome " +
+        "checks in the replay form and run the trials again.",
+    );
     await expect(page.getByTestId("first-divergence-distribution")).toContainText("2 of 2");
   } finally {
     release();

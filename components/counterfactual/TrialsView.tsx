@@ -16,8 +16,9 @@ export function TrialsView({ set }: { set: TrialSet }) {
         <h2 className="text-base font-semibold text-slate-900">How often the branch passes its checks</h2>
         {stats.pass.n === 0 ? (
           <p className="mt-2 text-sm text-slate-600">
-            No trial has a verdict yet
-            {set.finished < set.n ? ` (${set.finished} of ${set.n} finished)` : " (add outcome checks to get one)"}.
+            {set.finished < set.n
+              ? `No trial has a verdict yet (${set.finished} of ${set.n} finished).`
+              : "No trial has a verdict: none had an outcome check it could be judged by. To get a pass rate, choose outcome checks in the replay form and run the trials again."}
           </p>
         ) : (
           <p className="mt-2 text-2xl font-semibold text-slate-900" data-testid="pass-rate">
