@@ -159,6 +159,9 @@ test("trials still running count only the finished ones; trials without checks s
     );
     // Steps a trial has yet to run are not departures: nothing is counted before a trial finishes.
     await expect(page.getByTestId("first-divergence-distribution").getByRole("listitem")).toHaveCount(0);
+    await expect(page.getByTestId("first-divergence-none")).toHaveText(
+      "No trial has finished yet: each is counted here when it does.",
+    );
     await expect(page.locator('[data-testid="strip-cell"][data-rate="0"]')).toHaveCount(9);
     await expect(page.getByTestId("trial-row").nth(0)).toContainText("not finished");
     await expect(page.getByTestId("trial-row").nth(1)).toContainText("not finished");
@@ -170,6 +173,7 @@ test("trials still running count only the finished ones; trials without checks s
         "checks in the replay form and run the trials again.",
     );
     await expect(page.getByTestId("first-divergence-distribution")).toContainText("2 of 2");
+    await expect(page.getByTestId("first-divergence-none")).toHaveCount(0);
   } finally {
     release();
     await held.close();

@@ -65,6 +65,11 @@ export function TrialsView({ set }: { set: TrialSet }) {
           })}
         />
         <h3 className="mt-5 text-sm font-semibold text-slate-900">First departure</h3>
+        {stats.n === 0 ? (
+          <p className="mt-2 text-sm text-slate-600" data-testid="first-divergence-none">
+            No trial has finished yet: each is counted here when it does.
+          </p>
+        ) : null}
         <ul className="mt-2 space-y-1 text-sm" data-testid="first-divergence-distribution">
           {stats.firstDivergence.map((f) => (
             <li key={String(f.baseSeq)} className="flex items-center gap-2">
