@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
 import { refundAgentScript, startScriptedModel, type ScriptedModel } from "../scripts/scripted-model";
 import { expect, test } from "./fixtures";
-import { AUTH, openReplayForm } from "./replay-form";
+import { AUTH, openReplayForm, refundSessionId } from "./replay-form";
 
 // A scripted OpenAI-compatible model on 127.0.0.1 stands in for the provider: it refuses a refund for an
 // order the lookup says was returned, and refunds otherwise.
@@ -69,7 +69,10 @@ test("edit a tool result, replay fork-live, and read the fork and 'base failed â
   await page.getByRole("button", { name: "Run replay" }).click();
 
   await expect(page).toHaveURL(/\/replays\/[^/]+$/);
-  await expect(page.getByTestId("fork-point")).toContainText("the model ran live from branch step 3");
+  await expect(page.getByTestId("fork-point")).toHaveText(
+    "Fork: the model ran live from branch step 3 (base step 3), the first model step whose input differed from the " +
+      "record (the result of call_7Qm2vR1xKp8dLs0aZ3nYb4Tc changed). Steps before it are copied from the record.",
+  );
   await page.getByRole("link", { name: "Compare with base" }).click();
   await expect(page).toHaveURL(/\/compare/);
   await expect(page.getByTestId("fork-point")).toContainText("the model ran live from branch step 3 (base step 3)");
@@ -77,6 +80,11 @@ test("edit a tool result, replay fork-live, and read the fork and 'base failed â
   await expect(page.getByTestId("verdict")).toContainText("No refund for a returned order");
   await expect(page.getByTestId("compare-row").filter({ hasText: "[live]" }).first()).toBeVisible();
   await page.screenshot({ path: "test-results/counterfactual-compare.png", fullPage: true });
+  // The evidence panel fits its column: neither a desk nor a phone screen scrolls the page sideways.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(1280);
+  await page.setViewportSize({ width: 390, height: 844 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   // Under the recorded policy the same edit cannot change the answer, and the form says why before it runs.
   await openReplayForm(page);
@@ -110,4 +118,64 @@ test("repeated trials: pass rate with its interval and the divergence strip", as
   await expect(page.getByTestId("first-divergence-distribution")).toContainText("10 of 10");
   await expect(page.getByTestId("trial-row")).toHaveCount(10);
   await page.screenshot({ path: "test-results/counterfactual-trials.png", fullPage: true });
+});
+
+test("trials still running count only the finished ones; trials without checks say how to get a pass rate", async ({
+  page,
+  request,
+}) => {
+  // A model that answers only when told: both trials wait at their first live call.
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held = await startScriptedModel({ script: refundAgentScript(), gate: () => released });
+  const name = `held-trials-${Date.now()}`;
+  try {
+    await request.post("/api/v1/executors/allowed-hosts", { headers: AUTH, data: { host: held.host } });
+    const put = await request.post("/api/v1/executors/models", {
+      headers: AUTH,
+      data: { name, baseUrl: held.baseUrl, model: "gpt-4.1-2025-04-14" },
+    });
+    expect(put.status(), await put.text()).toBe(201);
+    const started = await request.post("/api/v1/replays", {
+      headers: AUTH,
+      data: {
+        sessionId: await refundSessionId(request),
+        modelEndpoint: name,
+        trials: 2,
+        edits: [{ seq: 1, op: "replace_tool_result", value: { order_id: "4821", status: "returned" } }],
+        policy: {
+          model: "recorded-until-divergence",
+          drift: "continue_to_terminal",
+          tools: { default: { type: "history", scope: "baseline", on_miss: "error_result" } },
+        },
+      },
+    });
+    expect(started.status(), await started.text()).toBe(201);
+    const { id } = ((await started.json()) as { trialSet: { id: string } }).trialSet;
+    await expect.poll(() => held.requests.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    await page.goto(`/trials/${id}`);
+    await expect(page.getByTestId("trials-progress")).toHaveText(
+      "Running trials: 0 of 2 finished. The figures below update as they do.",
+    );
+    // Steps a trial has yet to run are not departures: nothing is counted before a trial finishes.
+    await expect(page.getByTestId("first-divergence-distribution").getByRole("listitem")).toHaveCount(0);
+    await expect(page.getByTestId("first-divergence-none")).toHaveText(
+      "No trial has finished yet: each is counted here when it does.",
+    );
+    await expect(page.locator('[data-testid="strip-cell"][data-rate="0"]')).toHaveCount(9);
+    await expect(page.getByTestId("trial-row").nth(0)).toContainText("not finished");
+    await expect(page.getByTestId("trial-row").nth(1)).toContainText("not finished");
+
+    release();
+    await expect(page.getByTestId("trials-progress")).toHaveCount(0, { timeout: 60_000 });
+    await expect(page.getByRole("region", { name: "Pass rate" })).toContainText(
+      "No trial has a verdict: none had an outcome check it could be judged by. To get a pass rate, choose outcome " +
+        "checks in the replay form and run the trials again.",
+    );
+    await expect(page.getByTestId("first-divergence-distribution")).toContainText("2 of 2");
+    await expect(page.getByTestId("first-divergence-none")).toHaveCount(0);
+  } finally {
+    release();
+    await held.close();
+  }
 });

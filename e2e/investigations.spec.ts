@@ -83,6 +83,10 @@ test("from a failing session, a blame search shows its cost, runs its probes and
     /model step 3.*0 of 2.*fails/,
   ]);
   await page.screenshot({ path: `${SHOTS}/investigation-blame.png`, fullPage: true });
+  // On a phone the probes table scrolls inside its card: the page itself is no wider than the screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   // The same probes as a chart, with its text alternative: pass rate by step, the threshold, the deciding step.
   const chart = page.getByTestId("chart-blame");
@@ -283,5 +287,13 @@ test("a determinism probe shows, per step, how often the model answered differen
   await expect(probe.getByTestId("probe-report")).toHaveCount(4);
   await expect(probe.locator('[data-testid="probe-cell"][data-seq="5"]')).toHaveAttribute("data-rate", "1");
   await expect(probe.locator('[data-testid="probe-cell"][data-seq="1"]')).toHaveAttribute("data-rate", "0");
+  // The last column says what its share measures: the runs that gave another answer than the most common one.
+  await expect(probe.getByRole("columnheader")).toHaveText([
+    "Model step",
+    "Branch step",
+    "Distinct answers",
+    "Same as the record",
+    "Unlike the most common answer",
+  ]);
   await page.screenshot({ path: `${SHOTS}/determinism-probe.png`, fullPage: true });
 });

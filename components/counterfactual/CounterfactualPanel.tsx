@@ -2,7 +2,7 @@ import Link from "next/link";
 import { Badge, type Tone } from "@/components/ui/Badge";
 import type { ForkPoint } from "@/lib/replay";
 import type { PresentedVerdict } from "@/lib/server/counterfactual";
-import { outcomeWord, type VerdictOutcome } from "./labels";
+import { forkReasonWords, outcomeWord, type VerdictOutcome } from "./labels";
 
 const OUTCOME_TONE: Record<VerdictOutcome, Tone> = { pass: "good", fail: "bad", check_error: "warn" };
 
@@ -30,8 +30,8 @@ export function ForkNotice({ fork, modelPolicy }: { fork: ForkPoint | null; mode
       ) : fork ? (
         <>
           Fork: the model ran live from branch step {fork.seq} (base step {fork.baseSeq ?? "—"}), the first model step
-          whose input differed from the record ({fork.reasons.map((r) => r.replaceAll("_", " ")).join("; ")}). Steps
-          before it are copied from the record.
+          whose input differed from the record ({fork.reasons.map(forkReasonWords).join("; ")}). Steps before it are
+          copied from the record.
         </>
       ) : (
         <>No fork: every model step saw what it saw in the record, so every output was copied and no model ran live.</>

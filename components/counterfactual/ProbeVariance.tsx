@@ -49,7 +49,13 @@ export function ProbeVariance({
         frame={false}
         dense
         label="Probed model steps"
-        columns={["Model step", "Branch step", "Distinct answers", "Same as the record", "Variance"]}
+        columns={[
+          "Model step",
+          "Branch step",
+          "Distinct answers",
+          "Same as the record",
+          "Unlike the most common answer",
+        ]}
       >
         {probes.map((p) => (
           <tr key={p.modelStep} data-testid="probe-report">

@@ -16,8 +16,9 @@ export function TrialsView({ set }: { set: TrialSet }) {
         <h2 className="text-base font-semibold text-slate-900">How often the branch passes its checks</h2>
         {stats.pass.n === 0 ? (
           <p className="mt-2 text-sm text-slate-600">
-            No trial has a verdict yet
-            {set.finished < set.n ? ` (${set.finished} of ${set.n} finished)` : " (add outcome checks to get one)"}.
+            {set.finished < set.n
+              ? `No trial has a verdict yet (${set.finished} of ${set.n} finished).`
+              : "No trial has a verdict: none had an outcome check it could be judged by. To get a pass rate, choose outcome checks in the replay form and run the trials again."}
           </p>
         ) : (
           <p className="mt-2 text-2xl font-semibold text-slate-900" data-testid="pass-rate">
@@ -64,6 +65,11 @@ export function TrialsView({ set }: { set: TrialSet }) {
           })}
         />
         <h3 className="mt-5 text-sm font-semibold text-slate-900">First departure</h3>
+        {stats.n === 0 ? (
+          <p className="mt-2 text-sm text-slate-600" data-testid="first-divergence-none">
+            No trial has finished yet: each is counted here when it does.
+          </p>
+        ) : null}
         <ul className="mt-2 space-y-1 text-sm" data-testid="first-divergence-distribution">
           {stats.firstDivergence.map((f) => (
             <li key={String(f.baseSeq)} className="flex items-center gap-2">
@@ -107,7 +113,9 @@ export function TrialsView({ set }: { set: TrialSet }) {
                     <Badge tone="bad">failed</Badge>
                   )}
                 </td>
-                <td className="text-slate-600">{t.firstDivergence === null ? "—" : `step ${t.firstDivergence}`}</td>
+                <td className="text-slate-600">
+                  {!t.settled ? "not finished" : t.firstDivergence === null ? "—" : `step ${t.firstDivergence}`}
+                </td>
                 <td className="text-right">
                   <Link href={`/replays/${t.replayId}/compare`} className="text-indigo-700 hover:underline">
                     Compare

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { divergenceColour, isInputOnlyPair, isInputOnlyStep, outcomeWord, percent } from "./labels";
+import { divergenceColour, forkReasonWords, isInputOnlyPair, isInputOnlyStep, outcomeWord, percent } from "./labels";
 
 describe("input changed, output recorded", () => {
   it("a copied model step whose input drifted", () => {
@@ -33,4 +33,13 @@ it("words and colours", () => {
   expect(divergenceColour(7)).toBe("rgb(217, 119, 6)");
   expect(percent(0.35)).toBe("35%");
   expect(percent(null)).toBe("—");
+});
+
+describe("why a fork started, in words", () => {
+  it("names the changed call, not the engine's code", () => {
+    expect(forkReasonWords("tool_result_changed:call_7Qm")).toBe("the result of call_7Qm changed");
+    expect(forkReasonWords("model_output_changed:call_a:b")).toBe("the model output that made call_a:b changed");
+    expect(forkReasonWords("system_prompt_edited")).toBe("the system prompt was edited");
+    expect(forkReasonWords("something_else")).toBe("something else");
+  });
 });

@@ -12,6 +12,24 @@ export function isInputOnlyStep(step: { kind: string; source?: string; inputDrif
 
 export { isInputOnlyPair } from "@/lib/session-view/compare-pairs";
 
+/**
+ * Why a model step's input differed from the record, in words: the engine's reasons are codes such as
+ * "tool_result_changed:call_7Qm…" (the tool call's id after the colon).
+ */
+export function forkReasonWords(reason: string): string {
+  const [code, id] = reason.split(/:(.*)/s, 2) as [string, string | undefined];
+  switch (code) {
+    case "system_prompt_edited":
+      return "the system prompt was edited";
+    case "tool_result_changed":
+      return id ? `the result of ${id} changed` : "a tool result changed";
+    case "model_output_changed":
+      return id ? `the model output that made ${id} changed` : "an earlier model output changed";
+    default:
+      return reason.replaceAll("_", " ");
+  }
+}
+
 export type VerdictOutcome = "pass" | "fail" | "check_error";
 
 export function outcomeWord(outcome: VerdictOutcome | null | undefined): string {

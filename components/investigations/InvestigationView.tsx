@@ -205,32 +205,37 @@ export interface ProbeRow {
 /** The probes of a search in the order they finished (blame and minimise alike). */
 export function ProbeTable({ what, probes }: { what: string; probes: readonly ProbeRow[] }) {
   if (probes.length === 0) return <p className="p-4 text-sm text-slate-600">No probe has finished yet.</p>;
+  // Scrolls sideways inside its card on a narrow screen rather than widening the page (focusable for the keyboard).
   return (
-    <DataTable frame={false} label="Probes" columns={["#", what, "Passed", "Fix?", "Trials"]}>
-      {probes.map((p, k) => (
-        <tr key={k} data-testid="probe-row">
-          <td className="px-3 py-2 tabular-nums">{k + 1}</td>
-          <td className="px-3 py-2">{p.label}</td>
-          <td className="px-3 py-2">
-            <span className="flex items-center gap-2">
-              <span className="tabular-nums">
-                {p.passes} of {p.trials}
+    <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Probes">
+      <DataTable frame={false} label="Probes" columns={["#", what, "Passed", "Fix?", "Trials"]}>
+        {probes.map((p, k) => (
+          <tr key={k} data-testid="probe-row">
+            <td className="px-3 py-2 tabular-nums">{k + 1}</td>
+            <td className="px-3 py-2">{p.label}</td>
+            <td className="px-3 py-2">
+              <span className="flex items-center gap-2">
+                <span className="tabular-nums">
+                  {p.passes} of {p.trials}
+                </span>
+                <span className="h-2 w-24 rounded bg-slate-100" aria-hidden>
+                  <span
+                    className="block h-2 rounded bg-emerald-500"
+                    style={{ width: pct(p.trials === 0 ? 0 : p.passes / p.trials) }}
+                  />
+                </span>
               </span>
-              <span className="h-2 w-24 rounded bg-slate-100" aria-hidden>
-                <span
-                  className="block h-2 rounded bg-emerald-500"
-                  style={{ width: pct(p.trials === 0 ? 0 : p.passes / p.trials) }}
-                />
-              </span>
-            </span>
-          </td>
-          <td className="px-3 py-2">{p.fixes ? <Badge tone="good">fixes</Badge> : <Badge tone="bad">fails</Badge>}</td>
-          <td className="px-3 py-2">
-            <TrialLinks ids={p.replayIds} />
-          </td>
-        </tr>
-      ))}
-    </DataTable>
+            </td>
+            <td className="px-3 py-2">
+              {p.fixes ? <Badge tone="good">fixes</Badge> : <Badge tone="bad">fails</Badge>}
+            </td>
+            <td className="px-3 py-2">
+              <TrialLinks ids={p.replayIds} />
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+    </div>
   );
 }
 

@@ -24,18 +24,20 @@ export function EvidencePanel({
   return (
     <section
       aria-labelledby="evidence-title"
-      className="rounded-lg border border-slate-200 bg-white p-5"
+      className="@container rounded-lg border border-slate-200 bg-white p-5"
       data-testid="evidence-panel"
     >
       <h2 id="evidence-title" className="text-base font-semibold text-slate-900">
         Evidence
       </h2>
-      <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1.5 text-sm">
-        <dt className="text-slate-500">Status</dt>
+      {/* Label beside value where the panel is wide enough, else above it: a badge such as "diverged but comparable"
+          beside the longest label would run past a narrow panel and widen the page. */}
+      <dl className="mt-3 grid grid-cols-1 gap-x-4 text-sm @sm:grid-cols-[max-content_1fr] @sm:gap-y-1.5">
+        <dt className="mt-1.5 text-slate-500 first:mt-0 @sm:mt-0">Status</dt>
         <dd>
           <StatusBadge status={replay.status} />
         </dd>
-        <dt className="text-slate-500">Comparability</dt>
+        <dt className="mt-1.5 text-slate-500 first:mt-0 @sm:mt-0">Comparability</dt>
         <dd>
           {replay.comparability ? (
             <Badge
@@ -49,11 +51,11 @@ export function EvidencePanel({
             "—"
           )}
         </dd>
-        <dt className="text-slate-500">Evidence strength</dt>
+        <dt className="mt-1.5 text-slate-500 first:mt-0 @sm:mt-0">Evidence strength</dt>
         <dd>
           <Badge tone={STRENGTH_TONE[evidence.strength]}>{evidence.strength}</Badge>
         </dd>
-        <dt className="text-slate-500">Policy</dt>
+        <dt className="mt-1.5 text-slate-500 first:mt-0 @sm:mt-0">Policy</dt>
         <dd>
           {replay.policyVersion ? (
             <Link className="text-indigo-700 hover:underline" href={`/policies/${replay.policyVersion.policyId}`}>
@@ -63,9 +65,9 @@ export function EvidencePanel({
             <span>unsaved document (snapshot below)</span>
           )}
         </dd>
-        <dt className="text-slate-500">Policy hash</dt>
+        <dt className="mt-1.5 text-slate-500 first:mt-0 @sm:mt-0">Policy hash</dt>
         <dd className="font-mono text-xs break-all">{replay.policyHash}</dd>
-        <dt className="text-slate-500">{STEPS_BY_SOURCE_WORDS}</dt>
+        <dt className="mt-1.5 text-slate-500 first:mt-0 @sm:mt-0">{STEPS_BY_SOURCE_WORDS}</dt>
         <dd className="flex flex-wrap gap-1">
           {sources.length === 0
             ? "—"
@@ -75,7 +77,7 @@ export function EvidencePanel({
                 </Badge>
               ))}
         </dd>
-        <dt className="text-slate-500">Edits</dt>
+        <dt className="mt-1.5 text-slate-500 first:mt-0 @sm:mt-0">Edits</dt>
         <dd>{replay.edits.length === 0 ? "none" : replay.edits.map((e) => `${e.op} @ seq ${e.seq}`).join(", ")}</dd>
       </dl>
 

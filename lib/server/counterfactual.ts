@@ -309,7 +309,14 @@ export async function trialSetView(principal: Principal, input: TrialSetInput, p
       fork: (r.evidence as Partial<Evidence>)?.fork ?? null,
     };
   });
-  const stats = trialStats(trials, base.length);
+  // Settled: finished, or paused waiting for an analyst (nothing more happens without one).
+  const settled = (status: string) => status !== "running" && status !== "queued";
+  // Only settled trials count: one still queued or running has not reached the steps it has yet to run, which would
+  // read as a departure there.
+  const stats = trialStats(
+    trials.filter((t) => settled(t.replay.status)),
+    base.length,
+  );
   const baseVerdicts =
     replays.map((r) => (r.verdicts as StoredVerdicts | null)?.base).find((v) => v !== undefined) ?? null;
   return {
@@ -318,8 +325,7 @@ export async function trialSetView(principal: Principal, input: TrialSetInput, p
     policy: first.policySnapshot,
     edits: first.edits,
     n: replays.length,
-    // Settled: finished, or paused waiting for an analyst (nothing more happens without one).
-    finished: replays.filter((r) => r.status !== "running" && r.status !== "queued").length,
+    finished: replays.filter((r) => settled(r.status)).length,
     basePassed: runPassed(baseVerdicts),
     stats,
     baseSteps: base.map((e) => ({ seq: e.seq, kind: e.kind, name: e.name })),
@@ -329,7 +335,10 @@ export async function trialSetView(principal: Principal, input: TrialSetInput, p
       status: t.replay.status,
       passed: t.passed,
       fork: t.fork,
-      firstDivergence: firstDivergenceOf({ passed: t.passed, steps: t.steps }, base.length),
+      settled: settled(t.replay.status),
+      firstDivergence: settled(t.replay.status)
+        ? firstDivergenceOf({ passed: t.passed, steps: t.steps }, base.length)
+        : null,
     })),
   };
 }
