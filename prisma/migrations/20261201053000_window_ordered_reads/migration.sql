@@ -4,7 +4,9 @@
 -- has a row or two: true of any session that grew after the table's last ANALYZE, so on PostgreSQL an
 -- export read each of its session's model calls three times until autovacuum next analyzed the tables
 -- (the bench saw it on PostgreSQL only).
--- Written as the first row in order, no statistics make the planner read more than that row.
+-- Written as the first row in order, no statistics make the planner read more than that row. The
+-- anchors (events at those seqs) are read one by one by the session's seq key, for the same reason:
+-- as "seq IN (...)", the planner could read the session by another index and filter it.
 CREATE OR REPLACE FUNCTION "otlp_increment_window"(text, int, timestamptz, bigint, bigint, text[], text[], text[]) RETURNS text
 LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
   WITH tail AS (
@@ -32,7 +34,8 @@ LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan 
     'fm', facts.fm, 'fu', facts.fu, 'lf', facts.lf, 'lm', facts.lm,
     'anchors', (SELECT coalesce(json_agg(json_build_object('seq', seq, 'kind', kind, 'name', name, 'status', status,
         'input', input, 'output', output, 'inputPrefixSeq', "inputPrefixSeq")), '[]')
-      FROM "Event" WHERE "sessionId" = $1 AND seq IN (facts.fm, facts.fu, facts.lf, (SELECT n FROM f) - 1)),
+      FROM (SELECT DISTINCT s FROM unnest(ARRAY[facts.fm, facts.fu, facts.lf, (SELECT n FROM f) - 1]) AS u(s)) AS a
+        CROSS JOIN LATERAL (SELECT * FROM "Event" WHERE "sessionId" = $1 AND seq = a.s LIMIT 1) AS e),
     'lastModel', (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
         'spanId', "spanId", 'sessionId', "sessionId", 'digest', digest, 'packed', encode(packed, 'base64'),
         'payload', payload)), '[]')
@@ -50,13 +53,16 @@ $$;
 -- connection, made without MCV lists): sent as text, each export planned it for its session id, and a
 -- session the statistics do not know (rows=1) left the planner free to read the tail and the reaching
 -- spans by any index that starts with the session id, filtering the rest of the session row by row.
+-- The tail and the events without a start time are one read, as the OTLP window's (one condition on
+-- "startedAt" per arm of an OR: read by the index on it, whatever the statistics), each a part of it.
 -- Arguments: session id, event count, the window's first instant as a time and in nanoseconds, the
 -- window's trace ids and its calls' cache keys.
 CREATE FUNCTION "agents_increment_window"(text, int, timestamptz, bigint, text[], text[]) RETURNS text
 LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
-  WITH tail AS (
-    SELECT * FROM "Event" WHERE "sessionId" = $1 AND "startedAt" >= $3
-  ), f AS (SELECT $2 - (SELECT count(*)::int FROM tail) AS n),
+  WITH near AS (
+    SELECT * FROM "Event" WHERE "sessionId" = $1 AND ("startedAt" >= $3 OR "startedAt" IS NULL)
+  ), tail AS (SELECT * FROM near WHERE "startedAt" >= $3),
+  f AS (SELECT $2 - (SELECT count(*)::int FROM tail) AS n),
   facts AS (SELECT
     (SELECT seq FROM "Event" WHERE "sessionId" = $1 AND kind = 'model_call' AND seq < (SELECT n FROM f)
       ORDER BY seq LIMIT 1) AS fm,
@@ -73,11 +79,12 @@ LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan 
       GROUP BY "traceId") x),
     'tail', (SELECT coalesce(json_agg(to_jsonb(t) ORDER BY t.seq), '[]') FROM tail t),
     'from', (SELECT n FROM f),
-    'untimed', (SELECT count(*)::int FROM "Event" WHERE "sessionId" = $1 AND "startedAt" IS NULL),
+    'untimed', (SELECT count(*)::int FROM near WHERE "startedAt" IS NULL),
     'fm', facts.fm, 'fu', facts.fu, 'lf', facts.lf, 'lm', facts.lm,
     'anchors', (SELECT coalesce(json_agg(json_build_object('seq', seq, 'kind', kind, 'name', name, 'status', status,
         'input', input, 'output', output, 'inputPrefixSeq', "inputPrefixSeq")), '[]')
-      FROM "Event" WHERE "sessionId" = $1 AND seq IN (facts.fm, facts.fu, facts.lf, (SELECT n FROM f) - 1)),
+      FROM (SELECT DISTINCT s FROM unnest(ARRAY[facts.fm, facts.fu, facts.lf, (SELECT n FROM f) - 1]) AS u(s)) AS a
+        CROSS JOIN LATERAL (SELECT * FROM "Event" WHERE "sessionId" = $1 AND seq = a.s LIMIT 1) AS e),
     'lastModel', (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
         'spanId', "spanId", 'sessionId', "sessionId", 'packed', encode(packed, 'base64'), 'payload', payload)), '[]')
       FROM "TraceSpan" WHERE "sessionId" = $1 AND role = 'model' AND "startNs" = (
