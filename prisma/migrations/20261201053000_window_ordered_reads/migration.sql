@@ -1,9 +1,8 @@
 -- A window's first and last events of a kind, and the prefix's last model span, are read as the first row
 -- of an index in order (ORDER BY ... LIMIT 1), not as min() or max(). Given min() or max(), the planner
--- may aggregate every matching index entry instead, and does whenever its statistics say the session
--- has a row or two: true of any session that grew after the table's last ANALYZE, so on PostgreSQL an
--- export read each of its session's model calls three times until autovacuum next analyzed the tables
--- (the bench saw it on PostgreSQL only).
+-- may aggregate every matching index entry instead, and on PostgreSQL did whenever it thought the
+-- session had a row or two (tables not analyzed yet, as in a fresh database, and so until autovacuum's
+-- next ANALYZE): an export read each of its session's model calls three times and its final answers twice.
 -- Written as the first row in order, no statistics make the planner read more than that row. The
 -- anchors (events at those seqs) are read one by one by the session's seq key, for the same reason:
 -- as "seq IN (...)", the planner could read the session by another index and filter it.
