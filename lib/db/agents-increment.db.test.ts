@@ -7,7 +7,7 @@ import type { SessionEvent } from "@/lib/replay";
 import { fallbacks } from "./trace-increment";
 import { getSession, searchTextFor, summarize, toSessionEvent } from "./sessions";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
-import { ingestAgentsItems, type TraceIngestResult } from "./traces";
+import { ingestAgentsItems, storeAgentsItems, type TraceIngestResult } from "./traces";
 
 // The incremental Agents SDK ingest (./agents-increment.ts) must give, after
 // EVERY export, the sessions the full mapper gives for all the items sent so
@@ -295,6 +295,50 @@ describe.each(TEST_ENGINES)("incremental Agents SDK ingest on %s", (engine) => {
     expect(paths[0]).toBe(false);
     expect(paths.slice(1).every(Boolean)).toBe(true);
     await expectSessionsOf(sent);
+  });
+
+  it("an export reads as many index entries into a group of 60 runs as into one of 3, though no statistics know them", async () => {
+    // A database of its own whose tables are never analyzed (as before autovacuum's first run on them, or
+    // between its runs for a session that grew since): the planner thinks a session has a row or two.
+    const own = await createTestDatabase(engine);
+    try {
+      await own.prisma.$executeRawUnsafe(`ALTER TABLE "Event" SET (autovacuum_enabled = false)`);
+      await own.prisma.$executeRawUnsafe(`ALTER TABLE "TraceSpan" SET (autovacuum_enabled = false)`);
+      const lastRunOf = (runs: number) => {
+        const items = agentsRunsOf(`unanalyzed-${runs}-${engine}`, runs);
+        const per = items.length / runs;
+        return { first: items.slice(0, -per), last: items.slice(-per) };
+      };
+      const [short, long] = [lastRunOf(3), lastRunOf(60)];
+      for (const g of [short, long]) ok(await ingestAgentsItems(own.prisma, g.first));
+      // Index entries each index of the two tables gives the export of the last run (the counts after it less
+      // those before: the engine keeps counting across transactions until it reports them).
+      const readsOf = (items: readonly AgentsItem[]) =>
+        own.prisma.$transaction(async (tx) => {
+          const counts = async () =>
+            new Map(
+              (
+                await tx.$queryRaw<{ index: string; read: bigint }[]>`
+                  SELECT c.relname AS index, pg_stat_get_xact_tuples_returned(c.oid) AS read FROM pg_class c
+                  WHERE c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN ('"Event"'::regclass, '"TraceSpan"'::regclass))`
+              ).map((r) => [r.index, Number(r.read)]),
+            );
+          const before = await counts();
+          expect(ok(await storeAgentsItems(tx, items, { lock: false })).incremental).toBe(true);
+          const after = await counts();
+          return Object.fromEntries([...after].map(([index, read]) => [index, read - before.get(index)!]));
+        });
+      const ofShort = await readsOf(short.last);
+      const ofLong = await readsOf(long.last);
+      // As the OTLP window's (./trace-increment.db.test.ts): one entry per fact and anchor, whatever the group's
+      // size. Before, on PostgreSQL, the long group's export read 1121 entries of the kind index.
+      expect(ofLong["Event_sessionId_kind_seq_idx"]).toBe(5);
+      expect(ofLong["Event_sessionId_seq_key"]).toBe(2);
+      expect(ofLong["TraceSpan_sessionId_role_startNs_idx"]).toBe(2);
+      expect(ofLong).toEqual(ofShort);
+    } finally {
+      await own.drop();
+    }
   });
 
   it("a session written whole gets its aggregate from its rows on its next export, and an ended copy replaces an early one", async () => {

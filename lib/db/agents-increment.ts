@@ -375,36 +375,10 @@ async function readWindow(
   keys: readonly string[],
 ): Promise<WindowRead> {
   const cut = new Date(Number(c / 1_000_000n));
+  // One plan per connection, made without the session's statistics (see "agents_increment_window").
   const [read] = await sql.query<[{ read: string }]>`
-    WITH tail AS (
-      SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND "startedAt" >= ${cut}
-    ), f AS (SELECT ${eventCount}::int - (SELECT count(*)::int FROM tail) AS n),
-    facts AS (SELECT
-      (SELECT min(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'model_call' AND seq < (SELECT n FROM f)) AS fm,
-      (SELECT min(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'user_message' AND seq < (SELECT n FROM f)) AS fu,
-      (SELECT max(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'final_output' AND seq < (SELECT n FROM f)) AS lf,
-      (SELECT max(seq) FROM "Event" WHERE "sessionId" = ${sessionId} AND kind = 'model_call' AND seq < (SELECT n FROM f)) AS lm)
-    SELECT json_build_object(
-      'reaching', (SELECT coalesce(json_agg(json_build_object('traceId', "traceId", 'last', last::text)), '[]') FROM (
-        SELECT "traceId", max("lastNs") AS last FROM "TraceSpan"
-        WHERE "sessionId" = ${sessionId} AND "lastNs" >= ${c} AND NOT ("traceId" = ANY(${window}::text[]))
-        GROUP BY "traceId") x),
-      'tail', (SELECT coalesce(json_agg(to_jsonb(t) ORDER BY t.seq), '[]') FROM tail t),
-      'from', (SELECT n FROM f),
-      'untimed', (SELECT count(*)::int FROM "Event" WHERE "sessionId" = ${sessionId} AND "startedAt" IS NULL),
-      'fm', facts.fm, 'fu', facts.fu, 'lf', facts.lf, 'lm', facts.lm,
-      'anchors', (SELECT coalesce(json_agg(json_build_object('seq', seq, 'kind', kind, 'name', name, 'status', status,
-          'input', input, 'output', output, 'inputPrefixSeq', "inputPrefixSeq")), '[]')
-        FROM "Event" WHERE "sessionId" = ${sessionId} AND seq IN (facts.fm, facts.fu, facts.lf, (SELECT n FROM f) - 1)),
-      'lastModel', (SELECT coalesce(json_agg(json_build_object('id', id, 'groupKey', "groupKey", 'traceId', "traceId",
-          'spanId', "spanId", 'sessionId', "sessionId", 'packed', encode(packed, 'base64'), 'payload', payload)), '[]')
-        FROM "TraceSpan" WHERE "sessionId" = ${sessionId} AND role = 'model' AND "startNs" = (
-          SELECT max("startNs") FROM "TraceSpan" WHERE "sessionId" = ${sessionId} AND role = 'model' AND "startNs" < ${c})),
-      'occurrences', (SELECT coalesce(json_agg(json_build_object('k', k, 'occurrence', (
-          SELECT occurrence FROM "Event" WHERE "sessionId" = ${sessionId} AND "cacheKey" = k AND seq < (SELECT n FROM f)
-            AND occurrence IS NOT NULL ORDER BY seq DESC LIMIT 1))), '[]')
-        FROM unnest(${keys}::text[]) AS k)
-    )::text AS read FROM facts`;
+    SELECT "agents_increment_window"(${sessionId}::text, ${eventCount}::int, ${cut}::timestamptz, ${c}::bigint,
+      ${[...window]}::text[], ${[...keys]}::text[]) AS read`;
   return JSON.parse(read.read) as WindowRead;
 }
 

@@ -199,6 +199,52 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
     await expectSessionsOf(own);
   });
 
+  it("an export reads as many index entries into a session of 60 traces as into one of 3, though no statistics know them", async () => {
+    // A database of its own whose tables are never analyzed (as before autovacuum's first run on them, or
+    // between its runs for a session that grew since): the planner thinks a session has a row or two.
+    const own = await createTestDatabase(engine);
+    try {
+      await own.prisma.$executeRawUnsafe(`ALTER TABLE "Event" SET (autovacuum_enabled = false)`);
+      await own.prisma.$executeRawUnsafe(`ALTER TABLE "TraceSpan" SET (autovacuum_enabled = false)`);
+      const lastTraceOf = (copies: number) => {
+        const spans = sessionOf("ai6-generate", `stale-stats-${copies}-${engine}`, copies, tag++);
+        const last = spans.at(-1)!.traceId;
+        return { first: spans.filter((s) => s.traceId !== last), last: spans.filter((s) => s.traceId === last) };
+      };
+      const [short, long] = [lastTraceOf(3), lastTraceOf(60)];
+      for (const s of [short, long]) ok(await ingestOtlpSpans(own.prisma, s.first, "otlp-json"));
+      // Index entries each index of the two tables gives the export of the last trace (the counts after it less
+      // those before: the engine keeps counting across transactions until it reports them).
+      const readsOf = (spans: readonly OtlpSpan[]) =>
+        own.prisma.$transaction(async (tx) => {
+          const counts = async () =>
+            new Map(
+              (
+                await tx.$queryRaw<{ index: string; read: bigint }[]>`
+                  SELECT c.relname AS index, pg_stat_get_xact_tuples_returned(c.oid) AS read FROM pg_class c
+                  WHERE c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN ('"Event"'::regclass, '"TraceSpan"'::regclass))`
+              ).map((r) => [r.index, Number(r.read)]),
+            );
+          const before = await counts();
+          expect(ok(await storeOtlpSpans(tx, spans, "otlp-json", { lock: false })).incremental).toBe(true);
+          const after = await counts();
+          return Object.fromEntries([...after].map(([index, read]) => [index, read - before.get(index)!]));
+        });
+      const ofShort = await readsOf(short.last);
+      const ofLong = await readsOf(long.last);
+      // The prefix's first and last model call and last final answer are one index entry each (5: the first
+      // model call and the final answer are read again for the anchors), the anchors one each by the seq key,
+      // its last model span 2 (its start, then its row). Before, on PostgreSQL, the long session's export read
+      // 649 entries of the kind index (every model call and final answer before its window).
+      expect(ofLong["Event_sessionId_kind_seq_idx"]).toBe(5);
+      expect(ofLong["Event_sessionId_seq_key"]).toBe(2);
+      expect(ofLong["TraceSpan_sessionId_role_startNs_idx"]).toBe(2);
+      expect(ofLong).toEqual(ofShort);
+    } finally {
+      await own.drop();
+    }
+  });
+
   it("a session's trace ids are kept once, in its metadata, each export merging in only its own", async () => {
     const name = `trace-ids-${engine}`;
     const spans = sessionOf("ai6-generate", name, 4, tag++);
