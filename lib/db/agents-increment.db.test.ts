@@ -6,7 +6,7 @@ import { mapOpenAiAgentsItems, parseOpenAiAgentsExport, type AgentsItem } from "
 import type { SessionEvent } from "@/lib/replay";
 import { fallbacks } from "./trace-increment";
 import { getSession, searchTextFor, summarize, toSessionEvent } from "./sessions";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase, indexEntriesRead } from "./testing";
 import { ingestAgentsItems, storeAgentsItems, type TraceIngestResult } from "./traces";
 
 // The incremental Agents SDK ingest (./agents-increment.ts) must give, after
@@ -311,23 +311,13 @@ describe.each(TEST_ENGINES)("incremental Agents SDK ingest on %s", (engine) => {
       };
       const [short, long] = [lastRunOf(3), lastRunOf(60)];
       for (const g of [short, long]) ok(await ingestAgentsItems(own.prisma, g.first));
-      // Index entries each index of the two tables gives the export of the last run (the counts after it less
-      // those before: the engine keeps counting across transactions until it reports them).
+      // Index entries each index of the two tables gives the export of the last run.
       const readsOf = (items: readonly AgentsItem[]) =>
-        own.prisma.$transaction(async (tx) => {
-          const counts = async () =>
-            new Map(
-              (
-                await tx.$queryRaw<{ index: string; read: bigint }[]>`
-                  SELECT c.relname AS index, pg_stat_get_xact_tuples_returned(c.oid) AS read FROM pg_class c
-                  WHERE c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN ('"Event"'::regclass, '"TraceSpan"'::regclass))`
-              ).map((r) => [r.index, Number(r.read)]),
-            );
-          const before = await counts();
-          expect(ok(await storeAgentsItems(tx, items, { lock: false })).incremental).toBe(true);
-          const after = await counts();
-          return Object.fromEntries([...after].map(([index, read]) => [index, read - before.get(index)!]));
-        });
+        own.prisma.$transaction((tx) =>
+          indexEntriesRead(tx, async () =>
+            expect(ok(await storeAgentsItems(tx, items, { lock: false })).incremental).toBe(true),
+          ),
+        );
       const ofShort = await readsOf(short.last);
       const ofLong = await readsOf(long.last);
       // As the OTLP window's (./trace-increment.db.test.ts): one entry per fact and anchor, whatever the group's

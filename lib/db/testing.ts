@@ -61,3 +61,25 @@ export async function createTestDatabase(engine: TestEngine): Promise<TestDataba
     },
   };
 }
+
+/**
+ * The index entries each index of "Event" and "TraceSpan" gives `work`, run inside `tx`: the engine's counts
+ * for this transaction after it, less those before (it keeps counting across transactions until it reports them).
+ */
+export async function indexEntriesRead(
+  tx: { $queryRaw<T>(query: TemplateStringsArray, ...values: unknown[]): Promise<T> },
+  work: () => Promise<unknown>,
+): Promise<Record<string, number>> {
+  const counts = async () =>
+    new Map(
+      (
+        await tx.$queryRaw<{ index: string; read: bigint }[]>`
+          SELECT c.relname AS index, pg_stat_get_xact_tuples_returned(c.oid) AS read FROM pg_class c
+          WHERE c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN ('"Event"'::regclass, '"TraceSpan"'::regclass))`
+      ).map((r) => [r.index, Number(r.read)]),
+    );
+  const before = await counts();
+  await work();
+  const after = await counts();
+  return Object.fromEntries([...after].map(([index, read]) => [index, read - (before.get(index) ?? 0)]));
+}

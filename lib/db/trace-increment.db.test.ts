@@ -4,7 +4,7 @@ import { mapOtlpSpans, type OtlpSpan } from "@/lib/ingest/otlp";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import type { SessionEvent } from "@/lib/replay";
 import { getSession, toSessionEvent } from "./sessions";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase, indexEntriesRead } from "./testing";
 import { ingestOtlpSpans, storeOtlpSpans, type TraceIngestResult } from "./traces";
 
 // The incremental ingest (./trace-increment.ts) must give, after EVERY export,
@@ -213,23 +213,13 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
       };
       const [short, long] = [lastTraceOf(3), lastTraceOf(60)];
       for (const s of [short, long]) ok(await ingestOtlpSpans(own.prisma, s.first, "otlp-json"));
-      // Index entries each index of the two tables gives the export of the last trace (the counts after it less
-      // those before: the engine keeps counting across transactions until it reports them).
+      // Index entries each index of the two tables gives the export of the last trace.
       const readsOf = (spans: readonly OtlpSpan[]) =>
-        own.prisma.$transaction(async (tx) => {
-          const counts = async () =>
-            new Map(
-              (
-                await tx.$queryRaw<{ index: string; read: bigint }[]>`
-                  SELECT c.relname AS index, pg_stat_get_xact_tuples_returned(c.oid) AS read FROM pg_class c
-                  WHERE c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN ('"Event"'::regclass, '"TraceSpan"'::regclass))`
-              ).map((r) => [r.index, Number(r.read)]),
-            );
-          const before = await counts();
-          expect(ok(await storeOtlpSpans(tx, spans, "otlp-json", { lock: false })).incremental).toBe(true);
-          const after = await counts();
-          return Object.fromEntries([...after].map(([index, read]) => [index, read - before.get(index)!]));
-        });
+        own.prisma.$transaction((tx) =>
+          indexEntriesRead(tx, async () =>
+            expect(ok(await storeOtlpSpans(tx, spans, "otlp-json", { lock: false })).incremental).toBe(true),
+          ),
+        );
       const ofShort = await readsOf(short.last);
       const ofLong = await readsOf(long.last);
       // The prefix's first and last model call and last final answer are one index entry each (5: the first
