@@ -53,3 +53,8 @@ export function previewText(value: unknown, max = 140): string {
   text = text.replace(/\s+/g, " ").trim();
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/** A count with its noun: "1 trial", "6 trials", "2 finished branches". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

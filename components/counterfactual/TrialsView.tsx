@@ -3,6 +3,7 @@ import { Badge } from "@/components/ui/Badge";
 import type { trialSetView } from "@/lib/server/counterfactual";
 import { DivergenceStrip } from "./DivergenceStrip";
 import { percent } from "./labels";
+import { plural } from "@/lib/format";
 
 type TrialSet = Awaited<ReturnType<typeof trialSetView>>;
 
@@ -30,7 +31,9 @@ export function TrialsView({ set }: { set: TrialSet }) {
             95% interval (Wilson): {percent(stats.pass.low)} – {percent(stats.pass.high)}.
             {set.basePassed === false ? " The base run failed these checks." : ""}
             {set.basePassed === true ? " The base run passed these checks." : ""}
-            {stats.undecided > 0 ? ` ${stats.undecided} trial(s) without a verdict are left out.` : ""}
+            {stats.undecided > 0
+              ? ` ${plural(stats.undecided, "trial")} without a verdict ${stats.undecided === 1 ? "is" : "are"} left out.`
+              : ""}
           </p>
         ) : null}
         <div className="mt-3 h-3 w-full max-w-xl rounded bg-slate-100" aria-hidden>

@@ -11,8 +11,7 @@ import {
   signedUsd,
   type DeltaRow,
 } from "./chart-data";
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+import { plural } from "@/lib/format";
 
 function PassRateChart({ outcomes }: { outcomes: ExperimentDetail["summary"]["outcomes"] }) {
   const rows = outcomes ? passRateRows(outcomes) : [];

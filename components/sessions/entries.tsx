@@ -6,7 +6,7 @@ import { sessionStepAction } from "@/app/(dashboard)/sessions/actions";
 import { Markdown } from "@/components/reports/Markdown";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
-import { formatCost, formatDuration, formatTokens } from "@/lib/format";
+import { formatCost, formatDuration, formatTokens, plural } from "@/lib/format";
 import type { SessionEvent } from "@/lib/replay";
 import type { ChatItem, ChatToolCall } from "@/lib/session-view/conversation";
 import type { StepSummary } from "@/lib/session-view/steps";
@@ -336,7 +336,7 @@ export function WaterfallBar({
       <span className="flex min-w-0 items-center gap-1 truncate">
         <span className={`font-mono ${r.kind === "tool_call" ? "pl-3" : ""}`}>{r.name}</span>
         {r.parallelGroup !== null ? (
-          <span title={`Ran in parallel with ${r.parallelSize - 1} other call(s) of step #${r.parallelGroup}`}>
+          <span title={`Ran in parallel with ${plural(r.parallelSize - 1, "other call")} of step #${r.parallelGroup}`}>
             <Badge tone="info">∥ {r.parallelSize}</Badge>
           </span>
         ) : null}
