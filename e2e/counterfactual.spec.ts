@@ -117,6 +117,23 @@ test("repeated trials: pass rate with its interval and the divergence strip", as
   await expect(page.getByTestId("strip-cell").nth(3)).toHaveAttribute("data-rate", "1");
   await expect(page.getByTestId("first-divergence-distribution")).toContainText("10 of 10");
   await expect(page.getByTestId("trial-row")).toHaveCount(10);
+  // Each row's link says which trial it compares; on a phone the trial's number keeps a gap to its status.
+  await expect(page.getByRole("link", { name: "Compare trial 10 with the base run" })).toBeVisible();
+  await page.setViewportSize({ width: 390, height: 844 });
+  const gap = await page
+    .getByTestId("trial-row")
+    .nth(9)
+    .evaluate((row) => {
+      const [a, b] = [...row.querySelectorAll("td")].map((td) => td.firstChild!);
+      const range = (n: Node) => {
+        const r = document.createRange();
+        r.selectNodeContents(n);
+        return r.getBoundingClientRect();
+      };
+      return range(b!).left - range(a!).right;
+    });
+  expect(gap).toBeGreaterThanOrEqual(8);
+  await page.setViewportSize({ width: 1280, height: 720 });
   await page.screenshot({ path: "test-results/counterfactual-trials.png", fullPage: true });
 });
 

@@ -92,7 +92,8 @@ export function TrialsView({ set }: { set: TrialSet }) {
 
       <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Trials">
         <h2 className="text-base font-semibold text-slate-900">Trials</h2>
-        <table className="mt-2 w-full text-sm">
+        {/* Each cell keeps a gap to the next: on a phone "10" ran into "completed". */}
+        <table className="mt-2 w-full text-sm [&_td]:pr-3 [&_td:last-child]:pr-0 [&_th]:pr-3">
           <thead className="text-left text-xs text-slate-500">
             <tr>
               <th className="py-1">#</th>
@@ -120,7 +121,11 @@ export function TrialsView({ set }: { set: TrialSet }) {
                   {!t.settled ? "not finished" : t.firstDivergence === null ? "—" : `step ${t.firstDivergence}`}
                 </td>
                 <td className="text-right">
-                  <Link href={`/replays/${t.replayId}/compare`} className="text-indigo-700 hover:underline">
+                  <Link
+                    href={`/replays/${t.replayId}/compare`}
+                    className="text-indigo-700 hover:underline"
+                    aria-label={`Compare trial ${(t.index ?? 0) + 1} with the base run`}
+                  >
                     Compare
                   </Link>
                 </td>
