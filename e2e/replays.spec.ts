@@ -65,6 +65,8 @@ test("replay a session with an edit, supply a fixture when it pauses, and compar
   await expect(evidence).toContainText("controlled");
   // Counted over model and tool steps only, and the label says so.
   await expect(evidence.getByText("Model and tool steps by source", { exact: true })).toBeVisible();
+  // The edit in words, as reports and investigations say it.
+  await expect(evidence.getByText("replace tool args at step 1", { exact: true })).toBeVisible();
 
   // The URL holds the view: a reload keeps the selected pair and the filter.
   await page.getByRole("combobox", { name: "Show", exact: true }).selectOption("changes");

@@ -5,6 +5,7 @@ import { Card } from "@/components/ui/Card";
 import { DataTable } from "@/components/ui/DataTable";
 import { Notice } from "@/components/ui/Notice";
 import { ProgressBar } from "@/components/ui/ProgressBar";
+import { editWords } from "@/lib/reports/evidence";
 import type { Edit } from "@/lib/replay";
 import type {
   BlameProbeRecord,
@@ -19,7 +20,7 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 function editLabel(edit: Edit, baseSteps: readonly BaseStep[]): string {
   const step = baseSteps.find((s) => s.seq === edit.seq);
-  return `${edit.op.replaceAll("_", " ")} at step ${edit.seq}${step ? ` (${step.name})` : ""}`;
+  return `${editWords(edit)}${step ? ` (${step.name})` : ""}`;
 }
 
 /** What the search found, in words, with the branch to open. */

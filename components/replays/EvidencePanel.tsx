@@ -2,6 +2,7 @@ import Link from "next/link";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { STEPS_BY_SOURCE_WORDS } from "@/lib/comparison-words";
+import { editWords } from "@/lib/reports/evidence";
 import type { PageEvidence, ReplayView } from "@/lib/db/replays";
 import { formatDateTime } from "@/lib/format";
 
@@ -78,7 +79,7 @@ export function EvidencePanel({
               ))}
         </dd>
         <dt className="mt-1.5 text-slate-500 first:mt-0 @sm:mt-0">Edits</dt>
-        <dd>{replay.edits.length === 0 ? "none" : replay.edits.map((e) => `${e.op} @ seq ${e.seq}`).join(", ")}</dd>
+        <dd>{replay.edits.length === 0 ? "none" : replay.edits.map(editWords).join(", ")}</dd>
       </dl>
 
       <h3 className="mt-5 text-sm font-semibold text-slate-900">Fixtures</h3>
