@@ -243,6 +243,28 @@ test.describe(`hostile input on ${ENGINE}`, () => {
 });
 
 test.describe("the HTTP edge", () => {
+  test("an idle keep-alive connection is still answered after Node's default 5 s", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ status: number; socket: unknown }>((resolve, reject) => {
+        const req = http.get({ host: "127.0.0.1", port: PORT, path: "/api/health", agent }, (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, socket: req.socket }));
+        });
+        req.on("error", reject);
+      });
+    try {
+      const first = await get();
+      await new Promise((r) => setTimeout(r, 6_000));
+      const second = await get();
+      expect([first.status, second.status]).toEqual([200, 200]);
+      // The same connection: the server kept it open while it idled.
+      expect(second.socket).toBe(first.socket);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   test("a Host this server does not answer to (DNS rebinding) is refused everywhere; IP literals and localhost work", async () => {
     for (const [method, path] of [
       ["GET", "/"],

@@ -10,7 +10,17 @@ const port = process.argv[2] ?? "3100";
 const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-e2e-"));
 const child = spawn(
   process.execPath,
-  [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", port],
+  [
+    path.join("node_modules", "next", "dist", "bin", "next"),
+    "start",
+    "-H",
+    "127.0.0.1",
+    "-p",
+    port,
+    // As scripts/start.sh: a keep-alive connection the suite reuses is not closed under it (ECONNRESET).
+    "--keepAliveTimeout",
+    "65000",
+  ],
   {
     stdio: "inherit",
     env: {
