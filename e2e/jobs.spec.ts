@@ -52,7 +52,7 @@ test("the jobs page lists a failed replay with its reason, and Retry runs it aga
   await page.goto("/settings");
   await page.getByRole("link", { name: /Jobs/ }).first().click();
   await expect(page.getByRole("heading", { name: "Jobs", exact: true })).toBeVisible();
-  await expect(page.getByText(/worker\(s\) in this server process/)).toBeVisible();
+  await expect(page.getByText(/: 2 workers in this server process, any number more/)).toBeVisible();
   const row = page.getByTestId("job-failed").filter({ has: page.locator(`a[href="/replays/${id}"]`) });
   await expect(row).toHaveCount(1);
   await expect(row).toContainText("Refund for cracked pour-over set");

@@ -7,6 +7,7 @@
 import { database } from "@/lib/db/database";
 import type { Enqueue } from "@/lib/server/replays";
 import { runsWorkersInProcess, startJobs, type Jobs } from "./queue";
+import { plural } from "@/lib/format";
 
 const globalForJobs = globalThis as unknown as { __branchpointJobs?: Promise<Jobs> };
 
@@ -17,7 +18,7 @@ export function jobs(): Promise<Jobs> {
     const started = await startJobs(db, { work });
     console.log(
       work
-        ? `Branchpoint: job queue ready, ${started.workers.length} worker(s) in this process`
+        ? `Branchpoint: job queue ready, ${plural(started.workers.length, "worker")} in this process`
         : "Branchpoint: job queue ready; replays run in `npm run worker` processes",
     );
     return started;

@@ -9,6 +9,7 @@ import { jobs } from "@/lib/jobs/runtime";
 import { jobSettings } from "@/lib/jobs/queue";
 import { pageContext } from "@/lib/http/page";
 import { listJobs, presentJobs } from "@/lib/server/jobs";
+import { plural } from "@/lib/format";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Jobs" };
@@ -102,7 +103,7 @@ export default async function JobsPage() {
       </div>
       <PageHeader
         title="Jobs"
-        subtitle={`Replays and investigations run as jobs on the database: ${queue.workers.length} worker(s) in this server process, any number more with npm run worker. A worker that stops is replaced after its ${settings.leaseMs / 1000} s lease; a job whose runs keep ending without a result stops after ${settings.maxAttempts} attempts.`}
+        subtitle={`Replays and investigations run as jobs on the database: ${plural(queue.workers.length, "worker")} in this server process, any number more with npm run worker. A worker that stops is replaced after its ${settings.leaseMs / 1000} s lease; a job whose runs keep ending without a result stops after ${settings.maxAttempts} attempts.`}
       />
       <dl className="mb-6 grid grid-cols-3 gap-4 text-center" data-testid="job-counts">
         {(["queued", "running", "failed"] as const).map((k) => (
