@@ -5,6 +5,7 @@ import { Card } from "@/components/ui/Card";
 import { DataTable } from "@/components/ui/DataTable";
 import { Notice } from "@/components/ui/Notice";
 import { ProgressBar } from "@/components/ui/ProgressBar";
+import { ScrollFrame } from "@/components/ui/ScrollFrame";
 import { editWords } from "@/lib/reports/evidence";
 import type { Edit } from "@/lib/replay";
 import type {
@@ -208,7 +209,7 @@ export function ProbeTable({ what, probes }: { what: string; probes: readonly Pr
   if (probes.length === 0) return <p className="p-4 text-sm text-slate-600">No probe has finished yet.</p>;
   // Scrolls sideways inside its card on a narrow screen rather than widening the page (focusable for the keyboard).
   return (
-    <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Probes">
+    <ScrollFrame className="overflow-x-auto" label="Probes">
       <DataTable frame={false} label="Probes" columns={["#", what, "Passed", "Fix?", "Trials"]}>
         {probes.map((p, k) => (
           <tr key={k} data-testid="probe-row">
@@ -236,7 +237,7 @@ export function ProbeTable({ what, probes }: { what: string; probes: readonly Pr
           </tr>
         ))}
       </DataTable>
-    </div>
+    </ScrollFrame>
   );
 }
 

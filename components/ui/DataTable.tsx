@@ -71,10 +71,7 @@ export function DataTable({
   if (!frame) return table;
   // The frame scrolls sideways on a narrow screen.
   return (
-    <ScrollFrame
-      className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${className}`}
-      {...(label ? { label } : {})}
-    >
+    <ScrollFrame className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${className}`} label={label}>
       {table}
     </ScrollFrame>
   );
