@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useEffect, useRef, useState, type DragEvent } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
+import { plural } from "@/lib/format";
 import { ScrollFrame } from "@/components/ui/ScrollFrame";
 
 type Issue = { path: string; message: string };
@@ -245,7 +246,7 @@ function UploadCard({ upload: u }: { upload: Upload }) {
       {u.state === "done" ? (
         <div className="mt-2">
           <p className="text-sm text-slate-700">
-            {created} session{created === 1 ? "" : "s"} created
+            {plural(created, "session")} created
             {duplicates > 0 ? `, ${duplicates} already imported before` : ""}.
           </p>
           <ul className="mt-2 space-y-1 text-sm">
@@ -254,9 +255,7 @@ function UploadCard({ upload: u }: { upload: Upload }) {
                 <Link href={`/sessions/${s.id}`} className="text-indigo-700 hover:underline">
                   {s.title ?? s.id}
                 </Link>
-                <span className="text-xs text-slate-500">
-                  {s.eventCount} {s.eventCount === 1 ? "step" : "steps"}
-                </span>
+                <span className="text-xs text-slate-500">{plural(s.eventCount, "step")}</span>
                 {s.duplicate ? (
                   <Badge tone="warn" title="This session was imported before; nothing was written">
                     duplicate

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { DataTable } from "@/components/ui/DataTable";
 import type { SessionListItem } from "@/lib/db/sessions";
-import { formatCost, formatDateTime, formatTokens } from "@/lib/format";
+import { formatCost, formatDateTime, formatTokens, plural } from "@/lib/format";
 
 /**
  * What a session is called: its title; else the id its source gave it, unless that is an OTLP
@@ -57,7 +57,7 @@ export function SessionTable({ sessions }: { sessions: SessionListItem[] }) {
               className="mt-1 flex flex-wrap items-center gap-x-1 text-xs text-slate-600 sm:hidden"
               data-testid="session-facts"
             >
-              <StatusBadge status={s.status} /> {s.eventCount} {s.eventCount === 1 ? "step" : "steps"} ·{" "}
+              <StatusBadge status={s.status} /> {plural(s.eventCount, "step")} ·{" "}
               {s.startedAt ? `ran ${toMinute(s.startedAt)}` : `imported ${toMinute(s.createdAt)}`}
             </div>
           </td>
