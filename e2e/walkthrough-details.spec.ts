@@ -3,7 +3,7 @@ import type { Page } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { expect, test } from "./fixtures";
 import { AUTH, REFUND_SESSION } from "./replay-form";
-import { completedReplay, DESK, PHONE, RECORDED } from "./walkthrough-helpers";
+import { completedReplay, DESK, experimentCompleted, PHONE, startRecordedExperiment } from "./walkthrough-helpers";
 
 /**
  * Small things a user of the dashboard met: a sentence said twice, a box a keyboard could not
@@ -83,30 +83,8 @@ test("on a phone, each session in the list shows its status, steps and when it r
 });
 
 test("an experiment's page skips no heading level", async ({ page, request }) => {
-  const stamp = Date.now();
-  const saved = await request.post("/api/v1/policies", {
-    headers: AUTH,
-    data: { name: `Headings ${stamp}`, policy: RECORDED },
-  });
-  expect(saved.status()).toBe(201);
-  const { versionId } = (await saved.json()) as { versionId: string };
-  const list = await request.get("/api/v1/sessions?agent=tau-bench-airline-agent&limit=1", { headers: AUTH });
-  const [first] = ((await list.json()) as { sessions: { agentVersionId: string }[] }).sessions;
-  const started = await request.post("/api/v1/experiments", {
-    headers: AUTH,
-    data: { name: `Headings ${stamp}`, policyVersionId: versionId, agentVersionId: first!.agentVersionId },
-  });
-  expect(started.status(), await started.text()).toBe(201);
-  const experimentId = ((await started.json()) as { experiment: { id: string } }).experiment.id;
-  await expect
-    .poll(
-      async () => {
-        const r = await request.get(`/api/v1/experiments/${experimentId}`, { headers: AUTH });
-        return ((await r.json()) as { experiment: { status: string } }).experiment.status;
-      },
-      { timeout: 60_000 },
-    )
-    .toBe("completed");
+  const experimentId = await startRecordedExperiment(request, `Headings ${Date.now()}`);
+  await experimentCompleted(request, experimentId);
 
   for (const size of [DESK, PHONE]) {
     await page.setViewportSize(size);

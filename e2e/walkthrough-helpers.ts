@@ -56,3 +56,31 @@ export function oneSpanTrace(stamp: string, service: string) {
     ],
   };
 }
+
+/** An experiment of the recorded policy over the demo's τ-bench agent version, started (not awaited). */
+export async function startRecordedExperiment(request: APIRequestContext, name: string): Promise<string> {
+  const saved = await request.post("/api/v1/policies", { headers: AUTH, data: { name, policy: RECORDED } });
+  expect(saved.status()).toBe(201);
+  const { versionId } = (await saved.json()) as { versionId: string };
+  const list = await request.get("/api/v1/sessions?agent=tau-bench-airline-agent&limit=1", { headers: AUTH });
+  const [first] = ((await list.json()) as { sessions: { agentVersionId: string }[] }).sessions;
+  const started = await request.post("/api/v1/experiments", {
+    headers: AUTH,
+    data: { name, policyVersionId: versionId, agentVersionId: first!.agentVersionId },
+  });
+  expect(started.status(), await started.text()).toBe(201);
+  return ((await started.json()) as { experiment: { id: string } }).experiment.id;
+}
+
+/** Waits until the experiment has completed. */
+export async function experimentCompleted(request: APIRequestContext, id: string): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        const got = await request.get(`/api/v1/experiments/${id}`, { headers: AUTH });
+        return ((await got.json()) as { experiment: { status: string } }).experiment.status;
+      },
+      { timeout: 60_000 },
+    )
+    .toBe("completed");
+}

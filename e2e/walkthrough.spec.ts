@@ -1,7 +1,15 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "./fixtures";
 import { AUTH, refundSessionId } from "./replay-form";
-import { completedReplay, oneSpanTrace, PHONE, RECORDED, sidewaysScroll } from "./walkthrough-helpers";
+import {
+  completedReplay,
+  experimentCompleted,
+  oneSpanTrace,
+  PHONE,
+  RECORDED,
+  sidewaysScroll,
+  startRecordedExperiment,
+} from "./walkthrough-helpers";
 
 /**
  * What a walk through every page found rough: pages that scrolled sideways on a phone, table
@@ -119,20 +127,7 @@ test("an experiment's header puts the policy on its own line, with no separator 
   page,
   request,
 }) => {
-  const saved = await request.post("/api/v1/policies", {
-    headers: AUTH,
-    data: { name: `Walkthrough ${Date.now()}`, policy: RECORDED },
-  });
-  expect(saved.status()).toBe(201);
-  const { versionId } = (await saved.json()) as { versionId: string };
-  const list = await request.get("/api/v1/sessions?agent=tau-bench-airline-agent&limit=1", { headers: AUTH });
-  const [first] = ((await list.json()) as { sessions: { agentVersionId: string }[] }).sessions;
-  const started = await request.post("/api/v1/experiments", {
-    headers: AUTH,
-    data: { name: "Walkthrough header", policyVersionId: versionId, agentVersionId: first!.agentVersionId },
-  });
-  expect(started.status()).toBe(201);
-  const { id } = ((await started.json()) as { experiment: { id: string } }).experiment;
+  const id = await startRecordedExperiment(request, `Walkthrough ${Date.now()}`);
   await page.goto(`/experiments/${id}`);
   const counts = page.getByTestId("experiment-counts");
   await expect(counts).toBeVisible();
@@ -144,15 +139,7 @@ test("an experiment's header puts the policy on its own line, with no separator 
   expect(aboutBox!.y).toBeGreaterThanOrEqual(countsBox!.y + countsBox!.height);
 
   // Once it finished, the latency card explains a zero latency in terms of time, not cost.
-  await expect
-    .poll(
-      async () => {
-        const got = await request.get(`/api/v1/experiments/${id}`, { headers: AUTH });
-        return ((await got.json()) as { experiment: { status: string } }).experiment.status;
-      },
-      { timeout: 60_000 },
-    )
-    .toBe("completed");
+  await experimentCompleted(request, id);
   await page.reload();
   await expect(
     page.getByText(/took as long as their base runs \(Δ 0 ms\): recorded answers take the time they took then\./),
