@@ -1,11 +1,8 @@
 const isDev = process.env.NODE_ENV === "development";
 
+const maxBodyEnv = Number(process.env.BRANCHPOINT_MAX_BODY_BYTES);
 /** BRANCHPOINT_MAX_BODY_BYTES as lib/env.ts reads it (the same default; a test holds the two together). */
-export const MAX_BODY_BYTES =
-  Number.isSafeInteger(Number(process.env.BRANCHPOINT_MAX_BODY_BYTES)) &&
-  Number(process.env.BRANCHPOINT_MAX_BODY_BYTES) > 0
-    ? Number(process.env.BRANCHPOINT_MAX_BODY_BYTES)
-    : 20 * 1024 * 1024;
+export const MAX_BODY_BYTES = Number.isSafeInteger(maxBodyEnv) && maxBodyEnv > 0 ? maxBodyEnv : 20 * 1024 * 1024;
 
 /**
  * Every page and route: no framing anywhere (clickjacking), scripts, styles,
