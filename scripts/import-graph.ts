@@ -1,7 +1,8 @@
 /**
- * The app's import graph (runtime imports only: `import type` and type-only
- * specifiers do not count, dynamic `import()` does), and its cycles. The
- * boundary test (scripts/import-graph.test.ts) fails on any cycle.
+ * The app's import graph, and its cycles: of runtime imports (`import type`
+ * and type-only specifiers do not count, dynamic `import()` does), and of
+ * every import, types included. The boundary test
+ * (scripts/import-graph.test.ts) fails on any cycle of either.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -39,6 +40,15 @@ function resolve(from: string, spec: string): string | null {
 
 /** The runtime imports of one file's text. */
 export function runtimeImports(fileName: string, text: string): string[] {
+  return imports(fileName, text, false);
+}
+
+/** Every import of one file's text, type-only ones included. */
+export function allImports(fileName: string, text: string): string[] {
+  return imports(fileName, text, true);
+}
+
+function imports(fileName: string, text: string, withTypes: boolean): string[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TSX);
   const specs: string[] = [];
   const visit = (node: ts.Node) => {
@@ -52,9 +62,9 @@ export function runtimeImports(fileName: string, text: string): string[] {
             ts.isNamedImports(clause.namedBindings) &&
             clause.namedBindings.elements.length > 0 &&
             clause.namedBindings.elements.every((e) => e.isTypeOnly)));
-      if (!typeOnly) specs.push(node.moduleSpecifier.text);
+      if (withTypes || !typeOnly) specs.push(node.moduleSpecifier.text);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      if (!node.isTypeOnly) specs.push(node.moduleSpecifier.text);
+      if (withTypes || !node.isTypeOnly) specs.push(node.moduleSpecifier.text);
     } else if (
       ts.isCallExpression(node) &&
       node.expression.kind === ts.SyntaxKind.ImportKeyword &&
@@ -71,11 +81,12 @@ export function runtimeImports(fileName: string, text: string): string[] {
 
 export type Graph = Map<string, string[]>;
 
-export function appImportGraph(): Graph {
+/** The app's import graph: runtime imports only, or (`withTypes`) type-only imports too. */
+export function appImportGraph({ withTypes = false } = {}): Graph {
   const graph: Graph = new Map();
   for (const file of SOURCE_DIRS.flatMap(sourceFiles)) {
     const text = readFileSync(path.join(ROOT, file), "utf8");
-    const edges = runtimeImports(file, text)
+    const edges = imports(file, text, withTypes)
       .map((spec) => resolve(file, spec))
       .filter((t): t is string => t !== null && t !== file);
     graph.set(file, [...new Set(edges)]);

@@ -1,27 +1,14 @@
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
-import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { dataDir, env } from "@/lib/env";
-import { PrismaClient } from "./generated/client";
+import { makeClient, type Db } from "./prisma";
 import { acquireDataDirLock } from "./lock";
 import { applyMigrations, applyMigrationsInTurn } from "./schema-engine";
 import { useDriverTransactions } from "./sql";
 
-/** Secret columns never leave the database unless a query asks for them by name. */
-const OMIT = {
-  apiKey: { keyHash: true },
-  shareLink: { tokenHash: true },
-  invitation: { tokenHash: true },
-} as const;
-
-function makeClient(adapter: SqlMigrationAwareDriverAdapterFactory) {
-  return new PrismaClient({ adapter, omit: OMIT });
-}
-export type Db = ReturnType<typeof makeClient>;
-/** A client or an interactive transaction's client: every lib/db function takes one, so callers compose transactions. */
-export type DbClient = Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
+export type { Db, DbClient } from "./prisma";
 
 /**
  * Clients over the embedded database: one connection, so its transactions

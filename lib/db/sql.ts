@@ -1,6 +1,6 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
-import type { Db, DbClient } from "./client";
+import type { Db, DbClient } from "./prisma";
 
 // ---------------------------------------------------------------------------
 // A transaction as plain SQL statements: what the incremental trace ingest

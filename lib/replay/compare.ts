@@ -2,7 +2,8 @@ import { diffArrays, diffWordsWithSpace, type ChangeObject } from "diff";
 import { create, type Delta } from "jsondiffpatch";
 import type { SessionEvent } from "./events";
 import { deepEqual, differingPaths, formatPath, isPlainObject } from "./json";
-import { signatureOf, type ReplayStep } from "./replay";
+import { signatureOf } from "./replay-evidence";
+import type { ReplayStep } from "./replay-types";
 
 /**
  * Comparison of a base run and a branch (DESIGN §5): both aligned as

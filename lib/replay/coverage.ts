@@ -4,7 +4,7 @@ import { toolCallArgs } from "./identity";
 import { formatPath } from "./json";
 import type { MissExplanation, MissReason } from "./miss";
 import { ruleFor, type Policy } from "./policy";
-import type { PendingCall, ReplayStep } from "./replay";
+import type { PendingCall, ReplayStep } from "./replay-types";
 
 /**
  * Policy coverage: per tool, which source answered each branch call, the

@@ -1,7 +1,7 @@
 import type { Message, SessionEvent } from "./events";
 import { deepEqual } from "./json";
 import { conversationWork, givenMessages, listRelativeTo, MessageList } from "./message-list";
-import type { ReplayStep } from "./replay";
+import type { ReplayStep } from "./replay-types";
 
 /** A rebuilt model input: its message list, the reasons it differs from the record, and the messages in full on request. */
 export interface RebuiltInput {

@@ -1,6 +1,6 @@
 import type { SessionEvent } from "./events";
 import type { BranchLogEntry, FixtureEntry } from "./log";
-import type { Comparability, Evidence, EvidenceStrength, ReplayStatus, ReplayStep } from "./replay";
+import type { Comparability, Evidence, EvidenceStrength, ReplayStatus, ReplayStep } from "./replay-types";
 import type { StepSource } from "./resolve";
 
 const ALL_SOURCES: StepSource[] = [

@@ -1,7 +1,7 @@
 import { canonicalJson } from "./canonical";
 import type { Message, SessionEvent, Usage } from "./events";
 import { deepEqual } from "./json";
-import type { ModelRequest, ReplayStep } from "./replay";
+import type { ModelRequest, ReplayStep } from "./replay-types";
 import { givenMessages, sharedPrefixLength, type InputPrefix, type MessageList } from "./message-list";
 import type { RebuiltInput } from "./replay-conversation";
 import { asRecord, guarded, NO_EDITS, type ReplayRun } from "./replay-run";

@@ -14,7 +14,7 @@ import type {
   ReplayStatus,
   ReplayStep,
   ReplayStop,
-} from "./replay";
+} from "./replay-types";
 import { CancelledBeforeCall } from "./resolve";
 import { BaseInputLists, type MessageList } from "./message-list";
 import { BranchConversation } from "./replay-conversation";

@@ -2,7 +2,7 @@ import { cacheKey } from "./canonical";
 import type { SessionEvent, ToolCallRequest } from "./events";
 import { deepEqual } from "./json";
 import type { ApprovalEntry } from "./log";
-import type { LiveCallRecord, ReplayStep, ReplayStop } from "./replay";
+import type { LiveCallRecord, ReplayStep, ReplayStop } from "./replay-types";
 import { editsAt } from "./replay-model";
 import { asRecord, type ReplayRun } from "./replay-run";
 import type { ToolOutcome } from "./resolve";
