@@ -1,11 +1,11 @@
 import Link from "next/link";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
-import type { ExperimentListItem } from "@/lib/db/experiments";
+import type { ExperimentListEntry } from "@/lib/server/experiments";
 import { formatDateTime } from "@/lib/format";
 import { DataTable } from "@/components/ui/DataTable";
 
 /** Experiments, newest first: policy version and hash, agent version, progress, status. */
-export function ExperimentList({ experiments }: { experiments: readonly ExperimentListItem[] }) {
+export function ExperimentList({ experiments }: { experiments: readonly ExperimentListEntry[] }) {
   return (
     <div className="overflow-hidden rounded-lg border border-slate-200 bg-white">
       <DataTable
@@ -44,7 +44,7 @@ export function ExperimentList({ experiments }: { experiments: readonly Experime
               </div>
             </td>
             <td className="px-3 py-2">
-              <StatusBadge status={e.status} />
+              <StatusBadge status={e.state} />
             </td>
             <td className="px-3 py-2 text-slate-600">{formatDateTime(e.createdAt)}</td>
           </tr>

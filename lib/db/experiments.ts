@@ -168,7 +168,7 @@ const experimentHead = {
 /** Replay statuses that have not produced a result yet. */
 const NOT_DONE = ["queued", "running"];
 
-/** Experiments newest first, with their progress (replays done of the cohort). */
+/** Experiments newest first, with their progress (replays done of the cohort) and how many members have each status. */
 export async function listExperiments(client: DbClient, opts: { limit?: number } = {}) {
   const limit = Math.min(Math.max(opts.limit ?? 100, 1), 200);
   const rows = await client.experiment.findMany({
@@ -187,12 +187,14 @@ export async function listExperiments(client: DbClient, opts: { limit?: number }
   return rows.map((r) => {
     let total = 0;
     let done = 0;
+    const byStatus: Record<string, number> = {};
     for (const c of counts) {
       if (c.experimentId !== r.id) continue;
       total += c._count._all;
+      byStatus[c.status] = c._count._all;
       if (!NOT_DONE.includes(c.status)) done += c._count._all;
     }
-    return { ...r, total, done };
+    return { ...r, total, done, byStatus };
   });
 }
 export type ExperimentListItem = Awaited<ReturnType<typeof listExperiments>>[number];

@@ -69,19 +69,6 @@ export function hostAllowed(url: URL, allowed: ReadonlySet<string>): boolean {
   return allowed.has(hostname) || allowed.has(url.host.toLowerCase());
 }
 
-/** Normalizes what people type into the allow-list: `http://Example.com:8080/x` → `example.com:8080`. */
-export function normalizeHost(input: string): string | null {
-  const trimmed = input.trim().toLowerCase();
-  if (!trimmed) return null;
-  try {
-    const url = new URL(trimmed.includes("://") ? trimmed : `http://${trimmed}`);
-    if (url.pathname !== "/" || url.search || url.username) return null;
-    return url.host;
-  } catch {
-    return null;
-  }
-}
-
 export function parseHttpUrl(raw: string): URL | null {
   try {
     const url = new URL(raw);

@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDestination, isPublicAddress, OutboundRefused, safeRequest, type Resolver } from "./outbound";
 
@@ -67,6 +68,95 @@ describe("outbound allow-list", () => {
     for (const a of ["93.184.216.34", "8.8.8.8", "2606:4700::1111"]) expect([a, isPublicAddress(a)]).toEqual([a, true]);
   });
 
+  it("judges an IPv6 address that carries an IPv4 one by that IPv4 address, in every embedding and spelling", () => {
+    for (const a of [
+      "::127.0.0.1",
+      "::7f00:1",
+      "::ffff:7f00:1",
+      "0:0:0:0:0:FFFF:7F00:0001",
+      "::ffff:0:7f00:1",
+      "::ffff:0:10.0.0.1",
+      "2002:7f00:1::",
+      "2002:a9fe:a9fe::1",
+      "64:ff9b::127.0.0.1",
+      "64:ff9b::a9fe:a9fe",
+      "64:ff9b:1::8.8.8.8",
+      "2001:0:7f00:1::f7f7:f7f7",
+      "2001:0:4136:e378:8000:63bf:80ff:fffe",
+    ])
+      expect([a, isPublicAddress(a)]).toEqual([a, false]);
+    // The same forms around a public IPv4 address are public: nothing is refused for its spelling alone.
+    for (const a of ["::ffff:8.8.8.8", "2002:808:808::1", "64:ff9b::8.8.8.8", "2001:0:4136:e378:8000:63bf:f7f7:f7f7"])
+      expect([a, isPublicAddress(a)]).toEqual([a, true]);
+  });
+
+  it("refuses every non-public IPv4 address in every IPv6 embedding (property)", () => {
+    const ranges: [number, number][] = [
+      [0x00000000, 8],
+      [0x0a000000, 8],
+      [0x64400000, 10],
+      [0x7f000000, 8],
+      [0xa9fe0000, 16],
+      [0xac100000, 12],
+      [0xc0a80000, 16],
+      [0xc6120000, 15],
+      [0xe0000000, 4],
+    ];
+    const privateV4 = fc
+      .tuple(fc.constantFrom(...ranges), fc.nat())
+      .map(([[base, prefix], n]) => (base + (n % 2 ** (32 - prefix))) >>> 0);
+    const hex = (n: number) => n.toString(16);
+    const forms = (v4: number) => {
+      const hi = v4 >>> 16;
+      const lo = v4 & 0xffff;
+      const dotted = `${v4 >>> 24}.${(v4 >>> 16) & 0xff}.${(v4 >>> 8) & 0xff}.${v4 & 0xff}`;
+      return [
+        `::ffff:${dotted}`,
+        `::ffff:${hex(hi)}:${hex(lo)}`,
+        `0:0:0:0:0:ffff:${hex(hi)}:${hex(lo)}`.toUpperCase(),
+        `::${dotted}`,
+        `0:0:0:0:0:0:${hex(hi)}:${hex(lo)}`,
+        `::ffff:0:${dotted}`,
+        `::ffff:0:${hex(hi)}:${hex(lo)}`,
+        `2002:${hex(hi)}:${hex(lo)}::`,
+        `2002:${hex(hi)}:${hex(lo)}:1::1`,
+        `64:ff9b::${dotted}`,
+        `64:ff9b::${hex(hi)}:${hex(lo)}`,
+        `64:ff9b:1::${dotted}`,
+        `64:ff9b:1:${hex(hi)}:${hex(lo)}::`,
+        // Teredo: a private server, then a private client (its bits inverted) behind a public server.
+        `2001:0:${hex(hi)}:${hex(lo)}::f7f7:f7f7`,
+        `2001:0:4136:e378:8000:63bf:${hex(hi ^ 0xffff)}:${hex(lo ^ 0xffff)}`,
+      ];
+    };
+    fc.assert(
+      fc.property(privateV4, (v4) => {
+        for (const a of forms(v4)) expect([a, isPublicAddress(a)]).toEqual([a, false]);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("refuses an allow-listed name whose DNS answer embeds a loopback address, and connects to the checked IPv6 address itself", async () => {
+    const allowed = new Set(["tools.example.com"]);
+    for (const [address, carried] of [
+      ["::7f00:1", "127.0.0.1"],
+      ["::ffff:0:7f00:1", "127.0.0.1"],
+      ["2002:7f00:1::", "127.0.0.1"],
+    ] as const) {
+      const resolver: Resolver = async () => [{ address, family: 6 }];
+      expect(await refusal(checkDestination(new URL("http://tools.example.com/x"), allowed, resolver))).toBe(
+        `Host "tools.example.com" resolves to ${address} (which carries ${carried}), a private, loopback or link-local address; allow-list that address itself to call it.`,
+      );
+    }
+    // A 6to4 address of a public host passes, and the call goes to that IPv6 address, not to the IPv4 one inside it.
+    const resolver: Resolver = async () => [{ address: "2002:808:808::1", family: 6 }];
+    expect(await checkDestination(new URL("http://tools.example.com/x"), allowed, resolver)).toEqual({
+      address: "2002:808:808::1",
+      family: 6,
+    });
+  });
+
   it("refuses a live endpoint on 127.0.0.1 that is not allow-listed, before any request is made", async () => {
     const message = await refusal(
       safeRequest(new URL(`http://127.0.0.1:${target}/ok`), { ...post, signal: signal() }, new Set()),
@@ -123,5 +213,16 @@ describe("outbound allow-list", () => {
       new Set([`127.0.0.1:${redirector}`, `127.0.0.1:${target}`]),
     );
     expect(JSON.parse(answer.text)).toEqual({ output: "ok", method: "POST" });
+  });
+
+  it("calls an allow-listed IPv4-mapped loopback literal at the address it names", async () => {
+    const before = hits;
+    const answer = await safeRequest(
+      new URL(`http://[::ffff:127.0.0.1]:${target}/ok`),
+      { ...post, signal: signal() },
+      new Set([`[::ffff:7f00:1]:${target}`]),
+    );
+    expect(JSON.parse(answer.text)).toEqual({ output: "ok", method: "POST" });
+    expect(hits).toBe(before + 1);
   });
 });

@@ -4,8 +4,9 @@
  * address the name resolves to), and again on every redirect. Loopback,
  * link-local (169.254.0.0/16, cloud metadata), private, carrier-grade NAT,
  * unique-local and other non-public addresses are refused unless an admin
- * allow-listed that address itself (or `localhost` for loopback). The
- * connection goes to the address that was checked, so a second DNS answer
+ * allow-listed that address itself (or `localhost` for loopback). An IPv6
+ * address that carries an IPv4 one (::ffff:127.0.0.1, ::127.0.0.1, 6to4,
+ * NAT64, Teredo) is judged by the IPv4 address it carries. The connection goes to the address that was checked, so a second DNS answer
  * cannot swap it (DNS rebinding).
  */
 import { lookup as dnsLookup } from "node:dns/promises";
@@ -38,20 +39,64 @@ for (const [net, prefix] of [
   ["fe80::", 10],
   ["ff00::", 8],
   ["2001:db8::", 32],
-  ["64:ff9b::", 96],
+  // NAT64 for local use (RFC 8215): an operator's own translator, never a public destination.
+  ["64:ff9b:1::", 48],
 ] as const)
   NON_PUBLIC.addSubnet(net, prefix, "ipv6");
 
-/** IPv4-mapped IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it carries. */
-function unmap(address: string): { address: string; family: 4 | 6 } {
-  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (m) return { address: m[1]!, family: 4 };
-  return { address, family: isIP(address) === 6 ? 6 : 4 };
+/** The eight 16-bit groups of an IPv6 address (a zone such as %eth0 dropped), or null when it is not one. */
+function ipv6Groups(raw: string): number[] | null {
+  let text = raw.replace(/%.*$/, "").toLowerCase();
+  if (isIP(text) !== 6) return null;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split("::") as [string, string | undefined];
+  const front = head === "" ? [] : head.split(":");
+  const back = tail === undefined || tail === "" ? [] : tail.split(":");
+  const zeros = tail === undefined ? [] : Array<string>(8 - front.length - back.length).fill("0");
+  return [...front, ...zeros, ...back].map((g) => parseInt(g, 16));
 }
 
+const ipv4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by the standard ways of
+ * embedding one: IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d),
+ * IPv4-translated (::ffff:0:a.b.c.d), NAT64 (64:ff9b::a.b.c.d), 6to4
+ * (2002:AABB:CCDD::) and Teredo (2001:0:server:…:client, the client's bits
+ * inverted). Traffic to such an address ends up at that IPv4 address, so it is
+ * judged as that address: ::127.0.0.1 is loopback, whatever its spelling.
+ */
+function embeddedIPv4(g: readonly number[]): string[] {
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zero(0, 5) && g[5] === 0xffff) return [ipv4Of(g[6]!, g[7]!)];
+  if (zero(0, 6)) return [ipv4Of(g[6]!, g[7]!)];
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return [ipv4Of(g[6]!, g[7]!)];
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return [ipv4Of(g[6]!, g[7]!)];
+  if (g[0] === 0x2002) return [ipv4Of(g[1]!, g[2]!)];
+  if (g[0] === 0x2001 && g[1] === 0) return [ipv4Of(g[2]!, g[3]!), ipv4Of(g[6]! ^ 0xffff, g[7]! ^ 0xffff)];
+  return [];
+}
+
+/** IPv4-mapped IPv6 (::ffff:10.0.0.1, ::ffff:a00:1) is the IPv4 address it carries; any other address stays as it is. */
+function unmap(address: string): { address: string; family: 4 | 6 } {
+  if (isIP(address) === 4) return { address, family: 4 };
+  const g = ipv6Groups(address);
+  if (g && g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return { address: ipv4Of(g[6]!, g[7]!), family: 4 };
+  return { address, family: 6 };
+}
+
+/** Whether an address is public: neither it nor any IPv4 address it embeds is loopback, private, link-local or reserved. */
 export function isPublicAddress(raw: string): boolean {
-  const { address, family } = unmap(raw);
-  return !NON_PUBLIC.check(address, family === 4 ? "ipv4" : "ipv6");
+  if (isIP(raw) === 4) return !NON_PUBLIC.check(raw, "ipv4");
+  const g = ipv6Groups(raw);
+  // Not an address we can read: refused rather than guessed at.
+  if (!g) return false;
+  if (NON_PUBLIC.check(raw.replace(/%.*$/, ""), "ipv6")) return false;
+  return embeddedIPv4(g).every((v4) => !NON_PUBLIC.check(v4, "ipv4"));
 }
 
 export class OutboundRefused extends Error {
@@ -97,14 +142,18 @@ export async function checkDestination(
   for (const answer of answers) {
     if (isPublicAddress(answer.address)) continue;
     const { address } = unmap(answer.address);
-    // A private address is fine only when the admin named it: the literal address, or localhost for loopback.
+    // A private address is fine only when the admin named it: the literal address (which is on the list, or the
+    // URL would have been refused above), or localhost for loopback.
     const explicit =
-      (literal && bare(address) === hostname) ||
+      literal ||
       allowed.has(address) ||
+      allowed.has(answer.address.toLowerCase()) ||
       (hostname === "localhost" && (address.startsWith("127.") || address === "::1"));
     if (!explicit) {
+      const carried = address.includes(":") ? embeddedIPv4(ipv6Groups(address) ?? []) : [];
+      const carries = carried.length > 0 ? ` (which carries ${carried.join(" and ")})` : "";
       throw new OutboundRefused(
-        `Host "${hostname}" resolves to ${address}, a private, loopback or link-local address; allow-list that address itself to call it.`,
+        `Host "${hostname}" resolves to ${address}${carries}, a private, loopback or link-local address; allow-list that address itself to call it.`,
       );
     }
   }

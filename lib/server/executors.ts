@@ -11,7 +11,8 @@ import {
   upsertToolEndpoint,
 } from "@/lib/db/executors";
 import { AppError } from "@/lib/errors";
-import { normalizeHost, parseHttpUrl } from "@/lib/executors/live";
+import { parseAllowListEntry } from "@/lib/executors/allow-list";
+import { parseHttpUrl } from "@/lib/executors/live";
 import { authorize } from "./authz";
 import type { Principal } from "./principal";
 
@@ -134,13 +135,10 @@ export async function saveToolEndpoint(principal: Principal, input: ToolEndpoint
 
 export async function addAllowedHost(principal: Principal, input: AllowedHostInput, prisma: Db) {
   authorize(principal, "executors.manage");
-  const host = normalizeHost(input.host);
-  if (!host)
-    throw new AppError(
-      "invalid_input",
-      `"${input.host}" is not a host: write a host name or host:port, such as api.example.com or 127.0.0.1:8080.`,
-      [{ path: "host", message: "not a host" }],
-    );
+  // Checked before anything is written: an entry that can never match a call (`*`, `__proto__`) is refused.
+  const entry = parseAllowListEntry(input.host);
+  if (!entry.ok) throw new AppError("invalid_input", entry.message, [{ path: "host", message: "not a host" }]);
+  const host = entry.host;
   return auditedChange(
     prisma,
     (tx) => upsertAllowedHost(tx, host),

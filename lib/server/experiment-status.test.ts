@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countExperimentResults, describeCounts, experimentState } from "./experiment-status";
+import { countByStatus, countExperimentResults, describeCounts, experimentState } from "./experiment-status";
 
 const of = (...statuses: string[]) => statuses.map((status) => ({ status }));
 
@@ -45,5 +45,24 @@ describe("experiment status counts", () => {
     expect(experimentState("running", countExperimentResults(of("paused")))).toBe("running");
     expect(experimentState("failed", countExperimentResults(of("paused")))).toBe("failed");
     expect(experimentState("pending", countExperimentResults(of("queued")))).toBe("pending");
+    // A cancelled experiment says so; it was called completed.
+    expect(experimentState("cancelled", countExperimentResults(of("completed", "cancelled")))).toBe("cancelled");
+  });
+
+  it("counts the same from a count per status as from the members themselves (what the list reads)", () => {
+    const members = of(
+      "completed",
+      "paused",
+      "paused",
+      "failed",
+      "awaiting_approval",
+      "queued",
+      "running",
+      "cancelled",
+    );
+    expect(
+      countByStatus({ completed: 1, paused: 2, failed: 1, awaiting_approval: 1, queued: 1, running: 1, cancelled: 1 }),
+    ).toEqual(countExperimentResults(members));
+    expect(experimentState("completed", countByStatus({ completed: 2, paused: 2 }))).toBe("waiting_for_fixtures");
   });
 });

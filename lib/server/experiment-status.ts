@@ -17,11 +17,18 @@ export interface ExperimentCounts {
 }
 
 export type ExperimentState =
-  "pending" | "running" | "waiting_for_fixtures" | "waiting_for_approvals" | "completed" | "failed";
+  "pending" | "running" | "waiting_for_fixtures" | "waiting_for_approvals" | "completed" | "failed" | "cancelled";
 
 export function countExperimentResults(results: readonly { status: string }[]): ExperimentCounts {
+  const byStatus: Record<string, number> = {};
+  for (const { status } of results) byStatus[status] = (byStatus[status] ?? 0) + 1;
+  return countByStatus(byStatus);
+}
+
+/** The same counts from how many members have each status (what the experiment list reads, not every member). */
+export function countByStatus(byStatus: Readonly<Record<string, number>>): ExperimentCounts {
   const counts: ExperimentCounts = {
-    total: results.length,
+    total: 0,
     finished: 0,
     failed: 0,
     waitingForFixture: 0,
@@ -29,13 +36,14 @@ export function countExperimentResults(results: readonly { status: string }[]): 
     running: 0,
     queued: 0,
   };
-  for (const { status } of results) {
-    if (status === "failed") counts.failed += 1;
-    else if (status === "paused") counts.waitingForFixture += 1;
-    else if (status === "awaiting_approval") counts.waitingForApproval += 1;
-    else if (status === "running") counts.running += 1;
-    else if (status === "queued") counts.queued += 1;
-    else counts.finished += 1;
+  for (const [status, n] of Object.entries(byStatus)) {
+    counts.total += n;
+    if (status === "failed") counts.failed += n;
+    else if (status === "paused") counts.waitingForFixture += n;
+    else if (status === "awaiting_approval") counts.waitingForApproval += n;
+    else if (status === "running") counts.running += n;
+    else if (status === "queued") counts.queued += n;
+    else counts.finished += n;
   }
   return counts;
 }
@@ -45,7 +53,8 @@ export function countExperimentResults(results: readonly { status: string }[]): 
  * that is over but has members waiting is not called completed.
  */
 export function experimentState(runStatus: string, counts: ExperimentCounts): ExperimentState {
-  if (runStatus === "pending" || runStatus === "running" || runStatus === "failed") return runStatus;
+  if (runStatus === "pending" || runStatus === "running" || runStatus === "failed" || runStatus === "cancelled")
+    return runStatus;
   if (counts.waitingForFixture > 0) return "waiting_for_fixtures";
   if (counts.waitingForApproval > 0) return "waiting_for_approvals";
   return "completed";

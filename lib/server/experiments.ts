@@ -44,6 +44,7 @@ import { settleExperiment } from "@/lib/db/jobs";
 import { createReplayRow, isTerminal, loadReplayComparison } from "@/lib/db/replays";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "./authz";
+import { countByStatus, experimentState } from "./experiment-status";
 import type { Principal } from "./principal";
 import { runNow, type Enqueue } from "./replays";
 
@@ -429,10 +430,20 @@ export async function getExperimentProgress(principal: Principal, input: Experim
   return progress;
 }
 
+/**
+ * Experiments newest first, each with its `state` as its own page states it: a
+ * run that is over while members wait for a fixture (as after a worker was
+ * killed mid-call: the call in doubt is not repeated, its member waits for the
+ * answer) reads "waiting for fixtures", not "completed".
+ */
 export async function listExperiments(principal: Principal, _input: Record<string, never>, prisma: Db) {
   authorize(principal, "experiments.read");
-  return readExperiments(prisma);
+  return (await readExperiments(prisma)).map((e) => ({
+    ...e,
+    state: experimentState(e.status, countByStatus(e.byStatus)),
+  }));
 }
+export type ExperimentListEntry = Awaited<ReturnType<typeof listExperiments>>[number];
 
 /** What the new-experiment form offers: agent versions with their cohorts, and policy versions. */
 export async function experimentChoices(principal: Principal, _input: Record<string, never>, prisma: Db) {
