@@ -53,7 +53,6 @@ const routes = {
         headers: { ...key, "content-type": "application/json" },
         body: JSON.stringify({ resourceSpans: [] }),
       }),
-      noParams,
     ),
   "OTLP /v1/traces/ingest": () =>
     tracesIngest(
@@ -62,7 +61,6 @@ const routes = {
         headers: { ...key, "content-type": "application/json" },
         body: JSON.stringify({ data: [] }),
       }),
-      noParams,
     ),
   "Better Auth (/api/auth/get-session)": () =>
     authGet(new Request("http://127.0.0.1:3000/api/auth/get-session", { headers: { cookie: "x=y" } })),
