@@ -53,6 +53,13 @@ export const STATUS = {
 
 export type AppErrorCode = keyof typeof STATUS;
 
+/**
+ * The digest a page's error carries when the database is out of reach: Next
+ * hides a server error's message from the browser but passes its digest, so the
+ * error page can say what happened (see lib/http/page.ts).
+ */
+export const DATABASE_UNAVAILABLE_DIGEST = "BRANCHPOINT_DATABASE_UNAVAILABLE";
+
 /** One problem with a request, at a path in its body or query. */
 export type Issue = { path: string; message: string };
 

@@ -4,6 +4,11 @@
  * request did. Read from codes only: Prisma's P1xxx/P2024, the driver
  * adapter's error kinds, PostgreSQL's SQLSTATE classes 08 (connection) and
  * 57P (operator intervention), and Node's socket codes, along the cause chain.
+ *
+ * 55000 is two things in PostgreSQL: "object not in prerequisite state" from
+ * a statement (a request's own doing), and "database … is not currently
+ * accepting connections" when a connection is refused (ALLOW_CONNECTIONS
+ * false). Only the second ends the connection, so only a FATAL 55000 counts.
  */
 
 const PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "P2028"]);
@@ -14,8 +19,14 @@ function sqlStateUnavailable(code: string): boolean {
   return code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300";
 }
 
+/** 55000 raised while connecting (FATAL: the server closes the connection), not by a statement (ERROR). */
+function refusedConnection(code: unknown, severity: unknown): boolean {
+  return code === "55000" && severity === "FATAL";
+}
+
 type Shape = {
   code?: unknown;
+  severity?: unknown;
   kind?: unknown;
   originalCode?: unknown;
   cause?: unknown;
@@ -38,6 +49,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
         (/^(08|57P0|53300)/.test(s.code) && sqlStateUnavailable(s.code)))
     )
       return true;
+    if (refusedConnection(s.code, s.severity) || refusedConnection(s.originalCode, s.severity)) return true;
     if (typeof s.kind === "string" && ADAPTER_KINDS.has(s.kind)) return true;
     if (typeof s.originalCode === "string" && (SOCKET_CODES.has(s.originalCode) || sqlStateUnavailable(s.originalCode)))
       return true;

@@ -73,6 +73,8 @@ export function publicAction<T>(fn: (input: unknown, prisma: Db) => Promise<T>) 
       return { ok: true, data: await fn(input, await db()) };
     } catch (error) {
       if (error instanceof AppError) return failure(error);
+      const fromDb = appErrorFromDatabase(error);
+      if (fromDb) return failure(fromDb);
       console.error("Unexpected error in a server action:", error);
       return failure(new AppError("internal_error", "Something went wrong on the server; nothing was changed."));
     }

@@ -2,15 +2,35 @@
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
 import { db, type Db } from "@/lib/db";
-import { AppError } from "@/lib/errors";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
+import { AppError, DATABASE_UNAVAILABLE_DIGEST } from "@/lib/errors";
 import type { Principal } from "@/lib/server/principal";
 import { recordFound } from "@/lib/server/records";
 import { detailRouteOf, PATH_HEADER } from "./detail-routes";
 import { currentPrincipal } from "./principal";
 
+/**
+ * The work's value; when the database is out of reach, an error carrying
+ * DATABASE_UNAVAILABLE_DIGEST instead of the driver's, so the error page says
+ * the database is unreachable and to try again (rather than "something went wrong").
+ */
+export async function orDatabaseUnavailable<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) {
+      throw Object.assign(new Error("The database is not reachable right now."), {
+        digest: DATABASE_UNAVAILABLE_DIGEST,
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
 /** The acting principal and the database, for a page. */
 export async function pageContext(): Promise<{ principal: Principal; prisma: Db }> {
-  const [principal, prisma] = await Promise.all([currentPrincipal(), db()]);
+  const [principal, prisma] = await orDatabaseUnavailable(Promise.all([currentPrincipal(), db()]));
   return { principal, prisma };
 }
 
@@ -41,7 +61,7 @@ export async function notFoundUnlessRecordExists(): Promise<void> {
   const target = path ? detailRouteOf(path) : null;
   if (!target) return;
   const { principal, prisma } = await pageContext();
-  if (!(await recordFound(principal, target, prisma))) notFound();
+  if (!(await orDatabaseUnavailable(recordFound(principal, target, prisma)))) notFound();
 }
 
 /** The record kind the request's path names, for the not-found page's words ("Session not found"). */

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { db } from "@/lib/db";
+import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/db/errors";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { shareLinkPrincipal } from "@/lib/http/principal";
 import { exportResponse } from "@/lib/reports/download";
 import { EXPORT_FORMATS } from "@/lib/reports/export";
@@ -32,6 +34,16 @@ export async function GET(request: Request, context: { params: Promise<{ token: 
     const report = await openSharedReport(shareLinkPrincipal(), { token }, await db());
     return report ? exportResponse(report, format, NOINDEX) : notFound();
   } catch (error) {
+    if (isDatabaseUnavailable(error)) {
+      return new Response("The database is not reachable right now; try again in a few seconds.\n", {
+        status: 503,
+        headers: {
+          ...NOINDEX,
+          "Content-Type": "text/plain; charset=utf-8",
+          "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
+        },
+      });
+    }
     console.error("Shared report export failed:", error);
     return new Response("Something went wrong\n", { status: 500, headers: NOINDEX });
   }
