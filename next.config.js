@@ -5,6 +5,18 @@ const maxBodyEnv = Number(process.env.BRANCHPOINT_MAX_BODY_BYTES);
 export const MAX_BODY_BYTES = Number.isSafeInteger(maxBodyEnv) && maxBodyEnv > 0 ? maxBodyEnv : 20 * 1024 * 1024;
 
 /**
+ * How far past MAX_BODY_BYTES the proxy keeps a body. Every request passes proxy.ts, and Next copies the body
+ * for it, keeping at most proxyClientMaxBodySize bytes for the route: when a piece of the body would cross that
+ * mark, Next drops the whole piece and ends the body there, as if it were complete. A chunked body (no
+ * Content-Length) cut like that can be anything up to one piece short of the mark, so with the mark one byte past
+ * the limit a 25 MB upload reached the route as 19.9 MB, read as complete: 71 of 420 JSONL sessions were lost
+ * without a word, a JSON document was "malformed". Node reads a connection 64 KiB at a time, so a piece is never
+ * larger than that; with the mark 1 MiB past the limit, a body Next cut still holds more than MAX_BODY_BYTES, and
+ * the route's own count answers it with 413 (lib/http/api.ts readBodyBytes). A body within the limit is never cut.
+ */
+export const PROXY_BODY_SLACK = 1024 * 1024;
+
+/**
  * Every page and route: no framing anywhere (clickjacking), scripts, styles,
  * workers and fonts from this server only (Next's inline bootstrap scripts and
  * Monaco's injected styles need 'unsafe-inline'; Monaco's workers are bundled
@@ -62,11 +74,11 @@ const nextConfig = {
     ];
   },
   experimental: {
-    serverActions: { bodySizeLimit: "25mb" },
-    // Every request passes proxy.ts, and Next gives a route only the first proxyClientMaxBodySize bytes of its body
-    // (10 MB unless set): a 12 MB import arrived cut short and was read as malformed. One byte past the import limit
-    // lets the routes themselves answer a body that is too large.
-    proxyClientMaxBodySize: MAX_BODY_BYTES + 1,
+    // An action's body also passes the proxy, so it keeps the same limit: past it Next refuses the action itself,
+    // where a larger limit would let it decode a body the proxy had cut.
+    serverActions: { bodySizeLimit: MAX_BODY_BYTES },
+    // Next gives a route at most this much of a body (10 MB unless set): see PROXY_BODY_SLACK.
+    proxyClientMaxBodySize: MAX_BODY_BYTES + PROXY_BODY_SLACK,
   },
 };
 

@@ -72,3 +72,13 @@ export async function setSetting(client: DbClient, key: string, value: string): 
 export async function deleteSetting(client: DbClient, key: string): Promise<void> {
   await client.appSetting.deleteMany({ where: { key } });
 }
+
+/**
+ * Deletes the setting only if it holds `value`, and says whether it did. Inside
+ * a transaction this is the one-time use of a token: the delete locks the row,
+ * so a concurrent attempt waits for the first to commit and then finds it gone.
+ */
+export async function consumeSetting(client: DbClient, key: string, value: string): Promise<boolean> {
+  const { count } = await client.appSetting.deleteMany({ where: { key, value } });
+  return count === 1;
+}

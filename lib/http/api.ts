@@ -41,7 +41,10 @@ export async function requireApiKey(prisma: Db, request: Request): Promise<Princ
   );
 }
 
-/** Reads a body as text within the configured size limit. */
+/**
+ * Reads a body within BRANCHPOINT_MAX_BODY_BYTES, counting what arrives: a chunked body declares no length, so the
+ * count is what refuses it (413). The proxy never hands over a body cut short of this limit (next.config.js).
+ */
 export async function readBodyBytes(request: Request): Promise<Uint8Array> {
   const limit = env().BRANCHPOINT_MAX_BODY_BYTES;
   const declared = Number(request.headers.get("content-length") ?? "NaN");
@@ -56,11 +59,23 @@ export async function readBodyBytes(request: Request): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let next: ReadableStreamReadResult<Uint8Array>;
+    try {
+      next = await reader.read();
+    } catch {
+      // The client closed the connection mid-upload ("aborted"): nobody is left to answer, but this must stay an
+      // ordinary refusal, not an unexpected error logged as a crash.
+      throw new AppError(
+        "invalid_input",
+        "The body ended before it was complete (the connection was closed mid-upload); nothing was read from it.",
+      );
+    }
+    const { done, value } = next;
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel();
+      // Released, not drained: the rest is never read, and the answer goes out at once.
+      await reader.cancel().catch(() => {});
       throw new AppError(
         "payload_too_large",
         `The body is over the limit of ${limit} bytes (BRANCHPOINT_MAX_BODY_BYTES).`,

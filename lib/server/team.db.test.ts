@@ -67,7 +67,7 @@ describe("team: setup, invitations, roles, deactivation (PGlite)", () => {
       completeSetup(db.prisma, { token: setupToken, name: "Eve", email: "eve@x.test", password: "password-2" }),
       "wrong_state",
     );
-    expect(reused.message).toBe("Branchpoint is already set up; sign in instead.");
+    expect(reused.message).toBe("This setup link was already used: Branchpoint has its admin; sign in instead.");
     expect(await db.prisma.user.findMany({ select: { email: true, role: true } })).toEqual([
       { email: "ada@x.test", role: "admin" },
     ]);

@@ -8,12 +8,12 @@ import { hashPassword } from "better-auth/crypto";
 import { z } from "zod";
 import {
   countActiveAdmins,
+  consumeSetting,
   countUsers,
   createPasswordUser,
   deleteSetting,
   endUserSessions,
   findUser,
-  getSetting,
   hashToken,
   listAudit,
   listUsers,
@@ -104,11 +104,17 @@ export async function completeSetup(prisma: Db, input: unknown) {
   const data = parse(SetupInput, input, "setup form");
   const passwordHash = await hashPassword(data.password);
   return withTransaction(prisma, async (tx) => {
+    // Consuming the token comes first, as one delete: on PostgreSQL concurrent uses of the link ran side by side,
+    // each saw no user yet, and three admins were made. The delete locks the token's row, so the others wait for
+    // the winner to commit, find the token gone and are refused; if the winner fails, its rollback restores it.
+    const consumed = await consumeSetting(tx, SETUP_KEY, hashToken("setup", data.token));
     if ((await tx.user.count()) > 0) {
-      throw new AppError("wrong_state", "Branchpoint is already set up; sign in instead.");
+      throw new AppError(
+        "wrong_state",
+        "This setup link was already used: Branchpoint has its admin; sign in instead.",
+      );
     }
-    const expected = await getSetting(tx, SETUP_KEY);
-    if (!expected || expected !== hashToken("setup", data.token)) {
+    if (!consumed) {
       throw new AppError(
         "forbidden",
         "This setup link is not valid; use the one the server printed at its last start.",
@@ -116,7 +122,6 @@ export async function completeSetup(prisma: Db, input: unknown) {
       );
     }
     const user = await createPasswordUser(tx, { name: data.name, email: data.email, role: "admin", passwordHash });
-    await deleteSetting(tx, SETUP_KEY);
     await recordAudit(tx, { actorId: user.id, actorName: user.email, action: "auth.setup", target: user.email });
     return { id: user.id, email: user.email };
   });
