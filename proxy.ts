@@ -4,13 +4,15 @@ import { errorBody, type AppErrorCode } from "@/lib/errors";
 import { PATH_HEADER } from "@/lib/http/detail-routes";
 import { checkHost } from "@/lib/http/host";
 import { METHODS } from "@/lib/http/methods";
+import { isAllowedOrigin } from "@/lib/http/origins";
 
 /**
  * Runs before every request (Node runtime). Refuses what no route should
  * see: a Host this server does not answer to (DNS rebinding), a method no
  * route has (TRACE and friends used to reach Next and get a 500), and a
  * path that is not valid percent-encoding (`%ff` used to give a 500 on 14
- * routes).
+ * routes), and a server action posted from a page of another origin (Next
+ * refuses those too, but with a 500).
  *
  * Then the door: nothing in the dashboard or the API is reachable without an
  * account or a key, except share links, the health check and the sign-in
@@ -44,6 +46,17 @@ export function proxy(request: NextRequest) {
     return refuse(405, "method_not_allowed", `The method ${request.method.slice(0, 20)} is not supported.`, {
       allow: [...METHODS].join(", "),
     });
+  }
+  // Server actions change state with the session cookie, which a page of another port on this machine (same
+  // site) also gets sent: only the origins the sign-in routes trust may post them. A request without Origin is
+  // not from a browser page (browsers send Origin on every POST).
+  const origin = request.headers.get("origin");
+  if (request.method === "POST" && request.headers.has("next-action") && origin !== null && !isAllowedOrigin(origin)) {
+    return refuse(
+      403,
+      "forbidden",
+      `Actions are accepted only from this dashboard's own pages, not from ${origin.slice(0, 100)}.`,
+    );
   }
   const path = request.nextUrl.pathname;
   try {

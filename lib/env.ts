@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { parseTrustedProxies } from "@/scripts/client-address.mjs";
 
 /**
  * The server's environment, read and validated once. Nothing else reads
@@ -49,6 +50,23 @@ const ServerEnv = z.object({
     ),
   /** Trust X-Forwarded-Host (only behind a reverse proxy that sets it). */
   BRANCHPOINT_TRUST_PROXY: z.enum(["on", "off"]).default("off"),
+  /**
+   * Reverse proxies (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For is believed when they are
+   * the socket's peer; the client is the right-most hop that is not one of them. Read by scripts/server.mjs.
+   */
+  BRANCHPOINT_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .superRefine((v, ctx) => {
+      try {
+        parseTrustedProxies(v);
+      } catch (error) {
+        ctx.addIssue({
+          code: "custom",
+          message: (error as Error).message.replace(/^BRANCHPOINT_TRUSTED_PROXIES: /, ""),
+        });
+      }
+    }),
   /** The environment variables a model endpoint may send as its key, comma-separated (an admin's allow-list). */
   BRANCHPOINT_MODEL_KEY_VARS: z
     .string()

@@ -10,21 +10,14 @@ const port = process.argv[2] ?? "3100";
 const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-e2e-"));
 const child = spawn(
   process.execPath,
-  [
-    path.join("node_modules", "next", "dist", "bin", "next"),
-    "start",
-    "-H",
-    "127.0.0.1",
-    "-p",
-    port,
-    // As scripts/start.sh: a keep-alive connection the suite reuses is not closed under it (ECONNRESET).
-    "--keepAliveTimeout",
-    "65000",
-  ],
+  // As scripts/start.sh: our server around Next's handler (client addresses from the socket, 65 s keep-alive).
+  [path.join("scripts", "server.mjs")],
   {
     stdio: "inherit",
     env: {
       ...process.env,
+      HOST: "127.0.0.1",
+      PORT: port,
       BRANCHPOINT_DATA_DIR: dir,
       BRANCHPOINT_API_KEY: process.env.BRANCHPOINT_API_KEY ?? "e2e-test-key-0123456789",
       // The first admin, made at start; e2e/global-setup.ts signs in as them. E2E_FIRST_RUN=1 leaves

@@ -13,6 +13,6 @@ if [ ! -f "$dist/BUILD_ID" ] || [ -n "$(find app components lib prisma next.conf
   npx next build
 fi
 export HOST="${HOST:-127.0.0.1}" PORT="${PORT:-3000}"
-# Idle keep-alive connections stay open 65 s, past the 60 s of common load balancers and clients' pools: closed at
-# Node's 5 s, a client reusing one at that moment gets ECONNRESET.
-exec npx next start -H "$HOST" -p "$PORT" --keepAliveTimeout 65000
+# Our own server around Next's handler (keep-alive 65 s, as `next start --keepAliveTimeout 65000`): it sets each
+# request's client address from the socket, which the sign-in limit counts by (scripts/server.mjs).
+exec node scripts/server.mjs

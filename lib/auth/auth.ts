@@ -10,15 +10,24 @@
  */
 import { randomBytes } from "node:crypto";
 import { betterAuth } from "better-auth";
-import { APIError } from "better-auth/api";
+import { APIError, createAuthMiddleware, getIP, isAPIError } from "better-auth/api";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { genericOAuth } from "better-auth/plugins";
 import type { Db } from "@/lib/db";
 import { recordAudit } from "@/lib/db/audit";
+import { clearSignInFailures, recordSignInFailure, signInLockedUntil } from "@/lib/db/sign-in-failures";
 import { env } from "@/lib/env";
+import { passwords } from "./password";
+import { clientAddressHeaders } from "@/lib/http/client-address";
+import { allowedOrigins } from "@/lib/http/origins";
 
 export const OIDC_PROVIDER_ID = "oidc";
-/** Failed or not, sign-in attempts allowed per client address in a minute. */
+/**
+ * Failed or not, sign-in attempts allowed per client address in a minute. The
+ * address is the one our server takes from the socket (lib/http/client-address.ts),
+ * never a header the client wrote. Per email there is a second limit, on
+ * failures (lib/db/sign-in-failures.ts), for attempts spread over many addresses.
+ */
 export const SIGN_IN_LIMIT = { window: 60, max: 10 };
 
 /** The signing secret: BRANCHPOINT_AUTH_SECRET, else one made on first start and kept in the database. */
@@ -37,12 +46,32 @@ export type AuthOptions = { secret: string; baseURL?: string };
 function baseUrlConfig(explicit?: string) {
   const url = explicit ?? env().BRANCHPOINT_PUBLIC_URL;
   if (url) return url;
-  // No public URL configured: the host the browser used, when it is this machine.
+  // No public URL configured: the address the browser used, when it is this server on this machine. Exactly
+  // these origins are trusted; another port on this machine is another service (lib/http/origins.ts).
+  const origins = allowedOrigins(undefined);
   return {
-    allowedHosts: ["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*"],
+    allowedHosts: origins.map((origin) => new URL(origin).host),
     protocol: "http" as const,
-    fallback: `http://127.0.0.1:${process.env.PORT ?? "3000"}`,
+    fallback: origins[0]!,
   };
+}
+
+const SIGN_IN_PATH = "/sign-in/email";
+
+/** The email a sign-in names, as sign-in compares it (lower-cased); null when the body has none. */
+function signInEmail(body: unknown): string | null {
+  const email = (body as { email?: unknown } | null)?.email;
+  return typeof email === "string" && email.length <= 320 ? email.toLowerCase() : null;
+}
+
+function lockedError(until: Date, now = new Date()) {
+  const seconds = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
+  const wait = seconds < 120 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`;
+  return new APIError(
+    "TOO_MANY_REQUESTS",
+    { code: "SIGN_IN_LOCKED", message: `Too many failed sign-ins for this email; try again in ${wait}.` },
+    { "retry-after": String(seconds) },
+  );
 }
 
 export function createAuth(prisma: Db, options: AuthOptions) {
@@ -66,9 +95,10 @@ export function createAuth(prisma: Db, options: AuthOptions) {
           }),
         ]
       : [];
+  const baseURL = baseUrlConfig(options.baseURL);
   return betterAuth({
     appName: "Branchpoint",
-    baseURL: baseUrlConfig(options.baseURL),
+    baseURL,
     secret: options.secret,
     database: prismaAdapter(prisma, { provider: "postgresql" }),
     telemetry: { enabled: false },
@@ -82,7 +112,21 @@ export function createAuth(prisma: Db, options: AuthOptions) {
     session: { modelName: "authSession" },
     account: { modelName: "authAccount" },
     verification: { modelName: "authVerification" },
-    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: 8, maxPasswordLength: 128 },
+    advanced: {
+      // Checked in every environment: the library skips it under test runners by default, and then the tests
+      // could not show that only our own origins are trusted.
+      disableOriginCheck: false,
+      // Served over https: the session cookie is Secure (and __Secure- named), never sent in the clear.
+      useSecureCookies: typeof baseURL === "string" && baseURL.startsWith("https://"),
+      ipAddress: { ipAddressHeaders: clientAddressHeaders() },
+    },
+    emailAndPassword: {
+      enabled: true,
+      disableSignUp: true,
+      minPasswordLength: 8,
+      maxPasswordLength: 128,
+      password: { hash: (password) => passwords.hash(password), verify: (data) => passwords.verify(data) },
+    },
     rateLimit: {
       enabled: true,
       window: 60,
@@ -92,6 +136,41 @@ export function createAuth(prisma: Db, options: AuthOptions) {
       storage: "database",
       modelName: "rateLimit",
       customRules: { "/sign-in/email": SIGN_IN_LIMIT },
+    },
+    hooks: {
+      // The per-email limit. A locked email is refused before its password is checked; the count is kept for
+      // any email typed, so known and unknown emails answer alike and do the same work.
+      before: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== SIGN_IN_PATH) return;
+        const email = signInEmail(ctx.body);
+        if (!email) return;
+        const until = await signInLockedUntil(prisma, email);
+        if (until) throw lockedError(until);
+      }),
+      after: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== SIGN_IN_PATH) return;
+        const email = signInEmail(ctx.body);
+        if (!email) return;
+        const returned = ctx.context.returned;
+        if (!isAPIError(returned)) {
+          await clearSignInFailures(prisma, email);
+          return;
+        }
+        if (returned.statusCode !== 401) return;
+        const { failures, lockedUntil } = await recordSignInFailure(prisma, email);
+        if (!lockedUntil) return;
+        await recordAudit(prisma, {
+          actorId: null,
+          actorName: "sign-in limit",
+          action: "auth.sign_in_locked",
+          target: email,
+          detail: {
+            failures,
+            lockedUntil: lockedUntil.toISOString(),
+            clientAddress: ctx.request ? getIP(ctx.request, ctx.context.options) : null,
+          },
+        });
+      }),
     },
     databaseHooks: {
       session: {

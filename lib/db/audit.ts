@@ -4,6 +4,7 @@ import type { Db, DbClient } from "./client";
 /** Security-relevant actions recorded in the audit log. */
 export const AUDIT_ACTIONS = [
   "auth.sign_in",
+  "auth.sign_in_locked",
   "auth.setup",
   "user.invited",
   "user.joined",

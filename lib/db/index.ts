@@ -7,3 +7,4 @@ export * from "./sessions";
 export * from "./api-keys";
 export * from "./users";
 export * from "./audit";
+export * from "./sign-in-failures";

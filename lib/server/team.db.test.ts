@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createAuth } from "@/lib/auth/auth";
 import { createApiKey, resolveApiKey } from "@/lib/db";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError } from "@/lib/errors";
+import { CLIENT_ADDRESS_HEADER, SERVER_MARK } from "@/scripts/client-address.mjs";
 import {
   acceptInvitation,
   changeRole,
@@ -35,16 +36,19 @@ describe("team: setup, invitations, roles, deactivation (PGlite)", () => {
     auth.handler(
       new Request(`${BASE}/api/auth/sign-in/email`, {
         method: "POST",
-        headers: { "content-type": "application/json", origin: BASE, "x-forwarded-for": ip },
+        headers: { "content-type": "application/json", origin: BASE, [CLIENT_ADDRESS_HEADER]: ip },
         body: JSON.stringify({ email, password }),
       }),
     );
 
   beforeAll(async () => {
+    // As under scripts/server.mjs, which sets the client address header from the socket.
+    vi.stubEnv(SERVER_MARK, "1");
     db = await createTestDatabase("pglite");
     auth = createAuth(db.prisma, { secret: "test-secret-0123456789-0123456789-abcdef", baseURL: BASE });
   });
   afterAll(async () => {
+    vi.unstubAllEnvs();
     await db?.drop();
   });
 
@@ -89,7 +93,8 @@ describe("team: setup, invitations, roles, deactivation (PGlite)", () => {
 
   it("rate-limits sign-in: the 11th attempt in a minute from one address is refused with 429", async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await signIn("ada@x.test", "bad-password", "10.1.2.3")).status);
+    // A new email each time: only the per-address limit is in play (one email has its own, lib/auth/auth.db.test.ts).
+    for (let i = 0; i < 11; i++) statuses.push((await signIn(`limit${i}@x.test`, "bad-password", "10.1.2.3")).status);
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
     expect(statuses[10]).toBe(429);
     // Another address is not affected.
@@ -99,12 +104,13 @@ describe("team: setup, invitations, roles, deactivation (PGlite)", () => {
   it("the sign-in limit is shared by every web process on the database, not kept per process", async () => {
     // A second Better Auth instance over the same database stands for a second web process.
     const other = createAuth(db.prisma, { secret: "test-secret-0123456789-0123456789-abcdef", baseURL: BASE });
+    let n = 0;
     const attempt = (instance: typeof auth) =>
       instance.handler(
         new Request(`${BASE}/api/auth/sign-in/email`, {
           method: "POST",
-          headers: { "content-type": "application/json", origin: BASE, "x-forwarded-for": "10.7.7.7" },
-          body: JSON.stringify({ email: "ada@x.test", password: "bad-password" }),
+          headers: { "content-type": "application/json", origin: BASE, [CLIENT_ADDRESS_HEADER]: "10.7.7.7" },
+          body: JSON.stringify({ email: `shared${n++}@x.test`, password: "bad-password" }),
         }),
       );
     const statuses: number[] = [];
