@@ -156,9 +156,10 @@ export function ToolTable({
                     <td className="py-2 text-right text-xs whitespace-nowrap">
                       {override ? (
                         <>
-                          <button
-                            type="button"
-                            className="mr-2 text-indigo-700 hover:underline"
+                          <Button
+                            variant="link"
+                            size="inline"
+                            className="mr-2"
                             onClick={() => {
                               const next = new Set(open);
                               if (expanded) next.delete(t.name);
@@ -167,25 +168,25 @@ export function ToolTable({
                             }}
                           >
                             {expanded ? "Close" : "Edit"}
-                          </button>
-                          <button
-                            type="button"
-                            className="text-rose-700 hover:underline"
+                          </Button>
+                          <Button
+                            variant="dangerLink"
+                            size="inline"
                             onClick={() => setOverride(t.name, null)}
                             aria-label={`Remove override for ${t.name}`}
                           >
                             Remove
-                          </button>
+                          </Button>
                         </>
                       ) : (
-                        <button
-                          type="button"
-                          className="text-indigo-700 hover:underline"
+                        <Button
+                          variant="link"
+                          size="inline"
                           onClick={() => addOverride(t.name)}
                           aria-label={`Override ${t.name}`}
                         >
                           Override
-                        </button>
+                        </Button>
                       )}
                     </td>
                   </tr>

@@ -61,13 +61,9 @@ function ForkLiveAdvice({ hasEndpoint, onUseForkLive }: { hasEndpoint: boolean; 
             Under this policy every model output is copied from the record, so your edits change what the model is sent
             but not what the agent does next.
           </p>
-          <button
-            type="button"
-            onClick={onUseForkLive}
-            className="mt-2 rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-600"
-          >
+          <Button variant="primary" className="mt-2" onClick={onUseForkLive}>
             Use fork-live: run the model live from the first changed step
-          </button>
+          </Button>
         </>
       ) : (
         <p>
@@ -272,14 +268,9 @@ export function StartReplayForm({
       <section className="rounded-lg border border-slate-200 bg-white p-5">
         <div className="flex items-center justify-between">
           <h2 className="text-base font-semibold text-slate-900">Edits (counterfactuals)</h2>
-          <button
-            type="button"
-            onClick={addEdit}
-            disabled={targets.length === 0}
-            className="rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50"
-          >
+          <Button variant="secondary" onClick={addEdit} disabled={targets.length === 0}>
             Add an edit
-          </button>
+          </Button>
         </div>
         {edits.length === 0 ? (
           <p className="mt-2 text-sm text-slate-500">
@@ -321,13 +312,14 @@ export function StartReplayForm({
                     ))}
                   </select>
                 </label>
-                <button
-                  type="button"
+                <Button
+                  variant="dangerLink"
+                  size="inline"
+                  className="ml-auto text-sm"
                   onClick={() => setEdits(edits.filter((e) => e.key !== draft.key))}
-                  className="ml-auto text-sm text-rose-700 hover:underline"
                 >
                   Remove
-                </button>
+                </Button>
               </div>
               <JsonEditor
                 key={`${draft.key}-${draft.op}-${draft.seq}`}
