@@ -8,6 +8,7 @@ import type { CohortFilterInput } from "@/lib/server/experiments";
 import { Button } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
 import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";
+import { Card } from "@/components/ui/Card";
 
 type Failure = { message: string; fieldErrors: Record<string, string[]> };
 type Filter = { status: string; tool: string; q: string; from: string; to: string };
@@ -108,7 +109,7 @@ export function NewExperimentForm({
     ));
 
   return (
-    <form onSubmit={submit} className="max-w-3xl space-y-5 rounded-lg border border-slate-200 bg-white p-5">
+    <Card as="form" padding="lg" className="max-w-3xl space-y-5" onSubmit={submit}>
       <label className="block text-sm">
         <span className="font-medium text-slate-900">Agent version</span>
         <span className="block text-xs text-slate-500">
@@ -253,7 +254,7 @@ export function NewExperimentForm({
           ? "Starting…"
           : `Start experiment${agentVersion && size !== null ? ` over ${size} session${size === 1 ? "" : "s"}` : ""}`}
       </Button>
-    </form>
+    </Card>
   );
 }
 

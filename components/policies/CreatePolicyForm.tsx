@@ -8,6 +8,7 @@ import { formatDocument } from "./editor-state";
 import { PRESET_LABELS, type Preset } from "@/lib/policies/validation";
 import { Button } from "@/components/ui/Button";
 import { useUrlState } from "@/components/ui/useUrlState";
+import { Card } from "@/components/ui/Card";
 
 const PRESETS = Object.keys(PRESET_LABELS) as Preset[];
 
@@ -61,7 +62,7 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
       ));
 
   return (
-    <form onSubmit={submit} aria-label="New policy" className="rounded-lg border border-slate-200 bg-white p-4">
+    <Card as="form" onSubmit={submit} aria-label="New policy">
       <h2 className="mb-3 text-sm font-semibold text-slate-900">New policy</h2>
       <div className="grid grid-cols-1 gap-3 md:grid-cols-3">
         <label className="text-xs font-medium text-slate-600">
@@ -150,6 +151,6 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
           </span>
         ) : null}
       </div>
-    </form>
+    </Card>
   );
 }

@@ -10,6 +10,7 @@ import type { EditOp, Policy } from "@/lib/replay";
 import { EDIT_OPS, initialEditValue, targetsFor, type EditTarget } from "./edit-values";
 import { Button } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
+import { Card } from "@/components/ui/Card";
 
 export interface PolicyChoice {
   value: string;
@@ -178,7 +179,7 @@ export function StartReplayForm({
 
   return (
     <form onSubmit={run} className="space-y-6" aria-label="Start a replay">
-      <section className="rounded-lg border border-slate-200 bg-white p-5">
+      <Card padding="lg">
         <h2 className="text-base font-semibold text-slate-900">Policy</h2>
         <label className="mt-2 block text-sm">
           <span className="text-slate-600">
@@ -253,9 +254,9 @@ export function StartReplayForm({
             </label>
           </div>
         ) : null}
-      </section>
+      </Card>
 
-      <section className="rounded-lg border border-slate-200 bg-white p-5">
+      <Card padding="lg">
         <h2 className="text-base font-semibold text-slate-900">Outcome checks</h2>
         <CheckPicker
           checks={counterfactual.savedChecks}
@@ -263,9 +264,9 @@ export function StartReplayForm({
           onChange={setCheckIds}
           legend="Judge the base run and the branch by:"
         />
-      </section>
+      </Card>
 
-      <section className="rounded-lg border border-slate-200 bg-white p-5">
+      <Card padding="lg">
         <div className="flex items-center justify-between">
           <h2 className="text-base font-semibold text-slate-900">Edits (counterfactuals)</h2>
           <Button variant="secondary" onClick={addEdit} disabled={targets.length === 0}>
@@ -332,7 +333,7 @@ export function StartReplayForm({
             </li>
           ))}
         </ol>
-      </section>
+      </Card>
 
       {problem ? (
         <Notice tone="error">

@@ -175,7 +175,7 @@ export function ReportForm(props: ReportFormProps) {
       }}
     >
       <div className="space-y-4">
-        <div className="rounded-lg border border-slate-200 bg-white p-4">
+        <Card as="div">
           <label htmlFor="report-title" className="text-sm font-semibold text-slate-900">
             Title
           </label>
@@ -187,7 +187,7 @@ export function ReportForm(props: ReportFormProps) {
             className="mt-1 w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
           />
           {fieldError("title") ? <p className="mt-1 text-xs text-rose-700">{fieldError("title")}</p> : null}
-        </div>
+        </Card>
         {TEXT_FIELDS.slice(0, 4).map((f) => (
           <MarkdownField
             key={f.key}
@@ -200,7 +200,7 @@ export function ReportForm(props: ReportFormProps) {
           />
         ))}
 
-        <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="policy-heading">
+        <Card aria-labelledby="policy-heading">
           <div className="flex items-baseline justify-between">
             <h2 id="policy-heading" className="text-sm font-semibold text-slate-900">
               Policy
@@ -211,9 +211,9 @@ export function ReportForm(props: ReportFormProps) {
             {props.policy.versionLabel} · hash <code className="font-mono break-all">{props.policy.hash}</code>
           </p>
           <JsonBlock value={props.policy.document} />
-        </section>
+        </Card>
 
-        <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="evidence-heading">
+        <Card aria-labelledby="evidence-heading">
           <div className="flex items-baseline justify-between">
             <h2 id="evidence-heading" className="text-sm font-semibold text-slate-900">
               Evidence
@@ -261,7 +261,7 @@ export function ReportForm(props: ReportFormProps) {
           {fieldError("sections.pinnedPairs") ? (
             <p className="mt-1 text-xs text-rose-700">{fieldError("sections.pinnedPairs")}</p>
           ) : null}
-        </section>
+        </Card>
 
         <MarkdownField
           id="section-nextActions"
@@ -274,7 +274,7 @@ export function ReportForm(props: ReportFormProps) {
       </div>
 
       <div className="space-y-4 lg:sticky lg:top-4 lg:self-start">
-        <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="validity-heading">
+        <Card aria-labelledby="validity-heading">
           <h2 id="validity-heading" className="text-sm font-semibold text-slate-900">
             Validity
           </h2>
@@ -314,8 +314,8 @@ export function ReportForm(props: ReportFormProps) {
             rows={2}
             className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
           />
-        </section>
-        <div className="rounded-lg border border-slate-200 bg-white p-4">
+        </Card>
+        <Card as="div">
           <p className="text-xs text-slate-600">
             The report is saved as a draft: you can edit or delete it until you publish it. Publishing needs a Finding
             and freezes the report as a snapshot; only a published report can be shared.
@@ -328,7 +328,7 @@ export function ReportForm(props: ReportFormProps) {
           <Button type="submit" disabled={pending} className="mt-3 w-full">
             {pending ? "Saving…" : initial ? "Save draft" : "Save as draft"}
           </Button>
-        </div>
+        </Card>
       </div>
     </form>
   );

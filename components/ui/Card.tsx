@@ -7,7 +7,7 @@ const PADDING = { none: "", sm: "px-4 py-3", md: "p-4", lg: "p-5" } as const;
 
 type CardProps = Omit<HTMLAttributes<HTMLElement>, "title"> & {
   /** The element: a section by default; a div inside grids and tables, a form, a details. */
-  as?: "section" | "div" | "form" | "details";
+  as?: "section" | "div" | "form" | "details" | "li" | "figure" | "p";
   title?: ReactNode;
   actions?: ReactNode;
   children: ReactNode;
