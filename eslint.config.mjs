@@ -159,4 +159,28 @@ export default tseslint.config(
     files: ["e2e/**/*.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY] }] },
   },
+  {
+    // The UI kit is the one place buttons and panels are styled: outside it, a raw
+    // <button className=…> is a Button, and the panel class string is a Card (or CARD_CLASS).
+    files: ["app/**/*.tsx", "components/**/*.tsx"],
+    ignores: ["components/ui/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        PRISMA_CALL,
+        {
+          selector: "JSXOpeningElement[name.name='button'] > JSXAttribute[name.name='className']",
+          message: "Use Button (or Tabs, ConfirmButton) from @/components/ui, not a styled raw <button>.",
+        },
+        {
+          selector: "Literal[value=/rounded-lg border border-slate-200 bg-white(\\s|$)/]",
+          message: "Use Card (or CARD_CLASS) from @/components/ui/Card, not its class string.",
+        },
+        {
+          selector: "TemplateElement[value.raw=/rounded-lg border border-slate-200 bg-white(\\s|$)/]",
+          message: "Use Card (or CARD_CLASS) from @/components/ui/Card, not its class string.",
+        },
+      ],
+    },
+  },
 );

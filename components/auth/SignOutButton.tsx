@@ -1,13 +1,15 @@
 "use client";
 
 import { useRouter } from "next/navigation";
+import { Button } from "@/components/ui/Button";
 
 export function SignOutButton() {
   const router = useRouter();
   return (
-    <button
-      type="button"
-      className="rounded-md px-1.5 py-1 text-sm whitespace-nowrap text-slate-600 hover:bg-slate-100 hover:text-slate-900"
+    <Button
+      variant="ghost"
+      size="icon"
+      className="py-1 text-sm whitespace-nowrap"
       onClick={async () => {
         await fetch("/api/auth/sign-out", {
           method: "POST",
@@ -19,6 +21,6 @@ export function SignOutButton() {
       }}
     >
       Sign out
-    </button>
+    </Button>
   );
 }

@@ -3,11 +3,10 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import type { ActionResult } from "@/lib/http/action";
+import { Button } from "@/components/ui/Button";
 
 const input =
   "mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm focus:border-indigo-500 focus:outline-none";
-const button =
-  "w-full rounded-md bg-indigo-600 px-3 py-2 text-sm font-medium text-white hover:bg-indigo-500 disabled:opacity-50";
 
 /** Signs in through Better Auth's email route; the browser keeps the session cookie it sets. */
 async function signIn(email: string, password: string): Promise<string | null> {
@@ -78,19 +77,14 @@ export function SignInForm({ next, sso }: { next?: string; sso: { name: string }
             {error}
           </p>
         ) : null}
-        <button type="submit" disabled={busy} className={button}>
+        <Button type="submit" size="lg" className="w-full" disabled={busy}>
           Sign in
-        </button>
+        </Button>
       </form>
       {sso ? (
-        <button
-          type="button"
-          onClick={startSso}
-          disabled={busy}
-          className="w-full rounded-md border border-slate-300 px-3 py-2 text-sm font-medium text-slate-800 hover:bg-slate-50"
-        >
+        <Button variant="secondary" size="lg" className="w-full" onClick={startSso} disabled={busy}>
           Sign in with {sso.name}
-        </button>
+        </Button>
       ) : null}
     </div>
   );
@@ -170,9 +164,9 @@ export function NewAccountForm({
           {error}
         </p>
       ) : null}
-      <button type="submit" disabled={busy} className={button}>
+      <Button type="submit" size="lg" className="w-full" disabled={busy}>
         {submitLabel}
-      </button>
+      </Button>
     </form>
   );
 }

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { DataTable, type Column } from "@/components/ui/DataTable";
+import { Card } from "@/components/ui/Card";
 
 /**
  * A chart with its text alternative: a title, one sentence that says what the chart shows (with its numbers),
@@ -27,8 +28,10 @@ export function ChartFigure({
 }) {
   const titleId = `chart-${id}-title`;
   return (
-    <figure
-      className="min-w-0 rounded-lg border border-slate-200 bg-white p-4"
+    <Card
+      as="figure"
+      className="min-w-0"
+
       aria-labelledby={titleId}
       data-testid={`chart-${id}`}
     >
@@ -61,6 +64,6 @@ export function ChartFigure({
           </details>
         </>
       )}
-    </figure>
+    </Card>
   );
 }

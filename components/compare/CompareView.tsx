@@ -19,6 +19,7 @@ import {
 import { Button } from "@/components/ui/Button";
 import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
 import { PairTypeBadge } from "./PairTypeBadge";
+import { Card } from "@/components/ui/Card";
 
 const ROW_HEIGHT = 30;
 const LIST_HEIGHT = 560;
@@ -286,8 +287,9 @@ function PairDetail({
     );
   }
   return (
-    <section
-      className="min-w-0 rounded-lg border border-slate-200 bg-white p-4"
+    <Card
+      className="min-w-0"
+
       aria-label="Selected pair"
       data-testid="pair-detail"
     >
@@ -343,6 +345,6 @@ function PairDetail({
           value={JSON.parse(comparableJson(data.branch ?? data.base)) as unknown}
         />
       )}
-    </section>
+    </Card>
   );
 }

@@ -1,6 +1,7 @@
 import type { ComparisonMetrics, MetricDelta } from "@/lib/replay";
 import { DataTable } from "@/components/ui/DataTable";
 import { COMPARISON_FIGURE_WORDS as WORDS } from "@/lib/comparison-words";
+import { Card } from "@/components/ui/Card";
 
 function fmt(n: number, money = false): string {
   return money ? `$${n.toFixed(4)}` : Number.isInteger(n) ? String(n) : n.toFixed(2);
@@ -28,7 +29,7 @@ export function MetricsTable({ metrics }: { metrics: ComparisonMetrics }) {
     ["Latency (ms)", metrics.latencyMs],
   ];
   return (
-    <div className="rounded-lg border border-slate-200 bg-white p-4" data-testid="metrics">
+    <Card as="div" data-testid="metrics">
       <h2 className="mb-2 text-base font-semibold text-slate-900">Metrics</h2>
       {metrics.not_reached > 0 ? (
         <p className="mb-2 text-sm text-slate-600" data-testid="not-reached-note">
@@ -71,6 +72,6 @@ export function MetricsTable({ metrics }: { metrics: ComparisonMetrics }) {
         <dt className="text-slate-500">{WORDS.tool_argument_changed}</dt>
         <dd>{metrics.tool_argument_changed ? "yes" : "no"}</dd>
       </dl>
-    </div>
+    </Card>
   );
 }

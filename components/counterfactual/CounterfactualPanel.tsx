@@ -3,6 +3,7 @@ import { Badge, type Tone } from "@/components/ui/Badge";
 import type { ForkPoint } from "@/lib/replay";
 import type { PresentedVerdict } from "@/lib/server/counterfactual";
 import { forkReasonWords, outcomeWord, type VerdictOutcome } from "./labels";
+import { Card } from "@/components/ui/Card";
 
 const OUTCOME_TONE: Record<VerdictOutcome, Tone> = { pass: "good", fail: "bad", check_error: "warn" };
 
@@ -44,7 +45,7 @@ export function ForkNotice({ fork, modelPolicy }: { fork: ForkPoint | null; mode
 export function VerdictList({ verdicts }: { verdicts: readonly PresentedVerdict[] }) {
   if (verdicts.length === 0) return null;
   return (
-    <section className="mb-6 rounded-lg border border-slate-200 bg-white p-4" aria-label="Outcome checks">
+    <Card className="mb-6" aria-label="Outcome checks">
       <h2 className="mb-2 text-base font-semibold text-slate-900">Outcome checks</h2>
       <ul className="space-y-3">
         {verdicts.map((v, k) => (
@@ -74,7 +75,7 @@ export function VerdictList({ verdicts }: { verdicts: readonly PresentedVerdict[
           </li>
         ))}
       </ul>
-    </section>
+    </Card>
   );
 }
 

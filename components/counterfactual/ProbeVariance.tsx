@@ -2,6 +2,7 @@ import { DataTable } from "@/components/ui/DataTable";
 import { probeDivergence, type ProbeReport } from "@/lib/replay";
 import { DivergenceStrip } from "./DivergenceStrip";
 import { percent } from "./labels";
+import { Card } from "@/components/ui/Card";
 
 /**
  * A determinism probe's answer, in the view repeated trials use: per base step, how many of the runs of its
@@ -25,7 +26,7 @@ export function ProbeVariance({
   const named = new Map(baseSteps.map((s) => [s.seq, s]));
   const runs = probes[0]!.runs;
   return (
-    <section className="mb-6 rounded-lg border border-slate-200 bg-white p-5" aria-label="Determinism probe">
+    <Card padding="lg" className="mb-6" aria-label="Determinism probe">
       <h2 className="text-base font-semibold text-slate-900">How deterministic the model is here</h2>
       <p className="mt-1 text-sm text-slate-600">
         Each recorded model input was sent {runs} times. Darker cells are base steps where more of those runs answered
@@ -69,6 +70,6 @@ export function ProbeVariance({
           </tr>
         ))}
       </DataTable>
-    </section>
+    </Card>
   );
 }

@@ -4,6 +4,7 @@ import type { trialSetView } from "@/lib/server/counterfactual";
 import { DivergenceStrip } from "./DivergenceStrip";
 import { percent } from "./labels";
 import { plural } from "@/lib/format";
+import { Card } from "@/components/ui/Card";
 
 type TrialSet = Awaited<ReturnType<typeof trialSetView>>;
 
@@ -13,7 +14,7 @@ export function TrialsView({ set }: { set: TrialSet }) {
   const maxFirst = Math.max(1, ...stats.firstDivergence.map((f) => f.count));
   return (
     <div className="space-y-6">
-      <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Pass rate">
+      <Card padding="lg" aria-label="Pass rate">
         <h2 className="text-base font-semibold text-slate-900">How often the branch passes its checks</h2>
         {stats.pass.n === 0 ? (
           <p className="mt-2 text-sm text-slate-600">
@@ -47,9 +48,9 @@ export function TrialsView({ set }: { set: TrialSet }) {
             </div>
           ) : null}
         </div>
-      </section>
+      </Card>
 
-      <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Divergence by step">
+      <Card padding="lg" aria-label="Divergence by step">
         <h2 className="text-base font-semibold text-slate-900">Where the trials departed from the base run</h2>
         <p className="mt-1 text-sm text-slate-600">
           Each cell is a base step, darker where more trials did something else there (an analyst&apos;s edit is the
@@ -88,9 +89,9 @@ export function TrialsView({ set }: { set: TrialSet }) {
             </li>
           ))}
         </ul>
-      </section>
+      </Card>
 
-      <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Trials">
+      <Card padding="lg" aria-label="Trials">
         <h2 className="text-base font-semibold text-slate-900">Trials</h2>
         {/* Each cell keeps a gap to the next: on a phone "10" ran into "completed". */}
         <table className="mt-2 w-full text-sm [&_td]:pr-3 [&_td:last-child]:pr-0 [&_th]:pr-3">
@@ -133,7 +134,7 @@ export function TrialsView({ set }: { set: TrialSet }) {
             ))}
           </tbody>
         </table>
-      </section>
+      </Card>
     </div>
   );
 }

@@ -3,11 +3,12 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import type { ExperimentListEntry } from "@/lib/server/experiments";
 import { formatDateTime } from "@/lib/format";
 import { DataTable } from "@/components/ui/DataTable";
+import { Card } from "@/components/ui/Card";
 
 /** Experiments, newest first: policy version and hash, agent version, progress, status. */
 export function ExperimentList({ experiments }: { experiments: readonly ExperimentListEntry[] }) {
   return (
-    <div className="overflow-hidden rounded-lg border border-slate-200 bg-white">
+    <Card as="div" padding="none" className="overflow-hidden">
       <DataTable
         frame={false}
         columns={["Experiment", "Policy", "Agent version", "Progress", "Status", { label: "Started", nowrap: true }]}
@@ -50,6 +51,6 @@ export function ExperimentList({ experiments }: { experiments: readonly Experime
           </tr>
         ))}
       </DataTable>
-    </div>
+    </Card>
   );
 }

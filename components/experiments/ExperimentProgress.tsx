@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { cancelExperimentAction, experimentProgressAction } from "@/app/(dashboard)/experiments/actions";
 import { ProgressBar } from "@/components/ui/ProgressBar";
+import { Button } from "@/components/ui/Button";
 
 /** While an experiment runs: a progress bar of sessions done, polled; a cancel button; the page refreshes as results arrive. */
 export function ExperimentProgress({
@@ -62,14 +63,9 @@ export function ExperimentProgress({
           <span className="tabular-nums" data-testid="experiment-progress-count">
             {current} / {all}
           </span>
-          <button
-            type="button"
-            onClick={cancel}
-            disabled={cancelling}
-            className="rounded-md border border-indigo-300 bg-white px-3 py-1 text-sm font-medium text-indigo-900 hover:bg-indigo-100 disabled:opacity-50"
-          >
+          <Button variant="accent" onClick={cancel} disabled={cancelling}>
             {cancelling ? "Cancelling…" : "Cancel"}
-          </button>
+          </Button>
         </span>
       </div>
       <ProgressBar label="Sessions replayed" value={current} max={all} />

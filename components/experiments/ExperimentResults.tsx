@@ -2,6 +2,7 @@ import Link from "next/link";
 import { Badge, StatusBadge, type Tone } from "@/components/ui/Badge";
 import type { ExperimentDetail } from "@/lib/server/experiments";
 import { DataTable } from "@/components/ui/DataTable";
+import { Card } from "@/components/ui/Card";
 
 const COMPARABILITY: { key: string; label: string; tone: Tone }[] = [
   { key: "exact", label: "exact", tone: "good" },
@@ -23,12 +24,12 @@ export function ExperimentSummary({ summary }: { summary: ExperimentDetail["summ
       {COMPARABILITY.map((c) => {
         const n = summary.byComparability[c.key] ?? 0;
         return (
-          <div key={c.key} className="rounded-lg border border-slate-200 bg-white px-4 py-3">
+          <Card as="div" padding="sm" key={c.key}>
             <div className="text-lg font-semibold tabular-nums text-slate-900">
               {n} of {summary.total} {c.label}
             </div>
             <div className="text-xs text-slate-500">comparability of the finished branches</div>
-          </div>
+          </Card>
         );
       })}
       {summary.outcomes ? <OutcomePanel outcomes={summary.outcomes} /> : null}
@@ -70,8 +71,11 @@ function OutcomePanel({ outcomes }: { outcomes: NonNullable<ExperimentDetail["su
     { n: outcomes.stillFailing, label: "failed both", tone: "neutral" as Tone },
   ];
   return (
-    <div
-      className="rounded-lg border border-slate-200 bg-white px-4 py-3 sm:col-span-2 lg:col-span-4"
+    <Card
+      as="div"
+      padding="sm"
+      className="sm:col-span-2 lg:col-span-4"
+
       data-testid="experiment-outcomes"
     >
       <h2 className="text-sm font-semibold text-slate-900">
@@ -95,7 +99,7 @@ function OutcomePanel({ outcomes }: { outcomes: NonNullable<ExperimentDetail["su
           not counted.
         </p>
       ) : null}
-    </div>
+    </Card>
   );
 }
 
@@ -111,7 +115,7 @@ export function ExperimentResultTable({
   checked?: boolean;
 }) {
   return (
-    <div className="overflow-hidden rounded-lg border border-slate-200 bg-white">
+    <Card as="div" padding="none" className="overflow-hidden">
       <DataTable
         frame={false}
         columns={[
@@ -199,6 +203,6 @@ export function ExperimentResultTable({
           </tr>
         ))}
       </DataTable>
-    </div>
+    </Card>
   );
 }

@@ -1,8 +1,9 @@
 "use client";
 
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
+import { Button } from "@/components/ui/Button";
+import { useActionForm } from "@/components/ui/useActionForm";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import type { ActionResult } from "@/lib/http/action";
 
@@ -25,34 +26,32 @@ type Supply = (input: {
 >;
 
 function GroupForm({ experimentId, group, supply }: { experimentId: string; group: FixtureGroupView; supply: Supply }) {
-  const router = useRouter();
   const [output, setOutput] = useState(group.prefillText);
   const [note, setNote] = useState("");
-  const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { pending, error, run, fail } = useActionForm();
   const n = group.members.length;
   const id = `group-${group.cacheKey.slice(0, 12)}`;
 
-  const submit = () =>
-    startTransition(async () => {
-      setError(null);
-      setDone(null);
-      let value: unknown;
-      try {
-        value = JSON.parse(output);
-      } catch {
-        return setError("The output is not valid JSON (write a string in double quotes).");
-      }
-      const result = await supply({ experimentId, tool: group.tool, cacheKey: group.cacheKey, output: value, note });
-      if (!result.ok) return setError(result.error.message);
-      const failed = result.data.supplied.filter((s) => s.error);
-      setDone(
-        `Supplied to ${result.data.supplied.length - failed.length} of ${result.data.supplied.length} replays.` +
-          (failed.length > 0 ? ` Not supplied: ${failed.map((f) => f.error?.message).join(" ")}` : ""),
-      );
-      router.refresh();
-    });
+  const submit = () => {
+    setDone(null);
+    let value: unknown;
+    try {
+      value = JSON.parse(output);
+    } catch {
+      return fail("The output is not valid JSON (write a string in double quotes).");
+    }
+    run(
+      () => supply({ experimentId, tool: group.tool, cacheKey: group.cacheKey, output: value, note }),
+      (data) => {
+        const failed = data.supplied.filter((s) => s.error);
+        setDone(
+          `Supplied to ${data.supplied.length - failed.length} of ${data.supplied.length} replays.` +
+            (failed.length > 0 ? ` Not supplied: ${failed.map((f) => f.error?.message).join(" ")}` : ""),
+        );
+      },
+    );
+  };
 
   return (
     <li className="rounded-lg border border-amber-300 bg-white p-4" data-testid="fixture-group">
@@ -100,17 +99,13 @@ function GroupForm({ experimentId, group, supply }: { experimentId: string; grou
         />
         {error ? (
           <p role="alert" className="text-sm text-rose-700">
-            {error}
+            {error.message}
           </p>
         ) : null}
         {done ? <p className="text-sm text-emerald-700">{done}</p> : null}
-        <button
-          type="submit"
-          disabled={pending}
-          className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-50"
-        >
+        <Button type="submit" disabled={pending}>
           {pending ? "Supplying…" : `Supply to all ${n} replay${n === 1 ? "" : "s"}`}
-        </button>
+        </Button>
       </form>
     </li>
   );

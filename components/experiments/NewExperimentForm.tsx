@@ -1,15 +1,16 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useState, useTransition } from "react";
+import { useEffect, useState } from "react";
 import { previewCohortAction, startExperimentAction } from "@/app/(dashboard)/experiments/actions";
 import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experiments";
 import type { CohortFilterInput } from "@/lib/server/experiments";
 import { Button } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
 import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";
+import { Card } from "@/components/ui/Card";
+import { useActionForm } from "@/components/ui/useActionForm";
 
-type Failure = { message: string; fieldErrors: Record<string, string[]> };
 type Filter = { status: string; tool: string; q: string; from: string; to: string };
 const NO_FILTER: Filter = { status: "", tool: "", q: "", from: "", to: "" };
 
@@ -31,7 +32,6 @@ export function NewExperimentForm({
   savedChecks?: readonly CheckChoice[];
 }) {
   const router = useRouter();
-  const [pending, startTransition] = useTransition();
   const [agentVersionId, setAgentVersionId] = useState(agentVersions.find((v) => v.cohortSize > 0)?.id ?? "");
   const agentVersion = agentVersions.find((v) => v.id === agentVersionId);
   const usable = policyVersions.filter((p) => p.agentId === null || p.agentId === agentVersion?.agentId);
@@ -39,7 +39,7 @@ export function NewExperimentForm({
   const policyVersion = usable.find((p) => p.id === policyVersionId);
   const [name, setName] = useState("");
   const [checkIds, setCheckIds] = useState<string[]>([]);
-  const [failure, setFailure] = useState<Failure | null>(null);
+  const { pending, error: failure, run } = useActionForm({ refresh: false });
   const [filter, setFilter] = useState<Filter>(NO_FILTER);
   const [preview, setPreview] = useState<{ matching: number; total: number } | { error: string } | null>(null);
   const filtered = filterInput(filter) !== undefined;
@@ -82,33 +82,29 @@ export function NewExperimentForm({
 
   function submit(event: React.FormEvent) {
     event.preventDefault();
-    setFailure(null);
-    startTransition(async () => {
-      const chosen = filterInput(filter);
-      const result = await startExperimentAction({
-        name: name.trim() || defaultName,
-        policyVersionId,
-        agentVersionId,
-        ...(checkIds.length > 0 ? { checks: checkIds } : {}),
-        ...(chosen ? { filter: chosen } : {}),
-      });
-      if (!result.ok) {
-        setFailure({ message: result.error.message, fieldErrors: result.error.fieldErrors });
-        return;
-      }
-      router.push(`/experiments/${result.data.id}`);
-    });
+    const chosen = filterInput(filter);
+    run(
+      () =>
+        startExperimentAction({
+          name: name.trim() || defaultName,
+          policyVersionId,
+          agentVersionId,
+          ...(checkIds.length > 0 ? { checks: checkIds } : {}),
+          ...(chosen ? { filter: chosen } : {}),
+        }),
+      (data) => router.push(`/experiments/${data.id}`),
+    );
   }
 
   const fieldError = (field: string) =>
-    failure?.fieldErrors[field]?.map((m) => (
+    failure?.fields[field]?.map((m) => (
       <p key={m} role="alert" className="mt-1 text-xs text-rose-700">
         {m}
       </p>
     ));
 
   return (
-    <form onSubmit={submit} className="max-w-3xl space-y-5 rounded-lg border border-slate-200 bg-white p-5">
+    <Card as="form" padding="lg" className="max-w-3xl space-y-5" onSubmit={submit}>
       <label className="block text-sm">
         <span className="font-medium text-slate-900">Agent version</span>
         <span className="block text-xs text-slate-500">
@@ -253,7 +249,7 @@ export function NewExperimentForm({
           ? "Starting…"
           : `Start experiment${agentVersion && size !== null ? ` over ${size} session${size === 1 ? "" : "s"}` : ""}`}
       </Button>
-    </form>
+    </Card>
   );
 }
 

@@ -1,4 +1,5 @@
 import { importers } from "@/lib/ingest/registry";
+import { Card } from "@/components/ui/Card";
 
 const NOTES: Record<string, string> = {
   native: "Branchpoint's own session format, one session per document or one per line (JSONL).",
@@ -11,7 +12,7 @@ const NOTES: Record<string, string> = {
 /** Accepted formats, the schema of the native one, and where live exporters send their traces. */
 export function FormatReference({ baseUrl }: { baseUrl: string }) {
   return (
-    <section aria-labelledby="formats" className="rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
+    <Card padding="lg" className="shadow-sm" aria-labelledby="formats">
       <h2 id="formats" className="font-semibold text-slate-900">
         Accepted formats
       </h2>
@@ -59,6 +60,6 @@ export function FormatReference({ baseUrl }: { baseUrl: string }) {
           </a>
         </li>
       </ul>
-    </section>
+    </Card>
   );
 }

@@ -6,6 +6,7 @@ import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { plural } from "@/lib/format";
 import { ScrollFrame } from "@/components/ui/ScrollFrame";
+import { Card } from "@/components/ui/Card";
 
 type Issue = { path: string; message: string };
 type SavedSession = { id: string; eventCount: number; duplicate?: boolean; title: string | null };
@@ -191,12 +192,7 @@ function UploadCard({ upload: u }: { upload: Upload }) {
   const created = u.sessions.filter((s) => !s.duplicate).length;
   const duplicates = u.sessions.length - created;
   return (
-    <li
-      data-testid="upload"
-      data-file={u.name}
-      data-state={u.state}
-      className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm"
-    >
+    <Card as="li" className="shadow-sm" data-testid="upload" data-file={u.name} data-state={u.state}>
       <div className="flex flex-wrap items-center gap-2">
         <span className="font-medium break-all text-slate-900">{u.name}</span>
         <span className="text-xs text-slate-500">{formatBytes(u.size)}</span>
@@ -288,6 +284,6 @@ function UploadCard({ upload: u }: { upload: Upload }) {
           ) : null}
         </div>
       ) : null}
-    </li>
+    </Card>
   );
 }

@@ -1,13 +1,15 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { createPolicyAction } from "@/app/(dashboard)/policies/actions";
 import { draftKey } from "./editor-state";
 import { formatDocument } from "./editor-state";
 import { PRESET_LABELS, type Preset } from "@/lib/policies/validation";
 import { Button } from "@/components/ui/Button";
 import { useUrlState } from "@/components/ui/useUrlState";
+import { Card } from "@/components/ui/Card";
+import { useActionForm } from "@/components/ui/useActionForm";
 
 const PRESETS = Object.keys(PRESET_LABELS) as Preset[];
 
@@ -19,34 +21,30 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
   const [kind, setKind] = useUrlState("create", ["preset", "import"], "preset");
   const [preset, setPreset] = useState<Preset>("recommended");
   const [text, setText] = useState("");
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [message, setMessage] = useState<string | null>(null);
-  const [pending, start] = useTransition();
+  const { pending, error, run } = useActionForm({ refresh: false });
+  const errors = error?.fields ?? {};
+  const message = error?.message ?? null;
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
-    setMessage(null);
-    start(async () => {
-      const result = await createPolicyAction({
-        name,
-        ...(agentId ? { agentId } : {}),
-        source: kind === "preset" ? { kind, preset } : { kind, text },
-      });
-      if (!result.ok) {
-        setErrors(result.error.fieldErrors);
-        setMessage(result.error.message);
-        return;
-      }
-      setErrors({});
-      // An invalid document is never a version: it opens as an unsaved draft, with its errors shown.
-      if (result.data.draft) {
-        window.localStorage.setItem(
-          draftKey(result.data.id, 0),
-          JSON.stringify({ text: formatDocument(result.data.draft), savedAt: new Date().toISOString() }),
-        );
-      }
-      router.push(`/policies/${result.data.id}`);
-    });
+    run(
+      () =>
+        createPolicyAction({
+          name,
+          ...(agentId ? { agentId } : {}),
+          source: kind === "preset" ? { kind, preset } : { kind, text },
+        }),
+      (data) => {
+        // An invalid document is never a version: it opens as an unsaved draft, with its errors shown.
+        if (data.draft) {
+          window.localStorage.setItem(
+            draftKey(data.id, 0),
+            JSON.stringify({ text: formatDocument(data.draft), savedAt: new Date().toISOString() }),
+          );
+        }
+        router.push(`/policies/${data.id}`);
+      },
+    );
   };
 
   const field = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm";
@@ -61,7 +59,7 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
       ));
 
   return (
-    <form onSubmit={submit} aria-label="New policy" className="rounded-lg border border-slate-200 bg-white p-4">
+    <Card as="form" onSubmit={submit} aria-label="New policy">
       <h2 className="mb-3 text-sm font-semibold text-slate-900">New policy</h2>
       <div className="grid grid-cols-1 gap-3 md:grid-cols-3">
         <label className="text-xs font-medium text-slate-600">
@@ -150,6 +148,6 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
           </span>
         ) : null}
       </div>
-    </form>
+    </Card>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { useMemo, useState } from "react";
+import { useId, useMemo, useState } from "react";
 import {
   exportSeed000ToolPolicy,
   exportSeed003Policy,
@@ -11,6 +11,8 @@ import {
 import { FORM_LABELS, importPolicyText, toolPolicyFlag } from "@/lib/policies/interchange";
 import { pathLabel } from "./issues";
 import { Button } from "@/components/ui/Button";
+import { Card } from "@/components/ui/Card";
+import { TabPanel, Tabs } from "@/components/ui/Tabs";
 import { useUrlState } from "@/components/ui/useUrlState";
 
 function download(filename: string, text: string) {
@@ -52,6 +54,7 @@ export function InterchangePanel({
   onImport: (doc: Policy) => void;
 }) {
   const [tab, setTab] = useUrlState("format", ["seed-000", "seed-003", "import"], "seed-000");
+  const tabsId = useId();
   const [copied, setCopied] = useState<string | null>(null);
   const [importText, setImportText] = useState("");
   const [importResult, setImportResult] = useState<ReturnType<typeof importPolicyText> | null>(null);
@@ -75,153 +78,134 @@ export function InterchangePanel({
     }
   };
 
-  const tabClass = (t: typeof tab) =>
-    `rounded-md px-2.5 py-1 text-xs font-medium ${tab === t ? "bg-slate-900 text-white" : "text-slate-600 hover:bg-slate-100"}`;
   return (
-    <section aria-label="Import and export" className="rounded-lg border border-slate-200 bg-white p-4">
+    <Card aria-label="Import and export">
       <div className="mb-3 flex flex-wrap items-center gap-2">
         <h2 className="mr-2 text-sm font-semibold text-slate-900">Import and export</h2>
-        <div role="tablist" className="flex gap-1">
-          <button
-            role="tab"
-            aria-selected={tab === "seed-000"}
-            type="button"
-            className={tabClass("seed-000")}
-            onClick={() => setTab("seed-000")}
-          >
-            Kitaru --tool-policy
-          </button>
-          <button
-            role="tab"
-            aria-selected={tab === "seed-003"}
-            type="button"
-            className={tabClass("seed-003")}
-            onClick={() => setTab("seed-003")}
-          >
-            Policy levels
-          </button>
-          <button
-            role="tab"
-            aria-selected={tab === "import"}
-            type="button"
-            className={tabClass("import")}
-            onClick={() => setTab("import")}
-          >
-            Import
-          </button>
-        </div>
+        <Tabs
+          id={tabsId}
+          tabs={[
+            { value: "seed-000", label: "Kitaru --tool-policy" },
+            { value: "seed-003", label: "Policy levels" },
+            { value: "import", label: "Import" },
+          ]}
+          selected={tab}
+          onSelect={setTab}
+        />
       </div>
-      {tab === "seed-000" ? (
-        <div className="space-y-3">
-          <p className="text-xs text-slate-600">
-            {"The tool rules as Kitaru --tool-policy JSON, ready for "}
-            <code className="font-mono">kitaru experiment create --tool-policy …</code>. Run-level choices are not part
-            of this form.
-          </p>
-          <pre
-            data-testid="export-seed-000"
-            className="max-h-72 overflow-auto rounded border border-slate-200 bg-slate-50 p-3 font-mono text-xs"
-          >
-            {seed000Text}
-          </pre>
-          <div className="flex flex-wrap gap-2">
-            <Button variant="secondary" size="sm" onClick={() => void copy("json", seed000Text)}>
-              {copied === "json" ? "Copied JSON" : "Copy JSON"}
-            </Button>
-            <Button variant="secondary" size="sm" onClick={() => void copy("flag", toolPolicyFlag(seed000.json))}>
-              {copied === "flag" ? "Copied flag" : "Copy as --tool-policy flag"}
-            </Button>
-            <Button variant="secondary" size="sm" onClick={() => download(`${slug}.tool-policy.json`, seed000Text)}>
-              Download
-            </Button>
-          </div>
-          <LossList issues={seed000.issues} title="Not expressible in this form (reported, not dropped):" />
-        </div>
-      ) : null}
-      {tab === "seed-003" ? (
-        <div className="space-y-3">
-          <p className="text-xs text-slate-600">
-            The policy as policy-levels JSON (model, tool, drift, maxSteps): one named tool level instead of per-tool
-            rules.
-          </p>
-          <pre
-            data-testid="export-seed-003"
-            className="max-h-72 overflow-auto rounded border border-slate-200 bg-slate-50 p-3 font-mono text-xs"
-          >
-            {seed003Text}
-          </pre>
-          <div className="flex flex-wrap gap-2">
-            <Button variant="secondary" size="sm" onClick={() => void copy("003", seed003Text)}>
-              {copied === "003" ? "Copied JSON" : "Copy JSON"}
-            </Button>
-            <Button variant="secondary" size="sm" onClick={() => download(`${slug}.policy-levels.json`, seed003Text)}>
-              Download
-            </Button>
-          </div>
-          <LossList issues={seed003.issues} title="Not expressible in this form (reported, not dropped):" />
-        </div>
-      ) : null}
-      {tab === "import" ? (
-        <div className="space-y-3">
-          <p className="text-xs text-slate-600">
-            Paste or upload Kitaru --tool-policy JSON, policy-levels JSON or a Branchpoint document: the form is
-            detected. It replaces the editor&apos;s document (unsaved until you save).
-          </p>
-          <textarea
-            aria-label="Policy to import"
-            className="h-36 w-full rounded-md border border-slate-300 p-2 font-mono text-xs"
-            value={importText}
-            onChange={(e) => setImportText(e.target.value)}
-            placeholder='{"default": {"type": "history", "scope": "baseline", "on_miss": "fail"}, "tools": {}}'
-          />
-          <div className="flex flex-wrap items-center gap-2">
-            <input
-              type="file"
-              accept="application/json,.json"
-              aria-label="Upload a policy file"
-              className="text-xs"
-              onChange={(e) => {
-                const file = e.target.files?.[0];
-                if (file) void file.text().then(setImportText);
-              }}
-            />
-            <Button
-              size="sm"
-              disabled={!importText.trim()}
-              onClick={() => {
-                const result = importPolicyText(importText, { knownTools });
-                setImportResult(result);
-                if (result.ok) onImport(result.policy);
-              }}
+      <TabPanel id={tabsId} value={tab}>
+        {tab === "seed-000" ? (
+          <div className="space-y-3">
+            <p className="text-xs text-slate-600">
+              {"The tool rules as Kitaru --tool-policy JSON, ready for "}
+              <code className="font-mono">kitaru experiment create --tool-policy …</code>. Run-level choices are not
+              part of this form.
+            </p>
+            <pre
+              data-testid="export-seed-000"
+              className="max-h-72 overflow-auto rounded border border-slate-200 bg-slate-50 p-3 font-mono text-xs"
             >
-              Import into editor
-            </Button>
+              {seed000Text}
+            </pre>
+            <div className="flex flex-wrap gap-2">
+              <Button variant="secondary" size="sm" onClick={() => void copy("json", seed000Text)}>
+                {copied === "json" ? "Copied JSON" : "Copy JSON"}
+              </Button>
+              <Button variant="secondary" size="sm" onClick={() => void copy("flag", toolPolicyFlag(seed000.json))}>
+                {copied === "flag" ? "Copied flag" : "Copy as --tool-policy flag"}
+              </Button>
+              <Button variant="secondary" size="sm" onClick={() => download(`${slug}.tool-policy.json`, seed000Text)}>
+                Download
+              </Button>
+            </div>
+            <LossList issues={seed000.issues} title="Not expressible in this form (reported, not dropped):" />
           </div>
-          {importResult ? (
-            importResult.ok ? (
-              <div className="space-y-2">
-                <p role="status" className="text-xs text-emerald-700">
-                  Imported a {FORM_LABELS[importResult.form]}.
-                </p>
-                <LossList issues={importResult.issues} title="Read with these notes:" />
-              </div>
-            ) : (
-              <div>
-                <p role="alert" className="text-xs font-semibold text-rose-700">
-                  Not imported{importResult.form ? ` (read as a ${FORM_LABELS[importResult.form]})` : ""}:
-                </p>
-                <ul className="mt-1 space-y-1">
-                  {importResult.issues.map((i, k) => (
-                    <li key={k} className="text-xs text-rose-700">
-                      <code className="font-mono">{pathLabel(i.path)}</code>: {i.message}
-                    </li>
-                  ))}
-                </ul>
-              </div>
-            )
-          ) : null}
-        </div>
-      ) : null}
-    </section>
+        ) : null}
+        {tab === "seed-003" ? (
+          <div className="space-y-3">
+            <p className="text-xs text-slate-600">
+              The policy as policy-levels JSON (model, tool, drift, maxSteps): one named tool level instead of per-tool
+              rules.
+            </p>
+            <pre
+              data-testid="export-seed-003"
+              className="max-h-72 overflow-auto rounded border border-slate-200 bg-slate-50 p-3 font-mono text-xs"
+            >
+              {seed003Text}
+            </pre>
+            <div className="flex flex-wrap gap-2">
+              <Button variant="secondary" size="sm" onClick={() => void copy("003", seed003Text)}>
+                {copied === "003" ? "Copied JSON" : "Copy JSON"}
+              </Button>
+              <Button variant="secondary" size="sm" onClick={() => download(`${slug}.policy-levels.json`, seed003Text)}>
+                Download
+              </Button>
+            </div>
+            <LossList issues={seed003.issues} title="Not expressible in this form (reported, not dropped):" />
+          </div>
+        ) : null}
+        {tab === "import" ? (
+          <div className="space-y-3">
+            <p className="text-xs text-slate-600">
+              Paste or upload Kitaru --tool-policy JSON, policy-levels JSON or a Branchpoint document: the form is
+              detected. It replaces the editor&apos;s document (unsaved until you save).
+            </p>
+            <textarea
+              aria-label="Policy to import"
+              className="h-36 w-full rounded-md border border-slate-300 p-2 font-mono text-xs"
+              value={importText}
+              onChange={(e) => setImportText(e.target.value)}
+              placeholder='{"default": {"type": "history", "scope": "baseline", "on_miss": "fail"}, "tools": {}}'
+            />
+            <div className="flex flex-wrap items-center gap-2">
+              <input
+                type="file"
+                accept="application/json,.json"
+                aria-label="Upload a policy file"
+                className="text-xs"
+                onChange={(e) => {
+                  const file = e.target.files?.[0];
+                  if (file) void file.text().then(setImportText);
+                }}
+              />
+              <Button
+                size="sm"
+                disabled={!importText.trim()}
+                onClick={() => {
+                  const result = importPolicyText(importText, { knownTools });
+                  setImportResult(result);
+                  if (result.ok) onImport(result.policy);
+                }}
+              >
+                Import into editor
+              </Button>
+            </div>
+            {importResult ? (
+              importResult.ok ? (
+                <div className="space-y-2">
+                  <p role="status" className="text-xs text-emerald-700">
+                    Imported a {FORM_LABELS[importResult.form]}.
+                  </p>
+                  <LossList issues={importResult.issues} title="Read with these notes:" />
+                </div>
+              ) : (
+                <div>
+                  <p role="alert" className="text-xs font-semibold text-rose-700">
+                    Not imported{importResult.form ? ` (read as a ${FORM_LABELS[importResult.form]})` : ""}:
+                  </p>
+                  <ul className="mt-1 space-y-1">
+                    {importResult.issues.map((i, k) => (
+                      <li key={k} className="text-xs text-rose-700">
+                        <code className="font-mono">{pathLabel(i.path)}</code>: {i.message}
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              )
+            ) : null}
+          </div>
+        ) : null}
+      </TabPanel>
+    </Card>
   );
 }

@@ -204,13 +204,9 @@ export function PolicyEditor({
             onChange={(e) => setNote(e.target.value)}
           />
           {dirty && saved ? (
-            <button
-              type="button"
-              className="rounded-md px-2 py-1 text-xs text-slate-600 hover:bg-slate-100"
-              onClick={() => dispatch({ type: "reset", doc: saved.document })}
-            >
+            <Button variant="ghost" size="sm" onClick={() => dispatch({ type: "reset", doc: saved.document })}>
               Discard changes
-            </button>
+            </Button>
           ) : null}
           <Button
             onClick={save}
@@ -230,16 +226,16 @@ export function PolicyEditor({
           Restored unsaved changes from {new Date(restoredAt).toLocaleString()} (a draft on version {baseVersion || "—"}{" "}
           kept in this browser).{" "}
           {saved ? (
-            <button
-              type="button"
-              className="underline"
+            <Button
+              variant="inherit"
+              size="inline"
               onClick={() => {
                 dispatch({ type: "reset", doc: saved.document });
                 setRestoredAt(null);
               }}
             >
               Discard them
-            </button>
+            </Button>
           ) : null}
         </p>
       ) : null}

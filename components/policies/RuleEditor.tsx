@@ -280,31 +280,27 @@ function StaticCases({
                 matches anything
               </label>
               <span className="ml-auto flex gap-1">
-                <button
-                  type="button"
-                  className="rounded px-1.5 hover:bg-slate-200 disabled:opacity-40"
+                <Button
+                  variant="ghost"
+                  size="icon"
                   disabled={index === 0}
                   onClick={() => move(index, -1)}
                   aria-label={`Move case ${index + 1} up`}
                 >
                   ↑
-                </button>
-                <button
-                  type="button"
-                  className="rounded px-1.5 hover:bg-slate-200 disabled:opacity-40"
+                </Button>
+                <Button
+                  variant="ghost"
+                  size="icon"
                   disabled={index === cases.length - 1}
                   onClick={() => move(index, 1)}
                   aria-label={`Move case ${index + 1} down`}
                 >
                   ↓
-                </button>
-                <button
-                  type="button"
-                  className="rounded px-1.5 text-rose-700 hover:bg-rose-50"
-                  onClick={() => onChange(cases.filter((_, k) => k !== index))}
-                >
+                </Button>
+                <Button variant="dangerGhost" size="icon" onClick={() => onChange(cases.filter((_, k) => k !== index))}>
                   Remove
-                </button>
+                </Button>
               </span>
             </div>
             <div className="grid grid-cols-1 gap-2 md:grid-cols-2">

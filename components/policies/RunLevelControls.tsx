@@ -3,6 +3,7 @@
 import { DriftPolicy, ModelPolicy, type Policy, type PolicyIssue } from "@/lib/replay";
 import { FieldIssues } from "./FieldIssues";
 import { issuesAt } from "./issues";
+import { Card } from "@/components/ui/Card";
 
 const MODEL_HELP: Record<ModelPolicy, string> = {
   "recorded-only": "Copy captured model outputs (strongest evidence).",
@@ -65,7 +66,7 @@ export function RunLevelControls({
   const live =
     doc.model === "pinned-live" || doc.model === "compatible-live" || doc.model === "recorded-until-divergence";
   return (
-    <section aria-label="Run-level choices" className="rounded-lg border border-slate-200 bg-white p-4">
+    <Card aria-label="Run-level choices">
       <h2 className="mb-3 text-sm font-semibold text-slate-900">Run</h2>
       <div className="grid grid-cols-1 gap-3 sm:grid-cols-2">
         <label className={label}>
@@ -136,6 +137,6 @@ export function RunLevelControls({
           {numberField("maxLiveCalls", "maxLiveCalls")}
         </div>
       </fieldset>
-    </section>
+    </Card>
   );
 }

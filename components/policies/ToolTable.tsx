@@ -8,6 +8,7 @@ import { issuesAt } from "./issues";
 import { RuleEditor } from "./RuleEditor";
 import { Button } from "@/components/ui/Button";
 import { DataTable } from "@/components/ui/DataTable";
+import { Card } from "@/components/ui/Card";
 
 export type ToolRow = { name: string; calls: number; sideEffect: SideEffect };
 
@@ -78,7 +79,7 @@ export function ToolTable({
   };
 
   return (
-    <section aria-label="Tool rules" className="rounded-lg border border-slate-200 bg-white">
+    <Card padding="none" aria-label="Tool rules">
       <div className="border-b border-slate-200 p-4">
         <h2 className="text-sm font-semibold text-slate-900">Default rule</h2>
         <p className="mb-3 text-xs text-slate-500">
@@ -156,9 +157,10 @@ export function ToolTable({
                     <td className="py-2 text-right text-xs whitespace-nowrap">
                       {override ? (
                         <>
-                          <button
-                            type="button"
-                            className="mr-2 text-indigo-700 hover:underline"
+                          <Button
+                            variant="link"
+                            size="inline"
+                            className="mr-2"
                             onClick={() => {
                               const next = new Set(open);
                               if (expanded) next.delete(t.name);
@@ -167,25 +169,25 @@ export function ToolTable({
                             }}
                           >
                             {expanded ? "Close" : "Edit"}
-                          </button>
-                          <button
-                            type="button"
-                            className="text-rose-700 hover:underline"
+                          </Button>
+                          <Button
+                            variant="dangerLink"
+                            size="inline"
                             onClick={() => setOverride(t.name, null)}
                             aria-label={`Remove override for ${t.name}`}
                           >
                             Remove
-                          </button>
+                          </Button>
                         </>
                       ) : (
-                        <button
-                          type="button"
-                          className="text-indigo-700 hover:underline"
+                        <Button
+                          variant="link"
+                          size="inline"
                           onClick={() => addOverride(t.name)}
                           aria-label={`Override ${t.name}`}
                         >
                           Override
-                        </button>
+                        </Button>
                       )}
                     </td>
                   </tr>
@@ -237,6 +239,6 @@ export function ToolTable({
           <span className="text-xs text-slate-500">for a tool not seen yet</span>
         </form>
       </div>
-    </section>
+    </Card>
   );
 }

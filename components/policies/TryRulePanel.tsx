@@ -7,6 +7,7 @@ import type { RecordedCall } from "@/lib/db/policies";
 import { formatPath, plainPolicy, type Policy, type RuleExplanation } from "@/lib/replay";
 import { pathLabel } from "./issues";
 import { Button } from "@/components/ui/Button";
+import { Card } from "@/components/ui/Card";
 
 const VERDICT_TEXT: Record<RuleExplanation["verdict"]["type"], string> = {
   answer: "Answers",
@@ -79,7 +80,7 @@ export function TryRulePanel({
   const v = result?.verdict;
   const miss = v && "miss" in v ? v.miss : null;
   return (
-    <section aria-label="Try a rule" className="rounded-lg border border-slate-200 bg-white p-4">
+    <Card aria-label="Try a rule">
       <h2 className="mb-1 text-sm font-semibold text-slate-900">Try a rule</h2>
       <p className="mb-2 text-xs text-slate-600">
         What the editor&apos;s current rule would return for a recorded call, tried as the occurrence it had in its
@@ -177,6 +178,6 @@ export function TryRulePanel({
           ) : null}
         </div>
       ) : null}
-    </section>
+    </Card>
   );
 }

@@ -1,23 +1,17 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { decideApprovalAction } from "@/app/(dashboard)/replays/actions";
 import { Button } from "@/components/ui/Button";
+import { useActionForm } from "@/components/ui/useActionForm";
 
 /** Approve or deny one live call of a side-effecting tool. The decision is recorded with who and when. */
 export function ApprovalForm({ replayId, callId, tool }: { replayId: string; callId: string; tool: string }) {
-  const router = useRouter();
   const [note, setNote] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { pending, error, run } = useActionForm();
+  const problem = error?.message ?? null;
   const decide = (decision: "approved" | "denied") =>
-    startTransition(async () => {
-      const result = await decideApprovalAction({ replayId, callId, decision, note });
-      if (!result.ok) return setProblem(result.error.message);
-      setProblem(null);
-      router.refresh();
-    });
+    run(() => decideApprovalAction({ replayId, callId, decision, note }));
   return (
     <div className="space-y-3">
       <label className="block text-sm">

@@ -2,6 +2,7 @@ import { Badge } from "@/components/ui/Badge";
 import { DataTable } from "@/components/ui/DataTable";
 import { previewText } from "@/lib/format";
 import { COVERAGE_SOURCES, type Coverage, type CoverageSource, type MissReason } from "@/lib/replay";
+import { Card } from "@/components/ui/Card";
 
 const SOURCE_LABEL: Record<CoverageSource, string> = {
   recorded: "recorded",
@@ -55,7 +56,7 @@ export function CoveragePanel({
   const unused = coverage.tools.reduce((n, t) => n + t.unused.length, 0);
   const multi = coverage.tools.some((t) => t.unused.some((u) => u.sessionId !== undefined));
   return (
-    <details className="group mt-6 rounded-lg border border-slate-200 bg-white" data-testid="coverage-panel">
+    <Card as="details" padding="none" className="group mt-6" data-testid="coverage-panel">
       <summary className="flex cursor-pointer flex-wrap items-center gap-x-3 gap-y-1 px-5 py-3 select-none">
         <span className="text-base font-semibold text-slate-900">{title}</span>
         <span className="text-sm text-slate-600">
@@ -194,6 +195,6 @@ export function CoveragePanel({
           </div>
         ) : null}
       </div>
-    </details>
+    </Card>
   );
 }

@@ -5,6 +5,7 @@ import { STEPS_BY_SOURCE_WORDS } from "@/lib/comparison-words";
 import { editWords } from "@/lib/reports/evidence";
 import type { PageEvidence, ReplayView } from "@/lib/db/replays";
 import { formatDateTime } from "@/lib/format";
+import { Card } from "@/components/ui/Card";
 
 const STRENGTH_TONE = {
   recorded: "good",
@@ -23,9 +24,11 @@ export function EvidencePanel({
   const { replay, evidence } = view;
   const sources = Object.entries(evidence.stepsBySource).filter(([, n]) => n > 0);
   return (
-    <section
+    <Card
+      padding="lg"
+      className="@container"
       aria-labelledby="evidence-title"
-      className="@container rounded-lg border border-slate-200 bg-white p-5"
+
       data-testid="evidence-panel"
     >
       <h2 id="evidence-title" className="text-base font-semibold text-slate-900">
@@ -141,6 +144,6 @@ export function EvidencePanel({
           <JsonBlock value={replay.policySnapshot} />
         </div>
       </details>
-    </section>
+    </Card>
   );
 }

@@ -1,10 +1,10 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { supplyFixtureAction } from "@/app/(dashboard)/replays/actions";
 import { JsonEditor } from "@/components/ui/monaco";
 import { Button } from "@/components/ui/Button";
+import { useActionForm } from "@/components/ui/useActionForm";
 
 /** The fixture for a paused branch: output or error as JSON (prefilled from the closest recorded call), and a note. */
 export function FixtureForm({
@@ -20,32 +20,24 @@ export function FixtureForm({
   prefillError: string;
   prefilledFrom: number | null;
 }) {
-  const router = useRouter();
   const [kind, setKind] = useState<"output" | "error">("output");
   const [output, setOutput] = useState(prefillOutput);
   const [errorText, setErrorText] = useState(prefillError);
   const [note, setNote] = useState("");
-  const [problem, setProblem] = useState<{ message: string; fields: Record<string, string[]> } | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { pending, error: problem, run } = useActionForm();
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
-    startTransition(async () => {
-      const result = await supplyFixtureAction({
+    run(() =>
+      supplyFixtureAction({
         replayId,
         callId,
         kind,
         text: kind === "output" ? output : errorText,
         note,
         prefilledFrom,
-      });
-      if (!result.ok) {
-        setProblem({ message: result.error.message, fields: result.error.fieldErrors });
-        return;
-      }
-      setProblem(null);
-      router.refresh();
-    });
+      }),
+    );
   };
 
   return (

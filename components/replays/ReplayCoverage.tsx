@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { replayCoverageAction } from "@/app/(dashboard)/replays/actions";
 import { SkeletonBar } from "@/components/ui/Skeleton";
 import { CoveragePanel } from "./CoveragePanel";
+import { Card } from "@/components/ui/Card";
 
 /**
  * The replay's policy coverage, loaded once the page is on screen: it reads
@@ -23,11 +24,7 @@ export function ReplayCoverage({ replayId, version }: { replayId: string; versio
   if (data)
     return <CoveragePanel coverage={data} csvHref={`/api/replays/${encodeURIComponent(replayId)}/coverage.csv`} />;
   return (
-    <div
-      role="status"
-      aria-busy={error ? undefined : true}
-      className="mt-6 rounded-lg border border-slate-200 bg-white p-5 text-sm"
-    >
+    <Card as="div" padding="lg" className="mt-6 text-sm" role="status" aria-busy={error ? undefined : true}>
       {error ? (
         <span className="text-rose-700">Policy coverage could not be loaded: {error.message}</span>
       ) : (
@@ -36,6 +33,6 @@ export function ReplayCoverage({ replayId, version }: { replayId: string; versio
           <SkeletonBar className="h-4 w-48" />
         </>
       )}
-    </div>
+    </Card>
   );
 }

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { cancelReplayAction, replayStateAction } from "@/app/(dashboard)/replays/actions";
 import { ProgressBar } from "@/components/ui/ProgressBar";
+import { Button } from "@/components/ui/Button";
 
 /**
  * While a replay waits for a worker or runs: step N of M with a bar (the
@@ -67,14 +68,9 @@ export function ReplayProgress({
               : `Replaying: step ${done} of ${total}.`}{" "}
           You can leave this page; the branch keeps going.
         </span>
-        <button
-          type="button"
-          onClick={cancel}
-          disabled={stopping}
-          className="rounded-md border border-indigo-300 bg-white px-3 py-1 text-sm font-medium text-indigo-900 hover:bg-indigo-100 disabled:opacity-50"
-        >
+        <Button variant="accent" onClick={cancel} disabled={stopping}>
           {stopping ? "Cancelling…" : "Cancel"}
-        </button>
+        </Button>
       </div>
       <ProgressBar label="Base steps replayed" value={done} max={total} />
       {cancelError ? <p className="mt-2 text-rose-800">{cancelError}</p> : null}

@@ -9,6 +9,7 @@ import { JsonBlock } from "@/components/ui/JsonBlock";
 import { useWindowList, virtualItemStyle } from "@/components/ui/useWindowList";
 import { WindowPending } from "@/components/ui/WindowPending";
 import type { ReplayStepSummary } from "@/lib/session-view/replay-steps";
+import { Card } from "@/components/ui/Card";
 
 const SOURCE_TONE: Record<string, "neutral" | "info" | "warn" | "bad" | "good"> = {
   recorded: "neutral",
@@ -63,7 +64,7 @@ export function ReplayStepList({
   });
   return (
     // On a narrow screen the columns scroll sideways inside the box, header and rows together; the page does not.
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    <Card as="div" padding="none" className="overflow-x-auto">
       <div className="min-w-[44rem]">
         <div className={`${GRID} border-b border-slate-200 bg-slate-50 px-3 py-1.5 text-xs font-medium text-slate-600`}>
           <span>Step</span>
@@ -96,7 +97,7 @@ export function ReplayStepList({
           </div>
         </div>
       </div>
-    </div>
+    </Card>
   );
 }
 

@@ -10,6 +10,7 @@ import type { EditOp, Policy } from "@/lib/replay";
 import { EDIT_OPS, initialEditValue, targetsFor, type EditTarget } from "./edit-values";
 import { Button } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
+import { Card } from "@/components/ui/Card";
 
 export interface PolicyChoice {
   value: string;
@@ -61,13 +62,9 @@ function ForkLiveAdvice({ hasEndpoint, onUseForkLive }: { hasEndpoint: boolean; 
             Under this policy every model output is copied from the record, so your edits change what the model is sent
             but not what the agent does next.
           </p>
-          <button
-            type="button"
-            onClick={onUseForkLive}
-            className="mt-2 rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-600"
-          >
+          <Button variant="primary" className="mt-2" onClick={onUseForkLive}>
             Use fork-live: run the model live from the first changed step
-          </button>
+          </Button>
         </>
       ) : (
         <p>
@@ -182,7 +179,7 @@ export function StartReplayForm({
 
   return (
     <form onSubmit={run} className="space-y-6" aria-label="Start a replay">
-      <section className="rounded-lg border border-slate-200 bg-white p-5">
+      <Card padding="lg">
         <h2 className="text-base font-semibold text-slate-900">Policy</h2>
         <label className="mt-2 block text-sm">
           <span className="text-slate-600">
@@ -257,9 +254,9 @@ export function StartReplayForm({
             </label>
           </div>
         ) : null}
-      </section>
+      </Card>
 
-      <section className="rounded-lg border border-slate-200 bg-white p-5">
+      <Card padding="lg">
         <h2 className="text-base font-semibold text-slate-900">Outcome checks</h2>
         <CheckPicker
           checks={counterfactual.savedChecks}
@@ -267,19 +264,14 @@ export function StartReplayForm({
           onChange={setCheckIds}
           legend="Judge the base run and the branch by:"
         />
-      </section>
+      </Card>
 
-      <section className="rounded-lg border border-slate-200 bg-white p-5">
+      <Card padding="lg">
         <div className="flex items-center justify-between">
           <h2 className="text-base font-semibold text-slate-900">Edits (counterfactuals)</h2>
-          <button
-            type="button"
-            onClick={addEdit}
-            disabled={targets.length === 0}
-            className="rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50"
-          >
+          <Button variant="secondary" onClick={addEdit} disabled={targets.length === 0}>
             Add an edit
-          </button>
+          </Button>
         </div>
         {edits.length === 0 ? (
           <p className="mt-2 text-sm text-slate-500">
@@ -321,13 +313,14 @@ export function StartReplayForm({
                     ))}
                   </select>
                 </label>
-                <button
-                  type="button"
+                <Button
+                  variant="dangerLink"
+                  size="inline"
+                  className="ml-auto text-sm"
                   onClick={() => setEdits(edits.filter((e) => e.key !== draft.key))}
-                  className="ml-auto text-sm text-rose-700 hover:underline"
                 >
                   Remove
-                </button>
+                </Button>
               </div>
               <JsonEditor
                 key={`${draft.key}-${draft.op}-${draft.seq}`}
@@ -340,7 +333,7 @@ export function StartReplayForm({
             </li>
           ))}
         </ol>
-      </section>
+      </Card>
 
       {problem ? (
         <Notice tone="error">

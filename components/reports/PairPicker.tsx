@@ -8,6 +8,7 @@ import { useRowWindows } from "@/components/ui/useRowWindows";
 import { virtualItemStyle } from "@/components/ui/useWindowList";
 import type { PairChoice } from "@/lib/reports/pair-choice";
 import { COMPARE_FILTERS, TYPE_LABEL, type CompareFilter } from "@/lib/session-view/compare-rows";
+import { Button } from "@/components/ui/Button";
 
 const ROW_HEIGHT = 32;
 const LIST_HEIGHT = 320;
@@ -136,13 +137,9 @@ export function PairPicker({
       {windowError ? (
         <p role="alert" className="mb-2 flex items-center gap-2 text-sm text-rose-700">
           <span>Some pairs could not be loaded: {windowError}</span>
-          <button
-            type="button"
-            onClick={() => void retryFailed()}
-            className="rounded-md border border-rose-300 px-2 py-0.5 text-xs font-medium hover:bg-rose-50"
-          >
+          <Button variant="dangerOutline" size="xs" onClick={() => void retryFailed()}>
             Retry
-          </button>
+          </Button>
         </p>
       ) : null}
       <div
@@ -226,14 +223,14 @@ export function PairPicker({
                 {p.id === firstDivergence?.id ? (
                   <span className="text-slate-500">(first divergence, always included)</span>
                 ) : (
-                  <button
-                    type="button"
+                  <Button
+                    variant="ghost"
+                    size="icon"
                     onClick={() => onPin(p, false)}
                     aria-label={`Unpin pair ${p.index}, ${pairTypeWord(p)}: ${p.label}`}
-                    className="rounded px-1 text-slate-500 hover:bg-slate-200 hover:text-slate-900"
                   >
                     ×
-                  </button>
+                  </Button>
                 )}
               </li>
             ))}

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { STEPS_BY_SOURCE_WORDS } from "@/lib/comparison-words";
@@ -17,6 +17,9 @@ import { Markdown } from "./Markdown";
 import { PairPicker, type PairPickerProps } from "./PairPicker";
 import { StrengthBadge } from "./ValidityBadge";
 import { Button } from "@/components/ui/Button";
+import { Card } from "@/components/ui/Card";
+import { TabPanel, Tabs } from "@/components/ui/Tabs";
+import { useActionForm } from "@/components/ui/useActionForm";
 
 export interface ReportFormProps {
   replayId: string;
@@ -84,48 +87,41 @@ function MarkdownField({
 }) {
   const [preview, setPreview] = useState(false);
   return (
-    <div className="rounded-lg border border-slate-200 bg-white p-4">
+    <Card as="div">
       <div className="mb-1 flex items-center justify-between gap-2">
         <label htmlFor={id} className="text-sm font-semibold text-slate-900">
           {label}
         </label>
-        <div role="tablist" aria-label={`${label} editor`} className="flex gap-1 text-xs">
-          <button
-            type="button"
-            role="tab"
-            aria-selected={!preview}
-            onClick={() => setPreview(false)}
-            className={`rounded px-2 py-0.5 ${preview ? "text-slate-500" : "bg-slate-100 font-medium text-slate-900"}`}
-          >
-            Write
-          </button>
-          <button
-            type="button"
-            role="tab"
-            aria-selected={preview}
-            onClick={() => setPreview(true)}
-            className={`rounded px-2 py-0.5 ${preview ? "bg-slate-100 font-medium text-slate-900" : "text-slate-500"}`}
-          >
-            Preview
-          </button>
-        </div>
+        <Tabs
+          id={`${id}-editor`}
+          label={`${label} editor`}
+          look="quiet"
+          tabs={[
+            { value: "write", label: "Write" },
+            { value: "preview", label: "Preview" },
+          ]}
+          selected={preview ? "preview" : "write"}
+          onSelect={(t) => setPreview(t === "preview")}
+        />
       </div>
       <p className="mb-2 text-xs text-slate-500">{hint} Markdown; raw HTML and images are not rendered.</p>
-      {preview ? (
-        <div className="min-h-24 rounded-md border border-slate-200 px-3 py-1" data-testid={`${id}-preview`}>
-          <Markdown text={value} empty="Nothing to preview." />
-        </div>
-      ) : (
-        <textarea
-          id={id}
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-          rows={4}
-          className="w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-sm"
-        />
-      )}
+      <TabPanel id={`${id}-editor`} value={preview ? "preview" : "write"}>
+        {preview ? (
+          <div className="min-h-24 rounded-md border border-slate-200 px-3 py-1" data-testid={`${id}-preview`}>
+            <Markdown text={value} empty="Nothing to preview." />
+          </div>
+        ) : (
+          <textarea
+            id={id}
+            value={value}
+            onChange={(e) => onChange(e.target.value)}
+            rows={4}
+            className="w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-sm"
+          />
+        )}
+      </TabPanel>
       {error ? <p className="mt-1 text-xs text-rose-700">{error}</p> : null}
-    </div>
+    </Card>
   );
 }
 
@@ -150,25 +146,23 @@ export function ReportForm(props: ReportFormProps) {
   const [pinned, setPinned] = useState<ReadonlyMap<string, PairChoice>>(
     () => new Map(props.picker.pinned.map((p) => [p.id, p])),
   );
-  const [error, setError] = useState<{ message: string; fields: Record<string, string[]> } | null>(null);
-  const [pending, startTransition] = useTransition();
+  const { pending, error, run } = useActionForm({ refresh: false });
 
-  const submit = () =>
-    startTransition(async () => {
-      setError(null);
-      const sections: ReportSectionsInput = {
-        ...text,
-        validity,
-        validityNote,
-        pinnedPairs: pinnedIds(pinned.values(), props.picker.firstDivergence),
-      };
-      const result =
+  const submit = () => {
+    const sections: ReportSectionsInput = {
+      ...text,
+      validity,
+      validityNote,
+      pinnedPairs: pinnedIds(pinned.values(), props.picker.firstDivergence),
+    };
+    run(
+      () =>
         props.save.kind === "edit"
-          ? await props.save.action({ reportId: props.save.draft.id, title, sections })
-          : await props.save.action({ replayId: props.replayId, title, sections });
-      if (!result.ok) return setError({ message: result.error.message, fields: result.error.fieldErrors });
-      router.push(`/reports/${result.data.id}`);
-    });
+          ? props.save.action({ reportId: props.save.draft.id, title, sections })
+          : props.save.action({ replayId: props.replayId, title, sections }),
+      (data) => router.push(`/reports/${data.id}`),
+    );
+  };
 
   const fieldError = (path: string) => error?.fields[path]?.[0];
 
@@ -181,7 +175,7 @@ export function ReportForm(props: ReportFormProps) {
       }}
     >
       <div className="space-y-4">
-        <div className="rounded-lg border border-slate-200 bg-white p-4">
+        <Card as="div">
           <label htmlFor="report-title" className="text-sm font-semibold text-slate-900">
             Title
           </label>
@@ -193,7 +187,7 @@ export function ReportForm(props: ReportFormProps) {
             className="mt-1 w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
           />
           {fieldError("title") ? <p className="mt-1 text-xs text-rose-700">{fieldError("title")}</p> : null}
-        </div>
+        </Card>
         {TEXT_FIELDS.slice(0, 4).map((f) => (
           <MarkdownField
             key={f.key}
@@ -206,7 +200,7 @@ export function ReportForm(props: ReportFormProps) {
           />
         ))}
 
-        <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="policy-heading">
+        <Card aria-labelledby="policy-heading">
           <div className="flex items-baseline justify-between">
             <h2 id="policy-heading" className="text-sm font-semibold text-slate-900">
               Policy
@@ -217,9 +211,9 @@ export function ReportForm(props: ReportFormProps) {
             {props.policy.versionLabel} · hash <code className="font-mono break-all">{props.policy.hash}</code>
           </p>
           <JsonBlock value={props.policy.document} />
-        </section>
+        </Card>
 
-        <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="evidence-heading">
+        <Card aria-labelledby="evidence-heading">
           <div className="flex items-baseline justify-between">
             <h2 id="evidence-heading" className="text-sm font-semibold text-slate-900">
               Evidence
@@ -267,7 +261,7 @@ export function ReportForm(props: ReportFormProps) {
           {fieldError("sections.pinnedPairs") ? (
             <p className="mt-1 text-xs text-rose-700">{fieldError("sections.pinnedPairs")}</p>
           ) : null}
-        </section>
+        </Card>
 
         <MarkdownField
           id="section-nextActions"
@@ -280,7 +274,7 @@ export function ReportForm(props: ReportFormProps) {
       </div>
 
       <div className="space-y-4 lg:sticky lg:top-4 lg:self-start">
-        <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="validity-heading">
+        <Card aria-labelledby="validity-heading">
           <h2 id="validity-heading" className="text-sm font-semibold text-slate-900">
             Validity
           </h2>
@@ -320,8 +314,8 @@ export function ReportForm(props: ReportFormProps) {
             rows={2}
             className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
           />
-        </section>
-        <div className="rounded-lg border border-slate-200 bg-white p-4">
+        </Card>
+        <Card as="div">
           <p className="text-xs text-slate-600">
             The report is saved as a draft: you can edit or delete it until you publish it. Publishing needs a Finding
             and freezes the report as a snapshot; only a published report can be shared.
@@ -334,7 +328,7 @@ export function ReportForm(props: ReportFormProps) {
           <Button type="submit" disabled={pending} className="mt-3 w-full">
             {pending ? "Saving…" : initial ? "Save draft" : "Save as draft"}
           </Button>
-        </div>
+        </Card>
       </div>
     </form>
   );

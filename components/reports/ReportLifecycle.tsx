@@ -1,8 +1,9 @@
 "use client";
 
-import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { Button, ButtonLink } from "@/components/ui/Button";
+import { ConfirmButton } from "@/components/ui/ConfirmButton";
+import { useActionForm } from "@/components/ui/useActionForm";
 import type { ActionResult } from "@/lib/http/action";
 
 type Ref = { reportId: string };
@@ -28,25 +29,17 @@ export function ReportLifecycle({
   remove: (input: Ref) => Promise<ActionResult<{ id: string; status: string }>>;
 }) {
   const router = useRouter();
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
-
+  const { pending, error, run } = useActionForm({ refresh: false });
   const onPublish = () =>
-    startTransition(async () => {
-      setError(null);
-      const result = await publish({ reportId });
-      if (!result.ok) return setError(result.error.message);
-      router.refresh();
-    });
-
+    run(
+      () => publish({ reportId }),
+      () => router.refresh(),
+    );
   const onDelete = () =>
-    startTransition(async () => {
-      setError(null);
-      const result = await remove({ reportId });
-      if (!result.ok) return setError(result.error.message);
-      router.push("/reports");
-    });
+    run(
+      () => remove({ reportId }),
+      () => router.push("/reports"),
+    );
 
   return (
     <section
@@ -67,72 +60,35 @@ export function ReportLifecycle({
       <div className="mt-3 flex flex-wrap gap-2">
         {status === "draft" ? (
           <>
-            <Link
-              href={`/reports/${encodeURIComponent(reportId)}/edit`}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-            >
+            <ButtonLink variant="secondary" href={`/reports/${encodeURIComponent(reportId)}/edit`}>
               Edit draft
-            </Link>
-            <button
-              type="button"
-              onClick={onPublish}
-              disabled={pending || !hasFinding}
-              className="rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-indigo-500 disabled:opacity-50"
-            >
+            </ButtonLink>
+            <Button variant="primary" onClick={onPublish} disabled={pending || !hasFinding}>
               Publish
-            </button>
+            </Button>
           </>
         ) : null}
-        {confirming ? null : (
-          <button
-            type="button"
-            onClick={() => setConfirming(true)}
-            disabled={pending}
-            className="rounded-md border border-rose-300 bg-white px-3 py-1.5 text-sm font-medium text-rose-700 hover:bg-rose-50 disabled:opacity-50"
-          >
-            Delete…
-          </button>
-        )}
-      </div>
-      {confirming ? (
-        <div
-          role="alertdialog"
-          aria-labelledby="delete-report-title"
-          aria-describedby="delete-report-text"
-          className="mt-3 rounded-md border border-rose-300 bg-white p-3"
+        <ConfirmButton
+          question="Delete this report?"
+          details={
+            <>
+              {status === "published"
+                ? `It is published: ${activeShares === 0 ? "no share link is active, but" : `its ${activeShares} active share link${activeShares === 1 ? "" : "s"} will stop working, and`} anyone who had it open loses it. This cannot be undone.`
+                : "The draft and everything written in it are removed. This cannot be undone."}{" "}
+              The replay itself is kept.
+            </>
+          }
+          confirmLabel="Delete report"
+          pendingLabel="Deleting…"
+          onConfirm={onDelete}
+          pending={pending}
         >
-          <p id="delete-report-title" className="text-sm font-semibold text-rose-800">
-            Delete this report?
-          </p>
-          <p id="delete-report-text" className="mt-1 text-xs text-slate-700">
-            {status === "published"
-              ? `It is published: ${activeShares === 0 ? "no share link is active, but" : `its ${activeShares} active share link${activeShares === 1 ? "" : "s"} will stop working, and`} anyone who had it open loses it. This cannot be undone.`
-              : "The draft and everything written in it are removed. This cannot be undone."}{" "}
-            The replay itself is kept.
-          </p>
-          <div className="mt-2 flex gap-2">
-            <button
-              type="button"
-              onClick={onDelete}
-              disabled={pending}
-              className="rounded-md bg-rose-600 px-3 py-1.5 text-sm font-medium text-white hover:bg-rose-500 disabled:opacity-50"
-            >
-              {pending ? "Deleting…" : "Delete report"}
-            </button>
-            <button
-              type="button"
-              onClick={() => setConfirming(false)}
-              disabled={pending}
-              className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 hover:bg-slate-50"
-            >
-              Cancel
-            </button>
-          </div>
-        </div>
-      ) : null}
+          Delete…
+        </ConfirmButton>
+      </div>
       {error ? (
         <p role="alert" className="mt-2 text-sm text-rose-700">
-          {error}
+          {error.message}
         </p>
       ) : null}
     </section>

@@ -11,10 +11,11 @@ import { Markdown } from "./Markdown";
 import { StrengthBadge, ValidityBadge } from "./ValidityBadge";
 import { DataTable } from "@/components/ui/DataTable";
 import { AddedEvidence } from "./AddedEvidence";
+import { Card } from "@/components/ui/Card";
 
 function Section({ title, id, children, note }: { title: string; id: string; children: ReactNode; note?: ReactNode }) {
   return (
-    <section aria-labelledby={id} className="rounded-lg border border-slate-200 bg-white p-5">
+    <Card padding="lg" aria-labelledby={id}>
       <div className="mb-2 flex items-baseline justify-between gap-4">
         <h2 id={id} className="text-sm font-semibold tracking-wide text-slate-900 uppercase">
           {title}
@@ -22,7 +23,7 @@ function Section({ title, id, children, note }: { title: string; id: string; chi
         {note ? <div className="text-xs text-slate-500">{note}</div> : null}
       </div>
       {children}
-    </section>
+    </Card>
   );
 }
 

@@ -1,11 +1,12 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState } from "react";
 import { Badge, type Tone } from "@/components/ui/Badge";
 import type { ActionResult } from "@/lib/http/action";
 import { EXPIRY_LABELS, type ExpiresIn, type ShareState } from "@/lib/reports/share";
 import { Button } from "@/components/ui/Button";
+import { Card } from "@/components/ui/Card";
+import { useActionForm } from "@/components/ui/useActionForm";
 import { DataTable } from "@/components/ui/DataTable";
 
 export interface ShareRow {
@@ -38,34 +39,30 @@ export function SharePanel({
   }) => Promise<ActionResult<{ id: string; url: string; expiresAt: string | null }>>;
   revokeShare: (input: { shareId: string }) => Promise<ActionResult<{ id: string; state: ShareState }>>;
 }) {
-  const router = useRouter();
   const [expiresIn, setExpiresIn] = useState<ExpiresIn>("7d");
   const [created, setCreated] = useState<{ id: string; url: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
-  const [pending, startTransition] = useTransition();
+  const { pending, error, run } = useActionForm();
 
   const onCreate = () =>
-    startTransition(async () => {
-      setError(null);
-      const result = await createShare({ reportId, expiresIn });
-      if (!result.ok) return setError(result.error.message);
-      setCreated({ id: result.data.id, url: result.data.url });
-      setCopied(false);
-      router.refresh();
-    });
+    run(
+      () => createShare({ reportId, expiresIn }),
+      (data) => {
+        setCreated({ id: data.id, url: data.url });
+        setCopied(false);
+      },
+    );
 
   const onRevoke = (shareId: string) =>
-    startTransition(async () => {
-      setError(null);
-      const result = await revokeShare({ shareId });
-      if (!result.ok) return setError(result.error.message);
-      if (created?.id === shareId) setCreated(null);
-      router.refresh();
-    });
+    run(
+      () => revokeShare({ shareId }),
+      () => {
+        if (created?.id === shareId) setCreated(null);
+      },
+    );
 
   return (
-    <section aria-labelledby="share-heading" className="rounded-lg border border-slate-200 bg-white p-5">
+    <Card aria-labelledby="share-heading" padding="lg">
       <h2 id="share-heading" className="text-sm font-semibold tracking-wide text-slate-900 uppercase">
         Share by link
       </h2>
@@ -94,7 +91,7 @@ export function SharePanel({
       </div>
       {error ? (
         <p role="alert" className="mt-2 text-sm text-rose-700">
-          {error}
+          {error.message}
         </p>
       ) : null}
       {created ? (
@@ -109,15 +106,15 @@ export function SharePanel({
               onFocus={(e) => e.currentTarget.select()}
               className="min-w-0 flex-1 rounded border border-emerald-300 bg-white px-2 py-1 font-mono text-xs"
             />
-            <button
-              type="button"
-              className="rounded-md border border-emerald-300 bg-white px-2 py-1 text-xs font-medium text-emerald-900 hover:bg-emerald-100"
+            <Button
+              variant="success"
+              size="sm"
               onClick={() => {
                 void navigator.clipboard?.writeText(created.url).then(() => setCopied(true));
               }}
             >
               {copied ? "Copied" : "Copy"}
-            </button>
+            </Button>
           </div>
         </div>
       ) : null}
@@ -150,20 +147,15 @@ export function SharePanel({
               </td>
               <td className="py-1.5 text-right">
                 {s.state === "active" ? (
-                  <button
-                    type="button"
-                    disabled={pending}
-                    onClick={() => onRevoke(s.id)}
-                    className="rounded-md border border-rose-200 px-2 py-0.5 text-xs font-medium text-rose-700 hover:bg-rose-50 disabled:opacity-50"
-                  >
+                  <Button variant="dangerOutline" size="xs" disabled={pending} onClick={() => onRevoke(s.id)}>
                     Revoke
-                  </button>
+                  </Button>
                 ) : null}
               </td>
             </tr>
           ))}
         </DataTable>
       )}
-    </section>
+    </Card>
   );
 }

@@ -1,4 +1,5 @@
 type Values = { agent?: string; status?: string; tool?: string; q?: string };
+import { Button } from "@/components/ui/Button";
 
 /** A plain GET form: the filters live in the URL, so a link reproduces the view. */
 export function SessionFilters({ agents, tools, values }: { agents: string[]; tools: string[]; values: Values }) {
@@ -47,12 +48,9 @@ export function SessionFilters({ agents, tools, values }: { agents: string[]; to
           ))}
         </select>
       </label>
-      <button
-        type="submit"
-        className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700"
-      >
+      <Button variant="primary" type="submit">
         Apply
-      </button>
+      </Button>
       {values.agent || values.status || values.tool || values.q ? (
         <a href="/sessions" className="py-1.5 text-sm text-slate-600 hover:text-slate-900">
           Clear

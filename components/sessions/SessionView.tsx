@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type ReactNode } from "react";
 import { sessionConversationAction, sessionSearchAction, sessionStepsAction } from "@/app/(dashboard)/sessions/actions";
 import type { ChatItem } from "@/lib/session-view/conversation";
 import type { StepSummary } from "@/lib/session-view/steps";
@@ -12,6 +12,8 @@ import { ScrollFrame } from "@/components/ui/ScrollFrame";
 import { WindowPending } from "@/components/ui/WindowPending";
 import { ChatEntry, StepNode, WATERFALL_GRID, WATERFALL_ROW, WaterfallBar, type OpenAll } from "./entries";
 import { SESSION_VIEWS, type SessionViewName } from "./views";
+import { Button } from "@/components/ui/Button";
+import { TabPanel, Tabs } from "@/components/ui/Tabs";
 
 const VIEW_LABEL: Record<SessionViewName, string> = { chat: "Conversation", timeline: "Steps", waterfall: "Latency" };
 const LIST_HEIGHT = "70vh";
@@ -56,6 +58,7 @@ export function SessionView({
   openSeq: number | null;
 }) {
   const [view, setView] = useState<SessionViewName>(initialView);
+  const tabsId = useId();
   const [query, setQuery] = useState(initialQuery);
   const [searched, setSearched] = useState(initialQuery.trim());
   const [openAll, setOpenAll] = useState<OpenAll>({ open: false, epoch: 0 });
@@ -118,20 +121,14 @@ export function SessionView({
   return (
     <section aria-label="Session run">
       <div className="mb-3 flex flex-wrap items-center gap-2">
-        <div role="tablist" aria-label="View" className="flex rounded-md border border-slate-300 bg-white p-0.5">
-          {SESSION_VIEWS.map((v) => (
-            <button
-              key={v}
-              type="button"
-              role="tab"
-              aria-selected={view === v}
-              onClick={() => setView(v)}
-              className={`rounded px-3 py-1 text-sm font-medium ${view === v ? "bg-indigo-600 text-white" : "text-slate-700 hover:bg-slate-100"}`}
-            >
-              {VIEW_LABEL[v]}
-            </button>
-          ))}
-        </div>
+        <Tabs
+          id={tabsId}
+          label="View"
+          look="segmented"
+          tabs={SESSION_VIEWS.map((v) => ({ value: v, label: VIEW_LABEL[v] }))}
+          selected={view}
+          onSelect={setView}
+        />
         <label className="flex min-w-56 flex-1 items-center gap-2">
           <span className="sr-only">Search this session</span>
           <input
@@ -152,32 +149,26 @@ export function SessionView({
         ) : null}
         {view !== "waterfall" ? (
           <span className="flex gap-1">
-            <button
-              type="button"
-              onClick={() => setAll(true)}
-              className="rounded-md border border-slate-300 bg-white px-2.5 py-1 text-sm text-slate-800 hover:bg-slate-50"
-            >
+            <Button variant="secondary" onClick={() => setAll(true)}>
               Expand all
-            </button>
-            <button
-              type="button"
-              onClick={() => setAll(false)}
-              className="rounded-md border border-slate-300 bg-white px-2.5 py-1 text-sm text-slate-800 hover:bg-slate-50"
-            >
+            </Button>
+            <Button variant="secondary" onClick={() => setAll(false)}>
               Collapse all
-            </button>
+            </Button>
           </span>
         ) : null}
       </div>
-      {q ? (
-        <SearchResults view={view} sessionId={sessionId} found={found} openAll={openAll} t0={t0} totalMs={totalMs} />
-      ) : view === "chat" ? (
-        <ChatList {...common} />
-      ) : view === "timeline" ? (
-        <StepsList {...common} />
-      ) : (
-        <WaterfallList {...common} t0={t0} totalMs={totalMs} />
-      )}
+      <TabPanel id={tabsId} value={view}>
+        {q ? (
+          <SearchResults view={view} sessionId={sessionId} found={found} openAll={openAll} t0={t0} totalMs={totalMs} />
+        ) : view === "chat" ? (
+          <ChatList {...common} />
+        ) : view === "timeline" ? (
+          <StepsList {...common} />
+        ) : (
+          <WaterfallList {...common} t0={t0} totalMs={totalMs} />
+        )}
+      </TabPanel>
     </section>
   );
 }

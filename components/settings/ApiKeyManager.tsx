@@ -1,12 +1,14 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import type { ActionResult } from "@/lib/http/action";
 import { formatDateTime } from "@/lib/format";
 import { Button } from "@/components/ui/Button";
+import { Card } from "@/components/ui/Card";
+import { ConfirmButton } from "@/components/ui/ConfirmButton";
+import { useActionForm } from "@/components/ui/useActionForm";
 import { DataTable } from "@/components/ui/DataTable";
 
 export type ApiKeyRow = {
@@ -32,39 +34,27 @@ type Props = {
 
 /** Create keys (the value is shown once, with a copy button) and revoke them. */
 export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
-  const router = useRouter();
   const [name, setName] = useState("");
   const [readOnly, setReadOnly] = useState(false);
-  const [fieldError, setFieldError] = useState<string | null>(null);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [copied, setCopied] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
+  const create = useActionForm();
+  const revoke = useActionForm();
+  const fieldError = create.error ? (create.fieldErrors("name")?.[0] ?? create.error.message) : null;
+  const error = revoke.error?.message ?? null;
+  const pending = create.pending || revoke.pending;
 
   function onCreate(event: FormEvent) {
     event.preventDefault();
-    startTransition(async () => {
-      const result = await createAction({ name, readOnly });
-      if (!result.ok) {
-        setFieldError(result.error.fieldErrors.name?.[0] ?? result.error.message);
-        return;
-      }
-      setFieldError(null);
-      setCopied(false);
-      setCreated({ name, key: result.data.key });
-      setName("");
-      setReadOnly(false);
-      router.refresh();
-    });
-  }
-
-  function onRevoke(row: ApiKeyRow) {
-    if (!window.confirm(`Revoke "${row.name}"? Scripts using it will get 401 from now on.`)) return;
-    startTransition(async () => {
-      const result = await revokeAction({ id: row.id });
-      setError(result.ok ? null : result.error.message);
-      router.refresh();
-    });
+    create.run(
+      () => createAction({ name, readOnly }),
+      (data) => {
+        setCopied(false);
+        setCreated({ name, key: data.key });
+        setName("");
+        setReadOnly(false);
+      },
+    );
   }
 
   async function copy(key: string) {
@@ -74,7 +64,7 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
 
   return (
     <div className="space-y-6">
-      <form onSubmit={onCreate} className="rounded-lg border border-slate-200 bg-white p-5 shadow-sm" noValidate>
+      <Card as="form" onSubmit={onCreate} padding="lg" className="shadow-sm" noValidate>
         <h2 className="font-semibold text-slate-900">Create a key</h2>
         <div className="mt-3 flex flex-wrap items-start gap-3">
           <div className="min-w-64 flex-1">
@@ -116,17 +106,13 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
               >
                 {created.key}
               </code>
-              <button
-                type="button"
-                onClick={() => void copy(created.key)}
-                className="rounded-md border border-emerald-300 bg-white px-3 py-2 text-sm font-medium text-emerald-800 hover:bg-emerald-100"
-              >
+              <Button variant="success" size="lg" onClick={() => void copy(created.key)}>
                 {copied ? "Copied" : "Copy"}
-              </button>
+              </Button>
             </div>
           </div>
         ) : null}
-      </form>
+      </Card>
 
       {error ? (
         <p role="alert" className="text-sm text-rose-700">
@@ -137,7 +123,7 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
       {keys.length === 0 ? (
         <EmptyState title="No API keys yet">Create a key above, then send it from your script or exporter.</EmptyState>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
+        <Card as="div" padding="none" className="overflow-x-auto shadow-sm">
           <DataTable
             frame={false}
             columns={[
@@ -168,20 +154,21 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
                 </td>
                 <td className="px-4 py-2 text-right">
                   {k.revokedAt ? null : (
-                    <button
-                      type="button"
-                      disabled={pending}
-                      onClick={() => onRevoke(k)}
-                      className="rounded-md border border-rose-200 px-2 py-1 text-xs font-medium text-rose-700 hover:bg-rose-50 disabled:opacity-60"
+                    <ConfirmButton
+                      native
+                      size="sm"
+                      question={`Revoke "${k.name}"? Scripts using it will get 401 from now on.`}
+                      pending={pending}
+                      onConfirm={() => revoke.run(() => revokeAction({ id: k.id }))}
                     >
                       Revoke
-                    </button>
+                    </ConfirmButton>
                   )}
                 </td>
               </tr>
             ))}
           </DataTable>
-        </div>
+        </Card>
       )}
     </div>
   );

@@ -171,14 +171,15 @@ export function AllowedHostForm() {
 export function RemoveButton({ kind, id, label }: { kind: "model" | "tool" | "host"; id: string; label: string }) {
   const { pending, run } = useSubmit();
   return (
-    <button
-      type="button"
+    <Button
+      variant="dangerLink"
+      size="inline"
+      className="text-xs"
       disabled={pending}
       aria-label={`Remove ${label}`}
       onClick={() => run(() => removeExecutorSettingAction({ kind, id }))}
-      className="text-xs text-rose-700 hover:underline disabled:opacity-50"
     >
       Remove
-    </button>
+    </Button>
   );
 }

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { retryReplayAction } from "@/app/(dashboard)/settings/jobs/actions";
+import { Button } from "@/components/ui/Button";
 
 export function RetryButton({ replayId }: { replayId: string }) {
   const router = useRouter();
@@ -18,14 +19,9 @@ export function RetryButton({ replayId }: { replayId: string }) {
   }
   return (
     <span className="flex items-center gap-2">
-      <button
-        type="button"
-        onClick={retry}
-        disabled={state === "busy"}
-        className="rounded-md border border-slate-300 bg-white px-2 py-1 text-xs font-medium text-slate-800 hover:bg-slate-50 disabled:opacity-50"
-      >
+      <Button variant="secondary" size="sm" onClick={retry} disabled={state === "busy"}>
         Retry
-      </button>
+      </Button>
       {typeof state === "object" ? <span className="text-xs text-rose-700">{state.error}</span> : null}
     </span>
   );

@@ -1,11 +1,11 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useState, useTransition, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/Button";
 import { DataTable } from "@/components/ui/DataTable";
 import { Field, inputClass } from "@/components/ui/Field";
 import { Notice } from "@/components/ui/Notice";
+import { useActionForm } from "@/components/ui/useActionForm";
 import type { ActionResult } from "@/lib/http/action";
 
 export type TeamUser = {
@@ -35,40 +35,28 @@ type RoleName = (typeof ROLES)[number];
 const asRole = (v: string): RoleName => ((ROLES as readonly string[]).includes(v) ? (v as RoleName) : "viewer");
 
 export function TeamManager({ users, invitations, invite, changeRole, setDeactivated }: Props) {
-  const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
   const [link, setLink] = useState<string | null>(null);
-  const [pending, start] = useTransition();
-
-  const run = (fn: () => Promise<ActionResult<unknown>>) =>
-    start(async () => {
-      setError(null);
-      const result = await fn();
-      if (!result.ok) setError(result.error.message);
-      router.refresh();
-    });
+  const { pending, error, run } = useActionForm();
 
   function onInvite(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const email = form.get("email");
     const role = asRole(typeof form.get("role") === "string" ? (form.get("role") as string) : "viewer");
-    start(async () => {
-      setError(null);
-      const result = await invite({
-        role,
-        email: typeof email === "string" && email ? email : undefined,
-        expiresInDays: Number(form.get("days")),
-      });
-      if (!result.ok) return setError(result.error.message);
-      setLink(new URL(result.data.url, window.location.origin).toString());
-      router.refresh();
-    });
+    run(
+      () =>
+        invite({
+          role,
+          email: typeof email === "string" && email ? email : undefined,
+          expiresInDays: Number(form.get("days")),
+        }),
+      (data) => setLink(new URL(data.url, window.location.origin).toString()),
+    );
   }
 
   return (
     <div className="space-y-8">
-      {error ? <Notice tone="error">{error}</Notice> : null}
+      {error ? <Notice tone="error">{error.message}</Notice> : null}
       <section>
         <h2 className="mb-2 font-semibold text-slate-900">Invite someone</h2>
         <form onSubmit={onInvite} className="flex flex-wrap items-end gap-3" aria-label="Invite">

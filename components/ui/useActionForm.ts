@@ -31,5 +31,7 @@ export function useActionForm({ refresh = true }: { refresh?: boolean } = {}) {
   const fieldErrors = (path: string): string[] | undefined => error?.fields[path];
   /** The error when no field carries it (show it beside the submit button). */
   const formError = error && Object.keys(error.fields).length === 0 ? error.message : null;
-  return { pending, error, formError, fieldErrors, run, reset: () => setError(null) };
+  /** Shows an error found before calling the action (input the browser could already tell is wrong). */
+  const fail = (message: string) => setError({ code: "invalid_input", message, fields: {} });
+  return { pending, error, formError, fieldErrors, run, fail, reset: () => setError(null) };
 }

@@ -8,6 +8,7 @@ import { listReplays } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";
 import { DataTable } from "@/components/ui/DataTable";
+import { Card } from "@/components/ui/Card";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replays" };
@@ -33,7 +34,7 @@ export default async function ReplaysPage({ searchParams }: Props) {
           Open a session and press “Replay this session” to run it as a branch under a policy, with or without edits.
         </EmptyState>
       ) : (
-        <div className="overflow-hidden rounded-lg border border-slate-200 bg-white">
+        <Card as="div" padding="none" className="overflow-hidden">
           <DataTable
             frame={false}
             columns={["Session", "Status", "Comparability", "Policy", { label: "Steps", align: "right" }, "Started"]}
@@ -74,7 +75,7 @@ export default async function ReplaysPage({ searchParams }: Props) {
               </Link>
             </div>
           ) : null}
-        </div>
+        </Card>
       )}
     </>
   );

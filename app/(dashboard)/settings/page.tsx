@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { PageHeader } from "@/components/ui/PageHeader";
+import { CARD_CLASS } from "@/components/ui/Card";
 
 export const metadata: Metadata = { title: "Settings" };
 
@@ -46,7 +47,7 @@ export default function SettingsPage() {
           <li key={s.href}>
             <Link
               href={s.href}
-              className="block h-full rounded-lg border border-slate-200 bg-white p-5 shadow-sm transition hover:border-indigo-300 hover:shadow"
+              className={`${CARD_CLASS} block h-full p-5 shadow-sm transition hover:border-indigo-300 hover:shadow`}
             >
               <h2 className="font-semibold text-slate-900">{s.title}</h2>
               <p className="mt-1 text-sm text-slate-600">{s.text}</p>

@@ -10,6 +10,7 @@ import { getInvestigation } from "@/lib/server/investigations";
 import { getSessionOutline } from "@/lib/server/sessions";
 import { can } from "@/lib/server/authz";
 import { evidenceDrafts } from "@/lib/server/reports";
+import { Card } from "@/components/ui/Card";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Investigation" };
@@ -61,7 +62,7 @@ export default async function InvestigationPage({ params }: Props) {
         actions={running && !investigation.cancelRequested ? <CancelInvestigationButton investigationId={id} /> : null}
       />
       {investigation.status === "completed" && can(principal, "reports.write") ? (
-        <div className="mb-6 rounded-lg border border-slate-200 bg-white px-4 py-3">
+        <Card as="div" padding="sm" className="mb-6">
           <AddToReport
             source={{ investigationId: investigation.id }}
             drafts={await evidenceDrafts(principal, { sessionId: investigation.sessionId }, prisma)}
@@ -73,7 +74,7 @@ export default async function InvestigationPage({ params }: Props) {
                   : "this minimal counterfactual"
             }
           />
-        </div>
+        </Card>
       ) : null}
       <InvestigationView
         investigation={investigation}

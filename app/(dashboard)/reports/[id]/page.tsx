@@ -12,6 +12,7 @@ import { getReport, getReportPage } from "@/lib/server/reports";
 import { formatDateTime } from "@/lib/format";
 import { createShareAction, deleteReportAction, publishReportAction, revokeShareAction } from "../actions";
 import { buttonClass } from "@/components/ui/Button";
+import { Card } from "@/components/ui/Card";
 
 export const dynamic = "force-dynamic";
 
@@ -99,9 +100,9 @@ export default async function ReportPage({ params }: Props) {
               revokeShare={revokeShareAction}
             />
           ) : (
-            <p className="rounded-lg border border-slate-200 bg-white p-4 text-sm text-slate-600">
+            <Card as="p" className="text-sm text-slate-600">
               Share links are for published reports, so that a reader never sees a report change under them.
-            </p>
+            </Card>
           )}
         </div>
       </div>

@@ -11,6 +11,7 @@ import { formatDateTime } from "@/lib/format";
 import { sessionLabelOf } from "@/lib/reports/snapshot";
 import { createReportAction } from "../actions";
 import { hasPicker, reportFormProps } from "../form-props";
+import { Card } from "@/components/ui/Card";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New report" };
@@ -37,7 +38,7 @@ async function ReplayPicker() {
     );
   }
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+    <Card as="div" padding="none" className="overflow-x-auto">
       <p className="border-b border-slate-200 px-3 py-2 text-sm text-slate-600">
         Choose the finished replay whose comparison the report is about.
       </p>
@@ -59,7 +60,7 @@ async function ReplayPicker() {
           </li>
         ))}
       </ul>
-    </div>
+    </Card>
   );
 }
 

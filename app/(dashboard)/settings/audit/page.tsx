@@ -7,6 +7,7 @@ import { AUDIT_ACTIONS } from "@/lib/db/audit";
 import { pagePrincipal } from "@/lib/http/principal";
 import { can } from "@/lib/server/authz";
 import { readAuditLog } from "@/lib/server/team";
+import { Button } from "@/components/ui/Button";
 
 export const metadata: Metadata = { title: "Audit log" };
 export const dynamic = "force-dynamic";
@@ -57,7 +58,9 @@ export default async function AuditPage({
             className="mt-1 rounded-md border border-slate-300 px-2 py-1.5"
           />
         </label>
-        <button className="rounded-md border border-slate-300 px-3 py-1.5 hover:bg-slate-50">Filter</button>
+        <Button variant="secondary" type="submit">
+          Filter
+        </Button>
       </form>
       <DataTable columns={COLUMNS} label="Audit log">
         {log.events.map((e) => (

@@ -6,6 +6,7 @@ import {
   ToolEndpointForm,
 } from "@/components/settings/ExecutorForms";
 import { Badge } from "@/components/ui/Badge";
+import { Card } from "@/components/ui/Card";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { executorSettings } from "@/lib/server/executors";
@@ -14,13 +15,14 @@ import { DataTable } from "@/components/ui/DataTable";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Live executors" };
 
-function Card({ title, hint, children }: { title: string; hint: string; children: React.ReactNode }) {
+/** A settings panel: a heading and a line saying what the list is for. */
+function Section({ title, hint, children }: { title: string; hint: string; children: React.ReactNode }) {
   return (
-    <section className="rounded-lg border border-slate-200 bg-white p-5">
+    <Card padding="lg">
       <h2 className="text-base font-semibold text-slate-900">{title}</h2>
       <p className="mb-4 text-sm text-slate-600">{hint}</p>
       {children}
-    </section>
+    </Card>
   );
 }
 
@@ -35,7 +37,7 @@ export default async function ExecutorsPage() {
         subtitle="Where replays send model steps and tool calls that a policy runs live. Every call goes only to hosts on the allow-list."
       />
       <div className="space-y-6">
-        <Card title="Allowed hosts" hint="A live call to a host not listed here is refused, and the step shows why.">
+        <Section title="Allowed hosts" hint="A live call to a host not listed here is refused, and the step shows why.">
           {hosts.length === 0 ? (
             <p className="mb-3 text-sm text-slate-500">
               No hosts allowed yet: add the host of each endpoint below (host or host:port).
@@ -53,8 +55,8 @@ export default async function ExecutorsPage() {
             </ul>
           )}
           <AllowedHostForm />
-        </Card>
-        <Card
+        </Section>
+        <Section
           title="Model endpoints"
           hint="OpenAI-compatible: the replay calls {base URL}/chat/completions. Give the NAME of the environment variable that holds the key; the key stays on the server."
         >
@@ -95,8 +97,8 @@ export default async function ExecutorsPage() {
             </DataTable>
           )}
           <ModelEndpointForm />
-        </Card>
-        <Card
+        </Section>
+        <Section
           title="Tool endpoints"
           hint="One HTTP URL per tool. The replay POSTs { tool, args, callId } as JSON and reads { output } or { error: { type, message } } (any other JSON is the output)."
         >
@@ -127,7 +129,7 @@ export default async function ExecutorsPage() {
             </DataTable>
           )}
           <ToolEndpointForm />
-        </Card>
+        </Section>
       </div>
     </>
   );

@@ -10,6 +10,7 @@ import { jobSettings } from "@/lib/jobs/queue";
 import { pageContext } from "@/lib/http/page";
 import { listJobs, presentJobs } from "@/lib/server/jobs";
 import { plural } from "@/lib/format";
+import { Card } from "@/components/ui/Card";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Jobs" };
@@ -107,10 +108,10 @@ export default async function JobsPage() {
       />
       <dl className="mb-6 grid grid-cols-3 gap-4 text-center" data-testid="job-counts">
         {(["queued", "running", "failed"] as const).map((k) => (
-          <div key={k} className="rounded-lg border border-slate-200 bg-white p-4">
+          <Card as="div" key={k}>
             <dt className="text-xs font-medium tracking-wide text-slate-500 uppercase">{k}</dt>
             <dd className="mt-1 text-2xl font-semibold text-slate-900 tabular-nums">{overview.counts[k]}</dd>
-          </div>
+          </Card>
         ))}
       </dl>
       <h2 className="mb-2 text-base font-semibold text-slate-900">Running</h2>

@@ -16,6 +16,7 @@ import { isTerminal } from "@/lib/server/replays";
 import { findComparisonRow, getComparisonPage, listComparisonRows } from "@/lib/server/comparison-pages";
 import { buttonClass } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
+import { Card } from "@/components/ui/Card";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare base and branch" };
@@ -112,10 +113,10 @@ export default async function ComparePage({ params, searchParams }: Props) {
       />
       <div className="mt-6 grid gap-6 xl:grid-cols-[minmax(0,1fr)_380px]">
         <div className="space-y-6">
-          <section className="rounded-lg border border-slate-200 bg-white p-4">
+          <Card>
             <h2 className="mb-2 text-base font-semibold text-slate-900">Final output</h2>
             <FinalOutputDiff base={finalText(view.baseFinalOutput)} branch={finalText(view.branchFinalOutput)} />
-          </section>
+          </Card>
           <MetricsTable metrics={comparison.metrics} />
         </div>
         <EvidencePanel view={view} />
