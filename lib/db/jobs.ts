@@ -435,3 +435,8 @@ export async function beginLiveCall(
   });
   return { kind: "in_doubt", owner: earlier.owner, startedAt: earlier.startedAt };
 }
+
+/** Notes on a replay why its job's run threw (shown on the replay and /settings/jobs); the queue retries the job. */
+export async function noteReplayJobError(client: DbClient, replayId: string, message: string): Promise<void> {
+  await client.replay.updateMany({ where: { id: replayId }, data: { error: { code: "job_error", message } } });
+}

@@ -53,6 +53,7 @@ import {
 import { authorize } from "./authz";
 import { CheckRef, judgeFor, MAX_CHECKS_PER_REPLAY, resolveChecks, resolveModelEndpoint } from "./counterfactual";
 import type { Principal } from "./principal";
+import { jobQueueFor, type QueueDeps } from "./job-queue";
 import { createReplay, runQueuedReplay } from "./replays";
 
 /** Most trials per probe, and most replays one investigation may run in all. */
@@ -711,6 +712,23 @@ async function runClaimed(
       error: { code: error instanceof AppError ? error.code : "investigation_failed", message },
     });
   }
+}
+
+/**
+ * Stores an investigation and puts it on the job queue (a worker runs it on behalf of its author); its page shows
+ * the probes as they finish. With no queue plugged in (tests, scripts), it runs in this call.
+ */
+export async function startInvestigation(
+  principal: Principal,
+  input: StartInvestigationInput,
+  prisma: Db,
+  deps: QueueDeps = {},
+) {
+  const created = await createInvestigation(principal, input, prisma);
+  const queue = jobQueueFor(deps);
+  if (queue) await queue.enqueueInvestigations([{ id: created.id, by: principal.name }]);
+  else await runInvestigation(principal, { investigationId: created.id }, prisma);
+  return created;
 }
 
 export async function getInvestigation(principal: Principal, input: InvestigationRef, prisma: Db) {
