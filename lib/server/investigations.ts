@@ -54,6 +54,7 @@ import { authorize } from "./authz";
 import { CheckRef, judgeFor, MAX_CHECKS_PER_REPLAY, resolveChecks, resolveModelEndpoint } from "./counterfactual";
 import type { Principal } from "./principal";
 import { jobQueueFor, type QueueDeps } from "./job-queue";
+import { runFailure } from "@/lib/run-failures";
 import { createReplay, runQueuedReplay } from "./replays";
 
 /** Most trials per probe, and most replays one investigation may run in all. */
@@ -505,10 +506,10 @@ export async function runInvestigation(
       status: "failed",
       probes: claim.probes ?? [],
       result: null,
-      error: {
-        code: "gave_up",
-        message: `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed). The probes it finished are kept.`,
-      },
+      error: runFailure(
+        "gave_up",
+        `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed). The probes it finished are kept.`,
+      ),
     });
     return "gave_up";
   }
@@ -709,7 +710,8 @@ async function runClaimed(
       status: "failed",
       probes: records,
       result: null,
-      error: { code: error instanceof AppError ? error.code : "investigation_failed", message },
+      // A refusal met on the way keeps its own code (the API's); anything else is the run's failure.
+      error: error instanceof AppError ? { code: error.code, message } : runFailure("investigation_failed", message),
     });
   }
 }

@@ -80,6 +80,7 @@ import { authorize } from "./authz";
 import { CounterfactualInput, LIVE_MODEL_POLICIES, prepareCounterfactual, settleChecks } from "./counterfactual";
 import type { Principal } from "./principal";
 import { jobQueueFor, type QueueDeps } from "./job-queue";
+import type { RunFailure, RunFailureCode } from "@/lib/run-failures";
 
 /**
  * Where a value holds U+0000 or an unpaired UTF-16 surrogate (in a string or a
@@ -365,8 +366,8 @@ async function settleFailure(
   extra: ExtraLog,
   result: ReplayResult | null,
   error: unknown,
-): Promise<{ code: string; message: string }> {
-  const code = result ? "save_failed" : "replay_failed";
+): Promise<RunFailure> {
+  const code: RunFailureCode = result ? "save_failed" : "replay_failed";
   const message = result
     ? `The replay ran (${result.status.replaceAll("_", " ")}), but its result could not be saved: ${describeError(error)}`
     : `The replay could not run: ${describeError(error)}`;
