@@ -12,13 +12,19 @@ export async function register() {
     const { openAtStartup } = await import("@/lib/db/startup-hook");
     await openAtStartup();
     // The job queue (and, on the embedded database, its workers) starts with the server, so work left queued resumes.
-    const { jobs } = await import("@/lib/jobs/runtime");
-    await jobs().catch((error: unknown) => {
+    // lib/jobs is given what runs each job (lib/server); the operations are given the queue they put work on.
+    const [{ startJobRuntime }, { jobHandlers }, { plugJobQueue }] = await Promise.all([
+      import("@/lib/jobs/runtime"),
+      import("@/lib/server/job-handlers"),
+      import("@/lib/server/job-queue"),
+    ]);
+    const queue = await startJobRuntime(jobHandlers).catch((error: unknown) => {
       console.error(
         `Branchpoint: cannot start the job queue.\n${error instanceof Error ? error.message : String(error)}`,
       );
       process.exit(1);
     });
+    plugJobQueue(queue);
     const { announceFirstRun } = await import("@/lib/server/first-run");
     await announceFirstRun();
   }

@@ -21,7 +21,7 @@ import { eventually, generateRefundCohort, startTsx } from "../lib/jobs/testing"
 import { replay, toolLevelPreset, type Policy } from "../lib/replay";
 import { createExperiment, runExperiment } from "../lib/server/experiments";
 import { localAdmin } from "../lib/server/principal";
-import { createReplay } from "../lib/server/replays";
+import { startReplay } from "../lib/server/replays";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -77,7 +77,7 @@ async function main() {
       try {
         await Promise.all(procs.map((p) => p.waitFor(/Branchpoint worker \d+: 1 at once/)));
         const start = performance.now();
-        await runExperiment(localAdmin("bench"), { experimentId: created.id }, db.prisma, queue.enqueue);
+        await runExperiment(localAdmin("bench"), { experimentId: created.id }, db.prisma, { queue });
         await eventually(
           `${workers}-worker experiment to finish`,
           async () =>
@@ -102,12 +102,9 @@ async function main() {
     const someSession = sessions[0]!.id;
     for (let k = 0; k < ENQUEUES; k++) {
       const s0 = performance.now();
-      const { id } = await createReplay(
-        localAdmin("bench"),
-        { sessionId: someSession, policyVersionId: versionId },
-        db.prisma,
-      );
-      await queue.enqueue([id]);
+      await startReplay(localAdmin("bench"), { sessionId: someSession, policyVersionId: versionId }, db.prisma, {
+        queue,
+      });
       latencies.push(performance.now() - s0);
     }
     await queue.stop();

@@ -82,7 +82,7 @@ async function main() {
     const open = () =>
       db.prisma.replay.count({ where: { experimentId: created.id, status: { in: ["queued", "running"] } } });
     const start = performance.now();
-    await runExperiment(admin, { experimentId: created.id }, db.prisma, queue.enqueue);
+    await runExperiment(admin, { experimentId: created.id }, db.prisma, { queue });
     await eventually("half the members to end", async () => (await open()) <= SESSIONS / 2, 30 * 60_000);
     const victim = workers[0]!;
     const running = await db.prisma.replay.count({
@@ -167,7 +167,7 @@ async function main() {
           note: received ? "from the tool's log: it received and answered this call" : "the tool never received it",
         },
         db.prisma,
-        queue.enqueue,
+        { queue },
       );
     }
     await eventually("the waiting members to complete", async () => (await open()) === 0, 5 * 60_000);

@@ -8,6 +8,8 @@
  */
 import { openDatabase } from "@/lib/db/client";
 import { jobSettings, startJobs } from "@/lib/jobs/queue";
+import { jobHandlers } from "@/lib/server/job-handlers";
+import { plugJobQueue } from "@/lib/server/job-queue";
 
 async function main() {
   if (!process.env.DATABASE_URL) {
@@ -19,7 +21,9 @@ async function main() {
   }
   const settings = jobSettings();
   const db = await openDatabase();
-  const jobs = await startJobs(db, { work: true, ...settings });
+  const jobs = await startJobs(db, { work: true, handlers: jobHandlers, ...settings });
+  // Work a job starts goes on the queue too, not run in the job.
+  plugJobQueue(jobs);
   console.log(
     `Branchpoint worker ${process.pid}: ${settings.concurrency} at once on ${db.location}, lease ${settings.leaseMs / 1000} s, ${settings.maxAttempts} attempts`,
   );

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
+import { runFailure } from "@/lib/run-failures";
 
 export type ReplayClaim =
   | {
@@ -167,7 +168,7 @@ export async function replayCancelRequested(client: DbClient, replayId: string):
   return rows[0]?.cancelled ?? false;
 }
 
-const CANCELLED_ERROR = { code: "cancelled", message: "Cancelled before it ran." };
+const CANCELLED_ERROR = runFailure("cancelled", "Cancelled before it ran.");
 
 /** Marks a replay cancelled (a queued one, or one whose worker saw the request before it ran anything). */
 export async function markReplayCancelled(client: DbClient, replayId: string, message: string): Promise<void> {
@@ -176,7 +177,7 @@ export async function markReplayCancelled(client: DbClient, replayId: string, me
     data: {
       status: "cancelled",
       comparability: "non_comparable",
-      error: { code: "cancelled", message },
+      error: { ...runFailure("cancelled", message) },
       finishedAt: new Date(),
       leaseOwner: null,
       leaseUntil: null,
@@ -200,7 +201,7 @@ export async function cancelReplayRow(client: DbClient, replayId: string): Promi
       cancelRequested: true,
       comparability: "non_comparable",
       pending: Prisma.DbNull,
-      error: { code: "cancelled", message: "Cancelled by a person." },
+      error: { ...runFailure("cancelled", "Cancelled by a person.") },
       finishedAt: now,
     },
   });
@@ -233,7 +234,7 @@ export async function cancelExperimentRows(
       status: "cancelled",
       cancelRequested: true,
       comparability: "non_comparable",
-      error: CANCELLED_ERROR,
+      error: { ...CANCELLED_ERROR },
       finishedAt: new Date(),
     },
   });
@@ -434,4 +435,9 @@ export async function beginLiveCall(
     select: { owner: true, startedAt: true },
   });
   return { kind: "in_doubt", owner: earlier.owner, startedAt: earlier.startedAt };
+}
+
+/** Notes on a replay why its job's run threw (shown on the replay and /settings/jobs); the queue retries the job. */
+export async function noteReplayJobError(client: DbClient, replayId: string, message: string): Promise<void> {
+  await client.replay.updateMany({ where: { id: replayId }, data: { error: { ...runFailure("job_error", message) } } });
 }

@@ -30,6 +30,7 @@ import {
 } from "@/lib/replay";
 import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
+import { runFailure, type RunFailureCode } from "@/lib/run-failures";
 import { compactInputs, expandInputs, inputDigests } from "@/lib/ingest/inputs";
 import { fullEvent, toSessionEvent, withFullInputs } from "./sessions";
 import { plainContents, type PlainContent } from "./replay-window";
@@ -441,12 +442,17 @@ export async function saveRunResult(
 export async function markReplayFailed(
   client: DbClient,
   replayId: string,
-  code: string,
+  code: RunFailureCode,
   message: string,
 ): Promise<void> {
   await client.replay.update({
     where: { id: replayId },
-    data: { status: "failed", comparability: "non_comparable", error: json({ code, message }), finishedAt: new Date() },
+    data: {
+      status: "failed",
+      comparability: "non_comparable",
+      error: json(runFailure(code, message)),
+      finishedAt: new Date(),
+    },
   });
 }
 

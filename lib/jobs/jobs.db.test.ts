@@ -32,12 +32,12 @@ import {
   runQueuedReplay,
   startReplay,
   supplyFixture,
-  type Enqueue,
 } from "@/lib/server/replays";
 import { loadDemoData } from "@/lib/db/startup";
 import { parseInput } from "@/lib/errors";
 import { createInvestigation, StartInvestigationInput } from "@/lib/server/investigations";
 import { lastToolResult, REFUND_SESSION, startScriptedModel, type Script } from "@/scripts/scripted-model";
+import type { JobQueue } from "@/lib/server/job-queue";
 import { startJobs } from "./queue";
 import {
   LIVE_LOOKUP,
@@ -59,14 +59,16 @@ function urlOf(db: TestDatabase): string {
   return `postgres://postgres@127.0.0.1:5432/${db.pgConfig!.database}`;
 }
 
-/** An enqueue that records what it was asked and runs nothing. */
-function recordingEnqueue(): Enqueue & { calls: string[][] } {
+/** A queue that records the replays it was given and runs nothing. */
+function recordingEnqueue(): { queue: JobQueue; calls: string[][] } {
   const calls: string[][] = [];
-  const fn = (async (ids: readonly string[]) => {
-    calls.push([...ids]);
-  }) as Enqueue & { calls: string[][] };
-  fn.calls = calls;
-  return fn;
+  const queue: JobQueue = {
+    enqueueReplays: async (ids) => {
+      calls.push([...ids]);
+    },
+    enqueueInvestigations: async () => undefined,
+  };
+  return { queue, calls };
 }
 
 describe("a worker killed with SIGKILL in the middle of an experiment, on PostgreSQL", () => {
@@ -109,7 +111,7 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
         { name: "kill -9", policyVersionId: versionId, agentVersionId },
         db.prisma,
       );
-      await runExperiment(localAdmin("tester"), { experimentId: created.id }, db.prisma, queue.enqueue);
+      await runExperiment(localAdmin("tester"), { experimentId: created.id }, db.prisma, { queue });
       expect((await db.prisma.experiment.findUniqueOrThrow({ where: { id: created.id } })).status).toBe("pending");
 
       const url = urlOf(db);
@@ -173,7 +175,7 @@ describe("a worker killed with SIGKILL in the middle of an experiment, on Postgr
           localAdmin("dana"),
           { replayId: w.id, output: { status: "delivered" }, note: "from the order system's audit log" },
           db.prisma,
-          queue.enqueue,
+          { queue },
         );
       await eventually("the waiting replays to complete", async () => {
         const open = await db.prisma.replay.count({
@@ -383,27 +385,21 @@ describe("kill -9 on the embedded database, mid-replay and mid-resume", () => {
       expect((await db.prisma.replay.findUniqueOrThrow({ where: { id: y.id } })).status).toBe("awaiting_approval");
       // The approval and X go on the queue, for the server process to run.
       const queue = await startJobs(db, { work: false, log: () => undefined });
-      await decideApproval(
-        localAdmin("lee"),
-        { replayId: y.id, decision: "approved", note: "test" },
-        db.prisma,
-        queue.enqueue,
-      );
-      const x = await startReplay(
-        localAdmin("tester"),
-        { sessionId: await session(xOrder), policy: X },
-        db.prisma,
-        queue.enqueue,
-      );
+      await decideApproval(localAdmin("lee"), { replayId: y.id, decision: "approved", note: "test" }, db.prisma, {
+        queue,
+      });
+      const x = await startReplay(localAdmin("tester"), { sessionId: await session(xOrder), policy: X }, db.prisma, {
+        queue,
+      });
       await queue.stop();
       await db.close();
 
-      child1 = startTsx("lib/jobs/embedded-child.ts", [dir], FAST);
+      child1 = startTsx("scripts/embedded-child.ts", [dir], FAST);
       await child1.waitFor(/embedded worker ready/);
       await eventually("both live calls to be held", async () => held === 2, 60_000);
       await child1.kill9();
 
-      const child2 = startTsx("lib/jobs/embedded-child.ts", [dir, "--until-idle"], FAST);
+      const child2 = startTsx("scripts/embedded-child.ts", [dir, "--until-idle"], FAST);
       await child2.waitFor(/embedded worker idle/, 90_000);
       expect(await child2.exited).toBe(0);
 

@@ -5,12 +5,14 @@
  * any number of worker processes on any number of machines pull from them with
  * `SELECT … FOR UPDATE SKIP LOCKED`.
  *
- * One kind of job: "run this replay" (a new replay, a resume after a fixture or
- * an approval, each member of an experiment). The handler is
- * `runQueuedReplay`: it claims the replay's lease, so a job delivered twice, or
- * retried while a slow worker still runs, runs the replay once; a worker killed
- * mid-run (kill -9) loses its lease after `leaseMs`, and the sweeper of any
- * live worker puts the replay back on the queue.
+ * Two kinds of job: "run this replay" (a new replay, a resume after a fixture or
+ * an approval, each member of an experiment) and "run this investigation".
+ * What runs them is handed in when the queue starts (lib/server/job-handlers.ts;
+ * this module does not import lib/server). The replay handler claims the
+ * replay's lease, so a job delivered twice, or retried while a slow worker
+ * still runs, runs the replay once; a worker killed mid-run (kill -9) loses
+ * its lease after `leaseMs`, and the sweeper of any live worker puts the
+ * replay back on the queue.
  */
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
@@ -23,9 +25,6 @@ import {
   requeueAbandonedInvestigations,
   requeueRunningInvestigations,
 } from "@/lib/db/investigations";
-import { runInvestigation } from "@/lib/server/investigations";
-import { systemPrincipal } from "@/lib/server/principal";
-import { runQueuedReplay, type Enqueue } from "@/lib/server/replays";
 
 export const REPLAY_QUEUE = "replay-run";
 /** Investigations (blame searches, minimisations, stale checks): one job each; its probes run inside it. */
@@ -84,10 +83,30 @@ function pgliteDb(pglite: PGlite): PgBoss.Db {
   };
 }
 
+/** An investigation job: its id, and who started it (the run is on their behalf). */
+export interface InvestigationJob {
+  id: string;
+  by: string;
+}
+
+/** A worker's hold on a job's work: its lease name, how long a lease lasts, runs before giving up. */
+export interface JobRun {
+  owner: string;
+  leaseMs: number;
+  maxAttempts: number;
+}
+
+/** What runs each kind of job (lib/server/job-handlers.ts). A handler that throws fails the job, and pg-boss retries it. */
+export interface JobHandlers {
+  replay(prisma: Database["prisma"], replayId: string, run: JobRun): Promise<void>;
+  investigation(prisma: Database["prisma"], item: InvestigationJob, run: JobRun): Promise<void>;
+}
+
 export interface Jobs {
-  enqueue: Enqueue;
+  /** Puts replays on the queue. */
+  enqueueReplays(replayIds: readonly string[]): Promise<void>;
   /** Puts investigations on the queue, run on behalf of whoever started each. */
-  enqueueInvestigations(items: readonly { id: string; by: string }[]): Promise<void>;
+  enqueueInvestigations(items: readonly InvestigationJob[]): Promise<void>;
   /** Puts back replays whose worker is gone, and queued ones that have no job; returns how many. */
   sweep(): Promise<number>;
   boss: PgBoss;
@@ -99,6 +118,8 @@ export interface Jobs {
 export interface StartJobsOptions extends Partial<JobSettings> {
   /** Run workers in this process (else it only enqueues). */
   work: boolean;
+  /** What the workers run; needed with `work`. */
+  handlers?: JobHandlers;
   /** Log lines go here (tests pass a no-op). */
   log?: (line: string) => void;
 }
@@ -110,6 +131,8 @@ export interface StartJobsOptions extends Partial<JobSettings> {
  * and every queued replay is enqueued again at start.
  */
 export async function startJobs(database: Database, opts: StartJobsOptions): Promise<Jobs> {
+  if (opts.work && !opts.handlers)
+    throw new Error("startJobs: workers need the job handlers (lib/server/job-handlers).");
   const settings = { ...jobSettings(), ...opts };
   const log = opts.log ?? ((line: string) => console.log(line));
   const prisma = database.prisma;
@@ -151,12 +174,12 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
       if (!(await boss.getQueue(INVESTIGATION_QUEUE))) throw error;
     }
   }
-  const enqueueInvestigations = async (items: readonly { id: string; by: string }[]) => {
+  const enqueueInvestigations = async (items: readonly InvestigationJob[]) => {
     if (items.length === 0) return;
     await boss.insert(items.map((item) => ({ name: INVESTIGATION_QUEUE, data: item, retryLimit: 0 })));
   };
 
-  const enqueue: Enqueue = async (replayIds) => {
+  const enqueue = async (replayIds: readonly string[]) => {
     for (let k = 0; k < replayIds.length; k += 1000) {
       await boss.insert(
         replayIds.slice(k, k + 1000).map((replayId) => ({
@@ -220,7 +243,8 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
 
   const workers: string[] = [];
   let sweeper: NodeJS.Timeout | null = null;
-  if (opts.work) {
+  const handlers = opts.handlers;
+  if (opts.work && handlers) {
     if (database.engine === "pglite") {
       const dropped = await dropAllLeases(prisma);
       await enqueue(await queuedReplayIdsAll(prisma));
@@ -237,14 +261,14 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     }
     const processId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     // Investigations run one at a time per process: each runs many replays itself.
-    await boss.work<{ id: string; by: string }>(
+    await boss.work<InvestigationJob>(
       INVESTIGATION_QUEUE,
       { batchSize: 1, pollingIntervalSeconds: settings.pollSeconds },
       async ([job]) => {
         if (!job) return;
         runningInvestigations.add(job.data.id);
         try {
-          await runInvestigation(systemPrincipal(job.data.by), { investigationId: job.data.id }, prisma, {
+          await handlers.investigation(prisma, job.data, {
             owner: `${processId}:investigation:${job.id}`,
             leaseMs: settings.leaseMs,
             maxAttempts: settings.maxAttempts,
@@ -267,18 +291,12 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
           const replayId = job.data.replayId;
           running.add(replayId);
           try {
-            await runQueuedReplay(prisma, replayId, {
+            // A run that throws is noted on the replay by the handler; pg-boss retries the job, and the attempt limit stops a poison one.
+            await handlers.replay(prisma, replayId, {
               owner: `${name}:${job.id}`,
               leaseMs: settings.leaseMs,
               maxAttempts: settings.maxAttempts,
             });
-          } catch (error) {
-            // Shown on the replay and on /settings/jobs; pg-boss retries the job, and the attempt limit stops a poison one.
-            const message = error instanceof Error ? error.message : String(error);
-            await prisma.replay
-              .updateMany({ where: { id: replayId }, data: { error: { code: "job_error", message } } })
-              .catch(() => undefined);
-            throw error;
           } finally {
             running.delete(replayId);
             if (workerId) boss.notifyWorker(workerId);
@@ -296,7 +314,7 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
   }
 
   return {
-    enqueue,
+    enqueueReplays: enqueue,
     enqueueInvestigations,
     sweep,
     boss,

@@ -37,12 +37,14 @@ const OPERATIONS: Record<string, Permission> = {
   "experiment-fixtures.supplyGroupFixture": "replays.run",
   "experiments.createExperiment": "experiments.run",
   "experiments.runExperiment": "experiments.run",
+  "experiments.startExperiment": "experiments.run",
   "experiments.getExperiment": "experiments.read",
   "experiments.getExperimentProgress": "experiments.read",
   "experiments.listExperiments": "experiments.read",
   "experiments.experimentChoices": "experiments.read",
   "investigations.createInvestigation": "investigations.run",
   "investigations.runInvestigation": "investigations.run",
+  "investigations.startInvestigation": "investigations.run",
   "investigations.cancelInvestigation": "investigations.run",
   "investigations.getInvestigation": "investigations.read",
   "investigations.listSessionInvestigations": "investigations.read",
@@ -113,6 +115,7 @@ const NOT_OPERATIONS = new Set([
   "investigations.blameLiveBudget",
   // The job worker's entry points: a worker runs replays it took from the queue, on no one's behalf.
   "replays.runNow",
+  "replays.enqueueReplaysFor",
   "replays.runQueuedReplay",
   "replays.LeaseLost",
   // How many comparisons were built: what the tests of the kept comparisons count.

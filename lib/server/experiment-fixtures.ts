@@ -13,7 +13,8 @@ import { getReplayState } from "@/lib/db/replays";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "./authz";
 import type { Principal } from "./principal";
-import { FixtureInput, runNow, supplyFixture, type Enqueue } from "./replays";
+import type { QueueDeps } from "./job-queue";
+import { FixtureInput, supplyFixture } from "./replays";
 
 export interface FixtureGroup {
   tool: string;
@@ -94,7 +95,7 @@ export async function supplyGroupFixture(
   principal: Principal,
   input: SupplyGroupFixtureInput,
   prisma: Db,
-  enqueue: Enqueue = runNow(prisma),
+  deps: QueueDeps = {},
 ): Promise<{ supplied: SuppliedMember[] }> {
   authorize(principal, "replays.run");
   if (!(await experimentExists(prisma, input.experimentId))) throw notFound("experiment", input.experimentId);
@@ -127,7 +128,7 @@ export async function supplyGroupFixture(
         },
         prisma,
         // Each member goes on the queue once its fixture is stored; a worker resumes it.
-        enqueue,
+        deps,
       );
       const state = await getReplayState(prisma, m.replayId);
       supplied.push({ replayId: m.replayId, status: state?.status ?? null, error: null });

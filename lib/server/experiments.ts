@@ -46,7 +46,8 @@ import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "./authz";
 import { countByStatus, experimentState } from "./experiment-status";
 import type { Principal } from "./principal";
-import { runNow, type Enqueue } from "./replays";
+import type { QueueDeps } from "./job-queue";
+import { enqueueReplaysFor } from "./replays";
 
 const day = z
   .string()
@@ -236,19 +237,31 @@ export async function createExperiment(
  * starts and `completed` (or `cancelled`) when none is queued or running
  * (lib/db/jobs `settleExperiment`). A replay that fails is recorded failed and
  * the others go on; one that pauses stays paused (an analyst can resume it)
- * and counts as done. `runNow` runs them in this call, one after another.
+ * and counts as done. With no queue plugged in, they run in this call, one after another.
  */
 export async function runExperiment(
   principal: Principal,
   input: ExperimentRef,
   prisma: Db,
-  enqueue: Enqueue = runNow(prisma),
+  deps: QueueDeps = {},
 ): Promise<void> {
   authorize(principal, "experiments.run");
   const { experimentId } = input;
   const ids = await queuedReplayIds(prisma, experimentId);
-  await enqueue(ids);
+  await enqueueReplaysFor(prisma, ids, deps);
   await settleExperiment(prisma, experimentId);
+}
+
+/** Stores an experiment with its cohort and puts one job per member replay on the queue: the page polls its progress. */
+export async function startExperiment(
+  principal: Principal,
+  input: CreateExperimentInput,
+  prisma: Db,
+  deps: QueueDeps = {},
+): Promise<CreatedExperiment> {
+  const created = await createExperiment(principal, input, prisma);
+  await runExperiment(principal, { experimentId: created.id }, prisma, deps);
+  return created;
 }
 
 // ---------------------------------------------------------------------------

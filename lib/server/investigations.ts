@@ -53,6 +53,8 @@ import {
 import { authorize } from "./authz";
 import { CheckRef, judgeFor, MAX_CHECKS_PER_REPLAY, resolveChecks, resolveModelEndpoint } from "./counterfactual";
 import type { Principal } from "./principal";
+import { jobQueueFor, type QueueDeps } from "./job-queue";
+import { runFailure } from "@/lib/run-failures";
 import { createReplay, runQueuedReplay } from "./replays";
 
 /** Most trials per probe, and most replays one investigation may run in all. */
@@ -504,10 +506,10 @@ export async function runInvestigation(
       status: "failed",
       probes: claim.probes ?? [],
       result: null,
-      error: {
-        code: "gave_up",
-        message: `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed). The probes it finished are kept.`,
-      },
+      error: runFailure(
+        "gave_up",
+        `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed). The probes it finished are kept.`,
+      ),
     });
     return "gave_up";
   }
@@ -708,9 +710,27 @@ async function runClaimed(
       status: "failed",
       probes: records,
       result: null,
-      error: { code: error instanceof AppError ? error.code : "investigation_failed", message },
+      // A refusal met on the way keeps its own code (the API's); anything else is the run's failure.
+      error: error instanceof AppError ? { code: error.code, message } : runFailure("investigation_failed", message),
     });
   }
+}
+
+/**
+ * Stores an investigation and puts it on the job queue (a worker runs it on behalf of its author); its page shows
+ * the probes as they finish. With no queue plugged in (tests, scripts), it runs in this call.
+ */
+export async function startInvestigation(
+  principal: Principal,
+  input: StartInvestigationInput,
+  prisma: Db,
+  deps: QueueDeps = {},
+) {
+  const created = await createInvestigation(principal, input, prisma);
+  const queue = jobQueueFor(deps);
+  if (queue) await queue.enqueueInvestigations([{ id: created.id, by: principal.name }]);
+  else await runInvestigation(principal, { investigationId: created.id }, prisma);
+  return created;
 }
 
 export async function getInvestigation(principal: Principal, input: InvestigationRef, prisma: Db) {

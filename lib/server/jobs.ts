@@ -9,7 +9,8 @@ import { cancelExperimentRows, cancelReplayRow, jobOverview, retryReplayRow } fr
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "./authz";
 import type { Principal } from "./principal";
-import { runNow, type Enqueue } from "./replays";
+import type { QueueDeps } from "./job-queue";
+import { enqueueReplaysFor } from "./replays";
 
 export const CancelReplayInput = z.object({ replayId: z.string().min(1) });
 export type CancelReplayInput = z.infer<typeof CancelReplayInput>;
@@ -38,18 +39,13 @@ export async function cancelExperiment(principal: Principal, input: CancelExperi
 }
 
 /** Runs a failed replay again from its branch log (nothing live is repeated). */
-export async function retryReplay(
-  principal: Principal,
-  input: CancelReplayInput,
-  prisma: Db,
-  enqueue: Enqueue = runNow(prisma),
-) {
+export async function retryReplay(principal: Principal, input: CancelReplayInput, prisma: Db, deps: QueueDeps = {}) {
   authorize(principal, "jobs.manage");
   const retried = await retryReplayRow(prisma, input.replayId);
   if (retried === null) throw notFound("job", input.replayId);
   if (!retried)
     throw new AppError("wrong_state", "Only a failed replay can be retried; this one is not failed (any more).");
-  await enqueue([input.replayId]);
+  await enqueueReplaysFor(prisma, [input.replayId], deps);
   return { replayId: input.replayId };
 }
 

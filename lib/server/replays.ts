@@ -79,6 +79,8 @@ import { appErrorFromDatabase } from "@/lib/db/errors";
 import { authorize } from "./authz";
 import { CounterfactualInput, LIVE_MODEL_POLICIES, prepareCounterfactual, settleChecks } from "./counterfactual";
 import type { Principal } from "./principal";
+import { jobQueueFor, type QueueDeps } from "./job-queue";
+import type { RunFailure, RunFailureCode } from "@/lib/run-failures";
 
 /**
  * Where a value holds U+0000 or an unpaired UTF-16 surrogate (in a string or a
@@ -364,8 +366,8 @@ async function settleFailure(
   extra: ExtraLog,
   result: ReplayResult | null,
   error: unknown,
-): Promise<{ code: string; message: string }> {
-  const code = result ? "save_failed" : "replay_failed";
+): Promise<RunFailure> {
+  const code: RunFailureCode = result ? "save_failed" : "replay_failed";
   const message = result
     ? `The replay ran (${result.status.replaceAll("_", " ")}), but its result could not be saved: ${describeError(error)}`
     : `The replay could not run: ${describeError(error)}`;
@@ -753,15 +755,20 @@ export async function runReplay(principal: Principal, input: ReplayRef, prisma: 
   }
 }
 
-/** Puts replays on the job queue (lib/jobs); `runNow` runs them in this call instead (tests, scripts). */
-export type Enqueue = (replayIds: readonly string[]) => Promise<void>;
+/** Runs queued replays one after another in this call, each under a lease like a worker's (no queue: tests, scripts). */
+export const runNow = (prisma: Db) => async (replayIds: readonly string[]) => {
+  for (const id of replayIds) await runQueuedReplay(prisma, id, { owner: `inline:${process.pid}:${randomUUID()}` });
+};
 
-/** Runs queued replays one after another in this call, each under a lease like a worker's. */
-export const runNow =
-  (prisma: Db): Enqueue =>
-  async (replayIds) => {
-    for (const id of replayIds) await runQueuedReplay(prisma, id, { owner: `inline:${process.pid}:${randomUUID()}` });
-  };
+/**
+ * Puts stored replays on the job queue (their rows committed first: a worker may take one the moment it is queued;
+ * one left unqueued by a stop in between is found by the sweeper). With no queue plugged in, runs them in this call.
+ */
+export async function enqueueReplaysFor(prisma: Db, replayIds: readonly string[], deps?: QueueDeps): Promise<void> {
+  const queue = jobQueueFor(deps);
+  if (queue) await queue.enqueueReplays(replayIds);
+  else await runNow(prisma)(replayIds);
+}
 
 export interface QueuedRunOptions {
   owner: string;
@@ -874,16 +881,25 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
   }
 }
 
-/** Checks and stores a new replay, and puts it on the queue: it answers with the replay `queued`. */
+export interface StartReplayDeps extends QueueDeps {
+  /** Runs once the replay is stored, before it is queued (a worker may take it the moment it is): the API reads its answer here. */
+  beforeQueued?: (started: StartedReplay) => Promise<void>;
+}
+
+/**
+ * Checks and stores a new replay, and puts it on the queue: it answers with the replay `queued`.
+ * Repeated trials are stored as one replay each, one job each.
+ */
 export async function startReplay(
   principal: Principal,
   input: StartReplayInput,
   prisma: Db,
-  enqueue: Enqueue = runNow(prisma),
+  deps: StartReplayDeps = {},
 ): Promise<StartedReplay> {
   authorize(principal, "replays.run");
   const started = await checkAndStoreReplay(prisma, input, principal.name);
-  await enqueue(started.trialIds ?? [started.id]);
+  await deps.beforeQueued?.(started);
+  await enqueueReplaysFor(prisma, started.trialIds ?? [started.id], deps);
   return started;
 }
 
@@ -916,7 +932,7 @@ export async function supplyFixture(
   principal: Principal,
   input: SupplyFixtureInput,
   prisma: Db,
-  enqueue: Enqueue = runNow(prisma),
+  deps: QueueDeps = {},
 ): Promise<NewFixture> {
   authorize(principal, "replays.run");
   const { replayId } = input;
@@ -955,7 +971,7 @@ export async function supplyFixture(
     await claimForResume(tx, replayId, state.updatedAt);
     await insertFixture(tx, replayId, fixture);
   });
-  await enqueue([replayId]);
+  await enqueueReplaysFor(prisma, [replayId], deps);
   return fixture;
 }
 
@@ -964,7 +980,7 @@ export async function decideApproval(
   principal: Principal,
   input: DecideApprovalInput,
   prisma: Db,
-  enqueue: Enqueue = runNow(prisma),
+  deps: QueueDeps = {},
 ): Promise<ApprovalEntry> {
   authorize(principal, "replays.run");
   const { replayId } = input;
@@ -997,7 +1013,7 @@ export async function decideApproval(
       detail: { tool: approval.tool, callId: pending.callId, ...(approval.note ? { note: approval.note } : {}) },
     });
   });
-  await enqueue([replayId]);
+  await enqueueReplaysFor(prisma, [replayId], deps);
   return approval;
 }
 

@@ -4,21 +4,18 @@ import { revalidatePath } from "next/cache";
 import { validatedAction } from "@/lib/http/action";
 import {
   CreateExperimentInput,
-  createExperiment,
   CohortPreviewInput,
   ExperimentRef,
   getExperimentProgress,
   previewCohort,
-  runExperiment,
+  startExperiment,
 } from "@/lib/server/experiments";
 import { cancelExperiment, CancelExperimentInput } from "@/lib/server/jobs";
-import { enqueue } from "@/lib/jobs/runtime";
 import { supplyGroupFixture, SupplyGroupFixtureInput } from "@/lib/server/experiment-fixtures";
 
 /** Stores the experiment with its cohort and queues one job per member replay: the page polls its progress. */
 export const startExperimentAction = validatedAction(CreateExperimentInput, async (principal, input, prisma) => {
-  const created = await createExperiment(principal, input, prisma);
-  await runExperiment(principal, { experimentId: created.id }, prisma, enqueue);
+  const created = await startExperiment(principal, input, prisma);
   revalidatePath("/experiments");
   return { id: created.id, total: created.total, warnings: created.warnings.map((w) => w.message) };
 });
@@ -38,7 +35,7 @@ export const cancelExperimentAction = validatedAction(CancelExperimentInput, asy
 
 /** One fixture for every member paused on the same call; they resume. */
 export const supplyGroupFixtureAction = validatedAction(SupplyGroupFixtureInput, async (principal, input, prisma) => {
-  const result = await supplyGroupFixture(principal, input, prisma, enqueue);
+  const result = await supplyGroupFixture(principal, input, prisma);
   revalidatePath(`/experiments/${input.experimentId}`);
   return result;
 });

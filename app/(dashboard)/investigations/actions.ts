@@ -1,18 +1,16 @@
 "use server";
 
 import { validatedAction } from "@/lib/http/action";
-import { enqueueInvestigation } from "@/lib/jobs/runtime";
 import {
   cancelInvestigation,
-  createInvestigation,
+  startInvestigation,
   InvestigationRef,
   StartInvestigationInput,
 } from "@/lib/server/investigations";
 
 /** Stores the investigation and puts it on the job queue; its page shows the probes as they finish. */
 export const startInvestigationAction = validatedAction(StartInvestigationInput, async (principal, input, prisma) => {
-  const created = await createInvestigation(principal, input, prisma);
-  await enqueueInvestigation(created.id, principal.name);
+  const created = await startInvestigation(principal, input, prisma);
   return { id: created.id };
 });
 

@@ -5,17 +5,16 @@ import { z } from "zod";
 import { AppError, parseInput } from "@/lib/errors";
 import { validatedAction } from "@/lib/http/action";
 import { parseFixtureForm } from "@/lib/http/fixture-form";
-import { enqueue } from "@/lib/jobs/runtime";
 import { cancelReplay, CancelReplayInput } from "@/lib/server/jobs";
 import {
   ComparisonPairInput,
-  createReplay,
   decideApproval,
   DecideApprovalInput,
   getComparisonPair,
   getReplayState,
   ReplayRef,
   StartReplayInput,
+  startReplay,
   supplyFixture,
   SupplyFixtureInput,
 } from "@/lib/server/replays";
@@ -33,8 +32,7 @@ import {
  * Repeated trials are stored as one replay each, one job each.
  */
 export const startReplayAction = validatedAction(StartReplayInput, async (principal, input, prisma) => {
-  const started = await createReplay(principal, input, prisma);
-  await enqueue(started.trialIds ?? [started.id]);
+  const started = await startReplay(principal, input, prisma);
   revalidatePath("/replays");
   return {
     id: started.id,
@@ -64,7 +62,6 @@ export const supplyFixtureAction = validatedAction(
         "The fixture is not valid.",
       ),
       prisma,
-      enqueue,
     );
     revalidatePath(`/replays/${input.replayId}`);
     return { fixtureId: fixture.id };
@@ -72,7 +69,7 @@ export const supplyFixtureAction = validatedAction(
 );
 
 export const decideApprovalAction = validatedAction(DecideApprovalInput, async (principal, input, prisma) => {
-  const approval = await decideApproval(principal, { ...input, note: input.note || undefined }, prisma, enqueue);
+  const approval = await decideApproval(principal, { ...input, note: input.note || undefined }, prisma);
   revalidatePath(`/replays/${input.replayId}`);
   return { approvalId: approval.id };
 });

@@ -24,6 +24,7 @@ import { buttonClass } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
 import { replayCounterfactual } from "@/lib/server/counterfactual";
 import { evidenceDrafts } from "@/lib/server/reports";
+import { runFailureWords } from "@/lib/run-failures";
 
 export const dynamic = "force-dynamic";
 
@@ -108,8 +109,8 @@ export default async function ReplayPage({ params, searchParams }: Props) {
               : replay.status === "cancelled"
                 ? "The branch was cancelled"
                 : "The branch stopped"}
-          </strong>{" "}
-          ({replay.error.code}): {replay.error.message}
+          </strong>
+          : <span data-code={replay.error.code}>{runFailureWords(replay.error.code)}</span> {replay.error.message}
         </Notice>
       ) : null}
       <StaleUsedNotice stale={await staleRecordingsUsed(principal, { replayId: id }, prisma)} />

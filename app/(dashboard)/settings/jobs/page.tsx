@@ -11,6 +11,7 @@ import { pageContext } from "@/lib/http/page";
 import { listJobs, presentJobs } from "@/lib/server/jobs";
 import { plural } from "@/lib/format";
 import { Card } from "@/components/ui/Card";
+import { runFailureWords } from "@/lib/run-failures";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Jobs" };
@@ -75,7 +76,9 @@ function Rows({ rows, kind }: { rows: Job[]; kind: "running" | "queued" | "faile
           ? progressText(j)
           : kind === "queued"
             ? `since ${formatDateTime(j.createdAt)}`
-            : (j.error?.message ?? "")}
+            : j.error
+              ? `${runFailureWords(j.error.code)} ${j.error.message}`
+              : ""}
       </td>
       <td className="px-3 py-2 text-right tabular-nums">{j.attempts}</td>
       <td className="px-3 py-2">{kind === "failed" && j.kind === "replay" ? <RetryButton replayId={j.id} /> : null}</td>

@@ -1,6 +1,5 @@
 import { apiRoute, readJson } from "@/lib/http/api";
-import { CreateExperimentInput, createExperiment, runExperiment } from "@/lib/server/experiments";
-import { enqueue } from "@/lib/jobs/runtime";
+import { CreateExperimentInput, startExperiment } from "@/lib/server/experiments";
 
 export const dynamic = "force-dynamic";
 
@@ -9,8 +8,7 @@ export const dynamic = "force-dynamic";
  * One job per member replay goes on the queue (workers run them); poll `GET /api/v1/experiments/:id`.
  */
 export const POST = apiRoute(async ({ request, prisma, principal }) => {
-  const created = await createExperiment(principal, await readJson(request, CreateExperimentInput), prisma);
-  await runExperiment(principal, { experimentId: created.id }, prisma, enqueue);
+  const created = await startExperiment(principal, await readJson(request, CreateExperimentInput), prisma);
   return Response.json(
     {
       experiment: {

@@ -1,6 +1,5 @@
 import { apiRoute, readJson } from "@/lib/http/api";
-import { enqueueInvestigation } from "@/lib/jobs/runtime";
-import { createInvestigation, StartInvestigationInput } from "@/lib/server/investigations";
+import { startInvestigation, StartInvestigationInput } from "@/lib/server/investigations";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +10,6 @@ export const dynamic = "force-dynamic";
  * poll `GET /api/v1/investigations/:id`.
  */
 export const POST = apiRoute(async ({ request, prisma, principal }) => {
-  const investigation = await createInvestigation(principal, await readJson(request, StartInvestigationInput), prisma);
-  await enqueueInvestigation(investigation.id, principal.name);
+  const investigation = await startInvestigation(principal, await readJson(request, StartInvestigationInput), prisma);
   return Response.json({ investigation }, { status: 201 });
 });

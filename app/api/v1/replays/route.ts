@@ -1,8 +1,7 @@
 import { apiRoute, readJson, readQuery } from "@/lib/http/api";
 import { replayAnswer } from "@/lib/http/replay-answer";
-import { enqueue } from "@/lib/jobs/runtime";
 import { replayCounterfactual, trialSetView } from "@/lib/server/counterfactual";
-import { createReplay, ListReplaysInput, listReplays, StartReplayInput } from "@/lib/server/replays";
+import { ListReplaysInput, listReplays, StartReplayInput, startReplay } from "@/lib/server/replays";
 
 export const dynamic = "force-dynamic";
 
@@ -14,23 +13,26 @@ export const dynamic = "force-dynamic";
  */
 export const POST = apiRoute(async ({ request, prisma, principal }) => {
   const input = await readJson(request, StartReplayInput);
-  const started = await createReplay(principal, input, prisma);
   // The answer shows the replay as stored (`queued`): it is read, and its first chunk made, before it is
-  // enqueued (a worker may take it the moment it is). A run storing steps while later chunks are written
+  // queued (a worker may take it the moment it is). A run storing steps while later chunks are written
   // cuts the body (see replayAnswer).
-  const counterfactual = await replayCounterfactual(principal, { replayId: started.id }, prisma);
-  const after = started.trialSetId
-    ? { trialSet: await trialSetView(principal, { trialSetId: started.trialSetId }, prisma) }
-    : {};
-  const answer = await replayAnswer(principal, prisma, started.id, {
-    where: "POST /api/v1/replays",
-    extra: counterfactual,
-    warnings: started.warnings,
-    after,
-    status: 201,
+  let answer: Response | undefined;
+  await startReplay(principal, input, prisma, {
+    beforeQueued: async (started) => {
+      const counterfactual = await replayCounterfactual(principal, { replayId: started.id }, prisma);
+      const after = started.trialSetId
+        ? { trialSet: await trialSetView(principal, { trialSetId: started.trialSetId }, prisma) }
+        : {};
+      answer = await replayAnswer(principal, prisma, started.id, {
+        where: "POST /api/v1/replays",
+        extra: counterfactual,
+        warnings: started.warnings,
+        after,
+        status: 201,
+      });
+    },
   });
-  await enqueue(started.trialIds ?? [started.id]);
-  return answer;
+  return answer!;
 });
 
 /** Replays, newest first: `{ replays, nextCursor }`. */

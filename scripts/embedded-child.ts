@@ -6,12 +6,13 @@
  * the folder and exits, so the test can open it).
  */
 import { openDatabase } from "@/lib/db/client";
-import { startJobs } from "./queue";
+import { startJobs } from "@/lib/jobs/queue";
+import { jobHandlers } from "@/lib/server/job-handlers";
 
 const dir = process.argv[2];
 if (!dir) throw new Error("usage: embedded-child.ts <data dir> [--until-idle]");
 const db = await openDatabase({ dir, url: "" });
-const jobs = await startJobs(db, { work: true });
+const jobs = await startJobs(db, { work: true, handlers: jobHandlers });
 console.log(`embedded worker ready: ${jobs.workers.length} worker(s), pid ${process.pid}`);
 if (process.argv.includes("--until-idle")) {
   for (;;) {

@@ -1,0 +1,35 @@
+/**
+ * What a worker does with each kind of job, handed to the queue (lib/jobs)
+ * when it starts, so the queue needs nothing of lib/server: a queued replay
+ * (new, resumed, an experiment's member, retried) and an investigation.
+ */
+import type { Db } from "@/lib/db";
+import { noteReplayJobError } from "@/lib/db/jobs";
+import type { QueuedInvestigation } from "./job-queue";
+import { runInvestigation } from "./investigations";
+import { systemPrincipal } from "./principal";
+import { runQueuedReplay } from "./replays";
+
+/** A worker's hold on the work it took: its lease name, how long a lease lasts, runs before giving up. */
+export interface JobRun {
+  owner: string;
+  leaseMs: number;
+  maxAttempts: number;
+}
+
+export const jobHandlers = {
+  /** Runs a queued replay under its lease. A run that throws is noted on the replay and thrown again, for the queue to retry. */
+  async replay(prisma: Db, replayId: string, run: JobRun): Promise<void> {
+    try {
+      await runQueuedReplay(prisma, replayId, run);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await noteReplayJobError(prisma, replayId, message).catch(() => undefined);
+      throw error;
+    }
+  },
+  /** Runs an investigation on behalf of whoever started it. */
+  async investigation(prisma: Db, item: QueuedInvestigation, run: JobRun): Promise<void> {
+    await runInvestigation(systemPrincipal(item.by), { investigationId: item.id }, prisma, run);
+  },
+};
