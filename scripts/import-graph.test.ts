@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { appImportGraph, cycles, runtimeImports } from "./import-graph";
 
@@ -25,5 +27,19 @@ describe("the import graph", () => {
     const graph = appImportGraph();
     expect(graph.size).toBeGreaterThan(100);
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it("keeps app/ a leaf: nothing outside it imports from it, and its server actions live in lib/actions", () => {
+    const graph = appImportGraph();
+    const intoApp = [...graph].flatMap(([file, deps]) =>
+      file.startsWith("app/") ? [] : deps.filter((d) => d.startsWith("app/")).map((d) => `${file} -> ${d}`),
+    );
+    expect(intoApp).toEqual([]);
+    const root = path.resolve(import.meta.dirname, "..");
+    const serverActionModules = [...graph.keys()].filter((file) =>
+      /^\s*["']use server["']/.test(readFileSync(path.join(root, file), "utf8")),
+    );
+    expect(serverActionModules.filter((file) => !file.startsWith("lib/actions/"))).toEqual([]);
+    expect(serverActionModules.length).toBeGreaterThan(10);
   });
 });

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { decideApprovalAction } from "@/app/(dashboard)/replays/actions";
+import { decideApprovalAction } from "@/lib/actions/replays";
 import { Button } from "@/components/ui/Button";
 
 /** Approve or deny one live call of a side-effecting tool. The decision is recorded with who and when. */

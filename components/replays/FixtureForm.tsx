@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { supplyFixtureAction } from "@/app/(dashboard)/replays/actions";
+import { supplyFixtureAction } from "@/lib/actions/replays";
 import { JsonEditor } from "@/components/ui/monaco";
 import { Button } from "@/components/ui/Button";
 
