@@ -6,11 +6,12 @@ import { AppError } from "@/lib/errors";
 import type { Principal } from "@/lib/server/principal";
 import { recordFound } from "@/lib/server/records";
 import { detailRouteOf, PATH_HEADER } from "./detail-routes";
-import { currentPrincipal } from "./principal";
+import { resolvePrincipal } from "./principal";
 
 /** The acting principal and the database, for a page. */
 export async function pageContext(): Promise<{ principal: Principal; prisma: Db }> {
-  const [principal, prisma] = await Promise.all([currentPrincipal(), db()]);
+  const requestHeaders = await headers();
+  const [principal, prisma] = await Promise.all([resolvePrincipal(requestHeaders, { accept: ["session"] }), db()]);
   return { principal, prisma };
 }
 
