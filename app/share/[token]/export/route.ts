@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { db } from "@/lib/db";
-import { shareLinkPrincipal } from "@/lib/http/principal";
+import { route } from "@/lib/http/route";
 import { exportResponse } from "@/lib/reports/download";
 import { EXPORT_FORMATS } from "@/lib/reports/export";
 import { openSharedReport } from "@/lib/server/reports";
@@ -21,18 +20,21 @@ function notFound(): Response {
   });
 }
 
-/** GET /share/:token/export?format=md|json: the shared report's export; no other data. */
-export async function GET(request: Request, context: { params: Promise<{ token: string }> }): Promise<Response> {
-  const format = z
-    .enum(EXPORT_FORMATS)
-    .catch("md")
-    .parse(new URL(request.url).searchParams.get("format") ?? "md");
-  const { token } = await context.params;
-  try {
-    const report = await openSharedReport(shareLinkPrincipal(), { token }, await db());
-    return report ? exportResponse(report, format, NOINDEX) : notFound();
-  } catch (error) {
-    console.error("Shared report export failed:", error);
-    return new Response("Something went wrong\n", { status: 500, headers: NOINDEX });
-  }
+/** A share link's visitor sees no error details, only that something failed. */
+function failed(error: unknown): Response {
+  console.error("Shared report export failed:", error);
+  return new Response("Something went wrong\n", { status: 500, headers: NOINDEX });
 }
+
+/** GET /share/:token/export?format=md|json: the shared report's export; no other data. */
+export const GET = route<{ token: string }>(
+  { accept: ["share_token"], shareToken: ({ token }) => token, answerError: failed },
+  async ({ request, params: { token }, principal, prisma }) => {
+    const format = z
+      .enum(EXPORT_FORMATS)
+      .catch("md")
+      .parse(new URL(request.url).searchParams.get("format") ?? "md");
+    const report = await openSharedReport(principal, { token }, prisma);
+    return report ? exportResponse(report, format, NOINDEX) : notFound();
+  },
+);
