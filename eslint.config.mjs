@@ -22,6 +22,11 @@ const NO_ADAPTERS = {
   group: ["@/lib/http", "@/lib/http/*", "next", "next/*"],
   message: "Operations do not import the adapters (lib/http) or Next; they take a principal and parsed input.",
 };
+/** app/ holds the routes and nothing else imports them; what they share lives in lib/ (server actions in lib/actions). */
+const NO_APP = {
+  group: ["@/app", "@/app/*", "**/app/(*", "**/app/api/*", "**/app/v1/*", "**/app/share/*"],
+  message: "Nothing outside app/ imports from app/: move what is shared to lib/ (server actions to lib/actions).",
+};
 const SERVER_TYPES_ONLY = {
   group: ["@/lib/db", "@/lib/db/*", "@/lib/server", "@/lib/server/*", "@/lib/http/api", "@/lib/http/page"],
   allowTypeImports: true,
@@ -50,6 +55,12 @@ export default tseslint.config(
     ],
   },
   ...tseslint.configs.recommendedTypeChecked,
+  {
+    // Every file outside app/; the blocks below that set their own patterns repeat NO_APP (or NO_UI, which holds it).
+    files: ["**/*.{ts,tsx}"],
+    ignores: ["app/**"],
+    rules: { "no-restricted-imports": ["error", { patterns: [NO_APP] }] },
+  },
   {
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
@@ -133,7 +144,7 @@ export default tseslint.config(
   },
   {
     // Server actions and route handlers: thin adapters over lib/server, no UI, no Prisma.
-    files: ["app/**/actions.ts", "app/**/route.ts"],
+    files: ["lib/actions/**/*.ts", "app/**/route.ts"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY, NO_UI, NO_PRISMA] }],
       "no-restricted-syntax": ["error", PRISMA_CALL],
@@ -150,14 +161,14 @@ export default tseslint.config(
   {
     files: ["components/**/*.{ts,tsx}"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY, NO_PRISMA, SERVER_TYPES_ONLY] }],
+      "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY, NO_APP, NO_PRISMA, SERVER_TYPES_ONLY] }],
       "no-restricted-syntax": ["error", PRISMA_CALL],
     },
   },
   {
     // Tests and tools reach the engine through its entry point.
     files: ["e2e/**/*.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY] }] },
+    rules: { "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY, NO_APP] }] },
   },
   {
     // The UI kit is the one place buttons and panels are styled: outside it, a raw

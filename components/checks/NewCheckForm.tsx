@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { createCheckAction } from "@/app/(dashboard)/checks/actions";
+import { createCheckAction } from "@/lib/actions/checks";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { Field, inputClass } from "@/components/ui/Field";

@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
-import { comparisonFindAction, comparisonPairAction, comparisonRowsAction } from "@/app/(dashboard)/replays/actions";
+import { comparisonFindAction, comparisonPairAction, comparisonRowsAction } from "@/lib/actions/replays";
 import { Badge } from "@/components/ui/Badge";
 import { useRowWindows } from "@/components/ui/useRowWindows";
 import { virtualItemStyle } from "@/components/ui/useWindowList";

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { cancelExperimentAction, experimentProgressAction } from "@/app/(dashboard)/experiments/actions";
+import { cancelExperimentAction, experimentProgressAction } from "@/lib/actions/experiments";
 import { ProgressBar } from "@/components/ui/ProgressBar";
 import { Button } from "@/components/ui/Button";
 

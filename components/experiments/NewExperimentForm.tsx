@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { previewCohortAction, startExperimentAction } from "@/app/(dashboard)/experiments/actions";
+import { previewCohortAction, startExperimentAction } from "@/lib/actions/experiments";
 import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experiments";
 import type { CohortFilterInput } from "@/lib/server/experiments";
 import { Button } from "@/components/ui/Button";

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { startInvestigationAction } from "@/app/(dashboard)/investigations/actions";
+import { startInvestigationAction } from "@/lib/actions/investigations";
 import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";

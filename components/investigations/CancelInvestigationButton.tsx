@@ -1,6 +1,6 @@
 "use client";
 
-import { cancelInvestigationAction } from "@/app/(dashboard)/investigations/actions";
+import { cancelInvestigationAction } from "@/lib/actions/investigations";
 import { Button } from "@/components/ui/Button";
 import { useActionForm } from "@/components/ui/useActionForm";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { startInvestigationAction } from "@/app/(dashboard)/investigations/actions";
+import { startInvestigationAction } from "@/lib/actions/investigations";
 import { Button } from "@/components/ui/Button";
 import { useActionForm } from "@/components/ui/useActionForm";
 

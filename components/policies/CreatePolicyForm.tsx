@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { createPolicyAction } from "@/app/(dashboard)/policies/actions";
+import { createPolicyAction } from "@/lib/actions/policies";
 import { draftKey } from "./editor-state";
 import { formatDocument } from "./editor-state";
 import { PRESET_LABELS, type Preset } from "@/lib/policies/validation";

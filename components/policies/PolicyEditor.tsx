@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useReducer, useState, useTransition } from "react";
-import { savePolicyVersionAction, setToolSideEffectAction } from "@/app/(dashboard)/policies/actions";
+import { savePolicyVersionAction, setToolSideEffectAction } from "@/lib/actions/policies";
 import { Badge } from "@/components/ui/Badge";
 import { JsonEditor } from "@/components/ui/monaco";
 import type { AgentTool, RecordedCall } from "@/lib/db/policies";

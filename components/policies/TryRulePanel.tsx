@@ -1,7 +1,7 @@
 "use client";
 
 import { useMemo, useState, useTransition } from "react";
-import { tryRuleAction } from "@/app/(dashboard)/policies/actions";
+import { tryRuleAction } from "@/lib/actions/policies";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import type { RecordedCall } from "@/lib/db/policies";
 import { formatPath, plainPolicy, type Policy, type RuleExplanation } from "@/lib/replay";

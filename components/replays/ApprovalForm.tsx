@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { decideApprovalAction } from "@/app/(dashboard)/replays/actions";
+import { decideApprovalAction } from "@/lib/actions/replays";
 import { Button } from "@/components/ui/Button";
 import { useActionForm } from "@/components/ui/useActionForm";
 

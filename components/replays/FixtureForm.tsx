@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { supplyFixtureAction } from "@/app/(dashboard)/replays/actions";
+import { supplyFixtureAction } from "@/lib/actions/replays";
 import { JsonEditor } from "@/components/ui/monaco";
 import { Button } from "@/components/ui/Button";
 import { useActionForm } from "@/components/ui/useActionForm";

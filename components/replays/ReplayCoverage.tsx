@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { replayCoverageAction } from "@/app/(dashboard)/replays/actions";
+import { replayCoverageAction } from "@/lib/actions/replays";
 import { SkeletonBar } from "@/components/ui/Skeleton";
 import { CoveragePanel } from "./CoveragePanel";
 import { Card } from "@/components/ui/Card";

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { cancelReplayAction, replayStateAction } from "@/app/(dashboard)/replays/actions";
+import { cancelReplayAction, replayStateAction } from "@/lib/actions/replays";
 import { ProgressBar } from "@/components/ui/ProgressBar";
 import { Button } from "@/components/ui/Button";
 

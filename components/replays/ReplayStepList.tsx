@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { replayStepAction, replayStepsAction } from "@/app/(dashboard)/replays/actions";
+import { replayStepAction, replayStepsAction } from "@/lib/actions/replays";
 import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";

@@ -4,7 +4,7 @@ import { CheckPicker } from "@/components/checks/CheckPicker";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
-import { startReplayAction } from "@/app/(dashboard)/replays/actions";
+import { startReplayAction } from "@/lib/actions/replays";
 import { JsonEditor } from "@/components/ui/monaco";
 import type { EditOp, Policy } from "@/lib/replay";
 import { EDIT_OPS, initialEditValue, targetsFor, type EditTarget } from "./edit-values";

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useId, useState } from "react";
-import { addReportEvidenceAction } from "@/app/(dashboard)/reports/actions";
+import { addReportEvidenceAction } from "@/lib/actions/reports";
 import { Button } from "@/components/ui/Button";
 import { useActionForm } from "@/components/ui/useActionForm";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useState } from "react";
-import { pairChoicesAction } from "@/app/(dashboard)/reports/actions";
+import { pairChoicesAction } from "@/lib/actions/reports";
 import { Badge } from "@/components/ui/Badge";
 import { PairTypeBadge, pairTypeWord } from "@/components/compare/PairTypeBadge";
 import { useRowWindows } from "@/components/ui/useRowWindows";

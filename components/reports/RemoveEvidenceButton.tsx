@@ -1,6 +1,6 @@
 "use client";
 
-import { removeReportEvidenceAction } from "@/app/(dashboard)/reports/actions";
+import { removeReportEvidenceAction } from "@/lib/actions/reports";
 import { Button } from "@/components/ui/Button";
 import { useActionForm } from "@/components/ui/useActionForm";
 

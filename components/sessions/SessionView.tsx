@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useMemo, useRef, useState, type ReactNode } from "react";
-import { sessionConversationAction, sessionSearchAction, sessionStepsAction } from "@/app/(dashboard)/sessions/actions";
+import { sessionConversationAction, sessionSearchAction, sessionStepsAction } from "@/lib/actions/sessions";
 import type { ChatItem } from "@/lib/session-view/conversation";
 import type { StepSummary } from "@/lib/session-view/steps";
 import { buildTimeline } from "@/lib/session-view/timeline";

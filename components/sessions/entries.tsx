@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { sessionStepAction } from "@/app/(dashboard)/sessions/actions";
+import { sessionStepAction } from "@/lib/actions/sessions";
 import { Markdown } from "@/components/reports/Markdown";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";

@@ -6,7 +6,7 @@ import {
   removeExecutorSettingAction,
   saveModelEndpointAction,
   saveToolEndpointAction,
-} from "@/app/(dashboard)/settings/executors/actions";
+} from "@/lib/actions/executors";
 import { Button } from "@/components/ui/Button";
 import { useActionForm as useSubmit, type ActionFormError } from "@/components/ui/useActionForm";
 

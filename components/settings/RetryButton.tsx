@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { retryReplayAction } from "@/app/(dashboard)/settings/jobs/actions";
+import { retryReplayAction } from "@/lib/actions/jobs";
 import { Button } from "@/components/ui/Button";
 
 export function RetryButton({ replayId }: { replayId: string }) {

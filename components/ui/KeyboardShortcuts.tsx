@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Command } from "cmdk";
 import { useRouter } from "next/navigation";
 import { useDeferredValue, useEffect, useRef, useState } from "react";
-import { searchAction } from "@/app/(dashboard)/search/actions";
+import { searchAction } from "@/lib/actions/search";
 import { Kbd } from "./Kbd";
 import { SHORTCUTS, isTypingTarget, stepIndex } from "./keyboard";
 import { NAV_LINKS } from "./navLinks";

@@ -2,7 +2,7 @@ import net from "node:net";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as health } from "@/app/api/health/route";
+import { healthAnswer as health } from "@/lib/http/health";
 import { openDatabase, type Database } from "@/lib/db/client";
 import { importAndSave } from "@/lib/db/imports";
 import { ingestOtlpSpans } from "@/lib/db/traces";

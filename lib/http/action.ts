@@ -1,11 +1,17 @@
 import { MAX_JSON_DEPTH, valueDepthExcess } from "@/lib/hostile/json";
 import { repairLoneSurrogates } from "@/lib/hostile/text";
+import { headers } from "next/headers";
 import type { z } from "zod";
 import { db, type Db } from "@/lib/db";
 import { appErrorFromDatabase } from "@/lib/db/errors";
 import { AppError, formatIssuePath, issuesFromZod, type AppErrorCode, type Issue } from "@/lib/errors";
 import type { Principal } from "@/lib/server/principal";
-import { currentPrincipal } from "./principal";
+import { resolvePrincipal } from "./principal";
+
+/** Server actions act for the signed-in user: the session cookie is the one credential they accept. */
+async function actingUser(): Promise<Principal> {
+  return resolvePrincipal(await headers(), { accept: ["session"] });
+}
 
 /** What every server action returns: a tagged result the form can show beside its fields. */
 export type ActionResult<T> =
@@ -55,7 +61,7 @@ export function validatedAction<S extends z.ZodType, T>(
       return failure(new AppError("invalid_input", "Some fields are not valid.", issuesFromZod(parsed.error)));
     }
     try {
-      return { ok: true, data: await fn(await currentPrincipal(), parsed.data, await db()) };
+      return { ok: true, data: await fn(await actingUser(), parsed.data, await db()) };
     } catch (error) {
       if (error instanceof AppError) return failure(error);
       const fromDb = appErrorFromDatabase(error);

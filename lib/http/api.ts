@@ -8,7 +8,7 @@ import { appErrorFromDatabase } from "@/lib/db/errors";
 import { env } from "@/lib/env";
 import { AppError, errorBody, issuesFromZod, STATUS } from "@/lib/errors";
 import type { Principal } from "@/lib/server/principal";
-import { apiKeyPrincipal } from "./principal";
+import { bearerKeyOf, resolvePrincipal } from "./principal";
 
 /** The JSON answer for an AppError: its code's status and `{ error: { code, message, issues } }`. */
 export function jsonError(error: AppError, headers?: HeadersInit): Response {
@@ -27,18 +27,12 @@ export function retryAfter(error: AppError): Record<string, string> {
 
 /** The bearer key of a request (`Authorization: Bearer …`), or null. */
 export function bearerKey(request: Request): string | null {
-  const header = request.headers.get("authorization");
-  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
-  return match?.[1] ?? null;
+  return bearerKeyOf(request.headers);
 }
 
 /** The principal of a request's bearer key; fails closed (401). */
 export async function requireApiKey(prisma: Db, request: Request): Promise<Principal> {
-  return apiKeyPrincipal(
-    prisma,
-    bearerKey(request),
-    "A valid API key is required: send it as 'Authorization: Bearer <key>'.",
-  );
+  return resolvePrincipal(request, { accept: ["api_key"], prisma });
 }
 
 /**

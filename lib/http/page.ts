@@ -7,7 +7,7 @@ import { AppError, DATABASE_UNAVAILABLE_DIGEST } from "@/lib/errors";
 import type { Principal } from "@/lib/server/principal";
 import { recordFound } from "@/lib/server/records";
 import { detailRouteOf, PATH_HEADER } from "./detail-routes";
-import { currentPrincipal } from "./principal";
+import { resolvePrincipal } from "./principal";
 
 /**
  * The work's value; when the database is out of reach, an error carrying
@@ -30,7 +30,10 @@ export async function orDatabaseUnavailable<T>(work: Promise<T>): Promise<T> {
 
 /** The acting principal and the database, for a page. */
 export async function pageContext(): Promise<{ principal: Principal; prisma: Db }> {
-  const [principal, prisma] = await orDatabaseUnavailable(Promise.all([currentPrincipal(), db()]));
+  const requestHeaders = await headers();
+  const [principal, prisma] = await orDatabaseUnavailable(
+    Promise.all([resolvePrincipal(requestHeaders, { accept: ["session"] }), db()]),
+  );
   return { principal, prisma };
 }
 

@@ -1,8 +1,10 @@
 /**
- * Who is acting, as the adapters see it: the signed-in user of a page or
- * server action (Better Auth's session cookie), or the owner of the API key
- * of an /api/v1 request. Read from the database on every request, so a role
- * change or a deactivation applies to the very next request.
+ * Who is acting, as the adapters see it. One resolver, `resolvePrincipal`,
+ * reads whichever credentials an entry point accepts: the signed-in user of a
+ * page, server action or dashboard route (Better Auth's session cookie), the
+ * owner of an API key (/api/v1, and the header forms trace exporters send),
+ * or whoever holds a share link. Read from the database on every request, so
+ * a role change or a deactivation applies to the very next request.
  */
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
@@ -11,6 +13,33 @@ import { db, type DbClient } from "@/lib/db";
 import { ENV_KEY_NAME, resolveApiKey } from "@/lib/db/api-keys";
 import { AppError } from "@/lib/errors";
 import type { Principal, Role } from "@/lib/server/principal";
+
+/**
+ * The credentials an entry point may accept:
+ * - `session`: the session cookie of a signed-in, active user;
+ * - `api_key`: `Authorization: Bearer <key>`;
+ * - `trace_key`: an API key as OTLP exporters send it (Bearer, or an `x-api-key`,
+ *   `api-key` or `x-branchpoint-api-key` header set through OTEL_EXPORTER_OTLP_HEADERS);
+ * - `share_token`: a share link's token; the principal is read-only and the
+ *   operation itself opens only what the token opens.
+ */
+export type Credential = "session" | "api_key" | "trace_key" | "share_token";
+
+export interface ResolveOptions {
+  accept: readonly Credential[];
+  /** The database to read keys and users from (opened on demand otherwise). */
+  prisma?: DbClient;
+  /** The share token of the request's path, for `share_token`. */
+  shareToken?: string | null;
+  /** The 401's words when nothing accepted is present; by default they name what to send. */
+  hint?: string;
+}
+
+const SESSION_HINT = "You are signed out; sign in again.";
+const API_KEY_HINT = "A valid API key is required: send it as 'Authorization: Bearer <key>'.";
+const TRACE_KEY_HINT =
+  "A valid API key is required: send 'Authorization: Bearer <key>' or an 'x-api-key: <key>' header (OTEL_EXPORTER_OTLP_HEADERS=x-api-key=<key>).";
+const SHARE_HINT = "The share link is not valid.";
 
 function asRole(value: string | null | undefined): Role {
   return value === "admin" || value === "analyst" ? value : "viewer";
@@ -46,21 +75,91 @@ export async function principalForApiKey(client: DbClient, key: string | null): 
   };
 }
 
-/** The signed-in user of this request, or null. */
-export async function signedInPrincipal(): Promise<Principal | null> {
-  // Request headers first: a page rendered at build time stops here instead of opening the database.
-  const requestHeaders = await headers();
-  const instance = await auth();
-  const session = await instance.api.getSession({ headers: requestHeaders });
-  if (!session) return null;
-  return principalForUserId(await db(), session.user.id);
+/** Whoever opens a share link: read-only, and only what the link's token opens. */
+export function shareLinkPrincipal(): Principal {
+  return { kind: "system", userId: null, name: "share link", role: "viewer", readOnly: true };
 }
 
-/** The principal of a page or server action; `unauthorized` when nobody (active) is signed in. */
+/** The bearer key of a request (`Authorization: Bearer …`), or null. */
+export function bearerKeyOf(requestHeaders: Headers): string | null {
+  const header = requestHeaders.get("authorization");
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1] ?? null;
+}
+
+/** An API key in any of the header forms trace exporters send, or null. */
+export function traceKeyOf(requestHeaders: Headers): string | null {
+  return (
+    bearerKeyOf(requestHeaders) ??
+    requestHeaders.get("x-api-key")?.trim() ??
+    requestHeaders.get("api-key")?.trim() ??
+    requestHeaders.get("x-branchpoint-api-key")?.trim() ??
+    null
+  );
+}
+
+function headersOf(source: Request | Headers): Headers {
+  return source instanceof Request ? source.headers : source;
+}
+
+const DEFAULT_HINT: Record<Credential, string> = {
+  session: SESSION_HINT,
+  api_key: API_KEY_HINT,
+  trace_key: TRACE_KEY_HINT,
+  share_token: SHARE_HINT,
+};
+
+/**
+ * The principal of the first accepted credential the request carries, or
+ * null. An API key is read only where a key is accepted, a session only where
+ * a session is; the database is opened only once there is something to check.
+ */
+export async function findPrincipal(
+  source: Request | Headers,
+  { accept, prisma, shareToken }: Omit<ResolveOptions, "hint">,
+): Promise<Principal | null> {
+  const requestHeaders = headersOf(source);
+  for (const credential of accept) {
+    if (credential === "share_token") {
+      if (shareToken) return shareLinkPrincipal();
+    } else if (credential === "api_key" || credential === "trace_key") {
+      const key = credential === "api_key" ? bearerKeyOf(requestHeaders) : traceKeyOf(requestHeaders);
+      const principal = await principalForApiKey(prisma ?? (await db()), key);
+      if (principal) return principal;
+    } else {
+      const session = await (await auth()).api.getSession({ headers: requestHeaders });
+      const principal = session ? await principalForUserId(prisma ?? (await db()), session.user.id) : null;
+      if (principal) return principal;
+    }
+  }
+  return null;
+}
+
+/**
+ * Who is acting, for every entry point: apiRoute and the route wrapper pass
+ * the request, server actions and pages the request's headers. Fails closed:
+ * `unauthorized` (401) when no accepted credential names an active principal.
+ */
+export async function resolvePrincipal(source: Request | Headers, options: ResolveOptions): Promise<Principal> {
+  const principal = await findPrincipal(source, options);
+  if (principal) return principal;
+  const first = options.accept[0];
+  throw new AppError("unauthorized", options.hint ?? (first ? DEFAULT_HINT[first] : SESSION_HINT));
+}
+
+/** The signed-in user of this page's request, or null (the sign-in and not-found pages). */
+export async function signedInPrincipal(): Promise<Principal | null> {
+  // Request headers first: a page rendered at build time stops here instead of opening the database.
+  return findPrincipal(await headers(), { accept: ["session"] });
+}
+
+/**
+ * The signed-in user, for the one dashboard route not yet on `route`
+ * (app/api/import, being reworked in parallel); remove it once that route
+ * takes its principal from the wrapper.
+ */
 export async function currentPrincipal(): Promise<Principal> {
-  const principal = await signedInPrincipal();
-  if (!principal) throw new AppError("unauthorized", "You are signed out; sign in again.");
-  return principal;
+  return resolvePrincipal(await headers(), { accept: ["session"] });
 }
 
 /** For the dashboard layout: the signed-in user, or a redirect to the sign-in page. */
@@ -75,9 +174,4 @@ export async function apiKeyPrincipal(client: DbClient, key: string | null, hint
   const principal = await principalForApiKey(client, key);
   if (!principal) throw new AppError("unauthorized", hint);
   return principal;
-}
-
-/** Whoever opens a share link: read-only, and only what the link's token opens. */
-export function shareLinkPrincipal(): Principal {
-  return { kind: "system", userId: null, name: "share link", role: "viewer", readOnly: true };
 }

@@ -47,8 +47,11 @@ describe.each(TEST_ENGINES)("an experiment after its worker is killed, on %s", (
         db.prisma,
       );
       const members: string[] = [];
-      await runExperiment(admin, { experimentId: id }, db.prisma, async (ids) => {
-        members.push(...ids);
+      await runExperiment(admin, { experimentId: id }, db.prisma, {
+        queue: {
+          enqueueReplays: async (ids) => void members.push(...ids),
+          enqueueInvestigations: async () => {},
+        },
       });
       expect(members).toHaveLength(4);
 

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { NewAccountForm } from "@/components/auth/forms";
 import { db } from "@/lib/db";
 import { needsSetup } from "@/lib/server/team";
-import { completeSetupAction } from "../actions";
+import { completeSetupAction } from "@/lib/actions/auth";
 
 export const metadata: Metadata = { title: "Set up" };
 export const dynamic = "force-dynamic";

@@ -1,32 +1,7 @@
-import { database } from "@/lib/db";
-import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/db/errors";
+import { healthAnswer } from "@/lib/http/health";
+import { publicRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
-/** How long the database may take to answer before health says it is down. */
-const HEALTH_TIMEOUT_MS = 3_000;
-
-/**
- * Ready when the database is open, migrated and seeded, and answers a query
- * now (not only when it was opened). No data in the answer.
- */
-export async function GET() {
-  try {
-    const db = await database();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error("the database did not answer in time")), HEALTH_TIMEOUT_MS);
-    });
-    try {
-      await Promise.race([db.prisma.$queryRaw`SELECT 1`, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-    return Response.json({ ok: true, engine: db.engine, database: "ok" });
-  } catch {
-    return Response.json(
-      { ok: false, database: "unavailable" },
-      { status: 503, headers: { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS), "cache-control": "no-store" } },
-    );
-  }
-}
+/** GET /api/health: public; its own 503 body when the database does not answer (lib/http/health.ts). */
+export const GET = publicRoute(healthAnswer);

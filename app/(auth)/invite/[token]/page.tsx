@@ -3,7 +3,7 @@ import Link from "next/link";
 import { NewAccountForm } from "@/components/auth/forms";
 import { db } from "@/lib/db";
 import { describeInvitation } from "@/lib/server/team";
-import { acceptInvitationAction } from "../../actions";
+import { acceptInvitationAction } from "@/lib/actions/auth";
 
 export const metadata: Metadata = { title: "Invitation" };
 export const dynamic = "force-dynamic";

@@ -16,7 +16,7 @@ import { getExperimentCoverage } from "@/lib/server/coverage";
 import { getExperiment } from "@/lib/server/experiments";
 import { can } from "@/lib/server/authz";
 import { evidenceDrafts } from "@/lib/server/reports";
-import { supplyGroupFixtureAction } from "../actions";
+import { supplyGroupFixtureAction } from "@/lib/actions/experiments";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Experiment" };

@@ -10,7 +10,7 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { getReport, getReportPage } from "@/lib/server/reports";
 import { formatDateTime } from "@/lib/format";
-import { createShareAction, deleteReportAction, publishReportAction, revokeShareAction } from "../actions";
+import { createShareAction, deleteReportAction, publishReportAction, revokeShareAction } from "@/lib/actions/reports";
 import { buttonClass } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 

@@ -9,7 +9,7 @@ import { getReportPicker } from "@/lib/server/comparison-pages";
 import { isTerminal, listReplays } from "@/lib/server/replays";
 import { formatDateTime } from "@/lib/format";
 import { sessionLabelOf } from "@/lib/reports/snapshot";
-import { createReportAction } from "../actions";
+import { createReportAction } from "@/lib/actions/reports";
 import { hasPicker, reportFormProps } from "../form-props";
 import { Card } from "@/components/ui/Card";
 

@@ -3,7 +3,7 @@ import { ApiKeyManager } from "@/components/settings/ApiKeyManager";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { listApiKeys } from "@/lib/server/api-keys";
-import { createApiKeyAction, revokeApiKeyAction } from "./actions";
+import { createApiKeyAction, revokeApiKeyAction } from "@/lib/actions/api-keys";
 
 export const metadata: Metadata = { title: "API keys" };
 export const dynamic = "force-dynamic";

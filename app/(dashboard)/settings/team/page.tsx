@@ -5,7 +5,7 @@ import { db } from "@/lib/db";
 import { pagePrincipal } from "@/lib/http/principal";
 import { can } from "@/lib/server/authz";
 import { listTeam } from "@/lib/server/team";
-import { changeRoleAction, inviteUserAction, setDeactivatedAction } from "./actions";
+import { changeRoleAction, inviteUserAction, setDeactivatedAction } from "@/lib/actions/team";
 
 export const metadata: Metadata = { title: "Team" };
 export const dynamic = "force-dynamic";

@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { db } from "@/lib/db";
 import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/db/errors";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
-import { shareLinkPrincipal } from "@/lib/http/principal";
+import { route } from "@/lib/http/route";
 import { exportResponse } from "@/lib/reports/download";
 import { EXPORT_FORMATS } from "@/lib/reports/export";
 import { openSharedReport } from "@/lib/server/reports";
@@ -23,28 +22,31 @@ function notFound(): Response {
   });
 }
 
-/** GET /share/:token/export?format=md|json: the shared report's export; no other data. */
-export async function GET(request: Request, context: { params: Promise<{ token: string }> }): Promise<Response> {
-  const format = z
-    .enum(EXPORT_FORMATS)
-    .catch("md")
-    .parse(new URL(request.url).searchParams.get("format") ?? "md");
-  const { token } = await context.params;
-  try {
-    const report = await openSharedReport(shareLinkPrincipal(), { token }, await db());
-    return report ? exportResponse(report, format, NOINDEX) : notFound();
-  } catch (error) {
-    if (isDatabaseUnavailable(error)) {
-      return new Response("The database is not reachable right now; try again in a few seconds.\n", {
-        status: 503,
-        headers: {
-          ...NOINDEX,
-          "Content-Type": "text/plain; charset=utf-8",
-          "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
-        },
-      });
-    }
-    console.error("Shared report export failed:", error);
-    return new Response("Something went wrong\n", { status: 500, headers: NOINDEX });
+/** A share link's visitor sees no error details: that the database is away (retry), or that something failed. */
+function failed(error: unknown): Response {
+  if (isDatabaseUnavailable(error)) {
+    return new Response("The database is not reachable right now; try again in a few seconds.\n", {
+      status: 503,
+      headers: {
+        ...NOINDEX,
+        "Content-Type": "text/plain; charset=utf-8",
+        "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
+      },
+    });
   }
+  console.error("Shared report export failed:", error);
+  return new Response("Something went wrong\n", { status: 500, headers: NOINDEX });
 }
+
+/** GET /share/:token/export?format=md|json: the shared report's export; no other data. */
+export const GET = route<{ token: string }>(
+  { accept: ["share_token"], shareToken: ({ token }) => token, answerError: failed },
+  async ({ request, params: { token }, principal, prisma }) => {
+    const format = z
+      .enum(EXPORT_FORMATS)
+      .catch("md")
+      .parse(new URL(request.url).searchParams.get("format") ?? "md");
+    const report = await openSharedReport(principal, { token }, prisma);
+    return report ? exportResponse(report, format, NOINDEX) : notFound();
+  },
+);

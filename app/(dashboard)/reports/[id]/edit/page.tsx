@@ -6,7 +6,7 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { notFoundAsNull, orNotFound, pageContext } from "@/lib/http/page";
 import { getReportPicker } from "@/lib/server/comparison-pages";
 import { getReportPage } from "@/lib/server/reports";
-import { updateReportAction } from "../../actions";
+import { updateReportAction } from "@/lib/actions/reports";
 import { hasPicker, reportFormProps } from "../../form-props";
 
 export const dynamic = "force-dynamic";

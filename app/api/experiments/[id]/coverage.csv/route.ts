@@ -1,18 +1,11 @@
-import { db } from "@/lib/db";
-import { errorResponse } from "@/lib/http/api";
 import { coverageCsvResponse } from "@/lib/http/coverage";
-import { currentPrincipal } from "@/lib/http/principal";
+import { route } from "@/lib/http/route";
 import { getExperimentCoverage } from "@/lib/server/coverage";
 
 export const dynamic = "force-dynamic";
 
 /** GET /api/experiments/:id/coverage.csv: the dashboard's download (same origin). */
-export async function GET(_request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
-  try {
-    const { id } = await context.params;
-    const coverage = await getExperimentCoverage(await currentPrincipal(), { experimentId: id }, await db());
-    return coverageCsvResponse(coverage, `experiment-${id}`);
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
+export const GET = route<{ id: string }>({ accept: ["session"] }, async ({ params: { id }, principal, prisma }) => {
+  const coverage = await getExperimentCoverage(principal, { experimentId: id }, prisma);
+  return coverageCsvResponse(coverage, `experiment-${id}`);
+});
