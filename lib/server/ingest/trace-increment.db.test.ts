@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mapOtlpSpans, type OtlpSpan } from "@/lib/ingest/otlp";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import type { SessionEvent } from "@/lib/replay";
-import { getSession, toSessionEvent } from "./sessions";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase, indexEntriesRead } from "./testing";
+import { getSession, toSessionEvent } from "@/lib/db/sessions";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase, indexEntriesRead } from "@/lib/db/testing";
 import { ingestOtlpSpans, storeOtlpSpans, type TraceIngestResult } from "./traces";
 
 // The incremental ingest (./trace-increment.ts) must give, after EVERY export,
