@@ -342,7 +342,6 @@ function agentsGroupFormat(
         model: { seq: read.lm, input: step.input },
       };
     },
-    // eslint-disable-next-line require-yield -- a step of the planner that needs no read
     *finish(ctx, tail, storedTail) {
       return finishAgents(changed, replaced, ctx, tail, storedTail);
     },

@@ -2,7 +2,7 @@ import { storableSessions } from "@/lib/hostile/storable";
 import type { Message, SessionEvent } from "@/lib/replay";
 import { assemble, type Step } from "../otlp/assemble";
 import type { ImportedSession } from "../types";
-import { eventCounts, fallback, idOf, isFallback, windowFigures, type TraceState } from "./state";
+import { fallback, idOf, isFallback, windowFigures, type TraceState } from "./state";
 import type { Fallback, GroupPlan, Read, SessionRow, StoredRow, WindowRead } from "./types";
 
 // ---------------------------------------------------------------------------

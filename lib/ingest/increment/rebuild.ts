@@ -234,7 +234,7 @@ export function spanWrites<T>(
       traceId,
       spanId,
       sessionId: group.sessionId,
-      item: item as { path?: string },
+      item,
       digest,
       columns: digest ? digestColumns(digest) : (source.columns?.(item) ?? null),
     };
@@ -251,7 +251,7 @@ export function spanWrites<T>(
       id: row.id,
       groupKey: group.key,
       sessionId: group.sessionId,
-      item: merged.all.get(id)! as { path?: string },
+      item: merged.all.get(id)!,
       digest,
       columns: digest ? digestColumns(digest) : columns,
     });

@@ -135,6 +135,7 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
         expect(ok(await storeOtlpSpans(tx, ofTrace(2), "otlp-json", { lock: false })).incremental).toBe(true);
         // Rows read by scans of the table's heap (the engines differ on whether a bitmap scan's rows count here,
         // so the bound is a fraction of the table: one whole scan would read all of it).
+        // eslint-disable-next-line no-restricted-syntax -- the statistics of the export's own transaction
         return tx.$queryRaw<{ relname: string; read: bigint }[]>`
           SELECT relname, seq_tup_read AS read FROM pg_stat_xact_user_tables
           WHERE relname IN ('TraceSpan', 'Event') ORDER BY relname`;
@@ -170,6 +171,7 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
       for (const t of [0, 1]) ok(await ingestOtlpSpans(db.prisma, ofTrace(t), "otlp-json"));
       return db.prisma.$transaction(async (tx) => {
         const counts = async () =>
+          // eslint-disable-next-line no-restricted-syntax -- the statistics of the export's own transaction
           (
             await tx.$queryRaw<{ relation: string; scans: bigint; read: bigint }[]>`
               SELECT c.relname AS relation, pg_stat_get_xact_numscans(c.oid) AS scans,
