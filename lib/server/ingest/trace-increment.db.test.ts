@@ -170,8 +170,8 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
       const ofTrace = (t: number) => spans.filter((s) => s.traceId === traces[t]);
       for (const t of [0, 1]) ok(await ingestOtlpSpans(db.prisma, ofTrace(t), "otlp-json"));
       return db.prisma.$transaction(async (tx) => {
+        /* eslint-disable no-restricted-syntax -- the statistics of the export's own transaction */
         const counts = async () =>
-          // eslint-disable-next-line no-restricted-syntax -- the statistics of the export's own transaction
           (
             await tx.$queryRaw<{ relation: string; scans: bigint; read: bigint }[]>`
               SELECT c.relname AS relation, pg_stat_get_xact_numscans(c.oid) AS scans,
@@ -180,6 +180,7 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
               FROM pg_class c WHERE c.oid = '"TraceSpan"'::regclass
                 OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = '"TraceSpan"'::regclass)`
           ).map((r) => ({ relation: r.relation, scans: Number(r.scans), read: Number(r.read) }));
+        /* eslint-enable no-restricted-syntax */
         const before = await counts();
         expect(ok(await storeOtlpSpans(tx, ofTrace(2), "otlp-json", { lock: false })).incremental).toBe(true);
         const after = await counts();
