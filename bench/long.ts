@@ -55,7 +55,7 @@ import { chromium } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../e2e/chromium";
 import { openDatabase } from "../lib/db/client";
 import { presentSession } from "../lib/http/present";
-import { importAndSave } from "../lib/db/imports";
+import { importAndSave } from "../lib/server/ingest/imports";
 import { getSession, sessionEventRows, sessionEvents, sessionEventsCompact, sessionHead } from "../lib/db/sessions";
 import type { Db } from "../lib/db/client";
 import { presentSessionJson } from "../lib/http/present";

@@ -3,7 +3,7 @@ import { canonicalJson, replay, type Policy } from "@/lib/replay";
 import { importDocument } from "@/lib/ingest";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { compactStoredInputs } from "./compact-stored";
-import { importAndSave } from "./imports";
+import { importAndSave } from "@/lib/server/ingest/imports";
 import { loadReplayComparison } from "./replays";
 import { importLongChat, loadReplayView, storedRun } from "./replays-testing";
 import { getSession, saveImportedSessions, sessionEvents } from "./sessions";

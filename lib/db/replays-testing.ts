@@ -5,24 +5,25 @@
  * tests share (a long chat imported, a run's result stored). Never used by
  * the app.
  */
+import { importDocument } from "@/lib/ingest";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { compareRuns, type Policy, type ReplayResult } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
-import { importAndSave } from "./imports";
 import { loadReplayMeta, saveRunResult, toReplaySteps, type ReplayView } from "./replays";
-import { toSessionEvent, withFullInputs } from "./sessions";
+import { saveImportedSessions, toSessionEvent, withFullInputs } from "./sessions";
 
 /** A `turns`-turn chat (lib/ingest/long-chat.ts) imported: its session's id, event count and first tool call's seq. */
 export async function importLongChat(prisma: Db, turns: number) {
-  const result = await importAndSave(prisma, JSON.stringify(longChatLog(turns)), { format: "openai-chat" });
+  const result = importDocument(JSON.stringify(longChatLog(turns)), { format: "openai-chat" });
   if (!result.ok) throw new Error(`the chat log did not import: ${JSON.stringify(result.issues.slice(0, 3))}`);
-  const sessionId = result.sessions[0]!.id;
+  const [saved] = await saveImportedSessions(prisma, result.sessions);
+  const sessionId = saved!.id;
   const firstTool = await prisma.event.findFirstOrThrow({
     where: { sessionId, kind: "tool_call" },
     orderBy: { seq: "asc" },
     select: { seq: true },
   });
-  return { sessionId, events: result.sessions[0]!.eventCount, firstTool: firstTool.seq };
+  return { sessionId, events: saved!.eventCount, firstTool: firstTool.seq };
 }
 
 /** A replay row for `run` (a result of lib/replay's replay) with its steps stored as a run stores them: its id. */

@@ -3,7 +3,7 @@ import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import { appErrorFromDatabase } from "./errors";
 import { prismaSql, sqlTransaction, type SqlTx } from "./sql";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
-import { ingestOtlpSpans } from "./traces";
+import { ingestOtlpSpans } from "@/lib/server/ingest/traces";
 
 // The plain-SQL transactions the incremental trace ingest runs on (./sql.ts): on the driver's own
 // transaction on both engines, values as parameters of the same types as through Prisma, all or nothing.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importAndSave } from "@/lib/db/imports";
+import { importAndSave } from "@/lib/server/ingest/imports";
 import { importLongChat } from "@/lib/db/replays-testing";
 import { getSession, sessionEventRows, sessionHead } from "@/lib/db/sessions";
 import { demoDocuments } from "@/lib/db/startup";

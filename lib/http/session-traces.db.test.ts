@@ -8,7 +8,7 @@ import { sessionOverview } from "@/lib/db/session-window";
 import { localAdmin } from "@/lib/server/principal";
 import { listSessionSteps, searchSession } from "@/lib/server/session-pages";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { ingestAgentsItems, ingestOtlpSpans } from "@/lib/db/traces";
+import { ingestAgentsItems, ingestOtlpSpans } from "@/lib/server/ingest/traces";
 import { mapOpenAiAgentsItems, type AgentsItem } from "@/lib/ingest/openai-agents";
 import { mapOtlpSpans, type OtlpSpan } from "@/lib/ingest/otlp";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";

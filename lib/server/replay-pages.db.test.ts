@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/client";
 import { loadReplayComparison } from "@/lib/db/replays";
 import { loadReplayView } from "@/lib/db/replays-testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importAndSave } from "@/lib/db/imports";
+import { importAndSave } from "@/lib/server/ingest/imports";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError, parseInput } from "@/lib/errors";
 import { longChatLog } from "@/lib/ingest/long-chat";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importAndSave } from "@/lib/db/imports";
+import { importAndSave } from "@/lib/server/ingest/imports";
 import { sessionEvents } from "@/lib/db/sessions";
 import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { longChatLog } from "@/lib/ingest/long-chat";

@@ -1,7 +1,7 @@
 /** Recorded sessions: import (documents and trace exports), list, read. */
 import { z } from "zod";
 import type { Db } from "@/lib/db";
-import { importAndSave, type ImportedDocumentResult } from "@/lib/db/imports";
+import { importAndSave, type ImportedDocumentResult } from "./ingest/imports";
 import {
   countSessions,
   getSession as readSession,
@@ -12,7 +12,7 @@ import {
   sessionOutline,
   type SessionWithEvents,
 } from "@/lib/db/sessions";
-import { ingestAgentsItems as storeAgentsItems, ingestOtlpSpans as storeOtlpSpans } from "@/lib/db/traces";
+import { ingestAgentsItems as storeAgentsItems, ingestOtlpSpans as storeOtlpSpans } from "./ingest/traces";
 import { notFound } from "@/lib/errors";
 import type { AgentsItem } from "@/lib/ingest/openai-agents";
 import type { OtlpSpan } from "@/lib/ingest/otlp";

@@ -8,8 +8,8 @@ import { decodeOtlpJson, mapOtlpSpans, spanSessionId, type OtlpSpan } from "@/li
 import type { SessionEvent } from "@/lib/replay";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import type { ImportedSession } from "@/lib/ingest/types";
-import { getSession, toSessionEvent, withFullInputs } from "./sessions";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
+import { getSession, toSessionEvent, withFullInputs } from "@/lib/db/sessions";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { ingestAgentsItems, ingestOtlpSpans, type TraceIngestResult } from "./traces";
 
 /** A deterministic shuffle-and-split, with re-sent spans and early (unended) copies placed anywhere. */
@@ -372,7 +372,7 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
 
   it("OpenAI Agents SDK items: any batching gives the session of the whole export", async () => {
     const body: unknown = JSON.parse(
-      readFileSync(path.join(import.meta.dirname, "../ingest/__fixtures__/openai-agents-chat.json"), "utf8"),
+      readFileSync(path.join(import.meta.dirname, "../../ingest/__fixtures__/openai-agents-chat.json"), "utf8"),
     );
     const parsed = parseOpenAiAgentsExport(body);
     if (!parsed.ok) throw new Error("fixture does not parse");

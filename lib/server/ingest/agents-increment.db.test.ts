@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentsRunsOf } from "@/lib/ingest/testing";
 import { mapOpenAiAgentsItems, parseOpenAiAgentsExport, type AgentsItem } from "@/lib/ingest/openai-agents";
 import type { SessionEvent } from "@/lib/replay";
-import { fallbacks } from "./trace-increment";
-import { getSession, searchTextFor, summarize, toSessionEvent } from "./sessions";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase, indexEntriesRead } from "./testing";
+import { fallbacks } from "./increment";
+import { getSession, searchTextFor, summarize, toSessionEvent } from "@/lib/db/sessions";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase, indexEntriesRead } from "@/lib/db/testing";
 import { ingestAgentsItems, storeAgentsItems, type TraceIngestResult } from "./traces";
 
 // The incremental Agents SDK ingest (./agents-increment.ts) must give, after
