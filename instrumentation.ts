@@ -25,7 +25,7 @@ export async function register() {
       process.exit(1);
     });
     plugJobQueue(queue);
-    const { announceFirstRun } = await import("@/lib/server/first-run");
+    const { announceFirstRun } = await import("@/lib/server/team/first-run");
     await announceFirstRun();
   }
 }

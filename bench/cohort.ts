@@ -19,9 +19,9 @@ import { toSessionEvent } from "../lib/db/sessions";
 import { startJobs } from "../lib/jobs/queue";
 import { eventually, generateRefundCohort, startTsx } from "../lib/jobs/testing";
 import { replay, toolLevelPreset, type Policy } from "../lib/replay";
-import { createExperiment, runExperiment } from "../lib/server/experiments";
+import { createExperiment, runExperiment } from "../lib/server/experiments/experiments";
 import { localAdmin } from "../lib/server/principal";
-import { startReplay } from "../lib/server/replays";
+import { startReplay } from "../lib/server/replays/replays";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -19,7 +19,7 @@ import { openDatabase } from "../lib/db/client";
 import { saveImportedSessions } from "../lib/db/sessions";
 import { parseInput } from "../lib/errors";
 import { localAdmin } from "../lib/server/principal";
-import { createReplay, runReplay, StartReplayInput } from "../lib/server/replays";
+import { createReplay, runReplay, StartReplayInput } from "../lib/server/replays/replays";
 import { toolLevelPreset, type Policy } from "../lib/replay";
 import { buildSession, type TurnSpec } from "../lib/replay/session-builder";
 import { startServer, type BenchServer } from "./server";

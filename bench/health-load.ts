@@ -13,11 +13,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { openDatabase, type Db } from "../lib/db/client";
-import { importAndSave } from "../lib/db/imports";
+import { importAndSave } from "../lib/server/ingest/imports";
 import { longChatLog } from "../lib/ingest/long-chat";
 import type { Policy } from "../lib/replay";
 import { localAdmin } from "../lib/server/principal";
-import { startReplay, StartReplayInput } from "../lib/server/replays";
+import { startReplay, StartReplayInput } from "../lib/server/replays/replays";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 5000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);

@@ -4,7 +4,7 @@
  * text different), on the embedded database and on PostgreSQL. Per size:
  *   import   ms per event: parse, check, store (one transaction), as POST /api/v1/sessions does
  *   db       bytes per event: the session's Event rows as stored (pg_column_size, after compression)
- *   read     ms per event: the session's events in the stored form, as a replay loads them (lib/server/replays.ts)
+ *   read     ms per event: the session's events in the stored form, as a replay loads them (lib/server/replays/replays.ts)
  *   delta    bytes per event of GET /api/v1/sessions/:id?inputs=delta
  *   replay   ms per event: the engine replaying that under the recorded policy, steps in the stored form (as a replay does)
  *   full read  ms per event, for the record: the events with every model input whole (sessionEvents). Not
@@ -67,7 +67,7 @@ import { startServer, type BenchServer } from "./server";
 import { loadReplayComparison } from "../lib/db/replays";
 import { createReport } from "../lib/db/reports";
 import { localAdmin } from "../lib/server/principal";
-import { startReplay, StartReplayInput } from "../lib/server/replays";
+import { startReplay, StartReplayInput } from "../lib/server/replays/replays";
 
 const SIZES = process.argv
   .slice(2)

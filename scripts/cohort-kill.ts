@@ -29,9 +29,9 @@ import {
   startTsx,
   type Proc,
 } from "../lib/jobs/testing";
-import { createExperiment, runExperiment } from "../lib/server/experiments";
+import { createExperiment, runExperiment } from "../lib/server/experiments/experiments";
 import { localAdmin } from "../lib/server/principal";
-import { supplyFixture } from "../lib/server/replays";
+import { supplyFixture } from "../lib/server/replays/replays";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

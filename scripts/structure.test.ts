@@ -36,9 +36,9 @@ const NOT_YET_SPLIT: readonly string[] = [
   "lib/ingest/openai-chat.ts: 515 lines",
   "lib/jobs/queue.ts: startJobs (line 112) is 198 lines",
   "lib/replay/resolve.ts: 581 lines",
-  "lib/server/investigations.ts: 798 lines",
-  "lib/server/investigations.ts: runClaimed (line 536) is 179 lines",
-  "lib/server/replays.ts: 1046 lines",
+  "lib/server/investigations/investigations.ts: 798 lines",
+  "lib/server/investigations/investigations.ts: runClaimed (line 536) is 179 lines",
+  "lib/server/replays/replays.ts: 1046 lines",
   "scripts/record-sdk-traces.ts: 557 lines",
 ];
 

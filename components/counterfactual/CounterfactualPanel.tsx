@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Badge, type Tone } from "@/components/ui/Badge";
 import type { ForkPoint } from "@/lib/replay";
-import type { PresentedVerdict } from "@/lib/server/counterfactual";
+import type { PresentedVerdict } from "@/lib/server/checks/counterfactual";
 import { forkReasonWords, outcomeWord, type VerdictOutcome } from "./labels";
 import { Card } from "@/components/ui/Card";
 

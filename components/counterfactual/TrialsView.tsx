@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/Badge";
-import type { trialSetView } from "@/lib/server/counterfactual";
+import type { trialSetView } from "@/lib/server/checks/counterfactual";
 import { DivergenceStrip } from "./DivergenceStrip";
 import { percent } from "./labels";
 import { plural } from "@/lib/format";

@@ -1,7 +1,7 @@
 import { BarChartClient } from "@/components/charts/BarChartClient";
 import { ChartFigure } from "@/components/charts/ChartFigure";
 import type { ToolCoverage } from "@/lib/replay";
-import type { ExperimentDetail } from "@/lib/server/experiments";
+import type { ExperimentDetail } from "@/lib/server/experiments/experiments";
 import {
   deltaRows,
   divergenceHistogram,

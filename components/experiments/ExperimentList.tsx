@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
-import type { ExperimentListEntry } from "@/lib/server/experiments";
+import type { ExperimentListEntry } from "@/lib/server/experiments/experiments";
 import { formatDateTime } from "@/lib/format";
 import { DataTable } from "@/components/ui/DataTable";
 import { Card } from "@/components/ui/Card";

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Badge, StatusBadge, type Tone } from "@/components/ui/Badge";
-import type { ExperimentDetail } from "@/lib/server/experiments";
+import type { ExperimentDetail } from "@/lib/server/experiments/experiments";
 import { DataTable } from "@/components/ui/DataTable";
 import { Card } from "@/components/ui/Card";
 

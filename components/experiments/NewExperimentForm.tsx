@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { previewCohortAction, startExperimentAction } from "@/lib/actions/experiments";
 import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experiments";
-import type { CohortFilterInput } from "@/lib/server/experiments";
+import type { CohortFilterInput } from "@/lib/server/experiments/experiments";
 import { Button } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
 import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ExperimentResult } from "@/lib/server/experiments";
+import type { ExperimentResult } from "@/lib/server/experiments/experiments";
 import { deltaRows, divergenceHistogram, missRateRows, passRateRows, signedMs, signedUsd } from "./chart-data";
 
 const member = (over: Partial<ExperimentResult>): ExperimentResult => ({

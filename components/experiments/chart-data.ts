@@ -3,7 +3,7 @@
  * the coverage). Pure, so the numbers in each chart's text alternative are tested without a browser.
  */
 import type { ToolCoverage } from "@/lib/replay";
-import type { ExperimentDetail, ExperimentResult } from "@/lib/server/experiments";
+import type { ExperimentDetail, ExperimentResult } from "@/lib/server/experiments/experiments";
 
 export const pct = (x: number) => Math.round(x * 100);
 

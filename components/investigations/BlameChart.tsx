@@ -1,6 +1,6 @@
 import { BarChartClient } from "@/components/charts/BarChartClient";
 import { ChartFigure } from "@/components/charts/ChartFigure";
-import type { BlameProbeRecord } from "@/lib/server/investigations";
+import type { BlameProbeRecord } from "@/lib/server/investigations/investigations";
 
 /** Probes by model step (each step once: its latest probe), ascending. */
 export function blameChartRows(probes: readonly BlameProbeRecord[]) {

@@ -13,7 +13,7 @@ import type {
   InvestigationView as View,
   MinimizeProbeRecord,
   StaleRecord,
-} from "@/lib/server/investigations";
+} from "@/lib/server/investigations/investigations";
 
 type BaseStep = { seq: number; name: string; kind: string };
 

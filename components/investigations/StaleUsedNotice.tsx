@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Notice } from "@/components/ui/Notice";
-import type { staleRecordingsUsed } from "@/lib/server/investigations";
+import type { staleRecordingsUsed } from "@/lib/server/investigations/investigations";
 
 type StaleUsed = Awaited<ReturnType<typeof staleRecordingsUsed>>;
 

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { validatedAction } from "@/lib/http/action";
-import { ApiKeyRef, createApiKey, CreateApiKeyInput, revokeApiKey } from "@/lib/server/api-keys";
+import { ApiKeyRef, createApiKey, CreateApiKeyInput, revokeApiKey } from "@/lib/server/team/api-keys";
 
 /** A new key: the only time its full value is shown. */
 export const createApiKeyAction = validatedAction(CreateApiKeyInput, async (principal, input, prisma) => {

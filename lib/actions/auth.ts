@@ -1,7 +1,7 @@
 "use server";
 
 import { publicAction } from "@/lib/http/action";
-import { acceptInvitation, completeSetup } from "@/lib/server/team";
+import { acceptInvitation, completeSetup } from "@/lib/server/team/team";
 
 /** Creates the first admin with the setup link's token (works once, only while there is no account). */
 export const completeSetupAction = publicAction((input, prisma) => completeSetup(prisma, input));

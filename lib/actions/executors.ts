@@ -13,7 +13,7 @@ import {
   saveModelEndpoint,
   saveToolEndpoint,
   ToolEndpointInput,
-} from "@/lib/server/executors";
+} from "@/lib/server/executors/executors";
 
 /** Runs an operation and refreshes the settings page. */
 function andRefresh<I, T>(op: (principal: Principal, input: I, prisma: Db) => Promise<T>) {

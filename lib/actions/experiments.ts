@@ -9,9 +9,9 @@ import {
   getExperimentProgress,
   previewCohort,
   startExperiment,
-} from "@/lib/server/experiments";
-import { cancelExperiment, CancelExperimentInput } from "@/lib/server/jobs";
-import { supplyGroupFixture, SupplyGroupFixtureInput } from "@/lib/server/experiment-fixtures";
+} from "@/lib/server/experiments/experiments";
+import { cancelExperiment, CancelExperimentInput } from "@/lib/server/jobs/jobs";
+import { supplyGroupFixture, SupplyGroupFixtureInput } from "@/lib/server/experiments/experiment-fixtures";
 
 /** Stores the experiment with its cohort and queues one job per member replay: the page polls its progress. */
 export const startExperimentAction = validatedAction(CreateExperimentInput, async (principal, input, prisma) => {

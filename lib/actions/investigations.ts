@@ -6,7 +6,7 @@ import {
   startInvestigation,
   InvestigationRef,
   StartInvestigationInput,
-} from "@/lib/server/investigations";
+} from "@/lib/server/investigations/investigations";
 
 /** Stores the investigation and puts it on the job queue; its page shows the probes as they finish. */
 export const startInvestigationAction = validatedAction(StartInvestigationInput, async (principal, input, prisma) => {

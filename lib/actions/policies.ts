@@ -11,7 +11,7 @@ import {
   SetToolSideEffectInput,
   tryRule,
   TryRuleInput,
-} from "@/lib/server/policies";
+} from "@/lib/server/policies/policies";
 import { plainPolicy } from "@/lib/replay";
 
 /**

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { AppError, parseInput } from "@/lib/errors";
 import { validatedAction } from "@/lib/http/action";
 import { parseFixtureForm } from "@/lib/http/fixture-form";
-import { cancelReplay, CancelReplayInput } from "@/lib/server/jobs";
+import { cancelReplay, CancelReplayInput } from "@/lib/server/jobs/jobs";
 import {
   ComparisonPairInput,
   decideApproval,
@@ -17,15 +17,15 @@ import {
   startReplay,
   supplyFixture,
   SupplyFixtureInput,
-} from "@/lib/server/replays";
-import { getReplayCoverage } from "@/lib/server/coverage";
-import { getReplayStep, listReplaySteps, ReplayStepInput, ReplayStepsInput } from "@/lib/server/replay-pages";
+} from "@/lib/server/replays/replays";
+import { getReplayCoverage } from "@/lib/server/replays/coverage";
+import { getReplayStep, listReplaySteps, ReplayStepInput, ReplayStepsInput } from "@/lib/server/replays/replay-pages";
 import {
   ComparisonFindInput,
   ComparisonRowsInput,
   findComparisonRow,
   listComparisonRows,
-} from "@/lib/server/comparison-pages";
+} from "@/lib/server/replays/comparison-pages";
 
 /**
  * Stores the replay and queues it for a worker: the page shows progress instead of waiting.

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { env } from "@/lib/env";
 import { validatedAction } from "@/lib/http/action";
 import { ExpiresIn } from "@/lib/reports/share";
-import { listPairChoices, PairChoicesInput } from "@/lib/server/comparison-pages";
+import { listPairChoices, PairChoicesInput } from "@/lib/server/replays/comparison-pages";
 import {
   AddEvidenceInput,
   addReportEvidence,
@@ -22,7 +22,7 @@ import {
   ShareRef,
   updateReport,
   UpdateReportInput,
-} from "@/lib/server/reports";
+} from "@/lib/server/reports/reports";
 
 /** Saves a new report as a draft. */
 export const createReportAction = validatedAction(CreateReportInput, async (principal, input, prisma) => {

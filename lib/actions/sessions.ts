@@ -9,7 +9,7 @@ import {
   SessionSearchInput,
   SessionStepInput,
   SessionWindowInput,
-} from "@/lib/server/session-pages";
+} from "@/lib/server/sessions/session-pages";
 
 /** One window of a session's step summaries (the steps and latency views load them as they scroll). */
 export const sessionStepsAction = validatedAction(SessionWindowInput, listSessionSteps);

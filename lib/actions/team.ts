@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { validatedAction } from "@/lib/http/action";
-import { changeRole, inviteUser, RoleSchema, setDeactivated } from "@/lib/server/team";
+import { changeRole, inviteUser, RoleSchema, setDeactivated } from "@/lib/server/team/team";
 
 const done = <T>(value: T) => {
   revalidatePath("/settings/team");

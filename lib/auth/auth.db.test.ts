@@ -11,7 +11,7 @@ import {
   parseTrustedProxies,
   setClientAddress,
 } from "@/scripts/client-address.mjs";
-import { completeSetup, prepareFirstRun } from "@/lib/server/team";
+import { completeSetup, prepareFirstRun } from "@/lib/server/team/team";
 
 const SECRET = "test-secret-0123456789-0123456789-abcdef";
 type Auth = ReturnType<typeof createAuth>;

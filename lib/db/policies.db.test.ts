@@ -21,7 +21,7 @@ import {
   withTransaction,
 } from "./policies";
 import { validateInContext } from "@/lib/policies/validation";
-import { tryRule } from "@/lib/server/policies";
+import { tryRule } from "@/lib/server/policies/policies";
 import { localAdmin } from "@/lib/server/principal";
 import type { Db } from "./client";
 

@@ -2,7 +2,7 @@
  * Persistence of replays (branches): the replay row with its policy snapshot
  * and hash, its derived steps, its append-only log (approvals, live and
  * simulated results) and its fixtures. Every function takes a client so the
- * caller composes transactions (lib/server/replays.ts runs one per run).
+ * caller composes transactions (lib/server/replays/replays.ts runs one per run).
  *
  * Readers read what they use: the meta (loadReplayMeta), the comparison over
  * digests (loadReplayComparison), the rows a window at a time
@@ -854,7 +854,7 @@ async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
  * The comparison page's data without reading the models' prompts: both
  * sequences are read as one JSON array each (no per-row mapping of 10,000
  * rows), a model call's input as a digest. Same pairs, types, first divergence
- * and metrics as the whole runs' (`loadReplayView`, lib/db/replays-testing.ts: lib/server/replays.db.test.ts
+ * and metrics as the whole runs' (`loadReplayView`, lib/db/replays-testing.ts: lib/server/replays/replays.db.test.ts
  * checks it); a pair's full events come from `comparisonPairAction`.
  */
 export async function loadReplayComparison(client: DbClient, replayId: string): Promise<ReplayComparisonView | null>;

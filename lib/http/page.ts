@@ -5,7 +5,7 @@ import { db, type Db } from "@/lib/db";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { AppError, DATABASE_UNAVAILABLE_DIGEST } from "@/lib/errors";
 import type { Principal } from "@/lib/server/principal";
-import { recordFound } from "@/lib/server/records";
+import { recordFound } from "@/lib/server/sessions/records";
 import { detailRouteOf, PATH_HEADER } from "./detail-routes";
 import { resolvePrincipal } from "./principal";
 

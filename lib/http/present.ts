@@ -2,8 +2,8 @@ import { toSessionEvent, type SessionListItem, type SessionWithEvents } from "@/
 import type { SessionHead } from "@/lib/db/sessions";
 import { fullInputJson } from "@/lib/ingest/inputs";
 import type { PolicyWithVersions } from "@/lib/db/policies";
-import type { ExperimentDetail } from "@/lib/server/experiments";
-import { experimentCountsOf } from "@/lib/server/experiment-status";
+import type { ExperimentDetail } from "@/lib/server/experiments/experiments";
+import { experimentCountsOf } from "@/lib/server/experiments/experiment-status";
 import type { ReplayView } from "@/lib/db/replays";
 import { isBaseOnly, type PolicyIssue } from "@/lib/replay";
 

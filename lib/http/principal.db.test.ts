@@ -4,7 +4,7 @@ import { createAuth, type Auth } from "@/lib/auth/auth";
 import { createApiKey, type Database } from "@/lib/db";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError } from "@/lib/errors";
-import { completeSetup, prepareFirstRun } from "@/lib/server/team";
+import { completeSetup, prepareFirstRun } from "@/lib/server/team/team";
 import { apiRoute } from "./api";
 import { resolvePrincipal } from "./principal";
 import { publicRoute, route } from "./route";

@@ -15,8 +15,8 @@ import { RunChanged } from "@/lib/db/replay-rows";
 import { AppError } from "@/lib/errors";
 import type { PolicyIssue } from "@/lib/replay";
 import type { Principal } from "@/lib/server/principal";
-import { openReplay, openReplayComparison } from "@/lib/server/replay-documents";
-import { replayCounterfactual } from "@/lib/server/counterfactual";
+import { openReplay, openReplayComparison } from "@/lib/server/replays/replay-documents";
+import { replayCounterfactual } from "@/lib/server/checks/counterfactual";
 import { presentComparisonJson, presentReplayJson, type InputsForm } from "./replay-stream";
 import { streamedJson } from "./stream";
 

@@ -7,7 +7,7 @@ import type { Db } from "@/lib/db/client";
 import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { expandInputs } from "@/lib/ingest/inputs";
 import { eventDelta, toolLevelPreset, type Policy } from "@/lib/replay";
-import { replayCounterfactual } from "@/lib/server/counterfactual";
+import { replayCounterfactual } from "@/lib/server/checks/counterfactual";
 import { localAdmin } from "@/lib/server/principal";
 import { demoDatabase, HISTORY, longEditedReplay, RECORDED, startReplay } from "@/lib/server/testing";
 import { presentComparison, presentReplay } from "./present";
@@ -253,7 +253,7 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
   it("a replay that does not exist is a 404 before any byte; rows changed under the comparison cut its body", async () => {
     await expect(
       (async () => {
-        const { openReplay } = await import("@/lib/server/replay-documents");
+        const { openReplay } = await import("@/lib/server/replays/replay-documents");
         await openReplay(admin, { replayId: "nope" }, db.prisma);
       })(),
     ).rejects.toMatchObject({ status: 404, code: "not_found" });

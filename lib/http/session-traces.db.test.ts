@@ -6,7 +6,7 @@ import type { Db } from "@/lib/db/client";
 import { withTraceIds } from "@/lib/db/session-traces";
 import { sessionOverview } from "@/lib/db/session-window";
 import { localAdmin } from "@/lib/server/principal";
-import { listSessionSteps, searchSession } from "@/lib/server/session-pages";
+import { listSessionSteps, searchSession } from "@/lib/server/sessions/session-pages";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { ingestAgentsItems, ingestOtlpSpans } from "@/lib/server/ingest/traces";
 import { mapOpenAiAgentsItems, type AgentsItem } from "@/lib/ingest/openai-agents";

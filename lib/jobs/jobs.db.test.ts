@@ -22,8 +22,8 @@ import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/te
 import { AppError } from "@/lib/errors";
 import { localAdmin } from "@/lib/server/principal";
 import { cacheKey, type Policy } from "@/lib/replay";
-import { createExperiment, runExperiment } from "@/lib/server/experiments";
-import { cancelExperiment, cancelReplay, listJobs, presentJobs, retryReplay } from "@/lib/server/jobs";
+import { createExperiment, runExperiment } from "@/lib/server/experiments/experiments";
+import { cancelExperiment, cancelReplay, listJobs, presentJobs, retryReplay } from "@/lib/server/jobs/jobs";
 import { jobOverview } from "@/lib/db/jobs";
 import {
   createReplay,
@@ -32,10 +32,10 @@ import {
   runQueuedReplay,
   startReplay,
   supplyFixture,
-} from "@/lib/server/replays";
+} from "@/lib/server/replays/replays";
 import { loadDemoData } from "@/lib/db/startup";
 import { parseInput } from "@/lib/errors";
-import { createInvestigation, StartInvestigationInput } from "@/lib/server/investigations";
+import { createInvestigation, StartInvestigationInput } from "@/lib/server/investigations/investigations";
 import { lastToolResult, REFUND_SESSION, startScriptedModel, type Script } from "@/scripts/scripted-model";
 import type { JobQueue } from "@/lib/server/job-queue";
 import { startJobs } from "./queue";

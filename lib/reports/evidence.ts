@@ -98,7 +98,7 @@ export function evidencePolicy(
   return { hash, document, version };
 }
 
-/** What an investigation's page and API give (lib/server/investigations `presentInvestigation`), structurally. */
+/** What an investigation's page and API give (lib/server/investigations/investigations.ts `presentInvestigation`), structurally. */
 export interface InvestigationSource {
   id: string;
   kind: "blame" | "minimize" | "stale";

@@ -1,22 +1,22 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
-import * as apiKeys from "./api-keys";
-import * as coverage from "./coverage";
+import * as apiKeys from "./team/api-keys";
+import * as coverage from "./replays/coverage";
 import { authorize, can, PERMISSIONS, type Permission } from "./authz";
-import * as executors from "./executors";
-import * as experimentFixtures from "./experiment-fixtures";
-import * as experiments from "./experiments";
-import * as investigations from "./investigations";
-import * as jobs from "./jobs";
-import * as policies from "./policies";
+import * as executors from "./executors/executors";
+import * as experimentFixtures from "./experiments/experiment-fixtures";
+import * as experiments from "./experiments/experiments";
+import * as investigations from "./investigations/investigations";
+import * as jobs from "./jobs/jobs";
+import * as policies from "./policies/policies";
 import type { Principal, Role } from "./principal";
-import * as comparisonPages from "./comparison-pages";
-import * as replayDocuments from "./replay-documents";
-import * as replayPages from "./replay-pages";
-import * as replays from "./replays";
-import * as reports from "./reports";
-import * as sessions from "./sessions";
+import * as comparisonPages from "./replays/comparison-pages";
+import * as replayDocuments from "./replays/replay-documents";
+import * as replayPages from "./replays/replay-pages";
+import * as replays from "./replays/replays";
+import * as reports from "./reports/reports";
+import * as sessions from "./sessions/sessions";
 
 /**
  * Every operation of every lib/server module, with the permission it needs.

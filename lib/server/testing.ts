@@ -15,8 +15,8 @@ import { createTestDatabase, type TestDatabase, type TestEngine } from "@/lib/db
 import { AppError, parseInput, type AppErrorCode } from "@/lib/errors";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
 import { localAdmin, type Principal } from "./principal";
-import * as replays from "./replays";
-import * as sessions from "./sessions";
+import * as replays from "./replays/replays";
+import * as sessions from "./sessions/sessions";
 
 /** Every tool and model step answered from the recording. */
 export const RECORDED: Policy = {

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { NewAccountForm } from "@/components/auth/forms";
 import { db } from "@/lib/db";
-import { needsSetup } from "@/lib/server/team";
+import { needsSetup } from "@/lib/server/team/team";
 import { completeSetupAction } from "@/lib/actions/auth";
 
 export const metadata: Metadata = { title: "Set up" };

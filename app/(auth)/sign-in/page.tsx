@@ -5,7 +5,7 @@ import { SignInForm } from "@/components/auth/forms";
 import { db } from "@/lib/db";
 import { env } from "@/lib/env";
 import { signedInPrincipal } from "@/lib/http/principal";
-import { needsSetup } from "@/lib/server/team";
+import { needsSetup } from "@/lib/server/team/team";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";

@@ -3,7 +3,7 @@ import { CheckList } from "@/components/checks/CheckList";
 import { NewCheckForm } from "@/components/checks/NewCheckForm";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
-import { listChecks } from "@/lib/server/counterfactual";
+import { listChecks } from "@/lib/server/checks/counterfactual";
 
 export const metadata: Metadata = { title: "Outcome checks" };
 export const dynamic = "force-dynamic";

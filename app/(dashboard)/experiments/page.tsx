@@ -4,7 +4,7 @@ import { ExperimentList } from "@/components/experiments/ExperimentList";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
-import { listExperiments } from "@/lib/server/experiments";
+import { listExperiments } from "@/lib/server/experiments/experiments";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Experiments" };

@@ -6,7 +6,7 @@ import { DataTable } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
-import { listPolicies } from "@/lib/server/policies";
+import { listPolicies } from "@/lib/server/policies/policies";
 import { formatDateTime } from "@/lib/format";
 
 export const metadata: Metadata = { title: "Policies" };

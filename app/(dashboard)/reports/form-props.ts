@@ -1,5 +1,5 @@
 import type { ReportFormProps } from "@/components/reports/ReportForm";
-import type { ReportPicker, ReportPickerView } from "@/lib/server/comparison-pages";
+import type { ReportPicker, ReportPickerView } from "@/lib/server/replays/comparison-pages";
 import type { ValiditySuggestion } from "@/lib/reports/validity";
 
 /**

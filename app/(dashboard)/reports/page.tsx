@@ -6,7 +6,7 @@ import { DataTable } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
-import { listReports } from "@/lib/server/reports";
+import { listReports } from "@/lib/server/reports/reports";
 import { formatDateTime } from "@/lib/format";
 import { ValidityLabel } from "@/lib/reports/sections";
 import { buttonClass } from "@/components/ui/Button";

@@ -5,7 +5,7 @@ import { SessionTable } from "@/components/sessions/SessionTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
-import { listSessions } from "@/lib/server/sessions";
+import { listSessions } from "@/lib/server/sessions/sessions";
 import { buttonClass } from "@/components/ui/Button";
 
 export const metadata: Metadata = { title: "Sessions" };

@@ -5,7 +5,7 @@ import { AppError, errorBody } from "@/lib/errors";
 import { errorResponse, readBodyBytes, readQuery } from "@/lib/http/api";
 import { currentPrincipal } from "@/lib/http/principal";
 import { ImportFormat } from "@/lib/ingest/types";
-import { importSessions } from "@/lib/server/sessions";
+import { importSessions } from "@/lib/server/sessions/sessions";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import { notFound } from "next/navigation";
 import { ReportView } from "@/components/reports/ReportView";
 import { db } from "@/lib/db";
 import { shareLinkPrincipal } from "@/lib/http/principal";
-import { openSharedReport } from "@/lib/server/reports";
+import { openSharedReport } from "@/lib/server/reports/reports";
 import { formatDateTime } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";
 

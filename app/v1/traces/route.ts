@@ -1,7 +1,7 @@
 import { withImportSlot } from "@/lib/http/heavy";
 import { AppError } from "@/lib/errors";
 import { decodeTraceExport, describeIssues, otlpRoute, otlpSuccessResponse, readTraceBody } from "@/lib/http/otlp";
-import { ingestOtlpSpans } from "@/lib/server/sessions";
+import { ingestOtlpSpans } from "@/lib/server/sessions/sessions";
 
 /**
  * OTLP/HTTP trace export (DESIGN §8): JSON or protobuf, gzipped or not. Spans

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { NewAccountForm } from "@/components/auth/forms";
 import { db } from "@/lib/db";
-import { describeInvitation } from "@/lib/server/team";
+import { describeInvitation } from "@/lib/server/team/team";
 import { acceptInvitationAction } from "@/lib/actions/auth";
 
 export const metadata: Metadata = { title: "Invitation" };

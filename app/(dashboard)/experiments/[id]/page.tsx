@@ -10,12 +10,12 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { formatDateTime } from "@/lib/format";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { experimentFixtureGroups } from "@/lib/server/experiment-fixtures";
-import { describeCounts, experimentCountsOf } from "@/lib/server/experiment-status";
-import { getExperimentCoverage } from "@/lib/server/coverage";
-import { getExperiment } from "@/lib/server/experiments";
+import { experimentFixtureGroups } from "@/lib/server/experiments/experiment-fixtures";
+import { describeCounts, experimentCountsOf } from "@/lib/server/experiments/experiment-status";
+import { getExperimentCoverage } from "@/lib/server/replays/coverage";
+import { getExperiment } from "@/lib/server/experiments/experiments";
 import { can } from "@/lib/server/authz";
-import { evidenceDrafts } from "@/lib/server/reports";
+import { evidenceDrafts } from "@/lib/server/reports/reports";
 import { supplyGroupFixtureAction } from "@/lib/actions/experiments";
 
 export const dynamic = "force-dynamic";

@@ -4,8 +4,8 @@ import { NewExperimentForm } from "@/components/experiments/NewExperimentForm";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
-import { experimentChoices } from "@/lib/server/experiments";
-import { counterfactualFormOptions } from "@/lib/server/counterfactual";
+import { experimentChoices } from "@/lib/server/experiments/experiments";
+import { counterfactualFormOptions } from "@/lib/server/checks/counterfactual";
 import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";

@@ -6,10 +6,10 @@ import { RefreshWhileRunning } from "@/components/investigations/RefreshWhileRun
 import { StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { getInvestigation } from "@/lib/server/investigations";
-import { getSessionOutline } from "@/lib/server/sessions";
+import { getInvestigation } from "@/lib/server/investigations/investigations";
+import { getSessionOutline } from "@/lib/server/sessions/sessions";
 import { can } from "@/lib/server/authz";
-import { evidenceDrafts } from "@/lib/server/reports";
+import { evidenceDrafts } from "@/lib/server/reports/reports";
 import { Card } from "@/components/ui/Card";
 
 export const dynamic = "force-dynamic";

@@ -4,7 +4,7 @@ import { PolicyEditor } from "@/components/policies/PolicyEditor";
 import { Badge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { getPolicyForEditor } from "@/lib/server/policies";
+import { getPolicyForEditor } from "@/lib/server/policies/policies";
 import { plainPolicy, Policy, policyJsonSchema } from "@/lib/replay";
 
 export const metadata: Metadata = { title: "Policy" };

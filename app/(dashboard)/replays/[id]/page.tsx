@@ -5,7 +5,7 @@ import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactu
 import { MinimizeButton } from "@/components/investigations/MinimizeButton";
 import { ProbeVariance } from "@/components/counterfactual/ProbeVariance";
 import { StaleUsedNotice } from "@/components/investigations/StaleUsedNotice";
-import { staleRecordingsUsed } from "@/lib/server/investigations";
+import { staleRecordingsUsed } from "@/lib/server/investigations/investigations";
 import { ReplayCoverage } from "@/components/replays/ReplayCoverage";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
@@ -17,13 +17,13 @@ import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { isTerminal } from "@/lib/server/replays";
-import { getReplayPage, listReplaySteps } from "@/lib/server/replay-pages";
+import { isTerminal } from "@/lib/server/replays/replays";
+import { getReplayPage, listReplaySteps } from "@/lib/server/replays/replay-pages";
 import { formatDateTime } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
-import { replayCounterfactual } from "@/lib/server/counterfactual";
-import { evidenceDrafts } from "@/lib/server/reports";
+import { replayCounterfactual } from "@/lib/server/checks/counterfactual";
+import { evidenceDrafts } from "@/lib/server/reports/reports";
 import { runFailureWords } from "@/lib/run-failures";
 
 export const dynamic = "force-dynamic";

@@ -8,7 +8,7 @@ import { SharePanel } from "@/components/reports/SharePanel";
 import { Badge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { getReport, getReportPage } from "@/lib/server/reports";
+import { getReport, getReportPage } from "@/lib/server/reports/reports";
 import { formatDateTime } from "@/lib/format";
 import { createShareAction, deleteReportAction, publishReportAction, revokeShareAction } from "@/lib/actions/reports";
 import { buttonClass } from "@/components/ui/Button";

@@ -8,7 +8,7 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { getSessionOverview, listSessionSteps, readSessionConversation } from "@/lib/server/session-pages";
+import { getSessionOverview, listSessionSteps, readSessionConversation } from "@/lib/server/sessions/session-pages";
 import { cache } from "react";
 import { formatCost, formatDateTime, formatDuration, formatTokens } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { ApiKeyManager } from "@/components/settings/ApiKeyManager";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
-import { listApiKeys } from "@/lib/server/api-keys";
+import { listApiKeys } from "@/lib/server/team/api-keys";
 import { createApiKeyAction, revokeApiKeyAction } from "@/lib/actions/api-keys";
 
 export const metadata: Metadata = { title: "API keys" };

@@ -6,7 +6,7 @@ import { db } from "@/lib/db";
 import { AUDIT_ACTIONS } from "@/lib/db/audit";
 import { pagePrincipal } from "@/lib/http/principal";
 import { can } from "@/lib/server/authz";
-import { readAuditLog } from "@/lib/server/team";
+import { readAuditLog } from "@/lib/server/team/team";
 import { Button } from "@/components/ui/Button";
 
 export const metadata: Metadata = { title: "Audit log" };

@@ -9,7 +9,7 @@ import { Badge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
-import { executorSettings } from "@/lib/server/executors";
+import { executorSettings } from "@/lib/server/executors/executors";
 import { DataTable } from "@/components/ui/DataTable";
 
 export const dynamic = "force-dynamic";

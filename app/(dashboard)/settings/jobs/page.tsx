@@ -8,7 +8,7 @@ import { formatDateTime } from "@/lib/format";
 import { jobs } from "@/lib/jobs/runtime";
 import { jobSettings } from "@/lib/jobs/queue";
 import { pageContext } from "@/lib/http/page";
-import { listJobs, presentJobs } from "@/lib/server/jobs";
+import { listJobs, presentJobs } from "@/lib/server/jobs/jobs";
 import { plural } from "@/lib/format";
 import { Card } from "@/components/ui/Card";
 import { runFailureWords } from "@/lib/run-failures";

@@ -4,7 +4,7 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { db } from "@/lib/db";
 import { pagePrincipal } from "@/lib/http/principal";
 import { can } from "@/lib/server/authz";
-import { listTeam } from "@/lib/server/team";
+import { listTeam } from "@/lib/server/team/team";
 import { changeRoleAction, inviteUserAction, setDeactivatedAction } from "@/lib/actions/team";
 
 export const metadata: Metadata = { title: "Team" };

@@ -4,7 +4,7 @@ import { TrialsProgress } from "@/components/counterfactual/TrialsProgress";
 import { TrialsView } from "@/components/counterfactual/TrialsView";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { trialSetView } from "@/lib/server/counterfactual";
+import { trialSetView } from "@/lib/server/checks/counterfactual";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Repeated trials" };

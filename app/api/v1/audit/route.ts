@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { readAuditLog } from "@/lib/server/team";
+import { readAuditLog } from "@/lib/server/team/team";
 
 export const dynamic = "force-dynamic";
 

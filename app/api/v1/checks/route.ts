@@ -1,5 +1,5 @@
 import { apiRoute, readJson } from "@/lib/http/api";
-import { createCheck, CreateCheckInput, listChecks } from "@/lib/server/counterfactual";
+import { createCheck, CreateCheckInput, listChecks } from "@/lib/server/checks/counterfactual";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { apiRoute, readJson } from "@/lib/http/api";
-import { CreateExperimentInput, startExperiment } from "@/lib/server/experiments";
+import { CreateExperimentInput, startExperiment } from "@/lib/server/experiments/experiments";
 
 export const dynamic = "force-dynamic";
 

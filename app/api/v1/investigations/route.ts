@@ -1,5 +1,5 @@
 import { apiRoute, readJson } from "@/lib/http/api";
-import { startInvestigation, StartInvestigationInput } from "@/lib/server/investigations";
+import { startInvestigation, StartInvestigationInput } from "@/lib/server/investigations/investigations";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { listJobs, presentJobs } from "@/lib/server/jobs";
+import { listJobs, presentJobs } from "@/lib/server/jobs/jobs";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { apiRoute, readJson } from "@/lib/http/api";
-import { SavePolicyByNameInput, savePolicyByName } from "@/lib/server/policies";
+import { SavePolicyByNameInput, savePolicyByName } from "@/lib/server/policies/policies";
 
 export const dynamic = "force-dynamic";
 

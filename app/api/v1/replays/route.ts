@@ -1,7 +1,7 @@
 import { apiRoute, readJson, readQuery } from "@/lib/http/api";
 import { replayAnswer } from "@/lib/http/replay-answer";
-import { replayCounterfactual, trialSetView } from "@/lib/server/counterfactual";
-import { ListReplaysInput, listReplays, StartReplayInput, startReplay } from "@/lib/server/replays";
+import { replayCounterfactual, trialSetView } from "@/lib/server/checks/counterfactual";
+import { ListReplaysInput, listReplays, StartReplayInput, startReplay } from "@/lib/server/replays/replays";
 
 export const dynamic = "force-dynamic";
 

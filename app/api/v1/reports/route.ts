@@ -1,5 +1,5 @@
 import { apiRoute, readJson } from "@/lib/http/api";
-import { CreateReportInput, createReport } from "@/lib/server/reports";
+import { CreateReportInput, createReport } from "@/lib/server/reports/reports";
 
 export const dynamic = "force-dynamic";
 

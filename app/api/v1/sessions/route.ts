@@ -5,7 +5,7 @@ import { apiRoute, readBodyBytes, readQuery } from "@/lib/http/api";
 import { describeIssues } from "@/lib/http/otlp";
 import { presentListItem } from "@/lib/http/present";
 import { ImportFormat } from "@/lib/ingest/types";
-import { importSessions, ListSessionsInput, listSessions } from "@/lib/server/sessions";
+import { importSessions, ListSessionsInput, listSessions } from "@/lib/server/sessions/sessions";
 
 export const dynamic = "force-dynamic";
 

@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { route } from "@/lib/http/route";
 import { exportResponse } from "@/lib/reports/download";
 import { EXPORT_FORMATS } from "@/lib/reports/export";
-import { openSharedReport } from "@/lib/server/reports";
+import { openSharedReport } from "@/lib/server/reports/reports";
 
 export const dynamic = "force-dynamic";
 

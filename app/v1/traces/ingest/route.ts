@@ -3,7 +3,7 @@ import { AppError } from "@/lib/errors";
 import { readJson } from "@/lib/http/api";
 import { describeIssues, traceJsonRoute } from "@/lib/http/otlp";
 import { parseOpenAiAgentsExport } from "@/lib/ingest/openai-agents";
-import { ingestAgentsItems } from "@/lib/server/sessions";
+import { ingestAgentsItems } from "@/lib/server/sessions/sessions";
 import { z } from "zod";
 
 /**

@@ -5,7 +5,7 @@ import { VersionDiff } from "@/components/policies/VersionDiff";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { getPolicy } from "@/lib/server/policies";
+import { getPolicy } from "@/lib/server/policies/policies";
 import { formatDateTime } from "@/lib/format";
 import { Button } from "@/components/ui/Button";
 import { DataTable } from "@/components/ui/DataTable";

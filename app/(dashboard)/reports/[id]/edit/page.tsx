@@ -4,8 +4,8 @@ import { ReportForm } from "@/components/reports/ReportForm";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { notFoundAsNull, orNotFound, pageContext } from "@/lib/http/page";
-import { getReportPicker } from "@/lib/server/comparison-pages";
-import { getReportPage } from "@/lib/server/reports";
+import { getReportPicker } from "@/lib/server/replays/comparison-pages";
+import { getReportPage } from "@/lib/server/reports/reports";
 import { updateReportAction } from "@/lib/actions/reports";
 import { hasPicker, reportFormProps } from "../../form-props";
 

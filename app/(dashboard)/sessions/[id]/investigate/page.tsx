@@ -6,9 +6,9 @@ import { StaleForm } from "@/components/investigations/StaleForm";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { blameProbeBound } from "@/lib/replay";
-import { counterfactualFormOptions } from "@/lib/server/counterfactual";
-import { blameLiveBudget, listSessionInvestigations } from "@/lib/server/investigations";
-import { getSessionHead } from "@/lib/server/sessions";
+import { counterfactualFormOptions } from "@/lib/server/checks/counterfactual";
+import { blameLiveBudget, listSessionInvestigations } from "@/lib/server/investigations/investigations";
+import { getSessionHead } from "@/lib/server/sessions/sessions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Investigate a session" };

@@ -7,10 +7,10 @@ import { toSessionEvent } from "@/lib/db";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { RECOMMENDED_RCA_POLICY, toolLevelPreset, type Policy } from "@/lib/replay";
 import { can } from "@/lib/server/authz";
-import { counterfactualFormOptions } from "@/lib/server/counterfactual";
-import { policyVersionsForAgent } from "@/lib/server/policies";
-import { replayPolicyWarnings } from "@/lib/server/replays";
-import { getSession } from "@/lib/server/sessions";
+import { counterfactualFormOptions } from "@/lib/server/checks/counterfactual";
+import { policyVersionsForAgent } from "@/lib/server/policies/policies";
+import { replayPolicyWarnings } from "@/lib/server/replays/replays";
+import { getSession } from "@/lib/server/sessions/sessions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replay a session" };

@@ -1,6 +1,6 @@
 import { coverageCsvResponse } from "@/lib/http/coverage";
 import { route } from "@/lib/http/route";
-import { getExperimentCoverage } from "@/lib/server/coverage";
+import { getExperimentCoverage } from "@/lib/server/replays/coverage";
 
 export const dynamic = "force-dynamic";
 

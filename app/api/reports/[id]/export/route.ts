@@ -2,7 +2,7 @@ import { z } from "zod";
 import { route } from "@/lib/http/route";
 import { exportResponse } from "@/lib/reports/download";
 import { EXPORT_FORMATS } from "@/lib/reports/export";
-import { getReport } from "@/lib/server/reports";
+import { getReport } from "@/lib/server/reports/reports";
 
 export const dynamic = "force-dynamic";
 

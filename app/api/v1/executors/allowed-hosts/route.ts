@@ -1,5 +1,5 @@
 import { apiRoute, readJson } from "@/lib/http/api";
-import { listHosts, putHost } from "@/lib/server/executors-admin";
+import { listHosts, putHost } from "@/lib/server/executors/executors-admin";
 import { z } from "zod";
 
 export const dynamic = "force-dynamic";

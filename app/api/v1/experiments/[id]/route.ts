@@ -1,6 +1,6 @@
 import { apiRoute } from "@/lib/http/api";
 import { presentExperiment } from "@/lib/http/present";
-import { getExperiment } from "@/lib/server/experiments";
+import { getExperiment } from "@/lib/server/experiments/experiments";
 
 export const dynamic = "force-dynamic";
 

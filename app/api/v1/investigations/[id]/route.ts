@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { getInvestigation } from "@/lib/server/investigations";
+import { getInvestigation } from "@/lib/server/investigations/investigations";
 
 export const dynamic = "force-dynamic";
 

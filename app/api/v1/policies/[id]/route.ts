@@ -1,6 +1,6 @@
 import { apiRoute } from "@/lib/http/api";
 import { presentPolicy } from "@/lib/http/present";
-import { getPolicy } from "@/lib/server/policies";
+import { getPolicy } from "@/lib/server/policies/policies";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { apiRoute, readJson } from "@/lib/http/api";
 import { parseInput } from "@/lib/errors";
 import { ReportSectionsInput, ReportTitle } from "@/lib/reports/sections";
-import { deleteReport, getReport, updateReport, UpdateReportInput } from "@/lib/server/reports";
+import { deleteReport, getReport, updateReport, UpdateReportInput } from "@/lib/server/reports/reports";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { apiRoute, readQuery } from "@/lib/http/api";
 import { presentSessionJson } from "@/lib/http/present";
 import { streamedJson } from "@/lib/http/stream";
-import { openSession, SessionRef } from "@/lib/server/sessions";
+import { openSession, SessionRef } from "@/lib/server/sessions/sessions";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { revokeShare } from "@/lib/server/reports";
+import { revokeShare } from "@/lib/server/reports/reports";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { trialSetView } from "@/lib/server/counterfactual";
+import { trialSetView } from "@/lib/server/checks/counterfactual";
 
 export const dynamic = "force-dynamic";
 

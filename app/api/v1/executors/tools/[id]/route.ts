@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { removeExecutor } from "@/lib/server/executors-admin";
+import { removeExecutor } from "@/lib/server/executors/executors-admin";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { apiRoute } from "@/lib/http/api";
 import { presentExperiment } from "@/lib/http/present";
-import { getExperiment } from "@/lib/server/experiments";
-import { cancelExperiment } from "@/lib/server/jobs";
+import { getExperiment } from "@/lib/server/experiments/experiments";
+import { cancelExperiment } from "@/lib/server/jobs/jobs";
 
 export const dynamic = "force-dynamic";
 

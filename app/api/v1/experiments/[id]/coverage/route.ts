@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { getExperimentCoverage } from "@/lib/server/coverage";
+import { getExperimentCoverage } from "@/lib/server/replays/coverage";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { cancelInvestigation } from "@/lib/server/investigations";
+import { cancelInvestigation } from "@/lib/server/investigations/investigations";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { retryReplay } from "@/lib/server/jobs";
+import { retryReplay } from "@/lib/server/jobs/jobs";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { apiRoute, readJson } from "@/lib/http/api";
-import { savePolicyVersion, SavePolicyVersionInput } from "@/lib/server/policies";
+import { savePolicyVersion, SavePolicyVersionInput } from "@/lib/server/policies/policies";
 
 export const dynamic = "force-dynamic";
 

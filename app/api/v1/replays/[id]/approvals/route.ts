@@ -1,6 +1,6 @@
 import { apiRoute, readJson } from "@/lib/http/api";
 import { replayAnswer } from "@/lib/http/replay-answer";
-import { ApprovalInput, decideApproval } from "@/lib/server/replays";
+import { ApprovalInput, decideApproval } from "@/lib/server/replays/replays";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { apiRoute } from "@/lib/http/api";
 import { replayAnswer } from "@/lib/http/replay-answer";
-import { cancelReplay } from "@/lib/server/jobs";
+import { cancelReplay } from "@/lib/server/jobs/jobs";
 
 export const dynamic = "force-dynamic";
 

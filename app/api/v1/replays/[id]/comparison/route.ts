@@ -1,6 +1,6 @@
 import { apiRoute, readQuery } from "@/lib/http/api";
 import { comparisonAnswer } from "@/lib/http/replay-answer";
-import { ReplayDocumentQuery } from "@/lib/server/replay-documents";
+import { ReplayDocumentQuery } from "@/lib/server/replays/replay-documents";
 
 export const dynamic = "force-dynamic";
 

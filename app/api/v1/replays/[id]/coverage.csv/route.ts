@@ -1,6 +1,6 @@
 import { apiRoute } from "@/lib/http/api";
 import { coverageCsvResponse } from "@/lib/http/coverage";
-import { getReplayCoverage } from "@/lib/server/coverage";
+import { getReplayCoverage } from "@/lib/server/replays/coverage";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { getReplayCoverage } from "@/lib/server/coverage";
+import { getReplayCoverage } from "@/lib/server/replays/coverage";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { apiRoute, readQuery } from "@/lib/http/api";
-import { listReplaySteps, ReplayStepsInput } from "@/lib/server/replay-pages";
+import { listReplaySteps, ReplayStepsInput } from "@/lib/server/replays/replay-pages";
 
 export const dynamic = "force-dynamic";
 

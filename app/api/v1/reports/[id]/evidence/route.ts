@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { apiRoute, readJson } from "@/lib/http/api";
 import { parseInput } from "@/lib/errors";
-import { AddEvidenceInput, addReportEvidence } from "@/lib/server/reports";
+import { AddEvidenceInput, addReportEvidence } from "@/lib/server/reports/reports";
 
 export const dynamic = "force-dynamic";
 

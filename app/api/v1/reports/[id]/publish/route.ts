@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { publishReport } from "@/lib/server/reports";
+import { publishReport } from "@/lib/server/reports/reports";
 
 export const dynamic = "force-dynamic";
 

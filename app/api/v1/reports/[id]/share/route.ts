@@ -2,7 +2,7 @@ import { z } from "zod";
 import { env } from "@/lib/env";
 import { apiRoute, readJson } from "@/lib/http/api";
 import { ExpiresIn } from "@/lib/reports/share";
-import { createShare } from "@/lib/server/reports";
+import { createShare } from "@/lib/server/reports/reports";
 
 export const dynamic = "force-dynamic";
 

@@ -4,7 +4,7 @@ import {
   searchSession,
   SessionSearchInput,
   SessionWindowInput,
-} from "@/lib/server/session-pages";
+} from "@/lib/server/sessions/session-pages";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { apiRoute, readQuery } from "@/lib/http/api";
-import { ComparisonRowsInput, listComparisonRows } from "@/lib/server/comparison-pages";
+import { ComparisonRowsInput, listComparisonRows } from "@/lib/server/replays/comparison-pages";
 
 export const dynamic = "force-dynamic";
 

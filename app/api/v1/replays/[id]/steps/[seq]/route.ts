@@ -1,6 +1,6 @@
 import { apiRoute } from "@/lib/http/api";
 import { parseInput } from "@/lib/errors";
-import { getReplayStep, ReplayStepInput } from "@/lib/server/replay-pages";
+import { getReplayStep, ReplayStepInput } from "@/lib/server/replays/replay-pages";
 
 export const dynamic = "force-dynamic";
 

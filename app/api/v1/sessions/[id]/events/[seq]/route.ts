@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { getSessionStep, SessionStepInput } from "@/lib/server/session-pages";
+import { getSessionStep, SessionStepInput } from "@/lib/server/sessions/session-pages";
 import { parseInput } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";

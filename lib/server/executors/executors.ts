@@ -1,0 +1,158 @@
+import { env } from "@/lib/env";
+/** Executor settings: model and tool endpoints and the host allow-list live executors may reach. */
+import { auditedChange, type AuditEntry } from "@/lib/db/audit";
+import { z } from "zod";
+import type { Db } from "@/lib/db";
+import {
+  deleteExecutorSetting,
+  listExecutorRows,
+  upsertAllowedHost,
+  upsertModelEndpoint,
+  upsertToolEndpoint,
+} from "@/lib/db/executors";
+import { AppError } from "@/lib/errors";
+import { parseAllowListEntry } from "@/lib/executors/allow-list";
+import { parseHttpUrl } from "@/lib/executors/live";
+import { authorize } from "../authz";
+import type { Principal } from "../principal";
+
+const httpUrl = (what: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => parseHttpUrl(v) !== null, `${what} must be an http:// or https:// URL.`);
+
+/**
+ * The key's variable must look like a key (…_API_KEY, …_TOKEN, …_KEY) and may
+ * not be one of Branchpoint's own settings: otherwise anyone at the dashboard
+ * could have the server send e.g. DATABASE_URL or BRANCHPOINT_API_KEY as a
+ * bearer token to a host they allowed.
+ */
+function keyEnvNameProblem(name: string): string | null {
+  if (!/^[A-Z_][A-Z0-9_]*$/.test(name)) return "The NAME of an environment variable (A–Z, 0–9, _), not the key itself.";
+  if (name.startsWith("BRANCHPOINT_") || ["DATABASE_URL", "TEST_POSTGRES_URL"].includes(name)) {
+    return `${name} is one of Branchpoint's own settings; name the variable that holds the model provider's key.`;
+  }
+  if (!/(_API_KEY|_KEY|_TOKEN)$/.test(name))
+    return "Only variables named like a key (…_API_KEY, …_KEY, …_TOKEN) can be sent to a model endpoint.";
+  if (!env().BRANCHPOINT_MODEL_KEY_VARS.includes(name))
+    return `${name} is not on the server's list of key variables model endpoints may use; an administrator adds it to BRANCHPOINT_MODEL_KEY_VARS.`;
+  return null;
+}
+
+export const ModelEndpointInput = z.object({
+  name: z.string().trim().min(1, "Give the endpoint a name.").max(100),
+  baseUrl: httpUrl("The base URL"),
+  model: z.string().trim().min(1, "Name the model (e.g. gpt-4.1)."),
+  apiKeyEnv: z
+    .string()
+    .trim()
+    .superRefine((name, ctx) => {
+      const problem = name === "" ? null : keyEnvNameProblem(name);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional(),
+});
+export const ToolEndpointInput = z.object({
+  toolName: z.string().trim().min(1, "Name the tool."),
+  url: httpUrl("The URL"),
+  timeoutMs: z.coerce.number().int().min(100, "At least 100 ms.").max(600_000, "At most 600000 ms."),
+  readOnly: z.boolean(),
+});
+export const AllowedHostInput = z.object({ host: z.string() });
+
+export type ModelEndpointInput = z.infer<typeof ModelEndpointInput>;
+export type ToolEndpointInput = z.infer<typeof ToolEndpointInput>;
+export type AllowedHostInput = z.infer<typeof AllowedHostInput>;
+export const RemoveExecutorSettingInput = z.object({ kind: z.enum(["model", "tool", "host"]), id: z.string().min(1) });
+export type RemoveExecutorSettingInput = z.infer<typeof RemoveExecutorSettingInput>;
+
+/** Every setting, with whether each endpoint's host is allowed and whether its key variable is set (never its value). */
+export async function executorSettings(principal: Principal, _input: Record<string, never>, prisma: Db) {
+  authorize(principal, "executors.read");
+  const { models, tools, hosts } = await listExecutorRows(prisma);
+  const allowed = new Set(hosts.map((h) => h.host));
+  const hostOk = (raw: string) => {
+    const url = parseHttpUrl(raw);
+    return url ? allowed.has(url.host) || allowed.has(url.hostname) : false;
+  };
+  return {
+    models: models.map((m) => ({
+      id: m.id,
+      name: m.name,
+      baseUrl: m.baseUrl,
+      model: m.model,
+      apiKeyEnv: m.apiKeyEnv,
+      keySet: m.apiKeyEnv ? Boolean(process.env[m.apiKeyEnv]) : null,
+      hostAllowed: hostOk(m.baseUrl),
+    })),
+    tools: tools.map((t) => ({
+      id: t.id,
+      toolName: t.toolName,
+      url: t.url,
+      timeoutMs: t.timeoutMs,
+      readOnly: t.readOnly,
+      hostAllowed: hostOk(t.url),
+    })),
+    hosts: hosts.map((h) => ({ id: h.id, host: h.host })),
+  };
+}
+
+/** Every executor change goes to the audit log with its author. */
+function auditEntry(
+  principal: Principal,
+  kind: "model" | "tool" | "host",
+  change: "saved" | "removed",
+  target: string,
+  detail: Record<string, string | number | boolean | null> = {},
+): AuditEntry {
+  return {
+    actorId: principal.userId,
+    actorName: principal.name,
+    action: kind === "host" ? "allowed_host.changed" : "executor.changed",
+    target,
+    detail: { kind, change, ...detail },
+  };
+}
+
+export async function saveModelEndpoint(principal: Principal, input: ModelEndpointInput, prisma: Db) {
+  authorize(principal, "executors.manage");
+  return auditedChange(
+    prisma,
+    (tx) => upsertModelEndpoint(tx, { ...input, apiKeyEnv: input.apiKeyEnv || null }),
+    () => auditEntry(principal, "model", "saved", input.name, { baseUrl: input.baseUrl, model: input.model }),
+  );
+}
+
+export async function saveToolEndpoint(principal: Principal, input: ToolEndpointInput, prisma: Db) {
+  authorize(principal, "executors.manage");
+  return auditedChange(
+    prisma,
+    (tx) => upsertToolEndpoint(tx, input),
+    () => auditEntry(principal, "tool", "saved", input.toolName, { url: input.url, readOnly: input.readOnly }),
+  );
+}
+
+export async function addAllowedHost(principal: Principal, input: AllowedHostInput, prisma: Db) {
+  authorize(principal, "executors.manage");
+  // Checked before anything is written: an entry that can never match a call (`*`, `__proto__`) is refused.
+  const entry = parseAllowListEntry(input.host);
+  if (!entry.ok) throw new AppError("invalid_input", entry.message, [{ path: "host", message: "not a host" }]);
+  const host = entry.host;
+  return auditedChange(
+    prisma,
+    (tx) => upsertAllowedHost(tx, host),
+    () => auditEntry(principal, "host", "saved", host),
+  );
+}
+
+export async function removeExecutorSetting(principal: Principal, input: RemoveExecutorSettingInput, prisma: Db) {
+  authorize(principal, "executors.manage");
+  // Named by what it was (the tool, the endpoint, the host); nothing removed, nothing to record.
+  await auditedChange(
+    prisma,
+    (tx) => deleteExecutorSetting(tx, input.kind, input.id),
+    (removed) => (removed === null ? null : auditEntry(principal, input.kind, "removed", removed)),
+  );
+  return { removed: input.id };
+}

@@ -1,0 +1,106 @@
+/**
+ * Job operations: cancelling replays and experiments, retrying a failed
+ * replay, and the job overview of /settings/jobs. The queue itself is
+ * lib/jobs; the rows it reads and writes are lib/db/jobs.
+ */
+import { z } from "zod";
+import type { Db } from "@/lib/db";
+import { cancelExperimentRows, cancelReplayRow, jobOverview, retryReplayRow } from "@/lib/db/jobs";
+import { AppError, notFound } from "@/lib/errors";
+import { authorize } from "../authz";
+import type { Principal } from "../principal";
+import type { QueueDeps } from "../job-queue";
+import { enqueueReplaysFor } from "../replays/replays";
+
+export const CancelReplayInput = z.object({ replayId: z.string().min(1) });
+export type CancelReplayInput = z.infer<typeof CancelReplayInput>;
+
+export const CancelExperimentInput = z.object({ experimentId: z.string().min(1) });
+export type CancelExperimentInput = z.infer<typeof CancelExperimentInput>;
+
+/** Cancels a replay: a queued or waiting one at once, a running one at its next step (steps so far kept). */
+export async function cancelReplay(principal: Principal, input: CancelReplayInput, prisma: Db) {
+  authorize(principal, "replays.run");
+  const outcome = await cancelReplayRow(prisma, input.replayId);
+  if (outcome === "missing") throw notFound("replay", input.replayId);
+  if (outcome === "finished")
+    throw new AppError("wrong_state", "The replay has already finished; there is nothing to cancel.");
+  return { outcome };
+}
+
+/** Cancels an experiment: queued members at once, running ones at their next step. */
+export async function cancelExperiment(principal: Principal, input: CancelExperimentInput, prisma: Db) {
+  authorize(principal, "experiments.run");
+  const outcome = await cancelExperimentRows(prisma, input.experimentId);
+  if (!outcome) throw notFound("experiment", input.experimentId);
+  if (outcome === "finished")
+    throw new AppError("wrong_state", "The experiment has already finished; there is nothing to cancel.");
+  return outcome;
+}
+
+/** Runs a failed replay again from its branch log (nothing live is repeated). */
+export async function retryReplay(principal: Principal, input: CancelReplayInput, prisma: Db, deps: QueueDeps = {}) {
+  authorize(principal, "jobs.manage");
+  const retried = await retryReplayRow(prisma, input.replayId);
+  if (retried === null) throw notFound("job", input.replayId);
+  if (!retried)
+    throw new AppError("wrong_state", "Only a failed replay can be retried; this one is not failed (any more).");
+  await enqueueReplaysFor(prisma, [input.replayId], deps);
+  return { replayId: input.replayId };
+}
+
+/** Queued, running and failed replays, for /settings/jobs. */
+export async function listJobs(principal: Principal, _input: unknown, prisma: Db) {
+  authorize(principal, "jobs.manage");
+  return jobOverview(prisma);
+}
+
+type Overview = Awaited<ReturnType<typeof jobOverview>>;
+
+/** The API's shape of the job overview: replays and investigations, each row with its kind, worker and progress. */
+export function presentJobs(overview: Overview) {
+  const replay = (r: Overview["running"][number]) => ({
+    id: r.id,
+    kind: "replay" as const,
+    status: r.status,
+    attempts: r.attempts,
+    worker: r.leaseOwner,
+    leaseUntil: r.leaseUntil?.toISOString() ?? null,
+    progress: { done: r.progressDone, total: r.progressTotal },
+    cancelRequested: r.cancelRequested,
+    error: (r.error ?? null) as { code: string; message: string } | null,
+    experimentId: r.experimentId,
+    session: r.session,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  });
+  const investigation = (i: Overview["investigations"]["rows"][number]) => ({
+    id: i.id,
+    kind: "investigation" as const,
+    investigationKind: i.kind,
+    status: i.status,
+    attempts: i.attempts,
+    worker: i.leaseOwner,
+    leaseUntil: i.leaseUntil?.toISOString() ?? null,
+    progress: {
+      done: Array.isArray(i.probes) ? i.probes.length : 0,
+      total: (i.estimate as { probes?: number } | null)?.probes ?? null,
+    },
+    cancelRequested: i.cancelRequested,
+    error: (i.error ?? null) as { code: string; message: string } | null,
+    session: i.session,
+    createdAt: i.createdAt.toISOString(),
+  });
+  const investigations = overview.investigations;
+  const of = (status: string) => investigations.rows.filter((i) => i.status === status).map(investigation);
+  return {
+    counts: {
+      queued: overview.counts.queued + investigations.counts.queued,
+      running: overview.counts.running + investigations.counts.running,
+      failed: overview.counts.failed + investigations.counts.failed,
+    },
+    queued: [...overview.queued.map(replay), ...of("queued")],
+    running: [...overview.running.map(replay), ...of("running")],
+    failed: [...overview.failed.map(replay), ...of("failed")],
+  };
+}
