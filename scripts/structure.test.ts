@@ -35,7 +35,6 @@ const NOT_YET_SPLIT: readonly string[] = [
   "lib/ingest/openai-agents.ts: 618 lines",
   "lib/ingest/openai-chat.ts: 515 lines",
   "lib/jobs/queue.ts: startJobs (line 112) is 198 lines",
-  "lib/replay/resolve.ts: 581 lines",
   "lib/server/investigations.ts: 798 lines",
   "lib/server/investigations.ts: runClaimed (line 536) is 179 lines",
   "lib/server/replays.ts: 1046 lines",
