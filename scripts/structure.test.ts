@@ -33,7 +33,6 @@ const NOT_YET_SPLIT: readonly string[] = [
   "lib/db/traces.ts: 621 lines",
   "lib/db/traces.ts: storeAndRebuild (line 263) is 221 lines",
   "lib/ingest/openai-agents.ts: 618 lines",
-  "lib/ingest/openai-chat.ts: 515 lines",
   "lib/jobs/queue.ts: startJobs (line 112) is 198 lines",
   "lib/server/investigations.ts: 798 lines",
   "lib/server/investigations.ts: runClaimed (line 536) is 179 lines",
