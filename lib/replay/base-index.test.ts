@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { indexBase } from "./base-index";
 import type { SessionEvent } from "./events";
-import { KeyStates } from "./resolve";
+import { KeyStates } from "./key-states";
 import { buildSession } from "./session-builder";
 
 // user (0), model (1) → a twice with the same args (2, 3), model (4) → b (5), model (6), final (7).

@@ -6,7 +6,8 @@ import type { JsonPath } from "./json";
 import type { BranchLogEntry } from "./log";
 import { closestRecordedCalls, type MissExplanation } from "./miss";
 import type { KnownTool, Policy, ToolRule } from "./policy";
-import type { HistoryCohort, HistoryLookup, StepSource } from "./resolve";
+import type { HistoryCohort, HistoryLookup } from "./history-match";
+import type { StepSource } from "./resolve-types";
 import { createToolResolver } from "./resolver";
 import type { Adapter } from "./validate";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { FixtureEntry } from "./log";
-import { LiveCallInDoubt, RunInterrupted, type ToolExecutor } from "./resolve";
+import { LiveCallInDoubt, RunInterrupted, type ToolExecutor } from "./tool-call";
 import { policyWith, run, sessionOf, toolSteps } from "./testing";
 
 const base = sessionOf([{ name: "a", args: { k: 1 }, result: 1 }], [{ name: "b", args: { k: 2 }, result: 2 }]);

@@ -9,8 +9,8 @@ export * from "./edits";
 export * from "./log";
 export type { MissExplanation, MissReason, ClosestCall, StaticCaseMismatch } from "./miss";
 export { closestRecordedCalls } from "./miss";
+export { staticCaseMatches } from "./resolve";
 export {
-  staticCaseMatches,
   type ToolCall,
   type ToolAnswer,
   type ToolExecutor,
@@ -18,14 +18,15 @@ export {
   RunInterrupted,
   CancelledBeforeCall,
   type ToolSimulator,
+} from "./tool-call";
+export {
   pickHistoryMatch,
   type HistoryLookup,
   type HistoryMatch,
   type HistoryCandidate,
   type HistoryCohort,
-  type ToolOutcome,
-  type StepSource,
-} from "./resolve";
+} from "./history-match";
+export type { ToolOutcome, StepSource } from "./resolve-types";
 export * from "./replay";
 export { createToolResolver, type ToolResolver, type ResolverCall, type ToolResolverOptions } from "./resolver";
 export * from "./compare";

@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import { cacheKey } from "./canonical";
 import { toolLevelPreset, type Policy, type ToolLevel } from "./policy";
 import type { ReplayResult } from "./replay";
-import type { ToolExecutor } from "./resolve";
+import type { ToolExecutor } from "./tool-call";
 import { requestEdit, modelSeqs, run, sessionOf, toolSteps } from "./testing";
 
 /** Seed 003's tool levels, each run through the engine on a branch that diverges. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "./events";
 import type { ToolRule } from "./policy";
 import { replay, type ModelExecutor } from "./replay";
-import { CancelledBeforeCall, type ToolExecutor } from "./resolve";
+import { CancelledBeforeCall, type ToolExecutor } from "./tool-call";
 import { policyWith, sessionOf, toolSteps } from "./testing";
 
 const history: ToolRule = { type: "history", scope: "baseline", on_miss: "fail" };

@@ -5,7 +5,7 @@ import type { SessionEvent } from "./events";
 import type { FixtureEntry } from "./log";
 import type { Policy } from "./policy";
 import { replay, type ReplayStep } from "./replay";
-import type { ToolExecutor } from "./resolve";
+import type { ToolExecutor } from "./tool-call";
 import { buildSession, type CallSpec, type TurnSpec } from "./session-builder";
 
 /**

@@ -1,7 +1,7 @@
 import type { SessionEvent } from "./events";
 import type { BranchLogEntry, FixtureEntry } from "./log";
 import type { Comparability, Evidence, EvidenceStrength, ReplayStatus, ReplayStep } from "./replay-types";
-import type { StepSource } from "./resolve";
+import type { StepSource } from "./resolve-types";
 
 const ALL_SOURCES: StepSource[] = [
   "recorded",

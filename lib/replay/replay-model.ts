@@ -5,7 +5,7 @@ import type { ModelRequest, ReplayStep } from "./replay-types";
 import { givenMessages, sharedPrefixLength, type InputPrefix, type MessageList } from "./message-list";
 import type { RebuiltInput } from "./replay-conversation";
 import { asRecord, guarded, NO_EDITS, type ReplayRun } from "./replay-run";
-import type { StepSource } from "./resolve";
+import type { StepSource } from "./resolve-types";
 
 /** What a model step produced, before it becomes a branch step. */
 export interface ModelOutcome {

@@ -15,7 +15,7 @@ import type {
   ReplayStep,
   ReplayStop,
 } from "./replay-types";
-import { CancelledBeforeCall } from "./resolve";
+import { CancelledBeforeCall } from "./tool-call";
 import { BaseInputLists, type MessageList } from "./message-list";
 import { BranchConversation } from "./replay-conversation";
 import { signatureOf } from "./replay-evidence";

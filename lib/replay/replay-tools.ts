@@ -5,7 +5,7 @@ import type { ApprovalEntry } from "./log";
 import type { LiveCallRecord, ReplayStep, ReplayStop } from "./replay-types";
 import { editsAt } from "./replay-model";
 import { asRecord, type ReplayRun } from "./replay-run";
-import type { ToolOutcome } from "./resolve";
+import type { ToolOutcome } from "./resolve-types";
 
 /** A tool call the model requested, with the recorded call it pairs with (by call id), if any. */
 export interface PairedCall {

@@ -8,7 +8,9 @@ import type { EventError, Message, SessionEvent, Usage } from "./events";
 import type { ApprovalEntry, BranchLogEntry } from "./log";
 import type { MissExplanation } from "./miss";
 import type { KnownTool, Policy } from "./policy";
-import type { HistoryCohort, HistoryLookup, StepSource, ToolExecutor, ToolSimulator } from "./resolve";
+import type { HistoryCohort, HistoryLookup } from "./history-match";
+import type { StepSource } from "./resolve-types";
+import type { ToolExecutor, ToolSimulator } from "./tool-call";
 import type { Adapter } from "./validate";
 
 // ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import { modelStep, modelStepOf, recordedModelStep, sameModelOutput, stepInputsO
 import { ExecutorFailure, guarded, ReplayRun } from "./replay-run";
 import { pairToolCalls, runToolCall } from "./replay-tools";
 import { toolResolverFor, type ToolResolver } from "./resolver";
-import { CancelledBeforeCall, RunInterrupted } from "./resolve";
+import { CancelledBeforeCall, RunInterrupted } from "./tool-call";
 
 export { comparabilityOf, signatureOf } from "./replay-evidence";
 

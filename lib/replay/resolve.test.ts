@@ -3,7 +3,8 @@ import { cacheKey } from "./canonical";
 import type { FixtureEntry } from "./log";
 import type { HistoryRule, ToolRule } from "./policy";
 import { replay, ReplayInputError } from "./replay";
-import type { HistoryCandidate, HistoryLookup, ToolExecutor } from "./resolve";
+import type { HistoryCandidate, HistoryLookup } from "./history-match";
+import type { ToolExecutor } from "./tool-call";
 import { modelSeqs, policyWith, requestEdit, run, sessionOf, toolSteps } from "./testing";
 
 const history = (on_miss: HistoryRule["on_miss"] = "fail", scope: HistoryRule["scope"] = "baseline"): ToolRule => ({

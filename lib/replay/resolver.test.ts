@@ -5,7 +5,7 @@ import { explainToolRule, type RuleVerdict } from "./explain";
 import { toolCallArgs } from "./identity";
 import type { Policy, ToolRule } from "./policy";
 import { replay } from "./replay";
-import type { ToolOutcome } from "./resolve";
+import type { ToolOutcome } from "./resolve-types";
 import { createToolResolver } from "./resolver";
 import { buildSession, type CallSpec, type TurnSpec } from "./session-builder";
 

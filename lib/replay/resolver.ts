@@ -4,16 +4,11 @@ import type { SessionEvent } from "./events";
 import type { JsonPath } from "./json";
 import { LogIndex, type BranchLogEntry } from "./log";
 import { Policy, ruleFor, type KnownTool, type SideEffect, type ToolRule } from "./policy";
-import {
-  KeyStates,
-  resolveToolCall,
-  type HistoryCohort,
-  type HistoryLookup,
-  type KeyState,
-  type ResolveEnv,
-  type ToolCall,
-  type ToolOutcome,
-} from "./resolve";
+import type { HistoryCohort, HistoryLookup } from "./history-match";
+import { KeyStates, type KeyState } from "./key-states";
+import { resolveToolCall } from "./resolve";
+import type { ResolveEnv, ToolOutcome } from "./resolve-types";
+import type { ToolCall } from "./tool-call";
 import type { Adapter } from "./validate";
 
 /** A call to resolve: the tool and its arguments; the rest is derived when absent. */

@@ -1,5 +1,5 @@
 import { differingPaths, formatPath, type JsonPath } from "./json";
-import type { ToolAnswer } from "./resolve";
+import type { ToolAnswer } from "./tool-call";
 
 /**
  * Stale recordings: whether a recorded tool answer is still what the live
