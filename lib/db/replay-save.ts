@@ -16,8 +16,8 @@ import { sessionEventRows, toSessionEvent } from "./sessions";
 // the steps replaced at once, as before: drafts are in a table they never read.
 // ---------------------------------------------------------------------------
 
-/** How many draft steps one statement writes. */
-export const DRAFT_BATCH = 500;
+/** How many draft steps one statement writes: about 0.1 s of the embedded database, which blocks the process meanwhile. */
+export const DRAFT_BATCH = 100;
 
 /** The base session's events as the engine reads them (model inputs in their stored, compact form), a window at a time. */
 export async function sessionEventsForRun(client: DbClient, sessionId: string): Promise<SessionEvent[]> {
