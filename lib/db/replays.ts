@@ -405,6 +405,8 @@ export async function saveRunResult(
     fresh?: boolean;
     /** The last progress the run reported. */
     progress?: { done: number; total: number } | null;
+    /** Stores the steps instead of writing them here: drafts written ahead are published (lib/db/replay-save). */
+    storeSteps?: (client: DbClient) => Promise<unknown>;
   } = {},
 ): Promise<boolean> {
   const terminal = isTerminal(result.status);
@@ -433,6 +435,10 @@ export async function saveRunResult(
     await client.replay.update({ where: { id: replayId }, data });
   }
   if (!opts.fresh) await client.replayStep.deleteMany({ where: { replayId } });
+  if (opts.storeSteps) {
+    await opts.storeSteps(client);
+    return true;
+  }
   const rows = stepRows(replayId, result.steps);
   for (let k = 0; k < rows.length; k += 1000) await client.replayStep.createMany({ data: rows.slice(k, k + 1000) });
   return true;

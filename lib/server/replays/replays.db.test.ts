@@ -376,6 +376,10 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
         replayStep: {
           createMany: () => Promise.reject(new Error("simulated: the database refused the steps")),
         },
+        // A run writes its steps ahead as drafts (lib/db/replay-save), then publishes them.
+        replayStepDraft: {
+          createMany: () => Promise.reject(new Error("simulated: the database refused the steps")),
+        },
       },
     }) as unknown as Db;
     expect(await runReplay(failing, id)).toBeNull();

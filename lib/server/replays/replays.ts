@@ -71,7 +71,9 @@ import {
   type NewFixture,
 } from "@/lib/db/replays";
 import { setReplayCounterfactual } from "@/lib/db/checks";
-import { sessionContext, sessionEventsCompact } from "@/lib/db/sessions";
+import { sessionContext } from "@/lib/db/sessions";
+import { publishStepDrafts, sessionEventsForRun, writeStepDrafts } from "@/lib/db/replay-save";
+import { pauser } from "@/lib/event-loop";
 import { AppError, formatIssuePath, issuesFromZod, notFound } from "@/lib/errors";
 import { ExecutorError, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "@/lib/executors/live";
 import { hasLoneSurrogate } from "@/lib/hostile/text";
@@ -288,7 +290,7 @@ async function checkAndStoreReplay(
   const { policy, policyVersionId } = await resolvePolicy(prisma, input);
 
   // The stored form: the checks below read seqs, kinds and names, never a model call's whole input.
-  const base: SessionEvent[] = await sessionEventsCompact(prisma, session.id);
+  const base: SessionEvent[] = await sessionEventsForRun(prisma, session.id);
   const edits = validateEdits(base, input.edits ?? []);
   if (!edits.ok) {
     throw new AppError(
@@ -606,7 +608,8 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
   let inputError: ReplayInputError | null = null;
   try {
     // Model inputs in the stored form, in and out: the engine replays a long conversation in O(steps).
-    const base = await sessionEventsCompact(prisma, row.sessionId);
+    // Read a window at a time: one query for a 10,000-event session would hold the embedded database's one connection.
+    const base = await sessionEventsForRun(prisma, row.sessionId);
     if (base.length === 0 && !(await sessionContext(prisma, row.sessionId)))
       throw new Error(`The base session of replay "${replayId}" no longer exists.`);
     const log: BranchLogEntry[] = await loadBranchLog(prisma, replayId);
@@ -664,9 +667,17 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
           ...(writeAheadExecutors.model ? { model: after(writeAheadExecutors.model) } : {}),
         }
       : writeAheadExecutors;
+    // Looked up at every step boundary, it also gives the event loop a turn every 15 ms: the engine and the
+    // embedded database answer in microtasks only, so a long run would otherwise let no request in until it ends.
+    const pause = pauser();
+    const isCancelled = hooks.isCancelled;
     const engineHooks: EngineHooks = {
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
-      ...(hooks.isCancelled ? { isCancelled: hooks.isCancelled } : {}),
+      isCancelled: () => {
+        const paused = pause();
+        if (!paused) return isCancelled ? isCancelled() : false;
+        return paused.then(() => (isCancelled ? isCancelled() : false));
+      },
     };
     try {
       result = await replay({
@@ -695,6 +706,10 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
     const done = result;
     if (done) {
       await noteSteps(prisma, replayId, done, nulNotes);
+      // The steps are written ahead in short pieces, where readers do not look; the transaction below only
+      // publishes them, so it holds the connection briefly and readers still see the steps replaced at once.
+      const attempt = randomUUID();
+      await writeStepDrafts(prisma, replayId, attempt, done.steps);
       await withTransaction(
         prisma,
         async (tx) => {
@@ -703,6 +718,7 @@ async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {})
             ...(owner !== undefined ? { owner } : {}),
             fresh: hooks.fresh ?? false,
             progress: hooks.lastProgress?.() ?? null,
+            storeSteps: (client) => publishStepDrafts(client, replayId, attempt),
           });
           if (!stored) throw new LeaseLost(replayId);
           await appendLogEntries(tx, replayId, done.newLogEntries, row.createdBy);

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importAndSave } from "@/lib/db/imports";
+import { writeStepDrafts } from "@/lib/db/replay-save";
+import { replayStepWindow } from "@/lib/db/replay-window";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { longChatLog } from "@/lib/ingest/long-chat";
+import type { Policy } from "@/lib/replay";
+import { localAdmin } from "./principal";
+import { StartReplayInput, createReplay, runQueuedReplay, startReplay } from "./replays";
+
+// A long replay runs in the web server's own process; on the embedded database (one connection) the health check
+// and page reads share that connection with it. They must get through while it runs, not after it.
+const TURNS = 500;
+
+const policy: Policy = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
+};
+
+describe.each(TEST_ENGINES)("a long replay on %s", (engine) => {
+  let db: TestDatabase;
+  let sessionId: string;
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+    const imported = await importAndSave(db.prisma, JSON.stringify(longChatLog(TURNS)), { format: "openai-chat" });
+    if (!imported.ok) throw new Error("import failed");
+    sessionId = imported.sessions[0]!.id;
+  }, 300_000);
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  const start = () =>
+    startReplay(
+      localAdmin("tester"),
+      StartReplayInput.parse({
+        sessionId,
+        policy,
+        edits: [{ seq: 1, op: "replace_tool_result", value: { status: "lost" } }],
+      }),
+      db.prisma,
+    );
+
+  it("lets health checks through while it runs", { timeout: 300_000 }, async () => {
+    let running = true;
+    const replaying = start().finally(() => (running = false));
+    // The health check's own query, sent every 20 ms from a timer (as a request would arrive), counted when it
+    // answers before the replay has finished. Without pauses the run lets no timer in until it ends: 0.
+    let during = 0;
+    const probing = (async () => {
+      while (running) {
+        await new Promise((r) => setTimeout(r, 20));
+        await db.prisma.$queryRaw`SELECT 1`;
+        if (running) during++;
+      }
+    })();
+    const started = await replaying;
+    await probing;
+    const row = await db.prisma.replay.findUniqueOrThrow({ where: { id: started.id } });
+    expect(row.status).toBe("completed");
+    expect(row.stepCount).toBe(TURNS * 2 + 2);
+    expect(await db.prisma.replayStep.count({ where: { replayId: started.id } })).toBe(TURNS * 2 + 2);
+    expect(await db.prisma.replayStepDraft.count()).toBe(0);
+    expect(during).toBeGreaterThanOrEqual(5);
+  });
+
+  it(
+    "keeps a killed run's written-ahead steps out of sight, and the next run clears them",
+    { timeout: 300_000 },
+    async () => {
+      const done = await start();
+      const before = await db.prisma.replay.findUniqueOrThrow({ where: { id: done.id } });
+      const window = await replayStepWindow(db.prisma, done.id, 0, 5);
+      expect(window).toHaveLength(5);
+      // A run killed after writing its steps ahead, before its final transaction, with other steps than stored.
+      const changed = window.map((s) => ({ ...s, name: `${s.name}-changed`, startedAt: null, durationMs: null }));
+      await writeStepDrafts(db.prisma, done.id, "dead-attempt", changed as never);
+      expect(await db.prisma.replayStepDraft.count({ where: { replayId: done.id } })).toBe(5);
+      // Readers see the stored steps, unchanged, under the same version.
+      expect(await replayStepWindow(db.prisma, done.id, 0, 5)).toEqual(window);
+      const after = await db.prisma.replay.findUniqueOrThrow({ where: { id: done.id } });
+      expect(after.stepsVersion).toBe(before.stepsVersion);
+      expect(await db.prisma.replayStep.count({ where: { replayId: done.id } })).toBe(TURNS * 2 + 2);
+
+      // A queued replay whose first run died after writing ahead: nothing shows, and its next run stores its own steps.
+      const queued = await createReplay(
+        localAdmin("tester"),
+        StartReplayInput.parse({
+          sessionId,
+          policy,
+          edits: [{ seq: 1, op: "replace_tool_result", value: { status: "lost" } }],
+        }),
+        db.prisma,
+      );
+      await writeStepDrafts(db.prisma, queued.id, "dead-attempt-2", changed as never);
+      expect(await replayStepWindow(db.prisma, queued.id, 0, 5)).toEqual([]);
+      expect(await runQueuedReplay(db.prisma, queued.id, { owner: "worker-2" })).toBe("ran");
+      expect(await db.prisma.replayStepDraft.count({ where: { replayId: queued.id } })).toBe(0);
+      expect(await replayStepWindow(db.prisma, queued.id, 0, 5)).toEqual(window);
+      expect(await db.prisma.replayStep.count({ where: { replayId: queued.id } })).toBe(TURNS * 2 + 2);
+
+      // Deleting a replay takes drafts with it.
+      await writeStepDrafts(db.prisma, done.id, "dead-attempt-3", changed as never);
+      await db.prisma.replay.delete({ where: { id: done.id } });
+      expect(await db.prisma.replayStepDraft.count({ where: { replayId: done.id } })).toBe(0);
+    },
+  );
+});
