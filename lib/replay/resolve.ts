@@ -116,7 +116,8 @@ export interface HistoryCohort {
 }
 
 /**
- * The scope semantics of seed 000's wider history, in one place: among the
+ * The scope semantics of Kitaru's wider history (so exported policies mean the
+ * same there), in one place: among the
  * candidates, only completed calls of sessions that are not replays (and, for
  * `cohort_version`, that belong to the cohort) count, and the newest answers
  * (latest `recordedAt`, then the later call in the session).
@@ -240,7 +241,7 @@ export interface ResolveEnv {
   };
 }
 
-/** Static matching (DESIGN §3 / Kitaru): first matching case wins; a case without a condition matches anything. */
+/** Static matching, as Kitaru matches: first matching case wins; a case without a condition matches anything. */
 export function staticCaseMatches(c: StaticCase, args: unknown): boolean {
   if (isCatchAllCase(c)) return true;
   if (c.match_mode === "exact") return deepEqual(args, c.match);
