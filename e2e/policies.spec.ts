@@ -1,7 +1,7 @@
 import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 
-/** Seed 000's example policy, as its --tool-policy JSON carries it. */
+/** Kitaru's documented example policy, as its --tool-policy JSON carries it. */
 const SEED_000_TOOL_POLICY = {
   default: { type: "history", scope: "baseline", on_miss: "fail" },
   tools: {
@@ -43,10 +43,10 @@ async function setMonacoText(page: Page, label: string, text: string) {
 
 const saveButton = (page: Page) => page.getByRole("button", { name: "Save version" });
 
-test("an analyst builds the seed-000 example visually; the JSON follows and the export matches the seed", async ({
+test("an analyst builds Kitaru's documented example visually; the JSON follows and the --tool-policy export matches it", async ({
   page,
 }) => {
-  await createPolicy(page, "Seed 000 example", "acme-reporting-assistant (langgraph)");
+  await createPolicy(page, "Kitaru example", "acme-reporting-assistant (langgraph)");
   await expect(page.getByTestId("saved-version")).toHaveText("1");
   const json = monaco(page, "Policy JSON").locator(".view-lines");
   await expect(json).toContainText('"on_miss": "pause"');
@@ -81,7 +81,7 @@ test("an analyst builds the seed-000 example visually; the JSON follows and the 
   await expect(json).toContainText('"refund issued: $129.00"');
   await expect(json).toContainText('"order_id": "4821"');
 
-  // The export is the seed's JSON, key for key.
+  // The export is Kitaru's documented JSON, key for key.
   await page.getByRole("tab", { name: "Kitaru --tool-policy" }).click();
   const exported = JSON.parse((await page.getByTestId("export-seed-000").textContent()) ?? "") as unknown;
   expect(exported).toEqual(SEED_000_TOOL_POLICY);
@@ -92,7 +92,7 @@ test("an analyst builds the seed-000 example visually; the JSON follows and the 
   await expect(page.getByTestId("unsaved-flag")).toHaveCount(0);
 });
 
-test("JSON edits show in the controls; invalid JSON keeps the visual side and says so; a pasted seed-000 policy shows visually", async ({
+test("JSON edits show in the controls; invalid JSON keeps the visual side and says so; a pasted --tool-policy document shows visually", async ({
   page,
 }) => {
   await createPolicy(page, "JSON first", null);
@@ -123,7 +123,7 @@ test("JSON edits show in the controls; invalid JSON keeps the visual side and sa
   await expect(page.getByTestId("json-status")).toContainText("tools.default.type");
   await expect(saveButton(page)).toBeDisabled();
 
-  // Paste the seed's --tool-policy JSON into the import tab: the rules show visually.
+  // Paste Kitaru's documented --tool-policy JSON into the import tab: the rules show visually.
   await page.getByRole("tab", { name: "Import" }).click();
   await page.getByLabel("Policy to import").fill(JSON.stringify(SEED_000_TOOL_POLICY));
   await page.getByRole("button", { name: "Import into editor" }).click();
@@ -140,7 +140,7 @@ test("a rule the agent's adapter rejects is a warning beside the rule, as a repl
   page,
 }) => {
   await createPolicy(page, "Harbor RCA", "harbor-pine-support (openai-agents)");
-  // The preset follows seed 000's advice for openai-agents: passthrough default, history per tool.
+  // The preset follows Kitaru's advice for openai-agents (no history default there): passthrough default, history per tool.
   await expect(page.getByLabel("Rule type for default")).toHaveValue("passthrough");
   await expect(page.getByTestId("tool-row-refund_payment")).toContainText("history");
   await page.getByLabel("Rule type for default").selectOption("history");

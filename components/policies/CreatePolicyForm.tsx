@@ -13,7 +13,7 @@ import { useActionForm } from "@/components/ui/useActionForm";
 
 const PRESETS = Object.keys(PRESET_LABELS) as Preset[];
 
-/** Create a policy from a preset (seed 003's levels, the recommended RCA default) or an imported document. */
+/** Create a policy from a preset (the policy-levels tool levels, or the recommended RCA default) or an imported document. */
 export function CreatePolicyForm({ agents }: { agents: { id: string; name: string; adapter: string }[] }) {
   const router = useRouter();
   const [name, setName] = useState("");

@@ -1,6 +1,6 @@
 import type { PolicyIssue } from "@/lib/replay";
 
-/** Errors and warnings shown beside the field they concern. Warnings quote the seed's caveat. */
+/** Errors and warnings shown beside the field they concern. Warnings quote the rule's own caveat. */
 export function FieldIssues({ issues, testId }: { issues: readonly PolicyIssue[]; testId?: string }) {
   if (issues.length === 0) return null;
   return (

@@ -41,7 +41,7 @@ function LossList({ issues, title }: { issues: readonly InterchangeIssue[]; titl
   );
 }
 
-/** Export as seed 000's --tool-policy JSON or seed 003's shape; import either (or our own document). */
+/** Export as Kitaru --tool-policy JSON or policy-levels JSON; import either (or our own document). */
 export function InterchangePanel({
   doc,
   name,

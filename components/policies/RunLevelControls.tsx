@@ -28,7 +28,7 @@ type NumberKey =
 const input = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm";
 const label = "block text-xs font-medium text-slate-600";
 
-/** Seed 003's run-level choices: model policy, drift, maxSteps, temperature and the live budget. */
+/** The run-level choices: model policy, drift, maxSteps, temperature and the live budget. */
 export function RunLevelControls({
   doc,
   onChange,

@@ -20,7 +20,7 @@ export interface PolicyChoice {
   versionId?: string;
   /** A saved version's model policy (a document carries its own). */
   model?: string;
-  /** The policy's caveats for this session (adapter, capabilities, tools), in the seeds' words. */
+  /** The policy's caveats for this session (adapter, capabilities, tools), in the rules' own words. */
   warnings: string[];
 }
 

@@ -6,8 +6,9 @@ import { describe, expect, it } from "vitest";
 /**
  * Words users read never cite the spec: no "DESIGN §3", no "seed 000" or
  * "seed-003 shape" (formats are named by what they are), and "Kitaru" only as
- * the name of the `--tool-policy` export format. Comments may cite the spec,
- * so this reads the code's strings and JSX text, not its comments. A string
+ * the name of the `--tool-policy` export format. Comments say the reason in
+ * words too, but that is kept by review: this reads the code's strings and
+ * JSX text, not its comments. A string
  * without a space (an identifier such as the form key "seed-000") is not prose
  * and is skipped.
  */

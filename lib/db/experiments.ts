@@ -1,5 +1,5 @@
 /**
- * Persistence of experiments (DESIGN §1): one policy version run over a cohort
+ * Persistence of experiments: one policy version run over a cohort
  * of sessions of one agent version. The cohort is stored as the experiment's
  * replays, created together with it (status `running` until each has run), so
  * the total and the progress are counts of rows, never a second source of truth.

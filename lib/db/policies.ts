@@ -4,7 +4,8 @@ import type { Prisma } from "./generated/client";
 import { toSessionEvent, withFullInputs } from "./sessions";
 
 /**
- * Saved policies and their immutable versions (DESIGN §3). A version is a
+ * Saved policies and their immutable versions, so a replay's evidence always
+ * names the exact document it ran under. A version is a
  * new row with the content hash of its document; saving a document whose
  * hash equals the latest version's creates nothing. Every write that touches
  * several rows runs in one transaction.

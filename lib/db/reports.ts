@@ -1,5 +1,5 @@
 /**
- * RCA reports and their share links (DESIGN §6). A report starts as a draft:
+ * RCA reports and their share links. A report starts as a draft:
  * its title, sections and pinned steps may be edited (the snapshot is rebuilt
  * from the replay) and it may be deleted. Publishing freezes it; a published
  * report never changes again and only published reports can be shared. Share

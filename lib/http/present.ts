@@ -7,7 +7,7 @@ import { experimentCountsOf } from "@/lib/server/experiments/experiment-status";
 import type { ReplayView } from "@/lib/db/replays";
 import { isBaseOnly, type PolicyIssue } from "@/lib/replay";
 
-/** A replay as the HTTP API returns it (DESIGN §8). */
+/** A replay as the HTTP API returns it (`{ replay: { id, status, steps, comparability, evidence, pending? } }`). */
 export function presentReplay(
   view: Pick<ReplayView, "replay" | "steps" | "evidence" | "pending" | "fixtures" | "approvals">,
   warnings?: readonly PolicyIssue[],
@@ -38,7 +38,7 @@ export function presentReplay(
   };
 }
 
-/** The aligned comparison with its base (DESIGN §5), with the evidence. */
+/** The aligned comparison with its base (pairs, first divergence, metric deltas), with the evidence. */
 export function presentComparison(view: ReplayView) {
   const { comparison } = view;
   return {
@@ -141,7 +141,7 @@ const prefixOf = (e: EventRow) =>
   e.inputPrefixSeq === null ? null : { seq: e.inputPrefixSeq, count: e.inputPrefixCount ?? 0 };
 
 /**
- * One session with its events in order (DESIGN §2 event shape). With inputs
+ * One session with its events in order, each in the stored event shape. With inputs
  * "delta" (the session as read in that form), each event also carries
  * `inputPrefix`: null, or `{ seq, count }` when its input's messages follow
  * the first `count` messages of event `seq`'s full input.

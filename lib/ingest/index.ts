@@ -1,5 +1,6 @@
 import { storableSessions } from "@/lib/hostile/storable";
-// Importers: documents of every supported format → ImportedSession[] (DESIGN §2).
+// Importers: documents of every supported format → ImportedSession[], every
+// event in the one shape the engine reads whatever the source wrote.
 // Pure: no database, no Next. The caller writes the sessions in one transaction.
 import { detectBytesImporter, detectJsonImporter, unknownFormatIssue } from "./detect";
 import type { BytesImporter, FormatImporter, FormatOutcome, ImportContext } from "./importer";

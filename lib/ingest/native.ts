@@ -15,7 +15,8 @@ import type { JsonInput } from "./json";
 import { Adapter, Capability, SideEffect, type ImportedSession, type ImportIssue } from "./types";
 
 // ---------------------------------------------------------------------------
-// The native format: one Branchpoint session per document (DESIGN §2).
+// The native format: one Branchpoint session per document (or JSONL of them),
+// checked by one zod schema that is also published as JSON Schema.
 // ---------------------------------------------------------------------------
 
 const Seq = z.number().int().nonnegative();

@@ -3,7 +3,7 @@ import { exportSeed000ToolPolicy, RECOMMENDED_RCA_POLICY } from "@/lib/replay";
 import { detectPolicyForm, importPolicyText, toolPolicyFlag } from "./interchange";
 import { presetPolicy, validateInContext } from "./validation";
 
-/** The seed-000 example, as its CLI form would carry it. */
+/** Kitaru's documented example, as its --tool-policy flag would carry it. */
 const SEED_000_JSON = {
   default: { type: "history", scope: "baseline", on_miss: "fail" },
   tools: {
@@ -30,7 +30,7 @@ describe("detecting the form of a pasted policy", () => {
 });
 
 describe("importing", () => {
-  it("seed 000: the tool rules, run-level choices from the recommended default, and that is said", () => {
+  it("Kitaru --tool-policy JSON: the tool rules, run-level choices from the recommended default, and that is said", () => {
     const result = importPolicyText(JSON.stringify(SEED_000_JSON));
     expect(result.ok).toBe(true);
     if (!result.ok) return;
@@ -42,7 +42,7 @@ describe("importing", () => {
     expect(exportSeed000ToolPolicy(result.policy.tools).json).toEqual(SEED_000_JSON);
   });
 
-  it("seed 003: the level becomes its preset", () => {
+  it("policy-levels JSON: the level becomes its preset", () => {
     const result = importPolicyText(
       JSON.stringify({ model: "recorded-only", tool: "blocked", drift: "stop_on_first_divergence", maxSteps: 7 }),
     );
@@ -66,7 +66,7 @@ describe("importing", () => {
     expect(bad.issues[0]?.message).toMatch(/maxStep/);
   });
 
-  it("what seed 000 cannot say is reported, not dropped", () => {
+  it("what the --tool-policy JSON cannot say is reported, not dropped", () => {
     const result = importPolicyText(
       JSON.stringify({ default: { type: "history", scope: "baseline", on_miss: "pause" }, extra: 1 }),
     );
@@ -103,7 +103,7 @@ describe("presets for an agent", () => {
       { name: "refund_payment", sideEffect: "external_mutation" as const },
     ],
   };
-  it("the recommended default is seed 003's", () => {
+  it("the recommended default is the published RCA default", () => {
     expect(presetPolicy("recommended", null)).toEqual(RECOMMENDED_RCA_POLICY);
   });
   it("for openai-agents a history default becomes named history overrides with a passthrough default, and validates", () => {

@@ -24,7 +24,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Which form a JSON value is in: ours has `model`, seed 003 names a `tool` level, seed 000 has only `default` and `tools`. */
+/** Which form a JSON value is in: ours has `model`, policy-levels JSON names a `tool` level, Kitaru's --tool-policy JSON has only `default` and `tools`. */
 export function detectPolicyForm(value: unknown): PolicyForm | null {
   if (!isObject(value)) return null;
   if (typeof value.tool === "string") return "seed-003";
@@ -35,7 +35,7 @@ export function detectPolicyForm(value: unknown): PolicyForm | null {
 
 /**
  * Reads a document in any of the three forms into our policy. What the form
- * did not say (seed 000 has no run-level choices) or could not hold comes
+ * did not say (--tool-policy JSON has no run-level choices) or could not hold comes
  * back as issues, never silently.
  */
 export function importPolicyText(text: string, options: { knownTools?: readonly KnownTool[] } = {}): DetectedImport {

@@ -61,7 +61,8 @@ export const PRESET_LABELS: Record<Preset, string> = {
 
 /**
  * The document a preset stands for, for this agent. For an openai-agents
- * agent a `history` default becomes seed 000's advice: "Keep its default as
+ * agent a `history` default becomes Kitaru's advice for that adapter (it
+ * cannot replay from a history default): "Keep its default as
  * `passthrough` and add a named `history` override for each direct function
  * tool you want to replay."
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cacheKey, canonicalJson, contentHash } from "./canonical";
 
-describe("canonical JSON and cache keys (seed 000: tool name + canonical JSON of the arguments)", () => {
+describe("canonical JSON and cache keys (tool name + canonical JSON of the arguments, as Kitaru keys them)", () => {
   it("serializes per RFC 8785: sorted keys, no whitespace, shortest numbers", () => {
     expect(canonicalJson({ b: 1, a: [1e21, 0.1, "x"], c: { z: null, y: true } })).toBe(
       '{"a":[1e+21,0.1,"x"],"b":1,"c":{"y":true,"z":null}}',

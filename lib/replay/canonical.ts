@@ -86,7 +86,8 @@ export function sha256Hex(text: string): string {
 }
 
 /**
- * The identity of a tool call (seed 000): SHA-256 over the tool name and the
+ * The identity of a tool call, the same as Kitaru's so exported history
+ * rules match the same calls there: SHA-256 over the tool name and the
  * canonical JSON of its arguments. Arguments that are null or absent, or that
  * cannot be canonicalized (NaN, Infinity, cycles), have no cache key: a
  * history lookup cannot match such a call and goes straight to `on_miss`.

@@ -6,7 +6,7 @@ import { modelSeqs, policyWith, requestEdit, run, sessionOf } from "./testing";
 
 const history: HistoryRule = { type: "history", scope: "baseline", on_miss: "error_result" };
 
-describe("DESIGN §5 · comparison", () => {
+describe("comparison", () => {
   const base = sessionOf(
     [{ name: "get_order", args: { id: 1 }, result: { total: 129 } }],
     [{ name: "refund", args: { id: 1, amount: 129 }, result: "ok" }],

@@ -6,8 +6,9 @@ import { signatureOf } from "./replay-evidence";
 import type { ReplayStep } from "./replay-types";
 
 /**
- * Comparison of a base run and a branch (DESIGN §5): both aligned as
- * sequences by event signature with Myers' diff, each pair tagged.
+ * Comparison of a base run and a branch: both aligned as sequences by event
+ * signature with Myers' diff, so inserted and removed steps line up instead of
+ * shifting every later pair; each pair tagged.
  */
 
 export type CompareEvent = SessionEvent & Partial<Pick<ReplayStep, "source" | "baseSeq" | "equalsBase">>;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Message, type SessionEvent } from "./events";
 
-/** A counterfactual (DESIGN §4): data, applied at the branch step aligned with base event `seq`. */
+/** A counterfactual, kept as data so a replay can be re-run and shown: applied at the branch step aligned with base event `seq`. */
 export const EditOp = z.enum([
   "replace_tool_result",
   "replace_tool_args",

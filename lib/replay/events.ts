@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The kinds of step a recorded session is made of (DESIGN §2). */
+/** The kinds of step a recorded session is made of; every importer maps its source onto these. */
 export const EventKind = z.enum(["model_call", "tool_call", "user_message", "final_output"]);
 export type EventKind = z.infer<typeof EventKind>;
 

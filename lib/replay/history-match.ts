@@ -47,7 +47,8 @@ export interface HistoryCohort {
 }
 
 /**
- * The scope semantics of seed 000's wider history, in one place: among the
+ * The scope semantics of Kitaru's wider history (so exported policies mean the
+ * same there), in one place: among the
  * candidates, only completed calls of sessions that are not replays (and, for
  * `cohort_version`, that belong to the cohort) count, and the newest answers
  * (latest `recordedAt`, then the later call in the session).

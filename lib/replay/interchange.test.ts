@@ -22,8 +22,8 @@ const SEED_000_PYTHON = {
   },
 };
 
-describe("seed 000 · --tool-policy JSON", () => {
-  it("the seed's CLI example round-trips exactly", () => {
+describe("Kitaru --tool-policy JSON", () => {
+  it("Kitaru's documented CLI example round-trips exactly", () => {
     const parsed: unknown = JSON.parse(SEED_000_CLI);
     const imported = importSeed000ToolPolicy(parsed);
     expect(imported.ok).toBe(true);
@@ -35,7 +35,7 @@ describe("seed 000 · --tool-policy JSON", () => {
     expect(JSON.stringify(out.json)).toBe(JSON.stringify(parsed));
   });
 
-  it("the seed's Python example (static refund case) round-trips exactly", () => {
+  it("Kitaru's documented Python example (static refund case) round-trips exactly", () => {
     const imported = importSeed000ToolPolicy(SEED_000_PYTHON);
     expect(imported.ok).toBe(true);
     if (!imported.ok) return;
@@ -86,7 +86,7 @@ describe("seed 000 · --tool-policy JSON", () => {
   });
 });
 
-describe("seed 003 · policy shape", () => {
+describe("policy-levels JSON", () => {
   const shape = {
     model: "recorded-only",
     tool: "pause-for-fixture",
@@ -95,7 +95,7 @@ describe("seed 003 · policy shape", () => {
     temperatureOverride: 0,
   };
 
-  it("the seed's policy shape imports as its preset and exports back unchanged", () => {
+  it("the documented policy-levels shape imports as its preset and exports back unchanged", () => {
     const r = importSeed003Policy(shape);
     expect(r.ok).toBe(true);
     if (!r.ok) return;

@@ -14,9 +14,10 @@ import {
 } from "./policy";
 
 /**
- * Import and export of the two interchange forms (DESIGN §3): seed 000's
- * `--tool-policy` JSON (override map named `tools`) and seed 003's policy
- * shape. What one form cannot express is returned as issues, never dropped.
+ * Import and export of the two interchange forms, so policies move to and
+ * from the tools analysts already use: Kitaru's `--tool-policy` JSON (override
+ * map named `tools`) and policy-levels JSON (run-level choices with one tool
+ * level). What one form cannot express is returned as issues, never dropped.
  */
 
 export interface InterchangeIssue {
@@ -28,7 +29,7 @@ export interface InterchangeIssue {
 export type ImportResult<T> =
   { ok: true; value: T; issues: InterchangeIssue[] } | { ok: false; issues: InterchangeIssue[] };
 
-/** A rule as seed 000 writes it (Kitaru's HistoryConfig, StaticConfig, PassthroughConfig, LLMConfig). */
+/** A rule as --tool-policy JSON writes it (Kitaru's HistoryConfig, StaticConfig, PassthroughConfig, LLMConfig). */
 export type Seed000Rule =
   | { type: "history"; scope: string; on_miss: string }
   | { type: "static"; cases: unknown[]; on_miss?: string }
@@ -97,7 +98,7 @@ function importRule(raw: unknown, path: JsonPath, issues: InterchangeIssue[]): z
   return parsed.data;
 }
 
-/** Reads seed 000's `--tool-policy` JSON into the `tools` part of a policy. */
+/** Reads Kitaru's `--tool-policy` JSON into the `tools` part of a policy. */
 export function importSeed000ToolPolicy(json: unknown): ImportResult<ToolsPolicy> {
   const issues: InterchangeIssue[] = [];
   if (!isPlainObject(json))
@@ -198,7 +199,7 @@ function exportRule(rule: z.infer<typeof ToolRule>, path: JsonPath, issues: Inte
   }
 }
 
-/** Writes the `tools` part of a policy as seed 000's `--tool-policy` JSON. */
+/** Writes the `tools` part of a policy as Kitaru's `--tool-policy` JSON. */
 export function exportSeed000ToolPolicy(tools: ToolsPolicy): { json: Seed000ToolPolicy; issues: InterchangeIssue[] } {
   const issues: InterchangeIssue[] = [];
   const json: Seed000ToolPolicy = { default: exportRule(tools.default, ["tools", "default"], issues) };
@@ -211,7 +212,7 @@ export function exportSeed000ToolPolicy(tools: ToolsPolicy): { json: Seed000Tool
 }
 
 // ---------------------------------------------------------------------------
-// Seed 003 shape
+// Policy-levels JSON
 
 export const Seed003Policy = z.strictObject({
   model: ModelPolicy,
@@ -222,7 +223,7 @@ export const Seed003Policy = z.strictObject({
 });
 export type Seed003Policy = z.infer<typeof Seed003Policy>;
 
-/** Reads seed 003's policy shape; the tool level becomes its preset rules. */
+/** Reads policy-levels JSON; the tool level becomes its preset rules. */
 export function importSeed003Policy(
   json: unknown,
   options: { knownTools?: readonly KnownTool[] } = {},
@@ -292,7 +293,7 @@ function closestLevel(tools: ToolsPolicy): ToolLevel {
   }
 }
 
-/** Writes a policy in seed 003's shape. Tool rules that no level stands for are reported. */
+/** Writes a policy as policy-levels JSON. Tool rules that no level stands for are reported. */
 export function exportSeed003Policy(policy: Policy): { json: Seed003Policy; issues: InterchangeIssue[] } {
   const issues: InterchangeIssue[] = [];
   let tool = levelOf(policy.tools);

@@ -8,7 +8,7 @@ import type { ReplayResult } from "./replay";
 import type { ToolExecutor } from "./tool-call";
 import { requestEdit, modelSeqs, run, sessionOf, toolSteps } from "./testing";
 
-/** Seed 003's tool levels, each run through the engine on a branch that diverges. */
+/** The policy-levels tool levels, each run through the engine on a branch that diverges. */
 const base = sessionOf(
   [{ name: "search", args: { q: "refund" }, result: ["r1"] }],
   [{ name: "refund_payment", args: { order_id: "4821" }, result: "refunded" }],
@@ -78,7 +78,7 @@ const rows: Row[] = [
   ],
 ];
 
-describe("seed 003 · tool policies", () => {
+describe("tool levels", () => {
   it.each(rows)("%s", async (_rule, level, check) => {
     const tool = vi.fn<ToolExecutor>(async () => ({ output: "LIVE" }));
     const r = await run(base, policyAt(level), { ...diverged, tools: knownTools, executors: { tool } });
@@ -123,7 +123,7 @@ describe("seed 003 · tool policies", () => {
   });
 });
 
-describe("DESIGN §3 · every divergence is handled, not only the first", () => {
+describe("drift: every divergence is handled, not only the first", () => {
   it("continue_to_terminal keeps every changed step and the branch still finishes", async () => {
     const b = sessionOf(
       [{ name: "a", args: { n: 1 }, result: 1 }],

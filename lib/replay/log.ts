@@ -2,7 +2,7 @@ import { z } from "zod";
 import { EventError, Message, Usage } from "./events";
 
 /**
- * A branch's own log (DESIGN §4): append-only, event-sourced. Fixtures an
+ * A branch's own log: append-only, event-sourced. Fixtures an
  * analyst gave, live and simulated results obtained, approvals. A resumed
  * branch re-runs with the log as its first source, so a live call is never
  * made twice. Entries are keyed by branch step index, tool and cache key: a

@@ -5,7 +5,9 @@ import { differingPaths, formatPath, isPlainObject, type JsonPath } from "./json
 import type { HistoryScope, StaticCase } from "./policy";
 
 /**
- * Why a tool call found no answer (DESIGN §3: "A miss is never silent").
+ * Why a tool call found no answer. A miss is never silent: an analyst must
+ * see at once why `history` found nothing (a changed argument, or the
+ * occurrence used up).
  * `closest` ranks the recorded calls of the same tool by how few argument
  * paths differ; `differingPaths` names them.
  */

@@ -13,7 +13,7 @@ const base = sessionOf(
 const models = modelSeqs(base);
 const modelSteps = (r: Awaited<ReturnType<typeof replay>>) => r.steps.filter((s) => s.kind === "model_call");
 
-describe("seed 003 · model policies", () => {
+describe("model policies", () => {
   it("recorded-only copies captured model outputs by model-step index", async () => {
     const r = await run(base, policyWith(history));
     expect(modelSteps(r).map((s) => s.output)).toEqual(models.map((seq) => base[seq]!.output));
@@ -156,7 +156,7 @@ describe("seed 003 · model policies", () => {
   );
 });
 
-describe("seed 003 · drift policies", () => {
+describe("drift policies", () => {
   const changeFirst = { edits: [{ seq: 2, op: "replace_tool_result" as const, value: { total: 0 } }] };
 
   it("stop_on_first_divergence isolates the earliest changed event", async () => {
@@ -193,7 +193,7 @@ describe("seed 003 · drift policies", () => {
   });
 });
 
-describe("DESIGN §4 · edits", () => {
+describe("edits", () => {
   it.each([
     ["a seq that does not exist", [{ seq: 999, op: "replace_tool_result", value: 1 }], "unknown_seq"],
     ["a tool op on a model call", [{ seq: models[0]!, op: "replace_tool_result", value: 1 }], "wrong_kind"],
@@ -243,7 +243,7 @@ describe("DESIGN §4 · edits", () => {
   });
 });
 
-describe("DESIGN §2 · user messages", () => {
+describe("user messages", () => {
   it("a replay takes user_message events from the record as they are", async () => {
     const b = buildSession([
       { user: "hi" },
@@ -260,7 +260,7 @@ describe("DESIGN §2 · user messages", () => {
   });
 });
 
-describe("seed 003 · evidence", () => {
+describe("evidence", () => {
   it("policy is evidence metadata: the result carries the policy, its hash and step counts by source", async () => {
     const r = await run(base, policyWith(history));
     expect(r.evidence.policy).toEqual(policyWith(history));

@@ -33,7 +33,7 @@ describe('static case with "match": null (the peer\'s catch-all)', () => {
     expect(toolSteps(r)[0]).toMatchObject({ source: "static", output: "fallback", miss: null });
   });
 
-  it("keeps its meaning through a seed-000 import: the imported policy answers with the catch-all", async () => {
+  it("keeps its meaning through a --tool-policy import: the imported policy answers with the catch-all", async () => {
     const imported = importSeed000ToolPolicy(
       JSON.parse(
         '{"default":{"type":"history","scope":"baseline","on_miss":"fail"},"tools":{"lookup":{"type":"static","cases":[{"match_mode":"exact","match":{"id":1},"result":"one"},{"match_mode":"exact","match":null,"result":"any"}],"on_miss":"fail"}}}',
@@ -109,7 +109,7 @@ describe("override maps keep every own key", () => {
     });
   }
 
-  it("a seed-000 import keeps a tool named __proto__", () => {
+  it("a --tool-policy import keeps a tool named __proto__", () => {
     const imported = importSeed000ToolPolicy(
       JSON.parse('{"default":{"type":"blocked"},"tools":{"__proto__":{"type":"passthrough"}}}'),
     );

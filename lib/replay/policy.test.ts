@@ -10,7 +10,7 @@ import {
   type ToolLevel,
 } from "./policy";
 
-describe("seed 003 · policy shape and presets", () => {
+describe("run-level policy and presets", () => {
   it("the recommended RCA default is recorded-only, pause-for-fixture, continue_to_terminal, maxSteps 100", () => {
     expect(RECOMMENDED_RCA_POLICY).toEqual({
       model: "recorded-only",

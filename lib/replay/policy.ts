@@ -2,9 +2,9 @@ import { z } from "zod";
 import { contentHash } from "./canonical";
 
 /**
- * The policy document (DESIGN §3): the run-level choices of seed 003 and the
- * per-tool rules of seed 000 in one document. Field names of tool rules keep
- * seed 000's spelling (`on_miss`, `match_mode`) so exported rules mean the
+ * The policy document: the run-level choices (model, drift, budget) and the
+ * per-tool rules in one document. Field names of tool rules keep
+ * Kitaru's spelling (`on_miss`, `match_mode`) so exported rules mean the
  * same in Kitaru. Objects are strict: a misspelt key is an error, not a no-op.
  */
 
@@ -23,7 +23,7 @@ export type ModelPolicy = z.infer<typeof ModelPolicy>;
 export const DriftPolicy = z.enum(["stop_on_first_divergence", "continue_to_terminal", "continue_until_budget"]);
 export type DriftPolicy = z.infer<typeof DriftPolicy>;
 
-/** Seed 000 `on_miss` plus DESIGN's `pause` (seed 003 `pause-for-fixture`). */
+/** Kitaru's `on_miss` values plus our `pause` (the `pause-for-fixture` tool level): stop and wait for a fixture. */
 export const OnMiss = z.enum(["fail", "error_result", "passthrough", "pause"]);
 export type OnMiss = z.infer<typeof OnMiss>;
 
@@ -78,7 +78,8 @@ export type Approval = z.infer<typeof Approval>;
 export const PassthroughRule = z.strictObject({
   type: z.literal("passthrough"),
   /** `per_call` asks the analyst before each execution. Tools not declared
-   *  read-only always need it, whatever this says (DESIGN §3). */
+   *  read-only always need it, whatever this says: a live side effect
+   *  is never repeated without someone saying yes. */
   approval: Approval.optional(),
 });
 export type PassthroughRule = z.infer<typeof PassthroughRule>;
@@ -222,7 +223,8 @@ export function effectiveOnMiss(rule: ToolRule): OnMiss | null {
 }
 
 // ---------------------------------------------------------------------------
-// Seed 003 tool levels as presets over the rules (DESIGN §3).
+// The policy-levels tool levels as presets over the rules, so one document
+// has both views and the editor can show either.
 
 export const ToolLevel = z.enum([
   "recorded-only",
@@ -238,7 +240,7 @@ export type ToolLevel = z.infer<typeof ToolLevel>;
 export const SideEffect = z.enum(["none", "read", "write", "external_mutation", "unknown"]);
 export type SideEffect = z.infer<typeof SideEffect>;
 
-/** Only `none` and `read` count as read-only (DESIGN §1); anything undeclared is `unknown`. */
+/** Only `none` and `read` count as read-only; anything undeclared is `unknown`, so a tool is assumed unsafe until declared. */
 export function isReadOnly(sideEffect: SideEffect | undefined): boolean {
   return sideEffect === "none" || sideEffect === "read";
 }
@@ -256,7 +258,7 @@ export interface PresetOptions {
 
 export const DEFAULT_SIMULATOR_MODEL = "simulator";
 
-/** The tool rules a seed-003 tool level stands for. */
+/** The tool rules a policy-levels tool level stands for. */
 export function toolLevelPreset(level: ToolLevel, options: PresetOptions = {}): ToolsPolicy {
   switch (level) {
     case "recorded-only":
@@ -290,7 +292,7 @@ export function toolLevelPreset(level: ToolLevel, options: PresetOptions = {}): 
   }
 }
 
-/** Seed 003's recommended default for root-cause analysis. */
+/** The recommended default for root-cause analysis: no unbounded live calls, a missing divergent tool output stops and asks for a fixture, and the branch still runs to the end for comparison. */
 export const RECOMMENDED_RCA_POLICY: Policy = Object.freeze({
   model: "recorded-only",
   drift: "continue_to_terminal",

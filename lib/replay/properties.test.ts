@@ -76,7 +76,7 @@ const asEvent = (s: ReplayStep): SessionEvent => ({
   occurrence: s.occurrence,
 });
 
-describe("property: the replay invariant (DESIGN §4)", () => {
+describe("property: the replay invariant", () => {
   it("recorded-only + history/baseline + no edits reproduces the base run exactly (repeats, failures, parallel calls)", async () => {
     await fc.assert(
       fc.asyncProperty(sessionArb, async (base) => {

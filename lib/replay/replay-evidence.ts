@@ -56,7 +56,7 @@ export function strengthOf(
 }
 
 /**
- * Event signature for alignment (DESIGN §5: kind, name, cache key). A model
+ * Event signature for alignment (kind, name, cache key). A model
  * call is identified by its kind alone: under `compatible-live` the model id
  * is what changed, and the steps still correspond.
  */
@@ -65,7 +65,7 @@ export function signatureOf(event: Pick<SessionEvent, "kind" | "name" | "cacheKe
   return `${event.kind}\u0000${event.name}\u0000${event.cacheKey ?? ""}`;
 }
 
-/** DESIGN §4 comparability of a finished replay. */
+/** How comparable a finished replay is with its base: exact, aligned, diverged but comparable, or not comparable. */
 export function comparabilityOf(
   status: ReplayStatus,
   steps: readonly ReplayStep[],

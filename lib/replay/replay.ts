@@ -96,7 +96,7 @@ export function prepareReplay(input: ReplayInput): { policy: Policy; plan: EditP
 }
 
 /**
- * Replays a base run as a branch under a policy (DESIGN §4). Re-walks the
+ * Replays a base run as a branch under a policy. Re-walks the
  * agent loop: model step → its tool calls, each resolved by its rule → next
  * model step, until a final output, a stop, a pause or the budget. Pure and
  * deterministic given the same inputs and log; all I/O is in the executors.

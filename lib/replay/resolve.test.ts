@@ -14,7 +14,7 @@ const history = (on_miss: HistoryRule["on_miss"] = "fail", scope: HistoryRule["s
 });
 const neverCalled: ToolExecutor = vi.fn(async () => ({ output: "LIVE" }));
 
-describe("seed 000 · history: use a recorded result", () => {
+describe("history: use a recorded result", () => {
   it("returns the recorded result of a call with the same tool name and arguments, without executing the live tool", async () => {
     const tool = vi.fn(async () => ({ output: "LIVE" }));
     const base = sessionOf([{ name: "get_order", args: { order_id: "4821" }, result: { status: "shipped" } }]);
@@ -141,7 +141,7 @@ describe("seed 000 · history: use a recorded result", () => {
   });
 });
 
-describe("seed 000 · scopes cohort_version and agent", () => {
+describe("scopes cohort_version and agent", () => {
   const base = sessionOf(
     [{ name: "rate", args: { cur: "EUR" }, result: "base-value" }],
     [{ name: "rate", args: { cur: "EUR" }, result: "base-2" }],
@@ -224,7 +224,7 @@ describe("seed 000 · scopes cohort_version and agent", () => {
   });
 });
 
-describe("seed 000 · on_miss", () => {
+describe("on_miss", () => {
   const base = sessionOf([{ name: "a", args: { n: 1 }, result: "A" }], [{ name: "b", args: { n: 2 }, result: "B" }]);
   const missFirst = { edits: [{ seq: 2, op: "replace_tool_args" as const, value: { n: 99 } }] };
 
@@ -289,7 +289,7 @@ describe("seed 000 · on_miss", () => {
   });
 });
 
-describe("seed 000 · static: return a configured result", () => {
+describe("static: return a configured result", () => {
   const base = sessionOf([
     { name: "refund_payment", args: { order_id: "4821", amount: 129, flags: [1, 2] }, result: "recorded" },
   ]);
@@ -410,7 +410,7 @@ describe("seed 000 · static: return a configured result", () => {
   });
 });
 
-describe("seed 000 · passthrough: execute the live tool", () => {
+describe("passthrough: execute the live tool", () => {
   const base = sessionOf(
     [{ name: "get_current_time", args: {}, result: "recorded-time" }],
     [{ name: "send_email", args: { to: "a" }, result: "sent" }],
@@ -534,7 +534,7 @@ describe("seed 000 · passthrough: execute the live tool", () => {
   });
 });
 
-describe("seed 000 · llm: generate a result with a model", () => {
+describe("llm: generate a result with a model", () => {
   const base = sessionOf([{ name: "weather", args: { city: "Oslo" }, result: "rain" }]);
   it("asks the simulator with the rule's model and instructions, and logs its answer", async () => {
     const simulator = vi.fn(async () => ({ output: "sunny (simulated)" }));
@@ -552,7 +552,7 @@ describe("seed 000 · llm: generate a result with a model", () => {
   });
 });
 
-describe("DESIGN · blocked and fixture rules", () => {
+describe("blocked and fixture rules", () => {
   const base = sessionOf([{ name: "delete_user", args: { id: 1 }, result: "deleted" }]);
 
   it("blocked: the call is refused and the agent gets a tool error", async () => {

@@ -15,7 +15,7 @@ import { runLive, runSimulator } from "./resolve-live";
 import type { MaybePromise, ResolveEnv, RuleResult, ToolOutcome } from "./resolve-types";
 import type { ToolCall } from "./tool-call";
 
-/** Static matching (DESIGN §3 / Kitaru): first matching case wins; a case without a condition matches anything. */
+/** Static matching, as Kitaru matches: first matching case wins; a case without a condition matches anything. */
 export function staticCaseMatches(c: StaticCase, args: unknown): boolean {
   if (isCatchAllCase(c)) return true;
   if (c.match_mode === "exact") return deepEqual(args, c.match);

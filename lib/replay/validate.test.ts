@@ -200,12 +200,12 @@ describe("validation with context: every seed caveat has a stable code and path"
     if (severity === "error") expect(result.ok).toBe(false);
   });
 
-  it("messages quote the seed rule", () => {
+  it("messages quote the rule itself", () => {
     const r = validatePolicy(doc(history), ctx({ adapter: "openai-agents" }));
     expect(r.errors[0]!.message).toContain("Keep its default as `passthrough`");
   });
 
-  it("the seed-000 advice for OpenAI Agents (passthrough default, named history overrides) passes", () => {
+  it("Kitaru's advice for OpenAI Agents (passthrough default, named history overrides) passes", () => {
     const r = validatePolicy(
       doc({ type: "passthrough" }, { search: history }),
       ctx({ adapter: "openai-agents", knownTools: [{ name: "search", sideEffect: "read" }] }),

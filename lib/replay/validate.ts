@@ -51,7 +51,7 @@ export type PolicyValidation =
   | { ok: true; policy: Policy; errors: []; warnings: PolicyIssue[] }
   | { ok: false; policy: Policy | null; errors: PolicyIssue[]; warnings: PolicyIssue[] };
 
-/** The seeds' sentences (seed 000, seed 003, DESIGN §3) as messages, so the editor shows the rule itself. */
+/** The rules' own sentences (Kitaru's adapter caveats, the policy-levels advice) as messages, so the editor shows the rule itself. */
 const SEED = {
   openaiAgents:
     "The OpenAI Agents adapter does not support a `history` default. Keep its default as `passthrough` and add a named `history` override for each direct function tool you want to replay.",
@@ -273,7 +273,7 @@ const RUNTIME_NOTE =
  * Branchpoint refuses to run: a document that does not parse, and
  * `cohort_version` outside an experiment when it is about to run on one
  * session. A saved policy may hold `cohort_version` (with a note that it
- * applies in experiments). The seeds' runtime caveats (adapter support,
+ * applies in experiments). The adapters' runtime caveats (adapter support,
  * capabilities, live execution) are warnings everywhere: Branchpoint's engine
  * intercepts every tool, so it runs what they describe, and the warning
  * still says what an agent runtime would do with the document.

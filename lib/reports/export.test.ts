@@ -27,7 +27,7 @@ async function demoReport(): Promise<ReportDocument> {
 }
 
 describe("reportToMarkdown", () => {
-  it("has every section of DESIGN §6 in order, with the policy document and hash", async () => {
+  it("has every report section in order, with the policy document and hash", async () => {
     const report = await demoReport();
     const md = reportToMarkdown(report);
     const headings = [...md.matchAll(/^## (.+)$/gm)].map((m) => m[1]);

@@ -107,7 +107,7 @@ function pairMarkdown(p: AlignedPair): string {
   return out.join("\n\n");
 }
 
-/** The Markdown export, in the order of DESIGN §6. The analyst's sections are Markdown already and go in as written. */
+/** The Markdown export, sections in the report's own order (Finding … Next actions). The analyst's sections are Markdown already and go in as written. */
 export function reportToMarkdown(report: ReportDocument): string {
   const { snapshot: s, sections } = report;
   const out: string[] = [];

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The validity labels of DESIGN §6: how far the replay supports the finding. */
+/** The validity labels: how far the replay supports the finding. */
 export const ValidityLabel = z.enum([
   "confirmed_by_replay",
   "sensitive_to_fixture",

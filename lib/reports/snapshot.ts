@@ -100,7 +100,7 @@ export type SnapshotLiveCall = LiveCallRecord;
 /** A pair of the comparison as frozen into a report. */
 export type SnapshotPair = AlignedPair;
 
-/** Everything a report shows, frozen at creation (DESIGN §6). Version 1. */
+/** Everything a report shows, frozen at creation so a shared report never changes under its reader. Version 1. */
 export interface ReportSnapshot {
   version: 1;
   takenAt: string;

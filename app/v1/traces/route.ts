@@ -4,7 +4,7 @@ import { decodeTraceExport, describeIssues, otlpRoute, otlpSuccessResponse, read
 import { ingestOtlpSpans } from "@/lib/server/sessions/sessions";
 
 /**
- * OTLP/HTTP trace export (DESIGN §8): JSON or protobuf, gzipped or not. Spans
+ * OTLP/HTTP trace export, as SDK exporters send it: JSON or protobuf, gzipped or not. Spans
  * are stored by span id and their sessions rebuilt from every stored span of
  * their group, in one transaction; a bad export writes nothing.
  */

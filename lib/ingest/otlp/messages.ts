@@ -2,7 +2,8 @@ import type { Message, ToolCallRequest } from "@/lib/replay";
 import { isUnsafeKey, setOwn } from "@/lib/hostile/objects";
 import { isObject, parseArgs } from "./attributes";
 
-// Every source's message shape, normalized to the one Message of DESIGN §2:
+// Every source's message shape, normalized to our one Message (the engine
+// rebuilds a live model step's conversation from these):
 // `{ role, content, toolCalls?: [{ id, name, args }], toolCallId?, name? }`.
 // A message that cannot be read is reported through `problem` and left out.
 

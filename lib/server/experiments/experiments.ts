@@ -1,5 +1,5 @@
 /**
- * Experiments (DESIGN §1): one policy version run over a cohort of sessions of
+ * Experiments: one policy version run over a cohort of sessions of
  * one agent version. `createExperiment` checks everything that can be refused
  * and stores the experiment with one replay per cohort session, in one
  * transaction; `runExperiment` runs those replays one after another with the

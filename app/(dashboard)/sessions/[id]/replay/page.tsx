@@ -46,7 +46,7 @@ export default async function StartReplayPage({ params }: Props) {
     );
   }
   const versions = await policyVersionsForAgent(principal, { agentId: session.agentId }, prisma);
-  // The seeds' caveats for this session's adapter and capabilities, per choice, shown before anything runs.
+  // The adapter caveats (what Kitaru and the policy-levels advice warn of) for this session's adapter and capabilities, per choice, shown before anything runs.
   const counterfactual = await counterfactualFormOptions(principal, {}, prisma);
   const warnings = await replayPolicyWarnings(
     principal,

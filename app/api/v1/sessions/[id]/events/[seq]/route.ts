@@ -4,7 +4,7 @@ import { parseInput } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
 
-/** One step whole (DESIGN §2 event shape), a model call with its full input: `{ event }`. */
+/** One step whole (the stored event shape: seq, kind, name, input, output, error…), a model call with its full input: `{ event }`. */
 export const GET = apiRoute<{ id: string; seq: string }>(async ({ prisma, params, principal }) => {
   const ref = parseInput(SessionStepInput, { sessionId: params.id, seq: params.seq });
   return Response.json({ event: await getSessionStep(principal, ref, prisma) });
