@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importAndSave } from "@/lib/db/imports";
+import { importAndSave } from "@/lib/server/ingest/imports";
 import { writeStepDrafts } from "@/lib/db/replay-save";
 import { replayStepWindow } from "@/lib/db/replay-window";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import type { Policy } from "@/lib/replay";
-import { localAdmin } from "./principal";
+import { localAdmin } from "../principal";
 import { StartReplayInput, createReplay, runQueuedReplay, startReplay } from "./replays";
 
 // A long replay runs in the web server's own process; on the embedded database (one connection) the health check
