@@ -15,6 +15,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { genericOAuth } from "better-auth/plugins";
 import type { Db } from "@/lib/db";
 import { recordAudit } from "@/lib/db/audit";
+import { getSetting, keepFirstSetting, userDeactivatedAt, userEmail } from "@/lib/db/users";
 import { clearSignInFailures, recordSignInFailure, signInLockedUntil } from "@/lib/db/sign-in-failures";
 import { env } from "@/lib/env";
 import { passwords } from "./password";
@@ -34,11 +35,9 @@ export const SIGN_IN_LIMIT = { window: 60, max: 10 };
 export async function authSecret(prisma: Db): Promise<string> {
   const fromEnv = env().BRANCHPOINT_AUTH_SECRET;
   if (fromEnv) return fromEnv;
-  const existing = await prisma.appSetting.findUnique({ where: { key: "auth_secret" } });
-  if (existing) return existing.value;
-  const value = randomBytes(32).toString("base64url");
-  await prisma.appSetting.upsert({ where: { key: "auth_secret" }, create: { key: "auth_secret", value }, update: {} });
-  return (await prisma.appSetting.findUniqueOrThrow({ where: { key: "auth_secret" } })).value;
+  const existing = await getSetting(prisma, "auth_secret");
+  if (existing !== null) return existing;
+  return keepFirstSetting(prisma, "auth_secret", randomBytes(32).toString("base64url"));
 }
 
 export type AuthOptions = { secret: string; baseURL?: string };
@@ -177,21 +176,15 @@ export function createAuth(prisma: Db, options: AuthOptions) {
         create: {
           // A deactivated user cannot start a session, whatever the way in (password or SSO).
           before: async (session) => {
-            const user = await prisma.user.findUnique({
-              where: { id: session.userId },
-              select: { deactivatedAt: true },
-            });
-            if (!user || user.deactivatedAt) {
+            const deactivatedAt = await userDeactivatedAt(prisma, session.userId);
+            if (deactivatedAt === undefined || deactivatedAt) {
               throw new APIError("FORBIDDEN", { message: "This account is deactivated; ask an admin." });
             }
           },
           after: async (session) => {
-            const user = await prisma.user.findUnique({
-              where: { id: session.userId },
-              select: { email: true },
-            });
-            if (user)
-              await recordAudit(prisma, { actorId: session.userId, actorName: user.email, action: "auth.sign_in" });
+            const email = await userEmail(prisma, session.userId);
+            if (email !== null)
+              await recordAudit(prisma, { actorId: session.userId, actorName: email, action: "auth.sign_in" });
           },
         },
       },

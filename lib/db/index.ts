@@ -6,5 +6,6 @@ export { withTransaction } from "./policies";
 export * from "./sessions";
 export * from "./api-keys";
 export * from "./users";
+export * from "./invitations";
 export * from "./audit";
 export * from "./sign-in-failures";

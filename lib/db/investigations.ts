@@ -177,6 +177,14 @@ export async function releaseInvestigationLease(client: DbClient, id: string, ow
   });
 }
 
+/** Who asked for each of these investigations (null when the system did). */
+export async function investigationCreators(
+  client: DbClient,
+  ids: readonly string[],
+): Promise<{ id: string; createdBy: string | null }[]> {
+  return client.investigation.findMany({ where: { id: { in: [...ids] } }, select: { id: true, createdBy: true } });
+}
+
 /**
  * Investigations left `running` by a worker that is gone (lease run out, or a row from before leases), put
  * back to `queued` with their probes kept; returns them so the caller enqueues them. One statement, so of two

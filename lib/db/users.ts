@@ -51,6 +51,31 @@ export async function findUser(client: DbClient, id: string) {
   return client.user.findUnique({ where: { id } });
 }
 
+/** The id of the account with this email (already lower-cased), or null. */
+export async function findUserIdByEmail(client: DbClient, email: string): Promise<string | null> {
+  return (await client.user.findUnique({ where: { email }, select: { id: true } }))?.id ?? null;
+}
+
+/** When the user was deactivated (null while active), or undefined when there is no such user. */
+export async function userDeactivatedAt(client: DbClient, id: string): Promise<Date | null | undefined> {
+  const user = await client.user.findUnique({ where: { id }, select: { deactivatedAt: true } });
+  return user ? user.deactivatedAt : undefined;
+}
+
+/** The user's email, or null when there is no such user. */
+export async function userEmail(client: DbClient, id: string): Promise<string | null> {
+  return (await client.user.findUnique({ where: { id }, select: { email: true } }))?.email ?? null;
+}
+
+export async function setUserRole(client: DbClient, id: string, role: UserRole): Promise<void> {
+  await client.user.update({ where: { id }, data: { role } });
+}
+
+/** Deactivates the user as of `at`, or reactivates them with null. */
+export async function setUserDeactivatedAt(client: DbClient, id: string, at: Date | null): Promise<void> {
+  await client.user.update({ where: { id }, data: { deactivatedAt: at } });
+}
+
 export async function countActiveAdmins(client: DbClient): Promise<number> {
   return client.user.count({ where: { role: "admin", deactivatedAt: null } });
 }
@@ -67,6 +92,15 @@ export async function getSetting(client: DbClient, key: string): Promise<string 
 
 export async function setSetting(client: DbClient, key: string, value: string): Promise<void> {
   await client.appSetting.upsert({ where: { key }, create: { key, value }, update: { value } });
+}
+
+/**
+ * Stores `value` under `key` unless the key holds a value already, and returns the stored value: when two
+ * processes start at once, both end up with the one that was written first.
+ */
+export async function keepFirstSetting(client: DbClient, key: string, value: string): Promise<string> {
+  await client.appSetting.upsert({ where: { key }, create: { key, value }, update: {} });
+  return (await client.appSetting.findUniqueOrThrow({ where: { key } })).value;
 }
 
 export async function deleteSetting(client: DbClient, key: string): Promise<void> {

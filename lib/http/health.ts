@@ -1,5 +1,6 @@
 import { database } from "@/lib/db";
 import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/db/errors";
+import { pingDatabase } from "@/lib/db/health";
 
 /** How long the database may take to answer before health says it is down. */
 const HEALTH_TIMEOUT_MS = 3_000;
@@ -16,7 +17,7 @@ export async function healthAnswer(): Promise<Response> {
       timer = setTimeout(() => reject(new Error("the database did not answer in time")), HEALTH_TIMEOUT_MS);
     });
     try {
-      await Promise.race([db.prisma.$queryRaw`SELECT 1`, timeout]);
+      await Promise.race([pingDatabase(db.prisma), timeout]);
     } finally {
       clearTimeout(timer);
     }

@@ -9,7 +9,7 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { auth } from "@/lib/auth/auth";
-import { db, type DbClient } from "@/lib/db";
+import { db, findUser, type DbClient } from "@/lib/db";
 import { ENV_KEY_NAME, resolveApiKey } from "@/lib/db/api-keys";
 import { AppError } from "@/lib/errors";
 import type { Principal, Role } from "@/lib/server/principal";
@@ -47,7 +47,7 @@ function asRole(value: string | null | undefined): Role {
 
 /** The principal of a session's user, or null when the user is gone or deactivated. */
 export async function principalForUserId(client: DbClient, userId: string): Promise<Principal | null> {
-  const user = await client.user.findUnique({ where: { id: userId } });
+  const user = await findUser(client, userId);
   if (!user || user.deactivatedAt) return null;
   return { kind: "user", userId: user.id, name: user.email, role: asRole(user.role), readOnly: false };
 }

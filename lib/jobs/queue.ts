@@ -21,6 +21,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import type { Database } from "@/lib/db/client";
 import { dropAllLeases, queuedReplayIdsAll, requeueAbandonedReplays } from "@/lib/db/jobs";
 import {
+  investigationCreators,
   queuedInvestigationIds,
   requeueAbandonedInvestigations,
   requeueRunningInvestigations,
@@ -253,10 +254,7 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     if (database.engine === "pglite") {
       await requeueRunningInvestigations(prisma);
       const queued = await queuedInvestigationIds(prisma);
-      const by = await prisma.investigation.findMany({
-        where: { id: { in: queued } },
-        select: { id: true, createdBy: true },
-      });
+      const by = await investigationCreators(prisma, queued);
       await enqueueInvestigations(by.map((i) => ({ id: i.id, by: i.createdBy ?? "system" })));
     }
     const processId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;

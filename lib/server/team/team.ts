@@ -10,15 +10,23 @@ import {
   countActiveAdmins,
   consumeSetting,
   countUsers,
+  createInvitation,
   createPasswordUser,
   deleteSetting,
   endUserSessions,
+  findInvitationByTokenHash,
   findUser,
+  findUserIdByEmail,
   hashToken,
   listAudit,
+  listOpenInvitations,
   listUsers,
+  markInvitationAccepted,
   recordAudit,
+  revokeOpenInvitation,
   setSetting,
+  setUserDeactivatedAt,
+  setUserRole,
   type Db,
   type DbClient,
   type UserRole,
@@ -83,7 +91,7 @@ export async function prepareFirstRun(prisma: Db): Promise<{ setupToken?: string
   if (email && password) {
     const passwordHash = await hashPassword(password);
     await withTransaction(prisma, async (tx) => {
-      if ((await tx.user.count()) > 0) return;
+      if ((await countUsers(tx)) > 0) return;
       const user = await createPasswordUser(tx, {
         name: email.split("@")[0] || email,
         email,
@@ -108,7 +116,7 @@ export async function completeSetup(prisma: Db, input: unknown) {
     // each saw no user yet, and three admins were made. The delete locks the token's row, so the others wait for
     // the winner to commit, find the token gone and are refused; if the winner fails, its rollback restores it.
     const consumed = await consumeSetting(tx, SETUP_KEY, hashToken("setup", data.token));
-    if ((await tx.user.count()) > 0) {
+    if ((await countUsers(tx)) > 0) {
       throw new AppError(
         "wrong_state",
         "This setup link was already used: Branchpoint has its admin; sign in instead.",
@@ -133,14 +141,12 @@ export async function inviteUser(prisma: Db, principal: Principal, input: unknow
   const token = randomBytes(24).toString("base64url");
   const expiresAt = new Date(Date.now() + data.expiresInDays * 86_400_000);
   return withTransaction(prisma, async (tx) => {
-    const row = await tx.invitation.create({
-      data: {
-        tokenHash: hashToken("invitation", token),
-        role: data.role,
-        email: data.email?.toLowerCase() ?? null,
-        expiresAt,
-        createdBy: principal.name,
-      },
+    const row = await createInvitation(tx, {
+      tokenHash: hashToken("invitation", token),
+      role: data.role,
+      email: data.email?.toLowerCase() ?? null,
+      expiresAt,
+      createdBy: principal.name,
     });
     await recordAudit(tx, {
       actorId: principal.userId,
@@ -155,7 +161,7 @@ export async function inviteUser(prisma: Db, principal: Principal, input: unknow
 
 /** What an invitation link offers, for its page (no secret in the answer). */
 export async function describeInvitation(prisma: Db, token: string) {
-  const row = await prisma.invitation.findUnique({ where: { tokenHash: hashToken("invitation", token) } });
+  const row = await findInvitationByTokenHash(prisma, hashToken("invitation", token));
   if (!row) return { state: "unknown" as const };
   if (row.revokedAt) return { state: "revoked" as const };
   if (row.acceptedAt) return { state: "used" as const };
@@ -167,7 +173,7 @@ export async function acceptInvitation(prisma: Db, input: unknown) {
   const data = parse(AcceptInvitationInput, input, "account form");
   const passwordHash = await hashPassword(data.password);
   return withTransaction(prisma, async (tx) => {
-    const row = await tx.invitation.findUnique({ where: { tokenHash: hashToken("invitation", data.token) } });
+    const row = await findInvitationByTokenHash(tx, hashToken("invitation", data.token));
     const bad = (message: string): never => {
       throw new AppError("wrong_state", message, [{ path: "token", message }]);
     };
@@ -184,7 +190,7 @@ export async function acceptInvitation(prisma: Db, input: unknown) {
         { path: "email", message: `use ${row.email}` },
       ]);
     }
-    if (await tx.user.findUnique({ where: { email }, select: { id: true } })) {
+    if ((await findUserIdByEmail(tx, email)) !== null) {
       throw new AppError("conflict", "An account with this email exists; sign in instead.", [
         { path: "email", message: "already has an account" },
       ]);
@@ -195,11 +201,7 @@ export async function acceptInvitation(prisma: Db, input: unknown) {
       role: RoleSchema.parse(row.role),
       passwordHash,
     });
-    const { count } = await tx.invitation.updateMany({
-      where: { id: row.id, acceptedAt: null },
-      data: { acceptedAt: new Date(), acceptedUserId: user.id },
-    });
-    if (count !== 1) bad("This invitation was already used; sign in instead.");
+    if (!(await markInvitationAccepted(tx, row.id, user.id))) bad("This invitation was already used; sign in instead.");
     await recordAudit(tx, {
       actorId: user.id,
       actorName: user.email,
@@ -213,13 +215,7 @@ export async function acceptInvitation(prisma: Db, input: unknown) {
 
 export async function listTeam(prisma: Db, principal: Principal) {
   authorize(principal, "users.manage");
-  const [users, invitations] = await Promise.all([
-    listUsers(prisma),
-    prisma.invitation.findMany({
-      where: { acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } },
-      orderBy: { createdAt: "desc" },
-    }),
-  ]);
+  const [users, invitations] = await Promise.all([listUsers(prisma), listOpenInvitations(prisma)]);
   return {
     users: users.map((u) => ({
       id: u.id,
@@ -236,15 +232,11 @@ export async function listTeam(prisma: Db, principal: Principal) {
 
 export async function revokeInvitation(prisma: Db, principal: Principal, id: string) {
   authorize(principal, "users.manage");
-  const { count } = await prisma.invitation.updateMany({
-    where: { id, acceptedAt: null, revokedAt: null },
-    data: { revokedAt: new Date() },
-  });
-  if (count === 0) throw new AppError("not_found", `No open invitation with id "${id}".`);
+  if (!(await revokeOpenInvitation(prisma, id))) throw new AppError("not_found", `No open invitation with id "${id}".`);
 }
 
 async function guardLastAdmin(tx: DbClient, userId: string) {
-  const target = await tx.user.findUnique({ where: { id: userId } });
+  const target = await findUser(tx, userId);
   if (!target)
     throw new AppError("not_found", `No user with id "${userId}".`, [{ path: "userId", message: "unknown user" }]);
   return target;
@@ -261,7 +253,7 @@ export async function changeRole(prisma: Db, principal: Principal, input: unknow
         { path: "role", message: "the last admin keeps the admin role" },
       ]);
     }
-    await tx.user.update({ where: { id: target.id }, data: { role: data.role } });
+    await setUserRole(tx, target.id, data.role);
     await recordAudit(tx, {
       actorId: principal.userId,
       actorName: principal.name,
@@ -288,7 +280,7 @@ export async function setDeactivated(prisma: Db, principal: Principal, input: un
       throw new AppError("wrong_state", "This is the only admin; make someone else an admin first.");
     }
     if (Boolean(target.deactivatedAt) === data.deactivated) return { id: target.id, deactivated: data.deactivated };
-    await tx.user.update({ where: { id: target.id }, data: { deactivatedAt: data.deactivated ? new Date() : null } });
+    await setUserDeactivatedAt(tx, target.id, data.deactivated ? new Date() : null);
     if (data.deactivated) await endUserSessions(tx, target.id);
     await recordAudit(tx, {
       actorId: principal.userId,
