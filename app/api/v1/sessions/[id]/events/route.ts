@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { apiRoute, readQuery } from "@/lib/http/api";
-import { listSessionSteps, searchSession, SessionSearchInput, SessionWindowInput } from "@/lib/server/sessions/session-pages";
+import {
+  listSessionSteps,
+  searchSession,
+  SessionSearchInput,
+  SessionWindowInput,
+} from "@/lib/server/sessions/session-pages";
 
 export const dynamic = "force-dynamic";
 
