@@ -135,7 +135,6 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
         expect(ok(await storeOtlpSpans(tx, ofTrace(2), "otlp-json", { lock: false })).incremental).toBe(true);
         // Rows read by scans of the table's heap (the engines differ on whether a bitmap scan's rows count here,
         // so the bound is a fraction of the table: one whole scan would read all of it).
-        // eslint-disable-next-line no-restricted-syntax -- the statistics of the export's own transaction
         return tx.$queryRaw<{ relname: string; read: bigint }[]>`
           SELECT relname, seq_tup_read AS read FROM pg_stat_xact_user_tables
           WHERE relname IN ('TraceSpan', 'Event') ORDER BY relname`;
@@ -170,7 +169,6 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
       const ofTrace = (t: number) => spans.filter((s) => s.traceId === traces[t]);
       for (const t of [0, 1]) ok(await ingestOtlpSpans(db.prisma, ofTrace(t), "otlp-json"));
       return db.prisma.$transaction(async (tx) => {
-        /* eslint-disable no-restricted-syntax -- the statistics of the export's own transaction */
         const counts = async () =>
           (
             await tx.$queryRaw<{ relation: string; scans: bigint; read: bigint }[]>`
@@ -180,7 +178,6 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
               FROM pg_class c WHERE c.oid = '"TraceSpan"'::regclass
                 OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = '"TraceSpan"'::regclass)`
           ).map((r) => ({ relation: r.relation, scans: Number(r.scans), read: Number(r.read) }));
-        /* eslint-enable no-restricted-syntax */
         const before = await counts();
         expect(ok(await storeOtlpSpans(tx, ofTrace(2), "otlp-json", { lock: false })).incremental).toBe(true);
         const after = await counts();
