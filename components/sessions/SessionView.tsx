@@ -184,32 +184,41 @@ type ListProps = {
 const windowCount = (span: Span) => Math.ceil((span.lastSeq - span.firstSeq + 1) / span.window);
 const cursorOf = (span: Span, index: number) => span.firstSeq + index * span.window;
 
-/** One window of step summaries (the steps and latency views share it). */
-function useStepsWindow(sessionId: string, span: Span, cursor: number, initial: InitialWindow | null) {
+/** What every window of a list is drawn from: the session, its span, where the window starts and the server's first window. */
+type WindowProps = { sessionId: string; span: Span; cursor: number; initial: InitialWindow | null };
+
+/** One window of a session's steps or conversation, kept a while after it scrolls away; the server's first window seeds it. */
+function useSessionWindow<T>(
+  kind: InitialWindow["kind"],
+  { sessionId, span, cursor }: WindowProps,
+  initialData: T | undefined,
+  load: (args: { sessionId: string; cursor: number; limit: number }) => Promise<T>,
+) {
   return useQuery({
-    queryKey: ["session-window", sessionId, "steps", cursor, span.window],
+    queryKey: ["session-window", sessionId, kind, cursor, span.window],
     staleTime: Infinity,
     gcTime: WINDOW_GC_MS,
-    initialData: initial?.kind === "steps" && initial.cursor === cursor ? initial.steps : undefined,
-    queryFn: async () => {
-      const result = await sessionStepsAction({ sessionId, cursor, limit: span.window });
-      if (!result.ok) throw new Error(result.error.message);
-      return result.data.steps;
-    },
+    initialData,
+    queryFn: () => load({ sessionId, cursor, limit: span.window }),
   });
 }
 
-function useChatWindow(sessionId: string, span: Span, cursor: number, initial: InitialWindow | null) {
-  return useQuery({
-    queryKey: ["session-window", sessionId, "chat", cursor, span.window],
-    staleTime: Infinity,
-    gcTime: WINDOW_GC_MS,
-    initialData: initial?.kind === "chat" && initial.cursor === cursor ? initial.items : undefined,
-    queryFn: async () => {
-      const result = await sessionConversationAction({ sessionId, cursor, limit: span.window });
-      if (!result.ok) throw new Error(result.error.message);
-      return result.data.items;
-    },
+/** One window of step summaries (the steps and latency views share it). */
+function useStepsWindow(w: WindowProps) {
+  const seed = w.initial?.kind === "steps" && w.initial.cursor === w.cursor ? w.initial.steps : undefined;
+  return useSessionWindow("steps", w, seed, async (args) => {
+    const result = await sessionStepsAction(args);
+    if (!result.ok) throw new Error(result.error.message);
+    return result.data.steps;
+  });
+}
+
+function useChatWindow(w: WindowProps) {
+  const seed = w.initial?.kind === "chat" && w.initial.cursor === w.cursor ? w.initial.items : undefined;
+  return useSessionWindow("chat", w, seed, async (args) => {
+    const result = await sessionConversationAction(args);
+    if (!result.ok) throw new Error(result.error.message);
+    return result.data.items;
   });
 }
 
@@ -218,7 +227,9 @@ function useChatWindow(sessionId: string, span: Span, cursor: number, initial: I
  * side) are in the page; each measures itself once loaded.
  */
 function WindowList({
+  sessionId,
   span,
+  initial,
   perStep,
   startSeq,
   label,
@@ -227,14 +238,16 @@ function WindowList({
   className,
   children,
 }: {
+  sessionId: string;
   span: Span;
+  initial: InitialWindow | null;
   perStep: number;
   startSeq: number | null;
   label: string;
   role: string;
   testId?: string;
   className: string;
-  children: (index: number, cursor: number) => ReactNode;
+  children: (window: WindowProps) => ReactNode;
 }) {
   const { parentRef, virtualizer } = useWindowList({
     windows: windowCount(span),
@@ -254,7 +267,7 @@ function WindowList({
       <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {virtualizer.getVirtualItems().map((v) => (
           <div key={v.key} data-index={v.index} ref={virtualizer.measureElement} style={virtualItemStyle(v.start)}>
-            {children(v.index, cursorOf(span, v.index))}
+            {children({ sessionId, span, initial, cursor: cursorOf(span, v.index) })}
           </div>
         ))}
       </div>
@@ -265,7 +278,9 @@ function WindowList({
 function ChatList({ sessionId, span, openAll, initial }: ListProps) {
   return (
     <WindowList
+      sessionId={sessionId}
       span={span}
+      initial={initial}
       perStep={PER_STEP.chat}
       startSeq={null}
       label="Conversation"
@@ -273,28 +288,14 @@ function ChatList({ sessionId, span, openAll, initial }: ListProps) {
       testId="chat-view"
       className="rounded-lg border border-slate-200 bg-slate-50"
     >
-      {(index, cursor) => (
-        <ChatWindow key={index} sessionId={sessionId} span={span} cursor={cursor} initial={initial} openAll={openAll} />
-      )}
+      {(w) => <ChatWindow {...w} openAll={openAll} />}
     </WindowList>
   );
 }
 
-function ChatWindow({
-  sessionId,
-  span,
-  cursor,
-  initial,
-  openAll,
-}: {
-  sessionId: string;
-  span: Span;
-  cursor: number;
-  initial: InitialWindow | null;
-  openAll: OpenAll;
-}) {
-  const { data, error } = useChatWindow(sessionId, span, cursor, initial);
-  if (!data) return <WindowPending error={error} height={span.window * PER_STEP.chat} />;
+function ChatWindow({ openAll, ...w }: WindowProps & { openAll: OpenAll }) {
+  const { data, error } = useChatWindow(w);
+  if (!data) return <WindowPending error={error} height={w.span.window * PER_STEP.chat} />;
   return data.map((item) => (
     <div key={item.key} className="px-3 py-1.5">
       <ChatEntry item={item} openAll={openAll} />
@@ -306,51 +307,29 @@ function StepsList({ sessionId, span, openAll, initial, openSeq }: ListProps) {
   return (
     <div data-testid="timeline-view">
       <WindowList
+        sessionId={sessionId}
         span={span}
+        initial={initial}
         perStep={PER_STEP.timeline}
         startSeq={openSeq}
         label="Timeline"
         role="region"
         className="rounded-lg border border-slate-200 bg-slate-50 p-1.5"
       >
-        {(index, cursor) => (
-          <StepsWindow
-            key={index}
-            sessionId={sessionId}
-            span={span}
-            cursor={cursor}
-            initial={initial}
-            openAll={openAll}
-            openSeq={openSeq}
-          />
-        )}
+        {(w) => <StepsWindow {...w} openAll={openAll} openSeq={openSeq} />}
       </WindowList>
     </div>
   );
 }
 
-function StepsWindow({
-  sessionId,
-  span,
-  cursor,
-  initial,
-  openAll,
-  openSeq,
-}: {
-  sessionId: string;
-  span: Span;
-  cursor: number;
-  initial: InitialWindow | null;
-  openAll: OpenAll;
-  openSeq: number | null;
-}) {
-  const { data, error } = useStepsWindow(sessionId, span, cursor, initial);
+function StepsWindow({ openAll, openSeq, ...w }: WindowProps & { openAll: OpenAll; openSeq: number | null }) {
+  const { data, error } = useStepsWindow(w);
   const nodes = useMemo(() => (data ? buildTimeline(data) : []), [data]);
-  if (!data) return <WindowPending error={error} height={span.window * PER_STEP.timeline} />;
+  if (!data) return <WindowPending error={error} height={w.span.window * PER_STEP.timeline} />;
   return (
     <ol className="flex flex-col gap-1.5 pb-1.5">
       {nodes.map((node) => (
-        <StepNode key={node.event.seq} sessionId={sessionId} node={node} openAll={openAll} openSeq={openSeq} />
+        <StepNode key={node.event.seq} sessionId={w.sessionId} node={node} openAll={openAll} openSeq={openSeq} />
       ))}
     </ol>
   );
@@ -386,47 +365,25 @@ function WaterfallList({ sessionId, span, initial, t0, totalMs }: ListProps & { 
   return (
     <WaterfallHeader totalMs={totalMs}>
       <WindowList
+        sessionId={sessionId}
         span={span}
+        initial={initial}
         perStep={PER_STEP.waterfall}
         startSeq={null}
         label="Latency waterfall"
         role="list"
         className="rounded-b-lg border border-t-0 border-slate-200 bg-white"
       >
-        {(index, cursor) => (
-          <WaterfallWindow
-            key={index}
-            sessionId={sessionId}
-            span={span}
-            cursor={cursor}
-            initial={initial}
-            t0={t0}
-            totalMs={totalMs}
-          />
-        )}
+        {(w) => <WaterfallWindow {...w} t0={t0} totalMs={totalMs} />}
       </WindowList>
     </WaterfallHeader>
   );
 }
 
-function WaterfallWindow({
-  sessionId,
-  span,
-  cursor,
-  initial,
-  t0,
-  totalMs,
-}: {
-  sessionId: string;
-  span: Span;
-  cursor: number;
-  initial: InitialWindow | null;
-  t0: number | null;
-  totalMs: number;
-}) {
-  const { data, error } = useStepsWindow(sessionId, span, cursor, initial);
+function WaterfallWindow({ t0, totalMs, ...w }: WindowProps & { t0: number | null; totalMs: number }) {
+  const { data, error } = useStepsWindow(w);
   const rows = useMemo(() => (data ? buildWaterfall(data, { t0 }).rows : []), [data, t0]);
-  if (!data) return <WindowPending error={error} height={span.window * PER_STEP.waterfall} />;
+  if (!data) return <WindowPending error={error} height={w.span.window * PER_STEP.waterfall} />;
   return rows.map((r) => <WaterfallBar key={r.seq} r={r} rows={rows} totalMs={t0 === null ? 0 : totalMs} />);
 }
 
