@@ -83,6 +83,21 @@ export function presentExperiment(e: ExperimentDetail) {
   };
 }
 
+/** A session's totals, as both the list and the single-session answers show them (in this order). */
+function sessionTotals(s: SessionListItem | SessionHead) {
+  return {
+    durationMs: s.durationMs,
+    eventCount: s.eventCount,
+    modelCallCount: s.modelCallCount,
+    toolCallCount: s.toolCallCount,
+    errorCount: s.errorCount,
+    inputTokens: s.inputTokens,
+    outputTokens: s.outputTokens,
+    costUsd: s.costUsd,
+    toolNames: s.toolNames,
+  };
+}
+
 /** A session in a list, as the API shows it. */
 export function presentListItem(s: SessionListItem) {
   return {
@@ -95,15 +110,7 @@ export function presentListItem(s: SessionListItem) {
     agentVersion: s.agentVersion.version,
     agentVersionId: s.agentVersionId,
     startedAt: s.startedAt,
-    durationMs: s.durationMs,
-    eventCount: s.eventCount,
-    modelCallCount: s.modelCallCount,
-    toolCallCount: s.toolCallCount,
-    errorCount: s.errorCount,
-    inputTokens: s.inputTokens,
-    outputTokens: s.outputTokens,
-    costUsd: s.costUsd,
-    toolNames: s.toolNames,
+    ...sessionTotals(s),
     createdAt: s.createdAt,
   };
 }
@@ -121,15 +128,7 @@ export function presentSessionHead(s: SessionHead) {
     agentVersion: { id: s.agentVersion.id, version: s.agentVersion.version, capabilities: s.agentVersion.capabilities },
     startedAt: s.startedAt,
     endedAt: s.endedAt,
-    durationMs: s.durationMs,
-    eventCount: s.eventCount,
-    modelCallCount: s.modelCallCount,
-    toolCallCount: s.toolCallCount,
-    errorCount: s.errorCount,
-    inputTokens: s.inputTokens,
-    outputTokens: s.outputTokens,
-    costUsd: s.costUsd,
-    toolNames: s.toolNames,
+    ...sessionTotals(s),
     metadata: s.metadata,
     createdAt: s.createdAt,
   };
