@@ -70,6 +70,21 @@ const TEXT_FIELDS: { key: TextKey; label: string; hint: string }[] = [
   { key: "nextActions", label: "Next actions", hint: "Fixes, owners, follow-up replays." },
 ];
 
+/** A section the report takes from the replay as it is (the author cannot leave it out or edit it). */
+function FilledCard({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <Card aria-labelledby={id}>
+      <div className="flex items-baseline justify-between">
+        <h2 id={id} className="text-sm font-semibold text-slate-900">
+          {title}
+        </h2>
+        <span className="text-xs text-slate-500">filled from the replay · always included</span>
+      </div>
+      {children}
+    </Card>
+  );
+}
+
 function MarkdownField({
   id,
   label,
@@ -200,26 +215,14 @@ export function ReportForm(props: ReportFormProps) {
           />
         ))}
 
-        <Card aria-labelledby="policy-heading">
-          <div className="flex items-baseline justify-between">
-            <h2 id="policy-heading" className="text-sm font-semibold text-slate-900">
-              Policy
-            </h2>
-            <span className="text-xs text-slate-500">filled from the replay · always included</span>
-          </div>
+        <FilledCard id="policy-heading" title="Policy">
           <p className="mt-1 mb-2 text-xs text-slate-600">
             {props.policy.versionLabel} · hash <code className="font-mono break-all">{props.policy.hash}</code>
           </p>
           <JsonBlock value={props.policy.document} />
-        </Card>
+        </FilledCard>
 
-        <Card aria-labelledby="evidence-heading">
-          <div className="flex items-baseline justify-between">
-            <h2 id="evidence-heading" className="text-sm font-semibold text-slate-900">
-              Evidence
-            </h2>
-            <span className="text-xs text-slate-500">filled from the replay · always included</span>
-          </div>
+        <FilledCard id="evidence-heading" title="Evidence">
           <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
             <StrengthBadge strength={props.evidence.strength} />
             <Badge>{props.evidence.comparability?.replaceAll("_", " ") ?? "comparability unknown"}</Badge>
@@ -261,7 +264,7 @@ export function ReportForm(props: ReportFormProps) {
           {fieldError("sections.pinnedPairs") ? (
             <p className="mt-1 text-xs text-rose-700">{fieldError("sections.pinnedPairs")}</p>
           ) : null}
-        </Card>
+        </FilledCard>
 
         <MarkdownField
           id="section-nextActions"
