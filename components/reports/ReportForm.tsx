@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { STEPS_BY_SOURCE_WORDS } from "@/lib/comparison-words";
