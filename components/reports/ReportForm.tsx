@@ -20,6 +20,7 @@ import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { TabPanel, Tabs } from "@/components/ui/Tabs";
 import { useActionForm } from "@/components/ui/useActionForm";
+import { ActionError } from "./ActionError";
 
 export interface ReportFormProps {
   replayId: string;
@@ -323,11 +324,7 @@ export function ReportForm(props: ReportFormProps) {
             The report is saved as a draft: you can edit or delete it until you publish it. Publishing needs a Finding
             and freezes the report as a snapshot; only a published report can be shared.
           </p>
-          {error ? (
-            <p role="alert" className="mt-2 text-sm text-rose-700">
-              {error.message}
-            </p>
-          ) : null}
+          <ActionError error={error} />
           <Button type="submit" disabled={pending} className="mt-3 w-full">
             {pending ? "Saving…" : initial ? "Save draft" : "Save as draft"}
           </Button>

@@ -227,9 +227,7 @@ function useChatWindow(w: WindowProps) {
  * side) are in the page; each measures itself once loaded.
  */
 function WindowList({
-  sessionId,
-  span,
-  initial,
+  of: { sessionId, span, initial },
   perStep,
   startSeq,
   label,
@@ -238,9 +236,8 @@ function WindowList({
   className,
   children,
 }: {
-  sessionId: string;
-  span: Span;
-  initial: InitialWindow | null;
+  /** The session and its first window, as the list was given them. */
+  of: Pick<ListProps, "sessionId" | "span" | "initial">;
   perStep: number;
   startSeq: number | null;
   label: string;
@@ -275,12 +272,10 @@ function WindowList({
   );
 }
 
-function ChatList({ sessionId, span, openAll, initial }: ListProps) {
+function ChatList({ openAll, ...of }: ListProps) {
   return (
     <WindowList
-      sessionId={sessionId}
-      span={span}
-      initial={initial}
+      of={of}
       perStep={PER_STEP.chat}
       startSeq={null}
       label="Conversation"
@@ -303,13 +298,11 @@ function ChatWindow({ openAll, ...w }: WindowProps & { openAll: OpenAll }) {
   ));
 }
 
-function StepsList({ sessionId, span, openAll, initial, openSeq }: ListProps) {
+function StepsList({ openAll, openSeq, ...of }: ListProps) {
   return (
     <div data-testid="timeline-view">
       <WindowList
-        sessionId={sessionId}
-        span={span}
-        initial={initial}
+        of={of}
         perStep={PER_STEP.timeline}
         startSeq={openSeq}
         label="Timeline"
@@ -361,13 +354,11 @@ function WaterfallHeader({ totalMs, children }: { totalMs: number; children: Rea
   );
 }
 
-function WaterfallList({ sessionId, span, initial, t0, totalMs }: ListProps & { t0: number | null; totalMs: number }) {
+function WaterfallList({ t0, totalMs, ...of }: ListProps & { t0: number | null; totalMs: number }) {
   return (
     <WaterfallHeader totalMs={totalMs}>
       <WindowList
-        sessionId={sessionId}
-        span={span}
-        initial={initial}
+        of={of}
         perStep={PER_STEP.waterfall}
         startSeq={null}
         label="Latency waterfall"

@@ -83,6 +83,11 @@ export function presentExperiment(e: ExperimentDetail) {
   };
 }
 
+/** What names a session and says how it ended, first in both the list and the single-session answers. */
+function sessionIdentity(s: SessionListItem | SessionHead) {
+  return { id: s.id, title: s.title, externalId: s.externalId, format: s.format, status: s.status };
+}
+
 /** A session's totals, as both the list and the single-session answers show them (in this order). */
 function sessionTotals(s: SessionListItem | SessionHead) {
   return {
@@ -101,11 +106,7 @@ function sessionTotals(s: SessionListItem | SessionHead) {
 /** A session in a list, as the API shows it. */
 export function presentListItem(s: SessionListItem) {
   return {
-    id: s.id,
-    title: s.title,
-    externalId: s.externalId,
-    format: s.format,
-    status: s.status,
+    ...sessionIdentity(s),
     agent: s.agent,
     agentVersion: s.agentVersion.version,
     agentVersionId: s.agentVersionId,
@@ -118,11 +119,7 @@ export function presentListItem(s: SessionListItem) {
 /** A session without its events, as the API shows it (the fields before `events`). */
 export function presentSessionHead(s: SessionHead) {
   return {
-    id: s.id,
-    title: s.title,
-    externalId: s.externalId,
-    format: s.format,
-    status: s.status,
+    ...sessionIdentity(s),
     isReplay: s.isReplay,
     agent: { id: s.agent.id, name: s.agent.name, adapter: s.agent.adapter },
     agentVersion: { id: s.agentVersion.id, version: s.agentVersion.version, capabilities: s.agentVersion.capabilities },

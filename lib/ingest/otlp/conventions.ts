@@ -207,18 +207,12 @@ function readAiSdk(attrs: SpanAttributes, operationId: string): SpanReading {
     });
   }
   if (operationId === "ai.toolCall") {
-    const name = attrs.string("ai.toolCall.name");
-    if (!name) {
-      attrs.warn("ai.toolCall.name", "an ai.toolCall span without a tool name is left out");
-      return { role: "other", convention, span, agentName };
-    }
-    return {
-      role: "tool",
-      convention,
-      span,
-      agentName,
-      step: toolStep(attrs, name, attrs.string("ai.toolCall.id") ?? null, "ai.toolCall.args", "ai.toolCall.result"),
-    };
+    return toolReading(attrs, convention, agentName, attrs.string("ai.toolCall.name"), {
+      nameKey: "ai.toolCall.name",
+      what: "an ai.toolCall span",
+      step: (name) =>
+        toolStep(attrs, name, attrs.string("ai.toolCall.id") ?? null, "ai.toolCall.args", "ai.toolCall.result"),
+    });
   }
   if (/^ai\.(generateText|streamText|generateObject|streamObject)$/.test(operationId)) {
     const text = attrs.string("ai.response.text");
@@ -249,6 +243,22 @@ function readAiSdkTools(attrs: SpanAttributes): unknown[] | undefined {
     }
   });
   return out;
+}
+
+/** A tool call, read the same way whichever convention the span follows: without a tool name it is left out, with a warning. */
+function toolReading(
+  attrs: SpanAttributes,
+  convention: Convention,
+  agentName: string | null,
+  name: string | undefined,
+  how: { nameKey: string; what: string; step: (name: string) => ToolStep },
+): SpanReading {
+  const span = attrs.span;
+  if (!name) {
+    attrs.warn(how.nameKey, `${how.what} without a tool name is left out`);
+    return { role: "other", convention, span, agentName };
+  }
+  return { role: "tool", convention, span, agentName, step: how.step(name) };
 }
 
 function toolStep(
@@ -310,23 +320,19 @@ function readOpenInference(attrs: SpanAttributes): SpanReading {
   }
   if (kind === "TOOL") {
     const name = attrs.string("tool.name") ?? attrs.string("tool_call.function.name") ?? (span.name || undefined);
-    if (!name) {
-      attrs.warn("tool.name", "a TOOL span without a tool name is left out");
-      return { role: "other", convention, span, agentName };
-    }
-    // input.value holds the call's arguments; tool.parameters is the tool's parameter schema.
-    const argsKey = attrs.has("input.value")
-      ? "input.value"
-      : attrs.has("tool_call.function.arguments")
-        ? "tool_call.function.arguments"
-        : "tool.parameters";
-    return {
-      role: "tool",
-      convention,
-      span,
-      agentName,
-      step: toolStep(attrs, name, attrs.string("tool_call.id") ?? null, argsKey, "output.value"),
-    };
+    return toolReading(attrs, convention, agentName, name, {
+      nameKey: "tool.name",
+      what: "a TOOL span",
+      step: (name) => {
+        // input.value holds the call's arguments; tool.parameters is the tool's parameter schema.
+        const argsKey = attrs.has("input.value")
+          ? "input.value"
+          : attrs.has("tool_call.function.arguments")
+            ? "tool_call.function.arguments"
+            : "tool.parameters";
+        return toolStep(attrs, name, attrs.string("tool_call.id") ?? null, argsKey, "output.value");
+      },
+    });
   }
   if (kind === "AGENT" || kind === "CHAIN") {
     const output = attrs.has("output.value") ? attrs.jsonOrText("output.value") : undefined;
@@ -427,24 +433,18 @@ function readGenAi(attrs: SpanAttributes): SpanReading {
   }
   if (operation === "execute_tool") {
     const fromName = span.name.startsWith("execute_tool ") ? span.name.slice("execute_tool ".length).trim() : "";
-    const name = attrs.string("gen_ai.tool.name") ?? (fromName || undefined);
-    if (!name) {
-      attrs.warn("gen_ai.tool.name", "an execute_tool span without a tool name is left out");
-      return { role: "other", convention, span, agentName };
-    }
-    return {
-      role: "tool",
-      convention,
-      span,
-      agentName,
-      step: toolStep(
-        attrs,
-        name,
-        attrs.string("gen_ai.tool.call.id") ?? null,
-        "gen_ai.tool.call.arguments",
-        "gen_ai.tool.call.result",
-      ),
-    };
+    return toolReading(attrs, convention, agentName, attrs.string("gen_ai.tool.name") ?? (fromName || undefined), {
+      nameKey: "gen_ai.tool.name",
+      what: "an execute_tool span",
+      step: (name) =>
+        toolStep(
+          attrs,
+          name,
+          attrs.string("gen_ai.tool.call.id") ?? null,
+          "gen_ai.tool.call.arguments",
+          "gen_ai.tool.call.result",
+        ),
+    });
   }
   if (operation === "invoke_agent" || operation === "create_agent") {
     let final: AgentReading["final"] = null;
