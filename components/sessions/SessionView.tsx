@@ -17,8 +17,34 @@ import { TabPanel, Tabs } from "@/components/ui/Tabs";
 
 const VIEW_LABEL: Record<SessionViewName, string> = { chat: "Conversation", timeline: "Steps", waterfall: "Latency" };
 const LIST_HEIGHT = "70vh";
-/** Estimated height of one step in each view, until its window is measured. */
-const PER_STEP = { chat: 60, timeline: 40, waterfall: WATERFALL_ROW } as const;
+/**
+ * Each view's list: the estimated height of one step until its window is measured, and how the
+ * list is named and framed.
+ */
+const LISTS: Record<
+  SessionViewName,
+  { perStep: number; label: string; role: string; testId?: string; className: string }
+> = {
+  chat: {
+    perStep: 60,
+    label: "Conversation",
+    role: "log",
+    testId: "chat-view",
+    className: "rounded-lg border border-slate-200 bg-slate-50",
+  },
+  timeline: {
+    perStep: 40,
+    label: "Timeline",
+    role: "region",
+    className: "rounded-lg border border-slate-200 bg-slate-50 p-1.5",
+  },
+  waterfall: {
+    perStep: WATERFALL_ROW,
+    label: "Latency waterfall",
+    role: "list",
+    className: "rounded-b-lg border border-t-0 border-slate-200 bg-white",
+  },
+};
 /** Windows of steps kept in the browser after they scroll away (they load again when scrolled back to). */
 const WINDOW_GC_MS = 30_000;
 
@@ -227,25 +253,18 @@ function useChatWindow(w: WindowProps) {
  * side) are in the page; each measures itself once loaded.
  */
 function WindowList({
+  view,
   of: { sessionId, span, initial },
-  perStep,
-  startSeq,
-  label,
-  role,
-  testId,
-  className,
+  startSeq = null,
   children,
 }: {
+  view: SessionViewName;
   /** The session and its first window, as the list was given them. */
   of: Pick<ListProps, "sessionId" | "span" | "initial">;
-  perStep: number;
-  startSeq: number | null;
-  label: string;
-  role: string;
-  testId?: string;
-  className: string;
+  startSeq?: number | null;
   children: (window: WindowProps) => ReactNode;
 }) {
+  const { perStep, label, role, testId, className } = LISTS[view];
   const { parentRef, virtualizer } = useWindowList({
     windows: windowCount(span),
     windowHeight: span.window * perStep,
@@ -274,15 +293,7 @@ function WindowList({
 
 function ChatList({ openAll, ...of }: ListProps) {
   return (
-    <WindowList
-      of={of}
-      perStep={PER_STEP.chat}
-      startSeq={null}
-      label="Conversation"
-      role="log"
-      testId="chat-view"
-      className="rounded-lg border border-slate-200 bg-slate-50"
-    >
+    <WindowList view="chat" of={of}>
       {(w) => <ChatWindow {...w} openAll={openAll} />}
     </WindowList>
   );
@@ -290,7 +301,7 @@ function ChatList({ openAll, ...of }: ListProps) {
 
 function ChatWindow({ openAll, ...w }: WindowProps & { openAll: OpenAll }) {
   const { data, error } = useChatWindow(w);
-  if (!data) return <WindowPending error={error} height={w.span.window * PER_STEP.chat} />;
+  if (!data) return <WindowPending error={error} height={w.span.window * LISTS.chat.perStep} />;
   return data.map((item) => (
     <div key={item.key} className="px-3 py-1.5">
       <ChatEntry item={item} openAll={openAll} />
@@ -301,14 +312,7 @@ function ChatWindow({ openAll, ...w }: WindowProps & { openAll: OpenAll }) {
 function StepsList({ openAll, openSeq, ...of }: ListProps) {
   return (
     <div data-testid="timeline-view">
-      <WindowList
-        of={of}
-        perStep={PER_STEP.timeline}
-        startSeq={openSeq}
-        label="Timeline"
-        role="region"
-        className="rounded-lg border border-slate-200 bg-slate-50 p-1.5"
-      >
+      <WindowList view="timeline" of={of} startSeq={openSeq}>
         {(w) => <StepsWindow {...w} openAll={openAll} openSeq={openSeq} />}
       </WindowList>
     </div>
@@ -318,7 +322,7 @@ function StepsList({ openAll, openSeq, ...of }: ListProps) {
 function StepsWindow({ openAll, openSeq, ...w }: WindowProps & { openAll: OpenAll; openSeq: number | null }) {
   const { data, error } = useStepsWindow(w);
   const nodes = useMemo(() => (data ? buildTimeline(data) : []), [data]);
-  if (!data) return <WindowPending error={error} height={w.span.window * PER_STEP.timeline} />;
+  if (!data) return <WindowPending error={error} height={w.span.window * LISTS.timeline.perStep} />;
   return (
     <ol className="flex flex-col gap-1.5 pb-1.5">
       {nodes.map((node) => (
@@ -357,14 +361,7 @@ function WaterfallHeader({ totalMs, children }: { totalMs: number; children: Rea
 function WaterfallList({ t0, totalMs, ...of }: ListProps & { t0: number | null; totalMs: number }) {
   return (
     <WaterfallHeader totalMs={totalMs}>
-      <WindowList
-        of={of}
-        perStep={PER_STEP.waterfall}
-        startSeq={null}
-        label="Latency waterfall"
-        role="list"
-        className="rounded-b-lg border border-t-0 border-slate-200 bg-white"
-      >
+      <WindowList view="waterfall" of={of}>
         {(w) => <WaterfallWindow {...w} t0={t0} totalMs={totalMs} />}
       </WindowList>
     </WaterfallHeader>
@@ -374,7 +371,7 @@ function WaterfallList({ t0, totalMs, ...of }: ListProps & { t0: number | null; 
 function WaterfallWindow({ t0, totalMs, ...w }: WindowProps & { t0: number | null; totalMs: number }) {
   const { data, error } = useStepsWindow(w);
   const rows = useMemo(() => (data ? buildWaterfall(data, { t0 }).rows : []), [data, t0]);
-  if (!data) return <WindowPending error={error} height={w.span.window * PER_STEP.waterfall} />;
+  if (!data) return <WindowPending error={error} height={w.span.window * LISTS.waterfall.perStep} />;
   return rows.map((r) => <WaterfallBar key={r.seq} r={r} rows={rows} totalMs={t0 === null ? 0 : totalMs} />);
 }
 

@@ -4,7 +4,7 @@ import { buttonClass } from "./Button";
 
 /**
  * What a page shows where its list is empty: what is missing, why, and what to do. The way out is
- * either `link` (most often: a button-styled link to the page that fills the list) or any `action`.
+ * either `link` (a link to the page that fills the list: a button, or a plain text link) or any `action`.
  */
 export function EmptyState({
   title,
@@ -15,10 +15,13 @@ export function EmptyState({
   title: string;
   children?: ReactNode;
   action?: ReactNode;
-  link?: { href: string; label: string };
+  link?: { href: string; label: string; look?: "button" | "text" };
 }) {
   const way = link ? (
-    <Link href={link.href} className={buttonClass()}>
+    <Link
+      href={link.href}
+      className={link.look === "text" ? "text-sm font-medium text-indigo-700 hover:underline" : buttonClass()}
+    >
       {link.label}
     </Link>
   ) : (
