@@ -31,6 +31,22 @@ function safeNext(next: string | undefined): string {
   return next && next.startsWith("/") && !next.startsWith("//") ? next : "/sessions";
 }
 
+/** The end of both forms: what went wrong, if anything, then the full-width submit button. */
+function SubmitRow({ error, busy, label }: { error: string | null; busy: boolean; label: string }) {
+  return (
+    <>
+      {error ? (
+        <p role="alert" className="text-sm text-red-700">
+          {error}
+        </p>
+      ) : null}
+      <Button type="submit" size="lg" className="w-full" disabled={busy}>
+        {label}
+      </Button>
+    </>
+  );
+}
+
 export function SignInForm({ next, sso }: { next?: string; sso: { name: string } | null }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(null);
@@ -72,14 +88,7 @@ export function SignInForm({ next, sso }: { next?: string; sso: { name: string }
           Password
           <input name="password" type="password" autoComplete="current-password" required className={input} />
         </label>
-        {error ? (
-          <p role="alert" className="text-sm text-red-700">
-            {error}
-          </p>
-        ) : null}
-        <Button type="submit" size="lg" className="w-full" disabled={busy}>
-          Sign in
-        </Button>
+        <SubmitRow error={error} busy={busy} label="Sign in" />
       </form>
       {sso ? (
         <Button variant="secondary" size="lg" className="w-full" onClick={startSso} disabled={busy}>
@@ -159,14 +168,7 @@ export function NewAccountForm({
         <input name="password" type="password" required minLength={8} className={input} autoComplete="new-password" />
         {fieldError("password")}
       </label>
-      {error ? (
-        <p role="alert" className="text-sm text-red-700">
-          {error}
-        </p>
-      ) : null}
-      <Button type="submit" size="lg" className="w-full" disabled={busy}>
-        {submitLabel}
-      </Button>
+      <SubmitRow error={error} busy={busy} label={submitLabel} />
     </form>
   );
 }

@@ -25,6 +25,18 @@ type Supply = (input: {
   ActionResult<{ supplied: { replayId: string; status: string | null; error: { message: string } | null }[] }>
 >;
 
+/** The waiting replays, each a link to its page, separated by commas. */
+function ReplayLinks({ members }: { members: readonly { replayId: string; session: { label: string } }[] }) {
+  return members.map((m, i) => (
+    <span key={m.replayId}>
+      {i > 0 ? ", " : ""}
+      <Link href={`/replays/${m.replayId}`} className="text-indigo-700 hover:underline">
+        {m.session.label}
+      </Link>
+    </span>
+  ));
+}
+
 function GroupForm({ experimentId, group, supply }: { experimentId: string; group: FixtureGroupView; supply: Supply }) {
   const [output, setOutput] = useState(group.prefillText);
   const [note, setNote] = useState("");
@@ -60,14 +72,7 @@ function GroupForm({ experimentId, group, supply }: { experimentId: string; grou
       </h3>
       <p className="mt-1 text-xs text-slate-600">
         {n === 1 ? "" : "Same tool, same arguments: one fixture answers all of them. "}
-        {group.members.map((m, i) => (
-          <span key={m.replayId}>
-            {i > 0 ? ", " : ""}
-            <Link href={`/replays/${m.replayId}`} className="text-indigo-700 hover:underline">
-              {m.session.label}
-            </Link>
-          </span>
-        ))}
+        <ReplayLinks members={group.members} />
       </p>
       <div className="mt-2 text-xs text-slate-500">Arguments</div>
       <JsonBlock value={group.args} />
@@ -137,15 +142,7 @@ export function FixtureGroups({
       {ungrouped.length > 0 ? (
         <p className="mt-2 text-xs text-slate-600">
           Without a cache key, these wait on calls that cannot be matched to others; supply each on its replay&apos;s
-          page:{" "}
-          {ungrouped.map((m, i) => (
-            <span key={m.replayId}>
-              {i > 0 ? ", " : ""}
-              <Link href={`/replays/${m.replayId}`} className="text-indigo-700 hover:underline">
-                {m.session.label}
-              </Link>
-            </span>
-          ))}
+          page: <ReplayLinks members={ungrouped} />
         </p>
       ) : null}
     </section>

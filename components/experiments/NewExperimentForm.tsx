@@ -10,9 +10,18 @@ import { Notice } from "@/components/ui/Notice";
 import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";
 import { Card } from "@/components/ui/Card";
 import { useActionForm } from "@/components/ui/useActionForm";
+import { StatusOptions } from "@/components/sessions/StatusOptions";
 
 type Filter = { status: string; tool: string; q: string; from: string; to: string };
 const NO_FILTER: Filter = { status: "", tool: "", q: "", from: "", to: "" };
+
+/** The filters typed in rather than picked, in the order they are shown. */
+const TEXT_FILTERS: { field: Exclude<keyof Filter, "status">; label: string; type?: string; placeholder?: string }[] = [
+  { field: "tool", label: "Tool used", placeholder: "e.g. lookup_order" },
+  { field: "q", label: "Text", placeholder: "words in the session" },
+  { field: "from", label: "Started on or after", type: "date" },
+  { field: "to", label: "Started on or before", type: "date" },
+];
 
 /** The filters that are set, as the server takes them (empty ones left out). */
 function filterInput(f: Filter) {
@@ -148,47 +157,21 @@ export function NewExperimentForm({
               className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm"
             >
               <option value="">any</option>
-              <option value="completed">completed</option>
-              <option value="failed">failed</option>
-              <option value="incomplete">incomplete</option>
+              <StatusOptions />
             </select>
           </label>
-          <label className="block">
-            <span className="text-xs font-medium text-slate-700">Tool used</span>
-            <input
-              value={filter.tool}
-              onChange={setField("tool")}
-              placeholder="e.g. lookup_order"
-              className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
-            />
-          </label>
-          <label className="block">
-            <span className="text-xs font-medium text-slate-700">Text</span>
-            <input
-              value={filter.q}
-              onChange={setField("q")}
-              placeholder="words in the session"
-              className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
-            />
-          </label>
-          <label className="block">
-            <span className="text-xs font-medium text-slate-700">Started on or after</span>
-            <input
-              type="date"
-              value={filter.from}
-              onChange={setField("from")}
-              className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
-            />
-          </label>
-          <label className="block">
-            <span className="text-xs font-medium text-slate-700">Started on or before</span>
-            <input
-              type="date"
-              value={filter.to}
-              onChange={setField("to")}
-              className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
-            />
-          </label>
+          {TEXT_FILTERS.map(({ field, label, type, placeholder }) => (
+            <label key={field} className="block">
+              <span className="text-xs font-medium text-slate-700">{label}</span>
+              <input
+                type={type}
+                value={filter[field]}
+                onChange={setField(field)}
+                placeholder={placeholder}
+                className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
+              />
+            </label>
+          ))}
         </div>
         {filtered ? (
           <p className="mt-2 text-sm text-slate-700" data-testid="cohort-matching" role="status">

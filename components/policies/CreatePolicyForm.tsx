@@ -10,6 +10,7 @@ import { Button } from "@/components/ui/Button";
 import { useUrlState } from "@/components/ui/useUrlState";
 import { Card } from "@/components/ui/Card";
 import { useActionForm } from "@/components/ui/useActionForm";
+import { PolicyFileInput } from "./PolicyFileInput";
 
 const PRESETS = Object.keys(PRESET_LABELS) as Preset[];
 
@@ -124,16 +125,7 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
               value={text}
               onChange={(e) => setText(e.target.value)}
             />
-            <input
-              type="file"
-              accept="application/json,.json"
-              aria-label="Upload a policy file"
-              className="mt-1 text-xs"
-              onChange={(e) => {
-                const file = e.target.files?.[0];
-                if (file) void file.text().then(setText);
-              }}
-            />
+            <PolicyFileInput onText={setText} className="mt-1 text-xs" />
             {fieldError("source.text")}
           </label>
         )}

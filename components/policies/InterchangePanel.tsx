@@ -14,6 +14,7 @@ import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { TabPanel, Tabs } from "@/components/ui/Tabs";
 import { useUrlState } from "@/components/ui/useUrlState";
+import { PolicyFileInput } from "./PolicyFileInput";
 
 function download(filename: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
@@ -158,16 +159,7 @@ export function InterchangePanel({
               placeholder='{"default": {"type": "history", "scope": "baseline", "on_miss": "fail"}, "tools": {}}'
             />
             <div className="flex flex-wrap items-center gap-2">
-              <input
-                type="file"
-                accept="application/json,.json"
-                aria-label="Upload a policy file"
-                className="text-xs"
-                onChange={(e) => {
-                  const file = e.target.files?.[0];
-                  if (file) void file.text().then(setImportText);
-                }}
-              />
+              <PolicyFileInput onText={setImportText} className="text-xs" />
               <Button
                 size="sm"
                 disabled={!importText.trim()}

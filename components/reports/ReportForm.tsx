@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { STEPS_BY_SOURCE_WORDS } from "@/lib/comparison-words";
@@ -20,6 +20,7 @@ import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { TabPanel, Tabs } from "@/components/ui/Tabs";
 import { useActionForm } from "@/components/ui/useActionForm";
+import { ActionError } from "./ActionError";
 
 export interface ReportFormProps {
   replayId: string;
@@ -69,6 +70,21 @@ const TEXT_FIELDS: { key: TextKey; label: string; hint: string }[] = [
   { key: "hypothesis", label: "Hypothesis", hint: "Why you think it happened, and what the branch tested." },
   { key: "nextActions", label: "Next actions", hint: "Fixes, owners, follow-up replays." },
 ];
+
+/** A section the report takes from the replay as it is (the author cannot leave it out or edit it). */
+function FilledCard({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <Card aria-labelledby={id}>
+      <div className="flex items-baseline justify-between">
+        <h2 id={id} className="text-sm font-semibold text-slate-900">
+          {title}
+        </h2>
+        <span className="text-xs text-slate-500">filled from the replay · always included</span>
+      </div>
+      {children}
+    </Card>
+  );
+}
 
 function MarkdownField({
   id,
@@ -200,26 +216,14 @@ export function ReportForm(props: ReportFormProps) {
           />
         ))}
 
-        <Card aria-labelledby="policy-heading">
-          <div className="flex items-baseline justify-between">
-            <h2 id="policy-heading" className="text-sm font-semibold text-slate-900">
-              Policy
-            </h2>
-            <span className="text-xs text-slate-500">filled from the replay · always included</span>
-          </div>
+        <FilledCard id="policy-heading" title="Policy">
           <p className="mt-1 mb-2 text-xs text-slate-600">
             {props.policy.versionLabel} · hash <code className="font-mono break-all">{props.policy.hash}</code>
           </p>
           <JsonBlock value={props.policy.document} />
-        </Card>
+        </FilledCard>
 
-        <Card aria-labelledby="evidence-heading">
-          <div className="flex items-baseline justify-between">
-            <h2 id="evidence-heading" className="text-sm font-semibold text-slate-900">
-              Evidence
-            </h2>
-            <span className="text-xs text-slate-500">filled from the replay · always included</span>
-          </div>
+        <FilledCard id="evidence-heading" title="Evidence">
           <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
             <StrengthBadge strength={props.evidence.strength} />
             <Badge>{props.evidence.comparability?.replaceAll("_", " ") ?? "comparability unknown"}</Badge>
@@ -261,7 +265,7 @@ export function ReportForm(props: ReportFormProps) {
           {fieldError("sections.pinnedPairs") ? (
             <p className="mt-1 text-xs text-rose-700">{fieldError("sections.pinnedPairs")}</p>
           ) : null}
-        </Card>
+        </FilledCard>
 
         <MarkdownField
           id="section-nextActions"
@@ -320,11 +324,7 @@ export function ReportForm(props: ReportFormProps) {
             The report is saved as a draft: you can edit or delete it until you publish it. Publishing needs a Finding
             and freezes the report as a snapshot; only a published report can be shared.
           </p>
-          {error ? (
-            <p role="alert" className="mt-2 text-sm text-rose-700">
-              {error.message}
-            </p>
-          ) : null}
+          <ActionError error={error} />
           <Button type="submit" disabled={pending} className="mt-3 w-full">
             {pending ? "Saving…" : initial ? "Save draft" : "Save as draft"}
           </Button>

@@ -5,6 +5,7 @@ import { Button, ButtonLink } from "@/components/ui/Button";
 import { ConfirmButton } from "@/components/ui/ConfirmButton";
 import { useActionForm } from "@/components/ui/useActionForm";
 import type { ActionResult } from "@/lib/http/action";
+import { ActionError } from "./ActionError";
 
 type Ref = { reportId: string };
 
@@ -86,11 +87,7 @@ export function ReportLifecycle({
           Delete…
         </ConfirmButton>
       </div>
-      {error ? (
-        <p role="alert" className="mt-2 text-sm text-rose-700">
-          {error.message}
-        </p>
-      ) : null}
+      <ActionError error={error} />
     </section>
   );
 }

@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { useActionForm } from "@/components/ui/useActionForm";
 import { DataTable } from "@/components/ui/DataTable";
+import { ActionError } from "./ActionError";
 
 export interface ShareRow {
   id: string;
@@ -89,11 +90,7 @@ export function SharePanel({
           Create share link
         </Button>
       </div>
-      {error ? (
-        <p role="alert" className="mt-2 text-sm text-rose-700">
-          {error.message}
-        </p>
-      ) : null}
+      <ActionError error={error} />
       {created ? (
         <div className="mt-3 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm">
           <p className="font-medium text-emerald-900">Copy this link now: it is shown only once.</p>

@@ -1,5 +1,6 @@
 type Values = { agent?: string; status?: string; tool?: string; q?: string };
 import { Button } from "@/components/ui/Button";
+import { StatusOptions } from "./StatusOptions";
 
 /** A plain GET form: the filters live in the URL, so a link reproduces the view. */
 export function SessionFilters({ agents, tools, values }: { agents: string[]; tools: string[]; values: Values }) {
@@ -32,9 +33,7 @@ export function SessionFilters({ agents, tools, values }: { agents: string[]; to
         Status
         <select name="status" defaultValue={values.status ?? ""} className={field}>
           <option value="">Any status</option>
-          <option value="completed">completed</option>
-          <option value="failed">failed</option>
-          <option value="incomplete">incomplete</option>
+          <StatusOptions />
         </select>
       </label>
       <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">

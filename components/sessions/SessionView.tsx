@@ -17,8 +17,34 @@ import { TabPanel, Tabs } from "@/components/ui/Tabs";
 
 const VIEW_LABEL: Record<SessionViewName, string> = { chat: "Conversation", timeline: "Steps", waterfall: "Latency" };
 const LIST_HEIGHT = "70vh";
-/** Estimated height of one step in each view, until its window is measured. */
-const PER_STEP = { chat: 60, timeline: 40, waterfall: WATERFALL_ROW } as const;
+/**
+ * Each view's list: the estimated height of one step until its window is measured, and how the
+ * list is named and framed.
+ */
+const LISTS: Record<
+  SessionViewName,
+  { perStep: number; label: string; role: string; testId?: string; className: string }
+> = {
+  chat: {
+    perStep: 60,
+    label: "Conversation",
+    role: "log",
+    testId: "chat-view",
+    className: "rounded-lg border border-slate-200 bg-slate-50",
+  },
+  timeline: {
+    perStep: 40,
+    label: "Timeline",
+    role: "region",
+    className: "rounded-lg border border-slate-200 bg-slate-50 p-1.5",
+  },
+  waterfall: {
+    perStep: WATERFALL_ROW,
+    label: "Latency waterfall",
+    role: "list",
+    className: "rounded-b-lg border border-t-0 border-slate-200 bg-white",
+  },
+};
 /** Windows of steps kept in the browser after they scroll away (they load again when scrolled back to). */
 const WINDOW_GC_MS = 30_000;
 
@@ -184,32 +210,41 @@ type ListProps = {
 const windowCount = (span: Span) => Math.ceil((span.lastSeq - span.firstSeq + 1) / span.window);
 const cursorOf = (span: Span, index: number) => span.firstSeq + index * span.window;
 
-/** One window of step summaries (the steps and latency views share it). */
-function useStepsWindow(sessionId: string, span: Span, cursor: number, initial: InitialWindow | null) {
+/** What every window of a list is drawn from: the session, its span, where the window starts and the server's first window. */
+type WindowProps = { sessionId: string; span: Span; cursor: number; initial: InitialWindow | null };
+
+/** One window of a session's steps or conversation, kept a while after it scrolls away; the server's first window seeds it. */
+function useSessionWindow<T>(
+  kind: InitialWindow["kind"],
+  { sessionId, span, cursor }: WindowProps,
+  initialData: T | undefined,
+  load: (args: { sessionId: string; cursor: number; limit: number }) => Promise<T>,
+) {
   return useQuery({
-    queryKey: ["session-window", sessionId, "steps", cursor, span.window],
+    queryKey: ["session-window", sessionId, kind, cursor, span.window],
     staleTime: Infinity,
     gcTime: WINDOW_GC_MS,
-    initialData: initial?.kind === "steps" && initial.cursor === cursor ? initial.steps : undefined,
-    queryFn: async () => {
-      const result = await sessionStepsAction({ sessionId, cursor, limit: span.window });
-      if (!result.ok) throw new Error(result.error.message);
-      return result.data.steps;
-    },
+    initialData,
+    queryFn: () => load({ sessionId, cursor, limit: span.window }),
   });
 }
 
-function useChatWindow(sessionId: string, span: Span, cursor: number, initial: InitialWindow | null) {
-  return useQuery({
-    queryKey: ["session-window", sessionId, "chat", cursor, span.window],
-    staleTime: Infinity,
-    gcTime: WINDOW_GC_MS,
-    initialData: initial?.kind === "chat" && initial.cursor === cursor ? initial.items : undefined,
-    queryFn: async () => {
-      const result = await sessionConversationAction({ sessionId, cursor, limit: span.window });
-      if (!result.ok) throw new Error(result.error.message);
-      return result.data.items;
-    },
+/** One window of step summaries (the steps and latency views share it). */
+function useStepsWindow(w: WindowProps) {
+  const seed = w.initial?.kind === "steps" && w.initial.cursor === w.cursor ? w.initial.steps : undefined;
+  return useSessionWindow("steps", w, seed, async (args) => {
+    const result = await sessionStepsAction(args);
+    if (!result.ok) throw new Error(result.error.message);
+    return result.data.steps;
+  });
+}
+
+function useChatWindow(w: WindowProps) {
+  const seed = w.initial?.kind === "chat" && w.initial.cursor === w.cursor ? w.initial.items : undefined;
+  return useSessionWindow("chat", w, seed, async (args) => {
+    const result = await sessionConversationAction(args);
+    if (!result.ok) throw new Error(result.error.message);
+    return result.data.items;
   });
 }
 
@@ -218,24 +253,18 @@ function useChatWindow(sessionId: string, span: Span, cursor: number, initial: I
  * side) are in the page; each measures itself once loaded.
  */
 function WindowList({
-  span,
-  perStep,
-  startSeq,
-  label,
-  role,
-  testId,
-  className,
+  view,
+  of: { sessionId, span, initial },
+  startSeq = null,
   children,
 }: {
-  span: Span;
-  perStep: number;
-  startSeq: number | null;
-  label: string;
-  role: string;
-  testId?: string;
-  className: string;
-  children: (index: number, cursor: number) => ReactNode;
+  view: SessionViewName;
+  /** The session and its first window, as the list was given them. */
+  of: Pick<ListProps, "sessionId" | "span" | "initial">;
+  startSeq?: number | null;
+  children: (window: WindowProps) => ReactNode;
 }) {
+  const { perStep, label, role, testId, className } = LISTS[view];
   const { parentRef, virtualizer } = useWindowList({
     windows: windowCount(span),
     windowHeight: span.window * perStep,
@@ -254,7 +283,7 @@ function WindowList({
       <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {virtualizer.getVirtualItems().map((v) => (
           <div key={v.key} data-index={v.index} ref={virtualizer.measureElement} style={virtualItemStyle(v.start)}>
-            {children(v.index, cursorOf(span, v.index))}
+            {children({ sessionId, span, initial, cursor: cursorOf(span, v.index) })}
           </div>
         ))}
       </div>
@@ -262,39 +291,17 @@ function WindowList({
   );
 }
 
-function ChatList({ sessionId, span, openAll, initial }: ListProps) {
+function ChatList({ openAll, ...of }: ListProps) {
   return (
-    <WindowList
-      span={span}
-      perStep={PER_STEP.chat}
-      startSeq={null}
-      label="Conversation"
-      role="log"
-      testId="chat-view"
-      className="rounded-lg border border-slate-200 bg-slate-50"
-    >
-      {(index, cursor) => (
-        <ChatWindow key={index} sessionId={sessionId} span={span} cursor={cursor} initial={initial} openAll={openAll} />
-      )}
+    <WindowList view="chat" of={of}>
+      {(w) => <ChatWindow {...w} openAll={openAll} />}
     </WindowList>
   );
 }
 
-function ChatWindow({
-  sessionId,
-  span,
-  cursor,
-  initial,
-  openAll,
-}: {
-  sessionId: string;
-  span: Span;
-  cursor: number;
-  initial: InitialWindow | null;
-  openAll: OpenAll;
-}) {
-  const { data, error } = useChatWindow(sessionId, span, cursor, initial);
-  if (!data) return <WindowPending error={error} height={span.window * PER_STEP.chat} />;
+function ChatWindow({ openAll, ...w }: WindowProps & { openAll: OpenAll }) {
+  const { data, error } = useChatWindow(w);
+  if (!data) return <WindowPending error={error} height={w.span.window * LISTS.chat.perStep} />;
   return data.map((item) => (
     <div key={item.key} className="px-3 py-1.5">
       <ChatEntry item={item} openAll={openAll} />
@@ -302,55 +309,24 @@ function ChatWindow({
   ));
 }
 
-function StepsList({ sessionId, span, openAll, initial, openSeq }: ListProps) {
+function StepsList({ openAll, openSeq, ...of }: ListProps) {
   return (
     <div data-testid="timeline-view">
-      <WindowList
-        span={span}
-        perStep={PER_STEP.timeline}
-        startSeq={openSeq}
-        label="Timeline"
-        role="region"
-        className="rounded-lg border border-slate-200 bg-slate-50 p-1.5"
-      >
-        {(index, cursor) => (
-          <StepsWindow
-            key={index}
-            sessionId={sessionId}
-            span={span}
-            cursor={cursor}
-            initial={initial}
-            openAll={openAll}
-            openSeq={openSeq}
-          />
-        )}
+      <WindowList view="timeline" of={of} startSeq={openSeq}>
+        {(w) => <StepsWindow {...w} openAll={openAll} openSeq={openSeq} />}
       </WindowList>
     </div>
   );
 }
 
-function StepsWindow({
-  sessionId,
-  span,
-  cursor,
-  initial,
-  openAll,
-  openSeq,
-}: {
-  sessionId: string;
-  span: Span;
-  cursor: number;
-  initial: InitialWindow | null;
-  openAll: OpenAll;
-  openSeq: number | null;
-}) {
-  const { data, error } = useStepsWindow(sessionId, span, cursor, initial);
+function StepsWindow({ openAll, openSeq, ...w }: WindowProps & { openAll: OpenAll; openSeq: number | null }) {
+  const { data, error } = useStepsWindow(w);
   const nodes = useMemo(() => (data ? buildTimeline(data) : []), [data]);
-  if (!data) return <WindowPending error={error} height={span.window * PER_STEP.timeline} />;
+  if (!data) return <WindowPending error={error} height={w.span.window * LISTS.timeline.perStep} />;
   return (
     <ol className="flex flex-col gap-1.5 pb-1.5">
       {nodes.map((node) => (
-        <StepNode key={node.event.seq} sessionId={sessionId} node={node} openAll={openAll} openSeq={openSeq} />
+        <StepNode key={node.event.seq} sessionId={w.sessionId} node={node} openAll={openAll} openSeq={openSeq} />
       ))}
     </ol>
   );
@@ -382,51 +358,20 @@ function WaterfallHeader({ totalMs, children }: { totalMs: number; children: Rea
   );
 }
 
-function WaterfallList({ sessionId, span, initial, t0, totalMs }: ListProps & { t0: number | null; totalMs: number }) {
+function WaterfallList({ t0, totalMs, ...of }: ListProps & { t0: number | null; totalMs: number }) {
   return (
     <WaterfallHeader totalMs={totalMs}>
-      <WindowList
-        span={span}
-        perStep={PER_STEP.waterfall}
-        startSeq={null}
-        label="Latency waterfall"
-        role="list"
-        className="rounded-b-lg border border-t-0 border-slate-200 bg-white"
-      >
-        {(index, cursor) => (
-          <WaterfallWindow
-            key={index}
-            sessionId={sessionId}
-            span={span}
-            cursor={cursor}
-            initial={initial}
-            t0={t0}
-            totalMs={totalMs}
-          />
-        )}
+      <WindowList view="waterfall" of={of}>
+        {(w) => <WaterfallWindow {...w} t0={t0} totalMs={totalMs} />}
       </WindowList>
     </WaterfallHeader>
   );
 }
 
-function WaterfallWindow({
-  sessionId,
-  span,
-  cursor,
-  initial,
-  t0,
-  totalMs,
-}: {
-  sessionId: string;
-  span: Span;
-  cursor: number;
-  initial: InitialWindow | null;
-  t0: number | null;
-  totalMs: number;
-}) {
-  const { data, error } = useStepsWindow(sessionId, span, cursor, initial);
+function WaterfallWindow({ t0, totalMs, ...w }: WindowProps & { t0: number | null; totalMs: number }) {
+  const { data, error } = useStepsWindow(w);
   const rows = useMemo(() => (data ? buildWaterfall(data, { t0 }).rows : []), [data, t0]);
-  if (!data) return <WindowPending error={error} height={span.window * PER_STEP.waterfall} />;
+  if (!data) return <WindowPending error={error} height={w.span.window * LISTS.waterfall.perStep} />;
   return rows.map((r) => <WaterfallBar key={r.seq} r={r} rows={rows} totalMs={t0 === null ? 0 : totalMs} />);
 }
 

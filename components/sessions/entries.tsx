@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { sessionStepAction } from "@/lib/actions/sessions";
 import { Markdown } from "@/components/reports/Markdown";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
@@ -22,30 +22,50 @@ const ROLE_STYLE = {
   assistant: "border-indigo-200 bg-white",
 } as const;
 
+/** A full-width entry of the conversation that is not a turn of its own (a tool's result, the final answer). */
+function ChatBox({
+  className,
+  role,
+  head,
+  children,
+}: {
+  className: string;
+  role: string;
+  head: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <div className={`rounded-md border px-3 py-2 ${className}`} data-testid="chat-item" data-role={role}>
+      {head}
+      {children}
+    </div>
+  );
+}
+
 export function ChatEntry({ item, openAll }: { item: ChatItem; openAll: OpenAll }) {
   if (item.type === "tool_result")
     return (
-      <div
-        className="ml-8 rounded-md border border-slate-200 bg-white px-3 py-2"
-        data-testid="chat-item"
-        data-role="tool"
+      <ChatBox
+        className="ml-8 border-slate-200 bg-white"
+        role="tool"
+        head={
+          <div className="mb-1 text-xs text-slate-500">
+            tool result {item.name ? <span className="font-mono">{item.name}</span> : null} · step #{item.seq}
+          </div>
+        }
       >
-        <div className="mb-1 text-xs text-slate-500">
-          tool result {item.name ? <span className="font-mono">{item.name}</span> : null} · step #{item.seq}
-        </div>
         <pre className="max-h-64 overflow-auto font-mono text-xs break-words whitespace-pre-wrap">{item.text}</pre>
-      </div>
+      </ChatBox>
     );
   if (item.type === "final")
     return (
-      <div
-        className="rounded-md border border-emerald-200 bg-emerald-50 px-3 py-2"
-        data-testid="chat-item"
-        data-role="final"
+      <ChatBox
+        className="border-emerald-200 bg-emerald-50"
+        role="final"
+        head={<div className="mb-1 text-xs font-medium text-emerald-800">Final answer · step #{item.seq}</div>}
       >
-        <div className="mb-1 text-xs font-medium text-emerald-800">Final answer · step #{item.seq}</div>
         <Markdown text={item.text} empty="(empty)" />
-      </div>
+      </ChatBox>
     );
   const right = item.role === "user";
   return (

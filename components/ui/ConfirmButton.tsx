@@ -40,7 +40,8 @@ export function ConfirmButton({
 }) {
   const [asking, setAsking] = useState(false);
   const id = useId();
-  if (native) {
+  // The first press: the browser's own dialog asks (native), or the button turns into the question below.
+  if (native || !asking) {
     return (
       <Button
         variant="dangerOutline"
@@ -48,21 +49,9 @@ export function ConfirmButton({
         className={className}
         disabled={disabled || pending}
         onClick={() => {
-          if (window.confirm(question)) onConfirm();
+          if (!native) setAsking(true);
+          else if (window.confirm(question)) onConfirm();
         }}
-      >
-        {children}
-      </Button>
-    );
-  }
-  if (!asking) {
-    return (
-      <Button
-        variant="dangerOutline"
-        size={size}
-        className={className}
-        disabled={disabled || pending}
-        onClick={() => setAsking(true)}
       >
         {children}
       </Button>

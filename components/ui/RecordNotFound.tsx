@@ -1,6 +1,4 @@
-import Link from "next/link";
 import type { RecordKind } from "@/lib/http/detail-routes";
-import { buttonClass } from "./Button";
 import { EmptyState } from "./EmptyState";
 
 const WORDS: Record<RecordKind | "page", { title: string; href: string; back: string }> = {
@@ -18,14 +16,7 @@ const WORDS: Record<RecordKind | "page", { title: string; href: string; back: st
 export function RecordNotFound({ kind }: { kind: RecordKind | "page" }) {
   const words = WORDS[kind];
   return (
-    <EmptyState
-      title={words.title}
-      action={
-        <Link href={words.href} className={buttonClass()}>
-          {words.back}
-        </Link>
-      }
-    >
+    <EmptyState title={words.title} link={{ href: words.href, label: words.back }}>
       {kind === "page"
         ? "No page has this address. Check the link, or start from the home page."
         : "Nothing has this id: it may have been deleted, or the link is wrong."}

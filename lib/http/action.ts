@@ -63,13 +63,18 @@ export function validatedAction<S extends z.ZodType, T>(
     try {
       return { ok: true, data: await fn(await actingUser(), parsed.data, await db()) };
     } catch (error) {
-      if (error instanceof AppError) return failure(error);
-      const fromDb = appErrorFromDatabase(error);
-      if (fromDb) return failure(fromDb);
-      console.error("Unexpected error in a server action:", error);
-      return failure(new AppError("internal_error", "Something went wrong on the server; nothing was changed."));
+      return failureOf(error);
     }
   };
+}
+
+/** What a thrown error becomes in an action's answer: our own errors and known database ones as they are, anything else a 500 that is logged. */
+function failureOf(error: unknown) {
+  if (error instanceof AppError) return failure(error);
+  const fromDb = appErrorFromDatabase(error);
+  if (fromDb) return failure(fromDb);
+  console.error("Unexpected error in a server action:", error);
+  return failure(new AppError("internal_error", "Something went wrong on the server; nothing was changed."));
 }
 
 /** An action anyone may call (first-run setup, accepting an invitation): the operation itself checks its token. */
@@ -78,11 +83,7 @@ export function publicAction<T>(fn: (input: unknown, prisma: Db) => Promise<T>) 
     try {
       return { ok: true, data: await fn(input, await db()) };
     } catch (error) {
-      if (error instanceof AppError) return failure(error);
-      const fromDb = appErrorFromDatabase(error);
-      if (fromDb) return failure(fromDb);
-      console.error("Unexpected error in a server action:", error);
-      return failure(new AppError("internal_error", "Something went wrong on the server; nothing was changed."));
+      return failureOf(error);
     }
   };
 }

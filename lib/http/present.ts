@@ -83,18 +83,14 @@ export function presentExperiment(e: ExperimentDetail) {
   };
 }
 
-/** A session in a list, as the API shows it. */
-export function presentListItem(s: SessionListItem) {
+/** What names a session and says how it ended, first in both the list and the single-session answers. */
+function sessionIdentity(s: SessionListItem | SessionHead) {
+  return { id: s.id, title: s.title, externalId: s.externalId, format: s.format, status: s.status };
+}
+
+/** A session's totals, as both the list and the single-session answers show them (in this order). */
+function sessionTotals(s: SessionListItem | SessionHead) {
   return {
-    id: s.id,
-    title: s.title,
-    externalId: s.externalId,
-    format: s.format,
-    status: s.status,
-    agent: s.agent,
-    agentVersion: s.agentVersion.version,
-    agentVersionId: s.agentVersionId,
-    startedAt: s.startedAt,
     durationMs: s.durationMs,
     eventCount: s.eventCount,
     modelCallCount: s.modelCallCount,
@@ -104,6 +100,18 @@ export function presentListItem(s: SessionListItem) {
     outputTokens: s.outputTokens,
     costUsd: s.costUsd,
     toolNames: s.toolNames,
+  };
+}
+
+/** A session in a list, as the API shows it. */
+export function presentListItem(s: SessionListItem) {
+  return {
+    ...sessionIdentity(s),
+    agent: s.agent,
+    agentVersion: s.agentVersion.version,
+    agentVersionId: s.agentVersionId,
+    startedAt: s.startedAt,
+    ...sessionTotals(s),
     createdAt: s.createdAt,
   };
 }
@@ -111,25 +119,13 @@ export function presentListItem(s: SessionListItem) {
 /** A session without its events, as the API shows it (the fields before `events`). */
 export function presentSessionHead(s: SessionHead) {
   return {
-    id: s.id,
-    title: s.title,
-    externalId: s.externalId,
-    format: s.format,
-    status: s.status,
+    ...sessionIdentity(s),
     isReplay: s.isReplay,
     agent: { id: s.agent.id, name: s.agent.name, adapter: s.agent.adapter },
     agentVersion: { id: s.agentVersion.id, version: s.agentVersion.version, capabilities: s.agentVersion.capabilities },
     startedAt: s.startedAt,
     endedAt: s.endedAt,
-    durationMs: s.durationMs,
-    eventCount: s.eventCount,
-    modelCallCount: s.modelCallCount,
-    toolCallCount: s.toolCallCount,
-    errorCount: s.errorCount,
-    inputTokens: s.inputTokens,
-    outputTokens: s.outputTokens,
-    costUsd: s.costUsd,
-    toolNames: s.toolNames,
+    ...sessionTotals(s),
     metadata: s.metadata,
     createdAt: s.createdAt,
   };

@@ -73,52 +73,56 @@ async function* withCounterfactual(
   yield* present(await replayCounterfactual(principal, { replayId }, prisma));
 }
 
-/**
- * GET /api/v1/replays/:id: the replay with its counterfactual (fork, verdicts,
- * trial set), read after the replay's stamp, as comparisonAnswer's.
- */
-export async function replayDocumentAnswer(
+type Counterfactual = Awaited<ReturnType<typeof replayCounterfactual>>;
+
+/** A GET answer of a replay's document with its counterfactual, as the two below are. */
+type CounterfactualAnswer = (
   principal: Principal,
   prisma: Db,
   replayId: string,
   opts: { where: string; inputs?: InputsForm },
-): Promise<Response> {
-  return streamedReplay(
-    principal,
-    prisma,
-    replayId,
-    ({ meta, steps, unchanged }) =>
-      withCounterfactual(principal, prisma, replayId, (counterfactual) =>
-        presentReplayJson(meta, steps, counterfactual, { inputs: opts.inputs ?? "full", unchanged }),
-      ),
-    { where: opts.where },
-  );
+) => Promise<Response>;
+
+/**
+ * Such an answer, from how its document is opened and written: read again as readAgain says, its
+ * counterfactual read after the replay's stamp (withCounterfactual), model inputs whole unless asked.
+ */
+function counterfactualAnswer<O extends { unchanged: () => Promise<void> }>(
+  open: (principal: Principal, prisma: Db, replayId: string) => Promise<O>,
+  present: (opened: O, counterfactual: Counterfactual, inputs: InputsForm) => AsyncIterable<string>,
+): CounterfactualAnswer {
+  return (principal, prisma, replayId, opts) =>
+    readAgain(
+      replayId,
+      () => open(principal, prisma, replayId),
+      (opened) =>
+        withCounterfactual(principal, prisma, replayId, (counterfactual) =>
+          present(opened, counterfactual, opts.inputs ?? "full"),
+        ),
+      { where: opts.where },
+    );
 }
+
+/**
+ * GET /api/v1/replays/:id: the replay with its counterfactual (fork, verdicts,
+ * trial set), read after the replay's stamp, as comparisonAnswer's.
+ */
+export const replayDocumentAnswer = counterfactualAnswer(
+  (principal, prisma, replayId) => openReplay(principal, { replayId }, prisma),
+  ({ meta, steps, unchanged }, counterfactual, inputs) =>
+    presentReplayJson(meta, steps, counterfactual, { inputs, unchanged }),
+);
 
 /**
  * GET /api/v1/replays/:id/comparison: the comparison of a replay with its base and
  * its counterfactual (fork, verdicts, trial set), both read after the replay's
  * stamp, so that a read again never pairs one run's steps with another's verdicts.
  */
-export async function comparisonAnswer(
-  principal: Principal,
-  prisma: Db,
-  replayId: string,
-  opts: { where: string; inputs?: InputsForm },
-): Promise<Response> {
-  return readAgain(
-    replayId,
-    () => openReplayComparison(principal, { replayId }, prisma),
-    ({ outline, baseRows, stepRows, unchanged }) =>
-      withCounterfactual(principal, prisma, replayId, (counterfactual) =>
-        presentComparisonJson(outline, baseRows, stepRows, counterfactual, {
-          inputs: opts.inputs ?? "full",
-          unchanged,
-        }),
-      ),
-    { where: opts.where },
-  );
-}
+export const comparisonAnswer = counterfactualAnswer(
+  (principal, prisma, replayId) => openReplayComparison(principal, { replayId }, prisma),
+  ({ outline, baseRows, stepRows, unchanged }, counterfactual, inputs) =>
+    presentComparisonJson(outline, baseRows, stepRows, counterfactual, { inputs, unchanged }),
+);
 
 export async function replayAnswer(
   principal: Principal,

@@ -33,17 +33,7 @@ export interface ReportSource {
   };
   session: { id: string; title: string | null; externalId: string | null; agentName: string; adapter: string };
   evidence: Evidence;
-  fixtures: readonly {
-    id: string;
-    toolName: string;
-    callId: string | null;
-    stepIdx: number | null;
-    output: unknown;
-    error: unknown;
-    author: string;
-    note: string;
-    createdAt: Date | string;
-  }[];
+  fixtures: readonly SnapshotFixture<Date | string>[];
   approvals: readonly {
     step: number;
     tool: string;
@@ -83,7 +73,8 @@ export function staleRecordingsUsedBy(
   return { investigationId: check.id, checkedAt: check.finishedAt, used };
 }
 
-export type SnapshotFixture = {
+/** A fixture the branch used, as frozen into a report (its time a string); the source may still hold a Date. */
+export type SnapshotFixture<When = string> = {
   id: string;
   toolName: string;
   callId: string | null;
@@ -92,7 +83,7 @@ export type SnapshotFixture = {
   error: unknown;
   author: string;
   note: string;
-  createdAt: string;
+  createdAt: When;
 };
 
 export type SnapshotLiveCall = LiveCallRecord;

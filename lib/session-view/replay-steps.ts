@@ -1,5 +1,5 @@
 import type { ReplayStep } from "@/lib/replay";
-import { stepPreview } from "./steps";
+import { stepHead, stepPreview } from "./steps";
 
 /**
  * A branch step as the replay page lists it: where it came from and how it
@@ -20,8 +20,6 @@ export interface ReplayStepSummary {
   preview: string;
 }
 
-const NAME = 200;
-
 /** The summary of a step; a model call's input may be left out (the preview never reads it). */
 export function summarizeReplayStep(
   s: Pick<
@@ -32,10 +30,7 @@ export function summarizeReplayStep(
   },
 ): ReplayStepSummary {
   return {
-    seq: s.seq,
-    kind: s.kind,
-    name: s.name.length > NAME ? `${s.name.slice(0, NAME - 1)}…` : s.name,
-    status: s.status,
+    ...stepHead(s),
     source: s.source,
     baseSeq: s.baseSeq,
     equalsBase: s.equalsBase,

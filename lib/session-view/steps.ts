@@ -43,13 +43,22 @@ export function stepPreview(e: Pick<SessionEvent, "kind" | "input" | "output" | 
   return previewText(e.output ?? e.input, PREVIEW);
 }
 
-/** A step's summary; `inputMessages` is given by the reader (it knows the stored prefix). */
-export function summarizeStep(e: SessionEvent, inputMessages: number | null = null): StepSummary {
+/** What every step summary starts with: its place, kind and status, and its name cut to NAME characters. */
+export function stepHead<E extends { seq: number; kind: unknown; name: string; status: unknown }>(
+  e: E,
+): Pick<E, "seq" | "kind" | "status"> & { name: string } {
   return {
     seq: e.seq,
     kind: e.kind,
     name: e.name.length > NAME ? `${e.name.slice(0, NAME - 1)}…` : e.name,
     status: e.status,
+  };
+}
+
+/** A step's summary; `inputMessages` is given by the reader (it knows the stored prefix). */
+export function summarizeStep(e: SessionEvent, inputMessages: number | null = null): StepSummary {
+  return {
+    ...stepHead(e),
     parentSeq: e.parentSeq,
     occurrence: e.occurrence,
     startedAt: e.startedAt,

@@ -6,7 +6,6 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { listReplays } from "@/lib/server/replays/replays";
 import { formatDateTime } from "@/lib/format";
-import { buttonClass } from "@/components/ui/Button";
 import { DataTable } from "@/components/ui/DataTable";
 import { Card } from "@/components/ui/Card";
 
@@ -23,14 +22,7 @@ export default async function ReplaysPage({ searchParams }: Props) {
     <>
       <PageHeader title="Replays" subtitle="Branches of recorded sessions, newest first." />
       {replays.length === 0 ? (
-        <EmptyState
-          title="No replays yet"
-          action={
-            <Link href="/sessions" className={buttonClass()}>
-              Choose a session
-            </Link>
-          }
-        >
+        <EmptyState title="No replays yet" link={{ href: "/sessions", label: "Choose a session" }}>
           Open a session and press “Replay this session” to run it as a branch under a policy, with or without edits.
         </EmptyState>
       ) : (

@@ -36,14 +36,7 @@ export default async function ReportsPage({ searchParams }: Props) {
         }
       />
       {reports.length === 0 ? (
-        <EmptyState
-          title="No reports yet"
-          action={
-            <Link href="/replays" className="text-sm font-medium text-indigo-700 hover:underline">
-              Go to replays →
-            </Link>
-          }
-        >
+        <EmptyState title="No reports yet" link={{ href: "/replays", label: "Go to replays →", look: "text" }}>
           Open a finished replay&apos;s comparison and choose “Create report”, or start one here with “New report” and
           pick a replay.
         </EmptyState>

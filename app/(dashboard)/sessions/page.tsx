@@ -6,7 +6,6 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { listSessions } from "@/lib/server/sessions/sessions";
-import { buttonClass } from "@/components/ui/Button";
 
 export const metadata: Metadata = { title: "Sessions" };
 export const dynamic = "force-dynamic";
@@ -52,14 +51,7 @@ export default async function SessionsPage({
             .
           </EmptyState>
         ) : (
-          <EmptyState
-            title="No sessions yet"
-            action={
-              <a href="/import" className={buttonClass()}>
-                Import sessions
-              </a>
-            }
-          >
+          <EmptyState title="No sessions yet" link={{ href: "/import", label: "Import sessions" }}>
             Import a recorded run: a native JSON session, an OpenAI chat log (τ-bench trajectories work as they are), or
             point an OpenTelemetry exporter at <code className="font-mono">/v1/traces</code>.
           </EmptyState>

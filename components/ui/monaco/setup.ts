@@ -39,26 +39,29 @@ const DIFF_TINTS = {
   "diffEditor.removedLineBackground": "#ff000026",
   "diffEditor.removedTextBackground": "#ff00002e",
 };
-monaco.editor.defineTheme(MONACO_THEMES.light, {
-  base: "vs",
-  inherit: true,
-  rules: [
-    { token: "string.key.json", foreground: "A21515" },
-    { token: "string.value.json", foreground: "044FA2" },
-    { token: "keyword.json", foreground: "044FA2" },
-    { token: "number", foreground: "065D3D" },
+/** Each theme: Monaco's own, with the JSON token colours above (darker or lighter) and the paler diff tints. */
+const THEMES: [name: string, base: "vs" | "vs-dark", rules: { token: string; foreground: string }[]][] = [
+  [
+    MONACO_THEMES.light,
+    "vs",
+    [
+      { token: "string.key.json", foreground: "A21515" },
+      { token: "string.value.json", foreground: "044FA2" },
+      { token: "keyword.json", foreground: "044FA2" },
+      { token: "number", foreground: "065D3D" },
+    ],
   ],
-  colors: DIFF_TINTS,
-});
-monaco.editor.defineTheme(MONACO_THEMES.dark, {
-  base: "vs-dark",
-  inherit: true,
-  rules: [
-    { token: "string.value.json", foreground: "DEB4A3" },
-    { token: "keyword.json", foreground: "DEB4A3" },
+  [
+    MONACO_THEMES.dark,
+    "vs-dark",
+    [
+      { token: "string.value.json", foreground: "DEB4A3" },
+      { token: "keyword.json", foreground: "DEB4A3" },
+    ],
   ],
-  colors: DIFF_TINTS,
-});
+];
+for (const [name, base, rules] of THEMES)
+  monaco.editor.defineTheme(name, { base, inherit: true, rules, colors: DIFF_TINTS });
 
 /** Registers JSON Schemas for documents opened under the given model URIs (completion and squiggles). */
 export function setJsonSchemas(schemas: { uri: string; fileMatch: string[]; schema: unknown }[]) {

@@ -113,6 +113,39 @@ function modelInput(
   };
 }
 
+/** A model call, read the same way whichever convention the span follows; only where each keeps its fields differs. */
+function modelReading(
+  span: OtlpSpan,
+  convention: Convention,
+  agentName: string | null,
+  call: {
+    model: string | undefined;
+    messages: Message[];
+    temperature: number | undefined;
+    toolsRaw: unknown[] | undefined;
+    output: Message | null;
+    usage: Usage | null;
+  },
+): SpanReading {
+  const tools = toolDefinitions(call.toolsRaw ?? []);
+  return {
+    role: "model",
+    convention,
+    span,
+    agentName,
+    tools,
+    step: {
+      ...timing(span),
+      kind: "model_call",
+      name: call.model ?? "unknown-model",
+      input: modelInput(call.messages, call.model, call.temperature, tools, call.toolsRaw),
+      output: call.output,
+      usage: call.usage,
+      ...outcome(span),
+    },
+  };
+}
+
 /** Tool definitions in the shapes SDKs write: `{ name, parameters | inputSchema }` or `{ function: { name, parameters } }`. */
 function toolDefinitions(list: unknown[]): ToolDefinition[] {
   const out: ToolDefinition[] = [];
@@ -153,7 +186,6 @@ function readAiSdk(attrs: SpanAttributes, operationId: string): SpanReading {
     const messages =
       messagesJson === undefined ? [] : fromAiSdkMessages(messagesJson, problemAt(attrs, "ai.prompt.messages"));
     const toolsRaw = readAiSdkTools(attrs);
-    const tools = toolDefinitions(toolsRaw ?? []);
     const text = attrs.string("ai.response.text");
     const objectJson = attrs.has("ai.response.object") ? attrs.jsonOrText("ai.response.object") : undefined;
     const callsJson = attrs.json("ai.response.toolCalls");
@@ -165,36 +197,22 @@ function readAiSdk(attrs: SpanAttributes, operationId: string): SpanReading {
       attrs.count("ai.usage.inputTokens") ?? attrs.count("ai.usage.promptTokens"),
       attrs.count("ai.usage.outputTokens") ?? attrs.count("ai.usage.completionTokens"),
     );
-    return {
-      role: "model",
-      convention,
-      span,
-      agentName,
-      tools,
-      step: {
-        ...timing(span),
-        kind: "model_call",
-        name: model ?? "unknown-model",
-        input: modelInput(messages, model, attrs.number("ai.settings.temperature"), tools, toolsRaw),
-        output: hasOutput ? assistant(content, calls) : null,
-        usage,
-        ...outcome(span),
-      },
-    };
+    return modelReading(span, convention, agentName, {
+      model,
+      messages,
+      temperature: attrs.number("ai.settings.temperature"),
+      toolsRaw,
+      output: hasOutput ? assistant(content, calls) : null,
+      usage,
+    });
   }
   if (operationId === "ai.toolCall") {
-    const name = attrs.string("ai.toolCall.name");
-    if (!name) {
-      attrs.warn("ai.toolCall.name", "an ai.toolCall span without a tool name is left out");
-      return { role: "other", convention, span, agentName };
-    }
-    return {
-      role: "tool",
-      convention,
-      span,
-      agentName,
-      step: toolStep(attrs, name, attrs.string("ai.toolCall.id") ?? null, "ai.toolCall.args", "ai.toolCall.result"),
-    };
+    return toolReading(attrs, convention, agentName, attrs.string("ai.toolCall.name"), {
+      nameKey: "ai.toolCall.name",
+      what: "an ai.toolCall span",
+      step: (name) =>
+        toolStep(attrs, name, attrs.string("ai.toolCall.id") ?? null, "ai.toolCall.args", "ai.toolCall.result"),
+    });
   }
   if (/^ai\.(generateText|streamText|generateObject|streamObject)$/.test(operationId)) {
     const text = attrs.string("ai.response.text");
@@ -225,6 +243,22 @@ function readAiSdkTools(attrs: SpanAttributes): unknown[] | undefined {
     }
   });
   return out;
+}
+
+/** A tool call, read the same way whichever convention the span follows: without a tool name it is left out, with a warning. */
+function toolReading(
+  attrs: SpanAttributes,
+  convention: Convention,
+  agentName: string | null,
+  name: string | undefined,
+  how: { nameKey: string; what: string; step: (name: string) => ToolStep },
+): SpanReading {
+  const span = attrs.span;
+  if (!name) {
+    attrs.warn(how.nameKey, `${how.what} without a tool name is left out`);
+    return { role: "other", convention, span, agentName };
+  }
+  return { role: "tool", convention, span, agentName, step: how.step(name) };
 }
 
 function toolStep(
@@ -275,44 +309,30 @@ function readOpenInference(attrs: SpanAttributes): SpanReading {
     } else if (attrs.has("output.value")) output = outputFromValue(attrs, "output.value");
     const params = attrs.has("llm.invocation_parameters") ? attrs.json("llm.invocation_parameters") : undefined;
     const temperature = isObject(params) && typeof params.temperature === "number" ? params.temperature : undefined;
-    const toolsRaw = readOpenInferenceTools(attrs);
-    const tools = toolDefinitions(toolsRaw);
-    return {
-      role: "model",
-      convention,
-      span,
-      agentName,
-      tools,
-      step: {
-        ...timing(span),
-        kind: "model_call",
-        name: model ?? "unknown-model",
-        input: modelInput(messages, model, temperature, tools, toolsRaw),
-        output,
-        usage: usageOf(attrs.count("llm.token_count.prompt"), attrs.count("llm.token_count.completion")),
-        ...outcome(span),
-      },
-    };
+    return modelReading(span, convention, agentName, {
+      model,
+      messages,
+      temperature,
+      toolsRaw: readOpenInferenceTools(attrs),
+      output,
+      usage: usageOf(attrs.count("llm.token_count.prompt"), attrs.count("llm.token_count.completion")),
+    });
   }
   if (kind === "TOOL") {
     const name = attrs.string("tool.name") ?? attrs.string("tool_call.function.name") ?? (span.name || undefined);
-    if (!name) {
-      attrs.warn("tool.name", "a TOOL span without a tool name is left out");
-      return { role: "other", convention, span, agentName };
-    }
-    // input.value holds the call's arguments; tool.parameters is the tool's parameter schema.
-    const argsKey = attrs.has("input.value")
-      ? "input.value"
-      : attrs.has("tool_call.function.arguments")
-        ? "tool_call.function.arguments"
-        : "tool.parameters";
-    return {
-      role: "tool",
-      convention,
-      span,
-      agentName,
-      step: toolStep(attrs, name, attrs.string("tool_call.id") ?? null, argsKey, "output.value"),
-    };
+    return toolReading(attrs, convention, agentName, name, {
+      nameKey: "tool.name",
+      what: "a TOOL span",
+      step: (name) => {
+        // input.value holds the call's arguments; tool.parameters is the tool's parameter schema.
+        const argsKey = attrs.has("input.value")
+          ? "input.value"
+          : attrs.has("tool_call.function.arguments")
+            ? "tool_call.function.arguments"
+            : "tool.parameters";
+        return toolStep(attrs, name, attrs.string("tool_call.id") ?? null, argsKey, "output.value");
+      },
+    });
   }
   if (kind === "AGENT" || kind === "CHAIN") {
     const output = attrs.has("output.value") ? attrs.jsonOrText("output.value") : undefined;
@@ -402,44 +422,29 @@ function readGenAi(attrs: SpanAttributes): SpanReading {
     const toolsRaw = Array.isArray(toolsJson) ? toolsJson : undefined;
     if (toolsJson !== undefined && !Array.isArray(toolsJson))
       attrs.warn("gen_ai.tool.definitions", "expected an array of tool definitions");
-    const tools = toolDefinitions(toolsRaw ?? []);
-    return {
-      role: "model",
-      convention,
-      span,
-      agentName,
-      tools,
-      step: {
-        ...timing(span),
-        kind: "model_call",
-        name: model ?? "unknown-model",
-        input: modelInput(messages, model, attrs.number("gen_ai.request.temperature"), tools, toolsRaw),
-        output,
-        usage: usageOf(attrs.count("gen_ai.usage.input_tokens"), attrs.count("gen_ai.usage.output_tokens")),
-        ...outcome(span),
-      },
-    };
+    return modelReading(span, convention, agentName, {
+      model,
+      messages,
+      temperature: attrs.number("gen_ai.request.temperature"),
+      toolsRaw,
+      output,
+      usage: usageOf(attrs.count("gen_ai.usage.input_tokens"), attrs.count("gen_ai.usage.output_tokens")),
+    });
   }
   if (operation === "execute_tool") {
     const fromName = span.name.startsWith("execute_tool ") ? span.name.slice("execute_tool ".length).trim() : "";
-    const name = attrs.string("gen_ai.tool.name") ?? (fromName || undefined);
-    if (!name) {
-      attrs.warn("gen_ai.tool.name", "an execute_tool span without a tool name is left out");
-      return { role: "other", convention, span, agentName };
-    }
-    return {
-      role: "tool",
-      convention,
-      span,
-      agentName,
-      step: toolStep(
-        attrs,
-        name,
-        attrs.string("gen_ai.tool.call.id") ?? null,
-        "gen_ai.tool.call.arguments",
-        "gen_ai.tool.call.result",
-      ),
-    };
+    return toolReading(attrs, convention, agentName, attrs.string("gen_ai.tool.name") ?? (fromName || undefined), {
+      nameKey: "gen_ai.tool.name",
+      what: "an execute_tool span",
+      step: (name) =>
+        toolStep(
+          attrs,
+          name,
+          attrs.string("gen_ai.tool.call.id") ?? null,
+          "gen_ai.tool.call.arguments",
+          "gen_ai.tool.call.result",
+        ),
+    });
   }
   if (operation === "invoke_agent" || operation === "create_agent") {
     let final: AgentReading["final"] = null;

@@ -36,20 +36,40 @@ function withCalls(message: Message, calls: ToolCallRequest[]): Message {
   return calls.length > 0 ? { ...message, toolCalls: calls } : message;
 }
 
+/** A message as every source writes it: an object with a role we know, or a problem naming it and nothing. */
+function readable(raw: unknown, index: number, problem: Problem): { raw: Record<string, unknown>; r: Role } | null {
+  if (!isObject(raw)) {
+    problem(`message ${index} is not an object`);
+    return null;
+  }
+  const r = role(raw.role);
+  if (r === null) {
+    problem(`message ${index} has an unknown role ${JSON.stringify(raw.role)}`);
+    return null;
+  }
+  return { raw, r };
+}
+
+/** Reads each readable message of a list in turn; a value that is not a list is a problem and no messages. */
+function eachMessage(
+  value: unknown,
+  problem: Problem,
+  read: (raw: Record<string, unknown>, r: Role, index: number) => void,
+): void {
+  if (!Array.isArray(value)) return problem("expected an array of messages");
+  value.forEach((item, index) => {
+    const message = readable(item, index, problem);
+    if (message) read(message.raw, message.r, index);
+  });
+}
+
 // ---------------------------------------------------------------------------
 // OpenTelemetry GenAI semantic conventions: gen_ai.input.messages,
 // gen_ai.output.messages, gen_ai.system_instructions (parts-based JSON).
 
 export function fromGenAiMessages(value: unknown, problem: Problem): Message[] {
-  if (!Array.isArray(value)) {
-    problem("expected an array of messages");
-    return [];
-  }
   const out: Message[] = [];
-  value.forEach((raw, index) => {
-    if (!isObject(raw)) return problem(`message ${index} is not an object`);
-    const r = role(raw.role);
-    if (r === null) return problem(`message ${index} has an unknown role ${JSON.stringify(raw.role)}`);
+  eachMessage(value, problem, (raw, r, index) => {
     const parts = Array.isArray(raw.parts)
       ? raw.parts
       : typeof raw.content === "string"
@@ -104,15 +124,8 @@ function aiToolResultContent(part: Record<string, unknown>): unknown {
 }
 
 export function fromAiSdkMessages(value: unknown, problem: Problem): Message[] {
-  if (!Array.isArray(value)) {
-    problem("expected an array of messages");
-    return [];
-  }
   const out: Message[] = [];
-  value.forEach((raw, index) => {
-    if (!isObject(raw)) return problem(`message ${index} is not an object`);
-    const r = role(raw.role);
-    if (r === null) return problem(`message ${index} has an unknown role ${JSON.stringify(raw.role)}`);
+  eachMessage(value, problem, (raw, r, index) => {
     if (typeof raw.content === "string" || raw.content === null || raw.content === undefined) {
       out.push({ role: r, content: raw.content ?? null });
       return;
@@ -175,16 +188,10 @@ export function fromAiSdkToolCalls(value: unknown, problem: Problem): ToolCallRe
 // OpenAI Chat Completions messages (OpenInference input.value, the Agents SDK's
 // generation spans).
 
-export function fromChatMessage(raw: unknown, index: number, problem: Problem): Message[] {
-  if (!isObject(raw)) {
-    problem(`message ${index} is not an object`);
-    return [];
-  }
-  const r = role(raw.role);
-  if (r === null) {
-    problem(`message ${index} has an unknown role ${JSON.stringify(raw.role)}`);
-    return [];
-  }
+export function fromChatMessage(item: unknown, index: number, problem: Problem): Message[] {
+  const message = readable(item, index, problem);
+  if (!message) return [];
+  const { raw, r } = message;
   const calls: ToolCallRequest[] = [];
   if (Array.isArray(raw.tool_calls)) {
     raw.tool_calls.forEach((c: unknown, i) => {

@@ -1,12 +1,10 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { NewExperimentForm } from "@/components/experiments/NewExperimentForm";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { experimentChoices } from "@/lib/server/experiments/experiments";
 import { counterfactualFormOptions } from "@/lib/server/checks/counterfactual";
-import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New experiment" };
@@ -25,26 +23,12 @@ export default async function NewExperimentPage() {
         subtitle="Replay the recorded sessions of one agent version, all or some, under one policy version."
       />
       {policyVersions.length === 0 ? (
-        <EmptyState
-          title="No saved policies yet"
-          action={
-            <Link href="/policies" className={buttonClass()}>
-              Create a policy
-            </Link>
-          }
-        >
+        <EmptyState title="No saved policies yet" link={{ href: "/policies", label: "Create a policy" }}>
           An experiment runs a saved policy version, so its hash is evidence. Create a policy first (the recorded-only
           preset reproduces every session).
         </EmptyState>
       ) : agentVersions.length === 0 ? (
-        <EmptyState
-          title="No sessions yet"
-          action={
-            <Link href="/import" className={buttonClass()}>
-              Import sessions
-            </Link>
-          }
-        >
+        <EmptyState title="No sessions yet" link={{ href: "/import", label: "Import sessions" }}>
           A cohort is the recorded sessions of one agent version; import some first.
         </EmptyState>
       ) : (

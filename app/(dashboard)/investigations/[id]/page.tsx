@@ -11,6 +11,7 @@ import { getSessionOutline } from "@/lib/server/sessions/sessions";
 import { can } from "@/lib/server/authz";
 import { evidenceDrafts } from "@/lib/server/reports/reports";
 import { Card } from "@/components/ui/Card";
+import { sessionCrumbs } from "@/components/sessions/crumbs";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Investigation" };
@@ -24,29 +25,27 @@ function stepName(e: { kind: string; name: string; output: unknown }): string {
   return calls.length > 0 ? `called ${calls.map((c) => c.name).join(", ")}` : "replied";
 }
 
+/** Each kind of search: the page's title, and its name where it is added to a report. */
+const KIND_WORDS = {
+  blame: { title: "Which step decided the failure", what: "this blame search" },
+  stale: { title: "Are the recordings stale?", what: "this stale check" },
+  minimize: { title: "The smallest fixing change", what: "this minimal counterfactual" },
+} as const;
+
 export default async function InvestigationPage({ params }: Props) {
   const { id } = await params;
   const { principal, prisma } = await pageContext();
   const investigation = await orNotFound(getInvestigation(principal, { investigationId: id }, prisma));
   const session = await getSessionOutline(principal, { sessionId: investigation.sessionId }, prisma);
-  const label = session.title ?? session.externalId ?? session.id;
+  const words =
+    KIND_WORDS[investigation.kind === "blame" || investigation.kind === "stale" ? investigation.kind : "minimize"];
   const running = investigation.status === "queued" || investigation.status === "running";
   return (
     <>
       <RefreshWhileRunning running={running} />
       <PageHeader
-        breadcrumbs={[
-          { href: "/sessions", label: "Sessions" },
-          { href: `/sessions/${session.id}`, label },
-          { href: `/sessions/${session.id}/investigate`, label: "Investigate" },
-        ]}
-        title={
-          investigation.kind === "blame"
-            ? "Which step decided the failure"
-            : investigation.kind === "stale"
-              ? "Are the recordings stale?"
-              : "The smallest fixing change"
-        }
+        breadcrumbs={[...sessionCrumbs(session), { href: `/sessions/${session.id}/investigate`, label: "Investigate" }]}
+        title={words.title}
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
             <StatusBadge status={investigation.status} />
@@ -66,13 +65,7 @@ export default async function InvestigationPage({ params }: Props) {
           <AddToReport
             source={{ investigationId: investigation.id }}
             drafts={await evidenceDrafts(principal, { sessionId: investigation.sessionId }, prisma)}
-            what={
-              investigation.kind === "blame"
-                ? "this blame search"
-                : investigation.kind === "stale"
-                  ? "this stale check"
-                  : "this minimal counterfactual"
-            }
+            what={words.what}
           />
         </Card>
       ) : null}

@@ -25,6 +25,7 @@ import { Notice } from "@/components/ui/Notice";
 import { replayCounterfactual } from "@/lib/server/checks/counterfactual";
 import { evidenceDrafts } from "@/lib/server/reports/reports";
 import { runFailureWords } from "@/lib/run-failures";
+import { sessionName } from "@/components/sessions/crumbs";
 
 export const dynamic = "force-dynamic";
 
@@ -49,7 +50,7 @@ export default async function ReplayPage({ params, searchParams }: Props) {
     listReplaySteps(principal, { replayId: id, cursor, limit: STEPS_PER_WINDOW }, prisma),
   ]);
   const { replay, session } = view;
-  const label = session.title ?? session.externalId ?? session.id;
+  const label = sessionName(session);
   return (
     <>
       <PageHeader

@@ -26,11 +26,7 @@ async function ReplayPicker() {
     return (
       <EmptyState
         title="No finished replay to report on"
-        action={
-          <Link href="/sessions" className="text-sm font-medium text-indigo-700 hover:underline">
-            Pick a session to replay →
-          </Link>
-        }
+        link={{ href: "/sessions", label: "Pick a session to replay →", look: "text" }}
       >
         A report is made from a finished replay&apos;s comparison. Replay a session under a policy, let it finish, then
         come back.
@@ -86,11 +82,7 @@ export default async function NewReportPage({ searchParams }: Props) {
         <PageHeader title="New report" />
         <EmptyState
           title="Replay not found"
-          action={
-            <Link href="/reports/new" className="text-sm font-medium text-indigo-700 hover:underline">
-              Choose another replay →
-            </Link>
-          }
+          link={{ href: "/reports/new", label: "Choose another replay →", look: "text" }}
         >
           No replay has the id “{id}”.
         </EmptyState>

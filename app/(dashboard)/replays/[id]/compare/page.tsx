@@ -17,6 +17,7 @@ import { findComparisonRow, getComparisonPage, listComparisonRows } from "@/lib/
 import { buttonClass } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
 import { Card } from "@/components/ui/Card";
+import { sessionName } from "@/components/sessions/crumbs";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare base and branch" };
@@ -47,7 +48,7 @@ export default async function ComparePage({ params, searchParams }: Props) {
   const rows = await listComparisonRows(principal, { replayId: id, filter, cursor, limit: ROWS_PER_WINDOW }, prisma);
   const comparison = { firstDivergence: view.firstDivergence, metrics: view.metrics };
   const { replay, session } = view;
-  const label = session.title ?? session.externalId ?? session.id;
+  const label = sessionName(session);
   return (
     <>
       <PageHeader

@@ -9,6 +9,7 @@ import { blameProbeBound } from "@/lib/replay";
 import { counterfactualFormOptions } from "@/lib/server/checks/counterfactual";
 import { blameLiveBudget, listSessionInvestigations } from "@/lib/server/investigations/investigations";
 import { getSessionHead } from "@/lib/server/sessions/sessions";
+import { sessionCrumbs } from "@/components/sessions/crumbs";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Investigate a session" };
@@ -24,14 +25,10 @@ export default async function InvestigatePage({ params }: Props) {
     listSessionInvestigations(principal, { sessionId: id }, prisma),
   ]);
   const modelSteps = session.modelCallCount;
-  const label = session.title ?? session.externalId ?? session.id;
   return (
     <>
       <PageHeader
-        breadcrumbs={[
-          { href: "/sessions", label: "Sessions" },
-          { href: `/sessions/${session.id}`, label },
-        ]}
+        breadcrumbs={sessionCrumbs(session)}
         title="Investigate"
         subtitle={
           <>

@@ -11,6 +11,7 @@ import { counterfactualFormOptions } from "@/lib/server/checks/counterfactual";
 import { policyVersionsForAgent } from "@/lib/server/policies/policies";
 import { replayPolicyWarnings } from "@/lib/server/replays/replays";
 import { getSession } from "@/lib/server/sessions/sessions";
+import { sessionCrumbs } from "@/components/sessions/crumbs";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replay a session" };
@@ -90,14 +91,10 @@ export default async function StartReplayPage({ params }: Props) {
       warnings: warnings[k + 3] ?? [],
     })),
   ];
-  const label = session.title ?? session.externalId ?? session.id;
   return (
     <>
       <PageHeader
-        breadcrumbs={[
-          { href: "/sessions", label: "Sessions" },
-          { href: `/sessions/${session.id}`, label },
-        ]}
+        breadcrumbs={sessionCrumbs(session)}
         title="Replay this session"
         subtitle={`${session.agent.name} · ${session.eventCount} recorded steps. The branch is compared with this run when it stops.`}
       />
