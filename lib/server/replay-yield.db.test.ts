@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importAndSave } from "@/lib/db/imports";
+import { importAndSave } from "./ingest/imports";
 import { writeStepDrafts } from "@/lib/db/replay-save";
 import { replayStepWindow } from "@/lib/db/replay-window";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import type { Policy } from "@/lib/replay";
 import { localAdmin } from "./principal";
-import { StartReplayInput, createReplay, runQueuedReplay, startReplay } from "./replays";
+import { StartReplayInput } from "./replays/replay-inputs";
+import { createReplay, startReplay } from "./replays/replays";
+import { runQueuedReplay } from "./replays/run-queued-replay";
 
 // A long replay runs in the web server's own process; on the embedded database (one connection) the health check
 // and page reads share that connection with it. They must get through while it runs, not after it.
