@@ -17,7 +17,8 @@ import { importAndSave } from "../lib/server/ingest/imports";
 import { longChatLog } from "../lib/ingest/long-chat";
 import type { Policy } from "../lib/replay";
 import { localAdmin } from "../lib/server/principal";
-import { startReplay, StartReplayInput } from "../lib/server/replays/replays";
+import { StartReplayInput } from "../lib/server/replays/replay-inputs";
+import { startReplay } from "../lib/server/replays/replays";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 5000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);

@@ -2,7 +2,7 @@ import { ingestAgentsItems, ingestOtlpSpans } from "../lib/server/ingest/traces"
 import type { Db } from "../lib/db/client";
 import { decodeOtlpJson } from "../lib/ingest/otlp";
 import { agentsRunsOf } from "../lib/ingest/testing";
-import type { AgentsItem } from "../lib/ingest/openai-agents";
+import type { AgentsItem } from "../lib/ingest/openai-agents-parse";
 import { sessionBody } from "./ingest-bodies";
 import { sessionColumns } from "./ingest-raw";
 

@@ -15,7 +15,8 @@ import { startServer, type BenchServer } from "./server";
 import { loadReplayComparison } from "../lib/db/replays";
 import { createReport } from "../lib/db/reports";
 import { localAdmin } from "../lib/server/principal";
-import { startReplay, StartReplayInput } from "../lib/server/replays/replays";
+import { StartReplayInput } from "../lib/server/replays/replay-inputs";
+import { startReplay } from "../lib/server/replays/replays";
 
 const ADMIN = { email: "bench@bench.test", password: "bench-admin-password" };
 

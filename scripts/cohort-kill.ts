@@ -31,7 +31,7 @@ import {
 } from "../lib/jobs/testing";
 import { createExperiment, runExperiment } from "../lib/server/experiments/experiments";
 import { localAdmin } from "../lib/server/principal";
-import { supplyFixture } from "../lib/server/replays/replays";
+import { supplyFixture } from "../lib/server/replays/replay-resume";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Notice } from "@/components/ui/Notice";
-import type { staleRecordingsUsed } from "@/lib/server/investigations/investigations";
+import type { staleRecordingsUsed } from "@/lib/server/investigations/investigation-reads";
 
 type StaleUsed = Awaited<ReturnType<typeof staleRecordingsUsed>>;
 

@@ -1,12 +1,9 @@
 "use server";
 
 import { validatedAction } from "@/lib/http/action";
-import {
-  cancelInvestigation,
-  startInvestigation,
-  InvestigationRef,
-  StartInvestigationInput,
-} from "@/lib/server/investigations/investigations";
+import { InvestigationRef, StartInvestigationInput } from "@/lib/server/investigations/investigations";
+import { cancelInvestigation } from "@/lib/server/investigations/investigation-reads";
+import { startInvestigation } from "@/lib/server/investigations/run-investigation";
 
 /** Stores the investigation and puts it on the job queue; its page shows the probes as they finish. */
 export const startInvestigationAction = validatedAction(StartInvestigationInput, async (principal, input, prisma) => {

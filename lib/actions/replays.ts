@@ -8,16 +8,14 @@ import { parseFixtureForm } from "@/lib/http/fixture-form";
 import { cancelReplay, CancelReplayInput } from "@/lib/server/jobs/jobs";
 import {
   ComparisonPairInput,
-  decideApproval,
   DecideApprovalInput,
-  getComparisonPair,
-  getReplayState,
   ReplayRef,
   StartReplayInput,
-  startReplay,
-  supplyFixture,
   SupplyFixtureInput,
-} from "@/lib/server/replays/replays";
+} from "@/lib/server/replays/replay-inputs";
+import { getComparisonPair, getReplayState } from "@/lib/server/replays/replay-reads";
+import { decideApproval, supplyFixture } from "@/lib/server/replays/replay-resume";
+import { startReplay } from "@/lib/server/replays/replays";
 import { getReplayCoverage } from "@/lib/server/replays/coverage";
 import { getReplayStep, listReplaySteps, ReplayStepInput, ReplayStepsInput } from "@/lib/server/replays/replay-pages";
 import {

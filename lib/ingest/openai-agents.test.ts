@@ -2,14 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  importOpenAiAgents,
-  mapOpenAiAgentsItems,
-  openAiAgentsGroupKey,
-  openAiAgentsImporter,
-  parseOpenAiAgentsExport,
-  type AgentsItem,
-} from "./openai-agents";
+import { importOpenAiAgents, mapOpenAiAgentsItems, openAiAgentsGroupKey, openAiAgentsImporter } from "./openai-agents";
+import { parseOpenAiAgentsExport, type AgentsItem } from "./openai-agents-parse";
 
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), "__fixtures__", name), "utf8"));

@@ -1,4 +1,3 @@
-import { MAX_KEY_CHARS } from "@/lib/hostile/storable";
 import { parseJsonBounded } from "@/lib/hostile/json";
 import type { ToolCallRequest } from "@/lib/replay";
 import type { FormatOutcome, JsonImporter } from "./importer";
@@ -6,7 +5,14 @@ import type { JsonInput } from "./json";
 import { isObject } from "./otlp/attributes";
 import { assemble, type ModelStep, type Step, type ToolStep } from "./otlp/assemble";
 import { fromChatMessage, fromChatMessages } from "./otlp/messages";
-import { formatPath, IssueList, type Path } from "./otlp/path";
+import {
+  addToAggregate,
+  agentsGroupFields,
+  compareSpans,
+  emptyAggregate,
+  type AgentsAggregate,
+} from "./openai-agents-aggregate";
+import { parseOpenAiAgentsExport, type AgentsItem, type AgentsSpan, type AgentsTrace } from "./openai-agents-parse";
 import type { ImportedSession, ImportIssue } from "./types";
 import { byCodePoint } from "./order";
 
@@ -33,114 +39,6 @@ import { byCodePoint } from "./order";
 // `started_at` or `span_data.type`, rejects the whole body with every
 // problem's exact path. Unknown span types and item objects are ignored.
 // ---------------------------------------------------------------------------
-
-export type AgentsTrace = {
-  object: "trace";
-  id: string;
-  workflowName: string | null;
-  groupId: string | null;
-  metadata: Record<string, unknown>;
-  path: string;
-};
-
-export type AgentsSpan = {
-  object: "trace.span";
-  id: string;
-  traceId: string;
-  parentId: string | null;
-  startedAt: string;
-  endedAt: string | null;
-  spanData: Record<string, unknown> & { type: string };
-  error: { message: string; data?: unknown } | null;
-  path: string;
-};
-
-export type AgentsItem = AgentsTrace | AgentsSpan;
-
-export type ParseAgentsResult = { ok: true; items: AgentsItem[] } | { ok: false; issues: ImportIssue[] };
-
-/** Validates and normalizes an export body (parsed JSON). */
-export function parseOpenAiAgentsExport(value: unknown): ParseAgentsResult {
-  const issues = new IssueList();
-  if (!isObject(value) || !Array.isArray(value.data)) {
-    return {
-      ok: false,
-      issues: [{ path: "", message: 'expected the Agents SDK trace export `{ "data": [trace, span, …] }`' }],
-    };
-  }
-  const items: AgentsItem[] = [];
-  value.data.forEach((raw: unknown, index) => {
-    const at: Path = ["data", index];
-    if (!isObject(raw)) return issues.add(at, "must be an object (a trace or a trace.span)");
-    const str = (key: string, required: boolean): string | null => {
-      const v = raw[key];
-      if (typeof v === "string" && v !== "") {
-        if (v.length <= MAX_KEY_CHARS) return v;
-        issues.add([...at, key], `is ${v.length} characters long; the limit is ${MAX_KEY_CHARS}`);
-        return null;
-      }
-      if (v === undefined || v === null) {
-        if (required) issues.add([...at, key], "is required");
-        return null;
-      }
-      issues.add([...at, key], "must be a non-empty string");
-      return null;
-    };
-    if (raw.object === "trace") {
-      const id = str("id", true);
-      const workflowName = str("workflow_name", false);
-      const groupId = str("group_id", false);
-      if (raw.metadata !== undefined && raw.metadata !== null && !isObject(raw.metadata))
-        issues.add([...at, "metadata"], "must be an object");
-      if (id)
-        items.push({
-          object: "trace",
-          id,
-          workflowName,
-          groupId,
-          metadata: isObject(raw.metadata) ? raw.metadata : {},
-          path: formatPath(at),
-        });
-      return;
-    }
-    if (raw.object !== "trace.span") return; // other objects: not ours, ignored
-    const id = str("id", true);
-    const traceId = str("trace_id", true);
-    const parentId = str("parent_id", false);
-    const startedAt = str("started_at", true);
-    const endedAt = str("ended_at", false);
-    for (const [key, v] of [
-      ["started_at", startedAt],
-      ["ended_at", endedAt],
-    ] as const) {
-      if (v !== null && Number.isNaN(Date.parse(v))) issues.add([...at, key], "must be an ISO 8601 date-time");
-    }
-    const spanData = raw.span_data;
-    if (!isObject(spanData)) issues.add([...at, "span_data"], "must be an object");
-    else if (typeof spanData.type !== "string" || spanData.type === "")
-      issues.add([...at, "span_data", "type"], "must be a non-empty string");
-    let error: AgentsSpan["error"] = null;
-    if (raw.error !== undefined && raw.error !== null) {
-      if (!isObject(raw.error) || typeof raw.error.message !== "string")
-        issues.add([...at, "error"], "must be null or { message, data? }");
-      else error = { message: raw.error.message, ...(raw.error.data !== undefined ? { data: raw.error.data } : {}) };
-    }
-    if (id && traceId && startedAt && isObject(spanData) && typeof spanData.type === "string" && spanData.type !== "") {
-      items.push({
-        object: "trace.span",
-        id,
-        traceId,
-        parentId,
-        startedAt,
-        endedAt,
-        spanData: spanData as AgentsSpan["spanData"],
-        error,
-        path: formatPath(at),
-      });
-    }
-  });
-  return issues.length > 0 ? { ok: false, issues: issues.list() } : { ok: true, items };
-}
 
 /**
  * The group an item is stored under: a trace with a `group_id` →
@@ -257,17 +155,6 @@ export function richer(a: AgentsItem, b: AgentsItem): boolean {
 
 export function nanos(iso: string): bigint {
   return BigInt(Date.parse(iso)) * 1_000_000n;
-}
-
-function compareSpans(a: SpanTiming, b: SpanTiming): number {
-  const sa = Date.parse(a.startedAt);
-  const sb = Date.parse(b.startedAt);
-  if (sa !== sb) return sa - sb;
-  const ea = a.endedAt ? Date.parse(a.endedAt) : Number.MAX_SAFE_INTEGER;
-  const eb = b.endedAt ? Date.parse(b.endedAt) : Number.MAX_SAFE_INTEGER;
-  if (ea !== eb) return ea - eb;
-  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
-  return a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : 0;
 }
 
 function warnAt(warnings: ImportIssue[], span: AgentsSpan, key: string, message: string): void {
@@ -430,153 +317,6 @@ export function agentsSteps(
     steps.push(tool);
   }
   return { steps, synthesized };
-}
-
-/** A span as the group's fields compare it (`compareSpans`). */
-type SpanTiming = Pick<AgentsSpan, "id" | "traceId" | "startedAt" | "endedAt">;
-
-/**
- * What a group's own fields need from ALL its items, small and kept up to date item by item (the
- * incremental ingest stores it with the session): the spans' time range, the first named agent
- * span, the trace item that names the group. (The traces its spans belong to are the session's
- * `metadata.traceIds`.)
- */
-export type AgentsAggregate = {
-  spans: number;
-  /** Spans not ended yet (the group has no end while any is open). */
-  open: number;
-  /** Epoch milliseconds. */
-  minStart: number | null;
-  maxEnd: number | null;
-  agent: (SpanTiming & { name: string }) | null;
-  trace: Omit<AgentsTrace, "object" | "path"> | null;
-  /** Response spans (the model content was not exported). */
-  responses: number;
-};
-
-export const emptyAggregate = (): AgentsAggregate => ({
-  spans: 0,
-  open: 0,
-  minStart: null,
-  maxEnd: null,
-  agent: null,
-  trace: null,
-  responses: 0,
-});
-
-const namedAgent = (s: AgentsSpan): (SpanTiming & { name: string }) | null =>
-  s.spanData.type === "agent" && typeof s.spanData.name === "string"
-    ? { id: s.id, traceId: s.traceId, startedAt: s.startedAt, endedAt: s.endedAt, name: s.spanData.name }
-    : null;
-
-/** The aggregate with new items added (items it does not hold yet: a better copy of a held one is `replaceInAggregate`'s). */
-export function addToAggregate(base: AgentsAggregate, items: readonly AgentsItem[]): AgentsAggregate {
-  const a = { ...base };
-  for (const item of items) {
-    if (item.object === "trace") {
-      if (!a.trace || item.id < a.trace.id) a.trace = traceFields(item);
-      continue;
-    }
-    a.spans++;
-    if (item.endedAt === null) a.open++;
-    const start = Date.parse(item.startedAt);
-    if (a.minStart === null || start < a.minStart) a.minStart = start;
-    if (item.endedAt !== null) {
-      const end = Date.parse(item.endedAt);
-      if (a.maxEnd === null || end > a.maxEnd) a.maxEnd = end;
-    }
-    const agent = namedAgent(item);
-    if (agent && (!a.agent || compareSpans(agent, a.agent) < 0)) a.agent = agent;
-    if (item.spanData.type === "response") a.responses++;
-  }
-  return a;
-}
-
-/**
- * The aggregate with a held item swapped for a better copy of it, or null when that cannot be told
- * without the other items (the copy held the earliest start or the latest end, or was the agent
- * span, and the better copy moves it).
- */
-export function replaceInAggregate(
-  base: AgentsAggregate,
-  before: AgentsItem,
-  after: AgentsItem,
-): AgentsAggregate | null {
-  if (before.object !== after.object) return null;
-  const a = { ...base };
-  if (before.object === "trace" || after.object === "trace") {
-    if (after.object === "trace" && a.trace && (a.trace.id === after.id || after.id < a.trace.id))
-      a.trace = traceFields(after);
-    return a;
-  }
-  if (before.traceId !== after.traceId) return null;
-  a.open += (after.endedAt === null ? 1 : 0) - (before.endedAt === null ? 1 : 0);
-  const [s0, s1] = [Date.parse(before.startedAt), Date.parse(after.startedAt)];
-  if (s1 !== s0 && s0 === a.minStart) return null;
-  if (a.minStart === null || s1 < a.minStart) a.minStart = s1;
-  const e0 = before.endedAt === null ? null : Date.parse(before.endedAt);
-  const e1 = after.endedAt === null ? null : Date.parse(after.endedAt);
-  if (e0 !== null && e0 === a.maxEnd && (e1 === null || e1 < e0)) return null;
-  if (e1 !== null && (a.maxEnd === null || e1 > a.maxEnd)) a.maxEnd = e1;
-  const agent = namedAgent(after);
-  if (a.agent?.id === before.id && a.agent.traceId === before.traceId) {
-    if (!agent || compareSpans(agent, a.agent) > 0) return null;
-    a.agent = agent;
-  } else if (agent && (!a.agent || compareSpans(agent, a.agent) < 0)) a.agent = agent;
-  a.responses += (after.spanData.type === "response" ? 1 : 0) - (before.spanData.type === "response" ? 1 : 0);
-  return a;
-}
-
-function traceFields(t: AgentsTrace): NonNullable<AgentsAggregate["trace"]> {
-  return { id: t.id, workflowName: t.workflowName, groupId: t.groupId, metadata: t.metadata };
-}
-
-/**
- * A group's own fields (all but its events), from its aggregate, its spans' trace ids (sorted) and three
- * facts about its events: the first model call's input, the names of the tools called, and whether a
- * call id was synthesized.
- */
-export function agentsGroupFields(
-  key: string,
-  a: AgentsAggregate,
-  facts: {
-    traceIds: readonly string[];
-    firstModelInput: unknown;
-    toolNames: readonly string[];
-    synthesizedIds: boolean;
-  },
-): Omit<ImportedSession, "events"> {
-  const trace = a.trace;
-  const firstUser = (
-    facts.firstModelInput as { messages?: { role: string; content: unknown }[] } | undefined
-  )?.messages?.find((m) => m.role === "user");
-  const title = typeof firstUser?.content === "string" ? firstUser.content.slice(0, 80) : (trace?.workflowName ?? null);
-  return {
-    externalId: key,
-    title,
-    agent: {
-      name: a.agent?.name ?? trace?.workflowName ?? "unknown agent",
-      adapter: "openai-agents",
-    },
-    agentVersion: { version: "unknown", capabilities: [] },
-    format: "openai-agents",
-    startedAt: a.minStart !== null ? new Date(a.minStart).toISOString() : null,
-    endedAt: a.spans > 0 && a.open === 0 && a.maxEnd !== null ? new Date(a.maxEnd).toISOString() : null,
-    metadata: {
-      source: "openai-agents",
-      traceIds: [...facts.traceIds],
-      ...(trace?.workflowName ? { workflowName: trace.workflowName } : {}),
-      ...(trace?.groupId ? { groupId: trace.groupId } : {}),
-      ...(trace && Object.keys(trace.metadata).length > 0 ? { traceMetadata: trace.metadata } : {}),
-      ...(facts.synthesizedIds
-        ? { note: "some function spans matched no generation tool call: their callId is the span id" }
-        : {}),
-      ...(a.responses > 0
-        ? { modelContent: "response spans carry only a response id: model inputs and outputs were not exported" }
-        : {}),
-    },
-    tools: [...facts.toolNames].sort((x, y) => (x < y ? -1 : 1)).map((name) => ({ name })),
-  };
 }
 
 function mapGroup(key: string, traces: AgentsTrace[], spans: AgentsSpan[], warnings: ImportIssue[]): AgentsGroup {

@@ -1,7 +1,7 @@
 // Test and benchmark helpers for the ingest formats: the recorded fixtures, repeated.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { parseOpenAiAgentsExport, type AgentsItem } from "./openai-agents";
+import { parseOpenAiAgentsExport, type AgentsItem } from "./openai-agents-parse";
 
 /** The recorded Agents SDK export (Chat Completions model): one trace of one run, with its group id. */
 export const AGENTS_FIXTURE = path.join(import.meta.dirname, "__fixtures__/openai-agents-chat.json");

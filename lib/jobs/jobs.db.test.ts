@@ -25,14 +25,9 @@ import { cacheKey, type Policy } from "@/lib/replay";
 import { createExperiment, runExperiment } from "@/lib/server/experiments/experiments";
 import { cancelExperiment, cancelReplay, listJobs, presentJobs, retryReplay } from "@/lib/server/jobs/jobs";
 import { jobOverview } from "@/lib/db/jobs";
-import {
-  createReplay,
-  decideApproval,
-  runNow,
-  runQueuedReplay,
-  startReplay,
-  supplyFixture,
-} from "@/lib/server/replays/replays";
+import { decideApproval, supplyFixture } from "@/lib/server/replays/replay-resume";
+import { createReplay, startReplay } from "@/lib/server/replays/replays";
+import { runNow, runQueuedReplay } from "@/lib/server/replays/run-queued-replay";
 import { loadDemoData } from "@/lib/db/startup";
 import { parseInput } from "@/lib/errors";
 import { createInvestigation, StartInvestigationInput } from "@/lib/server/investigations/investigations";

@@ -125,18 +125,8 @@ export interface StartJobsOptions extends Partial<JobSettings> {
   log?: (line: string) => void;
 }
 
-/**
- * Opens the queue on a database and, with `work`, starts `concurrency`
- * workers and the sweeper. On the embedded database the folder lock proves no
- * other process runs anything, so leases left by the last process are dropped
- * and every queued replay is enqueued again at start.
- */
-export async function startJobs(database: Database, opts: StartJobsOptions): Promise<Jobs> {
-  if (opts.work && !opts.handlers)
-    throw new Error("startJobs: workers need the job handlers (lib/server/job-handlers).");
-  const settings = { ...jobSettings(), ...opts };
-  const log = opts.log ?? ((line: string) => console.log(line));
-  const prisma = database.prisma;
+/** The queue's pg-boss, started, on the embedded database's one connection or a pool of its own. */
+async function openBoss(database: Database, opts: StartJobsOptions, settings: JobSettings): Promise<PgBoss> {
   const common = {
     schema: BOSS_SCHEMA,
     schedule: false,
@@ -149,6 +139,11 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     : new PgBoss({ ...common, ...database.pgConfig!, max: settings.concurrency + 2 });
   boss.on("error", (error) => console.error("Branchpoint jobs:", error));
   await boss.start();
+  return boss;
+}
+
+/** Creates the replay and investigation queues unless they exist. */
+async function createQueues(boss: PgBoss, settings: JobSettings): Promise<void> {
   if (!(await boss.getQueue(REPLAY_QUEUE))) {
     try {
       await boss.createQueue(REPLAY_QUEUE, {
@@ -175,6 +170,10 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
       if (!(await boss.getQueue(INVESTIGATION_QUEUE))) throw error;
     }
   }
+}
+
+/** Puts replays, and investigations, on the queue. */
+function enqueuers(boss: PgBoss, settings: JobSettings) {
   const enqueueInvestigations = async (items: readonly InvestigationJob[]) => {
     if (items.length === 0) return;
     await boss.insert(items.map((item) => ({ name: INVESTIGATION_QUEUE, data: item, retryLimit: 0 })));
@@ -192,7 +191,11 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
       );
     }
   };
+  return { enqueue, enqueueInvestigations };
+}
 
+/** Queued replays and investigations with no job waiting or running for them. */
+function orphanFinders(boss: PgBoss, settings: JobSettings) {
   const orphanedQueued = async (): Promise<string[]> => {
     // Queued replays with no job waiting or running for them (a process stopped between storing the replay and enqueueing it).
     const { rows } = await boss.getDb().executeSql(
@@ -217,10 +220,26 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     );
     return (rows as { id: string; createdBy: string | null }[]).map((r) => ({ id: r.id, by: r.createdBy ?? "system" }));
   };
+  return { orphanedQueued, orphanedInvestigations };
+}
 
+/** What the queue's workers and sweeper share. */
+interface QueueParts {
+  boss: PgBoss;
+  prisma: Database["prisma"];
+  settings: JobSettings;
+  log: (line: string) => void;
+  enqueue: (replayIds: readonly string[]) => Promise<void>;
+  enqueueInvestigations: (items: readonly InvestigationJob[]) => Promise<void>;
   /** Replays and investigations this process's workers are running now. */
-  const running = new Set<string>();
-  const runningInvestigations = new Set<string>();
+  running: Set<string>;
+  runningInvestigations: Set<string>;
+}
+
+/** Puts back what was abandoned or never got a job; returns how many. */
+function sweeperOf(parts: QueueParts) {
+  const { boss, prisma, settings, log, enqueue, enqueueInvestigations, running, runningInvestigations } = parts;
+  const { orphanedQueued, orphanedInvestigations } = orphanFinders(boss, settings);
   const sweep = async () => {
     const abandoned = await requeueAbandonedReplays(prisma, [...running]);
     const orphans = await orphanedQueued();
@@ -241,67 +260,106 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     }
     return ids.length + investigations.length;
   };
+  return sweep;
+}
 
+/** On the embedded database nothing else runs: drop the last process's leases and queue again what it left. */
+async function resumeEmbedded(parts: QueueParts): Promise<void> {
+  const { prisma, log, enqueue, enqueueInvestigations } = parts;
+  const dropped = await dropAllLeases(prisma);
+  await enqueue(await queuedReplayIdsAll(prisma));
+  if (dropped > 0) log(`Branchpoint jobs: ${dropped} replay(s) interrupted by the last stop resume now.`);
+  await requeueRunningInvestigations(prisma);
+  const queued = await queuedInvestigationIds(prisma);
+  const by = await investigationCreators(prisma, queued);
+  await enqueueInvestigations(by.map((i) => ({ id: i.id, by: i.createdBy ?? "system" })));
+}
+
+/** Starts the investigation worker and `concurrency` replay workers; returns the replay workers' names. */
+async function startWorkers(parts: QueueParts, handlers: JobHandlers): Promise<string[]> {
+  const { boss, prisma, settings, running, runningInvestigations } = parts;
   const workers: string[] = [];
-  let sweeper: NodeJS.Timeout | null = null;
-  const handlers = opts.handlers;
-  if (opts.work && handlers) {
-    if (database.engine === "pglite") {
-      const dropped = await dropAllLeases(prisma);
-      await enqueue(await queuedReplayIdsAll(prisma));
-      if (dropped > 0) log(`Branchpoint jobs: ${dropped} replay(s) interrupted by the last stop resume now.`);
-    }
-    if (database.engine === "pglite") {
-      await requeueRunningInvestigations(prisma);
-      const queued = await queuedInvestigationIds(prisma);
-      const by = await investigationCreators(prisma, queued);
-      await enqueueInvestigations(by.map((i) => ({ id: i.id, by: i.createdBy ?? "system" })));
-    }
-    const processId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    // Investigations run one at a time per process: each runs many replays itself.
-    await boss.work<InvestigationJob>(
-      INVESTIGATION_QUEUE,
+  const processId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  // Investigations run one at a time per process: each runs many replays itself.
+  await boss.work<InvestigationJob>(
+    INVESTIGATION_QUEUE,
+    { batchSize: 1, pollingIntervalSeconds: settings.pollSeconds },
+    async ([job]) => {
+      if (!job) return;
+      runningInvestigations.add(job.data.id);
+      try {
+        await handlers.investigation(prisma, job.data, {
+          owner: `${processId}:investigation:${job.id}`,
+          leaseMs: settings.leaseMs,
+          maxAttempts: settings.maxAttempts,
+        });
+      } finally {
+        runningInvestigations.delete(job.data.id);
+      }
+    },
+  );
+  for (let i = 0; i < settings.concurrency; i++) {
+    const name = `${processId}:${i}`;
+    workers.push(name);
+    // pg-boss waits a polling interval after every job; told that this worker is free, it fetches the next at once.
+    let workerId = "";
+    workerId = await boss.work<{ replayId: string }>(
+      REPLAY_QUEUE,
       { batchSize: 1, pollingIntervalSeconds: settings.pollSeconds },
       async ([job]) => {
         if (!job) return;
-        runningInvestigations.add(job.data.id);
+        const replayId = job.data.replayId;
+        running.add(replayId);
         try {
-          await handlers.investigation(prisma, job.data, {
-            owner: `${processId}:investigation:${job.id}`,
+          // A run that throws is noted on the replay by the handler; pg-boss retries the job, and the attempt limit stops a poison one.
+          await handlers.replay(prisma, replayId, {
+            owner: `${name}:${job.id}`,
             leaseMs: settings.leaseMs,
             maxAttempts: settings.maxAttempts,
           });
         } finally {
-          runningInvestigations.delete(job.data.id);
+          running.delete(replayId);
+          if (workerId) boss.notifyWorker(workerId);
         }
       },
     );
-    for (let i = 0; i < settings.concurrency; i++) {
-      const name = `${processId}:${i}`;
-      workers.push(name);
-      // pg-boss waits a polling interval after every job; told that this worker is free, it fetches the next at once.
-      let workerId = "";
-      workerId = await boss.work<{ replayId: string }>(
-        REPLAY_QUEUE,
-        { batchSize: 1, pollingIntervalSeconds: settings.pollSeconds },
-        async ([job]) => {
-          if (!job) return;
-          const replayId = job.data.replayId;
-          running.add(replayId);
-          try {
-            // A run that throws is noted on the replay by the handler; pg-boss retries the job, and the attempt limit stops a poison one.
-            await handlers.replay(prisma, replayId, {
-              owner: `${name}:${job.id}`,
-              leaseMs: settings.leaseMs,
-              maxAttempts: settings.maxAttempts,
-            });
-          } finally {
-            running.delete(replayId);
-            if (workerId) boss.notifyWorker(workerId);
-          }
-        },
-      );
-    }
+  }
+  return workers;
+}
+
+/**
+ * Opens the queue on a database and, with `work`, starts `concurrency`
+ * workers and the sweeper. On the embedded database the folder lock proves no
+ * other process runs anything, so leases left by the last process are dropped
+ * and every queued replay is enqueued again at start.
+ */
+export async function startJobs(database: Database, opts: StartJobsOptions): Promise<Jobs> {
+  if (opts.work && !opts.handlers)
+    throw new Error("startJobs: workers need the job handlers (lib/server/job-handlers).");
+  const settings = { ...jobSettings(), ...opts };
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const prisma = database.prisma;
+  const boss = await openBoss(database, opts, settings);
+  await createQueues(boss, settings);
+  const { enqueue, enqueueInvestigations } = enqueuers(boss, settings);
+  const parts: QueueParts = {
+    boss,
+    prisma,
+    settings,
+    log,
+    enqueue,
+    enqueueInvestigations,
+    running: new Set<string>(),
+    runningInvestigations: new Set<string>(),
+  };
+  const sweep = sweeperOf(parts);
+
+  let workers: string[] = [];
+  let sweeper: NodeJS.Timeout | null = null;
+  const handlers = opts.handlers;
+  if (opts.work && handlers) {
+    if (database.engine === "pglite") await resumeEmbedded(parts);
+    workers = await startWorkers(parts, handlers);
     sweeper = setInterval(
       () => {
         sweep().catch((error: unknown) => console.error("Branchpoint jobs: sweep failed:", error));

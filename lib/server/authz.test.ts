@@ -8,13 +8,19 @@ import * as executors from "./executors/executors";
 import * as experimentFixtures from "./experiments/experiment-fixtures";
 import * as experiments from "./experiments/experiments";
 import * as investigations from "./investigations/investigations";
+import * as investigationReads from "./investigations/investigation-reads";
+import * as runInvestigation from "./investigations/run-investigation";
 import * as jobs from "./jobs/jobs";
 import * as policies from "./policies/policies";
 import type { Principal, Role } from "./principal";
 import * as comparisonPages from "./replays/comparison-pages";
 import * as replayDocuments from "./replays/replay-documents";
 import * as replayPages from "./replays/replay-pages";
+import * as executeReplays from "./replays/execute-replay";
+import * as replayReads from "./replays/replay-reads";
+import * as replayResume from "./replays/replay-resume";
 import * as replays from "./replays/replays";
+import * as queuedReplays from "./replays/run-queued-replay";
 import * as reports from "./reports/reports";
 import * as sessions from "./sessions/sessions";
 
@@ -43,12 +49,12 @@ const OPERATIONS: Record<string, Permission> = {
   "experiments.listExperiments": "experiments.read",
   "experiments.experimentChoices": "experiments.read",
   "investigations.createInvestigation": "investigations.run",
-  "investigations.runInvestigation": "investigations.run",
-  "investigations.startInvestigation": "investigations.run",
-  "investigations.cancelInvestigation": "investigations.run",
-  "investigations.getInvestigation": "investigations.read",
-  "investigations.listSessionInvestigations": "investigations.read",
-  "investigations.staleRecordingsUsed": "replays.read",
+  "run-investigation.runInvestigation": "investigations.run",
+  "run-investigation.startInvestigation": "investigations.run",
+  "investigation-reads.cancelInvestigation": "investigations.run",
+  "investigation-reads.getInvestigation": "investigations.read",
+  "investigation-reads.listSessionInvestigations": "investigations.read",
+  "investigation-reads.staleRecordingsUsed": "replays.read",
   "experiments.previewCohort": "experiments.read",
   "jobs.cancelReplay": "replays.run",
   "jobs.cancelExperiment": "experiments.run",
@@ -65,14 +71,14 @@ const OPERATIONS: Record<string, Permission> = {
   "policies.policyVersionsForAgent": "policies.read",
   "replays.replayPolicyWarnings": "replays.read",
   "replays.createReplay": "replays.run",
-  "replays.runReplay": "replays.run",
+  "run-queued-replay.runReplay": "replays.run",
   "replays.startReplay": "replays.run",
-  "replays.supplyFixture": "replays.run",
-  "replays.decideApproval": "replays.run",
-  "replays.getReplayComparison": "replays.read",
-  "replays.getReplayState": "replays.read",
-  "replays.listReplays": "replays.read",
-  "replays.getComparisonPair": "replays.read",
+  "replay-resume.supplyFixture": "replays.run",
+  "replay-resume.decideApproval": "replays.run",
+  "replay-reads.getReplayComparison": "replays.read",
+  "replay-reads.getReplayState": "replays.read",
+  "replay-reads.listReplays": "replays.read",
+  "replay-reads.getComparisonPair": "replays.read",
   "reports.createReport": "reports.write",
   "reports.updateReport": "reports.write",
   "reports.publishReport": "reports.write",
@@ -108,16 +114,20 @@ const OPERATIONS: Record<string, Permission> = {
 
 /** Pure helpers a service module exports besides its operations (re-exported engine predicates). */
 const NOT_OPERATIONS = new Set([
-  "replays.isTerminal",
+  "replay-reads.isTerminal",
   "experiment-fixtures.groupPausedMembers",
   "investigations.presentInvestigation",
   "jobs.presentJobs",
   "investigations.blameLiveBudget",
+  // A step of runInvestigation (the stale check's run), which authorizes before it.
+  "investigations.runStaleCheck",
   // The job worker's entry points: a worker runs replays it took from the queue, on no one's behalf.
-  "replays.runNow",
-  "replays.enqueueReplaysFor",
-  "replays.runQueuedReplay",
-  "replays.LeaseLost",
+  "run-queued-replay.runNow",
+  "run-queued-replay.enqueueReplaysFor",
+  "run-queued-replay.runQueuedReplay",
+  "execute-replay.LeaseLost",
+  "execute-replay.executeReplay",
+  "execute-replay.describeError",
   // How many comparisons were built: what the tests of the kept comparisons count.
   "comparison-pages.comparisonBuilds",
 ]);
@@ -129,9 +139,15 @@ const MODULES: Record<string, Record<string, unknown>> = {
   "experiment-fixtures": experimentFixtures,
   experiments,
   investigations,
+  "investigation-reads": investigationReads,
+  "run-investigation": runInvestigation,
   jobs,
   policies,
   replays,
+  "execute-replay": executeReplays,
+  "replay-reads": replayReads,
+  "replay-resume": replayResume,
+  "run-queued-replay": queuedReplays,
   reports,
   sessions,
   "replay-pages": replayPages,

@@ -6,9 +6,9 @@
 import type { Db } from "@/lib/db";
 import { noteReplayJobError } from "@/lib/db/jobs";
 import type { QueuedInvestigation } from "./job-queue";
-import { runInvestigation } from "./investigations/investigations";
+import { runInvestigation } from "./investigations/run-investigation";
 import { systemPrincipal } from "./principal";
-import { runQueuedReplay } from "./replays/replays";
+import { runQueuedReplay } from "./replays/run-queued-replay";
 
 /** A worker's hold on the work it took: its lease name, how long a lease lasts, runs before giving up. */
 export interface JobRun {

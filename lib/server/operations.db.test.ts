@@ -15,7 +15,10 @@ import * as executors from "./executors/executors";
 import * as experiments from "./experiments/experiments";
 import * as policies from "./policies/policies";
 import { localAdmin } from "./principal";
+import * as replayInputs from "./replays/replay-inputs";
+import * as replayReads from "./replays/replay-reads";
 import * as replays from "./replays/replays";
+import * as queuedReplays from "./replays/run-queued-replay";
 import * as reports from "./reports/reports";
 import * as sessions from "./sessions/sessions";
 import { RECORDED, REFUND_DOC, refusal } from "./testing";
@@ -154,13 +157,13 @@ describe.each(TEST_ENGINES)("operations on %s", (engine) => {
   it("replays and reports: read a finished replay, report on it, share and revoke the link; refuse unknown ids", async () => {
     const started = await replays.startReplay(
       admin,
-      parseInput(replays.StartReplayInput, { sessionId, policy: RECORDED }),
+      parseInput(replayInputs.StartReplayInput, { sessionId, policy: RECORDED }),
       db.prisma,
     );
     const view = (await loadReplayView(db.prisma, started.id))!;
     expect(view.replay.status).toBe("completed");
     expect(view.replay.createdBy).toBe("olga");
-    const state = await replays.getReplayState(admin, { replayId: started.id }, db.prisma);
+    const state = await replayReads.getReplayState(admin, { replayId: started.id }, db.prisma);
     expect({ status: state.status, stepCount: state.stepCount, cancelRequested: state.cancelRequested }).toEqual({
       status: "completed",
       stepCount: view.steps.length,
@@ -168,10 +171,10 @@ describe.each(TEST_ENGINES)("operations on %s", (engine) => {
     });
     // The run's last progress write may land before or after its lease is let go; when it lands it says done.
     if (state.progress) expect(state.progress.done).toBe(state.progress.total);
-    expect((await replays.listReplays(admin, {}, db.prisma)).replays.map((r) => r.id)).toEqual([started.id]);
-    const comparison = await replays.getReplayComparison(admin, { replayId: started.id }, db.prisma);
+    expect((await replayReads.listReplays(admin, {}, db.prisma)).replays.map((r) => r.id)).toEqual([started.id]);
+    const comparison = await replayReads.getReplayComparison(admin, { replayId: started.id }, db.prisma);
     expect(comparison.comparison.pairs.length).toBeGreaterThan(0);
-    const pair = await replays.getComparisonPair(admin, { replayId: started.id, pairId: "p0-0" }, db.prisma);
+    const pair = await replayReads.getComparisonPair(admin, { replayId: started.id, pairId: "p0-0" }, db.prisma);
     expect(pair.base?.seq).toBe(0);
     expect(pair.branch?.seq).toBe(0);
     const warnings = await replays.replayPolicyWarnings(
@@ -180,10 +183,10 @@ describe.each(TEST_ENGINES)("operations on %s", (engine) => {
       db.prisma,
     );
     expect(warnings[1]!.length).toBeGreaterThan(0);
-    for (const op of [replays.getReplayState, replays.getReplayComparison, comparisonPages.getReportPicker])
+    for (const op of [replayReads.getReplayState, replayReads.getReplayComparison, comparisonPages.getReportPicker])
       await refusal(op(admin, { replayId: "nope" }, db.prisma), "not_found");
-    await refusal(replays.getComparisonPair(admin, { replayId: "nope", pairId: "p0-0" }, db.prisma), "not_found");
-    await refusal(replays.runReplay(admin, { replayId: "nope" }, db.prisma), "not_found");
+    await refusal(replayReads.getComparisonPair(admin, { replayId: "nope", pairId: "p0-0" }, db.prisma), "not_found");
+    await refusal(queuedReplays.runReplay(admin, { replayId: "nope" }, db.prisma), "not_found");
 
     const report = await reports.createReport(
       admin,

@@ -15,6 +15,7 @@ import { createTestDatabase, type TestDatabase, type TestEngine } from "@/lib/db
 import { AppError, parseInput, type AppErrorCode } from "@/lib/errors";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
 import { localAdmin, type Principal } from "./principal";
+import * as replayInputs from "./replays/replay-inputs";
 import * as replays from "./replays/replays";
 import * as sessions from "./sessions/sessions";
 
@@ -34,7 +35,7 @@ export const HISTORY: Policy = {
 
 /** Starts (and, with no worker, runs) a replay from a request body as `by` would send it. */
 export function startReplay(prisma: Db, raw: unknown, by: Principal = localAdmin("tester")) {
-  return replays.startReplay(by, parseInput(replays.StartReplayInput, raw), prisma);
+  return replays.startReplay(by, parseInput(replayInputs.StartReplayInput, raw), prisma);
 }
 
 /**
@@ -91,7 +92,7 @@ export async function importSession(prisma: Db, by: Principal, body: string = RE
 
 /** Starts (and runs, inline) a replay of the session as `by`; returns its id. */
 export async function replayOf(prisma: Db, by: Principal, sessionId: string, policy: Policy = RECORDED) {
-  return (await replays.startReplay(by, parseInput(replays.StartReplayInput, { sessionId, policy }), prisma)).id;
+  return (await replays.startReplay(by, parseInput(replayInputs.StartReplayInput, { sessionId, policy }), prisma)).id;
 }
 
 /** Saves a policy under `name` (any agent) and returns its version id. */

@@ -4,7 +4,7 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
-import { listReplays } from "@/lib/server/replays/replays";
+import { listReplays } from "@/lib/server/replays/replay-reads";
 import { formatDateTime } from "@/lib/format";
 import { DataTable } from "@/components/ui/DataTable";
 import { Card } from "@/components/ui/Card";

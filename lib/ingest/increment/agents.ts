@@ -1,18 +1,13 @@
 import { z } from "zod";
+import { agentsSteps, nanos, openAiAgentsGroupKey, spanKey, type AgentsGroup } from "../openai-agents";
 import {
   addToAggregate,
   agentsGroupFields,
-  agentsSteps,
   emptyAggregate,
-  nanos,
-  openAiAgentsGroupKey,
   replaceInAggregate,
-  spanKey,
   type AgentsAggregate,
-  type AgentsGroup,
-  type AgentsItem,
-  type AgentsSpan,
-} from "../openai-agents";
+} from "../openai-agents-aggregate";
+import type { AgentsItem, AgentsSpan } from "../openai-agents-parse";
 import { assemble } from "../otlp/assemble";
 import { byCodePoint } from "../order";
 import type { ImportedSession } from "../types";

@@ -1,6 +1,7 @@
 import { storableSessions } from "@/lib/hostile/storable";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
-import { mapOpenAiAgentsGroups, openAiAgentsGroupKey, richer, type AgentsItem } from "../openai-agents";
+import { mapOpenAiAgentsGroups, openAiAgentsGroupKey, richer } from "../openai-agents";
+import type { AgentsItem } from "../openai-agents-parse";
 import {
   dedupeSpans,
   groupSpans,

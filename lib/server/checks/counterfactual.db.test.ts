@@ -19,7 +19,8 @@ import {
   trialSetView as readTrialSet,
 } from "./counterfactual";
 import { localAdmin } from "../principal";
-import { StartReplayInput, startReplay as startOperation } from "../replays/replays";
+import { StartReplayInput } from "../replays/replay-inputs";
+import { startReplay as startOperation } from "../replays/replays";
 
 const FORK_LIVE: Policy = { ...RECOMMENDED_RCA_POLICY, model: "recorded-until-divergence" };
 const NOT_REFUNDED = { name: "no second refund", definition: { kind: "tool_not_called", tool: "refund_payment" } };

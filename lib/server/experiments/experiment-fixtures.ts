@@ -14,7 +14,8 @@ import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
 import type { QueueDeps } from "../job-queue";
-import { FixtureInput, supplyFixture } from "../replays/replays";
+import { FixtureInput } from "../replays/replay-inputs";
+import { supplyFixture } from "../replays/replay-resume";
 
 export interface FixtureGroup {
   tool: string;

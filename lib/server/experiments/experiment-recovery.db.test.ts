@@ -20,7 +20,8 @@ import {
 import { experimentCountsOf } from "./experiment-status";
 import { createExperiment, getExperiment, listExperiments, runExperiment } from "./experiments";
 import { localAdmin } from "../principal";
-import { runQueuedReplay, supplyFixture } from "../replays/replays";
+import { supplyFixture } from "../replays/replay-resume";
+import { runQueuedReplay } from "../replays/run-queued-replay";
 
 describe.each(TEST_ENGINES)("an experiment after its worker is killed, on %s", (engine) => {
   let db: TestDatabase;

@@ -7,6 +7,8 @@ import { type AppError, parseInput } from "@/lib/errors";
 import { toolLevelPreset, wilsonInterval, type Policy } from "@/lib/replay";
 import * as experiments from "./experiments";
 import { localAdmin } from "../principal";
+import * as replayInputs from "../replays/replay-inputs";
+import * as replayReads from "../replays/replay-reads";
 import * as replays from "../replays/replays";
 import { demoDatabase, RECORDED, refusal } from "../testing";
 
@@ -18,7 +20,7 @@ const loadExperiment = (prisma: Db, experimentId: string) =>
 const runExperiment = (prisma: Db, experimentId: string) =>
   experiments.runExperiment(localAdmin("runner"), { experimentId }, prisma);
 const createReplay = async (prisma: Db, raw: unknown, by: string) =>
-  replays.createReplay(localAdmin(by), parseInput(replays.StartReplayInput, raw), prisma);
+  replays.createReplay(localAdmin(by), parseInput(replayInputs.StartReplayInput, raw), prisma);
 
 const COHORT: Policy = {
   model: "recorded-only",
@@ -67,8 +69,9 @@ describe.each(TEST_ENGINES)("experiments on %s", (engine) => {
     results: { replayId: string; deltas: { costUsd: number; latencyMs: number } | null }[],
   ) {
     for (const r of results) {
-      const { metrics } = (await replays.getReplayComparison(localAdmin("reader"), { replayId: r.replayId }, db.prisma))
-        .comparison;
+      const { metrics } = (
+        await replayReads.getReplayComparison(localAdmin("reader"), { replayId: r.replayId }, db.prisma)
+      ).comparison;
       expect(r.deltas!.latencyMs).toBe(metrics.latencyMs.delta);
       expect(r.deltas!.costUsd).toBeCloseTo(metrics.costUsd.delta, 12);
     }

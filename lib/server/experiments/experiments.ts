@@ -47,7 +47,7 @@ import { authorize } from "../authz";
 import { countByStatus, experimentState } from "./experiment-status";
 import type { Principal } from "../principal";
 import type { QueueDeps } from "../job-queue";
-import { enqueueReplaysFor } from "../replays/replays";
+import { enqueueReplaysFor } from "../replays/run-queued-replay";
 
 const day = z
   .string()

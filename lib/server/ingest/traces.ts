@@ -33,7 +33,7 @@ import {
   type Source,
 } from "@/lib/ingest/increment/rebuild";
 import { idOf } from "@/lib/ingest/increment/state";
-import type { AgentsItem } from "@/lib/ingest/openai-agents";
+import type { AgentsItem } from "@/lib/ingest/openai-agents-parse";
 import type { OtlpFormat, OtlpSpan, SpanDigest } from "@/lib/ingest/otlp";
 import type { ImportedSession, ImportFormat, ImportIssue } from "@/lib/ingest/types";
 import { runPlanner, writeIncrement } from "./increment";

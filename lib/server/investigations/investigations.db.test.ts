@@ -13,16 +13,12 @@ import {
   type Script,
   type ScriptedModel,
 } from "@/scripts/scripted-model";
-import {
-  cancelInvestigation,
-  createInvestigation,
-  getInvestigation,
-  runInvestigation,
-  staleRecordingsUsed,
-  StartInvestigationInput,
-} from "./investigations";
+import { createInvestigation, StartInvestigationInput } from "./investigations";
+import { cancelInvestigation, getInvestigation, staleRecordingsUsed } from "./investigation-reads";
+import { runInvestigation } from "./run-investigation";
 import { localAdmin } from "../principal";
-import { StartReplayInput, startReplay } from "../replays/replays";
+import { StartReplayInput } from "../replays/replay-inputs";
+import { startReplay } from "../replays/replays";
 
 const NOT_REFUNDED = { name: "no refund", definition: { kind: "tool_not_called", tool: "refund_payment" } };
 const analyst = localAdmin("dana");

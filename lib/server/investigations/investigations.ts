@@ -7,30 +7,12 @@
  * as they finish, honours a cancel between probes, and bounds the cost before
  * anything runs.
  */
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "@/lib/db/client";
 import { getReplayCounterfactual } from "@/lib/db/checks";
-import {
-  claimInvestigation,
-  findInvestigation,
-  finishInvestigation,
-  holdsInvestigationLease,
-  insertInvestigation,
-  latestStaleCheck,
-  listInvestigationsOfSession,
-  releaseInvestigationLease,
-  renewInvestigationLease,
-  replayOutcomes,
-  requestInvestigationCancel,
-  saveInvestigationProgress,
-  savePendingProbe,
-  type InvestigationClaim,
-  type InvestigationRow,
-} from "@/lib/db/investigations";
+import { insertInvestigation, type InvestigationRow } from "@/lib/db/investigations";
 import { getPolicyVersionById } from "@/lib/db/policies";
-import { isTerminal, loadReplayMeta } from "@/lib/db/replays";
-import { recordedToolStepsFor, replayStamp } from "@/lib/db/replay-window";
+import { loadReplayMeta } from "@/lib/db/replays";
 import { sessionContext, sessionEventsCompact } from "@/lib/db/sessions";
 import { knownTools } from "@/lib/db/history";
 import { toolEndpointFor } from "@/lib/db/executors";
@@ -40,14 +22,11 @@ import {
   blameProbeBound,
   type Edit,
   evaluateChecks,
-  minimizeEdits,
   NamedCheck,
   parseVolatilePath,
   staleDiff,
   Policy,
   runPassed,
-  searchBlame,
-  type ProbeOutcome,
   type SessionEvent,
 } from "@/lib/replay";
 import { authorize } from "../authz";
@@ -59,9 +38,6 @@ import {
   resolveModelEndpoint,
 } from "../checks/counterfactual";
 import type { Principal } from "../principal";
-import { jobQueueFor, type QueueDeps } from "../job-queue";
-import { runFailure } from "@/lib/run-failures";
-import { createReplay, runQueuedReplay } from "../replays/replays";
 
 /** Most trials per probe, and most replays one investigation may run in all. */
 export const MAX_PROBE_TRIALS = 20;
@@ -149,7 +125,7 @@ export interface StaleRecord {
   reason?: string;
 }
 
-interface Params {
+export interface Params {
   checks: CheckRef[];
   trials: number;
   share: number;
@@ -411,7 +387,7 @@ async function createStaleCheck(
 }
 
 /** Calls each target's tool again with its recorded arguments and compares; a cancel stops between calls. */
-async function runStaleCheck(params: Params, prisma: Db, records: StaleRecord[], save: () => Promise<boolean>) {
+export async function runStaleCheck(params: Params, prisma: Db, records: StaleRecord[], save: () => Promise<boolean>) {
   const volatile = (params.volatile ?? []).map((p) => parseVolatilePath(p)!).filter(Boolean);
   const call = toolExecutor(prisma);
   const checked = new Set(records.map((r) => r.seq));
@@ -441,330 +417,6 @@ async function runStaleCheck(params: Params, prisma: Db, records: StaleRecord[],
   }
   await save();
   return "completed" as const;
-}
-
-/** This run no longer holds the investigation (another worker took it over): it stores nothing more. */
-class InvestigationLeaseLost extends Error {
-  constructor(id: string) {
-    super(`Investigation ${id} was taken over by another worker.`);
-    this.name = "InvestigationLeaseLost";
-  }
-}
-
-export interface InvestigationRunOptions {
-  /** The lease owner (a worker's name); a run without one gets its own. */
-  owner?: string;
-  /** How long its lease lasts without a heartbeat; a worker killed mid-run is replaced after it. */
-  leaseMs?: number;
-  /** Runs that may end without a result (their worker stopped or crashed) before it is failed; 3 unless told. */
-  maxAttempts?: number;
-}
-
-export type InvestigationRunOutcome = "ran" | "busy" | "idle" | "lease_lost" | "gave_up";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Runs a probe's replays to their end under replay leases: each queued one (or one whose worker is gone) is
- * run here; one another worker holds is waited for. Paused or awaiting-approval trials count as ended (they
- * did not pass).
- */
-async function runProbeReplays(prisma: Db, replayIds: readonly string[], leaseMs: number, lost: () => boolean) {
-  for (;;) {
-    for (const id of replayIds) {
-      if (lost()) return;
-      await runQueuedReplay(prisma, id, { owner: `inline:${process.pid}:${randomUUID()}`, leaseMs });
-    }
-    const open = (await replayOutcomes(prisma, replayIds)).filter(
-      (o) => o.status === "queued" || o.status === "running",
-    );
-    if (open.length === 0 || lost()) return;
-    await sleep(250);
-  }
-}
-
-/**
- * Runs a queued investigation to its end (a job worker's unit) under a lease it renews, like a replay's: a
- * worker killed mid-run stops renewing it, and the run that takes over (after the lease ran out) goes on from
- * where it stopped. The searches are deterministic given the probes' outcomes, so the new run asks for the same
- * probes in the same order: a probe already finished is answered from the stored record (not run again), and
- * the probe that was running reuses the replays created for it (recorded with them), running those of them
- * nobody finished. Each probe is `trials` replays started as the investigation's author; probes are stored as
- * they finish, and a cancel stops it before the next probe.
- */
-export async function runInvestigation(
-  principal: Principal,
-  input: InvestigationRef,
-  prisma: Db,
-  opts: InvestigationRunOptions = {},
-): Promise<InvestigationRunOutcome> {
-  authorize(principal, "investigations.run");
-  const row = await findInvestigation(prisma, input.investigationId);
-  if (!row) throw notFound("investigation", input.investigationId);
-  const owner = opts.owner ?? `inline:${process.pid}:${randomUUID()}`;
-  const leaseMs = opts.leaseMs ?? 30_000;
-  const claim = await claimInvestigation(prisma, row.id, owner, leaseMs);
-  if (claim.kind !== "claimed") return claim.kind;
-  const maxAttempts = opts.maxAttempts ?? 3;
-  if (claim.attempts > maxAttempts) {
-    // One that keeps taking its worker down is not requeued for ever: the probes it finished are kept.
-    await finishInvestigation(prisma, row.id, owner, {
-      status: "failed",
-      probes: claim.probes ?? [],
-      result: null,
-      error: runFailure(
-        "gave_up",
-        `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed). The probes it finished are kept.`,
-      ),
-    });
-    return "gave_up";
-  }
-  let lost = false;
-  const heartbeat = setInterval(
-    () => {
-      renewInvestigationLease(prisma, row.id, owner, leaseMs).then(
-        (held) => {
-          if (!held) lost = true;
-        },
-        (error: unknown) => console.error(`Investigation ${row.id}: heartbeat failed:`, error),
-      );
-    },
-    Math.max(250, Math.floor(leaseMs / 3)),
-  );
-  try {
-    const outcome = await runClaimed(principal, prisma, row, claim, owner, leaseMs, () => lost);
-    if (outcome === "lease_lost") lost = true;
-    return outcome;
-  } finally {
-    clearInterval(heartbeat);
-    if (!lost) await releaseInvestigationLease(prisma, row.id, owner).catch(() => undefined);
-  }
-}
-
-async function runClaimed(
-  principal: Principal,
-  prisma: Db,
-  row: InvestigationRow,
-  claim: Extract<InvestigationClaim, { kind: "claimed" }>,
-  owner: string,
-  leaseMs: number,
-  leaseLost: () => boolean,
-): Promise<InvestigationRunOutcome> {
-  const params = row.params as Params;
-  let cancelled = false;
-  let lost = false;
-  const stop = () => cancelled || lost || leaseLost();
-  // The probes an earlier run finished (a run that took over goes on from them).
-  const earlier = (Array.isArray(claim.probes) ? claim.probes : []) as (
-    BlameProbeRecord | MinimizeProbeRecord | StaleRecord
-  )[];
-  const records: (BlameProbeRecord | MinimizeProbeRecord | StaleRecord)[] = [...earlier];
-  const save = async () => {
-    const saved = await saveInvestigationProgress(prisma, row.id, owner, records);
-    if (!saved.held) lost = true;
-    cancelled = saved.cancelRequested || cancelled;
-  };
-  const finish = async (end: Parameters<typeof finishInvestigation>[3]): Promise<InvestigationRunOutcome> =>
-    !lost && (await finishInvestigation(prisma, row.id, owner, end)) ? "ran" : "lease_lost";
-
-  /** Runs one probe: `trials` replays of the session with this policy and these edits; counts the passes. */
-  const probe = async (key: string, policy: Policy, edits: Edit[]): Promise<ProbeOutcome & { replayIds: string[] }> => {
-    let replayIds: string[];
-    if (claim.pendingProbe?.key === key) {
-      // The run before this one created them and stopped while they ran.
-      replayIds = claim.pendingProbe.replayIds;
-    } else {
-      const started = await createReplay(
-        principal,
-        {
-          sessionId: row.sessionId,
-          policy,
-          edits,
-          checks: params.checks,
-          ...(params.trials > 1 ? { trials: params.trials } : {}),
-          ...(params.modelEndpoint ? { modelEndpoint: params.modelEndpoint } : {}),
-        },
-        prisma,
-        async (tx, ids) => {
-          if (!(await holdsInvestigationLease(tx, row.id, owner))) throw new InvestigationLeaseLost(row.id);
-          await savePendingProbe(tx, row.id, owner, { key, replayIds: ids });
-        },
-      );
-      replayIds = started.trialIds ?? [started.id];
-    }
-    await runProbeReplays(prisma, replayIds, leaseMs, () => lost || leaseLost());
-    if (lost || leaseLost()) throw new InvestigationLeaseLost(row.id);
-    const outcomes = await replayOutcomes(prisma, replayIds);
-    const passes = outcomes.filter((o) => isTerminal(o.status) && runPassed(o.verdicts?.branch) === true).length;
-    return { passes, trials: replayIds.length, replayIds };
-  };
-
-  try {
-    if (row.kind === "stale") {
-      const staleRecords = records as StaleRecord[];
-      const end = await runStaleCheck(params, prisma, staleRecords, async () => {
-        await save();
-        if (lost || leaseLost()) throw new InvestigationLeaseLost(row.id);
-        return cancelled;
-      });
-      const count = (state: StaleRecord["state"]) => staleRecords.filter((r) => r.state === state).length;
-      return await finish({
-        status: end,
-        probes: staleRecords,
-        result: {
-          kind: end === "cancelled" ? "cancelled" : "checked",
-          stale: count("stale"),
-          fresh: count("fresh"),
-          unchecked: count("unchecked"),
-        },
-      });
-    }
-    if (row.kind === "blame") {
-      const modelSteps = params.modelSteps ?? [];
-      const done = new Map((earlier as BlameProbeRecord[]).map((r) => [r.modelStep, r]));
-      const ids = new Map<number, string[]>([...done].map(([step, r]) => [step, r.replayIds]));
-      const result = await searchBlame({
-        steps: modelSteps.map((_, i) => i),
-        share: params.share,
-        probe: async (modelStep) => {
-          const kept = done.get(modelStep);
-          if (kept) return { passes: kept.passes, trials: kept.trials };
-          const outcome = await probe(String(modelStep), { ...params.policy, liveFromModelStep: modelStep }, []);
-          ids.set(modelStep, outcome.replayIds);
-          const passRate = outcome.passes / outcome.trials;
-          records.push({
-            index: modelStep,
-            modelStep,
-            baseSeq: modelSteps[modelStep]!.seq,
-            passes: outcome.passes,
-            trials: outcome.trials,
-            passRate,
-            fixes: passRate >= params.share,
-            replayIds: outcome.replayIds,
-          });
-          await save();
-          return outcome;
-        },
-        isCancelled: stop,
-      });
-      if (lost || leaseLost()) return "lease_lost";
-      const outcome =
-        result.kind === "decided"
-          ? {
-              kind: "decided" as const,
-              modelStep: result.step,
-              baseSeq: modelSteps[result.step]!.seq,
-              replayId: ids.get(result.step)?.[0] ?? null,
-            }
-          : { kind: result.kind };
-      return await finish({
-        status: result.kind === "cancelled" ? "cancelled" : "completed",
-        probes: records,
-        result: outcome,
-      });
-    }
-
-    const edits = params.edits ?? [];
-    const done = new Map((earlier as MinimizeProbeRecord[]).map((r) => [r.kept.join(","), r]));
-    const idsOf = new Map<string, string[]>([...done].map(([key, r]) => [key, r.replayIds]));
-    const result = await minimizeEdits({
-      count: edits.length,
-      test: async (kept) => {
-        const key = kept.join(",");
-        const stored = done.get(key);
-        if (stored) return stored.fixes;
-        const outcome = await probe(
-          key,
-          params.policy,
-          kept.map((i) => edits[i]!),
-        );
-        idsOf.set(key, outcome.replayIds);
-        const fixes = outcome.passes / outcome.trials >= params.share;
-        records.push({
-          kept: [...kept],
-          fixes,
-          passes: outcome.passes,
-          trials: outcome.trials,
-          replayIds: outcome.replayIds,
-        });
-        await save();
-        return fixes;
-      },
-      isCancelled: stop,
-    });
-    if (lost || leaseLost()) return "lease_lost";
-    const outcome =
-      result.kind === "minimal"
-        ? {
-            kind: "minimal" as const,
-            kept: result.kept,
-            edits: result.kept.map((i) => edits[i]!),
-            replayId: idsOf.get(result.kept.join(","))?.[0] ?? null,
-          }
-        : { kind: result.kind };
-    return await finish({
-      status: result.kind === "cancelled" ? "cancelled" : "completed",
-      probes: records,
-      result: outcome,
-    });
-  } catch (error) {
-    if (error instanceof InvestigationLeaseLost) return "lease_lost";
-    const message =
-      error instanceof AppError ? error.message : `The investigation could not go on: ${(error as Error).message}`;
-    if (!(error instanceof AppError)) console.error(`Investigation ${row.id} failed:`, error);
-    return finish({
-      status: "failed",
-      probes: records,
-      result: null,
-      // A refusal met on the way keeps its own code (the API's); anything else is the run's failure.
-      error: error instanceof AppError ? { code: error.code, message } : runFailure("investigation_failed", message),
-    });
-  }
-}
-
-/**
- * Stores an investigation and puts it on the job queue (a worker runs it on behalf of its author); its page shows
- * the probes as they finish. With no queue plugged in (tests, scripts), it runs in this call.
- */
-export async function startInvestigation(
-  principal: Principal,
-  input: StartInvestigationInput,
-  prisma: Db,
-  deps: QueueDeps = {},
-) {
-  const created = await createInvestigation(principal, input, prisma);
-  const queue = jobQueueFor(deps);
-  if (queue) await queue.enqueueInvestigations([{ id: created.id, by: principal.name }]);
-  else await runInvestigation(principal, { investigationId: created.id }, prisma);
-  return created;
-}
-
-export async function getInvestigation(principal: Principal, input: InvestigationRef, prisma: Db) {
-  authorize(principal, "investigations.read");
-  const row = await findInvestigation(prisma, input.investigationId);
-  if (!row) throw notFound("investigation", input.investigationId);
-  return presentInvestigation(row);
-}
-
-export async function cancelInvestigation(principal: Principal, input: InvestigationRef, prisma: Db) {
-  authorize(principal, "investigations.run");
-  const status = await requestInvestigationCancel(prisma, input.investigationId);
-  if (status === null) throw notFound("investigation", input.investigationId);
-  return { id: input.investigationId, status };
-}
-
-export const SessionInvestigationsInput = z.object({ sessionId: z.string().min(1) });
-
-export async function listSessionInvestigations(
-  principal: Principal,
-  input: z.infer<typeof SessionInvestigationsInput>,
-  prisma: Db,
-) {
-  authorize(principal, "investigations.read");
-  return (await listInvestigationsOfSession(prisma, input.sessionId)).map((r) => ({
-    ...r,
-    createdAt: r.createdAt.toISOString(),
-  }));
 }
 
 /** The API's (and the page's) shape of an investigation. */
@@ -800,25 +452,3 @@ export function presentInvestigation(row: InvestigationRow) {
   };
 }
 export type InvestigationView = ReturnType<typeof presentInvestigation>;
-
-/**
- * The recordings a branch used that its session's newest stale check found changed: the branch's evidence
- * rests on answers the tools no longer give.
- */
-export async function staleRecordingsUsed(principal: Principal, input: { replayId: string }, prisma: Db) {
-  authorize(principal, "replays.read");
-  const replay = await replayStamp(prisma, input.replayId);
-  if (!replay) throw notFound("replay", input.replayId);
-  const check = await latestStaleCheck(prisma, replay.sessionId);
-  if (!check) return null;
-  const stale = new Map(
-    ((check.probes ?? []) as unknown as StaleRecord[]).filter((r) => r.state === "stale").map((r) => [r.seq, r]),
-  );
-  // Only the branch's recorded tool steps that stand for a stale recording are read, not the branch.
-  const steps = await recordedToolStepsFor(prisma, input.replayId, [...stale.keys()]);
-  const used = steps.map((step) => {
-    const record = stale.get(step.baseSeq)!;
-    return { seq: step.seq, baseSeq: record.seq, tool: record.tool, paths: record.paths };
-  });
-  return { investigationId: check.id, checkedAt: check.finishedAt?.toISOString() ?? null, used };
-}

@@ -10,7 +10,7 @@ import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
 import type { QueueDeps } from "../job-queue";
-import { enqueueReplaysFor } from "../replays/replays";
+import { enqueueReplaysFor } from "../replays/run-queued-replay";
 
 export const CancelReplayInput = z.object({ replayId: z.string().min(1) });
 export type CancelReplayInput = z.infer<typeof CancelReplayInput>;

@@ -8,11 +8,12 @@ import { COVERAGE_SOURCES, replayCoverage, toolCallArgs, type Policy } from "@/l
 import * as coverage from "./coverage";
 import * as experiments from "../experiments/experiments";
 import { localAdmin } from "../principal";
+import * as replayInputs from "./replay-inputs";
 import * as replays from "./replays";
 import { demoDatabase, RECORDED, refusal, viewer } from "../testing";
 
 const startReplay = async (prisma: Db, raw: unknown) =>
-  replays.startReplay(localAdmin("tester"), parseInput(replays.StartReplayInput, raw), prisma);
+  replays.startReplay(localAdmin("tester"), parseInput(replayInputs.StartReplayInput, raw), prisma);
 
 describe.each(TEST_ENGINES)("policy coverage on %s", (engine) => {
   let db: TestDatabase;

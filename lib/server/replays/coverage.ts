@@ -10,7 +10,7 @@ import { mergeCoverage, replayCoverage, type Coverage } from "@/lib/replay";
 import { authorize } from "../authz";
 import { ExperimentRef } from "../experiments/experiments";
 import type { Principal } from "../principal";
-import { ReplayRef } from "./replays";
+import { ReplayRef } from "./replay-inputs";
 
 export interface ExperimentCoverage extends Coverage {
   /** How many replays of the experiment were summed. */

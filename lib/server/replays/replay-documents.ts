@@ -13,7 +13,8 @@ import { sessionEventRows } from "@/lib/db/sessions";
 import { notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
-import { getReplayComparison, type ReplayRef } from "./replays";
+import { type ReplayRef } from "./replay-inputs";
+import { getReplayComparison } from "./replay-reads";
 
 /** `?inputs=`: "full" (default) gives every model input whole; "delta" as stored, with `inputPrefix`. */
 export const ReplayDocumentQuery = z.object({ inputs: z.enum(["full", "delta"]).optional() });

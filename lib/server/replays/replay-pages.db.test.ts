@@ -15,6 +15,7 @@ import { suggestValidityFor } from "@/lib/reports/snapshot";
 import * as comparisons from "./comparison-pages";
 import { localAdmin } from "../principal";
 import * as pages from "./replay-pages";
+import * as replayInputs from "./replay-inputs";
 import * as replays from "./replays";
 
 const admin = localAdmin("tester");
@@ -47,7 +48,7 @@ describe.each(TEST_ENGINES)("a replay and its comparison a window at a time on %
     if (!imported.ok) throw new Error("import failed");
     const started = await replays.startReplay(
       admin,
-      parseInput(replays.StartReplayInput, {
+      parseInput(replayInputs.StartReplayInput, {
         sessionId: imported.sessions[0]!.id,
         policy: RECORDED,
         edits: [{ seq: EDITED, op: "replace_tool_result", value: { status: "lost" } }],

@@ -6,7 +6,9 @@ import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/te
 import { longChatLog } from "@/lib/ingest/long-chat";
 import type { Policy } from "@/lib/replay";
 import { localAdmin } from "../principal";
-import { StartReplayInput, createReplay, runQueuedReplay, startReplay } from "./replays";
+import { StartReplayInput } from "./replay-inputs";
+import { createReplay, startReplay } from "./replays";
+import { runQueuedReplay } from "./run-queued-replay";
 
 // A long replay runs in the web server's own process; on the embedded database (one connection) the health check
 // and page reads share that connection with it. They must get through while it runs, not after it.

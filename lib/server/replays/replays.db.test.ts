@@ -12,19 +12,22 @@ import { toRows } from "@/lib/session-view/compare-pairs-testing";
 import { listComparisonRows } from "./comparison-pages";
 import { replayCounterfactual } from "../checks/counterfactual";
 import { localAdmin } from "../principal";
+import * as replayInputs from "./replay-inputs";
+import * as replayResume from "./replay-resume";
 import * as replays from "./replays";
+import * as queuedReplays from "./run-queued-replay";
 
 // The operations, called directly with input parsed by their schemas (as every adapter does) and a principal of the given name.
 const as = (name: string) => localAdmin(name);
 const createReplay = async (prisma: Db, raw: unknown, by: string) =>
-  replays.createReplay(as(by), parseInput(replays.StartReplayInput, raw), prisma);
+  replays.createReplay(as(by), parseInput(replayInputs.StartReplayInput, raw), prisma);
 const startReplay = async (prisma: Db, raw: unknown, by: string) =>
-  replays.startReplay(as(by), parseInput(replays.StartReplayInput, raw), prisma);
-const runReplay = (prisma: Db, replayId: string) => replays.runReplay(as("runner"), { replayId }, prisma);
+  replays.startReplay(as(by), parseInput(replayInputs.StartReplayInput, raw), prisma);
+const runReplay = (prisma: Db, replayId: string) => queuedReplays.runReplay(as("runner"), { replayId }, prisma);
 const supplyFixture = async (prisma: Db, replayId: string, raw: object, by: string) =>
-  replays.supplyFixture(as(by), parseInput(replays.SupplyFixtureInput, { ...raw, replayId }), prisma);
+  replayResume.supplyFixture(as(by), parseInput(replayInputs.SupplyFixtureInput, { ...raw, replayId }), prisma);
 const decideApproval = async (prisma: Db, replayId: string, raw: object, by: string) =>
-  replays.decideApproval(as(by), parseInput(replays.DecideApprovalInput, { ...raw, replayId }), prisma);
+  replayResume.decideApproval(as(by), parseInput(replayInputs.DecideApprovalInput, { ...raw, replayId }), prisma);
 
 const RECORDED: Policy = {
   model: "recorded-only",

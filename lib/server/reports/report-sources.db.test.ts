@@ -10,7 +10,7 @@ import { pairTitle } from "@/lib/reports/export";
 import { buildReportSnapshot, suggestValidityFor } from "@/lib/reports/snapshot";
 import { createInvestigation, StartInvestigationInput } from "../investigations/investigations";
 import { localAdmin } from "../principal";
-import * as replays from "../replays/replays";
+import * as replayReads from "../replays/replay-reads";
 import { demoDatabase, HISTORY, longEditedReplay, RECORDED, startReplay } from "../testing";
 
 // Reports and minimize investigations read what they use of a replay (its comparison over digests, the pairs they
@@ -206,7 +206,8 @@ describe.each(TEST_ENGINES)("reports and investigations of a replay on %s", (eng
     const sizes = [];
     for (const turns of [220, 2200]) {
       const { id, events } = await longEditedReplay(db.prisma, turns);
-      const first = (await replays.getReplayComparison(admin, { replayId: id }, db.prisma)).comparison.firstDivergence!;
+      const first = (await replayReads.getReplayComparison(admin, { replayId: id }, db.prisma)).comparison
+        .firstDivergence!;
       // Step rows read with their input (a model call's: its prompt window), counted as the client returns them.
       let inputsRead = 0;
       // Of them, rows read with every column (their outputs too): the kept pairs' steps, not the earlier model calls.

@@ -14,7 +14,7 @@ import {
 } from "@/lib/db/sessions";
 import { ingestAgentsItems as storeAgentsItems, ingestOtlpSpans as storeOtlpSpans } from "../ingest/traces";
 import { notFound } from "@/lib/errors";
-import type { AgentsItem } from "@/lib/ingest/openai-agents";
+import type { AgentsItem } from "@/lib/ingest/openai-agents-parse";
 import type { OtlpSpan } from "@/lib/ingest/otlp";
 import { ImportFormat } from "@/lib/ingest/types";
 import { authorize } from "../authz";

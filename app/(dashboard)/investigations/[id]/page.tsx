@@ -6,7 +6,7 @@ import { RefreshWhileRunning } from "@/components/investigations/RefreshWhileRun
 import { StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { getInvestigation } from "@/lib/server/investigations/investigations";
+import { getInvestigation } from "@/lib/server/investigations/investigation-reads";
 import { getSessionOutline } from "@/lib/server/sessions/sessions";
 import { can } from "@/lib/server/authz";
 import { evidenceDrafts } from "@/lib/server/reports/reports";

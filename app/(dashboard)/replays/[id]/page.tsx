@@ -5,7 +5,7 @@ import { ForkNotice, TrialSetLink, VerdictList } from "@/components/counterfactu
 import { MinimizeButton } from "@/components/investigations/MinimizeButton";
 import { ProbeVariance } from "@/components/counterfactual/ProbeVariance";
 import { StaleUsedNotice } from "@/components/investigations/StaleUsedNotice";
-import { staleRecordingsUsed } from "@/lib/server/investigations/investigations";
+import { staleRecordingsUsed } from "@/lib/server/investigations/investigation-reads";
 import { ReplayCoverage } from "@/components/replays/ReplayCoverage";
 import { EvidencePanel } from "@/components/replays/EvidencePanel";
 import { PendingCallPanel } from "@/components/replays/PendingCallPanel";
@@ -17,7 +17,7 @@ import { StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
-import { isTerminal } from "@/lib/server/replays/replays";
+import { isTerminal } from "@/lib/server/replays/replay-reads";
 import { getReplayPage, listReplaySteps } from "@/lib/server/replays/replay-pages";
 import { formatDateTime } from "@/lib/format";
 import { buttonClass } from "@/components/ui/Button";

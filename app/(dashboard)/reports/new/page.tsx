@@ -6,7 +6,7 @@ import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { notFoundAsNull, pageContext } from "@/lib/http/page";
 import { getReportPicker } from "@/lib/server/replays/comparison-pages";
-import { isTerminal, listReplays } from "@/lib/server/replays/replays";
+import { isTerminal, listReplays } from "@/lib/server/replays/replay-reads";
 import { formatDateTime } from "@/lib/format";
 import { sessionLabelOf } from "@/lib/reports/snapshot";
 import { createReportAction } from "@/lib/actions/reports";

@@ -1,5 +1,6 @@
 import { apiRoute, readJson } from "@/lib/http/api";
-import { startInvestigation, StartInvestigationInput } from "@/lib/server/investigations/investigations";
+import { StartInvestigationInput } from "@/lib/server/investigations/investigations";
+import { startInvestigation } from "@/lib/server/investigations/run-investigation";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,9 @@
 import { apiRoute, readJson, readQuery } from "@/lib/http/api";
 import { replayAnswer } from "@/lib/http/replay-answer";
 import { replayCounterfactual, trialSetView } from "@/lib/server/checks/counterfactual";
-import { ListReplaysInput, listReplays, StartReplayInput, startReplay } from "@/lib/server/replays/replays";
+import { ListReplaysInput, StartReplayInput } from "@/lib/server/replays/replay-inputs";
+import { listReplays } from "@/lib/server/replays/replay-reads";
+import { startReplay } from "@/lib/server/replays/replays";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import { withImportSlot } from "@/lib/http/heavy";
 import { AppError } from "@/lib/errors";
 import { readJson } from "@/lib/http/api";
 import { describeIssues, traceJsonRoute } from "@/lib/http/otlp";
-import { parseOpenAiAgentsExport } from "@/lib/ingest/openai-agents";
+import { parseOpenAiAgentsExport } from "@/lib/ingest/openai-agents-parse";
 import { ingestAgentsItems } from "@/lib/server/sessions/sessions";
 import { z } from "zod";
 

@@ -12,7 +12,7 @@ import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { replayCounterfactual } from "@/lib/server/checks/counterfactual";
-import { isTerminal } from "@/lib/server/replays/replays";
+import { isTerminal } from "@/lib/server/replays/replay-reads";
 import { findComparisonRow, getComparisonPage, listComparisonRows } from "@/lib/server/replays/comparison-pages";
 import { buttonClass } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";

@@ -7,7 +7,8 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { blameProbeBound } from "@/lib/replay";
 import { counterfactualFormOptions } from "@/lib/server/checks/counterfactual";
-import { blameLiveBudget, listSessionInvestigations } from "@/lib/server/investigations/investigations";
+import { blameLiveBudget } from "@/lib/server/investigations/investigations";
+import { listSessionInvestigations } from "@/lib/server/investigations/investigation-reads";
 import { getSessionHead } from "@/lib/server/sessions/sessions";
 import { sessionCrumbs } from "@/components/sessions/crumbs";
 

@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/http/api";
-import { cancelInvestigation } from "@/lib/server/investigations/investigations";
+import { cancelInvestigation } from "@/lib/server/investigations/investigation-reads";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,7 @@
 import { apiRoute, readJson } from "@/lib/http/api";
 import { replayAnswer } from "@/lib/http/replay-answer";
-import { ApprovalInput, decideApproval } from "@/lib/server/replays/replays";
+import { ApprovalInput } from "@/lib/server/replays/replay-inputs";
+import { decideApproval } from "@/lib/server/replays/replay-resume";
 
 export const dynamic = "force-dynamic";
 
