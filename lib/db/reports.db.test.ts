@@ -8,15 +8,8 @@ import { hashShareToken } from "@/lib/reports/share";
 import { AppError } from "@/lib/errors";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
-import {
-  createReport,
-  createShareLink,
-  findSharedReport,
-  getReport,
-  listReports,
-  listShareLinks,
-  revokeShareLink,
-} from "./reports";
+import { createShareLink, findSharedReport, listShareLinks, revokeShareLink } from "./report-shares";
+import { createReport, getReport, listReports } from "./reports";
 import { createReplayRow, insertFixture, saveRunResult } from "./replays";
 import { getSession, saveImportedSessions, toSessionEvent } from "./sessions";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
