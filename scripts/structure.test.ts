@@ -19,7 +19,6 @@ const NOT_YET_SPLIT: readonly string[] = [
   "components/reports/ReportForm.tsx: ReportForm (line 132) is 204 lines",
   "components/reports/ReportView.tsx: ReportView (line 88) is 241 lines",
   "lib/db/replays.ts: 1202 lines",
-  "lib/db/sessions.ts: 639 lines",
   "lib/ingest/openai-agents.ts: 618 lines",
   "lib/jobs/queue.ts: startJobs (line 133) is 195 lines",
   "lib/server/investigations/investigations.ts: 824 lines",

@@ -1,7 +1,7 @@
 import { compactInputs, type CompactInput } from "@/lib/ingest/inputs";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
-import { withFullInputs } from "./sessions";
+import { withFullInputs } from "./session-reads";
 import { withFullStepInputs } from "./replays";
 
 /**

@@ -5,7 +5,7 @@
 import { Policy, type PendingCall, type ReplayStep, type SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
 import { toReplayStep } from "./replays";
-import { toSessionEvent } from "./sessions";
+import { toSessionEvent } from "./session-reads";
 
 export interface CoverageSource {
   replayId: string;

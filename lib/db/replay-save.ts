@@ -4,7 +4,7 @@ import type { SessionEvent } from "@/lib/replay";
 import { pauser } from "@/lib/event-loop";
 import type { DbClient } from "./client";
 import { stepRows } from "./replays";
-import { sessionEventRows, toSessionEvent } from "./sessions";
+import { sessionEventRows, toSessionEvent } from "./session-reads";
 
 // ---------------------------------------------------------------------------
 // A long run's reads and writes in short pieces. On the embedded database

@@ -10,7 +10,8 @@ import { longChatLog } from "@/lib/ingest/long-chat";
 import { compareRuns, type Policy, type ReplayResult } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
 import { loadReplayMeta, saveRunResult, toReplaySteps, type ReplayView } from "./replays";
-import { saveImportedSessions, toSessionEvent, withFullInputs } from "./sessions";
+import { toSessionEvent, withFullInputs } from "./session-reads";
+import { saveImportedSessions } from "./session-save";
 
 /** A `turns`-turn chat (lib/ingest/long-chat.ts) imported: its session's id, event count and first tool call's seq. */
 export async function importLongChat(prisma: Db, turns: number) {

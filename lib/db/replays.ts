@@ -32,7 +32,7 @@ import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
 import { runFailure, type RunFailureCode } from "@/lib/run-failures";
 import { compactInputs, expandInputs, inputDigests } from "@/lib/ingest/inputs";
-import { fullEvent, toSessionEvent, withFullInputs } from "./sessions";
+import { fullEvent, toSessionEvent, withFullInputs } from "./session-reads";
 import { plainContents, type PlainContent } from "./replay-window";
 
 export const REPLAY_STATUSES = [

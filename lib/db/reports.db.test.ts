@@ -11,7 +11,8 @@ import type { Prisma } from "./generated/client";
 import { createShareLink, findSharedReport, listShareLinks, revokeShareLink } from "./report-shares";
 import { createReport, getReport, listReports } from "./reports";
 import { createReplayRow, insertFixture, saveRunResult } from "./replays";
-import { getSession, saveImportedSessions, toSessionEvent } from "./sessions";
+import { getSession, toSessionEvent } from "./session-reads";
+import { saveImportedSessions } from "./session-save";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 
 const jsonOf = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;

@@ -21,7 +21,7 @@ import {
   type StoredVerdicts,
 } from "@/lib/db/checks";
 import { isTerminal, toReplayStep } from "@/lib/db/replays";
-import { sessionEventsCompact } from "@/lib/db/sessions";
+import { sessionEventsCompact } from "@/lib/db/session-reads";
 import { AppError, notFound } from "@/lib/errors";
 import { modelExecutor } from "@/lib/executors/live";
 import {

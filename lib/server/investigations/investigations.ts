@@ -31,7 +31,7 @@ import {
 import { getPolicyVersionById } from "@/lib/db/policies";
 import { isTerminal, loadReplayMeta } from "@/lib/db/replays";
 import { recordedToolStepsFor, replayStamp } from "@/lib/db/replay-window";
-import { sessionContext, sessionEventsCompact } from "@/lib/db/sessions";
+import { sessionContext, sessionEventsCompact } from "@/lib/db/session-reads";
 import { knownTools } from "@/lib/db/history";
 import { toolEndpointFor } from "@/lib/db/executors";
 import { toolExecutor } from "@/lib/executors/live";

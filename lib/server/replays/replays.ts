@@ -71,7 +71,7 @@ import {
   type NewFixture,
 } from "@/lib/db/replays";
 import { setReplayCounterfactual } from "@/lib/db/checks";
-import { sessionContext } from "@/lib/db/sessions";
+import { sessionContext } from "@/lib/db/session-reads";
 import { publishStepDrafts, sessionEventsForRun, writeStepDrafts } from "@/lib/db/replay-save";
 import { pauser } from "@/lib/event-loop";
 import { AppError, formatIssuePath, issuesFromZod, notFound } from "@/lib/errors";

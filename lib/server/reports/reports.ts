@@ -5,7 +5,7 @@ import { getExperiment as readExperiment } from "@/lib/db/experiments";
 import { findInvestigation } from "@/lib/db/investigations";
 import { getPolicyVersionById } from "@/lib/db/policies";
 import { isTerminal, loadReplayMeta } from "@/lib/db/replays";
-import { stepOutlines } from "@/lib/db/sessions";
+import { stepOutlines } from "@/lib/db/session-reads";
 import {
   addReportEvidence as insertEvidence,
   draftReportsFor,
