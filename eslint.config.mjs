@@ -131,6 +131,8 @@ export default tseslint.config(
       "lib/db/session-save.ts",
       "lib/db/session-reads.ts",
       "lib/db/replays.ts",
+      "lib/db/replay-steps.ts",
+      "lib/db/replay-comparison.ts",
       "lib/db/compact-stored.ts",
       "lib/db/replays-testing.ts",
       "lib/db/startup.ts",

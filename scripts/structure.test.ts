@@ -18,12 +18,11 @@ const NOT_YET_SPLIT: readonly string[] = [
   "components/reports/PairPicker.tsx: PairPicker (line 47) is 196 lines",
   "components/reports/ReportForm.tsx: ReportForm (line 132) is 204 lines",
   "components/reports/ReportView.tsx: ReportView (line 88) is 241 lines",
-  "lib/db/replays.ts: 1202 lines",
   "lib/ingest/openai-agents.ts: 618 lines",
   "lib/jobs/queue.ts: startJobs (line 133) is 195 lines",
   "lib/server/investigations/investigations.ts: 824 lines",
   "lib/server/investigations/investigations.ts: runClaimed (line 544) is 180 lines",
-  "lib/server/replays/replays.ts: 1083 lines",
+  "lib/server/replays/replays.ts: 1085 lines",
 ];
 
 describe("size rules", () => {

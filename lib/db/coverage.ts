@@ -4,7 +4,7 @@
  */
 import { Policy, type PendingCall, type ReplayStep, type SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
-import { toReplayStep } from "./replays";
+import { toReplayStep } from "./replay-steps";
 import { toSessionEvent } from "./session-reads";
 
 export interface CoverageSource {

@@ -3,7 +3,7 @@ import type { ReplayStep } from "@/lib/replay";
 import type { SessionEvent } from "@/lib/replay";
 import { pauser } from "@/lib/event-loop";
 import type { DbClient } from "./client";
-import { stepRows } from "./replays";
+import { stepRows } from "./replay-steps";
 import { sessionEventRows, toSessionEvent } from "./session-reads";
 
 // ---------------------------------------------------------------------------

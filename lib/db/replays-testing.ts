@@ -9,7 +9,9 @@ import { importDocument } from "@/lib/ingest";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { compareRuns, type Policy, type ReplayResult } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
-import { loadReplayMeta, saveRunResult, toReplaySteps, type ReplayView } from "./replays";
+import { toReplaySteps } from "./replay-steps";
+import { saveRunResult } from "./replay-writes";
+import { loadReplayMeta, type ReplayView } from "./replays";
 import { toSessionEvent, withFullInputs } from "./session-reads";
 import { saveImportedSessions } from "./session-save";
 

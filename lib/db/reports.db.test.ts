@@ -10,7 +10,7 @@ import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { createShareLink, findSharedReport, listShareLinks, revokeShareLink } from "./report-shares";
 import { createReport, getReport, listReports } from "./reports";
-import { createReplayRow, insertFixture, saveRunResult } from "./replays";
+import { createReplayRow, insertFixture, saveRunResult } from "./replay-writes";
 import { getSession, toSessionEvent } from "./session-reads";
 import { saveImportedSessions } from "./session-save";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";

@@ -16,7 +16,8 @@ import { latestStaleCheck } from "./investigations";
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { eventDelta, type AlignedPair, type Comparison } from "@/lib/replay";
-import { comparisonRowsAt, isTerminal, loadReplayComparison, type ReplayComparisonView } from "./replays";
+import { loadReplayComparison, type ReplayComparisonView } from "./replay-comparison";
+import { comparisonRowsAt, isTerminal } from "./replays";
 
 function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;

@@ -12,7 +12,7 @@
  * with the run, not with its square.
  */
 import type { ReplayMeta } from "@/lib/db/replays";
-import { toReplayStep } from "@/lib/db/replays";
+import { toReplayStep } from "@/lib/db/replay-steps";
 import { RunChanged, type StoredReplayStepRow } from "@/lib/db/replay-rows";
 import { toSessionEvent, type SessionWithEvents } from "@/lib/db/session-reads";
 import { fullInputJson } from "@/lib/ingest/inputs";

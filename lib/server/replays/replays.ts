@@ -53,22 +53,24 @@ import {
 import { hasModelEndpoint } from "@/lib/db/executors";
 import { historyLookupFor, knownTools } from "@/lib/db/history";
 import { getPolicyVersionById, withTransaction } from "@/lib/db/policies";
+import { loadReplayComparison } from "@/lib/db/replay-comparison";
 import {
   appendLogEntries,
   claimReplayForResume,
-  comparisonPairRows,
   createReplayRow,
-  getReplayState as readReplayState,
   insertFixture,
+  loadBranchLog,
+  markReplayFailed,
+  saveRunResult,
+  type NewFixture,
+} from "@/lib/db/replay-writes";
+import {
+  comparisonPairRows,
+  getReplayState as readReplayState,
   listReplays as readReplays,
   isTerminal,
-  loadBranchLog,
-  loadReplayComparison,
-  markReplayFailed,
   replayRunContext,
-  saveRunResult,
   stepNotesByLogEntry,
-  type NewFixture,
 } from "@/lib/db/replays";
 import { setReplayCounterfactual } from "@/lib/db/checks";
 import { sessionContext } from "@/lib/db/session-reads";
