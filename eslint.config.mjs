@@ -149,8 +149,11 @@ export default tseslint.config(
     files: ["lib/db/**/*.ts"],
     ignores: [
       "lib/db/**/*.test.ts",
-      "lib/db/sessions.ts",
+      "lib/db/session-save.ts",
+      "lib/db/session-reads.ts",
       "lib/db/replays.ts",
+      "lib/db/replay-steps.ts",
+      "lib/db/replay-comparison.ts",
       "lib/db/compact-stored.ts",
       "lib/db/replays-testing.ts",
       "lib/db/startup.ts",

@@ -15,7 +15,7 @@
 import { execSync } from "node:child_process";
 import { createTestDatabase } from "../lib/db/testing";
 import { savePolicyByName, withTransaction } from "../lib/db/policies";
-import { toSessionEvent } from "../lib/db/sessions";
+import { toSessionEvent } from "../lib/db/session-reads";
 import { startJobs } from "../lib/jobs/queue";
 import { eventually, generateRefundCohort, startTsx } from "../lib/jobs/testing";
 import { replay, toolLevelPreset, type Policy } from "../lib/replay";

@@ -16,7 +16,7 @@ import path from "node:path";
 import { chromium, type Browser } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../e2e/chromium";
 import { openDatabase } from "../lib/db/client";
-import { saveImportedSessions } from "../lib/db/sessions";
+import { saveImportedSessions } from "../lib/db/session-save";
 import { parseInput } from "../lib/errors";
 import { localAdmin } from "../lib/server/principal";
 import { StartReplayInput } from "../lib/server/replays/replay-inputs";

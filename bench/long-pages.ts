@@ -12,7 +12,7 @@ import { importAndSave } from "../lib/server/ingest/imports";
 import { longChatLog } from "../lib/ingest/long-chat";
 import { replay, type Policy } from "../lib/replay";
 import { startServer, type BenchServer } from "./server";
-import { loadReplayComparison } from "../lib/db/replays";
+import { loadReplayComparison } from "../lib/db/replay-comparison";
 import { createReport } from "../lib/db/reports";
 import { localAdmin } from "../lib/server/principal";
 import { StartReplayInput } from "../lib/server/replays/replay-inputs";

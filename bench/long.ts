@@ -50,7 +50,13 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { presentSession } from "../lib/http/present";
 import { importAndSave } from "../lib/server/ingest/imports";
-import { getSession, sessionEventRows, sessionEvents, sessionEventsCompact, sessionHead } from "../lib/db/sessions";
+import {
+  getSession,
+  sessionEventRows,
+  sessionEvents,
+  sessionEventsCompact,
+  sessionHead,
+} from "../lib/db/session-reads";
 import type { Db } from "../lib/db/client";
 import { presentSessionJson } from "../lib/http/present";
 import { streamedJson } from "../lib/http/stream";

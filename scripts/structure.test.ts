@@ -8,19 +8,16 @@ import { lineCount, longFunctions, MAX_FILE_LINES, sizeViolations } from "./stru
  */
 const NOT_YET_SPLIT: readonly string[] = [
   "components/compare/CompareView.tsx: CompareView (line 38) is 224 lines",
-  "components/experiments/NewExperimentForm.tsx: NewExperimentForm (line 25) is 230 lines",
-  "components/policies/InterchangePanel.tsx: InterchangePanel (line 45) is 167 lines",
+  "components/experiments/NewExperimentForm.tsx: NewExperimentForm (line 34) is 204 lines",
+  "components/policies/InterchangePanel.tsx: InterchangePanel (line 46) is 158 lines",
   "components/policies/PolicyEditor.tsx: PolicyEditor (line 46) is 286 lines",
   "components/policies/ToolTable.tsx: ToolTable (line 37) is 208 lines",
   "components/policies/TryRulePanel.tsx: TryRulePanel (line 21) is 163 lines",
   "components/replays/CoveragePanel.tsx: CoveragePanel (line 43) is 158 lines",
   "components/replays/StartReplayForm.tsx: StartReplayForm (line 84) is 285 lines",
   "components/reports/PairPicker.tsx: PairPicker (line 47) is 196 lines",
-  "components/reports/ReportForm.tsx: ReportForm (line 132) is 204 lines",
+  "components/reports/ReportForm.tsx: ReportForm (line 148) is 188 lines",
   "components/reports/ReportView.tsx: ReportView (line 88) is 241 lines",
-  "lib/db/replays.ts: 1202 lines",
-  "lib/db/reports.ts: 637 lines",
-  "lib/db/sessions.ts: 639 lines",
 ];
 
 describe("size rules", () => {

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { DataTable } from "@/components/ui/DataTable";
-import type { SessionListItem } from "@/lib/db/sessions";
+import type { SessionListItem } from "@/lib/db/session-reads";
 import { formatCost, formatDateTime, formatTokens, plural } from "@/lib/format";
 
 /**

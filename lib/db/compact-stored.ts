@@ -1,8 +1,8 @@
 import { compactInputs, type CompactInput } from "@/lib/ingest/inputs";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
-import { withFullInputs } from "./sessions";
-import { withFullStepInputs } from "./replays";
+import { withFullInputs } from "./session-reads";
+import { withFullStepInputs } from "./replay-steps";
 
 /**
  * Rows stored before model inputs were stored once (whole, no digest) are put

@@ -4,8 +4,8 @@
  */
 import { Policy, type PendingCall, type ReplayStep, type SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
-import { toReplayStep } from "./replays";
-import { toSessionEvent } from "./sessions";
+import { toReplayStep } from "./replay-steps";
+import { toSessionEvent } from "./session-reads";
 
 export interface CoverageSource {
   replayId: string;

@@ -3,7 +3,8 @@
 export { openDatabase, type Db, type DbClient, type Database } from "./client";
 export { database, db } from "./database";
 export { withTransaction } from "./policies";
-export * from "./sessions";
+export * from "./session-save";
+export * from "./session-reads";
 export * from "./api-keys";
 export * from "./users";
 export * from "./invitations";

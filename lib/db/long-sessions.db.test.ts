@@ -4,9 +4,10 @@ import { importDocument } from "@/lib/ingest";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { compactStoredInputs } from "./compact-stored";
 import { importAndSave } from "@/lib/server/ingest/imports";
-import { loadReplayComparison } from "./replays";
+import { loadReplayComparison } from "./replay-comparison";
 import { importLongChat, loadReplayView, storedRun } from "./replays-testing";
-import { getSession, saveImportedSessions, sessionEvents } from "./sessions";
+import { getSession, sessionEvents } from "./session-reads";
+import { saveImportedSessions } from "./session-save";
 import { demoDocuments } from "./startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 

@@ -35,7 +35,7 @@ const tryRuleOnRecordedCall = (
     { agentId: input.agentId, document: input.policy, sessionId: input.sessionId, seq: input.seq },
     prisma,
   );
-import { saveImportedSessions } from "./sessions";
+import { saveImportedSessions } from "./session-save";
 import { loadDemoData } from "./startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 

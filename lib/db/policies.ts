@@ -1,7 +1,7 @@
 import { Adapter, Capability, Policy, policyHash, SideEffect, type KnownTool } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
-import { toSessionEvent, withFullInputs } from "./sessions";
+import { toSessionEvent, withFullInputs } from "./session-reads";
 
 /**
  * Saved policies and their immutable versions, so a replay's evidence always

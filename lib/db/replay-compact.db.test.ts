@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compactInputs } from "@/lib/ingest/inputs";
 import { canonicalJson, replay, type Policy } from "@/lib/replay";
 import { importLongChat, loadReplayView, storedRun } from "./replays-testing";
-import { sessionEvents, sessionEventsCompact } from "./sessions";
+import { sessionEvents, sessionEventsCompact } from "./session-reads";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 
 const TURNS = 300;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replay, type Policy } from "@/lib/replay";
 import { importLongChat, storedRun } from "./replays-testing";
-import { sessionEventsCompact } from "./sessions";
+import { sessionEventsCompact } from "./session-reads";
 import { MIGRATIONS_DIR } from "./schema-engine";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 

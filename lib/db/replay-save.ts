@@ -3,8 +3,8 @@ import type { ReplayStep } from "@/lib/replay";
 import type { SessionEvent } from "@/lib/replay";
 import { pauser } from "@/lib/event-loop";
 import type { DbClient } from "./client";
-import { stepRows } from "./replays";
-import { sessionEventRows, toSessionEvent } from "./sessions";
+import { stepRows } from "./replay-steps";
+import { sessionEventRows, toSessionEvent } from "./session-reads";
 
 // ---------------------------------------------------------------------------
 // A long run's reads and writes in short pieces. On the embedded database

@@ -9,8 +9,11 @@ import { importDocument } from "@/lib/ingest";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { compareRuns, type Policy, type ReplayResult } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
-import { loadReplayMeta, saveRunResult, toReplaySteps, type ReplayView } from "./replays";
-import { saveImportedSessions, toSessionEvent, withFullInputs } from "./sessions";
+import { toReplaySteps } from "./replay-steps";
+import { saveRunResult } from "./replay-writes";
+import { loadReplayMeta, type ReplayView } from "./replays";
+import { toSessionEvent, withFullInputs } from "./session-reads";
+import { saveImportedSessions } from "./session-save";
 
 /** A `turns`-turn chat (lib/ingest/long-chat.ts) imported: its session's id, event count and first tool call's seq. */
 export async function importLongChat(prisma: Db, turns: number) {

@@ -8,17 +8,11 @@ import { hashShareToken } from "@/lib/reports/share";
 import { AppError } from "@/lib/errors";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
-import {
-  createReport,
-  createShareLink,
-  findSharedReport,
-  getReport,
-  listReports,
-  listShareLinks,
-  revokeShareLink,
-} from "./reports";
-import { createReplayRow, insertFixture, saveRunResult } from "./replays";
-import { getSession, saveImportedSessions, toSessionEvent } from "./sessions";
+import { createShareLink, findSharedReport, listShareLinks, revokeShareLink } from "./report-shares";
+import { createReport, getReport, listReports } from "./reports";
+import { createReplayRow, insertFixture, saveRunResult } from "./replay-writes";
+import { getSession, toSessionEvent } from "./session-reads";
+import { saveImportedSessions } from "./session-save";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 
 const jsonOf = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;

@@ -7,31 +7,17 @@
  */
 import type { z } from "zod";
 import { AppError, notFound } from "@/lib/errors";
-import { recordAudit } from "./audit";
 import type { ReportDocument } from "@/lib/reports/export";
 import { ReportSections, ReportSectionsInput, ReportTitle } from "@/lib/reports/sections";
-import {
-  expiryDate,
-  hashShareToken,
-  isShareTokenShape,
-  newShareToken,
-  shareState,
-  type ExpiresIn,
-  type ShareState,
-} from "@/lib/reports/share";
+import { shareState } from "@/lib/reports/share";
 import type { EvidenceSnapshot, ReportEvidenceItem } from "@/lib/reports/evidence";
-import {
-  buildReportSnapshot,
-  readSnapshot,
-  sessionLabelOf,
-  staleRecordingsUsedBy,
-  unknownPins,
-} from "@/lib/reports/snapshot";
+import { buildReportSnapshot, readSnapshot, staleRecordingsUsedBy, unknownPins } from "@/lib/reports/snapshot";
 import { latestStaleCheck } from "./investigations";
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { eventDelta, type AlignedPair, type Comparison } from "@/lib/replay";
-import { comparisonRowsAt, isTerminal, loadReplayComparison, type ReplayComparisonView } from "./replays";
+import { loadReplayComparison, type ReplayComparisonView } from "./replay-comparison";
+import { comparisonRowsAt, isTerminal } from "./replays";
 
 function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;
@@ -271,7 +257,7 @@ export async function deleteReport(client: DbClient, reportId: string): Promise<
   return { id: existing.id, status: statusOf(existing.status) };
 }
 
-async function findReportRow(client: DbClient, reportId: string) {
+export async function findReportRow(client: DbClient, reportId: string) {
   const row =
     typeof reportId === "string" && reportId !== ""
       ? await client.report.findUnique({ where: { id: reportId } })
@@ -280,7 +266,7 @@ async function findReportRow(client: DbClient, reportId: string) {
   return row;
 }
 
-function refuseUnlessDraft(row: { id: string; status: string }, what: string): void {
+export function refuseUnlessDraft(row: { id: string; status: string }, what: string): void {
   if (row.status !== "draft")
     throw new AppError(
       "wrong_state",
@@ -305,7 +291,7 @@ type ReportRow = {
 };
 
 /** A report row with its added evidence, oldest first. */
-const withEvidence = { evidence: { orderBy: [{ createdAt: "asc" as const }, { id: "asc" as const }] } };
+export const withEvidence = { evidence: { orderBy: [{ createdAt: "asc" as const }, { id: "asc" as const }] } };
 
 type EvidenceRow = {
   id: string;
@@ -316,7 +302,7 @@ type EvidenceRow = {
   createdAt: Date;
 };
 
-function toEvidenceItem(row: EvidenceRow): ReportEvidenceItem {
+export function toEvidenceItem(row: EvidenceRow): ReportEvidenceItem {
   return {
     id: row.id,
     kind: row.kind as ReportEvidenceItem["kind"],
@@ -327,7 +313,7 @@ function toEvidenceItem(row: EvidenceRow): ReportEvidenceItem {
   };
 }
 
-function toDocument(row: ReportRow & { evidence?: EvidenceRow[] }): ReportDocument {
+export function toDocument(row: ReportRow & { evidence?: EvidenceRow[] }): ReportDocument {
   const snapshot = readSnapshot(row.snapshot);
   if (!snapshot) throw new Error(`report ${row.id} has a snapshot of an unknown version`);
   return {
@@ -393,245 +379,8 @@ export async function listReports(client: DbClient, opts: { limit?: number; curs
   return { reports, nextCursor: hasMore ? (page.at(-1)?.id ?? null) : null };
 }
 
-// ---------------------------------------------------------------------------
-// Share links
-
-export interface ShareLinkView {
-  id: string;
-  reportId: string;
-  createdAt: Date;
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-  /** Who made the link (null for links made before links named their author). */
-  createdBy: string | null;
-  state: ShareState;
-}
-
-/** Creates a share link. The token is returned here once; only its hash is stored. */
-/** Who did it, for the audit log and the row's author. */
-export type Actor = { id: string | null; name: string };
-
-export async function createShareLink(
-  client: DbClient,
-  reportId: string,
-  expiresIn: ExpiresIn,
-  now = new Date(),
-  actor: Actor | null = null,
-): Promise<{ share: ShareLinkView; token: string }> {
-  if (typeof reportId !== "string" || reportId === "") throw new AppError("not_found", "No such report.");
-  const report = await client.report.findUnique({ where: { id: reportId }, select: { id: true, status: true } });
-  if (!report) throw notFound("report", reportId);
-  if (report.status !== "published")
-    throw new AppError(
-      "wrong_state",
-      `Report "${report.id}" is a draft: publish it before sharing it (a shared report must not change under the reader).`,
-    );
-  const token = newShareToken();
-  const row = await client.shareLink.create({
-    data: {
-      reportId: report.id,
-      tokenHash: hashShareToken(token),
-      expiresAt: expiryDate(expiresIn, now),
-      createdAt: now,
-      createdBy: actor?.name ?? null,
-    },
-  });
-  if (actor) {
-    await recordAudit(client, {
-      actorId: actor.id,
-      actorName: actor.name,
-      action: "share.created",
-      target: report.id,
-      detail: { shareId: row.id, expiresAt: row.expiresAt?.toISOString() ?? null },
-    });
-  }
-  return { share: { ...row, state: shareState(row, now) }, token };
-}
-
-export async function listShareLinks(client: DbClient, reportId: string, now = new Date()): Promise<ShareLinkView[]> {
-  if (typeof reportId !== "string" || reportId === "") return [];
-  const rows = await client.shareLink.findMany({
-    where: { reportId },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-  });
-  return rows.map((r) => ({ ...r, state: shareState(r, now) }));
-}
-
-/** Revokes a link (idempotent: revoking twice keeps the first time). 404 for an unknown id. */
-export async function revokeShareLink(
-  client: DbClient,
-  shareId: string,
-  now = new Date(),
-  actor: Actor | null = null,
-): Promise<ShareLinkView> {
-  if (typeof shareId !== "string" || shareId === "") throw new AppError("not_found", "No such share link.");
-  const existing = await client.shareLink.findUnique({ where: { id: shareId } });
-  if (!existing) throw notFound("share link", shareId);
-  const row = existing.revokedAt
-    ? existing
-    : await client.shareLink.update({ where: { id: existing.id }, data: { revokedAt: now } });
-  if (actor && !existing.revokedAt) {
-    await recordAudit(client, {
-      actorId: actor.id,
-      actorName: actor.name,
-      action: "share.revoked",
-      target: existing.reportId,
-      detail: { shareId: existing.id },
-    });
-  }
-  return { ...row, state: shareState(row, now) };
-}
-
-/**
- * The report behind a share token, or null for anything but an active link:
- * unknown, malformed, revoked and expired tokens are indistinguishable to the
- * caller. Fails closed: a token of the wrong shape is never looked up.
- */
-export async function findSharedReport(
-  client: DbClient,
-  token: unknown,
-  now = new Date(),
-): Promise<ReportDocument | null> {
-  if (!isShareTokenShape(token)) return null;
-  const tokenHash = hashShareToken(token);
-  const link = await client.shareLink.findUnique({
-    where: { tokenHash },
-    select: { reportId: true, revokedAt: true, expiresAt: true },
-  });
-  if (!link || shareState(link, now) !== "active") return null;
-  const row = await client.report.findUnique({ where: { id: link.reportId }, include: withEvidence });
-  return row && row.status === "published" ? toDocument(row) : null;
-}
-
 /** The replay a report still points at (null once that replay is gone). */
 export async function reportReplayId(client: DbClient, reportId: string): Promise<string | null> {
   const row = await client.report.findUnique({ where: { id: reportId }, select: { replayId: true } });
   return row?.replayId ?? null;
-}
-
-// ---------------------------------------------------------------------------
-// Evidence added from investigations and coverage
-
-export interface NewEvidence {
-  kind: ReportEvidenceItem["kind"];
-  /** Its source, once per report: investigation:<id>, replay:<id> or experiment:<id>. */
-  sourceKey: string;
-  snapshot: EvidenceSnapshot;
-  policyHash: string | null;
-}
-
-/**
- * The draft a principal may add evidence to: 404 for an unknown report, 409 once published (published reports
- * never change), 403 when it is someone else's and the principal is not an admin.
- */
-export async function evidenceTarget(
-  client: DbClient,
-  reportId: string,
-  actor: { userId: string | null; isAdmin: boolean },
-): Promise<{ id: string; session: { id: string; label: string } }> {
-  const row = await findReportRow(client, reportId);
-  refuseUnlessDraft(row, "given more evidence");
-  // A draft without an author account (written with an admin key, or before accounts) has no author to check:
-  // anyone who may write reports (analysts and admins) may add to it.
-  if (!actor.isAdmin && row.createdById !== null && row.createdById !== actor.userId)
-    throw new AppError(
-      "forbidden",
-      `Report "${row.id}" is ${row.createdBy ?? "someone else"}'s draft: only its author or an admin may add evidence to it.`,
-      [{ path: "reportId", message: "not your report" }],
-    );
-  const snapshot = readSnapshot(row.snapshot);
-  if (!snapshot) throw new Error(`report ${row.id} has a snapshot of an unknown version`);
-  return { id: row.id, session: { id: snapshot.session.id, label: snapshot.session.label } };
-}
-
-/** Whether a replay of `sessionId` is a member of the experiment. */
-export async function experimentHasSession(client: DbClient, experimentId: string, sessionId: string) {
-  return (await client.replay.count({ where: { experimentId, sessionId }, take: 1 })) > 0;
-}
-
-/**
- * Adds one item to a draft (checked with `evidenceTarget` first); 409 when that source is already in it.
- * Run it in a transaction: marking the draft changed holds its row until the insert is committed.
- */
-export async function addReportEvidence(
-  client: DbClient,
-  reportId: string,
-  item: NewEvidence,
-  addedBy: string,
-  now = new Date(),
-): Promise<ReportEvidenceItem> {
-  const existing = await client.reportEvidence.findUnique({
-    where: { reportId_sourceKey: { reportId, sourceKey: item.sourceKey } },
-    select: { id: true },
-  });
-  if (existing)
-    throw new AppError("conflict", "This is already evidence in that report.", [
-      { path: "reportId", message: "already added" },
-    ]);
-  // Only while the report is still a draft: a publish that won the race keeps the report as published.
-  const draft = await client.report.updateMany({ where: { id: reportId, status: "draft" }, data: { updatedAt: now } });
-  if (draft.count === 0) refuseUnlessDraft(await findReportRow(client, reportId), "given more evidence");
-  try {
-    const row = await client.reportEvidence.create({
-      data: {
-        reportId,
-        kind: item.kind,
-        sourceKey: item.sourceKey,
-        snapshot: json(item.snapshot),
-        policyHash: item.policyHash,
-        createdBy: addedBy,
-        createdAt: now,
-      },
-    });
-    return toEvidenceItem(row);
-  } catch (error) {
-    if ((error as { code?: string }).code === "P2002")
-      throw new AppError("conflict", "This is already evidence in that report.", [
-        { path: "reportId", message: "already added" },
-      ]);
-    throw error;
-  }
-}
-
-/**
- * Removes an item from a draft: 404 for an unknown item, 409 once the report is published. Run it in a
- * transaction (as adding): marking the draft changed holds its row, so a publish waits and then sees the change.
- */
-export async function removeReportEvidence(client: DbClient, reportId: string, evidenceId: string, now = new Date()) {
-  const draft = await client.report.updateMany({ where: { id: reportId, status: "draft" }, data: { updatedAt: now } });
-  if (draft.count === 0) refuseUnlessDraft(await findReportRow(client, reportId), "changed");
-  const { count } = await client.reportEvidence.deleteMany({ where: { id: evidenceId, reportId } });
-  if (count === 0) throw notFound("evidence", evidenceId, "evidenceId");
-  return { id: evidenceId };
-}
-
-/** Drafts evidence may be added to by this principal (their own, or any for an admin), newest first. */
-export async function draftReportsFor(
-  client: DbClient,
-  actor: { userId: string | null; isAdmin: boolean },
-  about: { sessionId?: string; experimentId?: string } = {},
-) {
-  // By the session of the replay a draft was made from (a draft whose replay was deleted since is not offered).
-  const onSession =
-    about.sessionId !== undefined
-      ? { replay: { sessionId: about.sessionId } }
-      : about.experimentId !== undefined
-        ? { replay: { session: { replays: { some: { experimentId: about.experimentId } } } } }
-        : {};
-  return client.report.findMany({
-    where: {
-      status: "draft",
-      ...(actor.isAdmin ? {} : { OR: [{ createdById: null }, { createdById: actor.userId ?? "" }] }),
-      ...onSession,
-    },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: 50,
-    select: { id: true, title: true, createdBy: true },
-  });
-}
-
-/** A session's id and label (title, else its external id, else its id), or null. */
-export async function sessionLabel(client: DbClient, id: string): Promise<{ id: string; label: string } | null> {
-  const row = await client.session.findUnique({ where: { id }, select: { id: true, title: true, externalId: true } });
-  return row ? { id: row.id, label: sessionLabelOf(row) } : null;
 }

@@ -6,7 +6,8 @@ import { appErrorFromDatabase } from "@/lib/db/errors";
 import { importDocument, type ImportedSession } from "@/lib/ingest";
 import { openDatabase } from "./client";
 import { DataDirLockedError } from "./lock";
-import { getSession, listSessions, saveImportedSessions, sessionFacets, toSessionEvent } from "./sessions";
+import { getSession, listSessions, sessionFacets, toSessionEvent } from "./session-reads";
+import { saveImportedSessions } from "./session-save";
 import { demoDocuments } from "./startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 

@@ -5,7 +5,7 @@ import { env } from "@/lib/env";
 import { registerEnvApiKey } from "./api-keys";
 import type { Db } from "./client";
 import { compactStoredInputs } from "./compact-stored";
-import { saveImportedSessions } from "./sessions";
+import { saveImportedSessions } from "./session-save";
 
 export const SEED_DIR = path.join(process.cwd(), "prisma", "seed");
 

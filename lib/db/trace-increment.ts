@@ -9,7 +9,7 @@ import type {
   WindowRead,
 } from "@/lib/ingest/increment/types";
 import type { SqlTx } from "./sql";
-import { ensureAgent, eventRows, insertEventRows, newId, rowText, searchTextFor } from "./sessions";
+import { ensureAgent, eventRows, insertEventRows, newId, rowText, searchTextFor } from "./session-save";
 
 // ---------------------------------------------------------------------------
 // The incremental trace ingest's SQL (the plan is lib/ingest/increment, run

@@ -3,7 +3,8 @@ import type { ImportedSession } from "@/lib/ingest/types";
 import type { SessionEvent } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
 import { Prisma } from "./generated/client";
-import { toSessionEvent, upsertRebuiltSession, withFullInputs, type SavedSession } from "./sessions";
+import { toSessionEvent, withFullInputs } from "./session-reads";
+import { upsertRebuiltSession, type SavedSession } from "./session-save";
 import { pack } from "./trace-increment";
 import type { SqlTx } from "./sql";
 

@@ -1,5 +1,5 @@
 import { toSessionEvent, type SessionListItem, type SessionWithEvents } from "@/lib/db";
-import type { SessionHead } from "@/lib/db/sessions";
+import type { SessionHead } from "@/lib/db/session-reads";
 import { fullInputJson } from "@/lib/ingest/inputs";
 import type { PolicyWithVersions } from "@/lib/db/policies";
 import type { ExperimentDetail } from "@/lib/server/experiments/experiments";

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replayStepRows } from "@/lib/db/replay-rows";
-import { loadReplayComparison, loadReplayMeta, toReplayStep } from "@/lib/db/replays";
+import { loadReplayComparison } from "@/lib/db/replay-comparison";
+import { toReplayStep } from "@/lib/db/replay-steps";
+import { loadReplayMeta } from "@/lib/db/replays";
 import { loadReplayView } from "@/lib/db/replays-testing";
-import { sessionEventRows } from "@/lib/db/sessions";
+import { sessionEventRows } from "@/lib/db/session-reads";
 import type { Db } from "@/lib/db/client";
 import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { expandInputs } from "@/lib/ingest/inputs";

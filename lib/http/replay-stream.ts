@@ -12,9 +12,9 @@
  * with the run, not with its square.
  */
 import type { ReplayMeta } from "@/lib/db/replays";
-import { toReplayStep } from "@/lib/db/replays";
+import { toReplayStep } from "@/lib/db/replay-steps";
 import { RunChanged, type StoredReplayStepRow } from "@/lib/db/replay-rows";
-import { toSessionEvent, type SessionWithEvents } from "@/lib/db/sessions";
+import { toSessionEvent, type SessionWithEvents } from "@/lib/db/session-reads";
 import { fullInputJson } from "@/lib/ingest/inputs";
 import { eventDelta, isBaseOnly, type Comparison, type PolicyIssue, type SessionEvent } from "@/lib/replay";
 import { presentReplay } from "./present";

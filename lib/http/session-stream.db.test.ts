@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAndSave } from "@/lib/server/ingest/imports";
 import { importLongChat } from "@/lib/db/replays-testing";
-import { getSession, sessionEventRows, sessionHead } from "@/lib/db/sessions";
+import { getSession, sessionEventRows, sessionHead } from "@/lib/db/session-reads";
 import { demoDocuments } from "@/lib/db/startup";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { presentSession, presentSessionJson } from "./present";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getSession, sessionEventRows, sessionHead } from "@/lib/db/sessions";
+import { getSession, sessionEventRows, sessionHead } from "@/lib/db/session-reads";
 import type { Db } from "@/lib/db/client";
 import { withTraceIds } from "@/lib/db/session-traces";
 import { sessionOverview } from "@/lib/db/session-window";

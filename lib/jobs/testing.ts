@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { Db } from "@/lib/db/client";
-import { saveImportedSessions } from "@/lib/db/sessions";
+import { saveImportedSessions } from "@/lib/db/session-save";
 import { importDocument } from "@/lib/ingest";
 import type { Policy } from "@/lib/replay";
 

@@ -20,8 +20,9 @@ import {
   type CheckRow,
   type StoredVerdicts,
 } from "@/lib/db/checks";
-import { isTerminal, toReplayStep } from "@/lib/db/replays";
-import { sessionEventsCompact } from "@/lib/db/sessions";
+import { toReplayStep } from "@/lib/db/replay-steps";
+import { isTerminal } from "@/lib/db/replays";
+import { sessionEventsCompact } from "@/lib/db/session-reads";
 import { AppError, notFound } from "@/lib/errors";
 import { modelExecutor } from "@/lib/executors/live";
 import {

@@ -41,7 +41,9 @@ import {
 } from "@/lib/db/experiments";
 import { agentContext, getPolicyVersionById, withTransaction } from "@/lib/db/policies";
 import { settleExperiment } from "@/lib/db/jobs";
-import { createReplayRow, isTerminal, loadReplayComparison } from "@/lib/db/replays";
+import { loadReplayComparison } from "@/lib/db/replay-comparison";
+import { createReplayRow } from "@/lib/db/replay-writes";
+import { isTerminal } from "@/lib/db/replays";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import { countByStatus, experimentState } from "./experiment-status";

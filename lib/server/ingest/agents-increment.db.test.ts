@@ -6,7 +6,8 @@ import { mapOpenAiAgentsItems } from "@/lib/ingest/openai-agents";
 import { parseOpenAiAgentsExport, type AgentsItem } from "@/lib/ingest/openai-agents-parse";
 import type { SessionEvent } from "@/lib/replay";
 import { fallbacks } from "./increment";
-import { getSession, searchTextFor, summarize, toSessionEvent } from "@/lib/db/sessions";
+import { getSession, toSessionEvent } from "@/lib/db/session-reads";
+import { searchTextFor, summarize } from "@/lib/db/session-save";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase, indexEntriesRead } from "@/lib/db/testing";
 import { ingestAgentsItems, storeAgentsItems, type TraceIngestResult } from "./traces";
 

@@ -1,6 +1,6 @@
 import { importDocument, type ImportFormat, type ImportIssue } from "@/lib/ingest";
 import type { Db } from "@/lib/db/client";
-import { saveImportedSessions, type SavedSession } from "@/lib/db/sessions";
+import { saveImportedSessions, type SavedSession } from "@/lib/db/session-save";
 
 export type ImportedDocumentResult =
   | { ok: true; format: ImportFormat; sessions: (SavedSession & { title: string | null })[] }

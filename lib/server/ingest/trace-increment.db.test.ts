@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mapOtlpSpans, type OtlpSpan } from "@/lib/ingest/otlp";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import type { SessionEvent } from "@/lib/replay";
-import { getSession, toSessionEvent } from "@/lib/db/sessions";
+import { getSession, toSessionEvent } from "@/lib/db/session-reads";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase, indexEntriesRead } from "@/lib/db/testing";
 import { ingestOtlpSpans, storeOtlpSpans, type TraceIngestResult } from "./traces";
 

@@ -9,7 +9,7 @@ import { decodeOtlpJson, mapOtlpSpans, spanSessionId, type OtlpSpan } from "@/li
 import type { SessionEvent } from "@/lib/replay";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import type { ImportedSession } from "@/lib/ingest/types";
-import { getSession, toSessionEvent, withFullInputs } from "@/lib/db/sessions";
+import { getSession, toSessionEvent, withFullInputs } from "@/lib/db/session-reads";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { ingestAgentsItems, ingestOtlpSpans, type TraceIngestResult } from "./traces";
 

@@ -1,5 +1,5 @@
 import { isOneConnection, type Db, type DbClient } from "@/lib/db/client";
-import type { SavedSession } from "@/lib/db/sessions";
+import type { SavedSession } from "@/lib/db/session-save";
 import { prismaSql, sqlTransaction, type SqlTx } from "@/lib/db/sql";
 import { setColumns } from "@/lib/db/agents-increment";
 import { insertSpanRows, loadItems } from "@/lib/db/trace-increment";

@@ -13,7 +13,7 @@ import { getReplayCounterfactual } from "@/lib/db/checks";
 import { insertInvestigation, type InvestigationRow } from "@/lib/db/investigations";
 import { getPolicyVersionById } from "@/lib/db/policies";
 import { loadReplayMeta } from "@/lib/db/replays";
-import { sessionContext, sessionEventsCompact } from "@/lib/db/sessions";
+import { sessionContext, sessionEventsCompact } from "@/lib/db/session-reads";
 import { knownTools } from "@/lib/db/history";
 import { toolEndpointFor } from "@/lib/db/executors";
 import { toolExecutor } from "@/lib/executors/live";

@@ -11,7 +11,8 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db";
 import { plainContents, replayStamp } from "@/lib/db/replay-window";
-import { isTerminal, loadReplayComparison, loadReplayMeta, type ReplayPageMeta } from "@/lib/db/replays";
+import { loadReplayComparison } from "@/lib/db/replay-comparison";
+import { isTerminal, loadReplayMeta, type ReplayPageMeta } from "@/lib/db/replays";
 import { notFound, parseInput } from "@/lib/errors";
 import { isBaseOnly, type ComparisonMetrics, type FirstDivergence } from "@/lib/replay";
 import { defaultPickerFilter, pairChoice, type PairChoice } from "@/lib/reports/pair-choice";

@@ -31,12 +31,11 @@ import {
   insertFixture,
   loadBranchLog,
   markReplayFailed,
-  replayRunContext,
   saveRunResult,
-  stepNotesByLogEntry,
   type NewFixture,
-} from "@/lib/db/replays";
-import { sessionContext } from "@/lib/db/sessions";
+} from "@/lib/db/replay-writes";
+import { replayRunContext, stepNotesByLogEntry } from "@/lib/db/replays";
+import { sessionContext } from "@/lib/db/session-reads";
 import { publishStepDrafts, sessionEventsForRun, writeStepDrafts } from "@/lib/db/replay-save";
 import { pauser } from "@/lib/event-loop";
 import { AppError, notFound } from "@/lib/errors";

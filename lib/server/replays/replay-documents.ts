@@ -9,7 +9,7 @@ import type { Db } from "@/lib/db";
 import { loadReplayMeta } from "@/lib/db/replays";
 import { replayStepRows, RunChanged } from "@/lib/db/replay-rows";
 import { replayStamp } from "@/lib/db/replay-window";
-import { sessionEventRows } from "@/lib/db/sessions";
+import { sessionEventRows } from "@/lib/db/session-reads";
 import { notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";

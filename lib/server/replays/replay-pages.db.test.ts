@@ -1,5 +1,5 @@
 import type { Db } from "@/lib/db/client";
-import { loadReplayComparison } from "@/lib/db/replays";
+import { loadReplayComparison } from "@/lib/db/replay-comparison";
 import { loadReplayView } from "@/lib/db/replays-testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAndSave } from "@/lib/server/ingest/imports";

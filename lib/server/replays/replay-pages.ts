@@ -8,7 +8,8 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db";
 import { baseStepNames, replayStamp, replayStepWindow, stepBaseSeqs } from "@/lib/db/replay-window";
-import { fullStep, loadReplayMeta, toReplayStep, type ReplayPageMeta } from "@/lib/db/replays";
+import { toReplayStep } from "@/lib/db/replay-steps";
+import { fullStep, loadReplayMeta, type ReplayPageMeta } from "@/lib/db/replays";
 import { AppError, notFound, parseInput } from "@/lib/errors";
 import type { ReplayStep } from "@/lib/replay";
 import { summarizeReplayStep, type ReplayStepSummary } from "@/lib/session-view/replay-steps";

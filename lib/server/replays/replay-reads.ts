@@ -6,8 +6,8 @@ import {
   getReplayState as readReplayState,
   listReplays as readReplays,
   isTerminal,
-  loadReplayComparison,
 } from "@/lib/db/replays";
+import { loadReplayComparison } from "@/lib/db/replay-comparison";
 import { notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";

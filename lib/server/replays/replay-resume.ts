@@ -5,13 +5,8 @@ import { type ApprovalEntry, type PendingCall } from "@/lib/replay";
 import type { Db } from "@/lib/db";
 import type { DbClient } from "@/lib/db/client";
 import { withTransaction } from "@/lib/db/policies";
-import {
-  appendLogEntries,
-  claimReplayForResume,
-  getReplayState as readReplayState,
-  insertFixture,
-  type NewFixture,
-} from "@/lib/db/replays";
+import { appendLogEntries, claimReplayForResume, insertFixture, type NewFixture } from "@/lib/db/replay-writes";
+import { getReplayState as readReplayState } from "@/lib/db/replays";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";

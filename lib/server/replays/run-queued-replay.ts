@@ -13,7 +13,8 @@ import {
   settleExperiment,
 } from "@/lib/db/jobs";
 import { withTransaction } from "@/lib/db/policies";
-import { getReplayState as readReplayState, markReplayFailed } from "@/lib/db/replays";
+import { getReplayState as readReplayState } from "@/lib/db/replays";
+import { markReplayFailed } from "@/lib/db/replay-writes";
 import { AppError } from "@/lib/errors";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";

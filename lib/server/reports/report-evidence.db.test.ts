@@ -5,7 +5,7 @@
 import { loadReplayView } from "@/lib/db/replays-testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimInvestigation, finishInvestigation, insertInvestigation } from "@/lib/db/investigations";
-import { createShareLink, findSharedReport } from "@/lib/db/reports";
+import { createShareLink, findSharedReport } from "@/lib/db/report-shares";
 import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { AppError, parseInput } from "@/lib/errors";
 import { policyHash, type Policy } from "@/lib/replay";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
-import { loadReplayComparison, type ReplayView } from "@/lib/db/replays";
+import { loadReplayComparison } from "@/lib/db/replay-comparison";
+import { type ReplayView } from "@/lib/db/replays";
 import { loadReplayView } from "@/lib/db/replays-testing";
 import { createReport, getReport } from "@/lib/db/reports";
 import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";

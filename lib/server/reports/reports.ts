@@ -5,7 +5,7 @@ import { getExperiment as readExperiment } from "@/lib/db/experiments";
 import { findInvestigation } from "@/lib/db/investigations";
 import { getPolicyVersionById } from "@/lib/db/policies";
 import { isTerminal, loadReplayMeta } from "@/lib/db/replays";
-import { stepOutlines } from "@/lib/db/sessions";
+import { stepOutlines } from "@/lib/db/session-reads";
 import {
   addReportEvidence as insertEvidence,
   draftReportsFor,
@@ -14,17 +14,21 @@ import {
   removeReportEvidence as deleteEvidence,
   sessionLabel,
   type NewEvidence,
-  createReport as insertReport,
+} from "@/lib/db/report-evidence";
+import {
   createShareLink as insertShareLink,
+  findSharedReport,
+  listShareLinks,
+  revokeShareLink as markShareRevoked,
+} from "@/lib/db/report-shares";
+import {
+  createReport as insertReport,
   deleteReport as removeReport,
   publishReport as markReportPublished,
   updateReport as writeReportEdit,
-  findSharedReport,
   getReport as readReport,
   listReports as readReports,
-  listShareLinks,
   reportReplayId,
-  revokeShareLink as markShareRevoked,
 } from "@/lib/db/reports";
 import { AppError, notFound } from "@/lib/errors";
 import { Policy } from "@/lib/replay";

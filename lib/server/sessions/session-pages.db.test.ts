@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAndSave } from "@/lib/server/ingest/imports";
-import { sessionEvents } from "@/lib/db/sessions";
+import { sessionEvents } from "@/lib/db/session-reads";
 import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { buildConversation, type ChatItem } from "@/lib/session-view/conversation";

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { Db } from "@/lib/db";
-import { fullEvent, toSessionEvent } from "@/lib/db/sessions";
+import { fullEvent, toSessionEvent } from "@/lib/db/session-reads";
 import { eventWindow, sessionOverview, type EventWindow, type SessionOverview } from "@/lib/db/session-window";
 import { AppError, notFound, parseInput } from "@/lib/errors";
 import type { SessionEvent } from "@/lib/replay";

@@ -11,7 +11,7 @@ import {
   sessionHead,
   sessionOutline,
   type SessionWithEvents,
-} from "@/lib/db/sessions";
+} from "@/lib/db/session-reads";
 import { ingestAgentsItems as storeAgentsItems, ingestOtlpSpans as storeOtlpSpans } from "../ingest/traces";
 import { notFound } from "@/lib/errors";
 import type { AgentsItem } from "@/lib/ingest/openai-agents-parse";

@@ -1,0 +1,150 @@
+/** A replay's steps as stored rows and back: stored flat, the engine's extra fields in `detail`. */
+import { type ReplayStep, type SessionEvent, type StepSource } from "@/lib/replay";
+import { type Prisma } from "./generated/client";
+import { compactInputs, expandInputs } from "@/lib/ingest/inputs";
+
+function json(value: unknown): Prisma.InputJsonValue {
+  return value as Prisma.InputJsonValue;
+}
+
+/** Nullable JSON column value: SQL NULL for null/undefined (Prisma.DbNull is avoided by leaving the field out). */
+function jsonOrUndefined(value: unknown): Prisma.InputJsonValue | undefined {
+  return value === null || value === undefined ? undefined : json(value);
+}
+
+// ---------------------------------------------------------------------------
+// Steps: stored flat, the engine's extra fields in `detail`.
+
+interface StepDetail {
+  startedAt: string | null;
+  durationMs: number | null;
+  usage: SessionEvent["usage"];
+  parentSeq: number | null;
+  occurrence: number | null;
+  equalsBase: boolean;
+  edits: ReplayStep["edits"];
+  fixtureId?: string;
+  logEntryId?: string;
+  approvalId?: string;
+  inputDrift?: string[];
+  notes?: string[];
+}
+
+/**
+ * The rows of a run's steps. Inputs and outputs go to the database as
+ * JSON.stringify of the parsed values (numbers as JavaScript writes them), so
+ * the database's digests of equal values are equal (see liteEvent): a writer
+ * of these columns must not send JSON text it did not make that way.
+ */
+export function stepRows(replayId: string, steps: readonly ReplayStep[]): Prisma.ReplayStepCreateManyInput[] {
+  const compact = compactInputs(steps);
+  return steps.map((s, i) => {
+    const detail: StepDetail = {
+      startedAt: s.startedAt,
+      durationMs: s.durationMs,
+      usage: s.usage,
+      parentSeq: s.parentSeq,
+      occurrence: s.occurrence,
+      equalsBase: s.equalsBase,
+      edits: s.edits,
+      ...(s.fixtureId ? { fixtureId: s.fixtureId } : {}),
+      ...(s.logEntryId ? { logEntryId: s.logEntryId } : {}),
+      ...(s.approvalId ? { approvalId: s.approvalId } : {}),
+      ...(s.inputDrift ? { inputDrift: s.inputDrift } : {}),
+      ...(s.notes && s.notes.length > 0 ? { notes: s.notes } : {}),
+    };
+    return {
+      replayId,
+      idx: s.seq,
+      kind: s.kind,
+      name: s.name,
+      source: s.source,
+      baseSeq: s.baseSeq,
+      input: jsonOrUndefined(compact[i]!.input),
+      inputPrefixIdx: compact[i]!.prefix?.seq ?? null,
+      inputPrefixCount: compact[i]!.prefix?.count ?? null,
+      inputDigest: compact[i]!.digest,
+      output: jsonOrUndefined(s.output),
+      error: jsonOrUndefined(s.error),
+      status: s.status,
+      cacheKey: s.cacheKey,
+      miss: jsonOrUndefined(s.miss),
+      detail: json(detail),
+    };
+  });
+}
+
+type StoredStepRow = StepRow & { inputPrefixIdx?: number | null; inputPrefixCount?: number | null };
+
+/** What expanding a step's stored model input reads of it. */
+type StoredStepInput = Pick<StepRow, "idx" | "kind" | "input"> & {
+  inputPrefixIdx?: number | null;
+  inputPrefixCount?: number | null;
+};
+
+/** Rows of ONE replay in idx order (all its model calls up to the last row) with full model inputs. */
+export function withFullStepInputs<R extends StoredStepInput>(rows: readonly R[]): R[] {
+  if (!rows.some((r) => (r.inputPrefixIdx ?? null) !== null)) return [...rows];
+  const full = expandInputs(
+    rows.map((r) => ({
+      seq: r.idx,
+      kind: r.kind,
+      input: r.input,
+      prefix:
+        r.inputPrefixIdx === null || r.inputPrefixIdx === undefined
+          ? null
+          : { seq: r.inputPrefixIdx, count: r.inputPrefixCount ?? 0 },
+    })),
+  );
+  return rows.map((r, i) => ({ ...r, input: full[i] }));
+}
+
+/** A replay's stored steps, in idx order, as the engine reads them (full model inputs). */
+export function toReplaySteps(rows: readonly StoredStepRow[]): ReplayStep[] {
+  return withFullStepInputs(rows).map(toReplayStep);
+}
+
+type StepRow = {
+  idx: number;
+  kind: string;
+  name: string;
+  source: string;
+  baseSeq: number | null;
+  input: unknown;
+  output: unknown;
+  error: unknown;
+  status: string;
+  cacheKey: string | null;
+  miss: unknown;
+  detail: unknown;
+};
+
+export function toReplayStep(row: StepRow): ReplayStep {
+  const d = (row.detail ?? {}) as Partial<StepDetail>;
+  const step: ReplayStep = {
+    seq: row.idx,
+    kind: row.kind as ReplayStep["kind"],
+    name: row.name,
+    input: row.input ?? null,
+    output: row.output ?? null,
+    error: (row.error as ReplayStep["error"]) ?? null,
+    status: row.status as ReplayStep["status"],
+    startedAt: d.startedAt ?? null,
+    durationMs: d.durationMs ?? null,
+    usage: d.usage ?? null,
+    parentSeq: d.parentSeq ?? null,
+    cacheKey: row.cacheKey,
+    occurrence: d.occurrence ?? null,
+    source: row.source as StepSource,
+    baseSeq: row.baseSeq,
+    miss: (row.miss as ReplayStep["miss"]) ?? null,
+    equalsBase: d.equalsBase ?? false,
+    edits: d.edits ?? [],
+  };
+  if (d.fixtureId) step.fixtureId = d.fixtureId;
+  if (d.logEntryId) step.logEntryId = d.logEntryId;
+  if (d.approvalId) step.approvalId = d.approvalId;
+  if (d.inputDrift) step.inputDrift = d.inputDrift;
+  if (d.notes) step.notes = d.notes;
+  return step;
+}

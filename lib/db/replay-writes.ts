@@ -1,0 +1,249 @@
+/** Creating and updating replays: the row, its log and fixtures, a run's result, failures and resume claims. */
+import { BranchLogEntry, type Policy, type Edit, type FixtureEntry, type ReplayResult } from "@/lib/replay";
+import type { DbClient } from "./client";
+import { Prisma } from "./generated/client";
+import { runFailure, type RunFailureCode } from "@/lib/run-failures";
+import { isTerminal } from "./replays";
+import { stepRows } from "./replay-steps";
+
+function json(value: unknown): Prisma.InputJsonValue {
+  return value as Prisma.InputJsonValue;
+}
+
+/** Nullable JSON column value: SQL NULL for null/undefined (Prisma.DbNull is avoided by leaving the field out). */
+function jsonOrUndefined(value: unknown): Prisma.InputJsonValue | undefined {
+  return value === null || value === undefined ? undefined : json(value);
+}
+
+// ---------------------------------------------------------------------------
+// Creating and updating replays
+
+export interface NewReplay {
+  sessionId: string;
+  policy: Policy;
+  policyHash: string;
+  policyVersionId: string | null;
+  experimentId?: string | null;
+  edits: readonly Edit[];
+  createdBy: string;
+}
+
+export async function createReplayRow(client: DbClient, r: NewReplay): Promise<{ id: string }> {
+  return client.replay.create({
+    data: {
+      sessionId: r.sessionId,
+      policyVersionId: r.policyVersionId,
+      experimentId: r.experimentId ?? null,
+      policySnapshot: json(r.policy),
+      policyHash: r.policyHash,
+      edits: json(r.edits),
+      // A worker picks it up (lib/jobs); it is `running` while one holds its lease.
+      status: "queued",
+      createdBy: r.createdBy,
+    },
+    select: { id: true },
+  });
+}
+
+/** The branch's log as the engine reads it: fixtures first (oldest first), then the other entries in order. */
+export async function loadBranchLog(client: DbClient, replayId: string): Promise<BranchLogEntry[]> {
+  const [fixtures, entries] = await Promise.all([
+    client.fixture.findMany({ where: { replayId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    client.replayLogEntry.findMany({ where: { replayId }, orderBy: { idx: "asc" } }),
+  ]);
+  const log: BranchLogEntry[] = fixtures.map((f) => fixtureEntryOf(f));
+  for (const e of entries) log.push(BranchLogEntry.parse(e.payload));
+  return log;
+}
+
+export function fixtureEntryOf(f: {
+  id: string;
+  stepIdx: number | null;
+  toolName: string;
+  cacheKey: string | null;
+  output: unknown;
+  error: unknown;
+  author: string;
+  note: string;
+  createdAt: Date;
+}): FixtureEntry {
+  const error = (f.error as FixtureEntry["error"]) ?? null;
+  return {
+    type: "fixture",
+    id: f.id,
+    at: f.createdAt.toISOString(),
+    step: f.stepIdx ?? 0,
+    tool: f.toolName,
+    cacheKey: f.cacheKey,
+    ...(error ? { error } : { output: f.output ?? null }),
+    author: f.author,
+    note: f.note,
+  };
+}
+
+export interface NewFixture {
+  id: string;
+  toolName: string;
+  callId: string;
+  cacheKey: string | null;
+  stepIdx: number;
+  output: unknown;
+  error: { type: string; message: string } | null;
+  author: string;
+  note: string;
+  provenance: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export async function insertFixture(client: DbClient, replayId: string, f: NewFixture): Promise<void> {
+  await client.fixture.create({
+    data: {
+      id: f.id,
+      replayId,
+      toolName: f.toolName,
+      callId: f.callId,
+      cacheKey: f.cacheKey,
+      stepIdx: f.stepIdx,
+      output: f.error ? undefined : json(f.output ?? null),
+      error: jsonOrUndefined(f.error),
+      author: f.author,
+      note: f.note,
+      provenance: json(f.provenance),
+      createdAt: f.createdAt,
+    },
+  });
+}
+
+/** Appends non-fixture log entries (approvals, live and simulated results) after the last one. */
+export async function appendLogEntries(
+  client: DbClient,
+  replayId: string,
+  entries: readonly BranchLogEntry[],
+  actor: string | null,
+): Promise<void> {
+  const fresh = entries.filter((e) => e.type !== "fixture");
+  if (fresh.length === 0) return;
+  // Live and simulated results are written ahead, as soon as the executor answers (lib/jobs), so a
+  // killed run keeps them; the run's own copy of such an entry (same id) is not stored twice.
+  const existing = await client.replayLogEntry.findMany({ where: { replayId }, select: { payload: true } });
+  const known = new Set(existing.map((e) => (e.payload as { id?: unknown } | null)?.id));
+  const rest = fresh.filter((e) => !known.has(e.id));
+  if (rest.length === 0) return;
+  const last = await client.replayLogEntry.findFirst({
+    where: { replayId },
+    orderBy: { idx: "desc" },
+    select: { idx: true },
+  });
+  let idx = (last?.idx ?? -1) + 1;
+  await client.replayLogEntry.createMany({
+    data: rest.map((e) => ({
+      replayId,
+      idx: idx++,
+      type: e.type,
+      payload: json(e),
+      actor: e.type === "approval" ? e.by : actor,
+      ...(e.at ? { createdAt: new Date(e.at) } : {}),
+    })),
+  });
+}
+
+/** Replaces the derived steps and state of a replay with one run's result. Call inside a transaction. */
+export async function saveRunResult(
+  client: DbClient,
+  replayId: string,
+  result: ReplayResult,
+  finishedAt: Date,
+  opts: {
+    /** The lease owner: the result is stored only while it holds the replay, and the lease is let go with it. */
+    owner?: string;
+    /** No earlier run stored steps (nothing to replace). */
+    fresh?: boolean;
+    /** The last progress the run reported. */
+    progress?: { done: number; total: number } | null;
+    /** Stores the steps instead of writing them here: drafts written ahead are published (lib/db/replay-save). */
+    storeSteps?: (client: DbClient) => Promise<unknown>;
+  } = {},
+): Promise<boolean> {
+  const terminal = isTerminal(result.status);
+  const data = {
+    status: result.status,
+    comparability: result.comparability,
+    evidence: json(result.evidence),
+    pending: result.pending ? json(result.pending) : Prisma.DbNull,
+    error:
+      result.stop && result.status !== "paused" && result.status !== "awaiting_approval"
+        ? json({ code: result.stop.code, message: result.stop.message, step: result.stop.step })
+        : Prisma.DbNull,
+    stepCount: result.steps.length,
+    stepsVersion: { increment: 1 },
+    finishedAt: terminal ? finishedAt : null,
+    ...(opts.progress ? { progressDone: opts.progress.done, progressTotal: opts.progress.total } : {}),
+  };
+  if (opts.owner !== undefined) {
+    // Fenced: the update takes the row's lock, so no other worker claims it before this transaction ends.
+    const { count } = await client.replay.updateMany({
+      where: { id: replayId, leaseOwner: opts.owner, status: "running" },
+      data: { ...data, leaseOwner: null, leaseUntil: null, attempts: 0 },
+    });
+    if (count !== 1) return false;
+  } else {
+    await client.replay.update({ where: { id: replayId }, data });
+  }
+  if (!opts.fresh) await client.replayStep.deleteMany({ where: { replayId } });
+  if (opts.storeSteps) {
+    await opts.storeSteps(client);
+    return true;
+  }
+  const rows = stepRows(replayId, result.steps);
+  for (let k = 0; k < rows.length; k += 1000) await client.replayStep.createMany({ data: rows.slice(k, k + 1000) });
+  return true;
+}
+
+/** Marks a replay failed with a reason people can act on (a bad input, an executor that could not be reached). */
+export async function markReplayFailed(
+  client: DbClient,
+  replayId: string,
+  code: RunFailureCode,
+  message: string,
+): Promise<void> {
+  await client.replay.update({
+    where: { id: replayId },
+    data: {
+      status: "failed",
+      comparability: "non_comparable",
+      error: json(runFailure(code, message)),
+      finishedAt: new Date(),
+    },
+  });
+}
+
+/**
+ * Claims a paused or awaiting-approval replay for one resume: a compare-and-set
+ * on its `updatedAt` as the caller read it, in its own short transaction. Only
+ * one of two concurrent resumes gets the row (status → `queued`, for a worker); the other
+ * gets `false` and must not run anything.
+ */
+export async function claimReplayForResume(
+  client: Pick<DbClient, "replay" | "experiment">,
+  replayId: string,
+  expectedUpdatedAt: Date,
+): Promise<boolean> {
+  const claimed = await client.replay.updateMany({
+    where: { id: replayId, updatedAt: expectedUpdatedAt, status: { in: ["paused", "awaiting_approval"] } },
+    data: { status: "queued", pending: Prisma.DbNull },
+  });
+  if (claimed.count !== 1) return false;
+  // A member resumed: its experiment has work again until a worker settles it (lib/db/jobs settleExperiment).
+  const row = await client.replay.findUnique({ where: { id: replayId }, select: { experimentId: true } });
+  if (row?.experimentId)
+    await client.experiment.updateMany({
+      where: { id: row.experimentId, status: "completed" },
+      data: { status: "running", finishedAt: null },
+    });
+  return true;
+}
+
+/** Gives a claimed replay back its status when a resume was refused before it ran anything. */
+export async function releaseReplayClaim(client: DbClient, replayId: string, status: string): Promise<void> {
+  await client.replay.updateMany({ where: { id: replayId, status: "running" }, data: { status } });
+}

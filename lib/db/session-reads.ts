@@ -1,0 +1,259 @@
+/** Reading stored sessions: lists, filters, heads, events in windows and outlines. */
+import { type SessionEvent } from "@/lib/replay";
+import type { DbClient } from "./client";
+import type { Prisma } from "./generated/client";
+import { withTraceIdsOf } from "./session-traces";
+import { expandInputs } from "@/lib/ingest/inputs";
+
+type StoredEventRow = {
+  seq: number;
+  kind: string;
+  input: unknown;
+  inputPrefixSeq: number | null;
+  inputPrefixCount: number | null;
+};
+
+/**
+ * Rows of ONE session (all of its model calls up to the last row's seq, in
+ * seq order) with each model call's full input in place of its stored form.
+ */
+export function withFullInputs<R extends StoredEventRow>(rows: readonly R[]): R[] {
+  if (!rows.some((r) => r.inputPrefixSeq !== null)) return [...rows];
+  const full = expandInputs(
+    rows.map((r) => ({
+      seq: r.seq,
+      kind: r.kind,
+      input: r.input,
+      prefix: r.inputPrefixSeq === null ? null : { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 },
+    })),
+  );
+  return rows.map((r, i) => ({ ...r, input: full[i] }));
+}
+
+/** One stored event with its full input (its model call's prefix read and expanded), or null. */
+export async function fullEvent(client: DbClient, sessionId: string, seq: number) {
+  const row = await client.event.findUnique({ where: { sessionId_seq: { sessionId, seq } } });
+  if (!row || row.inputPrefixSeq === null) return row;
+  const before = await client.event.findMany({
+    where: { sessionId, kind: "model_call", seq: { lt: seq } },
+    orderBy: { seq: "asc" },
+    select: { seq: true, kind: true, input: true, inputPrefixSeq: true, inputPrefixCount: true },
+  });
+  const expanded = withFullInputs([...before, row]);
+  return { ...row, input: expanded.at(-1)!.input };
+}
+
+export type SessionFilter = {
+  agent?: string;
+  status?: string;
+  tool?: string;
+  q?: string;
+};
+
+function whereFor(f: SessionFilter): Prisma.SessionWhereInput {
+  const where: Prisma.SessionWhereInput = {};
+  if (f.agent) where.agent = { name: f.agent };
+  if (f.status) where.status = f.status;
+  if (f.tool) where.toolNames = { has: f.tool };
+  if (f.q) where.searchText = { contains: f.q.toLowerCase() };
+  return where;
+}
+
+export const sessionListSelect = {
+  id: true,
+  title: true,
+  externalId: true,
+  format: true,
+  status: true,
+  startedAt: true,
+  durationMs: true,
+  eventCount: true,
+  modelCallCount: true,
+  toolCallCount: true,
+  errorCount: true,
+  inputTokens: true,
+  outputTokens: true,
+  costUsd: true,
+  toolNames: true,
+  createdAt: true,
+  agentVersionId: true,
+  agent: { select: { id: true, name: true, adapter: true } },
+  agentVersion: { select: { version: true } },
+} satisfies Prisma.SessionSelect;
+
+export type SessionListItem = Prisma.SessionGetPayload<{ select: typeof sessionListSelect }>;
+
+/** Newest first, paginated by cursor (the last id of the previous page). */
+export async function listSessions(
+  client: DbClient,
+  opts: SessionFilter & { limit?: number; cursor?: string },
+): Promise<{ sessions: SessionListItem[]; nextCursor: string | null }> {
+  const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
+  const rows = await client.session.findMany({
+    where: whereFor(opts),
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit + 1,
+    ...(opts.cursor ? { cursor: { id: opts.cursor }, skip: 1 } : {}),
+    select: sessionListSelect,
+  });
+  const hasMore = rows.length > limit;
+  const sessions = hasMore ? rows.slice(0, limit) : rows;
+  return { sessions, nextCursor: hasMore ? (sessions.at(-1)?.id ?? null) : null };
+}
+
+/** A session's agent, adapter and capabilities: what a policy is validated against for it. */
+export async function sessionContext(client: DbClient, id: string) {
+  return client.session.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      agentId: true,
+      agent: { select: { adapter: true } },
+      agentVersion: { select: { capabilities: true } },
+    },
+  });
+}
+
+/** A session's events in order, as the engine reads them. */
+export async function sessionEvents(client: DbClient, id: string): Promise<SessionEvent[]> {
+  const rows = await client.event.findMany({ where: { sessionId: id }, orderBy: { seq: "asc" } });
+  return withFullInputs(rows).map(toSessionEvent);
+}
+
+/**
+ * A session's events in order with model inputs in the stored form (each
+ * model call's `input.messages` holds what it adds, `inputPrefix` names the
+ * call it extends): what a replay reads, so that loading and replaying a long
+ * conversation cost its length, not its square (the engine takes both forms).
+ */
+export async function sessionEventsCompact(client: DbClient, id: string): Promise<SessionEvent[]> {
+  const rows = await client.event.findMany({ where: { sessionId: id }, orderBy: { seq: "asc" } });
+  return rows.map((r) => {
+    const event = toSessionEvent(r);
+    if (r.inputPrefixSeq !== null) event.inputPrefix = { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 };
+    return event;
+  });
+}
+
+export async function countSessions(client: DbClient): Promise<number> {
+  return client.session.count();
+}
+
+/** Values for the browser's filter menus. */
+export async function sessionFacets(client: DbClient) {
+  const [agents, tools] = await Promise.all([
+    client.agent.findMany({ orderBy: { name: "asc" }, select: { name: true, adapter: true } }),
+    client.tool.findMany({ distinct: ["name"], orderBy: { name: "asc" }, select: { name: true } }),
+  ]);
+  return { agents, tools: tools.map((t) => t.name) };
+}
+
+/**
+ * A session with its events in order. Model inputs are full unless `inputs`
+ * is "delta": then each model call's input holds only the messages it adds and
+ * `inputPrefixSeq`/`inputPrefixCount` name what comes before them.
+ */
+export async function getSession(client: DbClient, id: string, opts: { inputs?: "full" | "delta" } = {}) {
+  const session = await client.session.findUnique({
+    where: { id },
+    include: {
+      agent: true,
+      agentVersion: true,
+      events: { orderBy: { seq: "asc" } },
+    },
+  });
+  const read = await withTraceIdsOf(client, session);
+  if (!read || opts.inputs === "delta") return read;
+  return { ...read, events: withFullInputs(read.events) };
+}
+export type SessionWithEvents = NonNullable<Awaited<ReturnType<typeof getSession>>>;
+
+/** A session without its events (agent and version included): what is sent before them. */
+export async function sessionHead(client: DbClient, id: string) {
+  return withTraceIdsOf(
+    client,
+    await client.session.findUnique({ where: { id }, include: { agent: true, agentVersion: true } }),
+  );
+}
+export type SessionHead = NonNullable<Awaited<ReturnType<typeof sessionHead>>>;
+
+/** How many seqs one read of `sessionEventRows` covers. */
+export const EVENT_WINDOW = 200;
+
+/** The largest seq the column holds (int4). */
+const MAX_SEQ = 2 ** 31 - 1;
+
+/**
+ * A session's event rows in seq order, in their stored form, read a window of
+ * `window` seqs at a time. Each read is a seq range on the (sessionId, seq)
+ * index, so it costs its window, not the session: an ORDER BY seq LIMIT alone
+ * let PostgreSQL, without statistics on a freshly imported session, sort all
+ * of its rows to return the first 200. A gap in the seqs is jumped in one
+ * read of the index. Not one snapshot: a trace export that writes the session
+ * meanwhile may show in the windows read after it.
+ */
+export async function* sessionEventRows(client: DbClient, id: string, window = EVENT_WINDOW) {
+  const next = async (after: number | null) =>
+    client.event.findFirst({
+      where: { sessionId: id, ...(after === null ? {} : { seq: { gt: after } }) },
+      orderBy: { seq: "asc" },
+      select: { seq: true },
+    });
+  for (let start = (await next(null))?.seq; start !== undefined;) {
+    // The last seq of the window, within the column's range (an int4).
+    const last = Math.min(start + window - 1, MAX_SEQ);
+    const rows = await client.event.findMany({
+      where: { sessionId: id, seq: { gte: start, lte: last } },
+      orderBy: { seq: "asc" },
+    });
+    yield* rows;
+    if (last === MAX_SEQ) return;
+    // Dense seqs (the usual case) go on at the next window without asking where it starts.
+    start = rows.at(-1)?.seq === last ? last + 1 : (await next(last))?.seq;
+  }
+}
+
+/** A stored event as the engine reads it. */
+export function toSessionEvent(e: SessionWithEvents["events"][number]): SessionEvent {
+  const usage =
+    e.inputTokens === null && e.outputTokens === null && e.costUsd === null
+      ? null
+      : {
+          ...(e.inputTokens === null ? {} : { inputTokens: e.inputTokens }),
+          ...(e.outputTokens === null ? {} : { outputTokens: e.outputTokens }),
+          ...(e.costUsd === null ? {} : { costUsd: e.costUsd }),
+        };
+  return {
+    seq: e.seq,
+    kind: e.kind as SessionEvent["kind"],
+    name: e.name,
+    input: e.input ?? null,
+    output: e.output ?? null,
+    error: (e.error as SessionEvent["error"]) ?? null,
+    status: e.status as SessionEvent["status"],
+    startedAt: e.startedAt?.toISOString() ?? null,
+    durationMs: e.durationMs,
+    usage,
+    parentSeq: e.parentSeq,
+    cacheKey: e.cacheKey,
+    occurrence: e.occurrence,
+  };
+}
+
+/** What every step of a session did (seq, kind, name, output), in order, without the inputs: a list of its steps that costs its length. */
+export async function sessionOutline(client: DbClient, sessionId: string) {
+  return client.event.findMany({
+    where: { sessionId },
+    orderBy: { seq: "asc" },
+    select: { seq: true, kind: true, name: true, output: true },
+  });
+}
+
+/** What the steps at these seqs did (kind, name, output), without their inputs: for naming a few steps of a long session. */
+export async function stepOutlines(client: DbClient, sessionId: string, seqs: readonly number[]) {
+  if (seqs.length === 0) return [];
+  return client.event.findMany({
+    where: { sessionId, seq: { in: [...seqs] } },
+    select: { seq: true, kind: true, name: true, output: true },
+  });
+}
