@@ -276,12 +276,11 @@ describe("a worker killed with SIGKILL in the middle of an investigation, on Pos
       expect(stuck.status).toBe("running");
 
       workers.push(startTsx("scripts/worker.ts", [], { ...FAST, DATABASE_URL: url }));
-      await eventually(
-        "the second worker to finish the investigation",
-        async () =>
-          (await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } })).status !== "running" &&
-          (await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } })).status !== "queued",
-      );
+      // One read per look: two reads could see "queued" and then "running" and take that for finished.
+      await eventually("the second worker to finish the investigation", async () => {
+        const { status } = await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } });
+        return status !== "running" && status !== "queued";
+      });
       const done = await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } });
       expect(done).toMatchObject({
         status: "completed",
