@@ -10,6 +10,7 @@ export * from "./log";
 export type { MissExplanation, MissReason, ClosestCall, StaticCaseMismatch } from "./miss";
 export { closestRecordedCalls } from "./miss";
 export { staticCaseMatches } from "./resolve";
+export { resultEntryFields } from "./resolve-live";
 export {
   type ToolCall,
   type ToolAnswer,

@@ -142,8 +142,8 @@ export async function runSimulator(rule: LlmRule, call: ToolCall, env: ResolveEn
   };
 }
 
-/** What a live and a simulated tool result record in the branch log alike. */
-function resultEntryFields(
+/** What a live and a simulated tool result record in the branch log alike (the engine's and a worker's executors). */
+export function resultEntryFields(
   id: string,
   at: string | null,
   call: ToolCall,

@@ -11,6 +11,7 @@ import {
   RunInterrupted,
   replay,
   ReplayInputError,
+  resultEntryFields,
   Adapter,
   type ApprovalEntry,
   type BranchLogEntry,
@@ -193,17 +194,6 @@ function writeAhead(
     lost: () => Error;
   },
 ) {
-  const toolEntry = (call: ToolCall, answer: ToolAnswer & { durationMs?: number }) => ({
-    at: now(),
-    step: call.step,
-    tool: call.tool,
-    callId: call.callId,
-    cacheKey: call.cacheKey,
-    args: call.args,
-    output: answer.error ? null : (answer.output ?? null),
-    error: answer.error ?? null,
-    durationMs: answer.durationMs ?? null,
-  });
   const thrown = (error: unknown) => ({
     error: { type: "ToolExecutionError", message: error instanceof Error ? error.message : String(error) },
   });
@@ -233,10 +223,10 @@ function writeAhead(
     try {
       answer = await executors.tool(call);
     } catch (error) {
-      await keep({ type: "live_tool_result", id, ...toolEntry(call, thrown(error)) }, call.tool);
+      await keep({ type: "live_tool_result", ...resultEntryFields(id, now(), call, thrown(error)) }, call.tool);
       throw error;
     }
-    await keep({ type: "live_tool_result", id, ...toolEntry(call, answer) }, call.tool);
+    await keep({ type: "live_tool_result", ...resultEntryFields(id, now(), call, answer) }, call.tool);
     return answer;
   };
   const simulator: ToolSimulator = async (call) => {
@@ -245,14 +235,13 @@ function writeAhead(
     try {
       answer = await executors.simulator(call);
     } catch (error) {
-      const entry = toolEntry(call, thrown(error));
-      await store({ type: "simulated_tool_result", id: `sim:${key(call)}`, ...entry, model: call.model });
+      const entry = resultEntryFields(`sim:${key(call)}`, now(), call, thrown(error));
+      await store({ type: "simulated_tool_result", ...entry, model: call.model });
       throw error;
     }
     await store({
       type: "simulated_tool_result",
-      id: `sim:${key(call)}`,
-      ...toolEntry(call, answer),
+      ...resultEntryFields(`sim:${key(call)}`, now(), call, answer),
       model: call.model,
     });
     return answer;
