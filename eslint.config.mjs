@@ -70,6 +70,7 @@ export default tseslint.config(
   {
     ignores: [
       "node_modules/**",
+      "sdk/dist/**",
       ".next/**",
       ".next-*/**",
       "lib/db/generated/**",
@@ -145,7 +146,7 @@ export default tseslint.config(
     },
   },
   {
-    // Nor the ingest (types only), but for the stored form of model inputs and the demo data's seeding, not moved yet.
+    // Nor the ingest (types only), but for the stored form of model inputs (lib/ingest/inputs), not moved yet.
     files: ["lib/db/**/*.ts"],
     ignores: [
       "lib/db/**/*.test.ts",
@@ -156,7 +157,6 @@ export default tseslint.config(
       "lib/db/replay-comparison.ts",
       "lib/db/compact-stored.ts",
       "lib/db/replays-testing.ts",
-      "lib/db/startup.ts",
     ],
     rules: {
       "no-restricted-imports": [
@@ -209,6 +209,16 @@ export default tseslint.config(
     },
   },
   {
+    // The SDK's database tests run it against the app's real route handlers (app/…/agent/testing.ts).
+    files: ["sdk/**/*.db.test.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY] }] },
+  },
+  {
+    // The agent bench measures the app's real route handlers behind a local server, as the agent tests do.
+    files: ["bench/agent.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY, NO_PRISMA] }] },
+  },
+  {
     // Tests and tools reach the engine through its entry point.
     files: ["e2e/**/*.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: [ENGINE_ENTRY, NO_APP] }] },
@@ -232,6 +242,12 @@ export default tseslint.config(
         {
           selector: "TemplateElement[value.raw=/rounded-lg border border-slate-200 bg-white(\\s|$)/]",
           message: "Use Card (or CARD_CLASS) from @/components/ui/Card, not its class string.",
+        },
+        {
+          // The dark theme swaps the palette (app/globals.css), so a `dark:` colour swaps twice and lands back
+          // on the light shade: dark text on the dark card.
+          selector: "Literal[value=/(^|\\s)dark:(text|bg|border|ring|divide|placeholder)-/]",
+          message: "Leave out dark: colours: the dark theme swaps the palette itself (app/globals.css).",
         },
       ],
     },

@@ -1,6 +1,6 @@
 /**
- * Runs once when the server starts: opens the database (migrations, demo data
- * on a first start) before the first request, so a locked data folder fails
+ * Runs once when the server starts: opens the database (migrations), then the
+ * demo data on a first start, before the first request, so a locked data folder fails
  * the start rather than a page. With no account yet, it creates the first
  * admin from BRANCHPOINT_ADMIN_EMAIL/PASSWORD or prints a one-time setup link.
  */
@@ -11,6 +11,17 @@ export async function register() {
     installMethodGuard(http.Server);
     const { openAtStartup } = await import("@/lib/db/startup-hook");
     await openAtStartup();
+    // The demo data on a first start (an empty database), unless BRANCHPOINT_DEMO_DATA is off.
+    const [{ db }, { seedDemoData }] = await Promise.all([
+      import("@/lib/db"),
+      import("@/lib/server/sessions/demo-data"),
+    ]);
+    await seedDemoData(await db()).catch((error: unknown) => {
+      console.error(
+        `Branchpoint: cannot load the demo data.\n${error instanceof Error ? error.message : String(error)}`,
+      );
+      process.exit(1);
+    });
     // The job queue (and, on the embedded database, its workers) starts with the server, so work left queued resumes.
     // lib/jobs is given what runs each job (lib/server); the operations are given the queue they put work on.
     const [{ startJobRuntime }, { jobHandlers }, { plugJobQueue }] = await Promise.all([

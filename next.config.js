@@ -60,6 +60,9 @@ const nextConfig = {
   distDir: process.env.NEXT_DIST_DIR || ".next",
   poweredByHeader: false,
   reactStrictMode: true,
+  // Type-checking is the test suite's job (`npm test` runs tsc first), not a start-up step: the build skips it,
+  // which takes a minute and a half off the first start and off every CI run on two cores.
+  typescript: { ignoreBuildErrors: true },
   // Shared reports are for the people they are sent to, not for search engines or referrers.
   async headers() {
     return [

@@ -1,7 +1,10 @@
 import { defineConfig } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./e2e/chromium";
+import { ADMIN_STATE } from "./e2e/global-setup";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
+/** `npm test` runs two shards at once (scripts/test-all.sh), each with its own server, database and reports. */
+const SHARD = process.env.E2E_SHARD ? `-${process.env.E2E_SHARD}` : "";
 
 /**
  * End-to-end tests in Debian's Chromium against `next start` (the production
@@ -13,19 +16,20 @@ export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
   // Playwright empties its output folder at start: keep it apart from the other suites' reports.
-  outputDir: "test-results/playwright",
+  outputDir: `test-results/playwright${SHARD}`,
   fullyParallel: false,
   workers: 1,
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
-  timeout: 60_000,
+  // Walkthroughs take 10–50 s on a quiet machine; npm test runs two shards beside the database tests, on two cores.
+  timeout: 120_000,
   expect: { timeout: 15_000 },
-  reporter: [["list"], ["json", { outputFile: "test-results/e2e.json" }]],
+  reporter: [["list"], ["json", { outputFile: `test-results/e2e${SHARD}.json` }]],
   // Signs in once as the e2e server's admin; every test starts signed in (storageState).
   globalSetup: "./e2e/global-setup.ts",
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
-    storageState: "test-results/admin-state.json",
+    storageState: ADMIN_STATE,
     browserName: "chromium",
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
     trace: "retain-on-failure",

@@ -86,3 +86,14 @@ function pass(request: NextRequest, path: string) {
   headers.set(PATH_HEADER, path);
   return NextResponse.next({ request: { headers } });
 }
+
+/**
+ * Every path but the two that take imported files. For a request it runs on, Next keeps a copy of the body in
+ * memory (at most proxyClientMaxBodySize, cutting the rest off), and the route gets the body only once all of it
+ * has arrived: a file read as a stream would be held whole, or cut. Those two routes check what this proxy would
+ * for them: the Host (route()'s `outsideProxy`), the key or session and the role (as every route does); their
+ * paths are exact, so no malformed escape reaches them, and Next answers 405 to a method they do not have.
+ */
+export const config = {
+  matcher: ["/((?!api/import$|api/v1/sessions$).*)"],
+};

@@ -9,8 +9,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["lib/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts"],
-          exclude: ["**/*.db.test.ts", "node_modules/**"],
+          include: ["lib/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts", "sdk/src/**/*.test.ts"],
+          exclude: ["**/*.db.test.ts", "node_modules/**", "sdk/dist/**"],
           environment: "node",
         },
       },
@@ -19,6 +19,7 @@ export default defineConfig({
         test: {
           name: "db",
           include: ["**/*.db.test.ts"],
+          globalSetup: ["lib/db/testing-template.ts"],
           exclude: ["node_modules/**"],
           environment: "node",
           testTimeout: 60_000,

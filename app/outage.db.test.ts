@@ -40,11 +40,11 @@ async function allowConnections() {
   await admin((c) => c.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`));
 }
 
-const key = { authorization: `Bearer ${KEY}` };
+const key = { authorization: `Bearer ${KEY}`, host: "127.0.0.1" };
 const noParams = { params: Promise.resolve({}) };
 const routes = {
   "an /api/v1 route": () => listSessions(new Request("http://127.0.0.1/api/v1/sessions", { headers: key }), noParams),
-  "a route outside apiRoute (share export)": () =>
+  "a share link's route (export)": () =>
     shareExport(new Request("http://127.0.0.1/share/t/export"), { params: Promise.resolve({ token: "A".repeat(22) }) }),
   "OTLP /v1/traces": () =>
     traces(
@@ -53,6 +53,7 @@ const routes = {
         headers: { ...key, "content-type": "application/json" },
         body: JSON.stringify({ resourceSpans: [] }),
       }),
+      noParams,
     ),
   "OTLP /v1/traces/ingest": () =>
     tracesIngest(
@@ -61,6 +62,7 @@ const routes = {
         headers: { ...key, "content-type": "application/json" },
         body: JSON.stringify({ data: [] }),
       }),
+      noParams,
     ),
   "Better Auth (/api/auth/get-session)": () =>
     authGet(new Request("http://127.0.0.1:3000/api/auth/get-session", { headers: { cookie: "x=y" } })),
@@ -106,7 +108,7 @@ describe("a PostgreSQL server refusing connections", () => {
     // The database answers: the key is looked up and not found (401), the token is unknown (404).
     expect(before).toEqual({
       "an /api/v1 route": 401,
-      "a route outside apiRoute (share export)": 404,
+      "a share link's route (export)": 404,
       "OTLP /v1/traces": 401,
       "OTLP /v1/traces/ingest": 401,
       "Better Auth (/api/auth/get-session)": 200,

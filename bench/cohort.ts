@@ -10,7 +10,10 @@
  *   - replay + persist per session (1 worker) vs engine-only per session (target ≤ 3×);
  *   - enqueue overhead: create + enqueue one replay through the service, p50/p95
  *     (in process; the HTTP layer is not included).
- * Run: npm run bench:cohort [-- --sessions 1000 --enqueues 300 --two-first]
+ * First, on PGlite and on PostgreSQL: replay + persist per session against the raw batched insert of the
+ * same rows, their ratio (target ≤ 3×), with the spread of `--runs` runs and the load average
+ * (bench/cohort-persist.ts; `--persist-only` stops after it).
+ * Run: npm run bench:cohort [-- --sessions 1000 --enqueues 300 --two-first --persist-sessions 200 --runs 3 --persist-only]
  */
 import { execSync } from "node:child_process";
 import { createTestDatabase } from "../lib/db/testing";
@@ -22,6 +25,7 @@ import { replay, toolLevelPreset, type Policy } from "../lib/replay";
 import { createExperiment, runExperiment } from "../lib/server/experiments/experiments";
 import { localAdmin } from "../lib/server/principal";
 import { startReplay } from "../lib/server/replays/replays";
+import { measurePersist } from "./cohort-persist";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -42,6 +46,9 @@ const pct = (xs: number[], p: number) => {
 
 async function main() {
   console.log(`load before: ${execSync("uptime").toString().trim()}`);
+  for (const engine of ["pglite", "postgres"] as const)
+    await measurePersist(engine, arg("persist-sessions", 200), arg("runs", 3), RECORDED);
+  if (process.argv.includes("--persist-only")) return;
   const db = await createTestDatabase("postgres");
   const url = `postgres://postgres@127.0.0.1:5432/${db.pgConfig!.database}`;
   try {

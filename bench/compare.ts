@@ -1,177 +1,302 @@
 /**
- * How fast the comparison page shows a 5,000-step branch, next to a baseline
- * measured in the same run. Builds a fresh PGlite database with one
- * 5,000-step session and a replay of it (one edit, so one pair changes),
- * starts `next start` on it (the build in $NEXT_DIST_DIR, default .next),
- * opens /replays/[id]/compare in Chromium and prints:
- *  - time until the first rows show (navigation to the first visible row),
- *  - frames per second while a script scrolls the list for 2 s,
- * next to the same figures for the plain /replays list (baseline) and the ratio.
+ * How the comparison of base and branch scales, and how fast its page shows a
+ * 10,000-turn one. Prints, with the spread of BENCH_RUNS runs (default 3) and
+ * the load average, ratios within one run (the machine may be shared):
  *
- *   npx tsx bench/compare.ts        (BENCH_STEPS, BENCH_PORT to change)
+ * Figures 1 and 2 are this process's CPU time (the embedded database runs in
+ * it), so that waiting for a busy machine's cores is not counted.
+ *
+ *  1. The alignment alone (the engine's compareRuns, in this process) at 1,000
+ *     and 10,000 turns (two steps a turn), per step, and the ratio of the two
+ *     per-step figures (flat, within 1.3×, when it is linear), for two shapes:
+ *     the first tool result edited (every later model call sent another input),
+ *     and every tool call sent other arguments (a new cache key at each call: the
+ *     shape that made the old signature diff quadratic, 15 s at 10,000 steps).
+ *  2. The stored comparison's build (read both runs' summaries from the embedded
+ *     database, align, write one row per pair: what a run does after storing its
+ *     steps), at 1,000 and 10,000 turns of an OpenAI chat log, per step and the
+ *     ratio of the two.
+ *  3. The compare page of the 10,000-turn replay in Chromium (next start on the
+ *     build in $NEXT_DIST_DIR, default .next): time from navigation to the first
+ *     rows on screen, next to the sessions list's (a page that reads no
+ *     events) as the baseline; then a script scrolls the list for 3 s and counts
+ *     the distinct rows that were in the DOM (rows paged in as it scrolls: a
+ *     frame rate over a list that did not move measures nothing), with the
+ *     frames per second.
+ *
+ *   npx tsx bench/compare.ts   (BENCH_RUNS, BENCH_PORT, BENCH_PAGES=0 for 1 and 2 alone)
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Browser } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../e2e/chromium";
 import { openDatabase } from "../lib/db/client";
-import { saveImportedSessions } from "../lib/db/session-save";
-import { parseInput } from "../lib/errors";
+import { importAndSave } from "../lib/server/ingest/imports";
+import { longChatLog } from "../lib/ingest/long-chat";
+import { compareRuns, type AlignStats, type Policy, type SessionEvent } from "../lib/replay";
 import { localAdmin } from "../lib/server/principal";
 import { StartReplayInput } from "../lib/server/replays/replay-inputs";
-import { createReplay } from "../lib/server/replays/replays";
-import { runReplay } from "../lib/server/replays/run-queued-replay";
-import { toolLevelPreset, type Policy } from "../lib/replay";
-import { buildSession, type TurnSpec } from "../lib/replay/session-builder";
+import { startReplay } from "../lib/server/replays/replays";
+import { buildStoredComparison } from "../lib/server/replays/comparison-store";
 import { startServer, type BenchServer } from "./server";
 
-const STEPS = Number(process.env.BENCH_STEPS ?? 5000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const PORT = Number(process.env.BENCH_PORT ?? 3190);
+const SIZES = [1_000, 10_000] as const;
 const ADMIN = { email: "bench@bench.test", password: "bench-admin-password" };
-const RECORDED: Policy = {
+const POLICY: Policy = {
   model: "recorded-only",
   drift: "continue_to_terminal",
-  tools: toolLevelPreset("recorded-only"),
+  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
 };
 
-async function prepare(dir: string) {
-  const turns: TurnSpec[] = [{ user: "Check every warehouse." }];
-  // model + one tool call per turn: two steps each.
-  for (let i = 0; turns.length * 2 < STEPS; i++)
-    turns.push({
-      model: `turn ${i}`,
-      calls: [
-        { name: i % 3 === 0 ? "lookup_order" : "check_stock", args: { id: i }, result: { id: i, ok: i % 7 !== 0 } },
-      ],
-    });
-  turns.push({ model: "done" }, { final: "All warehouses checked." });
-  const events = buildSession(turns, { windowMessages: 6 });
-  const db = await openDatabase({ dir, url: "" });
-  try {
-    const [saved] = await saveImportedSessions(db.prisma, [
-      {
-        externalId: `bench-${STEPS}`,
-        title: `Bench: ${events.length} steps`,
-        agent: { name: "bench-agent", adapter: "generic" },
-        agentVersion: { version: "1", capabilities: ["tool_policies"] },
-        format: "native",
-        startedAt: null,
-        endedAt: null,
-        metadata: {},
-        tools: [],
-        events,
-      },
-    ]);
-    const editSeq = events.find((e) => e.kind === "tool_call" && e.seq > events.length / 2)!.seq;
-    const bench = localAdmin("bench");
-    const started = await createReplay(
-      bench,
-      parseInput(StartReplayInput, {
-        sessionId: saved!.id,
-        policy: RECORDED,
-        edits: [{ seq: editSeq, op: "replace_tool_result", value: { edited: true } }],
-      }),
-      db.prisma,
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const spread = (xs: number[], digits = 0) =>
+  `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+/** This process's CPU time in ms (user + system): a busy machine's waits are not counted. */
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(", ");
+
+// ---------------------------------------------------------------------------
+// 1. The alignment alone.
+
+function step(seq: number, kind: SessionEvent["kind"], name: string, cacheKey: string | null, output: unknown) {
+  return {
+    seq,
+    kind,
+    name,
+    input: cacheKey === null ? { messages: [] } : { args: { id: cacheKey } },
+    output,
+    error: null,
+    status: "completed",
+    startedAt: null,
+    durationMs: 5,
+    usage: null,
+    parentSeq: null,
+    cacheKey,
+    occurrence: null,
+  } satisfies SessionEvent;
+}
+
+/** A run of `turns` model + tool steps, and a branch of it of the given shape. */
+function runs(turns: number, shape: "first result edited" | "every call's arguments changed") {
+  const base: SessionEvent[] = [];
+  const branch: SessionEvent[] = [];
+  for (let t = 0; t < turns; t++) {
+    base.push(step(2 * t, "model_call", "gpt", null, { content: `m${t}` }));
+    base.push(step(2 * t + 1, "tool_call", t % 3 ? "lookup" : "check", `k${t}`, { ok: t }));
+    branch.push(step(2 * t, "model_call", "gpt", null, { content: `m${t}` }));
+    const key = shape === "every call's arguments changed" ? `other${t}` : `k${t}`;
+    const out = shape === "first result edited" && t === 0 ? { edited: true } : { ok: t };
+    branch.push(step(2 * t + 1, "tool_call", t % 3 ? "lookup" : "check", key, out));
+  }
+  return { base, branch };
+}
+
+function alignmentFigures() {
+  console.log(`\n1. The alignment alone (compareRuns in this process), CPU ms per step: median of ${RUNS} (min–max)`);
+  for (const shape of ["first result edited", "every call's arguments changed"] as const) {
+    const perStep = new Map<number, number[]>();
+    const ratios: number[] = [];
+    const work = new Map<number, number>();
+    // Once each, not counted: the code's first compilation.
+    for (const turns of SIZES) {
+      const { base, branch } = runs(turns, shape);
+      compareRuns(base, branch, { deltas: false });
+    }
+    for (let run = 0; run < RUNS; run++) {
+      const inRun = new Map<number, number>();
+      for (const turns of SIZES) {
+        const { base, branch } = runs(turns, shape);
+        const stats: AlignStats = { steps: 0 };
+        const t0 = cpuMs();
+        compareRuns(base, branch, { deltas: false, stats });
+        const ms = (cpuMs() - t0) / base.length;
+        inRun.set(turns, ms);
+        perStep.set(turns, [...(perStep.get(turns) ?? []), ms]);
+        work.set(turns, stats.steps / base.length);
+      }
+      ratios.push(inRun.get(SIZES[1])! / inRun.get(SIZES[0])!);
+    }
+    console.log(`  ${shape}:`);
+    for (const turns of SIZES)
+      console.log(
+        `    ${String(turns).padStart(6)} turns (${2 * turns} steps): ${spread(perStep.get(turns)!, 5)} ms/step; ${work.get(turns)!.toFixed(1)} operations/step`,
+      );
+    console.log(
+      `    per-step ratio ${SIZES[1]} ÷ ${SIZES[0]} turns, within each run: ${spread(ratios, 2)} (target ≤ 1.30); operations per step ${(work.get(SIZES[1])! / work.get(SIZES[0])!).toFixed(2)}`,
     );
-    const t0 = performance.now();
-    await runReplay(bench, { replayId: started.id }, db.prisma);
-    const runMs = performance.now() - t0;
-    return { sessionId: saved!.id, replayId: started.id, steps: events.length, runMs };
-  } finally {
-    await db.close();
   }
 }
 
-async function main() {
-  const dist = process.env.NEXT_DIST_DIR || ".next";
-  if (!existsSync(path.join(dist, "BUILD_ID"))) {
-    console.error(
-      `No production build in ${dist}/: run \`npm run build\` first (the bench measures next start, not next dev).`,
+// ---------------------------------------------------------------------------
+// 2 and 3. The stored comparison and the page.
+
+async function prepare(dir: string) {
+  const db = await openDatabase({ dir, url: "" });
+  const replays = new Map<number, { id: string; steps: number }>();
+  try {
+    for (const turns of SIZES) {
+      const imported = await importAndSave(db.prisma, JSON.stringify(longChatLog(turns)), { format: "openai-chat" });
+      if (!imported.ok) throw new Error("import failed");
+      // The first tool result edited: every later model call is sent another input (its output recorded).
+      const started = await startReplay(
+        localAdmin("bench"),
+        StartReplayInput.parse({
+          sessionId: imported.sessions[0]!.id,
+          policy: POLICY,
+          edits: [{ seq: 1, op: "replace_tool_result", value: { status: "lost" } }],
+        }),
+        db.prisma,
+      );
+      replays.set(turns, { id: started.id, steps: imported.sessions[0]!.eventCount });
+      console.log(`  prepared: ${turns} turns (${imported.sessions[0]!.eventCount} steps) imported and replayed`);
+    }
+    console.log(
+      `\n2. The stored comparison's build (embedded database: read both runs' summaries, align, write a row a pair; the embedded database runs in this process), CPU ms per step: median of ${RUNS} (min–max)`,
     );
-    process.exitCode = 2;
-    return;
+    const perStep = new Map<number, number[]>();
+    const ratios: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const inRun = new Map<number, number>();
+      for (const turns of SIZES) {
+        const r = replays.get(turns)!;
+        const t0 = cpuMs();
+        await buildStoredComparison(db.prisma, r.id);
+        const ms = (cpuMs() - t0) / r.steps;
+        inRun.set(turns, ms);
+        perStep.set(turns, [...(perStep.get(turns) ?? []), ms]);
+      }
+      ratios.push(inRun.get(SIZES[1])! / inRun.get(SIZES[0])!);
+    }
+    for (const turns of SIZES)
+      console.log(
+        `    ${String(turns).padStart(6)} turns (${replays.get(turns)!.steps} steps): ${spread(perStep.get(turns)!, 4)} ms/step, ${spread(
+          perStep.get(turns)!.map((x) => x * replays.get(turns)!.steps),
+        )} ms in all`,
+      );
+    console.log(
+      `    per-step ratio ${SIZES[1]} ÷ ${SIZES[0]} turns, within each run: ${spread(ratios, 2)} (target ≤ 1.30)`,
+    );
+  } finally {
+    await db.close();
   }
-  const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-bench-compare-"));
-  let server: BenchServer | null = null;
+  return replays;
+}
+
+async function pageFigures(dir: string, replayId: string, steps: number) {
+  const server: BenchServer = await startServer({ port: PORT, dataDir: dir, admin: ADMIN, timeoutMs: 120_000 });
   let browser: Browser | null = null;
   try {
-    const { replayId, steps, runMs } = await prepare(dir);
-    console.log(
-      `prepared: ${steps}-step session and its replay (engine run + one-transaction persist: ${runMs.toFixed(0)} ms)`,
-    );
-    server = await startServer({ port: PORT, dataDir: dir, admin: ADMIN, timeoutMs: 120_000 });
     const base = server.base;
-
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-    // Pages are for signed-in users: sign in as the admin the server made at start.
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const signedIn = await context.request.post(`${base}/api/auth/sign-in/email`, { data: ADMIN });
     if (!signedIn.ok()) throw new Error(`sign-in in Chromium: HTTP ${signedIn.status()}`);
     const page = await context.newPage();
     const firstRows = async (url: string, selector: string) => {
-      await page.goto(`${base}/sessions`); // a neutral page, so each measurement starts from a loaded app
-      const t0 = Date.now();
+      await page.goto(`${base}/import`); // a neutral page, so each measurement starts from a loaded app
+      const t0 = performance.now();
       await page.goto(url, { waitUntil: "commit" });
       await page.locator(selector).first().waitFor({ state: "visible" });
-      return Date.now() - t0;
+      const ms = performance.now() - t0;
+      await page.waitForLoadState("networkidle");
+      return ms;
     };
-    // A string, not a function: tsx would wrap named arrows in a helper the page does not have.
-    const fps = (selector: string) =>
-      page.evaluate<number>(`new Promise((resolve) => {
-        const el = document.querySelector(${JSON.stringify(selector)});
-        const scroller = el && el.scrollHeight > el.clientHeight ? el : document.scrollingElement;
-        let frames = 0;
-        const start = performance.now();
-        function step() {
-          frames++;
-          scroller.scrollTop += 120;
-          if (performance.now() - start < 2000) requestAnimationFrame(step);
-          else resolve(frames / ((performance.now() - start) / 1000));
-        }
-        requestAnimationFrame(step);
-      })`);
-
-    // Warm both routes once (first compile of server code paths, caches).
-    await firstRows(`${base}/replays`, '[data-testid="replay-row"]');
-    await firstRows(`${base}/replays/${replayId}/compare`, '[data-testid="compare-row"]');
-
-    const runs = 3;
+    const compareUrl = `${base}/replays/${replayId}/compare`;
+    // Warm both routes once (first compile of server code paths).
+    await firstRows(`${base}/sessions`, '[data-testid="session-row"]');
+    await firstRows(compareUrl, '[data-testid="compare-row"]');
     const baseline: number[] = [];
     const compare: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      baseline.push(await firstRows(`${base}/replays`, '[data-testid="replay-row"]'));
-      compare.push(await firstRows(`${base}/replays/${replayId}/compare`, '[data-testid="compare-row"]'));
+    const ratios: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const b = await firstRows(`${base}/sessions`, '[data-testid="session-row"]');
+      const c = await firstRows(compareUrl, '[data-testid="compare-row"]');
+      baseline.push(b);
+      compare.push(c);
+      ratios.push(c / b);
     }
-    // Scroll the page an analyst is using, not one still hydrating: the first
-    // screen is server-rendered, so rows show before the list is interactive.
-    await page.waitForLoadState("load");
-    await page.waitForTimeout(1000);
-    const compareFps = await fps('[data-testid="compare-list"]');
-    const rendered = await page.locator('[data-testid="compare-row"]').count();
-    await page.goto(`${base}/replays`, { waitUntil: "load" });
-    await page.waitForTimeout(1000);
-    const baselineFps = await fps("body");
-    await browser.close();
+    console.log(
+      `\n3. The compare page of the ${steps}-step replay (next start, Chromium): median of ${RUNS} (min–max)`,
+    );
+    console.log(`    first rows on screen: ${spread(compare)} ms (target < 1000 ms)`);
+    console.log(`    baseline, the sessions list's first rows: ${spread(baseline)} ms`);
+    console.log(`    ratio compare ÷ baseline, within each run: ${spread(ratios, 2)}`);
 
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const c = median(compare);
-    const b = median(baseline);
+    // Scroll the list for 3 s, a screen a frame at most, and count the distinct rows that were in the DOM.
+    const scrolls: { rows: number; fps: number; scrolledPx: number; pending: number }[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      await page.goto(compareUrl, { waitUntil: "load" });
+      await page.locator('[data-testid="compare-row"]').first().waitFor({ state: "visible" });
+      await page.waitForLoadState("networkidle");
+      // A string, not a function: tsx would wrap named arrows in a helper the page does not have.
+      scrolls.push(
+        await page.evaluate<{
+          rows: number;
+          fps: number;
+          scrolledPx: number;
+          pending: number;
+        }>(`new Promise((resolve) => {
+          const list = document.querySelector('[data-testid="compare-list"]');
+          const seen = new Set();
+          let frames = 0;
+          let pending = 0;
+          const start = performance.now();
+          function frame() {
+            frames++;
+            for (const row of list.querySelectorAll('[data-testid="compare-row"]')) seen.add(row.getAttribute("data-pair-id"));
+            pending += list.querySelectorAll('[aria-busy]').length > 0 ? 1 : 0;
+            list.scrollTop += 90;
+            if (performance.now() - start < 3000) requestAnimationFrame(frame);
+            else resolve({ rows: seen.size, fps: frames / ((performance.now() - start) / 1000), scrolledPx: list.scrollTop, pending });
+          }
+          requestAnimationFrame(frame);
+        })`),
+      );
+    }
     console.log(
-      `compare page, ${steps} steps: first rows in ${c} ms (median of ${runs}: ${compare.join(", ")}); ${rendered} row elements in the DOM (virtualized)`,
-    );
-    console.log(`baseline /replays list:      first rows in ${b} ms (median of ${runs}: ${baseline.join(", ")})`);
-    console.log(
-      `ratio compare/baseline: ${(c / b).toFixed(2)}   target: first rows under 1000 ms -> ${c < 1000 ? "met" : "NOT met"}`,
-    );
-    console.log(
-      `scrolling: ${compareFps.toFixed(1)} fps on the comparison list, ${baselineFps.toFixed(1)} fps on the baseline page`,
+      `    scrolling the list for 3 s: ${spread(scrolls.map((s) => s.rows))} distinct rows in the DOM, ${spread(
+        scrolls.map((s) => s.fps),
+        1,
+      )} frames/s, scrolled ${spread(scrolls.map((s) => s.scrolledPx))} px; frames with rows still loading ${spread(
+        scrolls.map((s) => s.pending),
+      )}`,
     );
   } finally {
     await browser?.close();
-    await server?.stop();
+    await server.stop();
+  }
+}
+
+async function main() {
+  console.log(`load average at start: ${load()} (${RUNS} runs each)`);
+  alignmentFigures();
+  const dist = process.env.NEXT_DIST_DIR || ".next";
+  const pages = process.env.BENCH_PAGES !== "0";
+  if (pages && !existsSync(path.join(dist, "BUILD_ID"))) {
+    console.error(`No production build in ${dist}/: run \`npm run build\` first, or BENCH_PAGES=0.`);
+    process.exitCode = 2;
+    return;
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-bench-compare-"));
+  try {
+    const replays = await prepare(dir);
+    if (pages) {
+      const largest = replays.get(SIZES[1])!;
+      await pageFigures(dir, largest.id, largest.steps);
+    }
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  console.log(`\nload average at the end: ${load()}`);
 }
 
 main().catch((error: unknown) => {

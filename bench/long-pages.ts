@@ -13,7 +13,7 @@ import { longChatLog } from "../lib/ingest/long-chat";
 import { replay, type Policy } from "../lib/replay";
 import { startServer, type BenchServer } from "./server";
 import { loadReplayComparison } from "../lib/db/replay-comparison";
-import { createReport } from "../lib/db/reports";
+import { createReportFromReplay as createReport } from "../lib/server/reports/report-snapshot";
 import { localAdmin } from "../lib/server/principal";
 import { StartReplayInput } from "../lib/server/replays/replay-inputs";
 import { startReplay } from "../lib/server/replays/replays";

@@ -62,6 +62,9 @@ test("a session reads as a conversation; a waterfall, search and expand-all work
   await expect(page.getByTestId("search-count")).toHaveText(/^1 of \d+ messages$/);
   await expect(chat.getByTestId("chat-item")).toHaveCount(1);
   await expect(chat.getByTestId("chat-tool-call")).toContainText("refund_payment");
+  // The match is highlighted where it shows.
+  await expect(page.getByTestId("search-results")).toHaveAttribute("data-highlighted", /^[1-9]\d*$/);
+  expect(await page.evaluate(() => CSS.highlights.get("session-search")?.size ?? 0)).toBeGreaterThan(0);
 
   // Waterfall: one row per step, tokens and cost, the overlapping calls marked parallel; the query still applies.
   await page.getByRole("tab", { name: "Latency" }).click();
@@ -71,6 +74,10 @@ test("a session reads as a conversation; a waterfall, search and expand-all work
   await expect(page.getByTestId("waterfall-row")).toHaveCount(9);
   await expect(page.locator('[data-testid="waterfall-row"][data-parallel="0"]')).toHaveCount(2);
   await expect(page.locator('[data-testid="waterfall-row"][data-seq="6"]')).toContainText("1.38 s");
+  // The time axis runs from the run's start to its end, and a name is whole on hover.
+  const waterfall = page.getByTestId("waterfall-view");
+  await expect(waterfall.getByRole("img", { name: /^time, from 0 to \d/ })).toBeVisible();
+  await expect(waterfall.locator('[data-seq="6"] [title]').first()).toHaveAttribute("title", /\S/);
   await page.screenshot({ path: `${SHOTS}/session-waterfall.png`, fullPage: true });
 
   // Steps: expand all opens every step, collapse all closes them; the view survives a reload.

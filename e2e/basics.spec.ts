@@ -16,6 +16,8 @@ async function dashboardPages(page: Page): Promise<string[]> {
     "/experiments",
     "/experiments/new",
     "/checks",
+    "/failures",
+    "/failures/regressions",
     "/reports",
     "/settings",
     "/settings/api-keys",
@@ -31,6 +33,7 @@ async function dashboardPages(page: Page): Promise<string[]> {
     ["/replays", /^\/replays\/[^/?]+$/],
     ["/experiments", /^\/experiments\/(?!new)[^/?]+$/],
     ["/reports", /^\/reports\/[^/?]+$/],
+    ["/failures", /^\/failures\/(?!regressions)[^/?]+$/],
   ] as const) {
     await page.goto(list);
     const hrefs = await page.locator("main a[href]").evaluateAll((as) => as.map((a) => a.getAttribute("href") ?? ""));
@@ -48,34 +51,51 @@ async function seriousViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }
 
-for (const theme of ["light", "dark"] as const) {
-  test(`every dashboard page has no serious or critical accessibility violation (${theme} theme)`, async ({
-    page,
-    context,
-  }) => {
-    test.setTimeout(240_000);
-    await context.addCookies([{ name: "branchpoint-theme", value: theme, url: "http://127.0.0.1" }]);
-    const found: Record<string, string[]> = {};
-    for (const path of await dashboardPages(page)) {
-      await page.goto(path);
-      await expect(page.locator("h1").first()).toBeVisible();
-      await expect(page.getByTestId("page-skeleton")).toHaveCount(0);
-      await expect(page.locator("html")).toHaveClass(theme);
-      // Check editors once they are there: Monaco loads after the page, and an unnamed input only shows then.
-      await expect(page.getByText("Loading editor…")).toHaveCount(0);
-      for (const editor of await page.locator('[data-testid^="monaco"]').all()) {
-        await expect(editor.locator(".monaco-editor").first()).toBeAttached();
+/** Switch the theme as a user does, with the toggle in the navigation (it also sets the cookie the next page reads). */
+async function switchTheme(page: Page, theme: "light" | "dark") {
+  await page
+    .getByRole("radiogroup", { name: "Colour theme" })
+    .filter({ visible: true })
+    .first()
+    .getByRole("radio", { name: theme === "dark" ? "Dark" : "Light" })
+    .click();
+  await expect(page.locator("html")).toHaveClass(theme);
+}
+
+// Each page is loaded once and checked in both themes: in the theme the page loaded in, then in the other one
+// after the toggle, which the next page then loads in.
+test("every dashboard page has no serious or critical accessibility violation, light and dark", async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(480_000);
+  await context.addCookies([{ name: "branchpoint-theme", value: "light", url: "http://127.0.0.1" }]);
+  const found: Record<string, string[]> = {};
+  let theme: "light" | "dark" = "light";
+  for (const path of await dashboardPages(page)) {
+    await page.goto(path);
+    await expect(page.locator("h1").first()).toBeVisible();
+    await expect(page.getByTestId("page-skeleton")).toHaveCount(0);
+    await expect(page.locator("html")).toHaveClass(theme);
+    // Check editors once they are there: Monaco loads after the page, and an unnamed input only shows then.
+    await expect(page.getByText("Loading editor…")).toHaveCount(0);
+    for (const editor of await page.locator('[data-testid^="monaco"]').all()) {
+      await expect(editor.locator(".monaco-editor").first()).toBeAttached();
+    }
+    const name = path.replaceAll("/", "_").replace(/^_/, "") || "root";
+    const shoot = /^(sessions|policies|settings_executors|import)$/.test(name) || /^sessions_[^_]+$/.test(name);
+    for (const pass of [0, 1]) {
+      if (pass === 1) {
+        theme = theme === "light" ? "dark" : "light";
+        await switchTheme(page, theme);
       }
       const violations = await seriousViolations(page);
-      if (violations.length > 0) found[path] = violations;
-      const name = path.replaceAll("/", "_").replace(/^_/, "") || "root";
-      if (/^(sessions|policies|settings_executors|import)$/.test(name) || /^sessions_[^_]+$/.test(name)) {
-        await page.screenshot({ path: `${SHOTS}/${name}-${theme}.png`, fullPage: false });
-      }
+      if (violations.length > 0) found[`${path} (${theme})`] = violations;
+      if (shoot) await page.screenshot({ path: `${SHOTS}/${name}-${theme}.png`, fullPage: false });
     }
-    expect(found).toEqual({});
-  });
-}
+  }
+  expect(found).toEqual({});
+});
 
 test("keyboard: ? lists the shortcuts, / focuses the search, j/k move through rows, Ctrl K goes to a session by name", async ({
   page,
@@ -114,6 +134,11 @@ test("keyboard: ? lists the shortcuts, / focuses the search, j/k move through ro
   await page.keyboard.press("g");
   await page.keyboard.press("p");
   await expect(page).toHaveURL(/\/policies$/);
+  // g then r goes to Reports.
+  await page.locator("h1").click();
+  await page.keyboard.press("g");
+  await page.keyboard.press("r");
+  await expect(page).toHaveURL(/\/reports$/);
 
   // The palette finds a session by its title and goes there.
   await page.keyboard.press("Control+k");

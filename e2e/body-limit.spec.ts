@@ -127,6 +127,7 @@ test.beforeAll(async () => {
     env: {
       ...process.env,
       BRANCHPOINT_MAX_BODY_BYTES: String(LIMIT),
+      BRANCHPOINT_MAX_IMPORT_BYTES: String(LIMIT),
       E2E_DATABASE_URL: databaseUrl,
       E2E_FIRST_RUN: "",
       BRANCHPOINT_API_KEY: KEY,
@@ -170,6 +171,9 @@ const json = { "content-type": "application/json" };
 const bearer = { authorization: `Bearer ${KEY}` };
 const upload = () => ({ cookie, "x-branchpoint-upload": "1" });
 const tooLarge = `The body is over the limit of ${LIMIT} bytes (BRANCHPOINT_MAX_BODY_BYTES).`;
+/** The import routes' limit is a setting of its own (they take large files, read as a stream). */
+const importTooLarge = `The body is over the limit of ${LIMIT} bytes for imported files (BRANCHPOINT_MAX_IMPORT_BYTES).`;
+const limitOf = (path: string) => (/^\/api\/(v1\/sessions|import)\b/.test(path) ? importTooLarge : tooLarge);
 
 test("a chunked JSON body over the limit gets 413 naming the limit, on every route that reads a body", async () => {
   const routes: [string, Record<string, string>][] = [
@@ -185,7 +189,7 @@ test("a chunked JSON body over the limit gets 413 naming the limit, on every rou
     expect({ path, status, body: JSON.parse(body) as unknown }).toEqual({
       path,
       status: 413,
-      body: { error: { code: "payload_too_large", message: tooLarge, issues: [] } },
+      body: { error: { code: "payload_too_large", message: limitOf(path), issues: [] } },
     });
   }
   // OTLP answers in its own shape, a google.rpc.Status (RESOURCE_EXHAUSTED).
@@ -207,7 +211,7 @@ test("420 JSONL sessions over the limit: 413 and not one session written; the sa
     expect({ path, status: res.status, body: JSON.parse(res.body) as unknown }).toEqual({
       path,
       status: 413,
-      body: { error: { code: "payload_too_large", message: tooLarge, issues: [] } },
+      body: { error: { code: "payload_too_large", message: importTooLarge, issues: [] } },
     });
     expect(await sessionCount()).toBe(before);
   }

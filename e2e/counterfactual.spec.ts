@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
 import { refundAgentScript, startScriptedModel, type ScriptedModel } from "../scripts/scripted-model";
 import { expect, test } from "./fixtures";
-import { AUTH, openReplayForm, refundSessionId } from "./replay-form";
+import { AUTH, openReplayForm, REFUND_SESSION, refundSessionId } from "./replay-form";
 
 // A scripted OpenAI-compatible model on 127.0.0.1 stands in for the provider: it refuses a refund for an
 // order the lookup says was returned, and refunds otherwise.
@@ -34,12 +34,14 @@ test("edit a tool result, replay fork-live, and read the fork and 'base failed â
   page,
   request,
 }) => {
-  // Without a model endpoint, the form says plainly why edits cannot change what the agent does.
+  // Two replays run by the workers and seven pages: about 50 s on a quiet machine, more beside the other shard.
+  test.setTimeout(150_000);
+  // A demo session can fork onto the built-in demo model before any endpoint is configured: fork-live is offered,
+  // and the form does not say edits need a live model.
   await openReplayForm(page);
   await page.getByRole("button", { name: "Add an edit" }).click();
-  const advice = page.getByTestId("fork-live-advice");
-  await expect(advice).toContainText("Edits cannot change what the agent does without a live model");
-  await expect(advice.getByRole("link", { name: /executor settings/ })).toHaveAttribute("href", "/settings/executors");
+  await expect(page.locator('select[name="policy"] option[value="preset:fork-live"]')).toHaveCount(1);
+  await expect(page.getByTestId("fork-live-advice")).toHaveCount(0);
 
   // Configure the scripted model and allow its host.
   await page.goto("/settings/executors");
@@ -109,6 +111,11 @@ test("repeated trials: pass rate with its interval and the divergence strip", as
   await page.getByLabel("Trials").fill("10");
   await page.getByRole("button", { name: "Run replay" }).click();
   await expect(page).toHaveURL(/\/trials\/[^/]+$/);
+  // The page names what it repeats: the session, the edit and the policy.
+  const what = page.getByTestId("trials-what");
+  await expect(what).toContainText(REFUND_SESSION);
+  await expect(what).toContainText("replace tool result at step 1");
+  await expect(what).toContainText("Recorded until an input changes, then live recorded-until-divergence");
   await expect(page.getByTestId("trials-progress")).toHaveCount(0, { timeout: 60_000 });
   await expect(page.getByTestId("pass-rate")).toHaveText("10 of 10 passed (100%)");
   await expect(page.getByTestId("pass-interval")).toContainText("95% interval (Wilson): 72.2% â€“ 100%");

@@ -1,7 +1,8 @@
 import { request, type FullConfig } from "@playwright/test";
 
 export const ADMIN = { email: "admin@e2e.test", password: "e2e-admin-password" };
-export const ADMIN_STATE = "test-results/admin-state.json";
+/** Kept per server port: `npm test` runs the suite as two shards, each against its own server. */
+export const ADMIN_STATE = `test-results/admin-state-${process.env.E2E_PORT ?? 3100}.json`;
 
 /** Signs in as the admin the e2e server made at start and keeps the session cookie for every test. */
 export default async function globalSetup(config: FullConfig) {

@@ -366,10 +366,12 @@ test.describe("/api/v1/sessions", () => {
         code: "invalid_input",
       },
       {
-        name: "over the limit",
+        // JSON Lines, chat logs and arrays are read as a stream up to the import limit; one native document is
+        // read whole, within the body limit (20 MiB by default).
+        name: "a whole document over the body limit",
         res: request.post("/api/v1/sessions", {
           headers: { ...bearer, "content-type": "application/json" },
-          data: Buffer.alloc(20 * 1024 * 1024 + 1, 0x20),
+          data: Buffer.from(JSON.stringify({ ...native(), metadata: { pad: "x".repeat(20 * 1024 * 1024) } })),
         }),
         status: 413,
         code: "payload_too_large",
@@ -415,6 +417,38 @@ test.describe("/api/v1/sessions", () => {
     expect(res.status(), await res.text()).toBe(201);
     const { sessions } = (await res.json()) as { sessions: { id: string; eventCount: number }[] };
     expect(sessions).toEqual([{ id: expect.any(String), eventCount: 9 }]); // the refund run's 9 steps
+  });
+
+  test("imports a chat log larger than the proxy would hold (25 MB) whole, as a stream", async ({ request }) => {
+    // The import routes are left out of proxy.ts, which keeps at most the body limit plus 1 MiB of any body it
+    // sees: this log is past that, within the import limit, and read as a stream.
+    const stamp = Date.now();
+    const log = { ...longChatLog(30), metadata: { title: `padded chat ${stamp}` } };
+    const padded = {
+      ...log,
+      metadata: { title: `padded chat ${stamp} (25 MB)` },
+      messages: log.messages.map((m, i) => {
+        const message = m as { role: string; content: string | null };
+        if (message.role !== "tool") return message;
+        const note = `${i} `.repeat(Math.ceil(850_000 / `${i} `.length)).slice(0, 850_000);
+        return { ...message, content: JSON.stringify({ ...(JSON.parse(message.content!) as object), note }) };
+      }),
+    };
+    const body = Buffer.from(JSON.stringify(padded));
+    expect(body.byteLength).toBeGreaterThan(25_000_000);
+    const big = await request.post("/api/v1/sessions?format=openai-chat", {
+      headers: { ...bearer, "content-type": "application/json" },
+      data: body,
+      timeout: 120_000,
+    });
+    expect(big.status(), (await big.text()).slice(0, 500)).toBe(201);
+    const small = await request.post("/api/v1/sessions?format=openai-chat", { headers: bearer, data: log });
+    expect(small.status()).toBe(201);
+    const count = async (res: APIResponse) => ((await res.json()) as { sessions: { eventCount: number }[] }).sessions;
+    const [bigSessions, smallSessions] = [await count(big), await count(small)];
+    expect(bigSessions).toHaveLength(1);
+    expect(bigSessions[0]!.eventCount).toBe(smallSessions[0]!.eventCount);
+    expect(bigSessions[0]!.eventCount).toBe(62); // 31 model calls, 30 tool calls, the final answer
   });
 
   test("serves the native JSON Schema", async ({ request }) => {

@@ -120,7 +120,9 @@ test("AI SDK 7 (generateText, streamText), AI SDK 6 and the Agents SDK export to
   baseURL,
   page,
 }) => {
-  test.setTimeout(120_000);
+  // Starts the SDK recording script with tsx (it compiles first) and runs four real SDK clients: under a minute on a
+  // quiet machine, up to three beside the other shard and the database tests.
+  test.setTimeout(240_000);
   const tag = `-json-${Date.now()}`;
   const runs = await recordLive([
     "--otlp-json",
@@ -176,7 +178,7 @@ test("AI SDK 7 (generateText, streamText), AI SDK 6 and the Agents SDK export to
 });
 
 test("AI SDK 7 and 6 export gzipped protobuf to /v1/traces", async ({ request, baseURL }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   const tag = `-proto-${Date.now()}`;
   const runs = await recordLive(["--otlp-proto", `${baseURL}/v1/traces`, "--tag", tag]);
   for (const run of runs.filter((r) => !r.name.startsWith("openai-agents"))) {

@@ -33,6 +33,9 @@ test("from a failing session, a blame search shows its cost, runs its probes and
   page,
   request,
 }) => {
+  // Its probes are replays run by the job workers: on two busy cores (npm test runs the database tests meanwhile)
+  // they take more than the default minute.
+  test.setTimeout(150_000);
   const stamp = Date.now();
   const endpoint = `declines-${stamp}`;
   await page.goto("/settings/executors");
@@ -117,7 +120,8 @@ test("from a failing session, a blame search shows its cost, runs its probes and
 
   // The branch it names is forked live at that step.
   await page.getByRole("link", { name: "Open the branch forked at that step" }).click();
-  await expect(page).toHaveURL(/\/replays\/[^/]+\/compare$/);
+  // The comparison opens at its first changed pair: base and branch step 5, where the branch no longer refunds.
+  await expect(page).toHaveURL(/\/replays\/[^/]+\/compare\?pair=p5-5$/);
   await expect(page.getByTestId("fork-point")).toContainText("where the policy asked it to start");
   await expect(page.getByTestId("fork-point")).toContainText("model step 2");
 

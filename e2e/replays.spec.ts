@@ -31,11 +31,21 @@ test("replay a session with an edit, supply a fixture when it pauses, and compar
   const policy = page.getByLabel(/The rules the branch runs under/);
   await policy.selectOption("preset:recommended");
   await expect(policy).toHaveValue("preset:recommended");
+  // An OpenAI Agents session: the preset is adapted to it (no history default there), so it carries no caveat,
+  // and it says what it does in words, with the document's raw values beside them.
+  await expect(page.getByTestId("policy-warnings")).toHaveCount(0);
+  const summary = page.getByTestId("policy-choice-summary");
+  await expect(summary).toContainText("Recorded outputs recorded-only");
+  await expect(summary).toContainText("Run to the end continue_to_terminal");
+  await expect(summary).toContainText("Run the real tool passthrough · Ask before each call per_call");
   await page.getByRole("button", { name: "Run replay" }).click();
 
   // The branch pauses at the changed call and says why history missed.
   await expect(page).toHaveURL(/\/replays\/[^/]+$/);
   await expect(page.getByRole("heading", { name: /Waiting for a fixture: lookup_order at step 1/ })).toBeVisible();
+  // Below the heading, only why: its words are not said twice.
+  await expect(page.getByTestId("pending-why")).toContainText('No recorded "lookup_order" call has these arguments');
+  await expect(page.getByTestId("pending-why")).not.toContainText("Waiting for a fixture");
   await expect(page.getByText(/differs at .*order_id/).first()).toBeVisible();
   const fixtureEditor = page.getByTestId("monaco-fixture-output.json").locator(".monaco-editor");
   await expect(fixtureEditor).toContainText("CER-POUR-02");

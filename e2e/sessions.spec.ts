@@ -58,8 +58,8 @@ test("search finds sessions by their text, and an empty result says what to do",
   await page.goto(`/sessions?q=${word}`);
   await expect(page.getByTestId("session-row")).toHaveCount(1);
   await expect(page.getByTestId("session-row")).toContainText(`Refund for the ${word} order`);
-  // The count in the header is of every run, and says so while a filter is on.
-  await expect(page.getByText(/^Matches among \d+ recorded runs · newest first$/)).toBeVisible();
+  // The header counts what matches among every run while a filter is on.
+  await expect(page.getByText(/^1 of \d+ recorded runs · newest first$/)).toBeVisible();
   await page.goto("/sessions?q=no-such-thing-anywhere");
   await expect(page.getByText("No session matches these filters")).toBeVisible();
 });

@@ -96,10 +96,12 @@ test("a report and its shared page fit a phone, and their JSON blocks can be scr
       await page.goto(path);
       await expect(page.getByTestId("report-pair").first()).toBeVisible();
       expect.soft(await sidewaysScroll(page), `${path} at ${size.width} px: ${await pastTheEdge(page)}`).toBe(0);
-      // The policy and both sides of the pinned pair: each frame is named, and a keyboard reaches it.
-      for (const name of ["Policy document", /^Base of /, /^Branch of /]) {
-        await expect.soft(page.getByRole("region", { name }).first()).toHaveAttribute("tabindex", "0");
-      }
+      // The policy: its frame is named, and a keyboard reaches it. The pinned pair (changed) is the compare page's
+      // folded diff, opened at its first difference.
+      await expect.soft(page.getByRole("region", { name: "Policy document" }).first()).toHaveAttribute("tabindex", "0");
+      await expect
+        .soft(page.getByTestId("report-pair-diff").first().getByTestId("monaco-diff"))
+        .toHaveAttribute("data-first-change-line", /^\d+$/);
       expect.soft(await seriousViolations(page), `${path} at ${size.width} px`).toEqual([]);
     }
   }

@@ -50,6 +50,19 @@ test("on a phone, the replay, latency, team and audit pages fit the screen's wid
   await expect(page.getByRole("heading", { level: 1 })).toContainText("versions");
   expect.soft(await sidewaysScroll(page)).toBe(0);
 
+  // The policy editor of an agent with tools: its tool table scrolls in its own box (it made the page 556 px wide).
+  const editor = await request.post("/api/v1/policies", {
+    headers: AUTH,
+    data: { name: `Walkthrough phone editor ${Date.now()}`, agentName: "harbor-pine-support", policy: RECORDED },
+  });
+  expect(editor.status()).toBe(201);
+  await page.goto(`/policies/${((await editor.json()) as { id: string }).id}`);
+  await expect(page.getByRole("region", { name: "Tools and their rules" })).toBeVisible();
+  expect.soft(await sidewaysScroll(page)).toBe(0);
+  // No Ctrl K chord on a phone: the palette button says what it does.
+  await expect(page.getByTestId("palette-chord")).toBeHidden();
+  await expect(page.getByRole("button", { name: "Go to… (Ctrl K)" })).toContainText("Go to…");
+
   // Team: each cell keeps its distance from the next (the name ran into the email).
   await page.goto("/settings/team");
   const people = page.getByRole("table").filter({ hasText: "Signs in with" });

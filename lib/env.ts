@@ -23,6 +23,16 @@ const ServerEnv = z.object({
     .int()
     .positive()
     .default(20 * 1024 * 1024),
+  /**
+   * The largest file an import takes (POST /api/v1/sessions, the upload page). JSON Lines, chat logs and arrays
+   * of sessions are read as a stream (bounded memory); other shapes are imported whole and stay within
+   * BRANCHPOINT_MAX_BODY_BYTES.
+   */
+  BRANCHPOINT_MAX_IMPORT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(256 * 1024 * 1024),
   /** The most a gzip body may inflate to (separate from the body limit: compression ratios reach 1000:1). */
   BRANCHPOINT_MAX_INFLATED_BYTES: z.coerce
     .number()

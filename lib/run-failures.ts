@@ -22,6 +22,9 @@ export const RUN_FAILURE_CODES = [
   "model_executor_missing",
   "history_lookup_missing",
   "provider_fixtures_missing",
+  // A branch your own agent drove: it reported an error at its end, or went silent past the policy's idle timeout.
+  "agent_error",
+  "agent_abandoned",
 ] as const;
 
 export type RunFailureCode = (typeof RUN_FAILURE_CODES)[number];
@@ -50,6 +53,8 @@ export const RUN_FAILURE_WORDS: Record<RunFailureCode, string> = {
   model_executor_missing: "The policy runs a live model, and no model endpoint is set up.",
   history_lookup_missing: "The policy answers tools from other sessions' history, and it had no way to look them up.",
   provider_fixtures_missing: "The policy replays the model from provider fixtures, and none were given.",
+  agent_error: "The agent driving the branch ended with an error.",
+  agent_abandoned: "The agent driving the branch went silent past its idle timeout.",
 };
 
 /** What pages say for a code they do not know (an older row's, or a refusal's). */

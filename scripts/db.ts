@@ -13,6 +13,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { openDatabase } from "@/lib/db/client";
 import { MIGRATIONS_DIR, openSchemaEngine, pendingSchemaChange } from "@/lib/db/schema-engine";
 import { ensureStartupData } from "@/lib/db/startup";
+import { seedDemoData } from "@/lib/server/sessions/demo-data";
 
 async function createMigration(name: string) {
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error("migration name: use lower-case letters, digits and _");
@@ -69,7 +70,8 @@ async function main() {
         await db.close();
         return main2();
       }
-      const seeded = await ensureStartupData(db.prisma);
+      await ensureStartupData(db.prisma);
+      const seeded = await seedDemoData(db.prisma);
       console.log(
         seeded.demoSessions
           ? `Loaded ${seeded.demoSessions} demo sessions.`
@@ -86,7 +88,8 @@ async function main() {
 
 async function main2() {
   const db = await openDatabase();
-  const seeded = await ensureStartupData(db.prisma);
+  await ensureStartupData(db.prisma);
+  const seeded = await seedDemoData(db.prisma);
   console.log(`Reset ${db.location}; loaded ${seeded.demoSessions} demo sessions.`);
   await db.close();
 }

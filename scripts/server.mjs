@@ -40,7 +40,16 @@ const server = http.createServer((req, res) => {
 server.keepAliveTimeout = 65_000;
 server.listen(port, hostname, () => {
   const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
-  console.log(`Branchpoint is listening on http://${shown}:${port}`);
+  // From `npm start` (scripts/start.sh): the seconds since it began, build included.
+  const t0 = Number(process.env.BRANCHPOINT_START_T0);
+  const since = Number.isFinite(t0) && t0 > 0 ? ` (${Math.round(Date.now() / 1000 - t0)} s after npm start)` : "";
+  console.log(`Branchpoint is listening on http://${shown}:${port}${since}`);
+  // Load the sign-in and set-up pages' code now rather than on the first visit (a cold first page took seconds).
+  for (const warm of ["/sign-in", "/setup"]) {
+    http
+      .get({ host: hostname, port, path: warm, headers: { "user-agent": "branchpoint-warm-up" } }, (r) => r.resume())
+      .on("error", () => undefined);
+  }
 });
 const stop = () => {
   server.close(() => process.exit(0));

@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { DataTable } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { CheckDefinition } from "@/lib/replay";
@@ -26,7 +27,11 @@ export function CheckList({ checks }: { checks: readonly SavedCheck[] }) {
         const parsed = CheckDefinition.safeParse(c.definition);
         return (
           <tr key={c.id} data-testid="check-row">
-            <td className="px-3 py-2 font-medium text-slate-900">{c.name}</td>
+            <td className="px-3 py-2 font-medium">
+              <Link href={`/checks/${c.id}`} className="text-indigo-700 hover:underline">
+                {c.name}
+              </Link>
+            </td>
             <td className="px-3 py-2 text-slate-700">{parsed.success ? CHECK_KINDS[parsed.data.kind] : "Unknown"}</td>
             <td className="px-3 py-2 font-mono text-xs break-all text-slate-700">
               {parsed.success ? describeCheck(parsed.data) : "This stored check is no longer valid."}

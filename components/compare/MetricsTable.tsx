@@ -17,7 +17,14 @@ function Delta({ d, money }: { d: MetricDelta; money?: boolean }) {
 }
 
 /** Base, branch and delta of each metric, plus the comparison's own figures. */
-export function MetricsTable({ metrics }: { metrics: ComparisonMetrics }) {
+export function MetricsTable({
+  metrics,
+  labels = { base: "base", branch: "branch" },
+}: {
+  metrics: ComparisonMetrics;
+  /** What the two columns are called (default: base and branch). */
+  labels?: { base: string; branch: string };
+}) {
   const rows: [string, MetricDelta, boolean?][] = [
     ["Steps", metrics.steps],
     ["Tool calls", metrics.toolCalls],
@@ -42,8 +49,8 @@ export function MetricsTable({ metrics }: { metrics: ComparisonMetrics }) {
         dense
         columns={[
           "metric",
-          { label: "base", align: "right" },
-          { label: "branch", align: "right" },
+          { label: labels.base, align: "right" },
+          { label: labels.branch, align: "right" },
           { label: "delta", align: "right" },
         ]}
       >

@@ -25,6 +25,9 @@ export function forkReasonWords(reason: string): string {
       return id ? `the result of ${id} changed` : "a tool result changed";
     case "model_output_changed":
       return id ? `the model output that made ${id} changed` : "an earlier model output changed";
+    case "input_differs_at":
+      // An agent-driven branch: the agent's own call first differed from the recording there.
+      return id ? `the agent's call differs at ${id}` : "the agent's call differs";
     default:
       return reason.replaceAll("_", " ");
   }

@@ -1,34 +1,15 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
-import { previewCohortAction, startExperimentAction } from "@/lib/actions/experiments";
+import { useState } from "react";
+import { startExperimentAction } from "@/lib/actions/experiments";
 import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experiments";
-import type { CohortFilterInput } from "@/lib/server/experiments/experiments";
 import { Button } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
 import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";
 import { Card } from "@/components/ui/Card";
 import { useActionForm } from "@/components/ui/useActionForm";
-import { StatusOptions } from "@/components/sessions/StatusOptions";
-
-type Filter = { status: string; tool: string; q: string; from: string; to: string };
-const NO_FILTER: Filter = { status: "", tool: "", q: "", from: "", to: "" };
-
-/** The filters typed in rather than picked, in the order they are shown. */
-const TEXT_FILTERS: { field: Exclude<keyof Filter, "status">; label: string; type?: string; placeholder?: string }[] = [
-  { field: "tool", label: "Tool used", placeholder: "e.g. lookup_order" },
-  { field: "q", label: "Text", placeholder: "words in the session" },
-  { field: "from", label: "Started on or after", type: "date" },
-  { field: "to", label: "Started on or before", type: "date" },
-];
-
-/** The filters that are set, as the server takes them (empty ones left out). */
-function filterInput(f: Filter) {
-  const set = Object.entries(f).filter(([, v]) => v.trim() !== "");
-  // The status comes from the select's fixed options; the server checks every field again.
-  return set.length > 0 ? (Object.fromEntries(set.map(([k, v]) => [k, v.trim()])) as CohortFilterInput) : undefined;
-}
+import { CohortFilterFields, filterInput, NO_FILTER, useCohortPreview, type Filter } from "./CohortFilterFields";
 
 /** Pick a policy version and an agent version, see the cohort size, start. */
 export function NewExperimentForm({
@@ -50,32 +31,10 @@ export function NewExperimentForm({
   const [checkIds, setCheckIds] = useState<string[]>([]);
   const { pending, error: failure, run } = useActionForm({ refresh: false });
   const [filter, setFilter] = useState<Filter>(NO_FILTER);
-  const [preview, setPreview] = useState<{ matching: number; total: number } | { error: string } | null>(null);
   const filtered = filterInput(filter) !== undefined;
 
-  // The count before starting: how many sessions the filters keep (asked again as they change).
-  useEffect(() => {
-    if (!agentVersionId || !filtered) {
-      setPreview(null);
-      return;
-    }
-    let current = true;
-    const timer = setTimeout(() => {
-      void previewCohortAction({ agentVersionId, filter: filterInput(filter) }).then((result) => {
-        if (!current) return;
-        // A bad filter is named by its field's message (the dates' order, their format).
-        const named = result.ok ? undefined : Object.values(result.error.fieldErrors).flat()[0];
-        setPreview(result.ok ? result.data : { error: named ?? result.error.message });
-      });
-    }, 250);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [agentVersionId, filter, filtered]);
+  const preview = useCohortPreview(agentVersionId, filter, filtered);
   const size = !filtered ? (agentVersion?.cohortSize ?? 0) : preview && "matching" in preview ? preview.matching : null;
-  const setField = (key: keyof Filter) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) =>
-    setFilter((f) => ({ ...f, [key]: e.target.value }));
   const defaultName =
     policyVersion && agentVersion
       ? `${policyVersion.policyName} v${policyVersion.version} over ${agentVersion.agentName} ${agentVersion.version}`
@@ -143,47 +102,9 @@ export function NewExperimentForm({
           "Choose an agent version."
         )}
       </div>
-      <fieldset className="rounded-md border border-slate-200 px-3 pt-1 pb-3 text-sm">
-        <legend className="px-1 font-medium text-slate-900">Which sessions</legend>
-        <p className="text-xs text-slate-500">
-          All of the cohort, or only the sessions these filters keep (the session browser&apos;s filters).
-        </p>
-        <div className="mt-2 grid grid-cols-1 gap-3 sm:grid-cols-3">
-          <label className="block">
-            <span className="text-xs font-medium text-slate-700">Status</span>
-            <select
-              value={filter.status}
-              onChange={setField("status")}
-              className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm"
-            >
-              <option value="">any</option>
-              <StatusOptions />
-            </select>
-          </label>
-          {TEXT_FILTERS.map(({ field, label, type, placeholder }) => (
-            <label key={field} className="block">
-              <span className="text-xs font-medium text-slate-700">{label}</span>
-              <input
-                type={type}
-                value={filter[field]}
-                onChange={setField(field)}
-                placeholder={placeholder}
-                className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1.5 text-sm"
-              />
-            </label>
-          ))}
-        </div>
-        {filtered ? (
-          <p className="mt-2 text-sm text-slate-700" data-testid="cohort-matching" role="status">
-            {preview === null
-              ? "Counting…"
-              : "error" in preview
-                ? preview.error
-                : `${preview.matching} of ${preview.total} session${preview.total === 1 ? "" : "s"} match.`}
-          </p>
-        ) : null}
+      <CohortFilterFields filter={filter} onChange={setFilter} filtered={filtered} preview={preview}>
         {fieldError("filter")}
-      </fieldset>
+      </CohortFilterFields>
       <label className="block text-sm">
         <span className="font-medium text-slate-900">Policy version</span>
         <span className="block text-xs text-slate-500">

@@ -6,6 +6,8 @@ const NOTES: Record<string, string> = {
   "openai-chat": "OpenAI Chat message logs; τ-bench trajectory files import as they are.",
   "otlp-json": "A saved OTLP/HTTP JSON trace export: GenAI semantic conventions, AI SDK ai.* spans, OpenInference.",
   "openai-agents": "The OpenAI Agents SDK trace export body: traces with agent, generation and function spans.",
+  langfuse:
+    "Langfuse traces with their observations (generations, tools, spans, events), as Langfuse's public API returns a trace; one trace, an array or JSON Lines.",
   "otlp-protobuf": "A saved OTLP/HTTP protobuf trace export (ExportTraceServiceRequest), gzipped or not.",
 };
 

@@ -18,6 +18,8 @@ type Upload = {
   state: "queued" | "uploading" | "importing" | "done" | "failed";
   /** Bytes sent so far. */
   sent: number;
+  /** Events the server has written so far (it writes a large file in windows, after the upload). */
+  written: number;
   format: string | null;
   sessions: SavedSession[];
   message: string | null;
@@ -47,22 +49,57 @@ function notSaidIn(message: string, issues: Issue[]): Issue[] {
   return issues.filter((i) => i.path !== "" || !said.includes(i.message.toLowerCase()));
 }
 
-/** One file to POST /api/import, with upload progress (fetch has none for request bodies). */
-function send(file: File, onProgress: (sent: number) => void): Promise<{ status: number; body: ImportAnswer | null }> {
+/** The lines of an answer streamed as JSON Lines that have arrived whole. */
+function answerLines(text: string): unknown[] {
+  const out: unknown[] = [];
+  for (const line of text.split("\n").slice(0, -1)) {
+    try {
+      out.push(JSON.parse(line));
+    } catch {
+      // A line cut by the connection: the answer then has no result line, and says so.
+    }
+  }
+  return out;
+}
+
+/**
+ * One file to POST /api/import, with upload progress (fetch has none for request bodies), then the server's
+ * progress: it answers the import as JSON Lines, a line per window of events written, the result last.
+ */
+function send(
+  file: File,
+  onProgress: (sent: number) => void,
+  onWritten: (events: number) => void,
+): Promise<{ status: number; body: ImportAnswer | null }> {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", `/api/import?filename=${encodeURIComponent(file.name)}`);
     xhr.setRequestHeader("content-type", "application/octet-stream");
+    xhr.setRequestHeader("accept", "application/x-ndjson");
     xhr.setRequestHeader("x-branchpoint-upload", "1");
     xhr.upload.onprogress = (e) => onProgress(e.loaded);
+    xhr.onprogress = () => {
+      const last = answerLines(xhr.responseText).findLast(
+        (l): l is { progress: { events: number } } => typeof l === "object" && l !== null && "progress" in l,
+      );
+      if (last) onWritten(last.progress.events);
+    };
     xhr.onload = () => {
-      let body: ImportAnswer | null = null;
-      try {
-        body = JSON.parse(xhr.responseText) as ImportAnswer;
-      } catch {
-        body = null;
+      if (xhr.status !== 200) {
+        // Refused before the import started (too large, busy, signed out): one JSON answer with its status.
+        let body: ImportAnswer | null = null;
+        try {
+          body = JSON.parse(xhr.responseText) as ImportAnswer;
+        } catch {
+          body = null;
+        }
+        resolve({ status: xhr.status, body });
+        return;
       }
-      resolve({ status: xhr.status, body });
+      const result = answerLines(xhr.responseText).findLast(
+        (l): l is ImportAnswer & { status: number } => typeof l === "object" && l !== null && "status" in l,
+      );
+      resolve(result ? { status: result.status, body: result } : { status: 0, body: null });
     };
     xhr.onerror = () => resolve({ status: 0, body: null });
     xhr.send(file);
@@ -87,6 +124,7 @@ export function Uploader({ maxBytes }: { maxBytes: number }) {
       size: f.size,
       state: "queued",
       sent: 0,
+      written: 0,
       format: null,
       sessions: [],
       message: null,
@@ -109,8 +147,10 @@ export function Uploader({ maxBytes }: { maxBytes: number }) {
       return;
     }
     update(key, { state: "uploading" });
-    const { status, body } = await send(file, (sent) =>
-      update(key, { sent, state: sent >= file.size ? "importing" : "uploading" }),
+    const { status, body } = await send(
+      file,
+      (sent) => update(key, { sent, state: sent >= file.size ? "importing" : "uploading" }),
+      (written) => update(key, { written, state: "importing" }),
     );
     if (status === 201 && body?.sessions) {
       update(key, { state: "done", sent: file.size, format: body.format ?? null, sessions: body.sessions });
@@ -223,7 +263,9 @@ function UploadCard({ upload: u }: { upload: Upload }) {
             aria-valuemax={100}
             // Once every byte is sent the server is still reading and saving: no number, an indeterminate bar.
             aria-valuenow={u.state === "importing" ? undefined : percent}
-            aria-valuetext={u.state === "importing" ? "Uploaded; processing on the server" : `${percent} %`}
+            aria-valuetext={
+              u.state === "importing" ? `Uploaded; ${plural(u.written, "event")} written on the server` : `${percent} %`
+            }
             className="h-2 overflow-hidden rounded bg-slate-100"
           >
             <div
@@ -233,7 +275,9 @@ function UploadCard({ upload: u }: { upload: Upload }) {
           </div>
           <p className="mt-1 text-xs text-slate-600" role={u.state === "importing" ? "status" : undefined}>
             {u.state === "importing"
-              ? `Uploaded ${formatBytes(u.size)} (100 %); processing… the server is reading and saving the sessions.`
+              ? u.written > 0
+                ? `Uploaded ${formatBytes(u.size)} (100 %); ${plural(u.written, "event")} written so far.`
+                : `Uploaded ${formatBytes(u.size)} (100 %); processing… the server is reading and saving the sessions.`
               : `${formatBytes(u.sent)} of ${formatBytes(u.size)}`}
           </p>
         </div>

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { StatusBadge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
-import { resultInWords } from "./words";
+import { investigationKindWords, resultInWords } from "./words";
 
 export interface InvestigationSummary {
   id: string;
@@ -24,11 +24,7 @@ export function InvestigationList({ investigations }: { investigations: readonly
             <li key={i.id} className="flex flex-wrap items-center gap-2">
               <StatusBadge status={i.status} />
               <Link href={`/investigations/${i.id}`} className="font-medium text-indigo-700 hover:underline">
-                {i.kind === "blame"
-                  ? "Deciding step"
-                  : i.kind === "stale"
-                    ? "Stale recordings"
-                    : "Smallest fixing change"}
+                {investigationKindWords(i.kind)}
               </Link>
               <span className="text-slate-600">
                 {resultInWords(i.kind, i.result)} · {i.createdBy ?? "unknown"} ·{" "}

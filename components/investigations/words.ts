@@ -21,3 +21,8 @@ export function resultInWords(kind: string, result: unknown): string {
       return kind;
   }
 }
+
+/** What kind of search an investigation is, in words. */
+export function investigationKindWords(kind: string): string {
+  return kind === "blame" ? "Deciding step" : kind === "stale" ? "Stale recordings" : "Smallest fixing change";
+}

@@ -5,14 +5,14 @@ import { useState } from "react";
 import { createPolicyAction } from "@/lib/actions/policies";
 import { draftKey } from "./editor-state";
 import { formatDocument } from "./editor-state";
-import { PRESET_LABELS, type Preset } from "@/lib/policies/validation";
+import { PRESET_WORDS } from "@/lib/policies/labels";
+import { presetsForAdapter, type Preset } from "@/lib/policies/presets";
 import { Button } from "@/components/ui/Button";
 import { useUrlState } from "@/components/ui/useUrlState";
 import { Card } from "@/components/ui/Card";
 import { useActionForm } from "@/components/ui/useActionForm";
+import { ChoiceHelp } from "./EnumWords";
 import { PolicyFileInput } from "./PolicyFileInput";
-
-const PRESETS = Object.keys(PRESET_LABELS) as Preset[];
 
 /** Create a policy from a preset (the policy-levels tool levels, or the recommended RCA default) or an imported document. */
 export function CreatePolicyForm({ agents }: { agents: { id: string; name: string; adapter: string }[] }) {
@@ -20,7 +20,10 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
   const [name, setName] = useState("");
   const [agentId, setAgentId] = useState("");
   const [kind, setKind] = useUrlState("create", ["preset", "import"], "preset");
-  const [preset, setPreset] = useState<Preset>("recommended");
+  const [chosenPreset, setPreset] = useState<Preset>("recommended");
+  // Only the presets that stand as they are for the chosen agent's adapter (no `llm` where the adapter rejects it).
+  const presets = presetsForAdapter(agents.find((a) => a.id === agentId)?.adapter ?? null);
+  const preset = presets.includes(chosenPreset) ? chosenPreset : "recommended";
   const [text, setText] = useState("");
   const { pending, error, run } = useActionForm({ refresh: false });
   const errors = error?.fields ?? {};
@@ -109,12 +112,13 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
               value={preset}
               onChange={(e) => setPreset(e.target.value as Preset)}
             >
-              {PRESETS.map((p) => (
+              {presets.map((p) => (
                 <option key={p} value={p}>
-                  {PRESET_LABELS[p]}
+                  {PRESET_WORDS[p].label}
                 </option>
               ))}
             </select>
+            <ChoiceHelp words={PRESET_WORDS[preset]} value={preset} testId="preset-help" />
           </label>
         ) : (
           <label className="text-xs font-medium text-slate-600">

@@ -1,20 +1,13 @@
 "use client";
 
 import { useId, useMemo, useState } from "react";
-import {
-  exportSeed000ToolPolicy,
-  exportSeed003Policy,
-  type InterchangeIssue,
-  type KnownTool,
-  type Policy,
-} from "@/lib/replay";
-import { FORM_LABELS, importPolicyText, toolPolicyFlag } from "@/lib/policies/interchange";
-import { pathLabel } from "./issues";
+import { exportSeed000ToolPolicy, exportSeed003Policy, plainPolicy, type KnownTool, type Policy } from "@/lib/replay";
+import { importPolicyText, toolPolicyFlag } from "@/lib/policies/interchange";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { TabPanel, Tabs } from "@/components/ui/Tabs";
 import { useUrlState } from "@/components/ui/useUrlState";
-import { PolicyFileInput } from "./PolicyFileInput";
+import { ImportPane, LossList } from "./InterchangeParts";
 
 function download(filename: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
@@ -25,24 +18,7 @@ function download(filename: string, text: string) {
   URL.revokeObjectURL(url);
 }
 
-function LossList({ issues, title }: { issues: readonly InterchangeIssue[]; title: string }) {
-  if (issues.length === 0)
-    return <p className="text-xs text-emerald-700">Everything in this policy is carried over.</p>;
-  return (
-    <div>
-      <div className="text-xs font-semibold text-amber-900">{title}</div>
-      <ul className="mt-1 space-y-1" data-testid="interchange-issues">
-        {issues.map((i, k) => (
-          <li key={k} className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900 ring-1 ring-amber-200">
-            <code className="font-mono">{pathLabel(i.path)}</code> · {i.code.replaceAll("_", " ")}: {i.message}
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
-}
-
-/** Export as Kitaru --tool-policy JSON or policy-levels JSON; import either (or our own document). */
+/** Export as Branchpoint's own document (the default), Kitaru --tool-policy JSON or policy-levels JSON; import any of them. */
 export function InterchangePanel({
   doc,
   name,
@@ -54,7 +30,8 @@ export function InterchangePanel({
   knownTools: readonly KnownTool[];
   onImport: (doc: Policy) => void;
 }) {
-  const [tab, setTab] = useUrlState("format", ["seed-000", "seed-003", "import"], "seed-000");
+  // Opens on the app's own document: nothing is lost there; the foreign forms say what they cannot carry.
+  const [tab, setTab] = useUrlState("format", ["branchpoint", "seed-000", "seed-003", "import"], "branchpoint");
   const tabsId = useId();
   const [copied, setCopied] = useState<string | null>(null);
   const [importText, setImportText] = useState("");
@@ -64,6 +41,7 @@ export function InterchangePanel({
   const seed003 = useMemo(() => exportSeed003Policy(doc), [doc]);
   const seed000Text = JSON.stringify(seed000.json, null, 2);
   const seed003Text = JSON.stringify(seed003.json, null, 2);
+  const ownText = useMemo(() => JSON.stringify(plainPolicy(doc), null, 2), [doc]);
   const slug =
     name
       .toLowerCase()
@@ -86,6 +64,7 @@ export function InterchangePanel({
         <Tabs
           id={tabsId}
           tabs={[
+            { value: "branchpoint", label: "Branchpoint JSON" },
             { value: "seed-000", label: "Kitaru --tool-policy" },
             { value: "seed-003", label: "Policy levels" },
             { value: "import", label: "Import" },
@@ -95,6 +74,28 @@ export function InterchangePanel({
         />
       </div>
       <TabPanel id={tabsId} value={tab}>
+        {tab === "branchpoint" ? (
+          <div className="space-y-3">
+            <p className="text-xs text-slate-600">
+              The whole policy as Branchpoint reads it (the API&apos;s <code className="font-mono">policy</code> field,
+              or a file to import here later). Every choice is carried over.
+            </p>
+            <pre
+              data-testid="export-branchpoint"
+              className="max-h-72 overflow-auto rounded border border-slate-200 bg-slate-50 p-3 font-mono text-xs"
+            >
+              {ownText}
+            </pre>
+            <div className="flex flex-wrap gap-2">
+              <Button variant="secondary" size="sm" onClick={() => void copy("own", ownText)}>
+                {copied === "own" ? "Copied JSON" : "Copy JSON"}
+              </Button>
+              <Button variant="secondary" size="sm" onClick={() => download(`${slug}.policy.json`, ownText)}>
+                Download
+              </Button>
+            </div>
+          </div>
+        ) : null}
         {tab === "seed-000" ? (
           <div className="space-y-3">
             <p className="text-xs text-slate-600">
@@ -146,56 +147,16 @@ export function InterchangePanel({
           </div>
         ) : null}
         {tab === "import" ? (
-          <div className="space-y-3">
-            <p className="text-xs text-slate-600">
-              Paste or upload Kitaru --tool-policy JSON, policy-levels JSON or a Branchpoint document: the form is
-              detected. It replaces the editor&apos;s document (unsaved until you save).
-            </p>
-            <textarea
-              aria-label="Policy to import"
-              className="h-36 w-full rounded-md border border-slate-300 p-2 font-mono text-xs"
-              value={importText}
-              onChange={(e) => setImportText(e.target.value)}
-              placeholder='{"default": {"type": "history", "scope": "baseline", "on_miss": "fail"}, "tools": {}}'
-            />
-            <div className="flex flex-wrap items-center gap-2">
-              <PolicyFileInput onText={setImportText} className="text-xs" />
-              <Button
-                size="sm"
-                disabled={!importText.trim()}
-                onClick={() => {
-                  const result = importPolicyText(importText, { knownTools });
-                  setImportResult(result);
-                  if (result.ok) onImport(result.policy);
-                }}
-              >
-                Import into editor
-              </Button>
-            </div>
-            {importResult ? (
-              importResult.ok ? (
-                <div className="space-y-2">
-                  <p role="status" className="text-xs text-emerald-700">
-                    Imported a {FORM_LABELS[importResult.form]}.
-                  </p>
-                  <LossList issues={importResult.issues} title="Read with these notes:" />
-                </div>
-              ) : (
-                <div>
-                  <p role="alert" className="text-xs font-semibold text-rose-700">
-                    Not imported{importResult.form ? ` (read as a ${FORM_LABELS[importResult.form]})` : ""}:
-                  </p>
-                  <ul className="mt-1 space-y-1">
-                    {importResult.issues.map((i, k) => (
-                      <li key={k} className="text-xs text-rose-700">
-                        <code className="font-mono">{pathLabel(i.path)}</code>: {i.message}
-                      </li>
-                    ))}
-                  </ul>
-                </div>
-              )
-            ) : null}
-          </div>
+          <ImportPane
+            text={importText}
+            onText={setImportText}
+            result={importResult}
+            onImport={() => {
+              const result = importPolicyText(importText, { knownTools });
+              setImportResult(result);
+              if (result.ok) onImport(result.policy);
+            }}
+          />
         ) : null}
       </TabPanel>
     </Card>

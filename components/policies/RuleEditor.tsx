@@ -10,32 +10,22 @@ import type {
   ToolRule,
   ToolRuleType,
 } from "@/lib/replay";
+import { APPROVAL_WORDS, MATCH_MODE_WORDS, ON_MISS_WORDS, RULE_TYPE_WORDS, SCOPE_WORDS } from "@/lib/policies/labels";
+import {
+  Approval,
+  HistoryScope as Scopes,
+  MatchMode as MatchModes,
+  OnMiss as OnMisses,
+  ToolRule as ToolRules,
+} from "@/lib/replay";
+import { ChoiceHelp, RawValue } from "./EnumWords";
 import { FieldIssues } from "./FieldIssues";
 import { issuesAt } from "./issues";
 import { JsonValueEditor } from "./JsonValueEditor";
 import { Button } from "@/components/ui/Button";
 
-export const RULE_TYPES: { value: ToolRuleType; label: string }[] = [
-  { value: "history", label: "history — a recorded result" },
-  { value: "static", label: "static — configured results" },
-  { value: "fixture", label: "fixture — analyst-supplied" },
-  { value: "passthrough", label: "passthrough — run the live tool" },
-  { value: "llm", label: "llm — a model simulates it" },
-  { value: "blocked", label: "blocked — refuse the call" },
-];
-
-const ON_MISS: { value: OnMiss; label: string }[] = [
-  { value: "fail", label: "fail — stop the replay" },
-  { value: "error_result", label: "error_result — tool error, continue" },
-  { value: "pause", label: "pause — wait for a fixture" },
-  { value: "passthrough", label: "passthrough — run live (safe tools only)" },
-];
-
-const SCOPES: { value: HistoryScope; label: string }[] = [
-  { value: "baseline", label: "baseline — this session" },
-  { value: "agent", label: "agent — any session of the agent" },
-  { value: "cohort_version", label: "cohort_version — experiments only" },
-];
+/** The rule types, in the order the editor offers them. */
+const RULE_TYPES = ToolRules.options.map((o) => o.shape.type.value);
 
 /** A rule of another type, keeping what carries over (on_miss). */
 export function ruleOfType(type: ToolRuleType, previous: ToolRule): ToolRule {
@@ -91,14 +81,12 @@ export function RuleEditor({
             onChange={(e) => onChange(ruleOfType(e.target.value as ToolRuleType, rule))}
           >
             {RULE_TYPES.map((t) => (
-              <option key={t.value} value={t.value} title={t.label}>
-                {t.value}
+              <option key={t} value={t}>
+                {RULE_TYPE_WORDS[t].label}
               </option>
             ))}
           </select>
-          <span className="mt-1 block font-normal text-slate-500">
-            {RULE_TYPES.find((t) => t.value === rule.type)?.label.split(" — ")[1]}
-          </span>
+          <ChoiceHelp words={RULE_TYPE_WORDS[rule.type]} value={rule.type} />
         </label>
         {rule.type === "history" ? (
           <label className={labelClass}>
@@ -109,43 +97,18 @@ export function RuleEditor({
               value={rule.scope}
               onChange={(e) => onChange({ ...rule, scope: e.target.value as HistoryScope })}
             >
-              {SCOPES.map((s) => (
-                <option key={s.value} value={s.value} title={s.label}>
-                  {s.value}
+              {Scopes.options.map((s) => (
+                <option key={s} value={s}>
+                  {SCOPE_WORDS[s].label}
                 </option>
               ))}
             </select>
+            <ChoiceHelp words={SCOPE_WORDS[rule.scope]} value={rule.scope} />
             <FieldIssues issues={at("scope")} />
           </label>
         ) : null}
         {rule.type === "history" || rule.type === "static" || rule.type === "fixture" ? (
-          <label className={labelClass}>
-            On miss
-            <select
-              aria-label={`On miss for ${label}`}
-              className={selectClass}
-              value={rule.on_miss ?? ""}
-              onChange={(e) => {
-                const v = e.target.value as OnMiss | "";
-                if (rule.type === "history") onChange({ ...rule, on_miss: v || "fail" });
-                else {
-                  const { on_miss: _old, ...rest } = rule;
-                  void _old;
-                  onChange(v ? { ...rest, on_miss: v } : rest);
-                }
-              }}
-            >
-              {rule.type !== "history" ? (
-                <option value="">(not set: {rule.type === "static" ? "fail" : "pause"})</option>
-              ) : null}
-              {ON_MISS.map((o) => (
-                <option key={o.value} value={o.value} title={o.label}>
-                  {o.value}
-                </option>
-              ))}
-            </select>
-            <FieldIssues issues={at("on_miss")} />
-          </label>
+          <OnMissField rule={rule} onChange={onChange} label={label} issues={at("on_miss")} />
         ) : null}
         {rule.type === "passthrough" ? (
           <label className={labelClass}>
@@ -161,10 +124,14 @@ export function RuleEditor({
                 );
               }}
             >
-              <option value="">(not set)</option>
-              <option value="none">none</option>
-              <option value="per_call">per_call — ask before each call</option>
+              <option value="">Not set</option>
+              {Approval.options.map((a) => (
+                <option key={a} value={a}>
+                  {APPROVAL_WORDS[a].label}
+                </option>
+              ))}
             </select>
+            {rule.approval ? <ChoiceHelp words={APPROVAL_WORDS[rule.approval]} value={rule.approval} /> : null}
             <FieldIssues issues={at("approval")} />
           </label>
         ) : null}
@@ -211,6 +178,52 @@ export function RuleEditor({
   );
 }
 
+/** What answers when a history, static or fixture rule finds nothing. */
+function OnMissField({
+  rule,
+  onChange,
+  label,
+  issues,
+}: {
+  rule: Extract<ToolRule, { type: "history" | "static" | "fixture" }>;
+  onChange: (rule: ToolRule) => void;
+  label: string;
+  issues: readonly PolicyIssue[];
+}) {
+  return (
+    <label className={labelClass}>
+      On miss
+      <select
+        aria-label={`On miss for ${label}`}
+        className={selectClass}
+        value={rule.on_miss ?? ""}
+        onChange={(e) => {
+          const v = e.target.value as OnMiss | "";
+          if (rule.type === "history") onChange({ ...rule, on_miss: v || "fail" });
+          else {
+            const { on_miss: _old, ...rest } = rule;
+            void _old;
+            onChange(v ? { ...rest, on_miss: v } : rest);
+          }
+        }}
+      >
+        {rule.type !== "history" ? (
+          <option value="">
+            Not set: {ON_MISS_WORDS[rule.type === "static" ? "fail" : "pause"].label.toLowerCase()}
+          </option>
+        ) : null}
+        {OnMisses.options.map((o) => (
+          <option key={o} value={o}>
+            {ON_MISS_WORDS[o].label}
+          </option>
+        ))}
+      </select>
+      {rule.on_miss ? <ChoiceHelp words={ON_MISS_WORDS[rule.on_miss]} value={rule.on_miss} /> : null}
+      <FieldIssues issues={issues} />
+    </label>
+  );
+}
+
 function StaticCases({
   cases,
   onChange,
@@ -253,16 +266,20 @@ function StaticCases({
             <div className="mb-2 flex flex-wrap items-center gap-3 text-xs">
               <span className="font-semibold text-slate-700">Case {index + 1}</span>
               <label className="flex items-center gap-1 text-slate-600">
-                match_mode
+                Match
                 <select
                   aria-label={`Match mode of case ${index + 1} for ${label}`}
                   className="rounded border border-slate-300 bg-white px-1 py-0.5"
                   value={c.match_mode}
                   onChange={(e) => set(index, { ...c, match_mode: e.target.value as MatchMode })}
                 >
-                  <option value="exact">exact — arguments equal match</option>
-                  <option value="subset">subset — top-level keys of match</option>
+                  {MatchModes.options.map((m) => (
+                    <option key={m} value={m} title={MATCH_MODE_WORDS[m].help}>
+                      {MATCH_MODE_WORDS[m].label}
+                    </option>
+                  ))}
                 </select>
+                <RawValue value={c.match_mode} />
               </label>
               <label className="flex items-center gap-1 text-slate-600">
                 <input

@@ -1,29 +1,21 @@
 "use client";
 
 import { DriftPolicy, ModelPolicy, type Policy, type PolicyIssue } from "@/lib/replay";
+import { DRIFT_WORDS, MODEL_WORDS } from "@/lib/policies/labels";
+import { ChoiceHelp } from "./EnumWords";
 import { FieldIssues } from "./FieldIssues";
 import { issuesAt } from "./issues";
 import { Card } from "@/components/ui/Card";
 
-const MODEL_HELP: Record<ModelPolicy, string> = {
-  "recorded-only": "Copy captured model outputs (strongest evidence).",
-  "determinism-probe": "Re-run recorded inputs to measure variance.",
-  "pinned-live": "Re-run with a pinned live model (introduces drift).",
-  "compatible-live": "Re-run with a compatible live model (weaker for RCA).",
-  "provider-fixture": "Use provider-supplied fixture output.",
-  blocked: "Allow no model step.",
-  "recorded-until-divergence":
-    "Fork-live: copy model outputs until the model's input differs from the record, then run the model live.",
-};
-
-const DRIFT_HELP: Record<DriftPolicy, string> = {
-  stop_on_first_divergence: "Isolate the earliest changed event.",
-  continue_to_terminal: "Downstream behavior and final output comparison.",
-  continue_until_budget: "Bounded continuation for long traces.",
-};
-
 type NumberKey =
-  "maxSteps" | "temperatureOverride" | "maxTokens" | "maxCostUsd" | "maxLiveCalls" | "probeRuns" | "liveFromModelStep";
+  | "maxSteps"
+  | "temperatureOverride"
+  | "maxTokens"
+  | "maxCostUsd"
+  | "maxLiveCalls"
+  | "probeRuns"
+  | "liveFromModelStep"
+  | "agentIdleTimeoutS";
 
 const input = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm";
 const label = "block text-xs font-medium text-slate-600";
@@ -79,11 +71,11 @@ export function RunLevelControls({
           >
             {ModelPolicy.options.map((m) => (
               <option key={m} value={m}>
-                {m}
+                {MODEL_WORDS[m].label}
               </option>
             ))}
           </select>
-          <span className="mt-1 block font-normal text-slate-500">{MODEL_HELP[doc.model]}</span>
+          <ChoiceHelp words={MODEL_WORDS[doc.model]} value={doc.model} testId="model-help" />
           <FieldIssues issues={issuesAt(issues, ["model"])} />
         </label>
         <label className={label}>
@@ -96,11 +88,11 @@ export function RunLevelControls({
           >
             {DriftPolicy.options.map((d) => (
               <option key={d} value={d}>
-                {d}
+                {DRIFT_WORDS[d].label}
               </option>
             ))}
           </select>
-          <span className="mt-1 block font-normal text-slate-500">{DRIFT_HELP[doc.drift]}</span>
+          <ChoiceHelp words={DRIFT_WORDS[doc.drift]} value={doc.drift} testId="drift-help" />
           <FieldIssues issues={issuesAt(issues, ["drift"])} />
         </label>
         {numberField("maxSteps", "maxSteps")}
@@ -135,6 +127,15 @@ export function RunLevelControls({
           {numberField("maxTokens", "maxTokens")}
           {numberField("maxCostUsd", "maxCostUsd", { step: "0.01" })}
           {numberField("maxLiveCalls", "maxLiveCalls")}
+        </div>
+      </fieldset>
+      <fieldset className="mt-4">
+        <legend className="text-xs font-semibold text-slate-700">When your own agent drives the branch</legend>
+        <p className="mt-1 text-xs text-slate-500">
+          Seconds the agent may stay silent (no model or tool call) before the replay is marked abandoned.
+        </p>
+        <div className="mt-1 grid grid-cols-1 gap-3 sm:grid-cols-3">
+          {numberField("agentIdleTimeoutS", "agentIdleTimeoutS", { placeholder: "600" })}
         </div>
       </fieldset>
     </Card>

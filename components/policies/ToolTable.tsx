@@ -1,33 +1,14 @@
 "use client";
 
 import { useState } from "react";
-import { Badge } from "@/components/ui/Badge";
-import { overrideMap, SideEffect, type Policy, type PolicyIssue, type ToolRule } from "@/lib/replay";
-import { FieldIssues } from "./FieldIssues";
-import { issuesAt } from "./issues";
+import { overrideMap, type Policy, type PolicyIssue, type SideEffect, type ToolRule } from "@/lib/replay";
 import { RuleEditor } from "./RuleEditor";
-import { Button } from "@/components/ui/Button";
 import { DataTable } from "@/components/ui/DataTable";
+import { ScrollFrame } from "@/components/ui/ScrollFrame";
 import { Card } from "@/components/ui/Card";
+import { AddOverrideForm, ToolRuleRow, type ToolRow } from "./ToolRuleRow";
 
-export type ToolRow = { name: string; calls: number; sideEffect: SideEffect };
-
-function summary(rule: ToolRule): string {
-  switch (rule.type) {
-    case "history":
-      return `history · ${rule.scope} · on miss ${rule.on_miss}`;
-    case "static":
-      return `static · ${rule.cases.length} case${rule.cases.length === 1 ? "" : "s"} · on miss ${rule.on_miss ?? "fail"}`;
-    case "fixture":
-      return `fixture · on miss ${rule.on_miss ?? "pause"}`;
-    case "passthrough":
-      return rule.approval === "per_call" ? "passthrough · per-call approval" : "passthrough";
-    case "llm":
-      return `llm · ${rule.model}`;
-    case "blocked":
-      return "blocked";
-  }
-}
+export type { ToolRow };
 
 /**
  * The tool table: the default rule, then every tool of the agent (how often
@@ -53,7 +34,6 @@ export function ToolTable({
 }) {
   const overrides = doc.tools.overrides ?? {};
   const [open, setOpen] = useState<Set<string>>(() => new Set(Object.keys(overrides)));
-  const [newName, setNewName] = useState("");
   const known = new Map(tools.map((t) => [t.name, t]));
   const rows: ToolRow[] = [
     ...tools,
@@ -102,142 +82,48 @@ export function ToolTable({
             . Add an override by the tool&apos;s name below.
           </p>
         ) : (
-          <DataTable
-            frame={false}
-            dense
-            className="mt-2"
-            bodies
-            columns={[
-              "Tool",
-              { label: "Calls", align: "right" },
-              "Side effect",
-              "Rule",
-              { label: "Actions", srOnly: true },
-            ]}
-          >
-            {rows.map((t) => {
-              const override = overrides[t.name];
-              const expanded = override !== undefined && open.has(t.name);
-              const rowIssues = issuesAt(issues, ["tools", "overrides", t.name], { within: true });
-              return (
-                <tbody key={t.name} className="border-t border-slate-100" data-testid={`tool-row-${t.name}`}>
-                  <tr>
-                    <td className="py-2 pr-2 font-mono text-xs">
-                      {t.name}
-                      {rowIssues.some((i) => i.severity === "error") ? (
-                        <span className="ml-1">
-                          <Badge tone="bad">error</Badge>
-                        </span>
-                      ) : null}
-                    </td>
-                    <td className="py-2 pr-2 text-right tabular-nums text-slate-600">{t.calls}</td>
-                    <td className="py-2 pr-2">
-                      <select
-                        aria-label={`Side effect of ${t.name}`}
-                        disabled={!canDeclare}
-                        title={canDeclare ? "Saved to the agent's tool" : "Attach an agent to declare side effects"}
-                        className="rounded border border-slate-300 bg-white px-1 py-0.5 text-xs"
-                        value={t.sideEffect}
-                        onChange={(e) => onSideEffect(t.name, e.target.value as SideEffect)}
-                      >
-                        {SideEffect.options.map((s) => (
-                          <option key={s} value={s}>
-                            {s}
-                          </option>
-                        ))}
-                      </select>
-                    </td>
-                    <td className="py-2 pr-2 text-xs text-slate-700">
-                      {override ? (
-                        summary(override)
-                      ) : (
-                        <span className="text-slate-500">default: {summary(doc.tools.default)}</span>
-                      )}
-                    </td>
-                    <td className="py-2 text-right text-xs whitespace-nowrap">
-                      {override ? (
-                        <>
-                          <Button
-                            variant="link"
-                            size="inline"
-                            className="mr-2"
-                            onClick={() => {
-                              const next = new Set(open);
-                              if (expanded) next.delete(t.name);
-                              else next.add(t.name);
-                              setOpen(next);
-                            }}
-                          >
-                            {expanded ? "Close" : "Edit"}
-                          </Button>
-                          <Button
-                            variant="dangerLink"
-                            size="inline"
-                            onClick={() => setOverride(t.name, null)}
-                            aria-label={`Remove override for ${t.name}`}
-                          >
-                            Remove
-                          </Button>
-                        </>
-                      ) : (
-                        <Button
-                          variant="link"
-                          size="inline"
-                          onClick={() => addOverride(t.name)}
-                          aria-label={`Override ${t.name}`}
-                        >
-                          Override
-                        </Button>
-                      )}
-                    </td>
-                  </tr>
-                  {expanded && override ? (
-                    <tr>
-                      <td colSpan={5} className="pb-4">
-                        <div className="rounded-md border border-indigo-100 bg-indigo-50/30 p-3">
-                          <RuleEditor
-                            rule={override}
-                            onChange={(rule) => setOverride(t.name, rule)}
-                            path={["tools", "overrides", t.name]}
-                            label={t.name}
-                            issues={issues}
-                            modelPath={`${modelPrefix}-${encodeURIComponent(t.name)}`}
-                          />
-                        </div>
-                      </td>
-                    </tr>
-                  ) : !expanded && override ? (
-                    <tr>
-                      <td colSpan={5}>
-                        <FieldIssues issues={rowIssues} />
-                      </td>
-                    </tr>
-                  ) : null}
-                </tbody>
-              );
-            })}
-          </DataTable>
+          // On a phone the table is wider than the screen: it scrolls in its own box, not the page.
+          <ScrollFrame className="mt-2 overflow-x-auto" label="Tools and their rules">
+            <DataTable
+              frame={false}
+              dense
+              bodies
+              columns={[
+                "Tool",
+                { label: "Calls", align: "right" },
+                "Side effect",
+                "Rule",
+                { label: "Actions", srOnly: true },
+              ]}
+            >
+              {rows.map((t) => {
+                const override = overrides[t.name];
+                return (
+                  <ToolRuleRow
+                    key={t.name}
+                    tool={t}
+                    override={override}
+                    defaultRule={doc.tools.default}
+                    expanded={override !== undefined && open.has(t.name)}
+                    onToggle={() => {
+                      const next = new Set(open);
+                      if (next.has(t.name)) next.delete(t.name);
+                      else next.add(t.name);
+                      setOpen(next);
+                    }}
+                    issues={issues}
+                    canDeclare={canDeclare}
+                    onSideEffect={onSideEffect}
+                    onRule={(rule) => setOverride(t.name, rule)}
+                    onOverride={() => addOverride(t.name)}
+                    modelPrefix={modelPrefix}
+                  />
+                );
+              })}
+            </DataTable>
+          </ScrollFrame>
         )}
-        <form
-          className="mt-3 flex items-center gap-2"
-          onSubmit={(e) => {
-            e.preventDefault();
-            addOverride(newName);
-            setNewName("");
-          }}
-        >
-          <input
-            aria-label="New override tool name"
-            placeholder="tool name, e.g. get_current_time"
-            className="w-64 rounded-md border border-slate-300 px-2 py-1 font-mono text-xs"
-            value={newName}
-            onChange={(e) => setNewName(e.target.value)}
-          />
-          <Button type="submit" variant="secondary" size="sm">
-            Add override
-          </Button>
-          <span className="text-xs text-slate-500">for a tool not seen yet</span>
-        </form>
+        <AddOverrideForm onAdd={addOverride} />
       </div>
     </Card>
   );

@@ -10,13 +10,19 @@ const jsonText = (value: unknown) => JSON.stringify(value ?? null, null, 2);
 /** The call a paused branch waits on: what was asked, why history had nothing, and the form that resumes it. */
 export function PendingCallPanel({ replayId, pending }: { replayId: string; pending: PendingCall }) {
   const fixture = pending.waitingFor === "fixture";
+  // The heading already says what the branch waits for; below it, only why (the stored message repeats the heading's words).
+  const why = fixture ? pending.miss?.message : pending.message;
   return (
     <section aria-labelledby="pending-title" className="mb-8 rounded-lg border border-amber-300 bg-amber-50/60 p-5">
       <h2 id="pending-title" className="text-base font-semibold text-slate-900">
         {fixture ? "Waiting for a fixture" : "Waiting for approval"}: <span className="font-mono">{pending.tool}</span>{" "}
         at step {pending.step}
       </h2>
-      <p className="mt-1 text-sm text-slate-700">{pending.message}</p>
+      {why ? (
+        <p className="mt-1 text-sm text-slate-700" data-testid="pending-why">
+          {why}
+        </p>
+      ) : null}
       <div className="mt-4 grid gap-4 lg:grid-cols-2">
         <div className="space-y-3">
           <p className="mb-1 text-xs text-slate-500">

@@ -14,12 +14,17 @@ import { Button } from "@/components/ui/Button";
  */
 export function ReplayProgress({
   replayId,
+  driver = "server",
+  stepCount = 0,
   status,
   baseSteps,
   progress,
   cancelRequested,
 }: {
   replayId: string;
+  /** "agent": the user's own agent drives the branch; its steps are shown as they arrive. */
+  driver?: string;
+  stepCount?: number;
   status: string;
   baseSteps: number;
   progress: { done: number; total: number } | null;
@@ -38,8 +43,12 @@ export function ReplayProgress({
     refetchInterval: 800,
   });
   useEffect(() => {
-    if (data && data.status !== "running" && data.status !== "queued") router.refresh();
-  }, [data, router]);
+    if (!data) return;
+    const active = data.status === "running" || data.status === "queued" || data.status === "waiting_for_agent";
+    // An agent's steps arrive one call at a time: the page is read again as each lands.
+    if (!active || (driver === "agent" && data.stepCount !== stepCount)) router.refresh();
+  }, [data, router, driver, stepCount]);
+  if (driver === "agent") return <AgentProgress status={data?.status ?? status} steps={data?.stepCount ?? stepCount} />;
   const current = data?.status ?? status;
   const p = data ? data.progress : progress;
   const done = p?.done ?? 0;
@@ -74,6 +83,22 @@ export function ReplayProgress({
       </div>
       <ProgressBar label="Base steps replayed" value={done} max={total} />
       {cancelError ? <p className="mt-2 text-rose-800">{cancelError}</p> : null}
+    </div>
+  );
+}
+
+/** An agent-driven branch while it is open: waiting for the agent's first call, then its steps so far. */
+function AgentProgress({ status, steps }: { status: string; steps: number }) {
+  return (
+    <div
+      role="status"
+      className="mb-6 rounded-lg border border-indigo-200 bg-indigo-50 px-4 py-3 text-sm text-indigo-900"
+    >
+      <span data-testid="replay-progress-text">
+        {status === "waiting_for_agent"
+          ? "Waiting for your agent's first call… Point it at this branch with the variables shown when you started it."
+          : `Your agent is running: ${steps} ${steps === 1 ? "step" : "steps"} so far. They appear below as they arrive.`}
+      </span>
     </div>
   );
 }

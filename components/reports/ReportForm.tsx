@@ -1,44 +1,33 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, type ReactNode } from "react";
-import { Badge } from "@/components/ui/Badge";
+import { useState } from "react";
 import { JsonBlock } from "@/components/ui/JsonBlock";
-import { STEPS_BY_SOURCE_WORDS } from "@/lib/comparison-words";
 import type { ActionResult } from "@/lib/http/action";
-import {
-  VALIDITY_DESCRIPTIONS,
-  ValidityLabel,
-  type ReportSections,
-  type ReportSectionsInput,
-} from "@/lib/reports/sections";
+import { type ReportSections, type ReportSectionsInput, type ValidityLabel } from "@/lib/reports/sections";
 import { pinnedIds, type PairChoice } from "@/lib/reports/pair-choice";
-import { Markdown } from "./Markdown";
-import { PairPicker, type PairPickerProps } from "./PairPicker";
-import { StrengthBadge } from "./ValidityBadge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
-import { TabPanel, Tabs } from "@/components/ui/Tabs";
 import { useActionForm } from "@/components/ui/useActionForm";
 import { ActionError } from "./ActionError";
+import {
+  EvidenceCard,
+  FilledCard,
+  MarkdownField,
+  ValidityCard,
+  type ReportEvidence,
+  type ReportPicker,
+  type ValiditySuggestion,
+} from "./ReportFormParts";
 
 export interface ReportFormProps {
   replayId: string;
   defaultTitle: string;
   policy: { document: unknown; hash: string; versionLabel: string };
-  evidence: {
-    strength: string;
-    comparability: string | null;
-    stepsBySource: Record<string, number>;
-    fixtureCount: number;
-    liveCallCount: number;
-    firstDivergence: string | null;
-  };
+  evidence: ReportEvidence;
   /** What the pair picker opens on (it reads the other pairs a window at a time), and the pairs pinned already. */
-  picker: Pick<PairPickerProps, "version" | "counts" | "window" | "firstDivergence" | "initial" | "dropped"> & {
-    pinned: PairChoice[];
-  };
-  suggestion: { label: ValidityLabel; reasons: string[] };
+  picker: ReportPicker;
+  suggestion: ValiditySuggestion;
   /** Saves a new draft, or (with `draft`) the edited one; the report's id comes back. */
   save:
     | {
@@ -70,76 +59,6 @@ const TEXT_FIELDS: { key: TextKey; label: string; hint: string }[] = [
   { key: "hypothesis", label: "Hypothesis", hint: "Why you think it happened, and what the branch tested." },
   { key: "nextActions", label: "Next actions", hint: "Fixes, owners, follow-up replays." },
 ];
-
-/** A section the report takes from the replay as it is (the author cannot leave it out or edit it). */
-function FilledCard({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <Card aria-labelledby={id}>
-      <div className="flex items-baseline justify-between">
-        <h2 id={id} className="text-sm font-semibold text-slate-900">
-          {title}
-        </h2>
-        <span className="text-xs text-slate-500">filled from the replay · always included</span>
-      </div>
-      {children}
-    </Card>
-  );
-}
-
-function MarkdownField({
-  id,
-  label,
-  hint,
-  value,
-  onChange,
-  error,
-}: {
-  id: string;
-  label: string;
-  hint: string;
-  value: string;
-  onChange: (v: string) => void;
-  error?: string;
-}) {
-  const [preview, setPreview] = useState(false);
-  return (
-    <Card as="div">
-      <div className="mb-1 flex items-center justify-between gap-2">
-        <label htmlFor={id} className="text-sm font-semibold text-slate-900">
-          {label}
-        </label>
-        <Tabs
-          id={`${id}-editor`}
-          label={`${label} editor`}
-          look="quiet"
-          tabs={[
-            { value: "write", label: "Write" },
-            { value: "preview", label: "Preview" },
-          ]}
-          selected={preview ? "preview" : "write"}
-          onSelect={(t) => setPreview(t === "preview")}
-        />
-      </div>
-      <p className="mb-2 text-xs text-slate-500">{hint} Markdown; raw HTML and images are not rendered.</p>
-      <TabPanel id={`${id}-editor`} value={preview ? "preview" : "write"}>
-        {preview ? (
-          <div className="min-h-24 rounded-md border border-slate-200 px-3 py-1" data-testid={`${id}-preview`}>
-            <Markdown text={value} empty="Nothing to preview." />
-          </div>
-        ) : (
-          <textarea
-            id={id}
-            value={value}
-            onChange={(e) => onChange(e.target.value)}
-            rows={4}
-            className="w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-sm"
-          />
-        )}
-      </TabPanel>
-      {error ? <p className="mt-1 text-xs text-rose-700">{error}</p> : null}
-    </Card>
-  );
-}
 
 /**
  * The report form, for a new draft or for editing one: the analyst's sections,
@@ -223,49 +142,21 @@ export function ReportForm(props: ReportFormProps) {
           <JsonBlock value={props.policy.document} />
         </FilledCard>
 
-        <FilledCard id="evidence-heading" title="Evidence">
-          <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
-            <StrengthBadge strength={props.evidence.strength} />
-            <Badge>{props.evidence.comparability?.replaceAll("_", " ") ?? "comparability unknown"}</Badge>
-            <span className="text-slate-600">{STEPS_BY_SOURCE_WORDS}:</span>
-            {Object.entries(props.evidence.stepsBySource)
-              .filter(([, n]) => n > 0)
-              .map(([k, n]) => (
-                <Badge key={k}>
-                  {k} {n}
-                </Badge>
-              ))}
-            <span className="text-slate-600">
-              {props.evidence.fixtureCount} fixture{props.evidence.fixtureCount === 1 ? "" : "s"},{" "}
-              {props.evidence.liveCallCount} live call{props.evidence.liveCallCount === 1 ? "" : "s"}
-            </span>
-          </div>
-          <p className="mt-2 text-sm text-slate-700">
-            {props.evidence.firstDivergence ?? "No divergence: the branch equals the base run."}
-          </p>
-          <h3 className="mt-4 mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">
-            Pin steps into the report
-          </h3>
-          <p className="mb-2 text-xs text-slate-500">
-            The first divergence is always included. Pinned pairs are frozen with both sides.
-          </p>
-          <PairPicker
-            replayId={props.replayId}
-            {...props.picker}
-            pinned={pinned}
-            onPin={(pair, pin) =>
-              setPinned((current) => {
-                const next = new Map(current);
-                if (pin) next.set(pair.id, pair);
-                else next.delete(pair.id);
-                return next;
-              })
-            }
-          />
-          {fieldError("sections.pinnedPairs") ? (
-            <p className="mt-1 text-xs text-rose-700">{fieldError("sections.pinnedPairs")}</p>
-          ) : null}
-        </FilledCard>
+        <EvidenceCard
+          evidence={props.evidence}
+          replayId={props.replayId}
+          picker={props.picker}
+          pinned={pinned}
+          onPin={(pair, pin) =>
+            setPinned((current) => {
+              const next = new Map(current);
+              if (pin) next.set(pair.id, pair);
+              else next.delete(pair.id);
+              return next;
+            })
+          }
+          error={fieldError("sections.pinnedPairs")}
+        />
 
         <MarkdownField
           id="section-nextActions"
@@ -278,47 +169,13 @@ export function ReportForm(props: ReportFormProps) {
       </div>
 
       <div className="space-y-4 lg:sticky lg:top-4 lg:self-start">
-        <Card aria-labelledby="validity-heading">
-          <h2 id="validity-heading" className="text-sm font-semibold text-slate-900">
-            Validity
-          </h2>
-          <p className="mt-1 text-xs text-slate-600">
-            Suggested: <span className="font-medium">{props.suggestion.label.replaceAll("_", " ")}</span> —{" "}
-            {props.suggestion.reasons.join(" ")}
-          </p>
-          <fieldset className="mt-3 space-y-1.5">
-            <legend className="sr-only">Validity label</legend>
-            {ValidityLabel.options.map((label) => (
-              <label key={label} className="flex cursor-pointer items-start gap-2 text-sm">
-                <input
-                  type="radio"
-                  name="validity"
-                  value={label}
-                  checked={validity === label}
-                  onChange={() => setValidity(label)}
-                  className="mt-1"
-                />
-                <span>
-                  <span className="font-medium">{label.replaceAll("_", " ")}</span>
-                  {label === props.suggestion.label ? (
-                    <span className="ml-1 text-xs text-indigo-700">(suggested)</span>
-                  ) : null}
-                  <span className="block text-xs text-slate-500">{VALIDITY_DESCRIPTIONS[label]}</span>
-                </span>
-              </label>
-            ))}
-          </fieldset>
-          <label htmlFor="validity-note" className="mt-3 block text-xs text-slate-500">
-            Why (optional, Markdown)
-          </label>
-          <textarea
-            id="validity-note"
-            value={validityNote}
-            onChange={(e) => setValidityNote(e.target.value)}
-            rows={2}
-            className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
-          />
-        </Card>
+        <ValidityCard
+          suggestion={props.suggestion}
+          validity={validity}
+          onValidity={setValidity}
+          note={validityNote}
+          onNote={setValidityNote}
+        />
         <Card as="div">
           <p className="text-xs text-slate-600">
             The report is saved as a draft: you can edit or delete it until you publish it. Publishing needs a Finding

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { Button, ButtonLink } from "@/components/ui/Button";
+import { ButtonLink } from "@/components/ui/Button";
 import { ConfirmButton } from "@/components/ui/ConfirmButton";
 import { useActionForm } from "@/components/ui/useActionForm";
 import type { ActionResult } from "@/lib/http/action";
@@ -12,7 +12,7 @@ type Ref = { reportId: string };
 /**
  * A report's draft/published state and what can be done in it: a draft can be
  * edited, published (once it has a Finding) and deleted; a published report
- * only deleted. Deleting asks first, and says what else goes with it.
+ * only deleted. Publishing and deleting ask first (neither can be undone), and say what goes with them.
  */
 export function ReportLifecycle({
   reportId,
@@ -64,9 +64,18 @@ export function ReportLifecycle({
             <ButtonLink variant="secondary" href={`/reports/${encodeURIComponent(reportId)}/edit`}>
               Edit draft
             </ButtonLink>
-            <Button variant="primary" onClick={onPublish} disabled={pending || !hasFinding}>
-              Publish
-            </Button>
+            <ConfirmButton
+              tone="primary"
+              question="Publish this report?"
+              details="A published report is frozen: it can no longer be edited, only shared by link or deleted. This cannot be undone."
+              confirmLabel="Publish report"
+              pendingLabel="Publishing…"
+              onConfirm={onPublish}
+              pending={pending}
+              disabled={!hasFinding}
+            >
+              Publish…
+            </ConfirmButton>
           </>
         ) : null}
         <ConfirmButton

@@ -1,17 +1,19 @@
 import type { ReactNode } from "react";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
-import { ScrollFrame } from "@/components/ui/ScrollFrame";
 import { JsonBlock } from "@/components/ui/JsonBlock";
-import { STEPS_BY_SOURCE_WORDS, reportFigures } from "@/lib/comparison-words";
+import { STEPS_BY_SOURCE_WORDS } from "@/lib/comparison-words";
 import { formatDateTime } from "@/lib/format";
 import { pairTitle, type ReportDocument } from "@/lib/reports/export";
 import { MARKDOWN_SECTIONS, VALIDITY_DESCRIPTIONS } from "@/lib/reports/sections";
 import type { SnapshotPair } from "@/lib/reports/snapshot";
 import { Markdown } from "./Markdown";
 import { StrengthBadge, ValidityBadge } from "./ValidityBadge";
-import { DataTable } from "@/components/ui/DataTable";
 import { AddedEvidence } from "./AddedEvidence";
+import { ComparisonMetrics, FinalOutputDiff, FixturesList, LiveCallsList, StaleRecordingsNote } from "./ReportEvidence";
 import { Card } from "@/components/ui/Card";
+import { changedPaths } from "@/lib/replay";
+import { comparableJson } from "@/lib/session-view/compare-rows";
+import { PinnedPairDiff } from "./PinnedPairDiff";
 
 function Section({ title, id, children, note }: { title: string; id: string; children: ReactNode; note?: ReactNode }) {
   return (
@@ -46,39 +48,53 @@ function PairView({ pair, first }: { pair: SnapshotPair; first: boolean }) {
         ) : null}
         {first ? <Badge tone="info">first divergence</Badge> : null}
       </div>
-      <div className="grid gap-3 p-3 md:grid-cols-2">
-        <div>
-          {pair.type === "inserted" ? (
-            <p className="text-xs text-slate-500 italic">Not in the base run.</p>
-          ) : (
-            <JsonBlock
-              label="Base"
-              name={`Base of ${pairTitle(pair)}`}
-              value={{ input: pair.base.input, output: pair.base.output, error: pair.base.error }}
-            />
-          )}
+      {pair.type === "changed" ? (
+        <div className="p-3">
+          <PinnedPairDiff
+            original={comparableJson(pair.base)}
+            modified={comparableJson(pair.branch)}
+            changedPaths={changedPaths(pair.base, pair.branch)}
+            title={pairTitle(pair)}
+          />
         </div>
-        <div>
-          {pair.type === "removed" || pair.type === "unreached" ? (
-            <p className="text-xs text-slate-500 italic">
-              {pair.type === "unreached" ? "The branch ended before this step." : "Not in the branch."}
-            </p>
-          ) : (
-            <JsonBlock
-              label="Branch"
-              name={`Branch of ${pairTitle(pair)}`}
-              value={{ input: pair.branch.input, output: pair.branch.output, error: pair.branch.error }}
-            />
-          )}
+      ) : pair.type === "equal" ? (
+        <div className="p-3">
+          <JsonBlock
+            label="Both sides (equal)"
+            name={`Both sides of ${pairTitle(pair)}`}
+            value={{ input: pair.branch.input, output: pair.branch.output, error: pair.branch.error }}
+          />
         </div>
-      </div>
+      ) : (
+        <div className="grid gap-3 p-3 md:grid-cols-2">
+          <div>
+            {pair.type === "inserted" ? (
+              <p className="text-xs text-slate-500 italic">Not in the base run.</p>
+            ) : (
+              <JsonBlock
+                label="Base"
+                name={`Base of ${pairTitle(pair)}`}
+                value={{ input: pair.base.input, output: pair.base.output, error: pair.base.error }}
+              />
+            )}
+          </div>
+          <div>
+            {pair.type === "removed" || pair.type === "unreached" ? (
+              <p className="text-xs text-slate-500 italic">
+                {pair.type === "unreached" ? "The branch ended before this step." : "Not in the branch."}
+              </p>
+            ) : (
+              <JsonBlock
+                label="Branch"
+                name={`Branch of ${pairTitle(pair)}`}
+                value={{ input: pair.branch.input, output: pair.branch.output, error: pair.branch.error }}
+              />
+            )}
+          </div>
+        </div>
+      )}
     </div>
   );
-}
-
-function Delta({ n }: { n: number }) {
-  if (n === 0) return <span className="text-slate-500">0</span>;
-  return <span className={n > 0 ? "text-rose-700" : "text-emerald-700"}>{n > 0 ? `+${n}` : n}</span>;
 }
 
 /**
@@ -98,15 +114,6 @@ export function ReportView({
 }) {
   const { snapshot: s, sections } = report;
   const m = s.comparison.metrics;
-  const metricRows: [string, { base: number; branch: number; delta: number }][] = [
-    ["Steps", m.steps],
-    ["Tool calls", m.toolCalls],
-    ["Errors", m.errors],
-    ["Input tokens", m.inputTokens],
-    ["Output tokens", m.outputTokens],
-    ["Cost (USD)", m.costUsd],
-    ["Latency (ms)", m.latencyMs],
-  ];
   const firstId = s.comparison.firstDivergence?.id ?? null;
   return (
     // min-w-0: in the report page's grid, the view takes the column's width instead of widening it on a phone.
@@ -183,61 +190,8 @@ export function ReportView({
               "No divergence: every step of the branch equals the base run."
             )}
           </p>
-          <ScrollFrame className="overflow-x-auto" label="Comparison metrics">
-            <DataTable
-              frame={false}
-              dense
-              className="max-w-2xl tabular-nums"
-              columns={[
-                "Metric",
-                { label: "Base", align: "right" },
-                { label: "Branch", align: "right" },
-                { label: "Δ", align: "right" },
-              ]}
-            >
-              {metricRows.map(([label, d]) => (
-                <tr key={label}>
-                  <td className="py-1 text-slate-700">{label}</td>
-                  <td className="py-1 text-right">{d.base}</td>
-                  <td className="py-1 text-right">{d.branch}</td>
-                  <td className="py-1 text-right">
-                    <Delta n={d.delta} />
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-            {/* In the comparison page's words. */}
-            <p className="mt-2 text-xs text-slate-600" data-testid="report-figures">
-              {reportFigures(m).map(([words, value], i) => (
-                <span key={words}>
-                  {i > 0 ? " · " : ""}
-                  {words} <span className="font-medium text-slate-900 tabular-nums">{value}</span>
-                </span>
-              ))}
-            </p>
-          </ScrollFrame>
-          {s.comparison.finalOutputDiff ? (
-            <div>
-              <h3 className="mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">
-                Final output (base → branch)
-              </h3>
-              <p className="rounded border border-slate-200 bg-slate-50 px-3 py-2 text-sm leading-relaxed whitespace-pre-wrap">
-                {s.comparison.finalOutputDiff.map((p, i) =>
-                  p.type === "equal" ? (
-                    <span key={i}>{p.value}</span>
-                  ) : p.type === "added" ? (
-                    <ins key={i} className="bg-emerald-100 text-emerald-900 no-underline">
-                      {p.value}
-                    </ins>
-                  ) : (
-                    <del key={i} className="bg-rose-100 text-rose-900">
-                      {p.value}
-                    </del>
-                  ),
-                )}
-              </p>
-            </div>
-          ) : null}
+          <ComparisonMetrics metrics={m} />
+          {s.comparison.finalOutputDiff ? <FinalOutputDiff parts={s.comparison.finalOutputDiff} /> : null}
           {s.comparison.pairs.length > 0 ? (
             <div className="space-y-2">
               <h3 className="text-xs font-medium tracking-wide text-slate-500 uppercase">Pinned steps</h3>
@@ -246,48 +200,9 @@ export function ReportView({
               ))}
             </div>
           ) : null}
-          <div>
-            <h3 className="mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">Fixtures</h3>
-            {s.fixtures.length === 0 ? (
-              <p className="text-slate-500">No analyst fixtures: no result in this branch was supplied by hand.</p>
-            ) : (
-              <ul className="space-y-2">
-                {s.fixtures.map((f) => (
-                  <li key={f.id} className="rounded-md border border-slate-200 p-3" data-testid="report-fixture">
-                    <div className="flex flex-wrap items-center gap-2">
-                      <span className="font-mono text-xs">{f.toolName}</span>
-                      {f.stepIdx !== null ? <Badge>step {f.stepIdx}</Badge> : null}
-                      <span className="text-slate-600">
-                        by <span className="font-medium text-slate-900">{f.author}</span>, {formatDateTime(f.createdAt)}
-                      </span>
-                    </div>
-                    {f.note ? <p className="mt-1 text-slate-700">“{f.note}”</p> : null}
-                    <div className="mt-2">
-                      <JsonBlock value={f.error ?? f.output} name={`Fixture for ${f.toolName}`} />
-                    </div>
-                  </li>
-                ))}
-              </ul>
-            )}
-          </div>
+          <FixturesList fixtures={s.fixtures} />
           <AddedEvidence items={report.addedEvidence ?? []} links={links} remove={removeEvidence} />
-          <div>
-            <h3 className="mb-1 text-xs font-medium tracking-wide text-slate-500 uppercase">Live calls</h3>
-            {s.evidence.liveCalls.length === 0 ? (
-              <p className="text-slate-500">No live calls: nothing ran against a live model or tool.</p>
-            ) : (
-              <ul className="space-y-1">
-                {s.evidence.liveCalls.map((c) => (
-                  <li key={`${c.step}-${c.logEntryId}`}>
-                    step {c.step}: {c.kind} <span className="font-mono text-xs">{c.name}</span> —{" "}
-                    {c.approval
-                      ? `${c.approval.decision} by ${c.approval.by}${c.approval.note ? ` (“${c.approval.note}”)` : ""}`
-                      : "no approval required"}
-                  </li>
-                ))}
-              </ul>
-            )}
-          </div>
+          <LiveCallsList calls={s.evidence.liveCalls} />
         </div>
       </Section>
 
@@ -301,23 +216,7 @@ export function ReportView({
           Suggested from the replay: {s.suggestedValidity.label.replaceAll("_", " ")} —{" "}
           {s.suggestedValidity.reasons.join(" ")}
         </p>
-        {s.staleRecordings?.used.length ? (
-          <div className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm" data-testid="report-stale">
-            <p className="font-medium text-amber-900">
-              The branch used {s.staleRecordings.used.length} recorded answer
-              {s.staleRecordings.used.length === 1 ? "" : "s"} that the tool no longer gives
-              {s.staleRecordings.checkedAt ? ` (stale check of ${formatDateTime(s.staleRecordings.checkedAt)})` : ""}:
-            </p>
-            <ul className="mt-1 list-disc pl-5 text-amber-900">
-              {s.staleRecordings.used.map((u) => (
-                <li key={u.seq}>
-                  step {u.seq}: <span className="font-mono text-xs">{u.tool}</span> (base step {u.baseSeq}) differs at{" "}
-                  {u.paths.join(", ") || "its answer"}
-                </li>
-              ))}
-            </ul>
-          </div>
-        ) : null}
+        {s.staleRecordings?.used.length ? <StaleRecordingsNote stale={s.staleRecordings} /> : null}
       </Section>
 
       <Section id="section-next" title="Next actions">

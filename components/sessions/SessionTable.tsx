@@ -1,86 +1,157 @@
+"use client";
+
 import Link from "next/link";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, type Column } from "@/components/ui/DataTable";
 import type { SessionListItem } from "@/lib/db/session-reads";
-import { formatCost, formatDateTime, formatTokens, plural } from "@/lib/format";
+import { formatDateTime, formatDuration, formatTokens, plural } from "@/lib/format";
+import { CostValue, costText } from "./CostValue";
+import type { SessionSort } from "@/lib/session-list/query";
+import { ColumnChooser } from "./ColumnChooser";
+import { SESSION_COLUMNS, ariaSort, sortHref, type SessionColumnId } from "./columns";
+import { sessionLabel, sourceId } from "@/lib/session-list/labels";
+import { useSessionColumns } from "./useSessionColumns";
+import { OutcomeBadge } from "./OutcomeBadge";
 
 /**
- * What a session is called: its title; else the id its source gave it, unless that is an OTLP
- * group key (`trace:<hex>`), which no one recognises; else its agent (an OTLP service) and start.
- */
-export function sessionLabel(
-  s: Pick<SessionListItem, "title" | "externalId" | "format" | "startedAt"> & { agent: { name: string } },
-): string {
-  if (s.title) return s.title;
-  if (s.externalId && !s.format.startsWith("otlp")) return s.externalId;
-  return s.startedAt ? `${s.agent.name} · ${formatDateTime(s.startedAt)}` : s.agent.name;
-}
-
-/**
- * A phone shows the first column only, the rest past the frame's edge: status, steps and when it
- * ran go under the title there, and their columns are left out.
+ * A phone shows the session's column only: its status, steps, when it ran and its figures go under
+ * the title there, and the other columns are left out, so nothing sits past the screen's edge.
  */
 const NARROW_HIDDEN = "hidden sm:table-cell";
 
 /** "2025-03-11 14:02 UTC". */
 const toMinute = (d: Date) => `${formatDateTime(d).slice(0, 16)} UTC`;
 
-export function SessionTable({ sessions }: { sessions: SessionListItem[] }) {
+/** A date over its time, so the column is as narrow as a date. */
+function When({ at }: { at: Date | null }) {
+  if (!at) return <span>—</span>;
+  const text = formatDateTime(at);
   return (
-    <DataTable
-      label="Sessions"
-      columns={[
-        "Session",
-        "Agent",
-        // On a phone these two sit under the title instead (see below): the table scrolls sideways, past them.
-        { label: "Status", className: NARROW_HIDDEN },
-        { label: "Steps", align: "right", className: NARROW_HIDDEN },
-        { label: "Tool calls", align: "right" },
-        { label: "Errors", align: "right" },
-        { label: "Tokens", align: "right" },
-        { label: "Cost", align: "right" },
-        { label: "Imported (UTC)", nowrap: true },
-      ]}
-    >
-      {sessions.map((s) => (
-        <tr key={s.id} className="hover:bg-slate-50" data-testid="session-row">
-          <td className="max-w-xs px-3 py-2">
-            <Link href={`/sessions/${s.id}`} className="block truncate font-medium text-indigo-700 hover:underline">
-              {sessionLabel(s)}
-            </Link>
-            <div className="truncate text-xs text-slate-500">
-              {s.format}
-              {s.toolNames.length ? ` · ${s.toolNames.slice(0, 4).join(", ")}` : " · no tool calls"}
-              {s.toolNames.length > 4 ? ` +${s.toolNames.length - 4}` : ""}
-            </div>
-            <div
-              className="mt-1 flex flex-wrap items-center gap-x-1 text-xs text-slate-600 sm:hidden"
-              data-testid="session-facts"
-            >
-              <StatusBadge status={s.status} /> {plural(s.eventCount, "step")} ·{" "}
-              {s.startedAt ? `ran ${toMinute(s.startedAt)}` : `imported ${toMinute(s.createdAt)}`}
-            </div>
-          </td>
-          <td className="px-3 py-2 whitespace-nowrap">
-            {s.agent.name} <Badge>{s.agent.adapter}</Badge>
-          </td>
-          <td className={`px-3 py-2 ${NARROW_HIDDEN}`}>
-            <StatusBadge status={s.status} />
-          </td>
-          <td className={`px-3 py-2 text-right tabular-nums ${NARROW_HIDDEN}`}>{s.eventCount}</td>
-          <td className="px-3 py-2 text-right tabular-nums">{s.toolCallCount}</td>
-          <td
-            className={`px-3 py-2 text-right tabular-nums ${s.errorCount ? "font-semibold text-rose-700" : "text-slate-500"}`}
+    <time dateTime={at.toISOString()} className="block leading-tight">
+      {text.slice(0, 10)}
+      <span className="block">{text.slice(11, 16)}</span>
+    </time>
+  );
+}
+
+/** The figures a phone shows under the title: those the session has. */
+function phoneFigures(s: SessionListItem): string {
+  const tokens = s.inputTokens + s.outputTokens;
+  return [
+    s.agent.name,
+    plural(s.errorCount, "error"),
+    tokens ? `${formatTokens(tokens)} tokens` : null,
+    costText(s.costUsd, s.costSource),
+    s.durationMs === null ? null : formatDuration(s.durationMs),
+  ]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+type Cell = (s: SessionListItem) => React.ReactNode;
+const CELLS: Record<SessionColumnId, Cell> = {
+  agent: (s) => (
+    <span className="block break-words">
+      {s.agent.name} <Badge>{s.agent.adapter}</Badge>
+    </span>
+  ),
+  status: (s) => (
+    <span className="inline-flex flex-wrap gap-1">
+      <StatusBadge status={s.status} /> <OutcomeBadge outcome={s.outcome} reason={s.outcomeReason} />
+    </span>
+  ),
+  steps: (s) => s.eventCount,
+  toolCalls: (s) => s.toolCallCount,
+  errors: (s) => (
+    <span className={s.errorCount ? "font-semibold text-rose-700" : "text-slate-500"}>{s.errorCount}</span>
+  ),
+  tokens: (s) => formatTokens(s.inputTokens + s.outputTokens),
+  cost: (s) => <CostValue usd={s.costUsd} source={s.costSource} />,
+  duration: (s) => formatDuration(s.durationMs),
+  started: (s) => <When at={s.startedAt} />,
+  imported: (s) => <When at={s.createdAt} />,
+};
+
+export function SessionTable({
+  sessions,
+  sort,
+  query,
+}: {
+  sessions: SessionListItem[];
+  sort: SessionSort;
+  /** The page's filters as a query string (no cursor): what a header's link keeps. */
+  query: string;
+}) {
+  const [shown, choose] = useSessionColumns();
+  const columns = SESSION_COLUMNS.filter((c) => shown.includes(c.id));
+  const params = new URLSearchParams(query);
+  const header: Column[] = [
+    "Session",
+    ...columns.map((c): Column => {
+      const base = { label: c.label, className: NARROW_HIDDEN, ...("align" in c ? { align: c.align } : {}) };
+      if (!("sort" in c)) return base;
+      const state = ariaSort(sort, c.sort);
+      const arrow = state === "ascending" ? "↑" : state === "descending" ? "↓" : "";
+      return {
+        ...base,
+        ariaSort: state,
+        content: (
+          <Link
+            href={sortHref(params, sort, c.sort)}
+            className="inline-flex items-center gap-0.5 uppercase hover:text-slate-900 hover:underline"
           >
-            {s.errorCount || "0"}
-          </td>
-          <td className="px-3 py-2 text-right tabular-nums">{formatTokens(s.inputTokens + s.outputTokens)}</td>
-          <td className="px-3 py-2 text-right tabular-nums">{formatCost(s.costUsd)}</td>
-          <td className="px-3 py-2 text-xs whitespace-nowrap text-slate-500">
-            {formatDateTime(s.createdAt).slice(5, 16)}
-          </td>
-        </tr>
-      ))}
-    </DataTable>
+            {c.label}
+            <span aria-hidden="true" className="inline-block w-2">
+              {arrow}
+            </span>
+          </Link>
+        ),
+      };
+    }),
+  ];
+  return (
+    <>
+      <div className="mb-2 flex justify-end">
+        <ColumnChooser shown={shown} onChange={choose} />
+      </div>
+      <DataTable label="Sessions" columns={header}>
+        {sessions.map((s) => (
+          <tr key={s.id} className="align-top hover:bg-slate-50" data-testid="session-row">
+            <td className="min-w-48 px-3 py-2">
+              <Link
+                href={`/sessions/${s.id}`}
+                className="line-clamp-2 font-medium break-words text-indigo-700 hover:underline"
+              >
+                {sessionLabel(s)}
+              </Link>
+              <div className="text-xs break-words text-slate-500" data-testid="session-source">
+                {[sourceId(s), s.format].filter(Boolean).join(" · ")}
+                {s.toolNames.length ? ` · ${s.toolNames.slice(0, 4).join(", ")}` : " · no tool calls"}
+                {s.toolNames.length > 4 ? ` +${s.toolNames.length - 4}` : ""}
+              </div>
+              <div
+                className="mt-1 flex flex-wrap items-center gap-x-1 text-xs text-slate-600 sm:hidden"
+                data-testid="session-facts"
+              >
+                <StatusBadge status={s.status} /> <OutcomeBadge outcome={s.outcome} reason={s.outcomeReason} />{" "}
+                {plural(s.eventCount, "step")} ·{" "}
+                {s.startedAt ? `ran ${toMinute(s.startedAt)}` : `imported ${toMinute(s.createdAt)}`}
+              </div>
+              <div className="text-xs text-slate-600 sm:hidden" data-testid="session-figures">
+                {phoneFigures(s)}
+              </div>
+            </td>
+            {columns.map((c) => (
+              <td
+                key={c.id}
+                className={`px-3 py-2 ${NARROW_HIDDEN} ${"align" in c ? "text-right tabular-nums" : ""} ${c.id === "started" || c.id === "imported" ? "text-xs whitespace-nowrap text-slate-500" : ""}`}
+              >
+                {CELLS[c.id](s)}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </DataTable>
+    </>
   );
 }

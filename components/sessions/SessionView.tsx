@@ -7,10 +7,12 @@ import type { ChatItem } from "@/lib/session-view/conversation";
 import type { StepSummary } from "@/lib/session-view/steps";
 import { buildTimeline } from "@/lib/session-view/timeline";
 import { buildWaterfall } from "@/lib/session-view/waterfall";
+import { formatDuration } from "@/lib/format";
 import { useWindowList, virtualItemStyle } from "@/components/ui/useWindowList";
 import { ScrollFrame } from "@/components/ui/ScrollFrame";
 import { WindowPending } from "@/components/ui/WindowPending";
 import { ChatEntry, StepNode, WATERFALL_GRID, WATERFALL_ROW, WaterfallBar, type OpenAll } from "./entries";
+import { useSearchHighlight } from "./useSearchHighlight";
 import { SESSION_VIEWS, type SessionViewName } from "./views";
 import { Button } from "@/components/ui/Button";
 import { TabPanel, Tabs } from "@/components/ui/Tabs";
@@ -186,7 +188,15 @@ export function SessionView({
       </div>
       <TabPanel id={tabsId} value={view}>
         {q ? (
-          <SearchResults view={view} sessionId={sessionId} found={found} openAll={openAll} t0={t0} totalMs={totalMs} />
+          <SearchResults
+            view={view}
+            sessionId={sessionId}
+            found={found}
+            query={searched}
+            openAll={openAll}
+            t0={t0}
+            totalMs={totalMs}
+          />
         ) : view === "chat" ? (
           <ChatList {...common} />
         ) : view === "timeline" ? (
@@ -332,24 +342,50 @@ function StepsWindow({ openAll, openSeq, ...w }: WindowProps & { openAll: OpenAl
   );
 }
 
-function WaterfallHeader({ totalMs, children }: { totalMs: number; children: ReactNode }) {
+/** The time axis over the bars: the run's start, its end, and three marks between, in the run's own time. */
+function TimeAxis({ totalMs }: { totalMs: number }) {
+  const marks = [0, 0.25, 0.5, 0.75, 1];
+  return (
+    <span className="relative block h-4" role="img" aria-label={`time, from 0 to ${formatDuration(totalMs)}`}>
+      {marks.map((f) => (
+        <span
+          key={f}
+          aria-hidden
+          className="absolute top-0 whitespace-nowrap tabular-nums"
+          style={
+            f === 0 ? { left: 0 } : f === 1 ? { right: 0 } : { left: `${f * 100}%`, transform: "translateX(-50%)" }
+          }
+        >
+          {/* The middle marks only from `sm` up: on a phone the track is too narrow for five labels. */}
+          <span className={f === 0 || f === 1 ? "" : "hidden sm:inline"}>
+            {formatDuration(Math.round(totalMs * f))}
+          </span>
+        </span>
+      ))}
+    </span>
+  );
+}
+
+function WaterfallHeader({ totalMs, timed, children }: { totalMs: number; timed: boolean; children: ReactNode }) {
   return (
     <div data-testid="waterfall-view">
-      {totalMs === 0 ? (
+      {!timed ? (
         <p className="mb-2 text-sm text-slate-500">
-          This recording has no start times, so the bars show durations only, one after another.
+          This recording has no start times, so the bars show durations only, one after another; steps recorded without
+          a duration say so.
         </p>
       ) : null}
-      {/* On a narrow screen the columns scroll sideways inside this box, header and bars together; the page does not. */}
+      {/* On a narrow screen the columns fit (tokens and cost are left to the Steps view); from `sm` up, should they
+          not fit, they scroll sideways inside this box, header and bars together; the page does not. */}
       <ScrollFrame className="overflow-x-auto" label="Latency waterfall columns">
-        <div className="min-w-[30rem]">
+        <div className="sm:min-w-[30rem]">
           <div className={`${WATERFALL_GRID} border-b border-slate-200 bg-slate-50 px-2 py-1 text-xs text-slate-500`}>
             <span>step</span>
             <span>name</span>
-            <span>time</span>
+            {timed ? <TimeAxis totalMs={totalMs} /> : <span>time</span>}
             <span className="text-right">duration</span>
-            <span className="text-right">tokens</span>
-            <span className="text-right">cost</span>
+            <span className="hidden text-right sm:block">tokens</span>
+            <span className="hidden text-right sm:block">cost</span>
           </div>
           {children}
         </div>
@@ -360,7 +396,7 @@ function WaterfallHeader({ totalMs, children }: { totalMs: number; children: Rea
 
 function WaterfallList({ t0, totalMs, ...of }: ListProps & { t0: number | null; totalMs: number }) {
   return (
-    <WaterfallHeader totalMs={totalMs}>
+    <WaterfallHeader totalMs={totalMs} timed={t0 !== null && totalMs > 0}>
       <WindowList view="waterfall" of={of}>
         {(w) => <WaterfallWindow {...w} t0={t0} totalMs={totalMs} />}
       </WindowList>
@@ -380,6 +416,7 @@ function SearchResults({
   view,
   sessionId,
   found,
+  query,
   openAll,
   t0,
   totalMs,
@@ -387,11 +424,15 @@ function SearchResults({
   view: SessionViewName;
   sessionId: string;
   found: { steps: StepSummary[]; items: ChatItem[]; matches: number } | undefined;
+  /** What was searched: its matches are highlighted. */
+  query: string;
   openAll: OpenAll;
   t0: number | null;
   totalMs: number;
 }) {
   const box = "max-h-[70vh] overflow-auto rounded-lg border border-slate-200";
+  const painted = useRef<HTMLDivElement>(null);
+  useSearchHighlight(painted, found && found.matches > 0 ? query : "");
   const more =
     found && found.matches > (view === "chat" ? found.items.length : found.steps.length) ? (
       <p className="px-3 py-2 text-sm text-slate-500">
@@ -410,8 +451,8 @@ function SearchResults({
         Nothing in this session matches the search; clear it to see the whole run.
       </p>
     );
-  if (view === "chat")
-    return (
+  const content =
+    view === "chat" ? (
       <div className={`${box} bg-slate-50`} data-testid="chat-view" role="log" aria-label="Conversation">
         {found.items.map((item) => (
           <div key={item.key} className="px-3 py-1.5">
@@ -420,9 +461,7 @@ function SearchResults({
         ))}
         {more}
       </div>
-    );
-  if (view === "timeline")
-    return (
+    ) : view === "timeline" ? (
       <div data-testid="timeline-view" className={`${box} bg-slate-50 p-1.5`}>
         <ol className="flex flex-col gap-1.5" aria-label="Timeline">
           {nodes.map((node) => (
@@ -431,15 +470,19 @@ function SearchResults({
         </ol>
         {more}
       </div>
+    ) : (
+      <WaterfallHeader totalMs={totalMs} timed={t0 !== null && totalMs > 0}>
+        <div className={`${box} rounded-t-none border-t-0 bg-white`} role="list" aria-label="Latency waterfall">
+          {rows.map((r) => (
+            <WaterfallBar key={r.seq} r={r} rows={rows} totalMs={t0 === null ? 0 : totalMs} />
+          ))}
+          {more}
+        </div>
+      </WaterfallHeader>
     );
   return (
-    <WaterfallHeader totalMs={totalMs}>
-      <div className={`${box} rounded-t-none border-t-0 bg-white`} role="list" aria-label="Latency waterfall">
-        {rows.map((r) => (
-          <WaterfallBar key={r.seq} r={r} rows={rows} totalMs={t0 === null ? 0 : totalMs} />
-        ))}
-        {more}
-      </div>
-    </WaterfallHeader>
+    <div ref={painted} data-testid="search-results">
+      {content}
+    </div>
   );
 }

@@ -217,6 +217,11 @@ export function StepRow({
         <span className="text-slate-500 transition-transform group-open:rotate-90">▸</span>
         <Badge tone={KIND_TONE[step.kind]}>{KIND_LABEL[step.kind]}</Badge>
         <span className="shrink-0 font-medium text-slate-900">{step.name}</span>
+        {step.agent ? (
+          <Badge tone="info" title="The agent that made this step">
+            {step.agent}
+          </Badge>
+        ) : null}
         {step.status !== "completed" ? <StatusBadge status={step.status} /> : null}
         {step.occurrence !== null && step.occurrence > 0 ? (
           <Badge title="This exact call (same tool, same arguments) was made before in this session">
@@ -330,7 +335,9 @@ const KIND_BAR = {
   final_output: "bg-emerald-500",
 } as const;
 export const WATERFALL_ROW = 30;
-export const WATERFALL_GRID = "grid grid-cols-[3.5rem_7rem_minmax(0,1fr)_5rem_4.5rem_4.5rem] items-center gap-2";
+/** On a phone: step, name, bar, duration (tokens and cost are in the Steps view); from `sm` up, all six columns. */
+export const WATERFALL_GRID =
+  "grid grid-cols-[2.5rem_minmax(4.5rem,7rem)_minmax(0,1fr)_3.75rem] items-center gap-2 sm:grid-cols-[3.5rem_minmax(7rem,14rem)_minmax(0,1fr)_5rem_4.5rem_4.5rem]";
 
 /** One bar of the latency waterfall (`rows`: the bars drawn with it, for recordings without start times). */
 export function WaterfallBar({
@@ -353,23 +360,30 @@ export function WaterfallBar({
       className={`${WATERFALL_GRID} border-b border-slate-100 px-2 text-xs ${r.parallelGroup !== null ? "bg-indigo-50/50" : ""}`}
     >
       <span className="font-mono text-slate-500">#{r.seq}</span>
-      <span className="flex min-w-0 items-center gap-1 truncate">
-        <span className={`font-mono ${r.kind === "tool_call" ? "pl-3" : ""}`}>{r.name}</span>
+      <span className="flex min-w-0 items-center gap-1">
+        <span className={`min-w-0 truncate font-mono ${r.kind === "tool_call" ? "pl-3" : ""}`} title={r.name}>
+          {r.name}
+        </span>
         {r.parallelGroup !== null ? (
           <span title={`Ran in parallel with ${plural(r.parallelSize - 1, "other call")} of step #${r.parallelGroup}`}>
             <Badge tone="info">∥ {r.parallelSize}</Badge>
           </span>
         ) : null}
       </span>
-      <span className="relative h-3 rounded bg-slate-100">
-        <span
-          className={`absolute top-0 h-3 rounded ${r.status === "failed" ? "bg-rose-500" : KIND_BAR[r.kind]}`}
-          style={{ left: `${Math.min(Math.max(left, 0), 100)}%`, width: `${Math.min(Math.max(width, 0.5), 100)}%` }}
-        />
-      </span>
+      {r.durationMs === null && r.offsetMs === null ? (
+        // Nothing to draw: say so rather than leave an empty track.
+        <span className="text-slate-500 italic">not timed</span>
+      ) : (
+        <span className="relative h-3 rounded bg-slate-100">
+          <span
+            className={`absolute top-0 h-3 rounded ${r.status === "failed" ? "bg-rose-500" : KIND_BAR[r.kind]}`}
+            style={{ left: `${Math.min(Math.max(left, 0), 100)}%`, width: `${Math.min(Math.max(width, 0.5), 100)}%` }}
+          />
+        </span>
+      )}
       <span className="text-right tabular-nums">{formatDuration(r.durationMs)}</span>
-      <span className="text-right tabular-nums">{r.tokens ? formatTokens(r.tokens) : "—"}</span>
-      <span className="text-right tabular-nums">{formatCost(r.costUsd)}</span>
+      <span className="hidden text-right tabular-nums sm:block">{r.tokens ? formatTokens(r.tokens) : "—"}</span>
+      <span className="hidden text-right tabular-nums sm:block">{formatCost(r.costUsd)}</span>
     </div>
   );
 }

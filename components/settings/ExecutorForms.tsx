@@ -8,33 +8,8 @@ import {
   saveToolEndpointAction,
 } from "@/lib/actions/executors";
 import { Button } from "@/components/ui/Button";
-import { useActionForm as useSubmit, type ActionFormError } from "@/components/ui/useActionForm";
-
-type Fields = Record<string, string[]>;
-type SubmitError = ActionFormError;
-
-const input = "mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm";
-
-/** The form's submit button, and an error that belongs to no single field. */
-function SubmitRow({ label, pending, error }: { label: string; pending: boolean; error: SubmitError | null }) {
-  return (
-    <div className="sm:col-span-4">
-      <Button type="submit" disabled={pending}>
-        {label}
-      </Button>
-      {error && Object.keys(error.fields).length === 0 ? (
-        <span role="alert" className="ml-3 text-sm text-rose-700">
-          {error.message}
-        </span>
-      ) : null}
-    </div>
-  );
-}
-
-function FieldError({ fields, name }: { fields: Fields | undefined; name: string }) {
-  const messages = fields?.[name];
-  return messages ? <span className="mt-0.5 block text-xs text-rose-700">{messages.join(" ")}</span> : null;
-}
+import { FieldError, gridInputClass as input, SubmitRow } from "@/components/ui/FormParts";
+import { useActionForm as useSubmit } from "@/components/ui/useActionForm";
 
 export function ModelEndpointForm() {
   const { pending, error, run } = useSubmit();
@@ -68,7 +43,7 @@ export function ModelEndpointForm() {
             onChange={(e) => setV({ ...v, [key]: e.target.value })}
             className={input}
           />
-          <FieldError fields={error?.fields} name={key} />
+          <FieldError error={error} name={key} />
         </label>
       ))}
       <SubmitRow label="Save model endpoint" pending={pending} error={error} />
@@ -100,7 +75,7 @@ export function ToolEndpointForm() {
           onChange={(e) => setV({ ...v, toolName: e.target.value })}
           className={input}
         />
-        <FieldError fields={error?.fields} name="toolName" />
+        <FieldError error={error} name="toolName" />
       </label>
       <label className="text-sm sm:col-span-2">
         <span className="text-slate-600">URL (receives POST {"{ tool, args, callId }"})</span>
@@ -111,7 +86,7 @@ export function ToolEndpointForm() {
           onChange={(e) => setV({ ...v, url: e.target.value })}
           className={input}
         />
-        <FieldError fields={error?.fields} name="url" />
+        <FieldError error={error} name="url" />
       </label>
       <label className="text-sm">
         <span className="text-slate-600">Timeout (ms)</span>
@@ -122,7 +97,7 @@ export function ToolEndpointForm() {
           onChange={(e) => setV({ ...v, timeoutMs: e.target.value })}
           className={input}
         />
-        <FieldError fields={error?.fields} name="timeoutMs" />
+        <FieldError error={error} name="timeoutMs" />
       </label>
       <label className="flex items-center gap-2 text-sm sm:col-span-4">
         <input type="checkbox" checked={v.readOnly} onChange={(e) => setV({ ...v, readOnly: e.target.checked })} />
@@ -168,7 +143,15 @@ export function AllowedHostForm() {
   );
 }
 
-export function RemoveButton({ kind, id, label }: { kind: "model" | "tool" | "host"; id: string; label: string }) {
+export function RemoveButton({
+  kind,
+  id,
+  label,
+}: {
+  kind: "model" | "tool" | "host" | "mcp";
+  id: string;
+  label: string;
+}) {
   const { pending, run } = useSubmit();
   return (
     <Button

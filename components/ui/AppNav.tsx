@@ -24,12 +24,13 @@ export function AppNav({ user }: { user?: { name: string; role: string } | undef
   }
   return (
     <header className="border-b border-slate-200 bg-white">
-      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:gap-6">
+      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:gap-6 xl:gap-3 2xl:gap-6">
         <Link href="/sessions" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
           <BranchMark />
           Branchpoint
         </Link>
-        <nav aria-label="Main" className="hidden items-center gap-1 text-sm xl:flex">
+        {/* Ten sections fit beside the tools at 1280 px with tighter spacing and the theme as icons; wider screens get the roomy one. */}
+        <nav aria-label="Main" className="hidden items-center gap-1 text-sm xl:flex xl:gap-0 2xl:gap-1">
           {links.map((l) => (
             <NavLink key={l.href} href={l.href}>
               {l.label}
@@ -43,8 +44,11 @@ export function AppNav({ user }: { user?: { name: string; role: string } | undef
             className="flex items-center gap-2 rounded-md border border-slate-200 px-2 py-1 text-sm whitespace-nowrap text-slate-600 hover:bg-slate-50 hover:text-slate-900"
             aria-label="Go to… (Ctrl K)"
           >
-            <span className="hidden whitespace-nowrap 2xl:inline">Go to…</span>
-            <Kbd>Ctrl K</Kbd>
+            {/* A phone has no Ctrl key: there the button says what it does instead of showing the chord. */}
+            <span className="whitespace-nowrap sm:hidden 2xl:inline">Go to…</span>
+            <span className="hidden sm:inline" data-testid="palette-chord">
+              <Kbd>Ctrl K</Kbd>
+            </span>
           </button>
           <div className="hidden sm:block">
             <ThemeToggle />
@@ -76,7 +80,7 @@ export function AppNav({ user }: { user?: { name: string; role: string } | undef
             ))}
           </ul>
           <div className="mt-2 flex flex-wrap items-center gap-2 border-t border-slate-100 pt-2 sm:hidden">
-            <ThemeToggle />
+            <ThemeToggle labelled />
             {user ? (
               <>
                 <SignedInAs user={user} />

@@ -20,6 +20,7 @@ export function ConfirmButton({
   native = false,
   size = "md",
   className = "",
+  tone = "danger",
 }: {
   /** The button's words (say "…" when it asks first, as "Delete…"). */
   children: ReactNode;
@@ -37,6 +38,8 @@ export function ConfirmButton({
   native?: boolean;
   size?: ButtonSize;
   className?: string;
+  /** `danger` for what destroys (Delete); `primary` for a step that cannot be taken back but is the way forward (Publish). */
+  tone?: "danger" | "primary";
 }) {
   const [asking, setAsking] = useState(false);
   const id = useId();
@@ -44,7 +47,7 @@ export function ConfirmButton({
   if (native || !asking) {
     return (
       <Button
-        variant="dangerOutline"
+        variant={tone === "danger" ? "dangerOutline" : "primary"}
         size={size}
         className={className}
         disabled={disabled || pending}
@@ -62,9 +65,12 @@ export function ConfirmButton({
       role="alertdialog"
       aria-labelledby={`${id}-title`}
       aria-describedby={details ? `${id}-text` : undefined}
-      className="mt-1 basis-full rounded-md border border-rose-300 bg-white p-3"
+      className={`mt-1 basis-full rounded-md border bg-white p-3 ${tone === "danger" ? "border-rose-300" : "border-indigo-300"}`}
     >
-      <p id={`${id}-title`} className="text-sm font-semibold text-rose-800">
+      <p
+        id={`${id}-title`}
+        className={`text-sm font-semibold ${tone === "danger" ? "text-rose-800" : "text-slate-900"}`}
+      >
         {question}
       </p>
       {details ? (
@@ -73,7 +79,7 @@ export function ConfirmButton({
         </p>
       ) : null}
       <div className="mt-2 flex gap-2">
-        <Button variant="danger" size={size} onClick={onConfirm} disabled={pending}>
+        <Button variant={tone === "danger" ? "danger" : "primary"} size={size} onClick={onConfirm} disabled={pending}>
           {pending ? (pendingLabel ?? confirmLabel) : confirmLabel}
         </Button>
         <Button variant="secondary" size={size} onClick={() => setAsking(false)} disabled={pending}>

@@ -11,6 +11,10 @@ export type Column =
       srOnly?: boolean;
       /** Extra classes for the header cell, e.g. a fixed width. */
       className?: string;
+      /** The order the rows are in by this column, for a sortable one (its `content` is then the link that sorts). */
+      ariaSort?: "ascending" | "descending" | "none";
+      /** What the header shows in place of its label (a sorting link); the label still names the column. */
+      content?: ReactNode;
     };
 
 /**
@@ -57,9 +61,10 @@ export function DataTable({
               <th
                 key={`${i}-${col.label}`}
                 scope="col"
+                aria-sort={col.ariaSort}
                 className={`${dense ? "py-1 pr-2" : "px-3 py-2"} font-medium ${col.srOnly ? SR_ONLY_HOLDER : ""} ${col.align === "right" ? "text-right" : ""} ${col.nowrap ? "whitespace-nowrap" : ""} ${col.className ?? ""}`}
               >
-                {col.srOnly ? <span className="sr-only">{col.label}</span> : col.label}
+                {col.srOnly ? <span className="sr-only">{col.label}</span> : (col.content ?? col.label)}
               </th>
             );
           })}

@@ -7,7 +7,7 @@ import { useDeferredValue, useEffect, useRef, useState } from "react";
 import { searchAction } from "@/lib/actions/search";
 import { Kbd } from "./Kbd";
 import { SHORTCUTS, isTypingTarget, stepIndex } from "./keyboard";
-import { NAV_LINKS } from "./navLinks";
+import { NAV_LINKS, navLinkForKey } from "./navLinks";
 
 /** Rows that j/k move through: explicit list items, else table rows that link somewhere. */
 const ROW_SELECTOR = "main [data-list-item], main tbody tr:has(a[href])";
@@ -37,7 +37,7 @@ export function KeyboardShortcuts() {
       const now = Date.now();
       if (pendingG.current && now - pendingG.current < 1500) {
         pendingG.current = 0;
-        const link = NAV_LINKS.find((l) => l.key === e.key);
+        const link = navLinkForKey(e.key);
         if (link) {
           e.preventDefault();
           router.push(link.href);

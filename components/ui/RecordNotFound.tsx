@@ -9,6 +9,8 @@ const WORDS: Record<RecordKind | "page", { title: string; href: string; back: st
   experiment: { title: "Experiment not found", href: "/experiments", back: "All experiments" },
   trials: { title: "Trials not found", href: "/replays", back: "All replays" },
   investigation: { title: "Investigation not found", href: "/sessions", back: "All sessions" },
+  cluster: { title: "Failure cluster not found", href: "/failures", back: "All failures" },
+  check: { title: "Outcome check not found", href: "/checks", back: "All outcome checks" },
   page: { title: "Page not found", href: "/", back: "Home" },
 };
 

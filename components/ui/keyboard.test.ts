@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isTypingTarget, stepIndex } from "./keyboard";
+import { isTypingTarget, SHORTCUTS, stepIndex } from "./keyboard";
+import { NAV_LINKS, navLinkForKey } from "./navLinks";
 
 describe("stepIndex", () => {
   it.each([
@@ -34,5 +35,44 @@ describe("isTypingTarget", () => {
   it("treats content-editable elements and Monaco as typing", () => {
     expect(isTypingTarget(el("DIV", { isContentEditable: true }))).toBe(true);
     expect(isTypingTarget(el("DIV", { closest: () => ({}) }))).toBe(true);
+  });
+});
+
+describe("g then a letter", () => {
+  it("goes to each section by its key, and by an earlier key no section has taken", () => {
+    const go = (key: string) => navLinkForKey(key)?.href ?? null;
+    expect(["h", "i", "p", "b", "v", "e", "c", "r", "s", "o", "t", "x"].map(go)).toEqual([
+      "/sessions",
+      "/import",
+      "/policies",
+      "/replays",
+      "/investigations",
+      "/experiments",
+      "/checks",
+      "/reports",
+      "/settings",
+      "/reports",
+      "/settings",
+      null,
+    ]);
+  });
+  it("no two sections share a key, and no earlier key is another section's", () => {
+    const keys = NAV_LINKS.map((l) => l.key);
+    const also = NAV_LINKS.flatMap((l) => l.also ?? []);
+    expect(new Set([...keys, ...also]).size).toBe(keys.length + also.length);
+  });
+  it("the help lists every section's shortcut", () => {
+    expect(SHORTCUTS.filter((s) => s.keys[0] === "g").map((s) => `${s.keys.join(" ")}: ${s.does}`)).toEqual([
+      "g h: Go to Sessions",
+      "g i: Go to Import",
+      "g p: Go to Policies",
+      "g b: Go to Replays",
+      "g v: Go to Investigations",
+      "g e: Go to Experiments",
+      "g c: Go to Checks",
+      "g f: Go to Failures",
+      "g r: Go to Reports (g o also works)",
+      "g s: Go to Settings (g t also works)",
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 /** Pure helpers for the keyboard shortcuts (unit-tested; no DOM globals at import time). */
+import { NAV_LINKS } from "./navLinks";
 
 /** True when a key press belongs to what the user is typing, not to a shortcut. */
 export function isTypingTarget(target: EventTarget | null): boolean {
@@ -20,15 +21,20 @@ export function stepIndex(current: number, count: number, delta: 1 | -1): number
   return Math.min(count - 1, Math.max(0, current + delta));
 }
 
+/** "g" then a section's key, one line per section, read from the navigation itself. */
+function goShortcuts(): { keys: string[]; does: string }[] {
+  return NAV_LINKS.map((l) => ({
+    keys: ["g", l.key],
+    does: `Go to ${l.label}${l.also ? ` (g ${l.also.join(", g ")} also works)` : ""}`,
+  }));
+}
+
 /** The shortcuts, as the "?" overlay lists them. */
 export const SHORTCUTS: { keys: string[]; does: string }[] = [
   { keys: ["Ctrl K", "⌘ K"], does: "Open the command palette: go to a session, policy, replay… by name" },
   { keys: ["/"], does: "Focus the search or filter box of this page" },
   { keys: ["j", "k"], does: "Next / previous row of a list; Enter opens it" },
-  {
-    keys: ["g", "then s i p r e o t"],
-    does: "Go to Sessions, Import, Policies, Replays, Experiments, Reports, Settings",
-  },
+  ...goShortcuts(),
   { keys: ["?"], does: "Show this list" },
   { keys: ["Esc"], does: "Close a dialog" },
 ];

@@ -1,11 +1,21 @@
-/** The dashboard's sections, in the order of the navigation bar; `key` is the second key of its "g" shortcut. */
-export const NAV_LINKS = [
-  { href: "/sessions", label: "Sessions", key: "s" },
+/**
+ * The dashboard's sections, in the order of the navigation bar. `key` is the second key of its "g" shortcut;
+ * `also` are earlier keys that still work where no section has taken them.
+ */
+export const NAV_LINKS: readonly { href: string; label: string; key: string; also?: readonly string[] }[] = [
+  { href: "/sessions", label: "Sessions", key: "h" },
   { href: "/import", label: "Import", key: "i" },
   { href: "/policies", label: "Policies", key: "p" },
-  { href: "/replays", label: "Replays", key: "r" },
+  { href: "/replays", label: "Replays", key: "b" },
+  { href: "/investigations", label: "Investigations", key: "v" },
   { href: "/experiments", label: "Experiments", key: "e" },
   { href: "/checks", label: "Checks", key: "c" },
-  { href: "/reports", label: "Reports", key: "o" },
-  { href: "/settings", label: "Settings", key: "t" },
-] as const;
+  { href: "/failures", label: "Failures", key: "f" },
+  { href: "/reports", label: "Reports", key: "r", also: ["o"] },
+  { href: "/settings", label: "Settings", key: "s", also: ["t"] },
+];
+
+/** The section a key pressed after "g" goes to, if any. */
+export function navLinkForKey(key: string): (typeof NAV_LINKS)[number] | undefined {
+  return NAV_LINKS.find((l) => l.key === key) ?? NAV_LINKS.find((l) => l.also?.includes(key));
+}

@@ -4,7 +4,13 @@ import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import type { ActionResult } from "@/lib/http/action";
 
-export type ActionFormError = { code: string; message: string; fields: Record<string, string[]> };
+export type ActionFormError = {
+  code: string;
+  message: string;
+  fields: Record<string, string[]>;
+  /** Every problem the server named, with its path (for a form that lists them under the message). */
+  issues: { path: string; message: string }[];
+};
 
 /**
  * Runs a server action from a form: pending state, the error (a message and
@@ -19,7 +25,12 @@ export function useActionForm({ refresh = true }: { refresh?: boolean } = {}) {
     start(async () => {
       const result = await action();
       if (!result.ok) {
-        setError({ code: result.error.code, message: result.error.message, fields: result.error.fieldErrors });
+        setError({
+          code: result.error.code,
+          message: result.error.message,
+          fields: result.error.fieldErrors,
+          issues: result.error.issues,
+        });
         return;
       }
       setError(null);
@@ -32,6 +43,6 @@ export function useActionForm({ refresh = true }: { refresh?: boolean } = {}) {
   /** The error when no field carries it (show it beside the submit button). */
   const formError = error && Object.keys(error.fields).length === 0 ? error.message : null;
   /** Shows an error found before calling the action (input the browser could already tell is wrong). */
-  const fail = (message: string) => setError({ code: "invalid_input", message, fields: {} });
+  const fail = (message: string) => setError({ code: "invalid_input", message, fields: {}, issues: [] });
   return { pending, error, formError, fieldErrors, run, fail, reset: () => setError(null) };
 }

@@ -1,9 +1,12 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { headers } from "next/headers";
 import { z } from "zod";
 import { AppError, parseInput } from "@/lib/errors";
 import { validatedAction } from "@/lib/http/action";
+import { publicOriginOfHeaders } from "@/lib/http/origins";
+import { agentAccess } from "@/lib/server/agent/agent-access";
 import { parseFixtureForm } from "@/lib/http/fixture-form";
 import { cancelReplay, CancelReplayInput } from "@/lib/server/jobs/jobs";
 import {
@@ -36,6 +39,10 @@ export const startReplayAction = validatedAction(StartReplayInput, async (princi
     id: started.id,
     trialSetId: started.trialSetId ?? null,
     warnings: started.warnings.map((w) => w.message),
+    // An agent-driven branch: its token, shown this once, and the endpoints to point the agent at.
+    agent: started.agentToken
+      ? agentAccess(publicOriginOfHeaders(await headers()), started.id, started.agentToken)
+      : null,
   };
 });
 

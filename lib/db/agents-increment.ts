@@ -52,7 +52,9 @@ export async function loadAgentsRequest(
         'listed', NOT (jsonb_typeof(s.metadata) = 'object' AND s.metadata ? 'traceIds'),
         'traceState', s."traceState", 'eventCount', s."eventCount",
         'modelCallCount', s."modelCallCount", 'toolCallCount', s."toolCallCount", 'errorCount', s."errorCount",
-        'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens", 'costUsd', s."costUsd",
+        'inputTokens', s."inputTokens", 'outputTokens', s."outputTokens",
+        -- The source's cost: a price table estimate is worked out again after the export (lib/db/prices.ts).
+        'costUsd', CASE WHEN s."costSource" = 'price_table' THEN 0 ELSE s."costUsd" END,
         'agentId', s."agentId", 'agentVersionId', s."agentVersionId",
         'replays', (SELECT count(*)::int FROM "Replay" p WHERE p."sessionId" = s.id))), '[]')
        FROM "Session" s WHERE s.format = ${FORMAT} AND s."externalId" IN (

@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   "api_key.revoked",
   "executor.changed",
   "allowed_host.changed",
+  "connector.changed",
   "live_call.approved",
   "live_call.rejected",
   "share.created",

@@ -4,8 +4,8 @@ import { ensureStartupData } from "./startup";
 const globalForDb = globalThis as unknown as { __branchpointDb?: Promise<Database> };
 
 /**
- * The one database of this process, opened (and migrated, and given its demo
- * data on first start) on first use. Cached on globalThis so Next's dev
+ * The one database of this process, opened (migrated, the environment's API
+ * key registered) on first use; the server's start-up adds the demo data. Cached on globalThis so Next's dev
  * reloads reuse it: PGlite allows one instance per folder.
  */
 export function database(): Promise<Database> {

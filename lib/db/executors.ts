@@ -47,9 +47,14 @@ export async function upsertAllowedHost(client: DbClient, host: string) {
  */
 export async function deleteExecutorSetting(
   client: DbClient,
-  kind: "model" | "tool" | "host",
+  kind: "model" | "tool" | "host" | "mcp",
   id: string,
 ): Promise<string | null> {
+  if (kind === "mcp") {
+    const row = await client.mcpServer.findUnique({ where: { id }, select: { name: true } });
+    await client.mcpServer.deleteMany({ where: { id } });
+    return row?.name ?? null;
+  }
   if (kind === "model") {
     const row = await client.modelEndpoint.findUnique({ where: { id }, select: { name: true } });
     await client.modelEndpoint.deleteMany({ where: { id } });
@@ -97,4 +102,20 @@ export function findToolEndpoint(client: DbClient, where: { id: string } | { too
 }
 export function findAllowedHost(client: DbClient, where: { id: string } | { host: string }) {
   return client.allowedHost.findUnique({ where });
+}
+
+/** Registered upstream MCP servers, by name. */
+export function listMcpServers(client: DbClient) {
+  return client.mcpServer.findMany({ orderBy: { name: "asc" } });
+}
+export function upsertMcpServer(client: DbClient, input: { name: string; url: string }) {
+  return client.mcpServer.upsert({
+    where: { name: input.name },
+    create: input,
+    update: { url: input.url },
+    select: { id: true },
+  });
+}
+export function findMcpServer(client: DbClient, where: { id: string } | { name: string }) {
+  return client.mcpServer.findUnique({ where });
 }

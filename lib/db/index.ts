@@ -5,6 +5,8 @@ export { database, db } from "./database";
 export { withTransaction } from "./policies";
 export * from "./session-save";
 export * from "./session-reads";
+export * from "./session-list";
+export * from "./session-outcomes";
 export * from "./api-keys";
 export * from "./users";
 export * from "./invitations";

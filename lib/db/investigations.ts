@@ -60,6 +60,23 @@ export async function listInvestigationsOfSession(client: DbClient, sessionId: s
   });
 }
 
+/** Every session's investigations, newest first, with the session they searched. */
+export async function listRecentInvestigations(client: DbClient, limit = 100) {
+  return client.investigation.findMany({
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+    select: {
+      id: true,
+      kind: true,
+      status: true,
+      result: true,
+      createdBy: true,
+      createdAt: true,
+      session: { select: { id: true, title: true } },
+    },
+  });
+}
+
 export interface PendingProbe {
   /** Which probe (blame: the model step; minimise: the kept edits). */
   key: string;

@@ -118,7 +118,7 @@ export async function requeueAbandonedReplays(
     UPDATE "Replay" SET status = 'queued', "leaseOwner" = NULL, "leaseUntil" = NULL, "updatedAt" = now()
      WHERE id IN (
        SELECT id FROM "Replay"
-        WHERE status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())
+        WHERE status = 'running' AND driver = 'server' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())
           AND NOT (id = ANY(${[...mine]}::text[]))
         ORDER BY "createdAt" LIMIT ${limit}
         FOR UPDATE SKIP LOCKED)
@@ -129,7 +129,8 @@ export async function requeueAbandonedReplays(
 /** On the embedded database only (one process, proven by the folder lock): every lease is the last process's. */
 export async function dropAllLeases(client: DbClient): Promise<number> {
   const { count } = await client.replay.updateMany({
-    where: { status: "running" },
+    // An agent-driven replay is `running` while its agent calls, with no worker and no lease: not a worker's.
+    where: { status: "running", driver: "server" },
     data: { status: "queued", leaseOwner: null, leaseUntil: null },
   });
   return count;

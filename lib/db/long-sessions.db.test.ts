@@ -8,7 +8,7 @@ import { loadReplayComparison } from "./replay-comparison";
 import { importLongChat, loadReplayView, storedRun } from "./replays-testing";
 import { getSession, sessionEvents } from "./session-reads";
 import { saveImportedSessions } from "./session-save";
-import { demoDocuments } from "./startup";
+import { demoDocuments } from "@/lib/server/sessions/demo-data";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 
 const TURNS = 10_000;

@@ -36,7 +36,7 @@ const tryRuleOnRecordedCall = (
     prisma,
   );
 import { saveImportedSessions } from "./session-save";
-import { loadDemoData } from "./startup";
+import { loadDemoData } from "@/lib/server/sessions/demo-data";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 
 const SEED_000_EXAMPLE: Policy = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicy } from "./policies";
 import { recordExists } from "./records";
-import { loadDemoData } from "./startup";
+import { loadDemoData } from "@/lib/server/sessions/demo-data";
 import { createTestDatabase, type TestDatabase } from "./testing";
 
 describe("whether a detail page's record exists, on the embedded database", () => {

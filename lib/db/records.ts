@@ -2,7 +2,8 @@
 import type { DbClient } from "./client";
 
 /** What a detail page (`/sessions/<id>`, `/replays/<id>`…) shows. */
-export type RecordKind = "session" | "replay" | "policy" | "report" | "experiment" | "trials" | "investigation";
+export type RecordKind =
+  "session" | "replay" | "policy" | "report" | "experiment" | "trials" | "investigation" | "cluster" | "check";
 
 export async function recordExists(client: DbClient, kind: RecordKind, id: string): Promise<boolean> {
   const where = { id };
@@ -21,5 +22,9 @@ export async function recordExists(client: DbClient, kind: RecordKind, id: strin
       return (await client.replay.count({ where: { trialSetId: id } })) > 0;
     case "investigation":
       return (await client.investigation.count({ where })) > 0;
+    case "cluster":
+      return (await client.failureCluster.count({ where })) > 0;
+    case "check":
+      return (await client.check.count({ where })) > 0;
   }
 }

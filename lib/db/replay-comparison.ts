@@ -225,6 +225,44 @@ async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
   return row?.rows ? (JSON.parse(row.rows) as T[]) : [];
 }
 
+/** A session's events as a comparison reads them (see liteEvent), in seq order: one query, one JSON array. */
+export async function sessionLiteRows(client: DbClient, sessionId: string): Promise<LiteRow[]> {
+  const rows = await jsonRows<BaseTuple>(
+    client,
+    Prisma.sql`
+      SELECT json_agg(json_build_array(
+        seq, kind, name, status, "cacheKey", error, CASE WHEN kind = 'final_output' THEN output END,
+        "outputDigest", "plainInputDigest", CASE WHEN kind = 'model_call' THEN "inputDigest" END, ${HAS_INPUT},
+        "durationMs", "inputTokens", "outputTokens", "costUsd"
+      ) ORDER BY seq)::text AS rows
+      FROM "Event" WHERE "sessionId" = ${sessionId}`,
+  );
+  return rows.map(baseLiteRow);
+}
+
+/**
+ * A session's events as a comparison of two sessions reads them: each input and output a digest (a final output
+ * whole), a model call's input the digest of its full input, so that equal prompts in two runs compare equal. Rows
+ * stored before digests existed (none after the start-up migration) get theirs from their full inputs.
+ */
+export async function sessionCompareEvents(client: DbClient, sessionId: string): Promise<SessionEvent[]> {
+  const rows = await sessionLiteRows(client, sessionId);
+  const events = rows.map(liteEvent);
+  const missing = rows.filter((r) => r.kind === "model_call" && r.inputDigest === null && r.hasInput === true);
+  if (missing.length === 0) return events;
+  const found = await eventDigests(
+    client,
+    sessionId,
+    missing.map((r) => r.seq),
+  );
+  const bySeq = new Map(events.map((e) => [e.seq, e]));
+  for (const d of found) {
+    const e = bySeq.get(d.seq);
+    if (e) e.input = d.inputDigest === null ? null : { digest: d.inputDigest };
+  }
+  return events;
+}
+
 /**
  * The comparison page's data without reading the models' prompts: both
  * sequences are read as one JSON array each (no per-row mapping of 10,000
@@ -250,16 +288,7 @@ export async function loadReplayComparison(
       : await loadReplayMeta(client, replayId);
   if (!meta) return null;
   const [baseRows, stepRowsFound] = await Promise.all([
-    jsonRows<BaseTuple>(
-      client,
-      Prisma.sql`
-        SELECT json_agg(json_build_array(
-          seq, kind, name, status, "cacheKey", error, CASE WHEN kind = 'final_output' THEN output END,
-          "outputDigest", "plainInputDigest", CASE WHEN kind = 'model_call' THEN "inputDigest" END, ${HAS_INPUT},
-          "durationMs", "inputTokens", "outputTokens", "costUsd"
-        ) ORDER BY seq)::text AS rows
-        FROM "Event" WHERE "sessionId" = ${meta.replay.sessionId}`,
-    ).then((rows) => rows.map(baseLiteRow)),
+    sessionLiteRows(client, meta.replay.sessionId),
     jsonRows<StepTuple>(
       client,
       Prisma.sql`

@@ -23,14 +23,15 @@ const MAX_IDX = 2 ** 31 - 1;
  * one snapshot: a run that stores new steps meanwhile may show in later
  * windows (a finished replay's steps do not change).
  */
-export async function* replayStepRows(client: DbClient, replayId: string, window = STEP_WINDOW) {
+/** `from`: the first idx read (default: the first step). */
+export async function* replayStepRows(client: DbClient, replayId: string, window = STEP_WINDOW, from?: number) {
   const next = async (after: number | null) =>
     client.replayStep.findFirst({
       where: { replayId, ...(after === null ? {} : { idx: { gt: after } }) },
       orderBy: { idx: "asc" },
       select: { idx: true },
     });
-  for (let start = (await next(null))?.idx; start !== undefined;) {
+  for (let start = (await next(from === undefined ? null : from - 1))?.idx; start !== undefined;) {
     const last = Math.min(start + window - 1, MAX_IDX);
     const rows = await client.replayStep.findMany({
       where: { replayId, idx: { gte: start, lte: last } },

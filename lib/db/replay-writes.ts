@@ -4,7 +4,8 @@ import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
 import { runFailure, type RunFailureCode } from "@/lib/run-failures";
 import { isTerminal } from "./replays";
-import { stepRows } from "./replay-steps";
+import { newId } from "./session-save";
+import { insertStepRows, stepRows } from "./replay-steps";
 
 function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;
@@ -114,7 +115,11 @@ export async function insertFixture(client: DbClient, replayId: string, f: NewFi
   });
 }
 
-/** Appends non-fixture log entries (approvals, live and simulated results) after the last one. */
+/**
+ * Appends non-fixture log entries (approvals, live and simulated results) after the last one, in one
+ * statement. Live and simulated results are written ahead, as soon as the executor answers (lib/jobs), so a
+ * killed run keeps them; the run's own copy of such an entry (same id) is not stored twice.
+ */
 export async function appendLogEntries(
   client: DbClient,
   replayId: string,
@@ -123,28 +128,26 @@ export async function appendLogEntries(
 ): Promise<void> {
   const fresh = entries.filter((e) => e.type !== "fixture");
   if (fresh.length === 0) return;
-  // Live and simulated results are written ahead, as soon as the executor answers (lib/jobs), so a
-  // killed run keeps them; the run's own copy of such an entry (same id) is not stored twice.
-  const existing = await client.replayLogEntry.findMany({ where: { replayId }, select: { payload: true } });
-  const known = new Set(existing.map((e) => (e.payload as { id?: unknown } | null)?.id));
-  const rest = fresh.filter((e) => !known.has(e.id));
-  if (rest.length === 0) return;
-  const last = await client.replayLogEntry.findFirst({
-    where: { replayId },
-    orderBy: { idx: "desc" },
-    select: { idx: true },
-  });
-  let idx = (last?.idx ?? -1) + 1;
-  await client.replayLogEntry.createMany({
-    data: rest.map((e) => ({
-      replayId,
-      idx: idx++,
-      type: e.type,
-      payload: json(e),
-      actor: e.type === "approval" ? e.by : actor,
-      ...(e.at ? { createdAt: new Date(e.at) } : {}),
-    })),
-  });
+  const records = fresh.map((e, n) => ({
+    n,
+    id: newId(),
+    type: e.type,
+    payload: e,
+    actor: e.type === "approval" ? e.by : actor,
+    at: e.at ? new Date(e.at).toISOString() : null,
+  }));
+  // Only the ids of what is stored are compared (in the database), never the entries themselves.
+  await client.$executeRaw`
+    WITH fresh AS (
+      SELECT x.* FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb)
+        AS x(n int, id text, type text, payload jsonb, actor text, at timestamptz)
+      WHERE NOT EXISTS (SELECT 1 FROM "ReplayLogEntry" e
+        WHERE e."replayId" = ${replayId}::text AND e.payload->>'id' = x.payload->>'id')
+    ), last AS (SELECT COALESCE(max(idx), -1) AS idx FROM "ReplayLogEntry" WHERE "replayId" = ${replayId}::text)
+    INSERT INTO "ReplayLogEntry" (id, "replayId", idx, type, payload, actor, "createdAt")
+    SELECT fresh.id, ${replayId}::text, last.idx + row_number() OVER (ORDER BY fresh.n), fresh.type, fresh.payload,
+      fresh.actor, COALESCE(fresh.at, CURRENT_TIMESTAMP)
+    FROM fresh, last`;
 }
 
 /** Replaces the derived steps and state of a replay with one run's result. Call inside a transaction. */
@@ -160,8 +163,8 @@ export async function saveRunResult(
     fresh?: boolean;
     /** The last progress the run reported. */
     progress?: { done: number; total: number } | null;
-    /** Stores the steps instead of writing them here: drafts written ahead are published (lib/db/replay-save). */
-    storeSteps?: (client: DbClient) => Promise<unknown>;
+    /** `stepRows(replayId, result.steps)`, when the caller built them before its transaction began. */
+    rows?: readonly Prisma.ReplayStepCreateManyInput[];
   } = {},
 ): Promise<boolean> {
   const terminal = isTerminal(result.status);
@@ -190,12 +193,9 @@ export async function saveRunResult(
     await client.replay.update({ where: { id: replayId }, data });
   }
   if (!opts.fresh) await client.replayStep.deleteMany({ where: { replayId } });
-  if (opts.storeSteps) {
-    await opts.storeSteps(client);
-    return true;
-  }
-  const rows = stepRows(replayId, result.steps);
-  for (let k = 0; k < rows.length; k += 1000) await client.replayStep.createMany({ data: rows.slice(k, k + 1000) });
+  // A few multi-row statements, in this transaction: readers see the steps replaced at once, and a run killed
+  // before its commit leaves none of them.
+  await insertStepRows(client, opts.rows ?? stepRows(replayId, result.steps));
   return true;
 }
 

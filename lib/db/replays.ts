@@ -30,6 +30,7 @@ import { toReplayStep, withFullStepInputs } from "./replay-steps";
 
 export const REPLAY_STATUSES = [
   "queued",
+  "waiting_for_agent",
   "running",
   "completed",
   "paused",
@@ -39,6 +40,7 @@ export const REPLAY_STATUSES = [
   "budget_exhausted",
   "blocked",
   "cancelled",
+  "abandoned",
 ] as const;
 
 const TERMINAL = new Set<string>([
@@ -48,6 +50,7 @@ const TERMINAL = new Set<string>([
   "failed",
   "blocked",
   "cancelled",
+  "abandoned",
 ]);
 
 /** Finished replays: nothing more will happen to them. `queued`, `running`, `paused` and `awaiting_approval` are not. */
@@ -96,6 +99,8 @@ export interface ReplayView {
     progress: { done: number; total: number } | null;
     cancelRequested: boolean;
     attempts: number;
+    /** Who drives the branch: the server's engine, or the user's own agent through its endpoints. */
+    driver: string;
   };
   session: { id: string; title: string | null; externalId: string | null; agentName: string; adapter: string };
   base: SessionEvent[];
@@ -232,6 +237,7 @@ export async function loadReplayMeta(
       progress: row.progressTotal ? { done: row.progressDone ?? 0, total: row.progressTotal } : null,
       cancelRequested: row.cancelRequested,
       attempts: row.attempts,
+      driver: row.driver,
     },
     session: {
       id: row.session.id,

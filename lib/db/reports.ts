@@ -1,23 +1,18 @@
 /**
- * RCA reports and their share links. A report starts as a draft:
+ * RCA reports, their rows. A report starts as a draft:
  * its title, sections and pinned steps may be edited (the snapshot is rebuilt
- * from the replay) and it may be deleted. Publishing freezes it; a published
+ * from the replay, by lib/server/reports/report-snapshot.ts) and it may be deleted. Publishing freezes it; a published
  * report never changes again and only published reports can be shared. Share
  * links store only the SHA-256 of their token.
  */
-import type { z } from "zod";
 import { AppError, notFound } from "@/lib/errors";
 import type { ReportDocument } from "@/lib/reports/export";
-import { ReportSections, ReportSectionsInput, ReportTitle } from "@/lib/reports/sections";
+import { ReportSections } from "@/lib/reports/sections";
 import { shareState } from "@/lib/reports/share";
 import type { EvidenceSnapshot, ReportEvidenceItem } from "@/lib/reports/evidence";
-import { buildReportSnapshot, readSnapshot, staleRecordingsUsedBy, unknownPins } from "@/lib/reports/snapshot";
-import { latestStaleCheck } from "./investigations";
+import { readSnapshot, type ReportSnapshot } from "@/lib/reports/snapshot";
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
-import { eventDelta, type AlignedPair, type Comparison } from "@/lib/replay";
-import { loadReplayComparison, type ReplayComparisonView } from "./replay-comparison";
-import { comparisonRowsAt, isTerminal } from "./replays";
 
 function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;
@@ -26,17 +21,6 @@ function json(value: unknown): Prisma.InputJsonValue {
 export const REPORT_STATUSES = ["draft", "published"] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 
-export interface NewReport {
-  replayId: string;
-  title: string;
-  sections: ReportSectionsInput;
-  createdBy: string;
-  /** The author's account (null for an admin key): with admins, the one who may add evidence to it. */
-  createdById?: string | null;
-  /** Publish at once (the Finding must be filled in); a draft otherwise. */
-  publish?: boolean;
-}
-
 /** Why a report cannot be published, as issues (empty when it can). */
 export function publishIssues(sections: Pick<ReportSections, "finding">): { path: string; message: string }[] {
   return sections.finding.trim() === ""
@@ -44,7 +28,7 @@ export function publishIssues(sections: Pick<ReportSections, "finding">): { path
     : [];
 }
 
-function refuseUnpublishable(sections: Pick<ReportSections, "finding">): void {
+export function refuseUnpublishable(sections: Pick<ReportSections, "finding">): void {
   const issues = publishIssues(sections);
   if (issues.length > 0)
     throw new AppError(
@@ -55,75 +39,41 @@ function refuseUnpublishable(sections: Pick<ReportSections, "finding">): void {
 }
 
 /**
- * Creates a report from a finished replay: the snapshot is built now and never
- * changes. 404 for an unknown replay, 409 for one that has not finished, 400
- * for pins that are not pairs of its comparison.
+ * Stores a new report as built (lib/server/reports/report-snapshot.ts makes its snapshot and sections from
+ * the replay): a draft, or published at once.
  */
-export async function createReport(client: DbClient, input: NewReport, now = new Date()): Promise<ReportDocument> {
-  const title = ReportTitle.parse(input.title);
-  const sectionsIn = ReportSectionsInput.parse(input.sections);
-  if (input.publish) refuseUnpublishable(ReportSections.pick({ finding: true }).parse(sectionsIn));
-  const { snapshot, sections } = await snapshotFor(client, input.replayId, sectionsIn, now);
-  const row = await client.report.create({
+export async function insertReport(
+  client: DbClient,
+  row: {
+    replayId: string;
+    title: string;
+    sections: ReportSections;
+    snapshot: ReportSnapshot;
+    publish?: boolean;
+    createdBy: string;
+    createdById?: string | null;
+  },
+  now: Date,
+): Promise<ReportDocument> {
+  const created = await client.report.create({
     data: {
-      replayId: input.replayId,
-      title,
-      sections: json(sections),
-      snapshot: json(snapshot),
-      status: input.publish ? "published" : "draft",
-      publishedAt: input.publish ? now : null,
-      createdBy: input.createdBy,
-      createdById: input.createdById ?? null,
+      replayId: row.replayId,
+      title: row.title,
+      sections: json(row.sections),
+      snapshot: json(row.snapshot),
+      status: row.publish ? "published" : "draft",
+      publishedAt: row.publish ? now : null,
+      createdBy: row.createdBy,
+      createdById: row.createdById ?? null,
       createdAt: now,
       updatedAt: now,
     },
   });
-  return toDocument(row);
-}
-
-/** The snapshot of a finished replay with the given pins, and the sections as stored. */
-async function snapshotFor(
-  client: DbClient,
-  replayId: string,
-  sectionsIn: z.output<typeof ReportSectionsInput>,
-  now: Date,
-) {
-  const view = await loadReplayComparison(client, replayId);
-  if (!view) throw notFound("replay", replayId, "replayId");
-  if (!isTerminal(view.replay.status)) {
-    throw new AppError(
-      "wrong_state",
-      `The replay is ${view.replay.status.replaceAll("_", " ")}: a report needs a finished replay. Supply the pending fixture or approval and let it finish, then create the report.`,
-    );
-  }
-  const unknown = unknownPins(view.comparison, sectionsIn.pinnedPairs);
-  if (unknown.length > 0) {
-    throw new AppError(
-      "invalid_input",
-      "Some pinned steps are not pairs of this replay's comparison.",
-      unknown.map((id) => ({ path: "sections.pinnedPairs", message: `unknown pair '${id}'` })),
-    );
-  }
-  const check = await latestStaleCheck(client, view.replay.sessionId);
-  const staleRecordings = check
-    ? staleRecordingsUsedBy(await stepSources(client, replayId), {
-        id: check.id,
-        finishedAt: check.finishedAt?.toISOString() ?? null,
-        records: (check.probes ?? []) as { seq: number; tool: string; state: string; paths: string[] }[],
-      })
-    : null;
-  const comparison = await withPairsWhole(client, view, sectionsIn.pinnedPairs);
-  const snapshot = buildReportSnapshot({ ...view, comparison, staleRecordings }, sectionsIn.pinnedPairs, now);
-  const sections = ReportSections.parse({
-    ...sectionsIn,
-    validity: sectionsIn.validity ?? snapshot.suggestedValidity.label,
-    pinnedPairs: snapshot.pinnedPairs,
-  });
-  return { snapshot, sections };
+  return toDocument(created);
 }
 
 /** Each branch step's kind, base step and source, in order: what tells which recordings it used. */
-async function stepSources(client: DbClient, replayId: string) {
+export async function replayStepSources(client: DbClient, replayId: string) {
   const rows = await client.replayStep.findMany({
     where: { replayId },
     orderBy: { idx: "asc" },
@@ -133,102 +83,24 @@ async function stepSources(client: DbClient, replayId: string) {
 }
 
 /**
- * The comparison with the pairs a report keeps (its first divergence and the
- * pinned ones) whole: both steps read in full and a changed pair's delta, as
- * the comparison of the whole runs has them. The other pairs stay as aligned
- * over digests: a report keeps only their ids, types and positions. So a
- * report reads its replay's rows once and the kept steps whole (each run's
- * earlier model calls once, when a kept model input is stored as a delta).
+ * Writes a draft's edit: only a row that is still a draft is written, so a publish that won the race is
+ * not undone (409, saying which). 404 for an unknown report.
  */
-async function withPairsWhole(
-  client: DbClient,
-  view: ReplayComparisonView,
-  pinned: readonly string[],
-): Promise<Comparison> {
-  const kept = new Set([...pinned, ...(view.comparison.firstDivergence ? [view.comparison.firstDivergence.id] : [])]);
-  const pairs = view.comparison.pairs.filter((p) => kept.has(p.id));
-  const rows = await comparisonRowsAt(
-    client,
-    view.replay.id,
-    pairs.flatMap((p) => (p.type === "inserted" ? [] : [p.base.seq])),
-    pairs.flatMap((p) => (p.type === "removed" || p.type === "unreached" ? [] : [p.branch.seq])),
-  );
-  if (!rows) throw notFound("replay", view.replay.id, "replayId");
-  const whole = new Map<string, AlignedPair>();
-  for (const p of pairs) {
-    const base = p.type === "inserted" ? null : rows.base.get(p.base.seq);
-    const branch = p.type === "removed" || p.type === "unreached" ? null : rows.branch.get(p.branch.seq);
-    if (base === undefined || branch === undefined)
-      throw new AppError("wrong_state", "The replay's steps changed while the report was made: make it again.");
-    whole.set(
-      p.id,
-      p.type === "changed"
-        ? { ...p, base: base!, branch: branch!, delta: eventDelta(base!, branch!) }
-        : p.type === "equal"
-          ? { ...p, base: base!, branch: branch! }
-          : p.type === "inserted"
-            ? { ...p, branch: branch! }
-            : { ...p, base: base! },
-    );
-  }
-  return { ...view.comparison, pairs: view.comparison.pairs.map((p) => whole.get(p.id) ?? p) };
-}
-
-export interface ReportEdit {
-  title?: string;
-  sections?: ReportSectionsInput;
-}
-
-/**
- * Edits a draft: a new title and/or sections (sections replace the old ones
- * whole). The snapshot is rebuilt from the replay, so pins may change; once the
- * replay is deleted, only pins the report already holds may be kept. 404 for an
- * unknown report, 409 for a published one (published reports never change).
- */
-export async function updateReport(
+export async function saveReportEdit(
   client: DbClient,
   reportId: string,
-  edit: ReportEdit,
-  now = new Date(),
+  edit: { title: string; sections: ReportSections; snapshot: ReportSnapshot },
+  now: Date,
 ): Promise<ReportDocument> {
-  const existing = await findReportRow(client, reportId);
-  refuseUnlessDraft(existing, "edited");
-  const current = toDocument(existing);
-  const title = edit.title === undefined ? current.title : ReportTitle.parse(edit.title);
-  let sections = current.sections;
-  let snapshot = current.snapshot;
-  if (edit.sections !== undefined) {
-    const sectionsIn = ReportSectionsInput.parse(edit.sections);
-    if (existing.replayId) {
-      ({ snapshot, sections } = await snapshotFor(client, existing.replayId, sectionsIn, now));
-    } else {
-      const held = new Set(current.snapshot.pinnedPairs);
-      const unknown = sectionsIn.pinnedPairs.filter((id) => !held.has(id));
-      if (unknown.length > 0)
-        throw new AppError(
-          "invalid_input",
-          "The replay of this report is deleted: only the steps already pinned can be kept.",
-          unknown.map((id) => ({ path: "sections.pinnedPairs", message: `'${id}' is not pinned in this report` })),
-        );
-      const keep = new Set(sectionsIn.pinnedPairs);
-      snapshot = { ...current.snapshot, pinnedPairs: current.snapshot.pinnedPairs.filter((id) => keep.has(id)) };
-      sections = ReportSections.parse({
-        ...sectionsIn,
-        validity: sectionsIn.validity ?? current.sections.validity,
-        pinnedPairs: snapshot.pinnedPairs,
-      });
-    }
-  }
-  // Only a row that is still a draft is written: a publish that won the race is not undone.
   const { count } = await client.report.updateMany({
-    where: { id: existing.id, status: "draft" },
-    data: { title, sections: json(sections), snapshot: json(snapshot), updatedAt: now },
+    where: { id: reportId, status: "draft" },
+    data: { title: edit.title, sections: json(edit.sections), snapshot: json(edit.snapshot), updatedAt: now },
   });
   if (count === 0) {
     refuseUnlessDraft(await findReportRow(client, reportId), "edited");
     throw new AppError("conflict", "The draft changed while it was being saved; reload it and save again.");
   }
-  return toDocument(await client.report.findUniqueOrThrow({ where: { id: existing.id }, include: withEvidence }));
+  return toDocument(await client.report.findUniqueOrThrow({ where: { id: reportId }, include: withEvidence }));
 }
 
 /** Publishes a draft: from now on it is immutable and may be shared. 400 without a Finding, 409 when already published. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPolicy } from "./policies";
 import { searchByName } from "./search";
-import { loadDemoData } from "./startup";
+import { loadDemoData } from "@/lib/server/sessions/demo-data";
 import { createTestDatabase, type TestDatabase } from "./testing";
 
 describe("the command palette's search, on the embedded database", () => {
@@ -22,6 +22,18 @@ describe("the command palette's search, on the embedded database", () => {
     expect(sessions[0]!.label).toContain("task 0, trial 3");
     expect(sessions[0]!.href).toBe(`/sessions/${sessions[0]!.id}`);
     expect(hits.filter((h) => h.kind !== "session")).toEqual([]);
+  });
+
+  it("tells runs with one title apart: each hit says when it started and its source's id", async () => {
+    const rows = await db.prisma.session.findMany({ select: { id: true, startedAt: true, externalId: true } });
+    const hits = (await searchByName(db.prisma, "", 50)).filter((h) => h.kind === "session");
+    expect(hits.length).toBeGreaterThan(0);
+    for (const hit of hits) {
+      const row = rows.find((r) => r.id === hit.id)!;
+      if (row.startedAt) expect(hit.detail).toContain(`started ${row.startedAt.toISOString().slice(0, 10)}`);
+    }
+    // No two hits read the same (label and detail together).
+    expect(new Set(hits.map((h) => `${h.label} ${h.detail}`)).size).toBe(hits.length);
   });
 
   it("finds a policy by name, and a session by the start of its id", async () => {

@@ -1,3 +1,4 @@
+import { sessionDistinction, sessionLabel } from "@/lib/session-list/labels";
 import type { DbClient } from "./client";
 
 /** One thing the command palette can go to. */
@@ -24,7 +25,14 @@ export async function searchByName(client: DbClient, q: string, limit = 5): Prom
   const [sessions, policies, replays, experiments, reports] = await Promise.all([
     client.session.findMany({
       where: text ? { OR: [{ title: contains }, { id: { startsWith: text } }, { agent: { name: contains } }] } : {},
-      select: { id: true, title: true, agent: { select: { name: true } } },
+      select: {
+        id: true,
+        title: true,
+        externalId: true,
+        format: true,
+        startedAt: true,
+        agent: { select: { name: true } },
+      },
       orderBy: recent,
       take: limit,
     }),
@@ -70,8 +78,9 @@ export async function searchByName(client: DbClient, q: string, limit = 5): Prom
     ...sessions.map((s) => ({
       kind: "session" as const,
       id: s.id,
-      label: s.title ?? s.id,
-      detail: s.agent.name,
+      label: sessionLabel(s),
+      // Runs of one prompt share a title: when each started and its source's id tell them apart.
+      detail: [s.agent.name, sessionDistinction(s)].filter(Boolean).join(" · "),
       href: `/sessions/${s.id}`,
     })),
     ...policies.map((p) => ({

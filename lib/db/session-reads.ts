@@ -1,4 +1,4 @@
-/** Reading stored sessions: lists, filters, heads, events in windows and outlines. */
+/** Reading stored sessions: heads, events in windows and outlines (the list and its filters: session-list.ts). */
 import { type SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
@@ -43,28 +43,15 @@ export async function fullEvent(client: DbClient, sessionId: string, seq: number
   return { ...row, input: expanded.at(-1)!.input };
 }
 
-export type SessionFilter = {
-  agent?: string;
-  status?: string;
-  tool?: string;
-  q?: string;
-};
-
-function whereFor(f: SessionFilter): Prisma.SessionWhereInput {
-  const where: Prisma.SessionWhereInput = {};
-  if (f.agent) where.agent = { name: f.agent };
-  if (f.status) where.status = f.status;
-  if (f.tool) where.toolNames = { has: f.tool };
-  if (f.q) where.searchText = { contains: f.q.toLowerCase() };
-  return where;
-}
-
 export const sessionListSelect = {
   id: true,
   title: true,
   externalId: true,
   format: true,
   status: true,
+  outcome: true,
+  outcomeReason: true,
+  outcomeSeq: true,
   startedAt: true,
   durationMs: true,
   eventCount: true,
@@ -74,6 +61,7 @@ export const sessionListSelect = {
   inputTokens: true,
   outputTokens: true,
   costUsd: true,
+  costSource: true,
   toolNames: true,
   createdAt: true,
   agentVersionId: true,
@@ -83,24 +71,6 @@ export const sessionListSelect = {
 
 export type SessionListItem = Prisma.SessionGetPayload<{ select: typeof sessionListSelect }>;
 
-/** Newest first, paginated by cursor (the last id of the previous page). */
-export async function listSessions(
-  client: DbClient,
-  opts: SessionFilter & { limit?: number; cursor?: string },
-): Promise<{ sessions: SessionListItem[]; nextCursor: string | null }> {
-  const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);
-  const rows = await client.session.findMany({
-    where: whereFor(opts),
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: limit + 1,
-    ...(opts.cursor ? { cursor: { id: opts.cursor }, skip: 1 } : {}),
-    select: sessionListSelect,
-  });
-  const hasMore = rows.length > limit;
-  const sessions = hasMore ? rows.slice(0, limit) : rows;
-  return { sessions, nextCursor: hasMore ? (sessions.at(-1)?.id ?? null) : null };
-}
-
 /** A session's agent, adapter and capabilities: what a policy is validated against for it. */
 export async function sessionContext(client: DbClient, id: string) {
   return client.session.findUnique({
@@ -108,6 +78,7 @@ export async function sessionContext(client: DbClient, id: string) {
     select: {
       id: true,
       agentId: true,
+      demo: true,
       agent: { select: { adapter: true } },
       agentVersion: { select: { capabilities: true } },
     },
@@ -135,10 +106,6 @@ export async function sessionEventsCompact(client: DbClient, id: string): Promis
   });
 }
 
-export async function countSessions(client: DbClient): Promise<number> {
-  return client.session.count();
-}
-
 /** Values for the browser's filter menus. */
 export async function sessionFacets(client: DbClient) {
   const [agents, tools] = await Promise.all([
@@ -156,6 +123,8 @@ export async function sessionFacets(client: DbClient) {
 export async function getSession(client: DbClient, id: string, opts: { inputs?: "full" | "delta" } = {}) {
   const session = await client.session.findUnique({
     where: { id },
+    // A bigint, which JSON cannot carry: read by what shows the cost (./prices.ts).
+    omit: { costMicros: true },
     include: {
       agent: true,
       agentVersion: true,
@@ -172,7 +141,11 @@ export type SessionWithEvents = NonNullable<Awaited<ReturnType<typeof getSession
 export async function sessionHead(client: DbClient, id: string) {
   return withTraceIdsOf(
     client,
-    await client.session.findUnique({ where: { id }, include: { agent: true, agentVersion: true } }),
+    await client.session.findUnique({
+      where: { id },
+      omit: { costMicros: true },
+      include: { agent: true, agentVersion: true },
+    }),
   );
 }
 export type SessionHead = NonNullable<Awaited<ReturnType<typeof sessionHead>>>;
@@ -192,14 +165,15 @@ const MAX_SEQ = 2 ** 31 - 1;
  * read of the index. Not one snapshot: a trace export that writes the session
  * meanwhile may show in the windows read after it.
  */
-export async function* sessionEventRows(client: DbClient, id: string, window = EVENT_WINDOW) {
+/** `from`: the first seq read (default: the run's first). */
+export async function* sessionEventRows(client: DbClient, id: string, window = EVENT_WINDOW, from?: number) {
   const next = async (after: number | null) =>
     client.event.findFirst({
       where: { sessionId: id, ...(after === null ? {} : { seq: { gt: after } }) },
       orderBy: { seq: "asc" },
       select: { seq: true },
     });
-  for (let start = (await next(null))?.seq; start !== undefined;) {
+  for (let start = (await next(from === undefined ? null : from - 1))?.seq; start !== undefined;) {
     // The last seq of the window, within the column's range (an int4).
     const last = Math.min(start + window - 1, MAX_SEQ);
     const rows = await client.event.findMany({

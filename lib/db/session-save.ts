@@ -5,7 +5,12 @@ import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { replaceTraceIds, splitTraceIds } from "./session-traces";
 import { prismaSql, type SqlTx } from "./sql";
-import { compactInputs } from "@/lib/ingest/inputs";
+import { compactInputs, type CompactInput } from "@/lib/ingest/inputs";
+import { failureSignature, type FailureStep } from "@/lib/clusters/signature";
+import { writeClusterAssignments } from "./clusters";
+import { sessionOutcome } from "@/lib/sessions/outcome";
+import { costUsage } from "@/lib/prices/prices";
+import { writeSessionCost } from "./prices";
 
 export type SavedSession = { id: string; eventCount: number; duplicate?: true };
 
@@ -41,33 +46,78 @@ export function searchTextFor(s: ImportedSession): string {
     .slice(0, 8000);
 }
 
-export function summarize(events: readonly SessionEvent[]) {
+export function summarize(events: readonly SessionEvent[], metadata: unknown = {}) {
+  const summary = summaryAccumulator();
+  for (const e of events) summary.add(e);
+  return summary.result(metadata);
+}
+
+/**
+ * summarize, one event at a time (an import written in windows). It keeps what the outcome and the failure
+ * signature read of each step (kind, name, status; the error of a failed one), not the step's content.
+ */
+export function summaryAccumulator() {
   let inputTokens = 0;
   let outputTokens = 0;
   let costUsd = 0;
+  let eventCount = 0;
+  let modelCallCount = 0;
+  let toolCallCount = 0;
+  let errorCount = 0;
+  let incomplete = false;
+  let last: Pick<SessionEvent, "kind" | "status"> | undefined;
   const toolNames = new Set<string>();
-  for (const e of events) {
-    inputTokens += e.usage?.inputTokens ?? 0;
-    outputTokens += e.usage?.outputTokens ?? 0;
-    costUsd += e.usage?.costUsd ?? 0;
-    if (e.kind === "tool_call") toolNames.add(e.name);
-  }
-  const last = events.at(-1);
-  const status = events.some((e) => e.status === "incomplete")
-    ? "incomplete"
-    : last?.kind === "final_output" || (last !== undefined && last.status === "completed")
-      ? "completed"
-      : "failed";
+  const steps: FailureStep[] = [];
   return {
-    eventCount: events.length,
-    modelCallCount: events.filter((e) => e.kind === "model_call").length,
-    toolCallCount: events.filter((e) => e.kind === "tool_call").length,
-    errorCount: events.filter((e) => e.status === "failed").length,
-    inputTokens,
-    outputTokens,
-    costUsd,
-    toolNames: [...toolNames].sort(),
-    status,
+    /** What the outcome rule and the failure signature read of the steps added so far. */
+    steps: steps as readonly FailureStep[],
+    add(e: Pick<SessionEvent, "seq" | "kind" | "name" | "status" | "usage" | "error">) {
+      inputTokens += e.usage?.inputTokens ?? 0;
+      outputTokens += e.usage?.outputTokens ?? 0;
+      costUsd += e.usage?.costUsd ?? 0;
+      eventCount++;
+      if (e.kind === "model_call") modelCallCount++;
+      if (e.kind === "tool_call") {
+        toolCallCount++;
+        toolNames.add(e.name);
+      }
+      if (e.status === "failed") errorCount++;
+      if (e.status === "incomplete") incomplete = true;
+      steps.push({
+        seq: e.seq,
+        kind: e.kind,
+        name: e.name,
+        status: e.status,
+        error: e.status === "failed" ? e.error : null,
+      });
+      last = e;
+    },
+    /** The session row's figures; `metadata` is the source's, which may carry its own verdict (the outcome). */
+    result(metadata: unknown = {}) {
+      const status = incomplete
+        ? "incomplete"
+        : last?.kind === "final_output" || (last !== undefined && last.status === "completed")
+          ? "completed"
+          : "failed";
+      const outcome = sessionOutcome({
+        metadata,
+        events: steps.map((x) => ({ ...x, error: x.error as { type?: string; message?: string } | null })),
+      });
+      return {
+        eventCount,
+        modelCallCount,
+        toolCallCount,
+        errorCount,
+        inputTokens,
+        outputTokens,
+        costUsd,
+        toolNames: [...toolNames].sort(),
+        status,
+        outcome: outcome.outcome,
+        outcomeReason: outcome.reason,
+        outcomeSeq: outcome.seq,
+      };
+    },
   };
 }
 
@@ -87,15 +137,20 @@ export function eventRows(
   const compact = previous
     ? compactInputs([{ seq: previous.seq, kind: "model_call", input: previous.input }, ...events]).slice(1)
     : compactInputs(events);
-  return events.map((e, i) => ({
+  return events.map((e, i) => eventRow(sessionId, e, compact[i]!));
+}
+
+/** One event's row, its model input in the stored form `compact` gives (from compactInputs or inputCompactor). */
+export function eventRow(sessionId: string, e: SessionEvent, compact: CompactInput): Prisma.EventCreateManyInput {
+  return {
     sessionId,
     seq: e.seq,
     kind: e.kind,
     name: e.name,
-    input: compact[i]!.input === undefined || compact[i]!.input === null ? undefined : json(compact[i]!.input),
-    inputPrefixSeq: compact[i]!.prefix?.seq ?? null,
-    inputPrefixCount: compact[i]!.prefix?.count ?? null,
-    inputDigest: compact[i]!.digest,
+    input: compact.input === undefined || compact.input === null ? undefined : json(compact.input),
+    inputPrefixSeq: compact.prefix?.seq ?? null,
+    inputPrefixCount: compact.prefix?.count ?? null,
+    inputDigest: compact.digest,
     output: e.output === undefined || e.output === null ? undefined : json(e.output),
     error: e.error ?? undefined,
     status: e.status,
@@ -107,7 +162,7 @@ export function eventRows(
     parentSeq: e.parentSeq,
     cacheKey: e.cacheKey,
     occurrence: e.occurrence,
-  }));
+  };
 }
 
 /**
@@ -183,7 +238,7 @@ function toolsOf(s: ImportedSession): ImportedSession["tools"] {
 
 async function writeSession(tx: DbClient, s: ImportedSession, existingId?: string): Promise<SavedSession> {
   const { agentId, agentVersionId } = await ensureAgent(prismaSql(tx), s);
-  const summary = summarize(s.events);
+  const summary = summarize(s.events, s.metadata);
   const firstStart = s.startedAt ?? s.events.find((e) => e.startedAt)?.startedAt ?? null;
   // A trace-ingested session's trace ids are rows of their own (./session-traces.ts).
   const stored = splitTraceIds(s.format, s.metadata);
@@ -200,15 +255,28 @@ async function writeSession(tx: DbClient, s: ImportedSession, existingId?: strin
     searchText: searchTextFor(s),
     metadata: json(stored.metadata),
   };
+  // Its failure cluster, in the same transaction (lib/db/clusters.ts).
+  const cluster = (sessionId: string) => ({
+    sessionId,
+    agentId,
+    agentVersionId,
+    seenAt: data.startedAt ?? new Date(),
+    signature: failureSignature(summary, s.events),
+  });
   if (existingId) {
     await tx.session.update({ where: { id: existingId }, data });
     if (stored.traceIds) await replaceTraceIds(prismaSql(tx), existingId, stored.traceIds);
     await replaceChangedEvents(tx, existingId, eventRows(existingId, s.events));
+    await writeClusterAssignments(prismaSql(tx), [cluster(existingId)]);
+    await writeSessionCost(prismaSql(tx), existingId, costUsage(s.events));
     return { id: existingId, eventCount: s.events.length };
   }
   const id = (await tx.session.create({ data, select: { id: true } })).id;
   if (stored.traceIds) await replaceTraceIds(prismaSql(tx), id, stored.traceIds);
   await insertEventRows(prismaSql(tx), eventRows(id, s.events));
+  await writeClusterAssignments(prismaSql(tx), [cluster(id)], { fresh: true });
+  // The source's cost, else the price table's estimate (./prices.ts).
+  await writeSessionCost(prismaSql(tx), id, costUsage(s.events));
   return { id, eventCount: s.events.length };
 }
 
@@ -351,27 +419,41 @@ function randomChunk(): Buffer {
  * them (outputDigest, plainInputDigest) are then equal for equal values
  * (`1.0` and `1` written as text would differ).
  */
-export async function saveImportedSessions(prisma: Db, sessions: readonly ImportedSession[]): Promise<SavedSession[]> {
+export async function saveImportedSessions(
+  prisma: Db,
+  sessions: readonly ImportedSession[],
+  /** The demo loader's: the new sessions are demo data (only demo data may run on the built-in demo model). */
+  opts: { demo?: boolean } = {},
+): Promise<SavedSession[]> {
   return prisma.$transaction(
     async (tx) => {
-      const saved: SavedSession[] = [];
-      for (const s of sessions) {
-        if (s.externalId) {
-          const existing = await tx.session.findUnique({
-            where: { format_externalId: { format: s.format, externalId: s.externalId } },
-            select: { id: true, eventCount: true },
-          });
-          if (existing) {
-            saved.push({ id: existing.id, eventCount: existing.eventCount, duplicate: true });
-            continue;
-          }
-        }
-        saved.push(await writeSession(tx, s));
-      }
+      const saved = await saveSessionsIn(tx, sessions);
+      const fresh = saved.filter((x) => !x.duplicate).map((x) => x.id);
+      if (opts.demo && fresh.length > 0)
+        await tx.session.updateMany({ where: { id: { in: fresh } }, data: { demo: true } });
       return saved;
     },
     { timeout: 120_000, maxWait: 30_000 },
   );
+}
+
+/** saveImportedSessions inside the caller's transaction (an import that writes several records in one). */
+export async function saveSessionsIn(tx: DbClient, sessions: readonly ImportedSession[]): Promise<SavedSession[]> {
+  const saved: SavedSession[] = [];
+  for (const s of sessions) {
+    if (s.externalId) {
+      const existing = await tx.session.findUnique({
+        where: { format_externalId: { format: s.format, externalId: s.externalId } },
+        select: { id: true, eventCount: true },
+      });
+      if (existing) {
+        saved.push({ id: existing.id, eventCount: existing.eventCount, duplicate: true });
+        continue;
+      }
+    }
+    saved.push(await writeSession(tx, s));
+  }
+  return saved;
 }
 
 /** Replaces a session rebuilt from more spans (OTLP batching), or creates it. Call inside a transaction. */

@@ -2,7 +2,8 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STARTUP_MIGRATION_LOCK, applyMigrationsInTurn } from "./schema-engine";
-import { ensureStartupData, loadDemoData } from "./startup";
+import { loadDemoData, seedDemoData } from "@/lib/server/sessions/demo-data";
+import { ensureStartupData } from "./startup";
 import { createTestDatabase, type TestDatabase } from "./testing";
 
 describe("start-up on the embedded database", () => {
@@ -26,7 +27,8 @@ describe("start-up on the embedded database", () => {
   it("leaves a replay a stopped server left running to the job queue (it resumes, it is not marked failed) and loads no demo data twice", async () => {
     const sessionsBefore = await db.prisma.session.count();
     const { id } = await runningReplay();
-    const result = await ensureStartupData(db.prisma);
+    await ensureStartupData(db.prisma);
+    const result = await seedDemoData(db.prisma);
     const replay = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
     expect(replay.status).toBe("running");
     expect(replay.error).toBeNull();

@@ -1,49 +1,25 @@
-import { readFile, readdir } from "node:fs/promises";
-import path from "node:path";
-import { importDocument } from "@/lib/ingest";
 import { env } from "@/lib/env";
 import { registerEnvApiKey } from "./api-keys";
 import type { Db } from "./client";
+import { backfillClusters } from "./clusters";
 import { compactStoredInputs } from "./compact-stored";
-import { saveImportedSessions } from "./session-save";
+import { backfillCosts, seedDefaultPrices } from "./prices";
+import { backfillOutcomes } from "./session-outcomes";
 
-export const SEED_DIR = path.join(process.cwd(), "prisma", "seed");
-
-/** The demo documents: the τ-bench sample and our own native sessions. */
-export async function demoDocuments(): Promise<{ file: string; text: string }[]> {
-  const files = [path.join(SEED_DIR, "tau-bench", "gpt-4o-airline.sample.json")];
-  const nativeDir = path.join(SEED_DIR, "native");
-  for (const name of (await readdir(/*turbopackIgnore: true*/ nativeDir).catch(() => [])).sort()) {
-    if (name.endsWith(".json") || name.endsWith(".jsonl")) files.push(path.join(nativeDir, name));
-  }
-  return Promise.all(
-    files.map(async (file) => ({ file, text: await readFile(/*turbopackIgnore: true*/ file, "utf8") })),
-  );
-}
-
-/** Loads the demo sessions into an empty database, in one transaction. */
-export async function loadDemoData(prisma: Db): Promise<number> {
-  const sessions = [];
-  for (const { file, text } of await demoDocuments()) {
-    const result = importDocument(text, { filename: path.basename(file) });
-    if (!result.ok) {
-      const first = result.issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`);
-      throw new Error(`demo file ${path.relative(process.cwd(), file)} does not import: ${first.join("; ")}`);
-    }
-    sessions.push(...result.sessions);
-  }
-  const saved = await saveImportedSessions(prisma, sessions);
-  return saved.filter((s) => !s.duplicate).length;
-}
-
-/** Run at every start: the environment's API key, and the demo data on a first start. */
+/**
+ * Run at every opening of the database: the environment's API key, and runs stored before model inputs were
+ * stored once put in the compact form, and sessions stored before outcomes were given theirs, and
+ * sessions stored before failure clusters put in theirs, the shipped prices added and sessions' costs worked out
+ * (each a no-op once done). The demo data on a first start is the server's
+ * start-up's (lib/server/sessions/demo-data.ts, from instrumentation.ts).
+ */
 // Work a stopped server left running is not marked failed here: it resumes by itself (lib/jobs).
-export async function ensureStartupData(prisma: Db): Promise<{ demoSessions: number }> {
-  const settings = env();
-  await registerEnvApiKey(prisma, settings.BRANCHPOINT_API_KEY);
-  // Runs stored before model inputs were stored once: put in the compact form (a no-op once done).
+export async function ensureStartupData(prisma: Db): Promise<void> {
+  await registerEnvApiKey(prisma, env().BRANCHPOINT_API_KEY);
   await compactStoredInputs(prisma);
-  if (settings.BRANCHPOINT_DEMO_DATA === "off") return { demoSessions: 0 };
-  if ((await prisma.session.count()) > 0) return { demoSessions: 0 };
-  return { demoSessions: await loadDemoData(prisma) };
+  await backfillOutcomes(prisma);
+  await backfillClusters(prisma);
+  // The shipped prices a database lacks (lib/prices/defaults.ts), then every session whose cost is not worked out.
+  await seedDefaultPrices(prisma);
+  await backfillCosts(prisma);
 }

@@ -9,20 +9,28 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { openDatabase, type Database } from "./client";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { openDatabase, type Database, type Db } from "./client";
+import { PrismaClient } from "./generated/client";
 
 export type TestEngine = "pglite" | "postgres";
 export const TEST_ENGINES: TestEngine[] = ["pglite", "postgres"];
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-const TEMPLATE_DIR = path.join(tmpdir(), `branchpoint-pglite-template-${process.pid}`);
+/** Where the database tests' global set-up (testing-template.ts) put the run's migrated template. */
+export const PGLITE_TEMPLATE_ENV = "BRANCHPOINT_TEST_PGLITE_TEMPLATE";
 
 async function pgliteTemplate(): Promise<string> {
-  if (!existsSync(path.join(TEMPLATE_DIR, "pgdata"))) {
-    const db = await openDatabase({ dir: TEMPLATE_DIR, url: "" });
+  const shared = process.env[PGLITE_TEMPLATE_ENV];
+  if (shared && existsSync(path.join(shared, "pgdata"))) return shared;
+  // Outside the test runner (a bench, a script): a template of this process's own.
+  const own = path.join(tmpdir(), `branchpoint-pglite-template-${process.pid}`);
+  if (!existsSync(path.join(own, "pgdata"))) {
+    const db = await openDatabase({ dir: own, url: "" });
     await db.close();
   }
-  return TEMPLATE_DIR;
+  return own;
 }
 
 export type TestDatabase = Database & { drop(): Promise<void> };
@@ -82,4 +90,21 @@ export async function indexEntriesRead(
   await work();
   const after = await counts();
   return Object.fromEntries([...after].map(([index, read]) => [index, read - (before.get(index) ?? 0)]));
+}
+
+/**
+ * A second client over `database`'s own connection (the embedded one) or server, which records the text of
+ * every statement it sends: for tests that count statements. `close` lets its connections go.
+ */
+export function statementCountingClient(database: Database): {
+  prisma: Db;
+  statements: string[];
+  close(): Promise<void>;
+} {
+  const adapter =
+    database.engine === "postgres" ? new PrismaPg(database.pgConfig!) : new PrismaPGlite(database.pglite!);
+  const client = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });
+  const statements: string[] = [];
+  client.$on("query", (e) => statements.push(e.query));
+  return { prisma: client as unknown as Db, statements, close: () => client.$disconnect() };
 }

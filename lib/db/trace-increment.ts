@@ -8,6 +8,7 @@ import type {
   StoredRow,
   WindowRead,
 } from "@/lib/ingest/increment/types";
+import { markCostStale } from "./prices";
 import type { SqlTx } from "./sql";
 import { ensureAgent, eventRows, insertEventRows, newId, rowText, searchTextFor } from "./session-save";
 
@@ -172,10 +173,15 @@ export async function loadOtlpRequest(
   traceIds: readonly string[],
   ownKeys: readonly string[],
 ): Promise<{ rows: StoredRow<unknown>[]; sessions: SessionRow[] }> {
-  const [{ loaded }] = await sql.query<[{ loaded: string }]>`
-    SELECT "otlp_increment_load"(${traceIds}::text[], ${ownKeys}::text[], ${OTLP_FORMATS}::text[], ${OTLP_PREFIX.length}::int) AS loaded`;
+  // With the sessions whose cost is the price table's estimate: their source gave none (lib/db/prices.ts).
+  const [{ loaded, estimated }] = await sql.query<[{ loaded: string; estimated: string[] }]>`
+    SELECT l.loaded, ARRAY(
+      SELECT s.id FROM "Session" s
+      WHERE s.id IN (SELECT x->>'id' FROM json_array_elements(l.loaded::json->'sessions') x)
+        AND s."costSource" = 'price_table') AS estimated
+    FROM (SELECT "otlp_increment_load"(${traceIds}::text[], ${ownKeys}::text[], ${OTLP_FORMATS}::text[], ${OTLP_PREFIX.length}::int) AS loaded) l`;
   const parsed = JSON.parse(loaded) as { rows: JsonRow[]; sessions: SessionRow[] };
-  return { rows: parsed.rows.map((r) => storedRow(r)), sessions: parsed.sessions };
+  return { rows: parsed.rows.map((r) => storedRow(r)), sessions: withSourceCosts(parsed.sessions, estimated) };
 }
 
 /** What an OTLP window needs of the rest of its session, in one round trip (see "otlp_increment_window"). */
@@ -254,4 +260,16 @@ export async function writePlan<S>(sql: SqlTx, plan: GroupPlan<S>, spans: readon
       ${durationMs}::int, ${m.modelCallCount}::int, ${m.toolCallCount}::int, ${m.errorCount}::int,
       ${m.inputTokens}::int, ${m.outputTokens}::int, ${m.costUsd}::float8, ${m.toolNames}::text[], ${m.status}::text,
       ${searchTextFor({ ...s, events: plan.searchEvents })}::text, ${JSON.stringify(s.metadata)}::jsonb, ${JSON.stringify(plan.state)}::jsonb) AS n`;
+  // Its cost is worked out after the export, from the whole session (lib/db/prices.ts).
+  await markCostStale(sql, plan.session.id);
+}
+
+/**
+ * The loaded sessions with the cost their source gave: 0 for those whose stored cost is the price table's
+ * estimate, so that a window is still summed by difference (the estimate is worked out again after it).
+ */
+export function withSourceCosts(sessions: SessionRow[], estimated: readonly string[]): SessionRow[] {
+  if (estimated.length === 0) return sessions;
+  const set = new Set(estimated);
+  return sessions.map((s) => (set.has(s.id) ? { ...s, costUsd: 0 } : s));
 }

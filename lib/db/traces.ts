@@ -169,6 +169,8 @@ export async function supersede(
       },
     },
   });
+  // Its failure counts once, in the session that replaces it.
+  await tx.clusterMember.deleteMany({ where: { sessionId: session.id } });
 }
 
 export async function setSupersededBy(tx: DbClient, sessionId: string, by: string): Promise<void> {

@@ -13,6 +13,7 @@ import { OutboundRefused, safeRequest } from "./outbound";
 import type { Message, ModelExecutor, ToolAnswer, ToolCall, ToolExecutor, ToolSimulator } from "@/lib/replay";
 import type { DbClient } from "@/lib/db/client";
 import { allowedHosts, modelEndpointFor, toolEndpointFor } from "@/lib/db/executors";
+import { DEMO_MODEL, demoModelScript, isDemoModel, scriptedCompletion, type ChatRequest } from "./demo-model";
 
 export class ExecutorError extends Error {
   override name = "ExecutorError";
@@ -242,6 +243,17 @@ type ChatMessage = {
 };
 
 /** Our message shape as OpenAI chat messages. */
+/**
+ * Tool definitions as Chat Completions takes them: the importers store `{ name, description?, parameters? }`,
+ * which goes out wrapped as `{ type: "function", function }`; a definition already in that shape goes as it is.
+ */
+export function toChatTools(tools: readonly unknown[]): unknown[] {
+  return tools.map((tool) => {
+    if (tool === null || typeof tool !== "object" || "type" in tool || !("name" in tool)) return tool;
+    return { type: "function", function: tool };
+  });
+}
+
 export function toChatMessages(messages: readonly Message[]): ChatMessage[] {
   return messages.map((m) => {
     const content =
@@ -373,7 +385,35 @@ export function modelExecutor(client: DbClient, onNul?: NulReport, pinnedEndpoin
   };
 }
 
+/**
+ * The built-in demo model (./demo-model.ts), in-process: the request goes out and the answer comes back in
+ * the same wire shapes as a real endpoint's, so everything after it reads the same.
+ */
+function demoModelExecutor(): ModelExecutor {
+  const script = demoModelScript();
+  let index = 0;
+  let calls = 0;
+  return (request) => {
+    const body: ChatRequest = {
+      model: DEMO_MODEL.model,
+      messages: toChatMessages(request.messages) as ChatRequest["messages"],
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.tools && request.tools.length > 0 ? { tools: toChatTools(request.tools) } : {}),
+    };
+    const reply = script(body, { random: () => 0, index });
+    if ("status" in reply) throw new ExecutorError("http_error", `${DEMO_MODEL.name} answered ${reply.status}.`);
+    const completion = scriptedCompletion(reply, body, {
+      index: index++,
+      model: DEMO_MODEL.model,
+      nextCallId: () => `call_demo_${request.step}_${calls++}`,
+    });
+    return Promise.resolve({ ...fromChatCompletion(completion), model: DEMO_MODEL.name, durationMs: 0 });
+  };
+}
+
 function modelExecutorRaw(client: DbClient, pinnedEndpointId?: string | null): ModelExecutor {
+  // Only a replay of demo data is ever pinned to the demo model (resolveModelEndpoint refuses it otherwise).
+  if (isDemoModel(pinnedEndpointId)) return demoModelExecutor();
   return async (request) => {
     const { answer, endpoint, durationMs } = await chat(
       client,
@@ -381,7 +421,7 @@ function modelExecutorRaw(client: DbClient, pinnedEndpointId?: string | null): M
       {
         messages: toChatMessages(request.messages),
         ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-        ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
+        ...(request.tools && request.tools.length > 0 ? { tools: toChatTools(request.tools) } : {}),
       },
       pinnedEndpointId,
     );

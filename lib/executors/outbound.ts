@@ -160,7 +160,8 @@ export async function checkDestination(
   return unmap(answers[0]!.address);
 }
 
-export type OutboundResponse = { status: number; text: string; url: string };
+/** `headers`: the final answer's headers (a rate-limited client reads Retry-After). */
+export type OutboundResponse = { status: number; text: string; url: string; headers: http.IncomingHttpHeaders };
 
 const MAX_REDIRECTS = 5;
 const MAX_BODY = 20 * 1024 * 1024;
@@ -169,7 +170,7 @@ function requestOnce(
   url: URL,
   target: { address: string; family: 4 | 6 },
   init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
-): Promise<{ status: number; location: string | null; text: string }> {
+): Promise<{ status: number; location: string | null; text: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolvePromise, reject) => {
     const lib = url.protocol === "https:" ? https : http;
     const req = lib.request(
@@ -199,7 +200,12 @@ function requestOnce(
         });
         res.on("end", () => {
           const location = res.headers.location ?? null;
-          resolvePromise({ status: res.statusCode ?? 0, location, text: Buffer.concat(chunks).toString("utf8") });
+          resolvePromise({
+            status: res.statusCode ?? 0,
+            location,
+            text: Buffer.concat(chunks).toString("utf8"),
+            headers: res.headers,
+          });
         });
         res.on("error", reject);
       },
@@ -237,6 +243,6 @@ export async function safeRequest(
       url = next;
       continue;
     }
-    return { status: answer.status, text: answer.text, url: url.toString() };
+    return { status: answer.status, text: answer.text, url: url.toString(), headers: answer.headers };
   }
 }

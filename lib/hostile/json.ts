@@ -76,3 +76,37 @@ export function valueDepthExcess(value: unknown, limit = MAX_JSON_DEPTH): (strin
   }
   return null;
 }
+
+/** Number literals that may be past a double's range: a long run of digits, or a large exponent. */
+const HUGE_NUMBER = /-?\d{300,}(?:\.\d+)?(?:[eE][+-]?\d+)?|-?\d+(?:\.\d+)?[eE]\+?\d{3,}/g;
+
+/**
+ * Where JSON `text` (already parsed to `value`) writes a number too large for a double, which JSON.parse made
+ * Infinity and every writer would then store as null without a word; null when there is none. A regular
+ * expression finds the candidates (a match inside a string is only text: the parsed value decides).
+ */
+export function hugeNumberAt(text: string, value: unknown): { line: number; column: number; message: string } | null {
+  HUGE_NUMBER.lastIndex = 0;
+  for (let m = HUGE_NUMBER.exec(text); m !== null; m = HUGE_NUMBER.exec(text)) {
+    if (Number.isFinite(Number(m[0]))) continue;
+    if (!holdsNonFinite(value)) return null;
+    const before = text.slice(0, m.index);
+    return {
+      line: before.split("\n").length,
+      column: m.index - (before.lastIndexOf("\n") + 1) + 1,
+      message: `the number ${m[0].slice(0, 40)}${m[0].length > 40 ? "…" : ""} is too large to store (the largest is about 1.8e308)`,
+    };
+  }
+  return null;
+}
+
+/** Whether a parsed value holds Infinity (what JSON.parse makes of a number too large), walked without recursion. */
+function holdsNonFinite(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "number" && !Number.isFinite(v)) return true;
+    if (v !== null && typeof v === "object") for (const inner of Object.values(v)) stack.push(inner);
+  }
+  return false;
+}

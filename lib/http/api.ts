@@ -3,12 +3,9 @@ import { JsonTooDeepError, parseJsonBounded } from "@/lib/hostile/json";
 import { repairLoneSurrogates } from "@/lib/hostile/text";
 import { IMPORT_RETRY_AFTER_SECONDS } from "./heavy";
 import { z } from "zod";
-import { db, type Db } from "@/lib/db";
 import { appErrorFromDatabase } from "@/lib/db/errors";
 import { env } from "@/lib/env";
 import { AppError, errorBody, issuesFromZod, STATUS } from "@/lib/errors";
-import type { Principal } from "@/lib/server/principal";
-import { bearerKeyOf, resolvePrincipal } from "./principal";
 
 /** The JSON answer for an AppError: its code's status and `{ error: { code, message, issues } }`. */
 export function jsonError(error: AppError, headers?: HeadersInit): Response {
@@ -23,16 +20,6 @@ export function retryAfter(error: AppError): Record<string, string> {
   if (error.code === "unavailable") return { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) };
   if (error.code === "busy") return { "retry-after": String(IMPORT_RETRY_AFTER_SECONDS) };
   return {};
-}
-
-/** The bearer key of a request (`Authorization: Bearer …`), or null. */
-export function bearerKey(request: Request): string | null {
-  return bearerKeyOf(request.headers);
-}
-
-/** The principal of a request's bearer key; fails closed (401). */
-export async function requireApiKey(prisma: Db, request: Request): Promise<Principal> {
-  return resolvePrincipal(request, { accept: ["api_key"], prisma });
 }
 
 /**
@@ -127,25 +114,6 @@ export function readQuery<S extends z.ZodType>(request: Request, schema: S): z.i
   if (!parsed.success)
     throw new AppError("invalid_input", "The query parameters are not valid.", issuesFromZod(parsed.error));
   return parsed.data;
-}
-
-type Handler<C> = (ctx: { request: Request; prisma: Db; params: C; principal: Principal }) => Promise<Response>;
-
-/**
- * A `/api/v1/*` route: API key checked first, errors mapped to
- * `{ error: { code, message, issues } }` in one place. Unexpected errors are
- * logged and answered with a generic 500 (no internals reach the client).
- */
-export function apiRoute<C = Record<string, never>>(handler: Handler<C>) {
-  return async (request: Request, context: { params: Promise<C> }): Promise<Response> => {
-    try {
-      const prisma = await db();
-      const principal = await requireApiKey(prisma, request);
-      return await handler({ request, prisma, params: await context.params, principal });
-    } catch (error) {
-      return errorResponse(error);
-    }
-  };
 }
 
 /** Any error as its AppError: expected ones as they are, zod and database refusals as 4xx, the rest a logged 500. */

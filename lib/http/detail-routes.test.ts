@@ -13,7 +13,9 @@ describe("detail pages and the record each shows", () => {
     ["/reports/x/edit", { kind: "report", id: "x" }],
     ["/experiments/e1", { kind: "experiment", id: "e1" }],
     ["/trials/t1/", { kind: "trials", id: "t1" }],
+    ["/checks/c1", { kind: "check", id: "c1" }],
     ["/sessions/does%20not%20exist", { kind: "session", id: "does not exist" }],
+    ["/sessions/a1/compare/b%202", { kind: "session", id: "a1", also: "b 2" }],
   ])("%s shows one record", (path, expected) => {
     expect(detailRouteOf(path)).toEqual(expected);
   });
@@ -21,6 +23,7 @@ describe("detail pages and the record each shows", () => {
   it.each([
     "/",
     "/sessions",
+    "/checks",
     "/sessions/",
     "/reports/new",
     "/experiments/new",
@@ -29,6 +32,8 @@ describe("detail pages and the record each shows", () => {
     "/settings/executors",
     "/share/token",
     "/sessions/%ff",
+    "/sessions/a1/compare",
+    "/sessions/a1/compare/%ff",
   ])("%s is not a detail page", (path) => {
     expect(detailRouteOf(path)).toBeNull();
   });

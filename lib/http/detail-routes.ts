@@ -15,30 +15,37 @@ export const PATH_HEADER = "x-branchpoint-path";
 
 const ROUTES: readonly [RegExp, RecordKind][] = [
   [/^\/sessions\/([^/]+)(?:\/replay|\/investigate)?\/?$/, "session"],
+  // Two sessions compared: both must exist.
+  [/^\/sessions\/([^/]+)\/compare\/([^/]+)\/?$/, "session"],
   [/^\/replays\/([^/]+)(?:\/compare)?\/?$/, "replay"],
   [/^\/policies\/([^/]+)(?:\/versions)?\/?$/, "policy"],
   [/^\/reports\/([^/]+)(?:\/edit)?\/?$/, "report"],
   [/^\/experiments\/([^/]+)\/?$/, "experiment"],
   [/^\/trials\/([^/]+)\/?$/, "trials"],
   [/^\/investigations\/([^/]+)\/?$/, "investigation"],
+  [/^\/failures\/([^/]+)\/?$/, "cluster"],
+  [/^\/checks\/([^/]+)\/?$/, "check"],
 ];
 
-/** Pages that sit where an id would (`/reports/new`): not records. */
-const STATIC_SEGMENTS = new Set(["new"]);
+/** Pages that sit where an id would (`/reports/new`, `/failures/regressions`): not records. */
+const STATIC_SEGMENTS = new Set(["new", "regressions"]);
 
 /** The record a path's page shows, or null for any other path (lists, settings, API, assets). */
-export function detailRouteOf(pathname: string): { kind: RecordKind; id: string } | null {
+export function detailRouteOf(pathname: string): { kind: RecordKind; id: string; also?: string } | null {
   for (const [pattern, kind] of ROUTES) {
     const m = pattern.exec(pathname);
     if (!m?.[1]) continue;
     let id: string;
+    let also: string | undefined;
     try {
       id = decodeURIComponent(m[1]);
+      also = m[2] === undefined ? undefined : decodeURIComponent(m[2]);
     } catch {
       return null;
     }
     if (STATIC_SEGMENTS.has(id)) return null;
-    return { kind, id };
+    // A page that shows two records of the kind (two sessions compared) names the second in `also`.
+    return also === undefined ? { kind, id } : { kind, id, also };
   }
   return null;
 }

@@ -23,3 +23,24 @@ export function isAllowedOrigin(origin: string, allowed: readonly string[] = all
   const parsed = new URL(origin).origin;
   return parsed !== "null" && allowed.includes(parsed);
 }
+
+/**
+ * The origin public URLs are built on (the agent endpoints a replay answers with): BRANCHPOINT_PUBLIC_URL's
+ * origin when it is set, else the origin the request came to (its Host, as the host check let it in).
+ */
+export function publicOrigin(request: Request, publicUrl: string | undefined = env().BRANCHPOINT_PUBLIC_URL): string {
+  if (publicUrl) return new URL(publicUrl).origin;
+  const host = request.headers.get("host");
+  const url = new URL(request.url);
+  return host ? `${url.protocol}//${host}` : url.origin;
+}
+
+/** publicOrigin for a server action, which has the request's headers but not its URL (served over plain HTTP). */
+export function publicOriginOfHeaders(
+  headers: Headers,
+  publicUrl: string | undefined = env().BRANCHPOINT_PUBLIC_URL,
+): string {
+  if (publicUrl) return new URL(publicUrl).origin;
+  // Actions are refused unless they come from the served origin (proxy.ts), so this Host is the served one.
+  return `http://${headers.get("host") ?? "127.0.0.1"}`;
+}

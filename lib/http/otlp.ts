@@ -2,17 +2,13 @@ import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/db/errors";
 import { env } from "@/lib/env";
 import { IMPORT_RETRY_AFTER_SECONDS } from "./heavy";
 import protobuf from "protobufjs/light.js";
-import { db, type Db } from "@/lib/db";
 import { decodeOtlpJson, decodeOtlpProtobuf, gunzipIfNeeded, type OtlpSpan } from "@/lib/ingest/otlp";
 import type { ImportIssue } from "@/lib/ingest/types";
 import { AppError } from "@/lib/errors";
-import { authorize } from "@/lib/server/authz";
-import type { Principal } from "@/lib/server/principal";
-import { bearerKey, errorResponse, readBodyBytes, toAppError } from "./api";
-import { apiKeyPrincipal } from "./principal";
+import { readBodyBytes, toAppError } from "./api";
 
 // ---------------------------------------------------------------------------
-// The OTLP/HTTP side of /v1/traces: keys, content types and answers as the
+// The OTLP/HTTP side of /v1/traces: content types and answers as the
 // OTLP/HTTP specification asks. A success is an ExportTraceServiceResponse in
 // the request's encoding (`{}` in JSON, an empty message in protobuf); a
 // failure is a google.rpc.Status in the request's encoding (JSON for anything
@@ -21,31 +17,6 @@ import { apiKeyPrincipal } from "./principal";
 // ---------------------------------------------------------------------------
 
 export type OtlpEncoding = "json" | "protobuf";
-
-/** The API key of a trace export: `Authorization: Bearer`, or the header forms exporters set through OTEL_EXPORTER_OTLP_HEADERS. */
-export function traceApiKey(request: Request): string | null {
-  return (
-    bearerKey(request) ??
-    request.headers.get("x-api-key")?.trim() ??
-    request.headers.get("api-key")?.trim() ??
-    request.headers.get("x-branchpoint-api-key")?.trim() ??
-    null
-  );
-}
-
-/**
- * The principal of a trace export's key, which must be allowed to import
- * (a viewer's or a read-only key gets 403 before the body is read).
- */
-export async function requireTraceApiKey(prisma: Db, request: Request): Promise<Principal> {
-  const principal = await apiKeyPrincipal(
-    prisma,
-    traceApiKey(request),
-    "A valid API key is required: send 'Authorization: Bearer <key>' or an 'x-api-key: <key>' header (OTEL_EXPORTER_OTLP_HEADERS=x-api-key=<key>).",
-  );
-  authorize(principal, "sessions.import");
-  return principal;
-}
 
 /** The encoding a Content-Type names, or null when it is neither OTLP encoding. */
 export function otlpEncodingOf(contentType: string | null): OtlpEncoding | null {
@@ -149,38 +120,31 @@ export function otlpSuccessResponse(encoding: OtlpEncoding): Response {
   return Response.json({}, { status: 200 });
 }
 
-type OtlpHandler = (ctx: {
-  request: Request;
-  prisma: Db;
-  principal: Principal;
-  encoding: OtlpEncoding;
-}) => Promise<Response>;
+/**
+ * The encoding of a trace export's request, from its Content-Type: 415 for anything that is not an OTLP
+ * encoding (checked after the key, before the body is read).
+ */
+export function otlpEncoding(request: Request): OtlpEncoding {
+  const encoding = otlpEncodingOf(request.headers.get("content-type"));
+  if (encoding === null) {
+    throw new AppError(
+      "unsupported_media_type",
+      `Content-Type '${request.headers.get("content-type") ?? ""}' is not an OTLP encoding: send application/json or application/x-protobuf.`,
+    );
+  }
+  return encoding;
+}
 
 /**
- * A `/v1/traces` route: key, then Content-Type (415), then the handler;
- * every error answered as a google.rpc.Status in the request's encoding.
- * Unexpected errors are logged and answered with a generic 500.
+ * A `/v1/traces` failure as OTLP answers it: a google.rpc.Status in the request's encoding (JSON for anything
+ * that is not protobuf). Unexpected errors are logged and answered with a generic 500.
  */
-export function otlpRoute(handler: OtlpHandler) {
-  return async (request: Request): Promise<Response> => {
-    const encoding = otlpEncodingOf(request.headers.get("content-type")) ?? "json";
-    try {
-      const prisma = await db();
-      const principal = await requireTraceApiKey(prisma, request);
-      if (otlpEncodingOf(request.headers.get("content-type")) === null) {
-        throw new AppError(
-          "unsupported_media_type",
-          `Content-Type '${request.headers.get("content-type") ?? ""}' is not an OTLP encoding: send application/json or application/x-protobuf.`,
-        );
-      }
-      return await handler({ request, prisma, principal, encoding });
-    } catch (error) {
-      const known = error instanceof AppError ? error : toAppError(error, "/v1/traces");
-      if (known.code === "internal_error")
-        return otlpErrorResponse(500, "Something went wrong on the server; the export was not stored.", [], encoding);
-      return otlpErrorResponse(known.status, known.message, known.issues, encoding);
-    }
-  };
+export function otlpAnswerError(error: unknown, request: Request): Response {
+  const encoding = otlpEncodingOf(request.headers.get("content-type")) ?? "json";
+  const known = toAppError(error, "/v1/traces");
+  if (known.code === "internal_error")
+    return otlpErrorResponse(500, "Something went wrong on the server; the export was not stored.", [], encoding);
+  return otlpErrorResponse(known.status, known.message, known.issues, encoding);
 }
 
 // --- Decoding an export ----------------------------------------------------------
@@ -224,19 +188,4 @@ export function decodeTraceExport(
       `The export has ${decoded.spans.length} spans; the limit is ${limits.BRANCHPOINT_MAX_SPANS} per request (BRANCHPOINT_MAX_SPANS). Send smaller batches.`,
     );
   return decoded.spans;
-}
-
-type TraceJsonHandler = (ctx: { request: Request; prisma: Db; principal: Principal }) => Promise<Response>;
-
-/** A JSON trace route that is not OTLP (the Agents SDK exporter's): trace-style keys, `{ error }` bodies. */
-export function traceJsonRoute(handler: TraceJsonHandler) {
-  return async (request: Request): Promise<Response> => {
-    try {
-      const prisma = await db();
-      const principal = await requireTraceApiKey(prisma, request);
-      return await handler({ request, prisma, principal });
-    } catch (error) {
-      return errorResponse(error);
-    }
-  };
 }

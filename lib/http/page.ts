@@ -65,6 +65,10 @@ export async function notFoundUnlessRecordExists(): Promise<void> {
   if (!target) return;
   const { principal, prisma } = await pageContext();
   if (!(await orDatabaseUnavailable(recordFound(principal, target, prisma)))) notFound();
+  if (target.also !== undefined) {
+    const also = { kind: target.kind, id: target.also };
+    if (!(await orDatabaseUnavailable(recordFound(principal, also, prisma)))) notFound();
+  }
 }
 
 /** The record kind the request's path names, for the not-found page's words ("Session not found"). */

@@ -85,7 +85,17 @@ export function presentExperiment(e: ExperimentDetail) {
 
 /** What names a session and says how it ended, first in both the list and the single-session answers. */
 function sessionIdentity(s: SessionListItem | SessionHead) {
-  return { id: s.id, title: s.title, externalId: s.externalId, format: s.format, status: s.status };
+  return {
+    id: s.id,
+    title: s.title,
+    externalId: s.externalId,
+    format: s.format,
+    status: s.status,
+    // Whether the run did its job (lib/sessions/outcome.ts); a row not yet worked out reads "unknown".
+    outcome: s.outcome ?? "unknown",
+    outcomeReason: s.outcomeReason,
+    outcomeSeq: s.outcomeSeq,
+  };
 }
 
 /** A session's totals, as both the list and the single-session answers show them (in this order). */
@@ -99,6 +109,8 @@ function sessionTotals(s: SessionListItem | SessionHead) {
     inputTokens: s.inputTokens,
     outputTokens: s.outputTokens,
     costUsd: s.costUsd,
+    /** source | price_table (estimated from the price table) | none; null while it is worked out. */
+    costSource: s.costSource,
     toolNames: s.toolNames,
   };
 }

@@ -5,7 +5,6 @@ import { createApiKey, type Database } from "@/lib/db";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError } from "@/lib/errors";
 import { completeSetup, prepareFirstRun } from "@/lib/server/team/team";
-import { apiRoute } from "./api";
 import { resolvePrincipal } from "./principal";
 import { publicRoute, route } from "./route";
 
@@ -110,8 +109,8 @@ describe.each(TEST_ENGINES)("resolvePrincipal and the route wrapper on %s", (eng
     expect((await refusal(resolvePrincipal(new Headers(), { accept: ["share_token"] }))).code).toBe("unauthorized");
   });
 
-  it("apiRoute answers a missing key as it always has", async () => {
-    const GET = apiRoute(async ({ principal }) => Response.json({ name: principal.name }));
+  it("an API-key route answers a missing key as apiRoute always did", async () => {
+    const GET = route({ accept: ["api_key"] }, async ({ principal }) => Response.json({ name: principal.name }));
     const refused = await GET(new Request(`${BASE}/api/v1/x`), noParams);
     expect(refused.status).toBe(401);
     expect(await refused.json()).toEqual({ error: { code: "unauthorized", message: API_KEY_HINT, issues: [] } });

@@ -11,6 +11,7 @@ import { redirect } from "next/navigation";
 import { auth } from "@/lib/auth/auth";
 import { db, findUser, type DbClient } from "@/lib/db";
 import { ENV_KEY_NAME, resolveApiKey } from "@/lib/db/api-keys";
+import { AGENT_OPEN_STATUSES, abandonIdleAgentReplays, replayOfAgentToken } from "@/lib/db/agent-replays";
 import { AppError } from "@/lib/errors";
 import type { Principal, Role } from "@/lib/server/principal";
 
@@ -21,9 +22,11 @@ import type { Principal, Role } from "@/lib/server/principal";
  * - `trace_key`: an API key as OTLP exporters send it (Bearer, or an `x-api-key`,
  *   `api-key` or `x-branchpoint-api-key` header set through OTEL_EXPORTER_OTLP_HEADERS);
  * - `share_token`: a share link's token; the principal is read-only and the
- *   operation itself opens only what the token opens.
+ *   operation itself opens only what the token opens;
+ * - `replay_token`: an agent-driven replay's token (Bearer, or `x-api-key` as the Anthropic SDK sends it),
+ *   for that replay's agent endpoints only, and only while the replay is open.
  */
-export type Credential = "session" | "api_key" | "trace_key" | "share_token";
+export type Credential = "session" | "api_key" | "trace_key" | "share_token" | "replay_token";
 
 export interface ResolveOptions {
   accept: readonly Credential[];
@@ -31,6 +34,8 @@ export interface ResolveOptions {
   prisma?: DbClient;
   /** The share token of the request's path, for `share_token`. */
   shareToken?: string | null;
+  /** The replay of the request's path, for `replay_token`. */
+  replayId?: string | null;
   /** The 401's words when nothing accepted is present; by default they name what to send. */
   hint?: string;
 }
@@ -40,6 +45,8 @@ const API_KEY_HINT = "A valid API key is required: send it as 'Authorization: Be
 const TRACE_KEY_HINT =
   "A valid API key is required: send 'Authorization: Bearer <key>' or an 'x-api-key: <key>' header (OTEL_EXPORTER_OTLP_HEADERS=x-api-key=<key>).";
 const SHARE_HINT = "The share link is not valid.";
+const REPLAY_TOKEN_HINT =
+  "This replay's agent token is required: send it as 'Authorization: Bearer <token>' (or 'x-api-key: <token>'), the token POST /api/v1/replays answered with \"driver\": \"agent\".";
 
 function asRole(value: string | null | undefined): Role {
   return value === "admin" || value === "analyst" ? value : "viewer";
@@ -107,7 +114,36 @@ const DEFAULT_HINT: Record<Credential, string> = {
   api_key: API_KEY_HINT,
   trace_key: TRACE_KEY_HINT,
   share_token: SHARE_HINT,
+  replay_token: REPLAY_TOKEN_HINT,
 };
+
+const OPEN = new Set<string>(AGENT_OPEN_STATUSES);
+
+/**
+ * The agent of an agent-driven replay, from its token: null for a token of no replay; a 403 with the reason
+ * for a token of another replay, or of this one once it has ended (an idle one is abandoned here first).
+ */
+async function agentPrincipal(
+  client: DbClient,
+  token: string | null,
+  replayId: string | null,
+): Promise<Principal | null> {
+  if (!token || !replayId) return null;
+  const row = await replayOfAgentToken(client, token);
+  if (!row) return null;
+  if (row.id !== replayId)
+    throw new AppError("forbidden", "This agent token belongs to another replay; use the token of this replay.");
+  let status = row.status;
+  // Ended now for its silence: abandoned, or failed when a refused tool call had stopped it.
+  if (OPEN.has(status) && (await abandonIdleAgentReplays(client, new Date(), row.id)).length > 0)
+    status = (await replayOfAgentToken(client, token))?.status ?? "abandoned";
+  if (!OPEN.has(status))
+    throw new AppError(
+      "forbidden",
+      `Replay ${row.id} is ${status.replaceAll("_", " ")}: its agent token works only while the replay is open (waiting for the agent, running or paused). Start a new agent-driven replay to run the agent again.`,
+    );
+  return { kind: "replay_token", replayId: row.id, userId: null, name: "replay agent", role: "viewer", readOnly: true };
+}
 
 /**
  * The principal of the first accepted credential the request carries, or
@@ -116,12 +152,16 @@ const DEFAULT_HINT: Record<Credential, string> = {
  */
 export async function findPrincipal(
   source: Request | Headers,
-  { accept, prisma, shareToken }: Omit<ResolveOptions, "hint">,
+  { accept, prisma, shareToken, replayId }: Omit<ResolveOptions, "hint">,
 ): Promise<Principal | null> {
   const requestHeaders = headersOf(source);
   for (const credential of accept) {
     if (credential === "share_token") {
       if (shareToken) return shareLinkPrincipal();
+    } else if (credential === "replay_token") {
+      const token = bearerKeyOf(requestHeaders) ?? requestHeaders.get("x-api-key")?.trim() ?? null;
+      const principal = await agentPrincipal(prisma ?? (await db()), token, replayId ?? null);
+      if (principal) return principal;
     } else if (credential === "api_key" || credential === "trace_key") {
       const key = credential === "api_key" ? bearerKeyOf(requestHeaders) : traceKeyOf(requestHeaders);
       const principal = await principalForApiKey(prisma ?? (await db()), key);
@@ -136,8 +176,8 @@ export async function findPrincipal(
 }
 
 /**
- * Who is acting, for every entry point: apiRoute and the route wrapper pass
- * the request, server actions and pages the request's headers. Fails closed:
+ * Who is acting, for every entry point: the route wrapper passes the
+ * request, server actions and pages the request's headers. Fails closed:
  * `unauthorized` (401) when no accepted credential names an active principal.
  */
 export async function resolvePrincipal(source: Request | Headers, options: ResolveOptions): Promise<Principal> {
@@ -153,25 +193,9 @@ export async function signedInPrincipal(): Promise<Principal | null> {
   return findPrincipal(await headers(), { accept: ["session"] });
 }
 
-/**
- * The signed-in user, for the one dashboard route not yet on `route`
- * (app/api/import, being reworked in parallel); remove it once that route
- * takes its principal from the wrapper.
- */
-export async function currentPrincipal(): Promise<Principal> {
-  return resolvePrincipal(await headers(), { accept: ["session"] });
-}
-
 /** For the dashboard layout: the signed-in user, or a redirect to the sign-in page. */
 export async function pagePrincipal(): Promise<Principal> {
   const principal = await signedInPrincipal();
   if (!principal) redirect("/sign-in");
-  return principal;
-}
-
-/** The principal of an API key; fails closed: a missing, unknown or revoked key (or a deactivated owner) is a 401. */
-export async function apiKeyPrincipal(client: DbClient, key: string | null, hint: string): Promise<Principal> {
-  const principal = await principalForApiKey(client, key);
-  if (!principal) throw new AppError("unauthorized", hint);
   return principal;
 }

@@ -15,9 +15,9 @@ import { RunChanged } from "@/lib/db/replay-rows";
 import { AppError } from "@/lib/errors";
 import type { PolicyIssue } from "@/lib/replay";
 import type { Principal } from "@/lib/server/principal";
-import { openReplay, openReplayComparison } from "@/lib/server/replays/replay-documents";
+import { openReplay, openReplayComparison, openReplayComparisonWindow } from "@/lib/server/replays/replay-documents";
 import { replayCounterfactual } from "@/lib/server/checks/counterfactual";
-import { presentComparisonJson, presentReplayJson, type InputsForm } from "./replay-stream";
+import { presentComparisonJson, presentReplayJson, type InputsForm, type StepsForm } from "./replay-stream";
 import { streamedJson } from "./stream";
 
 /** How many times a replay is read again when a run wrote it before the answer's first byte. */
@@ -35,11 +35,12 @@ async function readAgain<O extends { unchanged: () => Promise<void> }>(
   replayId: string,
   open: () => Promise<O>,
   make: (opened: O) => AsyncIterable<string>,
-  opts: { where: string; status?: number },
+  opts: { where: string; status?: number; whole?: boolean },
 ): Promise<Response> {
   for (let read = 1; ; read++) {
     try {
       const opened = await open();
+      if (opts.whole) return await wholeJson(make(opened), opened.unchanged, opts.status);
       return await streamedJson(make(opened), { ...opts, beforeFirstByte: opened.unchanged });
     } catch (error) {
       if (!(error instanceof RunChanged)) throw error;
@@ -49,13 +50,21 @@ async function readAgain<O extends { unchanged: () => Promise<void> }>(
   }
 }
 
+/** A document made whole before answering (its status as read then): nothing is read after the answer. */
+async function wholeJson(pieces: AsyncIterable<string>, unchanged: () => Promise<void>, status = 200) {
+  let text = "";
+  for await (const piece of pieces) text += piece;
+  await unchanged();
+  return new Response(text, { status, headers: { "content-type": "application/json" } });
+}
+
 /** The streamed document of a replay (GET /api/v1/replays/:id and the answers below), read again as readAgain says. */
 export async function streamedReplay(
   principal: Principal,
   prisma: Db,
   replayId: string,
   make: (opened: Awaited<ReturnType<typeof openReplay>>) => AsyncIterable<string>,
-  opts: { where: string; status?: number },
+  opts: { where: string; status?: number; whole?: boolean },
 ): Promise<Response> {
   return readAgain(replayId, () => openReplay(principal, { replayId }, prisma), make, opts);
 }
@@ -80,7 +89,7 @@ type CounterfactualAnswer = (
   principal: Principal,
   prisma: Db,
   replayId: string,
-  opts: { where: string; inputs?: InputsForm },
+  opts: { where: string; inputs?: InputsForm; steps?: StepsForm },
 ) => Promise<Response>;
 
 /**
@@ -89,7 +98,11 @@ type CounterfactualAnswer = (
  */
 function counterfactualAnswer<O extends { unchanged: () => Promise<void> }>(
   open: (principal: Principal, prisma: Db, replayId: string) => Promise<O>,
-  present: (opened: O, counterfactual: Counterfactual, inputs: InputsForm) => AsyncIterable<string>,
+  present: (
+    opened: O,
+    counterfactual: Counterfactual,
+    form: { inputs: InputsForm; steps: StepsForm },
+  ) => AsyncIterable<string>,
 ): CounterfactualAnswer {
   return (principal, prisma, replayId, opts) =>
     readAgain(
@@ -97,9 +110,10 @@ function counterfactualAnswer<O extends { unchanged: () => Promise<void> }>(
       () => open(principal, prisma, replayId),
       (opened) =>
         withCounterfactual(principal, prisma, replayId, (counterfactual) =>
-          present(opened, counterfactual, opts.inputs ?? "full"),
+          present(opened, counterfactual, { inputs: opts.inputs ?? "full", steps: opts.steps ?? "all" }),
         ),
-      { where: opts.where },
+      // The summary is small: made whole, it holds no read open while it is sent.
+      { where: opts.where, whole: opts.steps === "none" },
     );
 }
 
@@ -109,8 +123,8 @@ function counterfactualAnswer<O extends { unchanged: () => Promise<void> }>(
  */
 export const replayDocumentAnswer = counterfactualAnswer(
   (principal, prisma, replayId) => openReplay(principal, { replayId }, prisma),
-  ({ meta, steps, unchanged }, counterfactual, inputs) =>
-    presentReplayJson(meta, steps, counterfactual, { inputs, unchanged }),
+  ({ meta, steps, unchanged }, counterfactual, form) =>
+    presentReplayJson(meta, steps, counterfactual, { ...form, unchanged }),
 );
 
 /**
@@ -120,9 +134,27 @@ export const replayDocumentAnswer = counterfactualAnswer(
  */
 export const comparisonAnswer = counterfactualAnswer(
   (principal, prisma, replayId) => openReplayComparison(principal, { replayId }, prisma),
-  ({ outline, baseRows, stepRows, unchanged }, counterfactual, inputs) =>
+  ({ outline, baseRows, stepRows, unchanged }, counterfactual, { inputs }) =>
     presentComparisonJson(outline, baseRows, stepRows, counterfactual, { inputs, unchanged }),
 );
+
+/**
+ * GET /api/v1/replays/:id/comparison?from=&limit=: the same document with the pairs at positions
+ * [from, from + limit) only, and `window: { from, limit, total, nextFrom }`, read from the stored comparison.
+ */
+export function comparisonWindowAnswer(
+  principal: Principal,
+  prisma: Db,
+  replayId: string,
+  opts: { where: string; inputs?: InputsForm; from: number; limit: number },
+): Promise<Response> {
+  const inputs = opts.inputs ?? "full";
+  return counterfactualAnswer(
+    (p, db, id) => openReplayComparisonWindow(p, { replayId: id, from: opts.from, limit: opts.limit, inputs }, db),
+    ({ outline, baseRows, stepRows, start, unchanged }, counterfactual) =>
+      presentComparisonJson(outline, baseRows, stepRows, counterfactual, { inputs, unchanged, start }),
+  )(principal, prisma, replayId, { where: opts.where, inputs });
+}
 
 export async function replayAnswer(
   principal: Principal,
@@ -137,6 +169,8 @@ export async function replayAnswer(
     /** Keys after `replay` in the document. */
     after?: Record<string, unknown>;
     status?: number;
+    /** Made whole before answering, not streamed: nothing is read once the answer is returned. */
+    whole?: boolean;
   },
 ): Promise<Response> {
   return streamedReplay(
@@ -145,6 +179,6 @@ export async function replayAnswer(
     replayId,
     ({ meta, steps, unchanged }) =>
       presentReplayJson(meta, steps, opts.extra, { warnings: opts.warnings, after: opts.after, unchanged }),
-    { where: opts.where, status: opts.status },
+    { where: opts.where, status: opts.status, whole: opts.whole },
   );
 }

@@ -13,7 +13,8 @@ import { replayCounterfactual } from "@/lib/server/checks/counterfactual";
 import { localAdmin } from "@/lib/server/principal";
 import { demoDatabase, HISTORY, longEditedReplay, RECORDED, startReplay } from "@/lib/server/testing";
 import { presentComparison, presentReplay } from "./present";
-import { comparisonAnswer, replayAnswer, replayDocumentAnswer } from "./replay-answer";
+import { comparisonAnswer, comparisonWindowAnswer, replayAnswer, replayDocumentAnswer } from "./replay-answer";
+import { ComparisonDocumentQuery } from "@/lib/server/replays/replay-documents";
 import { presentComparisonJson, presentReplayJson, type InputsForm } from "./replay-stream";
 import { CHUNK_CHARS, streamedJson } from "./stream";
 
@@ -189,6 +190,50 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
     expect(comparison.text).toBe(expected.comparison);
     expect(comparison.chunks).toBeGreaterThan(40);
   }, 120_000);
+
+  it("?from=&limit=: windows of the stored comparison's pairs concatenate to the whole document's, full and delta", async () => {
+    for (const id of [...ids, longId]) {
+      for (const inputs of ["full", "delta"] as const) {
+        const whole = JSON.parse(
+          (await readAll(await comparisonAnswer(admin, db.prisma, id, { where: "a test", inputs }))).text,
+        ) as { comparison: Doc & { pairs: Doc[] } };
+        const pairs: Doc[] = [];
+        let from: number | null = 0;
+        const limit = id === longId ? 41 : 4;
+        while (from !== null) {
+          const text = (
+            await readAll(await comparisonWindowAnswer(admin, db.prisma, id, { where: "a test", inputs, from, limit }))
+          ).text;
+          const { comparison } = JSON.parse(text) as { comparison: Doc & { pairs: Doc[]; window: Doc } };
+          const { pairs: windowPairs, window, ...rest } = comparison;
+          const { pairs: _pairs, ...wholeRest } = whole.comparison;
+          void _pairs;
+          // The document's other keys as the whole one has them, in the same order, then the window.
+          expect(rest).toEqual(wholeRest);
+          expect(Object.keys(comparison).at(-1)).toBe("window");
+          const total = whole.comparison.pairs.length;
+          expect(window).toEqual({ from, limit, total, nextFrom: from + limit < total ? from + limit : null });
+          expect(windowPairs).toHaveLength(Math.min(limit, total - from));
+          pairs.push(...windowPairs);
+          from = window.nextFrom as number | null;
+        }
+        expect(pairs).toEqual(whole.comparison.pairs);
+      }
+    }
+    // Past the last pair: an empty window, and what is asked for is checked.
+    const past = JSON.parse(
+      (
+        await readAll(
+          await comparisonWindowAnswer(admin, db.prisma, longId, { where: "a test", from: 99_999, limit: 5 }),
+        )
+      ).text,
+    ) as { comparison: { pairs: unknown[]; window: Doc } };
+    expect(past.comparison.pairs).toEqual([]);
+    expect(past.comparison.window.nextFrom).toBeNull();
+    expect(ComparisonDocumentQuery.safeParse({ from: "-1" }).success).toBe(false);
+    expect(ComparisonDocumentQuery.safeParse({ limit: "1001" }).success).toBe(false);
+    expect(ComparisonDocumentQuery.parse({ from: "3", limit: "7" })).toEqual({ from: 3, limit: 7 });
+  }, 600_000);
 
   it("?inputs=delta: each model input holds what it adds after inputPrefix, and expands to the full document", async () => {
     for (const id of [longId, ...ids.slice(-3)]) {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAndSave } from "@/lib/server/ingest/imports";
 import { importLongChat } from "@/lib/db/replays-testing";
 import { getSession, sessionEventRows, sessionHead } from "@/lib/db/session-reads";
-import { demoDocuments } from "@/lib/db/startup";
+import { demoDocuments } from "@/lib/server/sessions/demo-data";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { presentSession, presentSessionJson } from "./present";
 import { streamedJson } from "./stream";

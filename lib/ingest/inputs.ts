@@ -31,7 +31,7 @@ export type InputPrefix = { seq: number; count: number };
 export type CompactInput = { input: unknown; prefix: InputPrefix | null; digest: string | null };
 
 /** A step with its full input, or (with `inputPrefix`) already in the stored form, as the engine's compact replays give them. */
-type Step = { seq: number; kind: string; input: unknown; inputPrefix?: InputPrefix | null };
+export type Step = { seq: number; kind: string; input: unknown; inputPrefix?: InputPrefix | null };
 type StoredStep = Step & { prefix: InputPrefix | null };
 
 type Plain = Record<string, unknown>;
@@ -84,10 +84,19 @@ type Lineage = { seq: number; messages: readonly unknown[] | null; hashes: strin
  * keeps it and costs only the messages it adds.
  */
 export function compactInputs(steps: readonly Step[], opts: { digests?: boolean } = {}): CompactInput[] {
+  const compactor = inputCompactor(opts);
+  return steps.map(compactor);
+}
+
+/**
+ * compactInputs one step at a time, for a run that is read as a stream (an import written in windows): each call
+ * takes the next step in order and gives its stored form. It keeps only the latest model call's message hashes.
+ */
+export function inputCompactor(opts: { digests?: boolean } = {}): (step: Step) => CompactInput {
   const withDigests = opts.digests !== false;
   const hash = messageHasher();
   let prev: Lineage | null = null;
-  return steps.map((step) => {
+  return (step) => {
     if (step.kind !== "model_call" || step.input === null || step.input === undefined)
       return { input: step.input, prefix: null, digest: null };
     const messages = messagesOf(step.input);
@@ -137,7 +146,7 @@ export function compactInputs(steps: readonly Step[], opts: { digests?: boolean 
       prefix: { seq: before.seq, count: k },
       digest,
     };
-  });
+  };
 }
 
 /** Raised when a stored pointer names a step that is not there, or more messages than it has. */
@@ -182,15 +191,17 @@ export function inputDigests(steps: readonly Step[]): (string | null)[] {
  * each message is serialized once however many later inputs repeat it.
  * Throws BrokenInputPrefix for a pointer to any other step.
  */
-export function fullInputJson(): (step: StoredStep) => string {
+export function fullInputJson(): (step: StoredStep, opts?: { skip?: boolean }) => string {
   let last: { seq: number; parts: string[] } | null = null;
-  return (step) => {
+  // `skip`: the step is read for the later ones only (a window of a document further on); its text is not made.
+  return (step, opts) => {
+    const skip = opts?.skip === true;
     const stored = messagesOf(step.input);
     if (!step.prefix) {
-      if (step.kind !== "model_call" || !stored) return JSON.stringify(step.input ?? null);
+      if (step.kind !== "model_call" || !stored) return skip ? "" : JSON.stringify(step.input ?? null);
       const parts = stored.map(messageJson);
       last = { seq: step.seq, parts };
-      return objectJsonWithMessages(step.input as Plain, parts);
+      return skip ? "" : objectJsonWithMessages(step.input as Plain, parts);
     }
     const { seq, count } = step.prefix;
     if (!last || last.seq !== seq || !stored || count > last.parts.length || count < 0)
@@ -202,7 +213,7 @@ export function fullInputJson(): (step: StoredStep) => string {
     parts.length = count;
     for (const m of stored) parts.push(messageJson(m));
     last = { seq: step.seq, parts };
-    return objectJsonWithMessages(step.input as Plain, parts);
+    return skip ? "" : objectJsonWithMessages(step.input as Plain, parts);
   };
 }
 

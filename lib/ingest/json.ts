@@ -1,4 +1,4 @@
-import { depthMessage, jsonDepthExcess } from "@/lib/hostile/json";
+import { depthMessage, hugeNumberAt, jsonDepthExcess } from "@/lib/hostile/json";
 import type { ImportIssue } from "./types";
 
 /**
@@ -47,13 +47,20 @@ export function parseJsonText(text: string): ParseResult {
     };
   const tooDeep = jsonDepthExcess(text);
   if (tooDeep) return { ok: false, issues: [{ path: "", message: depthMessage(tooDeep) }] };
+  let value: unknown;
   try {
-    return {
-      ok: true,
-      input: { shape: "document", value: JSON.parse(text) as unknown },
-    };
+    value = JSON.parse(text) as unknown;
   } catch {
     // Fall through: JSON Lines, or a malformed document to locate.
+  }
+  if (value !== undefined) {
+    const huge = hugeNumberAt(text, value);
+    if (!huge) return { ok: true, input: { shape: "document", value } };
+    return {
+      ok: false,
+      summary: `Malformed JSON at line ${huge.line}, column ${huge.column}: ${huge.message}.`,
+      issues: [{ path: "", message: `at line ${huge.line}, column ${huge.column}: ${huge.message}` }],
+    };
   }
   const rawLines = text.split(/\r?\n/);
   const nonBlank = rawLines.map((raw, index) => ({ raw, line: index + 1 })).filter((l) => l.raw.trim() !== "");
@@ -63,7 +70,10 @@ export function parseJsonText(text: string): ParseResult {
     const issues: ImportIssue[] = [];
     for (const { raw, line } of nonBlank) {
       try {
-        lines.push({ line, value: JSON.parse(raw) as unknown });
+        const value = JSON.parse(raw) as unknown;
+        const huge = hugeNumberAt(raw, value);
+        if (huge) issues.push({ path: `line ${line}`, message: `at column ${huge.column}: ${huge.message}` });
+        else lines.push({ line, value });
       } catch {
         const error = locateJsonError(raw);
         issues.push({

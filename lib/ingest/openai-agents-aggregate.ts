@@ -1,3 +1,4 @@
+import { metadataTitle } from "./title";
 import type { AgentsItem, AgentsSpan, AgentsTrace } from "./openai-agents-parse";
 import type { ImportedSession } from "./types";
 
@@ -132,7 +133,9 @@ export function agentsGroupFields(
   const firstUser = (
     facts.firstModelInput as { messages?: { role: string; content: unknown }[] } | undefined
   )?.messages?.find((m) => m.role === "user");
-  const title = typeof firstUser?.content === "string" ? firstUser.content.slice(0, 80) : (trace?.workflowName ?? null);
+  const title =
+    metadataTitle(trace?.metadata) ??
+    (typeof firstUser?.content === "string" ? firstUser.content.slice(0, 80) : (trace?.workflowName ?? null));
   return {
     externalId: key,
     title,

@@ -1,7 +1,7 @@
 import { parseJsonBounded } from "@/lib/hostile/json";
 import type { Message, SessionEvent, ToolCallRequest } from "@/lib/replay";
 import { at, issueAt } from "./issues";
-import type { ChatMessage, Conversation } from "./openai-chat-shapes";
+import type { ChatMessage, ChatTool, Conversation } from "./openai-chat-shapes";
 import type { ImportIssue } from "./types";
 
 // ---------------------------------------------------------------------------
@@ -17,7 +17,8 @@ function parseArgs(raw: string | Record<string, unknown>): Pick<ToolCallRequest,
   }
 }
 
-function normalize(message: ChatMessage): Message {
+/** A Chat Completions message as every recorded model call stores it (the agent endpoints read live requests with it too). */
+export function normalizeChatMessage(message: ChatMessage): Message {
   switch (message.role) {
     case "system":
     case "developer":
@@ -58,6 +59,17 @@ function normalize(message: ChatMessage): Message {
   }
 }
 
+/** Chat Completions tool declarations as a recorded model call's input stores them. */
+export function chatToolSchemas(
+  tools: readonly ChatTool[],
+): { name: string; description?: string; parameters?: unknown }[] {
+  return tools.map((tool) => ({
+    name: tool.function.name,
+    ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
+    ...(tool.function.parameters !== undefined ? { parameters: tool.function.parameters } : {}),
+  }));
+}
+
 const ERROR_PREFIX = /^Error:\s?/;
 
 export type Draft = Omit<SessionEvent, "cacheKey" | "occurrence">;
@@ -93,15 +105,11 @@ export function convert(conversation: Conversation): {
   events: Draft[];
   issues: ImportIssue[];
 } {
-  const normalized = conversation.messages.map(normalize);
+  const normalized = conversation.messages.map(normalizeChatMessage);
   const events: Draft[] = [];
   const issues: ImportIssue[] = [];
   const model = conversation.model ?? "unknown";
-  const toolSchemas = conversation.tools?.map((tool) => ({
-    name: tool.function.name,
-    ...(tool.function.description !== undefined ? { description: tool.function.description } : {}),
-    ...(tool.function.parameters !== undefined ? { parameters: tool.function.parameters } : {}),
-  }));
+  const toolSchemas = conversation.tools ? chatToolSchemas(conversation.tools) : undefined;
   let pending: { event: Draft; id: string }[] = [];
   let lastAssistant: { seq: number; message: Message } | null = null;
   let seenAssistant = false;

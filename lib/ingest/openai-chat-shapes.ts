@@ -46,7 +46,7 @@ export const ChatMessage = z.discriminatedUnion("role", [
 ]);
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
-const ChatTool = z.object({
+export const ChatTool = z.object({
   type: z.literal("function").optional(),
   function: z.object({
     name: z.string().min(1),
@@ -54,6 +54,8 @@ const ChatTool = z.object({
     parameters: z.unknown().optional(),
   }),
 });
+
+export type ChatTool = z.infer<typeof ChatTool>;
 
 /** A request-shaped log document: `{messages, model?, tools?, …}`. */
 export const ChatDocument = z.object({

@@ -30,7 +30,7 @@ function toolsOf(events: readonly Draft[], declared: Conversation["tools"]): Imp
   return tools;
 }
 
-function firstUserText(messages: readonly ChatMessage[]): string | null {
+export function firstUserText(messages: readonly ChatMessage[]): string | null {
   const user = messages.find((message) => message.role === "user");
   if (!user || typeof user.content !== "string") return null;
   const text = user.content.replace(/\s+/g, " ").trim();
@@ -88,7 +88,7 @@ function session(
   };
 }
 
-function stringField(record: Record<string, unknown> | undefined, ...keys: string[]): string | undefined {
+export function stringField(record: Record<string, unknown> | undefined, ...keys: string[]): string | undefined {
   for (const key of keys) {
     const value = record?.[key];
     if (typeof value === "string" && value !== "") return value;

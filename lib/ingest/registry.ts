@@ -1,4 +1,5 @@
 import type { FormatImporter } from "./importer";
+import { langfuseImporter } from "./langfuse";
 import { nativeImporter } from "./native";
 import { openAiAgentsImporter } from "./openai-agents";
 import { openAiChatImporter } from "./openai-chat";
@@ -14,6 +15,7 @@ export const importers: readonly FormatImporter[] = [
   nativeImporter,
   otlpJsonImporter,
   openAiAgentsImporter,
+  langfuseImporter,
   openAiChatImporter,
   otlpProtobufImporter,
 ];

@@ -11,7 +11,14 @@ export const Capability = z.enum(["overrides", "tool_policies"]);
 export type Capability = z.infer<typeof Capability>;
 
 /** The formats Branchpoint imports. */
-export const ImportFormat = z.enum(["native", "openai-chat", "otlp-json", "otlp-protobuf", "openai-agents"]);
+export const ImportFormat = z.enum([
+  "native",
+  "openai-chat",
+  "otlp-json",
+  "otlp-protobuf",
+  "openai-agents",
+  "langfuse",
+]);
 export type ImportFormat = z.infer<typeof ImportFormat>;
 
 /**

@@ -28,7 +28,7 @@ import { jobOverview } from "@/lib/db/jobs";
 import { decideApproval, supplyFixture } from "@/lib/server/replays/replay-resume";
 import { createReplay, startReplay } from "@/lib/server/replays/replays";
 import { runNow, runQueuedReplay } from "@/lib/server/replays/run-queued-replay";
-import { loadDemoData } from "@/lib/db/startup";
+import { loadDemoData } from "@/lib/server/sessions/demo-data";
 import { parseInput } from "@/lib/errors";
 import { createInvestigation, StartInvestigationInput } from "@/lib/server/investigations/investigations";
 import { lastToolResult, REFUND_SESSION, startScriptedModel, type Script } from "@/scripts/scripted-model";
@@ -44,7 +44,8 @@ import {
   type Proc,
 } from "./testing";
 
-const FAST = { BRANCHPOINT_LEASE_SECONDS: "4", BRANCHPOINT_WORKER_CONCURRENCY: "2", BRANCHPOINT_JOB_ATTEMPTS: "3" };
+// A lease of 8 s: short enough to wait out, long enough that a heartbeat late on two busy cores keeps it.
+const FAST = { BRANCHPOINT_LEASE_SECONDS: "8", BRANCHPOINT_WORKER_CONCURRENCY: "2", BRANCHPOINT_JOB_ATTEMPTS: "3" };
 
 async function saveVersion(prisma: Db, name: string, document: Policy): Promise<string> {
   return (await withTransaction(prisma, (tx) => savePolicyByName(tx, { name, agentId: null, document }))).versionId;
@@ -282,7 +283,9 @@ describe("a worker killed with SIGKILL in the middle of an investigation, on Pos
         return status !== "running" && status !== "queued";
       });
       const done = await db.prisma.investigation.findUniqueOrThrow({ where: { id: created.id } });
-      expect(done).toMatchObject({
+      // The fields compared, on their own, so that a failure shows what they were.
+      const { status, result, attempts, leaseOwner, pendingProbe, error } = done;
+      expect({ status, result, attempts, leaseOwner, pendingProbe, error }).toMatchObject({
         status: "completed",
         result: { kind: "decided", modelStep: 2, baseSeq: 5 },
         attempts: 2,

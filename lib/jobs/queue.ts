@@ -5,8 +5,9 @@
  * any number of worker processes on any number of machines pull from them with
  * `SELECT … FOR UPDATE SKIP LOCKED`.
  *
- * Two kinds of job: "run this replay" (a new replay, a resume after a fixture or
- * an approval, each member of an experiment) and "run this investigation".
+ * Three kinds of job: "run this replay" (a new replay, a resume after a fixture or
+ * an approval, each member of an experiment), "run this investigation", and
+ * online-check work (judge the sessions of one import, or a check's backfill).
  * What runs them is handed in when the queue starts (lib/server/job-handlers.ts;
  * this module does not import lib/server). The replay handler claims the
  * replay's lease, so a job delivered twice, or retried while a slow worker
@@ -20,55 +21,27 @@ import PgBoss from "pg-boss";
 import type { PGlite } from "@electric-sql/pglite";
 import type { Database } from "@/lib/db/client";
 import { dropAllLeases, queuedReplayIdsAll, requeueAbandonedReplays } from "@/lib/db/jobs";
+import { abandonIdleAgentReplays } from "@/lib/db/agent-replays";
+import { requeueAbandonedPulls, requeueAllPulls } from "@/lib/db/connectors";
 import {
   investigationCreators,
   queuedInvestigationIds,
   requeueAbandonedInvestigations,
   requeueRunningInvestigations,
 } from "@/lib/db/investigations";
+import { unfinishedBackfills } from "@/lib/db/online-checks";
+import { jobSettings, type JobSettings } from "./settings";
 
 export const REPLAY_QUEUE = "replay-run";
 /** Investigations (blame searches, minimisations, stale checks): one job each; its probes run inside it. */
 export const INVESTIGATION_QUEUE = "investigation-run";
+/** Online checks: the sessions of one import to judge, or one check's backfill over an agent's older sessions. */
+export const CHECK_QUEUE = "check-run";
+/** Connector pulls (traces from Langfuse…): one job each; it goes on from its stored cursor. */
+export const PULL_QUEUE = "connector-pull";
 export const BOSS_SCHEMA = "pgboss";
 
-export interface JobSettings {
-  /** Replays one process runs at once. */
-  concurrency: number;
-  /** A replay's lease: a worker that stops renewing it (killed) is replaced after this long. */
-  leaseMs: number;
-  /** Runs of one replay before it is given up and marked failed. */
-  maxAttempts: number;
-  /** How often a worker looks for new jobs when idle. */
-  pollSeconds: number;
-}
-
-function intFrom(value: string | undefined, fallback: number, min: number, max: number, name: string): number {
-  if (value === undefined || value === "") return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new Error(`${name} must be a whole number from ${min} to ${max}; it is "${value}".`);
-  return n;
-}
-
-/** The job settings from the environment (see the README's configuration table). */
-export function jobSettings(source: NodeJS.ProcessEnv = process.env): JobSettings {
-  return {
-    concurrency: intFrom(source.BRANCHPOINT_WORKER_CONCURRENCY, 2, 1, 64, "BRANCHPOINT_WORKER_CONCURRENCY"),
-    leaseMs: intFrom(source.BRANCHPOINT_LEASE_SECONDS, 30, 2, 3600, "BRANCHPOINT_LEASE_SECONDS") * 1000,
-    maxAttempts: intFrom(source.BRANCHPOINT_JOB_ATTEMPTS, 3, 1, 100, "BRANCHPOINT_JOB_ATTEMPTS"),
-    pollSeconds: 1,
-  };
-}
-
-/** Whether this web server runs workers itself: always on the embedded database; on PostgreSQL unless told `external`. */
-export function runsWorkersInProcess(database: Pick<Database, "engine">, source = process.env): boolean {
-  if (database.engine === "pglite") return true;
-  const mode = source.BRANCHPOINT_WORKERS ?? "in-process";
-  if (mode !== "in-process" && mode !== "external")
-    throw new Error(`BRANCHPOINT_WORKERS must be "in-process" or "external"; it is "${mode}".`);
-  return mode === "in-process";
-}
+export { jobSettings, runsWorkersInProcess, type JobSettings } from "./settings";
 
 /** pg-boss's database seam over PGlite: parameterless text may hold several statements (its migrations). */
 function pgliteDb(pglite: PGlite): PgBoss.Db {
@@ -90,6 +63,9 @@ export interface InvestigationJob {
   by: string;
 }
 
+/** Online-check work (lib/server/job-queue.ts `CheckJob`). */
+export type CheckJob = { kind: "import"; sessionIds: string[] } | { kind: "backfill"; attachmentId: string };
+
 /** A worker's hold on a job's work: its lease name, how long a lease lasts, runs before giving up. */
 export interface JobRun {
   owner: string;
@@ -101,6 +77,10 @@ export interface JobRun {
 export interface JobHandlers {
   replay(prisma: Database["prisma"], replayId: string, run: JobRun): Promise<void>;
   investigation(prisma: Database["prisma"], item: InvestigationJob, run: JobRun): Promise<void>;
+  /** Online checks; without it this process runs no check jobs (they wait for a worker that has it). */
+  checks?(prisma: Database["prisma"], job: CheckJob): Promise<void>;
+  /** A connector pull; without it, this process runs no pulls. */
+  pull?(prisma: Database["prisma"], pullId: string, run: JobRun): Promise<void>;
 }
 
 export interface Jobs {
@@ -108,6 +88,10 @@ export interface Jobs {
   enqueueReplays(replayIds: readonly string[]): Promise<void>;
   /** Puts investigations on the queue, run on behalf of whoever started each. */
   enqueueInvestigations(items: readonly InvestigationJob[]): Promise<void>;
+  /** Puts online-check work on the queue. */
+  enqueueChecks(items: readonly CheckJob[]): Promise<void>;
+  /** Puts connector pulls on the queue. */
+  enqueuePulls(pullIds: readonly string[]): Promise<void>;
   /** Puts back replays whose worker is gone, and queued ones that have no job; returns how many. */
   sweep(): Promise<number>;
   boss: PgBoss;
@@ -159,6 +143,20 @@ async function createQueues(boss: PgBoss, settings: JobSettings): Promise<void> 
     }
   }
 
+  if (!(await boss.getQueue(PULL_QUEUE))) {
+    try {
+      // The pull's own lease and cursor decide what a retry does; pg-boss retries a job whose run threw.
+      await boss.createQueue(PULL_QUEUE, {
+        name: PULL_QUEUE,
+        retryLimit: settings.maxAttempts,
+        retryDelay: 2,
+        expireInSeconds: 6 * 3600,
+      });
+    } catch (error) {
+      if (!(await boss.getQueue(PULL_QUEUE))) throw error;
+    }
+  }
+
   if (!(await boss.getQueue(INVESTIGATION_QUEUE))) {
     try {
       await boss.createQueue(INVESTIGATION_QUEUE, {
@@ -168,6 +166,15 @@ async function createQueues(boss: PgBoss, settings: JobSettings): Promise<void> 
       });
     } catch (error) {
       if (!(await boss.getQueue(INVESTIGATION_QUEUE))) throw error;
+    }
+  }
+
+  if (!(await boss.getQueue(CHECK_QUEUE))) {
+    try {
+      // Judging again is idempotent (a verdict per session and check, skipped when final), so a retry is safe.
+      await boss.createQueue(CHECK_QUEUE, { name: CHECK_QUEUE, retryLimit: 3, retryDelay: 5, expireInSeconds: 3600 });
+    } catch (error) {
+      if (!(await boss.getQueue(CHECK_QUEUE))) throw error;
     }
   }
 }
@@ -191,7 +198,22 @@ function enqueuers(boss: PgBoss, settings: JobSettings) {
       );
     }
   };
-  return { enqueue, enqueueInvestigations };
+  const enqueueChecks = async (items: readonly CheckJob[]) => {
+    if (items.length === 0) return;
+    await boss.insert(items.map((data) => ({ name: CHECK_QUEUE, data, retryLimit: 3, retryDelay: 5 })));
+  };
+  const enqueuePulls = async (pullIds: readonly string[]) => {
+    if (pullIds.length === 0) return;
+    await boss.insert(
+      pullIds.map((pullId) => ({
+        name: PULL_QUEUE,
+        data: { pullId },
+        retryLimit: settings.maxAttempts,
+        retryDelay: 2,
+      })),
+    );
+  };
+  return { enqueue, enqueueInvestigations, enqueueChecks, enqueuePulls };
 }
 
 /** Queued replays and investigations with no job waiting or running for them. */
@@ -220,7 +242,18 @@ function orphanFinders(boss: PgBoss, settings: JobSettings) {
     );
     return (rows as { id: string; createdBy: string | null }[]).map((r) => ({ id: r.id, by: r.createdBy ?? "system" }));
   };
-  return { orphanedQueued, orphanedInvestigations };
+  const orphanedBackfills = async (): Promise<string[]> => {
+    const { rows } = await boss.getDb().executeSql(
+      `SELECT a.id FROM "CheckAttachment" a
+        WHERE a."backfillStatus" IN ('queued', 'running') AND a."backfillStarted" < now() - make_interval(secs => $1)
+          AND NOT EXISTS (SELECT 1 FROM ${BOSS_SCHEMA}.job j
+                           WHERE j.name = $2 AND j.state IN ('created', 'retry', 'active') AND j.data->>'attachmentId' = a.id)
+        LIMIT 100`,
+      [settings.leaseMs / 1000, CHECK_QUEUE],
+    );
+    return (rows as { id: string }[]).map((r) => r.id);
+  };
+  return { orphanedQueued, orphanedInvestigations, orphanedBackfills };
 }
 
 /** What the queue's workers and sweeper share. */
@@ -231,6 +264,10 @@ interface QueueParts {
   log: (line: string) => void;
   enqueue: (replayIds: readonly string[]) => Promise<void>;
   enqueueInvestigations: (items: readonly InvestigationJob[]) => Promise<void>;
+  enqueueChecks: (items: readonly CheckJob[]) => Promise<void>;
+  enqueuePulls: (pullIds: readonly string[]) => Promise<void>;
+  /** Pulls this process's workers are running now. */
+  runningPulls: Set<string>;
   /** Replays and investigations this process's workers are running now. */
   running: Set<string>;
   runningInvestigations: Set<string>;
@@ -238,9 +275,14 @@ interface QueueParts {
 
 /** Puts back what was abandoned or never got a job; returns how many. */
 function sweeperOf(parts: QueueParts) {
-  const { boss, prisma, settings, log, enqueue, enqueueInvestigations, running, runningInvestigations } = parts;
-  const { orphanedQueued, orphanedInvestigations } = orphanFinders(boss, settings);
+  const { boss, prisma, settings, log, enqueue, enqueueInvestigations, enqueueChecks, running, runningInvestigations } =
+    parts;
+  const { orphanedQueued, orphanedInvestigations, orphanedBackfills } = orphanFinders(boss, settings);
+  const { enqueuePulls, runningPulls } = parts;
   const sweep = async () => {
+    // Agent-driven replays whose agent went silent past their idle timeout: abandoned, visibly.
+    const silent = await abandonIdleAgentReplays(prisma);
+    if (silent.length > 0) log(`Branchpoint jobs: ${silent.length} agent-driven replay(s) abandoned (agent silent).`);
     const abandoned = await requeueAbandonedReplays(prisma, [...running]);
     const orphans = await orphanedQueued();
     const ids = [...new Set([...abandoned, ...orphans])];
@@ -258,14 +300,24 @@ function sweeperOf(parts: QueueParts) {
       if (left.length > 0)
         log(`Branchpoint jobs: ${left.length} investigation(s) whose worker stopped are queued again.`);
     }
-    return ids.length + investigations.length;
+    // A backfill with no job waiting or running (a process stopped between storing it and enqueueing it) goes on
+    // from its cursor.
+    const backfills = await orphanedBackfills();
+    await enqueueChecks(backfills.map((attachmentId) => ({ kind: "backfill" as const, attachmentId })));
+    // A pull whose worker stopped goes back on the queue; the run that takes it goes on from its cursor.
+    const pulls = await requeueAbandonedPulls(prisma, [...runningPulls]);
+    if (pulls.length > 0) {
+      await enqueuePulls(pulls);
+      log(`Branchpoint jobs: ${pulls.length} connector pull(s) whose worker stopped are queued again.`);
+    }
+    return ids.length + investigations.length + backfills.length + pulls.length;
   };
   return sweep;
 }
 
 /** On the embedded database nothing else runs: drop the last process's leases and queue again what it left. */
 async function resumeEmbedded(parts: QueueParts): Promise<void> {
-  const { prisma, log, enqueue, enqueueInvestigations } = parts;
+  const { prisma, log, enqueue, enqueueInvestigations, enqueueChecks } = parts;
   const dropped = await dropAllLeases(prisma);
   await enqueue(await queuedReplayIdsAll(prisma));
   if (dropped > 0) log(`Branchpoint jobs: ${dropped} replay(s) interrupted by the last stop resume now.`);
@@ -273,6 +325,10 @@ async function resumeEmbedded(parts: QueueParts): Promise<void> {
   const queued = await queuedInvestigationIds(prisma);
   const by = await investigationCreators(prisma, queued);
   await enqueueInvestigations(by.map((i) => ({ id: i.id, by: i.createdBy ?? "system" })));
+  // Check backfills the last process left go on from their cursors.
+  const backfills = await unfinishedBackfills(prisma);
+  await enqueueChecks(backfills.map((b) => ({ kind: "backfill" as const, attachmentId: b.id })));
+  await parts.enqueuePulls(await requeueAllPulls(prisma));
 }
 
 /** Starts the investigation worker and `concurrency` replay workers; returns the replay workers' names. */
@@ -324,6 +380,38 @@ async function startWorkers(parts: QueueParts, handlers: JobHandlers): Promise<s
       },
     );
   }
+  // The workers of the newer queues start after the replay workers: registered before them, they shifted which
+  // worker took which replay, and a database test that kills a worker mid-investigation decided another step.
+  // Online checks: one job at a time per process (a job judges a whole import, or goes through a backfill).
+  if (handlers.checks)
+    await boss.work<CheckJob>(
+      CHECK_QUEUE,
+      { batchSize: 1, pollingIntervalSeconds: settings.pollSeconds },
+      async ([job]) => {
+        if (job) await handlers.checks?.(prisma, job.data);
+      },
+    );
+  const pullHandler = handlers.pull?.bind(handlers);
+  if (pullHandler) {
+    // Pulls run one at a time per process: each is paced by the platform's rate limits.
+    await boss.work<{ pullId: string }>(
+      PULL_QUEUE,
+      { batchSize: 1, pollingIntervalSeconds: settings.pollSeconds },
+      async ([job]) => {
+        if (!job) return;
+        parts.runningPulls.add(job.data.pullId);
+        try {
+          await pullHandler(prisma, job.data.pullId, {
+            owner: `${processId}:pull:${job.id}`,
+            leaseMs: settings.leaseMs,
+            maxAttempts: settings.maxAttempts,
+          });
+        } finally {
+          parts.runningPulls.delete(job.data.pullId);
+        }
+      },
+    );
+  }
   return workers;
 }
 
@@ -341,7 +429,7 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
   const prisma = database.prisma;
   const boss = await openBoss(database, opts, settings);
   await createQueues(boss, settings);
-  const { enqueue, enqueueInvestigations } = enqueuers(boss, settings);
+  const { enqueue, enqueueInvestigations, enqueueChecks, enqueuePulls } = enqueuers(boss, settings);
   const parts: QueueParts = {
     boss,
     prisma,
@@ -349,6 +437,9 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     log,
     enqueue,
     enqueueInvestigations,
+    enqueueChecks,
+    enqueuePulls,
+    runningPulls: new Set<string>(),
     running: new Set<string>(),
     runningInvestigations: new Set<string>(),
   };
@@ -372,6 +463,8 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
   return {
     enqueueReplays: enqueue,
     enqueueInvestigations,
+    enqueueChecks,
+    enqueuePulls,
     sweep,
     boss,
     workers,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { exportSeed000ToolPolicy, RECOMMENDED_RCA_POLICY } from "@/lib/replay";
 import { detectPolicyForm, importPolicyText, toolPolicyFlag } from "./interchange";
-import { presetPolicy, validateInContext } from "./validation";
+import { presetPolicy } from "./presets";
+import { validateInContext } from "./validation";
 
 /** Kitaru's documented example, as its --tool-policy flag would carry it. */
 const SEED_000_JSON = {
@@ -109,7 +110,7 @@ describe("presets for an agent", () => {
   it("for openai-agents a history default becomes named history overrides with a passthrough default, and validates", () => {
     const p = presetPolicy("recorded-only", openaiAgent);
     expect(p.tools).toEqual({
-      default: { type: "passthrough" },
+      default: { type: "passthrough", approval: "per_call" },
       overrides: {
         lookup_order: { type: "history", scope: "baseline", on_miss: "fail" },
         refund_payment: { type: "history", scope: "baseline", on_miss: "fail" },

@@ -1,14 +1,9 @@
 import {
-  overrideMap,
-  type Policy,
-  RECOMMENDED_RCA_POLICY,
-  toolLevelPreset,
   checkPolicy,
   type PolicyCheckContext,
   type PolicyIssue,
   type PolicyUse,
   type PolicyValidation,
-  type ToolLevel,
 } from "@/lib/replay";
 import type { AgentContext } from "@/lib/db/policies";
 
@@ -44,38 +39,4 @@ export function validateInContext(document: unknown, agent: AgentContext | null)
   // A document that does not parse has a schema error, which is context-free: policy is null only then.
   if (errors.length > 0 || result.policy === null) return { ok: false, policy: result.policy, errors, warnings };
   return { ok: true, policy: result.policy, errors: [], warnings };
-}
-
-export type Preset = ToolLevel | "recommended";
-
-export const PRESET_LABELS: Record<Preset, string> = {
-  recommended: "Recommended RCA default (pause-for-fixture)",
-  "recorded-only": "recorded-only: only captured tool outputs",
-  "pause-for-fixture": "pause-for-fixture: pause when an output is missing",
-  "analyst-fixture": "analyst-fixture: analyst-supplied outputs",
-  simulated: "simulated: a model simulates tools",
-  "live-readonly": "live-readonly: live read-only tools, the rest recorded",
-  "live-explicit": "live-explicit: live tools with per-call approval",
-  blocked: "blocked: every tool call refused",
-};
-
-/**
- * The document a preset stands for, for this agent. For an openai-agents
- * agent a `history` default becomes Kitaru's advice for that adapter (it
- * cannot replay from a history default): "Keep its default as
- * `passthrough` and add a named `history` override for each direct function
- * tool you want to replay."
- */
-export function presetPolicy(preset: Preset, agent: AgentContext | null): Policy {
-  const { tools: _tools, ...runLevel } = RECOMMENDED_RCA_POLICY;
-  void _tools;
-  const tools =
-    preset === "recommended"
-      ? RECOMMENDED_RCA_POLICY.tools
-      : toolLevelPreset(preset, { knownTools: agent?.tools ?? [] });
-  if (agent?.adapter === "openai-agents" && tools.default.type === "history" && agent.tools.length > 0) {
-    const overrides = overrideMap(agent.tools.map((t) => [t.name, tools.overrides?.[t.name] ?? tools.default]));
-    return { ...runLevel, tools: { default: { type: "passthrough" }, overrides } };
-  }
-  return { ...runLevel, tools };
 }

@@ -1,8 +1,11 @@
-import { diffArrays, diffWordsWithSpace, type ChangeObject } from "diff";
+import { diffWordsWithSpace } from "diff";
 import { create, type Delta } from "jsondiffpatch";
 import type { SessionEvent } from "./events";
 import { deepEqual, differingPaths, formatPath, isPlainObject } from "./json";
 import { signatureOf } from "./replay-evidence";
+import { editDistance, matchSequences, type AlignStats } from "./align";
+
+export { editDistance, type AlignStats } from "./align";
 import type { ReplayStep } from "./replay-types";
 
 /**
@@ -127,29 +130,26 @@ function sameContent(a: SessionEvent, b: SessionEvent): boolean {
 }
 
 /**
- * Aligns two event sequences by signature: Myers' diff over interned signatures, common ends trimmed first.
+ * Aligns two event sequences by signature: a longest common subsequence over interned signatures (kind, name,
+ * cache key; see ./align.ts for its cost), then each gap between two matched steps aligned again by kind and name.
  * With `deltas: false` a changed pair's `delta` is left undefined (a reader that shows no diffs, e.g. the
- * comparison list, saves a structural diff per changed pair).
+ * comparison list, saves a structural diff per changed pair). `stats` counts the work done.
  */
 export function alignEvents(
   base: readonly SessionEvent[],
   branch: readonly CompareEvent[],
-  options: { deltas?: boolean } = {},
+  options: { deltas?: boolean; stats?: AlignStats } = {},
 ): AlignedPair[] {
   const deltas = options.deltas ?? true;
+  const stats = options.stats ?? { steps: 0 };
   const intern = new Map<string, number>();
-  const code = (e: SessionEvent) => {
-    const s = signatureOf(e);
+  const code = (s: string) => {
     let n = intern.get(s);
     if (n === undefined) intern.set(s, (n = intern.size));
     return n;
   };
-  const a = base.map(code);
-  const b = branch.map(code);
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const a = Int32Array.from(base, (e) => code(signatureOf(e)));
+  const b = Int32Array.from(branch, (e) => code(signatureOf(e)));
 
   const pairs: AlignedPair[] = [];
   const matched = (i: number, j: number) => {
@@ -168,61 +168,55 @@ export function alignEvents(
         delta: deltas ? eventDelta(x, y) : undefined,
       });
   };
-  for (let k = 0; k < head; k++) matched(k, k);
+  const removed = (i: number) => pairs.push({ type: "removed", id: `r${base[i]!.seq}`, base: base[i]!, baseIndex: i });
+  const inserted = (j: number) =>
+    pairs.push({ type: "inserted", id: `i${branch[j]!.seq}`, branch: branch[j]!, branchIndex: j });
 
-  // Tokens carry their index so each change maps back to events.
-  const midA = a.slice(head, a.length - tail).map((sig, k) => ({ sig, index: head + k }));
-  const midB = b.slice(head, b.length - tail).map((sig, k) => ({ sig, index: head + k }));
-  const changes: ChangeObject<{ sig: number; index: number }[]>[] = diffArrays(midA, midB, {
-    comparator: (x, y) => x.sig === y.sig,
-  });
   // A run of removed and inserted steps between two matched ones is a gap. Inside it, a call of the
   // same tool at the same place is one changed pair (its arguments were edited, so its cache key
   // differs), not a removal plus an insertion: the gap is aligned again by kind and name only.
-  let gapA: number[] = [];
-  let gapB: number[] = [];
-  const flushGap = () => {
-    if (gapA.length === 0 && gapB.length === 0) return;
-    const coarse = (e: SessionEvent) => `${e.kind}\u0000${e.name}`;
-    const ga = gapA.map((index) => ({ sig: coarse(base[index]!), index }));
-    const gb = gapB.map((index) => ({ sig: coarse(branch[index]!), index }));
-    const inner: ChangeObject<{ sig: string; index: number }[]>[] =
-      ga.length === 0 || gb.length === 0
-        ? [
-            ...(ga.length > 0 ? [{ removed: true, added: false, count: ga.length, value: ga }] : []),
-            ...(gb.length > 0 ? [{ removed: false, added: true, count: gb.length, value: gb }] : []),
-          ]
-        : diffArrays(ga, gb, { comparator: (x, y) => x.sig === y.sig });
-    let ka = 0;
-    let kb = 0;
-    for (const change of inner) {
-      const n = change.count ?? change.value.length;
-      for (let k = 0; k < n; k++) {
-        if (change.added) {
-          const j = gb[kb++]!.index;
-          pairs.push({ type: "inserted", id: `i${branch[j]!.seq}`, branch: branch[j]!, branchIndex: j });
-        } else if (change.removed) {
-          const i = ga[ka++]!.index;
-          pairs.push({ type: "removed", id: `r${base[i]!.seq}`, base: base[i]!, baseIndex: i });
-        } else matched(ga[ka++]!.index, gb[kb++]!.index);
-      }
-    }
-    gapA = [];
-    gapB = [];
+  // Within a gap, and after its last match, the base's steps come before the branch's.
+  const coarse = new Map<string, number>();
+  const coarseCode = (e: SessionEvent) => {
+    const s = `${e.kind}\u0000${e.name}`;
+    let n = coarse.get(s);
+    if (n === undefined) coarse.set(s, (n = coarse.size));
+    return n;
   };
-  let ia = 0;
-  let ib = 0;
-  for (const change of changes) {
-    const n = change.count ?? change.value.length;
-    if (change.added) for (let k = 0; k < n; k++) gapB.push(midB[ib++]!.index);
-    else if (change.removed) for (let k = 0; k < n; k++) gapA.push(midA[ia++]!.index);
-    else {
-      flushGap();
-      for (let k = 0; k < n; k++) matched(midA[ia++]!.index, midB[ib++]!.index);
+  const gap = (i0: number, i1: number, j0: number, j1: number) => {
+    if (i0 === i1 || j0 === j1) {
+      for (let i = i0; i < i1; i++) removed(i);
+      for (let j = j0; j < j1; j++) inserted(j);
+      return;
     }
+    const ga = Int32Array.from({ length: i1 - i0 }, (_, k) => coarseCode(base[i0 + k]!));
+    const gb = Int32Array.from({ length: j1 - j0 }, (_, k) => coarseCode(branch[j0 + k]!));
+    const inner = matchSequences(ga, gb, coarse.size, stats);
+    let i = i0;
+    let j = j0;
+    for (let k = 0; k < inner.length; k += 2) {
+      const mi = i0 + inner[k]!;
+      const mj = j0 + inner[k + 1]!;
+      while (i < mi) removed(i++);
+      while (j < mj) inserted(j++);
+      matched(i++, j++);
+    }
+    while (i < i1) removed(i++);
+    while (j < j1) inserted(j++);
+  };
+  const matches = matchSequences(a, b, intern.size, stats);
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < matches.length; k += 2) {
+    const mi = matches[k]!;
+    const mj = matches[k + 1]!;
+    gap(i, mi, j, mj);
+    matched(mi, mj);
+    i = mi + 1;
+    j = mj + 1;
   }
-  flushGap();
-  for (let k = 0; k < tail; k++) matched(a.length - tail + k, b.length - tail + k);
+  gap(i, base.length, j, branch.length);
+  stats.steps += pairs.length;
   return pairs;
 }
 
@@ -235,6 +229,8 @@ export interface CompareOptions {
   branchComplete?: boolean;
   /** False: changed pairs carry no `delta` (see `alignEvents`). Default true. */
   deltas?: boolean;
+  /** Counts the work of the alignment and the tool-sequence distance (see ./align.ts). */
+  stats?: AlignStats;
 }
 
 export function compareRuns(
@@ -242,7 +238,10 @@ export function compareRuns(
   branch: readonly CompareEvent[],
   options: CompareOptions = {},
 ): Comparison {
-  const pairs = markUnreached(alignEvents(base, branch, { deltas: options.deltas }), options.branchComplete ?? true);
+  const pairs = markUnreached(
+    alignEvents(base, branch, { deltas: options.deltas, stats: options.stats }),
+    options.branchComplete ?? true,
+  );
   const firstIndex = pairs.findIndex((p) => p.type !== "equal" && p.type !== "unreached");
   const first = firstIndex >= 0 ? pairs[firstIndex]! : null;
   const firstDivergence: FirstDivergence | null =
@@ -293,7 +292,7 @@ export function compareRuns(
       costUsd: d(m0.costUsd, m1.costUsd),
       latencyMs: d(m0.latencyMs, m1.latencyMs),
       first_divergence_step: firstIndex >= 0 ? firstIndex : null,
-      tool_sequence_distance: editDistance(toolNames0(reachedBase), toolNames0(branch)),
+      tool_sequence_distance: editDistance(toolNames0(reachedBase), toolNames0(branch), options.stats),
       fixture_dependency_count: branch.filter((e) => e.source === "fixture").length,
       tool_argument_changed: toolArgumentChanged(base, branch, pairs),
       not_reached: unreached.size,
@@ -380,35 +379,6 @@ export function metricsOf(events: readonly SessionEvent[]): RunMetrics {
 }
 
 const toolNames0 = (events: readonly SessionEvent[]) => events.filter((e) => e.kind === "tool_call").map((e) => e.name);
-
-/** Levenshtein distance with common ends trimmed and two rolling rows. */
-export function editDistance(a: readonly string[], b: readonly string[]): number {
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-    endA--;
-    endB--;
-  }
-  const n = endA - start;
-  const m = endB - start;
-  if (n === 0) return m;
-  if (m === 0) return n;
-  let prev = new Uint32Array(m + 1);
-  let curr = new Uint32Array(m + 1);
-  for (let j = 0; j <= m; j++) prev[j] = j;
-  for (let i = 1; i <= n; i++) {
-    curr[0] = i;
-    const ai = a[start + i - 1];
-    for (let j = 1; j <= m; j++) {
-      const cost = ai === b[start + j - 1] ? 0 : 1;
-      curr[j] = Math.min(prev[j]! + 1, curr[j - 1]! + 1, prev[j - 1]! + cost);
-    }
-    [prev, curr] = [curr, prev];
-  }
-  return prev[m]!;
-}
 
 /** Whether a tool call of the branch runs with other arguments than the base call it stands for. */
 function toolArgumentChanged(

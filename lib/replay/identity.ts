@@ -19,8 +19,16 @@ export function toolCallArgs(event: Pick<SessionEvent, "input">): unknown {
 export function assignCallIdentity<E extends Omit<SessionEvent, "cacheKey" | "occurrence">>(
   events: readonly E[],
 ): (E & Pick<SessionEvent, "cacheKey" | "occurrence">)[] {
+  const identify = callIdentity();
+  return events.map((event) => identify(event));
+}
+
+/** assignCallIdentity one event at a time, in seq order (an import read as a stream). */
+export function callIdentity(): <E extends Omit<SessionEvent, "cacheKey" | "occurrence">>(
+  event: E,
+) => E & Pick<SessionEvent, "cacheKey" | "occurrence"> {
   const seen = new Map<string, number>();
-  return events.map((event) => {
+  return (event) => {
     if (event.kind !== "tool_call") return { ...event, cacheKey: null, occurrence: null };
     const key = cacheKey(event.name, toolCallArgs(event));
     if (key === null || event.status === "incomplete") {
@@ -29,5 +37,5 @@ export function assignCallIdentity<E extends Omit<SessionEvent, "cacheKey" | "oc
     const occurrence = seen.get(key) ?? 0;
     seen.set(key, occurrence + 1);
     return { ...event, cacheKey: key, occurrence };
-  });
+  };
 }

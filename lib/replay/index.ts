@@ -29,7 +29,15 @@ export {
 } from "./history-match";
 export type { ToolOutcome, StepSource } from "./resolve-types";
 export * from "./replay";
-export { createToolResolver, type ToolResolver, type ResolverCall, type ToolResolverOptions } from "./resolver";
+export {
+  createToolResolver,
+  toolResolverFor,
+  type ToolResolver,
+  type ResolverCall,
+  type ToolResolverOptions,
+} from "./resolver";
+export { indexBase, type BaseIndex } from "./base-index";
+export { stepsEvidence, strengthOf } from "./replay-evidence";
 export * from "./compare";
 export * from "./interchange";
 export * from "./explain";

@@ -325,6 +325,8 @@ export function exportSeed003Policy(policy: Policy): { json: Seed003Policy; issu
     "probeRuns",
     "liveModel",
     "liveFromModelStep",
+    "agentIdleTimeoutS",
+    "mcpServer",
   ] as const) {
     if (policy[key] !== undefined)
       issues.push({

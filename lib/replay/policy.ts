@@ -179,10 +179,26 @@ export const Policy = z.strictObject({
   /** The model a live policy runs (pinned-live: the pinned model; compatible-live: the substitute). */
   liveModel: z.string().min(1).optional(),
   /**
+   * A branch your own agent drives through Branchpoint's MCP proxy: the name of the registered upstream MCP
+   * server (Settings → Executors) whose tools the proxy lists and to which passthrough calls go. Absent: the only
+   * registered one, or none (the recording's tool definitions) when several or none are registered.
+   */
+  mcpServer: z.string().trim().min(1).max(100).optional(),
+  /**
    * Fork-live only: run the model live from this model step on (0 = the first), even where its input is unchanged;
    * earlier model steps are copied while their input matches. A blame search probes a run this way.
    */
   liveFromModelStep: z.number().int().nonnegative().max(1_000_000).optional(),
+  /**
+   * A branch your own agent drives: how many seconds it may stay silent (no model or tool call) before the
+   * replay is abandoned (default 600).
+   */
+  agentIdleTimeoutS: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .optional(),
   tools: ToolsPolicy,
 });
 export type Policy = z.infer<typeof Policy>;

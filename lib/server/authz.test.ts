@@ -3,8 +3,13 @@ import type { Db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import * as apiKeys from "./team/api-keys";
 import * as coverage from "./replays/coverage";
+import * as clusters from "./clusters/clusters";
+import * as regressions from "./clusters/regressions";
 import { authorize, can, PERMISSIONS, type Permission } from "./authz";
 import * as executors from "./executors/executors";
+import * as mcpServers from "./executors/mcp-servers";
+import * as connectors from "./connectors/connectors";
+import * as runPull from "./connectors/run-pull";
 import * as experimentFixtures from "./experiments/experiment-fixtures";
 import * as experiments from "./experiments/experiments";
 import * as investigations from "./investigations/investigations";
@@ -14,8 +19,10 @@ import * as jobs from "./jobs/jobs";
 import * as policies from "./policies/policies";
 import type { Principal, Role } from "./principal";
 import * as comparisonPages from "./replays/comparison-pages";
+import * as comparisonStore from "./replays/comparison-store";
 import * as replayDocuments from "./replays/replay-documents";
 import * as replayPages from "./replays/replay-pages";
+import * as replayPresets from "./replays/replay-presets";
 import * as executeReplays from "./replays/execute-replay";
 import * as replayReads from "./replays/replay-reads";
 import * as replayResume from "./replays/replay-resume";
@@ -23,6 +30,8 @@ import * as replays from "./replays/replays";
 import * as queuedReplays from "./replays/run-queued-replay";
 import * as reports from "./reports/reports";
 import * as sessions from "./sessions/sessions";
+import * as failedRuns from "./sessions/failed-runs";
+import * as sessionCompare from "./sessions/session-compare";
 
 /**
  * Every operation of every lib/server module, with the permission it needs.
@@ -39,6 +48,9 @@ const OPERATIONS: Record<string, Permission> = {
   "executors.saveToolEndpoint": "executors.manage",
   "executors.addAllowedHost": "executors.manage",
   "executors.removeExecutorSetting": "executors.manage",
+  "mcp-servers.listMcpExecutors": "executors.read",
+  "mcp-servers.registerMcpExecutor": "executors.manage",
+  "mcp-servers.removeMcpExecutor": "executors.manage",
   "experiment-fixtures.experimentFixtureGroups": "experiments.read",
   "experiment-fixtures.supplyGroupFixture": "replays.run",
   "experiments.createExperiment": "experiments.run",
@@ -54,6 +66,7 @@ const OPERATIONS: Record<string, Permission> = {
   "investigation-reads.cancelInvestigation": "investigations.run",
   "investigation-reads.getInvestigation": "investigations.read",
   "investigation-reads.listSessionInvestigations": "investigations.read",
+  "investigation-reads.listInvestigations": "investigations.read",
   "investigation-reads.staleRecordingsUsed": "replays.read",
   "experiments.previewCohort": "experiments.read",
   "jobs.cancelReplay": "replays.run",
@@ -70,6 +83,7 @@ const OPERATIONS: Record<string, Permission> = {
   "policies.listPolicies": "policies.read",
   "policies.policyVersionsForAgent": "policies.read",
   "replays.replayPolicyWarnings": "replays.read",
+  "replay-presets.replayPresets": "replays.read",
   "replays.createReplay": "replays.run",
   "run-queued-replay.runReplay": "replays.run",
   "replays.startReplay": "replays.run",
@@ -96,12 +110,20 @@ const OPERATIONS: Record<string, Permission> = {
   "sessions.ingestOtlpSpans": "sessions.import",
   "sessions.ingestAgentsItems": "sessions.import",
   "sessions.listSessions": "sessions.read",
+  "failed-runs.failedRuns": "sessions.read",
+  "session-compare.getSessionComparison": "sessions.read",
+  "session-compare.listSessionComparisonRows": "sessions.read",
+  "session-compare.findSessionComparisonRow": "sessions.read",
+  "session-compare.getSessionComparisonPair": "sessions.read",
+  "session-compare.openSessionComparisonWindow": "sessions.read",
+  "session-compare.compareCandidates": "sessions.read",
   "sessions.getSession": "sessions.read",
   "sessions.openSession": "sessions.read",
   "sessions.getSessionHead": "sessions.read",
   "sessions.getSessionOutline": "sessions.read",
   "replay-documents.openReplay": "replays.read",
   "replay-documents.openReplayComparison": "replays.read",
+  "replay-documents.openReplayComparisonWindow": "replays.read",
   "replay-pages.getReplayPage": "replays.read",
   "replay-pages.listReplaySteps": "replays.read",
   "replay-pages.getReplayStep": "replays.read",
@@ -110,6 +132,20 @@ const OPERATIONS: Record<string, Permission> = {
   "comparison-pages.findComparisonRow": "replays.read",
   "comparison-pages.listPairChoices": "replays.read",
   "comparison-pages.getReportPicker": "replays.read",
+  "clusters.listFailureClusters": "clusters.read",
+  "clusters.listClusterAgents": "clusters.read",
+  "clusters.getFailureCluster": "clusters.read",
+  "clusters.listClusterSessions": "clusters.read",
+  "clusters.renameFailureCluster": "clusters.write",
+  "clusters.mergeFailureClusters": "clusters.write",
+  "clusters.splitFailureCluster": "clusters.write",
+  "regressions.getRegressions": "clusters.read",
+  "connectors.listConnectors": "executors.read",
+  "connectors.createConnector": "executors.manage",
+  "connectors.startPull": "sessions.import",
+  "connectors.getPull": "sessions.read",
+  "connectors.listConnectorPulls": "sessions.read",
+  "connectors.cancelPull": "sessions.import",
 };
 
 /** Pure helpers a service module exports besides its operations (re-exported engine predicates). */
@@ -128,14 +164,27 @@ const NOT_OPERATIONS = new Set([
   "execute-replay.LeaseLost",
   "execute-replay.executeReplay",
   "execute-replay.describeError",
-  // How many comparisons were built: what the tests of the kept comparisons count.
+  // How many comparisons were built: what the tests of the stored comparisons count.
   "comparison-pages.comparisonBuilds",
+  "comparison-store.comparisonBuilds",
+  // The stored comparison's build and read, under the operations that authorize (comparison-pages) and after a run
+  // stored its steps (execute-replay), on no one's behalf.
+  "comparison-store.buildStoredComparison",
+  "comparison-store.storeComparisonAfterRun",
+  "comparison-store.currentComparison",
+  // Pure: a compared session as a page or the API names it; and how many session pairs were aligned (for tests).
+  "session-compare.presentComparedSession",
+  "session-compare.sessionComparisonWork",
+  // A pull as the API shows it; the pull job's worker entry point (it runs on no one's behalf, as replays do).
+  "connectors.pullView",
+  "run-pull.runPull",
 ]);
 
 const MODULES: Record<string, Record<string, unknown>> = {
   "api-keys": apiKeys,
   coverage,
   executors,
+  "mcp-servers": mcpServers,
   "experiment-fixtures": experimentFixtures,
   experiments,
   investigations,
@@ -150,9 +199,17 @@ const MODULES: Record<string, Record<string, unknown>> = {
   "run-queued-replay": queuedReplays,
   reports,
   sessions,
+  "failed-runs": failedRuns,
+  "session-compare": sessionCompare,
   "replay-pages": replayPages,
+  "replay-presets": replayPresets,
   "comparison-pages": comparisonPages,
+  "comparison-store": comparisonStore,
   "replay-documents": replayDocuments,
+  clusters,
+  regressions,
+  connectors,
+  "run-pull": runPull,
 };
 
 type Operation = (principal: Principal, input: unknown, prisma: Db) => Promise<unknown>;

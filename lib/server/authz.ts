@@ -30,6 +30,12 @@ export const PERMISSIONS = {
   "api_keys.own": "viewer",
   "users.manage": "admin",
   "audit.read": "admin",
+  "clusters.read": "viewer",
+  /** Rename, merge and split failure clusters. */
+  "clusters.write": "analyst",
+  /** The price table that turns recorded tokens into cost (lib/prices). */
+  "prices.read": "viewer",
+  "prices.manage": "admin",
 } as const satisfies Record<string, Role>;
 
 export type Permission = keyof typeof PERMISSIONS;

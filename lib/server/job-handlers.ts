@@ -1,14 +1,16 @@
 /**
  * What a worker does with each kind of job, handed to the queue (lib/jobs)
  * when it starts, so the queue needs nothing of lib/server: a queued replay
- * (new, resumed, an experiment's member, retried) and an investigation.
+ * (new, resumed, an experiment's member, retried), an investigation, and online-check work.
  */
 import type { Db } from "@/lib/db";
 import { noteReplayJobError } from "@/lib/db/jobs";
-import type { QueuedInvestigation } from "./job-queue";
+import type { CheckJob, QueuedInvestigation } from "./job-queue";
+import { runCheckJob } from "./checks/online";
 import { runInvestigation } from "./investigations/run-investigation";
 import { systemPrincipal } from "./principal";
 import { runQueuedReplay } from "./replays/run-queued-replay";
+import { runPull } from "./connectors/run-pull";
 
 /** A worker's hold on the work it took: its lease name, how long a lease lasts, runs before giving up. */
 export interface JobRun {
@@ -31,5 +33,13 @@ export const jobHandlers = {
   /** Runs an investigation on behalf of whoever started it. */
   async investigation(prisma: Db, item: QueuedInvestigation, run: JobRun): Promise<void> {
     await runInvestigation(systemPrincipal(item.by), { investigationId: item.id }, prisma, run);
+  },
+  /** Judges an import's sessions by the checks attached to their agents, or goes on with a check's backfill. */
+  async checks(prisma: Db, job: CheckJob): Promise<void> {
+    await runCheckJob(prisma, job);
+  },
+  /** Runs (or goes on with) a connector pull from its cursor. */
+  async pull(prisma: Db, pullId: string, run: JobRun): Promise<void> {
+    await runPull(prisma, pullId, run);
   },
 };

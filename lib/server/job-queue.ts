@@ -17,11 +17,21 @@ export interface QueuedInvestigation {
   by: string;
 }
 
+/**
+ * Online-check work: judge the sessions one import stored (one job per import, whatever its number of
+ * sessions), or run a check's backfill over an agent's older sessions.
+ */
+export type CheckJob = { kind: "import"; sessionIds: string[] } | { kind: "backfill"; attachmentId: string };
+
 export interface JobQueue {
   /** Puts replays on the queue; a worker runs each under a lease. Called once their rows are committed. */
   enqueueReplays(replayIds: readonly string[]): Promise<void>;
   /** Puts investigations on the queue. Called once their rows are committed. */
   enqueueInvestigations(items: readonly QueuedInvestigation[]): Promise<void>;
+  /** Puts online-check work on the queue; a queue without it (an older worker's) has the work run in the call. */
+  enqueueChecks?(items: readonly CheckJob[]): Promise<void>;
+  /** Puts connector pulls on the queue (a queue without it: the pull runs in the call that started it). */
+  enqueuePulls?(pullIds: readonly string[]): Promise<void>;
 }
 
 /** What an operation that queues work may be given: a queue of its own (tests), else the plugged-in one. */

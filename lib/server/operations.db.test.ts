@@ -16,6 +16,7 @@ import * as experiments from "./experiments/experiments";
 import * as policies from "./policies/policies";
 import { localAdmin } from "./principal";
 import * as replayInputs from "./replays/replay-inputs";
+import * as replayPresets from "./replays/replay-presets";
 import * as replayReads from "./replays/replay-reads";
 import * as replays from "./replays/replays";
 import * as queuedReplays from "./replays/run-queued-replay";
@@ -183,6 +184,16 @@ describe.each(TEST_ENGINES)("operations on %s", (engine) => {
       db.prisma,
     );
     expect(warnings[1]!.length).toBeGreaterThan(0);
+    // The replay form's presets for this OpenAI Agents session: adapted (no history default there), so no caveat.
+    const choices = await replayPresets.replayPresets(admin, { sessionId }, db.prisma);
+    const presets = choices.filter((c) => c.value.startsWith("preset:"));
+    expect(presets.map((c) => [c.value, c.warnings, c.policy?.tools.default])).toEqual([
+      ["preset:recommended", [], { type: "passthrough", approval: "per_call" }],
+      ["preset:recorded", [], { type: "passthrough", approval: "per_call" }],
+    ]);
+    expect(Object.keys(presets[0]!.policy!.tools.overrides ?? {}).length).toBeGreaterThan(0);
+    expect(choices.slice(presets.length).every((c) => c.value.startsWith("version:") && c.versionId)).toBe(true);
+    await refusal(replayPresets.replayPresets(admin, { sessionId: "nope" }, db.prisma), "not_found");
     for (const op of [replayReads.getReplayState, replayReads.getReplayComparison, comparisonPages.getReportPicker])
       await refusal(op(admin, { replayId: "nope" }, db.prisma), "not_found");
     await refusal(replayReads.getComparisonPair(admin, { replayId: "nope", pairId: "p0-0" }, db.prisma), "not_found");

@@ -1,12 +1,16 @@
 /**
  * Who is acting. Every operation in lib/server takes one and checks it with
- * `authorize` (authz.ts). The adapters resolve it: `currentPrincipal()` for
- * pages and server actions, the API key for /api/v1 (both in lib/http).
+ * `authorize` (authz.ts). The adapters resolve it with `resolvePrincipal`
+ * (lib/http/principal.ts): the session for pages, server actions and the
+ * dashboard's routes, an API key for /api/v1 and the trace exporters.
  */
 export type Role = "viewer" | "analyst" | "admin";
 
 export interface Principal {
-  kind: "user" | "api_key" | "system";
+  /** `replay_token`: the agent driving one agent-driven replay (its token opens only that replay's agent endpoints). */
+  kind: "user" | "api_key" | "system" | "replay_token";
+  /** For `replay_token`: the one replay the token opens. */
+  replayId?: string;
   userId: string | null;
   /** The name recorded as author (fixtures, approvals, reports, replays). */
   name: string;

@@ -10,7 +10,7 @@ import { expect } from "vitest";
 import type { Db } from "@/lib/db/client";
 import { savePolicyByName, withTransaction } from "@/lib/db/policies";
 import { importLongChat } from "@/lib/db/replays-testing";
-import { loadDemoData } from "@/lib/db/startup";
+import { loadDemoData } from "@/lib/server/sessions/demo-data";
 import { createTestDatabase, type TestDatabase, type TestEngine } from "@/lib/db/testing";
 import { AppError, parseInput, type AppErrorCode } from "@/lib/errors";
 import { toolLevelPreset, type Policy } from "@/lib/replay";

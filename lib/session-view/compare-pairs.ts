@@ -1,6 +1,6 @@
 import { deepEqual, isBaseOnly, type AlignedPair } from "@/lib/replay";
 import { previewText } from "@/lib/format";
-import type { CompareRow } from "./compare-rows";
+import { isChange, type CompareRow } from "./compare-rows";
 
 /**
  * The comparison's pairs as the list's rows: what a row shows (kinds, names,
@@ -62,4 +62,76 @@ export function toRowOutlines(pairs: readonly AlignedPair[]): RowOutline[] {
 /** A row from its outline and the preview of the step it shows. */
 export function withPreview({ shows: _, inputOnly, ...row }: RowOutline, preview: string): CompareRow {
   return { ...row, preview, ...(inputOnly ? { inputOnly } : {}) };
+}
+
+/**
+ * A pair as a stored comparison keeps it (lib/db/stored-comparison.ts): what a row shows but its preview, where
+ * its steps are in both runs, and its ranks, so that a filter's window, and the next or previous change from any
+ * pair, are ranges of an index rather than a scan of the pairs.
+ */
+export interface StoredPair {
+  position: number;
+  pairId: string;
+  type: AlignedPair["type"];
+  kind: string;
+  name: string;
+  baseSeq: number | null;
+  baseIndex: number | null;
+  branchSeq: number | null;
+  branchIndex: number | null;
+  source: string | null;
+  inputOnly: boolean;
+  /** Its position among the pairs of its type. */
+  typeRank: number;
+  /** A change's position among the changes (null for an equal or unreached pair). */
+  changeRank: number | null;
+  /** Changes before it. */
+  changesBefore: number;
+}
+
+/** The pairs as stored, in one pass. */
+export function toStoredPairs(pairs: readonly AlignedPair[]): StoredPair[] {
+  const byType = new Map<string, number>();
+  let changes = 0;
+  return toRowOutlines(pairs).map((r, position) => {
+    const p = pairs[position]!;
+    const typeRank = byType.get(r.type) ?? 0;
+    byType.set(r.type, typeRank + 1);
+    const change = isChange(r);
+    const stored: StoredPair = {
+      position,
+      pairId: r.id,
+      type: r.type,
+      kind: r.kind,
+      name: r.name,
+      baseSeq: r.baseSeq,
+      baseIndex: p.type === "inserted" ? null : p.baseIndex,
+      branchSeq: r.branchSeq,
+      branchIndex: isBaseOnly(p) ? null : p.branchIndex,
+      source: r.source,
+      inputOnly: r.inputOnly === true,
+      typeRank,
+      changeRank: change ? changes : null,
+      changesBefore: changes,
+    };
+    if (change) changes++;
+    return stored;
+  });
+}
+
+/** A stored pair as the list's row outline. */
+export function outlineOfStored(p: StoredPair): RowOutline {
+  const baseOnly = p.type === "removed" || p.type === "unreached";
+  return {
+    id: p.pairId,
+    index: p.position,
+    type: p.type,
+    kind: p.kind,
+    name: p.name,
+    baseSeq: p.baseSeq,
+    branchSeq: p.branchSeq,
+    source: p.source,
+    ...(p.inputOnly ? { inputOnly: true as const } : {}),
+    shows: baseOnly ? "base" : "branch",
+  };
 }

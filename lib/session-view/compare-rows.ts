@@ -16,6 +16,9 @@ export interface CompareRow {
   inputOnly?: true;
 }
 
+/** A pair's id: `p<base>-<branch>` (a pair), `i<branch>` (inserted in the branch), `r<base>` (removed from it). */
+export const PAIR_ID = /^(p\d+-\d+|i\d+|r\d+)$/;
+
 export const COMPARE_FILTERS = ["all", "changes", "changed", "inserted", "removed", "unreached"] as const;
 export type CompareFilter = (typeof COMPARE_FILTERS)[number];
 

@@ -21,6 +21,8 @@ export interface StepSummary {
   preview: string;
   /** A model call: how many messages its full input holds (null when not known without reading them). */
   inputMessages: number | null;
+  /** The agent that made the step, when its source says (a multi-agent trace's handoffs), else null. */
+  agent: string | null;
 }
 
 const PREVIEW = 160;
@@ -55,6 +57,13 @@ export function stepHead<E extends { seq: number; kind: unknown; name: string; s
   };
 }
 
+/** The agent a step's input names (`input.agent`: the OTLP importer's, from the GenAI conventions), cut to NAME characters. */
+export function stepAgent(e: Pick<SessionEvent, "input">): string | null {
+  const agent = (e.input as { agent?: unknown } | null)?.agent;
+  if (typeof agent !== "string" || agent === "") return null;
+  return agent.length > NAME ? `${agent.slice(0, NAME - 1)}…` : agent;
+}
+
 /** A step's summary; `inputMessages` is given by the reader (it knows the stored prefix). */
 export function summarizeStep(e: SessionEvent, inputMessages: number | null = null): StepSummary {
   return {
@@ -66,5 +75,6 @@ export function summarizeStep(e: SessionEvent, inputMessages: number | null = nu
     usage: e.usage,
     preview: stepPreview(e),
     inputMessages,
+    agent: stepAgent(e),
   };
 }

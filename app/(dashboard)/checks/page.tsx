@@ -15,7 +15,7 @@ export default async function ChecksPage() {
     <>
       <PageHeader
         title="Outcome checks"
-        subtitle="Whether a run ended the way it should: its answer, the tools it called, its length or cost, or a model's judgement against a rubric. Replays and experiments judge the base run and the branch by the checks you choose."
+        subtitle="Whether a run ended the way it should: its answer, the tools it called, its length or cost, or a model's judgement against a rubric. Replays and experiments judge the base run and the branch by the checks you choose; open a check to attach it to an agent, and every session imported after is judged."
       />
       <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,26rem)]">
         <CheckList checks={checks} />

@@ -11,7 +11,7 @@ export const metadata: Metadata = { title: "Import" };
 export const dynamic = "force-dynamic";
 
 export default async function ImportPage() {
-  const { BRANCHPOINT_MAX_BODY_BYTES, BRANCHPOINT_PUBLIC_URL } = env();
+  const { BRANCHPOINT_MAX_IMPORT_BYTES, BRANCHPOINT_PUBLIC_URL } = env();
   const { principal } = await pageContext();
   if (!can(principal, "sessions.import")) {
     return (
@@ -27,7 +27,7 @@ export default async function ImportPage() {
     <>
       <PageHeader title="Import sessions" subtitle="Upload recorded agent runs; each file gets its own result." />
       <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_24rem]">
-        <Uploader maxBytes={BRANCHPOINT_MAX_BODY_BYTES} />
+        <Uploader maxBytes={BRANCHPOINT_MAX_IMPORT_BYTES} />
         <FormatReference baseUrl={BRANCHPOINT_PUBLIC_URL ?? "http://<this-host>"} />
       </div>
     </>

@@ -1,46 +1,80 @@
 import type { Metadata } from "next";
-import { z } from "zod";
+import { redirect } from "next/navigation";
+import { SavedViews } from "@/components/sessions/SavedViews";
 import { SessionFilters } from "@/components/sessions/SessionFilters";
 import { SessionTable } from "@/components/sessions/SessionTable";
 import { EmptyState } from "@/components/ui/EmptyState";
+import { Notice } from "@/components/ui/Notice";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
+import { FailedRunsLead } from "@/components/sessions/FailedRunsLead";
+import { failedRuns } from "@/lib/server/sessions/failed-runs";
 import { listSessions } from "@/lib/server/sessions/sessions";
+import { DEFAULT_SESSION_SORT, hasFilters, parseListUrl, type SessionSort } from "@/lib/session-list/query";
 
 export const metadata: Metadata = { title: "Sessions" };
 export const dynamic = "force-dynamic";
 
-const Query = z.object({
-  agent: z.string().max(200).optional().catch(undefined),
-  status: z.enum(["completed", "failed", "incomplete"]).optional().catch(undefined),
-  tool: z.string().max(200).optional().catch(undefined),
-  q: z.string().max(200).optional().catch(undefined),
-  cursor: z.string().max(64).optional().catch(undefined),
-});
+/** How the order reads under the title. */
+const ORDER_WORDS: Record<SessionSort, string> = {
+  "-createdAt": "newest first",
+  createdAt: "oldest first",
+  "-startedAt": "latest start first",
+  startedAt: "earliest start first",
+  "-costUsd": "most expensive first",
+  costUsd: "cheapest first",
+  "-durationMs": "longest first",
+  durationMs: "shortest first",
+  "-errorCount": "most errors first",
+  errorCount: "fewest errors first",
+  "-steps": "most steps first",
+  steps: "fewest steps first",
+};
 
 export default async function SessionsPage({
   searchParams,
 }: {
   searchParams: Promise<Record<string, string | string[]>>;
 }) {
-  const raw = await searchParams;
-  const query = Query.parse(
-    Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, (Array.isArray(v) ? v[0] : v) || undefined])),
-  );
+  const raw = Object.fromEntries(Object.entries(await searchParams).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+  const { query, kept, ignored } = parseListUrl(raw);
+  const { cursor: _cursor, limit: _limit, ...shareable } = kept;
+  const params = new URLSearchParams(shareable);
+  // A form sends its empty fields too: the URL one shares names only what filters.
+  if (Object.values(raw).some((v) => v === "")) {
+    const clean = new URLSearchParams(params);
+    if (kept.cursor) clean.set("cursor", kept.cursor);
+    redirect(`/sessions${clean.size ? `?${clean.toString()}` : ""}`);
+  }
   const { principal, prisma } = await pageContext();
-  const { sessions, nextCursor, facets, total } = await listSessions(principal, { ...query, limit: 50 }, prisma);
-  const filtered = Boolean(query.agent || query.status || query.tool || query.q);
-  const params = new URLSearchParams(
-    Object.entries({ ...query, cursor: undefined }).filter((e): e is [string, string] => typeof e[1] === "string"),
-  );
+  const filtered = hasFilters(query);
+  const [{ sessions, nextCursor, facets, total, matching }, failed] = await Promise.all([
+    listSessions(principal, { ...query, limit: 50 }, prisma),
+    filtered || query.cursor ? null : failedRuns(principal, {}, prisma),
+  ]);
+  const sort = query.sort ?? DEFAULT_SESSION_SORT;
+  const count = filtered ? `${matching} of ${total} recorded runs` : `${total} recorded run${total === 1 ? "" : "s"}`;
 
   return (
     <>
-      <PageHeader
-        title="Sessions"
-        subtitle={`${filtered ? "Matches among " : ""}${total} recorded run${total === 1 ? "" : "s"} · newest first`}
+      <PageHeader title="Sessions" subtitle={`${count} · ${ORDER_WORDS[sort]}`} />
+      {ignored.length ? (
+        <Notice tone="warning" className="mb-4" title="Some of this link's filters were left out">
+          <ul className="list-disc pl-5">
+            {ignored.map((i) => (
+              <li key={i.path}>{i.message}</li>
+            ))}
+          </ul>
+        </Notice>
+      ) : null}
+      <SessionFilters
+        agents={facets.agents.map((a) => a.name)}
+        tools={facets.tools}
+        values={shareable}
+        filtered={filtered}
       />
-      <SessionFilters agents={facets.agents.map((a) => a.name)} tools={facets.tools} values={query} />
+      {failed ? <FailedRunsLead {...failed} /> : null}
+      <SavedViews user={principal.userId ?? principal.name} query={params.toString()} />
       {sessions.length === 0 ? (
         filtered ? (
           <EmptyState title="No session matches these filters">
@@ -57,11 +91,11 @@ export default async function SessionsPage({
           </EmptyState>
         )
       ) : (
-        <SessionTable sessions={sessions} />
+        <SessionTable sessions={sessions} sort={sort} query={params.toString()} />
       )}
-      {(query.cursor || nextCursor) && (
+      {(kept.cursor || nextCursor) && (
         <nav aria-label="Pages" className="mt-4 flex justify-between text-sm">
-          {query.cursor ? (
+          {kept.cursor ? (
             <a className="text-indigo-700 hover:underline" href={`/sessions?${params.toString()}`}>
               ← First page
             </a>
@@ -73,7 +107,7 @@ export default async function SessionsPage({
               className="text-indigo-700 hover:underline"
               href={`/sessions?${new URLSearchParams([...params, ["cursor", nextCursor]]).toString()}`}
             >
-              Older sessions →
+              Next page →
             </a>
           ) : null}
         </nav>

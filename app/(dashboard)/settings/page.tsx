@@ -19,6 +19,18 @@ const SECTIONS = [
     text: "Live model endpoints, live tool endpoints and the hosts they may call, for replays that run steps live.",
   },
   {
+    href: "/settings/connectors",
+    title: "Connectors",
+    action: "Import from Langfuse",
+    text: "Pull the traces your agents already send to Langfuse, as sessions you can replay: by time range, tags, user, session or name.",
+  },
+  {
+    href: "/settings/prices",
+    title: "Prices",
+    action: "See the prices",
+    text: "List prices per million tokens that estimate a session's cost when its source gave none; admins add new versions.",
+  },
+  {
     href: "/settings/team",
     title: "Team",
     action: "Manage the team",

@@ -1,26 +1,39 @@
 import { withImportSlot } from "@/lib/http/heavy";
 import { AppError } from "@/lib/errors";
-import { decodeTraceExport, describeIssues, otlpRoute, otlpSuccessResponse, readTraceBody } from "@/lib/http/otlp";
+import {
+  decodeTraceExport,
+  describeIssues,
+  otlpAnswerError,
+  otlpEncoding,
+  otlpSuccessResponse,
+  readTraceBody,
+} from "@/lib/http/otlp";
+import { route } from "@/lib/http/route";
 import { ingestOtlpSpans } from "@/lib/server/sessions/sessions";
 
 /**
  * OTLP/HTTP trace export, as SDK exporters send it: JSON or protobuf, gzipped or not. Spans
  * are stored by span id and their sessions rebuilt from every stored span of
- * their group, in one transaction; a bad export writes nothing.
+ * their group, in one transaction; a bad export writes nothing. The key first (401, and 403 for a key that
+ * may not import), then the Content-Type (415); every failure is a google.rpc.Status in the request's encoding.
  */
-export const POST = otlpRoute(async ({ request, prisma, principal, encoding }) => {
-  const { bytes, contentEncoding } = await readTraceBody(request);
-  const spans = decodeTraceExport(bytes, contentEncoding, encoding);
-  if (spans.length > 0) {
-    const format = encoding === "json" ? "otlp-json" : "otlp-protobuf";
-    const result = await withImportSlot(() => ingestOtlpSpans(principal, { spans, format }, prisma));
-    if (!result.ok) {
-      throw new AppError(
-        "invalid_input",
-        describeIssues("Some spans have missing or mistyped attributes", result.issues),
-        result.issues,
-      );
+export const POST = route(
+  { accept: ["trace_key"], authorize: "sessions.import", answerError: otlpAnswerError },
+  async ({ request, prisma, principal }) => {
+    const encoding = otlpEncoding(request);
+    const { bytes, contentEncoding } = await readTraceBody(request);
+    const spans = decodeTraceExport(bytes, contentEncoding, encoding);
+    if (spans.length > 0) {
+      const format = encoding === "json" ? "otlp-json" : "otlp-protobuf";
+      const result = await withImportSlot(() => ingestOtlpSpans(principal, { spans, format }, prisma));
+      if (!result.ok) {
+        throw new AppError(
+          "invalid_input",
+          describeIssues("Some spans have missing or mistyped attributes", result.issues),
+          result.issues,
+        );
+      }
     }
-  }
-  return otlpSuccessResponse(encoding);
-});
+    return otlpSuccessResponse(encoding);
+  },
+);

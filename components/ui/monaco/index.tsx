@@ -26,4 +26,12 @@ export const JsonDiff = dynamic<JsonDiffProps>(() => import("./JsonEditorImpl").
   loading: () => <Loading />,
 });
 
+/**
+ * Starts loading the editors' code (Monaco, its workers' set-up and themes) now, so that an editor a page shows
+ * later opens without "Loading editor…": call it when a page that will show one mounts.
+ */
+export function preloadMonaco(): void {
+  import("./JsonEditorImpl").catch(() => undefined);
+}
+
 export type { JsonDiffProps, JsonEditorProps };

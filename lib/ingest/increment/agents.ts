@@ -14,7 +14,7 @@ import type { ImportedSession } from "../types";
 import {
   cacheKeysOf,
   planGroup,
-  reachedSessions,
+  planResult,
   rowsByTrace,
   type Composition,
   type Context,
@@ -247,17 +247,7 @@ function* planRequest(request: IncrementRequest<AgentsItem>): Planner<IncrementP
     digest: null,
     columns: agentsColumns(item),
   }));
-  return {
-    groups,
-    replacements,
-    sessions: reachedSessions(
-      sessionRows,
-      reached,
-      groups.map((g) => g.plan),
-    ),
-    inserted: inserted.length,
-    updated: replaced.size,
-  };
+  return planResult(groups, replacements, { sessionRows, reached, inserted: inserted.length, updated: replaced.size });
 }
 
 /** What a session's increment starts from: its state, its trace ids, and any row columns to correct first. */

@@ -3,7 +3,17 @@ import type { Message, SessionEvent } from "@/lib/replay";
 import { assemble, type Step } from "../otlp/assemble";
 import type { ImportedSession } from "../types";
 import { fallback, idOf, isFallback, windowFigures, type TraceState } from "./state";
-import type { Fallback, GroupPlan, Read, SessionRow, StoredRow, WindowRead } from "./types";
+import type {
+  Fallback,
+  GroupPlan,
+  GroupWrite,
+  IncrementPlan,
+  Read,
+  RowReplacement,
+  SessionRow,
+  StoredRow,
+  WindowRead,
+} from "./types";
 
 // ---------------------------------------------------------------------------
 // The group planner both trace sources share: an export that adds to a group
@@ -207,8 +217,30 @@ export function rowsByTrace<T>(rows: readonly StoredRow<T>[]): Map<string, Store
   return byTrace;
 }
 
+/**
+ * A request's plan, as both trace sources return it: the groups it writes, the rows it replaces, and the
+ * sessions it reaches as the full rebuild reports them (those it changed with their new counts).
+ */
+export function planResult<S>(
+  groups: GroupWrite<S>[],
+  replacements: RowReplacement[],
+  reach: { sessionRows: readonly SessionRow[]; reached: ReadonlySet<string>; inserted: number; updated: number },
+): IncrementPlan<S> {
+  return {
+    groups,
+    replacements,
+    sessions: reachedSessions(
+      reach.sessionRows,
+      reach.reached,
+      groups.map((g) => g.plan),
+    ),
+    inserted: reach.inserted,
+    updated: reach.updated,
+  };
+}
+
 /** The sessions a request reaches, as the full rebuild reports them (those it changed with their new counts). */
-export function reachedSessions(
+function reachedSessions(
   sessionRows: readonly SessionRow[],
   reached: ReadonlySet<string>,
   plans: readonly { session: SessionRow; eventCount: number }[],

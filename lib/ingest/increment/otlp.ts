@@ -17,7 +17,7 @@ import type { ImportFormat } from "../types";
 import {
   cacheKeysOf,
   planGroup,
-  reachedSessions,
+  planResult,
   rowsByTrace,
   type Composition,
   type GroupFormat,
@@ -193,17 +193,7 @@ export function* planOtlpIncrement(request: IncrementRequest<OtlpSpan>): Planner
     const digest = freshDigests.get(id)!;
     return { rowId: row.id, item: span, digest, columns: digestColumns(digest) };
   });
-  return {
-    groups,
-    replacements,
-    sessions: reachedSessions(
-      sessionRows,
-      reached,
-      groups.map((g) => g.plan),
-    ),
-    inserted: inserted.length,
-    updated: replaced.size,
-  };
+  return planResult(groups, replacements, { sessionRows, reached, inserted: inserted.length, updated: replaced.size });
 }
 
 type OtlpComposition = Composition & { digestsBefore: SpanDigest[]; digestsAfter: SpanDigest[] };

@@ -39,6 +39,8 @@ export type ModelStep = StepTiming & {
   usage: Usage | null;
   error: EventError | null;
   status: EventStatus;
+  /** The agent that made the call, when the source says (GenAI `gen_ai.agent.name`, on the span or the agent span above it). */
+  agent?: string;
 };
 
 export type ToolStep = StepTiming & {
@@ -53,6 +55,12 @@ export type ToolStep = StepTiming & {
   status: EventStatus;
   /** Set by a source that ties calls itself (the Agents SDK, by order); `undefined` = find it by call id. */
   parent?: { modelKey: string | null; request: ToolCallRequest | null };
+  /** See ModelStep.agent. */
+  agent?: string;
+  /** What a step that is not a plain tool call is (`retrieval`, `search_memory`, `resources/read`…). */
+  operation?: string;
+  /** The source named an operation Branchpoint does not know: kept as a step, as it came. */
+  unrecognized?: true;
 };
 
 export type FinalStep = { kind: "final_output"; traceId: string; key: string; atNs: bigint; output: unknown };
@@ -235,6 +243,9 @@ export function assemble(steps: readonly Step[], previous: readonly Message[] | 
         callId,
         args: fromRequest ? fromRequest.args : tool.args,
         ...((fromRequest ? fromRequest.argsUnparsed : tool.argsUnparsed) ? { argsUnparsed: true } : {}),
+        ...(tool.operation !== undefined ? { operation: tool.operation } : {}),
+        ...(tool.unrecognized ? { unrecognized: true } : {}),
+        ...(tool.agent !== undefined ? { agent: tool.agent } : {}),
       },
       output: tool.output ?? null,
       error: tool.error,
@@ -293,7 +304,7 @@ export function assemble(steps: readonly Step[], previous: readonly Message[] | 
       seq,
       kind: "model_call",
       name: unit.name,
-      input: unit.input,
+      input: unit.agent !== undefined ? { ...unit.input, agent: unit.agent } : unit.input,
       output: unit.output,
       error: unit.error,
       status: unit.status,

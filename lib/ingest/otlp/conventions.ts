@@ -1,167 +1,32 @@
 import { parseJsonBounded } from "@/lib/hostile/json";
-import type { EventError, EventStatus, Message, ModelCallInput, ToolCallRequest, Usage } from "@/lib/replay";
+import type { Message } from "@/lib/replay";
 import type { ImportIssue } from "../types";
-import { isObject, parseArgs, SpanAttributes } from "./attributes";
-import type { ModelStep, StepTiming, ToolStep } from "./assemble";
+import { isObject, SpanAttributes } from "./attributes";
 import type { OtlpSpan } from "./decode";
+import { readGenAi } from "./genai";
 import {
   fromAiSdkMessages,
   fromAiSdkPrompt,
   fromAiSdkToolCalls,
   fromChatMessages,
-  fromGenAiMessages,
-  fromGenAiSystemInstructions,
   fromOpenInferenceMessages,
-  type Problem,
 } from "./messages";
+import { assistant, modelReading, problemAt, toolReading, toolStep, usageOf, type SpanReading } from "./reading";
+
+export type { AgentReading, Convention, SpanReading, ToolDefinition } from "./reading";
+export { outcome, timing } from "./reading";
 
 // ---------------------------------------------------------------------------
 // What one span means, in each convention Branchpoint reads:
 //   - Vercel AI SDK `ai.*` spans (ai.generateText[.doGenerate],
 //     ai.streamText[.doStream], ai.toolCall; AI SDK ≤6, and 7's LegacyOpenTelemetry),
 //   - OpenInference (`openinference.span.kind` LLM / TOOL / AGENT / CHAIN),
-//   - the OpenTelemetry GenAI semantic conventions (`gen_ai.operation.name`
-//     chat / execute_tool / invoke_agent; AI SDK 7's OpenTelemetry and others).
+//   - the OpenTelemetry GenAI semantic conventions (./genai.ts: model, agent,
+//     tool, retrieval and memory spans, the MCP conventions, and the older
+//     per-message events; AI SDK 7's OpenTelemetry and others).
 // The first that claims a span reads it: ai.* spans also carry some gen_ai.*
 // attributes, so they are checked first.
 // ---------------------------------------------------------------------------
-
-export type Convention = "vercel-ai-sdk" | "openinference" | "genai";
-
-export type ToolDefinition = { name: string; schema?: unknown };
-
-export type AgentReading = {
-  role: "agent";
-  convention: Convention;
-  span: OtlpSpan;
-  agentName: string | null;
-  /** The run's answer, when the span records one. */
-  final: { output: unknown } | null;
-  metadata: Record<string, unknown>;
-};
-
-export type SpanReading =
-  | {
-      role: "model";
-      convention: Convention;
-      span: OtlpSpan;
-      step: ModelStep;
-      tools: ToolDefinition[];
-      agentName: string | null;
-    }
-  | { role: "tool"; convention: Convention; span: OtlpSpan; step: ToolStep; agentName: string | null }
-  | AgentReading
-  | { role: "other"; convention: Convention | null; span: OtlpSpan; agentName: string | null };
-
-export function timing(span: OtlpSpan): StepTiming {
-  return {
-    traceId: span.traceId,
-    key: `${span.traceId}:${span.spanId}`,
-    startNs: BigInt(span.startTimeUnixNano),
-    endNs: span.endTimeUnixNano === null ? null : BigInt(span.endTimeUnixNano),
-  };
-}
-
-const STATUS_ERROR = 2;
-
-/** The span's outcome: no end → incomplete; ERROR status or an `exception` event → failed with that error. */
-export function outcome(span: OtlpSpan): { status: EventStatus; error: EventError | null } {
-  const exception = span.events.find((e) => e.name === "exception");
-  const failed = span.status.code === STATUS_ERROR;
-  if (span.endTimeUnixNano === null) return { status: "incomplete", error: null };
-  if (!failed) return { status: "completed", error: null };
-  const type = exception?.attributes["exception.type"];
-  const message = exception?.attributes["exception.message"];
-  return {
-    status: "failed",
-    error: {
-      type: typeof type === "string" && type !== "" ? type : "Error",
-      message:
-        typeof message === "string" && message !== ""
-          ? message
-          : span.status.message !== ""
-            ? span.status.message
-            : "the span ended with an error status",
-    },
-  };
-}
-
-function problemAt(attrs: SpanAttributes, key: string): Problem {
-  return (message) => attrs.warn(key, message);
-}
-
-function usageOf(input: number | undefined, output: number | undefined): Usage | null {
-  if (input === undefined && output === undefined) return null;
-  return {
-    ...(input !== undefined ? { inputTokens: input } : {}),
-    ...(output !== undefined ? { outputTokens: output } : {}),
-  };
-}
-
-function modelInput(
-  messages: Message[],
-  model: string | undefined,
-  temperature: number | undefined,
-  tools: ToolDefinition[],
-  toolsRaw: unknown[] | undefined,
-): ModelCallInput {
-  return {
-    messages,
-    ...(model !== undefined ? { model } : {}),
-    ...(temperature !== undefined ? { temperature } : {}),
-    ...(toolsRaw !== undefined && toolsRaw.length > 0 ? { tools: toolsRaw } : tools.length > 0 ? { tools } : {}),
-  };
-}
-
-/** A model call, read the same way whichever convention the span follows; only where each keeps its fields differs. */
-function modelReading(
-  span: OtlpSpan,
-  convention: Convention,
-  agentName: string | null,
-  call: {
-    model: string | undefined;
-    messages: Message[];
-    temperature: number | undefined;
-    toolsRaw: unknown[] | undefined;
-    output: Message | null;
-    usage: Usage | null;
-  },
-): SpanReading {
-  const tools = toolDefinitions(call.toolsRaw ?? []);
-  return {
-    role: "model",
-    convention,
-    span,
-    agentName,
-    tools,
-    step: {
-      ...timing(span),
-      kind: "model_call",
-      name: call.model ?? "unknown-model",
-      input: modelInput(call.messages, call.model, call.temperature, tools, call.toolsRaw),
-      output: call.output,
-      usage: call.usage,
-      ...outcome(span),
-    },
-  };
-}
-
-/** Tool definitions in the shapes SDKs write: `{ name, parameters | inputSchema }` or `{ function: { name, parameters } }`. */
-function toolDefinitions(list: unknown[]): ToolDefinition[] {
-  const out: ToolDefinition[] = [];
-  for (const raw of list) {
-    const def = isObject(raw) && isObject(raw.function) ? raw.function : raw;
-    if (!isObject(def) || typeof def.name !== "string" || def.name === "") continue;
-    const schema = def.parameters ?? def.inputSchema ?? def.input_schema;
-    out.push({ name: def.name, ...(schema !== undefined ? { schema } : {}) });
-  }
-  return out;
-}
-
-function assistant(content: unknown, calls: ToolCallRequest[]): Message {
-  return { role: "assistant", content, ...(calls.length > 0 ? { toolCalls: calls } : {}) };
-}
-
 // ---------------------------------------------------------------------------
 
 export function readSpan(span: OtlpSpan, warnings: ImportIssue[]): SpanReading {
@@ -243,48 +108,6 @@ function readAiSdkTools(attrs: SpanAttributes): unknown[] | undefined {
     }
   });
   return out;
-}
-
-/** A tool call, read the same way whichever convention the span follows: without a tool name it is left out, with a warning. */
-function toolReading(
-  attrs: SpanAttributes,
-  convention: Convention,
-  agentName: string | null,
-  name: string | undefined,
-  how: { nameKey: string; what: string; step: (name: string) => ToolStep },
-): SpanReading {
-  const span = attrs.span;
-  if (!name) {
-    attrs.warn(how.nameKey, `${how.what} without a tool name is left out`);
-    return { role: "other", convention, span, agentName };
-  }
-  return { role: "tool", convention, span, agentName, step: how.step(name) };
-}
-
-function toolStep(
-  attrs: SpanAttributes,
-  name: string,
-  callId: string | null,
-  argsKey: string,
-  resultKey: string,
-): ToolStep {
-  const span = attrs.span;
-  const { status, error } = outcome(span);
-  const rawArgs = attrs.raw(argsKey);
-  const parsed = rawArgs === undefined || rawArgs === null ? null : parseArgs(rawArgs);
-  if (parsed?.argsUnparsed) attrs.warn(argsKey, "is not valid JSON: kept as text (argsUnparsed)");
-  const result = attrs.has(resultKey) ? attrs.jsonOrText(resultKey) : null;
-  return {
-    ...timing(span),
-    kind: "tool_call",
-    name,
-    callId: callId === "" ? null : callId,
-    args: parsed ? parsed.args : undefined,
-    ...(parsed?.argsUnparsed ? { argsUnparsed: true as const } : {}),
-    output: status === "completed" ? result : (result ?? null),
-    error,
-    status,
-  };
 }
 
 // --- OpenInference ---------------------------------------------------------
@@ -385,79 +208,4 @@ function readOpenInferenceTools(attrs: SpanAttributes): unknown[] {
     if (schema !== undefined) out.push(schema);
   }
   return out;
-}
-
-// --- OpenTelemetry GenAI semantic conventions --------------------------------
-
-const CHAT_OPERATIONS = new Set(["chat", "text_completion", "generate_content"]);
-
-function readGenAi(attrs: SpanAttributes): SpanReading {
-  const span = attrs.span;
-  const convention = "genai" as const;
-  const declared = attrs.string("gen_ai.operation.name");
-  const operation = declared ?? span.name.split(" ")[0] ?? "";
-  const agentName = attrs.string("gen_ai.agent.name") ?? null;
-  if (
-    CHAT_OPERATIONS.has(operation) &&
-    (declared !== undefined || attrs.has("gen_ai.request.model") || attrs.has("gen_ai.input.messages"))
-  ) {
-    const model = attrs.string("gen_ai.request.model") ?? attrs.string("gen_ai.response.model");
-    const messages: Message[] = [];
-    if (attrs.has("gen_ai.system_instructions")) {
-      const system = attrs.json("gen_ai.system_instructions");
-      if (system !== undefined)
-        messages.push(...fromGenAiSystemInstructions(system, problemAt(attrs, "gen_ai.system_instructions")));
-    }
-    if (attrs.has("gen_ai.input.messages")) {
-      const input = attrs.json("gen_ai.input.messages");
-      if (input !== undefined) messages.push(...fromGenAiMessages(input, problemAt(attrs, "gen_ai.input.messages")));
-    }
-    let output: Message | null = null;
-    if (attrs.has("gen_ai.output.messages")) {
-      const out = attrs.json("gen_ai.output.messages");
-      const list = out === undefined ? [] : fromGenAiMessages(out, problemAt(attrs, "gen_ai.output.messages"));
-      output = list.find((m) => m.role === "assistant") ?? list[0] ?? null;
-    }
-    const toolsJson = attrs.has("gen_ai.tool.definitions") ? attrs.json("gen_ai.tool.definitions") : undefined;
-    const toolsRaw = Array.isArray(toolsJson) ? toolsJson : undefined;
-    if (toolsJson !== undefined && !Array.isArray(toolsJson))
-      attrs.warn("gen_ai.tool.definitions", "expected an array of tool definitions");
-    return modelReading(span, convention, agentName, {
-      model,
-      messages,
-      temperature: attrs.number("gen_ai.request.temperature"),
-      toolsRaw,
-      output,
-      usage: usageOf(attrs.count("gen_ai.usage.input_tokens"), attrs.count("gen_ai.usage.output_tokens")),
-    });
-  }
-  if (operation === "execute_tool") {
-    const fromName = span.name.startsWith("execute_tool ") ? span.name.slice("execute_tool ".length).trim() : "";
-    return toolReading(attrs, convention, agentName, attrs.string("gen_ai.tool.name") ?? (fromName || undefined), {
-      nameKey: "gen_ai.tool.name",
-      what: "an execute_tool span",
-      step: (name) =>
-        toolStep(
-          attrs,
-          name,
-          attrs.string("gen_ai.tool.call.id") ?? null,
-          "gen_ai.tool.call.arguments",
-          "gen_ai.tool.call.result",
-        ),
-    });
-  }
-  if (operation === "invoke_agent" || operation === "create_agent") {
-    let final: AgentReading["final"] = null;
-    if (attrs.has("gen_ai.output.messages")) {
-      const out = attrs.json("gen_ai.output.messages");
-      const list = out === undefined ? [] : fromGenAiMessages(out, problemAt(attrs, "gen_ai.output.messages"));
-      const last = [...list].reverse().find((m) => m.role === "assistant");
-      if (last && last.content !== null && last.content !== "") final = { output: last.content };
-    }
-    // `invoke_agent {name}`; AI SDK 7 names it after the model by default, which is no agent name.
-    let fromName = span.name.startsWith("invoke_agent ") ? span.name.slice("invoke_agent ".length).trim() : "";
-    if (fromName === attrs.string("gen_ai.request.model")) fromName = "";
-    return { role: "agent", convention, span, agentName: agentName ?? (fromName || null), final, metadata: {} };
-  }
-  return { role: "other", convention: declared !== undefined ? convention : null, span, agentName };
 }

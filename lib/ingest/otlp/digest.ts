@@ -1,3 +1,4 @@
+import { metadataTitle } from "../title";
 import type { ImportedSession, ImportIssue } from "../types";
 import { byCodePoint } from "../order";
 import { adapterHints, adapterOf, type AdapterHints } from "./adapter";
@@ -16,7 +17,12 @@ import type { OtlpSpan } from "./decode";
 // ---------------------------------------------------------------------------
 
 /** Attributes naming a session, in order of precedence. */
-export const SESSION_ATTRIBUTES = ["session.id", "gen_ai.conversation.id", "ai.telemetry.metadata.sessionId"] as const;
+export const SESSION_ATTRIBUTES = [
+  "session.id",
+  "gen_ai.conversation.id",
+  "ai.telemetry.metadata.sessionId",
+  "mcp.session.id",
+] as const;
 
 /** The session a span names itself (span attributes first, then its resource), or null. */
 export function spanSessionId(span: Pick<OtlpSpan, "attributes" | "resource">): string | null {
@@ -244,7 +250,7 @@ export function sessionFields(
   for (const name of facts.toolCallNames) if (!toolDefs.has(name)) toolDefs.set(name, { name });
   return {
     externalId: groupKey,
-    title: titleFrom(facts.firstModelInput),
+    title: metadataTitle(telemetryMetadata) ?? titleFrom(facts.firstModelInput),
     agent: { name: agentName, adapter },
     agentVersion: { version, capabilities: [] },
     format,

@@ -8,7 +8,7 @@ import { otlpJsonImporter, otlpProtobufImporter } from "./index";
 import { readFileSync } from "node:fs";
 
 /** What every recording must come to: the scripted conversation of scripts/record-sdk-traces.ts. */
-function expectScriptedSession(events: SessionEvent[], opts: { callIds: boolean }) {
+function expectScriptedSession(events: SessionEvent[], opts: { callIds: boolean; agent?: string }) {
   const shape = events.map((e) => [e.seq, e.kind, e.name, e.status, e.parentSeq]);
   expect(shape).toEqual([
     [0, "model_call", expect.any(String) as unknown, "completed", null],
@@ -24,6 +24,8 @@ function expectScriptedSession(events: SessionEvent[], opts: { callIds: boolean 
   expect(tool(1).input).toEqual({
     callId: opts.callIds ? "call_lookup_1" : (expect.any(String) as unknown),
     args: { order_id: "4821" },
+    // GenAI spans name the agent that made each step (AI SDK 7's invoke_agent span, above them all).
+    ...(opts.agent ? { agent: opts.agent } : {}),
   });
   expect(tool(1).output).toEqual({ order_id: "4821", status: "delivered", total: 129 });
   // Identical calls, different results: kept apart, counted as occurrences 0 and 1 of one cache key.
@@ -75,7 +77,10 @@ describe("recorded SDK exports map to the scripted session", () => {
         expect(session.tools.map((t) => t.name)).toEqual(["get_time", "lookup_order", "refund_payment"]);
         expect(session.tools[0]?.schema).toMatchObject({ type: "object", properties: { zone: { type: "string" } } });
         expect(session.externalId).toMatch(name.startsWith("ai6") ? `session:session-${name}` : /^trace:[0-9a-f]{32}$/);
-        expectScriptedSession(session.events, { callIds: true });
+        expectScriptedSession(session.events, {
+          callIds: true,
+          ...(name.startsWith("ai7-genai") ? { agent: "support-agent" } : {}),
+        });
         const model = session.events[0]!;
         expect(model.name).toBe("scripted-model");
         expect(model.usage).toEqual({ inputTokens: 42, outputTokens: 7 });

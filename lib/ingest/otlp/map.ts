@@ -157,28 +157,48 @@ export function factsOf(events: readonly ImportedSession["events"][number][]) {
  * The steps of some spans' readings, in span-id order. An agent span's answer
  * is a step when no agent span above it is among the readings: the readings of
  * whole traces give the steps those traces give in any larger set.
+ *
+ * A GenAI step names the agent that made it: its span's `gen_ai.agent.name`,
+ * else the nearest agent span's above it (multi-agent handoffs: each agent's
+ * steps under its own invoke_agent span). An MCP `tools/call` span under a
+ * tool span of the same tool (the MCP client's or server's view of a call the
+ * framework's execute_tool span already records) is that call, not another.
  */
 export function stepsOf(readings: readonly SpanReading[]): Step[] {
   const byId = new Map(readings.map((r) => [`${r.span.traceId}:${r.span.spanId}`, r]));
-  const hasAgentAncestor = (reading: SpanReading): boolean => {
+  function* ancestors(reading: SpanReading): Generator<SpanReading> {
     const seen = new Set<string>();
     let parent = reading.span.parentSpanId;
     while (parent !== null) {
       const id = `${reading.span.traceId}:${parent}`;
-      if (seen.has(id)) return false;
+      if (seen.has(id)) return;
       seen.add(id);
       const next = byId.get(id);
-      if (!next) return false;
-      if (next.role === "agent") return true;
+      if (!next) return;
+      yield next;
       parent = next.span.parentSpanId;
     }
-    return false;
+  }
+  const find = (reading: SpanReading, test: (r: SpanReading) => boolean): SpanReading | null => {
+    for (const r of ancestors(reading)) if (test(r)) return r;
+    return null;
   };
   const steps: Step[] = [];
   for (const reading of readings) {
-    if (reading.role === "model" || reading.role === "tool") steps.push(reading.step);
-    else if (reading.role === "agent") {
-      if (reading.final && !hasAgentAncestor(reading) && reading.span.endTimeUnixNano !== null) {
+    if (reading.role === "model" || reading.role === "tool") {
+      if (
+        reading.role === "tool" &&
+        reading.span.attributes["mcp.method.name"] === "tools/call" &&
+        find(reading, (r) => r.role === "tool" && r.step.name === reading.step.name)
+      )
+        continue;
+      const agent =
+        reading.convention !== "genai"
+          ? null
+          : (reading.agentName ?? find(reading, (r) => r.role === "agent" && r.agentName !== null)?.agentName ?? null);
+      steps.push(agent ? { ...reading.step, agent } : reading.step);
+    } else if (reading.role === "agent") {
+      if (reading.final && !find(reading, (r) => r.role === "agent") && reading.span.endTimeUnixNano !== null) {
         steps.push({
           kind: "final_output",
           traceId: reading.span.traceId,

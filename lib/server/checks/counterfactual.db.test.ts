@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadReplayView } from "@/lib/db/replays-testing";
-import { loadDemoData } from "@/lib/db/startup";
+import { loadDemoData } from "@/lib/server/sessions/demo-data";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError, parseInput } from "@/lib/errors";
 import { RECOMMENDED_RCA_POLICY, wilsonInterval, type Policy } from "@/lib/replay";
@@ -199,7 +199,10 @@ describe("counterfactual replays against a scripted model over HTTP", () => {
 
   it("refuses bad counterfactual requests with a 4xx naming the field, writing nothing", async () => {
     const before = await db.prisma.replay.count();
+    // The demo data runs on the built-in demo model; data of one's own needs an endpoint.
+    await db.prisma.session.update({ where: { id: sessionId }, data: { demo: false } });
     let e = await apiError(startReplay({ sessionId, policy: FORK_LIVE, edits: [returned] }));
+    await db.prisma.session.update({ where: { id: sessionId }, data: { demo: true } });
     expect([e.status, e.code]).toEqual([400, "executor_missing"]);
     expect(e.message).toContain("Without a live model, edits cannot change what the agent does");
 

@@ -22,8 +22,10 @@ import {
 } from "@/lib/db/checks";
 import { toReplayStep } from "@/lib/db/replay-steps";
 import { isTerminal } from "@/lib/db/replays";
-import { sessionEventsCompact } from "@/lib/db/session-reads";
+import { sessionContext, sessionEventsCompact } from "@/lib/db/session-reads";
 import { AppError, notFound } from "@/lib/errors";
+import { hasModelEndpoint } from "@/lib/db/executors";
+import { DEMO_MODEL, isDemoModel } from "@/lib/executors/demo-model";
 import { modelExecutor } from "@/lib/executors/live";
 import {
   CheckDefinition,
@@ -148,7 +150,20 @@ export async function resolveModelEndpoint(
   client: DbClient,
   wanted: string | undefined,
   recordedModel: string | undefined,
+  /** The session the model runs for: demo data runs on the built-in demo model unless another is named. */
+  session: { demo: boolean } = { demo: false },
 ): Promise<{ id: string; name: string } | null> {
+  // Demo data with no endpoint named and none configured: the built-in demo model, so a counterfactual works
+  // on a first start. Named, it serves demo data only.
+  if (isDemoModel(wanted) || (!wanted && session.demo && !(await hasModelEndpoint(client)))) {
+    if (!session.demo)
+      throw new AppError(
+        "invalid_input",
+        `"${DEMO_MODEL.name}" answers only the demo sessions; name a model endpoint of your own (Settings → Executors).`,
+        [{ path: "modelEndpoint", message: "the demo model serves only demo data" }],
+      );
+    return { id: DEMO_MODEL.id, name: DEMO_MODEL.name };
+  }
   if (wanted) {
     const found = await findModelEndpointByIdOrName(client, wanted);
     if (!found)
@@ -175,6 +190,7 @@ export async function prepareCounterfactual(
   input: CounterfactualInput,
   model: ModelPolicy,
   base: readonly SessionEvent[],
+  session: { demo: boolean } = { demo: false },
 ): Promise<PreparedCounterfactual> {
   const trials = input.trials ?? 1;
   if (trials > 1 && !TRIAL_POLICIES.has(model))
@@ -184,7 +200,7 @@ export async function prepareCounterfactual(
       [{ path: "trials", message: "needs a live model policy" }],
     );
   const recordedModel = base.find((e) => e.kind === "model_call")?.name;
-  const endpoint = await resolveModelEndpoint(client, input.modelEndpoint, recordedModel);
+  const endpoint = await resolveModelEndpoint(client, input.modelEndpoint, recordedModel, session);
   const checks = await resolveChecks(client, input.checks ?? []);
   return { modelEndpointId: endpoint?.id ?? null, checks, trials };
 }
@@ -323,7 +339,17 @@ export async function trialSetView(principal: Principal, input: TrialSetInput, p
   return {
     id: trialSetId,
     sessionId: first.sessionId,
+    sessionTitle: first.session.title,
     policy: first.policySnapshot,
+    policyHash: first.policyHash,
+    /** The saved policy the trials ran under; null when they ran a preset or a document sent as it was. */
+    savedPolicy: first.policyVersion
+      ? {
+          id: first.policyVersion.policy.id,
+          name: first.policyVersion.policy.name,
+          version: first.policyVersion.version,
+        }
+      : null,
     edits: first.edits,
     n: replays.length,
     finished: replays.filter((r) => settled(r.status)).length,
@@ -344,12 +370,19 @@ export async function trialSetView(principal: Principal, input: TrialSetInput, p
   };
 }
 
-/** What the replay form offers for counterfactuals: the model endpoints (names only) and the saved checks. */
-export async function counterfactualFormOptions(principal: Principal, _input: Record<string, never>, prisma: Db) {
+/**
+ * What the replay form offers for counterfactuals: the model endpoints (names only) and the saved checks.
+ * For a demo session the built-in demo model is offered after the configured ones; for any other it is not.
+ */
+export async function counterfactualFormOptions(principal: Principal, input: { sessionId?: string }, prisma: Db) {
   authorize(principal, "replays.read");
-  const [modelEndpoints, checks] = await Promise.all([listModelEndpoints(prisma), listCheckRows(prisma, 200)]);
+  const [modelEndpoints, checks, session] = await Promise.all([
+    listModelEndpoints(prisma),
+    listCheckRows(prisma, 200),
+    input.sessionId ? sessionContext(prisma, input.sessionId) : null,
+  ]);
   return {
-    modelEndpoints,
+    modelEndpoints: session?.demo ? [...modelEndpoints, { ...DEMO_MODEL }] : modelEndpoints,
     savedChecks: checks.map((c) => ({
       id: c.id,
       name: c.name,

@@ -1,4 +1,3 @@
-import { env } from "@/lib/env";
 /** Executor settings: model and tool endpoints and the host allow-list live executors may reach. */
 import { auditedChange, type AuditEntry } from "@/lib/db/audit";
 import { z } from "zod";
@@ -12,6 +11,8 @@ import {
 } from "@/lib/db/executors";
 import { AppError } from "@/lib/errors";
 import { parseAllowListEntry } from "@/lib/executors/allow-list";
+import { DEMO_MODEL, isDemoModel } from "@/lib/executors/demo-model";
+import { keyEnvNameProblem } from "@/lib/executors/key-env";
 import { parseHttpUrl } from "@/lib/executors/live";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
@@ -22,26 +23,13 @@ const httpUrl = (what: string) =>
     .trim()
     .refine((v) => parseHttpUrl(v) !== null, `${what} must be an http:// or https:// URL.`);
 
-/**
- * The key's variable must look like a key (…_API_KEY, …_TOKEN, …_KEY) and may
- * not be one of Branchpoint's own settings: otherwise anyone at the dashboard
- * could have the server send e.g. DATABASE_URL or BRANCHPOINT_API_KEY as a
- * bearer token to a host they allowed.
- */
-function keyEnvNameProblem(name: string): string | null {
-  if (!/^[A-Z_][A-Z0-9_]*$/.test(name)) return "The NAME of an environment variable (A–Z, 0–9, _), not the key itself.";
-  if (name.startsWith("BRANCHPOINT_") || ["DATABASE_URL", "TEST_POSTGRES_URL"].includes(name)) {
-    return `${name} is one of Branchpoint's own settings; name the variable that holds the model provider's key.`;
-  }
-  if (!/(_API_KEY|_KEY|_TOKEN)$/.test(name))
-    return "Only variables named like a key (…_API_KEY, …_KEY, …_TOKEN) can be sent to a model endpoint.";
-  if (!env().BRANCHPOINT_MODEL_KEY_VARS.includes(name))
-    return `${name} is not on the server's list of key variables model endpoints may use; an administrator adds it to BRANCHPOINT_MODEL_KEY_VARS.`;
-  return null;
-}
-
 export const ModelEndpointInput = z.object({
-  name: z.string().trim().min(1, "Give the endpoint a name.").max(100),
+  name: z
+    .string()
+    .trim()
+    .min(1, "Give the endpoint a name.")
+    .max(100)
+    .refine((name) => !isDemoModel(name), `"${DEMO_MODEL.name}" is the built-in demo model's name; choose another.`),
   baseUrl: httpUrl("The base URL"),
   model: z.string().trim().min(1, "Name the model (e.g. gpt-4.1)."),
   apiKeyEnv: z
@@ -64,7 +52,10 @@ export const AllowedHostInput = z.object({ host: z.string() });
 export type ModelEndpointInput = z.infer<typeof ModelEndpointInput>;
 export type ToolEndpointInput = z.infer<typeof ToolEndpointInput>;
 export type AllowedHostInput = z.infer<typeof AllowedHostInput>;
-export const RemoveExecutorSettingInput = z.object({ kind: z.enum(["model", "tool", "host"]), id: z.string().min(1) });
+export const RemoveExecutorSettingInput = z.object({
+  kind: z.enum(["model", "tool", "host", "mcp"]),
+  id: z.string().min(1),
+});
 export type RemoveExecutorSettingInput = z.infer<typeof RemoveExecutorSettingInput>;
 
 /** Every setting, with whether each endpoint's host is allowed and whether its key variable is set (never its value). */
@@ -101,7 +92,7 @@ export async function executorSettings(principal: Principal, _input: Record<stri
 /** Every executor change goes to the audit log with its author. */
 function auditEntry(
   principal: Principal,
-  kind: "model" | "tool" | "host",
+  kind: "model" | "tool" | "host" | "mcp",
   change: "saved" | "removed",
   target: string,
   detail: Record<string, string | number | boolean | null> = {},

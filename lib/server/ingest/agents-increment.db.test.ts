@@ -185,7 +185,7 @@ describe.each(TEST_ENGINES)("incremental Agents SDK ingest on %s", (engine) => {
       expect(row.startedAt?.toISOString() ?? null).toBe(session.startedAt);
       expect(row.endedAt?.toISOString() ?? null).toBe(session.endedAt);
       expect(full.agent.name).toBe(session.agent.name);
-      const summary = summarize(session.events);
+      const { outcome: _o, outcomeReason: _r, outcomeSeq: _s, ...summary } = summarize(session.events);
       expect({
         eventCount: row.eventCount,
         modelCallCount: row.modelCallCount,
@@ -231,7 +231,8 @@ describe.each(TEST_ENGINES)("incremental Agents SDK ingest on %s", (engine) => {
     );
     // The property held on the incremental path, not only on the full rebuild it falls back to.
     expect(incremental).toBeGreaterThan(exports / 4);
-  });
+    // 30 runs on the embedded database: about 40 s on a quiet machine, over three minutes beside the browser tests.
+  }, 300_000);
 
   it("overlapping traces with early copies, some replaced by the full rebuild (an export starting an ungrouped trace): every export equals the one-shot mapping", async () => {
     let incremental = 0;
@@ -284,7 +285,7 @@ describe.each(TEST_ENGINES)("incremental Agents SDK ingest on %s", (engine) => {
     );
     // Half the exports start a group (the full rebuild): the rest must have held on the incremental path.
     expect(incremental).toBeGreaterThan(exports / 8);
-  });
+  }, 300_000);
 
   it("in an exporter's order, every export after the group's first is incremental", async () => {
     const group = `order-${engine}`;

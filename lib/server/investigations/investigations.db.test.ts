@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { loadDemoData } from "@/lib/db/startup";
+import { loadDemoData } from "@/lib/server/sessions/demo-data";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError, parseInput } from "@/lib/errors";
 import { blameProbeBound, RECOMMENDED_RCA_POLICY, type Policy } from "@/lib/replay";
@@ -185,10 +185,16 @@ describe("investigations against a scripted model over HTTP", () => {
   });
 
   it("without a model endpoint a blame search is refused before anything is stored", async () => {
-    const before = await db.prisma.investigation.count();
-    const refused = await refusal(create({ kind: "blame", sessionId, checks: [NOT_REFUNDED] }));
-    expect([refused.code, refused.issues[0]?.path]).toEqual(["executor_missing", "modelEndpoint"]);
-    expect(await db.prisma.investigation.count()).toBe(before);
+    // The demo data runs on the built-in demo model; data of one's own needs an endpoint.
+    await db.prisma.session.update({ where: { id: sessionId }, data: { demo: false } });
+    try {
+      const before = await db.prisma.investigation.count();
+      const refused = await refusal(create({ kind: "blame", sessionId, checks: [NOT_REFUNDED] }));
+      expect([refused.code, refused.issues[0]?.path]).toEqual(["executor_missing", "modelEndpoint"]);
+      expect(await db.prisma.investigation.count()).toBe(before);
+    } finally {
+      await db.prisma.session.update({ where: { id: sessionId }, data: { demo: true } });
+    }
   });
 
   it("stale check: a read-only tool whose answer changed in one field is stale there; volatile fields and other tools are left alone", async () => {

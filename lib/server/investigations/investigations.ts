@@ -218,7 +218,7 @@ export async function createInvestigation(principal: Principal, input: StartInve
     const perTrial = blameLiveBudget(modelSteps.length);
     const policy: Policy = { ...template, model: "recorded-until-divergence", maxLiveCalls: perTrial };
     delete policy.liveFromModelStep;
-    const endpoint = await resolveModelEndpoint(prisma, input.modelEndpoint, modelSteps[0]?.name);
+    const endpoint = await resolveModelEndpoint(prisma, input.modelEndpoint, modelSteps[0]?.name, session);
     if (!endpoint)
       throw new AppError(
         "executor_missing",

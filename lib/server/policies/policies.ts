@@ -28,7 +28,8 @@ import {
 } from "@/lib/db/policies";
 import { AppError, notFound } from "@/lib/errors";
 import { importPolicyText } from "@/lib/policies/interchange";
-import { presetPolicy, validateInContext } from "@/lib/policies/validation";
+import { presetPolicy } from "@/lib/policies/presets";
+import { validateInContext } from "@/lib/policies/validation";
 import {
   explainToolRule,
   SideEffect,

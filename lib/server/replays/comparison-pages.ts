@@ -1,42 +1,53 @@
 /**
- * The comparison of a long branch a window at a time. The alignment is
- * computed once over both runs' step summaries (no model inputs: a digest
- * stands for each; lib/db/replays.ts loadReplayComparison), reduced to the
- * list's light rows and kept in memory for the replay as it is now (a run that
- * stores new steps, or a re-imported base, makes a new one). A page then costs
- * the rows it shows: filters, their counts, the next change (j / k) and the
- * first divergence are answered from the kept rows by position, and a row's
- * preview is made from its step's content as its window is read.
+ * The comparison of a long branch a window at a time, from the comparison
+ * stored for the replay as it is now (lib/server/replays/comparison-store.ts:
+ * built after the run stored its steps, or by the first read). A page costs
+ * the rows it shows: a filter's window, a pair's position, the next change
+ * (j / k) and the first divergence are ranges or lookups of the stored pairs'
+ * indexes, and a row's preview is made from its step's content as its window
+ * is read.
  */
 import { z } from "zod";
 import type { Db } from "@/lib/db";
-import { plainContents, replayStamp } from "@/lib/db/replay-window";
-import { loadReplayComparison } from "@/lib/db/replay-comparison";
+import { plainContents } from "@/lib/db/replay-window";
+import { storedPairs, storedPairsById, type PairRange } from "@/lib/db/stored-comparison";
 import { isTerminal, loadReplayMeta, type ReplayPageMeta } from "@/lib/db/replays";
 import { notFound, parseInput } from "@/lib/errors";
-import { isBaseOnly, type ComparisonMetrics, type FirstDivergence } from "@/lib/replay";
+import type { ComparisonMetrics, FirstDivergence } from "@/lib/replay";
 import { defaultPickerFilter, pairChoice, type PairChoice } from "@/lib/reports/pair-choice";
 import { suggestValidityOf } from "@/lib/reports/snapshot";
 import type { ValiditySuggestion } from "@/lib/reports/validity";
-import { previewOf, toRowOutlines, withPreview, type RowOutline } from "@/lib/session-view/compare-pairs";
+import {
+  outlineOfStored,
+  previewOf,
+  withPreview,
+  type RowOutline,
+  type StoredPair,
+} from "@/lib/session-view/compare-pairs";
 import {
   COMPARE_FILTERS,
-  nextChangeAt,
-  shownBy,
+  isChange,
+  PAIR_ID,
   type CompareFilter,
   type CompareRow,
 } from "@/lib/session-view/compare-rows";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
+import {
+  currentComparison,
+  type ComparisonCounts,
+  type ComparisonHeader,
+  type CurrentComparison,
+} from "./comparison-store";
+
+export { comparisonBuilds, type ComparisonCounts } from "./comparison-store";
 
 /** Rows per window when none is asked for, and at most. */
 export const ROWS_DEFAULT = 100;
 export const ROWS_MAX = 500;
-/** Comparisons kept in memory (each about 250 bytes a pair). */
-const KEPT = 8;
 
 const ReplayId = z.string().min(1, "Name the replay.").max(200);
-const PairId = z.string().regex(/^(p\d+-\d+|i\d+|r\d+)$/, "not a pair id (p<base>-<branch>, i<branch> or r<base>)");
+const PairId = z.string().regex(PAIR_ID, "not a pair id (p<base>-<branch>, i<branch> or r<base>)");
 const Filter = z.enum(COMPARE_FILTERS).default("all");
 
 export const ComparisonRowsInput = z.object({
@@ -58,84 +69,15 @@ export const ComparisonFindInput = z.object({
 });
 export type ComparisonFindInput = z.input<typeof ComparisonFindInput>;
 
-export type ComparisonCounts = Record<CompareFilter, number>;
-
-interface ComparisonIndex {
-  replayId: string;
-  sessionId: string;
-  /** The rows without their previews: a window reads the steps it shows for them (see withPreviews). */
-  rows: RowOutline[];
-  positionOf: Map<string, number>;
-  /** Per filter but "all": the positions (in `rows`) of the rows it shows, built when first asked for. */
-  lists: Map<CompareFilter, number[]>;
-  counts: ComparisonCounts;
-  firstDivergence: FirstDivergence | null;
-  /** Each pair's position in the branch (null for a pair only in the base): where the validity suggestion places a divergence. */
-  pairBranchIndex: (number | null)[];
-  metrics: ComparisonMetrics;
-  baseCount: number;
-  branchCount: number;
-  baseFinalOutput: unknown;
-  branchFinalOutput: unknown;
-}
-
-const kept = new Map<string, { key: string; index: Promise<ComparisonIndex | null> }>();
-
-/** How many comparisons were built (aligned over both runs) since the process started: what tests count. */
-let builds = 0;
-export const comparisonBuilds = () => builds;
-
-async function buildIndex(prisma: Db, replayId: string): Promise<ComparisonIndex | null> {
-  builds++;
-  const view = await loadReplayComparison(prisma, replayId, { inputDrift: false });
-  if (!view) return null;
-  const rows = toRowOutlines(view.comparison.pairs);
-  const counts = Object.fromEntries(COMPARE_FILTERS.map((f) => [f, 0])) as ComparisonCounts;
-  for (const r of rows) for (const f of COMPARE_FILTERS) if (shownBy(f, r)) counts[f]++;
-  return {
-    replayId,
-    sessionId: view.replay.sessionId,
-    rows,
-    positionOf: new Map(rows.map((r, k) => [r.id, k])),
-    lists: new Map(),
-    counts,
-    firstDivergence: view.comparison.firstDivergence,
-    pairBranchIndex: view.comparison.pairs.map((p) => (isBaseOnly(p) ? null : p.branchIndex)),
-    metrics: view.comparison.metrics,
-    baseCount: view.baseCount,
-    branchCount: view.branchCount,
-    baseFinalOutput: view.baseFinalOutput,
-    branchFinalOutput: view.branchFinalOutput,
-  };
-}
-
-/** The replay's comparison as it is now: kept while neither the replay nor its base changes. */
-async function comparisonIndex(prisma: Db, replayId: string): Promise<ComparisonIndex> {
-  const stamp = await replayStamp(prisma, replayId);
-  if (!stamp) throw notFound("replay", replayId);
-  let entry = kept.get(replayId);
-  if (!entry || entry.key !== stamp.key) {
-    const built = { key: stamp.key, index: buildIndex(prisma, replayId) };
-    // A failed build is not kept (nor does it take a newer one with it).
-    built.index.catch(() => {
-      if (kept.get(replayId) === built) kept.delete(replayId);
-    });
-    entry = built;
-  }
-  // Newest use last; the oldest goes first.
-  kept.delete(replayId);
-  kept.set(replayId, entry);
-  while (kept.size > KEPT) kept.delete(kept.keys().next().value!);
-  const index = await entry.index;
-  if (!index) throw notFound("replay", replayId);
-  return index;
-}
-
 /** The rows with their previews, from the content of the steps they show (read for these rows only). */
-async function withPreviews(prisma: Db, index: ComparisonIndex, rows: readonly RowOutline[]): Promise<CompareRow[]> {
+async function withPreviews(
+  prisma: Db,
+  ids: { sessionId: string; replayId: string },
+  rows: readonly RowOutline[],
+): Promise<CompareRow[]> {
   const contents = await plainContents(
     prisma,
-    { sessionId: index.sessionId, replayId: index.replayId },
+    ids,
     rows.flatMap((r) => (r.shows === "base" ? [r.baseSeq!] : [])),
     rows.flatMap((r) => (r.shows === "branch" ? [r.branchSeq!] : [])),
   );
@@ -146,33 +88,18 @@ async function withPreviews(prisma: Db, index: ComparisonIndex, rows: readonly R
   });
 }
 
-/** The positions (in all rows) of the rows a filter shows, in order. */
-function listOf(index: ComparisonIndex, filter: CompareFilter): { length: number; at: (k: number) => number } {
-  if (filter === "all") return { length: index.rows.length, at: (k) => k };
-  let list = index.lists.get(filter);
-  if (!list) {
-    list = [];
-    for (let k = 0; k < index.rows.length; k++) if (shownBy(filter, index.rows[k]!)) list.push(k);
-    index.lists.set(filter, list);
-  }
-  const positions = list;
-  return { length: positions.length, at: (k) => positions[k]! };
+/** The stored range a filter's positions [from, to) are. */
+function rangeOf(filter: CompareFilter, from: number, to: number): PairRange {
+  if (filter === "all") return { by: "position", from, to };
+  if (filter === "changes") return { by: "change", from, to };
+  return { by: "type", type: filter, from, to };
 }
 
-/** The position of the row at `all` (a position in all rows) among the filter's rows, or −1 when it does not show it. */
-function positionIn(index: ComparisonIndex, filter: CompareFilter, all: number): number {
-  if (filter === "all") return all;
-  if (!shownBy(filter, index.rows[all]!)) return -1;
-  const list = index.lists.get(filter)!;
-  let lo = 0;
-  let hi = list.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid]! === all) return mid;
-    if (list[mid]! < all) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
+/** A stored pair's position among the rows a filter shows, or −1 when it does not show it. */
+function positionIn(filter: CompareFilter, p: StoredPair): number {
+  if (filter === "all") return p.position;
+  if (filter === "changes") return p.changeRank ?? -1;
+  return p.type === filter ? p.typeRank : -1;
 }
 
 export interface ComparisonPageView extends ReplayPageMeta {
@@ -194,20 +121,20 @@ export async function getComparisonPage(
 ): Promise<ComparisonPageView> {
   authorize(principal, "replays.read");
   const { replayId } = parseInput(z.object({ replayId: ReplayId }), input);
-  const [meta, index] = await Promise.all([
+  const [meta, current] = await Promise.all([
     loadReplayMeta(prisma, replayId, { inputDrift: false }),
-    comparisonIndex(prisma, replayId),
+    currentComparison(prisma, replayId),
   ]);
   if (!meta) throw notFound("replay", replayId);
   return {
     ...meta,
-    baseCount: index.baseCount,
-    branchCount: index.branchCount,
-    baseFinalOutput: index.baseFinalOutput,
-    branchFinalOutput: index.branchFinalOutput,
-    metrics: index.metrics,
-    firstDivergence: index.firstDivergence,
-    counts: index.counts,
+    baseCount: current.baseCount,
+    branchCount: current.branchCount,
+    baseFinalOutput: current.baseFinalOutput,
+    branchFinalOutput: current.branchFinalOutput,
+    metrics: current.metrics,
+    firstDivergence: current.firstDivergence,
+    counts: current.counts,
   };
 }
 
@@ -228,26 +155,52 @@ export async function listComparisonRows(
 ): Promise<ComparisonRowsWindow> {
   authorize(principal, "replays.read");
   const { replayId, filter, cursor = 0, limit } = parseInput(ComparisonRowsInput, input);
-  const index = await comparisonIndex(prisma, replayId);
-  const { shown, ...window } = windowOf(index, filter, cursor, limit);
-  return { ...window, rows: await withPreviews(prisma, index, shown) };
+  const current = await currentComparison(prisma, replayId);
+  const { shown, ...window } = await windowOf(prisma, current, filter, cursor, limit);
+  return { ...window, rows: await withPreviews(prisma, current, shown) };
 }
 
 /** The rows at positions [cursor, cursor + limit) among those a filter shows, and where the next window starts. */
-function windowOf(index: ComparisonIndex, filter: CompareFilter, cursor: number, limit: number) {
-  const list = listOf(index, filter);
-  const shown: RowOutline[] = [];
-  for (let k = cursor; k < Math.min(cursor + limit, list.length); k++) shown.push(index.rows[list.at(k)]!);
-  return {
-    filter,
-    cursor,
-    nextCursor: cursor + limit < list.length ? cursor + limit : null,
-    total: list.length,
-    shown,
-  };
+async function windowOf(prisma: Db, current: CurrentComparison, filter: CompareFilter, cursor: number, limit: number) {
+  const total = current.counts[filter];
+  const shown = (
+    await storedPairs(prisma, current.replayId, rangeOf(filter, cursor, Math.min(cursor + limit, total)))
+  ).map(outlineOfStored);
+  return { filter, cursor, nextCursor: cursor + limit < total ? cursor + limit : null, total, shown };
 }
 
 export type FoundRow = { position: number; row: CompareRow };
+
+/**
+ * The position among the rows a filter shows of the next (1) or previous (−1) change after the one at `at`
+ * (`pair`: the pair there; −1: from the top or the bottom), or null when there is none that way.
+ */
+function nextChangePosition(
+  current: CurrentComparison,
+  filter: CompareFilter,
+  pair: StoredPair | null,
+  at: number,
+  direction: 1 | -1,
+): number | null {
+  // The filters of one type of change show only changes; "unreached" shows none.
+  if (filter === "unreached") return null;
+  const total = current.counts[filter];
+  if (filter !== "all") {
+    const k = at >= 0 ? at + direction : direction === 1 ? 0 : total - 1;
+    return k >= 0 && k < total ? k : null;
+  }
+  // "all": by rank among the changes, found by the caller (see findComparisonRow).
+  const changes = current.counts.changes;
+  const rank =
+    at >= 0 && pair
+      ? direction === 1
+        ? pair.changesBefore + (isChange(pair) ? 1 : 0)
+        : pair.changesBefore - 1
+      : direction === 1
+        ? 0
+        : changes - 1;
+  return rank >= 0 && rank < changes ? rank : null;
+}
 
 /**
  * A row by pair id among the rows a filter shows (null when it does not show
@@ -261,19 +214,25 @@ export async function findComparisonRow(
 ): Promise<FoundRow | null> {
   authorize(principal, "replays.read");
   const { replayId, filter, pair, direction } = parseInput(ComparisonFindInput, input);
-  const index = await comparisonIndex(prisma, replayId);
-  const list = listOf(index, filter);
-  const all = pair === undefined ? undefined : index.positionOf.get(pair);
-  const at = all === undefined ? -1 : positionIn(index, filter, all);
-  const found =
-    direction === undefined
-      ? at < 0
-        ? null
-        : at
-      : nextChangeAt(list.length, (k) => index.rows[list.at(k)]!, at, direction);
-  if (found === null) return null;
-  const [row] = await withPreviews(prisma, index, [index.rows[list.at(found)]!]);
-  return { position: found, row: row! };
+  const current = await currentComparison(prisma, replayId);
+  const [from] = pair === undefined ? [] : await storedPairsById(prisma, replayId, [pair]);
+  const at = from ? positionIn(filter, from) : -1;
+  let found: StoredPair | undefined;
+  let position: number;
+  if (direction === undefined) {
+    if (at < 0) return null;
+    found = from;
+    position = at;
+  } else {
+    const next = nextChangePosition(current, filter, from ?? null, at, direction);
+    if (next === null) return null;
+    // In "all" the change is found by its rank among the changes; elsewhere by its position in the filter.
+    [found] = await storedPairs(prisma, replayId, rangeOf(filter === "all" ? "changes" : filter, next, next + 1));
+    if (!found) return null;
+    position = filter === "all" ? found.position : next;
+  }
+  const [row] = await withPreviews(prisma, current, [outlineOfStored(found!)]);
+  return { position, row: row! };
 }
 
 /** Pairs per window of the report form's pair picker: the first is sent with the page, the others load as it scrolls. */
@@ -305,7 +264,8 @@ export async function listPairChoices(
 ): Promise<PairChoicesWindow> {
   authorize(principal, "replays.read");
   const { replayId, filter, cursor = 0, limit } = parseInput(PairChoicesInput, input);
-  const { shown, ...window } = windowOf(await comparisonIndex(prisma, replayId), filter, cursor, limit);
+  const current = await currentComparison(prisma, replayId);
+  const { shown, ...window } = await windowOf(prisma, current, filter, cursor, limit);
   return { ...window, choices: shown.map(pairChoice) };
 }
 
@@ -334,7 +294,7 @@ export interface ReportPickerView extends ReplayPageMeta {
 /**
  * What the report form shows of a finished replay's comparison: the counts,
  * the first window of pairs, the first divergence and the pins, from the
- * comparison kept for the replay as it is now (the comparison page's: built
+ * comparison stored for the replay as it is now (the comparison page's: built
  * once per run, not per render). Without the picker while the replay runs.
  */
 export async function getReportPicker(
@@ -348,32 +308,46 @@ export async function getReportPicker(
   if (!meta) throw notFound("replay", replayId);
   if (!isTerminal(meta.replay.status))
     return { ...meta, branchCount: meta.replay.stepCount, firstDivergence: null, picker: null, suggestion: null };
-  const index = await comparisonIndex(prisma, replayId);
-  const fd = index.firstDivergence;
-  const filter = defaultPickerFilter(index.counts);
+  const current = await currentComparison(prisma, replayId);
+  const fd = current.firstDivergence;
+  const filter = defaultPickerFilter(current.counts);
   const pins = [...new Set(pinned ?? (fd ? [fd.id] : []))];
-  const held = pins.filter((id) => index.positionOf.has(id));
+  const [held, first, initial] = await Promise.all([
+    storedPairsById(prisma, replayId, pins),
+    fd ? storedPairsById(prisma, replayId, [fd.id]) : [],
+    windowOf(prisma, current, filter, 0, PICKER_WINDOW),
+  ]);
+  const heldIds = new Set(held.map((p) => p.pairId));
   return {
     ...meta,
-    branchCount: index.branchCount,
+    branchCount: current.branchCount,
     firstDivergence: fd,
     picker: {
-      version: `${meta.replay.status}:${index.branchCount}:${meta.replay.finishedAt?.toISOString() ?? ""}`,
-      counts: index.counts,
+      version: `${meta.replay.status}:${current.branchCount}:${meta.replay.finishedAt?.toISOString() ?? ""}`,
+      counts: current.counts,
       window: PICKER_WINDOW,
-      firstDivergence: fd ? pairChoice(index.rows[index.positionOf.get(fd.id)!]!) : null,
-      pinned: held
-        .map((id) => index.positionOf.get(id)!)
-        .sort((a, b) => a - b)
-        .map((k) => pairChoice(index.rows[k]!)),
-      dropped: pins.filter((id) => !index.positionOf.has(id)),
-      initial: { filter, choices: windowOf(index, filter, 0, PICKER_WINDOW).shown.map(pairChoice) },
+      firstDivergence: first[0] ? pairChoice(outlineOfStored(first[0])) : null,
+      pinned: held.map((p) => pairChoice(outlineOfStored(p))),
+      dropped: pins.filter((id) => !heldIds.has(id)),
+      initial: { filter, choices: initial.shown.map(pairChoice) },
     },
     suggestion: suggestValidityOf({
       replay: meta.replay,
       evidence: meta.evidence,
       firstDivergence: fd,
-      pairBranchIndex: index.pairBranchIndex,
+      pairBranchIndex: pairBranchIndexOf(current),
     }),
   };
+}
+
+/**
+ * What the validity suggestion reads of the pairs' branch indexes: the first one after the first divergence
+ * (where a step only in the base diverges), at its place; the pairs before it are not read.
+ */
+function pairBranchIndexOf(current: ComparisonHeader): (number | null)[] {
+  const fd = current.firstDivergence;
+  if (!fd) return [];
+  const list: (number | null)[] = new Array<number | null>(fd.pairIndex + 1).fill(null);
+  if (current.divergenceBranchIndex !== null) list.push(current.divergenceBranchIndex);
+  return list;
 }

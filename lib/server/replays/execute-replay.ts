@@ -2,7 +2,6 @@
  * Running a stored replay: the engine with the branch's log first, live calls written ahead, and the result (or
  * the failure) stored in one transaction.
  */
-import { randomUUID } from "node:crypto";
 import {
   Edits,
   CancelledBeforeCall,
@@ -37,12 +36,14 @@ import {
 } from "@/lib/db/replay-writes";
 import { replayRunContext, stepNotesByLogEntry } from "@/lib/db/replays";
 import { sessionContext } from "@/lib/db/session-reads";
-import { publishStepDrafts, sessionEventsForRun, writeStepDrafts } from "@/lib/db/replay-save";
+import { sessionEventsForRun } from "@/lib/db/replay-save";
+import { stepRows } from "@/lib/db/replay-steps";
 import { pauser } from "@/lib/event-loop";
 import { AppError, notFound } from "@/lib/errors";
 import { ExecutorError, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "@/lib/executors/live";
 import { appErrorFromDatabase } from "@/lib/db/errors";
 import { LIVE_MODEL_POLICIES, settleChecks } from "../checks/counterfactual";
+import { storeComparisonAfterRun } from "./comparison-store";
 import type { RunFailure, RunFailureCode } from "@/lib/run-failures";
 
 export type ExtraLog = { fixture?: NewFixture; approval?: ApprovalEntry };
@@ -388,10 +389,10 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
     const done = result;
     if (done) {
       await noteSteps(prisma, replayId, done, nulNotes);
-      // The steps are written ahead in short pieces, where readers do not look; the transaction below only
-      // publishes them, so it holds the connection briefly and readers still see the steps replaced at once.
-      const attempt = randomUUID();
-      await writeStepDrafts(prisma, replayId, attempt, done.steps);
+      // The rows are built before the transaction (the inputs' compaction is the run's work, not the database's);
+      // the transaction writes them a window per statement, so it holds the connection for the inserts alone.
+      const rows = stepRows(replayId, done.steps);
+      await pause();
       await withTransaction(
         prisma,
         async (tx) => {
@@ -400,13 +401,15 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
             ...(owner !== undefined ? { owner } : {}),
             fresh: hooks.fresh ?? false,
             progress: hooks.lastProgress?.() ?? null,
-            storeSteps: (client) => publishStepDrafts(client, replayId, attempt),
+            rows,
           });
           if (!stored) throw new LeaseLost(replayId);
           await appendLogEntries(tx, replayId, done.newLogEntries, row.createdBy);
         },
         { timeout: 120_000, maxWait: 30_000 },
       );
+      // Right after its steps: the comparison pages and the API read a window of it at a time.
+      await storeComparisonAfterRun(prisma, replayId);
       await settleChecks(prisma, replayId, done);
       return done;
     }

@@ -6,7 +6,9 @@
  */
 import { z } from "zod";
 import type { Db } from "@/lib/db";
+import { abandonIdleAgentReplays } from "@/lib/db/agent-replays";
 import { loadReplayMeta } from "@/lib/db/replays";
+import { storedPairs } from "@/lib/db/stored-comparison";
 import { replayStepRows, RunChanged } from "@/lib/db/replay-rows";
 import { replayStamp } from "@/lib/db/replay-window";
 import { sessionEventRows } from "@/lib/db/session-reads";
@@ -15,9 +17,29 @@ import { authorize } from "../authz";
 import type { Principal } from "../principal";
 import { type ReplayRef } from "./replay-inputs";
 import { getReplayComparison } from "./replay-reads";
+import { currentComparison } from "./comparison-store";
 
-/** `?inputs=`: "full" (default) gives every model input whole; "delta" as stored, with `inputPrefix`. */
-export const ReplayDocumentQuery = z.object({ inputs: z.enum(["full", "delta"]).optional() });
+/**
+ * `?inputs=`: "full" (default) gives every model input whole; "delta" as stored, with `inputPrefix`.
+ * `?steps=none`: the replay's summary (status, progress, `stepCount`, evidence, pending) without its steps.
+ */
+export const ReplayDocumentQuery = z.object({
+  inputs: z.enum(["full", "delta"]).optional(),
+  steps: z.enum(["all", "none"]).optional(),
+});
+
+/** Pairs a window of the comparison holds when `limit` is not given, and at most. */
+export const PAIRS_DEFAULT = 100;
+export const PAIRS_MAX = 1000;
+
+/**
+ * `GET /api/v1/replays/:id/comparison`'s query: the replay document's, and `?from=&limit=` for a window of the
+ * pairs (positions [from, from + limit); either one asks for a window, the other then defaults to 0 and 100).
+ */
+export const ComparisonDocumentQuery = ReplayDocumentQuery.extend({
+  from: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
+  limit: z.coerce.number().int().min(1).max(PAIRS_MAX).optional(),
+});
 
 /**
  * The replay's meta (read now), its step rows in idx order (read as they are
@@ -28,6 +50,8 @@ export const ReplayDocumentQuery = z.object({ inputs: z.enum(["full", "delta"]).
  */
 export async function openReplay(principal: Principal, input: ReplayRef, prisma: Db) {
   authorize(principal, "replays.read");
+  // An agent-driven replay whose agent went silent past its idle timeout is abandoned as it is read.
+  await abandonIdleAgentReplays(prisma, new Date(), input.replayId);
   // The stamp before the meta: a result stored between the two reads changes it, and the document is cut.
   const stamp = await replayStamp(prisma, input.replayId);
   const meta = stamp ? await loadReplayMeta(prisma, input.replayId) : null;
@@ -63,6 +87,56 @@ export async function openReplayComparison(principal: Principal, input: ReplayRe
     outline,
     baseRows: sessionEventRows(prisma, outline.replay.sessionId),
     stepRows: replayStepRows(prisma, input.replayId),
+    unchanged: unchangedSince(prisma, input.replayId, stamp),
+  };
+}
+
+/**
+ * A window of the comparison (`?from=&limit=`): its outline from the stored comparison (the header and the pairs at
+ * positions [from, from + limit)), both runs' rows from where the window needs them (with whole model inputs, from
+ * each run's start: a model input is rebuilt from the inputs before it, whose text is not made) and `unchanged`, as
+ * openReplayComparison's.
+ */
+export async function openReplayComparisonWindow(
+  principal: Principal,
+  input: ReplayRef & { from: number; limit: number; inputs: "full" | "delta" },
+  prisma: Db,
+) {
+  authorize(principal, "replays.read");
+  const stamp = await replayStamp(prisma, input.replayId);
+  if (!stamp) throw notFound("replay", input.replayId);
+  const [meta, current] = await Promise.all([
+    loadReplayMeta(prisma, input.replayId),
+    currentComparison(prisma, input.replayId),
+  ]);
+  if (!meta) throw notFound("replay", input.replayId);
+  const { from, limit } = input;
+  const pairs = await storedPairs(prisma, input.replayId, { by: "position", from, to: from + limit });
+  // Both indexes grow with the pairs' position: the window's first step of each run is its first pair's.
+  const firstBase = input.inputs === "delta" ? pairs.find((p) => p.baseIndex !== null) : undefined;
+  const firstBranch = input.inputs === "delta" ? pairs.find((p) => p.branchIndex !== null) : undefined;
+  const total = current.pairCount;
+  return {
+    outline: {
+      ...meta,
+      comparison: {
+        firstDivergence: current.firstDivergence,
+        finalOutputDiff: current.finalOutputDiff,
+        metrics: current.metrics,
+        pairs: pairs.map((p) => ({
+          id: p.pairId,
+          type: p.type,
+          baseSeq: p.baseSeq,
+          baseIndex: p.baseIndex,
+          branchSeq: p.branchSeq,
+          branchIndex: p.branchIndex,
+        })),
+      },
+      window: { from, limit, total, nextFrom: from + limit < total ? from + limit : null },
+    },
+    baseRows: sessionEventRows(prisma, meta.replay.sessionId, undefined, firstBase?.baseSeq ?? undefined),
+    stepRows: replayStepRows(prisma, input.replayId, undefined, firstBranch?.branchSeq ?? undefined),
+    start: { base: firstBase?.baseIndex ?? 0, branch: firstBranch?.branchIndex ?? 0 },
     unchanged: unchangedSince(prisma, input.replayId, stamp),
   };
 }

@@ -1,4 +1,5 @@
 /** What the replay operations take: the checked inputs of starting, resuming, listing and comparing. */
+import { PAIR_ID } from "@/lib/session-view/compare-rows";
 import { z } from "zod";
 import { Edits, EventError } from "@/lib/replay";
 import { hasLoneSurrogate } from "@/lib/hostile/text";
@@ -29,7 +30,7 @@ function nulPath(value: unknown, path: (string | number)[] = []): (string | numb
 }
 
 /** Refuses a NUL character anywhere in the value, naming its path. */
-function refuseNul(value: unknown, ctx: z.RefinementCtx) {
+export function refuseNul(value: unknown, ctx: z.RefinementCtx) {
   const path = nulPath(value);
   if (path)
     ctx.addIssue({
@@ -40,15 +41,40 @@ function refuseNul(value: unknown, ctx: z.RefinementCtx) {
     });
 }
 
+/** What an agent driving a branch says about itself (it goes into the evidence). */
+export const AgentDriverInput = z.strictObject({
+  adapter: z.string().trim().min(1).max(100).optional(),
+  version: z.string().trim().min(1).max(100).optional(),
+  command: z.string().trim().min(1).max(4000).optional(),
+  capabilities: z.array(z.string().trim().min(1).max(100)).max(20).optional(),
+});
+export type AgentDriverInput = z.infer<typeof AgentDriverInput>;
+
 export const StartReplayInput = z
   .object({
     sessionId: z.string().min(1, "Choose a session."),
     policy: z.unknown().optional(),
     policyVersionId: z.string().min(1).optional(),
     edits: Edits.optional(),
+    /** "server" (default): the worker runs the branch; "agent": your own agent drives it through the agent endpoints. */
+    driver: z.enum(["server", "agent"]).optional(),
+    agent: AgentDriverInput.optional(),
   })
   .extend(CounterfactualInput.shape)
-  .superRefine((v, ctx) => refuseNul({ policy: v.policy, edits: v.edits, checks: v.checks }, ctx))
+  .superRefine((v, ctx) => refuseNul({ policy: v.policy, edits: v.edits, checks: v.checks, agent: v.agent }, ctx))
+  .refine((v) => v.agent === undefined || v.driver === "agent", {
+    message: '"agent" describes the agent driving the branch: send it with "driver": "agent".',
+    path: ["agent"],
+  })
+  .refine((v) => v.driver !== "agent" || (v.edits ?? []).length === 0, {
+    message:
+      "Edits are for replays the server runs; when your own agent drives the branch, change a tool's answer with a static or fixture rule instead.",
+    path: ["edits"],
+  })
+  .refine((v) => v.driver !== "agent" || (v.trials ?? 1) === 1, {
+    message: "Repeated trials are for replays the server runs; run your agent once per agent-driven replay.",
+    path: ["trials"],
+  })
   .refine((v) => !(v.policy !== undefined && v.policyVersionId !== undefined), {
     message: 'Send either "policy" or "policyVersionId", not both.',
     path: ["policy"],
@@ -109,7 +135,7 @@ export type ListReplaysInput = z.infer<typeof ListReplaysInput>;
 /** Pair ids name their seqs: p<base>-<branch>, i<branch>, r<base>. */
 export const ComparisonPairInput = z.object({
   replayId: ReplayId,
-  pairId: z.string().regex(/^(p\d+-\d+|i\d+|r\d+)$/, "not a pair id"),
+  pairId: z.string().regex(PAIR_ID, "not a pair id"),
 });
 export type ComparisonPairInput = z.infer<typeof ComparisonPairInput>;
 

@@ -8,6 +8,9 @@ import { AppError, parseInput } from "@/lib/errors";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
 import { toRows } from "@/lib/session-view/compare-pairs-testing";
+import { toStoredPairs, type StoredPair } from "@/lib/session-view/compare-pairs";
+import { replayStamp } from "@/lib/db/replay-window";
+import { storedComparisonHeader, storedPairs } from "@/lib/db/stored-comparison";
 import { COMPARE_FILTERS, filterRows, nextChange, type CompareRow } from "@/lib/session-view/compare-rows";
 import { summarizeReplayStep } from "@/lib/session-view/replay-steps";
 import { pairChoice } from "@/lib/reports/pair-choice";
@@ -173,6 +176,37 @@ describe.each(TEST_ENGINES)("a replay and its comparison a window at a time on %
     );
   });
 
+  it("the run stored its comparison with its steps: the one built on the fly, read back in windows that concatenate to it", async () => {
+    // Stored by the run itself: no read built it.
+    const header = (await storedComparisonHeader(db.prisma, replayId))!;
+    const stamp = (await replayStamp(db.prisma, replayId))!;
+    expect(header.stepsKey).toBe(`${stamp.stepsKey}:completed`);
+    const whole = (await loadReplayView(db.prisma, replayId))!;
+    const expected = toStoredPairs(whole.comparison.pairs);
+    expect(header).toMatchObject({
+      pairCount: expected.length,
+      baseCount: whole.base.length,
+      branchCount: whole.steps.length,
+      firstDivergence: whole.comparison.firstDivergence,
+      metrics: whole.comparison.metrics,
+      finalOutputDiff: whole.comparison.finalOutputDiff,
+    });
+    const built = comparisons.comparisonBuilds();
+    const read: StoredPair[] = [];
+    for (let from = 0; from < header.pairCount; from += 37)
+      read.push(...(await storedPairs(db.prisma, replayId, { by: "position", from, to: from + 37 })));
+    expect(read).toEqual(expected);
+    // The changes' and each type's windows are the same pairs, in order.
+    const changes: StoredPair[] = [];
+    for (let from = 0; from < header.counts.changes!; from += 7)
+      changes.push(...(await storedPairs(db.prisma, replayId, { by: "change", from, to: from + 7 })));
+    expect(changes).toEqual(expected.filter((p) => p.changeRank !== null));
+    expect(await storedPairs(db.prisma, replayId, { by: "type", type: "equal", from: 0, to: 1_000 })).toEqual(
+      expected.filter((p) => p.type === "equal"),
+    );
+    expect(comparisons.comparisonBuilds()).toBe(built);
+  });
+
   it("builds the comparison again when the replay changes, not before", async () => {
     const before = await comparisons.listComparisonRows(viewer, { replayId, limit: 3 }, db.prisma);
     // A run stores new steps with its row: here the row is touched as a resume would.
@@ -181,7 +215,10 @@ describe.each(TEST_ENGINES)("a replay and its comparison a window at a time on %
       data: { name: "renamed_model" },
     });
     expect(await comparisons.listComparisonRows(viewer, { replayId, limit: 3 }, db.prisma)).toEqual(before);
+    // Other writes to the replay's row (a running replay's progress) keep it; a run that stores steps bumps the version.
     await db.prisma.replay.update({ where: { id: replayId }, data: { updatedAt: new Date(Date.now() + 60_000) } });
+    expect(await comparisons.listComparisonRows(viewer, { replayId, limit: 3 }, db.prisma)).toEqual(before);
+    await db.prisma.replay.update({ where: { id: replayId }, data: { stepsVersion: { increment: 1 } } });
     const after = await comparisons.listComparisonRows(viewer, { replayId, limit: 3 }, db.prisma);
     expect(after.rows.slice(0, 2).map((r) => [r.id, r.type, r.name])).toEqual([
       ["p0-0", "changed", "renamed_model"],
@@ -189,9 +226,10 @@ describe.each(TEST_ENGINES)("a replay and its comparison a window at a time on %
     ]);
   });
 
-  it("the report form's picker uses the comparison kept for the replay: built once per run, not per render", async () => {
-    // A run stored again (its row written): the next reader builds the comparison, the ones after it reuse it.
-    await db.prisma.replay.update({ where: { id: replayId }, data: { updatedAt: new Date(Date.now() + 120_000) } });
+  it("the report form's picker uses the comparison stored for the replay: built once per run, not per render", async () => {
+    // A run stored again (its steps' version bumped): the next reader builds the comparison, the ones after it
+    // read the stored one.
+    await db.prisma.replay.update({ where: { id: replayId }, data: { stepsVersion: { increment: 1 } } });
     const built = comparisons.comparisonBuilds();
     const first = await comparisons.getReportPicker(viewer, { replayId }, db.prisma);
     expect(comparisons.comparisonBuilds()).toBe(built + 1);
@@ -228,7 +266,7 @@ describe.each(TEST_ENGINES)("a replay and its comparison a window at a time on %
       },
     }) as unknown as Db;
     await comparisons.listPairChoices(viewer, { replayId, filter: "all", cursor: 5, limit: 4 }, counting);
-    expect(queried).toBe(1); // the replay's stamp
+    expect(queried).toBe(3); // the replay's stamp, the stored comparison's header and its window of pairs
     await comparisons.listComparisonRows(viewer, { replayId, filter: "all", cursor: 5, limit: 4 }, counting);
     expect(queried).toBeGreaterThan(2);
     // A draft's pins: those the comparison has in its order, the others named as dropped.
@@ -242,7 +280,7 @@ describe.each(TEST_ENGINES)("a replay and its comparison a window at a time on %
       ["p999-999"],
     ]);
     // Changed again: built anew.
-    await db.prisma.replay.update({ where: { id: replayId }, data: { updatedAt: new Date(Date.now() + 180_000) } });
+    await db.prisma.replay.update({ where: { id: replayId }, data: { stepsVersion: { increment: 1 } } });
     await comparisons.getReportPicker(viewer, { replayId }, db.prisma);
     expect(comparisons.comparisonBuilds()).toBe(built + 2);
   });

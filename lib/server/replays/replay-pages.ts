@@ -6,6 +6,7 @@
  * it returns, never the branch or its base.
  */
 import { z } from "zod";
+import { abandonIdleAgentReplays } from "@/lib/db/agent-replays";
 import type { Db } from "@/lib/db";
 import { baseStepNames, replayStamp, replayStepWindow, stepBaseSeqs } from "@/lib/db/replay-window";
 import { toReplayStep } from "@/lib/db/replay-steps";
@@ -53,6 +54,8 @@ export async function getReplayPage(
 ): Promise<ReplayPageView> {
   authorize(principal, "replays.read");
   const { replayId } = parseInput(z.object({ replayId: ReplayId }), input);
+  // An agent-driven replay whose agent went silent past its idle timeout is abandoned as it is read.
+  await abandonIdleAgentReplays(prisma, new Date(), replayId);
   const [meta, stamp] = await Promise.all([
     loadReplayMeta(prisma, replayId, { inputDrift: false }),
     replayStamp(prisma, replayId),

@@ -8,6 +8,7 @@ import {
   isTerminal,
 } from "@/lib/db/replays";
 import { loadReplayComparison } from "@/lib/db/replay-comparison";
+import { abandonIdleAgentReplays } from "@/lib/db/agent-replays";
 import { notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
@@ -26,6 +27,8 @@ export async function getReplayComparison(principal: Principal, input: ReplayRef
 /** Status and step count, for the progress poll. */
 export async function getReplayState(principal: Principal, input: ReplayRef, prisma: Db) {
   authorize(principal, "replays.read");
+  // An agent-driven replay whose agent went silent past its idle timeout is abandoned as it is read.
+  await abandonIdleAgentReplays(prisma, new Date(), input.replayId);
   const state = await readReplayState(prisma, input.replayId);
   if (!state) throw notFound("replay", input.replayId);
   return {
@@ -36,9 +39,10 @@ export async function getReplayState(principal: Principal, input: ReplayRef, pri
   };
 }
 
-/** Replays, newest first. */
+/** Replays, newest first (agent-driven ones silent past their idle timeout abandoned first). */
 export async function listReplays(principal: Principal, input: ListReplaysInput, prisma: Db) {
   authorize(principal, "replays.read");
+  await abandonIdleAgentReplays(prisma);
   return readReplays(prisma, input);
 }
 

@@ -7,6 +7,7 @@ import type { DbClient } from "@/lib/db/client";
 import { withTransaction } from "@/lib/db/policies";
 import { appendLogEntries, claimReplayForResume, insertFixture, type NewFixture } from "@/lib/db/replay-writes";
 import { getReplayState as readReplayState } from "@/lib/db/replays";
+import { isAgentDriven, returnResumeToAgent } from "@/lib/db/agent-replays";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
@@ -14,13 +15,20 @@ import type { QueueDeps } from "../job-queue";
 import { type DecideApprovalInput, type SupplyFixtureInput } from "./replay-inputs";
 import { enqueueReplaysFor } from "./run-queued-replay";
 
-/** Paused or awaiting approval → queued, if nobody changed the replay since it was read (else 409, nothing stored). */
-async function claimForResume(tx: DbClient, replayId: string, updatedAt: Date) {
+/**
+ * Paused or awaiting approval → queued, if nobody changed the replay since it was read (else 409, nothing
+ * stored). An agent-driven replay goes back to `running` instead: its agent asks for the call again and
+ * gets the answer; no worker runs it. Answers whether a worker should be queued.
+ */
+async function claimForResume(tx: DbClient, replayId: string, updatedAt: Date): Promise<boolean> {
   if (!(await claimReplayForResume(tx, replayId, updatedAt)))
     throw new AppError(
       "conflict",
       "The replay is already being resumed (another fixture or decision was sent first); reload and try again.",
     );
+  if (!(await isAgentDriven(tx, replayId))) return true;
+  await returnResumeToAgent(tx, replayId);
+  return false;
 }
 
 async function pendingOf(prisma: Db, replayId: string, waitingFor: PendingCall["waitingFor"]) {
@@ -78,11 +86,12 @@ export async function supplyFixture(
   };
   // The fixture is stored with the claim (paused → queued) before anything runs, so a run that is
   // killed keeps it; of two concurrent fixtures only the first claims the replay.
-  await withTransaction(prisma, async (tx) => {
-    await claimForResume(tx, replayId, state.updatedAt);
+  const queue = await withTransaction(prisma, async (tx) => {
+    const toWorker = await claimForResume(tx, replayId, state.updatedAt);
     await insertFixture(tx, replayId, fixture);
+    return toWorker;
   });
-  await enqueueReplaysFor(prisma, [replayId], deps);
+  if (queue) await enqueueReplaysFor(prisma, [replayId], deps);
   return fixture;
 }
 
@@ -113,8 +122,8 @@ export async function decideApproval(
     by: principal.name,
     ...(input.note ? { note: input.note } : {}),
   };
-  await withTransaction(prisma, async (tx) => {
-    await claimForResume(tx, replayId, state.updatedAt);
+  const queue = await withTransaction(prisma, async (tx) => {
+    const toWorker = await claimForResume(tx, replayId, state.updatedAt);
     await appendLogEntries(tx, replayId, [approval], principal.name);
     await recordAudit(tx, {
       actorId: principal.userId,
@@ -123,7 +132,8 @@ export async function decideApproval(
       target: replayId,
       detail: { tool: approval.tool, callId: pending.callId, ...(approval.note ? { note: approval.note } : {}) },
     });
+    return toWorker;
   });
-  await enqueueReplaysFor(prisma, [replayId], deps);
+  if (queue) await enqueueReplaysFor(prisma, [replayId], deps);
   return approval;
 }

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAndSave } from "@/lib/server/ingest/imports";
-import { writeStepDrafts } from "@/lib/db/replay-save";
+import { withTransaction } from "@/lib/db/policies";
+import { insertStepRows, stepRows } from "@/lib/db/replay-steps";
 import { replayStepWindow } from "@/lib/db/replay-window";
+import { loadReplayView } from "@/lib/db/replays-testing";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { longChatLog } from "@/lib/ingest/long-chat";
 import type { Policy } from "@/lib/replay";
@@ -63,29 +65,42 @@ describe.each(TEST_ENGINES)("a long replay on %s", (engine) => {
     expect(row.status).toBe("completed");
     expect(row.stepCount).toBe(TURNS * 2 + 2);
     expect(await db.prisma.replayStep.count({ where: { replayId: started.id } })).toBe(TURNS * 2 + 2);
-    expect(await db.prisma.replayStepDraft.count()).toBe(0);
     expect(during).toBeGreaterThanOrEqual(5);
   });
 
   it(
-    "keeps a killed run's written-ahead steps out of sight, and the next run clears them",
+    "stores a run's steps in its one transaction: a run stopped before its commit leaves none of them, and the next run stores its own",
     { timeout: 300_000 },
     async () => {
       const done = await start();
       const before = await db.prisma.replay.findUniqueOrThrow({ where: { id: done.id } });
       const window = await replayStepWindow(db.prisma, done.id, 0, 5);
       expect(window).toHaveLength(5);
-      // A run killed after writing its steps ahead, before its final transaction, with other steps than stored.
-      const changed = window.map((s) => ({ ...s, name: `${s.name}-changed`, startedAt: null, durationMs: null }));
-      await writeStepDrafts(db.prisma, done.id, "dead-attempt", changed as never);
-      expect(await db.prisma.replayStepDraft.count({ where: { replayId: done.id } })).toBe(5);
+      // Other steps than stored, written as a run's final transaction writes them, 100 rows per statement.
+      const steps = (await loadReplayView(db.prisma, done.id))!.steps;
+      const changed = steps.map((s) => ({ ...s, name: `${s.name}-changed` }));
+      const stopped = (replayId: string, rows = stepRows(replayId, changed)) =>
+        withTransaction(db.prisma, async (tx) => {
+          await tx.replayStep.deleteMany({ where: { replayId } });
+          expect(await insertStepRows(tx, rows, { rows: 100 })).toBe(Math.ceil(rows.length / 100));
+          throw new Error("stopped before its commit");
+        });
+      await expect(stopped(done.id)).rejects.toThrow("stopped before its commit");
+      // A statement refused after earlier windows went in (a duplicate idx in the sixth window): none of them stays.
+      const duplicate = stepRows(done.id, changed).map((r, i) => (i === 550 ? { ...r, idx: 549 } : r));
+      await expect(
+        withTransaction(db.prisma, async (tx) => {
+          await tx.replayStep.deleteMany({ where: { replayId: done.id } });
+          await insertStepRows(tx, duplicate, { rows: 100 });
+        }),
+      ).rejects.toThrow();
       // Readers see the stored steps, unchanged, under the same version.
       expect(await replayStepWindow(db.prisma, done.id, 0, 5)).toEqual(window);
       const after = await db.prisma.replay.findUniqueOrThrow({ where: { id: done.id } });
       expect(after.stepsVersion).toBe(before.stepsVersion);
       expect(await db.prisma.replayStep.count({ where: { replayId: done.id } })).toBe(TURNS * 2 + 2);
 
-      // A queued replay whose first run died after writing ahead: nothing shows, and its next run stores its own steps.
+      // A queued replay whose first run stopped before its commit: nothing shows, and its next run stores its own steps.
       const queued = await createReplay(
         localAdmin("tester"),
         StartReplayInput.parse({
@@ -95,17 +110,11 @@ describe.each(TEST_ENGINES)("a long replay on %s", (engine) => {
         }),
         db.prisma,
       );
-      await writeStepDrafts(db.prisma, queued.id, "dead-attempt-2", changed as never);
+      await expect(stopped(queued.id)).rejects.toThrow("stopped before its commit");
       expect(await replayStepWindow(db.prisma, queued.id, 0, 5)).toEqual([]);
       expect(await runQueuedReplay(db.prisma, queued.id, { owner: "worker-2" })).toBe("ran");
-      expect(await db.prisma.replayStepDraft.count({ where: { replayId: queued.id } })).toBe(0);
       expect(await replayStepWindow(db.prisma, queued.id, 0, 5)).toEqual(window);
       expect(await db.prisma.replayStep.count({ where: { replayId: queued.id } })).toBe(TURNS * 2 + 2);
-
-      // Deleting a replay takes drafts with it.
-      await writeStepDrafts(db.prisma, done.id, "dead-attempt-3", changed as never);
-      await db.prisma.replay.delete({ where: { id: done.id } });
-      expect(await db.prisma.replayStepDraft.count({ where: { replayId: done.id } })).toBe(0);
     },
   );
 });

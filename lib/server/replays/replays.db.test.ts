@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadDemoData } from "@/lib/db/startup";
+import { loadDemoData } from "@/lib/server/sessions/demo-data";
 import type { Db } from "@/lib/db/client";
 import { loadReplayComparison } from "@/lib/db/replay-comparison";
 import { loadReplayMeta } from "@/lib/db/replays";
@@ -377,13 +377,11 @@ describe.each(TEST_ENGINES)("replays on %s", (engine) => {
     const { id } = await createReplay(db.prisma, { sessionId: refundSessionId, policy: RECORDED }, "tester");
     const failing = db.prisma.$extends({
       query: {
-        replayStep: {
-          createMany: () => Promise.reject(new Error("simulated: the database refused the steps")),
-        },
-        // A run writes its steps ahead as drafts (lib/db/replay-save), then publishes them.
-        replayStepDraft: {
-          createMany: () => Promise.reject(new Error("simulated: the database refused the steps")),
-        },
+        // A run writes its steps in its final transaction as multi-row inserts (lib/db/replay-steps insertStepRows).
+        $allOperations: ({ operation, args, query }) =>
+          operation === "$executeRaw" && JSON.stringify(args).includes('INSERT INTO \\"ReplayStep\\"')
+            ? Promise.reject(new Error("simulated: the database refused the steps"))
+            : query(args),
       },
     }) as unknown as Db;
     expect(await runReplay(failing, id)).toBeNull();

@@ -5,7 +5,7 @@
  * transaction per run. Resuming (a fixture, an approval) re-runs the branch
  * from the start with its log, so a live call is never repeated.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { type z } from "zod";
 import {
   Policy,
@@ -20,9 +20,11 @@ import {
 import type { Db } from "@/lib/db";
 import type { DbClient } from "@/lib/db/client";
 import { hasModelEndpoint } from "@/lib/db/executors";
+import { isDemoModel } from "@/lib/executors/demo-model";
 import { knownTools } from "@/lib/db/history";
 import { getPolicyVersionById, withTransaction } from "@/lib/db/policies";
 import { createReplayRow } from "@/lib/db/replay-writes";
+import { DEFAULT_AGENT_IDLE_TIMEOUT_S, hashAgentToken, makeAgentDriven } from "@/lib/db/agent-replays";
 import { setReplayCounterfactual } from "@/lib/db/checks";
 import { sessionContext } from "@/lib/db/session-reads";
 import { sessionEventsForRun } from "@/lib/db/replay-save";
@@ -104,6 +106,8 @@ export interface StartedReplay {
   /** Repeated trials: every trial's replay id (the first is `id`), sharing `trialSetId`. */
   trialSetId?: string;
   trialIds?: string[];
+  /** Agent-driven: the replay's token, shown once (stored as its hash). */
+  agentToken?: string;
 }
 
 /**
@@ -132,7 +136,14 @@ async function checkAndStoreReplay(
       edits.issues.map((i) => ({ path: formatIssuePath(["edits", ...i.path]), message: i.message })),
     );
   }
-  if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
+  // Demo data runs on the built-in demo model when nothing else is configured; naming that model for other data
+  // is refused with its own reason (resolveModelEndpoint).
+  if (
+    LIVE_MODEL_POLICIES.has(policy.model) &&
+    !session.demo &&
+    !isDemoModel(input.modelEndpoint) &&
+    !(await hasModelEndpoint(prisma))
+  ) {
     throw new AppError(
       "executor_missing",
       policy.model === "recorded-until-divergence"
@@ -141,10 +152,12 @@ async function checkAndStoreReplay(
       [{ path: "policy.model", message: "needs a model endpoint" }],
     );
   }
-  const counterfactual = await prepareCounterfactual(prisma, input, policy.model, base);
+  const counterfactual = await prepareCounterfactual(prisma, input, policy.model, base, session);
   const validation = await validateForSession(prisma, session, policy);
   // The same check as the editor's (checkPolicy): its errors block, its warnings travel with the replay.
-  const blocking = validation.errors;
+  // An agent-driven branch learns what its driver can intercept from the driver: each call is checked then.
+  const agentDriven = input.driver === "agent";
+  const blocking = validation.errors.filter((i) => !(agentDriven && i.code === "tool_policies_capability_missing"));
   if (blocking.length > 0) {
     throw new AppError(
       "invalid_policy",
@@ -154,6 +167,7 @@ async function checkAndStoreReplay(
   }
   // Repeated trials are ordinary replays sharing a trial-set id: one row each, written together.
   const trials = counterfactual.trials;
+  const agentToken = agentDriven ? `bpa_${randomBytes(32).toString("base64url")}` : null;
   const trialSetId = trials > 1 ? `ts_${randomUUID()}` : null;
   const ids = await withTransaction(prisma, async (tx) => {
     const created: string[] = [];
@@ -174,6 +188,17 @@ async function checkAndStoreReplay(
       });
       created.push(id);
     }
+    if (agentToken)
+      await makeAgentDriven(tx, created[0]!, {
+        tokenHash: hashAgentToken(agentToken),
+        driver: {
+          adapter: input.agent?.adapter ?? null,
+          version: input.agent?.version ?? null,
+          command: input.agent?.command ?? null,
+          capabilities: input.agent?.capabilities ?? [],
+        },
+        idleTimeoutS: policy.agentIdleTimeoutS ?? DEFAULT_AGENT_IDLE_TIMEOUT_S,
+      });
     if (onStored) await onStored(tx, created);
     return created;
   });
@@ -181,6 +206,7 @@ async function checkAndStoreReplay(
     id: ids[0]!,
     warnings: [...validation.errors, ...validation.warnings],
     ...(trialSetId ? { trialSetId, trialIds: ids } : {}),
+    ...(agentToken ? { agentToken } : {}),
   };
 }
 
@@ -217,6 +243,7 @@ export async function startReplay(
   authorize(principal, "replays.run");
   const started = await checkAndStoreReplay(prisma, input, principal.name);
   await deps.beforeQueued?.(started);
-  await enqueueReplaysFor(prisma, started.trialIds ?? [started.id], deps);
+  // An agent-driven replay waits for its agent (`waiting_for_agent`): no worker runs it.
+  if (!started.agentToken) await enqueueReplaysFor(prisma, started.trialIds ?? [started.id], deps);
   return started;
 }

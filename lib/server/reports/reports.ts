@@ -22,10 +22,8 @@ import {
   revokeShareLink as markShareRevoked,
 } from "@/lib/db/report-shares";
 import {
-  createReport as insertReport,
   deleteReport as removeReport,
   publishReport as markReportPublished,
-  updateReport as writeReportEdit,
   getReport as readReport,
   listReports as readReports,
   reportReplayId,
@@ -37,6 +35,7 @@ import { sessionLabelOf } from "@/lib/reports/snapshot";
 import { ReportSectionsInput, ReportTitle } from "@/lib/reports/sections";
 import { ExpiresIn, shareUrl } from "@/lib/reports/share";
 import { authorize } from "../authz";
+import { createReportFromReplay, editReport } from "./report-snapshot";
 import { getExperimentCoverage, getReplayCoverage } from "../replays/coverage";
 import { resolveChecks } from "../checks/counterfactual";
 import { presentInvestigation } from "../investigations/investigations";
@@ -54,7 +53,7 @@ export type CreateReportInput = z.infer<typeof CreateReportInput>;
 /** A report from a finished replay: a draft, or published at once when asked (and it has a Finding). */
 export async function createReport(principal: Principal, input: CreateReportInput, prisma: Db) {
   authorize(principal, "reports.write");
-  return insertReport(prisma, { ...input, createdBy: principal.name, createdById: principal.userId });
+  return createReportFromReplay(prisma, { ...input, createdBy: principal.name, createdById: principal.userId });
 }
 
 export const UpdateReportInput = z
@@ -73,7 +72,7 @@ export type UpdateReportInput = z.infer<typeof UpdateReportInput>;
 /** Edits a draft report; a published one is refused (409). */
 export async function updateReport(principal: Principal, input: UpdateReportInput, prisma: Db) {
   authorize(principal, "reports.write");
-  return writeReportEdit(prisma, input.reportId, { title: input.title, sections: input.sections });
+  return editReport(prisma, input.reportId, { title: input.title, sections: input.sections });
 }
 
 /** Publishes a draft: it becomes immutable and shareable. Refused without a Finding (400) or when published (409). */

@@ -12,6 +12,8 @@ const READ: Record<RecordKind, Permission> = {
   experiment: "experiments.read",
   trials: "replays.read",
   investigation: "investigations.read",
+  cluster: "clusters.read",
+  check: "checks.read",
 };
 
 export async function recordFound(

@@ -1,11 +1,12 @@
 /** Recorded sessions: import (documents and trace exports), list, read. */
 import { z } from "zod";
 import type { Db } from "@/lib/db";
-import { importAndSave, type ImportedDocumentResult } from "../ingest/imports";
+import type { ImportedDocumentResult } from "../ingest/imports";
+import { countSessions, listSessions as readSessions } from "@/lib/db/session-list";
+import { bytesSource, importStream, type ByteSource, type StreamImportOptions } from "../ingest/stream-import";
+import { env } from "@/lib/env";
 import {
-  countSessions,
   getSession as readSession,
-  listSessions as readSessions,
   sessionEventRows,
   sessionFacets,
   sessionHead,
@@ -17,7 +18,10 @@ import { notFound } from "@/lib/errors";
 import type { AgentsItem } from "@/lib/ingest/openai-agents-parse";
 import type { OtlpSpan } from "@/lib/ingest/otlp";
 import { ImportFormat } from "@/lib/ingest/types";
+import { hasFilters, SessionListQuery } from "@/lib/session-list/query";
 import { authorize } from "../authz";
+import { afterImport } from "../checks/online";
+import type { QueueDeps } from "../job-queue";
 import type { Principal } from "../principal";
 
 export const ImportSessionsInput = z.object({
@@ -30,17 +34,34 @@ export const ImportSessionsInput = z.object({
 });
 export type ImportSessionsInput = z.infer<typeof ImportSessionsInput>;
 
-/** Imports one document (all or nothing); a document that does not import comes back with its issues, nothing written. */
+/**
+ * Imports one document (all or nothing); a document that does not import comes back with its issues, nothing
+ * written. Chat logs, JSON Lines and arrays of sessions are read as a stream and written in windows (one
+ * transaction); other shapes are imported whole, up to BRANCHPOINT_MAX_BODY_BYTES.
+ */
 export async function importSessions(
   principal: Principal,
-  input: ImportSessionsInput,
+  input: (ImportSessionsInput | (Omit<ImportSessionsInput, "body"> & { source: ByteSource })) & {
+    onProgress?: StreamImportOptions["onProgress"];
+  },
   prisma: Db,
+  deps: QueueDeps = {},
 ): Promise<ImportedDocumentResult> {
   authorize(principal, "sessions.import");
-  return importAndSave(prisma, input.body, {
+  const result = await importStream(prisma, "source" in input ? input.source : bytesSource(input.body), {
+    wholeLimit: env().BRANCHPOINT_MAX_BODY_BYTES,
     ...(input.format ? { format: input.format } : {}),
     ...(input.filename ? { filename: input.filename } : {}),
+    ...(input.onProgress ? { onProgress: input.onProgress } : {}),
   });
+  // Sessions new to the store are judged by the checks attached to their agents, in one job.
+  if (result.ok)
+    await afterImport(
+      prisma,
+      result.sessions.filter((s) => !s.duplicate).map((s) => s.id),
+      deps,
+    );
+  return result;
 }
 
 /** Stores decoded OTLP spans and rebuilds their sessions, in one transaction. */
@@ -50,34 +71,46 @@ export async function ingestOtlpSpans(
   prisma: Db,
 ) {
   authorize(principal, "sessions.import");
-  return storeOtlpSpans(prisma, input.spans, input.format);
+  const result = await storeOtlpSpans(prisma, input.spans, input.format);
+  // A rebuilt session is judged again only where its events changed (the verdict keeps the count it judged).
+  if (result.ok)
+    await afterImport(
+      prisma,
+      result.sessions.map((s) => s.id),
+    );
+  return result;
 }
 
 /** Stores Agents SDK trace items and rebuilds their sessions, in one transaction. */
 export async function ingestAgentsItems(principal: Principal, input: { items: AgentsItem[] }, prisma: Db) {
   authorize(principal, "sessions.import");
-  return storeAgentsItems(prisma, input.items);
+  const result = await storeAgentsItems(prisma, input.items);
+  if (result.ok)
+    await afterImport(
+      prisma,
+      result.sessions.map((s) => s.id),
+    );
+  return result;
 }
 
-export const ListSessionsInput = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(64).optional(),
-  agent: z.string().min(1).max(200).optional(),
-  status: z.enum(["completed", "failed", "incomplete"]).optional(),
-  tool: z.string().min(1).max(200).optional(),
-  q: z.string().min(1).max(200).optional(),
-});
-export type ListSessionsInput = z.infer<typeof ListSessionsInput>;
+/**
+ * The list's query: filters, `sort` (`startedAt`, `costUsd`, `durationMs`, `errorCount`, `steps`,
+ * `createdAt`; `-` first for descending), `limit` and `cursor` (lib/session-list/query.ts).
+ */
+export const ListSessionsInput = SessionListQuery;
+export type ListSessionsInput = SessionListQuery;
 
-/** Sessions, newest first, with the filter menus' values and the total count. */
-export async function listSessions(principal: Principal, input: ListSessionsInput, prisma: Db) {
+/** One page of sessions in the order asked, with the filter menus' values, the total and how many match. */
+export async function listSessions(principal: Principal, input: SessionListQuery, prisma: Db) {
   authorize(principal, "sessions.read");
-  const [page, facets, total] = await Promise.all([
+  const filtered = hasFilters(input);
+  const [page, facets, total, matching] = await Promise.all([
     readSessions(prisma, input),
     sessionFacets(prisma),
     countSessions(prisma),
+    filtered ? countSessions(prisma, input) : null,
   ]);
-  return { ...page, facets, total };
+  return { ...page, facets, total, matching: matching ?? total };
 }
 
 export const SessionRef = z.object({

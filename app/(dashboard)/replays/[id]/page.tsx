@@ -79,7 +79,7 @@ export default async function ReplayPage({ params, searchParams }: Props) {
                 Investigate the session
               </Link>
             ) : null}
-            {replay.status !== "running" && replay.status !== "queued" ? (
+            {replay.status !== "running" && replay.status !== "queued" && replay.status !== "waiting_for_agent" ? (
               <Link href={`/replays/${replay.id}/compare`} className={buttonClass()}>
                 Compare with base
               </Link>
@@ -93,9 +93,11 @@ export default async function ReplayPage({ params, searchParams }: Props) {
           </>
         }
       />
-      {replay.status === "running" || replay.status === "queued" ? (
+      {replay.status === "running" || replay.status === "queued" || replay.status === "waiting_for_agent" ? (
         <ReplayProgress
           replayId={replay.id}
+          driver={replay.driver}
+          stepCount={replay.stepCount}
           status={replay.status}
           baseSteps={view.baseCount}
           progress={replay.progress}

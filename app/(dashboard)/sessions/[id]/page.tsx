@@ -1,16 +1,22 @@
 import type { Metadata } from "next";
 import { can } from "@/lib/server/authz";
 import Link from "next/link";
+import { CompareWithButton } from "@/components/sessions/CompareWithButton";
+import { OutcomePanel } from "@/components/sessions/OutcomePanel";
+import { OutcomeBadge } from "@/components/sessions/OutcomeBadge";
 import { SessionView, type InitialWindow } from "@/components/sessions/SessionView";
 import { parseSessionView } from "@/components/sessions/views";
-import { sessionLabel } from "@/components/sessions/SessionTable";
+import { sessionLabel } from "@/lib/session-list/labels";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { getSessionOverview, listSessionSteps, readSessionConversation } from "@/lib/server/sessions/session-pages";
 import { cache } from "react";
-import { formatCost, formatDateTime, formatDuration, formatTokens } from "@/lib/format";
+import { formatDateTime, formatDuration, formatTokens } from "@/lib/format";
+import { CostBasis } from "@/components/sessions/CostBasis";
+import { CostValue } from "@/components/sessions/CostValue";
+import { sessionCost } from "@/lib/server/prices/prices";
 import { buttonClass } from "@/components/ui/Button";
 
 export const dynamic = "force-dynamic";
@@ -61,13 +67,14 @@ export default async function SessionPage({ params, searchParams }: Props) {
         ? { kind: "chat", cursor, items: (await readSessionConversation(principal, ref, prisma)).items }
         : { kind: "steps", cursor, steps: (await listSessionSteps(principal, ref, prisma)).steps };
   }
-  const stats: [string, string][] = [
+  const cost = await sessionCost(principal, id, prisma);
+  const stats: [string, React.ReactNode][] = [
     ["Steps", String(session.eventCount)],
     ["Model calls", String(session.modelCallCount)],
     ["Tool calls", String(session.toolCallCount)],
     ["Failed", String(session.errorCount)],
     ["Tokens", formatTokens(session.inputTokens + session.outputTokens)],
-    ["Cost", formatCost(session.costUsd)],
+    ["Cost", <CostValue key="cost" usd={session.costUsd} source={session.costSource} />],
     ["Duration", formatDuration(session.durationMs)],
     ["Started", formatDateTime(session.startedAt)],
   ];
@@ -79,6 +86,8 @@ export default async function SessionPage({ params, searchParams }: Props) {
         subtitle={
           <span className="flex flex-wrap items-center gap-2">
             <StatusBadge status={session.status} />
+            <OutcomeBadge outcome={session.outcome} reason={session.outcomeReason} />
+            {session.demo ? <Badge>demo data</Badge> : null}
             <span>
               {session.agent.name} <Badge>{session.agent.adapter}</Badge> version {session.agentVersion.version}
             </span>
@@ -87,17 +96,29 @@ export default async function SessionPage({ params, searchParams }: Props) {
           </span>
         }
         actions={
-          can(principal, "replays.run") ? (
-            <>
-              <Link href={`/sessions/${session.id}/investigate`} className={buttonClass({ variant: "secondary" })}>
-                Investigate
-              </Link>
-              <Link href={`/sessions/${session.id}/replay`} className={buttonClass()}>
-                Replay this session
-              </Link>
-            </>
-          ) : null
+          <>
+            {/* Reading two sessions side by side needs no more than reading them. */}
+            <CompareWithButton sessionId={session.id} agent={session.agent.name} />
+            {can(principal, "replays.run") ? (
+              <>
+                <Link href={`/sessions/${session.id}/investigate`} className={buttonClass({ variant: "secondary" })}>
+                  Investigate
+                </Link>
+                <Link href={`/sessions/${session.id}/replay`} className={buttonClass()}>
+                  Replay this session
+                </Link>
+              </>
+            ) : null}
+          </>
         }
+      />
+      <OutcomePanel
+        sessionId={session.id}
+        outcome={session.outcome}
+        reason={session.outcomeReason}
+        seq={session.outcomeSeq}
+        demo={session.demo}
+        canReplay={can(principal, "replays.run")}
       />
       <dl className="mb-6 grid grid-cols-2 gap-px overflow-hidden rounded-lg border border-slate-200 bg-slate-200 sm:grid-cols-4 lg:grid-cols-8">
         {stats.map(([label, value]) => (
@@ -107,6 +128,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
           </div>
         ))}
       </dl>
+      <CostBasis cost={cost} />
       {session.firstSeq === null || session.lastSeq === null ? (
         <EmptyState title="This session has no events">
           It was imported without steps; re-import it with its events.

@@ -10,7 +10,9 @@ import { Card } from "@/components/ui/Card";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { executorSettings } from "@/lib/server/executors/executors";
+import { listMcpExecutors } from "@/lib/server/executors/mcp-servers";
 import { DataTable } from "@/components/ui/DataTable";
+import { DEMO_MODEL } from "@/lib/executors/demo-model";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Live executors" };
@@ -29,6 +31,7 @@ function Section({ title, hint, children }: { title: string; hint: string; child
 export default async function ExecutorsPage() {
   const { principal, prisma } = await pageContext();
   const { models, tools, hosts } = await executorSettings(principal, {}, prisma);
+  const mcpServers = await listMcpExecutors(principal, prisma);
   return (
     <>
       <PageHeader
@@ -60,6 +63,12 @@ export default async function ExecutorsPage() {
           title="Model endpoints"
           hint="OpenAI-compatible: the replay calls {base URL}/chat/completions. Give the NAME of the environment variable that holds the key; the key stays on the server."
         >
+          <p className="mb-3 text-sm text-slate-600" data-testid="demo-model">
+            Built in: <span className="font-medium text-slate-900">{DEMO_MODEL.name}</span>{" "}
+            <Badge tone="neutral">demo data only</Badge> answers in-process, without a network, for the demo sessions
+            only: a script that reacts to the tool results it is shown, so an edit on a demo run can change the
+            agent&apos;s answer. It is not a real model and never runs for your own sessions.
+          </p>
           {models.length === 0 ? (
             <p className="mb-3 text-sm text-slate-500">
               No model endpoints: live model policies (pinned-live, compatible-live, determinism-probe) cannot run until
@@ -129,6 +138,30 @@ export default async function ExecutorsPage() {
             </DataTable>
           )}
           <ToolEndpointForm />
+        </Section>
+        <Section
+          title="MCP servers"
+          hint="Upstream MCP servers (streamable HTTP) for agents that replay through Branchpoint's MCP proxy: it lists their tools and runs passthrough calls on them. A policy names one in mcpServer; without it, the only one registered is used. Register with POST /api/v1/executors/mcp { name, url }."
+        >
+          {mcpServers.length === 0 ? (
+            <p className="text-sm text-slate-500">
+              No MCP servers: the MCP proxy lists the recording&apos;s tools and cannot run a passthrough call.
+            </p>
+          ) : (
+            <DataTable frame={false} dense columns={["Name", "URL", { label: "Actions", srOnly: true }]}>
+              {mcpServers.map((m) => (
+                <tr key={m.id} className="border-t border-slate-100" data-testid="mcp-server">
+                  <td className="py-1.5 font-medium">{m.name}</td>
+                  <td className="font-mono text-xs">
+                    {m.url} {m.hostAllowed ? null : <Badge tone="bad">host not allowed</Badge>}
+                  </td>
+                  <td className="text-right">
+                    <RemoveButton kind="mcp" id={m.id} label={m.name} />
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
+          )}
         </Section>
       </div>
     </>

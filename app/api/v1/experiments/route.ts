@@ -1,4 +1,4 @@
-import { apiRoute, readJson } from "@/lib/http/api";
+import { route } from "@/lib/http/route";
 import { CreateExperimentInput, startExperiment } from "@/lib/server/experiments/experiments";
 
 export const dynamic = "force-dynamic";
@@ -7,8 +7,8 @@ export const dynamic = "force-dynamic";
  * `{ name, policyVersionId, agentVersionId, sessionIds?, filter?, checks? }` → `201 { experiment: { id, status, total, warnings } }`.
  * One job per member replay goes on the queue (workers run them); poll `GET /api/v1/experiments/:id`.
  */
-export const POST = apiRoute(async ({ request, prisma, principal }) => {
-  const created = await startExperiment(principal, await readJson(request, CreateExperimentInput), prisma);
+export const POST = route({ accept: ["api_key"], body: CreateExperimentInput }, async ({ body, prisma, principal }) => {
+  const created = await startExperiment(principal, body, prisma);
   return Response.json(
     {
       experiment: {

@@ -1,4 +1,4 @@
-import { apiRoute, readJson } from "@/lib/http/api";
+import { route } from "@/lib/http/route";
 import { StartInvestigationInput } from "@/lib/server/investigations/investigations";
 import { startInvestigation } from "@/lib/server/investigations/run-investigation";
 
@@ -10,7 +10,10 @@ export const dynamic = "force-dynamic";
  * `201 { investigation: { id, status, progress, estimate, probes, result } }`. A worker runs it (a job);
  * poll `GET /api/v1/investigations/:id`.
  */
-export const POST = apiRoute(async ({ request, prisma, principal }) => {
-  const investigation = await startInvestigation(principal, await readJson(request, StartInvestigationInput), prisma);
-  return Response.json({ investigation }, { status: 201 });
-});
+export const POST = route(
+  { accept: ["api_key"], body: StartInvestigationInput },
+  async ({ body, prisma, principal }) => {
+    const investigation = await startInvestigation(principal, body, prisma);
+    return Response.json({ investigation }, { status: 201 });
+  },
+);

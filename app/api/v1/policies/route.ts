@@ -1,4 +1,4 @@
-import { apiRoute, readJson } from "@/lib/http/api";
+import { route } from "@/lib/http/route";
 import { SavePolicyByNameInput, savePolicyByName } from "@/lib/server/policies/policies";
 
 export const dynamic = "force-dynamic";
@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
  * creating the policy on first use. The same document always has the same
  * hash, and posting it again creates no version (200 instead of 201).
  */
-export const POST = apiRoute(async ({ request, prisma, principal }) => {
-  const saved = await savePolicyByName(principal, await readJson(request, SavePolicyByNameInput), prisma);
+export const POST = route({ accept: ["api_key"], body: SavePolicyByNameInput }, async ({ body, prisma, principal }) => {
+  const saved = await savePolicyByName(principal, body, prisma);
   return Response.json(saved, { status: saved.created ? 201 : 200 });
 });

@@ -14,6 +14,9 @@ const NOINDEX = {
   "Cache-Control": "no-store",
 };
 
+/** An unknown format is the default one: a share link's visitor gets the report, not an error. */
+const Query = z.object({ format: z.enum(EXPORT_FORMATS).catch("md") });
+
 /** The same answer for every token that does not open a report. */
 function notFound(): Response {
   return new Response("Not found\n", {
@@ -39,13 +42,9 @@ function failed(error: unknown): Response {
 }
 
 /** GET /share/:token/export?format=md|json: the shared report's export; no other data. */
-export const GET = route<{ token: string }>(
-  { accept: ["share_token"], shareToken: ({ token }) => token, answerError: failed },
-  async ({ request, params: { token }, principal, prisma }) => {
-    const format = z
-      .enum(EXPORT_FORMATS)
-      .catch("md")
-      .parse(new URL(request.url).searchParams.get("format") ?? "md");
+export const GET = route<{ token: string }, typeof Query>(
+  { accept: ["share_token"], shareToken: ({ token }) => token, query: Query, answerError: failed },
+  async ({ query: { format }, params: { token }, principal, prisma }) => {
     const report = await openSharedReport(principal, { token }, prisma);
     return report ? exportResponse(report, format, NOINDEX) : notFound();
   },

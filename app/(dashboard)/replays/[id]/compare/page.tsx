@@ -42,8 +42,12 @@ export default async function ComparePage({ params, searchParams }: Props) {
     pair ? findComparisonRow(principal, { replayId: id, filter, pair }, prisma) : null,
     pair && filter !== "all" ? findComparisonRow(principal, { replayId: id, filter: "all", pair }, prisma) : null,
   ]);
-  // A linked pair the filter does not show is still opened beside the list.
-  const selected = selectedInFilter ?? (selectedAnywhere ? { position: -1, row: selectedAnywhere.row } : null);
+  // A linked pair the filter does not show is still opened beside the list; with none linked, the first divergence
+  // is (the list stays at its top: the jump button and j / k move it).
+  const selected =
+    selectedInFilter ??
+    (selectedAnywhere ? { position: -1, row: selectedAnywhere.row } : null) ??
+    (!pair && firstDivergence ? { position: -1, row: firstDivergence.row } : null);
   const cursor = selectedInFilter ? Math.floor(selectedInFilter.position / ROWS_PER_WINDOW) * ROWS_PER_WINDOW : 0;
   const rows = await listComparisonRows(principal, { replayId: id, filter, cursor, limit: ROWS_PER_WINDOW }, prisma);
   const comparison = { firstDivergence: view.firstDivergence, metrics: view.metrics };
@@ -105,7 +109,7 @@ export default async function ComparePage({ params, searchParams }: Props) {
         </Notice>
       )}
       <CompareView
-        replayId={replay.id}
+        source={{ kind: "replay", replayId: replay.id }}
         version={`${replay.status}:${view.branchCount}:${replay.finishedAt?.toISOString() ?? ""}`}
         counts={view.counts}
         window={ROWS_PER_WINDOW}

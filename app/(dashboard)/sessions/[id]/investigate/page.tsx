@@ -22,7 +22,7 @@ export default async function InvestigatePage({ params }: Props) {
   const { principal, prisma } = await pageContext();
   const session = await orNotFound(getSessionHead(principal, { sessionId: id }, prisma));
   const [{ savedChecks, modelEndpoints }, past] = await Promise.all([
-    counterfactualFormOptions(principal, {}, prisma),
+    counterfactualFormOptions(principal, { sessionId: id }, prisma),
     listSessionInvestigations(principal, { sessionId: id }, prisma),
   ]);
   const modelSteps = session.modelCallCount;

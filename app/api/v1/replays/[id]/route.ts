@@ -1,4 +1,4 @@
-import { apiRoute, readQuery } from "@/lib/http/api";
+import { route } from "@/lib/http/route";
 import { replayDocumentAnswer } from "@/lib/http/replay-answer";
 import { ReplayDocumentQuery } from "@/lib/server/replays/replay-documents";
 
@@ -6,6 +6,8 @@ export const dynamic = "force-dynamic";
 
 /**
  * One replay with its steps in order: `{ replay: { ..., steps, ... } }`.
+ * `?steps=none`: its summary for polling (status, progress, `stepCount` in place of `steps`, evidence,
+ * pending, fixtures, approvals, the counterfactual), no step read.
  * `?inputs=delta`: each model call's input holds only the messages it adds,
  * and `inputPrefix: { seq, count }` says they follow the first `count`
  * messages of step `seq`'s full input.
@@ -15,7 +17,13 @@ export const dynamic = "force-dynamic";
  * after the first byte: a run that stores its steps meanwhile cuts the body).
  * The counterfactual (fork, verdicts, trial set) is read after the replay's stamp.
  */
-export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
-  const { inputs } = readQuery(request, ReplayDocumentQuery);
-  return replayDocumentAnswer(principal, prisma, params.id, { inputs, where: `GET /api/v1/replays/${params.id}` });
-});
+export const GET = route<{ id: string }, typeof ReplayDocumentQuery>(
+  { accept: ["api_key"], query: ReplayDocumentQuery },
+  async ({ query: { inputs, steps }, prisma, params, principal }) => {
+    return replayDocumentAnswer(principal, prisma, params.id, {
+      inputs,
+      steps,
+      where: `GET /api/v1/replays/${params.id}`,
+    });
+  },
+);

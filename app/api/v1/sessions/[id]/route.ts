@@ -1,4 +1,4 @@
-import { apiRoute, readQuery } from "@/lib/http/api";
+import { route } from "@/lib/http/route";
 import { presentSessionJson } from "@/lib/http/present";
 import { streamedJson } from "@/lib/http/stream";
 import { openSession, SessionRef } from "@/lib/server/sessions/sessions";
@@ -16,10 +16,14 @@ export const dynamic = "force-dynamic";
  * memory do not grow with the session. A failure after the first byte cuts
  * the body (see lib/http/stream.ts); before it, the usual JSON error.
  */
-export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
-  const { inputs } = readQuery(request, SessionRef.pick({ inputs: true }));
-  const { head, rows } = await openSession(principal, { sessionId: params.id }, prisma);
-  return streamedJson(presentSessionJson(head, rows, { inputs: inputs ?? "full" }), {
-    where: `GET /api/v1/sessions/${params.id}`,
-  });
-});
+const Query = SessionRef.pick({ inputs: true });
+
+export const GET = route<{ id: string }, typeof Query>(
+  { accept: ["api_key"], query: Query },
+  async ({ query: { inputs }, prisma, params, principal }) => {
+    const { head, rows } = await openSession(principal, { sessionId: params.id }, prisma);
+    return streamedJson(presentSessionJson(head, rows, { inputs: inputs ?? "full" }), {
+      where: `GET /api/v1/sessions/${params.id}`,
+    });
+  },
+);

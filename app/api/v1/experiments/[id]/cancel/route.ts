@@ -1,4 +1,4 @@
-import { apiRoute } from "@/lib/http/api";
+import { route } from "@/lib/http/route";
 import { presentExperiment } from "@/lib/http/present";
 import { getExperiment } from "@/lib/server/experiments/experiments";
 import { cancelExperiment } from "@/lib/server/jobs/jobs";
@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
  * (`cancelled` of them), its running ones stop at their next step boundary (`stopping`), evidence kept. 409
  * when it has already finished.
  */
-export const POST = apiRoute<{ id: string }>(async ({ prisma, params, principal }) => {
+export const POST = route<{ id: string }>({ accept: ["api_key"] }, async ({ prisma, params, principal }) => {
   const outcome = await cancelExperiment(principal, { experimentId: params.id }, prisma);
   const experiment = await getExperiment(principal, { experimentId: params.id }, prisma);
   return Response.json({ experiment: presentExperiment(experiment), ...outcome });

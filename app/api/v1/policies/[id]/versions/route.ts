@@ -1,5 +1,4 @@
-import type { z } from "zod";
-import { apiRoute, readJson } from "@/lib/http/api";
+import { route } from "@/lib/http/route";
 import { savePolicyVersion, SavePolicyVersionInput } from "@/lib/server/policies/policies";
 
 export const dynamic = "force-dynamic";
@@ -7,8 +6,10 @@ export const dynamic = "force-dynamic";
 const Body = SavePolicyVersionInput.omit({ policyId: true }).strict();
 
 /** Adds a version to a policy (validated for its agent); an unchanged document creates none (200). */
-export const POST = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
-  const body: z.infer<typeof Body> = await readJson(request, Body);
-  const saved = await savePolicyVersion(principal, { ...body, policyId: params.id }, prisma);
-  return Response.json(saved, { status: saved.created ? 201 : 200 });
-});
+export const POST = route<{ id: string }, undefined, typeof Body>(
+  { accept: ["api_key"], body: Body },
+  async ({ body, prisma, params, principal }) => {
+    const saved = await savePolicyVersion(principal, { ...body, policyId: params.id }, prisma);
+    return Response.json(saved, { status: saved.created ? 201 : 200 });
+  },
+);

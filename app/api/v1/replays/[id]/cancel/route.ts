@@ -1,4 +1,4 @@
-import { apiRoute } from "@/lib/http/api";
+import { route } from "@/lib/http/route";
 import { replayAnswer } from "@/lib/http/replay-answer";
 import { cancelReplay } from "@/lib/server/jobs/jobs";
 
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
  * `stopping` (it is running; it stops at its next step boundary, keeping its steps so far). 409 when it has
  * already finished.
  */
-export const POST = apiRoute<{ id: string }>(async ({ prisma, params, principal }) => {
+export const POST = route<{ id: string }>({ accept: ["api_key"] }, async ({ prisma, params, principal }) => {
   const { outcome } = await cancelReplay(principal, { replayId: params.id }, prisma);
   return replayAnswer(principal, prisma, params.id, {
     where: `POST /api/v1/replays/${params.id}/cancel`,

@@ -1,6 +1,6 @@
-import { apiRoute, readQuery } from "@/lib/http/api";
-import { comparisonAnswer } from "@/lib/http/replay-answer";
-import { ReplayDocumentQuery } from "@/lib/server/replays/replay-documents";
+import { route } from "@/lib/http/route";
+import { comparisonAnswer, comparisonWindowAnswer } from "@/lib/http/replay-answer";
+import { ComparisonDocumentQuery, PAIRS_DEFAULT } from "@/lib/server/replays/replay-documents";
 
 export const dynamic = "force-dynamic";
 
@@ -14,11 +14,22 @@ export const dynamic = "force-dynamic";
  * stores its steps before the first byte makes it read again (a 409 after three
  * tries), as GET /api/v1/replays/:id does; after it, the body is cut. The
  * counterfactual (fork, verdicts, trial set) is read with each read.
+ *
+ * `?from=&limit=` (either): the pairs at positions [from, from + limit) only (limit 100 unless given, at most
+ * 1,000), from the comparison stored for the replay, with `window: { from, limit, total, nextFrom }` after the
+ * document's other keys; `nextFrom` is null after the last window.
  */
-export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
-  const { inputs } = readQuery(request, ReplayDocumentQuery);
-  return comparisonAnswer(principal, prisma, params.id, {
-    inputs,
-    where: `GET /api/v1/replays/${params.id}/comparison`,
-  });
-});
+export const GET = route<{ id: string }, typeof ComparisonDocumentQuery>(
+  { accept: ["api_key"], query: ComparisonDocumentQuery },
+  async ({ query: { inputs, from, limit }, prisma, params, principal }) => {
+    const where = `GET /api/v1/replays/${params.id}/comparison`;
+    if (from === undefined && limit === undefined)
+      return comparisonAnswer(principal, prisma, params.id, { inputs, where });
+    return comparisonWindowAnswer(principal, prisma, params.id, {
+      inputs,
+      where,
+      from: from ?? 0,
+      limit: limit ?? PAIRS_DEFAULT,
+    });
+  },
+);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { apiRoute, readJson } from "@/lib/http/api";
+import { route } from "@/lib/http/route";
 import { parseInput } from "@/lib/errors";
 import { AddEvidenceInput, addReportEvidence } from "@/lib/server/reports/reports";
 
@@ -13,8 +13,10 @@ const Body = z.strictObject({ investigationId: z.unknown().optional(), coverage:
  * policyHash, snapshot } }`. Only the author of a draft (or an admin) may add to it; it then shows in
  * `GET /api/v1/reports/:id` as `report.addedEvidence`.
  */
-export const POST = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
-  const body = await readJson(request, Body);
-  const input = parseInput(AddEvidenceInput, { ...body, reportId: params.id });
-  return Response.json({ evidence: await addReportEvidence(principal, input, prisma) }, { status: 201 });
-});
+export const POST = route<{ id: string }, undefined, typeof Body>(
+  { accept: ["api_key"], body: Body },
+  async ({ body, prisma, params, principal }) => {
+    const input = parseInput(AddEvidenceInput, { ...body, reportId: params.id });
+    return Response.json({ evidence: await addReportEvidence(principal, input, prisma) }, { status: 201 });
+  },
+);

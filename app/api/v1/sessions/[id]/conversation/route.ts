@@ -1,4 +1,4 @@
-import { apiRoute, readQuery } from "@/lib/http/api";
+import { route } from "@/lib/http/route";
 import {
   readSessionConversation,
   searchSession,
@@ -16,12 +16,14 @@ const Query = SessionWindowInput.omit({ sessionId: true }).extend({ q: SessionSe
  * inline with their results, long texts cut (the step has them whole).
  * `?q=`: the messages that match, `{ items, matches, total }`, the first 200.
  */
-export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
-  const { q, ...window } = readQuery(request, Query);
-  if (q !== undefined) {
-    const found = await searchSession(principal, { sessionId: params.id, q, in: "chat" }, prisma);
-    return Response.json({ items: found.items, matches: found.matches, total: found.total });
-  }
-  const page = await readSessionConversation(principal, { sessionId: params.id, ...window }, prisma);
-  return Response.json({ items: page.items, cursor: page.cursor, nextCursor: page.nextCursor });
-});
+export const GET = route<{ id: string }, typeof Query>(
+  { accept: ["api_key"], query: Query },
+  async ({ query: { q, ...window }, prisma, params, principal }) => {
+    if (q !== undefined) {
+      const found = await searchSession(principal, { sessionId: params.id, q, in: "chat" }, prisma);
+      return Response.json({ items: found.items, matches: found.matches, total: found.total });
+    }
+    const page = await readSessionConversation(principal, { sessionId: params.id, ...window }, prisma);
+    return Response.json({ items: page.items, cursor: page.cursor, nextCursor: page.nextCursor });
+  },
+);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { apiRoute, readQuery } from "@/lib/http/api";
+import { route } from "@/lib/http/route";
 import {
   listSessionSteps,
   searchSession,
@@ -22,12 +22,14 @@ const Query = SessionWindowInput.omit({ sessionId: true }).extend({
  * (`in=steps`, default: by their text, with their calls; `in=names`: by name
  * or kind), `{ events, matches, total }`, the first 200 of them.
  */
-export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
-  const { q, in: where, ...window } = readQuery(request, Query);
-  if (q !== undefined) {
-    const found = await searchSession(principal, { sessionId: params.id, q, in: where ?? "steps" }, prisma);
-    return Response.json({ events: found.steps, matches: found.matches, total: found.total });
-  }
-  const page = await listSessionSteps(principal, { sessionId: params.id, ...window }, prisma);
-  return Response.json({ events: page.steps, cursor: page.cursor, nextCursor: page.nextCursor });
-});
+export const GET = route<{ id: string }, typeof Query>(
+  { accept: ["api_key"], query: Query },
+  async ({ query: { q, in: where, ...window }, prisma, params, principal }) => {
+    if (q !== undefined) {
+      const found = await searchSession(principal, { sessionId: params.id, q, in: where ?? "steps" }, prisma);
+      return Response.json({ events: found.steps, matches: found.matches, total: found.total });
+    }
+    const page = await listSessionSteps(principal, { sessionId: params.id, ...window }, prisma);
+    return Response.json({ events: page.steps, cursor: page.cursor, nextCursor: page.nextCursor });
+  },
+);

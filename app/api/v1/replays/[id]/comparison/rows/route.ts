@@ -1,4 +1,4 @@
-import { apiRoute, readQuery } from "@/lib/http/api";
+import { route } from "@/lib/http/route";
 import { ComparisonRowsInput, listComparisonRows } from "@/lib/server/replays/comparison-pages";
 
 export const dynamic = "force-dynamic";
@@ -13,7 +13,10 @@ const Query = ComparisonRowsInput.omit({ replayId: true });
  * shows in all. A row is a pair's summary (type, kind, name, both seqs,
  * source, a preview); `GET /comparison` has the pairs whole.
  */
-export const GET = apiRoute<{ id: string }>(async ({ request, prisma, params, principal }) => {
-  const page = await listComparisonRows(principal, { replayId: params.id, ...readQuery(request, Query) }, prisma);
-  return Response.json(page);
-});
+export const GET = route<{ id: string }, typeof Query>(
+  { accept: ["api_key"], query: Query },
+  async ({ query, prisma, params, principal }) => {
+    const page = await listComparisonRows(principal, { replayId: params.id, ...query }, prisma);
+    return Response.json(page);
+  },
+);

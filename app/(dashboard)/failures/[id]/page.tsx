@@ -1,0 +1,98 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { ClusterDaysChart } from "@/components/failures/ClusterDaysChart";
+import { RenameClusterForm } from "@/components/failures/RenameClusterForm";
+import { StatusBadge } from "@/components/ui/Badge";
+import { Card } from "@/components/ui/Card";
+import { DataTable } from "@/components/ui/DataTable";
+import { PageHeader } from "@/components/ui/PageHeader";
+import { formatDateTime, plural } from "@/lib/format";
+import { orNotFound, pageContext } from "@/lib/http/page";
+import { can } from "@/lib/server/authz";
+import { getFailureCluster, listClusterSessions } from "@/lib/server/clusters/clusters";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Failure cluster" };
+
+type Props = { params: Promise<{ id: string }> };
+
+/** One failure cluster: its signature, how many sessions and when, the versions they ran, examples. */
+export default async function ClusterPage({ params }: Props) {
+  const { id } = await params;
+  const { principal, prisma } = await pageContext();
+  const cluster = await orNotFound(getFailureCluster(principal, { clusterId: id }, prisma));
+  const examples = await listClusterSessions(principal, { clusterId: id, limit: 20 }, prisma);
+  const agentHref = `/failures?agent=${encodeURIComponent(cluster.agentName)}`;
+  const signature: [string, string][] = [
+    ["Failing step", cluster.signature.step || "none (the run ended failed)"],
+    ["Error type", cluster.signature.errorType || "none"],
+    ["Message", cluster.signature.message || "none"],
+    ...(cluster.signature.check ? ([["Failing check", cluster.signature.check]] as [string, string][]) : []),
+  ];
+  return (
+    <>
+      <PageHeader
+        title={cluster.label}
+        subtitle={`${plural(cluster.size, "failed session")} of ${cluster.agentName} · first seen ${formatDateTime(cluster.firstSeen)} · last seen ${formatDateTime(cluster.lastSeen)}`}
+        breadcrumbs={[
+          { href: "/failures", label: "Failures" },
+          { href: agentHref, label: cluster.agentName },
+        ]}
+      />
+      <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,24rem)]">
+        <div className="flex min-w-0 flex-col gap-6">
+          <ClusterDaysChart days={cluster.days} />
+          <Card title="Example sessions" padding="none">
+            <DataTable frame={false} label="Example sessions" columns={["Session", "Version", "Status", "Seen"]}>
+              {examples.sessions.map((s) => (
+                <tr key={s.id} data-testid="cluster-session">
+                  <td className="px-3 py-2">
+                    <Link href={`/sessions/${s.id}`} className="text-indigo-700 hover:underline">
+                      {s.title ?? s.externalId ?? s.id}
+                    </Link>
+                  </td>
+                  <td className="px-3 py-2 font-mono text-xs">{s.version}</td>
+                  <td className="px-3 py-2">
+                    <StatusBadge status={s.status} />
+                  </td>
+                  <td className="px-3 py-2 whitespace-nowrap text-slate-700">{formatDateTime(s.seenAt)}</td>
+                </tr>
+              ))}
+            </DataTable>
+          </Card>
+        </div>
+        <div className="flex min-w-0 flex-col gap-6">
+          <Card title="Signature">
+            <dl className="grid gap-2 text-sm">
+              {signature.map(([term, value]) => (
+                <div key={term}>
+                  <dt className="text-xs font-medium text-slate-600">{term}</dt>
+                  <dd className="font-mono text-xs break-words text-slate-900">{value}</dd>
+                </div>
+              ))}
+            </dl>
+          </Card>
+          <Card title="Agent versions affected" padding="none">
+            <DataTable
+              frame={false}
+              label="Agent versions affected"
+              columns={["Version", { label: "Sessions", align: "right" }]}
+            >
+              {cluster.versions.map((v) => (
+                <tr key={v.agentVersionId}>
+                  <td className="px-3 py-2 font-mono text-xs">{v.version}</td>
+                  <td className="px-3 py-2 text-right tabular-nums">{v.sessions}</td>
+                </tr>
+              ))}
+            </DataTable>
+          </Card>
+          {can(principal, "clusters.write") ? (
+            <Card title="Name">
+              <RenameClusterForm clusterId={cluster.id} label={cluster.named ? cluster.label : null} />
+            </Card>
+          ) : null}
+        </div>
+      </div>
+    </>
+  );
+}

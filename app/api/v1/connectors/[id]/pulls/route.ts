@@ -1,0 +1,19 @@
+import { route } from "@/lib/http/route";
+import { listConnectorPulls, startPull, StartPullInput } from "@/lib/server/connectors/connectors";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * POST /api/v1/connectors/:id/pulls: `{ filter: { fromTimestamp?, toTimestamp?, tags?, userId?, sessionId?, name? } }`
+ * → `201 { "pull": { id, status, progress, … } }`. A worker runs it (a job); poll `GET …/pulls/:pullId`.
+ */
+export const POST = route<{ id: string }, undefined, typeof StartPullInput>(
+  { accept: ["api_key"], body: StartPullInput },
+  async ({ body, params, prisma, principal }) =>
+    Response.json({ pull: await startPull(principal, { connectorId: params.id, ...body }, prisma) }, { status: 201 }),
+);
+
+/** GET /api/v1/connectors/:id/pulls: the connector's latest pulls, newest first: `{ "pulls": [...] }`. */
+export const GET = route<{ id: string }>({ accept: ["api_key"] }, async ({ params, prisma, principal }) =>
+  Response.json({ pulls: await listConnectorPulls(principal, { connectorId: params.id }, prisma) }),
+);

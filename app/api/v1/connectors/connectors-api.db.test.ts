@@ -1,0 +1,187 @@
+/**
+ * The connectors API end to end on both engines: an admin adds a Langfuse connector, an analyst's pull goes on
+ * the job queue and a worker runs it to the end while the client polls; a pull left by a dead worker is put
+ * back by the sweeper and finishes; a bad filter is a 400 naming the field. Langfuse export files import
+ * through POST /api/v1/sessions (JSON Lines, streamed) and a second upload finds the same sessions.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, type Database } from "@/lib/db";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { resetEnvCache } from "@/lib/env";
+import { supportTraces } from "@/lib/ingest/__fixtures__/langfuse";
+import { startJobs, type Jobs } from "@/lib/jobs/queue";
+import { fakeLangfuse } from "@/lib/server/connectors/testing";
+import { jobHandlers } from "@/lib/server/job-handlers";
+import { plugJobQueue } from "@/lib/server/job-queue";
+import { POST as importSessions } from "../sessions/route";
+import { GET as getPull } from "./[id]/pulls/[pullId]/route";
+import { POST as startPull } from "./[id]/pulls/route";
+import { GET as listConnectors, POST as addConnector } from "./route";
+
+const global = globalThis as unknown as { __branchpointDb?: Promise<Database> };
+const SECRET_ENV = "LANGFUSE_API_TEST_SECRET_KEY";
+
+describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
+  let db: TestDatabase;
+  let key: string;
+  let jobs: Jobs;
+  let server: Awaited<ReturnType<typeof fakeLangfuse>>;
+  beforeAll(async () => {
+    process.env[SECRET_ENV] = "sk-lf-api";
+    process.env.BRANCHPOINT_MODEL_KEY_VARS = SECRET_ENV;
+    resetEnvCache();
+    db = await createTestDatabase(engine);
+    key = (await createApiKey(db.prisma, "script")).key;
+    global.__branchpointDb = Promise.resolve(db);
+    server = await fakeLangfuse({ traces: supportTraces(4, "api"), publicKey: "pk-lf-api", secretKey: "sk-lf-api" });
+    await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
+    jobs = await startJobs(db, { work: true, handlers: jobHandlers, log: () => undefined, leaseMs: 2_000 });
+    plugJobQueue(jobs);
+  }, 120_000);
+  afterAll(async () => {
+    plugJobQueue(null);
+    await jobs?.stop();
+    await server?.close();
+    global.__branchpointDb = undefined;
+    await db?.drop();
+    delete process.env[SECRET_ENV];
+    delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
+    resetEnvCache();
+  });
+
+  const call = async <P>(
+    handler: (request: Request, context: { params: Promise<P> }) => Promise<Response>,
+    path: string,
+    params: P,
+    init: { method?: string; body?: string; type?: string } = {},
+  ) => {
+    const response = await handler(
+      new Request(`http://127.0.0.1${path}`, {
+        method: init.method ?? "GET",
+        // The import routes check the Host header themselves (a browser and curl always send one).
+        headers: { authorization: `Bearer ${key}`, "content-type": init.type ?? "application/json", host: "127.0.0.1" },
+        ...(init.body !== undefined ? { body: init.body } : {}),
+      }),
+      { params: Promise.resolve(params) },
+    );
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const poll = async (connectorId: string, pullId: string) => {
+    for (let i = 0; i < 300; i++) {
+      const { body } = await call(getPull, `/api/v1/connectors/${connectorId}/pulls/${pullId}`, {
+        id: connectorId,
+        pullId,
+      });
+      const pull = body.pull as { status: string };
+      if (pull.status !== "queued" && pull.status !== "running") return body.pull as Record<string, unknown>;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error("the pull did not end");
+  };
+
+  it("adds a connector, runs a pull as a job while the client polls, and a dead worker's pull is taken over", async () => {
+    const added = await call(
+      addConnector,
+      "/api/v1/connectors",
+      {},
+      {
+        method: "POST",
+        body: JSON.stringify({
+          name: "lf",
+          kind: "langfuse",
+          baseUrl: server.url,
+          publicKey: "pk-lf-api",
+          secretKeyEnv: SECRET_ENV,
+        }),
+      },
+    );
+    expect(added.status).toBe(201);
+    const connectorId = (added.body.connector as { id: string }).id;
+    expect((await call(listConnectors, "/api/v1/connectors", {})).body.connectors).toMatchObject([
+      { id: connectorId, name: "lf", secretSet: true, hostAllowed: true },
+    ]);
+
+    const bad = await call(
+      startPull,
+      `/api/v1/connectors/${connectorId}/pulls`,
+      { id: connectorId },
+      {
+        method: "POST",
+        body: '{"filter":{"fromTimestamp":"last week","__proto__":{"x":1}}}',
+      },
+    );
+    expect(bad.status).toBe(400);
+    expect((bad.body.error as { issues: { path: string }[] }).issues.map((i) => i.path)).toContain(
+      "filter.fromTimestamp",
+    );
+
+    const started = await call(
+      startPull,
+      `/api/v1/connectors/${connectorId}/pulls`,
+      { id: connectorId },
+      {
+        method: "POST",
+        body: JSON.stringify({ filter: { tags: ["prod"], fromTimestamp: "2026-11-19T00:00:00Z" } }),
+      },
+    );
+    expect(started.status).toBe(201);
+    const pullId = (started.body.pull as { id: string; status: string }).id;
+    expect(["queued", "running"]).toContain((started.body.pull as { status: string }).status);
+    expect(await poll(connectorId, pullId)).toMatchObject({
+      status: "completed",
+      progress: { traces: 4, imported: 4, duplicates: 0, refused: 0 },
+    });
+
+    // A pull whose worker died mid-way: running, its lease run out. The sweeper queues it again; it finishes.
+    const orphan = await db.prisma.connectorPull.create({
+      data: {
+        connectorId,
+        filter: { tags: ["prod"], toTimestamp: "2026-12-01T00:00:00Z" },
+        status: "running",
+        leaseOwner: "gone",
+        leaseUntil: new Date(Date.now() - 1000),
+        cursor: { page: 1, lastTraceId: "api-001" },
+        progress: { pages: 0, traces: 2, imported: 0, duplicates: 2, refused: 0, retries: 0 },
+      },
+    });
+    expect(await jobs.sweep()).toBeGreaterThanOrEqual(1);
+    expect(await poll(connectorId, orphan.id)).toMatchObject({
+      status: "completed",
+      cursor: { page: 1, lastTraceId: "api-003" },
+      progress: { traces: 4, imported: 0, duplicates: 4 },
+    });
+    expect(await db.prisma.session.count({ where: { format: "langfuse" } })).toBe(4);
+  }, 120_000);
+
+  it("imports a Langfuse export file (JSON Lines) through POST /api/v1/sessions, named or detected", async () => {
+    const traces = supportTraces(3, "file");
+    const jsonl = traces.map((t) => JSON.stringify(t)).join("\n");
+    const first = await call(
+      importSessions,
+      "/api/v1/sessions?format=langfuse",
+      {},
+      {
+        method: "POST",
+        body: jsonl,
+        type: "application/x-ndjson",
+      },
+    );
+    expect([first.status, first.body.format, (first.body.sessions as unknown[]).length]).toEqual([201, "langfuse", 3]);
+    const again = await call(importSessions, "/api/v1/sessions", {}, { method: "POST", body: JSON.stringify(traces) });
+    expect([again.status, again.body.format]).toEqual([201, "langfuse"]);
+    expect((again.body.sessions as { duplicate?: boolean }[]).map((s) => s.duplicate)).toEqual([true, true, true]);
+    const broken = await call(
+      importSessions,
+      "/api/v1/sessions?format=langfuse",
+      {},
+      {
+        method: "POST",
+        body: JSON.stringify({ ...traces[0], id: 7 }),
+      },
+    );
+    expect([broken.status, (broken.body.error as { issues: unknown[] }).issues]).toEqual([
+      400,
+      [{ path: "id", message: "a trace needs its id (a non-empty string)" }],
+    ]);
+  });
+});

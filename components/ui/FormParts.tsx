@@ -1,0 +1,42 @@
+import { Button } from "./Button";
+import type { ActionFormError } from "./useActionForm";
+
+/** The input of a settings form's grid of short text fields (executors, connectors). */
+export const gridInputClass = "mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm";
+
+/** What the server said about one field of an action's input. */
+export function FieldError({ error, name }: { error: ActionFormError | null; name: string }) {
+  const messages = error?.fields?.[name];
+  return messages ? <span className="mt-0.5 block text-xs text-rose-700">{messages.join(" ")}</span> : null;
+}
+
+/** An error that belongs to no single field. */
+export function FormError({ error }: { error: ActionFormError | null }) {
+  return error && Object.keys(error.fields).length === 0 ? (
+    <span role="alert" className="ml-3 text-sm text-rose-700">
+      {error.message}
+    </span>
+  ) : null;
+}
+
+/** A grid form's submit button across its columns, and an error that belongs to no single field. */
+export function SubmitRow({
+  label,
+  pending,
+  error,
+  className = "sm:col-span-4",
+}: {
+  label: string;
+  pending: boolean;
+  error: ActionFormError | null;
+  className?: string;
+}) {
+  return (
+    <div className={className}>
+      <Button type="submit" disabled={pending}>
+        {label}
+      </Button>
+      <FormError error={error} />
+    </div>
+  );
+}

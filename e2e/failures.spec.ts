@@ -1,0 +1,89 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+
+const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
+
+/** A session of `agent` whose refund call failed with a declined card (ids and amounts vary), or that passed. */
+function session(agent: string, version: string, i: number, failed: boolean) {
+  return {
+    externalId: `${agent}:${version}:${i}`,
+    title: `Refund ${i}`,
+    agent: { name: agent, adapter: "generic" },
+    agentVersion: { version, capabilities: [] },
+    startedAt: new Date(Date.UTC(2025, 4, 1 + (version === "1" ? 0 : 3) + (i % 3), 10)).toISOString(),
+    events: [
+      {
+        seq: 0,
+        kind: "model_call",
+        name: "m",
+        input: { messages: [{ role: "user", content: "refund please" }] },
+        output: { role: "assistant", content: null, toolCalls: [{ id: "c0", name: "refund_payment", args: { i } }] },
+      },
+      {
+        seq: 1,
+        kind: "tool_call",
+        name: "refund_payment",
+        parentSeq: 0,
+        input: { callId: "c0", args: { i } },
+        ...(failed
+          ? {
+              error: {
+                type: "PaymentDeclined",
+                message: `Card ending ${1000 + i} declined for $${i}.99 on order ord_${7000 + i}`,
+              },
+            }
+          : { output: "ok" }),
+      },
+      ...(failed ? [] : [{ seq: 2, kind: "final_output", name: "final_output", output: "Refunded." }]),
+    ],
+  };
+}
+
+async function axe(page: Page) {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
+}
+
+// Under 20 s on an idle machine; the machines these run on are often shared, so the spec allows more.
+test.setTimeout(180_000);
+
+test("failed sessions form one cluster with its page, and a version that fails more is flagged", async ({
+  page,
+  request,
+}) => {
+  const agent = `e2e-failures-${Date.now()}`;
+  const docs = [
+    ...Array.from({ length: 20 }, (_, i) => session(agent, "1", i, i < 2)),
+    ...Array.from({ length: 20 }, (_, i) => session(agent, "2", i, i < 14)),
+  ];
+  const imported = await request.post("/api/v1/sessions?format=native", {
+    headers: { ...AUTH, "content-type": "application/x-ndjson" },
+    data: docs.map((d) => JSON.stringify(d)).join("\n"),
+  });
+  expect(imported.status()).toBe(201);
+
+  await page.goto("/sessions");
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Failures" }).click();
+  await page.getByRole("navigation", { name: "Agents" }).getByRole("link", { name: agent }).click();
+  const row = page.getByTestId("cluster-row");
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText(
+    "refund_payment: PaymentDeclined: Card ending <num> declined for <num> on order <id>",
+  );
+  await expect(row).toContainText("16");
+  expect(await axe(page)).toEqual([]);
+
+  await row.getByRole("link").click();
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("PaymentDeclined");
+  await expect(page.getByTestId("chart-cluster-days").getByTestId("chart-summary")).toContainText("16 sessions over");
+  await expect(page.getByTestId("cluster-session")).toHaveCount(16);
+  expect(await axe(page)).toEqual([]);
+
+  await page.goto(`/failures/regressions?agent=${encodeURIComponent(agent)}`);
+  const summary = page.getByTestId("chart-version-pass-rate").getByTestId("chart-summary");
+  await expect(summary).toContainText("1: 18 of 20 passed (90%");
+  await expect(summary).toContainText("Flagged as a regression: 2.");
+  await expect(page.getByTestId("version-row").nth(1)).toContainText("regression");
+  expect(await axe(page)).toEqual([]);
+});

@@ -1,0 +1,38 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { validatedAction } from "@/lib/http/action";
+import {
+  cancelPull,
+  ConnectorInput,
+  createConnector,
+  PullFilterInput,
+  startPull,
+} from "@/lib/server/connectors/connectors";
+
+const PullRef = z.object({ connectorId: z.string().min(1), pullId: z.string().min(1) });
+
+/** Adds a connector (admin) and refreshes the connectors page. */
+export const addConnectorAction = validatedAction(ConnectorInput, async (principal, input, prisma) => {
+  const connector = await createConnector(principal, input, prisma);
+  revalidatePath("/settings/connectors");
+  return connector;
+});
+
+/** Starts a pull (a job); the page polls its progress. */
+export const startPullAction = validatedAction(
+  z.object({ connectorId: z.string().min(1), filter: PullFilterInput }),
+  async (principal, input, prisma) => {
+    const pull = await startPull(principal, input, prisma);
+    revalidatePath("/settings/connectors");
+    return pull;
+  },
+);
+
+/** Stops a pull after the trace it is on. */
+export const cancelPullAction = validatedAction(PullRef, async (principal, input, prisma) => {
+  const pull = await cancelPull(principal, input, prisma);
+  revalidatePath("/settings/connectors");
+  return pull;
+});

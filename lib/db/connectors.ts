@@ -1,0 +1,294 @@
+import { Prisma } from "./generated/client";
+import type { ImportedSession } from "@/lib/ingest/types";
+import type { Db, DbClient } from "./client";
+import { saveSessionsIn } from "./session-save";
+
+/** Connectors (platforms traces are pulled from) and their pulls: rows, leases, progress and outcome. */
+
+const json = (value: unknown) => value as Prisma.InputJsonValue;
+
+export type ConnectorRow = {
+  id: string;
+  name: string;
+  kind: string;
+  baseUrl: string;
+  publicKey: string;
+  secretKeyEnv: string;
+  createdBy: string | null;
+  createdAt: Date;
+};
+
+export type PullCursor = { page: number; lastTraceId: string | null };
+
+export type PullProgress = {
+  /** Pages of the trace list finished. */
+  pages: number;
+  totalPages: number | null;
+  totalItems: number | null;
+  /** Traces read (imported, already there, or refused). */
+  traces: number;
+  imported: number;
+  duplicates: number;
+  refused: number;
+  /** Waits before a request was sent again (429, 5xx, a dropped connection). */
+  retries: number;
+};
+
+export const emptyProgress = (): PullProgress => ({
+  pages: 0,
+  totalPages: null,
+  totalItems: null,
+  traces: 0,
+  imported: 0,
+  duplicates: 0,
+  refused: 0,
+  retries: 0,
+});
+
+export type PullRefusal = { traceId: string | null; issues: { path: string; message: string }[] };
+
+export type PullRow = {
+  id: string;
+  connectorId: string;
+  filter: unknown;
+  status: string;
+  cursor: unknown;
+  progress: unknown;
+  refusals: unknown;
+  error: unknown;
+  cancelRequested: boolean;
+  createdBy: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+  attempts: number;
+};
+
+const PULL_FIELDS = {
+  id: true,
+  connectorId: true,
+  filter: true,
+  status: true,
+  cursor: true,
+  progress: true,
+  refusals: true,
+  error: true,
+  cancelRequested: true,
+  createdBy: true,
+  createdAt: true,
+  finishedAt: true,
+  attempts: true,
+} as const;
+
+export function insertConnector(client: DbClient, data: Omit<ConnectorRow, "id" | "createdAt">) {
+  return client.connector.create({ data });
+}
+
+export function listConnectorRows(client: DbClient): Promise<ConnectorRow[]> {
+  return client.connector.findMany({ orderBy: { name: "asc" } });
+}
+
+export function findConnector(
+  client: DbClient,
+  where: { id: string } | { name: string },
+): Promise<ConnectorRow | null> {
+  return client.connector.findUnique({ where });
+}
+
+export function insertPull(client: DbClient, data: { connectorId: string; filter: unknown; createdBy: string }) {
+  return client.connectorPull.create({
+    data: {
+      connectorId: data.connectorId,
+      filter: json(data.filter),
+      createdBy: data.createdBy,
+      progress: json(emptyProgress()),
+    },
+    select: PULL_FIELDS,
+  });
+}
+
+export function findPull(client: DbClient, id: string): Promise<PullRow | null> {
+  return client.connectorPull.findUnique({ where: { id }, select: PULL_FIELDS });
+}
+
+export function listPulls(client: DbClient, connectorId: string, limit = 20): Promise<PullRow[]> {
+  return client.connectorPull.findMany({
+    where: { connectorId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+    select: PULL_FIELDS,
+  });
+}
+
+export type PullClaim =
+  | { kind: "claimed"; attempts: number; cursor: PullCursor | null; progress: PullProgress; refusals: PullRefusal[] }
+  | { kind: "busy" | "idle" };
+
+/**
+ * Claims a pull for this owner: a queued one, or a running one whose lease ran out (its worker is gone). One
+ * statement, so of two workers one gets it; the database's clock decides.
+ */
+export async function claimPull(client: DbClient, id: string, owner: string, leaseMs: number): Promise<PullClaim> {
+  const rows = await client.$queryRaw<{ attempts: number; cursor: unknown; progress: unknown; refusals: unknown }[]>`
+    UPDATE "ConnectorPull"
+       SET status = 'running', "leaseOwner" = ${owner},
+           "leaseUntil" = now() + make_interval(secs => ${leaseMs / 1000}::float8), attempts = attempts + 1
+     WHERE id = ${id}
+       AND (status = 'queued' OR (status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())))
+ RETURNING attempts, cursor, progress, refusals`;
+  const row = rows[0];
+  if (row)
+    return {
+      kind: "claimed",
+      attempts: row.attempts,
+      cursor: (row.cursor ?? null) as PullCursor | null,
+      progress: { ...emptyProgress(), ...(row.progress as Partial<PullProgress>) },
+      refusals: Array.isArray(row.refusals) ? (row.refusals as PullRefusal[]) : [],
+    };
+  const current = await client.connectorPull.findUnique({ where: { id }, select: { status: true } });
+  return { kind: current?.status === "running" ? "busy" : "idle" };
+}
+
+/** The heartbeat: extends the lease while this owner holds it; false when it was lost. */
+export async function renewPullLease(client: DbClient, id: string, owner: string, leaseMs: number): Promise<boolean> {
+  const count = await client.$executeRaw`
+    UPDATE "ConnectorPull" SET "leaseUntil" = now() + make_interval(secs => ${leaseMs / 1000}::float8)
+     WHERE id = ${id} AND "leaseOwner" = ${owner} AND status = 'running'`;
+  return count === 1;
+}
+
+/**
+ * Stores where the pull is, while this owner holds the lease (call it in the transaction that wrote the trace's
+ * session, so the two are one). Answers whether to go on: false when the lease was lost or a cancel was asked.
+ */
+export async function savePullState(
+  client: DbClient,
+  id: string,
+  owner: string,
+  state: { cursor: PullCursor; progress: PullProgress; refusals: PullRefusal[] },
+): Promise<{ held: boolean; cancelRequested: boolean }> {
+  const { count } = await client.connectorPull.updateMany({
+    where: { id, leaseOwner: owner, status: "running" },
+    data: { cursor: json(state.cursor), progress: json(state.progress), refusals: json(state.refusals) },
+  });
+  const row = await client.connectorPull.findUnique({ where: { id }, select: { cancelRequested: true } });
+  return { held: count === 1, cancelRequested: row?.cancelRequested ?? true };
+}
+
+export async function isPullCancelRequested(client: DbClient, id: string): Promise<boolean> {
+  const row = await client.connectorPull.findUnique({ where: { id }, select: { cancelRequested: true } });
+  return row?.cancelRequested ?? true;
+}
+
+/** Ends the pull while this owner holds it; false when another worker took it over (nothing written). */
+export async function finishPull(
+  client: DbClient,
+  id: string,
+  owner: string,
+  end: {
+    status: "completed" | "failed" | "cancelled";
+    progress: PullProgress;
+    error?: { code: string; message: string };
+  },
+): Promise<boolean> {
+  const { count } = await client.connectorPull.updateMany({
+    where: { id, leaseOwner: owner, status: "running" },
+    data: {
+      status: end.status,
+      progress: json(end.progress),
+      error: end.error ? json(end.error) : Prisma.DbNull,
+      finishedAt: new Date(),
+      leaseOwner: null,
+      leaseUntil: null,
+    },
+  });
+  return count === 1;
+}
+
+/** Drops this owner's lease when its run stopped without finishing: it stays `running` for the next run. */
+export async function releasePullLease(client: DbClient, id: string, owner: string): Promise<void> {
+  await client.connectorPull.updateMany({
+    where: { id, leaseOwner: owner, status: "running" },
+    data: { leaseUntil: new Date(0) },
+  });
+}
+
+/** Asks a running pull to stop after its current trace; a queued one is cancelled at once. Null: no such pull. */
+export async function requestPullCancel(client: DbClient, id: string): Promise<string | null> {
+  await client.connectorPull.updateMany({
+    where: { id, status: "queued" },
+    data: { status: "cancelled", cancelRequested: true, finishedAt: new Date() },
+  });
+  await client.connectorPull.updateMany({ where: { id, status: "running" }, data: { cancelRequested: true } });
+  const row = await client.connectorPull.findUnique({ where: { id }, select: { status: true } });
+  return row?.status ?? null;
+}
+
+/**
+ * Pulls left `running` by a worker that is gone (lease run out), put back to `queued` with their cursor kept;
+ * returns their ids so the caller enqueues them. One statement, so of two sweepers each row goes to one.
+ */
+export async function requeueAbandonedPulls(client: DbClient, mine: readonly string[] = [], limit = 100) {
+  const rows = await client.$queryRaw<{ id: string }[]>`
+    UPDATE "ConnectorPull" SET status = 'queued', "leaseOwner" = NULL, "leaseUntil" = NULL
+     WHERE id IN (
+       SELECT id FROM "ConnectorPull"
+        WHERE status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())
+          AND NOT (id = ANY(${[...mine]}::text[]))
+        ORDER BY "createdAt" LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+ RETURNING id`;
+  return rows.map((r) => r.id);
+}
+
+/** On the embedded database at start: every running pull is an orphan (one process); all go back on the queue. */
+export async function requeueAllPulls(client: DbClient): Promise<string[]> {
+  await client.connectorPull.updateMany({
+    where: { status: "running" },
+    data: { status: "queued", leaseOwner: null, leaseUntil: null },
+  });
+  const rows = await client.connectorPull.findMany({ where: { status: "queued" }, select: { id: true } });
+  return rows.map((r) => r.id);
+}
+
+/** The largest number of refusals a pull keeps (it counts them all). */
+export const MAX_PULL_REFUSALS = 100;
+
+/**
+ * One pulled trace's outcome (its session, or its refusal) with the pull's cursor past it, in one transaction
+ * and only while this owner holds the lease: a run that takes over never imports a trace twice nor skips one.
+ */
+export async function storePulledTrace(
+  prisma: Db,
+  id: string,
+  owner: string,
+  before: { progress: PullProgress; refusals: PullRefusal[] },
+  outcome: { cursor: PullCursor; session: ImportedSession | null; refusal: PullRefusal | null },
+): Promise<{ held: boolean; cancelRequested: boolean; progress: PullProgress; refusals: PullRefusal[] }> {
+  const rollback = new Error("lease lost");
+  try {
+    return await prisma.$transaction(
+      async (tx) => {
+        const saved = outcome.session ? (await saveSessionsIn(tx, [outcome.session]))[0]! : null;
+        const p = before.progress;
+        const progress: PullProgress = {
+          ...p,
+          traces: p.traces + 1,
+          imported: p.imported + (saved && !saved.duplicate ? 1 : 0),
+          duplicates: p.duplicates + (saved?.duplicate ? 1 : 0),
+          refused: p.refused + (outcome.refusal ? 1 : 0),
+        };
+        const refusals =
+          outcome.refusal && before.refusals.length < MAX_PULL_REFUSALS
+            ? [...before.refusals, outcome.refusal]
+            : before.refusals;
+        const state = await savePullState(tx, id, owner, { cursor: outcome.cursor, progress, refusals });
+        if (!state.held) throw rollback;
+        return { ...state, progress, refusals };
+      },
+      { timeout: 120_000, maxWait: 30_000 },
+    );
+  } catch (error) {
+    if (error === rollback) return { held: false, cancelRequested: true, ...before };
+    throw error;
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * A replay's comparison with its base as stored (ReplayComparison and its
+ * ReplayComparisonPair rows): written once per state of the replay's steps,
+ * read a window at a time. Every read here costs the rows it returns: a
+ * window is a range of the pairs' position, of their rank among their type,
+ * or of their rank among the changes.
+ */
+import type { ComparisonMetrics, FirstDivergence, TextDiffPart } from "@/lib/replay";
+import type { StoredPair } from "@/lib/session-view/compare-pairs";
+import type { DbClient } from "./client";
+import { Prisma } from "./generated/client";
+
+/** What a stored comparison holds besides its pairs. */
+export interface StoredComparisonHeader {
+  /** The replay's steps, base and status it was built from (see lib/server/replays/comparison-store.ts). */
+  stepsKey: string;
+  pairCount: number;
+  baseCount: number;
+  branchCount: number;
+  counts: Record<string, number>;
+  firstDivergence: FirstDivergence | null;
+  divergenceBranchIndex: number | null;
+  metrics: ComparisonMetrics;
+  finalOutputDiff: TextDiffPart[] | null;
+  baseFinalOutput: unknown;
+  branchFinalOutput: unknown;
+}
+
+/** Pairs per INSERT (a pair's row is about 150 bytes of JSON). */
+const PAIR_WINDOW = 5000;
+
+const jsonOrNull = (v: unknown) => (v === undefined || v === null ? Prisma.DbNull : (v as Prisma.InputJsonValue));
+
+/**
+ * Replaces the replay's stored comparison with this one. Call inside a transaction: the replay's row is locked
+ * first, so two builders of the same replay store one after the other, never a mix of both.
+ */
+export async function writeStoredComparison(
+  tx: DbClient,
+  replayId: string,
+  header: StoredComparisonHeader,
+  pairs: readonly StoredPair[],
+): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM "Replay" WHERE id = ${replayId} FOR UPDATE`;
+  await tx.replayComparison.deleteMany({ where: { replayId } });
+  await tx.replayComparison.create({
+    data: {
+      replayId,
+      stepsKey: header.stepsKey,
+      pairCount: header.pairCount,
+      baseCount: header.baseCount,
+      branchCount: header.branchCount,
+      counts: header.counts,
+      firstDivergence: jsonOrNull(header.firstDivergence),
+      divergenceBranchIndex: header.divergenceBranchIndex,
+      metrics: header.metrics as unknown as Prisma.InputJsonValue,
+      finalOutputDiff: jsonOrNull(header.finalOutputDiff),
+      baseFinalOutput: jsonOrNull(header.baseFinalOutput),
+      branchFinalOutput: jsonOrNull(header.branchFinalOutput),
+    },
+  });
+  for (let from = 0; from < pairs.length; from += PAIR_WINDOW) {
+    const text = JSON.stringify(pairs.slice(from, from + PAIR_WINDOW).map((p) => ({ ...p, replayId })));
+    await tx.$executeRaw`
+      INSERT INTO "ReplayComparisonPair" ("replayId", position, "pairId", type, kind, name, "baseSeq", "baseIndex",
+        "branchSeq", "branchIndex", source, "inputOnly", "typeRank", "changeRank", "changesBefore")
+      SELECT "replayId", position, "pairId", type, kind, name, "baseSeq", "baseIndex", "branchSeq", "branchIndex",
+        source, "inputOnly", "typeRank", "changeRank", "changesBefore"
+      FROM jsonb_to_recordset(${text}::jsonb) AS x("replayId" text, position int, "pairId" text, type text,
+        kind text, name text, "baseSeq" int, "baseIndex" int, "branchSeq" int, "branchIndex" int, source text,
+        "inputOnly" boolean, "typeRank" int, "changeRank" int, "changesBefore" int)`;
+  }
+}
+
+/** The stored comparison's header, or null when none is stored. */
+export async function storedComparisonHeader(
+  client: DbClient,
+  replayId: string,
+): Promise<StoredComparisonHeader | null> {
+  const row = await client.replayComparison.findUnique({ where: { replayId } });
+  if (!row) return null;
+  return {
+    stepsKey: row.stepsKey,
+    pairCount: row.pairCount,
+    baseCount: row.baseCount,
+    branchCount: row.branchCount,
+    counts: row.counts as Record<string, number>,
+    firstDivergence: (row.firstDivergence as FirstDivergence | null) ?? null,
+    divergenceBranchIndex: row.divergenceBranchIndex,
+    metrics: row.metrics as unknown as ComparisonMetrics,
+    finalOutputDiff: (row.finalOutputDiff as TextDiffPart[] | null) ?? null,
+    baseFinalOutput: row.baseFinalOutput ?? undefined,
+    branchFinalOutput: row.branchFinalOutput ?? undefined,
+  };
+}
+
+const PAIR_SELECT = {
+  position: true,
+  pairId: true,
+  type: true,
+  kind: true,
+  name: true,
+  baseSeq: true,
+  baseIndex: true,
+  branchSeq: true,
+  branchIndex: true,
+  source: true,
+  inputOnly: true,
+  typeRank: true,
+  changeRank: true,
+  changesBefore: true,
+} as const;
+
+const asStored = (rows: readonly Omit<StoredPair, "type">[] & readonly { type: string }[]) => rows as StoredPair[];
+
+/** The kinds of window a stored comparison is read by. */
+export type PairRange =
+  | { by: "position"; from: number; to: number }
+  | { by: "type"; type: StoredPair["type"]; from: number; to: number }
+  | { by: "change"; from: number; to: number };
+
+/** The stored pairs in a range [from, to) of their position, their rank among a type's, or among the changes. */
+export async function storedPairs(client: DbClient, replayId: string, range: PairRange): Promise<StoredPair[]> {
+  if (range.to <= range.from) return [];
+  const span = { gte: range.from, lt: range.to };
+  const where =
+    range.by === "position"
+      ? { replayId, position: span }
+      : range.by === "type"
+        ? { replayId, type: range.type, typeRank: span }
+        : { replayId, changeRank: span };
+  const orderBy =
+    range.by === "position"
+      ? { position: "asc" as const }
+      : range.by === "type"
+        ? { typeRank: "asc" as const }
+        : { changeRank: "asc" as const };
+  return asStored(await client.replayComparisonPair.findMany({ where, orderBy, select: PAIR_SELECT }));
+}
+
+/** The stored pairs with these ids (those it has), in position order. */
+export async function storedPairsById(
+  client: DbClient,
+  replayId: string,
+  pairIds: readonly string[],
+): Promise<StoredPair[]> {
+  if (pairIds.length === 0) return [];
+  return asStored(
+    await client.replayComparisonPair.findMany({
+      where: { replayId, pairId: { in: [...pairIds] } },
+      orderBy: { position: "asc" },
+      select: PAIR_SELECT,
+    }),
+  );
+}

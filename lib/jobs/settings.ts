@@ -1,0 +1,40 @@
+/** The job queue's settings from the environment, and whether the web server runs workers itself. */
+import type { Database } from "@/lib/db/client";
+
+export interface JobSettings {
+  /** Replays one process runs at once. */
+  concurrency: number;
+  /** A replay's lease: a worker that stops renewing it (killed) is replaced after this long. */
+  leaseMs: number;
+  /** Runs of one replay before it is given up and marked failed. */
+  maxAttempts: number;
+  /** How often a worker looks for new jobs when idle. */
+  pollSeconds: number;
+}
+
+function intFrom(value: string | undefined, fallback: number, min: number, max: number, name: string): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${name} must be a whole number from ${min} to ${max}; it is "${value}".`);
+  return n;
+}
+
+/** The job settings from the environment (see the README's configuration table). */
+export function jobSettings(source: NodeJS.ProcessEnv = process.env): JobSettings {
+  return {
+    concurrency: intFrom(source.BRANCHPOINT_WORKER_CONCURRENCY, 2, 1, 64, "BRANCHPOINT_WORKER_CONCURRENCY"),
+    leaseMs: intFrom(source.BRANCHPOINT_LEASE_SECONDS, 30, 2, 3600, "BRANCHPOINT_LEASE_SECONDS") * 1000,
+    maxAttempts: intFrom(source.BRANCHPOINT_JOB_ATTEMPTS, 3, 1, 100, "BRANCHPOINT_JOB_ATTEMPTS"),
+    pollSeconds: 1,
+  };
+}
+
+/** Whether this web server runs workers itself: always on the embedded database; on PostgreSQL unless told `external`. */
+export function runsWorkersInProcess(database: Pick<Database, "engine">, source = process.env): boolean {
+  if (database.engine === "pglite") return true;
+  const mode = source.BRANCHPOINT_WORKERS ?? "in-process";
+  if (mode !== "in-process" && mode !== "external")
+    throw new Error(`BRANCHPOINT_WORKERS must be "in-process" or "external"; it is "${mode}".`);
+  return mode === "in-process";
+}

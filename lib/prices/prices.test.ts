@@ -1,0 +1,245 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_PRICES } from "./defaults";
+import {
+  callPicos,
+  costUsage,
+  estimateMicros,
+  formatMicrosUsd,
+  normalizeModel,
+  parseUsdToMicros,
+  pickPrice,
+  PriceInput,
+  roundToMicros,
+  type PriceRule,
+} from "./prices";
+
+const rule = (model: string, validFrom: string, input: number, output: number, match: "exact" | "prefix" = "prefix") =>
+  ({
+    model,
+    match,
+    validFrom: new Date(validFrom),
+    inputMicros: input,
+    outputMicros: output,
+    cachedInputMicros: null,
+  }) satisfies PriceRule;
+
+const RULES = [
+  rule("gpt-4.1", "2023-01-01", 2_000_000, 8_000_000),
+  rule("gpt-4.1-mini", "2023-01-01", 400_000, 1_600_000),
+  rule("gpt-4o", "2023-01-01", 2_500_000, 10_000_000),
+  rule("gpt-4o-2024-05-13", "2023-01-01", 5_000_000, 15_000_000, "exact"),
+  rule("o3", "2025-04-16", 10_000_000, 40_000_000),
+  rule("o3", "2025-06-10", 2_000_000, 8_000_000),
+  rule("o3-pro", "2023-01-01", 20_000_000, 80_000_000, "exact"),
+];
+const at = new Date("2025-07-01T00:00:00Z");
+const picked = (name: string, when = at) => {
+  const p = pickPrice(RULES, name, when);
+  return p && `${p.model}/${p.match}@${p.validFrom.toISOString().slice(0, 10)}`;
+};
+
+describe("which price a model call takes", () => {
+  it("matches dated variants by prefix at a boundary, the longest rule winning, an exact rule before a prefix", () => {
+    expect([
+      picked("gpt-4.1"),
+      picked("gpt-4.1-2025-04-14"),
+      picked("gpt-4.1-mini-2025-04-14"),
+      picked("GPT-4.1-Mini"),
+      picked("openai/gpt-4o"),
+      picked("gpt-4o-2024-05-13"),
+      picked("gpt-4o-2024-08-06"),
+      picked("gpt-4o@2024"),
+      picked("gpt-4o:ft-acme"),
+      // Not at a boundary: gpt-4.10 is not gpt-4.1, gpt-4oo not gpt-4o.
+      picked("gpt-4.10"),
+      picked("gpt-4oo"),
+      picked("o3-pro"),
+      // o3-pro's rule is exact: a dated o3-pro falls back to o3's prefix rule.
+      picked("o3-pro-2025-06-10"),
+      picked("claude-sonnet-4"),
+      picked(""),
+    ]).toEqual([
+      "gpt-4.1/prefix@2023-01-01",
+      "gpt-4.1/prefix@2023-01-01",
+      "gpt-4.1-mini/prefix@2023-01-01",
+      "gpt-4.1-mini/prefix@2023-01-01",
+      "gpt-4o/prefix@2023-01-01",
+      "gpt-4o-2024-05-13/exact@2023-01-01",
+      "gpt-4o/prefix@2023-01-01",
+      "gpt-4o/prefix@2023-01-01",
+      "gpt-4o/prefix@2023-01-01",
+      null,
+      null,
+      "o3-pro/exact@2023-01-01",
+      "o3/prefix@2025-06-10",
+      null,
+      null,
+    ]);
+  });
+
+  it("takes the latest version valid at the session's start: on or after validFrom, never before", () => {
+    expect([
+      picked("o3", new Date("2025-04-15T23:59:59.999Z")),
+      picked("o3", new Date("2025-04-16T00:00:00Z")),
+      picked("o3", new Date("2025-06-09T23:59:59.999Z")),
+      picked("o3", new Date("2025-06-10T00:00:00Z")),
+      picked("o3-2025-04-16", new Date("2026-01-01T00:00:00Z")),
+    ]).toEqual([null, "o3/prefix@2025-04-16", "o3/prefix@2025-04-16", "o3/prefix@2025-06-10", "o3/prefix@2025-06-10"]);
+  });
+
+  it("reads names the way the database does: lower case, no provider path", () => {
+    expect(["OpenAI/GPT-4o", " models/gemini-2.5-pro ", "gpt-4.1"].map(normalizeModel)).toEqual([
+      "gpt-4o",
+      "gemini-2.5-pro",
+      "gpt-4.1",
+    ]);
+  });
+});
+
+describe("the arithmetic, in integers", () => {
+  it("prices a call exactly in 10^-12 USD and rounds once to the nearest micro-dollar, halves up", () => {
+    // 612 × $2.00/M + 58 × $8.00/M = $0.001224 + $0.000464 = $0.001688
+    expect(callPicos({ inputTokens: 612, outputTokens: 58 }, RULES[0]!)).toBe(1_688_000_000n);
+    expect([0n, 499_999n, 500_000n, 1_499_999n, 1_500_000n, 2_500_000n].map(roundToMicros)).toEqual([
+      0n,
+      0n,
+      1n,
+      1n,
+      2n,
+      3n,
+    ]);
+  });
+
+  it("sums a session's calls before rounding, once, halves up", () => {
+    // gpt-4.1-mini input at $0.40/M: 1 token is 0.4 micro-dollars. Three calls: 1.2 → 1 (each rounded alone: 0).
+    const calls = [1, 1, 1].map(() => ({ model: "gpt-4.1-mini", inputTokens: 1, outputTokens: 0 }));
+    expect(estimateMicros(calls, RULES, at)).toEqual({ micros: 1n, unpriced: [] });
+    // 5 tokens: 2.0 exactly.
+    const five = [{ model: "gpt-4.1-mini-x", inputTokens: 5, outputTokens: 0 }];
+    expect(estimateMicros(five, RULES, at)).toEqual({ micros: 2n, unpriced: [] });
+    // 1 token at $2.50/M is 2.5 micro-dollars: 3.
+    expect(
+      estimateMicros(
+        [{ model: "gpt-4o", inputTokens: 1, outputTokens: 0 }],
+        [rule("gpt-4o", "2023-01-01", 2_500_000, 0)],
+        at,
+      ),
+    ).toEqual({ micros: 3n, unpriced: [] });
+  });
+
+  it("leaves out models without a price and says which; no priced call is no estimate", () => {
+    const calls = [
+      { model: "gpt-4.1-2025-04-14", inputTokens: 1_000_000, outputTokens: 250_000 },
+      { model: "acme-llm-7b", inputTokens: 5_000, outputTokens: 5_000 },
+      { model: "Acme-LLM-7B", inputTokens: 1, outputTokens: 0 },
+      { model: "mystery", inputTokens: 0, outputTokens: 0 },
+    ];
+    // $2.00 + 0.25 × $8.00 = $4.00
+    expect(estimateMicros(calls, RULES, at)).toEqual({ micros: 4_000_000n, unpriced: ["acme-llm-7b"] });
+    expect(estimateMicros(calls.slice(1), RULES, at)).toEqual({ micros: null, unpriced: ["acme-llm-7b"] });
+  });
+
+  it("stays exact where floats would not: 2^31-1 tokens at $1,000 per million", () => {
+    const big = rule("big", "2023-01-01", 1_000_000_000, 1_000_000_000);
+    const calls = [{ model: "big", inputTokens: 2_147_483_647, outputTokens: 2_147_483_647 }];
+    // 2 × 2147483647 × 10^9 picos = 4294967294 × 10^3 micro-dollars.
+    expect(estimateMicros(calls, [big], at)).toEqual({ micros: 4_294_967_294_000n, unpriced: [] });
+  });
+});
+
+describe("dollars at the edges", () => {
+  it("reads typed dollars as exact micro-dollars and refuses what is not a price", () => {
+    expect(["2.50", "$1,000", "0.075", ".5", "3", "0.000001", "1.2500000"].map(parseUsdToMicros)).toEqual(
+      [2_500_000, 1_000_000_000, 75_000, 500_000, 3_000_000, 1, 1_250_000].map((micros) => ({ ok: true, micros })),
+    );
+    expect(["", "-1", "0.0000001", "1e3", "1000.01", "abc", "__proto__"].map(parseUsdToMicros)).toEqual([
+      { ok: false, message: "Give a price in dollars per million tokens, such as 2.50." },
+      { ok: false, message: "A price cannot be negative." },
+      { ok: false, message: "At most 6 decimal places: a price is counted in micro-dollars." },
+      { ok: false, message: '"1e3" is not an amount in dollars, such as 2.50.' },
+      { ok: false, message: "At most $1,000 per million tokens." },
+      { ok: false, message: '"abc" is not an amount in dollars, such as 2.50.' },
+      { ok: false, message: '"__proto__" is not an amount in dollars, such as 2.50.' },
+    ]);
+  });
+
+  it("shows micro-dollars as dollars without float arithmetic", () => {
+    expect([2_500_000, 75_000, 125, 0, 1_000_000_000, 4_294_967_294_000n].map(formatMicrosUsd)).toEqual([
+      "$2.50",
+      "$0.075",
+      "$0.000125",
+      "$0.00",
+      "$1,000.00",
+      "$4,294,967.294",
+    ]);
+  });
+
+  it("accepts a new version with exact fields and defaults, and refuses the rest naming each field", () => {
+    expect(
+      PriceInput.parse({
+        model: " GPT-4.1 ",
+        validFrom: "2025-06-10",
+        inputMicros: 2_000_000,
+        outputMicros: 8_000_000,
+      }),
+    ).toEqual({
+      model: "gpt-4.1",
+      match: "prefix",
+      validFrom: new Date("2025-06-10T00:00:00Z"),
+      inputMicros: 2_000_000,
+      outputMicros: 8_000_000,
+      cachedInputMicros: null,
+    });
+    const problems = PriceInput.safeParse({
+      model: "openai/gpt-4o",
+      match: "glob",
+      validFrom: "2025-02-30",
+      inputMicros: -1,
+      outputMicros: 1e300,
+      cachedInputMicros: 0.5,
+    });
+    expect(problems.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      [
+        "model",
+        "A model name has letters, digits and . : @ + - only (no provider path: openai/gpt-4o is written gpt-4o).",
+      ],
+      ["match", "match must be exact or prefix."],
+      ["validFrom", "validFrom must be a date such as 2025-06-10 (or an ISO instant)."],
+      ["inputMicros", "inputMicros cannot be negative."],
+      ["outputMicros", "outputMicros is at most 1000000000 micro-dollars ($1,000 per million tokens)."],
+      ["cachedInputMicros", "cachedInputMicros must be a whole number of micro-dollars (2.50 USD is 2500000)."],
+    ]);
+  });
+
+  it("ships defaults that all parse, with no rule twice", () => {
+    const keys = DEFAULT_PRICES.map((d) => `${d.model}/${d.match ?? "prefix"}@${d.validFrom ?? ""}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const d of DEFAULT_PRICES)
+      for (const v of [d.input, d.output, d.cached ?? "0"])
+        expect([d.model, parseUsdToMicros(v).ok]).toEqual([d.model, true]);
+  });
+});
+
+describe("what a writer passes for a session's cost", () => {
+  it("sums model calls' tokens per recorded name, and notes any step with the source's own cost", () => {
+    const usage = (u: object | null) => u as { inputTokens?: number; outputTokens?: number; costUsd?: number } | null;
+    expect(
+      costUsage([
+        { kind: "model_call", name: "gpt-4o", usage: usage({ inputTokens: 10, outputTokens: 2 }) },
+        { kind: "tool_call", name: "lookup", usage: usage({ inputTokens: 99 }) },
+        { kind: "model_call", name: "gpt-4o", usage: usage({ inputTokens: 5 }) },
+        { kind: "model_call", name: "OpenAI/GPT-4o", usage: usage({ outputTokens: 1 }) },
+        { kind: "model_call", name: "idle", usage: usage({ inputTokens: 0, outputTokens: 0 }) },
+        { kind: "model_call", name: "none", usage: null },
+      ]),
+    ).toEqual({
+      sourced: false,
+      calls: [
+        { model: "gpt-4o", inputTokens: 15, outputTokens: 2 },
+        { model: "OpenAI/GPT-4o", inputTokens: 0, outputTokens: 1 },
+      ],
+    });
+    // A cost of 0 is a cost the source gave.
+    expect(costUsage([{ kind: "tool_call", name: "t", usage: usage({ costUsd: 0 }) }]).sourced).toBe(true);
+  });
+});

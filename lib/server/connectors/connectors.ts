@@ -1,0 +1,228 @@
+/**
+ * Connectors: platforms an admin points Branchpoint at (Langfuse), whose recorded traces analysts pull in as
+ * sessions. A connector's base URL must be on the executor allow-list and its secret key stays in the server's
+ * environment (the connector names the variable). A pull is a job (./run-pull.ts): stored, put on the queue,
+ * polled for its progress, cancellable.
+ */
+import { z } from "zod";
+import type { Db } from "@/lib/db";
+import { auditedChange } from "@/lib/db/audit";
+import {
+  findConnector,
+  findPull,
+  insertConnector,
+  insertPull,
+  listConnectorRows,
+  listPulls,
+  requestPullCancel,
+  type ConnectorRow,
+  type PullRow,
+} from "@/lib/db/connectors";
+import { allowedHosts } from "@/lib/db/executors";
+import { AppError, invalidInput, notFound } from "@/lib/errors";
+import { checkDestination, OutboundRefused, type Resolver } from "@/lib/executors/outbound";
+import { hostAllowed, parseHttpUrl } from "@/lib/executors/live";
+import { authorize } from "../authz";
+import { keyEnvNameProblem } from "@/lib/executors/key-env";
+import { jobQueueFor, type QueueDeps } from "../job-queue";
+import type { Principal } from "../principal";
+import { runPull, type PullDeps } from "./run-pull";
+
+const CONNECTOR_KEY = { what: "a connector", whose: "the platform's secret", users: "connectors" };
+
+export const ConnectorInput = z
+  .object({
+    name: z.string().trim().min(1, "Give the connector a name.").max(100),
+    kind: z.literal("langfuse", { error: 'The only kind of connector so far is "langfuse".' }).default("langfuse"),
+    baseUrl: z
+      .string()
+      .trim()
+      .max(2000)
+      .refine((v) => parseHttpUrl(v) !== null, "The base URL must be an http:// or https:// URL."),
+    publicKey: z.string().trim().min(1, "Give the project's public key (pk-lf-…).").max(200),
+    secretKeyEnv: z
+      .string()
+      .trim()
+      .superRefine((name, ctx) => {
+        const problem =
+          name === ""
+            ? "Name the environment variable that holds the secret key."
+            : keyEnvNameProblem(name, CONNECTOR_KEY);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      }),
+  })
+  .strict();
+export type ConnectorInput = z.infer<typeof ConnectorInput>;
+
+const Timestamp = z.iso.datetime({
+  offset: true,
+  error: "must be an ISO 8601 date-time, such as 2026-11-20T00:00:00Z",
+});
+const Text = z.string().min(1).max(500);
+
+export const PullFilterInput = z
+  .object({
+    fromTimestamp: Timestamp.optional(),
+    toTimestamp: Timestamp.optional(),
+    tags: z.array(z.string().min(1).max(200)).max(20).optional(),
+    userId: Text.optional(),
+    sessionId: Text.optional(),
+    name: Text.optional(),
+  })
+  .strict();
+export type PullFilterInput = z.infer<typeof PullFilterInput>;
+
+export const StartPullInput = z.object({ filter: PullFilterInput.default({}) }).strict();
+export type StartPullInput = z.infer<typeof StartPullInput>;
+
+function connectorView(row: ConnectorRow, allowed: ReadonlySet<string>) {
+  const url = parseHttpUrl(row.baseUrl);
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    baseUrl: row.baseUrl,
+    publicKey: row.publicKey,
+    secretKeyEnv: row.secretKeyEnv,
+    /** Whether the variable is set in this server's environment (never its value). */
+    secretSet: Boolean(process.env[row.secretKeyEnv]),
+    hostAllowed: url !== null && hostAllowed(url, allowed),
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+export type ConnectorView = ReturnType<typeof connectorView>;
+
+/** A pull as the API and the page show it. */
+export function pullView(row: PullRow) {
+  return {
+    id: row.id,
+    connectorId: row.connectorId,
+    status: row.status,
+    filter: row.filter,
+    progress: row.progress,
+    cursor: row.cursor ?? null,
+    refusals: row.refusals,
+    error: (row.error ?? null) as { code: string; message: string } | null,
+    cancelRequested: row.cancelRequested,
+    attempts: row.attempts,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+  };
+}
+export type PullView = ReturnType<typeof pullView>;
+
+/** Every connector, with whether its host is allowed and its secret set. */
+export async function listConnectors(principal: Principal, _input: unknown, prisma: Db) {
+  authorize(principal, "executors.read");
+  const [rows, allowed] = await Promise.all([listConnectorRows(prisma), allowedHosts(prisma)]);
+  return rows.map((row) => connectorView(row, allowed));
+}
+
+/**
+ * Adds a connector (admin, audited). Refused with a 400 naming why, writing nothing, when its base URL's host is
+ * not an allowed destination or its key variable may not be sent out; a 409 when the name is taken.
+ */
+export async function createConnector(
+  principal: Principal,
+  input: unknown,
+  prisma: Db,
+  deps: { resolve?: Resolver } = {},
+) {
+  authorize(principal, "executors.manage");
+  const parsed = ConnectorInput.safeParse(input);
+  if (!parsed.success) throw invalidInput("The connector is not valid.", parsed.error);
+  const data = parsed.data;
+  const allowed = await allowedHosts(prisma);
+  try {
+    await checkDestination(new URL(data.baseUrl), allowed, deps.resolve);
+  } catch (error) {
+    if (!(error instanceof OutboundRefused)) throw error;
+    throw new AppError(
+      "invalid_input",
+      `The connector "${data.name}" cannot be added: ${error.message} Add its host under Settings → Executors first.`,
+      [{ path: "baseUrl", message: "not an allowed destination" }],
+    );
+  }
+  if (await findConnector(prisma, { name: data.name }))
+    throw new AppError("conflict", `A connector named "${data.name}" exists already; choose another name.`, [
+      { path: "name", message: "taken" },
+    ]);
+  const row = await auditedChange(
+    prisma,
+    (tx) =>
+      insertConnector(tx, {
+        name: data.name,
+        kind: data.kind,
+        baseUrl: data.baseUrl,
+        publicKey: data.publicKey,
+        secretKeyEnv: data.secretKeyEnv,
+        createdBy: principal.name,
+      }),
+    (created) => ({
+      actorId: principal.userId,
+      actorName: principal.name,
+      action: "connector.changed",
+      target: created.name,
+      detail: { change: "saved", kind: created.kind, baseUrl: created.baseUrl },
+    }),
+  );
+  return connectorView(row, allowed);
+}
+
+async function connectorOf(prisma: Db, id: string): Promise<ConnectorRow> {
+  const row = await findConnector(prisma, { id });
+  if (!row) throw notFound("connector", id);
+  return row;
+}
+
+/**
+ * Stores a pull of a connector's traces and puts it on the job queue (with none plugged in, runs it in this
+ * call). The filter's `toTimestamp` is fixed now when not given, so the pages a pull reads do not shift as new
+ * traces arrive.
+ */
+export async function startPull(
+  principal: Principal,
+  input: { connectorId: string } & StartPullInput,
+  prisma: Db,
+  deps: QueueDeps & PullDeps = {},
+) {
+  authorize(principal, "sessions.import");
+  const connector = await connectorOf(prisma, input.connectorId);
+  const filter = { ...input.filter, toTimestamp: input.filter.toTimestamp ?? new Date().toISOString() };
+  if (filter.fromTimestamp && Date.parse(filter.fromTimestamp) >= Date.parse(filter.toTimestamp))
+    throw new AppError("invalid_input", "The filter's fromTimestamp must be before its toTimestamp.", [
+      { path: "filter.fromTimestamp", message: "not before toTimestamp" },
+    ]);
+  const pull = await insertPull(prisma, { connectorId: connector.id, filter, createdBy: principal.name });
+  const queue = jobQueueFor(deps);
+  if (queue?.enqueuePulls) await queue.enqueuePulls([pull.id]);
+  else await runPull(prisma, pull.id, { owner: `inline:${pull.id}`, leaseMs: 60_000, maxAttempts: 3 }, deps);
+  return pullView((await findPull(prisma, pull.id)) ?? pull);
+}
+
+/** One pull of a connector, with its progress. */
+export async function getPull(principal: Principal, input: { connectorId: string; pullId: string }, prisma: Db) {
+  authorize(principal, "sessions.read");
+  const row = await findPull(prisma, input.pullId);
+  if (!row || row.connectorId !== input.connectorId) throw notFound("pull", input.pullId);
+  return pullView(row);
+}
+
+/** A connector's latest pulls, newest first. */
+export async function listConnectorPulls(principal: Principal, input: { connectorId: string }, prisma: Db) {
+  authorize(principal, "sessions.read");
+  await connectorOf(prisma, input.connectorId);
+  return (await listPulls(prisma, input.connectorId)).map(pullView);
+}
+
+/** Stops a pull after the trace it is on (a queued one at once); the sessions imported so far stay. */
+export async function cancelPull(principal: Principal, input: { connectorId: string; pullId: string }, prisma: Db) {
+  authorize(principal, "sessions.import");
+  const row = await findPull(prisma, input.pullId);
+  if (!row || row.connectorId !== input.connectorId) throw notFound("pull", input.pullId);
+  if (row.status !== "queued" && row.status !== "running")
+    throw new AppError("wrong_state", `The pull has already ended (${row.status}); there is nothing to cancel.`);
+  await requestPullCancel(prisma, row.id);
+  return pullView((await findPull(prisma, row.id))!);
+}

@@ -1,0 +1,200 @@
+/**
+ * A pull as a job: pages through Langfuse's trace list (oldest first, filtered), fetches each trace with its
+ * observations, and imports it as a session (a trace imported before is found again, never doubled). After
+ * every trace, the session and the pull's cursor (page, last trace id) and progress are written in one
+ * transaction, so a run that takes over after a crash goes on from exactly where the last one stopped.
+ *
+ * A trace that cannot be read or mapped (nested too deep, a number too large, a shape the mapper refuses) is a
+ * refusal recorded on the pull with its reasons; the pull goes on. The API itself failing (refused
+ * credentials, retries used up, an unreadable list page) fails the pull with the reason, cursor kept.
+ */
+import type { Db } from "@/lib/db";
+import {
+  claimPull,
+  findConnector,
+  findPull,
+  finishPull,
+  isPullCancelRequested,
+  releasePullLease,
+  renewPullLease,
+  savePullState,
+  storePulledTrace,
+  type PullCursor,
+  type PullProgress,
+  type PullRefusal,
+} from "@/lib/db/connectors";
+import { allowedHosts } from "@/lib/db/executors";
+import type { Resolver } from "@/lib/executors/outbound";
+import { storableSessions } from "@/lib/hostile/storable";
+import { mapLangfuseTrace } from "@/lib/ingest/langfuse";
+import { isObject } from "@/lib/ingest/otlp/attributes";
+import type { ImportedSession } from "@/lib/ingest/types";
+import { keyEnvNameProblem } from "@/lib/executors/key-env";
+import { LangfuseApiError, LangfuseClient, type LangfuseClientOptions, type PullFilter } from "./langfuse-client";
+
+export type PullDeps = {
+  resolve?: Resolver;
+  /** Traces per page of the list (Langfuse's default is 50). */
+  pageSize?: number;
+  client?: Partial<Pick<LangfuseClientOptions, "timeoutMs" | "maxRetries" | "backoffMs" | "maxWaitMs">>;
+  /** Called after each trace is stored with the cursor; a throw here stops the run as a crash would. */
+  afterTrace?: (info: { page: number; traceId: string | null; traces: number }) => void | Promise<void>;
+};
+
+export type PullRun = { owner: string; leaseMs: number; maxAttempts: number };
+
+class LeaseLost extends Error {}
+
+/** Runs (or goes on with) a pull under this owner's lease; returns when it ended, stopped or was taken over. */
+export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: PullDeps = {}): Promise<void> {
+  const claim = await claimPull(prisma, pullId, run.owner, run.leaseMs);
+  if (claim.kind !== "claimed") return;
+  let progress: PullProgress = claim.progress;
+  let refusals: PullRefusal[] = claim.refusals;
+  let cursor: PullCursor = claim.cursor ?? { page: 1, lastTraceId: null };
+  const end = (status: "completed" | "failed" | "cancelled", error?: { code: string; message: string }) =>
+    finishPull(prisma, pullId, run.owner, { status, progress, ...(error ? { error } : {}) });
+
+  const pull = await findPull(prisma, pullId);
+  const connector = pull ? await findConnector(prisma, { id: pull.connectorId }) : null;
+  if (!pull || !connector) {
+    await end("failed", { code: "not_found", message: "The connector of this pull was removed." });
+    return;
+  }
+  if (claim.attempts > run.maxAttempts) {
+    await end("failed", {
+      code: "run_failed",
+      message: `The pull stopped ${run.maxAttempts} times without finishing; it was given up at page ${cursor.page}.`,
+    });
+    return;
+  }
+  const keyProblem = keyEnvNameProblem(connector.secretKeyEnv, {
+    what: "a connector",
+    whose: "the platform's secret",
+    users: "connectors",
+  });
+  const secretKey = process.env[connector.secretKeyEnv];
+  if (keyProblem || !secretKey) {
+    await end("failed", {
+      code: "executor_missing",
+      message:
+        keyProblem ??
+        `The connector "${connector.name}" reads its secret key from $${connector.secretKeyEnv}, which is not set in this server's environment.`,
+    });
+    return;
+  }
+
+  const abort = new AbortController();
+  const heartbeat = setInterval(
+    () => {
+      renewPullLease(prisma, pullId, run.owner, run.leaseMs)
+        .then((held) => {
+          if (!held) abort.abort(new LeaseLost("the lease was lost"));
+        })
+        .catch(() => undefined);
+    },
+    Math.max(200, Math.floor(run.leaseMs / 3)),
+  );
+  heartbeat.unref();
+  const pageSize = deps.pageSize ?? 50;
+  const filter = pull.filter as PullFilter;
+  const client = new LangfuseClient({
+    baseUrl: connector.baseUrl,
+    publicKey: connector.publicKey,
+    secretKey,
+    allowed: await allowedHosts(prisma),
+    signal: abort.signal,
+    ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    ...deps.client,
+    onRetry: () => {
+      progress = { ...progress, retries: progress.retries + 1 };
+    },
+  });
+
+  /** Stores one trace's outcome with the cursor past it, in one transaction; answers whether a cancel was asked. */
+  const store = async (next: PullCursor, session: ImportedSession | null, refusal: PullRefusal | null) => {
+    const state = await storePulledTrace(
+      prisma,
+      pullId,
+      run.owner,
+      { progress, refusals },
+      { cursor: next, session, refusal },
+    );
+    if (!state.held) throw new LeaseLost("the lease was lost");
+    progress = state.progress;
+    refusals = state.refusals;
+    cursor = next;
+    return state.cancelRequested;
+  };
+
+  try {
+    for (;;) {
+      if (await isPullCancelRequested(prisma, pullId)) return void (await end("cancelled"));
+      const page = await client.listTraces(filter, cursor.page, pageSize);
+      progress = { ...progress, totalPages: page.totalPages, totalItems: page.totalItems };
+      let items = page.data;
+      if (cursor.lastTraceId !== null) {
+        const done = items.findIndex((t) => isObject(t) && t.id === cursor.lastTraceId);
+        if (done >= 0) items = items.slice(done + 1);
+      }
+      for (const item of items) {
+        if (await isPullCancelRequested(prisma, pullId)) return void (await end("cancelled"));
+        const traceId = isObject(item) && typeof item.id === "string" && item.id !== "" ? item.id : null;
+        const { session, refusal } = await readTrace(client, traceId, cursor.page, connector.name);
+        const cancel = await store({ page: cursor.page, lastTraceId: traceId ?? cursor.lastTraceId }, session, refusal);
+        await deps.afterTrace?.({ page: cursor.page, traceId, traces: progress.traces });
+        if (cancel) return void (await end("cancelled"));
+      }
+      progress = { ...progress, pages: cursor.page };
+      const last =
+        page.data.length === 0 ||
+        (page.totalPages !== null ? cursor.page >= page.totalPages : page.data.length < pageSize);
+      if (last) return void (await end("completed"));
+      const next = { page: cursor.page + 1, lastTraceId: null };
+      const held = await savePullState(prisma, pullId, run.owner, { cursor: next, progress, refusals });
+      if (!held.held) return;
+      cursor = next;
+    }
+  } catch (error) {
+    if (error instanceof LeaseLost || abort.signal.reason instanceof LeaseLost) return;
+    if (error instanceof LangfuseApiError) {
+      await end("failed", { code: "run_failed", message: error.message });
+      return;
+    }
+    // Anything else (the database, a crash): the pull stays running, its cursor kept; the next run goes on.
+    await releasePullLease(prisma, pullId, run.owner).catch(() => undefined);
+    throw error;
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+/** One listed trace, fetched and mapped: its session, or why it was refused. */
+async function readTrace(
+  client: LangfuseClient,
+  traceId: string | null,
+  page: number,
+  connector: string,
+): Promise<{ session: ImportedSession | null; refusal: PullRefusal | null }> {
+  if (traceId === null)
+    return {
+      session: null,
+      refusal: { traceId: null, issues: [{ path: `page ${page}`, message: "a listed trace has no id" }] },
+    };
+  const answer = await client.getTrace(traceId);
+  if (!answer.ok) return { session: null, refusal: { traceId, issues: [{ path: "", message: answer.message }] } };
+  const mapped = mapLangfuseTrace(answer.trace);
+  if (!mapped.ok) return { session: null, refusal: { traceId, issues: mapped.issues.slice(0, 20) } };
+  if (mapped.session.externalId !== traceId)
+    return {
+      session: null,
+      refusal: {
+        traceId,
+        issues: [{ path: "id", message: "Langfuse answered with another trace than the one asked for" }],
+      },
+    };
+  const session = { ...mapped.session, metadata: { ...mapped.session.metadata, connector } };
+  const storable = storableSessions([session]);
+  if (!storable.ok) return { session: null, refusal: { traceId, issues: storable.issues.slice(0, 20) } };
+  return { session: storable.sessions[0]!, refusal: null };
+}

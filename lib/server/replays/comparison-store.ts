@@ -1,0 +1,109 @@
+/**
+ * The stored comparison of a replay with its base: built once per state of
+ * the replay's steps (right after a run stores them: executeReplay; or by the
+ * first read that finds none, or one of an earlier state) and kept in the
+ * database (lib/db/stored-comparison.ts), so that pages and the API read it a
+ * window at a time instead of aligning both runs again.
+ *
+ * The build is the comparison over both runs' step summaries (a model input as
+ * its digest: lib/db/replay-comparison.ts loadReplayComparison), aligned in
+ * linear work (lib/replay/align.ts), and written as one row per pair.
+ */
+import type { Db } from "@/lib/db";
+import { withTransaction } from "@/lib/db/policies";
+import { loadReplayComparison } from "@/lib/db/replay-comparison";
+import { replayStamp } from "@/lib/db/replay-window";
+import { storedComparisonHeader, writeStoredComparison, type StoredComparisonHeader } from "@/lib/db/stored-comparison";
+import { notFound } from "@/lib/errors";
+import { isBaseOnly } from "@/lib/replay";
+import { toStoredPairs } from "@/lib/session-view/compare-pairs";
+import { COMPARE_FILTERS, shownBy, type CompareFilter } from "@/lib/session-view/compare-rows";
+
+export type ComparisonCounts = Record<CompareFilter, number>;
+export type ComparisonHeader = Omit<StoredComparisonHeader, "counts"> & { counts: ComparisonCounts };
+
+/** How many comparisons were built (aligned over both runs) since the process started: what tests count. */
+let builds = 0;
+export const comparisonBuilds = () => builds;
+
+/** Builds in progress, by replay and state: concurrent readers of a replay with no current comparison share one. */
+const building = new Map<string, Promise<ComparisonHeader | null>>();
+
+/** What a stored comparison was built from: the replay's steps and base (their stamp), and its status. */
+const keyOf = (stamp: { stepsKey: string; status: string }) => `${stamp.stepsKey}:${stamp.status}`;
+
+/**
+ * Builds the replay's comparison as it is now and stores it (unless a run stored other steps meanwhile: the next
+ * read builds that state's). Null when there is no such replay.
+ */
+export async function buildStoredComparison(prisma: Db, replayId: string): Promise<ComparisonHeader | null> {
+  builds++;
+  const stamp = await replayStamp(prisma, replayId);
+  if (!stamp) return null;
+  const view = await loadReplayComparison(prisma, replayId, { inputDrift: false });
+  if (!view) return null;
+  const { comparison } = view;
+  const pairs = toStoredPairs(comparison.pairs);
+  const counts = Object.fromEntries(COMPARE_FILTERS.map((f) => [f, 0])) as ComparisonCounts;
+  for (const p of pairs) for (const f of COMPARE_FILTERS) if (shownBy(f, p)) counts[f]++;
+  const fd = comparison.firstDivergence;
+  let divergenceBranchIndex: number | null = null;
+  if (fd)
+    for (let k = fd.pairIndex + 1; k < comparison.pairs.length && divergenceBranchIndex === null; k++) {
+      const p = comparison.pairs[k]!;
+      if (!isBaseOnly(p)) divergenceBranchIndex = p.branchIndex;
+    }
+  const header: ComparisonHeader = {
+    stepsKey: keyOf(stamp),
+    pairCount: pairs.length,
+    baseCount: view.baseCount,
+    branchCount: view.branchCount,
+    counts,
+    firstDivergence: fd,
+    divergenceBranchIndex,
+    metrics: comparison.metrics,
+    finalOutputDiff: comparison.finalOutputDiff,
+    baseFinalOutput: view.baseFinalOutput,
+    branchFinalOutput: view.branchFinalOutput,
+  };
+  const now = await replayStamp(prisma, replayId);
+  if (now && keyOf(now) === header.stepsKey)
+    await withTransaction(prisma, (tx) => writeStoredComparison(tx, replayId, header, pairs), {
+      timeout: 120_000,
+      maxWait: 30_000,
+    });
+  return header;
+}
+
+/**
+ * Builds and stores the comparison of a replay whose run just stored its steps. A failure is logged, not thrown:
+ * the run's result is stored already, and the first read builds the comparison instead.
+ */
+export async function storeComparisonAfterRun(prisma: Db, replayId: string): Promise<void> {
+  try {
+    await buildStoredComparison(prisma, replayId);
+  } catch (error) {
+    console.error(`Replay ${replayId}: its comparison was not stored (the first read builds it):`, error);
+  }
+}
+
+/** A replay's current comparison's header, and the replay's base session. */
+export type CurrentComparison = ComparisonHeader & { replayId: string; sessionId: string };
+
+/** The replay's current comparison: the stored one, else built and stored now. Not found: AppError not_found. */
+export async function currentComparison(prisma: Db, replayId: string): Promise<CurrentComparison> {
+  const [stamp, stored] = await Promise.all([replayStamp(prisma, replayId), storedComparisonHeader(prisma, replayId)]);
+  if (!stamp) throw notFound("replay", replayId);
+  const key = keyOf(stamp);
+  const ids = { replayId, sessionId: stamp.sessionId };
+  if (stored && stored.stepsKey === key) return { ...(stored as ComparisonHeader), ...ids };
+  const id = `${replayId}\u0000${key}`;
+  let build = building.get(id);
+  if (!build) {
+    build = buildStoredComparison(prisma, replayId).finally(() => building.delete(id));
+    building.set(id, build);
+  }
+  const built = await build;
+  if (!built) throw notFound("replay", replayId);
+  return { ...built, ...ids };
+}
