@@ -9,6 +9,7 @@ import { decodeOtlpJson, mapOtlpSpans, spanSessionId, type OtlpSpan } from "@/li
 import type { SessionEvent } from "@/lib/replay";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import type { ImportedSession } from "@/lib/ingest/types";
+import { backfillCosts } from "@/lib/db/prices";
 import { getSession, toSessionEvent, withFullInputs } from "@/lib/db/session-reads";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { ingestAgentsItems, ingestOtlpSpans, type TraceIngestResult } from "./traces";
@@ -282,6 +283,8 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
       expect(first?.id).toBe(firstEventId);
     }
     expect(written).toBe(100);
+    // An increment leaves the session's cost to the price sweep (a minute later in the app); run it now.
+    await backfillCosts(db.prisma);
     const a = await storedSession("otlp-json", "session:one-export");
     const b = await storedSession("otlp-json", "session:hundred-exports");
     expect(b.session.id).not.toBe(one.id);
