@@ -157,36 +157,51 @@ export async function refreshSessionCosts(sql: SqlTx, ids: readonly string[]): P
 }
 
 /**
- * refreshSessionCosts for one session whose writer has its steps in hand (`usage`): the same answer
- * without reading its events back (a plan made without statistics could scan them all).
+ * refreshSessionCosts for sessions whose writer has their steps in hand (`usage`): the same answer without
+ * reading their events back (a plan made without statistics could scan them all), in one statement.
  */
-export async function writeSessionCost(sql: SqlTx, sessionId: string, usage: CostUsage): Promise<void> {
-  const calls = JSON.stringify(usage.calls);
+export async function writeSessionCosts(
+  sql: SqlTx,
+  items: readonly { sessionId: string; usage: CostUsage }[],
+): Promise<void> {
+  if (items.length === 0) return;
+  const sessions = JSON.stringify(items.map((i) => ({ id: i.sessionId, sourced: i.usage.sourced })));
+  const calls = JSON.stringify(
+    items.flatMap((i) => (i.usage.sourced ? [] : i.usage.calls.map((c) => ({ id: i.sessionId, ...c })))),
+  );
   await sql.query`
-    WITH s AS (SELECT coalesce("startedAt", "createdAt") AS at FROM "Session" WHERE id = ${sessionId}::text),
-    calls AS (
-      SELECT regexp_replace(lower(btrim(x.model)), '^.*/', '') AS model,
+    WITH s AS (
+      SELECT x.id, x.sourced, coalesce(t."startedAt", t."createdAt") AS at
+      FROM jsonb_to_recordset(${sessions}::jsonb) AS x(id text, sourced boolean) JOIN "Session" t ON t.id = x.id
+    ), calls AS (
+      SELECT x.id, regexp_replace(lower(btrim(x.model)), '^.*/', '') AS model,
         sum(x."inputTokens")::numeric AS input, sum(x."outputTokens")::numeric AS output
-      FROM jsonb_to_recordset(${calls}::jsonb) AS x(model text, "inputTokens" bigint, "outputTokens" bigint)
-      WHERE NOT ${usage.sourced}::boolean
-      GROUP BY 1
+      FROM jsonb_to_recordset(${calls}::jsonb) AS x(id text, model text, "inputTokens" bigint, "outputTokens" bigint)
+      GROUP BY 1, 2
     ), priced AS (
-      SELECT sum(c.input * p."inputMicros" + c.output * p."outputMicros") AS picos, count(p.id) AS n
-      FROM calls c CROSS JOIN s LEFT JOIN LATERAL (
+      SELECT c.id, sum(c.input * p."inputMicros" + c.output * p."outputMicros") AS picos, count(p.id) AS n
+      FROM calls c JOIN s ON s.id = c.id LEFT JOIN LATERAL (
         SELECT p.id, p."inputMicros", p."outputMicros" FROM "ModelPrice" p
         WHERE p."validFrom" <= s.at AND (p.model = c.model OR (p.match = 'prefix' AND
           left(c.model, length(p.model) + 1) IN (p.model || '-', p.model || ':', p.model || '@')))
         ORDER BY length(p.model) DESC, (p.match = 'exact') DESC, p."validFrom" DESC
         LIMIT 1
       ) p ON true
+      GROUP BY c.id
     ), result AS (
-      SELECT CASE WHEN n > 0 THEN floor((picos + 500000) / 1000000) END AS micros FROM priced
+      SELECT s.id, s.sourced, CASE WHEN pr.n > 0 THEN floor((pr.picos + 500000) / 1000000) END AS micros
+      FROM s LEFT JOIN priced pr ON pr.id = s.id
     )
     UPDATE "Session" t SET
-      "costSource" = CASE WHEN ${usage.sourced}::boolean THEN 'source' WHEN r.micros IS NOT NULL THEN 'price_table' ELSE 'none' END,
-      "costMicros" = CASE WHEN ${usage.sourced}::boolean THEN NULL ELSE r.micros::bigint END,
-      "costUsd" = CASE WHEN ${usage.sourced}::boolean THEN t."costUsd" ELSE coalesce(r.micros::float8 / 1000000, 0) END
-    FROM result r WHERE t.id = ${sessionId}::text`;
+      "costSource" = CASE WHEN r.sourced THEN 'source' WHEN r.micros IS NOT NULL THEN 'price_table' ELSE 'none' END,
+      "costMicros" = CASE WHEN r.sourced THEN NULL ELSE r.micros::bigint END,
+      "costUsd" = CASE WHEN r.sourced THEN t."costUsd" ELSE coalesce(r.micros::float8 / 1000000, 0) END
+    FROM result r WHERE t.id = r.id`;
+}
+
+/** writeSessionCosts for one session. */
+export function writeSessionCost(sql: SqlTx, sessionId: string, usage: CostUsage): Promise<void> {
+  return writeSessionCosts(sql, [{ sessionId, usage }]);
 }
 
 /**

@@ -7,10 +7,10 @@ import { replaceTraceIds, splitTraceIds } from "./session-traces";
 import { prismaSql, type SqlTx } from "./sql";
 import { compactInputs, type CompactInput } from "@/lib/ingest/inputs";
 import { failureSignature, type FailureStep } from "@/lib/clusters/signature";
-import { writeClusterAssignments } from "./clusters";
+import { writeClusterAssignments, type ClusterAssignment } from "./clusters";
 import { sessionOutcome } from "@/lib/sessions/outcome";
 import { costUsage } from "@/lib/prices/prices";
-import { writeSessionCost } from "./prices";
+import { writeSessionCost, writeSessionCosts } from "./prices";
 
 export type SavedSession = { id: string; eventCount: number; duplicate?: true };
 
@@ -236,8 +236,8 @@ function toolsOf(s: ImportedSession): ImportedSession["tools"] {
   return [...byName.values()];
 }
 
-async function writeSession(tx: DbClient, s: ImportedSession, existingId?: string): Promise<SavedSession> {
-  const { agentId, agentVersionId } = await ensureAgent(prismaSql(tx), s);
+/** A session's row (its agent's ids given) and, once it has an id, its failure cluster's assignment. */
+function sessionRow(s: ImportedSession, { agentId, agentVersionId }: { agentId: string; agentVersionId: string }) {
   const summary = summarize(s.events, s.metadata);
   const firstStart = s.startedAt ?? s.events.find((e) => e.startedAt)?.startedAt ?? null;
   // A trace-ingested session's trace ids are rows of their own (./session-traces.ts).
@@ -256,28 +256,25 @@ async function writeSession(tx: DbClient, s: ImportedSession, existingId?: strin
     metadata: json(stored.metadata),
   };
   // Its failure cluster, in the same transaction (lib/db/clusters.ts).
-  const cluster = (sessionId: string) => ({
+  const cluster = (sessionId: string): ClusterAssignment => ({
     sessionId,
     agentId,
     agentVersionId,
     seenAt: data.startedAt ?? new Date(),
     signature: failureSignature(summary, s.events),
   });
-  if (existingId) {
-    await tx.session.update({ where: { id: existingId }, data });
-    if (stored.traceIds) await replaceTraceIds(prismaSql(tx), existingId, stored.traceIds);
-    await replaceChangedEvents(tx, existingId, eventRows(existingId, s.events));
-    await writeClusterAssignments(prismaSql(tx), [cluster(existingId)]);
-    await writeSessionCost(prismaSql(tx), existingId, costUsage(s.events));
-    return { id: existingId, eventCount: s.events.length };
-  }
-  const id = (await tx.session.create({ data, select: { id: true } })).id;
-  if (stored.traceIds) await replaceTraceIds(prismaSql(tx), id, stored.traceIds);
-  await insertEventRows(prismaSql(tx), eventRows(id, s.events));
-  await writeClusterAssignments(prismaSql(tx), [cluster(id)], { fresh: true });
-  // The source's cost, else the price table's estimate (./prices.ts).
-  await writeSessionCost(prismaSql(tx), id, costUsage(s.events));
-  return { id, eventCount: s.events.length };
+  return { data, cluster, traceIds: stored.traceIds };
+}
+
+/** Rewrites a stored session (a rebuilt trace session) as `s`, in the caller's transaction. */
+async function rewriteSession(tx: DbClient, s: ImportedSession, existingId: string): Promise<SavedSession> {
+  const { data, cluster, traceIds } = sessionRow(s, await ensureAgent(prismaSql(tx), s));
+  await tx.session.update({ where: { id: existingId }, data });
+  if (traceIds) await replaceTraceIds(prismaSql(tx), existingId, traceIds);
+  await replaceChangedEvents(tx, existingId, eventRows(existingId, s.events));
+  await writeClusterAssignments(prismaSql(tx), [cluster(existingId)]);
+  await writeSessionCost(prismaSql(tx), existingId, costUsage(s.events));
+  return { id: existingId, eventCount: s.events.length };
 }
 
 /** The stored columns of an event row that carry its content (not its id), as comparable text. */
@@ -437,23 +434,121 @@ export async function saveImportedSessions(
   );
 }
 
-/** saveImportedSessions inside the caller's transaction (an import that writes several records in one). */
+/** How many new sessions, or their events, one window of saveSessionsIn writes with each statement. */
+const WINDOW_SESSIONS = 200;
+const WINDOW_EVENTS = 20_000;
+
+/**
+ * saveImportedSessions inside the caller's transaction (an import that writes several records in one). The
+ * sessions new to the database are written a window at a time, a few statements per window (their rows, their
+ * events, their clusters, their costs), not per session; a session whose (format, externalId) is stored or
+ * earlier in the same list comes back as that one, marked `duplicate`. Results keep the list's order.
+ */
 export async function saveSessionsIn(tx: DbClient, sessions: readonly ImportedSession[]): Promise<SavedSession[]> {
+  const known = await storedByExternalId(tx, sessions);
   const saved: SavedSession[] = [];
+  const ids = ascendingIds();
+  let window: { id: string; session: ImportedSession }[] = [];
+  let windowEvents = 0;
+  const agents = agentMemo();
+  const flush = async () => {
+    if (window.length > 0) await writeNewSessions(tx, window, agents);
+    window = [];
+    windowEvents = 0;
+  };
   for (const s of sessions) {
-    if (s.externalId) {
-      const existing = await tx.session.findUnique({
-        where: { format_externalId: { format: s.format, externalId: s.externalId } },
-        select: { id: true, eventCount: true },
-      });
-      if (existing) {
-        saved.push({ id: existing.id, eventCount: existing.eventCount, duplicate: true });
-        continue;
-      }
+    const key = s.externalId ? `${s.format}\u0000${s.externalId}` : null;
+    const existing = key ? known.get(key) : undefined;
+    if (existing) {
+      saved.push({ ...existing, duplicate: true });
+      continue;
     }
-    saved.push(await writeSession(tx, s));
+    const id = ids();
+    if (key) known.set(key, { id, eventCount: s.events.length });
+    if (window.length >= WINDOW_SESSIONS || windowEvents + s.events.length > WINDOW_EVENTS) await flush();
+    window.push({ id, session: s });
+    windowEvents += s.events.length;
+    saved.push({ id, eventCount: s.events.length });
   }
+  await flush();
   return saved;
+}
+
+/** The stored sessions of the list's (format, externalId) pairs, read a thousand ids at a time. */
+async function storedByExternalId(tx: DbClient, sessions: readonly ImportedSession[]) {
+  const byFormat = new Map<string, Set<string>>();
+  for (const s of sessions) {
+    if (!s.externalId) continue;
+    const set = byFormat.get(s.format) ?? new Set<string>();
+    set.add(s.externalId);
+    byFormat.set(s.format, set);
+  }
+  const known = new Map<string, { id: string; eventCount: number }>();
+  for (const [format, set] of byFormat) {
+    const all = [...set];
+    for (let i = 0; i < all.length; i += 1000) {
+      const rows = await tx.session.findMany({
+        where: { format, externalId: { in: all.slice(i, i + 1000) } },
+        select: { id: true, eventCount: true, externalId: true },
+      });
+      for (const r of rows) known.set(`${format}\u0000${r.externalId}`, { id: r.id, eventCount: r.eventCount });
+    }
+  }
+  return known;
+}
+
+/**
+ * Ids for the new sessions of one save, in the order they are listed: one time prefix, then a counter, then
+ * randomness (sessions of one import share their created time; the session list breaks that tie by id).
+ */
+function ascendingIds(): () => string {
+  const prefix = newId().slice(0, 9);
+  let n = 0;
+  return () => `${prefix}${(n++).toString(36).padStart(4, "0")}${newId().slice(13)}`;
+}
+
+/** ensureAgent once per agent, version and tool list within one save (every later call would find its rows). */
+function agentMemo() {
+  const memo = new Map<string, { agentId: string; agentVersionId: string }>();
+  return async (sql: SqlTx, s: ImportedSession) => {
+    const key = canonicalJson([s.agent, s.agentVersion, toolsOf(s)]) ?? "";
+    const hit = memo.get(key);
+    if (hit) return hit;
+    const ensured = await ensureAgent(sql, s);
+    memo.set(key, ensured);
+    return ensured;
+  };
+}
+
+/** One window of new sessions: their agents, rows, trace ids, events, clusters and costs. */
+async function writeNewSessions(
+  tx: DbClient,
+  window: readonly { id: string; session: ImportedSession }[],
+  agents: ReturnType<typeof agentMemo>,
+): Promise<void> {
+  const sql = prismaSql(tx);
+  const rows: Prisma.SessionCreateManyInput[] = [];
+  const clusters: ClusterAssignment[] = [];
+  for (const { id, session } of window) {
+    const row = sessionRow(session, await agents(sql, session));
+    rows.push({ id, ...row.data });
+    clusters.push(row.cluster(id));
+  }
+  await tx.session.createMany({ data: rows });
+  for (const { id, session } of window) {
+    const stored = splitTraceIds(session.format, session.metadata);
+    if (stored.traceIds) await replaceTraceIds(sql, id, stored.traceIds);
+  }
+  await insertEventRows(
+    sql,
+    window.flatMap(({ id, session }) => eventRows(id, session.events)),
+  );
+  await writeClusterAssignments(sql, clusters, { fresh: true });
+  // The source's cost, else the price table's estimate (./prices.ts).
+  await writeSessionCosts(
+    sql,
+    window.map(({ id, session }) => ({ sessionId: id, usage: costUsage(session.events) })),
+  );
 }
 
 /** Replaces a session rebuilt from more spans (OTLP batching), or creates it. Call inside a transaction. */
@@ -464,5 +559,5 @@ export async function upsertRebuiltSession(tx: DbClient, s: ImportedSession): Pr
         select: { id: true },
       })
     : null;
-  return writeSession(tx, s, existing?.id);
+  return existing ? rewriteSession(tx, s, existing.id) : (await saveSessionsIn(tx, [s]))[0]!;
 }
