@@ -67,7 +67,8 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
   const poll = async (connectorId: string, pullId: string) => {
-    for (let i = 0; i < 300; i++) {
+    // Up to 90 s: the database tests run beside the end-to-end suite on two cores.
+    for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
       const { body } = await call(getPull, `/api/v1/connectors/${connectorId}/pulls/${pullId}`, {
         id: connectorId,
         pullId,
@@ -144,14 +145,15 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
         progress: { pages: 0, traces: 2, imported: 0, duplicates: 2, refused: 0, retries: 0 },
       },
     });
-    expect(await jobs.sweep()).toBeGreaterThanOrEqual(1);
+    // The queue's own sweeper may take it first (it runs on a timer): either way it is queued again.
+    await jobs.sweep();
     expect(await poll(connectorId, orphan.id)).toMatchObject({
       status: "completed",
       cursor: { page: 1, lastTraceId: "api-003" },
       progress: { traces: 4, imported: 0, duplicates: 4 },
     });
     expect(await db.prisma.session.count({ where: { format: "langfuse" } })).toBe(4);
-  }, 120_000);
+  }, 240_000);
 
   it("imports a Langfuse export file (JSON Lines) through POST /api/v1/sessions, named or detected", async () => {
     const traces = supportTraces(3, "file");
