@@ -7,6 +7,8 @@ import { localAdmin } from "@/lib/server/principal";
 import { getExperiment } from "@/lib/server/experiments/experiments";
 import { HISTORY, importSession, REFUND_DOC, refundCopy, savePolicy } from "@/lib/server/testing";
 import { fixOfExperiment, type ClusterFixView } from "@/lib/server/clusters/cluster-fixes";
+import { FixSearchInput, searchSmallestFix } from "@/lib/server/clusters/cluster-fix-search";
+import { parseInput } from "@/lib/errors";
 
 const global = globalThis as unknown as { __branchpointDb?: Promise<Database> };
 const olga = localAdmin("olga");
@@ -181,5 +183,40 @@ describe.each(TEST_ENGINES)("fixing a failure cluster on %s", (engine) => {
     expect((await post("no-such-cluster", { preset: "recorded-only" })).status).toBe(404);
     expect((await call(fixesGet, "no-such-cluster")).status).toBe(404);
     expect(await counts()).toEqual(withPolicy);
+  });
+
+  it("finds the smallest fixing change over the cluster: ddmin over the policy's changes, judged by the share fixed", async () => {
+    const overrides = STATIC_REFUSAL.tools.overrides!;
+    const whole: Policy = {
+      ...STATIC_REFUSAL,
+      maxSteps: 100,
+      tools: {
+        ...STATIC_REFUSAL.tools,
+        overrides: {
+          get_current_time: {
+            type: "static",
+            cases: [{ match_mode: "subset", result: { iso: "2025-03-11T10:00:00Z" } }],
+          },
+          refund_payment: overrides.refund_payment!,
+        },
+      },
+    };
+    const found = await searchSmallestFix(
+      olga,
+      parseInput(FixSearchInput, { clusterId, policy: whole, sample: 3, seed: 5 }),
+      db.prisma,
+    );
+    expect(found.changes).toEqual(["get_current_time: static", "refund_payment: static", "run settings: maxSteps"]);
+    expect(found.result).toEqual({ kind: "minimal", kept: [1], changes: ["refund_payment: static"] });
+    expect(found.share).toBe(1);
+    expect(found.probes.map((p) => [p.kept, p.fixed, p.of])).toEqual([
+      [[0, 1, 2], 3, 3],
+      [[0], 0, 3],
+      [[1, 2], 3, 3],
+      [[1], 3, 3],
+    ]);
+    // Each probe is a fix of the cluster, listed with its figures.
+    const listed = new Set((await fixes()).map((f) => f.experimentId));
+    for (const p of found.probes) expect(listed.has(p.experimentId)).toBe(true);
   });
 });
