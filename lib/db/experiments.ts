@@ -110,6 +110,8 @@ export interface NewExperiment {
   name: string;
   policyVersionId: string;
   agentVersionId: string;
+  /** agent_version (the default) or sessions: an explicit list of the agent's sessions. */
+  cohortKind?: "agent_version" | "sessions";
   createdBy?: string | null;
 }
 
@@ -120,6 +122,7 @@ export async function createExperimentRow(client: DbClient, e: NewExperiment): P
       name: e.name,
       policyVersionId: e.policyVersionId,
       agentVersionId: e.agentVersionId,
+      cohortKind: e.cohortKind ?? "agent_version",
       status: "pending",
       createdBy: e.createdBy ?? null,
     },
@@ -159,6 +162,7 @@ const experimentHead = {
   id: true,
   name: true,
   status: true,
+  cohortKind: true,
   createdAt: true,
   finishedAt: true,
   policyVersion: { select: { id: true, version: true, hash: true, policy: { select: { id: true, name: true } } } },

@@ -8,27 +8,20 @@
  * stays paused (an analyst can resume it) and counts as done.
  */
 import { z } from "zod";
-import { CheckRef, LIVE_MODEL_POLICIES, MAX_CHECKS_PER_REPLAY, resolveChecks } from "../checks/counterfactual";
+import { CheckRef, MAX_CHECKS_PER_REPLAY } from "../checks/counterfactual";
 import {
-  Capability,
-  checkPolicy,
   outcomeSummary,
-  Policy,
-  policyHash,
   runPassed,
   type CheckVerdict,
   type FirstDivergence,
   type OutcomeSummary,
   type PolicyIssue,
 } from "@/lib/replay";
-import { setReplayCounterfactual, type StoredVerdicts } from "@/lib/db/checks";
+import type { StoredVerdicts } from "@/lib/db/checks";
 import type { Db, DbClient } from "@/lib/db/client";
-import { hasModelEndpoint } from "@/lib/db/executors";
 import {
-  agentVersionById,
   agentVersionsWithCohorts,
   cohortSessions,
-  createExperimentRow,
   experimentProgress,
   getExperiment as readExperiment,
   memberDeltas,
@@ -39,14 +32,13 @@ import {
   countCohort,
   type CohortFilter,
 } from "@/lib/db/experiments";
-import { agentContext, getPolicyVersionById, withTransaction } from "@/lib/db/policies";
 import { settleExperiment } from "@/lib/db/jobs";
 import { loadReplayComparison } from "@/lib/db/replay-comparison";
-import { createReplayRow } from "@/lib/db/replay-writes";
 import { isTerminal } from "@/lib/db/replays";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import { countByStatus, experimentState } from "./experiment-status";
+import { planExperiment, storeExperiment } from "./experiment-create";
 import type { Principal } from "../principal";
 import type { QueueDeps } from "../job-queue";
 import { enqueueReplaysFor } from "../replays/run-queued-replay";
@@ -130,48 +122,8 @@ export async function createExperiment(
   prisma: Db,
 ): Promise<CreatedExperiment> {
   authorize(principal, "experiments.run");
-  const createdBy = principal.name;
-  const [version, agentVersion] = await Promise.all([
-    getPolicyVersionById(prisma, input.policyVersionId),
-    agentVersionById(prisma, input.agentVersionId),
-  ]);
-  if (!version) throw notFound("policy version", input.policyVersionId, "policyVersionId");
-  if (!agentVersion) throw notFound("agent version", input.agentVersionId, "agentVersionId");
-  if (version.policy.agentId && version.policy.agentId !== agentVersion.agentId) {
-    throw new AppError(
-      "invalid_input",
-      `Policy "${version.policy.name}" belongs to another agent; choose a policy for this agent or one without an agent.`,
-      [{ path: "policyVersionId", message: "belongs to another agent" }],
-    );
-  }
-  const parsed = Policy.safeParse(version.document);
-  if (!parsed.success)
-    throw new AppError("invalid_policy", "The stored policy version is not a valid policy document.");
-  const policy = parsed.data;
-
-  const agent = await agentContext(prisma, agentVersion.agentId);
-  const validation = checkPolicy(policy, {
-    adapter: agent?.adapter ?? "generic",
-    capabilities: agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
-    use: "experiment",
-    knownTools: agent?.tools ?? [],
-  });
-  // The same check as the editor's and a replay's (checkPolicy): its errors block.
-  const blocking = validation.errors;
-  if (blocking.length > 0) {
-    throw new AppError(
-      "invalid_policy",
-      blocking.map((i) => i.message).join(" "),
-      blocking.map((i) => ({ path: ["policy", ...i.path].join("."), message: i.message })),
-    );
-  }
-  if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
-    throw new AppError(
-      "executor_missing",
-      `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`,
-      [{ path: "policyVersionId", message: "needs a model endpoint" }],
-    );
-  }
+  const plan = await planExperiment(prisma, input.policyVersionId, input.agentVersionId);
+  const { agentVersion } = plan;
 
   const requested = input.sessionIds ? [...new Set(input.sessionIds)] : undefined;
   const filter = cohortFilterOf(input.filter);
@@ -201,36 +153,15 @@ export async function createExperiment(
     );
   }
 
-  const checks = await resolveChecks(prisma, input.checks ?? []);
-  const hash = policyHash(policy);
-  const id = await withTransaction(prisma, async (tx) => {
-    const experiment = await createExperimentRow(tx, {
-      name: input.name,
-      policyVersionId: version.id,
-      agentVersionId: agentVersion.id,
-      createdBy,
-    });
-    for (const session of cohort) {
-      const replay = await createReplayRow(tx, {
-        sessionId: session.id,
-        policy,
-        policyHash: hash,
-        policyVersionId: version.id,
-        experimentId: experiment.id,
-        edits: [],
-        createdBy,
-      });
-      if (checks.length > 0)
-        await setReplayCounterfactual(tx, replay.id, {
-          modelEndpointId: null,
-          checks,
-          trialSetId: null,
-          trialIndex: null,
-        });
-    }
-    return experiment.id;
+  const id = await storeExperiment(prisma, {
+    name: input.name,
+    plan,
+    sessionIds: cohort.map((s) => s.id),
+    checks: input.checks ?? [],
+    cohortKind: "agent_version",
+    createdBy: principal.name,
   });
-  return { id, status: "pending", total: cohort.length, warnings: [...validation.errors, ...validation.warnings] };
+  return { id, status: "pending", total: cohort.length, warnings: plan.warnings };
 }
 
 /**
@@ -298,6 +229,8 @@ export type ExperimentDetail = {
   id: string;
   name: string;
   status: string;
+  /** agent_version: the version's recorded sessions; sessions: an explicit list (a failure cluster's fix). */
+  cohortKind: string;
   createdAt: Date;
   finishedAt: Date | null;
   policyVersion: { id: string; version: number; hash: string; policyId: string; policyName: string };
@@ -406,6 +339,7 @@ async function loadExperiment(client: DbClient, id: string): Promise<ExperimentD
     id: row.id,
     name: row.name,
     status: row.status,
+    cohortKind: row.cohortKind,
     createdAt: row.createdAt,
     finishedAt: row.finishedAt,
     policyVersion: {

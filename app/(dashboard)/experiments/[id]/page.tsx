@@ -6,6 +6,7 @@ import { ExperimentCoveragePanel } from "@/components/experiments/ExperimentCove
 import { ExperimentProgress } from "@/components/experiments/ExperimentProgress";
 import { ExperimentResultTable, ExperimentSummary } from "@/components/experiments/ExperimentResults";
 import { FixtureGroups } from "@/components/experiments/FixtureGroups";
+import { ClusterFixCard } from "@/components/failures/ClusterFixes";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { formatDateTime } from "@/lib/format";
@@ -14,6 +15,7 @@ import { experimentFixtureGroups } from "@/lib/server/experiments/experiment-fix
 import { describeCounts, experimentCountsOf } from "@/lib/server/experiments/experiment-status";
 import { getExperimentCoverage } from "@/lib/server/replays/coverage";
 import { getExperiment } from "@/lib/server/experiments/experiments";
+import { fixOfExperiment } from "@/lib/server/clusters/cluster-fixes";
 import { can } from "@/lib/server/authz";
 import { evidenceDrafts } from "@/lib/server/reports/reports";
 import { supplyGroupFixtureAction } from "@/lib/actions/experiments";
@@ -32,6 +34,7 @@ export default async function ExperimentPage({ params }: Props) {
   const { state, counts } = experimentCountsOf(experiment);
   const waiting = await experimentFixtureGroups(principal, { experimentId: experiment.id }, prisma);
   const coverage = await getExperimentCoverage(principal, { experimentId: id }, prisma);
+  const fix = await fixOfExperiment(principal, { experimentId: id }, prisma);
   return (
     <>
       <PageHeader
@@ -49,13 +52,15 @@ export default async function ExperimentPage({ params }: Props) {
               <span className="font-mono text-xs" title={policyVersion.hash}>
                 {policyVersion.hash.slice(0, 12)}
               </span>{" "}
-              over {agentVersion.agentName} <Badge>{agentVersion.version}</Badge> · {summary.total} session
+              over {experiment.cohortKind === "sessions" ? "chosen sessions of " : ""}
+              {agentVersion.agentName} <Badge>{agentVersion.version}</Badge> · {summary.total} session
               {summary.total === 1 ? "" : "s"} · started {formatDateTime(experiment.createdAt)}
               {experiment.finishedAt ? ` · finished ${formatDateTime(experiment.finishedAt)}` : ""}
             </span>
           </span>
         }
       />
+      {fix ? <ClusterFixCard fix={fix} /> : null}
       {running ? <ExperimentProgress experimentId={experiment.id} done={summary.done} total={summary.total} /> : null}
       <FixtureGroups
         experimentId={experiment.id}

@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ClusterDaysChart } from "@/components/failures/ClusterDaysChart";
+import { ClusterFixes } from "@/components/failures/ClusterFixes";
+import { TryFixForm } from "@/components/failures/TryFixForm";
 import { RenameClusterForm } from "@/components/failures/RenameClusterForm";
 import { StatusBadge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
@@ -9,7 +11,9 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { formatDateTime, plural } from "@/lib/format";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { can } from "@/lib/server/authz";
+import { listClusterFixes } from "@/lib/server/clusters/cluster-fixes";
 import { getFailureCluster, listClusterSessions } from "@/lib/server/clusters/clusters";
+import { experimentChoices } from "@/lib/server/experiments/experiments";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Failure cluster" };
@@ -22,6 +26,17 @@ export default async function ClusterPage({ params }: Props) {
   const { principal, prisma } = await pageContext();
   const cluster = await orNotFound(getFailureCluster(principal, { clusterId: id }, prisma));
   const examples = await listClusterSessions(principal, { clusterId: id, limit: 20 }, prisma);
+  const { fixes } = await listClusterFixes(principal, { clusterId: id }, prisma);
+  const canFix = can(principal, "experiments.run");
+  const policies = canFix
+    ? [
+        ...new Map(
+          (await experimentChoices(principal, {}, prisma)).policyVersions
+            .filter((p) => p.agentId === null || p.agentId === cluster.agentId)
+            .map((p) => [p.policyId, { id: p.policyId, name: p.policyName }]),
+        ).values(),
+      ]
+    : [];
   const agentHref = `/failures?agent=${encodeURIComponent(cluster.agentName)}`;
   const signature: [string, string][] = [
     ["Failing step", cluster.signature.step || "none (the run ended failed)"],
@@ -60,6 +75,16 @@ export default async function ClusterPage({ params }: Props) {
               ))}
             </DataTable>
           </Card>
+          <Card title="Fixes tried" padding="none">
+            {fixes.length > 0 ? (
+              <ClusterFixes fixes={fixes} />
+            ) : (
+              <p className="px-4 py-3 text-sm text-slate-600">
+                No fix tried yet. A fix replays the cluster&apos;s sessions under a policy and counts how many it fixes,
+                and how many passing sessions it breaks.
+              </p>
+            )}
+          </Card>
         </div>
         <div className="flex min-w-0 flex-col gap-6">
           <Card title="Signature">
@@ -86,6 +111,11 @@ export default async function ClusterPage({ params }: Props) {
               ))}
             </DataTable>
           </Card>
+          {canFix ? (
+            <Card title="Try a fix">
+              <TryFixForm clusterId={cluster.id} policies={policies} />
+            </Card>
+          ) : null}
           {can(principal, "clusters.write") ? (
             <Card title="Name">
               <RenameClusterForm clusterId={cluster.id} label={cluster.named ? cluster.label : null} />

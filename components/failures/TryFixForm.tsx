@@ -1,0 +1,120 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { startClusterFixAction } from "@/lib/actions/clusters";
+import { Button } from "@/components/ui/Button";
+import { Field, inputClass } from "@/components/ui/Field";
+import { useActionForm } from "@/components/ui/useActionForm";
+
+export type FixPolicyChoice = { id: string; name: string };
+
+const PRESETS = ["recorded-only", "pause-for-fixture", "analyst-fixture", "simulated", "live-readonly", "blocked"];
+const MODELS = ["recorded-only", "recorded-until-divergence", "pinned-live", "compatible-live"];
+
+/** Whole numbers typed into a field: blank is "not given". */
+const count = (text: string) => (text.trim() === "" ? undefined : Number(text));
+
+/**
+ * "Try a fix": a saved policy or a preset, optionally with another model, run as an experiment over the
+ * cluster's sessions (or a sample) and a control sample of the agent's passing sessions.
+ */
+export function TryFixForm({ clusterId, policies }: { clusterId: string; policies: readonly FixPolicyChoice[] }) {
+  const router = useRouter();
+  const form = useActionForm();
+  const [source, setSource] = useState(policies[0] ? `policy:${policies[0].id}` : "preset:recorded-only");
+  const [model, setModel] = useState("");
+  const [sample, setSample] = useState("");
+  const [control, setControl] = useState("10");
+  const [seed, setSeed] = useState("0");
+  const err = (path: string) => form.fieldErrors(`body.${path}`);
+  return (
+    <form
+      className="flex flex-col gap-3"
+      data-testid="try-fix"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const [kind, value] = [source.slice(0, source.indexOf(":")), source.slice(source.indexOf(":") + 1)];
+        const body = {
+          ...(kind === "policy" ? { policyId: value } : { preset: value as "recorded-only" }),
+          ...(model ? { model: model as "recorded-only" } : {}),
+          ...(count(sample) !== undefined ? { sample: count(sample) } : {}),
+          ...(count(control) ? { controlSample: count(control) } : {}),
+          ...(count(seed) !== undefined ? { seed: count(seed) } : {}),
+        };
+        form.run(
+          () => startClusterFixAction({ clusterId, body }),
+          (data) => router.push(`/experiments/${data.experimentId}`),
+        );
+      }}
+    >
+      <Field
+        label="Policy"
+        hint="A saved policy, or a tool level with every model step from the recording."
+        errors={err("policyId")}
+      >
+        <select className={inputClass} value={source} onChange={(e) => setSource(e.target.value)} name="source">
+          {policies.map((p) => (
+            <option key={p.id} value={`policy:${p.id}`}>
+              {p.name}
+            </option>
+          ))}
+          {PRESETS.map((p) => (
+            <option key={p} value={`preset:${p}`}>
+              Preset: {p}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Model" hint="Run the policy with another model policy." errors={err("model") ?? err("policy")}>
+        <select className={inputClass} value={model} onChange={(e) => setModel(e.target.value)} name="model">
+          <option value="">As the policy says</option>
+          {MODELS.map((m) => (
+            <option key={m} value={m}>
+              {m}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <div className="grid grid-cols-3 gap-2">
+        <Field label="Sample" hint="Blank: every session." errors={err("sample")}>
+          <input
+            className={inputClass}
+            inputMode="numeric"
+            value={sample}
+            onChange={(e) => setSample(e.target.value)}
+            name="sample"
+          />
+        </Field>
+        <Field label="Control" hint="Passing sessions." errors={err("controlSample")}>
+          <input
+            className={inputClass}
+            inputMode="numeric"
+            value={control}
+            onChange={(e) => setControl(e.target.value)}
+            name="controlSample"
+          />
+        </Field>
+        <Field label="Seed" errors={err("seed")}>
+          <input
+            className={inputClass}
+            inputMode="numeric"
+            value={seed}
+            onChange={(e) => setSeed(e.target.value)}
+            name="seed"
+          />
+        </Field>
+      </div>
+      <div>
+        <Button type="submit" disabled={form.pending}>
+          {form.pending ? "Starting…" : "Try this fix"}
+        </Button>
+      </div>
+      {form.formError ? (
+        <p role="alert" className="text-sm text-rose-700">
+          {form.formError}
+        </p>
+      ) : null}
+    </form>
+  );
+}
