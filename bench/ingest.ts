@@ -24,7 +24,7 @@
  */
 import { createTestDatabase, type TestDatabase } from "../lib/db/testing";
 import { ingestAgentsItems, ingestOtlpSpans } from "../lib/server/ingest/traces";
-import { insertEventRows } from "../lib/db/session-save";
+import { insertEventRows } from "../lib/db/event-rows";
 import { prismaSql } from "../lib/db/sql";
 import { fallbacks } from "../lib/server/ingest/increment";
 import type { Db } from "../lib/db/client";

@@ -3,7 +3,7 @@ import { type ReplayStep, type SessionEvent, type StepSource } from "@/lib/repla
 import type { DbClient } from "./client";
 import { type Prisma } from "./generated/client";
 import { compactInputs, expandInputs } from "@/lib/ingest/inputs";
-import { newId } from "./session-save";
+import { newId } from "./event-rows";
 
 function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;

@@ -4,7 +4,7 @@ import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
 import { runFailure, type RunFailureCode } from "@/lib/run-failures";
 import { isTerminal } from "./replays";
-import { newId } from "./session-save";
+import { newId } from "./event-rows";
 import { insertStepRows, stepRows } from "./replay-steps";
 
 function json(value: unknown): Prisma.InputJsonValue {

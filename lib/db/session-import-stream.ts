@@ -11,15 +11,8 @@ import { costUsageTracker } from "@/lib/prices/prices";
 import { writeSessionCost } from "./prices";
 import type { CompactInput, Step } from "@/lib/ingest/inputs";
 import { callIdentity, type SessionEvent } from "@/lib/replay";
-import {
-  ensureAgent,
-  eventRow,
-  insertEventRows,
-  newId,
-  searchTextFor,
-  summaryAccumulator,
-  type SavedSession,
-} from "./session-save";
+import { eventRow, insertEventRows, newId } from "./event-rows";
+import { ensureAgent, searchTextFor, summaryAccumulator, type SavedSession } from "./session-save";
 import type { Prisma } from "./generated/client";
 import { replaceTraceIds, splitTraceIds } from "./session-traces";
 import type { SqlTx } from "./sql";

@@ -1,11 +1,10 @@
-import { randomBytes } from "node:crypto";
 import type { ImportedSession } from "@/lib/ingest/types";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { replaceTraceIds, splitTraceIds } from "./session-traces";
 import { prismaSql, type SqlTx } from "./sql";
-import { compactInputs, type CompactInput } from "@/lib/ingest/inputs";
+import { eventRows, insertEventRows, newId, replaceChangedEvents } from "./event-rows";
 import { failureSignature, type FailureStep } from "@/lib/clusters/signature";
 import { writeClusterAssignments, type ClusterAssignment } from "./clusters";
 import { sessionOutcome } from "@/lib/sessions/outcome";
@@ -121,50 +120,6 @@ export function summaryAccumulator() {
   };
 }
 
-function json(value: unknown): Prisma.InputJsonValue {
-  return value as Prisma.InputJsonValue;
-}
-
-/**
- * The rows of a session's events, model inputs in their stored form (each message once: see ./inputs.ts).
- * `previous`: the model call just before `events` when they are the tail of a session (its full input).
- */
-export function eventRows(
-  sessionId: string,
-  events: readonly SessionEvent[],
-  previous: { seq: number; input: unknown } | null = null,
-): Prisma.EventCreateManyInput[] {
-  const compact = previous
-    ? compactInputs([{ seq: previous.seq, kind: "model_call", input: previous.input }, ...events]).slice(1)
-    : compactInputs(events);
-  return events.map((e, i) => eventRow(sessionId, e, compact[i]!));
-}
-
-/** One event's row, its model input in the stored form `compact` gives (from compactInputs or inputCompactor). */
-export function eventRow(sessionId: string, e: SessionEvent, compact: CompactInput): Prisma.EventCreateManyInput {
-  return {
-    sessionId,
-    seq: e.seq,
-    kind: e.kind,
-    name: e.name,
-    input: compact.input === undefined || compact.input === null ? undefined : json(compact.input),
-    inputPrefixSeq: compact.prefix?.seq ?? null,
-    inputPrefixCount: compact.prefix?.count ?? null,
-    inputDigest: compact.digest,
-    output: e.output === undefined || e.output === null ? undefined : json(e.output),
-    error: e.error ?? undefined,
-    status: e.status,
-    startedAt: e.startedAt ? new Date(e.startedAt) : null,
-    durationMs: e.durationMs === null ? null : Math.round(e.durationMs),
-    inputTokens: e.usage?.inputTokens ?? null,
-    outputTokens: e.usage?.outputTokens ?? null,
-    costUsd: e.usage?.costUsd ?? null,
-    parentSeq: e.parentSeq,
-    cacheKey: e.cacheKey,
-    occurrence: e.occurrence,
-  };
-}
-
 /**
  * The agent, version and tools of a session, created when new. Concurrent
  * first imports of one agent all succeed: each row is inserted with
@@ -236,6 +191,10 @@ function toolsOf(s: ImportedSession): ImportedSession["tools"] {
   return [...byName.values()];
 }
 
+function json(value: unknown): Prisma.InputJsonValue {
+  return value as Prisma.InputJsonValue;
+}
+
 /** A session's row (its agent's ids given) and, once it has an id, its failure cluster's assignment. */
 function sessionRow(s: ImportedSession, { agentId, agentVersionId }: { agentId: string; agentVersionId: string }) {
   const summary = summarize(s.events, s.metadata);
@@ -275,135 +234,6 @@ async function rewriteSession(tx: DbClient, s: ImportedSession, existingId: stri
   await writeClusterAssignments(prismaSql(tx), [cluster(existingId)]);
   await writeSessionCost(prismaSql(tx), existingId, costUsage(s.events));
   return { id: existingId, eventCount: s.events.length };
-}
-
-/** The stored columns of an event row that carry its content (not its id), as comparable text. */
-export function rowText(r: {
-  seq: number;
-  kind: string;
-  name: string;
-  input?: unknown;
-  output?: unknown;
-  error?: unknown;
-  status: string;
-  startedAt?: Date | string | null;
-  durationMs?: number | null;
-  inputTokens?: number | null;
-  outputTokens?: number | null;
-  costUsd?: number | null;
-  parentSeq?: number | null;
-  cacheKey?: string | null;
-  occurrence?: number | null;
-  inputPrefixSeq?: number | null;
-  inputPrefixCount?: number | null;
-  inputDigest?: string | null;
-}): string {
-  const startedAt = r.startedAt === null || r.startedAt === undefined ? null : new Date(r.startedAt).toISOString();
-  return (
-    canonicalJson([
-      r.seq,
-      r.kind,
-      r.name,
-      r.input ?? null,
-      r.output ?? null,
-      r.error ?? null,
-      r.status,
-      startedAt,
-      r.durationMs ?? null,
-      r.inputTokens ?? null,
-      r.outputTokens ?? null,
-      r.costUsd ?? null,
-      r.parentSeq ?? null,
-      r.cacheKey ?? null,
-      r.occurrence ?? null,
-      r.inputPrefixSeq ?? null,
-      r.inputPrefixCount ?? null,
-      r.inputDigest ?? null,
-    ]) ?? ""
-  );
-}
-
-/**
- * A rebuilt session's events written as a change: rows whose content is the
- * same stay (ids and all), changed and new ones are written, gone ones are
- * deleted. A trace export that adds steps to a running session thus writes
- * those steps (and the few it changes: a parent, the final answer), not the
- * whole session again.
- */
-export async function replaceChangedEvents(
-  tx: DbClient,
-  sessionId: string,
-  rows: readonly Prisma.EventCreateManyInput[],
-  /** Only the events from this seq on are replaced (the tail a trace export changed). */
-  fromSeq = 0,
-): Promise<void> {
-  const stored = await tx.event.findMany({ where: { sessionId, ...(fromSeq > 0 ? { seq: { gte: fromSeq } } : {}) } });
-  const storedBySeq = new Map(stored.map((r) => [r.seq, r]));
-  const wanted = new Set(rows.map((r) => r.seq));
-  const stale = stored.filter((r) => !wanted.has(r.seq)).map((r) => r.id);
-  const write: Prisma.EventCreateManyInput[] = [];
-  for (const row of rows) {
-    const before = storedBySeq.get(row.seq);
-    if (before && rowText(before) === rowText(row)) continue;
-    if (before) stale.push(before.id);
-    write.push(row);
-  }
-  if (stale.length > 0) await tx.event.deleteMany({ where: { id: { in: stale } } });
-  await insertEventRows(prismaSql(tx), write);
-}
-
-/** Most bytes of JSON one INSERT carries: the embedded database aborts the process (exit 100) on a statement of hundreds of MB. */
-const INSERT_BYTES = 4_000_000;
-
-/**
- * Inserts event rows as JSON records (`jsonb_to_recordset`): one parameter per
- * statement, about INSERT_BYTES each. Four times faster than createMany's
- * parameter per column on the embedded database, and never one giant statement.
- */
-export async function insertEventRows(sql: SqlTx, rows: readonly Prisma.EventCreateManyInput[]): Promise<void> {
-  let batch: string[] = [];
-  let bytes = 0;
-  const flush = async () => {
-    if (batch.length === 0) return;
-    await sql.query`
-      INSERT INTO "Event" (id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
-        "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest")
-      SELECT id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
-        "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest"
-      FROM jsonb_to_recordset(${`[${batch.join(",")}]`}::jsonb) AS x(id text, "sessionId" text, seq int, kind text, name text,
-        input jsonb, output jsonb, error jsonb, status text, "startedAt" timestamptz, "durationMs" int, "inputTokens" int,
-        "outputTokens" int, "costUsd" float8, "parentSeq" int, "cacheKey" text, occurrence int, "inputPrefixSeq" int,
-        "inputPrefixCount" int, "inputDigest" text)`;
-    batch = [];
-    bytes = 0;
-  };
-  for (const row of rows) {
-    const text = JSON.stringify({ ...row, id: row.id ?? newId() });
-    if (bytes + text.length > INSERT_BYTES) await flush();
-    batch.push(text);
-    bytes += text.length + 1;
-  }
-  await flush();
-}
-
-/** A new row id: 25 characters like Prisma's cuid (time, then randomness). */
-export function newId(): string {
-  return `c${Date.now().toString(36)}${randomChunk()
-    .toString("base64url")
-    .toLowerCase()
-    .replace(/[^a-z0-9]/g, "0")}`.slice(0, 25);
-}
-
-/** 9 random bytes, cut from a pool filled 4 KB at a time (a call into the random source per id cost more than the rest of the id). */
-let pool = Buffer.alloc(0);
-let poolAt = 0;
-function randomChunk(): Buffer {
-  if (poolAt + 9 > pool.length) {
-    pool = randomBytes(4096);
-    poolAt = 0;
-  }
-  poolAt += 9;
-  return pool.subarray(poolAt - 9, poolAt);
 }
 
 /**

@@ -10,7 +10,8 @@ import type {
 } from "@/lib/ingest/increment/types";
 import { markCostStale } from "./prices";
 import type { SqlTx } from "./sql";
-import { ensureAgent, eventRows, insertEventRows, newId, rowText, searchTextFor } from "./session-save";
+import { eventRows, insertEventRows, newId, rowText } from "./event-rows";
+import { ensureAgent, searchTextFor } from "./session-save";
 
 // ---------------------------------------------------------------------------
 // The incremental trace ingest's SQL (the plan is lib/ingest/increment, run
