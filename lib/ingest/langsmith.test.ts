@@ -151,7 +151,7 @@ describe("the LangSmith mapper", () => {
     if (!result.ok) throw new Error(JSON.stringify(result.issues));
     const [session] = result.sessions;
     const unknown = session!.events.find((e) => e.name === "cohere-rerank")!;
-    expect(unknown.input).toEqual({ callId: "", args: { docs: ["a"] }, operation: "reranker", unrecognized: true });
+    expect(unknown.input).toEqual({ callId: "t2-r9", args: { docs: ["a"] }, operation: "reranker", unrecognized: true });
     expect(result.warnings).toEqual([
       { path: "[6].run_type", message: 'run t2-r9: run_type "reranker" is not one Branchpoint knows: kept as a step' },
     ]);

@@ -125,6 +125,7 @@ describe.each(TEST_ENGINES)("Langfuse pulls on %s", (engine) => {
         kind: "langfuse",
         baseUrl: server.url,
         publicKey: PUBLIC_KEY,
+        project: null,
         secretKeyEnv: SECRET_ENV,
         secretSet: true,
         hostAllowed: true,
