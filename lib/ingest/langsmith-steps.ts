@@ -82,7 +82,8 @@ function outputMessage(run: LangSmithRun, warn: RunWarn, notes: string[]): { mes
     if (gen !== undefined) candidate = gen;
     else if (Array.isArray(outputs.choices) && isObject(outputs.choices[0])) candidate = outputs.choices[0].message;
     else if (isObject(outputs.output)) candidate = outputs.output;
-    else if (typeof outputs.output === "string") return { message: { role: "assistant", content: outputs.output }, raw: outputs };
+    else if (typeof outputs.output === "string")
+      return { message: { role: "assistant", content: outputs.output }, raw: outputs };
   }
   if (isObject(candidate) && candidate.role === undefined && candidate.type === undefined && "content" in candidate)
     candidate = { ...candidate, role: "assistant" };

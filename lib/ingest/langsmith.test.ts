@@ -139,19 +139,34 @@ describe("the LangSmith mapper", () => {
     expect(tree.map((s) => s.externalId)).toEqual(["ls-trace-000-r0", "ls-trace-001-r0", "ls-trace-002-r0"]);
     expect(tree.map(steps)).toEqual(asSteps);
     expect(imported(JSON.stringify({ runs: traces.flat(), cursors: { next: null } })).map(steps)).toEqual(asSteps);
-    const lines = traces.flat().map((r) => JSON.stringify(r)).join("\n");
+    const lines = traces
+      .flat()
+      .map((r) => JSON.stringify(r))
+      .join("\n");
     expect(imported(lines).map(steps)).toEqual(asSteps);
   });
 
   it("keeps a run of a type it does not know as a step marked unrecognized, and inputs it cannot read as they came", () => {
     const runs = supportRuns("t2", { fails: false });
-    runs.push({ ...runs[2]!, id: "t2-r9", run_type: "reranker", name: "cohere-rerank", inputs: { docs: ["a"] }, outputs: { output: ["a"] } });
+    runs.push({
+      ...runs[2]!,
+      id: "t2-r9",
+      run_type: "reranker",
+      name: "cohere-rerank",
+      inputs: { docs: ["a"] },
+      outputs: { output: ["a"] },
+    });
     runs[1] = { ...runs[1]!, inputs: { question: "what?" } };
     const result = importLangSmith({ shape: "document", value: runs });
     if (!result.ok) throw new Error(JSON.stringify(result.issues));
     const [session] = result.sessions;
     const unknown = session!.events.find((e) => e.name === "cohere-rerank")!;
-    expect(unknown.input).toEqual({ callId: "t2-r9", args: { docs: ["a"] }, operation: "reranker", unrecognized: true });
+    expect(unknown.input).toEqual({
+      callId: "t2-r9",
+      args: { docs: ["a"] },
+      operation: "reranker",
+      unrecognized: true,
+    });
     expect(result.warnings).toEqual([
       { path: "[6].run_type", message: 'run t2-r9: run_type "reranker" is not one Branchpoint knows: kept as a step' },
     ]);
@@ -188,7 +203,10 @@ describe("the LangSmith mapper", () => {
     const huge = JSON.stringify(supportRuns("t6")).replace('"prompt_tokens":99', `"prompt_tokens":1${"0".repeat(400)}`);
     const hugeResult = importDocument(huge);
     expect(hugeResult.ok ? "" : hugeResult.issues[0]!.message).toMatch(/is too large to store/);
-    const deep = JSON.stringify(supportRuns("t8")).replace('"inputs":{"input"', `"x":${"[".repeat(600)}${"]".repeat(600)},"inputs":{"input"`);
+    const deep = JSON.stringify(supportRuns("t8")).replace(
+      '"inputs":{"input"',
+      `"x":${"[".repeat(600)}${"]".repeat(600)},"inputs":{"input"`,
+    );
     const deepResult = importDocument(deep);
     expect(deepResult.ok ? "" : deepResult.issues[0]!.message).toMatch(/nest/);
   });

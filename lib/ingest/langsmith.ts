@@ -115,7 +115,8 @@ export function mapLangSmithTrace(list: readonly { value: unknown; path: Path }[
       continue;
     }
     const unknown = run.type !== "tool" && !(run.type in RUN_OPERATIONS);
-    if (unknown) warn(run, "run_type")(`run_type ${JSON.stringify(run.type)} is not one Branchpoint knows: kept as a step`);
+    if (unknown)
+      warn(run, "run_type")(`run_type ${JSON.stringify(run.type)} is not one Branchpoint knows: kept as a step`);
     steps.push(toolRunStep(traceId, run, unknown));
   }
   const final = finalOf(root, traceId, runs);
@@ -123,7 +124,12 @@ export function mapLangSmithTrace(list: readonly { value: unknown; path: Path }[
   if (steps.length === 0)
     return {
       ok: false,
-      issues: [{ path: formatPath(list[0]?.path ?? []), message: `trace ${traceId}: no llm, tool or other step, and no output: nothing to import` }],
+      issues: [
+        {
+          path: formatPath(list[0]?.path ?? []),
+          message: `trace ${traceId}: no llm, tool or other step, and no output: nothing to import`,
+        },
+      ],
     };
   const session = sessionOf(root, traceId, runs, assemble(steps), notes, stepIds);
   return { ok: true, session, warnings };
@@ -199,7 +205,10 @@ function sessionOf(
   return {
     externalId: traceId,
     title: title ?? null,
-    agent: { name: root.name ?? "langsmith", adapter: metadata && "langgraph_step" in metadata ? "langgraph" : "generic" },
+    agent: {
+      name: root.name ?? "langsmith",
+      adapter: metadata && "langgraph_step" in metadata ? "langgraph" : "generic",
+    },
     agentVersion: { version: version ?? "unknown", capabilities: [] },
     format: "langsmith",
     startedAt: new Date(starts.reduce((a, b) => Math.min(a, b))).toISOString(),
@@ -243,13 +252,21 @@ function flatten(records: readonly Placed[]): (Placed & { trace: string | null }
     const trace = own ?? r.inherited;
     if (isObject(v) && Array.isArray(v.child_runs)) {
       const { child_runs: children, ...run } = v;
-      out.push({ ...r, value: r.parent && run.parent_run_id == null ? { ...run, parent_run_id: r.parent } : run, trace });
+      out.push({
+        ...r,
+        value: r.parent && run.parent_run_id == null ? { ...run, parent_run_id: r.parent } : run,
+        trace,
+      });
       const here = trace ?? str(v.id);
       (children as unknown[]).forEach((value, index) =>
         stack.push({ value, path: [...r.path, "child_runs", index], line: r.line, inherited: here, parent: str(v.id) }),
       );
     } else
-      out.push({ ...r, value: r.parent && isObject(v) && v.parent_run_id == null ? { ...v, parent_run_id: r.parent } : v, trace });
+      out.push({
+        ...r,
+        value: r.parent && isObject(v) && v.parent_run_id == null ? { ...v, parent_run_id: r.parent } : v,
+        trace,
+      });
   }
   return out;
 }
@@ -258,7 +275,8 @@ function flatten(records: readonly Placed[]): (Placed & { trace: string | null }
 function traces(records: readonly Placed[]): Placed[][] {
   const runs = flatten(records);
   const parentOf = new Map<string, string | null>();
-  for (const r of runs) if (isObject(r.value) && str(r.value.id)) parentOf.set(str(r.value.id)!, str(r.value.parent_run_id));
+  for (const r of runs)
+    if (isObject(r.value) && str(r.value.id)) parentOf.set(str(r.value.id)!, str(r.value.parent_run_id));
   const rootOf = (id: string) => {
     const seen = new Set<string>();
     let at = id;
@@ -292,7 +310,8 @@ export function importLangSmith(input: JsonInput): LangSmithImport {
   for (const group of traces(records)) {
     const mapped = mapLangSmithTrace(group);
     const line = group[0]?.line;
-    const prefix = (i: ImportIssue) => (line !== undefined ? { ...i, path: `line ${line}${i.path ? `: ${i.path}` : ""}` } : i);
+    const prefix = (i: ImportIssue) =>
+      line !== undefined ? { ...i, path: `line ${line}${i.path ? `: ${i.path}` : ""}` } : i;
     if (!mapped.ok) issues.push(...mapped.issues.map(prefix));
     else {
       sessions.push(mapped.session);

@@ -28,7 +28,15 @@ const lc = (kind: string, kwargs: Record<string, unknown>) => ({
   kwargs,
 });
 
-export type RunsOptions = { offsetMs?: number; order?: string; fails?: boolean; tags?: string[] };
+export type RunsOptions = {
+  offsetMs?: number;
+  order?: string;
+  /** Whether the refund tool run fails (its error) or succeeds. */
+  fails?: boolean;
+  tags?: string[];
+  /** The root run's own error (the agent raised), if any. */
+  rootError?: string;
+};
 
 /**
  * One support-agent trace as the runs API answers `{ trace }`: a root chain (LangGraph-style), a ChatOpenAI llm
@@ -81,7 +89,7 @@ export function supportRuns(traceId: string, opts: RunsOptions = {}): Record<str
       ...base(0, null, "chain", "support-agent", 0, 4000),
       inputs: { messages: [{ role: "user", content: `Refund order ${order}, it never arrived.` }] },
       outputs: { output: answer },
-      ...(fails ? { error: null, status: "success" } : {}),
+      ...(opts.rootError ? { error: opts.rootError, status: "error" } : {}),
       extra: { metadata: { title: `Refund ${order}`, langgraph_step: 1, revision_id: "v7" } },
       app_path: `/o/org/projects/p/${PROJECT_ID}/r/${traceId}`,
       feedback_stats: { correctness: { n: 1, avg: 0 } },
@@ -140,9 +148,14 @@ export function supportRuns(traceId: string, opts: RunsOptions = {}): Record<str
   ];
 }
 
-/** n traces of the support agent, one minute apart, alternating failing and not. */
+/** n traces of the support agent, one minute apart: the refund fails in every other one, the agent raises in every third. */
 export function supportRunTraces(n: number, prefix = "ls-trace"): Record<string, unknown>[][] {
   return Array.from({ length: n }, (_, k) =>
-    supportRuns(`${prefix}-00${k}`, { offsetMs: k * 60_000, order: String(4821 + k), fails: k % 2 === 0 }),
+    supportRuns(`${prefix}-00${k}`, {
+      offsetMs: k * 60_000,
+      order: String(4821 + k),
+      fails: k % 2 === 0,
+      ...(k % 3 === 0 ? { rootError: "GraphRecursionError('Recursion limit of 25 reached')" } : {}),
+    }),
   );
 }

@@ -44,7 +44,9 @@ const common = {
     .trim()
     .superRefine((name, ctx) => {
       const problem =
-        name === "" ? "Name the environment variable that holds the secret key." : keyEnvNameProblem(name, CONNECTOR_KEY);
+        name === ""
+          ? "Name the environment variable that holds the secret key."
+          : keyEnvNameProblem(name, CONNECTOR_KEY);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     }),
 };

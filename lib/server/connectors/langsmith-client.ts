@@ -131,7 +131,8 @@ export class LangSmithClient implements ConnectorClient {
       if (page === MAX_TRACE_PAGES)
         return { ok: false, message: `the trace has more than ${MAX_TRACE_PAGES * 100} runs; too large to import` };
     }
-    if (runs.length === 0) return { ok: false, message: "LangSmith has no runs for this trace (deleted since it was listed?)" };
+    if (runs.length === 0)
+      return { ok: false, message: "LangSmith has no runs for this trace (deleted since it was listed?)" };
     return { ok: true, trace: runs };
   }
 }
