@@ -30,7 +30,7 @@ const ROLES: Record<string, Message["role"]> = {
 /** The kind and fields of a LangChain message, or null when it is not one. */
 function langChainFields(item: Record<string, unknown>): { kind: string; fields: Record<string, unknown> } | null {
   if (item.lc === 1 && item.type === "constructor" && Array.isArray(item.id) && isObject(item.kwargs)) {
-    const kind = item.id[item.id.length - 1];
+    const kind: unknown = item.id[item.id.length - 1];
     return typeof kind === "string" ? { kind, fields: item.kwargs } : null;
   }
   if (typeof item.type === "string" && isObject(item.data)) return { kind: item.type, fields: item.data };

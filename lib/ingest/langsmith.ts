@@ -237,7 +237,8 @@ type Placed = { value: unknown; path: Path; line?: number };
 /** The runs of a file: an array or JSON Lines of runs, or a query page `{ runs: [...] }`. */
 function runsOf(input: JsonInput): Placed[] {
   const v = input.shape === "document" ? input.value : null;
-  if (isRecord(v) && Array.isArray(v.runs)) return v.runs.map((value, index) => ({ value, path: ["runs", index] }));
+  if (isRecord(v) && Array.isArray(v.runs))
+    return (v.runs as unknown[]).map((value, index) => ({ value, path: ["runs", index] }));
   return recordsOf(input);
 }
 

@@ -131,7 +131,7 @@ describe.each(TEST_ENGINES)("LangSmith pulls on %s", (engine) => {
     expect(pull).toMatchObject({
       status: "completed",
       error: null,
-      cursor: { page: 3, token: expect.any(String), lastTraceId: "ls-trace-006" },
+      cursor: { page: 3, token: expect.any(String) as string, lastTraceId: "ls-trace-006" },
       progress: { pages: 3, traces: 7, imported: 7, duplicates: 0, refused: 0, retries: 2 },
       refusals: [],
     });
