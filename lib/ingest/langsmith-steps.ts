@@ -7,7 +7,7 @@ import type { Message, Usage } from "@/lib/replay";
 import { isObject, parseArgs } from "./otlp/attributes";
 import type { ModelStep, ToolStep } from "./otlp/assemble";
 import { fromChatMessage } from "./otlp/messages";
-import { count, money, statusOf, str, timingOf, type LangfuseObservation } from "./langfuse-steps";
+import { count, money, statusOf, str, timingOf, usageFrom, type LangfuseObservation } from "./langfuse-steps";
 import { fromRunMessage, fromRunMessages, messageUsage } from "./langsmith-messages";
 
 export type LangSmithRun = LangfuseObservation;
@@ -49,17 +49,12 @@ function usageOf(run: LangSmithRun, output: unknown, note: (message: string) => 
     count(usageMeta.output_tokens, note, "usage_metadata.output_tokens") ??
     count(tokenUsage.completion_tokens, note, "llm_output.token_usage.completion_tokens") ??
     count(openAi.completion_tokens, note, "outputs.usage.completion_tokens");
-  let costUsd = cost(raw.total_cost, note, "total_cost");
-  if (costUsd === undefined) {
-    const parts = [cost(raw.prompt_cost, note, "prompt_cost"), cost(raw.completion_cost, note, "completion_cost")];
-    if (parts.some((v) => v !== undefined)) costUsd = parts.reduce<number>((sum, v) => sum + (v ?? 0), 0);
-  }
-  if (inputTokens === undefined && outputTokens === undefined && costUsd === undefined) return null;
-  return {
-    ...(inputTokens !== undefined ? { inputTokens } : {}),
-    ...(outputTokens !== undefined ? { outputTokens } : {}),
-    ...(costUsd !== undefined ? { costUsd } : {}),
-  };
+  const total = cost(raw.total_cost, note, "total_cost");
+  const parts =
+    total === undefined
+      ? [cost(raw.prompt_cost, note, "prompt_cost"), cost(raw.completion_cost, note, "completion_cost")]
+      : [];
+  return usageFrom(inputTokens, outputTokens, total, parts);
 }
 
 /** The generation an llm run's outputs hold: LangChain's `generations` ([[gen]] or [gen]), else the outputs. */

@@ -8,6 +8,7 @@ import { formatPath, IssueList, type Path } from "./otlp/path";
 import { nanos, str } from "./langfuse-steps";
 import { llmStep, RUN_OPERATIONS, toolRunStep, type LangSmithRun, type RunWarn } from "./langsmith-steps";
 import { metadataTitle } from "./title";
+import { firstLooksLike, importEach, type TraceFileImport, type TraceResult } from "./trace-files";
 import type { ImportedSession, ImportIssue } from "./types";
 
 // ---------------------------------------------------------------------------
@@ -37,9 +38,6 @@ import type { ImportedSession, ImportIssue } from "./types";
 // ---------------------------------------------------------------------------
 
 const STRUCTURE = new Set(["chain", "prompt", "parser"]);
-
-export type LangSmithTraceResult =
-  { ok: true; session: ImportedSession; warnings: ImportIssue[] } | { ok: false; issues: ImportIssue[] };
 
 /** A LangSmith time (ISO text, with or without a zone; or epoch milliseconds) as ISO 8601 UTC, or null. */
 export function runTime(value: unknown): string | null {
@@ -89,7 +87,7 @@ function readRuns(list: readonly { value: unknown; path: Path }[], issues: Issue
 }
 
 /** Maps one trace's runs (flat, any order) to a session; `at` is where they sit in their document. */
-export function mapLangSmithTrace(list: readonly { value: unknown; path: Path }[]): LangSmithTraceResult {
+export function mapLangSmithTrace(list: readonly { value: unknown; path: Path }[]): TraceResult {
   const issues = new IssueList();
   const { runs, traceIds } = readRuns(list, issues);
   if (traceIds.size > 1)
@@ -298,38 +296,15 @@ function traces(records: readonly Placed[]): Placed[][] {
   return [...groups.values()];
 }
 
-export type LangSmithImport =
-  { ok: true; sessions: ImportedSession[]; warnings: ImportIssue[] } | { ok: false; issues: ImportIssue[] };
-
 /** Every trace of a file, all or nothing (a file is imported whole). */
-export function importLangSmith(input: JsonInput): LangSmithImport {
-  const sessions: ImportedSession[] = [];
-  const issues: ImportIssue[] = [];
-  const warnings: ImportIssue[] = [];
+export function importLangSmith(input: JsonInput): TraceFileImport {
   const records = runsOf(input);
   if (records.length === 0) return { ok: false, issues: [{ path: "", message: "the document holds no runs" }] };
-  for (const group of traces(records)) {
-    const mapped = mapLangSmithTrace(group);
-    const line = group[0]?.line;
-    const prefix = (i: ImportIssue) =>
-      line !== undefined ? { ...i, path: `line ${line}${i.path ? `: ${i.path}` : ""}` } : i;
-    if (!mapped.ok) issues.push(...mapped.issues.map(prefix));
-    else {
-      sessions.push(mapped.session);
-      warnings.push(...mapped.warnings.map(prefix));
-    }
-    if (issues.length >= 100) break;
-  }
-  return issues.length > 0 ? { ok: false, issues: issues.slice(0, 100) } : { ok: true, sessions, warnings };
+  const groups = traces(records).map((runs) => ({ runs, line: runs[0]?.line }));
+  return importEach(groups, (group) => mapLangSmithTrace(group.runs));
 }
 
-function detect(input: JsonInput): boolean {
-  if (input.shape === "lines") return looksLikeLangSmithRun(input.lines[0]?.value);
-  const v = input.value;
-  if (Array.isArray(v)) return looksLikeLangSmithRun(v[0]);
-  if (isRecord(v) && Array.isArray(v.runs)) return looksLikeLangSmithRun(v.runs[0]);
-  return looksLikeLangSmithRun(v);
-}
+const detect = (input: JsonInput) => firstLooksLike(input, "runs", looksLikeLangSmithRun);
 
 /** The registry entry for LangSmith run exports. */
 export const langSmithImporter: JsonImporter = {

@@ -8,6 +8,7 @@
  * `maxRetries` times. A body that is not JSON Branchpoint can hold (nested too deep, a number too large) is a
  * refusal of that answer, never a crash.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { depthMessage, hugeNumberAt, jsonDepthExcess } from "@/lib/hostile/json";
 import { OutboundRefused, safeRequest, type OutboundResponse, type Resolver } from "@/lib/executors/outbound";
 
@@ -99,20 +100,6 @@ export function retryAfterMs(header: string | string[] | undefined, now = Date.n
   return Number.isFinite(at) ? Math.max(0, at - now) : null;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason as Error);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-
 /** A platform's HTTP API: its name (for messages), its base URL and the headers that authenticate. */
 export class PlatformHttp {
   private readonly root: string;
@@ -184,7 +171,7 @@ export class PlatformHttp {
           );
       }
       await this.opts.onRetry?.({ path: where, reason, waitMs });
-      await sleep(waitMs, this.opts.signal);
+      await sleep(waitMs, undefined, this.opts.signal ? { signal: this.opts.signal } : {});
     }
   }
 
