@@ -7,8 +7,6 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { findPull } from "@/lib/db/connectors";
-import { sessionEvents } from "@/lib/db/session-reads";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { resetEnvCache } from "@/lib/env";
 import { STATUS } from "@/lib/errors";
@@ -17,8 +15,8 @@ import { localAdmin, type Principal } from "../principal";
 import { refusal } from "../testing";
 import { createConnector, listConnectors, startPull } from "./connectors";
 import { fakeLangSmith } from "./langsmith-testing";
-import { runPull, type PullDeps } from "./run-pull";
-import type { Hit, Override } from "./testing";
+import type { PullDeps } from "./run-pull";
+import { crashAndResume, storedSessions, type Hit, type Override } from "./testing";
 
 const KEY_ENV = "LANGSMITH_PULL_TEST_API_KEY";
 const API_KEY = "lsv2_pt_test";
@@ -72,23 +70,7 @@ describe.each(TEST_ENGINES)("LangSmith pulls on %s", (engine) => {
     server.hits.length = 0;
   });
 
-  const sessions = async () => {
-    const rows = await db.prisma.session.findMany({
-      where: { format: "langsmith" },
-      orderBy: { externalId: "asc" },
-      select: {
-        id: true,
-        externalId: true,
-        errorCount: true,
-        eventCount: true,
-        inputTokens: true,
-        outputTokens: true,
-        costUsd: true,
-        metadata: true,
-      },
-    });
-    return Promise.all(rows.map(async ({ id, ...row }) => ({ ...row, events: await sessionEvents(db.prisma, id) })));
-  };
+  const sessions = () => storedSessions(db.prisma, "langsmith");
 
   it("adds a LangSmith connector naming its project, and refuses filters LangSmith does not read", async () => {
     expect(await listConnectors(analyst, {}, db.prisma)).toEqual([
@@ -204,21 +186,10 @@ describe.each(TEST_ENGINES)("LangSmith pulls on %s", (engine) => {
       fc.asyncProperty(fc.integer({ min: 1, max: 6 }), async (k) => {
         await db.prisma.session.deleteMany({ where: { format: "langsmith" } });
         server.hits.length = 0;
-        const crash = new Error(`crash after trace ${k}`);
-        const crashing: PullDeps = {
+        const { stopped, done } = await crashAndResume(db.prisma, { connectorId, filter: FILTER }, k, {
           pageSize: 3,
           client: FAST,
-          afterTrace: ({ traces }) => {
-            if (traces === k) throw crash;
-          },
-        };
-        const pull = await db.prisma.connectorPull.create({
-          data: { connectorId, filter: { ...FILTER }, progress: {} },
         });
-        await expect(
-          runPull(db.prisma, pull.id, { owner: "w1", leaseMs: 30_000, maxAttempts: 3 }, crashing),
-        ).rejects.toBe(crash);
-        const stopped = (await findPull(db.prisma, pull.id))!;
         const cursor = stopped.cursor as { page: number; token?: string; lastTraceId: string };
         expect([stopped.status, cursor.page, cursor.lastTraceId, "token" in cursor]).toEqual([
           "running",
@@ -226,13 +197,6 @@ describe.each(TEST_ENGINES)("LangSmith pulls on %s", (engine) => {
           IDS[k - 1],
           k > 3,
         ]);
-        await runPull(
-          db.prisma,
-          pull.id,
-          { owner: "w2", leaseMs: 30_000, maxAttempts: 3 },
-          { pageSize: 3, client: FAST },
-        );
-        const done = (await findPull(db.prisma, pull.id))!;
         expect([done.status, done.progress]).toEqual([
           "completed",
           {

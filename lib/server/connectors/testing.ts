@@ -7,6 +7,10 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Db } from "@/lib/db";
+import { findPull } from "@/lib/db/connectors";
+import { sessionEvents } from "@/lib/db/session-reads";
+import { runPull, type PullDeps } from "./run-pull";
 import { listedTrace } from "@/lib/ingest/__fixtures__/langfuse";
 
 export type Hit = {
@@ -162,4 +166,52 @@ export async function fakeLangfuse(opts: FakeLangfuseOptions) {
     route,
     ...(opts.intercept ? { intercept: opts.intercept } : {}),
   });
+}
+
+/** The sessions of one format stored, by external id, each with its events as the app reads them. */
+export async function storedSessions(prisma: Db, format: string) {
+  const rows = await prisma.session.findMany({
+    where: { format },
+    orderBy: { externalId: "asc" },
+    select: {
+      id: true,
+      externalId: true,
+      errorCount: true,
+      eventCount: true,
+      inputTokens: true,
+      outputTokens: true,
+      costUsd: true,
+      metadata: true,
+    },
+  });
+  return Promise.all(rows.map(async ({ id, ...row }) => ({ ...row, events: await sessionEvents(prisma, id) })));
+}
+
+/**
+ * A queued pull run by a worker that dies after `k` traces (its `afterTrace` throws), then taken over by another
+ * that goes on from the cursor: the pull as the first left it, and as the second finished it.
+ */
+export async function crashAndResume(
+  prisma: Db,
+  pull: { connectorId: string; filter: Record<string, string | string[]> },
+  k: number,
+  deps: PullDeps,
+) {
+  const crash = new Error(`crash after trace ${k}`);
+  const row = await prisma.connectorPull.create({
+    data: { connectorId: pull.connectorId, filter: { ...pull.filter }, progress: {} },
+  });
+  const crashing: PullDeps = {
+    ...deps,
+    afterTrace: ({ traces }) => {
+      if (traces === k) throw crash;
+    },
+  };
+  const thrown = await runPull(prisma, row.id, { owner: "w1", leaseMs: 30_000, maxAttempts: 3 }, crashing).catch(
+    (error: unknown) => error,
+  );
+  if (thrown !== crash) throw new Error(`the first worker did not stop after trace ${k}`);
+  const stopped = (await findPull(prisma, row.id))!;
+  await runPull(prisma, row.id, { owner: "w2", leaseMs: 30_000, maxAttempts: 3 }, deps);
+  return { stopped, done: (await findPull(prisma, row.id))! };
 }
