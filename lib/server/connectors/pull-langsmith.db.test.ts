@@ -16,7 +16,7 @@ import { refusal } from "../testing";
 import { createConnector, listConnectors, startPull } from "./connectors";
 import { fakeLangSmith } from "./langsmith-testing";
 import type { PullDeps } from "./run-pull";
-import { crashAndResume, storedSessions, type Hit, type Override } from "./testing";
+import { crashAndResume, stepRows, storedSessions, type Hit, type Override } from "./testing";
 
 const KEY_ENV = "LANGSMITH_PULL_TEST_API_KEY";
 const API_KEY = "lsv2_pt_test";
@@ -128,17 +128,7 @@ describe.each(TEST_ENGINES)("LangSmith pulls on %s", (engine) => {
     const first = stored[0]!;
     expect([first.inputTokens, first.outputTokens]).toEqual([239, 29]);
     expect(first.costUsd).toBeCloseTo(0.0003705, 12);
-    expect(
-      first.events.map((e) => [
-        e.seq,
-        e.kind,
-        e.name,
-        (e.input as { callId?: string } | null)?.callId ?? null,
-        e.parentSeq,
-        e.status,
-        e.error,
-      ]),
-    ).toEqual([
+    expect(stepRows(first.events)).toEqual([
       [0, "model_call", "gpt-4o", null, null, "completed", null],
       [1, "tool_call", "lookup_order", "call_ls-trace-000_1", 0, "completed", null],
       [2, "model_call", "gpt-4o-mini", null, null, "completed", null],

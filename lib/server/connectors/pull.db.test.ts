@@ -16,7 +16,7 @@ import { localAdmin, type Principal } from "../principal";
 import { refusal } from "../testing";
 import { cancelPull, createConnector, getPull, listConnectors, startPull } from "./connectors";
 import { runPull, type PullDeps } from "./run-pull";
-import { crashAndResume, fakeLangfuse, storedSessions, type Hit, type Override } from "./testing";
+import { crashAndResume, stepRows, fakeLangfuse, storedSessions, type Hit, type Override } from "./testing";
 
 const SECRET_ENV = "LANGFUSE_PULL_TEST_SECRET_KEY";
 const PUBLIC_KEY = "pk-lf-test";
@@ -164,17 +164,7 @@ describe.each(TEST_ENGINES)("Langfuse pulls on %s", (engine) => {
     const first = sessions[0]!;
     expect([first.inputTokens, first.outputTokens]).toEqual([560, 75]);
     expect(first.costUsd).toBeCloseTo(0.0021, 12);
-    expect(
-      first.events.map((e) => [
-        e.seq,
-        e.kind,
-        e.name,
-        (e.input as { callId?: string } | null)?.callId ?? null,
-        e.parentSeq,
-        e.status,
-        e.error,
-      ]),
-    ).toEqual([
+    expect(stepRows(first.events)).toEqual([
       [0, "model_call", "gpt-4o-2024-08-06", null, null, "completed", null],
       [1, "tool_call", "lookup_order", "call_lf-trace-000_1", 0, "completed", null],
       [2, "model_call", "gpt-4o-2024-08-06", null, null, "completed", null],

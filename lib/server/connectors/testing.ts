@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Db } from "@/lib/db";
+import type { SessionEvent } from "@/lib/replay";
 import { findPull } from "@/lib/db/connectors";
 import { sessionEvents } from "@/lib/db/session-reads";
 import { runPull, type PullDeps } from "./run-pull";
@@ -214,4 +215,17 @@ export async function crashAndResume(
   const stopped = (await findPull(prisma, row.id))!;
   await runPull(prisma, row.id, { owner: "w2", leaseMs: 30_000, maxAttempts: 3 }, deps);
   return { stopped, done: (await findPull(prisma, row.id))! };
+}
+
+/** A session's steps as rows a test compares: seq, kind, name, call id, parent, status, error. */
+export function stepRows(events: readonly SessionEvent[]) {
+  return events.map((e) => [
+    e.seq,
+    e.kind,
+    e.name,
+    (e.input as { callId?: string } | null)?.callId ?? null,
+    e.parentSeq,
+    e.status,
+    e.error,
+  ]);
 }
