@@ -7,29 +7,68 @@ import { Button } from "@/components/ui/Button";
 import { FieldError, FormError, gridInputClass as input, SubmitRow } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 
-/** Adds a Langfuse connector: name, base URL, public key, and the NAME of the secret key's variable. */
+type Kind = "langfuse" | "langsmith";
+
+/** What each kind of connector asks for besides its name, base URL and key variable. */
+const KIND_FIELDS: Record<
+  Kind,
+  { key: "publicKey" | "project"; label: string; placeholder: string; url: string; env: string }
+> = {
+  langfuse: {
+    key: "publicKey",
+    label: "Public key",
+    placeholder: "pk-lf-…",
+    url: "https://cloud.langfuse.com",
+    env: "LANGFUSE_SECRET_KEY",
+  },
+  langsmith: {
+    key: "project",
+    label: "Project id",
+    placeholder: "the tracing project's UUID",
+    url: "https://api.smith.langchain.com",
+    env: "LANGSMITH_API_KEY",
+  },
+};
+
+/** Adds a connector: its kind, name, base URL, the kind's own field, and the NAME of the secret key's variable. */
 export function ConnectorForm() {
   const { pending, error, run } = useActionForm();
-  const empty = { name: "", baseUrl: "", publicKey: "", secretKeyEnv: "" };
+  const empty = { name: "", baseUrl: "", publicKey: "", project: "", secretKeyEnv: "" };
+  const [kind, setKind] = useState<Kind>("langfuse");
   const [v, setV] = useState(empty);
+  const own = KIND_FIELDS[kind];
   return (
     <form
-      aria-label="Add a Langfuse connector"
-      className="grid gap-3 sm:grid-cols-4"
+      aria-label="Add a connector"
+      className="grid gap-3 sm:grid-cols-5"
       onSubmit={(e) => {
         e.preventDefault();
+        const { publicKey, project, ...rest } = v;
+        const input = kind === "langfuse" ? { ...rest, kind, publicKey } : { ...rest, kind, project };
         run(
-          () => addConnectorAction({ ...v, kind: "langfuse" }),
+          () => addConnectorAction(input),
           () => setV(empty),
         );
       }}
     >
+      <label className="text-sm">
+        <span className="text-slate-600">Platform</span>
+        <select name="kind" value={kind} onChange={(e) => setKind(e.target.value as Kind)} className={input}>
+          <option value="langfuse">Langfuse</option>
+          <option value="langsmith">LangSmith</option>
+        </select>
+        <FieldError error={error} name="kind" />
+      </label>
       {(
         [
-          ["name", "Name", "langfuse-prod"],
-          ["baseUrl", "Base URL", "https://cloud.langfuse.com"],
-          ["publicKey", "Public key", "pk-lf-…"],
-          ["secretKeyEnv", "Secret key's environment variable", "LANGFUSE_SECRET_KEY"],
+          ["name", "Name", `${kind}-prod`],
+          ["baseUrl", "Base URL", own.url],
+          [own.key, own.label, own.placeholder],
+          [
+            "secretKeyEnv",
+            kind === "langsmith" ? "API key's environment variable" : "Secret key's environment variable",
+            own.env,
+          ],
         ] as const
       ).map(([key, label, placeholder]) => (
         <label key={key} className="text-sm">
@@ -56,13 +95,39 @@ function iso(local: string): string | undefined {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : local;
 }
 
+type PullField = "fromTimestamp" | "toTimestamp" | "tags" | "name" | "userId" | "sessionId" | "query";
+const PULL_FIELDS: readonly (readonly [PullField, string, string, string])[] = [
+  ["fromTimestamp", "From", "datetime-local", ""],
+  ["toTimestamp", "To (default: now)", "datetime-local", ""],
+  ["tags", "Tags (all of them)", "text", "prod, refunds"],
+  ["name", "Trace name", "text", "support-agent"],
+  ["userId", "User id", "text", ""],
+  ["sessionId", "Session id", "text", ""],
+  ["query", "LangSmith filter", "text", 'gt(latency, "5s")'],
+];
+/** The fields each kind's pull reads (the server refuses the others). */
+const KIND_PULL_FIELDS: Record<string, readonly PullField[]> = {
+  langfuse: ["fromTimestamp", "toTimestamp", "tags", "name", "userId", "sessionId"],
+  langsmith: ["fromTimestamp", "toTimestamp", "tags", "name", "query"],
+};
+
 /** Starts a pull of one connector's traces that match a filter. */
-export function PullForm({ connectorId }: { connectorId: string }) {
+export function PullForm({ connectorId, kind, label }: { connectorId: string; kind: string; label: string }) {
   const { pending, error, run } = useActionForm();
-  const [v, setV] = useState({ fromTimestamp: "", toTimestamp: "", tags: "", userId: "", sessionId: "", name: "" });
+  const [v, setV] = useState({
+    fromTimestamp: "",
+    toTimestamp: "",
+    tags: "",
+    userId: "",
+    sessionId: "",
+    name: "",
+    query: "",
+  });
+  const [failedOnly, setFailedOnly] = useState(false);
+  const fields = KIND_PULL_FIELDS[kind] ?? KIND_PULL_FIELDS.langfuse!;
   return (
     <form
-      aria-label="Import from Langfuse"
+      aria-label={`Import from ${label}`}
       className="grid gap-3 sm:grid-cols-3"
       onSubmit={(e) => {
         e.preventDefault();
@@ -77,20 +142,13 @@ export function PullForm({ connectorId }: { connectorId: string }) {
           ...(v.userId ? { userId: v.userId } : {}),
           ...(v.sessionId ? { sessionId: v.sessionId } : {}),
           ...(v.name ? { name: v.name } : {}),
+          ...(v.query ? { query: v.query } : {}),
+          ...(failedOnly ? { error: true } : {}),
         };
         run(() => startPullAction({ connectorId, filter }));
       }}
     >
-      {(
-        [
-          ["fromTimestamp", "From", "datetime-local", ""],
-          ["toTimestamp", "To (default: now)", "datetime-local", ""],
-          ["tags", "Tags (all of them)", "text", "prod, refunds"],
-          ["name", "Trace name", "text", "support-agent"],
-          ["userId", "User id", "text", ""],
-          ["sessionId", "Session id", "text", ""],
-        ] as const
-      ).map(([key, label, type, placeholder]) => (
+      {PULL_FIELDS.filter(([key]) => fields.includes(key)).map(([key, label, type, placeholder]) => (
         <label key={key} className="text-sm">
           <span className="text-slate-600">{label}</span>
           <input
@@ -104,6 +162,13 @@ export function PullForm({ connectorId }: { connectorId: string }) {
           <FieldError error={error} name={`filter.${key}`} />
         </label>
       ))}
+      {kind === "langsmith" ? (
+        <label className="flex items-center gap-2 text-sm">
+          <input type="checkbox" name="error" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} />
+          <span className="text-slate-600">Only runs that failed</span>
+          <FieldError error={error} name="filter.error" />
+        </label>
+      ) : null}
       <SubmitRow label="Import traces" pending={pending} error={error} className="sm:col-span-3" />
     </form>
   );

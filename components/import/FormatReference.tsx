@@ -8,6 +8,8 @@ const NOTES: Record<string, string> = {
   "openai-agents": "The OpenAI Agents SDK trace export body: traces with agent, generation and function spans.",
   langfuse:
     "Langfuse traces with their observations (generations, tools, spans, events), as Langfuse's public API returns a trace; one trace, an array or JSON Lines.",
+  langsmith:
+    "LangSmith runs, as its runs API returns them (flat with trace_id) or with child_runs nested; an array, { runs } or JSON Lines. One session per trace.",
   "otlp-protobuf": "A saved OTLP/HTTP protobuf trace export (ExportTraceServiceRequest), gzipped or not.",
 };
 

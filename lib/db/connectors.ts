@@ -12,13 +12,15 @@ export type ConnectorRow = {
   name: string;
   kind: string;
   baseUrl: string;
-  publicKey: string;
+  publicKey: string | null;
+  project: string | null;
   secretKeyEnv: string;
   createdBy: string | null;
   createdAt: Date;
 };
 
-export type PullCursor = { page: number; lastTraceId: string | null };
+/** The page a pull is on (and the platform's cursor for it, where it pages by cursor), and the last trace done. */
+export type PullCursor = { page: number; token?: string | null; lastTraceId: string | null };
 
 export type PullProgress = {
   /** Pages of the trace list finished. */

@@ -72,15 +72,25 @@ export function usageOf(raw: Record<string, unknown>, note: (message: string) =>
     count(details.output, note, "usageDetails.output") ??
     count(legacy.output, note, "usage.output") ??
     count(raw.completionTokens, note, "completionTokens");
-  let costUsd =
+  const costUsd =
     money(costs.total, note, "costDetails.total") ??
     money(raw.calculatedTotalCost, note, "calculatedTotalCost") ??
     money(raw.totalCost, note, "totalCost") ??
     money(legacy.totalCost, note, "usage.totalCost");
-  if (costUsd === undefined) {
-    const parts = [costs.input, costs.output].map((v) => money(v, note, "costDetails"));
-    if (parts.some((v) => v !== undefined)) costUsd = parts.reduce<number>((sum, v) => sum + (v ?? 0), 0);
-  }
+  const parts = costUsd === undefined ? [costs.input, costs.output].map((v) => money(v, note, "costDetails")) : [];
+  return usageFrom(inputTokens, outputTokens, costUsd, parts);
+}
+
+/** A step's usage from what was found (a total cost, else the sum of its parts), or null when nothing was. */
+export function usageFrom(
+  inputTokens: number | undefined,
+  outputTokens: number | undefined,
+  total: number | undefined,
+  costParts: readonly (number | undefined)[],
+): Usage | null {
+  const costUsd =
+    total ??
+    (costParts.some((v) => v !== undefined) ? costParts.reduce<number>((sum, v) => sum + (v ?? 0), 0) : undefined);
   if (inputTokens === undefined && outputTokens === undefined && costUsd === undefined) return null;
   return {
     ...(inputTokens !== undefined ? { inputTokens } : {}),

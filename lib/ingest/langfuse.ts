@@ -7,6 +7,7 @@ import { assemble, type FinalStep, type ModelStep, type Step } from "./otlp/asse
 import { formatPath, IssueList, type Path } from "./otlp/path";
 import { generationStep, nanos, OPERATIONS, str, toolStepOf, type LangfuseObservation } from "./langfuse-steps";
 import { metadataTitle } from "./title";
+import { firstLooksLike, importEach, type TraceFileImport, type TraceResult } from "./trace-files";
 import type { ImportedSession, ImportIssue } from "./types";
 
 // ---------------------------------------------------------------------------
@@ -41,8 +42,7 @@ import type { ImportedSession, ImportIssue } from "./types";
 
 const STRUCTURE = new Set(["SPAN", "AGENT", "CHAIN", "EVALUATOR", "GUARDRAIL"]);
 
-export type LangfuseTraceResult =
-  { ok: true; session: ImportedSession; warnings: ImportIssue[] } | { ok: false; issues: ImportIssue[] };
+export type LangfuseTraceResult = TraceResult;
 
 /** Maps one Langfuse trace (with its observations) to a session; `at` is where it sits in its document. */
 export function mapLangfuseTrace(raw: unknown, at: Path = []): LangfuseTraceResult {
@@ -317,37 +317,14 @@ function tracesOf(input: JsonInput): { value: unknown; path: Path; line?: number
   return recordsOf(input);
 }
 
-export type LangfuseImport =
-  { ok: true; sessions: ImportedSession[]; warnings: ImportIssue[] } | { ok: false; issues: ImportIssue[] };
-
 /** Every trace of a file, all or nothing (a file is imported whole). */
-export function importLangfuse(input: JsonInput): LangfuseImport {
-  const sessions: ImportedSession[] = [];
-  const issues: ImportIssue[] = [];
-  const warnings: ImportIssue[] = [];
+export function importLangfuse(input: JsonInput): TraceFileImport {
   const records = tracesOf(input);
   if (records.length === 0) return { ok: false, issues: [{ path: "", message: "the document holds no traces" }] };
-  for (const record of records) {
-    const mapped = mapLangfuseTrace(record.value, record.path);
-    const prefix = (i: ImportIssue) =>
-      record.line !== undefined ? { ...i, path: `line ${record.line}${i.path ? `: ${i.path}` : ""}` } : i;
-    if (!mapped.ok) issues.push(...mapped.issues.map(prefix));
-    else {
-      sessions.push(mapped.session);
-      warnings.push(...mapped.warnings.map(prefix));
-    }
-    if (issues.length >= 100) break;
-  }
-  return issues.length > 0 ? { ok: false, issues: issues.slice(0, 100) } : { ok: true, sessions, warnings };
+  return importEach(records, (record) => mapLangfuseTrace(record.value, record.path));
 }
 
-function detect(input: JsonInput): boolean {
-  if (input.shape === "lines") return looksLikeLangfuseTrace(input.lines[0]?.value);
-  const v = input.value;
-  if (Array.isArray(v)) return looksLikeLangfuseTrace(v[0]);
-  if (isRecord(v) && Array.isArray(v.data) && !("id" in v)) return looksLikeLangfuseTrace(v.data[0]);
-  return looksLikeLangfuseTrace(v);
-}
+const detect = (input: JsonInput) => firstLooksLike(input, "data", looksLikeLangfuseTrace);
 
 /** The registry entry for Langfuse trace exports. */
 export const langfuseImporter: JsonImporter = {

@@ -1,5 +1,6 @@
 import type { FormatImporter } from "./importer";
 import { langfuseImporter } from "./langfuse";
+import { langSmithImporter } from "./langsmith";
 import { nativeImporter } from "./native";
 import { openAiAgentsImporter } from "./openai-agents";
 import { openAiChatImporter } from "./openai-chat";
@@ -16,6 +17,7 @@ export const importers: readonly FormatImporter[] = [
   otlpJsonImporter,
   openAiAgentsImporter,
   langfuseImporter,
+  langSmithImporter,
   openAiChatImporter,
   otlpProtobufImporter,
 ];

@@ -18,6 +18,7 @@ export const ImportFormat = z.enum([
   "otlp-protobuf",
   "openai-agents",
   "langfuse",
+  "langsmith",
 ]);
 export type ImportFormat = z.infer<typeof ImportFormat>;
 

@@ -37,7 +37,7 @@ export const REPLAY_QUEUE = "replay-run";
 export const INVESTIGATION_QUEUE = "investigation-run";
 /** Online checks: the sessions of one import to judge, or one check's backfill over an agent's older sessions. */
 export const CHECK_QUEUE = "check-run";
-/** Connector pulls (traces from Langfuse…): one job each; it goes on from its stored cursor. */
+/** Connector pulls (traces from Langfuse, LangSmith): one job each; it goes on from its stored cursor. */
 export const PULL_QUEUE = "connector-pull";
 export const BOSS_SCHEMA = "pgboss";
 

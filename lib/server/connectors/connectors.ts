@@ -1,5 +1,5 @@
 /**
- * Connectors: platforms an admin points Branchpoint at (Langfuse), whose recorded traces analysts pull in as
+ * Connectors: platforms an admin points Branchpoint at (Langfuse, LangSmith: ./platforms.ts), whose recorded traces analysts pull in as
  * sessions. A connector's base URL must be on the executor allow-list and its secret key stays in the server's
  * environment (the connector names the variable). A pull is a job (./run-pull.ts): stored, put on the queue,
  * polled for its progress, cancellable.
@@ -26,32 +26,61 @@ import { authorize } from "../authz";
 import { keyEnvNameProblem } from "@/lib/executors/key-env";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
 import type { Principal } from "../principal";
+import { CONNECTOR_KINDS, platformOf } from "./platforms";
 import { runPull, type PullDeps } from "./run-pull";
+import { isObject } from "@/lib/ingest/otlp/attributes";
 
 const CONNECTOR_KEY = { what: "a connector", whose: "the platform's secret", users: "connectors" };
 
-export const ConnectorInput = z
-  .object({
-    name: z.string().trim().min(1, "Give the connector a name.").max(100),
-    kind: z.literal("langfuse", { error: 'The only kind of connector so far is "langfuse".' }).default("langfuse"),
-    baseUrl: z
-      .string()
-      .trim()
-      .max(2000)
-      .refine((v) => parseHttpUrl(v) !== null, "The base URL must be an http:// or https:// URL."),
-    publicKey: z.string().trim().min(1, "Give the project's public key (pk-lf-…).").max(200),
-    secretKeyEnv: z
-      .string()
-      .trim()
-      .superRefine((name, ctx) => {
-        const problem =
-          name === ""
-            ? "Name the environment variable that holds the secret key."
-            : keyEnvNameProblem(name, CONNECTOR_KEY);
-        if (problem) ctx.addIssue({ code: "custom", message: problem });
-      }),
-  })
-  .strict();
+const common = {
+  name: z.string().trim().min(1, "Give the connector a name.").max(100),
+  baseUrl: z
+    .string()
+    .trim()
+    .max(2000)
+    .refine((v) => parseHttpUrl(v) !== null, "The base URL must be an http:// or https:// URL."),
+  secretKeyEnv: z
+    .string()
+    .trim()
+    .superRefine((name, ctx) => {
+      const problem =
+        name === ""
+          ? "Name the environment variable that holds the secret key."
+          : keyEnvNameProblem(name, CONNECTOR_KEY);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+};
+
+const KIND_ERROR = `kind must be one of ${CONNECTOR_KINDS.map((k) => JSON.stringify(k)).join(", ")}.`;
+
+/** A connector as an admin gives it: its kind decides what else it needs (a connector without one is Langfuse). */
+export const ConnectorInput = z.preprocess(
+  (v) => (isObject(v) && v.kind === undefined ? { ...v, kind: "langfuse" } : v),
+  z.discriminatedUnion(
+    "kind",
+    [
+      z
+        .object({
+          kind: z.literal("langfuse"),
+          ...common,
+          publicKey: z.string().trim().min(1, "Give the project's public key (pk-lf-…).").max(200),
+        })
+        .strict(),
+      z
+        .object({
+          kind: z.literal("langsmith"),
+          ...common,
+          project: z
+            .string()
+            .trim()
+            .min(1, "Give the id of the LangSmith project to pull from (its tracing project's UUID).")
+            .max(200),
+        })
+        .strict(),
+    ],
+    { error: (issue) => (issue.code === "invalid_union" ? KIND_ERROR : undefined) },
+  ),
+);
 export type ConnectorInput = z.infer<typeof ConnectorInput>;
 
 const Timestamp = z.iso.datetime({
@@ -68,6 +97,8 @@ export const PullFilterInput = z
     userId: Text.optional(),
     sessionId: Text.optional(),
     name: Text.optional(),
+    error: z.boolean().optional(),
+    query: z.string().min(1).max(2000).optional(),
   })
   .strict();
 export type PullFilterInput = z.infer<typeof PullFilterInput>;
@@ -83,6 +114,7 @@ function connectorView(row: ConnectorRow, allowed: ReadonlySet<string>) {
     kind: row.kind,
     baseUrl: row.baseUrl,
     publicKey: row.publicKey,
+    project: row.project,
     secretKeyEnv: row.secretKeyEnv,
     /** Whether the variable is set in this server's environment (never its value). */
     secretSet: Boolean(process.env[row.secretKeyEnv]),
@@ -155,7 +187,8 @@ export async function createConnector(
         name: data.name,
         kind: data.kind,
         baseUrl: data.baseUrl,
-        publicKey: data.publicKey,
+        publicKey: data.kind === "langfuse" ? data.publicKey : null,
+        project: data.kind === "langsmith" ? data.project : null,
         secretKeyEnv: data.secretKeyEnv,
         createdBy: principal.name,
       }),
@@ -189,6 +222,16 @@ export async function startPull(
 ) {
   authorize(principal, "sessions.import");
   const connector = await connectorOf(prisma, input.connectorId);
+  const platform = platformOf(connector.kind);
+  const unread = Object.keys(input.filter).filter(
+    (key) => platform && !platform.filters.includes(key as keyof PullFilterInput),
+  );
+  if (platform && unread.length > 0)
+    throw new AppError(
+      "invalid_input",
+      `A ${platform.label} pull cannot filter by ${unread.join(", ")}; it filters by ${platform.filters.join(", ")}.`,
+      unread.map((key) => ({ path: `filter.${key}`, message: `not a filter ${platform.label} reads` })),
+    );
   const filter = { ...input.filter, toTimestamp: input.filter.toTimestamp ?? new Date().toISOString() };
   if (filter.fromTimestamp && Date.parse(filter.fromTimestamp) >= Date.parse(filter.toTimestamp))
     throw new AppError("invalid_input", "The filter's fromTimestamp must be before its toTimestamp.", [

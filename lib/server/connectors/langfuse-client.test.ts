@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readJsonBody, retryAfterMs } from "./langfuse-client";
+import { readJsonBody, retryAfterMs } from "./http";
 
 describe("the Langfuse client's reading of answers", () => {
   it("reads Retry-After as seconds or as an HTTP date, and nothing else", () => {

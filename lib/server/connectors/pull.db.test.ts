@@ -8,7 +8,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { findPull } from "@/lib/db/connectors";
-import { sessionEvents } from "@/lib/db/session-reads";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { resetEnvCache } from "@/lib/env";
 import { STATUS } from "@/lib/errors";
@@ -17,7 +16,7 @@ import { localAdmin, type Principal } from "../principal";
 import { refusal } from "../testing";
 import { cancelPull, createConnector, getPull, listConnectors, startPull } from "./connectors";
 import { runPull, type PullDeps } from "./run-pull";
-import { fakeLangfuse, type Hit, type Override } from "./testing";
+import { crashAndResume, stepRows, fakeLangfuse, storedSessions, type Hit, type Override } from "./testing";
 
 const SECRET_ENV = "LANGFUSE_PULL_TEST_SECRET_KEY";
 const PUBLIC_KEY = "pk-lf-test";
@@ -76,23 +75,7 @@ describe.each(TEST_ENGINES)("Langfuse pulls on %s", (engine) => {
     ...over,
   });
   /** The Langfuse sessions stored, oldest trace first, each with its events as the app reads them. */
-  const langfuseSessions = async () => {
-    const rows = await db.prisma.session.findMany({
-      where: { format: "langfuse" },
-      orderBy: { externalId: "asc" },
-      select: {
-        id: true,
-        externalId: true,
-        errorCount: true,
-        eventCount: true,
-        inputTokens: true,
-        outputTokens: true,
-        costUsd: true,
-        metadata: true,
-      },
-    });
-    return Promise.all(rows.map(async ({ id, ...row }) => ({ ...row, events: await sessionEvents(db.prisma, id) })));
-  };
+  const langfuseSessions = () => storedSessions(db.prisma, "langfuse");
 
   it("adds a connector only for an allowed host and a key variable that may be sent; an analyst may not add one", async () => {
     const elsewhere = await refusal(
@@ -125,6 +108,7 @@ describe.each(TEST_ENGINES)("Langfuse pulls on %s", (engine) => {
         kind: "langfuse",
         baseUrl: server.url,
         publicKey: PUBLIC_KEY,
+        project: null,
         secretKeyEnv: SECRET_ENV,
         secretSet: true,
         hostAllowed: true,
@@ -180,17 +164,7 @@ describe.each(TEST_ENGINES)("Langfuse pulls on %s", (engine) => {
     const first = sessions[0]!;
     expect([first.inputTokens, first.outputTokens]).toEqual([560, 75]);
     expect(first.costUsd).toBeCloseTo(0.0021, 12);
-    expect(
-      first.events.map((e) => [
-        e.seq,
-        e.kind,
-        e.name,
-        (e.input as { callId?: string } | null)?.callId ?? null,
-        e.parentSeq,
-        e.status,
-        e.error,
-      ]),
-    ).toEqual([
+    expect(stepRows(first.events)).toEqual([
       [0, "model_call", "gpt-4o-2024-08-06", null, null, "completed", null],
       [1, "tool_call", "lookup_order", "call_lf-trace-000_1", 0, "completed", null],
       [2, "model_call", "gpt-4o-2024-08-06", null, null, "completed", null],
@@ -245,34 +219,14 @@ describe.each(TEST_ENGINES)("Langfuse pulls on %s", (engine) => {
       fc.asyncProperty(fc.integer({ min: 1, max: 6 }), async (k) => {
         await db.prisma.session.deleteMany({ where: { format: "langfuse" } });
         server.hits.length = 0;
-        const crash = new Error(`crash after trace ${k}`);
-        const crashing: PullDeps = {
+        const { stopped, done } = await crashAndResume(db.prisma, { connectorId, filter: FILTER }, k, {
           pageSize: 3,
           client: FAST,
-          afterTrace: ({ traces }) => {
-            if (traces === k) throw crash;
-          },
-        };
-        // A queued pull, run by a worker that dies after k traces.
-        const pull = await db.prisma.connectorPull.create({
-          data: { connectorId, filter: { ...FILTER }, progress: {} },
         });
-        await expect(
-          runPull(db.prisma, pull.id, { owner: "w1", leaseMs: 30_000, maxAttempts: 3 }, crashing),
-        ).rejects.toBe(crash);
-        const stopped = (await findPull(db.prisma, pull.id))!;
         expect([stopped.status, stopped.cursor]).toEqual([
           "running",
           { page: Math.ceil(k / 3), lastTraceId: IDS[k - 1] },
         ]);
-        // Another worker takes it over and goes on from the cursor.
-        await runPull(
-          db.prisma,
-          pull.id,
-          { owner: "w2", leaseMs: 30_000, maxAttempts: 3 },
-          { pageSize: 3, client: FAST },
-        );
-        const done = (await findPull(db.prisma, pull.id))!;
         expect([done.status, done.progress]).toEqual([
           "completed",
           { pages: 3, totalPages: 3, totalItems: 7, traces: 7, imported: 7, duplicates: 0, refused: 0, retries: 0 },

@@ -1,7 +1,7 @@
 /**
- * A pull as a job: pages through Langfuse's trace list (oldest first, filtered), fetches each trace with its
- * observations, and imports it as a session (a trace imported before is found again, never doubled). After
- * every trace, the session and the pull's cursor (page, last trace id) and progress are written in one
+ * A pull as a job: pages through the platform's trace list (oldest first, filtered; ./platforms.ts), fetches each
+ * trace whole (Langfuse: with its observations; LangSmith: its run tree), and imports it as a session (a trace imported before is found again, never doubled). After
+ * every trace, the session and the pull's cursor (page, the platform's page cursor, last trace id) and progress are written in one
  * transaction, so a run that takes over after a crash goes on from exactly where the last one stopped.
  *
  * A trace that cannot be read or mapped (nested too deep, a number too large, a shape the mapper refuses) is a
@@ -26,17 +26,16 @@ import {
 import { allowedHosts } from "@/lib/db/executors";
 import type { Resolver } from "@/lib/executors/outbound";
 import { storableSessions } from "@/lib/hostile/storable";
-import { mapLangfuseTrace } from "@/lib/ingest/langfuse";
-import { isObject } from "@/lib/ingest/otlp/attributes";
 import type { ImportedSession } from "@/lib/ingest/types";
 import { keyEnvNameProblem } from "@/lib/executors/key-env";
-import { LangfuseApiError, LangfuseClient, type LangfuseClientOptions, type PullFilter } from "./langfuse-client";
+import { ConnectorApiError, type ConnectorClient, type HttpOptions, type PullFilter } from "./http";
+import { platformOf, type Platform } from "./platforms";
 
 export type PullDeps = {
   resolve?: Resolver;
   /** Traces per page of the list (Langfuse's default is 50). */
   pageSize?: number;
-  client?: Partial<Pick<LangfuseClientOptions, "timeoutMs" | "maxRetries" | "backoffMs" | "maxWaitMs">>;
+  client?: Partial<Pick<HttpOptions, "timeoutMs" | "maxRetries" | "backoffMs" | "maxWaitMs">>;
   /** Called after each trace is stored with the cursor; a throw here stops the run as a crash would. */
   afterTrace?: (info: { page: number; traceId: string | null; traces: number }) => void | Promise<void>;
 };
@@ -44,6 +43,9 @@ export type PullDeps = {
 export type PullRun = { owner: string; leaseMs: number; maxAttempts: number };
 
 class LeaseLost extends Error {}
+
+/** A cursor's page, with the platform's page cursor when it pages by one (a page number is enough otherwise). */
+const at = (page: number, token: string | null) => ({ page, ...(token !== null ? { token } : {}) });
 
 /** Runs (or goes on with) a pull under this owner's lease; returns when it ended, stopped or was taken over. */
 export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: PullDeps = {}): Promise<void> {
@@ -57,7 +59,8 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
 
   const pull = await findPull(prisma, pullId);
   const connector = pull ? await findConnector(prisma, { id: pull.connectorId }) : null;
-  if (!pull || !connector) {
+  const platform = connector ? platformOf(connector.kind) : null;
+  if (!pull || !connector || !platform) {
     await end("failed", { code: "not_found", message: "The connector of this pull was removed." });
     return;
   }
@@ -98,10 +101,7 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
   heartbeat.unref();
   const pageSize = deps.pageSize ?? 50;
   const filter = pull.filter as PullFilter;
-  const client = new LangfuseClient({
-    baseUrl: connector.baseUrl,
-    publicKey: connector.publicKey,
-    secretKey,
+  const client = platform.client(connector, secretKey, {
     allowed: await allowedHosts(prisma),
     signal: abort.signal,
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
@@ -130,34 +130,32 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
   try {
     for (;;) {
       if (await isPullCancelRequested(prisma, pullId)) return void (await end("cancelled"));
-      const page = await client.listTraces(filter, cursor.page, pageSize);
+      const token = cursor.token ?? null;
+      const page = await client.listTraces(filter, { page: cursor.page, token }, pageSize);
       progress = { ...progress, totalPages: page.totalPages, totalItems: page.totalItems };
-      let items = page.data;
+      let ids = page.ids;
       if (cursor.lastTraceId !== null) {
-        const done = items.findIndex((t) => isObject(t) && t.id === cursor.lastTraceId);
-        if (done >= 0) items = items.slice(done + 1);
+        const done = ids.indexOf(cursor.lastTraceId);
+        if (done >= 0) ids = ids.slice(done + 1);
       }
-      for (const item of items) {
+      for (const traceId of ids) {
         if (await isPullCancelRequested(prisma, pullId)) return void (await end("cancelled"));
-        const traceId = isObject(item) && typeof item.id === "string" && item.id !== "" ? item.id : null;
-        const { session, refusal } = await readTrace(client, traceId, cursor.page, connector.name);
-        const cancel = await store({ page: cursor.page, lastTraceId: traceId ?? cursor.lastTraceId }, session, refusal);
+        const { session, refusal } = await readTrace(platform, client, traceId, cursor.page, connector.name);
+        const next = { ...at(cursor.page, token), lastTraceId: traceId ?? cursor.lastTraceId };
+        const cancel = await store(next, session, refusal);
         await deps.afterTrace?.({ page: cursor.page, traceId, traces: progress.traces });
         if (cancel) return void (await end("cancelled"));
       }
       progress = { ...progress, pages: cursor.page };
-      const last =
-        page.data.length === 0 ||
-        (page.totalPages !== null ? cursor.page >= page.totalPages : page.data.length < pageSize);
-      if (last) return void (await end("completed"));
-      const next = { page: cursor.page + 1, lastTraceId: null };
+      if (page.next === null) return void (await end("completed"));
+      const next = { ...at(page.next.page, page.next.token), lastTraceId: null };
       const held = await savePullState(prisma, pullId, run.owner, { cursor: next, progress, refusals });
       if (!held.held) return;
       cursor = next;
     }
   } catch (error) {
     if (error instanceof LeaseLost || abort.signal.reason instanceof LeaseLost) return;
-    if (error instanceof LangfuseApiError) {
+    if (error instanceof ConnectorApiError) {
       await end("failed", { code: "run_failed", message: error.message });
       return;
     }
@@ -171,7 +169,8 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
 
 /** One listed trace, fetched and mapped: its session, or why it was refused. */
 async function readTrace(
-  client: LangfuseClient,
+  platform: Platform,
+  client: ConnectorClient,
   traceId: string | null,
   page: number,
   connector: string,
@@ -183,14 +182,14 @@ async function readTrace(
     };
   const answer = await client.getTrace(traceId);
   if (!answer.ok) return { session: null, refusal: { traceId, issues: [{ path: "", message: answer.message }] } };
-  const mapped = mapLangfuseTrace(answer.trace);
+  const mapped = platform.map(answer.trace);
   if (!mapped.ok) return { session: null, refusal: { traceId, issues: mapped.issues.slice(0, 20) } };
   if (mapped.session.externalId !== traceId)
     return {
       session: null,
       refusal: {
         traceId,
-        issues: [{ path: "id", message: "Langfuse answered with another trace than the one asked for" }],
+        issues: [{ path: "id", message: `${platform.label} answered with another trace than the one asked for` }],
       },
     };
   const session = { ...mapped.session, metadata: { ...mapped.session.metadata, connector } };

@@ -6,6 +6,7 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { can } from "@/lib/server/authz";
 import { listConnectorPulls, listConnectors, type PullView } from "@/lib/server/connectors/connectors";
+import { platformOf } from "@/lib/server/connectors/platforms";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Connectors" };
@@ -69,7 +70,7 @@ export default async function ConnectorsPage() {
       <PageHeader
         breadcrumbs={[{ href: "/settings", label: "Settings" }]}
         title="Connectors"
-        subtitle="Pull the traces your agents already send to Langfuse, filtered by time, tags, user, session or name; each trace becomes a session you can replay. A pull runs as a job: leave the page, it goes on."
+        subtitle="Pull the traces your agents already send to Langfuse or LangSmith, filtered by time, tags, name and more; each trace becomes a session you can replay. A pull runs as a job: leave the page, it goes on."
       />
       <RefreshWhileRunning running={running} />
       <div className="space-y-6">
@@ -80,11 +81,14 @@ export default async function ConnectorsPage() {
             </h2>
             <p className="mb-4 text-sm text-slate-600">
               <span className="font-mono text-xs">{c.baseUrl}</span>{" "}
-              {c.hostAllowed ? null : <Badge tone="bad">host not allowed</Badge>} · public key{" "}
-              <span className="font-mono text-xs">{c.publicKey}</span> · secret in ${c.secretKeyEnv}{" "}
+              {c.hostAllowed ? null : <Badge tone="bad">host not allowed</Badge>} ·{" "}
+              {c.project !== null ? "project" : "public key"}{" "}
+              <span className="font-mono text-xs">{c.project ?? c.publicKey}</span> · secret in ${c.secretKeyEnv}{" "}
               {c.secretSet ? <Badge tone="good">set</Badge> : <Badge tone="bad">not set on the server</Badge>}
             </p>
-            {can(principal, "sessions.import") ? <PullForm connectorId={c.id} /> : null}
+            {can(principal, "sessions.import") ? (
+              <PullForm connectorId={c.id} kind={c.kind} label={platformOf(c.kind)?.label ?? c.kind} />
+            ) : null}
             {pulls[i]!.length > 0 ? (
               <ul className="mt-4">
                 {pulls[i]!.map((p) => (
@@ -96,10 +100,11 @@ export default async function ConnectorsPage() {
         ))}
         {can(principal, "executors.manage") ? (
           <Card padding="lg">
-            <h2 className="text-base font-semibold text-slate-900">Add a Langfuse connector</h2>
+            <h2 className="text-base font-semibold text-slate-900">Add a connector</h2>
             <p className="mb-4 text-sm text-slate-600">
-              The base URL&apos;s host must be on the allow-list (Settings → Executors). Give the NAME of the
-              environment variable that holds the secret key: the key stays on the server.
+              Langfuse: its public key. LangSmith: the id of the tracing project to pull from. The base URL&apos;s host
+              must be on the allow-list (Settings → Executors). Give the NAME of the environment variable that holds the
+              secret key (LangSmith: the API key): the key stays on the server.
             </p>
             <ConnectorForm />
           </Card>

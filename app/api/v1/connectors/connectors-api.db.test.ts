@@ -9,7 +9,9 @@ import { createApiKey, type Database } from "@/lib/db";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { resetEnvCache } from "@/lib/env";
 import { supportTraces } from "@/lib/ingest/__fixtures__/langfuse";
+import { PROJECT_ID, supportRunTraces } from "@/lib/ingest/__fixtures__/langsmith";
 import { startJobs, type Jobs } from "@/lib/jobs/queue";
+import { fakeLangSmith } from "@/lib/server/connectors/langsmith-testing";
 import { fakeLangfuse } from "@/lib/server/connectors/testing";
 import { jobHandlers } from "@/lib/server/job-handlers";
 import { plugJobQueue } from "@/lib/server/job-queue";
@@ -20,20 +22,24 @@ import { GET as listConnectors, POST as addConnector } from "./route";
 
 const global = globalThis as unknown as { __branchpointDb?: Promise<Database> };
 const SECRET_ENV = "LANGFUSE_API_TEST_SECRET_KEY";
+const LANGSMITH_ENV = "LANGSMITH_API_TEST_API_KEY";
 
 describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
   let db: TestDatabase;
   let key: string;
   let jobs: Jobs;
   let server: Awaited<ReturnType<typeof fakeLangfuse>>;
+  let langsmith: Awaited<ReturnType<typeof fakeLangSmith>>;
   beforeAll(async () => {
     process.env[SECRET_ENV] = "sk-lf-api";
-    process.env.BRANCHPOINT_MODEL_KEY_VARS = SECRET_ENV;
+    process.env[LANGSMITH_ENV] = "lsv2-api";
+    process.env.BRANCHPOINT_MODEL_KEY_VARS = `${SECRET_ENV},${LANGSMITH_ENV}`;
     resetEnvCache();
     db = await createTestDatabase(engine);
     key = (await createApiKey(db.prisma, "script")).key;
     global.__branchpointDb = Promise.resolve(db);
     server = await fakeLangfuse({ traces: supportTraces(4, "api"), publicKey: "pk-lf-api", secretKey: "sk-lf-api" });
+    langsmith = await fakeLangSmith({ traces: supportRunTraces(5, "ls-api"), apiKey: "lsv2-api", project: PROJECT_ID });
     await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
     jobs = await startJobs(db, { work: true, handlers: jobHandlers, log: () => undefined, leaseMs: 2_000 });
     plugJobQueue(jobs);
@@ -42,9 +48,11 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     plugJobQueue(null);
     await jobs?.stop();
     await server?.close();
+    await langsmith?.close();
     global.__branchpointDb = undefined;
     await db?.drop();
     delete process.env[SECRET_ENV];
+    delete process.env[LANGSMITH_ENV];
     delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
     resetEnvCache();
   });
@@ -185,5 +193,76 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
       400,
       [{ path: "id", message: "a trace needs its id (a non-empty string)" }],
     ]);
+  });
+
+  it("adds a LangSmith connector and pulls a project's failed runs as a job; a Langfuse-only filter is a 400", async () => {
+    const add = (body: Record<string, unknown>) =>
+      call(addConnector, "/api/v1/connectors", {}, { method: "POST", body: JSON.stringify(body) });
+    const input = {
+      name: "ls",
+      kind: "langsmith",
+      baseUrl: langsmith.url,
+      project: PROJECT_ID,
+      secretKeyEnv: LANGSMITH_ENV,
+    };
+    const withKey = await add({ ...input, publicKey: "pk" });
+    expect([withKey.status, (withKey.body.error as { issues: unknown[] }).issues]).toEqual([
+      400,
+      [{ path: "", message: 'Unrecognized key: "publicKey"' }],
+    ]);
+    const added = await add(input);
+    expect(added.status).toBe(201);
+    const connector = added.body.connector as { id: string };
+    expect(connector).toMatchObject({ kind: "langsmith", project: PROJECT_ID, publicKey: null, secretSet: true });
+    const pulls = `/api/v1/connectors/${connector.id}/pulls`;
+    const start = (filter: unknown) =>
+      call(startPull, pulls, { id: connector.id }, { method: "POST", body: JSON.stringify({ filter }) });
+    const bad = await start({ sessionId: "s-1" });
+    expect([bad.status, (bad.body.error as { message: string }).message]).toEqual([
+      400,
+      "A LangSmith pull cannot filter by sessionId; it filters by fromTimestamp, toTimestamp, tags, name, error, query.",
+    ]);
+    const started = await start({ tags: ["prod"], error: true, query: 'eq(name, "support-agent")' });
+    expect(started.status).toBe(201);
+    // Of five traces, the agent raised in the first and the fourth.
+    expect(await poll(connector.id, (started.body.pull as { id: string }).id)).toMatchObject({
+      status: "completed",
+      progress: { traces: 2, imported: 2, refused: 0 },
+    });
+    const stored = await db.prisma.session.findMany({ where: { format: "langsmith" }, orderBy: { externalId: "asc" } });
+    expect(stored.map((s) => [s.externalId, s.eventCount])).toEqual([
+      ["ls-api-000", 5],
+      ["ls-api-003", 5],
+    ]);
+  }, 120_000);
+
+  it("imports a LangSmith runs export through POST /api/v1/sessions, detected or named, and finds it again", async () => {
+    const runs = supportRunTraces(3, "ls-file").flat();
+    const detected = await call(importSessions, "/api/v1/sessions", {}, { method: "POST", body: JSON.stringify(runs) });
+    expect([detected.status, detected.body.format, (detected.body.sessions as unknown[]).length]).toEqual([
+      201,
+      "langsmith",
+      3,
+    ]);
+    const jsonl = runs.map((r) => JSON.stringify(r)).join("\n");
+    const again = await call(
+      importSessions,
+      "/api/v1/sessions?format=langsmith",
+      {},
+      { method: "POST", body: jsonl, type: "application/x-ndjson" },
+    );
+    expect([again.status, again.body.format]).toEqual([201, "langsmith"]);
+    expect((again.body.sessions as { duplicate?: boolean }[]).map((s) => s.duplicate)).toEqual([true, true, true]);
+    const broken = await call(
+      importSessions,
+      "/api/v1/sessions?format=langsmith",
+      {},
+      { method: "POST", body: JSON.stringify([{ ...runs[0], start_time: "noon" }, ...runs.slice(1)]) },
+    );
+    expect([broken.status, (broken.body.error as { issues: unknown[] }).issues]).toEqual([
+      400,
+      [{ path: "[0].start_time", message: "must be an ISO 8601 date-time or epoch milliseconds" }],
+    ]);
+    expect(await db.prisma.session.count({ where: { externalId: { startsWith: "ls-file" } } })).toBe(3);
   });
 });

@@ -4,8 +4,9 @@ import { listConnectorPulls, startPull, StartPullInput } from "@/lib/server/conn
 export const dynamic = "force-dynamic";
 
 /**
- * POST /api/v1/connectors/:id/pulls: `{ filter: { fromTimestamp?, toTimestamp?, tags?, userId?, sessionId?, name? } }`
- * → `201 { "pull": { id, status, progress, … } }`. A worker runs it (a job); poll `GET …/pulls/:pullId`.
+ * POST /api/v1/connectors/:id/pulls: `{ filter: { fromTimestamp?, toTimestamp?, tags?, name?, userId?, sessionId?,
+ * error?, query? } }` (the fields the connector's kind reads: Langfuse the first six, LangSmith all but userId and
+ * sessionId; another is a 400) → `201 { "pull": { id, status, progress, … } }`. A worker runs it (a job); poll `GET …/pulls/:pullId`.
  */
 export const POST = route<{ id: string }, undefined, typeof StartPullInput>(
   { accept: ["api_key"], body: StartPullInput },

@@ -1,0 +1,46 @@
+/**
+ * The platforms a connector can point at, each with its client, the filter fields its list reads, and the mapper
+ * that turns one of its traces into a session (the same mapper its export files import with).
+ */
+import type { ConnectorRow } from "@/lib/db/connectors";
+import { mapLangfuseTrace } from "@/lib/ingest/langfuse";
+import { mapLangSmithTrace } from "@/lib/ingest/langsmith";
+import type { ImportedSession, ImportIssue } from "@/lib/ingest/types";
+import type { ConnectorClient, HttpOptions, PullFilter } from "./http";
+import { LangfuseClient } from "./langfuse-client";
+import { LangSmithClient } from "./langsmith-client";
+
+export const CONNECTOR_KINDS = ["langfuse", "langsmith"] as const;
+export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
+
+export type Platform = {
+  label: string;
+  /** The filter fields its trace list reads; a pull's filter may hold no other. */
+  filters: readonly (keyof PullFilter)[];
+  client(connector: ConnectorRow, secret: string, opts: Omit<HttpOptions, "baseUrl">): ConnectorClient;
+  map(trace: unknown): { ok: true; session: ImportedSession } | { ok: false; issues: ImportIssue[] };
+};
+
+export const PLATFORMS: Record<ConnectorKind, Platform> = {
+  langfuse: {
+    label: "Langfuse",
+    filters: ["fromTimestamp", "toTimestamp", "tags", "userId", "sessionId", "name"],
+    client: (c, secret, opts) =>
+      new LangfuseClient({ ...opts, baseUrl: c.baseUrl, publicKey: c.publicKey ?? "", secretKey: secret }),
+    map: (trace) => mapLangfuseTrace(trace),
+  },
+  langsmith: {
+    label: "LangSmith",
+    filters: ["fromTimestamp", "toTimestamp", "tags", "name", "error", "query"],
+    client: (c, secret, opts) =>
+      new LangSmithClient({ ...opts, baseUrl: c.baseUrl, apiKey: secret, project: c.project ?? "" }),
+    map: (trace) =>
+      Array.isArray(trace)
+        ? mapLangSmithTrace(trace.map((value: unknown, index) => ({ value, path: ["runs", index] })))
+        : { ok: false, issues: [{ path: "", message: "the trace's runs are not a list" }] },
+  },
+};
+
+export function platformOf(kind: string): Platform | null {
+  return (CONNECTOR_KINDS as readonly string[]).includes(kind) ? PLATFORMS[kind as ConnectorKind] : null;
+}
