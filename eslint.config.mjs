@@ -150,7 +150,7 @@ export default tseslint.config(
     files: ["lib/db/**/*.ts"],
     ignores: [
       "lib/db/**/*.test.ts",
-      "lib/db/session-save.ts",
+      "lib/db/event-rows.ts",
       "lib/db/session-reads.ts",
       "lib/db/replays.ts",
       "lib/db/replay-steps.ts",

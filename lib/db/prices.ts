@@ -112,48 +112,36 @@ export async function seedDefaultPrices(client: DbClient): Promise<number> {
 }
 
 /**
- * Works out the cost of the sessions named, in one statement: the source's when a step has one, else the
- * price table's over the model calls' tokens (per session and model: the price of the most specific rule
- * valid at the session's start, its latest version), rounded once to the nearest micro-dollar, halves up.
+ * Works out the cost of the sessions named from their stored steps: the source's when a step has one, else the
+ * price table's over the model calls' tokens (writeSessionCosts, given what one read of their model calls sums).
  */
 export async function refreshSessionCosts(sql: SqlTx, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await sql.query`
-    WITH target AS (
-      SELECT s.id, coalesce(s."startedAt", s."createdAt") AS at,
-        EXISTS (SELECT 1 FROM "Event" e WHERE e."sessionId" = s.id AND e."costUsd" IS NOT NULL) AS sourced
-      FROM "Session" s WHERE s.id = ANY(${[...ids]}::text[])
-    ), calls AS (
-      -- Per session (a lateral read of its own model calls by the (sessionId, kind) index), never one join of
-      -- every session's events that a plan made without statistics could make a scan of the table.
-      SELECT t.id, t.at, u.model, u.input, u.output
-      FROM target t CROSS JOIN LATERAL (
-        SELECT regexp_replace(lower(btrim(e.name)), '^.*/', '') AS model,
-          sum(coalesce(e."inputTokens", 0))::numeric AS input, sum(coalesce(e."outputTokens", 0))::numeric AS output
-        FROM "Event" e
-        WHERE e."sessionId" = t.id AND e.kind = 'model_call' AND (e."inputTokens" > 0 OR e."outputTokens" > 0)
-        GROUP BY 1
-      ) u
-      WHERE NOT t.sourced
-    ), priced AS (
-      SELECT c.id, sum(c.input * p."inputMicros" + c.output * p."outputMicros") AS picos, count(p.id) AS n
-      FROM calls c LEFT JOIN LATERAL (
-        SELECT p.id, p."inputMicros", p."outputMicros" FROM "ModelPrice" p
-        WHERE p."validFrom" <= c.at AND (p.model = c.model OR (p.match = 'prefix' AND
-          left(c.model, length(p.model) + 1) IN (p.model || '-', p.model || ':', p.model || '@')))
-        ORDER BY length(p.model) DESC, (p.match = 'exact') DESC, p."validFrom" DESC
-        LIMIT 1
-      ) p ON true
-      GROUP BY c.id
-    ), result AS (
-      SELECT t.id, t.sourced, CASE WHEN pr.n > 0 THEN floor((pr.picos + 500000) / 1000000) END AS micros
-      FROM target t LEFT JOIN priced pr ON pr.id = t.id
-    )
-    UPDATE "Session" s SET
-      "costSource" = CASE WHEN r.sourced THEN 'source' WHEN r.micros IS NOT NULL THEN 'price_table' ELSE 'none' END,
-      "costMicros" = CASE WHEN r.sourced THEN NULL ELSE r.micros::bigint END,
-      "costUsd" = CASE WHEN r.sourced THEN s."costUsd" ELSE coalesce(r.micros::float8 / 1000000, 0) END
-    FROM result r WHERE s.id = r.id`;
+  // Per session (a lateral read of its own model calls by the (sessionId, kind) index), never one join of every
+  // session's events that a plan made without statistics could make a scan of the table.
+  const rows = await sql.query<
+    { id: string; sourced: boolean; model: string | null; input: string | null; output: string | null }[]
+  >`
+    SELECT s.id, EXISTS (SELECT 1 FROM "Event" e WHERE e."sessionId" = s.id AND e."costUsd" IS NOT NULL) AS sourced,
+      u.model, u.input::text, u.output::text
+    FROM "Session" s LEFT JOIN LATERAL (
+      SELECT e.name AS model, sum(coalesce(e."inputTokens", 0)) AS input, sum(coalesce(e."outputTokens", 0)) AS output
+      FROM "Event" e
+      WHERE e."sessionId" = s.id AND e.kind = 'model_call' AND (e."inputTokens" > 0 OR e."outputTokens" > 0)
+      GROUP BY 1
+    ) u ON true
+    WHERE s.id = ANY(${[...ids]}::text[])`;
+  const usage = new Map<string, CostUsage>();
+  for (const r of rows) {
+    const u = usage.get(r.id) ?? { sourced: r.sourced, calls: [] };
+    if (r.model !== null)
+      u.calls.push({ model: r.model, inputTokens: Number(r.input), outputTokens: Number(r.output) });
+    usage.set(r.id, u);
+  }
+  await writeSessionCosts(
+    sql,
+    [...usage].map(([sessionId, u]) => ({ sessionId, usage: u })),
+  );
 }
 
 /**
