@@ -31,6 +31,7 @@ import {
 } from "@/lib/db/investigations";
 import { unfinishedBackfills } from "@/lib/db/online-checks";
 import { jobSettings, type JobSettings } from "./settings";
+import { createWatchQueue, startWatchWorker, watchEnqueuer, type WatchHandler, type WatchJob } from "./watch-queue";
 
 export const REPLAY_QUEUE = "replay-run";
 /** Investigations (blame searches, minimisations, stale checks): one job each; its probes run inside it. */
@@ -81,6 +82,8 @@ export interface JobHandlers {
   checks?(prisma: Database["prisma"], job: CheckJob): Promise<void>;
   /** A connector pull; without it, this process runs no pulls. */
   pull?(prisma: Database["prisma"], pullId: string, run: JobRun): Promise<void>;
+  /** Watch work (evaluations, webhook attempts, investigation reports); without it this process runs none. */
+  watches?: WatchHandler;
 }
 
 export interface Jobs {
@@ -92,6 +95,7 @@ export interface Jobs {
   enqueueChecks(items: readonly CheckJob[]): Promise<void>;
   /** Puts connector pulls on the queue. */
   enqueuePulls(pullIds: readonly string[]): Promise<void>;
+  enqueueWatches(items: readonly WatchJob[], delayMs?: number): Promise<void>;
   /** Puts back replays whose worker is gone, and queued ones that have no job; returns how many. */
   sweep(): Promise<number>;
   boss: PgBoss;
@@ -429,6 +433,7 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
   const prisma = database.prisma;
   const boss = await openBoss(database, opts, settings);
   await createQueues(boss, settings);
+  await createWatchQueue(boss);
   const { enqueue, enqueueInvestigations, enqueueChecks, enqueuePulls } = enqueuers(boss, settings);
   const parts: QueueParts = {
     boss,
@@ -451,6 +456,7 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
   if (opts.work && handlers) {
     if (database.engine === "pglite") await resumeEmbedded(parts);
     workers = await startWorkers(parts, handlers);
+    if (handlers.watches) await startWatchWorker(boss, prisma, handlers.watches, settings.pollSeconds);
     sweeper = setInterval(
       () => {
         sweep().catch((error: unknown) => console.error("Branchpoint jobs: sweep failed:", error));
@@ -465,6 +471,7 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     enqueueInvestigations,
     enqueueChecks,
     enqueuePulls,
+    enqueueWatches: watchEnqueuer(boss),
     sweep,
     boss,
     workers,
