@@ -248,7 +248,7 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
       expect(state).toMatchObject({ status: "reported", checkId: check.id, refused: [], error: null });
       expect(state.investigationIds).toHaveLength(1);
       const investigation = await db.prisma.investigation.findUniqueOrThrow({ where: { id: state.investigationIds[0]! } });
-      expect(investigation).toMatchObject({ kind: "blame", status: "completed", createdBy: "dana" });
+      expect(investigation).toMatchObject({ kind: "blame", status: "completed", createdBy: "script" });
       expect(investigation.result).toMatchObject({ kind: "decided", modelStep: 2, baseSeq: 5 });
 
       const report = await db.prisma.report.findUniqueOrThrow({
