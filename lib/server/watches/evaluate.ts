@@ -100,7 +100,12 @@ async function regressionFirings(prisma: Db, watch: WatchRow): Promise<Firing[]>
       out.push({
         key: `regression:${check.checkId}:${v.agentVersionId}`,
         text: `${watch.agent.name} ${v.version} regressed on ${check.name}: pass rate ${pct(v.rate ?? 0)} (${v.passed} of ${v.total}), down from ${v.previous}.`,
-        facts: { check: { id: check.checkId, name: check.name }, version: v.version, previous: v.previous, passRate: v.rate },
+        facts: {
+          check: { id: check.checkId, name: check.name },
+          version: v.version,
+          previous: v.previous,
+          passRate: v.rate,
+        },
         failedCheckId: check.checkId,
       });
   return out;

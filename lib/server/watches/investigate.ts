@@ -114,9 +114,10 @@ export async function startTriggerInvestigation(
 /** One line per investigated session: its deciding step, named. */
 async function decidingLine(prisma: Db, inv: InvestigationView): Promise<string> {
   const session = (await sessionLabel(prisma, inv.sessionId)) ?? { id: inv.sessionId, label: inv.sessionId };
-  const r = inv.result as { kind?: string; baseSeq?: number; modelStep?: number } | null;
+  const r = inv.result;
   const head = `- Session "${session.label}" (${session.id}):`;
-  if (inv.status !== "completed") return `${head} the blame search ${inv.status}${inv.error ? `: ${inv.error.message}` : ""}.`;
+  if (inv.status !== "completed")
+    return `${head} the blame search ${inv.status}${inv.error ? `: ${inv.error.message}` : ""}.`;
   if (r?.kind !== "decided" || typeof r.baseSeq !== "number")
     return `${head} not fixable by running the model again from any step (the failure is not decided by a model step).`;
   const [step] = await stepOutlines(prisma, inv.sessionId, [r.baseSeq]);
@@ -143,7 +144,7 @@ export async function reportWhenFinished(prisma: Db, triggerId: string, round: n
     });
     return false;
   }
-  const decided = invs.find((i) => (i.result as { kind?: string } | null)?.kind === "decided");
+  const decided = invs.find((i) => i.result?.kind === "decided");
   const replayId =
     ((decided?.result as { replayId?: string | null } | undefined)?.replayId ?? null) ||
     invs.flatMap((i) => i.probes.flatMap((p) => ("replayIds" in p ? p.replayIds : [])))[0] ||

@@ -18,7 +18,10 @@ export const WatchCondition = z.discriminatedUnion(
       /** The last N judged sessions of the agent. */
       lastN: z.number().int().min(1).max(10_000),
       /** A share from 0 to 1: fires when the pass rate over the last N is below it. */
-      threshold: z.number().gt(0, "The threshold is a share above 0 (0.9 for 90%).").max(1, "The threshold is at most 1."),
+      threshold: z
+        .number()
+        .gt(0, "The threshold is a share above 0 (0.9 for 90%).")
+        .max(1, "The threshold is at most 1."),
     }),
     z.strictObject({ kind: z.literal("new_cluster") }),
     z.strictObject({

@@ -97,8 +97,7 @@ export async function createWatch(
 /** Watches, newest first (one agent's when named). */
 export async function listWatches(principal: Principal, input: ListWatchesInput, prisma: Db) {
   authorize(principal, "clusters.read");
-  const agent =
-    input.agentId !== undefined || input.agentName !== undefined ? await resolveAgent(prisma, input) : null;
+  const agent = input.agentId !== undefined || input.agentName !== undefined ? await resolveAgent(prisma, input) : null;
   return (await listWatchRows(prisma, agent?.id)).map(presentWatch);
 }
 
@@ -120,10 +119,7 @@ export async function deleteWatch(principal: Principal, input: WatchRef, prisma:
 export async function watchDeliveries(principal: Principal, input: WatchRef, prisma: Db) {
   authorize(principal, "clusters.read");
   const watch = presentWatch(await watchOr404(prisma, input.watchId));
-  const [deliveries, triggers] = await Promise.all([
-    deliveriesOf(prisma, watch.id),
-    triggersOf(prisma, watch.id),
-  ]);
+  const [deliveries, triggers] = await Promise.all([deliveriesOf(prisma, watch.id), triggersOf(prisma, watch.id)]);
   return {
     watch,
     deliveries: deliveries.map((d) => ({

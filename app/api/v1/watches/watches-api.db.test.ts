@@ -8,12 +8,12 @@ import { loadDemoData } from "@/lib/server/sessions/demo-data";
 import { importSessions } from "@/lib/server/sessions/sessions";
 import { attachCheck, startBackfill } from "@/lib/server/checks/online";
 import { lastToolResult, REFUND_SESSION, startScriptedModel, type Script } from "@/scripts/scripted-model";
-import { GET as listRoute, POST as createRoute, DELETE as deleteQueryRoute } from "@/app/api/v1/watches/route";
-import { GET as deliveriesRoute } from "@/app/api/v1/watches/[id]/deliveries/route";
-import { localAdmin } from "../principal";
-import { runWatchJob } from "./watch-jobs";
-import type { PresentedWatch } from "./watch-inputs";
-import type { TriggerInvestigation } from "./investigate";
+import { GET as listRoute, POST as createRoute, DELETE as deleteQueryRoute } from "./route";
+import { GET as deliveriesRoute } from "./[id]/deliveries/route";
+import { localAdmin } from "@/lib/server/principal";
+import { runWatchJob } from "@/lib/server/watches/watch-jobs";
+import type { PresentedWatch } from "@/lib/server/watches/watch-inputs";
+import type { TriggerInvestigation } from "@/lib/server/watches/investigate";
 
 const analyst = localAdmin("dana");
 const global = globalThis as unknown as { __branchpointDb?: Promise<Database> };
@@ -65,7 +65,10 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
   const post = (body: unknown) =>
-    call(createRoute, "/api/v1/watches", { method: "POST", body: typeof body === "string" ? body : JSON.stringify(body) });
+    call(createRoute, "/api/v1/watches", {
+      method: "POST",
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
 
   /** Imports sessions through the import operation, as the API does (its hook evaluates the watches). */
   async function importCohort(agent: string, version: string, count: number, mix: Record<string, number>, seed = 1) {
@@ -181,7 +184,10 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
     expect(metadata.status).toBe(400);
 
     const hostile: [unknown, string][] = [
-      ['{"__proto__": {"admin": true}, "agentName": "watch-c", "name": "w", "condition": {"kind": "new_cluster"}, "actions": {"investigate": {"maxSessions": 1}}}', ""],
+      [
+        '{"__proto__": {"admin": true}, "agentName": "watch-c", "name": "w", "condition": {"kind": "new_cluster"}, "actions": {"investigate": {"maxSessions": 1}}}',
+        "",
+      ],
       [{ ...base, actions: {} }, "actions.webhook"],
       [{ ...base, actions: { webhook: { url: "file:///etc/passwd" } } }, "actions.webhook.url"],
       [{ ...base, actions: { investigate: { maxSessions: 1e300 } } }, "actions.investigate.maxSessions"],
@@ -247,7 +253,9 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
       const state = trigger!.investigation as unknown as TriggerInvestigation;
       expect(state).toMatchObject({ status: "reported", checkId: check.id, refused: [], error: null });
       expect(state.investigationIds).toHaveLength(1);
-      const investigation = await db.prisma.investigation.findUniqueOrThrow({ where: { id: state.investigationIds[0]! } });
+      const investigation = await db.prisma.investigation.findUniqueOrThrow({
+        where: { id: state.investigationIds[0]! },
+      });
       expect(investigation).toMatchObject({ kind: "blame", status: "completed", createdBy: "script" });
       expect(investigation.result).toMatchObject({ kind: "decided", modelStep: 2, baseSeq: 5 });
 
@@ -261,7 +269,9 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
       expect(sections.observedBaseline).toBe(
         `Deciding steps:\n- Session "Refund for cracked pour-over set (order 4821)" (${investigation.sessionId}): deciding step 5 (called refund_payment), model step 3; blame search ${investigation.id}.`,
       );
-      expect(report.evidence.map((e) => [e.kind, e.sourceKey])).toEqual([["blame", `investigation:${investigation.id}`]]);
+      expect(report.evidence.map((e) => [e.kind, e.sourceKey])).toEqual([
+        ["blame", `investigation:${investigation.id}`],
+      ]);
     } finally {
       await model.close();
       await db.prisma.modelEndpoint.deleteMany({});
