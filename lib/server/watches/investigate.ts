@@ -111,14 +111,18 @@ export async function startTriggerInvestigation(
   return true;
 }
 
+type Decision = { kind?: string; baseSeq?: number; modelStep?: number; replayId?: string | null };
+/** A blame search's result as stored (decided, with its step and fixing branch, or not). */
+const decision = (result: unknown): Decision => (result && typeof result === "object" ? result : {});
+
 /** One line per investigated session: its deciding step, named. */
 async function decidingLine(prisma: Db, inv: InvestigationView): Promise<string> {
   const session = (await sessionLabel(prisma, inv.sessionId)) ?? { id: inv.sessionId, label: inv.sessionId };
-  const r = inv.result;
+  const r = decision(inv.result);
   const head = `- Session "${session.label}" (${session.id}):`;
   if (inv.status !== "completed")
     return `${head} the blame search ${inv.status}${inv.error ? `: ${inv.error.message}` : ""}.`;
-  if (r?.kind !== "decided" || typeof r.baseSeq !== "number")
+  if (r.kind !== "decided" || typeof r.baseSeq !== "number")
     return `${head} not fixable by running the model again from any step (the failure is not decided by a model step).`;
   const [step] = await stepOutlines(prisma, inv.sessionId, [r.baseSeq]);
   const words = step ? ` (${stepWords(step)})` : "";
@@ -144,9 +148,9 @@ export async function reportWhenFinished(prisma: Db, triggerId: string, round: n
     });
     return false;
   }
-  const decided = invs.find((i) => i.result?.kind === "decided");
+  const decided = invs.find((i) => decision(i.result).kind === "decided");
   const replayId =
-    ((decided?.result as { replayId?: string | null } | undefined)?.replayId ?? null) ||
+    (decided ? (decision(decided.result).replayId ?? null) : null) ||
     invs.flatMap((i) => i.probes.flatMap((p) => ("replayIds" in p ? p.replayIds : [])))[0] ||
     null;
   if (!replayId) {
