@@ -12,6 +12,7 @@ import { GET as listRoute, POST as createRoute, DELETE as deleteQueryRoute } fro
 import { GET as deliveriesRoute } from "./[id]/deliveries/route";
 import { localAdmin } from "@/lib/server/principal";
 import { runWatchJob } from "@/lib/server/watches/watch-jobs";
+import type { JobQueue, WatchJob } from "@/lib/server/job-queue";
 import type { PresentedWatch } from "@/lib/server/watches/watch-inputs";
 import type { TriggerInvestigation } from "@/lib/server/watches/investigate";
 
@@ -167,6 +168,50 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
       await hook.close();
     }
   }, 120_000);
+
+  it("with a queue, puts the delivery on it, and a failed attempt's retry after its backoff", async () => {
+    const hook = await receiver([503]);
+    const queued: { jobs: readonly WatchJob[]; delayMs: number }[] = [];
+    const queue: JobQueue = {
+      enqueueReplays: async () => undefined,
+      enqueueInvestigations: async () => undefined,
+      enqueueWatches: async (jobs, delayMs = 0) => void queued.push({ jobs, delayMs }),
+    };
+    try {
+      await db.prisma.allowedHost.create({ data: { host: hook.host } });
+      await importCohort("watch-q", "1.0", 10, { declined: 0.5 }, 5);
+      const created = await post({
+        agentName: "watch-q",
+        name: "Queued",
+        condition: { kind: "cluster_growth", perDay: 5 },
+        actions: { webhook: { url: hook.url } },
+      });
+      const watch = created.body.watch as PresentedWatch;
+      const agents = [await agentId("watch-q")];
+      await runWatchJob(db.prisma, { kind: "evaluate", agentIds: agents }, { queue, backoffMs: 1000 });
+      const [trigger] = await db.prisma.watchTrigger.findMany({ where: { watchId: watch.id } });
+      expect(queued).toEqual([{ jobs: [{ kind: "deliver", triggerId: trigger!.id, attempt: 1 }], delayMs: 0 }]);
+      expect(hook.got).toHaveLength(0);
+      await runWatchJob(db.prisma, queued[0]!.jobs[0]!, { queue, backoffMs: 1000 });
+      expect(queued[1]).toEqual({ jobs: [{ kind: "deliver", triggerId: trigger!.id, attempt: 2 }], delayMs: 1000 });
+      // The same attempt delivered twice by the queue is made once.
+      await runWatchJob(db.prisma, queued[0]!.jobs[0]!, { queue, backoffMs: 1000 });
+      expect(hook.got).toHaveLength(1);
+      await runWatchJob(db.prisma, queued[1]!.jobs[0]!, { queue, backoffMs: 1000 });
+      expect(hook.got).toHaveLength(2);
+      const rows = await db.prisma.watchDelivery.findMany({
+        where: { triggerId: trigger!.id },
+        orderBy: { attempt: "asc" },
+      });
+      expect(rows.map((d) => [d.attempt, d.status, d.httpStatus])).toEqual([
+        [1, "failed", 503],
+        [2, "delivered", 200],
+      ]);
+      expect(queued).toHaveLength(2);
+    } finally {
+      await hook.close();
+    }
+  });
 
   it("refuses a webhook off the allow-list, and hostile bodies, with 400 and nothing written", async () => {
     await importCohort("watch-c", "1.0", 2, {});
