@@ -72,8 +72,11 @@ test("a watch saved on the page posts a new cluster to a webhook once, and lists
     expect(host.status()).toBe(201);
 
     await page.goto("/failures");
-    await page.getByRole("navigation", { name: "Agents" }).getByRole("link", { name: agent }).click();
-    await page.getByRole("link", { name: "Watches" }).click();
+    const tab = page.getByRole("navigation", { name: "Agents" }).getByRole("link", { name: agent });
+    await tab.click();
+    await expect(tab).toHaveAttribute("aria-current", "page");
+    await page.getByRole("link", { name: "Watches", exact: true }).click();
+    await expect(page).toHaveURL(/\/failures\/watches\?agent=/);
     await expect(page.getByText(`No watches on ${agent}`)).toBeVisible();
 
     const form = page.getByRole("form", { name: "New watch" });

@@ -58,7 +58,8 @@ export async function refuseUnsafeWebhook(prisma: Db, url: string, resolve?: Res
     throw new AppError(
       "invalid_input",
       `The webhook cannot be saved: ${error.message} Add its host under Settings → Executors first.`,
-      [{ path: "actions.webhook.url", message: "not an allowed destination" }],
+      // The field says why (the form shows a field's issues, not the whole message).
+      [{ path: "actions.webhook.url", message: error.message }],
     );
   }
 }

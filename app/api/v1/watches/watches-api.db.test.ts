@@ -223,7 +223,12 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
       code: "invalid_input",
       message:
         'The webhook cannot be saved: Host "127.0.0.1:9" is not on the executor allow-list (Settings → Executors). Add its host under Settings → Executors first.',
-      issues: [{ path: "actions.webhook.url", message: "not an allowed destination" }],
+      issues: [
+        {
+          path: "actions.webhook.url",
+          message: 'Host "127.0.0.1:9" is not on the executor allow-list (Settings → Executors).',
+        },
+      ],
     });
     const metadata = await post({ ...base, actions: { webhook: { url: "http://169.254.169.254/latest/meta-data" } } });
     expect(metadata.status).toBe(400);
