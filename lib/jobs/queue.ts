@@ -31,7 +31,7 @@ import {
 } from "@/lib/db/investigations";
 import { unfinishedBackfills } from "@/lib/db/online-checks";
 import { jobSettings, type JobSettings } from "./settings";
-import { createWatchQueue, startWatchWorker, watchEnqueuer, type WatchHandler, type WatchJob } from "./watch-queue";
+import { isWatchEnvelope, watchEnqueuer, type WatchEnvelope, type WatchHandler, type WatchJob } from "./watch-queue";
 
 export const REPLAY_QUEUE = "replay-run";
 /** Investigations (blame searches, minimisations, stale checks): one job each; its probes run inside it. */
@@ -82,7 +82,7 @@ export interface JobHandlers {
   checks?(prisma: Database["prisma"], job: CheckJob): Promise<void>;
   /** A connector pull; without it, this process runs no pulls. */
   pull?(prisma: Database["prisma"], pullId: string, run: JobRun): Promise<void>;
-  /** Watch work (evaluations, webhook attempts, investigation reports); without it this process runs none. */
+  /** Watch work (evaluations, webhook attempts, investigation reports), run by the check worker. */
   watches?: WatchHandler;
 }
 
@@ -388,11 +388,15 @@ async function startWorkers(parts: QueueParts, handlers: JobHandlers): Promise<s
   // worker took which replay, and a database test that kills a worker mid-investigation decided another step.
   // Online checks: one job at a time per process (a job judges a whole import, or goes through a backfill).
   if (handlers.checks)
-    await boss.work<CheckJob>(
+    await boss.work<CheckJob | WatchEnvelope>(
       CHECK_QUEUE,
       { batchSize: 1, pollingIntervalSeconds: settings.pollSeconds },
       async ([job]) => {
-        if (job) await handlers.checks?.(prisma, job.data);
+        // Watch jobs ride on this queue (lib/jobs/watch-queue.ts).
+        if (!job) return;
+        const data = job.data;
+        if (isWatchEnvelope(data)) await handlers.watches?.(prisma, data.watch);
+        else await handlers.checks?.(prisma, data);
       },
     );
   const pullHandler = handlers.pull?.bind(handlers);
@@ -433,7 +437,6 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
   const prisma = database.prisma;
   const boss = await openBoss(database, opts, settings);
   await createQueues(boss, settings);
-  await createWatchQueue(boss);
   const { enqueue, enqueueInvestigations, enqueueChecks, enqueuePulls } = enqueuers(boss, settings);
   const parts: QueueParts = {
     boss,
@@ -456,7 +459,6 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
   if (opts.work && handlers) {
     if (database.engine === "pglite") await resumeEmbedded(parts);
     workers = await startWorkers(parts, handlers);
-    if (handlers.watches) await startWatchWorker(boss, prisma, handlers.watches, settings.pollSeconds);
     sweeper = setInterval(
       () => {
         sweep().catch((error: unknown) => console.error("Branchpoint jobs: sweep failed:", error));
@@ -471,7 +473,7 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     enqueueInvestigations,
     enqueueChecks,
     enqueuePulls,
-    enqueueWatches: watchEnqueuer(boss),
+    enqueueWatches: watchEnqueuer(boss, CHECK_QUEUE),
     sweep,
     boss,
     workers,
