@@ -27,6 +27,7 @@ describe("detail pages and the record each shows", () => {
     "/sessions/",
     "/reports/new",
     "/experiments/new",
+    "/failures/watches",
     "/sessions/abc/other",
     "/api/v1/sessions/abc",
     "/settings/executors",

@@ -27,8 +27,8 @@ const ROUTES: readonly [RegExp, RecordKind][] = [
   [/^\/checks\/([^/]+)\/?$/, "check"],
 ];
 
-/** Pages that sit where an id would (`/reports/new`, `/failures/regressions`): not records. */
-const STATIC_SEGMENTS = new Set(["new", "regressions"]);
+/** Pages that sit where an id would (`/reports/new`, `/failures/regressions`, `/failures/watches`): not records. */
+const STATIC_SEGMENTS = new Set(["new", "regressions", "watches"]);
 
 /** The record a path's page shows, or null for any other path (lists, settings, API, assets). */
 export function detailRouteOf(pathname: string): { kind: RecordKind; id: string; also?: string } | null {

@@ -31,6 +31,7 @@ import {
 } from "@/lib/db/investigations";
 import { unfinishedBackfills } from "@/lib/db/online-checks";
 import { jobSettings, type JobSettings } from "./settings";
+import { isWatchEnvelope, watchEnqueuer, type WatchEnvelope, type WatchHandler, type WatchJob } from "./watch-queue";
 
 export const REPLAY_QUEUE = "replay-run";
 /** Investigations (blame searches, minimisations, stale checks): one job each; its probes run inside it. */
@@ -81,6 +82,8 @@ export interface JobHandlers {
   checks?(prisma: Database["prisma"], job: CheckJob): Promise<void>;
   /** A connector pull; without it, this process runs no pulls. */
   pull?(prisma: Database["prisma"], pullId: string, run: JobRun): Promise<void>;
+  /** Watch work (evaluations, webhook attempts, investigation reports), run by the check worker. */
+  watches?: WatchHandler;
 }
 
 export interface Jobs {
@@ -92,6 +95,7 @@ export interface Jobs {
   enqueueChecks(items: readonly CheckJob[]): Promise<void>;
   /** Puts connector pulls on the queue. */
   enqueuePulls(pullIds: readonly string[]): Promise<void>;
+  enqueueWatches(items: readonly WatchJob[], delayMs?: number): Promise<void>;
   /** Puts back replays whose worker is gone, and queued ones that have no job; returns how many. */
   sweep(): Promise<number>;
   boss: PgBoss;
@@ -384,11 +388,15 @@ async function startWorkers(parts: QueueParts, handlers: JobHandlers): Promise<s
   // worker took which replay, and a database test that kills a worker mid-investigation decided another step.
   // Online checks: one job at a time per process (a job judges a whole import, or goes through a backfill).
   if (handlers.checks)
-    await boss.work<CheckJob>(
+    await boss.work<CheckJob | WatchEnvelope>(
       CHECK_QUEUE,
       { batchSize: 1, pollingIntervalSeconds: settings.pollSeconds },
       async ([job]) => {
-        if (job) await handlers.checks?.(prisma, job.data);
+        // Watch jobs ride on this queue (lib/jobs/watch-queue.ts).
+        if (!job) return;
+        const data = job.data;
+        if (isWatchEnvelope(data)) await handlers.watches?.(prisma, data.watch);
+        else await handlers.checks?.(prisma, data);
       },
     );
   const pullHandler = handlers.pull?.bind(handlers);
@@ -465,6 +473,7 @@ export async function startJobs(database: Database, opts: StartJobsOptions): Pro
     enqueueInvestigations,
     enqueueChecks,
     enqueuePulls,
+    enqueueWatches: watchEnqueuer(boss, CHECK_QUEUE),
     sweep,
     boss,
     workers,

@@ -5,12 +5,13 @@
  */
 import type { Db } from "@/lib/db";
 import { noteReplayJobError } from "@/lib/db/jobs";
-import type { CheckJob, QueuedInvestigation } from "./job-queue";
+import type { CheckJob, QueuedInvestigation, WatchJob } from "./job-queue";
 import { runCheckJob } from "./checks/online";
 import { runInvestigation } from "./investigations/run-investigation";
 import { systemPrincipal } from "./principal";
 import { runQueuedReplay } from "./replays/run-queued-replay";
 import { runPull } from "./connectors/run-pull";
+import { runWatchJob } from "./watches/watch-jobs";
 
 /** A worker's hold on the work it took: its lease name, how long a lease lasts, runs before giving up. */
 export interface JobRun {
@@ -41,5 +42,9 @@ export const jobHandlers = {
   /** Runs (or goes on with) a connector pull from its cursor. */
   async pull(prisma: Db, pullId: string, run: JobRun): Promise<void> {
     await runPull(prisma, pullId, run);
+  },
+  /** Evaluates watches, makes one webhook attempt, or looks whether a trigger's investigations finished. */
+  async watches(prisma: Db, job: WatchJob): Promise<void> {
+    await runWatchJob(prisma, job);
   },
 };

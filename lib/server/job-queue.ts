@@ -23,6 +23,15 @@ export interface QueuedInvestigation {
  */
 export type CheckJob = { kind: "import"; sessionIds: string[] } | { kind: "backfill"; attachmentId: string };
 
+/**
+ * Watch work: evaluate the watches of agents whose sessions arrived, deliver one webhook attempt of a trigger,
+ * or look whether a trigger's investigations finished and write its draft report.
+ */
+export type WatchJob =
+  | { kind: "evaluate"; agentIds: string[] }
+  | { kind: "deliver"; triggerId: string; attempt: number }
+  | { kind: "report"; triggerId: string; round: number };
+
 export interface JobQueue {
   /** Puts replays on the queue; a worker runs each under a lease. Called once their rows are committed. */
   enqueueReplays(replayIds: readonly string[]): Promise<void>;
@@ -32,6 +41,8 @@ export interface JobQueue {
   enqueueChecks?(items: readonly CheckJob[]): Promise<void>;
   /** Puts connector pulls on the queue (a queue without it: the pull runs in the call that started it). */
   enqueuePulls?(pullIds: readonly string[]): Promise<void>;
+  /** Puts watch work on the queue, to start after `delayMs` (a retry's backoff); without it the work runs in the call. */
+  enqueueWatches?(items: readonly WatchJob[], delayMs?: number): Promise<void>;
 }
 
 /** What an operation that queues work may be given: a queue of its own (tests), else the plugged-in one. */

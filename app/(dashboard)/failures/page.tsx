@@ -29,12 +29,20 @@ export default async function FailuresPage({ searchParams }: Props) {
         subtitle="Failed sessions grouped by what failed: the failing step, the error type and the error message with its ids, numbers, times, quoted values and paths left out."
         actions={
           agent ? (
-            <Link
-              href={`/failures/regressions?agent=${encodeURIComponent(agent.name)}`}
-              className="text-sm font-medium text-indigo-700 hover:underline"
-            >
-              Pass rate by version
-            </Link>
+            <span className="flex gap-4">
+              <Link
+                href={`/failures/regressions?agent=${encodeURIComponent(agent.name)}`}
+                className="text-sm font-medium text-indigo-700 hover:underline"
+              >
+                Pass rate by version
+              </Link>
+              <Link
+                href={`/failures/watches?agent=${encodeURIComponent(agent.name)}`}
+                className="text-sm font-medium text-indigo-700 hover:underline"
+              >
+                Watches
+              </Link>
+            </span>
           ) : null
         }
       />

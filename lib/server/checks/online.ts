@@ -37,6 +37,7 @@ import { CheckDefinition, evaluateCheck, type JudgeExecutor } from "@/lib/replay
 import { authorize } from "../authz";
 import { resolveAgent } from "../clusters/cluster-shared";
 import { jobQueueFor, type CheckJob, type QueueDeps } from "../job-queue";
+import { afterSessions } from "../watches/watch-jobs";
 import type { Principal } from "../principal";
 import { judgeFor, presentCheck } from "./counterfactual";
 
@@ -291,7 +292,9 @@ async function queueChecks(prisma: Db, jobs: CheckJob[], deps: QueueDeps = {}): 
  * small read when no check is attached anywhere, and one enqueue (per 1,000 sessions) when one is.
  */
 export async function afterImport(prisma: Db, sessionIds: readonly string[], deps: QueueDeps = {}): Promise<void> {
-  if (sessionIds.length === 0 || !(await anyAttachment(prisma))) return;
+  if (sessionIds.length === 0) return;
+  // With no check to judge them, the watches of their agents are evaluated now; else once the verdicts are in.
+  if (!(await anyAttachment(prisma))) return afterSessions(prisma, sessionIds, deps);
   const jobs: CheckJob[] = [];
   for (let k = 0; k < sessionIds.length; k += IMPORT_JOB_SESSIONS)
     jobs.push({ kind: "import", sessionIds: sessionIds.slice(k, k + IMPORT_JOB_SESSIONS) });
@@ -304,6 +307,7 @@ export async function runCheckJob(prisma: Db, job: CheckJob, judge?: JudgeExecut
     const items = await importJudgeItems(prismaSql(prisma), job.sessionIds);
     const verdicts = await judgeItems(prisma, items, judge);
     await sqlTransaction(prisma, (sql) => storeVerdicts(sql, verdicts, sessionsOf(items)));
+    await afterSessions(prisma, job.sessionIds);
     return;
   }
   await runBackfill(prisma, job.attachmentId, judge);

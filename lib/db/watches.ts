@@ -1,0 +1,277 @@
+// ---------------------------------------------------------------------------
+// Watches in the database: the watch rows, the claim that keeps evaluation to
+// once per window, triggers (unique per watch and key: a trigger never fires
+// twice), each webhook attempt, and the reads the conditions are made of.
+// ---------------------------------------------------------------------------
+import type { DbClient } from "./client";
+import type { Prisma } from "./generated/client";
+
+const json = (value: unknown) => value as Prisma.InputJsonValue;
+
+export type WatchRow = {
+  id: string;
+  agentId: string;
+  name: string;
+  kind: string;
+  condition: unknown;
+  actions: unknown;
+  costBound: unknown;
+  windowSeconds: number;
+  lastEvaluatedAt: Date | null;
+  state: unknown;
+  createdBy: string | null;
+  createdAt: Date;
+  agent: { name: string };
+};
+
+const watchSelect = {
+  id: true,
+  agentId: true,
+  name: true,
+  kind: true,
+  condition: true,
+  actions: true,
+  costBound: true,
+  windowSeconds: true,
+  lastEvaluatedAt: true,
+  state: true,
+  createdBy: true,
+  createdAt: true,
+  agent: { select: { name: true } },
+} as const;
+
+export function insertWatch(
+  client: DbClient,
+  row: {
+    agentId: string;
+    name: string;
+    kind: string;
+    condition: unknown;
+    actions: unknown;
+    costBound: unknown;
+    windowSeconds: number;
+    createdBy: string;
+  },
+): Promise<WatchRow> {
+  return client.watch.create({
+    data: {
+      ...row,
+      condition: json(row.condition),
+      actions: json(row.actions),
+      costBound: row.costBound === null ? undefined : json(row.costBound),
+    },
+    select: watchSelect,
+  });
+}
+
+/** Watches, newest first; one agent's when named. */
+export function listWatchRows(client: DbClient, agentId?: string): Promise<WatchRow[]> {
+  return client.watch.findMany({
+    where: agentId === undefined ? {} : { agentId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: 500,
+    select: watchSelect,
+  });
+}
+
+export function findWatch(client: DbClient, id: string): Promise<WatchRow | null> {
+  return client.watch.findUnique({ where: { id }, select: watchSelect });
+}
+
+export async function deleteWatchRow(client: DbClient, id: string): Promise<boolean> {
+  return (await client.watch.deleteMany({ where: { id } })).count > 0;
+}
+
+/** Whether any watch exists: what keeps an import's cost at one small read when nobody watches. */
+export async function anyWatch(client: DbClient): Promise<boolean> {
+  return (await client.watch.findFirst({ select: { id: true } })) !== null;
+}
+
+/** Which of these agents have a watch (one indexed read; empty when none has). */
+export async function agentsWithWatches(client: DbClient, agentIds: readonly string[]): Promise<string[]> {
+  if (agentIds.length === 0) return [];
+  const rows = await client.watch.findMany({
+    where: { agentId: { in: [...agentIds] } },
+    distinct: ["agentId"],
+    select: { agentId: true },
+  });
+  return rows.map((r) => r.agentId);
+}
+
+/** The agents of these sessions. */
+export async function agentsOfSessions(client: DbClient, sessionIds: readonly string[]): Promise<string[]> {
+  if (sessionIds.length === 0) return [];
+  const rows = await client.session.findMany({
+    where: { id: { in: [...sessionIds] } },
+    distinct: ["agentId"],
+    select: { agentId: true },
+  });
+  return rows.map((r) => r.agentId);
+}
+
+export function watchesOfAgents(client: DbClient, agentIds: readonly string[]): Promise<WatchRow[]> {
+  return client.watch.findMany({
+    where: { agentId: { in: [...agentIds] } },
+    orderBy: { createdAt: "asc" },
+    select: watchSelect,
+  });
+}
+
+/**
+ * Takes this window's evaluation of a watch: true for the one caller that moved its last evaluation to `now`
+ * (none was made, or the last is a window old); false when one was made inside the window.
+ */
+export async function claimEvaluation(client: DbClient, watchId: string, now: Date): Promise<boolean> {
+  const count = await client.$executeRaw`
+    UPDATE "Watch" SET "lastEvaluatedAt" = ${now}
+    WHERE id = ${watchId}
+      AND ("lastEvaluatedAt" IS NULL OR "lastEvaluatedAt" <= ${now}::timestamptz - make_interval(secs => "windowSeconds"))`;
+  return count > 0;
+}
+
+export async function saveWatchState(client: DbClient, watchId: string, state: unknown): Promise<void> {
+  await client.watch.updateMany({ where: { id: watchId }, data: { state: json(state) } });
+}
+
+export type TriggerRow = {
+  id: string;
+  watchId: string;
+  key: string;
+  text: string;
+  facts: unknown;
+  investigation: unknown;
+  firedAt: Date;
+};
+
+/** Stores a trigger unless the watch has one with this key: the new row, or null when it fired already. */
+export async function insertTrigger(
+  client: DbClient,
+  row: { watchId: string; key: string; text: string; facts: unknown; investigation: unknown; firedAt: Date },
+): Promise<TriggerRow | null> {
+  const rows = await client.$queryRaw<TriggerRow[]>`
+    INSERT INTO "WatchTrigger" (id, "watchId", key, text, facts, investigation, "firedAt")
+    VALUES (${`wt_${crypto.randomUUID()}`}, ${row.watchId}, ${row.key}, ${row.text}, ${JSON.stringify(row.facts)}::jsonb,
+      ${row.investigation === null ? null : JSON.stringify(row.investigation)}::jsonb, ${row.firedAt})
+    ON CONFLICT ("watchId", key) DO NOTHING
+    RETURNING id, "watchId", key, text, facts, investigation, "firedAt"`;
+  return rows[0] ?? null;
+}
+
+export function findTrigger(client: DbClient, id: string) {
+  return client.watchTrigger.findUnique({
+    where: { id },
+    include: { watch: { select: watchSelect } },
+  });
+}
+
+export async function saveTriggerInvestigation(client: DbClient, id: string, investigation: unknown): Promise<void> {
+  await client.watchTrigger.updateMany({ where: { id }, data: { investigation: json(investigation) } });
+}
+
+/** Logs one webhook attempt (once per trigger and attempt: a job delivered twice logs it once). */
+export async function logDelivery(
+  client: DbClient,
+  row: {
+    watchId: string;
+    triggerId: string;
+    attempt: number;
+    status: "delivered" | "failed" | "refused";
+    httpStatus: number | null;
+    error: string | null;
+    at: Date;
+  },
+): Promise<boolean> {
+  const { count } = await client.watchDelivery.createMany({ data: [row], skipDuplicates: true });
+  return count > 0;
+}
+
+export async function deliveryAttempts(client: DbClient, triggerId: string) {
+  return client.watchDelivery.findMany({ where: { triggerId }, orderBy: { attempt: "asc" } });
+}
+
+/** A watch's webhook attempts, newest first, each with its trigger's key and time. */
+export function deliveriesOf(client: DbClient, watchId: string, limit = 200) {
+  return client.watchDelivery.findMany({
+    where: { watchId },
+    orderBy: [{ at: "desc" }, { attempt: "desc" }],
+    take: limit,
+    include: { trigger: { select: { key: true, text: true, firedAt: true } } },
+  });
+}
+
+export function triggersOf(client: DbClient, watchId: string, limit = 50) {
+  return client.watchTrigger.findMany({ where: { watchId }, orderBy: { firedAt: "desc" }, take: limit });
+}
+
+// ---- What the conditions read --------------------------------------------------------
+
+/** The pass and fail verdicts of one check over the agent's last `n` judged sessions (by arrival). */
+export async function lastVerdicts(client: DbClient, agentId: string, checkId: string, n: number) {
+  const rows = await client.$queryRaw<{ passed: bigint; failed: bigint }[]>`
+    WITH last AS (
+      SELECT v.outcome, v."sessionId" FROM "SessionCheckVerdict" v JOIN "Session" s ON s.id = v."sessionId"
+      WHERE v."agentId" = ${agentId} AND v."checkId" = ${checkId} AND v.outcome IN ('pass', 'fail')
+      ORDER BY s."createdAt" DESC, s.id DESC LIMIT ${n})
+    SELECT count(*) FILTER (WHERE outcome = 'pass') AS passed, count(*) FILTER (WHERE outcome = 'fail') AS failed FROM last`;
+  const r = rows[0];
+  return { passed: Number(r?.passed ?? 0), failed: Number(r?.failed ?? 0) };
+}
+
+/** The agent's clusters made since `since` that have members. */
+export function clustersSince(client: DbClient, agentId: string, since: Date) {
+  return client.failureCluster.findMany({
+    where: { agentId, createdAt: { gte: since }, size: { gt: 0 } },
+    orderBy: { createdAt: "asc" },
+    take: 100,
+    select: { id: true, label: true, step: true, errorType: true, message: true, check: true, size: true },
+  });
+}
+
+/** Per cluster of the agent, the members whose sessions arrived since `since` (only clusters with `atLeast`). */
+export async function clusterArrivals(client: DbClient, agentId: string, since: Date, atLeast: number) {
+  const rows = await client.$queryRaw<{ clusterId: string; added: bigint }[]>`
+    SELECT m."clusterId", count(*) AS added
+    FROM "ClusterMember" m JOIN "FailureCluster" c ON c.id = m."clusterId" JOIN "Session" s ON s.id = m."sessionId"
+    WHERE c."agentId" = ${agentId} AND s."createdAt" >= ${since}
+    GROUP BY 1 HAVING count(*) >= ${atLeast} ORDER BY 2 DESC LIMIT 100`;
+  return rows.map((r) => ({ clusterId: r.clusterId, added: Number(r.added) }));
+}
+
+/** A cluster's most recently seen members (at most `limit`). */
+export async function recentMembers(client: DbClient, clusterId: string, limit: number): Promise<string[]> {
+  const rows = await client.clusterMember.findMany({
+    where: { clusterId },
+    orderBy: [{ seenAt: "desc" }, { sessionId: "desc" }],
+    take: limit,
+    select: { sessionId: true },
+  });
+  return rows.map((r) => r.sessionId);
+}
+
+/** The agent's sessions most recently failed by a check (at most `limit`). */
+export async function recentFailsOf(client: DbClient, agentId: string, checkId: string, limit: number) {
+  const rows = await client.sessionCheckVerdict.findMany({
+    where: { agentId, checkId, outcome: "fail" },
+    orderBy: [{ judgedAt: "desc" }, { sessionId: "desc" }],
+    take: limit,
+    select: { sessionId: true },
+  });
+  return rows.map((r) => r.sessionId);
+}
+
+/** The most model steps a session of the agent has: what bounds one blame search's probes. */
+export async function maxModelSteps(client: DbClient, agentId: string): Promise<number> {
+  const row = await client.session.aggregate({
+    where: { agentId, isReplay: false },
+    _max: { modelCallCount: true },
+  });
+  return row._max.modelCallCount ?? 0;
+}
+
+export function checkName(client: DbClient, id: string) {
+  return client.check.findUnique({ where: { id }, select: { id: true, name: true } });
+}
+
+export function checkByName(client: DbClient, name: string) {
+  return client.check.findUnique({ where: { name }, select: { id: true, name: true } });
+}

@@ -1,0 +1,38 @@
+/**
+ * The watches' jobs ride on the online-check queue (`check-run`) in an envelope, run by its worker: evaluations as
+ * sessions arrive, webhook attempts (a retry starts after its backoff, through pg-boss's `startAfter`), and the
+ * look-backs that write an investigation's draft report. No worker of their own: one more polling worker per
+ * process shifted which worker took which replay (a database test that kills a worker mid-investigation decided
+ * another step). The handler counts and logs attempts itself, so pg-boss does not retry them.
+ */
+import type PgBoss from "pg-boss";
+import type { Database } from "@/lib/db/client";
+
+/** Watch work (lib/server/job-queue.ts `WatchJob`). */
+export type WatchJob =
+  | { kind: "evaluate"; agentIds: string[] }
+  | { kind: "deliver"; triggerId: string; attempt: number }
+  | { kind: "report"; triggerId: string; round: number };
+
+export type WatchHandler = (prisma: Database["prisma"], job: WatchJob) => Promise<void>;
+
+/** A watch job in the check queue. */
+export type WatchEnvelope = { kind: "watch"; watch: WatchJob };
+
+export const isWatchEnvelope = (data: { kind: string }): data is WatchEnvelope => data.kind === "watch";
+
+/** Puts watch work on the check queue, to start after `delayMs`. */
+export function watchEnqueuer(boss: PgBoss, queue: string) {
+  return async (items: readonly WatchJob[], delayMs = 0): Promise<void> => {
+    if (items.length === 0) return;
+    const startAfter = delayMs > 0 ? new Date(Date.now() + delayMs) : undefined;
+    await boss.insert(
+      items.map((watch) => ({
+        name: queue,
+        data: { kind: "watch", watch } satisfies WatchEnvelope,
+        retryLimit: 0,
+        ...(startAfter ? { startAfter } : {}),
+      })),
+    );
+  };
+}
