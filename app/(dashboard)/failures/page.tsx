@@ -29,12 +29,17 @@ export default async function FailuresPage({ searchParams }: Props) {
         subtitle="Failed sessions grouped by what failed: the failing step, the error type and the error message with its ids, numbers, times, quoted values and paths left out."
         actions={
           agent ? (
-            <Link
-              href={`/failures/regressions?agent=${encodeURIComponent(agent.name)}`}
-              className="text-sm font-medium text-indigo-700 hover:underline"
-            >
-              Pass rate by version
-            </Link>
+            <span className="flex flex-wrap gap-3 text-sm font-medium">
+              <Link href={`/agents/${agent.id}`} className="text-indigo-700 hover:underline">
+                Overview over time
+              </Link>
+              <Link
+                href={`/failures/regressions?agent=${encodeURIComponent(agent.name)}`}
+                className="text-indigo-700 hover:underline"
+              >
+                Pass rate by version
+              </Link>
+            </span>
           ) : null
         }
       />
