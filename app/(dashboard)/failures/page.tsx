@@ -29,16 +29,19 @@ export default async function FailuresPage({ searchParams }: Props) {
         subtitle="Failed sessions grouped by what failed: the failing step, the error type and the error message with its ids, numbers, times, quoted values and paths left out."
         actions={
           agent ? (
-            <span className="flex gap-4">
+            <span className="flex flex-wrap gap-3 text-sm font-medium">
+              <Link href={`/agents/${agent.id}`} className="text-indigo-700 hover:underline">
+                Overview over time
+              </Link>
               <Link
                 href={`/failures/regressions?agent=${encodeURIComponent(agent.name)}`}
-                className="text-sm font-medium text-indigo-700 hover:underline"
+                className="text-indigo-700 hover:underline"
               >
                 Pass rate by version
               </Link>
               <Link
                 href={`/failures/watches?agent=${encodeURIComponent(agent.name)}`}
-                className="text-sm font-medium text-indigo-700 hover:underline"
+                className="text-indigo-700 hover:underline"
               >
                 Watches
               </Link>

@@ -89,7 +89,14 @@ export default async function SessionPage({ params, searchParams }: Props) {
             <OutcomeBadge outcome={session.outcome} reason={session.outcomeReason} />
             {session.demo ? <Badge>demo data</Badge> : null}
             <span>
-              {session.agent.name} <Badge>{session.agent.adapter}</Badge> version {session.agentVersion.version}
+              <Link
+                href={`/agents/${session.agentId}`}
+                className="text-indigo-700 hover:underline"
+                title="This agent's runs, failures, cost and latency over time"
+              >
+                {session.agent.name}
+              </Link>{" "}
+              <Badge>{session.agent.adapter}</Badge> version {session.agentVersion.version}
             </span>
             <span className="text-slate-500">·</span>
             <span>imported as {session.format}</span>
