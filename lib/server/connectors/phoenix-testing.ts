@@ -1,7 +1,7 @@
 /**
  * A Phoenix REST spans API on 127.0.0.1 for the connector tests: `GET /v1/projects/{project}/spans` answering
  * `{ data, next_cursor }` (see lib/ingest/__fixtures__/phoenix.ts for where the shapes come from). It checks
- * `Authorization: Bearer`; `parent_id=null` lists root spans (filtered by start_time/end_time on the root's
+ * `Authorization: Bearer` (none at all when its key is empty); `parent_id=null` lists root spans (filtered by start_time/end_time on the root's
  * start, `name` and `status_code`, oldest first); `trace_id` lists that trace's spans. Both page by an opaque
  * `cursor`. A test may answer first (./testing.ts).
  */
@@ -56,7 +56,8 @@ export async function fakePhoenix(opts: FakePhoenixOptions) {
     return { hit, answer };
   };
   return fakePlatform({
-    authorized: (req) => req.headers.authorization === `Bearer ${opts.apiKey}`,
+    // An empty key: a self-hosted Phoenix without auth, which must get no Authorization header at all.
+    authorized: (req) => req.headers.authorization === (opts.apiKey === "" ? undefined : `Bearer ${opts.apiKey}`),
     denied: { detail: "Invalid token" },
     route,
     ...(opts.intercept ? { intercept: opts.intercept } : {}),
