@@ -117,7 +117,7 @@ describe("the Phoenix mapper", () => {
     const spans: unknown[] = phoenixTrace(1);
     const deep: Record<string, unknown> = {};
     let node = deep;
-    for (let i = 0; i < 40; i++) node = (node.x = {}) as Record<string, unknown>;
+    for (let i = 0; i < 40; i++) node = node.x = {};
     spans.push({ ...(spans[1] as object), context: { trace_id: "x".repeat(600), span_id: "s" } });
     spans.push({ ...(spans[1] as object), context: { span_id: "s2" }, start_time: "yesterday" });
     const result = importDocument(JSON.stringify([...spans, { ...(phoenixTrace(2)[0] as object), attributes: deep }]), {
@@ -133,9 +133,9 @@ describe("the Phoenix mapper", () => {
     ]);
   });
 
-  it("keeps a __proto__ attribute as data and warns, never touching a prototype", () => {
+  it("imports a trace with a __proto__ attribute without touching any prototype", () => {
     const spans = phoenixTrace(3);
-    (spans[1]!.attributes as Record<string, unknown>) = JSON.parse(
+    spans[1]!.attributes = JSON.parse(
       JSON.stringify(spans[1]!.attributes).replace("{", '{"__proto__":{"polluted":1},'),
     ) as Record<string, unknown>;
     imported(JSON.stringify(spans));

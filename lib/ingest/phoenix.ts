@@ -31,7 +31,7 @@ const OPERATIONS: Record<string, string> = { RETRIEVER: "retrieval", EMBEDDING: 
 
 /** A step for a span of a kind the OpenInference reading leaves out: retrieval, embedding, or unrecognized. */
 function otherStep(span: OtlpSpan, warnings: ImportIssue[]): Step | null {
-  const kind = String(span.attributes["openinference.span.kind"] ?? "").toUpperCase();
+  const kind = (str(span.attributes["openinference.span.kind"]) ?? "").toUpperCase();
   if (kind === "" || STRUCTURE.has(kind)) return null;
   const attrs = new SpanAttributes(span, warnings);
   const operation = OPERATIONS[kind];

@@ -25,7 +25,7 @@ export function phoenixTrace(n: number, opts: { offsetMs?: number; failTool?: bo
     end_time: iso(base, to),
     status_code: "OK",
     status_message: "",
-    attributes: { "openinference.span.kind": kind, ...attributes },
+    attributes: { "openinference.span.kind": kind, ...attributes } as Record<string, unknown>,
     events: [] as unknown[],
   });
   const callId = `call_${n}_1`;
@@ -38,7 +38,7 @@ export function phoenixTrace(n: number, opts: { offsetMs?: number; failTool?: bo
   if (opts.failTool) {
     tool.status_code = "ERROR";
     tool.status_message = "TimeoutError: order service";
-    tool.attributes["output.value"] = undefined as never;
+    delete tool.attributes["output.value"];
     tool.events = [
       {
         name: "exception",
