@@ -1,9 +1,11 @@
 /**
  * Phoenix pulls against a real HTTP server on 127.0.0.1 serving the REST spans API's shapes (./phoenix-testing.ts):
  * root spans paged by cursor, a 429 with Retry-After, a page that fails once; on both engines a pull imports
- * exactly the expected sessions, a re-pull finds them again, and hostile traces are refused one by one, nothing of
+ * exactly the expected sessions, a re-pull finds them again, a pull interrupted after any trace and resumed gives
+ * the same sessions, and hostile traces are refused one by one, nothing of
  * them written, while the pull goes on.
  */
+import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { resetEnvCache } from "@/lib/env";
@@ -12,7 +14,7 @@ import { localAdmin, type Principal } from "../principal";
 import { createConnector, startPull } from "./connectors";
 import { fakePhoenix } from "./phoenix-testing";
 import type { PullDeps } from "./run-pull";
-import { stepRows, storedSessions, type Hit, type Override } from "./testing";
+import { crashAndResume, stepRows, storedSessions, type Hit, type Override } from "./testing";
 
 const KEY_ENV = "PHOENIX_PULL_TEST_API_KEY";
 const API_KEY = "phx-test";
@@ -101,6 +103,27 @@ describe.each(TEST_ENGINES)("Phoenix pulls on %s", (engine) => {
     const again = await startPull(analyst, { connectorId, filter: FILTER }, db.prisma, { pageSize: 3, client: FAST });
     expect(again.progress).toMatchObject({ traces: 7, imported: 0, duplicates: 7 });
   });
+
+  it("a pull interrupted after any trace and resumed gives the same sessions as one that ran through", async () => {
+    const digest = async () => (await storedSessions(db.prisma, "phoenix")).map((s) => ({ ...s, metadata: undefined }));
+    await db.prisma.session.deleteMany({ where: { format: "phoenix" } });
+    await startPull(analyst, { connectorId, filter: FILTER }, db.prisma, { pageSize: 3, client: FAST });
+    const reference = await digest();
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 6 }), async (k) => {
+        await db.prisma.session.deleteMany({ where: { format: "phoenix" } });
+        server.hits.length = 0;
+        const { done } = await crashAndResume(db.prisma, { connectorId, filter: FILTER }, k, {
+          pageSize: 3,
+          client: FAST,
+        });
+        expect([done.status, done.progress]).toMatchObject(["completed", { traces: 7, imported: 7, duplicates: 0 }]);
+        expect(await digest()).toEqual(reference);
+        expect(server.hits.filter((h) => h.kind === "trace").map((h) => h.traceId)).toEqual(IDS);
+      }),
+      { numRuns: 3, examples: [[3], [4]] },
+    );
+  }, 300_000);
 
   it("refuses hostile traces one by one, writing nothing of them, and the pull goes on", async () => {
     await db.prisma.session.deleteMany({ where: { format: "phoenix" } });
