@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/Button";
 import { FieldError, FormError, gridInputClass as input, SubmitRow } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 
-type Kind = "langfuse" | "langsmith";
+type Kind = "langfuse" | "langsmith" | "phoenix";
 
 /** What each kind of connector asks for besides its name, base URL and key variable. */
 const KIND_FIELDS: Record<
@@ -27,6 +27,13 @@ const KIND_FIELDS: Record<
     placeholder: "the tracing project's UUID",
     url: "https://api.smith.langchain.com",
     env: "LANGSMITH_API_KEY",
+  },
+  phoenix: {
+    key: "project",
+    label: "Project",
+    placeholder: "the project's name or id",
+    url: "https://app.phoenix.arize.com",
+    env: "PHOENIX_API_KEY",
   },
 };
 
@@ -56,6 +63,7 @@ export function ConnectorForm() {
         <select name="kind" value={kind} onChange={(e) => setKind(e.target.value as Kind)} className={input}>
           <option value="langfuse">Langfuse</option>
           <option value="langsmith">LangSmith</option>
+          <option value="phoenix">Phoenix</option>
         </select>
         <FieldError error={error} name="kind" />
       </label>
@@ -66,7 +74,7 @@ export function ConnectorForm() {
           [own.key, own.label, own.placeholder],
           [
             "secretKeyEnv",
-            kind === "langsmith" ? "API key's environment variable" : "Secret key's environment variable",
+            kind !== "langfuse" ? "API key's environment variable" : "Secret key's environment variable",
             own.env,
           ],
         ] as const
@@ -109,6 +117,7 @@ const PULL_FIELDS: readonly (readonly [PullField, string, string, string])[] = [
 const KIND_PULL_FIELDS: Record<string, readonly PullField[]> = {
   langfuse: ["fromTimestamp", "toTimestamp", "tags", "name", "userId", "sessionId"],
   langsmith: ["fromTimestamp", "toTimestamp", "tags", "name", "query"],
+  phoenix: ["fromTimestamp", "toTimestamp", "name"],
 };
 
 /** Starts a pull of one connector's traces that match a filter. */
@@ -162,7 +171,7 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
           <FieldError error={error} name={`filter.${key}`} />
         </label>
       ))}
-      {kind === "langsmith" ? (
+      {kind === "langsmith" || kind === "phoenix" ? (
         <label className="flex items-center gap-2 text-sm">
           <input type="checkbox" name="error" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} />
           <span className="text-slate-600">Only runs that failed</span>

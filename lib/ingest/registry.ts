@@ -1,6 +1,7 @@
 import type { FormatImporter } from "./importer";
 import { langfuseImporter } from "./langfuse";
 import { langSmithImporter } from "./langsmith";
+import { phoenixImporter } from "./phoenix";
 import { nativeImporter } from "./native";
 import { openAiAgentsImporter } from "./openai-agents";
 import { openAiChatImporter } from "./openai-chat";
@@ -18,6 +19,7 @@ export const importers: readonly FormatImporter[] = [
   openAiAgentsImporter,
   langfuseImporter,
   langSmithImporter,
+  phoenixImporter,
   openAiChatImporter,
   otlpProtobufImporter,
 ];

@@ -19,6 +19,7 @@ export const ImportFormat = z.enum([
   "openai-agents",
   "langfuse",
   "langsmith",
+  "phoenix",
 ]);
 export type ImportFormat = z.infer<typeof ImportFormat>;
 

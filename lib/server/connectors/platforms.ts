@@ -5,18 +5,22 @@
 import type { ConnectorRow } from "@/lib/db/connectors";
 import { mapLangfuseTrace } from "@/lib/ingest/langfuse";
 import { mapLangSmithTrace } from "@/lib/ingest/langsmith";
+import { mapPhoenixTrace } from "@/lib/ingest/phoenix";
 import type { ImportedSession, ImportIssue } from "@/lib/ingest/types";
 import type { ConnectorClient, HttpOptions, PullFilter } from "./http";
 import { LangfuseClient } from "./langfuse-client";
 import { LangSmithClient } from "./langsmith-client";
+import { PhoenixClient } from "./phoenix-client";
 
-export const CONNECTOR_KINDS = ["langfuse", "langsmith"] as const;
+export const CONNECTOR_KINDS = ["langfuse", "langsmith", "phoenix"] as const;
 export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
 
 export type Platform = {
   label: string;
   /** The filter fields its trace list reads; a pull's filter may hold no other. */
   filters: readonly (keyof PullFilter)[];
+  /** Whether a pull may go on with the secret's variable unset (a self-hosted platform without auth). */
+  secretOptional?: boolean;
   client(connector: ConnectorRow, secret: string, opts: Omit<HttpOptions, "baseUrl">): ConnectorClient;
   map(trace: unknown): { ok: true; session: ImportedSession } | { ok: false; issues: ImportIssue[] };
 };
@@ -38,6 +42,17 @@ export const PLATFORMS: Record<ConnectorKind, Platform> = {
       Array.isArray(trace)
         ? mapLangSmithTrace(trace.map((value: unknown, index) => ({ value, path: ["runs", index] })))
         : { ok: false, issues: [{ path: "", message: "the trace's runs are not a list" }] },
+  },
+  phoenix: {
+    label: "Phoenix",
+    filters: ["fromTimestamp", "toTimestamp", "name", "error"],
+    secretOptional: true,
+    client: (c, secret, opts) =>
+      new PhoenixClient({ ...opts, baseUrl: c.baseUrl, apiKey: secret, project: c.project ?? "" }),
+    map: (trace) =>
+      Array.isArray(trace)
+        ? mapPhoenixTrace(trace.map((value: unknown, index) => ({ value, path: ["data", index] })))
+        : { ok: false, issues: [{ path: "", message: "the trace's spans are not a list" }] },
   },
 };
 

@@ -89,9 +89,11 @@ describe.each(TEST_ENGINES)("LangSmith pulls on %s", (engine) => {
       { path: "project", message: "Invalid input: expected string, received undefined" },
     ]);
     const otherKind = await refusal(
-      createConnector(admin, { kind: "phoenix", name: "x", baseUrl: server.url, secretKeyEnv: KEY_ENV }, db.prisma),
+      createConnector(admin, { kind: "braintrust", name: "x", baseUrl: server.url, secretKeyEnv: KEY_ENV }, db.prisma),
     );
-    expect(otherKind.issues).toEqual([{ path: "kind", message: 'kind must be one of "langfuse", "langsmith".' }]);
+    expect(otherKind.issues).toEqual([
+      { path: "kind", message: 'kind must be one of "langfuse", "langsmith", "phoenix".' },
+    ]);
     const badFilter = await refusal(startPull(analyst, { connectorId, filter: { userId: "u1" } }, db.prisma));
     expect([STATUS[badFilter.code], badFilter.message, badFilter.issues]).toEqual([
       400,

@@ -1,6 +1,6 @@
 /**
  * A pull as a job: pages through the platform's trace list (oldest first, filtered; ./platforms.ts), fetches each
- * trace whole (Langfuse: with its observations; LangSmith: its run tree), and imports it as a session (a trace imported before is found again, never doubled). After
+ * trace whole (Langfuse: with its observations; LangSmith: its run tree; Phoenix: its spans), and imports it as a session (a trace imported before is found again, never doubled). After
  * every trace, the session and the pull's cursor (page, the platform's page cursor, last trace id) and progress are written in one
  * transaction, so a run that takes over after a crash goes on from exactly where the last one stopped.
  *
@@ -76,8 +76,8 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
     whose: "the platform's secret",
     users: "connectors",
   });
-  const secretKey = process.env[connector.secretKeyEnv];
-  if (keyProblem || !secretKey) {
+  const secretKey = process.env[connector.secretKeyEnv] ?? "";
+  if (keyProblem || (!secretKey && !platform.secretOptional)) {
     await end("failed", {
       code: "executor_missing",
       message:

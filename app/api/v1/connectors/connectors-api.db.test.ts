@@ -10,8 +10,10 @@ import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/te
 import { resetEnvCache } from "@/lib/env";
 import { supportTraces } from "@/lib/ingest/__fixtures__/langfuse";
 import { PROJECT_ID, supportRunTraces } from "@/lib/ingest/__fixtures__/langsmith";
+import { PHOENIX_PROJECT, phoenixTrace } from "@/lib/ingest/__fixtures__/phoenix";
 import { startJobs, type Jobs } from "@/lib/jobs/queue";
 import { fakeLangSmith } from "@/lib/server/connectors/langsmith-testing";
+import { fakePhoenix } from "@/lib/server/connectors/phoenix-testing";
 import { fakeLangfuse } from "@/lib/server/connectors/testing";
 import { jobHandlers } from "@/lib/server/job-handlers";
 import { plugJobQueue } from "@/lib/server/job-queue";
@@ -23,6 +25,8 @@ import { GET as listConnectors, POST as addConnector } from "./route";
 const global = globalThis as unknown as { __branchpointDb?: Promise<Database> };
 const SECRET_ENV = "LANGFUSE_API_TEST_SECRET_KEY";
 const LANGSMITH_ENV = "LANGSMITH_API_TEST_API_KEY";
+/** Named on the allow-list but never set: a self-hosted Phoenix without auth. */
+const PHOENIX_ENV = "PHOENIX_API_TEST_API_KEY";
 
 describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
   let db: TestDatabase;
@@ -30,16 +34,22 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
   let jobs: Jobs;
   let server: Awaited<ReturnType<typeof fakeLangfuse>>;
   let langsmith: Awaited<ReturnType<typeof fakeLangSmith>>;
+  let phoenix: Awaited<ReturnType<typeof fakePhoenix>>;
   beforeAll(async () => {
     process.env[SECRET_ENV] = "sk-lf-api";
     process.env[LANGSMITH_ENV] = "lsv2-api";
-    process.env.BRANCHPOINT_MODEL_KEY_VARS = `${SECRET_ENV},${LANGSMITH_ENV}`;
+    process.env.BRANCHPOINT_MODEL_KEY_VARS = `${SECRET_ENV},${LANGSMITH_ENV},${PHOENIX_ENV}`;
     resetEnvCache();
     db = await createTestDatabase(engine);
     key = (await createApiKey(db.prisma, "script")).key;
     global.__branchpointDb = Promise.resolve(db);
     server = await fakeLangfuse({ traces: supportTraces(4, "api"), publicKey: "pk-lf-api", secretKey: "sk-lf-api" });
     langsmith = await fakeLangSmith({ traces: supportRunTraces(5, "ls-api"), apiKey: "lsv2-api", project: PROJECT_ID });
+    phoenix = await fakePhoenix({
+      traces: [1, 2, 3].map((n) => phoenixTrace(n)),
+      apiKey: "",
+      project: PHOENIX_PROJECT,
+    });
     await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
     jobs = await startJobs(db, { work: true, handlers: jobHandlers, log: () => undefined, leaseMs: 2_000 });
     plugJobQueue(jobs);
@@ -49,6 +59,7 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     await jobs?.stop();
     await server?.close();
     await langsmith?.close();
+    await phoenix?.close();
     global.__branchpointDb = undefined;
     await db?.drop();
     delete process.env[SECRET_ENV];
@@ -76,7 +87,7 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
   };
   const poll = async (connectorId: string, pullId: string) => {
     // Up to 90 s: the database tests run beside the end-to-end suite on two cores.
-    for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 90_000; Date.now() < deadline;) {
       const { body } = await call(getPull, `/api/v1/connectors/${connectorId}/pulls/${pullId}`, {
         id: connectorId,
         pullId,
@@ -265,4 +276,38 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     ]);
     expect(await db.prisma.session.count({ where: { externalId: { startsWith: "ls-file" } } })).toBe(3);
   });
+
+  it("adds a Phoenix connector without a key (self-hosted), pulls its traces as a job and imports its span exports", async () => {
+    const input = {
+      name: "phx",
+      kind: "phoenix",
+      baseUrl: phoenix.url,
+      project: PHOENIX_PROJECT,
+      secretKeyEnv: PHOENIX_ENV,
+    };
+    const added = await call(addConnector, "/api/v1/connectors", {}, { method: "POST", body: JSON.stringify(input) });
+    expect([added.status, added.body.connector]).toEqual([
+      201,
+      expect.objectContaining({ kind: "phoenix", project: PHOENIX_PROJECT, secretSet: false }),
+    ]);
+    const id = (added.body.connector as { id: string }).id;
+    const pulls = `/api/v1/connectors/${id}/pulls`;
+    const started = await call(startPull, pulls, { id }, { method: "POST", body: JSON.stringify({ filter: {} }) });
+    expect(started.status).toBe(201);
+    expect(await poll(id, (started.body.pull as { id: string }).id)).toMatchObject({
+      status: "completed",
+      progress: { traces: 3, imported: 3, refused: 0 },
+    });
+    const spans = [4, 5].flatMap((n) => phoenixTrace(n));
+    const file = await call(importSessions, "/api/v1/sessions", {}, { method: "POST", body: JSON.stringify(spans) });
+    expect([file.status, file.body.format, (file.body.sessions as unknown[]).length]).toEqual([201, "phoenix", 2]);
+    const again = await call(
+      importSessions,
+      "/api/v1/sessions?format=phoenix",
+      {},
+      { method: "POST", body: JSON.stringify({ data: phoenixTrace(1), next_cursor: null }) },
+    );
+    expect((again.body.sessions as { duplicate?: boolean }[]).map((s) => s.duplicate)).toEqual([true]);
+    expect(await db.prisma.session.count({ where: { format: "phoenix" } })).toBe(5);
+  }, 120_000);
 });

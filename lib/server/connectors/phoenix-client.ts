@@ -1,0 +1,95 @@
+/**
+ * Arize Phoenix's REST spans API as a pull reads it: a project's root spans (a trace each) by filter
+ * (`GET /v1/projects/{project}/spans` with `parent_id=null`, `start_time`/`end_time`, `name`, `status_code`,
+ * paged by `next_cursor`), and one trace's spans (the same list by `trace_id`, every page). The API key, when the
+ * connector's variable holds one, goes in `Authorization: Bearer` (a self-hosted Phoenix without auth needs none).
+ * Retries, rate limits and the outbound guard: ./http.ts.
+ */
+import { isObject } from "@/lib/ingest/otlp/attributes";
+import {
+  ConnectorApiError,
+  PlatformHttp,
+  readJsonBody,
+  type ConnectorClient,
+  type HttpOptions,
+  type PagePosition,
+  type PullFilter,
+  type TraceAnswer,
+  type TracePage,
+} from "./http";
+
+export type PhoenixClientOptions = HttpOptions & { apiKey: string; project: string };
+
+/** The most pages of one trace's spans read (1000 spans each). */
+const MAX_TRACE_PAGES = 20;
+const TRACE_PAGE = 1000;
+
+export class PhoenixClient implements ConnectorClient {
+  private readonly http: PlatformHttp;
+  constructor(private readonly opts: PhoenixClientOptions) {
+    this.http = new PlatformHttp(
+      "Phoenix",
+      opts,
+      opts.apiKey !== "" ? { authorization: `Bearer ${opts.apiKey}` } : {},
+      "check the API key in the connector's environment variable and that it may read the project",
+    );
+  }
+
+  private async spans(params: URLSearchParams, what: string, trace: boolean) {
+    const path = `/v1/projects/${encodeURIComponent(this.opts.project)}/spans?${params.toString()}`;
+    const answer = trace ? await this.http.requestTrace("GET", path) : await this.http.request("GET", path);
+    if (typeof answer === "string") return { ok: false as const, message: answer };
+    if (answer.status !== 200) throw this.http.failure(answer, what);
+    const read = readJsonBody(answer.text);
+    if (!read.ok) return { ok: false as const, message: `${what} cannot be read: ${read.message}` };
+    if (!isObject(read.value) || !Array.isArray(read.value.data))
+      return { ok: false as const, message: `${what} is not { data: [...], next_cursor }` };
+    const cursor = read.value.next_cursor;
+    const next = typeof cursor === "string" && cursor !== "" ? cursor : null;
+    return { ok: true as const, spans: read.value.data as unknown[], next };
+  }
+
+  /** One page of the project's root spans (a trace each), filtered. */
+  async listTraces(filter: PullFilter, at: PagePosition, limit: number): Promise<TracePage> {
+    const params = new URLSearchParams({ parent_id: "null", limit: String(limit) });
+    if (filter.fromTimestamp !== undefined) params.set("start_time", filter.fromTimestamp);
+    if (filter.toTimestamp !== undefined) params.set("end_time", filter.toTimestamp);
+    if (filter.name !== undefined) params.set("name", filter.name);
+    if (filter.error !== undefined) params.set("status_code", filter.error ? "ERROR" : "OK");
+    if (at.token !== null) params.set("cursor", at.token);
+    const page = await this.spans(params, `page ${at.page} of the project's spans`, false);
+    if (!page.ok) throw new ConnectorApiError(`${page.message}.`, 200);
+    return {
+      ids: page.spans.map((s) => {
+        const id = isObject(s) && isObject(s.context) ? s.context.trace_id : null;
+        return typeof id === "string" && id !== "" ? id : null;
+      }),
+      next: page.next !== null && page.spans.length > 0 ? { page: at.page + 1, token: page.next } : null,
+      totalPages: null,
+      totalItems: null,
+    };
+  }
+
+  /** Every span of one trace, all pages. */
+  async getTrace(id: string): Promise<TraceAnswer> {
+    const spans: unknown[] = [];
+    let cursor: string | null = null;
+    for (let page = 1; page <= MAX_TRACE_PAGES; page++) {
+      const params = new URLSearchParams({ trace_id: id, limit: String(TRACE_PAGE) });
+      if (cursor !== null) params.set("cursor", cursor);
+      const answer = await this.spans(params, `the spans of trace ${id}`, true);
+      if (!answer.ok) return answer;
+      spans.push(...answer.spans);
+      cursor = answer.next;
+      if (cursor === null || answer.spans.length === 0) break;
+      if (page === MAX_TRACE_PAGES)
+        return {
+          ok: false,
+          message: `the trace has more than ${MAX_TRACE_PAGES * TRACE_PAGE} spans; too large to import`,
+        };
+    }
+    if (spans.length === 0)
+      return { ok: false, message: "Phoenix has no spans for this trace (deleted since it was listed?)" };
+    return { ok: true, trace: spans };
+  }
+}
