@@ -17,6 +17,18 @@ const KINDS: { value: Kind; label: string }[] = [
   { value: "regression", label: "A new version that regressed" },
 ];
 
+/** A number field, typed as text (the server checks it and names it when it is wrong). */
+function NumberInput(props: { value: string; onChange: (value: string) => void; decimal?: boolean }) {
+  return (
+    <input
+      value={props.value}
+      onChange={(e) => props.onChange(e.target.value)}
+      className={inputClass}
+      inputMode={props.decimal ? "decimal" : "numeric"}
+    />
+  );
+}
+
 /** Saves a watch on one agent: what to watch, and what to do when it fires (a webhook, an investigation, or both). */
 export function WatchForm({ agentId, checks }: { agentId: string; checks: readonly { id: string; name: string }[] }) {
   const [name, setName] = useState("");
@@ -90,32 +102,17 @@ export function WatchForm({ agentId, checks }: { agentId: string; checks: readon
                 </select>
               </Field>
               <Field label="Last N sessions" errors={form.fieldErrors("condition.lastN")}>
-                <input
-                  value={lastN}
-                  onChange={(e) => setLastN(e.target.value)}
-                  className={inputClass}
-                  inputMode="numeric"
-                />
+                <NumberInput value={lastN} onChange={setLastN} />
               </Field>
               <Field label="Below (%)" errors={form.fieldErrors("condition.threshold")}>
-                <input
-                  value={threshold}
-                  onChange={(e) => setThreshold(e.target.value)}
-                  className={inputClass}
-                  inputMode="decimal"
-                />
+                <NumberInput value={threshold} onChange={setThreshold} decimal />
               </Field>
             </div>
           )
         ) : null}
         {kind === "cluster_growth" ? (
           <Field label="Sessions a day (K)" errors={form.fieldErrors("condition.perDay")}>
-            <input
-              value={perDay}
-              onChange={(e) => setPerDay(e.target.value)}
-              className={inputClass}
-              inputMode="numeric"
-            />
+            <NumberInput value={perDay} onChange={setPerDay} />
           </Field>
         ) : null}
         <Field
@@ -141,12 +138,7 @@ export function WatchForm({ agentId, checks }: { agentId: string; checks: readon
             hint="The most replays this can run is shown when the watch is saved."
             errors={form.fieldErrors("actions.investigate.maxSessions")}
           >
-            <input
-              value={maxSessions}
-              onChange={(e) => setMaxSessions(e.target.value)}
-              className={inputClass}
-              inputMode="numeric"
-            />
+            <NumberInput value={maxSessions} onChange={setMaxSessions} />
           </Field>
         ) : null}
         <Field
@@ -154,12 +146,7 @@ export function WatchForm({ agentId, checks }: { agentId: string; checks: readon
           errors={form.fieldErrors("windowSeconds")}
           hint="Watches are evaluated as sessions arrive, at most once per window."
         >
-          <input
-            value={windowMinutes}
-            onChange={(e) => setWindowMinutes(e.target.value)}
-            className={inputClass}
-            inputMode="numeric"
-          />
+          <NumberInput value={windowMinutes} onChange={setWindowMinutes} />
         </Field>
         {form.formError ? <Notice tone="error">{form.formError}</Notice> : null}
         {saved ? (
