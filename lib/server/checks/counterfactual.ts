@@ -237,6 +237,16 @@ export function judgeFor(client: DbClient, endpointId: string | null): JudgeExec
  * The base is judged once per trial set.
  */
 export async function settleChecks(prisma: Db, replayId: string, result: ReplayResult): Promise<StoredVerdicts | null> {
+  const verdicts = await judgeRun(prisma, replayId, result);
+  if (verdicts) await saveVerdicts(prisma, replayId, verdicts);
+  return verdicts;
+}
+
+/**
+ * The verdicts settleChecks stores, not stored: a writer that saves them in the transaction that ends the run
+ * (so that nobody who sees the run ended reads it without them).
+ */
+export async function judgeRun(prisma: Db, replayId: string, result: ReplayResult): Promise<StoredVerdicts | null> {
   const row = await getReplayCounterfactual(prisma, replayId);
   if (!row) return null;
   const checks = z.array(NamedCheck).parse(row.checks ?? []);
@@ -248,9 +258,7 @@ export async function settleChecks(prisma: Db, replayId: string, result: ReplayR
     base = await evaluateChecks(checks, { steps: await sessionEventsCompact(prisma, row.sessionId) }, judge);
   }
   const branch = await evaluateChecks(checks, { steps: result.steps }, judge);
-  const verdicts = { base, branch };
-  await saveVerdicts(prisma, replayId, verdicts);
-  return verdicts;
+  return { base, branch };
 }
 
 export interface PresentedVerdict {

@@ -42,7 +42,8 @@ import { pauser } from "@/lib/event-loop";
 import { AppError, notFound } from "@/lib/errors";
 import { ExecutorError, modelExecutor, toolExecutor, toolSimulator, type NulReport } from "@/lib/executors/live";
 import { appErrorFromDatabase } from "@/lib/db/errors";
-import { LIVE_MODEL_POLICIES, settleChecks } from "../checks/counterfactual";
+import { saveVerdicts } from "@/lib/db/checks";
+import { LIVE_MODEL_POLICIES, judgeRun } from "../checks/counterfactual";
 import { storeComparisonAfterRun } from "./comparison-store";
 import type { RunFailure, RunFailureCode } from "@/lib/run-failures";
 
@@ -392,6 +393,9 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
       // The rows are built before the transaction (the inputs' compaction is the run's work, not the database's);
       // the transaction writes them a window per statement, so it holds the connection for the inserts alone.
       const rows = stepRows(replayId, done.steps);
+      // Judged before the run is stored and saved with it: whoever sees it ended sees its verdicts (an
+      // investigation that took over from a dead worker counted a probe's trials between the two, as failing).
+      const verdicts = await judgeRun(prisma, replayId, done);
       await pause();
       await withTransaction(
         prisma,
@@ -405,12 +409,12 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
           });
           if (!stored) throw new LeaseLost(replayId);
           await appendLogEntries(tx, replayId, done.newLogEntries, row.createdBy);
+          if (verdicts) await saveVerdicts(tx, replayId, verdicts);
         },
         { timeout: 120_000, maxWait: 30_000 },
       );
       // Right after its steps: the comparison pages and the API read a window of it at a time.
       await storeComparisonAfterRun(prisma, replayId);
-      await settleChecks(prisma, replayId, done);
       return done;
     }
   } catch (error) {
