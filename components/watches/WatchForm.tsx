@@ -17,14 +17,27 @@ const KINDS: { value: Kind; label: string }[] = [
   { value: "regression", label: "A new version that regressed" },
 ];
 
-/** A number field, typed as text (the server checks it and names it when it is wrong). */
-function NumberInput(props: { value: string; onChange: (value: string) => void; decimal?: boolean }) {
+/** A number field, typed as text (the server checks it and names it when it is wrong). Field gives it its id and aria. */
+function NumberInput({
+  value,
+  onChange,
+  decimal,
+  ...aria
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  decimal?: boolean;
+  id?: string;
+  "aria-invalid"?: boolean;
+  "aria-describedby"?: string;
+}) {
   return (
     <input
-      value={props.value}
-      onChange={(e) => props.onChange(e.target.value)}
+      {...aria}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
       className={inputClass}
-      inputMode={props.decimal ? "decimal" : "numeric"}
+      inputMode={decimal ? "decimal" : "numeric"}
     />
   );
 }
