@@ -1,4 +1,5 @@
 /** RCA reports from finished replays, and the revocable share links that open them read-only. */
+import { stepWords } from "@/lib/reports/step-words";
 import { z } from "zod";
 import { withTransaction, type Db } from "@/lib/db";
 import { getExperiment as readExperiment } from "@/lib/db/experiments";
@@ -177,13 +178,6 @@ export const AddEvidenceInput = z
     path: ["investigationId"],
   });
 export type AddEvidenceInput = z.infer<typeof AddEvidenceInput>;
-
-/** What a step did, in a few words: a model step by the tools it called (or "replied"), others by name. */
-export function stepWords(e: { kind: string; name: string; output: unknown }): string {
-  if (e.kind !== "model_call") return e.name;
-  const calls = (e.output as { toolCalls?: { name: string }[] } | null)?.toolCalls ?? [];
-  return calls.length > 0 ? `called ${calls.map((c) => c.name).join(", ")}` : "replied";
-}
 
 type ReportSession = { id: string; label: string };
 

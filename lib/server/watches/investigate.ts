@@ -23,7 +23,8 @@ import { presentInvestigation, type InvestigationView } from "../investigations/
 import { startInvestigation } from "../investigations/run-investigation";
 import type { QueueDeps } from "../job-queue";
 import { systemPrincipal } from "../principal";
-import { addReportEvidence, createReport, stepWords } from "../reports/reports";
+import { stepWords } from "@/lib/reports/step-words";
+import { addReportEvidence, createReport } from "../reports/reports";
 import type { Firing } from "./evaluate";
 import { presentWatch } from "./watch-inputs";
 
