@@ -359,16 +359,15 @@ async function writeNewSessions(
   const sql = prismaSql(tx);
   const rows: Prisma.SessionCreateManyInput[] = [];
   const clusters: ClusterAssignment[] = [];
+  const traces: { id: string; traceIds: NonNullable<ReturnType<typeof sessionRow>["traceIds"]> }[] = [];
   for (const { id, session } of window) {
     const row = sessionRow(session, await agents(sql, session));
     rows.push({ id, ...row.data });
     clusters.push(row.cluster(id));
+    if (row.traceIds) traces.push({ id, traceIds: row.traceIds });
   }
   await tx.session.createMany({ data: rows });
-  for (const { id, session } of window) {
-    const stored = splitTraceIds(session.format, session.metadata);
-    if (stored.traceIds) await replaceTraceIds(sql, id, stored.traceIds);
-  }
+  for (const t of traces) await replaceTraceIds(sql, t.id, t.traceIds);
   await insertEventRows(
     sql,
     window.flatMap(({ id, session }) => eventRows(id, session.events)),
