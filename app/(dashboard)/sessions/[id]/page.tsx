@@ -91,7 +91,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
             <span>
               <Link
                 href={`/agents/${session.agentId}`}
-                className="text-indigo-700 hover:underline"
+                className="text-indigo-700 underline"
                 title="This agent's runs, failures, cost and latency over time"
               >
                 {session.agent.name}
