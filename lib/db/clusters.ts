@@ -327,12 +327,15 @@ export function renameCluster(client: DbClient, id: string, label: string | null
 
 /**
  * Moves the members of `sourceIds` into `targetId`, points their signatures' routes at it (new sessions
- * of those signatures land there), and deletes the emptied clusters. Call inside a transaction.
+ * of those signatures land there), keeps the fixes tried on them (now the target's), and deletes the emptied
+ * clusters. Call inside a transaction.
  */
 export async function mergeClusterRows(tx: DbClient, targetId: string, sourceIds: readonly string[]): Promise<void> {
   const sources = [...sourceIds];
-  await tx.clusterMember.updateMany({ where: { clusterId: { in: sources } }, data: { clusterId: targetId } });
-  await tx.clusterRoute.updateMany({ where: { clusterId: { in: sources } }, data: { clusterId: targetId } });
+  const moved = { where: { clusterId: { in: sources } }, data: { clusterId: targetId } };
+  await tx.clusterMember.updateMany(moved);
+  await tx.clusterRoute.updateMany(moved);
+  await tx.clusterFix.updateMany(moved);
   await tx.failureCluster.deleteMany({ where: { id: { in: sources } } });
 }
 

@@ -9,6 +9,7 @@ import { GET as getRoute, PATCH as renameRoute } from "./[id]/route";
 import { GET as sessionsRoute } from "./[id]/sessions/route";
 import { POST as splitRoute } from "./[id]/split/route";
 import { POST as mergeRoute } from "./merge/route";
+import { GET as fixesRoute, POST as tryFixRoute } from "./[id]/fixes/route";
 import { GET as regressionsRoute } from "../regressions/route";
 import type { PresentedCluster } from "@/lib/server/clusters/cluster-shared";
 import type { Regressions } from "@/lib/server/clusters/regressions";
@@ -174,6 +175,15 @@ describe.each(TEST_ENGINES)("failure clusters and regressions on %s", (engine) =
     );
     expect(renamed.body.cluster).toMatchObject({ label: "Card declines", named: true });
 
+    // A fix tried on not-found (one member, the recording unchanged) stays with its sessions through the merge.
+    const tried = await call(
+      tryFixRoute,
+      `/api/v1/clusters/${notFound.id}/fixes`,
+      { method: "POST", body: JSON.stringify({ preset: "recorded-only", sample: 1 }) },
+      { id: notFound.id },
+    );
+    expect(tried.status).toBe(202);
+
     // Merge not-found into declined: one cluster of both sizes; new not-found sessions land there too.
     const merged = await call(mergeRoute, "/api/v1/clusters/merge", {
       method: "POST",
@@ -186,6 +196,9 @@ describe.each(TEST_ENGINES)("failure clusters and regressions on %s", (engine) =
       label: "Card declines",
     });
     expect((await call(getRoute, `/api/v1/clusters/${notFound.id}`, {}, { id: notFound.id })).status).toBe(404);
+    const kept = (await call(fixesRoute, `/api/v1/clusters/${declined.id}/fixes`, {}, { id: declined.id })).body
+      .fixes as { experimentId: string }[];
+    expect(kept.map((f) => f.experimentId)).toEqual([tried.body.experimentId]);
 
     // Split ten sessions off: a new cluster keeps them; the original keeps the rest.
     const members = (
