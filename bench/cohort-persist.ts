@@ -4,9 +4,10 @@
  *   - replay + persist: what a worker does with a queued replay (lib/server/replays runQueuedReplay: claim,
  *     read the base session and the branch log, run the engine, store the result and its steps), in this
  *     process, one session after another: wall time per session;
- *   - floor: the rows that run stored (each replay's step rows and its result's update of the replay row),
- *     written again for a fresh replay row per session in one driver transaction: one multi-row INSERT of
- *     the steps (jsonb_to_recordset, as the run writes them) and one UPDATE, wall time per session.
+ *   - floor: the rows that run stored (its result's update of the replay row, its step rows, its log entries and
+ *     its stored comparison: header and pairs), written again for a fresh replay row per session in one driver
+ *     transaction: one UPDATE and one multi-row INSERT per table (JSON records, as the run writes them), wall
+ *     time per session.
  * The floor is the database's own cost of the rows, through the driver (no Prisma, no reads): it does not
  * flatter the ratio. Each is measured `runs` times (fresh replays each time); the spread (min, median, max)
  * and the load average before each run are printed.
@@ -15,6 +16,7 @@ import { loadavg } from "node:os";
 import { randomUUID } from "node:crypto";
 import type { Db } from "../lib/db";
 import { savePolicyByName, withTransaction } from "../lib/db/policies";
+import { Prisma } from "../lib/db/generated/client";
 import { sqlTransaction } from "../lib/db/sql";
 import { createTestDatabase, type TestEngine } from "../lib/db/testing";
 import { generateRefundCohort } from "../lib/jobs/testing";
@@ -31,16 +33,61 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const spread = (xs: number[], digits = 2) =>
   `min ${Math.min(...xs).toFixed(digits)}  median ${median(xs).toFixed(digits)}  max ${Math.max(...xs).toFixed(digits)}`;
 
-/** The stored rows of a finished replay, as the floor writes them again: its steps as JSON records and its result. */
+/**
+ * The stored rows of a finished replay, as the floor writes them again: its steps, log entries and comparison
+ * (header and pairs) as JSON records, and its result.
+ */
 async function storedRows(prisma: Db, replayId: string) {
   const [result] = await prisma.$queryRaw<{ status: string; comparability: string; evidence: string }[]>`
     SELECT status, comparability, evidence::text AS evidence FROM "Replay" WHERE id = ${replayId}`;
-  const steps = await prisma.$queryRaw<{ row: string }[]>`
+  const records = async (query: Prisma.Sql) =>
+    (await prisma.$queryRaw<{ row: string }[]>(query)).map((s) => JSON.parse(s.row) as Record<string, unknown>);
+  const steps = await records(Prisma.sql`
     SELECT row_to_json(s)::text AS row FROM (
       SELECT idx, kind, name, source, "baseSeq", input, output, error, status, "cacheKey", miss, detail,
         "inputPrefixIdx", "inputPrefixCount", "inputDigest"
-      FROM "ReplayStep" WHERE "replayId" = ${replayId} ORDER BY idx) s`;
-  return { result: result!, steps: steps.map((s) => JSON.parse(s.row) as Record<string, unknown>) };
+      FROM "ReplayStep" WHERE "replayId" = ${replayId} ORDER BY idx) s`);
+  const log = await records(
+    Prisma.sql`SELECT row_to_json(l)::text AS row FROM "ReplayLogEntry" l WHERE "replayId" = ${replayId} ORDER BY idx`,
+  );
+  const [header] = await records(
+    Prisma.sql`SELECT row_to_json(c)::text AS row FROM "ReplayComparison" c WHERE "replayId" = ${replayId}`,
+  );
+  const pairs = await records(
+    Prisma.sql`SELECT row_to_json(p)::text AS row FROM "ReplayComparisonPair" p WHERE "replayId" = ${replayId}`,
+  );
+  if (!header) throw new Error(`replay ${replayId}: no stored comparison`);
+  return { result: result!, steps, log, header, pairs };
+}
+
+/** Writes `rows` again for `replayId` in one driver transaction: the floor. */
+async function writeRaw(prisma: Db, replayId: string, rows: Awaited<ReturnType<typeof storedRows>>) {
+  const { result, steps, log, header, pairs } = rows;
+  const records = JSON.stringify(steps.map((s) => ({ ...s, id: randomUUID(), replayId })));
+  await sqlTransaction(prisma, async (sql) => {
+    await sql.query`
+      UPDATE "Replay" SET status = ${result.status}::text, comparability = ${result.comparability}::text,
+        evidence = ${result.evidence}::jsonb, "stepCount" = ${steps.length}::int, "finishedAt" = now()
+      WHERE id = ${replayId}::text`;
+    await sql.query`
+      INSERT INTO "ReplayStep" (id, "replayId", idx, kind, name, source, "baseSeq", input, output, error, status,
+        "cacheKey", miss, detail, "inputPrefixIdx", "inputPrefixCount", "inputDigest")
+      SELECT id, "replayId", idx, kind, name, source, "baseSeq", input, output, error, status,
+        "cacheKey", miss, detail, "inputPrefixIdx", "inputPrefixCount", "inputDigest"
+      FROM jsonb_to_recordset(${records}::jsonb) AS x(id text, "replayId" text, idx int, kind text, name text,
+        source text, "baseSeq" int, input jsonb, output jsonb, error jsonb, status text, "cacheKey" text,
+        miss jsonb, detail jsonb, "inputPrefixIdx" int, "inputPrefixCount" int, "inputDigest" text)`;
+    if (log.length > 0)
+      await sql.query`
+        INSERT INTO "ReplayLogEntry" SELECT * FROM jsonb_populate_recordset(NULL::"ReplayLogEntry",
+          ${JSON.stringify(log.map((l) => ({ ...l, id: randomUUID(), replayId })))}::jsonb)`;
+    await sql.query`
+      INSERT INTO "ReplayComparison" SELECT * FROM jsonb_populate_record(NULL::"ReplayComparison",
+        ${JSON.stringify({ ...header, replayId })}::jsonb)`;
+    await sql.query`
+      INSERT INTO "ReplayComparisonPair" SELECT * FROM jsonb_populate_recordset(NULL::"ReplayComparisonPair",
+        ${JSON.stringify(pairs.map((p) => ({ ...p, replayId })))}::jsonb)`;
+  });
 }
 
 export async function measurePersist(engine: TestEngine, sessions: number, runs: number, policy: Policy) {
@@ -57,6 +104,7 @@ export async function measurePersist(engine: TestEngine, sessions: number, runs:
     const floorMs: number[] = [];
     const ratios: number[] = [];
     let stepsPerSession = 0;
+    let rowsPerSession = 0;
     for (let run = 1; run <= runs; run++) {
       const loadBefore = load();
       const replays: string[] = [];
@@ -74,30 +122,14 @@ export async function measurePersist(engine: TestEngine, sessions: number, runs:
       // The same rows, written again as raw batched inserts for fresh replay rows (made before the clock starts).
       const rows = await Promise.all(replays.map((id) => storedRows(db.prisma, id)));
       stepsPerSession = rows.reduce((n, r) => n + r.steps.length, 0) / rows.length;
+      rowsPerSession = rows.reduce((n, r) => n + 2 + r.steps.length + r.log.length + r.pairs.length, 0) / rows.length;
       const targets: string[] = [];
       for (const sessionId of ids)
         targets.push(
           (await createReplay(localAdmin("bench"), { sessionId, policyVersionId: versionId }, db.prisma)).id,
         );
       const f0 = performance.now();
-      for (const [k, { result, steps }] of rows.entries()) {
-        const replayId = targets[k]!;
-        const records = JSON.stringify(steps.map((s) => ({ ...s, id: randomUUID(), replayId })));
-        await sqlTransaction(db.prisma, async (sql) => {
-          await sql.query`
-            UPDATE "Replay" SET status = ${result.status}::text, comparability = ${result.comparability}::text,
-              evidence = ${result.evidence}::jsonb, "stepCount" = ${steps.length}::int, "finishedAt" = now()
-            WHERE id = ${replayId}::text`;
-          await sql.query`
-            INSERT INTO "ReplayStep" (id, "replayId", idx, kind, name, source, "baseSeq", input, output, error, status,
-              "cacheKey", miss, detail, "inputPrefixIdx", "inputPrefixCount", "inputDigest")
-            SELECT id, "replayId", idx, kind, name, source, "baseSeq", input, output, error, status,
-              "cacheKey", miss, detail, "inputPrefixIdx", "inputPrefixCount", "inputDigest"
-            FROM jsonb_to_recordset(${records}::jsonb) AS x(id text, "replayId" text, idx int, kind text, name text,
-              source text, "baseSeq" int, input jsonb, output jsonb, error jsonb, status text, "cacheKey" text,
-              miss jsonb, detail jsonb, "inputPrefixIdx" int, "inputPrefixCount" int, "inputDigest" text)`;
-        });
-      }
+      for (const [k, stored] of rows.entries()) await writeRaw(db.prisma, targets[k]!, stored);
       const floor = (performance.now() - f0) / rows.length;
       replayMs.push(replay);
       floorMs.push(floor);
@@ -107,7 +139,7 @@ export async function measurePersist(engine: TestEngine, sessions: number, runs:
       );
     }
     console.log(
-      `${engine}: ${sessions} sessions × ${runs} runs, ${stepsPerSession.toFixed(1)} steps/session\n` +
+      `${engine}: ${sessions} sessions × ${runs} runs, ${stepsPerSession.toFixed(1)} steps and ${rowsPerSession.toFixed(1)} rows written/session\n` +
         `  replay+persist ms/session: ${spread(replayMs)}\n` +
         `  raw batched insert ms/session: ${spread(floorMs)}\n` +
         `  replay+persist / raw insert: ${spread(ratios)}× (target ≤ 3×)  load: ${load()}`,

@@ -9,11 +9,13 @@ export async function knownTools(client: DbClient, agentId: string): Promise<Kno
     client.toolEndpoint.findMany({ where: { readOnly: true }, select: { toolName: true } }),
   ]);
   const readOnlyEndpoints = new Set(endpoints.map((e) => e.toolName));
-  return tools.map((t) => {
-    const declared = t.sideEffect as SideEffect;
-    const sideEffect: SideEffect = declared === "unknown" && readOnlyEndpoints.has(t.name) ? "read" : declared;
-    return { name: t.name, sideEffect };
-  });
+  return tools.map((t) => knownTool(t.name, t.sideEffect, readOnlyEndpoints.has(t.name)));
+}
+
+/** A tool as the engine classes it: as declared, or `read` when undeclared and its endpoint is marked read-only. */
+export function knownTool(name: string, declared: string, readOnlyEndpoint: boolean): KnownTool {
+  const sideEffect = declared as SideEffect;
+  return { name, sideEffect: sideEffect === "unknown" && readOnlyEndpoint ? "read" : sideEffect };
 }
 
 /** How many of the newest identical recorded calls a history lookup hands the engine to choose from. */

@@ -25,6 +25,24 @@ export async function withTransaction<T>(
   return prisma.$transaction(fn, opts);
 }
 
+/**
+ * Runs `fn` in `tx` under a savepoint: when it throws, what it wrote is undone (the transaction goes on) and
+ * `onError` is told; the transaction's other writes stand.
+ */
+export async function withSavepoint(
+  tx: DbClient,
+  fn: () => Promise<void>,
+  onError: (error: unknown) => void,
+): Promise<void> {
+  await tx.$executeRaw`SAVEPOINT inner_work`;
+  try {
+    await fn();
+  } catch (error) {
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT inner_work`;
+    onError(error);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The agent a policy is validated for
 

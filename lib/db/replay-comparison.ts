@@ -287,6 +287,26 @@ export async function loadReplayComparison(
       ? await loadReplayMeta(client, replayId, { inputDrift: false })
       : await loadReplayMeta(client, replayId);
   if (!meta) return null;
+  return { ...meta, ...(await compareStoredRuns(client, meta.replay)) };
+}
+
+/** What loadReplayComparison adds to the replay's meta: both runs' counts and final outputs, and the comparison. */
+export type StoredRunsComparison = Pick<
+  ReplayComparisonView,
+  "baseCount" | "branchCount" | "baseFinalOutput" | "branchFinalOutput" | "comparison"
+>;
+
+/**
+ * The comparison of a replay's stored steps with its base, as loadReplayComparison makes it, without the replay's
+ * meta: what storing the comparison needs (lib/server/replays/comparison-store.ts), read with `client` (a run's
+ * transaction reads the steps it just wrote).
+ */
+export async function compareStoredRuns(
+  client: DbClient,
+  replay: { id: string; sessionId: string; status: string },
+): Promise<StoredRunsComparison> {
+  const replayId = replay.id;
+  const meta = { replay };
   const [baseRows, stepRowsFound] = await Promise.all([
     sessionLiteRows(client, meta.replay.sessionId),
     jsonRows<StepTuple>(
@@ -362,7 +382,6 @@ export async function loadReplayComparison(
     [...events].reverse().find((e) => e.kind === "final_output")?.output;
   const comparison = compareRuns(base, steps, { branchComplete: meta.replay.status === "completed", deltas: false });
   return {
-    ...meta,
     baseCount: base.length,
     branchCount: steps.length,
     baseFinalOutput: finalOf(base),

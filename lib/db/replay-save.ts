@@ -1,7 +1,8 @@
 import type { SessionEvent } from "@/lib/replay";
 import { pauser } from "@/lib/event-loop";
 import type { DbClient } from "./client";
-import { sessionEventRows, toSessionEvent } from "./session-reads";
+import { knownTool } from "./history";
+import { EVENT_WINDOW, toSessionEvent } from "./session-reads";
 
 // ---------------------------------------------------------------------------
 // A long run's reads in short pieces. On the embedded database (one
@@ -11,15 +12,81 @@ import { sessionEventRows, toSessionEvent } from "./session-reads";
 // in its final transaction, a window of rows per statement: replay-steps.ts.)
 // ---------------------------------------------------------------------------
 
-/** The base session's events as the engine reads them (model inputs in their stored, compact form), a window at a time. */
+/**
+ * The base session's events as the engine reads them (model inputs in their stored, compact form), a window at a
+ * time: each window the next EVENT_WINDOW events by seq, so a session shorter than a window is one read.
+ */
 export async function sessionEventsForRun(client: DbClient, sessionId: string): Promise<SessionEvent[]> {
   const pause = pauser();
   const events: SessionEvent[] = [];
-  for await (const r of sessionEventRows(client, sessionId)) {
-    const event = toSessionEvent(r);
-    if (r.inputPrefixSeq !== null) event.inputPrefix = { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 };
-    events.push(event);
+  const windowAfter = (after: number | null) =>
+    client.event.findMany({
+      where: { sessionId, ...(after === null ? {} : { seq: { gt: after } }) },
+      orderBy: { seq: "asc" },
+      take: EVENT_WINDOW,
+    });
+  for (let after: number | null = null; ;) {
+    const rows = await windowAfter(after);
+    for (const r of rows) {
+      const event = toSessionEvent(r);
+      if (r.inputPrefixSeq !== null) event.inputPrefix = { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 };
+      events.push(event);
+    }
+    if (rows.length < EVENT_WINDOW) return events;
+    after = rows.at(-1)!.seq;
     await pause();
   }
-  return events;
+}
+
+/**
+ * What a run needs of its replay row, in one round trip (a worker runs this once per replay): the policy snapshot,
+ * edits, author, the agent and cohort it runs for, the agent's tools as the engine classes them (knownTools),
+ * whether it has checks to judge, and whether its branch log holds anything (none: the log is not read).
+ */
+export async function replayRunContext(client: DbClient, replayId: string) {
+  const rows = await client.$queryRaw<
+    {
+      id: string;
+      sessionId: string;
+      policySnapshot: unknown;
+      edits: unknown;
+      createdBy: string | null;
+      modelEndpointId: string | null;
+      experimentId: string | null;
+      experimentAgentVersionId: string | null;
+      agentId: string;
+      adapter: string;
+      tools: [name: string, sideEffect: string, readOnlyEndpoint: boolean][];
+      hasChecks: boolean;
+      hasLog: boolean;
+    }[]
+  >`
+    SELECT r.id, r."sessionId", r."policySnapshot", r.edits, r."createdBy", r."modelEndpointId",
+           e.id AS "experimentId", e."agentVersionId" AS "experimentAgentVersionId", s."agentId", a.adapter,
+           (SELECT COALESCE(json_agg(json_build_array(t.name, t."sideEffect", EXISTS (
+              SELECT 1 FROM "ToolEndpoint" te WHERE te."toolName" = t.name AND te."readOnly"))), '[]'::json)
+              FROM "Tool" t WHERE t."agentId" = s."agentId") AS tools,
+           (jsonb_typeof(r.checks) = 'array' AND jsonb_array_length(r.checks) > 0) AS "hasChecks",
+           (EXISTS (SELECT 1 FROM "Fixture" f WHERE f."replayId" = r.id)
+             OR EXISTS (SELECT 1 FROM "ReplayLogEntry" l WHERE l."replayId" = r.id)) AS "hasLog"
+      FROM "Replay" r
+      JOIN "Session" s ON s.id = r."sessionId"
+      JOIN "Agent" a ON a.id = s."agentId"
+      LEFT JOIN "Experiment" e ON e.id = r."experimentId"
+     WHERE r.id = ${replayId}`;
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    policySnapshot: row.policySnapshot,
+    edits: row.edits,
+    createdBy: row.createdBy,
+    modelEndpointId: row.modelEndpointId,
+    experiment: row.experimentId ? { id: row.experimentId, agentVersionId: row.experimentAgentVersionId! } : null,
+    session: { agentId: row.agentId, agent: { adapter: row.adapter } },
+    tools: row.tools.map(([name, sideEffect, readOnly]) => knownTool(name, sideEffect, readOnly)),
+    hasChecks: row.hasChecks,
+    hasLog: row.hasLog,
+  };
 }

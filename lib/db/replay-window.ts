@@ -12,30 +12,34 @@ import { Prisma } from "./generated/client";
 /** What identifies a replay's steps and its base as they are now, with their counts; null when there is no such replay. */
 export async function replayStamp(client: DbClient, replayId: string) {
   if (!replayId) return null;
-  const row = await client.replay.findUnique({
-    where: { id: replayId },
-    select: {
-      status: true,
-      updatedAt: true,
-      stepCount: true,
-      stepsVersion: true,
-      sessionId: true,
-      session: { select: { eventCount: true } },
-    },
-  });
+  // One statement (a run's save and every page read ask for it): the replay's row joined with its base's count.
+  const [row] = await client.$queryRaw<
+    {
+      status: string;
+      updatedAt: Date;
+      stepCount: number;
+      stepsVersion: number;
+      sessionId: string;
+      eventCount: number;
+    }[]
+  >`
+    SELECT r.status, r."updatedAt", r."stepCount", r."stepsVersion", r."sessionId", s."eventCount"
+      FROM "Replay" r JOIN "Session" s ON s.id = r."sessionId"
+     WHERE r.id = ${replayId}`;
   if (!row) return null;
+  const updatedAt = new Date(row.updatedAt);
   return {
     status: row.status,
     stepCount: row.stepCount,
     sessionId: row.sessionId,
-    baseCount: row.session.eventCount,
+    baseCount: row.eventCount,
     /** Changes whenever the replay's row is written (its steps are stored with it) or its base is re-imported. */
-    key: `${row.updatedAt.toISOString()}:${row.stepCount}:${row.status}:${row.session.eventCount}`,
+    key: `${updatedAt.toISOString()}:${row.stepCount}:${row.status}:${row.eventCount}`,
     /**
      * Changes only when a run's result replaces the steps or the base is re-imported, not with the
      * row's other writes (a running replay's progress every half second, a cancel request, a claim).
      */
-    stepsKey: `${row.stepsVersion}:${row.stepCount}:${row.session.eventCount}`,
+    stepsKey: `${row.stepsVersion}:${row.stepCount}:${row.eventCount}`,
   };
 }
 

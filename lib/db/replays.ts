@@ -318,44 +318,6 @@ export async function listReplays(
   return { replays, nextCursor: hasMore ? (replays.at(-1)?.id ?? null) : null };
 }
 
-/** What a run needs of its replay row: the policy snapshot, edits, author, and the agent and cohort it runs for. */
-export async function replayRunContext(client: DbClient, replayId: string) {
-  // One round trip (a worker runs this once per replay).
-  const rows = await client.$queryRaw<
-    {
-      id: string;
-      sessionId: string;
-      policySnapshot: unknown;
-      edits: unknown;
-      createdBy: string | null;
-      modelEndpointId: string | null;
-      experimentId: string | null;
-      experimentAgentVersionId: string | null;
-      agentId: string;
-      adapter: string;
-    }[]
-  >`
-    SELECT r.id, r."sessionId", r."policySnapshot", r.edits, r."createdBy", r."modelEndpointId",
-           e.id AS "experimentId", e."agentVersionId" AS "experimentAgentVersionId", s."agentId", a.adapter
-      FROM "Replay" r
-      JOIN "Session" s ON s.id = r."sessionId"
-      JOIN "Agent" a ON a.id = s."agentId"
-      LEFT JOIN "Experiment" e ON e.id = r."experimentId"
-     WHERE r.id = ${replayId}`;
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    id: row.id,
-    sessionId: row.sessionId,
-    policySnapshot: row.policySnapshot,
-    edits: row.edits,
-    createdBy: row.createdBy,
-    modelEndpointId: row.modelEndpointId,
-    experiment: row.experimentId ? { id: row.experimentId, agentVersionId: row.experimentAgentVersionId! } : null,
-    session: { agentId: row.agentId, agent: { adapter: row.adapter } },
-  };
-}
-
 /** The notes each earlier step was stored with, by the log entry its result came from. */
 export async function stepNotesByLogEntry(client: DbClient, replayId: string): Promise<Map<string, string[]>> {
   const rows = await client.replayStep.findMany({ where: { replayId }, select: { detail: true } });

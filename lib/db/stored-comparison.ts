@@ -33,15 +33,17 @@ const jsonOrNull = (v: unknown) => (v === undefined || v === null ? Prisma.DbNul
 
 /**
  * Replaces the replay's stored comparison with this one. Call inside a transaction: the replay's row is locked
- * first, so two builders of the same replay store one after the other, never a mix of both.
+ * first (`locked`: the transaction holds its lock already, as a run storing its result does), so two builders of
+ * the same replay store one after the other, never a mix of both.
  */
 export async function writeStoredComparison(
   tx: DbClient,
   replayId: string,
   header: StoredComparisonHeader,
   pairs: readonly StoredPair[],
+  opts: { locked?: boolean } = {},
 ): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM "Replay" WHERE id = ${replayId} FOR UPDATE`;
+  if (!opts.locked) await tx.$queryRaw`SELECT id FROM "Replay" WHERE id = ${replayId} FOR UPDATE`;
   await tx.replayComparison.deleteMany({ where: { replayId } });
   await tx.replayComparison.create({
     data: {

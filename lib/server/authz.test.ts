@@ -167,10 +167,10 @@ const NOT_OPERATIONS = new Set([
   // How many comparisons were built: what the tests of the stored comparisons count.
   "comparison-pages.comparisonBuilds",
   "comparison-store.comparisonBuilds",
-  // The stored comparison's build and read, under the operations that authorize (comparison-pages) and after a run
-  // stored its steps (execute-replay), on no one's behalf.
+  // The stored comparison's build and read, under the operations that authorize (comparison-pages) and as a run
+  // stores its steps (execute-replay), on no one's behalf.
   "comparison-store.buildStoredComparison",
-  "comparison-store.storeComparisonAfterRun",
+  "comparison-store.storeComparisonInRun",
   "comparison-store.currentComparison",
   // Pure: a compared session as a page or the API names it; and how many session pairs were aligned (for tests).
   "session-compare.presentComparedSession",

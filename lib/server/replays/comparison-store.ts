@@ -10,13 +10,14 @@
  * linear work (lib/replay/align.ts), and written as one row per pair.
  */
 import type { Db } from "@/lib/db";
-import { withTransaction } from "@/lib/db/policies";
-import { loadReplayComparison } from "@/lib/db/replay-comparison";
+import type { DbClient } from "@/lib/db/client";
+import { withSavepoint, withTransaction } from "@/lib/db/policies";
+import { compareStoredRuns } from "@/lib/db/replay-comparison";
 import { replayStamp } from "@/lib/db/replay-window";
 import { storedComparisonHeader, writeStoredComparison, type StoredComparisonHeader } from "@/lib/db/stored-comparison";
 import { notFound } from "@/lib/errors";
 import { isBaseOnly } from "@/lib/replay";
-import { toStoredPairs } from "@/lib/session-view/compare-pairs";
+import { toStoredPairs, type StoredPair } from "@/lib/session-view/compare-pairs";
 import { COMPARE_FILTERS, shownBy, type CompareFilter } from "@/lib/session-view/compare-rows";
 
 export type ComparisonCounts = Record<CompareFilter, number>;
@@ -32,16 +33,14 @@ const building = new Map<string, Promise<ComparisonHeader | null>>();
 /** What a stored comparison was built from: the replay's steps and base (their stamp), and its status. */
 const keyOf = (stamp: { stepsKey: string; status: string }) => `${stamp.stepsKey}:${stamp.status}`;
 
-/**
- * Builds the replay's comparison as it is now and stores it (unless a run stored other steps meanwhile: the next
- * read builds that state's). Null when there is no such replay.
- */
-export async function buildStoredComparison(prisma: Db, replayId: string): Promise<ComparisonHeader | null> {
+/** The comparison of the replay's steps and base as `stamp` says they are, as a header and its pairs. */
+async function buildComparison(
+  client: DbClient,
+  replayId: string,
+  stamp: NonNullable<Awaited<ReturnType<typeof replayStamp>>>,
+): Promise<{ header: ComparisonHeader; pairs: StoredPair[] }> {
   builds++;
-  const stamp = await replayStamp(prisma, replayId);
-  if (!stamp) return null;
-  const view = await loadReplayComparison(prisma, replayId, { inputDrift: false });
-  if (!view) return null;
+  const view = await compareStoredRuns(client, { id: replayId, sessionId: stamp.sessionId, status: stamp.status });
   const { comparison } = view;
   const pairs = toStoredPairs(comparison.pairs);
   const counts = Object.fromEntries(COMPARE_FILTERS.map((f) => [f, 0])) as ComparisonCounts;
@@ -66,6 +65,17 @@ export async function buildStoredComparison(prisma: Db, replayId: string): Promi
     baseFinalOutput: view.baseFinalOutput,
     branchFinalOutput: view.branchFinalOutput,
   };
+  return { header, pairs };
+}
+
+/**
+ * Builds the replay's comparison as it is now and stores it (unless a run stored other steps meanwhile: the next
+ * read builds that state's). Null when there is no such replay.
+ */
+export async function buildStoredComparison(prisma: Db, replayId: string): Promise<ComparisonHeader | null> {
+  const stamp = await replayStamp(prisma, replayId);
+  if (!stamp) return null;
+  const { header, pairs } = await buildComparison(prisma, replayId, stamp);
   const now = await replayStamp(prisma, replayId);
   if (now && keyOf(now) === header.stepsKey)
     await withTransaction(prisma, (tx) => writeStoredComparison(tx, replayId, header, pairs), {
@@ -76,15 +86,22 @@ export async function buildStoredComparison(prisma: Db, replayId: string): Promi
 }
 
 /**
- * Builds and stores the comparison of a replay whose run just stored its steps. A failure is logged, not thrown:
- * the run's result is stored already, and the first read builds the comparison instead.
+ * Builds and stores the comparison of the steps a run is storing, in the run's own transaction (`tx`, which
+ * wrote them and holds the replay's row lock): the comparison is there as soon as the steps are, with no read of
+ * the replay outside it. Under a savepoint: a failure is logged and undone, not thrown (the run's result is
+ * stored all the same, and the first read builds the comparison instead).
  */
-export async function storeComparisonAfterRun(prisma: Db, replayId: string): Promise<void> {
-  try {
-    await buildStoredComparison(prisma, replayId);
-  } catch (error) {
-    console.error(`Replay ${replayId}: its comparison was not stored (the first read builds it):`, error);
-  }
+export async function storeComparisonInRun(tx: DbClient, replayId: string): Promise<void> {
+  await withSavepoint(
+    tx,
+    async () => {
+      const stamp = await replayStamp(tx, replayId);
+      if (!stamp) return;
+      const { header, pairs } = await buildComparison(tx, replayId, stamp);
+      await writeStoredComparison(tx, replayId, header, pairs, { locked: true });
+    },
+    (error) => console.error(`Replay ${replayId}: its comparison was not stored (the first read builds it):`, error),
+  );
 }
 
 /** A replay's current comparison's header, and the replay's base session. */

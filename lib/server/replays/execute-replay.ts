@@ -24,7 +24,7 @@ import {
 import type { Db } from "@/lib/db";
 import type { DbClient } from "@/lib/db/client";
 import { beginLiveCall, holdsReplayLease, type LiveCallStart } from "@/lib/db/jobs";
-import { historyLookupFor, knownTools } from "@/lib/db/history";
+import { historyLookupFor } from "@/lib/db/history";
 import { withTransaction } from "@/lib/db/policies";
 import {
   appendLogEntries,
@@ -34,9 +34,9 @@ import {
   saveRunResult,
   type NewFixture,
 } from "@/lib/db/replay-writes";
-import { replayRunContext, stepNotesByLogEntry } from "@/lib/db/replays";
+import { stepNotesByLogEntry } from "@/lib/db/replays";
 import { sessionContext } from "@/lib/db/session-reads";
-import { sessionEventsForRun } from "@/lib/db/replay-save";
+import { replayRunContext, sessionEventsForRun } from "@/lib/db/replay-save";
 import { stepRows } from "@/lib/db/replay-steps";
 import { pauser } from "@/lib/event-loop";
 import { AppError, notFound } from "@/lib/errors";
@@ -44,7 +44,7 @@ import { ExecutorError, modelExecutor, toolExecutor, toolSimulator, type NulRepo
 import { appErrorFromDatabase } from "@/lib/db/errors";
 import { saveVerdicts } from "@/lib/db/checks";
 import { LIVE_MODEL_POLICIES, judgeRun } from "../checks/counterfactual";
-import { storeComparisonAfterRun } from "./comparison-store";
+import { storeComparisonInRun } from "./comparison-store";
 import type { RunFailure, RunFailureCode } from "@/lib/run-failures";
 
 export type ExtraLog = { fixture?: NewFixture; approval?: ApprovalEntry };
@@ -99,12 +99,6 @@ async function settleFailure(
     return { code, message: both };
   }
 }
-
-/**
- * Attaches this run's notes (NULs replaced in an executor answer) to their
- * steps; a step whose result came from the log keeps the notes it had when the
- * result was obtained.
- */
 
 /**
  * Attaches this run's notes (NULs replaced in an executor answer) to their
@@ -296,7 +290,8 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
     const base = await sessionEventsForRun(prisma, row.sessionId);
     if (base.length === 0 && !(await sessionContext(prisma, row.sessionId)))
       throw new Error(`The base session of replay "${replayId}" no longer exists.`);
-    const log: BranchLogEntry[] = await loadBranchLog(prisma, replayId);
+    // A fresh replay's log is empty (the run context says so): it is not read.
+    const log: BranchLogEntry[] = row.hasLog ? await loadBranchLog(prisma, replayId) : [];
     const policy = Policy.parse(row.policySnapshot);
     const adapter = Adapter.safeParse(row.session.agent.adapter);
     const nulNotes = new Map<number, string[]>();
@@ -370,7 +365,7 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
         policy,
         edits: Edits.parse(row.edits),
         log,
-        tools: await knownTools(prisma, row.session.agentId),
+        tools: row.tools,
         ...(adapter.success ? { adapter: adapter.data } : {}),
         historyLookup: historyLookupFor(prisma, {
           agentId: row.session.agentId,
@@ -395,7 +390,7 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
       const rows = stepRows(replayId, done.steps);
       // Judged before the run is stored and saved with it: whoever sees it ended sees its verdicts (an
       // investigation that took over from a dead worker counted a probe's trials between the two, as failing).
-      const verdicts = await judgeRun(prisma, replayId, done);
+      const verdicts = row.hasChecks ? await judgeRun(prisma, replayId, done) : null;
       await pause();
       await withTransaction(
         prisma,
@@ -410,11 +405,11 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
           if (!stored) throw new LeaseLost(replayId);
           await appendLogEntries(tx, replayId, done.newLogEntries, row.createdBy);
           if (verdicts) await saveVerdicts(tx, replayId, verdicts);
+          // With its steps: the comparison pages and the API read a window of it at a time.
+          await storeComparisonInRun(tx, replayId);
         },
         { timeout: 120_000, maxWait: 30_000 },
       );
-      // Right after its steps: the comparison pages and the API read a window of it at a time.
-      await storeComparisonAfterRun(prisma, replayId);
       return done;
     }
   } catch (error) {

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db";
 import { STEP_WINDOW, stepRows } from "@/lib/db/replay-steps";
+import { EVENT_WINDOW } from "@/lib/db/session-reads";
 import { importLongChat, loadReplayView } from "@/lib/db/replays-testing";
 import { TEST_ENGINES, createTestDatabase, statementCountingClient, type TestDatabase } from "@/lib/db/testing";
 import type { Policy } from "@/lib/replay";
 import { localAdmin } from "../principal";
 import { StartReplayInput } from "./replay-inputs";
+import { comparisonBuilds, currentComparison } from "./comparison-store";
 import { createReplay } from "./replays";
 import { runQueuedReplay } from "./run-queued-replay";
 
@@ -27,6 +29,15 @@ async function storedColumns(db: Db, replayId: string) {
       status, "cacheKey", miss::text AS miss, detail::text AS detail, "inputPrefixIdx", "inputPrefixCount",
       "inputDigest", "outputDigest", "plainInputDigest"
     FROM "ReplayStep" WHERE "replayId" = ${replayId} ORDER BY idx`;
+}
+
+/** A statement as its verb and first table (a driver's implicit COMMIT as COMMIT). */
+function statementHead(query: string): string {
+  const text = query.replace(/\s+/g, " ").trim();
+  if (/^-- Implicit "COMMIT"/.test(text)) return "COMMIT";
+  const verb = /^(?:WITH \w+ AS \( )?(\w+)/i.exec(text)![1]!.toUpperCase();
+  const table = /(?:FROM|INTO|UPDATE) (?:"public"\.)?"(\w+)"/i.exec(text)?.[1];
+  return table ? `${verb} ${table}` : verb;
 }
 
 describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
@@ -59,13 +70,38 @@ describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
           .map((q) => /INSERT INTO (?:"public"\.)?("?\w+"?)/i.exec(q)?.[1] ?? q.trim().slice(0, 40));
       try {
         const { id } = await create();
+        const events = (await db.prisma.session.findUniqueOrThrow({ where: { id: sessionId } })).eventCount;
         expect(await runQueuedReplay(counted.prisma, id, { owner: "worker-1" })).toBe("ran");
-        // The steps, then (after their transaction) the comparison stored for the pages: its header and its pairs,
+        // The steps, then (in their transaction) the comparison stored for the pages: its header and its pairs,
         // one to one with the steps here, 5,000 a statement.
         expect(inserts()).toEqual([
           ...Array<string>(Math.ceil(STEPS / STEP_WINDOW)).fill('"ReplayStep"'),
           '"ReplayComparison"',
           ...Array<string>(Math.ceil(STEPS / 5000)).fill('"ReplayComparisonPair"'),
+        ]);
+        // Every statement of the run: the claim, one read of the run's context (its tools, whether it has checks
+        // or a log), the base a window of EVENT_WINDOW events at a time, and one transaction storing the result,
+        // the steps and the comparison (under a savepoint: see the next test). No read or write per step.
+        // Left out: what the worker sends at times, not per step (a cancel check every quarter second, progress
+        // every half second, the lease's heartbeat).
+        const timed = /^\s*SELECT \(r\."cancelRequested"|SET "progressDone"|SET "leaseUntil"/;
+        expect(counted.statements.filter((q) => !timed.test(q)).map(statementHead)).toEqual([
+          "UPDATE Replay",
+          "SELECT ToolEndpoint",
+          ...Array<string>(Math.floor(events / EVENT_WINDOW) + 1).fill("SELECT Event"),
+          "UPDATE Replay",
+          ...Array<string>(Math.ceil(STEPS / STEP_WINDOW)).fill("INSERT ReplayStep"),
+          "SAVEPOINT",
+          "SELECT Replay",
+          "SELECT Event",
+          "SELECT ReplayStep",
+          // The digests of the model calls the edit's branch does not vouch for (lib/db/replay-comparison.ts).
+          "SELECT Event",
+          "SELECT ReplayStep",
+          "DELETE ReplayComparison",
+          "INSERT ReplayComparison",
+          ...Array<string>(Math.ceil(STEPS / 5000)).fill("INSERT ReplayComparisonPair"),
+          "COMMIT",
         ]);
         const row = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
         expect(row.status).toBe("completed");
@@ -83,6 +119,34 @@ describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
       } finally {
         await counted.close();
       }
+    },
+  );
+
+  it(
+    "a comparison that cannot be stored is undone alone: the run's result and steps are stored, the first read builds it",
+    { timeout: 300_000 },
+    async () => {
+      const failing = db.prisma.$extends({
+        query: {
+          $allOperations: ({ operation, args, query }) =>
+            operation === "$executeRaw" && JSON.stringify(args).includes('INSERT INTO \\"ReplayComparisonPair\\"')
+              ? Promise.reject(new Error("simulated: the database refused the pairs"))
+              : query(args),
+        },
+      }) as unknown as Db;
+      const { id } = await create();
+      const before = comparisonBuilds();
+      expect(await runQueuedReplay(failing, id, { owner: "worker-2" })).toBe("ran");
+      const row = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
+      expect(row).toMatchObject({ status: "completed", stepCount: STEPS, leaseOwner: null });
+      expect(await db.prisma.replayStep.count({ where: { replayId: id } })).toBe(STEPS);
+      // Its header, written before the pairs failed, is undone with them.
+      expect(await db.prisma.replayComparison.count({ where: { replayId: id } })).toBe(0);
+      expect(comparisonBuilds()).toBe(before + 1);
+      const current = await currentComparison(db.prisma, id);
+      expect(comparisonBuilds()).toBe(before + 2);
+      expect(current.pairCount).toBe(await db.prisma.replayComparisonPair.count({ where: { replayId: id } }));
+      expect(current.branchCount).toBe(STEPS);
     },
   );
 });
