@@ -94,6 +94,18 @@ describe("the demo refund agent against the real agent-driven replay routes (pgl
       "final_output:recorded",
     ]);
     expect(((await app.row(replay.id)).evidence as { driver: unknown }).driver).toEqual({ kind: "agent", ...DRIVER });
+    // Each model call's input is stored as what it adds to the one before (the client sent it whole each time).
+    const models = await app.db.prisma.replayStep.findMany({
+      where: { replayId: replay.id, kind: "model_call" },
+      orderBy: { idx: "asc" },
+      select: { idx: true, inputPrefixIdx: true, inputPrefixCount: true },
+    });
+    expect(models.map((m) => [m.idx, m.inputPrefixIdx, m.inputPrefixCount])).toEqual([
+      [0, null, null],
+      [3, 0, 2],
+      [5, 3, 5],
+      [7, 5, 7],
+    ]);
     // The model was never asked: every answer came from the recording.
     expect(model.requests).toEqual([]);
   }, 120_000);
