@@ -6,6 +6,7 @@ import { type PendingCall, type ReplayStep, sha256Hex } from "@/lib/replay";
 import { runFailure } from "@/lib/run-failures";
 import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
+import type { CompactInput, Step } from "@/lib/ingest/inputs";
 import { stepRows, toReplaySteps } from "./replay-steps";
 
 /** The statuses in which an agent-driven replay still takes calls from its agent. */
@@ -107,13 +108,15 @@ export class AgentStepsMoved extends Error {
 /**
  * Appends an agent's call as steps after the `expected` ones, and marks the replay running and seen now.
  * Fenced on the step count (a compare-and-set): throws `AgentStepsMoved`, writing nothing, when it moved.
- * Only while the replay is open; call inside a transaction.
+ * Only while the replay is open; call inside a transaction. With the run's `compactor`, a model call's input
+ * is stored as what it adds to the run's last one (as a server-driven run stores it), not whole each time.
  */
 export async function appendAgentSteps(
   client: DbClient,
   replayId: string,
   expected: number,
   steps: readonly ReplayStep[],
+  compactor?: (step: Step) => CompactInput,
 ): Promise<void> {
   const { count } = await client.replay.updateMany({
     where: { id: replayId, stepCount: expected, status: { in: [...AGENT_OPEN_STATUSES] } },
@@ -126,7 +129,7 @@ export async function appendAgentSteps(
     },
   });
   if (count !== 1) throw new AgentStepsMoved(replayId);
-  if (steps.length > 0) await client.replayStep.createMany({ data: stepRows(replayId, steps) });
+  if (steps.length > 0) await client.replayStep.createMany({ data: stepRows(replayId, steps, compactor) });
 }
 
 /**

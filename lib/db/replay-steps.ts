@@ -2,7 +2,7 @@
 import { type ReplayStep, type SessionEvent, type StepSource } from "@/lib/replay";
 import type { DbClient } from "./client";
 import { type Prisma } from "./generated/client";
-import { compactInputs, expandInputs } from "@/lib/ingest/inputs";
+import { compactInputs, expandInputs, type CompactInput, type Step } from "@/lib/ingest/inputs";
 import { newId } from "./event-rows";
 
 function json(value: unknown): Prisma.InputJsonValue {
@@ -38,8 +38,13 @@ interface StepDetail {
  * the database's digests of equal values are equal (see liteEvent): a writer
  * of these columns must not send JSON text it did not make that way.
  */
-export function stepRows(replayId: string, steps: readonly ReplayStep[]): Prisma.ReplayStepCreateManyInput[] {
-  const compact = compactInputs(steps);
+export function stepRows(
+  replayId: string,
+  steps: readonly ReplayStep[],
+  /** A run's own compactor (`inputCompactor`), for steps stored a few at a time: each extends the run's last model call. */
+  compactor?: (step: Step) => CompactInput,
+): Prisma.ReplayStepCreateManyInput[] {
+  const compact = compactor ? steps.map((s) => compactor(s)) : compactInputs(steps);
   return steps.map((s, i) => {
     const detail: StepDetail = {
       startedAt: s.startedAt,

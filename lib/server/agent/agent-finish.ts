@@ -20,11 +20,13 @@ import {
 } from "@/lib/replay";
 import type { Db } from "@/lib/db";
 import { finishAgentReplayRow } from "@/lib/db/agent-replays";
+import { saveVerdicts } from "@/lib/db/checks";
+import { withTransaction } from "@/lib/db/policies";
 import { AppError } from "@/lib/errors";
 import { firstDifference } from "@/lib/agent-wire/compare";
 import { runFailure } from "@/lib/run-failures";
 import type { Principal } from "../principal";
-import { settleChecks } from "../checks/counterfactual";
+import { judgeRun } from "../checks/counterfactual";
 import { refuseNul } from "../replays/replay-inputs";
 import { agentOnly } from "./agent-access";
 import { branchStop, forgetAgentRun, storeSteps, underReplay, type AgentRun } from "./agent-run";
@@ -163,14 +165,6 @@ export async function endAgentRun(prisma: Db, run: AgentRun, end: AgentEnd): Pro
             message: end.message ?? "",
             ...(end.step !== undefined ? { step: end.step } : {}),
           };
-  const stored = await finishAgentReplayRow(prisma, run.replayId, {
-    status: end.status,
-    comparability,
-    evidence,
-    error,
-  });
-  forgetAgentRun(run.replayId);
-  if (!stored) throw new AppError("wrong_state", `Replay ${run.replayId} ended meanwhile; nothing was stored.`);
   const result: ReplayResult = {
     status: end.status,
     fork: evidence.fork ?? null,
@@ -181,7 +175,24 @@ export async function endAgentRun(prisma: Db, run: AgentRun, end: AgentEnd): Pro
     evidence,
     newLogEntries: [],
   };
-  await settleChecks(prisma, run.replayId, result);
+  // Judged before the end is stored and saved with it, as a server-driven run's: whoever reads the replay
+  // ended reads its verdicts too (an LLM judge can take seconds, and the replay must not look finished
+  // without them meanwhile).
+  const verdicts = await judgeRun(prisma, run.replayId, result);
+  try {
+    await withTransaction(prisma, async (tx) => {
+      const stored = await finishAgentReplayRow(tx, run.replayId, {
+        status: end.status,
+        comparability,
+        evidence,
+        error,
+      });
+      if (!stored) throw new AppError("wrong_state", `Replay ${run.replayId} ended meanwhile; nothing was stored.`);
+      if (verdicts) await saveVerdicts(tx, run.replayId, verdicts);
+    });
+  } finally {
+    forgetAgentRun(run.replayId);
+  }
   return result;
 }
 

@@ -39,7 +39,7 @@ import { appendLogEntries, loadBranchLog } from "@/lib/db/replay-writes";
 import { sessionEventsForRun } from "@/lib/db/replay-save";
 import { AppError, notFound } from "@/lib/errors";
 import { toolSimulator } from "@/lib/executors/live";
-import { expandInputs } from "@/lib/ingest/inputs";
+import { expandInputs, inputCompactor, type CompactInput, type Step } from "@/lib/ingest/inputs";
 
 /** Thrown by the agent's "tool executor": a passthrough call the agent runs itself (the contract's `execute`). */
 export class AgentExecutes extends RunInterrupted {
@@ -90,6 +90,11 @@ export interface AgentRun {
   awaiting: Map<string, AwaitedCall>;
   /** The branch answered `wait` (a fixture, an approval): the next request reads what the dashboard added. */
   waiting: boolean;
+  /**
+   * The stored form of the next steps' model inputs: what each adds to the branch's last model call. A client
+   * sends the whole conversation with every call; stored whole, a 1,000-step run would write O(steps²) bytes.
+   */
+  compactor: (step: Step) => CompactInput;
 }
 
 /**
@@ -266,9 +271,11 @@ async function rebuild(prisma: Db, row: AgentReplayRow): Promise<AgentRun> {
     forkedAt: null,
     awaiting: new Map(),
     waiting: false,
+    compactor: inputCompactor(),
   };
   // The branch's earlier calls again, in order: the resolver's occurrence state ends where it was.
   for (const step of steps) {
+    run.compactor(step);
     if (step.kind === "model_call") noteModelStep(run, step);
     else if (step.kind === "tool_call") {
       const input = (step.input ?? {}) as { callId?: string; args?: unknown };
@@ -322,7 +329,7 @@ export async function storeSteps(prisma: Db, run: AgentRun, steps: readonly Repl
   const entries = run.log.appended.filter((e) => !run.storedLog.has(e.id));
   await withTransaction(prisma, async (tx) => {
     if (entries.length > 0) await appendLogEntries(tx, run.replayId, entries, run.row.createdBy);
-    await appendAgentSteps(tx, run.replayId, run.steps.length, steps);
+    await appendAgentSteps(tx, run.replayId, run.steps.length, steps, run.compactor);
   });
   for (const e of entries) run.storedLog.add(e.id);
   run.steps.push(...steps);

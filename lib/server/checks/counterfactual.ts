@@ -15,7 +15,6 @@ import {
   insertCheck,
   listCheckRows,
   loadTrialSet,
-  saveVerdicts,
   siblingBaseVerdicts,
   type CheckRow,
   type StoredVerdicts,
@@ -232,19 +231,10 @@ export function judgeFor(client: DbClient, endpointId: string | null): JudgeExec
 }
 
 /**
- * Once a branch has finished, judges it and its base run by the replay's
- * checks and stores the verdicts. A paused branch is judged when it finishes.
- * The base is judged once per trial set.
- */
-export async function settleChecks(prisma: Db, replayId: string, result: ReplayResult): Promise<StoredVerdicts | null> {
-  const verdicts = await judgeRun(prisma, replayId, result);
-  if (verdicts) await saveVerdicts(prisma, replayId, verdicts);
-  return verdicts;
-}
-
-/**
- * The verdicts settleChecks stores, not stored: a writer that saves them in the transaction that ends the run
- * (so that nobody who sees the run ended reads it without them).
+ * Once a branch has finished, judges it and its base run by the replay's checks (null when it has none or has
+ * not finished; a paused branch is judged when it finishes; the base once per trial set). Not stored: the
+ * writer that ends the run saves them in the same transaction (saveVerdicts), so nobody who reads the run
+ * ended reads it without them.
  */
 export async function judgeRun(prisma: Db, replayId: string, result: ReplayResult): Promise<StoredVerdicts | null> {
   const row = await getReplayCounterfactual(prisma, replayId);

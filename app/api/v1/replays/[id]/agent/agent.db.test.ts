@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importLongChat } from "@/lib/db/replays-testing";
 import { toolLevelPreset, type Policy } from "@/lib/replay";
 import { forgetAgentRun } from "@/lib/server/agent/agent-run";
+import { startScriptedModel } from "@/scripts/scripted-model";
 import { CHAT_LOG, TEST_AGENT, post, realTools, runAgent, startAgentTestApp, type AgentTestApp } from "./testing";
 
 const RECORDED: Policy = {
@@ -23,7 +24,8 @@ describe("agent-driven replays through the real openai client (pglite)", () => {
   }, 400_000);
   afterAll(() => app.close());
 
-  const start = (policy: Policy, agent?: Record<string, unknown>) => app.start(policy, { agent });
+  const start = (policy: Policy, agent?: Record<string, unknown>, extra?: Record<string, unknown>) =>
+    app.start(policy, { agent, ...(extra ? { extra } : {}) });
   const row = (id: string) => app.row(id);
 
   it("re-runs the recorded session exactly under a recorded policy, running no tool (JSON and streaming)", async () => {
@@ -393,5 +395,72 @@ describe("agent-driven replays through the real openai client (pglite)", () => {
       status: "failed",
       error: { code: "tool_miss_fail", step: 0 },
     });
+  }, 60_000);
+
+  it("stores the end and its check verdicts in one write: a reader never sees the branch ended without them", async () => {
+    // An LLM judge that holds its first answer until the test has read the replay.
+    let asked!: () => void;
+    const judgeAsked = new Promise<void>((resolve) => (asked = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const PASS = '{"verdict": "pass", "reason": "The order was refunded."}';
+    const judge = await startScriptedModel({
+      script: () => ({ content: PASS }),
+      gate: (index) => {
+        if (index > 0) return Promise.resolve();
+        asked();
+        return released;
+      },
+    });
+    try {
+      for (const [path, body] of [
+        ["/api/v1/executors/allowed-hosts", { host: judge.host }],
+        ["/api/v1/executors/models", { name: "judge", baseUrl: judge.baseUrl, model: "gpt-4o-mini" }],
+      ] as const) {
+        const response = await app.api(path, { method: "POST", body });
+        expect(response.status, await response.clone().text()).toBe(201);
+      }
+      const checks = [
+        { name: "says refunded", definition: { kind: "output_contains", text: "refunded" } },
+        { name: "judged", definition: { kind: "llm_judge", rubric: "Pass when the order was refunded." } },
+      ];
+      const { replay, agent } = await start(RECORDED, TEST_AGENT, { checks, modelEndpoint: "judge" });
+      const final = await runAgent(agent, realTools());
+      const finishing = post(agent.finishUrl, agent.token, { finalOutput: final });
+      await judgeAsked;
+      // The status and the verdicts in one read, while the judge decides: the branch has not ended yet.
+      const read = () =>
+        app.db.prisma.replay.findUniqueOrThrow({
+          where: { id: replay.id },
+          select: { status: true, verdicts: true },
+        });
+      expect(await read()).toEqual({ status: "running", verdicts: null });
+      release();
+      expect(await (await finishing).json()).toEqual({ status: "completed", comparability: "exact", stepCount: 6 });
+      // The base is judged first, then the branch: the judge's two prompts, in order.
+      expect(judge.requests).toHaveLength(2);
+      const judged = (k: number) => ({
+        checkId: null,
+        name: "judged",
+        kind: "llm_judge",
+        outcome: "pass",
+        reason: "The order was refunded.",
+        judge: { prompt: judge.requests[k]!.messages, answer: PASS, model: "gpt-4o-mini" },
+      });
+      const says = {
+        checkId: null,
+        name: "says refunded",
+        kind: "output_contains",
+        outcome: "pass",
+        reason: 'The final output contains "refunded".',
+      };
+      expect(await read()).toEqual({
+        status: "completed",
+        verdicts: { base: [says, judged(0)], branch: [says, judged(1)] },
+      });
+    } finally {
+      release();
+      await judge.close();
+    }
   }, 60_000);
 });
