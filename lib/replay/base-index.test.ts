@@ -48,6 +48,23 @@ describe("indexBase", () => {
     }
   });
 
+  it("indexes events given out of seq order, or with a seq twice, as the sorted session", () => {
+    const sorted = indexBase(events);
+    for (const session of [[...events].reverse(), [...events.slice(0, 6), events[2]!, ...events.slice(6)]]) {
+      const index = indexBase(session);
+      expect(index.events.map((e) => e.seq)).toEqual([...session].map((e) => e.seq).sort((a, b) => a - b));
+      expect(index.modelSteps.map((e) => e.seq)).toEqual(sorted.modelSteps.map((e) => e.seq));
+      expect(index.toolCallsOf(4)!.map((e) => e.seq)).toEqual([5]);
+      expect(index.finalOutputs.map((e) => e.seq)).toEqual([7]);
+      expect(index.userMessagesBefore.map((list) => list.map((e) => e.seq))).toEqual([[0], [], [], []]);
+    }
+    expect(sorted.unlinkedCalls).toEqual([]);
+    expect(sorted.hasInputPrefix).toBe(false);
+    const unlinked = indexBase(events.map((e) => (e.seq === 5 ? { ...e, parentSeq: null } : e)));
+    expect(unlinked.unlinkedCalls.map((e) => e.seq)).toEqual([5]);
+    expect(unlinked.toolCallsOf(4)).toBeUndefined();
+  });
+
   it("keeps calls whose parent seq lies outside the session", () => {
     const stray = events.map((e) => (e.seq === 5 ? { ...e, parentSeq: 99 } : e));
     const index = indexBase(stray);

@@ -28,6 +28,10 @@ export interface BaseIndex {
   /** user_message events before model step i (index i), and after the last one (index modelSteps.length). */
   readonly userMessagesBefore: readonly (readonly SessionEvent[])[];
   readonly finalOutputs: readonly SessionEvent[];
+  /** Tool calls the importer could not link to a model step (parentSeq null), in seq order. */
+  readonly unlinkedCalls: readonly SessionEvent[];
+  /** Whether any event's input is in the stored form (`inputPrefix`). */
+  readonly hasInputPrefix: boolean;
 }
 
 /** The finished recordings of one cache key, and the group's number. */
@@ -38,7 +42,14 @@ export interface KeyGroup {
 }
 
 export function indexBase(events: readonly SessionEvent[]): BaseIndex {
-  return new IndexedBase(isSorted(events) ? events : [...events].sort((a, b) => a.seq - b.seq));
+  // One pass over the events, which also finds whether they are in seq order (the usual case).
+  const index = new IndexedBase(events);
+  return index.sorted
+    ? index
+    : new IndexedBase(
+        [...events].sort((a, b) => a.seq - b.seq),
+        false,
+      );
 }
 
 /**
@@ -56,30 +67,50 @@ class IndexedBase implements BaseIndex {
   /** Tool calls by parent seq: an array while seqs are 0…n−1, else a map. */
   private callsByParent: (SessionEvent[] | undefined)[] | Map<number, SessionEvent[]>;
   private lazyByParent: Map<number, readonly SessionEvent[]> | null = null;
-  readonly userMessagesBefore: SessionEvent[][] = [[]];
+  /** Most model steps have no user message before them: they share one empty, frozen list. */
+  readonly userMessagesBefore: (readonly SessionEvent[])[] = [NO_EVENTS];
   readonly finalOutputs: SessionEvent[] = [];
   private lazyByKey: Map<string, readonly SessionEvent[]> | null = null;
   private lazyBySeq: Map<number, SessionEvent> | null = null;
   private lazyByName: Map<string, SessionEvent[]> | null = null;
   private lazyModelStepIndex: Map<number, number> | null = null;
 
-  constructor(readonly events: readonly SessionEvent[]) {
-    const dense = events.length === 0 || (events[0]!.seq >= 0 && events[events.length - 1]!.seq === events.length - 1);
-    const groupBySeq: (KeyGroup | undefined)[] | Map<number, KeyGroup> = dense ? [] : new Map();
+  readonly unlinkedCalls: SessionEvent[] = [];
+  hasInputPrefix = false;
+  /** False when the events were not in strictly increasing seq order and the order was checked (then nothing else was indexed). */
+  readonly sorted: boolean = true;
+
+  /** `checkOrder`: stop at the first event out of strictly increasing seq order (then `sorted` is false). */
+  constructor(
+    readonly events: readonly SessionEvent[],
+    checkOrder = true,
+  ) {
+    const n = events.length;
+    // Dense seqs (0…n−1, once sorted): per-seq tables are arrays of exactly n slots, filled, so no
+    // array grows (and leaves garbage) and none falls back to dictionary elements.
+    const dense = n === 0 || (events[0]!.seq >= 0 && events[n - 1]!.seq === n - 1);
+    const groupBySeq: (KeyGroup | undefined)[] | Map<number, KeyGroup> = dense ? slots(n) : new Map();
     this.groupBySeq = groupBySeq;
-    this.callsByParent = dense ? [] : new Map();
-    for (const event of events) {
+    this.callsByParent = dense ? slots(n) : new Map();
+    let previousSeq = -Infinity;
+    for (let i = 0; i < n; i++) {
+      const event = events[i]!;
+      if (checkOrder && event.seq <= previousSeq) {
+        this.sorted = false;
+        return;
+      }
+      previousSeq = event.seq;
+      if (event.inputPrefix) this.hasInputPrefix = true;
       switch (event.kind) {
         case "model_call":
           this.modelSteps.push(event);
-          this.userMessagesBefore.push([]);
+          this.userMessagesBefore.push(NO_EVENTS);
           break;
         case "tool_call": {
           const parent = event.parentSeq;
           if (parent !== null) {
             let byParent = this.callsByParent;
-            if (Array.isArray(byParent) && parent >= 0 && parent < events.length) {
-              while (byParent.length <= parent) byParent.push(undefined);
+            if (Array.isArray(byParent) && parent >= 0 && parent < n) {
               const list = byParent[parent];
               if (list) list.push(event);
               else byParent[parent] = [event];
@@ -88,7 +119,7 @@ class IndexedBase implements BaseIndex {
               if (Array.isArray(byParent)) this.callsByParent = byParent = toMap(byParent);
               push(byParent, parent, event);
             }
-          }
+          } else this.unlinkedCalls.push(event);
           const key = event.cacheKey;
           if (key !== null) {
             if (event.status === "incomplete") this.incompleteByKey.set(key, (this.incompleteByKey.get(key) ?? 0) + 1);
@@ -96,22 +127,35 @@ class IndexedBase implements BaseIndex {
               let group = this.keyGroups.get(key);
               if (group) group.recordings.push(event);
               else this.keyGroups.set(key, (group = { slot: this.keyGroups.size, key, recordings: [event] }));
-              if (Array.isArray(groupBySeq)) {
-                while (groupBySeq.length < event.seq) groupBySeq.push(undefined);
-                groupBySeq[event.seq] = group;
-              } else groupBySeq.set(event.seq, group);
+              if (Array.isArray(groupBySeq)) groupBySeq[event.seq] = group;
+              else groupBySeq.set(event.seq, group);
             }
           }
           break;
         }
-        case "user_message":
-          this.userMessagesBefore[this.userMessagesBefore.length - 1]!.push(event);
+        case "user_message": {
+          const before = this.userMessagesBefore;
+          const last = before[before.length - 1]!;
+          if (last === NO_EVENTS) before[before.length - 1] = [event];
+          else (last as SessionEvent[]).push(event);
           break;
+        }
         case "final_output":
           this.finalOutputs.push(event);
           break;
       }
     }
+    // A list that grew by push keeps room for 16 more: the index lives as long as the replay, so each
+    // list is cut to its length (the grown one is garbage at once).
+    const byParent = this.callsByParent;
+    if (Array.isArray(byParent)) {
+      for (let k = 0; k < byParent.length; k++) {
+        const list = byParent[k];
+        if (list !== undefined && list.length > 1) byParent[k] = list.slice();
+      }
+    } else for (const [parent, list] of byParent) if (list.length > 1) byParent.set(parent, list.slice());
+    for (const group of this.keyGroups.values())
+      if (group.recordings.length > 1) group.recordings = group.recordings.slice();
   }
 
   toolCallsOf(parentSeq: number): readonly SessionEvent[] | undefined {
@@ -169,9 +213,11 @@ class IndexedBase implements BaseIndex {
   }
 }
 
-function isSorted(events: readonly SessionEvent[]): boolean {
-  for (let i = 1; i < events.length; i++) if (events[i - 1]!.seq >= events[i]!.seq) return false;
-  return true;
+const NO_EVENTS: readonly SessionEvent[] = Object.freeze([]);
+
+/** n slots, each undefined: an array that never grows (filled, so its elements stay fast). */
+function slots<T>(n: number): (T | undefined)[] {
+  return new Array<T | undefined>(n).fill(undefined);
 }
 
 function toMap(list: readonly (SessionEvent[] | undefined)[]): Map<number, SessionEvent[]> {

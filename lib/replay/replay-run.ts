@@ -103,6 +103,11 @@ export class ReplayRun {
   budgetSteps = 0;
   /** A live model can loop forever; without maxSteps the branch is still bounded. */
   readonly implicitCap: number;
+  /**
+   * Every step so far is its base event's copy, at that event's own index (what an "exact" replay asks of
+   * each step): noted as steps are made, so the finished run need not walk its steps again to say so.
+   */
+  exactSoFar = true;
   /** The furthest base seq a branch step aligned with (progress reports). */
   furthestBaseSeq = -1;
 
@@ -126,10 +131,9 @@ export class ReplayRun {
     this.copiesRecord = setup.policy.model === "recorded-only" || setup.policy.model === "determinism-probe";
     this.baseLists = new BaseInputLists(setup.base.events);
     // A broken pointer is refused before the run starts, not when a step first needs its list.
-    if (setup.base.events.some((e) => e.inputPrefix)) this.baseLists.checkAll();
+    if (setup.base.hasInputPrefix) this.baseLists.checkAll();
     this.compactInputs = setup.input.inputs === "compact";
-    for (const e of setup.base.events) {
-      if (e.kind !== "tool_call" || e.parentSeq !== null) continue;
+    for (const e of setup.base.unlinkedCalls) {
       const id = asRecord(e.input).callId;
       if (typeof id === "string" && !this.orphanCallsById.has(id)) this.orphanCallsById.set(id, e);
     }
@@ -210,7 +214,9 @@ export class ReplayRun {
    * false means the run has stopped.
    */
   emit(step: ReplayStep): boolean {
+    const k = this.steps.length;
     this.steps.push(step);
+    if (this.exactSoFar && !(step.equalsBase && step.baseSeq === this.base.events[k]?.seq)) this.exactSoFar = false;
     if (step.baseSeq !== null && step.baseSeq > this.furthestBaseSeq) this.furthestBaseSeq = step.baseSeq;
     if (step.equalsBase) return true;
     const conversation = this.conversation;

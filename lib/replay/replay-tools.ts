@@ -203,12 +203,9 @@ export function toolStepOf(
   const failed = outcome.error !== null;
   const occurrence = key !== null ? run.resolver.occurrence(key, baseEvent).branch++ : null;
   const fromRecording = outcome.recorded;
+  const sameKey = baseEvent !== null && key !== null && key === baseEvent.cacheKey;
   const input =
-    baseEvent !== null &&
-    key !== null &&
-    key === baseEvent.cacheKey &&
-    baseEvent.name === request.name &&
-    request.id === asRecord(baseEvent.input).callId
+    sameKey && baseEvent.name === request.name && request.id === asRecord(baseEvent.input).callId
       ? baseEvent.input
       : { callId: request.id, args };
   const status = failed ? "failed" : "completed";
@@ -230,7 +227,8 @@ export function toolStepOf(
     durationMs: fromRecording?.durationMs ?? outcome.live?.durationMs ?? null,
     usage: fromRecording?.usage ?? null,
     parentSeq: modelSeq,
-    cacheKey: key,
+    // The recording's own string when the key is the same (the one just hashed is then garbage at once, not kept).
+    cacheKey: sameKey ? baseEvent.cacheKey : key,
     occurrence,
     source: outcome.source,
     baseSeq: baseEvent?.seq ?? null,

@@ -278,7 +278,10 @@ function resultOf(run: ReplayRun): ReplayResult {
     stop: run.stop,
     steps: run.steps,
     pending: run.pending,
-    comparability: comparabilityOf(run.status, run.steps, run.base.events),
+    comparability:
+      run.exactSoFar && run.status === "completed" && run.steps.length === run.base.events.length
+        ? "exact"
+        : comparabilityOf(run.status, run.steps, run.base.events),
     evidence: {
       policy: run.policy,
       policyHash: policyHash(run.policy),
