@@ -10,7 +10,7 @@ import { getSession, sessionFacets, toSessionEvent } from "./session-reads";
 import { listSessions } from "./session-list";
 import { saveImportedSessions } from "./session-save";
 import { demoDocuments } from "@/lib/server/sessions/demo-data";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
+import { TEST_ENGINES, createTestDatabase, migratedDataDir, type TestDatabase } from "./testing";
 
 async function demoSessions(): Promise<ImportedSession[]> {
   const out: ImportedSession[] = [];
@@ -129,7 +129,8 @@ describe("the embedded database's folder lock", () => {
   });
 
   it("takes over a lock left by a process that is gone, and releases it on close", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-lock-"));
+    // A migrated copy: a new folder would first run every migration (over a minute in a loaded run).
+    const dir = await migratedDataDir();
     try {
       writeFileSync(
         path.join(dir, "branchpoint.lock"),
@@ -144,5 +145,5 @@ describe("the embedded database's folder lock", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });

@@ -33,14 +33,20 @@ async function pgliteTemplate(): Promise<string> {
   return own;
 }
 
+/** A new temporary folder holding a copy of the migrated template: an embedded database that opens at once. */
+export async function migratedDataDir(): Promise<string> {
+  const template = await pgliteTemplate();
+  const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-test-"));
+  cpSync(path.join(template, "pgdata"), path.join(dir, "pgdata"), { recursive: true });
+  return dir;
+}
+
 export type TestDatabase = Database & { drop(): Promise<void> };
 
 /** A fresh, migrated, empty database on the given engine. */
 export async function createTestDatabase(engine: TestEngine): Promise<TestDatabase> {
   if (engine === "pglite") {
-    const template = await pgliteTemplate();
-    const dir = mkdtempSync(path.join(tmpdir(), "branchpoint-test-"));
-    cpSync(path.join(template, "pgdata"), path.join(dir, "pgdata"), { recursive: true });
+    const dir = await migratedDataDir();
     const db = await openDatabase({ dir, url: "" });
     return {
       ...db,
