@@ -35,6 +35,8 @@ export const FixSearchInput = z.strictObject({
   seed: z.number().int().min(0).max(2_147_483_647).optional(),
 });
 export type FixSearchInput = z.infer<typeof FixSearchInput>;
+/** The body of `POST /api/v1/clusters/:id/fixes/smallest`: the input without the cluster (the path names it). */
+export const FixSearchBody = FixSearchInput.omit({ clusterId: true });
 
 export type FixSearchProbe = { kept: number[]; fixed: number; of: number; fixes: boolean; experimentId: string };
 

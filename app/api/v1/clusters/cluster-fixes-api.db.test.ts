@@ -3,12 +3,12 @@ import { createApiKey, type Database } from "@/lib/db";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { wilsonInterval, type Policy } from "@/lib/replay";
 import { GET as fixesGet, POST as fixesPost } from "./[id]/fixes/route";
+import { POST as smallestPost } from "./[id]/fixes/smallest/route";
 import { localAdmin } from "@/lib/server/principal";
 import { getExperiment } from "@/lib/server/experiments/experiments";
 import { HISTORY, importSession, REFUND_DOC, refundCopy, savePolicy } from "@/lib/server/testing";
 import { fixOfExperiment, type ClusterFixView } from "@/lib/server/clusters/cluster-fixes";
-import { FixSearchInput, searchSmallestFix } from "@/lib/server/clusters/cluster-fix-search";
-import { parseInput } from "@/lib/errors";
+import type { FixSearchProbe } from "@/lib/server/clusters/cluster-fix-search";
 
 const global = globalThis as unknown as { __branchpointDb?: Promise<Database> };
 const olga = localAdmin("olga");
@@ -201,11 +201,18 @@ describe.each(TEST_ENGINES)("fixing a failure cluster on %s", (engine) => {
         },
       },
     };
-    const found = await searchSmallestFix(
-      olga,
-      parseInput(FixSearchInput, { clusterId, policy: whole, sample: 3, seed: 5 }),
-      db.prisma,
-    );
+    const refused = await call(smallestPost, clusterId, {
+      method: "POST",
+      body: JSON.stringify({ policy: HISTORY, base: HISTORY }),
+    });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("nothing to minimise");
+    const answer = await call(smallestPost, clusterId, {
+      method: "POST",
+      body: JSON.stringify({ policy: whole, sample: 3, seed: 5 }),
+    });
+    expect(answer.status).toBe(200);
+    const found = answer.body as { changes: string[]; result: unknown; share: number; probes: FixSearchProbe[] };
     expect(found.changes).toEqual(["get_current_time: static", "refund_payment: static", "run settings: maxSteps"]);
     expect(found.result).toEqual({ kind: "minimal", kept: [1], changes: ["refund_payment: static"] });
     expect(found.share).toBe(1);
