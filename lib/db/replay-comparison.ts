@@ -306,9 +306,8 @@ export async function compareStoredRuns(
   replay: { id: string; sessionId: string; status: string },
 ): Promise<StoredRunsComparison> {
   const replayId = replay.id;
-  const meta = { replay };
   const [baseRows, stepRowsFound] = await Promise.all([
-    sessionLiteRows(client, meta.replay.sessionId),
+    sessionLiteRows(client, replay.sessionId),
     jsonRows<StepTuple>(
       client,
       Prisma.sql`
@@ -373,14 +372,14 @@ export async function compareStoredRuns(
       ),
     );
   const [baseDigests, branchDigests] = await Promise.all([
-    baseNeeded.length === 0 ? [] : eventDigests(client, meta.replay.sessionId, baseNeeded),
+    baseNeeded.length === 0 ? [] : eventDigests(client, replay.sessionId, baseNeeded),
     branchNeeded.length === 0 ? [] : stepDigests(client, replayId, branchNeeded),
   ]);
   withDigest(base, baseDigests);
   withDigest(steps, branchDigests);
   const finalOf = (events: readonly SessionEvent[]) =>
     [...events].reverse().find((e) => e.kind === "final_output")?.output;
-  const comparison = compareRuns(base, steps, { branchComplete: meta.replay.status === "completed", deltas: false });
+  const comparison = compareRuns(base, steps, { branchComplete: replay.status === "completed", deltas: false });
   return {
     baseCount: base.length,
     branchCount: steps.length,
@@ -388,7 +387,7 @@ export async function compareStoredRuns(
     branchFinalOutput: finalOf(steps),
     comparison: {
       ...comparison,
-      firstDivergence: await withSummaryInWords(client, meta.replay, comparison),
+      firstDivergence: await withSummaryInWords(client, replay, comparison),
     },
   };
 }

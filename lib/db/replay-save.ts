@@ -2,7 +2,7 @@ import type { SessionEvent } from "@/lib/replay";
 import { pauser } from "@/lib/event-loop";
 import type { DbClient } from "./client";
 import { knownTool } from "./history";
-import { EVENT_WINDOW, toSessionEvent } from "./session-reads";
+import { sessionEventRows, toSessionEvent } from "./session-reads";
 
 // ---------------------------------------------------------------------------
 // A long run's reads in short pieces. On the embedded database (one
@@ -14,28 +14,19 @@ import { EVENT_WINDOW, toSessionEvent } from "./session-reads";
 
 /**
  * The base session's events as the engine reads them (model inputs in their stored, compact form), a window at a
- * time: each window the next EVENT_WINDOW events by seq, so a session shorter than a window is one read.
+ * time by seq range (sessionEventRows: a range read stays on the index where ORDER BY seq LIMIT made PostgreSQL
+ * sort a fresh session's rows for every window).
  */
 export async function sessionEventsForRun(client: DbClient, sessionId: string): Promise<SessionEvent[]> {
   const pause = pauser();
   const events: SessionEvent[] = [];
-  const windowAfter = (after: number | null) =>
-    client.event.findMany({
-      where: { sessionId, ...(after === null ? {} : { seq: { gt: after } }) },
-      orderBy: { seq: "asc" },
-      take: EVENT_WINDOW,
-    });
-  for (let after: number | null = null; ;) {
-    const rows = await windowAfter(after);
-    for (const r of rows) {
-      const event = toSessionEvent(r);
-      if (r.inputPrefixSeq !== null) event.inputPrefix = { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 };
-      events.push(event);
-    }
-    if (rows.length < EVENT_WINDOW) return events;
-    after = rows.at(-1)!.seq;
+  for await (const r of sessionEventRows(client, sessionId)) {
+    const event = toSessionEvent(r);
+    if (r.inputPrefixSeq !== null) event.inputPrefix = { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 };
+    events.push(event);
     await pause();
   }
+  return events;
 }
 
 /**
