@@ -16,11 +16,10 @@
  * please, go ahead." whenever the agent asks whether to go ahead.
  */
 import { writeFile } from "node:fs/promises";
-import { realpathSync } from "node:fs";
-import { pathToFileURL } from "node:url";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage, type StepResult, type ToolSet } from "ai";
 import { withBranchpointTools } from "../src/ai-sdk";
+import { isMain } from "../src/is-main";
 import { AgentReplayClient, ReplayToolError } from "../src/client";
 import {
   ORDER_SHAPE,
@@ -230,15 +229,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   return 0;
 }
 
-function isMain(): boolean {
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(process.argv[1] ?? "")).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isMain()) {
+if (isMain(import.meta.url)) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: unknown) => {

@@ -5,11 +5,9 @@
  * the replay with the command's outcome and prints the comparison's URL. Exits with the command's code, or
  * 2 when the replay could not be started or finished (with one line saying why; no stack trace).
  */
-import { realpathSync } from "node:fs";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { Command, CommanderError } from "commander";
 import {
   AgentReplayClient,
@@ -19,6 +17,7 @@ import {
   request,
   type CreateAgentReplayInput,
 } from "./client.js";
+import { isMain } from "./is-main.js";
 import { finishBody, runCommand } from "./run-command.js";
 
 export const VERSION = "0.1.0";
@@ -209,16 +208,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** True when this file is the program run (also through npm's bin symlink). */
-function isMain(): boolean {
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(process.argv[1] ?? "")).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isMain()) {
+if (isMain(import.meta.url)) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: unknown) => {
