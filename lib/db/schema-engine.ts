@@ -3,6 +3,7 @@ import path from "node:path";
 import pg from "pg";
 import {
   bindMigrationAwareSqlAdapterFactory,
+  type SqlDriverAdapter,
   type SqlMigrationAwareDriverAdapterFactory,
 } from "@prisma/driver-adapter-utils";
 import type * as EngineGlue from "@prisma/schema-engine-wasm";
@@ -128,7 +129,24 @@ export async function applyMigrationsInTurn(
         { cause: error },
       );
     }
-    return await applyMigrations(factory);
+    // The engine's own connections end with it: `free()` leaves the pool it connected open, an idle session that
+    // holds the database (a database with a session cannot be the template of another) until the process exits.
+    const opened: SqlDriverAdapter[] = [];
+    const connect = async (open: () => Promise<SqlDriverAdapter>) => {
+      const adapter = await open();
+      opened.push(adapter);
+      return adapter;
+    };
+    try {
+      return await applyMigrations({
+        provider: factory.provider,
+        adapterName: factory.adapterName,
+        connect: () => connect(() => factory.connect()),
+        connectToShadowDb: () => connect(() => factory.connectToShadowDb()),
+      });
+    } finally {
+      await Promise.all(opened.map((adapter) => adapter.dispose()));
+    }
   } finally {
     // Ending the session releases its lock.
     await client.end();
