@@ -20,6 +20,26 @@ export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgres://p
 
 /** Where the database tests' global set-up (testing-template.ts) put the run's migrated template. */
 export const PGLITE_TEMPLATE_ENV = "BRANCHPOINT_TEST_PGLITE_TEMPLATE";
+/** The name of the migrated PostgreSQL database the global set-up made, which each test database copies. */
+export const POSTGRES_TEMPLATE_ENV = "BRANCHPOINT_TEST_POSTGRES_TEMPLATE";
+
+/** `name` on the test server: the admin URL with another database. */
+export function postgresTestUrl(name: string): string {
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A statement on the test server's admin database, on a connection of its own. */
+export async function postgresAdmin(sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
 
 async function pgliteTemplate(): Promise<string> {
   const shared = process.env[PGLITE_TEMPLATE_ENV];
@@ -57,21 +77,16 @@ export async function createTestDatabase(engine: TestEngine): Promise<TestDataba
     };
   }
   const name = `branchpoint_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ url: url.toString() });
+  // A copy of the run's migrated template where there is one (a file copy on the server, about 0.1 s), instead of
+  // applying every migration again (2 to 4 s a database on two cores).
+  const template = process.env[POSTGRES_TEMPLATE_ENV];
+  await postgresAdmin(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
+  const db = await openDatabase({ url: postgresTestUrl(name) });
   return {
     ...db,
     drop: async () => {
       await db.close();
-      const c = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await postgresAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
 }
