@@ -23,6 +23,8 @@ export type BraintrustOptions = {
   offsetMs?: number;
   /** The lookup tool fails (its `error`). */
   failTool?: boolean;
+  /** The root span's own error (the traced agent raised), if any. */
+  rootError?: string;
   tags?: string[];
   /** Experiment rows (an eval root with expected and scores) rather than project logs. */
   experiment?: boolean;
@@ -79,6 +81,7 @@ export function braintrustTrace(n: number, opts: BraintrustOptions = {}): Braint
       ...(opts.experiment ? { expected: "Order 4821 shipped on Monday.", scores: { Factuality: 0.6 } } : {}),
       metadata: { user_id: `user-${n}`, environment: "prod" },
       tags: opts.tags ?? ["prod"],
+      ...(opts.rootError ? { error: opts.rootError } : {}),
     }),
     row(2, 1, "Chat Completion", "llm", 100, 800, {
       input: messages,

@@ -1,5 +1,5 @@
 /**
- * Connectors: platforms an admin points Branchpoint at (Langfuse, LangSmith, Phoenix: ./platforms.ts), whose recorded traces analysts pull in as
+ * Connectors: platforms an admin points Branchpoint at (Langfuse, LangSmith, Phoenix, Braintrust: ./platforms.ts), whose recorded traces analysts pull in as
  * sessions. A connector's base URL must be on the executor allow-list and its secret key stays in the server's
  * environment (the connector names the variable). A pull is a job (./run-pull.ts): stored, put on the queue,
  * polled for its progress, cancellable.
@@ -82,6 +82,17 @@ export const ConnectorInput = z.preprocess(
           kind: z.literal("phoenix"),
           ...common,
           project: z.string().trim().min(1, "Give the name or id of the Phoenix project to pull from.").max(200),
+        })
+        .strict(),
+      z
+        .object({
+          kind: z.literal("braintrust"),
+          ...common,
+          project: z
+            .string()
+            .trim()
+            .min(1, "Give the id of the Braintrust project to pull from (its project logs' UUID).")
+            .max(200),
         })
         .strict(),
     ],
@@ -195,7 +206,7 @@ export async function createConnector(
         kind: data.kind,
         baseUrl: data.baseUrl,
         publicKey: data.kind === "langfuse" ? data.publicKey : null,
-        project: data.kind === "langsmith" || data.kind === "phoenix" ? data.project : null,
+        project: data.kind === "langfuse" ? null : data.project,
         secretKeyEnv: data.secretKeyEnv,
         createdBy: principal.name,
       }),
