@@ -1,7 +1,8 @@
 /**
  * The connectors API end to end on both engines: an admin adds a Langfuse connector, an analyst's pull goes on
  * the job queue and a worker runs it to the end while the client polls; a pull left by a dead worker is put
- * back by the sweeper and finishes; a bad filter is a 400 naming the field. Langfuse export files import
+ * back by the sweeper and finishes; a bad filter is a 400 naming the field. LangSmith, Phoenix and Braintrust
+ * connectors are added and pulled the same way. Langfuse export files import
  * through POST /api/v1/sessions (JSON Lines, streamed) and a second upload finds the same sessions.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,9 +12,11 @@ import { resetEnvCache } from "@/lib/env";
 import { supportTraces } from "@/lib/ingest/__fixtures__/langfuse";
 import { PROJECT_ID, supportRunTraces } from "@/lib/ingest/__fixtures__/langsmith";
 import { PHOENIX_PROJECT, phoenixTrace } from "@/lib/ingest/__fixtures__/phoenix";
+import { BRAINTRUST_PROJECT, braintrustTrace } from "@/lib/ingest/__fixtures__/braintrust";
 import { startJobs, type Jobs } from "@/lib/jobs/queue";
 import { fakeLangSmith } from "@/lib/server/connectors/langsmith-testing";
 import { fakePhoenix } from "@/lib/server/connectors/phoenix-testing";
+import { fakeBraintrust } from "@/lib/server/connectors/braintrust-testing";
 import { fakeLangfuse } from "@/lib/server/connectors/testing";
 import { jobHandlers } from "@/lib/server/job-handlers";
 import { plugJobQueue } from "@/lib/server/job-queue";
@@ -27,6 +30,7 @@ const SECRET_ENV = "LANGFUSE_API_TEST_SECRET_KEY";
 const LANGSMITH_ENV = "LANGSMITH_API_TEST_API_KEY";
 /** Named on the allow-list but never set: a self-hosted Phoenix without auth. */
 const PHOENIX_ENV = "PHOENIX_API_TEST_API_KEY";
+const BRAINTRUST_ENV = "BRAINTRUST_API_TEST_API_KEY";
 
 describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
   let db: TestDatabase;
@@ -35,10 +39,12 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
   let server: Awaited<ReturnType<typeof fakeLangfuse>>;
   let langsmith: Awaited<ReturnType<typeof fakeLangSmith>>;
   let phoenix: Awaited<ReturnType<typeof fakePhoenix>>;
+  let braintrust: Awaited<ReturnType<typeof fakeBraintrust>>;
   beforeAll(async () => {
     process.env[SECRET_ENV] = "sk-lf-api";
     process.env[LANGSMITH_ENV] = "lsv2-api";
-    process.env.BRANCHPOINT_MODEL_KEY_VARS = `${SECRET_ENV},${LANGSMITH_ENV},${PHOENIX_ENV}`;
+    process.env[BRAINTRUST_ENV] = "sk-bt-api";
+    process.env.BRANCHPOINT_MODEL_KEY_VARS = `${SECRET_ENV},${LANGSMITH_ENV},${PHOENIX_ENV},${BRAINTRUST_ENV}`;
     resetEnvCache();
     db = await createTestDatabase(engine);
     key = (await createApiKey(db.prisma, "script")).key;
@@ -50,6 +56,11 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
       apiKey: "",
       project: PHOENIX_PROJECT,
     });
+    braintrust = await fakeBraintrust({
+      traces: [1, 2, 3].map((n) => braintrustTrace(n, n === 2 ? { rootError: "ValueError: no order" } : {})),
+      apiKey: "sk-bt-api",
+      project: BRAINTRUST_PROJECT,
+    });
     await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
     jobs = await startJobs(db, { work: true, handlers: jobHandlers, log: () => undefined, leaseMs: 2_000 });
     plugJobQueue(jobs);
@@ -60,10 +71,12 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     await server?.close();
     await langsmith?.close();
     await phoenix?.close();
+    await braintrust?.close();
     global.__branchpointDb = undefined;
     await db?.drop();
     delete process.env[SECRET_ENV];
     delete process.env[LANGSMITH_ENV];
+    delete process.env[BRAINTRUST_ENV];
     delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
     resetEnvCache();
   });
@@ -309,5 +322,56 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     );
     expect((again.body.sessions as { duplicate?: boolean }[]).map((s) => s.duplicate)).toEqual([true]);
     expect(await db.prisma.session.count({ where: { format: "phoenix" } })).toBe(5);
+  }, 120_000);
+
+  it("adds a Braintrust connector, pulls a project's failed runs as a job and imports its log exports", async () => {
+    const input = {
+      name: "bt",
+      kind: "braintrust",
+      baseUrl: braintrust.url,
+      project: BRAINTRUST_PROJECT,
+      secretKeyEnv: BRAINTRUST_ENV,
+    };
+    const added = await call(addConnector, "/api/v1/connectors", {}, { method: "POST", body: JSON.stringify(input) });
+    expect([added.status, added.body.connector]).toEqual([
+      201,
+      expect.objectContaining({ kind: "braintrust", project: BRAINTRUST_PROJECT, publicKey: null, secretSet: true }),
+    ]);
+    const id = (added.body.connector as { id: string }).id;
+    const pulls = `/api/v1/connectors/${id}/pulls`;
+    const start = (filter: unknown) =>
+      call(startPull, pulls, { id }, { method: "POST", body: JSON.stringify({ filter }) });
+    const bad = await start({ userId: "u-1" });
+    expect([bad.status, (bad.body.error as { message: string }).message]).toEqual([
+      400,
+      "A Braintrust pull cannot filter by userId; it filters by fromTimestamp, toTimestamp, tags, name, error, query.",
+    ]);
+    const started = await start({ tags: ["prod"], error: true });
+    expect(started.status).toBe(201);
+    expect(await poll(id, (started.body.pull as { id: string }).id)).toMatchObject({
+      status: "completed",
+      progress: { traces: 1, imported: 1, refused: 0 },
+    });
+    const pulled = await db.prisma.session.findMany({ where: { format: "braintrust" } });
+    expect(pulled.map((s) => [s.externalId, s.eventCount])).toEqual([["root-0002", 5]]);
+
+    const rows = [1, 4].flatMap((n) => braintrustTrace(n));
+    const file = await call(importSessions, "/api/v1/sessions", {}, { method: "POST", body: JSON.stringify(rows) });
+    expect([file.status, file.body.format, (file.body.sessions as unknown[]).length]).toEqual([201, "braintrust", 2]);
+    const again = await call(
+      importSessions,
+      "/api/v1/sessions?format=braintrust",
+      {},
+      {
+        method: "POST",
+        body: braintrustTrace(2)
+          .map((r) => JSON.stringify(r))
+          .join("\n"),
+        type: "application/x-ndjson",
+      },
+    );
+    expect([again.status, again.body.format]).toEqual([201, "braintrust"]);
+    expect((again.body.sessions as { duplicate?: boolean }[]).map((s) => s.duplicate)).toEqual([true]);
+    expect(await db.prisma.session.count({ where: { format: "braintrust" } })).toBe(3);
   }, 120_000);
 });
