@@ -146,6 +146,7 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
     query: "",
   });
   const [failedOnly, setFailedOnly] = useState(false);
+  const [every, setEvery] = useState("");
   const fields = KIND_PULL_FIELDS[kind] ?? KIND_PULL_FIELDS.langfuse!;
   return (
     <form
@@ -167,7 +168,8 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
           ...(v.query ? { query: v.query } : {}),
           ...(failedOnly ? { error: true } : {}),
         };
-        run(() => startPullAction({ connectorId, filter }));
+        const schedule = every.trim() !== "" ? { everyMinutes: Number(every) } : undefined;
+        run(() => startPullAction({ connectorId, filter, ...(schedule ? { schedule } : {}) }));
       }}
     >
       {PULL_FIELDS.filter(([key]) => fields.includes(key)).map(([key, ownLabel, type, ownPlaceholder]) => {
@@ -194,6 +196,20 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
           <FieldError error={error} name="filter.error" />
         </label>
       ) : null}
+      <label className="text-sm">
+        <span className="text-slate-600">Repeat every (minutes, optional)</span>
+        <input
+          name="everyMinutes"
+          type="number"
+          min={5}
+          max={10080}
+          value={every}
+          placeholder="60"
+          onChange={(e) => setEvery(e.target.value)}
+          className={input}
+        />
+        <FieldError error={error} name="schedule.everyMinutes" />
+      </label>
       <SubmitRow label="Import traces" pending={pending} error={error} className="sm:col-span-3" />
     </form>
   );

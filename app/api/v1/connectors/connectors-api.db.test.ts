@@ -21,6 +21,7 @@ import { fakeLangfuse } from "@/lib/server/connectors/testing";
 import { jobHandlers } from "@/lib/server/job-handlers";
 import { plugJobQueue } from "@/lib/server/job-queue";
 import { POST as importSessions } from "../sessions/route";
+import { POST as cancelPullRoute } from "./[id]/pulls/[pullId]/cancel/route";
 import { GET as getPull } from "./[id]/pulls/[pullId]/route";
 import { POST as startPull } from "./[id]/pulls/route";
 import { GET as listConnectors, POST as addConnector } from "./route";
@@ -373,5 +374,72 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     expect([again.status, again.body.format]).toEqual([201, "braintrust"]);
     expect((again.body.sessions as { duplicate?: boolean }[]).map((s) => s.duplicate)).toEqual([true]);
     expect(await db.prisma.session.count({ where: { format: "braintrust" } })).toBe(3);
+  }, 120_000);
+
+  it("a scheduled pull hands its schedule on once when due, reading from where it ended; cancelling stops it", async () => {
+    const input = { name: "bt-hourly", kind: "braintrust", baseUrl: braintrust.url, project: BRAINTRUST_PROJECT };
+    const added = await call(
+      addConnector,
+      "/api/v1/connectors",
+      {},
+      { method: "POST", body: JSON.stringify({ ...input, secretKeyEnv: BRAINTRUST_ENV }) },
+    );
+    const id = (added.body.connector as { id: string }).id;
+    const pulls = `/api/v1/connectors/${id}/pulls`;
+    const start = (body: unknown) => call(startPull, pulls, { id }, { method: "POST", body: JSON.stringify(body) });
+    for (const [everyMinutes, message] of [
+      [4, "A schedule repeats at most every 5 minutes."],
+      [10081, "A schedule repeats at least once a week (10080 minutes)."],
+      [7.5, "everyMinutes must be a whole number of minutes."],
+    ] as const) {
+      const bad = await start({ filter: {}, schedule: { everyMinutes } });
+      expect([bad.status, (bad.body.error as { issues: unknown[] }).issues]).toEqual([
+        400,
+        [{ path: "schedule.everyMinutes", message }],
+      ]);
+    }
+    const before = Date.now();
+    const started = await start({ filter: { tags: ["prod"] }, schedule: { everyMinutes: 60 } });
+    expect(started.status).toBe(201);
+    const firstId = (started.body.pull as { id: string }).id;
+    const first = (await poll(id, firstId)) as { filter: { toTimestamp: string }; schedule: { nextRunAt: string } };
+    expect(first).toMatchObject({ status: "completed", progress: { traces: 3 }, schedule: { everyMinutes: 60 } });
+    expect(Date.parse(first.schedule.nextRunAt) - before).toBeGreaterThanOrEqual(3_600_000);
+    expect(Date.parse(first.schedule.nextRunAt) - Date.now()).toBeLessThanOrEqual(3_600_000);
+    // Due now: the queue's sweep (its timer, or this call) starts the next pull, once.
+    await db.prisma.connectorPull.update({ where: { id: firstId }, data: { nextRunAt: new Date(Date.now() - 1000) } });
+    await Promise.all([jobs.sweep(), jobs.sweep()]);
+    await jobs.sweep();
+    const rows = await db.prisma.connectorPull.findMany({ where: { connectorId: id }, orderBy: { createdAt: "asc" } });
+    expect(rows.map((r) => [r.id === firstId, r.everyMinutes, r.nextRunAt === null])).toEqual([
+      [true, 60, true],
+      [false, 60, false],
+    ]);
+    const next = (await poll(id, rows[1]!.id)) as { filter: { fromTimestamp: string; tags: string[] } };
+    expect(next).toMatchObject({
+      status: "completed",
+      filter: { fromTimestamp: first.filter.toTimestamp, tags: ["prod"] },
+      progress: { traces: 0 },
+      schedule: { everyMinutes: 60, nextRunAt: expect.any(String) as string },
+    });
+    const cancel = await call(
+      cancelPullRoute,
+      `${pulls}/${rows[1]!.id}/cancel`,
+      { id, pullId: rows[1]!.id },
+      { method: "POST" },
+    );
+    expect([cancel.status, cancel.body.pull]).toMatchObject([
+      200,
+      { status: "completed", schedule: { everyMinutes: 60, nextRunAt: null } },
+    ]);
+    await jobs.sweep();
+    expect(await db.prisma.connectorPull.count({ where: { connectorId: id } })).toBe(2);
+    const again = await call(
+      cancelPullRoute,
+      `${pulls}/${rows[1]!.id}/cancel`,
+      { id, pullId: rows[1]!.id },
+      { method: "POST" },
+    );
+    expect(again.status).toBe(409);
   }, 120_000);
 });
