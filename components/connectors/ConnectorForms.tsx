@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/Button";
 import { FieldError, FormError, gridInputClass as input, SubmitRow } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 
-type Kind = "langfuse" | "langsmith" | "phoenix";
+type Kind = "langfuse" | "langsmith" | "phoenix" | "braintrust";
 
 /** What each kind of connector asks for besides its name, base URL and key variable. */
 const KIND_FIELDS: Record<
@@ -34,6 +34,13 @@ const KIND_FIELDS: Record<
     placeholder: "the project's name or id",
     url: "https://app.phoenix.arize.com",
     env: "PHOENIX_API_KEY",
+  },
+  braintrust: {
+    key: "project",
+    label: "Project id",
+    placeholder: "the project's UUID",
+    url: "https://api.braintrust.dev",
+    env: "BRAINTRUST_API_KEY",
   },
 };
 
@@ -64,6 +71,7 @@ export function ConnectorForm() {
           <option value="langfuse">Langfuse</option>
           <option value="langsmith">LangSmith</option>
           <option value="phoenix">Phoenix</option>
+          <option value="braintrust">Braintrust</option>
         </select>
         <FieldError error={error} name="kind" />
       </label>
@@ -118,6 +126,11 @@ const KIND_PULL_FIELDS: Record<string, readonly PullField[]> = {
   langfuse: ["fromTimestamp", "toTimestamp", "tags", "name", "userId", "sessionId"],
   langsmith: ["fromTimestamp", "toTimestamp", "tags", "name", "query"],
   phoenix: ["fromTimestamp", "toTimestamp", "name"],
+  braintrust: ["fromTimestamp", "toTimestamp", "tags", "name", "query"],
+};
+/** A field's label where a kind names it its own way (the filter in the platform's own query language). */
+const KIND_LABELS: Record<string, Partial<Record<PullField, [string, string]>>> = {
+  braintrust: { query: ["Braintrust SQL condition", "metrics.tokens > 1000"] },
 };
 
 /** Starts a pull of one connector's traces that match a filter. */
@@ -133,6 +146,7 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
     query: "",
   });
   const [failedOnly, setFailedOnly] = useState(false);
+  const [every, setEvery] = useState("");
   const fields = KIND_PULL_FIELDS[kind] ?? KIND_PULL_FIELDS.langfuse!;
   return (
     <form
@@ -154,30 +168,48 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
           ...(v.query ? { query: v.query } : {}),
           ...(failedOnly ? { error: true } : {}),
         };
-        run(() => startPullAction({ connectorId, filter }));
+        const schedule = every.trim() !== "" ? { everyMinutes: Number(every) } : undefined;
+        run(() => startPullAction({ connectorId, filter, ...(schedule ? { schedule } : {}) }));
       }}
     >
-      {PULL_FIELDS.filter(([key]) => fields.includes(key)).map(([key, label, type, placeholder]) => (
-        <label key={key} className="text-sm">
-          <span className="text-slate-600">{label}</span>
-          <input
-            name={key}
-            type={type}
-            value={v[key]}
-            placeholder={placeholder}
-            onChange={(e) => setV({ ...v, [key]: e.target.value })}
-            className={input}
-          />
-          <FieldError error={error} name={`filter.${key}`} />
-        </label>
-      ))}
-      {kind === "langsmith" || kind === "phoenix" ? (
+      {PULL_FIELDS.filter(([key]) => fields.includes(key)).map(([key, ownLabel, type, ownPlaceholder]) => {
+        const [label, placeholder] = KIND_LABELS[kind]?.[key] ?? [ownLabel, ownPlaceholder];
+        return (
+          <label key={key} className="text-sm">
+            <span className="text-slate-600">{label}</span>
+            <input
+              name={key}
+              type={type}
+              value={v[key]}
+              placeholder={placeholder}
+              onChange={(e) => setV({ ...v, [key]: e.target.value })}
+              className={input}
+            />
+            <FieldError error={error} name={`filter.${key}`} />
+          </label>
+        );
+      })}
+      {kind === "langsmith" || kind === "phoenix" || kind === "braintrust" ? (
         <label className="flex items-center gap-2 text-sm">
           <input type="checkbox" name="error" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} />
           <span className="text-slate-600">Only runs that failed</span>
           <FieldError error={error} name="filter.error" />
         </label>
       ) : null}
+      <label className="text-sm">
+        <span className="text-slate-600">Repeat every (minutes, optional)</span>
+        <input
+          name="everyMinutes"
+          type="number"
+          min={5}
+          max={10080}
+          value={every}
+          placeholder="60"
+          onChange={(e) => setEvery(e.target.value)}
+          className={input}
+        />
+        <FieldError error={error} name="schedule.everyMinutes" />
+      </label>
       <SubmitRow label="Import traces" pending={pending} error={error} className="sm:col-span-3" />
     </form>
   );

@@ -8,6 +8,7 @@ import {
   ConnectorInput,
   createConnector,
   PullFilterInput,
+  PullSchedule,
   startPull,
 } from "@/lib/server/connectors/connectors";
 
@@ -22,7 +23,7 @@ export const addConnectorAction = validatedAction(ConnectorInput, async (princip
 
 /** Starts a pull (a job); the page polls its progress. */
 export const startPullAction = validatedAction(
-  z.object({ connectorId: z.string().min(1), filter: PullFilterInput }),
+  z.object({ connectorId: z.string().min(1), filter: PullFilterInput, schedule: PullSchedule.optional() }),
   async (principal, input, prisma) => {
     const pull = await startPull(principal, input, prisma);
     revalidatePath("/settings/connectors");

@@ -63,6 +63,10 @@ export type PullRow = {
   createdAt: Date;
   finishedAt: Date | null;
   attempts: number;
+  /** A scheduled pull's period (minutes); null for a pull run once. */
+  everyMinutes: number | null;
+  /** When the schedule's next pull is due, while this pull holds the schedule. */
+  nextRunAt: Date | null;
 };
 
 const PULL_FIELDS = {
@@ -79,6 +83,8 @@ const PULL_FIELDS = {
   createdAt: true,
   finishedAt: true,
   attempts: true,
+  everyMinutes: true,
+  nextRunAt: true,
 } as const;
 
 export function insertConnector(client: DbClient, data: Omit<ConnectorRow, "id" | "createdAt">) {
@@ -96,16 +102,70 @@ export function findConnector(
   return client.connector.findUnique({ where });
 }
 
-export function insertPull(client: DbClient, data: { connectorId: string; filter: unknown; createdBy: string }) {
+export function insertPull(
+  client: DbClient,
+  data: { connectorId: string; filter: unknown; createdBy: string | null; everyMinutes?: number },
+) {
+  const every = data.everyMinutes ?? null;
   return client.connectorPull.create({
     data: {
       connectorId: data.connectorId,
       filter: json(data.filter),
       createdBy: data.createdBy,
       progress: json(emptyProgress()),
+      ...(every !== null ? { everyMinutes: every, nextRunAt: new Date(Date.now() + every * 60_000) } : {}),
     },
     select: PULL_FIELDS,
   });
+}
+
+/**
+ * Starts the next pull of each schedule that is due: a pull whose `nextRunAt` has come and that has ended
+ * (completed or failed; a cancelled pull ends its schedule) hands its schedule to a new pull, queued, whose window
+ * goes on where a completed one's ended (a failed one's window is read again) up to now. Taking the schedule is
+ * one conditional update, so of two sweepers each schedule goes to one. Returns the new pulls' ids to enqueue.
+ */
+export async function startDueScheduledPulls(prisma: Db, limit = 20): Promise<string[]> {
+  const due = await prisma.connectorPull.findMany({
+    where: { nextRunAt: { lte: new Date() }, status: { in: ["completed", "failed"] } },
+    orderBy: { nextRunAt: "asc" },
+    take: limit,
+    select: PULL_FIELDS,
+  });
+  const started: string[] = [];
+  for (const row of due) {
+    const id = await prisma.$transaction(async (tx) => {
+      const taken = await tx.connectorPull.updateMany({
+        where: { id: row.id, nextRunAt: { not: null } },
+        data: { nextRunAt: null },
+      });
+      if (taken.count !== 1 || row.everyMinutes === null) return null;
+      const filter = (row.filter ?? {}) as Record<string, unknown>;
+      const from = row.status === "completed" ? filter.toTimestamp : filter.fromTimestamp;
+      const next = await insertPull(tx, {
+        connectorId: row.connectorId,
+        filter: {
+          ...filter,
+          ...(typeof from === "string" ? { fromTimestamp: from } : {}),
+          toTimestamp: new Date().toISOString(),
+        },
+        createdBy: row.createdBy,
+        everyMinutes: row.everyMinutes,
+      });
+      return next.id;
+    });
+    if (id) started.push(id);
+  }
+  return started;
+}
+
+/** Ends a pull's schedule (no next pull); whether it held one. */
+export async function stopPullSchedule(client: DbClient, id: string): Promise<boolean> {
+  const { count } = await client.connectorPull.updateMany({
+    where: { id, nextRunAt: { not: null } },
+    data: { nextRunAt: null },
+  });
+  return count === 1;
 }
 
 export function findPull(client: DbClient, id: string): Promise<PullRow | null> {

@@ -2,6 +2,7 @@ import type { FormatImporter } from "./importer";
 import { langfuseImporter } from "./langfuse";
 import { langSmithImporter } from "./langsmith";
 import { phoenixImporter } from "./phoenix";
+import { braintrustImporter } from "./braintrust";
 import { nativeImporter } from "./native";
 import { openAiAgentsImporter } from "./openai-agents";
 import { openAiChatImporter } from "./openai-chat";
@@ -20,6 +21,7 @@ export const importers: readonly FormatImporter[] = [
   langfuseImporter,
   langSmithImporter,
   phoenixImporter,
+  braintrustImporter,
   openAiChatImporter,
   otlpProtobufImporter,
 ];

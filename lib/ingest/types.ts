@@ -20,6 +20,7 @@ export const ImportFormat = z.enum([
   "langfuse",
   "langsmith",
   "phoenix",
+  "braintrust",
 ]);
 export type ImportFormat = z.infer<typeof ImportFormat>;
 

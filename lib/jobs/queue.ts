@@ -22,7 +22,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import type { Database } from "@/lib/db/client";
 import { dropAllLeases, queuedReplayIdsAll, requeueAbandonedReplays } from "@/lib/db/jobs";
 import { abandonIdleAgentReplays } from "@/lib/db/agent-replays";
-import { requeueAbandonedPulls, requeueAllPulls } from "@/lib/db/connectors";
+import { requeueAbandonedPulls, requeueAllPulls, startDueScheduledPulls } from "@/lib/db/connectors";
 import {
   investigationCreators,
   queuedInvestigationIds,
@@ -314,7 +314,10 @@ function sweeperOf(parts: QueueParts) {
       await enqueuePulls(pulls);
       log(`Branchpoint jobs: ${pulls.length} connector pull(s) whose worker stopped are queued again.`);
     }
-    return ids.length + investigations.length + backfills.length + pulls.length;
+    // A scheduled pull whose next run is due (and that has ended) hands its schedule to a new pull, queued here.
+    const scheduled = await startDueScheduledPulls(prisma);
+    await enqueuePulls(scheduled);
+    return ids.length + investigations.length + backfills.length + pulls.length + scheduled.length;
   };
   return sweep;
 }

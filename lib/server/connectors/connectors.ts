@@ -1,5 +1,5 @@
 /**
- * Connectors: platforms an admin points Branchpoint at (Langfuse, LangSmith, Phoenix: ./platforms.ts), whose recorded traces analysts pull in as
+ * Connectors: platforms an admin points Branchpoint at (Langfuse, LangSmith, Phoenix, Braintrust: ./platforms.ts), whose recorded traces analysts pull in as
  * sessions. A connector's base URL must be on the executor allow-list and its secret key stays in the server's
  * environment (the connector names the variable). A pull is a job (./run-pull.ts): stored, put on the queue,
  * polled for its progress, cancellable.
@@ -15,6 +15,7 @@ import {
   listConnectorRows,
   listPulls,
   requestPullCancel,
+  stopPullSchedule,
   type ConnectorRow,
   type PullRow,
 } from "@/lib/db/connectors";
@@ -84,6 +85,17 @@ export const ConnectorInput = z.preprocess(
           project: z.string().trim().min(1, "Give the name or id of the Phoenix project to pull from.").max(200),
         })
         .strict(),
+      z
+        .object({
+          kind: z.literal("braintrust"),
+          ...common,
+          project: z
+            .string()
+            .trim()
+            .min(1, "Give the id of the Braintrust project to pull from (its project logs' UUID).")
+            .max(200),
+        })
+        .strict(),
     ],
     { error: (issue) => (issue.code === "invalid_union" ? KIND_ERROR : undefined) },
   ),
@@ -110,7 +122,21 @@ export const PullFilterInput = z
   .strict();
 export type PullFilterInput = z.infer<typeof PullFilterInput>;
 
-export const StartPullInput = z.object({ filter: PullFilterInput.default({}) }).strict();
+/** A pull that repeats: every `everyMinutes` (5 minutes to a week) the next reads the traces since the last. */
+export const PullSchedule = z
+  .object({
+    everyMinutes: z
+      .number()
+      .int("everyMinutes must be a whole number of minutes.")
+      .min(5, "A schedule repeats at most every 5 minutes.")
+      .max(10080, "A schedule repeats at least once a week (10080 minutes)."),
+  })
+  .strict();
+export type PullSchedule = z.infer<typeof PullSchedule>;
+
+export const StartPullInput = z
+  .object({ filter: PullFilterInput.default({}), schedule: PullSchedule.optional() })
+  .strict();
 export type StartPullInput = z.infer<typeof StartPullInput>;
 
 function connectorView(row: ConnectorRow, allowed: ReadonlySet<string>) {
@@ -147,6 +173,11 @@ export function pullView(row: PullRow) {
     createdBy: row.createdBy,
     createdAt: row.createdAt.toISOString(),
     finishedAt: row.finishedAt?.toISOString() ?? null,
+    /** A scheduled pull's period, and when its next pull is due while this one holds the schedule. */
+    schedule:
+      row.everyMinutes !== null
+        ? { everyMinutes: row.everyMinutes, nextRunAt: row.nextRunAt?.toISOString() ?? null }
+        : null,
   };
 }
 export type PullView = ReturnType<typeof pullView>;
@@ -195,7 +226,7 @@ export async function createConnector(
         kind: data.kind,
         baseUrl: data.baseUrl,
         publicKey: data.kind === "langfuse" ? data.publicKey : null,
-        project: data.kind === "langsmith" || data.kind === "phoenix" ? data.project : null,
+        project: data.kind === "langfuse" ? null : data.project,
         secretKeyEnv: data.secretKeyEnv,
         createdBy: principal.name,
       }),
@@ -244,7 +275,12 @@ export async function startPull(
     throw new AppError("invalid_input", "The filter's fromTimestamp must be before its toTimestamp.", [
       { path: "filter.fromTimestamp", message: "not before toTimestamp" },
     ]);
-  const pull = await insertPull(prisma, { connectorId: connector.id, filter, createdBy: principal.name });
+  const pull = await insertPull(prisma, {
+    connectorId: connector.id,
+    filter,
+    createdBy: principal.name,
+    ...(input.schedule ? { everyMinutes: input.schedule.everyMinutes } : {}),
+  });
   const queue = jobQueueFor(deps);
   if (queue?.enqueuePulls) await queue.enqueuePulls([pull.id]);
   else await runPull(prisma, pull.id, { owner: `inline:${pull.id}`, leaseMs: 60_000, maxAttempts: 3 }, deps);
@@ -266,11 +302,16 @@ export async function listConnectorPulls(principal: Principal, input: { connecto
   return (await listPulls(prisma, input.connectorId)).map(pullView);
 }
 
-/** Stops a pull after the trace it is on (a queued one at once); the sessions imported so far stay. */
+/**
+ * Stops a pull after the trace it is on (a queued one at once); the sessions imported so far stay. A cancelled
+ * pull starts no next one; cancelling a scheduled pull that has ended stops its schedule.
+ */
 export async function cancelPull(principal: Principal, input: { connectorId: string; pullId: string }, prisma: Db) {
   authorize(principal, "sessions.import");
   const row = await findPull(prisma, input.pullId);
   if (!row || row.connectorId !== input.connectorId) throw notFound("pull", input.pullId);
+  if (row.status !== "queued" && row.status !== "running" && (await stopPullSchedule(prisma, row.id)))
+    return pullView((await findPull(prisma, row.id))!);
   if (row.status !== "queued" && row.status !== "running")
     throw new AppError("wrong_state", `The pull has already ended (${row.status}); there is nothing to cancel.`);
   await requestPullCancel(prisma, row.id);

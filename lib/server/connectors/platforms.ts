@@ -6,13 +6,15 @@ import type { ConnectorRow } from "@/lib/db/connectors";
 import { mapLangfuseTrace } from "@/lib/ingest/langfuse";
 import { mapLangSmithTrace } from "@/lib/ingest/langsmith";
 import { mapPhoenixTrace } from "@/lib/ingest/phoenix";
+import { mapBraintrustTrace } from "@/lib/ingest/braintrust";
 import type { ImportedSession, ImportIssue } from "@/lib/ingest/types";
 import type { ConnectorClient, HttpOptions, PullFilter } from "./http";
 import { LangfuseClient } from "./langfuse-client";
 import { LangSmithClient } from "./langsmith-client";
 import { PhoenixClient } from "./phoenix-client";
+import { BraintrustClient } from "./braintrust-client";
 
-export const CONNECTOR_KINDS = ["langfuse", "langsmith", "phoenix"] as const;
+export const CONNECTOR_KINDS = ["langfuse", "langsmith", "phoenix", "braintrust"] as const;
 export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
 
 export type Platform = {
@@ -52,6 +54,16 @@ export const PLATFORMS: Record<ConnectorKind, Platform> = {
     map: (trace) =>
       Array.isArray(trace)
         ? mapPhoenixTrace(trace.map((value: unknown, index) => ({ value, path: ["data", index] })))
+        : { ok: false, issues: [{ path: "", message: "the trace's spans are not a list" }] },
+  },
+  braintrust: {
+    label: "Braintrust",
+    filters: ["fromTimestamp", "toTimestamp", "tags", "name", "error", "query"],
+    client: (c, secret, opts) =>
+      new BraintrustClient({ ...opts, baseUrl: c.baseUrl, apiKey: secret, project: c.project ?? "" }),
+    map: (trace) =>
+      Array.isArray(trace)
+        ? mapBraintrustTrace(trace.map((value: unknown, index) => ({ value, path: ["data", index] })))
         : { ok: false, issues: [{ path: "", message: "the trace's spans are not a list" }] },
   },
 };

@@ -89,10 +89,10 @@ describe.each(TEST_ENGINES)("LangSmith pulls on %s", (engine) => {
       { path: "project", message: "Invalid input: expected string, received undefined" },
     ]);
     const otherKind = await refusal(
-      createConnector(admin, { kind: "braintrust", name: "x", baseUrl: server.url, secretKeyEnv: KEY_ENV }, db.prisma),
+      createConnector(admin, { kind: "helicone", name: "x", baseUrl: server.url, secretKeyEnv: KEY_ENV }, db.prisma),
     );
     expect(otherKind.issues).toEqual([
-      { path: "kind", message: 'kind must be one of "langfuse", "langsmith", "phoenix".' },
+      { path: "kind", message: 'kind must be one of "langfuse", "langsmith", "phoenix", "braintrust".' },
     ]);
     const badFilter = await refusal(startPull(analyst, { connectorId, filter: { userId: "u1" } }, db.prisma));
     expect([STATUS[badFilter.code], badFilter.message, badFilter.issues]).toEqual([

@@ -40,7 +40,10 @@ export type FakeLangfuseOptions = {
 const ts = (t: Record<string, unknown>) => Date.parse(String(t.timestamp));
 
 /** What a fake platform makes of a request: the hit it records, and its answer when no test answers first. */
-export type Routed = { hit: Omit<Hit, "at" | "count">; answer: () => { status: number; body: unknown } };
+export type Routed = {
+  hit: Omit<Hit, "at" | "count">;
+  answer: () => { status: number; body: unknown; headers?: Record<string, string> };
+};
 
 /**
  * A platform's API on 127.0.0.1: records each request as a hit, refuses it when not `authorized`, lets the test
@@ -81,8 +84,8 @@ export async function fakePlatform(opts: {
       const respond = () => {
         if (override?.status !== undefined || override?.body !== undefined)
           return send(res, override.status ?? 200, override.body ?? "{}", override.headers);
-        const { status, body: answer } = routed.answer();
-        send(res, status, answer);
+        const { status, body: answer, headers } = routed.answer();
+        send(res, status, answer, headers);
       };
       if (override?.delayMs) setTimeout(respond, override.delayMs);
       else respond();

@@ -38,7 +38,13 @@ function PullRow({ pull }: { pull: PullView }) {
         <span className="text-xs text-slate-500">
           started {pull.createdAt.slice(0, 16).replace("T", " ")} by {pull.createdBy ?? "someone"}
         </span>
-        {pull.status === "queued" || pull.status === "running" ? (
+        {pull.schedule ? (
+          <span className="text-xs text-slate-500">
+            repeats every {pull.schedule.everyMinutes} min
+            {pull.schedule.nextRunAt ? `, next ${pull.schedule.nextRunAt.slice(0, 16).replace("T", " ")}` : ""}
+          </span>
+        ) : null}
+        {pull.status === "queued" || pull.status === "running" || pull.schedule?.nextRunAt ? (
           <CancelPullButton connectorId={pull.connectorId} pullId={pull.id} />
         ) : null}
       </div>
@@ -70,7 +76,7 @@ export default async function ConnectorsPage() {
       <PageHeader
         breadcrumbs={[{ href: "/settings", label: "Settings" }]}
         title="Connectors"
-        subtitle="Pull the traces your agents already send to Langfuse or LangSmith, filtered by time, tags, name and more; each trace becomes a session you can replay. A pull runs as a job: leave the page, it goes on."
+        subtitle="Pull the traces your agents already send to Langfuse, LangSmith, Phoenix or Braintrust, filtered by time, tags, name and more; each trace becomes a session you can replay. A pull runs as a job: leave the page, it goes on."
       />
       <RefreshWhileRunning running={running} />
       <div className="space-y-6">

@@ -1,7 +1,8 @@
 /**
  * The connectors API end to end on both engines: an admin adds a Langfuse connector, an analyst's pull goes on
  * the job queue and a worker runs it to the end while the client polls; a pull left by a dead worker is put
- * back by the sweeper and finishes; a bad filter is a 400 naming the field. Langfuse export files import
+ * back by the sweeper and finishes; a bad filter is a 400 naming the field. LangSmith, Phoenix and Braintrust
+ * connectors are added and pulled the same way. Langfuse export files import
  * through POST /api/v1/sessions (JSON Lines, streamed) and a second upload finds the same sessions.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,13 +12,16 @@ import { resetEnvCache } from "@/lib/env";
 import { supportTraces } from "@/lib/ingest/__fixtures__/langfuse";
 import { PROJECT_ID, supportRunTraces } from "@/lib/ingest/__fixtures__/langsmith";
 import { PHOENIX_PROJECT, phoenixTrace } from "@/lib/ingest/__fixtures__/phoenix";
+import { BRAINTRUST_PROJECT, braintrustTrace } from "@/lib/ingest/__fixtures__/braintrust";
 import { startJobs, type Jobs } from "@/lib/jobs/queue";
 import { fakeLangSmith } from "@/lib/server/connectors/langsmith-testing";
 import { fakePhoenix } from "@/lib/server/connectors/phoenix-testing";
+import { fakeBraintrust } from "@/lib/server/connectors/braintrust-testing";
 import { fakeLangfuse } from "@/lib/server/connectors/testing";
 import { jobHandlers } from "@/lib/server/job-handlers";
 import { plugJobQueue } from "@/lib/server/job-queue";
 import { POST as importSessions } from "../sessions/route";
+import { POST as cancelPullRoute } from "./[id]/pulls/[pullId]/cancel/route";
 import { GET as getPull } from "./[id]/pulls/[pullId]/route";
 import { POST as startPull } from "./[id]/pulls/route";
 import { GET as listConnectors, POST as addConnector } from "./route";
@@ -27,6 +31,7 @@ const SECRET_ENV = "LANGFUSE_API_TEST_SECRET_KEY";
 const LANGSMITH_ENV = "LANGSMITH_API_TEST_API_KEY";
 /** Named on the allow-list but never set: a self-hosted Phoenix without auth. */
 const PHOENIX_ENV = "PHOENIX_API_TEST_API_KEY";
+const BRAINTRUST_ENV = "BRAINTRUST_API_TEST_API_KEY";
 
 describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
   let db: TestDatabase;
@@ -35,10 +40,12 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
   let server: Awaited<ReturnType<typeof fakeLangfuse>>;
   let langsmith: Awaited<ReturnType<typeof fakeLangSmith>>;
   let phoenix: Awaited<ReturnType<typeof fakePhoenix>>;
+  let braintrust: Awaited<ReturnType<typeof fakeBraintrust>>;
   beforeAll(async () => {
     process.env[SECRET_ENV] = "sk-lf-api";
     process.env[LANGSMITH_ENV] = "lsv2-api";
-    process.env.BRANCHPOINT_MODEL_KEY_VARS = `${SECRET_ENV},${LANGSMITH_ENV},${PHOENIX_ENV}`;
+    process.env[BRAINTRUST_ENV] = "sk-bt-api";
+    process.env.BRANCHPOINT_MODEL_KEY_VARS = `${SECRET_ENV},${LANGSMITH_ENV},${PHOENIX_ENV},${BRAINTRUST_ENV}`;
     resetEnvCache();
     db = await createTestDatabase(engine);
     key = (await createApiKey(db.prisma, "script")).key;
@@ -50,6 +57,11 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
       apiKey: "",
       project: PHOENIX_PROJECT,
     });
+    braintrust = await fakeBraintrust({
+      traces: [1, 2, 3].map((n) => braintrustTrace(n, n === 2 ? { rootError: "ValueError: no order" } : {})),
+      apiKey: "sk-bt-api",
+      project: BRAINTRUST_PROJECT,
+    });
     await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
     jobs = await startJobs(db, { work: true, handlers: jobHandlers, log: () => undefined, leaseMs: 2_000 });
     plugJobQueue(jobs);
@@ -60,10 +72,12 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     await server?.close();
     await langsmith?.close();
     await phoenix?.close();
+    await braintrust?.close();
     global.__branchpointDb = undefined;
     await db?.drop();
     delete process.env[SECRET_ENV];
     delete process.env[LANGSMITH_ENV];
+    delete process.env[BRAINTRUST_ENV];
     delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
     resetEnvCache();
   });
@@ -309,5 +323,123 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     );
     expect((again.body.sessions as { duplicate?: boolean }[]).map((s) => s.duplicate)).toEqual([true]);
     expect(await db.prisma.session.count({ where: { format: "phoenix" } })).toBe(5);
+  }, 120_000);
+
+  it("adds a Braintrust connector, pulls a project's failed runs as a job and imports its log exports", async () => {
+    const input = {
+      name: "bt",
+      kind: "braintrust",
+      baseUrl: braintrust.url,
+      project: BRAINTRUST_PROJECT,
+      secretKeyEnv: BRAINTRUST_ENV,
+    };
+    const added = await call(addConnector, "/api/v1/connectors", {}, { method: "POST", body: JSON.stringify(input) });
+    expect([added.status, added.body.connector]).toEqual([
+      201,
+      expect.objectContaining({ kind: "braintrust", project: BRAINTRUST_PROJECT, publicKey: null, secretSet: true }),
+    ]);
+    const id = (added.body.connector as { id: string }).id;
+    const pulls = `/api/v1/connectors/${id}/pulls`;
+    const start = (filter: unknown) =>
+      call(startPull, pulls, { id }, { method: "POST", body: JSON.stringify({ filter }) });
+    const bad = await start({ userId: "u-1" });
+    expect([bad.status, (bad.body.error as { message: string }).message]).toEqual([
+      400,
+      "A Braintrust pull cannot filter by userId; it filters by fromTimestamp, toTimestamp, tags, name, error, query.",
+    ]);
+    const started = await start({ tags: ["prod"], error: true });
+    expect(started.status).toBe(201);
+    expect(await poll(id, (started.body.pull as { id: string }).id)).toMatchObject({
+      status: "completed",
+      progress: { traces: 1, imported: 1, refused: 0 },
+    });
+    const pulled = await db.prisma.session.findMany({ where: { format: "braintrust" } });
+    expect(pulled.map((s) => [s.externalId, s.eventCount])).toEqual([["root-0002", 5]]);
+
+    const rows = [1, 4].flatMap((n) => braintrustTrace(n));
+    const file = await call(importSessions, "/api/v1/sessions", {}, { method: "POST", body: JSON.stringify(rows) });
+    expect([file.status, file.body.format, (file.body.sessions as unknown[]).length]).toEqual([201, "braintrust", 2]);
+    const again = await call(
+      importSessions,
+      "/api/v1/sessions?format=braintrust",
+      {},
+      {
+        method: "POST",
+        body: braintrustTrace(2)
+          .map((r) => JSON.stringify(r))
+          .join("\n"),
+        type: "application/x-ndjson",
+      },
+    );
+    expect([again.status, again.body.format]).toEqual([201, "braintrust"]);
+    expect((again.body.sessions as { duplicate?: boolean }[]).map((s) => s.duplicate)).toEqual([true]);
+    expect(await db.prisma.session.count({ where: { format: "braintrust" } })).toBe(3);
+  }, 120_000);
+
+  it("a scheduled pull hands its schedule on once when due, reading from where it ended; cancelling stops it", async () => {
+    const input = { name: "bt-hourly", kind: "braintrust", baseUrl: braintrust.url, project: BRAINTRUST_PROJECT };
+    const added = await call(
+      addConnector,
+      "/api/v1/connectors",
+      {},
+      { method: "POST", body: JSON.stringify({ ...input, secretKeyEnv: BRAINTRUST_ENV }) },
+    );
+    const id = (added.body.connector as { id: string }).id;
+    const pulls = `/api/v1/connectors/${id}/pulls`;
+    const start = (body: unknown) => call(startPull, pulls, { id }, { method: "POST", body: JSON.stringify(body) });
+    for (const [everyMinutes, message] of [
+      [4, "A schedule repeats at most every 5 minutes."],
+      [10081, "A schedule repeats at least once a week (10080 minutes)."],
+      [7.5, "everyMinutes must be a whole number of minutes."],
+    ] as const) {
+      const bad = await start({ filter: {}, schedule: { everyMinutes } });
+      expect([bad.status, (bad.body.error as { issues: unknown[] }).issues]).toEqual([
+        400,
+        [{ path: "schedule.everyMinutes", message }],
+      ]);
+    }
+    const before = Date.now();
+    const started = await start({ filter: { tags: ["prod"] }, schedule: { everyMinutes: 60 } });
+    expect(started.status).toBe(201);
+    const firstId = (started.body.pull as { id: string }).id;
+    const first = (await poll(id, firstId)) as { filter: { toTimestamp: string }; schedule: { nextRunAt: string } };
+    expect(first).toMatchObject({ status: "completed", progress: { traces: 3 }, schedule: { everyMinutes: 60 } });
+    expect(Date.parse(first.schedule.nextRunAt) - before).toBeGreaterThanOrEqual(3_600_000);
+    expect(Date.parse(first.schedule.nextRunAt) - Date.now()).toBeLessThanOrEqual(3_600_000);
+    // Due now: the queue's sweep (its timer, or this call) starts the next pull, once.
+    await db.prisma.connectorPull.update({ where: { id: firstId }, data: { nextRunAt: new Date(Date.now() - 1000) } });
+    await Promise.all([jobs.sweep(), jobs.sweep()]);
+    await jobs.sweep();
+    const rows = await db.prisma.connectorPull.findMany({ where: { connectorId: id }, orderBy: { createdAt: "asc" } });
+    expect(rows.map((r) => [r.id === firstId, r.everyMinutes, r.nextRunAt === null])).toEqual([
+      [true, 60, true],
+      [false, 60, false],
+    ]);
+    const next = (await poll(id, rows[1]!.id)) as { filter: { fromTimestamp: string; tags: string[] } };
+    expect(next).toMatchObject({
+      status: "completed",
+      filter: { fromTimestamp: first.filter.toTimestamp, tags: ["prod"] },
+      progress: { traces: 0 },
+      schedule: { everyMinutes: 60, nextRunAt: expect.any(String) as string },
+    });
+    const cancel = await call(
+      cancelPullRoute,
+      `${pulls}/${rows[1]!.id}/cancel`,
+      { id, pullId: rows[1]!.id },
+      { method: "POST" },
+    );
+    expect([cancel.status, cancel.body.pull]).toMatchObject([
+      200,
+      { status: "completed", schedule: { everyMinutes: 60, nextRunAt: null } },
+    ]);
+    await jobs.sweep();
+    expect(await db.prisma.connectorPull.count({ where: { connectorId: id } })).toBe(2);
+    const again = await call(
+      cancelPullRoute,
+      `${pulls}/${rows[1]!.id}/cancel`,
+      { id, pullId: rows[1]!.id },
+      { method: "POST" },
+    );
+    expect(again.status).toBe(409);
   }, 120_000);
 });

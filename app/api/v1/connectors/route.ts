@@ -11,7 +11,7 @@ export const GET = route({ accept: ["api_key"] }, async ({ prisma, principal }) 
 
 /**
  * POST /api/v1/connectors (admin): `{ name, kind: "langfuse", baseUrl, publicKey, secretKeyEnv }` or
- * `{ name, kind: "langsmith" | "phoenix", baseUrl, project, secretKeyEnv }` → `201 { "connector" }`. The base URL's host must be on the executor allow-list; the secret key stays in the
+ * `{ name, kind: "langsmith" | "phoenix" | "braintrust", baseUrl, project, secretKeyEnv }` → `201 { "connector" }`. The base URL's host must be on the executor allow-list; the secret key stays in the
  * environment variable named.
  */
 export const POST = route({ accept: ["api_key"], body: z.unknown() }, async ({ body, prisma, principal }) =>

@@ -7,6 +7,8 @@ export const dynamic = "force-dynamic";
  * POST /api/v1/connectors/:id/pulls: `{ filter: { fromTimestamp?, toTimestamp?, tags?, name?, userId?, sessionId?,
  * error?, query? } }` (the fields the connector's kind reads: Langfuse the first six, LangSmith all but userId and
  * sessionId; another is a 400) → `201 { "pull": { id, status, progress, … } }`. A worker runs it (a job); poll `GET …/pulls/:pullId`.
+ * With `schedule: { everyMinutes }` (5 to 10080) the pull repeats: when it is due and this one has ended, the
+ * queue's sweep starts the next, reading the traces since this one's window ended; cancel a pull to stop it.
  */
 export const POST = route<{ id: string }, undefined, typeof StartPullInput>(
   { accept: ["api_key"], body: StartPullInput },

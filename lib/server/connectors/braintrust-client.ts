@@ -1,0 +1,118 @@
+/**
+ * Braintrust's SQL query endpoint as a pull reads it: `POST /btql` with `{ query, fmt: "json" }`, answered by
+ * `{ data: [...] }` and, when more rows remain, a cursor (the `x-bt-cursor` header, or `cursor` in the body) sent
+ * back as `cursor` for the next page. A project's root spans (a trace each) by filter:
+ * `SELECT root_span_id, created FROM project_logs('<project id>') WHERE is_root AND created >= … AND created < …`
+ * with `tags INCLUDES '<tag>'`, `span_attributes.name = '<name>'`, `error IS NOT NULL` (or `IS NULL`) and the
+ * analyst's own SQL condition (`query`); one trace's spans: `WHERE root_span_id = '<id>'`, every page. The API key
+ * goes in `Authorization: Bearer`. Retries, rate limits and the outbound guard: ./http.ts.
+ */
+import { isObject } from "@/lib/ingest/otlp/attributes";
+import {
+  ConnectorApiError,
+  PlatformHttp,
+  readJsonBody,
+  type ConnectorClient,
+  type HttpOptions,
+  type PagePosition,
+  type PullFilter,
+  type TraceAnswer,
+  type TracePage,
+} from "./http";
+
+export type BraintrustClientOptions = HttpOptions & { apiKey: string; project: string };
+
+/** The most pages of one trace's spans read (1000 rows each). */
+const MAX_TRACE_PAGES = 20;
+const TRACE_PAGE = 1000;
+
+/**
+ * A SQL string literal: quotes doubled and backslashes doubled, so the value ends where it should whether the
+ * parser treats a backslash as an escape or not.
+ */
+export function sqlLiteral(value: string): string {
+  return `'${value.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+}
+
+/** The list query's WHERE clause for a filter: root spans only, and each condition the filter gives. */
+export function rootSpanConditions(filter: PullFilter): string[] {
+  const where = ["is_root"];
+  if (filter.fromTimestamp !== undefined) where.push(`created >= ${sqlLiteral(filter.fromTimestamp)}`);
+  if (filter.toTimestamp !== undefined) where.push(`created < ${sqlLiteral(filter.toTimestamp)}`);
+  for (const tag of filter.tags ?? []) where.push(`tags INCLUDES ${sqlLiteral(tag)}`);
+  if (filter.name !== undefined) where.push(`span_attributes.name = ${sqlLiteral(filter.name)}`);
+  if (filter.error !== undefined) where.push(filter.error ? "error IS NOT NULL" : "error IS NULL");
+  if (filter.query !== undefined) where.push(`(${filter.query})`);
+  return where;
+}
+
+export class BraintrustClient implements ConnectorClient {
+  private readonly http: PlatformHttp;
+  constructor(private readonly opts: BraintrustClientOptions) {
+    this.http = new PlatformHttp(
+      "Braintrust",
+      opts,
+      { authorization: `Bearer ${opts.apiKey}` },
+      "check the API key in the connector's environment variable and that it may read the project",
+    );
+  }
+
+  private from() {
+    return `project_logs(${sqlLiteral(this.opts.project)})`;
+  }
+
+  private async query(query: string, cursor: string | null, what: string, trace: boolean) {
+    const body = { query, fmt: "json", ...(cursor !== null ? { cursor } : {}) };
+    const answer = trace
+      ? await this.http.requestTrace("POST", "/btql", body)
+      : await this.http.request("POST", "/btql", body);
+    if (typeof answer === "string") return { ok: false as const, message: answer };
+    if (answer.status !== 200) throw this.http.failure(answer, what);
+    const read = readJsonBody(answer.text);
+    if (!read.ok) return { ok: false as const, message: `${what} cannot be read: ${read.message}` };
+    if (!isObject(read.value) || !Array.isArray(read.value.data))
+      return { ok: false as const, message: `${what} is not { data: [...] }` };
+    const header = answer.headers["x-bt-cursor"];
+    const next = [Array.isArray(header) ? header[0] : header, read.value.cursor].find(
+      (c): c is string => typeof c === "string" && c !== "",
+    );
+    return { ok: true as const, rows: read.value.data as unknown[], next: next ?? null };
+  }
+
+  /** One page of the project's root spans (a trace each), filtered. */
+  async listTraces(filter: PullFilter, at: PagePosition, limit: number): Promise<TracePage> {
+    const sql = `SELECT root_span_id, created FROM ${this.from()} WHERE ${rootSpanConditions(filter).join(" AND ")} LIMIT ${limit}`;
+    const page = await this.query(sql, at.token, `page ${at.page} of the project's logs`, false);
+    if (!page.ok) throw new ConnectorApiError(`${page.message}.`, 200);
+    return {
+      ids: page.rows.map((r) =>
+        isObject(r) && typeof r.root_span_id === "string" && r.root_span_id !== "" ? r.root_span_id : null,
+      ),
+      next: page.next !== null && page.rows.length > 0 ? { page: at.page + 1, token: page.next } : null,
+      totalPages: null,
+      totalItems: null,
+    };
+  }
+
+  /** Every span of one trace, all pages. */
+  async getTrace(id: string): Promise<TraceAnswer> {
+    const sql = `SELECT * FROM ${this.from()} WHERE root_span_id = ${sqlLiteral(id)} LIMIT ${TRACE_PAGE}`;
+    const rows: unknown[] = [];
+    let cursor: string | null = null;
+    for (let page = 1; page <= MAX_TRACE_PAGES; page++) {
+      const answer = await this.query(sql, cursor, `the spans of trace ${id}`, true);
+      if (!answer.ok) return answer;
+      rows.push(...answer.rows);
+      cursor = answer.next;
+      if (cursor === null || answer.rows.length === 0) break;
+      if (page === MAX_TRACE_PAGES)
+        return {
+          ok: false,
+          message: `the trace has more than ${MAX_TRACE_PAGES * TRACE_PAGE} spans; too large to import`,
+        };
+    }
+    if (rows.length === 0)
+      return { ok: false, message: "Braintrust has no spans for this trace (deleted since it was listed?)" };
+    return { ok: true, trace: rows };
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * Braintrust pulls against a real HTTP server on 127.0.0.1 serving the SQL query endpoint's shapes
+ * (./braintrust-testing.ts): a project's root spans paged by the `x-bt-cursor` cursor and filtered, a 429 with
+ * Retry-After, a page that fails once, a slow page. On both engines: a pull imports exactly the expected sessions,
+ * a re-pull finds them again, the error filter reads only failed runs, a pull interrupted after any trace and
+ * resumed gives the same sessions as one that ran through, and hostile traces are refused one by one, nothing of
+ * them written, while the pull goes on.
+ */
+import fc from "fast-check";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { resetEnvCache } from "@/lib/env";
+import { STATUS } from "@/lib/errors";
+import { BRAINTRUST_PROJECT, braintrustRootId, braintrustTrace } from "@/lib/ingest/__fixtures__/braintrust";
+import { localAdmin, type Principal } from "../principal";
+import { refusal } from "../testing";
+import { fakeBraintrust } from "./braintrust-testing";
+import { rootSpanConditions, sqlLiteral } from "./braintrust-client";
+import { createConnector, listConnectors, startPull } from "./connectors";
+import type { PullDeps } from "./run-pull";
+import { crashAndResume, stepRows, storedSessions, type Hit, type Override } from "./testing";
+
+const KEY_ENV = "BRAINTRUST_PULL_TEST_API_KEY";
+const API_KEY = "sk-bt-test";
+const FILTER = { tags: ["prod"], fromTimestamp: "2026-11-20T00:00:00Z", toTimestamp: "2026-11-20T10:30:00Z" };
+const IDS = Array.from({ length: 7 }, (_, k) => braintrustRootId(k));
+const FAST: PullDeps["client"] = { backoffMs: 10, maxRetries: 4, timeoutMs: 5_000 };
+
+/** Seven prod traces (odd ones failed: the tool and the root raised), a dev one and one after toTimestamp. */
+function corpus() {
+  return [
+    ...IDS.map((_, k) =>
+      braintrustTrace(k, k % 2 === 1 ? { failTool: true, rootError: "TimeoutError: order service timed out" } : {}),
+    ),
+    braintrustTrace(50, { offsetMs: 30_000, tags: ["dev"] }),
+    braintrustTrace(99, { offsetMs: 7_200_000 }),
+  ];
+}
+
+describe("the Braintrust list query", () => {
+  it("quotes every value so none ends its literal early, and names each filter's condition", () => {
+    expect(sqlLiteral("it's \\' OR 1=1 --")).toBe("'it''s \\\\'' OR 1=1 --'");
+    expect(
+      rootSpanConditions({ ...FILTER, name: "support-agent", error: true, query: "metrics.tokens > 100" }),
+    ).toEqual([
+      "is_root",
+      "created >= '2026-11-20T00:00:00Z'",
+      "created < '2026-11-20T10:30:00Z'",
+      "tags INCLUDES 'prod'",
+      "span_attributes.name = 'support-agent'",
+      "error IS NOT NULL",
+      "(metrics.tokens > 100)",
+    ]);
+  });
+});
+
+describe.each(TEST_ENGINES)("Braintrust pulls on %s", (engine) => {
+  let db: TestDatabase;
+  const admin: Principal = localAdmin("ada");
+  const analyst: Principal = { kind: "user", userId: null, name: "ann", role: "analyst", readOnly: false };
+  let intercept: ((hit: Hit) => Override | undefined) | undefined;
+  let server: Awaited<ReturnType<typeof fakeBraintrust>>;
+  let connectorId: string;
+
+  beforeAll(async () => {
+    process.env[KEY_ENV] = API_KEY;
+    process.env.BRANCHPOINT_MODEL_KEY_VARS = KEY_ENV;
+    resetEnvCache();
+    db = await createTestDatabase(engine);
+    server = await fakeBraintrust({
+      traces: corpus(),
+      apiKey: API_KEY,
+      project: BRAINTRUST_PROJECT,
+      intercept: (hit) => intercept?.(hit),
+    });
+    await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
+    const created = await createConnector(
+      admin,
+      {
+        kind: "braintrust",
+        name: "braintrust-prod",
+        baseUrl: server.url,
+        project: BRAINTRUST_PROJECT,
+        secretKeyEnv: KEY_ENV,
+      },
+      db.prisma,
+    );
+    connectorId = created.id;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await db?.drop();
+    delete process.env[KEY_ENV];
+    delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
+    resetEnvCache();
+  });
+  beforeEach(() => {
+    intercept = undefined;
+    server.hits.length = 0;
+  });
+
+  const sessions = () => storedSessions(db.prisma, "braintrust");
+
+  it("adds a Braintrust connector naming its project, and refuses filters Braintrust does not read", async () => {
+    expect(await listConnectors(analyst, {}, db.prisma)).toEqual([
+      expect.objectContaining({ kind: "braintrust", publicKey: null, project: BRAINTRUST_PROJECT, secretSet: true }),
+    ]);
+    const noProject = await refusal(
+      createConnector(admin, { kind: "braintrust", name: "x", baseUrl: server.url, secretKeyEnv: KEY_ENV }, db.prisma),
+    );
+    expect(noProject.issues).toEqual([
+      { path: "project", message: "Invalid input: expected string, received undefined" },
+    ]);
+    const badFilter = await refusal(startPull(analyst, { connectorId, filter: { sessionId: "s1" } }, db.prisma));
+    expect([STATUS[badFilter.code], badFilter.message, badFilter.issues]).toEqual([
+      400,
+      "A Braintrust pull cannot filter by sessionId; it filters by fromTimestamp, toTimestamp, tags, name, error, query.",
+      [{ path: "filter.sessionId", message: "not a filter Braintrust reads" }],
+    ]);
+    expect(await db.prisma.connectorPull.count()).toBe(0);
+  });
+
+  it("pulls exactly the matching traces through a 429, a failing page and a slow page, with steps, ids, usage, cost and errors", async () => {
+    intercept = (hit) => {
+      if (hit.kind === "roots" && hit.page === 1) return { delayMs: 400 };
+      if (hit.kind === "roots" && hit.page === 2 && hit.count === 1)
+        return { status: 429, headers: { "retry-after": "1" }, body: '{"error":"Too many requests"}' };
+      if (hit.kind === "roots" && hit.page === 3 && hit.count === 1) return { status: 502, body: "bad gateway" };
+      return undefined;
+    };
+    const pull = await startPull(analyst, { connectorId, filter: FILTER }, db.prisma, { pageSize: 3, client: FAST });
+    expect(pull).toMatchObject({
+      status: "completed",
+      error: null,
+      cursor: { page: 3, token: expect.any(String) as string, lastTraceId: IDS[6] },
+      progress: { pages: 3, traces: 7, imported: 7, duplicates: 0, refused: 0, retries: 2 },
+      refusals: [],
+    });
+    const page2 = server.hits.filter((h) => h.kind === "roots" && h.page === 2);
+    expect(page2[1]!.at - page2[0]!.at).toBeGreaterThanOrEqual(990);
+    expect(server.hits.filter((h) => h.kind === "trace").map((h) => h.traceId)).toEqual(IDS);
+
+    const stored = await sessions();
+    expect(stored.map((s) => [s.externalId, s.errorCount, s.eventCount])).toEqual(IDS.map((id, k) => [id, k % 2, 5]));
+    const failed = stored[1]!;
+    expect([failed.inputTokens, failed.outputTokens]).toEqual([210, 20]);
+    expect(failed.costUsd).toBeCloseTo(0.000345, 12);
+    expect(stepRows(failed.events)).toEqual([
+      [0, "model_call", "gpt-4o", null, null, "completed", null],
+      [
+        1,
+        "tool_call",
+        "lookup_order",
+        "call_1_1",
+        0,
+        "failed",
+        { type: "TimeoutError", message: "order service timed out" },
+      ],
+      [2, "model_call", "gpt-4o", null, null, "completed", null],
+      [3, "tool_call", "moderate", "span-1-5", null, "completed", null],
+      [4, "final_output", "final_output", null, 2, "completed", null],
+    ]);
+    expect(failed.metadata).toMatchObject({
+      connector: "braintrust-prod",
+      braintrust: { rootSpanId: IDS[1], projectId: BRAINTRUST_PROJECT, error: "TimeoutError: order service timed out" },
+    });
+
+    const again = await startPull(analyst, { connectorId, filter: FILTER }, db.prisma, { pageSize: 3, client: FAST });
+    expect(again.progress).toMatchObject({ traces: 7, imported: 0, duplicates: 7 });
+    // Only the runs whose root span recorded an error.
+    const onlyFailed = await startPull(analyst, { connectorId, filter: { ...FILTER, error: true } }, db.prisma, {
+      pageSize: 3,
+      client: FAST,
+    });
+    expect(onlyFailed.progress).toMatchObject({ traces: 3, duplicates: 3 });
+    expect(
+      server.hits
+        .filter((h) => h.kind === "trace")
+        .slice(-3)
+        .map((h) => h.traceId),
+    ).toEqual([IDS[1], IDS[3], IDS[5]]);
+  });
+
+  it("a pull interrupted after any trace and resumed gives the same sessions as one that ran through", async () => {
+    const digest = async () => (await sessions()).map((s) => ({ ...s, metadata: undefined }));
+    await db.prisma.session.deleteMany({ where: { format: "braintrust" } });
+    await startPull(analyst, { connectorId, filter: FILTER }, db.prisma, { pageSize: 3, client: FAST });
+    const reference = await digest();
+    expect(reference.map((s) => s.externalId)).toEqual(IDS);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 6 }), async (k) => {
+        await db.prisma.session.deleteMany({ where: { format: "braintrust" } });
+        server.hits.length = 0;
+        const { stopped, done } = await crashAndResume(db.prisma, { connectorId, filter: FILTER }, k, {
+          pageSize: 3,
+          client: FAST,
+        });
+        expect(stopped).toMatchObject({ status: "running", cursor: { lastTraceId: IDS[k - 1] } });
+        expect([done.status, done.progress]).toMatchObject(["completed", { traces: 7, imported: 7, duplicates: 0 }]);
+        expect(await digest()).toEqual(reference);
+        expect(server.hits.filter((h) => h.kind === "trace").map((h) => h.traceId)).toEqual(IDS);
+      }),
+      { numRuns: 3, examples: [[3], [4]] },
+    );
+  }, 300_000);
+
+  it("refuses hostile traces one by one, writing nothing of them, and the pull goes on", async () => {
+    await db.prisma.session.deleteMany({ where: { format: "braintrust" } });
+    const rows = (k: number) => JSON.stringify({ data: braintrustTrace(k) });
+    const bodies: Record<string, string> = {
+      [IDS[1]!]: rows(1).replace('"input":{"order_id"', `"x":${"[".repeat(600)}${"]".repeat(600)},"input":{"order_id"`),
+      [IDS[2]!]: rows(2).replace('"prompt_tokens":90', `"prompt_tokens":9${"9".repeat(400)}`),
+      [IDS[3]!]: rows(3).replace(/"span_parents":\["root-0003"\]/, '"span_parents":"root-0003"'),
+      [IDS[4]!]: '{"data":"none"}',
+    };
+    intercept = (hit) => (hit.kind === "trace" && bodies[hit.traceId!] ? { body: bodies[hit.traceId!] } : undefined);
+    const pull = await startPull(analyst, { connectorId, filter: FILTER }, db.prisma, { pageSize: 3, client: FAST });
+    expect(pull).toMatchObject({ status: "completed", progress: { traces: 7, imported: 3, refused: 4 } });
+    const refusals = pull.refusals as { traceId: string; issues: { path: string; message: string }[] }[];
+    expect(refusals.map((r) => [r.traceId, r.issues[0]!.path, r.issues[0]!.message])).toEqual([
+      [IDS[1], "", expect.stringMatching(/^the spans of trace root-0001 cannot be read: .*nest/)],
+      [IDS[2], "", expect.stringMatching(/cannot be read: at line 1, column \d+: the number 9{40}… is too large/)],
+      [IDS[3], "data[1].span_parents", "must be null or a list of span ids"],
+      [IDS[4], "", `the spans of trace ${IDS[4]} is not { data: [...] }`],
+    ]);
+    expect((await sessions()).map((s) => s.externalId)).toEqual([IDS[0], IDS[5], IDS[6]]);
+  });
+
+  it("fails with the reason when Braintrust refuses the key", async () => {
+    intercept = (hit) => (hit.kind === "roots" ? { status: 401, body: '{"error":"Invalid API key"}' } : undefined);
+    const denied = await startPull(analyst, { connectorId, filter: FILTER }, db.prisma, { pageSize: 3, client: FAST });
+    expect([denied.status, denied.error]).toEqual([
+      "failed",
+      {
+        code: "run_failed",
+        message:
+          'Braintrust answered 401 for page 1 of the project\'s logs (check the API key in the connector\'s environment variable and that it may read the project): {"error":"Invalid API key"}',
+      },
+    ]);
+  });
+});
