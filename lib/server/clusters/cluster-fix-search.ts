@@ -30,6 +30,7 @@ import {
   type FixSearchRow,
 } from "@/lib/db/cluster-fix-searches";
 import { clusterById } from "@/lib/db/clusters";
+import { latestPolicyVersion } from "@/lib/db/cluster-fixes";
 import { settleExperiment } from "@/lib/db/jobs";
 import { queuedReplayIds } from "@/lib/db/experiments";
 import { AppError, notFound } from "@/lib/errors";
@@ -142,6 +143,37 @@ export async function startFixSearch(principal: Principal, input: FixSearchInput
   if (queue) await queue.enqueueInvestigations([{ id: row.id, by: principal.name, kind: "fix-search" }]);
   else await runFixSearch(principal, { searchId: row.id }, prisma);
   return presentFixSearch((await findFixSearch(prisma, row.id)) ?? row);
+}
+
+/** The cluster page's form: a saved policy (its newest version) searched from the recording. */
+export const StartFixSearchOfPolicy = z.strictObject({
+  clusterId: z.string().min(1).max(64),
+  policyId: z.string().min(1, "Choose a saved policy.").max(64),
+  sample: z.number().int().min(1).max(MAX_FIX_SESSIONS).optional(),
+  seed: z.number().int().min(0).max(2_147_483_647).optional(),
+});
+export type StartFixSearchOfPolicy = z.infer<typeof StartFixSearchOfPolicy>;
+
+/** Starts a search over the changes a saved policy makes from the recording (the cluster page's button). */
+export async function startFixSearchOfPolicy(
+  principal: Principal,
+  input: StartFixSearchOfPolicy,
+  prisma: Db,
+  deps: QueueDeps = {},
+) {
+  authorize(principal, "experiments.run");
+  const cluster = await clusterById(prisma, input.clusterId);
+  if (!cluster) throw notFound("cluster", input.clusterId);
+  const version = await latestPolicyVersion(prisma, input.policyId);
+  if (!version) throw notFound("policy", input.policyId, "policyId");
+  if (version.policy.agentId && version.policy.agentId !== cluster.agentId)
+    throw new AppError("invalid_input", `Policy "${version.policy.name}" belongs to another agent.`, [
+      { path: "policyId", message: "belongs to another agent" },
+    ]);
+  const parsed = Policy.safeParse(version.document);
+  if (!parsed.success) throw new AppError("invalid_policy", "The saved policy is not a valid policy document.");
+  const { policyId: _policyId, ...rest } = input;
+  return startFixSearch(principal, { ...rest, policy: parsed.data }, prisma, deps);
 }
 
 /** One search of a cluster (404 when the search is not the cluster's). */
