@@ -9,11 +9,11 @@ import { POST as smallestCancel } from "./[id]/fixes/smallest/[searchId]/cancel/
 import { requeueAbandonedFixSearches } from "@/lib/db/cluster-fix-searches";
 import { jobHandlers } from "@/lib/server/job-handlers";
 import { plugJobQueue, type JobQueue, type QueuedInvestigation } from "@/lib/server/job-queue";
-import { localAdmin } from "@/lib/server/principal";
+import { localAdmin, systemPrincipal } from "@/lib/server/principal";
 import { getExperiment } from "@/lib/server/experiments/experiments";
 import { HISTORY, importSession, REFUND_DOC, refundCopy, savePolicy } from "@/lib/server/testing";
 import { fixOfExperiment, type ClusterFixView } from "@/lib/server/clusters/cluster-fixes";
-import type { FixSearchProbe, FixSearchView } from "@/lib/server/clusters/cluster-fix-search";
+import { runFixSearch, type FixSearchProbe, type FixSearchView } from "@/lib/server/clusters/cluster-fix-search";
 
 const global = globalThis as unknown as { __branchpointDb?: Promise<Database> };
 const olga = localAdmin("olga");
@@ -322,27 +322,41 @@ describe.each(TEST_ENGINES)("fixing a failure cluster on %s", (engine) => {
     const started = await startQueued({ policy: WHOLE, sample: 3, seed: 5 });
     const searchId = started.body.searchId as string;
     const item = started.queued[0]!;
-    // The first worker runs until two probes are stored; then its lease is taken from it, as when a worker is
-    // killed and its lease runs out. It stops at its next write and stores nothing more.
-    const first = run(item, "worker-a");
-    let snapshot: { probes: FixSearchProbe[]; pending: unknown } | null = null;
-    for (let i = 0; i < 2_400 && !snapshot; i++) {
-      const row = await db.prisma.clusterFixSearch.findUniqueOrThrow({ where: { id: searchId } });
-      if ((row.probes as unknown[]).length >= 2) {
-        await db.prisma.$executeRaw`
-          UPDATE "ClusterFixSearch" SET "leaseOwner" = 'worker-gone', "leaseUntil" = now() - interval '1 second'
-           WHERE id = ${searchId}`;
-        const taken = await db.prisma.clusterFixSearch.findUniqueOrThrow({ where: { id: searchId } });
-        snapshot = { probes: taken.probes as FixSearchProbe[], pending: taken.pendingProbe };
-      } else await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    await first;
-    expect(snapshot!.probes.map((p) => [p.kept, p.fixed, p.of])).toEqual(PROBES.slice(0, 2));
+    // The first worker loses its lease in the transaction that makes the third probe's experiment, with two probes
+    // stored, as when a worker is killed right after and its lease runs out (a trigger takes the lease, so the
+    // moment is the same on both engines). It stops at its next write and stores nothing more.
+    await db.prisma.$executeRawUnsafe(`
+      CREATE FUNCTION fix_search_lose_lease() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW."leaseOwner" = 'worker-a' AND NEW."pendingProbe" IS NOT NULL AND jsonb_array_length(NEW.probes) = 2 THEN
+          NEW."leaseOwner" := 'worker-gone';
+          NEW."leaseUntil" := now() - interval '1 second';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.prisma.$executeRawUnsafe(`
+      CREATE TRIGGER fix_search_lose_lease BEFORE UPDATE ON "ClusterFixSearch"
+      FOR EACH ROW EXECUTE FUNCTION fix_search_lose_lease()`);
+    const first = await runFixSearch(systemPrincipal(item.by), { searchId }, db.prisma, {
+      owner: "worker-a",
+      leaseMs: 3_000,
+    }).finally(async () => {
+      await db.prisma.$executeRawUnsafe(`DROP TRIGGER fix_search_lose_lease ON "ClusterFixSearch"`);
+      await db.prisma.$executeRawUnsafe(`DROP FUNCTION fix_search_lose_lease()`);
+    });
+    expect(first).toBe("lease_lost");
+    const lost = await db.prisma.clusterFixSearch.findUniqueOrThrow({ where: { id: searchId } });
+    const snapshot = {
+      probes: lost.probes as FixSearchProbe[],
+      pending: lost.pendingProbe as { key: string; experimentId: string },
+    };
+    expect(snapshot.probes.map((p) => [p.kept, p.fixed, p.of])).toEqual(PROBES.slice(0, 2));
+    expect(snapshot.pending.key).toBe("1,2");
     const left = await db.prisma.clusterFixSearch.findUniqueOrThrow({ where: { id: searchId } });
     expect({ status: left.status, attempts: left.attempts, probes: left.probes }).toEqual({
       status: "running",
       attempts: 1,
-      probes: snapshot!.probes,
+      probes: snapshot.probes,
     });
     // The sweeper puts it back on the queue; the next worker finishes it.
     expect(await requeueAbandonedFixSearches(db.prisma)).toEqual([{ id: searchId, createdBy: left.createdBy }]);
@@ -350,7 +364,7 @@ describe.each(TEST_ENGINES)("fixing a failure cluster on %s", (engine) => {
     const done = await readSearch(searchId);
     expect(done.status).toBe("done");
     expect(done.probes.map((p) => [p.kept, p.fixed, p.of])).toEqual(PROBES);
-    expect(done.probes.slice(0, 2)).toEqual(snapshot!.probes);
+    expect(done.probes.slice(0, 2)).toEqual(snapshot.probes);
     expect(done.result).toMatchObject({ kind: "minimal", kept: [1], fixed: 3, of: 3, share: 1 });
     const row = await db.prisma.clusterFixSearch.findUniqueOrThrow({ where: { id: searchId } });
     expect({ attempts: row.attempts, leaseOwner: row.leaseOwner, pendingProbe: row.pendingProbe }).toEqual({
@@ -358,9 +372,8 @@ describe.each(TEST_ENGINES)("fixing a failure cluster on %s", (engine) => {
       leaseOwner: null,
       pendingProbe: null,
     });
-    // The cut-off probe's experiment, if the first worker had made it, was reused: four experiments in all.
-    const pending = snapshot!.pending as { experimentId: string } | null;
-    if (pending) expect(done.probes[2]!.experimentId).toBe(pending.experimentId);
+    // The cut-off probe's experiment was reused: four experiments in all.
+    expect(done.probes[2]!.experimentId).toBe(snapshot.pending.experimentId);
     expect(new Set(done.probes.map((p) => p.experimentId)).size).toBe(4);
     expect(await db.prisma.experiment.count()).toBe(experiments + 4);
   });
