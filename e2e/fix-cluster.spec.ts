@@ -1,3 +1,5 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 
 const AUTH = { Authorization: "Bearer e2e-test-key-0123456789" };
@@ -33,7 +35,19 @@ function session(agent: string, i: number, failed: boolean) {
   };
 }
 
-test.setTimeout(180_000);
+async function axe(page: Page) {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
+}
+
+const RECORDING = {
+  model: "recorded-only",
+  drift: "continue_to_terminal",
+  tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
+};
+const REFUSAL = { type: "static", cases: [{ match_mode: "subset", result: { refunded: false } }] };
+
+test.setTimeout(300_000);
 
 test("a static override tried from a cluster's page fixes every member and breaks no control session", async ({
   page,
@@ -54,16 +68,33 @@ test("a static override tried from a cluster's page fixes every member and break
       policy: {
         model: "recorded-only",
         drift: "continue_to_terminal",
-        tools: {
-          default: { type: "history", scope: "baseline", on_miss: "fail" },
-          overrides: {
-            refund_payment: { type: "static", cases: [{ match_mode: "subset", result: { refunded: false } }] },
-          },
-        },
+        tools: { ...RECORDING.tools, overrides: { refund_payment: REFUSAL } },
       },
     },
   });
   expect(policy.status()).toBe(201);
+  // For the smallest-fix search: the refusal with two changes that do not matter, and the recording itself.
+  const saved = [
+    {
+      name: `${agent} refusal and more`,
+      policy: {
+        ...RECORDING,
+        maxSteps: 100,
+        tools: {
+          ...RECORDING.tools,
+          overrides: {
+            get_current_time: { type: "static", cases: [{ match_mode: "subset", result: {} }] },
+            refund_payment: REFUSAL,
+          },
+        },
+      },
+    },
+    { name: `${agent} as recorded`, policy: RECORDING },
+  ];
+  for (const p of saved)
+    expect((await request.post("/api/v1/policies", { headers: AUTH, data: { ...p, agentName: agent } })).status()).toBe(
+      201,
+    );
 
   await page.goto(`/failures?agent=${encodeURIComponent(agent)}`);
   await page.getByTestId("cluster-row").getByRole("link").click();
@@ -85,4 +116,26 @@ test("a static override tried from a cluster's page fixes every member and break
     .toBe("fixes 5 of 5 (95% interval 57%–100%), breaks none of 3 control sessions");
   await page.getByRole("link", { name: /RefundRejected/ }).click();
   await expect(page.getByTestId("cluster-fix")).toContainText("fixes 5 of 5");
+
+  // The smallest fix: none searched yet; a policy that changes nothing is refused in words.
+  const search = page.getByRole("form", { name: "Find the smallest fix" });
+  await expect(page.getByTestId("smallest-fix-empty")).toContainText("No search yet.");
+  expect(await axe(page)).toEqual([]);
+  await search.getByLabel("Policy to narrow down").selectOption({ label: `${agent} as recorded` });
+  await search.getByRole("button", { name: "Find the smallest fix" }).click();
+  await expect(search.getByRole("alert")).toContainText(
+    "The policy changes nothing from the base policy: there is nothing to minimise.",
+  );
+  // Of the three changes, the refusal alone fixes every session: four probes, each a fix listed on the page.
+  await search.getByLabel("Policy to narrow down").selectOption({ label: `${agent} refusal and more` });
+  await search.getByRole("button", { name: "Find the smallest fix" }).click();
+  const outcome = page.getByTestId("smallest-fix-outcome");
+  await expect(outcome).toHaveText("refund_payment: static fixes 5 of 5 on its own (4 probes).", {
+    timeout: 150_000,
+  });
+  await expect(page.getByTestId("smallest-fix-search")).toContainText(
+    "Searched 3 changes: get_current_time: static; refund_payment: static; run settings: maxSteps.",
+  );
+  await expect(page.getByTestId("cluster-fix")).toHaveCount(5);
+  expect(await axe(page)).toEqual([]);
 });

@@ -2,7 +2,14 @@
 
 import { revalidatePath } from "next/cache";
 import { validatedAction } from "@/lib/http/action";
+import { z } from "zod";
 import { ClusterFixInput, startClusterFix } from "@/lib/server/clusters/cluster-fixes";
+import {
+  cancelFixSearch,
+  listFixSearches,
+  startFixSearchOfPolicy,
+  StartFixSearchOfPolicy,
+} from "@/lib/server/clusters/cluster-fix-search";
 import { renameFailureCluster, RenameClusterInput } from "@/lib/server/clusters/clusters";
 
 /** Names a failure cluster (blank: named after its signature again); the name stays as sessions arrive. */
@@ -18,3 +25,27 @@ export const startClusterFixAction = validatedAction(ClusterFixInput, async (pri
   revalidatePath(`/failures/${input.clusterId}`);
   return { experimentId: fix.experimentId, members: fix.members, control: fix.control };
 });
+
+/** Starts a search for the smallest of a saved policy's changes that fixes the cluster (a job; the page polls it). */
+export const startFixSearchAction = validatedAction(StartFixSearchOfPolicy, async (principal, input, prisma) => {
+  const search = await startFixSearchOfPolicy(principal, input, prisma);
+  revalidatePath(`/failures/${input.clusterId}`);
+  return search;
+});
+
+const ClusterRef = z.strictObject({ clusterId: z.string().min(1).max(64) });
+
+/** The cluster's smallest-fix searches, newest first (polled by the page while one runs). */
+export const fixSearchesAction = validatedAction(ClusterRef, async (principal, input, prisma) =>
+  listFixSearches(principal, input, prisma),
+);
+
+/** Stops a smallest-fix search before its next probe. */
+export const cancelFixSearchAction = validatedAction(
+  ClusterRef.extend({ searchId: z.string().min(1).max(64) }),
+  async (principal, input, prisma) => {
+    const search = await cancelFixSearch(principal, input, prisma);
+    revalidatePath(`/failures/${input.clusterId}`);
+    return search;
+  },
+);

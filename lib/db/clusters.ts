@@ -327,7 +327,7 @@ export function renameCluster(client: DbClient, id: string, label: string | null
 
 /**
  * Moves the members of `sourceIds` into `targetId`, points their signatures' routes at it (new sessions
- * of those signatures land there), keeps the fixes tried on them (now the target's), and deletes the emptied
+ * of those signatures land there), keeps the fixes tried on them and their smallest-fix searches (now the target's), and deletes the emptied
  * clusters. Call inside a transaction.
  */
 export async function mergeClusterRows(tx: DbClient, targetId: string, sourceIds: readonly string[]): Promise<void> {
@@ -336,6 +336,7 @@ export async function mergeClusterRows(tx: DbClient, targetId: string, sourceIds
   await tx.clusterMember.updateMany(moved);
   await tx.clusterRoute.updateMany(moved);
   await tx.clusterFix.updateMany(moved);
+  await tx.clusterFixSearch.updateMany(moved);
   await tx.failureCluster.deleteMany({ where: { id: { in: sources } } });
 }
 

@@ -30,6 +30,7 @@ import {
   requeueRunningInvestigations,
 } from "@/lib/db/investigations";
 import { unfinishedBackfills } from "@/lib/db/online-checks";
+import { requeueAbandonedFixSearches, requeueAllFixSearches } from "@/lib/db/cluster-fix-searches";
 import { jobSettings, type JobSettings } from "./settings";
 import { isWatchEnvelope, watchEnqueuer, type WatchEnvelope, type WatchHandler, type WatchJob } from "./watch-queue";
 
@@ -58,10 +59,11 @@ function pgliteDb(pglite: PGlite): PgBoss.Db {
   };
 }
 
-/** An investigation job: its id, and who started it (the run is on their behalf). */
+/** An investigation job: its id, and who started it (the run is on their behalf); a cluster's smallest-fix search rides alike. */
 export interface InvestigationJob {
   id: string;
   by: string;
+  kind?: "fix-search";
 }
 
 /** Online-check work (lib/server/job-queue.ts `CheckJob`). */
@@ -304,6 +306,12 @@ function sweeperOf(parts: QueueParts) {
       if (left.length > 0)
         log(`Branchpoint jobs: ${left.length} investigation(s) whose worker stopped are queued again.`);
     }
+    // A smallest-fix search whose worker stopped likewise: the run that picks it up goes on from its stored probes.
+    const searches = await requeueAbandonedFixSearches(prisma, [...runningInvestigations]);
+    if (searches.length > 0) {
+      await enqueueInvestigations(searches.map((s) => ({ id: s.id, by: s.createdBy ?? "system", kind: "fix-search" })));
+      log(`Branchpoint jobs: ${searches.length} smallest-fix search(es) whose worker stopped are queued again.`);
+    }
     // A backfill with no job waiting or running (a process stopped between storing it and enqueueing it) goes on
     // from its cursor.
     const backfills = await orphanedBackfills();
@@ -317,7 +325,7 @@ function sweeperOf(parts: QueueParts) {
     // A scheduled pull whose next run is due (and that has ended) hands its schedule to a new pull, queued here.
     const scheduled = await startDueScheduledPulls(prisma);
     await enqueuePulls(scheduled);
-    return ids.length + investigations.length + backfills.length + pulls.length + scheduled.length;
+    return ids.length + investigations.length + searches.length + backfills.length + pulls.length + scheduled.length;
   };
   return sweep;
 }
@@ -332,6 +340,8 @@ async function resumeEmbedded(parts: QueueParts): Promise<void> {
   const queued = await queuedInvestigationIds(prisma);
   const by = await investigationCreators(prisma, queued);
   await enqueueInvestigations(by.map((i) => ({ id: i.id, by: i.createdBy ?? "system" })));
+  const searches = await requeueAllFixSearches(prisma);
+  await enqueueInvestigations(searches.map((s) => ({ id: s.id, by: s.createdBy ?? "system", kind: "fix-search" })));
   // Check backfills the last process left go on from their cursors.
   const backfills = await unfinishedBackfills(prisma);
   await enqueueChecks(backfills.map((b) => ({ kind: "backfill" as const, attachmentId: b.id })));

@@ -7,6 +7,7 @@ import type { Db } from "@/lib/db";
 import { noteReplayJobError } from "@/lib/db/jobs";
 import type { CheckJob, QueuedInvestigation, WatchJob } from "./job-queue";
 import { runCheckJob } from "./checks/online";
+import { runFixSearch } from "./clusters/cluster-fix-search";
 import { runInvestigation } from "./investigations/run-investigation";
 import { systemPrincipal } from "./principal";
 import { runQueuedReplay } from "./replays/run-queued-replay";
@@ -31,8 +32,12 @@ export const jobHandlers = {
       throw error;
     }
   },
-  /** Runs an investigation on behalf of whoever started it. */
+  /** Runs an investigation (or a cluster's smallest-fix search) on behalf of whoever started it. */
   async investigation(prisma: Db, item: QueuedInvestigation, run: JobRun): Promise<void> {
+    if (item.kind === "fix-search") {
+      await runFixSearch(systemPrincipal(item.by), { searchId: item.id }, prisma, run);
+      return;
+    }
     await runInvestigation(systemPrincipal(item.by), { investigationId: item.id }, prisma, run);
   },
   /** Judges an import's sessions by the checks attached to their agents, or goes on with a check's backfill. */

@@ -11,10 +11,11 @@
  * call that made it instead.
  */
 
-/** An investigation to run, on behalf of whoever started it. */
+/** An investigation to run, on behalf of whoever started it; `fix-search`: a cluster's smallest-fix search, run alike. */
 export interface QueuedInvestigation {
   id: string;
   by: string;
+  kind?: "fix-search";
 }
 
 /**

@@ -3,17 +3,41 @@
  * makes to a base policy (lib/clusters/fix-changes.ts), each probe a fix of the cluster (an experiment over the
  * same seeded sample of members), judged by the share of members it fixes: a subset "fixes" when it fixes at
  * least the share the whole change fixes. Each probe is stored as a fix, so the cluster page lists them with
- * their figures. Runs the probes' replays in this call (it is not a queued job yet).
+ * their figures.
+ *
+ * A search is a durable job, run as an investigation is (run-investigation.ts): stored `queued`, put on the
+ * investigation queue, run by a worker under a lease it renews. Its probes are stored as they finish, and the
+ * probe being run is recorded with its experiment (in the experiment's transaction), so a run that takes over
+ * from a worker killed mid-search answers the finished probes from the store and reuses the cut-off probe's
+ * experiment: no probe runs twice.
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { applyChanges, describeChange, policyChanges, type PolicyChange } from "@/lib/clusters/fix-changes";
 import type { Db } from "@/lib/db";
+import {
+  claimFixSearch,
+  findFixSearch,
+  finishFixSearch,
+  holdsFixSearchLease,
+  insertFixSearch,
+  listFixSearchRows,
+  releaseFixSearchLease,
+  renewFixSearchLease,
+  requestFixSearchCancel,
+  saveFixSearchPending,
+  saveFixSearchProgress,
+  type FixSearchRow,
+} from "@/lib/db/cluster-fix-searches";
+import { clusterById } from "@/lib/db/clusters";
+import { latestPolicyVersion } from "@/lib/db/cluster-fixes";
 import { settleExperiment } from "@/lib/db/jobs";
 import { queuedReplayIds } from "@/lib/db/experiments";
-import { AppError } from "@/lib/errors";
+import { AppError, notFound } from "@/lib/errors";
+import { runFailure } from "@/lib/run-failures";
 import { minimizeEdits, Policy } from "@/lib/replay";
 import { authorize } from "../authz";
+import { jobQueueFor, type QueueDeps } from "../job-queue";
 import type { Principal } from "../principal";
 import { runQueuedReplay } from "../replays/run-queued-replay";
 import { fixOfExperiment, MAX_FIX_SESSIONS, startClusterFix } from "./cluster-fixes";
@@ -24,6 +48,9 @@ const RECORDING: Policy = {
   drift: "continue_to_terminal",
   tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
 };
+
+/** Most changes one search takes (ddmin may run up to (n² + 3n) / 2 probes). */
+export const MAX_SEARCH_CHANGES = 12;
 
 export const FixSearchInput = z.strictObject({
   clusterId: z.string().min(1).max(64),
@@ -37,74 +64,347 @@ export const FixSearchInput = z.strictObject({
 export type FixSearchInput = z.infer<typeof FixSearchInput>;
 /** The body of `POST /api/v1/clusters/:id/fixes/smallest`: the input without the cluster (the path names it). */
 export const FixSearchBody = FixSearchInput.omit({ clusterId: true });
+type FixSearchParams = z.infer<typeof FixSearchBody>;
 
 export type FixSearchProbe = { kept: number[]; fixed: number; of: number; fixes: boolean; experimentId: string };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export type FixSearchResult =
+  | { kind: "minimal"; kept: number[]; changes: string[]; fixed: number; of: number; experimentId: string | null }
+  /** The whole change fixes none of the sampled members: there is nothing to minimise. */
+  | { kind: "not_fixing" }
+  | { kind: "cancelled" };
 
-/** Runs a fix's queued replays here until none is open (one a worker holds is waited for), then its figures. */
-async function runToEnd(principal: Principal, prisma: Db, experimentId: string) {
-  for (;;) {
-    for (const id of await queuedReplayIds(prisma, experimentId))
-      await runQueuedReplay(prisma, id, { owner: `inline:${process.pid}:${randomUUID()}` });
-    await settleExperiment(prisma, experimentId);
-    const fix = (await fixOfExperiment(principal, { experimentId }, prisma))!;
-    if (fix.figures.done) return fix.figures.members;
-    await sleep(250);
-  }
+/** The most probes ddmin runs over n changes. */
+export const searchProbeBound = (n: number) => (n * n + 3 * n) / 2;
+
+/** A search as the API and the cluster page show it. */
+export function presentFixSearch(row: FixSearchRow) {
+  const changes = (Array.isArray(row.changes) ? row.changes : []) as string[];
+  const probes = (Array.isArray(row.probes) ? row.probes : []) as FixSearchProbe[];
+  const params = row.params as FixSearchParams;
+  const result = (row.result ?? null) as (FixSearchResult & { share?: number | null }) | null;
+  return {
+    id: row.id,
+    clusterId: row.clusterId,
+    status: row.status as "queued" | "running" | "done" | "failed" | "cancelled",
+    changes,
+    sample: params.sample ?? null,
+    seed: params.seed ?? 0,
+    /** Probes run so far, of at most `atMost` (ddmin usually stops well before). */
+    progress: { probes: probes.length, atMost: searchProbeBound(changes.length) },
+    probes,
+    result,
+    error: (row.error ?? null) as { code: string; message: string } | null,
+    cancelRequested: row.cancelRequested,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+    startedAt: row.startedAt?.toISOString() ?? null,
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+  };
 }
+export type FixSearchView = ReturnType<typeof presentFixSearch>;
 
-/** The smallest set of the policy's changes that fixes as large a share of the members as all of them do. */
-export async function searchSmallestFix(principal: Principal, input: FixSearchInput, prisma: Db) {
+/**
+ * Stores a search (status `queued`) after checking what can be refused at once (an unknown cluster, a policy
+ * equal to its base, too many changes, a cluster too large without a sample) and puts it on the job queue; with
+ * no queue plugged in (tests, scripts), it runs in this call.
+ */
+export async function startFixSearch(principal: Principal, input: FixSearchInput, prisma: Db, deps: QueueDeps = {}) {
   authorize(principal, "experiments.run");
-  const base = input.base ?? RECORDING;
-  const changes: PolicyChange[] = policyChanges(base, input.policy);
+  const cluster = await clusterById(prisma, input.clusterId);
+  if (!cluster) throw notFound("cluster", input.clusterId);
+  const changes = policyChanges(input.base ?? RECORDING, input.policy);
   if (changes.length === 0)
     throw new AppError(
       "invalid_input",
       "The policy changes nothing from the base policy: there is nothing to minimise.",
       [{ path: "policy", message: "equal to the base" }],
     );
-  const probes: FixSearchProbe[] = [];
+  if (changes.length > MAX_SEARCH_CHANGES)
+    throw new AppError(
+      "invalid_input",
+      `The policy makes ${changes.length} changes from its base; a search takes at most ${MAX_SEARCH_CHANGES} (it may run up to ${searchProbeBound(changes.length)} probes).`,
+      [{ path: "policy", message: "too many changes" }],
+    );
+  if (input.sample === undefined && cluster.size > MAX_FIX_SESSIONS)
+    throw new AppError(
+      "invalid_input",
+      `The cluster has more than ${MAX_FIX_SESSIONS} sessions; give a sample size (at most ${MAX_FIX_SESSIONS}).`,
+      [{ path: "sample", message: "needed for a cluster this large" }],
+    );
+  const { clusterId, ...params } = input;
+  const row = await insertFixSearch(prisma, {
+    clusterId,
+    params,
+    changes: changes.map(describeChange),
+    createdBy: principal.name,
+  });
+  const queue = jobQueueFor(deps);
+  if (queue) await queue.enqueueInvestigations([{ id: row.id, by: principal.name, kind: "fix-search" }]);
+  else await runFixSearch(principal, { searchId: row.id }, prisma);
+  return presentFixSearch((await findFixSearch(prisma, row.id)) ?? row);
+}
+
+/** The cluster page's form: a saved policy (its newest version) searched from the recording. */
+export const StartFixSearchOfPolicy = z.strictObject({
+  clusterId: z.string().min(1).max(64),
+  policyId: z.string().min(1, "Choose a saved policy.").max(64),
+  sample: z.number().int().min(1).max(MAX_FIX_SESSIONS).optional(),
+  seed: z.number().int().min(0).max(2_147_483_647).optional(),
+});
+export type StartFixSearchOfPolicy = z.infer<typeof StartFixSearchOfPolicy>;
+
+/** Starts a search over the changes a saved policy makes from the recording (the cluster page's button). */
+export async function startFixSearchOfPolicy(
+  principal: Principal,
+  input: StartFixSearchOfPolicy,
+  prisma: Db,
+  deps: QueueDeps = {},
+) {
+  authorize(principal, "experiments.run");
+  const cluster = await clusterById(prisma, input.clusterId);
+  if (!cluster) throw notFound("cluster", input.clusterId);
+  const version = await latestPolicyVersion(prisma, input.policyId);
+  if (!version) throw notFound("policy", input.policyId, "policyId");
+  if (version.policy.agentId && version.policy.agentId !== cluster.agentId)
+    throw new AppError("invalid_input", `Policy "${version.policy.name}" belongs to another agent.`, [
+      { path: "policyId", message: "belongs to another agent" },
+    ]);
+  const parsed = Policy.safeParse(version.document);
+  if (!parsed.success) throw new AppError("invalid_policy", "The saved policy is not a valid policy document.");
+  const { policyId: _policyId, ...rest } = input;
+  return startFixSearch(principal, { ...rest, policy: parsed.data }, prisma, deps);
+}
+
+/** One search of a cluster (404 when the search is not the cluster's). */
+export async function getFixSearch(principal: Principal, input: { clusterId: string; searchId: string }, prisma: Db) {
+  authorize(principal, "experiments.read");
+  const row = await findFixSearch(prisma, input.searchId);
+  if (!row || row.clusterId !== input.clusterId) throw notFound("search", input.searchId);
+  return presentFixSearch(row);
+}
+
+/** A cluster's searches, newest first. */
+export async function listFixSearches(principal: Principal, input: { clusterId: string }, prisma: Db) {
+  authorize(principal, "experiments.read");
+  const cluster = await clusterById(prisma, input.clusterId);
+  if (!cluster) throw notFound("cluster", input.clusterId);
+  return { searches: (await listFixSearchRows(prisma, cluster.id)).map(presentFixSearch) };
+}
+
+/** Cancels a queued search at once; a running one stops before its next probe. A finished one is a 409. */
+export async function cancelFixSearch(
+  principal: Principal,
+  input: { clusterId: string; searchId: string },
+  prisma: Db,
+) {
+  authorize(principal, "experiments.run");
+  const row = await findFixSearch(prisma, input.searchId);
+  if (!row || row.clusterId !== input.clusterId) throw notFound("search", input.searchId);
+  if (row.status !== "queued" && row.status !== "running")
+    throw new AppError("conflict", `The search has already ended (${row.status}); there is nothing to cancel.`);
+  await requestFixSearchCancel(prisma, row.id);
+  return presentFixSearch((await findFixSearch(prisma, row.id))!);
+}
+
+/** This run no longer holds the search (another worker took it over): it stores nothing more. */
+class FixSearchLeaseLost extends Error {
+  constructor(id: string) {
+    super(`Search ${id} was taken over by another worker.`);
+    this.name = "FixSearchLeaseLost";
+  }
+}
+
+export interface FixSearchRunOptions {
+  owner?: string;
+  leaseMs?: number;
+  /** Runs that may end without a result before it is failed; 3 unless told. */
+  maxAttempts?: number;
+}
+
+export type FixSearchRunOutcome = "ran" | "busy" | "idle" | "lease_lost" | "gave_up";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a fix's queued replays here until none is open (one another worker holds is waited for), then its
+ * figures; null when the lease was lost on the way.
+ */
+async function runToEnd(principal: Principal, prisma: Db, experimentId: string, leaseMs: number, lost: () => boolean) {
+  for (;;) {
+    for (const id of await queuedReplayIds(prisma, experimentId)) {
+      if (lost()) return null;
+      await runQueuedReplay(prisma, id, { owner: `inline:${process.pid}:${randomUUID()}`, leaseMs });
+    }
+    await settleExperiment(prisma, experimentId);
+    const fix = (await fixOfExperiment(principal, { experimentId }, prisma))!;
+    if (fix.figures.done) return fix.figures.members;
+    if (lost()) return null;
+    await sleep(250);
+  }
+}
+
+/**
+ * Runs a queued search to its end under a lease it renews (a job worker's unit). ddmin is deterministic given
+ * the probes' answers, so a run that takes over asks for the same probes in the same order: one already stored
+ * is answered from the store, the one that was running reuses its experiment. A cancel stops it before the next
+ * probe; a probe refused (the policy is not valid for the agent, the cluster emptied) fails it, in words.
+ */
+export async function runFixSearch(
+  principal: Principal,
+  input: { searchId: string },
+  prisma: Db,
+  opts: FixSearchRunOptions = {},
+): Promise<FixSearchRunOutcome> {
+  authorize(principal, "experiments.run");
+  const row = await findFixSearch(prisma, input.searchId);
+  if (!row) throw notFound("search", input.searchId);
+  const owner = opts.owner ?? `inline:${process.pid}:${randomUUID()}`;
+  const leaseMs = opts.leaseMs ?? 30_000;
+  const claim = await claimFixSearch(prisma, row.id, owner, leaseMs);
+  if (claim.kind !== "claimed") return claim.kind;
+  const earlier = (Array.isArray(claim.probes) ? claim.probes : []) as FixSearchProbe[];
+  const maxAttempts = opts.maxAttempts ?? 3;
+  if (claim.attempts > maxAttempts) {
+    await finishFixSearch(prisma, row.id, owner, {
+      status: "failed",
+      probes: earlier,
+      result: null,
+      error: runFailure(
+        "gave_up",
+        `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed). The probes it finished are kept.`,
+      ),
+    });
+    return "gave_up";
+  }
+  let lost = false;
+  const heartbeat = setInterval(
+    () => {
+      renewFixSearchLease(prisma, row.id, owner, leaseMs).then(
+        (held) => {
+          if (!held) lost = true;
+        },
+        (error: unknown) => console.error(`Smallest-fix search ${row.id}: heartbeat failed:`, error),
+      );
+    },
+    Math.max(250, Math.floor(leaseMs / 3)),
+  );
+  const records: FixSearchProbe[] = [...earlier];
+  try {
+    return await runClaimed(principal, prisma, row, claim.pendingProbe, records, owner, leaseMs, () => lost);
+  } catch (error) {
+    if (error instanceof FixSearchLeaseLost) {
+      lost = true;
+      return "lease_lost";
+    }
+    const message =
+      error instanceof AppError ? error.message : `The search could not go on: ${(error as Error).message}`;
+    if (!(error instanceof AppError)) console.error(`Smallest-fix search ${row.id} failed:`, error);
+    const ended = await finishFixSearch(prisma, row.id, owner, {
+      status: "failed",
+      probes: records,
+      result: null,
+      error: error instanceof AppError ? { code: error.code, message } : runFailure("investigation_failed", message),
+    });
+    return ended ? "ran" : "lease_lost";
+  } finally {
+    clearInterval(heartbeat);
+    if (!lost) await releaseFixSearchLease(prisma, row.id, owner).catch(() => undefined);
+  }
+}
+
+async function runClaimed(
+  principal: Principal,
+  prisma: Db,
+  row: FixSearchRow,
+  pending: { key: string; experimentId: string } | null,
+  records: FixSearchProbe[],
+  owner: string,
+  leaseMs: number,
+  leaseLost: () => boolean,
+): Promise<FixSearchRunOutcome> {
+  const params = FixSearchBody.parse(row.params);
+  const base = params.base ?? RECORDING;
+  const changes: PolicyChange[] = policyChanges(base, params.policy);
+  let cancelled = false;
+  let lost = false;
+  const gone = () => lost || leaseLost();
+  const done = new Map(records.map((r) => [r.kept.join(","), r]));
   let target: number | null = null;
+  const shareOf = (p: FixSearchProbe) => (p.of > 0 ? p.fixed / p.of : 0);
+
   const result = await minimizeEdits({
     count: changes.length,
     test: async (kept) => {
-      const started = await startClusterFix(
-        principal,
-        {
-          clusterId: input.clusterId,
-          body: {
-            policy: applyChanges(
-              base,
-              kept.map((i) => changes[i]!),
-            ),
-            seed: input.seed ?? 0,
-            name: `Smallest fix, probe ${probes.length + 1}: ${kept.map((i) => describeChange(changes[i]!)).join("; ")}`.slice(
-              0,
-              200,
-            ),
-            ...(input.sample !== undefined ? { sample: input.sample } : {}),
+      const key = kept.join(",");
+      const stored = done.get(key);
+      if (stored) {
+        target ??= shareOf(stored);
+        return stored.fixes;
+      }
+      let experimentId: string;
+      if (pending?.key === key) experimentId = pending.experimentId;
+      else {
+        const started = await startClusterFix(
+          principal,
+          {
+            clusterId: row.clusterId,
+            body: {
+              policy: applyChanges(
+                base,
+                kept.map((i) => changes[i]!),
+              ),
+              seed: params.seed ?? 0,
+              name: `Smallest fix, probe ${records.length + 1}: ${kept.map((i) => describeChange(changes[i]!)).join("; ")}`.slice(
+                0,
+                200,
+              ),
+              ...(params.sample !== undefined ? { sample: params.sample } : {}),
+            },
           },
-        },
-        prisma,
-      );
-      const m = await runToEnd(principal, prisma, started.experimentId);
-      const share = m.judged > 0 ? m.count / m.judged : 0;
+          prisma,
+          {
+            alongside: async (tx, id) => {
+              if (!(await holdsFixSearchLease(tx, row.id, owner))) throw new FixSearchLeaseLost(row.id);
+              await saveFixSearchPending(tx, row.id, owner, { key, experimentId: id });
+            },
+          },
+        );
+        experimentId = started.experimentId;
+      }
+      const m = await runToEnd(principal, prisma, experimentId, leaseMs, gone);
+      if (!m || gone()) throw new FixSearchLeaseLost(row.id);
+      const probe = { kept: [...kept], fixed: m.count, of: m.judged, fixes: false, experimentId };
       // The first probe is the whole change (ddmin tests it first): its share is the one to keep.
-      target ??= share;
-      const fixes = m.count > 0 && share >= target;
-      probes.push({ kept: [...kept], fixed: m.count, of: m.judged, fixes, experimentId: started.experimentId });
-      return fixes;
+      target ??= shareOf(probe);
+      probe.fixes = m.count > 0 && shareOf(probe) >= target;
+      records.push(probe);
+      done.set(key, probe);
+      const saved = await saveFixSearchProgress(prisma, row.id, owner, records);
+      if (!saved.held) lost = true;
+      if (gone()) throw new FixSearchLeaseLost(row.id);
+      cancelled = saved.cancelRequested;
+      return probe.fixes;
     },
+    isCancelled: () => cancelled || gone(),
   });
-  return {
-    changes: changes.map(describeChange),
-    result:
-      result.kind === "minimal"
-        ? { kind: "minimal" as const, kept: result.kept, changes: result.kept.map((i) => describeChange(changes[i]!)) }
-        : { kind: result.kind },
-    share: target,
-    probes,
-  };
+  if (gone()) return "lease_lost";
+  let outcome: FixSearchResult;
+  if (result.kind === "minimal") {
+    const chosen = done.get(result.kept.join(","));
+    outcome = {
+      kind: "minimal",
+      kept: result.kept,
+      changes: result.kept.map((i) => describeChange(changes[i]!)),
+      fixed: chosen?.fixed ?? 0,
+      of: chosen?.of ?? 0,
+      experimentId: chosen?.experimentId ?? null,
+    };
+  } else outcome = { kind: result.kind };
+  const ended = await finishFixSearch(prisma, row.id, owner, {
+    status: result.kind === "cancelled" ? "cancelled" : "done",
+    probes: records,
+    result: { ...outcome, share: target },
+  });
+  return ended ? "ran" : "lease_lost";
 }

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { fixFigures, type FixJudge, type FixReplay } from "@/lib/clusters/fix";
 import type { Db } from "@/lib/db";
+import type { DbClient } from "@/lib/db/client";
 import { findCheckByName, type StoredVerdicts } from "@/lib/db/checks";
 import {
   branchFailureSteps,
@@ -111,7 +112,15 @@ async function judgeOf(prisma: Db, checkName: string): Promise<{ judge: FixJudge
  * Refused before anything is written: an unknown cluster or policy, a cluster too large without a sample, no
  * passing session for a control asked for, a policy that is not valid for the agent.
  */
-export async function startClusterFix(principal: Principal, input: ClusterFixInput, prisma: Db, deps: QueueDeps = {}) {
+export async function startClusterFix(
+  principal: Principal,
+  input: ClusterFixInput,
+  prisma: Db,
+  deps: QueueDeps & {
+    /** Writes what belongs with the fix in its transaction (a smallest-fix search's record of the probe running). */
+    alongside?: (tx: DbClient, experimentId: string) => Promise<void>;
+  } = {},
+) {
   authorize(principal, "experiments.run");
   const { body } = input;
   const cluster = await clusterById(prisma, input.clusterId);
@@ -183,6 +192,7 @@ export async function startClusterFix(principal: Principal, input: ClusterFixInp
           createdBy: principal.name,
         })
       ).id;
+      await deps.alongside?.(tx, id);
     },
   });
   await runExperiment(principal, { experimentId }, prisma, deps);

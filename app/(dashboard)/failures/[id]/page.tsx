@@ -4,6 +4,7 @@ import { ClusterDaysChart } from "@/components/failures/ClusterDaysChart";
 import { ClusterFixes } from "@/components/failures/ClusterFixes";
 import { TryFixForm } from "@/components/failures/TryFixForm";
 import { RenameClusterForm } from "@/components/failures/RenameClusterForm";
+import { SmallestFixSearch } from "@/components/failures/SmallestFixSearch";
 import { StatusBadge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
 import { DataTable } from "@/components/ui/DataTable";
@@ -12,6 +13,7 @@ import { formatDateTime, plural } from "@/lib/format";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { can } from "@/lib/server/authz";
 import { listClusterFixes } from "@/lib/server/clusters/cluster-fixes";
+import { listFixSearches } from "@/lib/server/clusters/cluster-fix-search";
 import { getFailureCluster, listClusterSessions } from "@/lib/server/clusters/clusters";
 import { experimentChoices } from "@/lib/server/experiments/experiments";
 
@@ -27,6 +29,7 @@ export default async function ClusterPage({ params }: Props) {
   const cluster = await orNotFound(getFailureCluster(principal, { clusterId: id }, prisma));
   const examples = await listClusterSessions(principal, { clusterId: id, limit: 20 }, prisma);
   const { fixes } = await listClusterFixes(principal, { clusterId: id }, prisma);
+  const { searches } = await listFixSearches(principal, { clusterId: id }, prisma);
   const canFix = can(principal, "experiments.run");
   const policies = canFix
     ? [
@@ -84,6 +87,9 @@ export default async function ClusterPage({ params }: Props) {
                 and how many passing sessions it breaks.
               </p>
             )}
+          </Card>
+          <Card title="Smallest fix">
+            <SmallestFixSearch clusterId={cluster.id} policies={policies} searches={searches} canRun={canFix} />
           </Card>
         </div>
         <div className="flex min-w-0 flex-col gap-6">

@@ -3,12 +3,17 @@ import { createApiKey, type Database } from "@/lib/db";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { wilsonInterval, type Policy } from "@/lib/replay";
 import { GET as fixesGet, POST as fixesPost } from "./[id]/fixes/route";
-import { POST as smallestPost } from "./[id]/fixes/smallest/route";
-import { localAdmin } from "@/lib/server/principal";
+import { GET as smallestList, POST as smallestPost } from "./[id]/fixes/smallest/route";
+import { GET as smallestGet } from "./[id]/fixes/smallest/[searchId]/route";
+import { POST as smallestCancel } from "./[id]/fixes/smallest/[searchId]/cancel/route";
+import { requeueAbandonedFixSearches } from "@/lib/db/cluster-fix-searches";
+import { jobHandlers } from "@/lib/server/job-handlers";
+import { plugJobQueue, type JobQueue, type QueuedInvestigation } from "@/lib/server/job-queue";
+import { localAdmin, systemPrincipal } from "@/lib/server/principal";
 import { getExperiment } from "@/lib/server/experiments/experiments";
 import { HISTORY, importSession, REFUND_DOC, refundCopy, savePolicy } from "@/lib/server/testing";
 import { fixOfExperiment, type ClusterFixView } from "@/lib/server/clusters/cluster-fixes";
-import type { FixSearchProbe } from "@/lib/server/clusters/cluster-fix-search";
+import { runFixSearch, type FixSearchProbe, type FixSearchView } from "@/lib/server/clusters/cluster-fix-search";
 
 const global = globalThis as unknown as { __branchpointDb?: Promise<Database> };
 const olga = localAdmin("olga");
@@ -185,45 +190,203 @@ describe.each(TEST_ENGINES)("fixing a failure cluster on %s", (engine) => {
     expect(await counts()).toEqual(withPolicy);
   });
 
-  it("finds the smallest fixing change over the cluster: ddmin over the policy's changes, judged by the share fixed", async () => {
-    const overrides = STATIC_REFUSAL.tools.overrides!;
-    const whole: Policy = {
-      ...STATIC_REFUSAL,
-      maxSteps: 100,
-      tools: {
-        ...STATIC_REFUSAL.tools,
-        overrides: {
-          get_current_time: {
-            type: "static",
-            cases: [{ match_mode: "subset", result: { iso: "2025-03-11T10:00:00Z" } }],
-          },
-          refund_payment: overrides.refund_payment!,
+  /** The whole change: the static refusal that fixes, plus two changes that do not matter. */
+  const WHOLE: Policy = {
+    ...STATIC_REFUSAL,
+    maxSteps: 100,
+    tools: {
+      ...STATIC_REFUSAL.tools,
+      overrides: {
+        get_current_time: {
+          type: "static",
+          cases: [{ match_mode: "subset", result: { iso: "2025-03-11T10:00:00Z" } }],
         },
+        refund_payment: STATIC_REFUSAL.tools.overrides!.refund_payment!,
       },
+    },
+  };
+  const CHANGES = ["get_current_time: static", "refund_payment: static", "run settings: maxSteps"];
+  /** ddmin's probes over the three changes, as [kept, fixed, of]: the whole, a half, the other half, its half. */
+  const PROBES = [
+    [[0, 1, 2], 3, 3],
+    [[0], 0, 3],
+    [[1, 2], 3, 3],
+    [[1], 3, 3],
+  ];
+  const searchUrl = (...parts: string[]) => `http://127.0.0.1/api/v1/clusters/${parts.join("/")}`;
+  const send = async <P>(
+    handler: (request: Request, context: { params: Promise<P> }) => Promise<Response>,
+    params: P,
+    init: RequestInit = {},
+  ) => {
+    const response = await handler(
+      new Request(searchUrl(JSON.stringify(params)), {
+        ...init,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      }),
+      { params: Promise.resolve(params) },
+    );
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  /** Starts a search with a queue that only records what it is given: the answer comes before any probe runs. */
+  const startQueued = async (body: unknown) => {
+    const queued: QueuedInvestigation[] = [];
+    const queue: JobQueue = {
+      enqueueReplays: async () => undefined,
+      enqueueInvestigations: async (items) => void queued.push(...items),
     };
-    const refused = await call(smallestPost, clusterId, {
-      method: "POST",
-      body: JSON.stringify({ policy: HISTORY, base: HISTORY }),
-    });
+    plugJobQueue(queue);
+    try {
+      const answer = await send(smallestPost, { id: clusterId }, { method: "POST", body: JSON.stringify(body) });
+      return { ...answer, queued };
+    } finally {
+      plugJobQueue(null);
+    }
+  };
+  const run = (item: QueuedInvestigation, owner: string) =>
+    jobHandlers.investigation(db.prisma, item, { owner, leaseMs: 3_000, maxAttempts: 3 });
+  const readSearch = async (searchId: string) =>
+    (await send(smallestGet, { id: clusterId, searchId })).body.search as FixSearchView;
+
+  it("finds the smallest fixing change over the cluster as a job: 202 at once, then ddmin's probes, each a fix", async () => {
+    const refused = await send(
+      smallestPost,
+      { id: clusterId },
+      {
+        method: "POST",
+        body: JSON.stringify({ policy: HISTORY, base: HISTORY }),
+      },
+    );
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).toContain("nothing to minimise");
-    const answer = await call(smallestPost, clusterId, {
-      method: "POST",
-      body: JSON.stringify({ policy: whole, sample: 3, seed: 5 }),
+    const unknown = await send(
+      smallestPost,
+      { id: "no-such-cluster" },
+      {
+        method: "POST",
+        body: JSON.stringify({ policy: WHOLE }),
+      },
+    );
+    expect(unknown.status).toBe(404);
+    expect(await db.prisma.clusterFixSearch.count()).toBe(0);
+
+    const experiments = await db.prisma.experiment.count();
+    const started = await startQueued({ policy: WHOLE, sample: 3, seed: 5 });
+    expect(started.status).toBe(202);
+    const searchId = started.body.searchId as string;
+    const search = started.body.search as FixSearchView;
+    expect(search).toMatchObject({
+      id: searchId,
+      clusterId,
+      status: "queued",
+      changes: CHANGES,
+      sample: 3,
+      seed: 5,
+      progress: { probes: 0, atMost: 9 },
+      probes: [],
+      result: null,
+      error: null,
     });
-    expect(answer.status).toBe(200);
-    const found = answer.body as { changes: string[]; result: unknown; share: number; probes: FixSearchProbe[] };
-    expect(found.changes).toEqual(["get_current_time: static", "refund_payment: static", "run settings: maxSteps"]);
-    expect(found.result).toEqual({ kind: "minimal", kept: [1], changes: ["refund_payment: static"] });
-    expect(found.share).toBe(1);
-    expect(found.probes.map((p) => [p.kept, p.fixed, p.of])).toEqual([
-      [[0, 1, 2], 3, 3],
-      [[0], 0, 3],
-      [[1, 2], 3, 3],
-      [[1], 3, 3],
-    ]);
-    // Each probe is a fix of the cluster, listed with its figures.
+    expect(started.queued).toEqual([{ id: searchId, by: search.createdBy, kind: "fix-search" }]);
+    // Nothing ran in the request.
+    expect(await db.prisma.experiment.count()).toBe(experiments);
+
+    await run(started.queued[0]!, "worker-1");
+    const done = await readSearch(searchId);
+    expect(done.status).toBe("done");
+    expect(done.probes.map((p) => [p.kept, p.fixed, p.of])).toEqual(PROBES);
+    expect(done.progress).toEqual({ probes: 4, atMost: 9 });
+    expect(done.result).toEqual({
+      kind: "minimal",
+      kept: [1],
+      changes: ["refund_payment: static"],
+      fixed: 3,
+      of: 3,
+      experimentId: done.probes[3]!.experimentId,
+      share: 1,
+    });
+    // Four probes, four experiments, each a fix of the cluster listed with its figures.
+    expect(await db.prisma.experiment.count()).toBe(experiments + 4);
     const listed = new Set((await fixes()).map((f) => f.experimentId));
-    for (const p of found.probes) expect(listed.has(p.experimentId)).toBe(true);
+    for (const p of done.probes) expect(listed.has(p.experimentId)).toBe(true);
+    const list = await send(smallestList, { id: clusterId });
+    expect((list.body.searches as FixSearchView[]).map((s) => [s.id, s.status])).toEqual([[searchId, "done"]]);
+    // An ended search cannot be cancelled; a search is read only through its own cluster.
+    expect((await send(smallestCancel, { id: clusterId, searchId }, { method: "POST" })).status).toBe(409);
+    expect((await send(smallestGet, { id: "another-cluster", searchId })).status).toBe(404);
+    expect((await send(smallestGet, { id: clusterId, searchId: "no-such-search" })).status).toBe(404);
+  });
+
+  it("a worker lost mid-search is replaced: the next run goes on from the stored probes and runs none twice", async () => {
+    const experiments = await db.prisma.experiment.count();
+    const started = await startQueued({ policy: WHOLE, sample: 3, seed: 5 });
+    const searchId = started.body.searchId as string;
+    const item = started.queued[0]!;
+    // The first worker loses its lease in the transaction that makes the third probe's experiment, with two probes
+    // stored, as when a worker is killed right after and its lease runs out (a trigger takes the lease, so the
+    // moment is the same on both engines). It stops at its next write and stores nothing more.
+    await db.prisma.$executeRawUnsafe(`
+      CREATE FUNCTION fix_search_lose_lease() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW."leaseOwner" = 'worker-a' AND NEW."pendingProbe" IS NOT NULL AND jsonb_array_length(NEW.probes) = 2 THEN
+          NEW."leaseOwner" := 'worker-gone';
+          NEW."leaseUntil" := now() - interval '1 second';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.prisma.$executeRawUnsafe(`
+      CREATE TRIGGER fix_search_lose_lease BEFORE UPDATE ON "ClusterFixSearch"
+      FOR EACH ROW EXECUTE FUNCTION fix_search_lose_lease()`);
+    const first = await runFixSearch(systemPrincipal(item.by), { searchId }, db.prisma, {
+      owner: "worker-a",
+      leaseMs: 3_000,
+    }).finally(async () => {
+      await db.prisma.$executeRawUnsafe(`DROP TRIGGER fix_search_lose_lease ON "ClusterFixSearch"`);
+      await db.prisma.$executeRawUnsafe(`DROP FUNCTION fix_search_lose_lease()`);
+    });
+    expect(first).toBe("lease_lost");
+    const lost = await db.prisma.clusterFixSearch.findUniqueOrThrow({ where: { id: searchId } });
+    const snapshot = {
+      probes: lost.probes as FixSearchProbe[],
+      pending: lost.pendingProbe as { key: string; experimentId: string },
+    };
+    expect(snapshot.probes.map((p) => [p.kept, p.fixed, p.of])).toEqual(PROBES.slice(0, 2));
+    expect(snapshot.pending.key).toBe("1,2");
+    const left = await db.prisma.clusterFixSearch.findUniqueOrThrow({ where: { id: searchId } });
+    expect({ status: left.status, attempts: left.attempts, probes: left.probes }).toEqual({
+      status: "running",
+      attempts: 1,
+      probes: snapshot.probes,
+    });
+    // The sweeper puts it back on the queue; the next worker finishes it.
+    expect(await requeueAbandonedFixSearches(db.prisma)).toEqual([{ id: searchId, createdBy: left.createdBy }]);
+    await run(item, "worker-b");
+    const done = await readSearch(searchId);
+    expect(done.status).toBe("done");
+    expect(done.probes.map((p) => [p.kept, p.fixed, p.of])).toEqual(PROBES);
+    expect(done.probes.slice(0, 2)).toEqual(snapshot.probes);
+    expect(done.result).toMatchObject({ kind: "minimal", kept: [1], fixed: 3, of: 3, share: 1 });
+    const row = await db.prisma.clusterFixSearch.findUniqueOrThrow({ where: { id: searchId } });
+    expect({ attempts: row.attempts, leaseOwner: row.leaseOwner, pendingProbe: row.pendingProbe }).toEqual({
+      attempts: 2,
+      leaseOwner: null,
+      pendingProbe: null,
+    });
+    // The cut-off probe's experiment was reused: four experiments in all.
+    expect(done.probes[2]!.experimentId).toBe(snapshot.pending.experimentId);
+    expect(new Set(done.probes.map((p) => p.experimentId)).size).toBe(4);
+    expect(await db.prisma.experiment.count()).toBe(experiments + 4);
+  });
+
+  it("a queued search is cancelled at once and never runs", async () => {
+    const experiments = await db.prisma.experiment.count();
+    const started = await startQueued({ policy: WHOLE, sample: 2, seed: 1 });
+    const searchId = started.body.searchId as string;
+    const cancelled = await send(smallestCancel, { id: clusterId, searchId }, { method: "POST" });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.search).toMatchObject({ status: "cancelled", cancelRequested: true, probes: [] });
+    await run(started.queued[0]!, "worker-c");
+    expect((await readSearch(searchId)).status).toBe("cancelled");
+    expect(await db.prisma.experiment.count()).toBe(experiments);
   });
 });

@@ -183,6 +183,10 @@ describe.each(TEST_ENGINES)("failure clusters and regressions on %s", (engine) =
       { id: notFound.id },
     );
     expect(tried.status).toBe(202);
+    // A smallest-fix search on it (stored as the API stores one) goes with them too.
+    const search = await db.prisma.clusterFixSearch.create({
+      data: { clusterId: notFound.id, params: {}, changes: [], status: "cancelled", createdBy: "test" },
+    });
 
     // Merge not-found into declined: one cluster of both sizes; new not-found sessions land there too.
     const merged = await call(mergeRoute, "/api/v1/clusters/merge", {
@@ -199,6 +203,9 @@ describe.each(TEST_ENGINES)("failure clusters and regressions on %s", (engine) =
     const kept = (await call(fixesRoute, `/api/v1/clusters/${declined.id}/fixes`, {}, { id: declined.id })).body
       .fixes as { experimentId: string }[];
     expect(kept.map((f) => f.experimentId)).toEqual([tried.body.experimentId]);
+    expect(
+      await db.prisma.clusterFixSearch.findUnique({ where: { id: search.id }, select: { clusterId: true } }),
+    ).toEqual({ clusterId: declined.id });
 
     // Split ten sessions off: a new cluster keeps them; the original keeps the rest.
     const members = (

@@ -1,0 +1,223 @@
+/**
+ * Failures across runs at scale, on PostgreSQL (127.0.0.1:5432, databases of its own, dropped at the end).
+ *
+ * 1. Signature and cluster assignment as a share of a session's import: a cohort of failing sessions imported
+ *    as the API does (`importAndSave`, 100 a document), then, on the same database with its clusters emptied,
+ *    the clustering work of that import done again alone: each session's signature (mask + hash) and the
+ *    cluster statements of `writeClusterAssignments`, per window of 100 in a transaction, as the save runs them.
+ * 2. `GET /api/v1/clusters` and `GET /api/v1/regressions` for an agent with 10,000 and then 100,000 sessions
+ *    (generated rows: five versions over a year, three in ten failed in one of 20 clusters): the work up to the
+ *    answer's first byte (the operation the route calls and its JSON; the route sends it whole), in this process.
+ *
+ * Each figure is the median of `--runs` runs with their spread; the load average is printed before and after,
+ * since the machine is often shared.
+ * Run: npm run bench:fleet [-- --sessions 500 --runs 3]
+ */
+import { loadavg } from "node:os";
+import { failureSignature, type FailureStep } from "../lib/clusters/signature";
+import { cohort, jsonlDocuments, type CohortSession } from "../lib/clusters/testing";
+import { writeClusterAssignments, type ClusterAssignment } from "../lib/db/clusters";
+import { prismaSql } from "../lib/db/sql";
+import { createTestDatabase, type TestDatabase } from "../lib/db/testing";
+import { importAndSave } from "../lib/server/ingest/imports";
+import { listFailureClusters } from "../lib/server/clusters/clusters";
+import { getRegressions } from "../lib/server/clusters/regressions";
+import { localAdmin } from "../lib/server/principal";
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+const N = arg("sessions", 500);
+const RUNS = arg("runs", 3);
+const WINDOW = 100;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const spread = (xs: number[], digits = 2, unit = " ms") =>
+  `${median(xs).toFixed(digits)}${unit} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
+
+type Doc = { externalId: string; events: { seq: number; kind: string; name: string; error?: unknown }[] };
+
+/** Import of `N` failing sessions, and the same sessions' clustering done again alone: ms per session each. */
+async function ingestShare(seed: number): Promise<{ importMs: number; clusterMs: number }> {
+  const sessions: CohortSession[] = cohort({
+    agent: "bench-fleet",
+    seed,
+    perVersion: { "1": { count: N, mix: { declined: 0.5, not_found: 0.5 } } },
+  });
+  const db = await createTestDatabase("postgres");
+  try {
+    const t0 = performance.now();
+    for (const doc of jsonlDocuments(sessions, WINDOW)) {
+      const result = await importAndSave(db.prisma, doc, { format: "native" });
+      if (!result.ok) throw new Error("import failed");
+    }
+    const importMs = (performance.now() - t0) / N;
+
+    const rows = await db.prisma.session.findMany({
+      select: { id: true, externalId: true, agentId: true, agentVersionId: true, startedAt: true, createdAt: true },
+    });
+    const byExternal = new Map(rows.map((r) => [r.externalId, r]));
+    const docs = sessions.map((s) => s.doc as Doc);
+    const made = await db.prisma.clusterMember.count();
+    // The clusters the import made, gone: the statements below make them again, as the import did.
+    await db.prisma.$executeRaw`DELETE FROM "ClusterMember"`;
+    await db.prisma.$executeRaw`DELETE FROM "ClusterRoute"`;
+    await db.prisma.$executeRaw`DELETE FROM "FailureCluster"`;
+    const t1 = performance.now();
+    for (let k = 0; k < docs.length; k += WINDOW) {
+      const items: ClusterAssignment[] = docs.slice(k, k + WINDOW).map((doc) => {
+        const row = byExternal.get(doc.externalId)!;
+        const steps: FailureStep[] = doc.events.map((e) => ({
+          seq: e.seq,
+          kind: e.kind,
+          name: e.name,
+          status: e.error ? "failed" : "completed",
+          error: e.error ?? null,
+        }));
+        return {
+          sessionId: row.id,
+          agentId: row.agentId,
+          agentVersionId: row.agentVersionId,
+          seenAt: row.startedAt ?? row.createdAt,
+          signature: failureSignature({ status: "failed" }, steps),
+        };
+      });
+      await db.prisma.$transaction((tx) => writeClusterAssignments(prismaSql(tx), items, { fresh: true }));
+    }
+    const clusterMs = (performance.now() - t1) / N;
+    const members = await db.prisma.clusterMember.count();
+    if (members !== made) throw new Error(`the import made ${made} cluster members, the bench ${members}`);
+    return { importMs, clusterMs };
+  } finally {
+    await db.drop();
+  }
+}
+
+const CLUSTERS = 20;
+
+/** Sessions `from`..`to`-1 of one agent: five versions over a year, three in ten failed, each in one of 20 clusters. */
+async function fill(
+  db: TestDatabase,
+  agentId: string,
+  versions: string[],
+  clusters: string[],
+  from: number,
+  to: number,
+) {
+  await db.prisma.$executeRaw`
+    INSERT INTO "Session" ("id", "agentId", "agentVersionId", "externalId", "format", "status", "outcome",
+      "startedAt", "eventCount", "modelCallCount", "toolCallCount", "errorCount", "createdAt")
+    SELECT 's' || lpad(i::text, 7, '0'), ${agentId}, ((${versions})::text[])[1 + (i % 5)],
+      'x' || i, 'native', CASE WHEN i % 10 < 3 THEN 'failed' ELSE 'completed' END,
+      CASE WHEN i % 10 < 3 THEN 'failed' ELSE 'passed' END,
+      timestamptz '2026-01-01' + ((i::bigint * 7919) % (365 * 86400)) * interval '1 second',
+      4, 2, 2, CASE WHEN i % 10 < 3 THEN 1 ELSE 0 END,
+      timestamptz '2026-01-01' + ((i::bigint * 7919) % (365 * 86400)) * interval '1 second' + interval '1 hour'
+    FROM generate_series(${from}::int, ${to - 1}::int) AS i`;
+  await db.prisma.$executeRaw`
+    INSERT INTO "ClusterMember" ("sessionId", "clusterId", "signatureHash", "agentVersionId", "seenAt")
+    SELECT s.id, ((${clusters})::text[])[1 + (i % ${CLUSTERS})], 'h' || (i % ${CLUSTERS}), s."agentVersionId", s."startedAt"
+    FROM generate_series(${from}::int, ${to - 1}::int) AS i JOIN "Session" s ON s.id = 's' || lpad(i::text, 7, '0')
+    WHERE i % 10 < 3`;
+  await db.prisma.$executeRaw`ANALYZE "Session"`;
+  await db.prisma.$executeRaw`ANALYZE "ClusterMember"`;
+}
+
+type Read = () => Promise<unknown>;
+
+/**
+ * The API's work up to its first byte: the operation its route calls and the JSON of its answer (the route sends
+ * it whole), in this process; HTTP and the API key's check are not counted.
+ */
+async function firstByte(read: Read): Promise<number> {
+  const t = performance.now();
+  const body = JSON.stringify(await read());
+  const ms = performance.now() - t;
+  if (body.length < 10) throw new Error("empty answer");
+  return ms;
+}
+
+async function apiAtScale() {
+  const db = await createTestDatabase("postgres");
+  const admin = localAdmin("bench");
+  try {
+    const agent = await db.prisma.agent.create({ data: { name: "bench-fleet", adapter: "generic" } });
+    const versions: string[] = [];
+    for (const v of ["1", "2", "3", "4", "5"])
+      versions.push(
+        (await db.prisma.agentVersion.create({ data: { agentId: agent.id, version: v, capabilities: [] } })).id,
+      );
+    const clusters: string[] = [];
+    for (let c = 0; c < CLUSTERS; c++)
+      clusters.push(
+        (
+          await db.prisma.failureCluster.create({
+            data: {
+              agentId: agent.id,
+              signatureHash: `h${c}`,
+              step: "tool:lookup_order",
+              errorType: "NotFound",
+              message: `kind ${c}`,
+            },
+          })
+        ).id,
+      );
+    const apis: [string, Read][] = [
+      ["clusters", () => listFailureClusters(admin, { agentId: agent.id }, db.prisma)],
+      ["regressions", () => getRegressions(admin, { agentId: agent.id }, db.prisma)],
+    ];
+    const figures = new Map<string, number[]>();
+    let filled = 0;
+    for (const size of [10_000, 100_000]) {
+      const t0 = performance.now();
+      await fill(db, agent.id, versions, clusters, filled, size);
+      filled = size;
+      console.log(`  ${size} sessions written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      for (const [name, read] of apis) {
+        await firstByte(read); // warm
+        const ms: number[] = [];
+        for (let r = 0; r < RUNS; r++) ms.push(await firstByte(read));
+        figures.set(`${name}:${size}`, ms);
+        console.log(`  GET /api/v1/${name} at ${size}: first byte ${spread(ms, 1)}`);
+      }
+    }
+    for (const [name] of apis) {
+      const small = figures.get(`${name}:10000`)!;
+      const large = figures.get(`${name}:100000`)!;
+      const ratios = large.map((l, i) => l / small[i]!);
+      console.log(
+        `  ${name}: 100,000 ÷ 10,000 first byte ${(median(large) / median(small)).toFixed(2)}x (per run ${spread(ratios, 2, "x")})`,
+      );
+    }
+  } finally {
+    await db.drop();
+  }
+}
+
+async function main() {
+  console.log(`load average before: ${load()}`);
+  console.log(`1. clustering at import, PostgreSQL, ${N} failing sessions a run, ${RUNS} runs`);
+  const imports: number[] = [];
+  const clustering: number[] = [];
+  const shares: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    const { importMs, clusterMs } = await ingestShare(10 + r);
+    imports.push(importMs);
+    clustering.push(clusterMs);
+    shares.push((clusterMs / importMs) * 100);
+  }
+  console.log(
+    `  import per session ${spread(imports)}; signature + cluster assignment per session ${spread(clustering)}`,
+  );
+  console.log(`  clustering share of a session's import: ${spread(shares, 1, "%")}`);
+  console.log(`2. clusters and regressions API over 10,000 and 100,000 sessions of one agent, PostgreSQL`);
+  await apiAtScale();
+  console.log(`load average after: ${load()}`);
+}
+
+await main();
