@@ -12,6 +12,9 @@ export default defineConfig({
           include: ["lib/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts", "sdk/src/**/*.test.ts"],
           exclude: ["**/*.db.test.ts", "node_modules/**", "sdk/dist/**"],
           environment: "node",
+          // The files share one process, in turn: loading the modules again for each of about 100 files was two
+          // thirds of the project's time (58 s and 69 CPU-s isolated, 21 s and 27 CPU-s so, at load 3 to 5).
+          isolate: false,
         },
       },
       {
