@@ -34,7 +34,7 @@ import {
   type AgentStop,
 } from "@/lib/db/agent-replays";
 import { historyLookupFor, knownTools } from "@/lib/db/history";
-import { withTransaction } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { appendLogEntries, loadBranchLog } from "@/lib/db/replay-writes";
 import { sessionEventsForRun } from "@/lib/db/replay-save";
 import { AppError, notFound } from "@/lib/errors";

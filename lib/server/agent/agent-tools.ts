@@ -18,7 +18,7 @@ import {
 } from "@/lib/replay";
 import type { Db } from "@/lib/db";
 import { setAgentPending, touchAgentReplay } from "@/lib/db/agent-replays";
-import { withTransaction } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { appendLogEntries } from "@/lib/db/replay-writes";
 import { AppError } from "@/lib/errors";
 import type { Principal } from "../principal";
