@@ -172,6 +172,7 @@ export default tseslint.config(
       "lib/executors/**/*.ts",
       "lib/policies/**/*.ts",
       "lib/reports/**/*.ts",
+      "lib/sessions/**/*.ts",
       "lib/ingest/**/*.ts",
       "lib/errors.ts",
       "lib/env.ts",

@@ -1,13 +1,13 @@
 /**
  * An OpenAI chat log converted one message at a time (lib/ingest/openai-chat-convert.ts `convert`, read as a
  * stream). A model call's input is every message before it; here it is produced in its stored form at once
- * (lib/ingest/inputs.ts): the messages since the previous model call and a pointer to that call, never the
+ * (lib/sessions/inputs.ts): the messages since the previous model call and a pointer to that call, never the
  * conversation so far (copying it per model call was the square of the session: 0.6 ms an event at 10,000
  * turns, 0.02 at 100). Events come out once final: a tool call when its result arrived, or when the next
  * model call shows it never will.
  */
 import type { Message, SessionEvent } from "@/lib/replay";
-import type { InputPrefix } from "../inputs";
+import type { InputPrefix } from "@/lib/sessions/inputs";
 import { at, issueAt, type Location } from "../issues";
 import { chatToolSchemas, normalizeChatMessage, type Draft } from "../openai-chat-convert";
 import type { ChatMessage, ChatTool } from "../openai-chat-shapes";

@@ -39,7 +39,7 @@ import { appendLogEntries, loadBranchLog } from "@/lib/db/replay-writes";
 import { sessionEventsForRun } from "@/lib/db/replay-save";
 import { AppError, notFound } from "@/lib/errors";
 import { toolSimulator } from "@/lib/executors/live";
-import { expandInputs, inputCompactor, type CompactInput, type Step } from "@/lib/ingest/inputs";
+import { expandInputs, inputCompactor, type CompactInput, type Step } from "@/lib/sessions/inputs";
 
 /** Thrown by the agent's "tool executor": a passthrough call the agent runs itself (the contract's `execute`). */
 export class AgentExecutes extends RunInterrupted {
