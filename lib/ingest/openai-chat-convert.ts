@@ -70,12 +70,15 @@ export function chatToolSchemas(
   }));
 }
 
-const ERROR_PREFIX = /^Error:\s?/;
+/** How a tool result says it failed ("Error: …"). */
+export const ERROR_PREFIX = /^Error:\s?/;
 
 export type Draft = Omit<SessionEvent, "cacheKey" | "occurrence">;
 
 /** An event with the fields a chat log never records (times, usage) left empty, keys in the stored order. */
-function draft(fields: Pick<Draft, "seq" | "kind" | "name" | "input" | "output" | "status" | "parentSeq">): Draft {
+export function draft(
+  fields: Pick<Draft, "seq" | "kind" | "name" | "input" | "output" | "status" | "parentSeq">,
+): Draft {
   const { seq, kind, name, input, output, status, parentSeq } = fields;
   return {
     seq,

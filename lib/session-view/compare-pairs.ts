@@ -89,6 +89,23 @@ export interface StoredPair {
   changesBefore: number;
 }
 
+/** A pair as a comparison document lists it: its id, its type and where its steps are in both runs. */
+export function pairOutline(p: StoredPair) {
+  return {
+    id: p.pairId,
+    type: p.type,
+    baseSeq: p.baseSeq,
+    baseIndex: p.baseIndex,
+    branchSeq: p.branchSeq,
+    branchIndex: p.branchIndex,
+  };
+}
+
+/** A comparison document's window of pairs: where it starts, its size, the total and where the next starts. */
+export function pairWindow(from: number, limit: number, total: number) {
+  return { from, limit, total, nextFrom: from + limit < total ? from + limit : null };
+}
+
 /** The pairs as stored, in one pass. */
 export function toStoredPairs(pairs: readonly AlignedPair[]): StoredPair[] {
   const byType = new Map<string, number>();

@@ -9,11 +9,15 @@
 import type { Message, SessionEvent } from "@/lib/replay";
 import type { InputPrefix } from "@/lib/sessions/inputs";
 import { at, issueAt, type Location } from "../issues";
-import { chatToolSchemas, normalizeChatMessage, type Draft } from "../openai-chat-convert";
+import {
+  draft as chatDraft,
+  chatToolSchemas,
+  ERROR_PREFIX,
+  normalizeChatMessage,
+  type Draft,
+} from "../openai-chat-convert";
 import type { ChatMessage, ChatTool } from "../openai-chat-shapes";
 import type { ImportIssue } from "../types";
-
-const ERROR_PREFIX = /^Error:\s?/;
 
 /** An event in the stored form: a model call's `input.messages` holds only what it adds to `inputPrefix`'s call. */
 export type StreamDraft = Draft & { inputPrefix: InputPrefix | null };
@@ -21,24 +25,8 @@ export type StreamEvent = SessionEvent & { inputPrefix: InputPrefix | null };
 
 export type ChatSettings = { model?: string; temperature?: number; tools?: ChatTool[] };
 
-function draft(
-  fields: Pick<Draft, "seq" | "kind" | "name" | "input" | "output" | "status" | "parentSeq">,
-): StreamDraft {
-  const { seq, kind, name, input, output, status, parentSeq } = fields;
-  return {
-    seq,
-    kind,
-    name,
-    input,
-    output,
-    error: null,
-    status,
-    startedAt: null,
-    durationMs: null,
-    usage: null,
-    parentSeq,
-    inputPrefix: null,
-  };
+function draft(fields: Parameters<typeof chatDraft>[0]): StreamDraft {
+  return { ...chatDraft(fields), inputPrefix: null };
 }
 
 /** Converts a conversation pushed one message at a time; `take()` gives the events that are final so far. */

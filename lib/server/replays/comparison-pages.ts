@@ -24,13 +24,8 @@ import {
   type RowOutline,
   type StoredPair,
 } from "@/lib/session-view/compare-pairs";
-import {
-  COMPARE_FILTERS,
-  isChange,
-  PAIR_ID,
-  type CompareFilter,
-  type CompareRow,
-} from "@/lib/session-view/compare-rows";
+import { isChange, PAIR_ID, type CompareFilter, type CompareRow } from "@/lib/session-view/compare-rows";
+import { COMPARE_ROWS_MAX, compareFindFields, compareWindowFields } from "@/lib/session-view/compare-input";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
 import {
@@ -42,31 +37,13 @@ import {
 
 export { comparisonBuilds, type ComparisonCounts } from "./comparison-store";
 
-/** Rows per window when none is asked for, and at most. */
-export const ROWS_DEFAULT = 100;
-export const ROWS_MAX = 500;
-
 const ReplayId = z.string().min(1, "Name the replay.").max(200);
 const PairId = z.string().regex(PAIR_ID, "not a pair id (p<base>-<branch>, i<branch> or r<base>)");
-const Filter = z.enum(COMPARE_FILTERS).default("all");
 
-export const ComparisonRowsInput = z.object({
-  replayId: ReplayId,
-  filter: Filter,
-  /** The position of the window's first row among the rows the filter shows, default 0. */
-  cursor: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
-  limit: z.coerce.number().int().min(1).max(ROWS_MAX).default(ROWS_DEFAULT),
-});
+export const ComparisonRowsInput = z.object({ replayId: ReplayId, ...compareWindowFields });
 export type ComparisonRowsInput = z.input<typeof ComparisonRowsInput>;
 
-export const ComparisonFindInput = z.object({
-  replayId: ReplayId,
-  filter: Filter,
-  /** The pair to find, or to move from (none: from the top or the bottom). */
-  pair: PairId.optional(),
-  /** Move to the next (1) or previous (−1) change among the rows the filter shows; absent: find `pair` itself. */
-  direction: z.union([z.literal(1), z.literal(-1)]).optional(),
-});
+export const ComparisonFindInput = z.object({ replayId: ReplayId, ...compareFindFields(PairId) });
 export type ComparisonFindInput = z.input<typeof ComparisonFindInput>;
 
 /** The rows with their previews, from the content of the steps they show (read for these rows only). */
@@ -239,7 +216,7 @@ export async function findComparisonRow(
 export const PICKER_WINDOW = 100;
 
 export const PairChoicesInput = ComparisonRowsInput.extend({
-  limit: z.coerce.number().int().min(1).max(ROWS_MAX).default(PICKER_WINDOW),
+  limit: z.coerce.number().int().min(1).max(COMPARE_ROWS_MAX).default(PICKER_WINDOW),
 });
 export type PairChoicesInput = z.input<typeof PairChoicesInput>;
 

@@ -39,6 +39,8 @@ import {
 import { sessionLabel } from "@/lib/session-list/labels";
 import {
   outlineOfStored,
+  pairOutline,
+  pairWindow,
   previewOf,
   toStoredPairs,
   withPreview,
@@ -53,34 +55,23 @@ import {
   type CompareFilter,
   type CompareRow,
 } from "@/lib/session-view/compare-rows";
+import { compareFindFields, compareWindowFields } from "@/lib/session-view/compare-input";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
 
 const Id = z.string().min(1, "Name the session.").max(200);
 const PairId = z.string().regex(PAIR_ID, "not a pair id (p<seq>-<seq>, i<seq> or r<seq>)");
-const Filter = z.enum(COMPARE_FILTERS).default("all");
-
-/** Rows per window when none is asked for, and at most; pairs per window of the API's document, and at most. */
-export const SESSION_ROWS_DEFAULT = 100;
-export const SESSION_ROWS_MAX = 500;
+/** Pairs per window of the API's document when none is asked for, and at most. */
 export const SESSION_PAIRS_DEFAULT = 100;
 export const SESSION_PAIRS_MAX = 1000;
 
 export const SessionPairRef = z.object({ sessionId: Id, otherId: Id });
 export type SessionPairRef = z.input<typeof SessionPairRef>;
 
-export const SessionComparisonRowsInput = SessionPairRef.extend({
-  filter: Filter,
-  cursor: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
-  limit: z.coerce.number().int().min(1).max(SESSION_ROWS_MAX).default(SESSION_ROWS_DEFAULT),
-});
+export const SessionComparisonRowsInput = SessionPairRef.extend(compareWindowFields);
 export type SessionComparisonRowsInput = z.input<typeof SessionComparisonRowsInput>;
 
-export const SessionComparisonFindInput = SessionPairRef.extend({
-  filter: Filter,
-  pair: PairId.optional(),
-  direction: z.union([z.literal(1), z.literal(-1)]).optional(),
-});
+export const SessionComparisonFindInput = SessionPairRef.extend(compareFindFields(PairId));
 export type SessionComparisonFindInput = z.input<typeof SessionComparisonFindInput>;
 
 export const SessionComparisonPairInput = SessionPairRef.extend({ pairId: PairId });
@@ -375,14 +366,7 @@ export async function openSessionComparisonWindow(
   const { from = 0, limit = SESSION_PAIRS_DEFAULT, inputs = "full" } = parseInput(SessionComparisonQuery, input);
   const c = await pairComparison(prisma, sessionId, otherId);
   const total = c.pairs.length;
-  const pairs = c.pairs.slice(from, from + limit).map((p) => ({
-    id: p.pairId,
-    type: p.type,
-    baseSeq: p.baseSeq,
-    baseIndex: p.baseIndex,
-    branchSeq: p.branchSeq,
-    branchIndex: p.branchIndex,
-  }));
+  const pairs = c.pairs.slice(from, from + limit).map(pairOutline);
   const firstBase = inputs === "delta" ? pairs.find((p) => p.baseIndex !== null) : undefined;
   const firstBranch = inputs === "delta" ? pairs.find((p) => p.branchIndex !== null) : undefined;
   return {
@@ -398,7 +382,7 @@ export async function openSessionComparisonWindow(
         finalOutputDiff: c.finalOutputDiff,
         metrics: c.metrics,
         counts: c.counts,
-        window: { from, limit, total, nextFrom: from + limit < total ? from + limit : null },
+        window: pairWindow(from, limit, total),
       },
       pairs,
     },
