@@ -15,6 +15,7 @@ import {
   toolResolverFor,
   type BaseIndex,
   type BranchLogEntry,
+  type PendingCall,
   type ReplayStep,
   type SessionEvent,
   type ToolCall,
@@ -50,15 +51,10 @@ export class AgentExecutes extends RunInterrupted {
 }
 
 /** A passthrough call handed to the agent, whose result it has not posted yet. */
-export interface AwaitedCall {
-  waitingFor: "agent_result";
-  tool: string;
-  callId: string;
-  args: unknown;
-  cacheKey: string | null;
-  step: number;
-  baseSeq: number | null;
-}
+export type AwaitedCall = { waitingFor: "agent_result" } & Pick<
+  PendingCall,
+  "tool" | "callId" | "args" | "cacheKey" | "step" | "baseSeq"
+>;
 
 export interface AgentRun {
   replayId: string;
