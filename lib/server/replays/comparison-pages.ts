@@ -23,8 +23,10 @@ import {
   withPreview,
   type RowOutline,
   type StoredPair,
+  positionIn,
+  nextChangeRank,
 } from "@/lib/session-view/compare-pairs";
-import { isChange, PAIR_ID, type CompareFilter, type CompareRow } from "@/lib/session-view/compare-rows";
+import { PAIR_ID, type CompareFilter, type CompareRow } from "@/lib/session-view/compare-rows";
 import { COMPARE_ROWS_MAX, compareFindFields, compareWindowFields } from "@/lib/session-view/compare-input";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
@@ -70,13 +72,6 @@ function rangeOf(filter: CompareFilter, from: number, to: number): PairRange {
   if (filter === "all") return { by: "position", from, to };
   if (filter === "changes") return { by: "change", from, to };
   return { by: "type", type: filter, from, to };
-}
-
-/** A stored pair's position among the rows a filter shows, or −1 when it does not show it. */
-function positionIn(filter: CompareFilter, p: StoredPair): number {
-  if (filter === "all") return p.position;
-  if (filter === "changes") return p.changeRank ?? -1;
-  return p.type === filter ? p.typeRank : -1;
 }
 
 export interface ComparisonPageView extends ReplayPageMeta {
@@ -167,16 +162,7 @@ function nextChangePosition(
     return k >= 0 && k < total ? k : null;
   }
   // "all": by rank among the changes, found by the caller (see findComparisonRow).
-  const changes = current.counts.changes;
-  const rank =
-    at >= 0 && pair
-      ? direction === 1
-        ? pair.changesBefore + (isChange(pair) ? 1 : 0)
-        : pair.changesBefore - 1
-      : direction === 1
-        ? 0
-        : changes - 1;
-  return rank >= 0 && rank < changes ? rank : null;
+  return nextChangeRank(at, pair, direction, current.counts.changes);
 }
 
 /**

@@ -46,11 +46,12 @@ import {
   withPreview,
   type RowOutline,
   type StoredPair,
+  positionIn,
+  nextChangeRank,
 } from "@/lib/session-view/compare-pairs";
 import {
   COMPARE_FILTERS,
   PAIR_ID,
-  isChange,
   shownBy,
   type CompareFilter,
   type CompareRow,
@@ -282,13 +283,6 @@ export async function listSessionComparisonRows(principal: Principal, input: Ses
   };
 }
 
-/** A pair's position among the rows a filter shows (−1: not shown). */
-function positionIn(filter: CompareFilter, p: StoredPair): number {
-  if (filter === "all") return p.position;
-  if (filter === "changes") return p.changeRank ?? -1;
-  return p.type === filter ? p.typeRank : -1;
-}
-
 /**
  * A row by pair id among the rows a filter shows (null when it does not show it), or with `direction` the next or
  * previous change from it (from the top or the bottom without a pair; null when there is none that way).
@@ -312,16 +306,8 @@ export async function findSessionComparisonRow(
   } else {
     if (filter === "unreached") return null;
     if (filter === "all") {
-      const changes = c.counts.changes;
-      const rank =
-        at >= 0 && from
-          ? direction === 1
-            ? from.changesBefore + (isChange(from) ? 1 : 0)
-            : from.changesBefore - 1
-          : direction === 1
-            ? 0
-            : changes - 1;
-      if (rank < 0 || rank >= changes) return null;
+      const rank = nextChangeRank(at, from, direction, c.counts.changes);
+      if (rank === null) return null;
       found = c.shown.changes[rank];
       position = found?.position ?? -1;
     } else {
