@@ -1,6 +1,6 @@
 import { parseJsonBounded } from "@/lib/hostile/json";
 import type { Message, SessionEvent, ToolCallRequest } from "@/lib/replay";
-import { at, issueAt } from "./issues";
+import { at, issueAt, type Location } from "./issues";
 import type { ChatMessage, ChatTool, Conversation } from "./openai-chat-shapes";
 import type { ImportIssue } from "./types";
 
@@ -74,6 +74,34 @@ export function chatToolSchemas(
 export const ERROR_PREFIX = /^Error:\s?/;
 
 export type Draft = Omit<SessionEvent, "cacheKey" | "occurrence">;
+
+/**
+ * A tool call's event given its result message: the output, and failed when the result says "Error: …"; an
+ * issue when the result names another tool than the call.
+ */
+export function settleToolCall(
+  event: Draft,
+  message: { name?: string; content: unknown },
+  location: Location,
+  issues: ImportIssue[],
+): void {
+  if (message.name !== undefined && message.name !== event.name) {
+    issues.push(
+      issueAt(
+        at(location, "name"),
+        `the result names ${JSON.stringify(message.name)}, but the call was ${JSON.stringify(event.name)}`,
+      ),
+    );
+  }
+  // Tool results stay exactly as the source wrote them, so a replay shows the agent the same text.
+  event.output = message.content;
+  if (typeof message.content === "string" && ERROR_PREFIX.test(message.content)) {
+    event.status = "failed";
+    event.error = { type: "ToolError", message: message.content.replace(ERROR_PREFIX, "") };
+  } else {
+    event.status = "completed";
+  }
+}
 
 /** An event with the fields a chat log never records (times, usage) left empty, keys in the stored order. */
 export function draft(
@@ -175,25 +203,7 @@ export function convert(conversation: Conversation): {
       }
       const [call] = pending.splice(match, 1);
       const event = call!.event;
-      if (message.name !== undefined && message.name !== event.name) {
-        issues.push(
-          issueAt(
-            at(location, "name"),
-            `the result names ${JSON.stringify(message.name)}, but the call was ${JSON.stringify(event.name)}`,
-          ),
-        );
-      }
-      // Tool results stay exactly as the source wrote them, so a replay shows the agent the same text.
-      event.output = message.content;
-      if (typeof message.content === "string" && ERROR_PREFIX.test(message.content)) {
-        event.status = "failed";
-        event.error = {
-          type: "ToolError",
-          message: message.content.replace(ERROR_PREFIX, ""),
-        };
-      } else {
-        event.status = "completed";
-      }
+      settleToolCall(event, message, location, issues);
       return;
     }
     if (message.role === "user" && seenAssistant) {

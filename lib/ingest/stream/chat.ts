@@ -12,7 +12,7 @@ import { at, issueAt, type Location } from "../issues";
 import {
   draft as chatDraft,
   chatToolSchemas,
-  ERROR_PREFIX,
+  settleToolCall,
   normalizeChatMessage,
   type Draft,
 } from "../openai-chat-convert";
@@ -128,21 +128,7 @@ export class ChatStream {
       }
       const [call] = this.pending.splice(match, 1);
       const event = call!.event;
-      if (message.name !== undefined && message.name !== event.name) {
-        this.issues.push(
-          issueAt(
-            at(location, "name"),
-            `the result names ${JSON.stringify(message.name)}, but the call was ${JSON.stringify(event.name)}`,
-          ),
-        );
-      }
-      event.output = message.content;
-      if (typeof message.content === "string" && ERROR_PREFIX.test(message.content)) {
-        event.status = "failed";
-        event.error = { type: "ToolError", message: message.content.replace(ERROR_PREFIX, "") };
-      } else {
-        event.status = "completed";
-      }
+      settleToolCall(event, message, location, this.issues);
       if (this.pending.length === 0) this.release();
       return;
     }
