@@ -75,6 +75,32 @@ export const ERROR_PREFIX = /^Error:\s?/;
 
 export type Draft = Omit<SessionEvent, "cacheKey" | "occurrence">;
 
+/** A user turn after the first assistant message, as event `seq`. */
+export function userTurn(seq: number, content: unknown): Draft {
+  return draft({
+    seq,
+    kind: "user_message",
+    name: "user",
+    input: null,
+    output: content,
+    status: "completed",
+    parentSeq: null,
+  });
+}
+
+/** The final answer (the last assistant message, when it calls no tool) as event `seq`, after its model call. */
+export function finalOutput(seq: number, content: unknown, modelSeq: number): Draft {
+  return draft({
+    seq,
+    kind: "final_output",
+    name: "final_output",
+    input: null,
+    output: content,
+    status: "completed",
+    parentSeq: modelSeq,
+  });
+}
+
 /**
  * A tool call's event given its result message: the output, and failed when the result says "Error: …"; an
  * issue when the result names another tool than the call.
@@ -207,17 +233,7 @@ export function convert(conversation: Conversation): {
       return;
     }
     if (message.role === "user" && seenAssistant) {
-      events.push(
-        draft({
-          seq: events.length,
-          kind: "user_message",
-          name: "user",
-          input: null,
-          output: message.content,
-          status: "completed",
-          parentSeq: null,
-        }),
-      );
+      events.push(userTurn(events.length, message.content));
     }
   });
 
@@ -225,17 +241,7 @@ export function convert(conversation: Conversation): {
   if (!seenAssistant) {
     issues.push(issueAt(conversation.location, "no assistant message: there is no model step to import"));
   } else if (final && !final.message.toolCalls?.length) {
-    events.push(
-      draft({
-        seq: events.length,
-        kind: "final_output",
-        name: "final_output",
-        input: null,
-        output: final.message.content,
-        status: "completed",
-        parentSeq: final.seq,
-      }),
-    );
+    events.push(finalOutput(events.length, final.message.content, final.seq));
   }
   return { events, issues };
 }

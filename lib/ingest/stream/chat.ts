@@ -12,7 +12,9 @@ import { at, issueAt, type Location } from "../issues";
 import {
   draft as chatDraft,
   chatToolSchemas,
+  finalOutput,
   settleToolCall,
+  userTurn,
   normalizeChatMessage,
   type Draft,
 } from "../openai-chat-convert";
@@ -133,15 +135,7 @@ export class ChatStream {
       return;
     }
     if (message.role === "user" && this.seenAssistant) {
-      const event = draft({
-        seq: this.seq++,
-        kind: "user_message",
-        name: "user",
-        input: null,
-        output: message.content,
-        status: "completed",
-        parentSeq: null,
-      });
+      const event: StreamDraft = { ...userTurn(this.seq++, message.content), inputPrefix: null };
       if (this.pending.length === 0) this.ready.push(event);
       else this.held.push(event);
     }
@@ -162,17 +156,7 @@ export class ChatStream {
     if (!this.seenAssistant) {
       this.issues.push(issueAt(this.location, "no assistant message: there is no model step to import"));
     } else if (final && !final.message.toolCalls?.length) {
-      this.ready.push(
-        draft({
-          seq: this.seq++,
-          kind: "final_output",
-          name: "final_output",
-          input: null,
-          output: final.message.content,
-          status: "completed",
-          parentSeq: final.seq,
-        }),
-      );
+      this.ready.push({ ...finalOutput(this.seq++, final.message.content, final.seq), inputPrefix: null });
     }
     return this.take();
   }
