@@ -15,7 +15,8 @@
 import { loadavg } from "node:os";
 import { randomUUID } from "node:crypto";
 import type { Db } from "../lib/db";
-import { savePolicyByName, withTransaction } from "../lib/db/policies";
+import { savePolicyByName } from "../lib/db/policies";
+import { withTransaction } from "../lib/db/transactions";
 import { Prisma } from "../lib/db/generated/client";
 import { sqlTransaction } from "../lib/db/sql";
 import { createTestDatabase, type TestEngine } from "../lib/db/testing";

@@ -17,7 +17,8 @@
  */
 import { execSync } from "node:child_process";
 import { createTestDatabase } from "../lib/db/testing";
-import { savePolicyByName, withTransaction } from "../lib/db/policies";
+import { savePolicyByName } from "../lib/db/policies";
+import { withTransaction } from "../lib/db/transactions";
 import { toSessionEvent } from "../lib/db/session-reads";
 import { startJobs } from "../lib/jobs/queue";
 import { eventually, generateRefundCohort, startTsx } from "../lib/jobs/testing";

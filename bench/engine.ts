@@ -34,7 +34,7 @@ import {
   type Policy,
   type SessionEvent,
 } from "../lib/replay";
-import { compactInputs } from "../lib/ingest/inputs";
+import { compactInputs } from "../lib/sessions/inputs";
 import { buildSession, type CallSpec, type TurnSpec } from "../lib/replay/session-builder";
 
 const SIZES = [1_000, 10_000, 100_000] as const;
@@ -289,7 +289,7 @@ async function collectGarbage(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
-/** The stored form of a run's model inputs (lib/ingest/inputs.ts, as the importers write them). */
+/** The stored form of a run's model inputs (lib/sessions/inputs.ts, as the importers write them). */
 function storedForm(events: readonly SessionEvent[]): SessionEvent[] {
   const compact = compactInputs(events, { digests: false });
   return events.map((e, i) => {

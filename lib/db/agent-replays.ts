@@ -6,7 +6,7 @@ import { type PendingCall, type ReplayStep, sha256Hex } from "@/lib/replay";
 import { runFailure } from "@/lib/run-failures";
 import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
-import type { CompactInput, Step } from "@/lib/ingest/inputs";
+import type { CompactInput, Step } from "@/lib/sessions/inputs";
 import { stepRows, toReplaySteps } from "./replay-steps";
 
 /** The statuses in which an agent-driven replay still takes calls from its agent. */

@@ -1,4 +1,4 @@
-import { compactInputs, type CompactInput } from "@/lib/ingest/inputs";
+import { compactInputs, type CompactInput } from "@/lib/sessions/inputs";
 import type { Db, DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { withFullInputs } from "./session-reads";

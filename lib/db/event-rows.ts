@@ -3,8 +3,8 @@
  * rows are compared, how many are inserted per statement, and the ids they are given.
  */
 import { randomBytes } from "node:crypto";
-import type { CompactInput } from "@/lib/ingest/inputs";
-import { compactInputs } from "@/lib/ingest/inputs";
+import type { CompactInput } from "@/lib/sessions/inputs";
+import { compactInputs } from "@/lib/sessions/inputs";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";

@@ -18,8 +18,8 @@ import {
   recordedCalls,
   savePolicyByName,
   setToolSideEffect,
-  withTransaction,
 } from "./policies";
+import { withTransaction } from "./transactions";
 import { validateInContext } from "@/lib/policies/validation";
 import { tryRule } from "@/lib/server/policies/policies";
 import { localAdmin } from "@/lib/server/principal";

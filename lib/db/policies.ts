@@ -13,35 +13,9 @@ import { toSessionEvent, withFullInputs } from "./session-reads";
 
 type AnyClient = Db | DbClient;
 
-/**
- * Runs writes in one transaction. Write functions below take the transaction
- * client, so callers compose them (PGlite has no nested transactions).
- */
-export async function withTransaction<T>(
-  prisma: Db,
-  fn: (tx: DbClient) => Promise<T>,
-  opts: { timeout: number; maxWait: number } = { timeout: 30_000, maxWait: 15_000 },
-): Promise<T> {
-  return prisma.$transaction(fn, opts);
-}
-
-/**
- * Runs `fn` in `tx` under a savepoint: when it throws, what it wrote is undone (the transaction goes on) and
- * `onError` is told; the transaction's other writes stand.
- */
-export async function withSavepoint(
-  tx: DbClient,
-  fn: () => Promise<void>,
-  onError: (error: unknown) => void,
-): Promise<void> {
-  await tx.$executeRaw`SAVEPOINT inner_work`;
-  try {
-    await fn();
-  } catch (error) {
-    await tx.$executeRaw`ROLLBACK TO SAVEPOINT inner_work`;
-    onError(error);
-  }
-}
+// withTransaction and withSavepoint live in ./transactions; lib/jobs and
+// lib/server/clusters still import them from here.
+export { withSavepoint, withTransaction } from "./transactions";
 
 // ---------------------------------------------------------------------------
 // The agent a policy is validated for

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compactInputs } from "@/lib/ingest/inputs";
+import { compactInputs } from "@/lib/sessions/inputs";
 import { canonicalJson, replay, type Policy } from "@/lib/replay";
 import { importLongChat, loadReplayView, storedRun } from "./replays-testing";
 import { sessionEvents, sessionEventsCompact } from "./session-reads";

@@ -10,7 +10,7 @@ import {
 } from "@/lib/replay";
 import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
-import { inputDigests } from "@/lib/ingest/inputs";
+import { inputDigests } from "@/lib/sessions/inputs";
 import { withFullInputs } from "./session-reads";
 import { plainContents, type PlainContent } from "./replay-window";
 import { loadReplayMeta, type PageEvidence, type ReplayMeta } from "./replays";

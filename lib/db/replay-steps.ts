@@ -2,7 +2,7 @@
 import { type ReplayStep, type SessionEvent, type StepSource } from "@/lib/replay";
 import type { DbClient } from "./client";
 import { type Prisma } from "./generated/client";
-import { compactInputs, expandInputs, type CompactInput, type Step } from "@/lib/ingest/inputs";
+import { compactInputs, expandInputs, type CompactInput, type Step } from "@/lib/sessions/inputs";
 import { newId } from "./event-rows";
 
 function json(value: unknown): Prisma.InputJsonValue {

@@ -21,7 +21,7 @@ import {
   type PendingCall,
   type ReplayStep,
   type SessionEvent,
-  type StepSource,
+  stepsEvidence,
 } from "@/lib/replay";
 import type { DbClient } from "./client";
 import { type Prisma } from "./generated/client";
@@ -121,23 +121,11 @@ const replayInclude = {
 } satisfies Prisma.ReplayInclude;
 
 function emptyEvidence(policy: Policy, policyHash: string, edits: readonly Edit[]): Evidence {
-  const sources: StepSource[] = [
-    "recorded",
-    "static",
-    "fixture",
-    "provider_fixture",
-    "live",
-    "llm",
-    "error_result",
-    "blocked",
-    "edit",
-  ];
   return {
     policy,
     policyHash,
-    stepsBySource: Object.fromEntries(sources.map((s) => [s, 0])) as Record<StepSource, number>,
+    ...stepsEvidence([], undefined),
     strength: "recorded",
-    fixturesUsed: [],
     liveCalls: [],
     inputDrift: [],
     probes: [],

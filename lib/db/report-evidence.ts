@@ -1,10 +1,11 @@
 /** Evidence added to draft reports from investigations and coverage. */
 import { AppError, notFound } from "@/lib/errors";
 import type { EvidenceSnapshot, ReportEvidenceItem } from "@/lib/reports/evidence";
+import { refuseUnlessDraft } from "@/lib/reports/lifecycle";
 import { readSnapshot, sessionLabelOf } from "@/lib/reports/snapshot";
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
-import { findReportRow, refuseUnlessDraft, toEvidenceItem } from "./reports";
+import { findReportRow, toEvidenceItem } from "./reports";
 
 function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;

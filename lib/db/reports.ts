@@ -8,6 +8,7 @@
 import { AppError, notFound } from "@/lib/errors";
 import type { ReportDocument } from "@/lib/reports/export";
 import { ReportSections } from "@/lib/reports/sections";
+import { refuseUnlessDraft, refuseUnpublishable, reportStatusOf, type ReportStatus } from "@/lib/reports/lifecycle";
 import { shareState } from "@/lib/reports/share";
 import type { EvidenceSnapshot, ReportEvidenceItem } from "@/lib/reports/evidence";
 import { readSnapshot, type ReportSnapshot } from "@/lib/reports/snapshot";
@@ -16,26 +17,6 @@ import type { Prisma } from "./generated/client";
 
 function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;
-}
-
-export const REPORT_STATUSES = ["draft", "published"] as const;
-export type ReportStatus = (typeof REPORT_STATUSES)[number];
-
-/** Why a report cannot be published, as issues (empty when it can). */
-export function publishIssues(sections: Pick<ReportSections, "finding">): { path: string; message: string }[] {
-  return sections.finding.trim() === ""
-    ? [{ path: "sections.finding", message: "Write the Finding before publishing." }]
-    : [];
-}
-
-export function refuseUnpublishable(sections: Pick<ReportSections, "finding">): void {
-  const issues = publishIssues(sections);
-  if (issues.length > 0)
-    throw new AppError(
-      "invalid_input",
-      "A report without a Finding cannot be published: say what went wrong first.",
-      issues,
-    );
 }
 
 /**
@@ -126,7 +107,7 @@ export async function deleteReport(client: DbClient, reportId: string): Promise<
   const existing = await findReportRow(client, reportId);
   const { count } = await client.report.deleteMany({ where: { id: existing.id } });
   if (count === 0) throw notFound("report", reportId);
-  return { id: existing.id, status: statusOf(existing.status) };
+  return { id: existing.id, status: reportStatusOf(existing.status) };
 }
 
 export async function findReportRow(client: DbClient, reportId: string) {
@@ -136,18 +117,6 @@ export async function findReportRow(client: DbClient, reportId: string) {
       : null;
   if (!row) throw notFound("report", reportId);
   return row;
-}
-
-export function refuseUnlessDraft(row: { id: string; status: string }, what: string): void {
-  if (row.status !== "draft")
-    throw new AppError(
-      "wrong_state",
-      `Report "${row.id}" is published and cannot be ${what}: published reports never change. Delete it or write a new one.`,
-    );
-}
-
-function statusOf(value: string): ReportStatus {
-  return value === "published" ? "published" : "draft";
 }
 
 type ReportRow = {
@@ -193,7 +162,7 @@ export function toDocument(row: ReportRow & { evidence?: EvidenceRow[] }): Repor
     title: row.title,
     createdAt: row.createdAt.toISOString(),
     createdBy: row.createdBy,
-    status: statusOf(row.status),
+    status: reportStatusOf(row.status),
     publishedAt: row.publishedAt?.toISOString() ?? null,
     updatedAt: row.updatedAt.toISOString(),
     sections: ReportSections.parse(row.sections),

@@ -9,7 +9,7 @@ import type { ImportedSession } from "@/lib/ingest/types";
 import { writeClusterAssignments } from "./clusters";
 import { costUsageTracker } from "@/lib/prices/prices";
 import { writeSessionCost } from "./prices";
-import type { CompactInput, Step } from "@/lib/ingest/inputs";
+import type { CompactInput, Step } from "@/lib/sessions/inputs";
 import { callIdentity, type SessionEvent } from "@/lib/replay";
 import { eventRow, insertEventRows, newId } from "./event-rows";
 import { ensureAgent, searchTextFor, summaryAccumulator, type SavedSession } from "./session-save";
@@ -49,7 +49,7 @@ export type SessionStream = {
 export async function beginSessionStream(
   sql: SqlTx,
   head: SessionHead,
-  /** Each event's stored form, in order (lib/ingest/inputs.ts `inputCompactor()`, one per session). */
+  /** Each event's stored form, in order (lib/sessions/inputs.ts `inputCompactor()`, one per session). */
   compact: (step: Step) => CompactInput,
 ): Promise<SessionStream> {
   const { agentId, agentVersionId } = await ensureAgent(sql, { ...head, events: [] });

@@ -3,7 +3,7 @@ import { type SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { withTraceIdsOf } from "./session-traces";
-import { expandInputs } from "@/lib/ingest/inputs";
+import { expandInputs } from "@/lib/sessions/inputs";
 
 type StoredEventRow = {
   seq: number;

@@ -1,5 +1,5 @@
 import type { ImportedSession, ImportIssue } from "@/lib/ingest/types";
-import { compactInputs, expandInputs } from "@/lib/ingest/inputs";
+import { compactInputs, expandInputs } from "@/lib/sessions/inputs";
 import { repairLoneSurrogates } from "./text";
 
 /**

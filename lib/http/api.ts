@@ -26,6 +26,23 @@ export function retryAfter(error: AppError): Record<string, string> {
  * Reads a body within BRANCHPOINT_MAX_BODY_BYTES, counting what arrives: a chunked body declares no length, so the
  * count is what refuses it (413). The proxy never hands over a body cut short of this limit (next.config.js).
  */
+/**
+ * The next chunk of a request's body. A client that closed the connection mid-upload ("aborted") leaves nobody
+ * to answer, but this must stay an ordinary refusal, not an unexpected error logged as a crash.
+ */
+export async function readChunk(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<ReadableStreamReadResult<Uint8Array>> {
+  try {
+    return await reader.read();
+  } catch {
+    throw new AppError(
+      "invalid_input",
+      "The body ended before it was complete (the connection was closed mid-upload); nothing was read from it.",
+    );
+  }
+}
+
 export async function readBodyBytes(request: Request): Promise<Uint8Array> {
   const limit = env().BRANCHPOINT_MAX_BODY_BYTES;
   const declared = Number(request.headers.get("content-length") ?? "NaN");
@@ -40,18 +57,7 @@ export async function readBodyBytes(request: Request): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    let next: ReadableStreamReadResult<Uint8Array>;
-    try {
-      next = await reader.read();
-    } catch {
-      // The client closed the connection mid-upload ("aborted"): nobody is left to answer, but this must stay an
-      // ordinary refusal, not an unexpected error logged as a crash.
-      throw new AppError(
-        "invalid_input",
-        "The body ended before it was complete (the connection was closed mid-upload); nothing was read from it.",
-      );
-    }
-    const { done, value } = next;
+    const { done, value } = await readChunk(reader);
     if (done) break;
     size += value.byteLength;
     if (size > limit) {

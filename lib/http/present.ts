@@ -1,6 +1,6 @@
 import { toSessionEvent, type SessionListItem, type SessionWithEvents } from "@/lib/db";
 import type { SessionHead } from "@/lib/db/session-reads";
-import { fullInputJson } from "@/lib/ingest/inputs";
+import { fullInputJson } from "@/lib/sessions/inputs";
 import type { PolicyWithVersions } from "@/lib/db/policies";
 import type { ExperimentDetail } from "@/lib/server/experiments/experiments";
 import { experimentCountsOf } from "@/lib/server/experiments/experiment-status";

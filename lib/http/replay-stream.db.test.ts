@@ -7,7 +7,7 @@ import { loadReplayView } from "@/lib/db/replays-testing";
 import { sessionEventRows } from "@/lib/db/session-reads";
 import type { Db } from "@/lib/db/client";
 import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
-import { expandInputs } from "@/lib/ingest/inputs";
+import { expandInputs } from "@/lib/sessions/inputs";
 import { eventDelta, toolLevelPreset, type Policy } from "@/lib/replay";
 import { replayCounterfactual } from "@/lib/server/checks/counterfactual";
 import { localAdmin } from "@/lib/server/principal";

@@ -3,7 +3,7 @@
  * documents, byte for byte, as `presentReplay` and `presentComparison` make
  * from a whole `ReplayView`, but written a step at a time from the rows in
  * their STORED form, read a window at a time (full inputs rebuilt as the rows
- * go by, from the latest model call's messages: lib/ingest/inputs.ts
+ * go by, from the latest model call's messages: lib/sessions/inputs.ts
  * fullInputJson). Neither run, nor any list of full inputs, is ever held.
  *
  * `inputs: "delta"`: each model call's input as stored (the messages it adds)
@@ -15,7 +15,7 @@ import type { ReplayMeta } from "@/lib/db/replays";
 import { toReplayStep } from "@/lib/db/replay-steps";
 import { RunChanged, type StoredReplayStepRow } from "@/lib/db/replay-rows";
 import { toSessionEvent, type SessionWithEvents } from "@/lib/db/session-reads";
-import { fullInputJson } from "@/lib/ingest/inputs";
+import { fullInputJson } from "@/lib/sessions/inputs";
 import {
   eventDelta,
   isBaseOnly,

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { env } from "@/lib/env";
 import { AppError, errorBody, STATUS } from "@/lib/errors";
-import { toAppError } from "./api";
+import { readChunk, toAppError } from "./api";
 import type { ByteSource } from "@/lib/server/ingest/stream-import";
 
 /** How much of an over-limit body is read and dropped so that its client gets the answer (see spoolBody). */
@@ -47,15 +47,7 @@ export async function spoolBody(request: Request, limit: number, setting: string
       if (request.body) {
         const reader = request.body.getReader();
         for (;;) {
-          let next: ReadableStreamReadResult<Uint8Array>;
-          try {
-            next = await reader.read();
-          } catch {
-            throw new AppError(
-              "invalid_input",
-              "The body ended before it was complete (the connection was closed mid-upload); nothing was read from it.",
-            );
-          }
+          const next = await readChunk(reader);
           if (next.done) break;
           size += next.value.byteLength;
           if (size > limit) {

@@ -1,6 +1,6 @@
 import { parseJsonBounded } from "@/lib/hostile/json";
 import type { Message, SessionEvent, ToolCallRequest } from "@/lib/replay";
-import { at, issueAt } from "./issues";
+import { at, issueAt, type Location } from "./issues";
 import type { ChatMessage, ChatTool, Conversation } from "./openai-chat-shapes";
 import type { ImportIssue } from "./types";
 
@@ -70,12 +70,69 @@ export function chatToolSchemas(
   }));
 }
 
-const ERROR_PREFIX = /^Error:\s?/;
+/** How a tool result says it failed ("Error: …"). */
+export const ERROR_PREFIX = /^Error:\s?/;
 
 export type Draft = Omit<SessionEvent, "cacheKey" | "occurrence">;
 
+/** A user turn after the first assistant message, as event `seq`. */
+export function userTurn(seq: number, content: unknown): Draft {
+  return draft({
+    seq,
+    kind: "user_message",
+    name: "user",
+    input: null,
+    output: content,
+    status: "completed",
+    parentSeq: null,
+  });
+}
+
+/** The final answer (the last assistant message, when it calls no tool) as event `seq`, after its model call. */
+export function finalOutput(seq: number, content: unknown, modelSeq: number): Draft {
+  return draft({
+    seq,
+    kind: "final_output",
+    name: "final_output",
+    input: null,
+    output: content,
+    status: "completed",
+    parentSeq: modelSeq,
+  });
+}
+
+/**
+ * A tool call's event given its result message: the output, and failed when the result says "Error: …"; an
+ * issue when the result names another tool than the call.
+ */
+export function settleToolCall(
+  event: Draft,
+  message: { name?: string; content: unknown },
+  location: Location,
+  issues: ImportIssue[],
+): void {
+  if (message.name !== undefined && message.name !== event.name) {
+    issues.push(
+      issueAt(
+        at(location, "name"),
+        `the result names ${JSON.stringify(message.name)}, but the call was ${JSON.stringify(event.name)}`,
+      ),
+    );
+  }
+  // Tool results stay exactly as the source wrote them, so a replay shows the agent the same text.
+  event.output = message.content;
+  if (typeof message.content === "string" && ERROR_PREFIX.test(message.content)) {
+    event.status = "failed";
+    event.error = { type: "ToolError", message: message.content.replace(ERROR_PREFIX, "") };
+  } else {
+    event.status = "completed";
+  }
+}
+
 /** An event with the fields a chat log never records (times, usage) left empty, keys in the stored order. */
-function draft(fields: Pick<Draft, "seq" | "kind" | "name" | "input" | "output" | "status" | "parentSeq">): Draft {
+export function draft(
+  fields: Pick<Draft, "seq" | "kind" | "name" | "input" | "output" | "status" | "parentSeq">,
+): Draft {
   const { seq, kind, name, input, output, status, parentSeq } = fields;
   return {
     seq,
@@ -172,39 +229,11 @@ export function convert(conversation: Conversation): {
       }
       const [call] = pending.splice(match, 1);
       const event = call!.event;
-      if (message.name !== undefined && message.name !== event.name) {
-        issues.push(
-          issueAt(
-            at(location, "name"),
-            `the result names ${JSON.stringify(message.name)}, but the call was ${JSON.stringify(event.name)}`,
-          ),
-        );
-      }
-      // Tool results stay exactly as the source wrote them, so a replay shows the agent the same text.
-      event.output = message.content;
-      if (typeof message.content === "string" && ERROR_PREFIX.test(message.content)) {
-        event.status = "failed";
-        event.error = {
-          type: "ToolError",
-          message: message.content.replace(ERROR_PREFIX, ""),
-        };
-      } else {
-        event.status = "completed";
-      }
+      settleToolCall(event, message, location, issues);
       return;
     }
     if (message.role === "user" && seenAssistant) {
-      events.push(
-        draft({
-          seq: events.length,
-          kind: "user_message",
-          name: "user",
-          input: null,
-          output: message.content,
-          status: "completed",
-          parentSeq: null,
-        }),
-      );
+      events.push(userTurn(events.length, message.content));
     }
   });
 
@@ -212,17 +241,7 @@ export function convert(conversation: Conversation): {
   if (!seenAssistant) {
     issues.push(issueAt(conversation.location, "no assistant message: there is no model step to import"));
   } else if (final && !final.message.toolCalls?.length) {
-    events.push(
-      draft({
-        seq: events.length,
-        kind: "final_output",
-        name: "final_output",
-        input: null,
-        output: final.message.content,
-        status: "completed",
-        parentSeq: final.seq,
-      }),
-    );
+    events.push(finalOutput(events.length, final.message.content, final.seq));
   }
   return { events, issues };
 }

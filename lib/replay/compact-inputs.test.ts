@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compactInputs } from "@/lib/ingest/inputs";
+import { compactInputs } from "@/lib/sessions/inputs";
 import { cacheKey } from "./canonical";
 import type { Message, SessionEvent } from "./events";
 import type { FixtureEntry } from "./log";

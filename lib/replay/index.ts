@@ -37,6 +37,7 @@ export {
   type ToolResolverOptions,
 } from "./resolver";
 export { indexBase, type BaseIndex } from "./base-index";
+export { recordedStep } from "./replay-run";
 export { stepsEvidence, strengthOf } from "./replay-evidence";
 export * from "./compare";
 export * from "./interchange";

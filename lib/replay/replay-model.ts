@@ -1,7 +1,7 @@
 import { canonicalJson } from "./canonical";
 import type { Message, SessionEvent, Usage } from "./events";
 import { deepEqual } from "./json";
-import type { ModelRequest, ReplayStep } from "./replay-types";
+import type { ModelRequest, ProbeReport, ReplayStep } from "./replay-types";
 import { givenMessages, sharedPrefixLength, type InputPrefix, type MessageList } from "./message-list";
 import type { RebuiltInput } from "./replay-conversation";
 import { asRecord, guarded, NO_EDITS, type ReplayRun } from "./replay-run";
@@ -346,14 +346,7 @@ export function probeReport(
   step: number,
   outputs: readonly unknown[],
   recordedOutput: unknown,
-): {
-  modelStep: number;
-  step: number;
-  runs: number;
-  distinctOutputs: number;
-  matchesRecorded: number;
-  variance: number;
-} {
+): ProbeReport {
   const counts = new Map<string, number>();
   for (const o of outputs) {
     // Outputs with no canonical form (NaN, cycles) share one bucket; the key is not JSON, so it matches no recorded output.

@@ -237,18 +237,7 @@ export class ReplayRun {
 
   /** A base event copied into the branch as it was recorded. */
   recordedStep(event: SessionEvent): ReplayStep {
-    const seq = this.steps.length;
-    return {
-      ...event,
-      seq,
-      // A base seq means the same step only while the branch has not shifted.
-      parentSeq: seq === event.seq ? event.parentSeq : null,
-      source: "recorded",
-      baseSeq: event.seq,
-      miss: null,
-      equalsBase: true,
-      edits: [],
-    };
+    return recordedStep(this.steps.length, event);
   }
 
   /** Copies recorded events while the run goes on; false when one stopped it. */
@@ -311,4 +300,19 @@ export function baseEventsUpTo(events: readonly SessionEvent[], seq: number): nu
 
 export function asRecord(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** A recorded event copied into a branch as it was, as the branch's step `seq`. */
+export function recordedStep(seq: number, event: SessionEvent): ReplayStep {
+  return {
+    ...event,
+    seq,
+    // A base seq means the same step only while the branch has not shifted.
+    parentSeq: seq === event.seq ? event.parentSeq : null,
+    source: "recorded",
+    baseSeq: event.seq,
+    miss: null,
+    equalsBase: true,
+    edits: [],
+  };
 }

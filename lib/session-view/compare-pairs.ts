@@ -1,6 +1,6 @@
 import { deepEqual, isBaseOnly, type AlignedPair } from "@/lib/replay";
 import { previewText } from "@/lib/format";
-import { isChange, type CompareRow } from "./compare-rows";
+import { isChange, type CompareFilter, type CompareRow } from "./compare-rows";
 
 /**
  * The comparison's pairs as the list's rows: what a row shows (kinds, names,
@@ -87,6 +87,46 @@ export interface StoredPair {
   changeRank: number | null;
   /** Changes before it. */
   changesBefore: number;
+}
+
+/** A pair as a comparison document lists it: its id, its type and where its steps are in both runs. */
+export function pairOutline(p: StoredPair) {
+  return {
+    id: p.pairId,
+    type: p.type,
+    baseSeq: p.baseSeq,
+    baseIndex: p.baseIndex,
+    branchSeq: p.branchSeq,
+    branchIndex: p.branchIndex,
+  };
+}
+
+/** A comparison document's window of pairs: where it starts, its size, the total and where the next starts. */
+export function pairWindow(from: number, limit: number, total: number) {
+  return { from, limit, total, nextFrom: from + limit < total ? from + limit : null };
+}
+
+/** A stored pair's position among the rows a filter shows, or −1 when it does not show it. */
+export function positionIn(filter: CompareFilter, p: StoredPair): number {
+  if (filter === "all") return p.position;
+  if (filter === "changes") return p.changeRank ?? -1;
+  return p.type === filter ? p.typeRank : -1;
+}
+
+/**
+ * The rank among the changes of the next (1) or previous (−1) change from a pair shown at `at` (from the top or
+ * the bottom when `at` is −1 or there is no pair), or null when there is none that way.
+ */
+export function nextChangeRank(at: number, pair: StoredPair | null | undefined, direction: 1 | -1, changes: number) {
+  const rank =
+    at >= 0 && pair
+      ? direction === 1
+        ? pair.changesBefore + (isChange(pair) ? 1 : 0)
+        : pair.changesBefore - 1
+      : direction === 1
+        ? 0
+        : changes - 1;
+  return rank >= 0 && rank < changes ? rank : null;
 }
 
 /** The pairs as stored, in one pass. */

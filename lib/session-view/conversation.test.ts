@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildSession } from "@/lib/replay/session-builder";
-import { compactInputs } from "@/lib/ingest/inputs";
+import { compactInputs } from "@/lib/sessions/inputs";
 import type { SessionEvent } from "@/lib/replay";
 import { buildConversation, chatSearchText, contentText, type ChatItem } from "./conversation";
 import { buildWaterfall } from "./waterfall";

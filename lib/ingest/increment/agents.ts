@@ -13,7 +13,7 @@ import { byCodePoint } from "../order";
 import type { ImportedSession } from "../types";
 import {
   cacheKeysOf,
-  planGroup,
+  planTouchedGroups,
   planResult,
   rowsByTrace,
   type Composition,
@@ -27,7 +27,6 @@ import type { SessionEvent } from "@/lib/replay";
 import type {
   ColumnedRow,
   Fallback,
-  GroupWrite,
   IncrementPlan,
   Planner,
   Read,
@@ -216,30 +215,26 @@ function* planRequest(request: IncrementRequest<AgentsItem>): Planner<IncrementP
 
   // A plan for every group the request changes.
   const touchedTraces = new Set([...changed.values()].map((i) => agentsIds(i).traceId));
-  const touchedKeys = [...new Set([...touchedTraces].map((t) => groupAfter.get(t)!))].sort();
   const format = agentsGroupFormat(changed, replaced);
-  const groups: GroupWrite<AgentsState>[] = [];
-  for (const key of touchedKeys) {
-    const session = sessionOfKey.get(key);
-    if (!session) return fallback("a group without a session yet");
-    const traces = [...touchedTraces].filter((t) => groupAfter.get(t) === key);
-    if (traces.some((t) => (rowsOfTrace.get(t) ?? []).some((r) => r.sessionId !== session.id)))
-      return fallback("rows of another session");
-    const plan = yield* planGroup(format, { key, session, traces, rowsOfTrace });
-    if (isFallback(plan)) return plan;
-    const base = format.bases.get(session.id)!;
-    const spans = inserted
-      .filter((item) => groupAfter.get(agentsIds(item).traceId) === key)
-      .map((item) => ({
-        groupKey: AGENTS_PREFIX + key,
-        ...agentsIds(item),
-        sessionId: session.id,
-        item,
-        digest: null,
-        columns: agentsColumns(item),
-      }));
-    groups.push({ plan, spans, fixes: base.fixes, derived: base.derived });
-  }
+  const groups = yield* planTouchedGroups(
+    format,
+    { traces: touchedTraces, groupAfter, sessionOfKey, rowsOfTrace },
+    (plan, key, session) => {
+      const base = format.bases.get(session.id)!;
+      const spans = inserted
+        .filter((item) => groupAfter.get(agentsIds(item).traceId) === key)
+        .map((item) => ({
+          groupKey: AGENTS_PREFIX + key,
+          ...agentsIds(item),
+          sessionId: session.id,
+          item,
+          digest: null,
+          columns: agentsColumns(item),
+        }));
+      return { plan, spans, fixes: base.fixes, derived: base.derived };
+    },
+  );
+  if (isFallback(groups)) return groups;
 
   const replacements = [...replaced.values()].map(({ row, item }) => ({
     rowId: row.id,

@@ -199,6 +199,36 @@ function windowEvents<T>(
   }));
 }
 
+/**
+ * A plan for every group a request changes, in key order: each group's session must exist and hold all of
+ * its touched traces' stored rows; `write` adds the group's new rows to its plan.
+ */
+export function* planTouchedGroups<T, B, C extends Composition, S>(
+  format: GroupFormat<T, B, C, S>,
+  touched: {
+    traces: ReadonlySet<string>;
+    groupAfter: ReadonlyMap<string, string>;
+    sessionOfKey: ReadonlyMap<string, SessionRow>;
+    rowsOfTrace: ReadonlyMap<string, StoredRow<T>[]>;
+  },
+  write: (plan: GroupPlan<S>, key: string, session: SessionRow) => GroupWrite<S>,
+): Steps<GroupWrite<S>[]> {
+  const { groupAfter, rowsOfTrace } = touched;
+  const keys = [...new Set([...touched.traces].map((t) => groupAfter.get(t)!))].sort();
+  const groups: GroupWrite<S>[] = [];
+  for (const key of keys) {
+    const session = touched.sessionOfKey.get(key);
+    if (!session) return fallback("a group without a session yet");
+    const traces = [...touched.traces].filter((t) => groupAfter.get(t) === key);
+    if (traces.some((t) => (rowsOfTrace.get(t) ?? []).some((r) => r.sessionId !== session.id)))
+      return fallback("rows of another session");
+    const plan = yield* planGroup(format, { key, session, traces, rowsOfTrace });
+    if (isFallback(plan)) return plan;
+    groups.push(write(plan, key, session));
+  }
+  return groups;
+}
+
 /** The cache keys of a window's calls (the same whatever conversation it continues). */
 export function cacheKeysOf(steps: readonly Step[]): string[] {
   return [

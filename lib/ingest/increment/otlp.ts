@@ -16,7 +16,7 @@ import type { Message } from "@/lib/replay";
 import type { ImportFormat } from "../types";
 import {
   cacheKeysOf,
-  planGroup,
+  planTouchedGroups,
   planResult,
   rowsByTrace,
   type Composition,
@@ -36,7 +36,7 @@ import {
   withoutTraceIds,
   type TraceState,
 } from "./state";
-import type { GroupWrite, IncrementPlan, Planner, SessionRow, StoredRow, WindowRead } from "./types";
+import type { IncrementPlan, Planner, SessionRow, StoredRow, WindowRead } from "./types";
 
 // ---------------------------------------------------------------------------
 // Incremental OTLP ingest: the plan of an export that adds spans to sessions
@@ -160,34 +160,30 @@ export function* planOtlpIncrement(request: IncrementRequest<OtlpSpan>): Planner
 
   // A plan for every group the request changes.
   const touchedTraces = new Set([...freshDigests.values()].map((d) => d.traceId));
-  const touchedKeys = [...new Set([...touchedTraces].map((t) => groupAfter.get(t)!))].sort();
   const sessionOfKey = new Map(sessionRows.map((s) => [s.externalId ?? "", s]));
   const format = otlpGroupFormat(freshDigests, readings, replaced);
-  const groups: GroupWrite<TraceState>[] = [];
-  for (const key of touchedKeys) {
-    const session = sessionOfKey.get(key);
-    if (!session) return fallback("a group without a session yet");
-    const traces = [...touchedTraces].filter((t) => groupAfter.get(t) === key);
-    if (traces.some((t) => (rowsOfTrace.get(t) ?? []).some((r) => r.sessionId !== session.id)))
-      return fallback("rows of another session");
-    const plan = yield* planGroup(format, { key, session, traces, rowsOfTrace });
-    if (isFallback(plan)) return plan;
-    const spans = inserted
-      .filter((span) => groupAfter.get(span.traceId) === key)
-      .map((span) => {
-        const digest = freshDigests.get(idOf(span.traceId, span.spanId))!;
-        return {
-          groupKey: OTLP_PREFIX + key,
-          traceId: span.traceId,
-          spanId: span.spanId,
-          sessionId: session.id,
-          item: span,
-          digest,
-          columns: digestColumns(digest),
-        };
-      });
-    groups.push({ plan, spans, fixes: [], derived: false });
-  }
+  const groups = yield* planTouchedGroups(
+    format,
+    { traces: touchedTraces, groupAfter, sessionOfKey, rowsOfTrace },
+    (plan, key, session) => {
+      const spans = inserted
+        .filter((span) => groupAfter.get(span.traceId) === key)
+        .map((span) => {
+          const digest = freshDigests.get(idOf(span.traceId, span.spanId))!;
+          return {
+            groupKey: OTLP_PREFIX + key,
+            traceId: span.traceId,
+            spanId: span.spanId,
+            sessionId: session.id,
+            item: span,
+            digest,
+            columns: digestColumns(digest),
+          };
+        });
+      return { plan, spans, fixes: [], derived: false };
+    },
+  );
+  if (isFallback(groups)) return groups;
 
   const replacements = [...replaced].map(([id, { row, span }]) => {
     const digest = freshDigests.get(id)!;

@@ -35,12 +35,8 @@ export type NewSpanRow = {
 /** A stored row given a better copy of its span: its item, digest (null: kept as it is) and read columns. */
 export type RowReplacement = { rowId: string; item: { path?: string }; digest: unknown; columns: SpanColumns | null };
 
-export type SessionRow = {
-  id: string;
-  externalId: string | null;
-  format: string;
-  metadata: unknown;
-  traceState: unknown;
+/** A session's figures as its row keeps them. */
+export type SessionFigures = {
   eventCount: number;
   modelCallCount: number;
   toolCallCount: number;
@@ -48,6 +44,14 @@ export type SessionRow = {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
+};
+
+export type SessionRow = SessionFigures & {
+  id: string;
+  externalId: string | null;
+  format: string;
+  metadata: unknown;
+  traceState: unknown;
   agentId: string;
   agentVersionId: string;
   replays: number;
@@ -146,14 +150,7 @@ export type Fallback = { fallback: string };
 export type Planner<R> = Generator<Read, R | Fallback, unknown>;
 
 /** The figures a window's plan writes on its session row besides the events. */
-export type Summary = {
-  eventCount: number;
-  modelCallCount: number;
-  toolCallCount: number;
-  errorCount: number;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
+export type Summary = SessionFigures & {
   toolNames: string[];
   status: string;
 };

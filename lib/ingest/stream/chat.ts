@@ -1,19 +1,25 @@
 /**
  * An OpenAI chat log converted one message at a time (lib/ingest/openai-chat-convert.ts `convert`, read as a
  * stream). A model call's input is every message before it; here it is produced in its stored form at once
- * (lib/ingest/inputs.ts): the messages since the previous model call and a pointer to that call, never the
+ * (lib/sessions/inputs.ts): the messages since the previous model call and a pointer to that call, never the
  * conversation so far (copying it per model call was the square of the session: 0.6 ms an event at 10,000
  * turns, 0.02 at 100). Events come out once final: a tool call when its result arrived, or when the next
  * model call shows it never will.
  */
 import type { Message, SessionEvent } from "@/lib/replay";
-import type { InputPrefix } from "../inputs";
+import type { InputPrefix } from "@/lib/sessions/inputs";
 import { at, issueAt, type Location } from "../issues";
-import { chatToolSchemas, normalizeChatMessage, type Draft } from "../openai-chat-convert";
+import {
+  draft as chatDraft,
+  chatToolSchemas,
+  finalOutput,
+  settleToolCall,
+  userTurn,
+  normalizeChatMessage,
+  type Draft,
+} from "../openai-chat-convert";
 import type { ChatMessage, ChatTool } from "../openai-chat-shapes";
 import type { ImportIssue } from "../types";
-
-const ERROR_PREFIX = /^Error:\s?/;
 
 /** An event in the stored form: a model call's `input.messages` holds only what it adds to `inputPrefix`'s call. */
 export type StreamDraft = Draft & { inputPrefix: InputPrefix | null };
@@ -21,24 +27,8 @@ export type StreamEvent = SessionEvent & { inputPrefix: InputPrefix | null };
 
 export type ChatSettings = { model?: string; temperature?: number; tools?: ChatTool[] };
 
-function draft(
-  fields: Pick<Draft, "seq" | "kind" | "name" | "input" | "output" | "status" | "parentSeq">,
-): StreamDraft {
-  const { seq, kind, name, input, output, status, parentSeq } = fields;
-  return {
-    seq,
-    kind,
-    name,
-    input,
-    output,
-    error: null,
-    status,
-    startedAt: null,
-    durationMs: null,
-    usage: null,
-    parentSeq,
-    inputPrefix: null,
-  };
+function draft(fields: Parameters<typeof chatDraft>[0]): StreamDraft {
+  return { ...chatDraft(fields), inputPrefix: null };
 }
 
 /** Converts a conversation pushed one message at a time; `take()` gives the events that are final so far. */
@@ -140,34 +130,12 @@ export class ChatStream {
       }
       const [call] = this.pending.splice(match, 1);
       const event = call!.event;
-      if (message.name !== undefined && message.name !== event.name) {
-        this.issues.push(
-          issueAt(
-            at(location, "name"),
-            `the result names ${JSON.stringify(message.name)}, but the call was ${JSON.stringify(event.name)}`,
-          ),
-        );
-      }
-      event.output = message.content;
-      if (typeof message.content === "string" && ERROR_PREFIX.test(message.content)) {
-        event.status = "failed";
-        event.error = { type: "ToolError", message: message.content.replace(ERROR_PREFIX, "") };
-      } else {
-        event.status = "completed";
-      }
+      settleToolCall(event, message, location, this.issues);
       if (this.pending.length === 0) this.release();
       return;
     }
     if (message.role === "user" && this.seenAssistant) {
-      const event = draft({
-        seq: this.seq++,
-        kind: "user_message",
-        name: "user",
-        input: null,
-        output: message.content,
-        status: "completed",
-        parentSeq: null,
-      });
+      const event: StreamDraft = { ...userTurn(this.seq++, message.content), inputPrefix: null };
       if (this.pending.length === 0) this.ready.push(event);
       else this.held.push(event);
     }
@@ -188,17 +156,7 @@ export class ChatStream {
     if (!this.seenAssistant) {
       this.issues.push(issueAt(this.location, "no assistant message: there is no model step to import"));
     } else if (final && !final.message.toolCalls?.length) {
-      this.ready.push(
-        draft({
-          seq: this.seq++,
-          kind: "final_output",
-          name: "final_output",
-          input: null,
-          output: final.message.content,
-          status: "completed",
-          parentSeq: final.seq,
-        }),
-      );
+      this.ready.push({ ...finalOutput(this.seq++, final.message.content, final.seq), inputPrefix: null });
     }
     return this.take();
   }

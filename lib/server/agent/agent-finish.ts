@@ -21,7 +21,7 @@ import {
 import type { Db } from "@/lib/db";
 import { finishAgentReplayRow } from "@/lib/db/agent-replays";
 import { saveVerdicts } from "@/lib/db/checks";
-import { withTransaction } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { AppError } from "@/lib/errors";
 import { firstDifference } from "@/lib/agent-wire/compare";
 import { runFailure } from "@/lib/run-failures";

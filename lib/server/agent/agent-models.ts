@@ -7,7 +7,7 @@
  * (and the other record-copying policies) refuse with the step and the first differing path, the live
  * policies ask the admin's model executor from there on. Every call becomes a model step as it is made.
  */
-import { deepEqual, type Message, type ReplayStep, type SessionEvent, type Usage } from "@/lib/replay";
+import { deepEqual, recordedStep, type Message, type ReplayStep, type SessionEvent, type Usage } from "@/lib/replay";
 import type { Db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { ExecutorError, modelExecutor } from "@/lib/executors/live";
@@ -185,20 +185,6 @@ export async function agentModelCall(
       created: Math.floor(Date.now() / 1000),
     };
   });
-}
-
-/** A recorded event copied into the branch as it was (a user turn, a final output). */
-export function recordedStep(seq: number, event: SessionEvent): ReplayStep {
-  return {
-    ...event,
-    seq,
-    parentSeq: seq === event.seq ? event.parentSeq : null,
-    source: "recorded",
-    baseSeq: event.seq,
-    miss: null,
-    equalsBase: true,
-    edits: [],
-  };
 }
 
 /** `GET {openaiBaseUrl}/models`: the models the recording called (what a client may name). */

@@ -15,6 +15,7 @@ import {
   toolResolverFor,
   type BaseIndex,
   type BranchLogEntry,
+  type PendingCall,
   type ReplayStep,
   type SessionEvent,
   type ToolCall,
@@ -34,12 +35,12 @@ import {
   type AgentStop,
 } from "@/lib/db/agent-replays";
 import { historyLookupFor, knownTools } from "@/lib/db/history";
-import { withTransaction } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { appendLogEntries, loadBranchLog } from "@/lib/db/replay-writes";
 import { sessionEventsForRun } from "@/lib/db/replay-save";
 import { AppError, notFound } from "@/lib/errors";
 import { toolSimulator } from "@/lib/executors/live";
-import { expandInputs, inputCompactor, type CompactInput, type Step } from "@/lib/ingest/inputs";
+import { expandInputs, inputCompactor, type CompactInput, type Step } from "@/lib/sessions/inputs";
 
 /** Thrown by the agent's "tool executor": a passthrough call the agent runs itself (the contract's `execute`). */
 export class AgentExecutes extends RunInterrupted {
@@ -50,15 +51,10 @@ export class AgentExecutes extends RunInterrupted {
 }
 
 /** A passthrough call handed to the agent, whose result it has not posted yet. */
-export interface AwaitedCall {
-  waitingFor: "agent_result";
-  tool: string;
-  callId: string;
-  args: unknown;
-  cacheKey: string | null;
-  step: number;
-  baseSeq: number | null;
-}
+export type AwaitedCall = { waitingFor: "agent_result" } & Pick<
+  PendingCall,
+  "tool" | "callId" | "args" | "cacheKey" | "step" | "baseSeq"
+>;
 
 export interface AgentRun {
   replayId: string;

@@ -18,7 +18,7 @@ import {
 } from "@/lib/replay";
 import type { Db } from "@/lib/db";
 import { setAgentPending, touchAgentReplay } from "@/lib/db/agent-replays";
-import { withTransaction } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { appendLogEntries } from "@/lib/db/replay-writes";
 import { AppError } from "@/lib/errors";
 import type { Principal } from "../principal";
@@ -145,6 +145,18 @@ function toolStep(
 }
 
 /** The seed's rule: a non-passthrough rule needs a runtime that intercepts tool calls, declared by the driver. */
+/** What a waiting call records of the call it waits for. */
+function callFields(call: ToolCall, baseEvent: SessionEvent | null) {
+  return {
+    tool: call.tool,
+    callId: call.callId,
+    args: call.args,
+    cacheKey: call.cacheKey,
+    step: call.step,
+    baseSeq: baseEvent?.seq ?? null,
+  };
+}
+
 function capabilityRefusal(run: AgentRun, tool: string): ToolCallAnswer | null {
   const { rule, path } = run.resolver.ruleFor(tool);
   if (rule.type === "passthrough" || run.driver.capabilities.includes("tool_policies")) return null;
@@ -168,15 +180,7 @@ async function resolveAndAnswer(
     outcome = await run.resolver.resolveCall(call, baseEvent);
   } catch (error) {
     if (!(error instanceof AgentExecutes)) throw error;
-    const awaited: AwaitedCall = {
-      waitingFor: "agent_result",
-      tool: call.tool,
-      callId: call.callId,
-      args: call.args,
-      cacheKey: call.cacheKey,
-      step: call.step,
-      baseSeq: baseEvent?.seq ?? null,
-    };
+    const awaited: AwaitedCall = { waitingFor: "agent_result", ...callFields(call, baseEvent) };
     await setAgentPending(prisma, run.replayId, "running", awaited);
     run.awaiting.set(call.callId, awaited);
     return { action: "execute", callId: call.callId };
@@ -209,12 +213,7 @@ async function resolveAndAnswer(
         : (outcome as { message: string }).message;
       const pending: PendingCall = {
         waitingFor: paused ? "fixture" : "approval",
-        tool: call.tool,
-        callId: call.callId,
-        args: call.args,
-        cacheKey: call.cacheKey,
-        step: call.step,
-        baseSeq: baseEvent?.seq ?? null,
+        ...callFields(call, baseEvent),
         miss: outcome.miss,
         prefill: closest ? { seq: closest.seq, output: closest.output, error: closest.error } : null,
         message,

@@ -8,7 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requeueAbandonedReplays } from "@/lib/db/jobs";
-import { savePolicyByName, withTransaction } from "@/lib/db/policies";
+import { savePolicyByName } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import {
   LIVE_LOOKUP,

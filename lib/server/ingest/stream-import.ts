@@ -15,7 +15,7 @@ import { AppError } from "@/lib/errors";
 import { storableSessions, MAX_KEY_CHARS } from "@/lib/hostile/storable";
 import { repairLoneSurrogates } from "@/lib/hostile/text";
 import { importers as defaultImporters, type ImportFormat, type ImportIssue, type JsonImporter } from "@/lib/ingest";
-import { inputCompactor } from "@/lib/ingest/inputs";
+import { inputCompactor } from "@/lib/sessions/inputs";
 import { zodIssues, type Location } from "@/lib/ingest/issues";
 import { firstUserText, stringField } from "@/lib/ingest/openai-chat";
 import { ChatDocument, ChatMessage } from "@/lib/ingest/openai-chat-shapes";

@@ -21,11 +21,11 @@ import {
   recordedCalls,
   savePolicyByName as upsertPolicyByName,
   setToolSideEffect as upsertToolSideEffect,
-  withTransaction,
   type AgentContext,
   type PolicyWithVersions,
   type SavedVersion,
 } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { AppError, notFound } from "@/lib/errors";
 import { importPolicyText } from "@/lib/policies/interchange";
 import { presetPolicy } from "@/lib/policies/presets";

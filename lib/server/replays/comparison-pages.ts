@@ -23,14 +23,11 @@ import {
   withPreview,
   type RowOutline,
   type StoredPair,
+  positionIn,
+  nextChangeRank,
 } from "@/lib/session-view/compare-pairs";
-import {
-  COMPARE_FILTERS,
-  isChange,
-  PAIR_ID,
-  type CompareFilter,
-  type CompareRow,
-} from "@/lib/session-view/compare-rows";
+import { PAIR_ID, type CompareFilter, type CompareRow } from "@/lib/session-view/compare-rows";
+import { COMPARE_ROWS_MAX, compareFindFields, compareWindowFields } from "@/lib/session-view/compare-input";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
 import {
@@ -42,31 +39,13 @@ import {
 
 export { comparisonBuilds, type ComparisonCounts } from "./comparison-store";
 
-/** Rows per window when none is asked for, and at most. */
-export const ROWS_DEFAULT = 100;
-export const ROWS_MAX = 500;
-
 const ReplayId = z.string().min(1, "Name the replay.").max(200);
 const PairId = z.string().regex(PAIR_ID, "not a pair id (p<base>-<branch>, i<branch> or r<base>)");
-const Filter = z.enum(COMPARE_FILTERS).default("all");
 
-export const ComparisonRowsInput = z.object({
-  replayId: ReplayId,
-  filter: Filter,
-  /** The position of the window's first row among the rows the filter shows, default 0. */
-  cursor: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
-  limit: z.coerce.number().int().min(1).max(ROWS_MAX).default(ROWS_DEFAULT),
-});
+export const ComparisonRowsInput = z.object({ replayId: ReplayId, ...compareWindowFields });
 export type ComparisonRowsInput = z.input<typeof ComparisonRowsInput>;
 
-export const ComparisonFindInput = z.object({
-  replayId: ReplayId,
-  filter: Filter,
-  /** The pair to find, or to move from (none: from the top or the bottom). */
-  pair: PairId.optional(),
-  /** Move to the next (1) or previous (−1) change among the rows the filter shows; absent: find `pair` itself. */
-  direction: z.union([z.literal(1), z.literal(-1)]).optional(),
-});
+export const ComparisonFindInput = z.object({ replayId: ReplayId, ...compareFindFields(PairId) });
 export type ComparisonFindInput = z.input<typeof ComparisonFindInput>;
 
 /** The rows with their previews, from the content of the steps they show (read for these rows only). */
@@ -93,13 +72,6 @@ function rangeOf(filter: CompareFilter, from: number, to: number): PairRange {
   if (filter === "all") return { by: "position", from, to };
   if (filter === "changes") return { by: "change", from, to };
   return { by: "type", type: filter, from, to };
-}
-
-/** A stored pair's position among the rows a filter shows, or −1 when it does not show it. */
-function positionIn(filter: CompareFilter, p: StoredPair): number {
-  if (filter === "all") return p.position;
-  if (filter === "changes") return p.changeRank ?? -1;
-  return p.type === filter ? p.typeRank : -1;
 }
 
 export interface ComparisonPageView extends ReplayPageMeta {
@@ -190,16 +162,7 @@ function nextChangePosition(
     return k >= 0 && k < total ? k : null;
   }
   // "all": by rank among the changes, found by the caller (see findComparisonRow).
-  const changes = current.counts.changes;
-  const rank =
-    at >= 0 && pair
-      ? direction === 1
-        ? pair.changesBefore + (isChange(pair) ? 1 : 0)
-        : pair.changesBefore - 1
-      : direction === 1
-        ? 0
-        : changes - 1;
-  return rank >= 0 && rank < changes ? rank : null;
+  return nextChangeRank(at, pair, direction, current.counts.changes);
 }
 
 /**
@@ -239,7 +202,7 @@ export async function findComparisonRow(
 export const PICKER_WINDOW = 100;
 
 export const PairChoicesInput = ComparisonRowsInput.extend({
-  limit: z.coerce.number().int().min(1).max(ROWS_MAX).default(PICKER_WINDOW),
+  limit: z.coerce.number().int().min(1).max(COMPARE_ROWS_MAX).default(PICKER_WINDOW),
 });
 export type PairChoicesInput = z.input<typeof PairChoicesInput>;
 

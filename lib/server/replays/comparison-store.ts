@@ -11,7 +11,7 @@
  */
 import type { Db } from "@/lib/db";
 import type { DbClient } from "@/lib/db/client";
-import { withSavepoint, withTransaction } from "@/lib/db/policies";
+import { withSavepoint, withTransaction } from "@/lib/db/transactions";
 import { compareStoredRuns } from "@/lib/db/replay-comparison";
 import { replayStamp } from "@/lib/db/replay-window";
 import { storedComparisonHeader, writeStoredComparison, type StoredComparisonHeader } from "@/lib/db/stored-comparison";

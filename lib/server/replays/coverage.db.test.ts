@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/client";
-import { savePolicyByName, withTransaction } from "@/lib/db/policies";
+import { savePolicyByName } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { loadReplayView } from "@/lib/db/replays-testing";
 import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { parseInput } from "@/lib/errors";

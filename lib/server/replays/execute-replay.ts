@@ -25,7 +25,7 @@ import type { Db } from "@/lib/db";
 import type { DbClient } from "@/lib/db/client";
 import { beginLiveCall, holdsReplayLease, type LiveCallStart } from "@/lib/db/jobs";
 import { historyLookupFor } from "@/lib/db/history";
-import { withTransaction } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import {
   appendLogEntries,
   insertFixture,

@@ -13,6 +13,7 @@ import { replayStepRows, RunChanged } from "@/lib/db/replay-rows";
 import { replayStamp } from "@/lib/db/replay-window";
 import { sessionEventRows } from "@/lib/db/session-reads";
 import { notFound } from "@/lib/errors";
+import { pairOutline, pairWindow } from "@/lib/session-view/compare-pairs";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
 import { type ReplayRef } from "./replay-inputs";
@@ -123,16 +124,9 @@ export async function openReplayComparisonWindow(
         firstDivergence: current.firstDivergence,
         finalOutputDiff: current.finalOutputDiff,
         metrics: current.metrics,
-        pairs: pairs.map((p) => ({
-          id: p.pairId,
-          type: p.type,
-          baseSeq: p.baseSeq,
-          baseIndex: p.baseIndex,
-          branchSeq: p.branchSeq,
-          branchIndex: p.branchIndex,
-        })),
+        pairs: pairs.map(pairOutline),
       },
-      window: { from, limit, total, nextFrom: from + limit < total ? from + limit : null },
+      window: pairWindow(from, limit, total),
     },
     baseRows: sessionEventRows(prisma, meta.replay.sessionId, undefined, firstBase?.baseSeq ?? undefined),
     stepRows: replayStepRows(prisma, input.replayId, undefined, firstBranch?.branchSeq ?? undefined),

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { type ApprovalEntry, type PendingCall } from "@/lib/replay";
 import type { Db } from "@/lib/db";
 import type { DbClient } from "@/lib/db/client";
-import { withTransaction } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { appendLogEntries, claimReplayForResume, insertFixture, type NewFixture } from "@/lib/db/replay-writes";
 import { getReplayState as readReplayState } from "@/lib/db/replays";
 import { isAgentDriven, returnResumeToAgent } from "@/lib/db/agent-replays";

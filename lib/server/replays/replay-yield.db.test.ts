@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importAndSave } from "@/lib/server/ingest/imports";
-import { withTransaction } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { insertStepRows, stepRows } from "@/lib/db/replay-steps";
 import { replayStepWindow } from "@/lib/db/replay-window";
 import { loadReplayView } from "@/lib/db/replays-testing";

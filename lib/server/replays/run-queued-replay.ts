@@ -12,7 +12,7 @@ import {
   saveReplayProgress,
   settleExperiment,
 } from "@/lib/db/jobs";
-import { withTransaction } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { getReplayState as readReplayState } from "@/lib/db/replays";
 import { markReplayFailed } from "@/lib/db/replay-writes";
 import { AppError } from "@/lib/errors";

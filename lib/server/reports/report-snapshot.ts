@@ -9,18 +9,11 @@ import type { DbClient } from "@/lib/db";
 import { latestStaleCheck } from "@/lib/db/investigations";
 import { loadReplayComparison, type ReplayComparisonView } from "@/lib/db/replay-comparison";
 import { comparisonRowsAt, isTerminal } from "@/lib/db/replays";
-import {
-  findReportRow,
-  insertReport,
-  refuseUnlessDraft,
-  refuseUnpublishable,
-  replayStepSources,
-  saveReportEdit,
-  toDocument,
-} from "@/lib/db/reports";
+import { findReportRow, insertReport, replayStepSources, saveReportEdit, toDocument } from "@/lib/db/reports";
 import { AppError, notFound } from "@/lib/errors";
 import { eventDelta, type AlignedPair, type Comparison } from "@/lib/replay";
 import type { ReportDocument } from "@/lib/reports/export";
+import { refuseUnlessDraft, refuseUnpublishable } from "@/lib/reports/lifecycle";
 import { ReportSections, ReportSectionsInput, ReportTitle } from "@/lib/reports/sections";
 import { buildReportSnapshot, staleRecordingsUsedBy, unknownPins } from "@/lib/reports/snapshot";
 

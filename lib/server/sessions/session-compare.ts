@@ -39,48 +39,40 @@ import {
 import { sessionLabel } from "@/lib/session-list/labels";
 import {
   outlineOfStored,
+  pairOutline,
+  pairWindow,
   previewOf,
   toStoredPairs,
   withPreview,
   type RowOutline,
   type StoredPair,
+  positionIn,
+  nextChangeRank,
 } from "@/lib/session-view/compare-pairs";
 import {
   COMPARE_FILTERS,
   PAIR_ID,
-  isChange,
   shownBy,
   type CompareFilter,
   type CompareRow,
 } from "@/lib/session-view/compare-rows";
+import { compareFindFields, compareWindowFields } from "@/lib/session-view/compare-input";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
 
 const Id = z.string().min(1, "Name the session.").max(200);
 const PairId = z.string().regex(PAIR_ID, "not a pair id (p<seq>-<seq>, i<seq> or r<seq>)");
-const Filter = z.enum(COMPARE_FILTERS).default("all");
-
-/** Rows per window when none is asked for, and at most; pairs per window of the API's document, and at most. */
-export const SESSION_ROWS_DEFAULT = 100;
-export const SESSION_ROWS_MAX = 500;
+/** Pairs per window of the API's document when none is asked for, and at most. */
 export const SESSION_PAIRS_DEFAULT = 100;
 export const SESSION_PAIRS_MAX = 1000;
 
 export const SessionPairRef = z.object({ sessionId: Id, otherId: Id });
 export type SessionPairRef = z.input<typeof SessionPairRef>;
 
-export const SessionComparisonRowsInput = SessionPairRef.extend({
-  filter: Filter,
-  cursor: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
-  limit: z.coerce.number().int().min(1).max(SESSION_ROWS_MAX).default(SESSION_ROWS_DEFAULT),
-});
+export const SessionComparisonRowsInput = SessionPairRef.extend(compareWindowFields);
 export type SessionComparisonRowsInput = z.input<typeof SessionComparisonRowsInput>;
 
-export const SessionComparisonFindInput = SessionPairRef.extend({
-  filter: Filter,
-  pair: PairId.optional(),
-  direction: z.union([z.literal(1), z.literal(-1)]).optional(),
-});
+export const SessionComparisonFindInput = SessionPairRef.extend(compareFindFields(PairId));
 export type SessionComparisonFindInput = z.input<typeof SessionComparisonFindInput>;
 
 export const SessionComparisonPairInput = SessionPairRef.extend({ pairId: PairId });
@@ -291,13 +283,6 @@ export async function listSessionComparisonRows(principal: Principal, input: Ses
   };
 }
 
-/** A pair's position among the rows a filter shows (−1: not shown). */
-function positionIn(filter: CompareFilter, p: StoredPair): number {
-  if (filter === "all") return p.position;
-  if (filter === "changes") return p.changeRank ?? -1;
-  return p.type === filter ? p.typeRank : -1;
-}
-
 /**
  * A row by pair id among the rows a filter shows (null when it does not show it), or with `direction` the next or
  * previous change from it (from the top or the bottom without a pair; null when there is none that way).
@@ -321,16 +306,8 @@ export async function findSessionComparisonRow(
   } else {
     if (filter === "unreached") return null;
     if (filter === "all") {
-      const changes = c.counts.changes;
-      const rank =
-        at >= 0 && from
-          ? direction === 1
-            ? from.changesBefore + (isChange(from) ? 1 : 0)
-            : from.changesBefore - 1
-          : direction === 1
-            ? 0
-            : changes - 1;
-      if (rank < 0 || rank >= changes) return null;
+      const rank = nextChangeRank(at, from, direction, c.counts.changes);
+      if (rank === null) return null;
       found = c.shown.changes[rank];
       position = found?.position ?? -1;
     } else {
@@ -375,14 +352,7 @@ export async function openSessionComparisonWindow(
   const { from = 0, limit = SESSION_PAIRS_DEFAULT, inputs = "full" } = parseInput(SessionComparisonQuery, input);
   const c = await pairComparison(prisma, sessionId, otherId);
   const total = c.pairs.length;
-  const pairs = c.pairs.slice(from, from + limit).map((p) => ({
-    id: p.pairId,
-    type: p.type,
-    baseSeq: p.baseSeq,
-    baseIndex: p.baseIndex,
-    branchSeq: p.branchSeq,
-    branchIndex: p.branchIndex,
-  }));
+  const pairs = c.pairs.slice(from, from + limit).map(pairOutline);
   const firstBase = inputs === "delta" ? pairs.find((p) => p.baseIndex !== null) : undefined;
   const firstBranch = inputs === "delta" ? pairs.find((p) => p.branchIndex !== null) : undefined;
   return {
@@ -398,7 +368,7 @@ export async function openSessionComparisonWindow(
         finalOutputDiff: c.finalOutputDiff,
         metrics: c.metrics,
         counts: c.counts,
-        window: { from, limit, total, nextFrom: from + limit < total ? from + limit : null },
+        window: pairWindow(from, limit, total),
       },
       pairs,
     },

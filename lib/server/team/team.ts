@@ -31,7 +31,7 @@ import {
   type DbClient,
   type UserRole,
 } from "@/lib/db";
-import { withTransaction } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { AUDIT_ACTIONS } from "@/lib/db/audit";
 import { env } from "@/lib/env";
 import { AppError, invalidInput } from "@/lib/errors";

@@ -10,6 +10,7 @@ import OpenAI from "openai";
 import { createApiKey, type Database } from "@/lib/db";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import type { Policy } from "@/lib/replay";
+import type { AgentAccess } from "@/lib/server/agent/agent-access";
 import { localAdmin } from "@/lib/server/principal";
 import { importSession } from "@/lib/server/testing";
 import { POST as startReplay } from "@/app/api/v1/replays/route";
@@ -162,14 +163,8 @@ export function realTools() {
   return { executions, run };
 }
 
-export interface AgentAccessJson {
-  token: string;
-  openaiBaseUrl: string;
-  anthropicBaseUrl: string;
-  toolCallsUrl: string;
-  mcpUrl: string;
-  finishUrl: string;
-}
+/** The agent's access as a replay's answer gives it, read back from JSON. */
+export type AgentAccessJson = AgentAccess;
 
 /** What the agent declares when a test starts its replay: it applies the contract's answers. */
 export const TEST_AGENT = {

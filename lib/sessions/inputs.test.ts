@@ -3,9 +3,9 @@ import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
-import { importDocument } from "./index";
+import { importDocument } from "@/lib/ingest";
 import { compactInputs, expandInputs, fullInputJson, inputDigests } from "./inputs";
-import { longChatLog } from "./long-chat";
+import { longChatLog } from "@/lib/ingest/long-chat";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
