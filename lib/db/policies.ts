@@ -13,10 +13,6 @@ import { toSessionEvent, withFullInputs } from "./session-reads";
 
 type AnyClient = Db | DbClient;
 
-// withTransaction and withSavepoint live in ./transactions; lib/jobs and
-// lib/server/clusters still import them from here.
-export { withSavepoint, withTransaction } from "./transactions";
-
 // ---------------------------------------------------------------------------
 // The agent a policy is validated for
 

@@ -16,7 +16,8 @@ import {
   claimReplayRun,
   requeueAbandonedReplays,
 } from "@/lib/db/jobs";
-import { savePolicyByName, withTransaction } from "@/lib/db/policies";
+import { savePolicyByName } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { loadReplayView } from "@/lib/db/replays-testing";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError } from "@/lib/errors";

@@ -16,7 +16,7 @@ import {
   renameCluster,
   splitClusterRows,
 } from "@/lib/db/clusters";
-import { withTransaction } from "@/lib/db/policies";
+import { withTransaction } from "@/lib/db/transactions";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import { presentCluster, resolveAgent, type AgentRef } from "./cluster-shared";
