@@ -12,7 +12,7 @@ type Kind = "langfuse" | "langsmith" | "phoenix" | "braintrust";
 /** What each kind of connector asks for besides its name, base URL and key variable. */
 const KIND_FIELDS: Record<
   Kind,
-  { key: "publicKey" | "project"; label: string; placeholder: string; url: string; env: string }
+  { key: "publicKey" | "project"; label: string; placeholder: string; url: string; env: string; help: string }
 > = {
   langfuse: {
     key: "publicKey",
@@ -20,6 +20,7 @@ const KIND_FIELDS: Record<
     placeholder: "pk-lf-…",
     url: "https://cloud.langfuse.com",
     env: "LANGFUSE_SECRET_KEY",
+    help: "The project's public key, and the variable that holds its secret key.",
   },
   langsmith: {
     key: "project",
@@ -27,6 +28,7 @@ const KIND_FIELDS: Record<
     placeholder: "the tracing project's UUID",
     url: "https://api.smith.langchain.com",
     env: "LANGSMITH_API_KEY",
+    help: "The id of the tracing project to pull from, and the variable that holds the API key.",
   },
   phoenix: {
     key: "project",
@@ -34,6 +36,7 @@ const KIND_FIELDS: Record<
     placeholder: "the project's name or id",
     url: "https://app.phoenix.arize.com",
     env: "PHOENIX_API_KEY",
+    help: "The project's name or id; the API key is optional (a self-hosted Phoenix may have none).",
   },
   braintrust: {
     key: "project",
@@ -41,6 +44,7 @@ const KIND_FIELDS: Record<
     placeholder: "the project's UUID",
     url: "https://api.braintrust.dev",
     env: "BRAINTRUST_API_KEY",
+    help: "The id of the project whose logs to pull, and the variable that holds the API key.",
   },
 };
 
@@ -99,6 +103,7 @@ export function ConnectorForm() {
           <FieldError error={error} name={key} />
         </label>
       ))}
+      <p className="text-sm text-slate-600 sm:col-span-5">{own.help}</p>
       <SubmitRow label="Add connector" pending={pending} error={error} />
     </form>
   );

@@ -108,9 +108,8 @@ export default async function ConnectorsPage() {
           <Card padding="lg">
             <h2 className="text-base font-semibold text-slate-900">Add a connector</h2>
             <p className="mb-4 text-sm text-slate-600">
-              Langfuse: its public key. LangSmith: the id of the tracing project to pull from. The base URL&apos;s host
-              must be on the allow-list (Settings → Executors). Give the NAME of the environment variable that holds the
-              secret key (LangSmith: the API key): the key stays on the server.
+              The base URL&apos;s host must be on the allow-list (Settings → Executors). Give the NAME of the
+              environment variable that holds the key, not the key: it stays on the server.
             </p>
             <ConnectorForm />
           </Card>
