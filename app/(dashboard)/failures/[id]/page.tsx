@@ -5,6 +5,7 @@ import { ClusterFixes } from "@/components/failures/ClusterFixes";
 import { TryFixForm } from "@/components/failures/TryFixForm";
 import { RenameClusterForm } from "@/components/failures/RenameClusterForm";
 import { SmallestFixSearch } from "@/components/failures/SmallestFixSearch";
+import { OutcomeBadge } from "@/components/sessions/OutcomeBadge";
 import { StatusBadge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
 import { DataTable } from "@/components/ui/DataTable";
@@ -61,7 +62,11 @@ export default async function ClusterPage({ params }: Props) {
         <div className="flex min-w-0 flex-col gap-6">
           <ClusterDaysChart days={cluster.days} />
           <Card title="Example sessions" padding="none">
-            <DataTable frame={false} label="Example sessions" columns={["Session", "Version", "Status", "Seen"]}>
+            <DataTable
+              frame={false}
+              label="Example sessions"
+              columns={["Session", "Version", "Status and outcome", "Seen"]}
+            >
               {examples.sessions.map((s) => (
                 <tr key={s.id} data-testid="cluster-session">
                   <td className="px-3 py-2">
@@ -71,7 +76,7 @@ export default async function ClusterPage({ params }: Props) {
                   </td>
                   <td className="px-3 py-2 font-mono text-xs">{s.version}</td>
                   <td className="px-3 py-2">
-                    <StatusBadge status={s.status} />
+                    <StatusBadge status={s.status} /> <OutcomeBadge outcome={s.outcome} reason={s.outcomeReason} />
                   </td>
                   <td className="px-3 py-2 whitespace-nowrap text-slate-700">{formatDateTime(s.seenAt)}</td>
                 </tr>

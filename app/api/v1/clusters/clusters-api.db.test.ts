@@ -92,7 +92,11 @@ describe.each(TEST_ENGINES)("failure clusters and regressions on %s", (engine) =
           {},
           { id: c.id },
         );
-        for (const s of page.body.sessions as { id: string }[]) classes.push(ids.get(s.id)!.cls);
+        for (const s of page.body.sessions as { id: string; outcome: string | null }[]) {
+          classes.push(ids.get(s.id)!.cls);
+          // A member's own outcome is shown beside it: a failed call the run did not recover from fails the run.
+          expect(s.outcome).toBe("failed");
+        }
         cursor = page.body.nextCursor as string | null;
       } while (cursor);
       out.set(c.id, classes);
