@@ -78,7 +78,15 @@ test("failed sessions form one cluster with its page, and a version that fails m
   await expect(page.getByRole("heading", { level: 1 })).toContainText("PaymentDeclined");
   await expect(page.getByTestId("chart-cluster-days").getByTestId("chart-summary")).toContainText("16 sessions over");
   await expect(page.getByTestId("cluster-session")).toHaveCount(16);
+  await expect(page.getByTestId("cluster-session").first().getByTestId("outcome-badge")).toHaveText("task failed");
   expect(await axe(page)).toEqual([]);
+  // On a phone the members' table scrolls inside its card; the page itself does not widen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth))
+    .toBe(0);
+  expect(await axe(page)).toEqual([]);
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   await page.goto(`/failures/regressions?agent=${encodeURIComponent(agent)}`);
   const summary = page.getByTestId("chart-version-pass-rate").getByTestId("chart-summary");
