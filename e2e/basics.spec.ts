@@ -188,7 +188,19 @@ test("dark mode: the toggle sets it, it survives a reload rendered by the server
 
 test("phone width: the navigation folds into a menu and nothing overflows sideways", async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  for (const path of ["/sessions", "/policies", "/replays", "/import"]) {
+  for (const path of [
+    "/sessions",
+    "/policies",
+    "/replays",
+    "/import",
+    "/investigations",
+    "/experiments",
+    "/checks",
+    "/failures",
+    "/reports",
+    "/settings",
+    ...["executors", "prices", "connectors", "jobs", "team", "api-keys", "audit"].map((p) => `/settings/${p}`),
+  ]) {
     await page.goto(path);
     await expect(page.locator("h1").first()).toBeVisible();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
