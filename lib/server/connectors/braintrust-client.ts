@@ -34,6 +34,54 @@ export function sqlLiteral(value: string): string {
   return `'${value.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
 }
 
+const NOT_A_CONDITION = /^(select|from|union|join|with|limit|offset|order|group|having|into|insert|update|delete)$/i;
+
+/**
+ * Why an analyst's SQL condition cannot stand inside the list query's WHERE clause, or null when it can: it must be
+ * one condition on the project's logs, so outside its string literals and quoted names its parentheses balance
+ * without closing the clause's own, and it holds no statement end, comment or clause of a query (a condition that
+ * closed its parenthesis could widen the pull past the root spans, or read another project with the connector's
+ * key).
+ */
+export function conditionProblem(condition: string): string | null {
+  let depth = 0;
+  const words: string[] = [];
+  let word = "";
+  for (let i = 0; i < condition.length; i++) {
+    const c = condition[i]!;
+    if (c === "'" || c === '"') {
+      // A literal or a quoted name: to its closing quote (a doubled quote or an escaped one stays inside).
+      let j = i + 1;
+      for (; j < condition.length; j++) {
+        if (condition[j] === "\\") j++;
+        else if (condition[j] === c) {
+          if (condition[j + 1] === c) j++;
+          else break;
+        }
+      }
+      if (j >= condition.length) return "a quote is not closed";
+      i = j;
+      word = "";
+      continue;
+    }
+    if (/[A-Za-z_]/.test(c)) {
+      word += c;
+      continue;
+    }
+    if (word) words.push(word);
+    word = "";
+    if (c === "(") depth++;
+    else if (c === ")" && --depth < 0) return "a parenthesis closes one it did not open";
+    else if (c === ";") return "it holds a statement end (;)";
+    else if ((c === "-" && condition[i + 1] === "-") || (c === "/" && condition[i + 1] === "*"))
+      return "it holds a comment";
+  }
+  if (word) words.push(word);
+  if (depth !== 0) return "a parenthesis is not closed";
+  const clause = words.find((w) => NOT_A_CONDITION.test(w));
+  return clause ? `${clause.toUpperCase()} starts a clause of a query, not a condition` : null;
+}
+
 /** The list query's WHERE clause for a filter: root spans only, and each condition the filter gives. */
 export function rootSpanConditions(filter: PullFilter): string[] {
   const where = ["is_root"];

@@ -270,6 +270,13 @@ export async function startPull(
       `A ${platform.label} pull cannot filter by ${unread.join(", ")}; it filters by ${platform.filters.join(", ")}.`,
       unread.map((key) => ({ path: `filter.${key}`, message: `not a filter ${platform.label} reads` })),
     );
+  const issues = platform?.filterIssues?.(input.filter) ?? [];
+  if (issues.length > 0)
+    throw new AppError(
+      "invalid_input",
+      `The filter is not one ${platform!.label} can read: ${issues[0]!.message}.`,
+      issues,
+    );
   const filter = { ...input.filter, toTimestamp: input.filter.toTimestamp ?? new Date().toISOString() };
   if (filter.fromTimestamp && Date.parse(filter.fromTimestamp) >= Date.parse(filter.toTimestamp))
     throw new AppError("invalid_input", "The filter's fromTimestamp must be before its toTimestamp.", [

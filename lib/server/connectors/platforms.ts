@@ -12,7 +12,7 @@ import type { ConnectorClient, HttpOptions, PullFilter } from "./http";
 import { LangfuseClient } from "./langfuse-client";
 import { LangSmithClient } from "./langsmith-client";
 import { PhoenixClient } from "./phoenix-client";
-import { BraintrustClient } from "./braintrust-client";
+import { BraintrustClient, conditionProblem } from "./braintrust-client";
 
 export const CONNECTOR_KINDS = ["langfuse", "langsmith", "phoenix", "braintrust"] as const;
 export type ConnectorKind = (typeof CONNECTOR_KINDS)[number];
@@ -21,6 +21,8 @@ export type Platform = {
   label: string;
   /** The filter fields its trace list reads; a pull's filter may hold no other. */
   filters: readonly (keyof PullFilter)[];
+  /** What is wrong with a filter's values for this platform (beyond their shapes), path by path. */
+  filterIssues?(filter: PullFilter): ImportIssue[];
   /** Whether a pull may go on with the secret's variable unset (a self-hosted platform without auth). */
   secretOptional?: boolean;
   client(connector: ConnectorRow, secret: string, opts: Omit<HttpOptions, "baseUrl">): ConnectorClient;
@@ -61,6 +63,10 @@ export const PLATFORMS: Record<ConnectorKind, Platform> = {
     filters: ["fromTimestamp", "toTimestamp", "tags", "name", "error", "query"],
     client: (c, secret, opts) =>
       new BraintrustClient({ ...opts, baseUrl: c.baseUrl, apiKey: secret, project: c.project ?? "" }),
+    filterIssues: (filter) => {
+      const problem = filter.query === undefined ? null : conditionProblem(filter.query);
+      return problem ? [{ path: "filter.query", message: `not one SQL condition: ${problem}` }] : [];
+    },
     map: (trace) =>
       Array.isArray(trace)
         ? mapBraintrustTrace(trace.map((value: unknown, index) => ({ value, path: ["data", index] })))

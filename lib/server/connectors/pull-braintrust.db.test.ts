@@ -15,7 +15,7 @@ import { BRAINTRUST_PROJECT, braintrustRootId, braintrustTrace } from "@/lib/ing
 import { localAdmin, type Principal } from "../principal";
 import { refusal } from "../testing";
 import { fakeBraintrust } from "./braintrust-testing";
-import { rootSpanConditions, sqlLiteral } from "./braintrust-client";
+import { conditionProblem, rootSpanConditions, sqlLiteral } from "./braintrust-client";
 import { createConnector, listConnectors, startPull } from "./connectors";
 import type { PullDeps } from "./run-pull";
 import { crashAndResume, stepRows, storedSessions, type Hit, type Override } from "./testing";
@@ -51,6 +51,67 @@ describe("the Braintrust list query", () => {
       "error IS NOT NULL",
       "(metrics.tokens > 100)",
     ]);
+  });
+
+  it("takes an analyst's condition only when it is one condition that stays inside its parentheses", () => {
+    for (const ok of [
+      "metrics.tokens > 1000",
+      "(error IS NOT NULL OR scores.accuracy < 0.5) AND metadata.model = 'gpt-4o'",
+      "input LIKE '%); SELECT * FROM project_logs(''other'') --%'",
+      '"span_attributes"."name" = \'a\\\'b\'',
+    ])
+      expect([ok, conditionProblem(ok)]).toEqual([ok, null]);
+    expect(
+      [
+        "1=1) OR (1=1",
+        "is_root) UNION SELECT * FROM project_logs('other') WHERE (true",
+        "true; DROP",
+        "true -- the rest",
+        "true /* the rest */",
+        "(true",
+        "name = 'open",
+        "true LIMIT 1000000",
+        "scores.x > 0 ORDER BY created",
+      ].map(conditionProblem),
+    ).toEqual([
+      "a parenthesis closes one it did not open",
+      "a parenthesis closes one it did not open",
+      "it holds a statement end (;)",
+      "it holds a comment",
+      "it holds a comment",
+      "a parenthesis is not closed",
+      "a quote is not closed",
+      "LIMIT starts a clause of a query, not a condition",
+      "ORDER starts a clause of a query, not a condition",
+    ]);
+  });
+
+  it("a condition it takes never reaches outside the parentheses it is put in", () => {
+    // Whatever the analyst types, once taken, the list query's parentheses around it close where they should.
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom("(", ")", "'", '"', "\\", "a", " ", "=", ";", "-", "/", "*") }),
+        (q) => {
+          if (conditionProblem(q) !== null) return;
+          let depth = 0;
+          let inQuote: string | null = null;
+          for (let i = 0; i < q.length; i++) {
+            const c = q[i]!;
+            if (inQuote) {
+              if (c === "\\") i++;
+              else if (c === inQuote) {
+                if (q[i + 1] === inQuote) i++;
+                else inQuote = null;
+              }
+            } else if (c === "'" || c === '"') inQuote = c;
+            else if (c === "(") depth++;
+            else if (c === ")") expect(--depth).toBeGreaterThanOrEqual(0);
+          }
+          expect([inQuote, depth]).toEqual([null, 0]);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -116,6 +177,14 @@ describe.each(TEST_ENGINES)("Braintrust pulls on %s", (engine) => {
       400,
       "A Braintrust pull cannot filter by sessionId; it filters by fromTimestamp, toTimestamp, tags, name, error, query.",
       [{ path: "filter.sessionId", message: "not a filter Braintrust reads" }],
+    ]);
+    const widened = await refusal(
+      startPull(analyst, { connectorId, filter: { query: "true) OR (project_id = 'other'" } }, db.prisma),
+    );
+    expect([STATUS[widened.code], widened.message, widened.issues]).toEqual([
+      400,
+      "The filter is not one Braintrust can read: not one SQL condition: a parenthesis closes one it did not open.",
+      [{ path: "filter.query", message: "not one SQL condition: a parenthesis closes one it did not open" }],
     ]);
     expect(await db.prisma.connectorPull.count()).toBe(0);
   });
