@@ -44,17 +44,19 @@ const NOT_A_CONDITION = /^(select|from|union|join|with|limit|offset|order|group|
  * key).
  */
 export function conditionProblem(condition: string): string | null {
+  // Whether a backslash escapes a quote, and whether backticks quote, differ between SQL dialects: a condition whose
+  // reading would depend on them is refused, so the one escape left (a doubled quote) reads the same either way.
+  if (/[\\`]/.test(condition)) return "it holds a backslash or a backtick";
   let depth = 0;
   const words: string[] = [];
   let word = "";
   for (let i = 0; i < condition.length; i++) {
     const c = condition[i]!;
     if (c === "'" || c === '"') {
-      // A literal or a quoted name: to its closing quote (a doubled quote or an escaped one stays inside).
+      // A literal or a quoted name: to its closing quote (a doubled quote stays inside).
       let j = i + 1;
       for (; j < condition.length; j++) {
-        if (condition[j] === "\\") j++;
-        else if (condition[j] === c) {
+        if (condition[j] === c) {
           if (condition[j + 1] === c) j++;
           else break;
         }

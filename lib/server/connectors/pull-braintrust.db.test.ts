@@ -58,7 +58,7 @@ describe("the Braintrust list query", () => {
       "metrics.tokens > 1000",
       "(error IS NOT NULL OR scores.accuracy < 0.5) AND metadata.model = 'gpt-4o'",
       "input LIKE '%); SELECT * FROM project_logs(''other'') --%'",
-      '"span_attributes"."name" = \'a\\\'b\'',
+      `"span_attributes"."name" = 'it''s'`,
     ])
       expect([ok, conditionProblem(ok)]).toEqual([ok, null]);
     expect(
@@ -72,6 +72,8 @@ describe("the Braintrust list query", () => {
         "name = 'open",
         "true LIMIT 1000000",
         "scores.x > 0 ORDER BY created",
+        "input = 'a\\' ) UNION ALL SELECT root_span_id, created FROM project_logs('other') -- '",
+        "`a'` = 1",
       ].map(conditionProblem),
     ).toEqual([
       "a parenthesis closes one it did not open",
@@ -83,6 +85,8 @@ describe("the Braintrust list query", () => {
       "a quote is not closed",
       "LIMIT starts a clause of a query, not a condition",
       "ORDER starts a clause of a query, not a condition",
+      "it holds a backslash or a backtick",
+      "it holds a backslash or a backtick",
     ]);
   });
 
@@ -98,8 +102,7 @@ describe("the Braintrust list query", () => {
           for (let i = 0; i < q.length; i++) {
             const c = q[i]!;
             if (inQuote) {
-              if (c === "\\") i++;
-              else if (c === inQuote) {
+              if (c === inQuote) {
                 if (q[i + 1] === inQuote) i++;
                 else inQuote = null;
               }
