@@ -127,7 +127,8 @@ export function insertPull(
  */
 export async function startDueScheduledPulls(prisma: Db, limit = 20): Promise<string[]> {
   const due = await prisma.connectorPull.findMany({
-    where: { nextRunAt: { lte: new Date() }, status: { in: ["completed", "failed"] } },
+    // A cancel that came while the pull ran (it may still have ended completed or failed) ends the schedule too.
+    where: { nextRunAt: { lte: new Date() }, status: { in: ["completed", "failed"] }, cancelRequested: false },
     orderBy: { nextRunAt: "asc" },
     take: limit,
     select: PULL_FIELDS,
@@ -136,7 +137,7 @@ export async function startDueScheduledPulls(prisma: Db, limit = 20): Promise<st
   for (const row of due) {
     const id = await prisma.$transaction(async (tx) => {
       const taken = await tx.connectorPull.updateMany({
-        where: { id: row.id, nextRunAt: { not: null } },
+        where: { id: row.id, nextRunAt: { not: null }, cancelRequested: false },
         data: { nextRunAt: null },
       });
       if (taken.count !== 1 || row.everyMinutes === null) return null;

@@ -322,5 +322,7 @@ export async function cancelPull(principal: Principal, input: { connectorId: str
   if (row.status !== "queued" && row.status !== "running")
     throw new AppError("wrong_state", `The pull has already ended (${row.status}); there is nothing to cancel.`);
   await requestPullCancel(prisma, row.id);
+  // Its schedule ends with it, whatever the run still ends as (a cancel that lands after its last trace is read).
+  await stopPullSchedule(prisma, row.id);
   return pullView((await findPull(prisma, row.id))!);
 }

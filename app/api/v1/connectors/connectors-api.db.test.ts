@@ -441,5 +441,30 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
       { method: "POST" },
     );
     expect(again.status).toBe(409);
+
+    // A cancel that lands while a scheduled pull runs ends the schedule at once, whatever the run still ends as.
+    const soon = new Date(Date.now() + 60_000);
+    // (held by a worker elsewhere, so no sweep takes it back meanwhile)
+    await db.prisma.connectorPull.update({
+      where: { id: rows[1]!.id },
+      data: { status: "running", nextRunAt: soon, leaseOwner: "elsewhere", leaseUntil: soon },
+    });
+    const running = await call(
+      cancelPullRoute,
+      `${pulls}/${rows[1]!.id}/cancel`,
+      { id, pullId: rows[1]!.id },
+      { method: "POST" },
+    );
+    expect([running.status, running.body.pull]).toMatchObject([
+      200,
+      { status: "running", schedule: { everyMinutes: 60, nextRunAt: null } },
+    ]);
+    // And a pull that carries a cancel request never hands its schedule on, even when it ended completed and due.
+    await db.prisma.connectorPull.update({
+      where: { id: rows[1]!.id },
+      data: { status: "completed", nextRunAt: new Date(Date.now() - 1000), leaseOwner: null, leaseUntil: null },
+    });
+    await jobs.sweep();
+    expect(await db.prisma.connectorPull.count({ where: { connectorId: id } })).toBe(2);
   }, 120_000);
 });
