@@ -52,6 +52,11 @@ export async function claimFixSearch(
   owner: string,
   leaseMs: number,
 ): Promise<FixSearchClaim> {
+  // A search cancelled while no worker held it (queued, or its worker gone) ends cancelled here, not run again.
+  await client.$executeRaw`
+    UPDATE "ClusterFixSearch" SET status = 'cancelled', "finishedAt" = now(), "leaseOwner" = NULL, "leaseUntil" = NULL
+     WHERE id = ${id} AND "cancelRequested"
+       AND (status = 'queued' OR (status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())))`;
   const rows = await client.$queryRaw<{ attempts: number; probes: unknown; pendingProbe: unknown }[]>`
     UPDATE "ClusterFixSearch"
        SET status = 'running', "leaseOwner" = ${owner}, "startedAt" = COALESCE("startedAt", now()),
@@ -137,11 +142,16 @@ export async function releaseFixSearchLease(client: DbClient, id: string, owner:
 
 /** Asks a running search to stop after its current probe; a queued one is cancelled at once. The status after. */
 export async function requestFixSearchCancel(client: DbClient, id: string): Promise<string | null> {
+  // The request first, on either state, so a search the sweeper moves between them still carries it (a claim ends
+  // a search that carries it); then a queued one ends at once.
+  await client.clusterFixSearch.updateMany({
+    where: { id, status: { in: ["queued", "running"] } },
+    data: { cancelRequested: true },
+  });
   await client.clusterFixSearch.updateMany({
     where: { id, status: "queued" },
-    data: { status: "cancelled", cancelRequested: true, finishedAt: new Date() },
+    data: { status: "cancelled", finishedAt: new Date() },
   });
-  await client.clusterFixSearch.updateMany({ where: { id, status: "running" }, data: { cancelRequested: true } });
   const row = await client.clusterFixSearch.findUnique({ where: { id }, select: { status: true } });
   return row?.status ?? null;
 }

@@ -389,4 +389,23 @@ describe.each(TEST_ENGINES)("fixing a failure cluster on %s", (engine) => {
     expect((await readSearch(searchId)).status).toBe("cancelled");
     expect(await db.prisma.experiment.count()).toBe(experiments);
   });
+
+  it("a search cancelled while its worker is gone ends cancelled at the next claim, running nothing more", async () => {
+    const experiments = await db.prisma.experiment.count();
+    const started = await startQueued({ policy: WHOLE, sample: 2, seed: 1 });
+    const searchId = started.body.searchId as string;
+    // Its worker took it and stopped: running, the lease run out.
+    await db.prisma.clusterFixSearch.update({
+      where: { id: searchId },
+      data: { status: "running", leaseOwner: "gone", leaseUntil: new Date(Date.now() - 1000) },
+    });
+    const cancelled = await send(smallestCancel, { id: clusterId, searchId }, { method: "POST" });
+    expect([cancelled.status, cancelled.body.search]).toMatchObject([
+      200,
+      { status: "running", cancelRequested: true },
+    ]);
+    await run(started.queued[0]!, "worker-d");
+    expect((await readSearch(searchId)).status).toBe("cancelled");
+    expect(await db.prisma.experiment.count()).toBe(experiments);
+  });
 });
