@@ -12,6 +12,7 @@ import {
   ConnectorApiError,
   PlatformHttp,
   readJsonBody,
+  readTracePages,
   type ConnectorClient,
   type HttpOptions,
   type PagePosition,
@@ -147,22 +148,12 @@ export class BraintrustClient implements ConnectorClient {
   /** Every span of one trace, all pages. */
   async getTrace(id: string): Promise<TraceAnswer> {
     const sql = `SELECT * FROM ${this.from()} WHERE root_span_id = ${sqlLiteral(id)} LIMIT ${TRACE_PAGE}`;
-    const rows: unknown[] = [];
-    let cursor: string | null = null;
-    for (let page = 1; page <= MAX_TRACE_PAGES; page++) {
-      const answer = await this.query(sql, cursor, `the spans of trace ${id}`, true);
-      if (!answer.ok) return answer;
-      rows.push(...answer.rows);
-      cursor = answer.next;
-      if (cursor === null || answer.rows.length === 0) break;
-      if (page === MAX_TRACE_PAGES)
-        return {
-          ok: false,
-          message: `the trace has more than ${MAX_TRACE_PAGES * TRACE_PAGE} spans; too large to import`,
-        };
-    }
-    if (rows.length === 0)
-      return { ok: false, message: "Braintrust has no spans for this trace (deleted since it was listed?)" };
-    return { ok: true, trace: rows };
+    return readTracePages(
+      async (cursor) => {
+        const answer = await this.query(sql, cursor, `the spans of trace ${id}`, true);
+        return answer.ok ? { ok: true, items: answer.rows, next: answer.next } : answer;
+      },
+      { platform: "Braintrust", items: "spans", maxPages: MAX_TRACE_PAGES, pageSize: TRACE_PAGE },
+    );
   }
 }

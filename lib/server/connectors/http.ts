@@ -185,3 +185,34 @@ export class PlatformHttp {
     }
   }
 }
+
+/** One page of a trace's spans or runs as a platform answers it, with the cursor to the next page, if any. */
+export type TracePart = { ok: true; items: unknown[]; next: string | null } | { ok: false; message: string };
+
+/**
+ * Every span (or run) of one trace from a platform that pages them by cursor: page after page until it gives no
+ * cursor or an empty page, at most `maxPages` of `pageSize`; a trace with none is refused (deleted since it was
+ * listed).
+ */
+export async function readTracePages(
+  read: (cursor: string | null) => Promise<TracePart>,
+  o: { platform: string; items: "spans" | "runs"; maxPages: number; pageSize: number },
+): Promise<TraceAnswer> {
+  const items: unknown[] = [];
+  let cursor: string | null = null;
+  for (let page = 1; page <= o.maxPages; page++) {
+    const answer = await read(cursor);
+    if (!answer.ok) return answer;
+    items.push(...answer.items);
+    cursor = answer.next;
+    if (cursor === null || answer.items.length === 0) break;
+    if (page === o.maxPages)
+      return {
+        ok: false,
+        message: `the trace has more than ${o.maxPages * o.pageSize} ${o.items}; too large to import`,
+      };
+  }
+  if (items.length === 0)
+    return { ok: false, message: `${o.platform} has no ${o.items} for this trace (deleted since it was listed?)` };
+  return { ok: true, trace: items };
+}

@@ -9,6 +9,7 @@ import {
   ConnectorApiError,
   PlatformHttp,
   readJsonBody,
+  readTracePages,
   type ConnectorClient,
   type HttpOptions,
   type PagePosition,
@@ -119,20 +120,13 @@ export class LangSmithClient implements ConnectorClient {
 
   /** Every run of one trace (its run tree, flat), all pages. */
   async getTrace(id: string): Promise<TraceAnswer> {
-    const runs: unknown[] = [];
-    let cursor: string | null = null;
-    for (let page = 1; page <= MAX_TRACE_PAGES; page++) {
-      const body = { trace: id, limit: 100, select: RUN_FIELDS, ...(cursor !== null ? { cursor } : {}) };
-      const answer = await this.query(body, `the runs of trace ${id}`, true);
-      if (!answer.ok) return answer;
-      runs.push(...answer.runs);
-      cursor = answer.next;
-      if (cursor === null || answer.runs.length === 0) break;
-      if (page === MAX_TRACE_PAGES)
-        return { ok: false, message: `the trace has more than ${MAX_TRACE_PAGES * 100} runs; too large to import` };
-    }
-    if (runs.length === 0)
-      return { ok: false, message: "LangSmith has no runs for this trace (deleted since it was listed?)" };
-    return { ok: true, trace: runs };
+    return readTracePages(
+      async (cursor) => {
+        const body = { trace: id, limit: 100, select: RUN_FIELDS, ...(cursor !== null ? { cursor } : {}) };
+        const answer = await this.query(body, `the runs of trace ${id}`, true);
+        return answer.ok ? { ok: true, items: answer.runs, next: answer.next } : answer;
+      },
+      { platform: "LangSmith", items: "runs", maxPages: MAX_TRACE_PAGES, pageSize: 100 },
+    );
   }
 }

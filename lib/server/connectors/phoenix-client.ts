@@ -10,6 +10,7 @@ import {
   ConnectorApiError,
   PlatformHttp,
   readJsonBody,
+  readTracePages,
   type ConnectorClient,
   type HttpOptions,
   type PagePosition,
@@ -72,24 +73,14 @@ export class PhoenixClient implements ConnectorClient {
 
   /** Every span of one trace, all pages. */
   async getTrace(id: string): Promise<TraceAnswer> {
-    const spans: unknown[] = [];
-    let cursor: string | null = null;
-    for (let page = 1; page <= MAX_TRACE_PAGES; page++) {
-      const params = new URLSearchParams({ trace_id: id, limit: String(TRACE_PAGE) });
-      if (cursor !== null) params.set("cursor", cursor);
-      const answer = await this.spans(params, `the spans of trace ${id}`, true);
-      if (!answer.ok) return answer;
-      spans.push(...answer.spans);
-      cursor = answer.next;
-      if (cursor === null || answer.spans.length === 0) break;
-      if (page === MAX_TRACE_PAGES)
-        return {
-          ok: false,
-          message: `the trace has more than ${MAX_TRACE_PAGES * TRACE_PAGE} spans; too large to import`,
-        };
-    }
-    if (spans.length === 0)
-      return { ok: false, message: "Phoenix has no spans for this trace (deleted since it was listed?)" };
-    return { ok: true, trace: spans };
+    return readTracePages(
+      async (cursor) => {
+        const params = new URLSearchParams({ trace_id: id, limit: String(TRACE_PAGE) });
+        if (cursor !== null) params.set("cursor", cursor);
+        const answer = await this.spans(params, `the spans of trace ${id}`, true);
+        return answer.ok ? { ok: true, items: answer.spans, next: answer.next } : answer;
+      },
+      { platform: "Phoenix", items: "spans", maxPages: MAX_TRACE_PAGES, pageSize: TRACE_PAGE },
+    );
   }
 }
