@@ -1,5 +1,6 @@
 import { Prisma } from "./generated/client";
 import type { DbClient } from "./client";
+import { endedRunData } from "./investigations";
 
 /**
  * Searches for the smallest fixing change over a cluster: their rows, leases, probes and outcome. The lease
@@ -118,16 +119,7 @@ export async function finishFixSearch(
 ): Promise<boolean> {
   const { count } = await client.clusterFixSearch.updateMany({
     where: { id, leaseOwner: owner, status: "running" },
-    data: {
-      status: end.status,
-      probes: json(end.probes),
-      result: end.result === null ? Prisma.DbNull : json(end.result),
-      error: end.error === undefined || end.error === null ? Prisma.DbNull : json(end.error),
-      finishedAt: new Date(),
-      leaseOwner: null,
-      leaseUntil: null,
-      pendingProbe: Prisma.DbNull,
-    },
+    data: endedRunData(end),
   });
   return count === 1;
 }

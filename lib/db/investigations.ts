@@ -172,18 +172,26 @@ export async function finishInvestigation(
 ): Promise<boolean> {
   const { count } = await client.investigation.updateMany({
     where: { id, leaseOwner: owner, status: "running" },
-    data: {
-      status: end.status,
-      probes: json(end.probes),
-      result: end.result === null ? Prisma.DbNull : json(end.result),
-      error: end.error === undefined || end.error === null ? Prisma.DbNull : json(end.error),
-      finishedAt: new Date(),
-      leaseOwner: null,
-      leaseUntil: null,
-      pendingProbe: Prisma.DbNull,
-    },
+    data: endedRunData(end),
   });
   return count === 1;
+}
+
+/**
+ * The columns a leased probe run (an investigation, a smallest-fix search) writes as it ends: its status, probes,
+ * result and error, the time, and its lease and pending probe cleared.
+ */
+export function endedRunData(end: { status: string; probes: unknown; result: unknown; error?: unknown }) {
+  return {
+    status: end.status,
+    probes: json(end.probes),
+    result: end.result === null ? Prisma.DbNull : json(end.result),
+    error: end.error === undefined || end.error === null ? Prisma.DbNull : json(end.error),
+    finishedAt: new Date(),
+    leaseOwner: null,
+    leaseUntil: null,
+    pendingProbe: Prisma.DbNull,
+  };
 }
 
 /** Drops this owner's lease when its run ended without finishing (a stop): it stays `running` for a sweeper. */
