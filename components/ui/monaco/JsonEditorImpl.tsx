@@ -1,7 +1,7 @@
 "use client";
 
 import Editor, { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useTheme } from "../useTheme";
 import { MONACO_THEMES, setJsonSchemas } from "./setup";
 
@@ -97,12 +97,36 @@ export function JsonDiffImpl({
     },
     [],
   );
-  const onMount: DiffOnMount = (editor) => {
-    editorRef.current = editor;
-    // The diff editor's originalAriaLabel/modifiedAriaLabel do not reach the inner editors' text input (monaco
-    // 0.57 leaves its aria-label empty, so screen readers announce an unnamed field): name each side directly.
+  // One options object per label and folding: the wrapper hands a new object to the diff editor's updateOptions,
+  // and each such call empties the inner editors' labels again (below), so a re-render must not make one.
+  const options = useMemo(
+    () => ({
+      ...OPTIONS,
+      readOnly: true,
+      renderSideBySide: true,
+      originalEditable: false,
+      originalAriaLabel: originalLabel,
+      modifiedAriaLabel: modifiedLabel,
+      ...(focusChanges
+        ? { hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 5, revealLineCount: 20 } }
+        : {}),
+    }),
+    [originalLabel, modifiedLabel, focusChanges],
+  );
+  // The diff editor's originalAriaLabel/modifiedAriaLabel do not reach the inner editors' text input (monaco 0.57
+  // leaves its aria-label empty, so screen readers announce an unnamed field, and every updateOptions of the diff
+  // editor empties it again): name each side directly, at mount and after the wrapper applies new options (its
+  // effect runs before this one, a child's before its parent's).
+  const nameSides = (editor: Parameters<DiffOnMount>[0]) => {
     editor.getOriginalEditor().updateOptions({ ariaLabel: originalLabel });
     editor.getModifiedEditor().updateOptions({ ariaLabel: modifiedLabel });
+  };
+  useEffect(() => {
+    if (editorRef.current) nameSides(editorRef.current);
+  }, [options]);
+  const onMount: DiffOnMount = (editor) => {
+    editorRef.current = editor;
+    nameSides(editor);
     if (!focusChanges) return;
     const reveal = () => {
       const first = editor.getLineChanges()?.[0];
@@ -130,17 +154,7 @@ export function JsonDiffImpl({
         onMount={onMount}
         keepCurrentOriginalModel
         keepCurrentModifiedModel
-        options={{
-          ...OPTIONS,
-          readOnly: true,
-          renderSideBySide: true,
-          originalEditable: false,
-          originalAriaLabel: originalLabel,
-          modifiedAriaLabel: modifiedLabel,
-          ...(focusChanges
-            ? { hideUnchangedRegions: { enabled: true, contextLineCount: 3, minimumLineCount: 5, revealLineCount: 20 } }
-            : {}),
-        }}
+        options={options}
       />
     </div>
   );
