@@ -206,6 +206,14 @@ test("phone width: the navigation folds into a menu and nothing overflows sidewa
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
   }
+  // A table wider than the phone scrolls inside its own box, and its last column can be scrolled to.
+  await page.goto("/settings/prices");
+  const prices = page.getByRole("region", { name: "Prices" });
+  expect(await prices.evaluate((e) => e.scrollWidth - e.clientWidth)).toBeGreaterThan(0);
+  await prices.evaluate((e) => e.scrollTo({ left: e.scrollWidth }));
+  const lastHeader = prices.locator("thead th").last();
+  const box = await lastHeader.boundingBox();
+  expect(box && box.x + box.width).toBeLessThanOrEqual(390);
   await page.goto("/sessions");
   await expect(page.getByRole("link", { name: "Policies" })).toBeHidden();
   await page.getByRole("button", { name: "Menu" }).click();

@@ -26,8 +26,9 @@ const SR_ONLY_HOLDER = "relative";
 
 /**
  * The one table of the app: a header row from `columns` and the caller's rows
- * (`<tr>`s keyed by id). `frame` draws the bordered, horizontally scrollable
- * box a list page uses; without it the table sits inside the caller's card.
+ * (`<tr>`s keyed by id), in a box that scrolls sideways when the table is wider
+ * than the screen. `frame` draws the bordered box a list page uses; without it
+ * the table sits inside the caller's card.
  * `bodies` means the children are `<tbody>` groups of their own.
  */
 export function DataTable({
@@ -73,8 +74,14 @@ export function DataTable({
       {bodies ? children : <tbody className="divide-y divide-slate-100">{children}</tbody>}
     </table>
   );
-  if (!frame) return table;
-  // The frame scrolls sideways on a narrow screen.
+  // Either way the table scrolls sideways inside its box on a narrow screen instead of widening the page (nothing
+  // in a row opens outside it: a row's confirmation opens in the row's own flow).
+  if (!frame)
+    return (
+      <ScrollFrame className="overflow-x-auto" label={label}>
+        {table}
+      </ScrollFrame>
+    );
   return (
     <ScrollFrame className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${className}`} label={label}>
       {table}

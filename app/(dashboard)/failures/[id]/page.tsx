@@ -10,7 +10,6 @@ import { StatusBadge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
 import { DataTable } from "@/components/ui/DataTable";
 import { PageHeader } from "@/components/ui/PageHeader";
-import { ScrollFrame } from "@/components/ui/ScrollFrame";
 import { formatDateTime, plural } from "@/lib/format";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { can } from "@/lib/server/authz";
@@ -63,29 +62,26 @@ export default async function ClusterPage({ params }: Props) {
         <div className="flex min-w-0 flex-col gap-6">
           <ClusterDaysChart days={cluster.days} />
           <Card title="Example sessions" padding="none">
-            {/* Scrolls sideways inside the card on a phone instead of widening the page. */}
-            <ScrollFrame className="overflow-x-auto">
-              <DataTable
-                frame={false}
-                label="Example sessions"
-                columns={["Session", "Version", "Status and outcome", "Seen"]}
-              >
-                {examples.sessions.map((s) => (
-                  <tr key={s.id} data-testid="cluster-session">
-                    <td className="px-3 py-2">
-                      <Link href={`/sessions/${s.id}`} className="text-indigo-700 hover:underline">
-                        {s.title ?? s.externalId ?? s.id}
-                      </Link>
-                    </td>
-                    <td className="px-3 py-2 font-mono text-xs">{s.version}</td>
-                    <td className="px-3 py-2">
-                      <StatusBadge status={s.status} /> <OutcomeBadge outcome={s.outcome} reason={s.outcomeReason} />
-                    </td>
-                    <td className="px-3 py-2 whitespace-nowrap text-slate-700">{formatDateTime(s.seenAt)}</td>
-                  </tr>
-                ))}
-              </DataTable>
-            </ScrollFrame>
+            <DataTable
+              frame={false}
+              label="Example sessions"
+              columns={["Session", "Version", "Status and outcome", "Seen"]}
+            >
+              {examples.sessions.map((s) => (
+                <tr key={s.id} data-testid="cluster-session">
+                  <td className="px-3 py-2">
+                    <Link href={`/sessions/${s.id}`} className="text-indigo-700 hover:underline">
+                      {s.title ?? s.externalId ?? s.id}
+                    </Link>
+                  </td>
+                  <td className="px-3 py-2 font-mono text-xs">{s.version}</td>
+                  <td className="px-3 py-2">
+                    <StatusBadge status={s.status} /> <OutcomeBadge outcome={s.outcome} reason={s.outcomeReason} />
+                  </td>
+                  <td className="px-3 py-2 whitespace-nowrap text-slate-700">{formatDateTime(s.seenAt)}</td>
+                </tr>
+              ))}
+            </DataTable>
           </Card>
           <Card title="Fixes tried" padding="none">
             {fixes.length > 0 ? (

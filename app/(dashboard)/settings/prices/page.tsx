@@ -3,7 +3,6 @@ import { PriceForm } from "@/components/settings/PriceForm";
 import { Badge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
 import { DataTable } from "@/components/ui/DataTable";
-import { ScrollFrame } from "@/components/ui/ScrollFrame";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { can } from "@/lib/server/authz";
@@ -59,39 +58,36 @@ export default async function PricesPage() {
               No prices: imported sessions without a cost of their own show none.
             </p>
           ) : (
-            // Scrolls sideways inside the card on a phone instead of widening the page.
-            <ScrollFrame className="overflow-x-auto">
-              <DataTable
-                frame={false}
-                dense
-                label="Prices"
-                columns={[
-                  "Model",
-                  "Match",
-                  "Valid from",
-                  { label: "Input $/M", align: "right" },
-                  { label: "Output $/M", align: "right" },
-                  { label: "Cached $/M", align: "right" },
-                  { label: "Added by", className: "pl-6" },
-                ]}
-              >
-                {prices.map((p) => (
-                  <tr key={p.id} className="border-t border-slate-100" data-testid="price-row">
-                    <td className="py-1.5 font-mono text-xs">
-                      {p.model} {current.has(p.id) ? <Badge tone="good">in force</Badge> : null}
-                    </td>
-                    <td className="text-xs">{p.match === "exact" ? "exact name" : "name and variants"}</td>
-                    <td className="text-xs tabular-nums">{p.validFrom.slice(0, 10)}</td>
-                    <td className="text-right tabular-nums">{p.inputUsdPerMTok}</td>
-                    <td className="text-right tabular-nums">{p.outputUsdPerMTok}</td>
-                    <td className="text-right tabular-nums">{p.cachedInputUsdPerMTok ?? "—"}</td>
-                    <td className="pl-6 text-xs text-slate-600">
-                      {p.origin === "default" ? "shipped list price" : (p.createdBy ?? "admin")}
-                    </td>
-                  </tr>
-                ))}
-              </DataTable>
-            </ScrollFrame>
+            <DataTable
+              frame={false}
+              dense
+              label="Prices"
+              columns={[
+                "Model",
+                "Match",
+                "Valid from",
+                { label: "Input $/M", align: "right" },
+                { label: "Output $/M", align: "right" },
+                { label: "Cached $/M", align: "right" },
+                { label: "Added by", className: "pl-6" },
+              ]}
+            >
+              {prices.map((p) => (
+                <tr key={p.id} className="border-t border-slate-100" data-testid="price-row">
+                  <td className="py-1.5 font-mono text-xs">
+                    {p.model} {current.has(p.id) ? <Badge tone="good">in force</Badge> : null}
+                  </td>
+                  <td className="text-xs">{p.match === "exact" ? "exact name" : "name and variants"}</td>
+                  <td className="text-xs tabular-nums">{p.validFrom.slice(0, 10)}</td>
+                  <td className="text-right tabular-nums">{p.inputUsdPerMTok}</td>
+                  <td className="text-right tabular-nums">{p.outputUsdPerMTok}</td>
+                  <td className="text-right tabular-nums">{p.cachedInputUsdPerMTok ?? "—"}</td>
+                  <td className="pl-6 text-xs text-slate-600">
+                    {p.origin === "default" ? "shipped list price" : (p.createdBy ?? "admin")}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </Card>
       </div>
