@@ -120,6 +120,57 @@ describe("native import", () => {
     });
   });
 
+  it("accepts calls answering requests the source gave no id (as traces record them), one call each", () => {
+    const unnamed = (calls: number) => ({
+      ...makeSession(),
+      events: [
+        {
+          kind: "model_call",
+          name: "gpt-4.1",
+          input: { messages: [{ role: "user", content: "Refund order 4821" }] },
+          output: {
+            role: "assistant",
+            content: null,
+            toolCalls: [
+              { id: "", name: "lookup_order", args: { order_id: "4821" } },
+              { id: "", name: "lookup_order", args: { order_id: "4822" } },
+            ],
+          },
+        },
+        ...Array.from({ length: calls }, (_, i) => ({
+          kind: "tool_call",
+          name: "lookup_order",
+          input: { callId: `span-${i}`, args: { order_id: `482${1 + i}` } },
+          output: { total: 129 },
+          parentSeq: 0,
+        })),
+      ],
+    });
+    const [session] = sessionsOf(importJson(unnamed(2)));
+    expect(session!.events.map((e) => [e.kind, (e.input as { callId?: string }).callId ?? null])).toEqual([
+      ["model_call", null],
+      ["tool_call", "span-0"],
+      ["tool_call", "span-1"],
+    ]);
+    const three = importJson(unnamed(3));
+    expect(three.ok ? [] : three.issues).toEqual([
+      {
+        path: "events[3].input.callId",
+        message: "the model_call at seq 0 requested 2 call(s) without an id, and more tool_call events answer them",
+      },
+    ]);
+    const renamed = unnamed(1);
+    renamed.events[1] = { ...renamed.events[1]!, name: "refund_payment" };
+    const wrongName = importJson(renamed);
+    expect(wrongName.ok ? [] : wrongName.issues).toEqual([
+      {
+        path: "events[1].name",
+        message:
+          'the model_call at seq 0 requested no call of "refund_payment" without an id, and none with id "span-0"',
+      },
+    ]);
+  });
+
   it("accepts an array of sessions and JSONL", () => {
     const two = [makeSession({ externalId: "a" }), makeSession({ externalId: "b" })];
     expect(sessionsOf(importJson(two)).map((s) => s.externalId)).toEqual(["a", "b"]);

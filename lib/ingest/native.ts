@@ -217,7 +217,12 @@ function integrityIssues(session: RawSession): IntegrityIssue[] {
     }
     if (event.kind !== "tool_call") return;
     const callId = event.input.callId;
-    const requested = (parent.output?.toolCalls ?? []).filter((call) => call.id === callId);
+    let requested = (parent.output?.toolCalls ?? []).filter((call) => call.id === callId);
+    // A request the source gave no id (""), as some traces record them: the call answering it has an id of its own
+    // (a trace's span id), so it answers one of the parent's unnamed requests, one call each.
+    const unnamed = (parent.output?.toolCalls ?? []).filter((call) => call.id === "");
+    const answersUnnamed = requested.length === 0 && unnamed.length > 0;
+    if (answersUnnamed) requested = unnamed;
     if (requested.length === 0) {
       const ids = (parent.output?.toolCalls ?? []).map((call) => JSON.stringify(call.id));
       issues.push({
@@ -229,16 +234,20 @@ function integrityIssues(session: RawSession): IntegrityIssue[] {
     if (!requested.some((call) => call.name === event.name)) {
       issues.push({
         path: at("name"),
-        message: `call ${JSON.stringify(callId)} was requested as ${JSON.stringify(requested[0]!.name)}, not ${JSON.stringify(event.name)}`,
+        message: answersUnnamed
+          ? `the model_call at seq ${parentSeq} requested no call of ${JSON.stringify(event.name)} without an id, and none with id ${JSON.stringify(callId)}`
+          : `call ${JSON.stringify(callId)} was requested as ${JSON.stringify(requested[0]!.name)}, not ${JSON.stringify(event.name)}`,
       });
     }
-    const key = `${parentSeq}\u0000${callId}`;
+    const key = `${parentSeq}\u0000${answersUnnamed ? "" : callId}`;
     const count = (answered.get(key) ?? 0) + 1;
     answered.set(key, count);
     if (count > requested.length) {
       issues.push({
         path: at("input", "callId"),
-        message: `call ${JSON.stringify(callId)} of the model_call at seq ${parentSeq} already has a tool_call event`,
+        message: answersUnnamed
+          ? `the model_call at seq ${parentSeq} requested ${unnamed.length} call(s) without an id, and more tool_call events answer them`
+          : `call ${JSON.stringify(callId)} of the model_call at seq ${parentSeq} already has a tool_call event`,
       });
     }
   });
