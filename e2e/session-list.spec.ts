@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { APIRequestContext, Page } from "@playwright/test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { expect, test } from "./fixtures";
 import { AUTH } from "./replay-form";
 
@@ -97,4 +97,28 @@ test("on a 390 px phone the session list has nothing past the screen's edge", as
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
   expect(await seriousViolations(page)).toEqual([]);
   await page.screenshot({ path: `${SHOTS}/session-list-${PHONE.width}.png` });
+});
+
+test("the list's sessions download as JSON Lines for its filters, in its order, each with all its steps", async ({
+  page,
+  request,
+}) => {
+  await page.setViewportSize(DESK);
+  await page.goto("/sessions?sort=costUsd&minErrors=1");
+  const listed = await request.get("/api/v1/sessions?limit=200&sort=costUsd&minErrors=1", { headers: AUTH });
+  const titles = ((await listed.json()) as { sessions: { title: string }[] }).sessions.map((s) => s.title);
+  expect(titles.length).toBeGreaterThan(1);
+  const link = page.getByTestId("export-sessions");
+  await expect(link).toHaveText(`Export ${titles.length} sessions (JSON Lines)`);
+  const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+  expect(download.suggestedFilename()).toMatch(/^branchpoint-sessions-\d{4}-\d\d-\d\d\.jsonl$/);
+  const text = readFileSync(await download.path(), "utf8");
+  const documents = text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { title: string; externalId: string | null; events: unknown[] });
+  expect(documents.map((d) => d.title)).toEqual(titles);
+  // Each line is a whole session, its steps all there (its import is tested against the store itself).
+  const steps = ((await listed.json()) as { sessions: { eventCount: number }[] }).sessions.map((s) => s.eventCount);
+  expect(documents.map((d) => d.events.length)).toEqual(steps);
 });

@@ -55,11 +55,14 @@ function Range({ legend, children }: { legend: string; children: ReactNode }) {
 export function SessionFilters({
   agents,
   tools,
+  labels,
   values,
   filtered,
 }: {
   agents: string[];
   tools: string[];
+  /** The labels people gave sessions (annotations). */
+  labels: string[];
   values: Values;
   filtered: boolean;
 }) {
@@ -107,6 +110,19 @@ export function SessionFilters({
             ))}
           </select>
         </label>
+        {labels.length > 0 || values.label ? (
+          <label className={LABEL}>
+            Label
+            <select name="label" defaultValue={values.label ?? ""} className={FIELD}>
+              <option value="">Any label</option>
+              {[...new Set([...labels, ...(values.label ? [values.label] : [])])].map((l) => (
+                <option key={l} value={l}>
+                  {l}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
         <Button variant="primary" type="submit">
           Apply
         </Button>

@@ -6,7 +6,7 @@ import { DataTable, type Column } from "@/components/ui/DataTable";
 import type { SessionListItem } from "@/lib/db/session-reads";
 import { formatDateTime, formatDuration, formatTokens, plural } from "@/lib/format";
 import { CostValue, costText } from "./CostValue";
-import type { SessionSort } from "@/lib/session-list/query";
+import { MAX_EXPORT_SESSIONS, type SessionSort } from "@/lib/session-list/query";
 import { ColumnChooser } from "./ColumnChooser";
 import { SESSION_COLUMNS, ariaSort, sortHref, type SessionColumnId } from "./columns";
 import { sessionLabel, sourceId } from "@/lib/session-list/labels";
@@ -76,11 +76,14 @@ export function SessionTable({
   sessions,
   sort,
   query,
+  matching,
 }: {
   sessions: SessionListItem[];
   sort: SessionSort;
   /** The page's filters as a query string (no cursor): what a header's link keeps. */
   query: string;
+  /** How many sessions the filters match (on every page): what an export of them holds, up to its limit. */
+  matching: number;
 }) {
   const [shown, choose] = useSessionColumns();
   const columns = SESSION_COLUMNS.filter((c) => shown.includes(c.id));
@@ -111,7 +114,15 @@ export function SessionTable({
   ];
   return (
     <>
-      <div className="mb-2 flex justify-end">
+      <div className="mb-2 flex flex-wrap items-center justify-end gap-x-4 gap-y-2">
+        <a
+          href={`/api/sessions/export${query ? `?${query}` : ""}`}
+          download
+          className="text-sm text-indigo-700 hover:underline"
+          data-testid="export-sessions"
+        >
+          Export {plural(Math.min(matching, MAX_EXPORT_SESSIONS), "session")} (JSON Lines)
+        </a>
         <ColumnChooser shown={shown} onChange={choose} />
       </div>
       <DataTable label="Sessions" columns={header}>

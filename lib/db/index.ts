@@ -7,6 +7,7 @@ export * from "./session-save";
 export * from "./session-reads";
 export * from "./session-list";
 export * from "./session-outcomes";
+export * from "./annotations";
 export * from "./api-keys";
 export * from "./users";
 export * from "./invitations";

@@ -33,6 +33,7 @@ const COLUMN: Record<FilterColumn, { sql: Prisma.Sql; type: string }> = {
   durationMs: { sql: Prisma.sql`s."durationMs"`, type: "bigint" },
   tokens: { sql: Prisma.sql`(s."inputTokens"::bigint + s."outputTokens")`, type: "bigint" },
   startedAt: { sql: Prisma.sql`s."startedAt"`, type: "timestamptz" },
+  annotationLabel: { sql: Prisma.sql`s."id"`, type: "text" },
 };
 
 /** A value as a parameter of the column's type: compared as that type, so the column's index serves. */
@@ -44,6 +45,9 @@ function condition(column: FilterColumn, op: FilterOp, value: unknown): Prisma.S
   if (column === "agent") return Prisma.sql`${c} IN (SELECT a."id" FROM "Agent" a WHERE a."name" = ${String(value)})`;
   // Failed runs are those whose recording ended on an error and those whose outcome is failed (query.ts).
   if (column === "status" && value === "failed") return Prisma.sql`(${c} = 'failed' OR s."outcome" = 'failed')`;
+  // A label is on the session's annotations: the sessions holding one, from the (label, session) index.
+  if (column === "annotationLabel")
+    return Prisma.sql`${c} IN (SELECT n."sessionId" FROM "Annotation" n WHERE n."label" = ${String(value)})`;
   if (column === "outcome" && value === "unknown") return Prisma.sql`(${c} = 'unknown' OR ${c} IS NULL)`;
   switch (op) {
     case "eq":

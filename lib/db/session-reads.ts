@@ -108,11 +108,30 @@ export async function sessionEventsCompact(client: DbClient, id: string): Promis
 
 /** Values for the browser's filter menus. */
 export async function sessionFacets(client: DbClient) {
-  const [agents, tools] = await Promise.all([
+  const [agents, tools, labels] = await Promise.all([
     client.agent.findMany({ orderBy: { name: "asc" }, select: { name: true, adapter: true } }),
     client.tool.findMany({ distinct: ["name"], orderBy: { name: "asc" }, select: { name: true } }),
+    client.annotation.findMany({
+      where: { label: { not: null } },
+      distinct: ["label"],
+      orderBy: { label: "asc" },
+      select: { label: true },
+    }),
   ]);
-  return { agents, tools: tools.map((t) => t.name) };
+  return {
+    agents,
+    tools: tools.map((t) => t.name),
+    labels: labels.flatMap((l) => (l.label === null ? [] : [l.label])),
+  };
+}
+
+/** An agent's tools as a native document declares them, by name. */
+export async function agentTools(client: DbClient, agentId: string) {
+  return client.tool.findMany({
+    where: { agentId },
+    orderBy: { name: "asc" },
+    select: { name: true, schema: true, sideEffect: true },
+  });
 }
 
 /**

@@ -178,26 +178,79 @@ export async function* presentSessionJson(
 ): AsyncGenerator<string> {
   const document = JSON.stringify({ session: { ...presentSessionHead(head), events: [] } });
   yield `${document.slice(0, -"[]}}".length)}[`;
-  const fullInput = opts.inputs === "delta" ? null : fullInputJson();
+  const delta = opts.inputs === "delta";
+  yield* eventsJson(head, rows, delta ? "delta" : "full", (row, rest) =>
+    delta ? { ...rest, inputPrefix: prefixOf(row) } : rest,
+  );
+  yield "]}}";
+}
+
+type EventRest = Omit<ReturnType<typeof toSessionEvent>, "seq" | "kind" | "name" | "input">;
+
+/**
+ * A session's events as the comma-separated JSON objects of an array, an event at a time: toSessionEvent's keys
+ * in its order with the input's text put in place (rebuilt whole from the stored prefix unless `inputs` is
+ * "delta"), and `after` choosing what follows the input.
+ */
+async function* eventsJson(
+  head: SessionHead,
+  rows: AsyncIterable<EventRow>,
+  inputs: "full" | "delta",
+  after: (row: EventRow, rest: EventRest) => object,
+): AsyncGenerator<string> {
+  const fullInput = inputs === "delta" ? null : fullInputJson();
   let comma = "";
   let sent = 0;
   for await (const row of rows) {
     sent++;
-    // toSessionEvent's keys in its order, with the input's text put in place (it may be rebuilt as text).
     const { seq, kind, name, input, ...rest } = toSessionEvent(row);
     const inputText = fullInput
       ? fullInput({ seq: row.seq, kind: row.kind, input: row.input, prefix: prefixOf(row) })
       : JSON.stringify(input);
-    const after = JSON.stringify(opts.inputs === "delta" ? { ...rest, inputPrefix: prefixOf(row) } : rest);
-    yield `${comma}${JSON.stringify({ seq, kind, name }).slice(0, -1)},"input":${inputText},${after.slice(1)}`;
+    yield `${comma}${JSON.stringify({ seq, kind, name }).slice(0, -1)},"input":${inputText},${JSON.stringify(after(row, rest)).slice(1)}`;
     comma = ",";
   }
   // The windows are read one after another, not as one snapshot: a session rewritten under the read (a trace
   // export, a rebuild) shows as a different number of events, and the body is cut rather than closed as if whole.
   if (sent !== head.eventCount)
     throw new Error(`session ${head.id} changed while it was sent: ${sent} events read, ${head.eventCount} expected`);
-  yield "]}}";
 }
+
+/** What a native document says of one of the agent's tools. */
+export type NativeToolRow = { name: string; schema: unknown; sideEffect: string };
+
+/**
+ * One session as a native document on one line (JSON Lines), to be imported again anywhere: its agent, version
+ * and tools, and its events with their inputs whole. The ids, counts and figures worked out on import are left
+ * out (an import works them out again), as are the cache keys.
+ */
+export async function* presentNativeSessionLine(
+  head: SessionHead,
+  tools: readonly NativeToolRow[],
+  rows: AsyncIterable<EventRow>,
+): AsyncGenerator<string> {
+  const document = JSON.stringify({
+    externalId: head.externalId,
+    title: head.title,
+    agent: { name: head.agent.name, adapter: head.agent.adapter },
+    agentVersion: { version: head.agentVersion.version, capabilities: head.agentVersion.capabilities },
+    startedAt: head.startedAt,
+    endedAt: head.endedAt,
+    ...(isPlainObject(head.metadata) ? { metadata: head.metadata } : {}),
+    tools: tools.map((t) => ({
+      name: t.name,
+      ...(t.schema === null || t.schema === undefined ? {} : { schema: t.schema }),
+      sideEffect: t.sideEffect,
+    })),
+    events: [],
+  });
+  yield `${document.slice(0, -"[]}".length)}[`;
+  yield* eventsJson(head, rows, "full", (_row, { cacheKey: _key, occurrence: _occurrence, ...rest }) => rest);
+  yield "]}\n";
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A policy as the API shows it: its versions newest first, each with its document and hash. */
 export function presentPolicy(p: PolicyWithVersions) {

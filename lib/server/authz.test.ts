@@ -32,12 +32,18 @@ import * as reports from "./reports/reports";
 import * as sessions from "./sessions/sessions";
 import * as failedRuns from "./sessions/failed-runs";
 import * as sessionCompare from "./sessions/session-compare";
+import * as sessionExport from "./sessions/export";
+import * as annotations from "./sessions/annotations";
 
 /**
  * Every operation of every lib/server module, with the permission it needs.
  * A new exported operation without a row here fails the first test.
  */
 const OPERATIONS: Record<string, Permission> = {
+  "export.exportSessions": "sessions.read",
+  "annotations.listAnnotations": "sessions.read",
+  "annotations.addAnnotation": "annotations.write",
+  "annotations.deleteAnnotation": "annotations.write",
   "api-keys.createApiKey": "api_keys.own",
   "api-keys.revokeApiKey": "api_keys.own",
   "api-keys.listApiKeys": "api_keys.own",
@@ -175,6 +181,7 @@ const NOT_OPERATIONS = new Set([
   // Pure: a compared session as a page or the API names it; and how many session pairs were aligned (for tests).
   "session-compare.presentComparedSession",
   "session-compare.sessionComparisonWork",
+  "annotations.presentAnnotation",
   // A pull as the API shows it; the pull job's worker entry point (it runs on no one's behalf, as replays do).
   "connectors.pullView",
   "run-pull.runPull",
@@ -201,6 +208,8 @@ const MODULES: Record<string, Record<string, unknown>> = {
   sessions,
   "failed-runs": failedRuns,
   "session-compare": sessionCompare,
+  export: sessionExport,
+  annotations,
   "replay-pages": replayPages,
   "replay-presets": replayPresets,
   "comparison-pages": comparisonPages,

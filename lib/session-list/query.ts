@@ -17,7 +17,8 @@ export type FilterColumn =
   | "costUsd"
   | "durationMs"
   | "tokens"
-  | "startedAt";
+  | "startedAt"
+  | "annotationLabel";
 
 /**
  * How a filter tests its column: `eq` equal, `has` an array holding the value, `contains` a
@@ -85,6 +86,8 @@ export const SESSION_FILTERS = {
   maxDurationMs: filter("durationMs", "lte", amount("maxDurationMs", true)),
   minTokens: filter("tokens", "gte", amount("minTokens", true)),
   maxTokens: filter("tokens", "lte", amount("maxTokens", true)),
+  // Sessions a person labelled so, on the session or on one of its steps.
+  label: filter("annotationLabel", "has", text("label")),
   from: filter("startedAt", "gte", instant("from")),
   to: filter("startedAt", "lt", instant("to")),
 };
@@ -135,6 +138,22 @@ const RANGES: [SessionFilterName, SessionFilterName][] = [
   ["from", "to"],
 ];
 
+/** A filter range whose lower bound passes its upper is empty: say so on the upper one. */
+function checkRanges(q: SessionFilters, ctx: z.RefinementCtx) {
+  for (const [low, high] of RANGES) {
+    const a = q[low] as number | Date | undefined;
+    const b = q[high] as number | Date | undefined;
+    if (a === undefined || b === undefined) continue;
+    const empty = high === "to" ? +a >= +b : +a > +b;
+    if (empty)
+      ctx.addIssue({
+        code: "custom",
+        path: [high],
+        message: `${high} must be ${high === "to" ? "after" : "at least"} ${low}.`,
+      });
+  }
+}
+
 /** The list's whole query: the filters, the order, and a page (the last id of the previous page as the cursor). */
 export const SessionListQuery = z
   .object({
@@ -151,21 +170,29 @@ export const SessionListQuery = z
     sort: optional(SessionSortParam),
     ...filterShape,
   })
-  .superRefine((q, ctx) => {
-    for (const [low, high] of RANGES) {
-      const a = q[low] as number | Date | undefined;
-      const b = q[high] as number | Date | undefined;
-      if (a === undefined || b === undefined) continue;
-      const empty = high === "to" ? +a >= +b : +a > +b;
-      if (empty)
-        ctx.addIssue({
-          code: "custom",
-          path: [high],
-          message: `${high} must be ${high === "to" ? "after" : "at least"} ${low}.`,
-        });
-    }
-  });
+  .superRefine(checkRanges);
 export type SessionListQuery = z.infer<typeof SessionListQuery>;
+
+/** The most sessions one export holds. */
+export const MAX_EXPORT_SESSIONS = 10_000;
+
+/** An export's query: the list's filters and order (every matching session, not a page), and at most how many. */
+export const SessionExportQuery = z
+  .object({
+    sort: optional(SessionSortParam),
+    max: z.preprocess(
+      (v) => (v === "" ? undefined : v),
+      z.coerce
+        .number("max must be a number.")
+        .int("max must be a whole number.")
+        .min(1, "max must be 1 or more.")
+        .max(MAX_EXPORT_SESSIONS, `max is at most ${MAX_EXPORT_SESSIONS}.`)
+        .default(MAX_EXPORT_SESSIONS),
+    ),
+    ...filterShape,
+  })
+  .superRefine(checkRanges);
+export type SessionExportQuery = z.infer<typeof SessionExportQuery>;
 
 /** Whether any filter is set (the page says "matches among" and offers to clear them). */
 export function hasFilters(q: SessionFilters): boolean {

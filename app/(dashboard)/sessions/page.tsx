@@ -70,6 +70,7 @@ export default async function SessionsPage({
       <SessionFilters
         agents={facets.agents.map((a) => a.name)}
         tools={facets.tools}
+        labels={facets.labels}
         values={shareable}
         filtered={filtered}
       />
@@ -91,7 +92,7 @@ export default async function SessionsPage({
           </EmptyState>
         )
       ) : (
-        <SessionTable sessions={sessions} sort={sort} query={params.toString()} />
+        <SessionTable sessions={sessions} sort={sort} query={params.toString()} matching={matching} />
       )}
       {(kept.cursor || nextCursor) && (
         <nav aria-label="Pages" className="mt-4 flex justify-between text-sm">

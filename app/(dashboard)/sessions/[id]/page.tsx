@@ -18,6 +18,8 @@ import { CostBasis } from "@/components/sessions/CostBasis";
 import { CostValue } from "@/components/sessions/CostValue";
 import { sessionCost } from "@/lib/server/prices/prices";
 import { buttonClass } from "@/components/ui/Button";
+import { SessionAnnotations } from "@/components/sessions/SessionAnnotations";
+import { listAnnotations } from "@/lib/server/sessions/annotations";
 
 export const dynamic = "force-dynamic";
 
@@ -67,7 +69,10 @@ export default async function SessionPage({ params, searchParams }: Props) {
         ? { kind: "chat", cursor, items: (await readSessionConversation(principal, ref, prisma)).items }
         : { kind: "steps", cursor, steps: (await listSessionSteps(principal, ref, prisma)).steps };
   }
-  const cost = await sessionCost(principal, id, prisma);
+  const [cost, annotations] = await Promise.all([
+    sessionCost(principal, id, prisma),
+    listAnnotations(principal, { sessionId: id }, prisma),
+  ]);
   const stats: [string, React.ReactNode][] = [
     ["Steps", String(session.eventCount)],
     ["Model calls", String(session.modelCallCount)],
@@ -136,6 +141,13 @@ export default async function SessionPage({ params, searchParams }: Props) {
         ))}
       </dl>
       <CostBasis cost={cost} />
+      <SessionAnnotations
+        sessionId={session.id}
+        steps={session.eventCount}
+        annotations={annotations}
+        canWrite={can(principal, "annotations.write")}
+        me={{ name: principal.name, admin: principal.role === "admin" && !principal.readOnly }}
+      />
       {session.firstSeq === null || session.lastSeq === null ? (
         <EmptyState title="This session has no events">
           It was imported without steps; re-import it with its events.

@@ -1,0 +1,131 @@
+"use client";
+
+import Link from "next/link";
+import { useRef } from "react";
+import { addAnnotationAction, deleteAnnotationAction } from "@/lib/actions/annotations";
+import type { AnnotationView } from "@/lib/server/sessions/annotations";
+import { formatDateTime } from "@/lib/format";
+import { Badge } from "@/components/ui/Badge";
+import { Button } from "@/components/ui/Button";
+import { Card } from "@/components/ui/Card";
+import { ConfirmButton } from "@/components/ui/ConfirmButton";
+import { Field, inputClass } from "@/components/ui/Field";
+import { FormError } from "@/components/ui/FormParts";
+import { useActionForm } from "@/components/ui/useActionForm";
+
+/**
+ * People's labels, scores and comments on this session and its steps, oldest first, each signed; a form adds
+ * one. A label links to the sessions that carry it.
+ */
+export function SessionAnnotations({
+  sessionId,
+  steps,
+  annotations,
+  canWrite,
+  me,
+}: {
+  sessionId: string;
+  steps: number;
+  annotations: AnnotationView[];
+  canWrite: boolean;
+  /** Who is reading: their own annotations (and, for an admin, every one) can be deleted. */
+  me: { name: string; admin: boolean };
+}) {
+  const form = useActionForm();
+  const ref = useRef<HTMLFormElement>(null);
+  const field = (data: FormData, name: string) => {
+    const value = data.get(name);
+    return typeof value === "string" ? value : "";
+  };
+  return (
+    <Card title={`Annotations (${annotations.length})`} className="mb-6" data-testid="annotations">
+      {annotations.length === 0 ? (
+        <p className="text-sm text-slate-600">
+          No annotation yet.{" "}
+          {canWrite
+            ? "Label this run (a failure mode, “needs review”), score it, or leave a comment for the team; name a step to point at it."
+            : "People with the analyst role can label, score and comment on runs."}
+        </p>
+      ) : (
+        <ol className="mb-4 flex flex-col gap-3" aria-label="Annotations">
+          {annotations.map((a) => (
+            <li key={a.id} className="rounded-md border border-slate-200 p-3 text-sm" data-testid="annotation">
+              <div className="flex flex-wrap items-center gap-2">
+                {a.label ? (
+                  <Link href={`/sessions?label=${encodeURIComponent(a.label)}`} title="Sessions with this label">
+                    <Badge tone="info">{a.label}</Badge>
+                  </Link>
+                ) : null}
+                {a.score !== null ? <span className="font-medium tabular-nums">score {a.score}</span> : null}
+                {a.seq !== null ? (
+                  <Link href={`/sessions/${sessionId}?step=${a.seq}`} className="text-indigo-700 hover:underline">
+                    step {a.seq}
+                  </Link>
+                ) : (
+                  <span className="text-slate-600">whole run</span>
+                )}
+                <span className="text-xs text-slate-600">
+                  {a.author} · {formatDateTime(a.createdAt)}
+                </span>
+                {canWrite && (me.admin || a.author === me.name) ? (
+                  <span className="ml-auto">
+                    <ConfirmButton
+                      size="sm"
+                      question="Delete this annotation?"
+                      confirmLabel="Delete"
+                      pending={form.pending}
+                      onConfirm={() => form.run(() => deleteAnnotationAction({ sessionId, annotationId: a.id }))}
+                    >
+                      Delete
+                    </ConfirmButton>
+                  </span>
+                ) : null}
+              </div>
+              {a.comment ? <p className="mt-1 whitespace-pre-wrap text-slate-800">{a.comment}</p> : null}
+            </li>
+          ))}
+        </ol>
+      )}
+      {canWrite ? (
+        <form
+          ref={ref}
+          className="grid gap-3 sm:grid-cols-[minmax(0,12rem)_minmax(0,6rem)_minmax(0,6rem)]"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const data = new FormData(e.currentTarget);
+            form.run(
+              () =>
+                addAnnotationAction({
+                  sessionId,
+                  label: field(data, "label"),
+                  score: field(data, "score"),
+                  seq: field(data, "seq"),
+                  comment: field(data, "comment"),
+                }),
+              () => ref.current?.reset(),
+            );
+          }}
+        >
+          <Field label="Label" errors={form.fieldErrors("label")}>
+            <input name="label" maxLength={64} className={inputClass} placeholder="e.g. wrong refund" />
+          </Field>
+          <Field label="Score" errors={form.fieldErrors("score")}>
+            <input name="score" inputMode="decimal" className={inputClass} />
+          </Field>
+          <Field label="Step" hint={`0–${steps - 1}; empty: the run`} errors={form.fieldErrors("seq")}>
+            <input name="seq" inputMode="numeric" className={inputClass} />
+          </Field>
+          <Field label="Comment" className="sm:col-span-3" errors={form.fieldErrors("comment")}>
+            <textarea name="comment" rows={2} maxLength={4000} className={inputClass} />
+          </Field>
+          <div className="sm:col-span-3">
+            <Button type="submit" disabled={form.pending}>
+              {form.pending ? "Adding…" : "Add annotation"}
+            </Button>
+            <FormError error={form.error} />
+          </div>
+        </form>
+      ) : null}
+    </Card>
+  );
+}
