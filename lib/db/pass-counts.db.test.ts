@@ -54,7 +54,15 @@ async function both(client: DbClient, agentId: string) {
 }
 
 type Op =
-  | { op: "insert"; agent: number; version: number; day: number | null; minute: number; replay: boolean }
+  | {
+      op: "insert";
+      agent: number;
+      version: number;
+      day: number | null;
+      minute: number;
+      replay: boolean;
+      copies?: number;
+    }
   | { op: "delete"; pick: number }
   | { op: "supersede"; pick: number }
   | { op: "unsupersede"; pick: number }
@@ -80,6 +88,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       day,
       minute,
       replay: fc.boolean(),
+      copies: fc.integer({ min: 1, max: 3 }),
     }),
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("delete" as const), pick }) },
@@ -143,23 +152,26 @@ describe.each(TEST_ENGINES)("pass counts kept by the database (%s)", (engine) =>
     let n = 0;
     for (const o of ops) {
       if (o.op === "insert") {
-        n += 1;
+        // One statement for all the copies (the count of inserted rows is kept once per statement).
         const a = agents[o.agent]!;
-        const s = await db.prisma.session.create({
-          data: {
-            agentId: a.id,
-            agentVersionId: a.versions[o.version]!,
-            externalId: `pc-${run}-${n}`,
-            format: "native",
-            status: "completed",
-            ...counts,
-            isReplay: o.replay,
-            startedAt: at(o.day, o.minute),
-            createdAt: at(o.minute % 4, o.minute)!,
-          },
+        const made = await db.prisma.session.createManyAndReturn({
+          data: Array.from({ length: o.copies ?? 1 }, (_, k) => {
+            n += 1;
+            return {
+              agentId: a.id,
+              agentVersionId: a.versions[(o.version + k) % 2]!,
+              externalId: `pc-${run}-${n}`,
+              format: "native",
+              status: "completed",
+              ...counts,
+              isReplay: o.replay,
+              startedAt: at(o.day === null ? null : (o.day + k) % 4, (o.minute + 97 * k) % 1440),
+              createdAt: at(o.minute % 4, o.minute)!,
+            };
+          }),
           select: { id: true },
         });
-        sessions.push({ id: s.id, agent: o.agent });
+        for (const s of made) sessions.push({ id: s.id, agent: o.agent });
         continue;
       }
       if (o.op === "merge") {

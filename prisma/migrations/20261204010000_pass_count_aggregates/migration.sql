@@ -79,7 +79,7 @@ BEGIN
       -1, -(EXISTS (SELECT 1 FROM "ClusterMember" m WHERE m."sessionId" = OLD.id))::int,
       CASE WHEN TG_OP = \'DELETE\' THEN OLD.id END)\073
   END IF\073
-  IF TG_OP IN (\'UPDATE\', \'INSERT\') AND NOT NEW."isReplay" AND NOT (NEW.metadata ? \'supersededBy\') THEN
+  IF TG_OP = \'UPDATE\' AND NOT NEW."isReplay" AND NOT (NEW.metadata ? \'supersededBy\') THEN
     PERFORM agent_day_pass_count_add(NEW."agentId", NEW."agentVersionId", coalesce(NEW."startedAt", NEW."createdAt"),
       1, (EXISTS (SELECT 1 FROM "ClusterMember" m WHERE m."sessionId" = NEW.id))::int, NULL)\073
   END IF\073
@@ -90,11 +90,31 @@ BEGIN
 END
 ';
 
--- Inserted and changed rows after the fact. A deleted one before, while its member row is still there (the
--- cascade that removes that row runs after the delete, and finds no session to count it against).
+-- Inserted rows once per statement: one upsert per version and day, taken in key order (two imports at once
+-- lock the count rows they share in the same order). Changed rows after the fact. A deleted one before, while its
+-- member row is still there (the cascade that removes that row runs after the delete, and finds no session to
+-- count it against).
+CREATE FUNCTION agent_day_pass_count_inserted() RETURNS trigger LANGUAGE plpgsql AS E'
+BEGIN
+  INSERT INTO "AgentDayPassCount" AS c ("agentId", "agentVersionId", "day", "sessions", "failed", "firstSeen")
+  SELECT n."agentId", n."agentVersionId", (coalesce(n."startedAt", n."createdAt") AT TIME ZONE \'UTC\')::date,
+    count(*), count(m."sessionId"), min(coalesce(n."startedAt", n."createdAt"))
+  FROM inserted_sessions n LEFT JOIN "ClusterMember" m ON m."sessionId" = n.id
+  WHERE NOT n."isReplay" AND NOT (n.metadata ? \'supersededBy\')
+  GROUP BY 1, 2, 3
+  ORDER BY 1, 2, 3
+  ON CONFLICT ("agentId", "agentVersionId", "day") DO UPDATE
+    SET "sessions" = c."sessions" + EXCLUDED."sessions",
+        "failed" = c."failed" + EXCLUDED."failed",
+        "firstSeen" = LEAST(c."firstSeen", EXCLUDED."firstSeen")\073
+  RETURN NULL\073
+END
+';
+
 CREATE TRIGGER agent_day_pass_count_inserted
 AFTER INSERT ON "Session"
-FOR EACH ROW EXECUTE FUNCTION agent_day_pass_count_sessions();
+REFERENCING NEW TABLE AS inserted_sessions
+FOR EACH STATEMENT EXECUTE FUNCTION agent_day_pass_count_inserted();
 
 CREATE TRIGGER agent_day_pass_count_changed
 AFTER UPDATE OF "agentId", "agentVersionId", "startedAt", "createdAt", "isReplay", "metadata" ON "Session"
