@@ -8,6 +8,10 @@
  * 2. `GET /api/v1/clusters` and `GET /api/v1/regressions` for an agent with 10,000 and then 100,000 sessions
  *    (generated rows: five versions over a year, three in ten failed in one of 20 clusters): the work up to the
  *    answer's first byte (the operation the route calls and its JSON; the route sends it whole), in this process.
+ * 3. A watch evaluation per arriving session, on that agent at 10,000 and 100,000 sessions: sessions arrive one a
+ *    document through the import operation (`importSessions`, which evaluates the agent's watches in the call when
+ *    no queue is plugged in), alternately with no watch (the floor) and with three watches (regression, new
+ *    cluster, cluster growth, no action) whose window is open, so each such arrival evaluates all three.
  *
  * Each figure is the median of `--runs` runs with their spread; the load average is printed before and after,
  * since the machine is often shared.
@@ -19,7 +23,9 @@ import { cohort, jsonlDocuments, type CohortSession } from "../lib/clusters/test
 import { writeClusterAssignments, type ClusterAssignment } from "../lib/db/clusters";
 import { prismaSql } from "../lib/db/sql";
 import { createTestDatabase, type TestDatabase } from "../lib/db/testing";
+import { insertWatch } from "../lib/db/watches";
 import { importAndSave } from "../lib/server/ingest/imports";
+import { importSessions } from "../lib/server/sessions/sessions";
 import { listFailureClusters } from "../lib/server/clusters/clusters";
 import { getRegressions } from "../lib/server/clusters/regressions";
 import { localAdmin } from "../lib/server/principal";
@@ -101,7 +107,7 @@ async function ingestShare(seed: number): Promise<{ importMs: number; clusterMs:
 const CLUSTERS = 20;
 
 /** Sessions `from`..`to`-1 of one agent: five versions over a year, three in ten failed, each in one of 20 clusters. */
-async function fill(
+async function fillRows(
   db: TestDatabase,
   agentId: string,
   versions: string[],
@@ -124,8 +130,24 @@ async function fill(
     SELECT s.id, ((${clusters})::text[])[1 + (i % ${CLUSTERS})], 'h' || (i % ${CLUSTERS}), s."agentVersionId", s."startedAt"
     FROM generate_series(${from}::int, ${to - 1}::int) AS i JOIN "Session" s ON s.id = 's' || lpad(i::text, 7, '0')
     WHERE i % 10 < 3`;
-  await db.prisma.$executeRaw`ANALYZE "Session"`;
-  await db.prisma.$executeRaw`ANALYZE "ClusterMember"`;
+}
+
+/**
+ * Sessions `from`..`to`-1 written 10,000 a statement (as imports come, in pieces: one statement of 90,000 would
+ * update each kept count some thousand times in one transaction), then the tables vacuumed and analyzed, as
+ * autovacuum would after such a load.
+ */
+async function fill(
+  db: TestDatabase,
+  agentId: string,
+  versions: string[],
+  clusters: string[],
+  from: number,
+  to: number,
+) {
+  for (let k = from; k < to; k += 10_000) await fillRows(db, agentId, versions, clusters, k, Math.min(to, k + 10_000));
+  for (const table of ["Session", "ClusterMember", "FailureCluster", "AgentDayPassCount", "ClusterVersionCount"])
+    await db.prisma.$executeRawUnsafe(`VACUUM ANALYZE "${table}"`);
 }
 
 type Read = () => Promise<unknown>;
@@ -140,6 +162,65 @@ async function firstByte(read: Read): Promise<number> {
   const ms = performance.now() - t;
   if (body.length < 10) throw new Error("empty answer");
   return ms;
+}
+
+const ARRIVALS = 10;
+const WATCHES = [{ kind: "regression" }, { kind: "new_cluster" }, { kind: "cluster_growth", perDay: 1_000_000 }];
+
+/**
+ * Per run, `ARRIVALS` sessions arriving alone with no watch and as many with the three watches (each evaluation's
+ * window open), interleaved so the load drifts alike for both: the median ms per arrival of each.
+ */
+async function watchArrivals(db: TestDatabase, agentId: string, size: number) {
+  const admin = localAdmin("bench");
+  const sessions = cohort({
+    agent: "bench-fleet",
+    seed: size,
+    perVersion: { "5": { count: 2 * ARRIVALS * RUNS, mix: { declined: 0.3 } } },
+  });
+  let next = 0;
+  const arrive = async () => {
+    const s = sessions[next++]!;
+    const doc = JSON.stringify({ ...s.doc, externalId: `arrival-${size}-${next}` });
+    const t = performance.now();
+    const result = await importSessions(admin, { body: doc, format: "native" }, db.prisma);
+    const ms = performance.now() - t;
+    if (!result.ok) throw new Error("import failed");
+    return ms;
+  };
+  const floors: number[] = [];
+  const watched: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    const alone: number[] = [];
+    const withWatches: number[] = [];
+    for (let i = 0; i < ARRIVALS; i++) {
+      await db.prisma.watch.deleteMany({ where: { agentId } });
+      alone.push(await arrive());
+      for (const { kind, ...condition } of WATCHES)
+        await insertWatch(db.prisma, {
+          agentId,
+          name: `bench ${kind}`,
+          kind,
+          condition,
+          actions: {},
+          costBound: null,
+          windowSeconds: 60,
+          createdBy: "bench",
+        });
+      withWatches.push(await arrive());
+    }
+    floors.push(median(alone));
+    watched.push(median(withWatches));
+  }
+  await db.prisma.watch.deleteMany({ where: { agentId } });
+  const ratios = watched.map((w, i) => w / floors[i]!);
+  const added = watched.map((w, i) => w - floors[i]!);
+  console.log(
+    `  a session arriving at ${size}: import alone ${spread(floors, 1)}; with ${WATCHES.length} watches evaluated ${spread(watched, 1)}`,
+  );
+  console.log(
+    `    watch evaluation per arriving session: ${spread(added, 1)} added, ${spread(ratios, 2, "x")} the import alone (load ${load()})`,
+  );
 }
 
 async function apiAtScale() {
@@ -185,6 +266,7 @@ async function apiAtScale() {
         figures.set(`${name}:${size}`, ms);
         console.log(`  GET /api/v1/${name} at ${size}: first byte ${spread(ms, 1)}`);
       }
+      await watchArrivals(db, agent.id, size);
     }
     for (const [name] of apis) {
       const small = figures.get(`${name}:10000`)!;

@@ -1,3 +1,5 @@
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
@@ -138,4 +140,68 @@ test("a static override tried from a cluster's page fixes every member and break
   );
   await expect(page.getByTestId("cluster-fix")).toHaveCount(5);
   expect(await axe(page)).toEqual([]);
+});
+
+test("a smallest-fix search waiting on a live tool is listed on the jobs page with its cluster and its probes", async ({
+  page,
+  request,
+}) => {
+  const agent = `e2e-fix-job-${Date.now()}`;
+  const docs = Array.from({ length: 3 }, (_, i) => session(agent, i, true));
+  const imported = await request.post("/api/v1/sessions?format=native", {
+    headers: { ...AUTH, "content-type": "application/x-ndjson" },
+    data: docs.map((d) => JSON.stringify(d)).join("\n"),
+  });
+  expect(imported.status()).toBe(201);
+  const listed = await request.get(`/api/v1/clusters?agentName=${encodeURIComponent(agent)}`, { headers: AUTH });
+  const [cluster] = ((await listed.json()) as { clusters: { id: string; label: string }[] }).clusters;
+  // The refund tool answers only when told: a probe that calls it live waits.
+  const held: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => held.push(res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tools`;
+  let toolId = "";
+  let searchId = "";
+  try {
+    const put = await request.post("/api/v1/executors/tools", {
+      headers: AUTH,
+      data: { tool: "refund_payment", url, readOnly: true, timeoutMs: 60_000 },
+    });
+    expect(put.status(), await put.text()).toBe(201);
+    toolId = ((await put.json()) as { tool: { id: string } }).tool.id;
+    await request.post("/api/v1/executors/allowed-hosts", { headers: AUTH, data: { host: "127.0.0.1" } });
+    // Two changes from the recording (a live refund tool, a step limit): at most (4 + 6) / 2 = 5 probes.
+    const started = await request.post(`/api/v1/clusters/${cluster!.id}/fixes/smallest`, {
+      headers: AUTH,
+      data: {
+        policy: {
+          ...RECORDING,
+          maxSteps: 100,
+          tools: { ...RECORDING.tools, overrides: { refund_payment: { type: "passthrough" } } },
+        },
+      },
+    });
+    expect(started.status(), await started.text()).toBe(202);
+    searchId = ((await started.json()) as { searchId: string }).searchId;
+    await expect.poll(() => held.length, { timeout: 60_000 }).toBeGreaterThan(0);
+
+    await page.goto("/settings/jobs");
+    const row = page.getByTestId("job-running").filter({ has: page.locator(`a[href="/failures/${cluster!.id}"]`) });
+    await expect(row).toHaveAttribute("data-kind", "fix_search");
+    await expect(row.getByRole("link", { name: cluster!.label })).toHaveText(cluster!.label);
+    await expect(row).toContainText(`smallest-fix search · ${agent}`);
+    await expect(row).toContainText(/ · probe [0-4] of at most 5/);
+    await page.screenshot({ path: "test-results/jobs-with-fix-search.png", fullPage: true });
+    expect(await axe(page)).toEqual([]);
+  } finally {
+    if (searchId)
+      await request.post(`/api/v1/clusters/${cluster!.id}/fixes/smallest/${searchId}/cancel`, { headers: AUTH });
+    for (const res of held.splice(0)) res.destroy();
+    if (toolId) await request.delete(`/api/v1/executors/tools/${toolId}`, { headers: AUTH });
+    server.closeAllConnections();
+    server.close();
+  }
 });

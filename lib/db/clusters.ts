@@ -376,27 +376,30 @@ export async function splitClusterRows(
 
 // ---- Regressions -----------------------------------------------------------------
 
-/** An agent's sessions and failed sessions per version (oldest version first) and per version and day. */
+/**
+ * An agent's sessions and failed sessions per version (oldest version first) and per version and day, and its
+ * clusters' members per version: read from the counts the database keeps (AgentDayPassCount and
+ * ClusterVersionCount, migration pass_count_aggregates), one row per version and day whatever the number of
+ * sessions. A session is counted unless it is a replay or superseded, and failed while it is a cluster member.
+ */
 export async function passCounts(client: DbClient, agentId: string) {
   const byVersion = await client.$queryRaw<
     { agentVersionId: string; version: string; firstSeen: Date; total: bigint; failed: bigint }[]
   >`
-    SELECT s."agentVersionId", v.version, min(coalesce(s."startedAt", s."createdAt")) AS "firstSeen",
-      count(*) AS total, count(m."sessionId") AS failed
-    FROM "Session" s JOIN "AgentVersion" v ON v.id = s."agentVersionId"
-    LEFT JOIN "ClusterMember" m ON m."sessionId" = s.id
-    WHERE s."agentId" = ${agentId} AND NOT s."isReplay" AND NOT (s.metadata ? 'supersededBy')
+    SELECT c."agentVersionId", v.version, min(c."firstSeen") AS "firstSeen",
+      sum(c.sessions) AS total, sum(c.failed) AS failed
+    FROM "AgentDayPassCount" c JOIN "AgentVersion" v ON v.id = c."agentVersionId"
+    WHERE c."agentId" = ${agentId} AND c.sessions > 0
     GROUP BY 1, 2 ORDER BY 3, 2`;
-  const byDay = await client.$queryRaw<{ agentVersionId: string; day: string; total: bigint; failed: bigint }[]>`
-    SELECT s."agentVersionId", to_char((coalesce(s."startedAt", s."createdAt") AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day,
-      count(*) AS total, count(m."sessionId") AS failed
-    FROM "Session" s LEFT JOIN "ClusterMember" m ON m."sessionId" = s.id
-    WHERE s."agentId" = ${agentId} AND NOT s."isReplay" AND NOT (s.metadata ? 'supersededBy')
-    GROUP BY 1, 2 ORDER BY 2, 1`;
-  const byCluster = await client.$queryRaw<{ clusterId: string; agentVersionId: string; sessions: bigint }[]>`
-    SELECT m."clusterId", m."agentVersionId", count(*) AS sessions
-    FROM "ClusterMember" m JOIN "FailureCluster" c ON c.id = m."clusterId"
-    WHERE c."agentId" = ${agentId} GROUP BY 1, 2`;
+  const byDay = await client.$queryRaw<{ agentVersionId: string; day: string; total: number; failed: number }[]>`
+    SELECT "agentVersionId", to_char(day, 'YYYY-MM-DD') AS day, sessions AS total, failed
+    FROM "AgentDayPassCount"
+    WHERE "agentId" = ${agentId} AND sessions > 0
+    ORDER BY 2, 1`;
+  const byCluster = await client.$queryRaw<{ clusterId: string; agentVersionId: string; sessions: number }[]>`
+    SELECT n."clusterId", n."agentVersionId", n.sessions
+    FROM "ClusterVersionCount" n JOIN "FailureCluster" c ON c.id = n."clusterId"
+    WHERE c."agentId" = ${agentId} AND n.sessions > 0`;
   return {
     byVersion: byVersion.map((r) => ({ ...r, total: Number(r.total), failed: Number(r.failed) })),
     byDay: byDay.map((r) => ({ ...r, total: Number(r.total), failed: Number(r.failed) })),

@@ -313,6 +313,7 @@ export async function jobOverview(client: DbClient, limit = 50) {
     queued,
     failed,
     investigations: await investigationJobs(client, limit),
+    fixSearches: await fixSearchJobs(client, limit),
   };
 }
 
@@ -348,6 +349,56 @@ async function investigationJobs(client: DbClient, limit: number) {
           orderBy: { createdAt: status === "failed" ? "desc" : "asc" },
           take: limit,
           select: INVESTIGATION_JOB_ROW,
+        }),
+      ),
+    ).then((byState) => byState.flat()),
+  ]);
+  const count = (status: string) => counts.find((c) => c.status === status)?._count._all ?? 0;
+  return {
+    counts: { queued: count("queued"), running: count("running"), failed: count("failed") },
+    rows,
+  };
+}
+const FIX_SEARCH_JOB_ROW = {
+  id: true,
+  status: true,
+  attempts: true,
+  leaseOwner: true,
+  leaseUntil: true,
+  probes: true,
+  changes: true,
+  cancelRequested: true,
+  error: true,
+  createdAt: true,
+  cluster: {
+    select: {
+      id: true,
+      label: true,
+      check: true,
+      step: true,
+      errorType: true,
+      message: true,
+      agent: { select: { name: true } },
+    },
+  },
+} satisfies Prisma.ClusterFixSearchSelect;
+
+/** Smallest-fix searches waiting, running (with the worker holding each) and failed, for the jobs overview. */
+async function fixSearchJobs(client: DbClient, limit: number) {
+  const [counts, rows] = await Promise.all([
+    client.clusterFixSearch.groupBy({
+      by: ["status"],
+      where: { status: { in: ["queued", "running", "failed"] } },
+      _count: { _all: true },
+    }),
+    // Up to `limit` of each state, as for investigations.
+    Promise.all(
+      (["running", "queued", "failed"] as const).map((status) =>
+        client.clusterFixSearch.findMany({
+          where: { status },
+          orderBy: { createdAt: status === "failed" ? "desc" : "asc" },
+          take: limit,
+          select: FIX_SEARCH_JOB_ROW,
         }),
       ),
     ).then((byState) => byState.flat()),

@@ -227,12 +227,15 @@ export function clustersSince(client: DbClient, agentId: string, since: Date) {
   });
 }
 
-/** Per cluster of the agent, the members whose sessions arrived since `since` (only clusters with `atLeast`). */
+/**
+ * Per cluster of the agent, the members whose sessions arrived since `since` (only clusters with `atLeast`): read
+ * from the agent's sessions since then (the (agentId, createdAt) index), not from all its clusters' members.
+ */
 export async function clusterArrivals(client: DbClient, agentId: string, since: Date, atLeast: number) {
   const rows = await client.$queryRaw<{ clusterId: string; added: bigint }[]>`
     SELECT m."clusterId", count(*) AS added
-    FROM "ClusterMember" m JOIN "FailureCluster" c ON c.id = m."clusterId" JOIN "Session" s ON s.id = m."sessionId"
-    WHERE c."agentId" = ${agentId} AND s."createdAt" >= ${since}
+    FROM "Session" s JOIN "ClusterMember" m ON m."sessionId" = s.id JOIN "FailureCluster" c ON c.id = m."clusterId"
+    WHERE s."agentId" = ${agentId} AND s."createdAt" >= ${since} AND c."agentId" = ${agentId}
     GROUP BY 1 HAVING count(*) >= ${atLeast} ORDER BY 2 DESC LIMIT 100`;
   return rows.map((r) => ({ clusterId: r.clusterId, added: Number(r.added) }));
 }

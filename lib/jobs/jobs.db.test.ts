@@ -700,6 +700,57 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
     const few = presentJobs(await jobOverview(db.prisma, 2));
     expect(few.running.filter((j) => j.kind === "investigation").map((j) => j.id)).toEqual([running.id]);
     expect(few.failed.filter((j) => j.kind === "investigation")).toHaveLength(2);
+
+    // Smallest-fix searches are listed with their cluster (named after its signature when unnamed) and probes.
+    const { agentId } = await db.prisma.session.findUniqueOrThrow({
+      where: { id: sessionId },
+      select: { agentId: true },
+    });
+    const cluster = await db.prisma.failureCluster.create({
+      data: {
+        agentId,
+        signatureHash: "jobs-h",
+        step: "tool:lookup_order",
+        errorType: "NotFound",
+        message: "no order <id>",
+      },
+    });
+    const search = await db.prisma.clusterFixSearch.create({
+      data: {
+        clusterId: cluster.id,
+        params: {},
+        changes: ["a", "b", "c"],
+        status: "running",
+        probes: [{}, {}],
+        leaseOwner: "worker-9",
+        attempts: 1,
+      },
+    });
+    await db.prisma.clusterFixSearch.create({
+      data: { clusterId: cluster.id, params: {}, changes: ["a"], status: "done", probes: [{}] },
+    });
+    const listed = presentJobs(await listJobs(admin, {}, db.prisma));
+    const searches = [...listed.queued, ...listed.running, ...listed.failed].filter((j) => j.kind === "fix_search");
+    const agent = await db.prisma.agent.findUniqueOrThrow({ where: { id: agentId }, select: { name: true } });
+    expect(searches).toEqual([
+      {
+        id: search.id,
+        kind: "fix_search",
+        status: "running",
+        attempts: 1,
+        worker: "worker-9",
+        leaseUntil: null,
+        progress: { done: 2, total: 9 },
+        cancelRequested: false,
+        error: null,
+        cluster: {
+          id: cluster.id,
+          label: "lookup_order: NotFound: no order <id>",
+          agent: agent.name,
+        },
+        createdAt: search.createdAt.toISOString(),
+      },
+    ]);
   });
 
   it("bad input enqueues nothing and writes nothing: an unknown session, policy version or agent version is a 404", async () => {

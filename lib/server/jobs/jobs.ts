@@ -4,12 +4,14 @@
  * lib/jobs; the rows it reads and writes are lib/db/jobs.
  */
 import { z } from "zod";
+import { defaultLabel } from "@/lib/clusters/signature";
 import type { Db } from "@/lib/db";
 import { cancelExperimentRows, cancelReplayRow, jobOverview, retryReplayRow } from "@/lib/db/jobs";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
 import type { QueueDeps } from "../job-queue";
+import { searchProbeBound } from "../clusters/cluster-fix-search";
 import { enqueueReplaysFor } from "../replays/run-queued-replay";
 
 export const CancelReplayInput = z.object({ replayId: z.string().min(1) });
@@ -49,7 +51,7 @@ export async function retryReplay(principal: Principal, input: CancelReplayInput
   return { replayId: input.replayId };
 }
 
-/** Queued, running and failed replays, for /settings/jobs. */
+/** Queued, running and failed replays, investigations and smallest-fix searches, for /settings/jobs. */
 export async function listJobs(principal: Principal, _input: unknown, prisma: Db) {
   authorize(principal, "jobs.manage");
   return jobOverview(prisma);
@@ -57,7 +59,10 @@ export async function listJobs(principal: Principal, _input: unknown, prisma: Db
 
 type Overview = Awaited<ReturnType<typeof jobOverview>>;
 
-/** The API's shape of the job overview: replays and investigations, each row with its kind, worker and progress. */
+/**
+ * The API's shape of the job overview: replays, investigations and smallest-fix searches, each row with its kind,
+ * worker and progress (a search's probes of the most ddmin may run), a search with its cluster.
+ */
 export function presentJobs(overview: Overview) {
   const replay = (r: Overview["running"][number]) => ({
     id: r.id,
@@ -91,14 +96,34 @@ export function presentJobs(overview: Overview) {
     session: i.session,
     createdAt: i.createdAt.toISOString(),
   });
-  const investigations = overview.investigations;
-  const of = (status: string) => investigations.rows.filter((i) => i.status === status).map(investigation);
+  const fixSearch = (f: Overview["fixSearches"]["rows"][number]) => {
+    const { agent, ...signature } = f.cluster;
+    return {
+      id: f.id,
+      kind: "fix_search" as const,
+      status: f.status,
+      attempts: f.attempts,
+      worker: f.leaseOwner,
+      leaseUntil: f.leaseUntil?.toISOString() ?? null,
+      progress: {
+        done: Array.isArray(f.probes) ? f.probes.length : 0,
+        total: searchProbeBound(Array.isArray(f.changes) ? f.changes.length : 0),
+      },
+      cancelRequested: f.cancelRequested,
+      error: (f.error ?? null) as { code: string; message: string } | null,
+      cluster: { id: f.cluster.id, label: f.cluster.label ?? defaultLabel(signature), agent: agent.name },
+      createdAt: f.createdAt.toISOString(),
+    };
+  };
+  const { investigations, fixSearches } = overview;
+  const of = (status: string) => [
+    ...investigations.rows.filter((i) => i.status === status).map(investigation),
+    ...fixSearches.rows.filter((f) => f.status === status).map(fixSearch),
+  ];
+  const total = (k: "queued" | "running" | "failed") =>
+    overview.counts[k] + investigations.counts[k] + fixSearches.counts[k];
   return {
-    counts: {
-      queued: overview.counts.queued + investigations.counts.queued,
-      running: overview.counts.running + investigations.counts.running,
-      failed: overview.counts.failed + investigations.counts.failed,
-    },
+    counts: { queued: total("queued"), running: total("running"), failed: total("failed") },
     queued: [...overview.queued.map(replay), ...of("queued")],
     running: [...overview.running.map(replay), ...of("running")],
     failed: [...overview.failed.map(replay), ...of("failed")],

@@ -25,13 +25,42 @@ const INVESTIGATION_NAMES: Record<string, string> = {
 };
 
 function label(j: Job) {
+  if (j.kind === "fix_search") return j.cluster.label;
   return j.session.title ?? j.session.externalId ?? j.session.id;
 }
 
-/** What a running job has done: a replay's steps, an investigation's probes. */
+/** Where a job's row leads: its replay, its investigation, or the cluster a smallest-fix search is over. */
+function href(j: Job) {
+  if (j.kind === "replay") return `/replays/${j.id}`;
+  if (j.kind === "fix_search") return `/failures/${j.cluster.id}`;
+  return `/investigations/${j.id}`;
+}
+
+/** What a running job has done: a replay's steps, an investigation's probes, a search's probes of the most it may run. */
 function progressText(j: Job) {
+  const done = j.progress.done ?? 0;
+  if (j.kind === "fix_search") return `${j.worker ?? "?"} · probe ${done} of at most ${j.progress.total}`;
   const unit = j.kind === "replay" ? "step" : "probe";
-  return `${j.worker ?? "?"} · ${unit} ${j.progress.done ?? 0} of ${j.progress.total ?? "?"}`;
+  return `${j.worker ?? "?"} · ${unit} ${done} of ${j.progress.total ?? "?"}`;
+}
+
+/** The small words beside a job's name: an investigation's kind, a search's cluster's agent, a replay's experiment. */
+function Beside({ j }: { j: Job }) {
+  if (j.kind === "investigation")
+    return (
+      <span className="ml-2 text-xs text-slate-500">
+        {INVESTIGATION_NAMES[j.investigationKind] ?? j.investigationKind}
+      </span>
+    );
+  if (j.kind === "fix_search")
+    return <span className="ml-2 text-xs text-slate-500">smallest-fix search · {j.cluster.agent}</span>;
+  if (j.experimentId)
+    return (
+      <Link href={`/experiments/${j.experimentId}`} className="ml-2 text-xs text-slate-500 hover:underline">
+        experiment
+      </Link>
+    );
+  return null;
 }
 
 const NONE = {
@@ -52,21 +81,10 @@ function Rows({ rows, kind }: { rows: Job[]; kind: "running" | "queued" | "faile
   return rows.map((j) => (
     <tr key={j.id} data-testid={`job-${kind}`} data-kind={j.kind}>
       <td className="px-3 py-2">
-        <Link
-          href={j.kind === "replay" ? `/replays/${j.id}` : `/investigations/${j.id}`}
-          className="text-indigo-700 hover:underline"
-        >
+        <Link href={href(j)} className="text-indigo-700 hover:underline">
           {label(j)}
         </Link>
-        {j.kind === "investigation" ? (
-          <span className="ml-2 text-xs text-slate-500">
-            {INVESTIGATION_NAMES[j.investigationKind] ?? j.investigationKind}
-          </span>
-        ) : j.experimentId ? (
-          <Link href={`/experiments/${j.experimentId}`} className="ml-2 text-xs text-slate-500 hover:underline">
-            experiment
-          </Link>
-        ) : null}
+        <Beside j={j} />
       </td>
       <td className="px-3 py-2">
         <StatusBadge status={j.status} />
@@ -107,7 +125,7 @@ export default async function JobsPage() {
       </div>
       <PageHeader
         title="Jobs"
-        subtitle={`Replays and investigations run as jobs on the database: ${plural(queue.workers.length, "worker")} in this server process, any number more with npm run worker. A worker that stops is replaced after its ${settings.leaseMs / 1000} s lease; a job whose runs keep ending without a result stops after ${settings.maxAttempts} attempts.`}
+        subtitle={`Replays, investigations and smallest-fix searches run as jobs on the database: ${plural(queue.workers.length, "worker")} in this server process, any number more with npm run worker. A worker that stops is replaced after its ${settings.leaseMs / 1000} s lease; a job whose runs keep ending without a result stops after ${settings.maxAttempts} attempts.`}
       />
       <dl className="mb-6 grid grid-cols-3 gap-4 text-center" data-testid="job-counts">
         {(["queued", "running", "failed"] as const).map((k) => (
