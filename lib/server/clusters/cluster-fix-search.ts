@@ -38,16 +38,15 @@ import { minimizeEdits, Policy } from "@/lib/replay";
 import { authorize } from "../authz";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
 import {
-  inlineOwner,
   LeaseLost,
   runLeased,
+  runReplaysHere,
   sleep,
   type LeasedRun,
   type LeasedRunOptions,
   type LeasedRunOutcome,
 } from "../jobs/leased-run";
 import type { Principal } from "../principal";
-import { runQueuedReplay } from "../replays/run-queued-replay";
 import { fixOfExperiment, MAX_FIX_SESSIONS, startClusterFix } from "./cluster-fixes";
 
 /** The recording: every model step and tool answer as recorded. */
@@ -224,10 +223,7 @@ export type FixSearchRunOutcome = LeasedRunOutcome;
  */
 async function runToEnd(principal: Principal, prisma: Db, experimentId: string, leaseMs: number, lost: () => boolean) {
   for (;;) {
-    for (const id of await queuedReplayIds(prisma, experimentId)) {
-      if (lost()) return null;
-      await runQueuedReplay(prisma, id, { owner: inlineOwner(), leaseMs });
-    }
+    if (!(await runReplaysHere(prisma, await queuedReplayIds(prisma, experimentId), leaseMs, lost))) return null;
     await settleExperiment(prisma, experimentId);
     const fix = (await fixOfExperiment(principal, { experimentId }, prisma))!;
     if (fix.figures.done) return fix.figures.members;

@@ -23,16 +23,15 @@ import { authorize } from "../authz";
 import type { Principal } from "../principal";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
 import {
-  inlineOwner,
   LeaseLost,
   runLeased,
+  runReplaysHere,
   sleep,
   type LeasedRun,
   type LeasedRunOptions,
   type LeasedRunOutcome,
 } from "../jobs/leased-run";
 import { createReplay } from "../replays/replays";
-import { runQueuedReplay } from "../replays/run-queued-replay";
 import {
   createInvestigation,
   runStaleCheck,
@@ -54,10 +53,7 @@ export type InvestigationRunOutcome = LeasedRunOutcome;
  */
 async function runProbeReplays(prisma: Db, replayIds: readonly string[], leaseMs: number, lost: () => boolean) {
   for (;;) {
-    for (const id of replayIds) {
-      if (lost()) return;
-      await runQueuedReplay(prisma, id, { owner: inlineOwner(), leaseMs });
-    }
+    if (!(await runReplaysHere(prisma, replayIds, leaseMs, lost))) return;
     const open = (await replayOutcomes(prisma, replayIds)).filter(
       (o) => o.status === "queued" || o.status === "running",
     );

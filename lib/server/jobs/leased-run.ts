@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { runFailure } from "@/lib/run-failures";
+import { runQueuedReplay } from "../replays/run-queued-replay";
 
 export interface LeasedRunOptions {
   /** The lease owner (a worker's name); a run without one gets its own. */
@@ -23,6 +24,23 @@ export type LeasedRunOutcome = "ran" | "busy" | "idle" | "lease_lost" | "gave_up
 export const inlineOwner = () => `inline:${process.pid}:${randomUUID()}`;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs these replays here, one after another, each under a replay lease (one queued, or one whose worker is gone;
+ * one another worker holds is left to it). False when the run's own lease went first.
+ */
+export async function runReplaysHere(
+  prisma: Db,
+  replayIds: readonly string[],
+  leaseMs: number,
+  lost: () => boolean,
+): Promise<boolean> {
+  for (const id of replayIds) {
+    if (lost()) return false;
+    await runQueuedReplay(prisma, id, { owner: inlineOwner(), leaseMs });
+  }
+  return true;
+}
 
 /** This run no longer holds its row (another worker took it over): it stores nothing more. */
 export class LeaseLost extends Error {
