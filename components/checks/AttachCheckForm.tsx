@@ -4,7 +4,7 @@ import { useState } from "react";
 import { attachCheckAction } from "@/lib/actions/checks";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
-import { Field, inputClass } from "@/components/ui/Field";
+import { Field, TextField, inputClass } from "@/components/ui/Field";
 import { Notice } from "@/components/ui/Notice";
 import { useActionForm } from "@/components/ui/useActionForm";
 
@@ -66,44 +66,33 @@ export function AttachCheckForm({
             ))}
           </select>
         </Field>
-        <Field
+        <TextField
           label="From version (optional)"
           hint="Judge this version and the ones first seen after it; empty judges every version."
           errors={form.fieldErrors("fromVersion")}
-        >
-          <input
-            value={fromVersion}
-            onChange={(e) => setFromVersion(e.target.value)}
-            className={`${inputClass} font-mono`}
-            maxLength={200}
-          />
-        </Field>
+          value={fromVersion}
+          maxLength={200}
+          onValue={setFromVersion}
+          inputClassName={`${inputClass} font-mono`}
+        />
         {judge ? (
           <>
-            <Field
+            <TextField
               label="Budget a day (US dollars)"
               hint="Once a day's judge calls reach it, further sessions are recorded as not judged until the next day (UTC)."
               errors={form.fieldErrors("dailyBudgetUsd")}
-            >
-              <input
-                value={budget}
-                onChange={(e) => setBudget(e.target.value)}
-                className={inputClass}
-                inputMode="decimal"
-              />
-            </Field>
-            <Field
+              value={budget}
+              inputMode="decimal"
+              onValue={setBudget}
+            />
+            <TextField
               label="Cost of one judge call (US dollars)"
               hint="What your model provider charges for one judged run, about; each call counts this much against the budget."
               errors={form.fieldErrors("judgeCallUsd")}
-            >
-              <input
-                value={perCall}
-                onChange={(e) => setPerCall(e.target.value)}
-                className={inputClass}
-                inputMode="decimal"
-              />
-            </Field>
+              value={perCall}
+              inputMode="decimal"
+              onValue={setPerCall}
+            />
           </>
         ) : null}
         {form.formError ? <Notice tone="error">{form.formError}</Notice> : null}

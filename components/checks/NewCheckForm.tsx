@@ -4,7 +4,7 @@ import { useState } from "react";
 import { createCheckAction } from "@/lib/actions/checks";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
-import { Field, inputClass } from "@/components/ui/Field";
+import { Field, TextField, inputClass } from "@/components/ui/Field";
 import { Notice } from "@/components/ui/Notice";
 import { useActionForm } from "@/components/ui/useActionForm";
 import type { CheckDefinition } from "@/lib/replay";
@@ -117,14 +117,7 @@ export function NewCheckForm() {
   return (
     <Card title="New check">
       <form onSubmit={submit} className="space-y-4" aria-label="New outcome check">
-        <Field label="Name" errors={errorsOf("name")}>
-          <input
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            className={inputClass}
-            placeholder="Refund issued"
-          />
-        </Field>
+        <TextField label="Name" errors={errorsOf("name")} value={name} placeholder="Refund issued" onValue={setName} />
         <Field label="Kind">
           <select value={kind} onChange={(e) => setKind(e.target.value as Kind)} className={inputClass}>
             {(Object.keys(CHECK_KINDS) as Kind[]).map((k) => (

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { addConnectorAction, cancelPullAction, startPullAction } from "@/lib/actions/connectors";
 import { Button } from "@/components/ui/Button";
-import { FieldError, FormError, gridInputClass as input, SubmitRow } from "@/components/ui/FormParts";
+import { FieldError, FormError, gridInputClass as input, GridField, SubmitRow } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 
 type Kind = "langfuse" | "langsmith" | "phoenix" | "braintrust";
@@ -91,17 +91,15 @@ export function ConnectorForm() {
           ],
         ] as const
       ).map(([key, label, placeholder]) => (
-        <label key={key} className="text-sm">
-          <span className="text-slate-600">{label}</span>
-          <input
-            name={key}
-            value={v[key]}
-            placeholder={placeholder}
-            onChange={(e) => setV({ ...v, [key]: e.target.value })}
-            className={input}
-          />
-          <FieldError error={error} name={key} />
-        </label>
+        <GridField
+          key={key}
+          label={label}
+          name={key}
+          value={v[key]}
+          placeholder={placeholder}
+          onValue={(value) => setV({ ...v, [key]: value })}
+          error={error}
+        />
       ))}
       <p className="text-sm text-slate-600 sm:col-span-5">{own.help}</p>
       <SubmitRow label="Add connector" pending={pending} error={error} />
@@ -180,18 +178,17 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
       {PULL_FIELDS.filter(([key]) => fields.includes(key)).map(([key, ownLabel, type, ownPlaceholder]) => {
         const [label, placeholder] = KIND_LABELS[kind]?.[key] ?? [ownLabel, ownPlaceholder];
         return (
-          <label key={key} className="text-sm">
-            <span className="text-slate-600">{label}</span>
-            <input
-              name={key}
-              type={type}
-              value={v[key]}
-              placeholder={placeholder}
-              onChange={(e) => setV({ ...v, [key]: e.target.value })}
-              className={input}
-            />
-            <FieldError error={error} name={`filter.${key}`} />
-          </label>
+          <GridField
+            key={key}
+            label={label}
+            name={key}
+            type={type}
+            value={v[key]}
+            placeholder={placeholder}
+            onValue={(value) => setV({ ...v, [key]: value })}
+            error={error}
+            errorName={`filter.${key}`}
+          />
         );
       })}
       {kind === "langsmith" || kind === "phoenix" || kind === "braintrust" ? (
@@ -201,20 +198,18 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
           <FieldError error={error} name="filter.error" />
         </label>
       ) : null}
-      <label className="text-sm">
-        <span className="text-slate-600">Repeat every (minutes, optional)</span>
-        <input
-          name="everyMinutes"
-          type="number"
-          min={5}
-          max={10080}
-          value={every}
-          placeholder="60"
-          onChange={(e) => setEvery(e.target.value)}
-          className={input}
-        />
-        <FieldError error={error} name="schedule.everyMinutes" />
-      </label>
+      <GridField
+        label="Repeat every (minutes, optional)"
+        name="everyMinutes"
+        type="number"
+        min={5}
+        max={10080}
+        value={every}
+        placeholder="60"
+        onValue={setEvery}
+        error={error}
+        errorName="schedule.everyMinutes"
+      />
       <SubmitRow label="Import traces" pending={pending} error={error} className="sm:col-span-3" />
     </form>
   );

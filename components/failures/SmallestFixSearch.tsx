@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from "react";
 import { cancelFixSearchAction, fixSearchesAction, startFixSearchAction } from "@/lib/actions/clusters";
 import { StatusBadge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
-import { Field, inputClass } from "@/components/ui/Field";
+import { Field, TextField, inputClass } from "@/components/ui/Field";
 import { ProgressBar } from "@/components/ui/ProgressBar";
 import { useActionForm } from "@/components/ui/useActionForm";
 import { formatDateTime, plural } from "@/lib/format";
@@ -88,17 +88,15 @@ function SearchForm({
         </select>
       </Field>
       <div className="grid grid-cols-2 gap-2">
-        <Field label="Sessions per probe" hint="Blank: every session." errors={err("sample")}>
-          <input
-            className={inputClass}
-            inputMode="numeric"
-            value={sample}
-            onChange={(e) => setSample(e.target.value)}
-          />
-        </Field>
-        <Field label="Sample seed" errors={err("seed")}>
-          <input className={inputClass} inputMode="numeric" value={seed} onChange={(e) => setSeed(e.target.value)} />
-        </Field>
+        <TextField
+          label="Sessions per probe"
+          hint="Blank: every session."
+          errors={err("sample")}
+          inputMode="numeric"
+          value={sample}
+          onValue={setSample}
+        />
+        <TextField label="Sample seed" errors={err("seed")} inputMode="numeric" value={seed} onValue={setSeed} />
       </div>
       <div>
         <Button type="submit" disabled={form.pending || running}>

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { startClusterFixAction } from "@/lib/actions/clusters";
 import { Button } from "@/components/ui/Button";
-import { Field, inputClass } from "@/components/ui/Field";
+import { Field, TextField, inputClass } from "@/components/ui/Field";
 import { useActionForm } from "@/components/ui/useActionForm";
 
 export type FixPolicyChoice = { id: string; name: string };
@@ -77,33 +77,25 @@ export function TryFixForm({ clusterId, policies }: { clusterId: string; policie
         </select>
       </Field>
       <div className="grid grid-cols-3 gap-2">
-        <Field label="Sample" hint="Blank: every session." errors={err("sample")}>
-          <input
-            className={inputClass}
-            inputMode="numeric"
-            value={sample}
-            onChange={(e) => setSample(e.target.value)}
-            name="sample"
-          />
-        </Field>
-        <Field label="Control" hint="Passing sessions." errors={err("controlSample")}>
-          <input
-            className={inputClass}
-            inputMode="numeric"
-            value={control}
-            onChange={(e) => setControl(e.target.value)}
-            name="controlSample"
-          />
-        </Field>
-        <Field label="Seed" errors={err("seed")}>
-          <input
-            className={inputClass}
-            inputMode="numeric"
-            value={seed}
-            onChange={(e) => setSeed(e.target.value)}
-            name="seed"
-          />
-        </Field>
+        <TextField
+          label="Sample"
+          hint="Blank: every session."
+          errors={err("sample")}
+          inputMode="numeric"
+          value={sample}
+          name="sample"
+          onValue={setSample}
+        />
+        <TextField
+          label="Control"
+          hint="Passing sessions."
+          errors={err("controlSample")}
+          inputMode="numeric"
+          value={control}
+          name="controlSample"
+          onValue={setControl}
+        />
+        <TextField label="Seed" errors={err("seed")} inputMode="numeric" value={seed} name="seed" onValue={setSeed} />
       </div>
       <div>
         <Button type="submit" disabled={form.pending}>

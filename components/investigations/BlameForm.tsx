@@ -6,7 +6,7 @@ import { startInvestigationAction } from "@/lib/actions/investigations";
 import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
-import { Field, inputClass } from "@/components/ui/Field";
+import { Field, TextField, inputClass } from "@/components/ui/Field";
 import { Notice } from "@/components/ui/Notice";
 import { useActionForm } from "@/components/ui/useActionForm";
 
@@ -83,26 +83,21 @@ export function BlameForm({
           ))}
         </div>
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field
+          <TextField
             label="Trials per probe"
             hint="The live model may answer differently each time."
             errors={form.fieldErrors("trials")}
-          >
-            <input
-              value={trials}
-              onChange={(e) => setTrials(e.target.value)}
-              inputMode="numeric"
-              className={inputClass}
-            />
-          </Field>
-          <Field label="Share of trials that must pass (%)" errors={form.fieldErrors("share")}>
-            <input
-              value={share}
-              onChange={(e) => setShare(e.target.value)}
-              inputMode="numeric"
-              className={inputClass}
-            />
-          </Field>
+            value={trials}
+            inputMode="numeric"
+            onValue={setTrials}
+          />
+          <TextField
+            label="Share of trials that must pass (%)"
+            errors={form.fieldErrors("share")}
+            value={share}
+            inputMode="numeric"
+            onValue={setShare}
+          />
         </div>
         {modelEndpoints.length > 1 ? (
           <Field

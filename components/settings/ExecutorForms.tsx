@@ -8,7 +8,7 @@ import {
   saveToolEndpointAction,
 } from "@/lib/actions/executors";
 import { Button } from "@/components/ui/Button";
-import { FieldError, gridInputClass as input, SubmitRow } from "@/components/ui/FormParts";
+import { GridField, SubmitRow } from "@/components/ui/FormParts";
 import { useActionForm as useSubmit } from "@/components/ui/useActionForm";
 
 export function ModelEndpointForm() {
@@ -34,17 +34,15 @@ export function ModelEndpointForm() {
           ["apiKeyEnv", "Key's environment variable", "OPENAI_API_KEY"],
         ] as const
       ).map(([key, label, placeholder]) => (
-        <label key={key} className="text-sm">
-          <span className="text-slate-600">{label}</span>
-          <input
-            name={key}
-            value={v[key]}
-            placeholder={placeholder}
-            onChange={(e) => setV({ ...v, [key]: e.target.value })}
-            className={input}
-          />
-          <FieldError error={error} name={key} />
-        </label>
+        <GridField
+          key={key}
+          label={label}
+          name={key}
+          value={v[key]}
+          placeholder={placeholder}
+          onValue={(value) => setV({ ...v, [key]: value })}
+          error={error}
+        />
       ))}
       <SubmitRow label="Save model endpoint" pending={pending} error={error} />
     </form>
@@ -66,39 +64,31 @@ export function ToolEndpointForm() {
         );
       }}
     >
-      <label className="text-sm">
-        <span className="text-slate-600">Tool</span>
-        <input
-          name="toolName"
-          value={v.toolName}
-          placeholder="lookup_order"
-          onChange={(e) => setV({ ...v, toolName: e.target.value })}
-          className={input}
-        />
-        <FieldError error={error} name="toolName" />
-      </label>
-      <label className="text-sm sm:col-span-2">
-        <span className="text-slate-600">URL (receives POST {"{ tool, args, callId }"})</span>
-        <input
-          name="url"
-          value={v.url}
-          placeholder="http://127.0.0.1:8080/tools/lookup_order"
-          onChange={(e) => setV({ ...v, url: e.target.value })}
-          className={input}
-        />
-        <FieldError error={error} name="url" />
-      </label>
-      <label className="text-sm">
-        <span className="text-slate-600">Timeout (ms)</span>
-        <input
-          name="timeoutMs"
-          inputMode="numeric"
-          value={v.timeoutMs}
-          onChange={(e) => setV({ ...v, timeoutMs: e.target.value })}
-          className={input}
-        />
-        <FieldError error={error} name="timeoutMs" />
-      </label>
+      <GridField
+        label="Tool"
+        name="toolName"
+        value={v.toolName}
+        placeholder="lookup_order"
+        onValue={(toolName) => setV({ ...v, toolName })}
+        error={error}
+      />
+      <GridField
+        className="text-sm sm:col-span-2"
+        label={<>URL (receives POST {"{ tool, args, callId }"})</>}
+        name="url"
+        value={v.url}
+        placeholder="http://127.0.0.1:8080/tools/lookup_order"
+        onValue={(url) => setV({ ...v, url })}
+        error={error}
+      />
+      <GridField
+        label="Timeout (ms)"
+        name="timeoutMs"
+        inputMode="numeric"
+        value={v.timeoutMs}
+        onValue={(timeoutMs) => setV({ ...v, timeoutMs })}
+        error={error}
+      />
       <label className="flex items-center gap-2 text-sm sm:col-span-4">
         <input type="checkbox" checked={v.readOnly} onChange={(e) => setV({ ...v, readOnly: e.target.checked })} />
         Read-only (safe to repeat). Tools declared write or external_mutation still need approval per call.

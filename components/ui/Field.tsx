@@ -1,4 +1,4 @@
-import { useId, type ReactElement, type ReactNode } from "react";
+import { useId, type InputHTMLAttributes, type ReactElement, type ReactNode } from "react";
 import { cloneElement } from "react";
 
 export const inputClass =
@@ -47,5 +47,30 @@ export function Field({
         </p>
       ) : null}
     </div>
+  );
+}
+
+/** A Field holding a text input in the kit's style (`inputClassName` to change it), told of each new value. */
+export function TextField({
+  label,
+  hint,
+  errors,
+  className,
+  inputClassName = inputClass,
+  onValue,
+  ...input
+}: {
+  label: ReactNode;
+  hint?: ReactNode;
+  errors?: string[] | undefined;
+  className?: string;
+  inputClassName?: string;
+  onValue: (value: string) => void;
+  value: string;
+} & Omit<InputHTMLAttributes<HTMLInputElement>, "onChange" | "className" | "value">) {
+  return (
+    <Field label={label} hint={hint} errors={errors} className={className}>
+      <input {...input} onChange={(e) => onValue(e.target.value)} className={inputClassName} />
+    </Field>
   );
 }

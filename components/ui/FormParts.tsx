@@ -1,3 +1,4 @@
+import type { InputHTMLAttributes, ReactNode } from "react";
 import { Button } from "./Button";
 import type { ActionFormError } from "./useActionForm";
 
@@ -8,6 +9,35 @@ export const gridInputClass = "mt-1 block w-full rounded-md border border-slate-
 export function FieldError({ error, name }: { error: ActionFormError | null; name: string }) {
   const messages = error?.fields?.[name];
   return messages ? <span className="mt-0.5 block text-xs text-rose-700">{messages.join(" ")}</span> : null;
+}
+
+/**
+ * A labelled short text field of a grid form, with what the server said about it (under `errorName`, its own name
+ * unless told). The input's other attributes (placeholder, type, inputMode, …) pass through.
+ */
+export function GridField({
+  label,
+  error,
+  errorName,
+  onValue,
+  className = "text-sm",
+  ...input
+}: {
+  label: ReactNode;
+  error: ActionFormError | null;
+  errorName?: string;
+  onValue: (value: string) => void;
+  className?: string;
+  name: string;
+  value: string;
+} & Omit<InputHTMLAttributes<HTMLInputElement>, "onChange" | "className" | "name" | "value">) {
+  return (
+    <label className={className}>
+      <span className="text-slate-600">{label}</span>
+      <input {...input} onChange={(e) => onValue(e.target.value)} className={gridInputClass} />
+      <FieldError error={error} name={errorName ?? input.name} />
+    </label>
+  );
 }
 
 /** An error that belongs to no single field. */

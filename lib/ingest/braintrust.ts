@@ -1,4 +1,3 @@
-import type { Message } from "@/lib/replay";
 import { MAX_KEY_CHARS } from "@/lib/hostile/storable";
 import { setOwn } from "@/lib/hostile/objects";
 import { isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
@@ -8,7 +7,7 @@ import { assemble, type FinalStep, type Step } from "./otlp/assemble";
 import { formatPath, IssueList, type Path } from "./otlp/path";
 import { nanos, str, type Warn } from "./langfuse-steps";
 import { llmStep, toolSpanStep, type BraintrustSpan } from "./braintrust-steps";
-import { metadataTitle } from "./title";
+import { calledToolNames, sessionTimes, sessionTitle } from "./session-summary";
 import { firstLooksLike, importEach, type TraceFileImport, type TraceResult } from "./trace-files";
 import type { ImportedSession, ImportIssue } from "./types";
 
@@ -204,13 +203,8 @@ function sessionOf(
   const starts = spans.map((s) => Date.parse(s.span.startTime));
   const open = spans.some((s) => s.span.endTime === null);
   const ends = spans.flatMap((s) => (s.span.endTime ? [Date.parse(s.span.endTime)] : []));
-  const firstModel = events.find((e) => e.kind === "model_call");
-  const firstUser = (firstModel?.input as { messages?: Message[] } | undefined)?.messages?.find(
-    (m) => m.role === "user",
-  );
-  const userText = typeof firstUser?.content === "string" ? firstUser.content.replace(/\s+/g, " ").trim() : "";
-  const title = metadataTitle(metadata) ?? (userText ? userText.slice(0, 80) : root.span.name);
-  const toolNames = [...new Set(events.flatMap((e) => (e.kind === "tool_call" ? [e.name] : [])))].sort();
+  const title = sessionTitle(metadata, events, root.span.name);
+  const toolNames = calledToolNames(events);
   const structure = kept.structure.map(({ span, parents }) => ({
     spanId: span.id,
     type: span.type || null,
@@ -240,12 +234,11 @@ function sessionOf(
   const version = metadata ? (str(metadata.version) ?? str(metadata.agent_version)) : null;
   return {
     externalId: traceId,
-    title: title ?? null,
+    title,
     agent: { name: root.span.name ?? "braintrust", adapter: "generic" },
     agentVersion: { version: version ?? "unknown", capabilities: [] },
     format: "braintrust",
-    startedAt: new Date(starts.reduce((a, b) => Math.min(a, b))).toISOString(),
-    endedAt: !open && ends.length > 0 ? new Date(ends.reduce((a, b) => Math.max(a, b))).toISOString() : null,
+    ...sessionTimes(starts, ends, open),
     metadata: { source: "braintrust", braintrust },
     tools: toolNames.map((name) => ({ name })),
     events,

@@ -1,4 +1,3 @@
-import type { Message } from "@/lib/replay";
 import { MAX_KEY_CHARS } from "@/lib/hostile/storable";
 import { isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
 import type { JsonInput } from "./json";
@@ -6,7 +5,7 @@ import { isObject } from "./otlp/attributes";
 import { assemble, type FinalStep, type ModelStep, type Step } from "./otlp/assemble";
 import { formatPath, IssueList, type Path } from "./otlp/path";
 import { generationStep, nanos, OPERATIONS, str, toolStepOf, type LangfuseObservation } from "./langfuse-steps";
-import { metadataTitle } from "./title";
+import { calledToolNames, sessionTimes, sessionTitle } from "./session-summary";
 import { firstLooksLike, importEach, type TraceFileImport, type TraceResult } from "./trace-files";
 import type { ImportedSession, ImportIssue } from "./types";
 
@@ -216,12 +215,7 @@ function sessionOf(
   // An EVENT is a point in time: it has no end.
   const open = observations.some((o) => o.type !== "EVENT" && o.endTime === null);
   const ends = observations.flatMap((o) => (o.endTime ? [Date.parse(o.endTime)] : []));
-  const firstModel = events.find((e) => e.kind === "model_call");
-  const firstUser = (firstModel?.input as { messages?: Message[] } | undefined)?.messages?.find(
-    (m) => m.role === "user",
-  );
-  const userText = typeof firstUser?.content === "string" ? firstUser.content.replace(/\s+/g, " ").trim() : "";
-  const title = metadataTitle(raw.metadata) ?? (userText ? userText.slice(0, 80) : name);
+  const title = sessionTitle(raw.metadata, events, name);
   const toolSchemas = new Map<string, unknown>();
   for (const e of events) {
     if (e.kind !== "model_call") continue;
@@ -232,7 +226,7 @@ function sessionOf(
         toolSchemas.set(fn.name, fn.parameters);
     }
   }
-  const toolNames = [...new Set(events.flatMap((e) => (e.kind === "tool_call" ? [e.name] : [])))].sort();
+  const toolNames = calledToolNames(events);
   const structure = observations
     .filter((o) => STRUCTURE.has(o.type) && !stepIds.has(o.id))
     .map((o) => ({
@@ -288,12 +282,11 @@ function sessionOf(
   };
   return {
     externalId: traceId,
-    title: title ?? null,
+    title,
     agent: { name: name ?? "langfuse", adapter: "generic" },
     agentVersion: { version: str(raw.version) ?? str(raw.release) ?? "unknown", capabilities: [] },
     format: "langfuse",
-    startedAt: start.length > 0 ? new Date(start.reduce((a, b) => Math.min(a, b))).toISOString() : null,
-    endedAt: !open && ends.length > 0 ? new Date(ends.reduce((a, b) => Math.max(a, b))).toISOString() : null,
+    ...sessionTimes(start, ends, open),
     metadata: { source: "langfuse", langfuse },
     tools: toolNames.map((n) => (toolSchemas.has(n) ? { name: n, schema: toolSchemas.get(n) } : { name: n })),
     events,

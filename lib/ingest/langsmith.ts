@@ -1,4 +1,3 @@
-import type { Message } from "@/lib/replay";
 import { MAX_KEY_CHARS } from "@/lib/hostile/storable";
 import { isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
 import type { JsonInput } from "./json";
@@ -7,7 +6,7 @@ import { assemble, type FinalStep, type Step } from "./otlp/assemble";
 import { formatPath, IssueList, type Path } from "./otlp/path";
 import { nanos, str } from "./langfuse-steps";
 import { llmStep, RUN_OPERATIONS, toolRunStep, type LangSmithRun, type RunWarn } from "./langsmith-steps";
-import { metadataTitle } from "./title";
+import { calledToolNames, sessionTimes, sessionTitle } from "./session-summary";
 import { firstLooksLike, importEach, type TraceFileImport, type TraceResult } from "./trace-files";
 import type { ImportedSession, ImportIssue } from "./types";
 
@@ -165,13 +164,8 @@ function sessionOf(
   const starts = runs.map((r) => Date.parse(r.startTime));
   const open = runs.some((r) => r.endTime === null);
   const ends = runs.flatMap((r) => (r.endTime ? [Date.parse(r.endTime)] : []));
-  const firstModel = events.find((e) => e.kind === "model_call");
-  const firstUser = (firstModel?.input as { messages?: Message[] } | undefined)?.messages?.find(
-    (m) => m.role === "user",
-  );
-  const userText = typeof firstUser?.content === "string" ? firstUser.content.replace(/\s+/g, " ").trim() : "";
-  const title = metadataTitle(metadata) ?? (userText ? userText.slice(0, 80) : root.name);
-  const toolNames = [...new Set(events.flatMap((e) => (e.kind === "tool_call" ? [e.name] : [])))].sort();
+  const title = sessionTitle(metadata, events, root.name);
+  const toolNames = calledToolNames(events);
   const structure = runs
     .filter((r) => !stepIds.has(r.id))
     .map((r) => ({
@@ -202,15 +196,14 @@ function sessionOf(
   const version = metadata ? (str(metadata.revision_id) ?? str(metadata.ls_version)) : null;
   return {
     externalId: traceId,
-    title: title ?? null,
+    title,
     agent: {
       name: root.name ?? "langsmith",
       adapter: metadata && "langgraph_step" in metadata ? "langgraph" : "generic",
     },
     agentVersion: { version: version ?? "unknown", capabilities: [] },
     format: "langsmith",
-    startedAt: new Date(starts.reduce((a, b) => Math.min(a, b))).toISOString(),
-    endedAt: !open && ends.length > 0 ? new Date(ends.reduce((a, b) => Math.max(a, b))).toISOString() : null,
+    ...sessionTimes(starts, ends, open),
     metadata: { source: "langsmith", langsmith },
     tools: toolNames.map((name) => ({ name })),
     events,

@@ -157,6 +157,16 @@ export function nanos(iso: string): bigint {
   return BigInt(Date.parse(iso)) * 1_000_000n;
 }
 
+/** Where a span's step stands: its trace, its key, and when it started and ended (null: it never ended). */
+function spanPlace(span: AgentsSpan) {
+  return {
+    traceId: span.traceId,
+    key: spanKey(span),
+    startNs: nanos(span.startedAt),
+    endNs: span.endedAt ? nanos(span.endedAt) : null,
+  };
+}
+
 function warnAt(warnings: ImportIssue[], span: AgentsSpan, key: string, message: string): void {
   warnings.push({ path: `${span.path}.span_data.${key}`, message: `span ${span.id}: ${message}` });
 }
@@ -196,10 +206,7 @@ function generationStep(span: AgentsSpan, warnings: ImportIssue[]): ModelStep {
   const outputTokens = usage ? (count(usage.output_tokens) ?? count(usage.completion_tokens)) : undefined;
   return {
     kind: "model_call",
-    traceId: span.traceId,
-    key: spanKey(span),
-    startNs: nanos(span.startedAt),
-    endNs: span.endedAt ? nanos(span.endedAt) : null,
+    ...spanPlace(span),
     name: model ?? "unknown-model",
     input: {
       messages,
@@ -223,10 +230,7 @@ function responseStep(span: AgentsSpan): ModelStep {
   const responseId = typeof span.spanData.response_id === "string" ? span.spanData.response_id : undefined;
   return {
     kind: "model_call",
-    traceId: span.traceId,
-    key: spanKey(span),
-    startNs: nanos(span.startedAt),
-    endNs: span.endedAt ? nanos(span.endedAt) : null,
+    ...spanPlace(span),
     name: "unknown-model",
     input: { messages: [], ...(responseId !== undefined ? { responseId } : {}) },
     output: null,
@@ -299,10 +303,7 @@ export function agentsSteps(
         : null;
     const tool: ToolStep = {
       kind: "tool_call",
-      traceId: span.traceId,
-      key: spanKey(span),
-      startNs: nanos(span.startedAt),
-      endNs: span.endedAt ? nanos(span.endedAt) : null,
+      ...spanPlace(span),
       name,
       callId: request?.id ?? span.id,
       args,

@@ -142,38 +142,36 @@ export function explainHistoryMiss(
     };
   }
   const incomplete = base.incompleteByKey.get(call.cacheKey) ?? 0;
-  if (scope === "baseline" && incomplete > 0) {
-    return {
-      reason: "recording_incomplete",
-      message: `The base run has ${incomplete} identical "${call.tool}" call(s), but none finished, and recordings that never finished are skipped. ${describeClosest(call.tool, closest)}`,
-      tool: call.tool,
-      cacheKey: call.cacheKey,
-      scope,
-      occurrencesRecorded: 0,
-      occurrencesUsed: 0,
-      closest,
-    };
-  }
-  if (scope !== "baseline") {
-    return {
-      reason: "no_completed_match_in_scope",
-      message: `No completed "${call.tool}" call with these arguments was found in ${scope} scope (only completed calls answer there, so a failed-only history is a miss). ${describeClosest(call.tool, closest)}`,
-      tool: call.tool,
-      cacheKey: call.cacheKey,
-      scope,
-      closest,
-    };
-  }
-  return {
-    reason: "no_recorded_call",
-    message: `No recorded "${call.tool}" call has these arguments. ${describeClosest(call.tool, closest)}`,
+  // A call recorded nowhere it may be answered from: the reason, then where the closest recorded one differs.
+  const unanswered = (
+    reason: MissExplanation["reason"],
+    message: string,
+    occurrences: Pick<MissExplanation, "occurrencesRecorded" | "occurrencesUsed">,
+  ): MissExplanation => ({
+    reason,
+    message: `${message} ${describeClosest(call.tool, closest)}`,
     tool: call.tool,
     cacheKey: call.cacheKey,
     scope,
+    ...occurrences,
+    closest,
+  });
+  if (scope === "baseline" && incomplete > 0)
+    return unanswered(
+      "recording_incomplete",
+      `The base run has ${incomplete} identical "${call.tool}" call(s), but none finished, and recordings that never finished are skipped.`,
+      { occurrencesRecorded: 0, occurrencesUsed: 0 },
+    );
+  if (scope !== "baseline")
+    return unanswered(
+      "no_completed_match_in_scope",
+      `No completed "${call.tool}" call with these arguments was found in ${scope} scope (only completed calls answer there, so a failed-only history is a miss).`,
+      {},
+    );
+  return unanswered("no_recorded_call", `No recorded "${call.tool}" call has these arguments.`, {
     occurrencesRecorded: 0,
     occurrencesUsed: 0,
-    closest,
-  };
+  });
 }
 
 export function explainStaticMiss(

@@ -11,7 +11,6 @@
  * from a worker killed mid-search answers the finished probes from the store and reuses the cut-off probe's
  * experiment: no probe runs twice.
  */
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { applyChanges, describeChange, policyChanges, type PolicyChange } from "@/lib/clusters/fix-changes";
 import type { Db } from "@/lib/db";
@@ -27,6 +26,7 @@ import {
   requestFixSearchCancel,
   saveFixSearchPending,
   saveFixSearchProgress,
+  type FixSearchClaim,
   type FixSearchRow,
 } from "@/lib/db/cluster-fix-searches";
 import { clusterById } from "@/lib/db/clusters";
@@ -34,12 +34,19 @@ import { latestPolicyVersion } from "@/lib/db/cluster-fixes";
 import { settleExperiment } from "@/lib/db/jobs";
 import { queuedReplayIds } from "@/lib/db/experiments";
 import { AppError, notFound } from "@/lib/errors";
-import { runFailure } from "@/lib/run-failures";
 import { minimizeEdits, Policy } from "@/lib/replay";
 import { authorize } from "../authz";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
+import {
+  LeaseLost,
+  runLeased,
+  runReplaysHere,
+  sleep,
+  type LeasedRun,
+  type LeasedRunOptions,
+  type LeasedRunOutcome,
+} from "../jobs/leased-run";
 import type { Principal } from "../principal";
-import { runQueuedReplay } from "../replays/run-queued-replay";
 import { fixOfExperiment, MAX_FIX_SESSIONS, startClusterFix } from "./cluster-fixes";
 
 /** The recording: every model step and tool answer as recorded. */
@@ -207,24 +214,8 @@ export async function cancelFixSearch(
   return presentFixSearch((await findFixSearch(prisma, row.id))!);
 }
 
-/** This run no longer holds the search (another worker took it over): it stores nothing more. */
-class FixSearchLeaseLost extends Error {
-  constructor(id: string) {
-    super(`Search ${id} was taken over by another worker.`);
-    this.name = "FixSearchLeaseLost";
-  }
-}
-
-export interface FixSearchRunOptions {
-  owner?: string;
-  leaseMs?: number;
-  /** Runs that may end without a result before it is failed; 3 unless told. */
-  maxAttempts?: number;
-}
-
-export type FixSearchRunOutcome = "ran" | "busy" | "idle" | "lease_lost" | "gave_up";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export type FixSearchRunOptions = LeasedRunOptions;
+export type FixSearchRunOutcome = LeasedRunOutcome;
 
 /**
  * Runs a fix's queued replays here until none is open (one another worker holds is waited for), then its
@@ -232,10 +223,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 async function runToEnd(principal: Principal, prisma: Db, experimentId: string, leaseMs: number, lost: () => boolean) {
   for (;;) {
-    for (const id of await queuedReplayIds(prisma, experimentId)) {
-      if (lost()) return null;
-      await runQueuedReplay(prisma, id, { owner: `inline:${process.pid}:${randomUUID()}`, leaseMs });
-    }
+    if (!(await runReplaysHere(prisma, await queuedReplayIds(prisma, experimentId), leaseMs, lost))) return null;
     await settleExperiment(prisma, experimentId);
     const fix = (await fixOfExperiment(principal, { experimentId }, prisma))!;
     if (fix.figures.done) return fix.figures.members;
@@ -244,11 +232,26 @@ async function runToEnd(principal: Principal, prisma: Db, experimentId: string, 
   }
 }
 
+const FIX_SEARCH_LEASE = {
+  claim: claimFixSearch,
+  renew: renewFixSearchLease,
+  save: saveFixSearchProgress,
+  finish: finishFixSearch,
+  release: releaseFixSearchLease,
+};
+
+type FixSearchLeased = LeasedRun<
+  Extract<FixSearchClaim, { kind: "claimed" }>,
+  FixSearchProbe,
+  Exclude<Parameters<typeof finishFixSearch>[3]["status"], "failed">
+>;
+
 /**
- * Runs a queued search to its end under a lease it renews (a job worker's unit). ddmin is deterministic given
- * the probes' answers, so a run that takes over asks for the same probes in the same order: one already stored
- * is answered from the store, the one that was running reuses its experiment. A cancel stops it before the next
- * probe; a probe refused (the policy is not valid for the agent, the cluster emptied) fails it, in words.
+ * Runs a queued search to its end under a lease it renews (a job worker's unit, run as an investigation is:
+ * runLeased). ddmin is deterministic given the probes' answers, so a run that takes over asks for the same probes
+ * in the same order: one already stored is answered from the store, the one that was running reuses its
+ * experiment. A cancel stops it before the next probe; a probe refused (the policy is not valid for the agent, the
+ * cluster emptied) fails it, in words.
  */
 export async function runFixSearch(
   principal: Principal,
@@ -259,76 +262,26 @@ export async function runFixSearch(
   authorize(principal, "experiments.run");
   const row = await findFixSearch(prisma, input.searchId);
   if (!row) throw notFound("search", input.searchId);
-  const owner = opts.owner ?? `inline:${process.pid}:${randomUUID()}`;
-  const leaseMs = opts.leaseMs ?? 30_000;
-  const claim = await claimFixSearch(prisma, row.id, owner, leaseMs);
-  if (claim.kind !== "claimed") return claim.kind;
-  const earlier = (Array.isArray(claim.probes) ? claim.probes : []) as FixSearchProbe[];
-  const maxAttempts = opts.maxAttempts ?? 3;
-  if (claim.attempts > maxAttempts) {
-    await finishFixSearch(prisma, row.id, owner, {
-      status: "failed",
-      probes: earlier,
-      result: null,
-      error: runFailure(
-        "gave_up",
-        `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed). The probes it finished are kept.`,
-      ),
-    });
-    return "gave_up";
-  }
-  let lost = false;
-  const heartbeat = setInterval(
-    () => {
-      renewFixSearchLease(prisma, row.id, owner, leaseMs).then(
-        (held) => {
-          if (!held) lost = true;
-        },
-        (error: unknown) => console.error(`Smallest-fix search ${row.id}: heartbeat failed:`, error),
-      );
-    },
-    Math.max(250, Math.floor(leaseMs / 3)),
-  );
-  const records: FixSearchProbe[] = [...earlier];
-  try {
-    return await runClaimed(principal, prisma, row, claim.pendingProbe, records, owner, leaseMs, () => lost);
-  } catch (error) {
-    if (error instanceof FixSearchLeaseLost) {
-      lost = true;
-      return "lease_lost";
-    }
-    const message =
-      error instanceof AppError ? error.message : `The search could not go on: ${(error as Error).message}`;
-    if (!(error instanceof AppError)) console.error(`Smallest-fix search ${row.id} failed:`, error);
-    const ended = await finishFixSearch(prisma, row.id, owner, {
-      status: "failed",
-      probes: records,
-      result: null,
-      error: error instanceof AppError ? { code: error.code, message } : runFailure("investigation_failed", message),
-    });
-    return ended ? "ran" : "lease_lost";
-  } finally {
-    clearInterval(heartbeat);
-    if (!lost) await releaseFixSearchLease(prisma, row.id, owner).catch(() => undefined);
-  }
+  return runLeased(prisma, row.id, opts, {
+    store: FIX_SEARCH_LEASE,
+    label: "Smallest-fix search",
+    noun: "search",
+    run: (leased: FixSearchLeased) => runClaimed(principal, prisma, row, leased),
+  });
 }
 
 async function runClaimed(
   principal: Principal,
   prisma: Db,
   row: FixSearchRow,
-  pending: { key: string; experimentId: string } | null,
-  records: FixSearchProbe[],
-  owner: string,
-  leaseMs: number,
-  leaseLost: () => boolean,
+  leased: FixSearchLeased,
 ): Promise<FixSearchRunOutcome> {
+  const { owner, leaseMs, records, gone } = leased;
+  const pending = leased.claim.pendingProbe;
   const params = FixSearchBody.parse(row.params);
   const base = params.base ?? RECORDING;
   const changes: PolicyChange[] = policyChanges(base, params.policy);
   let cancelled = false;
-  let lost = false;
-  const gone = () => lost || leaseLost();
   const done = new Map(records.map((r) => [r.kept.join(","), r]));
   let target: number | null = null;
   const shareOf = (p: FixSearchProbe) => (p.of > 0 ? p.fixed / p.of : 0);
@@ -365,7 +318,7 @@ async function runClaimed(
           prisma,
           {
             alongside: async (tx, id) => {
-              if (!(await holdsFixSearchLease(tx, row.id, owner))) throw new FixSearchLeaseLost(row.id);
+              if (!(await holdsFixSearchLease(tx, row.id, owner))) throw new LeaseLost("Smallest-fix search", row.id);
               await saveFixSearchPending(tx, row.id, owner, { key, experimentId: id });
             },
           },
@@ -373,17 +326,16 @@ async function runClaimed(
         experimentId = started.experimentId;
       }
       const m = await runToEnd(principal, prisma, experimentId, leaseMs, gone);
-      if (!m || gone()) throw new FixSearchLeaseLost(row.id);
+      if (!m || gone()) throw new LeaseLost("Smallest-fix search", row.id);
       const probe = { kept: [...kept], fixed: m.count, of: m.judged, fixes: false, experimentId };
       // The first probe is the whole change (ddmin tests it first): its share is the one to keep.
       target ??= shareOf(probe);
       probe.fixes = m.count > 0 && shareOf(probe) >= target;
       records.push(probe);
       done.set(key, probe);
-      const saved = await saveFixSearchProgress(prisma, row.id, owner, records);
-      if (!saved.held) lost = true;
-      if (gone()) throw new FixSearchLeaseLost(row.id);
-      cancelled = saved.cancelRequested;
+      const cancelRequested = await leased.save();
+      if (gone()) throw new LeaseLost("Smallest-fix search", row.id);
+      cancelled = cancelRequested;
       return probe.fixes;
     },
     isCancelled: () => cancelled || gone(),
@@ -401,10 +353,9 @@ async function runClaimed(
       experimentId: chosen?.experimentId ?? null,
     };
   } else outcome = { kind: result.kind };
-  const ended = await finishFixSearch(prisma, row.id, owner, {
+  return await leased.finish({
     status: result.kind === "cancelled" ? "cancelled" : "done",
     probes: records,
     result: { ...outcome, share: target },
   });
-  return ended ? "ran" : "lease_lost";
 }

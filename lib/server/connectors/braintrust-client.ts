@@ -9,9 +9,8 @@
  */
 import { isObject } from "@/lib/ingest/otlp/attributes";
 import {
-  ConnectorApiError,
+  cursorTracePage,
   PlatformHttp,
-  readJsonBody,
   readTracePages,
   type ConnectorClient,
   type HttpOptions,
@@ -117,32 +116,20 @@ export class BraintrustClient implements ConnectorClient {
     const answer = trace
       ? await this.http.requestTrace("POST", "/btql", body)
       : await this.http.request("POST", "/btql", body);
-    if (typeof answer === "string") return { ok: false as const, message: answer };
-    if (answer.status !== 200) throw this.http.failure(answer, what);
-    const read = readJsonBody(answer.text);
-    if (!read.ok) return { ok: false as const, message: `${what} cannot be read: ${read.message}` };
-    if (!isObject(read.value) || !Array.isArray(read.value.data))
-      return { ok: false as const, message: `${what} is not { data: [...] }` };
-    const header = answer.headers["x-bt-cursor"];
-    const next = [Array.isArray(header) ? header[0] : header, read.value.cursor].find(
+    const list = this.http.listAnswer(answer, what, "data", "{ data: [...] }");
+    if (!list.ok) return list;
+    const header = list.headers["x-bt-cursor"];
+    const next = [Array.isArray(header) ? header[0] : header, list.body.cursor].find(
       (c): c is string => typeof c === "string" && c !== "",
     );
-    return { ok: true as const, rows: read.value.data as unknown[], next: next ?? null };
+    return { ok: true as const, items: list.items, next: next ?? null };
   }
 
   /** One page of the project's root spans (a trace each), filtered. */
   async listTraces(filter: PullFilter, at: PagePosition, limit: number): Promise<TracePage> {
     const sql = `SELECT root_span_id, created FROM ${this.from()} WHERE ${rootSpanConditions(filter).join(" AND ")} LIMIT ${limit}`;
     const page = await this.query(sql, at.token, `page ${at.page} of the project's logs`, false);
-    if (!page.ok) throw new ConnectorApiError(`${page.message}.`, 200);
-    return {
-      ids: page.rows.map((r) =>
-        isObject(r) && typeof r.root_span_id === "string" && r.root_span_id !== "" ? r.root_span_id : null,
-      ),
-      next: page.next !== null && page.rows.length > 0 ? { page: at.page + 1, token: page.next } : null,
-      totalPages: null,
-      totalItems: null,
-    };
+    return cursorTracePage(page, at, (r) => (isObject(r) ? r.root_span_id : null));
   }
 
   /** Every span of one trace, all pages. */
@@ -150,8 +137,7 @@ export class BraintrustClient implements ConnectorClient {
     const sql = `SELECT * FROM ${this.from()} WHERE root_span_id = ${sqlLiteral(id)} LIMIT ${TRACE_PAGE}`;
     return readTracePages(
       async (cursor) => {
-        const answer = await this.query(sql, cursor, `the spans of trace ${id}`, true);
-        return answer.ok ? { ok: true, items: answer.rows, next: answer.next } : answer;
+        return this.query(sql, cursor, `the spans of trace ${id}`, true);
       },
       { platform: "Braintrust", items: "spans", maxPages: MAX_TRACE_PAGES, pageSize: TRACE_PAGE },
     );

@@ -11,6 +11,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { depthMessage, hugeNumberAt, jsonDepthExcess } from "@/lib/hostile/json";
 import { OutboundRefused, safeRequest, type OutboundResponse, type Resolver } from "@/lib/executors/outbound";
+import { isObject } from "@/lib/ingest/otlp/attributes";
 
 /** A pull's filter, as stored (each platform reads the fields it supports; connectors.ts refuses the others). */
 export type PullFilter = {
@@ -175,6 +176,27 @@ export class PlatformHttp {
     }
   }
 
+  /**
+   * A page answered as a JSON object with a list under `field` (`shape` says what was expected, for the refusal);
+   * its body, the list and the answer's headers. An answer that is not one is refused in words; a status other than 200 ends the pull.
+   */
+  listAnswer(
+    answer: OutboundResponse | string,
+    what: string,
+    field: string,
+    shape: string,
+  ):
+    | { ok: true; body: Record<string, unknown>; items: unknown[]; headers: OutboundResponse["headers"] }
+    | { ok: false; message: string } {
+    if (typeof answer === "string") return { ok: false, message: answer };
+    if (answer.status !== 200) throw this.failure(answer, what);
+    const read = readJsonBody(answer.text);
+    if (!read.ok) return { ok: false, message: `${what} cannot be read: ${read.message}` };
+    const list = isObject(read.value) ? read.value[field] : undefined;
+    if (!isObject(read.value) || !Array.isArray(list)) return { ok: false, message: `${what} is not ${shape}` };
+    return { ok: true, body: read.value, items: list as unknown[], headers: answer.headers };
+  }
+
   /** A request for one trace: too large an answer is that trace's refusal (its message), not the pull's end. */
   async requestTrace(method: "GET" | "POST", path: string, body?: unknown): Promise<OutboundResponse | string> {
     try {
@@ -188,6 +210,23 @@ export class PlatformHttp {
 
 /** One page of a trace's spans or runs as a platform answers it, with the cursor to the next page, if any. */
 export type TracePart = { ok: true; items: unknown[]; next: string | null } | { ok: false; message: string };
+
+/**
+ * A page of a trace list paged by cursor: each listed item's trace id (`idOf`; null when it has none), and the next
+ * page while there is a cursor and this page was not empty. A page refused is the pull's end.
+ */
+export function cursorTracePage(page: TracePart, at: PagePosition, idOf: (item: unknown) => unknown): TracePage {
+  if (!page.ok) throw new ConnectorApiError(`${page.message}.`, 200);
+  return {
+    ids: page.items.map((item) => {
+      const id = idOf(item);
+      return typeof id === "string" && id !== "" ? id : null;
+    }),
+    next: page.next !== null && page.items.length > 0 ? { page: at.page + 1, token: page.next } : null,
+    totalPages: null,
+    totalItems: null,
+  };
+}
 
 /**
  * Every span (or run) of one trace from a platform that pages them by cursor: page after page until it gives no

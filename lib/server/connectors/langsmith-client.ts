@@ -6,9 +6,8 @@
  */
 import { isObject } from "@/lib/ingest/otlp/attributes";
 import {
-  ConnectorApiError,
+  cursorTracePage,
   PlatformHttp,
-  readJsonBody,
   readTracePages,
   type ConnectorClient,
   type HttpOptions,
@@ -79,15 +78,11 @@ export class LangSmithClient implements ConnectorClient {
     const answer = trace
       ? await this.http.requestTrace("POST", "/api/v1/runs/query", body)
       : await this.http.request("POST", "/api/v1/runs/query", body);
-    if (typeof answer === "string") return { ok: false as const, message: answer };
-    if (answer.status !== 200) throw this.http.failure(answer, what);
-    const read = readJsonBody(answer.text);
-    if (!read.ok) return { ok: false as const, message: `${what} cannot be read: ${read.message}` };
-    if (!isObject(read.value) || !Array.isArray(read.value.runs))
-      return { ok: false as const, message: `${what} is not { runs: [...], cursors }` };
-    const cursors = isObject(read.value.cursors) ? read.value.cursors : {};
+    const list = this.http.listAnswer(answer, what, "runs", "{ runs: [...], cursors }");
+    if (!list.ok) return list;
+    const cursors = isObject(list.body.cursors) ? list.body.cursors : {};
     const next = typeof cursors.next === "string" && cursors.next !== "" ? cursors.next : null;
-    return { ok: true as const, runs: read.value.runs as unknown[], next };
+    return { ok: true as const, items: list.items, next };
   }
 
   /** One page of the project's root runs (a trace each), oldest first, filtered. */
@@ -106,16 +101,7 @@ export class LangSmithClient implements ConnectorClient {
       ...(at.token !== null ? { cursor: at.token } : {}),
     };
     const page = await this.query(body, `page ${at.page} of the project's runs`, false);
-    if (!page.ok) throw new ConnectorApiError(`${page.message}.`, 200);
-    return {
-      ids: page.runs.map((r) => {
-        const id = isObject(r) ? (r.trace_id ?? r.id) : null;
-        return typeof id === "string" && id !== "" ? id : null;
-      }),
-      next: page.next !== null && page.runs.length > 0 ? { page: at.page + 1, token: page.next } : null,
-      totalPages: null,
-      totalItems: null,
-    };
+    return cursorTracePage(page, at, (r) => (isObject(r) ? (r.trace_id ?? r.id) : null));
   }
 
   /** Every run of one trace (its run tree, flat), all pages. */
@@ -123,8 +109,7 @@ export class LangSmithClient implements ConnectorClient {
     return readTracePages(
       async (cursor) => {
         const body = { trace: id, limit: 100, select: RUN_FIELDS, ...(cursor !== null ? { cursor } : {}) };
-        const answer = await this.query(body, `the runs of trace ${id}`, true);
-        return answer.ok ? { ok: true, items: answer.runs, next: answer.next } : answer;
+        return this.query(body, `the runs of trace ${id}`, true);
       },
       { platform: "LangSmith", items: "runs", maxPages: MAX_TRACE_PAGES, pageSize: 100 },
     );

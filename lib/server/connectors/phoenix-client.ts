@@ -7,9 +7,8 @@
  */
 import { isObject } from "@/lib/ingest/otlp/attributes";
 import {
-  ConnectorApiError,
+  cursorTracePage,
   PlatformHttp,
-  readJsonBody,
   readTracePages,
   type ConnectorClient,
   type HttpOptions,
@@ -39,15 +38,11 @@ export class PhoenixClient implements ConnectorClient {
   private async spans(params: URLSearchParams, what: string, trace: boolean) {
     const path = `/v1/projects/${encodeURIComponent(this.opts.project)}/spans?${params.toString()}`;
     const answer = trace ? await this.http.requestTrace("GET", path) : await this.http.request("GET", path);
-    if (typeof answer === "string") return { ok: false as const, message: answer };
-    if (answer.status !== 200) throw this.http.failure(answer, what);
-    const read = readJsonBody(answer.text);
-    if (!read.ok) return { ok: false as const, message: `${what} cannot be read: ${read.message}` };
-    if (!isObject(read.value) || !Array.isArray(read.value.data))
-      return { ok: false as const, message: `${what} is not { data: [...], next_cursor }` };
-    const cursor = read.value.next_cursor;
+    const list = this.http.listAnswer(answer, what, "data", "{ data: [...], next_cursor }");
+    if (!list.ok) return list;
+    const cursor = list.body.next_cursor;
     const next = typeof cursor === "string" && cursor !== "" ? cursor : null;
-    return { ok: true as const, spans: read.value.data as unknown[], next };
+    return { ok: true as const, items: list.items, next };
   }
 
   /** One page of the project's root spans (a trace each), filtered. */
@@ -59,16 +54,7 @@ export class PhoenixClient implements ConnectorClient {
     if (filter.error !== undefined) params.set("status_code", filter.error ? "ERROR" : "OK");
     if (at.token !== null) params.set("cursor", at.token);
     const page = await this.spans(params, `page ${at.page} of the project's spans`, false);
-    if (!page.ok) throw new ConnectorApiError(`${page.message}.`, 200);
-    return {
-      ids: page.spans.map((s) => {
-        const id = isObject(s) && isObject(s.context) ? s.context.trace_id : null;
-        return typeof id === "string" && id !== "" ? id : null;
-      }),
-      next: page.next !== null && page.spans.length > 0 ? { page: at.page + 1, token: page.next } : null,
-      totalPages: null,
-      totalItems: null,
-    };
+    return cursorTracePage(page, at, (s) => (isObject(s) && isObject(s.context) ? s.context.trace_id : null));
   }
 
   /** Every span of one trace, all pages. */
@@ -77,8 +63,7 @@ export class PhoenixClient implements ConnectorClient {
       async (cursor) => {
         const params = new URLSearchParams({ trace_id: id, limit: String(TRACE_PAGE) });
         if (cursor !== null) params.set("cursor", cursor);
-        const answer = await this.spans(params, `the spans of trace ${id}`, true);
-        return answer.ok ? { ok: true, items: answer.spans, next: answer.next } : answer;
+        return this.spans(params, `the spans of trace ${id}`, true);
       },
       { platform: "Phoenix", items: "spans", maxPages: MAX_TRACE_PAGES, pageSize: TRACE_PAGE },
     );

@@ -2,7 +2,6 @@
  * Running an investigation: a job worker's unit, under a lease it renews. Each probe is ordinary replays of the
  * session; the probes are stored as they finish, so a run that takes over goes on from them.
  */
-import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/client";
 import {
   claimInvestigation,
@@ -18,14 +17,21 @@ import {
   type InvestigationRow,
 } from "@/lib/db/investigations";
 import { isTerminal } from "@/lib/db/replays";
-import { AppError, notFound } from "@/lib/errors";
+import { notFound } from "@/lib/errors";
 import { type Edit, minimizeEdits, type Policy, runPassed, searchBlame, type ProbeOutcome } from "@/lib/replay";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
-import { runFailure } from "@/lib/run-failures";
+import {
+  LeaseLost,
+  runLeased,
+  runReplaysHere,
+  sleep,
+  type LeasedRun,
+  type LeasedRunOptions,
+  type LeasedRunOutcome,
+} from "../jobs/leased-run";
 import { createReplay } from "../replays/replays";
-import { runQueuedReplay } from "../replays/run-queued-replay";
 import {
   createInvestigation,
   runStaleCheck,
@@ -37,26 +43,8 @@ import {
   type StartInvestigationInput,
 } from "./investigations";
 
-/** This run no longer holds the investigation (another worker took it over): it stores nothing more. */
-class InvestigationLeaseLost extends Error {
-  constructor(id: string) {
-    super(`Investigation ${id} was taken over by another worker.`);
-    this.name = "InvestigationLeaseLost";
-  }
-}
-
-export interface InvestigationRunOptions {
-  /** The lease owner (a worker's name); a run without one gets its own. */
-  owner?: string;
-  /** How long its lease lasts without a heartbeat; a worker killed mid-run is replaced after it. */
-  leaseMs?: number;
-  /** Runs that may end without a result (their worker stopped or crashed) before it is failed; 3 unless told. */
-  maxAttempts?: number;
-}
-
-export type InvestigationRunOutcome = "ran" | "busy" | "idle" | "lease_lost" | "gave_up";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export type InvestigationRunOptions = LeasedRunOptions;
+export type InvestigationRunOutcome = LeasedRunOutcome;
 
 /**
  * Runs a probe's replays to their end under replay leases: each queued one (or one whose worker is gone) is
@@ -65,10 +53,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 async function runProbeReplays(prisma: Db, replayIds: readonly string[], leaseMs: number, lost: () => boolean) {
   for (;;) {
-    for (const id of replayIds) {
-      if (lost()) return;
-      await runQueuedReplay(prisma, id, { owner: `inline:${process.pid}:${randomUUID()}`, leaseMs });
-    }
+    if (!(await runReplaysHere(prisma, replayIds, leaseMs, lost))) return;
     const open = (await replayOutcomes(prisma, replayIds)).filter(
       (o) => o.status === "queued" || o.status === "running",
     );
@@ -77,14 +62,21 @@ async function runProbeReplays(prisma: Db, replayIds: readonly string[], leaseMs
   }
 }
 
+const INVESTIGATION_LEASE = {
+  claim: claimInvestigation,
+  renew: renewInvestigationLease,
+  save: saveInvestigationProgress,
+  finish: finishInvestigation,
+  release: releaseInvestigationLease,
+};
+
 /**
- * Runs a queued investigation to its end (a job worker's unit) under a lease it renews, like a replay's: a
- * worker killed mid-run stops renewing it, and the run that takes over (after the lease ran out) goes on from
- * where it stopped. The searches are deterministic given the probes' outcomes, so the new run asks for the same
- * probes in the same order: a probe already finished is answered from the stored record (not run again), and
- * the probe that was running reuses the replays created for it (recorded with them), running those of them
- * nobody finished. Each probe is `trials` replays started as the investigation's author; probes are stored as
- * they finish, and a cancel stops it before the next probe.
+ * Runs a queued investigation to its end (a job worker's unit) under a lease it renews (runLeased). The searches
+ * are deterministic given the probes' outcomes, so a run that takes over asks for the same probes in the same
+ * order: a probe already finished is answered from the stored record (not run again), and the probe that was
+ * running reuses the replays created for it (recorded with them), running those of them nobody finished. Each
+ * probe is `trials` replays started as the investigation's author; probes are stored as they finish, and a
+ * cancel stops it before the next probe.
  */
 export async function runInvestigation(
   principal: Principal,
@@ -95,47 +87,21 @@ export async function runInvestigation(
   authorize(principal, "investigations.run");
   const row = await findInvestigation(prisma, input.investigationId);
   if (!row) throw notFound("investigation", input.investigationId);
-  const owner = opts.owner ?? `inline:${process.pid}:${randomUUID()}`;
-  const leaseMs = opts.leaseMs ?? 30_000;
-  const claim = await claimInvestigation(prisma, row.id, owner, leaseMs);
-  if (claim.kind !== "claimed") return claim.kind;
-  const maxAttempts = opts.maxAttempts ?? 3;
-  if (claim.attempts > maxAttempts) {
-    // One that keeps taking its worker down is not requeued for ever: the probes it finished are kept.
-    await finishInvestigation(prisma, row.id, owner, {
-      status: "failed",
-      probes: claim.probes ?? [],
-      result: null,
-      error: runFailure(
-        "gave_up",
-        `Stopped after ${maxAttempts} attempts: each run ended without a result (its worker stopped or crashed). The probes it finished are kept.`,
-      ),
-    });
-    return "gave_up";
-  }
-  let lost = false;
-  const heartbeat = setInterval(
-    () => {
-      renewInvestigationLease(prisma, row.id, owner, leaseMs).then(
-        (held) => {
-          if (!held) lost = true;
-        },
-        (error: unknown) => console.error(`Investigation ${row.id}: heartbeat failed:`, error),
-      );
-    },
-    Math.max(250, Math.floor(leaseMs / 3)),
-  );
-  try {
-    const outcome = await runClaimed(principal, prisma, row, claim, owner, leaseMs, () => lost);
-    if (outcome === "lease_lost") lost = true;
-    return outcome;
-  } finally {
-    clearInterval(heartbeat);
-    if (!lost) await releaseInvestigationLease(prisma, row.id, owner).catch(() => undefined);
-  }
+  return runLeased(prisma, row.id, opts, {
+    store: INVESTIGATION_LEASE,
+    label: "Investigation",
+    noun: "investigation",
+    run: (leased: InvestigationLeased) => runClaimed(principal, prisma, row, leased),
+  });
 }
 
 type ProbeRecord = BlameProbeRecord | MinimizeProbeRecord | StaleRecord;
+type InvestigationEnd = Parameters<typeof finishInvestigation>[3];
+type InvestigationLeased = LeasedRun<
+  Extract<InvestigationClaim, { kind: "claimed" }>,
+  ProbeRecord,
+  Exclude<InvestigationEnd["status"], "failed">
+>;
 
 /** What the steps of a claimed run share: its records so far, and how to probe, save and finish. */
 interface ClaimedRun {
@@ -146,7 +112,7 @@ interface ClaimedRun {
   records: ProbeRecord[];
   probe: (key: string, policy: Policy, edits: Edit[]) => Promise<ProbeOutcome & { replayIds: string[] }>;
   save: () => Promise<void>;
-  finish: (end: Parameters<typeof finishInvestigation>[3]) => Promise<InvestigationRunOutcome>;
+  finish: (end: InvestigationEnd) => Promise<InvestigationRunOutcome>;
   /** Cancelled, or the lease is gone. */
   stop: () => boolean;
   /** The lease is gone (found on saving, or by the heartbeat). */
@@ -158,27 +124,14 @@ async function runClaimed(
   principal: Principal,
   prisma: Db,
   row: InvestigationRow,
-  claim: Extract<InvestigationClaim, { kind: "claimed" }>,
-  owner: string,
-  leaseMs: number,
-  leaseLost: () => boolean,
+  leased: InvestigationLeased,
 ): Promise<InvestigationRunOutcome> {
+  const { claim, owner, leaseMs, gone } = leased;
   const params = row.params as Params;
   let cancelled = false;
-  let lost = false;
-  const stop = () => cancelled || lost || leaseLost();
-  // The probes an earlier run finished (a run that took over goes on from them).
-  const earlier = (Array.isArray(claim.probes) ? claim.probes : []) as (
-    BlameProbeRecord | MinimizeProbeRecord | StaleRecord
-  )[];
-  const records: (BlameProbeRecord | MinimizeProbeRecord | StaleRecord)[] = [...earlier];
   const save = async () => {
-    const saved = await saveInvestigationProgress(prisma, row.id, owner, records);
-    if (!saved.held) lost = true;
-    cancelled = saved.cancelRequested || cancelled;
+    cancelled = (await leased.save()) || cancelled;
   };
-  const finish = async (end: Parameters<typeof finishInvestigation>[3]): Promise<InvestigationRunOutcome> =>
-    !lost && (await finishInvestigation(prisma, row.id, owner, end)) ? "ran" : "lease_lost";
 
   /** Runs one probe: `trials` replays of the session with this policy and these edits; counts the passes. */
   const probe = async (key: string, policy: Policy, edits: Edit[]): Promise<ProbeOutcome & { replayIds: string[] }> => {
@@ -199,14 +152,14 @@ async function runClaimed(
         },
         prisma,
         async (tx, ids) => {
-          if (!(await holdsInvestigationLease(tx, row.id, owner))) throw new InvestigationLeaseLost(row.id);
+          if (!(await holdsInvestigationLease(tx, row.id, owner))) throw new LeaseLost("Investigation", row.id);
           await savePendingProbe(tx, row.id, owner, { key, replayIds: ids });
         },
       );
       replayIds = started.trialIds ?? [started.id];
     }
-    await runProbeReplays(prisma, replayIds, leaseMs, () => lost || leaseLost());
-    if (lost || leaseLost()) throw new InvestigationLeaseLost(row.id);
+    await runProbeReplays(prisma, replayIds, leaseMs, gone);
+    if (gone()) throw new LeaseLost("Investigation", row.id);
     const outcomes = await replayOutcomes(prisma, replayIds);
     const passes = outcomes.filter((o) => isTerminal(o.status) && runPassed(o.verdicts?.branch) === true).length;
     return { passes, trials: replayIds.length, replayIds };
@@ -215,32 +168,18 @@ async function runClaimed(
   const run: ClaimedRun = {
     row,
     params,
-    earlier,
-    records,
+    earlier: leased.earlier,
+    records: leased.records,
     probe,
     save,
-    finish,
-    stop,
-    gone: () => lost || leaseLost(),
+    finish: leased.finish,
+    stop: () => cancelled || gone(),
+    gone,
     cancelled: () => cancelled,
   };
-  try {
-    if (row.kind === "stale") return await runStale(run, prisma);
-    if (row.kind === "blame") return await runBlame(run);
-    return await runMinimize(run);
-  } catch (error) {
-    if (error instanceof InvestigationLeaseLost) return "lease_lost";
-    const message =
-      error instanceof AppError ? error.message : `The investigation could not go on: ${(error as Error).message}`;
-    if (!(error instanceof AppError)) console.error(`Investigation ${row.id} failed:`, error);
-    return finish({
-      status: "failed",
-      probes: records,
-      result: null,
-      // A refusal met on the way keeps its own code (the API's); anything else is the run's failure.
-      error: error instanceof AppError ? { code: error.code, message } : runFailure("investigation_failed", message),
-    });
-  }
+  if (row.kind === "stale") return await runStale(run, prisma);
+  if (row.kind === "blame") return await runBlame(run);
+  return await runMinimize(run);
 }
 
 /** A stale check: each recorded tool answer asked again. */
@@ -249,7 +188,7 @@ async function runStale(run: ClaimedRun, prisma: Db): Promise<InvestigationRunOu
   const staleRecords = records as StaleRecord[];
   const end = await runStaleCheck(params, prisma, staleRecords, async () => {
     await save();
-    if (run.gone()) throw new InvestigationLeaseLost(row.id);
+    if (run.gone()) throw new LeaseLost("Investigation", row.id);
     return run.cancelled();
   });
   const count = (state: StaleRecord["state"]) => staleRecords.filter((r) => r.state === state).length;
