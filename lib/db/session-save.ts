@@ -282,7 +282,7 @@ export async function saveSessionsIn(tx: DbClient, sessions: readonly ImportedSe
   let windowEvents = 0;
   const agents = agentMemo();
   const flush = async () => {
-    if (window.length > 0) await writeNewSessions(tx, window, agents);
+    if (window.length > 0) await writeNewSessions(prismaSql(tx), window, agents);
     window = [];
     windowEvents = 0;
   };
@@ -350,23 +350,36 @@ function agentMemo() {
   };
 }
 
-/** One window of new sessions: their agents, rows, trace ids, events, clusters and costs. */
+/**
+ * One window of new sessions: their agents, rows, trace ids, events, clusters and costs. `traceState`: what a
+ * trace-ingested session keeps for its next export (lib/ingest/increment), written with its row.
+ */
 async function writeNewSessions(
-  tx: DbClient,
-  window: readonly { id: string; session: ImportedSession }[],
+  sql: SqlTx,
+  window: readonly { id: string; session: ImportedSession; traceState?: unknown }[],
   agents: ReturnType<typeof agentMemo>,
 ): Promise<void> {
-  const sql = prismaSql(tx);
-  const rows: Prisma.SessionCreateManyInput[] = [];
+  const rows: string[] = [];
   const clusters: ClusterAssignment[] = [];
   const traces: { id: string; traceIds: NonNullable<ReturnType<typeof sessionRow>["traceIds"]> }[] = [];
-  for (const { id, session } of window) {
+  for (const { id, session, traceState } of window) {
     const row = sessionRow(session, await agents(sql, session));
-    rows.push({ id, ...row.data });
+    rows.push(JSON.stringify({ id, ...row.data, traceState: traceState ?? null }));
     clusters.push(row.cluster(id));
     if (row.traceIds) traces.push({ id, traceIds: row.traceIds });
   }
-  await tx.session.createMany({ data: rows });
+  await sql.query`
+    INSERT INTO "Session" (id, "agentId", "agentVersionId", "externalId", title, format, status, outcome, "outcomeReason",
+      "outcomeSeq", "startedAt", "endedAt", "durationMs", "eventCount", "modelCallCount", "toolCallCount", "errorCount",
+      "inputTokens", "outputTokens", "costUsd", "toolNames", "searchText", metadata, "traceState")
+    SELECT id, "agentId", "agentVersionId", "externalId", title, format, status, outcome, "outcomeReason",
+      "outcomeSeq", "startedAt", "endedAt", "durationMs", "eventCount", "modelCallCount", "toolCallCount", "errorCount",
+      "inputTokens", "outputTokens", "costUsd", "toolNames", "searchText", metadata, "traceState"
+    FROM jsonb_to_recordset(${`[${rows.join(",")}]`}::jsonb) AS x(id text, "agentId" text, "agentVersionId" text,
+      "externalId" text, title text, format text, status text, outcome text, "outcomeReason" text, "outcomeSeq" int,
+      "startedAt" timestamptz, "endedAt" timestamptz, "durationMs" int, "eventCount" int, "modelCallCount" int,
+      "toolCallCount" int, "errorCount" int, "inputTokens" int, "outputTokens" int, "costUsd" float8,
+      "toolNames" text[], "searchText" text, metadata jsonb, "traceState" jsonb)`;
   for (const t of traces) await replaceTraceIds(sql, t.id, t.traceIds);
   await insertEventRows(
     sql,
@@ -378,6 +391,27 @@ async function writeNewSessions(
     sql,
     window.map(({ id, session }) => ({ sessionId: id, usage: costUsage(session.events) })),
   );
+}
+
+/**
+ * New trace-ingested sessions (no session of their format and external id is stored: the caller holds their
+ * keys' locks and has read none), each with what it keeps for its next export, on the caller's transaction:
+ * written as saveSessionsIn writes new sessions, so the incremental ingest's first export of a group stores
+ * what the full rebuild would.
+ */
+export async function saveNewTraceSessions(
+  sql: SqlTx,
+  sessions: readonly { session: ImportedSession; traceState: unknown }[],
+): Promise<SavedSession[]> {
+  const ids = ascendingIds();
+  const agents = agentMemo();
+  const saved: SavedSession[] = [];
+  for (const { session, traceState } of sessions) {
+    const id = ids();
+    await writeNewSessions(sql, [{ id, session, traceState }], agents);
+    saved.push({ id, eventCount: session.events.length });
+  }
+  return saved;
 }
 
 /** Replaces a session rebuilt from more spans (OTLP batching), or creates it. Call inside a transaction. */

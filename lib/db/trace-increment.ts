@@ -1,6 +1,7 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import type {
   ColumnedRow,
+  CreatedGroup,
   GroupPlan,
   NewSpanRow,
   RowReplacement,
@@ -11,7 +12,7 @@ import type {
 import { markCostStale } from "./prices";
 import type { SqlTx } from "./sql";
 import { eventRows, insertEventRows, newId, rowText } from "./event-rows";
-import { ensureAgent, searchTextFor } from "./session-save";
+import { ensureAgent, saveNewTraceSessions, searchTextFor, type SavedSession } from "./session-save";
 
 // ---------------------------------------------------------------------------
 // The incremental trace ingest's SQL (the plan is lib/ingest/increment, run
@@ -152,6 +153,13 @@ export function sessionDigests(
     SELECT "traceId", "spanId", digest FROM "TraceSpan" WHERE "sessionId" = ${sessionId}`;
 }
 
+/** How many rows are stored under some group keys (prefixed), by the index that leads with the key. */
+export async function keyedRows(sql: SqlTx, keys: readonly string[]): Promise<number> {
+  const [{ n }] = await sql.query<[{ n: number }]>`
+    SELECT count(*)::int AS n FROM "TraceSpan" WHERE "groupKey" = ANY(${[...keys]}::text[])`;
+  return n;
+}
+
 /** The kind, name and status of a session's events before `from`. */
 export function prefixEvents(
   sql: SqlTx,
@@ -263,6 +271,27 @@ export async function writePlan<S>(sql: SqlTx, plan: GroupPlan<S>, spans: readon
       ${searchTextFor({ ...s, events: plan.searchEvents })}::text, ${JSON.stringify(s.metadata)}::jsonb, ${JSON.stringify(plan.state)}::jsonb) AS n`;
   // Its cost is worked out after the export, from the whole session (lib/db/prices.ts).
   await markCostStale(sql, plan.session.id);
+}
+
+/**
+ * The groups a request starts: their sessions written as new (as the full rebuild writes a group's first
+ * session), then their span rows, under the session each belongs to. The sessions written, in order.
+ */
+export async function writeCreated(
+  sql: SqlTx,
+  created: readonly CreatedGroup[],
+): Promise<(SavedSession & { externalId: string })[]> {
+  const withSession = created.flatMap((g) => (g.session ? [{ ...g, session: g.session }] : []));
+  const saved = await saveNewTraceSessions(
+    sql,
+    withSession.map((g) => ({ session: g.session, traceState: g.state })),
+  );
+  const sessionOf = new Map(withSession.map((g, i) => [g.key, saved[i]!.id]));
+  await insertSpanRows(
+    sql,
+    created.flatMap((g) => g.spans.map((span) => ({ ...span, sessionId: sessionOf.get(g.key) ?? null }))),
+  );
+  return withSession.map((g, i) => ({ ...saved[i]!, externalId: g.key }));
 }
 
 /**

@@ -258,6 +258,7 @@ export function planResult<S>(
 ): IncrementPlan<S> {
   return {
     groups,
+    created: [],
     replacements,
     sessions: reachedSessions(
       reach.sessionRows,

@@ -1,19 +1,23 @@
+import { storableSessions } from "@/lib/hostile/storable";
 import {
   addDigests,
   aggregateOf,
   bySpanId,
   digestOf,
   factsOf,
+  groupSpans,
+  mapSessionGroup,
   readSpan,
   sessionFields,
   sessionGroupKey,
   stepsOf,
+  type OtlpFormat,
   type OtlpSpan,
   type SpanAggregate,
   type SpanDigest,
 } from "../otlp";
 import type { Message } from "@/lib/replay";
-import type { ImportFormat } from "../types";
+import type { ImportFormat, ImportIssue } from "../types";
 import {
   cacheKeysOf,
   planTouchedGroups,
@@ -33,10 +37,21 @@ import {
   isDigest,
   isFallback,
   sameAgentInputs,
+  traceStateOf,
   withoutTraceIds,
   type TraceState,
 } from "./state";
-import type { IncrementPlan, Planner, SessionRow, StoredRow, WindowRead } from "./types";
+import type {
+  CreatedGroup,
+  Fallback,
+  IncrementPlan,
+  Planner,
+  RebuiltGroup,
+  Read,
+  SessionRow,
+  StoredRow,
+  WindowRead,
+} from "./types";
 
 // ---------------------------------------------------------------------------
 // Incremental OTLP ingest: the plan of an export that adds spans to sessions
@@ -112,7 +127,10 @@ function groupOfTrace(traceId: string, digests: Iterable<SpanDigest>): string {
  * rows of its traces (with their payloads: the window re-maps them) and the sessions of every group it
  * reaches (the full rebuild reports them all) first.
  */
-export function* planOtlpIncrement(request: IncrementRequest<OtlpSpan>): Planner<IncrementPlan<TraceState>> {
+export function* planOtlpIncrement(
+  request: IncrementRequest<OtlpSpan>,
+  format: OtlpFormat,
+): Planner<IncrementPlan<TraceState>> {
   const { fresh } = request;
   const traceIds = [...new Set([...fresh.values()].map((s) => s.traceId))];
   const ownKeys = [...new Set([...fresh.values()].map((s) => sessionGroupKey(s)))];
@@ -121,9 +139,9 @@ export function* planOtlpIncrement(request: IncrementRequest<OtlpSpan>): Planner
   if (!stored.every((r) => r.groupKey.startsWith(OTLP_PREFIX)))
     return fallback("a trace id shared with another source");
   if (!stored.every((r) => isDigest(r.digest))) return fallback("rows stored before digests");
-  // Nothing stored of its traces and no session of any group its spans name: every group it touches is new,
-  // so the full rebuild builds them (known before reading a span: the rebuild reads them all anyway).
-  if (stored.length === 0 && sessionRows.length === 0) return fallback("a group without a session yet");
+  // Nothing stored of its traces and no session of any group its spans name: every group it touches may be
+  // new, and is then mapped whole from the request's spans, as the full rebuild would map it.
+  if (stored.length === 0 && sessionRows.length === 0) return yield* planNewGroups(fresh, ownKeys, format);
   const storedById = new Map(stored.map((r) => [idOf(r.traceId, r.spanId), r]));
 
   // New spans, and better copies of stored ones; the request's spans read (any warning is the full rebuild's refusal).
@@ -161,9 +179,9 @@ export function* planOtlpIncrement(request: IncrementRequest<OtlpSpan>): Planner
   // A plan for every group the request changes.
   const touchedTraces = new Set([...freshDigests.values()].map((d) => d.traceId));
   const sessionOfKey = new Map(sessionRows.map((s) => [s.externalId ?? "", s]));
-  const format = otlpGroupFormat(freshDigests, readings, replaced);
+  const groupFormat = otlpGroupFormat(freshDigests, readings, replaced);
   const groups = yield* planTouchedGroups(
-    format,
+    groupFormat,
     { traces: touchedTraces, groupAfter, sessionOfKey, rowsOfTrace },
     (plan, key, session) => {
       const spans = inserted
@@ -190,6 +208,78 @@ export function* planOtlpIncrement(request: IncrementRequest<OtlpSpan>): Planner
     return { rowId: row.id, item: span, digest, columns: digestColumns(digest) };
   });
   return planResult(groups, replacements, { sessionRows, reached, inserted: inserted.length, updated: replaced.size });
+}
+
+/** Every group of some spans mapped whole (the full rebuild's mapping), with the mapper's warnings and each span's digest. */
+export function otlpGroups(
+  spans: OtlpSpan[],
+  format: OtlpFormat,
+): { groups: RebuiltGroup[]; warnings: ImportIssue[]; digests: Map<string, SpanDigest> } {
+  const groups: RebuiltGroup[] = [];
+  const warnings: ImportIssue[] = [];
+  const digests = new Map<string, SpanDigest>();
+  for (const [key, members] of groupSpans(spans)) {
+    const mapped = mapSessionGroup(key, members, { format });
+    warnings.push(...mapped.warnings);
+    for (const d of mapped.digests) digests.set(idOf(d.traceId, d.spanId), d);
+    const memberIds = members.map((s) => idOf(s.traceId, s.spanId));
+    groups.push({
+      key,
+      memberIds,
+      session: mapped.session,
+      state: (session) =>
+        traceStateOf(
+          session,
+          memberIds.map((id) => digests.get(id)!),
+        ),
+    });
+  }
+  return { groups, warnings, digests };
+}
+
+/**
+ * The plan of a request none of whose traces is stored and none of whose groups has a session: when no span
+ * is stored under its groups' keys either (an earlier export of spans without a model or tool step), every
+ * group is new and is mapped from the request's spans alone, which is what the full rebuild would read; the
+ * request is then written on the increment's transaction. Anything the full rebuild would refuse or repair
+ * (attribute warnings, unstorable values) falls back to it.
+ */
+function* planNewGroups(
+  fresh: ReadonlyMap<string, OtlpSpan>,
+  ownKeys: readonly string[],
+  format: OtlpFormat,
+): Generator<Read, IncrementPlan<TraceState> | Fallback, unknown> {
+  const mapped = otlpGroups([...fresh.values()], format);
+  if (mapped.warnings.length > 0) return fallback("attribute warnings");
+  if (mapped.groups.some((g) => !ownKeys.includes(g.key))) return fallback("a group its spans do not name");
+  const keyed = (yield { kind: "keyed", keys: mapped.groups.map((g) => OTLP_PREFIX + g.key) }) as number;
+  if (keyed > 0) return fallback("a group without a session yet");
+  const storable = storableSessions(mapped.groups.flatMap((g) => (g.session ? [g.session] : [])));
+  if (!storable.ok || storable.sessions.some((s) => "repairedCharacters" in s.metadata))
+    return fallback("unstorable or repaired values");
+  const sessions = [...storable.sessions];
+  const created: CreatedGroup[] = mapped.groups.map((g) => {
+    const session = g.session ? sessions.shift()! : null;
+    return {
+      key: g.key,
+      session,
+      state: session ? g.state(session) : undefined,
+      spans: g.memberIds.map((id) => {
+        const span = fresh.get(id)!;
+        const digest = mapped.digests.get(id)!;
+        return {
+          groupKey: OTLP_PREFIX + g.key,
+          traceId: span.traceId,
+          spanId: span.spanId,
+          sessionId: null,
+          item: span,
+          digest,
+          columns: digestColumns(digest),
+        };
+      }),
+    };
+  });
+  return { groups: [], created, replacements: [], sessions: [], inserted: fresh.size, updated: 0 };
 }
 
 type OtlpComposition = Composition & { digestsBefore: SpanDigest[]; digestsAfter: SpanDigest[] };

@@ -2,20 +2,12 @@ import { storableSessions } from "@/lib/hostile/storable";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
 import { mapOpenAiAgentsGroups, openAiAgentsGroupKey, richer } from "../openai-agents";
 import type { AgentsItem } from "../openai-agents-parse";
-import {
-  dedupeSpans,
-  groupSpans,
-  mapSessionGroup,
-  sessionGroupKey,
-  type OtlpFormat,
-  type OtlpSpan,
-  type SpanDigest,
-} from "../otlp";
+import { dedupeSpans, sessionGroupKey, type OtlpFormat, type OtlpSpan, type SpanDigest } from "../otlp";
 import type { ImportedSession, ImportFormat, ImportIssue } from "../types";
 import { agentsColumns, agentsIds, agentsStateOf, planAgentsIncrement, AGENTS_PREFIX } from "./agents";
-import { planOtlpIncrement, OTLP_FORMATS, OTLP_PREFIX, type IncrementRequest } from "./otlp";
-import { digestColumns, idOf, traceStateOf } from "./state";
-import type { IncrementPlan, NewSpanRow, Planner, SpanColumns, StoredRow } from "./types";
+import { otlpGroups, planOtlpIncrement, OTLP_FORMATS, OTLP_PREFIX, type IncrementRequest } from "./otlp";
+import { digestColumns, idOf } from "./state";
+import type { IncrementPlan, NewSpanRow, Planner, RebuiltGroup, SpanColumns, StoredRow } from "./types";
 
 // ---------------------------------------------------------------------------
 // Trace ingest: spans (OTLP) and items (OpenAI Agents SDK export) are stored
@@ -39,14 +31,7 @@ import type { IncrementPlan, NewSpanRow, Planner, SpanColumns, StoredRow } from 
 // belongs to the request.
 // ---------------------------------------------------------------------------
 
-/** A rebuilt group: its key (unprefixed), its members' ids and its session (null: no model or tool step yet). */
-export type RebuiltGroup = {
-  key: string;
-  memberIds: string[];
-  session: ImportedSession | null;
-  /** What the session keeps for its next export, given the session as written. */
-  state(session: ImportedSession): unknown;
-};
+export type { RebuiltGroup } from "./types";
 
 /** What the generic store-and-rebuild needs to know about one source of spans. */
 export type Source<T> = {
@@ -78,29 +63,8 @@ export function otlpSource(format: OtlpFormat): Source<OtlpSpan> {
     // dedupeSpans keeps the first copy unless a later one ranks higher.
     better: (a, b) => dedupeSpans([b, a])[0] === a,
     fingerprint: (s) => JSON.stringify({ ...s, path: "" }),
-    increment: planOtlpIncrement,
-    rebuild: (spans) => {
-      const groups: RebuiltGroup[] = [];
-      const warnings: ImportIssue[] = [];
-      const digests = new Map<string, SpanDigest>();
-      for (const [key, members] of groupSpans(spans)) {
-        const mapped = mapSessionGroup(key, members, { format });
-        warnings.push(...mapped.warnings);
-        for (const d of mapped.digests) digests.set(idOf(d.traceId, d.spanId), d);
-        const memberIds = members.map((s) => idOf(s.traceId, s.spanId));
-        groups.push({
-          key,
-          memberIds,
-          session: mapped.session,
-          state: (session) =>
-            traceStateOf(
-              session,
-              memberIds.map((id) => digests.get(id)!),
-            ),
-        });
-      }
-      return { groups, warnings, digests };
-    },
+    increment: (request) => planOtlpIncrement(request, format),
+    rebuild: (spans) => otlpGroups(spans, format),
   };
 }
 

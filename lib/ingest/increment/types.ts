@@ -138,7 +138,9 @@ export type Read =
   /** The digests of every row of a session. */
   | { kind: "sessionDigests"; sessionId: string }
   /** The kind, name and status of a session's events before `from`. */
-  | { kind: "prefixEvents"; sessionId: string; from: number };
+  | { kind: "prefixEvents"; sessionId: string; from: number }
+  /** How many rows are stored under some group keys (prefixed). */
+  | { kind: "keyed"; keys: string[] };
 
 /** A stored row with the read columns it carries (`sessionRows`). */
 export type ColumnedRow<T> = StoredRow<T> & { startNs: string | null; lastNs: string | null; role: string | null };
@@ -183,9 +185,32 @@ export type GroupWrite<S> = {
   derived: boolean;
 };
 
+/** A group mapped from all its spans: its key (unprefixed), its members' ids and its session (null: no model or tool step yet). */
+export type RebuiltGroup = {
+  key: string;
+  memberIds: string[];
+  session: ImportedSession | null;
+  /** What the session keeps for its next export, given the session as written. */
+  state(session: ImportedSession): unknown;
+};
+
+/**
+ * A group nothing of which is stored yet, mapped whole from the request's spans (as the full rebuild maps it):
+ * its session (null: no model or tool step yet), what the session keeps for its next export, and its span rows
+ * (their `sessionId` is the new session's, set as it is written).
+ */
+export type CreatedGroup = {
+  key: string;
+  session: ImportedSession | null;
+  state: unknown;
+  spans: NewSpanRow[];
+};
+
 /** A request's incremental plan: per group its writes, then the rows given better copies. */
 export type IncrementPlan<S> = {
   groups: GroupWrite<S>[];
+  /** Groups the request starts (none of their spans stored, no session): written after `groups`, in order. */
+  created: CreatedGroup[];
   replacements: RowReplacement[];
   /** Every session the request reaches, as the full rebuild would report them. */
   sessions: { id: string; eventCount: number; externalId: string }[];

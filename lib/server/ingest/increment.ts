@@ -7,6 +7,7 @@ import {
 } from "@/lib/db/agents-increment";
 import type { SqlTx } from "@/lib/db/sql";
 import {
+  keyedRows,
   loadOtlpRequest,
   prefixEvents,
   readOtlpWindow,
@@ -14,6 +15,7 @@ import {
   rowsOfTraces,
   sessionDigests,
   sessionRows,
+  writeCreated,
   writePlan,
 } from "@/lib/db/trace-increment";
 import { isFallback } from "@/lib/ingest/increment/state";
@@ -47,6 +49,8 @@ function answer(sql: SqlTx, kind: "otlp" | "agents", read: Read): Promise<unknow
       return sessionDigests(sql, read.sessionId);
     case "prefixEvents":
       return prefixEvents(sql, read.sessionId, read.from);
+    case "keyed":
+      return keyedRows(sql, read.keys);
   }
 }
 
@@ -67,13 +71,19 @@ export async function runPlanner<S>(
 /**
  * A plan's writes (none before it: a request that falls back writes nothing). Per group, its rows' read
  * columns corrected, its session, its events from the window on and its new rows in one statement; then the
- * rows of better copies.
+ * groups it starts (their sessions and rows); then the rows of better copies. The sessions it reaches, as the
+ * full rebuild reports them.
  */
-export async function writeIncrement<S>(sql: SqlTx, plan: IncrementPlan<S>): Promise<void> {
+export async function writeIncrement<S>(
+  sql: SqlTx,
+  plan: IncrementPlan<S>,
+): Promise<{ id: string; eventCount: number; externalId: string }[]> {
   for (const { plan: group, spans, fixes, derived } of plan.groups) {
     if (fixes.length > 0) await setColumns(sql, fixes);
     if (derived) await dropListedTraceIds(sql, group.session.id);
     await writePlan(sql, group, spans);
   }
+  const created = plan.created.length > 0 ? await writeCreated(sql, plan.created) : [];
   for (const replacement of plan.replacements) await replaceRow(sql, replacement);
+  return [...plan.sessions, ...created];
 }

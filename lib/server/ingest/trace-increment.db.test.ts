@@ -1,3 +1,4 @@
+import { gunzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mapOtlpSpans, type OtlpSpan } from "@/lib/ingest/otlp";
@@ -87,7 +88,7 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
     }
   }
 
-  it("a session sent as 100 exports equals the one sent as 1, and every export after the first is incremental", async () => {
+  it("a session sent as 100 exports equals the one sent as 1, and every export is incremental but those adding to spans without a session", async () => {
     const name = `hundred-${engine}`;
     const spans = sessionOf("ai6-stream", name, 25, tag++);
     const one = sessionOf("ai6-stream", `one-${engine}`, 25, tag++);
@@ -97,16 +98,21 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
       BigInt(a.endTimeUnixNano ?? a.startTimeUnixNano) < BigInt(b.endTimeUnixNano ?? b.startTimeUnixNano) ? -1 : 1,
     );
     const paths: boolean[] = [];
+    const expected: boolean[] = [];
     for (let b = 0; b < 100; b++) {
       const batch = ordered.slice(Math.floor((b * ordered.length) / 100), Math.floor(((b + 1) * ordered.length) / 100));
       if (batch.length === 0) continue;
+      // The full rebuild only while spans are stored but no session yet (no model or tool step among them):
+      // the first export starts the group on the incremental path, and once the session exists each export
+      // re-maps only its window.
+      const stored = await db.prisma.traceSpan.count({ where: { groupKey: `otlp:session:${name}` } });
+      const session = await db.prisma.session.count({ where: { externalId: `session:${name}` } });
+      expected.push(stored === 0 || session === 1);
       paths.push(ok(await ingestOtlpSpans(db.prisma, batch, "otlp-json")).incremental);
     }
-    // Until the first model or tool step there is no session to add to; from then on, only the window is re-mapped.
-    const firstIncremental = paths.indexOf(true);
-    expect(firstIncremental).toBeGreaterThan(0);
-    expect(firstIncremental).toBeLessThan(5);
-    expect(paths.slice(firstIncremental).every(Boolean)).toBe(true);
+    expect(paths).toEqual(expected);
+    expect(paths[0]).toBe(true);
+    expect(paths.filter((p) => !p).length).toBeLessThan(5);
     await expectSessionsOf(spans);
     const read = async (externalId: string) => {
       const row = await db.prisma.session.findFirstOrThrow({ where: { externalId }, select: { id: true } });
@@ -119,6 +125,81 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
     expect(b.events.length).toBe(a.events.length);
   });
 
+  it("a new session's first export takes the incremental path and stores exactly what the full rebuild stores", async () => {
+    // Two new sessions in one request, sent once on each path under other names and trace ids.
+    const [a, b] = [tag++, tag++];
+    const request = (t: number, which: string) => [
+      ...sessionOf("ai6-generate", `first-${which}-${engine}`, 3, t),
+      ...sessionOf("ai7-genai-stream", `second-${which}-${engine}`, 2, t + 0x1000),
+    ];
+    const incremental = ok(await ingestOtlpSpans(db.prisma, request(a, "inc"), "otlp-json"));
+    const full = ok(
+      await db.prisma.$transaction((tx) =>
+        storeOtlpSpans(tx, request(b, "full"), "otlp-json", { lock: false, increment: false }),
+      ),
+    );
+    expect(incremental.incremental).toBe(true);
+    expect(full.incremental).toBe(false);
+    const hex = (t: number) => t.toString(16).padStart(8, "0");
+    /** Text of the stored rows of one path with its names and trace ids made the incremental one's. */
+    const asIncremental = (text: string, which: string, t: number) =>
+      text
+        .replaceAll(`-${which}-`, "-inc-")
+        .replaceAll(hex(t), hex(a))
+        .replaceAll(hex(t + 0x1000), hex(a + 0x1000));
+    // Everything stored of a session, its names and trace ids made the incremental one's.
+    const storedOf = async (result: typeof full, which: string, t: number) => {
+      const ids = result.sessions.map((x) => x.id);
+      const sessions = await db.prisma.session.findMany({
+        where: { id: { in: ids } },
+        orderBy: { externalId: "asc" },
+        include: {
+          events: { orderBy: { seq: "asc" }, omit: { id: true, sessionId: true } },
+          traces: { orderBy: { traceId: "asc" }, select: { traceId: true } },
+          cluster: { select: { clusterId: true, signatureHash: true, agentVersionId: true, seenAt: true } },
+          spans: {
+            orderBy: [{ traceId: "asc" }, { spanId: "asc" }],
+            omit: { id: true, sessionId: true, receivedAt: true, packed: true },
+          },
+        },
+        omit: { id: true, createdAt: true },
+      });
+      const packed = await db.prisma.traceSpan.findMany({
+        where: { sessionId: { in: ids } },
+        orderBy: [{ traceId: "asc" }, { spanId: "asc" }],
+        select: { packed: true },
+      });
+      const text = JSON.stringify(
+        { sessions, packed: packed.map((p) => gunzipSync(p.packed!).toString("utf8")) },
+        (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v),
+      );
+      return asIncremental(text, which, t);
+    };
+    const stored = await storedOf(incremental, "inc", a);
+    expect(stored).toBe(await storedOf(full, "full", b));
+    const parsed = JSON.parse(stored) as {
+      sessions: { externalId: string; eventCount: number; cluster: unknown; traceState: unknown }[];
+    };
+    // The named session and the second recording's two runs (it names no session: a group per trace), each
+    // a failed run in a cluster.
+    const keyOf = (externalId: string) => (externalId.startsWith(`trace:${hex(a + 0x1000)}`) ? "trace" : externalId);
+    expect(parsed.sessions.map((s) => [keyOf(s.externalId), s.eventCount, s.cluster !== null])).toEqual([
+      [`session:first-inc-${engine}`, 24, true],
+      ["trace", 8, true],
+      ["trace", 8, true],
+    ]);
+    expect(parsed.sessions.every((s) => s.traceState !== null)).toBe(true);
+    // Reported as the full rebuild reports them: in the same order, with the same counts.
+    const reported = (result: typeof full) => JSON.stringify(result.sessions.map(({ id: _id, ...x }) => x));
+    expect(reported(incremental)).toBe(asIncremental(reported(full), "full", b));
+    expect([incremental.received, incremental.inserted, incremental.updated]).toEqual([
+      full.received,
+      full.inserted,
+      full.updated,
+    ]);
+    await expectSessionsOf(request(a, "inc"));
+  });
+
   it("an export that adds to a session scans no table whole, though its plans were made while the tables were small", async () => {
     // A database of its own: the plans of the per-export statements are made on its first incremental export.
     const own = await createTestDatabase(engine);
@@ -126,7 +207,7 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
       const spans = sessionOf("ai6-generate", `small-${engine}`, 3, tag++);
       const traces = [...new Set(spans.map((s) => s.traceId))];
       const ofTrace = (t: number) => spans.filter((s) => s.traceId === traces[t]);
-      expect(ok(await ingestOtlpSpans(own.prisma, ofTrace(0), "otlp-json")).incremental).toBe(false);
+      expect(ok(await ingestOtlpSpans(own.prisma, ofTrace(0), "otlp-json")).incremental).toBe(true);
       expect(ok(await ingestOtlpSpans(own.prisma, ofTrace(1), "otlp-json")).incremental).toBe(true);
       // The tables grow well past what a whole scan would be cheap for.
       ok(await ingestOtlpSpans(own.prisma, sessionOf("ai6-generate", `big-${engine}`, 80, tag++), "otlp-json"));

@@ -80,10 +80,11 @@ async function increment<T>(sql: SqlTx, source: Source<T>, fresh: ReadonlyMap<st
     }),
   );
   if (!plan) return null;
-  await writeIncrement(sql, plan);
   // Not re-clustered here: reading a session's failed steps costs reads that grow with the session, which
-  // an incremental export must not (trace-increment.db.test.ts). A full rebuild re-clusters (writeSession).
-  const { sessions, inserted, updated } = plan;
+  // an incremental export must not (trace-increment.db.test.ts). A full rebuild re-clusters (writeSession),
+  // and so does a group's first session, written as new.
+  const sessions = await writeIncrement(sql, plan);
+  const { inserted, updated } = plan;
   return { ok: true as const, sessions, inserted, updated, received: fresh.size, incremental: true };
 }
 
@@ -229,14 +230,15 @@ async function writeSpans<T>(
 /**
  * Stores OTLP spans (one request's) and rebuilds their sessions. Call inside a transaction.
  * `lock: false` skips the advisory locks: only for a client whose transactions already run one at a time.
+ * `increment: false` takes the full rebuild whatever the request (what the increment is held to, in tests).
  */
 export function storeOtlpSpans(
   tx: DbClient,
   spans: readonly OtlpSpan[],
   format: OtlpFormat,
-  { lock = true }: { lock?: boolean } = {},
+  { lock = true, increment = true }: { lock?: boolean; increment?: boolean } = {},
 ): Promise<TraceIngestResult> {
-  return storeAndRebuild(tx, otlpSource(format), spans, format, { lock, increment: true });
+  return storeAndRebuild(tx, otlpSource(format), spans, format, { lock, increment });
 }
 
 /** Stores OpenAI Agents SDK export items (traces and spans) and rebuilds their sessions. Call inside a transaction. */
