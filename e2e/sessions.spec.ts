@@ -70,3 +70,24 @@ test("an unknown session id shows a not-found page", async ({ page }) => {
   await expect(page.getByRole("heading", { name: "Session not found" })).toBeVisible();
   await expect(page.getByRole("link", { name: "All sessions" })).toHaveAttribute("href", "/sessions");
 });
+
+test("watching the list shows runs as they arrive, and says how many came", async ({ page, request }) => {
+  await page.goto("/sessions");
+  const watch = page.getByRole("button", { name: "Watch for new runs" });
+  await watch.click();
+  const stop = page.getByRole("button", { name: "Stop watching" });
+  await expect(stop).toHaveAttribute("aria-pressed", "true");
+  await expect(page.getByTestId("live-tail").getByRole("status")).toHaveText("Watching: no new run yet");
+  // A run arrives from a script: it shows at the top of the list without a reload.
+  const title = `Arrived while watching ${Date.now()}`;
+  const doc = JSON.parse(readFileSync("prisma/seed/native/refund-agent.json", "utf8")) as Record<string, unknown>;
+  const res = await request.post("/api/v1/sessions", {
+    headers: AUTH,
+    data: { ...doc, externalId: `live-${Date.now()}`, title },
+  });
+  expect(res.status()).toBe(201);
+  await expect(page.getByTestId("session-row").first()).toContainText(title, { timeout: 15_000 });
+  await expect(page.getByTestId("live-tail").getByRole("status")).toContainText("1 new run since you started watching");
+  await stop.click();
+  await expect(page.getByRole("button", { name: "Watch for new runs" })).toHaveAttribute("aria-pressed", "false");
+});

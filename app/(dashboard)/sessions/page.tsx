@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SavedViews } from "@/components/sessions/SavedViews";
+import { LiveTail } from "@/components/sessions/LiveTail";
 import { SessionFilters } from "@/components/sessions/SessionFilters";
 import { SessionTable } from "@/components/sessions/SessionTable";
 import { EmptyState } from "@/components/ui/EmptyState";
@@ -75,7 +76,11 @@ export default async function SessionsPage({
         filtered={filtered}
       />
       {failed ? <FailedRunsLead {...failed} /> : null}
-      <SavedViews user={principal.userId ?? principal.name} query={params.toString()} />
+      <div className="flex flex-wrap items-start justify-between gap-x-3">
+        <SavedViews user={principal.userId ?? principal.name} query={params.toString()} />
+        {/* New runs come first on the first page in the usual order: that is where watching shows them. */}
+        {kept.cursor ? null : <LiveTail total={matching} />}
+      </div>
       {sessions.length === 0 ? (
         filtered ? (
           <EmptyState title="No session matches these filters">
