@@ -213,6 +213,18 @@ test("draft a report from a comparison, edit it, publish it, share it, open the 
   expect(hash).toMatch(/^[0-9a-f]{64}$/);
   await expect(page.getByTestId("report-pair")).toHaveCount(2);
 
+  // The team comments on the published report; the comment is signed, and stays off the share link (below).
+  const comments = page.getByTestId("report-comments");
+  await expect(comments.getByRole("heading", { name: "Comments (0)" })).toBeVisible();
+  await comments.getByLabel("Comment").fill("Checked with billing: the invoice copy was a day old.");
+  await comments.getByRole("button", { name: "Add comment" }).click();
+  await expect(comments.getByRole("heading", { name: "Comments (1)" })).toBeVisible();
+  await expect(comments.getByTestId("report-comment")).toContainText(
+    "Checked with billing: the invoice copy was a day old.",
+  );
+  await expect(comments.getByTestId("report-comment")).toContainText("admin@e2e.test");
+  await expect(comments.getByLabel("Comment")).toHaveValue("");
+
   await page.getByLabel("Expires after").selectOption("1d");
   await page.getByRole("button", { name: "Create share link" }).click();
   const url = await page.getByTestId("share-url").inputValue();
@@ -234,6 +246,7 @@ test("draft a report from a comparison, edit it, publish it, share it, open the 
   await expect(viewer.locator('meta[name="robots"]')).toHaveAttribute("content", /noindex/);
   // Read-only: no navigation into the dashboard, no forms or buttons.
   await expect(viewer.getByRole("navigation")).toHaveCount(0);
+  await expect(viewer.getByText("Checked with billing")).toHaveCount(0);
   // (The pinned pairs' diff is Monaco's, read-only: its own text area and controls are the editor's, not a form.)
   const hrefs = await viewer
     .locator("a[href]:not(.monaco-editor *)")

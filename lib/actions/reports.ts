@@ -6,6 +6,7 @@ import { z } from "zod";
 import { env } from "@/lib/env";
 import { validatedAction } from "@/lib/http/action";
 import { ExpiresIn } from "@/lib/reports/share";
+import { addReportComment, deleteReportComment, ReportCommentInput } from "@/lib/server/reports/comments";
 import { listPairChoices, PairChoicesInput } from "@/lib/server/replays/comparison-pages";
 import {
   AddEvidenceInput,
@@ -95,3 +96,12 @@ export const removeReportEvidenceAction = validatedAction(RemoveEvidenceInput, a
 
 /** One window of the comparison's pairs as the report form's picker lists them (no previews). */
 export const pairChoicesAction = validatedAction(PairChoicesInput, listPairChoices);
+
+/** Adds a comment to a report, signed by the user. */
+export const addReportCommentAction = validatedAction(ReportCommentInput, addReportComment);
+
+/** Deletes one of the user's comments on a report (an admin: any). */
+export const deleteReportCommentAction = validatedAction(
+  z.object({ reportId: z.string().min(1).max(64), commentId: z.string().min(1).max(64) }),
+  deleteReportComment,
+);

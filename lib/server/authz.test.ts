@@ -34,6 +34,7 @@ import * as failedRuns from "./sessions/failed-runs";
 import * as sessionCompare from "./sessions/session-compare";
 import * as sessionExport from "./sessions/export";
 import * as annotations from "./sessions/annotations";
+import * as reportComments from "./reports/comments";
 
 /**
  * Every operation of every lib/server module, with the permission it needs.
@@ -42,8 +43,11 @@ import * as annotations from "./sessions/annotations";
 const OPERATIONS: Record<string, Permission> = {
   "export.exportSessions": "sessions.read",
   "annotations.listAnnotations": "sessions.read",
-  "annotations.addAnnotation": "annotations.write",
-  "annotations.deleteAnnotation": "annotations.write",
+  "annotations.addAnnotation": "notes.write",
+  "annotations.deleteAnnotation": "notes.write",
+  "report-comments.listReportComments": "reports.read",
+  "report-comments.addReportComment": "notes.write",
+  "report-comments.deleteReportComment": "notes.write",
   "api-keys.createApiKey": "api_keys.own",
   "api-keys.revokeApiKey": "api_keys.own",
   "api-keys.listApiKeys": "api_keys.own",
@@ -182,6 +186,7 @@ const NOT_OPERATIONS = new Set([
   "session-compare.presentComparedSession",
   "session-compare.sessionComparisonWork",
   "annotations.presentAnnotation",
+  "report-comments.presentReportComment",
   // A pull as the API shows it; the pull job's worker entry point (it runs on no one's behalf, as replays do).
   "connectors.pullView",
   "run-pull.runPull",
@@ -210,6 +215,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   "session-compare": sessionCompare,
   export: sessionExport,
   annotations,
+  "report-comments": reportComments,
   "replay-pages": replayPages,
   "replay-presets": replayPresets,
   "comparison-pages": comparisonPages,

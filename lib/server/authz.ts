@@ -8,8 +8,8 @@ import type { Principal, Role } from "./principal";
 export const PERMISSIONS = {
   "sessions.read": "viewer",
   "sessions.import": "analyst",
-  /** Label, score and comment sessions and their steps; delete one's own annotations (an admin: any). */
-  "annotations.write": "analyst",
+  /** Label, score and comment on sessions and their steps, and comment on reports; delete one's own (an admin: any). */
+  "notes.write": "analyst",
   "policies.read": "viewer",
   "policies.write": "analyst",
   "replays.read": "viewer",

@@ -10,18 +10,9 @@ import {
 } from "@/lib/db/annotations";
 import { sessionHead } from "@/lib/db/session-reads";
 import { AppError, notFound } from "@/lib/errors";
-import { hasLoneSurrogate } from "@/lib/hostile/text";
 import { authorize } from "../authz";
+import { refuseUnlessAuthor, typedText as typed } from "../notes";
 import type { Principal } from "../principal";
-
-/** Text a person typed: trimmed, none of what the database cannot store (NUL, a lone surrogate). */
-const typed = (what: string, max: number) =>
-  z
-    .string(`${what} must be text.`)
-    .trim()
-    .min(1, `${what} is empty.`)
-    .max(max, `${what} is at most ${max} characters.`)
-    .refine((v) => !v.includes("\u0000") && !hasLoneSurrogate(v), `${what} holds a character that cannot be stored.`);
 
 /** An empty field of a form is no value. */
 const blank = (v: unknown) => (v === "" ? null : v);
@@ -92,7 +83,7 @@ export async function listAnnotations(principal: Principal, input: { sessionId: 
 
 /** Adds an annotation signed by the principal; a step must be one of the session's. */
 export async function addAnnotation(principal: Principal, input: AnnotationInput, prisma: Db) {
-  authorize(principal, "annotations.write");
+  authorize(principal, "notes.write");
   const steps = await sessionSteps(prisma, input.sessionId);
   const seq = input.seq ?? null;
   if (seq !== null && seq >= steps)
@@ -117,14 +108,9 @@ export async function deleteAnnotation(
   input: { sessionId: string; annotationId: string },
   prisma: Db,
 ) {
-  authorize(principal, "annotations.write");
+  authorize(principal, "notes.write");
   const row = await findAnnotation(prisma, input.annotationId);
   if (!row || row.sessionId !== input.sessionId) throw notFound("annotation", input.annotationId);
-  const own =
-    principal.userId !== null
-      ? row.authorId === principal.userId
-      : row.authorId === null && row.author === principal.name;
-  if (!own && principal.role !== "admin")
-    throw new AppError("forbidden", `Only ${row.author}, who wrote this annotation, or an admin may delete it.`);
+  refuseUnlessAuthor(principal, row, "annotation");
   await removeAnnotation(prisma, row.id);
 }

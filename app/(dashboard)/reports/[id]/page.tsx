@@ -9,6 +9,8 @@ import { Badge } from "@/components/ui/Badge";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { orNotFound, pageContext } from "@/lib/http/page";
 import { getReport, getReportPage } from "@/lib/server/reports/reports";
+import { listReportComments } from "@/lib/server/reports/comments";
+import { ReportComments } from "@/components/reports/ReportComments";
 import { formatDateTime } from "@/lib/format";
 import { createShareAction, deleteReportAction, publishReportAction, revokeShareAction } from "@/lib/actions/reports";
 import { buttonClass } from "@/components/ui/Button";
@@ -29,6 +31,7 @@ export default async function ReportPage({ params }: Props) {
   const { id } = await params;
   const { principal, prisma } = await pageContext();
   const { report, shares, liveReplayId } = await orNotFound(getReportPage(principal, { reportId: id }, prisma));
+  const comments = await listReportComments(principal, { reportId: id }, prisma);
   const exportLink = (format: "md" | "json") => `/api/reports/${encodeURIComponent(report.id)}/export?format=${format}`;
   return (
     <>
@@ -104,6 +107,12 @@ export default async function ReportPage({ params }: Props) {
               Share links are for published reports, so that a reader never sees a report change under them.
             </Card>
           )}
+          <ReportComments
+            reportId={report.id}
+            comments={comments}
+            canWrite={can(principal, "notes.write")}
+            me={{ name: principal.name, admin: principal.role === "admin" && !principal.readOnly }}
+          />
         </div>
       </div>
     </>

@@ -145,7 +145,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
         sessionId={session.id}
         steps={session.eventCount}
         annotations={annotations}
-        canWrite={can(principal, "annotations.write")}
+        canWrite={can(principal, "notes.write")}
         me={{ name: principal.name, admin: principal.role === "admin" && !principal.readOnly }}
       />
       {session.firstSeq === null || session.lastSeq === null ? (

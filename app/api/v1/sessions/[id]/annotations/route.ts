@@ -13,7 +13,7 @@ export const GET = route<{ id: string }>({ accept: ["api_key"] }, async ({ prism
  * adds an annotation signed by the key's user → 201 `{ annotation }`.
  */
 export const POST = route<{ id: string }, undefined, typeof AnnotationBody>(
-  { accept: ["api_key"], authorize: "annotations.write", body: AnnotationBody },
+  { accept: ["api_key"], authorize: "notes.write", body: AnnotationBody },
   async ({ prisma, params, principal, body }) => {
     const annotation = await addAnnotation(principal, { ...body, sessionId: params.id }, prisma);
     return Response.json({ annotation }, { status: 201 });
