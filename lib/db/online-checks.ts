@@ -364,8 +364,9 @@ export function sessionVerdict(client: DbClient, sessionId: string, checkId: str
  * Stored verdicts' pass and fail counts per check and agent version, and per check and day (UTC), for regressions:
  * read from the counts the database keeps (CheckVerdictCount, migration check_verdict_counts), one row per check,
  * version and day whatever the number of verdicts. A pass or fail verdict is counted whatever its session.
+ * `days: false` leaves out the per-day rows (a regression watch flags versions only).
  */
-export async function checkPassCounts(client: DbClient, agentId: string) {
+export async function checkPassCounts(client: DbClient, agentId: string, { days = true } = {}) {
   const byVersion = await client.$queryRaw<
     {
       checkId: string;
@@ -384,11 +385,13 @@ export async function checkPassCounts(client: DbClient, agentId: string) {
     JOIN "AgentVersion" av ON av.id = n."agentVersionId"
     WHERE n."agentId" = ${agentId} AND n.passed + n.failed > 0
     GROUP BY 1, 2, 3, 4 ORDER BY 2, 5, 4`;
-  const byDay = await client.$queryRaw<{ checkId: string; day: string; passed: bigint; failed: bigint }[]>`
+  const byDay = days
+    ? await client.$queryRaw<{ checkId: string; day: string; passed: bigint; failed: bigint }[]>`
     SELECT "checkId", to_char(day, 'YYYY-MM-DD') AS day, sum(passed) AS passed, sum(failed) AS failed
     FROM "CheckVerdictCount"
     WHERE "agentId" = ${agentId} AND passed + failed > 0
-    GROUP BY 1, 2 ORDER BY 2, 1`;
+    GROUP BY 1, 2 ORDER BY 2, 1`
+    : [];
   return {
     byVersion: byVersion.map((r) => ({ ...r, passed: Number(r.passed), failed: Number(r.failed) })),
     byDay: byDay.map((r) => ({ ...r, passed: Number(r.passed), failed: Number(r.failed) })),
