@@ -20,7 +20,9 @@
 import { loadavg } from "node:os";
 import { failureSignature, type FailureStep } from "../lib/clusters/signature";
 import { cohort, jsonlDocuments, type CohortSession } from "../lib/clusters/testing";
+import type { DbClient } from "../lib/db/client";
 import { writeClusterAssignments, type ClusterAssignment } from "../lib/db/clusters";
+import { checkPassCounts } from "../lib/db/online-checks";
 import { prismaSql } from "../lib/db/sql";
 import { createTestDatabase, type TestDatabase } from "../lib/db/testing";
 import { insertWatch } from "../lib/db/watches";
@@ -106,12 +108,17 @@ async function ingestShare(seed: number): Promise<{ importMs: number; clusterMs:
 
 const CLUSTERS = 20;
 
-/** Sessions `from`..`to`-1 of one agent: five versions over a year, three in ten failed, each in one of 20 clusters. */
+/**
+ * Sessions `from`..`to`-1 of one agent: five versions over a year, three in ten failed, each in one of 20 clusters;
+ * every session judged by the first attached check (failed ones fail it) and every other one by the second (one in
+ * seven fails, one in thirteen a check error).
+ */
 async function fillRows(
   db: TestDatabase,
   agentId: string,
   versions: string[],
   clusters: string[],
+  checks: string[],
   from: number,
   to: number,
 ) {
@@ -130,6 +137,16 @@ async function fillRows(
     SELECT s.id, ((${clusters})::text[])[1 + (i % ${CLUSTERS})], 'h' || (i % ${CLUSTERS}), s."agentVersionId", s."startedAt"
     FROM generate_series(${from}::int, ${to - 1}::int) AS i JOIN "Session" s ON s.id = 's' || lpad(i::text, 7, '0')
     WHERE i % 10 < 3`;
+  await db.prisma.$executeRaw`
+    INSERT INTO "SessionCheckVerdict" ("sessionId", "checkId", "agentId", "agentVersionId", outcome, reason,
+      "eventCount")
+    SELECT s.id, ${checks[0]}, s."agentId", s."agentVersionId", CASE WHEN i % 10 < 3 THEN 'fail' ELSE 'pass' END, '', 4
+    FROM generate_series(${from}::int, ${to - 1}::int) AS i JOIN "Session" s ON s.id = 's' || lpad(i::text, 7, '0')
+    UNION ALL
+    SELECT s.id, ${checks[1]}, s."agentId", s."agentVersionId",
+      CASE WHEN i % 13 = 0 THEN 'check_error' WHEN i % 7 = 0 THEN 'fail' ELSE 'pass' END, '', 4
+    FROM generate_series(${from}::int, ${to - 1}::int) AS i JOIN "Session" s ON s.id = 's' || lpad(i::text, 7, '0')
+    WHERE i % 2 = 0`;
 }
 
 /**
@@ -142,12 +159,45 @@ async function fill(
   agentId: string,
   versions: string[],
   clusters: string[],
+  checks: string[],
   from: number,
   to: number,
 ) {
-  for (let k = from; k < to; k += 10_000) await fillRows(db, agentId, versions, clusters, k, Math.min(to, k + 10_000));
-  for (const table of ["Session", "ClusterMember", "FailureCluster", "AgentDayPassCount", "ClusterVersionCount"])
+  for (let k = from; k < to; k += 10_000)
+    await fillRows(db, agentId, versions, clusters, checks, k, Math.min(to, k + 10_000));
+  for (const table of [
+    "Session",
+    "ClusterMember",
+    "FailureCluster",
+    "AgentDayPassCount",
+    "ClusterVersionCount",
+    "SessionCheckVerdict",
+    "CheckVerdictCount",
+  ])
     await db.prisma.$executeRawUnsafe(`VACUUM ANALYZE "${table}"`);
+}
+
+/** The per-check counts as the regressions read worked them out before the kept counts: every verdict grouped. */
+async function checkPassCountsByScan(client: DbClient, agentId: string) {
+  const byVersion = await client.$queryRaw<unknown[]>`
+    SELECT v."checkId", c.name, v."agentVersionId", av.version,
+      min(coalesce(s."startedAt", s."createdAt")) AS "firstSeen",
+      (count(*) FILTER (WHERE v.outcome = 'pass'))::int AS passed,
+      (count(*) FILTER (WHERE v.outcome = 'fail'))::int AS failed
+    FROM "SessionCheckVerdict" v
+    JOIN "Check" c ON c.id = v."checkId"
+    JOIN "AgentVersion" av ON av.id = v."agentVersionId"
+    JOIN "Session" s ON s.id = v."sessionId"
+    WHERE v."agentId" = ${agentId} AND v.outcome IN ('pass', 'fail')
+    GROUP BY 1, 2, 3, 4 ORDER BY 2, 5, 4`;
+  const byDay = await client.$queryRaw<unknown[]>`
+    SELECT v."checkId", to_char((coalesce(s."startedAt", s."createdAt") AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day,
+      (count(*) FILTER (WHERE v.outcome = 'pass'))::int AS passed,
+      (count(*) FILTER (WHERE v.outcome = 'fail'))::int AS failed
+    FROM "SessionCheckVerdict" v JOIN "Session" s ON s.id = v."sessionId"
+    WHERE v."agentId" = ${agentId} AND v.outcome IN ('pass', 'fail')
+    GROUP BY 1, 2 ORDER BY 2, 1`;
+  return { byVersion, byDay };
 }
 
 type Read = () => Promise<unknown>;
@@ -248,15 +298,25 @@ async function apiAtScale() {
           })
         ).id,
       );
+    const checks: string[] = [];
+    for (const [name, text] of [
+      ["bench refunded", "refunded"],
+      ["bench apologised", "sorry"],
+    ] as const)
+      checks.push((await db.prisma.check.create({ data: { name, definition: { kind: "output_contains", text } } })).id);
+    for (const checkId of checks)
+      await db.prisma.checkAttachment.create({ data: { checkId, agentId: agent.id, createdBy: "bench" } });
     const apis: [string, Read][] = [
-      ["clusters", () => listFailureClusters(admin, { agentId: agent.id }, db.prisma)],
-      ["regressions", () => getRegressions(admin, { agentId: agent.id }, db.prisma)],
+      ["GET /api/v1/clusters", () => listFailureClusters(admin, { agentId: agent.id }, db.prisma)],
+      ["GET /api/v1/regressions", () => getRegressions(admin, { agentId: agent.id }, db.prisma)],
+      ["  of which the per-check counts (checkPassCounts)", () => checkPassCounts(db.prisma, agent.id)],
+      ["  the per-check full scan they replaced", () => checkPassCountsByScan(db.prisma, agent.id)],
     ];
     const figures = new Map<string, number[]>();
     let filled = 0;
     for (const size of [10_000, 100_000]) {
       const t0 = performance.now();
-      await fill(db, agent.id, versions, clusters, filled, size);
+      await fill(db, agent.id, versions, clusters, checks, filled, size);
       filled = size;
       console.log(`  ${size} sessions written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       for (const [name, read] of apis) {
@@ -264,7 +324,7 @@ async function apiAtScale() {
         const ms: number[] = [];
         for (let r = 0; r < RUNS; r++) ms.push(await firstByte(read));
         figures.set(`${name}:${size}`, ms);
-        console.log(`  GET /api/v1/${name} at ${size}: first byte ${spread(ms, 1)}`);
+        console.log(`  ${name} at ${size}: first byte ${spread(ms, 1)}`);
       }
       await watchArrivals(db, agent.id, size);
     }

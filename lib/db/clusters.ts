@@ -243,6 +243,15 @@ export function listClusters(client: DbClient, agentId: string, limit = 500): Pr
   });
 }
 
+/** The agent's clusters with members among `ids` (what a regression watch names the clusters that grew by). */
+export function clustersOfAgentByIds(client: DbClient, agentId: string, ids: readonly string[]): Promise<ClusterRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return client.failureCluster.findMany({
+    where: { agentId, size: { gt: 0 }, id: { in: [...ids] } },
+    select: clusterSelect,
+  });
+}
+
 export function clusterById(client: DbClient, id: string): Promise<(ClusterRow & { agent: { name: string } }) | null> {
   return client.failureCluster.findUnique({
     where: { id },
@@ -381,8 +390,9 @@ export async function splitClusterRows(
  * clusters' members per version: read from the counts the database keeps (AgentDayPassCount and
  * ClusterVersionCount, migration pass_count_aggregates), one row per version and day whatever the number of
  * sessions. A session is counted unless it is a replay or superseded, and failed while it is a cluster member.
+ * `days: false` leaves out the per-day rows (a regression watch flags versions only).
  */
-export async function passCounts(client: DbClient, agentId: string) {
+export async function passCounts(client: DbClient, agentId: string, { days = true } = {}) {
   const byVersion = await client.$queryRaw<
     { agentVersionId: string; version: string; firstSeen: Date; total: bigint; failed: bigint }[]
   >`
@@ -391,11 +401,13 @@ export async function passCounts(client: DbClient, agentId: string) {
     FROM "AgentDayPassCount" c JOIN "AgentVersion" v ON v.id = c."agentVersionId"
     WHERE c."agentId" = ${agentId} AND c.sessions > 0
     GROUP BY 1, 2 ORDER BY 3, 2`;
-  const byDay = await client.$queryRaw<{ agentVersionId: string; day: string; total: number; failed: number }[]>`
+  const byDay = days
+    ? await client.$queryRaw<{ agentVersionId: string; day: string; total: number; failed: number }[]>`
     SELECT "agentVersionId", to_char(day, 'YYYY-MM-DD') AS day, sessions AS total, failed
     FROM "AgentDayPassCount"
     WHERE "agentId" = ${agentId} AND sessions > 0
-    ORDER BY 2, 1`;
+    ORDER BY 2, 1`
+    : [];
   const byCluster = await client.$queryRaw<{ clusterId: string; agentVersionId: string; sessions: number }[]>`
     SELECT n."clusterId", n."agentVersionId", n.sessions
     FROM "ClusterVersionCount" n JOIN "FailureCluster" c ON c.id = n."clusterId"

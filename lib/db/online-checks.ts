@@ -271,7 +271,11 @@ export type VerdictWrite = {
   eventCount: number;
 };
 
-/** Stores verdicts (one statement): a (session, check) judged again replaces its row. */
+/**
+ * Stores verdicts (one statement): a (session, check) judged again replaces its row. Rows go in the order of the
+ * verdict counts their trigger updates (agent, check, version, day), so two judging jobs at once lock the count
+ * rows they share in the same order.
+ */
 export async function writeVerdicts(sql: SqlTx, verdicts: readonly VerdictWrite[]): Promise<void> {
   if (verdicts.length === 0) return;
   await sql.query`
@@ -282,7 +286,9 @@ export async function writeVerdicts(sql: SqlTx, verdicts: readonly VerdictWrite[
     FROM jsonb_to_recordset(${JSON.stringify(verdicts)}::jsonb)
       AS x("sessionId" text, "checkId" text, "agentId" text, "agentVersionId" text, outcome text, reason text,
            judge jsonb, "costUsd" float8, "eventCount" int)
-    ORDER BY x."sessionId", x."checkId"
+    LEFT JOIN "Session" s ON s.id = x."sessionId"
+    ORDER BY x."agentId", x."checkId", x."agentVersionId",
+      (coalesce(s."startedAt", s."createdAt") AT TIME ZONE 'UTC')::date, x."sessionId"
     ON CONFLICT ("sessionId", "checkId") DO UPDATE SET
       "agentVersionId" = EXCLUDED."agentVersionId", outcome = EXCLUDED.outcome, reason = EXCLUDED.reason,
       judge = EXCLUDED.judge, "costUsd" = EXCLUDED."costUsd", "eventCount" = EXCLUDED."eventCount",
@@ -354,8 +360,13 @@ export function sessionVerdict(client: DbClient, sessionId: string, checkId: str
   return client.sessionCheckVerdict.findUnique({ where: { sessionId_checkId: { sessionId, checkId } } });
 }
 
-/** Stored verdicts' pass and fail counts per check and agent version, and per check and day (UTC), for regressions. */
-export async function checkPassCounts(client: DbClient, agentId: string) {
+/**
+ * Stored verdicts' pass and fail counts per check and agent version, and per check and day (UTC), for regressions:
+ * read from the counts the database keeps (CheckVerdictCount, migration check_verdict_counts), one row per check,
+ * version and day whatever the number of verdicts. A pass or fail verdict is counted whatever its session.
+ * `days: false` leaves out the per-day rows (a regression watch flags versions only).
+ */
+export async function checkPassCounts(client: DbClient, agentId: string, { days = true } = {}) {
   const byVersion = await client.$queryRaw<
     {
       checkId: string;
@@ -367,21 +378,20 @@ export async function checkPassCounts(client: DbClient, agentId: string) {
       failed: bigint;
     }[]
   >`
-    SELECT v."checkId", c.name, v."agentVersionId", av.version,
-      min(coalesce(s."startedAt", s."createdAt")) AS "firstSeen",
-      count(*) FILTER (WHERE v.outcome = 'pass') AS passed, count(*) FILTER (WHERE v.outcome = 'fail') AS failed
-    FROM "SessionCheckVerdict" v
-    JOIN "Check" c ON c.id = v."checkId"
-    JOIN "AgentVersion" av ON av.id = v."agentVersionId"
-    JOIN "Session" s ON s.id = v."sessionId"
-    WHERE v."agentId" = ${agentId} AND v.outcome IN ('pass', 'fail')
+    SELECT n."checkId", c.name, n."agentVersionId", av.version, min(n."firstSeen") AS "firstSeen",
+      sum(n.passed) AS passed, sum(n.failed) AS failed
+    FROM "CheckVerdictCount" n
+    JOIN "Check" c ON c.id = n."checkId"
+    JOIN "AgentVersion" av ON av.id = n."agentVersionId"
+    WHERE n."agentId" = ${agentId} AND n.passed + n.failed > 0
     GROUP BY 1, 2, 3, 4 ORDER BY 2, 5, 4`;
-  const byDay = await client.$queryRaw<{ checkId: string; day: string; passed: bigint; failed: bigint }[]>`
-    SELECT v."checkId", to_char((coalesce(s."startedAt", s."createdAt") AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day,
-      count(*) FILTER (WHERE v.outcome = 'pass') AS passed, count(*) FILTER (WHERE v.outcome = 'fail') AS failed
-    FROM "SessionCheckVerdict" v JOIN "Session" s ON s.id = v."sessionId"
-    WHERE v."agentId" = ${agentId} AND v.outcome IN ('pass', 'fail')
-    GROUP BY 1, 2 ORDER BY 2, 1`;
+  const byDay = days
+    ? await client.$queryRaw<{ checkId: string; day: string; passed: bigint; failed: bigint }[]>`
+    SELECT "checkId", to_char(day, 'YYYY-MM-DD') AS day, sum(passed) AS passed, sum(failed) AS failed
+    FROM "CheckVerdictCount"
+    WHERE "agentId" = ${agentId} AND passed + failed > 0
+    GROUP BY 1, 2 ORDER BY 2, 1`
+    : [];
   return {
     byVersion: byVersion.map((r) => ({ ...r, passed: Number(r.passed), failed: Number(r.failed) })),
     byDay: byDay.map((r) => ({ ...r, passed: Number(r.passed), failed: Number(r.failed) })),

@@ -150,6 +150,7 @@ const OPERATIONS: Record<string, Permission> = {
   "clusters.mergeFailureClusters": "clusters.write",
   "clusters.splitFailureCluster": "clusters.write",
   "regressions.getRegressions": "clusters.read",
+  "regressions.regressionsToWatch": "clusters.read",
   "connectors.listConnectors": "executors.read",
   "connectors.createConnector": "executors.manage",
   "connectors.startPull": "sessions.import",

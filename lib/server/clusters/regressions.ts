@@ -6,7 +6,7 @@
  */
 import { clustersThatGrew, passRate, regression, type PassRate, type RegressionVerdict } from "@/lib/clusters/stats";
 import type { Db } from "@/lib/db";
-import { listClusters, passCounts } from "@/lib/db/clusters";
+import { clustersOfAgentByIds, listClusters, passCounts } from "@/lib/db/clusters";
 import { checkPassCounts } from "@/lib/db/online-checks";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
@@ -65,15 +65,14 @@ function perCheck(counts: Awaited<ReturnType<typeof checkPassCounts>>): CheckReg
   return [...out.values()];
 }
 
-export async function getRegressions(principal: Principal, input: AgentRef, prisma: Db) {
-  authorize(principal, "clusters.read");
-  const agent = await resolveAgent(prisma, input);
-  const [counts, clusters, checkCounts] = await Promise.all([
-    passCounts(prisma, agent.id),
-    listClusters(prisma, agent.id, 10_000),
-    checkPassCounts(prisma, agent.id),
-  ]);
-  const labels = new Map(clusters.map((c) => [c.id, presentCluster(c).label]));
+/**
+ * Each version's pass rate (oldest first) against the version before it, with the clusters that grew most since
+ * it, named by `label`.
+ */
+function versionRates(
+  counts: Awaited<ReturnType<typeof passCounts>>,
+  label: (clusterId: string) => string,
+): VersionPassRate[] {
   const perVersion = new Map(counts.byCluster.map((c) => [`${c.clusterId} ${c.agentVersionId}`, c.sessions]));
   const clusterIds = [...new Set(counts.byCluster.map((c) => c.clusterId))];
   const versions: VersionPassRate[] = [];
@@ -99,9 +98,48 @@ export async function getRegressions(principal: Principal, input: AgentRef, pris
       firstSeen: new Date(v.firstSeen).toISOString(),
       previous: before?.version ?? null,
       regression: previous ? regression(previous, rate) : null,
-      grew: grew.map((g) => ({ ...g, label: labels.get(g.clusterId) ?? g.clusterId })),
+      grew: grew.map((g) => ({ ...g, label: label(g.clusterId) })),
     });
   }
+  return versions;
+}
+
+/**
+ * What a regression watch looks at, and only that: the versions flagged (overall and per check) as
+ * getRegressions flags them, from the per-version counts alone (no per-day rows, no list of the agent's
+ * clusters). `versions` are all the agent's versions for their rates; only flagged ones name the clusters that
+ * grew (the rest keep them by id).
+ */
+export async function regressionsToWatch(principal: Principal, agentId: string, prisma: Db) {
+  authorize(principal, "clusters.read");
+  const [counts, checkCounts] = await Promise.all([
+    passCounts(prisma, agentId, { days: false }),
+    checkPassCounts(prisma, agentId, { days: false }),
+  ]);
+  const unnamed = versionRates(counts, (id) => id);
+  const flagged = unnamed.filter((v) => v.regression?.flagged);
+  const rows = await clustersOfAgentByIds(prisma, agentId, [
+    ...new Set(flagged.flatMap((v) => v.grew.map((g) => g.clusterId))),
+  ]);
+  const labels = new Map(rows.map((c) => [c.id, presentCluster(c).label]));
+  const versions = unnamed.map((v) =>
+    v.regression?.flagged
+      ? { ...v, grew: v.grew.map((g) => ({ ...g, label: labels.get(g.clusterId) ?? g.clusterId })) }
+      : v,
+  );
+  return { versions, regressions: versions.filter((v) => v.regression?.flagged), checks: perCheck(checkCounts) };
+}
+
+export async function getRegressions(principal: Principal, input: AgentRef, prisma: Db) {
+  authorize(principal, "clusters.read");
+  const agent = await resolveAgent(prisma, input);
+  const [counts, clusters, checkCounts] = await Promise.all([
+    passCounts(prisma, agent.id),
+    listClusters(prisma, agent.id, 10_000),
+    checkPassCounts(prisma, agent.id),
+  ]);
+  const labels = new Map(clusters.map((c) => [c.id, presentCluster(c).label]));
+  const versions = versionRates(counts, (id) => labels.get(id) ?? id);
   const days = new Map<string, { total: number; failed: number }>();
   for (const d of counts.byDay) {
     const sum = days.get(d.day) ?? { total: 0, failed: 0 };

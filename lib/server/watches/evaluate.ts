@@ -18,7 +18,7 @@ import {
   type WatchRow,
 } from "@/lib/db/watches";
 import { presentCluster } from "../clusters/cluster-shared";
-import { getRegressions } from "../clusters/regressions";
+import { regressionsToWatch } from "../clusters/regressions";
 import { systemPrincipal } from "../principal";
 import { presentWatch, type PresentedWatch, type WatchCondition } from "./watch-inputs";
 
@@ -74,7 +74,7 @@ async function passRateFirings(
 }
 
 async function regressionFirings(prisma: Db, watch: WatchRow): Promise<Firing[]> {
-  const r = await getRegressions(systemPrincipal("watch"), { agentId: watch.agentId }, prisma);
+  const r = await regressionsToWatch(systemPrincipal("watch"), watch.agentId, prisma);
   const out: Firing[] = [];
   for (const v of r.regressions) {
     const previous = r.versions.find((p) => p.version === v.previous);

@@ -11,6 +11,7 @@ import { lastToolResult, REFUND_SESSION, startScriptedModel, type Script } from 
 import { GET as listRoute, POST as createRoute, DELETE as deleteQueryRoute } from "./route";
 import { GET as deliveriesRoute } from "./[id]/deliveries/route";
 import { localAdmin } from "@/lib/server/principal";
+import { getRegressions } from "@/lib/server/clusters/regressions";
 import { runWatchJob } from "@/lib/server/watches/watch-jobs";
 import type { JobQueue, WatchJob } from "@/lib/server/job-queue";
 import type { PresentedWatch } from "@/lib/server/watches/watch-inputs";
@@ -129,6 +130,88 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
         [1, "delivered", 200],
       ]);
       expect((log.body.triggers as unknown[]).length).toBe(2);
+    } finally {
+      await hook.close();
+    }
+  }, 120_000);
+
+  it("a regression watch fires once per version flagged, overall and per check, as the regressions read flags it", async () => {
+    const hook = await receiver();
+    try {
+      await db.prisma.allowedHost.create({ data: { host: hook.host } });
+      await importCohort("watch-r", "1.0", 40, { declined: 0.1 }, 5);
+      const created = await post({
+        agentName: "watch-r",
+        name: "Releases",
+        condition: { kind: "regression" },
+        actions: { webhook: { url: hook.url } },
+        windowSeconds: 60,
+      });
+      expect(created.status).toBe(201);
+      await importCohort("watch-r", "2.0", 40, { declined: 0.4, not_found: 0.2 }, 6);
+      await importCohort("watch-r", "3.0", 40, { declined: 0.4, not_found: 0.2 }, 7);
+      const id = await agentId("watch-r");
+      // Versions in order of first seen: 3.0 (the cohorts' seeds start it earliest), 1.0, 2.0. A check whose
+      // verdicts fall in 2.0 only: a regression of its own, 2.0 against 1.0.
+      const check = await db.prisma.check.create({
+        data: { name: "watch-r says sorry", definition: { kind: "output_contains", text: "sorry" } },
+      });
+      const sessions = await db.prisma.session.findMany({
+        where: { agentId: id },
+        select: { id: true, agentVersionId: true, agentVersion: { select: { version: true } } },
+        orderBy: { externalId: "asc" },
+      });
+      await db.prisma.sessionCheckVerdict.createMany({
+        data: sessions.map((s, i) => ({
+          sessionId: s.id,
+          checkId: check.id,
+          agentId: id,
+          agentVersionId: s.agentVersionId,
+          outcome: s.agentVersion.version === "2.0" && i % 2 === 0 ? "fail" : "pass",
+          reason: "",
+          eventCount: 0,
+        })),
+      });
+      const read = await getRegressions(analyst, { agentId: id }, db.prisma);
+      expect(read.regressions.map((v) => v.version)).toEqual(["2.0"]);
+      expect(read.checks.map((c) => [c.name, c.regressions])).toEqual([["watch-r says sorry", ["2.0"]]]);
+
+      const later = new Date(Date.now() + 120_000);
+      await runWatchJob(db.prisma, { kind: "evaluate", agentIds: [id] }, { now: later });
+      const v2 = read.regressions[0]!;
+      const checked = read.checks[0]!.versions.find((v) => v.version === "2.0")!;
+      const pct = (x: number | null) => `${Math.round((x ?? 0) * 1000) / 10}%`;
+      expect(hook.got.map((g) => [g.body.text, g.body.facts])).toEqual([
+        [
+          `Watch "Releases": watch-r 2.0 regressed: pass rate 40% (16 of 40), down from 90% in 1.0. Grew most: ${v2.grew[0]!.label}.`,
+          {
+            version: "2.0",
+            previous: "1.0",
+            passRate: 0.4,
+            previousPassRate: 0.9,
+            passed: 16,
+            total: 40,
+            reasons: v2.regression!.reasons,
+            grew: v2.grew.slice(0, 3),
+          },
+        ],
+        [
+          `Watch "Releases": watch-r 2.0 regressed on watch-r says sorry: pass rate ${pct(checked.rate)} (${checked.passed} of ${checked.total}), down from 1.0.`,
+          {
+            check: { id: check.id, name: "watch-r says sorry" },
+            version: "2.0",
+            previous: "1.0",
+            passRate: checked.rate,
+          },
+        ],
+      ]);
+      // The clusters that grew are named as the cluster list names them.
+      expect(v2.grew.map((g) => g.label)).not.toContain(v2.grew[0]!.clusterId);
+      expect(v2.grew.length).toBeGreaterThan(0);
+
+      // Evaluated again a window later: the same regressions, not fired again.
+      await runWatchJob(db.prisma, { kind: "evaluate", agentIds: [id] }, { now: new Date(later.getTime() + 120_000) });
+      expect(hook.got).toHaveLength(2);
     } finally {
       await hook.close();
     }
