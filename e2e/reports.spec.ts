@@ -216,14 +216,16 @@ test("draft a report from a comparison, edit it, publish it, share it, open the 
   // The team comments on the published report; the comment is signed, and stays off the share link (below).
   const comments = page.getByTestId("report-comments");
   await expect(comments.getByRole("heading", { name: "Comments (0)" })).toBeVisible();
-  await comments.getByLabel("Comment").fill("Checked with billing: the invoice copy was a day old.");
+  await comments
+    .getByRole("textbox", { name: "Comment" })
+    .fill("Checked with billing: the invoice copy was a day old.");
   await comments.getByRole("button", { name: "Add comment" }).click();
   await expect(comments.getByRole("heading", { name: "Comments (1)" })).toBeVisible();
   await expect(comments.getByTestId("report-comment")).toContainText(
     "Checked with billing: the invoice copy was a day old.",
   );
   await expect(comments.getByTestId("report-comment")).toContainText("admin@e2e.test");
-  await expect(comments.getByLabel("Comment")).toHaveValue("");
+  await expect(comments.getByRole("textbox", { name: "Comment" })).toHaveValue("");
 
   await page.getByLabel("Expires after").selectOption("1d");
   await page.getByRole("button", { name: "Create share link" }).click();
