@@ -40,7 +40,7 @@ export function SessionAnnotations({
   return (
     <Card title={`Annotations (${annotations.length})`} className="mb-6" data-testid="annotations">
       {annotations.length === 0 ? (
-        <p className="text-sm text-slate-600">
+        <p className="mb-3 text-sm text-slate-600">
           No annotation yet.{" "}
           {canWrite
             ? "Label this run (a failure mode, “needs review”), score it, or leave a comment for the team; name a step to point at it."
