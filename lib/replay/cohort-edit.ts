@@ -21,7 +21,10 @@ export type CohortEdit = z.infer<typeof CohortEdit>;
 /** How a cohort edit fits one member: the edits it becomes there, or why it does not apply. */
 export type CohortEditFit = { applies: true; edits: Edit[] } | { applies: false; reason: string };
 
-function argsOf(event: SessionEvent): unknown {
+/** What fitting an edit reads of a step (the tool calls of the edited tool are enough). */
+export type CohortEditStep = Pick<SessionEvent, "seq" | "kind" | "name" | "input">;
+
+function argsOf(event: CohortEditStep): unknown {
   const input = event.input;
   return input && typeof input === "object" && "args" in input ? input.args : undefined;
 }
@@ -42,7 +45,7 @@ export function cohortEditArgsWords(args: Record<string, unknown> | undefined): 
 }
 
 /** The edits a cohort edit becomes on one member's recorded run, or the reason it does not apply there. */
-export function fitCohortEdit(base: readonly SessionEvent[], edit: CohortEdit): CohortEditFit {
+export function fitCohortEdit(base: readonly CohortEditStep[], edit: CohortEdit): CohortEditFit {
   const calls = base.filter((e) => e.kind === "tool_call" && e.name === edit.tool);
   if (calls.length === 0) return { applies: false, reason: `No call of ${edit.tool}.` };
   const wanted = edit.args ?? {};
