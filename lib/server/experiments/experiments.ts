@@ -41,6 +41,8 @@ import { authorize } from "../authz";
 import { countByStatus, experimentState } from "./experiment-status";
 import { fitEditToCohort, planExperiment, planPresetExperiment, storeExperiment } from "./experiment-create";
 import { REPLAY_PRESETS } from "@/lib/policies/presets";
+import { REPLAY_PRESET_WORDS } from "@/lib/policies/labels";
+import { hasModelEndpoint } from "@/lib/db/executors";
 import { refuseNul } from "../replays/replay-inputs";
 import type { Principal } from "../principal";
 import type { QueueDeps } from "../job-queue";
@@ -124,6 +126,7 @@ export const CreateExperimentInput = z
     path: ["policyVersionId"],
   });
 export type CreateExperimentInput = z.infer<typeof CreateExperimentInput>;
+export type ExperimentPresetChoice = Awaited<ReturnType<typeof experimentChoices>>["presets"][number];
 
 export interface CreatedExperiment {
   id: string;
@@ -463,12 +466,18 @@ export async function listExperiments(principal: Principal, _input: Record<strin
 }
 export type ExperimentListEntry = Awaited<ReturnType<typeof listExperiments>>[number];
 
-/** What the new-experiment form offers: agent versions with their cohorts, and policy versions. */
+/** What the new-experiment form offers: agent versions with their cohorts, the presets, and saved policy versions. */
 export async function experimentChoices(principal: Principal, _input: Record<string, never>, prisma: Db) {
   authorize(principal, "experiments.read");
-  const [agentVersions, policyVersions] = await Promise.all([
+  const [agentVersions, policyVersions, forkLive] = await Promise.all([
     agentVersionsWithCohorts(prisma),
     policyVersionChoices(prisma),
+    hasModelEndpoint(prisma),
   ]);
-  return { agentVersions, policyVersions };
+  // Fork-live runs the model live: offered only with a model endpoint to run it on.
+  const presets = REPLAY_PRESETS.filter((p) => p !== "fork-live" || forkLive).map((preset) => ({
+    preset,
+    ...REPLAY_PRESET_WORDS[preset],
+  }));
+  return { agentVersions, policyVersions, presets };
 }
