@@ -10,42 +10,24 @@ import { Notice } from "@/components/ui/Notice";
 import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";
 import { Card } from "@/components/ui/Card";
 import { useActionForm } from "@/components/ui/useActionForm";
+import { CohortEditFields, editInput, NO_EDIT, type EditFields } from "./CohortEditFields";
 import { CohortFilterFields, filterInput, NO_FILTER, useCohortPreview, type Filter } from "./CohortFilterFields";
 
 const PRESET = "preset:";
+const presetValue = (p: ExperimentPresetChoice | undefined) => (p ? `${PRESET}${p.preset}` : "");
 
-/** The edit across the cohort as typed: JSON texts, parsed on submit. */
-type EditFields = { tool: string; args: string; value: string };
-
-/** The edit to send, or the field whose JSON does not parse (null: no edit, the tool is empty). */
-function editInput(
-  f: EditFields,
-):
-  | { edit: { tool: string; args?: Record<string, unknown>; value: unknown } }
-  | { field: string; message: string }
-  | null {
-  if (f.tool.trim() === "") return null;
-  let args: unknown;
-  if (f.args.trim() !== "") {
-    try {
-      args = JSON.parse(f.args);
-    } catch {
-      return {
-        field: "edit.args",
-        message: 'Not JSON: give an object such as {"order_id": "4821"}, or leave it empty.',
-      };
-    }
-    if (args === null || typeof args !== "object" || Array.isArray(args))
-      return { field: "edit.args", message: "Give an object of argument names and values, or leave it empty." };
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(f.value);
-  } catch {
-    return { field: "edit.value", message: "Not JSON: give the result as JSON (a quoted string for text)." };
-  }
-  return { edit: { tool: f.tool.trim(), ...(args ? { args: args as Record<string, unknown> } : {}), value } };
+/** The name an experiment gets when none is typed: its policy, the edited tool, and the agent version. */
+function defaultNameOf(policyName: string | undefined, tool: string, agentVersion: AgentVersionCohort | undefined) {
+  if (!policyName || !agentVersion) return "";
+  return `${policyName}${tool.trim() ? `, ${tool.trim()} edited,` : ""} over ${agentVersion.agentName} ${agentVersion.version}`;
 }
+
+const alerts = (messages: readonly string[]) =>
+  messages.map((m) => (
+    <p key={m} role="alert" className="mt-1 text-xs text-rose-700">
+      {m}
+    </p>
+  ));
 
 /** Pick a preset or a saved policy version and an agent version, optionally an edit across the cohort, see the cohort size, start. */
 export function NewExperimentForm({
@@ -63,12 +45,10 @@ export function NewExperimentForm({
   const [agentVersionId, setAgentVersionId] = useState(agentVersions.find((v) => v.cohortSize > 0)?.id ?? "");
   const agentVersion = agentVersions.find((v) => v.id === agentVersionId);
   const usable = policyVersions.filter((p) => p.agentId === null || p.agentId === agentVersion?.agentId);
-  const [policyVersionId, setPolicyVersionId] = useState(
-    usable[0]?.id ?? (presets[0] ? `${PRESET}${presets[0].preset}` : ""),
-  );
+  const [policyVersionId, setPolicyVersionId] = useState(usable[0]?.id ?? presetValue(presets[0]));
   const policyVersion = usable.find((p) => p.id === policyVersionId);
-  const preset = presets.find((p) => `${PRESET}${p.preset}` === policyVersionId);
-  const [edit, setEdit] = useState<EditFields>({ tool: "", args: "", value: "" });
+  const preset = presets.find((p) => presetValue(p) === policyVersionId);
+  const [edit, setEdit] = useState<EditFields>(NO_EDIT);
   const [editError, setEditError] = useState<{ field: string; message: string } | null>(null);
   const [name, setName] = useState("");
   const [checkIds, setCheckIds] = useState<string[]>([]);
@@ -78,28 +58,15 @@ export function NewExperimentForm({
 
   const preview = useCohortPreview(agentVersionId, filter, filtered);
   const size = !filtered ? (agentVersion?.cohortSize ?? 0) : preview && "matching" in preview ? preview.matching : null;
-  const policyName = policyVersion
-    ? `${policyVersion.policyName} v${policyVersion.version}`
-    : preset
-      ? preset.label
-      : null;
-  const defaultName =
-    policyName && agentVersion
-      ? `${policyName}${edit.tool.trim() ? `, ${edit.tool.trim()} edited,` : ""} over ${agentVersion.agentName} ${agentVersion.version}`
-      : "";
+  const policyName = policyVersion ? `${policyVersion.policyName} v${policyVersion.version}` : preset?.label;
+  const defaultName = defaultNameOf(policyName, edit.tool, agentVersion);
 
   function chooseAgentVersion(id: string) {
     setAgentVersionId(id);
     const next = agentVersions.find((v) => v.id === id);
-    if (
-      !preset &&
-      !usable.some((p) => p.id === policyVersionId && (p.agentId === null || p.agentId === next?.agentId))
-    ) {
-      setPolicyVersionId(
-        policyVersions.find((p) => p.agentId === null || p.agentId === next?.agentId)?.id ??
-          (presets[0] ? `${PRESET}${presets[0].preset}` : ""),
-      );
-    }
+    const fits = (p: PolicyVersionChoice) => p.agentId === null || p.agentId === next?.agentId;
+    if (!preset && !usable.some((p) => p.id === policyVersionId && fits(p)))
+      setPolicyVersionId(policyVersions.find(fits)?.id ?? presetValue(presets[0]));
   }
 
   function submit(event: React.FormEvent) {
@@ -126,12 +93,7 @@ export function NewExperimentForm({
   }
 
   const fieldError = (field: string) =>
-    [...(editError?.field === field ? [editError.message] : []), ...(failure?.fields[field] ?? [])].map((m) => (
-      <p key={m} role="alert" className="mt-1 text-xs text-rose-700">
-        {m}
-      </p>
-    ));
-  const inputClass = "mt-1 block w-full rounded-md border border-slate-300 px-3 py-1.5 text-sm";
+    alerts([...(editError?.field === field ? [editError.message] : []), ...(failure?.fields[field] ?? [])]);
 
   return (
     <Card as="form" padding="lg" className="max-w-3xl space-y-5" onSubmit={submit}>
@@ -167,87 +129,20 @@ export function NewExperimentForm({
       <CohortFilterFields filter={filter} onChange={setFilter} filtered={filtered} preview={preview}>
         {fieldError("filter")}
       </CohortFilterFields>
-      <label className="block text-sm">
-        <span className="font-medium text-slate-900">Policy version or preset</span>
-        <span className="block text-xs text-slate-500">
-          A preset is adapted to this agent and saved with the experiment; a saved policy is for this agent or for any
-          agent. History in scope cohort_version answers from the sessions of this experiment.
-        </span>
-        <select
-          value={policyVersionId}
-          onChange={(e) => setPolicyVersionId(e.target.value)}
-          className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm"
-        >
-          {presets.length > 0 ? (
-            <optgroup label="Presets">
-              {presets.map((p) => (
-                <option key={p.preset} value={`${PRESET}${p.preset}`}>
-                  {p.label} (preset)
-                </option>
-              ))}
-            </optgroup>
-          ) : null}
-          {usable.length > 0 ? (
-            <optgroup label="Saved policies">
-              {usable.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.policyName} v{p.version} · {p.hash.slice(0, 12)}
-                </option>
-              ))}
-            </optgroup>
-          ) : null}
-        </select>
-        {preset ? (
-          <span className="mt-1 block text-xs text-slate-600" data-testid="preset-help">
-            {preset.help}
-          </span>
-        ) : null}
+      <PolicyField
+        value={policyVersionId}
+        onChange={setPolicyVersionId}
+        presets={presets}
+        usable={usable}
+        preset={preset}
+      >
         {usable.length === 0 && agentVersion && policyVersions.length > 0 ? (
           <EmptyPickerNote agentName={agentVersion.agentName} policyVersions={policyVersions} />
         ) : null}
         {fieldError("policyVersionId")}
         {fieldError("preset")}
-      </label>
-      <fieldset className="space-y-3 rounded-md border border-slate-200 px-3 pt-1 pb-3 text-sm">
-        <legend className="px-1 font-medium text-slate-900">Edit across the cohort (optional)</legend>
-        <p className="text-xs text-slate-500">
-          The same edit on every session where it applies: each call of the tool (with these argument values, when
-          given) returns this result instead of the recorded one. Sessions without such a call are replayed without it,
-          and the results name them.
-        </p>
-        <label className="block">
-          <span className="text-slate-900">Tool</span>
-          <input
-            value={edit.tool}
-            onChange={(e) => setEdit({ ...edit, tool: e.target.value })}
-            placeholder="lookup_order"
-            className={inputClass}
-          />
-          {fieldError("edit.tool")}
-        </label>
-        <label className="block">
-          <span className="text-slate-900">Only calls with these arguments (JSON object, optional)</span>
-          <input
-            value={edit.args}
-            onChange={(e) => setEdit({ ...edit, args: e.target.value })}
-            placeholder='{"order_id": "4821"}'
-            className={`${inputClass} font-mono`}
-          />
-          {fieldError("edit.args")}
-        </label>
-        <label className="block">
-          <span className="text-slate-900">Returns (JSON)</span>
-          <textarea
-            value={edit.value}
-            onChange={(e) => setEdit({ ...edit, value: e.target.value })}
-            rows={3}
-            placeholder='{"status": "lost_in_transit"}'
-            className={`${inputClass} font-mono`}
-          />
-          {fieldError("edit.value")}
-        </label>
-        {fieldError("edit")}
-      </fieldset>
+      </PolicyField>
+      <CohortEditFields edit={edit} onChange={setEdit} fieldError={fieldError} />
       <div className="text-sm">
         <span className="font-medium text-slate-900">Outcome checks</span>
         <CheckPicker
@@ -299,5 +194,62 @@ function EmptyPickerNote({
       </a>{" "}
       (or one without an agent); a history rule with scope cohort_version can be saved there.
     </p>
+  );
+}
+
+/** The policy picker: the presets, then the saved versions this agent can run; a preset's one line below it. */
+function PolicyField({
+  value,
+  onChange,
+  presets,
+  usable,
+  preset,
+  children,
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  presets: readonly ExperimentPresetChoice[];
+  usable: readonly PolicyVersionChoice[];
+  preset: ExperimentPresetChoice | undefined;
+  children: React.ReactNode;
+}) {
+  return (
+    <label className="block text-sm">
+      <span className="font-medium text-slate-900">Policy version or preset</span>
+      <span className="block text-xs text-slate-500">
+        A preset is adapted to this agent and saved with the experiment; a saved policy is for this agent or for any
+        agent. History in scope cohort_version answers from the sessions of this experiment.
+      </span>
+      <select
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm"
+      >
+        {presets.length > 0 ? (
+          <optgroup label="Presets">
+            {presets.map((p) => (
+              <option key={p.preset} value={`${PRESET}${p.preset}`}>
+                {p.label} (preset)
+              </option>
+            ))}
+          </optgroup>
+        ) : null}
+        {usable.length > 0 ? (
+          <optgroup label="Saved policies">
+            {usable.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.policyName} v{p.version} · {p.hash.slice(0, 12)}
+              </option>
+            ))}
+          </optgroup>
+        ) : null}
+      </select>
+      {preset ? (
+        <span className="mt-1 block text-xs text-slate-600" data-testid="preset-help">
+          {preset.help}
+        </span>
+      ) : null}
+      {children}
+    </label>
   );
 }
