@@ -4,20 +4,40 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { startExperimentAction } from "@/lib/actions/experiments";
 import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experiments";
+import type { ExperimentPresetChoice } from "@/lib/server/experiments/experiments";
 import { Button } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
 import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";
 import { Card } from "@/components/ui/Card";
 import { useActionForm } from "@/components/ui/useActionForm";
+import { CohortEditFields, editInput, NO_EDIT, type EditFields } from "./CohortEditFields";
 import { CohortFilterFields, filterInput, NO_FILTER, useCohortPreview, type Filter } from "./CohortFilterFields";
 
-/** Pick a policy version and an agent version, see the cohort size, start. */
+const PRESET = "preset:";
+const presetValue = (p: ExperimentPresetChoice | undefined) => (p ? `${PRESET}${p.preset}` : "");
+
+/** The name an experiment gets when none is typed: its policy, the edited tool, and the agent version. */
+function defaultNameOf(policyName: string | undefined, tool: string, agentVersion: AgentVersionCohort | undefined) {
+  if (!policyName || !agentVersion) return "";
+  return `${policyName}${tool.trim() ? `, ${tool.trim()} edited,` : ""} over ${agentVersion.agentName} ${agentVersion.version}`;
+}
+
+const alerts = (messages: readonly string[]) =>
+  messages.map((m) => (
+    <p key={m} role="alert" className="mt-1 text-xs text-rose-700">
+      {m}
+    </p>
+  ));
+
+/** Pick a preset or a saved policy version and an agent version, optionally an edit across the cohort, see the cohort size, start. */
 export function NewExperimentForm({
   policyVersions,
+  presets = [],
   agentVersions,
   savedChecks = [],
 }: {
   policyVersions: readonly PolicyVersionChoice[];
+  presets?: readonly ExperimentPresetChoice[];
   agentVersions: readonly AgentVersionCohort[];
   savedChecks?: readonly CheckChoice[];
 }) {
@@ -25,8 +45,11 @@ export function NewExperimentForm({
   const [agentVersionId, setAgentVersionId] = useState(agentVersions.find((v) => v.cohortSize > 0)?.id ?? "");
   const agentVersion = agentVersions.find((v) => v.id === agentVersionId);
   const usable = policyVersions.filter((p) => p.agentId === null || p.agentId === agentVersion?.agentId);
-  const [policyVersionId, setPolicyVersionId] = useState(usable[0]?.id ?? "");
+  const [policyVersionId, setPolicyVersionId] = useState(usable[0]?.id ?? presetValue(presets[0]));
   const policyVersion = usable.find((p) => p.id === policyVersionId);
+  const preset = presets.find((p) => presetValue(p) === policyVersionId);
+  const [edit, setEdit] = useState<EditFields>(NO_EDIT);
+  const [editError, setEditError] = useState<{ field: string; message: string } | null>(null);
   const [name, setName] = useState("");
   const [checkIds, setCheckIds] = useState<string[]>([]);
   const { pending, error: failure, run } = useActionForm({ refresh: false });
@@ -35,27 +58,32 @@ export function NewExperimentForm({
 
   const preview = useCohortPreview(agentVersionId, filter, filtered);
   const size = !filtered ? (agentVersion?.cohortSize ?? 0) : preview && "matching" in preview ? preview.matching : null;
-  const defaultName =
-    policyVersion && agentVersion
-      ? `${policyVersion.policyName} v${policyVersion.version} over ${agentVersion.agentName} ${agentVersion.version}`
-      : "";
+  const policyName = policyVersion ? `${policyVersion.policyName} v${policyVersion.version}` : preset?.label;
+  const defaultName = defaultNameOf(policyName, edit.tool, agentVersion);
 
   function chooseAgentVersion(id: string) {
     setAgentVersionId(id);
     const next = agentVersions.find((v) => v.id === id);
-    if (!usable.some((p) => p.id === policyVersionId && (p.agentId === null || p.agentId === next?.agentId))) {
-      setPolicyVersionId(policyVersions.find((p) => p.agentId === null || p.agentId === next?.agentId)?.id ?? "");
-    }
+    const fits = (p: PolicyVersionChoice) => p.agentId === null || p.agentId === next?.agentId;
+    if (!preset && !usable.some((p) => p.id === policyVersionId && fits(p)))
+      setPolicyVersionId(policyVersions.find(fits)?.id ?? presetValue(presets[0]));
   }
 
   function submit(event: React.FormEvent) {
     event.preventDefault();
     const chosen = filterInput(filter);
+    const edited = editInput(edit);
+    if (edited && "field" in edited) {
+      setEditError(edited);
+      return;
+    }
+    setEditError(null);
     run(
       () =>
         startExperimentAction({
           name: name.trim() || defaultName,
-          policyVersionId,
+          ...(preset ? { preset: preset.preset } : { policyVersionId }),
+          ...(edited ? { edit: edited.edit } : {}),
           agentVersionId,
           ...(checkIds.length > 0 ? { checks: checkIds } : {}),
           ...(chosen ? { filter: chosen } : {}),
@@ -65,11 +93,7 @@ export function NewExperimentForm({
   }
 
   const fieldError = (field: string) =>
-    failure?.fields[field]?.map((m) => (
-      <p key={m} role="alert" className="mt-1 text-xs text-rose-700">
-        {m}
-      </p>
-    ));
+    alerts([...(editError?.field === field ? [editError.message] : []), ...(failure?.fields[field] ?? [])]);
 
   return (
     <Card as="form" padding="lg" className="max-w-3xl space-y-5" onSubmit={submit}>
@@ -105,28 +129,20 @@ export function NewExperimentForm({
       <CohortFilterFields filter={filter} onChange={setFilter} filtered={filtered} preview={preview}>
         {fieldError("filter")}
       </CohortFilterFields>
-      <label className="block text-sm">
-        <span className="font-medium text-slate-900">Policy version</span>
-        <span className="block text-xs text-slate-500">
-          Policies for this agent or for any agent. History in scope cohort_version answers from the sessions of this
-          experiment.
-        </span>
-        <select
-          value={policyVersionId}
-          onChange={(e) => setPolicyVersionId(e.target.value)}
-          className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm"
-        >
-          {usable.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.policyName} v{p.version} · {p.hash.slice(0, 12)}
-            </option>
-          ))}
-        </select>
-        {usable.length === 0 && agentVersion ? (
+      <PolicyField
+        value={policyVersionId}
+        onChange={setPolicyVersionId}
+        presets={presets}
+        usable={usable}
+        preset={preset}
+      >
+        {usable.length === 0 && agentVersion && policyVersions.length > 0 ? (
           <EmptyPickerNote agentName={agentVersion.agentName} policyVersions={policyVersions} />
         ) : null}
         {fieldError("policyVersionId")}
-      </label>
+        {fieldError("preset")}
+      </PolicyField>
+      <CohortEditFields edit={edit} onChange={setEdit} fieldError={fieldError} />
       <div className="text-sm">
         <span className="font-medium text-slate-900">Outcome checks</span>
         <CheckPicker
@@ -148,7 +164,7 @@ export function NewExperimentForm({
         {fieldError("name")}
       </label>
       {failure ? <Notice tone="error">{failure.message}</Notice> : null}
-      <Button type="submit" disabled={pending || !policyVersion || !agentVersion || !size}>
+      <Button type="submit" disabled={pending || !(policyVersion || preset) || !agentVersion || !size}>
         {pending
           ? "Starting…"
           : `Start experiment${agentVersion && size !== null ? ` over ${size} session${size === 1 ? "" : "s"}` : ""}`}
@@ -178,5 +194,62 @@ function EmptyPickerNote({
       </a>{" "}
       (or one without an agent); a history rule with scope cohort_version can be saved there.
     </p>
+  );
+}
+
+/** The policy picker: the presets, then the saved versions this agent can run; a preset's one line below it. */
+function PolicyField({
+  value,
+  onChange,
+  presets,
+  usable,
+  preset,
+  children,
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  presets: readonly ExperimentPresetChoice[];
+  usable: readonly PolicyVersionChoice[];
+  preset: ExperimentPresetChoice | undefined;
+  children: React.ReactNode;
+}) {
+  return (
+    <label className="block text-sm">
+      <span className="font-medium text-slate-900">Policy version or preset</span>
+      <span className="block text-xs text-slate-500">
+        A preset is adapted to this agent and saved with the experiment; a saved policy is for this agent or for any
+        agent. History in scope cohort_version answers from the sessions of this experiment.
+      </span>
+      <select
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm"
+      >
+        {presets.length > 0 ? (
+          <optgroup label="Presets">
+            {presets.map((p) => (
+              <option key={p.preset} value={`${PRESET}${p.preset}`}>
+                {p.label} (preset)
+              </option>
+            ))}
+          </optgroup>
+        ) : null}
+        {usable.length > 0 ? (
+          <optgroup label="Saved policies">
+            {usable.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.policyName} v{p.version} · {p.hash.slice(0, 12)}
+              </option>
+            ))}
+          </optgroup>
+        ) : null}
+      </select>
+      {preset ? (
+        <span className="mt-1 block text-xs text-slate-600" data-testid="preset-help">
+          {preset.help}
+        </span>
+      ) : null}
+      {children}
+    </label>
   );
 }

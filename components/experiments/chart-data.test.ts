@@ -13,6 +13,7 @@ const member = (over: Partial<ExperimentResult>): ExperimentResult => ({
   stepCount: 3,
   deltas: { costUsd: 0, latencyMs: 0 },
   outcome: { base: null, branch: null },
+  edit: null,
   ...over,
 });
 const at = (pairIndex: number) => ({ pairIndex, baseSeq: pairIndex, branchSeq: pairIndex, summary: "" });

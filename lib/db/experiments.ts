@@ -113,6 +113,8 @@ export interface NewExperiment {
   /** agent_version (the default) or sessions: an explicit list of the agent's sessions. */
   cohortKind?: "agent_version" | "sessions";
   createdBy?: string | null;
+  /** An edit across the cohort and the members it does not apply to. */
+  cohortEdit?: { edit: unknown; notApplied: readonly { sessionId: string; reason: string }[] };
 }
 
 /** Stores the experiment row (status `pending`). Call inside the transaction that also creates its replays. */
@@ -125,6 +127,9 @@ export async function createExperimentRow(client: DbClient, e: NewExperiment): P
       cohortKind: e.cohortKind ?? "agent_version",
       status: "pending",
       createdBy: e.createdBy ?? null,
+      ...(e.cohortEdit !== undefined
+        ? { cohortEdit: JSON.parse(JSON.stringify(e.cohortEdit)) as Prisma.InputJsonValue }
+        : {}),
     },
     select: { id: true },
   });
@@ -210,6 +215,7 @@ export async function getExperiment(client: DbClient, id: string) {
     where: { id },
     select: {
       ...experimentHead,
+      cohortEdit: true,
       replays: {
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
         select: {
@@ -240,6 +246,21 @@ export async function experimentProgress(client: DbClient, id: string) {
     client.replay.count({ where: { experimentId: id, status: { in: NOT_DONE } } }),
   ]);
   return { status: row.status, total, done: total - notDone };
+}
+
+/** The calls of one tool in these sessions (seq, name and input), for fitting an edit across a cohort. */
+export async function toolCallsOf(client: DbClient, sessionIds: readonly string[], tool: string) {
+  const rows: { sessionId: string; seq: number; kind: string; name: string; input: Prisma.JsonValue }[] = [];
+  for (let i = 0; i < sessionIds.length; i += 1000) {
+    rows.push(
+      ...(await client.event.findMany({
+        where: { sessionId: { in: sessionIds.slice(i, i + 1000) }, kind: "tool_call", name: tool },
+        orderBy: [{ sessionId: "asc" }, { seq: "asc" }],
+        select: { sessionId: true, seq: true, kind: true, name: true, input: true },
+      })),
+    );
+  }
+  return rows;
 }
 
 export async function agentVersionById(client: DbClient, id: string) {

@@ -80,6 +80,7 @@ export function presentExperiment(e: ExperimentDetail) {
     summary: e.summary,
     ...experimentCountsOf(e),
     results: e.results.map((r) => ({ ...r, sessionId: r.session.id })),
+    edit: e.edit,
   };
 }
 

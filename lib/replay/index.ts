@@ -6,6 +6,7 @@ export * from "./identity";
 export * from "./policy";
 export * from "./validate";
 export * from "./edits";
+export * from "./cohort-edit";
 export * from "./log";
 export type { MissExplanation, MissReason, ClosestCall, StaticCaseMismatch } from "./miss";
 export { closestRecordedCalls } from "./miss";

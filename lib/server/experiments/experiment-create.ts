@@ -4,12 +4,24 @@
  * its versions: a failure cluster's fix). The policy is checked the same way for both, and the experiment is
  * stored with one queued replay per session in one transaction, so the same jobs run either kind.
  */
-import { checkPolicy, Capability, Policy, policyHash, type PolicyIssue } from "@/lib/replay";
+import {
+  checkPolicy,
+  Capability,
+  fitCohortEdit,
+  Policy,
+  policyHash,
+  type CohortEdit,
+  type Edit,
+  type PolicyIssue,
+} from "@/lib/replay";
 import { setReplayCounterfactual } from "@/lib/db/checks";
 import type { Db, DbClient } from "@/lib/db/client";
 import { hasModelEndpoint } from "@/lib/db/executors";
-import { agentVersionById, createExperimentRow } from "@/lib/db/experiments";
-import { agentContext, getPolicyVersionById } from "@/lib/db/policies";
+import { agentVersionById, createExperimentRow, toolCallsOf } from "@/lib/db/experiments";
+import { knownTools } from "@/lib/db/history";
+import { agentContext, getPolicyVersionById, savePolicyByName } from "@/lib/db/policies";
+import { REPLAY_PRESET_WORDS } from "@/lib/policies/labels";
+import { replayPresetPolicy, type ReplayPreset } from "@/lib/policies/presets";
 import { withTransaction } from "@/lib/db/transactions";
 import { createReplayRow } from "@/lib/db/replay-writes";
 import { AppError, notFound } from "@/lib/errors";
@@ -24,6 +36,8 @@ export interface ExperimentPlan {
   agentVersion: AgentVersionRow;
   policy: Policy;
   warnings: PolicyIssue[];
+  /** A preset's document is saved with the experiment (its `version.id` is empty): a saved version's hash is evidence. */
+  savePolicy?: (tx: DbClient, createdBy: string) => Promise<string>;
 }
 
 /**
@@ -59,6 +73,85 @@ export async function planExperiment(
     policy,
     warnings,
   };
+}
+
+/**
+ * A preset (the replay form's: recommended, recorded only, fork-live) adapted to the agent version's adapter,
+ * capabilities and known tools, checked as a saved version is; saved, as the agent's policy named after the
+ * preset, in the experiment's transaction (saving the same document again adds no version).
+ */
+export async function planPresetExperiment(
+  prisma: Db,
+  preset: ReplayPreset,
+  agentVersionId: string,
+): Promise<ExperimentPlan> {
+  const agentVersion = await agentVersionById(prisma, agentVersionId);
+  if (!agentVersion) throw notFound("agent version", agentVersionId, "agentVersionId");
+  const [agent, tools] = await Promise.all([
+    agentContext(prisma, agentVersion.agentId),
+    knownTools(prisma, agentVersion.agentId),
+  ]);
+  const policy = replayPresetPolicy(preset, {
+    adapter: agent?.adapter ?? "generic",
+    capabilities: agentVersion.capabilities.filter((c): c is Capability => Capability.safeParse(c).success),
+    tools,
+  });
+  const warnings = await vetExperimentPolicy(prisma, policy, agentVersion, "preset");
+  return {
+    version: { id: "" },
+    agentVersion,
+    policy,
+    warnings,
+    savePolicy: async (tx, createdBy) =>
+      (
+        await savePolicyByName(tx, {
+          name: `${REPLAY_PRESET_WORDS[preset].label} (preset)`,
+          agentId: agentVersion.agentId,
+          document: policy,
+          createdBy,
+        })
+      ).versionId,
+  };
+}
+
+/** An edit across a cohort, fitted to each member: the seq-addressed edits of those it applies to, and why not for the others. */
+export interface FittedCohortEdit {
+  edit: CohortEdit;
+  edits: Map<string, Edit[]>;
+  notApplied: { sessionId: string; reason: string }[];
+}
+
+/**
+ * Fits an edit across the cohort to each member's recorded calls of its tool. Refused when it applies to no
+ * member (nothing would be edited).
+ */
+export async function fitEditToCohort(
+  prisma: Db,
+  edit: CohortEdit,
+  sessionIds: readonly string[],
+): Promise<FittedCohortEdit> {
+  const calls = await toolCallsOf(prisma, sessionIds, edit.tool);
+  const bySession = new Map<string, typeof calls>();
+  for (const c of calls) bySession.set(c.sessionId, [...(bySession.get(c.sessionId) ?? []), c]);
+  const edits = new Map<string, Edit[]>();
+  const notApplied: FittedCohortEdit["notApplied"] = [];
+  for (const sessionId of sessionIds) {
+    const fit = fitCohortEdit(
+      (bySession.get(sessionId) ?? []).map((c) => ({ ...c, kind: "tool_call" as const })),
+      edit,
+    );
+    if (fit.applies) edits.set(sessionId, fit.edits);
+    else notApplied.push({ sessionId, reason: fit.reason });
+  }
+  if (edits.size === 0) {
+    const reasons = [...new Set(notApplied.map((n) => n.reason))];
+    throw new AppError(
+      "invalid_input",
+      `The edit applies to no session of the cohort (${sessionIds.length}): ${reasons.slice(0, 3).join(" ")}`,
+      [{ path: edit.args ? "edit.args" : "edit.tool", message: "matches no recorded call in the cohort" }],
+    );
+  }
+  return { edit, edits, notApplied };
 }
 
 /**
@@ -107,6 +200,8 @@ export interface StoreExperiment {
   savePolicy?: (tx: DbClient) => Promise<string>;
   /** Writes what belongs with the experiment in its transaction (a cluster's fix record). */
   alongside?: (tx: DbClient, experimentId: string) => Promise<void>;
+  /** An edit across the cohort: each member it applies to carries its own edits. */
+  cohortEdit?: FittedCohortEdit;
 }
 
 /** Stores the experiment (status `pending`) and one queued replay per session, in one transaction; returns its id. */
@@ -115,13 +210,22 @@ export async function storeExperiment(prisma: Db, e: StoreExperiment): Promise<s
   const { version, agentVersion, policy } = e.plan;
   const hash = policyHash(policy);
   return withTransaction(prisma, async (tx) => {
-    const policyVersionId = e.savePolicy ? await e.savePolicy(tx) : version.id;
+    const policyVersionId = e.savePolicy
+      ? await e.savePolicy(tx)
+      : e.plan.savePolicy
+        ? await e.plan.savePolicy(tx, e.createdBy)
+        : version.id;
     const experiment = await createExperimentRow(tx, {
       name: e.name,
       policyVersionId,
       agentVersionId: agentVersion.id,
       cohortKind: e.cohortKind,
       createdBy: e.createdBy,
+      ...(e.cohortEdit
+        ? {
+            cohortEdit: { edit: e.cohortEdit.edit, notApplied: e.cohortEdit.notApplied },
+          }
+        : {}),
     });
     for (const sessionId of e.sessionIds) {
       const replay = await createReplayRow(tx, {
@@ -130,7 +234,7 @@ export async function storeExperiment(prisma: Db, e: StoreExperiment): Promise<s
         policyHash: hash,
         policyVersionId,
         experimentId: experiment.id,
-        edits: [],
+        edits: e.cohortEdit?.edits.get(sessionId) ?? [],
         createdBy: e.createdBy,
       });
       if (checks.length > 0)

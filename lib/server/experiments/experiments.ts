@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { CheckRef, MAX_CHECKS_PER_REPLAY } from "../checks/counterfactual";
 import {
+  CohortEdit,
   outcomeSummary,
   runPassed,
   type CheckVerdict,
@@ -38,7 +39,11 @@ import { isTerminal } from "@/lib/db/replays";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import { countByStatus, experimentState } from "./experiment-status";
-import { planExperiment, storeExperiment } from "./experiment-create";
+import { fitEditToCohort, planExperiment, planPresetExperiment, storeExperiment } from "./experiment-create";
+import { REPLAY_PRESETS } from "@/lib/policies/presets";
+import { REPLAY_PRESET_WORDS } from "@/lib/policies/labels";
+import { hasModelEndpoint } from "@/lib/db/executors";
+import { refuseNul } from "../replays/replay-inputs";
 import type { Principal } from "../principal";
 import type { QueueDeps } from "../job-queue";
 import { enqueueReplaysFor } from "../replays/run-queued-replay";
@@ -86,28 +91,50 @@ export async function previewCohort(principal: Principal, input: CohortPreviewIn
   return countCohort(prisma, input.agentVersionId, cohortFilterOf(input.filter));
 }
 
-export const CreateExperimentInput = z.object({
-  name: z.string().trim().min(1, "Name the experiment.").max(200),
-  policyVersionId: z.string().min(1, "Choose a policy version."),
-  agentVersionId: z.string().min(1, "Choose an agent version."),
-  /** A chosen subset of the cohort; all of it when left out. */
-  sessionIds: z
-    .array(z.string().min(1))
-    .min(1, "Choose at least one session, or leave the list out for the whole cohort.")
-    .max(10_000)
-    .optional(),
-  /** Outcome checks every member is judged by (saved check ids or inline definitions), on its base run and branch. */
-  checks: z.array(CheckRef).max(MAX_CHECKS_PER_REPLAY).optional(),
-  /** Only the cohort's sessions these filters keep (with `sessionIds`, both apply). */
-  filter: CohortFilterInput.optional(),
-});
+export const CreateExperimentInput = z
+  .object({
+    name: z.string().trim().min(1, "Name the experiment.").max(200),
+    /** A saved policy version; or `preset`. */
+    policyVersionId: z.string().min(1, "Choose a policy version.").optional(),
+    /** A preset (the replay form's), adapted to the agent version and saved with the experiment; or `policyVersionId`. */
+    preset: z
+      .enum(REPLAY_PRESETS as readonly ["recommended", "recorded", "fork-live"], {
+        message: `Choose one of the presets: ${REPLAY_PRESETS.join(", ")}.`,
+      })
+      .optional(),
+    agentVersionId: z.string().min(1, "Choose an agent version."),
+    /** A chosen subset of the cohort; all of it when left out. */
+    sessionIds: z
+      .array(z.string().min(1))
+      .min(1, "Choose at least one session, or leave the list out for the whole cohort.")
+      .max(10_000)
+      .optional(),
+    /** Outcome checks every member is judged by (saved check ids or inline definitions), on its base run and branch. */
+    checks: z.array(CheckRef).max(MAX_CHECKS_PER_REPLAY).optional(),
+    /** Only the cohort's sessions these filters keep (with `sessionIds`, both apply). */
+    filter: CohortFilterInput.optional(),
+    /** One edit on every member where it applies: every call of `tool` (with `args`, when given) returns `value`. */
+    edit: CohortEdit.optional(),
+  })
+  .superRefine((v, ctx) => refuseNul({ edit: v.edit }, ctx))
+  .refine((v) => !(v.policyVersionId !== undefined && v.preset !== undefined), {
+    message: 'Send either "policyVersionId" or "preset", not both.',
+    path: ["preset"],
+  })
+  .refine((v) => v.policyVersionId !== undefined || v.preset !== undefined, {
+    message: 'Choose a policy version ("policyVersionId") or a preset ("preset").',
+    path: ["policyVersionId"],
+  });
 export type CreateExperimentInput = z.infer<typeof CreateExperimentInput>;
+export type ExperimentPresetChoice = Awaited<ReturnType<typeof experimentChoices>>["presets"][number];
 
 export interface CreatedExperiment {
   id: string;
   status: string;
   total: number;
   warnings: PolicyIssue[];
+  /** With an edit across the cohort: how many members it applies to, and why not to the others. */
+  edit?: { applied: number; notApplied: { sessionId: string; reason: string }[] };
 }
 
 /**
@@ -122,7 +149,9 @@ export async function createExperiment(
   prisma: Db,
 ): Promise<CreatedExperiment> {
   authorize(principal, "experiments.run");
-  const plan = await planExperiment(prisma, input.policyVersionId, input.agentVersionId);
+  const plan = input.preset
+    ? await planPresetExperiment(prisma, input.preset, input.agentVersionId)
+    : await planExperiment(prisma, input.policyVersionId ?? "", input.agentVersionId);
   const { agentVersion } = plan;
 
   const requested = input.sessionIds ? [...new Set(input.sessionIds)] : undefined;
@@ -153,15 +182,24 @@ export async function createExperiment(
     );
   }
 
+  const sessionIds = cohort.map((s) => s.id);
+  const cohortEdit = input.edit ? await fitEditToCohort(prisma, input.edit, sessionIds) : undefined;
   const id = await storeExperiment(prisma, {
     name: input.name,
     plan,
-    sessionIds: cohort.map((s) => s.id),
+    sessionIds,
+    ...(cohortEdit ? { cohortEdit } : {}),
     checks: input.checks ?? [],
     cohortKind: "agent_version",
     createdBy: principal.name,
   });
-  return { id, status: "pending", total: cohort.length, warnings: plan.warnings };
+  return {
+    id,
+    status: "pending",
+    total: cohort.length,
+    warnings: plan.warnings,
+    ...(cohortEdit ? { edit: { applied: cohortEdit.edits.size, notApplied: cohortEdit.notApplied } } : {}),
+  };
 }
 
 /**
@@ -214,6 +252,14 @@ export type ExperimentResult = {
   deltas: { costUsd: number; latencyMs: number } | null;
   /** Whether the base run and the branch passed the experiment's checks (null: no verdict yet, or none possible). */
   outcome: { base: boolean | null; branch: boolean | null };
+  /** With an edit across the cohort: whether it applies to this member, and why not (null: no edit). */
+  edit: { applied: true } | { applied: false; reason: string } | null;
+};
+
+/** An experiment's edit across its cohort, and the members it did not apply to. */
+export type ExperimentEdit = CohortEdit & {
+  applied: number;
+  notApplied: { sessionId: string; label: string; reason: string }[];
 };
 
 export type ExperimentSummary = {
@@ -237,7 +283,14 @@ export type ExperimentDetail = {
   agentVersion: { id: string; version: string; agentId: string; agentName: string };
   summary: ExperimentSummary;
   results: ExperimentResult[];
+  /** The edit applied across the cohort (null: none). */
+  edit: ExperimentEdit | null;
 };
+
+const StoredCohortEdit = z.object({
+  edit: CohortEdit,
+  notApplied: z.array(z.object({ sessionId: z.string(), reason: z.string() })),
+});
 
 function strengthOf(evidence: unknown): string | null {
   if (evidence && typeof evidence === "object" && "strength" in evidence && typeof evidence.strength === "string")
@@ -315,6 +368,13 @@ async function loadExperiment(client: DbClient, id: string): Promise<ExperimentD
   const row = await readExperiment(client, id);
   if (!row) return null;
   const results: ExperimentResult[] = [];
+  const stored = row.cohortEdit === null ? null : StoredCohortEdit.safeParse(row.cohortEdit).data;
+  const skipped = new Map(stored?.notApplied.map((n) => [n.sessionId, n.reason]));
+  const editOf = (sessionId: string): ExperimentResult["edit"] => {
+    if (!stored) return null;
+    const reason = skipped.get(sessionId);
+    return reason === undefined ? { applied: true } : { applied: false, reason };
+  };
   const exact = await memberDeltas(
     client,
     row.replays.filter((r) => r.comparability === "exact" && isTerminal(r.status)).map((r) => r.id),
@@ -332,6 +392,7 @@ async function loadExperiment(client: DbClient, id: string): Promise<ExperimentD
       error: errorOf(r.error),
       stepCount: r.stepCount,
       outcome: outcomeOf(r.verdicts, isTerminal(r.status)),
+      edit: editOf(r.session.id),
     });
   }
   const checks = checkNamesOf(row.replays[0]?.checks);
@@ -357,6 +418,17 @@ async function loadExperiment(client: DbClient, id: string): Promise<ExperimentD
     },
     summary: summarize(results, checks),
     results,
+    edit: stored
+      ? {
+          ...stored.edit,
+          applied: results.filter((r) => r.edit?.applied).length,
+          notApplied: results.flatMap((r) =>
+            r.edit && !r.edit.applied
+              ? [{ sessionId: r.session.id, label: r.session.label, reason: r.edit.reason }]
+              : [],
+          ),
+        }
+      : null,
   };
 }
 
@@ -394,12 +466,18 @@ export async function listExperiments(principal: Principal, _input: Record<strin
 }
 export type ExperimentListEntry = Awaited<ReturnType<typeof listExperiments>>[number];
 
-/** What the new-experiment form offers: agent versions with their cohorts, and policy versions. */
+/** What the new-experiment form offers: agent versions with their cohorts, the presets, and saved policy versions. */
 export async function experimentChoices(principal: Principal, _input: Record<string, never>, prisma: Db) {
   authorize(principal, "experiments.read");
-  const [agentVersions, policyVersions] = await Promise.all([
+  const [agentVersions, policyVersions, forkLive] = await Promise.all([
     agentVersionsWithCohorts(prisma),
     policyVersionChoices(prisma),
+    hasModelEndpoint(prisma),
   ]);
-  return { agentVersions, policyVersions };
+  // Fork-live runs the model live: offered only with a model endpoint to run it on.
+  const presets = REPLAY_PRESETS.filter((p) => p !== "fork-live" || forkLive).map((preset) => ({
+    preset,
+    ...REPLAY_PRESET_WORDS[preset],
+  }));
+  return { agentVersions, policyVersions, presets };
 }

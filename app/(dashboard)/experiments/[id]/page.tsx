@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AddToReport } from "@/components/reports/AddToReport";
 import { ExperimentCharts } from "@/components/experiments/ExperimentCharts";
+import { ExperimentEditPanel } from "@/components/experiments/ExperimentEditPanel";
 import { ExperimentCoveragePanel } from "@/components/experiments/ExperimentCoveragePanel";
 import { ExperimentProgress } from "@/components/experiments/ExperimentProgress";
 import { ExperimentResultTable, ExperimentSummary } from "@/components/experiments/ExperimentResults";
@@ -61,6 +62,7 @@ export default async function ExperimentPage({ params }: Props) {
         }
       />
       {fix ? <ClusterFixCard fix={fix} /> : null}
+      {experiment.edit ? <ExperimentEditPanel edit={experiment.edit} total={summary.total} /> : null}
       {running ? <ExperimentProgress experimentId={experiment.id} done={summary.done} total={summary.total} /> : null}
       <FixtureGroups
         experimentId={experiment.id}

@@ -11,7 +11,7 @@ export const metadata: Metadata = { title: "New experiment" };
 
 export default async function NewExperimentPage() {
   const { principal, prisma } = await pageContext();
-  const [{ policyVersions, agentVersions }, { savedChecks }] = await Promise.all([
+  const [{ policyVersions, presets, agentVersions }, { savedChecks }] = await Promise.all([
     experimentChoices(principal, {}, prisma),
     counterfactualFormOptions(principal, {}, prisma),
   ]);
@@ -20,9 +20,9 @@ export default async function NewExperimentPage() {
       <PageHeader
         breadcrumbs={[{ href: "/experiments", label: "Experiments" }]}
         title="New experiment"
-        subtitle="Replay the recorded sessions of one agent version, all or some, under one policy version."
+        subtitle="Replay the recorded sessions of one agent version, all or some, under a preset or a saved policy version, optionally with one edit across them."
       />
-      {policyVersions.length === 0 ? (
+      {policyVersions.length === 0 && presets.length === 0 ? (
         <EmptyState title="No saved policies yet" link={{ href: "/policies", label: "Create a policy" }}>
           An experiment runs a saved policy version, so its hash is evidence. Create a policy first (the recorded-only
           preset reproduces every session).
@@ -32,7 +32,12 @@ export default async function NewExperimentPage() {
           A cohort is the recorded sessions of one agent version; import some first.
         </EmptyState>
       ) : (
-        <NewExperimentForm policyVersions={policyVersions} agentVersions={agentVersions} savedChecks={savedChecks} />
+        <NewExperimentForm
+          policyVersions={policyVersions}
+          presets={presets}
+          agentVersions={agentVersions}
+          savedChecks={savedChecks}
+        />
       )}
     </>
   );

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { CohortEdit, fitCohortEdit } from "./cohort-edit";
+import type { SessionEvent } from "./events";
+
+function call(seq: number, name: string, args: unknown): SessionEvent {
+  return {
+    seq,
+    kind: "tool_call",
+    name,
+    input: { callId: `c${seq}`, args },
+    output: { ok: true },
+    error: null,
+    status: "completed",
+  } as SessionEvent;
+}
+
+const RUN = [
+  call(1, "lookup_order", { order_id: "4821" }),
+  call(2, "get_time", {}),
+  call(3, "lookup_order", { order_id: "9" }),
+];
+
+describe("fitCohortEdit", () => {
+  it("edits every call of the tool when no arguments are given", () => {
+    const edit = CohortEdit.parse({ tool: "lookup_order", value: { status: "lost" } });
+    expect(fitCohortEdit(RUN, edit)).toEqual({
+      applies: true,
+      edits: [
+        { seq: 1, op: "replace_tool_result", value: { status: "lost" } },
+        { seq: 3, op: "replace_tool_result", value: { status: "lost" } },
+      ],
+    });
+  });
+
+  it("edits only the calls with the given argument values", () => {
+    const edit = CohortEdit.parse({ tool: "lookup_order", args: { order_id: "9" }, value: null });
+    expect(fitCohortEdit(RUN, edit)).toEqual({
+      applies: true,
+      edits: [{ seq: 3, op: "replace_tool_result", value: null }],
+    });
+  });
+
+  it("says why it does not apply: no call of the tool, or no call with those arguments", () => {
+    expect(fitCohortEdit(RUN, CohortEdit.parse({ tool: "refund", value: 1 }))).toEqual({
+      applies: false,
+      reason: "No call of refund.",
+    });
+    expect(fitCohortEdit(RUN, CohortEdit.parse({ tool: "lookup_order", args: { order_id: 4821 }, value: 1 }))).toEqual({
+      applies: false,
+      reason: "None of its 2 calls of lookup_order has order_id = 4821.",
+    });
+    expect(fitCohortEdit(RUN, CohortEdit.parse({ tool: "get_time", args: { tz: "UTC" }, value: 1 }))).toEqual({
+      applies: false,
+      reason: 'Its one call of get_time does not have tz = "UTC".',
+    });
+  });
+
+  it("refuses an edit with no result or an unknown field, naming the field", () => {
+    const missing = CohortEdit.safeParse({ tool: "x" });
+    expect(missing.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["value", "Give the result the calls return."],
+    ]);
+    const extra = CohortEdit.safeParse({ tool: "x", value: 1, seq: 3 });
+    expect(extra.error?.issues.map((i) => i.path.join(".") || i.message)).toEqual(['Unrecognized key: "seq"']);
+  });
+});
