@@ -3,10 +3,9 @@
 import { useRef } from "react";
 import { addReportCommentAction, deleteReportCommentAction } from "@/lib/actions/reports";
 import type { ReportCommentView } from "@/lib/server/reports/comments";
-import { formatDateTime } from "@/lib/format";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
-import { ConfirmButton } from "@/components/ui/ConfirmButton";
+import { NoteSignature, type NoteReader } from "@/components/notes/NoteSignature";
 import { Field, inputClass } from "@/components/ui/Field";
 import { FormError } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
@@ -15,14 +14,11 @@ import { useActionForm } from "@/components/ui/useActionForm";
 export function ReportComments({
   reportId,
   comments,
-  canWrite,
-  me,
+  reader,
 }: {
   reportId: string;
   comments: ReportCommentView[];
-  canWrite: boolean;
-  /** Who is reading: their own comments (and, for an admin, every one) can be deleted. */
-  me: { name: string; admin: boolean };
+  reader: NoteReader;
 }) {
   const form = useActionForm();
   const ref = useRef<HTMLFormElement>(null);
@@ -36,30 +32,21 @@ export function ReportComments({
         <ol className="mb-3 flex flex-col gap-2" aria-label="Comments">
           {comments.map((c) => (
             <li key={c.id} className="rounded-md border border-slate-200 p-2 text-sm" data-testid="report-comment">
-              <div className="flex flex-wrap items-center gap-2 text-xs text-slate-600">
-                <span>
-                  {c.author} · {formatDateTime(c.createdAt)}
-                </span>
-                {canWrite && (me.admin || c.author === me.name) ? (
-                  <span className="ml-auto">
-                    <ConfirmButton
-                      size="sm"
-                      question="Delete this comment?"
-                      confirmLabel="Delete"
-                      pending={form.pending}
-                      onConfirm={() => form.run(() => deleteReportCommentAction({ reportId, commentId: c.id }))}
-                    >
-                      Delete
-                    </ConfirmButton>
-                  </span>
-                ) : null}
+              <div className="flex flex-wrap items-center gap-2">
+                <NoteSignature
+                  note={c}
+                  what="comment"
+                  reader={reader}
+                  pending={form.pending}
+                  onDelete={() => form.run(() => deleteReportCommentAction({ reportId, commentId: c.id }))}
+                />
               </div>
               <p className="mt-1 break-words whitespace-pre-wrap text-slate-800">{c.body}</p>
             </li>
           ))}
         </ol>
       )}
-      {canWrite ? (
+      {reader.canWrite ? (
         <form
           ref={ref}
           className="mt-3 flex flex-col gap-2"

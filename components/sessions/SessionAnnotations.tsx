@@ -4,11 +4,10 @@ import Link from "next/link";
 import { useRef } from "react";
 import { addAnnotationAction, deleteAnnotationAction } from "@/lib/actions/annotations";
 import type { AnnotationView } from "@/lib/server/sessions/annotations";
-import { formatDateTime } from "@/lib/format";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
-import { ConfirmButton } from "@/components/ui/ConfirmButton";
+import { NoteSignature, type NoteReader } from "@/components/notes/NoteSignature";
 import { Field, inputClass } from "@/components/ui/Field";
 import { FormError } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
@@ -21,15 +20,12 @@ export function SessionAnnotations({
   sessionId,
   steps,
   annotations,
-  canWrite,
-  me,
+  reader,
 }: {
   sessionId: string;
   steps: number;
   annotations: AnnotationView[];
-  canWrite: boolean;
-  /** Who is reading: their own annotations (and, for an admin, every one) can be deleted. */
-  me: { name: string; admin: boolean };
+  reader: NoteReader;
 }) {
   const form = useActionForm();
   const ref = useRef<HTMLFormElement>(null);
@@ -42,7 +38,7 @@ export function SessionAnnotations({
       {annotations.length === 0 ? (
         <p className="mb-3 text-sm text-slate-600">
           No annotation yet.{" "}
-          {canWrite
+          {reader.canWrite
             ? "Label this run (a failure mode, “needs review”), score it, or leave a comment for the team; name a step to point at it."
             : "People with the analyst role can label, score and comment on runs."}
         </p>
@@ -64,29 +60,20 @@ export function SessionAnnotations({
                 ) : (
                   <span className="text-slate-600">whole run</span>
                 )}
-                <span className="text-xs text-slate-600">
-                  {a.author} · {formatDateTime(a.createdAt)}
-                </span>
-                {canWrite && (me.admin || a.author === me.name) ? (
-                  <span className="ml-auto">
-                    <ConfirmButton
-                      size="sm"
-                      question="Delete this annotation?"
-                      confirmLabel="Delete"
-                      pending={form.pending}
-                      onConfirm={() => form.run(() => deleteAnnotationAction({ sessionId, annotationId: a.id }))}
-                    >
-                      Delete
-                    </ConfirmButton>
-                  </span>
-                ) : null}
+                <NoteSignature
+                  note={a}
+                  what="annotation"
+                  reader={reader}
+                  pending={form.pending}
+                  onDelete={() => form.run(() => deleteAnnotationAction({ sessionId, annotationId: a.id }))}
+                />
               </div>
               {a.comment ? <p className="mt-1 whitespace-pre-wrap text-slate-800">{a.comment}</p> : null}
             </li>
           ))}
         </ol>
       )}
-      {canWrite ? (
+      {reader.canWrite ? (
         <form
           ref={ref}
           className="grid gap-3 sm:grid-cols-[minmax(0,12rem)_minmax(0,6rem)_minmax(0,6rem)]"

@@ -110,8 +110,11 @@ export default async function ReportPage({ params }: Props) {
           <ReportComments
             reportId={report.id}
             comments={comments}
-            canWrite={can(principal, "notes.write")}
-            me={{ name: principal.name, admin: principal.role === "admin" && !principal.readOnly }}
+            reader={{
+              canWrite: can(principal, "notes.write"),
+              name: principal.name,
+              admin: principal.role === "admin" && !principal.readOnly,
+            }}
           />
         </div>
       </div>

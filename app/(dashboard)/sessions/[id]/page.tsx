@@ -145,8 +145,11 @@ export default async function SessionPage({ params, searchParams }: Props) {
         sessionId={session.id}
         steps={session.eventCount}
         annotations={annotations}
-        canWrite={can(principal, "notes.write")}
-        me={{ name: principal.name, admin: principal.role === "admin" && !principal.readOnly }}
+        reader={{
+          canWrite: can(principal, "notes.write"),
+          name: principal.name,
+          admin: principal.role === "admin" && !principal.readOnly,
+        }}
       />
       {session.firstSeq === null || session.lastSeq === null ? (
         <EmptyState title="This session has no events">
