@@ -22,12 +22,7 @@ export default async function NewExperimentPage() {
         title="New experiment"
         subtitle="Replay the recorded sessions of one agent version, all or some, under a preset or a saved policy version, optionally with one edit across them."
       />
-      {policyVersions.length === 0 && presets.length === 0 ? (
-        <EmptyState title="No saved policies yet" link={{ href: "/policies", label: "Create a policy" }}>
-          An experiment runs a saved policy version, so its hash is evidence. Create a policy first (the recorded-only
-          preset reproduces every session).
-        </EmptyState>
-      ) : agentVersions.length === 0 ? (
+      {agentVersions.length === 0 ? (
         <EmptyState title="No sessions yet" link={{ href: "/import", label: "Import sessions" }}>
           A cohort is the recorded sessions of one agent version; import some first.
         </EmptyState>
