@@ -42,7 +42,7 @@ test("an experiment over a preset with an edit across the cohort: applied to the
   await edit.getByLabel("Tool").fill("lookup_order");
   await edit.getByLabel("Only calls with these arguments (JSON object, optional)").fill('{"order_id": "4821"}');
   await edit.getByLabel("Returns (JSON)").fill("{not json");
-  await page.getByLabel("Name").fill(`Lost parcels ${run}`);
+  await page.getByRole("textbox", { name: "Name", exact: true }).fill(`Lost parcels ${run}`);
 
   const axe = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
