@@ -5,7 +5,7 @@ import type { PolicyWithVersions } from "@/lib/db/policies";
 import type { ExperimentDetail } from "@/lib/server/experiments/experiments";
 import { experimentCountsOf } from "@/lib/server/experiments/experiment-status";
 import type { ReplayView } from "@/lib/db/replays";
-import { isBaseOnly, type PolicyIssue } from "@/lib/replay";
+import { isBaseOnly, isPlainObject, type PolicyIssue } from "@/lib/replay";
 
 /** A replay as the HTTP API returns it (`{ replay: { id, status, steps, comparability, evidence, pending? } }`). */
 export function presentReplay(
@@ -249,9 +249,6 @@ export async function* presentNativeSessionLine(
   yield* eventsJson(head, rows, "full", (_row, { cacheKey: _key, occurrence: _occurrence, ...rest }) => rest);
   yield "]}\n";
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A policy as the API shows it: its versions newest first, each with its document and hash. */
 export function presentPolicy(p: PolicyWithVersions) {
