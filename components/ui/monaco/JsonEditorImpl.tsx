@@ -3,7 +3,7 @@
 import Editor, { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useTheme } from "../useTheme";
-import { MONACO_THEMES, setJsonSchemas } from "./setup";
+import { ARIA_LABEL_OPTION, MONACO_THEMES, setJsonSchemas } from "./setup";
 
 export type JsonEditorProps = {
   value: string;
@@ -97,8 +97,8 @@ export function JsonDiffImpl({
     },
     [],
   );
-  // One options object per label and folding: the wrapper hands a new object to the diff editor's updateOptions,
-  // and each such call empties the inner editors' labels again (below), so a re-render must not make one.
+  // One options object per label and folding: the wrapper hands each new object to the diff editor's updateOptions,
+  // which lays both sides out again (and empties their labels, below), so a re-render must not make one.
   const options = useMemo(
     () => ({
       ...OPTIONS,
@@ -113,20 +113,34 @@ export function JsonDiffImpl({
     }),
     [originalLabel, modifiedLabel, focusChanges],
   );
-  // The diff editor's originalAriaLabel/modifiedAriaLabel do not reach the inner editors' text input (monaco 0.57
-  // leaves its aria-label empty, so screen readers announce an unnamed field, and every updateOptions of the diff
-  // editor empties it again): name each side directly, at mount and after the wrapper applies new options (its
-  // effect runs before this one, a child's before its parent's).
+  // The diff editor's originalAriaLabel/modifiedAriaLabel do not reach the inner editors' text input for long
+  // (monaco 0.57): whenever the diff editor re-applies its options to them (a new options object, a layout that
+  // re-reads whether the sides fit) it sets their ariaLabel to "" unless that very change carried the label, and
+  // screen readers then announce an unnamed field. Name each side directly, and put the name back the moment
+  // anything changes it, within the same change, so no reader (or audit) ever sees the field unnamed.
+  const labels = useRef({ original: originalLabel, modified: modifiedLabel });
+  labels.current = { original: originalLabel, modified: modifiedLabel };
   const nameSides = (editor: Parameters<DiffOnMount>[0]) => {
-    editor.getOriginalEditor().updateOptions({ ariaLabel: originalLabel });
-    editor.getModifiedEditor().updateOptions({ ariaLabel: modifiedLabel });
+    editor.getOriginalEditor().updateOptions({ ariaLabel: labels.current.original });
+    editor.getModifiedEditor().updateOptions({ ariaLabel: labels.current.modified });
   };
-  useEffect(() => {
-    if (editorRef.current) nameSides(editorRef.current);
-  }, [options]);
+  const keepNamed = (editor: Parameters<DiffOnMount>[0]) => {
+    const ariaLabel = ARIA_LABEL_OPTION;
+    for (const [inner, side] of [
+      [editor.getOriginalEditor(), "original"],
+      [editor.getModifiedEditor(), "modified"],
+    ] as const) {
+      inner.onDidChangeConfiguration((change) => {
+        const wanted = labels.current[side];
+        if (change.hasChanged(ariaLabel) && inner.getOption(ariaLabel) !== wanted)
+          inner.updateOptions({ ariaLabel: wanted });
+      });
+    }
+    nameSides(editor);
+  };
   const onMount: DiffOnMount = (editor) => {
     editorRef.current = editor;
-    nameSides(editor);
+    keepNamed(editor);
     if (!focusChanges) return;
     const reveal = () => {
       const first = editor.getLineChanges()?.[0];

@@ -23,6 +23,9 @@ env.MonacoEnvironment = {
 
 loader.config({ monaco });
 
+/** The editor option that names an editor's text input for screen readers. */
+export const ARIA_LABEL_OPTION = monaco.editor.EditorOption.ariaLabel;
+
 /** The editors' themes: Monaco's own light and dark ones, with the changes below. */
 export const MONACO_THEMES = { light: "branchpoint-light", dark: "branchpoint-dark" } as const;
 
