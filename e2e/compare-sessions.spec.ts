@@ -11,12 +11,12 @@ const PHONE = { width: 390, height: 844 };
 const PROMPT = { messages: [{ role: "user", content: "Refund order 4821, the mug arrived cracked" }] };
 
 /** One run of the task: the lookup says delivered (before) or lost (after), and the run goes on differently. */
-function run(which: "before" | "after", title: string) {
+function run(which: "before" | "after", title: string, agent: string) {
   const after = which === "after";
   return {
     externalId: `e2e-compare-${title}`,
     title,
-    agent: { name: "e2e-compare-agent", adapter: "generic" },
+    agent: { name: agent, adapter: "generic" },
     agentVersion: { version: after ? "2.0.0" : "1.0.0", capabilities: ["tool_policies"] },
     events: [
       {
@@ -63,8 +63,10 @@ test("compare two runs from the session page, then a shared report shows its pin
   // Two pages, a replay, a share and axe over Monaco's editors at two widths: more than the default minute.
   test.setTimeout(240_000);
   const stamp = Date.now();
-  const before = await importRun(request, run("before", `Cracked mug ${stamp}, before the release`));
-  const after = await importRun(request, run("after", `Cracked mug ${stamp}, after the release`));
+  // An agent of this run's own, so that its other run is the only candidate however often the test runs.
+  const agent = `e2e-compare-agent-${stamp}`;
+  const before = await importRun(request, run("before", `Cracked mug ${stamp}, before the release`, agent));
+  const after = await importRun(request, run("after", `Cracked mug ${stamp}, after the release`, agent));
 
   // "Compare with…" offers the same agent's other run; a search by title finds it too.
   await page.setViewportSize(DESK);
@@ -72,7 +74,7 @@ test("compare two runs from the session page, then a shared report shows its pin
   await page.getByTestId("compare-with").click();
   const dialog = page.getByRole("dialog", { name: "Compare with another session" });
   await expect(dialog).toBeVisible();
-  await expect(dialog.getByText("Latest runs of e2e-compare-agent")).toBeVisible();
+  await expect(dialog.getByText(`Latest runs of ${agent}`)).toBeVisible();
   await expect(dialog.getByTestId("compare-candidate")).toHaveCount(1);
   await expect(dialog.getByTestId("compare-candidate").first()).toContainText("same agent");
   await dialog.getByLabel("Search by title or id").fill(`${stamp}, after`);
@@ -104,6 +106,9 @@ test("compare two runs from the session page, then a shared report shows its pin
   await expect(detail.getByTestId("monaco-diff")).toHaveAttribute("data-first-change-line", /^\d+$/);
   await page.screenshot({ path: "test-results/compare-sessions-1280.png", fullPage: true });
   await page.setViewportSize(PHONE);
+  // A new layout keeps both sides of the diff named.
+  await expect(detail.locator(".native-edit-context")).toHaveCount(2);
+  await expect(detail.locator('.native-edit-context[aria-label=""]')).toHaveCount(0);
   await page.reload();
   await expect(page.getByTestId("first-divergence")).toBeVisible();
   await expect(page.getByTestId("pair-detail").getByTestId("monaco-diff")).toHaveAttribute(
