@@ -46,7 +46,9 @@ export function NewReviewQueueForm() {
         <Field
           label="Labels to choose from"
           hint="Separated by commas; empty: any label."
-          errors={form.fieldErrors("labels")}
+          errors={Object.entries(form.error?.fields ?? {})
+            .filter(([path]) => path.startsWith("labels"))
+            .flatMap(([, messages]) => messages)}
         >
           <input name="labels" className={inputClass} placeholder="e.g. correct, wrong refund, unclear" />
         </Field>
