@@ -27,9 +27,10 @@ export function AppNav({ user }: { user?: { name: string; role: string } | undef
       <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:gap-6 xl:gap-3 2xl:gap-6">
         <Link href="/sessions" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
           <BranchMark />
-          Branchpoint
+          {/* Between 1280 and 1536 px the sections need the room: the mark alone, its name still read out. */}
+          <span className="xl:max-2xl:sr-only">Branchpoint</span>
         </Link>
-        {/* Ten sections fit beside the tools at 1280 px with tighter spacing and the theme as icons; wider screens get the roomy one. */}
+        {/* Eleven sections fit beside the tools at 1280 px with tighter spacing and the theme as icons; wider screens get the roomy one. */}
         <nav aria-label="Main" className="hidden items-center gap-1 text-sm xl:flex xl:gap-0 2xl:gap-1">
           {links.map((l) => (
             <NavLink key={l.href} href={l.href}>

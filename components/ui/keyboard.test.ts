@@ -71,6 +71,7 @@ describe("g then a letter", () => {
       "g e: Go to Experiments",
       "g c: Go to Checks",
       "g f: Go to Failures",
+      "g w: Go to Reviews",
       "g r: Go to Reports (g o also works)",
       "g s: Go to Settings (g t also works)",
     ]);

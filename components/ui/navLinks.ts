@@ -11,6 +11,7 @@ export const NAV_LINKS: readonly { href: string; label: string; key: string; als
   { href: "/experiments", label: "Experiments", key: "e" },
   { href: "/checks", label: "Checks", key: "c" },
   { href: "/failures", label: "Failures", key: "f" },
+  { href: "/reviews", label: "Reviews", key: "w" },
   { href: "/reports", label: "Reports", key: "r", also: ["o"] },
   { href: "/settings", label: "Settings", key: "s", also: ["t"] },
 ];

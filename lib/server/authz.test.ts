@@ -35,6 +35,7 @@ import * as sessionCompare from "./sessions/session-compare";
 import * as sessionExport from "./sessions/export";
 import * as annotations from "./sessions/annotations";
 import * as reportComments from "./reports/comments";
+import * as reviews from "./reviews/reviews";
 
 /**
  * Every operation of every lib/server module, with the permission it needs.
@@ -157,6 +158,16 @@ const OPERATIONS: Record<string, Permission> = {
   "connectors.getPull": "sessions.read",
   "connectors.listConnectorPulls": "sessions.read",
   "connectors.cancelPull": "sessions.import",
+  "reviews.listReviewQueues": "sessions.read",
+  "reviews.getReviewQueue": "sessions.read",
+  "reviews.createReviewQueue": "notes.write",
+  "reviews.deleteReviewQueue": "notes.write",
+  "reviews.listReviewItems": "sessions.read",
+  "reviews.addReviewItems": "notes.write",
+  "reviews.updateReviewItem": "notes.write",
+  "reviews.completeReview": "notes.write",
+  "reviews.getReviewPage": "sessions.read",
+  "reviews.reviewQueueChoices": "sessions.read",
 };
 
 /** Pure helpers a service module exports besides its operations (re-exported engine predicates). */
@@ -191,6 +202,9 @@ const NOT_OPERATIONS = new Set([
   // A pull as the API shows it; the pull job's worker entry point (it runs on no one's behalf, as replays do).
   "connectors.pullView",
   "run-pull.runPull",
+  // A review queue and an item as pages and the API show them.
+  "reviews.presentReviewQueue",
+  "reviews.presentReviewItem",
 ]);
 
 const MODULES: Record<string, Record<string, unknown>> = {
@@ -226,6 +240,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   regressions,
   connectors,
   "run-pull": runPull,
+  reviews,
 };
 
 type Operation = (principal: Principal, input: unknown, prisma: Db) => Promise<unknown>;

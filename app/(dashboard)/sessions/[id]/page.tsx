@@ -20,6 +20,7 @@ import { sessionCost } from "@/lib/server/prices/prices";
 import { buttonClass } from "@/components/ui/Button";
 import { SessionAnnotations } from "@/components/sessions/SessionAnnotations";
 import { listAnnotations } from "@/lib/server/sessions/annotations";
+import { AddToReviewQueue } from "@/components/reviews/AddToReviewQueue";
 
 export const dynamic = "force-dynamic";
 
@@ -111,6 +112,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
           <>
             {/* Reading two sessions side by side needs no more than reading them. */}
             <CompareWithButton sessionId={session.id} agent={session.agent.name} />
+            {can(principal, "notes.write") ? <AddToReviewQueue sessionId={session.id} /> : null}
             {can(principal, "replays.run") ? (
               <>
                 <Link href={`/sessions/${session.id}/investigate`} className={buttonClass({ variant: "secondary" })}>
