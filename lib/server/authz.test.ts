@@ -35,6 +35,7 @@ import * as sessionCompare from "./sessions/session-compare";
 import * as sessionExport from "./sessions/export";
 import * as annotations from "./sessions/annotations";
 import * as reportComments from "./reports/comments";
+import * as datasets from "./datasets/datasets";
 
 /**
  * Every operation of every lib/server module, with the permission it needs.
@@ -48,6 +49,13 @@ const OPERATIONS: Record<string, Permission> = {
   "report-comments.listReportComments": "reports.read",
   "report-comments.addReportComment": "notes.write",
   "report-comments.deleteReportComment": "notes.write",
+  "datasets.listDatasets": "datasets.read",
+  "datasets.getDataset": "datasets.read",
+  "datasets.createDataset": "datasets.write",
+  "datasets.updateDataset": "datasets.write",
+  "datasets.deleteDataset": "datasets.write",
+  "datasets.addDatasetMembers": "datasets.write",
+  "datasets.removeDatasetMembers": "datasets.write",
   "api-keys.createApiKey": "api_keys.own",
   "api-keys.revokeApiKey": "api_keys.own",
   "api-keys.listApiKeys": "api_keys.own",
@@ -217,6 +225,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   export: sessionExport,
   annotations,
   "report-comments": reportComments,
+  datasets,
   "replay-pages": replayPages,
   "replay-presets": replayPresets,
   "comparison-pages": comparisonPages,
