@@ -47,7 +47,7 @@ export const CreateDatasetInput = z
     message: 'Send either "sessionIds" or "filter", not both.',
     path: ["filter"],
   });
-export type CreateDatasetInput = z.input<typeof CreateDatasetInput>;
+export type CreateDatasetInput = z.infer<typeof CreateDatasetInput>;
 
 export const UpdateDatasetInput = z
   .strictObject({
@@ -61,10 +61,10 @@ export const UpdateDatasetInput = z
     message: 'Send "name" or "description" to change.',
     path: ["name"],
   });
-export type UpdateDatasetInput = z.input<typeof UpdateDatasetInput>;
+export type UpdateDatasetInput = z.infer<typeof UpdateDatasetInput>;
 
 export const DatasetRef = z.strictObject({ datasetId: DatasetId });
-export type DatasetRef = z.input<typeof DatasetRef>;
+export type DatasetRef = z.infer<typeof DatasetRef>;
 
 export const DatasetPageInput = z.strictObject({
   datasetId: DatasetId,
@@ -81,10 +81,10 @@ export const DatasetPageInput = z.strictObject({
     .max(MEMBERS_PAGE_MAX, `limit is at most ${MEMBERS_PAGE_MAX}.`)
     .default(MEMBERS_PAGE),
 });
-export type DatasetPageInput = z.input<typeof DatasetPageInput>;
+export type DatasetPageInput = z.infer<typeof DatasetPageInput>;
 
 export const DatasetMembersInput = z.strictObject({ datasetId: DatasetId, sessionIds: SessionIdList });
-export type DatasetMembersInput = z.input<typeof DatasetMembersInput>;
+export type DatasetMembersInput = z.infer<typeof DatasetMembersInput>;
 
 /** The API's bodies: the dataset comes from the path. */
 export const MembersBody = z.strictObject({ sessionIds: SessionIdList });

@@ -3,7 +3,27 @@ import { TEST_ENGINES, type TestDatabase } from "@/lib/db/testing";
 import { parseInput } from "@/lib/errors";
 import * as experiments from "../experiments/experiments";
 import { demoDatabase, refusal, user, viewer } from "../testing";
-import * as datasets from "./datasets";
+import type { Principal } from "../principal";
+import type { Db } from "@/lib/db/client";
+import * as inputs from "./dataset-inputs";
+import * as ops from "./datasets";
+
+// The operations, called with input parsed by their schemas (as every adapter does).
+const datasets = {
+  createDataset: async (who: Principal, raw: unknown, prisma: Db, limits?: ops.DatasetLimits) =>
+    ops.createDataset(who, parseInput(inputs.CreateDatasetInput, raw), prisma, limits),
+  addDatasetMembers: async (who: Principal, raw: unknown, prisma: Db, limits?: ops.DatasetLimits) =>
+    ops.addDatasetMembers(who, parseInput(inputs.DatasetMembersInput, raw), prisma, limits),
+  removeDatasetMembers: async (who: Principal, raw: unknown, prisma: Db) =>
+    ops.removeDatasetMembers(who, parseInput(inputs.DatasetMembersInput, raw), prisma),
+  getDataset: async (who: Principal, raw: unknown, prisma: Db) =>
+    ops.getDataset(who, parseInput(inputs.DatasetPageInput, raw), prisma),
+  updateDataset: async (who: Principal, raw: unknown, prisma: Db) =>
+    ops.updateDataset(who, parseInput(inputs.UpdateDatasetInput, raw), prisma),
+  deleteDataset: async (who: Principal, raw: unknown, prisma: Db) =>
+    ops.deleteDataset(who, parseInput(inputs.DatasetRef, raw), prisma),
+  listDatasets: ops.listDatasets,
+};
 
 const ana = user("u-ana", "Ana");
 const bo = user("u-bo", "Bo");

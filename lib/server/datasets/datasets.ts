@@ -24,17 +24,17 @@ import {
 } from "@/lib/db/datasets";
 import { countSessions } from "@/lib/db/session-list";
 import { withTransaction } from "@/lib/db/transactions";
-import { AppError, notFound, parseInput } from "@/lib/errors";
+import { AppError, notFound } from "@/lib/errors";
 import { sessionLabel } from "@/lib/session-list/labels";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
 import {
-  CreateDatasetInput,
-  DatasetMembersInput,
-  DatasetPageInput,
-  DatasetRef,
   MAX_DATASET_SESSIONS,
-  UpdateDatasetInput,
+  type CreateDatasetInput,
+  type DatasetMembersInput,
+  type DatasetPageInput,
+  type DatasetRef,
+  type UpdateDatasetInput,
 } from "./dataset-inputs";
 
 /** How big a dataset may grow (tests make it small). */
@@ -95,7 +95,7 @@ export async function listDatasets(principal: Principal, _input: Record<string, 
 /** A dataset with one page of its members (in the order they were added) and the experiments run over it. */
 export async function getDataset(principal: Principal, input: DatasetPageInput, prisma: Db) {
   authorize(principal, "datasets.read");
-  const { datasetId, offset, limit } = parseInput(DatasetPageInput, input);
+  const { datasetId, offset, limit } = input;
   const dataset = await datasetRow(prisma, datasetId);
   if (!dataset) throw notFound("dataset", datasetId);
   const [members, experiments] = await Promise.all([
@@ -121,7 +121,7 @@ export async function createDataset(
   limits: DatasetLimits = {},
 ) {
   authorize(principal, "datasets.write");
-  const v = parseInput(CreateDatasetInput, input);
+  const v = input;
   const max = limits.maxSessions ?? MAX_DATASET_SESSIONS;
   let sessionIds: string[] = [];
   let matching: number | null = null;
@@ -169,7 +169,7 @@ export type CreatedDataset = Awaited<ReturnType<typeof createDataset>>;
 /** Renames a dataset or changes its description (an empty one clears it). */
 export async function updateDataset(principal: Principal, input: UpdateDatasetInput, prisma: Db) {
   authorize(principal, "datasets.write");
-  const v = parseInput(UpdateDatasetInput, input);
+  const v = input;
   const ok = await updateDatasetRow(prisma, v.datasetId, {
     ...(v.name !== undefined ? { name: v.name } : {}),
     ...(v.description !== undefined ? { description: v.description || null } : {}),
@@ -181,7 +181,7 @@ export async function updateDataset(principal: Principal, input: UpdateDatasetIn
 /** Deletes a dataset; the experiments run over it keep their members and say the dataset was deleted. */
 export async function deleteDataset(principal: Principal, input: DatasetRef, prisma: Db) {
   authorize(principal, "datasets.write");
-  const { datasetId } = parseInput(DatasetRef, input);
+  const { datasetId } = input;
   if (!(await deleteDatasetRow(prisma, datasetId))) throw notFound("dataset", datasetId);
   return { deleted: { id: datasetId } };
 }
@@ -194,7 +194,7 @@ export async function addDatasetMembers(
   limits: DatasetLimits = {},
 ) {
   authorize(principal, "datasets.write");
-  const v = parseInput(DatasetMembersInput, input);
+  const v = input;
   const max = limits.maxSessions ?? MAX_DATASET_SESSIONS;
   const ids = unique(v.sessionIds);
   return withTransaction(prisma, async (tx) => {
@@ -213,7 +213,7 @@ export async function addDatasetMembers(
 /** Removes sessions from a dataset; one that is not a member counts as already removed. */
 export async function removeDatasetMembers(principal: Principal, input: DatasetMembersInput, prisma: Db) {
   authorize(principal, "datasets.write");
-  const v = parseInput(DatasetMembersInput, input);
+  const v = input;
   const ids = unique(v.sessionIds);
   return withTransaction(prisma, async (tx) => {
     if (!(await datasetRow(tx, v.datasetId))) throw notFound("dataset", v.datasetId);
