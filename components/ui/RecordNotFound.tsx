@@ -11,6 +11,7 @@ const WORDS: Record<RecordKind | "page", { title: string; href: string; back: st
   investigation: { title: "Investigation not found", href: "/sessions", back: "All sessions" },
   cluster: { title: "Failure cluster not found", href: "/failures", back: "All failures" },
   check: { title: "Outcome check not found", href: "/checks", back: "All outcome checks" },
+  dataset: { title: "Dataset not found", href: "/datasets", back: "All datasets" },
   page: { title: "Page not found", href: "/", back: "Home" },
 };
 

@@ -3,7 +3,16 @@ import type { DbClient } from "./client";
 
 /** What a detail page (`/sessions/<id>`, `/replays/<id>`…) shows. */
 export type RecordKind =
-  "session" | "replay" | "policy" | "report" | "experiment" | "trials" | "investigation" | "cluster" | "check";
+  | "session"
+  | "replay"
+  | "policy"
+  | "report"
+  | "experiment"
+  | "trials"
+  | "investigation"
+  | "cluster"
+  | "check"
+  | "dataset";
 
 export async function recordExists(client: DbClient, kind: RecordKind, id: string): Promise<boolean> {
   const where = { id };
@@ -26,5 +35,7 @@ export async function recordExists(client: DbClient, kind: RecordKind, id: strin
       return (await client.failureCluster.count({ where })) > 0;
     case "check":
       return (await client.check.count({ where })) > 0;
+    case "dataset":
+      return (await client.dataset.count({ where })) > 0;
   }
 }

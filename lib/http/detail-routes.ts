@@ -25,6 +25,7 @@ const ROUTES: readonly [RegExp, RecordKind][] = [
   [/^\/investigations\/([^/]+)\/?$/, "investigation"],
   [/^\/failures\/([^/]+)\/?$/, "cluster"],
   [/^\/checks\/([^/]+)\/?$/, "check"],
+  [/^\/datasets\/([^/]+)\/?$/, "dataset"],
 ];
 
 /** Pages that sit where an id would (`/reports/new`, `/failures/regressions`, `/failures/watches`): not records. */

@@ -14,6 +14,7 @@ const READ: Record<RecordKind, Permission> = {
   investigation: "investigations.read",
   cluster: "clusters.read",
   check: "checks.read",
+  dataset: "datasets.read",
 };
 
 export async function recordFound(
