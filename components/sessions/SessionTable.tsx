@@ -108,12 +108,11 @@ export function SessionTable({
   const columns = SESSION_COLUMNS.filter((c) => shown.includes(c.id));
   const params = new URLSearchParams(query);
   const header: Column[] = [
-    ...(selectable
-      ? [
-          {
-            label: "Select",
-            className: "w-8",
-            content: (
+    selectable
+      ? {
+          label: "Session",
+          content: (
+            <span className="inline-flex items-center gap-2">
               <input
                 type="checkbox"
                 aria-label="Select all sessions on this page"
@@ -124,11 +123,11 @@ export function SessionTable({
                 onChange={toggleAll}
                 className="size-4 accent-indigo-600"
               />
-            ),
-          } satisfies Column,
-        ]
-      : []),
-    "Session",
+              Session
+            </span>
+          ),
+        }
+      : "Session",
     ...columns.map((c): Column => {
       const base = { label: c.label, className: NARROW_HIDDEN, ...("align" in c ? { align: c.align } : {}) };
       if (!("sort" in c)) return base;
@@ -172,18 +171,17 @@ export function SessionTable({
             className={`align-top hover:bg-slate-50 ${selected.includes(s.id) ? "bg-indigo-50/60" : ""}`}
             data-testid="session-row"
           >
-            {selectable ? (
-              <td className="w-8 py-2 pr-0 pl-3">
+            <td className={`min-w-48 px-3 py-2 ${selectable ? "relative pl-9" : ""}`}>
+              {selectable ? (
                 <input
                   type="checkbox"
                   aria-label={`Select ${sessionLabel(s)}`}
                   checked={selected.includes(s.id)}
                   onChange={() => toggle(s.id)}
-                  className="mt-0.5 size-4 accent-indigo-600"
+                  className="absolute top-2.5 left-3 size-4 accent-indigo-600"
+                  data-testid="session-select"
                 />
-              </td>
-            ) : null}
-            <td className="min-w-48 px-3 py-2">
+              ) : null}
               <Link
                 href={`/sessions/${s.id}`}
                 className="line-clamp-2 font-medium break-words text-indigo-700 hover:underline"
