@@ -5,6 +5,16 @@ import { useState } from "react";
 import { startExperimentAction } from "@/lib/actions/experiments";
 import type { AgentVersionCohort, PolicyVersionChoice } from "@/lib/db/experiments";
 import type { ExperimentPresetChoice } from "@/lib/server/experiments/experiments";
+import type { DatasetChoice } from "@/lib/server/datasets/dataset-cohort";
+import {
+  AgentVersionField,
+  CohortSourceField,
+  DatasetCohortNote,
+  cohortName,
+  cohortSizeOf,
+  useCohortSource,
+  type CohortSource,
+} from "./CohortSource";
 import { Button } from "@/components/ui/Button";
 import { Notice } from "@/components/ui/Notice";
 import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";
@@ -16,10 +26,10 @@ import { CohortFilterFields, filterInput, NO_FILTER, useCohortPreview, type Filt
 const PRESET = "preset:";
 const presetValue = (p: ExperimentPresetChoice | undefined) => (p ? `${PRESET}${p.preset}` : "");
 
-/** The name an experiment gets when none is typed: its policy, the edited tool, and the agent version. */
-function defaultNameOf(policyName: string | undefined, tool: string, agentVersion: AgentVersionCohort | undefined) {
-  if (!policyName || !agentVersion) return "";
-  return `${policyName}${tool.trim() ? `, ${tool.trim()} edited,` : ""} over ${agentVersion.agentName} ${agentVersion.version}`;
+/** The name an experiment gets when none is typed: its policy, the edited tool, and the agent version or dataset. */
+function defaultNameOf(policyName: string | undefined, tool: string, cohort: string | undefined) {
+  if (!policyName || !cohort) return "";
+  return `${policyName}${tool.trim() ? `, ${tool.trim()} edited,` : ""} over ${cohort}`;
 }
 
 const alerts = (messages: readonly string[]) =>
@@ -35,16 +45,22 @@ export function NewExperimentForm({
   presets = [],
   agentVersions,
   savedChecks = [],
+  datasets = [],
+  initialDatasetId,
 }: {
   policyVersions: readonly PolicyVersionChoice[];
   presets?: readonly ExperimentPresetChoice[];
   agentVersions: readonly AgentVersionCohort[];
   savedChecks?: readonly CheckChoice[];
+  /** Saved datasets, offered as the cohort instead of an agent version's sessions. */
+  datasets?: readonly DatasetChoice[];
+  /** The dataset to start with (a dataset page's "Run an experiment over this dataset"). */
+  initialDatasetId?: string;
 }) {
   const router = useRouter();
-  const [agentVersionId, setAgentVersionId] = useState(agentVersions.find((v) => v.cohortSize > 0)?.id ?? "");
-  const agentVersion = agentVersions.find((v) => v.id === agentVersionId);
-  const usable = policyVersions.filter((p) => p.agentId === null || p.agentId === agentVersion?.agentId);
+  const cohort = useCohortSource(datasets, agentVersions, initialDatasetId);
+  const { source, datasetId, dataset, agentVersionId, agentVersion, cohortAgentId, cohortAgentName } = cohort;
+  const usable = policyVersions.filter((p) => p.agentId === null || p.agentId === cohortAgentId);
   const [policyVersionId, setPolicyVersionId] = useState(usable[0]?.id ?? presetValue(presets[0]));
   const policyVersion = usable.find((p) => p.id === policyVersionId);
   const preset = presets.find((p) => presetValue(p) === policyVersionId);
@@ -56,18 +72,20 @@ export function NewExperimentForm({
   const [filter, setFilter] = useState<Filter>(NO_FILTER);
   const filtered = filterInput(filter) !== undefined;
 
-  const preview = useCohortPreview(agentVersionId, filter, filtered);
-  const size = !filtered ? (agentVersion?.cohortSize ?? 0) : preview && "matching" in preview ? preview.matching : null;
+  const preview = useCohortPreview(source === "version" ? agentVersionId : "", filter, filtered);
+  const size = cohortSizeOf(cohort, filtered, preview);
   const policyName = policyVersion ? `${policyVersion.policyName} v${policyVersion.version}` : preset?.label;
-  const defaultName = defaultNameOf(policyName, edit.tool, agentVersion);
+  const defaultName = defaultNameOf(policyName, edit.tool, cohortName(cohort));
 
-  function chooseAgentVersion(id: string) {
-    setAgentVersionId(id);
-    const next = agentVersions.find((v) => v.id === id);
-    const fits = (p: PolicyVersionChoice) => p.agentId === null || p.agentId === next?.agentId;
-    if (!preset && !usable.some((p) => p.id === policyVersionId && fits(p)))
+  /** Keeps the chosen saved policy when it runs on the new cohort's agent; else the first that does, or a preset. */
+  function fitPolicyTo(agentId: string | undefined) {
+    const fits = (p: PolicyVersionChoice) => p.agentId === null || p.agentId === agentId;
+    if (!preset && !policyVersions.some((p) => p.id === policyVersionId && fits(p)))
       setPolicyVersionId(policyVersions.find(fits)?.id ?? presetValue(presets[0]));
   }
+
+  const chooseAgentVersion = (id: string) => fitPolicyTo(cohort.chooseAgentVersion(id));
+  const chooseSource = (next: CohortSource, id = datasetId) => fitPolicyTo(cohort.chooseSource(next, id));
 
   function submit(event: React.FormEvent) {
     event.preventDefault();
@@ -84,9 +102,8 @@ export function NewExperimentForm({
           name: name.trim() || defaultName,
           ...(preset ? { preset: preset.preset } : { policyVersionId }),
           ...(edited ? { edit: edited.edit } : {}),
-          agentVersionId,
+          ...(source === "dataset" ? { datasetId } : { agentVersionId, ...(chosen ? { filter: chosen } : {}) }),
           ...(checkIds.length > 0 ? { checks: checkIds } : {}),
-          ...(chosen ? { filter: chosen } : {}),
         }),
       (data) => router.push(`/experiments/${data.id}`),
     );
@@ -97,38 +114,36 @@ export function NewExperimentForm({
 
   return (
     <Card as="form" padding="lg" className="max-w-3xl space-y-5" onSubmit={submit}>
-      <label className="block text-sm">
-        <span className="font-medium text-slate-900">Agent version</span>
-        <span className="block text-xs text-slate-500">
-          The cohort is the recorded sessions of this version (replays excluded); narrow it below.
-        </span>
-        <select
-          value={agentVersionId}
-          onChange={(e) => chooseAgentVersion(e.target.value)}
-          className="mt-1 block w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm"
+      {datasets.length > 0 ? (
+        <CohortSourceField
+          source={source}
+          onSource={(next) => chooseSource(next)}
+          datasets={datasets}
+          datasetId={datasetId}
+          onDataset={(id) => chooseSource("dataset", id)}
         >
-          {agentVersions.map((v) => (
-            <option key={v.id} value={v.id} disabled={v.cohortSize === 0}>
-              {v.agentName} {v.version} · {v.cohortSize} session{v.cohortSize === 1 ? "" : "s"}
-            </option>
-          ))}
-        </select>
-        {fieldError("agentVersionId")}
-      </label>
-      <div className="rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700" data-testid="cohort-size">
-        {agentVersion ? (
-          <>
-            Cohort: <strong className="tabular-nums">{agentVersion.cohortSize}</strong> session
-            {agentVersion.cohortSize === 1 ? "" : "s"} of {agentVersion.agentName} {agentVersion.version} (
-            {agentVersion.adapter}). Each is replayed once, as a job for the workers.
-          </>
-        ) : (
-          "Choose an agent version."
-        )}
-      </div>
-      <CohortFilterFields filter={filter} onChange={setFilter} filtered={filtered} preview={preview}>
-        {fieldError("filter")}
-      </CohortFilterFields>
+          {fieldError("datasetId")}
+        </CohortSourceField>
+      ) : null}
+      {source === "version" ? (
+        <>
+          <AgentVersionField
+            agentVersions={agentVersions}
+            agentVersionId={agentVersionId}
+            agentVersion={agentVersion}
+            onChange={chooseAgentVersion}
+          >
+            {fieldError("agentVersionId")}
+          </AgentVersionField>
+          <CohortFilterFields filter={filter} onChange={setFilter} filtered={filtered} preview={preview}>
+            {fieldError("filter")}
+          </CohortFilterFields>
+        </>
+      ) : (
+        <div className="rounded-md bg-slate-50 px-3 py-2 text-sm text-slate-700" data-testid="cohort-size">
+          {dataset ? <DatasetCohortNote dataset={dataset} /> : "Choose a dataset."}
+        </div>
+      )}
       <PolicyField
         value={policyVersionId}
         onChange={setPolicyVersionId}
@@ -136,8 +151,8 @@ export function NewExperimentForm({
         usable={usable}
         preset={preset}
       >
-        {usable.length === 0 && agentVersion && policyVersions.length > 0 ? (
-          <EmptyPickerNote agentName={agentVersion.agentName} policyVersions={policyVersions} />
+        {usable.length === 0 && cohortAgentName && policyVersions.length > 0 ? (
+          <EmptyPickerNote agentName={cohortAgentName} policyVersions={policyVersions} />
         ) : null}
         {fieldError("policyVersionId")}
         {fieldError("preset")}
@@ -164,10 +179,10 @@ export function NewExperimentForm({
         {fieldError("name")}
       </label>
       {failure ? <Notice tone="error">{failure.message}</Notice> : null}
-      <Button type="submit" disabled={pending || !(policyVersion || preset) || !agentVersion || !size}>
+      <Button type="submit" disabled={pending || !(policyVersion || preset) || !(agentVersion || dataset) || !size}>
         {pending
           ? "Starting…"
-          : `Start experiment${agentVersion && size !== null ? ` over ${size} session${size === 1 ? "" : "s"}` : ""}`}
+          : `Start experiment${(agentVersion || dataset) && size !== null ? ` over ${size} session${size === 1 ? "" : "s"}` : ""}`}
       </Button>
     </Card>
   );

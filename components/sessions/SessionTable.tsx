@@ -1,6 +1,10 @@
 "use client";
 
 import Link from "next/link";
+import { useState } from "react";
+import type { DatasetOption } from "@/components/datasets/DatasetForms";
+import { SaveFilterButton } from "@/components/datasets/SaveFilterButton";
+import { SelectionBar } from "@/components/datasets/SelectionBar";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { DataTable, type Column } from "@/components/ui/DataTable";
 import type { SessionListItem } from "@/lib/db/session-reads";
@@ -77,6 +81,9 @@ export function SessionTable({
   sort,
   query,
   matching,
+  datasets = null,
+  filter = null,
+  maxDatasetSessions = 0,
 }: {
   sessions: SessionListItem[];
   sort: SessionSort;
@@ -84,12 +91,43 @@ export function SessionTable({
   query: string;
   /** How many sessions the filters match (on every page): what an export of them holds, up to its limit. */
   matching: number;
+  /** The datasets chosen sessions may be added to; null: the reader may not make or change datasets (no selection). */
+  datasets?: readonly DatasetOption[] | null;
+  /** The filters alone, when any is set and the reader may save them as a dataset. */
+  filter?: Record<string, string> | null;
+  maxDatasetSessions?: number;
 }) {
   const [shown, choose] = useSessionColumns();
+  const [selected, setSelected] = useState<string[]>([]);
+  const selectable = datasets !== null;
+  const pageIds = sessions.map((s) => s.id);
+  const allChosen = pageIds.length > 0 && pageIds.every((id) => selected.includes(id));
+  const someChosen = !allChosen && pageIds.some((id) => selected.includes(id));
+  const toggle = (id: string) => setSelected((now) => (now.includes(id) ? now.filter((x) => x !== id) : [...now, id]));
+  const toggleAll = () => setSelected(allChosen ? [] : pageIds);
   const columns = SESSION_COLUMNS.filter((c) => shown.includes(c.id));
   const params = new URLSearchParams(query);
   const header: Column[] = [
-    "Session",
+    selectable
+      ? {
+          label: "Session",
+          content: (
+            <span className="inline-flex items-center gap-2">
+              <input
+                type="checkbox"
+                aria-label="Select all sessions on this page"
+                checked={allChosen}
+                ref={(el) => {
+                  if (el) el.indeterminate = someChosen;
+                }}
+                onChange={toggleAll}
+                className="size-4 accent-indigo-600"
+              />
+              Session
+            </span>
+          ),
+        }
+      : "Session",
     ...columns.map((c): Column => {
       const base = { label: c.label, className: NARROW_HIDDEN, ...("align" in c ? { align: c.align } : {}) };
       if (!("sort" in c)) return base;
@@ -123,12 +161,27 @@ export function SessionTable({
         >
           Export {plural(Math.min(matching, MAX_EXPORT_SESSIONS), "session")} (JSON Lines)
         </a>
+        {filter ? <SaveFilterButton filter={filter} matching={matching} max={maxDatasetSessions} /> : null}
         <ColumnChooser shown={shown} onChange={choose} />
       </div>
       <DataTable label="Sessions" columns={header}>
         {sessions.map((s) => (
-          <tr key={s.id} className="align-top hover:bg-slate-50" data-testid="session-row">
-            <td className="min-w-48 px-3 py-2">
+          <tr
+            key={s.id}
+            className={`align-top hover:bg-slate-50 ${selected.includes(s.id) ? "bg-indigo-50/60" : ""}`}
+            data-testid="session-row"
+          >
+            <td className={`min-w-48 px-3 py-2 ${selectable ? "relative pl-9" : ""}`}>
+              {selectable ? (
+                <input
+                  type="checkbox"
+                  aria-label={`Select ${sessionLabel(s)}`}
+                  checked={selected.includes(s.id)}
+                  onChange={() => toggle(s.id)}
+                  className="absolute top-2.5 left-3 size-4 accent-indigo-600"
+                  data-testid="session-select"
+                />
+              ) : null}
               <Link
                 href={`/sessions/${s.id}`}
                 className="line-clamp-2 font-medium break-words text-indigo-700 hover:underline"
@@ -163,6 +216,7 @@ export function SessionTable({
           </tr>
         ))}
       </DataTable>
+      {selectable ? <SelectionBar selected={selected} datasets={datasets} onClear={() => setSelected([])} /> : null}
     </>
   );
 }

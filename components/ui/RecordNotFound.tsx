@@ -12,6 +12,7 @@ const WORDS: Record<RecordKind | "page", { title: string; href: string; back: st
   cluster: { title: "Failure cluster not found", href: "/failures", back: "All failures" },
   check: { title: "Outcome check not found", href: "/checks", back: "All outcome checks" },
   reviewQueue: { title: "Review queue not found", href: "/reviews", back: "All review queues" },
+  dataset: { title: "Dataset not found", href: "/datasets", back: "All datasets" },
   page: { title: "Page not found", href: "/", back: "Home" },
 };
 

@@ -69,6 +69,7 @@ describe("g then a letter", () => {
       "g b: Go to Replays",
       "g v: Go to Investigations",
       "g e: Go to Experiments",
+      "g d: Go to Datasets",
       "g c: Go to Checks",
       "g f: Go to Failures",
       "g w: Go to Reviews",

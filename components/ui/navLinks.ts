@@ -9,6 +9,7 @@ export const NAV_LINKS: readonly { href: string; label: string; key: string; als
   { href: "/replays", label: "Replays", key: "b" },
   { href: "/investigations", label: "Investigations", key: "v" },
   { href: "/experiments", label: "Experiments", key: "e" },
+  { href: "/datasets", label: "Datasets", key: "d" },
   { href: "/checks", label: "Checks", key: "c" },
   { href: "/failures", label: "Failures", key: "f" },
   { href: "/reviews", label: "Reviews", key: "w" },

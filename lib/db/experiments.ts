@@ -110,8 +110,10 @@ export interface NewExperiment {
   name: string;
   policyVersionId: string;
   agentVersionId: string;
-  /** agent_version (the default) or sessions: an explicit list of the agent's sessions. */
-  cohortKind?: "agent_version" | "sessions";
+  /** agent_version (the default); sessions: an explicit list of the agent's sessions; dataset: a dataset's members. */
+  cohortKind?: "agent_version" | "sessions" | "dataset";
+  /** The dataset the cohort was taken from (kind `dataset`). */
+  dataset?: { id: string; name: string };
   createdBy?: string | null;
   /** An edit across the cohort and the members it does not apply to. */
   cohortEdit?: { edit: unknown; notApplied: readonly { sessionId: string; reason: string }[] };
@@ -127,6 +129,7 @@ export async function createExperimentRow(client: DbClient, e: NewExperiment): P
       cohortKind: e.cohortKind ?? "agent_version",
       status: "pending",
       createdBy: e.createdBy ?? null,
+      ...(e.dataset ? { datasetId: e.dataset.id, datasetName: e.dataset.name } : {}),
       ...(e.cohortEdit !== undefined
         ? { cohortEdit: JSON.parse(JSON.stringify(e.cohortEdit)) as Prisma.InputJsonValue }
         : {}),
@@ -168,6 +171,8 @@ const experimentHead = {
   name: true,
   status: true,
   cohortKind: true,
+  datasetId: true,
+  datasetName: true,
   createdAt: true,
   finishedAt: true,
   policyVersion: { select: { id: true, version: true, hash: true, policy: { select: { id: true, name: true } } } },

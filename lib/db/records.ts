@@ -12,7 +12,8 @@ export type RecordKind =
   | "investigation"
   | "cluster"
   | "check"
-  | "reviewQueue";
+  | "reviewQueue"
+  | "dataset";
 
 export async function recordExists(client: DbClient, kind: RecordKind, id: string): Promise<boolean> {
   const where = { id };
@@ -37,5 +38,7 @@ export async function recordExists(client: DbClient, kind: RecordKind, id: strin
       return (await client.check.count({ where })) > 0;
     case "reviewQueue":
       return (await client.reviewQueue.count({ where })) > 0;
+    case "dataset":
+      return (await client.dataset.count({ where })) > 0;
   }
 }

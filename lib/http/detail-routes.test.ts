@@ -14,6 +14,7 @@ describe("detail pages and the record each shows", () => {
     ["/experiments/e1", { kind: "experiment", id: "e1" }],
     ["/trials/t1/", { kind: "trials", id: "t1" }],
     ["/checks/c1", { kind: "check", id: "c1" }],
+    ["/datasets/d1", { kind: "dataset", id: "d1" }],
     ["/sessions/does%20not%20exist", { kind: "session", id: "does not exist" }],
     ["/sessions/a1/compare/b%202", { kind: "session", id: "a1", also: "b 2" }],
   ])("%s shows one record", (path, expected) => {
@@ -24,6 +25,7 @@ describe("detail pages and the record each shows", () => {
     "/",
     "/sessions",
     "/checks",
+    "/datasets",
     "/sessions/",
     "/reports/new",
     "/experiments/new",

@@ -26,6 +26,7 @@ const ROUTES: readonly [RegExp, RecordKind][] = [
   [/^\/failures\/([^/]+)\/?$/, "cluster"],
   [/^\/checks\/([^/]+)\/?$/, "check"],
   [/^\/reviews\/([^/]+)\/?$/, "reviewQueue"],
+  [/^\/datasets\/([^/]+)\/?$/, "dataset"],
 ];
 
 /** Pages that sit where an id would (`/reports/new`, `/failures/regressions`, `/failures/watches`): not records. */

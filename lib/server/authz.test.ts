@@ -36,6 +36,7 @@ import * as sessionExport from "./sessions/export";
 import * as annotations from "./sessions/annotations";
 import * as reportComments from "./reports/comments";
 import * as reviews from "./reviews/reviews";
+import * as datasets from "./datasets/datasets";
 
 /**
  * Every operation of every lib/server module, with the permission it needs.
@@ -49,6 +50,13 @@ const OPERATIONS: Record<string, Permission> = {
   "report-comments.listReportComments": "reports.read",
   "report-comments.addReportComment": "notes.write",
   "report-comments.deleteReportComment": "notes.write",
+  "datasets.listDatasets": "datasets.read",
+  "datasets.getDataset": "datasets.read",
+  "datasets.createDataset": "datasets.write",
+  "datasets.updateDataset": "datasets.write",
+  "datasets.deleteDataset": "datasets.write",
+  "datasets.addDatasetMembers": "datasets.write",
+  "datasets.removeDatasetMembers": "datasets.write",
   "api-keys.createApiKey": "api_keys.own",
   "api-keys.revokeApiKey": "api_keys.own",
   "api-keys.listApiKeys": "api_keys.own",
@@ -231,6 +239,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   export: sessionExport,
   annotations,
   "report-comments": reportComments,
+  datasets,
   "replay-pages": replayPages,
   "replay-presets": replayPresets,
   "comparison-pages": comparisonPages,

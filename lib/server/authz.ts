@@ -18,6 +18,9 @@ export const PERMISSIONS = {
   "checks.write": "analyst",
   "experiments.read": "viewer",
   "experiments.run": "analyst",
+  /** Datasets: named, frozen lists of sessions (an experiment's cohort). Any analyst may change any. */
+  "datasets.read": "viewer",
+  "datasets.write": "analyst",
   "coverage.read": "viewer",
   "investigations.read": "viewer",
   "investigations.run": "analyst",

@@ -173,6 +173,10 @@ export const SessionListQuery = z
   .superRefine(checkRanges);
 export type SessionListQuery = z.infer<typeof SessionListQuery>;
 
+/** The list's filters alone (no order, no page), as a JSON body names them: a name the list does not know is refused. */
+export const SessionFilterQuery = z.strictObject(filterShape).superRefine(checkRanges);
+export type SessionFilterQuery = z.infer<typeof SessionFilterQuery>;
+
 /** The most sessions one export holds. */
 export const MAX_EXPORT_SESSIONS = 10_000;
 

@@ -11,6 +11,9 @@ import { pageContext } from "@/lib/http/page";
 import { FailedRunsLead } from "@/components/sessions/FailedRunsLead";
 import { failedRuns } from "@/lib/server/sessions/failed-runs";
 import { listSessions } from "@/lib/server/sessions/sessions";
+import { can } from "@/lib/server/authz";
+import { listDatasets } from "@/lib/server/datasets/datasets";
+import { MAX_DATASET_SESSIONS } from "@/lib/server/datasets/dataset-inputs";
 import { DEFAULT_SESSION_SORT, hasFilters, parseListUrl, type SessionSort } from "@/lib/session-list/query";
 
 export const metadata: Metadata = { title: "Sessions" };
@@ -49,10 +52,13 @@ export default async function SessionsPage({
   }
   const { principal, prisma } = await pageContext();
   const filtered = hasFilters(query);
-  const [{ sessions, nextCursor, facets, total, matching }, failed] = await Promise.all([
+  const writesDatasets = can(principal, "datasets.write");
+  const [{ sessions, nextCursor, facets, total, matching }, failed, datasets] = await Promise.all([
     listSessions(principal, { ...query, limit: 50 }, prisma),
     filtered || query.cursor ? null : failedRuns(principal, {}, prisma),
+    writesDatasets ? listDatasets(principal, {}, prisma) : null,
   ]);
+  const { sort: _sort, ...filterOnly } = shareable;
   const sort = query.sort ?? DEFAULT_SESSION_SORT;
   const count = filtered ? `${matching} of ${total} recorded runs` : `${total} recorded run${total === 1 ? "" : "s"}`;
 
@@ -97,7 +103,15 @@ export default async function SessionsPage({
           </EmptyState>
         )
       ) : (
-        <SessionTable sessions={sessions} sort={sort} query={params.toString()} matching={matching} />
+        <SessionTable
+          sessions={sessions}
+          sort={sort}
+          query={params.toString()}
+          matching={matching}
+          datasets={datasets?.map((d) => ({ id: d.id, name: d.name, size: d.size })) ?? null}
+          filter={writesDatasets && filtered ? filterOnly : null}
+          maxDatasetSessions={MAX_DATASET_SESSIONS}
+        />
       )}
       {(kept.cursor || nextCursor) && (
         <nav aria-label="Pages" className="mt-4 flex justify-between text-sm">

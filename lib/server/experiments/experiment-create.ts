@@ -194,7 +194,9 @@ export interface StoreExperiment {
   plan: ExperimentPlan;
   sessionIds: readonly string[];
   checks: readonly CheckRef[];
-  cohortKind: "agent_version" | "sessions";
+  cohortKind: "agent_version" | "sessions" | "dataset";
+  /** The dataset the cohort was taken from (kind `dataset`). */
+  dataset?: { id: string; name: string };
   createdBy: string;
   /** Saves the policy version in the experiment's transaction (a policy written inline); else the plan's. */
   savePolicy?: (tx: DbClient) => Promise<string>;
@@ -220,6 +222,7 @@ export async function storeExperiment(prisma: Db, e: StoreExperiment): Promise<s
       policyVersionId,
       agentVersionId: agentVersion.id,
       cohortKind: e.cohortKind,
+      ...(e.dataset ? { dataset: e.dataset } : {}),
       createdBy: e.createdBy,
       ...(e.cohortEdit
         ? {

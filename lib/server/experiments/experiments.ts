@@ -47,6 +47,7 @@ import { refuseNul } from "../replays/replay-inputs";
 import type { Principal } from "../principal";
 import type { QueueDeps } from "../job-queue";
 import { enqueueReplaysFor } from "../replays/run-queued-replay";
+import { createDatasetExperiment, datasetChoices } from "../datasets/dataset-cohort";
 
 const day = z
   .string()
@@ -102,7 +103,10 @@ export const CreateExperimentInput = z
         message: `Choose one of the presets: ${REPLAY_PRESETS.join(", ")}.`,
       })
       .optional(),
-    agentVersionId: z.string().min(1, "Choose an agent version."),
+    /** Whose sessions are the cohort; with `datasetId`, the version the policy is checked for. */
+    agentVersionId: z.string().min(1, "Choose an agent version.").max(64).optional(),
+    /** A saved dataset's members are the cohort (one agent's sessions, of any of its versions); or `agentVersionId`. */
+    datasetId: z.string().min(1, "Choose a dataset.").max(64).optional(),
     /** A chosen subset of the cohort; all of it when left out. */
     sessionIds: z
       .array(z.string().min(1))
@@ -120,6 +124,14 @@ export const CreateExperimentInput = z
   .refine((v) => !(v.policyVersionId !== undefined && v.preset !== undefined), {
     message: 'Send either "policyVersionId" or "preset", not both.',
     path: ["preset"],
+  })
+  .refine((v) => v.agentVersionId !== undefined || v.datasetId !== undefined, {
+    message: 'Choose an agent version ("agentVersionId") or a dataset ("datasetId").',
+    path: ["agentVersionId"],
+  })
+  .refine((v) => v.datasetId === undefined || (v.sessionIds ?? v.filter) === undefined, {
+    message: 'A dataset is the whole cohort: send "datasetId" without "sessionIds" or "filter".',
+    path: ["datasetId"],
   })
   .refine((v) => v.policyVersionId !== undefined || v.preset !== undefined, {
     message: 'Choose a policy version ("policyVersionId") or a preset ("preset").',
@@ -149,9 +161,10 @@ export async function createExperiment(
   prisma: Db,
 ): Promise<CreatedExperiment> {
   authorize(principal, "experiments.run");
+  if (input.datasetId) return createDatasetExperiment({ ...input, datasetId: input.datasetId }, principal.name, prisma);
   const plan = input.preset
-    ? await planPresetExperiment(prisma, input.preset, input.agentVersionId)
-    : await planExperiment(prisma, input.policyVersionId ?? "", input.agentVersionId);
+    ? await planPresetExperiment(prisma, input.preset, input.agentVersionId ?? "")
+    : await planExperiment(prisma, input.policyVersionId ?? "", input.agentVersionId ?? "");
   const { agentVersion } = plan;
 
   const requested = input.sessionIds ? [...new Set(input.sessionIds)] : undefined;
@@ -275,8 +288,10 @@ export type ExperimentDetail = {
   id: string;
   name: string;
   status: string;
-  /** agent_version: the version's recorded sessions; sessions: an explicit list (a failure cluster's fix). */
+  /** agent_version: the version's recorded sessions; sessions: an explicit list (a failure cluster's fix); dataset: a dataset's members. */
   cohortKind: string;
+  /** The dataset the cohort was taken from (`id` null once it was deleted); null for other cohorts. */
+  dataset: { id: string | null; name: string } | null;
   createdAt: Date;
   finishedAt: Date | null;
   policyVersion: { id: string; version: number; hash: string; policyId: string; policyName: string };
@@ -401,6 +416,7 @@ async function loadExperiment(client: DbClient, id: string): Promise<ExperimentD
     name: row.name,
     status: row.status,
     cohortKind: row.cohortKind,
+    dataset: row.datasetName !== null ? { id: row.datasetId, name: row.datasetName } : null,
     createdAt: row.createdAt,
     finishedAt: row.finishedAt,
     policyVersion: {
@@ -466,18 +482,19 @@ export async function listExperiments(principal: Principal, _input: Record<strin
 }
 export type ExperimentListEntry = Awaited<ReturnType<typeof listExperiments>>[number];
 
-/** What the new-experiment form offers: agent versions with their cohorts, the presets, and saved policy versions. */
+/** What the new-experiment form offers: agent versions with their cohorts, saved datasets, the presets, and saved policy versions. */
 export async function experimentChoices(principal: Principal, _input: Record<string, never>, prisma: Db) {
   authorize(principal, "experiments.read");
-  const [agentVersions, policyVersions, forkLive] = await Promise.all([
+  const [agentVersions, policyVersions, forkLive, datasets] = await Promise.all([
     agentVersionsWithCohorts(prisma),
     policyVersionChoices(prisma),
     hasModelEndpoint(prisma),
+    datasetChoices(prisma),
   ]);
   // Fork-live runs the model live: offered only with a model endpoint to run it on.
   const presets = REPLAY_PRESETS.filter((p) => p !== "fork-live" || forkLive).map((preset) => ({
     preset,
     ...REPLAY_PRESET_WORDS[preset],
   }));
-  return { agentVersions, policyVersions, presets };
+  return { agentVersions, policyVersions, presets, datasets };
 }

@@ -15,6 +15,7 @@ const READ: Record<RecordKind, Permission> = {
   cluster: "clusters.read",
   check: "checks.read",
   reviewQueue: "sessions.read",
+  dataset: "datasets.read",
 };
 
 export async function recordFound(

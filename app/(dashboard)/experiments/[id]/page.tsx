@@ -54,6 +54,22 @@ export default async function ExperimentPage({ params }: Props) {
                 {policyVersion.hash.slice(0, 12)}
               </span>{" "}
               over {experiment.cohortKind === "sessions" ? "chosen sessions of " : ""}
+              {experiment.dataset ? (
+                <span data-testid="experiment-dataset">
+                  dataset{" "}
+                  {experiment.dataset.id ? (
+                    <Link href={`/datasets/${experiment.dataset.id}`} className="font-medium text-indigo-700 underline">
+                      {experiment.dataset.name}
+                    </Link>
+                  ) : (
+                    <>
+                      <strong className="font-medium">{experiment.dataset.name}</strong> (dataset deleted; its sessions
+                      stay this experiment&apos;s)
+                    </>
+                  )}{" "}
+                  of{" "}
+                </span>
+              ) : null}
               {agentVersion.agentName} <Badge>{agentVersion.version}</Badge> · {summary.total} session
               {summary.total === 1 ? "" : "s"} · started {formatDateTime(experiment.createdAt)}
               {experiment.finishedAt ? ` · finished ${formatDateTime(experiment.finishedAt)}` : ""}

@@ -9,9 +9,14 @@ import { counterfactualFormOptions } from "@/lib/server/checks/counterfactual";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New experiment" };
 
-export default async function NewExperimentPage() {
+export default async function NewExperimentPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const asked = (await searchParams).dataset;
   const { principal, prisma } = await pageContext();
-  const [{ policyVersions, presets, agentVersions }, { savedChecks }] = await Promise.all([
+  const [{ policyVersions, presets, agentVersions, datasets }, { savedChecks }] = await Promise.all([
     experimentChoices(principal, {}, prisma),
     counterfactualFormOptions(principal, {}, prisma),
   ]);
@@ -20,7 +25,7 @@ export default async function NewExperimentPage() {
       <PageHeader
         breadcrumbs={[{ href: "/experiments", label: "Experiments" }]}
         title="New experiment"
-        subtitle="Replay the recorded sessions of one agent version, all or some, under a preset or a saved policy version, optionally with one edit across them."
+        subtitle="Replay the recorded sessions of one agent version, all or some, or a saved dataset, under a preset or a saved policy version, optionally with one edit across them."
       />
       {agentVersions.length === 0 ? (
         <EmptyState title="No sessions yet" link={{ href: "/import", label: "Import sessions" }}>
@@ -32,6 +37,8 @@ export default async function NewExperimentPage() {
           presets={presets}
           agentVersions={agentVersions}
           savedChecks={savedChecks}
+          datasets={datasets}
+          {...(typeof asked === "string" ? { initialDatasetId: asked } : {})}
         />
       )}
     </>

@@ -1,0 +1,5 @@
+import { RecordNotFound } from "@/components/ui/RecordNotFound";
+
+export default function DatasetNotFound() {
+  return <RecordNotFound kind="dataset" />;
+}
