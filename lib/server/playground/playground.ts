@@ -9,7 +9,7 @@ import type { Db } from "@/lib/db";
 import { listModelEndpoints } from "@/lib/db/checks";
 import { listExecutorRows } from "@/lib/db/executors";
 import { listPriceRows } from "@/lib/db/prices";
-import { fullEvent, sessionContext } from "@/lib/db/session-reads";
+import { fullEvent, sessionHead } from "@/lib/db/session-reads";
 import { AppError, notFound } from "@/lib/errors";
 import { DEMO_MODEL } from "@/lib/executors/demo-model";
 import { ExecutorError, hostAllowed, modelExecutor, MODEL_TIMEOUT_MS, parseHttpUrl } from "@/lib/executors/live";
@@ -85,7 +85,7 @@ function recordedRequest(input: unknown): PlaygroundRecordedRequest {
 
 /** The session's recorded model step, its full input read; not_found for a missing session or a step of another kind. */
 async function modelStep(prisma: Db, sessionId: string, seq: number) {
-  const session = await sessionContext(prisma, sessionId);
+  const session = await sessionHead(prisma, sessionId);
   if (!session) throw notFound("session", sessionId, "sessionId");
   const event = await fullEvent(prisma, sessionId, seq);
   if (!event)
@@ -136,7 +136,7 @@ export async function playgroundStep(principal: Principal, input: PlaygroundStep
     ? await resolveModelEndpoint(prisma, undefined, recorded.model ?? event.name, session).catch(() => null)
     : null;
   return {
-    sessionId: session.id,
+    session: { id: session.id, title: session.title, externalId: session.externalId },
     demo: session.demo,
     step: event.seq,
     name: event.name,
