@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState, type ReactNode } from "react";
 import { sessionStepAction } from "@/lib/actions/sessions";
 import { Markdown } from "@/components/reports/Markdown";
@@ -276,6 +277,12 @@ function StepBody({ sessionId, step }: { sessionId: string; step: StepSummary })
             label={`Input${step.inputMessages !== null ? ` (${step.inputMessages} messages)` : ""}`}
             value={event.input}
           />
+          <div className="text-xs md:col-span-2">
+            <Link href={`/sessions/${sessionId}/playground/${step.seq}`} className="text-indigo-700 hover:underline">
+              Open in playground
+            </Link>{" "}
+            <span className="text-slate-500">— send this call again, edited, to a model endpoint</span>
+          </div>
         </>
       ) : (
         <div className="md:col-span-2">

@@ -320,11 +320,15 @@ export function fromChatCompletion(body: unknown): {
   return { output, ...(typeof record.model === "string" ? { model: record.model } : {}), ...(usage ? { usage } : {}) };
 }
 
+/** How long a model endpoint has to answer one call, unless the caller says otherwise. */
+export const MODEL_TIMEOUT_MS = 120_000;
+
 async function chat(
   client: DbClient,
   wanted: string | undefined,
   body: Record<string, unknown>,
   pinnedId?: string | null,
+  timeoutMs = MODEL_TIMEOUT_MS,
 ) {
   const endpoint = await modelEndpointFor(client, wanted, pinnedId);
   if (!endpoint && pinnedId)
@@ -364,7 +368,7 @@ async function chat(
   const answer = await postJson(
     url,
     { model: endpoint.model, ...body },
-    120_000,
+    timeoutMs,
     key ? { authorization: `Bearer ${key}` } : {},
     allowed,
   );
@@ -375,8 +379,13 @@ async function chat(
  * A model executor over the configured endpoints: the pinned one (a replay's chosen endpoint) when given,
  * else the one named like the requested model, else the first.
  */
-export function modelExecutor(client: DbClient, onNul?: NulReport, pinnedEndpointId?: string | null): ModelExecutor {
-  const run = modelExecutorRaw(client, pinnedEndpointId);
+export function modelExecutor(
+  client: DbClient,
+  onNul?: NulReport,
+  pinnedEndpointId?: string | null,
+  options: { timeoutMs?: number } = {},
+): ModelExecutor {
+  const run = modelExecutorRaw(client, pinnedEndpointId, options.timeoutMs);
   return async (request) => {
     const { value, replaced } = stripNul(await run(request));
     if (replaced > 0)
@@ -411,7 +420,7 @@ function demoModelExecutor(): ModelExecutor {
   };
 }
 
-function modelExecutorRaw(client: DbClient, pinnedEndpointId?: string | null): ModelExecutor {
+function modelExecutorRaw(client: DbClient, pinnedEndpointId?: string | null, timeoutMs?: number): ModelExecutor {
   // Only a replay of demo data is ever pinned to the demo model (resolveModelEndpoint refuses it otherwise).
   if (isDemoModel(pinnedEndpointId)) return demoModelExecutor();
   return async (request) => {
@@ -424,6 +433,7 @@ function modelExecutorRaw(client: DbClient, pinnedEndpointId?: string | null): M
         ...(request.tools && request.tools.length > 0 ? { tools: toChatTools(request.tools) } : {}),
       },
       pinnedEndpointId,
+      timeoutMs,
     );
     const parsed = fromChatCompletion(answer);
     return { ...parsed, model: parsed.model ?? endpoint.model, durationMs };

@@ -34,6 +34,7 @@ import * as failedRuns from "./sessions/failed-runs";
 import * as sessionCompare from "./sessions/session-compare";
 import * as sessionExport from "./sessions/export";
 import * as annotations from "./sessions/annotations";
+import * as playground from "./playground/playground";
 import * as reportComments from "./reports/comments";
 import * as reviews from "./reviews/reviews";
 import * as datasets from "./datasets/datasets";
@@ -47,6 +48,8 @@ const OPERATIONS: Record<string, Permission> = {
   "annotations.listAnnotations": "sessions.read",
   "annotations.addAnnotation": "notes.write",
   "annotations.deleteAnnotation": "notes.write",
+  "playground.playgroundStep": "sessions.read",
+  "playground.runPlayground": "replays.run",
   "report-comments.listReportComments": "reports.read",
   "report-comments.addReportComment": "notes.write",
   "report-comments.deleteReportComment": "notes.write",
@@ -238,6 +241,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   "session-compare": sessionCompare,
   export: sessionExport,
   annotations,
+  playground,
   "report-comments": reportComments,
   datasets,
   "replay-pages": replayPages,
