@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type ReactElement, type ReactNode } from "react";
+import { useId, type InputHTMLAttributes, type ReactElement, type ReactNode, type TextareaHTMLAttributes } from "react";
 import { cloneElement } from "react";
 
 export const inputClass =
@@ -71,6 +71,31 @@ export function TextField({
   return (
     <Field label={label} hint={hint} errors={errors} className={className}>
       <input {...input} onChange={(e) => onValue(e.target.value)} className={inputClassName} />
+    </Field>
+  );
+}
+
+/** A Field holding a textarea in the kit's style (`inputClassName` to change it), told of each new value. */
+export function TextAreaField({
+  label,
+  hint,
+  errors,
+  className,
+  inputClassName = inputClass,
+  onValue,
+  ...textarea
+}: {
+  label: ReactNode;
+  hint?: ReactNode;
+  errors?: string[] | undefined;
+  className?: string;
+  inputClassName?: string;
+  onValue: (value: string) => void;
+  value: string;
+} & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "onChange" | "className" | "value">) {
+  return (
+    <Field label={label} hint={hint} errors={errors} className={className}>
+      <textarea {...textarea} onChange={(e) => onValue(e.target.value)} className={inputClassName} />
     </Field>
   );
 }
