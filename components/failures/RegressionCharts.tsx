@@ -2,7 +2,7 @@ import Link from "next/link";
 import { BarChartClient } from "@/components/charts/BarChartClient";
 import { ChartFigure } from "@/components/charts/ChartFigure";
 import { Badge } from "@/components/ui/Badge";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import type { Regressions } from "@/lib/server/clusters/regressions";
 import { rateRows } from "./regression-rows";
 
@@ -19,12 +19,7 @@ export function VersionPassRates({ data }: { data: Regressions }) {
         title="Pass rate by agent version"
         summary={versionRatesSummary(rows, flagged)}
         empty={rows.length === 0 ? "This agent has no sessions yet." : undefined}
-        columns={[
-          "Version",
-          { label: "Passed", align: "right" },
-          { label: "Rate", align: "right" },
-          { label: "95% interval", align: "right" },
-        ]}
+        columns={["Version", numberColumn("Passed"), numberColumn("Rate"), numberColumn("95% interval")]}
         rows={rows.map((r) => [r.name, `${r.passed} of ${r.total}`, `${r.rate}%`, range(r)])}
       >
         <VersionRateBars rows={rows} />
@@ -34,10 +29,10 @@ export function VersionPassRates({ data }: { data: Regressions }) {
         columns={[
           "Version",
           "Against",
-          { label: "Sessions", align: "right" },
-          { label: "Pass rate", align: "right" },
-          { label: "Change", align: "right" },
-          { label: "z", align: "right" },
+          numberColumn("Sessions"),
+          numberColumn("Pass rate"),
+          numberColumn("Change"),
+          numberColumn("z"),
           "Verdict",
           "Clusters that grew most",
         ]}
@@ -112,12 +107,7 @@ export function DailyPassRates({ data }: { data: Regressions }) {
           : null
       }
       empty={rows.length === 0 ? "This agent has no sessions yet." : undefined}
-      columns={[
-        "Day (UTC)",
-        { label: "Passed", align: "right" },
-        { label: "Rate", align: "right" },
-        { label: "95% interval", align: "right" },
-      ]}
+      columns={["Day (UTC)", numberColumn("Passed"), numberColumn("Rate"), numberColumn("95% interval")]}
       rows={rows.map((r) => [r.name, `${r.passed} of ${r.total}`, `${r.rate}%`, range(r)])}
     >
       <BarChartClient
@@ -146,13 +136,7 @@ export function CheckPassRates({ data }: { data: Regressions }) {
             title={`Check “${check.name}”: pass rate by agent version`}
             summary={versionRatesSummary(rows, check.regressions)}
             empty={rows.length === 0 ? "No session has a pass or fail from this check yet." : undefined}
-            columns={[
-              "Version",
-              { label: "Passed", align: "right" },
-              { label: "Rate", align: "right" },
-              { label: "95% interval", align: "right" },
-              "Verdict",
-            ]}
+            columns={["Version", numberColumn("Passed"), numberColumn("Rate"), numberColumn("95% interval"), "Verdict"]}
             rows={rows.map((r) => {
               const v = check.versions.find((x) => x.version === r.name);
               return [

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { PriceForm } from "@/components/settings/PriceForm";
 import { Badge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { can } from "@/lib/server/authz";
@@ -66,9 +66,9 @@ export default async function PricesPage() {
                 "Model",
                 "Match",
                 "Valid from",
-                { label: "Input $/M", align: "right" },
-                { label: "Output $/M", align: "right" },
-                { label: "Cached $/M", align: "right" },
+                numberColumn("Input $/M"),
+                numberColumn("Output $/M"),
+                numberColumn("Cached $/M"),
                 { label: "Added by", className: "pl-6" },
               ]}
             >
