@@ -3,7 +3,7 @@ import { PriceForm } from "@/components/settings/PriceForm";
 import { Badge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
 import { DataTable, numberColumn } from "@/components/ui/DataTable";
-import { PageHeader } from "@/components/ui/PageHeader";
+import { SettingsHeader } from "@/components/settings/SettingsHeader";
 import { pageContext } from "@/lib/http/page";
 import { can } from "@/lib/server/authz";
 import { listPrices } from "@/lib/server/prices/prices";
@@ -27,8 +27,7 @@ export default async function PricesPage() {
   }
   return (
     <>
-      <PageHeader
-        breadcrumbs={[{ href: "/settings", label: "Settings" }]}
+      <SettingsHeader
         title="Prices"
         subtitle="List prices per million tokens that turn a session's recorded tokens into an estimated cost when its source gave no cost. A source's own cost is always kept."
       />
