@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import type { ActionResult } from "@/lib/http/action";
 import { Button } from "@/components/ui/Button";
+import { formText } from "@/components/ui/FormParts";
 
 const input =
   "mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm focus:border-indigo-500 focus:outline-none";
@@ -20,11 +21,6 @@ async function signIn(email: string, password: string): Promise<string | null> {
   const body = (await response.json().catch(() => null)) as { message?: string; code?: string } | null;
   if (body?.code === "INVALID_EMAIL_OR_PASSWORD" || response.status === 401) return "Wrong email or password.";
   return body?.message ?? `Sign-in failed (HTTP ${response.status}).`;
-}
-
-function text(form: FormData, name: string): string {
-  const value = form.get(name);
-  return typeof value === "string" ? value : "";
 }
 
 function safeNext(next: string | undefined): string {
@@ -56,7 +52,7 @@ export function SignInForm({ next, sso }: { next?: string; sso: { name: string }
     const form = new FormData(event.currentTarget);
     setBusy(true);
     setError(null);
-    const problem = await signIn(text(form, "email"), text(form, "password"));
+    const problem = await signIn(formText(form, "email"), formText(form, "password"));
     setBusy(false);
     if (problem) return setError(problem);
     router.replace(safeNext(next));
@@ -122,9 +118,9 @@ export function NewAccountForm({
     const form = new FormData(event.currentTarget);
     const values = {
       token,
-      name: text(form, "name"),
-      email: text(form, "email"),
-      password: text(form, "password"),
+      name: formText(form, "name"),
+      email: formText(form, "email"),
+      password: formText(form, "password"),
     };
     setBusy(true);
     setError(null);

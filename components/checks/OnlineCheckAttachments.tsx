@@ -1,5 +1,5 @@
 import { Badge } from "@/components/ui/Badge";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { Notice } from "@/components/ui/Notice";
 import { ProgressBar } from "@/components/ui/ProgressBar";
@@ -43,10 +43,10 @@ export function OnlineCheckAttachments({ data, canWrite }: { data: OnlineCheck; 
         columns={[
           "Agent",
           "Versions",
-          { label: "Passed", align: "right" },
-          { label: "Failed", align: "right" },
-          { label: "Could not check", align: "right" },
-          { label: "Not judged (budget)", align: "right" },
+          numberColumn("Passed"),
+          numberColumn("Failed"),
+          numberColumn("Could not check"),
+          numberColumn("Not judged (budget)"),
           "Older sessions",
           ...(data.kind === "llm_judge" ? ["Spent today"] : []),
           ...(canWrite ? [""] : []),

@@ -4,7 +4,14 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { addConnectorAction, cancelPullAction, startPullAction } from "@/lib/actions/connectors";
 import { Button } from "@/components/ui/Button";
-import { FieldError, FormError, gridInputClass as input, GridField, SubmitRow } from "@/components/ui/FormParts";
+import {
+  FieldError,
+  FormError,
+  gridInputClass as input,
+  GridField,
+  GridFields,
+  SubmitRow,
+} from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 
 type Kind = "langfuse" | "langsmith" | "phoenix" | "braintrust";
@@ -79,8 +86,8 @@ export function ConnectorForm() {
         </select>
         <FieldError error={error} name="kind" />
       </label>
-      {(
-        [
+      <GridFields
+        fields={[
           ["name", "Name", `${kind}-prod`],
           ["baseUrl", "Base URL", own.url],
           [own.key, own.label, own.placeholder],
@@ -89,18 +96,11 @@ export function ConnectorForm() {
             kind !== "langfuse" ? "API key's environment variable" : "Secret key's environment variable",
             own.env,
           ],
-        ] as const
-      ).map(([key, label, placeholder]) => (
-        <GridField
-          key={key}
-          label={label}
-          name={key}
-          value={v[key]}
-          placeholder={placeholder}
-          onValue={(value) => setV({ ...v, [key]: value })}
-          error={error}
-        />
-      ))}
+        ]}
+        values={v}
+        onValues={setV}
+        error={error}
+      />
       <p className="text-sm text-slate-600 sm:col-span-5">{own.help}</p>
       <SubmitRow label="Add connector" pending={pending} error={error} />
     </form>

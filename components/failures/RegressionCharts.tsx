@@ -1,8 +1,9 @@
 import Link from "next/link";
 import { BarChartClient } from "@/components/charts/BarChartClient";
 import { ChartFigure } from "@/components/charts/ChartFigure";
+import type { ChartColor } from "@/components/charts/colors";
 import { Badge } from "@/components/ui/Badge";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import type { Regressions } from "@/lib/server/clusters/regressions";
 import { rateRows } from "./regression-rows";
 
@@ -19,25 +20,20 @@ export function VersionPassRates({ data }: { data: Regressions }) {
         title="Pass rate by agent version"
         summary={versionRatesSummary(rows, flagged)}
         empty={rows.length === 0 ? "This agent has no sessions yet." : undefined}
-        columns={[
-          "Version",
-          { label: "Passed", align: "right" },
-          { label: "Rate", align: "right" },
-          { label: "95% interval", align: "right" },
-        ]}
+        columns={["Version", numberColumn("Passed"), numberColumn("Rate"), numberColumn("95% interval")]}
         rows={rows.map((r) => [r.name, `${r.passed} of ${r.total}`, `${r.rate}%`, range(r)])}
       >
-        <VersionRateBars rows={rows} />
+        <RateBars rows={rows} axis="version" color="branch" />
       </ChartFigure>
       <DataTable
         label="Versions against the one before"
         columns={[
           "Version",
           "Against",
-          { label: "Sessions", align: "right" },
-          { label: "Pass rate", align: "right" },
-          { label: "Change", align: "right" },
-          { label: "z", align: "right" },
+          numberColumn("Sessions"),
+          numberColumn("Pass rate"),
+          numberColumn("Change"),
+          numberColumn("z"),
           "Verdict",
           "Clusters that grew most",
         ]}
@@ -112,22 +108,10 @@ export function DailyPassRates({ data }: { data: Regressions }) {
           : null
       }
       empty={rows.length === 0 ? "This agent has no sessions yet." : undefined}
-      columns={[
-        "Day (UTC)",
-        { label: "Passed", align: "right" },
-        { label: "Rate", align: "right" },
-        { label: "95% interval", align: "right" },
-      ]}
+      columns={["Day (UTC)", numberColumn("Passed"), numberColumn("Rate"), numberColumn("95% interval")]}
       rows={rows.map((r) => [r.name, `${r.passed} of ${r.total}`, `${r.rate}%`, range(r)])}
     >
-      <BarChartClient
-        data={rows.map((r) => ({ day: r.name, rate: r.rate, interval: r.interval }))}
-        xKey="day"
-        bars={[{ key: "rate", name: "Passed", color: "good", errorKey: "interval" }]}
-        yDomain={[0, 100]}
-        unit="%"
-        labels={rows.length <= 14}
-      />
+      <RateBars rows={rows} axis="day" color="good" labels={rows.length <= 14} />
     </ChartFigure>
   );
 }
@@ -146,13 +130,7 @@ export function CheckPassRates({ data }: { data: Regressions }) {
             title={`Check “${check.name}”: pass rate by agent version`}
             summary={versionRatesSummary(rows, check.regressions)}
             empty={rows.length === 0 ? "No session has a pass or fail from this check yet." : undefined}
-            columns={[
-              "Version",
-              { label: "Passed", align: "right" },
-              { label: "Rate", align: "right" },
-              { label: "95% interval", align: "right" },
-              "Verdict",
-            ]}
+            columns={["Version", numberColumn("Passed"), numberColumn("Rate"), numberColumn("95% interval"), "Verdict"]}
             rows={rows.map((r) => {
               const v = check.versions.find((x) => x.version === r.name);
               return [
@@ -164,7 +142,7 @@ export function CheckPassRates({ data }: { data: Regressions }) {
               ];
             })}
           >
-            <VersionRateBars rows={rows} />
+            <RateBars rows={rows} axis="version" color="branch" />
           </ChartFigure>
         );
       })}
@@ -182,15 +160,26 @@ function versionRatesSummary(rows: readonly RateRow[], flagged: readonly string[
   return `${figures.join("; ")}. ${verdict}`;
 }
 
-/** Pass rate by version, with each rate's 95% interval. */
-function VersionRateBars({ rows }: { rows: readonly RateRow[] }) {
+/** Pass rates as bars, one a row (`axis` names what a row is: a day, a version), each with its 95% interval. */
+function RateBars({
+  rows,
+  axis,
+  color,
+  labels,
+}: {
+  rows: readonly RateRow[];
+  axis: "day" | "version";
+  color: ChartColor;
+  labels?: boolean;
+}) {
   return (
     <BarChartClient
-      data={rows.map((r) => ({ version: r.name, rate: r.rate, interval: r.interval }))}
-      xKey="version"
-      bars={[{ key: "rate", name: "Passed", color: "branch", errorKey: "interval" }]}
+      data={rows.map((r) => ({ [axis]: r.name, rate: r.rate, interval: r.interval }))}
+      xKey={axis}
+      bars={[{ key: "rate", name: "Passed", color, errorKey: "interval" }]}
       yDomain={[0, 100]}
       unit="%"
+      labels={labels}
     />
   );
 }

@@ -2,16 +2,8 @@
 
 import { useEffect, useRef, useState } from "react";
 import { JsonEditor } from "@/components/ui/monaco";
-import { canonicalJson } from "@/lib/replay";
+import { canonicalJson, parseJsonText } from "@/lib/replay";
 import { sameDocument } from "./editor-state";
-
-function tryParse(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : "not JSON" };
-  }
-}
 
 /**
  * A small Monaco editor for one JSON value inside the document (a static
@@ -43,7 +35,7 @@ export function JsonValueEditor({
 
   useEffect(() => {
     if (emitted.current.has(canonicalJson(value))) return;
-    const parsed = tryParse(typed.current);
+    const parsed = parseJsonText(typed.current);
     if (!parsed.ok || !sameDocument(parsed.value, value)) {
       const next = JSON.stringify(value, null, 2) ?? "";
       setExternal((previous) => (previous === next ? `${next}\n` : next));
@@ -62,7 +54,7 @@ export function JsonValueEditor({
         ariaLabel={ariaLabel}
         onChange={(next) => {
           typed.current = next;
-          const parsed = tryParse(next);
+          const parsed = parseJsonText(next);
           if (parsed.ok) {
             setError(null);
             if (!sameDocument(parsed.value, value)) {

@@ -1,4 +1,4 @@
-import { Policy, canonicalJson, type PolicyIssue } from "@/lib/replay";
+import { Policy, canonicalJson, parseJsonText, type PolicyIssue } from "@/lib/replay";
 
 /**
  * The two-way sync between the visual editor and the JSON text (pure, so it
@@ -42,16 +42,9 @@ export function initialEditorState(doc: Policy): EditorState {
 export function readPolicyText(
   text: string,
 ): { ok: true; doc: Policy } | { ok: false; status: Exclude<TextStatus, { kind: "ok" }> } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch (error) {
-    return {
-      ok: false,
-      status: { kind: "invalid_json", message: error instanceof Error ? error.message : "not JSON" },
-    };
-  }
-  const parsed = Policy.safeParse(value);
+  const json = parseJsonText(text);
+  if (!json.ok) return { ok: false, status: { kind: "invalid_json", message: json.message } };
+  const parsed = Policy.safeParse(json.value);
   if (!parsed.success) {
     return {
       ok: false,

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { supplyFixtureAction } from "@/lib/actions/replays";
 import { JsonEditor } from "@/components/ui/monaco";
 import { Button } from "@/components/ui/Button";
+import { TextAreaField } from "@/components/ui/Field";
 import { useActionForm } from "@/components/ui/useActionForm";
 
 /** The fixture for a paused branch: output or error as JSON (prefilled from the closest recorded call), and a note. */
@@ -69,19 +70,16 @@ export function FixtureForm({
         />
       )}
       {problem?.fields.text ? <p className="text-sm text-rose-700">{problem.fields.text.join(" ")}</p> : null}
-      <label className="block text-sm">
-        <span className="font-medium text-slate-700">Note</span>
-        <span className="text-slate-500"> — where the value comes from (required; shown as evidence)</span>
-        <textarea
-          name="note"
-          value={note}
-          onChange={(e) => setNote(e.target.value)}
-          rows={2}
-          className="mt-1 block w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
-          placeholder="e.g. copied from the warehouse system for order 4822"
-        />
-      </label>
-      {problem?.fields.note ? <p className="text-sm text-rose-700">{problem.fields.note.join(" ")}</p> : null}
+      <TextAreaField
+        label="Note"
+        hint="Where the value comes from (required; shown as evidence)."
+        errors={problem?.fields.note}
+        name="note"
+        value={note}
+        onValue={setNote}
+        rows={2}
+        placeholder="e.g. copied from the warehouse system for order 4822"
+      />
       {problem && !problem.fields.text && !problem.fields.note ? (
         <p role="alert" className="text-sm text-rose-700">
           {problem.message}

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { Badge } from "@/components/ui/Badge";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { formatDateTime } from "@/lib/format";
 import { editWords, evidenceTitle, type EvidenceSnapshot, type ReportEvidenceItem } from "@/lib/reports/evidence";
 
@@ -50,7 +50,7 @@ function Body({ s, links }: { s: EvidenceSnapshot; links: boolean }) {
             frame={false}
             dense
             label="Blame probes"
-            columns={["Model live from", { label: "Passed", align: "right" }, { label: "Fix?", align: "right" }]}
+            columns={["Model live from", numberColumn("Passed"), numberColumn("Fix?")]}
           >
             {s.probes.map((p, k) => (
               <tr key={k} data-testid="evidence-probe">
@@ -132,11 +132,11 @@ function Body({ s, links }: { s: EvidenceSnapshot; links: boolean }) {
           label="Coverage by tool"
           columns={[
             "Tool",
-            { label: "Calls", align: "right" },
-            { label: "Recorded", align: "right" },
-            { label: "Other sources", align: "right" },
-            { label: "Missed", align: "right" },
-            { label: "Unused recordings", align: "right" },
+            numberColumn("Calls"),
+            numberColumn("Recorded"),
+            numberColumn("Other sources"),
+            numberColumn("Missed"),
+            numberColumn("Unused recordings"),
           ]}
         >
           {s.tools.map((t) => {

@@ -1,13 +1,12 @@
 "use client";
 
-import { useRef } from "react";
 import { addReportCommentAction, deleteReportCommentAction } from "@/lib/actions/reports";
 import type { ReportCommentView } from "@/lib/server/reports/comments";
-import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
+import { NoteForm } from "@/components/notes/NoteForm";
+import { formText } from "@/components/ui/FormParts";
 import { NoteSignature, type NoteReader } from "@/components/notes/NoteSignature";
 import { Field, inputClass } from "@/components/ui/Field";
-import { FormError } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 
 /** The team's comments on a report, oldest first, each signed; the report's share link never shows them. */
@@ -21,7 +20,6 @@ export function ReportComments({
   reader: NoteReader;
 }) {
   const form = useActionForm();
-  const ref = useRef<HTMLFormElement>(null);
   return (
     <Card title={`Comments (${comments.length})`} data-testid="report-comments">
       {comments.length === 0 ? (
@@ -47,28 +45,16 @@ export function ReportComments({
         </ol>
       )}
       {reader.canWrite ? (
-        <form
-          ref={ref}
+        <NoteForm
+          form={form}
           className="mt-3 flex flex-col gap-2"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const value = new FormData(e.currentTarget).get("body");
-            form.run(
-              () => addReportCommentAction({ reportId, body: typeof value === "string" ? value : "" }),
-              () => ref.current?.reset(),
-            );
-          }}
+          submit="Add comment"
+          add={(data) => addReportCommentAction({ reportId, body: formText(data, "body") })}
         >
           <Field label="Comment" errors={form.fieldErrors("body")}>
             <textarea name="body" rows={3} maxLength={4000} className={inputClass} />
           </Field>
-          <div>
-            <Button type="submit" disabled={form.pending}>
-              {form.pending ? "Adding…" : "Add comment"}
-            </Button>
-            <FormError error={form.error} />
-          </div>
-        </form>
+        </NoteForm>
       ) : null}
     </Card>
   );

@@ -1,5 +1,5 @@
 import { Badge } from "@/components/ui/Badge";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { JsonBlock } from "@/components/ui/JsonBlock";
 import { ScrollFrame } from "@/components/ui/ScrollFrame";
 import { reportFigures } from "@/lib/comparison-words";
@@ -30,12 +30,7 @@ export function ComparisonMetrics({ metrics }: { metrics: Snapshot["comparison"]
         frame={false}
         dense
         className="max-w-2xl tabular-nums"
-        columns={[
-          "Metric",
-          { label: "Base", align: "right" },
-          { label: "Branch", align: "right" },
-          { label: "Δ", align: "right" },
-        ]}
+        columns={["Metric", numberColumn("Base"), numberColumn("Branch"), numberColumn("Δ")]}
       >
         {metricRows.map(([label, d]) => (
           <tr key={label}>

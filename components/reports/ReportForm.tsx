@@ -8,6 +8,7 @@ import { type ReportSections, type ReportSectionsInput, type ValidityLabel } fro
 import { pinnedIds, type PairChoice } from "@/lib/reports/pair-choice";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
+import { TextField } from "@/components/ui/Field";
 import { useActionForm } from "@/components/ui/useActionForm";
 import { ActionError } from "./ActionError";
 import {
@@ -111,17 +112,13 @@ export function ReportForm(props: ReportFormProps) {
     >
       <div className="space-y-4">
         <Card as="div">
-          <label htmlFor="report-title" className="text-sm font-semibold text-slate-900">
-            Title
-          </label>
-          <input
-            id="report-title"
+          <TextField
+            label="Title"
+            errors={error?.fields.title?.slice(0, 1)}
             value={title}
-            onChange={(e) => setTitle(e.target.value)}
+            onValue={setTitle}
             maxLength={200}
-            className="mt-1 w-full rounded-md border border-slate-300 px-3 py-2 text-sm"
           />
-          {fieldError("title") ? <p className="mt-1 text-xs text-rose-700">{fieldError("title")}</p> : null}
         </Card>
         {TEXT_FIELDS.slice(0, 4).map((f) => (
           <MarkdownField

@@ -3,6 +3,7 @@
 import { useState, type ReactNode } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
+import { TextAreaField } from "@/components/ui/Field";
 import { TabPanel, Tabs } from "@/components/ui/Tabs";
 import { STEPS_BY_SOURCE_WORDS } from "@/lib/comparison-words";
 import { VALIDITY_DESCRIPTIONS, ValidityLabel } from "@/lib/reports/sections";
@@ -192,16 +193,7 @@ export function ValidityCard({
           </label>
         ))}
       </fieldset>
-      <label htmlFor="validity-note" className="mt-3 block text-xs text-slate-500">
-        Why (optional, Markdown)
-      </label>
-      <textarea
-        id="validity-note"
-        value={note}
-        onChange={(e) => onNote(e.target.value)}
-        rows={2}
-        className="mt-1 w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
-      />
+      <TextAreaField label="Why (optional, Markdown)" className="mt-3" value={note} onValue={onNote} rows={2} />
     </Card>
   );
 }

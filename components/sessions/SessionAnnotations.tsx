@@ -1,15 +1,14 @@
 "use client";
 
 import Link from "next/link";
-import { useRef } from "react";
 import { addAnnotationAction, deleteAnnotationAction } from "@/lib/actions/annotations";
 import type { AnnotationView } from "@/lib/server/sessions/annotations";
 import { Badge } from "@/components/ui/Badge";
-import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
+import { NoteForm } from "@/components/notes/NoteForm";
+import { formText } from "@/components/ui/FormParts";
 import { NoteSignature, type NoteReader } from "@/components/notes/NoteSignature";
 import { Field, inputClass } from "@/components/ui/Field";
-import { FormError } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 
 /**
@@ -28,11 +27,6 @@ export function SessionAnnotations({
   reader: NoteReader;
 }) {
   const form = useActionForm();
-  const ref = useRef<HTMLFormElement>(null);
-  const field = (data: FormData, name: string) => {
-    const value = data.get(name);
-    return typeof value === "string" ? value : "";
-  };
   return (
     <Card title={`Annotations (${annotations.length})`} className="mb-6" data-testid="annotations">
       {annotations.length === 0 ? (
@@ -74,24 +68,20 @@ export function SessionAnnotations({
         </ol>
       )}
       {reader.canWrite ? (
-        <form
-          ref={ref}
+        <NoteForm
+          form={form}
           className="grid gap-3 sm:grid-cols-[minmax(0,12rem)_minmax(0,6rem)_minmax(0,6rem)]"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const data = new FormData(e.currentTarget);
-            form.run(
-              () =>
-                addAnnotationAction({
-                  sessionId,
-                  label: field(data, "label"),
-                  score: field(data, "score"),
-                  seq: field(data, "seq"),
-                  comment: field(data, "comment"),
-                }),
-              () => ref.current?.reset(),
-            );
-          }}
+          submitClassName="sm:col-span-3"
+          submit="Add annotation"
+          add={(data) =>
+            addAnnotationAction({
+              sessionId,
+              label: formText(data, "label"),
+              score: formText(data, "score"),
+              seq: formText(data, "seq"),
+              comment: formText(data, "comment"),
+            })
+          }
         >
           <Field label="Label" errors={form.fieldErrors("label")}>
             <input name="label" maxLength={64} className={inputClass} placeholder="e.g. wrong refund" />
@@ -105,13 +95,7 @@ export function SessionAnnotations({
           <Field label="Comment" className="sm:col-span-3" errors={form.fieldErrors("comment")}>
             <textarea name="comment" rows={2} maxLength={4000} className={inputClass} />
           </Field>
-          <div className="sm:col-span-3">
-            <Button type="submit" disabled={form.pending}>
-              {form.pending ? "Adding…" : "Add annotation"}
-            </Button>
-            <FormError error={form.error} />
-          </div>
-        </form>
+        </NoteForm>
       ) : null}
     </Card>
   );

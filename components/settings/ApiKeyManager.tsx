@@ -7,6 +7,7 @@ import type { ActionResult } from "@/lib/http/action";
 import { formatDateTime } from "@/lib/format";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
+import { TextField } from "@/components/ui/Field";
 import { ConfirmButton } from "@/components/ui/ConfirmButton";
 import { useActionForm } from "@/components/ui/useActionForm";
 import { DataTable } from "@/components/ui/DataTable";
@@ -67,25 +68,14 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
       <Card as="form" onSubmit={onCreate} padding="lg" className="shadow-sm" noValidate>
         <h2 className="font-semibold text-slate-900">Create a key</h2>
         <div className="mt-3 flex flex-wrap items-start gap-3">
-          <div className="min-w-64 flex-1">
-            <label htmlFor="key-name" className="block text-sm font-medium text-slate-700">
-              Name
-            </label>
-            <input
-              id="key-name"
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              placeholder="e.g. CI exporter, nightly eval script"
-              aria-invalid={fieldError ? true : undefined}
-              aria-describedby={fieldError ? "key-name-error" : undefined}
-              className="mt-1 w-full rounded-md border border-slate-300 px-3 py-2 text-sm focus:border-indigo-500 focus:ring-1 focus:ring-indigo-500 focus:outline-none"
-            />
-            {fieldError ? (
-              <p id="key-name-error" className="mt-1 text-sm text-rose-700">
-                {fieldError}
-              </p>
-            ) : null}
-          </div>
+          <TextField
+            label="Name"
+            className="min-w-64 flex-1"
+            errors={fieldError ? [fieldError] : undefined}
+            value={name}
+            onValue={setName}
+            placeholder="e.g. CI exporter, nightly eval script"
+          />
           <label className="mt-7 flex items-center gap-2 text-sm text-slate-700">
             <input type="checkbox" checked={readOnly} onChange={(e) => setReadOnly(e.target.checked)} />
             Read-only (it may only read, whatever your role)

@@ -8,7 +8,7 @@ import {
   saveToolEndpointAction,
 } from "@/lib/actions/executors";
 import { Button } from "@/components/ui/Button";
-import { GridField, SubmitRow } from "@/components/ui/FormParts";
+import { GridField, GridFields, SubmitRow } from "@/components/ui/FormParts";
 import { useActionForm as useSubmit } from "@/components/ui/useActionForm";
 
 export function ModelEndpointForm() {
@@ -26,24 +26,17 @@ export function ModelEndpointForm() {
         );
       }}
     >
-      {(
-        [
+      <GridFields
+        fields={[
           ["name", "Name", "openai"],
           ["baseUrl", "Base URL", "https://api.openai.com/v1"],
           ["model", "Model", "gpt-4.1"],
           ["apiKeyEnv", "Key's environment variable", "OPENAI_API_KEY"],
-        ] as const
-      ).map(([key, label, placeholder]) => (
-        <GridField
-          key={key}
-          label={label}
-          name={key}
-          value={v[key]}
-          placeholder={placeholder}
-          onValue={(value) => setV({ ...v, [key]: value })}
-          error={error}
-        />
-      ))}
+        ]}
+        values={v}
+        onValues={setV}
+        error={error}
+      />
       <SubmitRow label="Save model endpoint" pending={pending} error={error} />
     </form>
   );

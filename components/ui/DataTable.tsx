@@ -17,6 +17,9 @@ export type Column =
       content?: ReactNode;
     };
 
+/** A column of numbers: its header set right, as the caller sets its cells. */
+export const numberColumn = (label: string): Column => ({ label, align: "right" });
+
 /**
  * A header cell holding a screen-reader-only label is its containing block: the label is absolutely
  * placed, and would otherwise be placed against the page, past the frame's scrolling box, widening

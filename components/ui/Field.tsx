@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type ReactElement, type ReactNode } from "react";
+import { useId, type InputHTMLAttributes, type ReactElement, type ReactNode, type TextareaHTMLAttributes } from "react";
 import { cloneElement } from "react";
 
 export const inputClass =
@@ -50,27 +50,35 @@ export function Field({
   );
 }
 
-/** A Field holding a text input in the kit's style (`inputClassName` to change it), told of each new value. */
-export function TextField({
-  label,
-  hint,
-  errors,
-  className,
-  inputClassName = inputClass,
-  onValue,
-  ...input
-}: {
+/** What a TextField or a TextAreaField takes besides its control's own attributes (placeholder, rows, …). */
+type TextControlProps = {
   label: ReactNode;
   hint?: ReactNode;
   errors?: string[] | undefined;
   className?: string;
+  /** The control's classes; the kit's input style unless told. */
   inputClassName?: string;
   onValue: (value: string) => void;
   value: string;
-} & Omit<InputHTMLAttributes<HTMLInputElement>, "onChange" | "className" | "value">) {
+};
+type Own = "onChange" | "className" | "value";
+
+/** A Field holding a text input, told of each new value. */
+export function TextField({ label, hint, errors, className, inputClassName, onValue, ...input }: TextFieldProps) {
   return (
     <Field label={label} hint={hint} errors={errors} className={className}>
-      <input {...input} onChange={(e) => onValue(e.target.value)} className={inputClassName} />
+      <input {...input} onChange={(e) => onValue(e.target.value)} className={inputClassName ?? inputClass} />
     </Field>
   );
 }
+type TextFieldProps = TextControlProps & Omit<InputHTMLAttributes<HTMLInputElement>, Own>;
+
+/** A Field holding a textarea, told of each new value. */
+export function TextAreaField({ label, hint, errors, className, inputClassName, onValue, ...area }: TextAreaProps) {
+  return (
+    <Field label={label} hint={hint} errors={errors} className={className}>
+      <textarea {...area} onChange={(e) => onValue(e.target.value)} className={inputClassName ?? inputClass} />
+    </Field>
+  );
+}
+type TextAreaProps = TextControlProps & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, Own>;

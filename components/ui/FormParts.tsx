@@ -5,6 +5,12 @@ import type { ActionFormError } from "./useActionForm";
 /** The input of a settings form's grid of short text fields (executors, connectors). */
 export const gridInputClass = "mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm";
 
+/** A submitted form's text field ("" when it is missing or a file). */
+export function formText(data: FormData, name: string): string {
+  const value = data.get(name);
+  return typeof value === "string" ? value : "";
+}
+
 /** What the server said about one field of an action's input. */
 export function FieldError({ error, name }: { error: ActionFormError | null; name: string }) {
   const messages = error?.fields?.[name];
@@ -38,6 +44,31 @@ export function GridField({
       <FieldError error={error} name={errorName ?? input.name} />
     </label>
   );
+}
+
+/** A grid form's short text fields, one a `[name, label, placeholder]` row, over one object of the form's values. */
+export function GridFields<V extends Record<string, unknown>>({
+  fields,
+  values,
+  onValues,
+  error,
+}: {
+  fields: readonly (readonly [keyof V & string, ReactNode, string])[];
+  values: V;
+  onValues: (values: V) => void;
+  error: ActionFormError | null;
+}) {
+  return fields.map(([key, label, placeholder]) => (
+    <GridField
+      key={key}
+      label={label}
+      name={key}
+      value={String(values[key])}
+      placeholder={placeholder}
+      onValue={(value) => onValues({ ...values, [key]: value })}
+      error={error}
+    />
+  ));
 }
 
 /** An error that belongs to no single field. */

@@ -1,5 +1,6 @@
 import { sessionDistinction, sessionLabel } from "@/lib/session-list/labels";
 import type { DbClient } from "./client";
+import { sessionNameSelect } from "./session-reads";
 
 /** One thing the command palette can go to. */
 export interface SearchHit {
@@ -25,14 +26,7 @@ export async function searchByName(client: DbClient, q: string, limit = 5): Prom
   const [sessions, policies, replays, experiments, reports] = await Promise.all([
     client.session.findMany({
       where: text ? { OR: [{ title: contains }, { id: { startsWith: text } }, { agent: { name: contains } }] } : {},
-      select: {
-        id: true,
-        title: true,
-        externalId: true,
-        format: true,
-        startedAt: true,
-        agent: { select: { name: true } },
-      },
+      select: sessionNameSelect,
       orderBy: recent,
       take: limit,
     }),

@@ -6,6 +6,7 @@
 import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
 import type { PlainContent } from "./replay-window";
+import { sessionNameSelect } from "./session-reads";
 
 /** A compared session as the page and the API name it. */
 export interface ComparedSession {
@@ -106,17 +107,6 @@ export async function existingSessionIds(client: DbClient, ids: readonly string[
 export async function candidateRows(client: DbClient, ids: readonly string[]) {
   return client.session.findMany({
     where: { id: { in: [...ids] } },
-    select: {
-      id: true,
-      title: true,
-      externalId: true,
-      format: true,
-      startedAt: true,
-      status: true,
-      outcome: true,
-      eventCount: true,
-      agentId: true,
-      agent: { select: { name: true } },
-    },
+    select: { ...sessionNameSelect, status: true, outcome: true, eventCount: true, agentId: true },
   });
 }

@@ -43,6 +43,16 @@ export async function fullEvent(client: DbClient, sessionId: string, seq: number
   return { ...row, input: expanded.at(-1)!.input };
 }
 
+/** What names a session where it is picked or found: its title or external id, format, start and agent. */
+export const sessionNameSelect = {
+  id: true,
+  title: true,
+  externalId: true,
+  format: true,
+  startedAt: true,
+  agent: { select: { name: true } },
+} satisfies Prisma.SessionSelect;
+
 export const sessionListSelect = {
   id: true,
   title: true,

@@ -42,14 +42,7 @@ const watchSelect = {
 
 export function insertWatch(
   client: DbClient,
-  row: {
-    agentId: string;
-    name: string;
-    kind: string;
-    condition: unknown;
-    actions: unknown;
-    costBound: unknown;
-    windowSeconds: number;
+  row: Pick<WatchRow, "agentId" | "name" | "kind" | "condition" | "actions" | "costBound" | "windowSeconds"> & {
     createdBy: string;
   },
 ): Promise<WatchRow> {
@@ -87,26 +80,17 @@ export async function anyWatch(client: DbClient): Promise<boolean> {
   return (await client.watch.findFirst({ select: { id: true } })) !== null;
 }
 
-/** Which of these agents have a watch (one indexed read; empty when none has). */
-export async function agentsWithWatches(client: DbClient, agentIds: readonly string[]): Promise<string[]> {
-  if (agentIds.length === 0) return [];
-  const rows = await client.watch.findMany({
-    where: { agentId: { in: [...agentIds] } },
-    distinct: ["agentId"],
-    select: { agentId: true },
-  });
-  return rows.map((r) => r.agentId);
-}
-
-/** The agents of these sessions. */
-export async function agentsOfSessions(client: DbClient, sessionIds: readonly string[]): Promise<string[]> {
+/** The agents of these sessions that have a watch: two indexed reads (one when the sessions are none). */
+export async function watchedAgentsOfSessions(client: DbClient, sessionIds: readonly string[]): Promise<string[]> {
   if (sessionIds.length === 0) return [];
-  const rows = await client.session.findMany({
-    where: { id: { in: [...sessionIds] } },
-    distinct: ["agentId"],
-    select: { agentId: true },
+  const agentsOf = { distinct: "agentId", select: { agentId: true } } as const;
+  const agents = await client.session.findMany({ where: { id: { in: [...sessionIds] } }, ...agentsOf });
+  if (agents.length === 0) return [];
+  const watched = await client.watch.findMany({
+    where: { agentId: { in: agents.map((a) => a.agentId) } },
+    ...agentsOf,
   });
-  return rows.map((r) => r.agentId);
+  return watched.map((w) => w.agentId);
 }
 
 export function watchesOfAgents(client: DbClient, agentIds: readonly string[]): Promise<WatchRow[]> {

@@ -7,7 +7,7 @@ import { assemble, type FinalStep, type Step } from "./otlp/assemble";
 import { formatPath, IssueList, type Path } from "./otlp/path";
 import { nanos, str, type Warn } from "./langfuse-steps";
 import { llmStep, toolSpanStep, type BraintrustSpan } from "./braintrust-steps";
-import { calledToolNames, sessionTimes, sessionTitle } from "./session-summary";
+import { platformSession, sessionTitle, stringTags } from "./session-summary";
 import { firstLooksLike, importEach, type TraceFileImport, type TraceResult } from "./trace-files";
 import type { ImportedSession, ImportIssue } from "./types";
 
@@ -204,7 +204,6 @@ function sessionOf(
   const open = spans.some((s) => s.span.endTime === null);
   const ends = spans.flatMap((s) => (s.span.endTime ? [Date.parse(s.span.endTime)] : []));
   const title = sessionTitle(metadata, events, root.span.name);
-  const toolNames = calledToolNames(events);
   const structure = kept.structure.map(({ span, parents }) => ({
     spanId: span.id,
     type: span.type || null,
@@ -214,7 +213,7 @@ function sessionOf(
     end: span.endTime,
     ...(span.raw.error !== undefined && span.raw.error !== null ? { error: span.raw.error } : {}),
   }));
-  const tags = Array.isArray(raw.tags) ? raw.tags.filter((t): t is string => typeof t === "string") : [];
+  const tags = stringTags(raw.tags);
   const has = (v: unknown) => v !== undefined && v !== null;
   const braintrust = {
     rootSpanId: traceId,
@@ -232,17 +231,18 @@ function sessionOf(
     ...(kept.notes.length > 0 ? { notes: kept.notes.slice(0, 100) } : {}),
   };
   const version = metadata ? (str(metadata.version) ?? str(metadata.agent_version)) : null;
-  return {
+  return platformSession({
+    format: "braintrust",
     externalId: traceId,
     title,
     agent: { name: root.span.name ?? "braintrust", adapter: "generic" },
-    agentVersion: { version: version ?? "unknown", capabilities: [] },
-    format: "braintrust",
-    ...sessionTimes(starts, ends, open),
-    metadata: { source: "braintrust", braintrust },
-    tools: toolNames.map((name) => ({ name })),
+    version,
+    starts,
+    ends,
+    open,
+    details: braintrust,
     events,
-  };
+  });
 }
 
 // ---------------------------------------------------------------------------

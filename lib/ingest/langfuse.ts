@@ -5,7 +5,7 @@ import { isObject } from "./otlp/attributes";
 import { assemble, type FinalStep, type ModelStep, type Step } from "./otlp/assemble";
 import { formatPath, IssueList, type Path } from "./otlp/path";
 import { generationStep, nanos, OPERATIONS, str, toolStepOf, type LangfuseObservation } from "./langfuse-steps";
-import { calledToolNames, sessionTimes, sessionTitle } from "./session-summary";
+import { platformSession, sessionTitle, stringTags } from "./session-summary";
 import { firstLooksLike, importEach, type TraceFileImport, type TraceResult } from "./trace-files";
 import type { ImportedSession, ImportIssue } from "./types";
 
@@ -226,7 +226,6 @@ function sessionOf(
         toolSchemas.set(fn.name, fn.parameters);
     }
   }
-  const toolNames = calledToolNames(events);
   const structure = observations
     .filter((o) => STRUCTURE.has(o.type) && !stepIds.has(o.id))
     .map((o) => ({
@@ -260,7 +259,7 @@ function sessionOf(
         ...(s.comment !== undefined && s.comment !== null ? { comment: s.comment } : {}),
       }))
     : [];
-  const tags = Array.isArray(raw.tags) ? raw.tags.filter((t): t is string => typeof t === "string") : [];
+  const tags = stringTags(raw.tags);
   const langfuse = {
     traceId,
     ...(name ? { name } : {}),
@@ -280,17 +279,19 @@ function sessionOf(
     ...(pointEvents.length > 0 ? { events: pointEvents } : {}),
     ...(notes.length > 0 ? { notes: notes.slice(0, 100) } : {}),
   };
-  return {
+  return platformSession({
+    format: "langfuse",
     externalId: traceId,
     title,
     agent: { name: name ?? "langfuse", adapter: "generic" },
-    agentVersion: { version: str(raw.version) ?? str(raw.release) ?? "unknown", capabilities: [] },
-    format: "langfuse",
-    ...sessionTimes(start, ends, open),
-    metadata: { source: "langfuse", langfuse },
-    tools: toolNames.map((n) => (toolSchemas.has(n) ? { name: n, schema: toolSchemas.get(n) } : { name: n })),
+    version: str(raw.version) ?? str(raw.release),
+    starts: start,
+    ends,
+    open,
+    details: langfuse,
     events,
-  };
+    schemaOf: (tool) => (toolSchemas.has(tool) ? { schema: toolSchemas.get(tool) } : null),
+  });
 }
 
 // ---------------------------------------------------------------------------

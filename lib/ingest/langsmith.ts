@@ -6,7 +6,7 @@ import { assemble, type FinalStep, type Step } from "./otlp/assemble";
 import { formatPath, IssueList, type Path } from "./otlp/path";
 import { nanos, str } from "./langfuse-steps";
 import { llmStep, RUN_OPERATIONS, toolRunStep, type LangSmithRun, type RunWarn } from "./langsmith-steps";
-import { calledToolNames, sessionTimes, sessionTitle } from "./session-summary";
+import { platformSession, sessionTitle, stringTags } from "./session-summary";
 import { firstLooksLike, importEach, type TraceFileImport, type TraceResult } from "./trace-files";
 import type { ImportedSession, ImportIssue } from "./types";
 
@@ -165,7 +165,6 @@ function sessionOf(
   const open = runs.some((r) => r.endTime === null);
   const ends = runs.flatMap((r) => (r.endTime ? [Date.parse(r.endTime)] : []));
   const title = sessionTitle(metadata, events, root.name);
-  const toolNames = calledToolNames(events);
   const structure = runs
     .filter((r) => !stepIds.has(r.id))
     .map((r) => ({
@@ -177,7 +176,7 @@ function sessionOf(
       end_time: r.endTime,
       ...(str(r.raw.error) ? { error: r.raw.error } : {}),
     }));
-  const tags = Array.isArray(raw.tags) ? raw.tags.filter((t): t is string => typeof t === "string") : [];
+  const tags = stringTags(raw.tags);
   const langsmith = {
     traceId,
     ...(root.name ? { name: root.name } : {}),
@@ -194,20 +193,21 @@ function sessionOf(
     ...(notes.length > 0 ? { notes: notes.slice(0, 100) } : {}),
   };
   const version = metadata ? (str(metadata.revision_id) ?? str(metadata.ls_version)) : null;
-  return {
+  return platformSession({
+    format: "langsmith",
     externalId: traceId,
     title,
     agent: {
       name: root.name ?? "langsmith",
       adapter: metadata && "langgraph_step" in metadata ? "langgraph" : "generic",
     },
-    agentVersion: { version: version ?? "unknown", capabilities: [] },
-    format: "langsmith",
-    ...sessionTimes(starts, ends, open),
-    metadata: { source: "langsmith", langsmith },
-    tools: toolNames.map((name) => ({ name })),
+    version,
+    starts,
+    ends,
+    open,
+    details: langsmith,
     events,
-  };
+  });
 }
 
 // ---------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 import {
   importSeed000ToolPolicy,
   importSeed003Policy,
+  isPlainObject,
+  parseJsonText,
   Policy,
   RECOMMENDED_RCA_POLICY,
   type InterchangeIssue,
@@ -20,13 +22,9 @@ export type DetectedImport =
   | { ok: true; form: PolicyForm; policy: Policy; issues: InterchangeIssue[] }
   | { ok: false; form: PolicyForm | null; issues: InterchangeIssue[] };
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** Which form a JSON value is in: ours has `model`, policy-levels JSON names a `tool` level, Kitaru's --tool-policy JSON has only `default` and `tools`. */
 export function detectPolicyForm(value: unknown): PolicyForm | null {
-  if (!isObject(value)) return null;
+  if (!isPlainObject(value)) return null;
   if (typeof value.tool === "string") return "seed-003";
   if ("model" in value || "drift" in value) return "branchpoint";
   if ("default" in value || "tools" in value) return "seed-000";
@@ -39,18 +37,10 @@ export function detectPolicyForm(value: unknown): PolicyForm | null {
  * back as issues, never silently.
  */
 export function importPolicyText(text: string, options: { knownTools?: readonly KnownTool[] } = {}): DetectedImport {
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch (error) {
-    return {
-      ok: false,
-      form: null,
-      issues: [
-        { path: [], code: "invalid", message: `Not JSON: ${error instanceof Error ? error.message : String(error)}` },
-      ],
-    };
-  }
+  const json = parseJsonText(text);
+  if (!json.ok)
+    return { ok: false, form: null, issues: [{ path: [], code: "invalid", message: `Not JSON: ${json.message}` }] };
+  const value = json.value;
   const form = detectPolicyForm(value);
   switch (form) {
     case null:

@@ -5,6 +5,15 @@
 
 export type JsonPath = (string | number)[];
 
+/** A JSON text's value, or JSON.parse's own words for why it is not JSON ("not JSON" when it gave none). */
+export function parseJsonText(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : "not JSON" };
+  }
+}
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }

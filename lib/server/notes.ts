@@ -1,6 +1,7 @@
 /** What people write on sessions and reports (annotations, comments): their text, and who may delete it. */
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
+import { can } from "./authz";
 import type { Principal } from "./principal";
 import { hasLoneSurrogate } from "@/lib/hostile/text";
 
@@ -28,4 +29,16 @@ export function refuseUnlessAuthor(
       : note.authorId === null && note.author === principal.name;
   if (!own && principal.role !== "admin")
     throw new AppError("forbidden", `Only ${note.author}, who wrote this ${what}, or an admin may delete it.`);
+}
+
+/**
+ * What a page tells the cards of notes about who is reading: whether they may write one, their name (to know their
+ * own notes), and whether they may delete anyone's (an admin who is not read-only).
+ */
+export function noteReader(principal: Principal) {
+  return {
+    canWrite: can(principal, "notes.write"),
+    name: principal.name,
+    admin: principal.role === "admin" && !principal.readOnly,
+  };
 }

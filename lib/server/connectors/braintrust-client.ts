@@ -8,19 +8,8 @@
  * goes in `Authorization: Bearer`. Retries, rate limits and the outbound guard: ./http.ts.
  */
 import { isObject } from "@/lib/ingest/otlp/attributes";
-import {
-  cursorTracePage,
-  PlatformHttp,
-  readTracePages,
-  type ConnectorClient,
-  type HttpOptions,
-  type PagePosition,
-  type PullFilter,
-  type TraceAnswer,
-  type TracePage,
-} from "./http";
-
-export type BraintrustClientOptions = HttpOptions & { apiKey: string; project: string };
+import { cursorTracePage, PlatformHttp, readTracePages } from "./http";
+import type { ConnectorClient, PagePosition, ProjectClientOptions, PullFilter, TraceAnswer, TracePage } from "./http";
 
 /** The most pages of one trace's spans read (1000 rows each). */
 const MAX_TRACE_PAGES = 20;
@@ -98,7 +87,7 @@ export function rootSpanConditions(filter: PullFilter): string[] {
 
 export class BraintrustClient implements ConnectorClient {
   private readonly http: PlatformHttp;
-  constructor(private readonly opts: BraintrustClientOptions) {
+  constructor(private readonly opts: ProjectClientOptions) {
     this.http = new PlatformHttp(
       "Braintrust",
       opts,

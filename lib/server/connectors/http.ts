@@ -62,6 +62,9 @@ export type HttpOptions = {
   signal?: AbortSignal;
 };
 
+/** A client of a platform that reads one project with one API key (LangSmith, Phoenix, Braintrust). */
+export type ProjectClientOptions = HttpOptions & { apiKey: string; project: string };
+
 /** The API could not be read: the pull stops, and says this. */
 export class ConnectorApiError extends Error {
   override name = "ConnectorApiError";

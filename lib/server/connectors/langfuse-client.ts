@@ -5,17 +5,8 @@
  * secret key). Retries, rate limits and the outbound guard: ./http.ts.
  */
 import { isObject } from "@/lib/ingest/otlp/attributes";
-import {
-  ConnectorApiError,
-  PlatformHttp,
-  readJsonBody,
-  type ConnectorClient,
-  type HttpOptions,
-  type PagePosition,
-  type PullFilter,
-  type TraceAnswer,
-  type TracePage,
-} from "./http";
+import { ConnectorApiError, PlatformHttp, readJsonBody } from "./http";
+import type { ConnectorClient, HttpOptions, PagePosition, PullFilter, TraceAnswer, TracePage } from "./http";
 
 export type LangfuseClientOptions = HttpOptions & { publicKey: string; secretKey: string };
 

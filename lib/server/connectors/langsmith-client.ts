@@ -5,19 +5,8 @@
  * The API key goes in `x-api-key`. Retries, rate limits and the outbound guard: ./http.ts.
  */
 import { isObject } from "@/lib/ingest/otlp/attributes";
-import {
-  cursorTracePage,
-  PlatformHttp,
-  readTracePages,
-  type ConnectorClient,
-  type HttpOptions,
-  type PagePosition,
-  type PullFilter,
-  type TraceAnswer,
-  type TracePage,
-} from "./http";
-
-export type LangSmithClientOptions = HttpOptions & { apiKey: string; project: string };
+import { cursorTracePage, PlatformHttp, readTracePages } from "./http";
+import type { ConnectorClient, PagePosition, ProjectClientOptions, PullFilter, TraceAnswer, TracePage } from "./http";
 
 /** The fields a trace's runs are read with (the SDK's default selection). */
 const RUN_FIELDS = [
@@ -65,7 +54,7 @@ export function langSmithFilter(filter: PullFilter): string | null {
 
 export class LangSmithClient implements ConnectorClient {
   private readonly http: PlatformHttp;
-  constructor(private readonly opts: LangSmithClientOptions) {
+  constructor(private readonly opts: ProjectClientOptions) {
     this.http = new PlatformHttp(
       "LangSmith",
       { ...opts, baseUrl: opts.baseUrl.replace(/\/+$/, "").replace(/\/api\/v1$/, "") },

@@ -6,19 +6,8 @@
  * Retries, rate limits and the outbound guard: ./http.ts.
  */
 import { isObject } from "@/lib/ingest/otlp/attributes";
-import {
-  cursorTracePage,
-  PlatformHttp,
-  readTracePages,
-  type ConnectorClient,
-  type HttpOptions,
-  type PagePosition,
-  type PullFilter,
-  type TraceAnswer,
-  type TracePage,
-} from "./http";
-
-export type PhoenixClientOptions = HttpOptions & { apiKey: string; project: string };
+import { cursorTracePage, PlatformHttp, readTracePages } from "./http";
+import type { ConnectorClient, PagePosition, ProjectClientOptions, PullFilter, TraceAnswer, TracePage } from "./http";
 
 /** The most pages of one trace's spans read (1000 spans each). */
 const MAX_TRACE_PAGES = 20;
@@ -26,7 +15,7 @@ const TRACE_PAGE = 1000;
 
 export class PhoenixClient implements ConnectorClient {
   private readonly http: PlatformHttp;
-  constructor(private readonly opts: PhoenixClientOptions) {
+  constructor(private readonly opts: ProjectClientOptions) {
     this.http = new PlatformHttp(
       "Phoenix",
       opts,

@@ -59,6 +59,29 @@ export async function listJobs(principal: Principal, _input: unknown, prisma: Db
 
 type Overview = Awaited<ReturnType<typeof jobOverview>>;
 
+type JobRow = {
+  status: string;
+  attempts: number;
+  leaseOwner: string | null;
+  leaseUntil: Date | null;
+  cancelRequested: boolean;
+  error: unknown;
+};
+
+/** Where a job's run stands: its status, attempts, and the worker holding its lease and until when. */
+const leaseOf = <J extends JobRow>(j: J) => ({
+  status: j.status,
+  attempts: j.attempts,
+  worker: j.leaseOwner,
+  leaseUntil: j.leaseUntil?.toISOString() ?? null,
+});
+
+/** Whether a job was asked to stop, and why it failed (null while it has not). */
+const endOf = (j: JobRow) => ({
+  cancelRequested: j.cancelRequested,
+  error: (j.error ?? null) as { code: string; message: string } | null,
+});
+
 /**
  * The API's shape of the job overview: replays, investigations and smallest-fix searches, each row with its kind,
  * worker and progress (a search's probes of the most ddmin may run), a search with its cluster.
@@ -67,13 +90,9 @@ export function presentJobs(overview: Overview) {
   const replay = (r: Overview["running"][number]) => ({
     id: r.id,
     kind: "replay" as const,
-    status: r.status,
-    attempts: r.attempts,
-    worker: r.leaseOwner,
-    leaseUntil: r.leaseUntil?.toISOString() ?? null,
+    ...leaseOf(r),
     progress: { done: r.progressDone, total: r.progressTotal },
-    cancelRequested: r.cancelRequested,
-    error: (r.error ?? null) as { code: string; message: string } | null,
+    ...endOf(r),
     experimentId: r.experimentId,
     session: r.session,
     createdAt: r.createdAt.toISOString(),
@@ -83,16 +102,12 @@ export function presentJobs(overview: Overview) {
     id: i.id,
     kind: "investigation" as const,
     investigationKind: i.kind,
-    status: i.status,
-    attempts: i.attempts,
-    worker: i.leaseOwner,
-    leaseUntil: i.leaseUntil?.toISOString() ?? null,
+    ...leaseOf(i),
     progress: {
       done: Array.isArray(i.probes) ? i.probes.length : 0,
       total: (i.estimate as { probes?: number } | null)?.probes ?? null,
     },
-    cancelRequested: i.cancelRequested,
-    error: (i.error ?? null) as { code: string; message: string } | null,
+    ...endOf(i),
     session: i.session,
     createdAt: i.createdAt.toISOString(),
   });
@@ -101,16 +116,12 @@ export function presentJobs(overview: Overview) {
     return {
       id: f.id,
       kind: "fix_search" as const,
-      status: f.status,
-      attempts: f.attempts,
-      worker: f.leaseOwner,
-      leaseUntil: f.leaseUntil?.toISOString() ?? null,
+      ...leaseOf(f),
       progress: {
         done: Array.isArray(f.probes) ? f.probes.length : 0,
         total: searchProbeBound(Array.isArray(f.changes) ? f.changes.length : 0),
       },
-      cancelRequested: f.cancelRequested,
-      error: (f.error ?? null) as { code: string; message: string } | null,
+      ...endOf(f),
       cluster: { id: f.cluster.id, label: f.cluster.label ?? defaultLabel(signature), agent: agent.name },
       createdAt: f.createdAt.toISOString(),
     };

@@ -4,7 +4,7 @@
  * in the call, a retry after sleeping its backoff.
  */
 import type { Db } from "@/lib/db";
-import { agentsOfSessions, agentsWithWatches, anyWatch } from "@/lib/db/watches";
+import { anyWatch, watchedAgentsOfSessions } from "@/lib/db/watches";
 import type { Resolver } from "@/lib/executors/outbound";
 import { jobQueueFor, type QueueDeps, type WatchJob } from "../job-queue";
 import { deliverAttempt } from "./deliver";
@@ -40,7 +40,7 @@ export async function queueWatchJobs(prisma: Db, jobs: WatchJob[], deps: WatchDe
  */
 export async function afterSessions(prisma: Db, sessionIds: readonly string[], deps: WatchDeps = {}) {
   if (sessionIds.length === 0 || !(await anyWatch(prisma))) return;
-  const agentIds = await agentsWithWatches(prisma, await agentsOfSessions(prisma, sessionIds));
+  const agentIds = await watchedAgentsOfSessions(prisma, sessionIds);
   await queueWatchJobs(prisma, agentIds.length > 0 ? [{ kind: "evaluate", agentIds }] : [], deps);
 }
 

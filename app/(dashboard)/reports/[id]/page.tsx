@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { can } from "@/lib/server/authz";
+import { noteReader } from "@/lib/server/notes";
 import Link from "next/link";
 import { ReportLifecycle } from "@/components/reports/ReportLifecycle";
 import { RemoveEvidenceButton } from "@/components/reports/RemoveEvidenceButton";
@@ -107,15 +108,7 @@ export default async function ReportPage({ params }: Props) {
               Share links are for published reports, so that a reader never sees a report change under them.
             </Card>
           )}
-          <ReportComments
-            reportId={report.id}
-            comments={comments}
-            reader={{
-              canWrite: can(principal, "notes.write"),
-              name: principal.name,
-              admin: principal.role === "admin" && !principal.readOnly,
-            }}
-          />
+          <ReportComments reportId={report.id} comments={comments} reader={noteReader(principal)} />
         </div>
       </div>
     </>

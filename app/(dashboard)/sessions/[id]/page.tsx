@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { can } from "@/lib/server/authz";
+import { noteReader } from "@/lib/server/notes";
 import Link from "next/link";
 import { CompareWithButton } from "@/components/sessions/CompareWithButton";
 import { OutcomePanel } from "@/components/sessions/OutcomePanel";
@@ -147,11 +148,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
         sessionId={session.id}
         steps={session.eventCount}
         annotations={annotations}
-        reader={{
-          canWrite: can(principal, "notes.write"),
-          name: principal.name,
-          admin: principal.role === "admin" && !principal.readOnly,
-        }}
+        reader={noteReader(principal)}
       />
       {session.firstSeq === null || session.lastSeq === null ? (
         <EmptyState title="This session has no events">

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { ApiKeyManager } from "@/components/settings/ApiKeyManager";
-import { PageHeader } from "@/components/ui/PageHeader";
+import { SettingsHeader } from "@/components/settings/SettingsHeader";
 import { pageContext } from "@/lib/http/page";
 import { listApiKeys } from "@/lib/server/team/api-keys";
 import { createApiKeyAction, revokeApiKeyAction } from "@/lib/actions/api-keys";
@@ -13,8 +13,7 @@ export default async function ApiKeysPage() {
   const keys = await listApiKeys(principal, {}, prisma);
   return (
     <>
-      <PageHeader
-        breadcrumbs={[{ href: "/settings", label: "Settings" }]}
+      <SettingsHeader
         title="API keys"
         subtitle={
           <>

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { CancelPullButton, ConnectorForm, PullForm, RefreshWhileRunning } from "@/components/connectors/ConnectorForms";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
-import { PageHeader } from "@/components/ui/PageHeader";
+import { SettingsHeader } from "@/components/settings/SettingsHeader";
 import { pageContext } from "@/lib/http/page";
 import { can } from "@/lib/server/authz";
 import { listConnectorPulls, listConnectors, type PullView } from "@/lib/server/connectors/connectors";
@@ -73,8 +73,7 @@ export default async function ConnectorsPage() {
   const running = pulls.flat().some((p) => p.status === "queued" || p.status === "running");
   return (
     <>
-      <PageHeader
-        breadcrumbs={[{ href: "/settings", label: "Settings" }]}
+      <SettingsHeader
         title="Connectors"
         subtitle="Pull the traces your agents already send to Langfuse, LangSmith, Phoenix or Braintrust, filtered by time, tags, name and more; each trace becomes a session you can replay. A pull runs as a job: leave the page, it goes on."
       />

@@ -7,7 +7,7 @@ import {
 } from "@/components/settings/ExecutorForms";
 import { Badge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
-import { PageHeader } from "@/components/ui/PageHeader";
+import { SettingsHeader } from "@/components/settings/SettingsHeader";
 import { pageContext } from "@/lib/http/page";
 import { executorSettings } from "@/lib/server/executors/executors";
 import { listMcpExecutors } from "@/lib/server/executors/mcp-servers";
@@ -34,8 +34,7 @@ export default async function ExecutorsPage() {
   const mcpServers = await listMcpExecutors(principal, prisma);
   return (
     <>
-      <PageHeader
-        breadcrumbs={[{ href: "/settings", label: "Settings" }]}
+      <SettingsHeader
         title="Live executors"
         subtitle="Where replays send model steps and tool calls that a policy runs live. Every call goes only to hosts on the allow-list."
       />

@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import { PriceForm } from "@/components/settings/PriceForm";
 import { Badge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
-import { DataTable } from "@/components/ui/DataTable";
-import { PageHeader } from "@/components/ui/PageHeader";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
+import { SettingsHeader } from "@/components/settings/SettingsHeader";
 import { pageContext } from "@/lib/http/page";
 import { can } from "@/lib/server/authz";
 import { listPrices } from "@/lib/server/prices/prices";
@@ -27,8 +27,7 @@ export default async function PricesPage() {
   }
   return (
     <>
-      <PageHeader
-        breadcrumbs={[{ href: "/settings", label: "Settings" }]}
+      <SettingsHeader
         title="Prices"
         subtitle="List prices per million tokens that turn a session's recorded tokens into an estimated cost when its source gave no cost. A source's own cost is always kept."
       />
@@ -66,9 +65,9 @@ export default async function PricesPage() {
                 "Model",
                 "Match",
                 "Valid from",
-                { label: "Input $/M", align: "right" },
-                { label: "Output $/M", align: "right" },
-                { label: "Cached $/M", align: "right" },
+                numberColumn("Input $/M"),
+                numberColumn("Output $/M"),
+                numberColumn("Cached $/M"),
                 { label: "Added by", className: "pl-6" },
               ]}
             >
