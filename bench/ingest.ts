@@ -287,6 +287,12 @@ async function batchedExports(db: TestDatabase, prisma: Db) {
   console.log(
     `floor: the same Event + TraceSpan rows written raw (plus the session row each time): 1 transaction ${f("client-1").toFixed(0)} ms, 100 transactions ${f("client-100").toFixed(0)} ms through the ingest's client (${(f("client-100") / f("client-1")).toFixed(2)}×); on the driver itself ${f("driver-1").toFixed(0)} vs ${f("driver-100").toFixed(0)} ms (${(f("driver-100") / f("driver-1")).toFixed(2)}×) — next to ingest 100÷1: ${(ingest100 / ingest1).toFixed(2)}×`,
   );
+  // 100 exports ÷ 10 of the same spans, next to the same rows' own 100 ÷ 10 transactions on the driver.
+  const ingest10 = median(totals.get(10)!);
+  const raw100to10 = f("driver-100") / f("driver-10");
+  console.log(
+    `100 ÷ 10 exports: ingest ${(ingest100 / ingest10).toFixed(2)}×, the raw rows on the driver ${raw100to10.toFixed(2)}× (${f("driver-10").toFixed(0)} vs ${f("driver-100").toFixed(0)} ms): ${(ingest100 / ingest10 / raw100to10).toFixed(2)} (target ≤ 1.20)`,
+  );
   const perExport = (ingest100 - ingest1) / 99;
   const clientPerExport = (f("client-100") - f("client-1")) / 99;
   const driverPerExport = (f("driver-100") - f("driver-1")) / 99;
