@@ -13,7 +13,8 @@ type Exec = (sql: string, params: unknown[]) => Promise<unknown>;
 /**
  * The rows of one ingested session written raw under copies of it, in 1 and in 100 transactions, each
  * transaction also updating the session row (as an export does): through the ingest's client and on the
- * driver itself (PGlite's own transaction). Milliseconds by "client-1", "client-100", "driver-1", "driver-100".
+ * driver itself (PGlite's own transaction), and in 10 on the driver. Milliseconds by "client-1", "client-100",
+ * "driver-1", "driver-10", "driver-100".
  */
 export async function rawFloor(db: TestDatabase, name: string, tag: string): Promise<Map<string, number>> {
   const prisma = db.prisma;
@@ -55,7 +56,7 @@ export async function rawFloor(db: TestDatabase, name: string, tag: string): Pro
   const metadata = JSON.stringify(stored.metadata);
   const traceState = JSON.stringify(stored.traceState);
   for (const via of ["client", "driver"] as const)
-    for (const parts of [1, 100]) {
+    for (const parts of via === "driver" ? [1, 10, 100] : [1, 100]) {
       const what = `${via}-${parts}`;
       const copy = await prisma.session.create({
         data: { ...sessionColumns(stored), externalId: `${tag}-${what}:${stored.id}` },

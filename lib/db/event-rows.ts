@@ -166,19 +166,21 @@ export async function insertEventRows(sql: SqlTx, rows: readonly Prisma.EventCre
 /** A new row id: 25 characters like Prisma's cuid (time, then randomness). */
 export function newId(): string {
   return `c${Date.now().toString(36)}${randomChunk()
-    .toString("base64url")
     .toLowerCase()
     .replace(/[^a-z0-9]/g, "0")}`.slice(0, 25);
 }
 
-/** 9 random bytes, cut from a pool filled 4 KB at a time (a call into the random source per id cost more than the rest of the id). */
+/**
+ * 9 random bytes as base64url, cut from a pool filled 4 KB at a time (a call into the random source per id cost
+ * more than the rest of the id; read in place: a subarray per id cost more than its encoding).
+ */
 let pool = Buffer.alloc(0);
 let poolAt = 0;
-function randomChunk(): Buffer {
+function randomChunk(): string {
   if (poolAt + 9 > pool.length) {
     pool = randomBytes(4096);
     poolAt = 0;
   }
   poolAt += 9;
-  return pool.subarray(poolAt - 9, poolAt);
+  return pool.toString("base64url", poolAt - 9, poolAt);
 }

@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cacheKey, canonicalJson, contentHash } from "./canonical";
+import { sameJson } from "./json";
 
 describe("canonical JSON and cache keys (tool name + canonical JSON of the arguments, as Kitaru keys them)", () => {
   it("serializes per RFC 8785: sorted keys, no whitespace, shortest numbers", () => {
@@ -65,5 +67,23 @@ describe("the SHA-256 hasher", () => {
     }
     expect(sha256HasherName()).toBe("node:crypto");
     expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+
+  it("sameJson holds only for values of the same canonical JSON, and for any JSON value and its copy", () => {
+    const value = fc.jsonValue({ maxDepth: 3 });
+    fc.assert(
+      fc.property(value, value, (a, b) => {
+        if (sameJson(a, b)) expect(canonicalJson(a)).toBe(canonicalJson(b));
+        expect(sameJson(a, JSON.parse(JSON.stringify(a)) as unknown)).toBe(canonicalJson(a) !== undefined);
+      }),
+      { numRuns: 500 },
+    );
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(sameJson([1, undefined], [1, null])).toBe(false);
+    expect(sameJson(new Date(0), new Date(1))).toBe(false);
+    expect(sameJson(NaN, NaN)).toBe(false);
+    expect(sameJson(cyclic, { self: {} })).toBe(false);
   });
 });

@@ -43,7 +43,7 @@ export { stepsEvidence, strengthOf } from "./replay-evidence";
 export * from "./compare";
 export * from "./interchange";
 export * from "./explain";
-export { deepEqual, differingPaths, formatPath, isPlainObject, parseJsonText, type JsonPath } from "./json";
+export { deepEqual, differingPaths, formatPath, isPlainObject, parseJsonText, sameJson, type JsonPath } from "./json";
 export * from "./checks";
 export * from "./trials";
 export * from "./coverage";

@@ -46,6 +46,42 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
+ * True only when two values certainly have the same canonical JSON (`canonicalJson`): equal primitives, and
+ * arrays and plain objects (own keys, those set to `undefined` skipped) equal member by member. False means
+ * "not shown here": anything else (a Date, a class instance, NaN, a cycle) is left to the canonical text.
+ * A cheap test before serializing both sides.
+ */
+export function sameJson(a: unknown, b: unknown, depth = 0): boolean {
+  if (a === b) return typeof a !== "number" || Number.isFinite(a);
+  if (depth > 1_000 || a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      const x: unknown = a[i];
+      const y: unknown = b[i];
+      if (x === undefined || y === undefined || !sameJson(x, y, depth + 1)) return false;
+    }
+    return true;
+  }
+  if (Array.isArray(b) || !isPlainRecord(a) || !isPlainRecord(b)) return false;
+  let count = 0;
+  for (const key of Object.keys(a)) {
+    const value = a[key];
+    if (value === undefined) continue;
+    count++;
+    if (!Object.prototype.hasOwnProperty.call(b, key) || !sameJson(value, b[key], depth + 1)) return false;
+  }
+  for (const key of Object.keys(b)) if (b[key] !== undefined) count--;
+  return count === 0;
+}
+
+/** An object made by a literal or JSON.parse (no class, no toJSON of its own to change its JSON). */
+function isPlainRecord(value: object): value is Record<string, unknown> {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== "function";
+}
+
+/**
  * The paths at which two JSON values differ: a key present on one side only,
  * a leaf with another value, or arrays of different length (reported at the
  * array, then element by element up to the shorter length).

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { setOwn } from "@/lib/hostile/objects";
-import { canonicalJson } from "@/lib/replay";
+import { canonicalJson, sameJson } from "@/lib/replay";
 
 // ---------------------------------------------------------------------------
 // Model inputs stored once. A model call's input is the whole conversation so
@@ -59,20 +59,31 @@ function messageHasher() {
 /** The chain value after one more message. */
 const link = (before: string, messageHash: string) => sha(`${before}\n${messageHash}`);
 
-function digestOf(input: unknown, chainEnd: string | null, count: number): string {
-  if (!isPlain(input) || chainEnd === null) return sha(`input\n${canonical(input)}`);
-  const rest: Plain = {};
-  // An own "__proto__" key (JSON.parse makes them) must stay a key of the digest, not become rest's prototype.
-  for (const [k, v] of Object.entries(input)) if (k !== "messages") setOwn(rest, k, v);
-  return sha(`messages\n${canonical(rest)}\n${count}\n${chainEnd}`);
+/**
+ * The digest of a full input. Its fields besides the messages (model, tools and their schemas…) are most often
+ * the previous call's again: their canonical text is reused when they have the same JSON (a cheaper test).
+ */
+function digester() {
+  let last: { rest: Plain; text: string } | null = null;
+  return (input: unknown, chainEnd: string | null, count: number): string => {
+    if (!isPlain(input) || chainEnd === null) return sha(`input\n${canonical(input)}`);
+    const rest: Plain = {};
+    // An own "__proto__" key (JSON.parse makes them) must stay a key of the digest, not become rest's prototype.
+    for (const [k, v] of Object.entries(input)) if (k !== "messages") setOwn(rest, k, v);
+    const text = last !== null && sameJson(last.rest, rest) ? last.text : canonical(rest);
+    last = { rest, text };
+    return sha(`messages\n${text}\n${count}\n${chainEnd}`);
+  };
 }
 
 /**
  * The previous model call's messages (null: given in the stored form, so only
  * their hashes are known) with their hashes and chain values (mutated in
- * place: only the latest is kept).
+ * place: only the latest is kept). A hash is worked out when first needed
+ * (`undefined` until then, only while `messages` is known): without digests,
+ * only a message compared by hash is hashed.
  */
-type Lineage = { seq: number; messages: readonly unknown[] | null; hashes: string[]; chain: string[] };
+type Lineage = { seq: number; messages: readonly unknown[] | null; hashes: (string | undefined)[]; chain: string[] };
 
 /**
  * The stored form of a run's inputs (events of a session, steps of a replay),
@@ -95,6 +106,8 @@ export function compactInputs(steps: readonly Step[], opts: { digests?: boolean 
 export function inputCompactor(opts: { digests?: boolean } = {}): (step: Step) => CompactInput {
   const withDigests = opts.digests !== false;
   const hash = messageHasher();
+  const digestOf = digester();
+  const hashAt = (lineage: Lineage, i: number): string => (lineage.hashes[i] ??= hash(lineage.messages?.[i]));
   let prev: Lineage | null = null;
   return (step) => {
     if (step.kind !== "model_call" || step.input === null || step.input === undefined)
@@ -111,6 +124,8 @@ export function inputCompactor(opts: { digests?: boolean } = {}): (step: Step) =
         );
       const { hashes, chain } = before;
       hashes.length = given.count;
+      // The kept messages' hashes, before their objects are let go (this lineage keeps hashes only).
+      for (let i = 0; i < given.count; i++) hashAt(before, i);
       chain.length = withDigests ? given.count : 0;
       for (const m of messages) {
         const h = hash(m);
@@ -125,18 +140,23 @@ export function inputCompactor(opts: { digests?: boolean } = {}): (step: Step) =
     const before: Lineage | null = prev;
     if (before) {
       const limit = Math.min(before.hashes.length, messages.length);
-      const { messages: was, hashes } = before;
-      if (was !== null) while (k < limit && was[k] === messages[k]) k++;
-      while (k < limit && hashes[k] === hash(messages[k])) k++;
+      const was = before.messages;
+      // The same message object, or one with the same JSON (which has the same hash), before hashing it.
+      if (was !== null) while (k < limit && sameJson(was[k], messages[k])) k++;
+      while (k < limit && hashAt(before, k) === hash(messages[k])) k++;
     }
     const hashes = before ? before.hashes : [];
     const chain = before ? before.chain : [];
     hashes.length = k;
     chain.length = k;
     for (let i = k; i < messages.length; i++) {
+      if (!withDigests) {
+        hashes.push(undefined);
+        continue;
+      }
       const h = hash(messages[i]);
       hashes.push(h);
-      if (withDigests) chain.push(link(chain.at(-1) ?? "", h));
+      chain.push(link(chain.at(-1) ?? "", h));
     }
     prev = { seq: step.seq, messages, hashes, chain };
     const digest = withDigests ? digestOf(step.input, chain.at(-1) ?? "", messages.length) : null;

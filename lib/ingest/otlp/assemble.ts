@@ -1,6 +1,7 @@
 import {
   assignCallIdentity,
   canonicalJson,
+  sameJson,
   type EventError,
   type EventStatus,
   type Message,
@@ -99,6 +100,14 @@ function linkTools(models: ModelStep[], tools: ToolStep[]): Map<ToolStep, Link |
   const claimed = new Set<ToolCallRequest>();
   const links = new Map<ToolStep, Link | null>();
   const requestsOf = (m: ModelStep) => m.output?.toolCalls ?? [];
+  // The model calls requesting each call id, in the models' order (one pass, not a scan of every model per tool).
+  const requestingCall = new Map<string, ModelStep[]>();
+  for (const m of models)
+    for (const id of new Set(requestsOf(m).map((r) => r.id))) {
+      const list = requestingCall.get(id);
+      if (list) list.push(m);
+      else requestingCall.set(id, [m]);
+    }
 
   // First the tools the source tied itself and those with a call id, then the rest: a fallback never takes a request an id names.
   const ordered = [...tools].sort(compareTiming);
@@ -119,7 +128,7 @@ function linkTools(models: ModelStep[], tools: ToolStep[]): Map<ToolStep, Link |
       continue;
     }
     if (!tool.callId) continue;
-    const candidates = models.filter((m) => requestsOf(m).some((r) => r.id === tool.callId));
+    const candidates = requestingCall.get(tool.callId) ?? [];
     if (candidates.length === 0) continue;
     const sameTrace = candidates.filter((m) => m.traceId === tool.traceId);
     const pool = sameTrace.length > 0 ? sameTrace : candidates;
@@ -161,10 +170,22 @@ function key(message: Message): string {
   );
 }
 
+/** Two messages the same by their keys (equal JSON fields first: cheaper than serializing both, and it implies equal keys). */
+function sameMessage(a: Message, b: Message): boolean {
+  if (a === b) return true;
+  if (
+    a.role === b.role &&
+    sameJson(a.content ?? null, b.content ?? null) &&
+    sameJson(a.toolCalls ?? [], b.toolCalls ?? [])
+  )
+    return true;
+  return key(a) === key(b);
+}
+
 /** The messages of `next` past the longest common prefix with `previous`. */
 function appended(previous: readonly Message[], next: readonly Message[]): Message[] {
   let i = 0;
-  while (i < previous.length && i < next.length && key(previous[i]!) === key(next[i]!)) i++;
+  while (i < previous.length && i < next.length && sameMessage(previous[i]!, next[i]!)) i++;
   return next.slice(i);
 }
 
