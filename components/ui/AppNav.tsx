@@ -24,12 +24,12 @@ export function AppNav({ user }: { user?: { name: string; role: string } | undef
   }
   return (
     <header className="border-b border-slate-200 bg-white">
-      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:gap-6 xl:gap-3 2xl:gap-6">
+      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:gap-6 xl:gap-2 xl:px-4 2xl:gap-6 2xl:px-6">
         <Link href="/sessions" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
           <BranchMark />
           Branchpoint
         </Link>
-        {/* Ten sections fit beside the tools at 1280 px with tighter spacing and the theme as icons; wider screens get the roomy one. */}
+        {/* Eleven sections fit beside the tools at 1280 px with tighter spacing and the theme as icons; wider screens get the roomy one. */}
         <nav aria-label="Main" className="hidden items-center gap-1 text-sm xl:flex xl:gap-0 2xl:gap-1">
           {links.map((l) => (
             <NavLink key={l.href} href={l.href}>
