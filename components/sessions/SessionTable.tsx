@@ -168,7 +168,7 @@ export function SessionTable({
         {sessions.map((s) => (
           <tr
             key={s.id}
-            className={`align-top hover:bg-slate-50 ${selected.includes(s.id) ? "bg-indigo-50/60" : ""}`}
+            className={`align-top hover:bg-slate-50 ${selected.includes(s.id) ? "shadow-[inset_3px_0_0_0_#6366f1]" : ""}`}
             data-testid="session-row"
           >
             <td className={`min-w-48 px-3 py-2 ${selectable ? "relative pl-9" : ""}`}>

@@ -24,7 +24,7 @@ export function AppNav({ user }: { user?: { name: string; role: string } | undef
   }
   return (
     <header className="border-b border-slate-200 bg-white">
-      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:gap-6 xl:gap-3 2xl:gap-6">
+      <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:px-6 lg:gap-6 xl:gap-2 xl:px-4 2xl:gap-6 2xl:px-6">
         <Link href="/sessions" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
           <BranchMark />
           {/* Between 1280 and 1536 px the sections need the room: the mark alone, its name still read out. */}
