@@ -4,6 +4,7 @@ import type { DbClient } from "./client";
 import { type Prisma } from "./generated/client";
 import { compactInputs, expandInputs, type CompactInput, type Step } from "@/lib/sessions/inputs";
 import { newId } from "./event-rows";
+import { storedStepFields } from "./session-reads";
 
 function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;
@@ -177,12 +178,7 @@ export function toReplayStep(row: StepRow): ReplayStep {
   const d = (row.detail ?? {}) as Partial<StepDetail>;
   const step: ReplayStep = {
     seq: row.idx,
-    kind: row.kind as ReplayStep["kind"],
-    name: row.name,
-    input: row.input ?? null,
-    output: row.output ?? null,
-    error: (row.error as ReplayStep["error"]) ?? null,
-    status: row.status as ReplayStep["status"],
+    ...storedStepFields(row),
     startedAt: d.startedAt ?? null,
     durationMs: d.durationMs ?? null,
     usage: d.usage ?? null,

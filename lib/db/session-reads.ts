@@ -216,6 +216,20 @@ export async function* sessionEventRows(client: DbClient, id: string, window = E
   }
 }
 
+type StepColumns = { kind: string; name: string; status: string; input: unknown; output: unknown; error: unknown };
+
+/** The columns a stored step has whether it is a session's event or a replay's step: what it was and how it went. */
+export function storedStepFields(row: StepColumns) {
+  return {
+    kind: row.kind as SessionEvent["kind"],
+    name: row.name,
+    input: row.input ?? null,
+    output: row.output ?? null,
+    error: (row.error as SessionEvent["error"]) ?? null,
+    status: row.status as SessionEvent["status"],
+  };
+}
+
 /** A stored event as the engine reads it. */
 export function toSessionEvent(e: SessionWithEvents["events"][number]): SessionEvent {
   const usage =
@@ -228,12 +242,7 @@ export function toSessionEvent(e: SessionWithEvents["events"][number]): SessionE
         };
   return {
     seq: e.seq,
-    kind: e.kind as SessionEvent["kind"],
-    name: e.name,
-    input: e.input ?? null,
-    output: e.output ?? null,
-    error: (e.error as SessionEvent["error"]) ?? null,
-    status: e.status as SessionEvent["status"],
+    ...storedStepFields(e),
     startedAt: e.startedAt?.toISOString() ?? null,
     durationMs: e.durationMs,
     usage,
