@@ -32,7 +32,7 @@ import { sessionLabel } from "@/lib/session-list/labels";
 import { authorize } from "../authz";
 import { refuseUnlessAuthor, typedText } from "../notes";
 import type { Principal } from "../principal";
-import { presentAnnotation } from "../sessions/annotations";
+import { noteFields, presentAnnotation } from "../sessions/annotations";
 
 /** The most sessions one call adds to a queue. */
 export const MAX_REVIEW_ADD = 500;
@@ -318,17 +318,7 @@ export async function updateReviewItem(
 export const CompleteReviewInput = z.object({
   queueId: id("queueId"),
   itemId: id("itemId"),
-  label: z.preprocess(blank, typedText("label", 64).nullable().optional()),
-  score: z.preprocess(
-    blank,
-    z.coerce
-      .number("score must be a number.")
-      .min(-1e9, "score is too small.")
-      .max(1e9, "score is too large.")
-      .nullable()
-      .optional(),
-  ),
-  comment: z.preprocess(blank, typedText("comment", 4000).nullable().optional()),
+  ...noteFields,
 });
 
 /** Writes the reviewer's annotation on the item's session and marks the item done with it, in one transaction. */

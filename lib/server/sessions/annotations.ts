@@ -17,6 +17,21 @@ import type { Principal } from "../principal";
 /** An empty field of a form is no value. */
 const blank = (v: unknown) => (v === "" ? null : v);
 
+/** What a note says: its label, score and comment (a review completes with the same three). */
+export const noteFields = {
+  label: z.preprocess(blank, typed("label", 64).nullable().optional()),
+  score: z.preprocess(
+    blank,
+    z.coerce
+      .number("score must be a number.")
+      .min(-1e9, "score is too small.")
+      .max(1e9, "score is too large.")
+      .nullable()
+      .optional(),
+  ),
+  comment: z.preprocess(blank, typed("comment", 4000).nullable().optional()),
+};
+
 const fields = {
   /** The step it is about (its seq); none: the whole session. */
   seq: z.preprocess(
@@ -29,17 +44,7 @@ const fields = {
       .nullable()
       .optional(),
   ),
-  label: z.preprocess(blank, typed("label", 64).nullable().optional()),
-  score: z.preprocess(
-    blank,
-    z.coerce
-      .number("score must be a number.")
-      .min(-1e9, "score is too small.")
-      .max(1e9, "score is too large.")
-      .nullable()
-      .optional(),
-  ),
-  comment: z.preprocess(blank, typed("comment", 4000).nullable().optional()),
+  ...noteFields,
 };
 
 const somethingSaid = (a: { label?: unknown; score?: unknown; comment?: unknown }) =>
