@@ -11,12 +11,7 @@ import { AppError, notFound } from "@/lib/errors";
 import type { CohortEdit } from "@/lib/replay";
 import type { ReplayPreset } from "@/lib/policies/presets";
 import type { CheckRef } from "../checks/counterfactual";
-import {
-  fitEditToCohort,
-  planExperiment,
-  planPresetExperiment,
-  storeExperiment,
-} from "../experiments/experiment-create";
+import { planExperiment, planPresetExperiment, storeCohortExperiment } from "../experiments/experiment-create";
 
 /** What an experiment over a dataset is given (the experiment operation's input, checked there). */
 export interface DatasetExperimentInput {
@@ -85,25 +80,16 @@ export async function createDatasetExperiment(input: DatasetExperimentInput, cre
   const plan = input.preset
     ? await planPresetExperiment(prisma, input.preset, cohort.agentVersionId)
     : await planExperiment(prisma, input.policyVersionId ?? "", cohort.agentVersionId);
-  const { sessionIds } = cohort;
-  const cohortEdit = input.edit ? await fitEditToCohort(prisma, input.edit, sessionIds) : undefined;
-  const id = await storeExperiment(prisma, {
+  return storeCohortExperiment(prisma, {
     name: input.name,
     plan,
-    sessionIds,
-    ...(cohortEdit ? { cohortEdit } : {}),
+    sessionIds: cohort.sessionIds,
+    edit: input.edit,
     checks: input.checks ?? [],
     cohortKind: "dataset",
     dataset: cohort.dataset,
     createdBy,
   });
-  return {
-    id,
-    status: "pending" as const,
-    total: sessionIds.length,
-    warnings: plan.warnings,
-    ...(cohortEdit ? { edit: { applied: cohortEdit.edits.size, notApplied: cohortEdit.notApplied } } : {}),
-  };
 }
 
 /** The datasets the new-experiment form offers: each with its size and its members' agents. */

@@ -252,3 +252,23 @@ export async function storeExperiment(prisma: Db, e: StoreExperiment): Promise<s
     return experiment.id;
   });
 }
+
+/**
+ * Fits an optional edit to the cohort, stores the experiment with it and answers what the API and the form show:
+ * the new experiment's id, its size, the plan's warnings and how many members the edit applies to.
+ */
+export async function storeCohortExperiment(
+  prisma: Db,
+  e: Omit<StoreExperiment, "cohortEdit"> & { edit?: CohortEdit | undefined },
+) {
+  const { edit, ...rest } = e;
+  const cohortEdit = edit ? await fitEditToCohort(prisma, edit, e.sessionIds) : undefined;
+  const id = await storeExperiment(prisma, { ...rest, ...(cohortEdit ? { cohortEdit } : {}) });
+  return {
+    id,
+    status: "pending" as const,
+    total: e.sessionIds.length,
+    warnings: e.plan.warnings,
+    ...(cohortEdit ? { edit: { applied: cohortEdit.edits.size, notApplied: cohortEdit.notApplied } } : {}),
+  };
+}

@@ -39,7 +39,7 @@ import { isTerminal } from "@/lib/db/replays";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "../authz";
 import { countByStatus, experimentState } from "./experiment-status";
-import { fitEditToCohort, planExperiment, planPresetExperiment, storeExperiment } from "./experiment-create";
+import { planExperiment, planPresetExperiment, storeCohortExperiment } from "./experiment-create";
 import { REPLAY_PRESETS } from "@/lib/policies/presets";
 import { REPLAY_PRESET_WORDS } from "@/lib/policies/labels";
 import { hasModelEndpoint } from "@/lib/db/executors";
@@ -195,24 +195,15 @@ export async function createExperiment(
     );
   }
 
-  const sessionIds = cohort.map((s) => s.id);
-  const cohortEdit = input.edit ? await fitEditToCohort(prisma, input.edit, sessionIds) : undefined;
-  const id = await storeExperiment(prisma, {
+  return storeCohortExperiment(prisma, {
     name: input.name,
     plan,
-    sessionIds,
-    ...(cohortEdit ? { cohortEdit } : {}),
+    sessionIds: cohort.map((s) => s.id),
+    edit: input.edit,
     checks: input.checks ?? [],
     cohortKind: "agent_version",
     createdBy: principal.name,
   });
-  return {
-    id,
-    status: "pending",
-    total: cohort.length,
-    warnings: plan.warnings,
-    ...(cohortEdit ? { edit: { applied: cohortEdit.edits.size, notApplied: cohortEdit.notApplied } } : {}),
-  };
 }
 
 /**
