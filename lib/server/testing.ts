@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
+import { createApiKey } from "@/lib/db/api-keys";
 import type { Db } from "@/lib/db/client";
 import { savePolicyByName } from "@/lib/db/policies";
 import { withTransaction } from "@/lib/db/transactions";
@@ -132,3 +133,19 @@ export async function demoDatabase(engine: TestEngine): Promise<TestDatabase> {
 
 /** A viewer: reads everything, changes nothing. */
 export const viewer: Principal = { ...localAdmin("reader"), role: "viewer", readOnly: true };
+
+/**
+ * API keys for a test's actors: `admin` a script's key with no user (the local admin), and one member per other
+ * entry, created with that role (id and name the entry's key, e-mail `<key>@example.test`) and given a key.
+ */
+export async function keysByRole<Name extends string>(
+  prisma: Db,
+  members: Record<Name, Principal["role"]>,
+): Promise<Record<Name | "admin", string>> {
+  const keys = { admin: (await createApiKey(prisma, "script")).key } as Record<Name | "admin", string>;
+  for (const [name, role] of Object.entries(members) as [Name, Principal["role"]][]) {
+    await prisma.user.create({ data: { id: name, name, email: `${name}@example.test`, role } });
+    keys[name] = (await createApiKey(prisma, name, { userId: name })).key;
+  }
+  return keys;
+}

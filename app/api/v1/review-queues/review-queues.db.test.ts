@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, type Database } from "@/lib/db";
+import type { Database } from "@/lib/db";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { deleteSession } from "@/lib/db/traces";
 import { localAdmin } from "@/lib/server/principal";
 import { completeReview, getReviewPage } from "@/lib/server/reviews/reviews";
-import { importSession, refundCopy } from "@/lib/server/testing";
+import { importSession, keysByRole, refundCopy } from "@/lib/server/testing";
 import { DELETE as DELETE_QUEUE, GET as GET_QUEUE } from "./[id]/route";
 import { PATCH } from "./[id]/items/[itemId]/route";
 import { GET as GET_ITEMS, POST as POST_ITEMS } from "./[id]/items/route";
@@ -26,21 +26,13 @@ type Who = "admin" | "ana" | "bob" | "viewer";
 describe.each(TEST_ENGINES)("review queues on %s", (engine) => {
   let db: TestDatabase;
   const sessions: string[] = [];
-  const keys: Record<Who, string> = { admin: "", ana: "", bob: "", viewer: "" };
+  let keys: Record<Who, string>;
 
   beforeAll(async () => {
     db = await createTestDatabase(engine);
     for (const n of [1, 2, 3, 4])
       sessions.push(await importSession(db.prisma, localAdmin("tester"), refundCopy(`rq-${n}`)));
-    keys.admin = (await createApiKey(db.prisma, "script")).key;
-    for (const [name, role] of [
-      ["ana", "analyst"],
-      ["bob", "analyst"],
-      ["viewer", "viewer"],
-    ] as const) {
-      await db.prisma.user.create({ data: { id: name, name, email: `${name}@example.test`, role } });
-      keys[name] = (await createApiKey(db.prisma, name, { userId: name })).key;
-    }
+    keys = await keysByRole(db.prisma, { ana: "analyst", bob: "analyst", viewer: "viewer" });
     global.__branchpointDb = Promise.resolve(db);
   }, 120_000);
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, type Database } from "@/lib/db";
+import type { Database } from "@/lib/db";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { keysByRole } from "@/lib/server/testing";
 import { DELETE } from "./[commentId]/route";
 import { GET, POST } from "./route";
 
@@ -17,22 +18,14 @@ const global = globalThis as unknown as { __branchpointDb?: Promise<Database> };
 describe.each(TEST_ENGINES)("comments on reports on %s", (engine) => {
   let db: TestDatabase;
   let reportId: string;
-  const keys: Record<"admin" | "ana" | "bob" | "viewer", string> = { admin: "", ana: "", bob: "", viewer: "" };
+  let keys: Record<"admin" | "ana" | "bob" | "viewer", string>;
 
   beforeAll(async () => {
     db = await createTestDatabase(engine);
     reportId = (
       await db.prisma.report.create({ data: { title: "Why the refund went out twice", sections: {}, snapshot: {} } })
     ).id;
-    keys.admin = (await createApiKey(db.prisma, "script")).key;
-    for (const [name, role] of [
-      ["ana", "analyst"],
-      ["bob", "analyst"],
-      ["viewer", "viewer"],
-    ] as const) {
-      await db.prisma.user.create({ data: { id: name, name, email: `${name}@example.test`, role } });
-      keys[name] = (await createApiKey(db.prisma, name, { userId: name })).key;
-    }
+    keys = await keysByRole(db.prisma, { ana: "analyst", bob: "analyst", viewer: "viewer" });
     global.__branchpointDb = Promise.resolve(db);
   }, 120_000);
   afterAll(async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiKey, type Database } from "@/lib/db";
+import type { Database } from "@/lib/db";
 import { listSessions } from "@/lib/db/session-list";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { localAdmin } from "@/lib/server/principal";
-import { importSession, refundCopy } from "@/lib/server/testing";
+import { importSession, keysByRole, refundCopy } from "@/lib/server/testing";
 import { SessionListQuery } from "@/lib/session-list/query";
 import { DELETE } from "./[annotationId]/route";
 import { GET, POST } from "./route";
@@ -22,21 +22,13 @@ describe.each(TEST_ENGINES)("annotations on %s", (engine) => {
   let db: TestDatabase;
   let sessionId: string;
   let other: string;
-  const keys: Record<"admin" | "ana" | "bob" | "viewer", string> = { admin: "", ana: "", bob: "", viewer: "" };
+  let keys: Record<"admin" | "ana" | "bob" | "viewer", string>;
 
   beforeAll(async () => {
     db = await createTestDatabase(engine);
     sessionId = await importSession(db.prisma, localAdmin("tester"), refundCopy("annotated"));
     other = await importSession(db.prisma, localAdmin("tester"), refundCopy("not-annotated"));
-    keys.admin = (await createApiKey(db.prisma, "script")).key;
-    for (const [name, role] of [
-      ["ana", "analyst"],
-      ["bob", "analyst"],
-      ["viewer", "viewer"],
-    ] as const) {
-      await db.prisma.user.create({ data: { id: name, name, email: `${name}@example.test`, role } });
-      keys[name] = (await createApiKey(db.prisma, name, { userId: name })).key;
-    }
+    keys = await keysByRole(db.prisma, { ana: "analyst", bob: "analyst", viewer: "viewer" });
     global.__branchpointDb = Promise.resolve(db);
   }, 120_000);
   afterAll(async () => {
