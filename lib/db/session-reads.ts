@@ -3,7 +3,7 @@ import { type SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
 import type { Prisma } from "./generated/client";
 import { withTraceIdsOf } from "./session-traces";
-import { expandInputs } from "@/lib/sessions/inputs";
+import { expandInputAt, expandInputs } from "@/lib/sessions/inputs";
 
 type StoredEventRow = {
   seq: number;
@@ -13,20 +13,21 @@ type StoredEventRow = {
   inputPrefixCount: number | null;
 };
 
+/** A stored row as the input expanders read it: its pointer, if any, as a prefix. */
+const storedStep = (r: StoredEventRow) => ({
+  seq: r.seq,
+  kind: r.kind,
+  input: r.input,
+  prefix: r.inputPrefixSeq === null ? null : { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 },
+});
+
 /**
  * Rows of ONE session (all of its model calls up to the last row's seq, in
  * seq order) with each model call's full input in place of its stored form.
  */
 export function withFullInputs<R extends StoredEventRow>(rows: readonly R[]): R[] {
   if (!rows.some((r) => r.inputPrefixSeq !== null)) return [...rows];
-  const full = expandInputs(
-    rows.map((r) => ({
-      seq: r.seq,
-      kind: r.kind,
-      input: r.input,
-      prefix: r.inputPrefixSeq === null ? null : { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 },
-    })),
-  );
+  const full = expandInputs(rows.map(storedStep));
   return rows.map((r, i) => ({ ...r, input: full[i] }));
 }
 
@@ -39,8 +40,7 @@ export async function fullEvent(client: DbClient, sessionId: string, seq: number
     orderBy: { seq: "asc" },
     select: { seq: true, kind: true, input: true, inputPrefixSeq: true, inputPrefixCount: true },
   });
-  const expanded = withFullInputs([...before, row]);
-  return { ...row, input: expanded.at(-1)!.input };
+  return { ...row, input: expandInputAt([...before, row].map(storedStep), before.length) as typeof row.input };
 }
 
 /** What names a session where it is picked or found: its title or external id, format, start and agent. */

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, type SessionEvent } from "@/lib/replay";
 import { importDocument } from "@/lib/ingest";
-import { compactInputs, expandInputs, fullInputJson, inputDigests } from "./inputs";
+import { compactInputs, expandInputAt, expandInputs, fullInputJson, inputDigests } from "./inputs";
 import { longChatLog } from "@/lib/ingest/long-chat";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -219,8 +219,52 @@ describe("model inputs stored once", () => {
   });
 
   it("names a pointer that does not resolve", () => {
-    expect(() =>
-      expandInputs([{ seq: 1, kind: "model_call", input: { messages: [] }, prefix: { seq: 0, count: 2 } }]),
-    ).toThrow("step 1 extends step 0 by 2 messages, which is not stored");
+    const steps = [{ seq: 1, kind: "model_call", input: { messages: [] }, prefix: { seq: 0, count: 2 } }];
+    expect(() => expandInputs(steps)).toThrow("step 1 extends step 0 by 2 messages, which is not stored");
+    expect(() => expandInputAt(steps, 0)).toThrow("step 1 extends step 0 by 2 messages, which is not stored");
+  });
+
+  it("expands one step's input as expanding the whole run gives it, and refuses exactly the pointers it refuses", () => {
+    // A pointer may be damaged: another step, another count, or a step that stores no messages.
+    const damage = fc.option(
+      fc.record({ at: fc.nat(40), seq: fc.integer({ min: -1, max: 40 }), count: fc.integer({ min: -1, max: 12 }) }),
+      { freq: 3 },
+    );
+    fc.assert(
+      fc.property(run, damage, (events, broken) => {
+        const stored = JSON.parse(JSON.stringify(compactInputs(events))) as ReturnType<typeof compactInputs>;
+        const steps = events.map((e, i) => ({
+          seq: e.seq,
+          kind: e.kind,
+          input: stored[i]!.input,
+          prefix: stored[i]!.prefix,
+        }));
+        if (broken && steps.length > 0)
+          steps[broken.at % steps.length]!.prefix = { seq: broken.seq, count: broken.count };
+        // What the whole expansion gives for step i, or the refusal it throws on reaching it.
+        const whole = steps.map((_, i) => {
+          try {
+            return { input: expandInputs(steps.slice(0, i + 1))[i] };
+          } catch (e) {
+            return { refused: (e as Error).message };
+          }
+        });
+        steps.forEach((_, i) => {
+          const expected = whole[i]!;
+          let one: { input?: unknown; refused?: string };
+          try {
+            one = { input: expandInputAt(steps, i) };
+          } catch (e) {
+            one = { refused: (e as Error).message };
+          }
+          // Never refused where the whole run expands; refused as it is where the whole run stops at this very step.
+          // (A refusal on another step's pointer stops the whole run; the step alone may not need that step.)
+          if (!("refused" in expected)) expect(canonicalJson(one.input)).toBe(canonicalJson(expected.input));
+          else if (expected.refused!.startsWith(`step ${steps[i]!.seq} `)) expect(one).toEqual(expected);
+          if ("refused" in one) expect(expected).toHaveProperty("refused");
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 });

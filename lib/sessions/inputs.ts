@@ -203,6 +203,50 @@ export function inputDigests(steps: readonly Step[]): (string | null)[] {
 }
 
 /**
+ * The full input of `steps[at]` alone, what `expandInputs(steps)[at]` gives (and refused where it throws), at the
+ * cost of the messages it holds: it follows the step's pointers back and takes from each stored step only the
+ * messages that reach it, instead of building every earlier step's list (a quadratic cost at 10,000 turns).
+ */
+export function expandInputAt(steps: readonly StoredStep[], at: number): unknown {
+  const target = steps[at];
+  if (!target?.prefix) return target?.input;
+  // Where each earlier step is: a pointer may only name a step before its own (else a damaged one could loop).
+  const indexOf = new Map<number, number>();
+  for (let i = 0; i < at; i++) indexOf.set(steps[i]!.seq, i);
+  const broken = (s: StoredStep, p: InputPrefix) =>
+    new BrokenInputPrefix(`step ${s.seq} extends step ${p.seq} by ${p.count} messages, which is not stored`);
+  const lengthOf = (s: StoredStep): number | null => {
+    const own = messagesOf(s.input);
+    if (!own || (!s.prefix && s.kind !== "model_call")) return null;
+    return (s.prefix?.count ?? 0) + own.length;
+  };
+  const pieces: (readonly unknown[])[] = [];
+  let step = target;
+  let index = at;
+  let need = lengthOf(target);
+  if (need === null) throw broken(target, target.prefix);
+  for (;;) {
+    const own = messagesOf(step.input)!;
+    const p = step.prefix;
+    if (!p) {
+      pieces.push(own.slice(0, need));
+      break;
+    }
+    const baseIndex = indexOf.get(p.seq);
+    const base = baseIndex !== undefined && baseIndex < index ? steps[baseIndex]! : undefined;
+    const baseLength = base ? lengthOf(base) : null;
+    if (!base || baseLength === null || p.count > baseLength || p.count < 0) throw broken(step, p);
+    if (need > p.count) {
+      pieces.push(own.slice(0, need - p.count));
+      need = p.count;
+    }
+    step = base;
+    index = baseIndex!;
+  }
+  return { ...(target.input as Plain), messages: pieces.reverse().flat() };
+}
+
+/**
  * The JSON text of a run's full inputs from their stored form, one step at a
  * time in order: what `JSON.stringify` of `expandInputs(steps)[i]` gives, byte
  * for byte, without holding the run. It keeps only the latest model call's
