@@ -6,7 +6,7 @@ import { compactStoredInputs } from "./compact-stored";
 import { importAndSave } from "@/lib/server/ingest/imports";
 import { loadReplayComparison } from "./replay-comparison";
 import { importLongChat, loadReplayView, storedRun } from "./replays-testing";
-import { getSession, sessionEvents } from "./session-reads";
+import { fullEvent, getSession, sessionEvents, sessionEventsCompact } from "./session-reads";
 import { saveImportedSessions } from "./session-save";
 import { demoDocuments } from "@/lib/server/sessions/demo-data";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
@@ -37,15 +37,20 @@ describe.each(TEST_ENGINES)("long sessions on %s", (engine) => {
       // The system prompt and the user's turn, then an assistant message and a tool result per turn: each once.
       expect(stored).toEqual({ messages: 2 + 2 * TURNS, pointers: TURNS });
 
-      const events = await sessionEvents(db.prisma, id);
-      const models = events.filter((e) => e.kind === "model_call");
+      // The steps as stored (a pointer each), then the two this test looks at whole: expanding all 10,001 inputs
+      // would build 10,001 lists of up to 20,002 messages, a cost the pages never pay.
+      const models = (await sessionEventsCompact(db.prisma, id)).filter((e) => e.kind === "model_call");
       expect(models).toHaveLength(TURNS + 1);
-      const lastInput = models.at(-1)!.input as { messages: { role: string; tool_call_id?: string }[]; model: string };
+      const whole = async (seq: number) => (await fullEvent(db.prisma, id, seq))!.input;
+      const lastInput = (await whole(models.at(-1)!.seq)) as {
+        messages: { role: string; tool_call_id?: string }[];
+        model: string;
+      };
       expect(lastInput.messages).toHaveLength(2 + 2 * TURNS);
       expect(lastInput.model).toBe("gpt-4o");
       expect(lastInput.messages.at(-1)).toMatchObject({ role: "tool" });
       // Each step's input is the one before it plus the assistant message and tool result in between.
-      const middle = models[TURNS / 2]!.input as { messages: unknown[] };
+      const middle = (await whole(models[TURNS / 2]!.seq)) as { messages: unknown[] };
       expect(middle.messages).toHaveLength(2 + 2 * (TURNS / 2));
       expect(canonicalJson(middle.messages)).toBe(canonicalJson(lastInput.messages.slice(0, 2 + 2 * (TURNS / 2))));
 
