@@ -114,7 +114,18 @@ function iso(local: string): string | undefined {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : local;
 }
 
-type PullField = "fromTimestamp" | "toTimestamp" | "tags" | "name" | "userId" | "sessionId" | "query";
+type PullField =
+  | "fromTimestamp"
+  | "toTimestamp"
+  | "tags"
+  | "name"
+  | "userId"
+  | "sessionId"
+  | "query"
+  | "environment"
+  | "version"
+  | "release"
+  | "traceIds";
 const PULL_FIELDS: readonly (readonly [PullField, string, string, string])[] = [
   ["fromTimestamp", "From", "datetime-local", ""],
   ["toTimestamp", "To (default: now)", "datetime-local", ""],
@@ -123,13 +134,28 @@ const PULL_FIELDS: readonly (readonly [PullField, string, string, string])[] = [
   ["userId", "User id", "text", ""],
   ["sessionId", "Session id", "text", ""],
   ["query", "LangSmith filter", "text", 'gt(latency, "5s")'],
+  ["environment", "Environment", "text", "production"],
+  ["version", "Version", "text", "1.4.0"],
+  ["release", "Release", "text", "v1.4.0"],
+  ["traceIds", "Trace ids (instead of the rest; up to 500)", "text", "id-1, id-2"],
 ];
 /** The fields each kind's pull reads (the server refuses the others). */
 const KIND_PULL_FIELDS: Record<string, readonly PullField[]> = {
-  langfuse: ["fromTimestamp", "toTimestamp", "tags", "name", "userId", "sessionId"],
-  langsmith: ["fromTimestamp", "toTimestamp", "tags", "name", "query"],
-  phoenix: ["fromTimestamp", "toTimestamp", "name"],
-  braintrust: ["fromTimestamp", "toTimestamp", "tags", "name", "query"],
+  langfuse: [
+    "fromTimestamp",
+    "toTimestamp",
+    "tags",
+    "name",
+    "userId",
+    "sessionId",
+    "environment",
+    "version",
+    "release",
+    "traceIds",
+  ],
+  langsmith: ["fromTimestamp", "toTimestamp", "tags", "name", "query", "traceIds"],
+  phoenix: ["fromTimestamp", "toTimestamp", "name", "traceIds"],
+  braintrust: ["fromTimestamp", "toTimestamp", "tags", "name", "query", "traceIds"],
 };
 /** A field's label where a kind names it its own way (the filter in the platform's own query language). */
 const KIND_LABELS: Record<string, Partial<Record<PullField, [string, string]>>> = {
@@ -147,6 +173,10 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
     sessionId: "",
     name: "",
     query: "",
+    environment: "",
+    version: "",
+    release: "",
+    traceIds: "",
   });
   const [failedOnly, setFailedOnly] = useState(false);
   const [every, setEvery] = useState("");
@@ -161,16 +191,26 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
           .split(",")
           .map((t) => t.trim())
           .filter(Boolean);
-        const filter = {
-          ...(iso(v.fromTimestamp) ? { fromTimestamp: iso(v.fromTimestamp) } : {}),
-          ...(iso(v.toTimestamp) ? { toTimestamp: iso(v.toTimestamp) } : {}),
-          ...(tags.length > 0 ? { tags } : {}),
-          ...(v.userId ? { userId: v.userId } : {}),
-          ...(v.sessionId ? { sessionId: v.sessionId } : {}),
-          ...(v.name ? { name: v.name } : {}),
-          ...(v.query ? { query: v.query } : {}),
-          ...(failedOnly ? { error: true } : {}),
-        };
+        const traceIds = v.traceIds
+          .split(/[\s,]+/)
+          .map((t) => t.trim())
+          .filter(Boolean);
+        const filter =
+          traceIds.length > 0
+            ? { traceIds, ...(failedOnly ? { error: true } : {}) }
+            : {
+                ...(iso(v.fromTimestamp) ? { fromTimestamp: iso(v.fromTimestamp) } : {}),
+                ...(iso(v.toTimestamp) ? { toTimestamp: iso(v.toTimestamp) } : {}),
+                ...(tags.length > 0 ? { tags } : {}),
+                ...(v.userId ? { userId: v.userId } : {}),
+                ...(v.sessionId ? { sessionId: v.sessionId } : {}),
+                ...(v.name ? { name: v.name } : {}),
+                ...(v.query ? { query: v.query } : {}),
+                ...(v.environment ? { environment: v.environment } : {}),
+                ...(v.version ? { version: v.version } : {}),
+                ...(v.release ? { release: v.release } : {}),
+                ...(failedOnly ? { error: true } : {}),
+              };
         const schedule = every.trim() !== "" ? { everyMinutes: Number(every) } : undefined;
         run(() => startPullAction({ connectorId, filter, ...(schedule ? { schedule } : {}) }));
       }}
@@ -191,13 +231,16 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
           />
         );
       })}
-      {kind === "langsmith" || kind === "phoenix" || kind === "braintrust" ? (
-        <label className="flex items-center gap-2 text-sm">
-          <input type="checkbox" name="error" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} />
-          <span className="text-slate-600">Only runs that failed</span>
-          <FieldError error={error} name="filter.error" />
-        </label>
-      ) : null}
+      <label className="flex items-center gap-2 text-sm">
+        <input type="checkbox" name="error" checked={failedOnly} onChange={(e) => setFailedOnly(e.target.checked)} />
+        <span className="text-slate-600">
+          Only runs that failed
+          {kind === "langfuse"
+            ? " (Langfuse cannot filter on this: each trace is read, and kept when one of its observations has level ERROR)"
+            : ""}
+        </span>
+        <FieldError error={error} name="filter.error" />
+      </label>
       <GridField
         label="Repeat every (minutes, optional)"
         name="everyMinutes"

@@ -10,8 +10,15 @@ const NOTES: Record<string, string> = {
     "Langfuse traces with their observations (generations, tools, spans, events), as Langfuse's public API returns a trace; one trace, an array or JSON Lines.",
   langsmith:
     "LangSmith runs, as its runs API returns them (flat with trace_id) or with child_runs nested; an array, { runs } or JSON Lines. One session per trace.",
+  phoenix:
+    "Arize Phoenix spans (OpenInference attributes), as its spans API returns them; an array, { data } or JSON Lines. One session per trace.",
+  braintrust:
+    "Braintrust project-log or experiment rows, as its BTQL or fetch API returns them; { data }, { events }, an array or JSON Lines. One session per trace (root_span_id).",
   "otlp-protobuf": "A saved OTLP/HTTP protobuf trace export (ExportTraceServiceRequest), gzipped or not.",
 };
+
+/** The formats a connector can also pull straight from the platform. */
+const PULLED = new Set(["langfuse", "langsmith", "phoenix", "braintrust"]);
 
 /** Accepted formats, the schema of the native one, and where live exporters send their traces. */
 export function FormatReference({ baseUrl }: { baseUrl: string }) {
@@ -29,6 +36,15 @@ export function FormatReference({ baseUrl }: { baseUrl: string }) {
             <dt className="font-mono text-slate-900">{i.format}</dt>
             <dd className="text-slate-600">
               {NOTES[i.format] ?? i.label}
+              {PULLED.has(i.format) ? (
+                <>
+                  {" "}
+                  Or pull them from the platform:{" "}
+                  <a href="/settings/connectors" className="text-indigo-700 underline">
+                    Settings → Connectors
+                  </a>
+                </>
+              ) : null}
               {i.format === "native" ? (
                 <>
                   {" "}

@@ -32,6 +32,8 @@ export type PullProgress = {
   imported: number;
   duplicates: number;
   refused: number;
+  /** Traces read and left out: the filter wanted failed runs only (or passing ones), checked on the trace itself. */
+  skipped: number;
   /** Waits before a request was sent again (429, 5xx, a dropped connection). */
   retries: number;
 };
@@ -44,6 +46,7 @@ export const emptyProgress = (): PullProgress => ({
   imported: 0,
   duplicates: 0,
   refused: 0,
+  skipped: 0,
   retries: 0,
 });
 
@@ -325,7 +328,7 @@ export async function storePulledTrace(
   id: string,
   owner: string,
   before: { progress: PullProgress; refusals: PullRefusal[] },
-  outcome: { cursor: PullCursor; session: ImportedSession | null; refusal: PullRefusal | null },
+  outcome: { cursor: PullCursor; session: ImportedSession | null; refusal: PullRefusal | null; skipped?: boolean },
 ): Promise<{ held: boolean; cancelRequested: boolean; progress: PullProgress; refusals: PullRefusal[] }> {
   const rollback = new Error("lease lost");
   try {
@@ -339,6 +342,7 @@ export async function storePulledTrace(
           imported: p.imported + (saved && !saved.duplicate ? 1 : 0),
           duplicates: p.duplicates + (saved?.duplicate ? 1 : 0),
           refused: p.refused + (outcome.refusal ? 1 : 0),
+          skipped: p.skipped + (outcome.skipped ? 1 : 0),
         };
         const refusals =
           outcome.refusal && before.refusals.length < MAX_PULL_REFUSALS

@@ -118,6 +118,14 @@ export const PullFilterInput = z
     name: Text.optional(),
     error: z.boolean().optional(),
     query: z.string().min(1).max(2000).optional(),
+    environment: Text.optional(),
+    version: Text.optional(),
+    release: Text.optional(),
+    traceIds: z
+      .array(z.string().min(1, "A trace id cannot be empty.").max(200, "A trace id has at most 200 characters."))
+      .min(1, "Give at least one trace id.")
+      .max(500, "A pull takes at most 500 trace ids.")
+      .optional(),
   })
   .strict();
 export type PullFilterInput = z.infer<typeof PullFilterInput>;
@@ -277,8 +285,23 @@ export async function startPull(
       `The filter is not one ${platform!.label} can read: ${issues[0]!.message}.`,
       issues,
     );
-  const filter = { ...input.filter, toTimestamp: input.filter.toTimestamp ?? new Date().toISOString() };
-  if (filter.fromTimestamp && Date.parse(filter.fromTimestamp) >= Date.parse(filter.toTimestamp))
+  if (input.filter.traceIds) {
+    const others = Object.keys(input.filter).filter((key) => key !== "traceIds" && key !== "error");
+    if (others.length > 0)
+      throw new AppError(
+        "invalid_input",
+        `A pull of given trace ids reads no list, so it takes no other filter than error (got ${others.join(", ")}).`,
+        others.map((key) => ({ path: `filter.${key}`, message: "not read with traceIds" })),
+      );
+    if (input.schedule)
+      throw new AppError("invalid_input", "A pull of given trace ids cannot repeat on a schedule.", [
+        { path: "schedule", message: "not with traceIds" },
+      ]);
+  }
+  const filter = input.filter.traceIds
+    ? { ...input.filter, traceIds: [...new Set(input.filter.traceIds)] }
+    : { ...input.filter, toTimestamp: input.filter.toTimestamp ?? new Date().toISOString() };
+  if (filter.fromTimestamp && filter.toTimestamp && Date.parse(filter.fromTimestamp) >= Date.parse(filter.toTimestamp))
     throw new AppError("invalid_input", "The filter's fromTimestamp must be before its toTimestamp.", [
       { path: "filter.fromTimestamp", message: "not before toTimestamp" },
     ]);

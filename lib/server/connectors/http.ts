@@ -3,7 +3,7 @@
  * traces and one trace by id), and its HTTP with the rate limits respected. Every call goes through the
  * executors' outbound guard (the host on the allow-list, checked again after DNS and on each redirect).
  *
- * Rate limits: a 429 waits what its `Retry-After` says (seconds or an HTTP date, at most `maxWaitMs`), else
+ * Rate limits: a 429 or a 503 waits what its `Retry-After` says (seconds or an HTTP date, at most `maxWaitMs`), else
  * backs off exponentially; a 5xx, a 408, a timeout or a dropped connection backs off and tries again, up to
  * `maxRetries` times. A body that is not JSON Branchpoint can hold (nested too deep, a number too large) is a
  * refusal of that answer, never a crash.
@@ -23,6 +23,12 @@ export type PullFilter = {
   name?: string;
   /** Only runs that failed (true) or did not (false). */
   error?: boolean;
+  /** Langfuse: the trace's environment, version and release. */
+  environment?: string;
+  version?: string;
+  release?: string;
+  /** Exactly these traces, by the platform's trace id (no list is read). */
+  traceIds?: string[];
   /** A filter in the platform's own query language, passed as it is. */
   query?: string;
 };
@@ -150,10 +156,11 @@ export class PlatformHttp {
           this.opts.allowed,
           this.opts.resolve,
         );
-        if (answer.status === 429) {
+        if (answer.status === 429 || answer.status === 503) {
           const asked = retryAfterMs(answer.headers["retry-after"]);
           if (asked !== null) waitMs = Math.min(maxWaitMs, asked);
-          reason = `429 (rate limited${asked !== null ? `, Retry-After ${Math.round(asked / 1000)} s` : ""})`;
+          const what = answer.status === 429 ? "rate limited" : "unavailable";
+          reason = `${answer.status} (${what}${asked !== null ? `, Retry-After ${Math.round(asked / 1000)} s` : ""})`;
         } else if (answer.status >= 500 || answer.status === 408) reason = `${answer.status}`;
         else return answer;
         if (attempt >= maxRetries)

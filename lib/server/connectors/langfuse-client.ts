@@ -22,11 +22,24 @@ export class LangfuseClient implements ConnectorClient {
     );
   }
 
-  /** One page of the trace list, oldest first, filtered. */
+  /**
+   * One page of the trace list, oldest first, filtered by the list's own parameters. Its list has none for failed
+   * runs: a pull with `error` reads each listed trace and keeps it by its observations' level (./run-pull.ts).
+   */
   async listTraces(filter: PullFilter, at: PagePosition, limit: number): Promise<TracePage> {
     const { page } = at;
     const query = new URLSearchParams({ page: String(page), limit: String(limit), orderBy: "timestamp.asc" });
-    for (const key of ["fromTimestamp", "toTimestamp", "userId", "sessionId", "name"] as const) {
+    const keys = [
+      "fromTimestamp",
+      "toTimestamp",
+      "userId",
+      "sessionId",
+      "name",
+      "environment",
+      "version",
+      "release",
+    ] as const;
+    for (const key of keys) {
       const v = filter[key];
       if (v !== undefined) query.set(key, v);
     }

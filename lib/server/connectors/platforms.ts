@@ -23,6 +23,11 @@ export type Platform = {
   filters: readonly (keyof PullFilter)[];
   /** What is wrong with a filter's values for this platform (beyond their shapes), path by path. */
   filterIssues?(filter: PullFilter): ImportIssue[];
+  /**
+   * Whether its list cannot filter on failure (Langfuse's trace list has no such parameter): a pull with `error`
+   * reads each listed trace and keeps it when its session failed (or did not), as asked.
+   */
+  errorAfterRead?: true;
   /** Whether a pull may go on with the secret's variable unset (a self-hosted platform without auth). */
   secretOptional?: boolean;
   client(connector: ConnectorRow, secret: string, opts: Omit<HttpOptions, "baseUrl">): ConnectorClient;
@@ -32,14 +37,27 @@ export type Platform = {
 export const PLATFORMS: Record<ConnectorKind, Platform> = {
   langfuse: {
     label: "Langfuse",
-    filters: ["fromTimestamp", "toTimestamp", "tags", "userId", "sessionId", "name"],
+    filters: [
+      "fromTimestamp",
+      "toTimestamp",
+      "tags",
+      "userId",
+      "sessionId",
+      "name",
+      "environment",
+      "version",
+      "release",
+      "error",
+      "traceIds",
+    ],
+    errorAfterRead: true,
     client: (c, secret, opts) =>
       new LangfuseClient({ ...opts, baseUrl: c.baseUrl, publicKey: c.publicKey ?? "", secretKey: secret }),
     map: (trace) => mapLangfuseTrace(trace),
   },
   langsmith: {
     label: "LangSmith",
-    filters: ["fromTimestamp", "toTimestamp", "tags", "name", "error", "query"],
+    filters: ["fromTimestamp", "toTimestamp", "tags", "name", "error", "query", "traceIds"],
     client: (c, secret, opts) =>
       new LangSmithClient({ ...opts, baseUrl: c.baseUrl, apiKey: secret, project: c.project ?? "" }),
     map: (trace) =>
@@ -49,7 +67,7 @@ export const PLATFORMS: Record<ConnectorKind, Platform> = {
   },
   phoenix: {
     label: "Phoenix",
-    filters: ["fromTimestamp", "toTimestamp", "name", "error"],
+    filters: ["fromTimestamp", "toTimestamp", "name", "error", "traceIds"],
     secretOptional: true,
     client: (c, secret, opts) =>
       new PhoenixClient({ ...opts, baseUrl: c.baseUrl, apiKey: secret, project: c.project ?? "" }),
@@ -60,7 +78,7 @@ export const PLATFORMS: Record<ConnectorKind, Platform> = {
   },
   braintrust: {
     label: "Braintrust",
-    filters: ["fromTimestamp", "toTimestamp", "tags", "name", "error", "query"],
+    filters: ["fromTimestamp", "toTimestamp", "tags", "name", "error", "query", "traceIds"],
     client: (c, secret, opts) =>
       new BraintrustClient({ ...opts, baseUrl: c.baseUrl, apiKey: secret, project: c.project ?? "" }),
     filterIssues: (filter) => {

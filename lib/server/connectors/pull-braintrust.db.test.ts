@@ -178,7 +178,7 @@ describe.each(TEST_ENGINES)("Braintrust pulls on %s", (engine) => {
     const badFilter = await refusal(startPull(analyst, { connectorId, filter: { sessionId: "s1" } }, db.prisma));
     expect([STATUS[badFilter.code], badFilter.message, badFilter.issues]).toEqual([
       400,
-      "A Braintrust pull cannot filter by sessionId; it filters by fromTimestamp, toTimestamp, tags, name, error, query.",
+      "A Braintrust pull cannot filter by sessionId; it filters by fromTimestamp, toTimestamp, tags, name, error, query, traceIds.",
       [{ path: "filter.sessionId", message: "not a filter Braintrust reads" }],
     ]);
     const widened = await refusal(

@@ -97,7 +97,7 @@ describe.each(TEST_ENGINES)("LangSmith pulls on %s", (engine) => {
     const badFilter = await refusal(startPull(analyst, { connectorId, filter: { userId: "u1" } }, db.prisma));
     expect([STATUS[badFilter.code], badFilter.message, badFilter.issues]).toEqual([
       400,
-      "A LangSmith pull cannot filter by userId; it filters by fromTimestamp, toTimestamp, tags, name, error, query.",
+      "A LangSmith pull cannot filter by userId; it filters by fromTimestamp, toTimestamp, tags, name, error, query, traceIds.",
       [{ path: "filter.userId", message: "not a filter LangSmith reads" }],
     ]);
     expect(await db.prisma.connectorPull.count()).toBe(0);
@@ -199,6 +199,7 @@ describe.each(TEST_ENGINES)("LangSmith pulls on %s", (engine) => {
             imported: 7,
             duplicates: 0,
             refused: 0,
+            skipped: 0,
             retries: 0,
           },
         ]);
@@ -276,6 +277,23 @@ describe.each(TEST_ENGINES)("LangSmith pulls on %s", (engine) => {
         message:
           'LangSmith answered 403 for page 1 of the project\'s runs (check the API key in the connector\'s environment variable and that it may read the project): {"detail":"Forbidden"}',
       },
+    ]);
+  });
+
+  it("stops with the reason when the runs list answers with the cursor it was asked with", async () => {
+    const root = corpus()[0]!.find((r) => r.parent_run_id === null)!;
+    const stuck = JSON.stringify({ runs: [root], cursors: { next: "c3RlcA", prev: null } });
+    intercept = (hit) => (hit.kind === "roots" ? { body: stuck } : undefined);
+    const pull = await startPull(analyst, { connectorId, filter: FILTER }, db.prisma, { pageSize: 3, client: FAST });
+    expect([pull.status, pull.error, pull.cursor, server.hits.filter((h) => h.kind === "roots").length]).toEqual([
+      "failed",
+      {
+        code: "run_failed",
+        message:
+          "LangSmith answered page 2 of the trace list with the same cursor it was asked with; the pull stops here so as not to read that page forever.",
+      },
+      { page: 2, token: "c3RlcA", lastTraceId: "ls-trace-000" },
+      2,
     ]);
   });
 });

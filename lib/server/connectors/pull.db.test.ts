@@ -11,10 +11,10 @@ import { findPull } from "@/lib/db/connectors";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { resetEnvCache } from "@/lib/env";
 import { STATUS } from "@/lib/errors";
-import { supportTrace, supportTraces } from "@/lib/ingest/__fixtures__/langfuse";
+import { listedTrace, supportTrace, supportTraces } from "@/lib/ingest/__fixtures__/langfuse";
 import { localAdmin, type Principal } from "../principal";
 import { refusal } from "../testing";
-import { cancelPull, createConnector, getPull, listConnectors, startPull } from "./connectors";
+import { cancelPull, createConnector, getPull, listConnectors, startPull, StartPullInput } from "./connectors";
 import { runPull, type PullDeps } from "./run-pull";
 import { crashAndResume, stepRows, fakeLangfuse, storedSessions, type Hit, type Override } from "./testing";
 
@@ -229,7 +229,17 @@ describe.each(TEST_ENGINES)("Langfuse pulls on %s", (engine) => {
         ]);
         expect([done.status, done.progress]).toEqual([
           "completed",
-          { pages: 3, totalPages: 3, totalItems: 7, traces: 7, imported: 7, duplicates: 0, refused: 0, retries: 0 },
+          {
+            pages: 3,
+            totalPages: 3,
+            totalItems: 7,
+            traces: 7,
+            imported: 7,
+            duplicates: 0,
+            refused: 0,
+            skipped: 0,
+            retries: 0,
+          },
         ]);
         expect(await digest()).toEqual(reference);
         // No trace was fetched twice, none skipped.
@@ -311,7 +321,7 @@ describe.each(TEST_ENGINES)("Langfuse pulls on %s", (engine) => {
     const down = await startPull(analyst, { connectorId, filter: FILTER }, db.prisma, { pageSize: 3, client: FAST });
     expect([down.status, down.error?.message, down.cursor, (down.progress as { retries: number }).retries]).toEqual([
       "failed",
-      "Langfuse answered 503 to /api/public/traces 5 times; the pull stops here and can be started again.",
+      "Langfuse answered 503 (unavailable) to /api/public/traces 5 times; the pull stops here and can be started again.",
       { page: 2, lastTraceId: null },
       4,
     ]);
@@ -341,6 +351,103 @@ describe.each(TEST_ENGINES)("Langfuse pulls on %s", (engine) => {
     expect([STATUS[again.code], again.message]).toEqual([
       409,
       "The pull has already ended (cancelled); there is nothing to cancel.",
+    ]);
+  });
+
+  it("pulls given trace ids (no list read), each id once, keeping the failed ones when asked; refuses bad ids", async () => {
+    await db.prisma.session.deleteMany({ where: { format: "langfuse" } });
+    const traceIds = ["lf-trace-005", "lf-trace-000", "lf-trace-003", "lf-trace-005", "lf-missing"];
+    const pull = await startPull(analyst, { connectorId, filter: { traceIds, error: true } }, db.prisma, {
+      pageSize: 3,
+      client: FAST,
+    });
+    expect([pull.status, pull.filter, pull.progress, pull.refusals]).toEqual([
+      "completed",
+      { traceIds: ["lf-trace-005", "lf-trace-000", "lf-trace-003", "lf-missing"], error: true },
+      {
+        pages: 2,
+        totalPages: 2,
+        totalItems: 4,
+        traces: 4,
+        imported: 2,
+        duplicates: 0,
+        refused: 1,
+        skipped: 1,
+        retries: 0,
+      },
+      [
+        {
+          traceId: "lf-missing",
+          issues: [{ path: "", message: "Langfuse has no such trace (deleted since it was listed?)" }],
+        },
+      ],
+    ]);
+    expect(server.hits.map((h) => [h.kind, h.traceId])).toEqual([
+      ["trace", "lf-trace-005"],
+      ["trace", "lf-trace-000"],
+      ["trace", "lf-trace-003"],
+      ["trace", "lf-missing"],
+    ]);
+    expect((await langfuseSessions()).map((s) => s.externalId)).toEqual(["lf-trace-000", "lf-trace-003"]);
+
+    const bad = (traceIds: string[]) =>
+      StartPullInput.safeParse({ filter: { traceIds } }).error?.issues.map((i) => [i.path.join("."), i.message]);
+    expect([bad(Array.from({ length: 501 }, (_, k) => `t${k}`)), bad(["x".repeat(201)]), bad([])]).toEqual([
+      [["filter.traceIds", "A pull takes at most 500 trace ids."]],
+      [["filter.traceIds.0", "A trace id has at most 200 characters."]],
+      [["filter.traceIds", "Give at least one trace id."]],
+    ]);
+    const mixed = await refusal(
+      startPull(analyst, { connectorId, filter: { traceIds: ["lf-trace-000"], tags: ["prod"] } }, db.prisma),
+    );
+    expect([STATUS[mixed.code], mixed.issues]).toEqual([
+      400,
+      [{ path: "filter.tags", message: "not read with traceIds" }],
+    ]);
+  });
+
+  it("waits what a 503's Retry-After asks, and stops an endless run of pages with the reason", async () => {
+    let down = true;
+    intercept = (hit) => {
+      if (hit.kind !== "list" || !down) return undefined;
+      down = false;
+      return { status: 503, headers: { "retry-after": "1" }, body: "maintenance" };
+    };
+    const waited = await startPull(analyst, { connectorId, filter: FILTER }, db.prisma, { pageSize: 3, client: FAST });
+    const lists = server.hits.filter((h) => h.kind === "list" && h.page === 1);
+    expect([waited.status, (waited.progress as { retries: number }).retries, lists.length]).toEqual([
+      "completed",
+      1,
+      2,
+    ]);
+    // The backoff alone would have waited 10 ms.
+    expect(lists[1]!.at - lists[0]!.at).toBeGreaterThanOrEqual(1000);
+
+    server.hits.length = 0;
+    const endless = JSON.stringify({
+      data: [listedTrace(supportTrace("lf-trace-000"))],
+      meta: { page: 1, limit: 1, totalItems: 1_000_000, totalPages: 1_000_000 },
+    });
+    intercept = (hit) => (hit.kind === "list" ? { body: endless } : undefined);
+    const stopped = await startPull(analyst, { connectorId, filter: FILTER }, db.prisma, {
+      pageSize: 1,
+      client: FAST,
+      maxPages: 3,
+    });
+    expect([
+      stopped.status,
+      stopped.error,
+      stopped.cursor,
+      server.hits.filter((h) => h.kind === "list").length,
+    ]).toEqual([
+      "failed",
+      {
+        code: "run_failed",
+        message:
+          "Langfuse kept answering with a next page after 3 pages of the trace list; the pull stops here. Narrow the filter (a shorter time range) and pull again.",
+      },
+      { page: 3, lastTraceId: "lf-trace-000" },
+      3,
     ]);
   });
 });

@@ -28,7 +28,7 @@ import type { Resolver } from "@/lib/executors/outbound";
 import { storableSessions } from "@/lib/hostile/storable";
 import type { ImportedSession } from "@/lib/ingest/types";
 import { keyEnvNameProblem } from "@/lib/executors/key-env";
-import { ConnectorApiError, type ConnectorClient, type HttpOptions, type PullFilter } from "./http";
+import { ConnectorApiError, type ConnectorClient, type HttpOptions, type PullFilter, type TracePage } from "./http";
 import { platformOf, type Platform } from "./platforms";
 
 export type PullDeps = {
@@ -36,6 +36,8 @@ export type PullDeps = {
   /** Traces per page of the list (Langfuse's default is 50). */
   pageSize?: number;
   client?: Partial<Pick<HttpOptions, "timeoutMs" | "maxRetries" | "backoffMs" | "maxWaitMs">>;
+  /** The most list pages a pull reads (an endless run of pages is the platform's fault: the pull stops). */
+  maxPages?: number;
   /** Called after each trace is stored with the cursor; a throw here stops the run as a crash would. */
   afterTrace?: (info: { page: number; traceId: string | null; traces: number }) => void | Promise<void>;
 };
@@ -112,13 +114,18 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
   });
 
   /** Stores one trace's outcome with the cursor past it, in one transaction; answers whether a cancel was asked. */
-  const store = async (next: PullCursor, session: ImportedSession | null, refusal: PullRefusal | null) => {
+  const store = async (
+    next: PullCursor,
+    session: ImportedSession | null,
+    refusal: PullRefusal | null,
+    skipped: boolean,
+  ) => {
     const state = await storePulledTrace(
       prisma,
       pullId,
       run.owner,
       { progress, refusals },
-      { cursor: next, session, refusal },
+      { cursor: next, session, refusal, skipped },
     );
     if (!state.held) throw new LeaseLost("the lease was lost");
     progress = state.progress;
@@ -127,11 +134,16 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
     return state.cancelRequested;
   };
 
+  const maxPages = deps.maxPages ?? MAX_PAGES;
+  /** Whether the filter's failed-only choice is checked on each trace read (the list could not filter by it). */
+  const checkFailed = filter.error !== undefined && (filter.traceIds !== undefined || platform.errorAfterRead === true);
   try {
     for (;;) {
       if (await isPullCancelRequested(prisma, pullId)) return void (await end("cancelled"));
       const token = cursor.token ?? null;
-      const page = await client.listTraces(filter, { page: cursor.page, token }, pageSize);
+      const page = filter.traceIds
+        ? givenTraces(filter.traceIds, cursor.page, pageSize)
+        : await client.listTraces(filter, { page: cursor.page, token }, pageSize);
       progress = { ...progress, totalPages: page.totalPages, totalItems: page.totalItems };
       let ids = page.ids;
       if (cursor.lastTraceId !== null) {
@@ -140,14 +152,25 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
       }
       for (const traceId of ids) {
         if (await isPullCancelRequested(prisma, pullId)) return void (await end("cancelled"));
-        const { session, refusal } = await readTrace(platform, client, traceId, cursor.page, connector.name);
+        const read = await readTrace(platform, client, traceId, cursor.page, connector.name);
+        const skip = checkFailed && read.session !== null && failed(read.session) !== filter.error;
         const next = { ...at(cursor.page, token), lastTraceId: traceId ?? cursor.lastTraceId };
-        const cancel = await store(next, session, refusal);
+        const cancel = await store(next, skip ? null : read.session, read.refusal, skip);
         await deps.afterTrace?.({ page: cursor.page, traceId, traces: progress.traces });
         if (cancel) return void (await end("cancelled"));
       }
       progress = { ...progress, pages: cursor.page };
       if (page.next === null) return void (await end("completed"));
+      if (page.next.token !== null && page.next.token === token)
+        throw new ConnectorApiError(
+          `${platform.label} answered page ${cursor.page} of the trace list with the same cursor it was asked with; the pull stops here so as not to read that page forever.`,
+          200,
+        );
+      if (page.next.page > maxPages)
+        throw new ConnectorApiError(
+          `${platform.label} kept answering with a next page after ${maxPages} pages of the trace list; the pull stops here. Narrow the filter (a shorter time range) and pull again.`,
+          200,
+        );
       const next = { ...at(page.next.page, page.next.token), lastTraceId: null };
       const held = await savePullState(prisma, pullId, run.owner, { cursor: next, progress, refusals });
       if (!held.held) return;
@@ -165,6 +188,23 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
   } finally {
     clearInterval(heartbeat);
   }
+}
+
+/** The most list pages one pull reads. */
+const MAX_PAGES = 10_000;
+
+/** A session failed when one of its steps did (Langfuse: an observation of level ERROR). */
+const failed = (session: ImportedSession) => session.events.some((e) => e.status === "failed");
+
+/** A page of the trace ids a pull was given: the `page`th run of `limit` of them. */
+function givenTraces(ids: readonly string[], page: number, limit: number): TracePage {
+  const last = page * limit >= ids.length;
+  return {
+    ids: ids.slice((page - 1) * limit, page * limit),
+    next: last ? null : { page: page + 1, token: null },
+    totalPages: Math.max(1, Math.ceil(ids.length / limit)),
+    totalItems: ids.length,
+  };
 }
 
 /** One listed trace, fetched and mapped: its session, or why it was refused. */

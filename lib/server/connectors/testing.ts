@@ -1,7 +1,8 @@
 /**
  * Fake platforms on 127.0.0.1 for the connector tests (fakePlatform; the LangSmith one: ./langsmith-testing.ts). The Langfuse public API: it serves Langfuse's documented shapes (see
  * lib/ingest/__fixtures__/langfuse.ts for where they come from) from a set of traces, checks Basic auth,
- * filters and pages the trace list as the API does (pages from 1, oldest first with orderBy=timestamp.asc),
+ * filters and pages the trace list as the API does (pages from 1, oldest first with orderBy=timestamp.asc; by
+ * time range, tags, user, session, name, environment, version and release; like the API, not by level),
  * and lets a test answer any request its own way first (a 429 with Retry-After, a 500 once, a slow page, a
  * hostile body). It records every request. Never used by the app.
  */
@@ -117,7 +118,11 @@ export async function fakeLangfuse(opts: FakeLangfuseOptions) {
     const matching = opts.traces
       .filter((t) => (from ? ts(t) >= Date.parse(from) : true))
       .filter((t) => (to ? ts(t) < Date.parse(to) : true))
-      .filter((t) => ["userId", "sessionId", "name"].every((k) => !query.get(k) || t[k] === query.get(k)))
+      .filter((t) =>
+        ["userId", "sessionId", "name", "version", "release", "environment"].every(
+          (k) => !query.get(k) || t[k] === query.get(k),
+        ),
+      )
       .filter((t) => tags.every((tag) => (t.tags as string[] | undefined)?.includes(tag)))
       .sort((a, b) => ts(a) - ts(b) || String(a.id).localeCompare(String(b.id)));
     const data = matching.slice((page - 1) * limit, page * limit).map(listedTrace);

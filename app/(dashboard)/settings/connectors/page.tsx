@@ -19,6 +19,7 @@ type Progress = {
   imported?: number;
   duplicates?: number;
   refused?: number;
+  skipped?: number;
   retries?: number;
 };
 
@@ -33,6 +34,9 @@ function PullRow({ pull }: { pull: PullView }) {
           {p.traces ?? 0}
           {p.totalItems !== null && p.totalItems !== undefined ? ` of ${p.totalItems}` : ""} traces: {p.imported ?? 0}{" "}
           imported, {p.duplicates ?? 0} already here, {p.refused ?? 0} refused
+          {p.skipped
+            ? `, ${p.skipped} left out (${(pull.filter as { error?: boolean }).error ? "did not fail" : "failed"})`
+            : ""}
           {p.retries ? `, ${p.retries} retries` : ""}
         </span>
         <span className="text-xs text-slate-500">

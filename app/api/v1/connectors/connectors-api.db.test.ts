@@ -245,7 +245,7 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     const bad = await start({ sessionId: "s-1" });
     expect([bad.status, (bad.body.error as { message: string }).message]).toEqual([
       400,
-      "A LangSmith pull cannot filter by sessionId; it filters by fromTimestamp, toTimestamp, tags, name, error, query.",
+      "A LangSmith pull cannot filter by sessionId; it filters by fromTimestamp, toTimestamp, tags, name, error, query, traceIds.",
     ]);
     const started = await start({ tags: ["prod"], error: true, query: 'eq(name, "support-agent")' });
     expect(started.status).toBe(201);
@@ -345,7 +345,7 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     const bad = await start({ userId: "u-1" });
     expect([bad.status, (bad.body.error as { message: string }).message]).toEqual([
       400,
-      "A Braintrust pull cannot filter by userId; it filters by fromTimestamp, toTimestamp, tags, name, error, query.",
+      "A Braintrust pull cannot filter by userId; it filters by fromTimestamp, toTimestamp, tags, name, error, query, traceIds.",
     ]);
     const started = await start({ tags: ["prod"], error: true });
     expect(started.status).toBe(201);
