@@ -131,7 +131,7 @@ export function ClusterMembers({
           {done && !form.error ? (
             <p role="status" className="w-full text-sm text-emerald-800">
               Split off into{" "}
-              <Link href={`/failures/${done.id}`} className="font-medium text-indigo-700 hover:underline">
+              <Link href={`/failures/${done.id}`} className="font-medium text-indigo-700 underline">
                 {done.label}
               </Link>{" "}
               ({plural(done.size, "session")}).

@@ -30,7 +30,7 @@ export function SuggestLabelForm({ clusterId, endpoints }: { clusterId: string; 
     return (
       <p className="text-sm text-slate-600">
         No model endpoint is configured. An administrator adds one in{" "}
-        <Link href="/settings/executors" className="text-indigo-700 hover:underline">
+        <Link href="/settings/executors" className="text-indigo-700 underline">
           Settings → Executors
         </Link>
         ; then a model can suggest a name from the signature and a few error messages.

@@ -27,10 +27,13 @@ export const renameClusterAction = validatedAction(RenameClusterInput, async (pr
   return { id: cluster.id, label: cluster.label };
 });
 
-/** Merges clusters of one agent into the target; the merged ones are gone (their pages with them). */
+/**
+ * Merges clusters of one agent into the target; the merged ones are gone (their pages with them). Nothing is
+ * revalidated: that would render the page the merge was made from, now not found, in place of the target the
+ * form goes to (a dynamic page, read fresh).
+ */
 export const mergeClustersAction = validatedAction(MergeClustersInput, async (principal, input, prisma) => {
   const cluster = await mergeFailureClusters(principal, input, prisma);
-  revalidatePath(`/failures/${cluster.id}`);
   return { id: cluster.id, label: cluster.label, size: cluster.size };
 });
 
