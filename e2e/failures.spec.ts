@@ -76,9 +76,13 @@ test("failed sessions form one cluster with its page, and a version that fails m
 
   await row.getByRole("link").click();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("PaymentDeclined");
+  const clusterUrl = page.url();
+  const clusterId = clusterUrl.split("/").at(-1)!;
   await expect(page.getByTestId("chart-cluster-days").getByTestId("chart-summary")).toContainText("16 sessions over");
   await expect(page.getByTestId("cluster-session")).toHaveCount(16);
   await expect(page.getByTestId("cluster-session").first().getByTestId("outcome-badge")).toHaveText("task failed");
+  // No blame search or report on the members yet: the card says what to do.
+  await expect(page.getByTestId("member-work-empty")).toContainText("start a blame search");
   expect(await axe(page)).toEqual([]);
   // On a phone the members' table scrolls inside its card; the page itself does not widen.
   await page.setViewportSize({ width: 390, height: 844 });
@@ -94,4 +98,71 @@ test("failed sessions form one cluster with its page, and a version that fails m
   await expect(summary).toContainText("Flagged as a regression: 2.");
   await expect(page.getByTestId("version-row").nth(1)).toContainText("regression");
   expect(await axe(page)).toEqual([]);
+
+  // A report made from a replay of one member is listed on the cluster page, with its link.
+  const members = await request.get(`/api/v1/clusters/${clusterId}/sessions?limit=20`, { headers: AUTH });
+  const memberIds = ((await members.json()) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
+  expect(memberIds).toHaveLength(16);
+  const replay = await request.post("/api/v1/replays", {
+    headers: AUTH,
+    data: {
+      sessionId: memberIds[0],
+      policy: {
+        model: "recorded-only",
+        drift: "continue_to_terminal",
+        maxSteps: 100,
+        tools: { default: { type: "history", scope: "baseline", on_miss: "fail" } },
+      },
+    },
+  });
+  expect(replay.status(), await replay.text()).toBe(201);
+  const replayId = ((await replay.json()) as { replay: { id: string } }).replay.id;
+  await expect
+    .poll(
+      async () =>
+        (
+          (await (await request.get(`/api/v1/replays/${replayId}`, { headers: AUTH })).json()) as {
+            replay: { status: string };
+          }
+        ).replay.status,
+      { timeout: 20_000 },
+    )
+    .not.toMatch(/^(queued|running)$/);
+  const report = await request.post("/api/v1/reports", {
+    headers: AUTH,
+    data: { replayId, title: `Declined cards ${agent}` },
+  });
+  expect(report.status(), await report.text()).toBe(201);
+  await page.goto(clusterUrl);
+  await expect(page.getByTestId("member-report")).toHaveCount(1);
+  await expect(page.getByTestId("member-report").getByRole("link")).toHaveText(`Declined cards ${agent}`);
+
+  // Split two members off into a named cluster: 14 stay, the new one holds 2.
+  const sessions = page.getByTestId("cluster-session");
+  await sessions.nth(0).getByRole("checkbox").check();
+  await sessions.nth(1).getByRole("checkbox").check();
+  await page.getByLabel("Name of the new cluster").fill("Split pair");
+  await page.getByRole("button", { name: "Split off 2 sessions…" }).click();
+  await expect(page.getByRole("alertdialog")).toContainText("14 stay");
+  await page.getByRole("button", { name: "Split off", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Split off into" })).toHaveText(
+    "Split off into Split pair (2 sessions).",
+  );
+  await expect(sessions).toHaveCount(14);
+  await expect(page.getByText(`14 failed sessions of ${agent}`)).toBeVisible();
+
+  // Merge the 14 into the pair: the page goes to the merged cluster, 16 again, with the member's report.
+  await page.getByLabel("Merge into").selectOption({ label: "Split pair (2 sessions)" });
+  await page.getByRole("button", { name: "Merge…" }).click();
+  await expect(page.getByRole("alertdialog")).toContainText("(16 in all)");
+  await page.getByRole("button", { name: "Merge", exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Split pair");
+  expect(page.url()).not.toBe(clusterUrl);
+  await expect(sessions).toHaveCount(16);
+  await expect(page.getByText(`16 failed sessions of ${agent}`)).toBeVisible();
+  await expect(page.getByTestId("member-report")).toHaveCount(1);
+  expect(await axe(page)).toEqual([]);
+  expect(
+    (await request.get(clusterUrl.replace(/.*\/failures\//, "/api/v1/clusters/"), { headers: AUTH })).status(),
+  ).toBe(404);
 });

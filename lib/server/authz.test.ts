@@ -5,6 +5,7 @@ import * as apiKeys from "./team/api-keys";
 import * as coverage from "./replays/coverage";
 import * as clusters from "./clusters/clusters";
 import * as regressions from "./clusters/regressions";
+import * as clusterLabel from "./clusters/cluster-label";
 import { authorize, can, PERMISSIONS, type Permission } from "./authz";
 import * as executors from "./executors/executors";
 import * as mcpServers from "./executors/mcp-servers";
@@ -161,6 +162,9 @@ const OPERATIONS: Record<string, Permission> = {
   "clusters.renameFailureCluster": "clusters.write",
   "clusters.mergeFailureClusters": "clusters.write",
   "clusters.splitFailureCluster": "clusters.write",
+  "clusters.listClusterMemberWork": "clusters.read",
+  "cluster-label.clusterLabelEndpoints": "clusters.write",
+  "cluster-label.suggestClusterLabel": "clusters.write",
   "regressions.getRegressions": "clusters.read",
   "regressions.regressionsToWatch": "clusters.read",
   "connectors.listConnectors": "executors.read",
@@ -251,6 +255,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   "replay-documents": replayDocuments,
   clusters,
   regressions,
+  "cluster-label": clusterLabel,
   connectors,
   "run-pull": runPull,
   reviews,

@@ -8,6 +8,7 @@ import {
   clusterById,
   clusterDays,
   clusterMembers,
+  clusterMemberWork,
   clusterVersions,
   listAgents,
   listClusters,
@@ -52,6 +53,26 @@ export async function getFailureCluster(principal: Principal, input: ClusterRef,
   const row = await clusterOrThrow(prisma, input.clusterId);
   const [days, versions] = await Promise.all([clusterDays(prisma, row.id), clusterVersions(prisma, row.id)]);
   return { ...presentCluster(row), agentName: row.agent.name, days, versions };
+}
+
+/**
+ * The blame searches run on the cluster's members and the reports about them (made from a replay of a member, or
+ * holding a member's investigation as evidence), newest first.
+ */
+export async function listClusterMemberWork(principal: Principal, input: ClusterRef, prisma: Db) {
+  authorize(principal, "clusters.read");
+  await clusterOrThrow(prisma, input.clusterId);
+  const { investigations, reports } = await clusterMemberWork(prisma, input.clusterId);
+  return {
+    investigations: investigations.map((i) => ({
+      id: i.id,
+      kind: i.kind,
+      status: i.status,
+      session: { id: i.sessionId, label: i.sessionTitle ?? i.externalId ?? i.sessionId },
+      createdAt: i.createdAt.toISOString(),
+    })),
+    reports: reports.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
+  };
 }
 
 export const ClusterSessionsInput = z.object({

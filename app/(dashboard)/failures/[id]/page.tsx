@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { ClusterDaysChart } from "@/components/failures/ClusterDaysChart";
 import { ClusterFixes } from "@/components/failures/ClusterFixes";
+import { ClusterMemberWork } from "@/components/failures/ClusterMemberWork";
+import { ClusterMembers } from "@/components/failures/ClusterMembers";
+import { MergeClusterForm } from "@/components/failures/MergeClusterForm";
+import { SuggestLabelForm } from "@/components/failures/SuggestLabelForm";
 import { TryFixForm } from "@/components/failures/TryFixForm";
 import { RenameClusterForm } from "@/components/failures/RenameClusterForm";
 import { SmallestFixSearch } from "@/components/failures/SmallestFixSearch";
-import { OutcomeBadge } from "@/components/sessions/OutcomeBadge";
-import { StatusBadge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
 import { DataTable } from "@/components/ui/DataTable";
 import { PageHeader } from "@/components/ui/PageHeader";
@@ -15,7 +16,13 @@ import { orNotFound, pageContext } from "@/lib/http/page";
 import { can } from "@/lib/server/authz";
 import { listClusterFixes } from "@/lib/server/clusters/cluster-fixes";
 import { listFixSearches } from "@/lib/server/clusters/cluster-fix-search";
-import { getFailureCluster, listClusterSessions } from "@/lib/server/clusters/clusters";
+import { clusterLabelEndpoints } from "@/lib/server/clusters/cluster-label";
+import {
+  getFailureCluster,
+  listClusterMemberWork,
+  listClusterSessions,
+  listFailureClusters,
+} from "@/lib/server/clusters/clusters";
 import { experimentChoices } from "@/lib/server/experiments/experiments";
 
 export const dynamic = "force-dynamic";
@@ -31,6 +38,14 @@ export default async function ClusterPage({ params }: Props) {
   const examples = await listClusterSessions(principal, { clusterId: id, limit: 20 }, prisma);
   const { fixes } = await listClusterFixes(principal, { clusterId: id }, prisma);
   const { searches } = await listFixSearches(principal, { clusterId: id }, prisma);
+  const work = await listClusterMemberWork(principal, { clusterId: id }, prisma);
+  const canCurate = can(principal, "clusters.write");
+  const others = canCurate
+    ? (await listFailureClusters(principal, { agentId: cluster.agentId }, prisma)).clusters
+        .filter((c) => c.id !== cluster.id)
+        .map((c) => ({ id: c.id, label: c.label, size: c.size }))
+    : [];
+  const endpoints = canCurate ? await clusterLabelEndpoints(principal, { clusterId: id }, prisma) : [];
   const canFix = can(principal, "experiments.run");
   const policies = canFix
     ? [
@@ -62,26 +77,15 @@ export default async function ClusterPage({ params }: Props) {
         <div className="flex min-w-0 flex-col gap-6">
           <ClusterDaysChart days={cluster.days} />
           <Card title="Example sessions" padding="none">
-            <DataTable
-              frame={false}
-              label="Example sessions"
-              columns={["Session", "Version", "Status and outcome", "Seen"]}
-            >
-              {examples.sessions.map((s) => (
-                <tr key={s.id} data-testid="cluster-session">
-                  <td className="px-3 py-2">
-                    <Link href={`/sessions/${s.id}`} className="text-indigo-700 hover:underline">
-                      {s.title ?? s.externalId ?? s.id}
-                    </Link>
-                  </td>
-                  <td className="px-3 py-2 font-mono text-xs">{s.version}</td>
-                  <td className="px-3 py-2">
-                    <StatusBadge status={s.status} /> <OutcomeBadge outcome={s.outcome} reason={s.outcomeReason} />
-                  </td>
-                  <td className="px-3 py-2 whitespace-nowrap text-slate-700">{formatDateTime(s.seenAt)}</td>
-                </tr>
-              ))}
-            </DataTable>
+            <ClusterMembers
+              clusterId={cluster.id}
+              size={cluster.size}
+              sessions={examples.sessions}
+              canSplit={canCurate}
+            />
+          </Card>
+          <Card title="Blame searches and reports on these sessions" padding="none">
+            <ClusterMemberWork work={work} />
           </Card>
           <Card title="Fixes tried" padding="none">
             {fixes.length > 0 ? (
@@ -127,10 +131,25 @@ export default async function ClusterPage({ params }: Props) {
               <TryFixForm clusterId={cluster.id} policies={policies} />
             </Card>
           ) : null}
-          {can(principal, "clusters.write") ? (
-            <Card title="Name">
-              <RenameClusterForm clusterId={cluster.id} label={cluster.named ? cluster.label : null} />
-            </Card>
+          {canCurate ? (
+            <>
+              <Card title="Name">
+                <RenameClusterForm
+                  key={cluster.label}
+                  clusterId={cluster.id}
+                  label={cluster.named ? cluster.label : null}
+                />
+              </Card>
+              <Card title="Suggest a label">
+                <SuggestLabelForm clusterId={cluster.id} endpoints={endpoints} />
+              </Card>
+              <Card title="Merge">
+                <MergeClusterForm
+                  cluster={{ id: cluster.id, label: cluster.label, size: cluster.size }}
+                  others={others}
+                />
+              </Card>
+            </>
           ) : null}
         </div>
       </div>

@@ -1,0 +1,82 @@
+import Link from "next/link";
+import { Badge, StatusBadge } from "@/components/ui/Badge";
+import { DataTable } from "@/components/ui/DataTable";
+import { formatDateTime } from "@/lib/format";
+
+type Work = {
+  investigations: {
+    id: string;
+    kind: string;
+    status: string;
+    session: { id: string; label: string };
+    createdAt: string;
+  }[];
+  reports: { id: string; title: string; status: string; createdAt: string; sessions: number }[];
+};
+
+/** The blame searches run on the cluster's members and the reports about them, with links; what to do when none. */
+export function ClusterMemberWork({ work }: { work: Work }) {
+  if (work.investigations.length === 0 && work.reports.length === 0)
+    return (
+      <p className="px-4 py-3 text-sm text-slate-600" data-testid="member-work-empty">
+        No blame search or report on these sessions yet. Open one of the example sessions and start a blame search from
+        it to find the step that decides the failure; a report can then be written from its replay.
+      </p>
+    );
+  return (
+    <div className="flex flex-col" data-testid="member-work">
+      {work.reports.length > 0 ? (
+        <DataTable
+          frame={false}
+          label="Reports on these sessions"
+          columns={["Report", "State", { label: "Sessions", align: "right" }, "Made"]}
+        >
+          {work.reports.map((r) => (
+            <tr key={r.id} data-testid="member-report">
+              <td className="px-3 py-2">
+                <Link href={`/reports/${r.id}`} className="text-indigo-700 hover:underline">
+                  {r.title}
+                </Link>
+              </td>
+              <td className="px-3 py-2">
+                <Badge tone={r.status === "published" ? "good" : "neutral"}>{r.status}</Badge>
+              </td>
+              <td className="px-3 py-2 text-right tabular-nums">{r.sessions}</td>
+              <td className="px-3 py-2 whitespace-nowrap text-slate-700">{formatDateTime(r.createdAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
+      ) : (
+        <p className="px-4 py-3 text-sm text-slate-600">No report on these sessions yet.</p>
+      )}
+      {work.investigations.length > 0 ? (
+        <DataTable
+          frame={false}
+          label="Blame searches on these sessions"
+          columns={["Search", "Session", "State", "Started"]}
+        >
+          {work.investigations.map((i) => (
+            <tr key={i.id} data-testid="member-investigation">
+              <td className="px-3 py-2">
+                <Link href={`/investigations/${i.id}`} className="text-indigo-700 hover:underline">
+                  {i.kind === "blame" ? "Blame search" : "Minimization"}
+                </Link>
+              </td>
+              <td className="px-3 py-2">
+                <Link href={`/sessions/${i.session.id}`} className="text-indigo-700 hover:underline">
+                  {i.session.label}
+                </Link>
+              </td>
+              <td className="px-3 py-2">
+                <StatusBadge status={i.status} />
+              </td>
+              <td className="px-3 py-2 whitespace-nowrap text-slate-700">{formatDateTime(i.createdAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
+      ) : (
+        <p className="px-4 py-3 text-sm text-slate-600">No blame search on these sessions yet.</p>
+      )}
+    </div>
+  );
+}
