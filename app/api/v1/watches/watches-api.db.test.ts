@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -502,7 +503,7 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
     expect((await call(listRoute, "/api/v1/watches?agentName=watch-c")).body.watches).toEqual([]);
   });
 
-  it("investigates a new cluster: blame searches on its sessions and a draft report naming the deciding step", async () => {
+  it("investigates a new cluster: a blame search on each sampled session and a draft report naming each one's deciding step", async () => {
     const model = await startScriptedModel({ script: neverRefunds });
     try {
       await db.prisma.modelEndpoint.create({
@@ -512,6 +513,16 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
       const check = await db.prisma.check.create({
         data: { name: "no refund", definition: { kind: "tool_not_called", tool: "refund_payment" } },
       });
+      // Two more refund sessions (the demo's, under other ids and titles): the cluster will have three members.
+      const refund = JSON.parse(await readFile("prisma/seed/native/refund-agent.json", "utf8")) as Record<
+        string,
+        unknown
+      >;
+      for (const n of [2, 3]) {
+        const copy = { ...refund, externalId: `${String(refund.externalId)}:copy-${n}`, title: `Refund, take ${n}` };
+        const imported = await importSessions(analyst, { body: JSON.stringify(copy), format: "native" }, db.prisma);
+        expect(imported.ok).toBe(true);
+      }
       const created = await post({
         agentName: "harbor-pine-support",
         name: "Refund failures",
@@ -540,12 +551,25 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
       const [trigger] = await db.prisma.watchTrigger.findMany({ where: { watchId: watch.id } });
       const state = trigger!.investigation as unknown as TriggerInvestigation;
       expect(state).toMatchObject({ status: "reported", checkId: check.id, refused: [], error: null });
-      expect(state.investigationIds).toHaveLength(1);
-      const investigation = await db.prisma.investigation.findUniqueOrThrow({
-        where: { id: state.investigationIds[0]! },
-      });
-      expect(investigation).toMatchObject({ kind: "blame", status: "completed", createdBy: "script" });
-      expect(investigation.result).toMatchObject({ kind: "decided", modelStep: 2, baseSeq: 5 });
+      // Each of the cluster's three sessions was sampled and blame-searched on its own.
+      expect(state.investigationIds).toHaveLength(3);
+      const investigations = await Promise.all(
+        state.investigationIds.map((id) =>
+          db.prisma.investigation.findUniqueOrThrow({
+            where: { id },
+            include: { session: { select: { title: true } } },
+          }),
+        ),
+      );
+      expect(investigations.map((i) => i.session.title).sort()).toEqual([
+        "Refund for cracked pour-over set (order 4821)",
+        "Refund, take 2",
+        "Refund, take 3",
+      ]);
+      for (const investigation of investigations) {
+        expect(investigation).toMatchObject({ kind: "blame", status: "completed", createdBy: "script" });
+        expect(investigation.result).toMatchObject({ kind: "decided", modelStep: 2, baseSeq: 5 });
+      }
 
       const report = await db.prisma.report.findUniqueOrThrow({
         where: { id: state.reportId! },
@@ -553,12 +577,20 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
       });
       expect(report.status).toBe("draft");
       expect(report.title).toBe(trigger!.text);
-      const sections = report.sections as { observedBaseline: string };
+      const sections = report.sections as { observedBaseline: string; scope: string };
+      // One line per sampled session, each naming that session's own deciding step and its own blame search.
       expect(sections.observedBaseline).toBe(
-        `Deciding steps:\n- Session "Refund for cracked pour-over set (order 4821)" (${investigation.sessionId}): deciding step 5 (called refund_payment), model step 3; blame search ${investigation.id}.`,
+        [
+          "Deciding steps:",
+          ...investigations.map(
+            (i) =>
+              `- Session "${i.session.title}" (${i.sessionId}): deciding step 5 (called refund_payment), model step 3; blame search ${i.id}.`,
+          ),
+        ].join("\n"),
       );
+      expect(sections.scope).toContain("Blame searches on 3 failed sessions.");
       expect(report.evidence.map((e) => [e.kind, e.sourceKey])).toEqual([
-        ["blame", `investigation:${investigation.id}`],
+        ["blame", `investigation:${investigations[0]!.id}`],
       ]);
     } finally {
       await model.close();
