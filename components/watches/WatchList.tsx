@@ -75,7 +75,7 @@ function WatchCard({ log }: { log: Log }) {
                 { label: "Attempt", align: "right" },
                 "Status",
                 { label: "HTTP", align: "right" },
-                "Error",
+                "Detail",
               ]}
             >
               {log.deliveries.map((d) => (
@@ -86,7 +86,10 @@ function WatchCard({ log }: { log: Log }) {
                     <Badge tone={DELIVERY_TONES[d.status] ?? "neutral"}>{d.status}</Badge>
                   </td>
                   <td className="px-3 py-1.5 text-right tabular-nums">{d.httpStatus ?? "—"}</td>
-                  <td className="px-3 py-1.5 text-xs text-slate-700">{d.error ?? ""}</td>
+                  <td className="px-3 py-1.5 text-xs text-slate-700">
+                    {d.error ?? ""}
+                    {d.note ? <span className="block text-slate-600">{d.note}</span> : null}
+                  </td>
                 </tr>
               ))}
             </DataTable>

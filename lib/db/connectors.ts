@@ -329,7 +329,14 @@ export async function storePulledTrace(
   owner: string,
   before: { progress: PullProgress; refusals: PullRefusal[] },
   outcome: { cursor: PullCursor; session: ImportedSession | null; refusal: PullRefusal | null; skipped?: boolean },
-): Promise<{ held: boolean; cancelRequested: boolean; progress: PullProgress; refusals: PullRefusal[] }> {
+): Promise<{
+  held: boolean;
+  cancelRequested: boolean;
+  progress: PullProgress;
+  refusals: PullRefusal[];
+  /** The session stored when it is new (null when refused or found again). */
+  stored: string | null;
+}> {
   const rollback = new Error("lease lost");
   try {
     return await prisma.$transaction(
@@ -350,12 +357,12 @@ export async function storePulledTrace(
             : before.refusals;
         const state = await savePullState(tx, id, owner, { cursor: outcome.cursor, progress, refusals });
         if (!state.held) throw rollback;
-        return { ...state, progress, refusals };
+        return { ...state, progress, refusals, stored: saved && !saved.duplicate ? saved.id : null };
       },
       { timeout: 120_000, maxWait: 30_000 },
     );
   } catch (error) {
-    if (error === rollback) return { held: false, cancelRequested: true, ...before };
+    if (error === rollback) return { held: false, cancelRequested: true, ...before, stored: null };
     throw error;
   }
 }

@@ -103,14 +103,81 @@ export function watchesOfAgents(client: DbClient, agentIds: readonly string[]): 
 
 /**
  * Takes this window's evaluation of a watch: true for the one caller that moved its last evaluation to `now`
- * (none was made, or the last is a window old); false when one was made inside the window.
+ * (none was made, or the last is a window old); false when one was made inside the window. Taking it settles
+ * an owed evaluation. With `owedSince`, only the owed evaluation marked then is taken (a delayed job's): one
+ * made since, or owed again since, leaves it false.
  */
-export async function claimEvaluation(client: DbClient, watchId: string, now: Date): Promise<boolean> {
-  const count = await client.$executeRaw`
-    UPDATE "Watch" SET "lastEvaluatedAt" = ${now}
+export async function claimEvaluation(
+  client: DbClient,
+  watchId: string,
+  now: Date,
+  owedSince?: Date,
+): Promise<boolean> {
+  const count =
+    owedSince === undefined
+      ? await client.$executeRaw`
+    UPDATE "Watch" SET "lastEvaluatedAt" = ${now}, "owedSince" = NULL
     WHERE id = ${watchId}
+      AND ("lastEvaluatedAt" IS NULL OR "lastEvaluatedAt" <= ${now}::timestamptz - make_interval(secs => "windowSeconds"))`
+      : await client.$executeRaw`
+    UPDATE "Watch" SET "lastEvaluatedAt" = ${now}, "owedSince" = NULL
+    WHERE id = ${watchId} AND "owedSince" = ${owedSince}
       AND ("lastEvaluatedAt" IS NULL OR "lastEvaluatedAt" <= ${now}::timestamptz - make_interval(secs => "windowSeconds"))`;
   return count > 0;
+}
+
+/**
+ * Marks an evaluation owed at the end of the watch's window (one asked for inside it): the window's end for the
+ * one caller that marked it, null when one was owed already (its delayed evaluation is queued) or none is needed.
+ */
+export async function oweEvaluation(client: DbClient, watchId: string, now: Date): Promise<Date | null> {
+  const rows = await client.$queryRaw<{ due: Date }[]>`
+    UPDATE "Watch" SET "owedSince" = ${now}
+    WHERE id = ${watchId} AND "owedSince" IS NULL AND "lastEvaluatedAt" IS NOT NULL
+    RETURNING "lastEvaluatedAt" + make_interval(secs => "windowSeconds") AS due`;
+  const due = rows[0]?.due;
+  return due ? new Date(due) : null;
+}
+
+/** A watch's owed evaluation and the end of its window, or null when it owes none. */
+export async function owedEvaluation(client: DbClient, watchId: string): Promise<{ since: Date; due: Date } | null> {
+  const row = await client.watch.findUnique({
+    where: { id: watchId },
+    select: { owedSince: true, lastEvaluatedAt: true, windowSeconds: true },
+  });
+  if (!row?.owedSince || !row.lastEvaluatedAt) return null;
+  return { since: row.owedSince, due: new Date(row.lastEvaluatedAt.getTime() + row.windowSeconds * 1000) };
+}
+
+/**
+ * The watches a periodic sweep evaluates: those whose window has passed and that owe an evaluation (its delayed
+ * job was lost) or whose condition moves with time alone (a cluster's growth over the last day). At most 100,
+ * the longest unevaluated first.
+ */
+export async function watchesToSweep(client: DbClient, now: Date): Promise<{ id: string; agentId: string }[]> {
+  return client.$queryRaw<{ id: string; agentId: string }[]>`
+    SELECT id, "agentId" FROM "Watch"
+    WHERE ("owedSince" IS NOT NULL OR kind = 'cluster_growth')
+      AND ("lastEvaluatedAt" IS NULL OR "lastEvaluatedAt" <= ${now}::timestamptz - make_interval(secs => "windowSeconds"))
+    ORDER BY "lastEvaluatedAt" ASC NULLS FIRST, id LIMIT 100`;
+}
+
+/** Watches by id, oldest first. */
+export function watchesByIds(client: DbClient, ids: readonly string[]): Promise<WatchRow[]> {
+  return client.watch.findMany({
+    where: { id: { in: [...ids] } },
+    orderBy: { createdAt: "asc" },
+    select: watchSelect,
+  });
+}
+
+/** The keys of the watch's triggers starting with `prefix` fired since `since`. */
+export async function triggerKeysSince(client: DbClient, watchId: string, prefix: string, since: Date) {
+  const rows = await client.watchTrigger.findMany({
+    where: { watchId, key: { startsWith: prefix }, firedAt: { gte: since } },
+    select: { key: true },
+  });
+  return rows.map((r) => r.key);
 }
 
 export async function saveWatchState(client: DbClient, watchId: string, state: unknown): Promise<void> {
@@ -152,21 +219,62 @@ export async function saveTriggerInvestigation(client: DbClient, id: string, inv
   await client.watchTrigger.updateMany({ where: { id }, data: { investigation: json(investigation) } });
 }
 
-/** Logs one webhook attempt (once per trigger and attempt: a job delivered twice logs it once). */
-export async function logDelivery(
+/**
+ * Records an attempt as sending, before its POST: true for the one caller that recorded it (a job delivered twice
+ * finds it recorded and does not send).
+ */
+export async function recordSending(
   client: DbClient,
-  row: {
-    watchId: string;
-    triggerId: string;
-    attempt: number;
-    status: "delivered" | "failed" | "refused";
-    httpStatus: number | null;
-    error: string | null;
-    at: Date;
-  },
+  row: { watchId: string; triggerId: string; attempt: number; at: Date },
 ): Promise<boolean> {
-  const { count } = await client.watchDelivery.createMany({ data: [row], skipDuplicates: true });
+  const { count } = await client.watchDelivery.createMany({
+    data: [{ ...row, status: "sending" }],
+    skipDuplicates: true,
+  });
   return count > 0;
+}
+
+/**
+ * Takes over an attempt left sending since `sendingSince` (its worker stopped between the POST and recording the
+ * answer): true for the one caller that moved it to `now` with the note.
+ */
+export async function takeOverSending(
+  client: DbClient,
+  id: string,
+  sendingSince: Date,
+  now: Date,
+  note: string,
+): Promise<boolean> {
+  const { count } = await client.watchDelivery.updateMany({
+    where: { id, status: "sending", at: sendingSince },
+    data: { at: now, note },
+  });
+  return count > 0;
+}
+
+/** Records a sending attempt's answer. */
+export async function finishDelivery(
+  client: DbClient,
+  id: string,
+  row: { status: "delivered" | "failed" | "refused"; httpStatus: number | null; error: string | null; at: Date },
+): Promise<void> {
+  await client.watchDelivery.updateMany({ where: { id, status: "sending" }, data: row });
+}
+
+/**
+ * How long an attempt may stay sending before its worker is taken as stopped: three times the POST's own timeout
+ * (10 s), so a send still in flight is never taken over.
+ */
+export const SENDING_STALE_MS = 30_000;
+
+/** Attempts left sending for longer than SENDING_STALE_MS: their worker stopped, and a job sends them again. */
+export function staleSendingAttempts(client: DbClient, now: Date) {
+  return client.watchDelivery.findMany({
+    where: { status: "sending", at: { lt: new Date(now.getTime() - SENDING_STALE_MS) } },
+    orderBy: { at: "asc" },
+    take: 100,
+    select: { triggerId: true, attempt: true },
+  });
 }
 
 export async function deliveryAttempts(client: DbClient, triggerId: string) {

@@ -32,6 +32,7 @@ import {
 import { unfinishedBackfills } from "@/lib/db/online-checks";
 import { requeueAbandonedFixSearches, requeueAllFixSearches } from "@/lib/db/cluster-fix-searches";
 import { jobSettings, type JobSettings } from "./settings";
+import * as watchQueue from "./watch-queue";
 import { isWatchEnvelope, watchEnqueuer, type WatchEnvelope, type WatchHandler, type WatchJob } from "./watch-queue";
 
 export const REPLAY_QUEUE = "replay-run";
@@ -325,7 +326,8 @@ function sweeperOf(parts: QueueParts) {
     // A scheduled pull whose next run is due (and that has ended) hands its schedule to a new pull, queued here.
     const scheduled = await startDueScheduledPulls(prisma);
     await enqueuePulls(scheduled);
-    return ids.length + investigations.length + searches.length + backfills.length + pulls.length + scheduled.length;
+    const late = scheduled.length + (await watchQueue.sweepWatches(prisma, watchEnqueuer(boss, CHECK_QUEUE)));
+    return ids.length + investigations.length + searches.length + backfills.length + pulls.length + late;
   };
   return sweep;
 }

@@ -1,16 +1,20 @@
 /**
  * The watches' jobs ride on the online-check queue (`check-run`) in an envelope, run by its worker: evaluations as
- * sessions arrive, webhook attempts (a retry starts after its backoff, through pg-boss's `startAfter`), and the
+ * sessions arrive, an evaluation owed at a window's end and a webhook retry (each starts after its delay, through
+ * pg-boss's `startAfter`), the sweep's evaluations of watches whose window has passed, and the
  * look-backs that write an investigation's draft report. No worker of their own: one more polling worker per
  * process shifted which worker took which replay (a database test that kills a worker mid-investigation decided
  * another step). The handler counts and logs attempts itself, so pg-boss does not retry them.
  */
 import type PgBoss from "pg-boss";
 import type { Database } from "@/lib/db/client";
+import { staleSendingAttempts, watchesToSweep } from "@/lib/db/watches";
 
 /** Watch work (lib/server/job-queue.ts `WatchJob`). */
 export type WatchJob =
   | { kind: "evaluate"; agentIds: string[] }
+  | { kind: "owed"; watchId: string; owedSince: string }
+  | { kind: "sweep"; watchIds: string[] }
   | { kind: "deliver"; triggerId: string; attempt: number }
   | { kind: "report"; triggerId: string; round: number };
 
@@ -35,4 +39,24 @@ export function watchEnqueuer(boss: PgBoss, queue: string) {
       })),
     );
   };
+}
+
+/**
+ * The sweep's part for watches: those whose window has passed and that owe an evaluation (its delayed job was lost)
+ * or whose condition moves with time alone (a cluster's growth) get an evaluation job; webhook attempts left
+ * sending by a stopped worker get a job that sends them again. Returns how many jobs.
+ */
+export async function sweepWatches(
+  prisma: Database["prisma"],
+  enqueue: (items: readonly WatchJob[]) => Promise<void>,
+): Promise<number> {
+  const now = new Date();
+  const watches = await watchesToSweep(prisma, now);
+  const sends = await staleSendingAttempts(prisma, now);
+  const jobs: WatchJob[] = [
+    ...(watches.length > 0 ? [{ kind: "sweep" as const, watchIds: watches.map((w) => w.id) }] : []),
+    ...sends.map((s) => ({ kind: "deliver" as const, triggerId: s.triggerId, attempt: s.attempt })),
+  ];
+  await enqueue(jobs);
+  return jobs.length;
 }

@@ -25,11 +25,14 @@ export interface QueuedInvestigation {
 export type CheckJob = { kind: "import"; sessionIds: string[] } | { kind: "backfill"; attachmentId: string };
 
 /**
- * Watch work: evaluate the watches of agents whose sessions arrived, deliver one webhook attempt of a trigger,
- * or look whether a trigger's investigations finished and write its draft report.
+ * Watch work: evaluate the watches of agents whose sessions arrived, a watch's evaluation owed at its window's end
+ * (queued to start then), the sweep's evaluations of watches whose window passed, deliver one webhook attempt of a
+ * trigger, or look whether a trigger's investigations finished and write its draft report.
  */
 export type WatchJob =
   | { kind: "evaluate"; agentIds: string[] }
+  | { kind: "owed"; watchId: string; owedSince: string }
+  | { kind: "sweep"; watchIds: string[] }
   | { kind: "deliver"; triggerId: string; attempt: number }
   | { kind: "report"; triggerId: string; round: number };
 

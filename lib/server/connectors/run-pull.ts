@@ -7,6 +7,10 @@
  * A trace that cannot be read or mapped (nested too deep, a number too large, a shape the mapper refuses) is a
  * refusal recorded on the pull with its reasons; the pull goes on. The API itself failing (refused
  * credentials, retries used up, an unreadable list page) fails the pull with the reason, cursor kept.
+ *
+ * Sessions new to the store go through the import's after-import path (afterImport: the online checks attached to
+ * their agents judge them, then their watches are evaluated), once a page and when the run ends however it ends;
+ * a trace found again is not.
  */
 import type { Db } from "@/lib/db";
 import {
@@ -30,6 +34,7 @@ import type { ImportedSession } from "@/lib/ingest/types";
 import { keyEnvNameProblem } from "@/lib/executors/key-env";
 import { ConnectorApiError, type ConnectorClient, type HttpOptions, type PullFilter, type TracePage } from "./http";
 import { platformOf, type Platform } from "./platforms";
+import { afterImport } from "../checks/online";
 
 export type PullDeps = {
   resolve?: Resolver;
@@ -113,6 +118,13 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
     },
   });
 
+  /** New sessions stored since the after-import path last took them. */
+  let fresh: string[] = [];
+  const afterStored = async () => {
+    const ids = fresh;
+    fresh = [];
+    await afterImport(prisma, ids);
+  };
   /** Stores one trace's outcome with the cursor past it, in one transaction; answers whether a cancel was asked. */
   const store = async (
     next: PullCursor,
@@ -127,6 +139,7 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
       { progress, refusals },
       { cursor: next, session, refusal, skipped },
     );
+    if (state.stored) fresh.push(state.stored);
     if (!state.held) throw new LeaseLost("the lease was lost");
     progress = state.progress;
     refusals = state.refusals;
@@ -160,6 +173,7 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
         if (cancel) return void (await end("cancelled"));
       }
       progress = { ...progress, pages: cursor.page };
+      await afterStored();
       if (page.next === null) return void (await end("completed"));
       if (page.next.token !== null && page.next.token === token)
         throw new ConnectorApiError(
@@ -187,6 +201,10 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
     throw error;
   } finally {
     clearInterval(heartbeat);
+    // Stored sessions are committed whatever stopped the run: they are judged and watched all the same.
+    await afterStored().catch((error: unknown) =>
+      console.error("Branchpoint: after-import of pulled sessions:", error),
+    );
   }
 }
 

@@ -2,6 +2,11 @@
  * Evaluating watches: each watch of an agent whose sessions arrived is evaluated at most once per window (the
  * claim moves its last evaluation in one conditional UPDATE, so two workers never both evaluate it), and each
  * condition met becomes a trigger with a key stored once per watch: the same trigger never fires twice.
+ *
+ * Sessions that arrive inside a watch's window are not dropped: the watch is marked as owing an evaluation
+ * (owedSince, set by one caller only) and that caller queues one delayed evaluation for the window's end, so at
+ * most one is pending per watch. A periodic sweep evaluates the watches whose window has passed and that owe one
+ * (its job was lost) or whose condition moves with time alone (a cluster's growth).
  */
 import type { Db } from "@/lib/db";
 import { clusterById } from "@/lib/db/clusters";
@@ -12,7 +17,11 @@ import {
   clustersSince,
   insertTrigger,
   lastVerdicts,
+  oweEvaluation,
+  owedEvaluation,
   saveWatchState,
+  triggerKeysSince,
+  watchesByIds,
   watchesOfAgents,
   type TriggerRow,
   type WatchRow,
@@ -133,8 +142,15 @@ export async function conditionFirings(prisma: Db, row: WatchRow, now: Date): Pr
   }
   const since = new Date(now.getTime() - DAY_MS);
   const day = now.toISOString().slice(0, 10);
+  // A cluster whose growth fired in the last 24 hours does not fire again for the same arrivals on the next day.
+  const grown = new Set(
+    (await triggerKeysSince(prisma, row.id, "growth:", since)).map((k) =>
+      k.slice("growth:".length, k.lastIndexOf(":")),
+    ),
+  );
   const out: Firing[] = [];
   for (const g of await clusterArrivals(prisma, row.agentId, since, c.perDay)) {
+    if (grown.has(g.clusterId)) continue;
     const facts = await clusterFacts(prisma, g.clusterId);
     if (!facts) continue;
     out.push({
@@ -153,25 +169,69 @@ export interface Fired {
   firing: Firing;
 }
 
-/**
- * Evaluates the watches of these agents whose window allows it; answers the triggers that fired now (a key the
- * watch fired before is not stored again, so it does not fire again).
- */
-export async function evaluateWatches(prisma: Db, agentIds: readonly string[], now = new Date()): Promise<Fired[]> {
+/** An evaluation owed at the end of a watch's window (marked since `since`): one delayed job to queue. */
+export interface Owed {
+  watchId: string;
+  since: Date;
+  due: Date;
+}
+
+export interface Evaluation {
+  fired: Fired[];
+  owed: Owed[];
+}
+
+/** Evaluates a claimed watch: the triggers that fired now (a key the watch fired before is not stored again). */
+async function fire(prisma: Db, watch: WatchRow, now: Date): Promise<Fired[]> {
   const fired: Fired[] = [];
-  for (const watch of await watchesOfAgents(prisma, agentIds)) {
-    if (!(await claimEvaluation(prisma, watch.id, now))) continue;
-    for (const firing of await conditionFirings(prisma, watch, now)) {
-      const trigger = await insertTrigger(prisma, {
-        watchId: watch.id,
-        key: firing.key,
-        text: `Watch "${watch.name}": ${firing.text}`,
-        facts: firing.facts,
-        investigation: null,
-        firedAt: now,
-      });
-      if (trigger) fired.push({ watch, trigger, firing });
-    }
+  for (const firing of await conditionFirings(prisma, watch, now)) {
+    const trigger = await insertTrigger(prisma, {
+      watchId: watch.id,
+      key: firing.key,
+      text: `Watch "${watch.name}": ${firing.text}`,
+      facts: firing.facts,
+      investigation: null,
+      firedAt: now,
+    });
+    if (trigger) fired.push({ watch, trigger, firing });
   }
   return fired;
+}
+
+/**
+ * Sessions of these agents arrived: each of their watches whose window allows it is evaluated now; one evaluated
+ * inside its window owes an evaluation at the window's end (answered in `owed` to the one caller that marked it).
+ */
+export async function evaluateWatches(prisma: Db, agentIds: readonly string[], now = new Date()): Promise<Evaluation> {
+  const out: Evaluation = { fired: [], owed: [] };
+  for (const watch of await watchesOfAgents(prisma, agentIds)) {
+    if (await claimEvaluation(prisma, watch.id, now)) {
+      out.fired.push(...(await fire(prisma, watch, now)));
+      continue;
+    }
+    const due = await oweEvaluation(prisma, watch.id, now);
+    if (due) out.owed.push({ watchId: watch.id, since: now, due });
+  }
+  return out;
+}
+
+/**
+ * The delayed evaluation owed since `since`: made when its window has passed and it is still owed (one made since
+ * settled it: nothing to do); run early, it is owed again (answered in `owed`, to queue for the window's end).
+ */
+export async function evaluateOwed(prisma: Db, watchId: string, since: Date, now = new Date()): Promise<Evaluation> {
+  const [watch] = await watchesByIds(prisma, [watchId]);
+  if (!watch) return { fired: [], owed: [] };
+  if (await claimEvaluation(prisma, watchId, now, since)) return { fired: await fire(prisma, watch, now), owed: [] };
+  const owed = await owedEvaluation(prisma, watchId);
+  const still = owed !== null && owed.since.getTime() === since.getTime();
+  return { fired: [], owed: still ? [{ watchId, since, due: owed.due }] : [] };
+}
+
+/** The sweep's evaluations: each of these watches whose window has passed (none is owed after it). */
+export async function evaluateSwept(prisma: Db, watchIds: readonly string[], now = new Date()): Promise<Evaluation> {
+  const fired: Fired[] = [];
+  for (const watch of await watchesByIds(prisma, watchIds))
+    if (await claimEvaluation(prisma, watch.id, now)) fired.push(...(await fire(prisma, watch, now)));
+  return { fired, owed: [] };
 }

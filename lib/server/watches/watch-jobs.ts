@@ -8,7 +8,7 @@ import { anyWatch, watchedAgentsOfSessions } from "@/lib/db/watches";
 import type { Resolver } from "@/lib/executors/outbound";
 import { jobQueueFor, type QueueDeps, type WatchJob } from "../job-queue";
 import { deliverAttempt } from "./deliver";
-import { evaluateWatches, type Fired } from "./evaluate";
+import { evaluateOwed, evaluateSwept, evaluateWatches, type Fired, type Owed } from "./evaluate";
 import { REPORT_POLL_MS, reportWhenFinished, startTriggerInvestigation } from "./investigate";
 import { presentWatch } from "./watch-inputs";
 
@@ -54,12 +54,29 @@ async function act(prisma: Db, fired: Fired, deps: WatchDeps) {
     await queueWatchJobs(prisma, [{ kind: "report", triggerId: fired.trigger.id, round: 0 }], deps);
 }
 
+/**
+ * Queues an owed evaluation to start at its window's end. With no queue (tests, scripts) it is not waited for in
+ * the call: the watch stays marked, and the next evaluation after the window settles it.
+ */
+async function queueOwed(owed: Owed, now: Date, deps: WatchDeps) {
+  const queue = jobQueueFor(deps);
+  if (!queue?.enqueueWatches) return;
+  const job: WatchJob = { kind: "owed", watchId: owed.watchId, owedSince: owed.since.toISOString() };
+  await queue.enqueueWatches([job], Math.max(0, owed.due.getTime() - now.getTime()));
+}
+
 /** Runs one watch job. */
 export async function runWatchJob(prisma: Db, job: WatchJob, deps: WatchDeps = {}): Promise<void> {
-  if (job.kind === "evaluate") {
-    for (const fired of await evaluateWatches(prisma, job.agentIds, deps.now ?? new Date())) {
-      await act(prisma, fired, deps);
-    }
+  if (job.kind === "evaluate" || job.kind === "owed" || job.kind === "sweep") {
+    const now = deps.now ?? new Date();
+    const evaluation =
+      job.kind === "evaluate"
+        ? await evaluateWatches(prisma, job.agentIds, now)
+        : job.kind === "owed"
+          ? await evaluateOwed(prisma, job.watchId, new Date(job.owedSince), now)
+          : await evaluateSwept(prisma, job.watchIds, now);
+    for (const fired of evaluation.fired) await act(prisma, fired, deps);
+    for (const owed of evaluation.owed) await queueOwed(owed, now, deps);
     return;
   }
   if (job.kind === "deliver") {

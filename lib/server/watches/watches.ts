@@ -129,9 +129,11 @@ export async function watchDeliveries(principal: Principal, input: WatchRef, pri
       triggerKey: d.trigger.key,
       text: d.trigger.text,
       attempt: d.attempt,
-      status: d.status as "delivered" | "failed" | "refused",
+      status: d.status as "sending" | "delivered" | "failed" | "refused",
       httpStatus: d.httpStatus,
       error: d.error,
+      /** Set when the attempt was sent again after its first send's outcome was lost. */
+      note: d.note,
       at: d.at.toISOString(),
     })),
     triggers: triggers.map((t) => ({

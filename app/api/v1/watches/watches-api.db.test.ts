@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +11,10 @@ import { attachCheck, startBackfill } from "@/lib/server/checks/online";
 import { lastToolResult, REFUND_SESSION, startScriptedModel, type Script } from "@/scripts/scripted-model";
 import { GET as listRoute, POST as createRoute, DELETE as deleteQueryRoute } from "./route";
 import { GET as deliveriesRoute } from "./[id]/deliveries/route";
+import { DELETE as deleteRoute } from "./[id]/route";
+import { CHECK_QUEUE, startJobs } from "@/lib/jobs/queue";
+import { plugJobQueue } from "@/lib/server/job-queue";
+import { RESENT_NOTE } from "@/lib/server/watches/deliver";
 import { localAdmin } from "@/lib/server/principal";
 import { getRegressions } from "@/lib/server/clusters/regressions";
 import { runWatchJob } from "@/lib/server/watches/watch-jobs";
@@ -22,12 +27,13 @@ const global = globalThis as unknown as { __branchpointDb?: Promise<Database> };
 
 /** A webhook receiver: answers each POST with the next status of `statuses` (then 200), and keeps what came. */
 async function receiver(statuses: number[] = []) {
-  const got: { at: number; body: Record<string, unknown> }[] = [];
+  const got: { at: number; body: Record<string, unknown>; key: string | undefined }[] = [];
   const server: Server = createServer((req, res) => {
     let text = "";
     req.on("data", (c: Buffer) => (text += c.toString("utf8")));
     req.on("end", () => {
-      got.push({ at: Date.now(), body: JSON.parse(text) as Record<string, unknown> });
+      const key = req.headers["idempotency-key"];
+      got.push({ at: Date.now(), body: JSON.parse(text) as Record<string, unknown>, key: key as string | undefined });
       res.writeHead(statuses.shift() ?? 200, { "content-type": "text/plain" }).end("ok");
     });
   });
@@ -46,6 +52,17 @@ const neverRefunds: Script = (request) =>
   lastToolResult(request.messages, "lookup_order") === null
     ? { toolCalls: [{ name: "lookup_order", args: { order_id: "4821" } }] }
     : { content: REFUND_SESSION.refuse };
+
+/** A queue that keeps what was put on it (watch work only), for a test to run when it chooses. */
+function recordingQueue() {
+  const queued: { jobs: readonly WatchJob[]; delayMs: number }[] = [];
+  const queue: JobQueue = {
+    enqueueReplays: async () => undefined,
+    enqueueInvestigations: async () => undefined,
+    enqueueWatches: async (jobs, delayMs = 0) => void queued.push({ jobs, delayMs }),
+  };
+  return { queue, queued };
+}
 
 describe.each(TEST_ENGINES)("watches on %s", (engine) => {
   let db: TestDatabase;
@@ -296,6 +313,145 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
     }
   });
 
+  it("a trigger caused inside the window is evaluated once at the window's end and delivered exactly once", async () => {
+    const hook = await receiver();
+    const { queue, queued } = recordingQueue();
+    try {
+      await db.prisma.allowedHost.create({ data: { host: hook.host } });
+      await importCohort("watch-d", "1.0", 4, {}, 8);
+      const created = await post({
+        agentName: "watch-d",
+        name: "Late failures",
+        condition: { kind: "new_cluster" },
+        actions: { webhook: { url: hook.url } },
+        windowSeconds: 60,
+      });
+      const watch = created.body.watch as PresentedWatch;
+      const agents = [await agentId("watch-d")];
+      const t0 = Date.now();
+      const at = (s: number) => ({ queue, now: new Date(t0 + s * 1000) });
+      // Evaluated at t0: no cluster yet, nothing fires; the window runs to t0 + 60 s.
+      await runWatchJob(db.prisma, { kind: "evaluate", agentIds: agents }, at(0));
+      expect(queued).toEqual([]);
+
+      // Failures arrive inside the window (the import's hook puts an evaluation on the queue).
+      plugJobQueue(queue);
+      try {
+        const sessions = cohort({
+          agent: "watch-d",
+          seed: 9,
+          perVersion: { "2.0": { count: 6, mix: { declined: 0.5 } } },
+        });
+        for (const body of jsonlDocuments(sessions, 100))
+          await importSessions(analyst, { body, format: "native" }, db.prisma);
+      } finally {
+        plugJobQueue(null);
+      }
+      const arrival = queued.splice(0);
+      expect(arrival).toEqual([{ jobs: [{ kind: "evaluate", agentIds: agents }], delayMs: 0 }]);
+      // Its evaluation at t0 + 10 s is inside the window: one evaluation is owed at the window's end, queued to start then.
+      await runWatchJob(db.prisma, arrival[0]!.jobs[0]!, at(10));
+      const owedSince = new Date(t0 + 10_000).toISOString();
+      const owed = { kind: "owed", watchId: watch.id, owedSince } as const;
+      expect(queued.splice(0)).toEqual([{ jobs: [owed], delayMs: 50_000 }]);
+      // More arrivals inside the window queue nothing more: one evaluation is pending already.
+      await runWatchJob(db.prisma, arrival[0]!.jobs[0]!, at(20));
+      expect(queued).toEqual([]);
+      // The delayed job run early (t0 + 30 s) evaluates nothing and waits again for the window's end.
+      await runWatchJob(db.prisma, owed, at(30));
+      expect(queued.splice(0)).toEqual([{ jobs: [owed], delayMs: 30_000 }]);
+      expect(await db.prisma.watchTrigger.count({ where: { watchId: watch.id } })).toBe(0);
+
+      // At the window's end it evaluates: the new cluster fires once, its POST queued and made once.
+      await runWatchJob(db.prisma, owed, at(60));
+      const triggers = await db.prisma.watchTrigger.findMany({ where: { watchId: watch.id } });
+      expect(triggers).toHaveLength(1);
+      expect(triggers[0]!.key).toMatch(/^cluster:/);
+      const delivery = { kind: "deliver", triggerId: triggers[0]!.id, attempt: 1 } as const;
+      expect(queued.splice(0)).toEqual([{ jobs: [delivery], delayMs: 0 }]);
+      await runWatchJob(db.prisma, delivery, at(60));
+      // The same delayed job delivered again, and arrivals a window later: settled, the trigger not fired again.
+      await runWatchJob(db.prisma, owed, at(61));
+      await runWatchJob(db.prisma, owed, at(200));
+      await runWatchJob(db.prisma, arrival[0]!.jobs[0]!, at(200));
+      expect(queued).toEqual([]);
+      expect(hook.got.map((g) => [g.key, g.body.text])).toEqual([[triggers[0]!.id, triggers[0]!.text]]);
+      expect(await db.prisma.watch.findUniqueOrThrow({ where: { id: watch.id } })).toMatchObject({
+        owedSince: null,
+        lastEvaluatedAt: new Date(t0 + 200_000),
+      });
+    } finally {
+      plugJobQueue(null);
+      await hook.close();
+    }
+  }, 120_000);
+
+  it("the sweep evaluates a growing cluster with no new arrival, and sends again an attempt its worker left sending", async () => {
+    const hook = await receiver();
+    const { queue, queued } = recordingQueue();
+    const jobs = await startJobs(db, { work: false, log: () => undefined });
+    /** Runs the sweep; answers the watch jobs it put on the queue. */
+    const sweep = async () => {
+      await jobs.sweep();
+      const fetched = await jobs.boss.fetch<{ kind: string; watch?: WatchJob }>(CHECK_QUEUE, { batchSize: 50 });
+      return fetched.filter((j) => j.data.kind === "watch").map((j) => j.data.watch!);
+    };
+    try {
+      await db.prisma.allowedHost.create({ data: { host: hook.host } });
+      // Five timeouts arrive in a day; the watch, saved after them, was last evaluated two hours ago (a window of 1 h).
+      await importCohort("watch-g", "1.0", 10, { timeout: 0.5 }, 10);
+      const created = await post({
+        agentName: "watch-g",
+        name: "Growing",
+        condition: { kind: "cluster_growth", perDay: 4 },
+        actions: { webhook: { url: hook.url } },
+      });
+      const watch = created.body.watch as PresentedWatch;
+      const update = (lastEvaluatedAt: Date) =>
+        db.prisma.watch.update({ where: { id: watch.id }, data: { lastEvaluatedAt } });
+      await update(new Date(Date.now() - 30 * 60_000));
+      expect(await sweep()).toEqual([]);
+      await update(new Date(Date.now() - 2 * 3600_000));
+      const swept = await sweep();
+      expect(swept).toEqual([{ kind: "sweep", watchIds: [watch.id] }]);
+      await runWatchJob(db.prisma, swept[0]!, { queue });
+      const [trigger] = await db.prisma.watchTrigger.findMany({ where: { watchId: watch.id } });
+      expect(trigger!.text).toMatch(
+        /^Watch "Growing": Failure cluster ".+" of watch-g grew by 5 sessions in the last 24 hours/,
+      );
+      const delivery = { kind: "deliver", triggerId: trigger!.id, attempt: 1 } as const;
+      expect(queued.splice(0)).toEqual([{ jobs: [delivery], delayMs: 0 }]);
+      // Swept again: its window has not passed since.
+      await runWatchJob(db.prisma, swept[0]!, { queue });
+      expect(await sweep()).toEqual([]);
+
+      // A worker recorded attempt 1 as sending, POSTed, and stopped before recording the answer.
+      const row = await db.prisma.watchDelivery.create({
+        data: { watchId: watch.id, triggerId: trigger!.id, attempt: 1, status: "sending", at: new Date() },
+      });
+      // While that send may still be in flight, the job delivered again does not send: it looks again later.
+      await runWatchJob(db.prisma, delivery, { queue });
+      expect(queued.splice(0)).toEqual([{ jobs: [delivery], delayMs: expect.any(Number) as number }]);
+      expect(hook.got).toHaveLength(0);
+      expect(await sweep()).toEqual([]);
+      // Sending for longer than three POST timeouts: the worker stopped. The sweep sends it again, once, with the key.
+      await db.prisma.watchDelivery.update({ where: { id: row.id }, data: { at: new Date(Date.now() - 31_000) } });
+      const resend = await sweep();
+      expect(resend).toEqual([delivery]);
+      await runWatchJob(db.prisma, resend[0]!, { queue });
+      await runWatchJob(db.prisma, resend[0]!, { queue });
+      expect(queued).toEqual([]);
+      expect(hook.got.map((g) => g.key)).toEqual([trigger!.id]);
+      const log = await call(deliveriesRoute, `/api/v1/watches/${watch.id}/deliveries`, {}, { id: watch.id });
+      expect(
+        (log.body.deliveries as Record<string, unknown>[]).map((d) => [d.attempt, d.status, d.httpStatus, d.note]),
+      ).toEqual([[1, "delivered", 200, RESENT_NOTE]]);
+    } finally {
+      await jobs.stop();
+      await hook.close();
+    }
+  }, 120_000);
+
   it("refuses a webhook off the allow-list, and hostile bodies, with 400 and nothing written", async () => {
     await importCohort("watch-c", "1.0", 2, {});
     const base = { agentName: "watch-c", name: "w", condition: { kind: "new_cluster" } };
@@ -347,7 +503,7 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
     expect((await call(listRoute, "/api/v1/watches?agentName=watch-c")).body.watches).toEqual([]);
   });
 
-  it("investigates a new cluster: blame searches on its sessions and a draft report naming the deciding step", async () => {
+  it("investigates a new cluster: a blame search on each sampled session and a draft report naming each one's deciding step", async () => {
     const model = await startScriptedModel({ script: neverRefunds });
     try {
       await db.prisma.modelEndpoint.create({
@@ -357,6 +513,16 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
       const check = await db.prisma.check.create({
         data: { name: "no refund", definition: { kind: "tool_not_called", tool: "refund_payment" } },
       });
+      // Two more refund sessions (the demo's, under other ids and titles): the cluster will have three members.
+      const refund = JSON.parse(await readFile("prisma/seed/native/refund-agent.json", "utf8")) as Record<
+        string,
+        unknown
+      >;
+      for (const n of [2, 3]) {
+        const copy = { ...refund, externalId: `${String(refund.externalId)}:copy-${n}`, title: `Refund, take ${n}` };
+        const imported = await importSessions(analyst, { body: JSON.stringify(copy), format: "native" }, db.prisma);
+        expect(imported.ok).toBe(true);
+      }
       const created = await post({
         agentName: "harbor-pine-support",
         name: "Refund failures",
@@ -385,12 +551,25 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
       const [trigger] = await db.prisma.watchTrigger.findMany({ where: { watchId: watch.id } });
       const state = trigger!.investigation as unknown as TriggerInvestigation;
       expect(state).toMatchObject({ status: "reported", checkId: check.id, refused: [], error: null });
-      expect(state.investigationIds).toHaveLength(1);
-      const investigation = await db.prisma.investigation.findUniqueOrThrow({
-        where: { id: state.investigationIds[0]! },
-      });
-      expect(investigation).toMatchObject({ kind: "blame", status: "completed", createdBy: "script" });
-      expect(investigation.result).toMatchObject({ kind: "decided", modelStep: 2, baseSeq: 5 });
+      // Each of the cluster's three sessions was sampled and blame-searched on its own.
+      expect(state.investigationIds).toHaveLength(3);
+      const investigations = await Promise.all(
+        state.investigationIds.map((id) =>
+          db.prisma.investigation.findUniqueOrThrow({
+            where: { id },
+            include: { session: { select: { title: true } } },
+          }),
+        ),
+      );
+      expect(investigations.map((i) => i.session.title).sort()).toEqual([
+        "Refund for cracked pour-over set (order 4821)",
+        "Refund, take 2",
+        "Refund, take 3",
+      ]);
+      for (const investigation of investigations) {
+        expect(investigation).toMatchObject({ kind: "blame", status: "completed", createdBy: "script" });
+        expect(investigation.result).toMatchObject({ kind: "decided", modelStep: 2, baseSeq: 5 });
+      }
 
       const report = await db.prisma.report.findUniqueOrThrow({
         where: { id: state.reportId! },
@@ -398,12 +577,20 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
       });
       expect(report.status).toBe("draft");
       expect(report.title).toBe(trigger!.text);
-      const sections = report.sections as { observedBaseline: string };
+      const sections = report.sections as { observedBaseline: string; scope: string };
+      // One line per sampled session, each naming that session's own deciding step and its own blame search.
       expect(sections.observedBaseline).toBe(
-        `Deciding steps:\n- Session "Refund for cracked pour-over set (order 4821)" (${investigation.sessionId}): deciding step 5 (called refund_payment), model step 3; blame search ${investigation.id}.`,
+        [
+          "Deciding steps:",
+          ...investigations.map(
+            (i) =>
+              `- Session "${i.session.title}" (${i.sessionId}): deciding step 5 (called refund_payment), model step 3; blame search ${i.id}.`,
+          ),
+        ].join("\n"),
       );
+      expect(sections.scope).toContain("Blame searches on 3 failed sessions.");
       expect(report.evidence.map((e) => [e.kind, e.sourceKey])).toEqual([
-        ["blame", `investigation:${investigation.id}`],
+        ["blame", `investigation:${investigations[0]!.id}`],
       ]);
     } finally {
       await model.close();
@@ -417,5 +604,18 @@ describe.each(TEST_ENGINES)("watches on %s", (engine) => {
     expect(gone).toEqual({ status: 200, body: { deleted: { id: w!.id } } });
     const again = await call(deleteQueryRoute, `/api/v1/watches?id=${w!.id}`, { method: "DELETE" });
     expect(again.status).toBe(404);
+  });
+
+  it("deletes a watch at /api/v1/watches/:id with its triggers and delivery log; an unknown id is a 404", async () => {
+    const [w] = await db.prisma.watch.findMany({ where: { deliveries: { some: {} } }, take: 1 });
+    const path = `/api/v1/watches/${w!.id}`;
+    const gone = await call(deleteRoute, path, { method: "DELETE" }, { id: w!.id });
+    expect(gone).toEqual({ status: 200, body: { deleted: { id: w!.id } } });
+    expect(await db.prisma.watchTrigger.count({ where: { watchId: w!.id } })).toBe(0);
+    expect(await db.prisma.watchDelivery.count({ where: { watchId: w!.id } })).toBe(0);
+    const again = await call(deleteRoute, path, { method: "DELETE" }, { id: w!.id });
+    expect([again.status, (again.body.error as { code: string }).code]).toEqual([404, "not_found"]);
+    const hostile = await call(deleteRoute, "/api/v1/watches/__proto__", { method: "DELETE" }, { id: "__proto__" });
+    expect(hostile.status).toBe(404);
   });
 });
