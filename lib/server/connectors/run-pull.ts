@@ -175,16 +175,7 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
       progress = { ...progress, pages: cursor.page };
       await afterStored();
       if (page.next === null) return void (await end("completed"));
-      if (page.next.token !== null && page.next.token === token)
-        throw new ConnectorApiError(
-          `${platform.label} answered page ${cursor.page} of the trace list with the same cursor it was asked with; the pull stops here so as not to read that page forever.`,
-          200,
-        );
-      if (page.next.page > maxPages)
-        throw new ConnectorApiError(
-          `${platform.label} kept answering with a next page after ${maxPages} pages of the trace list; the pull stops here. Narrow the filter (a shorter time range) and pull again.`,
-          200,
-        );
+      refuseRunawayList(platform, page.next, { page: cursor.page, token }, maxPages);
       const next = { ...at(page.next.page, page.next.token), lastTraceId: null };
       const held = await savePullState(prisma, pullId, run.owner, { cursor: next, progress, refusals });
       if (!held.held) return;
@@ -206,6 +197,28 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
       console.error("Branchpoint: after-import of pulled sessions:", error),
     );
   }
+}
+
+/**
+ * Stops a pull whose platform answers a page with the cursor it was asked with, or offers a next page past `maxPages`:
+ * either would read the list forever.
+ */
+function refuseRunawayList(
+  platform: Platform,
+  next: { page: number; token: string | null },
+  asked: { page: number; token: string | null },
+  maxPages: number,
+) {
+  if (next.token !== null && next.token === asked.token)
+    throw new ConnectorApiError(
+      `${platform.label} answered page ${asked.page} of the trace list with the same cursor it was asked with; the pull stops here so as not to read that page forever.`,
+      200,
+    );
+  if (next.page > maxPages)
+    throw new ConnectorApiError(
+      `${platform.label} kept answering with a next page after ${maxPages} pages of the trace list; the pull stops here. Narrow the filter (a shorter time range) and pull again.`,
+      200,
+    );
 }
 
 /** The most list pages one pull reads. */
