@@ -21,9 +21,10 @@ step() { # name, command…
 
 bash scripts/prisma-generate.sh
 # Two tracks, about one core each, on two cores. The end-to-end track (the production build, then the suite in
-# Chromium) is the longest, so it starts first, in the background, and its output is shown at the end; the other
-# track runs the static checks, the unit tests (Vitest keeps one core for itself and runs them in one worker) and
-# the database tests (one file at a time), each in turn, in the foreground.
+# Chromium, then the format check and the unit tests) starts first, in the background, and its output is shown at
+# the end; the other track runs the type check, the lint and the database tests (one file at a time), in the
+# foreground. The format check and the unit tests sit in the end-to-end track because the database tests were the
+# longer track by about as much as they take (29.5 min in all, the end-to-end track done 4 min before the other).
 e2e_log=test-results/e2e-track.log
 (
   t0=$SECONDS
@@ -42,17 +43,17 @@ e2e_log=test-results/e2e-track.log
     echo "━━ production build: FAILED ($((SECONDS - t0)) s)"; echo "fail production build" >> test-results/checks.txt
     status=1
   fi
+  step "format" npx prettier --check . --log-level warn
+  step "unit tests" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=test-results/unit.json
   exit $status
 ) > "$e2e_log" 2>&1 &
 e2e_pid=$!
 
 step "typecheck" npx tsc --noEmit
 step "lint" npx eslint . --max-warnings 0
-step "format" npx prettier --check . --log-level warn
-step "unit tests" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=test-results/unit.json
 step "database tests (PGlite and PostgreSQL)" npx vitest run --project db --reporter=default --reporter=json --outputFile.json=test-results/db.json
 
-echo; echo "━━ waiting for the end-to-end track (production build, then Chromium), started at the beginning"
+echo; echo "━━ waiting for the end-to-end track (production build, Chromium, format, unit tests), started at the beginning"
 wait "$e2e_pid" || status=1
 cat "$e2e_log"
 
