@@ -220,28 +220,34 @@ describe.each(TEST_ENGINES)("imports read as a stream on %s", (engine) => {
     },
   );
 
-  it("imports a ~50 MB chat log with memory that does not follow its size", { timeout: 600_000 }, async () => {
-    const source = generatedLog(5000, 10_000);
-    expect(source.size).toBeGreaterThan(50_000_000);
-    collect();
-    const start = process.memoryUsage();
-    const peak = { rss: 0, heap: 0 };
-    // After each window, with garbage collected: what the import holds, not what it has let go of.
-    const sample = () => {
+  // On the embedded database only: there the database's own memory is this process's too, so the bound is the
+  // tighter one (PostgreSQL's is another process's); the import's code is the same on both.
+  it.runIf(engine === "pglite")(
+    "imports a ~50 MB chat log with memory that does not follow its size",
+    { timeout: 600_000 },
+    async () => {
+      const source = generatedLog(5000, 10_000);
+      expect(source.size).toBeGreaterThan(50_000_000);
       collect();
-      const m = process.memoryUsage();
-      peak.rss = Math.max(peak.rss, m.rss - start.rss);
-      peak.heap = Math.max(peak.heap, m.heapUsed + m.arrayBuffers - (start.heapUsed + start.arrayBuffers));
-    };
-    const result = await importStream(db.prisma, source, { wholeLimit: WHOLE_LIMIT, onProgress: sample });
-    if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
-    expect(result.sessions[0]!.eventCount).toBe(2 * 5000 + 2);
-    const MB = 1024 * 1024;
-    console.log(
-      `${engine}: ${(source.size / MB).toFixed(0)} MB imported; held after a window at most: heap and buffers ${(peak.heap / MB).toFixed(0)} MB, RSS ${(peak.rss / MB).toFixed(0)} MB`,
-    );
-    // Generous bounds (a window of 1,000 events is ~10 MB here): the file itself is 50 MB.
-    expect(peak.heap / MB).toBeLessThan(50);
-    expect(peak.rss / MB).toBeLessThan(200);
-  });
+      const start = process.memoryUsage();
+      const peak = { rss: 0, heap: 0 };
+      // After each window, with garbage collected: what the import holds, not what it has let go of.
+      const sample = () => {
+        collect();
+        const m = process.memoryUsage();
+        peak.rss = Math.max(peak.rss, m.rss - start.rss);
+        peak.heap = Math.max(peak.heap, m.heapUsed + m.arrayBuffers - (start.heapUsed + start.arrayBuffers));
+      };
+      const result = await importStream(db.prisma, source, { wholeLimit: WHOLE_LIMIT, onProgress: sample });
+      if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
+      expect(result.sessions[0]!.eventCount).toBe(2 * 5000 + 2);
+      const MB = 1024 * 1024;
+      console.log(
+        `${engine}: ${(source.size / MB).toFixed(0)} MB imported; held after a window at most: heap and buffers ${(peak.heap / MB).toFixed(0)} MB, RSS ${(peak.rss / MB).toFixed(0)} MB`,
+      );
+      // Generous bounds (a window of 1,000 events is ~10 MB here): the file itself is 50 MB.
+      expect(peak.heap / MB).toBeLessThan(50);
+      expect(peak.rss / MB).toBeLessThan(200);
+    },
+  );
 });
