@@ -8,7 +8,7 @@ import { SmallestFixSearch } from "@/components/failures/SmallestFixSearch";
 import { OutcomeBadge } from "@/components/sessions/OutcomeBadge";
 import { StatusBadge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { formatDateTime, plural } from "@/lib/format";
 import { orNotFound, pageContext } from "@/lib/http/page";
@@ -109,11 +109,7 @@ export default async function ClusterPage({ params }: Props) {
             </dl>
           </Card>
           <Card title="Agent versions affected" padding="none">
-            <DataTable
-              frame={false}
-              label="Agent versions affected"
-              columns={["Version", { label: "Sessions", align: "right" }]}
-            >
+            <DataTable frame={false} label="Agent versions affected" columns={["Version", numberColumn("Sessions")]}>
               {cluster.versions.map((v) => (
                 <tr key={v.agentVersionId}>
                   <td className="px-3 py-2 font-mono text-xs">{v.version}</td>
