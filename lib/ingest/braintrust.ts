@@ -1,6 +1,6 @@
 import { MAX_KEY_CHARS } from "@/lib/hostile/storable";
 import { setOwn } from "@/lib/hostile/objects";
-import { isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
+import { formatOutcome, isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
 import type { JsonInput } from "./json";
 import { isObject } from "./otlp/attributes";
 import { assemble, type FinalStep, type Step } from "./otlp/assemble";
@@ -296,8 +296,5 @@ export const braintrustImporter: JsonImporter = {
     "braintrust (Braintrust project logs or experiment rows, as POST /btql { data } or /v1/project_logs/{id}/fetch { events } answer them; an array or JSONL)",
   accepts: "json",
   detect,
-  import: (input: JsonInput): FormatOutcome => {
-    const result = importBraintrust(input);
-    return result.ok ? { ok: true, sessions: result.sessions } : { ok: false, issues: result.issues };
-  },
+  import: (input: JsonInput): FormatOutcome => formatOutcome(importBraintrust(input)),
 };

@@ -1,5 +1,5 @@
 import { MAX_KEY_CHARS } from "@/lib/hostile/storable";
-import { isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
+import { formatOutcome, isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
 import type { JsonInput } from "./json";
 import { isObject } from "./otlp/attributes";
 import { assemble, type FinalStep, type Step } from "./otlp/assemble";
@@ -306,8 +306,5 @@ export const langSmithImporter: JsonImporter = {
     "langsmith (LangSmith runs, as POST /api/v1/runs/query answers them or with child_runs nested; an array, { runs } or JSONL)",
   accepts: "json",
   detect,
-  import: (input: JsonInput): FormatOutcome => {
-    const result = importLangSmith(input);
-    return result.ok ? { ok: true, sessions: result.sessions } : { ok: false, issues: result.issues };
-  },
+  import: (input: JsonInput): FormatOutcome => formatOutcome(importLangSmith(input)),
 };
