@@ -8,7 +8,7 @@ import { formatPath, IssueList, type Path } from "./otlp/path";
 import { nanos, str, type Warn } from "./langfuse-steps";
 import { llmStep, toolSpanStep, type BraintrustSpan } from "./braintrust-steps";
 import { platformSession, sessionTitle, stringTags } from "./session-summary";
-import { firstLooksLike, importEach, type TraceFileImport, type TraceResult } from "./trace-files";
+import { firstLooksLike, importEach, noStepsIn, type TraceFileImport, type TraceResult } from "./trace-files";
 import type { ImportedSession, ImportIssue } from "./types";
 
 // ---------------------------------------------------------------------------
@@ -162,16 +162,7 @@ export function mapBraintrustTrace(list: readonly { value: unknown; path: Path }
   }
   const final = finalOf(root, structure, traceId, spans);
   if (final) steps.push(final);
-  if (steps.length === 0)
-    return {
-      ok: false,
-      issues: [
-        {
-          path: formatPath(list[0]?.path ?? []),
-          message: `trace ${traceId}: no llm, tool or other step, and no output: nothing to import`,
-        },
-      ],
-    };
+  if (steps.length === 0) return noStepsIn(list, traceId);
   const session = sessionOf(root, traceId, spans, assemble(steps), { notes, structure, scores });
   return { ok: true, session, warnings };
 }
