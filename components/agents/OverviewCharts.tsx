@@ -1,6 +1,6 @@
 import { BarChartClient } from "@/components/charts/BarChartClient";
 import { ChartFigure } from "@/components/charts/ChartFigure";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { formatCost, formatDuration, plural } from "@/lib/format";
 import type { OverviewRow } from "@/lib/db/agent-overview";
 import { totalsByDay } from "@/lib/agents/overview-days";
@@ -18,7 +18,7 @@ export function RunsChart({ rows }: { rows: readonly OverviewRow[] }) {
       id="overview-runs"
       title="Runs and failures per day"
       summary={`${plural(runs, "run")} over ${plural(days.length, "day")} with runs; ${failed} failed (${runs ? Math.round((failed / runs) * 1000) / 10 : 0}%).`}
-      columns={["Day (UTC)", { label: "Runs", align: "right" }, { label: "Failed", align: "right" }]}
+      columns={["Day (UTC)", numberColumn("Runs"), numberColumn("Failed")]}
       rows={days.map((d) => [d.day, d.runs, d.failed])}
     >
       <BarChartClient
@@ -43,7 +43,7 @@ export function CostChart({ rows }: { rows: readonly OverviewRow[] }) {
       id="overview-cost"
       title="Cost per day"
       summary={`${usd(total)} in all over ${plural(days.length, "day")} with runs.`}
-      columns={["Day (UTC)", { label: "Cost (USD)", align: "right" }]}
+      columns={["Day (UTC)", numberColumn("Cost (USD)")]}
       rows={days.map((d) => [d.day, usd(d.costUsd)])}
     >
       <BarChartClient
@@ -73,7 +73,7 @@ export function TokensChart({ rows }: { rows: readonly OverviewRow[] }) {
       id="overview-tokens"
       title="Tokens per day"
       summary={`${input} input and ${output} output tokens over ${plural(list.length, "day")} with runs.`}
-      columns={["Day (UTC)", { label: "Input", align: "right" }, { label: "Output", align: "right" }]}
+      columns={["Day (UTC)", numberColumn("Input"), numberColumn("Output")]}
       rows={list.map((d) => [d.day, d.input, d.output])}
     >
       <BarChartClient
@@ -105,7 +105,7 @@ export function LatencyChart({ rows }: { rows: readonly OverviewRow[] }) {
           : null
       }
       empty={timed.length === 0 ? "No run in this range recorded how long it took." : undefined}
-      columns={["Day (UTC)", "Version", { label: "p50", align: "right" }, { label: "p95", align: "right" }]}
+      columns={["Day (UTC)", "Version", numberColumn("p50"), numberColumn("p95")]}
       rows={rows.map((r) => [r.day, r.version, ms(r.p50Ms), ms(r.p95Ms)])}
     >
       <BarChartClient

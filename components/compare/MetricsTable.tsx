@@ -1,5 +1,5 @@
 import type { ComparisonMetrics, MetricDelta } from "@/lib/replay";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { COMPARISON_FIGURE_WORDS as WORDS } from "@/lib/comparison-words";
 import { Card } from "@/components/ui/Card";
 
@@ -47,12 +47,7 @@ export function MetricsTable({
       <DataTable
         frame={false}
         dense
-        columns={[
-          "metric",
-          { label: labels.base, align: "right" },
-          { label: labels.branch, align: "right" },
-          { label: "delta", align: "right" },
-        ]}
+        columns={["metric", numberColumn(labels.base), numberColumn(labels.branch), numberColumn("delta")]}
       >
         {rows.map(([label, d, money]) => (
           <tr key={label} className="border-t border-slate-100">

@@ -1,5 +1,6 @@
 import { BarChartClient } from "@/components/charts/BarChartClient";
 import { ChartFigure } from "@/components/charts/ChartFigure";
+import { numberColumn } from "@/components/ui/DataTable";
 import type { ToolCoverage } from "@/lib/replay";
 import type { ExperimentDetail } from "@/lib/server/experiments/experiments";
 import {
@@ -32,12 +33,7 @@ function PassRateChart({ outcomes }: { outcomes: ExperimentDetail["summary"]["ou
             ? "No session has a verdict on both its base run and its branch yet; the chart appears as branches finish."
             : undefined
       }
-      columns={[
-        "Runs",
-        { label: "Passed", align: "right" },
-        { label: "Rate", align: "right" },
-        { label: "95% interval", align: "right" },
-      ]}
+      columns={["Runs", numberColumn("Passed"), numberColumn("Rate"), numberColumn("95% interval")]}
       rows={rows.map((r) => [r.name, `${r.successes} of ${r.n}`, `${r.rate}%`, `${r.low}–${r.high}%`])}
     >
       <BarChartClient
@@ -71,7 +67,7 @@ function DivergenceChart({ results }: { results: ExperimentDetail["results"] }) 
             ? `Every one of the ${plural(h.compared, "finished branch", "finished branches")} matched its base run step for step: nothing diverged. Add an edit or a stricter policy to see where runs part.`
             : undefined
       }
-      columns={["First divergence", { label: "Branches", align: "right" }]}
+      columns={["First divergence", numberColumn("Branches")]}
       rows={[...h.buckets.map((b) => [`step ${b.step}`, b.count]), ["never diverged", h.never]]}
     >
       <BarChartClient
@@ -106,12 +102,7 @@ function MissRateChart({ tools }: { tools: readonly ToolCoverage[] }) {
             ? `No tool call missed: the policy answered all ${rows.reduce((n, r) => n + r.calls, 0)} calls of ${plural(rows.length, "tool")}. The policy coverage below lists which source answered each.`
             : undefined
       }
-      columns={[
-        "Tool",
-        { label: "Calls", align: "right" },
-        { label: "Missed", align: "right" },
-        { label: "Miss rate", align: "right" },
-      ]}
+      columns={["Tool", numberColumn("Calls"), numberColumn("Missed"), numberColumn("Miss rate")]}
       rows={rows.map((r) => [r.tool, r.calls, r.missed, `${r.rate}%`])}
     >
       <BarChartClient
@@ -149,11 +140,7 @@ function DeltaCharts({ results }: { results: ExperimentDetail["results"] }) {
   const costTotal = sum(rows, "costUsd");
   const latencyTotal = sum(rows, "latencyMs");
   const table = rows.map((r) => [r.session, signedUsd(r.costUsd), signedMs(r.latencyMs)]);
-  const columns = [
-    "Session",
-    { label: "Δ cost", align: "right" as const },
-    { label: "Δ latency", align: "right" as const },
-  ];
+  const columns = ["Session", numberColumn("Δ cost"), numberColumn("Δ latency")];
   return (
     <>
       <ChartFigure

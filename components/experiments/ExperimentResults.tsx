@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Badge, StatusBadge, type Tone } from "@/components/ui/Badge";
 import type { ExperimentDetail } from "@/lib/server/experiments/experiments";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { Card } from "@/components/ui/Card";
 
 const COMPARABILITY: { key: string; label: string; tone: Tone }[] = [
@@ -125,7 +125,7 @@ export function ExperimentResultTable({
           "Evidence",
           "First divergence",
           ...(checked ? ["Outcome"] : []),
-          { label: "Comparison", align: "right" },
+          numberColumn("Comparison"),
         ]}
       >
         {results.map((r) => (

@@ -1,5 +1,6 @@
 import { BarChartClient } from "@/components/charts/BarChartClient";
 import { ChartFigure } from "@/components/charts/ChartFigure";
+import { numberColumn } from "@/components/ui/DataTable";
 import { plural } from "@/lib/format";
 
 /** A cluster's sessions per day (UTC), with the numbers under the drawing. */
@@ -23,7 +24,7 @@ export function ClusterDaysChart({ days }: { days: { day: string; sessions: numb
       empty={
         days.length === 0 ? "No session is in this cluster any more: its sessions were merged or split off." : undefined
       }
-      columns={["Day (UTC)", { label: "Sessions", align: "right" }]}
+      columns={["Day (UTC)", numberColumn("Sessions")]}
       rows={days.map((d) => [d.day, d.sessions])}
     >
       <BarChartClient

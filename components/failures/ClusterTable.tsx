@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { formatDateTime } from "@/lib/format";
 import type { PresentedCluster } from "@/lib/server/clusters/cluster-shared";
 
@@ -11,7 +11,7 @@ export function ClusterTable({ clusters }: { clusters: PresentedCluster[] }) {
       columns={[
         "Failure",
         "Step",
-        { label: "Sessions", align: "right" },
+        numberColumn("Sessions"),
         { label: "First seen", nowrap: true },
         { label: "Last seen", nowrap: true },
       ]}

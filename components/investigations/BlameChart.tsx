@@ -1,5 +1,6 @@
 import { BarChartClient } from "@/components/charts/BarChartClient";
 import { ChartFigure } from "@/components/charts/ChartFigure";
+import { numberColumn } from "@/components/ui/DataTable";
 import type { BlameProbeRecord } from "@/lib/server/investigations/investigations";
 
 /** Probes by model step (each step once: its latest probe), ascending. */
@@ -51,12 +52,7 @@ export function BlameChart({
             : "No probe ran, so there is nothing to chart. Start a new blame search from the session."
           : undefined
       }
-      columns={[
-        "Model live from",
-        { label: "Passed", align: "right" },
-        { label: "Rate", align: "right" },
-        { label: "Fix?", align: "right" },
-      ]}
+      columns={["Model live from", numberColumn("Passed"), numberColumn("Rate"), numberColumn("Fix?")]}
       rows={rows.map((r) => [
         `model step ${r.modelStep}${r.modelStep === decidedAt ? " (deciding step)" : ""}`,
         `${r.passes} of ${r.trials}`,

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { overrideMap, type Policy, type PolicyIssue, type SideEffect, type ToolRule } from "@/lib/replay";
 import { RuleEditor } from "./RuleEditor";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { ScrollFrame } from "@/components/ui/ScrollFrame";
 import { Card } from "@/components/ui/Card";
 import { AddOverrideForm, ToolRuleRow, type ToolRow } from "./ToolRuleRow";
@@ -88,13 +88,7 @@ export function ToolTable({
               frame={false}
               dense
               bodies
-              columns={[
-                "Tool",
-                { label: "Calls", align: "right" },
-                "Side effect",
-                "Rule",
-                { label: "Actions", srOnly: true },
-              ]}
+              columns={["Tool", numberColumn("Calls"), "Side effect", "Rule", { label: "Actions", srOnly: true }]}
             >
               {rows.map((t) => {
                 const override = overrides[t.name];

@@ -1,5 +1,5 @@
 import { Badge } from "@/components/ui/Badge";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { COVERAGE_SOURCES, type Coverage, type CoverageSource } from "@/lib/replay";
 import { Card } from "@/components/ui/Card";
 import { MissesTable, UnusedCallsTable } from "./CoverageTables";
@@ -71,13 +71,7 @@ export function CoveragePanel({
         ) : (
           <DataTable
             label="Calls by source per tool"
-            columns={[
-              "Tool",
-              { label: "Calls", align: "right" },
-              "Answered by",
-              { label: "Misses", align: "right" },
-              { label: "Never used", align: "right" },
-            ]}
+            columns={["Tool", numberColumn("Calls"), "Answered by", numberColumn("Misses"), numberColumn("Never used")]}
           >
             {coverage.tools.map((t) => (
               <tr key={t.tool}>

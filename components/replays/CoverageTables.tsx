@@ -1,5 +1,5 @@
 import { Badge } from "@/components/ui/Badge";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { previewText } from "@/lib/format";
 import type { Coverage, MissReason } from "@/lib/replay";
 
@@ -21,7 +21,7 @@ export function MissesTable({ coverage }: { coverage: Coverage }) {
       <h3 className="mb-2 text-sm font-semibold text-slate-900">Misses by reason</h3>
       <DataTable
         label="Misses by reason"
-        columns={["Tool", "Reason", { label: "Count", align: "right" }, "Closest recorded call", "Differs at"]}
+        columns={["Tool", "Reason", numberColumn("Count"), "Closest recorded call", "Differs at"]}
       >
         {coverage.tools.flatMap((t) =>
           t.misses.map((m) => (
@@ -70,7 +70,7 @@ export function UnusedCallsTable({ coverage, multi }: { coverage: Coverage; mult
       <h3 className="mb-2 text-sm font-semibold text-slate-900">Recorded calls never used</h3>
       <DataTable
         label="Recorded calls never used"
-        columns={["Tool", ...(multi ? ["Session"] : []), { label: "Seq", align: "right" }, "Arguments"]}
+        columns={["Tool", ...(multi ? ["Session"] : []), numberColumn("Seq"), "Arguments"]}
       >
         {coverage.tools.flatMap((t) =>
           t.unused.map((u) => (

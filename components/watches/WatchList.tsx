@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Badge, type Tone } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { formatDateTime } from "@/lib/format";
 import type { TriggerInvestigation } from "@/lib/server/watches/investigate";
 import type { PresentedWatch } from "@/lib/server/watches/watch-inputs";
@@ -70,13 +70,7 @@ function WatchCard({ log }: { log: Log }) {
               label={`Deliveries of ${w.name}`}
               frame={false}
               dense
-              columns={[
-                "At",
-                { label: "Attempt", align: "right" },
-                "Status",
-                { label: "HTTP", align: "right" },
-                "Detail",
-              ]}
+              columns={["At", numberColumn("Attempt"), "Status", numberColumn("HTTP"), "Detail"]}
             >
               {log.deliveries.map((d) => (
                 <tr key={d.id} data-testid="watch-delivery">

@@ -21,12 +21,7 @@ export async function compactStoredInputs(prisma: Db): Promise<{ sessions: numbe
     write: (tx, rowId, c) =>
       tx.event.update({
         where: { id: rowId },
-        data: {
-          input: c.input as Prisma.InputJsonValue,
-          inputPrefixSeq: c.prefix?.seq ?? null,
-          inputPrefixCount: c.prefix?.count ?? null,
-          inputDigest: c.digest,
-        },
+        data: { ...compactColumns(c), inputPrefixSeq: c.prefix?.seq ?? null },
       }),
   });
   const replays = await compactEachRun(prisma, {
@@ -40,16 +35,18 @@ export async function compactStoredInputs(prisma: Db): Promise<{ sessions: numbe
     write: (tx, rowId, c) =>
       tx.replayStep.update({
         where: { id: rowId },
-        data: {
-          input: c.input as Prisma.InputJsonValue,
-          inputPrefixIdx: c.prefix?.seq ?? null,
-          inputPrefixCount: c.prefix?.count ?? null,
-          inputDigest: c.digest,
-        },
+        data: { ...compactColumns(c), inputPrefixIdx: c.prefix?.seq ?? null },
       }),
   });
   return { sessions, replays };
 }
+
+/** The columns an event and a replay step share for a compacted model input (each names its prefix pointer its own way). */
+const compactColumns = (c: CompactInput) => ({
+  input: c.input as Prisma.InputJsonValue,
+  inputPrefixCount: c.prefix?.count ?? null,
+  inputDigest: c.digest,
+});
 
 /** A kind of run whose model inputs may still be stored whole: sessions' events or replays' steps. */
 interface StoredRuns {

@@ -7,6 +7,7 @@ import type { SessionFilters } from "@/lib/session-list/query";
 import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
 import { filterConditions } from "./session-list";
+import { sessionNameSelect } from "./session-reads";
 
 const head = {
   id: true,
@@ -134,15 +135,10 @@ export async function memberPage(client: DbClient, datasetId: string, offset: nu
       addedAt: true,
       session: {
         select: {
-          id: true,
-          title: true,
-          externalId: true,
-          format: true,
+          ...sessionNameSelect,
           status: true,
           outcome: true,
-          startedAt: true,
           eventCount: true,
-          agent: { select: { name: true } },
           agentVersion: { select: { version: true } },
         },
       },

@@ -1,6 +1,6 @@
 import { MAX_KEY_CHARS } from "@/lib/hostile/storable";
 import { setOwn } from "@/lib/hostile/objects";
-import { isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
+import { formatOutcome, isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
 import type { JsonInput } from "./json";
 import { isObject } from "./otlp/attributes";
 import { assemble, type FinalStep, type Step } from "./otlp/assemble";
@@ -8,7 +8,7 @@ import { formatPath, IssueList, type Path } from "./otlp/path";
 import { nanos, str, type Warn } from "./langfuse-steps";
 import { llmStep, toolSpanStep, type BraintrustSpan } from "./braintrust-steps";
 import { platformSession, sessionTitle, stringTags } from "./session-summary";
-import { firstLooksLike, importEach, type TraceFileImport, type TraceResult } from "./trace-files";
+import { firstLooksLike, importEach, noStepsIn, type TraceFileImport, type TraceResult } from "./trace-files";
 import type { ImportedSession, ImportIssue } from "./types";
 
 // ---------------------------------------------------------------------------
@@ -162,16 +162,7 @@ export function mapBraintrustTrace(list: readonly { value: unknown; path: Path }
   }
   const final = finalOf(root, structure, traceId, spans);
   if (final) steps.push(final);
-  if (steps.length === 0)
-    return {
-      ok: false,
-      issues: [
-        {
-          path: formatPath(list[0]?.path ?? []),
-          message: `trace ${traceId}: no llm, tool or other step, and no output: nothing to import`,
-        },
-      ],
-    };
+  if (steps.length === 0) return noStepsIn(list, traceId);
   const session = sessionOf(root, traceId, spans, assemble(steps), { notes, structure, scores });
   return { ok: true, session, warnings };
 }
@@ -296,8 +287,5 @@ export const braintrustImporter: JsonImporter = {
     "braintrust (Braintrust project logs or experiment rows, as POST /btql { data } or /v1/project_logs/{id}/fetch { events } answer them; an array or JSONL)",
   accepts: "json",
   detect,
-  import: (input: JsonInput): FormatOutcome => {
-    const result = importBraintrust(input);
-    return result.ok ? { ok: true, sessions: result.sessions } : { ok: false, issues: result.issues };
-  },
+  import: (input: JsonInput): FormatOutcome => formatOutcome(importBraintrust(input)),
 };

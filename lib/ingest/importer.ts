@@ -7,6 +7,10 @@ export type ImportContext = { filename?: string };
 /** An importer's answer: every session of the document, or every issue (never part of it). */
 export type FormatOutcome = { ok: true; sessions: ImportedSession[] } | { ok: false; issues: ImportIssue[] };
 
+/** An importer's own answer as the registry takes it: the sessions or the issues, nothing else (not its warnings). */
+export const formatOutcome = (result: FormatOutcome): FormatOutcome =>
+  result.ok ? { ok: true, sessions: result.sessions } : { ok: false, issues: result.issues };
+
 type ImporterBase = {
   format: ImportFormat;
   /** One line for the "accepted formats" message, e.g. `native (Branchpoint session JSON or JSONL)`. */

@@ -1,5 +1,5 @@
 import { MAX_KEY_CHARS } from "@/lib/hostile/storable";
-import { isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
+import { formatOutcome, isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
 import type { JsonInput } from "./json";
 import { isObject } from "./otlp/attributes";
 import { assemble, type FinalStep, type ModelStep, type Step } from "./otlp/assemble";
@@ -327,8 +327,5 @@ export const langfuseImporter: JsonImporter = {
     "langfuse (Langfuse traces with their observations, as GET /api/public/traces/{id} answers; one, an array or JSONL)",
   accepts: "json",
   detect,
-  import: (input: JsonInput): FormatOutcome => {
-    const result = importLangfuse(input);
-    return result.ok ? { ok: true, sessions: result.sessions } : { ok: false, issues: result.issues };
-  },
+  import: (input: JsonInput): FormatOutcome => formatOutcome(importLangfuse(input)),
 };

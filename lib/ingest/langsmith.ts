@@ -1,5 +1,5 @@
 import { MAX_KEY_CHARS } from "@/lib/hostile/storable";
-import { isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
+import { formatOutcome, isRecord, recordsOf, type FormatOutcome, type JsonImporter } from "./importer";
 import type { JsonInput } from "./json";
 import { isObject } from "./otlp/attributes";
 import { assemble, type FinalStep, type Step } from "./otlp/assemble";
@@ -7,7 +7,7 @@ import { formatPath, IssueList, type Path } from "./otlp/path";
 import { nanos, str } from "./langfuse-steps";
 import { llmStep, RUN_OPERATIONS, toolRunStep, type LangSmithRun, type RunWarn } from "./langsmith-steps";
 import { platformSession, sessionTitle, stringTags } from "./session-summary";
-import { firstLooksLike, importEach, type TraceFileImport, type TraceResult } from "./trace-files";
+import { firstLooksLike, importEach, noStepsIn, type TraceFileImport, type TraceResult } from "./trace-files";
 import type { ImportedSession, ImportIssue } from "./types";
 
 // ---------------------------------------------------------------------------
@@ -118,16 +118,7 @@ export function mapLangSmithTrace(list: readonly { value: unknown; path: Path }[
   }
   const final = finalOf(root, traceId, runs);
   if (final) steps.push(final);
-  if (steps.length === 0)
-    return {
-      ok: false,
-      issues: [
-        {
-          path: formatPath(list[0]?.path ?? []),
-          message: `trace ${traceId}: no llm, tool or other step, and no output: nothing to import`,
-        },
-      ],
-    };
+  if (steps.length === 0) return noStepsIn(list, traceId);
   const session = sessionOf(root, traceId, runs, assemble(steps), notes, stepIds);
   return { ok: true, session, warnings };
 }
@@ -306,8 +297,5 @@ export const langSmithImporter: JsonImporter = {
     "langsmith (LangSmith runs, as POST /api/v1/runs/query answers them or with child_runs nested; an array, { runs } or JSONL)",
   accepts: "json",
   detect,
-  import: (input: JsonInput): FormatOutcome => {
-    const result = importLangSmith(input);
-    return result.ok ? { ok: true, sessions: result.sessions } : { ok: false, issues: result.issues };
-  },
+  import: (input: JsonInput): FormatOutcome => formatOutcome(importLangSmith(input)),
 };

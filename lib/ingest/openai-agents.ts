@@ -1,6 +1,6 @@
 import { parseJsonBounded } from "@/lib/hostile/json";
 import type { ToolCallRequest } from "@/lib/replay";
-import type { FormatOutcome, JsonImporter } from "./importer";
+import { formatOutcome, type FormatOutcome, type JsonImporter } from "./importer";
 import type { JsonInput } from "./json";
 import { isObject } from "./otlp/attributes";
 import { assemble, type ModelStep, type Step, type ToolStep } from "./otlp/assemble";
@@ -353,7 +353,6 @@ export const openAiAgentsImporter: JsonImporter = {
   import: (input: JsonInput): FormatOutcome => {
     if (input.shape !== "document")
       return { ok: false, issues: [{ path: "", message: "expected one JSON document, not JSON Lines" }] };
-    const result = importOpenAiAgents(input.value);
-    return result.ok ? { ok: true, sessions: result.sessions } : { ok: false, issues: result.issues };
+    return formatOutcome(importOpenAiAgents(input.value));
   },
 };

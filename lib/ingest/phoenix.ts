@@ -1,4 +1,4 @@
-import type { FormatOutcome, JsonImporter } from "./importer";
+import { formatOutcome, type FormatOutcome, type JsonImporter } from "./importer";
 import { isRecord, recordsOf } from "./importer";
 import type { JsonInput } from "./json";
 import { str } from "./langfuse-steps";
@@ -121,8 +121,5 @@ export const phoenixImporter: JsonImporter = {
   label: "phoenix (Arize Phoenix spans, as its REST spans API answers them or exported; an array, { data } or JSONL)",
   accepts: "json",
   detect: (input: JsonInput) => firstLooksLike(input, "data", looksLikePhoenixSpan),
-  import: (input: JsonInput): FormatOutcome => {
-    const result = importPhoenix(input);
-    return result.ok ? { ok: true, sessions: result.sessions } : { ok: false, issues: result.issues };
-  },
+  import: (input: JsonInput): FormatOutcome => formatOutcome(importPhoenix(input)),
 };

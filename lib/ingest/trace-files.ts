@@ -5,6 +5,7 @@
  */
 import { isRecord } from "./importer";
 import type { JsonInput } from "./json";
+import { formatPath, type Path } from "./otlp/path";
 import type { ImportedSession, ImportIssue } from "./types";
 
 export type TraceResult =
@@ -42,3 +43,14 @@ export function importEach<T extends { line?: number }>(traces: readonly T[], ma
     issues.length > 0 ? { ok: false, issues: issues.slice(0, 100) } : { ok: true, sessions, warnings };
   return result;
 }
+
+/** A trace with no step at all (no llm, tool or other span, and no output), refused at its first item's path. */
+export const noStepsIn = (list: readonly { path: Path }[], traceId: string): TraceResult => ({
+  ok: false,
+  issues: [
+    {
+      path: formatPath(list[0]?.path ?? []),
+      message: `trace ${traceId}: no llm, tool or other step, and no output: nothing to import`,
+    },
+  ],
+});

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Card } from "@/components/ui/Card";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { formatDateTime } from "@/lib/format";
@@ -32,7 +32,7 @@ export default async function DatasetsPage() {
             label="Datasets"
             columns={[
               "Dataset",
-              { label: "Sessions", align: "right" },
+              numberColumn("Sessions"),
               { label: "Made by", className: "hidden sm:table-cell" },
               { label: "Made", nowrap: true, className: "hidden sm:table-cell" },
             ]}

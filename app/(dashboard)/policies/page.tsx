@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { CreatePolicyForm } from "@/components/policies/CreatePolicyForm";
 import { Badge } from "@/components/ui/Badge";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
@@ -28,10 +28,7 @@ export default async function PoliciesPage() {
             JSON, then refine it visually or as JSON.
           </EmptyState>
         ) : (
-          <DataTable
-            label="Policies"
-            columns={["Policy", "Agent", { label: "Latest version", align: "right" }, "Hash", "Updated"]}
-          >
+          <DataTable label="Policies" columns={["Policy", "Agent", numberColumn("Latest version"), "Hash", "Updated"]}>
             {policies.map((p) => {
               const latest = p.versions[0];
               return (

@@ -6,7 +6,7 @@ import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { listReplays } from "@/lib/server/replays/replay-reads";
 import { formatDateTime } from "@/lib/format";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { Card } from "@/components/ui/Card";
 
 export const dynamic = "force-dynamic";
@@ -29,7 +29,7 @@ export default async function ReplaysPage({ searchParams }: Props) {
         <Card as="div" padding="none" className="overflow-hidden">
           <DataTable
             frame={false}
-            columns={["Session", "Status", "Comparability", "Policy", { label: "Steps", align: "right" }, "Started"]}
+            columns={["Session", "Status", "Comparability", "Policy", numberColumn("Steps"), "Started"]}
           >
             {replays.map((r) => (
               <tr key={r.id} className="border-t border-slate-100 hover:bg-slate-50" data-testid="replay-row">

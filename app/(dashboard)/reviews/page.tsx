@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { NewReviewQueueForm } from "@/components/reviews/NewReviewQueueForm";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { formatDateTime } from "@/lib/format";
@@ -31,14 +31,7 @@ export default async function ReviewsPage() {
       ) : (
         <DataTable
           label="Review queues"
-          columns={[
-            "Queue",
-            { label: "Pending", align: "right" },
-            { label: "Done", align: "right" },
-            { label: "Mine", align: "right" },
-            "By",
-            "Created",
-          ]}
+          columns={["Queue", numberColumn("Pending"), numberColumn("Done"), numberColumn("Mine"), "By", "Created"]}
         >
           {queues.map((q) => (
             <tr key={q.id} className="hover:bg-slate-50" data-testid="review-queue-row">

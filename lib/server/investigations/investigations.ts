@@ -236,16 +236,13 @@ export async function createInvestigation(principal: Principal, input: StartInve
       policy,
       modelSteps,
     };
-    return presentInvestigation(
-      await insertInvestigation(prisma, {
-        kind: "blame",
-        sessionId: input.sessionId,
-        replayId: null,
-        params,
-        estimate,
-        createdBy: principal.name,
-      }),
-    );
+    return storeInvestigation(principal, prisma, {
+      kind: "blame",
+      sessionId: input.sessionId,
+      replayId: null,
+      params,
+      estimate,
+    });
   }
 
   if (input.kind === "stale") return createStaleCheck(principal, input, prisma);
@@ -294,16 +291,22 @@ export async function createInvestigation(principal: Principal, input: StartInve
     policy,
     edits,
   };
-  return presentInvestigation(
-    await insertInvestigation(prisma, {
-      kind: "minimize",
-      sessionId: meta.replay.sessionId,
-      replayId: input.replayId,
-      params,
-      estimate,
-      createdBy: principal.name,
-    }),
-  );
+  return storeInvestigation(principal, prisma, {
+    kind: "minimize",
+    sessionId: meta.replay.sessionId,
+    replayId: input.replayId,
+    params,
+    estimate,
+  });
+}
+
+/** Stores a new investigation, signed by the principal, and answers it as pages and the API show it (one way for every kind). */
+async function storeInvestigation(
+  principal: Principal,
+  prisma: Db,
+  row: Omit<Parameters<typeof insertInvestigation>[1], "createdBy">,
+) {
+  return presentInvestigation(await insertInvestigation(prisma, { ...row, createdBy: principal.name }));
 }
 
 /** Executor refusals and transport failures: the tool was not reached, so nothing is known about its answer. */
@@ -374,16 +377,13 @@ async function createStaleCheck(
     maxLiveCalls: 0,
     liveToolCalls: targets.length,
   };
-  return presentInvestigation(
-    await insertInvestigation(prisma, {
-      kind: "stale",
-      sessionId: input.sessionId,
-      replayId: null,
-      params,
-      estimate,
-      createdBy: principal.name,
-    }),
-  );
+  return storeInvestigation(principal, prisma, {
+    kind: "stale",
+    sessionId: input.sessionId,
+    replayId: null,
+    params,
+    estimate,
+  });
 }
 
 /** Calls each target's tool again with its recorded arguments and compares; a cancel stops between calls. */

@@ -9,7 +9,7 @@ import { TryFixForm } from "@/components/failures/TryFixForm";
 import { RenameClusterForm } from "@/components/failures/RenameClusterForm";
 import { SmallestFixSearch } from "@/components/failures/SmallestFixSearch";
 import { Card } from "@/components/ui/Card";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { formatDateTime, plural } from "@/lib/format";
 import { orNotFound, pageContext } from "@/lib/http/page";
@@ -113,11 +113,7 @@ export default async function ClusterPage({ params }: Props) {
             </dl>
           </Card>
           <Card title="Agent versions affected" padding="none">
-            <DataTable
-              frame={false}
-              label="Agent versions affected"
-              columns={["Version", { label: "Sessions", align: "right" }]}
-            >
+            <DataTable frame={false} label="Agent versions affected" columns={["Version", numberColumn("Sessions")]}>
               {cluster.versions.map((v) => (
                 <tr key={v.agentVersionId}>
                   <td className="px-3 py-2 font-mono text-xs">{v.version}</td>

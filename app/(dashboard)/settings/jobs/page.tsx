@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { StatusBadge } from "@/components/ui/Badge";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { RetryButton } from "@/components/settings/RetryButton";
 import { formatDateTime } from "@/lib/format";
@@ -109,13 +109,7 @@ export default async function JobsPage() {
   const [raw, queue] = await Promise.all([listJobs(principal, {}, prisma), jobs()]);
   const overview = presentJobs(raw);
   const settings = jobSettings();
-  const columns = [
-    "Job",
-    "State",
-    "Detail",
-    { label: "Attempts", align: "right" as const },
-    { label: "Actions", srOnly: true },
-  ];
+  const columns = ["Job", "State", "Detail", numberColumn("Attempts"), { label: "Actions", srOnly: true }];
   return (
     <>
       <div className="mb-2 text-sm">
