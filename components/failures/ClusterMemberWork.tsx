@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
-import { DataTable } from "@/components/ui/DataTable";
+import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { formatDateTime } from "@/lib/format";
 
 type Work = {
@@ -29,7 +29,7 @@ export function ClusterMemberWork({ work }: { work: Work }) {
         <DataTable
           frame={false}
           label="Reports on these sessions"
-          columns={["Report", "State", { label: "Sessions", align: "right" }, "Made"]}
+          columns={["Report", "State", numberColumn("Sessions"), "Made"]}
         >
           {work.reports.map((r) => (
             <tr key={r.id} data-testid="member-report">
