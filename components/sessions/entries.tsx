@@ -278,7 +278,13 @@ function StepBody({ sessionId, step }: { sessionId: string; step: StepSummary })
             value={event.input}
           />
           <div className="text-xs md:col-span-2">
-            <Link href={`/sessions/${sessionId}/playground/${step.seq}`} className="text-indigo-700 hover:underline">
+            {/* No prefetch: a click landing while the link's own prefetch was in flight (it had just scrolled into
+                view) left Next's router waiting on it, and the page never changed; the playground loads on click. */}
+            <Link
+              href={`/sessions/${sessionId}/playground/${step.seq}`}
+              prefetch={false}
+              className="text-indigo-700 hover:underline"
+            >
               Open in playground
             </Link>{" "}
             <span className="text-slate-500">— send this call again, edited, to a model endpoint</span>
