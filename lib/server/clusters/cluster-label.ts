@@ -9,9 +9,9 @@ import { clusterLabelPrompt, LABEL_EXAMPLES, LABEL_FIELD_CHARS, labelFromAnswer 
 import type { Db } from "@/lib/db";
 import { listModelEndpoints } from "@/lib/db/checks";
 import { clusterById, clusterErrorExamples } from "@/lib/db/clusters";
-import { listExecutorRows } from "@/lib/db/executors";
 import { AppError, notFound } from "@/lib/errors";
-import { ExecutorError, hostAllowed, modelExecutor, MODEL_TIMEOUT_MS, parseHttpUrl } from "@/lib/executors/live";
+import { executorRefusal, modelEndpointChoices } from "@/lib/executors/endpoint-choices";
+import { ExecutorError, modelExecutor, MODEL_TIMEOUT_MS } from "@/lib/executors/live";
 import { authorize } from "../authz";
 import { resolveModelEndpoint } from "../checks/counterfactual";
 import type { Principal } from "../principal";
@@ -24,12 +24,7 @@ export type ClusterLabelRef = z.infer<typeof ClusterLabelRef>;
 /** The model endpoints a label may be asked of, with whether their host is on the allow-list. */
 export async function clusterLabelEndpoints(principal: Principal, _input: ClusterLabelRef, prisma: Db) {
   authorize(principal, "clusters.write");
-  const { models, hosts } = await listExecutorRows(prisma);
-  const allowed = new Set(hosts.map((h) => h.host.toLowerCase()));
-  return models.map((m) => {
-    const url = parseHttpUrl(m.baseUrl);
-    return { id: m.id, name: m.name, model: m.model, hostAllowed: url ? hostAllowed(url, allowed) : false };
-  });
+  return modelEndpointChoices(prisma);
 }
 
 export const SuggestClusterLabelInput = z.strictObject({
@@ -38,14 +33,6 @@ export const SuggestClusterLabelInput = z.strictObject({
   endpointId: z.string().trim().min(1).max(200).optional(),
 });
 export type SuggestClusterLabelInput = z.infer<typeof SuggestClusterLabelInput>;
-
-/** Set-up problems are the admin's to fix (400); an endpoint that failed to answer is a failed call (502). */
-function refusal(error: ExecutorError): AppError {
-  const failed = error.code === "http_error" || error.code === "bad_response" || error.code === "timeout";
-  return new AppError(failed ? "run_failed" : "executor_missing", error.message, [
-    { path: "endpointId", message: error.code },
-  ]);
-}
 
 /** Asks the model for a label; answers the label, the prompt sent and the endpoint and model that answered. */
 export async function suggestClusterLabel(
@@ -75,7 +62,7 @@ export async function suggestClusterLabel(
   const answer = await modelExecutor(prisma, undefined, endpoint.id, { timeoutMs: deps.timeoutMs ?? MODEL_TIMEOUT_MS })(
     { modelStep: 0, step: 0, messages: prompt, model: undefined, temperature: 0, tools: undefined, recorded: null },
   ).catch((error: unknown) => {
-    throw error instanceof ExecutorError ? refusal(error) : error;
+    throw error instanceof ExecutorError ? executorRefusal(error) : error;
   });
   const label = labelFromAnswer(answer.output.content);
   const model = answer.model ?? endpoint.name;

@@ -7,12 +7,12 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db";
 import { listModelEndpoints } from "@/lib/db/checks";
-import { listExecutorRows } from "@/lib/db/executors";
 import { listPriceRows } from "@/lib/db/prices";
 import { fullEvent, sessionHead } from "@/lib/db/session-reads";
 import { AppError, notFound } from "@/lib/errors";
 import { DEMO_MODEL } from "@/lib/executors/demo-model";
-import { ExecutorError, hostAllowed, modelExecutor, MODEL_TIMEOUT_MS, parseHttpUrl } from "@/lib/executors/live";
+import { executorRefusal, modelEndpointChoices } from "@/lib/executors/endpoint-choices";
+import { ExecutorError, modelExecutor, MODEL_TIMEOUT_MS } from "@/lib/executors/live";
 import { estimateMicros } from "@/lib/prices/prices";
 import { Message, type Usage } from "@/lib/replay";
 import { authorize, can } from "../authz";
@@ -103,22 +103,11 @@ async function modelStep(prisma: Db, sessionId: string, seq: number) {
 
 /** The endpoints the picker offers: the demo model for demo data, then every configured one, with whether its host is allowed. */
 async function endpointChoices(prisma: Db, demo: boolean) {
-  const { models, hosts } = await listExecutorRows(prisma);
-  const allowed = new Set(hosts.map((h) => h.host.toLowerCase()));
   return [
     ...(demo
       ? [{ id: DEMO_MODEL.id, name: DEMO_MODEL.name, model: DEMO_MODEL.model, hostAllowed: true, demo: true }]
       : []),
-    ...models.map((m) => {
-      const url = parseHttpUrl(m.baseUrl);
-      return {
-        id: m.id,
-        name: m.name,
-        model: m.model,
-        hostAllowed: url ? hostAllowed(url, allowed) : false,
-        demo: false,
-      };
-    }),
+    ...(await modelEndpointChoices(prisma)).map((m) => ({ ...m, demo: false })),
   ];
 }
 
@@ -174,18 +163,6 @@ function requestToSend(recorded: PlaygroundRecordedRequest, edits: PlaygroundReq
   return { messages, tools, temperature };
 }
 
-/**
- * How an executor's refusal reads here: set-up problems (no endpoint, a host off the allow-list, a key not set)
- * are a 400 the admin fixes; an endpoint that answered an error, garbage or nothing in time is a failed call (502).
- * The issue's message is the executor's code, so a page can tell "refused", "timed out" and "not allowed" apart.
- */
-function refusal(error: ExecutorError): AppError {
-  const failed = error.code === "http_error" || error.code === "bad_response" || error.code === "timeout";
-  return new AppError(failed ? "run_failed" : "executor_missing", error.message, [
-    { path: "endpointId", message: error.code },
-  ]);
-}
-
 /** The answer's cost by the price table, in micro-dollars; null when its model has no price or it reported no tokens. */
 async function costMicros(prisma: Db, model: string, usage: Usage | undefined): Promise<number | null> {
   if (!usage || (usage.inputTokens === undefined && usage.outputTokens === undefined)) return null;
@@ -232,7 +209,7 @@ export async function runPlayground(
       recorded: null,
     },
   ).catch((error: unknown) => {
-    throw error instanceof ExecutorError ? refusal(error) : error;
+    throw error instanceof ExecutorError ? executorRefusal(error) : error;
   });
   const model = answer.model ?? endpoint.name;
   return {

@@ -1,0 +1,30 @@
+/**
+ * What a page that sends one call to a chosen model endpoint (the playground, a cluster's label) shares: the
+ * configured endpoints with whether their host is on the allow-list, and how the executor's refusal reads.
+ */
+import type { DbClient } from "@/lib/db/client";
+import { listExecutorRows } from "@/lib/db/executors";
+import { AppError } from "@/lib/errors";
+import { type ExecutorError, hostAllowed, parseHttpUrl } from "./live";
+
+/** Every configured model endpoint, by name, with whether its host is allowed. */
+export async function modelEndpointChoices(client: DbClient) {
+  const { models, hosts } = await listExecutorRows(client);
+  const allowed = new Set(hosts.map((h) => h.host.toLowerCase()));
+  return models.map((m) => {
+    const url = parseHttpUrl(m.baseUrl);
+    return { id: m.id, name: m.name, model: m.model, hostAllowed: url ? hostAllowed(url, allowed) : false };
+  });
+}
+
+/**
+ * How an executor's refusal reads: set-up problems (no endpoint, a host off the allow-list, a key not set) are a
+ * 400 the admin fixes; an endpoint that answered an error, garbage or nothing in time is a failed call (502). The
+ * issue's message is the executor's code, so a page can tell "refused", "timed out" and "not allowed" apart.
+ */
+export function executorRefusal(error: ExecutorError): AppError {
+  const failed = error.code === "http_error" || error.code === "bad_response" || error.code === "timeout";
+  return new AppError(failed ? "run_failed" : "executor_missing", error.message, [
+    { path: "endpointId", message: error.code },
+  ]);
+}
