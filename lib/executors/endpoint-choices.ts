@@ -17,14 +17,17 @@ export async function modelEndpointChoices(client: DbClient) {
   });
 }
 
+/** The endpoint was reached and failed (an error status, garbage, no answer in time), as against a set-up problem. */
+export const failedCall = (error: ExecutorError) =>
+  error.code === "http_error" || error.code === "bad_response" || error.code === "timeout";
+
 /**
  * How an executor's refusal reads: set-up problems (no endpoint, a host off the allow-list, a key not set) are a
  * 400 the admin fixes; an endpoint that answered an error, garbage or nothing in time is a failed call (502). The
  * issue's message is the executor's code, so a page can tell "refused", "timed out" and "not allowed" apart.
  */
 export function executorRefusal(error: ExecutorError): AppError {
-  const failed = error.code === "http_error" || error.code === "bad_response" || error.code === "timeout";
-  return new AppError(failed ? "run_failed" : "executor_missing", error.message, [
+  return new AppError(failedCall(error) ? "run_failed" : "executor_missing", error.message, [
     { path: "endpointId", message: error.code },
   ]);
 }

@@ -11,6 +11,7 @@ import { deepEqual, recordedStep, type Message, type ReplayStep, type SessionEve
 import type { Db } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { ExecutorError, modelExecutor } from "@/lib/executors/live";
+import { failedCall } from "@/lib/executors/endpoint-choices";
 import type { WireAnswer, WireRequest } from "@/lib/agent-wire/types";
 import { firstDifference, sameInput } from "@/lib/agent-wire/compare";
 import type { Principal } from "../principal";
@@ -83,7 +84,7 @@ async function liveAnswer(
  */
 function liveRefusal(error: unknown): unknown {
   if (!(error instanceof ExecutorError)) return error;
-  if (error.code === "http_error" || error.code === "bad_response" || error.code === "timeout")
+  if (failedCall(error))
     return new AppError("run_failed", `The model endpoint did not answer this live call: ${error.message}`);
   return new AppError("executor_missing", `This live call cannot run: ${error.message}`);
 }
