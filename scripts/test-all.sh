@@ -10,21 +10,26 @@ mkdir -p test-results
 rm -f test-results/*.json
 
 status=0
-step() { # name, command…
+# The whole machine's CPU time so far (every process, the PostgreSQL server's too), in seconds: /proc/stat's first line.
+machine_cpu() { awk '/^cpu /{ printf "%d %d", ($2 + $3 + $4 + $7 + $8) / 100, ($2 + $3 + $4 + $5 + $6 + $7 + $8) / 100 }' /proc/stat 2>/dev/null; }
+read -r busy0 total0 <<< "$(machine_cpu)"
+step() { # name, command…: its wall time, and the CPU time it and its children used (where /usr/bin/time is)
   local name=$1; shift
   echo; echo "━━ $name"
-  local t0=$SECONDS
-  if "$@"; then echo "━━ $name: ok ($((SECONDS - t0)) s)"; echo "pass $name" >> test-results/checks.txt
-  else echo "━━ $name: FAILED ($((SECONDS - t0)) s)"; echo "fail $name" >> test-results/checks.txt; status=1; fi
+  local t0=$SECONDS cpu_file; cpu_file=$(mktemp)
+  local run=("$@")
+  [ -x /usr/bin/time ] && run=(/usr/bin/time -q -f "%U %S" -o "$cpu_file" "$@")
+  local ok=0; "${run[@]}" || ok=$?
+  local cpu; cpu=$(awk 'NF == 2 { printf ", %.0f CPU-s", $1 + $2 }' "$cpu_file" 2>/dev/null); rm -f "$cpu_file"
+  if [ "$ok" = 0 ]; then echo "━━ $name: ok ($((SECONDS - t0)) s$cpu)"; echo "pass $name" >> test-results/checks.txt
+  else echo "━━ $name: FAILED ($((SECONDS - t0)) s$cpu)"; echo "fail $name" >> test-results/checks.txt; status=1; fi
 }
 : > test-results/checks.txt
 
 bash scripts/prisma-generate.sh
-# Two tracks, about one core each, on two cores. The end-to-end track (the production build, then the suite in
-# Chromium, then the format check and the unit tests) starts first, in the background, and its output is shown at
-# the end; the other track runs the type check, the lint and the database tests (one file at a time), in the
-# foreground. The format check and the unit tests sit in the end-to-end track because the database tests were the
-# longer track by about as much as they take (29.5 min in all, the end-to-end track done 4 min before the other).
+# Two tracks on two cores. The end-to-end track (the production build, then the suite in Chromium) starts first, in
+# the background, and its output is shown at the end; the other track runs the type check, the lint, the database
+# tests (two files at a time), the format check and the unit tests, in the foreground.
 e2e_log=test-results/e2e-track.log
 (
   t0=$SECONDS
@@ -43,8 +48,6 @@ e2e_log=test-results/e2e-track.log
     echo "━━ production build: FAILED ($((SECONDS - t0)) s)"; echo "fail production build" >> test-results/checks.txt
     status=1
   fi
-  step "format" npx prettier --check . --log-level warn
-  step "unit tests" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=test-results/unit.json
   exit $status
 ) > "$e2e_log" 2>&1 &
 e2e_pid=$!
@@ -52,10 +55,16 @@ e2e_pid=$!
 step "typecheck" npx tsc --noEmit
 step "lint" npx eslint . --max-warnings 0
 step "database tests (PGlite and PostgreSQL)" npx vitest run --project db --reporter=default --reporter=json --outputFile.json=test-results/db.json
+step "format" npx prettier --check . --log-level warn
+step "unit tests" npx vitest run --project unit --reporter=default --reporter=json --outputFile.json=test-results/unit.json
 
-echo; echo "━━ waiting for the end-to-end track (production build, Chromium, format, unit tests), started at the beginning"
+echo; echo "━━ waiting for the end-to-end track (production build, Chromium), started at the beginning"
 wait "$e2e_pid" || status=1
 cat "$e2e_log"
 
+read -r busy1 total1 <<< "$(machine_cpu)"
+if [ -n "${total1:-}" ] && [ "$total1" -gt "$total0" ]; then
+  echo; echo "━━ the machine: $((busy1 - busy0)) CPU-s busy of $((total1 - total0)) over ${SECONDS} s ($(((busy1 - busy0) * 100 / (total1 - total0)))% of $(nproc) cores)"
+fi
 node scripts/test-summary.mjs || status=1
 exit $status
