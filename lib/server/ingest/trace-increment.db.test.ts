@@ -410,7 +410,7 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
           }
         },
       ),
-      { numRuns: engine === "pglite" ? 12 : 8, seed: 15 },
+      { numRuns: engine === "pglite" ? 12 : 8, seed: engine === "pglite" ? 15 : 16 },
     );
     // The exports that took the incremental path were checked too (not only full rebuilds).
     expect(incremental).toBeGreaterThan(20);
