@@ -15,6 +15,7 @@ import {
 } from "@/lib/clusters/signature";
 import { randomBytes } from "node:crypto";
 import type { Db, DbClient } from "./client";
+import { Prisma } from "./generated/client";
 import { prismaSql, type SqlTx } from "./sql";
 
 /** A cluster id: 25 characters, as the other ids. */
@@ -424,9 +425,9 @@ export async function passCounts(client: DbClient, agentId: string, { days = tru
 /**
  * The blame searches (and minimizations) run on a cluster's members and the reports about them: a report is
  * about a member when it was made from a replay of one, or holds an investigation of one as evidence. Newest
- * first, at most `limit` of each.
+ * first, at most `limit` of each after skipping `offset` of each, with how many there are of each in all.
  */
-export async function clusterMemberWork(client: DbClient, clusterId: string, limit = 50) {
+export async function clusterMemberWork(client: DbClient, clusterId: string, limit = 50, offset = 0) {
   const investigations = await client.$queryRaw<
     {
       id: string;
@@ -444,31 +445,37 @@ export async function clusterMemberWork(client: DbClient, clusterId: string, lim
     JOIN "Session" s ON s.id = m."sessionId"
     WHERE m."clusterId" = ${clusterId}
     ORDER BY i."createdAt" DESC, i.id DESC
-    LIMIT ${limit}`;
+    LIMIT ${limit} OFFSET ${offset}`;
+  const about = Prisma.sql`
+    SELECT rp.id AS "reportId", m."sessionId"
+    FROM "ClusterMember" m
+    JOIN "Replay" p ON p."sessionId" = m."sessionId"
+    JOIN "Report" rp ON rp."replayId" = p.id
+    WHERE m."clusterId" = ${clusterId}
+    UNION
+    SELECT e."reportId", m."sessionId"
+    FROM "ClusterMember" m
+    JOIN "Investigation" i ON i."sessionId" = m."sessionId"
+    JOIN "ReportEvidence" e ON e."sourceKey" = 'investigation:' || i.id
+    WHERE m."clusterId" = ${clusterId}`;
   const reports = await client.$queryRaw<
     { id: string; title: string; status: string; createdAt: Date; sessions: bigint }[]
   >`
     SELECT r.id, r.title, r.status, r."createdAt", count(DISTINCT about."sessionId") AS sessions
-    FROM (
-      SELECT rp.id AS "reportId", m."sessionId"
-      FROM "ClusterMember" m
-      JOIN "Replay" p ON p."sessionId" = m."sessionId"
-      JOIN "Report" rp ON rp."replayId" = p.id
-      WHERE m."clusterId" = ${clusterId}
-      UNION
-      SELECT e."reportId", m."sessionId"
-      FROM "ClusterMember" m
-      JOIN "Investigation" i ON i."sessionId" = m."sessionId"
-      JOIN "ReportEvidence" e ON e."sourceKey" = 'investigation:' || i.id
-      WHERE m."clusterId" = ${clusterId}
-    ) about
+    FROM (${about}) about
     JOIN "Report" r ON r.id = about."reportId"
     GROUP BY r.id, r.title, r.status, r."createdAt"
     ORDER BY r."createdAt" DESC, r.id DESC
-    LIMIT ${limit}`;
+    LIMIT ${limit} OFFSET ${offset}`;
+  const [totals] = await client.$queryRaw<{ investigations: bigint; reports: bigint }[]>`
+    SELECT
+      (SELECT count(*) FROM "ClusterMember" m JOIN "Investigation" i ON i."sessionId" = m."sessionId"
+        WHERE m."clusterId" = ${clusterId}) AS investigations,
+      (SELECT count(DISTINCT about."reportId") FROM (${about}) about) AS reports`;
   return {
     investigations,
     reports: reports.map((r) => ({ ...r, sessions: Number(r.sessions) })),
+    totals: { investigations: Number(totals?.investigations ?? 0), reports: Number(totals?.reports ?? 0) },
   };
 }
 

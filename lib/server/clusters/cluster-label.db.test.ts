@@ -166,6 +166,9 @@ describe.each(TEST_ENGINES)("a cluster's label from a model, and the work on its
 
   it("lists the blame searches and reports on the members, and nothing about other sessions", async () => {
     expect(await listClusterMemberWork(viewer, { clusterId: notFoundCluster }, db.prisma)).toEqual({
+      page: 1,
+      pageSize: 50,
+      totals: { investigations: 0, reports: 0 },
       investigations: [],
       reports: [],
     });
@@ -203,6 +206,9 @@ describe.each(TEST_ENGINES)("a cluster's label from a model, and the work on its
     await report("About e1", (await replay(ids.get("e1")!)).id, "2026-02-06T00:00:00Z");
 
     expect(await listClusterMemberWork(viewer, { clusterId: notFoundCluster }, db.prisma)).toEqual({
+      page: 1,
+      pageSize: 50,
+      totals: { investigations: 2, reports: 2 },
       investigations: [
         {
           id: b4.id,
@@ -237,5 +243,26 @@ describe.each(TEST_ENGINES)("a cluster's label from a model, and the work on its
       ],
     });
     await refusal(listClusterMemberWork(viewer, { clusterId: "no-such" }, db.prisma), "not_found");
+
+    // 51 more blame searches on s1 (53 in all): the first page holds the newest 50, the second the other 3, and
+    // the reports' total stays 2 with none on page 2.
+    await db.prisma.investigation.createMany({
+      data: Array.from({ length: 51 }, (_, k) => ({
+        kind: "blame",
+        status: "completed",
+        sessionId: ids.get("s1")!,
+        params: {},
+        estimate: {},
+        createdAt: new Date(Date.UTC(2026, 2, 1, 0, k)),
+      })),
+    });
+    const first = await listClusterMemberWork(viewer, { clusterId: notFoundCluster }, db.prisma);
+    expect(first.totals).toEqual({ investigations: 53, reports: 2 });
+    expect(first.investigations).toHaveLength(50);
+    expect(first.investigations[0]!.createdAt).toBe("2026-03-01T00:50:00.000Z");
+    const second = await listClusterMemberWork(viewer, { clusterId: notFoundCluster, page: 2 }, db.prisma);
+    expect(second).toMatchObject({ page: 2, totals: { investigations: 53, reports: 2 }, reports: [] });
+    expect(second.investigations.map((i) => i.id)).toEqual([expect.any(String), b4.id, b1.id]);
+    expect(second.investigations[0]!.createdAt).toBe("2026-03-01T00:00:00.000Z");
   });
 });
