@@ -420,6 +420,18 @@ export async function passCounts(client: DbClient, agentId: string, { days = tru
   };
 }
 
+/**
+ * Whether a cluster is demo data: it has members and every one is a demo session (the only data the built-in demo
+ * model answers for).
+ */
+export async function clusterIsDemo(client: DbClient, clusterId: string): Promise<boolean> {
+  const [row] = await client.$queryRaw<{ members: bigint; others: bigint }[]>`
+    SELECT count(*) AS members, count(*) FILTER (WHERE NOT s.demo) AS others
+    FROM "ClusterMember" m JOIN "Session" s ON s.id = m."sessionId"
+    WHERE m."clusterId" = ${clusterId}`;
+  return Number(row?.members ?? 0) > 0 && Number(row?.others ?? 0) === 0;
+}
+
 // ---- What was made on the members ----------------------------------------------------
 
 /**
