@@ -8,7 +8,6 @@ import {
   clusterById,
   clusterDays,
   clusterMembers,
-  clusterMemberWork,
   clusterVersions,
   listAgents,
   listClusters,
@@ -17,6 +16,7 @@ import {
   renameCluster,
   splitClusterRows,
 } from "@/lib/db/clusters";
+import { clusterMemberWork } from "@/lib/db/cluster-members";
 import { withTransaction } from "@/lib/db/transactions";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "../authz";
