@@ -7,7 +7,9 @@
  *    cluster statements of `writeClusterAssignments`, per window of 100 in a transaction, as the save runs them.
  * 2. `GET /api/v1/clusters` and `GET /api/v1/regressions` for an agent with 10,000 and then 100,000 sessions
  *    (generated rows: five versions over a year, three in ten failed in one of 20 clusters): the work up to the
- *    answer's first byte (the operation the route calls and its JSON; the route sends it whole), in this process.
+ *    answer's first byte (the operation the route calls and its JSON; the route sends it whole), in this process;
+ *    and the clusters page (`/failures?agent=…`) over HTTP: a real request, signed in, to `next start` on the same
+ *    database (the build in NEXT_DIST_DIR, else .next; `--port`, default 3132), its first byte as the client sees it.
  * 3. A watch evaluation per arriving session, on that agent at 10,000 and 100,000 sessions: sessions arrive one a
  *    document through the import operation (`importSessions`, which evaluates the agent's watches in the call when
  *    no queue is plugged in), alternately with no watch (the floor) and with three watches (regression, new
@@ -31,6 +33,7 @@ import { importSessions } from "../lib/server/sessions/sessions";
 import { listFailureClusters } from "../lib/server/clusters/clusters";
 import { getRegressions } from "../lib/server/clusters/regressions";
 import { localAdmin } from "../lib/server/principal";
+import { startServer, type BenchServer } from "./server";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -38,6 +41,8 @@ function arg(name: string, fallback: number): number {
 }
 const N = arg("sessions", 500);
 const RUNS = arg("runs", 3);
+const PORT = arg("port", 3132);
+const ADMIN = { email: "bench@bench.test", password: "bench-admin-password" };
 const WINDOW = 100;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -273,9 +278,39 @@ async function watchArrivals(db: TestDatabase, agentId: string, size: number) {
   );
 }
 
+/** Signs in as the admin the server made at start: the clusters page is for signed-in users. */
+async function signIn(base: string): Promise<string> {
+  const res = await fetch(`${base}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base },
+    body: JSON.stringify(ADMIN),
+  });
+  if (!res.ok) throw new Error(`sign-in: HTTP ${res.status} ${await res.text()}`);
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+}
+
+/** A page over HTTP: the time to its first byte as the client sees it (the whole body is read after). */
+async function httpFirstByte(url: string, cookie: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(url, { headers: { cookie } });
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  const reader = res.body!.getReader();
+  let ms = 0;
+  for (let first = true; ; first = false) {
+    const { done } = await reader.read();
+    if (first) ms = performance.now() - t0;
+    if (done) break;
+  }
+  return ms;
+}
+
 async function apiAtScale() {
   const db = await createTestDatabase("postgres");
   const admin = localAdmin("bench");
+  let server: BenchServer | null = null;
   try {
     const agent = await db.prisma.agent.create({ data: { name: "bench-fleet", adapter: "generic" } });
     const versions: string[] = [];
@@ -326,9 +361,17 @@ async function apiAtScale() {
         figures.set(`${name}:${size}`, ms);
         console.log(`  ${name} at ${size}: first byte ${spread(ms, 1)}`);
       }
+      server ??= await startServer({ port: PORT, databaseUrl: db.url, admin: ADMIN });
+      const cookie = await signIn(server.base);
+      const page = `${server.base}/failures?agent=bench-fleet`;
+      await httpFirstByte(page, cookie); // warm
+      const ms: number[] = [];
+      for (let r = 0; r < RUNS; r++) ms.push(await httpFirstByte(page, cookie));
+      figures.set(`${HTTP_PAGE}:${size}`, ms);
+      console.log(`  ${HTTP_PAGE} at ${size}: first byte over HTTP ${spread(ms, 1)}`);
       await watchArrivals(db, agent.id, size);
     }
-    for (const [name] of apis) {
+    for (const name of [...apis.map(([n]) => n), HTTP_PAGE]) {
       const small = figures.get(`${name}:10000`)!;
       const large = figures.get(`${name}:100000`)!;
       const ratios = large.map((l, i) => l / small[i]!);
@@ -337,9 +380,12 @@ async function apiAtScale() {
       );
     }
   } finally {
+    await server?.stop();
     await db.drop();
   }
 }
+
+const HTTP_PAGE = "the clusters page /failures?agent=bench-fleet";
 
 async function main() {
   console.log(`load average before: ${load()}`);

@@ -1,7 +1,7 @@
 /**
  * The production server the page benches measure: `next start` on 127.0.0.1
- * over the embedded database in a folder the bench filled, without the demo
- * data. Never used by the app.
+ * over the embedded database in a folder the bench filled (or a PostgreSQL
+ * database it filled), without the demo data. Never used by the app.
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -30,7 +30,9 @@ async function waitForServer(url: string, timeoutMs: number) {
 export async function startServer(opts: {
   port: number;
   /** BRANCHPOINT_DATA_DIR: the embedded database the bench stored its sessions in. */
-  dataDir: string;
+  dataDir?: string;
+  /** DATABASE_URL: a PostgreSQL database the bench filled (instead of an embedded one). */
+  databaseUrl?: string;
   /** The admin the server makes at start: pages are for signed-in users. */
   admin?: { email: string; password: string };
   timeoutMs?: number;
@@ -42,14 +44,14 @@ export async function startServer(opts: {
       stdio: ["ignore", "ignore", "inherit"],
       env: {
         ...process.env,
-        BRANCHPOINT_DATA_DIR: opts.dataDir,
+        ...(opts.dataDir !== undefined ? { BRANCHPOINT_DATA_DIR: opts.dataDir } : {}),
         BRANCHPOINT_DEMO_DATA: "off",
         ...(opts.admin
           ? { BRANCHPOINT_ADMIN_EMAIL: opts.admin.email, BRANCHPOINT_ADMIN_PASSWORD: opts.admin.password }
           : {}),
         BRANCHPOINT_PUBLIC_URL: `http://127.0.0.1:${opts.port}`,
         NEXT_TELEMETRY_DISABLED: "1",
-        DATABASE_URL: "",
+        DATABASE_URL: opts.databaseUrl ?? "",
       },
     },
   );

@@ -165,4 +165,27 @@ test("failed sessions form one cluster with its page, and a version that fails m
   expect(
     (await request.get(clusterUrl.replace(/.*\/failures\//, "/api/v1/clusters/"), { headers: AUTH })).status(),
   ).toBe(404);
+
+  // The demo data's one failed billing session is a cluster of one: nothing to split off, and the built-in demo
+  // model names it (offered as the playground offers it), showing the label and the exact prompt it was sent.
+  await page.goto("/failures?agent=acme-billing-assistant");
+  await page.getByTestId("cluster-row").filter({ hasText: "send_receipt: SmtpError" }).getByRole("link").click();
+  await expect(page.getByTestId("split-unavailable")).toContainText("This cluster holds one session");
+  await page.getByLabel("Model endpoint").selectOption("builtin:demo-model");
+  await page.getByRole("button", { name: "Suggest a label", exact: true }).click();
+  const suggestion = page.getByTestId("label-suggestion");
+  await expect(suggestion.getByLabel("Suggested name")).toHaveValue("send_receipt fails with SmtpError");
+  await expect(suggestion).toContainText("Answered by Demo model (scripted) at Demo model (scripted).");
+  await suggestion.getByText("The prompt sent").click();
+  await expect(suggestion.locator("pre").nth(1)).toHaveText(
+    [
+      "A group of 1 failed run of one agent.",
+      'Failing check: ""',
+      'Failing step: "tool:send_receipt"',
+      'Error type: "SmtpError"',
+      'Error message template (ids, numbers and quoted values masked): "<num> <num> recipient rejected: the domain juniperdental.exmaple does not exist"',
+      "Error messages of 1 of its runs:",
+      '1. "550 5.1.1 recipient rejected: the domain juniperdental.exmaple does not exist"',
+    ].join("\n"),
+  );
 });

@@ -37,6 +37,8 @@ export function ClusterMembers({
   sessions: ClusterMemberRow[];
   canSplit: boolean;
 }) {
+  // A cluster of one session cannot be split: splitting off its only session would leave it empty.
+  const splittable = canSplit && size > 1;
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   const [name, setName] = useState("");
   const [done, setDone] = useState<{ id: string; label: string; size: number } | null>(null);
@@ -54,13 +56,13 @@ export function ClusterMembers({
       <DataTable
         frame={false}
         label="Example sessions"
-        columns={canSplit ? [{ label: "Choose to split off", srOnly: true, className: "w-8" }, ...columns] : columns}
+        columns={splittable ? [{ label: "Choose to split off", srOnly: true, className: "w-8" }, ...columns] : columns}
       >
         {sessions.map((s) => {
           const shown = s.title ?? s.externalId ?? s.id;
           return (
             <tr key={s.id} data-testid="cluster-session">
-              {canSplit ? (
+              {splittable ? (
                 <td className="py-2 pl-3">
                   <input
                     type="checkbox"
@@ -84,7 +86,12 @@ export function ClusterMembers({
           );
         })}
       </DataTable>
-      {canSplit ? (
+      {canSplit && !splittable ? (
+        <p className="border-t border-slate-200 px-4 py-3 text-sm text-slate-600" data-testid="split-unavailable">
+          This cluster holds one session, so there is nothing to split off: rename it, or merge it into another cluster.
+        </p>
+      ) : null}
+      {splittable ? (
         <div className="flex flex-wrap items-end gap-2 border-t border-slate-200 px-4 py-3">
           <Field label="Name of the new cluster" errors={form.fieldErrors("label")} className="min-w-[14rem] flex-1">
             <input

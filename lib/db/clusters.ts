@@ -419,59 +419,6 @@ export async function passCounts(client: DbClient, agentId: string, { days = tru
   };
 }
 
-// ---- What was made on the members ----------------------------------------------------
-
-/**
- * The blame searches (and minimizations) run on a cluster's members and the reports about them: a report is
- * about a member when it was made from a replay of one, or holds an investigation of one as evidence. Newest
- * first, at most `limit` of each.
- */
-export async function clusterMemberWork(client: DbClient, clusterId: string, limit = 50) {
-  const investigations = await client.$queryRaw<
-    {
-      id: string;
-      kind: string;
-      status: string;
-      sessionId: string;
-      sessionTitle: string | null;
-      externalId: string | null;
-      createdAt: Date;
-    }[]
-  >`
-    SELECT i.id, i.kind, i.status, i."sessionId", s.title AS "sessionTitle", s."externalId", i."createdAt"
-    FROM "ClusterMember" m
-    JOIN "Investigation" i ON i."sessionId" = m."sessionId"
-    JOIN "Session" s ON s.id = m."sessionId"
-    WHERE m."clusterId" = ${clusterId}
-    ORDER BY i."createdAt" DESC, i.id DESC
-    LIMIT ${limit}`;
-  const reports = await client.$queryRaw<
-    { id: string; title: string; status: string; createdAt: Date; sessions: bigint }[]
-  >`
-    SELECT r.id, r.title, r.status, r."createdAt", count(DISTINCT about."sessionId") AS sessions
-    FROM (
-      SELECT rp.id AS "reportId", m."sessionId"
-      FROM "ClusterMember" m
-      JOIN "Replay" p ON p."sessionId" = m."sessionId"
-      JOIN "Report" rp ON rp."replayId" = p.id
-      WHERE m."clusterId" = ${clusterId}
-      UNION
-      SELECT e."reportId", m."sessionId"
-      FROM "ClusterMember" m
-      JOIN "Investigation" i ON i."sessionId" = m."sessionId"
-      JOIN "ReportEvidence" e ON e."sourceKey" = 'investigation:' || i.id
-      WHERE m."clusterId" = ${clusterId}
-    ) about
-    JOIN "Report" r ON r.id = about."reportId"
-    GROUP BY r.id, r.title, r.status, r."createdAt"
-    ORDER BY r."createdAt" DESC, r.id DESC
-    LIMIT ${limit}`;
-  return {
-    investigations,
-    reports: reports.map((r) => ({ ...r, sessions: Number(r.sessions) })),
-  };
-}
-
 /**
  * The error messages of a cluster's most recently seen members, as recorded (unmasked): each member's first
  * failed step with a message, at most `limit` members, each message cut to `chars` characters.

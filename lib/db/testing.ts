@@ -61,7 +61,11 @@ export async function migratedDataDir(): Promise<string> {
   return dir;
 }
 
-export type TestDatabase = Database & { drop(): Promise<void> };
+export type TestDatabase = Database & {
+  /** The PostgreSQL database's URL (a server started on it, as a bench does); "" on PGlite. */
+  url: string;
+  drop(): Promise<void>;
+};
 
 /** A fresh, migrated, empty database on the given engine. */
 export async function createTestDatabase(engine: TestEngine): Promise<TestDatabase> {
@@ -70,6 +74,7 @@ export async function createTestDatabase(engine: TestEngine): Promise<TestDataba
     const db = await openDatabase({ dir, url: "" });
     return {
       ...db,
+      url: "",
       drop: async () => {
         await db.close();
         rmSync(dir, { recursive: true, force: true });
@@ -81,9 +86,11 @@ export async function createTestDatabase(engine: TestEngine): Promise<TestDataba
   // applying every migration again (2 to 4 s a database on two cores).
   const template = process.env[POSTGRES_TEMPLATE_ENV];
   await postgresAdmin(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
-  const db = await openDatabase({ url: postgresTestUrl(name) });
+  const url = postgresTestUrl(name);
+  const db = await openDatabase({ url });
   return {
     ...db,
+    url,
     drop: async () => {
       await db.close();
       await postgresAdmin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -232,11 +232,41 @@ const uses = (request: ChatRequest, tools: readonly string[]) =>
       (m.tool_calls ?? []).some((c) => tools.includes(c.function.name)),
   ) || JSON.stringify(request.tools ?? []).match(new RegExp(`"(${tools.join("|")})"`)) !== null;
 
+const isLabelRequest = (request: ChatRequest) =>
+  request.messages[0]?.role === "system" &&
+  (request.messages[0].content ?? "").startsWith("You name groups of failed AI agent runs");
+
+/** A quoted field of the label prompt ("Failing step: \"tool:lookup_order\""), read back; "" when absent. */
+function promptField(text: string, field: string): string {
+  const line = text.split("\n").find((l) => l.startsWith(`${field}: `));
+  if (!line) return "";
+  try {
+    const value: unknown = JSON.parse(line.slice(field.length + 2));
+    return typeof value === "string" ? value : "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * A failure cluster's label (the cluster page's "Suggest a label"), made from the signature the prompt quotes:
+ * "send_receipt fails with SmtpError", "send_receipt fails", "Fails the check refund-policy", "Run ends failed".
+ */
+export function demoClusterLabel(request: ChatRequest): string {
+  const user = request.messages[1]?.content ?? "";
+  const step = promptField(user, "Failing step").replace(/^tool:/, "");
+  const errorType = promptField(user, "Error type");
+  const check = promptField(user, "Failing check");
+  if (step) return errorType ? `${step} fails with ${errorType}` : `${step} fails`;
+  if (check) return `Fails the check ${check}`;
+  return errorType ? `Run ends failed with ${errorType}` : "Run ends failed";
+}
+
 /**
  * The demo model's script: the refund agent's conversations go to its script (refusing the refund
  * when the order lookup says it was returned), the billing agent's to its own, anything else to an
  * answer that repeats the last tool result. As a judge it grades "fail" when the run moved money
- * (a refund or a credit), else "pass".
+ * (a refund or a credit), else "pass"; asked to name a failure cluster, it names it after its signature.
  */
 export function demoModelScript(): Script {
   const refund = refundAgentScript();
@@ -249,6 +279,7 @@ export function demoModelScript(): Script {
         ? { content: '{"verdict": "fail", "reason": "The agent moved money (a refund or a credit)."}' }
         : { content: '{"verdict": "pass", "reason": "No money was moved."}' };
     }
+    if (isLabelRequest(request)) return { content: demoClusterLabel(request) };
     if (uses(request, ["lookup_order", "refund_payment"])) return refund(request, context);
     if (uses(request, ["get_invoice", "issue_credit", "send_receipt"])) return billing(request, context);
     return generic(request, context);

@@ -5,16 +5,31 @@
 import type { DbClient } from "@/lib/db/client";
 import { listExecutorRows } from "@/lib/db/executors";
 import { AppError } from "@/lib/errors";
+import { DEMO_MODEL } from "./demo-model";
 import { type ExecutorError, hostAllowed, parseHttpUrl } from "./live";
 
-/** Every configured model endpoint, by name, with whether its host is allowed. */
-export async function modelEndpointChoices(client: DbClient) {
+/**
+ * The endpoints a picker offers: for demo data the built-in demo model first (it answers only demo data), then
+ * every configured model endpoint, by name, with whether its host is allowed.
+ */
+export async function modelEndpointChoices(client: DbClient, data: { demo: boolean } = { demo: false }) {
   const { models, hosts } = await listExecutorRows(client);
   const allowed = new Set(hosts.map((h) => h.host.toLowerCase()));
-  return models.map((m) => {
-    const url = parseHttpUrl(m.baseUrl);
-    return { id: m.id, name: m.name, model: m.model, hostAllowed: url ? hostAllowed(url, allowed) : false };
-  });
+  return [
+    ...(data.demo
+      ? [{ id: DEMO_MODEL.id, name: DEMO_MODEL.name, model: DEMO_MODEL.model, hostAllowed: true, demo: true }]
+      : []),
+    ...models.map((m) => {
+      const url = parseHttpUrl(m.baseUrl);
+      return {
+        id: m.id,
+        name: m.name,
+        model: m.model,
+        hostAllowed: url ? hostAllowed(url, allowed) : false,
+        demo: false,
+      };
+    }),
+  ];
 }
 
 /** The endpoint was reached and failed (an error status, garbage, no answer in time), as against a set-up problem. */

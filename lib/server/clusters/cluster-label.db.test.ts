@@ -4,7 +4,8 @@ import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/te
 import { localAdmin } from "@/lib/server/principal";
 import { refusal, viewer } from "@/lib/server/testing";
 import { startScriptedModel, type ChatRequest, type ScriptedModel } from "@/scripts/scripted-model";
-import { suggestClusterLabel } from "./cluster-label";
+import { DEMO_MODEL } from "@/lib/executors/demo-model";
+import { clusterLabelEndpoints, suggestClusterLabel } from "./cluster-label";
 import { listClusterMemberWork, listFailureClusters } from "./clusters";
 import { importSessions } from "../sessions/sessions";
 
@@ -166,6 +167,9 @@ describe.each(TEST_ENGINES)("a cluster's label from a model, and the work on its
 
   it("lists the blame searches and reports on the members, and nothing about other sessions", async () => {
     expect(await listClusterMemberWork(viewer, { clusterId: notFoundCluster }, db.prisma)).toEqual({
+      page: 1,
+      pageSize: 50,
+      totals: { investigations: 0, reports: 0 },
       investigations: [],
       reports: [],
     });
@@ -203,6 +207,9 @@ describe.each(TEST_ENGINES)("a cluster's label from a model, and the work on its
     await report("About e1", (await replay(ids.get("e1")!)).id, "2026-02-06T00:00:00Z");
 
     expect(await listClusterMemberWork(viewer, { clusterId: notFoundCluster }, db.prisma)).toEqual({
+      page: 1,
+      pageSize: 50,
+      totals: { investigations: 2, reports: 2 },
       investigations: [
         {
           id: b4.id,
@@ -237,5 +244,82 @@ describe.each(TEST_ENGINES)("a cluster's label from a model, and the work on its
       ],
     });
     await refusal(listClusterMemberWork(viewer, { clusterId: "no-such" }, db.prisma), "not_found");
+
+    // 51 more blame searches on s1 (53 in all): the first page holds the newest 50, the second the other 3, and
+    // the reports' total stays 2 with none on page 2.
+    await db.prisma.investigation.createMany({
+      data: Array.from({ length: 51 }, (_, k) => ({
+        kind: "blame",
+        status: "completed",
+        sessionId: ids.get("s1")!,
+        params: {},
+        estimate: {},
+        createdAt: new Date(Date.UTC(2026, 2, 1, 0, k)),
+      })),
+    });
+    const first = await listClusterMemberWork(viewer, { clusterId: notFoundCluster }, db.prisma);
+    expect(first.totals).toEqual({ investigations: 53, reports: 2 });
+    expect(first.investigations).toHaveLength(50);
+    expect(first.investigations[0]!.createdAt).toBe("2026-03-01T00:50:00.000Z");
+    const second = await listClusterMemberWork(viewer, { clusterId: notFoundCluster, page: 2 }, db.prisma);
+    expect(second).toMatchObject({ page: 2, totals: { investigations: 53, reports: 2 }, reports: [] });
+    expect(second.investigations.map((i) => i.id)).toEqual([expect.any(String), b4.id, b1.id]);
+    expect(second.investigations[0]!.createdAt).toBe("2026-03-01T00:00:00.000Z");
+  });
+
+  it("offers the demo model for a cluster of demo sessions, as the playground does, and it answers the label", async () => {
+    const demoDocs = [doc("d1", 8, "Order '8' not found"), doc("d2", 9, "Order '9' not found")].map((d) => ({
+      ...d,
+      agent: { name: "demo-label-agent", adapter: "generic" },
+    }));
+    const imported = await importSessions(
+      admin,
+      { body: demoDocs.map((d) => JSON.stringify(d)).join("\n"), filename: "demo-label.jsonl" },
+      db.prisma,
+    );
+    if (!imported.ok) throw new Error(JSON.stringify(imported).slice(0, 300));
+    const [demoCluster] = (await listFailureClusters(admin, { agentName: "demo-label-agent" }, db.prisma)).clusters;
+    // Not demo data yet: the picker lists only the configured endpoint, and the demo model is refused.
+    expect((await clusterLabelEndpoints(admin, { clusterId: demoCluster!.id }, db.prisma)).map((e) => e.name)).toEqual([
+      "namer",
+    ]);
+    const refused = await refusal(
+      suggestClusterLabel(admin, { clusterId: demoCluster!.id, endpointId: DEMO_MODEL.id }, db.prisma),
+      "invalid_input",
+    );
+    expect(refused.message).toBe(
+      '"Demo model (scripted)" answers only the demo sessions; name a model endpoint of your own (Settings → Executors).',
+    );
+    await db.prisma.session.updateMany({
+      where: { id: { in: imported.sessions.map((x) => x.id) } },
+      data: { demo: true },
+    });
+    expect(await clusterLabelEndpoints(admin, { clusterId: demoCluster!.id }, db.prisma)).toEqual([
+      { id: DEMO_MODEL.id, name: "Demo model (scripted)", model: "demo-scripted", hostAllowed: true, demo: true },
+      expect.objectContaining({ name: "namer", model: "namer-1", hostAllowed: true, demo: false }),
+    ]);
+    // Another agent's cluster (not demo data) still does not offer it.
+    expect((await clusterLabelEndpoints(admin, { clusterId: notFoundCluster }, db.prisma)).map((e) => e.name)).toEqual([
+      "namer",
+    ]);
+    const sent = model.requests.length;
+    const suggestion = await suggestClusterLabel(
+      admin,
+      { clusterId: demoCluster!.id, endpointId: DEMO_MODEL.id },
+      db.prisma,
+    );
+    expect(suggestion).toMatchObject({
+      clusterId: demoCluster!.id,
+      label: "lookup_order fails with NotFound",
+      endpoint: { id: DEMO_MODEL.id, name: "Demo model (scripted)" },
+      model: "Demo model (scripted)",
+    });
+    expect(suggestion.prompt[1]!.content.split("\n").slice(0, 3)).toEqual([
+      "A group of 2 failed runs of one agent.",
+      'Failing check: ""',
+      'Failing step: "tool:lookup_order"',
+    ]);
+    // Answered in-process: nothing went to the configured endpoint.
+    expect(model.requests).toHaveLength(sent);
   });
 });

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { clusterLabelPrompt, LABEL_EXAMPLES, LABEL_FIELD_CHARS, labelFromAnswer } from "@/lib/clusters/label";
 import type { Db } from "@/lib/db";
 import { listModelEndpoints } from "@/lib/db/checks";
+import { clusterIsDemo } from "@/lib/db/cluster-members";
 import { clusterById, clusterErrorExamples } from "@/lib/db/clusters";
 import { AppError, notFound } from "@/lib/errors";
 import { executorRefusal, modelEndpointChoices } from "@/lib/executors/endpoint-choices";
@@ -21,10 +22,13 @@ const Id = z.string().min(1).max(64);
 export const ClusterLabelRef = z.strictObject({ clusterId: Id });
 export type ClusterLabelRef = z.infer<typeof ClusterLabelRef>;
 
-/** The model endpoints a label may be asked of, with whether their host is on the allow-list. */
-export async function clusterLabelEndpoints(principal: Principal, _input: ClusterLabelRef, prisma: Db) {
+/**
+ * The model endpoints a label may be asked of, with whether their host is on the allow-list: the ones the
+ * playground offers for the same data (the demo model too when every member is a demo session).
+ */
+export async function clusterLabelEndpoints(principal: Principal, input: ClusterLabelRef, prisma: Db) {
   authorize(principal, "clusters.write");
-  return modelEndpointChoices(prisma);
+  return modelEndpointChoices(prisma, { demo: await clusterIsDemo(prisma, input.clusterId) });
 }
 
 export const SuggestClusterLabelInput = z.strictObject({
@@ -44,7 +48,9 @@ export async function suggestClusterLabel(
   authorize(principal, "clusters.write");
   const cluster = await clusterById(prisma, input.clusterId);
   if (!cluster) throw notFound("cluster", input.clusterId, "clusterId");
-  const endpoint = await resolveModelEndpoint(prisma, input.endpointId, undefined, { demo: false });
+  // A demo cluster may use the demo model, as the playground's demo sessions do (by default when none is configured).
+  const demo = await clusterIsDemo(prisma, cluster.id);
+  const endpoint = await resolveModelEndpoint(prisma, input.endpointId, undefined, { demo });
   if (!endpoint)
     throw new AppError(
       "executor_missing",

@@ -8,7 +8,6 @@ import {
   clusterById,
   clusterDays,
   clusterMembers,
-  clusterMemberWork,
   clusterVersions,
   listAgents,
   listClusters,
@@ -17,6 +16,7 @@ import {
   renameCluster,
   splitClusterRows,
 } from "@/lib/db/clusters";
+import { clusterMemberWork } from "@/lib/db/cluster-members";
 import { withTransaction } from "@/lib/db/transactions";
 import { AppError, notFound } from "@/lib/errors";
 import { authorize } from "../authz";
@@ -55,15 +55,33 @@ export async function getFailureCluster(principal: Principal, input: ClusterRef,
   return { ...presentCluster(row), agentName: row.agent.name, days, versions };
 }
 
+/** Rows of each list (blame searches, reports) on one page of the cluster's member work. */
+export const MEMBER_WORK_PAGE = 50;
+
+export const ClusterMemberWorkInput = ClusterRef.extend({
+  /** Which page of each list (1 = the newest MEMBER_WORK_PAGE). */
+  page: z.number().int().min(1).max(100_000).optional(),
+});
+export type ClusterMemberWorkInput = z.infer<typeof ClusterMemberWorkInput>;
+
 /**
  * The blame searches run on the cluster's members and the reports about them (made from a replay of a member, or
- * holding a member's investigation as evidence), newest first.
+ * holding a member's investigation as evidence), newest first, a page of each, with how many there are in all.
  */
-export async function listClusterMemberWork(principal: Principal, input: ClusterRef, prisma: Db) {
+export async function listClusterMemberWork(principal: Principal, input: ClusterMemberWorkInput, prisma: Db) {
   authorize(principal, "clusters.read");
   await clusterOrThrow(prisma, input.clusterId);
-  const { investigations, reports } = await clusterMemberWork(prisma, input.clusterId);
+  const page = input.page ?? 1;
+  const { investigations, reports, totals } = await clusterMemberWork(
+    prisma,
+    input.clusterId,
+    MEMBER_WORK_PAGE,
+    (page - 1) * MEMBER_WORK_PAGE,
+  );
   return {
+    page,
+    pageSize: MEMBER_WORK_PAGE,
+    totals,
     investigations: investigations.map((i) => ({
       id: i.id,
       kind: i.kind,

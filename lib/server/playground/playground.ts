@@ -10,7 +10,6 @@ import { listModelEndpoints } from "@/lib/db/checks";
 import { listPriceRows } from "@/lib/db/prices";
 import { fullEvent, sessionHead } from "@/lib/db/session-reads";
 import { AppError, notFound } from "@/lib/errors";
-import { DEMO_MODEL } from "@/lib/executors/demo-model";
 import { executorRefusal, modelEndpointChoices } from "@/lib/executors/endpoint-choices";
 import { ExecutorError, modelExecutor, MODEL_TIMEOUT_MS } from "@/lib/executors/live";
 import { estimateMicros } from "@/lib/prices/prices";
@@ -101,16 +100,6 @@ async function modelStep(prisma: Db, sessionId: string, seq: number) {
   return { session, event };
 }
 
-/** The endpoints the picker offers: the demo model for demo data, then every configured one, with whether its host is allowed. */
-async function endpointChoices(prisma: Db, demo: boolean) {
-  return [
-    ...(demo
-      ? [{ id: DEMO_MODEL.id, name: DEMO_MODEL.name, model: DEMO_MODEL.model, hostAllowed: true, demo: true }]
-      : []),
-    ...(await modelEndpointChoices(prisma)).map((m) => ({ ...m, demo: false })),
-  ];
-}
-
 /**
  * One model step as the playground opens it: the recorded request and answer, the endpoints it may be sent to
  * (to those who may see the executor settings) and whether the reader may run it.
@@ -119,7 +108,7 @@ export async function playgroundStep(principal: Principal, input: PlaygroundStep
   authorize(principal, "sessions.read");
   const { session, event } = await modelStep(prisma, input.sessionId, input.step);
   const canRun = can(principal, "replays.run");
-  const endpoints = can(principal, "executors.read") ? await endpointChoices(prisma, session.demo) : [];
+  const endpoints = can(principal, "executors.read") ? await modelEndpointChoices(prisma, session) : [];
   const recorded = recordedRequest(event.input);
   const preferred = canRun
     ? await resolveModelEndpoint(prisma, undefined, recorded.model ?? event.name, session).catch(() => null)

@@ -28,17 +28,27 @@ import { experimentChoices } from "@/lib/server/experiments/experiments";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Failure cluster" };
 
-type Props = { params: Promise<{ id: string }> };
+type Props = {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
+
+/** The page of the members' work asked for (`?work=N`); the first for anything that is not a page number. */
+function workPage(raw: string | string[] | undefined): number {
+  const n = typeof raw === "string" && /^[0-9]{1,5}$/.test(raw) ? Number(raw) : 1;
+  return n >= 1 ? n : 1;
+}
 
 /** One failure cluster: its signature, how many sessions and when, the versions they ran, examples. */
-export default async function ClusterPage({ params }: Props) {
+export default async function ClusterPage({ params, searchParams }: Props) {
   const { id } = await params;
+  const page = workPage((await searchParams).work);
   const { principal, prisma } = await pageContext();
   const cluster = await orNotFound(getFailureCluster(principal, { clusterId: id }, prisma));
   const examples = await listClusterSessions(principal, { clusterId: id, limit: 20 }, prisma);
   const { fixes } = await listClusterFixes(principal, { clusterId: id }, prisma);
   const { searches } = await listFixSearches(principal, { clusterId: id }, prisma);
-  const work = await listClusterMemberWork(principal, { clusterId: id }, prisma);
+  const work = await listClusterMemberWork(principal, { clusterId: id, page }, prisma);
   const canCurate = can(principal, "clusters.write");
   const others = canCurate
     ? (await listFailureClusters(principal, { agentId: cluster.agentId }, prisma)).clusters
@@ -85,7 +95,7 @@ export default async function ClusterPage({ params }: Props) {
             />
           </Card>
           <Card title="Blame searches and reports on these sessions" padding="none">
-            <ClusterMemberWork work={work} />
+            <ClusterMemberWork work={work} path={`/failures/${cluster.id}`} />
           </Card>
           <Card title="Fixes tried" padding="none">
             {fixes.length > 0 ? (
