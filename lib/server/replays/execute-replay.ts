@@ -287,7 +287,7 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
   try {
     // Model inputs in the stored form, in and out: the engine replays a long conversation in O(steps).
     // Read a window at a time: one query for a 10,000-event session would hold the embedded database's one connection.
-    const base = await sessionEventsForRun(prisma, row.sessionId);
+    const base = await sessionEventsForRun(prisma, row.sessionId, row.seqs);
     if (base.length === 0 && !(await sessionContext(prisma, row.sessionId)))
       throw new Error(`The base session of replay "${replayId}" no longer exists.`);
     // A fresh replay's log is empty (the run context says so): it is not read.
