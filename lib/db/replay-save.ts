@@ -1,6 +1,7 @@
 import type { SessionEvent } from "@/lib/replay";
 import { pauser } from "@/lib/event-loop";
 import type { DbClient } from "./client";
+import { Prisma } from "./generated/client";
 import { knownTool } from "./history";
 import { sessionEventRows, toSessionEvent } from "./session-reads";
 
@@ -34,32 +35,26 @@ export async function sessionEventsForRun(
   return events;
 }
 
-/**
- * What a run needs of its replay row, in one round trip (a worker runs this once per replay): the policy snapshot,
- * edits, author, the agent and cohort it runs for, the agent's tools as the engine classes them (knownTools),
- * whether it has checks to judge, whether its branch log holds anything (none: the log is not read), and the base
- * session's seq range (its events are then read with no read of where they start or end).
- */
-export async function replayRunContext(client: DbClient, replayId: string) {
-  const rows = await client.$queryRaw<
-    {
-      id: string;
-      sessionId: string;
-      policySnapshot: unknown;
-      edits: unknown;
-      createdBy: string | null;
-      modelEndpointId: string | null;
-      experimentId: string | null;
-      experimentAgentVersionId: string | null;
-      agentId: string;
-      adapter: string;
-      tools: [name: string, sideEffect: string, readOnlyEndpoint: boolean][];
-      hasChecks: boolean;
-      hasLog: boolean;
-      firstSeq: number | null;
-      lastSeq: number | null;
-    }[]
-  >`
+/** A run context's row as read (replayRunContext; or as JSON, runContextColumn). */
+export type RunContextRow = {
+  id: string;
+  sessionId: string;
+  policySnapshot: unknown;
+  edits: unknown;
+  createdBy: string | null;
+  modelEndpointId: string | null;
+  experimentId: string | null;
+  experimentAgentVersionId: string | null;
+  agentId: string;
+  adapter: string;
+  tools: [name: string, sideEffect: string, readOnlyEndpoint: boolean][];
+  hasChecks: boolean;
+  hasLog: boolean;
+  firstSeq: number | null;
+  lastSeq: number | null;
+};
+
+const runContextQuery = (replayId: string) => Prisma.sql`
     SELECT r.id, r."sessionId", r."policySnapshot", r.edits, r."createdBy", r."modelEndpointId",
            e.id AS "experimentId", e."agentVersionId" AS "experimentAgentVersionId", s."agentId", a.adapter,
            (SELECT COALESCE(json_agg(json_build_array(t.name, t."sideEffect", EXISTS (
@@ -75,8 +70,29 @@ export async function replayRunContext(client: DbClient, replayId: string) {
       JOIN "Agent" a ON a.id = s."agentId"
       LEFT JOIN "Experiment" e ON e.id = r."experimentId"
      WHERE r.id = ${replayId}`;
-  const row = rows[0];
-  if (!row) return null;
+
+/**
+ * What a run needs of its replay row, in one round trip (a worker runs this once per replay): the policy snapshot,
+ * edits, author, the agent and cohort it runs for, the agent's tools as the engine classes them (knownTools),
+ * whether it has checks to judge, whether its branch log holds anything (none: the log is not read), and the base
+ * session's seq range (its events are then read with no read of where they start or end).
+ */
+export async function replayRunContext(client: DbClient, replayId: string) {
+  const [row] = await client.$queryRaw<RunContextRow[]>(runContextQuery(replayId));
+  return row ? toRunContext(row) : null;
+}
+
+/**
+ * The run context as one JSON column (null: no such replay), for a statement that reads it with something else:
+ * a worker's claim (lib/db/jobs.ts claimReplayRun), so that a run starts with one round trip fewer.
+ */
+export const runContextColumn = (replayId: string) =>
+  Prisma.sql`(SELECT row_to_json(x) FROM (${runContextQuery(replayId)}) x)`;
+
+export type RunContext = ReturnType<typeof toRunContext>;
+
+/** The run context from its row. */
+export function toRunContext(row: RunContextRow) {
   return {
     id: row.id,
     sessionId: row.sessionId,
