@@ -79,8 +79,8 @@ describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
           '"ReplayComparison"',
           ...Array<string>(Math.ceil(STEPS / 5000) - 1).fill('"ReplayComparisonPair"'),
         ]);
-        // Every statement of the run: the claim, one read of the run's context (its tools, whether it has checks
-        // or a log, the base's first and last seq), the base a window of EVENT_WINDOW seqs at a time (no read of
+        // Every statement of the run: the claim, which reads the run's context too (its tools, whether it has
+        // checks or a log, the base's first and last seq), the base a window of EVENT_WINDOW seqs at a time (no read of
         // where its seqs start or whether any lies past the last), and one transaction storing the result, the
         // steps and the comparison (under a savepoint: see the next test), built from one read of both runs' rows
         // and the replay's stamp; nothing to delete (no comparison was stored). No read or write per step.
@@ -89,7 +89,6 @@ describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
         const timed = /^\s*SELECT \(r\."cancelRequested"|SET "progressDone"|SET "leaseUntil"/;
         expect(counted.statements.filter((q) => !timed.test(q)).map(statementHead)).toEqual([
           "UPDATE Replay",
-          "SELECT ToolEndpoint",
           ...Array<string>(Math.ceil(events / EVENT_WINDOW)).fill("SELECT Event"),
           "UPDATE Replay",
           ...Array<string>(Math.ceil(STEPS / STEP_WINDOW)).fill("INSERT ReplayStep"),
