@@ -19,6 +19,8 @@ export type ReplayClaim =
       cancelRequested: boolean;
       /** Steps an earlier run stored (0: nothing to replace). */
       stepCount: number;
+      /** What the claim's `also` column read (null without one). */
+      also: unknown;
     }
   /** Another worker holds a lease that has not run out. */
   | { kind: "busy"; owner: string | null }
@@ -34,12 +36,14 @@ export async function claimReplayRun(
   replayId: string,
   owner: string,
   leaseMs: number,
+  /** A column read in the claim's statement (the run's context: lib/db/replay-save.ts runContextColumn). */
+  also: Prisma.Sql = Prisma.sql`NULL`,
 ): Promise<ReplayClaim> {
   // Lease times are the database's clock, the one clock every worker on every machine shares.
   // One round trip: the claim, its experiment marked running (`pending` → `running` when its first member
-  // starts), and whether a cancel was asked for, of the replay or of the experiment.
+  // starts), whether a cancel was asked for, of the replay or of the experiment, and `also`.
   const rows = await client.$queryRaw<
-    { attempts: number; experimentId: string | null; cancelRequested: boolean; stepCount: number }[]
+    { attempts: number; experimentId: string | null; cancelRequested: boolean; stepCount: number; also: unknown }[]
   >`
     WITH claimed AS (
       UPDATE "Replay"
@@ -54,7 +58,7 @@ export async function claimReplayRun(
        WHERE id = (SELECT "experimentId" FROM claimed) AND status = 'pending'
    RETURNING id)
     SELECT c.attempts, c."experimentId", c."stepCount",
-           (c."cancelRequested" OR COALESCE(e."cancelRequested", false)) AS "cancelRequested"
+           (c."cancelRequested" OR COALESCE(e."cancelRequested", false)) AS "cancelRequested", ${also} AS also
       FROM claimed c LEFT JOIN "Experiment" e ON e.id = c."experimentId"`;
   const row = rows[0];
   if (row) return { kind: "claimed", ...row };

@@ -35,7 +35,7 @@ export interface ReplayComparisonView extends ReplayMeta {
 /** As a page reads it: the evidence without its input-drift list (see loadReplayMeta). */
 export type ReplayPageComparisonView = Omit<ReplayComparisonView, "evidence"> & { evidence: PageEvidence };
 
-type LiteRow = {
+export type LiteRow = {
   /** A model call's input is there (not null); its digest stands for it. */
   hasInput?: boolean;
   /** md5 of the output and of an input that is not a model call's (database-generated; null: no value). */
@@ -53,7 +53,7 @@ type LiteRow = {
   durationMs: number | null;
   usage: SessionEvent["usage"];
 };
-type LiteStepRow = LiteRow & {
+export type LiteStepRow = LiteRow & {
   source: string;
   baseSeq: number | null;
   equalsBase: boolean | null;
@@ -225,19 +225,67 @@ async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
   return row?.rows ? (JSON.parse(row.rows) as T[]) : [];
 }
 
+/** A session's events as BaseTuples, one JSON array (text) in seq order: with `FROM "Event" WHERE ...`. */
+const BASE_ROWS = Prisma.sql`
+  json_agg(json_build_array(
+    seq, kind, name, status, "cacheKey", error, CASE WHEN kind = 'final_output' THEN output END,
+    "outputDigest", "plainInputDigest", CASE WHEN kind = 'model_call' THEN "inputDigest" END, ${HAS_INPUT},
+    "durationMs", "inputTokens", "outputTokens", "costUsd"
+  ) ORDER BY seq)::text`;
+
+/** A replay's steps as StepTuples, one JSON array (text) in idx order: with `FROM "ReplayStep" WHERE ...`. */
+const STEP_ROWS = Prisma.sql`
+  json_agg(json_build_array(
+    idx, kind, name, status, "cacheKey", error, CASE WHEN kind = 'final_output' THEN output END,
+    "outputDigest", "plainInputDigest", CASE WHEN kind = 'model_call' THEN "inputDigest" END, ${HAS_INPUT},
+    (detail->>'durationMs')::int, source, "baseSeq", COALESCE((detail->>'equalsBase')::boolean, false),
+    CASE WHEN jsonb_typeof(detail->'usage') = 'object' THEN detail->'usage' END
+  ) ORDER BY idx)::text`;
+
 /** A session's events as a comparison reads them (see liteEvent), in seq order: one query, one JSON array. */
 export async function sessionLiteRows(client: DbClient, sessionId: string): Promise<LiteRow[]> {
   const rows = await jsonRows<BaseTuple>(
     client,
-    Prisma.sql`
-      SELECT json_agg(json_build_array(
-        seq, kind, name, status, "cacheKey", error, CASE WHEN kind = 'final_output' THEN output END,
-        "outputDigest", "plainInputDigest", CASE WHEN kind = 'model_call' THEN "inputDigest" END, ${HAS_INPUT},
-        "durationMs", "inputTokens", "outputTokens", "costUsd"
-      ) ORDER BY seq)::text AS rows
-      FROM "Event" WHERE "sessionId" = ${sessionId}`,
+    Prisma.sql`SELECT ${BASE_ROWS} AS rows FROM "Event" WHERE "sessionId" = ${sessionId}`,
   );
   return rows.map(baseLiteRow);
+}
+
+/**
+ * What a run's transaction builds the replay's comparison from, in one statement: the replay's stamp (as
+ * replayStamp's: status, step count, steps version, base and its event count), whether it has a stored comparison,
+ * and both runs' rows as compareStoredRuns reads them. Null: no such replay.
+ */
+export async function replayComparisonInputs(client: DbClient, replayId: string) {
+  const [row] = await client.$queryRaw<
+    {
+      status: string;
+      stepCount: number;
+      stepsVersion: number;
+      sessionId: string;
+      eventCount: number;
+      stored: boolean;
+      base: string | null;
+      steps: string | null;
+    }[]
+  >`
+    SELECT r.status, r."stepCount", r."stepsVersion", r."sessionId", s."eventCount",
+           EXISTS (SELECT 1 FROM "ReplayComparison" c WHERE c."replayId" = r.id) AS stored,
+           (SELECT ${BASE_ROWS} FROM "Event" e WHERE e."sessionId" = r."sessionId") AS base,
+           (SELECT ${STEP_ROWS} FROM "ReplayStep" st WHERE st."replayId" = r.id) AS steps
+      FROM "Replay" r JOIN "Session" s ON s.id = r."sessionId"
+     WHERE r.id = ${replayId}`;
+  if (!row) return null;
+  return {
+    stamp: {
+      status: row.status,
+      sessionId: row.sessionId,
+      stepsKey: `${row.stepsVersion}:${row.stepCount}:${row.eventCount}`,
+    },
+    stored: row.stored,
+    baseRows: row.base ? (JSON.parse(row.base) as BaseTuple[]).map(baseLiteRow) : [],
+    stepRows: row.steps ? (JSON.parse(row.steps) as StepTuple[]).map(stepLiteRow) : [],
+  };
 }
 
 /**
@@ -305,21 +353,24 @@ export async function compareStoredRuns(
   client: DbClient,
   replay: { id: string; sessionId: string; status: string },
 ): Promise<StoredRunsComparison> {
-  const replayId = replay.id;
   const [baseRows, stepRowsFound] = await Promise.all([
     sessionLiteRows(client, replay.sessionId),
     jsonRows<StepTuple>(
       client,
-      Prisma.sql`
-        SELECT json_agg(json_build_array(
-          idx, kind, name, status, "cacheKey", error, CASE WHEN kind = 'final_output' THEN output END,
-          "outputDigest", "plainInputDigest", CASE WHEN kind = 'model_call' THEN "inputDigest" END, ${HAS_INPUT},
-          (detail->>'durationMs')::int, source, "baseSeq", COALESCE((detail->>'equalsBase')::boolean, false),
-          CASE WHEN jsonb_typeof(detail->'usage') = 'object' THEN detail->'usage' END
-        ) ORDER BY idx)::text AS rows
-        FROM "ReplayStep" WHERE "replayId" = ${replayId}`,
+      Prisma.sql`SELECT ${STEP_ROWS} AS rows FROM "ReplayStep" WHERE "replayId" = ${replay.id}`,
     ).then((rows) => rows.map(stepLiteRow)),
   ]);
+  return compareLiteRows(client, replay, baseRows, stepRowsFound);
+}
+
+/** compareStoredRuns over both runs' rows as read (sessionLiteRows and the steps', or replayComparisonInputs). */
+export async function compareLiteRows(
+  client: DbClient,
+  replay: { id: string; sessionId: string; status: string },
+  baseRows: LiteRow[],
+  stepRowsFound: LiteStepRow[],
+): Promise<StoredRunsComparison> {
+  const replayId = replay.id;
   // Every model input with its stored digest (all rows since the start-up migration): the digests read above are
   // all the comparison needs. Otherwise (rows stored before digests) only the digests of non-vouching steps are
   // used as read, and the others are found as below.

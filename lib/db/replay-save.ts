@@ -1,6 +1,7 @@
 import type { SessionEvent } from "@/lib/replay";
 import { pauser } from "@/lib/event-loop";
 import type { DbClient } from "./client";
+import { Prisma } from "./generated/client";
 import { knownTool } from "./history";
 import { sessionEventRows, toSessionEvent } from "./session-reads";
 
@@ -17,10 +18,15 @@ import { sessionEventRows, toSessionEvent } from "./session-reads";
  * time by seq range (sessionEventRows: a range read stays on the index where ORDER BY seq LIMIT made PostgreSQL
  * sort a fresh session's rows for every window).
  */
-export async function sessionEventsForRun(client: DbClient, sessionId: string): Promise<SessionEvent[]> {
+export async function sessionEventsForRun(
+  client: DbClient,
+  sessionId: string,
+  /** The session's first and last seq, when the caller read them (replayRunContext): no read of the bounds. */
+  seqs?: { first: number; last: number } | null,
+): Promise<SessionEvent[]> {
   const pause = pauser();
   const events: SessionEvent[] = [];
-  for await (const r of sessionEventRows(client, sessionId)) {
+  for await (const r of sessionEventRows(client, sessionId, undefined, undefined, seqs)) {
     const event = toSessionEvent(r);
     if (r.inputPrefixSeq !== null) event.inputPrefix = { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 };
     events.push(event);
@@ -29,29 +35,26 @@ export async function sessionEventsForRun(client: DbClient, sessionId: string): 
   return events;
 }
 
-/**
- * What a run needs of its replay row, in one round trip (a worker runs this once per replay): the policy snapshot,
- * edits, author, the agent and cohort it runs for, the agent's tools as the engine classes them (knownTools),
- * whether it has checks to judge, and whether its branch log holds anything (none: the log is not read).
- */
-export async function replayRunContext(client: DbClient, replayId: string) {
-  const rows = await client.$queryRaw<
-    {
-      id: string;
-      sessionId: string;
-      policySnapshot: unknown;
-      edits: unknown;
-      createdBy: string | null;
-      modelEndpointId: string | null;
-      experimentId: string | null;
-      experimentAgentVersionId: string | null;
-      agentId: string;
-      adapter: string;
-      tools: [name: string, sideEffect: string, readOnlyEndpoint: boolean][];
-      hasChecks: boolean;
-      hasLog: boolean;
-    }[]
-  >`
+/** A run context's row as read (replayRunContext; or as JSON, runContextColumn). */
+export type RunContextRow = {
+  id: string;
+  sessionId: string;
+  policySnapshot: unknown;
+  edits: unknown;
+  createdBy: string | null;
+  modelEndpointId: string | null;
+  experimentId: string | null;
+  experimentAgentVersionId: string | null;
+  agentId: string;
+  adapter: string;
+  tools: [name: string, sideEffect: string, readOnlyEndpoint: boolean][];
+  hasChecks: boolean;
+  hasLog: boolean;
+  firstSeq: number | null;
+  lastSeq: number | null;
+};
+
+const runContextQuery = (replayId: string) => Prisma.sql`
     SELECT r.id, r."sessionId", r."policySnapshot", r.edits, r."createdBy", r."modelEndpointId",
            e.id AS "experimentId", e."agentVersionId" AS "experimentAgentVersionId", s."agentId", a.adapter,
            (SELECT COALESCE(json_agg(json_build_array(t.name, t."sideEffect", EXISTS (
@@ -59,14 +62,37 @@ export async function replayRunContext(client: DbClient, replayId: string) {
               FROM "Tool" t WHERE t."agentId" = s."agentId") AS tools,
            (jsonb_typeof(r.checks) = 'array' AND jsonb_array_length(r.checks) > 0) AS "hasChecks",
            (EXISTS (SELECT 1 FROM "Fixture" f WHERE f."replayId" = r.id)
-             OR EXISTS (SELECT 1 FROM "ReplayLogEntry" l WHERE l."replayId" = r.id)) AS "hasLog"
+             OR EXISTS (SELECT 1 FROM "ReplayLogEntry" l WHERE l."replayId" = r.id)) AS "hasLog",
+           (SELECT min(seq) FROM "Event" ev WHERE ev."sessionId" = r."sessionId") AS "firstSeq",
+           (SELECT max(seq) FROM "Event" ev WHERE ev."sessionId" = r."sessionId") AS "lastSeq"
       FROM "Replay" r
       JOIN "Session" s ON s.id = r."sessionId"
       JOIN "Agent" a ON a.id = s."agentId"
       LEFT JOIN "Experiment" e ON e.id = r."experimentId"
      WHERE r.id = ${replayId}`;
-  const row = rows[0];
-  if (!row) return null;
+
+/**
+ * What a run needs of its replay row, in one round trip (a worker runs this once per replay): the policy snapshot,
+ * edits, author, the agent and cohort it runs for, the agent's tools as the engine classes them (knownTools),
+ * whether it has checks to judge, whether its branch log holds anything (none: the log is not read), and the base
+ * session's seq range (its events are then read with no read of where they start or end).
+ */
+export async function replayRunContext(client: DbClient, replayId: string) {
+  const [row] = await client.$queryRaw<RunContextRow[]>(runContextQuery(replayId));
+  return row ? toRunContext(row) : null;
+}
+
+/**
+ * The run context as one JSON column (null: no such replay), for a statement that reads it with something else:
+ * a worker's claim (lib/db/jobs.ts claimReplayRun), so that a run starts with one round trip fewer.
+ */
+export const runContextColumn = (replayId: string) =>
+  Prisma.sql`(SELECT row_to_json(x) FROM (${runContextQuery(replayId)}) x)`;
+
+export type RunContext = ReturnType<typeof toRunContext>;
+
+/** The run context from its row. */
+export function toRunContext(row: RunContextRow) {
   return {
     id: row.id,
     sessionId: row.sessionId,
@@ -79,5 +105,7 @@ export async function replayRunContext(client: DbClient, replayId: string) {
     tools: row.tools.map(([name, sideEffect, readOnly]) => knownTool(name, sideEffect, readOnly)),
     hasChecks: row.hasChecks,
     hasLog: row.hasLog,
+    /** The base session's first and last seq (null: it has no events), read with the rest (sessionEventsForRun). */
+    seqs: row.firstSeq === null || row.lastSeq === null ? null : { first: row.firstSeq, last: row.lastSeq },
   };
 }

@@ -194,23 +194,38 @@ const MAX_SEQ = 2 ** 31 - 1;
  * read of the index. Not one snapshot: a trace export that writes the session
  * meanwhile may show in the windows read after it.
  */
-/** `from`: the first seq read (default: the run's first). */
-export async function* sessionEventRows(client: DbClient, id: string, window = EVENT_WINDOW, from?: number) {
+/**
+ * `from`: the first seq read (default: the run's first). `seqs`: the session's first and last seq as the caller
+ * read them (null: no events), so that a session within one window is read in one statement: no read of where it
+ * starts, nor of what follows its last seq (events stored after that read are not read).
+ */
+export async function* sessionEventRows(
+  client: DbClient,
+  id: string,
+  window = EVENT_WINDOW,
+  from?: number,
+  seqs?: { first: number; last: number } | null,
+) {
+  if (seqs === null) return;
+  const end = seqs === undefined ? MAX_SEQ : seqs.last;
   const next = async (after: number | null) =>
-    client.event.findFirst({
-      where: { sessionId: id, ...(after === null ? {} : { seq: { gt: after } }) },
-      orderBy: { seq: "asc" },
-      select: { seq: true },
-    });
-  for (let start = (await next(from === undefined ? null : from - 1))?.seq; start !== undefined;) {
-    // The last seq of the window, within the column's range (an int4).
-    const last = Math.min(start + window - 1, MAX_SEQ);
+    after !== null && after >= end
+      ? null
+      : client.event.findFirst({
+          where: { sessionId: id, ...(after === null ? {} : { seq: { gt: after } }) },
+          orderBy: { seq: "asc" },
+          select: { seq: true },
+        });
+  const first = seqs && from === undefined ? seqs.first : (await next(from === undefined ? null : from - 1))?.seq;
+  for (let start = first; start !== undefined && start <= end;) {
+    // The last seq of the window, within the column's range (an int4) and the session's last seq.
+    const last = Math.min(start + window - 1, end);
     const rows = await client.event.findMany({
       where: { sessionId: id, seq: { gte: start, lte: last } },
       orderBy: { seq: "asc" },
     });
     yield* rows;
-    if (last === MAX_SEQ) return;
+    if (last === end) return;
     // Dense seqs (the usual case) go on at the next window without asking where it starts.
     start = rows.at(-1)?.seq === last ? last + 1 : (await next(last))?.seq;
   }

@@ -29,49 +29,56 @@ export interface StoredComparisonHeader {
 /** Pairs per INSERT (a pair's row is about 150 bytes of JSON). */
 const PAIR_WINDOW = 5000;
 
-const jsonOrNull = (v: unknown) => (v === undefined || v === null ? Prisma.DbNull : (v as Prisma.InputJsonValue));
+/** A JSON column's value as the statement's text parameter: SQL NULL for null/undefined (as Prisma.DbNull). */
+const jsonText = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/** The INSERT of a window of pairs (`text`: their JSON records), after the statement's `head` (a WITH or nothing). */
+const insertPairs = (head: Prisma.Sql, text: string) => Prisma.sql`
+  ${head}
+  INSERT INTO "ReplayComparisonPair" ("replayId", position, "pairId", type, kind, name, "baseSeq", "baseIndex",
+    "branchSeq", "branchIndex", source, "inputOnly", "typeRank", "changeRank", "changesBefore")
+  SELECT "replayId", position, "pairId", type, kind, name, "baseSeq", "baseIndex", "branchSeq", "branchIndex",
+    source, "inputOnly", "typeRank", "changeRank", "changesBefore"
+  FROM jsonb_to_recordset(${text}::jsonb) AS x("replayId" text, position int, "pairId" text, type text,
+    kind text, name text, "baseSeq" int, "baseIndex" int, "branchSeq" int, "branchIndex" int, source text,
+    "inputOnly" boolean, "typeRank" int, "changeRank" int, "changesBefore" int)`;
 
 /**
  * Replaces the replay's stored comparison with this one. Call inside a transaction: the replay's row is locked
  * first (`locked`: the transaction holds its lock already, as a run storing its result does), so two builders of
- * the same replay store one after the other, never a mix of both.
+ * the same replay store one after the other, never a mix of both. `stored: false`: the caller read, under that
+ * lock, that the replay has none (nothing to delete). The header and the first window of pairs are one statement.
  */
 export async function writeStoredComparison(
   tx: DbClient,
   replayId: string,
   header: StoredComparisonHeader,
   pairs: readonly StoredPair[],
-  opts: { locked?: boolean } = {},
+  opts: { locked?: boolean; stored?: boolean } = {},
 ): Promise<void> {
   if (!opts.locked) await tx.$queryRaw`SELECT id FROM "Replay" WHERE id = ${replayId} FOR UPDATE`;
-  await tx.replayComparison.deleteMany({ where: { replayId } });
-  await tx.replayComparison.create({
-    data: {
-      replayId,
-      stepsKey: header.stepsKey,
-      pairCount: header.pairCount,
-      baseCount: header.baseCount,
-      branchCount: header.branchCount,
-      counts: header.counts,
-      firstDivergence: jsonOrNull(header.firstDivergence),
-      divergenceBranchIndex: header.divergenceBranchIndex,
-      metrics: header.metrics as unknown as Prisma.InputJsonValue,
-      finalOutputDiff: jsonOrNull(header.finalOutputDiff),
-      baseFinalOutput: jsonOrNull(header.baseFinalOutput),
-      branchFinalOutput: jsonOrNull(header.branchFinalOutput),
-    },
-  });
-  for (let from = 0; from < pairs.length; from += PAIR_WINDOW) {
-    const text = JSON.stringify(pairs.slice(from, from + PAIR_WINDOW).map((p) => ({ ...p, replayId })));
-    await tx.$executeRaw`
-      INSERT INTO "ReplayComparisonPair" ("replayId", position, "pairId", type, kind, name, "baseSeq", "baseIndex",
-        "branchSeq", "branchIndex", source, "inputOnly", "typeRank", "changeRank", "changesBefore")
-      SELECT "replayId", position, "pairId", type, kind, name, "baseSeq", "baseIndex", "branchSeq", "branchIndex",
-        source, "inputOnly", "typeRank", "changeRank", "changesBefore"
-      FROM jsonb_to_recordset(${text}::jsonb) AS x("replayId" text, position int, "pairId" text, type text,
-        kind text, name text, "baseSeq" int, "baseIndex" int, "branchSeq" int, "branchIndex" int, source text,
-        "inputOnly" boolean, "typeRank" int, "changeRank" int, "changesBefore" int)`;
-  }
+  // Its own statement: the pairs' cascade runs at the end of the statement that deletes their header, and would
+  // take the new pairs of the same replay with it.
+  if (opts.stored !== false) await tx.replayComparison.deleteMany({ where: { replayId } });
+  const windowText = (from: number) =>
+    JSON.stringify(pairs.slice(from, from + PAIR_WINDOW).map((p) => ({ ...p, replayId })));
+  await tx.$executeRaw(
+    insertPairs(
+      Prisma.sql`WITH header AS (
+        INSERT INTO "ReplayComparison" ("replayId", "stepsKey", "pairCount", "baseCount", "branchCount", counts,
+          "firstDivergence", "divergenceBranchIndex", metrics, "finalOutputDiff", "baseFinalOutput",
+          "branchFinalOutput")
+        VALUES (${replayId}::text, ${header.stepsKey}::text, ${header.pairCount}::int, ${header.baseCount}::int,
+          ${header.branchCount}::int, ${JSON.stringify(header.counts)}::jsonb, ${jsonText(header.firstDivergence)}::jsonb,
+          ${header.divergenceBranchIndex}::int, ${JSON.stringify(header.metrics)}::jsonb,
+          ${jsonText(header.finalOutputDiff)}::jsonb, ${jsonText(header.baseFinalOutput)}::jsonb,
+          ${jsonText(header.branchFinalOutput)}::jsonb)
+        RETURNING "replayId")`,
+      windowText(0),
+    ),
+  );
+  for (let from = PAIR_WINDOW; from < pairs.length; from += PAIR_WINDOW)
+    await tx.$executeRaw(insertPairs(Prisma.empty, windowText(from)));
 }
 
 /** The stored comparison's header, or null when none is stored. */

@@ -12,7 +12,13 @@
 import type { Db } from "@/lib/db";
 import type { DbClient } from "@/lib/db/client";
 import { withSavepoint, withTransaction } from "@/lib/db/transactions";
-import { compareStoredRuns } from "@/lib/db/replay-comparison";
+import {
+  compareLiteRows,
+  compareStoredRuns,
+  replayComparisonInputs,
+  type LiteRow,
+  type LiteStepRow,
+} from "@/lib/db/replay-comparison";
 import { replayStamp } from "@/lib/db/replay-window";
 import { storedComparisonHeader, writeStoredComparison, type StoredComparisonHeader } from "@/lib/db/stored-comparison";
 import { notFound } from "@/lib/errors";
@@ -33,14 +39,21 @@ const building = new Map<string, Promise<ComparisonHeader | null>>();
 /** What a stored comparison was built from: the replay's steps and base (their stamp), and its status. */
 const keyOf = (stamp: { stepsKey: string; status: string }) => `${stamp.stepsKey}:${stamp.status}`;
 
-/** The comparison of the replay's steps and base as `stamp` says they are, as a header and its pairs. */
+/**
+ * The comparison of the replay's steps and base as `stamp` says they are, as a header and its pairs: over both
+ * runs' rows as `rows` gives them (already read), else as read now.
+ */
 async function buildComparison(
   client: DbClient,
   replayId: string,
-  stamp: NonNullable<Awaited<ReturnType<typeof replayStamp>>>,
+  stamp: { stepsKey: string; status: string; sessionId: string },
+  rows?: { baseRows: LiteRow[]; stepRows: LiteStepRow[] },
 ): Promise<{ header: ComparisonHeader; pairs: StoredPair[] }> {
   builds++;
-  const view = await compareStoredRuns(client, { id: replayId, sessionId: stamp.sessionId, status: stamp.status });
+  const replay = { id: replayId, sessionId: stamp.sessionId, status: stamp.status };
+  const view = rows
+    ? await compareLiteRows(client, replay, rows.baseRows, rows.stepRows)
+    : await compareStoredRuns(client, replay);
   const { comparison } = view;
   const pairs = toStoredPairs(comparison.pairs);
   const counts = Object.fromEntries(COMPARE_FILTERS.map((f) => [f, 0])) as ComparisonCounts;
@@ -95,10 +108,11 @@ export async function storeComparisonInRun(tx: DbClient, replayId: string): Prom
   await withSavepoint(
     tx,
     async () => {
-      const stamp = await replayStamp(tx, replayId);
-      if (!stamp) return;
-      const { header, pairs } = await buildComparison(tx, replayId, stamp);
-      await writeStoredComparison(tx, replayId, header, pairs, { locked: true });
+      // The stamp, both runs' rows and whether one is stored: one statement.
+      const inputs = await replayComparisonInputs(tx, replayId);
+      if (!inputs) return;
+      const { header, pairs } = await buildComparison(tx, replayId, inputs.stamp, inputs);
+      await writeStoredComparison(tx, replayId, header, pairs, { locked: true, stored: inputs.stored });
     },
     (error) => console.error(`Replay ${replayId}: its comparison was not stored (the first read builds it):`, error),
   );

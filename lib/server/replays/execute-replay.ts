@@ -36,7 +36,7 @@ import {
 } from "@/lib/db/replay-writes";
 import { stepNotesByLogEntry } from "@/lib/db/replays";
 import { sessionContext } from "@/lib/db/session-reads";
-import { replayRunContext, sessionEventsForRun } from "@/lib/db/replay-save";
+import { replayRunContext, sessionEventsForRun, type RunContext } from "@/lib/db/replay-save";
 import { stepRows } from "@/lib/db/replay-steps";
 import { pauser } from "@/lib/event-loop";
 import { AppError, notFound } from "@/lib/errors";
@@ -127,6 +127,8 @@ export interface RunHooks extends EngineHooks {
   owner?: string;
   /** No earlier run stored steps for this replay. */
   fresh?: boolean;
+  /** The replay's run context, when the caller read it (a worker, with its claim): not read again. */
+  context?: RunContext;
   /** The last progress the run reported, stored with its result. */
   lastProgress?: () => { done: number; total: number } | null;
   /** Told after each call outside the database (live tool or model, simulator). */
@@ -275,7 +277,7 @@ function writeAhead(
  * failed, keeping what it can.
  */
 export async function executeReplay(prisma: Db, replayId: string, hooks: RunHooks = {}): Promise<ReplayResult | null> {
-  const row = await replayRunContext(prisma, replayId);
+  const row = hooks.context ?? (await replayRunContext(prisma, replayId));
   if (!row) throw notFound("replay", replayId);
   const owner = hooks.owner;
   const stillHeld = async (tx: DbClient) => {
@@ -287,7 +289,7 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
   try {
     // Model inputs in the stored form, in and out: the engine replays a long conversation in O(steps).
     // Read a window at a time: one query for a 10,000-event session would hold the embedded database's one connection.
-    const base = await sessionEventsForRun(prisma, row.sessionId);
+    const base = await sessionEventsForRun(prisma, row.sessionId, row.seqs);
     if (base.length === 0 && !(await sessionContext(prisma, row.sessionId)))
       throw new Error(`The base session of replay "${replayId}" no longer exists.`);
     // A fresh replay's log is empty (the run context says so): it is not read.
