@@ -33,8 +33,11 @@ bash scripts/prisma-generate.sh
 e2e_log=test-results/e2e-track.log
 (
   t0=$SECONDS
-  if npx next build > test-results/build.log 2>&1; then
-    echo "━━ production build: ok ($((SECONDS - t0)) s)"; echo "pass production build" >> test-results/checks.txt
+  build=(npx next build)
+  [ -x /usr/bin/time ] && build=(/usr/bin/time -q -f "%U %S" -o test-results/build.cpu npx next build)
+  if "${build[@]}" > test-results/build.log 2>&1; then
+    cpu=$(awk 'NF == 2 { printf ", %.0f CPU-s", $1 + $2 }' test-results/build.cpu 2>/dev/null)
+    echo "━━ production build: ok ($((SECONDS - t0)) s${cpu:-})"; echo "pass production build" >> test-results/checks.txt
     if [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
       # One Playwright run (two shards at once, E2E_SHARD=1|2 with --shard, each with its own server, measured slower
       # here: the database tests' PGlite property tests then share two cores with two servers and two browsers).
