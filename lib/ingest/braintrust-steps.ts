@@ -8,6 +8,7 @@ import type { Message } from "@/lib/replay";
 import { isObject, parseArgs } from "./otlp/attributes";
 import type { ModelStep, ToolStep } from "./otlp/assemble";
 import { fromChatMessage, fromChatMessages } from "./otlp/messages";
+import { withCachedTokens } from "./cached-tokens";
 import {
   callIdOf,
   count,
@@ -96,11 +97,16 @@ export function llmStep(traceId: string, span: BraintrustSpan, warn: Warn, notes
       spanId: span.id,
     },
     output: outputMessage(span, warn, notes),
-    usage: usageFrom(
-      count(metrics.prompt_tokens, note, "metrics.prompt_tokens"),
-      count(metrics.completion_tokens, note, "metrics.completion_tokens"),
-      money(metrics.estimated_cost, note, "metrics.estimated_cost"),
-      [],
+    // Braintrust counts cache reads inside prompt_tokens.
+    usage: withCachedTokens(
+      usageFrom(
+        count(metrics.prompt_tokens, note, "metrics.prompt_tokens"),
+        count(metrics.completion_tokens, note, "metrics.completion_tokens"),
+        money(metrics.estimated_cost, note, "metrics.estimated_cost"),
+        [],
+      ),
+      count(metrics.prompt_cached_tokens, note, "metrics.prompt_cached_tokens"),
+      note,
     ),
     error,
     status: statusOf(span, error !== null),
