@@ -5,7 +5,7 @@
 import type { Message, Usage } from "@/lib/replay";
 import { isObject, parseArgs } from "./otlp/attributes";
 import type { ModelStep, ToolStep } from "./otlp/assemble";
-import { fromChatMessage, fromChatMessages } from "./otlp/messages";
+import { fromChatMessage, fromChatMessages, fromProviderAnswer } from "./otlp/messages";
 import { withCachedTokens } from "./cached-tokens";
 
 export type LangfuseObservation = {
@@ -167,6 +167,8 @@ export function generationStep(traceId: string, o: LangfuseObservation, warn: Wa
 export function outputMessage(value: unknown, o: LangfuseObservation, warn: Warn, notes: string[]): Message | null {
   if (value === undefined || value === null) return null;
   if (typeof value === "string") return { role: "assistant", content: value };
+  const native = fromProviderAnswer(value, warn(o, "output"));
+  if (native) return native;
   let candidate: unknown = value;
   if (isObject(value) && Array.isArray(value.choices) && isObject(value.choices[0]))
     candidate = value.choices[0].message;

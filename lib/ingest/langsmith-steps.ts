@@ -6,7 +6,7 @@
 import type { Message, Usage } from "@/lib/replay";
 import { isObject, parseArgs } from "./otlp/attributes";
 import type { ModelStep, ToolStep } from "./otlp/assemble";
-import { fromChatMessage } from "./otlp/messages";
+import { fromChatMessage, fromProviderAnswer } from "./otlp/messages";
 import { providerInputTokens, withCachedTokens } from "./cached-tokens";
 import { count, money, statusOf, str, timingOf, usageFrom, type LangfuseObservation } from "./langfuse-steps";
 import { fromRunMessage, fromRunMessages, messageUsage } from "./langsmith-messages";
@@ -82,6 +82,11 @@ function generationOf(outputs: Record<string, unknown>): unknown {
 function outputMessage(run: LangSmithRun, warn: RunWarn, notes: string[]): { message: Message | null; raw: unknown } {
   const outputs = run.raw.outputs;
   if (outputs === undefined || outputs === null) return { message: null, raw: undefined };
+  const native = fromProviderAnswer(
+    isObject(outputs) && outputs.output !== undefined ? outputs.output : outputs,
+    warn(run, "outputs"),
+  );
+  if (native) return { message: native, raw: outputs };
   let candidate: unknown = outputs;
   if (isObject(outputs)) {
     const gen = generationOf(outputs);
