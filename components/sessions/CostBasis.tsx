@@ -26,7 +26,13 @@ export function CostBasis({ cost }: { cost: SessionCost }) {
                 </>
               ) : null}
               , {m.price!.inputUsdPerMTok} / {m.price!.outputUsdPerMTok} per M tokens in / out, valid from{" "}
-              {m.price!.validFrom.slice(0, 10)} ({formatTokens(m.inputTokens)} in, {formatTokens(m.outputTokens)} out)
+              {m.price!.validFrom.slice(0, 10)} ({formatTokens(m.inputTokens)} in
+              {m.cachedInputTokens > 0
+                ? ` (${formatTokens(m.cachedInputTokens)} of them from the prompt cache, at ${
+                    m.price!.cachedInputUsdPerMTok ?? m.price!.inputUsdPerMTok
+                  } per M)`
+                : null}
+              , {formatTokens(m.outputTokens)} out)
             </span>
           ))}
           .{" "}

@@ -46,6 +46,7 @@ export function eventRow(sessionId: string, e: SessionEvent, compact: CompactInp
     startedAt: e.startedAt ? new Date(e.startedAt) : null,
     durationMs: e.durationMs === null ? null : Math.round(e.durationMs),
     inputTokens: e.usage?.inputTokens ?? null,
+    cachedInputTokens: e.usage?.cachedInputTokens ?? null,
     outputTokens: e.usage?.outputTokens ?? null,
     costUsd: e.usage?.costUsd ?? null,
     parentSeq: e.parentSeq,
@@ -66,6 +67,7 @@ export function rowText(r: {
   startedAt?: Date | string | null;
   durationMs?: number | null;
   inputTokens?: number | null;
+  cachedInputTokens?: number | null;
   outputTokens?: number | null;
   costUsd?: number | null;
   parentSeq?: number | null;
@@ -96,6 +98,8 @@ export function rowText(r: {
       r.inputPrefixSeq ?? null,
       r.inputPrefixCount ?? null,
       r.inputDigest ?? null,
+      // Last, and only when set: a row without cached tokens compares as it did before the column.
+      ...(r.cachedInputTokens === null || r.cachedInputTokens === undefined ? [] : [r.cachedInputTokens]),
     ]) ?? ""
   );
 }
@@ -144,12 +148,14 @@ export async function insertEventRows(sql: SqlTx, rows: readonly Prisma.EventCre
     if (batch.length === 0) return;
     await sql.query`
       INSERT INTO "Event" (id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
-        "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest")
+        "inputTokens", "cachedInputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq",
+        "inputPrefixCount", "inputDigest")
       SELECT id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
-        "inputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest"
+        "inputTokens", "cachedInputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq",
+        "inputPrefixCount", "inputDigest"
       FROM jsonb_to_recordset(${`[${batch.join(",")}]`}::jsonb) AS x(id text, "sessionId" text, seq int, kind text, name text,
         input jsonb, output jsonb, error jsonb, status text, "startedAt" timestamptz, "durationMs" int, "inputTokens" int,
-        "outputTokens" int, "costUsd" float8, "parentSeq" int, "cacheKey" text, occurrence int, "inputPrefixSeq" int,
+        "cachedInputTokens" int, "outputTokens" int, "costUsd" float8, "parentSeq" int, "cacheKey" text, occurrence int, "inputPrefixSeq" int,
         "inputPrefixCount" int, "inputDigest" text)`;
     batch = [];
     bytes = 0;

@@ -120,12 +120,21 @@ export async function refreshSessionCosts(sql: SqlTx, ids: readonly string[]): P
   // Per session (a lateral read of its own model calls by the (sessionId, kind) index), never one join of every
   // session's events that a plan made without statistics could make a scan of the table.
   const rows = await sql.query<
-    { id: string; sourced: boolean; model: string | null; input: string | null; output: string | null }[]
+    {
+      id: string;
+      sourced: boolean;
+      model: string | null;
+      input: string | null;
+      cached: string | null;
+      output: string | null;
+    }[]
   >`
     SELECT s.id, EXISTS (SELECT 1 FROM "Event" e WHERE e."sessionId" = s.id AND e."costUsd" IS NOT NULL) AS sourced,
-      u.model, u.input::text, u.output::text
+      u.model, u.input::text, u.cached::text, u.output::text
     FROM "Session" s LEFT JOIN LATERAL (
-      SELECT e.name AS model, sum(coalesce(e."inputTokens", 0)) AS input, sum(coalesce(e."outputTokens", 0)) AS output
+      SELECT e.name AS model, sum(coalesce(e."inputTokens", 0)) AS input,
+        sum(least(coalesce(e."cachedInputTokens", 0), coalesce(e."inputTokens", 0))) AS cached,
+        sum(coalesce(e."outputTokens", 0)) AS output
       FROM "Event" e
       WHERE e."sessionId" = s.id AND e.kind = 'model_call' AND (e."inputTokens" > 0 OR e."outputTokens" > 0)
       GROUP BY 1
@@ -135,7 +144,12 @@ export async function refreshSessionCosts(sql: SqlTx, ids: readonly string[]): P
   for (const r of rows) {
     const u = usage.get(r.id) ?? { sourced: r.sourced, calls: [] };
     if (r.model !== null)
-      u.calls.push({ model: r.model, inputTokens: Number(r.input), outputTokens: Number(r.output) });
+      u.calls.push({
+        model: r.model,
+        inputTokens: Number(r.input),
+        cachedInputTokens: Number(r.cached),
+        outputTokens: Number(r.output),
+      });
     usage.set(r.id, u);
   }
   await writeSessionCosts(
@@ -163,13 +177,16 @@ export async function writeSessionCosts(
       FROM jsonb_to_recordset(${sessions}::jsonb) AS x(id text, sourced boolean) JOIN "Session" t ON t.id = x.id
     ), calls AS (
       SELECT x.id, regexp_replace(lower(btrim(x.model)), '^.*/', '') AS model,
-        sum(x."inputTokens")::numeric AS input, sum(x."outputTokens")::numeric AS output
-      FROM jsonb_to_recordset(${calls}::jsonb) AS x(id text, model text, "inputTokens" bigint, "outputTokens" bigint)
+        sum(x."inputTokens")::numeric AS input, sum(least(coalesce(x."cachedInputTokens", 0), x."inputTokens"))::numeric AS cached,
+        sum(x."outputTokens")::numeric AS output
+      FROM jsonb_to_recordset(${calls}::jsonb)
+        AS x(id text, model text, "inputTokens" bigint, "cachedInputTokens" bigint, "outputTokens" bigint)
       GROUP BY 1, 2
     ), priced AS (
-      SELECT c.id, sum(c.input * p."inputMicros" + c.output * p."outputMicros") AS picos, count(p.id) AS n
+      SELECT c.id, sum((c.input - c.cached) * p."inputMicros" + c.cached * coalesce(p."cachedInputMicros", p."inputMicros")
+          + c.output * p."outputMicros") AS picos, count(p.id) AS n
       FROM calls c JOIN s ON s.id = c.id LEFT JOIN LATERAL (
-        SELECT p.id, p."inputMicros", p."outputMicros" FROM "ModelPrice" p
+        SELECT p.id, p."inputMicros", p."cachedInputMicros", p."outputMicros" FROM "ModelPrice" p
         WHERE p."validFrom" <= s.at AND (p.model = c.model OR (p.match = 'prefix' AND
           left(c.model, length(p.model) + 1) IN (p.model || '-', p.model || ':', p.model || '@')))
         ORDER BY length(p.model) DESC, (p.match = 'exact') DESC, p."validFrom" DESC
@@ -243,19 +260,24 @@ export async function markCostStale(sql: SqlTx, sessionId: string): Promise<void
 export async function sessionCostBasis(
   client: DbClient,
   sessionId: string,
-): Promise<{ model: string; inputTokens: number; outputTokens: number; price: PriceRow | null }[]> {
+): Promise<
+  { model: string; inputTokens: number; cachedInputTokens: number; outputTokens: number; price: PriceRow | null }[]
+> {
   const rows = await prismaSql(client).query<
-    { model: string; inputTokens: number; outputTokens: number; priceId: string | null }[]
+    { model: string; inputTokens: number; cachedInputTokens: number; outputTokens: number; priceId: string | null }[]
   >`
     WITH s AS (SELECT id, coalesce("startedAt", "createdAt") AS at FROM "Session" WHERE id = ${sessionId}::text),
     calls AS (
       SELECT s.at, regexp_replace(lower(btrim(e.name)), '^.*/', '') AS model,
-        sum(coalesce(e."inputTokens", 0))::bigint AS input, sum(coalesce(e."outputTokens", 0))::bigint AS output
+        sum(coalesce(e."inputTokens", 0))::bigint AS input,
+        sum(least(coalesce(e."cachedInputTokens", 0), coalesce(e."inputTokens", 0)))::bigint AS cached,
+        sum(coalesce(e."outputTokens", 0))::bigint AS output
       FROM s JOIN "Event" e ON e."sessionId" = s.id AND e.kind = 'model_call'
       WHERE e."inputTokens" > 0 OR e."outputTokens" > 0
       GROUP BY s.at, 2
     )
-    SELECT c.model, c.input::float8 AS "inputTokens", c.output::float8 AS "outputTokens", p.id AS "priceId"
+    SELECT c.model, c.input::float8 AS "inputTokens", c.cached::float8 AS "cachedInputTokens",
+      c.output::float8 AS "outputTokens", p.id AS "priceId"
     FROM calls c LEFT JOIN LATERAL (
       SELECT p.id FROM "ModelPrice" p
       WHERE p."validFrom" <= c.at AND (p.model = c.model OR (p.match = 'prefix' AND
@@ -274,6 +296,7 @@ export async function sessionCostBasis(
   return rows.map((r) => ({
     model: r.model,
     inputTokens: Number(r.inputTokens),
+    cachedInputTokens: Number(r.cachedInputTokens),
     outputTokens: Number(r.outputTokens),
     price: r.priceId ? (prices.get(r.priceId) ?? null) : null,
   }));

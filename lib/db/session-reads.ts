@@ -254,6 +254,7 @@ export function toSessionEvent(e: SessionWithEvents["events"][number]): SessionE
           ...(e.inputTokens === null ? {} : { inputTokens: e.inputTokens }),
           ...(e.outputTokens === null ? {} : { outputTokens: e.outputTokens }),
           ...(e.costUsd === null ? {} : { costUsd: e.costUsd }),
+          ...(e.cachedInputTokens === null ? {} : { cachedInputTokens: e.cachedInputTokens }),
         };
   return {
     seq: e.seq,

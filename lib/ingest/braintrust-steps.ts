@@ -7,7 +7,8 @@
 import type { Message } from "@/lib/replay";
 import { isObject, parseArgs } from "./otlp/attributes";
 import type { ModelStep, ToolStep } from "./otlp/assemble";
-import { fromChatMessage, fromChatMessages } from "./otlp/messages";
+import { fromChatMessage, fromChatMessages, fromProviderAnswer } from "./otlp/messages";
+import { withCachedTokens } from "./cached-tokens";
 import {
   callIdOf,
   count,
@@ -44,6 +45,8 @@ function outputMessage(span: BraintrustSpan, warn: Warn, notes: string[]): Messa
   const value = span.raw.output;
   if (value === undefined || value === null) return null;
   if (typeof value === "string") return { role: "assistant", content: value };
+  const native = fromProviderAnswer(value, warn(span, "output"));
+  if (native) return native;
   let candidate: unknown = value;
   if (Array.isArray(value) && isObject(value[0]) && "message" in value[0]) candidate = value[0].message;
   else if (isObject(value) && Array.isArray(value.choices) && isObject(value.choices[0]))
@@ -96,11 +99,16 @@ export function llmStep(traceId: string, span: BraintrustSpan, warn: Warn, notes
       spanId: span.id,
     },
     output: outputMessage(span, warn, notes),
-    usage: usageFrom(
-      count(metrics.prompt_tokens, note, "metrics.prompt_tokens"),
-      count(metrics.completion_tokens, note, "metrics.completion_tokens"),
-      money(metrics.estimated_cost, note, "metrics.estimated_cost"),
-      [],
+    // Braintrust counts cache reads inside prompt_tokens.
+    usage: withCachedTokens(
+      usageFrom(
+        count(metrics.prompt_tokens, note, "metrics.prompt_tokens"),
+        count(metrics.completion_tokens, note, "metrics.completion_tokens"),
+        money(metrics.estimated_cost, note, "metrics.estimated_cost"),
+        [],
+      ),
+      count(metrics.prompt_cached_tokens, note, "metrics.prompt_cached_tokens"),
+      note,
     ),
     error,
     status: statusOf(span, error !== null),

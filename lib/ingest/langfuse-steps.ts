@@ -5,7 +5,8 @@
 import type { Message, Usage } from "@/lib/replay";
 import { isObject, parseArgs } from "./otlp/attributes";
 import type { ModelStep, ToolStep } from "./otlp/assemble";
-import { fromChatMessage, fromChatMessages } from "./otlp/messages";
+import { fromChatMessage, fromChatMessages, fromProviderAnswer } from "./otlp/messages";
+import { withCachedTokens } from "./cached-tokens";
 
 export type LangfuseObservation = {
   id: string;
@@ -64,10 +65,13 @@ export function usageOf(raw: Record<string, unknown>, note: (message: string) =>
   const details = isObject(raw.usageDetails) ? raw.usageDetails : {};
   const legacy = isObject(raw.usage) ? raw.usage : {};
   const costs = isObject(raw.costDetails) ? raw.costDetails : {};
-  const inputTokens =
+  const cache = langfuseCache(details, note);
+  const baseInput =
     count(details.input, note, "usageDetails.input") ??
     count(legacy.input, note, "usage.input") ??
     count(raw.promptTokens, note, "promptTokens");
+  // Langfuse's usage keys are disjoint (its total is their sum): cache reads and writes are not in `input`.
+  const inputTokens = baseInput === undefined ? undefined : baseInput + cache.read + cache.written;
   const outputTokens =
     count(details.output, note, "usageDetails.output") ??
     count(legacy.output, note, "usage.output") ??
@@ -78,7 +82,20 @@ export function usageOf(raw: Record<string, unknown>, note: (message: string) =>
     money(raw.totalCost, note, "totalCost") ??
     money(legacy.totalCost, note, "usage.totalCost");
   const parts = costUsd === undefined ? [costs.input, costs.output].map((v) => money(v, note, "costDetails")) : [];
-  return usageFrom(inputTokens, outputTokens, costUsd, parts);
+  return withCachedTokens(usageFrom(inputTokens, outputTokens, costUsd, parts), cache.read || undefined, note);
+}
+
+/** The usageDetails keys Langfuse's integrations write for prompt-cache reads and writes (OpenAI's, Anthropic's, its own). */
+const CACHE_READ_KEYS = ["input_cached_tokens", "cache_read_input_tokens", "input_cache_read"] as const;
+const CACHE_WRITE_KEYS = ["cache_creation_input_tokens", "input_cache_creation"] as const;
+
+function langfuseCache(
+  details: Record<string, unknown>,
+  note: (message: string) => void,
+): { read: number; written: number } {
+  const sum = (keys: readonly string[]) =>
+    keys.reduce((total, k) => total + (count(details[k], note, `usageDetails.${k}`) ?? 0), 0);
+  return { read: sum(CACHE_READ_KEYS), written: sum(CACHE_WRITE_KEYS) };
 }
 
 /** A step's usage from what was found (a total cost, else the sum of its parts), or null when nothing was. */
@@ -150,6 +167,8 @@ export function generationStep(traceId: string, o: LangfuseObservation, warn: Wa
 export function outputMessage(value: unknown, o: LangfuseObservation, warn: Warn, notes: string[]): Message | null {
   if (value === undefined || value === null) return null;
   if (typeof value === "string") return { role: "assistant", content: value };
+  const native = fromProviderAnswer(value, warn(o, "output"));
+  if (native) return native;
   let candidate: unknown = value;
   if (isObject(value) && Array.isArray(value.choices) && isObject(value.choices[0]))
     candidate = value.choices[0].message;

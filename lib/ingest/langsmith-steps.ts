@@ -6,7 +6,8 @@
 import type { Message, Usage } from "@/lib/replay";
 import { isObject, parseArgs } from "./otlp/attributes";
 import type { ModelStep, ToolStep } from "./otlp/assemble";
-import { fromChatMessage } from "./otlp/messages";
+import { fromChatMessage, fromProviderAnswer } from "./otlp/messages";
+import { providerInputTokens, withCachedTokens } from "./cached-tokens";
 import { count, money, statusOf, str, timingOf, usageFrom, type LangfuseObservation } from "./langfuse-steps";
 import { fromRunMessage, fromRunMessages, messageUsage } from "./langsmith-messages";
 
@@ -39,11 +40,21 @@ function usageOf(run: LangSmithRun, output: unknown, note: (message: string) => 
   const usageMeta = isObject(outputs.usage_metadata)
     ? outputs.usage_metadata
     : (messageUsage(output) ?? (isObject(meta.usage_metadata) ? meta.usage_metadata : {}));
+  // Cache reads as the run, LangChain's usage_metadata or the provider's own usage count them (all inside input).
+  const provider = providerInputTokens(openAi);
+  const runDetails = isObject(raw.prompt_token_details) ? raw.prompt_token_details : {};
+  const metaDetails = isObject(usageMeta.input_token_details) ? usageMeta.input_token_details : {};
+  const cached =
+    count(runDetails.cache_read, note, "prompt_token_details.cache_read") ??
+    count(metaDetails.cache_read, note, "usage_metadata.input_token_details.cache_read") ??
+    providerInputTokens(tokenUsage).cached ??
+    provider.cached;
   const inputTokens =
     count(raw.prompt_tokens, note, "prompt_tokens") ??
     count(usageMeta.input_tokens, note, "usage_metadata.input_tokens") ??
     count(tokenUsage.prompt_tokens, note, "llm_output.token_usage.prompt_tokens") ??
-    count(openAi.prompt_tokens, note, "outputs.usage.prompt_tokens");
+    count(openAi.prompt_tokens, note, "outputs.usage.prompt_tokens") ??
+    provider.input;
   const outputTokens =
     count(raw.completion_tokens, note, "completion_tokens") ??
     count(usageMeta.output_tokens, note, "usage_metadata.output_tokens") ??
@@ -54,7 +65,7 @@ function usageOf(run: LangSmithRun, output: unknown, note: (message: string) => 
     total === undefined
       ? [cost(raw.prompt_cost, note, "prompt_cost"), cost(raw.completion_cost, note, "completion_cost")]
       : [];
-  return usageFrom(inputTokens, outputTokens, total, parts);
+  return withCachedTokens(usageFrom(inputTokens, outputTokens, total, parts), cached, note);
 }
 
 /** The generation an llm run's outputs hold: LangChain's `generations` ([[gen]] or [gen]), else the outputs. */
@@ -71,6 +82,11 @@ function generationOf(outputs: Record<string, unknown>): unknown {
 function outputMessage(run: LangSmithRun, warn: RunWarn, notes: string[]): { message: Message | null; raw: unknown } {
   const outputs = run.raw.outputs;
   if (outputs === undefined || outputs === null) return { message: null, raw: undefined };
+  const native = fromProviderAnswer(
+    isObject(outputs) && outputs.output !== undefined ? outputs.output : outputs,
+    warn(run, "outputs"),
+  );
+  if (native) return { message: native, raw: outputs };
   let candidate: unknown = outputs;
   if (isObject(outputs)) {
     const gen = generationOf(outputs);

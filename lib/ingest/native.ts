@@ -153,6 +153,14 @@ function seqOrder(events: readonly NativeEvent[]): { order: number[] } | { issue
 
 function integrityIssues(session: RawSession): IntegrityIssue[] {
   const issues: IntegrityIssue[] = [];
+  session.events.forEach((event, index) => {
+    const cached = event.usage?.cachedInputTokens;
+    if (cached !== undefined && cached > (event.usage?.inputTokens ?? 0))
+      issues.push({
+        path: ["events", index, "usage", "cachedInputTokens"],
+        message: `cachedInputTokens ${cached} is more than inputTokens (${event.usage?.inputTokens ?? "not given"}): the cached tokens are a part of the input`,
+      });
+  });
   const toolNames = new Map<string, number>();
   (session.tools ?? []).forEach((tool, index) => {
     const first = toolNames.get(tool.name);

@@ -5,6 +5,7 @@ import type { JsonInput } from "./json";
 import { isObject } from "./otlp/attributes";
 import { assemble, type ModelStep, type Step, type ToolStep } from "./otlp/assemble";
 import { fromChatMessage, fromChatMessages } from "./otlp/messages";
+import { providerInputTokens, withCachedTokens } from "./cached-tokens";
 import {
   addToAggregate,
   agentsGroupFields,
@@ -202,7 +203,7 @@ function generationStep(span: AgentsSpan, warnings: ImportIssue[]): ModelStep {
       ? completion.usage
       : null;
   const count = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined);
-  const inputTokens = usage ? (count(usage.input_tokens) ?? count(usage.prompt_tokens)) : undefined;
+  const { input: inputTokens, cached } = providerInputTokens(usage);
   const outputTokens = usage ? (count(usage.output_tokens) ?? count(usage.completion_tokens)) : undefined;
   return {
     kind: "model_call",
@@ -214,13 +215,15 @@ function generationStep(span: AgentsSpan, warnings: ImportIssue[]): ModelStep {
       ...(typeof config.temperature === "number" ? { temperature: config.temperature } : {}),
     },
     output,
-    usage:
+    usage: withCachedTokens(
       inputTokens === undefined && outputTokens === undefined
         ? null
         : {
             ...(inputTokens !== undefined ? { inputTokens } : {}),
             ...(outputTokens !== undefined ? { outputTokens } : {}),
           },
+      cached,
+    ),
     error: span.error ? { type: "ModelError", message: span.error.message } : null,
     status: span.endedAt === null ? "incomplete" : span.error ? "failed" : "completed",
   };

@@ -139,6 +139,28 @@ describe("the arithmetic, in integers", () => {
     expect(estimateMicros(calls.slice(1), RULES, at)).toEqual({ micros: null, unpriced: ["acme-llm-7b"] });
   });
 
+  it("prices cached input tokens at the cached rate, else at the input rate, never more of them than the input", () => {
+    const cachedRule = { ...rule("gpt-4.1", "2023-01-01", 2_000_000, 8_000_000), cachedInputMicros: 500_000 };
+    // 1000 input of which 800 cached, 50 output: 200 × $2.00 + 800 × $0.50 + 50 × $8.00 per M = 400 + 400 + 400 µ$.
+    const tokens = { inputTokens: 1000, cachedInputTokens: 800, outputTokens: 50 };
+    expect(callPicos(tokens, cachedRule)).toBe(1_200_000_000n);
+    // No cached rate: all 1000 input tokens at $2.00: 2000 + 400 µ$.
+    expect(callPicos(tokens, RULES[0]!)).toBe(2_400_000_000n);
+    // A cached count above the input is held to the input: all 1000 at the cached rate.
+    expect(callPicos({ inputTokens: 1000, cachedInputTokens: 5000, outputTokens: 0 }, cachedRule)).toBe(500_000_000n);
+    expect(estimateMicros([{ model: "gpt-4.1-x", ...tokens }], [cachedRule], at)).toEqual({
+      micros: 1200n,
+      unpriced: [],
+    });
+    // The writer's sums count each call's cached tokens up to its own input.
+    expect(
+      costUsage([
+        { kind: "model_call", name: "gpt-4.1", usage: { inputTokens: 100, cachedInputTokens: 60, outputTokens: 1 } },
+        { kind: "model_call", name: "gpt-4.1", usage: { inputTokens: 10, cachedInputTokens: 99 } },
+      ]).calls,
+    ).toEqual([{ model: "gpt-4.1", inputTokens: 110, cachedInputTokens: 70, outputTokens: 1 }]);
+  });
+
   it("stays exact where floats would not: 2^31-1 tokens at $1,000 per million", () => {
     const big = rule("big", "2023-01-01", 1_000_000_000, 1_000_000_000);
     const calls = [{ model: "big", inputTokens: 2_147_483_647, outputTokens: 2_147_483_647 }];
@@ -235,8 +257,8 @@ describe("what a writer passes for a session's cost", () => {
     ).toEqual({
       sourced: false,
       calls: [
-        { model: "gpt-4o", inputTokens: 15, outputTokens: 2 },
-        { model: "OpenAI/GPT-4o", inputTokens: 0, outputTokens: 1 },
+        { model: "gpt-4o", inputTokens: 15, cachedInputTokens: 0, outputTokens: 2 },
+        { model: "OpenAI/GPT-4o", inputTokens: 0, cachedInputTokens: 0, outputTokens: 1 },
       ],
     });
     // A cost of 0 is a cost the source gave.

@@ -5,7 +5,8 @@
  *
  * Units: a price is integer micro-dollars (10^-6 USD) per million tokens, so tokens × price is in
  * 10^-12 USD ("picodollars") and exact. A session's estimate is the sum over its model calls of
- * inputTokens × input price + outputTokens × output price, rounded ONCE, at the end, to the nearest
+ * (inputTokens − cachedInputTokens) × input price + cachedInputTokens × cached input price (the input
+ * price when the rule has none) + outputTokens × output price, rounded ONCE, at the end, to the nearest
  * micro-dollar, halves up (all terms are non-negative). Dollars appear only at the edges (forms, display).
  */
 import { z } from "zod";
@@ -73,10 +74,19 @@ function compareRules(a: PriceRule, b: PriceRule): number {
   return b.validFrom.getTime() - a.validFrom.getTime();
 }
 
-/** One model call's cost in 10^-12 USD, exact. */
-export function callPicos(tokens: { inputTokens: number; outputTokens: number }, price: PriceRule): bigint {
+/**
+ * One model call's cost in 10^-12 USD, exact. Its cached input tokens (a part of its input tokens, never more)
+ * take the rule's cached price, or the input price when the rule has none.
+ */
+export function callPicos(
+  tokens: { inputTokens: number; cachedInputTokens?: number; outputTokens: number },
+  price: PriceRule,
+): bigint {
+  const cached = BigInt(Math.min(tokens.cachedInputTokens ?? 0, tokens.inputTokens));
   return (
-    BigInt(tokens.inputTokens) * BigInt(price.inputMicros) + BigInt(tokens.outputTokens) * BigInt(price.outputMicros)
+    (BigInt(tokens.inputTokens) - cached) * BigInt(price.inputMicros) +
+    cached * BigInt(price.cachedInputMicros ?? price.inputMicros) +
+    BigInt(tokens.outputTokens) * BigInt(price.outputMicros)
   );
 }
 
@@ -85,7 +95,7 @@ export function roundToMicros(picos: bigint): bigint {
   return (picos + PICOS_PER_MICRO / 2n) / PICOS_PER_MICRO;
 }
 
-export type ModelCallUsage = { model: string; inputTokens: number; outputTokens: number };
+export type ModelCallUsage = { model: string; inputTokens: number; cachedInputTokens?: number; outputTokens: number };
 
 /**
  * A session's estimate from its model calls' tokens: micro-dollars, and the models that had tokens but
@@ -200,26 +210,30 @@ export type PriceInput = z.output<typeof PriceInput>;
 export type CostUsage = {
   /** Whether any step carries the source's own cost (then the session's cost is the source's). */
   sourced: boolean;
-  /** The model calls' tokens per recorded model name (as recorded: the table's rules normalize it). */
-  calls: { model: string; inputTokens: number; outputTokens: number }[];
+  /**
+   * The model calls' tokens per recorded model name (as recorded: the table's rules normalize it). Each call's
+   * cached tokens are counted up to its input tokens.
+   */
+  calls: { model: string; inputTokens: number; cachedInputTokens: number; outputTokens: number }[];
 };
 
 /** What a session's cost is worked out from, one step at a time, for a writer that has every step in hand. */
 export function costUsageTracker() {
   let sourced = false;
-  const byName = new Map<string, { inputTokens: number; outputTokens: number }>();
+  const byName = new Map<string, { inputTokens: number; cachedInputTokens: number; outputTokens: number }>();
   return {
     add(e: {
       kind: string;
       name: string;
-      usage: { inputTokens?: number; outputTokens?: number; costUsd?: number } | null;
+      usage: { inputTokens?: number; cachedInputTokens?: number; outputTokens?: number; costUsd?: number } | null;
     }) {
       if (e.usage?.costUsd !== undefined) sourced = true;
       const input = e.usage?.inputTokens ?? 0;
       const output = e.usage?.outputTokens ?? 0;
       if (e.kind !== "model_call" || (input === 0 && output === 0)) return;
-      const t = byName.get(e.name) ?? { inputTokens: 0, outputTokens: 0 };
+      const t = byName.get(e.name) ?? { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
       t.inputTokens += input;
+      t.cachedInputTokens += Math.min(e.usage?.cachedInputTokens ?? 0, input);
       t.outputTokens += output;
       byName.set(e.name, t);
     },

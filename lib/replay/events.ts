@@ -15,7 +15,14 @@ export const EventError = z.object({ type: z.string(), message: z.string() });
 export type EventError = z.infer<typeof EventError>;
 
 export const Usage = z.object({
+  /** Every input token of the call, those read from a prompt cache included. */
   inputTokens: z.number().int().nonnegative().optional(),
+  /**
+   * The part of `inputTokens` read from a prompt cache (priced at the cache rate when the price has one).
+   * Sources that count cache reads apart from their input (Anthropic's `cache_read_input_tokens`,
+   * Langfuse's cache keys) are added into `inputTokens` on import, so the meaning is one for every source.
+   */
+  cachedInputTokens: z.number().int().nonnegative().optional(),
   outputTokens: z.number().int().nonnegative().optional(),
   costUsd: z.number().nonnegative().optional(),
 });

@@ -265,6 +265,9 @@ function asStoredEvents(events: readonly SessionEvent[]): SessionEvent[] {
             ...(u?.inputTokens === undefined || u.inputTokens === null ? {} : { inputTokens: u.inputTokens }),
             ...(u?.outputTokens === undefined || u.outputTokens === null ? {} : { outputTokens: u.outputTokens }),
             ...(u?.costUsd === undefined || u.costUsd === null ? {} : { costUsd: u.costUsd }),
+            ...(u?.cachedInputTokens === undefined || u.cachedInputTokens === null
+              ? {}
+              : { cachedInputTokens: u.cachedInputTokens }),
           };
     return {
       seq: e.seq,

@@ -72,6 +72,8 @@ export type StoredEvent = {
   startedAt: string | null;
   durationMs: number | null;
   inputTokens: number | null;
+  /** Absent in rows read before the column existed. */
+  cachedInputTokens?: number | null;
   outputTokens: number | null;
   costUsd: number | null;
   parentSeq: number | null;

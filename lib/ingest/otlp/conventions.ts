@@ -61,6 +61,9 @@ function readAiSdk(attrs: SpanAttributes, operationId: string): SpanReading {
     const usage = usageOf(
       attrs.count("ai.usage.inputTokens") ?? attrs.count("ai.usage.promptTokens"),
       attrs.count("ai.usage.outputTokens") ?? attrs.count("ai.usage.completionTokens"),
+      // The AI SDK counts cache reads inside its input tokens.
+      attrs.count("ai.usage.cachedInputTokens"),
+      (message) => attrs.warn("ai.usage.cachedInputTokens", message),
     );
     return modelReading(span, convention, agentName, {
       model,
@@ -138,7 +141,13 @@ function readOpenInference(attrs: SpanAttributes): SpanReading {
       temperature,
       toolsRaw: readOpenInferenceTools(attrs),
       output,
-      usage: usageOf(attrs.count("llm.token_count.prompt"), attrs.count("llm.token_count.completion")),
+      // OpenInference counts cache reads inside the prompt's tokens.
+      usage: usageOf(
+        attrs.count("llm.token_count.prompt"),
+        attrs.count("llm.token_count.completion"),
+        attrs.count("llm.token_count.prompt_details.cache_read"),
+        (message) => attrs.warn("llm.token_count.prompt_details.cache_read", message),
+      ),
     });
   }
   if (kind === "TOOL") {

@@ -186,9 +186,77 @@ export function fromAiSdkToolCalls(value: unknown, problem: Problem): ToolCallRe
 
 // ---------------------------------------------------------------------------
 // OpenAI Chat Completions messages (OpenInference input.value, the Agents SDK's
-// generation spans).
+// generation spans, the platforms' generations), and the providers' own shapes
+// a platform records as they came: Anthropic content blocks (tool_use,
+// tool_result), OpenAI Responses items (function_call, function_call_output)
+// and Gemini parts (functionCall, functionResponse).
+
+/** Content parts read: tool calls out, tool results as messages of their own, the rest as the content. */
+function readParts(parts: unknown[], index: number, problem: Problem) {
+  const calls: ToolCallRequest[] = [];
+  const results: Message[] = [];
+  const rest: unknown[] = [];
+  for (const part of parts) {
+    if (isObject(part) && part.type === "tool_use") {
+      const call = toolCall(part.id, part.name, part.input ?? {});
+      if (call) calls.push(call);
+      else problem(`message ${index} has a tool_use block without a name`);
+    } else if (isObject(part) && part.type === "tool_result") {
+      results.push({
+        role: "tool",
+        content: toolResultContent(part.content),
+        toolCallId: typeof part.tool_use_id === "string" ? part.tool_use_id : "",
+      });
+    } else if (isObject(part) && isObject(part.functionCall)) {
+      const fc = part.functionCall;
+      const call = toolCall(fc.id, fc.name, fc.args ?? {});
+      if (call) calls.push(call);
+      else problem(`message ${index} has a functionCall part without a name`);
+    } else if (isObject(part) && isObject(part.functionResponse)) {
+      const fr = part.functionResponse;
+      results.push({
+        role: "tool",
+        content: fr.response ?? null,
+        toolCallId: typeof fr.id === "string" ? fr.id : "",
+        ...(typeof fr.name === "string" ? { name: fr.name } : {}),
+      });
+    } else rest.push(part);
+  }
+  const content = contentOf(rest, (part) =>
+    (part.type === "text" || part.type === "output_text" || part.type === "input_text" || part.type === undefined) &&
+    typeof part.text === "string"
+      ? part.text
+      : null,
+  );
+  return { calls, results, content, parts: rest.length };
+}
+
+/** An Anthropic tool_result's content: its text when all text, else as it came. */
+function toolResultContent(content: unknown): unknown {
+  if (!Array.isArray(content)) return content ?? null;
+  const texts = content.map((b) => (isObject(b) && b.type === "text" && typeof b.text === "string" ? b.text : null));
+  return texts.every((t): t is string => t !== null) ? texts.join("") : content;
+}
+
+/** An OpenAI Responses function_call or function_call_output item, as a message; null for any other value. */
+function fromResponsesItem(item: unknown): Message | null {
+  if (!isObject(item) || item.role !== undefined) return null;
+  if (item.type === "function_call") {
+    const call = toolCall(item.call_id, item.name, item.arguments);
+    return call ? { role: "assistant", content: null, toolCalls: [call] } : null;
+  }
+  if (item.type === "function_call_output")
+    return {
+      role: "tool",
+      content: item.output ?? null,
+      toolCallId: typeof item.call_id === "string" ? item.call_id : "",
+    };
+  return null;
+}
 
 export function fromChatMessage(item: unknown, index: number, problem: Problem): Message[] {
+  const responsesItem = fromResponsesItem(item);
+  if (responsesItem) return [responsesItem];
   const message = readable(item, index, problem);
   if (!message) return [];
   const { raw, r } = message;
@@ -202,18 +270,25 @@ export function fromChatMessage(item: unknown, index: number, problem: Problem):
     });
   }
   let content: unknown = raw.content ?? null;
-  if (Array.isArray(raw.content)) {
-    content = contentOf(raw.content as unknown[], (part) =>
-      (part.type === "text" || part.type === "output_text" || part.type === "input_text") &&
-      typeof part.text === "string"
-        ? part.text
-        : null,
-    );
+  let results: Message[] = [];
+  const parts = Array.isArray(raw.content)
+    ? raw.content
+    : raw.content === undefined && Array.isArray(raw.parts)
+      ? raw.parts
+      : null;
+  if (parts) {
+    const read = readParts(parts as unknown[], index, problem);
+    calls.push(...read.calls);
+    results = read.results;
+    content = read.content;
+    // A user (or Gemini function) message that only carried tool results is those results.
+    if (results.length > 0 && read.parts === 0 && read.calls.length === 0) return results;
   }
   return [
+    ...results,
     withCalls(
       {
-        role: r,
+        role: results.length > 0 && r === "tool" ? "user" : r,
         content,
         ...(typeof raw.tool_call_id === "string" ? { toolCallId: raw.tool_call_id } : {}),
         ...(typeof raw.name === "string" ? { name: raw.name } : {}),
@@ -228,7 +303,43 @@ export function fromChatMessages(value: unknown, problem: Problem): Message[] {
     problem("expected an array of messages");
     return [];
   }
-  return value.flatMap((raw, index) => fromChatMessage(raw, index, problem));
+  const out: Message[] = [];
+  value.forEach((raw, index) => {
+    const read = fromChatMessage(raw, index, problem);
+    const last = out[out.length - 1];
+    // Responses items: a turn's function calls follow its message (or each other) as items of their own.
+    if (isObject(raw) && raw.type === "function_call" && read.length === 1 && last?.role === "assistant")
+      out[out.length - 1] = { ...last, toolCalls: [...(last.toolCalls ?? []), ...(read[0]!.toolCalls ?? [])] };
+    else out.push(...read);
+  });
+  return out;
+}
+
+/**
+ * A provider's whole answer as one assistant message, when it is one of the shapes a platform keeps as it came:
+ * a Responses response (`{ output: [items] }`) or its output items, or a Gemini response (`{ candidates }`).
+ * Null for anything else (the caller reads it as before).
+ */
+export function fromProviderAnswer(value: unknown, problem: Problem): Message | null {
+  if (isObject(value) && Array.isArray(value.output) && value.object === "response")
+    return fromProviderAnswer(value.output, problem);
+  if (isObject(value) && Array.isArray(value.candidates) && isObject(value.candidates[0])) {
+    const content = value.candidates[0].content;
+    return isObject(content) ? (fromChatMessage({ role: "model", ...content }, 0, problem)[0] ?? null) : null;
+  }
+  const isItem = (v: unknown) =>
+    isObject(v) &&
+    (v.type === "function_call" || (v.type === "message" && v.role === "assistant") || v.type === "reasoning");
+  if (!Array.isArray(value) || value.length === 0 || !value.every(isItem)) return null;
+  if (!value.some((v) => isObject(v) && v.type === "function_call")) return null;
+  const read = fromChatMessages(
+    value.filter((v) => isObject(v) && v.type !== "reasoning"),
+    problem,
+  ).filter((m) => m.role === "assistant");
+  const calls = read.flatMap((m) => m.toolCalls ?? []);
+  const texts = read.map((m) => m.content).filter((c) => c !== null);
+  const content = texts.length === 0 ? null : texts.every((t) => typeof t === "string") ? texts.join("") : texts;
+  return withCalls({ role: "assistant", content }, calls);
 }
 
 // ---------------------------------------------------------------------------

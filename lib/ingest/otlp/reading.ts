@@ -3,6 +3,7 @@ import { isObject, parseArgs, type SpanAttributes } from "./attributes";
 import type { ModelStep, StepTiming, ToolStep } from "./assemble";
 import type { OtlpSpan } from "./decode";
 import type { Problem } from "./messages";
+import { withCachedTokens } from "../cached-tokens";
 
 // ---------------------------------------------------------------------------
 // What every convention's reading of a span comes to (a model call, a tool
@@ -75,12 +76,22 @@ export function problemAt(attrs: SpanAttributes, key: string): Problem {
   return (message) => attrs.warn(key, message);
 }
 
-export function usageOf(input: number | undefined, output: number | undefined): Usage | null {
+/** A span's usage; `cached` is the part of `input` read from a prompt cache (left out when it cannot be). */
+export function usageOf(
+  input: number | undefined,
+  output: number | undefined,
+  cached?: number,
+  note?: (message: string) => void,
+): Usage | null {
   if (input === undefined && output === undefined) return null;
-  return {
-    ...(input !== undefined ? { inputTokens: input } : {}),
-    ...(output !== undefined ? { outputTokens: output } : {}),
-  };
+  return withCachedTokens(
+    {
+      ...(input !== undefined ? { inputTokens: input } : {}),
+      ...(output !== undefined ? { outputTokens: output } : {}),
+    },
+    cached,
+    note,
+  );
 }
 
 function modelInput(
