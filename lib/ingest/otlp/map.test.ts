@@ -144,6 +144,43 @@ describe("recorded SDK exports map to the scripted session", () => {
     expect([events[2]!.output, events[4]!.output]).toEqual(["12:00:01Z", "12:00:02Z"]);
     expect(events[0]!.usage).toEqual({ inputTokens: 30, outputTokens: 5 });
     expect(events[0]!.input).toMatchObject({ temperature: 0, model: "gpt-test" });
+    // The AGENT span above them names the agent of every step, as GenAI's invoke_agent span does.
+    expect(events[1]!.input).toEqual({ callId: "c000000000000001", args: { order_id: "4821" }, agent: "SupportAgent" });
+    expect(events.filter((e) => e.kind !== "final_output").map((e) => (e.input as { agent?: string }).agent)).toEqual(
+      Array(7).fill("SupportAgent"),
+    );
+  });
+
+  it("an OpenInference handoff: each step names the AGENT span it ran under (agent.name, else the span's name)", () => {
+    const spans = spansOf(recordings("json").get("openinference-handwritten")!);
+    const support = spans.find((s) => s.attributes["openinference.span.kind"] === "AGENT")!;
+    const calls = spans.filter((s) => s.name === "ChatCompletion");
+    // The last model call is made by a second agent the first handed off to (an AGENT span under it, named by its
+    // agent.name attribute); the first agent's answer stays the run's final output.
+    const { "output.value": _answer, ...attributes } = support.attributes;
+    const billing = {
+      ...support,
+      spanId: "00000000000000b1",
+      parentSpanId: support.spanId,
+      name: "handoff",
+      attributes: { ...attributes, "agent.name": "BillingAgent" },
+    };
+    const last = calls.at(-1)!;
+    const handedOff = spans.map((s) => (s === last ? { ...s, parentSpanId: billing.spanId } : s));
+    const result = mapOtlpSpans([...handedOff, billing]);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    const agents = result.sessions[0]!.events.map((e) => [e.kind, (e.input as { agent?: string } | null)?.agent]);
+    expect(agents).toEqual([
+      ["model_call", "SupportAgent"],
+      ["tool_call", "SupportAgent"],
+      ["tool_call", "SupportAgent"],
+      ["model_call", "SupportAgent"],
+      ["tool_call", "SupportAgent"],
+      ["tool_call", "SupportAgent"],
+      ["model_call", "BillingAgent"],
+      ["final_output", undefined],
+    ]);
   });
 });
 

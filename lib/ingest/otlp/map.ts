@@ -153,12 +153,15 @@ export function factsOf(events: readonly ImportedSession["events"][number][]) {
   };
 }
 
+/** The conventions whose agent spans name the agent of the steps under them: GenAI's invoke_agent (`gen_ai.agent.name`) and OpenInference's AGENT spans (`agent.name`, else the span's name). */
+const NAMES_ITS_AGENT: ReadonlySet<SpanReading["convention"]> = new Set(["genai", "openinference"]);
+
 /**
  * The steps of some spans' readings, in span-id order. An agent span's answer
  * is a step when no agent span above it is among the readings: the readings of
  * whole traces give the steps those traces give in any larger set.
  *
- * A GenAI step names the agent that made it: its span's `gen_ai.agent.name`,
+ * A GenAI or OpenInference step names the agent that made it: its span's `gen_ai.agent.name` (`agent.name`),
  * else the nearest agent span's above it (multi-agent handoffs: each agent's
  * steps under its own invoke_agent span). An MCP `tools/call` span under a
  * tool span of the same tool (the MCP client's or server's view of a call the
@@ -192,10 +195,9 @@ export function stepsOf(readings: readonly SpanReading[]): Step[] {
         find(reading, (r) => r.role === "tool" && r.step.name === reading.step.name)
       )
         continue;
-      const agent =
-        reading.convention !== "genai"
-          ? null
-          : (reading.agentName ?? find(reading, (r) => r.role === "agent" && r.agentName !== null)?.agentName ?? null);
+      const agent = !NAMES_ITS_AGENT.has(reading.convention)
+        ? null
+        : (reading.agentName ?? find(reading, (r) => r.role === "agent" && r.agentName !== null)?.agentName ?? null);
       steps.push(agent ? { ...reading.step, agent } : reading.step);
     } else if (reading.role === "agent") {
       if (reading.final && !find(reading, (r) => r.role === "agent") && reading.span.endTimeUnixNano !== null) {
