@@ -5,7 +5,8 @@ import type { JsonInput } from "./json";
 import { isObject } from "./otlp/attributes";
 import { assemble, type ModelStep, type Step, type ToolStep } from "./otlp/assemble";
 import { fromChatMessage, fromChatMessages } from "./otlp/messages";
-import { providerInputTokens, withCachedTokens } from "./cached-tokens";
+import { providerInputTokens } from "./cached-tokens";
+import { usageOf } from "./otlp/reading";
 import {
   addToAggregate,
   agentsGroupFields,
@@ -215,15 +216,7 @@ function generationStep(span: AgentsSpan, warnings: ImportIssue[]): ModelStep {
       ...(typeof config.temperature === "number" ? { temperature: config.temperature } : {}),
     },
     output,
-    usage: withCachedTokens(
-      inputTokens === undefined && outputTokens === undefined
-        ? null
-        : {
-            ...(inputTokens !== undefined ? { inputTokens } : {}),
-            ...(outputTokens !== undefined ? { outputTokens } : {}),
-          },
-      cached,
-    ),
+    usage: usageOf(inputTokens, outputTokens, cached),
     error: span.error ? { type: "ModelError", message: span.error.message } : null,
     status: span.endedAt === null ? "incomplete" : span.error ? "failed" : "completed",
   };
