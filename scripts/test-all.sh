@@ -7,12 +7,14 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1 VITE_CONFIG_NATIVE_IGNORE_WARNING=true
 mkdir -p test-results
-rm -f test-results/*.json
+rm -f test-results/*.json test-results/build.cpu
 
 status=0
 # The whole machine's CPU time so far (every process, the PostgreSQL server's too), in seconds: /proc/stat's first line.
 machine_cpu() { awk '/^cpu /{ printf "%d %d", ($2 + $3 + $4 + $7 + $8) / 100, ($2 + $3 + $4 + $5 + $6 + $7 + $8) / 100 }' /proc/stat 2>/dev/null; }
 read -r busy0 total0 <<< "$(machine_cpu)"
+# ", N CPU-s" from a /usr/bin/time -f "%U %S" file (nothing when there is none).
+cpu_text() { awk 'NF == 2 { printf ", %.0f CPU-s", $1 + $2 }' "$1" 2>/dev/null; }
 step() { # name, command…: its wall time, and the CPU time it and its children used (where /usr/bin/time is)
   local name=$1; shift
   echo; echo "━━ $name"
@@ -20,7 +22,7 @@ step() { # name, command…: its wall time, and the CPU time it and its children
   local run=("$@")
   [ -x /usr/bin/time ] && run=(/usr/bin/time -q -f "%U %S" -o "$cpu_file" "$@")
   local ok=0; "${run[@]}" || ok=$?
-  local cpu; cpu=$(awk 'NF == 2 { printf ", %.0f CPU-s", $1 + $2 }' "$cpu_file" 2>/dev/null); rm -f "$cpu_file"
+  local cpu; cpu=$(cpu_text "$cpu_file"); rm -f "$cpu_file"
   if [ "$ok" = 0 ]; then echo "━━ $name: ok ($((SECONDS - t0)) s$cpu)"; echo "pass $name" >> test-results/checks.txt
   else echo "━━ $name: FAILED ($((SECONDS - t0)) s$cpu)"; echo "fail $name" >> test-results/checks.txt; status=1; fi
 }
@@ -36,7 +38,7 @@ e2e_log=test-results/e2e-track.log
   build=(npx next build)
   [ -x /usr/bin/time ] && build=(/usr/bin/time -q -f "%U %S" -o test-results/build.cpu npx next build)
   if "${build[@]}" > test-results/build.log 2>&1; then
-    cpu=$(awk 'NF == 2 { printf ", %.0f CPU-s", $1 + $2 }' test-results/build.cpu 2>/dev/null)
+    cpu=$(cpu_text test-results/build.cpu)
     echo "━━ production build: ok ($((SECONDS - t0)) s${cpu:-})"; echo "pass production build" >> test-results/checks.txt
     if [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
       # One Playwright run (two shards at once, E2E_SHARD=1|2 with --shard, each with its own server, measured slower
