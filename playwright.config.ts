@@ -32,10 +32,12 @@ export default defineConfig({
     storageState: ADMIN_STATE,
     browserName: "chromium",
     launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
-    // A failed test keeps its trace (actions, DOM snapshots, network, console) and a screenshot; the trace's film
-    // strip is left out: Chromium encoding a frame at every paint cost a quarter of the browser side's CPU
-    // (two specs, twice each: 112 and 112 CPU-s with it, 89 and 88 without).
-    trace: { mode: "retain-on-failure", screenshots: false },
+    // A failed test keeps its trace (actions, network, console, the test's source) and a screenshot, and Playwright
+    // writes the page's accessibility tree beside the error. The film strip is left out (Chromium encoding a frame at
+    // every paint cost a quarter of the browser side's CPU: two specs, twice each, 112 and 112 CPU-s with it, 89 and
+    // 88 without), and so are the DOM snapshots before and after every action (the browser serialising the page each
+    // time: 93 CPU-s with them, 84 without, over the same two specs).
+    trace: { mode: "retain-on-failure", screenshots: false, snapshots: false },
     screenshot: "only-on-failure",
   },
   webServer: {

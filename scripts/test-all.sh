@@ -40,12 +40,13 @@ e2e_log=test-results/e2e-track.log
   if "${build[@]}" > test-results/build.log 2>&1; then
     cpu=$(cpu_text test-results/build.cpu)
     echo "━━ production build: ok ($((SECONDS - t0)) s${cpu:-})"; echo "pass production build" >> test-results/checks.txt
-    if [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
+    # e2e/chromium.ts runs Debian's chromium-headless-shell when it is installed, else chromium.
+    if [ -x "${CHROMIUM_PATH:-/usr/bin/chromium-headless-shell}" ] || { [ -z "${CHROMIUM_PATH:-}" ] && [ -x /usr/bin/chromium ]; }; then
       # One Playwright run (two shards at once, E2E_SHARD=1|2 with --shard, each with its own server, measured slower
       # here: the database tests' PGlite property tests then share two cores with two servers and two browsers).
       step "end-to-end tests (Chromium)" npx playwright test
     else
-      echo "Chromium is missing at ${CHROMIUM_PATH:-/usr/bin/chromium}: apt-get install -y chromium"
+      echo "Chromium is missing at ${CHROMIUM_PATH:-/usr/bin/chromium-headless-shell}: apt-get install -y chromium chromium-headless-shell"
       echo "fail e2e (no chromium)" >> test-results/checks.txt; status=1
     fi
   else
