@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { agentsSteps, nanos, openAiAgentsGroupKey, spanKey, type AgentsGroup } from "../openai-agents";
+import { storableSessions } from "@/lib/hostile/storable";
+import {
+  agentsSteps,
+  mapOpenAiAgentsGroups,
+  nanos,
+  openAiAgentsGroupKey,
+  spanKey,
+  type AgentsGroup,
+} from "../openai-agents";
 import {
   addToAggregate,
   agentsGroupFields,
@@ -26,6 +34,7 @@ import { agentKeyOf, eventCounts, fallback, idOf, isFallback } from "./state";
 import type { SessionEvent } from "@/lib/replay";
 import type {
   ColumnedRow,
+  CreatedGroup,
   Fallback,
   IncrementPlan,
   Planner,
@@ -51,8 +60,11 @@ import type {
 // given. The full rebuild writes it with every session it writes; a session
 // without a well-formed one (written before it existed) gets it from its rows.
 //
+// A request none of whose traces or groups is stored starts its groups on
+// this path too: mapped whole from its items, as the full rebuild maps them.
+//
 // What cannot be done this way goes to the full rebuild ("agents: …"): a
-// group without a session yet, a trace changing group (its trace item
+// group without a session yet while other items are stored, a trace changing group (its trace item
 // arriving after its spans), a session with replays, a better copy that
 // moves the group's first start, last end or agent span, attribute warnings,
 // repaired or refused values, rows of another source.
@@ -193,6 +205,8 @@ function* planRequest(request: IncrementRequest<AgentsItem>): Planner<IncrementP
         replaced.set(id, { row, item });
     }
   }
+  // Nothing stored of its traces and no session of any group it names: its groups may all be new.
+  if (stored.length === 0 && sessionRows.length === 0) return yield* planNewGroups(fresh, ownKeys);
 
   // Each trace's group after the request: the group its trace item names, else the trace. No regrouping.
   const rowsOfTrace = rowsByTrace(stored);
@@ -243,6 +257,45 @@ function* planRequest(request: IncrementRequest<AgentsItem>): Planner<IncrementP
     columns: agentsColumns(item),
   }));
   return planResult(groups, replacements, { sessionRows, reached, inserted: inserted.length, updated: replaced.size });
+}
+
+/**
+ * The plan of a request none of whose traces is stored and none of whose groups has a session: when no item
+ * is stored under its groups' keys either (an earlier export of a trace without a model or tool step), every
+ * group is new and is mapped from the request's items alone, which is what the full rebuild would read; the
+ * request is then written on the increment's transaction. Anything the full rebuild would refuse or repair
+ * (attribute warnings, unstorable values) falls back to it.
+ */
+function* planNewGroups(
+  fresh: ReadonlyMap<string, AgentsItem>,
+  ownKeys: readonly string[],
+): Generator<Read, IncrementPlan<AgentsState> | Fallback, unknown> {
+  const mapped = mapOpenAiAgentsGroups([...fresh.values()]);
+  if (mapped.warnings.length > 0) return fallback("attribute warnings");
+  if (mapped.groups.some((g) => !ownKeys.includes(g.key))) return fallback("a group its items do not name");
+  const keys = [...new Set([...ownKeys, ...mapped.groups.map((g) => g.key)])].map((k) => AGENTS_PREFIX + k);
+  if (((yield { kind: "keyed", keys }) as number) > 0) return fallback("a group without a session yet");
+  const storable = storableSessions(mapped.groups.flatMap((g) => (g.session ? [g.session] : [])));
+  if (!storable.ok || storable.sessions.some((s) => "repairedCharacters" in s.metadata))
+    return fallback("unstorable or repaired values");
+  const sessions = [...storable.sessions];
+  const created: CreatedGroup[] = mapped.groups.map((g) => {
+    const session = g.session ? sessions.shift()! : null;
+    return {
+      key: g.key,
+      session,
+      state: session ? agentsStateOf(g, session) : undefined,
+      spans: g.items.map((item) => ({
+        groupKey: AGENTS_PREFIX + g.key,
+        ...agentsIds(item),
+        sessionId: null,
+        item: fresh.get(idOf(agentsIds(item).traceId, agentsIds(item).spanId))!,
+        digest: null,
+        columns: agentsColumns(item),
+      })),
+    };
+  });
+  return { groups: [], created, replacements: [], sessions: [], inserted: fresh.size, updated: 0 };
 }
 
 /** What a session's increment starts from: its state, its trace ids, and any row columns to correct first. */

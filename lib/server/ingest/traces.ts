@@ -241,13 +241,16 @@ export function storeOtlpSpans(
   return storeAndRebuild(tx, otlpSource(format), spans, format, { lock, increment });
 }
 
-/** Stores OpenAI Agents SDK export items (traces and spans) and rebuilds their sessions. Call inside a transaction. */
+/**
+ * Stores OpenAI Agents SDK export items (traces and spans) and rebuilds their sessions. Call inside a transaction.
+ * `increment: false` takes the full rebuild whatever the request (what the increment is held to, in tests).
+ */
 export function storeAgentsItems(
   tx: DbClient,
   items: readonly AgentsItem[],
-  { lock = true }: { lock?: boolean } = {},
+  { lock = true, increment = true }: { lock?: boolean; increment?: boolean } = {},
 ): Promise<TraceIngestResult> {
-  return storeAndRebuild(tx, agentsSource, items, "openai-agents", { lock, increment: true });
+  return storeAndRebuild(tx, agentsSource, items, "openai-agents", { lock, increment });
 }
 
 /**
