@@ -18,6 +18,8 @@
  * Each figure is the median of `--runs` runs with their spread; the load average is printed before and after,
  * since the machine is often shared.
  * Run: npm run bench:fleet [-- --sessions 500 --runs 3]
+ * `--page-only`: only the clusters page over HTTP at 10,000 and 100,000 sessions (no import, API or watch
+ * figures), for before/after runs of a page change alternated on a shared machine.
  */
 import { loadavg } from "node:os";
 import { failureSignature, type FailureStep } from "../lib/clusters/signature";
@@ -42,6 +44,7 @@ function arg(name: string, fallback: number): number {
 const N = arg("sessions", 500);
 const RUNS = arg("runs", 3);
 const PORT = arg("port", 3132);
+const PAGE_ONLY = process.argv.includes("--page-only");
 const ADMIN = { email: "bench@bench.test", password: "bench-admin-password" };
 const WINDOW = 100;
 
@@ -354,7 +357,7 @@ async function apiAtScale() {
       await fill(db, agent.id, versions, clusters, checks, filled, size);
       filled = size;
       console.log(`  ${size} sessions written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      for (const [name, read] of apis) {
+      for (const [name, read] of PAGE_ONLY ? [] : apis) {
         await firstByte(read); // warm
         const ms: number[] = [];
         for (let r = 0; r < RUNS; r++) ms.push(await firstByte(read));
@@ -369,9 +372,9 @@ async function apiAtScale() {
       for (let r = 0; r < RUNS; r++) ms.push(await httpFirstByte(page, cookie));
       figures.set(`${HTTP_PAGE}:${size}`, ms);
       console.log(`  ${HTTP_PAGE} at ${size}: first byte over HTTP ${spread(ms, 1)}`);
-      await watchArrivals(db, agent.id, size);
+      if (!PAGE_ONLY) await watchArrivals(db, agent.id, size);
     }
-    for (const name of [...apis.map(([n]) => n), HTTP_PAGE]) {
+    for (const name of [...(PAGE_ONLY ? [] : apis.map(([n]) => n)), HTTP_PAGE]) {
       const small = figures.get(`${name}:10000`)!;
       const large = figures.get(`${name}:100000`)!;
       const ratios = large.map((l, i) => l / small[i]!);
@@ -389,6 +392,12 @@ const HTTP_PAGE = "the clusters page /failures?agent=bench-fleet";
 
 async function main() {
   console.log(`load average before: ${load()}`);
+  if (PAGE_ONLY) {
+    console.log(`the clusters page over 10,000 and 100,000 sessions of one agent, PostgreSQL, ${RUNS} runs`);
+    await apiAtScale();
+    console.log(`load average after: ${load()}`);
+    return;
+  }
   console.log(`1. clustering at import, PostgreSQL, ${N} failing sessions a run, ${RUNS} runs`);
   const imports: number[] = [];
   const clustering: number[] = [];

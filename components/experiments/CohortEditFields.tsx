@@ -42,14 +42,17 @@ export function CohortEditFields({
   edit,
   onChange,
   fieldError,
+  legend = "Edit across the cohort (optional)",
 }: {
   edit: EditFields;
   onChange: (next: EditFields) => void;
   fieldError: (field: string) => ReactNode;
+  /** What the fieldset is called where the cohort has another name (a cluster's sessions). */
+  legend?: string;
 }) {
   return (
     <fieldset className="space-y-3 rounded-md border border-slate-200 px-3 pt-1 pb-3 text-sm">
-      <legend className="px-1 font-medium text-slate-900">Edit across the cohort (optional)</legend>
+      <legend className="px-1 font-medium text-slate-900">{legend}</legend>
       <p className="text-xs text-slate-500">
         The same edit on every session where it applies: each call of the tool (with these argument values, when given)
         returns this result instead of the recorded one. Sessions without such a call are replayed without it, and the

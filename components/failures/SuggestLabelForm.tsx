@@ -74,7 +74,8 @@ export function SuggestLabelForm({ clusterId, endpoints }: { clusterId: string; 
       {suggestion ? (
         <div className="flex flex-col gap-2" data-testid="label-suggestion">
           <p className="text-xs text-slate-700">
-            Answered by <span className="font-medium">{suggestion.model}</span> at {suggestion.endpoint.name}.
+            Answered by <span className="font-medium">{suggestion.model}</span>
+            {suggestion.endpoint.name === suggestion.model ? "" : ` at ${suggestion.endpoint.name}`}.
           </p>
           <details className="text-xs">
             <summary className="cursor-pointer text-slate-700">The prompt sent</summary>

@@ -3,41 +3,73 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { startClusterFixAction } from "@/lib/actions/clusters";
+import { CohortEditFields, editInput, NO_EDIT, type EditFields } from "@/components/experiments/CohortEditFields";
 import { Button } from "@/components/ui/Button";
 import { Field, TextField, inputClass } from "@/components/ui/Field";
 import { useActionForm } from "@/components/ui/useActionForm";
 
 export type FixPolicyChoice = { id: string; name: string };
+/** A model endpoint a live model may run on, as the label form offers them. */
+export type FixEndpointChoice = { id: string; name: string; model: string; hostAllowed: boolean };
 
 const PRESETS = ["recorded-only", "pause-for-fixture", "analyst-fixture", "simulated", "live-readonly", "blocked"];
 const MODELS = ["recorded-only", "recorded-until-divergence", "pinned-live", "compatible-live"];
+/** The model policies that call a model (and so run on an endpoint). */
+const LIVE = new Set(["recorded-until-divergence", "pinned-live", "compatible-live"]);
 
 /** Whole numbers typed into a field: blank is "not given". */
 const count = (text: string) => (text.trim() === "" ? undefined : Number(text));
 
 /**
- * "Try a fix": a saved policy or a preset, optionally with another model, run as an experiment over the
- * cluster's sessions (or a sample) and a control sample of the agent's passing sessions.
+ * "Try a fix": a saved policy or a preset, optionally with another model (on a chosen model endpoint) and an edit
+ * of a tool's results, run as an experiment over the cluster's sessions (or a sample) and a control sample of the
+ * agent's passing sessions.
  */
-export function TryFixForm({ clusterId, policies }: { clusterId: string; policies: readonly FixPolicyChoice[] }) {
+export function TryFixForm({
+  clusterId,
+  policies,
+  endpoints = [],
+}: {
+  clusterId: string;
+  policies: readonly FixPolicyChoice[];
+  endpoints?: readonly FixEndpointChoice[];
+}) {
   const router = useRouter();
   const form = useActionForm();
   const [source, setSource] = useState(policies[0] ? `policy:${policies[0].id}` : "preset:recorded-only");
   const [model, setModel] = useState("");
+  const [endpoint, setEndpoint] = useState("");
+  const [edit, setEdit] = useState<EditFields>(NO_EDIT);
+  const [editError, setEditError] = useState<{ field: string; message: string } | null>(null);
   const [sample, setSample] = useState("");
   const [control, setControl] = useState("10");
   const [seed, setSeed] = useState("0");
-  const err = (path: string) => form.fieldErrors(`body.${path}`);
+  // The body's fields as the input's check names them, or as the operation does.
+  const err = (path: string) => form.fieldErrors(`body.${path}`) ?? form.fieldErrors(path);
+  const editAlerts = (field: string) =>
+    [...(editError?.field === field ? [editError.message] : []), ...(err(field) ?? [])].map((m) => (
+      <p key={m} role="alert" className="mt-1 text-xs text-rose-700">
+        {m}
+      </p>
+    ));
   return (
     <form
       className="flex flex-col gap-3"
       data-testid="try-fix"
       onSubmit={(e) => {
         e.preventDefault();
+        const edited = editInput(edit);
+        if (edited && "field" in edited) {
+          setEditError(edited);
+          return;
+        }
+        setEditError(null);
         const [kind, value] = [source.slice(0, source.indexOf(":")), source.slice(source.indexOf(":") + 1)];
         const body = {
           ...(kind === "policy" ? { policyId: value } : { preset: value as "recorded-only" }),
           ...(model ? { model: model as "recorded-only" } : {}),
+          ...(endpoint && LIVE.has(model) ? { modelEndpoint: endpoint } : {}),
+          ...(edited ? { edit: edited.edit } : {}),
           ...(count(sample) !== undefined ? { sample: count(sample) } : {}),
           ...(count(control) ? { controlSample: count(control) } : {}),
           ...(count(seed) !== undefined ? { seed: count(seed) } : {}),
@@ -76,6 +108,30 @@ export function TryFixForm({ clusterId, policies }: { clusterId: string; policie
           ))}
         </select>
       </Field>
+      {LIVE.has(model) && endpoints.length > 0 ? (
+        <Field label="Model endpoint" hint="The endpoint the live model runs on." errors={err("modelEndpoint")}>
+          <select
+            className={inputClass}
+            value={endpoint}
+            onChange={(e) => setEndpoint(e.target.value)}
+            name="modelEndpoint"
+          >
+            <option value="">Chosen as a replay chooses it</option>
+            {endpoints.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name === p.model ? p.name : `${p.name} (${p.model})`}
+                {p.hostAllowed ? "" : " — host not allowed"}
+              </option>
+            ))}
+          </select>
+        </Field>
+      ) : null}
+      <CohortEditFields
+        edit={edit}
+        onChange={setEdit}
+        fieldError={editAlerts}
+        legend="Edit a tool's results (optional)"
+      />
       <div className="grid grid-cols-3 gap-2">
         <TextField
           label="Sample"

@@ -1,7 +1,7 @@
 /**
- * Fixing a failure cluster: a policy (saved, a preset, or written inline, optionally with another model) run as
- * an experiment over the cluster's members (or a seeded sample) and a control sample of the agent's passing
- * sessions. The experiment is an ordinary one whose cohort is that list of sessions, run by the same jobs; its
+ * Fixing a failure cluster: a policy (saved, a preset, or written inline, optionally with another model and the
+ * model endpoint a live one runs on, and with an edit of a tool's results) run as an experiment over the cluster's
+ * members (or a seeded sample) and a control sample of the agent's passing sessions. The experiment is an ordinary one whose cohort is that list of sessions, run by the same jobs; its
  * figures ("fixes M of N, breaks J of K") are read from its replays (lib/clusters/fix.ts decides).
  */
 import { z } from "zod";
@@ -21,13 +21,16 @@ import {
   sampleClusterMembers,
   type ClusterFixRow,
 } from "@/lib/db/cluster-fixes";
+import { clusterIsDemo } from "@/lib/db/cluster-members";
 import { clusterById } from "@/lib/db/clusters";
 import { agentVersionById } from "@/lib/db/experiments";
 import { savePolicyByName } from "@/lib/db/policies";
 import { AppError, notFound } from "@/lib/errors";
-import { ModelPolicy, Policy, runPassed, toolLevelPreset, ToolLevel } from "@/lib/replay";
+import { CohortEdit, ModelPolicy, Policy, runPassed, toolLevelPreset, ToolLevel } from "@/lib/replay";
 import { authorize } from "../authz";
-import { storeExperiment, vetExperimentPolicy } from "../experiments/experiment-create";
+import { LIVE_MODEL_POLICIES, resolveModelEndpoint } from "../checks/counterfactual";
+import { fitEditToCohort, storeExperiment, vetExperimentPolicy } from "../experiments/experiment-create";
+import { refuseNul } from "../replays/replay-inputs";
 import { runExperiment } from "../experiments/experiments";
 import type { QueueDeps } from "../job-queue";
 import type { Principal } from "../principal";
@@ -49,6 +52,10 @@ const FixFields = z
     /** A model change over the chosen policy: another model policy, and the model a live one runs. */
     model: ModelPolicy.optional(),
     liveModel: z.string().trim().min(1).max(200).optional(),
+    /** The model endpoint (id or name) a live model policy runs on; by default as a replay chooses it. */
+    modelEndpoint: z.string().trim().min(1).max(200).optional(),
+    /** An edit of a tool's results on every session where it applies (as an experiment over a cohort takes it). */
+    edit: CohortEdit.optional(),
     /** A random sample of this many members (drawn with `seed`); every member when left out. */
     sample: z.number().int().min(1).max(MAX_FIX_SESSIONS).optional(),
     /** This many passing sessions of the agent, drawn with `seed`, run as a control (none when left out). */
@@ -56,6 +63,7 @@ const FixFields = z
     seed: z.number().int().min(0).max(2_147_483_647).optional(),
     name: z.string().trim().min(1).max(200).optional(),
   })
+  .superRefine((v, ctx) => refuseNul({ edit: v.edit }, ctx))
   .refine((b) => [b.policyId, b.policy, b.preset].filter((v) => v !== undefined).length === 1, {
     message: "Give exactly one of policyId (a saved policy), policy (a document) or preset (a tool level).",
     path: ["policyId"],
@@ -97,6 +105,37 @@ async function fixPolicy(prisma: Db, body: ClusterFixBody, agentId: string) {
     savedVersionId = null;
   }
   return { document, savedVersionId };
+}
+
+/**
+ * The model endpoint the fix's live model runs on, when one is named: refused for a model policy that takes every
+ * model step from the recording (nothing would call it), and named as a replay names it.
+ */
+async function fixEndpoint(prisma: Db, body: ClusterFixBody, policy: Policy, clusterId: string) {
+  if (body.modelEndpoint === undefined) return null;
+  if (!LIVE_MODEL_POLICIES.has(policy.model))
+    throw new AppError(
+      "invalid_input",
+      `A model endpoint serves only a live model: under "${policy.model}" every model step comes from the recording. Choose a live model too.`,
+      [{ path: "modelEndpoint", message: "needs a live model policy" }],
+    );
+  return resolveModelEndpoint(prisma, body.modelEndpoint, undefined, { demo: await clusterIsDemo(prisma, clusterId) });
+}
+
+/**
+ * The edit fitted to the members and the control (each gets it where it has such a call): refused when it applies
+ * to no member, since then it could fix none.
+ */
+async function fixEdit(prisma: Db, edit: CohortEdit | undefined, memberIds: string[], control: string[]) {
+  if (edit === undefined) return undefined;
+  const fitted = await fitEditToCohort(prisma, edit, [...memberIds, ...control]);
+  if (!memberIds.some((id) => fitted.edits.has(id)))
+    throw new AppError(
+      "invalid_input",
+      `The edit applies to none of the cluster's ${memberIds.length} sessions: none has a matching call of ${edit.tool}.`,
+      [{ path: edit.args ? "edit.args" : "edit.tool", message: "matches no recorded call in the cluster" }],
+    );
+  return fitted;
 }
 
 /** How the cluster's members are judged: by its failing check while that check is saved, else by the run. */
@@ -147,15 +186,18 @@ export async function startClusterFix(
   const agentVersion = newest ? await agentVersionById(prisma, newest.id) : null;
   if (!agentVersion) throw new AppError("conflict", "The cluster's sessions changed while the fix was being set up.");
   const { document, savedVersionId } = await fixPolicy(prisma, body, cluster.agentId);
+  const endpoint = await fixEndpoint(prisma, body, document, cluster.id);
   const warnings = await vetExperimentPolicy(
     prisma,
     document,
     agentVersion,
     body.policyId !== undefined ? "policyId" : "policy",
+    endpoint !== null,
   );
+  const memberIds = members.map((m) => m.sessionId);
+  const cohortEdit = await fixEdit(prisma, body.edit, memberIds, control);
   const { judge, checkId } = await judgeOf(prisma, cluster.check);
   const label = presentCluster(cluster).label;
-  const memberIds = members.map((m) => m.sessionId);
   let fixId = "";
   const experimentId = await storeExperiment(prisma, {
     name: body.name ?? `Fix: ${label}`.slice(0, 200),
@@ -164,6 +206,8 @@ export async function startClusterFix(
     checks: checkId ? [checkId] : [],
     cohortKind: "sessions",
     createdBy: principal.name,
+    ...(cohortEdit ? { cohortEdit } : {}),
+    ...(endpoint ? { modelEndpointId: endpoint.id } : {}),
     ...(savedVersionId
       ? {}
       : {
@@ -203,6 +247,8 @@ export async function startClusterFix(
     control: control.length,
     judge,
     warnings: warnings.map((w) => ({ code: w.code, message: w.message })),
+    ...(cohortEdit ? { edit: { applied: cohortEdit.edits.size, notApplied: cohortEdit.notApplied } } : {}),
+    modelEndpoint: endpoint,
   };
 }
 

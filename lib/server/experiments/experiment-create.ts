@@ -156,13 +156,15 @@ export async function fitEditToCohort(
 
 /**
  * Checks a policy document for an agent version as an experiment runs it: the editor's and a replay's check
- * (its errors block), and a live model needs a model endpoint. Returns the warnings (and errors) to show.
+ * (its errors block), and a live model needs a model endpoint (unless one was named: the built-in demo model is
+ * not a configured one). Returns the warnings (and errors) to show.
  */
 export async function vetExperimentPolicy(
   prisma: Db,
   policy: Policy,
   agentVersion: AgentVersionRow,
   path: string,
+  endpointNamed = false,
 ): Promise<PolicyIssue[]> {
   const agent = await agentContext(prisma, agentVersion.agentId);
   const validation = checkPolicy(policy, {
@@ -179,7 +181,7 @@ export async function vetExperimentPolicy(
       blocking.map((i) => ({ path: ["policy", ...i.path].join("."), message: i.message })),
     );
   }
-  if (LIVE_MODEL_POLICIES.has(policy.model) && !(await hasModelEndpoint(prisma))) {
+  if (LIVE_MODEL_POLICIES.has(policy.model) && !endpointNamed && !(await hasModelEndpoint(prisma))) {
     throw new AppError(
       "executor_missing",
       `Model policy "${policy.model}" runs a live model, and no model endpoint is configured (Settings → Executors).`,
@@ -204,6 +206,8 @@ export interface StoreExperiment {
   alongside?: (tx: DbClient, experimentId: string) => Promise<void>;
   /** An edit across the cohort: each member it applies to carries its own edits. */
   cohortEdit?: FittedCohortEdit;
+  /** The model endpoint a live model policy runs on (a cluster's fix names one); else the executor's choice. */
+  modelEndpointId?: string | null;
 }
 
 /** Stores the experiment (status `pending`) and one queued replay per session, in one transaction; returns its id. */
@@ -240,9 +244,9 @@ export async function storeExperiment(prisma: Db, e: StoreExperiment): Promise<s
         edits: e.cohortEdit?.edits.get(sessionId) ?? [],
         createdBy: e.createdBy,
       });
-      if (checks.length > 0)
+      if (checks.length > 0 || e.modelEndpointId)
         await setReplayCounterfactual(tx, replay.id, {
-          modelEndpointId: null,
+          modelEndpointId: e.modelEndpointId ?? null,
           checks,
           trialSetId: null,
           trialIndex: null,

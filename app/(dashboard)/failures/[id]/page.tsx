@@ -134,7 +134,7 @@ export default async function ClusterPage({ params, searchParams }: Props) {
           </Card>
           {canFix ? (
             <Card title="Try a fix">
-              <TryFixForm clusterId={cluster.id} policies={policies} />
+              <TryFixForm clusterId={cluster.id} policies={policies} endpoints={endpoints} />
             </Card>
           ) : null}
           {canCurate ? (
