@@ -3,12 +3,14 @@ import { env } from "@/lib/env";
 import { IMPORT_RETRY_AFTER_SECONDS } from "./heavy";
 import protobuf from "protobufjs/light.js";
 import { decodeOtlpJson, decodeOtlpProtobuf, gunzipIfNeeded, type OtlpSpan } from "@/lib/ingest/otlp";
+import { decodeOtlpLogsJson, decodeOtlpLogsProtobuf, genAiLogEvents, type SpanLogEvent } from "@/lib/ingest/otlp/logs";
+import { exportLogsServiceResponseType } from "@/lib/ingest/otlp/proto";
 import type { ImportIssue } from "@/lib/ingest/types";
 import { AppError } from "@/lib/errors";
 import { readBodyBytes, toAppError } from "./api";
 
 // ---------------------------------------------------------------------------
-// The OTLP/HTTP side of /v1/traces: content types and answers as the
+// The OTLP/HTTP side of /v1/traces and /v1/logs: content types and answers as the
 // OTLP/HTTP specification asks. A success is an ExportTraceServiceResponse in
 // the request's encoding (`{}` in JSON, an empty message in protobuf); a
 // failure is a google.rpc.Status in the request's encoding (JSON for anything
@@ -141,7 +143,7 @@ export function otlpEncoding(request: Request): OtlpEncoding {
  */
 export function otlpAnswerError(error: unknown, request: Request): Response {
   const encoding = otlpEncodingOf(request.headers.get("content-type")) ?? "json";
-  const known = toAppError(error, "/v1/traces");
+  const known = toAppError(error, new URL(request.url).pathname.startsWith("/v1/logs") ? "/v1/logs" : "/v1/traces");
   if (known.code === "internal_error")
     return otlpErrorResponse(500, "Something went wrong on the server; the export was not stored.", [], encoding);
   return otlpErrorResponse(known.status, known.message, known.issues, encoding);
@@ -156,14 +158,9 @@ export function describeIssues(intro: string, issues: readonly ImportIssue[]): s
   return `${intro}: ${shown.join("; ")}${more}`;
 }
 
-/** A request body (gunzipped if needed) as spans; 400 with every problem's path when it is not a valid export. */
-export function decodeTraceExport(
-  bytes: Uint8Array,
-  contentEncoding: string | null,
-  encoding: OtlpEncoding,
-): OtlpSpan[] {
-  const limits = env();
-  const inflated = gunzipIfNeeded(bytes, contentEncoding, limits.BRANCHPOINT_MAX_INFLATED_BYTES);
+/** A request body gunzipped (when its Content-Encoding says so), within BRANCHPOINT_MAX_INFLATED_BYTES. */
+function inflate(bytes: Uint8Array, contentEncoding: string | null): Uint8Array {
+  const inflated = gunzipIfNeeded(bytes, contentEncoding, env().BRANCHPOINT_MAX_INFLATED_BYTES);
   if (!inflated.ok && inflated.tooLarge)
     throw new AppError(
       "payload_too_large",
@@ -174,7 +171,18 @@ export function decodeTraceExport(
     throw new AppError("invalid_input", describeIssues("The body could not be read", [inflated.issue]), [
       inflated.issue,
     ]);
-  const decoded = encoding === "json" ? decodeOtlpJson(inflated.bytes) : decodeOtlpProtobuf(inflated.bytes);
+  return inflated.bytes;
+}
+
+/** A request body (gunzipped if needed) as spans; 400 with every problem's path when it is not a valid export. */
+export function decodeTraceExport(
+  bytes: Uint8Array,
+  contentEncoding: string | null,
+  encoding: OtlpEncoding,
+): OtlpSpan[] {
+  const limits = env();
+  const inflated = inflate(bytes, contentEncoding);
+  const decoded = encoding === "json" ? decodeOtlpJson(inflated) : decodeOtlpProtobuf(inflated);
   if (!decoded.ok) {
     const intro =
       encoding === "json"
@@ -188,4 +196,51 @@ export function decodeTraceExport(
       `The export has ${decoded.spans.length} spans; the limit is ${limits.BRANCHPOINT_MAX_SPANS} per request (BRANCHPOINT_MAX_SPANS). Send smaller batches.`,
     );
   return decoded.spans;
+}
+
+/**
+ * A logs export's body (gunzipped if needed) as its GenAI events, each with the span it names, and how many name
+ * no span; 400 with every problem's path when it is not a valid export or an event's content cannot be read.
+ */
+export function decodeLogsExport(
+  bytes: Uint8Array,
+  contentEncoding: string | null,
+  encoding: OtlpEncoding,
+): { events: SpanLogEvent[]; unattached: number } {
+  const limits = env();
+  const inflated = inflate(bytes, contentEncoding);
+  const decoded = encoding === "json" ? decodeOtlpLogsJson(inflated) : decodeOtlpLogsProtobuf(inflated);
+  if (!decoded.ok) {
+    const intro = `The body is not a valid OTLP ${encoding === "json" ? "JSON" : "protobuf"} logs export`;
+    throw new AppError("invalid_input", describeIssues(intro, decoded.issues), decoded.issues);
+  }
+  if (decoded.records.length > limits.BRANCHPOINT_MAX_SPANS)
+    throw new AppError(
+      "payload_too_large",
+      `The export has ${decoded.records.length} log records; the limit is ${limits.BRANCHPOINT_MAX_SPANS} per request (BRANCHPOINT_MAX_SPANS). Send smaller batches.`,
+    );
+  const read = genAiLogEvents(decoded.records);
+  if (!read.ok)
+    throw new AppError("invalid_input", describeIssues("Some GenAI events cannot be read", read.issues), read.issues);
+  return { events: read.events, unattached: read.unattached };
+}
+
+/**
+ * An ExportLogsServiceResponse: everything accepted, or a partial success naming the GenAI events that were
+ * dropped because they name no span.
+ */
+export function otlpLogsResponse(encoding: OtlpEncoding, unattached: number): Response {
+  if (unattached === 0) return otlpSuccessResponse(encoding);
+  const errorMessage = `${unattached} GenAI event${unattached === 1 ? "" : "s"} named no trace and span id and ${unattached === 1 ? "was" : "were"} dropped: send them from inside the span they belong to.`;
+  if (encoding === "protobuf") {
+    const type = exportLogsServiceResponseType();
+    const body = type
+      .encode(type.create({ partialSuccess: { rejectedLogRecords: unattached, errorMessage } }))
+      .finish();
+    return new Response(body as Uint8Array<ArrayBuffer>, {
+      status: 200,
+      headers: { "content-type": "application/x-protobuf" },
+    });
+  }
+  return Response.json({ partialSuccess: { rejectedLogRecords: String(unattached), errorMessage } }, { status: 200 });
 }

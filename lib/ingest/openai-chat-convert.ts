@@ -1,7 +1,10 @@
 import { parseJsonBounded } from "@/lib/hostile/json";
 import type { Message, SessionEvent, ToolCallRequest } from "@/lib/replay";
 import { at, issueAt, type Location } from "./issues";
-import type { ChatMessage, ChatTool, Conversation } from "./openai-chat-shapes";
+import { providerInputTokens } from "./cached-tokens";
+import type { ChatMessage, ChatTool, ChatUsage, Conversation } from "./openai-chat-shapes";
+import { usageOf } from "./otlp/reading";
+import type { z } from "zod";
 import type { ImportIssue } from "./types";
 
 // ---------------------------------------------------------------------------
@@ -149,6 +152,13 @@ export function draft(
   };
 }
 
+/** A completion's usage as a step's: input (with its cached part) and output tokens, as the OTLP path reads them. */
+function chatUsage(usage: z.infer<typeof ChatUsage> | undefined): Draft["usage"] {
+  if (usage === undefined) return null;
+  const { input, cached } = providerInputTokens(usage);
+  return usageOf(input, usage.completion_tokens, cached);
+}
+
 /**
  * The events of one conversation. Each assistant message is a model_call
  * whose input is every message before it; its tool calls follow it in request
@@ -192,6 +202,8 @@ export function convert(conversation: Conversation): {
           parentSeq: null,
         }),
       );
+      const raw = conversation.messages[index]!;
+      if (raw.role === "assistant") events[seq]!.usage = chatUsage(raw.usage);
       lastAssistant = { seq, message };
       pending = (message.toolCalls ?? []).map((call) => {
         const event: Draft = draft({
@@ -238,6 +250,9 @@ export function convert(conversation: Conversation): {
   });
 
   const final = lastAssistant as { seq: number; message: Message } | null;
+  // A logged completion's usage is its answer's: the last model step's (unless its message kept its own).
+  if (final && conversation.usage !== undefined && events[final.seq]!.usage === null)
+    events[final.seq]!.usage = chatUsage(conversation.usage);
   if (!seenAssistant) {
     issues.push(issueAt(conversation.location, "no assistant message: there is no model step to import"));
   } else if (final && !final.message.toolCalls?.length) {

@@ -20,6 +20,17 @@ const ChatToolCall = z.object({
   }),
 });
 
+const Count = z.number().int().nonnegative();
+
+/** A completion's `usage`, as Chat Completions answers it (the fields read; the others kept as they came). */
+export const ChatUsage = z
+  .object({
+    prompt_tokens: Count.optional(),
+    completion_tokens: Count.optional(),
+    prompt_tokens_details: z.object({ cached_tokens: Count.optional() }).passthrough().nullish(),
+  })
+  .passthrough();
+
 export const ChatMessage = z.discriminatedUnion("role", [
   z.object({
     role: z.enum(["system", "developer"]),
@@ -36,6 +47,8 @@ export const ChatMessage = z.discriminatedUnion("role", [
     content: Content.nullable().optional(),
     tool_calls: z.array(ChatToolCall).nullable().optional(),
     name: z.string().optional(),
+    /** The usage of the completion that answered this message, when the log keeps it beside the message. */
+    usage: ChatUsage.optional(),
   }),
   z.object({
     role: z.literal("tool"),
@@ -65,6 +78,8 @@ export const ChatDocument = z.object({
   tools: z.array(ChatTool).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   messages: z.array(ChatMessage),
+  /** A logged completion's usage: that of its last assistant message (the completion's answer). */
+  usage: ChatUsage.optional(),
 });
 
 /** One τ-bench trajectory (sierra-research/tau-bench `historical_trajectories`). */
@@ -83,4 +98,6 @@ export type Conversation = {
   model?: string;
   temperature?: number;
   tools?: z.infer<typeof ChatTool>[];
+  /** The usage of the last assistant message's completion (a logged completion's own). */
+  usage?: z.infer<typeof ChatUsage>;
 };

@@ -359,3 +359,50 @@ describe("OpenAI Chat documents", () => {
     ]);
   });
 });
+
+describe("a logged completion's usage", () => {
+  const call = { id: "call_1", type: "function", function: { name: "lookup_order", arguments: '{"id":"4821"}' } };
+  const doc = (extra: Record<string, unknown>, first: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      model: "gpt-4o",
+      messages: [
+        { role: "user", content: "Where is order 4821?" },
+        { role: "assistant", content: null, tool_calls: [call], ...first },
+        { role: "tool", tool_call_id: "call_1", content: '{"status":"lost"}' },
+        { role: "assistant", content: "It was lost; I opened a claim." },
+      ],
+      ...extra,
+    });
+  const usages = (result: ImportResult) =>
+    sessionsOf(result)[0]!.events.flatMap((e) => (e.kind === "model_call" ? [e.usage] : []));
+
+  it("is kept on the model steps, with the cached part of the input, as the OTLP path keeps it", () => {
+    const result = importDocument(
+      doc(
+        {
+          usage: {
+            prompt_tokens: 1200,
+            completion_tokens: 40,
+            total_tokens: 1240,
+            prompt_tokens_details: { cached_tokens: 1024 },
+          },
+        },
+        { usage: { prompt_tokens: 900, completion_tokens: 18 } },
+      ),
+    );
+    expect(result.format).toBe("openai-chat");
+    expect(usages(result)).toEqual([
+      { inputTokens: 900, outputTokens: 18 },
+      { inputTokens: 1200, outputTokens: 40, cachedInputTokens: 1024 },
+    ]);
+    // Without any, the steps have none.
+    expect(usages(importDocument(doc({})))).toEqual([null, null]);
+  });
+
+  it("refuses a usage whose counts are not whole non-negative numbers, at their path", () => {
+    expect(issuesOf(importDocument(doc({ usage: { prompt_tokens: -3, completion_tokens: "many" } })))).toEqual([
+      { path: "usage.prompt_tokens", message: "Too small: expected number to be >=0" },
+      { path: "usage.completion_tokens", message: "Invalid input: expected number, received string" },
+    ]);
+  });
+});

@@ -193,6 +193,7 @@ export function importOpenAiChat(input: JsonInput, ctx: ImportContext = {}): For
         ...(doc.model !== undefined ? { model: doc.model } : {}),
         ...(doc.temperature !== undefined ? { temperature: doc.temperature } : {}),
         ...(doc.tools !== undefined ? { tools: doc.tools } : {}),
+        ...(doc.usage !== undefined ? { usage: doc.usage } : {}),
       },
       {
         externalId: doc.id ?? stringField(doc.metadata, "session_id", "sessionId", "conversation_id") ?? null,

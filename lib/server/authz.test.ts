@@ -131,6 +131,7 @@ const OPERATIONS: Record<string, Permission> = {
   "reports.evidenceDrafts": "reports.read",
   "sessions.importSessions": "sessions.import",
   "sessions.ingestOtlpSpans": "sessions.import",
+  "sessions.ingestOtlpLogs": "sessions.import",
   "sessions.ingestAgentsItems": "sessions.import",
   "sessions.listSessions": "sessions.read",
   "failed-runs.failedRuns": "sessions.read",

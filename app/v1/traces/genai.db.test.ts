@@ -85,7 +85,7 @@ const HANDOFF_STEPS = [
     name: "gpt-5",
     parentSeq: null,
     status: "completed",
-    input: { messages: [SYSTEM, USER], model: "gpt-5", provider: "openai", agent: "Triage" },
+    input: { messages: [SYSTEM, USER], model: "gpt-5", provider: "openai", agent: "Triage", agentId: "agent_triage" },
     output: HANDOFF,
   },
   {
@@ -94,7 +94,7 @@ const HANDOFF_STEPS = [
     name: "transfer_to_billing",
     parentSeq: 0,
     status: "completed",
-    input: { callId: "call_1", args: {}, agent: "Triage" },
+    input: { callId: "call_1", args: {}, agent: "Triage", agentId: "agent_triage" },
     output: { assistant: "Billing" },
   },
   {

@@ -42,6 +42,9 @@ export type ModelStep = StepTiming & {
   status: EventStatus;
   /** The agent that made the call, when the source says (GenAI `gen_ai.agent.name`, on the span or the agent span above it). */
   agent?: string;
+  /** That agent's `gen_ai.agent.id` and `gen_ai.agent.description`, kept beside its name (never in it). */
+  agentId?: string;
+  agentDescription?: string;
 };
 
 export type ToolStep = StepTiming & {
@@ -58,6 +61,8 @@ export type ToolStep = StepTiming & {
   parent?: { modelKey: string | null; request: ToolCallRequest | null };
   /** See ModelStep.agent. */
   agent?: string;
+  agentId?: string;
+  agentDescription?: string;
   /** What a step that is not a plain tool call is (`retrieval`, `search_memory`, `resources/read`…). */
   operation?: string;
   /** The source named an operation Branchpoint does not know: kept as a step, as it came. */
@@ -69,6 +74,15 @@ export type FinalStep = { kind: "final_output"; traceId: string; key: string; at
 export type Step = ModelStep | ToolStep | FinalStep;
 
 type EventDraft = Omit<SessionEvent, "cacheKey" | "occurrence">;
+
+/** A step's agent as its input keeps it: the name (`agent`), and its id and description beside it. */
+function agentFields(step: ModelStep | ToolStep): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (step.agent !== undefined) out.agent = step.agent;
+  if (step.agentId !== undefined) out.agentId = step.agentId;
+  if (step.agentDescription !== undefined) out.agentDescription = step.agentDescription;
+  return out;
+}
 
 export function isoFromNanos(ns: bigint): string {
   return new Date(Number(ns / 1_000_000n)).toISOString();
@@ -266,7 +280,7 @@ export function assemble(steps: readonly Step[], previous: readonly Message[] | 
         ...((fromRequest ? fromRequest.argsUnparsed : tool.argsUnparsed) ? { argsUnparsed: true } : {}),
         ...(tool.operation !== undefined ? { operation: tool.operation } : {}),
         ...(tool.unrecognized ? { unrecognized: true } : {}),
-        ...(tool.agent !== undefined ? { agent: tool.agent } : {}),
+        ...agentFields(tool),
       },
       output: tool.output ?? null,
       error: tool.error,
@@ -325,7 +339,7 @@ export function assemble(steps: readonly Step[], previous: readonly Message[] | 
       seq,
       kind: "model_call",
       name: unit.name,
-      input: unit.agent !== undefined ? { ...unit.input, agent: unit.agent } : unit.input,
+      input: unit.agent !== undefined ? { ...unit.input, ...agentFields(unit) } : unit.input,
       output: unit.output,
       error: unit.error,
       status: unit.status,

@@ -112,21 +112,21 @@ export function decodeOtlpProtobuf(bytes: Uint8Array): DecodeResult {
 
 // ---------------------------------------------------------------------------
 
-type Encoding = "json" | "protobuf";
+export type Encoding = "json" | "protobuf";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** A field by its lowerCamelCase name or, as proto3 JSON parsers also accept, its proto name. */
-function field(obj: Record<string, unknown>, camel: string): { key: string; value: unknown } | undefined {
+export function field(obj: Record<string, unknown>, camel: string): { key: string; value: unknown } | undefined {
   if (obj[camel] !== undefined) return { key: camel, value: obj[camel] };
   const snake = camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
   if (snake !== camel && obj[snake] !== undefined) return { key: snake, value: obj[snake] };
   return undefined;
 }
 
-function list(
+export function list(
   obj: Record<string, unknown>,
   camel: string,
   path: Path,
@@ -180,7 +180,7 @@ function readRequest(value: unknown, issues: IssueList, encoding: Encoding): Otl
   return spans;
 }
 
-function readScope(ss: Record<string, unknown>, path: Path, issues: IssueList): OtlpSpan["scope"] {
+export function readScope(ss: Record<string, unknown>, path: Path, issues: IssueList): OtlpSpan["scope"] {
   const f = field(ss, "scope");
   if (f === undefined || f.value === null) return { name: "", version: null };
   if (!isObject(f.value)) {
@@ -192,7 +192,12 @@ function readScope(ss: Record<string, unknown>, path: Path, issues: IssueList): 
   return { name, version: version === "" ? null : version };
 }
 
-function optionalString(obj: Record<string, unknown>, camel: string, path: Path, issues: IssueList): string | null {
+export function optionalString(
+  obj: Record<string, unknown>,
+  camel: string,
+  path: Path,
+  issues: IssueList,
+): string | null {
   const f = field(obj, camel);
   if (f === undefined || f.value === null) return null;
   if (typeof f.value !== "string") {
@@ -273,7 +278,7 @@ const HEX = /^[0-9a-fA-F]*$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** A trace or span id: hex in OTLP JSON; base64 from proto3 JSON encoders and from our protobuf decoding. */
-function readId(
+export function readId(
   span: Record<string, unknown>,
   camel: string,
   bytes: number,
@@ -332,7 +337,7 @@ function readEnum(
 const MAX_NANOS = 9_223_372_036_854_775_807n;
 
 /** A fixed64 nanosecond timestamp: a decimal string (proto3 JSON) or a number. */
-function readNanos(obj: Record<string, unknown>, camel: string, path: Path, issues: IssueList): string | null {
+export function readNanos(obj: Record<string, unknown>, camel: string, path: Path, issues: IssueList): string | null {
   const f = field(obj, camel);
   if (f === undefined || f.value === null) return null;
   let ns: bigint | null = null;
@@ -348,7 +353,7 @@ function readNanos(obj: Record<string, unknown>, camel: string, path: Path, issu
 }
 
 /** The `attributes` list of `owner` as a record; duplicate keys: the last one wins. */
-function readAttributes(owner: Record<string, unknown>, path: Path, issues: IssueList): OtlpAttributes {
+export function readAttributes(owner: Record<string, unknown>, path: Path, issues: IssueList): OtlpAttributes {
   const out: OtlpAttributes = {};
   const attributes = list(owner, "attributes", path, issues);
   attributes?.items.forEach((kv, i) => {
@@ -381,7 +386,7 @@ function readKeyValue(
 }
 
 /** An AnyValue as plain JSON: undefined when malformed (and reported). */
-function readAnyValue(value: unknown, path: Path, issues: IssueList, depth: number): unknown {
+export function readAnyValue(value: unknown, path: Path, issues: IssueList, depth: number): unknown {
   if (value === null || value === undefined) return null;
   if (!isObject(value)) {
     issues.add(

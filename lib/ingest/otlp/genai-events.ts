@@ -26,6 +26,15 @@ const ROLE_OF_EVENT: Record<string, Message["role"]> = {
   "gen_ai.tool.message": "tool",
 };
 
+/** Every event name read here: what a log export's records must be named to be kept (./logs.ts). */
+export const GENAI_MESSAGE_EVENTS: ReadonlySet<string> = new Set([
+  ...Object.keys(ROLE_OF_EVENT),
+  "gen_ai.choice",
+  "gen_ai.client.inference.operation.details",
+  "gen_ai.content.prompt",
+  "gen_ai.content.completion",
+]);
+
 /** A value written as JSON text or as a structured AnyValue: the value, or undefined (and a warning) when the text does not parse. */
 function jsonValue(value: unknown, warn: (message: string) => void): unknown {
   if (typeof value !== "string") return value ?? undefined;

@@ -137,4 +137,57 @@ describe("GenAI spans", () => {
       model: "gpt-4.1",
     });
   });
+
+  it("keeps an agent's id and description beside its name on the steps it made, never in the name", () => {
+    const result = mapped([
+      {
+        trace: TRACE,
+        id: "f000000000000001",
+        name: "invoke_agent Triage",
+        start: 0,
+        end: 100,
+        attrs: {
+          "gen_ai.operation.name": "invoke_agent",
+          "gen_ai.agent.name": "Triage",
+          "gen_ai.agent.id": "asst_7Kq",
+          "gen_ai.agent.description": "Sends each request to the desk that handles it.",
+        },
+      },
+      chat("f000000000000002", 10, []),
+      {
+        trace: TRACE,
+        id: "f000000000000003",
+        parent: "f000000000000001",
+        name: "execute_tool lookup_order",
+        start: 30,
+        end: 40,
+        attrs: {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": "lookup_order",
+          "gen_ai.tool.call.id": "call_1",
+          "gen_ai.tool.call.arguments": '{"order_id":"4821"}',
+          "gen_ai.agent.id": "asst_override",
+        },
+      },
+    ]);
+    if (!result.ok) throw new Error(JSON.stringify(result.issues));
+    const [session] = result.sessions;
+    expect(session!.agent.name).toBe("Triage");
+    expect(session!.events.map((e) => e.input)).toEqual([
+      {
+        messages: [],
+        model: "gpt-4.1",
+        agent: "Triage",
+        agentId: "asst_7Kq",
+        agentDescription: "Sends each request to the desk that handles it.",
+      },
+      {
+        callId: "call_1",
+        args: { order_id: "4821" },
+        agent: "Triage",
+        agentId: "asst_override",
+        agentDescription: "Sends each request to the desk that handles it.",
+      },
+    ]);
+  });
 });

@@ -156,6 +156,23 @@ export function factsOf(events: readonly ImportedSession["events"][number][]) {
 /** The conventions whose agent spans name the agent of the steps under them: GenAI's invoke_agent (`gen_ai.agent.name`) and OpenInference's AGENT spans (`agent.name`, else the span's name). */
 const NAMES_ITS_AGENT: ReadonlySet<SpanReading["convention"]> = new Set(["genai", "openinference"]);
 
+/** `gen_ai.agent.id` and `gen_ai.agent.description` of a step's agent: its own span's, else its agent span's. */
+function agentDetails(reading: SpanReading, source: SpanReading): { agentId?: string; agentDescription?: string } {
+  const read = (key: string) => {
+    for (const span of [reading.span, source.span]) {
+      const value = span.attributes[key];
+      if (typeof value === "string" && value !== "") return value;
+    }
+    return undefined;
+  };
+  const agentId = read("gen_ai.agent.id");
+  const agentDescription = read("gen_ai.agent.description");
+  return {
+    ...(agentId !== undefined ? { agentId } : {}),
+    ...(agentDescription !== undefined ? { agentDescription } : {}),
+  };
+}
+
 /**
  * The steps of some spans' readings, in span-id order. An agent span's answer
  * is a step when no agent span above it is among the readings: the readings of
@@ -195,10 +212,13 @@ export function stepsOf(readings: readonly SpanReading[]): Step[] {
         find(reading, (r) => r.role === "tool" && r.step.name === reading.step.name)
       )
         continue;
-      const agent = !NAMES_ITS_AGENT.has(reading.convention)
+      const source = !NAMES_ITS_AGENT.has(reading.convention)
         ? null
-        : (reading.agentName ?? find(reading, (r) => r.role === "agent" && r.agentName !== null)?.agentName ?? null);
-      steps.push(agent ? { ...reading.step, agent } : reading.step);
+        : reading.agentName !== null
+          ? reading
+          : find(reading, (r) => r.role === "agent" && r.agentName !== null);
+      const agent = source?.agentName ?? null;
+      steps.push(agent ? { ...reading.step, agent, ...agentDetails(reading, source!) } : reading.step);
     } else if (reading.role === "agent") {
       if (reading.final && !find(reading, (r) => r.role === "agent") && reading.span.endTimeUnixNano !== null) {
         steps.push({

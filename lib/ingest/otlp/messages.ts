@@ -312,7 +312,32 @@ export function fromChatMessages(value: unknown, problem: Problem): Message[] {
       out[out.length - 1] = { ...last, toolCalls: [...(last.toolCalls ?? []), ...(read[0]!.toolCalls ?? [])] };
     else out.push(...read);
   });
-  return out;
+  return tieResponsesByName(out);
+}
+
+/**
+ * Tool results that name their call only by the tool's name (Gemini functionResponse parts without an id): the
+ * n-th result of name X answers the n-th call of X still unanswered before it, and takes that call's id.
+ */
+function tieResponsesByName(messages: Message[]): Message[] {
+  const open = new Map<string, ToolCallRequest[]>();
+  const answered = new Set<string>();
+  return messages.map((message) => {
+    if (message.role === "assistant")
+      for (const call of message.toolCalls ?? []) open.set(call.name, [...(open.get(call.name) ?? []), call]);
+    if (message.role !== "tool") return message;
+    if (message.toolCallId) {
+      answered.add(message.toolCallId);
+      return message;
+    }
+    if (typeof message.name !== "string") return message;
+    const queue = open.get(message.name) ?? [];
+    let call = queue.shift();
+    while (call?.id && answered.has(call.id)) call = queue.shift();
+    if (!call?.id) return message;
+    answered.add(call.id);
+    return { ...message, toolCallId: call.id };
+  });
 }
 
 /**

@@ -83,6 +83,45 @@ const descriptor = {
         droppedAttributesCount: { type: "uint32", id: 4 },
       },
     },
+    // The logs export (collector/logs/v1/logs_service.proto, logs/v1/logs.proto): what /v1/logs reads.
+    ExportLogsServiceRequest: {
+      fields: { resourceLogs: { rule: "repeated", type: "ResourceLogs", id: 1 } },
+    },
+    ResourceLogs: {
+      fields: {
+        resource: { type: "Resource", id: 1 },
+        scopeLogs: { rule: "repeated", type: "ScopeLogs", id: 2 },
+        schemaUrl: { type: "string", id: 3 },
+      },
+    },
+    ScopeLogs: {
+      fields: {
+        scope: { type: "InstrumentationScope", id: 1 },
+        logRecords: { rule: "repeated", type: "LogRecord", id: 2 },
+        schemaUrl: { type: "string", id: 3 },
+      },
+    },
+    LogRecord: {
+      fields: {
+        timeUnixNano: { type: "fixed64", id: 1 },
+        observedTimeUnixNano: { type: "fixed64", id: 11 },
+        severityNumber: { type: "int32", id: 2 },
+        severityText: { type: "string", id: 3 },
+        body: { type: "AnyValue", id: 5 },
+        attributes: { rule: "repeated", type: "KeyValue", id: 6 },
+        droppedAttributesCount: { type: "uint32", id: 7 },
+        flags: { type: "fixed32", id: 8 },
+        traceId: { type: "bytes", id: 9 },
+        spanId: { type: "bytes", id: 10 },
+        eventName: { type: "string", id: 12 },
+      },
+    },
+    ExportLogsServiceResponse: {
+      fields: { partialSuccess: { type: "ExportLogsPartialSuccess", id: 1 } },
+    },
+    ExportLogsPartialSuccess: {
+      fields: { rejectedLogRecords: { type: "int64", id: 1 }, errorMessage: { type: "string", id: 2 } },
+    },
     KeyValue: {
       fields: { key: { type: "string", id: 1 }, value: { type: "AnyValue", id: 2 } },
     },
@@ -114,10 +153,24 @@ const descriptor = {
 // Enums are plain int32 here: an unknown SpanKind or StatusCode then decodes
 // as its number instead of failing, and the normalizer checks the range.
 
-let cached: protobuf.Type | null = null;
+let root: protobuf.Root | null = null;
+
+function lookup(name: string): protobuf.Type {
+  root ??= protobuf.Root.fromJSON(descriptor);
+  return root.lookupType(name);
+}
 
 /** The `ExportTraceServiceRequest` message type. */
 export function exportTraceServiceRequestType(): protobuf.Type {
-  cached ??= protobuf.Root.fromJSON(descriptor).lookupType("ExportTraceServiceRequest");
-  return cached;
+  return lookup("ExportTraceServiceRequest");
+}
+
+/** The `ExportLogsServiceRequest` message type. */
+export function exportLogsServiceRequestType(): protobuf.Type {
+  return lookup("ExportLogsServiceRequest");
+}
+
+/** The `ExportLogsServiceResponse` message type (a partial success's count and message). */
+export function exportLogsServiceResponseType(): protobuf.Type {
+  return lookup("ExportLogsServiceResponse");
 }

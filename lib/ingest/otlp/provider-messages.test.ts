@@ -101,6 +101,43 @@ describe("provider-native tool calls", () => {
     expect(problems).toEqual([]);
   });
 
+  it("ties a Gemini functionResponse without an id to the n-th unanswered functionCall of its name", () => {
+    problems.length = 0;
+    const call = (id: string, name: string, args: Record<string, unknown>) => ({ functionCall: { id, name, args } });
+    const response = (name: string, value: unknown) => ({ functionResponse: { name, response: value } });
+    expect(
+      fromChatMessages(
+        [
+          { role: "user", parts: [{ text: "Weather in Oslo and Rome, then the time in Oslo." }] },
+          {
+            role: "model",
+            parts: [
+              call("fc_1", "get_weather", { city: "Oslo" }),
+              call("fc_2", "get_weather", { city: "Rome" }),
+              call("fc_3", "get_time", { city: "Oslo" }),
+            ],
+          },
+          // The time first, then both weathers in the order they were asked; the first answered by its id.
+          { role: "user", parts: [response("get_time", { time: "10:00" })] },
+          { role: "user", parts: [{ functionResponse: { id: "fc_1", name: "get_weather", response: { c: 3 } } }] },
+          { role: "user", parts: [response("get_weather", { c: 19 })] },
+          { role: "model", parts: [call("fc_4", "get_weather", { city: "Oslo" })] },
+          { role: "user", parts: [response("get_weather", { c: 4 })] },
+          // A response with no call of its name still unanswered keeps no id.
+          { role: "user", parts: [response("get_weather", { c: 5 })] },
+        ],
+        problem,
+      ).flatMap((m) => (m.role === "tool" ? [[m.name, m.toolCallId, m.content]] : [])),
+    ).toEqual([
+      ["get_time", "fc_3", { time: "10:00" }],
+      ["get_weather", "fc_1", { c: 3 }],
+      ["get_weather", "fc_2", { c: 19 }],
+      ["get_weather", "fc_4", { c: 4 }],
+      ["get_weather", "", { c: 5 }],
+    ]);
+    expect(problems).toEqual([]);
+  });
+
   it("reads a whole answer: Responses output items or response, a Gemini response; anything else is not one", () => {
     const items = [
       { type: "reasoning", id: "rs_1", summary: [] },

@@ -4,6 +4,7 @@ import type { SavedSession } from "@/lib/db/session-save";
 import { prismaSql, sqlTransaction, type SqlTx } from "@/lib/db/sql";
 import { setColumns } from "@/lib/db/agents-increment";
 import { insertSpanRows, loadItems } from "@/lib/db/trace-increment";
+import { insertTraceLogs, storedSpanRows, traceLogRows } from "@/lib/db/trace-logs";
 import {
   deleteSession,
   groupSessions,
@@ -33,9 +34,11 @@ import {
   type RebuiltGroup,
   type Source,
 } from "@/lib/ingest/increment/rebuild";
+import { OTLP_PREFIX } from "@/lib/ingest/increment/otlp";
 import { idOf } from "@/lib/ingest/increment/state";
 import type { AgentsItem } from "@/lib/ingest/openai-agents-parse";
-import type { OtlpFormat, OtlpSpan, SpanDigest } from "@/lib/ingest/otlp";
+import type { OtlpFormat, OtlpSpan, OtlpSpanEvent, SpanDigest } from "@/lib/ingest/otlp";
+import { withLogEvents, type SpanLogEvent } from "@/lib/ingest/otlp/logs";
 import type { ImportedSession, ImportFormat, ImportIssue } from "@/lib/ingest/types";
 import { runPlanner, writeIncrement } from "./increment";
 
@@ -97,7 +100,27 @@ async function tryIncrement<T>(
 ): Promise<TraceIngestResult | null> {
   const { fresh, keys, traceIds } = requestOf(source, incoming);
   if (lock) await lockRequest(sql, source.prefix, keys, traceIds);
+  await attachLogs(sql, source, fresh, traceIds);
   return increment(sql, source, fresh);
+}
+
+/**
+ * The request's OTLP spans with the GenAI log events stored for them (/v1/logs) among their events, read once
+ * the request's trace locks are held (a log export of the same traces takes them too, so none is missed).
+ */
+async function attachLogs<T>(sql: SqlTx, source: Source<T>, fresh: Map<string, T>, traceIds: ReadonlySet<string>) {
+  if (source.kind !== "otlp") return;
+  const logs = new Map<string, OtlpSpanEvent[]>();
+  for (const row of await traceLogRows(sql, traceIds)) {
+    const id = idOf(row.traceId, row.spanId);
+    logs.set(id, [...(logs.get(id) ?? []), JSON.parse(row.event) as OtlpSpanEvent]);
+  }
+  if (logs.size === 0) return;
+  const spans = fresh as unknown as Map<string, OtlpSpan>;
+  for (const [id, span] of spans) {
+    const events = logs.get(id);
+    if (events) spans.set(id, withLogEvents(span, events));
+  }
 }
 
 async function storeAndRebuild<T>(
@@ -110,6 +133,7 @@ async function storeAndRebuild<T>(
   // The request's spans, one copy each; its locks.
   const { fresh, keys, traceIds } = requestOf(source, incoming);
   if (lock) await lockRequest(prismaSql(tx), source.prefix, keys, traceIds);
+  await attachLogs(prismaSql(tx), source, fresh, traceIds);
   // An export that only adds to sessions re-maps the part it touches.
   if (incremental) {
     const done = await increment(prismaSql(tx), source, fresh);
@@ -286,4 +310,60 @@ export function ingestOtlpSpans(
 /** One Agents SDK export, all or nothing. */
 export function ingestAgentsItems(prisma: Db, items: readonly AgentsItem[]): Promise<TraceIngestResult> {
   return ingest(prisma, agentsSource, items, "openai-agents");
+}
+
+export type LogIngestResult =
+  | {
+      ok: true;
+      /** Events stored for the first time. */
+      stored: number;
+      /** Sessions rebuilt because a span the events name was stored already. */
+      sessions: (SavedSession & { externalId: string })[];
+    }
+  | { ok: false; issues: ImportIssue[] };
+
+class Refused extends Error {
+  constructor(readonly issues: ImportIssue[]) {
+    super("refused");
+  }
+}
+
+/**
+ * One OTLP log export's GenAI events, all or nothing: stored by the span each names, and every such span already
+ * stored is stored again with them among its events (its session rebuilt). A span that comes later takes them then.
+ */
+export async function ingestOtlpLogs(
+  prisma: Db,
+  events: readonly SpanLogEvent[],
+  format: OtlpFormat,
+): Promise<LogIngestResult> {
+  if (events.length === 0) return { ok: true, stored: 0, sessions: [] };
+  const lock = !isOneConnection(prisma);
+  try {
+    const result = await rebuildTransaction(prisma, async (tx) => {
+      const sql = prismaSql(tx);
+      const traceIds = new Set(events.map((e) => e.traceId));
+      if (lock) await lockRequest(sql, OTLP_PREFIX, new Set(), traceIds);
+      const stored = await insertTraceLogs(sql, events);
+      const named = new Set(events.map((e) => idOf(e.traceId, e.spanId)));
+      const rows = (await storedSpanRows(sql, traceIds)).filter((r) => named.has(idOf(r.traceId, r.spanId)));
+      if (stored === 0 || rows.length === 0) return { ok: true as const, stored, sessions: [] };
+      const spans = await loadItems<OtlpSpan>(
+        sql,
+        rows.map((r) => r.id),
+      );
+      const rebuilt = await storeAndRebuild(tx, otlpSource(format), [...spans.values()], format, {
+        lock,
+        increment: true,
+      });
+      // Nothing of the export is kept when its spans cannot take its events.
+      if (!rebuilt.ok) throw new Refused(rebuilt.issues);
+      return { ok: true as const, stored, sessions: rebuilt.sessions };
+    });
+    if (result.sessions.length > 0) scheduleCostBackfill(prisma);
+    return result;
+  } catch (error) {
+    if (error instanceof Refused) return { ok: false, issues: error.issues };
+    throw error;
+  }
 }

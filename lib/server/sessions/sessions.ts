@@ -13,10 +13,15 @@ import {
   sessionOutline,
   type SessionWithEvents,
 } from "@/lib/db/session-reads";
-import { ingestAgentsItems as storeAgentsItems, ingestOtlpSpans as storeOtlpSpans } from "../ingest/traces";
+import {
+  ingestAgentsItems as storeAgentsItems,
+  ingestOtlpLogs as storeOtlpLogs,
+  ingestOtlpSpans as storeOtlpSpans,
+} from "../ingest/traces";
 import { notFound } from "@/lib/errors";
 import type { AgentsItem } from "@/lib/ingest/openai-agents-parse";
 import type { OtlpSpan } from "@/lib/ingest/otlp";
+import type { SpanLogEvent } from "@/lib/ingest/otlp/logs";
 import { ImportFormat } from "@/lib/ingest/types";
 import { hasFilters, SessionListQuery } from "@/lib/session-list/query";
 import { authorize } from "../authz";
@@ -73,6 +78,25 @@ export async function ingestOtlpSpans(
   authorize(principal, "sessions.import");
   const result = await storeOtlpSpans(prisma, input.spans, input.format);
   // A rebuilt session is judged again only where its events changed (the verdict keeps the count it judged).
+  if (result.ok)
+    await afterImport(
+      prisma,
+      result.sessions.map((s) => s.id),
+    );
+  return result;
+}
+
+/**
+ * Stores the GenAI events of an OTLP log export by the spans they name, in one transaction; the sessions of
+ * those spans already stored are rebuilt with them.
+ */
+export async function ingestOtlpLogs(
+  principal: Principal,
+  input: { events: SpanLogEvent[]; format: "otlp-json" | "otlp-protobuf" },
+  prisma: Db,
+) {
+  authorize(principal, "sessions.import");
+  const result = await storeOtlpLogs(prisma, input.events, input.format);
   if (result.ok)
     await afterImport(
       prisma,

@@ -1,0 +1,39 @@
+import { withImportSlot } from "@/lib/http/heavy";
+import { AppError } from "@/lib/errors";
+import {
+  decodeLogsExport,
+  describeIssues,
+  otlpAnswerError,
+  otlpEncoding,
+  otlpLogsResponse,
+  readTraceBody,
+} from "@/lib/http/otlp";
+import { route } from "@/lib/http/route";
+import { ingestOtlpLogs } from "@/lib/server/sessions/sessions";
+
+/**
+ * OTLP/HTTP log export, as SDK log exporters send it: JSON or protobuf, gzipped or not, with the same key, limits
+ * and answers as /v1/traces. The GenAI conventions' events among its records (`gen_ai.user.message`,
+ * `gen_ai.choice`, `gen_ai.client.inference.operation.details`, …) are kept by the span each names and read as
+ * that span's events, whether the span came before or comes after; other records are not kept.
+ */
+export const POST = route(
+  { accept: ["trace_key"], authorize: "sessions.import", answerError: otlpAnswerError },
+  async ({ request, prisma, principal }) => {
+    const encoding = otlpEncoding(request);
+    const { bytes, contentEncoding } = await readTraceBody(request);
+    const { events, unattached } = decodeLogsExport(bytes, contentEncoding, encoding);
+    if (events.length > 0) {
+      const format = encoding === "json" ? "otlp-json" : "otlp-protobuf";
+      const result = await withImportSlot(() => ingestOtlpLogs(principal, { events, format }, prisma));
+      if (!result.ok) {
+        throw new AppError(
+          "invalid_input",
+          describeIssues("Some spans cannot take these events", result.issues),
+          result.issues,
+        );
+      }
+    }
+    return otlpLogsResponse(encoding, unattached);
+  },
+);
