@@ -105,6 +105,26 @@ export function findConnector(
   return client.connector.findUnique({ where });
 }
 
+/** Changes a connector's own fields (its kind stays); the row as it is now. */
+export function updateConnectorRow(
+  client: DbClient,
+  id: string,
+  data: Partial<Pick<ConnectorRow, "name" | "baseUrl" | "publicKey" | "project" | "secretKeyEnv">>,
+): Promise<ConnectorRow> {
+  return client.connector.update({ where: { id }, data });
+}
+
+/** A connector's pulls that are queued or running (a connector is not removed under them). */
+export function activePullCount(client: DbClient, connectorId: string): Promise<number> {
+  return client.connectorPull.count({ where: { connectorId, status: { in: ["queued", "running"] } } });
+}
+
+/** Removes a connector and its pulls (their schedules end with them); the sessions they imported stay. */
+export async function deleteConnectorRow(client: DbClient, id: string): Promise<boolean> {
+  const { count } = await client.connector.deleteMany({ where: { id } });
+  return count === 1;
+}
+
 export function insertPull(
   client: DbClient,
   data: { connectorId: string; filter: unknown; createdBy: string | null; everyMinutes?: number },

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { ConnectorAdmin } from "@/components/connectors/ConnectorAdmin";
 import { CancelPullButton, ConnectorForm, PullForm, RefreshWhileRunning } from "@/components/connectors/ConnectorForms";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
@@ -95,6 +96,7 @@ export default async function ConnectorsPage() {
               <span className="font-mono text-xs">{c.project ?? c.publicKey}</span> · secret in ${c.secretKeyEnv}{" "}
               {c.secretSet ? <Badge tone="good">set</Badge> : <Badge tone="bad">not set on the server</Badge>}
             </p>
+            {can(principal, "executors.manage") ? <ConnectorAdmin connector={c} /> : null}
             {can(principal, "sessions.import") ? (
               <PullForm connectorId={c.id} kind={c.kind} label={platformOf(c.kind)?.label ?? c.kind} />
             ) : null}
