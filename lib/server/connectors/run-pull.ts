@@ -33,6 +33,7 @@ import { storableSessions } from "@/lib/hostile/storable";
 import type { ImportedSession } from "@/lib/ingest/types";
 import { keyEnvNameProblem } from "@/lib/executors/key-env";
 import { ConnectorApiError, type ConnectorClient, type HttpOptions, type PullFilter, type TracePage } from "./http";
+import { pacerFor } from "./pacing";
 import { platformOf, type Platform } from "./platforms";
 import { afterImport } from "../checks/online";
 
@@ -41,6 +42,8 @@ export type PullDeps = {
   /** Traces per page of the list (Langfuse's default is 50). */
   pageSize?: number;
   client?: Partial<Pick<HttpOptions, "timeoutMs" | "maxRetries" | "backoffMs" | "maxWaitMs">>;
+  /** Paces the requests (null: not at all); unset, the connector's platform's documented rate (./pacing.ts). */
+  pace?: HttpOptions["pace"];
   /** The most list pages a pull reads (an endless run of pages is the platform's fault: the pull stops). */
   maxPages?: number;
   /** Called after each trace is stored with the cursor; a throw here stops the run as a crash would. */
@@ -112,6 +115,7 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
     allowed: await allowedHosts(prisma),
     signal: abort.signal,
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    pace: deps.pace === undefined ? pacerFor(connector) : deps.pace,
     ...deps.client,
     onRetry: () => {
       progress = { ...progress, retries: progress.retries + 1 };
