@@ -123,6 +123,18 @@ export const PullFilterInput = z
     environment: Text.optional(),
     version: Text.optional(),
     release: Text.optional(),
+    score: z
+      .object({
+        name: z.string().trim().min(1, "Name the score.").max(200),
+        op: z.enum(["=", "!=", ">", ">=", "<", "<="], { error: "op must be one of =, !=, >, >=, <, <=." }),
+        value: z.union([z.number().finite(), z.string().max(200), z.boolean()]),
+      })
+      .strict()
+      .refine(
+        (s) => typeof s.value === "number" || s.op === "=" || s.op === "!=",
+        "A text or true/false score compares by = or != only.",
+      )
+      .optional(),
     traceIds: z
       .array(z.string().min(1, "A trace id cannot be empty.").max(200, "A trace id has at most 200 characters."))
       .min(1, "Give at least one trace id.")

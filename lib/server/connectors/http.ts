@@ -31,7 +31,25 @@ export type PullFilter = {
   traceIds?: string[];
   /** A filter in the platform's own query language, passed as it is. */
   query?: string;
+  /** Langfuse: traces with a score of this name whose value compares so (checked on each trace read). */
+  score?: ScoreFilter;
 };
+
+/** A score a trace must have: its name, and its value compared with `value` by `op`. */
+export type ScoreFilter = { name: string; op: "=" | "!=" | ">" | ">=" | "<" | "<="; value: number | string | boolean };
+
+/** Whether one score's value meets the filter (numbers by order; a text or true/false only by = and !=). */
+export function scoreMeets(filter: ScoreFilter, value: unknown): boolean {
+  if (typeof filter.value === "number") {
+    if (typeof value !== "number" || !Number.isFinite(value)) return false;
+    const v = filter.value;
+    return { "=": value === v, "!=": value !== v, ">": value > v, ">=": value >= v, "<": value < v, "<=": value <= v }[
+      filter.op
+    ];
+  }
+  if (filter.op !== "=" && filter.op !== "!=") return false;
+  return (value === filter.value) === (filter.op === "=");
+}
 
 /** Where a page of the trace list starts: its number (from 1) and the platform's cursor for it, if it has one. */
 export type PagePosition = { page: number; token: string | null };

@@ -3,6 +3,7 @@
  * that turns one of its traces into a session (the same mapper its export files import with).
  */
 import type { ConnectorRow } from "@/lib/db/connectors";
+import { isObject } from "@/lib/ingest/otlp/attributes";
 import { mapLangfuseTrace } from "@/lib/ingest/langfuse";
 import { mapLangSmithTrace } from "@/lib/ingest/langsmith";
 import { mapPhoenixTrace } from "@/lib/ingest/phoenix";
@@ -28,6 +29,8 @@ export type Platform = {
    * reads each listed trace and keeps it when its session failed (or did not), as asked.
    */
   errorAfterRead?: true;
+  /** The scores of a trace as read (name and value each), for a pull filtered by a score its list cannot filter by. */
+  scoresOf?(trace: unknown): { name: unknown; value: unknown }[];
   /** Whether a pull may go on with the secret's variable unset (a self-hosted platform without auth). */
   secretOptional?: boolean;
   client(connector: ConnectorRow, secret: string, opts: Omit<HttpOptions, "baseUrl">): ConnectorClient;
@@ -48,9 +51,19 @@ export const PLATFORMS: Record<ConnectorKind, Platform> = {
       "version",
       "release",
       "error",
+      "score",
       "traceIds",
     ],
     errorAfterRead: true,
+    // GET /api/public/traces/{id} answers the trace with its scores (TraceWithFullDetails.scores: name, value, and
+    // stringValue for a categorical or boolean one); its list has no score filter.
+    scoresOf: (trace) =>
+      isObject(trace) && Array.isArray(trace.scores)
+        ? trace.scores.filter(isObject).map((s) => ({
+            name: s.name,
+            value: s.dataType === "CATEGORICAL" ? s.stringValue : s.dataType === "BOOLEAN" ? s.value === 1 : s.value,
+          }))
+        : [],
     client: (c, secret, opts) =>
       new LangfuseClient({ ...opts, baseUrl: c.baseUrl, publicKey: c.publicKey ?? "", secretKey: secret }),
     map: (trace) => mapLangfuseTrace(trace),

@@ -32,7 +32,8 @@ import type { Resolver } from "@/lib/executors/outbound";
 import { storableSessions } from "@/lib/hostile/storable";
 import type { ImportedSession } from "@/lib/ingest/types";
 import { keyEnvNameProblem } from "@/lib/executors/key-env";
-import { ConnectorApiError, type ConnectorClient, type HttpOptions, type PullFilter, type TracePage } from "./http";
+import { ConnectorApiError, scoreMeets, type ConnectorClient, type HttpOptions, type PullFilter } from "./http";
+import type { ScoreFilter, TracePage } from "./http";
 import { pacerFor } from "./pacing";
 import { platformOf, type Platform } from "./platforms";
 import { afterImport } from "../checks/online";
@@ -170,7 +171,10 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
       for (const traceId of ids) {
         if (await isPullCancelRequested(prisma, pullId)) return void (await end("cancelled"));
         const read = await readTrace(platform, client, traceId, cursor.page, connector.name);
-        const skip = checkFailed && read.session !== null && failed(read.session) !== filter.error;
+        const skip =
+          read.session !== null &&
+          ((checkFailed && failed(read.session) !== filter.error) ||
+            (filter.score !== undefined && !read.scores.some((x) => scoreMatches(filter.score!, x))));
         const next = { ...at(cursor.page, token), lastTraceId: traceId ?? cursor.lastTraceId };
         const cancel = await store(next, skip ? null : read.session, read.refusal, skip);
         await deps.afterTrace?.({ page: cursor.page, traceId, traces: progress.traces });
@@ -228,6 +232,11 @@ function refuseRunawayList(
 /** The most list pages one pull reads. */
 const MAX_PAGES = 10_000;
 
+type TraceScore = { name: unknown; value: unknown };
+/** Whether a trace's score is the one a filter asks for. */
+const scoreMatches = (filter: ScoreFilter, score: TraceScore) =>
+  score.name === filter.name && scoreMeets(filter, score.value);
+
 /** A session failed when one of its steps did (Langfuse: an observation of level ERROR). */
 const failed = (session: ImportedSession) => session.events.some((e) => e.status === "failed");
 
@@ -249,16 +258,18 @@ async function readTrace(
   traceId: string | null,
   page: number,
   connector: string,
-): Promise<{ session: ImportedSession | null; refusal: PullRefusal | null }> {
+): Promise<{ session: ImportedSession | null; refusal: PullRefusal | null; scores: TraceScore[] }> {
   if (traceId === null)
     return {
       session: null,
       refusal: { traceId: null, issues: [{ path: `page ${page}`, message: "a listed trace has no id" }] },
+      scores: [],
     };
   const answer = await client.getTrace(traceId);
-  if (!answer.ok) return { session: null, refusal: { traceId, issues: [{ path: "", message: answer.message }] } };
+  if (!answer.ok)
+    return { session: null, refusal: { traceId, issues: [{ path: "", message: answer.message }] }, scores: [] };
   const mapped = platform.map(answer.trace);
-  if (!mapped.ok) return { session: null, refusal: { traceId, issues: mapped.issues.slice(0, 20) } };
+  if (!mapped.ok) return { session: null, refusal: { traceId, issues: mapped.issues.slice(0, 20) }, scores: [] };
   if (mapped.session.externalId !== traceId)
     return {
       session: null,
@@ -266,9 +277,10 @@ async function readTrace(
         traceId,
         issues: [{ path: "id", message: `${platform.label} answered with another trace than the one asked for` }],
       },
+      scores: [],
     };
   const session = { ...mapped.session, metadata: { ...mapped.session.metadata, connector } };
   const storable = storableSessions([session]);
-  if (!storable.ok) return { session: null, refusal: { traceId, issues: storable.issues.slice(0, 20) } };
-  return { session: storable.sessions[0]!, refusal: null };
+  if (!storable.ok) return { session: null, refusal: { traceId, issues: storable.issues.slice(0, 20) }, scores: [] };
+  return { session: storable.sessions[0]!, refusal: null, scores: platform.scoresOf?.(answer.trace) ?? [] };
 }

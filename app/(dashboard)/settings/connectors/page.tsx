@@ -35,9 +35,7 @@ function PullRow({ pull }: { pull: PullView }) {
           {p.traces ?? 0}
           {p.totalItems !== null && p.totalItems !== undefined ? ` of ${p.totalItems}` : ""} traces: {p.imported ?? 0}{" "}
           imported, {p.duplicates ?? 0} already here, {p.refused ?? 0} refused
-          {p.skipped
-            ? `, ${p.skipped} left out (${(pull.filter as { error?: boolean }).error ? "did not fail" : "failed"})`
-            : ""}
+          {p.skipped ? `, ${p.skipped} left out by the filter (read, then checked)` : ""}
           {p.retries ? `, ${p.retries} retries` : ""}
         </span>
         <span className="text-xs text-slate-500">
