@@ -123,6 +123,7 @@ export const PullFilterInput = z
     environment: Text.optional(),
     version: Text.optional(),
     release: Text.optional(),
+    experiment: Text.optional(),
     score: z
       .object({
         name: z.string().trim().min(1, "Name the score.").max(200),
@@ -288,7 +289,7 @@ export async function startPull(
       issues,
     );
   if (input.filter.traceIds) {
-    const others = Object.keys(input.filter).filter((key) => key !== "traceIds" && key !== "error");
+    const others = Object.keys(input.filter).filter((key) => !["traceIds", "error", "experiment"].includes(key));
     if (others.length > 0)
       throw new AppError(
         "invalid_input",

@@ -31,6 +31,8 @@ export type PullFilter = {
   traceIds?: string[];
   /** A filter in the platform's own query language, passed as it is. */
   query?: string;
+  /** Braintrust: the rows of this experiment (its id) instead of the project's logs. */
+  experiment?: string;
   /** Langfuse: traces with a score of this name whose value compares so (checked on each trace read). */
   score?: ScoreFilter;
 };

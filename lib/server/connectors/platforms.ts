@@ -33,7 +33,12 @@ export type Platform = {
   scoresOf?(trace: unknown): { name: unknown; value: unknown }[];
   /** Whether a pull may go on with the secret's variable unset (a self-hosted platform without auth). */
   secretOptional?: boolean;
-  client(connector: ConnectorRow, secret: string, opts: Omit<HttpOptions, "baseUrl">): ConnectorClient;
+  client(
+    connector: ConnectorRow,
+    secret: string,
+    opts: Omit<HttpOptions, "baseUrl">,
+    filter: PullFilter,
+  ): ConnectorClient;
   map(trace: unknown): { ok: true; session: ImportedSession } | { ok: false; issues: ImportIssue[] };
 };
 
@@ -91,9 +96,15 @@ export const PLATFORMS: Record<ConnectorKind, Platform> = {
   },
   braintrust: {
     label: "Braintrust",
-    filters: ["fromTimestamp", "toTimestamp", "tags", "name", "error", "query", "traceIds"],
-    client: (c, secret, opts) =>
-      new BraintrustClient({ ...opts, baseUrl: c.baseUrl, apiKey: secret, project: c.project ?? "" }),
+    filters: ["fromTimestamp", "toTimestamp", "tags", "name", "error", "query", "experiment", "traceIds"],
+    client: (c, secret, opts, filter) =>
+      new BraintrustClient({
+        ...opts,
+        baseUrl: c.baseUrl,
+        apiKey: secret,
+        project: c.project ?? "",
+        ...(filter.experiment !== undefined ? { experiment: filter.experiment } : {}),
+      }),
     filterIssues: (filter) => {
       const problem = filter.query === undefined ? null : conditionProblem(filter.query);
       return problem ? [{ path: "filter.query", message: `not one SQL condition: ${problem}` }] : [];

@@ -112,16 +112,21 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
   heartbeat.unref();
   const pageSize = deps.pageSize ?? 50;
   const filter = pull.filter as PullFilter;
-  const client = platform.client(connector, secretKey, {
-    allowed: await allowedHosts(prisma),
-    signal: abort.signal,
-    ...(deps.resolve ? { resolve: deps.resolve } : {}),
-    pace: deps.pace === undefined ? pacerFor(connector) : deps.pace,
-    ...deps.client,
-    onRetry: () => {
-      progress = { ...progress, retries: progress.retries + 1 };
+  const client = platform.client(
+    connector,
+    secretKey,
+    {
+      allowed: await allowedHosts(prisma),
+      signal: abort.signal,
+      ...(deps.resolve ? { resolve: deps.resolve } : {}),
+      pace: deps.pace === undefined ? pacerFor(connector) : deps.pace,
+      ...deps.client,
+      onRetry: () => {
+        progress = { ...progress, retries: progress.retries + 1 };
+      },
     },
-  });
+    filter,
+  );
 
   /** New sessions stored since the after-import path last took them. */
   let fresh: string[] = [];
@@ -171,10 +176,7 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
       for (const traceId of ids) {
         if (await isPullCancelRequested(prisma, pullId)) return void (await end("cancelled"));
         const read = await readTrace(platform, client, traceId, cursor.page, connector.name);
-        const skip =
-          read.session !== null &&
-          ((checkFailed && failed(read.session) !== filter.error) ||
-            (filter.score !== undefined && !read.scores.some((x) => scoreMatches(filter.score!, x))));
+        const skip = leftOut(read, filter, checkFailed);
         const next = { ...at(cursor.page, token), lastTraceId: traceId ?? cursor.lastTraceId };
         const cancel = await store(next, skip ? null : read.session, read.refusal, skip);
         await deps.afterTrace?.({ page: cursor.page, traceId, traces: progress.traces });
@@ -236,6 +238,17 @@ type TraceScore = { name: unknown; value: unknown };
 /** Whether a trace's score is the one a filter asks for. */
 const scoreMatches = (filter: ScoreFilter, score: TraceScore) =>
   score.name === filter.name && scoreMeets(filter, score.value);
+
+/** Whether a trace read is left out by the checks its list could not make (failed or not; a score). */
+function leftOut(
+  read: { session: ImportedSession | null; scores: TraceScore[] },
+  filter: PullFilter,
+  checkFailed: boolean,
+): boolean {
+  if (read.session === null) return false;
+  if (checkFailed && failed(read.session) !== filter.error) return true;
+  return filter.score !== undefined && !read.scores.some((x) => scoreMatches(filter.score!, x));
+}
 
 /** A session failed when one of its steps did (Langfuse: an observation of level ERROR). */
 const failed = (session: ImportedSession) => session.events.some((e) => e.status === "failed");

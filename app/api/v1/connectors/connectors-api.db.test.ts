@@ -345,7 +345,7 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     const bad = await start({ userId: "u-1" });
     expect([bad.status, (bad.body.error as { message: string }).message]).toEqual([
       400,
-      "A Braintrust pull cannot filter by userId; it filters by fromTimestamp, toTimestamp, tags, name, error, query, traceIds.",
+      "A Braintrust pull cannot filter by userId; it filters by fromTimestamp, toTimestamp, tags, name, error, query, experiment, traceIds.",
     ]);
     const started = await start({ tags: ["prod"], error: true });
     expect(started.status).toBe(201);
