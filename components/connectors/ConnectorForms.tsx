@@ -125,6 +125,7 @@ type PullField =
   | "environment"
   | "version"
   | "release"
+  | "experiment"
   | "traceIds";
 const PULL_FIELDS: readonly (readonly [PullField, string, string, string])[] = [
   ["fromTimestamp", "From", "datetime-local", ""],
@@ -137,6 +138,7 @@ const PULL_FIELDS: readonly (readonly [PullField, string, string, string])[] = [
   ["environment", "Environment", "text", "production"],
   ["version", "Version", "text", "1.4.0"],
   ["release", "Release", "text", "v1.4.0"],
+  ["experiment", "Experiment id (its rows instead of the logs)", "text", ""],
   ["traceIds", "Trace ids (instead of the rest; up to 500)", "text", "id-1, id-2"],
 ];
 /** The fields each kind's pull reads (the server refuses the others). */
@@ -155,7 +157,7 @@ const KIND_PULL_FIELDS: Record<string, readonly PullField[]> = {
   ],
   langsmith: ["fromTimestamp", "toTimestamp", "tags", "name", "query", "traceIds"],
   phoenix: ["fromTimestamp", "toTimestamp", "name", "traceIds"],
-  braintrust: ["fromTimestamp", "toTimestamp", "tags", "name", "query", "traceIds"],
+  braintrust: ["fromTimestamp", "toTimestamp", "tags", "name", "query", "experiment", "traceIds"],
 };
 /** A field's label where a kind names it its own way (the filter in the platform's own query language). */
 const KIND_LABELS: Record<string, Partial<Record<PullField, [string, string]>>> = {
@@ -176,6 +178,7 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
     environment: "",
     version: "",
     release: "",
+    experiment: "",
     traceIds: "",
   });
   const [failedOnly, setFailedOnly] = useState(false);
@@ -195,9 +198,10 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
           .split(/[\s,]+/)
           .map((t) => t.trim())
           .filter(Boolean);
+        const experiment = v.experiment.trim() ? { experiment: v.experiment.trim() } : {};
         const filter =
           traceIds.length > 0
-            ? { traceIds, ...(failedOnly ? { error: true } : {}) }
+            ? { traceIds, ...experiment, ...(failedOnly ? { error: true } : {}) }
             : {
                 ...(iso(v.fromTimestamp) ? { fromTimestamp: iso(v.fromTimestamp) } : {}),
                 ...(iso(v.toTimestamp) ? { toTimestamp: iso(v.toTimestamp) } : {}),
@@ -209,6 +213,7 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
                 ...(v.environment ? { environment: v.environment } : {}),
                 ...(v.version ? { version: v.version } : {}),
                 ...(v.release ? { release: v.release } : {}),
+                ...experiment,
                 ...(failedOnly ? { error: true } : {}),
               };
         const schedule = every.trim() !== "" ? { everyMinutes: Number(every) } : undefined;

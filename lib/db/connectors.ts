@@ -105,6 +105,26 @@ export function findConnector(
   return client.connector.findUnique({ where });
 }
 
+/** Changes a connector's own fields (its kind stays); the row as it is now. */
+export function updateConnectorRow(
+  client: DbClient,
+  id: string,
+  data: Partial<Pick<ConnectorRow, "name" | "baseUrl" | "publicKey" | "project" | "secretKeyEnv">>,
+): Promise<ConnectorRow> {
+  return client.connector.update({ where: { id }, data });
+}
+
+/** A connector's pulls that are queued or running (a connector is not removed under them). */
+export function activePullCount(client: DbClient, connectorId: string): Promise<number> {
+  return client.connectorPull.count({ where: { connectorId, status: { in: ["queued", "running"] } } });
+}
+
+/** Removes a connector and its pulls (their schedules end with them); the sessions they imported stay. */
+export async function deleteConnectorRow(client: DbClient, id: string): Promise<boolean> {
+  const { count } = await client.connector.deleteMany({ where: { id } });
+  return count === 1;
+}
+
 export function insertPull(
   client: DbClient,
   data: { connectorId: string; filter: unknown; createdBy: string | null; everyMinutes?: number },
@@ -122,18 +142,44 @@ export function insertPull(
   });
 }
 
+/** How far back a scheduled pull's window reaches before the last one's end, unless told (minutes). */
+export const DEFAULT_PULL_LOOKBACK_MINUTES = 10;
+
+/**
+ * The window of a schedule's next pull: a completed pull's successor reads from `lookbackMinutes` before its end
+ * (never before its start), so a trace the platform indexed late, timestamped just before that end, is read by
+ * the next pull; a failed one's window is read again. Either way it reads up to `now`.
+ */
+export function nextPullWindow(
+  filter: Record<string, unknown>,
+  ended: "completed" | "failed",
+  lookbackMinutes: number,
+  now: Date,
+): { fromTimestamp?: string; toTimestamp: string } {
+  const from = typeof filter.fromTimestamp === "string" ? filter.fromTimestamp : undefined;
+  const to = typeof filter.toTimestamp === "string" ? filter.toTimestamp : undefined;
+  if (ended === "failed" || to === undefined)
+    return { ...(from !== undefined ? { fromTimestamp: from } : {}), toTimestamp: now.toISOString() };
+  const back = Date.parse(to) - lookbackMinutes * 60_000;
+  const start = from !== undefined ? Math.max(Date.parse(from), back) : back;
+  return { fromTimestamp: new Date(start).toISOString(), toTimestamp: now.toISOString() };
+}
+
 /**
  * Starts the next pull of each schedule that is due: a pull whose `nextRunAt` has come and that has ended
  * (completed or failed; a cancelled pull ends its schedule) hands its schedule to a new pull, queued, whose window
- * goes on where a completed one's ended (a failed one's window is read again) up to now. Taking the schedule is
- * one conditional update, so of two sweepers each schedule goes to one. Returns the new pulls' ids to enqueue.
+ * is nextPullWindow's. Taking the schedule is one conditional update, so of two sweepers each schedule goes to
+ * one. Returns the new pulls' ids to enqueue.
  */
-export async function startDueScheduledPulls(prisma: Db, limit = 20): Promise<string[]> {
+export async function startDueScheduledPulls(
+  prisma: Db,
+  opts: { limit?: number; lookbackMinutes?: number } = {},
+): Promise<string[]> {
   const due = await prisma.connectorPull.findMany({
     // A cancel that came while the pull ran (it may still have ended completed or failed) ends the schedule too.
     where: { nextRunAt: { lte: new Date() }, status: { in: ["completed", "failed"] }, cancelRequested: false },
     orderBy: { nextRunAt: "asc" },
-    take: limit,
+    take: opts.limit ?? 20,
     select: PULL_FIELDS,
   });
   const started: string[] = [];
@@ -145,14 +191,11 @@ export async function startDueScheduledPulls(prisma: Db, limit = 20): Promise<st
       });
       if (taken.count !== 1 || row.everyMinutes === null) return null;
       const filter = (row.filter ?? {}) as Record<string, unknown>;
-      const from = row.status === "completed" ? filter.toTimestamp : filter.fromTimestamp;
+      const ended = row.status === "completed" ? "completed" : "failed";
+      const window = nextPullWindow(filter, ended, opts.lookbackMinutes ?? DEFAULT_PULL_LOOKBACK_MINUTES, new Date());
       const next = await insertPull(tx, {
         connectorId: row.connectorId,
-        filter: {
-          ...filter,
-          ...(typeof from === "string" ? { fromTimestamp: from } : {}),
-          toTimestamp: new Date().toISOString(),
-        },
+        filter: { ...filter, ...window },
         createdBy: row.createdBy,
         everyMinutes: row.everyMinutes,
       });

@@ -324,7 +324,7 @@ function sweeperOf(parts: QueueParts) {
       log(`Branchpoint jobs: ${pulls.length} connector pull(s) whose worker stopped are queued again.`);
     }
     // A scheduled pull whose next run is due (and that has ended) hands its schedule to a new pull, queued here.
-    const scheduled = await startDueScheduledPulls(prisma);
+    const scheduled = await startDueScheduledPulls(prisma, { lookbackMinutes: settings.pullLookbackMinutes });
     await enqueuePulls(scheduled);
     const late = scheduled.length + (await watchQueue.sweepWatches(prisma, watchEnqueuer(boss, CHECK_QUEUE)));
     return ids.length + investigations.length + searches.length + backfills.length + pulls.length + late;

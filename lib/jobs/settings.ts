@@ -10,6 +10,11 @@ export interface JobSettings {
   maxAttempts: number;
   /** How often a worker looks for new jobs when idle. */
   pollSeconds: number;
+  /**
+   * How far back each scheduled pull's window reaches before the last one's end, for the traces a platform indexes
+   * late (their timestamps before that end); the traces read twice are found again, not doubled.
+   */
+  pullLookbackMinutes: number;
 }
 
 function intFrom(value: string | undefined, fallback: number, min: number, max: number, name: string): number {
@@ -27,6 +32,13 @@ export function jobSettings(source: NodeJS.ProcessEnv = process.env): JobSetting
     leaseMs: intFrom(source.BRANCHPOINT_LEASE_SECONDS, 30, 2, 3600, "BRANCHPOINT_LEASE_SECONDS") * 1000,
     maxAttempts: intFrom(source.BRANCHPOINT_JOB_ATTEMPTS, 3, 1, 100, "BRANCHPOINT_JOB_ATTEMPTS"),
     pollSeconds: 1,
+    pullLookbackMinutes: intFrom(
+      source.BRANCHPOINT_PULL_LOOKBACK_MINUTES,
+      10,
+      0,
+      1440,
+      "BRANCHPOINT_PULL_LOOKBACK_MINUTES",
+    ),
   };
 }
 

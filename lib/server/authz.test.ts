@@ -10,6 +10,7 @@ import { authorize, can, PERMISSIONS, type Permission } from "./authz";
 import * as executors from "./executors/executors";
 import * as mcpServers from "./executors/mcp-servers";
 import * as connectors from "./connectors/connectors";
+import * as connectorAdmin from "./connectors/connector-admin";
 import * as runPull from "./connectors/run-pull";
 import * as experimentFixtures from "./experiments/experiment-fixtures";
 import * as experiments from "./experiments/experiments";
@@ -174,6 +175,8 @@ const OPERATIONS: Record<string, Permission> = {
   "connectors.getPull": "sessions.read",
   "connectors.listConnectorPulls": "sessions.read",
   "connectors.cancelPull": "sessions.import",
+  "connector-admin.updateConnector": "executors.manage",
+  "connector-admin.deleteConnector": "executors.manage",
   "reviews.listReviewQueues": "sessions.read",
   "reviews.getReviewQueue": "sessions.read",
   "reviews.createReviewQueue": "notes.write",
@@ -217,6 +220,7 @@ const NOT_OPERATIONS = new Set([
   "report-comments.presentReportComment",
   // A pull as the API shows it; the pull job's worker entry point (it runs on no one's behalf, as replays do).
   "connectors.pullView",
+  "connectors.connectorView",
   "run-pull.runPull",
   // A review queue and an item as pages and the API show them.
   "reviews.presentReviewQueue",
@@ -258,6 +262,7 @@ const MODULES: Record<string, Record<string, unknown>> = {
   regressions,
   "cluster-label": clusterLabel,
   connectors,
+  "connector-admin": connectorAdmin,
   "run-pull": runPull,
   reviews,
 };

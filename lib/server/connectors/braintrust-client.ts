@@ -5,7 +5,8 @@
  * `SELECT root_span_id, created FROM project_logs('<project id>') WHERE is_root AND created >= … AND created < …`
  * with `tags INCLUDES '<tag>'`, `span_attributes.name = '<name>'`, `error IS NOT NULL` (or `IS NULL`) and the
  * analyst's own SQL condition (`query`); one trace's spans: `WHERE root_span_id = '<id>'`, every page. The API key
- * goes in `Authorization: Bearer`. Retries, rate limits and the outbound guard: ./http.ts.
+ * goes in `Authorization: Bearer`. A pull given an experiment reads its rows the same way, `FROM experiment('<id>')`
+ * instead of the project's logs. Retries, rate limits and the outbound guard: ./http.ts.
  */
 import { isObject } from "@/lib/ingest/otlp/attributes";
 import { cursorTracePage, PlatformHttp, readTracePages } from "./http";
@@ -87,7 +88,7 @@ export function rootSpanConditions(filter: PullFilter): string[] {
 
 export class BraintrustClient implements ConnectorClient {
   private readonly http: PlatformHttp;
-  constructor(private readonly opts: ProjectClientOptions) {
+  constructor(private readonly opts: ProjectClientOptions & { experiment?: string }) {
     this.http = new PlatformHttp(
       "Braintrust",
       opts,
@@ -96,8 +97,11 @@ export class BraintrustClient implements ConnectorClient {
     );
   }
 
+  /** The project's logs, or one experiment's rows (the same span rows, read by the same mapper). */
   private from() {
-    return `project_logs(${sqlLiteral(this.opts.project)})`;
+    return this.opts.experiment !== undefined
+      ? `experiment(${sqlLiteral(this.opts.experiment)})`
+      : `project_logs(${sqlLiteral(this.opts.project)})`;
   }
 
   private async query(query: string, cursor: string | null, what: string, trace: boolean) {

@@ -10,6 +10,8 @@ import { fakePlatform, type Hit, type Override, type Routed } from "./testing";
 
 export type FakeBraintrustOptions = {
   traces: Record<string, unknown>[][];
+  /** Experiments' rows by experiment id, read `FROM experiment('<id>')`. */
+  experiments?: Record<string, Record<string, unknown>[][]>;
   apiKey: string;
   project: string;
   intercept?: (hit: Hit) => Override | undefined;
@@ -26,14 +28,20 @@ const literals = (sql: string, column: string, op: string) =>
 
 export async function fakeBraintrust(opts: FakeBraintrustOptions) {
   const rootOf = (rows: Record<string, unknown>[]) => rows.find((r) => r.span_parents === null)!;
-  const byTrace = new Map(opts.traces.map((rows) => [String(rootOf(rows).root_span_id), rows]));
-  const roots = (sql: string) => {
+  const sourceOf = (sql: string) => {
+    const experiment = /FROM experiment\('((?:[^']|'')*)'\)/.exec(sql)?.[1]?.replace(/''/g, "'");
+    if (experiment !== undefined) return opts.experiments?.[experiment] ?? null;
+    return sql.includes(`FROM project_logs('${opts.project}')`) ? opts.traces : null;
+  };
+  const byTrace = (traces: Record<string, unknown>[][]) =>
+    new Map(traces.map((rows) => [String(rootOf(rows).root_span_id), rows]));
+  const roots = (traces: Record<string, unknown>[][], sql: string) => {
     const from = literals(sql, "created", ">=").map(Date.parse)[0] ?? -Infinity;
     const to = literals(sql, "created", "<").map(Date.parse)[0] ?? Infinity;
     const tags = literals(sql, "tags", "INCLUDES");
     const names = literals(sql, "span_attributes.name", "=");
     const error = sql.includes("error IS NOT NULL") ? true : sql.includes("error IS NULL") ? false : null;
-    return opts.traces
+    return traces
       .map(rootOf)
       .filter((r) => Date.parse(String(r.created)) >= from && Date.parse(String(r.created)) < to)
       .filter((r) => tags.every((t) => (r.tags as string[] | null)?.includes(t)))
@@ -55,11 +63,12 @@ export async function fakeBraintrust(opts: FakeBraintrustOptions) {
     };
     const answer = () => {
       if (!isBtql) return { status: 404, body: { error: "Not Found" } };
-      if (!sql.includes(`FROM project_logs('${opts.project}')`))
-        return { status: 400, body: { error: "this fake answers the one project's logs only" } };
+      const source = sourceOf(sql);
+      if (source === null)
+        return { status: 400, body: { error: "this fake answers the one project's logs and its experiments only" } };
       if (trace === null && !sql.includes("WHERE is_root"))
         return { status: 400, body: { error: "this fake answers root-span lists only" } };
-      const items = trace !== null ? (byTrace.get(trace) ?? []) : roots(sql);
+      const items = trace !== null ? (byTrace(source).get(trace) ?? []) : roots(source, sql);
       const more = offset + limit < items.length;
       return {
         status: 200,

@@ -21,7 +21,7 @@ import {
 } from "@/lib/db/connectors";
 import { allowedHosts } from "@/lib/db/executors";
 import { AppError, invalidInput, notFound } from "@/lib/errors";
-import { checkDestination, OutboundRefused, type Resolver } from "@/lib/executors/outbound";
+import type { Resolver } from "@/lib/executors/outbound";
 import { hostAllowed, parseHttpUrl } from "@/lib/executors/live";
 import { authorize } from "../authz";
 import { keyEnvNameProblem } from "@/lib/executors/key-env";
@@ -29,11 +29,13 @@ import { jobQueueFor, type QueueDeps } from "../job-queue";
 import type { Principal } from "../principal";
 import { CONNECTOR_KINDS, platformOf } from "./platforms";
 import { runPull, type PullDeps } from "./run-pull";
+import { checkConnectorHost, checkNameFree } from "./connector-checks";
 import { isObject } from "@/lib/ingest/otlp/attributes";
 
 const CONNECTOR_KEY = { what: "a connector", whose: "the platform's secret", users: "connectors" };
 
-const common = {
+/** The fields every connector has, as an admin gives them (an edit gives any of them). */
+export const CONNECTOR_FIELDS = {
   name: z.string().trim().min(1, "Give the connector a name.").max(100),
   baseUrl: z
     .string()
@@ -63,14 +65,14 @@ export const ConnectorInput = z.preprocess(
       z
         .object({
           kind: z.literal("langfuse"),
-          ...common,
+          ...CONNECTOR_FIELDS,
           publicKey: z.string().trim().min(1, "Give the project's public key (pk-lf-…).").max(200),
         })
         .strict(),
       z
         .object({
           kind: z.literal("langsmith"),
-          ...common,
+          ...CONNECTOR_FIELDS,
           project: z
             .string()
             .trim()
@@ -81,14 +83,14 @@ export const ConnectorInput = z.preprocess(
       z
         .object({
           kind: z.literal("phoenix"),
-          ...common,
+          ...CONNECTOR_FIELDS,
           project: z.string().trim().min(1, "Give the name or id of the Phoenix project to pull from.").max(200),
         })
         .strict(),
       z
         .object({
           kind: z.literal("braintrust"),
-          ...common,
+          ...CONNECTOR_FIELDS,
           project: z
             .string()
             .trim()
@@ -121,6 +123,19 @@ export const PullFilterInput = z
     environment: Text.optional(),
     version: Text.optional(),
     release: Text.optional(),
+    experiment: Text.optional(),
+    score: z
+      .object({
+        name: z.string().trim().min(1, "Name the score.").max(200),
+        op: z.enum(["=", "!=", ">", ">=", "<", "<="], { error: "op must be one of =, !=, >, >=, <, <=." }),
+        value: z.union([z.number().finite(), z.string().max(200), z.boolean()]),
+      })
+      .strict()
+      .refine(
+        (s) => typeof s.value === "number" || s.op === "=" || s.op === "!=",
+        "A text or true/false score compares by = or != only.",
+      )
+      .optional(),
     traceIds: z
       .array(z.string().min(1, "A trace id cannot be empty.").max(200, "A trace id has at most 200 characters."))
       .min(1, "Give at least one trace id.")
@@ -147,7 +162,7 @@ export const StartPullInput = z
   .strict();
 export type StartPullInput = z.infer<typeof StartPullInput>;
 
-function connectorView(row: ConnectorRow, allowed: ReadonlySet<string>) {
+export function connectorView(row: ConnectorRow, allowed: ReadonlySet<string>) {
   const url = parseHttpUrl(row.baseUrl);
   return {
     id: row.id,
@@ -212,20 +227,8 @@ export async function createConnector(
   if (!parsed.success) throw invalidInput("The connector is not valid.", parsed.error);
   const data = parsed.data;
   const allowed = await allowedHosts(prisma);
-  try {
-    await checkDestination(new URL(data.baseUrl), allowed, deps.resolve);
-  } catch (error) {
-    if (!(error instanceof OutboundRefused)) throw error;
-    throw new AppError(
-      "invalid_input",
-      `The connector "${data.name}" cannot be added: ${error.message} Add its host under Settings → Executors first.`,
-      [{ path: "baseUrl", message: "not an allowed destination" }],
-    );
-  }
-  if (await findConnector(prisma, { name: data.name }))
-    throw new AppError("conflict", `A connector named "${data.name}" exists already; choose another name.`, [
-      { path: "name", message: "taken" },
-    ]);
+  await checkConnectorHost(`The connector "${data.name}" cannot be added`, data.baseUrl, allowed, deps.resolve);
+  await checkNameFree(prisma, data.name);
   const row = await auditedChange(
     prisma,
     (tx) =>
@@ -286,7 +289,7 @@ export async function startPull(
       issues,
     );
   if (input.filter.traceIds) {
-    const others = Object.keys(input.filter).filter((key) => key !== "traceIds" && key !== "error");
+    const others = Object.keys(input.filter).filter((key) => !["traceIds", "error", "experiment"].includes(key));
     if (others.length > 0)
       throw new AppError(
         "invalid_input",

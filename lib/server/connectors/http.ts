@@ -3,7 +3,7 @@
  * traces and one trace by id), and its HTTP with the rate limits respected. Every call goes through the
  * executors' outbound guard (the host on the allow-list, checked again after DNS and on each redirect).
  *
- * Rate limits: a 429 or a 503 waits what its `Retry-After` says (seconds or an HTTP date, at most `maxWaitMs`), else
+ * Rate limits: each request waits its turn under the platform's documented rate (`pace`: ./pacing.ts); a 429 or a 503 waits what its `Retry-After` says (seconds or an HTTP date, at most `maxWaitMs`), else
  * backs off exponentially; a 5xx, a 408, a timeout or a dropped connection backs off and tries again, up to
  * `maxRetries` times. A body that is not JSON Branchpoint can hold (nested too deep, a number too large) is a
  * refusal of that answer, never a crash.
@@ -31,7 +31,27 @@ export type PullFilter = {
   traceIds?: string[];
   /** A filter in the platform's own query language, passed as it is. */
   query?: string;
+  /** Braintrust: the rows of this experiment (its id) instead of the project's logs. */
+  experiment?: string;
+  /** Langfuse: traces with a score of this name whose value compares so (checked on each trace read). */
+  score?: ScoreFilter;
 };
+
+/** A score a trace must have: its name, and its value compared with `value` by `op`. */
+export type ScoreFilter = { name: string; op: "=" | "!=" | ">" | ">=" | "<" | "<="; value: number | string | boolean };
+
+/** Whether one score's value meets the filter (numbers by order; a text or true/false only by = and !=). */
+export function scoreMeets(filter: ScoreFilter, value: unknown): boolean {
+  if (typeof filter.value === "number") {
+    if (typeof value !== "number" || !Number.isFinite(value)) return false;
+    const v = filter.value;
+    return { "=": value === v, "!=": value !== v, ">": value > v, ">=": value >= v, "<": value < v, "<=": value <= v }[
+      filter.op
+    ];
+  }
+  if (filter.op !== "=" && filter.op !== "!=") return false;
+  return (value === filter.value) === (filter.op === "=");
+}
 
 /** Where a page of the trace list starts: its number (from 1) and the platform's cursor for it, if it has one. */
 export type PagePosition = { page: number; token: string | null };
@@ -66,6 +86,8 @@ export type HttpOptions = {
   onRetry?: (info: { path: string; reason: string; waitMs: number }) => void | Promise<void>;
   /** Aborts waits and requests (the pull was cancelled or lost its lease). */
   signal?: AbortSignal;
+  /** Waits its turn before each request, tries again included (the platform's documented rate: ./pacing.ts). */
+  pace?: { take(signal?: AbortSignal): Promise<number> } | null;
 };
 
 /** A client of a platform that reads one project with one API key (LangSmith, Phoenix, Braintrust). */
@@ -140,6 +162,7 @@ export class PlatformHttp {
       let reason: string;
       let waitMs = Math.min(maxWaitMs, backoffMs * 2 ** attempt);
       try {
+        await this.opts.pace?.take(this.opts.signal);
         const signals = [AbortSignal.timeout(timeoutMs), ...(this.opts.signal ? [this.opts.signal] : [])];
         const answer = await safeRequest(
           new URL(`${this.root}${path}`),

@@ -3,6 +3,7 @@
  * that turns one of its traces into a session (the same mapper its export files import with).
  */
 import type { ConnectorRow } from "@/lib/db/connectors";
+import { isObject } from "@/lib/ingest/otlp/attributes";
 import { mapLangfuseTrace } from "@/lib/ingest/langfuse";
 import { mapLangSmithTrace } from "@/lib/ingest/langsmith";
 import { mapPhoenixTrace } from "@/lib/ingest/phoenix";
@@ -28,9 +29,16 @@ export type Platform = {
    * reads each listed trace and keeps it when its session failed (or did not), as asked.
    */
   errorAfterRead?: true;
+  /** The scores of a trace as read (name and value each), for a pull filtered by a score its list cannot filter by. */
+  scoresOf?(trace: unknown): { name: unknown; value: unknown }[];
   /** Whether a pull may go on with the secret's variable unset (a self-hosted platform without auth). */
   secretOptional?: boolean;
-  client(connector: ConnectorRow, secret: string, opts: Omit<HttpOptions, "baseUrl">): ConnectorClient;
+  client(
+    connector: ConnectorRow,
+    secret: string,
+    opts: Omit<HttpOptions, "baseUrl">,
+    filter: PullFilter,
+  ): ConnectorClient;
   map(trace: unknown): { ok: true; session: ImportedSession } | { ok: false; issues: ImportIssue[] };
 };
 
@@ -48,9 +56,19 @@ export const PLATFORMS: Record<ConnectorKind, Platform> = {
       "version",
       "release",
       "error",
+      "score",
       "traceIds",
     ],
     errorAfterRead: true,
+    // GET /api/public/traces/{id} answers the trace with its scores (TraceWithFullDetails.scores: name, value, and
+    // stringValue for a categorical or boolean one); its list has no score filter.
+    scoresOf: (trace) =>
+      isObject(trace) && Array.isArray(trace.scores)
+        ? trace.scores.filter(isObject).map((s) => ({
+            name: s.name,
+            value: s.dataType === "CATEGORICAL" ? s.stringValue : s.dataType === "BOOLEAN" ? s.value === 1 : s.value,
+          }))
+        : [],
     client: (c, secret, opts) =>
       new LangfuseClient({ ...opts, baseUrl: c.baseUrl, publicKey: c.publicKey ?? "", secretKey: secret }),
     map: (trace) => mapLangfuseTrace(trace),
@@ -78,9 +96,15 @@ export const PLATFORMS: Record<ConnectorKind, Platform> = {
   },
   braintrust: {
     label: "Braintrust",
-    filters: ["fromTimestamp", "toTimestamp", "tags", "name", "error", "query", "traceIds"],
-    client: (c, secret, opts) =>
-      new BraintrustClient({ ...opts, baseUrl: c.baseUrl, apiKey: secret, project: c.project ?? "" }),
+    filters: ["fromTimestamp", "toTimestamp", "tags", "name", "error", "query", "experiment", "traceIds"],
+    client: (c, secret, opts, filter) =>
+      new BraintrustClient({
+        ...opts,
+        baseUrl: c.baseUrl,
+        apiKey: secret,
+        project: c.project ?? "",
+        ...(filter.experiment !== undefined ? { experiment: filter.experiment } : {}),
+      }),
     filterIssues: (filter) => {
       const problem = filter.query === undefined ? null : conditionProblem(filter.query);
       return problem ? [{ path: "filter.query", message: `not one SQL condition: ${problem}` }] : [];

@@ -17,6 +17,7 @@ import { refusal } from "../testing";
 import { fakeBraintrust } from "./braintrust-testing";
 import { conditionProblem, rootSpanConditions, sqlLiteral } from "./braintrust-client";
 import { createConnector, listConnectors, startPull } from "./connectors";
+import { PLATFORMS } from "./platforms";
 import type { PullDeps } from "./run-pull";
 import { crashAndResume, stepRows, storedSessions, type Hit, type Override } from "./testing";
 
@@ -135,6 +136,11 @@ describe.each(TEST_ENGINES)("Braintrust pulls on %s", (engine) => {
       traces: corpus(),
       apiKey: API_KEY,
       project: BRAINTRUST_PROJECT,
+      experiments: {
+        "exp-1": [40, 41].map((n) =>
+          braintrustTrace(n, { experiment: true, ...(n === 41 ? { rootError: "TimeoutError" } : {}) }),
+        ),
+      },
       intercept: (hit) => intercept?.(hit),
     });
     await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
@@ -178,7 +184,7 @@ describe.each(TEST_ENGINES)("Braintrust pulls on %s", (engine) => {
     const badFilter = await refusal(startPull(analyst, { connectorId, filter: { sessionId: "s1" } }, db.prisma));
     expect([STATUS[badFilter.code], badFilter.message, badFilter.issues]).toEqual([
       400,
-      "A Braintrust pull cannot filter by sessionId; it filters by fromTimestamp, toTimestamp, tags, name, error, query, traceIds.",
+      "A Braintrust pull cannot filter by sessionId; it filters by fromTimestamp, toTimestamp, tags, name, error, query, experiment, traceIds.",
       [{ path: "filter.sessionId", message: "not a filter Braintrust reads" }],
     ]);
     const widened = await refusal(
@@ -309,5 +315,34 @@ describe.each(TEST_ENGINES)("Braintrust pulls on %s", (engine) => {
           'Braintrust answered 401 for page 1 of the project\'s logs (check the API key in the connector\'s environment variable and that it may read the project): {"error":"Invalid API key"}',
       },
     ]);
+  });
+
+  it("pulls an experiment's rows instead of the project's logs, mapped as the logs are", async () => {
+    const pull = await startPull(analyst, { connectorId, filter: { experiment: "exp-1" } }, db.prisma, {
+      client: FAST,
+    });
+    expect([pull.status, pull.progress]).toMatchObject(["completed", { traces: 2, imported: 2, refused: 0 }]);
+    const EXP = [braintrustRootId(40), braintrustRootId(41)];
+    expect(server.hits.map((h) => [h.kind, h.traceId])).toEqual([["roots", null], ...EXP.map((id) => ["trace", id])]);
+    // Each as the Braintrust mapper makes it of the same rows (as an experiment export file would import).
+    const stored = (await sessions()).filter((s) => EXP.includes(s.externalId!));
+    expect(stored.map((s) => [s.externalId, s.events.map((e) => [e.kind, e.name, e.status])])).toEqual(
+      [40, 41].map((n) => {
+        const mapped = PLATFORMS.braintrust.map(
+          braintrustTrace(n, { experiment: true, ...(n === 41 ? { rootError: "TimeoutError" } : {}) }),
+        );
+        if (!mapped.ok) throw new Error(JSON.stringify(mapped.issues));
+        return [braintrustRootId(n), mapped.session.events.map((e) => [e.kind, e.name, e.status])];
+      }),
+    );
+    expect(stored[0]!.events.length).toBeGreaterThan(2);
+    // Given trace ids of the experiment: read from it, not from the logs.
+    server.hits.length = 0;
+    const given = await startPull(
+      analyst,
+      { connectorId, filter: { experiment: "exp-1", traceIds: [EXP[1]!] } },
+      db.prisma,
+    );
+    expect(given.progress).toMatchObject({ traces: 1, imported: 0, duplicates: 1 });
   });
 });

@@ -12,7 +12,7 @@ import { supportTrace } from "@/lib/ingest/__fixtures__/langfuse";
 import type { SessionEvent } from "@/lib/replay";
 import { localAdmin, type Principal } from "../principal";
 import { replayOf, user } from "../testing";
-import { createConnector, startPull } from "./connectors";
+import { createConnector, startPull, StartPullInput } from "./connectors";
 import { fakeLangfuse, storedSessions } from "./testing";
 
 const SECRET_ENV = "LANGFUSE_FAILED_TEST_SECRET_KEY";
@@ -153,6 +153,39 @@ describe.each(TEST_ENGINES)(
           status: e.status,
         })),
       );
+    });
+
+    it("pulls by a score Langfuse's list cannot filter by: each trace read, kept by its scores; a bad score is a 400", async () => {
+      const connectorId = (await db.prisma.connector.findFirstOrThrow({ where: { name: "langfuse-week" } })).id;
+      // As the API and the form read it.
+      const bad = StartPullInput.safeParse({ filter: { ...WEEK, score: { name: "resolved", op: ">", value: "yes" } } });
+      expect(bad.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+        ["filter.score", "A text or true/false score compares by = or != only."],
+      ]);
+      server.hits.length = 0;
+      const pull = await startPull(
+        analyst,
+        { connectorId, filter: { ...WEEK, score: { name: "resolved", op: "<", value: 1 } } },
+        db.prisma,
+        { pageSize: 10 },
+      );
+      // The week's six traces read; the three resolved (score 1) left out; two of the three found again.
+      expect([pull.status, pull.progress]).toMatchObject([
+        "completed",
+        { traces: 6, imported: 1, duplicates: 2, skipped: 3, refused: 0 },
+      ]);
+      expect(server.hits.filter((h) => h.kind === "trace")).toHaveLength(6);
+      expect((await storedSessions(db.prisma, "langfuse")).map((s) => s.externalId)).toEqual([
+        "billing-failed",
+        "support-failed-1",
+        "support-failed-2",
+      ]);
+      const none = await startPull(
+        analyst,
+        { connectorId, filter: { ...WEEK, score: { name: "helpful", op: ">=", value: 0 } } },
+        db.prisma,
+      );
+      expect(none.progress).toMatchObject({ traces: 6, imported: 0, duplicates: 0, skipped: 6 });
     });
   },
 );

@@ -11,7 +11,10 @@ import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/te
 import { resetEnvCache } from "@/lib/env";
 import { PHOENIX_PROJECT, phoenixTrace } from "@/lib/ingest/__fixtures__/phoenix";
 import { localAdmin, type Principal } from "../principal";
-import { createConnector, startPull } from "./connectors";
+import { STATUS } from "@/lib/errors";
+import { refusal } from "../testing";
+import { deleteConnector, updateConnector } from "./connector-admin";
+import { createConnector, listConnectors, startPull } from "./connectors";
 import { fakePhoenix } from "./phoenix-testing";
 import type { PullDeps } from "./run-pull";
 import { crashAndResume, stepRows, storedSessions, type Hit, type Override } from "./testing";
@@ -145,5 +148,92 @@ describe.each(TEST_ENGINES)("Phoenix pulls on %s", (engine) => {
       [IDS[4], "", `the spans of trace ${IDS[4]} is not { data: [...], next_cursor }`],
     ]);
     expect((await storedSessions(db.prisma, "phoenix")).map((s) => s.externalId)).toEqual([IDS[0], IDS[5], IDS[6]]);
+  });
+
+  it("an admin edits the connector (not its kind; an allowed host, a free name) and deletes it once no pull runs; its sessions stay", async () => {
+    const edit = (who: Principal, change: unknown) =>
+      refusal(updateConnector(who, { connectorId, edit: change }, db.prisma));
+    expect(STATUS[(await edit(analyst, { name: "mine" })).code]).toBe(403);
+    const elsewhere = await edit(admin, { baseUrl: "https://app.phoenix.arize.com" });
+    expect([STATUS[elsewhere.code], elsewhere.message, elsewhere.issues]).toEqual([
+      400,
+      'The connector "phoenix-prod" cannot be changed: Host "app.phoenix.arize.com" is not on the executor allow-list (Settings → Executors). Add its host under Settings → Executors first.',
+      [{ path: "baseUrl", message: "not an allowed destination" }],
+    ]);
+    const issues = async (change: unknown) => {
+      const e = await edit(admin, change);
+      return [STATUS[e.code], e.issues];
+    };
+    expect(await issues({ publicKey: "pk-lf-1" })).toEqual([
+      400,
+      [{ path: "publicKey", message: "not a field of a phoenix connector" }],
+    ]);
+    expect(await issues({ kind: "langfuse" })).toEqual([400, [{ path: "kind", message: "cannot change" }]]);
+    expect(await issues({})).toEqual([400, [{ path: "", message: "Give at least one field to change." }]]);
+    expect(await issues({ secretKeyEnv: "DATABASE_URL" })).toEqual([
+      400,
+      [
+        {
+          path: "secretKeyEnv",
+          message:
+            "DATABASE_URL is one of Branchpoint's own settings; name the variable that holds the platform's secret key.",
+        },
+      ],
+    ]);
+    const other = await createConnector(
+      admin,
+      { kind: "phoenix", name: "phoenix-other", baseUrl: server.url, project: "p2", secretKeyEnv: KEY_ENV },
+      db.prisma,
+    );
+    expect(await issues({ name: "phoenix-other" })).toEqual([409, [{ path: "name", message: "taken" }]]);
+
+    const edited = await updateConnector(
+      admin,
+      { connectorId, edit: { name: "phoenix-main", baseUrl: `${server.url}/`, project: PHOENIX_PROJECT } },
+      db.prisma,
+    );
+    expect(edited).toMatchObject({
+      id: connectorId,
+      name: "phoenix-main",
+      baseUrl: `${server.url}/`,
+      hostAllowed: true,
+    });
+    const audit = await db.prisma.auditEvent.findMany({
+      where: { action: "connector.changed", target: "phoenix-main" },
+    });
+    expect(audit.map((a) => a.detail)).toEqual([
+      { change: "edited", fields: ["name", "baseUrl"], was: "phoenix-prod" },
+    ]);
+    // The edited connector pulls from its new base URL.
+    const pull = await startPull(analyst, { connectorId, filter: FILTER }, db.prisma, { client: FAST });
+    expect(pull).toMatchObject({ status: "completed", progress: { traces: 7 } });
+
+    // A pull under way holds the connector: a 409, nothing removed.
+    const sessions = await db.prisma.session.count({ where: { format: "phoenix" } });
+    const running = await db.prisma.connectorPull.create({
+      data: { connectorId, filter: FILTER, status: "running", progress: {} },
+    });
+    const busy = await refusal(deleteConnector(admin, { connectorId }, db.prisma));
+    expect([STATUS[busy.code], busy.message]).toEqual([
+      409,
+      'The connector "phoenix-main" has a pull queued or running; cancel it, and delete the connector once it has stopped.',
+    ]);
+    expect(STATUS[(await refusal(deleteConnector(analyst, { connectorId }, db.prisma))).code]).toBe(403);
+    // Ended (a schedule still held): the connector, its pulls and the schedule go; the sessions stay.
+    await db.prisma.connectorPull.update({
+      where: { id: running.id },
+      data: { status: "completed", everyMinutes: 60, nextRunAt: new Date(Date.now() - 1000) },
+    });
+    expect(await deleteConnector(admin, { connectorId }, db.prisma)).toEqual({ deleted: connectorId });
+    expect(await db.prisma.connectorPull.count({ where: { connectorId } })).toBe(0);
+    expect((await listConnectors(admin, {}, db.prisma)).map((c) => c.name)).toEqual(["phoenix-other"]);
+    expect(await db.prisma.session.count({ where: { format: "phoenix" } })).toBe(sessions);
+    expect(STATUS[(await refusal(deleteConnector(admin, { connectorId }, db.prisma))).code]).toBe(404);
+    expect(
+      (await db.prisma.auditEvent.findMany({ where: { target: "phoenix-main" }, orderBy: { createdAt: "asc" } })).map(
+        (a) => (a.detail as { change: string }).change,
+      ),
+    ).toEqual(["edited", "deleted"]);
+    await deleteConnector(admin, { connectorId: other.id }, db.prisma);
   });
 });

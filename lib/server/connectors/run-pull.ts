@@ -32,7 +32,9 @@ import type { Resolver } from "@/lib/executors/outbound";
 import { storableSessions } from "@/lib/hostile/storable";
 import type { ImportedSession } from "@/lib/ingest/types";
 import { keyEnvNameProblem } from "@/lib/executors/key-env";
-import { ConnectorApiError, type ConnectorClient, type HttpOptions, type PullFilter, type TracePage } from "./http";
+import { ConnectorApiError, scoreMeets, type ConnectorClient, type HttpOptions, type PullFilter } from "./http";
+import type { ScoreFilter, TracePage } from "./http";
+import { pacerFor } from "./pacing";
 import { platformOf, type Platform } from "./platforms";
 import { afterImport } from "../checks/online";
 
@@ -41,6 +43,8 @@ export type PullDeps = {
   /** Traces per page of the list (Langfuse's default is 50). */
   pageSize?: number;
   client?: Partial<Pick<HttpOptions, "timeoutMs" | "maxRetries" | "backoffMs" | "maxWaitMs">>;
+  /** Paces the requests (null: not at all); unset, the connector's platform's documented rate (./pacing.ts). */
+  pace?: HttpOptions["pace"];
   /** The most list pages a pull reads (an endless run of pages is the platform's fault: the pull stops). */
   maxPages?: number;
   /** Called after each trace is stored with the cursor; a throw here stops the run as a crash would. */
@@ -108,15 +112,21 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
   heartbeat.unref();
   const pageSize = deps.pageSize ?? 50;
   const filter = pull.filter as PullFilter;
-  const client = platform.client(connector, secretKey, {
-    allowed: await allowedHosts(prisma),
-    signal: abort.signal,
-    ...(deps.resolve ? { resolve: deps.resolve } : {}),
-    ...deps.client,
-    onRetry: () => {
-      progress = { ...progress, retries: progress.retries + 1 };
+  const client = platform.client(
+    connector,
+    secretKey,
+    {
+      allowed: await allowedHosts(prisma),
+      signal: abort.signal,
+      ...(deps.resolve ? { resolve: deps.resolve } : {}),
+      pace: deps.pace === undefined ? pacerFor(connector) : deps.pace,
+      ...deps.client,
+      onRetry: () => {
+        progress = { ...progress, retries: progress.retries + 1 };
+      },
     },
-  });
+    filter,
+  );
 
   /** New sessions stored since the after-import path last took them. */
   let fresh: string[] = [];
@@ -166,7 +176,7 @@ export async function runPull(prisma: Db, pullId: string, run: PullRun, deps: Pu
       for (const traceId of ids) {
         if (await isPullCancelRequested(prisma, pullId)) return void (await end("cancelled"));
         const read = await readTrace(platform, client, traceId, cursor.page, connector.name);
-        const skip = checkFailed && read.session !== null && failed(read.session) !== filter.error;
+        const skip = leftOut(read, filter, checkFailed);
         const next = { ...at(cursor.page, token), lastTraceId: traceId ?? cursor.lastTraceId };
         const cancel = await store(next, skip ? null : read.session, read.refusal, skip);
         await deps.afterTrace?.({ page: cursor.page, traceId, traces: progress.traces });
@@ -224,6 +234,22 @@ function refuseRunawayList(
 /** The most list pages one pull reads. */
 const MAX_PAGES = 10_000;
 
+type TraceScore = { name: unknown; value: unknown };
+/** Whether a trace's score is the one a filter asks for. */
+const scoreMatches = (filter: ScoreFilter, score: TraceScore) =>
+  score.name === filter.name && scoreMeets(filter, score.value);
+
+/** Whether a trace read is left out by the checks its list could not make (failed or not; a score). */
+function leftOut(
+  read: { session: ImportedSession | null; scores: TraceScore[] },
+  filter: PullFilter,
+  checkFailed: boolean,
+): boolean {
+  if (read.session === null) return false;
+  if (checkFailed && failed(read.session) !== filter.error) return true;
+  return filter.score !== undefined && !read.scores.some((x) => scoreMatches(filter.score!, x));
+}
+
 /** A session failed when one of its steps did (Langfuse: an observation of level ERROR). */
 const failed = (session: ImportedSession) => session.events.some((e) => e.status === "failed");
 
@@ -245,16 +271,18 @@ async function readTrace(
   traceId: string | null,
   page: number,
   connector: string,
-): Promise<{ session: ImportedSession | null; refusal: PullRefusal | null }> {
+): Promise<{ session: ImportedSession | null; refusal: PullRefusal | null; scores: TraceScore[] }> {
   if (traceId === null)
     return {
       session: null,
       refusal: { traceId: null, issues: [{ path: `page ${page}`, message: "a listed trace has no id" }] },
+      scores: [],
     };
   const answer = await client.getTrace(traceId);
-  if (!answer.ok) return { session: null, refusal: { traceId, issues: [{ path: "", message: answer.message }] } };
+  if (!answer.ok)
+    return { session: null, refusal: { traceId, issues: [{ path: "", message: answer.message }] }, scores: [] };
   const mapped = platform.map(answer.trace);
-  if (!mapped.ok) return { session: null, refusal: { traceId, issues: mapped.issues.slice(0, 20) } };
+  if (!mapped.ok) return { session: null, refusal: { traceId, issues: mapped.issues.slice(0, 20) }, scores: [] };
   if (mapped.session.externalId !== traceId)
     return {
       session: null,
@@ -262,9 +290,10 @@ async function readTrace(
         traceId,
         issues: [{ path: "id", message: `${platform.label} answered with another trace than the one asked for` }],
       },
+      scores: [],
     };
   const session = { ...mapped.session, metadata: { ...mapped.session.metadata, connector } };
   const storable = storableSessions([session]);
-  if (!storable.ok) return { session: null, refusal: { traceId, issues: storable.issues.slice(0, 20) } };
-  return { session: storable.sessions[0]!, refusal: null };
+  if (!storable.ok) return { session: null, refusal: { traceId, issues: storable.issues.slice(0, 20) }, scores: [] };
+  return { session: storable.sessions[0]!, refusal: null, scores: platform.scoresOf?.(answer.trace) ?? [] };
 }

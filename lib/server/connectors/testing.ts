@@ -106,7 +106,8 @@ export async function fakePlatform(opts: {
 }
 
 export async function fakeLangfuse(opts: FakeLangfuseOptions) {
-  const byId = new Map(opts.traces.map((t) => [String(t.id), t]));
+  // Read at each request: a test may add a trace to `traces` later (one the platform indexed late).
+  const byId = { get: (id: string) => opts.traces.find((t) => String(t.id) === id) };
   const expected = `Basic ${Buffer.from(`${opts.publicKey}:${opts.secretKey}`).toString("base64")}`;
 
   const list = (query: URLSearchParams) => {

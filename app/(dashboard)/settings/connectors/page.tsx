@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { ConnectorAdmin } from "@/components/connectors/ConnectorAdmin";
 import { CancelPullButton, ConnectorForm, PullForm, RefreshWhileRunning } from "@/components/connectors/ConnectorForms";
 import { Badge, StatusBadge } from "@/components/ui/Badge";
 import { Card } from "@/components/ui/Card";
@@ -34,9 +35,7 @@ function PullRow({ pull }: { pull: PullView }) {
           {p.traces ?? 0}
           {p.totalItems !== null && p.totalItems !== undefined ? ` of ${p.totalItems}` : ""} traces: {p.imported ?? 0}{" "}
           imported, {p.duplicates ?? 0} already here, {p.refused ?? 0} refused
-          {p.skipped
-            ? `, ${p.skipped} left out (${(pull.filter as { error?: boolean }).error ? "did not fail" : "failed"})`
-            : ""}
+          {p.skipped ? `, ${p.skipped} left out by the filter (read, then checked)` : ""}
           {p.retries ? `, ${p.retries} retries` : ""}
         </span>
         <span className="text-xs text-slate-500">
@@ -95,6 +94,7 @@ export default async function ConnectorsPage() {
               <span className="font-mono text-xs">{c.project ?? c.publicKey}</span> · secret in ${c.secretKeyEnv}{" "}
               {c.secretSet ? <Badge tone="good">set</Badge> : <Badge tone="bad">not set on the server</Badge>}
             </p>
+            {can(principal, "executors.manage") ? <ConnectorAdmin connector={c} /> : null}
             {can(principal, "sessions.import") ? (
               <PullForm connectorId={c.id} kind={c.kind} label={platformOf(c.kind)?.label ?? c.kind} />
             ) : null}

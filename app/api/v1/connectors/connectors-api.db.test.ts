@@ -23,6 +23,7 @@ import { plugJobQueue } from "@/lib/server/job-queue";
 import { POST as importSessions } from "../sessions/route";
 import { POST as cancelPullRoute } from "./[id]/pulls/[pullId]/cancel/route";
 import { GET as getPull } from "./[id]/pulls/[pullId]/route";
+import { DELETE as deleteConnector, PATCH as editConnector } from "./[id]/route";
 import { POST as startPull } from "./[id]/pulls/route";
 import { GET as listConnectors, POST as addConnector } from "./route";
 
@@ -345,7 +346,7 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     const bad = await start({ userId: "u-1" });
     expect([bad.status, (bad.body.error as { message: string }).message]).toEqual([
       400,
-      "A Braintrust pull cannot filter by userId; it filters by fromTimestamp, toTimestamp, tags, name, error, query, traceIds.",
+      "A Braintrust pull cannot filter by userId; it filters by fromTimestamp, toTimestamp, tags, name, error, query, experiment, traceIds.",
     ]);
     const started = await start({ tags: ["prod"], error: true });
     expect(started.status).toBe(201);
@@ -418,7 +419,8 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     const next = (await poll(id, rows[1]!.id)) as { filter: { fromTimestamp: string; tags: string[] } };
     expect(next).toMatchObject({
       status: "completed",
-      filter: { fromTimestamp: first.filter.toTimestamp, tags: ["prod"] },
+      // Ten minutes back (the default lookback) for the traces indexed late.
+      filter: { fromTimestamp: new Date(Date.parse(first.filter.toTimestamp) - 600_000).toISOString(), tags: ["prod"] },
       progress: { traces: 0 },
       schedule: { everyMinutes: 60, nextRunAt: expect.any(String) as string },
     });
@@ -467,4 +469,26 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     await jobs.sweep();
     expect(await db.prisma.connectorPull.count({ where: { connectorId: id } })).toBe(2);
   }, 120_000);
+
+  it("edits a connector with PATCH and deletes it with DELETE, a 409 while a pull of it runs", async () => {
+    const body = { name: "ph-edit", kind: "phoenix", baseUrl: phoenix.url, project: "p", secretKeyEnv: PHOENIX_ENV };
+    const added = await call(addConnector, "/api/v1/connectors", {}, { method: "POST", body: JSON.stringify(body) });
+    const id = (added.body.connector as { id: string }).id;
+    const path = `/api/v1/connectors/${id}`;
+    const edit = (change: unknown) =>
+      call(editConnector, path, { id }, { method: "PATCH", body: JSON.stringify(change) });
+    expect([
+      (await edit({ kind: "langfuse" })).status,
+      (await edit({ name: "ph-renamed" })).body.connector,
+    ]).toMatchObject([400, { id, name: "ph-renamed", kind: "phoenix" }]);
+    const run = await db.prisma.connectorPull.create({ data: { connectorId: id, filter: {}, status: "queued" } });
+    const busy = await call(deleteConnector, path, { id }, { method: "DELETE" });
+    expect([busy.status, (busy.body.error as { code: string }).code]).toEqual([409, "wrong_state"]);
+    await db.prisma.connectorPull.update({ where: { id: run.id }, data: { status: "cancelled" } });
+    expect(await call(deleteConnector, path, { id }, { method: "DELETE" })).toEqual({
+      status: 200,
+      body: { deleted: id },
+    });
+    expect((await call(deleteConnector, path, { id }, { method: "DELETE" })).status).toBe(404);
+  });
 });

@@ -5,9 +5,10 @@ export const dynamic = "force-dynamic";
 
 /**
  * POST /api/v1/connectors/:id/pulls: `{ filter: { fromTimestamp?, toTimestamp?, tags?, name?, userId?, sessionId?,
- * error?, query?, environment?, version?, release?, traceIds? } }` (the fields the connector's kind reads; another
- * is a 400; `traceIds`, up to 500, pulls those traces and takes no other field but `error`; Langfuse's `error` is
- * checked on each trace read, its list having no such parameter) → `201 { "pull": { id, status, progress, … } }`. A worker runs it (a job); poll `GET …/pulls/:pullId`.
+ * error?, query?, environment?, version?, release?, score?, traceIds? } }` (the fields the connector's kind reads;
+ * another is a 400; `traceIds`, up to 500, pulls those traces and takes no other field but `error`; Langfuse's
+ * `error` and `score: { name, op: "=" | "!=" | ">" | ">=" | "<" | "<=", value }` are checked on each trace read,
+ * its list having no such parameters) → `201 { "pull": { id, status, progress, … } }`. A worker runs it (a job); poll `GET …/pulls/:pullId`.
  * With `schedule: { everyMinutes }` (5 to 10080) the pull repeats: when it is due and this one has ended, the
  * queue's sweep starts the next, reading the traces since this one's window ended; cancel a pull to stop it.
  */
