@@ -52,7 +52,7 @@ describe.each(TEST_ENGINES)("streamed replay documents on %s", (engine) => {
   let ids: string[] = [];
   let longId = "";
   /** The replays that diverge (edited, paused, ended by a budget, removed calls) and the long one. */
-  let divergent: string[] = [];
+  const divergent: string[] = [];
   beforeAll(async () => {
     db = await demoDatabase(engine);
     for (const s of await db.prisma.session.findMany({ select: { id: true }, orderBy: { createdAt: "asc" } }))
