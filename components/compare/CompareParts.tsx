@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useId, useRef, type CSSProperties } from "react";
+import { useEffect, useId, useLayoutEffect, useRef, type CSSProperties } from "react";
 import { findCompareRow, type CompareSource } from "./compare-source";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
@@ -109,21 +109,22 @@ export function CompareRowLine({
 
 /**
  * j / k: the next / previous change among the rows shown, found by the server in whichever window it is
- * (not while typing in a field or the editor).
+ * (not while typing in a field or the editor). The key reads the selection the page shows: the listener is
+ * registered once and reads the latest props from a ref set before paint, since a listener re-registered by an
+ * effect (after paint) could take a key pressed in between with the selection before, and j j k then went from
+ * the second row back past the first.
  */
-export function useNextChangeKeys({
-  source,
-  filter,
-  selected,
-  onFound,
-  onError,
-}: {
+export function useNextChangeKeys(props: {
   source: CompareSource;
   filter: CompareFilter;
   selected: CompareRow | null;
   onFound: (found: FoundRow) => void;
   onError: (message: string) => void;
 }) {
+  const latest = useRef(props);
+  useLayoutEffect(() => {
+    latest.current = props;
+  });
   const moving = useRef(false);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -134,6 +135,7 @@ export function useNextChangeKeys({
       e.preventDefault();
       if (moving.current) return;
       moving.current = true;
+      const { source, filter, selected, onFound, onError } = latest.current;
       findCompareRow(source, {
         filter,
         ...(selected ? { pair: selected.id } : {}),
@@ -150,5 +152,5 @@ export function useNextChangeKeys({
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [source, filter, selected, onFound, onError]);
+  }, []);
 }
