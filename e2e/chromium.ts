@@ -3,9 +3,10 @@ import { existsSync } from "node:fs";
 /**
  * Debian's Chromium, started so it dials no host outside this machine (STACK.md). Playwright adds --headless itself.
  * Debian's `chromium-headless-shell` (the headless-only build, what Playwright itself runs headless by default) when
- * it is installed, else the full browser: over the same two specs, four rounds, the shell used 84–93 CPU-s where the
- * full browser in headless mode used 115–129 (`.ci/run` installs both; the full
- * browser is for looking at pages by hand).
+ * it is installed, else the full browser. The browser and its children's CPU over policies.spec and sessions.spec,
+ * one round each at load 12–17 (a cpuacct cgroup around the browser): the full browser headless 129 CPU-s, the shell
+ * 93 (84 without the traces' DOM snapshots); by process accounting, an earlier round: 115 and 93. `.ci/run` installs
+ * both; the full browser is for looking at pages by hand.
  */
 export const CHROMIUM_PATH =
   process.env.CHROMIUM_PATH ??
