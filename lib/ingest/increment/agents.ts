@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { storableSessions } from "@/lib/hostile/storable";
 import {
   agentsSteps,
   mapOpenAiAgentsGroups,
@@ -21,6 +20,7 @@ import { byCodePoint } from "../order";
 import type { ImportedSession } from "../types";
 import {
   cacheKeysOf,
+  newGroupSessions,
   planTouchedGroups,
   planResult,
   rowsByTrace,
@@ -275,12 +275,10 @@ function* planNewGroups(
   if (mapped.groups.some((g) => !ownKeys.includes(g.key))) return fallback("a group its items do not name");
   const keys = [...new Set([...ownKeys, ...mapped.groups.map((g) => g.key)])].map((k) => AGENTS_PREFIX + k);
   if (((yield { kind: "keyed", keys }) as number) > 0) return fallback("a group without a session yet");
-  const storable = storableSessions(mapped.groups.flatMap((g) => (g.session ? [g.session] : [])));
-  if (!storable.ok || storable.sessions.some((s) => "repairedCharacters" in s.metadata))
-    return fallback("unstorable or repaired values");
-  const sessions = [...storable.sessions];
-  const created: CreatedGroup[] = mapped.groups.map((g) => {
-    const session = g.session ? sessions.shift()! : null;
+  const sessions = newGroupSessions(mapped.groups);
+  if (isFallback(sessions)) return sessions;
+  const created: CreatedGroup[] = mapped.groups.map((g, i) => {
+    const session = sessions[i] ?? null;
     return {
       key: g.key,
       session,

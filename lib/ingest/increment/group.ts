@@ -113,9 +113,8 @@ export function* planGroup<T, B, C extends Composition, S>(
   const finished = yield* format.finish(ctx, tail, read.tail);
   if (isFallback(finished)) return finished;
   const { fields, counts } = finished;
-  const checked = storableSessions([{ ...fields, events: tail }]);
-  if (!checked.ok || "repairedCharacters" in checked.sessions[0]!.metadata)
-    return fallback("unstorable or repaired values");
+  const checked = storedAsIs([{ ...fields, events: tail }]);
+  if (isFallback(checked)) return checked;
   const figures = windowFigures(session, from, tail, read.tail, read.anchors, counts, [read.fm, read.fu, read.lf]);
   if (typeof figures === "string") return fallback(figures);
   return {
@@ -230,6 +229,27 @@ export function* planTouchedGroups<T, B, C extends Composition, S>(
 }
 
 /** The cache keys of a window's calls (the same whatever conversation it continues). */
+/**
+ * The sessions as the store would keep them, in order, or the full rebuild's fallback: an increment writes only
+ * what needs neither a refusal nor a repair (the full rebuild reports both).
+ */
+export function storedAsIs(sessions: readonly ImportedSession[]): readonly ImportedSession[] | Fallback {
+  const checked = storableSessions(sessions);
+  if (!checked.ok || checked.sessions.some((s) => "repairedCharacters" in s.metadata))
+    return fallback("unstorable or repaired values");
+  return checked.sessions;
+}
+
+/** A new group's session as stored (null for a group without one), each by its group, or the fallback. */
+export function newGroupSessions(
+  groups: readonly { session: ImportedSession | null }[],
+): (ImportedSession | null)[] | Fallback {
+  const stored = storedAsIs(groups.flatMap((g) => (g.session ? [g.session] : [])));
+  if (isFallback(stored)) return stored;
+  let next = 0;
+  return groups.map((g) => (g.session ? stored[next++]! : null));
+}
+
 export function cacheKeysOf(steps: readonly Step[]): string[] {
   return [
     ...new Set(assemble(steps).flatMap((e) => (e.cacheKey !== null && e.occurrence !== null ? [e.cacheKey] : []))),

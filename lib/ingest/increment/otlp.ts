@@ -1,4 +1,3 @@
-import { storableSessions } from "@/lib/hostile/storable";
 import {
   addDigests,
   aggregateOf,
@@ -20,6 +19,7 @@ import type { Message } from "@/lib/replay";
 import type { ImportFormat, ImportIssue } from "../types";
 import {
   cacheKeysOf,
+  newGroupSessions,
   planTouchedGroups,
   planResult,
   rowsByTrace,
@@ -254,12 +254,10 @@ function* planNewGroups(
   if (mapped.groups.some((g) => !ownKeys.includes(g.key))) return fallback("a group its spans do not name");
   const keyed = (yield { kind: "keyed", keys: mapped.groups.map((g) => OTLP_PREFIX + g.key) }) as number;
   if (keyed > 0) return fallback("a group without a session yet");
-  const storable = storableSessions(mapped.groups.flatMap((g) => (g.session ? [g.session] : [])));
-  if (!storable.ok || storable.sessions.some((s) => "repairedCharacters" in s.metadata))
-    return fallback("unstorable or repaired values");
-  const sessions = [...storable.sessions];
-  const created: CreatedGroup[] = mapped.groups.map((g) => {
-    const session = g.session ? sessions.shift()! : null;
+  const sessions = newGroupSessions(mapped.groups);
+  if (isFallback(sessions)) return sessions;
+  const created: CreatedGroup[] = mapped.groups.map((g, i) => {
+    const session = sessions[i] ?? null;
     return {
       key: g.key,
       session,
