@@ -1,6 +1,6 @@
 import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/db/errors";
 import { env } from "@/lib/env";
-import { IMPORT_RETRY_AFTER_SECONDS } from "./heavy";
+import { IMPORT_RETRY_AFTER_SECONDS, withImportSlot } from "./heavy";
 import protobuf from "protobufjs/light.js";
 import { decodeOtlpJson, decodeOtlpProtobuf, gunzipIfNeeded, type OtlpSpan } from "@/lib/ingest/otlp";
 import { decodeOtlpLogsJson, decodeOtlpLogsProtobuf, genAiLogEvents, type SpanLogEvent } from "@/lib/ingest/otlp/logs";
@@ -147,6 +147,20 @@ export function otlpAnswerError(error: unknown, request: Request): Response {
   if (known.code === "internal_error")
     return otlpErrorResponse(500, "Something went wrong on the server; the export was not stored.", [], encoding);
   return otlpErrorResponse(known.status, known.message, known.issues, encoding);
+}
+
+/**
+ * Stores what an export holds through `ingest`, given the import format the request's encoding names, in the import
+ * slot; a refusal is a 400 whose message lists the issues after `intro`.
+ */
+export async function storeOtlpExport(
+  encoding: OtlpEncoding,
+  intro: string,
+  ingest: (format: "otlp-json" | "otlp-protobuf") => Promise<{ ok: true } | { ok: false; issues: ImportIssue[] }>,
+): Promise<void> {
+  const format = encoding === "json" ? "otlp-json" : "otlp-protobuf";
+  const result = await withImportSlot(() => ingest(format));
+  if (!result.ok) throw new AppError("invalid_input", describeIssues(intro, result.issues), result.issues);
 }
 
 // --- Decoding an export ----------------------------------------------------------

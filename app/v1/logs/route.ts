@@ -1,12 +1,10 @@
-import { withImportSlot } from "@/lib/http/heavy";
-import { AppError } from "@/lib/errors";
 import {
   decodeLogsExport,
-  describeIssues,
   otlpAnswerError,
   otlpEncoding,
   otlpLogsResponse,
   readTraceBody,
+  storeOtlpExport,
 } from "@/lib/http/otlp";
 import { route } from "@/lib/http/route";
 import { ingestOtlpLogs } from "@/lib/server/sessions/sessions";
@@ -23,17 +21,10 @@ export const POST = route(
     const encoding = otlpEncoding(request);
     const { bytes, contentEncoding } = await readTraceBody(request);
     const { events, unattached } = decodeLogsExport(bytes, contentEncoding, encoding);
-    if (events.length > 0) {
-      const format = encoding === "json" ? "otlp-json" : "otlp-protobuf";
-      const result = await withImportSlot(() => ingestOtlpLogs(principal, { events, format }, prisma));
-      if (!result.ok) {
-        throw new AppError(
-          "invalid_input",
-          describeIssues("Some spans cannot take these events", result.issues),
-          result.issues,
-        );
-      }
-    }
+    if (events.length > 0)
+      await storeOtlpExport(encoding, "Some spans cannot take these events", (format) =>
+        ingestOtlpLogs(principal, { events, format }, prisma),
+      );
     return otlpLogsResponse(encoding, unattached);
   },
 );

@@ -1,12 +1,10 @@
-import { withImportSlot } from "@/lib/http/heavy";
-import { AppError } from "@/lib/errors";
 import {
   decodeTraceExport,
-  describeIssues,
   otlpAnswerError,
   otlpEncoding,
   otlpSuccessResponse,
   readTraceBody,
+  storeOtlpExport,
 } from "@/lib/http/otlp";
 import { route } from "@/lib/http/route";
 import { ingestOtlpSpans } from "@/lib/server/sessions/sessions";
@@ -23,17 +21,10 @@ export const POST = route(
     const encoding = otlpEncoding(request);
     const { bytes, contentEncoding } = await readTraceBody(request);
     const spans = decodeTraceExport(bytes, contentEncoding, encoding);
-    if (spans.length > 0) {
-      const format = encoding === "json" ? "otlp-json" : "otlp-protobuf";
-      const result = await withImportSlot(() => ingestOtlpSpans(principal, { spans, format }, prisma));
-      if (!result.ok) {
-        throw new AppError(
-          "invalid_input",
-          describeIssues("Some spans have missing or mistyped attributes", result.issues),
-          result.issues,
-        );
-      }
-    }
+    if (spans.length > 0)
+      await storeOtlpExport(encoding, "Some spans have missing or mistyped attributes", (format) =>
+        ingestOtlpSpans(principal, { spans, format }, prisma),
+      );
     return otlpSuccessResponse(encoding);
   },
 );
