@@ -117,6 +117,26 @@ describe("GenAI events as OTLP log records", () => {
     expect(read.ok && read.unattached).toBe(1);
   });
 
+  it("keep outside keys like __proto__ and constructor as the record's own keys, never a prototype", () => {
+    const text = `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"traceId":"${CONCIERGE_TRACE}","spanId":"${SECOND_CHAT}",
+      "eventName":"gen_ai.user.message","timeUnixNano":"1",
+      "attributes":[{"key":"__proto__","value":{"stringValue":"polluted"}},{"key":"constructor","value":{"intValue":"1"}}],
+      "body":{"kvlistValue":{"values":[{"key":"__proto__","value":{"kvlistValue":{"values":[{"key":"x","value":{"boolValue":true}}]}}},
+        {"key":"content","value":{"stringValue":"hi"}}]}}}]}]}]}`;
+    const decoded = decodeOtlpLogsJson(new TextEncoder().encode(text));
+    if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues));
+    const read = genAiLogEvents(decoded.records);
+    if (!read.ok) throw new Error(JSON.stringify(read.issues));
+    const { attributes } = read.events[0]!.event;
+    expect(Object.getPrototypeOf(attributes)).toBe(Object.prototype);
+    expect(Object.keys(attributes).sort()).toEqual(["__proto__", "constructor", "gen_ai.event.content"]);
+    expect(Object.getOwnPropertyDescriptor(attributes, "__proto__")?.value).toBe("polluted");
+    const content = attributes["gen_ai.event.content"] as Record<string, unknown>;
+    expect(Object.getPrototypeOf(content)).toBe(Object.prototype);
+    expect(Object.keys(content)).toEqual(["__proto__", "content"]);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
   it("refuse a malformed export at each problem's path, and an event whose content cannot be read", () => {
     expect(decodeOtlpLogsJsonValue({ resourceSpans: [] })).toEqual({
       ok: false,
