@@ -136,3 +136,24 @@ export function statementCountingClient(database: Database): {
   client.$on("query", (e) => statements.push(e.query));
   return { prisma: client as unknown as Db, statements, close: () => client.$disconnect() };
 }
+
+/**
+ * Everything stored of some sessions but their ids and creation times, by external id: events, trace ids, cluster
+ * membership and span rows (without their packed payloads), to compare two ways of storing the same input.
+ */
+export function storedSessionsWhole(prisma: Db, ids: readonly string[]) {
+  return prisma.session.findMany({
+    where: { id: { in: [...ids] } },
+    orderBy: { externalId: "asc" },
+    include: {
+      events: { orderBy: { seq: "asc" }, omit: { id: true, sessionId: true } },
+      traces: { orderBy: { traceId: "asc" }, select: { traceId: true } },
+      cluster: { select: { clusterId: true, signatureHash: true, agentVersionId: true, seenAt: true } },
+      spans: {
+        orderBy: [{ traceId: "asc" }, { spanId: "asc" }],
+        omit: { id: true, sessionId: true, receivedAt: true, packed: true },
+      },
+    },
+    omit: { id: true, createdAt: true },
+  });
+}

@@ -2,7 +2,7 @@ import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentsRunsOf } from "@/lib/ingest/testing";
 import { parseOpenAiAgentsExport, type AgentsItem } from "@/lib/ingest/openai-agents-parse";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
+import { TEST_ENGINES, createTestDatabase, storedSessionsWhole, type TestDatabase } from "@/lib/db/testing";
 import { fallbacks } from "./increment";
 import { ingestAgentsItems, storeAgentsItems, type TraceIngestResult } from "./traces";
 
@@ -58,20 +58,7 @@ describe.each(TEST_ENGINES)("an Agents SDK export's first groups on %s", (engine
   /** Everything stored of some sessions and of the request's rows, the other path's names made `inc`. */
   async function storedOf(result: TraceIngestResult & { ok: true }, name: string) {
     const ids = result.sessions.map((x) => x.id);
-    const sessions = await db.prisma.session.findMany({
-      where: { id: { in: ids } },
-      orderBy: { externalId: "asc" },
-      include: {
-        events: { orderBy: { seq: "asc" }, omit: { id: true, sessionId: true } },
-        traces: { orderBy: { traceId: "asc" }, select: { traceId: true } },
-        cluster: { select: { clusterId: true, signatureHash: true, agentVersionId: true, seenAt: true } },
-        spans: {
-          orderBy: [{ traceId: "asc" }, { spanId: "asc" }],
-          omit: { id: true, sessionId: true, receivedAt: true, packed: true },
-        },
-      },
-      omit: { id: true, createdAt: true },
-    });
+    const sessions = await storedSessionsWhole(db.prisma, ids);
     // Every row of the request's traces, those of no session too.
     const rows = await db.prisma.traceSpan.findMany({
       where: { OR: [{ traceId: { contains: `-${name}` } }, { groupKey: { contains: `-${name}` } }] },

@@ -5,7 +5,13 @@ import { mapOtlpSpans, type OtlpSpan } from "@/lib/ingest/otlp";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import type { SessionEvent } from "@/lib/replay";
 import { getSession, toSessionEvent } from "@/lib/db/session-reads";
-import { TEST_ENGINES, createTestDatabase, type TestDatabase, indexEntriesRead } from "@/lib/db/testing";
+import {
+  TEST_ENGINES,
+  createTestDatabase,
+  storedSessionsWhole,
+  type TestDatabase,
+  indexEntriesRead,
+} from "@/lib/db/testing";
 import { ingestOtlpSpans, storeOtlpSpans, type TraceIngestResult } from "./traces";
 
 // The incremental ingest (./trace-increment.ts) must give, after EVERY export,
@@ -150,20 +156,7 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
     // Everything stored of a session, its names and trace ids made the incremental one's.
     const storedOf = async (result: typeof full, which: string, t: number) => {
       const ids = result.sessions.map((x) => x.id);
-      const sessions = await db.prisma.session.findMany({
-        where: { id: { in: ids } },
-        orderBy: { externalId: "asc" },
-        include: {
-          events: { orderBy: { seq: "asc" }, omit: { id: true, sessionId: true } },
-          traces: { orderBy: { traceId: "asc" }, select: { traceId: true } },
-          cluster: { select: { clusterId: true, signatureHash: true, agentVersionId: true, seenAt: true } },
-          spans: {
-            orderBy: [{ traceId: "asc" }, { spanId: "asc" }],
-            omit: { id: true, sessionId: true, receivedAt: true, packed: true },
-          },
-        },
-        omit: { id: true, createdAt: true },
-      });
+      const sessions = await storedSessionsWhole(db.prisma, ids);
       const packed = await db.prisma.traceSpan.findMany({
         where: { sessionId: { in: ids } },
         orderBy: [{ traceId: "asc" }, { spanId: "asc" }],
