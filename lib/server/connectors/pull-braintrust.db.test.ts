@@ -9,7 +9,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { resetEnvCache } from "@/lib/env";
 import { STATUS } from "@/lib/errors";
 import { BRAINTRUST_PROJECT, braintrustRootId, braintrustTrace } from "@/lib/ingest/__fixtures__/braintrust";
 import { localAdmin, type Principal } from "../principal";
@@ -19,7 +18,7 @@ import { conditionProblem, rootSpanConditions, sqlLiteral } from "./braintrust-c
 import { createConnector, listConnectors, startPull } from "./connectors";
 import { PLATFORMS } from "./platforms";
 import type { PullDeps } from "./run-pull";
-import { crashAndResume, stepRows, storedSessions, type Hit, type Override } from "./testing";
+import { crashAndResume, stepRows, storedSessions, type Hit, type Override, withKeyVariables } from "./testing";
 
 const KEY_ENV = "BRAINTRUST_PULL_TEST_API_KEY";
 const API_KEY = "sk-bt-test";
@@ -127,10 +126,9 @@ describe.each(TEST_ENGINES)("Braintrust pulls on %s", (engine) => {
   let server: Awaited<ReturnType<typeof fakeBraintrust>>;
   let connectorId: string;
 
+  let clearKeys: (() => void) | undefined;
   beforeAll(async () => {
-    process.env[KEY_ENV] = API_KEY;
-    process.env.BRANCHPOINT_MODEL_KEY_VARS = KEY_ENV;
-    resetEnvCache();
+    clearKeys = withKeyVariables({ [KEY_ENV]: API_KEY });
     db = await createTestDatabase(engine);
     server = await fakeBraintrust({
       traces: corpus(),
@@ -160,9 +158,7 @@ describe.each(TEST_ENGINES)("Braintrust pulls on %s", (engine) => {
   afterAll(async () => {
     await server?.close();
     await db?.drop();
-    delete process.env[KEY_ENV];
-    delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
-    resetEnvCache();
+    clearKeys?.();
   });
   beforeEach(() => {
     intercept = undefined;

@@ -3,11 +3,11 @@
  * agent judge each new one, and the agent's watches are evaluated; a trace found again is not judged again.
  * Against the local Phoenix server (./phoenix-testing.ts) and a local webhook receiver, on both engines.
  */
+import { withKeyVariables } from "./testing";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { resetEnvCache } from "@/lib/env";
 import { PHOENIX_PROJECT, phoenixTrace } from "@/lib/ingest/__fixtures__/phoenix";
 import { attachCheck } from "../checks/online";
 import { localAdmin } from "../principal";
@@ -43,10 +43,9 @@ describe.each(TEST_ENGINES)("pulled sessions after import on %s", (engine) => {
       select: { id: true, agent: { select: { name: true } } },
     });
 
+  let clearKeys: (() => void) | undefined;
   beforeAll(async () => {
-    process.env[KEY_ENV] = API_KEY;
-    process.env.BRANCHPOINT_MODEL_KEY_VARS = KEY_ENV;
-    resetEnvCache();
+    clearKeys = withKeyVariables({ [KEY_ENV]: API_KEY });
     db = await createTestDatabase(engine);
     server = await fakePhoenix({
       traces: [0, 1, 2, 3].map((k) => phoenixTrace(k)),
@@ -60,9 +59,7 @@ describe.each(TEST_ENGINES)("pulled sessions after import on %s", (engine) => {
     await server?.close();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
     await db?.drop();
-    delete process.env[KEY_ENV];
-    delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
-    resetEnvCache();
+    clearKeys?.();
   });
 
   it("an attached check judges each new pulled session once, and the agent's watch fires on them", async () => {

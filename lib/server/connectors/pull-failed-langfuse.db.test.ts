@@ -6,14 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { resetEnvCache } from "@/lib/env";
 import { importDocument } from "@/lib/ingest";
 import { supportTrace } from "@/lib/ingest/__fixtures__/langfuse";
 import type { SessionEvent } from "@/lib/replay";
 import { localAdmin, type Principal } from "../principal";
 import { replayOf, user } from "../testing";
 import { createConnector, startPull, StartPullInput } from "./connectors";
-import { fakeLangfuse, storedSessions } from "./testing";
+import { fakeLangfuse, storedSessions, withKeyVariables } from "./testing";
 
 const SECRET_ENV = "LANGFUSE_FAILED_TEST_SECRET_KEY";
 const DAY = 86_400_000;
@@ -57,10 +56,9 @@ describe.each(TEST_ENGINES)(
     const admin: Principal = localAdmin("ada");
     const analyst = user("u-ann", "ann");
 
+    let clearKeys: (() => void) | undefined;
     beforeAll(async () => {
-      process.env[SECRET_ENV] = "sk-lf-week";
-      process.env.BRANCHPOINT_MODEL_KEY_VARS = SECRET_ENV;
-      resetEnvCache();
+      clearKeys = withKeyVariables({ [SECRET_ENV]: "sk-lf-week" });
       db = await createTestDatabase(engine);
       server = await fakeLangfuse({ traces: corpus(), publicKey: "pk-lf-week", secretKey: "sk-lf-week" });
       await db.prisma.allowedHost.create({ data: { host: "127.0.0.1" } });
@@ -68,9 +66,7 @@ describe.each(TEST_ENGINES)(
     afterAll(async () => {
       await server?.close();
       await db?.drop();
-      delete process.env[SECRET_ENV];
-      delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
-      resetEnvCache();
+      clearKeys?.();
     });
 
     it("imports exactly the failed ones, as complete as a file import, and one replays exactly as a branch", async () => {

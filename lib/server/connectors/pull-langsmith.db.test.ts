@@ -8,7 +8,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { resetEnvCache } from "@/lib/env";
 import { STATUS } from "@/lib/errors";
 import { PROJECT_ID, supportRuns, supportRunTraces } from "@/lib/ingest/__fixtures__/langsmith";
 import { localAdmin, type Principal } from "../principal";
@@ -16,7 +15,7 @@ import { refusal } from "../testing";
 import { createConnector, listConnectors, startPull } from "./connectors";
 import { fakeLangSmith } from "./langsmith-testing";
 import type { PullDeps } from "./run-pull";
-import { crashAndResume, stepRows, storedSessions, type Hit, type Override } from "./testing";
+import { crashAndResume, stepRows, storedSessions, type Hit, type Override, withKeyVariables } from "./testing";
 
 const KEY_ENV = "LANGSMITH_PULL_TEST_API_KEY";
 const API_KEY = "lsv2_pt_test";
@@ -39,10 +38,9 @@ describe.each(TEST_ENGINES)("LangSmith pulls on %s", (engine) => {
   let server: Awaited<ReturnType<typeof fakeLangSmith>>;
   let connectorId: string;
 
+  let clearKeys: (() => void) | undefined;
   beforeAll(async () => {
-    process.env[KEY_ENV] = API_KEY;
-    process.env.BRANCHPOINT_MODEL_KEY_VARS = KEY_ENV;
-    resetEnvCache();
+    clearKeys = withKeyVariables({ [KEY_ENV]: API_KEY });
     db = await createTestDatabase(engine);
     server = await fakeLangSmith({
       traces: corpus(),
@@ -61,9 +59,7 @@ describe.each(TEST_ENGINES)("LangSmith pulls on %s", (engine) => {
   afterAll(async () => {
     await server?.close();
     await db?.drop();
-    delete process.env[KEY_ENV];
-    delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
-    resetEnvCache();
+    clearKeys?.();
   });
   beforeEach(() => {
     intercept = undefined;

@@ -8,7 +8,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { resetEnvCache } from "@/lib/env";
 import { PHOENIX_PROJECT, phoenixTrace } from "@/lib/ingest/__fixtures__/phoenix";
 import { localAdmin, type Principal } from "../principal";
 import { STATUS } from "@/lib/errors";
@@ -17,7 +16,7 @@ import { deleteConnector, updateConnector } from "./connector-admin";
 import { createConnector, listConnectors, startPull } from "./connectors";
 import { fakePhoenix } from "./phoenix-testing";
 import type { PullDeps } from "./run-pull";
-import { crashAndResume, stepRows, storedSessions, type Hit, type Override } from "./testing";
+import { crashAndResume, stepRows, storedSessions, type Hit, type Override, withKeyVariables } from "./testing";
 
 const KEY_ENV = "PHOENIX_PULL_TEST_API_KEY";
 const API_KEY = "phx-test";
@@ -34,10 +33,9 @@ describe.each(TEST_ENGINES)("Phoenix pulls on %s", (engine) => {
   let server: Awaited<ReturnType<typeof fakePhoenix>>;
   let connectorId: string;
 
+  let clearKeys: (() => void) | undefined;
   beforeAll(async () => {
-    process.env[KEY_ENV] = API_KEY;
-    process.env.BRANCHPOINT_MODEL_KEY_VARS = KEY_ENV;
-    resetEnvCache();
+    clearKeys = withKeyVariables({ [KEY_ENV]: API_KEY });
     db = await createTestDatabase(engine);
     // Seven traces in range (odd ones with a failed tool), one after toTimestamp.
     const traces = [
@@ -61,9 +59,7 @@ describe.each(TEST_ENGINES)("Phoenix pulls on %s", (engine) => {
   afterAll(async () => {
     await server?.close();
     await db?.drop();
-    delete process.env[KEY_ENV];
-    delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
-    resetEnvCache();
+    clearKeys?.();
   });
   beforeEach(() => {
     intercept = undefined;

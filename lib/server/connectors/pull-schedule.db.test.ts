@@ -7,12 +7,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPull, nextPullWindow, startDueScheduledPulls } from "@/lib/db/connectors";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { resetEnvCache } from "@/lib/env";
 import { BASE_TIME, supportTrace, supportTraces } from "@/lib/ingest/__fixtures__/langfuse";
 import { localAdmin, type Principal } from "../principal";
 import { createConnector, startPull } from "./connectors";
 import { runPull } from "./run-pull";
-import { fakeLangfuse } from "./testing";
+import { fakeLangfuse, withKeyVariables } from "./testing";
 
 const SECRET_ENV = "LANGFUSE_SCHEDULE_TEST_SECRET_KEY";
 const FAST = { backoffMs: 10, maxRetries: 2, timeoutMs: 5_000 };
@@ -50,10 +49,9 @@ describe.each(TEST_ENGINES)("scheduled Langfuse pulls on %s", (engine) => {
   const traces: Record<string, unknown>[] = [];
   const t0 = Date.now();
 
+  let clearKeys: (() => void) | undefined;
   beforeAll(async () => {
-    process.env[SECRET_ENV] = "sk-lf-sched";
-    process.env.BRANCHPOINT_MODEL_KEY_VARS = SECRET_ENV;
-    resetEnvCache();
+    clearKeys = withKeyVariables({ [SECRET_ENV]: "sk-lf-sched" });
     db = await createTestDatabase(engine);
     // Two old traces and one five minutes ago, all listed before the first run.
     traces.splice(0, traces.length, ...supportTraces(2, "sched"), recent("sched-recent", t0 - 300_000));
@@ -63,9 +61,7 @@ describe.each(TEST_ENGINES)("scheduled Langfuse pulls on %s", (engine) => {
   afterAll(async () => {
     await server?.close();
     await db?.drop();
-    delete process.env[SECRET_ENV];
-    delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
-    resetEnvCache();
+    clearKeys?.();
   });
 
   /** Makes the schedule's holder due, lets the sweep start its next pull, runs it, and returns it. */

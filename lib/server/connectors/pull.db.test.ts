@@ -9,14 +9,21 @@ import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { findPull } from "@/lib/db/connectors";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { resetEnvCache } from "@/lib/env";
 import { STATUS } from "@/lib/errors";
 import { listedTrace, supportTrace, supportTraces } from "@/lib/ingest/__fixtures__/langfuse";
 import { localAdmin, type Principal } from "../principal";
 import { refusal } from "../testing";
 import { cancelPull, createConnector, getPull, listConnectors, startPull, StartPullInput } from "./connectors";
 import { runPull, type PullDeps } from "./run-pull";
-import { crashAndResume, stepRows, fakeLangfuse, storedSessions, type Hit, type Override } from "./testing";
+import {
+  crashAndResume,
+  stepRows,
+  fakeLangfuse,
+  storedSessions,
+  type Hit,
+  type Override,
+  withKeyVariables,
+} from "./testing";
 
 const SECRET_ENV = "LANGFUSE_PULL_TEST_SECRET_KEY";
 const PUBLIC_KEY = "pk-lf-test";
@@ -41,10 +48,9 @@ describe.each(TEST_ENGINES)("Langfuse pulls on %s", (engine) => {
   let server: Awaited<ReturnType<typeof fakeLangfuse>>;
   let connectorId: string;
 
+  let clearKeys: (() => void) | undefined;
   beforeAll(async () => {
-    process.env[SECRET_ENV] = SECRET;
-    process.env.BRANCHPOINT_MODEL_KEY_VARS = SECRET_ENV;
-    resetEnvCache();
+    clearKeys = withKeyVariables({ [SECRET_ENV]: SECRET });
     db = await createTestDatabase(engine);
     server = await fakeLangfuse({
       traces: corpus(),
@@ -58,9 +64,7 @@ describe.each(TEST_ENGINES)("Langfuse pulls on %s", (engine) => {
   afterAll(async () => {
     await server?.close();
     await db?.drop();
-    delete process.env[SECRET_ENV];
-    delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
-    resetEnvCache();
+    clearKeys?.();
   });
   beforeEach(() => {
     intercept = undefined;

@@ -12,6 +12,7 @@ import type { Db } from "@/lib/db";
 import type { SessionEvent } from "@/lib/replay";
 import { findPull } from "@/lib/db/connectors";
 import { sessionEvents } from "@/lib/db/session-reads";
+import { resetEnvCache } from "@/lib/env";
 import { runPull, type PullDeps } from "./run-pull";
 import { listedTrace } from "@/lib/ingest/__fixtures__/langfuse";
 
@@ -237,4 +238,19 @@ export function stepRows(events: readonly SessionEvent[]) {
     e.status,
     e.error,
   ]);
+}
+
+/**
+ * Secrets in environment variables the server may read as keys: each set (a name given `undefined` is listed but left
+ * unset), and BRANCHPOINT_MODEL_KEY_VARS naming them all. The function returned removes them again.
+ */
+export function withKeyVariables(secrets: Record<string, string | undefined>): () => void {
+  for (const [name, value] of Object.entries(secrets)) if (value !== undefined) process.env[name] = value;
+  process.env.BRANCHPOINT_MODEL_KEY_VARS = Object.keys(secrets).join(",");
+  resetEnvCache();
+  return () => {
+    for (const name of Object.keys(secrets)) delete process.env[name];
+    delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
+    resetEnvCache();
+  };
 }

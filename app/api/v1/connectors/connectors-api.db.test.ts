@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiKey, type Database } from "@/lib/db";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
-import { resetEnvCache } from "@/lib/env";
 import { supportTraces } from "@/lib/ingest/__fixtures__/langfuse";
 import { PROJECT_ID, supportRunTraces } from "@/lib/ingest/__fixtures__/langsmith";
 import { PHOENIX_PROJECT, phoenixTrace } from "@/lib/ingest/__fixtures__/phoenix";
@@ -17,7 +16,7 @@ import { startJobs, type Jobs } from "@/lib/jobs/queue";
 import { fakeLangSmith } from "@/lib/server/connectors/langsmith-testing";
 import { fakePhoenix } from "@/lib/server/connectors/phoenix-testing";
 import { fakeBraintrust } from "@/lib/server/connectors/braintrust-testing";
-import { fakeLangfuse } from "@/lib/server/connectors/testing";
+import { fakeLangfuse, withKeyVariables } from "@/lib/server/connectors/testing";
 import { jobHandlers } from "@/lib/server/job-handlers";
 import { plugJobQueue } from "@/lib/server/job-queue";
 import { POST as importSessions } from "../sessions/route";
@@ -42,12 +41,14 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
   let langsmith: Awaited<ReturnType<typeof fakeLangSmith>>;
   let phoenix: Awaited<ReturnType<typeof fakePhoenix>>;
   let braintrust: Awaited<ReturnType<typeof fakeBraintrust>>;
+  let clearKeys: (() => void) | undefined;
   beforeAll(async () => {
-    process.env[SECRET_ENV] = "sk-lf-api";
-    process.env[LANGSMITH_ENV] = "lsv2-api";
-    process.env[BRAINTRUST_ENV] = "sk-bt-api";
-    process.env.BRANCHPOINT_MODEL_KEY_VARS = `${SECRET_ENV},${LANGSMITH_ENV},${PHOENIX_ENV},${BRAINTRUST_ENV}`;
-    resetEnvCache();
+    clearKeys = withKeyVariables({
+      [SECRET_ENV]: "sk-lf-api",
+      [LANGSMITH_ENV]: "lsv2-api",
+      [PHOENIX_ENV]: undefined,
+      [BRAINTRUST_ENV]: "sk-bt-api",
+    });
     db = await createTestDatabase(engine);
     key = (await createApiKey(db.prisma, "script")).key;
     global.__branchpointDb = Promise.resolve(db);
@@ -76,11 +77,7 @@ describe.each(TEST_ENGINES)("the connectors API on %s", (engine) => {
     await braintrust?.close();
     global.__branchpointDb = undefined;
     await db?.drop();
-    delete process.env[SECRET_ENV];
-    delete process.env[LANGSMITH_ENV];
-    delete process.env[BRAINTRUST_ENV];
-    delete process.env.BRANCHPOINT_MODEL_KEY_VARS;
-    resetEnvCache();
+    clearKeys?.();
   });
 
   const call = async <P>(
