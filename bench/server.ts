@@ -4,6 +4,7 @@
  * database it filled), without the demo data. Never used by the app.
  */
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 
 export interface BenchServer {
@@ -13,9 +14,12 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-async function waitForServer(url: string, timeoutMs: number) {
+async function waitForServer(url: string, timeoutMs: number, exitCode: () => number | null | undefined) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
+    const code = exitCode();
+    if (code !== undefined)
+      throw new Error(`the server exited (code ${code}) before ${url} answered: see its output above`);
     try {
       if ((await fetch(url)).ok) return;
     } catch {
@@ -37,6 +41,9 @@ export async function startServer(opts: {
   admin?: { email: string; password: string };
   timeoutMs?: number;
 }): Promise<BenchServer> {
+  const dist = process.env.NEXT_DIST_DIR || ".next";
+  if (!existsSync(path.join(dist, "BUILD_ID")))
+    throw new Error(`no production build in ${dist}/: run \`npx next build\` (or set NEXT_DIST_DIR) first`);
   const child = spawn(
     process.execPath,
     [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(opts.port)],
@@ -55,14 +62,20 @@ export async function startServer(opts: {
       },
     },
   );
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let exitCode: number | null | undefined;
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", (code) => {
+      exitCode = code;
+      resolve();
+    }),
+  );
   const stop = async () => {
     child.kill("SIGTERM");
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
   };
   const base = `http://127.0.0.1:${opts.port}`;
   try {
-    await waitForServer(`${base}/api/health`, opts.timeoutMs ?? 180_000);
+    await waitForServer(`${base}/api/health`, opts.timeoutMs ?? 180_000, () => exitCode);
   } catch (error) {
     await stop();
     throw error;
