@@ -69,6 +69,19 @@ export async function importSessions(
   return result;
 }
 
+/**
+ * A trace export's stored sessions, queued to be judged by their agents' attached checks: a rebuilt session is
+ * judged again only where its events changed (the verdict keeps the count it judged).
+ */
+async function judged<R extends { ok: boolean; sessions?: { id: string }[] }>(prisma: Db, result: R): Promise<R> {
+  if (result.ok && result.sessions)
+    await afterImport(
+      prisma,
+      result.sessions.map((s) => s.id),
+    );
+  return result;
+}
+
 /** Stores decoded OTLP spans and rebuilds their sessions, in one transaction. */
 export async function ingestOtlpSpans(
   principal: Principal,
@@ -76,14 +89,7 @@ export async function ingestOtlpSpans(
   prisma: Db,
 ) {
   authorize(principal, "sessions.import");
-  const result = await storeOtlpSpans(prisma, input.spans, input.format);
-  // A rebuilt session is judged again only where its events changed (the verdict keeps the count it judged).
-  if (result.ok)
-    await afterImport(
-      prisma,
-      result.sessions.map((s) => s.id),
-    );
-  return result;
+  return judged(prisma, await storeOtlpSpans(prisma, input.spans, input.format));
 }
 
 /**
@@ -96,25 +102,13 @@ export async function ingestOtlpLogs(
   prisma: Db,
 ) {
   authorize(principal, "sessions.import");
-  const result = await storeOtlpLogs(prisma, input.events, input.format);
-  if (result.ok)
-    await afterImport(
-      prisma,
-      result.sessions.map((s) => s.id),
-    );
-  return result;
+  return judged(prisma, await storeOtlpLogs(prisma, input.events, input.format));
 }
 
 /** Stores Agents SDK trace items and rebuilds their sessions, in one transaction. */
 export async function ingestAgentsItems(principal: Principal, input: { items: AgentsItem[] }, prisma: Db) {
   authorize(principal, "sessions.import");
-  const result = await storeAgentsItems(prisma, input.items);
-  if (result.ok)
-    await afterImport(
-      prisma,
-      result.sessions.map((s) => s.id),
-    );
-  return result;
+  return judged(prisma, await storeAgentsItems(prisma, input.items));
 }
 
 /**
