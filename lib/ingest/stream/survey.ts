@@ -16,12 +16,14 @@ const KEPT_ARRAY_CHARS = 1_000_000;
  * How the second read goes:
  * - `conversation`: one chat log, its messages streamed (`messages` of a document, a top-level array of
  *   messages, or JSON Lines of messages); `header` is the document without its messages.
+ * - `native`: one native session document, its events streamed; `header` is the document without its events.
  * - `records`: independent records (JSON Lines, or a top-level array), each imported by `importer` on its own.
  * - `whole`: a shape that is not read as a stream (imported whole, within the whole-document limit).
  * - `malformed`: the JSON is broken at `issues`, found before anything was written.
  */
 export type Survey =
   | { kind: "conversation"; shape: "document" | "array" | "lines"; header: Record<string, unknown> }
+  | { kind: "native"; header: Record<string, unknown> }
   | { kind: "records"; shape: "array" | "lines"; importer: JsonImporter }
   | { kind: "whole"; why: string }
   | { kind: "malformed"; issues: ImportIssue[]; summary: string };
@@ -85,6 +87,11 @@ export async function survey(
     const { messages: _messages, ...header } = skeleton;
     const streamedOther = [...arrays].some(([key, a]) => a.streamed && key !== "messages");
     if (!streamedOther) return { kind: "conversation", shape: "document", header };
+  }
+  if (importer?.format === "native" && Array.isArray(skeleton.events)) {
+    const { events: _events, ...header } = skeleton;
+    const streamedOther = [...arrays].some(([key, a]) => a.streamed && key !== "events");
+    if (!streamedOther) return { kind: "native", header };
   }
   return { kind: "whole", why: importer ? `a ${importer.format} document` : "a document of no streamed format" };
 }
