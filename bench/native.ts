@@ -47,7 +47,7 @@ async function cost(small: number, large: number) {
     const db = await createTestDatabase(engine);
     try {
       const before = load();
-      const warm = await importStream(db.prisma, bytesSource(bodies[0]!), { wholeLimit: 0 });
+      const warm = await importStream(db.prisma, bytesSource(bodies[0]!), { wholeLimit: 4096 });
       if (!warm.ok) throw new Error(JSON.stringify(warm.issues.slice(0, 3)));
       const per: { events: number; cpu: number[]; wall: number[] }[] = bodies.map(() => ({
         events: 0,
@@ -58,7 +58,7 @@ async function cost(small: number, large: number) {
         for (const [i, body] of bodies.entries()) {
           collect();
           const [c, w] = [cpuMs(), performance.now()];
-          const r = await importStream(db.prisma, bytesSource(body), { wholeLimit: 0 });
+          const r = await importStream(db.prisma, bytesSource(body), { wholeLimit: 4096 });
           const [dc, dw] = [cpuMs() - c, performance.now() - w];
           if (!r.ok || r.format !== "native") throw new Error(JSON.stringify(r).slice(0, 500));
           per[i]!.events = r.sessions[0]!.eventCount;
@@ -117,7 +117,7 @@ async function rss(mb: number) {
     const held = { heap: 0, buffers: 0 };
     const t = performance.now();
     const result = await importStream(db.prisma, source, {
-      wholeLimit: 0,
+      wholeLimit: 4096,
       onProgress: () => {
         collect();
         const m = process.memoryUsage();

@@ -88,6 +88,12 @@ export async function importStream(
     });
   }
   if (plan.kind === "malformed") return { ok: false, format: null, issues: plan.issues, summary: plan.summary };
+  // A native session's fields besides its events are held whole: within the whole-document limit.
+  if (plan.kind === "native" && plan.headerChars > opts.wholeLimit)
+    throw new AppError(
+      "payload_too_large",
+      `The session's fields besides its events (title, metadata, tools…) are ${plan.headerChars} characters: they are read whole, up to ${opts.wholeLimit} bytes (BRANCHPOINT_MAX_BODY_BYTES); only the events are read as a stream.`,
+    );
   const format: ImportFormat =
     plan.kind === "conversation" ? "openai-chat" : plan.kind === "native" ? "native" : plan.importer.format;
   try {

@@ -112,5 +112,14 @@ describe.each(TEST_ENGINES)("a native session read as a stream on %s", (engine) 
     const small = await importStream(db.prisma, bytesSource(text), { wholeLimit: WHOLE_LIMIT });
     if (!small.ok) throw new Error(JSON.stringify(small.issues));
     expect(small.sessions[0]!.eventCount).toBe(doc.events.length);
+
+    // The fields besides the events are held whole: over the whole-document limit, a 413 before anything is written.
+    const padded = JSON.stringify({ ...doc, metadata: { pad: "x".repeat(5000) } });
+    const refusal = await importStream(db.prisma, bytesSource(padded), { wholeLimit: 4000 }).catch((e: unknown) => e);
+    expect(refusal).toMatchObject({ code: "payload_too_large" });
+    expect((refusal as Error).message).toMatch(
+      /^The session's fields besides its events \(title, metadata, tools…\) are 5\d{3} characters/,
+    );
+    expect(await counts(db)).toEqual({ sessions: before.sessions + 1, events: before.events + doc.events.length });
   });
 });
