@@ -366,8 +366,8 @@ test.describe("/api/v1/sessions", () => {
         code: "invalid_input",
       },
       {
-        // JSON Lines, chat logs and arrays are read as a stream up to the import limit; one native document is
-        // read whole, within the body limit (20 MiB by default).
+        // JSON Lines, chat logs, arrays and a native document's events are read as a stream up to the import limit;
+        // a native document's other fields are read whole, within the body limit (20 MiB by default).
         name: "a whole document over the body limit",
         res: request.post("/api/v1/sessions", {
           headers: { ...bearer, "content-type": "application/json" },

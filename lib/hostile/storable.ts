@@ -64,18 +64,11 @@ export function storableSessions(sessions: readonly ImportedSession[]): Storable
     let inputTokens = 0;
     let outputTokens = 0;
     s.events.forEach((e, k) => {
-      const ep = `${at}events[${k}]`;
-      checkKey(e.name, `${ep}.name`, issues);
-      checkInt(e.durationMs, `${ep}.durationMs`, issues, true);
-      checkInt(e.usage?.inputTokens, `${ep}.usage.inputTokens`, issues);
-      checkInt(e.usage?.outputTokens, `${ep}.usage.outputTokens`, issues);
-      checkInt(e.usage?.cachedInputTokens, `${ep}.usage.cachedInputTokens`, issues);
-      checkDate(e.startedAt, `${ep}.startedAt`, issues);
+      checkStorableEvent(e, `${at}events[${k}]`, issues);
       inputTokens += e.usage?.inputTokens ?? 0;
       outputTokens += e.usage?.outputTokens ?? 0;
     });
-    checkInt(inputTokens, `${at}events[*].usage.inputTokens (the session's total)`, issues);
-    checkInt(outputTokens, `${at}events[*].usage.outputTokens (the session's total)`, issues);
+    checkStorableTotals({ inputTokens, outputTokens }, at, issues);
     if (s.startedAt && s.endedAt) {
       const span = Date.parse(s.endedAt) - Date.parse(s.startedAt);
       if (Number.isFinite(span)) checkInt(Math.max(0, span), `${at}endedAt (the session lasts too long in ms)`, issues);
@@ -83,6 +76,30 @@ export function storableSessions(sessions: readonly ImportedSession[]): Storable
     out.push(replaced > 0 ? { ...s, metadata: { ...s.metadata, repairedCharacters: replaced } } : s);
   });
   return issues.length > 0 ? { ok: false, issues: issues.slice(0, 100) } : { ok: true, sessions: out };
+}
+
+/** One event's values checked against what the columns hold (`ep`: its path, `events[3]`). */
+export function checkStorableEvent(
+  e: Pick<ImportedSession["events"][number], "name" | "durationMs" | "usage" | "startedAt">,
+  ep: string,
+  issues: ImportIssue[],
+): void {
+  checkKey(e.name, `${ep}.name`, issues);
+  checkInt(e.durationMs, `${ep}.durationMs`, issues, true);
+  checkInt(e.usage?.inputTokens, `${ep}.usage.inputTokens`, issues);
+  checkInt(e.usage?.outputTokens, `${ep}.usage.outputTokens`, issues);
+  checkInt(e.usage?.cachedInputTokens, `${ep}.usage.cachedInputTokens`, issues);
+  checkDate(e.startedAt, `${ep}.startedAt`, issues);
+}
+
+/** A session's token totals checked against the column (`at`: the session's path prefix, "" for one session). */
+export function checkStorableTotals(
+  totals: { inputTokens: number; outputTokens: number },
+  at: string,
+  issues: ImportIssue[],
+): void {
+  checkInt(totals.inputTokens, `${at}events[*].usage.inputTokens (the session's total)`, issues);
+  checkInt(totals.outputTokens, `${at}events[*].usage.outputTokens (the session's total)`, issues);
 }
 
 /**

@@ -91,6 +91,9 @@ const NativeSessionFields = z.strictObject({
   events: z.array(NativeEvent).min(1, "a session needs at least one event"),
 });
 
+/** A native session's fields besides its events, checked alone (an import read as a stream). */
+export const NativeSessionHead = NativeSessionFields.omit({ events: true });
+
 export const NativeSession = NativeSessionFields.superRefine((session, ctx) => {
   for (const { path, message } of integrityIssues(session)) ctx.addIssue({ code: "custom", path, message });
 }).meta({
@@ -151,16 +154,9 @@ function seqOrder(events: readonly NativeEvent[]): { order: number[] } | { issue
   return { order: events.map((_, seq) => bySeq.get(seq)!) };
 }
 
-function integrityIssues(session: RawSession): IntegrityIssue[] {
+/** What the schema cannot say of a session's fields besides its events: tools declared twice, an end before the start. */
+export function headIssues(session: Omit<RawSession, "events">): IntegrityIssue[] {
   const issues: IntegrityIssue[] = [];
-  session.events.forEach((event, index) => {
-    const cached = event.usage?.cachedInputTokens;
-    if (cached !== undefined && cached > (event.usage?.inputTokens ?? 0))
-      issues.push({
-        path: ["events", index, "usage", "cachedInputTokens"],
-        message: `cachedInputTokens ${cached} is more than inputTokens (${event.usage?.inputTokens ?? "not given"}): the cached tokens are a part of the input`,
-      });
-  });
   const toolNames = new Map<string, number>();
   (session.tools ?? []).forEach((tool, index) => {
     const first = toolNames.get(tool.name);
@@ -176,15 +172,52 @@ function integrityIssues(session: RawSession): IntegrityIssue[] {
   if (session.startedAt && session.endedAt && Date.parse(session.endedAt) < Date.parse(session.startedAt)) {
     issues.push({ path: ["endedAt"], message: "endedAt is before startedAt" });
   }
+  return issues;
+}
 
+/** An event's usage that cannot be: more cached input tokens than input tokens. */
+export function usageIssue(event: NativeEvent, index: number): IntegrityIssue | null {
+  const cached = event.usage?.cachedInputTokens;
+  if (cached === undefined || cached <= (event.usage?.inputTokens ?? 0)) return null;
+  return {
+    path: ["events", index, "usage", "cachedInputTokens"],
+    message: `cachedInputTokens ${cached} is more than inputTokens (${event.usage?.inputTokens ?? "not given"}): the cached tokens are a part of the input`,
+  };
+}
+
+function integrityIssues(session: RawSession): IntegrityIssue[] {
+  const issues: IntegrityIssue[] = [];
+  session.events.forEach((event, index) => {
+    const usage = usageIssue(event, index);
+    if (usage) issues.push(usage);
+  });
+  issues.push(...headIssues(session));
   const ordered = seqOrder(session.events);
   if ("issues" in ordered) return [...issues, ...ordered.issues];
-  const indexOfSeq = ordered.order;
+  const check = eventRules();
+  ordered.order.forEach((index, seq) => issues.push(...check(session.events[index]!, seq, index)));
+  return issues;
+}
+
+/**
+ * The rules between events, checked one event at a time in seq order (the whole document's check, and an import
+ * read as a stream): a failed event has its error, a parentSeq names an earlier model_call, and a tool_call
+ * answers a call that model_call requested, once. Keeps of each earlier event only its kind, and of a model_call
+ * the ids and names of the calls it requested.
+ */
+export function eventRules(): (event: NativeEvent, seq: number, index: number) => IntegrityIssue[] {
+  const kinds: NativeEvent["kind"][] = [];
+  const requests = new Map<number, { id: string; name: string }[]>();
   /** answers given so far per model_call seq and call id */
   const answered = new Map<string, number>();
-
-  indexOfSeq.forEach((index, seq) => {
-    const event = session.events[index]!;
+  return (event, seq, index) => {
+    kinds[seq] = event.kind;
+    if (event.kind === "model_call" && event.output?.toolCalls?.length)
+      requests.set(
+        seq,
+        event.output.toolCalls.map((call) => ({ id: call.id, name: call.name })),
+      );
+    const issues: IntegrityIssue[] = [];
     const at = (...rest: (string | number)[]) => ["events", index, ...rest];
     if (event.status === "failed" && !event.error) {
       issues.push({
@@ -199,45 +232,48 @@ function integrityIssues(session: RawSession): IntegrityIssue[] {
       });
     }
     const parentSeq = event.parentSeq;
-    if (parentSeq === null || parentSeq === undefined) return;
+    if (parentSeq === null || parentSeq === undefined) return issues;
     // Checked here too: the schema's issues do not stop this pass, and a negative or fractional seq has no event.
     if (!Number.isInteger(parentSeq) || parentSeq < 0) {
       issues.push({
         path: at("parentSeq"),
         message: `parentSeq must be the seq of an earlier event (got ${parentSeq})`,
       });
-      return;
+      return issues;
     }
     if (parentSeq >= seq) {
       issues.push({
         path: at("parentSeq"),
         message: `parentSeq ${parentSeq} must be an earlier event than this one (seq ${seq})`,
       });
-      return;
+      return issues;
     }
-    const parent = session.events[indexOfSeq[parentSeq]!]!;
-    if (parent.kind !== "model_call") {
+    const parentKind = kinds[parentSeq];
+    // (Undefined only in a stream, where the parent had issues of its own: the import is refused already.)
+    if (parentKind === undefined) return issues;
+    if (parentKind !== "model_call") {
       issues.push({
         path: at("parentSeq"),
-        message: `parentSeq ${parentSeq} is a ${parent.kind}; it must be a model_call`,
+        message: `parentSeq ${parentSeq} is a ${parentKind}; it must be a model_call`,
       });
-      return;
+      return issues;
     }
-    if (event.kind !== "tool_call") return;
+    if (event.kind !== "tool_call") return issues;
     const callId = event.input.callId;
-    let requested = (parent.output?.toolCalls ?? []).filter((call) => call.id === callId);
+    const calls = requests.get(parentSeq) ?? [];
+    let requested = calls.filter((call) => call.id === callId);
     // A request the source gave no id (""), as some traces record them: the call answering it has an id of its own
     // (a trace's span id), so it answers one of the parent's unnamed requests, one call each.
-    const unnamed = (parent.output?.toolCalls ?? []).filter((call) => call.id === "");
+    const unnamed = calls.filter((call) => call.id === "");
     const answersUnnamed = requested.length === 0 && unnamed.length > 0;
     if (answersUnnamed) requested = unnamed;
     if (requested.length === 0) {
-      const ids = (parent.output?.toolCalls ?? []).map((call) => JSON.stringify(call.id));
+      const ids = calls.map((call) => JSON.stringify(call.id));
       issues.push({
         path: at("input", "callId"),
         message: `the model_call at seq ${parentSeq} did not request call ${JSON.stringify(callId)} (it requested ${ids.length > 0 ? ids.join(", ") : "no tool calls"})`,
       });
-      return;
+      return issues;
     }
     if (!requested.some((call) => call.name === event.name)) {
       issues.push({
@@ -258,8 +294,8 @@ function integrityIssues(session: RawSession): IntegrityIssue[] {
           : `call ${JSON.stringify(callId)} of the model_call at seq ${parentSeq} already has a tool_call event`,
       });
     }
-  });
-  return issues;
+    return issues;
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -270,26 +306,33 @@ function integrityIssues(session: RawSession): IntegrityIssue[] {
 export function fromNativeSession(session: NativeSession): ImportedSession {
   const ordered = seqOrder(session.events);
   if ("issues" in ordered) throw new TypeError("fromNativeSession needs a session NativeSession has validated");
-  const events = ordered.order.map((index, seq): Omit<SessionEvent, "cacheKey" | "occurrence"> => {
-    const event = session.events[index]!;
-    return {
-      seq,
-      kind: event.kind,
-      name: event.name,
-      input: event.input ?? null,
-      output: event.output ?? null,
-      error: event.error ?? null,
-      status: event.status ?? (event.error ? "failed" : "completed"),
-      startedAt: event.startedAt ?? null,
-      durationMs: event.durationMs ?? null,
-      usage: event.usage ?? null,
-      parentSeq: event.parentSeq ?? null,
-    };
-  });
+  const events = ordered.order.map((index, seq) => normalEvent(session.events[index]!, seq));
   const tools = (session.tools ?? []).map((tool) => ({ ...tool }));
   for (const event of events) {
     if (event.kind === "tool_call" && !tools.some((tool) => tool.name === event.name)) tools.push({ name: event.name });
   }
+  return { ...nativeHead(session), tools, events: assignCallIdentity(events) };
+}
+
+/** A validated event as stored, at its seq: defaults filled in (call identity is derived later). */
+export function normalEvent(event: NativeEvent, seq: number): Omit<SessionEvent, "cacheKey" | "occurrence"> {
+  return {
+    seq,
+    kind: event.kind,
+    name: event.name,
+    input: event.input ?? null,
+    output: event.output ?? null,
+    error: event.error ?? null,
+    status: event.status ?? (event.error ? "failed" : "completed"),
+    startedAt: event.startedAt ?? null,
+    durationMs: event.durationMs ?? null,
+    usage: event.usage ?? null,
+    parentSeq: event.parentSeq ?? null,
+  };
+}
+
+/** A validated session's fields besides its events and tools, as stored. */
+export function nativeHead(session: Omit<RawSession, "events">): Omit<ImportedSession, "events" | "tools"> {
   return {
     externalId: session.externalId ?? null,
     title: session.title ?? null,
@@ -302,8 +345,6 @@ export function fromNativeSession(session: NativeSession): ImportedSession {
     startedAt: session.startedAt ?? null,
     endedAt: session.endedAt ?? null,
     metadata: session.metadata ?? {},
-    tools,
-    events: assignCallIdentity(events),
   };
 }
 

@@ -16,12 +16,15 @@ const KEPT_ARRAY_CHARS = 1_000_000;
  * How the second read goes:
  * - `conversation`: one chat log, its messages streamed (`messages` of a document, a top-level array of
  *   messages, or JSON Lines of messages); `header` is the document without its messages.
+ * - `native`: one native session document, its events streamed; `header` is the document without its events,
+ *   `headerChars` the length of its text (it is held whole).
  * - `records`: independent records (JSON Lines, or a top-level array), each imported by `importer` on its own.
  * - `whole`: a shape that is not read as a stream (imported whole, within the whole-document limit).
  * - `malformed`: the JSON is broken at `issues`, found before anything was written.
  */
 export type Survey =
   | { kind: "conversation"; shape: "document" | "array" | "lines"; header: Record<string, unknown> }
+  | { kind: "native"; header: Record<string, unknown>; headerChars: number }
   | { kind: "records"; shape: "array" | "lines"; importer: JsonImporter }
   | { kind: "whole"; why: string }
   | { kind: "malformed"; issues: ImportIssue[]; summary: string };
@@ -38,6 +41,8 @@ export async function survey(
   const seen: { top: Top | null } = { top: null };
   // A Map, not a plain object: a member named "__proto__" stays a member (JSON.parse keeps it as an own key).
   const members = new Map<string, unknown>();
+  /** The text of each top-level member (an array's elements summed). */
+  const memberChars = new Map<string, number>();
   const arrays = new Map<string, { items: unknown[]; chars: number; streamed: boolean }>();
   let first: unknown = undefined;
   let jsonLines = false;
@@ -48,6 +53,7 @@ export async function survey(
         if (piece.index === 0) first = value;
         continue;
       }
+      memberChars.set(piece.key, (memberChars.get(piece.key) ?? 0) + piece.text.length);
       if (piece.index === null) {
         members.set(piece.key, value);
         continue;
@@ -85,6 +91,12 @@ export async function survey(
     const { messages: _messages, ...header } = skeleton;
     const streamedOther = [...arrays].some(([key, a]) => a.streamed && key !== "messages");
     if (!streamedOther) return { kind: "conversation", shape: "document", header };
+  }
+  if (importer?.format === "native" && Array.isArray(skeleton.events)) {
+    const { events: _events, ...header } = skeleton;
+    const streamedOther = [...arrays].some(([key, a]) => a.streamed && key !== "events");
+    const headerChars = [...memberChars].reduce((n, [key, chars]) => (key === "events" ? n : n + chars), 0);
+    if (!streamedOther) return { kind: "native", header, headerChars };
   }
   return { kind: "whole", why: importer ? `a ${importer.format} document` : "a document of no streamed format" };
 }

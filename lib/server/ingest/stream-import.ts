@@ -1,25 +1,25 @@
 /**
- * An import read as a stream: a chat log, JSON Lines, or an array of records, read twice from a re-readable
+ * An import read as a stream: a chat log, one native session, JSON Lines, or an array of records, read twice from a re-readable
  * source (the request body spooled to a file, or bytes in memory). The first read (lib/ingest/stream/survey.ts)
  * checks every piece's JSON and decides; the second converts a piece at a time and writes windows of events
  * in ONE transaction, so a bad record at any point (a schema error in the 5,000th message) leaves nothing
  * written. What it holds: one piece, one window of events, the latest model call's message hashes. Other
- * shapes (OTLP, the Agents SDK export, a native session as one document) are imported whole, within the
- * whole-document limit.
+ * shapes (OTLP, the Agents SDK export) are imported whole, within the whole-document limit.
  */
 import type { Db } from "@/lib/db";
 import { beginSessionStream, importedBefore, type SessionHead } from "@/lib/db/session-import-stream";
 import type { SavedSession } from "@/lib/db/session-save";
 import { sqlTransaction, type SqlTx } from "@/lib/db/sql";
 import { AppError } from "@/lib/errors";
-import { storableSessions, MAX_KEY_CHARS } from "@/lib/hostile/storable";
+import { checkStorableEvent, checkStorableTotals, storableSessions, MAX_KEY_CHARS } from "@/lib/hostile/storable";
 import { repairLoneSurrogates } from "@/lib/hostile/text";
 import { importers as defaultImporters, type ImportFormat, type ImportIssue, type JsonImporter } from "@/lib/ingest";
 import { inputCompactor } from "@/lib/sessions/inputs";
 import { zodIssues, type Location } from "@/lib/ingest/issues";
 import { firstUserText, stringField } from "@/lib/ingest/openai-chat";
 import { ChatDocument, ChatMessage } from "@/lib/ingest/openai-chat-shapes";
-import { ChatStream, type StreamDraft } from "@/lib/ingest/stream/chat";
+import { ChatStream, type StreamDraft, type StreamEvent } from "@/lib/ingest/stream/chat";
+import { NativeStream, nativeStreamHead } from "@/lib/ingest/stream/native";
 import { documentPieces, linesOf, parsePiece, utf8Chunks, InvalidUtf8 } from "@/lib/ingest/stream/scan";
 import { survey, type Survey } from "@/lib/ingest/stream/survey";
 import { importAndSave, type ImportedDocumentResult } from "./imports";
@@ -79,7 +79,7 @@ export async function importStream(
     if (source.size > opts.wholeLimit)
       throw new AppError(
         "payload_too_large",
-        `The file is ${source.size} bytes, ${plan.kind === "whole" ? plan.why : "not JSON"}: only JSON Lines, an OpenAI chat log or an array of sessions is read as a stream; anything else is imported whole, up to ${opts.wholeLimit} bytes (BRANCHPOINT_MAX_BODY_BYTES).`,
+        `The file is ${source.size} bytes, ${plan.kind === "whole" ? plan.why : "not JSON"}: only JSON Lines, an OpenAI chat log, a native session or an array of sessions is read as a stream; anything else is imported whole, up to ${opts.wholeLimit} bytes (BRANCHPOINT_MAX_BODY_BYTES).`,
       );
     const body = await readAll(source);
     return importAndSave(prisma, body, {
@@ -88,17 +88,29 @@ export async function importStream(
     });
   }
   if (plan.kind === "malformed") return { ok: false, format: null, issues: plan.issues, summary: plan.summary };
-  const format: ImportFormat = plan.kind === "conversation" ? "openai-chat" : plan.importer.format;
+  // A native session's fields besides its events are held whole: within the whole-document limit.
+  if (plan.kind === "native" && plan.headerChars > opts.wholeLimit)
+    throw new AppError(
+      "payload_too_large",
+      `The session's fields besides its events (title, metadata, tools…) are ${plan.headerChars} characters: they are read whole, up to ${opts.wholeLimit} bytes (BRANCHPOINT_MAX_BODY_BYTES); only the events are read as a stream.`,
+    );
+  const format: ImportFormat =
+    plan.kind === "conversation" ? "openai-chat" : plan.kind === "native" ? "native" : plan.importer.format;
   try {
     // One transaction of plain statements, on the driver's own transaction (see beginSessionStream).
     const sessions = await sqlTransaction(prisma, async (sql) => {
       if (plan.kind === "conversation") return [await writeConversation(sql, chunks, plan, opts)];
+      if (plan.kind === "native") return [await writeNative(sql, chunks, plan, opts)];
       return writeRecords(sql, chunks, plan, opts);
     });
     return { ok: true, format, sessions };
   } catch (error) {
-    if (error instanceof Refused) return { ok: false, format, issues: error.issues };
-    throw error;
+    if (!(error instanceof Refused)) throw error;
+    // A native session small enough to import whole gets the whole import's answer: it also takes events listed
+    // out of seq order, which a stream cannot, and words its issues as it always has. Nothing was written.
+    if (plan.kind === "native" && source.size <= opts.wholeLimit)
+      return importAndSave(prisma, await readAll(source), { format: "native" });
+    return { ok: false, format, issues: error.issues };
   }
 }
 
@@ -228,6 +240,76 @@ async function writeConversation(
     metadata: repairedCharacters > 0 ? { ...head.metadata, repairedCharacters } : head.metadata,
   });
   return { ...saved, title };
+}
+
+/**
+ * One native session document: its fields (the survey's header, wherever they sat in the file), then its events
+ * a window at a time, each checked and converted as it is read (lib/ingest/stream/native.ts). Lone surrogates
+ * are repaired and counted in each model call's stored form (new messages only), as the whole import counts them.
+ */
+async function writeNative(
+  sql: SqlTx,
+  chunks: () => AsyncIterable<string>,
+  plan: Extract<Survey, { kind: "native" }>,
+  opts: StreamImportOptions,
+): Promise<SavedSession & { title: string | null }> {
+  const checkedHead = nativeStreamHead(plan.header);
+  if (!checkedHead.ok) throw new Refused(checkedHead.issues);
+  const { value: head, replaced } = repairLoneSurrogates(checkedHead.head);
+  let repairedCharacters = replaced;
+  const storable = storableSessions([{ ...head, events: [] }]);
+  if (!storable.ok) throw new Refused(storable.issues);
+  const before = await importedBefore(sql, head.format, head.externalId);
+  if (before) return { ...before, title: head.title };
+
+  const native = new NativeStream(head);
+  const issues: ImportIssue[] = [];
+  const session = await beginSessionStream(sql, head, inputCompactor());
+  const compact = inputCompactor({ digests: false });
+  const totals = { inputTokens: 0, outputTokens: 0 };
+  let window: StreamEvent[] = [];
+  let written = 0;
+  let reading = false;
+  const flush = async () => {
+    await session.write(window);
+    written += window.length;
+    window = [];
+    opts.onProgress?.({ events: written });
+  };
+  for await (const piece of documentPieces(chunks())) {
+    if (piece.key !== "events" || piece.index === null) continue;
+    if (piece.index === 0 && reading) {
+      issues.push({ path: "events", message: "is given twice in the document" });
+      break;
+    }
+    reading = true;
+    const event = native.push(parsePiece(piece.text, piece.line, piece.column, 2), piece.index);
+    if (native.full) break;
+    if (event === null || native.issues.length > 0 || issues.length > 0) continue;
+    const stored = compact(event);
+    const fixed = repairLoneSurrogates({ ...event, input: stored.input });
+    repairedCharacters += fixed.replaced;
+    checkStorableEvent(fixed.value, `events[${piece.index}]`, issues);
+    totals.inputTokens += event.usage?.inputTokens ?? 0;
+    totals.outputTokens += event.usage?.outputTokens ?? 0;
+    window.push({ ...fixed.value, inputPrefix: stored.prefix, cacheKey: null, occurrence: null });
+    if (window.length >= EVENT_WINDOW && issues.length === 0) await flush();
+  }
+  native.end();
+  checkStorableTotals(totals, "", issues);
+  const all = [...native.issues, ...issues];
+  if (all.length > 0) throw new Refused(all.slice(0, MAX_ISSUES));
+  await flush();
+  // The tools called but not declared are counted as the whole import counts them (their names were repaired in
+  // the events already).
+  const tools = repairLoneSurrogates(native.tools);
+  repairedCharacters += tools.replaced;
+  const saved = await session.finish({
+    title: head.title,
+    tools: tools.value,
+    metadata: repairedCharacters > 0 ? { ...head.metadata, repairedCharacters } : head.metadata,
+  });
+  return { ...saved, title: head.title };
 }
 
 async function writeRecords(

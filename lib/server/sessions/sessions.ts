@@ -41,7 +41,7 @@ export type ImportSessionsInput = z.infer<typeof ImportSessionsInput>;
 
 /**
  * Imports one document (all or nothing); a document that does not import comes back with its issues, nothing
- * written. Chat logs, JSON Lines and arrays of sessions are read as a stream and written in windows (one
+ * written. Chat logs, native sessions, JSON Lines and arrays of sessions are read as a stream and written in windows (one
  * transaction); other shapes are imported whole, up to BRANCHPOINT_MAX_BODY_BYTES.
  */
 export async function importSessions(
