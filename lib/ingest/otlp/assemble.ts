@@ -6,7 +6,7 @@ import {
   type SessionEvent,
   type ToolCallRequest,
 } from "@/lib/replay";
-import { toolsFromConversation } from "./conversation-tools";
+import { toolsFromConversation, withConversationOutputs } from "./conversation-tools";
 import type { FinalStep, ModelStep, Step, StepTiming, ToolStep } from "./steps";
 
 // ---------------------------------------------------------------------------
@@ -183,7 +183,9 @@ function appended(previous: readonly Message[], next: readonly Message[]): Messa
  * turns of their first model call are found against it.
  */
 export function assemble(steps: readonly Step[], previous: readonly Message[] | null = null): SessionEvent[] {
-  const models = steps.filter((s): s is ModelStep => s.kind === "model_call").sort(compareTiming);
+  const models = withConversationOutputs(steps.filter((s): s is ModelStep => s.kind === "model_call")).sort(
+    compareTiming,
+  );
   const finals = steps.filter((s): s is FinalStep => s.kind === "final_output");
   const { tools, links } = allTools(models, steps);
 

@@ -93,3 +93,29 @@ export function toolsFromConversation(models: readonly ModelStep[], named: Reado
   }
   return steps;
 }
+
+const joined = (calls: readonly ToolCallRequest[], field: "id" | "name") => calls.map((c) => c[field]).join("");
+
+/**
+ * Model calls whose requested tool calls came garbled, with the assistant message the app sent on instead, marked
+ * `outputFromConversation`. OpenInference (4.2.7) records a streamed reply's parallel calls as one, their ids,
+ * names and argument texts run together; the next call's input holds the reply as the app read it. Taken only when
+ * it is that reply: at the place the garbled call's input ends, with the same ids and names in the same order.
+ */
+export function withConversationOutputs(models: readonly ModelStep[]): ModelStep[] {
+  return models.map((model) => {
+    const calls = model.output?.toolCalls ?? [];
+    if (!calls.some((c) => c.argsUnparsed)) return model;
+    const at = model.input.messages.length;
+    for (const later of models) {
+      if (later.traceId !== model.traceId || later.startNs <= model.startNs) continue;
+      const sent = later.input.messages[at];
+      const sentCalls = sent?.role === "assistant" ? (sent.toolCalls ?? []) : [];
+      if (sentCalls.length <= calls.length || sentCalls.some((c) => c.argsUnparsed)) continue;
+      if (joined(sentCalls, "id") !== joined(calls, "id") || joined(sentCalls, "name") !== joined(calls, "name"))
+        continue;
+      return { ...model, output: sent!, input: { ...model.input, outputFromConversation: true } };
+    }
+    return model;
+  });
+}
