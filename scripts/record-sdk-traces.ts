@@ -19,6 +19,9 @@
  * The SDKs export through their real exporters (OTLP/HTTP JSON, OTLP/HTTP
  * protobuf with gzip, the Agents SDK's traces-ingest exporter) to a local
  * capture server, whose request bodies are saved byte for byte.
+ *
+ * The instrumentations of the `openai` client (OpenTelemetry's, OpenInference's) are recorded
+ * against the same model by scripts/record-instrumentations.ts.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -9,6 +9,9 @@ import { getSession, toSessionEvent } from "@/lib/db/session-reads";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { otlpExport } from "@/lib/ingest/otlp/genai-testing";
 import { CONCIERGE_STEPS, conciergeLogs, conciergeSpans, logRecord } from "@/lib/ingest/otlp/logs-testing";
+import { mapOtlpSpans } from "@/lib/ingest/otlp/map";
+import { logsOf, recordings, spansWithLogs } from "@/lib/ingest/otlp/testing";
+import { readFileSync } from "node:fs";
 
 // GenAI events sent as OTLP log records to /v1/logs, through the route as a log exporter reaches it: kept by the
 // span each names and read as that span's messages, whether the logs come before the spans or after them.
@@ -137,5 +140,45 @@ describe("/v1/logs (pglite)", () => {
       },
     });
     expect(await db.prisma.traceLog.count()).toBe(before + 1);
+  });
+
+  it("the openai client's instrumentations as their exporters sent them: the session the recordings map to", async () => {
+    const PROTOBUF_GZIP = { ...PROTOBUF, "content-encoding": "gzip" };
+    const cases = [
+      ["otel-openai-chat-stream", "bin"],
+      ["openinference-openai-chat-stream", "json"],
+    ] as const;
+    for (const [name, ext] of cases) {
+      const [file] = recordings(ext).get(name)!;
+      const body = new Uint8Array(readFileSync(file!));
+      expect((await send(traces, "/v1/traces", body, ext === "bin" ? PROTOBUF_GZIP : undefined)).status).toBe(200);
+      const sentLogs = logsOf(name);
+      if (sentLogs) expect((await send(logs, "/v1/logs", sentLogs)).status).toBe(200);
+      const mapped = mapOtlpSpans(spansWithLogs(name, ext));
+      if (!mapped.ok) throw new Error(JSON.stringify(mapped.issues));
+      const expected = mapped.sessions[0]!;
+      const stored = await steps(expected.externalId!);
+      expect(stored).toEqual(
+        expected.events.map(({ seq, kind, name, parentSeq, status, input, output }) => ({
+          seq,
+          kind,
+          name,
+          parentSeq,
+          status,
+          input,
+          output,
+        })),
+      );
+      expect(stored.map((e) => e.kind)).toEqual([
+        "model_call",
+        "tool_call",
+        "tool_call",
+        "model_call",
+        "tool_call",
+        "tool_call",
+        "model_call",
+        "final_output",
+      ]);
+    }
   });
 });

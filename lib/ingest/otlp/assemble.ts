@@ -2,14 +2,12 @@ import {
   assignCallIdentity,
   canonicalJson,
   sameJson,
-  type EventError,
-  type EventStatus,
   type Message,
-  type ModelCallInput,
   type SessionEvent,
   type ToolCallRequest,
-  type Usage,
 } from "@/lib/replay";
+import { toolsFromConversation, withConversationOutputs } from "./conversation-tools";
+import type { FinalStep, ModelStep, Step, StepTiming, ToolStep } from "./steps";
 
 // ---------------------------------------------------------------------------
 // From steps read off spans (any convention, any SDK) to a session's ordered
@@ -30,48 +28,7 @@ import {
 //   of a trace's last model call when it requested no tools.
 // ---------------------------------------------------------------------------
 
-export type StepTiming = { traceId: string; key: string; startNs: bigint; endNs: bigint | null };
-
-export type ModelStep = StepTiming & {
-  kind: "model_call";
-  name: string;
-  input: ModelCallInput;
-  output: Message | null;
-  usage: Usage | null;
-  error: EventError | null;
-  status: EventStatus;
-  /** The agent that made the call, when the source says (GenAI `gen_ai.agent.name`, on the span or the agent span above it). */
-  agent?: string;
-  /** That agent's `gen_ai.agent.id` and `gen_ai.agent.description`, kept beside its name (never in it). */
-  agentId?: string;
-  agentDescription?: string;
-};
-
-export type ToolStep = StepTiming & {
-  kind: "tool_call";
-  name: string;
-  /** The call id the model gave, when the span carries it. */
-  callId: string | null;
-  args: unknown;
-  argsUnparsed?: true;
-  output: unknown;
-  error: EventError | null;
-  status: EventStatus;
-  /** Set by a source that ties calls itself (the Agents SDK, by order); `undefined` = find it by call id. */
-  parent?: { modelKey: string | null; request: ToolCallRequest | null };
-  /** See ModelStep.agent. */
-  agent?: string;
-  agentId?: string;
-  agentDescription?: string;
-  /** What a step that is not a plain tool call is (`retrieval`, `search_memory`, `resources/read`…). */
-  operation?: string;
-  /** The source named an operation Branchpoint does not know: kept as a step, as it came. */
-  unrecognized?: true;
-};
-
-export type FinalStep = { kind: "final_output"; traceId: string; key: string; atNs: bigint; output: unknown };
-
-export type Step = ModelStep | ToolStep | FinalStep;
+export type { FinalStep, ModelStep, Step, StepTiming, ToolStep } from "./steps";
 
 type EventDraft = Omit<SessionEvent, "cacheKey" | "occurrence">;
 
@@ -177,6 +134,23 @@ function linkTools(models: ModelStep[], tools: ToolStep[]): Map<ToolStep, Link |
   return links;
 }
 
+/** The tool steps and their links: those observed, and the calls no tool step shows, read from the conversation (a model client's instrumentation has no tool spans). */
+function allTools(
+  models: ModelStep[],
+  steps: readonly Step[],
+): { tools: ToolStep[]; links: Map<ToolStep, Link | null> } {
+  const observed = steps.filter((s): s is ToolStep => s.kind === "tool_call");
+  const links = linkTools(models, observed);
+  const taken = new Set<string>();
+  for (const [tool, link] of links) {
+    if (tool.callId) taken.add(tool.callId);
+    if (link?.request) taken.add(link.request.id);
+  }
+  const inferred = toolsFromConversation(models, taken);
+  for (const [tool, link] of linkTools(models, inferred)) links.set(tool, link);
+  return { tools: [...observed, ...inferred], links };
+}
+
 function key(message: Message): string {
   return (
     canonicalJson({ role: message.role, content: message.content ?? null, toolCalls: message.toolCalls ?? [] }) ??
@@ -209,10 +183,11 @@ function appended(previous: readonly Message[], next: readonly Message[]): Messa
  * turns of their first model call are found against it.
  */
 export function assemble(steps: readonly Step[], previous: readonly Message[] | null = null): SessionEvent[] {
-  const models = steps.filter((s): s is ModelStep => s.kind === "model_call").sort(compareTiming);
-  const tools = steps.filter((s): s is ToolStep => s.kind === "tool_call");
+  const models = withConversationOutputs(steps.filter((s): s is ModelStep => s.kind === "model_call")).sort(
+    compareTiming,
+  );
   const finals = steps.filter((s): s is FinalStep => s.kind === "final_output");
-  const links = linkTools(models, tools);
+  const { tools, links } = allTools(models, steps);
 
   const children = new Map<ModelStep, { tool: ToolStep; link: Link }[]>();
   const units: (ModelStep | ToolStep | FinalStep)[] = [...models];
@@ -280,6 +255,7 @@ export function assemble(steps: readonly Step[], previous: readonly Message[] | 
         ...((fromRequest ? fromRequest.argsUnparsed : tool.argsUnparsed) ? { argsUnparsed: true } : {}),
         ...(tool.operation !== undefined ? { operation: tool.operation } : {}),
         ...(tool.unrecognized ? { unrecognized: true } : {}),
+        ...(tool.fromConversation ? { fromConversation: true } : {}),
         ...agentFields(tool),
       },
       output: tool.output ?? null,

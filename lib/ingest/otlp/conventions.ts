@@ -141,6 +141,8 @@ function readOpenInference(attrs: SpanAttributes): SpanReading {
       temperature,
       toolsRaw: readOpenInferenceTools(attrs),
       output,
+      // `llm.provider` names who hosts the model (OpenInference sets it only for hosts it knows), `llm.system` the API.
+      provider: attrs.string("llm.provider") ?? attrs.string("llm.system"),
       // OpenInference counts cache reads inside the prompt's tokens.
       usage: usageOf(
         attrs.count("llm.token_count.prompt"),

@@ -57,7 +57,7 @@ describe.each(TEST_ENGINES)("trace ingest on %s", (engine) => {
     return { session: session!, events: session!.events.map(toSessionEvent) };
   }
 
-  const names = ["ai7-genai-stream", "ai7-legacy-generate", "ai6-stream"];
+  const names = ["ai7-genai-stream", "ai7-legacy-generate", "ai6-stream", "openinference-openai-chat-stream"];
   for (const name of names) {
     it(`${name}: any batching, order, duplicates or early copies give the session of the whole export`, async () => {
       const spans = spansOf(recordings("json").get(name)!);
