@@ -70,6 +70,7 @@ export function storableSessions(sessions: readonly ImportedSession[]): Storable
       checkInt(e.usage?.inputTokens, `${ep}.usage.inputTokens`, issues);
       checkInt(e.usage?.outputTokens, `${ep}.usage.outputTokens`, issues);
       checkInt(e.usage?.cachedInputTokens, `${ep}.usage.cachedInputTokens`, issues);
+      checkInt(e.usage?.cacheWriteInputTokens, `${ep}.usage.cacheWriteInputTokens`, issues);
       checkDate(e.startedAt, `${ep}.startedAt`, issues);
       inputTokens += e.usage?.inputTokens ?? 0;
       outputTokens += e.usage?.outputTokens ?? 0;

@@ -160,6 +160,12 @@ function integrityIssues(session: RawSession): IntegrityIssue[] {
         path: ["events", index, "usage", "cachedInputTokens"],
         message: `cachedInputTokens ${cached} is more than inputTokens (${event.usage?.inputTokens ?? "not given"}): the cached tokens are a part of the input`,
       });
+    const written = event.usage?.cacheWriteInputTokens;
+    if (written !== undefined && written + (cached ?? 0) > (event.usage?.inputTokens ?? 0))
+      issues.push({
+        path: ["events", index, "usage", "cacheWriteInputTokens"],
+        message: `cacheWriteInputTokens ${written}${cached ? ` and cachedInputTokens ${cached}` : ""} are more than inputTokens (${event.usage?.inputTokens ?? "not given"}): the tokens written to and read from the cache are parts of the input`,
+      });
   });
   const toolNames = new Map<string, number>();
   (session.tools ?? []).forEach((tool, index) => {

@@ -141,12 +141,16 @@ function readOpenInference(attrs: SpanAttributes): SpanReading {
       temperature,
       toolsRaw: readOpenInferenceTools(attrs),
       output,
-      // OpenInference counts cache reads inside the prompt's tokens.
+      // OpenInference counts cache reads and writes inside the prompt's tokens.
       usage: usageOf(
         attrs.count("llm.token_count.prompt"),
         attrs.count("llm.token_count.completion"),
         attrs.count("llm.token_count.prompt_details.cache_read"),
         (message) => attrs.warn("llm.token_count.prompt_details.cache_read", message),
+        {
+          count: attrs.count("llm.token_count.prompt_details.cache_write"),
+          note: (message) => attrs.warn("llm.token_count.prompt_details.cache_write", message),
+        },
       ),
     });
   }
