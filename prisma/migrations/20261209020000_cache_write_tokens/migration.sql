@@ -73,3 +73,6 @@ LANGUAGE sql VOLATILE SET plan_cache_mode = force_generic_plan SET enable_seqsca
   )
   SELECT count(*)::int FROM updated
 $$;
+
+-- OTLP log records are deleted once older than BRANCHPOINT_TRACE_LOG_DAYS (the job sweep): by their arrival.
+CREATE INDEX "TraceLog_receivedAt_idx" ON "TraceLog"("receivedAt");
