@@ -12,6 +12,7 @@ import {
   GridFields,
   SubmitRow,
 } from "@/components/ui/FormParts";
+import { SCORE_OPS, scoreFilter, type ScoreOp } from "./score-filter";
 import { useActionForm } from "@/components/ui/useActionForm";
 
 type Kind = "langfuse" | "langsmith" | "phoenix" | "braintrust";
@@ -164,6 +165,9 @@ const KIND_LABELS: Record<string, Partial<Record<PullField, [string, string]>>> 
   braintrust: { query: ["Braintrust SQL condition", "metrics.tokens > 1000"] },
 };
 
+/** The kinds whose pulls take a score filter (each trace read is kept when it has the score). */
+const SCORE_KINDS = new Set(["langfuse"]);
+
 /** Starts a pull of one connector's traces that match a filter. */
 export function PullForm({ connectorId, kind, label }: { connectorId: string; kind: string; label: string }) {
   const { pending, error, run } = useActionForm();
@@ -182,6 +186,7 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
     traceIds: "",
   });
   const [failedOnly, setFailedOnly] = useState(false);
+  const [score, setScore] = useState<{ name: string; op: ScoreOp; value: string }>({ name: "", op: ">=", value: "" });
   const [every, setEvery] = useState("");
   const fields = KIND_PULL_FIELDS[kind] ?? KIND_PULL_FIELDS.langfuse!;
   return (
@@ -215,6 +220,7 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
                 ...(v.release ? { release: v.release } : {}),
                 ...experiment,
                 ...(failedOnly ? { error: true } : {}),
+                ...(SCORE_KINDS.has(kind) ? scoreFilter(score.name, score.op, score.value) : {}),
               };
         const schedule = every.trim() !== "" ? { everyMinutes: Number(every) } : undefined;
         run(() => startPullAction({ connectorId, filter, ...(schedule ? { schedule } : {}) }));
@@ -246,6 +252,48 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
         </span>
         <FieldError error={error} name="filter.error" />
       </label>
+      {SCORE_KINDS.has(kind) ? (
+        <fieldset className="grid gap-2 sm:col-span-3 sm:grid-cols-3">
+          <legend className="text-sm text-slate-600">
+            With a score (optional: each trace is read, and kept when it has this score)
+          </legend>
+          <GridField
+            label="Score name"
+            name="scoreName"
+            value={score.name}
+            placeholder="helpfulness"
+            onValue={(value) => setScore({ ...score, name: value })}
+            error={error}
+            errorName="filter.score.name"
+          />
+          <label className="text-sm">
+            <span className="text-slate-600">Compared by</span>
+            <select
+              name="scoreOp"
+              value={score.op}
+              onChange={(e) => setScore({ ...score, op: SCORE_OPS.find((o) => o === e.target.value) ?? ">=" })}
+              className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
+            >
+              {SCORE_OPS.map((op) => (
+                <option key={op} value={op}>
+                  {op}
+                </option>
+              ))}
+            </select>
+            <FieldError error={error} name="filter.score.op" />
+          </label>
+          <GridField
+            label="Value (a number, true / false, or text)"
+            name="scoreValue"
+            value={score.value}
+            placeholder="0.8"
+            onValue={(value) => setScore({ ...score, value })}
+            error={error}
+            errorName="filter.score.value"
+          />
+          <FieldError error={error} name="filter.score" />
+        </fieldset>
+      ) : null}
       <GridField
         label="Repeat every (minutes, optional)"
         name="everyMinutes"

@@ -32,6 +32,11 @@ export function CostBasis({ cost }: { cost: SessionCost }) {
                     m.price!.cachedInputUsdPerMTok ?? m.price!.inputUsdPerMTok
                   } per M)`
                 : null}
+              {m.cacheWriteInputTokens > 0
+                ? ` (${formatTokens(m.cacheWriteInputTokens)} of them written to the prompt cache, at ${
+                    m.price!.cacheWriteInputUsdPerMTok ?? m.price!.inputUsdPerMTok
+                  } per M)`
+                : null}
               , {formatTokens(m.outputTokens)} out)
             </span>
           ))}

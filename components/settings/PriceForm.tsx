@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/Button";
 import { useActionForm } from "@/components/ui/useActionForm";
 
 const input = "mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm";
-const EMPTY = { model: "", match: "prefix", validFrom: "", input: "", output: "", cached: "" };
+const EMPTY = { model: "", match: "prefix", validFrom: "", input: "", output: "", cached: "", cacheWrite: "" };
 
 /** Adds a version of a price (admins): dollars per million tokens, from a date; the old version stays. */
 export function PriceForm({ today }: { today: string }) {
@@ -34,7 +34,7 @@ export function PriceForm({ today }: { today: string }) {
   return (
     <form
       aria-label="Add a price"
-      className="grid gap-3 sm:grid-cols-3 lg:grid-cols-6"
+      className="grid gap-3 sm:grid-cols-3 lg:grid-cols-7"
       onSubmit={(e) => {
         e.preventDefault();
         setDone(null);
@@ -64,7 +64,8 @@ export function PriceForm({ today }: { today: string }) {
       {field("input", "Input $ / M tokens", "2.00")}
       {field("output", "Output $ / M tokens", "8.00")}
       {field("cached", "Cached input $ / M (optional)", "0.50")}
-      <div className="sm:col-span-3 lg:col-span-6">
+      {field("cacheWrite", "Cache write $ / M (optional)", "3.75")}
+      <div className="sm:col-span-3 lg:col-span-7">
         <Button type="submit" disabled={pending}>
           Add this price
         </Button>

@@ -47,6 +47,7 @@ export function eventRow(sessionId: string, e: SessionEvent, compact: CompactInp
     durationMs: e.durationMs === null ? null : Math.round(e.durationMs),
     inputTokens: e.usage?.inputTokens ?? null,
     cachedInputTokens: e.usage?.cachedInputTokens ?? null,
+    cacheWriteInputTokens: e.usage?.cacheWriteInputTokens ?? null,
     outputTokens: e.usage?.outputTokens ?? null,
     costUsd: e.usage?.costUsd ?? null,
     parentSeq: e.parentSeq,
@@ -68,6 +69,7 @@ export function rowText(r: {
   durationMs?: number | null;
   inputTokens?: number | null;
   cachedInputTokens?: number | null;
+  cacheWriteInputTokens?: number | null;
   outputTokens?: number | null;
   costUsd?: number | null;
   parentSeq?: number | null;
@@ -100,6 +102,10 @@ export function rowText(r: {
       r.inputDigest ?? null,
       // Last, and only when set: a row without cached tokens compares as it did before the column.
       ...(r.cachedInputTokens === null || r.cachedInputTokens === undefined ? [] : [r.cachedInputTokens]),
+      // The same for cache writes, marked (a row with writes but no reads is not one with reads).
+      ...(r.cacheWriteInputTokens === null || r.cacheWriteInputTokens === undefined
+        ? []
+        : ["w", r.cacheWriteInputTokens]),
     ]) ?? ""
   );
 }
@@ -148,14 +154,14 @@ export async function insertEventRows(sql: SqlTx, rows: readonly Prisma.EventCre
     if (batch.length === 0) return;
     await sql.query`
       INSERT INTO "Event" (id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
-        "inputTokens", "cachedInputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq",
+        "inputTokens", "cachedInputTokens", "cacheWriteInputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq",
         "inputPrefixCount", "inputDigest")
       SELECT id, "sessionId", seq, kind, name, input, output, error, status, "startedAt", "durationMs",
-        "inputTokens", "cachedInputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq",
+        "inputTokens", "cachedInputTokens", "cacheWriteInputTokens", "outputTokens", "costUsd", "parentSeq", "cacheKey", occurrence, "inputPrefixSeq",
         "inputPrefixCount", "inputDigest"
       FROM jsonb_to_recordset(${`[${batch.join(",")}]`}::jsonb) AS x(id text, "sessionId" text, seq int, kind text, name text,
         input jsonb, output jsonb, error jsonb, status text, "startedAt" timestamptz, "durationMs" int, "inputTokens" int,
-        "cachedInputTokens" int, "outputTokens" int, "costUsd" float8, "parentSeq" int, "cacheKey" text, occurrence int, "inputPrefixSeq" int,
+        "cachedInputTokens" int, "cacheWriteInputTokens" int, "outputTokens" int, "costUsd" float8, "parentSeq" int, "cacheKey" text, occurrence int, "inputPrefixSeq" int,
         "inputPrefixCount" int, "inputDigest" text)`;
     batch = [];
     bytes = 0;

@@ -12,6 +12,7 @@
 import { DEFAULT_PRICES, DEFAULT_PRICES_VALID_FROM } from "@/lib/prices/defaults";
 import {
   parseUsdToMicros,
+  type CallTokens,
   type CostUsage,
   type PriceInput,
   type PriceMatch,
@@ -65,9 +66,9 @@ export async function insertPrice(
   const sql = prismaSql(client);
   const [row] = await sql.query<[{ id: string } | undefined]>`
     INSERT INTO "ModelPrice" (id, model, match, "validFrom", "inputMicros", "outputMicros", "cachedInputMicros",
-      origin, "createdById", "createdByName")
+      "cacheWriteInputMicros", origin, "createdById", "createdByName")
     VALUES ('c' || substr(md5(random()::text || clock_timestamp()::text), 1, 24), ${p.model}::text, ${p.match}::text, ${p.validFrom}::timestamptz, ${p.inputMicros}::int,
-      ${p.outputMicros}::int, ${p.cachedInputMicros}::int, ${by.origin ?? "admin"}::text, ${by.id}::text, ${by.name}::text)
+      ${p.outputMicros}::int, ${p.cachedInputMicros}::int, ${p.cacheWriteInputMicros}::int, ${by.origin ?? "admin"}::text, ${by.id}::text, ${by.name}::text)
     ON CONFLICT (model, match, "validFrom") DO NOTHING
     RETURNING id`;
   if (!row) return null;
@@ -103,6 +104,7 @@ export async function seedDefaultPrices(client: DbClient): Promise<number> {
         inputMicros: micros(d.input),
         outputMicros: micros(d.output),
         cachedInputMicros: d.cached === undefined ? null : micros(d.cached),
+        cacheWriteInputMicros: d.cacheWrite === undefined ? null : micros(d.cacheWrite),
       },
       { id: null, name: null, origin: "default" },
     );
@@ -126,14 +128,18 @@ export async function refreshSessionCosts(sql: SqlTx, ids: readonly string[]): P
       model: string | null;
       input: string | null;
       cached: string | null;
+      written: string | null;
       output: string | null;
     }[]
   >`
     SELECT s.id, EXISTS (SELECT 1 FROM "Event" e WHERE e."sessionId" = s.id AND e."costUsd" IS NOT NULL) AS sourced,
-      u.model, u.input::text, u.cached::text, u.output::text
+      u.model, u.input::text, u.cached::text, u.written::text, u.output::text
     FROM "Session" s LEFT JOIN LATERAL (
       SELECT e.name AS model, sum(coalesce(e."inputTokens", 0)) AS input,
         sum(least(coalesce(e."cachedInputTokens", 0), coalesce(e."inputTokens", 0))) AS cached,
+        -- Cache writes up to what the cached reads leave of the input (cacheParts in lib/prices).
+        sum(least(coalesce(e."cacheWriteInputTokens", 0),
+          coalesce(e."inputTokens", 0) - least(coalesce(e."cachedInputTokens", 0), coalesce(e."inputTokens", 0)))) AS written,
         sum(coalesce(e."outputTokens", 0)) AS output
       FROM "Event" e
       WHERE e."sessionId" = s.id AND e.kind = 'model_call' AND (e."inputTokens" > 0 OR e."outputTokens" > 0)
@@ -148,6 +154,7 @@ export async function refreshSessionCosts(sql: SqlTx, ids: readonly string[]): P
         model: r.model,
         inputTokens: Number(r.input),
         cachedInputTokens: Number(r.cached),
+        cacheWriteInputTokens: Number(r.written),
         outputTokens: Number(r.output),
       });
     usage.set(r.id, u);
@@ -178,15 +185,20 @@ export async function writeSessionCosts(
     ), calls AS (
       SELECT x.id, regexp_replace(lower(btrim(x.model)), '^.*/', '') AS model,
         sum(x."inputTokens")::numeric AS input, sum(least(coalesce(x."cachedInputTokens", 0), x."inputTokens"))::numeric AS cached,
+        sum(least(coalesce(x."cacheWriteInputTokens", 0),
+          x."inputTokens" - least(coalesce(x."cachedInputTokens", 0), x."inputTokens")))::numeric AS written,
         sum(x."outputTokens")::numeric AS output
-      FROM jsonb_to_recordset(${calls}::jsonb)
-        AS x(id text, model text, "inputTokens" bigint, "cachedInputTokens" bigint, "outputTokens" bigint)
+      FROM jsonb_to_recordset(${calls}::jsonb) AS x(id text, model text, "inputTokens" bigint,
+        "cachedInputTokens" bigint, "cacheWriteInputTokens" bigint, "outputTokens" bigint)
       GROUP BY 1, 2
     ), priced AS (
-      SELECT c.id, sum((c.input - c.cached) * p."inputMicros" + c.cached * coalesce(p."cachedInputMicros", p."inputMicros")
+      SELECT c.id, sum((c.input - c.cached - c.written) * p."inputMicros"
+          + c.cached * coalesce(p."cachedInputMicros", p."inputMicros")
+          + c.written * coalesce(p."cacheWriteInputMicros", p."inputMicros")
           + c.output * p."outputMicros") AS picos, count(p.id) AS n
       FROM calls c JOIN s ON s.id = c.id LEFT JOIN LATERAL (
-        SELECT p.id, p."inputMicros", p."cachedInputMicros", p."outputMicros" FROM "ModelPrice" p
+        SELECT p.id, p."inputMicros", p."cachedInputMicros", p."cacheWriteInputMicros", p."outputMicros"
+        FROM "ModelPrice" p
         WHERE p."validFrom" <= s.at AND (p.model = c.model OR (p.match = 'prefix' AND
           left(c.model, length(p.model) + 1) IN (p.model || '-', p.model || ':', p.model || '@')))
         ORDER BY length(p.model) DESC, (p.match = 'exact') DESC, p."validFrom" DESC
@@ -260,24 +272,22 @@ export async function markCostStale(sql: SqlTx, sessionId: string): Promise<void
 export async function sessionCostBasis(
   client: DbClient,
   sessionId: string,
-): Promise<
-  { model: string; inputTokens: number; cachedInputTokens: number; outputTokens: number; price: PriceRow | null }[]
-> {
-  const rows = await prismaSql(client).query<
-    { model: string; inputTokens: number; cachedInputTokens: number; outputTokens: number; priceId: string | null }[]
-  >`
+): Promise<({ model: string } & Required<CallTokens> & { price: PriceRow | null })[]> {
+  const rows = await prismaSql(client).query<({ model: string } & Required<CallTokens> & { priceId: string | null })[]>`
     WITH s AS (SELECT id, coalesce("startedAt", "createdAt") AS at FROM "Session" WHERE id = ${sessionId}::text),
     calls AS (
       SELECT s.at, regexp_replace(lower(btrim(e.name)), '^.*/', '') AS model,
         sum(coalesce(e."inputTokens", 0))::bigint AS input,
         sum(least(coalesce(e."cachedInputTokens", 0), coalesce(e."inputTokens", 0)))::bigint AS cached,
+        sum(least(coalesce(e."cacheWriteInputTokens", 0),
+          coalesce(e."inputTokens", 0) - least(coalesce(e."cachedInputTokens", 0), coalesce(e."inputTokens", 0))))::bigint AS written,
         sum(coalesce(e."outputTokens", 0))::bigint AS output
       FROM s JOIN "Event" e ON e."sessionId" = s.id AND e.kind = 'model_call'
       WHERE e."inputTokens" > 0 OR e."outputTokens" > 0
       GROUP BY s.at, 2
     )
     SELECT c.model, c.input::float8 AS "inputTokens", c.cached::float8 AS "cachedInputTokens",
-      c.output::float8 AS "outputTokens", p.id AS "priceId"
+      c.written::float8 AS "cacheWriteInputTokens", c.output::float8 AS "outputTokens", p.id AS "priceId"
     FROM calls c LEFT JOIN LATERAL (
       SELECT p.id FROM "ModelPrice" p
       WHERE p."validFrom" <= c.at AND (p.model = c.model OR (p.match = 'prefix' AND
@@ -297,6 +307,7 @@ export async function sessionCostBasis(
     model: r.model,
     inputTokens: Number(r.inputTokens),
     cachedInputTokens: Number(r.cachedInputTokens),
+    cacheWriteInputTokens: Number(r.cacheWriteInputTokens),
     outputTokens: Number(r.outputTokens),
     price: r.priceId ? (prices.get(r.priceId) ?? null) : null,
   }));

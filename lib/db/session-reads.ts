@@ -255,6 +255,7 @@ export function toSessionEvent(e: SessionWithEvents["events"][number]): SessionE
           ...(e.outputTokens === null ? {} : { outputTokens: e.outputTokens }),
           ...(e.costUsd === null ? {} : { costUsd: e.costUsd }),
           ...(e.cachedInputTokens === null ? {} : { cachedInputTokens: e.cachedInputTokens }),
+          ...(e.cacheWriteInputTokens === null ? {} : { cacheWriteInputTokens: e.cacheWriteInputTokens }),
         };
   return {
     seq: e.seq,

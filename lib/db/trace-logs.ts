@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { SpanLogEvent } from "@/lib/ingest/otlp/logs";
-import type { SqlTx } from "./sql";
+import type { DbClient } from "./client";
+import { prismaSql, type SqlTx } from "./sql";
 
 // ---------------------------------------------------------------------------
 // GenAI events sent as OTLP log records (/v1/logs), kept by the span they
@@ -35,6 +36,23 @@ export async function traceLogRows(
   if (ids.length === 0) return [];
   return sql.query<{ traceId: string; spanId: string; event: string }[]>`
     SELECT "traceId", "spanId", event FROM "TraceLog" WHERE "traceId" = ANY(${ids}::text[]) ORDER BY seq`;
+}
+
+/**
+ * Deletes the log records received before `before`, `batch` at a time (by the receivedAt index); how many.
+ * By then the span each names has taken them among its stored events, or never came.
+ */
+export async function pruneTraceLogs(client: DbClient, before: Date, batch = 1000): Promise<number> {
+  const sql = prismaSql(client);
+  let done = 0;
+  for (;;) {
+    const rows = await sql.query<{ id: string }[]>`
+      DELETE FROM "TraceLog" WHERE id IN (
+        SELECT id FROM "TraceLog" WHERE "receivedAt" < ${before}::timestamptz ORDER BY "receivedAt" LIMIT ${batch}::int)
+      RETURNING id`;
+    done += rows.length;
+    if (rows.length < batch) return done;
+  }
 }
 
 /** The stored OTLP spans of the traces: their row ids and ids. */

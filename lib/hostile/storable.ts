@@ -89,6 +89,7 @@ export function checkStorableEvent(
   checkInt(e.usage?.inputTokens, `${ep}.usage.inputTokens`, issues);
   checkInt(e.usage?.outputTokens, `${ep}.usage.outputTokens`, issues);
   checkInt(e.usage?.cachedInputTokens, `${ep}.usage.cachedInputTokens`, issues);
+  checkInt(e.usage?.cacheWriteInputTokens, `${ep}.usage.cacheWriteInputTokens`, issues);
   checkDate(e.startedAt, `${ep}.startedAt`, issues);
 }
 

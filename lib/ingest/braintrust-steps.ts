@@ -8,7 +8,7 @@ import type { Message } from "@/lib/replay";
 import { isObject, parseArgs } from "./otlp/attributes";
 import type { ModelStep, ToolStep } from "./otlp/assemble";
 import { fromChatMessage, fromChatMessages, fromProviderAnswer } from "./otlp/messages";
-import { withCachedTokens } from "./cached-tokens";
+import { withCachedTokens, withCacheWrites } from "./cached-tokens";
 import {
   callIdOf,
   count,
@@ -99,15 +99,19 @@ export function llmStep(traceId: string, span: BraintrustSpan, warn: Warn, notes
       spanId: span.id,
     },
     output: outputMessage(span, warn, notes),
-    // Braintrust counts cache reads inside prompt_tokens.
-    usage: withCachedTokens(
-      usageFrom(
-        count(metrics.prompt_tokens, note, "metrics.prompt_tokens"),
-        count(metrics.completion_tokens, note, "metrics.completion_tokens"),
-        money(metrics.estimated_cost, note, "metrics.estimated_cost"),
-        [],
+    // Braintrust counts cache reads and writes inside prompt_tokens.
+    usage: withCacheWrites(
+      withCachedTokens(
+        usageFrom(
+          count(metrics.prompt_tokens, note, "metrics.prompt_tokens"),
+          count(metrics.completion_tokens, note, "metrics.completion_tokens"),
+          money(metrics.estimated_cost, note, "metrics.estimated_cost"),
+          [],
+        ),
+        count(metrics.prompt_cached_tokens, note, "metrics.prompt_cached_tokens"),
+        note,
       ),
-      count(metrics.prompt_cached_tokens, note, "metrics.prompt_cached_tokens"),
+      count(metrics.prompt_cache_creation_tokens, note, "metrics.prompt_cache_creation_tokens"),
       note,
     ),
     error,

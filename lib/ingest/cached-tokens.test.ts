@@ -7,7 +7,7 @@ import { mapBraintrustTrace } from "./braintrust";
 import { supportTrace } from "./__fixtures__/langfuse";
 import { supportRuns } from "./__fixtures__/langsmith";
 import { phoenixTrace } from "./__fixtures__/phoenix";
-import { providerInputTokens, withCachedTokens } from "./cached-tokens";
+import { providerInputTokens, withCachedTokens, withCacheWrites } from "./cached-tokens";
 import { decodeOtlpJson } from "./otlp/decode";
 import { otlpExport, type SpanSpec } from "./otlp/genai-testing";
 import { mapOtlpSpans } from "./otlp/map";
@@ -51,7 +51,18 @@ describe("a provider's own usage object", () => {
     });
     expect(
       providerInputTokens({ input_tokens: 12, cache_read_input_tokens: 2048, cache_creation_input_tokens: 100 }),
-    ).toEqual({ input: 2160, cached: 2048 });
+    ).toEqual({ input: 2160, cached: 2048, written: 100 });
+    // A proxy's OpenAI shape with Anthropic's write count beside it: both inside prompt_tokens.
+    expect(
+      providerInputTokens({
+        prompt_tokens: 1500,
+        prompt_tokens_details: { cached_tokens: 1024 },
+        cache_creation_input_tokens: 300,
+      }),
+    ).toEqual({ input: 1500, cached: 1024, written: 300 });
+    expect(
+      providerInputTokens({ input_tokens: 50, input_token_details: { cache_read: 30, cache_creation: 20 } }),
+    ).toEqual({ input: 50, cached: 30, written: 20 });
     expect(providerInputTokens({ input_tokens: 50, input_token_details: { cache_read: 30 } })).toEqual({
       input: 50,
       cached: 30,
@@ -73,6 +84,138 @@ describe("a provider's own usage object", () => {
   });
 });
 
+describe("cache writes beside cache reads", () => {
+  it("keeps a write count within what the reads leave of the input, else leaves it out saying so", () => {
+    const notes: string[] = [];
+    const note = (m: string) => notes.push(m);
+    expect(withCacheWrites({ inputTokens: 10, cachedInputTokens: 4 }, 6, note)).toEqual({
+      inputTokens: 10,
+      cachedInputTokens: 4,
+      cacheWriteInputTokens: 6,
+    });
+    expect(withCacheWrites({ inputTokens: 10, cachedInputTokens: 4 }, 7, note)).toEqual({
+      inputTokens: 10,
+      cachedInputTokens: 4,
+    });
+    expect(withCacheWrites({ outputTokens: 1 }, 2, note)).toEqual({ outputTokens: 1 });
+    expect(withCacheWrites({ inputTokens: 10 }, 0, note)).toEqual({ inputTokens: 10 });
+    expect(notes).toEqual([
+      "7 cache-write input tokens is more than the 6 input tokens not read from the cache: left out",
+      "2 cache-write input tokens is more than the unrecorded input tokens not read from the cache: left out",
+    ]);
+  });
+});
+
+describe("cache writes in each importer", () => {
+  it("Langfuse: input_cache_creation and cache_creation_input_tokens, apart from input", () => {
+    const trace = supportTrace("write-1");
+    const [first, second] = find(trace, (o) => typeof o.usageDetails === "object" && o.type === "GENERATION");
+    first!.usageDetails = { input: 20, cache_read_input_tokens: 90, cache_creation_input_tokens: 10, output: 20 };
+    second!.usageDetails = { input: 80, input_cache_creation: 500, output: 30 };
+    expect(modelUsages(imported(JSON.stringify(trace)).sessions).slice(0, 2)).toEqual([
+      { inputTokens: 120, cachedInputTokens: 90, cacheWriteInputTokens: 10, outputTokens: 20, costUsd: 0.0005 },
+      { inputTokens: 580, cacheWriteInputTokens: 500, outputTokens: 30, costUsd: 0.0007 },
+    ]);
+  });
+
+  it("LangSmith: usage_metadata's input_token_details.cache_creation and Anthropic's own usage", () => {
+    const runs = supportRuns("write-2");
+    const [meta] = find(runs, (o) => typeof o.usage_metadata === "object");
+    (meta!.usage_metadata as Record<string, unknown>).input_token_details = { cache_read: 64, cache_creation: 20 };
+    expect(modelUsages(imported(JSON.stringify(runs)).sessions)[0]).toEqual({
+      inputTokens: 99,
+      cachedInputTokens: 64,
+      cacheWriteInputTokens: 20,
+      outputTokens: 9,
+      costUsd: 0.0003375,
+    });
+  });
+
+  it("Braintrust: metrics.prompt_cache_creation_tokens inside prompt_tokens", () => {
+    const rows = braintrustTrace(1);
+    const [a, b] = rows.filter((r) => r.metrics.prompt_tokens !== undefined);
+    a!.metrics.prompt_cached_tokens = 50;
+    a!.metrics.prompt_cache_creation_tokens = 40;
+    b!.metrics.prompt_cache_creation_tokens = 121;
+    expect(modelUsages(imported(JSON.stringify(rows)).sessions)).toEqual([
+      { inputTokens: 90, cachedInputTokens: 50, cacheWriteInputTokens: 40, outputTokens: 12, costUsd: 0.000345 },
+      { inputTokens: 120, outputTokens: 8 },
+    ]);
+  });
+
+  it("Phoenix (OpenInference): llm.token_count.prompt_details.cache_write", () => {
+    const spans = phoenixTrace(1);
+    const [flat] = find(spans, (o) => o["llm.token_count.prompt"] === 90);
+    flat!["llm.token_count.prompt_details.cache_write"] = 70;
+    expect(modelUsages(imported(JSON.stringify(spans)).sessions)[0]).toEqual({
+      inputTokens: 90,
+      cacheWriteInputTokens: 70,
+      outputTokens: 12,
+    });
+  });
+
+  it("OpenAI chat logs and the Agents SDK: a provider usage's cache_creation_input_tokens", () => {
+    const chat = imported(
+      JSON.stringify({
+        model: "claude-sonnet-4",
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "assistant", content: "hello" },
+        ],
+        usage: {
+          prompt_tokens: 1500,
+          completion_tokens: 9,
+          prompt_tokens_details: { cached_tokens: 1024 },
+          cache_creation_input_tokens: 300,
+        },
+      }),
+    );
+    expect(chat.format).toBe("openai-chat");
+    expect(modelUsages(chat.sessions)).toEqual([
+      { inputTokens: 1500, cachedInputTokens: 1024, cacheWriteInputTokens: 300, outputTokens: 9 },
+    ]);
+    const body = JSON.parse(
+      readFileSync(path.join(process.cwd(), "lib/ingest/__fixtures__/openai-agents-chat.json"), "utf8"),
+    ) as unknown;
+    const usages = find(body, (o) => o.prompt_tokens === 42);
+    usages[0]!.prompt_tokens_details = { cached_tokens: 32, cache_creation: 10 };
+    expect(modelUsages(imported(JSON.stringify(body)).sessions)[0]).toEqual({
+      inputTokens: 42,
+      cachedInputTokens: 32,
+      cacheWriteInputTokens: 10,
+      outputTokens: 7,
+    });
+  });
+
+  it("OTel GenAI: gen_ai.usage.cache_creation.input_tokens, inside input", () => {
+    const decoded = decodeOtlpJson(
+      otlpExport([
+        {
+          trace: "c1".repeat(16),
+          id: "c100000000000001",
+          name: "chat",
+          start: 10,
+          end: 15,
+          attrs: {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "claude-sonnet-4",
+            "gen_ai.usage.input_tokens": 2000,
+            "gen_ai.usage.output_tokens": 40,
+            "gen_ai.usage.cache_read.input_tokens": 1536,
+            "gen_ai.usage.cache_creation.input_tokens": 400,
+          },
+        },
+      ]),
+    );
+    if (!decoded.ok) throw new Error(JSON.stringify(decoded.issues));
+    const result = mapOtlpSpans(decoded.spans);
+    if (!result.ok) throw new Error(JSON.stringify(result));
+    expect(modelUsages(result.sessions)).toEqual([
+      { inputTokens: 2000, cachedInputTokens: 1536, cacheWriteInputTokens: 400, outputTokens: 40 },
+    ]);
+  });
+});
+
 describe("cached input tokens in each importer", () => {
   it("Langfuse: the usageDetails cache keys are apart from input, and added to it", () => {
     const trace = supportTrace("cache-1");
@@ -80,7 +223,7 @@ describe("cached input tokens in each importer", () => {
     first!.usageDetails = { input: 20, cache_read_input_tokens: 90, cache_creation_input_tokens: 10, output: 20 };
     second!.usageDetails = { input: 80, input_cached_tokens: 60, input_cache_read: 40, output: 30 };
     expect(modelUsages(imported(JSON.stringify(trace)).sessions)).toEqual([
-      { inputTokens: 120, cachedInputTokens: 90, outputTokens: 20, costUsd: 0.0005 },
+      { inputTokens: 120, cachedInputTokens: 90, cacheWriteInputTokens: 10, outputTokens: 20, costUsd: 0.0005 },
       { inputTokens: 180, cachedInputTokens: 100, outputTokens: 30, costUsd: 0.0007 },
       { inputTokens: 260, outputTokens: 25, costUsd: 0.0009 },
     ]);

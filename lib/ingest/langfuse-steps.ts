@@ -6,7 +6,7 @@ import type { Message, Usage } from "@/lib/replay";
 import { isObject, parseArgs } from "./otlp/attributes";
 import type { ModelStep, ToolStep } from "./otlp/assemble";
 import { fromChatMessage, fromChatMessages, fromProviderAnswer } from "./otlp/messages";
-import { withCachedTokens } from "./cached-tokens";
+import { withCachedTokens, withCacheWrites } from "./cached-tokens";
 
 export type LangfuseObservation = {
   id: string;
@@ -82,7 +82,11 @@ export function usageOf(raw: Record<string, unknown>, note: (message: string) =>
     money(raw.totalCost, note, "totalCost") ??
     money(legacy.totalCost, note, "usage.totalCost");
   const parts = costUsd === undefined ? [costs.input, costs.output].map((v) => money(v, note, "costDetails")) : [];
-  return withCachedTokens(usageFrom(inputTokens, outputTokens, costUsd, parts), cache.read || undefined, note);
+  return withCacheWrites(
+    withCachedTokens(usageFrom(inputTokens, outputTokens, costUsd, parts), cache.read || undefined, note),
+    cache.written || undefined,
+    note,
+  );
 }
 
 /** The usageDetails keys Langfuse's integrations write for prompt-cache reads and writes (OpenAI's, Anthropic's, its own). */

@@ -7,7 +7,7 @@ import type { Message, Usage } from "@/lib/replay";
 import { isObject, parseArgs } from "./otlp/attributes";
 import type { ModelStep, ToolStep } from "./otlp/assemble";
 import { fromChatMessage, fromProviderAnswer } from "./otlp/messages";
-import { providerInputTokens, withCachedTokens } from "./cached-tokens";
+import { providerInputTokens, withCachedTokens, withCacheWrites } from "./cached-tokens";
 import { count, money, statusOf, str, timingOf, usageFrom, type LangfuseObservation } from "./langfuse-steps";
 import { fromRunMessage, fromRunMessages, messageUsage } from "./langsmith-messages";
 
@@ -40,7 +40,8 @@ function usageOf(run: LangSmithRun, output: unknown, note: (message: string) => 
   const usageMeta = isObject(outputs.usage_metadata)
     ? outputs.usage_metadata
     : (messageUsage(output) ?? (isObject(meta.usage_metadata) ? meta.usage_metadata : {}));
-  // Cache reads as the run, LangChain's usage_metadata or the provider's own usage count them (all inside input).
+  // Cache reads and writes as the run, LangChain's usage_metadata or the provider's own usage count them (all
+  // inside input).
   const provider = providerInputTokens(openAi);
   const runDetails = isObject(raw.prompt_token_details) ? raw.prompt_token_details : {};
   const metaDetails = isObject(usageMeta.input_token_details) ? usageMeta.input_token_details : {};
@@ -49,6 +50,11 @@ function usageOf(run: LangSmithRun, output: unknown, note: (message: string) => 
     count(metaDetails.cache_read, note, "usage_metadata.input_token_details.cache_read") ??
     providerInputTokens(tokenUsage).cached ??
     provider.cached;
+  const written =
+    count(runDetails.cache_creation, note, "prompt_token_details.cache_creation") ??
+    count(metaDetails.cache_creation, note, "usage_metadata.input_token_details.cache_creation") ??
+    providerInputTokens(tokenUsage).written ??
+    provider.written;
   const inputTokens =
     count(raw.prompt_tokens, note, "prompt_tokens") ??
     count(usageMeta.input_tokens, note, "usage_metadata.input_tokens") ??
@@ -65,7 +71,11 @@ function usageOf(run: LangSmithRun, output: unknown, note: (message: string) => 
     total === undefined
       ? [cost(raw.prompt_cost, note, "prompt_cost"), cost(raw.completion_cost, note, "completion_cost")]
       : [];
-  return withCachedTokens(usageFrom(inputTokens, outputTokens, total, parts), cached, note);
+  return withCacheWrites(
+    withCachedTokens(usageFrom(inputTokens, outputTokens, total, parts), cached, note),
+    written,
+    note,
+  );
 }
 
 /** The generation an llm run's outputs hold: LangChain's `generations` ([[gen]] or [gen]), else the outputs. */

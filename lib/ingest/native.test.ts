@@ -265,6 +265,17 @@ describe("native issues, at their exact paths", () => {
     ],
     ["an unknown field", withEvent(1, { parent_seq: 0 }), [{ path: "events[1].parent_seq", message: "unknown field" }]],
     [
+      "cache reads and writes past the input",
+      withEvent(0, { usage: { inputTokens: 100, cachedInputTokens: 60, cacheWriteInputTokens: 50 } }),
+      [
+        {
+          path: "events[0].usage.cacheWriteInputTokens",
+          message:
+            "cacheWriteInputTokens 50 and cachedInputTokens 60 are more than inputTokens (100): the tokens written to and read from the cache are parts of the input",
+        },
+      ],
+    ],
+    [
       "a tool call without parentSeq",
       withEvent(1, { parentSeq: undefined }),
       [{ path: "events[1].parentSeq", message: expect.any(String) as unknown }],

@@ -175,21 +175,32 @@ export function headIssues(session: Omit<RawSession, "events">): IntegrityIssue[
   return issues;
 }
 
-/** An event's usage that cannot be: more cached input tokens than input tokens. */
-export function usageIssue(event: NativeEvent, index: number): IntegrityIssue | null {
+/**
+ * An event's usage that cannot be: more cached input tokens than input tokens, or more tokens written to and read
+ * from the cache together than the input (both are parts of it).
+ */
+export function usageIssues(event: NativeEvent, index: number): IntegrityIssue[] {
+  const issues: IntegrityIssue[] = [];
+  const input = event.usage?.inputTokens;
   const cached = event.usage?.cachedInputTokens;
-  if (cached === undefined || cached <= (event.usage?.inputTokens ?? 0)) return null;
-  return {
-    path: ["events", index, "usage", "cachedInputTokens"],
-    message: `cachedInputTokens ${cached} is more than inputTokens (${event.usage?.inputTokens ?? "not given"}): the cached tokens are a part of the input`,
-  };
+  if (cached !== undefined && cached > (input ?? 0))
+    issues.push({
+      path: ["events", index, "usage", "cachedInputTokens"],
+      message: `cachedInputTokens ${cached} is more than inputTokens (${input ?? "not given"}): the cached tokens are a part of the input`,
+    });
+  const written = event.usage?.cacheWriteInputTokens;
+  if (written !== undefined && written + (cached ?? 0) > (input ?? 0))
+    issues.push({
+      path: ["events", index, "usage", "cacheWriteInputTokens"],
+      message: `cacheWriteInputTokens ${written}${cached ? ` and cachedInputTokens ${cached}` : ""} are more than inputTokens (${input ?? "not given"}): the tokens written to and read from the cache are parts of the input`,
+    });
+  return issues;
 }
 
 function integrityIssues(session: RawSession): IntegrityIssue[] {
   const issues: IntegrityIssue[] = [];
   session.events.forEach((event, index) => {
-    const usage = usageIssue(event, index);
-    if (usage) issues.push(usage);
+    issues.push(...usageIssues(event, index));
   });
   issues.push(...headIssues(session));
   const ordered = seqOrder(session.events);

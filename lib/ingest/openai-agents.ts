@@ -204,7 +204,7 @@ function generationStep(span: AgentsSpan, warnings: ImportIssue[]): ModelStep {
       ? completion.usage
       : null;
   const count = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined);
-  const { input: inputTokens, cached } = providerInputTokens(usage);
+  const { input: inputTokens, cached, written } = providerInputTokens(usage);
   const outputTokens = usage ? (count(usage.output_tokens) ?? count(usage.completion_tokens)) : undefined;
   return {
     kind: "model_call",
@@ -216,7 +216,7 @@ function generationStep(span: AgentsSpan, warnings: ImportIssue[]): ModelStep {
       ...(typeof config.temperature === "number" ? { temperature: config.temperature } : {}),
     },
     output,
-    usage: usageOf(inputTokens, outputTokens, cached),
+    usage: usageOf(inputTokens, outputTokens, cached, undefined, { count: written }),
     error: span.error ? { type: "ModelError", message: span.error.message } : null,
     status: span.endedAt === null ? "incomplete" : span.error ? "failed" : "completed",
   };

@@ -155,8 +155,8 @@ export function draft(
 /** A completion's usage as a step's: input (with its cached part) and output tokens, as the OTLP path reads them. */
 function chatUsage(usage: z.infer<typeof ChatUsage> | undefined): Draft["usage"] {
   if (usage === undefined) return null;
-  const { input, cached } = providerInputTokens(usage);
-  return usageOf(input, usage.completion_tokens, cached);
+  const { input, cached, written } = providerInputTokens(usage);
+  return usageOf(input, usage.completion_tokens, cached, undefined, { count: written });
 }
 
 /**

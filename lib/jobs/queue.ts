@@ -1,19 +1,14 @@
 /**
- * Durable jobs on the database we already have, through pg-boss: its tables
- * live in the `pgboss` schema of the same PostgreSQL (or of the embedded PGlite,
- * through pg-boss's `db` option: the one PGlite connection, no socket), and
- * any number of worker processes on any number of machines pull from them with
- * `SELECT … FOR UPDATE SKIP LOCKED`.
+ * Durable jobs on the database we already have, through pg-boss: its tables live in the `pgboss` schema of the same
+ * PostgreSQL (or of the embedded PGlite, through pg-boss's `db` option: the one PGlite connection, no socket), and
+ * any number of worker processes on any number of machines pull from them with `SELECT … FOR UPDATE SKIP LOCKED`.
  *
- * Three kinds of job: "run this replay" (a new replay, a resume after a fixture or
- * an approval, each member of an experiment), "run this investigation", and
- * online-check work (judge the sessions of one import, or a check's backfill).
- * What runs them is handed in when the queue starts (lib/server/job-handlers.ts;
- * this module does not import lib/server). The replay handler claims the
- * replay's lease, so a job delivered twice, or retried while a slow worker
- * still runs, runs the replay once; a worker killed mid-run (kill -9) loses
- * its lease after `leaseMs`, and the sweeper of any live worker puts the
- * replay back on the queue.
+ * Three kinds of job: "run this replay" (a new replay, a resume after a fixture or an approval, each member of an
+ * experiment), "run this investigation", and online-check work (judge the sessions of one import, or a check's
+ * backfill). What runs them is handed in when the queue starts (lib/server/job-handlers.ts; this module does not
+ * import lib/server). The replay handler claims the replay's lease, so a job delivered twice, or retried while a
+ * slow worker still runs, runs the replay once; a worker killed mid-run (kill -9) loses its lease after `leaseMs`,
+ * and the sweeper of any live worker puts the replay back on the queue.
  */
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
@@ -31,6 +26,7 @@ import {
 } from "@/lib/db/investigations";
 import { unfinishedBackfills } from "@/lib/db/online-checks";
 import { requeueAbandonedFixSearches, requeueAllFixSearches } from "@/lib/db/cluster-fix-searches";
+import { pruneTraceLogs } from "@/lib/db/trace-logs";
 import { jobSettings, type JobSettings } from "./settings";
 import * as watchQueue from "./watch-queue";
 import { isWatchEnvelope, watchEnqueuer, type WatchEnvelope, type WatchHandler, type WatchJob } from "./watch-queue";
@@ -327,6 +323,10 @@ function sweeperOf(parts: QueueParts) {
     const scheduled = await startDueScheduledPulls(prisma, { lookbackMinutes: settings.pullLookbackMinutes });
     await enqueuePulls(scheduled);
     const late = scheduled.length + (await watchQueue.sweepWatches(prisma, watchEnqueuer(boss, CHECK_QUEUE)));
+    // OTLP log records past their keeping: their spans took them as events by then, or never came.
+    const pruned = await pruneTraceLogs(prisma, new Date(Date.now() - settings.traceLogDays * 86_400_000));
+    if (pruned > 0)
+      log(`Branchpoint jobs: ${pruned} OTLP log record(s) older than ${settings.traceLogDays} days deleted.`);
     return ids.length + investigations.length + searches.length + backfills.length + pulls.length + late;
   };
   return sweep;

@@ -15,6 +15,8 @@ export interface JobSettings {
    * late (their timestamps before that end); the traces read twice are found again, not doubled.
    */
   pullLookbackMinutes: number;
+  /** How long OTLP log records (/v1/logs) are kept, in days: the sweep deletes older ones. */
+  traceLogDays: number;
 }
 
 function intFrom(value: string | undefined, fallback: number, min: number, max: number, name: string): number {
@@ -39,6 +41,7 @@ export function jobSettings(source: NodeJS.ProcessEnv = process.env): JobSetting
       1440,
       "BRANCHPOINT_PULL_LOOKBACK_MINUTES",
     ),
+    traceLogDays: intFrom(source.BRANCHPOINT_TRACE_LOG_DAYS, 30, 1, 3650, "BRANCHPOINT_TRACE_LOG_DAYS"),
   };
 }
 

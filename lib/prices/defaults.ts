@@ -10,8 +10,12 @@
  * `validFrom` is the day from which Branchpoint applies the row, not the provider's price history: the
  * rows start on 2023-01-01 so that recordings older than a model's launch date in this file are still
  * estimated, except o3, whose June 2025 price cut is the one history written here.
- * `cached` is the cached-input (prompt cache read) price where the provider lists one; no importer
- * records cached tokens yet, so it is shown but not used.
+ * `cached` is the cached-input (prompt cache read) price where the provider lists one, and `cacheWrite` the
+ * prompt cache write price: Anthropic's 5-minute writes, 1.25 times the input price (Claude 3 Haiku's list
+ * price is $0.30, not $0.3125; its 1-hour writes cost
+ * twice the input price and are not told apart by the importers: they are priced at the 5-minute rate).
+ * The importers record both kinds of cached tokens where the source has them; a rule without a rate
+ * prices them as input.
  */
 import type { PriceMatch } from "./prices";
 
@@ -23,6 +27,7 @@ export type DefaultPrice = {
   input: string;
   output: string;
   cached?: string;
+  cacheWrite?: string;
 };
 
 export const DEFAULT_PRICES_VALID_FROM = "2023-01-01";
@@ -47,18 +52,18 @@ export const DEFAULT_PRICES: readonly DefaultPrice[] = [
   { model: "o3", validFrom: "2025-06-10", input: "2.00", output: "8.00", cached: "0.50" },
   { model: "o3-pro", input: "20.00", output: "80.00" },
   { model: "o4-mini", input: "1.10", output: "4.40", cached: "0.275" },
-  // Anthropic (cached: prompt cache reads; cache writes cost more and are not listed)
-  { model: "claude-3-haiku", input: "0.25", output: "1.25", cached: "0.03" },
-  { model: "claude-3-5-haiku", input: "0.80", output: "4.00", cached: "0.08" },
-  { model: "claude-haiku-4-5", input: "1.00", output: "5.00", cached: "0.10" },
-  { model: "claude-3-5-sonnet", input: "3.00", output: "15.00", cached: "0.30" },
-  { model: "claude-3-7-sonnet", input: "3.00", output: "15.00", cached: "0.30" },
+  // Anthropic (cached: prompt cache reads; cacheWrite: 5-minute cache writes, 1.25 × input)
+  { model: "claude-3-haiku", input: "0.25", output: "1.25", cached: "0.03", cacheWrite: "0.30" },
+  { model: "claude-3-5-haiku", input: "0.80", output: "4.00", cached: "0.08", cacheWrite: "1.00" },
+  { model: "claude-haiku-4-5", input: "1.00", output: "5.00", cached: "0.10", cacheWrite: "1.25" },
+  { model: "claude-3-5-sonnet", input: "3.00", output: "15.00", cached: "0.30", cacheWrite: "3.75" },
+  { model: "claude-3-7-sonnet", input: "3.00", output: "15.00", cached: "0.30", cacheWrite: "3.75" },
   // Also claude-sonnet-4-5 and the dated claude-sonnet-4-20250514.
-  { model: "claude-sonnet-4", input: "3.00", output: "15.00", cached: "0.30" },
-  { model: "claude-3-opus", input: "15.00", output: "75.00", cached: "1.50" },
+  { model: "claude-sonnet-4", input: "3.00", output: "15.00", cached: "0.30", cacheWrite: "3.75" },
+  { model: "claude-3-opus", input: "15.00", output: "75.00", cached: "1.50", cacheWrite: "18.75" },
   // Also claude-opus-4-1.
-  { model: "claude-opus-4", input: "15.00", output: "75.00", cached: "1.50" },
-  { model: "claude-opus-4-5", input: "5.00", output: "25.00", cached: "0.50" },
+  { model: "claude-opus-4", input: "15.00", output: "75.00", cached: "1.50", cacheWrite: "18.75" },
+  { model: "claude-opus-4-5", input: "5.00", output: "25.00", cached: "0.50", cacheWrite: "6.25" },
   // Google (up to 200k input tokens where the price is tiered)
   { model: "gemini-2.0-flash", input: "0.10", output: "0.40" },
   { model: "gemini-2.0-flash-lite", input: "0.075", output: "0.30" },

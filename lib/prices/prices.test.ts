@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_PRICES } from "./defaults";
 import {
+  cacheParts,
   callPicos,
   costUsage,
   estimateMicros,
@@ -21,6 +22,7 @@ const rule = (model: string, validFrom: string, input: number, output: number, m
     inputMicros: input,
     outputMicros: output,
     cachedInputMicros: null,
+    cacheWriteInputMicros: null,
   }) satisfies PriceRule;
 
 const RULES = [
@@ -158,7 +160,69 @@ describe("the arithmetic, in integers", () => {
         { kind: "model_call", name: "gpt-4.1", usage: { inputTokens: 100, cachedInputTokens: 60, outputTokens: 1 } },
         { kind: "model_call", name: "gpt-4.1", usage: { inputTokens: 10, cachedInputTokens: 99 } },
       ]).calls,
-    ).toEqual([{ model: "gpt-4.1", inputTokens: 110, cachedInputTokens: 70, outputTokens: 1 }]);
+    ).toEqual([
+      { model: "gpt-4.1", inputTokens: 110, cachedInputTokens: 70, cacheWriteInputTokens: 0, outputTokens: 1 },
+    ]);
+  });
+
+  it("prices cache writes at the cache-write rate, else at the input rate, reads first, never more than the input", () => {
+    // claude-sonnet-4's list prices: $3.00 input, $0.30 cache reads, $3.75 cache writes, $15.00 output.
+    const sonnet = {
+      ...rule("claude-sonnet-4", "2023-01-01", 3_000_000, 15_000_000),
+      cachedInputMicros: 300_000,
+      cacheWriteInputMicros: 3_750_000,
+    };
+    // Anthropic's usage {input_tokens: 100, cache_read_input_tokens: 2000, cache_creation_input_tokens: 1000,
+    // output_tokens: 50} as imported: 3100 input of which 2000 read and 1000 written.
+    // 100 × 3.00 + 2000 × 0.30 + 1000 × 3.75 + 50 × 15.00 per M = 300 + 600 + 3750 + 750 µ$ = 5400 µ$.
+    const tokens = { inputTokens: 3100, cachedInputTokens: 2000, cacheWriteInputTokens: 1000, outputTokens: 50 };
+    expect(callPicos(tokens, sonnet)).toBe(5_400_000_000n);
+    // No cache-write rate: the 1000 written at $3.00: 300 + 600 + 3000 + 750 µ$.
+    expect(callPicos(tokens, { ...sonnet, cacheWriteInputMicros: null })).toBe(4_650_000_000n);
+    // Reads are counted first, up to the input; writes up to what the reads leave: 2000 read, 1000 of the
+    // 5000 written (600 + 3750 µ$), nothing at the input rate.
+    expect(
+      callPicos({ inputTokens: 3000, cachedInputTokens: 2000, cacheWriteInputTokens: 5000, outputTokens: 0 }, sonnet),
+    ).toBe(4_350_000_000n);
+    expect(
+      callPicos({ inputTokens: 10, cachedInputTokens: 50, cacheWriteInputTokens: 50, outputTokens: 0 }, sonnet),
+    ).toBe(3_000_000n);
+    expect(cacheParts({ inputTokens: 10, cachedInputTokens: 4, cacheWriteInputTokens: 9 })).toEqual({
+      cached: 4,
+      written: 6,
+    });
+    // 7 tokens written at $3.75/M: 26.25 µ$, and 1 at $0.30/M: 0.3 µ$; 26.55 → 27 once, at the end.
+    expect(
+      estimateMicros(
+        [
+          {
+            model: "claude-sonnet-4-5",
+            inputTokens: 8,
+            cachedInputTokens: 1,
+            cacheWriteInputTokens: 7,
+            outputTokens: 0,
+          },
+        ],
+        [sonnet],
+        at,
+      ),
+    ).toEqual({ micros: 27n, unpriced: [] });
+    expect(
+      costUsage([
+        {
+          kind: "model_call",
+          name: "claude-sonnet-4",
+          usage: { inputTokens: 100, cachedInputTokens: 60, cacheWriteInputTokens: 30 },
+        },
+        {
+          kind: "model_call",
+          name: "claude-sonnet-4",
+          usage: { inputTokens: 10, cachedInputTokens: 4, cacheWriteInputTokens: 99 },
+        },
+      ]).calls,
+    ).toEqual([
+      { model: "claude-sonnet-4", inputTokens: 110, cachedInputTokens: 64, cacheWriteInputTokens: 36, outputTokens: 0 },
+    ]);
   });
 
   it("stays exact where floats would not: 2^31-1 tokens at $1,000 per million", () => {
@@ -211,6 +275,7 @@ describe("dollars at the edges", () => {
       inputMicros: 2_000_000,
       outputMicros: 8_000_000,
       cachedInputMicros: null,
+      cacheWriteInputMicros: null,
     });
     const problems = PriceInput.safeParse({
       model: "openai/gpt-4o",
@@ -219,6 +284,7 @@ describe("dollars at the edges", () => {
       inputMicros: -1,
       outputMicros: 1e300,
       cachedInputMicros: 0.5,
+      cacheWriteInputMicros: "3.75",
     });
     expect(problems.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
       [
@@ -230,6 +296,7 @@ describe("dollars at the edges", () => {
       ["inputMicros", "inputMicros cannot be negative."],
       ["outputMicros", "outputMicros is at most 1000000000 micro-dollars ($1,000 per million tokens)."],
       ["cachedInputMicros", "cachedInputMicros must be a whole number of micro-dollars (2.50 USD is 2500000)."],
+      ["cacheWriteInputMicros", "cacheWriteInputMicros must be a number of micro-dollars per million tokens."],
     ]);
   });
 
@@ -237,8 +304,28 @@ describe("dollars at the edges", () => {
     const keys = DEFAULT_PRICES.map((d) => `${d.model}/${d.match ?? "prefix"}@${d.validFrom ?? ""}`);
     expect(new Set(keys).size).toBe(keys.length);
     for (const d of DEFAULT_PRICES)
-      for (const v of [d.input, d.output, d.cached ?? "0"])
+      for (const v of [d.input, d.output, d.cached ?? "0", d.cacheWrite ?? "0"])
         expect([d.model, parseUsdToMicros(v).ok]).toEqual([d.model, true]);
+  });
+
+  it("ships a cache-write rate for every Anthropic model: 1.25 × input (Claude 3 Haiku lists $0.30), none elsewhere", () => {
+    const micros = (usd: string | undefined) => {
+      const parsed = usd === undefined ? null : parseUsdToMicros(usd);
+      return parsed?.ok ? parsed.micros : null;
+    };
+    const rates = DEFAULT_PRICES.map((d) => [d.model, micros(d.cacheWrite), micros(d.input)] as const);
+    expect(rates.filter(([m]) => !m.startsWith("claude")).every(([, w]) => w === null)).toBe(true);
+    expect(rates.filter(([m]) => m.startsWith("claude")).map(([m, w, i]) => [m, w, (i! * 5) / 4])).toEqual([
+      ["claude-3-haiku", 300_000, 312_500],
+      ["claude-3-5-haiku", 1_000_000, 1_000_000],
+      ["claude-haiku-4-5", 1_250_000, 1_250_000],
+      ["claude-3-5-sonnet", 3_750_000, 3_750_000],
+      ["claude-3-7-sonnet", 3_750_000, 3_750_000],
+      ["claude-sonnet-4", 3_750_000, 3_750_000],
+      ["claude-3-opus", 18_750_000, 18_750_000],
+      ["claude-opus-4", 18_750_000, 18_750_000],
+      ["claude-opus-4-5", 6_250_000, 6_250_000],
+    ]);
   });
 });
 
@@ -257,8 +344,8 @@ describe("what a writer passes for a session's cost", () => {
     ).toEqual({
       sourced: false,
       calls: [
-        { model: "gpt-4o", inputTokens: 15, cachedInputTokens: 0, outputTokens: 2 },
-        { model: "OpenAI/GPT-4o", inputTokens: 0, cachedInputTokens: 0, outputTokens: 1 },
+        { model: "gpt-4o", inputTokens: 15, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 2 },
+        { model: "OpenAI/GPT-4o", inputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0, outputTokens: 1 },
       ],
     });
     // A cost of 0 is a cost the source gave.

@@ -5,9 +5,11 @@
  *
  * Units: a price is integer micro-dollars (10^-6 USD) per million tokens, so tokens × price is in
  * 10^-12 USD ("picodollars") and exact. A session's estimate is the sum over its model calls of
- * (inputTokens − cachedInputTokens) × input price + cachedInputTokens × cached input price (the input
- * price when the rule has none) + outputTokens × output price, rounded ONCE, at the end, to the nearest
- * micro-dollar, halves up (all terms are non-negative). Dollars appear only at the edges (forms, display).
+ * (inputTokens − cachedInputTokens − cacheWriteInputTokens) × input price + cachedInputTokens × cached input
+ * price + cacheWriteInputTokens × cache-write price (each the input price when the rule has none) +
+ * outputTokens × output price, rounded ONCE, at the end, to the nearest micro-dollar, halves up (all terms
+ * are non-negative). Cached reads and cache writes are both parts of inputTokens: reads are counted first,
+ * up to the input, then writes up to what is left, so no more tokens are priced than the input. Dollars appear only at the edges (forms, display).
  */
 import { z } from "zod";
 
@@ -27,6 +29,8 @@ export type PriceRule = {
   inputMicros: number;
   outputMicros: number;
   cachedInputMicros: number | null;
+  /** Prompt cache writes' price; null: the input price. */
+  cacheWriteInputMicros: number | null;
 };
 
 /** A price's highest value: $1,000 per million tokens (about 50 times today's dearest list price). */
@@ -74,18 +78,35 @@ function compareRules(a: PriceRule, b: PriceRule): number {
   return b.validFrom.getTime() - a.validFrom.getTime();
 }
 
+export type CallTokens = {
+  inputTokens: number;
+  cachedInputTokens?: number;
+  cacheWriteInputTokens?: number;
+  outputTokens: number;
+};
+
 /**
- * One model call's cost in 10^-12 USD, exact. Its cached input tokens (a part of its input tokens, never more)
- * take the rule's cached price, or the input price when the rule has none.
+ * A call's cached reads and cache writes as priced: the reads up to its input, then the writes up to what
+ * the reads leave (the two are parts of the input; together never more than it).
  */
-export function callPicos(
-  tokens: { inputTokens: number; cachedInputTokens?: number; outputTokens: number },
-  price: PriceRule,
-): bigint {
-  const cached = BigInt(Math.min(tokens.cachedInputTokens ?? 0, tokens.inputTokens));
+export function cacheParts(t: Omit<CallTokens, "outputTokens">): { cached: number; written: number } {
+  const cached = Math.min(t.cachedInputTokens ?? 0, t.inputTokens);
+  return { cached, written: Math.min(t.cacheWriteInputTokens ?? 0, t.inputTokens - cached) };
+}
+
+/**
+ * One model call's cost in 10^-12 USD, exact. Its cached reads take the rule's cached price and its cache
+ * writes the rule's cache-write price, each the input price when the rule has none (cacheParts: never more
+ * of them than the input).
+ */
+export function callPicos(tokens: CallTokens, price: PriceRule): bigint {
+  const parts = cacheParts(tokens);
+  const cached = BigInt(parts.cached);
+  const written = BigInt(parts.written);
   return (
-    (BigInt(tokens.inputTokens) - cached) * BigInt(price.inputMicros) +
+    (BigInt(tokens.inputTokens) - cached - written) * BigInt(price.inputMicros) +
     cached * BigInt(price.cachedInputMicros ?? price.inputMicros) +
+    written * BigInt(price.cacheWriteInputMicros ?? price.inputMicros) +
     BigInt(tokens.outputTokens) * BigInt(price.outputMicros)
   );
 }
@@ -95,7 +116,7 @@ export function roundToMicros(picos: bigint): bigint {
   return (picos + PICOS_PER_MICRO / 2n) / PICOS_PER_MICRO;
 }
 
-export type ModelCallUsage = { model: string; inputTokens: number; cachedInputTokens?: number; outputTokens: number };
+export type ModelCallUsage = CallTokens & { model: string };
 
 /**
  * A session's estimate from its model calls' tokens: micro-dollars, and the models that had tokens but
@@ -203,6 +224,7 @@ export const PriceInput = z
     inputMicros: micros("inputMicros"),
     outputMicros: micros("outputMicros"),
     cachedInputMicros: micros("cachedInputMicros").nullable().default(null),
+    cacheWriteInputMicros: micros("cacheWriteInputMicros").nullable().default(null),
   })
   .strict();
 export type PriceInput = z.output<typeof PriceInput>;
@@ -212,28 +234,41 @@ export type CostUsage = {
   sourced: boolean;
   /**
    * The model calls' tokens per recorded model name (as recorded: the table's rules normalize it). Each call's
-   * cached tokens are counted up to its input tokens.
+   * cached reads and cache writes are counted as cacheParts counts them (together up to its input tokens).
    */
-  calls: { model: string; inputTokens: number; cachedInputTokens: number; outputTokens: number }[];
+  calls: ({ model: string } & Required<CallTokens>)[];
 };
 
 /** What a session's cost is worked out from, one step at a time, for a writer that has every step in hand. */
 export function costUsageTracker() {
   let sourced = false;
-  const byName = new Map<string, { inputTokens: number; cachedInputTokens: number; outputTokens: number }>();
+  const byName = new Map<string, Required<CallTokens>>();
   return {
     add(e: {
       kind: string;
       name: string;
-      usage: { inputTokens?: number; cachedInputTokens?: number; outputTokens?: number; costUsd?: number } | null;
+      usage: {
+        inputTokens?: number;
+        cachedInputTokens?: number;
+        cacheWriteInputTokens?: number;
+        outputTokens?: number;
+        costUsd?: number;
+      } | null;
     }) {
       if (e.usage?.costUsd !== undefined) sourced = true;
       const input = e.usage?.inputTokens ?? 0;
       const output = e.usage?.outputTokens ?? 0;
       if (e.kind !== "model_call" || (input === 0 && output === 0)) return;
-      const t = byName.get(e.name) ?? { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
+      const t = byName.get(e.name) ?? {
+        inputTokens: 0,
+        cachedInputTokens: 0,
+        cacheWriteInputTokens: 0,
+        outputTokens: 0,
+      };
+      const parts = cacheParts({ ...e.usage, inputTokens: input });
       t.inputTokens += input;
-      t.cachedInputTokens += Math.min(e.usage?.cachedInputTokens ?? 0, input);
+      t.cachedInputTokens += parts.cached;
+      t.cacheWriteInputTokens += parts.written;
       t.outputTokens += output;
       byName.set(e.name, t);
     },

@@ -23,6 +23,13 @@ export const Usage = z.object({
    * Langfuse's cache keys) are added into `inputTokens` on import, so the meaning is one for every source.
    */
   cachedInputTokens: z.number().int().nonnegative().optional(),
+  /**
+   * The part of `inputTokens` written to a prompt cache (priced at the cache-write rate when the price has
+   * one, else as input). Apart from the cached reads: reads and writes together are at most `inputTokens`.
+   * Sources that count writes apart from their input (Anthropic's `cache_creation_input_tokens`, Langfuse's
+   * cache-creation keys) are added into `inputTokens` on import, as reads are.
+   */
+  cacheWriteInputTokens: z.number().int().nonnegative().optional(),
   outputTokens: z.number().int().nonnegative().optional(),
   costUsd: z.number().nonnegative().optional(),
 });

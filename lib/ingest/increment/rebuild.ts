@@ -268,6 +268,9 @@ function asStoredEvents(events: readonly SessionEvent[]): SessionEvent[] {
             ...(u?.cachedInputTokens === undefined || u.cachedInputTokens === null
               ? {}
               : { cachedInputTokens: u.cachedInputTokens }),
+            ...(u?.cacheWriteInputTokens === undefined || u.cacheWriteInputTokens === null
+              ? {}
+              : { cacheWriteInputTokens: u.cacheWriteInputTokens }),
           };
     return {
       seq: e.seq,

@@ -74,6 +74,8 @@ export type StoredEvent = {
   inputTokens: number | null;
   /** Absent in rows read before the column existed. */
   cachedInputTokens?: number | null;
+  /** Absent in rows read before the column existed. */
+  cacheWriteInputTokens?: number | null;
   outputTokens: number | null;
   costUsd: number | null;
   parentSeq: number | null;

@@ -143,12 +143,16 @@ function readOpenInference(attrs: SpanAttributes): SpanReading {
       output,
       // `llm.provider` names who hosts the model (OpenInference sets it only for hosts it knows), `llm.system` the API.
       provider: attrs.string("llm.provider") ?? attrs.string("llm.system"),
-      // OpenInference counts cache reads inside the prompt's tokens.
+      // OpenInference counts cache reads and writes inside the prompt's tokens.
       usage: usageOf(
         attrs.count("llm.token_count.prompt"),
         attrs.count("llm.token_count.completion"),
         attrs.count("llm.token_count.prompt_details.cache_read"),
         (message) => attrs.warn("llm.token_count.prompt_details.cache_read", message),
+        {
+          count: attrs.count("llm.token_count.prompt_details.cache_write"),
+          note: (message) => attrs.warn("llm.token_count.prompt_details.cache_write", message),
+        },
       ),
     });
   }

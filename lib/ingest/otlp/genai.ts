@@ -149,13 +149,18 @@ function readModel(attrs: SpanAttributes, agentName: string | null): SpanReading
     temperature: attrs.number("gen_ai.request.temperature"),
     toolsRaw,
     output,
-    // The convention counts cache reads inside gen_ai.usage.input_tokens (cache writes too: their own
-    // attribute, gen_ai.usage.cache_creation.input_tokens, is a part of it and priced as input here).
+    // The convention counts cache reads and cache writes inside gen_ai.usage.input_tokens.
     usage: usageOf(
       attrs.count("gen_ai.usage.input_tokens") ?? attrs.count("gen_ai.usage.prompt_tokens"),
       attrs.count("gen_ai.usage.output_tokens") ?? attrs.count("gen_ai.usage.completion_tokens"),
       attrs.count("gen_ai.usage.cache_read.input_tokens") ?? attrs.count("gen_ai.usage.cache_read_input_tokens"),
       (message) => attrs.warn("gen_ai.usage.cache_read.input_tokens", message),
+      {
+        count:
+          attrs.count("gen_ai.usage.cache_creation.input_tokens") ??
+          attrs.count("gen_ai.usage.cache_creation_input_tokens"),
+        note: (message) => attrs.warn("gen_ai.usage.cache_creation.input_tokens", message),
+      },
     ),
     ...(provider !== undefined ? { provider } : {}),
   });

@@ -3,7 +3,7 @@ import { isObject, parseArgs, type SpanAttributes } from "./attributes";
 import type { ModelStep, StepTiming, ToolStep } from "./assemble";
 import type { OtlpSpan } from "./decode";
 import type { Problem } from "./messages";
-import { withCachedTokens } from "../cached-tokens";
+import { withCachedTokens, withCacheWrites } from "../cached-tokens";
 
 // ---------------------------------------------------------------------------
 // What every convention's reading of a span comes to (a model call, a tool
@@ -76,21 +76,29 @@ export function problemAt(attrs: SpanAttributes, key: string): Problem {
   return (message) => attrs.warn(key, message);
 }
 
-/** A span's usage; `cached` is the part of `input` read from a prompt cache (left out when it cannot be). */
+/**
+ * A span's usage; `cached` is the part of `input` read from a prompt cache and `written` the part written
+ * to one (each left out, with a note, when the input cannot hold it).
+ */
 export function usageOf(
   input: number | undefined,
   output: number | undefined,
   cached?: number,
   note?: (message: string) => void,
+  written?: { count: number | undefined; note?: (message: string) => void },
 ): Usage | null {
   if (input === undefined && output === undefined) return null;
-  return withCachedTokens(
-    {
-      ...(input !== undefined ? { inputTokens: input } : {}),
-      ...(output !== undefined ? { outputTokens: output } : {}),
-    },
-    cached,
-    note,
+  return withCacheWrites(
+    withCachedTokens(
+      {
+        ...(input !== undefined ? { inputTokens: input } : {}),
+        ...(output !== undefined ? { outputTokens: output } : {}),
+      },
+      cached,
+      note,
+    ),
+    written?.count,
+    written?.note,
   );
 }
 

@@ -42,6 +42,7 @@ describe("a native session checked one event at a time", () => {
       (d) => (d.events[2]!.name = "refund"),
       (d) => (d.events[3]!.status = "failed"),
       (d) => ((d.events[1]!.usage as Record<string, unknown>).cachedInputTokens = 10_000),
+      (d) => ((d.events[1]!.usage as Record<string, unknown>).cacheWriteInputTokens = 10_000),
       (d) => delete d.events[4]!.seq,
       (d) => (d.events[2]!.parentSeq = 2),
       (d) => ((d as Record<string, unknown>).tools = [{ name: "lookup" }, { name: "lookup" }]),

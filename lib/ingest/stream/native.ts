@@ -11,7 +11,15 @@
  */
 import type { SessionEvent } from "@/lib/replay";
 import { at, issueAt, zodIssues, type Location } from "../issues";
-import { eventRules, headIssues, nativeHead, NativeEvent, NativeSessionHead, normalEvent, usageIssue } from "../native";
+import {
+  eventRules,
+  headIssues,
+  nativeHead,
+  NativeEvent,
+  NativeSessionHead,
+  normalEvent,
+  usageIssues,
+} from "../native";
 import type { ImportedSession, ImportIssue } from "../types";
 
 export type NativeHead = Omit<ImportedSession, "events">;
@@ -61,8 +69,7 @@ export class NativeStream {
     }
     const event = parsed.data;
     const before = this.issues.length;
-    const usage = usageIssue(event, index);
-    if (usage) this.add([issueAt({ path: usage.path }, usage.message)]);
+    this.add(usageIssues(event, index).map((i) => issueAt({ path: i.path }, i.message)));
     this.checkSeq(event, index, where);
     // The rules see every valid event (they keep its kind for the events after it).
     this.add(this.rules(event, index, index).map((i) => issueAt({ path: i.path }, i.message)));

@@ -1,6 +1,7 @@
 /**
- * Prompt-cache reads priced from the table, on both engines: a session whose model calls read tokens from
- * the cache costs the cached rate for them when the price has one, the input rate when it has none; the
+ * Prompt-cache reads and writes priced from the table, on both engines: a session whose model calls read
+ * tokens from the cache (or write them to it) costs the cached (cache-write) rate for them when the price has
+ * one, the input rate when it has none; the
  * import's own pricing (writeSessionCosts), the sweep after a new price (refreshSessionCosts) and the pure
  * rules (lib/prices/prices.ts) give the same micro-dollars, and the count is stored and read back.
  */
@@ -16,9 +17,12 @@ import { localAdmin } from "@/lib/server/principal";
 
 const global = globalThis as unknown as { __branchpointDb?: Promise<Database> };
 
-/** Two model calls on `model`: 10,000 input tokens of which 8,000 from the cache, then 5,000 of which 4,000. */
-function doc(externalId: string, model: string): string {
-  const call = (seq: number, input: number, cached: number, output: number) => ({
+/**
+ * Two model calls on `model`: 10,000 input tokens of which 8,000 from the cache, then 5,000 of which 4,000;
+ * with `writes`, 10,000 of which 2,000 read and 6,000 written, then 5,000 of which 1,000 read and 4,000 written.
+ */
+function doc(externalId: string, model: string, writes = false): string {
+  const call = (seq: number, input: number, cached: number, output: number, written?: number) => ({
     seq,
     kind: "model_call",
     name: model,
@@ -27,7 +31,12 @@ function doc(externalId: string, model: string): string {
     status: "completed",
     startedAt: `2025-06-01T00:00:0${seq}.000Z`,
     durationMs: 500,
-    usage: { inputTokens: input, cachedInputTokens: cached, outputTokens: output },
+    usage: {
+      inputTokens: input,
+      cachedInputTokens: cached,
+      ...(written === undefined ? {} : { cacheWriteInputTokens: written }),
+      outputTokens: output,
+    },
   });
   return JSON.stringify({
     externalId,
@@ -35,7 +44,9 @@ function doc(externalId: string, model: string): string {
     agentVersion: { version: "1", capabilities: [] },
     startedAt: "2025-06-01T00:00:00.000Z",
     endedAt: "2025-06-01T00:00:05.000Z",
-    events: [call(0, 10_000, 8_000, 300), call(1, 5_000, 4_000, 200)],
+    events: writes
+      ? [call(0, 10_000, 2_000, 300, 6_000), call(1, 5_000, 1_000, 200, 4_000)]
+      : [call(0, 10_000, 8_000, 300), call(1, 5_000, 4_000, 200)],
   });
 }
 
@@ -44,6 +55,11 @@ function doc(externalId: string, model: string): string {
 // Without one (all input at $2.00): 30,000 + 4,000 = 34,000 µ$.
 const WITH_CACHED_RATE = 16_000n;
 const WITHOUT_CACHED_RATE = 34_000n;
+// With writes: 15,000 input, 3,000 read, 10,000 written (so 2,000 neither), 500 output.
+// With a cache-write rate of $2.50: 2,000 × $2.00 + 3,000 × $0.50 + 10,000 × $2.50 + 500 × $8.00 per M
+// = 4,000 + 1,500 + 25,000 + 4,000 = 34,500 µ$. Without one (written at $2.00): 4,000 + 1,500 + 20,000 + 4,000.
+const WITH_WRITE_RATE = 34_500n;
+const WITHOUT_WRITE_RATE = 29_500n;
 
 describe.each(TEST_ENGINES)("cached input tokens priced on %s", (engine) => {
   let db: TestDatabase;
@@ -60,7 +76,7 @@ describe.each(TEST_ENGINES)("cached input tokens priced on %s", (engine) => {
     });
     return { source: s.costSource, micros: s.costMicros };
   };
-  const price = (model: string, cachedInputMicros: number | null) =>
+  const price = (model: string, cachedInputMicros: number | null, cacheWriteInputMicros: number | null = null) =>
     addPriceVersion(
       db.prisma,
       {
@@ -70,6 +86,7 @@ describe.each(TEST_ENGINES)("cached input tokens priced on %s", (engine) => {
         inputMicros: 2_000_000,
         outputMicros: 8_000_000,
         cachedInputMicros,
+        cacheWriteInputMicros,
       },
       { id: null, name: "test" },
     );
@@ -133,5 +150,56 @@ describe.each(TEST_ENGINES)("cached input tokens priced on %s", (engine) => {
         m.price?.cachedInputUsdPerMTok,
       ]),
     ).toEqual([["cachey-2025", 15_000, 12_000, 500, "$0.50"]]);
+  });
+
+  it("prices cache writes at the cache-write rate, else at the input rate, never more than the input leaves", async () => {
+    await price("writey", 500_000, 2_500_000);
+    await price("writeless", 500_000, null);
+    const written = await importOne(doc("write-rate", "writey-1", true));
+    const plain = await importOne(doc("no-write-rate", "writeless-1", true));
+    const stored = await db.prisma.event.findMany({
+      where: { sessionId: written },
+      orderBy: { seq: "asc" },
+      select: { cacheWriteInputTokens: true },
+    });
+    expect(stored).toEqual([{ cacheWriteInputTokens: 6_000 }, { cacheWriteInputTokens: 4_000 }]);
+    expect((await sessionEvents(db.prisma, written)).map((e) => e.usage?.cacheWriteInputTokens)).toEqual([
+      6_000, 4_000,
+    ]);
+    expect(await costOf(written)).toEqual({ source: "price_table", micros: WITH_WRITE_RATE });
+    expect(await costOf(plain)).toEqual({ source: "price_table", micros: WITHOUT_WRITE_RATE });
+
+    // A stored count past what the reads leave of the input (no importer writes one) is held to it: the
+    // second call's 99,999 are its 4,000, and the sweep's figures are the import's.
+    await db.prisma.event.updateMany({
+      where: { sessionId: written, seq: 1 },
+      data: { cacheWriteInputTokens: 99_999 },
+    });
+    await db.prisma.session.updateMany({ where: { id: { in: [written, plain] } }, data: { costSource: null } });
+    expect(await backfillCosts(db.prisma)).toBeGreaterThanOrEqual(2);
+    expect(await costOf(written)).toEqual({ source: "price_table", micros: WITH_WRITE_RATE });
+    expect(await costOf(plain)).toEqual({ source: "price_table", micros: WITHOUT_WRITE_RATE });
+
+    const rules = await listPriceRows(db.prisma);
+    const calls = [
+      {
+        model: "writey-1",
+        inputTokens: 15_000,
+        cachedInputTokens: 3_000,
+        cacheWriteInputTokens: 10_000,
+        outputTokens: 500,
+      },
+    ];
+    expect(estimateMicros(calls, rules, new Date("2025-06-01T00:00:00Z")).micros).toBe(WITH_WRITE_RATE);
+
+    const explained = await sessionCost(localAdmin("a"), written, db.prisma);
+    expect(
+      explained.models.map((m) => [
+        m.model,
+        m.cachedInputTokens,
+        m.cacheWriteInputTokens,
+        m.price?.cacheWriteInputUsdPerMTok,
+      ]),
+    ).toEqual([["writey-1", 3_000, 10_000, "$2.50"]]);
   });
 });

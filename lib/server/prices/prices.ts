@@ -31,6 +31,8 @@ export function priceView(p: PriceRow) {
     inputUsdPerMTok: formatMicrosUsd(p.inputMicros),
     outputUsdPerMTok: formatMicrosUsd(p.outputMicros),
     cachedInputUsdPerMTok: p.cachedInputMicros === null ? null : formatMicrosUsd(p.cachedInputMicros),
+    cacheWriteInputMicros: p.cacheWriteInputMicros,
+    cacheWriteInputUsdPerMTok: p.cacheWriteInputMicros === null ? null : formatMicrosUsd(p.cacheWriteInputMicros),
     origin: p.origin,
     createdBy: p.createdByName,
     createdAt: p.createdAt.toISOString(),
@@ -101,6 +103,7 @@ export const PriceForm = z
     input: z.string().max(40),
     output: z.string().max(40),
     cached: z.string().max(40),
+    cacheWrite: z.string().max(40).default(""),
   })
   .strict();
 export type PriceForm = z.infer<typeof PriceForm>;
@@ -109,14 +112,15 @@ const FORM_FIELD: Record<string, keyof PriceForm> = {
   inputMicros: "input",
   outputMicros: "output",
   cachedInputMicros: "cached",
+  cacheWriteInputMicros: "cacheWrite",
 };
 
 /** addPrice from the settings form: each dollar amount read exactly; errors named by the form's fields. */
 export async function addPriceFromForm(principal: Principal, form: PriceForm, prisma: Db) {
   authorize(principal, "prices.manage");
   const issues: { path: string; message: string }[] = [];
-  const amount = (field: "input" | "output" | "cached") => {
-    if (field === "cached" && form.cached.trim() === "") return null;
+  const amount = (field: "input" | "output" | "cached" | "cacheWrite") => {
+    if ((field === "cached" || field === "cacheWrite") && form[field].trim() === "") return null;
     const parsed = parseUsdToMicros(form[field]);
     if (parsed.ok) return parsed.micros;
     issues.push({ path: field, message: parsed.message });
@@ -129,6 +133,7 @@ export async function addPriceFromForm(principal: Principal, form: PriceForm, pr
     inputMicros: amount("input"),
     outputMicros: amount("output"),
     cachedInputMicros: amount("cached"),
+    cacheWriteInputMicros: amount("cacheWrite"),
   };
   if (issues.length > 0) throw new AppError("invalid_input", "The price is not valid.", issues);
   try {

@@ -49,8 +49,9 @@ export default async function PricesPage() {
           <h2 className="text-base font-semibold text-slate-900">Price table</h2>
           <p className="mb-4 text-sm text-slate-600">
             The prices Branchpoint ships are providers&apos; public list prices as of November 2025, written down by
-            hand: check them against the providers&apos; pages and add a version where they differ. Cached-input prices
-            are shown for reference; no import records cached tokens yet.
+            hand: check them against the providers&apos; pages and add a version where they differ. Tokens read from a
+            prompt cache take the cached price, tokens written to it the cache-write price; where a price has none, they
+            are priced as input.
           </p>
           {prices.length === 0 ? (
             <p className="text-sm text-slate-500">
@@ -68,6 +69,7 @@ export default async function PricesPage() {
                 numberColumn("Input $/M"),
                 numberColumn("Output $/M"),
                 numberColumn("Cached $/M"),
+                numberColumn("Cache write $/M"),
                 { label: "Added by", className: "pl-6" },
               ]}
             >
@@ -81,6 +83,7 @@ export default async function PricesPage() {
                   <td className="text-right tabular-nums">{p.inputUsdPerMTok}</td>
                   <td className="text-right tabular-nums">{p.outputUsdPerMTok}</td>
                   <td className="text-right tabular-nums">{p.cachedInputUsdPerMTok ?? "—"}</td>
+                  <td className="text-right tabular-nums">{p.cacheWriteInputUsdPerMTok ?? "—"}</td>
                   <td className="pl-6 text-xs text-slate-600">
                     {p.origin === "default" ? "shipped list price" : (p.createdBy ?? "admin")}
                   </td>

@@ -105,6 +105,7 @@ describe.each(TEST_ENGINES)("the price table on %s", (engine) => {
       validFrom: "2023-01-01",
       inputMicros: 2_000_000,
       outputMicros: 8_000_000,
+      cacheWriteInputMicros: 2_500_000,
     });
     expect(added.status).toBe(201);
     const { id: _id, createdAt: _at, ...price } = added.body.price as Record<string, unknown>;
@@ -119,6 +120,8 @@ describe.each(TEST_ENGINES)("the price table on %s", (engine) => {
         inputUsdPerMTok: "$2.00",
         outputUsdPerMTok: "$8.00",
         cachedInputUsdPerMTok: null,
+        cacheWriteInputMicros: 2_500_000,
+        cacheWriteInputUsdPerMTok: "$2.50",
         origin: "admin",
         createdBy: "admin script",
       },

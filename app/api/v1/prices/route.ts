@@ -11,7 +11,8 @@ export const GET = route({ accept: ["api_key"] }, async ({ prisma, principal }) 
 
 /**
  * POST /api/v1/prices (admins): a new version of a price,
- * `{ model, match?: "exact" | "prefix", validFrom: "2025-06-10", inputMicros, outputMicros, cachedInputMicros? }`
+ * `{ model, match?: "exact" | "prefix", validFrom: "2025-06-10", inputMicros, outputMicros, cachedInputMicros?,
+ * cacheWriteInputMicros? }`
  * in integer micro-dollars per million tokens; `201 { "price", "sessionsRepriced" }`.
  */
 export const POST = route(
