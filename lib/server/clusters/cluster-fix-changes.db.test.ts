@@ -3,7 +3,7 @@ import type { TestDatabase } from "@/lib/db/testing";
 import { DEMO_MODEL } from "@/lib/executors/demo-model";
 import { localAdmin } from "@/lib/server/principal";
 import { demoDatabase, HISTORY, importSession, refundCopy, refusal } from "@/lib/server/testing";
-import { FixSearchInput, startFixSearch } from "./cluster-fix-search";
+import { FixSearchInput, startFixSearch, startFixSearchOfPolicy } from "./cluster-fix-search";
 import { ClusterFixInput, listClusterFixes, startClusterFix } from "./cluster-fixes";
 
 // A cluster's fix may carry an edit of a tool's results (fitted to each member, as an experiment over a cohort
@@ -77,6 +77,17 @@ describe("a cluster's fix with an edit or a model endpoint", () => {
     });
     expect(stored.cohortEdit).toEqual({ edit: REFUND, notApplied: [] });
     expect(fixes[0]!.edits).toEqual([REFUND]);
+    // A search from this fix ranges over its one edit (its policy is the recording): one probe answers it.
+    const search = await startFixSearchOfPolicy(olga, { clusterId: returned, fixId: fixes[0]!.id }, db.prisma);
+    expect(search).toMatchObject({
+      changes: ['refund_payment returns {"reason":"the order was returned","ref…'],
+      result: { kind: "minimal", kept: [0], fixed: MEMBERS, of: MEMBERS },
+    });
+    const unknown = await refusal(
+      startFixSearchOfPolicy(olga, { clusterId: demo, fixId: fixes[0]!.id }, db.prisma),
+      "not_found",
+    );
+    expect(unknown.issues).toEqual([{ path: "fixId", message: "unknown fix" }]);
   });
 
   it("composes two edits on each member, one per call, and names both on the fix", async () => {
