@@ -145,6 +145,18 @@ describe("a cluster's fix with an edit or a model endpoint", () => {
       "Edits 2 and 3 both set the result of one call of refund_payment (step 6), to different values: keep one, or give them argument values that tell the calls apart.",
     );
     expect(conflict.issues).toEqual([{ path: "edits[2]", message: "sets a call of refund_payment that edit 2 sets" }]);
+    // A search is refused alike before it is stored.
+    const searches = await db.prisma.clusterFixSearch.count();
+    const searched = await refusal(
+      startFixSearch(
+        olga,
+        FixSearchInput.parse({ clusterId: returned, edits: [CLOCK, { tool: "send_receipt", value: {} }] }),
+        db.prisma,
+      ),
+      "invalid_input",
+    );
+    expect(searched.issues).toEqual([{ path: "edits[1].tool", message: "matches no recorded call in the cohort" }]);
+    expect(await db.prisma.clusterFixSearch.count()).toBe(searches);
     expect(await counts()).toEqual(before);
   });
 

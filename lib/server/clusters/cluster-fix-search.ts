@@ -30,7 +30,7 @@ import {
   type FixSearchRow,
 } from "@/lib/db/cluster-fix-searches";
 import { clusterById } from "@/lib/db/clusters";
-import { clusterFixToSearch, latestPolicyVersion } from "@/lib/db/cluster-fixes";
+import { clusterFixToSearch, latestPolicyVersion, sampleClusterMembers } from "@/lib/db/cluster-fixes";
 import { settleExperiment } from "@/lib/db/jobs";
 import { queuedReplayIds } from "@/lib/db/experiments";
 import { AppError, notFound } from "@/lib/errors";
@@ -49,7 +49,7 @@ import {
 import type { Principal } from "../principal";
 import { refuseNul } from "../replays/replay-inputs";
 import { fixOfExperiment, MAX_FIX_SESSIONS, startClusterFix } from "./cluster-fixes";
-import { storedFixEdits } from "./fix-edits";
+import { fitFixEdits, storedFixEdits } from "./fix-edits";
 
 /** The recording: every model step and tool answer as recorded. */
 const RECORDING: Policy = {
@@ -151,6 +151,17 @@ export async function startFixSearch(principal: Principal, input: FixSearchInput
       `The cluster has more than ${MAX_FIX_SESSIONS} sessions; give a sample size (at most ${MAX_FIX_SESSIONS}).`,
       [{ path: "sample", message: "needed for a cluster this large" }],
     );
+  // The edits are fitted to the sample every probe runs: one that applies to none, or two that set one call
+  // differently, are refused now rather than by the first probe.
+  if (input.edits) {
+    const members = await sampleClusterMembers(prisma, cluster.id, input.sample ?? MAX_FIX_SESSIONS, input.seed ?? 0);
+    await fitFixEdits(
+      prisma,
+      { edits: input.edits },
+      members.map((m) => m.sessionId),
+      [],
+    );
+  }
   const { clusterId, ...params } = input;
   const row = await insertFixSearch(prisma, {
     clusterId,
