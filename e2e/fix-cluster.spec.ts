@@ -123,13 +123,13 @@ test("a static override tried from a cluster's page fixes every member and break
   const search = page.getByRole("form", { name: "Find the smallest fix" });
   await expect(page.getByTestId("smallest-fix-empty")).toContainText("No search yet.");
   expect(await axe(page)).toEqual([]);
-  await search.getByLabel("Policy to narrow down").selectOption({ label: `${agent} as recorded` });
+  await search.getByLabel("Fix to narrow down").selectOption({ label: `${agent} as recorded` });
   await search.getByRole("button", { name: "Find the smallest fix" }).click();
   await expect(search.getByRole("alert")).toContainText(
     "The policy changes nothing from the base policy: there is nothing to minimise.",
   );
   // Of the three changes, the refusal alone fixes every session: four probes, each a fix listed on the page.
-  await search.getByLabel("Policy to narrow down").selectOption({ label: `${agent} refusal and more` });
+  await search.getByLabel("Fix to narrow down").selectOption({ label: `${agent} refusal and more` });
   await search.getByRole("button", { name: "Find the smallest fix" }).click();
   const outcome = page.getByTestId("smallest-fix-outcome");
   await expect(outcome).toHaveText("refund_payment: static fixes 5 of 5 on its own (4 probes).", {
@@ -139,6 +139,65 @@ test("a static override tried from a cluster's page fixes every member and break
     "Searched 3 changes: get_current_time: static; refund_payment: static; run settings: maxSteps.",
   );
   await expect(page.getByTestId("cluster-fix")).toHaveCount(5);
+  expect(await axe(page)).toEqual([]);
+});
+
+test("a fix of several edits: each row's errors on that row, and the smallest-fix search over the fix's edits", async ({
+  page,
+  request,
+}) => {
+  const agent = `e2e-fix-edits-${Date.now()}`;
+  const docs = Array.from({ length: 3 }, (_, i) => session(agent, i, true));
+  const imported = await request.post("/api/v1/sessions?format=native", {
+    headers: { ...AUTH, "content-type": "application/x-ndjson" },
+    data: docs.map((d) => JSON.stringify(d)).join("\n"),
+  });
+  expect(imported.status()).toBe(201);
+  await page.goto(`/failures?agent=${encodeURIComponent(agent)}`);
+  await page.getByTestId("cluster-row").getByRole("link").click();
+  const form = page.getByTestId("try-fix");
+  await form.getByLabel("Control").fill("0");
+  await form.getByRole("button", { name: "Add an edit" }).click();
+  await form.getByRole("button", { name: "Add an edit" }).click();
+  const [first, second] = [
+    form.getByRole("listitem", { name: "Edit 1" }),
+    form.getByRole("listitem", { name: "Edit 2" }),
+  ];
+  await first.getByLabel("Tool").fill("refund_payment");
+  await first.getByLabel("Returns (JSON)").fill('{"refunded": false}');
+  await second.getByLabel("Tool").fill("refund_payment");
+  await second.getByLabel("Only calls with these arguments").fill('{"i": 0}');
+  await second.getByLabel("Returns (JSON)").fill("refunded");
+  await form.getByRole("button", { name: "Try this fix" }).click();
+  await expect(second).toContainText("Not JSON: give the result as JSON (a quoted string for text).");
+  await expect(first.getByText("Not JSON")).toHaveCount(0);
+  // Both edits set the first session's refund: the second row says so.
+  await second.getByLabel("Returns (JSON)").fill('{"refunded": true}');
+  await form.getByRole("button", { name: "Try this fix" }).click();
+  await expect(second.getByRole("alert")).toHaveText("sets a call of refund_payment that edit 1 sets");
+  await second.getByRole("button", { name: "Remove edit 2" }).click();
+  await expect(form.getByTestId("fix-edit-row")).toHaveCount(1);
+  await form.getByRole("button", { name: "Try this fix" }).click();
+  await expect(page).toHaveURL(/\/experiments\//);
+  await expect
+    .poll(
+      async () => {
+        await page.reload();
+        return page.getByTestId("cluster-fix-figures").textContent();
+      },
+      { timeout: 90_000 },
+    )
+    .toMatch(/^fixes 3 of 3 /);
+  await page.getByRole("link", { name: /^refund_payment: RefundRejected/ }).click();
+  await expect(page.getByTestId("cluster-fix-edits")).toHaveText("Edits: refund_payment");
+  const search = page.getByRole("form", { name: "Find the smallest fix" });
+  const tried = await search.locator("option", { hasText: "with 1 edit (refund_payment)" }).textContent();
+  await search.getByLabel("Fix to narrow down").selectOption({ label: tried! });
+  await search.getByRole("button", { name: "Find the smallest fix" }).click();
+  await expect(page.getByTestId("smallest-fix-outcome")).toHaveText(
+    'refund_payment returns {"refunded":false} fixes 3 of 3 on its own (1 probe).',
+    { timeout: 120_000 },
+  );
   expect(await axe(page)).toEqual([]);
 });
 

@@ -22,6 +22,11 @@ export function ClusterFixes({ fixes }: { fixes: readonly ClusterFixView[] }) {
             <Link href={`/experiments/${f.experimentId}`} className="text-indigo-700 hover:underline">
               {f.policy.name} v{f.policy.version}
             </Link>
+            {f.edits.length > 0 ? (
+              <p className="text-xs text-slate-600" data-testid="cluster-fix-edits">
+                Edits: {f.edits.map((e) => e.tool).join(", ")}
+              </p>
+            ) : null}
           </td>
           <td className="px-3 py-2 text-sm text-slate-900" title={judgeWords(f.judge)}>
             {f.figures.sentence}

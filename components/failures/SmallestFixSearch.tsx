@@ -14,6 +14,9 @@ import { formatDateTime, plural } from "@/lib/format";
 import type { FixSearchView } from "@/lib/server/clusters/cluster-fix-search";
 import type { FixPolicyChoice } from "./TryFixForm";
 
+/** A fix tried on the cluster with edits of tools' results: a search narrows its policy changes and edits down. */
+export type FixSearchChoice = { id: string; label: string };
+
 const open = (s: FixSearchView) => s.status === "queued" || s.status === "running";
 const count = (text: string) => (text.trim() === "" ? undefined : Number(text));
 
@@ -33,29 +36,36 @@ export function searchOutcome(s: FixSearchView): string {
   return `Ended after ${probes}.`;
 }
 
-/** The form: a saved policy, sessions per probe and a seed; "Find the smallest fix" starts the search. */
+/**
+ * The form: a saved policy or a fix tried with edits, sessions per probe and a seed; "Find the smallest fix"
+ * starts the search.
+ */
 function SearchForm({
   clusterId,
   policies,
+  fixes,
   running,
   onStarted,
 }: {
   clusterId: string;
   policies: readonly FixPolicyChoice[];
+  fixes: readonly FixSearchChoice[];
   running: boolean;
   onStarted: () => void;
 }) {
   const form = useActionForm({ refresh: false });
-  const [policyId, setPolicyId] = useState(policies[0]?.id ?? "");
+  const [whole, setWhole] = useState(policies[0] ? `policy:${policies[0].id}` : fixes[0] ? `fix:${fixes[0].id}` : "");
   const [sample, setSample] = useState("");
   const [seed, setSeed] = useState("0");
   const err = (path: string) => form.fieldErrors(path);
-  if (policies.length === 0)
+  if (policies.length === 0 && fixes.length === 0)
     return (
       <p className="text-sm text-slate-600">
-        Save a policy for this agent first: the search narrows a policy&apos;s changes down to the ones that fix.
+        Save a policy for this agent, or try a fix with edits of tools&apos; results, first: the search narrows its
+        changes down to the ones that fix.
       </p>
     );
+  const [kind, id] = [whole.slice(0, whole.indexOf(":")), whole.slice(whole.indexOf(":") + 1)];
   return (
     <form
       className="flex flex-col gap-3"
@@ -66,7 +76,7 @@ function SearchForm({
           () =>
             startFixSearchAction({
               clusterId,
-              policyId,
+              ...(kind === "fix" ? { fixId: id } : { policyId: id }),
               ...(count(sample) !== undefined ? { sample: count(sample) } : {}),
               ...(count(seed) !== undefined ? { seed: count(seed) } : {}),
             }),
@@ -75,14 +85,19 @@ function SearchForm({
       }}
     >
       <Field
-        label="Policy to narrow down"
-        hint="Its changes from the recording are tried in smaller and smaller sets."
-        errors={err("policyId")}
+        label="Fix to narrow down"
+        hint="A policy's changes from the recording, or a tried fix's changes and edits, are tried in smaller and smaller sets."
+        errors={err("policyId") ?? err("fixId")}
       >
-        <select className={inputClass} value={policyId} onChange={(e) => setPolicyId(e.target.value)}>
+        <select className={inputClass} value={whole} onChange={(e) => setWhole(e.target.value)} name="whole">
           {policies.map((p) => (
-            <option key={p.id} value={p.id}>
+            <option key={p.id} value={`policy:${p.id}`}>
               {p.name}
+            </option>
+          ))}
+          {fixes.map((f) => (
+            <option key={f.id} value={`fix:${f.id}`}>
+              Fix tried: {f.label}
             </option>
           ))}
         </select>
@@ -158,17 +173,20 @@ function SearchItem({
 
 /**
  * "Find the smallest fix": a saved policy's changes from the recording (each tool override, the default rule,
- * the model, run settings) narrowed down by delta debugging to the fewest that fix as many of the cluster's
+ * the model, run settings), or a tried fix's changes and each of its edits of tools' results, narrowed down by delta debugging to the fewest that fix as many of the cluster's
  * sessions as all of them; a job whose progress is polled here while it runs.
  */
 export function SmallestFixSearch({
   clusterId,
   policies,
+  fixes = [],
   searches: initial,
   canRun,
 }: {
   clusterId: string;
   policies: readonly FixPolicyChoice[];
+  /** Fixes tried with edits, to search over their edits too. */
+  fixes?: readonly FixSearchChoice[];
   searches: readonly FixSearchView[];
   canRun: boolean;
 }) {
@@ -208,6 +226,7 @@ export function SmallestFixSearch({
         <SearchForm
           clusterId={clusterId}
           policies={policies}
+          fixes={fixes}
           running={running}
           onStarted={() => {
             setPolling(true);

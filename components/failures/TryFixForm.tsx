@@ -3,10 +3,11 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { startClusterFixAction } from "@/lib/actions/clusters";
-import { CohortEditFields, editInput, NO_EDIT, type EditFields } from "@/components/experiments/CohortEditFields";
+import type { EditFields } from "@/components/experiments/CohortEditFields";
 import { Button } from "@/components/ui/Button";
 import { Field, TextField, inputClass } from "@/components/ui/Field";
 import { useActionForm } from "@/components/ui/useActionForm";
+import { editRowsInput, FixEdits } from "./FixEdits";
 
 export type FixPolicyChoice = { id: string; name: string };
 /** A model endpoint a live model may run on, as the label form offers them. */
@@ -21,8 +22,8 @@ const LIVE = new Set(["recorded-until-divergence", "pinned-live", "compatible-li
 const count = (text: string) => (text.trim() === "" ? undefined : Number(text));
 
 /**
- * "Try a fix": a saved policy or a preset, optionally with another model (on a chosen model endpoint) and an edit
- * of a tool's results, run as an experiment over the cluster's sessions (or a sample) and a control sample of the
+ * "Try a fix": a saved policy or a preset, optionally with another model (on a chosen model endpoint) and edits
+ * of tools' results, run as an experiment over the cluster's sessions (or a sample) and a control sample of the
  * agent's passing sessions.
  */
 export function TryFixForm({
@@ -39,37 +40,36 @@ export function TryFixForm({
   const [source, setSource] = useState(policies[0] ? `policy:${policies[0].id}` : "preset:recorded-only");
   const [model, setModel] = useState("");
   const [endpoint, setEndpoint] = useState("");
-  const [edit, setEdit] = useState<EditFields>(NO_EDIT);
-  const [editError, setEditError] = useState<{ field: string; message: string } | null>(null);
+  const [edits, setEdits] = useState<EditFields[]>([]);
+  const [editErrors, setEditErrors] = useState<Record<string, string>>({});
   const [sample, setSample] = useState("");
   const [control, setControl] = useState("10");
   const [seed, setSeed] = useState("0");
   // The body's fields as the input's check names them, or as the operation does.
   const err = (path: string) => form.fieldErrors(`body.${path}`) ?? form.fieldErrors(path);
-  const editAlerts = (field: string) =>
-    [...(editError?.field === field ? [editError.message] : []), ...(err(field) ?? [])].map((m) => (
-      <p key={m} role="alert" className="mt-1 text-xs text-rose-700">
-        {m}
-      </p>
-    ));
+  // A row's errors: what the browser found before sending, and what the server said.
+  const editErrorsOf = (path: string) => {
+    const all = [...(editErrors[path] ? [editErrors[path]] : []), ...(err(path) ?? [])];
+    return all.length > 0 ? all : undefined;
+  };
   return (
     <form
       className="flex flex-col gap-3"
       data-testid="try-fix"
       onSubmit={(e) => {
         e.preventDefault();
-        const edited = editInput(edit);
-        if (edited && "field" in edited) {
-          setEditError(edited);
+        const edited = editRowsInput(edits);
+        if ("errors" in edited) {
+          setEditErrors(edited.errors);
           return;
         }
-        setEditError(null);
+        setEditErrors({});
         const [kind, value] = [source.slice(0, source.indexOf(":")), source.slice(source.indexOf(":") + 1)];
         const body = {
           ...(kind === "policy" ? { policyId: value } : { preset: value as "recorded-only" }),
           ...(model ? { model: model as "recorded-only" } : {}),
           ...(endpoint && LIVE.has(model) ? { modelEndpoint: endpoint } : {}),
-          ...(edited ? { edit: edited.edit } : {}),
+          ...(edited.edits.length > 0 ? { edits: edited.edits } : {}),
           ...(count(sample) !== undefined ? { sample: count(sample) } : {}),
           ...(count(control) ? { controlSample: count(control) } : {}),
           ...(count(seed) !== undefined ? { seed: count(seed) } : {}),
@@ -126,12 +126,7 @@ export function TryFixForm({
           </select>
         </Field>
       ) : null}
-      <CohortEditFields
-        edit={edit}
-        onChange={setEdit}
-        fieldError={editAlerts}
-        legend="Edit a tool's results (optional)"
-      />
+      <FixEdits rows={edits} onChange={setEdits} errorsOf={editErrorsOf} />
       <div className="grid grid-cols-3 gap-2">
         <TextField
           label="Sample"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deepEqual, Policy } from "@/lib/replay";
-import { applyChanges, describeChange, policyChanges } from "./fix-changes";
+import { applyChanges, applyFixChanges, describeChange, fixChanges, policyChanges } from "./fix-changes";
 
 const BASE: Policy = {
   model: "recorded-only",
@@ -40,5 +40,32 @@ describe("a fix as changes to a base policy", () => {
     const changes = policyChanges(base, BASE);
     expect(changes.map(describeChange)).toEqual(["a: as the default", "run settings: maxSteps"]);
     expect(applyChanges(base, changes)).toEqual(BASE);
+  });
+});
+
+describe("a fix's edits as changes", () => {
+  const refund = { op: "replace_tool_result" as const, tool: "refund_payment", value: { refunded: false } };
+  const lookup = {
+    op: "replace_tool_result" as const,
+    tool: "lookup_order",
+    args: { order_id: "4821" },
+    value: { status: "returned", note: "a long note that is cut short in words" },
+  };
+  const fix: Policy = { ...BASE, tools: { ...BASE.tools, overrides: { refund_payment: { type: "blocked" } } } };
+
+  it("come after the policy's changes, one each, and name their tool, arguments and result", () => {
+    const changes = fixChanges(BASE, fix, [refund, lookup]);
+    expect(changes.map(describeChange)).toEqual([
+      "refund_payment: blocked",
+      'refund_payment returns {"refunded":false}',
+      'lookup_order (order_id = "4821") returns {"note":"a long note that is cut short …',
+    ]);
+    expect(applyFixChanges(BASE, [changes[2]!, changes[0]!])).toEqual({ policy: fix, edits: [lookup] });
+  });
+
+  it("without a policy are the base alone plus the edits", () => {
+    const changes = fixChanges(BASE, undefined, [refund]);
+    expect(changes).toEqual([{ kind: "edit", edit: refund }]);
+    expect(applyFixChanges(BASE, [])).toEqual({ policy: BASE, edits: [] });
   });
 });

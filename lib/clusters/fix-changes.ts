@@ -1,10 +1,18 @@
 // ---------------------------------------------------------------------------
 // A fix as a set of changes to a base policy, for the smallest fixing change
-// over a cluster: edits name steps of one session, so across a cluster's
-// members the changes that carry are the policy's: each tool override, the
-// default tool rule, the model, and the run settings. Pure.
+// over a cluster: the policy's (each tool override, the default tool rule,
+// the model, and the run settings) and the fix's edits of tools' results
+// (each names a tool, not a step, so it carries across the members). Pure.
 // ---------------------------------------------------------------------------
-import { deepEqual, overrideMap, type Policy, type ToolRule } from "@/lib/replay";
+import {
+  canonicalJson,
+  cohortEditArgsWords,
+  deepEqual,
+  overrideMap,
+  type CohortEdit,
+  type Policy,
+  type ToolRule,
+} from "@/lib/replay";
 
 export type PolicyChange =
   | { kind: "override"; tool: string; rule: ToolRule | null }
@@ -60,8 +68,38 @@ export function applyChanges(base: Policy, changes: readonly PolicyChange[]): Po
   return { ...policy, tools: Object.keys(overrides).length > 0 ? { ...tools, overrides } : tools };
 }
 
-/** A change in words: "refund_payment: static", "model: recorded-until-divergence". */
-export function describeChange(c: PolicyChange): string {
+/** A change of a whole fix: one of its policy's, or one of its edits. */
+export type FixChange = PolicyChange | { kind: "edit"; edit: CohortEdit };
+
+/** A fix's changes, in a stable order: the policy's from `base` (none without a policy), then its edits. */
+export function fixChanges(base: Policy, policy: Policy | undefined, edits: readonly CohortEdit[] = []): FixChange[] {
+  return [...policyChanges(base, policy ?? base), ...edits.map((edit) => ({ kind: "edit" as const, edit }))];
+}
+
+/** The fix these changes make: `base` with their policy changes, and their edits. */
+export function applyFixChanges(base: Policy, changes: readonly FixChange[]): { policy: Policy; edits: CohortEdit[] } {
+  const policy = applyChanges(
+    base,
+    changes.filter((c): c is PolicyChange => c.kind !== "edit"),
+  );
+  return { policy, edits: changes.flatMap((c) => (c.kind === "edit" ? [c.edit] : [])) };
+}
+
+/** An edit's result, cut short: `{"refunded":false,"reason":"the or…}`. */
+function shortJson(value: unknown): string {
+  const text = canonicalJson(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
+/**
+ * A change in words: "refund_payment: static", "model: recorded-until-divergence",
+ * `refund_payment (order_id = "4821") returns {"refunded":false}`.
+ */
+export function describeChange(c: FixChange): string {
+  if (c.kind === "edit") {
+    const args = cohortEditArgsWords(c.edit.args);
+    return `${c.edit.tool}${args ? ` (${args})` : ""} returns ${shortJson(c.edit.value)}`;
+  }
   if (c.kind === "override") return `${c.tool}: ${c.rule === null ? "as the default" : c.rule.type}`;
   if (c.kind === "default") return `every other tool: ${c.rule.type}`;
   if (c.kind === "model") return `model: ${c.model}${c.liveModel ? ` (${c.liveModel})` : ""}`;

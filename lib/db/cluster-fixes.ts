@@ -90,6 +90,7 @@ const fixSelect = {
     select: {
       name: true,
       status: true,
+      cohortEdit: true,
       policyVersion: { select: { id: true, version: true, policy: { select: { id: true, name: true } } } },
     },
   },
@@ -109,6 +110,19 @@ export type ClusterFixRow = Awaited<ReturnType<typeof listClusterFixRows>>[numbe
 /** The fix an experiment was run for, or null. */
 export async function clusterFixOfExperiment(client: DbClient, experimentId: string) {
   return client.clusterFix.findUnique({ where: { experimentId }, select: fixSelect });
+}
+
+/** What a fix ran, to search it for its smallest fixing part: its cluster, sample, policy document and edits. */
+export async function clusterFixToSearch(client: DbClient, id: string) {
+  return client.clusterFix.findUnique({
+    where: { id },
+    select: {
+      clusterId: true,
+      sample: true,
+      seed: true,
+      experiment: { select: { cohortEdit: true, policyVersion: { select: { document: true } } } },
+    },
+  });
 }
 
 /** The replays of these experiments: session, status, and the verdicts of their branches. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CohortEdit, fitCohortEdit } from "./cohort-edit";
+import { CohortEdit, composeCohortEdits, fitCohortEdit } from "./cohort-edit";
 import type { SessionEvent } from "./events";
 
 function call(seq: number, name: string, args: unknown): SessionEvent {
@@ -62,5 +62,25 @@ describe("fitCohortEdit", () => {
     ]);
     const extra = CohortEdit.safeParse({ tool: "x", value: 1, seq: 3 });
     expect(extra.error?.issues.map((i) => i.path.join(".") || i.message)).toEqual(['Unrecognized key: "seq"']);
+  });
+});
+
+describe("composing several cohort edits on one session", () => {
+  const at = (seq: number, value: unknown) => ({ seq, op: "replace_tool_result" as const, value });
+  it.each([
+    ["one edit per step, in step order", [[at(6, "a")], [at(2, "b")]], { ok: true, edits: [at(2, "b"), at(6, "a")] }],
+    [
+      "two that set a step alike are one",
+      [[at(6, { x: 1, y: 2 })], [at(6, { y: 2, x: 1 })]],
+      { ok: true, edits: [at(6, { x: 1, y: 2 })] },
+    ],
+    ["an edit that does not apply adds nothing", [[], [at(1, null)]], { ok: true, edits: [at(1, null)] }],
+    [
+      "two that set a step differently conflict",
+      [[at(1, 1)], [at(2, 2)], [at(2, 3)]],
+      { ok: false, seq: 2, first: 1, second: 2 },
+    ],
+  ])("%s", (_name, lists, expected) => {
+    expect(composeCohortEdits(lists)).toEqual(expected);
   });
 });

@@ -60,3 +60,23 @@ export function fitCohortEdit(base: readonly CohortEditStep[], edit: CohortEdit)
     edits: matching.map((e) => ({ seq: e.seq, op: "replace_tool_result" as const, value: edit.value })),
   };
 }
+
+/** Several cohort edits' edits on one session, or the step two of them set differently (by their indices). */
+export type ComposedEdits = { ok: true; edits: Edit[] } | { ok: false; seq: number; first: number; second: number };
+
+/**
+ * Composes the edits several cohort edits become on one session (`lists[i]` is edit i's, empty where it does not
+ * apply): one edit per step, in step order. Two that set the same step to the same result are one; two that set
+ * it differently conflict.
+ */
+export function composeCohortEdits(lists: readonly (readonly Edit[])[]): ComposedEdits {
+  const bySeq = new Map<number, { edit: Edit; from: number }>();
+  for (const [from, list] of lists.entries())
+    for (const edit of list) {
+      const seen = bySeq.get(edit.seq);
+      if (!seen) bySeq.set(edit.seq, { edit, from });
+      else if (canonicalJson(seen.edit) !== canonicalJson(edit))
+        return { ok: false, seq: edit.seq, first: seen.from, second: from };
+    }
+  return { ok: true, edits: [...bySeq.values()].map((v) => v.edit).sort((a, b) => a.seq - b.seq) };
+}

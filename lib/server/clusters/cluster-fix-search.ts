@@ -12,7 +12,7 @@
  * experiment: no probe runs twice.
  */
 import { z } from "zod";
-import { applyChanges, describeChange, policyChanges, type PolicyChange } from "@/lib/clusters/fix-changes";
+import { applyFixChanges, describeChange, fixChanges, type FixChange } from "@/lib/clusters/fix-changes";
 import type { Db } from "@/lib/db";
 import {
   claimFixSearch,
@@ -30,11 +30,11 @@ import {
   type FixSearchRow,
 } from "@/lib/db/cluster-fix-searches";
 import { clusterById } from "@/lib/db/clusters";
-import { latestPolicyVersion } from "@/lib/db/cluster-fixes";
+import { clusterFixToSearch, latestPolicyVersion, sampleClusterMembers } from "@/lib/db/cluster-fixes";
 import { settleExperiment } from "@/lib/db/jobs";
 import { queuedReplayIds } from "@/lib/db/experiments";
 import { AppError, notFound } from "@/lib/errors";
-import { minimizeEdits, Policy } from "@/lib/replay";
+import { CohortEdit, minimizeEdits, Policy } from "@/lib/replay";
 import { authorize } from "../authz";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
 import {
@@ -47,7 +47,9 @@ import {
   type LeasedRunOutcome,
 } from "../jobs/leased-run";
 import type { Principal } from "../principal";
+import { refuseNul } from "../replays/replay-inputs";
 import { fixOfExperiment, MAX_FIX_SESSIONS, startClusterFix } from "./cluster-fixes";
+import { fitFixEdits, storedFixEdits } from "./fix-edits";
 
 /** The recording: every model step and tool answer as recorded. */
 const RECORDING: Policy = {
@@ -59,18 +61,28 @@ const RECORDING: Policy = {
 /** Most changes one search takes (ddmin may run up to (n² + 3n) / 2 probes). */
 export const MAX_SEARCH_CHANGES = 12;
 
-export const FixSearchInput = z.strictObject({
+const FixSearchFields = z.strictObject({
   clusterId: z.string().min(1).max(64),
-  /** The whole change: a policy that fixes (part of) the cluster. */
-  policy: Policy,
+  /** The whole change: a policy that fixes (part of) the cluster; the base alone when left out (edits given). */
+  policy: Policy.optional(),
+  /** Edits of tools' results that are part of the whole change, each one change of the search. */
+  edits: z.array(CohortEdit).min(1, "Give at least one edit, or leave edits out.").max(MAX_SEARCH_CHANGES).optional(),
   /** What it changes from; the recording when left out. */
   base: Policy.optional(),
   sample: z.number().int().min(1).max(MAX_FIX_SESSIONS).optional(),
   seed: z.number().int().min(0).max(2_147_483_647).optional(),
 });
+const refineSearch = <T extends z.ZodType<{ policy?: unknown; edits?: unknown }>>(schema: T) =>
+  schema
+    .superRefine((v, ctx) => refuseNul({ edits: v.edits }, ctx))
+    .refine((v) => v.policy !== undefined || v.edits !== undefined, {
+      message: "Give the whole fix: a policy, edits of tools' results, or both.",
+      path: ["policy"],
+    });
+export const FixSearchInput = refineSearch(FixSearchFields);
 export type FixSearchInput = z.infer<typeof FixSearchInput>;
 /** The body of `POST /api/v1/clusters/:id/fixes/smallest`: the input without the cluster (the path names it). */
-export const FixSearchBody = FixSearchInput.omit({ clusterId: true });
+export const FixSearchBody = refineSearch(FixSearchFields.omit({ clusterId: true }));
 type FixSearchParams = z.infer<typeof FixSearchBody>;
 
 export type FixSearchProbe = { kept: number[]; fixed: number; of: number; fixes: boolean; experimentId: string };
@@ -120,7 +132,7 @@ export async function startFixSearch(principal: Principal, input: FixSearchInput
   authorize(principal, "experiments.run");
   const cluster = await clusterById(prisma, input.clusterId);
   if (!cluster) throw notFound("cluster", input.clusterId);
-  const changes = policyChanges(input.base ?? RECORDING, input.policy);
+  const changes = fixChanges(input.base ?? RECORDING, input.policy, input.edits);
   if (changes.length === 0)
     throw new AppError(
       "invalid_input",
@@ -130,8 +142,8 @@ export async function startFixSearch(principal: Principal, input: FixSearchInput
   if (changes.length > MAX_SEARCH_CHANGES)
     throw new AppError(
       "invalid_input",
-      `The policy makes ${changes.length} changes from its base; a search takes at most ${MAX_SEARCH_CHANGES} (it may run up to ${searchProbeBound(changes.length)} probes).`,
-      [{ path: "policy", message: "too many changes" }],
+      `The ${input.edits ? "fix" : "policy"} makes ${changes.length} changes from its base${input.edits ? ` (${input.edits.length} of them edits)` : ""}; a search takes at most ${MAX_SEARCH_CHANGES} (it may run up to ${searchProbeBound(changes.length)} probes).`,
+      [{ path: input.edits ? "edits" : "policy", message: "too many changes" }],
     );
   if (input.sample === undefined && cluster.size > MAX_FIX_SESSIONS)
     throw new AppError(
@@ -139,6 +151,17 @@ export async function startFixSearch(principal: Principal, input: FixSearchInput
       `The cluster has more than ${MAX_FIX_SESSIONS} sessions; give a sample size (at most ${MAX_FIX_SESSIONS}).`,
       [{ path: "sample", message: "needed for a cluster this large" }],
     );
+  // The edits are fitted to the sample every probe runs: one that applies to none, or two that set one call
+  // differently, are refused now rather than by the first probe.
+  if (input.edits) {
+    const members = await sampleClusterMembers(prisma, cluster.id, input.sample ?? MAX_FIX_SESSIONS, input.seed ?? 0);
+    await fitFixEdits(
+      prisma,
+      { edits: input.edits },
+      members.map((m) => m.sessionId),
+      [],
+    );
+  }
   const { clusterId, ...params } = input;
   const row = await insertFixSearch(prisma, {
     clusterId,
@@ -152,16 +175,56 @@ export async function startFixSearch(principal: Principal, input: FixSearchInput
   return presentFixSearch((await findFixSearch(prisma, row.id)) ?? row);
 }
 
-/** The cluster page's form: a saved policy (its newest version) searched from the recording. */
-export const StartFixSearchOfPolicy = z.strictObject({
-  clusterId: z.string().min(1).max(64),
-  policyId: z.string().min(1, "Choose a saved policy.").max(64),
-  sample: z.number().int().min(1).max(MAX_FIX_SESSIONS).optional(),
-  seed: z.number().int().min(0).max(2_147_483_647).optional(),
-});
+/**
+ * The cluster page's form: a saved policy (its newest version) searched from the recording, or a fix tried on the
+ * cluster (its policy and its edits, over its sample).
+ */
+export const StartFixSearchOfPolicy = z
+  .strictObject({
+    clusterId: z.string().min(1).max(64),
+    policyId: z.string().min(1, "Choose a saved policy.").max(64).optional(),
+    fixId: z.string().min(1, "Choose a fix.").max(64).optional(),
+    sample: z.number().int().min(1).max(MAX_FIX_SESSIONS).optional(),
+    seed: z.number().int().min(0).max(2_147_483_647).optional(),
+  })
+  .refine((v) => (v.policyId === undefined) !== (v.fixId === undefined), {
+    message: "Choose a saved policy or a fix tried on the cluster.",
+    path: ["policyId"],
+  });
 export type StartFixSearchOfPolicy = z.infer<typeof StartFixSearchOfPolicy>;
 
-/** Starts a search over the changes a saved policy makes from the recording (the cluster page's button). */
+/** The whole fix a tried fix ran: its policy document and its edits, with its sample and seed unless given. */
+async function fixToSearch(prisma: Db, clusterId: string, fixId: string) {
+  const fix = await clusterFixToSearch(prisma, fixId);
+  if (!fix || fix.clusterId !== clusterId) throw notFound("fix", fixId, "fixId");
+  const parsed = Policy.safeParse(fix.experiment.policyVersion.document);
+  if (!parsed.success) throw new AppError("invalid_policy", "The fix's policy is not a valid policy document.");
+  const edits = storedFixEdits(fix.experiment.cohortEdit);
+  return {
+    policy: parsed.data,
+    ...(edits.length > 0 ? { edits } : {}),
+    ...(fix.sample !== null ? { sample: fix.sample } : {}),
+    seed: fix.seed,
+  };
+}
+
+/** A saved policy's newest version, for a search of its changes from the recording. */
+async function savedPolicyToSearch(prisma: Db, agentId: string, policyId: string) {
+  const version = await latestPolicyVersion(prisma, policyId);
+  if (!version) throw notFound("policy", policyId, "policyId");
+  if (version.policy.agentId && version.policy.agentId !== agentId)
+    throw new AppError("invalid_input", `Policy "${version.policy.name}" belongs to another agent.`, [
+      { path: "policyId", message: "belongs to another agent" },
+    ]);
+  const parsed = Policy.safeParse(version.document);
+  if (!parsed.success) throw new AppError("invalid_policy", "The saved policy is not a valid policy document.");
+  return { policy: parsed.data };
+}
+
+/**
+ * Starts a search over the changes a saved policy makes from the recording, or over a tried fix's policy changes
+ * and edits (the cluster page's button).
+ */
 export async function startFixSearchOfPolicy(
   principal: Principal,
   input: StartFixSearchOfPolicy,
@@ -171,16 +234,12 @@ export async function startFixSearchOfPolicy(
   authorize(principal, "experiments.run");
   const cluster = await clusterById(prisma, input.clusterId);
   if (!cluster) throw notFound("cluster", input.clusterId);
-  const version = await latestPolicyVersion(prisma, input.policyId);
-  if (!version) throw notFound("policy", input.policyId, "policyId");
-  if (version.policy.agentId && version.policy.agentId !== cluster.agentId)
-    throw new AppError("invalid_input", `Policy "${version.policy.name}" belongs to another agent.`, [
-      { path: "policyId", message: "belongs to another agent" },
-    ]);
-  const parsed = Policy.safeParse(version.document);
-  if (!parsed.success) throw new AppError("invalid_policy", "The saved policy is not a valid policy document.");
-  const { policyId: _policyId, ...rest } = input;
-  return startFixSearch(principal, { ...rest, policy: parsed.data }, prisma, deps);
+  const whole =
+    input.fixId !== undefined
+      ? await fixToSearch(prisma, cluster.id, input.fixId)
+      : await savedPolicyToSearch(prisma, cluster.agentId, input.policyId!);
+  const { policyId: _policyId, fixId: _fixId, ...rest } = input;
+  return startFixSearch(principal, { ...whole, ...rest }, prisma, deps);
 }
 
 /** One search of a cluster (404 when the search is not the cluster's). */
@@ -280,7 +339,7 @@ async function runClaimed(
   const pending = leased.claim.pendingProbe;
   const params = FixSearchBody.parse(row.params);
   const base = params.base ?? RECORDING;
-  const changes: PolicyChange[] = policyChanges(base, params.policy);
+  const changes: FixChange[] = fixChanges(base, params.policy, params.edits);
   let cancelled = false;
   const done = new Map(records.map((r) => [r.kept.join(","), r]));
   let target: number | null = null;
@@ -298,15 +357,17 @@ async function runClaimed(
       let experimentId: string;
       if (pending?.key === key) experimentId = pending.experimentId;
       else {
+        const fix = applyFixChanges(
+          base,
+          kept.map((i) => changes[i]!),
+        );
         const started = await startClusterFix(
           principal,
           {
             clusterId: row.clusterId,
             body: {
-              policy: applyChanges(
-                base,
-                kept.map((i) => changes[i]!),
-              ),
+              policy: fix.policy,
+              ...(fix.edits.length > 0 ? { edits: fix.edits } : {}),
               seed: params.seed ?? 0,
               name: `Smallest fix, probe ${records.length + 1}: ${kept.map((i) => describeChange(changes[i]!)).join("; ")}`.slice(
                 0,

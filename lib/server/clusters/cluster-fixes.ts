@@ -29,12 +29,13 @@ import { AppError, notFound } from "@/lib/errors";
 import { CohortEdit, ModelPolicy, Policy, runPassed, toolLevelPreset, ToolLevel } from "@/lib/replay";
 import { authorize } from "../authz";
 import { LIVE_MODEL_POLICIES, resolveModelEndpoint } from "../checks/counterfactual";
-import { fitEditToCohort, storeExperiment, vetExperimentPolicy } from "../experiments/experiment-create";
+import { storeExperiment, vetExperimentPolicy } from "../experiments/experiment-create";
 import { refuseNul } from "../replays/replay-inputs";
 import { runExperiment } from "../experiments/experiments";
 import type { QueueDeps } from "../job-queue";
 import type { Principal } from "../principal";
 import { presentCluster } from "./cluster-shared";
+import { fitFixEdits, MAX_FIX_EDITS, storedFixEdits } from "./fix-edits";
 
 const Id = z.string().min(1).max(64);
 /** Most members (and control sessions) one fix runs. */
@@ -56,6 +57,8 @@ const FixFields = z
     modelEndpoint: z.string().trim().min(1).max(200).optional(),
     /** An edit of a tool's results on every session where it applies (as an experiment over a cohort takes it). */
     edit: CohortEdit.optional(),
+    /** Several such edits, composed where more than one applies to a session (instead of `edit`). */
+    edits: z.array(CohortEdit).min(1, "Give at least one edit, or leave edits out.").max(MAX_FIX_EDITS).optional(),
     /** A random sample of this many members (drawn with `seed`); every member when left out. */
     sample: z.number().int().min(1).max(MAX_FIX_SESSIONS).optional(),
     /** This many passing sessions of the agent, drawn with `seed`, run as a control (none when left out). */
@@ -63,7 +66,11 @@ const FixFields = z
     seed: z.number().int().min(0).max(2_147_483_647).optional(),
     name: z.string().trim().min(1).max(200).optional(),
   })
-  .superRefine((v, ctx) => refuseNul({ edit: v.edit }, ctx))
+  .superRefine((v, ctx) => refuseNul({ edit: v.edit, edits: v.edits }, ctx))
+  .refine((b) => b.edit === undefined || b.edits === undefined, {
+    message: "Give either edit (one edit) or edits (several), not both.",
+    path: ["edits"],
+  })
   .refine((b) => [b.policyId, b.policy, b.preset].filter((v) => v !== undefined).length === 1, {
     message: "Give exactly one of policyId (a saved policy), policy (a document) or preset (a tool level).",
     path: ["policyId"],
@@ -120,22 +127,6 @@ async function fixEndpoint(prisma: Db, body: ClusterFixBody, policy: Policy, clu
       [{ path: "modelEndpoint", message: "needs a live model policy" }],
     );
   return resolveModelEndpoint(prisma, body.modelEndpoint, undefined, { demo: await clusterIsDemo(prisma, clusterId) });
-}
-
-/**
- * The edit fitted to the members and the control (each gets it where it has such a call): refused when it applies
- * to no member, since then it could fix none.
- */
-async function fixEdit(prisma: Db, edit: CohortEdit | undefined, memberIds: string[], control: string[]) {
-  if (edit === undefined) return undefined;
-  const fitted = await fitEditToCohort(prisma, edit, [...memberIds, ...control]);
-  if (!memberIds.some((id) => fitted.edits.has(id)))
-    throw new AppError(
-      "invalid_input",
-      `The edit applies to none of the cluster's ${memberIds.length} sessions: none has a matching call of ${edit.tool}.`,
-      [{ path: edit.args ? "edit.args" : "edit.tool", message: "matches no recorded call in the cluster" }],
-    );
-  return fitted;
 }
 
 /** How the cluster's members are judged: by its failing check while that check is saved, else by the run. */
@@ -195,7 +186,7 @@ export async function startClusterFix(
     endpoint !== null,
   );
   const memberIds = members.map((m) => m.sessionId);
-  const cohortEdit = await fixEdit(prisma, body.edit, memberIds, control);
+  const cohortEdit = await fitFixEdits(prisma, body, memberIds, control);
   const { judge, checkId } = await judgeOf(prisma, cluster.check);
   const label = presentCluster(cluster).label;
   let fixId = "";
@@ -292,6 +283,8 @@ async function presentFixes(prisma: Db, rows: readonly ClusterFixRow[]) {
         version: row.experiment.policyVersion.version,
       },
       judge,
+      /** The edits of tools' results the fix ran (none: empty). */
+      edits: storedFixEdits(row.experiment.cohortEdit),
       sample: row.sample,
       controlSample: row.controlSample,
       seed: row.seed,

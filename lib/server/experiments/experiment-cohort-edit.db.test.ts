@@ -63,6 +63,8 @@ describe.each(TEST_ENGINES)("an edit across a cohort on %s", (engine) => {
       tool: "lookup_order",
       args: { order_id: "4821" },
       value: LOST,
+      // One edit, stored as before fixes took several: it is the only one.
+      all: [{ op: "replace_tool_result", tool: "lookup_order", args: { order_id: "4821" }, value: LOST }],
       applied: 2,
       notApplied: [
         {

@@ -117,18 +117,21 @@ export async function planPresetExperiment(
 /** An edit across a cohort, fitted to each member: the seq-addressed edits of those it applies to, and why not for the others. */
 export interface FittedCohortEdit {
   edit: CohortEdit;
+  /** With several edits composed (a cluster's fix): every one of them, `edit` being the first. */
+  all?: CohortEdit[];
   edits: Map<string, Edit[]>;
   notApplied: { sessionId: string; reason: string }[];
 }
 
 /**
  * Fits an edit across the cohort to each member's recorded calls of its tool. Refused when it applies to no
- * member (nothing would be edited).
+ * member (nothing would be edited), naming `field` (the body's field the edit came in).
  */
 export async function fitEditToCohort(
   prisma: Db,
   edit: CohortEdit,
   sessionIds: readonly string[],
+  field = "edit",
 ): Promise<FittedCohortEdit> {
   const calls = await toolCallsOf(prisma, sessionIds, edit.tool);
   const bySession = new Map<string, typeof calls>();
@@ -148,7 +151,7 @@ export async function fitEditToCohort(
     throw new AppError(
       "invalid_input",
       `The edit applies to no session of the cohort (${sessionIds.length}): ${reasons.slice(0, 3).join(" ")}`,
-      [{ path: edit.args ? "edit.args" : "edit.tool", message: "matches no recorded call in the cohort" }],
+      [{ path: `${field}.${edit.args ? "args" : "tool"}`, message: "matches no recorded call in the cohort" }],
     );
   }
   return { edit, edits, notApplied };
@@ -230,7 +233,11 @@ export async function storeExperiment(prisma: Db, e: StoreExperiment): Promise<s
       createdBy: e.createdBy,
       ...(e.cohortEdit
         ? {
-            cohortEdit: { edit: e.cohortEdit.edit, notApplied: e.cohortEdit.notApplied },
+            cohortEdit: {
+              edit: e.cohortEdit.edit,
+              ...(e.cohortEdit.all ? { edits: e.cohortEdit.all } : {}),
+              notApplied: e.cohortEdit.notApplied,
+            },
           }
         : {}),
     });

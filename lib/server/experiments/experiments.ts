@@ -262,6 +262,8 @@ export type ExperimentResult = {
 
 /** An experiment's edit across its cohort, and the members it did not apply to. */
 export type ExperimentEdit = CohortEdit & {
+  /** Every edit composed across the cohort (a cluster's fix may run several); this one alone for most. */
+  all: CohortEdit[];
   applied: number;
   notApplied: { sessionId: string; label: string; reason: string }[];
 };
@@ -295,6 +297,8 @@ export type ExperimentDetail = {
 
 const StoredCohortEdit = z.object({
   edit: CohortEdit,
+  /** Several edits composed (stored since fixes took several; `edit` is the first). */
+  edits: z.array(CohortEdit).optional(),
   notApplied: z.array(z.object({ sessionId: z.string(), reason: z.string() })),
 });
 
@@ -428,6 +432,7 @@ async function loadExperiment(client: DbClient, id: string): Promise<ExperimentD
     edit: stored
       ? {
           ...stored.edit,
+          all: stored.edits ?? [stored.edit],
           applied: results.filter((r) => r.edit?.applied).length,
           notApplied: results.flatMap((r) =>
             r.edit && !r.edit.applied

@@ -108,7 +108,18 @@ export default async function ClusterPage({ params, searchParams }: Props) {
             )}
           </Card>
           <Card title="Smallest fix">
-            <SmallestFixSearch clusterId={cluster.id} policies={policies} searches={searches} canRun={canFix} />
+            <SmallestFixSearch
+              clusterId={cluster.id}
+              policies={policies}
+              fixes={fixes
+                .filter((f) => f.edits.length > 0)
+                .map((f) => ({
+                  id: f.id,
+                  label: `${f.policy.name} v${f.policy.version} with ${plural(f.edits.length, "edit")} (${f.edits.map((e) => e.tool).join(", ")})`,
+                }))}
+              searches={searches}
+              canRun={canFix}
+            />
           </Card>
         </div>
         <div className="flex min-w-0 flex-col gap-6">

@@ -4,8 +4,9 @@ import { ClusterFixBody, listClusterFixes, startClusterFix } from "@/lib/server/
 export const dynamic = "force-dynamic";
 
 /**
- * `{ policyId | policy | preset, model?, liveModel?, sample?, controlSample?, seed?, name? }`: the policy run as
- * an experiment over the cluster's members (or a sample) and a control sample of passing sessions →
+ * `{ policyId | policy | preset, model?, liveModel?, modelEndpoint?, edit? | edits?, sample?, controlSample?,
+ * seed?, name? }`: the policy (with its edits of tools' results, composed where several apply) run as an
+ * experiment over the cluster's members (or a sample) and a control sample of passing sessions →
  * `202 { fix: { id, experimentId, members, control, judge, warnings } }`; poll `GET` (or the experiment).
  */
 export const POST = route<{ id: string }, undefined, typeof ClusterFixBody>(

@@ -4,8 +4,9 @@ import { FixSearchBody, listFixSearches, startFixSearch } from "@/lib/server/clu
 export const dynamic = "force-dynamic";
 
 /**
- * `{ policy, base?, sample?, seed? }`: searches for the smallest set of the policy's changes from `base` (the
- * recording when left out) that fixes as large a share of the cluster's members as the whole policy does, by
+ * `{ policy?, edits?, base?, sample?, seed? }`: searches for the smallest set of the fix's changes (the policy's
+ * changes from `base`, the recording when left out, and each of its edits of tools' results; with edits alone,
+ * `base` plus a subset of them) that fixes as large a share of the cluster's members as the whole policy does, by
  * delta debugging, as a job: answers at once `202 { searchId, search }`; poll
  * `GET …/fixes/smallest/:searchId` for its `status`, `progress`, `probes` and `result`. Each probe runs as a fix of
  * the cluster (listed by `GET …/fixes`). Keep `sample` small: each probe replays the sample once.
