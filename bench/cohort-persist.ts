@@ -10,7 +10,10 @@
  *     time per session.
  * The floor is the database's own cost of the rows, through the driver (no Prisma, no reads): it does not
  * flatter the ratio. Each is measured `runs` times (fresh replays each time); the spread (min, median, max)
- * and the load average before each run are printed.
+ * and the load average before each run are printed. On PGlite the database runs in this process, so the CPU time
+ * this process spends (process.cpuUsage, user + system) is the whole cost of each side: its ratio is printed next
+ * to the wall-time ratio and holds on a busy machine, where other processes stretch the wall times unevenly.
+ * (On PostgreSQL the server's CPU time is not this process's: only the wall-time ratio is printed.)
  */
 import { loadavg } from "node:os";
 import { randomUUID } from "node:crypto";
@@ -31,6 +34,11 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(" ");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+/** CPU milliseconds (user + system) this process has used since `from`. */
+const cpuMs = (from: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(from);
+  return (used.user + used.system) / 1000;
+};
 const spread = (xs: number[], digits = 2) =>
   `min ${Math.min(...xs).toFixed(digits)}  median ${median(xs).toFixed(digits)}  max ${Math.max(...xs).toFixed(digits)}`;
 
@@ -104,6 +112,10 @@ export async function measurePersist(engine: TestEngine, sessions: number, runs:
     const replayMs: number[] = [];
     const floorMs: number[] = [];
     const ratios: number[] = [];
+    const replayCpu: number[] = [];
+    const floorCpu: number[] = [];
+    const cpuRatios: number[] = [];
+    const inProcess = engine === "pglite";
     let stepsPerSession = 0;
     let rowsPerSession = 0;
     for (let run = 1; run <= runs; run++) {
@@ -114,10 +126,12 @@ export async function measurePersist(engine: TestEngine, sessions: number, runs:
           (await createReplay(localAdmin("bench"), { sessionId, policyVersionId: versionId }, db.prisma)).id,
         );
       const r0 = performance.now();
+      const rc0 = process.cpuUsage();
       for (const id of replays) {
         const outcome = await runQueuedReplay(db.prisma, id, { owner: `bench-${run}` });
         if (outcome !== "ran") throw new Error(`replay ${id}: ${outcome}`);
       }
+      const replayCpuMs = cpuMs(rc0) / replays.length;
       const replay = (performance.now() - r0) / replays.length;
 
       // The same rows, written again as raw batched inserts for fresh replay rows (made before the clock starts).
@@ -130,22 +144,34 @@ export async function measurePersist(engine: TestEngine, sessions: number, runs:
           (await createReplay(localAdmin("bench"), { sessionId, policyVersionId: versionId }, db.prisma)).id,
         );
       const f0 = performance.now();
+      const fc0 = process.cpuUsage();
       for (const [k, stored] of rows.entries()) await writeRaw(db.prisma, targets[k]!, stored);
+      const floorCpuMs = cpuMs(fc0) / rows.length;
       const floor = (performance.now() - f0) / rows.length;
       replayMs.push(replay);
       floorMs.push(floor);
       ratios.push(replay / floor);
+      replayCpu.push(replayCpuMs);
+      floorCpu.push(floorCpuMs);
+      cpuRatios.push(replayCpuMs / floorCpuMs);
+      const cpu = inProcess
+        ? `; CPU ${replayCpuMs.toFixed(2)} vs ${floorCpuMs.toFixed(2)} ms/session, ratio ${(replayCpuMs / floorCpuMs).toFixed(2)}×`
+        : "";
       console.log(
-        `${engine} run ${run}: replay+persist ${replay.toFixed(2)} ms/session, raw batched insert ${floor.toFixed(2)} ms/session, ratio ${(replay / floor).toFixed(2)}× (load before: ${loadBefore})`,
+        `${engine} run ${run}: replay+persist ${replay.toFixed(2)} ms/session, raw batched insert ${floor.toFixed(2)} ms/session, ratio ${(replay / floor).toFixed(2)}×${cpu} (load before: ${loadBefore})`,
       );
     }
     console.log(
       `${engine}: ${sessions} sessions × ${runs} runs, ${stepsPerSession.toFixed(1)} steps and ${rowsPerSession.toFixed(1)} rows written/session\n` +
         `  replay+persist ms/session: ${spread(replayMs)}\n` +
         `  raw batched insert ms/session: ${spread(floorMs)}\n` +
-        `  replay+persist / raw insert: ${spread(ratios)}× (target ≤ 3×)  load: ${load()}`,
+        `  replay+persist / raw insert: ${spread(ratios)}× (target ≤ 3×)  load: ${load()}` +
+        (inProcess
+          ? `\n  CPU ms/session (this process, the database in it): replay+persist ${spread(replayCpu)}; raw insert ${spread(floorCpu)}\n` +
+            `  CPU replay+persist / raw insert: ${spread(cpuRatios)}× (target ≤ 3×)`
+          : ""),
     );
-    return { engine, replayMs, floorMs, ratios };
+    return { engine, replayMs, floorMs, ratios, ...(inProcess ? { replayCpu, floorCpu, cpuRatios } : {}) };
   } finally {
     await db.drop();
   }

@@ -16,7 +16,7 @@
  * First, on PGlite and on PostgreSQL: replay + persist per session against the raw batched insert of the
  * same rows, their ratio (target ≤ 3×), with the spread of `--runs` runs and the load average
  * (bench/cohort-persist.ts; `--persist-only` stops after it).
- * Run: npm run bench:cohort [-- --sessions 1000 --enqueues 300 --two-first --persist-sessions 200 --runs 3 --persist-only]
+ * Run: npm run bench:cohort [-- --sessions 1000 --enqueues 300 --two-first --persist-sessions 200 --runs 3 --persist-only --engine pglite|postgres]
  */
 import { execSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -62,8 +62,10 @@ const pct = (xs: number[], p: number) => {
 
 async function main() {
   console.log(`load before: ${execSync("uptime").toString().trim()}`);
+  const only = process.argv.indexOf("--engine");
   for (const engine of ["pglite", "postgres"] as const)
-    await measurePersist(engine, arg("persist-sessions", 200), arg("runs", 3), RECORDED);
+    if (only < 0 || process.argv[only + 1] === engine)
+      await measurePersist(engine, arg("persist-sessions", 200), arg("runs", 3), RECORDED);
   if (process.argv.includes("--persist-only")) return;
   const db = await createTestDatabase("postgres");
   const url = `postgres://postgres@127.0.0.1:5432/${db.pgConfig!.database}`;

@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
 import { runFailure } from "@/lib/run-failures";
+import { sqlStatement } from "./sql";
 
 export type ReplayClaim =
   | {
@@ -39,12 +40,11 @@ export async function claimReplayRun(
   /** A column read in the claim's statement (the run's context: lib/db/replay-save.ts runContextColumn). */
   also: Prisma.Sql = Prisma.sql`NULL`,
 ): Promise<ReplayClaim> {
-  // Lease times are the database's clock, the one clock every worker on every machine shares.
-  // One round trip: the claim, its experiment marked running (`pending` → `running` when its first member
-  // starts), whether a cancel was asked for, of the replay or of the experiment, and `also`.
-  const rows = await client.$queryRaw<
-    { attempts: number; experimentId: string | null; cancelRequested: boolean; stepCount: number; also: unknown }[]
-  >`
+  // Lease times are the database's clock. One round trip (on the driver: sqlStatement): the claim, its experiment
+  // marked running (`pending` → `running`), whether a cancel was asked for (replay or experiment), and `also`.
+  const rows = await sqlStatement<Omit<Extract<ReplayClaim, { kind: "claimed" }>, "kind">>(
+    client,
+    Prisma.sql`
     WITH claimed AS (
       UPDATE "Replay"
          SET status = 'running', "leaseOwner" = ${owner},
@@ -59,7 +59,8 @@ export async function claimReplayRun(
    RETURNING id)
     SELECT c.attempts, c."experimentId", c."stepCount",
            (c."cancelRequested" OR COALESCE(e."cancelRequested", false)) AS "cancelRequested", ${also} AS also
-      FROM claimed c LEFT JOIN "Experiment" e ON e.id = c."experimentId"`;
+      FROM claimed c LEFT JOIN "Experiment" e ON e.id = c."experimentId"`,
+  );
   const row = rows[0];
   if (row) return { kind: "claimed", ...row };
   const current = await client.replay.findUnique({

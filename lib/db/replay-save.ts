@@ -54,23 +54,6 @@ export type RunContextRow = {
   lastSeq: number | null;
 };
 
-const runContextQuery = (replayId: string) => Prisma.sql`
-    SELECT r.id, r."sessionId", r."policySnapshot", r.edits, r."createdBy", r."modelEndpointId",
-           e.id AS "experimentId", e."agentVersionId" AS "experimentAgentVersionId", s."agentId", a.adapter,
-           (SELECT COALESCE(json_agg(json_build_array(t.name, t."sideEffect", EXISTS (
-              SELECT 1 FROM "ToolEndpoint" te WHERE te."toolName" = t.name AND te."readOnly"))), '[]'::json)
-              FROM "Tool" t WHERE t."agentId" = s."agentId") AS tools,
-           (jsonb_typeof(r.checks) = 'array' AND jsonb_array_length(r.checks) > 0) AS "hasChecks",
-           (EXISTS (SELECT 1 FROM "Fixture" f WHERE f."replayId" = r.id)
-             OR EXISTS (SELECT 1 FROM "ReplayLogEntry" l WHERE l."replayId" = r.id)) AS "hasLog",
-           (SELECT min(seq) FROM "Event" ev WHERE ev."sessionId" = r."sessionId") AS "firstSeq",
-           (SELECT max(seq) FROM "Event" ev WHERE ev."sessionId" = r."sessionId") AS "lastSeq"
-      FROM "Replay" r
-      JOIN "Session" s ON s.id = r."sessionId"
-      JOIN "Agent" a ON a.id = s."agentId"
-      LEFT JOIN "Experiment" e ON e.id = r."experimentId"
-     WHERE r.id = ${replayId}`;
-
 /**
  * What a run needs of its replay row, in one round trip (a worker runs this once per replay): the policy snapshot,
  * edits, author, the agent and cohort it runs for, the agent's tools as the engine classes them (knownTools),
@@ -78,16 +61,17 @@ const runContextQuery = (replayId: string) => Prisma.sql`
  * session's seq range (its events are then read with no read of where they start or end).
  */
 export async function replayRunContext(client: DbClient, replayId: string) {
-  const [row] = await client.$queryRaw<RunContextRow[]>(runContextQuery(replayId));
-  return row ? toRunContext(row) : null;
+  const [found] = await client.$queryRaw<{ row: RunContextRow | null }[]>`SELECT ${runContextColumn(replayId)} AS row`;
+  return found?.row ? toRunContext(found.row) : null;
 }
 
 /**
  * The run context as one JSON column (null: no such replay), for a statement that reads it with something else:
- * a worker's claim (lib/db/jobs.ts claimReplayRun), so that a run starts with one round trip fewer.
+ * a worker's claim (lib/db/jobs.ts claimReplayRun), so that a run starts with one round trip fewer. The query is
+ * the database function "replay_run_context" (migration 20261209040000): planned once per connection, where sent
+ * as text it was planned for every run, the largest part of a short run's time on the embedded database.
  */
-export const runContextColumn = (replayId: string) =>
-  Prisma.sql`(SELECT row_to_json(x) FROM (${runContextQuery(replayId)}) x)`;
+export const runContextColumn = (replayId: string) => Prisma.sql`replay_run_context(${replayId}::text)`;
 
 export type RunContext = ReturnType<typeof toRunContext>;
 

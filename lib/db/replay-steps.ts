@@ -1,7 +1,7 @@
 /** A replay's steps as stored rows and back: stored flat, the engine's extra fields in `detail`. */
 import { type ReplayStep, type SessionEvent, type StepSource } from "@/lib/replay";
 import type { DbClient } from "./client";
-import { type Prisma } from "./generated/client";
+import { Prisma } from "./generated/client";
 import { compactInputs, expandInputs, type CompactInput, type Step } from "@/lib/sessions/inputs";
 import { newId } from "./event-rows";
 import { storedStepFields } from "./session-reads";
@@ -89,44 +89,62 @@ export const STEP_WINDOW = 1000;
 export const STEP_INSERT_BYTES = 4_000_000;
 
 /**
- * Inserts a run's step rows (`stepRows`) as JSON records (`jsonb_to_recordset`): one parameter per
- * statement, a window of at most STEP_WINDOW rows and about STEP_INSERT_BYTES each, the same SQL on
- * both engines. Call inside the transaction that stores the run's result: the windows are all stored
- * or none. Returns how many statements it sent.
+ * A run's step rows (`stepRows`) as the JSON records of the INSERTs that store them (`insertStepWindow`): a
+ * window of at most STEP_WINDOW rows and about STEP_INSERT_BYTES each (none when there are no rows).
+ */
+export function stepWindows(
+  rows: readonly Prisma.ReplayStepCreateManyInput[],
+  window: { rows?: number; bytes?: number } = {},
+): string[] {
+  const maxRows = window.rows ?? STEP_WINDOW;
+  const maxBytes = window.bytes ?? STEP_INSERT_BYTES;
+  const windows: string[] = [];
+  let batch: string[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    // Undefined fields are left out of the text: the column is SQL NULL, as createMany stores them.
+    const text = JSON.stringify({ ...row, id: row.id ?? newId() });
+    if (batch.length >= maxRows || (batch.length > 0 && bytes + text.length > maxBytes)) {
+      windows.push(`[${batch.join(",")}]`);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(text);
+    bytes += text.length + 1;
+  }
+  if (batch.length > 0) windows.push(`[${batch.join(",")}]`);
+  return windows;
+}
+
+/**
+ * The INSERT of a window of step rows (`text`: their JSON records, `stepWindows`), after the statement's `head`
+ * (a WITH or nothing), for the rows `where` allows (a condition on the head's CTEs, or nothing): one parameter,
+ * the same SQL on both engines.
+ */
+export const insertStepWindow = (head: Prisma.Sql, text: string, where: Prisma.Sql = Prisma.empty) => Prisma.sql`
+  ${head}
+  INSERT INTO "ReplayStep" (id, "replayId", idx, kind, name, source, "baseSeq", input, output, error, status,
+    "cacheKey", miss, detail, "inputPrefixIdx", "inputPrefixCount", "inputDigest")
+  SELECT id, "replayId", idx, kind, name, source, "baseSeq", input, output, error, status,
+    "cacheKey", miss, detail, "inputPrefixIdx", "inputPrefixCount", "inputDigest"
+  FROM jsonb_to_recordset(${text}::jsonb) AS x(id text, "replayId" text, idx int, kind text,
+    name text, source text, "baseSeq" int, input jsonb, output jsonb, error jsonb, status text, "cacheKey" text,
+    miss jsonb, detail jsonb, "inputPrefixIdx" int, "inputPrefixCount" int, "inputDigest" text)
+  ${where}`;
+
+/**
+ * Inserts a run's step rows (`stepRows`) as JSON records (`jsonb_to_recordset`), a window per statement
+ * (`stepWindows`). Call inside the transaction that stores the run's result: the windows are all stored or
+ * none. Returns how many statements it sent.
  */
 export async function insertStepRows(
   client: DbClient,
   rows: readonly Prisma.ReplayStepCreateManyInput[],
   window: { rows?: number; bytes?: number } = {},
 ): Promise<number> {
-  const maxRows = window.rows ?? STEP_WINDOW;
-  const maxBytes = window.bytes ?? STEP_INSERT_BYTES;
-  let batch: string[] = [];
-  let bytes = 0;
-  let statements = 0;
-  const flush = async () => {
-    if (batch.length === 0) return;
-    await client.$executeRaw`
-      INSERT INTO "ReplayStep" (id, "replayId", idx, kind, name, source, "baseSeq", input, output, error, status,
-        "cacheKey", miss, detail, "inputPrefixIdx", "inputPrefixCount", "inputDigest")
-      SELECT id, "replayId", idx, kind, name, source, "baseSeq", input, output, error, status,
-        "cacheKey", miss, detail, "inputPrefixIdx", "inputPrefixCount", "inputDigest"
-      FROM jsonb_to_recordset(${`[${batch.join(",")}]`}::jsonb) AS x(id text, "replayId" text, idx int, kind text,
-        name text, source text, "baseSeq" int, input jsonb, output jsonb, error jsonb, status text, "cacheKey" text,
-        miss jsonb, detail jsonb, "inputPrefixIdx" int, "inputPrefixCount" int, "inputDigest" text)`;
-    statements++;
-    batch = [];
-    bytes = 0;
-  };
-  for (const row of rows) {
-    // Undefined fields are left out of the text: the column is SQL NULL, as createMany stores them.
-    const text = JSON.stringify({ ...row, id: row.id ?? newId() });
-    if (batch.length >= maxRows || (batch.length > 0 && bytes + text.length > maxBytes)) await flush();
-    batch.push(text);
-    bytes += text.length + 1;
-  }
-  await flush();
-  return statements;
+  const windows = stepWindows(rows, window);
+  for (const text of windows) await client.$executeRaw(insertStepWindow(Prisma.empty, text));
+  return windows.length;
 }
 
 type StoredStepRow = StepRow & { inputPrefixIdx?: number | null; inputPrefixCount?: number | null };

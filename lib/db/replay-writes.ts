@@ -5,7 +5,8 @@ import { Prisma } from "./generated/client";
 import { runFailure, type RunFailureCode } from "@/lib/run-failures";
 import { isTerminal } from "./replays";
 import { newId } from "./event-rows";
-import { insertStepRows, stepRows } from "./replay-steps";
+import { insertStepWindow, stepRows, stepWindows } from "./replay-steps";
+import { notFound } from "@/lib/errors";
 
 function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;
@@ -168,34 +169,49 @@ export async function saveRunResult(
   } = {},
 ): Promise<boolean> {
   const terminal = isTerminal(result.status);
-  const data = {
-    status: result.status,
-    comparability: result.comparability,
-    evidence: json(result.evidence),
-    pending: result.pending ? json(result.pending) : Prisma.DbNull,
-    error:
-      result.stop && result.status !== "paused" && result.status !== "awaiting_approval"
-        ? json({ code: result.stop.code, message: result.stop.message, step: result.stop.step })
-        : Prisma.DbNull,
-    stepCount: result.steps.length,
-    stepsVersion: { increment: 1 },
-    finishedAt: terminal ? finishedAt : null,
-    ...(opts.progress ? { progressDone: opts.progress.done, progressTotal: opts.progress.total } : {}),
-  };
-  if (opts.owner !== undefined) {
-    // Fenced: the update takes the row's lock, so no other worker claims it before this transaction ends.
-    const { count } = await client.replay.updateMany({
-      where: { id: replayId, leaseOwner: opts.owner, status: "running" },
-      data: { ...data, leaseOwner: null, leaseUntil: null, attempts: 0 },
-    });
-    if (count !== 1) return false;
-  } else {
-    await client.replay.update({ where: { id: replayId }, data });
+  const text = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+  const error =
+    result.stop && result.status !== "paused" && result.status !== "awaiting_approval"
+      ? { code: result.stop.code, message: result.stop.message, step: result.stop.step }
+      : null;
+  const owner = opts.owner;
+  // Fenced when a worker stores it: the update takes the row's lock, so no other worker claims it before this
+  // transaction ends; the lease is let go with it.
+  const fenced =
+    owner === undefined ? Prisma.empty : Prisma.sql`, "leaseOwner" = NULL, "leaseUntil" = NULL, attempts = 0`;
+  const held =
+    owner === undefined ? Prisma.empty : Prisma.sql`AND "leaseOwner" = ${owner}::text AND status = 'running'`;
+  const stored = Prisma.sql`stored AS (
+      UPDATE "Replay" SET status = ${result.status}::text, comparability = ${result.comparability}::text,
+        evidence = ${JSON.stringify(result.evidence)}::jsonb, pending = ${text(result.pending)}::jsonb,
+        error = ${text(error)}::jsonb, "stepCount" = ${result.steps.length}::int, "stepsVersion" = "stepsVersion" + 1,
+        "finishedAt" = ${terminal ? finishedAt : null}::timestamptz,
+        "progressDone" = COALESCE(${opts.progress?.done ?? null}::int, "progressDone"),
+        "progressTotal" = COALESCE(${opts.progress?.total ?? null}::int, "progressTotal"),
+        "updatedAt" = ${finishedAt}::timestamptz ${fenced}
+      WHERE id = ${replayId}::text ${held}
+      RETURNING id)`;
+  const windows = stepWindows(opts.rows ?? stepRows(replayId, result.steps));
+  // A fresh replay (no steps to replace): the update and the first window of steps are one statement, the steps
+  // inserted only when the update found the replay (held). Otherwise its old steps are deleted after the update.
+  const first = opts.fresh ? windows.shift() : undefined;
+  const [row] = await client.$queryRaw<{ stored: number }[]>(
+    first === undefined
+      ? Prisma.sql`WITH ${stored} SELECT count(*)::int AS stored FROM stored`
+      : Prisma.sql`${insertStepWindow(
+          Prisma.sql`WITH ${stored}, steps AS (`,
+          first,
+          Prisma.sql`WHERE EXISTS (SELECT 1 FROM stored) RETURNING 1) SELECT count(*)::int AS stored FROM stored`,
+        )}`,
+  );
+  if (row?.stored !== 1) {
+    if (owner !== undefined) return false;
+    throw notFound("replay", replayId);
   }
   if (!opts.fresh) await client.replayStep.deleteMany({ where: { replayId } });
-  // A few multi-row statements, in this transaction: readers see the steps replaced at once, and a run killed
-  // before its commit leaves none of them.
-  await insertStepRows(client, opts.rows ?? stepRows(replayId, result.steps));
+  // Multi-row statements, in this transaction: readers see the steps replaced at once, and a run killed before its
+  // commit leaves none of them.
+  for (const window of windows) await client.$executeRaw(insertStepWindow(Prisma.empty, window));
   return true;
 }
 

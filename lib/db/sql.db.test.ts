@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import { appErrorFromDatabase } from "./errors";
-import { prismaSql, sqlTransaction, type SqlTx } from "./sql";
+import { Prisma } from "./generated/client";
+import { prismaSql, sqlStatement, sqlTransaction, type SqlTx } from "./sql";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 import { ingestOtlpSpans } from "@/lib/server/ingest/traces";
 
@@ -38,6 +39,14 @@ describe.each(TEST_ENGINES)("plain-SQL transactions on %s", (engine) => {
     };
     expect(viaDriver).toEqual([expected]);
     expect(viaPrisma).toEqual([expected]);
+  });
+
+  it("runs one composed statement by itself on the driver, read back as through Prisma", async () => {
+    const inner = Prisma.sql`json_build_object('k', ${"v'\""}::text, 'n', ${[1, 2]}::int[])`;
+    const query = Prisma.sql`SELECT ${-7}::int AS i, ${inner} AS j, ${null}::text AS n, ${true}::boolean AS t`;
+    const expected = { i: -7, j: { k: `v'"`, n: [1, 2] }, n: null, t: true };
+    expect(await sqlStatement(db.prisma, query)).toEqual([expected]);
+    expect(await db.prisma.$queryRaw(query)).toEqual([expected]);
   });
 
   it("reports the database's errors as Prisma's are: bad input is the same 4xx on either path", async () => {

@@ -1,6 +1,7 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import type { Db, DbClient } from "./prisma";
+import type { Prisma } from "./generated/client";
 
 // ---------------------------------------------------------------------------
 // A transaction as plain SQL statements: what the incremental trace ingest
@@ -31,10 +32,18 @@ export function prismaSql(tx: DbClient): SqlTx {
 
 type SqlTransaction = <R>(fn: (sql: SqlTx) => Promise<R>) => Promise<R>;
 const drivers = new WeakMap<object, SqlTransaction>();
+/** One statement on the driver, outside any transaction (its own, as a statement sent alone). */
+type SqlStatement = (query: Prisma.Sql) => Promise<unknown[]>;
+const statements = new WeakMap<object, SqlStatement>();
+
+/** No free connection in time (the pool's connectionTimeoutMillis): the database is out of reach for now (a 503). */
+const noConnection = (error: unknown) =>
+  Object.assign(new Error("No database connection was free in time.", { cause: error }), { code: "53300" });
 
 /** The embedded database's own transactions, for the client over it. */
 export function useDriverTransactions(prisma: Db, driver: { pglite: PGlite } | { pool: pg.Pool }): void {
   if ("pglite" in driver) {
+    statements.set(prisma, async (query) => (await driver.pglite.query(query.text, query.values)).rows);
     drivers.set(prisma, (fn) =>
       driver.pglite.transaction((tx) =>
         fn({ query: async (strings, ...values) => (await tx.query(textOf(strings), values)).rows as never }),
@@ -42,10 +51,25 @@ export function useDriverTransactions(prisma: Db, driver: { pglite: PGlite } | {
     );
     return;
   }
+  statements.set(prisma, async (query) => {
+    const client = await driver.pool.connect().catch((error: unknown) => {
+      throw noConnection(error);
+    });
+    let broken: Error | undefined;
+    try {
+      return (await client.query(query.text, query.values)).rows as unknown[];
+    } catch (error) {
+      // A connection that failed under its statement (not the statement's own error) is not given back.
+      if (!(error instanceof Error && "severity" in error))
+        broken = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  });
   drivers.set(prisma, async (fn) => {
     const client = await driver.pool.connect().catch((error: unknown) => {
-      // No free connection in time (the pool's connectionTimeoutMillis): the database is out of reach for now (a 503).
-      throw Object.assign(new Error("No database connection was free in time.", { cause: error }), { code: "53300" });
+      throw noConnection(error);
     });
     // A connection that drops while checked out: its query rejects; the pool's own listener covers it once back.
     const dropped = (error: Error) => console.error("A database connection of the trace ingest failed:", error);
@@ -82,4 +106,15 @@ export function sqlTransaction<R>(prisma: Db, fn: (sql: SqlTx) => Promise<R>): P
   const driver = drivers.get(prisma);
   if (driver) return driver(fn);
   return prisma.$transaction((tx) => fn(prismaSql(tx)), { timeout: 120_000, maxWait: 30_000 });
+}
+
+/**
+ * Runs one statement (a Prisma.sql query, its values as parameters) by itself: on the driver when the client has
+ * one registered (no Prisma engine between: on the embedded database that is most of a short statement's cost),
+ * else through Prisma. Rows as the driver reads them: the same types as through Prisma for the types the
+ * statement's columns have here (sql.db.test.ts). For a hot path's single statement outside a transaction.
+ */
+export async function sqlStatement<T>(prisma: DbClient, query: Prisma.Sql): Promise<T[]> {
+  const run = statements.get(prisma);
+  return run ? ((await run(query)) as T[]) : prisma.$queryRaw<T[]>(query);
 }
