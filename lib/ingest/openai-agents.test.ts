@@ -218,6 +218,61 @@ describe("bad input: every problem at its exact path", () => {
   });
 });
 
+describe("handoffs", () => {
+  const generation = (id: string, at: string, input: unknown[], message: Record<string, unknown>) => ({
+    object: "trace.span",
+    id,
+    trace_id: "trace_handoff",
+    parent_id: null,
+    started_at: `2026-01-01T00:00:0${at}.000Z`,
+    ended_at: `2026-01-01T00:00:0${at}.500Z`,
+    span_data: { type: "generation", model: "m", input, output: [{ choices: [{ index: 0, message }] }] },
+    error: null,
+  });
+  const ask = {
+    role: "assistant",
+    content: null,
+    tool_calls: [
+      { id: "call_handoff", type: "function", function: { name: "transfer_to_Refund_agent", arguments: "{}" } },
+    ],
+  };
+
+  it("a handoff answered in the conversation is not a tool step: the SDK traces its tools itself", () => {
+    const result = importOpenAiAgents({
+      data: [
+        generation("span_triage", "1", [{ role: "user", content: "Refund order 4821." }], ask),
+        {
+          object: "trace.span",
+          id: "span_handoff",
+          trace_id: "trace_handoff",
+          parent_id: null,
+          started_at: "2026-01-01T00:00:01.600Z",
+          ended_at: "2026-01-01T00:00:01.700Z",
+          span_data: { type: "handoff", from_agent: "Triage agent", to_agent: "Refund agent" },
+          error: null,
+        },
+        generation(
+          "span_refund",
+          "2",
+          [
+            { role: "user", content: "Refund order 4821." },
+            ask,
+            { role: "tool", tool_call_id: "call_handoff", content: '{"assistant": "Refund agent"}' },
+          ],
+          { role: "assistant", content: "Refunded order 4821." },
+        ),
+      ],
+    });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.sessions[0]!.events.map((e) => [e.kind, e.name])).toEqual([
+      ["model_call", "m"],
+      ["model_call", "m"],
+      ["final_output", "final_output"],
+    ]);
+  });
+});
+
 describe("registry importer", () => {
   it("detects and imports an export document", () => {
     expect(openAiAgentsImporter.detect({ shape: "document", value: chat }, {})).toBe(true);

@@ -219,6 +219,7 @@ function generationStep(span: AgentsSpan, warnings: ImportIssue[]): ModelStep {
     usage: usageOf(inputTokens, outputTokens, cached, undefined, { count: written }),
     error: span.error ? { type: "ModelError", message: span.error.message } : null,
     status: span.endedAt === null ? "incomplete" : span.error ? "failed" : "completed",
+    toolsTraced: true,
   };
 }
 
@@ -233,6 +234,7 @@ function responseStep(span: AgentsSpan): ModelStep {
     usage: null,
     error: span.error ? { type: "ModelError", message: span.error.message } : null,
     status: span.endedAt === null ? "incomplete" : span.error ? "failed" : "completed",
+    toolsTraced: true,
   };
 }
 

@@ -66,8 +66,9 @@ export function toolsFromConversation(models: readonly ModelStep[], named: Reado
     const earlier = models.filter((m) => m.traceId === input.traceId && m.startNs <= input.startNs && m !== input);
     const byId = earlier.filter((m) => m.output?.toolCalls?.some((r) => r.id === request.id)).at(-1);
     const asker = byId ?? earlier.filter((m) => m.input.messages.length === asked).at(-1);
-    // A call no traced model call asked for came before the trace (history the app sent): no step of it.
-    if (!asker) continue;
+    // A call no traced model call asked for came before the trace (history the app sent): no step of it. A source
+    // that traces its tools itself left this one out on purpose (the Agents SDK's handoffs are not tool calls).
+    if (!asker || asker.toolsTraced) continue;
     const own = byId?.output?.toolCalls?.find((r) => r.id === request.id) ?? null;
     const position = own
       ? asker.output!.toolCalls!.indexOf(own)

@@ -17,6 +17,11 @@ export type ModelStep = StepTiming & {
   /** That agent's `gen_ai.agent.id` and `gen_ai.agent.description`, kept beside its name (never in it). */
   agentId?: string;
   agentDescription?: string;
+  /**
+   * The source traces every tool call and handoff of this call itself (the Agents SDK's function and handoff
+   * spans): no tool step is read from the conversation for what it asked.
+   */
+  toolsTraced?: true;
 };
 
 export type ToolStep = StepTiming & {
