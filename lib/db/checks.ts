@@ -1,6 +1,8 @@
 import type { CheckVerdict, NamedCheck } from "@/lib/replay";
 import { Prisma } from "./generated/client";
 import type { DbClient } from "./client";
+import type { RawSql } from "./sql";
+import { notFound } from "@/lib/errors";
 
 /** Saved outcome checks and the counterfactual columns of replays (checks, verdicts, trial sets). */
 
@@ -91,11 +93,10 @@ export async function getReplayCounterfactual(client: DbClient, replayId: string
   return { ...row, evidence: { fork: stored ? (JSON.parse(stored) as unknown) : undefined } };
 }
 
-export async function saveVerdicts(client: DbClient, replayId: string, verdicts: StoredVerdicts | null): Promise<void> {
-  await client.replay.update({
-    where: { id: replayId },
-    data: { verdicts: verdicts === null ? Prisma.DbNull : json(verdicts) },
-  });
+export async function saveVerdicts(client: RawSql, replayId: string, verdicts: StoredVerdicts | null): Promise<void> {
+  const stored = await client.$executeRaw`
+    UPDATE "Replay" SET verdicts = ${verdicts === null ? null : JSON.stringify(verdicts)}::jsonb WHERE id = ${replayId}::text`;
+  if (stored !== 1) throw notFound("replay", replayId);
 }
 
 /** Base verdicts another replay of the same trial set already computed (the base is judged once per set). */

@@ -9,6 +9,7 @@ import {
   type StepSource,
 } from "@/lib/replay";
 import type { DbClient } from "./client";
+import type { RawSql } from "./sql";
 import { Prisma } from "./generated/client";
 import { inputDigests } from "@/lib/sessions/inputs";
 import { withFullInputs } from "./session-reads";
@@ -256,7 +257,7 @@ export async function sessionLiteRows(client: DbClient, sessionId: string): Prom
  * replayStamp's: status, step count, steps version, base and its event count), whether it has a stored comparison,
  * and both runs' rows as compareStoredRuns reads them. Null: no such replay.
  */
-export async function replayComparisonInputs(client: DbClient, replayId: string) {
+export async function replayComparisonInputs(client: RawSql, replayId: string) {
   const [row] = await client.$queryRaw<
     {
       status: string;
@@ -363,26 +364,12 @@ export async function compareStoredRuns(
   return compareLiteRows(client, replay, baseRows, stepRowsFound);
 }
 
-/** compareStoredRuns over both runs' rows as read (sessionLiteRows and the steps', or replayComparisonInputs). */
-export async function compareLiteRows(
-  client: DbClient,
-  replay: { id: string; sessionId: string; status: string },
-  baseRows: LiteRow[],
-  stepRowsFound: LiteStepRow[],
-): Promise<StoredRunsComparison> {
-  const replayId = replay.id;
-  // Every model input with its stored digest (all rows since the start-up migration): the digests read above are
-  // all the comparison needs. Otherwise (rows stored before digests) only the digests of non-vouching steps are
-  // used as read, and the others are found as below.
-  const stored = [...baseRows, ...stepRowsFound].every(
-    (r) => r.kind !== "model_call" || r.hasInput !== true || r.inputDigest !== null,
-  );
-  if (!stored) {
-    for (const r of baseRows) r.inputDigest = null;
-    for (const r of stepRowsFound) if (r.equalsBase === true) r.inputDigest = null;
-  }
-  const base = baseRows.map(liteEvent);
-  const steps = stepRowsFound.map((r) =>
+/** Every model input of both runs has its stored digest (every row since the start-up migration). */
+const allDigested = (baseRows: readonly LiteRow[], stepRows: readonly LiteStepRow[]) =>
+  [...baseRows, ...stepRows].every((r) => r.kind !== "model_call" || r.hasInput !== true || r.inputDigest !== null);
+
+const stepEvents = (stepRows: readonly LiteStepRow[]) =>
+  stepRows.map((r) =>
     Object.assign(liteEvent(r), {
       source: r.source as StepSource,
       baseSeq: r.baseSeq,
@@ -390,11 +377,44 @@ export async function compareLiteRows(
     }),
   );
 
+/**
+ * compareLiteRows when every model input of both runs has its stored digest: the digests read are all the
+ * comparison needs, so it reads nothing more but the first divergence's two rows (raw statements only: a run's
+ * transaction on the driver builds it). Null when a row was stored before digests existed: compareLiteRows finds
+ * theirs.
+ */
+export async function compareDigestedRows(
+  client: RawSql,
+  replay: { id: string; sessionId: string; status: string },
+  baseRows: LiteRow[],
+  stepRowsFound: LiteStepRow[],
+): Promise<StoredRunsComparison | null> {
+  if (!allDigested(baseRows, stepRowsFound)) return null;
+  return finishComparison(client, replay, baseRows.map(liteEvent), stepEvents(stepRowsFound));
+}
+
+/** compareStoredRuns over both runs' rows as read (sessionLiteRows and the steps', or replayComparisonInputs). */
+async function compareLiteRows(
+  client: DbClient,
+  replay: { id: string; sessionId: string; status: string },
+  baseRows: LiteRow[],
+  stepRowsFound: LiteStepRow[],
+): Promise<StoredRunsComparison> {
+  const digested = await compareDigestedRows(client, replay, baseRows, stepRowsFound);
+  if (digested) return digested;
+  const replayId = replay.id;
+  // Rows stored before digests: only the digests of non-vouching steps are used as read, and the others are found
+  // as below.
+  for (const r of baseRows) r.inputDigest = null;
+  for (const r of stepRowsFound) if (r.equalsBase === true) r.inputDigest = null;
+  const base = baseRows.map(liteEvent);
+  const steps = stepEvents(stepRowsFound);
+
   // Model calls paired with a branch step that does not vouch for its equality are compared by digest:
   // read the digests not read yet (the base side, and a vouching step aligned with another base event).
   const baseNeeded: number[] = [];
   const branchNeeded: number[] = [];
-  for (const p of stored ? [] : alignEvents(base, steps, { deltas: false })) {
+  for (const p of alignEvents(base, steps, { deltas: false })) {
     if (p.type !== "equal" && p.type !== "changed") continue;
     if (p.base.kind !== "model_call") continue;
     if (p.branch.equalsBase === true && p.branch.baseSeq === p.base.seq) continue;
@@ -428,6 +448,16 @@ export async function compareLiteRows(
   ]);
   withDigest(base, baseDigests);
   withDigest(steps, branchDigests);
+  return finishComparison(client, replay, base, steps);
+}
+
+/** Both runs' events as compared (model inputs as digests): the comparison and the runs' final outputs. */
+async function finishComparison(
+  client: RawSql,
+  replay: { id: string; sessionId: string; status: string },
+  base: SessionEvent[],
+  steps: ReturnType<typeof stepEvents>,
+): Promise<StoredRunsComparison> {
   const finalOf = (events: readonly SessionEvent[]) =>
     [...events].reverse().find((e) => e.kind === "final_output")?.output;
   const comparison = compareRuns(base, steps, { branchComplete: replay.status === "completed", deltas: false });
@@ -449,7 +479,7 @@ export async function compareLiteRows(
  * input, its result) needs more than the digests say. Reads those two rows.
  */
 async function withSummaryInWords(
-  client: DbClient,
+  client: RawSql,
   replay: { id: string; sessionId: string },
   comparison: Comparison,
 ): Promise<FirstDivergence | null> {

@@ -1,5 +1,6 @@
 import type { ReplayStep } from "@/lib/replay";
 import type { DbClient } from "./client";
+import type { RawSql } from "./sql";
 import { Prisma } from "./generated/client";
 
 // ---------------------------------------------------------------------------
@@ -141,7 +142,7 @@ export type PlainContent = { seq: number; kind: string; input: unknown; output: 
  * its first divergence's summary, reads of the runs.
  */
 export async function plainContents(
-  client: DbClient,
+  client: RawSql,
   ids: { sessionId: string; replayId: string },
   baseSeqs: readonly number[],
   branchIdxs: readonly number[],

@@ -1,6 +1,7 @@
 /** Creating and updating replays: the row, its log and fixtures, a run's result, failures and resume claims. */
 import { BranchLogEntry, type Policy, type Edit, type FixtureEntry, type ReplayResult } from "@/lib/replay";
 import type { DbClient } from "./client";
+import type { RawSql } from "./sql";
 import { Prisma } from "./generated/client";
 import { runFailure, type RunFailureCode } from "@/lib/run-failures";
 import { isTerminal } from "./replays";
@@ -122,7 +123,7 @@ export async function insertFixture(client: DbClient, replayId: string, f: NewFi
  * killed run keeps them; the run's own copy of such an entry (same id) is not stored twice.
  */
 export async function appendLogEntries(
-  client: DbClient,
+  client: RawSql,
   replayId: string,
   entries: readonly BranchLogEntry[],
   actor: string | null,
@@ -153,7 +154,7 @@ export async function appendLogEntries(
 
 /** Replaces the derived steps and state of a replay with one run's result. Call inside a transaction. */
 export async function saveRunResult(
-  client: DbClient,
+  client: RawSql,
   replayId: string,
   result: ReplayResult,
   finishedAt: Date,
@@ -208,7 +209,7 @@ export async function saveRunResult(
     if (owner !== undefined) return false;
     throw notFound("replay", replayId);
   }
-  if (!opts.fresh) await client.replayStep.deleteMany({ where: { replayId } });
+  if (!opts.fresh) await client.$executeRaw`DELETE FROM "ReplayStep" WHERE "replayId" = ${replayId}::text`;
   // Multi-row statements, in this transaction: readers see the steps replaced at once, and a run killed before its
   // commit leaves none of them.
   for (const window of windows) await client.$executeRaw(insertStepWindow(Prisma.empty, window));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import { appErrorFromDatabase } from "./errors";
 import { Prisma } from "./generated/client";
-import { prismaSql, sqlStatement, sqlTransaction, type SqlTx } from "./sql";
+import { prismaSql, rawTransaction, sqlStatement, sqlTransaction, type SqlTx } from "./sql";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "./testing";
 import { ingestOtlpSpans } from "@/lib/server/ingest/traces";
 
@@ -76,6 +76,43 @@ describe.each(TEST_ENGINES)("plain-SQL transactions on %s", (engine) => {
       await sql.query`INSERT INTO "Agent" (id, name, adapter) VALUES (${`${name}-2`}, ${name}, 'generic')`;
     });
     expect(await db.prisma.agent.findMany({ where: { name }, select: { id: true } })).toEqual([{ id: `${name}-2` }]);
+  });
+
+  it("runs raw statements as Prisma's $queryRaw and $executeRaw do, on the driver's transaction, all or nothing", async () => {
+    const name = `raw-test-${engine}`;
+    const interactive = vi.spyOn(db.prisma, "$transaction");
+    try {
+      const inner = Prisma.sql`json_build_object('k', ${"v'\""}::text)`;
+      const read = await rawTransaction(db.prisma, async (tx) => {
+        const inserted = await tx.$executeRaw`
+          INSERT INTO "Agent" (id, name, adapter) VALUES (${`${name}-1`}, ${`${name}-1`}, 'generic'), (${`${name}-2`}, ${`${name}-2`}, 'generic')`;
+        const renamed = await tx.$executeRaw(
+          Prisma.sql`UPDATE "Agent" SET adapter = ${"openai"}::text WHERE id = ${`${name}-2`}::text`,
+        );
+        const rows = await tx.$queryRaw<{ i: number; j: unknown; ids: string[] }[]>(
+          Prisma.sql`SELECT ${-7}::int AS i, ${inner} AS j, array_agg(id ORDER BY id) AS ids FROM "Agent" WHERE id LIKE ${`${name}-%`}`,
+        );
+        // A composed fragment inside a tagged template is joined into the statement, as Prisma's $queryRaw does.
+        const tagged = await tx.$queryRaw<{ j: unknown }[]>`SELECT ${inner} AS j`;
+        return { inserted, renamed, rows, tagged };
+      });
+      expect(read).toEqual({
+        inserted: 2,
+        renamed: 1,
+        rows: [{ i: -7, j: { k: `v'"` }, ids: [`${name}-1`, `${name}-2`] }],
+        tagged: [{ j: { k: `v'"` } }],
+      });
+      expect(interactive).toHaveBeenCalledTimes(0);
+    } finally {
+      interactive.mockRestore();
+    }
+    await expect(
+      rawTransaction(db.prisma, async (tx) => {
+        await tx.$executeRaw`DELETE FROM "Agent" WHERE id LIKE ${`${name}-%`}`;
+        throw new Error("after the delete");
+      }),
+    ).rejects.toThrow("after the delete");
+    expect(await db.prisma.agent.count({ where: { id: { startsWith: `${name}-` } } })).toBe(2);
   });
 
   it("stores a new session's export and one that adds to it on the driver's transaction, without Prisma's", async () => {

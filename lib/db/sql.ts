@@ -1,7 +1,7 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import type { Db, DbClient } from "./prisma";
-import type { Prisma } from "./generated/client";
+import { Prisma } from "./generated/client";
 
 // ---------------------------------------------------------------------------
 // A transaction as plain SQL statements: what the incremental trace ingest
@@ -30,11 +30,41 @@ export function prismaSql(tx: DbClient): SqlTx {
   return { query: <T>(strings: TemplateStringsArray, ...values: unknown[]) => tx.$queryRaw<T>(strings, ...values) };
 }
 
-type SqlTransaction = <R>(fn: (sql: SqlTx) => Promise<R>) => Promise<R>;
-const drivers = new WeakMap<object, SqlTransaction>();
+/**
+ * Raw statements as a Prisma client or transaction sends them (`$queryRaw`, `$executeRaw`, as a tagged template or
+ * a composed Prisma.Sql): what write functions that use nothing else take, so that they run on the driver's own
+ * transaction (rawTransaction) as well as in a Prisma one.
+ */
+export interface RawSql {
+  $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<T>;
+  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
+}
+
+/** One statement on a driver's connection: its rows and how many rows it changed. */
+type Runner = (text: string, values: unknown[]) => Promise<{ rows: unknown[]; count: number }>;
+type DriverTransaction = <R>(fn: (run: Runner) => Promise<R>) => Promise<R>;
+const drivers = new WeakMap<object, DriverTransaction>();
 /** One statement on the driver, outside any transaction (its own, as a statement sent alone). */
 type SqlStatement = (query: Prisma.Sql) => Promise<unknown[]>;
 const statements = new WeakMap<object, SqlStatement>();
+
+const sqlTxOf = (run: Runner): SqlTx => ({
+  query: async (strings, ...values) => (await run(textOf(strings), values)).rows as never,
+});
+
+/** A statement given as a tagged template or as a composed Prisma.Sql, as its text and values. */
+function statementOf(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): [string, unknown[]] {
+  // A tagged template's values may be composed statements themselves (Prisma.sql fragments): joined as Prisma does.
+  const sql = query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
+  return [sql.text, sql.values];
+}
+
+const rawSqlOf = (run: Runner): RawSql => ({
+  $queryRaw: async <T>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) =>
+    (await run(...statementOf(query, values))).rows as T,
+  $executeRaw: async (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) =>
+    (await run(...statementOf(query, values))).count,
+});
 
 /** No free connection in time (the pool's connectionTimeoutMillis): the database is out of reach for now (a 503). */
 const noConnection = (error: unknown) =>
@@ -46,7 +76,10 @@ export function useDriverTransactions(prisma: Db, driver: { pglite: PGlite } | {
     statements.set(prisma, async (query) => (await driver.pglite.query(query.text, query.values)).rows);
     drivers.set(prisma, (fn) =>
       driver.pglite.transaction((tx) =>
-        fn({ query: async (strings, ...values) => (await tx.query(textOf(strings), values)).rows as never }),
+        fn(async (text, values) => {
+          const result = await tx.query(text, values);
+          return { rows: result.rows, count: result.affectedRows ?? 0 };
+        }),
       ),
     );
     return;
@@ -77,10 +110,10 @@ export function useDriverTransactions(prisma: Db, driver: { pglite: PGlite } | {
     let broken: Error | undefined;
     try {
       await client.query("BEGIN");
-      const sql: SqlTx = {
-        query: async (strings, ...values) => (await client.query(textOf(strings), values)).rows as never,
-      };
-      const result = await fn(sql);
+      const result = await fn(async (text, values) => {
+        const answer = await client.query(text, values);
+        return { rows: answer.rows as unknown[], count: answer.rowCount ?? 0 };
+      });
       const done = await client.query("COMMIT");
       // PostgreSQL answers COMMIT of a transaction that failed with ROLLBACK, not an error.
       if (done.command !== "COMMIT") throw new Error(`The transaction was rolled back (${done.command}).`);
@@ -104,8 +137,19 @@ export function useDriverTransactions(prisma: Db, driver: { pglite: PGlite } | {
  */
 export function sqlTransaction<R>(prisma: Db, fn: (sql: SqlTx) => Promise<R>): Promise<R> {
   const driver = drivers.get(prisma);
-  if (driver) return driver(fn);
+  if (driver) return driver((run) => fn(sqlTxOf(run)));
   return prisma.$transaction((tx) => fn(prismaSql(tx)), { timeout: 120_000, maxWait: 30_000 });
+}
+
+/**
+ * Runs `fn` in one transaction of raw statements (`$queryRaw`, `$executeRaw`): on the driver's own transaction when
+ * the client has one registered, else in a Prisma interactive transaction. All or nothing either way; rows read as
+ * through Prisma for the column types sql.db.test.ts names.
+ */
+export function rawTransaction<R>(prisma: Db, fn: (tx: RawSql) => Promise<R>): Promise<R> {
+  const driver = drivers.get(prisma);
+  if (driver) return driver((run) => fn(rawSqlOf(run)));
+  return prisma.$transaction((tx) => fn(tx), { timeout: 120_000, maxWait: 30_000 });
 }
 
 /**

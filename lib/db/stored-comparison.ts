@@ -8,6 +8,7 @@
 import type { ComparisonMetrics, FirstDivergence, TextDiffPart } from "@/lib/replay";
 import type { StoredPair } from "@/lib/session-view/compare-pairs";
 import type { DbClient } from "./client";
+import type { RawSql } from "./sql";
 import { Prisma } from "./generated/client";
 
 /** What a stored comparison holds besides its pairs. */
@@ -50,7 +51,7 @@ const insertPairs = (head: Prisma.Sql, text: string) => Prisma.sql`
  * lock, that the replay has none (nothing to delete). The header and the first window of pairs are one statement.
  */
 export async function writeStoredComparison(
-  tx: DbClient,
+  tx: RawSql,
   replayId: string,
   header: StoredComparisonHeader,
   pairs: readonly StoredPair[],
@@ -59,7 +60,7 @@ export async function writeStoredComparison(
   if (!opts.locked) await tx.$queryRaw`SELECT id FROM "Replay" WHERE id = ${replayId} FOR UPDATE`;
   // Its own statement: the pairs' cascade runs at the end of the statement that deletes their header, and would
   // take the new pairs of the same replay with it.
-  if (opts.stored !== false) await tx.replayComparison.deleteMany({ where: { replayId } });
+  if (opts.stored !== false) await tx.$executeRaw`DELETE FROM "ReplayComparison" WHERE "replayId" = ${replayId}::text`;
   const windowText = (from: number) =>
     JSON.stringify(pairs.slice(from, from + PAIR_WINDOW).map((p) => ({ ...p, replayId })));
   await tx.$executeRaw(

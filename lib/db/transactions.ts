@@ -1,4 +1,5 @@
 import type { Db, DbClient } from "./client";
+import type { RawSql } from "./sql";
 
 /**
  * Runs writes in one transaction. Write functions in lib/db take the
@@ -18,7 +19,7 @@ export async function withTransaction<T>(
  * `onError` is told; the transaction's other writes stand.
  */
 export async function withSavepoint(
-  tx: DbClient,
+  tx: RawSql,
   fn: () => Promise<void>,
   onError: (error: unknown) => void,
 ): Promise<void> {

@@ -11,13 +11,13 @@
  */
 import type { Db } from "@/lib/db";
 import type { DbClient } from "@/lib/db/client";
+import type { RawSql } from "@/lib/db/sql";
 import { withSavepoint, withTransaction } from "@/lib/db/transactions";
 import {
-  compareLiteRows,
+  compareDigestedRows,
   compareStoredRuns,
   replayComparisonInputs,
-  type LiteRow,
-  type LiteStepRow,
+  type StoredRunsComparison,
 } from "@/lib/db/replay-comparison";
 import { replayStamp } from "@/lib/db/replay-window";
 import { storedComparisonHeader, writeStoredComparison, type StoredComparisonHeader } from "@/lib/db/stored-comparison";
@@ -39,21 +39,24 @@ const building = new Map<string, Promise<ComparisonHeader | null>>();
 /** What a stored comparison was built from: the replay's steps and base (their stamp), and its status. */
 const keyOf = (stamp: { stepsKey: string; status: string }) => `${stamp.stepsKey}:${stamp.status}`;
 
-/**
- * The comparison of the replay's steps and base as `stamp` says they are, as a header and its pairs: over both
- * runs' rows as `rows` gives them (already read), else as read now.
- */
+/** The comparison of the replay's steps and base as `stamp` says they are, as read now: a header and its pairs. */
 async function buildComparison(
   client: DbClient,
   replayId: string,
   stamp: { stepsKey: string; status: string; sessionId: string },
-  rows?: { baseRows: LiteRow[]; stepRows: LiteStepRow[] },
 ): Promise<{ header: ComparisonHeader; pairs: StoredPair[] }> {
+  return headerAndPairs(
+    stamp,
+    await compareStoredRuns(client, { id: replayId, sessionId: stamp.sessionId, status: stamp.status }),
+  );
+}
+
+/** A comparison of both runs (`view`) as it is stored: a header and its pairs. */
+function headerAndPairs(
+  stamp: { stepsKey: string; status: string },
+  view: StoredRunsComparison,
+): { header: ComparisonHeader; pairs: StoredPair[] } {
   builds++;
-  const replay = { id: replayId, sessionId: stamp.sessionId, status: stamp.status };
-  const view = rows
-    ? await compareLiteRows(client, replay, rows.baseRows, rows.stepRows)
-    : await compareStoredRuns(client, replay);
   const { comparison } = view;
   const pairs = toStoredPairs(comparison.pairs);
   const counts = Object.fromEntries(COMPARE_FILTERS.map((f) => [f, 0])) as ComparisonCounts;
@@ -104,14 +107,19 @@ export async function buildStoredComparison(prisma: Db, replayId: string): Promi
  * the replay outside it. Under a savepoint: a failure is logged and undone, not thrown (the run's result is
  * stored all the same, and the first read builds the comparison instead).
  */
-export async function storeComparisonInRun(tx: DbClient, replayId: string): Promise<void> {
+export async function storeComparisonInRun(tx: RawSql, replayId: string): Promise<void> {
   await withSavepoint(
     tx,
     async () => {
       // The stamp, both runs' rows and whether one is stored: one statement.
       const inputs = await replayComparisonInputs(tx, replayId);
       if (!inputs) return;
-      const { header, pairs } = await buildComparison(tx, replayId, inputs.stamp, inputs);
+      const { stamp } = inputs;
+      const replay = { id: replayId, sessionId: stamp.sessionId, status: stamp.status };
+      const view = await compareDigestedRows(tx, replay, inputs.baseRows, inputs.stepRows);
+      // A base stored before digests existed (none since the start-up migration): the first read builds it.
+      if (!view) return;
+      const { header, pairs } = headerAndPairs(stamp, view);
       await writeStoredComparison(tx, replayId, header, pairs, { locked: true, stored: inputs.stored });
     },
     (error) => console.error(`Replay ${replayId}: its comparison was not stored (the first read builds it):`, error),

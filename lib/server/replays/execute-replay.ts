@@ -26,6 +26,7 @@ import type { DbClient } from "@/lib/db/client";
 import { beginLiveCall, holdsReplayLease, type LiveCallStart } from "@/lib/db/jobs";
 import { historyLookupFor } from "@/lib/db/history";
 import { withTransaction } from "@/lib/db/transactions";
+import { rawTransaction } from "@/lib/db/sql";
 import {
   appendLogEntries,
   insertFixture,
@@ -394,24 +395,22 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
       // investigation that took over from a dead worker counted a probe's trials between the two, as failing).
       const verdicts = row.hasChecks ? await judgeRun(prisma, replayId, done) : null;
       await pause();
-      await withTransaction(
-        prisma,
-        async (tx) => {
-          // Fenced by the lease (the result's update is the first write and takes the row's lock).
-          const stored = await saveRunResult(tx, replayId, done, new Date(), {
-            ...(owner !== undefined ? { owner } : {}),
-            fresh: hooks.fresh ?? false,
-            progress: hooks.lastProgress?.() ?? null,
-            rows,
-          });
-          if (!stored) throw new LeaseLost(replayId);
-          await appendLogEntries(tx, replayId, done.newLogEntries, row.createdBy);
-          if (verdicts) await saveVerdicts(tx, replayId, verdicts);
-          // With its steps: the comparison pages and the API read a window of it at a time.
-          await storeComparisonInRun(tx, replayId);
-        },
-        { timeout: 120_000, maxWait: 30_000 },
-      );
+      // On the driver's own transaction: its statements are raw, and on the embedded database Prisma's interactive
+      // transaction costs about as much CPU per statement as the statement itself.
+      await rawTransaction(prisma, async (tx) => {
+        // Fenced by the lease (the result's update is the first write and takes the row's lock).
+        const stored = await saveRunResult(tx, replayId, done, new Date(), {
+          ...(owner !== undefined ? { owner } : {}),
+          fresh: hooks.fresh ?? false,
+          progress: hooks.lastProgress?.() ?? null,
+          rows,
+        });
+        if (!stored) throw new LeaseLost(replayId);
+        await appendLogEntries(tx, replayId, done.newLogEntries, row.createdBy);
+        if (verdicts) await saveVerdicts(tx, replayId, verdicts);
+        // With its steps: the comparison pages and the API read a window of it at a time.
+        await storeComparisonInRun(tx, replayId);
+      });
       return done;
     }
   } catch (error) {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Db } from "@/lib/db";
 import { STEP_WINDOW, stepRows } from "@/lib/db/replay-steps";
 import { EVENT_WINDOW } from "@/lib/db/session-reads";
@@ -118,6 +118,30 @@ describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
       } finally {
         await counted.close();
       }
+    },
+  );
+
+  it(
+    "on the app's own client the result, steps and comparison are stored on the driver's transaction, not Prisma's",
+    { timeout: 300_000 },
+    async () => {
+      const { id } = await create();
+      const before = comparisonBuilds();
+      const interactive = vi.spyOn(db.prisma, "$transaction");
+      try {
+        expect(await runQueuedReplay(db.prisma, id, { owner: "worker-3" })).toBe("ran");
+        expect(interactive).toHaveBeenCalledTimes(0);
+      } finally {
+        interactive.mockRestore();
+      }
+      expect(await db.prisma.replayStep.count({ where: { replayId: id } })).toBe(STEPS);
+      // Built once, in the run, and stored with its pairs: the first read finds it current.
+      expect(comparisonBuilds()).toBe(before + 1);
+      const stored = await db.prisma.replayComparison.findUniqueOrThrow({ where: { replayId: id } });
+      expect(stored.branchCount).toBe(STEPS);
+      expect(await db.prisma.replayComparisonPair.count({ where: { replayId: id } })).toBe(stored.pairCount);
+      expect((await currentComparison(db.prisma, id)).pairCount).toBe(stored.pairCount);
+      expect(comparisonBuilds()).toBe(before + 1);
     },
   );
 
