@@ -377,12 +377,7 @@ const stepEvents = (stepRows: readonly LiteStepRow[]) =>
     }),
   );
 
-/**
- * compareLiteRows when every model input of both runs has its stored digest: the digests read are all the
- * comparison needs, so it reads nothing more but the first divergence's two rows (raw statements only: a run's
- * transaction on the driver builds it). Null when a row was stored before digests existed: compareLiteRows finds
- * theirs.
- */
+/** compareLiteRows when every model input has its stored digest (raw statements only); else null. */
 export async function compareDigestedRows(
   client: RawSql,
   replay: { id: string; sessionId: string; status: string },
@@ -403,8 +398,7 @@ async function compareLiteRows(
   const digested = await compareDigestedRows(client, replay, baseRows, stepRowsFound);
   if (digested) return digested;
   const replayId = replay.id;
-  // Rows stored before digests: only the digests of non-vouching steps are used as read, and the others are found
-  // as below.
+  // Rows stored before digests: only non-vouching steps' digests are used as read; the others are found below.
   for (const r of baseRows) r.inputDigest = null;
   for (const r of stepRowsFound) if (r.equalsBase === true) r.inputDigest = null;
   const base = baseRows.map(liteEvent);
@@ -451,7 +445,6 @@ async function compareLiteRows(
   return finishComparison(client, replay, base, steps);
 }
 
-/** Both runs' events as compared (model inputs as digests): the comparison and the runs' final outputs. */
 async function finishComparison(
   client: RawSql,
   replay: { id: string; sessionId: string; status: string },
