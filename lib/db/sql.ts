@@ -20,13 +20,8 @@ export type SqlTx = {
   ): Promise<T>;
 };
 
-/** A statement's text with its values as numbered parameters. */
-function textOf(strings: TemplateStringsArray): string {
-  return strings.reduce((text, part, i) => `${text}$${i}${part}`);
-}
-
-/** The statements of a Prisma client or interactive transaction. */
-export function prismaSql(tx: DbClient): SqlTx {
+/** The statements of a Prisma client or interactive transaction, or of a driver's transaction (RawSql). */
+export function prismaSql(tx: RawSql): SqlTx {
   return { query: <T>(strings: TemplateStringsArray, ...values: unknown[]) => tx.$queryRaw<T>(strings, ...values) };
 }
 
@@ -47,10 +42,6 @@ const drivers = new WeakMap<object, DriverTransaction>();
 /** One statement on the driver, outside any transaction (its own, as a statement sent alone). */
 type SqlStatement = (query: Prisma.Sql) => Promise<unknown[]>;
 const statements = new WeakMap<object, SqlStatement>();
-
-const sqlTxOf = (run: Runner): SqlTx => ({
-  query: async (strings, ...values) => (await run(textOf(strings), values)).rows as never,
-});
 
 /** A statement given as a tagged template or as a composed Prisma.Sql, as its text and values. */
 function statementOf(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): [string, unknown[]] {
@@ -136,9 +127,7 @@ export function useDriverTransactions(prisma: Db, driver: { pglite: PGlite } | {
  * one registered, else in a Prisma interactive transaction. All or nothing either way.
  */
 export function sqlTransaction<R>(prisma: Db, fn: (sql: SqlTx) => Promise<R>): Promise<R> {
-  const driver = drivers.get(prisma);
-  if (driver) return driver((run) => fn(sqlTxOf(run)));
-  return prisma.$transaction((tx) => fn(prismaSql(tx)), { timeout: 120_000, maxWait: 30_000 });
+  return rawTransaction(prisma, (tx) => fn(prismaSql(tx)));
 }
 
 /**
