@@ -165,12 +165,11 @@ async function stepDigests(client: DbClient, replayId: string, idxs: readonly nu
 }
 
 /**
- * Whether a model call stored without a digest has an input (a stored digest says it has: a call without one gets
- * none), tested only there: reading a model input to test it costs its whole prompt window.
+ * The columns both runs' rows are read with, in order (see loadReplayComparison): the database functions
+ * session_lite_rows and replay_step_lite_rows (migration 20261210010000) answer them. A model call stored without a
+ * digest has an input when its stored input is not null (tested only there: reading a model input costs its whole
+ * prompt window).
  */
-const HAS_INPUT = Prisma.sql`CASE WHEN kind = 'model_call' AND "inputDigest" IS NULL THEN input IS NOT NULL AND input <> 'null'::jsonb ELSE "inputDigest" IS NOT NULL END`;
-
-/** The columns both runs' rows are read with, in order (see loadReplayComparison). */
 type LiteTuple = [
   seq: number,
   kind: string,
@@ -226,29 +225,9 @@ async function jsonRows<T>(client: DbClient, query: Prisma.Sql): Promise<T[]> {
   return row?.rows ? (JSON.parse(row.rows) as T[]) : [];
 }
 
-/** A session's events as BaseTuples, one JSON array (text) in seq order: with `FROM "Event" WHERE ...`. */
-const BASE_ROWS = Prisma.sql`
-  json_agg(json_build_array(
-    seq, kind, name, status, "cacheKey", error, CASE WHEN kind = 'final_output' THEN output END,
-    "outputDigest", "plainInputDigest", CASE WHEN kind = 'model_call' THEN "inputDigest" END, ${HAS_INPUT},
-    "durationMs", "inputTokens", "outputTokens", "costUsd"
-  ) ORDER BY seq)::text`;
-
-/** A replay's steps as StepTuples, one JSON array (text) in idx order: with `FROM "ReplayStep" WHERE ...`. */
-const STEP_ROWS = Prisma.sql`
-  json_agg(json_build_array(
-    idx, kind, name, status, "cacheKey", error, CASE WHEN kind = 'final_output' THEN output END,
-    "outputDigest", "plainInputDigest", CASE WHEN kind = 'model_call' THEN "inputDigest" END, ${HAS_INPUT},
-    (detail->>'durationMs')::int, source, "baseSeq", COALESCE((detail->>'equalsBase')::boolean, false),
-    CASE WHEN jsonb_typeof(detail->'usage') = 'object' THEN detail->'usage' END
-  ) ORDER BY idx)::text`;
-
 /** A session's events as a comparison reads them (see liteEvent), in seq order: one query, one JSON array. */
 export async function sessionLiteRows(client: DbClient, sessionId: string): Promise<LiteRow[]> {
-  const rows = await jsonRows<BaseTuple>(
-    client,
-    Prisma.sql`SELECT ${BASE_ROWS} AS rows FROM "Event" WHERE "sessionId" = ${sessionId}`,
-  );
+  const rows = await jsonRows<BaseTuple>(client, Prisma.sql`SELECT session_lite_rows(${sessionId}::text) AS rows`);
   return rows.map(baseLiteRow);
 }
 
@@ -269,13 +248,7 @@ export async function replayComparisonInputs(client: RawSql, replayId: string) {
       base: string | null;
       steps: string | null;
     }[]
-  >`
-    SELECT r.status, r."stepCount", r."stepsVersion", r."sessionId", s."eventCount",
-           EXISTS (SELECT 1 FROM "ReplayComparison" c WHERE c."replayId" = r.id) AS stored,
-           (SELECT ${BASE_ROWS} FROM "Event" e WHERE e."sessionId" = r."sessionId") AS base,
-           (SELECT ${STEP_ROWS} FROM "ReplayStep" st WHERE st."replayId" = r.id) AS steps
-      FROM "Replay" r JOIN "Session" s ON s.id = r."sessionId"
-     WHERE r.id = ${replayId}`;
+  >`SELECT * FROM replay_comparison_inputs(${replayId}::text)`;
   if (!row) return null;
   return {
     stamp: {
@@ -356,10 +329,9 @@ export async function compareStoredRuns(
 ): Promise<StoredRunsComparison> {
   const [baseRows, stepRowsFound] = await Promise.all([
     sessionLiteRows(client, replay.sessionId),
-    jsonRows<StepTuple>(
-      client,
-      Prisma.sql`SELECT ${STEP_ROWS} AS rows FROM "ReplayStep" WHERE "replayId" = ${replay.id}`,
-    ).then((rows) => rows.map(stepLiteRow)),
+    jsonRows<StepTuple>(client, Prisma.sql`SELECT replay_step_lite_rows(${replay.id}::text) AS rows`).then((rows) =>
+      rows.map(stepLiteRow),
+    ),
   ]);
   return compareLiteRows(client, replay, baseRows, stepRowsFound);
 }

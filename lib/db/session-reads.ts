@@ -1,7 +1,8 @@
 /** Reading stored sessions: heads, events in windows and outlines (the list and its filters: session-list.ts). */
 import { type SessionEvent } from "@/lib/replay";
 import type { DbClient } from "./client";
-import type { Prisma } from "./generated/client";
+import { Prisma, type Event } from "./generated/client";
+import { sqlStatement } from "./sql";
 import { withTraceIdsOf } from "./session-traces";
 import { expandInputAt, expandInputs } from "@/lib/sessions/inputs";
 
@@ -182,6 +183,14 @@ export type SessionHead = NonNullable<Awaited<ReturnType<typeof sessionHead>>>;
 /** How many seqs one read of `sessionEventRows` covers. */
 export const EVENT_WINDOW = 200;
 
+/**
+ * An event row's columns as the client reads them (Event), for a read on the driver: a window of a replay's base
+ * read through the client cost about twice its statement (0.9 vs 0.4 ms for a short session on PostgreSQL).
+ */
+const EVENT_COLUMNS = Prisma.sql`id, "sessionId", seq, kind, name, input, output, error, status, "startedAt",
+  "durationMs", "inputTokens", "cachedInputTokens", "cacheWriteInputTokens", "outputTokens", "costUsd", "parentSeq",
+  "cacheKey", occurrence, "inputPrefixSeq", "inputPrefixCount", "inputDigest"`;
+
 /** The largest seq the column holds (int4). */
 const MAX_SEQ = 2 ** 31 - 1;
 
@@ -220,10 +229,11 @@ export async function* sessionEventRows(
   for (let start = first; start !== undefined && start <= end;) {
     // The last seq of the window, within the column's range (an int4) and the session's last seq.
     const last = Math.min(start + window - 1, end);
-    const rows = await client.event.findMany({
-      where: { sessionId: id, seq: { gte: start, lte: last } },
-      orderBy: { seq: "asc" },
-    });
+    const rows = await sqlStatement<Event>(
+      client,
+      Prisma.sql`SELECT ${EVENT_COLUMNS} FROM "Event"
+        WHERE "sessionId" = ${id} AND seq BETWEEN ${start}::int AND ${last}::int ORDER BY seq`,
+    );
     yield* rows;
     if (last === end) return;
     // Dense seqs (the usual case) go on at the next window without asking where it starts.

@@ -36,7 +36,8 @@ function statementHead(query: string): string {
   const text = query.replace(/\s+/g, " ").trim();
   if (/^-- Implicit "COMMIT"/.test(text)) return "COMMIT";
   const verb = /^(?:WITH \w+ AS \( )?(\w+)/i.exec(text)![1]!.toUpperCase();
-  const table = /(?:FROM|INTO|UPDATE) (?:"public"\.)?"(\w+)"/i.exec(text)?.[1];
+  // A table, or a database function read FROM (its name unquoted).
+  const table = /(?:FROM|INTO|UPDATE) (?:"public"\.)?"?(\w+)"?/i.exec(text)?.[1];
   return table ? `${verb} ${table}` : verb;
 }
 
@@ -94,7 +95,7 @@ describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
           "UPDATE Replay",
           ...Array<string>(Math.ceil(STEPS / STEP_WINDOW) - 1).fill("INSERT ReplayStep"),
           "SAVEPOINT",
-          "SELECT ReplayComparison",
+          "SELECT replay_comparison_inputs",
           // The digests of the model calls the edit's branch does not vouch for (lib/db/replay-comparison.ts).
           "SELECT Event",
           "SELECT ReplayStep",
