@@ -192,8 +192,14 @@ export function SmallestFixSearch({
 }) {
   const router = useRouter();
   const [polling, setPolling] = useState(initial.some(open));
+  /** When polling last started: an answer fetched before it may not know of the search just started. */
+  const pollingSince = useRef(0);
+  const startPolling = () => {
+    pollingSince.current = Date.now();
+    setPolling(true);
+  };
   const [cancelError, setCancelError] = useState<string | null>(null);
-  const { data } = useQuery({
+  const { data, dataUpdatedAt } = useQuery({
     queryKey: ["fix-searches", clusterId],
     queryFn: async () => {
       const result = await fixSearchesAction({ clusterId });
@@ -205,20 +211,24 @@ export function SmallestFixSearch({
   });
   const searches = data ?? initial;
   const running = searches.some(open);
-  const wasRunning = useRef(running);
+  // The ended searches the page's own lists show: those the server rendered as ended (their probes are among the
+  // cluster's fixes it listed). One that ends later is seen here by its id, however quickly it ended (even before
+  // a poll saw it running), and the page is refreshed once for it.
+  const shown = useRef(new Set<string>());
   useEffect(() => {
-    // A search ended: its probes are fixes of the cluster, listed by the page.
-    if (wasRunning.current && !running) {
-      setPolling(false);
-      router.refresh();
-    }
-    wasRunning.current = running;
-  }, [running, router]);
+    for (const s of initial) if (!open(s)) shown.current.add(s.id);
+  }, [initial]);
+  useEffect(() => {
+    const ended = searches.filter((s) => !open(s) && !shown.current.has(s.id));
+    for (const s of ended) shown.current.add(s.id);
+    if (ended.length > 0) router.refresh();
+    if (polling && !running && dataUpdatedAt > pollingSince.current) setPolling(false);
+  }, [searches, running, polling, dataUpdatedAt, router]);
   const cancel = async (searchId: string) => {
     setCancelError(null);
     const result = await cancelFixSearchAction({ clusterId, searchId });
     if (!result.ok) setCancelError(result.error.message);
-    else setPolling(true);
+    else startPolling();
   };
   return (
     <div className="flex flex-col gap-4" data-testid="smallest-fix">
@@ -229,7 +239,7 @@ export function SmallestFixSearch({
           fixes={fixes}
           running={running}
           onStarted={() => {
-            setPolling(true);
+            startPolling();
             router.refresh();
           }}
         />
