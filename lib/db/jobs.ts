@@ -20,7 +20,7 @@ export type ReplayClaim =
       cancelRequested: boolean;
       /** Steps an earlier run stored (0: nothing to replace). */
       stepCount: number;
-      /** What the claim's `also` column read (null without one). */
+      /** The run's context, when the claim was asked to read it (else null). */
       also: unknown;
     }
   /** Another worker holds a lease that has not run out. */
@@ -37,29 +37,15 @@ export async function claimReplayRun(
   replayId: string,
   owner: string,
   leaseMs: number,
-  /** A column read in the claim's statement (the run's context: lib/db/replay-save.ts runContextColumn). */
-  also: Prisma.Sql = Prisma.sql`NULL`,
+  /** Read the run's context in the claim's statement too (lib/db/replay-save.ts replayRunContext), as `also`. */
+  withContext = false,
 ): Promise<ReplayClaim> {
-  // Lease times are the database's clock. One round trip (on the driver: sqlStatement): the claim, its experiment
-  // marked running (`pending` → `running`), whether a cancel was asked for (replay or experiment), and `also`.
+  // Lease times are the database's clock. One round trip (on the driver: sqlStatement) to the database function
+  // claim_replay_run (planned once per connection): the claim, its experiment marked running (`pending` →
+  // `running`), whether a cancel was asked for (replay or experiment), and the run's context when asked for.
   const rows = await sqlStatement<Omit<Extract<ReplayClaim, { kind: "claimed" }>, "kind">>(
     client,
-    Prisma.sql`
-    WITH claimed AS (
-      UPDATE "Replay"
-         SET status = 'running', "leaseOwner" = ${owner},
-             "leaseUntil" = now() + make_interval(secs => ${leaseMs / 1000}::float8),
-             attempts = attempts + 1, "updatedAt" = now()
-       WHERE id = ${replayId}
-         AND (status = 'queued' OR (status = 'running' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())))
-   RETURNING attempts, "experimentId", "cancelRequested", "stepCount"),
-    started AS (
-      UPDATE "Experiment" SET status = 'running'
-       WHERE id = (SELECT "experimentId" FROM claimed) AND status = 'pending'
-   RETURNING id)
-    SELECT c.attempts, c."experimentId", c."stepCount",
-           (c."cancelRequested" OR COALESCE(e."cancelRequested", false)) AS "cancelRequested", ${also} AS also
-      FROM claimed c LEFT JOIN "Experiment" e ON e.id = c."experimentId"`,
+    Prisma.sql`SELECT * FROM claim_replay_run(${replayId}::text, ${owner}::text, ${leaseMs / 1000}::float8, ${withContext}::boolean)`,
   );
   const row = rows[0];
   if (row) return { kind: "claimed", ...row };

@@ -1,7 +1,6 @@
 import type { SessionEvent } from "@/lib/replay";
 import { pauser } from "@/lib/event-loop";
 import type { DbClient } from "./client";
-import { Prisma } from "./generated/client";
 import { knownTool } from "./history";
 import { sessionEventRows, toSessionEvent } from "./session-reads";
 
@@ -35,7 +34,7 @@ export async function sessionEventsForRun(
   return events;
 }
 
-/** A run context's row as read (replayRunContext; or as JSON, runContextColumn). */
+/** A run context's row as read (replayRunContext, or a worker's claim: lib/db/jobs.ts claimReplayRun). */
 export type RunContextRow = {
   id: string;
   sessionId: string;
@@ -55,24 +54,19 @@ export type RunContextRow = {
 };
 
 /**
- * What a run needs of its replay row, in one round trip (a worker runs this once per replay): the policy snapshot,
- * edits, author, the agent and cohort it runs for, the agent's tools as the engine classes them (knownTools),
- * whether it has checks to judge, whether its branch log holds anything (none: the log is not read), and the base
- * session's seq range (its events are then read with no read of where they start or end).
- */
-export async function replayRunContext(client: DbClient, replayId: string) {
-  const [found] = await client.$queryRaw<{ row: RunContextRow | null }[]>`SELECT ${runContextColumn(replayId)} AS row`;
-  return found?.row ? toRunContext(found.row) : null;
-}
-
-/**
- * The run context as one JSON column (null: no such replay), for a statement that reads it with something else:
- * a worker's claim (lib/db/jobs.ts claimReplayRun), so that a run starts with one round trip fewer. The query is
+ * What a run needs of its replay row, in one round trip (a worker reads it with its claim instead): the policy
+ * snapshot, edits, author, the agent and cohort it runs for, the agent's tools as the engine classes them
+ * (knownTools), whether it has checks to judge, whether its branch log holds anything (none: the log is not read),
+ * and the base session's seq range (its events are then read with no read of where they start or end). The query is
  * the database function "replay_run_context" (PL/pgSQL since migration 20261210010000): planned once per connection.
  * Sent as text, or as a LANGUAGE sql function, it was planned for every run: 1.8 ms on PostgreSQL 15, the largest
  * part of a short run's database time.
  */
-export const runContextColumn = (replayId: string) => Prisma.sql`replay_run_context(${replayId}::text)`;
+export async function replayRunContext(client: DbClient, replayId: string) {
+  const [found] = await client.$queryRaw<{ row: RunContextRow | null }[]>`
+    SELECT replay_run_context(${replayId}::text) AS row`;
+  return found?.row ? toRunContext(found.row) : null;
+}
 
 export type RunContext = ReturnType<typeof toRunContext>;
 

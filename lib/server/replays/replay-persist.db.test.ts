@@ -90,7 +90,7 @@ describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
         // every half second, the lease's heartbeat).
         const timed = /^\s*SELECT \(r\."cancelRequested"|SET "progressDone"|SET "leaseUntil"/;
         expect(counted.statements.filter((q) => !timed.test(q)).map(statementHead)).toEqual([
-          "UPDATE Replay",
+          "SELECT claim_replay_run",
           ...Array<string>(Math.ceil(events / EVENT_WINDOW)).fill("SELECT Event"),
           "UPDATE Replay",
           ...Array<string>(Math.ceil(STEPS / STEP_WINDOW) - 1).fill("INSERT ReplayStep"),

@@ -15,7 +15,7 @@ import {
 import { withTransaction } from "@/lib/db/transactions";
 import { getReplayState as readReplayState } from "@/lib/db/replays";
 import { markReplayFailed } from "@/lib/db/replay-writes";
-import { runContextColumn, toRunContext, type RunContextRow } from "@/lib/db/replay-save";
+import { toRunContext, type RunContextRow } from "@/lib/db/replay-save";
 import { AppError } from "@/lib/errors";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
@@ -80,7 +80,7 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
   const leaseMs = opts.leaseMs ?? 30_000;
   const maxAttempts = opts.maxAttempts ?? 3;
   // The run's context is read in the claim's statement (one round trip fewer per replay).
-  const claim = await claimReplayRun(prisma, replayId, opts.owner, leaseMs, runContextColumn(replayId));
+  const claim = await claimReplayRun(prisma, replayId, opts.owner, leaseMs, true);
   if (claim.kind !== "claimed") return claim.kind;
   const experimentId = claim.experimentId;
   let finished = false;

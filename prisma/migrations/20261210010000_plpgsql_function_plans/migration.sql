@@ -241,3 +241,38 @@ BEGIN
      WHERE r.id = $1\073
 END
 ';
+
+-- A worker's claim of a replay (lib/db/jobs.ts claimReplayRun): the replay claimed (queued, or running under a
+-- lease that ran out), its experiment marked running, whether a cancel was asked for (replay or experiment), and,
+-- when asked, the run's context, in one round trip as before, now planned once per connection. No row: not claimed.
+CREATE FUNCTION "claim_replay_run"(text, text, float8, boolean)
+RETURNS TABLE (attempts int, "experimentId" text, "stepCount" int, "cancelRequested" boolean, also json)
+LANGUAGE plpgsql SET plan_cache_mode TO 'force_generic_plan' AS E'
+#variable_conflict use_column
+DECLARE
+  claimed_attempts int\073
+  claimed_experiment text\073
+  claimed_steps int\073
+  cancel boolean\073
+BEGIN
+  WITH claimed AS (
+    UPDATE "Replay"
+       SET status = \'running\', "leaseOwner" = $2, "leaseUntil" = now() + make_interval(secs => $3),
+           attempts = attempts + 1, "updatedAt" = now()
+     WHERE id = $1
+       AND (status = \'queued\' OR (status = \'running\' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())))
+ RETURNING attempts, "experimentId", "cancelRequested", "stepCount"),
+  started AS (
+    UPDATE "Experiment" SET status = \'running\'
+     WHERE id = (SELECT "experimentId" FROM claimed) AND status = \'pending\'
+ RETURNING id)
+  SELECT c.attempts, c."experimentId", c."stepCount", (c."cancelRequested" OR COALESCE(e."cancelRequested", false))
+    INTO claimed_attempts, claimed_experiment, claimed_steps, cancel
+    FROM claimed c LEFT JOIN "Experiment" e ON e.id = c."experimentId"\073
+  IF NOT FOUND THEN
+    RETURN\073
+  END IF\073
+  RETURN QUERY SELECT claimed_attempts, claimed_experiment, claimed_steps, cancel,
+    CASE WHEN $4 THEN replay_run_context($1) END\073
+END
+';
