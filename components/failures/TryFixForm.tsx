@@ -6,6 +6,7 @@ import { startClusterFixAction } from "@/lib/actions/clusters";
 import type { EditFields } from "@/components/experiments/CohortEditFields";
 import { Button } from "@/components/ui/Button";
 import { Field, TextField, inputClass } from "@/components/ui/Field";
+import { ErrorLine } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 import { editRowsInput, FixEdits } from "./FixEdits";
 
@@ -17,6 +18,15 @@ const PRESETS = ["recorded-only", "pause-for-fixture", "analyst-fixture", "simul
 const MODELS = ["recorded-only", "recorded-until-divergence", "pinned-live", "compatible-live"];
 /** The model policies that call a model (and so run on an endpoint). */
 const LIVE = new Set(["recorded-until-divergence", "pinned-live", "compatible-live"]);
+
+/** The saved policies as a select's options, each `policy:<id>`. */
+export function PolicyOptions({ policies }: { policies: readonly FixPolicyChoice[] }) {
+  return policies.map((p) => (
+    <option key={p.id} value={`policy:${p.id}`}>
+      {p.name}
+    </option>
+  ));
+}
 
 /** Whole numbers typed into a field: blank is "not given". */
 const count = (text: string) => (text.trim() === "" ? undefined : Number(text));
@@ -86,11 +96,7 @@ export function TryFixForm({
         errors={err("policyId")}
       >
         <select className={inputClass} value={source} onChange={(e) => setSource(e.target.value)} name="source">
-          {policies.map((p) => (
-            <option key={p.id} value={`policy:${p.id}`}>
-              {p.name}
-            </option>
-          ))}
+          <PolicyOptions policies={policies} />
           {PRESETS.map((p) => (
             <option key={p} value={`preset:${p}`}>
               Preset: {p}
@@ -153,11 +159,7 @@ export function TryFixForm({
           {form.pending ? "Starting…" : "Try this fix"}
         </Button>
       </div>
-      {form.formError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {form.formError}
-        </p>
-      ) : null}
+      <ErrorLine message={form.formError} />
     </form>
   );
 }
