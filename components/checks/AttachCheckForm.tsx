@@ -4,7 +4,7 @@ import { useState } from "react";
 import { attachCheckAction } from "@/lib/actions/checks";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
-import { Field, TextField, inputClass } from "@/components/ui/Field";
+import { Field, TextField, fieldBinder, inputClass } from "@/components/ui/Field";
 import { Notice } from "@/components/ui/Notice";
 import { useActionForm } from "@/components/ui/useActionForm";
 
@@ -25,6 +25,7 @@ export function AttachCheckForm({
   const [perCall, setPerCall] = useState("0.01");
   const [attached, setAttached] = useState<string | null>(null);
   const form = useActionForm();
+  const bind = fieldBinder(form.fieldErrors);
   const money = (text: string) => (text.trim() === "" ? undefined : Number(text));
 
   function submit(event: React.FormEvent) {
@@ -80,18 +81,14 @@ export function AttachCheckForm({
             <TextField
               label="Budget a day (US dollars)"
               hint="Once a day's judge calls reach it, further sessions are recorded as not judged until the next day (UTC)."
-              errors={form.fieldErrors("dailyBudgetUsd")}
-              value={budget}
               inputMode="decimal"
-              onValue={setBudget}
+              {...bind("dailyBudgetUsd", budget, setBudget)}
             />
             <TextField
               label="Cost of one judge call (US dollars)"
               hint="What your model provider charges for one judged run, about; each call counts this much against the budget."
-              errors={form.fieldErrors("judgeCallUsd")}
-              value={perCall}
               inputMode="decimal"
-              onValue={setPerCall}
+              {...bind("judgeCallUsd", perCall, setPerCall)}
             />
           </>
         ) : null}

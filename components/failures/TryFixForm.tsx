@@ -5,7 +5,7 @@ import { useState } from "react";
 import { startClusterFixAction } from "@/lib/actions/clusters";
 import type { EditFields } from "@/components/experiments/CohortEditFields";
 import { Button } from "@/components/ui/Button";
-import { Field, TextField, inputClass } from "@/components/ui/Field";
+import { Field, TextField, fieldBinder, inputClass } from "@/components/ui/Field";
 import { ErrorLine } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 import { editRowsInput, FixEdits } from "./FixEdits";
@@ -57,6 +57,7 @@ export function TryFixForm({
   const [seed, setSeed] = useState("0");
   // The body's fields as the input's check names them, or as the operation does.
   const err = (path: string) => form.fieldErrors(`body.${path}`) ?? form.fieldErrors(path);
+  const bind = fieldBinder(err);
   // A row's errors: what the browser found before sending, and what the server said.
   const editErrorsOf = (path: string) => {
     const all = [...(editErrors[path] ? [editErrors[path]] : []), ...(err(path) ?? [])];
@@ -137,22 +138,16 @@ export function TryFixForm({
         <TextField
           label="Sample"
           hint="Blank: every session."
-          errors={err("sample")}
           inputMode="numeric"
-          value={sample}
-          name="sample"
-          onValue={setSample}
+          {...bind("sample", sample, setSample)}
         />
         <TextField
           label="Control"
           hint="Passing sessions."
-          errors={err("controlSample")}
           inputMode="numeric"
-          value={control}
-          name="controlSample"
-          onValue={setControl}
+          {...bind("controlSample", control, setControl)}
         />
-        <TextField label="Seed" errors={err("seed")} inputMode="numeric" value={seed} name="seed" onValue={setSeed} />
+        <TextField label="Seed" inputMode="numeric" {...bind("seed", seed, setSeed)} />
       </div>
       <div>
         <Button type="submit" disabled={form.pending}>
