@@ -33,10 +33,7 @@ export function RenameClusterForm({ clusterId, label }: { clusterId: string; lab
   return (
     <form
       className="flex flex-wrap items-end gap-2"
-      onSubmit={(e) => {
-        e.preventDefault();
-        form.run(() => renameClusterAction({ clusterId, label: value }));
-      }}
+      onSubmit={form.onSubmit(() => renameClusterAction({ clusterId, label: value }))}
     >
       <Field label="Name" errors={form.fieldErrors("label")} className="min-w-[16rem] flex-1">
         <ClusterNameInput value={value} onValue={setValue} />

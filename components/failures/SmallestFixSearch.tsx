@@ -72,19 +72,16 @@ function SearchForm({
     <form
       className="flex flex-col gap-3"
       aria-label="Find the smallest fix"
-      onSubmit={(e) => {
-        e.preventDefault();
-        form.run(
-          () =>
-            startFixSearchAction({
-              clusterId,
-              ...(kind === "fix" ? { fixId: id } : { policyId: id }),
-              ...(count(sample) !== undefined ? { sample: count(sample) } : {}),
-              ...(count(seed) !== undefined ? { seed: count(seed) } : {}),
-            }),
-          onStarted,
-        );
-      }}
+      onSubmit={form.onSubmit(
+        () =>
+          startFixSearchAction({
+            clusterId,
+            ...(kind === "fix" ? { fixId: id } : { policyId: id }),
+            ...(count(sample) !== undefined ? { sample: count(sample) } : {}),
+            ...(count(seed) !== undefined ? { seed: count(seed) } : {}),
+          }),
+        onStarted,
+      )}
     >
       <Field
         label="Fix to narrow down"

@@ -87,13 +87,10 @@ export function SuggestLabelForm({ clusterId, endpoints }: { clusterId: string; 
           </details>
           <form
             className="flex flex-wrap items-end gap-2"
-            onSubmit={(e) => {
-              e.preventDefault();
-              accept.run(
-                () => renameClusterAction({ clusterId, label }),
-                () => setAccepted(true),
-              );
-            }}
+            onSubmit={accept.onSubmit(
+              () => renameClusterAction({ clusterId, label }),
+              () => setAccepted(true),
+            )}
           >
             <Field label="Suggested name" errors={accept.fieldErrors("label")} className="min-w-[12rem] flex-1">
               <input
