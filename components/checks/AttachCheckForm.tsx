@@ -4,7 +4,7 @@ import { useState } from "react";
 import { attachCheckAction } from "@/lib/actions/checks";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
-import { Field, TextField, fieldBinder, inputClass } from "@/components/ui/Field";
+import { Field, TextField, inputClass } from "@/components/ui/Field";
 import { Notice } from "@/components/ui/Notice";
 import { useActionForm } from "@/components/ui/useActionForm";
 
@@ -25,7 +25,6 @@ export function AttachCheckForm({
   const [perCall, setPerCall] = useState("0.01");
   const [attached, setAttached] = useState<string | null>(null);
   const form = useActionForm();
-  const bind = fieldBinder(form.fieldErrors);
   const money = (text: string) => (text.trim() === "" ? undefined : Number(text));
 
   function submit(event: React.FormEvent) {
@@ -81,14 +80,18 @@ export function AttachCheckForm({
             <TextField
               label="Budget a day (US dollars)"
               hint="Once a day's judge calls reach it, further sessions are recorded as not judged until the next day (UTC)."
+              errors={form.fieldErrors("dailyBudgetUsd")}
+              value={budget}
               inputMode="decimal"
-              {...bind("dailyBudgetUsd", budget, setBudget)}
+              onValue={setBudget}
             />
             <TextField
               label="Cost of one judge call (US dollars)"
               hint="What your model provider charges for one judged run, about; each call counts this much against the budget."
+              errors={form.fieldErrors("judgeCallUsd")}
+              value={perCall}
               inputMode="decimal"
-              {...bind("judgeCallUsd", perCall, setPerCall)}
+              onValue={setPerCall}
             />
           </>
         ) : null}

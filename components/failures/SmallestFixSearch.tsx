@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from "react";
 import { cancelFixSearchAction, fixSearchesAction, startFixSearchAction } from "@/lib/actions/clusters";
 import { StatusBadge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
-import { Field, TextField, fieldBinder, inputClass } from "@/components/ui/Field";
+import { Field, TextField, inputClass } from "@/components/ui/Field";
 import { ErrorLine } from "@/components/ui/FormParts";
 import { ProgressBar } from "@/components/ui/ProgressBar";
 import { useActionForm } from "@/components/ui/useActionForm";
@@ -59,7 +59,6 @@ function SearchForm({
   const [sample, setSample] = useState("");
   const [seed, setSeed] = useState("0");
   const err = (path: string) => form.fieldErrors(path);
-  const bind = fieldBinder(err);
   if (policies.length === 0 && fixes.length === 0)
     return (
       <p className="text-sm text-slate-600">
@@ -101,10 +100,12 @@ function SearchForm({
         <TextField
           label="Sessions per probe"
           hint="Blank: every session."
+          errors={err("sample")}
           inputMode="numeric"
-          {...bind("sample", sample, setSample)}
+          value={sample}
+          onValue={setSample}
         />
-        <TextField label="Sample seed" inputMode="numeric" {...bind("seed", seed, setSeed)} />
+        <TextField label="Sample seed" errors={err("seed")} inputMode="numeric" value={seed} onValue={setSeed} />
       </div>
       <div>
         <Button type="submit" disabled={form.pending || running}>

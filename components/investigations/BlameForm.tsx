@@ -6,7 +6,7 @@ import { startInvestigationAction } from "@/lib/actions/investigations";
 import { CheckPicker, type CheckChoice } from "@/components/checks/CheckPicker";
 import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
-import { Field, TextField, fieldBinder, inputClass } from "@/components/ui/Field";
+import { Field, TextField, inputClass } from "@/components/ui/Field";
 import { Notice } from "@/components/ui/Notice";
 import { useActionForm } from "@/components/ui/useActionForm";
 
@@ -33,7 +33,6 @@ export function BlameForm({
   const [endpoint, setEndpoint] = useState("");
   const router = useRouter();
   const form = useActionForm({ refresh: false });
-  const bind = fieldBinder(form.fieldErrors);
   const [checkIds, setCheckIds] = useState<string[]>([]);
   const [trials, setTrials] = useState("3");
   const [share, setShare] = useState("50");
@@ -87,13 +86,17 @@ export function BlameForm({
           <TextField
             label="Trials per probe"
             hint="The live model may answer differently each time."
+            errors={form.fieldErrors("trials")}
+            value={trials}
             inputMode="numeric"
-            {...bind("trials", trials, setTrials)}
+            onValue={setTrials}
           />
           <TextField
             label="Share of trials that must pass (%)"
+            errors={form.fieldErrors("share")}
+            value={share}
             inputMode="numeric"
-            {...bind("share", share, setShare)}
+            onValue={setShare}
           />
         </div>
         {modelEndpoints.length > 1 ? (
