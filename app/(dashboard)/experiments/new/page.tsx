@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { NewExperimentForm } from "@/components/experiments/NewExperimentForm";
-import { EmptyState } from "@/components/ui/EmptyState";
+import { NoSessionsYet } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { experimentChoices } from "@/lib/server/experiments/experiments";
@@ -28,9 +28,7 @@ export default async function NewExperimentPage({
         subtitle="Replay the recorded sessions of one agent version, all or some, or a saved dataset, under a preset or a saved policy version, optionally with one edit across them."
       />
       {agentVersions.length === 0 ? (
-        <EmptyState title="No sessions yet" link={{ href: "/import", label: "Import sessions" }}>
-          A cohort is the recorded sessions of one agent version; import some first.
-        </EmptyState>
+        <NoSessionsYet>A cohort is the recorded sessions of one agent version; import some first.</NoSessionsYet>
       ) : (
         <NewExperimentForm
           policyVersions={policyVersions}
