@@ -16,7 +16,7 @@ export default async function NewExperimentPage({
 }) {
   const asked = (await searchParams).dataset;
   const { principal, prisma } = await pageContext();
-  const [{ policyVersions, presets, agentVersions, datasets }, { savedChecks }] = await Promise.all([
+  const [choices, { savedChecks }] = await Promise.all([
     experimentChoices(principal, {}, prisma),
     counterfactualFormOptions(principal, {}, prisma),
   ]);
@@ -27,15 +27,12 @@ export default async function NewExperimentPage({
         title="New experiment"
         subtitle="Replay the recorded sessions of one agent version, all or some, or a saved dataset, under a preset or a saved policy version, optionally with one edit across them."
       />
-      {agentVersions.length === 0 ? (
+      {choices.agentVersions.length === 0 ? (
         <NoSessionsYet>A cohort is the recorded sessions of one agent version; import some first.</NoSessionsYet>
       ) : (
         <NewExperimentForm
-          policyVersions={policyVersions}
-          presets={presets}
-          agentVersions={agentVersions}
+          {...choices}
           savedChecks={savedChecks}
-          datasets={datasets}
           {...(typeof asked === "string" ? { initialDatasetId: asked } : {})}
         />
       )}
