@@ -1,11 +1,12 @@
 "use client";
 
-import { useEffect, useId, useLayoutEffect, useRef, type CSSProperties } from "react";
+import { useEffect, useLayoutEffect, useRef, type CSSProperties } from "react";
 import { findCompareRow, type CompareSource } from "./compare-source";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
-import { COMPARE_FILTERS, TYPE_LABEL, type CompareFilter, type CompareRow } from "@/lib/session-view/compare-rows";
+import type { CompareFilter, CompareRow } from "@/lib/session-view/compare-rows";
 import { INPUT_ONLY_LABEL } from "@/components/counterfactual/labels";
+import { CompareFilterSelect } from "./CompareFilterSelect";
 import { PairTypeBadge } from "./PairTypeBadge";
 
 /** A row and where it stands among the rows a filter shows (−1: the filter does not show it). */
@@ -25,7 +26,6 @@ export function CompareToolbar({
   firstDivergence: FoundRow | null;
   onJump: () => void;
 }) {
-  const filterId = useId();
   return (
     <div className="mb-2 flex flex-wrap items-center gap-2 text-sm">
       {firstDivergence ? <Button onClick={onJump}>Jump to first divergence</Button> : null}
@@ -40,25 +40,7 @@ export function CompareToolbar({
         </Badge>
       )}
       <span className="ml-auto flex items-center gap-1.5">
-        <label htmlFor={filterId} className="text-slate-500">
-          Show
-        </label>
-        <select
-          id={filterId}
-          value={filter}
-          onChange={(e) => onFilter(e.target.value as CompareFilter)}
-          className="rounded-md border border-slate-300 bg-white px-2 py-1"
-        >
-          {COMPARE_FILTERS.map((f) => (
-            <option key={f} value={f}>
-              {f === "all"
-                ? `all (${counts.all})`
-                : f === "changes"
-                  ? `all differences (${counts.changes})`
-                  : `${TYPE_LABEL[f]} (${counts[f]})`}
-            </option>
-          ))}
-        </select>
+        <CompareFilterSelect filter={filter} counts={counts} onFilter={onFilter} labelClassName="text-slate-500" />
       </span>
     </div>
   );

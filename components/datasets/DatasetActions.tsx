@@ -1,9 +1,8 @@
 "use client";
 
-import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Button } from "@/components/ui/Button";
-import { ConfirmButton } from "@/components/ui/ConfirmButton";
+import { DeleteAndLeave } from "@/components/ui/DeleteAndLeave";
 import { Field, inputClass } from "@/components/ui/Field";
 import { Notice } from "@/components/ui/Notice";
 import { useActionForm } from "@/components/ui/useActionForm";
@@ -11,43 +10,30 @@ import { deleteDatasetAction, updateDatasetAction } from "@/lib/actions/datasets
 
 /** Rename or describe the dataset, or delete it (asked first; experiments run over it keep their sessions). */
 export function DatasetActions({ id, name, description }: { id: string; name: string; description: string }) {
-  const router = useRouter();
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState({ name, description });
   const edit = useActionForm();
-  const remove = useActionForm({ refresh: false });
   return (
     <>
       <Button variant="secondary" aria-expanded={editing} onClick={() => setEditing(!editing)}>
         Rename…
       </Button>
-      <ConfirmButton
+      <DeleteAndLeave
         question={`Delete dataset "${name}"?`}
         details="The sessions themselves stay, and experiments run over it keep their sessions and its name."
         confirmLabel="Delete dataset"
-        pendingLabel="Deleting…"
-        pending={remove.pending}
-        onConfirm={() =>
-          remove.run(
-            () => deleteDatasetAction({ datasetId: id }),
-            () => router.push("/datasets"),
-          )
-        }
-      >
-        Delete…
-      </ConfirmButton>
-      {remove.error ? <Notice tone="error">{remove.error.message}</Notice> : null}
+        action={() => deleteDatasetAction({ datasetId: id })}
+        to="/datasets"
+        showError={(error) => <Notice tone="error">{error.message}</Notice>}
+      />
       {editing ? (
         <form
           className="flex w-full flex-wrap items-end gap-2"
           aria-label="Rename dataset"
-          onSubmit={(e) => {
-            e.preventDefault();
-            edit.run(
-              () => updateDatasetAction({ datasetId: id, name: draft.name, description: draft.description }),
-              () => setEditing(false),
-            );
-          }}
+          onSubmit={edit.onSubmit(
+            () => updateDatasetAction({ datasetId: id, name: draft.name, description: draft.description }),
+            () => setEditing(false),
+          )}
         >
           <Field label="Name" errors={edit.fieldErrors("name")} className="min-w-48 flex-1">
             <input

@@ -110,6 +110,12 @@ export function AgentVersionField({
   );
 }
 
+/** The cohort's sources as the radio buttons name them. */
+const SOURCES = [
+  ["version", "An agent version's sessions"],
+  ["dataset", "A saved dataset"],
+] as const;
+
 /** Where the cohort comes from: an agent version's recorded sessions, or a saved dataset (its members as they are now). */
 export function CohortSourceField({
   source,
@@ -130,26 +136,18 @@ export function CohortSourceField({
     <fieldset className="space-y-2 text-sm">
       <legend className="font-medium text-slate-900">Cohort</legend>
       <div className="flex flex-wrap gap-x-5 gap-y-1">
-        <label className="inline-flex items-center gap-2">
-          <input
-            type="radio"
-            name="cohort-source"
-            checked={source === "version"}
-            onChange={() => onSource("version")}
-            className="accent-indigo-600"
-          />
-          An agent version&apos;s sessions
-        </label>
-        <label className="inline-flex items-center gap-2">
-          <input
-            type="radio"
-            name="cohort-source"
-            checked={source === "dataset"}
-            onChange={() => onSource("dataset")}
-            className="accent-indigo-600"
-          />
-          A saved dataset
-        </label>
+        {SOURCES.map(([value, words]) => (
+          <label key={value} className="inline-flex items-center gap-2">
+            <input
+              type="radio"
+              name="cohort-source"
+              checked={source === value}
+              onChange={() => onSource(value)}
+              className="accent-indigo-600"
+            />
+            {words}
+          </label>
+        ))}
       </div>
       {source === "dataset" ? (
         <label className="block">

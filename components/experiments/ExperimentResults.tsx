@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Badge, StatusBadge, type Tone } from "@/components/ui/Badge";
 import type { ExperimentDetail } from "@/lib/server/experiments/experiments";
-import { DataTable, numberColumn } from "@/components/ui/DataTable";
+import { CardTable, numberColumn } from "@/components/ui/DataTable";
 import { Card } from "@/components/ui/Card";
 
 const COMPARABILITY: { key: string; label: string; tone: Tone }[] = [
@@ -115,94 +115,91 @@ export function ExperimentResultTable({
   checked?: boolean;
 }) {
   return (
-    <Card as="div" padding="none" className="overflow-hidden">
-      <DataTable
-        frame={false}
-        columns={[
-          "Session",
-          "Replay",
-          "Comparability",
-          "Evidence",
-          "First divergence",
-          ...(checked ? ["Outcome"] : []),
-          numberColumn("Comparison"),
-        ]}
-      >
-        {results.map((r) => (
-          <tr
-            key={r.replayId}
-            className="border-t border-slate-100 align-top hover:bg-slate-50"
-            data-testid="experiment-result"
-          >
-            <td className="px-3 py-2">
-              <Link href={`/sessions/${r.session.id}`} className="font-medium text-indigo-700 hover:underline">
-                {r.session.label}
+    <CardTable
+      columns={[
+        "Session",
+        "Replay",
+        "Comparability",
+        "Evidence",
+        "First divergence",
+        ...(checked ? ["Outcome"] : []),
+        numberColumn("Comparison"),
+      ]}
+    >
+      {results.map((r) => (
+        <tr
+          key={r.replayId}
+          className="border-t border-slate-100 align-top hover:bg-slate-50"
+          data-testid="experiment-result"
+        >
+          <td className="px-3 py-2">
+            <Link href={`/sessions/${r.session.id}`} className="font-medium text-indigo-700 hover:underline">
+              {r.session.label}
+            </Link>
+            <Link
+              href={`/sessions/${r.session.id}/investigate`}
+              className="block text-xs text-indigo-700 hover:underline"
+              aria-label={`Investigate ${r.session.label}`}
+            >
+              Investigate
+            </Link>
+          </td>
+          <td className="px-3 py-2">
+            {r.status === "queued" ? (
+              <Badge>queued</Badge>
+            ) : (
+              <Link href={`/replays/${r.replayId}`} aria-label={`Replay of ${r.session.label}`}>
+                <StatusBadge status={r.status} />
               </Link>
-              <Link
-                href={`/sessions/${r.session.id}/investigate`}
-                className="block text-xs text-indigo-700 hover:underline"
-                aria-label={`Investigate ${r.session.label}`}
-              >
-                Investigate
-              </Link>
-            </td>
-            <td className="px-3 py-2">
-              {r.status === "queued" ? (
-                <Badge>queued</Badge>
-              ) : (
-                <Link href={`/replays/${r.replayId}`} aria-label={`Replay of ${r.session.label}`}>
-                  <StatusBadge status={r.status} />
-                </Link>
-              )}
-              {r.error ? (
-                <div className="mt-1 max-w-xs text-xs text-rose-700" title={r.error.message}>
-                  {r.error.message.length > 140 ? `${r.error.message.slice(0, 140)}…` : r.error.message}
-                </div>
-              ) : null}
-            </td>
-            <td className="px-3 py-2">
-              {r.comparability ? (
-                <Badge tone={TONE_OF[r.comparability] ?? "neutral"}>{r.comparability.replaceAll("_", " ")}</Badge>
-              ) : (
-                "—"
-              )}
-            </td>
-            <td className="px-3 py-2">{r.evidenceStrength ? <Badge>{r.evidenceStrength}</Badge> : "—"}</td>
-            <td className="px-3 py-2 text-slate-700">
-              {r.firstDivergence ? (
-                <span title={r.firstDivergence.summary}>
-                  step {r.firstDivergence.pairIndex}{" "}
-                  <span className="text-xs text-slate-500">· {r.firstDivergence.summary}</span>
-                </span>
-              ) : r.comparability === "exact" ? (
-                <span className="text-slate-500">none</span>
-              ) : (
-                "—"
-              )}
-            </td>
-            {checked ? (
-              <td className="px-3 py-2 whitespace-nowrap text-slate-700" data-testid="experiment-outcome">
-                {r.outcome.base === null && r.outcome.branch === null
-                  ? "—"
-                  : `${word(r.outcome.base)} → ${word(r.outcome.branch)}`}
-              </td>
+            )}
+            {r.error ? (
+              <div className="mt-1 max-w-xs text-xs text-rose-700" title={r.error.message}>
+                {r.error.message.length > 140 ? `${r.error.message.slice(0, 140)}…` : r.error.message}
+              </div>
             ) : null}
-            <td className="px-3 py-2 text-right">
-              {r.status === "queued" || r.status === "running" ? (
-                <span className="text-slate-500">—</span>
-              ) : (
-                <Link
-                  href={`/replays/${r.replayId}/compare`}
-                  className="text-indigo-700 hover:underline"
-                  aria-label={`Compare ${r.session.label} with its branch`}
-                >
-                  Compare →
-                </Link>
-              )}
+          </td>
+          <td className="px-3 py-2">
+            {r.comparability ? (
+              <Badge tone={TONE_OF[r.comparability] ?? "neutral"}>{r.comparability.replaceAll("_", " ")}</Badge>
+            ) : (
+              "—"
+            )}
+          </td>
+          <td className="px-3 py-2">{r.evidenceStrength ? <Badge>{r.evidenceStrength}</Badge> : "—"}</td>
+          <td className="px-3 py-2 text-slate-700">
+            {r.firstDivergence ? (
+              <span title={r.firstDivergence.summary}>
+                step {r.firstDivergence.pairIndex}{" "}
+                <span className="text-xs text-slate-500">· {r.firstDivergence.summary}</span>
+              </span>
+            ) : r.comparability === "exact" ? (
+              <span className="text-slate-500">none</span>
+            ) : (
+              "—"
+            )}
+          </td>
+          {checked ? (
+            <td className="px-3 py-2 whitespace-nowrap text-slate-700" data-testid="experiment-outcome">
+              {r.outcome.base === null && r.outcome.branch === null
+                ? "—"
+                : `${word(r.outcome.base)} → ${word(r.outcome.branch)}`}
             </td>
-          </tr>
-        ))}
-      </DataTable>
-    </Card>
+          ) : null}
+          <td className="px-3 py-2 text-right">
+            {r.status === "queued" || r.status === "running" ? (
+              <span className="text-slate-500">—</span>
+            ) : (
+              <Link
+                href={`/replays/${r.replayId}/compare`}
+                className="text-indigo-700 hover:underline"
+                aria-label={`Compare ${r.session.label} with its branch`}
+              >
+                Compare →
+              </Link>
+            )}
+          </td>
+        </tr>
+      ))}
+    </CardTable>
   );
 }

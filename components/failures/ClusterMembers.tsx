@@ -7,9 +7,11 @@ import { OutcomeBadge } from "@/components/sessions/OutcomeBadge";
 import { StatusBadge } from "@/components/ui/Badge";
 import { ConfirmButton } from "@/components/ui/ConfirmButton";
 import { DataTable } from "@/components/ui/DataTable";
-import { Field, inputClass } from "@/components/ui/Field";
+import { Field } from "@/components/ui/Field";
+import { ErrorLine } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 import { formatDateTime, plural } from "@/lib/format";
+import { ClusterNameInput } from "./RenameClusterForm";
 
 export type ClusterMemberRow = {
   id: string;
@@ -94,13 +96,7 @@ export function ClusterMembers({
       {splittable ? (
         <div className="flex flex-wrap items-end gap-2 border-t border-slate-200 px-4 py-3">
           <Field label="Name of the new cluster" errors={form.fieldErrors("label")} className="min-w-[14rem] flex-1">
-            <input
-              className={inputClass}
-              value={name}
-              maxLength={200}
-              placeholder="Named after its signature"
-              onChange={(e) => setName(e.target.value)}
-            />
+            <ClusterNameInput value={name} onValue={setName} />
           </Field>
           <ConfirmButton
             key={round}
@@ -130,11 +126,7 @@ export function ClusterMembers({
           >
             {chosen.size === 0 ? "Split off…" : `Split off ${plural(chosen.size, "session")}…`}
           </ConfirmButton>
-          {form.error ? (
-            <p role="alert" className="w-full text-sm text-rose-700">
-              {form.error.message}
-            </p>
-          ) : null}
+          <ErrorLine message={form.error?.message} className="w-full" />
           {done && !form.error ? (
             <p role="status" className="w-full text-sm text-emerald-800">
               Split off into{" "}

@@ -27,37 +27,31 @@ export function FixEditRow({
   errors: (field?: "tool" | "args" | "value") => string[] | undefined;
 }) {
   const rowErrors = errors();
+  // One of the edit's fields: its name in the body, its value, its errors, and the edit with it changed.
+  const field = (key: "tool" | "args" | "value") => ({
+    name: editPath(index, key),
+    value: edit[key],
+    errors: errors(key),
+    onValue: (value: string) => onChange({ ...edit, [key]: value }),
+  });
   return (
     <li className="rounded-md border border-slate-200 p-2" data-testid="fix-edit-row" aria-label={`Edit ${index + 1}`}>
       <div className="grid grid-cols-2 gap-2">
-        <TextField
-          label="Tool"
-          errors={errors("tool")}
-          value={edit.tool}
-          placeholder="refund_payment"
-          name={editPath(index, "tool")}
-          onValue={(tool) => onChange({ ...edit, tool })}
-        />
+        <TextField label="Tool" placeholder="refund_payment" {...field("tool")} />
         <TextField
           label="Only calls with these arguments (JSON, optional)"
-          errors={errors("args")}
-          value={edit.args}
           placeholder='{"order_id": "4821"}'
-          name={editPath(index, "args")}
           inputClassName={`${inputClass} font-mono`}
-          onValue={(args) => onChange({ ...edit, args })}
+          {...field("args")}
         />
       </div>
       <TextAreaField
         className="mt-2"
         label="Returns (JSON)"
-        errors={errors("value")}
-        value={edit.value}
         rows={2}
         placeholder='{"refunded": false, "reason": "the order was returned"}'
-        name={editPath(index, "value")}
         inputClassName={`${inputClass} font-mono`}
-        onValue={(value) => onChange({ ...edit, value })}
+        {...field("value")}
       />
       <div className="mt-1 flex items-center justify-between gap-2">
         {rowErrors?.length ? (

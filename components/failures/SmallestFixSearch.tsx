@@ -8,11 +8,12 @@ import { cancelFixSearchAction, fixSearchesAction, startFixSearchAction } from "
 import { StatusBadge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
 import { Field, TextField, inputClass } from "@/components/ui/Field";
+import { ErrorLine } from "@/components/ui/FormParts";
 import { ProgressBar } from "@/components/ui/ProgressBar";
 import { useActionForm } from "@/components/ui/useActionForm";
 import { formatDateTime, plural } from "@/lib/format";
 import type { FixSearchView } from "@/lib/server/clusters/cluster-fix-search";
-import type { FixPolicyChoice } from "./TryFixForm";
+import { PolicyOptions, type FixPolicyChoice } from "./TryFixForm";
 
 /** A fix tried on the cluster with edits of tools' results: a search narrows its policy changes and edits down. */
 export type FixSearchChoice = { id: string; label: string };
@@ -70,19 +71,16 @@ function SearchForm({
     <form
       className="flex flex-col gap-3"
       aria-label="Find the smallest fix"
-      onSubmit={(e) => {
-        e.preventDefault();
-        form.run(
-          () =>
-            startFixSearchAction({
-              clusterId,
-              ...(kind === "fix" ? { fixId: id } : { policyId: id }),
-              ...(count(sample) !== undefined ? { sample: count(sample) } : {}),
-              ...(count(seed) !== undefined ? { seed: count(seed) } : {}),
-            }),
-          onStarted,
-        );
-      }}
+      onSubmit={form.onSubmit(
+        () =>
+          startFixSearchAction({
+            clusterId,
+            ...(kind === "fix" ? { fixId: id } : { policyId: id }),
+            ...(count(sample) !== undefined ? { sample: count(sample) } : {}),
+            ...(count(seed) !== undefined ? { seed: count(seed) } : {}),
+          }),
+        onStarted,
+      )}
     >
       <Field
         label="Fix to narrow down"
@@ -90,11 +88,7 @@ function SearchForm({
         errors={err("policyId") ?? err("fixId")}
       >
         <select className={inputClass} value={whole} onChange={(e) => setWhole(e.target.value)} name="whole">
-          {policies.map((p) => (
-            <option key={p.id} value={`policy:${p.id}`}>
-              {p.name}
-            </option>
-          ))}
+          <PolicyOptions policies={policies} />
           {fixes.map((f) => (
             <option key={f.id} value={`fix:${f.id}`}>
               Fix tried: {f.label}
@@ -256,11 +250,7 @@ export function SmallestFixSearch({
           ))}
         </ul>
       )}
-      {cancelError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {cancelError}
-        </p>
-      ) : null}
+      <ErrorLine message={cancelError} />
     </div>
   );
 }

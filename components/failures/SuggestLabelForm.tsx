@@ -5,6 +5,7 @@ import { useState } from "react";
 import { renameClusterAction, suggestClusterLabelAction } from "@/lib/actions/clusters";
 import { Button } from "@/components/ui/Button";
 import { Field, inputClass } from "@/components/ui/Field";
+import { ErrorLine } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 
 type Endpoint = { id: string; name: string; model: string; hostAllowed: boolean };
@@ -66,11 +67,7 @@ export function SuggestLabelForm({ clusterId, endpoints }: { clusterId: string; 
           {ask.pending ? "Asking…" : "Suggest a label"}
         </Button>
       </div>
-      {ask.formError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {ask.formError}
-        </p>
-      ) : null}
+      <ErrorLine message={ask.formError} />
       {suggestion ? (
         <div className="flex flex-col gap-2" data-testid="label-suggestion">
           <p className="text-xs text-slate-700">
@@ -90,13 +87,10 @@ export function SuggestLabelForm({ clusterId, endpoints }: { clusterId: string; 
           </details>
           <form
             className="flex flex-wrap items-end gap-2"
-            onSubmit={(e) => {
-              e.preventDefault();
-              accept.run(
-                () => renameClusterAction({ clusterId, label }),
-                () => setAccepted(true),
-              );
-            }}
+            onSubmit={accept.onSubmit(
+              () => renameClusterAction({ clusterId, label }),
+              () => setAccepted(true),
+            )}
           >
             <Field label="Suggested name" errors={accept.fieldErrors("label")} className="min-w-[12rem] flex-1">
               <input
@@ -113,11 +107,7 @@ export function SuggestLabelForm({ clusterId, endpoints }: { clusterId: string; 
               {accept.pending ? "Saving…" : "Use this name"}
             </Button>
           </form>
-          {accept.formError ? (
-            <p role="alert" className="text-sm text-rose-700">
-              {accept.formError}
-            </p>
-          ) : null}
+          <ErrorLine message={accept.formError} />
           {accepted ? (
             <p role="status" className="text-sm text-emerald-800">
               Named.

@@ -5,7 +5,8 @@ import { useState } from "react";
 import { startClusterFixAction } from "@/lib/actions/clusters";
 import type { EditFields } from "@/components/experiments/CohortEditFields";
 import { Button } from "@/components/ui/Button";
-import { Field, TextField, inputClass } from "@/components/ui/Field";
+import { Field, TextField, fieldBinder, inputClass } from "@/components/ui/Field";
+import { ErrorLine } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 import { editRowsInput, FixEdits } from "./FixEdits";
 
@@ -17,6 +18,15 @@ const PRESETS = ["recorded-only", "pause-for-fixture", "analyst-fixture", "simul
 const MODELS = ["recorded-only", "recorded-until-divergence", "pinned-live", "compatible-live"];
 /** The model policies that call a model (and so run on an endpoint). */
 const LIVE = new Set(["recorded-until-divergence", "pinned-live", "compatible-live"]);
+
+/** The saved policies as a select's options, each `policy:<id>`. */
+export function PolicyOptions({ policies }: { policies: readonly FixPolicyChoice[] }) {
+  return policies.map((p) => (
+    <option key={p.id} value={`policy:${p.id}`}>
+      {p.name}
+    </option>
+  ));
+}
 
 /** Whole numbers typed into a field: blank is "not given". */
 const count = (text: string) => (text.trim() === "" ? undefined : Number(text));
@@ -47,6 +57,7 @@ export function TryFixForm({
   const [seed, setSeed] = useState("0");
   // The body's fields as the input's check names them, or as the operation does.
   const err = (path: string) => form.fieldErrors(`body.${path}`) ?? form.fieldErrors(path);
+  const bind = fieldBinder(err);
   // A row's errors: what the browser found before sending, and what the server said.
   const editErrorsOf = (path: string) => {
     const all = [...(editErrors[path] ? [editErrors[path]] : []), ...(err(path) ?? [])];
@@ -86,11 +97,7 @@ export function TryFixForm({
         errors={err("policyId")}
       >
         <select className={inputClass} value={source} onChange={(e) => setSource(e.target.value)} name="source">
-          {policies.map((p) => (
-            <option key={p.id} value={`policy:${p.id}`}>
-              {p.name}
-            </option>
-          ))}
+          <PolicyOptions policies={policies} />
           {PRESETS.map((p) => (
             <option key={p} value={`preset:${p}`}>
               Preset: {p}
@@ -131,33 +138,23 @@ export function TryFixForm({
         <TextField
           label="Sample"
           hint="Blank: every session."
-          errors={err("sample")}
           inputMode="numeric"
-          value={sample}
-          name="sample"
-          onValue={setSample}
+          {...bind("sample", sample, setSample)}
         />
         <TextField
           label="Control"
           hint="Passing sessions."
-          errors={err("controlSample")}
           inputMode="numeric"
-          value={control}
-          name="controlSample"
-          onValue={setControl}
+          {...bind("controlSample", control, setControl)}
         />
-        <TextField label="Seed" errors={err("seed")} inputMode="numeric" value={seed} name="seed" onValue={setSeed} />
+        <TextField label="Seed" inputMode="numeric" {...bind("seed", seed, setSeed)} />
       </div>
       <div>
         <Button type="submit" disabled={form.pending}>
           {form.pending ? "Starting…" : "Try this fix"}
         </Button>
       </div>
-      {form.formError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {form.formError}
-        </p>
-      ) : null}
+      <ErrorLine message={form.formError} />
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/Badge";
 import { BlameChart } from "./BlameChart";
+import { StaleRecordCells } from "./StaleRecordCells";
 import { Card } from "@/components/ui/Card";
 import { DataTable } from "@/components/ui/DataTable";
 import { Notice } from "@/components/ui/Notice";
@@ -133,9 +134,6 @@ function TrialLinks({ ids }: { ids: readonly string[] }) {
   );
 }
 
-const STATE_TONE = { stale: "bad", fresh: "good", unchecked: "neutral" } as const;
-const STATE_WORD = { stale: "stale", fresh: "same", unchecked: "not reached" } as const;
-
 /** A stale check: each recorded call checked, where its answer changed, and the tools left alone. */
 function StaleView({ investigation }: { investigation: View }) {
   const records = investigation.probes as StaleRecord[];
@@ -168,11 +166,7 @@ function StaleView({ investigation }: { investigation: View }) {
           <DataTable frame={false} label="Recordings" columns={["Step", "Tool", "Today", "Differs at", "Ignored"]}>
             {records.map((rec) => (
               <tr key={rec.seq} data-testid="stale-row">
-                <td className="px-3 py-2 tabular-nums">{rec.seq}</td>
-                <td className="px-3 py-2 font-mono text-xs">{rec.tool}</td>
-                <td className="px-3 py-2">
-                  <Badge tone={STATE_TONE[rec.state]}>{STATE_WORD[rec.state]}</Badge>
-                </td>
+                <StaleRecordCells record={rec} cell="px-3 py-2" />
                 <td className="px-3 py-2 font-mono text-xs">{rec.reason ?? (rec.paths.join(", ") || "—")}</td>
                 <td className="px-3 py-2 font-mono text-xs text-slate-600">{rec.ignored.join(", ") || "—"}</td>
               </tr>

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { StaleRecordCells } from "@/components/investigations/StaleRecordCells";
 import { Badge } from "@/components/ui/Badge";
 import { DataTable, numberColumn } from "@/components/ui/DataTable";
 import { formatDateTime } from "@/lib/format";
@@ -24,9 +25,6 @@ function ReplayRef({ id, links, children }: { id: string; links: boolean; childr
     </span>
   );
 }
-
-const STATE_WORD = { stale: "stale", fresh: "same", unchecked: "not reached" } as const;
-const STATE_TONE = { stale: "bad", fresh: "good", unchecked: "neutral" } as const;
 
 function Body({ s, links }: { s: EvidenceSnapshot; links: boolean }) {
   switch (s.kind) {
@@ -113,11 +111,7 @@ function Body({ s, links }: { s: EvidenceSnapshot; links: boolean }) {
           <DataTable frame={false} dense label="Recordings checked" columns={["Step", "Tool", "Today", "Differs at"]}>
             {s.records.map((r) => (
               <tr key={r.seq} data-testid="evidence-stale-row">
-                <td className="py-1 pr-2 tabular-nums">{r.seq}</td>
-                <td className="py-1 pr-2 font-mono text-xs">{r.tool}</td>
-                <td className="py-1 pr-2">
-                  <Badge tone={STATE_TONE[r.state]}>{STATE_WORD[r.state]}</Badge>
-                </td>
+                <StaleRecordCells record={r} cell="py-1 pr-2" />
                 <td className="py-1 pr-2 font-mono text-xs">{r.paths.join(", ") || "—"}</td>
               </tr>
             ))}

@@ -1,11 +1,12 @@
 "use client";
 
-import { useId, useState } from "react";
+import { useState } from "react";
 import { pairChoicesAction } from "@/lib/actions/reports";
 import { useRowWindows } from "@/components/ui/useRowWindows";
 import { virtualItemStyle } from "@/components/ui/useWindowList";
 import type { PairChoice } from "@/lib/reports/pair-choice";
-import { COMPARE_FILTERS, TYPE_LABEL, type CompareFilter } from "@/lib/session-view/compare-rows";
+import type { CompareFilter } from "@/lib/session-view/compare-rows";
+import { CompareFilterSelect } from "@/components/compare/CompareFilterSelect";
 import { Button } from "@/components/ui/Button";
 import { DroppedPinsNote, PairChoiceRow, PinnedSummary } from "./PairPickerParts";
 
@@ -30,13 +31,6 @@ export interface PairPickerProps {
   onPin: (pair: PairChoice, pin: boolean) => void;
 }
 
-const filterWords = (f: CompareFilter, counts: Record<CompareFilter, number>) =>
-  f === "all"
-    ? `all (${counts.all})`
-    : f === "changes"
-      ? `all differences (${counts.changes})`
-      : `${TYPE_LABEL[f]} (${counts[f]})`;
-
 /**
  * The comparison's pairs to pin into a report: a virtualized list of the
  * pairs a filter shows, read a window at a time as it scrolls (as the
@@ -55,7 +49,6 @@ export function PairPicker({
   onPin,
 }: PairPickerProps) {
   const [filter, setFilter] = useState<CompareFilter>(initial.filter);
-  const filterId = useId();
   const total = counts[filter];
   const {
     parentRef,
@@ -101,24 +94,15 @@ export function PairPicker({
     <div>
       {dropped.length > 0 ? <DroppedPinsNote dropped={dropped} /> : null}
       <div className="mb-2 flex flex-wrap items-center gap-1.5 text-sm">
-        <label htmlFor={filterId} className="text-slate-600">
-          Show
-        </label>
-        <select
-          id={filterId}
-          value={filter}
-          onChange={(e) => {
-            setFilter(e.target.value as CompareFilter);
+        <CompareFilterSelect
+          filter={filter}
+          counts={counts}
+          onFilter={(next) => {
+            setFilter(next);
             virtualizer.scrollToOffset(0);
           }}
-          className="rounded-md border border-slate-300 bg-white px-2 py-1"
-        >
-          {COMPARE_FILTERS.map((f) => (
-            <option key={f} value={f}>
-              {filterWords(f, counts)}
-            </option>
-          ))}
-        </select>
+          labelClassName="text-slate-600"
+        />
       </div>
       {windowError ? (
         <p role="alert" className="mb-2 flex items-center gap-2 text-sm text-rose-700">

@@ -13,15 +13,12 @@ import { useActionForm } from "@/components/ui/useActionForm";
  * one, a comment) that marks it done, or Skip; either way the page moves on to the next item.
  */
 export function ReviewItemForm({
-  queueId,
+  queue: { id: queueId, labels, askScore },
   itemId,
-  labels,
-  askScore,
 }: {
-  queueId: string;
+  /** The queue: its labels to choose from, and whether it asks for a score. */
+  queue: { id: string; labels: string[]; askScore: boolean };
   itemId: string;
-  labels: string[];
-  askScore: boolean;
 }) {
   const router = useRouter();
   const form = useActionForm({ refresh: false });

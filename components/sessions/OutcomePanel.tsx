@@ -5,18 +5,16 @@ import Link from "next/link";
  * demo data, how to ask "what if" with nothing configured.
  */
 export function OutcomePanel({
-  sessionId,
-  outcome,
-  reason,
-  seq,
-  demo,
+  session: { id: sessionId, outcome, outcomeReason: reason, outcomeSeq: seq, demo },
   canReplay,
 }: {
-  sessionId: string;
-  outcome: string | null;
-  reason: string | null;
-  seq: number | null;
-  demo: boolean;
+  session: {
+    id: string;
+    outcome: string | null;
+    outcomeReason: string | null;
+    outcomeSeq: number | null;
+    demo: boolean;
+  };
   canReplay: boolean;
 }) {
   if (outcome !== "passed" && outcome !== "failed") return null;

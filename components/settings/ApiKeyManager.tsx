@@ -10,7 +10,7 @@ import { Card } from "@/components/ui/Card";
 import { TextField } from "@/components/ui/Field";
 import { ConfirmButton } from "@/components/ui/ConfirmButton";
 import { useActionForm } from "@/components/ui/useActionForm";
-import { DataTable } from "@/components/ui/DataTable";
+import { CardTable } from "@/components/ui/DataTable";
 
 export type ApiKeyRow = {
   id: string;
@@ -113,52 +113,50 @@ export function ApiKeyManager({ keys, createAction, revokeAction }: Props) {
       {keys.length === 0 ? (
         <EmptyState title="No API keys yet">Create a key above, then send it from your script or exporter.</EmptyState>
       ) : (
-        <Card as="div" padding="none" className="overflow-x-auto shadow-sm">
-          <DataTable
-            frame={false}
-            columns={[
-              "Name",
-              "Owner",
-              "Access",
-              "Prefix",
-              "Created",
-              "Last used",
-              "State",
-              { label: "Actions", srOnly: true },
-            ]}
-          >
-            {keys.map((k) => (
-              <tr key={k.id} data-testid="api-key-row">
-                <td className="px-4 py-2 font-medium text-slate-900">{k.name}</td>
-                <td className="px-4 py-2 text-slate-600">{k.owner ?? "the server (BRANCHPOINT_API_KEY)"}</td>
-                <td className="px-4 py-2 text-slate-600">{k.readOnly ? "read-only" : "owner's role"}</td>
-                <td className="px-4 py-2 font-mono text-slate-600">{k.prefix}…</td>
-                <td className="px-4 py-2 text-slate-600">{formatDateTime(k.createdAt)}</td>
-                <td className="px-4 py-2 text-slate-600">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "never"}</td>
-                <td className="px-4 py-2">
-                  {k.revokedAt ? (
-                    <Badge tone="bad">revoked {formatDateTime(k.revokedAt)}</Badge>
-                  ) : (
-                    <Badge tone="good">active</Badge>
-                  )}
-                </td>
-                <td className="px-4 py-2 text-right">
-                  {k.revokedAt ? null : (
-                    <ConfirmButton
-                      native
-                      size="sm"
-                      question={`Revoke "${k.name}"? Scripts using it will get 401 from now on.`}
-                      pending={pending}
-                      onConfirm={() => revoke.run(() => revokeAction({ id: k.id }))}
-                    >
-                      Revoke
-                    </ConfirmButton>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </DataTable>
-        </Card>
+        <CardTable
+          cardClassName="overflow-x-auto shadow-sm"
+          columns={[
+            "Name",
+            "Owner",
+            "Access",
+            "Prefix",
+            "Created",
+            "Last used",
+            "State",
+            { label: "Actions", srOnly: true },
+          ]}
+        >
+          {keys.map((k) => (
+            <tr key={k.id} data-testid="api-key-row">
+              <td className="px-4 py-2 font-medium text-slate-900">{k.name}</td>
+              <td className="px-4 py-2 text-slate-600">{k.owner ?? "the server (BRANCHPOINT_API_KEY)"}</td>
+              <td className="px-4 py-2 text-slate-600">{k.readOnly ? "read-only" : "owner's role"}</td>
+              <td className="px-4 py-2 font-mono text-slate-600">{k.prefix}…</td>
+              <td className="px-4 py-2 text-slate-600">{formatDateTime(k.createdAt)}</td>
+              <td className="px-4 py-2 text-slate-600">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : "never"}</td>
+              <td className="px-4 py-2">
+                {k.revokedAt ? (
+                  <Badge tone="bad">revoked {formatDateTime(k.revokedAt)}</Badge>
+                ) : (
+                  <Badge tone="good">active</Badge>
+                )}
+              </td>
+              <td className="px-4 py-2 text-right">
+                {k.revokedAt ? null : (
+                  <ConfirmButton
+                    native
+                    size="sm"
+                    question={`Revoke "${k.name}"? Scripts using it will get 401 from now on.`}
+                    pending={pending}
+                    onConfirm={() => revoke.run(() => revokeAction({ id: k.id }))}
+                  >
+                    Revoke
+                  </ConfirmButton>
+                )}
+              </td>
+            </tr>
+          ))}
+        </CardTable>
       )}
     </div>
   );

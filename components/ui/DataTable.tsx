@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { Card } from "./Card";
 import { ScrollFrame } from "./ScrollFrame";
 
 export type Column =
@@ -27,6 +28,17 @@ export const numberColumn = (label: string): Column => ({ label, align: "right" 
  */
 const SR_ONLY_HOLDER = "relative";
 
+type DataTableProps = {
+  columns: Column[];
+  children: ReactNode;
+  label?: string;
+  frame?: boolean;
+  dense?: boolean;
+  fixed?: boolean;
+  bodies?: boolean;
+  className?: string;
+};
+
 /**
  * The one table of the app: a header row from `columns` and the caller's rows
  * (`<tr>`s keyed by id), in a box that scrolls sideways when the table is wider
@@ -43,16 +55,7 @@ export function DataTable({
   fixed = false,
   bodies = false,
   className = "",
-}: {
-  columns: Column[];
-  children: ReactNode;
-  label?: string;
-  frame?: boolean;
-  dense?: boolean;
-  fixed?: boolean;
-  bodies?: boolean;
-  className?: string;
-}) {
+}: DataTableProps) {
   const table = (
     <table className={`w-full text-sm ${fixed ? "table-fixed" : ""} ${frame ? "" : className}`} aria-label={label}>
       <thead
@@ -89,5 +92,17 @@ export function DataTable({
     <ScrollFrame className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${className}`} label={label}>
       {table}
     </ScrollFrame>
+  );
+}
+
+/** A DataTable alone in a card (a list's table), `cardClassName` the card's classes. */
+export function CardTable({
+  cardClassName = "overflow-hidden",
+  ...table
+}: Omit<DataTableProps, "frame"> & { cardClassName?: string }) {
+  return (
+    <Card as="div" padding="none" className={cardClassName}>
+      <DataTable {...table} frame={false} />
+    </Card>
   );
 }

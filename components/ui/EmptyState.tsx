@@ -35,3 +35,12 @@ export function EmptyState({
     </div>
   );
 }
+
+/** What a page that works on recorded sessions shows before any is imported; `children` say what it needs them for. */
+export function NoSessionsYet({ children }: { children: ReactNode }) {
+  return (
+    <EmptyState title="No sessions yet" link={{ href: "/import", label: "Import sessions" }}>
+      {children}
+    </EmptyState>
+  );
+}

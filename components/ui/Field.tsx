@@ -50,6 +50,19 @@ export function Field({
   );
 }
 
+/**
+ * Binds text fields to a form's fields by name: `bind("seed", seed, setSeed)` gives a TextField its input's name,
+ * its value and setter, and what the server said about that field (`errorsOf`, by the same name).
+ */
+export const fieldBinder =
+  (errorsOf: (name: string) => string[] | undefined) =>
+  (name: string, value: string, onValue: (value: string) => void) => ({
+    name,
+    value,
+    onValue,
+    errors: errorsOf(name),
+  });
+
 /** What a TextField or a TextAreaField takes besides its control's own attributes (placeholder, rows, …). */
 type TextControlProps = {
   label: ReactNode;

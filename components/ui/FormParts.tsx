@@ -80,6 +80,15 @@ export function FormError({ error }: { error: ActionFormError | null }) {
   ) : null;
 }
 
+/** What went wrong, on a line of its own, read out as it appears (nothing when nothing did). */
+export function ErrorLine({ message, className = "" }: { message: ReactNode; className?: string }) {
+  return message ? (
+    <p role="alert" className={`${className} text-sm text-rose-700`.trim()}>
+      {message}
+    </p>
+  ) : null;
+}
+
 /** A grid form's submit button across its columns, and an error that belongs to no single field. */
 export function SubmitRow({
   label,

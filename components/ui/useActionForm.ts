@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, useTransition } from "react";
+import { useState, useTransition, type FormEvent } from "react";
 import type { ActionResult } from "@/lib/http/action";
 
 export type ActionFormError = {
@@ -38,11 +38,18 @@ export function useActionForm({ refresh = true }: { refresh?: boolean } = {}) {
       if (refresh) router.refresh();
     });
   }
+  /** A form's submit handler that runs the action in place of the browser's own submission. */
+  const onSubmit =
+    <T>(action: () => Promise<ActionResult<T>>, onOk?: (data: T) => void) =>
+    (event: FormEvent) => {
+      event.preventDefault();
+      run(action, onOk);
+    };
   /** The errors of one field (by its path), for `<Field errors=…>`. */
   const fieldErrors = (path: string): string[] | undefined => error?.fields[path];
   /** The error when no field carries it (show it beside the submit button). */
   const formError = error && Object.keys(error.fields).length === 0 ? error.message : null;
   /** Shows an error found before calling the action (input the browser could already tell is wrong). */
   const fail = (message: string) => setError({ code: "invalid_input", message, fields: {}, issues: [] });
-  return { pending, error, formError, fieldErrors, run, fail, reset: () => setError(null) };
+  return { pending, error, formError, fieldErrors, run, onSubmit, fail, reset: () => setError(null) };
 }

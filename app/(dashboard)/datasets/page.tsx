@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { Card } from "@/components/ui/Card";
-import { DataTable, numberColumn } from "@/components/ui/DataTable";
+import { CardTable, numberColumn } from "@/components/ui/DataTable";
 import { EmptyState } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { formatDateTime } from "@/lib/format";
@@ -26,43 +25,36 @@ export default async function DatasetsPage() {
           experiment can then replay exactly those sessions.
         </EmptyState>
       ) : (
-        <Card as="div" padding="none" className="overflow-hidden">
-          <DataTable
-            frame={false}
-            label="Datasets"
-            columns={[
-              "Dataset",
-              numberColumn("Sessions"),
-              { label: "Made by", className: "hidden sm:table-cell" },
-              { label: "Made", nowrap: true, className: "hidden sm:table-cell" },
-            ]}
-          >
-            {datasets.map((d) => (
-              <tr
-                key={d.id}
-                className="border-t border-slate-100 align-top hover:bg-slate-50"
-                data-testid="dataset-row"
-              >
-                <td className="px-3 py-2">
-                  <Link href={`/datasets/${d.id}`} className="font-medium break-words text-indigo-700 hover:underline">
-                    {d.name}
-                  </Link>
-                  {d.description ? (
-                    <p className="line-clamp-2 text-xs break-words text-slate-600">{d.description}</p>
-                  ) : null}
-                  <p className="text-xs text-slate-600 sm:hidden">
-                    {d.createdBy} · {formatDateTime(d.createdAt)}
-                  </p>
-                </td>
-                <td className="px-3 py-2 text-right tabular-nums">{d.size}</td>
-                <td className="hidden px-3 py-2 text-slate-700 sm:table-cell">{d.createdBy}</td>
-                <td className="hidden px-3 py-2 whitespace-nowrap text-slate-600 sm:table-cell">
-                  {formatDateTime(d.createdAt)}
-                </td>
-              </tr>
-            ))}
-          </DataTable>
-        </Card>
+        <CardTable
+          label="Datasets"
+          columns={[
+            "Dataset",
+            numberColumn("Sessions"),
+            { label: "Made by", className: "hidden sm:table-cell" },
+            { label: "Made", nowrap: true, className: "hidden sm:table-cell" },
+          ]}
+        >
+          {datasets.map((d) => (
+            <tr key={d.id} className="border-t border-slate-100 align-top hover:bg-slate-50" data-testid="dataset-row">
+              <td className="px-3 py-2">
+                <Link href={`/datasets/${d.id}`} className="font-medium break-words text-indigo-700 hover:underline">
+                  {d.name}
+                </Link>
+                {d.description ? (
+                  <p className="line-clamp-2 text-xs break-words text-slate-600">{d.description}</p>
+                ) : null}
+                <p className="text-xs text-slate-600 sm:hidden">
+                  {d.createdBy} · {formatDateTime(d.createdAt)}
+                </p>
+              </td>
+              <td className="px-3 py-2 text-right tabular-nums">{d.size}</td>
+              <td className="hidden px-3 py-2 text-slate-700 sm:table-cell">{d.createdBy}</td>
+              <td className="hidden px-3 py-2 whitespace-nowrap text-slate-600 sm:table-cell">
+                {formatDateTime(d.createdAt)}
+              </td>
+            </tr>
+          ))}
+        </CardTable>
       )}
     </>
   );

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AgentTabs } from "@/components/failures/AgentTabs";
 import { ClusterTable } from "@/components/failures/ClusterTable";
-import { EmptyState } from "@/components/ui/EmptyState";
+import { EmptyState, NoSessionsYet } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { plural } from "@/lib/format";
 import { pageContext } from "@/lib/http/page";
@@ -50,10 +50,10 @@ export default async function FailuresPage({ searchParams }: Props) {
         }
       />
       {agents.length === 0 ? (
-        <EmptyState title="No sessions yet" link={{ href: "/import", label: "Import sessions" }}>
+        <NoSessionsYet>
           Failures are grouped as sessions arrive: import recorded runs or point an exporter at{" "}
           <code className="font-mono">/v1/traces</code>.
-        </EmptyState>
+        </NoSessionsYet>
       ) : (
         <>
           <AgentTabs agents={agents} current={agent?.name ?? null} base="/failures" />

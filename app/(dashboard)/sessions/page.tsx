@@ -4,7 +4,7 @@ import { SavedViews } from "@/components/sessions/SavedViews";
 import { LiveTail } from "@/components/sessions/LiveTail";
 import { SessionFilters } from "@/components/sessions/SessionFilters";
 import { SessionTable } from "@/components/sessions/SessionTable";
-import { EmptyState } from "@/components/ui/EmptyState";
+import { EmptyState, NoSessionsYet } from "@/components/ui/EmptyState";
 import { Notice } from "@/components/ui/Notice";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
@@ -97,10 +97,10 @@ export default async function SessionsPage({
             .
           </EmptyState>
         ) : (
-          <EmptyState title="No sessions yet" link={{ href: "/import", label: "Import sessions" }}>
+          <NoSessionsYet>
             Import a recorded run: a native JSON session, an OpenAI chat log (τ-bench trajectories work as they are), or
             point an OpenTelemetry exporter at <code className="font-mono">/v1/traces</code>.
-          </EmptyState>
+          </NoSessionsYet>
         )
       ) : (
         <SessionTable

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { NewExperimentForm } from "@/components/experiments/NewExperimentForm";
-import { EmptyState } from "@/components/ui/EmptyState";
+import { NoSessionsYet } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { experimentChoices } from "@/lib/server/experiments/experiments";
@@ -16,7 +16,7 @@ export default async function NewExperimentPage({
 }) {
   const asked = (await searchParams).dataset;
   const { principal, prisma } = await pageContext();
-  const [{ policyVersions, presets, agentVersions, datasets }, { savedChecks }] = await Promise.all([
+  const [choices, { savedChecks }] = await Promise.all([
     experimentChoices(principal, {}, prisma),
     counterfactualFormOptions(principal, {}, prisma),
   ]);
@@ -27,17 +27,12 @@ export default async function NewExperimentPage({
         title="New experiment"
         subtitle="Replay the recorded sessions of one agent version, all or some, or a saved dataset, under a preset or a saved policy version, optionally with one edit across them."
       />
-      {agentVersions.length === 0 ? (
-        <EmptyState title="No sessions yet" link={{ href: "/import", label: "Import sessions" }}>
-          A cohort is the recorded sessions of one agent version; import some first.
-        </EmptyState>
+      {choices.agentVersions.length === 0 ? (
+        <NoSessionsYet>A cohort is the recorded sessions of one agent version; import some first.</NoSessionsYet>
       ) : (
         <NewExperimentForm
-          policyVersions={policyVersions}
-          presets={presets}
-          agentVersions={agentVersions}
+          {...choices}
           savedChecks={savedChecks}
-          datasets={datasets}
           {...(typeof asked === "string" ? { initialDatasetId: asked } : {})}
         />
       )}

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AgentTabs } from "@/components/failures/AgentTabs";
 import { CheckPassRates, DailyPassRates, VersionPassRates } from "@/components/failures/RegressionCharts";
-import { EmptyState } from "@/components/ui/EmptyState";
+import { EmptyState, NoSessionsYet } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { pageContext } from "@/lib/http/page";
 import { listClusterAgents } from "@/lib/server/clusters/clusters";
@@ -30,9 +30,7 @@ export default async function RegressionsPage({ searchParams }: Props) {
         ]}
       />
       {agents.length === 0 ? (
-        <EmptyState title="No sessions yet" link={{ href: "/import", label: "Import sessions" }}>
-          Pass rates appear once an agent&apos;s sessions are imported.
-        </EmptyState>
+        <NoSessionsYet>Pass rates appear once an agent&apos;s sessions are imported.</NoSessionsYet>
       ) : (
         <>
           <AgentTabs agents={agents} current={agent?.name ?? null} base="/failures/regressions" />

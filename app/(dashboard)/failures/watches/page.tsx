@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { AgentTabs } from "@/components/failures/AgentTabs";
-import { EmptyState } from "@/components/ui/EmptyState";
+import { EmptyState, NoSessionsYet } from "@/components/ui/EmptyState";
 import { PageHeader } from "@/components/ui/PageHeader";
 import { WatchForm } from "@/components/watches/WatchForm";
 import { WatchList } from "@/components/watches/WatchList";
@@ -33,9 +33,7 @@ export default async function WatchesPage({ searchParams }: Props) {
         subtitle="Tell your team when failures change: a new cluster, a cluster growing fast, a check's pass rate dropping, or a version that regressed. Each can post to a webhook and start an investigation."
       />
       {agents.length === 0 ? (
-        <EmptyState title="No sessions yet" link={{ href: "/import", label: "Import sessions" }}>
-          A watch is set on an agent: import its recorded runs first.
-        </EmptyState>
+        <NoSessionsYet>A watch is set on an agent: import its recorded runs first.</NoSessionsYet>
       ) : (
         <>
           <AgentTabs agents={agents} current={agent?.name ?? null} base="/failures/watches" />

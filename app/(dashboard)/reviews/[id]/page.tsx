@@ -120,13 +120,7 @@ export default async function ReviewQueuePage({ params, searchParams }: Props) {
                 </Link>
               </p>
             ) : canWrite ? (
-              <ReviewItemForm
-                key={current.id}
-                queueId={queue.id}
-                itemId={current.id}
-                labels={queue.labels}
-                askScore={queue.askScore}
-              />
+              <ReviewItemForm key={current.id} queue={queue} itemId={current.id} />
             ) : (
               <p className="text-sm text-slate-600">People with the analyst role review sessions; you can read them.</p>
             )}

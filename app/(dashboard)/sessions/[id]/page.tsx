@@ -127,14 +127,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
           </>
         }
       />
-      <OutcomePanel
-        sessionId={session.id}
-        outcome={session.outcome}
-        reason={session.outcomeReason}
-        seq={session.outcomeSeq}
-        demo={session.demo}
-        canReplay={can(principal, "replays.run")}
-      />
+      <OutcomePanel session={session} canReplay={can(principal, "replays.run")} />
       <dl className="mb-6 grid grid-cols-2 gap-px overflow-hidden rounded-lg border border-slate-200 bg-slate-200 sm:grid-cols-4 lg:grid-cols-8">
         {stats.map(([label, value]) => (
           <div key={label} className="bg-white px-3 py-2">
