@@ -64,6 +64,30 @@ export function withPreview({ shows: _, inputOnly, ...row }: RowOutline, preview
   return { ...row, preview, ...(inputOnly ? { inputOnly } : {}) };
 }
 
+type StepContent = { kind: string; input: unknown; output: unknown; error: unknown };
+
+/**
+ * The rows with their previews, from the content of the steps they show (read for these rows only): `read` gets
+ * the base seqs and the branch seqs shown and answers each side's content by them.
+ */
+export async function withPreviews(
+  rows: readonly RowOutline[],
+  read: (
+    baseSeqs: number[],
+    branchSeqs: number[],
+  ) => Promise<{ base: ReadonlyMap<number, StepContent>; branch: ReadonlyMap<number, StepContent> }>,
+): Promise<CompareRow[]> {
+  const contents = await read(
+    rows.flatMap((r) => (r.shows === "base" ? [r.baseSeq!] : [])),
+    rows.flatMap((r) => (r.shows === "branch" ? [r.branchSeq!] : [])),
+  );
+  return rows.map((r) => {
+    const content = r.shows === "base" ? contents.base.get(r.baseSeq!) : contents.branch.get(r.branchSeq!);
+    // A step gone meanwhile (a run that stored new steps since): its kind alone.
+    return withPreview(r, previewOf(content ?? { kind: r.kind, input: null, output: null, error: null }));
+  });
+}
+
 /**
  * A pair as a stored comparison keeps it (lib/db/stored-comparison.ts): what a row shows but its preview, where
  * its steps are in both runs, and its ranks, so that a filter's window, and the next or previous change from any

@@ -13,20 +13,19 @@ import { plainContents } from "@/lib/db/replay-window";
 import { storedPairs, storedPairsById, type PairRange } from "@/lib/db/stored-comparison";
 import { isTerminal, loadReplayMeta, type ReplayPageMeta } from "@/lib/db/replays";
 import { notFound, parseInput } from "@/lib/errors";
-import type { ComparisonMetrics, FirstDivergence } from "@/lib/replay";
+import type { FirstDivergence } from "@/lib/replay";
 import { defaultPickerFilter, pairChoice, type PairChoice } from "@/lib/reports/pair-choice";
 import { suggestValidityOf } from "@/lib/reports/snapshot";
 import type { ValiditySuggestion } from "@/lib/reports/validity";
 import {
   outlineOfStored,
-  previewOf,
-  withPreview,
+  withPreviews,
   type RowOutline,
   type StoredPair,
   positionIn,
   nextChangeRank,
 } from "@/lib/session-view/compare-pairs";
-import { PAIR_ID, type CompareFilter, type CompareRow } from "@/lib/session-view/compare-rows";
+import { PAIR_ID, type ComparisonPanels, type CompareFilter, type CompareRow } from "@/lib/session-view/compare-rows";
 import { COMPARE_ROWS_MAX, compareFindFields, compareWindowFields } from "@/lib/session-view/compare-input";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
@@ -48,23 +47,9 @@ export type ComparisonRowsInput = z.input<typeof ComparisonRowsInput>;
 export const ComparisonFindInput = z.object({ replayId: ReplayId, ...compareFindFields(PairId) });
 export type ComparisonFindInput = z.input<typeof ComparisonFindInput>;
 
-/** The rows with their previews, from the content of the steps they show (read for these rows only). */
-async function withPreviews(
-  prisma: Db,
-  ids: { sessionId: string; replayId: string },
-  rows: readonly RowOutline[],
-): Promise<CompareRow[]> {
-  const contents = await plainContents(
-    prisma,
-    ids,
-    rows.flatMap((r) => (r.shows === "base" ? [r.baseSeq!] : [])),
-    rows.flatMap((r) => (r.shows === "branch" ? [r.branchSeq!] : [])),
-  );
-  return rows.map((r) => {
-    const content = r.shows === "base" ? contents.base.get(r.baseSeq!) : contents.branch.get(r.branchSeq!);
-    // A step gone meanwhile (a run that stored new steps since): its kind alone.
-    return withPreview(r, previewOf(content ?? { kind: r.kind, input: null, output: null, error: null }));
-  });
+/** The rows with their previews, from the content of the base events and branch steps they show. */
+function previewRows(prisma: Db, ids: { sessionId: string; replayId: string }, rows: readonly RowOutline[]) {
+  return withPreviews(rows, (baseSeqs, branchIdxs) => plainContents(prisma, ids, baseSeqs, branchIdxs));
 }
 
 /** The stored range a filter's positions [from, to) are. */
@@ -74,16 +59,7 @@ function rangeOf(filter: CompareFilter, from: number, to: number): PairRange {
   return { by: "type", type: filter, from, to };
 }
 
-export interface ComparisonPageView extends ReplayPageMeta {
-  baseCount: number;
-  branchCount: number;
-  baseFinalOutput: unknown;
-  branchFinalOutput: unknown;
-  metrics: ComparisonMetrics;
-  firstDivergence: FirstDivergence | null;
-  /** Rows each filter shows. */
-  counts: ComparisonCounts;
-}
+export interface ComparisonPageView extends ReplayPageMeta, ComparisonPanels {}
 
 /** The comparison page's header and panels: everything but its rows. */
 export async function getComparisonPage(
@@ -129,7 +105,7 @@ export async function listComparisonRows(
   const { replayId, filter, cursor = 0, limit } = parseInput(ComparisonRowsInput, input);
   const current = await currentComparison(prisma, replayId);
   const { shown, ...window } = await windowOf(prisma, current, filter, cursor, limit);
-  return { ...window, rows: await withPreviews(prisma, current, shown) };
+  return { ...window, rows: await previewRows(prisma, current, shown) };
 }
 
 /** The rows at positions [cursor, cursor + limit) among those a filter shows, and where the next window starts. */
@@ -194,7 +170,7 @@ export async function findComparisonRow(
     if (!found) return null;
     position = filter === "all" ? found.position : next;
   }
-  const [row] = await withPreviews(prisma, current, [outlineOfStored(found!)]);
+  const [row] = await previewRows(prisma, current, [outlineOfStored(found!)]);
   return { position, row: row! };
 }
 

@@ -41,9 +41,8 @@ import {
   outlineOfStored,
   pairOutline,
   pairWindow,
-  previewOf,
   toStoredPairs,
-  withPreview,
+  withPreviews,
   type RowOutline,
   type StoredPair,
   positionIn,
@@ -52,6 +51,7 @@ import {
 import {
   COMPARE_FILTERS,
   PAIR_ID,
+  type ComparisonPanels,
   shownBy,
   type CompareFilter,
   type CompareRow,
@@ -197,23 +197,14 @@ async function align(prisma: Db, base: ComparedSession, branch: ComparedSession)
   };
 }
 
-/** The rows with their previews, from the content of the steps they show (read for these rows only). */
-async function withPreviews(prisma: Db, c: PairComparison, rows: readonly RowOutline[]): Promise<CompareRow[]> {
-  const [base, branch] = await Promise.all([
-    sessionPlainContents(
-      prisma,
-      c.base.id,
-      rows.flatMap((r) => (r.shows === "base" ? [r.baseSeq!] : [])),
-    ),
-    sessionPlainContents(
-      prisma,
-      c.branch.id,
-      rows.flatMap((r) => (r.shows === "branch" ? [r.branchSeq!] : [])),
-    ),
-  ]);
-  return rows.map((r) => {
-    const content = r.shows === "base" ? base.get(r.baseSeq!) : branch.get(r.branchSeq!);
-    return withPreview(r, previewOf(content ?? { kind: r.kind, input: null, output: null, error: null }));
+/** The rows with their previews, from the content of the steps of both sessions they show. */
+function previewRows(prisma: Db, c: PairComparison, rows: readonly RowOutline[]) {
+  return withPreviews(rows, async (baseSeqs, branchSeqs) => {
+    const [base, branch] = await Promise.all([
+      sessionPlainContents(prisma, c.base.id, baseSeqs),
+      sessionPlainContents(prisma, c.branch.id, branchSeqs),
+    ]);
+    return { base, branch };
   });
 }
 
@@ -233,16 +224,9 @@ export function presentComparedSession(s: ComparedSession) {
 }
 export type PresentedComparedSession = ReturnType<typeof presentComparedSession>;
 
-export interface SessionComparisonView {
+export interface SessionComparisonView extends ComparisonPanels {
   base: PresentedComparedSession;
   branch: PresentedComparedSession;
-  baseCount: number;
-  branchCount: number;
-  baseFinalOutput: unknown;
-  branchFinalOutput: unknown;
-  metrics: ComparisonMetrics;
-  firstDivergence: FirstDivergence | null;
-  counts: SessionComparisonCounts;
 }
 
 /** The comparison page's header and panels: everything but its rows. */
@@ -279,7 +263,7 @@ export async function listSessionComparisonRows(principal: Principal, input: Ses
     cursor,
     nextCursor: cursor + limit < total ? cursor + limit : null,
     total,
-    rows: await withPreviews(prisma, c, shown),
+    rows: await previewRows(prisma, c, shown),
   };
 }
 
@@ -317,7 +301,7 @@ export async function findSessionComparisonRow(
     }
     if (!found) return null;
   }
-  const [row] = await withPreviews(prisma, c, [outlineOfStored(found)]);
+  const [row] = await previewRows(prisma, c, [outlineOfStored(found)]);
   return { position, row: row! };
 }
 
