@@ -39,9 +39,8 @@ import { authorize } from "../authz";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
 import {
   LeaseLost,
-  runLeased,
-  runReplaysHere,
-  sleep,
+  runLeasedRow,
+  runReplaysUntil,
   type LeasedRun,
   type LeasedRunOptions,
   type LeasedRunOutcome,
@@ -280,24 +279,30 @@ export type FixSearchRunOutcome = LeasedRunOutcome;
  * Runs a fix's queued replays here until none is open (one another worker holds is waited for), then its
  * figures; null when the lease was lost on the way.
  */
-async function runToEnd(principal: Principal, prisma: Db, experimentId: string, leaseMs: number, lost: () => boolean) {
-  for (;;) {
-    if (!(await runReplaysHere(prisma, await queuedReplayIds(prisma, experimentId), leaseMs, lost))) return null;
-    await settleExperiment(prisma, experimentId);
-    const fix = (await fixOfExperiment(principal, { experimentId }, prisma))!;
-    if (fix.figures.done) return fix.figures.members;
-    if (lost()) return null;
-    await sleep(250);
-  }
+function runToEnd(principal: Principal, prisma: Db, experimentId: string, leaseMs: number, lost: () => boolean) {
+  return runReplaysUntil(prisma, leaseMs, lost, {
+    replayIds: () => queuedReplayIds(prisma, experimentId),
+    ended: async () => {
+      await settleExperiment(prisma, experimentId);
+      const fix = (await fixOfExperiment(principal, { experimentId }, prisma))!;
+      return fix.figures.done ? fix.figures.members : null;
+    },
+  });
 }
 
-const FIX_SEARCH_LEASE = {
-  claim: claimFixSearch,
-  renew: renewFixSearchLease,
-  save: saveFixSearchProgress,
-  finish: finishFixSearch,
-  release: releaseFixSearchLease,
-};
+const FIX_SEARCH_JOB = {
+  permission: "experiments.run",
+  find: findFixSearch,
+  label: "Smallest-fix search",
+  noun: "search",
+  store: {
+    claim: claimFixSearch,
+    renew: renewFixSearchLease,
+    save: saveFixSearchProgress,
+    finish: finishFixSearch,
+    release: releaseFixSearchLease,
+  },
+} as const;
 
 type FixSearchLeased = LeasedRun<
   Extract<FixSearchClaim, { kind: "claimed" }>,
@@ -318,15 +323,9 @@ export async function runFixSearch(
   prisma: Db,
   opts: FixSearchRunOptions = {},
 ): Promise<FixSearchRunOutcome> {
-  authorize(principal, "experiments.run");
-  const row = await findFixSearch(prisma, input.searchId);
-  if (!row) throw notFound("search", input.searchId);
-  return runLeased(prisma, row.id, opts, {
-    store: FIX_SEARCH_LEASE,
-    label: "Smallest-fix search",
-    noun: "search",
-    run: (leased: FixSearchLeased) => runClaimed(principal, prisma, row, leased),
-  });
+  return runLeasedRow(principal, prisma, input.searchId, opts, FIX_SEARCH_JOB, (row, leased: FixSearchLeased) =>
+    runClaimed(principal, prisma, row, leased),
+  );
 }
 
 async function runClaimed(

@@ -17,16 +17,13 @@ import {
   type InvestigationRow,
 } from "@/lib/db/investigations";
 import { isTerminal } from "@/lib/db/replays";
-import { notFound } from "@/lib/errors";
 import { type Edit, minimizeEdits, type Policy, runPassed, searchBlame, type ProbeOutcome } from "@/lib/replay";
-import { authorize } from "../authz";
 import type { Principal } from "../principal";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
 import {
   LeaseLost,
-  runLeased,
-  runReplaysHere,
-  sleep,
+  runLeasedRow,
+  runReplaysUntil,
   type LeasedRun,
   type LeasedRunOptions,
   type LeasedRunOutcome,
@@ -52,23 +49,28 @@ export type InvestigationRunOutcome = LeasedRunOutcome;
  * did not pass).
  */
 async function runProbeReplays(prisma: Db, replayIds: readonly string[], leaseMs: number, lost: () => boolean) {
-  for (;;) {
-    if (!(await runReplaysHere(prisma, replayIds, leaseMs, lost))) return;
-    const open = (await replayOutcomes(prisma, replayIds)).filter(
-      (o) => o.status === "queued" || o.status === "running",
-    );
-    if (open.length === 0 || lost()) return;
-    await sleep(250);
-  }
+  await runReplaysUntil(prisma, leaseMs, lost, {
+    replayIds: () => replayIds,
+    ended: async () => {
+      const outcomes = await replayOutcomes(prisma, replayIds);
+      return outcomes.some((o) => o.status === "queued" || o.status === "running") ? null : true;
+    },
+  });
 }
 
-const INVESTIGATION_LEASE = {
-  claim: claimInvestigation,
-  renew: renewInvestigationLease,
-  save: saveInvestigationProgress,
-  finish: finishInvestigation,
-  release: releaseInvestigationLease,
-};
+const INVESTIGATION_JOB = {
+  permission: "investigations.run",
+  find: findInvestigation,
+  label: "Investigation",
+  noun: "investigation",
+  store: {
+    claim: claimInvestigation,
+    renew: renewInvestigationLease,
+    save: saveInvestigationProgress,
+    finish: finishInvestigation,
+    release: releaseInvestigationLease,
+  },
+} as const;
 
 /**
  * Runs a queued investigation to its end (a job worker's unit) under a lease it renews (runLeased). The searches
@@ -84,15 +86,14 @@ export async function runInvestigation(
   prisma: Db,
   opts: InvestigationRunOptions = {},
 ): Promise<InvestigationRunOutcome> {
-  authorize(principal, "investigations.run");
-  const row = await findInvestigation(prisma, input.investigationId);
-  if (!row) throw notFound("investigation", input.investigationId);
-  return runLeased(prisma, row.id, opts, {
-    store: INVESTIGATION_LEASE,
-    label: "Investigation",
-    noun: "investigation",
-    run: (leased: InvestigationLeased) => runClaimed(principal, prisma, row, leased),
-  });
+  return runLeasedRow(
+    principal,
+    prisma,
+    input.investigationId,
+    opts,
+    INVESTIGATION_JOB,
+    (row, leased: InvestigationLeased) => runClaimed(principal, prisma, row, leased),
+  );
 }
 
 type ProbeRecord = BlameProbeRecord | MinimizeProbeRecord | StaleRecord;
