@@ -153,6 +153,33 @@ export function nextChangeRank(at: number, pair: StoredPair | null | undefined, 
   return rank >= 0 && rank < changes ? rank : null;
 }
 
+/**
+ * A row by its pair among the rows a filter shows (null when it does not show it), or with `direction` the next (1)
+ * or previous (−1) change from it (from the top or the bottom without a pair; null when there is none that way).
+ * `pairAt` reads the pair at position `k` among those a filter shows: in "all" the change is found by its rank
+ * among the changes, elsewhere by its position in the filter.
+ */
+export async function findPair(
+  filter: CompareFilter,
+  from: StoredPair | undefined,
+  direction: 1 | -1 | undefined,
+  counts: Record<CompareFilter, number>,
+  pairAt: (among: CompareFilter, k: number) => Promise<StoredPair | undefined> | StoredPair | undefined,
+): Promise<{ position: number; pair: StoredPair } | null> {
+  const at = from ? positionIn(filter, from) : -1;
+  if (direction === undefined) return at < 0 || !from ? null : { position: at, pair: from };
+  // The filters of one type of change show only changes; "unreached" shows none.
+  if (filter === "unreached") return null;
+  if (filter === "all") {
+    const rank = nextChangeRank(at, from, direction, counts.changes);
+    const pair = rank === null ? undefined : await pairAt("changes", rank);
+    return pair ? { position: pair.position, pair } : null;
+  }
+  const k = at >= 0 ? at + direction : direction === 1 ? 0 : counts[filter] - 1;
+  const pair = k >= 0 && k < counts[filter] ? await pairAt(filter, k) : undefined;
+  return pair ? { position: k, pair } : null;
+}
+
 /** The pairs as stored, in one pass. */
 export function toStoredPairs(pairs: readonly AlignedPair[]): StoredPair[] {
   const byType = new Map<string, number>();

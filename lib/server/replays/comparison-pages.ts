@@ -17,14 +17,7 @@ import type { FirstDivergence } from "@/lib/replay";
 import { defaultPickerFilter, pairChoice, type PairChoice } from "@/lib/reports/pair-choice";
 import { suggestValidityOf } from "@/lib/reports/snapshot";
 import type { ValiditySuggestion } from "@/lib/reports/validity";
-import {
-  outlineOfStored,
-  withPreviews,
-  type RowOutline,
-  type StoredPair,
-  positionIn,
-  nextChangeRank,
-} from "@/lib/session-view/compare-pairs";
+import { findPair, outlineOfStored, withPreviews, type RowOutline } from "@/lib/session-view/compare-pairs";
 import { PAIR_ID, type ComparisonPanels, type CompareFilter, type CompareRow } from "@/lib/session-view/compare-rows";
 import { COMPARE_ROWS_MAX, compareFindFields, compareWindowFields } from "@/lib/session-view/compare-input";
 import { authorize } from "../authz";
@@ -120,28 +113,6 @@ async function windowOf(prisma: Db, current: CurrentComparison, filter: CompareF
 export type FoundRow = { position: number; row: CompareRow };
 
 /**
- * The position among the rows a filter shows of the next (1) or previous (−1) change after the one at `at`
- * (`pair`: the pair there; −1: from the top or the bottom), or null when there is none that way.
- */
-function nextChangePosition(
-  current: CurrentComparison,
-  filter: CompareFilter,
-  pair: StoredPair | null,
-  at: number,
-  direction: 1 | -1,
-): number | null {
-  // The filters of one type of change show only changes; "unreached" shows none.
-  if (filter === "unreached") return null;
-  const total = current.counts[filter];
-  if (filter !== "all") {
-    const k = at >= 0 ? at + direction : direction === 1 ? 0 : total - 1;
-    return k >= 0 && k < total ? k : null;
-  }
-  // "all": by rank among the changes, found by the caller (see findComparisonRow).
-  return nextChangeRank(at, pair, direction, current.counts.changes);
-}
-
-/**
  * A row by pair id among the rows a filter shows (null when it does not show
  * it), or with `direction` the next or previous change from it (from the top
  * or the bottom without a pair; null when there is none that way).
@@ -155,23 +126,13 @@ export async function findComparisonRow(
   const { replayId, filter, pair, direction } = parseInput(ComparisonFindInput, input);
   const current = await currentComparison(prisma, replayId);
   const [from] = pair === undefined ? [] : await storedPairsById(prisma, replayId, [pair]);
-  const at = from ? positionIn(filter, from) : -1;
-  let found: StoredPair | undefined;
-  let position: number;
-  if (direction === undefined) {
-    if (at < 0) return null;
-    found = from;
-    position = at;
-  } else {
-    const next = nextChangePosition(current, filter, from ?? null, at, direction);
-    if (next === null) return null;
-    // In "all" the change is found by its rank among the changes; elsewhere by its position in the filter.
-    [found] = await storedPairs(prisma, replayId, rangeOf(filter === "all" ? "changes" : filter, next, next + 1));
-    if (!found) return null;
-    position = filter === "all" ? found.position : next;
-  }
-  const [row] = await previewRows(prisma, current, [outlineOfStored(found!)]);
-  return { position, row: row! };
+  const found = await findPair(filter, from, direction, current.counts, async (among, k) => {
+    const [p] = await storedPairs(prisma, replayId, rangeOf(among, k, k + 1));
+    return p;
+  });
+  if (!found) return null;
+  const [row] = await previewRows(prisma, current, [outlineOfStored(found.pair)]);
+  return { position: found.position, row: row! };
 }
 
 /** Pairs per window of the report form's pair picker: the first is sent with the page, the others load as it scrolls. */

@@ -43,10 +43,9 @@ import {
   pairWindow,
   toStoredPairs,
   withPreviews,
+  findPair,
   type RowOutline,
   type StoredPair,
-  positionIn,
-  nextChangeRank,
 } from "@/lib/session-view/compare-pairs";
 import {
   COMPARE_FILTERS,
@@ -280,29 +279,10 @@ export async function findSessionComparisonRow(
   const { sessionId, otherId, filter, pair, direction } = parseInput(SessionComparisonFindInput, input);
   const c = await pairComparison(prisma, sessionId, otherId);
   const from = pair === undefined ? undefined : c.byId.get(pair);
-  const at = from ? positionIn(filter, from) : -1;
-  let found: StoredPair | undefined;
-  let position: number;
-  if (direction === undefined) {
-    if (at < 0 || !from) return null;
-    found = from;
-    position = at;
-  } else {
-    if (filter === "unreached") return null;
-    if (filter === "all") {
-      const rank = nextChangeRank(at, from, direction, c.counts.changes);
-      if (rank === null) return null;
-      found = c.shown.changes[rank];
-      position = found?.position ?? -1;
-    } else {
-      const k = at >= 0 ? at + direction : direction === 1 ? 0 : c.counts[filter] - 1;
-      found = c.shown[filter][k];
-      position = k;
-    }
-    if (!found) return null;
-  }
-  const [row] = await previewRows(prisma, c, [outlineOfStored(found)]);
-  return { position, row: row! };
+  const found = await findPair(filter, from, direction, c.counts, (among, k) => c.shown[among][k]);
+  if (!found) return null;
+  const [row] = await previewRows(prisma, c, [outlineOfStored(found.pair)]);
+  return { position: found.position, row: row! };
 }
 
 /** Both sides of one aligned pair with their full inputs, and the paths at which they differ. */
