@@ -38,7 +38,6 @@ import { CohortEdit, minimizeEdits, Policy } from "@/lib/replay";
 import { authorize } from "../authz";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
 import {
-  LeaseLost,
   runLeasedRow,
   runReplaysUntil,
   type LeasedRun,
@@ -378,7 +377,7 @@ async function runClaimed(
           prisma,
           {
             alongside: async (tx, id) => {
-              if (!(await holdsFixSearchLease(tx, row.id, owner))) throw new LeaseLost("Smallest-fix search", row.id);
+              if (!(await holdsFixSearchLease(tx, row.id, owner))) throw leased.lost();
               await saveFixSearchPending(tx, row.id, owner, { key, experimentId: id });
             },
           },
@@ -386,7 +385,7 @@ async function runClaimed(
         experimentId = started.experimentId;
       }
       const m = await runToEnd(principal, prisma, experimentId, leaseMs, gone);
-      if (!m || gone()) throw new LeaseLost("Smallest-fix search", row.id);
+      if (!m || gone()) throw leased.lost();
       const probe = { kept: [...kept], fixed: m.count, of: m.judged, fixes: false, experimentId };
       // The first probe is the whole change (ddmin tests it first): its share is the one to keep.
       target ??= shareOf(probe);
@@ -394,7 +393,7 @@ async function runClaimed(
       records.push(probe);
       done.set(key, probe);
       const cancelRequested = await leased.save();
-      if (gone()) throw new LeaseLost("Smallest-fix search", row.id);
+      if (gone()) throw leased.lost();
       cancelled = cancelRequested;
       return probe.fixes;
     },

@@ -21,7 +21,6 @@ import { type Edit, minimizeEdits, type Policy, runPassed, searchBlame, type Pro
 import type { Principal } from "../principal";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
 import {
-  LeaseLost,
   runLeasedRow,
   runReplaysUntil,
   type LeasedRun,
@@ -118,6 +117,7 @@ interface ClaimedRun {
   stop: () => boolean;
   /** The lease is gone (found on saving, or by the heartbeat). */
   gone: () => boolean;
+  lost: InvestigationLeased["lost"];
   cancelled: () => boolean;
 }
 
@@ -153,14 +153,14 @@ async function runClaimed(
         },
         prisma,
         async (tx, ids) => {
-          if (!(await holdsInvestigationLease(tx, row.id, owner))) throw new LeaseLost("Investigation", row.id);
+          if (!(await holdsInvestigationLease(tx, row.id, owner))) throw leased.lost();
           await savePendingProbe(tx, row.id, owner, { key, replayIds: ids });
         },
       );
       replayIds = started.trialIds ?? [started.id];
     }
     await runProbeReplays(prisma, replayIds, leaseMs, gone);
-    if (gone()) throw new LeaseLost("Investigation", row.id);
+    if (gone()) throw leased.lost();
     const outcomes = await replayOutcomes(prisma, replayIds);
     const passes = outcomes.filter((o) => isTerminal(o.status) && runPassed(o.verdicts?.branch) === true).length;
     return { passes, trials: replayIds.length, replayIds };
@@ -176,6 +176,7 @@ async function runClaimed(
     finish: leased.finish,
     stop: () => cancelled || gone(),
     gone,
+    lost: leased.lost,
     cancelled: () => cancelled,
   };
   if (row.kind === "stale") return await runStale(run, prisma);
@@ -185,11 +186,11 @@ async function runClaimed(
 
 /** A stale check: each recorded tool answer asked again. */
 async function runStale(run: ClaimedRun, prisma: Db): Promise<InvestigationRunOutcome> {
-  const { row, params, records, save, finish } = run;
+  const { params, records, save, finish } = run;
   const staleRecords = records as StaleRecord[];
   const end = await runStaleCheck(params, prisma, staleRecords, async () => {
     await save();
-    if (run.gone()) throw new LeaseLost("Investigation", row.id);
+    if (run.gone()) throw run.lost();
     return run.cancelled();
   });
   const count = (state: StaleRecord["state"]) => staleRecords.filter((r) => r.state === state).length;

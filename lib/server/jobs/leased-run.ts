@@ -100,6 +100,8 @@ export interface LeasedRun<C, P, S extends string> {
   records: P[];
   /** The lease is gone (found on saving, or by the heartbeat). */
   gone: () => boolean;
+  /** What a run throws on finding its lease gone: LeaseLost, naming the row. */
+  lost: () => LeaseLost;
   /** Stores the records; answers whether a cancel was asked for. */
   save: () => Promise<boolean>;
   /** Ends the row: `ran`, or `lease_lost` when the lease was gone (nothing written). */
@@ -207,6 +209,7 @@ export async function runLeased<C extends { kind: "claimed"; attempts: number; p
     earlier,
     records,
     gone: () => lostOnSave || leaseLost,
+    lost: () => new LeaseLost(label, id),
     save: async () => {
       const saved = await store.save(prisma, id, owner, records);
       if (!saved.held) lostOnSave = true;
