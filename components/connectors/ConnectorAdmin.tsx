@@ -1,21 +1,15 @@
 "use client";
 
 import { useState } from "react";
+import type { ConnectorRow } from "@/lib/db/connectors";
 import { deleteConnectorAction, editConnectorAction } from "@/lib/actions/connectors";
 import { Button } from "@/components/ui/Button";
 import { ConfirmButton } from "@/components/ui/ConfirmButton";
 import { FormError, GridFields, SubmitRow } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 
-type Editable = {
-  id: string;
-  name: string;
-  kind: string;
-  baseUrl: string;
-  publicKey: string | null;
-  project: string | null;
-  secretKeyEnv: string;
-};
+/** What the form edits: the connector's row but for who made it and when. */
+type Editable = Omit<ConnectorRow, "createdBy" | "createdAt">;
 
 /** Edit (a form of the connector's fields, its kind aside) and Delete (after asking) of one connector; admins only. */
 export function ConnectorAdmin({ connector }: { connector: Editable }) {

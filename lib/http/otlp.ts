@@ -6,6 +6,8 @@ import { decodeOtlpJson, decodeOtlpProtobuf, gunzipIfNeeded, type OtlpSpan } fro
 import { decodeOtlpLogsJson, decodeOtlpLogsProtobuf, genAiLogEvents, type SpanLogEvent } from "@/lib/ingest/otlp/logs";
 import { exportLogsServiceResponseType } from "@/lib/ingest/otlp/proto";
 import type { ImportIssue } from "@/lib/ingest/types";
+import type { Db } from "@/lib/db";
+import type { Principal } from "@/lib/server/principal";
 import { AppError } from "@/lib/errors";
 import { readBodyBytes, toAppError } from "./api";
 
@@ -153,7 +155,7 @@ export function otlpAnswerError(error: unknown, request: Request): Response {
  * Stores what an export holds through `ingest`, given the import format the request's encoding names, in the import
  * slot; a refusal is a 400 whose message lists the issues after `intro`.
  */
-export async function storeOtlpExport(
+async function storeOtlpExport(
   encoding: OtlpEncoding,
   intro: string,
   ingest: (format: "otlp-json" | "otlp-protobuf") => Promise<{ ok: true } | { ok: false; issues: ImportIssue[] }>,
@@ -161,6 +163,38 @@ export async function storeOtlpExport(
   const format = encoding === "json" ? "otlp-json" : "otlp-protobuf";
   const result = await withImportSlot(() => ingest(format));
   if (!result.ok) throw new AppError("invalid_input", describeIssues(intro, result.issues), result.issues);
+}
+
+/** How one OTLP signal's export (traces, logs) is read, stored and answered. */
+export interface OtlpExport<D> {
+  /** The body as the signal's records; throws the 400 or 413 of a bad export. */
+  decode: (bytes: Uint8Array, contentEncoding: string | null, encoding: OtlpEncoding) => D;
+  /** Whether the export holds anything to store (an empty one is answered without opening the import slot). */
+  holdsRecords: (decoded: D) => boolean;
+  /** Heads the issues of an export the store refuses. */
+  intro: string;
+  ingest: (
+    decoded: D,
+    format: "otlp-json" | "otlp-protobuf",
+    ctx: { principal: Principal; prisma: Db },
+  ) => Promise<{ ok: true } | { ok: false; issues: ImportIssue[] }>;
+  /** The success answer, in the request's encoding. */
+  respond: (encoding: OtlpEncoding, decoded: D) => Response;
+}
+
+/**
+ * The handler of an OTLP/HTTP export route: the request's encoding (415 for another), its body decoded, what it
+ * holds stored in the import slot, then the signal's answer.
+ */
+export function otlpExportHandler<D>(signal: OtlpExport<D>) {
+  return async ({ request, prisma, principal }: { request: Request; prisma: Db; principal: Principal }) => {
+    const encoding = otlpEncoding(request);
+    const { bytes, contentEncoding } = await readTraceBody(request);
+    const decoded = signal.decode(bytes, contentEncoding, encoding);
+    if (signal.holdsRecords(decoded))
+      await storeOtlpExport(encoding, signal.intro, (format) => signal.ingest(decoded, format, { principal, prisma }));
+    return signal.respond(encoding, decoded);
+  };
 }
 
 // --- Decoding an export ----------------------------------------------------------

@@ -9,14 +9,9 @@
 import type PgBoss from "pg-boss";
 import type { Database } from "@/lib/db/client";
 import { staleSendingAttempts, watchesToSweep } from "@/lib/db/watches";
+import type { WatchJob } from "@/lib/watches/jobs";
 
-/** Watch work (lib/server/job-queue.ts `WatchJob`). */
-export type WatchJob =
-  | { kind: "evaluate"; agentIds: string[] }
-  | { kind: "owed"; watchId: string; owedSince: string }
-  | { kind: "sweep"; watchIds: string[] }
-  | { kind: "deliver"; triggerId: string; attempt: number }
-  | { kind: "report"; triggerId: string; round: number };
+export type { WatchJob };
 
 export type WatchHandler = (prisma: Database["prisma"], job: WatchJob) => Promise<void>;
 

@@ -10,6 +10,7 @@
  * With nothing plugged in (tests, scripts), the operations run the work in the
  * call that made it instead.
  */
+import type { WatchJob } from "@/lib/watches/jobs";
 
 /** An investigation to run, on behalf of whoever started it; `fix-search`: a cluster's smallest-fix search, run alike. */
 export interface QueuedInvestigation {
@@ -24,17 +25,8 @@ export interface QueuedInvestigation {
  */
 export type CheckJob = { kind: "import"; sessionIds: string[] } | { kind: "backfill"; attachmentId: string };
 
-/**
- * Watch work: evaluate the watches of agents whose sessions arrived, a watch's evaluation owed at its window's end
- * (queued to start then), the sweep's evaluations of watches whose window passed, deliver one webhook attempt of a
- * trigger, or look whether a trigger's investigations finished and write its draft report.
- */
-export type WatchJob =
-  | { kind: "evaluate"; agentIds: string[] }
-  | { kind: "owed"; watchId: string; owedSince: string }
-  | { kind: "sweep"; watchIds: string[] }
-  | { kind: "deliver"; triggerId: string; attempt: number }
-  | { kind: "report"; triggerId: string; round: number };
+/** Watch work (lib/watches/jobs.ts: the durable queue carries the same type). */
+export type { WatchJob };
 
 export interface JobQueue {
   /** Puts replays on the queue; a worker runs each under a lease. Called once their rows are committed. */

@@ -64,6 +64,30 @@ export function withPreview({ shows: _, inputOnly, ...row }: RowOutline, preview
   return { ...row, preview, ...(inputOnly ? { inputOnly } : {}) };
 }
 
+type StepContent = { kind: string; input: unknown; output: unknown; error: unknown };
+
+/**
+ * The rows with their previews, from the content of the steps they show (read for these rows only): `read` gets
+ * the base seqs and the branch seqs shown and answers each side's content by them.
+ */
+export async function withPreviews(
+  rows: readonly RowOutline[],
+  read: (
+    baseSeqs: number[],
+    branchSeqs: number[],
+  ) => Promise<{ base: ReadonlyMap<number, StepContent>; branch: ReadonlyMap<number, StepContent> }>,
+): Promise<CompareRow[]> {
+  const contents = await read(
+    rows.flatMap((r) => (r.shows === "base" ? [r.baseSeq!] : [])),
+    rows.flatMap((r) => (r.shows === "branch" ? [r.branchSeq!] : [])),
+  );
+  return rows.map((r) => {
+    const content = r.shows === "base" ? contents.base.get(r.baseSeq!) : contents.branch.get(r.branchSeq!);
+    // A step gone meanwhile (a run that stored new steps since): its kind alone.
+    return withPreview(r, previewOf(content ?? { kind: r.kind, input: null, output: null, error: null }));
+  });
+}
+
 /**
  * A pair as a stored comparison keeps it (lib/db/stored-comparison.ts): what a row shows but its preview, where
  * its steps are in both runs, and its ranks, so that a filter's window, and the next or previous change from any
@@ -127,6 +151,33 @@ export function nextChangeRank(at: number, pair: StoredPair | null | undefined, 
         ? 0
         : changes - 1;
   return rank >= 0 && rank < changes ? rank : null;
+}
+
+/**
+ * A row by its pair among the rows a filter shows (null when it does not show it), or with `direction` the next (1)
+ * or previous (−1) change from it (from the top or the bottom without a pair; null when there is none that way).
+ * `pairAt` reads the pair at position `k` among those a filter shows: in "all" the change is found by its rank
+ * among the changes, elsewhere by its position in the filter.
+ */
+export async function findPair(
+  filter: CompareFilter,
+  from: StoredPair | undefined,
+  direction: 1 | -1 | undefined,
+  counts: Record<CompareFilter, number>,
+  pairAt: (among: CompareFilter, k: number) => Promise<StoredPair | undefined> | StoredPair | undefined,
+): Promise<{ position: number; pair: StoredPair } | null> {
+  const at = from ? positionIn(filter, from) : -1;
+  if (direction === undefined) return at < 0 || !from ? null : { position: at, pair: from };
+  // The filters of one type of change show only changes; "unreached" shows none.
+  if (filter === "unreached") return null;
+  if (filter === "all") {
+    const rank = nextChangeRank(at, from, direction, counts.changes);
+    const pair = rank === null ? undefined : await pairAt("changes", rank);
+    return pair ? { position: pair.position, pair } : null;
+  }
+  const k = at >= 0 ? at + direction : direction === 1 ? 0 : counts[filter] - 1;
+  const pair = k >= 0 && k < counts[filter] ? await pairAt(filter, k) : undefined;
+  return pair ? { position: k, pair } : null;
 }
 
 /** The pairs as stored, in one pass. */

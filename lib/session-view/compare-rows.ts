@@ -1,4 +1,4 @@
-import type { AlignedPair } from "@/lib/replay";
+import type { AlignedPair, ComparisonMetrics, FirstDivergence } from "@/lib/replay";
 
 /** One line of the comparison list (the server sends them a window at a time). */
 export interface CompareRow {
@@ -17,6 +17,18 @@ export interface CompareRow {
 }
 
 /** A pair's id: `p<base>-<branch>` (a pair), `i<branch>` (inserted in the branch), `r<base>` (removed from it). */
+/** What a comparison page shows above its rows, of a replay against its base or of two sessions. */
+export interface ComparisonPanels {
+  baseCount: number;
+  branchCount: number;
+  baseFinalOutput: unknown;
+  branchFinalOutput: unknown;
+  metrics: ComparisonMetrics;
+  firstDivergence: FirstDivergence | null;
+  /** Rows each filter shows. */
+  counts: Record<CompareFilter, number>;
+}
+
 export const PAIR_ID = /^(p\d+-\d+|i\d+|r\d+)$/;
 
 export const COMPARE_FILTERS = ["all", "changes", "changed", "inserted", "removed", "unreached"] as const;

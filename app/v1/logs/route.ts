@@ -1,11 +1,4 @@
-import {
-  decodeLogsExport,
-  otlpAnswerError,
-  otlpEncoding,
-  otlpLogsResponse,
-  readTraceBody,
-  storeOtlpExport,
-} from "@/lib/http/otlp";
+import { decodeLogsExport, otlpAnswerError, otlpExportHandler, otlpLogsResponse } from "@/lib/http/otlp";
 import { route } from "@/lib/http/route";
 import { ingestOtlpLogs } from "@/lib/server/sessions/sessions";
 
@@ -17,14 +10,11 @@ import { ingestOtlpLogs } from "@/lib/server/sessions/sessions";
  */
 export const POST = route(
   { accept: ["trace_key"], authorize: "sessions.import", answerError: otlpAnswerError },
-  async ({ request, prisma, principal }) => {
-    const encoding = otlpEncoding(request);
-    const { bytes, contentEncoding } = await readTraceBody(request);
-    const { events, unattached } = decodeLogsExport(bytes, contentEncoding, encoding);
-    if (events.length > 0)
-      await storeOtlpExport(encoding, "Some spans cannot take these events", (format) =>
-        ingestOtlpLogs(principal, { events, format }, prisma),
-      );
-    return otlpLogsResponse(encoding, unattached);
-  },
+  otlpExportHandler({
+    decode: decodeLogsExport,
+    holdsRecords: ({ events }) => events.length > 0,
+    intro: "Some spans cannot take these events",
+    ingest: ({ events }, format, { principal, prisma }) => ingestOtlpLogs(principal, { events, format }, prisma),
+    respond: (encoding, { unattached }) => otlpLogsResponse(encoding, unattached),
+  }),
 );

@@ -1,11 +1,4 @@
-import {
-  decodeTraceExport,
-  otlpAnswerError,
-  otlpEncoding,
-  otlpSuccessResponse,
-  readTraceBody,
-  storeOtlpExport,
-} from "@/lib/http/otlp";
+import { decodeTraceExport, otlpAnswerError, otlpExportHandler, otlpSuccessResponse } from "@/lib/http/otlp";
 import { route } from "@/lib/http/route";
 import { ingestOtlpSpans } from "@/lib/server/sessions/sessions";
 
@@ -17,14 +10,11 @@ import { ingestOtlpSpans } from "@/lib/server/sessions/sessions";
  */
 export const POST = route(
   { accept: ["trace_key"], authorize: "sessions.import", answerError: otlpAnswerError },
-  async ({ request, prisma, principal }) => {
-    const encoding = otlpEncoding(request);
-    const { bytes, contentEncoding } = await readTraceBody(request);
-    const spans = decodeTraceExport(bytes, contentEncoding, encoding);
-    if (spans.length > 0)
-      await storeOtlpExport(encoding, "Some spans have missing or mistyped attributes", (format) =>
-        ingestOtlpSpans(principal, { spans, format }, prisma),
-      );
-    return otlpSuccessResponse(encoding);
-  },
+  otlpExportHandler({
+    decode: decodeTraceExport,
+    holdsRecords: (spans) => spans.length > 0,
+    intro: "Some spans have missing or mistyped attributes",
+    ingest: (spans, format, { principal, prisma }) => ingestOtlpSpans(principal, { spans, format }, prisma),
+    respond: (encoding) => otlpSuccessResponse(encoding),
+  }),
 );

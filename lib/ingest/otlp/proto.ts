@@ -9,25 +9,36 @@ import protobuf from "protobufjs/light.js";
 // Fields added for profiles only (`*_strindex`) and `Resource.entity_refs` are
 // left out: protobuf skips unknown fields, so payloads that carry them decode.
 
-const descriptor = {
-  nested: {
-    ExportTraceServiceRequest: {
-      fields: { resourceSpans: { rule: "repeated", type: "ResourceSpans", id: 1 } },
+/**
+ * The three messages every signal's export wraps its records in, alike but for their names: the request (its
+ * records by resource, `resource<Signal>`), one resource's (by instrumentation scope, `scope<Signal>`) and one
+ * scope's, whose `records` field holds the signal's own message.
+ */
+function exportEnvelope(request: string, signal: string, records: string, recordType: string) {
+  return {
+    [request]: {
+      fields: { [`resource${signal}`]: { rule: "repeated", type: `Resource${signal}`, id: 1 } },
     },
-    ResourceSpans: {
+    [`Resource${signal}`]: {
       fields: {
         resource: { type: "Resource", id: 1 },
-        scopeSpans: { rule: "repeated", type: "ScopeSpans", id: 2 },
+        [`scope${signal}`]: { rule: "repeated", type: `Scope${signal}`, id: 2 },
         schemaUrl: { type: "string", id: 3 },
       },
     },
-    ScopeSpans: {
+    [`Scope${signal}`]: {
       fields: {
         scope: { type: "InstrumentationScope", id: 1 },
-        spans: { rule: "repeated", type: "Span", id: 2 },
+        [records]: { rule: "repeated", type: recordType, id: 2 },
         schemaUrl: { type: "string", id: 3 },
       },
     },
+  };
+}
+
+const descriptor = {
+  nested: {
+    ...exportEnvelope("ExportTraceServiceRequest", "Spans", "spans", "Span"),
     Span: {
       fields: {
         traceId: { type: "bytes", id: 1 },
@@ -84,23 +95,7 @@ const descriptor = {
       },
     },
     // The logs export (collector/logs/v1/logs_service.proto, logs/v1/logs.proto): what /v1/logs reads.
-    ExportLogsServiceRequest: {
-      fields: { resourceLogs: { rule: "repeated", type: "ResourceLogs", id: 1 } },
-    },
-    ResourceLogs: {
-      fields: {
-        resource: { type: "Resource", id: 1 },
-        scopeLogs: { rule: "repeated", type: "ScopeLogs", id: 2 },
-        schemaUrl: { type: "string", id: 3 },
-      },
-    },
-    ScopeLogs: {
-      fields: {
-        scope: { type: "InstrumentationScope", id: 1 },
-        logRecords: { rule: "repeated", type: "LogRecord", id: 2 },
-        schemaUrl: { type: "string", id: 3 },
-      },
-    },
+    ...exportEnvelope("ExportLogsServiceRequest", "Logs", "logRecords", "LogRecord"),
     LogRecord: {
       fields: {
         timeUnixNano: { type: "fixed64", id: 1 },

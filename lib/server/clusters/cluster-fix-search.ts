@@ -38,10 +38,8 @@ import { CohortEdit, minimizeEdits, Policy } from "@/lib/replay";
 import { authorize } from "../authz";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
 import {
-  LeaseLost,
-  runLeased,
-  runReplaysHere,
-  sleep,
+  runLeasedRow,
+  runReplaysUntil,
   type LeasedRun,
   type LeasedRunOptions,
   type LeasedRunOutcome,
@@ -280,24 +278,30 @@ export type FixSearchRunOutcome = LeasedRunOutcome;
  * Runs a fix's queued replays here until none is open (one another worker holds is waited for), then its
  * figures; null when the lease was lost on the way.
  */
-async function runToEnd(principal: Principal, prisma: Db, experimentId: string, leaseMs: number, lost: () => boolean) {
-  for (;;) {
-    if (!(await runReplaysHere(prisma, await queuedReplayIds(prisma, experimentId), leaseMs, lost))) return null;
-    await settleExperiment(prisma, experimentId);
-    const fix = (await fixOfExperiment(principal, { experimentId }, prisma))!;
-    if (fix.figures.done) return fix.figures.members;
-    if (lost()) return null;
-    await sleep(250);
-  }
+function runToEnd(principal: Principal, prisma: Db, experimentId: string, leaseMs: number, lost: () => boolean) {
+  return runReplaysUntil(prisma, leaseMs, lost, {
+    replayIds: () => queuedReplayIds(prisma, experimentId),
+    ended: async () => {
+      await settleExperiment(prisma, experimentId);
+      const fix = (await fixOfExperiment(principal, { experimentId }, prisma))!;
+      return fix.figures.done ? fix.figures.members : null;
+    },
+  });
 }
 
-const FIX_SEARCH_LEASE = {
-  claim: claimFixSearch,
-  renew: renewFixSearchLease,
-  save: saveFixSearchProgress,
-  finish: finishFixSearch,
-  release: releaseFixSearchLease,
-};
+const FIX_SEARCH_JOB = {
+  permission: "experiments.run",
+  find: findFixSearch,
+  label: "Smallest-fix search",
+  noun: "search",
+  store: {
+    claim: claimFixSearch,
+    renew: renewFixSearchLease,
+    save: saveFixSearchProgress,
+    finish: finishFixSearch,
+    release: releaseFixSearchLease,
+  },
+} as const;
 
 type FixSearchLeased = LeasedRun<
   Extract<FixSearchClaim, { kind: "claimed" }>,
@@ -318,15 +322,9 @@ export async function runFixSearch(
   prisma: Db,
   opts: FixSearchRunOptions = {},
 ): Promise<FixSearchRunOutcome> {
-  authorize(principal, "experiments.run");
-  const row = await findFixSearch(prisma, input.searchId);
-  if (!row) throw notFound("search", input.searchId);
-  return runLeased(prisma, row.id, opts, {
-    store: FIX_SEARCH_LEASE,
-    label: "Smallest-fix search",
-    noun: "search",
-    run: (leased: FixSearchLeased) => runClaimed(principal, prisma, row, leased),
-  });
+  return runLeasedRow(principal, prisma, input.searchId, opts, FIX_SEARCH_JOB, (row, leased: FixSearchLeased) =>
+    runClaimed(principal, prisma, row, leased),
+  );
 }
 
 async function runClaimed(
@@ -379,7 +377,7 @@ async function runClaimed(
           prisma,
           {
             alongside: async (tx, id) => {
-              if (!(await holdsFixSearchLease(tx, row.id, owner))) throw new LeaseLost("Smallest-fix search", row.id);
+              if (!(await holdsFixSearchLease(tx, row.id, owner))) throw leased.lost();
               await saveFixSearchPending(tx, row.id, owner, { key, experimentId: id });
             },
           },
@@ -387,7 +385,7 @@ async function runClaimed(
         experimentId = started.experimentId;
       }
       const m = await runToEnd(principal, prisma, experimentId, leaseMs, gone);
-      if (!m || gone()) throw new LeaseLost("Smallest-fix search", row.id);
+      if (!m || gone()) throw leased.lost();
       const probe = { kept: [...kept], fixed: m.count, of: m.judged, fixes: false, experimentId };
       // The first probe is the whole change (ddmin tests it first): its share is the one to keep.
       target ??= shareOf(probe);
@@ -395,7 +393,7 @@ async function runClaimed(
       records.push(probe);
       done.set(key, probe);
       const cancelRequested = await leased.save();
-      if (gone()) throw new LeaseLost("Smallest-fix search", row.id);
+      if (gone()) throw leased.lost();
       cancelled = cancelRequested;
       return probe.fixes;
     },

@@ -8,6 +8,18 @@ import { isObject } from "@/lib/ingest/otlp/attributes";
 import { ConnectorApiError, PlatformHttp, readJsonBody } from "./http";
 import type { ConnectorClient, HttpOptions, PagePosition, PullFilter, TraceAnswer, TracePage } from "./http";
 
+/** The filter fields Langfuse's trace list takes as query parameters, as they are (tags are repeated, apart). */
+export const LANGFUSE_LIST_PARAMS = [
+  "fromTimestamp",
+  "toTimestamp",
+  "userId",
+  "sessionId",
+  "name",
+  "environment",
+  "version",
+  "release",
+] as const;
+
 export type LangfuseClientOptions = HttpOptions & { publicKey: string; secretKey: string };
 
 export class LangfuseClient implements ConnectorClient {
@@ -29,17 +41,7 @@ export class LangfuseClient implements ConnectorClient {
   async listTraces(filter: PullFilter, at: PagePosition, limit: number): Promise<TracePage> {
     const { page } = at;
     const query = new URLSearchParams({ page: String(page), limit: String(limit), orderBy: "timestamp.asc" });
-    const keys = [
-      "fromTimestamp",
-      "toTimestamp",
-      "userId",
-      "sessionId",
-      "name",
-      "environment",
-      "version",
-      "release",
-    ] as const;
-    for (const key of keys) {
+    for (const key of LANGFUSE_LIST_PARAMS) {
       const v = filter[key];
       if (v !== undefined) query.set(key, v);
     }

@@ -10,7 +10,7 @@ import { mapPhoenixTrace } from "@/lib/ingest/phoenix";
 import { mapBraintrustTrace } from "@/lib/ingest/braintrust";
 import type { ImportedSession, ImportIssue } from "@/lib/ingest/types";
 import type { ConnectorClient, HttpOptions, PullFilter } from "./http";
-import { LangfuseClient } from "./langfuse-client";
+import { LANGFUSE_LIST_PARAMS, LangfuseClient } from "./langfuse-client";
 import { LangSmithClient } from "./langsmith-client";
 import { PhoenixClient } from "./phoenix-client";
 import { BraintrustClient, conditionProblem } from "./braintrust-client";
@@ -45,20 +45,8 @@ export type Platform = {
 export const PLATFORMS: Record<ConnectorKind, Platform> = {
   langfuse: {
     label: "Langfuse",
-    filters: [
-      "fromTimestamp",
-      "toTimestamp",
-      "tags",
-      "userId",
-      "sessionId",
-      "name",
-      "environment",
-      "version",
-      "release",
-      "error",
-      "score",
-      "traceIds",
-    ],
+    // Its list's own parameters, then those a pull applies itself (error, score) or reads by id (traceIds).
+    filters: [...LANGFUSE_LIST_PARAMS, "tags", "error", "score", "traceIds"],
     errorAfterRead: true,
     // GET /api/public/traces/{id} answers the trace with its scores (TraceWithFullDetails.scores: name, value, and
     // stringValue for a categorical or boolean one); its list has no score filter.

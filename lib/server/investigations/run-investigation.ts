@@ -17,16 +17,12 @@ import {
   type InvestigationRow,
 } from "@/lib/db/investigations";
 import { isTerminal } from "@/lib/db/replays";
-import { notFound } from "@/lib/errors";
 import { type Edit, minimizeEdits, type Policy, runPassed, searchBlame, type ProbeOutcome } from "@/lib/replay";
-import { authorize } from "../authz";
 import type { Principal } from "../principal";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
 import {
-  LeaseLost,
-  runLeased,
-  runReplaysHere,
-  sleep,
+  runLeasedRow,
+  runReplaysUntil,
   type LeasedRun,
   type LeasedRunOptions,
   type LeasedRunOutcome,
@@ -52,23 +48,28 @@ export type InvestigationRunOutcome = LeasedRunOutcome;
  * did not pass).
  */
 async function runProbeReplays(prisma: Db, replayIds: readonly string[], leaseMs: number, lost: () => boolean) {
-  for (;;) {
-    if (!(await runReplaysHere(prisma, replayIds, leaseMs, lost))) return;
-    const open = (await replayOutcomes(prisma, replayIds)).filter(
-      (o) => o.status === "queued" || o.status === "running",
-    );
-    if (open.length === 0 || lost()) return;
-    await sleep(250);
-  }
+  await runReplaysUntil(prisma, leaseMs, lost, {
+    replayIds: () => replayIds,
+    ended: async () => {
+      const outcomes = await replayOutcomes(prisma, replayIds);
+      return outcomes.some((o) => o.status === "queued" || o.status === "running") ? null : true;
+    },
+  });
 }
 
-const INVESTIGATION_LEASE = {
-  claim: claimInvestigation,
-  renew: renewInvestigationLease,
-  save: saveInvestigationProgress,
-  finish: finishInvestigation,
-  release: releaseInvestigationLease,
-};
+const INVESTIGATION_JOB = {
+  permission: "investigations.run",
+  find: findInvestigation,
+  label: "Investigation",
+  noun: "investigation",
+  store: {
+    claim: claimInvestigation,
+    renew: renewInvestigationLease,
+    save: saveInvestigationProgress,
+    finish: finishInvestigation,
+    release: releaseInvestigationLease,
+  },
+} as const;
 
 /**
  * Runs a queued investigation to its end (a job worker's unit) under a lease it renews (runLeased). The searches
@@ -84,15 +85,14 @@ export async function runInvestigation(
   prisma: Db,
   opts: InvestigationRunOptions = {},
 ): Promise<InvestigationRunOutcome> {
-  authorize(principal, "investigations.run");
-  const row = await findInvestigation(prisma, input.investigationId);
-  if (!row) throw notFound("investigation", input.investigationId);
-  return runLeased(prisma, row.id, opts, {
-    store: INVESTIGATION_LEASE,
-    label: "Investigation",
-    noun: "investigation",
-    run: (leased: InvestigationLeased) => runClaimed(principal, prisma, row, leased),
-  });
+  return runLeasedRow(
+    principal,
+    prisma,
+    input.investigationId,
+    opts,
+    INVESTIGATION_JOB,
+    (row, leased: InvestigationLeased) => runClaimed(principal, prisma, row, leased),
+  );
 }
 
 type ProbeRecord = BlameProbeRecord | MinimizeProbeRecord | StaleRecord;
@@ -117,6 +117,7 @@ interface ClaimedRun {
   stop: () => boolean;
   /** The lease is gone (found on saving, or by the heartbeat). */
   gone: () => boolean;
+  lost: InvestigationLeased["lost"];
   cancelled: () => boolean;
 }
 
@@ -152,14 +153,14 @@ async function runClaimed(
         },
         prisma,
         async (tx, ids) => {
-          if (!(await holdsInvestigationLease(tx, row.id, owner))) throw new LeaseLost("Investigation", row.id);
+          if (!(await holdsInvestigationLease(tx, row.id, owner))) throw leased.lost();
           await savePendingProbe(tx, row.id, owner, { key, replayIds: ids });
         },
       );
       replayIds = started.trialIds ?? [started.id];
     }
     await runProbeReplays(prisma, replayIds, leaseMs, gone);
-    if (gone()) throw new LeaseLost("Investigation", row.id);
+    if (gone()) throw leased.lost();
     const outcomes = await replayOutcomes(prisma, replayIds);
     const passes = outcomes.filter((o) => isTerminal(o.status) && runPassed(o.verdicts?.branch) === true).length;
     return { passes, trials: replayIds.length, replayIds };
@@ -175,6 +176,7 @@ async function runClaimed(
     finish: leased.finish,
     stop: () => cancelled || gone(),
     gone,
+    lost: leased.lost,
     cancelled: () => cancelled,
   };
   if (row.kind === "stale") return await runStale(run, prisma);
@@ -184,11 +186,11 @@ async function runClaimed(
 
 /** A stale check: each recorded tool answer asked again. */
 async function runStale(run: ClaimedRun, prisma: Db): Promise<InvestigationRunOutcome> {
-  const { row, params, records, save, finish } = run;
+  const { params, records, save, finish } = run;
   const staleRecords = records as StaleRecord[];
   const end = await runStaleCheck(params, prisma, staleRecords, async () => {
     await save();
-    if (run.gone()) throw new LeaseLost("Investigation", row.id);
+    if (run.gone()) throw run.lost();
     return run.cancelled();
   });
   const count = (state: StaleRecord["state"]) => staleRecords.filter((r) => r.state === state).length;

@@ -5,8 +5,10 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/client";
-import { AppError } from "@/lib/errors";
+import { AppError, notFound } from "@/lib/errors";
 import { runFailure } from "@/lib/run-failures";
+import { authorize, type Permission } from "../authz";
+import type { Principal } from "../principal";
 import { runQueuedReplay } from "../replays/run-queued-replay";
 
 export interface LeasedRunOptions {
@@ -40,6 +42,26 @@ export async function runReplaysHere(
     await runQueuedReplay(prisma, id, { owner: inlineOwner(), leaseMs });
   }
   return true;
+}
+
+/**
+ * Runs a probe's replays here until `ended` answers (not null): each round, those `replayIds` names run under
+ * replay leases (one another worker holds is waited for, a quarter second between rounds). Null when the run's own
+ * lease went first.
+ */
+export async function runReplaysUntil<T>(
+  prisma: Db,
+  leaseMs: number,
+  lost: () => boolean,
+  probe: { replayIds: () => readonly string[] | Promise<readonly string[]>; ended: () => Promise<T | null> },
+): Promise<T | null> {
+  for (;;) {
+    if (!(await runReplaysHere(prisma, await probe.replayIds(), leaseMs, lost))) return null;
+    const ended = await probe.ended();
+    if (ended !== null) return ended;
+    if (lost()) return null;
+    await sleep(250);
+  }
 }
 
 /** This run no longer holds its row (another worker took it over): it stores nothing more. */
@@ -78,6 +100,8 @@ export interface LeasedRun<C, P, S extends string> {
   records: P[];
   /** The lease is gone (found on saving, or by the heartbeat). */
   gone: () => boolean;
+  /** What a run throws on finding its lease gone: LeaseLost, naming the row. */
+  lost: () => LeaseLost;
   /** Stores the records; answers whether a cancel was asked for. */
   save: () => Promise<boolean>;
   /** Ends the row: `ran`, or `lease_lost` when the lease was gone (nothing written). */
@@ -90,6 +114,44 @@ export interface LeasedRunSpec<C extends { kind: "claimed"; attempts: number; pr
   label: string;
   noun: string;
   run: (run: LeasedRun<C, P, S>) => Promise<LeasedRunOutcome>;
+}
+
+/** A kind of leased row (investigations, smallest-fix searches): its lease and names, who may run one and its read. */
+export interface LeasedKind<
+  R,
+  C extends { kind: "claimed"; attempts: number; probes: unknown },
+  S extends string,
+> extends Omit<LeasedRunSpec<C, unknown, S>, "run"> {
+  permission: Permission;
+  find: (prisma: Db, id: string) => Promise<R | null>;
+}
+
+/**
+ * Runs the row `id` names under its lease (runLeased), for a principal who may: 404 (by the kind's noun) when
+ * there is no such row.
+ */
+export async function runLeasedRow<
+  R extends { id: string },
+  C extends { kind: "claimed"; attempts: number; probes: unknown },
+  P,
+  S extends string,
+>(
+  principal: Principal,
+  prisma: Db,
+  id: string,
+  opts: LeasedRunOptions,
+  kind: LeasedKind<R, C, S>,
+  run: (row: R, leased: LeasedRun<C, P, S>) => Promise<LeasedRunOutcome>,
+): Promise<LeasedRunOutcome> {
+  authorize(principal, kind.permission);
+  const row = await kind.find(prisma, id);
+  if (!row) throw notFound(kind.noun, id);
+  return runLeased<C, P, S>(prisma, row.id, opts, {
+    store: kind.store,
+    label: kind.label,
+    noun: kind.noun,
+    run: (leased) => run(row, leased),
+  });
 }
 
 /**
@@ -147,6 +209,7 @@ export async function runLeased<C extends { kind: "claimed"; attempts: number; p
     earlier,
     records,
     gone: () => lostOnSave || leaseLost,
+    lost: () => new LeaseLost(label, id),
     save: async () => {
       const saved = await store.save(prisma, id, owner, records);
       if (!saved.held) lostOnSave = true;

@@ -13,20 +13,12 @@ import { plainContents } from "@/lib/db/replay-window";
 import { storedPairs, storedPairsById, type PairRange } from "@/lib/db/stored-comparison";
 import { isTerminal, loadReplayMeta, type ReplayPageMeta } from "@/lib/db/replays";
 import { notFound, parseInput } from "@/lib/errors";
-import type { ComparisonMetrics, FirstDivergence } from "@/lib/replay";
+import type { FirstDivergence } from "@/lib/replay";
 import { defaultPickerFilter, pairChoice, type PairChoice } from "@/lib/reports/pair-choice";
 import { suggestValidityOf } from "@/lib/reports/snapshot";
 import type { ValiditySuggestion } from "@/lib/reports/validity";
-import {
-  outlineOfStored,
-  previewOf,
-  withPreview,
-  type RowOutline,
-  type StoredPair,
-  positionIn,
-  nextChangeRank,
-} from "@/lib/session-view/compare-pairs";
-import { PAIR_ID, type CompareFilter, type CompareRow } from "@/lib/session-view/compare-rows";
+import { findPair, outlineOfStored, withPreviews, type RowOutline } from "@/lib/session-view/compare-pairs";
+import { PAIR_ID, type ComparisonPanels, type CompareFilter, type CompareRow } from "@/lib/session-view/compare-rows";
 import { COMPARE_ROWS_MAX, compareFindFields, compareWindowFields } from "@/lib/session-view/compare-input";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
@@ -48,23 +40,9 @@ export type ComparisonRowsInput = z.input<typeof ComparisonRowsInput>;
 export const ComparisonFindInput = z.object({ replayId: ReplayId, ...compareFindFields(PairId) });
 export type ComparisonFindInput = z.input<typeof ComparisonFindInput>;
 
-/** The rows with their previews, from the content of the steps they show (read for these rows only). */
-async function withPreviews(
-  prisma: Db,
-  ids: { sessionId: string; replayId: string },
-  rows: readonly RowOutline[],
-): Promise<CompareRow[]> {
-  const contents = await plainContents(
-    prisma,
-    ids,
-    rows.flatMap((r) => (r.shows === "base" ? [r.baseSeq!] : [])),
-    rows.flatMap((r) => (r.shows === "branch" ? [r.branchSeq!] : [])),
-  );
-  return rows.map((r) => {
-    const content = r.shows === "base" ? contents.base.get(r.baseSeq!) : contents.branch.get(r.branchSeq!);
-    // A step gone meanwhile (a run that stored new steps since): its kind alone.
-    return withPreview(r, previewOf(content ?? { kind: r.kind, input: null, output: null, error: null }));
-  });
+/** The rows with their previews, from the content of the base events and branch steps they show. */
+function previewRows(prisma: Db, ids: { sessionId: string; replayId: string }, rows: readonly RowOutline[]) {
+  return withPreviews(rows, (baseSeqs, branchIdxs) => plainContents(prisma, ids, baseSeqs, branchIdxs));
 }
 
 /** The stored range a filter's positions [from, to) are. */
@@ -74,16 +52,7 @@ function rangeOf(filter: CompareFilter, from: number, to: number): PairRange {
   return { by: "type", type: filter, from, to };
 }
 
-export interface ComparisonPageView extends ReplayPageMeta {
-  baseCount: number;
-  branchCount: number;
-  baseFinalOutput: unknown;
-  branchFinalOutput: unknown;
-  metrics: ComparisonMetrics;
-  firstDivergence: FirstDivergence | null;
-  /** Rows each filter shows. */
-  counts: ComparisonCounts;
-}
+export interface ComparisonPageView extends ReplayPageMeta, ComparisonPanels {}
 
 /** The comparison page's header and panels: everything but its rows. */
 export async function getComparisonPage(
@@ -129,7 +98,7 @@ export async function listComparisonRows(
   const { replayId, filter, cursor = 0, limit } = parseInput(ComparisonRowsInput, input);
   const current = await currentComparison(prisma, replayId);
   const { shown, ...window } = await windowOf(prisma, current, filter, cursor, limit);
-  return { ...window, rows: await withPreviews(prisma, current, shown) };
+  return { ...window, rows: await previewRows(prisma, current, shown) };
 }
 
 /** The rows at positions [cursor, cursor + limit) among those a filter shows, and where the next window starts. */
@@ -142,28 +111,6 @@ async function windowOf(prisma: Db, current: CurrentComparison, filter: CompareF
 }
 
 export type FoundRow = { position: number; row: CompareRow };
-
-/**
- * The position among the rows a filter shows of the next (1) or previous (−1) change after the one at `at`
- * (`pair`: the pair there; −1: from the top or the bottom), or null when there is none that way.
- */
-function nextChangePosition(
-  current: CurrentComparison,
-  filter: CompareFilter,
-  pair: StoredPair | null,
-  at: number,
-  direction: 1 | -1,
-): number | null {
-  // The filters of one type of change show only changes; "unreached" shows none.
-  if (filter === "unreached") return null;
-  const total = current.counts[filter];
-  if (filter !== "all") {
-    const k = at >= 0 ? at + direction : direction === 1 ? 0 : total - 1;
-    return k >= 0 && k < total ? k : null;
-  }
-  // "all": by rank among the changes, found by the caller (see findComparisonRow).
-  return nextChangeRank(at, pair, direction, current.counts.changes);
-}
 
 /**
  * A row by pair id among the rows a filter shows (null when it does not show
@@ -179,23 +126,13 @@ export async function findComparisonRow(
   const { replayId, filter, pair, direction } = parseInput(ComparisonFindInput, input);
   const current = await currentComparison(prisma, replayId);
   const [from] = pair === undefined ? [] : await storedPairsById(prisma, replayId, [pair]);
-  const at = from ? positionIn(filter, from) : -1;
-  let found: StoredPair | undefined;
-  let position: number;
-  if (direction === undefined) {
-    if (at < 0) return null;
-    found = from;
-    position = at;
-  } else {
-    const next = nextChangePosition(current, filter, from ?? null, at, direction);
-    if (next === null) return null;
-    // In "all" the change is found by its rank among the changes; elsewhere by its position in the filter.
-    [found] = await storedPairs(prisma, replayId, rangeOf(filter === "all" ? "changes" : filter, next, next + 1));
-    if (!found) return null;
-    position = filter === "all" ? found.position : next;
-  }
-  const [row] = await withPreviews(prisma, current, [outlineOfStored(found!)]);
-  return { position, row: row! };
+  const found = await findPair(filter, from, direction, current.counts, async (among, k) => {
+    const [p] = await storedPairs(prisma, replayId, rangeOf(among, k, k + 1));
+    return p;
+  });
+  if (!found) return null;
+  const [row] = await previewRows(prisma, current, [outlineOfStored(found.pair)]);
+  return { position: found.position, row: row! };
 }
 
 /** Pairs per window of the report form's pair picker: the first is sent with the page, the others load as it scrolls. */

@@ -41,17 +41,16 @@ import {
   outlineOfStored,
   pairOutline,
   pairWindow,
-  previewOf,
   toStoredPairs,
-  withPreview,
+  withPreviews,
+  findPair,
   type RowOutline,
   type StoredPair,
-  positionIn,
-  nextChangeRank,
 } from "@/lib/session-view/compare-pairs";
 import {
   COMPARE_FILTERS,
   PAIR_ID,
+  type ComparisonPanels,
   shownBy,
   type CompareFilter,
   type CompareRow,
@@ -197,23 +196,14 @@ async function align(prisma: Db, base: ComparedSession, branch: ComparedSession)
   };
 }
 
-/** The rows with their previews, from the content of the steps they show (read for these rows only). */
-async function withPreviews(prisma: Db, c: PairComparison, rows: readonly RowOutline[]): Promise<CompareRow[]> {
-  const [base, branch] = await Promise.all([
-    sessionPlainContents(
-      prisma,
-      c.base.id,
-      rows.flatMap((r) => (r.shows === "base" ? [r.baseSeq!] : [])),
-    ),
-    sessionPlainContents(
-      prisma,
-      c.branch.id,
-      rows.flatMap((r) => (r.shows === "branch" ? [r.branchSeq!] : [])),
-    ),
-  ]);
-  return rows.map((r) => {
-    const content = r.shows === "base" ? base.get(r.baseSeq!) : branch.get(r.branchSeq!);
-    return withPreview(r, previewOf(content ?? { kind: r.kind, input: null, output: null, error: null }));
+/** The rows with their previews, from the content of the steps of both sessions they show. */
+function previewRows(prisma: Db, c: PairComparison, rows: readonly RowOutline[]) {
+  return withPreviews(rows, async (baseSeqs, branchSeqs) => {
+    const [base, branch] = await Promise.all([
+      sessionPlainContents(prisma, c.base.id, baseSeqs),
+      sessionPlainContents(prisma, c.branch.id, branchSeqs),
+    ]);
+    return { base, branch };
   });
 }
 
@@ -233,16 +223,9 @@ export function presentComparedSession(s: ComparedSession) {
 }
 export type PresentedComparedSession = ReturnType<typeof presentComparedSession>;
 
-export interface SessionComparisonView {
+export interface SessionComparisonView extends ComparisonPanels {
   base: PresentedComparedSession;
   branch: PresentedComparedSession;
-  baseCount: number;
-  branchCount: number;
-  baseFinalOutput: unknown;
-  branchFinalOutput: unknown;
-  metrics: ComparisonMetrics;
-  firstDivergence: FirstDivergence | null;
-  counts: SessionComparisonCounts;
 }
 
 /** The comparison page's header and panels: everything but its rows. */
@@ -279,7 +262,7 @@ export async function listSessionComparisonRows(principal: Principal, input: Ses
     cursor,
     nextCursor: cursor + limit < total ? cursor + limit : null,
     total,
-    rows: await withPreviews(prisma, c, shown),
+    rows: await previewRows(prisma, c, shown),
   };
 }
 
@@ -296,29 +279,10 @@ export async function findSessionComparisonRow(
   const { sessionId, otherId, filter, pair, direction } = parseInput(SessionComparisonFindInput, input);
   const c = await pairComparison(prisma, sessionId, otherId);
   const from = pair === undefined ? undefined : c.byId.get(pair);
-  const at = from ? positionIn(filter, from) : -1;
-  let found: StoredPair | undefined;
-  let position: number;
-  if (direction === undefined) {
-    if (at < 0 || !from) return null;
-    found = from;
-    position = at;
-  } else {
-    if (filter === "unreached") return null;
-    if (filter === "all") {
-      const rank = nextChangeRank(at, from, direction, c.counts.changes);
-      if (rank === null) return null;
-      found = c.shown.changes[rank];
-      position = found?.position ?? -1;
-    } else {
-      const k = at >= 0 ? at + direction : direction === 1 ? 0 : c.counts[filter] - 1;
-      found = c.shown[filter][k];
-      position = k;
-    }
-    if (!found) return null;
-  }
-  const [row] = await withPreviews(prisma, c, [outlineOfStored(found)]);
-  return { position, row: row! };
+  const found = await findPair(filter, from, direction, c.counts, (among, k) => c.shown[among][k]);
+  if (!found) return null;
+  const [row] = await previewRows(prisma, c, [outlineOfStored(found.pair)]);
+  return { position: found.position, row: row! };
 }
 
 /** Both sides of one aligned pair with their full inputs, and the paths at which they differ. */
