@@ -121,7 +121,8 @@ async function main() {
     // A smaller cohort each worker process runs its share of first, not counted: a worker lives for long, and its
     // first jobs pay its warm-up (the JIT, the client's and the queue's first statements), about 1.8 CPU-s each in a
     // measurement here: counted, that fixed cost decided the 2 vs 1 figure, not the work.
-    const warmUp = await generateRefundCohort(db.prisma, WARM_UP, { firstOrder: 900_000, version: "warm-up" });
+    const warmUp =
+      WARM_UP > 0 ? await generateRefundCohort(db.prisma, WARM_UP, { firstOrder: 900_000, version: "warm-up" }) : null;
     console.log(`generated ${SESSIONS} sessions in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const versionId = (
       await withTransaction(db.prisma, (tx) =>
@@ -162,7 +163,7 @@ async function main() {
       );
       try {
         await Promise.all(procs.map((p) => p.waitFor(/Branchpoint worker \d+: 1 at once/)));
-        if (WARM_UP > 0) await runToEnd(`${workers} worker(s), warm-up`, warmUp.agentVersionId);
+        if (warmUp) await runToEnd(`${workers} worker(s), warm-up`, warmUp.agentVersionId);
         const cpuBefore = procs.map((p) => cpuSeconds(p.child.pid!));
         const start = performance.now();
         const created = await runToEnd(`${workers} worker(s)`, agentVersionId);

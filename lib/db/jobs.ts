@@ -244,13 +244,20 @@ export async function cancelExperimentRows(
  * every worker after every member: only the first call that sees it done writes.
  */
 export async function settleExperiment(client: DbClient, experimentId: string): Promise<string | null> {
-  const rows = await client.$queryRaw<{ status: string }[]>`
+  // A worker calls this after every member: on the driver when `client` is the root client (no query interpreter
+  // between), inside a transaction in it.
+  const rows = await sqlStatement<{ status: string }>(
+    client,
+    Prisma.sql`
     UPDATE "Experiment"
        SET status = CASE WHEN "cancelRequested" THEN 'cancelled' ELSE 'completed' END, "finishedAt" = now()
      WHERE id = ${experimentId}
        AND status IN ('pending', 'running')
-       AND NOT EXISTS (SELECT 1 FROM "Replay" r WHERE r."experimentId" = ${experimentId} AND r.status IN ('queued', 'running'))
- RETURNING status`;
+       -- Two equality probes of the (experimentId, status) index: an IN list let the planner walk every member.
+       AND NOT EXISTS (SELECT 1 FROM "Replay" r WHERE r."experimentId" = ${experimentId} AND r.status = 'queued')
+       AND NOT EXISTS (SELECT 1 FROM "Replay" r WHERE r."experimentId" = ${experimentId} AND r.status = 'running')
+ RETURNING status`,
+  );
   return rows[0]?.status ?? null;
 }
 
