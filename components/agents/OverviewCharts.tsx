@@ -58,32 +58,25 @@ export function CostChart({ rows }: { rows: readonly OverviewRow[] }) {
 
 /** Tokens per day (UTC), input and output, every version together. */
 export function TokensChart({ rows }: { rows: readonly OverviewRow[] }) {
-  const days = new Map<string, { day: string; input: number; output: number }>();
-  for (const r of rows) {
-    const d = days.get(r.day) ?? { day: r.day, input: 0, output: 0 };
-    d.input += r.inputTokens;
-    d.output += r.outputTokens;
-    days.set(r.day, d);
-  }
-  const list = [...days.values()];
-  const input = list.reduce((n, d) => n + d.input, 0);
-  const output = list.reduce((n, d) => n + d.output, 0);
+  const days = totalsByDay(rows);
+  const input = days.reduce((n, d) => n + d.inputTokens, 0);
+  const output = days.reduce((n, d) => n + d.outputTokens, 0);
   return (
     <ChartFigure
       id="overview-tokens"
       title="Tokens per day"
-      summary={`${input} input and ${output} output tokens over ${plural(list.length, "day")} with runs.`}
+      summary={`${input} input and ${output} output tokens over ${plural(days.length, "day")} with runs.`}
       columns={["Day (UTC)", numberColumn("Input"), numberColumn("Output")]}
-      rows={list.map((d) => [d.day, d.input, d.output])}
+      rows={days.map((d) => [d.day, d.inputTokens, d.outputTokens])}
     >
       <BarChartClient
-        data={list}
+        data={days.map((d) => ({ day: d.day, input: d.inputTokens, output: d.outputTokens }))}
         xKey="day"
         bars={[
           { key: "input", name: "Input tokens", color: "base" },
           { key: "output", name: "Output tokens", color: "branch" },
         ]}
-        labels={list.length <= 6}
+        labels={days.length <= 6}
       />
     </ChartFigure>
   );

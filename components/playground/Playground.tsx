@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/Button";
 import { Card } from "@/components/ui/Card";
 import { Field, inputClass } from "@/components/ui/Field";
 import { JsonBlock } from "@/components/ui/JsonBlock";
-import { JsonEditor, preloadMonaco } from "@/components/ui/monaco";
+import { JsonEditor, preloadMonaco, type JsonEditorProps } from "@/components/ui/monaco";
 import { Notice } from "@/components/ui/Notice";
 import { formatCost } from "@/lib/format";
 import { readEditedJson } from "@/lib/playground/edited-json";
@@ -104,6 +104,20 @@ function RequestFields({
           onChange={(e) => onTemperature(e.target.value)}
         />
       </Field>
+    </div>
+  );
+}
+
+/** One of the request's JSON parts, edited under its heading (the editor is named by the label). */
+function JsonSection({
+  label,
+  note,
+  ...editor
+}: { label: string; note?: string } & Omit<JsonEditorProps, "ariaLabel">) {
+  return (
+    <div>
+      <h3 className="mb-1 text-xs font-medium text-slate-700">{note ? `${label} · ${note}` : label}</h3>
+      <JsonEditor {...editor} ariaLabel={label} />
     </div>
   );
 }
@@ -206,28 +220,21 @@ export function Playground({ step }: { step: PlaygroundStep }) {
             onTemperature={setTemperature}
             disabled={!runnable}
           />
-          <div>
-            <h3 className="mb-1 text-xs font-medium text-slate-700">
-              Messages (JSON) · the system prompt is the message with role &quot;system&quot;
-            </h3>
-            <JsonEditor
-              value={messages}
-              onChange={setMessages}
-              path="playground-messages.json"
-              height={380}
-              ariaLabel="Messages (JSON)"
-            />
-          </div>
-          <div>
-            <h3 className="mb-1 text-xs font-medium text-slate-700">Tools (JSON)</h3>
-            <JsonEditor
-              value={tools}
-              onChange={setTools}
-              path="playground-tools.json"
-              height={200}
-              ariaLabel="Tools (JSON)"
-            />
-          </div>
+          <JsonSection
+            label="Messages (JSON)"
+            note='the system prompt is the message with role "system"'
+            value={messages}
+            onChange={setMessages}
+            path="playground-messages.json"
+            height={380}
+          />
+          <JsonSection
+            label="Tools (JSON)"
+            value={tools}
+            onChange={setTools}
+            path="playground-tools.json"
+            height={200}
+          />
           {Object.keys(step.request.other).length > 0 ? (
             <JsonBlock label="Other recorded parameters (not sent)" value={step.request.other} />
           ) : null}

@@ -20,7 +20,7 @@ import { byCodePoint } from "../order";
 import type { ImportedSession } from "../types";
 import {
   cacheKeysOf,
-  newGroupSessions,
+  planCreatedGroups,
   planTouchedGroups,
   planResult,
   rowsByTrace,
@@ -34,7 +34,6 @@ import { agentKeyOf, eventCounts, fallback, idOf, isFallback } from "./state";
 import type { SessionEvent } from "@/lib/replay";
 import type {
   ColumnedRow,
-  CreatedGroup,
   Fallback,
   IncrementPlan,
   Planner,
@@ -260,40 +259,31 @@ function* planRequest(request: IncrementRequest<AgentsItem>): Planner<IncrementP
 }
 
 /**
- * The plan of a request none of whose traces is stored and none of whose groups has a session: when no item
- * is stored under its groups' keys either (an earlier export of a trace without a model or tool step), every
- * group is new and is mapped from the request's items alone, which is what the full rebuild would read; the
- * request is then written on the increment's transaction. Anything the full rebuild would refuse or repair
- * (attribute warnings, unstorable values) falls back to it.
+ * The plan of a request none of whose traces is stored and none of whose groups has a session: every group new,
+ * mapped from the request's items alone, unless one is stored under its groups' keys (planCreatedGroups).
  */
 function* planNewGroups(
   fresh: ReadonlyMap<string, AgentsItem>,
   ownKeys: readonly string[],
 ): Generator<Read, IncrementPlan<AgentsState> | Fallback, unknown> {
   const mapped = mapOpenAiAgentsGroups([...fresh.values()]);
-  if (mapped.warnings.length > 0) return fallback("attribute warnings");
-  if (mapped.groups.some((g) => !ownKeys.includes(g.key))) return fallback("a group its items do not name");
-  const keys = [...new Set([...ownKeys, ...mapped.groups.map((g) => g.key)])].map((k) => AGENTS_PREFIX + k);
-  if (((yield { kind: "keyed", keys }) as number) > 0) return fallback("a group without a session yet");
-  const sessions = newGroupSessions(mapped.groups);
-  if (isFallback(sessions)) return sessions;
-  const created: CreatedGroup[] = mapped.groups.map((g, i) => {
-    const session = sessions[i] ?? null;
-    return {
-      key: g.key,
-      session,
-      state: session ? agentsStateOf(g, session) : undefined,
-      spans: g.items.map((item) => ({
-        groupKey: AGENTS_PREFIX + g.key,
-        ...agentsIds(item),
-        sessionId: null,
-        item: fresh.get(idOf(agentsIds(item).traceId, agentsIds(item).spanId))!,
-        digest: null,
-        columns: agentsColumns(item),
-      })),
-    };
-  });
-  return { groups: [], created, replacements: [], sessions: [], inserted: fresh.size, updated: 0 };
+  const storedKeys = [...new Set([...ownKeys, ...mapped.groups.map((g) => g.key)])].map((k) => AGENTS_PREFIX + k);
+  return yield* planCreatedGroups(
+    mapped,
+    { ownKeys, members: "items", storedKeys, size: fresh.size },
+    {
+      state: agentsStateOf,
+      spans: (g) =>
+        g.items.map((item) => ({
+          groupKey: AGENTS_PREFIX + g.key,
+          ...agentsIds(item),
+          sessionId: null,
+          item: fresh.get(idOf(agentsIds(item).traceId, agentsIds(item).spanId))!,
+          digest: null,
+          columns: agentsColumns(item),
+        })),
+    },
+  );
 }
 
 /** What a session's increment starts from: its state, its trace ids, and any row columns to correct first. */

@@ -4,10 +4,12 @@ import { assemble, type Step } from "../otlp/assemble";
 import type { ImportedSession } from "../types";
 import { fallback, idOf, isFallback, windowFigures, type TraceState } from "./state";
 import type {
+  CreatedGroup,
   Fallback,
   GroupPlan,
   GroupWrite,
   IncrementPlan,
+  NewSpanRow,
   Read,
   RowReplacement,
   SessionRow,
@@ -241,13 +243,39 @@ export function storedAsIs(sessions: readonly ImportedSession[]): readonly Impor
 }
 
 /** A new group's session as stored (null for a group without one), each by its group, or the fallback. */
-export function newGroupSessions(
+function newGroupSessions(
   groups: readonly { session: ImportedSession | null }[],
 ): (ImportedSession | null)[] | Fallback {
   const stored = storedAsIs(groups.flatMap((g) => (g.session ? [g.session] : [])));
   if (isFallback(stored)) return stored;
   let next = 0;
   return groups.map((g) => (g.session ? stored[next++]! : null));
+}
+
+/**
+ * The plan of a request none of whose traces is stored and none of whose groups has a session, as both trace
+ * sources make it from their mapping of the request alone (`mapped`): when no row is stored under `storedKeys`
+ * either (an earlier export without a model or tool step), every group is new, which is what the full rebuild
+ * would read, and the request is written on the increment's transaction. Anything the full rebuild would refuse
+ * or repair (attribute warnings, a group the request's `members` do not name, unstorable values) falls back to it.
+ */
+export function* planCreatedGroups<G extends { key: string; session: ImportedSession | null }>(
+  mapped: { groups: readonly G[]; warnings: readonly unknown[] },
+  request: { ownKeys: readonly string[]; members: "items" | "spans"; storedKeys: string[]; size: number },
+  created: { state: (group: G, session: ImportedSession) => unknown; spans: (group: G) => NewSpanRow[] },
+): Generator<Read, IncrementPlan<never> | Fallback, unknown> {
+  if (mapped.warnings.length > 0) return fallback("attribute warnings");
+  if (mapped.groups.some((g) => !request.ownKeys.includes(g.key)))
+    return fallback(`a group its ${request.members} do not name`);
+  if (((yield { kind: "keyed", keys: request.storedKeys }) as number) > 0)
+    return fallback("a group without a session yet");
+  const sessions = newGroupSessions(mapped.groups);
+  if (isFallback(sessions)) return sessions;
+  const groups: CreatedGroup[] = mapped.groups.map((g, i) => {
+    const session = sessions[i] ?? null;
+    return { key: g.key, session, state: session ? created.state(g, session) : undefined, spans: created.spans(g) };
+  });
+  return { groups: [], created: groups, replacements: [], sessions: [], inserted: request.size, updated: 0 };
 }
 
 export function cacheKeysOf(steps: readonly Step[]): string[] {

@@ -19,7 +19,7 @@ import type { Message } from "@/lib/replay";
 import type { ImportFormat, ImportIssue } from "../types";
 import {
   cacheKeysOf,
-  newGroupSessions,
+  planCreatedGroups,
   planTouchedGroups,
   planResult,
   rowsByTrace,
@@ -41,17 +41,7 @@ import {
   withoutTraceIds,
   type TraceState,
 } from "./state";
-import type {
-  CreatedGroup,
-  Fallback,
-  IncrementPlan,
-  Planner,
-  RebuiltGroup,
-  Read,
-  SessionRow,
-  StoredRow,
-  WindowRead,
-} from "./types";
+import type { Fallback, IncrementPlan, Planner, RebuiltGroup, Read, SessionRow, StoredRow, WindowRead } from "./types";
 
 // ---------------------------------------------------------------------------
 // Incremental OTLP ingest: the plan of an export that adds spans to sessions
@@ -238,11 +228,8 @@ export function otlpGroups(
 }
 
 /**
- * The plan of a request none of whose traces is stored and none of whose groups has a session: when no span
- * is stored under its groups' keys either (an earlier export of spans without a model or tool step), every
- * group is new and is mapped from the request's spans alone, which is what the full rebuild would read; the
- * request is then written on the increment's transaction. Anything the full rebuild would refuse or repair
- * (attribute warnings, unstorable values) falls back to it.
+ * The plan of a request none of whose traces is stored and none of whose groups has a session: every group new,
+ * mapped from the request's spans alone, unless one is stored under its groups' keys (planCreatedGroups).
  */
 function* planNewGroups(
   fresh: ReadonlyMap<string, OtlpSpan>,
@@ -250,34 +237,28 @@ function* planNewGroups(
   format: OtlpFormat,
 ): Generator<Read, IncrementPlan<TraceState> | Fallback, unknown> {
   const mapped = otlpGroups([...fresh.values()], format);
-  if (mapped.warnings.length > 0) return fallback("attribute warnings");
-  if (mapped.groups.some((g) => !ownKeys.includes(g.key))) return fallback("a group its spans do not name");
-  const keyed = (yield { kind: "keyed", keys: mapped.groups.map((g) => OTLP_PREFIX + g.key) }) as number;
-  if (keyed > 0) return fallback("a group without a session yet");
-  const sessions = newGroupSessions(mapped.groups);
-  if (isFallback(sessions)) return sessions;
-  const created: CreatedGroup[] = mapped.groups.map((g, i) => {
-    const session = sessions[i] ?? null;
-    return {
-      key: g.key,
-      session,
-      state: session ? g.state(session) : undefined,
-      spans: g.memberIds.map((id) => {
-        const span = fresh.get(id)!;
-        const digest = mapped.digests.get(id)!;
-        return {
-          groupKey: OTLP_PREFIX + g.key,
-          traceId: span.traceId,
-          spanId: span.spanId,
-          sessionId: null,
-          item: span,
-          digest,
-          columns: digestColumns(digest),
-        };
-      }),
-    };
-  });
-  return { groups: [], created, replacements: [], sessions: [], inserted: fresh.size, updated: 0 };
+  const storedKeys = mapped.groups.map((g) => OTLP_PREFIX + g.key);
+  return yield* planCreatedGroups(
+    mapped,
+    { ownKeys, members: "spans", storedKeys, size: fresh.size },
+    {
+      state: (g, session) => g.state(session),
+      spans: (g) =>
+        g.memberIds.map((id) => {
+          const span = fresh.get(id)!;
+          const digest = mapped.digests.get(id)!;
+          return {
+            groupKey: OTLP_PREFIX + g.key,
+            traceId: span.traceId,
+            spanId: span.spanId,
+            sessionId: null,
+            item: span,
+            digest,
+            columns: digestColumns(digest),
+          };
+        }),
+    },
+  );
 }
 
 type OtlpComposition = Composition & { digestsBefore: SpanDigest[]; digestsAfter: SpanDigest[] };

@@ -70,46 +70,44 @@ export async function importSessions(
 }
 
 /**
- * A trace export's stored sessions, queued to be judged by their agents' attached checks: a rebuilt session is
+ * The import of a trace export, given how its source stores one (`store`): the principal may import, the export
+ * is stored, and its stored sessions are queued to be judged by their agents' attached checks; a rebuilt session is
  * judged again only where its events changed (the verdict keeps the count it judged).
  */
-async function judged<R extends { ok: boolean; sessions?: { id: string }[] }>(prisma: Db, result: R): Promise<R> {
-  if (result.ok && result.sessions)
-    await afterImport(
-      prisma,
-      result.sessions.map((s) => s.id),
-    );
-  return result;
+function traceImport<I, R extends { ok: boolean; sessions?: { id: string }[] }>(
+  store: (prisma: Db, input: I) => Promise<R>,
+): (principal: Principal, input: I, prisma: Db) => Promise<R> {
+  return async (principal, input, prisma) => {
+    authorize(principal, "sessions.import");
+    const result = await store(prisma, input);
+    if (result.ok && result.sessions)
+      await afterImport(
+        prisma,
+        result.sessions.map((s) => s.id),
+      );
+    return result;
+  };
 }
 
 /** Stores decoded OTLP spans and rebuilds their sessions, in one transaction. */
-export async function ingestOtlpSpans(
-  principal: Principal,
-  input: { spans: OtlpSpan[]; format: "otlp-json" | "otlp-protobuf" },
-  prisma: Db,
-) {
-  authorize(principal, "sessions.import");
-  return judged(prisma, await storeOtlpSpans(prisma, input.spans, input.format));
-}
+export const ingestOtlpSpans = traceImport(
+  (prisma, input: { spans: OtlpSpan[]; format: "otlp-json" | "otlp-protobuf" }) =>
+    storeOtlpSpans(prisma, input.spans, input.format),
+);
 
 /**
  * Stores the GenAI events of an OTLP log export by the spans they name, in one transaction; the sessions of
  * those spans already stored are rebuilt with them.
  */
-export async function ingestOtlpLogs(
-  principal: Principal,
-  input: { events: SpanLogEvent[]; format: "otlp-json" | "otlp-protobuf" },
-  prisma: Db,
-) {
-  authorize(principal, "sessions.import");
-  return judged(prisma, await storeOtlpLogs(prisma, input.events, input.format));
-}
+export const ingestOtlpLogs = traceImport(
+  (prisma, input: { events: SpanLogEvent[]; format: "otlp-json" | "otlp-protobuf" }) =>
+    storeOtlpLogs(prisma, input.events, input.format),
+);
 
 /** Stores Agents SDK trace items and rebuilds their sessions, in one transaction. */
-export async function ingestAgentsItems(principal: Principal, input: { items: AgentsItem[] }, prisma: Db) {
-  authorize(principal, "sessions.import");
-  return judged(prisma, await storeAgentsItems(prisma, input.items));
-}
+export const ingestAgentsItems = traceImport((prisma, input: { items: AgentsItem[] }) =>
+  storeAgentsItems(prisma, input.items),
+);
 
 /**
  * The list's query: filters, `sort` (`startedAt`, `costUsd`, `durationMs`, `errorCount`, `steps`,
