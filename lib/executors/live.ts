@@ -70,6 +70,12 @@ export function hostAllowed(url: URL, allowed: ReadonlySet<string>): boolean {
   return allowed.has(hostname) || allowed.has(url.host.toLowerCase());
 }
 
+/** Whether a stored endpoint's URL is an http(s) URL whose host the allow-list holds, as a live call checks it. */
+export function urlHostAllowed(raw: string, allowed: ReadonlySet<string>): boolean {
+  const url = parseHttpUrl(raw);
+  return url !== null && hostAllowed(url, allowed);
+}
+
 export function parseHttpUrl(raw: string): URL | null {
   try {
     const url = new URL(raw);

@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { STATUS } from "@/lib/errors";
+import { hostAllowed } from "@/lib/executors/live";
 import { putHost } from "./executors-admin";
+import { executorSettings, saveModelEndpoint } from "./executors";
 import { localAdmin } from "../principal";
 import { refusal } from "../testing";
 
@@ -73,5 +75,25 @@ describe.each(TEST_ENGINES)("the executor allow-list on %s", (engine) => {
       stored.push((await putHost(admin, { host }, db.prisma)).host);
     expect(stored).toEqual(["api.example.com", "tools.example.com:8443", "127.0.0.1:9", "::1", "[fd00::1]:8080"]);
     expect((await db.prisma.allowedHost.findMany()).map((h) => h.host).sort()).toEqual([...stored].sort());
+  });
+
+  it("shows an endpoint's host as allowed exactly when a live call would be let through", async () => {
+    // The allow-list above holds "::1" (no brackets, no port), "127.0.0.1:9" and "[fd00::1]:8080".
+    const endpoints = [
+      ["ipv6-any-port", "http://[::1]:9000/v1", true],
+      ["ipv6-listed-port", "http://[fd00::1]:8080/v1", true],
+      ["ipv6-other-port", "http://[fd00::1]:9090/v1", false],
+      ["ipv4-listed-port", "http://127.0.0.1:9/v1", true],
+      ["ipv4-other-port", "http://127.0.0.1:10/v1", false],
+      ["name", "https://API.example.com/v1", true],
+    ] as const;
+    for (const [name, baseUrl] of endpoints) await saveModelEndpoint(admin, { name, baseUrl, model: "m" }, db.prisma);
+    const settings = await executorSettings(admin, {}, db.prisma);
+    const allowed = Object.fromEntries(settings.models.map((m) => [m.name, m.hostAllowed]));
+    const live = new Set((await db.prisma.allowedHost.findMany()).map((h) => h.host));
+    for (const [name, baseUrl, expected] of endpoints) {
+      expect([name, allowed[name]]).toEqual([name, expected]);
+      expect([name, hostAllowed(new URL(baseUrl), live)]).toEqual([name, expected]);
+    }
   });
 });

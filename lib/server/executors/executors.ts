@@ -13,7 +13,7 @@ import { AppError } from "@/lib/errors";
 import { parseAllowListEntry } from "@/lib/executors/allow-list";
 import { DEMO_MODEL, isDemoModel } from "@/lib/executors/demo-model";
 import { keyEnvNameProblem } from "@/lib/executors/key-env";
-import { parseHttpUrl } from "@/lib/executors/live";
+import { parseHttpUrl, urlHostAllowed } from "@/lib/executors/live";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
 
@@ -62,11 +62,9 @@ export type RemoveExecutorSettingInput = z.infer<typeof RemoveExecutorSettingInp
 export async function executorSettings(principal: Principal, _input: Record<string, never>, prisma: Db) {
   authorize(principal, "executors.read");
   const { models, tools, hosts } = await listExecutorRows(prisma);
+  // As a live call checks it (an IPv6 entry is stored without brackets: "::1").
   const allowed = new Set(hosts.map((h) => h.host));
-  const hostOk = (raw: string) => {
-    const url = parseHttpUrl(raw);
-    return url ? allowed.has(url.host) || allowed.has(url.hostname) : false;
-  };
+  const hostOk = (raw: string) => urlHostAllowed(raw, allowed);
   return {
     models: models.map((m) => ({
       id: m.id,

@@ -9,7 +9,7 @@ import type { Db } from "@/lib/db";
 import { auditedChange, type AuditEntry } from "@/lib/db/audit";
 import { allowedHosts, findMcpServer, listMcpServers, upsertMcpServer } from "@/lib/db/executors";
 import { AppError, invalidInput } from "@/lib/errors";
-import { hostAllowed, parseHttpUrl } from "@/lib/executors/live";
+import { parseHttpUrl, urlHostAllowed } from "@/lib/executors/live";
 import { checkDestination, OutboundRefused, type Resolver } from "@/lib/executors/outbound";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
@@ -47,14 +47,9 @@ const view = (row: McpRow, allowed: ReadonlySet<string>) => ({
   id: row.id,
   name: row.name,
   url: row.url,
-  hostAllowed: hostAllowedOf(row.url, allowed),
+  hostAllowed: urlHostAllowed(row.url, allowed),
   createdAt: row.createdAt.toISOString(),
 });
-
-function hostAllowedOf(raw: string, allowed: ReadonlySet<string>): boolean {
-  const url = parseHttpUrl(raw);
-  return url !== null && hostAllowed(url, allowed);
-}
 
 /** The registered MCP servers, each with whether its host is (still) on the allow-list. */
 export async function listMcpExecutors(principal: Principal, prisma: Db) {
