@@ -6,7 +6,7 @@ import type { DbClient } from "@/lib/db/client";
 import { listExecutorRows } from "@/lib/db/executors";
 import { AppError } from "@/lib/errors";
 import { DEMO_MODEL } from "./demo-model";
-import { type ExecutorError, hostAllowed, parseHttpUrl } from "./live";
+import { type ExecutorError, urlHostAllowed } from "./live";
 
 /**
  * The endpoints a picker offers: for demo data the built-in demo model first (it answers only demo data), then
@@ -19,16 +19,13 @@ export async function modelEndpointChoices(client: DbClient, data: { demo: boole
     ...(data.demo
       ? [{ id: DEMO_MODEL.id, name: DEMO_MODEL.name, model: DEMO_MODEL.model, hostAllowed: true, demo: true }]
       : []),
-    ...models.map((m) => {
-      const url = parseHttpUrl(m.baseUrl);
-      return {
-        id: m.id,
-        name: m.name,
-        model: m.model,
-        hostAllowed: url ? hostAllowed(url, allowed) : false,
-        demo: false,
-      };
-    }),
+    ...models.map((m) => ({
+      id: m.id,
+      name: m.name,
+      model: m.model,
+      hostAllowed: urlHostAllowed(m.baseUrl, allowed),
+      demo: false,
+    })),
   ];
 }
 

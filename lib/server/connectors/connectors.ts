@@ -22,7 +22,7 @@ import {
 import { allowedHosts } from "@/lib/db/executors";
 import { AppError, invalidInput, notFound } from "@/lib/errors";
 import type { Resolver } from "@/lib/executors/outbound";
-import { hostAllowed, parseHttpUrl } from "@/lib/executors/live";
+import { parseHttpUrl, urlHostAllowed } from "@/lib/executors/live";
 import { authorize } from "../authz";
 import { keyEnvNameProblem } from "@/lib/executors/key-env";
 import { jobQueueFor, type QueueDeps } from "../job-queue";
@@ -163,7 +163,6 @@ export const StartPullInput = z
 export type StartPullInput = z.infer<typeof StartPullInput>;
 
 export function connectorView(row: ConnectorRow, allowed: ReadonlySet<string>) {
-  const url = parseHttpUrl(row.baseUrl);
   return {
     id: row.id,
     name: row.name,
@@ -174,7 +173,7 @@ export function connectorView(row: ConnectorRow, allowed: ReadonlySet<string>) {
     secretKeyEnv: row.secretKeyEnv,
     /** Whether the variable is set in this server's environment (never its value). */
     secretSet: Boolean(process.env[row.secretKeyEnv]),
-    hostAllowed: url !== null && hostAllowed(url, allowed),
+    hostAllowed: urlHostAllowed(row.baseUrl, allowed),
     createdAt: row.createdAt.toISOString(),
   };
 }
