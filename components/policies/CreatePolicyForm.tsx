@@ -10,6 +10,7 @@ import { presetsForAdapter, type Preset } from "@/lib/policies/presets";
 import { Button } from "@/components/ui/Button";
 import { useUrlState } from "@/components/ui/useUrlState";
 import { Card } from "@/components/ui/Card";
+import { Field, inputClass, TextAreaField, TextField } from "@/components/ui/Field";
 import { useActionForm } from "@/components/ui/useActionForm";
 import { ChoiceHelp } from "./EnumWords";
 import { PolicyFileInput } from "./PolicyFileInput";
@@ -51,35 +52,31 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
     );
   };
 
-  const field = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm";
-  const fieldError = (key: string) =>
+  // A field's errors, with those of its parts (source.text's under "source") named by the part.
+  const fieldErrors = (key: string) =>
     Object.entries(errors)
       .filter(([k]) => k === key || k.startsWith(`${key}.`) || k.startsWith(`${key}[`))
-      .flatMap(([k, v]) => v.map((m) => (k === key ? m : `${k.slice(key.length + 1)}: ${m}`)))
-      .map((m, i) => (
-        <span key={i} role="alert" className="mt-1 block text-xs text-rose-700">
-          {m}
-        </span>
-      ));
+      .flatMap(([k, v]) => v.map((m) => (k === key ? m : `${k.slice(key.length + 1)}: ${m}`)));
 
   return (
     <Card as="form" onSubmit={submit} aria-label="New policy">
       <h2 className="mb-3 text-sm font-semibold text-slate-900">New policy</h2>
       <div className="grid grid-cols-1 gap-3 md:grid-cols-3">
-        <label className="text-xs font-medium text-slate-600">
-          Name
-          <input
-            aria-label="Policy name"
-            className={field}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            placeholder="e.g. refund RCA"
-          />
-          {fieldError("name")}
-        </label>
-        <label className="text-xs font-medium text-slate-600">
-          Agent
-          <select aria-label="Agent" className={field} value={agentId} onChange={(e) => setAgentId(e.target.value)}>
+        <TextField
+          label="Name"
+          aria-label="Policy name"
+          value={name}
+          onValue={setName}
+          placeholder="e.g. refund RCA"
+          errors={fieldErrors("name")}
+        />
+        <Field label="Agent" errors={fieldErrors("agentId")}>
+          <select
+            aria-label="Agent"
+            className={inputClass}
+            value={agentId}
+            onChange={(e) => setAgentId(e.target.value)}
+          >
             <option value="">No agent (validated against the schema only)</option>
             {agents.map((a) => (
               <option key={a.id} value={a.id}>
@@ -87,8 +84,7 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
               </option>
             ))}
           </select>
-          {fieldError("agentId")}
-        </label>
+        </Field>
         <fieldset className="text-xs font-medium text-slate-600">
           <legend>Start from</legend>
           <div className="mt-2 flex gap-4">
@@ -104,11 +100,14 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
       </div>
       <div className="mt-3">
         {kind === "preset" ? (
-          <label className="text-xs font-medium text-slate-600">
-            Preset
+          <Field
+            label="Preset"
+            hint={<ChoiceHelp words={PRESET_WORDS[preset]} value={preset} testId="preset-help" />}
+            errors={fieldErrors("source")}
+          >
             <select
               aria-label="Preset"
-              className={field}
+              className={inputClass}
               value={preset}
               onChange={(e) => setPreset(e.target.value as Preset)}
             >
@@ -118,20 +117,19 @@ export function CreatePolicyForm({ agents }: { agents: { id: string; name: strin
                 </option>
               ))}
             </select>
-            <ChoiceHelp words={PRESET_WORDS[preset]} value={preset} testId="preset-help" />
-          </label>
+          </Field>
         ) : (
-          <label className="text-xs font-medium text-slate-600">
-            Document: Kitaru --tool-policy JSON, policy-levels JSON or a Branchpoint policy (detected)
-            <textarea
+          <>
+            <TextAreaField
+              label="Document: Kitaru --tool-policy JSON, policy-levels JSON or a Branchpoint policy (detected)"
               aria-label="Document to import"
-              className={`${field} h-32 font-mono text-xs`}
+              inputClassName={`${inputClass} h-32 font-mono text-xs`}
               value={text}
-              onChange={(e) => setText(e.target.value)}
+              onValue={setText}
+              errors={fieldErrors("source.text")}
             />
             <PolicyFileInput onText={setText} className="mt-1 text-xs" />
-            {fieldError("source.text")}
-          </label>
+          </>
         )}
       </div>
       <div className="mt-3 flex items-center gap-3">

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useMemo } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
+import { TextInput } from "@/components/ui/Field";
 import { JsonEditor } from "@/components/ui/monaco";
 import { Notice } from "@/components/ui/Notice";
 import type { AgentContext } from "@/lib/policies/validation";
@@ -113,12 +114,12 @@ export function PolicyToolbar({
       {errorCount > 0 ? <Badge tone="bad">{`${errorCount} error${errorCount === 1 ? "" : "s"}`}</Badge> : null}
       {warningCount > 0 ? <Badge tone="warn">{`${warningCount} warning${warningCount === 1 ? "" : "s"}`}</Badge> : null}
       <div className="ml-auto flex items-center gap-2">
-        <input
+        <TextInput
           aria-label="Version note"
           placeholder="note (optional)"
           className="w-48 rounded-md border border-slate-300 px-2 py-1 text-xs"
           value={note}
-          onChange={(e) => onNote(e.target.value)}
+          onValue={onNote}
         />
         {dirty && onDiscard ? (
           <Button variant="ghost" size="sm" onClick={onDiscard}>

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { Badge } from "@/components/ui/Badge";
 import { Button } from "@/components/ui/Button";
+import { TextInput } from "@/components/ui/Field";
 import { effectiveOnMiss, SideEffect, type PolicyIssue, type ToolRule } from "@/lib/replay";
 import { APPROVAL_WORDS, ON_MISS_WORDS, RULE_TYPE_WORDS, SCOPE_WORDS, SIDE_EFFECT_WORDS } from "@/lib/policies/labels";
 import { ValueWords } from "./EnumWords";
@@ -160,12 +161,12 @@ export function AddOverrideForm({ onAdd }: { onAdd: (name: string) => void }) {
         setNewName("");
       }}
     >
-      <input
+      <TextInput
         aria-label="New override tool name"
         placeholder="tool name, e.g. get_current_time"
         className="w-64 rounded-md border border-slate-300 px-2 py-1 font-mono text-xs"
         value={newName}
-        onChange={(e) => setNewName(e.target.value)}
+        onValue={setNewName}
       />
       <Button type="submit" variant="secondary" size="sm">
         Add override

@@ -76,11 +76,20 @@ type TextControlProps = {
 };
 type Own = "onChange" | "className" | "value";
 
+/** A text input told of each new value, in the kit's input style unless told: alone where its aria-label names it. */
+export function TextInput({ onValue, className, ...input }: TextInputProps) {
+  return <input {...input} onChange={(e) => onValue(e.target.value)} className={className ?? inputClass} />;
+}
+type TextInputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "onChange" | "value"> & {
+  value: string;
+  onValue: (value: string) => void;
+};
+
 /** A Field holding a text input, told of each new value. */
 export function TextField({ label, hint, errors, className, inputClassName, onValue, ...input }: TextFieldProps) {
   return (
     <Field label={label} hint={hint} errors={errors} className={className}>
-      <input {...input} onChange={(e) => onValue(e.target.value)} className={inputClassName ?? inputClass} />
+      <TextInput {...input} onValue={onValue} className={inputClassName} />
     </Field>
   );
 }
