@@ -272,7 +272,7 @@ export function PullForm({ connectorId, kind, label }: { connectorId: string; ki
               name="scoreOp"
               value={score.op}
               onChange={(e) => setScore({ ...score, op: SCORE_OPS.find((o) => o === e.target.value) ?? ">=" })}
-              className="mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
+              className={input}
             >
               {SCORE_OPS.map((op) => (
                 <option key={op} value={op}>

@@ -3,9 +3,9 @@
 import { useState } from "react";
 import { addPriceAction } from "@/lib/actions/prices";
 import { Button } from "@/components/ui/Button";
+import { gridInputClass as input } from "@/components/ui/FormParts";
 import { useActionForm } from "@/components/ui/useActionForm";
 
-const input = "mt-1 block w-full rounded-md border border-slate-300 px-2 py-1 text-sm";
 const EMPTY = { model: "", match: "prefix", validFrom: "", input: "", output: "", cached: "", cacheWrite: "" };
 
 /** Adds a version of a price (admins): dollars per million tokens, from a date; the old version stays. */
