@@ -274,14 +274,17 @@ function* planNewGroups(
     {
       state: agentsStateOf,
       spans: (g) =>
-        g.items.map((item) => ({
-          groupKey: AGENTS_PREFIX + g.key,
-          ...agentsIds(item),
-          sessionId: null,
-          item: fresh.get(idOf(agentsIds(item).traceId, agentsIds(item).spanId))!,
-          digest: null,
-          columns: agentsColumns(item),
-        })),
+        g.items.map((item) => {
+          const ids = agentsIds(item);
+          return {
+            groupKey: AGENTS_PREFIX + g.key,
+            ...ids,
+            sessionId: null,
+            item: fresh.get(idOf(ids.traceId, ids.spanId))!,
+            digest: null,
+            columns: agentsColumns(item),
+          };
+        }),
     },
   );
 }
