@@ -12,7 +12,7 @@
  * reads no request): that one, the median of the sessions', is the last line,
  * `ratio X` (target ≥ 0.8). (Also the ratio against the Event rows alone, the old
  * baseline's rows.) Each session is new: its one export is its first. Then one session arriving as 1, 10 and 100 exports: 100 exports within
- * 1.5× of one; and the bytes of the stored spans, packed vs as JSON. Last, the
+ * 1.5× of one; and the bytes of the stored spans, as JSON and as the database keeps them. Last, the
  * same for an OpenAI Agents SDK group (the recorded export repeated as RUNS
  * runs of one group): 1 vs 100 exports, and an export's cost early vs late. And an export into a
  * session whose call ids OTHERS other sessions' spans also name, ÷ one into a session nobody shares
@@ -207,18 +207,14 @@ async function otlpVsRaw(
     );
   }
 
-  // What the stored spans weigh: gzipped JSON (what is stored) vs the JSON the payload column held before.
-  const bytes = await prisma.$queryRaw<{ packed: bigint; json: bigint; digest: bigint; n: bigint }[]>`
-    SELECT sum(octet_length(packed))::bigint AS packed, 0::bigint AS json,
+  // What the stored spans weigh: their JSON bytes, and what the database keeps of them (compressed, TOAST).
+  const bytes = await prisma.$queryRaw<{ packed: bigint; disk: bigint; digest: bigint; n: bigint }[]>`
+    SELECT sum(octet_length(packed))::bigint AS packed, sum(pg_column_size(packed))::bigint AS disk,
       sum(octet_length(digest::text))::bigint AS digest, count(*)::bigint AS n
     FROM "TraceSpan" WHERE "groupKey" LIKE 'otlp:session:bench-session-%'`;
-  const jsonBytes = bodies.slice(0, SESSIONS).reduce((n, body) => {
-    const d = decodeOtlpJson(body);
-    return d.ok ? n + d.spans.reduce((m, sp) => m + Buffer.byteLength(JSON.stringify({ ...sp, path: "" })), 0) : n;
-  }, 0);
   const b = bytes[0]!;
   console.log(
-    `stored spans (${b.n}): packed ${(Number(b.packed) / 1e6).toFixed(2)} MB vs ${(jsonBytes / 1e6).toFixed(2)} MB as JSON (${(jsonBytes / Number(b.packed)).toFixed(1)}× smaller), digests ${(Number(b.digest) / 1e6).toFixed(2)} MB`,
+    `stored spans (${b.n}): ${(Number(b.packed) / 1e6).toFixed(2)} MB of JSON, ${(Number(b.disk) / 1e6).toFixed(2)} MB as the database keeps them (${(Number(b.packed) / Number(b.disk)).toFixed(1)}× smaller), digests ${(Number(b.digest) / 1e6).toFixed(2)} MB`,
   );
   return {
     median: median(withDecode),

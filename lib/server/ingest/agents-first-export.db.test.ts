@@ -1,5 +1,5 @@
-import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spanJson } from "@/lib/db/trace-increment";
 import { agentsRunsOf } from "@/lib/ingest/testing";
 import { parseOpenAiAgentsExport, type AgentsItem } from "@/lib/ingest/openai-agents-parse";
 import { TEST_ENGINES, createTestDatabase, storedSessionsWhole, type TestDatabase } from "@/lib/db/testing";
@@ -75,7 +75,7 @@ describe.each(TEST_ENGINES)("an Agents SDK export's first groups on %s", (engine
       {
         sessions,
         rows: rows.map(({ sessionId, ...r }) => ({ ...r, inSession: sessionId !== null })),
-        packed: packed.map((p) => (p.packed ? gunzipSync(p.packed).toString("utf8") : null)),
+        packed: packed.map((p) => (p.packed ? spanJson(p.packed) : null)),
       },
       (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v),
     );

@@ -1,6 +1,7 @@
-import { gunzipSync } from "node:zlib";
+import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spanJson } from "@/lib/db/trace-increment";
 import { mapOtlpSpans, type OtlpSpan } from "@/lib/ingest/otlp";
 import { recordings, spansOf } from "@/lib/ingest/otlp/testing";
 import type { SessionEvent } from "@/lib/replay";
@@ -162,9 +163,8 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
         orderBy: [{ traceId: "asc" }, { spanId: "asc" }],
         select: { packed: true },
       });
-      const text = JSON.stringify(
-        { sessions, packed: packed.map((p) => gunzipSync(p.packed!).toString("utf8")) },
-        (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v),
+      const text = JSON.stringify({ sessions, packed: packed.map((p) => spanJson(p.packed!)) }, (_k, v: unknown) =>
+        typeof v === "bigint" ? v.toString() : v,
       );
       return asIncremental(text, which, t);
     };
@@ -373,6 +373,50 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
       select: { traceState: true },
     });
     expect(row.traceState).toMatchObject({ spans: { spans: ordered.length } });
+  });
+
+  it("spans stored gzipped, as before spans were stored as JSON, are read by the next export and by a full rebuild", async () => {
+    const name = `gzipped-${engine}`;
+    const spans = sessionOf("ai6-stream", name, 4, tag++);
+    const ordered = [...spans].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
+    const half = Math.floor(ordered.length / 2);
+    ok(await ingestOtlpSpans(db.prisma, ordered.slice(0, half), "otlp-json"));
+    const groupKey = `otlp:session:${name}`;
+    const rows = await db.prisma.traceSpan.findMany({ where: { groupKey }, select: { id: true, packed: true } });
+    expect(rows).toHaveLength(half);
+    // A new row is the span's JSON as UTF-8, without its place in the request.
+    const first = ordered[0]!;
+    const firstRow = await db.prisma.traceSpan.findFirstOrThrow({
+      where: { groupKey, traceId: first.traceId, spanId: first.spanId },
+      select: { packed: true },
+    });
+    const { path: _path, ...stored } = first;
+    expect(Buffer.from(firstRow.packed!).toString("utf8")).toBe(JSON.stringify(stored));
+    // As the version before stored them: gzipped.
+    for (const row of rows)
+      await db.prisma.traceSpan.update({
+        where: { id: row.id },
+        data: { packed: new Uint8Array(gzipSync(Buffer.from(row.packed!))) },
+      });
+    expect(spanJson((await db.prisma.traceSpan.findUniqueOrThrow({ where: { id: rows[0]!.id } })).packed!)).toBe(
+      Buffer.from(rows[0]!.packed!).toString("utf8"),
+    );
+    // The rest as exports of 5 spans: each reads gzipped rows in its window.
+    const sent = ordered.slice(0, half);
+    for (let i = half; i < ordered.length; i += 5) {
+      const batch = ordered.slice(i, i + 5);
+      expect(ok(await ingestOtlpSpans(db.prisma, batch, "otlp-json")).incremental).toBe(true);
+      sent.push(...batch);
+    }
+    await expectSessionsOf(sent);
+    // A full rebuild reads every row of the group, the gzipped half too.
+    const rebuilt = ok(
+      await db.prisma.$transaction((tx) =>
+        storeOtlpSpans(tx, ordered.slice(0, 1), "otlp-json", { lock: false, increment: false }),
+      ),
+    );
+    expect(rebuilt.incremental).toBe(false);
+    await expectSessionsOf(sent);
   });
 
   it("property: any split of a real recording, in export order or shuffled, gives the full mapper's session after every export", async () => {
