@@ -256,18 +256,6 @@ export async function refreshStaleCost(prisma: Db, sessionId: string): Promise<v
   });
 }
 
-/**
- * Marks a session written by a trace increment: its cost is worked out after the export. An increment
- * never carries a source's cost (it falls back to the full rebuild when one appears), so a session
- * without tokens has none at once.
- */
-export async function markCostStale(sql: SqlTx, sessionId: string): Promise<void> {
-  await sql.query`
-    UPDATE "Session" SET
-      "costSource" = CASE WHEN "inputTokens" = 0 AND "outputTokens" = 0 THEN 'none' END, "costMicros" = NULL
-    WHERE id = ${sessionId}::text`;
-}
-
 /** What a session's estimate was made of: per model with tokens, the price it took (null: none). */
 export async function sessionCostBasis(
   client: DbClient,

@@ -9,7 +9,6 @@ import type {
   StoredRow,
   WindowRead,
 } from "@/lib/ingest/increment/types";
-import { markCostStale } from "./prices";
 import type { SqlTx } from "./sql";
 import { eventRows, insertEventRows, newId, rowText } from "./event-rows";
 import { ensureAgent, saveNewTraceSessions, searchTextFor, type SavedSession } from "./session-save";
@@ -247,7 +246,9 @@ export async function replaceRow(sql: SqlTx, r: RowReplacement): Promise<void> {
 /**
  * A group's writes in one statement: the session row, its events from the window on as a change (rows
  * whose content is the same stay, changed ones are updated in place, new ones inserted, those past the
- * new end deleted) and its new spans.
+ * new end deleted) and its new spans. The session's cost is left to be worked out after the export, from the
+ * whole session (lib/db/prices.ts): an increment never carries a source's cost (it falls back to the full
+ * rebuild when one appears), so a session without tokens has none at once.
  */
 export async function writePlan<S>(sql: SqlTx, plan: GroupPlan<S>, spans: readonly NewSpanRow[]): Promise<void> {
   const s = plan.fields;
@@ -284,8 +285,6 @@ export async function writePlan<S>(sql: SqlTx, plan: GroupPlan<S>, spans: readon
       ${durationMs}::int, ${m.modelCallCount}::int, ${m.toolCallCount}::int, ${m.errorCount}::int,
       ${m.inputTokens}::int, ${m.outputTokens}::int, ${m.costUsd}::float8, ${m.toolNames}::text[], ${m.status}::text,
       ${searchTextFor({ ...s, events: plan.searchEvents })}::text, ${JSON.stringify(s.metadata)}::jsonb, ${JSON.stringify(plan.state)}::jsonb) AS n`;
-  // Its cost is worked out after the export, from the whole session (lib/db/prices.ts).
-  await markCostStale(sql, plan.session.id);
 }
 
 /**

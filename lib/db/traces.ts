@@ -26,31 +26,21 @@ export function rebuildTransaction<R>(prisma: Db, fn: (tx: DbClient) => Promise<
   return prisma.$transaction((tx) => fn(tx), TX);
 }
 
-/** Serializes transactions that touch the same keys (sorted, so two requests never wait on each other crosswise). */
-async function lockKeys(sql: SqlTx, keys: readonly string[]): Promise<void> {
-  const sorted = [...new Set(keys)].sort();
-  if (sorted.length === 0) return;
-  await sql.query`SELECT count(*)::int AS n FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${sorted}::text[]) AS k ORDER BY k) AS locked`;
-}
-
-/** Takes a request's locks (see "Concurrency" above). */
+/**
+ * Takes a request's locks (see "Concurrency" above), in one call ("trace_request_lock"). First the export's trace
+ * ids: a trace's rows change group only by an export of that trace, which holds its lock, so once they are held
+ * the groups its rows are stored under stay as read next. Then those groups too (a child span that names no
+ * session has its trace as its own key, while its trace's rows may already be in a session that another export
+ * is writing), and its own. Each set in sorted order, so two requests never wait on each other crosswise.
+ */
 export async function lockRequest(
   sql: SqlTx,
   prefix: string,
   keys: ReadonlySet<string>,
   traceIds: ReadonlySet<string>,
 ): Promise<void> {
-  // First the export's trace ids: a trace's rows change group only by an export of that trace, which holds its
-  // lock, so once they are held the groups its rows are stored under stay as read next.
-  await lockKeys(
-    sql,
-    [...traceIds].map((t) => `${prefix}trace-id:${t}`),
-  );
-  // Then the groups they are stored under too (a child span that names no session has its trace as its own
-  // key, while its trace's rows may already be in a session that another export is writing), and its own.
-  const storedKeys = await sql.query<{ groupKey: string }[]>`
-    SELECT DISTINCT "groupKey" FROM "TraceSpan" WHERE "traceId" = ANY(${[...traceIds]}::text[])`;
-  await lockKeys(sql, [...keys, ...storedKeys.map((r) => r.groupKey)]);
+  const traceKeys = [...traceIds].map((t) => `${prefix}trace-id:${t}`);
+  await sql.query`SELECT "trace_request_lock"(${traceKeys}::text[], ${[...keys]}::text[], ${[...traceIds]}::text[]) AS n`;
 }
 
 /**

@@ -1,8 +1,15 @@
 -- A stored span is its JSON as UTF-8 bytes from now on, not gzipped JSON: the database compresses the column as
 -- it does any large value (TOAST), and gzipping each span in the server cost about a tenth of an export. The
--- increment's write takes each span as its JSON text (converted to bytes here) where it took base64. Rows stored
--- gzipped stay as they are and are read as before (their first two bytes tell them apart). The body is an escape
--- string with each semicolon written as \073: the migration runner splits scripts at them.
+-- increment's write takes each span as its JSON text (converted to bytes here) where it took base64, and marks
+-- the session's cost to be worked out again in the same statement (it took one of its own). Rows stored gzipped
+-- stay as they are and are read as before (their first two bytes tell them apart).
+--
+-- A trace export's locks are one call where they were three statements: first its trace ids, then the group
+-- keys its own spans name together with those its traces' stored rows are under, read once the trace locks are
+-- held (a trace's rows change group only by an export of that trace). Each set is taken in sorted order, so two
+-- exports never wait on each other crosswise.
+--
+-- Bodies are escape strings with each semicolon written as \073: the migration runner splits scripts at them.
 
 CREATE OR REPLACE FUNCTION "otlp_increment_write"(text, integer, boolean, jsonb, jsonb, text, text, text, timestamp with time zone, timestamp with time zone, integer, integer, integer, integer, integer, integer, double precision, text[], text, text, jsonb, jsonb) RETURNS integer
 LANGUAGE plpgsql SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' AS E'
@@ -49,10 +56,23 @@ BEGIN
       "modelCallCount" = $12, "toolCallCount" = $13, "errorCount" = $14,
       "inputTokens" = $15, "outputTokens" = $16, "costUsd" = $17,
       "toolNames" = $18, status = $19, "searchText" = $20, "traceState" = $22,
+      "costSource" = CASE WHEN $15 = 0 AND $16 = 0 THEN \'none\' END, "costMicros" = NULL,
       metadata = CASE WHEN jsonb_typeof($21) = \'object\' THEN $21 - \'traceIds\' ELSE $21 END
     WHERE id = $1 RETURNING 1
   )
   SELECT count(*)::int INTO written_count FROM updated\073
   RETURN written_count\073
+END
+';
+
+CREATE OR REPLACE FUNCTION "trace_request_lock"(text[], text[], text[]) RETURNS integer
+LANGUAGE plpgsql SET plan_cache_mode TO 'force_generic_plan' SET enable_seqscan TO 'off' AS E'
+BEGIN
+  PERFORM count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
+    FROM (SELECT DISTINCT k FROM unnest($1) AS k) AS t ORDER BY k) AS locked\073
+  PERFORM count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
+    FROM (SELECT k FROM unnest($2) AS k
+      UNION SELECT "groupKey" FROM "TraceSpan" WHERE "traceId" = ANY($3)) AS t ORDER BY k) AS locked\073
+  RETURN 0\073
 END
 ';
