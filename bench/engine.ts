@@ -325,7 +325,13 @@ async function measureLong(turns: number) {
     if (i >= 1) edited.push(ms);
   }
   const perEvent = (ms: number) => (ms * 1000) / base.length;
-  return { events: base.length, exact: perEvent(median(exact)), edited: perEvent(median(edited)) };
+  const spread = (xs: number[]) => `${perEvent(Math.min(...xs)).toFixed(1)}–${perEvent(Math.max(...xs)).toFixed(1)}`;
+  return {
+    events: base.length,
+    exact: perEvent(median(exact)),
+    edited: perEvent(median(edited)),
+    spread: { exact: spread(exact), edited: spread(edited), runs: [exact.length, edited.length] },
+  };
 }
 
 async function main() {
@@ -363,7 +369,8 @@ async function main() {
     long.push(m);
     console.log(
       `long conversation, ${turns} model turns (${m.events} events, inputs growing to ${2 * turns + 2} messages): ` +
-        `${m.exact.toFixed(2)} µs/event exact, ${m.edited.toFixed(2)} µs/event with the first tool result edited`,
+        `${m.exact.toFixed(2)} µs/event exact (median of ${m.spread.runs[0]}, spread ${m.spread.exact}), ` +
+        `${m.edited.toFixed(2)} µs/event with the first tool result edited (median of ${m.spread.runs[1]}, spread ${m.spread.edited})`,
     );
   }
   const longExact = long[1]!.exact / long[0]!.exact;
