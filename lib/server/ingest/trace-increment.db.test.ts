@@ -50,6 +50,11 @@ function sessionOf(recording: string, name: string, copies: number, tag: number)
   return out;
 }
 
+/** The spans in the order they started. */
+function byStart(spans: readonly OtlpSpan[]): OtlpSpan[] {
+  return [...spans].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
+}
+
 function ok(result: TraceIngestResult) {
   if (!result.ok) throw new Error(JSON.stringify(result.issues));
   return result;
@@ -93,6 +98,25 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
       expect(stored.eventCount).toBe(expected.events.length);
       expect(stored.toolCallCount).toBe(expected.events.filter((e) => e.kind === "tool_call").length);
     }
+  }
+
+  /**
+   * `ordered` from `from` on as exports of 5 spans, each on the incremental path (`afterEach` told the spans sent
+   * so far after each); the spans sent, the first `from` counted as sent already.
+   */
+  async function sendInFives(
+    ordered: readonly OtlpSpan[],
+    from: number,
+    afterEach?: (sent: readonly OtlpSpan[]) => Promise<void>,
+  ): Promise<OtlpSpan[]> {
+    const sent = ordered.slice(0, from);
+    for (let i = from; i < ordered.length; i += 5) {
+      const batch = ordered.slice(i, i + 5);
+      expect(ok(await ingestOtlpSpans(db.prisma, batch, "otlp-json")).incremental).toBe(true);
+      sent.push(...batch);
+      await afterEach?.(sent);
+    }
+    return sent;
   }
 
   it("a session sent as 100 exports equals the one sent as 1, and every export is incremental but those adding to spans without a session", async () => {
@@ -338,9 +362,9 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
   it("a resent or earlier span re-maps from where it lands (and an ended copy replaces a partial one)", async () => {
     const name = `late-${engine}`;
     const spans = sessionOf("ai7-genai-stream", name, 4, tag++);
-    const byEnd = [...spans].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
-    const late = byEnd[Math.floor(byEnd.length / 3)]!;
-    const rest = byEnd.filter((s) => s !== late);
+    const ordered = byStart(spans);
+    const late = ordered[Math.floor(ordered.length / 3)]!;
+    const rest = ordered.filter((s) => s !== late);
     const partial = { ...late, endTimeUnixNano: null, status: { code: 0, message: "" }, events: [] };
     ok(await ingestOtlpSpans(db.prisma, [...rest.slice(0, 5), partial], "otlp-json"));
     await expectSessionsOf([...rest.slice(0, 5), partial]);
@@ -354,20 +378,14 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
   it("a session stored before its aggregate existed gets it from its rows on its next export, and stays exact", async () => {
     const name = `legacy-${engine}`;
     const spans = sessionOf("ai6-stream", name, 6, tag++);
-    const ordered = [...spans].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
+    const ordered = byStart(spans);
     const half = Math.floor(ordered.length / 2);
     ok(await ingestOtlpSpans(db.prisma, ordered.slice(0, half), "otlp-json"));
     // As a session written by the version before `traceState`: no aggregate.
     const cleared = await db.prisma.$executeRaw`
       UPDATE "Session" SET "traceState" = NULL WHERE "externalId" = ${`session:${name}`}`;
     expect(cleared).toBe(1);
-    const sent = ordered.slice(0, half);
-    for (let i = half; i < ordered.length; i += 5) {
-      const batch = ordered.slice(i, i + 5);
-      expect(ok(await ingestOtlpSpans(db.prisma, batch, "otlp-json")).incremental).toBe(true);
-      sent.push(...batch);
-      await expectSessionsOf(sent);
-    }
+    await sendInFives(ordered, half, expectSessionsOf);
     const row = await db.prisma.session.findFirstOrThrow({
       where: { externalId: `session:${name}` },
       select: { traceState: true },
@@ -378,7 +396,7 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
   it("spans stored gzipped, as before spans were stored as JSON, are read by the next export and by a full rebuild", async () => {
     const name = `gzipped-${engine}`;
     const spans = sessionOf("ai6-stream", name, 4, tag++);
-    const ordered = [...spans].sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
+    const ordered = byStart(spans);
     const half = Math.floor(ordered.length / 2);
     ok(await ingestOtlpSpans(db.prisma, ordered.slice(0, half), "otlp-json"));
     const groupKey = `otlp:session:${name}`;
@@ -402,12 +420,7 @@ describe.each(TEST_ENGINES)("incremental trace ingest on %s", (engine) => {
       Buffer.from(rows[0]!.packed!).toString("utf8"),
     );
     // The rest as exports of 5 spans: each reads gzipped rows in its window.
-    const sent = ordered.slice(0, half);
-    for (let i = half; i < ordered.length; i += 5) {
-      const batch = ordered.slice(i, i + 5);
-      expect(ok(await ingestOtlpSpans(db.prisma, batch, "otlp-json")).incremental).toBe(true);
-      sent.push(...batch);
-    }
+    const sent = await sendInFives(ordered, half);
     await expectSessionsOf(sent);
     // A full rebuild reads every row of the group, the gzipped half too.
     const rebuilt = ok(
