@@ -2,7 +2,7 @@
 // writes the app uses, each taking a client or a transaction.
 export { openDatabase, type Db, type DbClient, type Database } from "./client";
 export { database, db } from "./database";
-export { withSavepoint, withTransaction } from "./transactions";
+export { withSavepointWhenNeeded, withTransaction } from "./transactions";
 export * from "./session-save";
 export * from "./session-reads";
 export * from "./session-list";

@@ -236,20 +236,33 @@ export async function sessionLiteRows(client: DbClient, sessionId: string): Prom
  * replayStamp's: status, step count, steps version, base and its event count), whether it has a stored comparison,
  * and both runs' rows as compareStoredRuns reads them. Null: no such replay.
  */
-export async function replayComparisonInputs(client: RawSql, replayId: string) {
+export async function replayComparisonInputs(client: RawSql, replayId: string): Promise<ComparisonInputs | null> {
   const [row] = await client.$queryRaw<
-    {
-      status: string;
-      stepCount: number;
-      stepsVersion: number;
-      sessionId: string;
-      eventCount: number;
-      stored: boolean;
-      base: string | null;
-      steps: string | null;
-    }[]
+    ComparisonInputsRow[]
   >`SELECT * FROM replay_comparison_inputs(${replayId}::text)`;
-  if (!row) return null;
+  return row ? comparisonInputsOf(row) : null;
+}
+
+/**
+ * What a comparison is built from as one row answers it: the replay's stamp, whether it has a stored comparison
+ * (`stored`), and both runs' rows as JSON text (session_lite_rows, replay_step_lite_row). Answered by
+ * replay_comparison_inputs, or by the statement that stores a fresh run's steps (lib/db/replay-writes.ts).
+ */
+export type ComparisonInputsRow = {
+  status: string;
+  stepCount: number;
+  stepsVersion: number;
+  sessionId: string;
+  eventCount: number;
+  stored: boolean;
+  base: string | null;
+  steps: string | null;
+};
+
+export type ComparisonInputs = ReturnType<typeof comparisonInputsOf>;
+
+/** What a comparison is built from, from its row. */
+export function comparisonInputsOf(row: ComparisonInputsRow) {
   return {
     stamp: {
       status: row.status,

@@ -8,6 +8,7 @@ import { isTerminal } from "./replays";
 import { newId } from "./event-rows";
 import { insertStepWindow, stepRows, stepWindows } from "./replay-steps";
 import { notFound } from "@/lib/errors";
+import type { ComparisonInputsRow } from "./replay-comparison";
 
 function json(value: unknown): Prisma.InputJsonValue {
   return value as Prisma.InputJsonValue;
@@ -152,7 +153,13 @@ export async function appendLogEntries(
     FROM fresh, last`;
 }
 
-/** Replaces the derived steps and state of a replay with one run's result. Call inside a transaction. */
+/**
+ * Replaces the derived steps and state of a replay with one run's result. Call inside a transaction. Null when a
+ * worker's lease no longer holds the replay (nothing stored). With `comparisonInputs`, a fresh run whose steps are
+ * one statement's (at most STEP_WINDOW rows) is answered, by that statement, what its comparison is built from
+ * (lib/db/replay-comparison.ts comparisonInputsOf), as replay_comparison_inputs would read it now; otherwise
+ * `comparisonInputs` is null and the caller reads them.
+ */
 export async function saveRunResult(
   client: RawSql,
   replayId: string,
@@ -167,8 +174,10 @@ export async function saveRunResult(
     progress?: { done: number; total: number } | null;
     /** `stepRows(replayId, result.steps)`, when the caller built them before its transaction began. */
     rows?: readonly Prisma.ReplayStepCreateManyInput[];
+    /** Answer what the replay's comparison is built from, when the steps' statement can. */
+    comparisonInputs?: boolean;
   } = {},
-): Promise<boolean> {
+): Promise<{ comparisonInputs: ComparisonInputsRow | null } | null> {
   const terminal = isTerminal(result.status);
   const text = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
   const error =
@@ -191,11 +200,30 @@ export async function saveRunResult(
         "progressTotal" = COALESCE(${opts.progress?.total ?? null}::int, "progressTotal"),
         "updatedAt" = ${finishedAt}::timestamptz ${fenced}
       WHERE id = ${replayId}::text ${held}
-      RETURNING id)`;
+      RETURNING id, status, "stepCount", "stepsVersion", "sessionId")`;
   const windows = stepWindows(opts.rows ?? stepRows(replayId, result.steps));
   // A fresh replay (no steps to replace): the update and the first window of steps are one statement, the steps
   // inserted only when the update found the replay (held). Otherwise its old steps are deleted after the update.
   const first = opts.fresh ? windows.shift() : undefined;
+  if (first !== undefined && windows.length === 0 && opts.comparisonInputs) {
+    // All the steps in this statement: it answers the comparison's inputs too, the steps' rows from what the
+    // INSERT returns (a later statement of the transaction would read them back). No row: not stored.
+    const [row] = await client.$queryRaw<ComparisonInputsRow[]>(
+      insertStepWindow(
+        Prisma.sql`WITH ${stored}, steps AS (`,
+        first,
+        Prisma.sql`WHERE EXISTS (SELECT 1 FROM stored)
+          RETURNING idx, replay_step_lite_row(idx, kind, name, status, "cacheKey", error, output, "outputDigest",
+            "plainInputDigest", "inputDigest", input, detail, source, "baseSeq") AS lite)
+        SELECT r.status, r."stepCount", r."stepsVersion", r."sessionId", s."eventCount",
+          EXISTS (SELECT 1 FROM "ReplayComparison" c WHERE c."replayId" = r.id) AS stored,
+          session_lite_rows(r."sessionId") AS base, (SELECT json_agg(lite ORDER BY idx)::text FROM steps) AS steps
+        FROM stored r LEFT JOIN "Session" s ON s.id = r."sessionId"`,
+      ),
+    );
+    if (!row) return notStored(owner, replayId);
+    return { comparisonInputs: row.eventCount === null ? null : row };
+  }
   const [row] = await client.$queryRaw<{ stored: number }[]>(
     first === undefined
       ? Prisma.sql`WITH ${stored} SELECT count(*)::int AS stored FROM stored`
@@ -205,15 +233,18 @@ export async function saveRunResult(
           Prisma.sql`WHERE EXISTS (SELECT 1 FROM stored) RETURNING 1) SELECT count(*)::int AS stored FROM stored`,
         )}`,
   );
-  if (row?.stored !== 1) {
-    if (owner !== undefined) return false;
-    throw notFound("replay", replayId);
-  }
+  if (row?.stored !== 1) return notStored(owner, replayId);
   if (!opts.fresh) await client.$executeRaw`DELETE FROM "ReplayStep" WHERE "replayId" = ${replayId}::text`;
   // Multi-row statements, in this transaction: readers see the steps replaced at once, and a run killed before its
   // commit leaves none of them.
   for (const window of windows) await client.$executeRaw(insertStepWindow(Prisma.empty, window));
-  return true;
+  return { comparisonInputs: null };
+}
+
+/** A run's result the update did not store: a worker's lease lost it (null), or there is no such replay. */
+function notStored(owner: string | undefined, replayId: string): null {
+  if (owner !== undefined) return null;
+  throw notFound("replay", replayId);
 }
 
 /** Marks a replay failed with a reason people can act on (a bad input, an executor that could not be reached). */

@@ -9,7 +9,6 @@ import type { ComparisonMetrics, FirstDivergence, TextDiffPart } from "@/lib/rep
 import type { StoredPair } from "@/lib/session-view/compare-pairs";
 import type { DbClient } from "./client";
 import type { RawSql } from "./sql";
-import { Prisma } from "./generated/client";
 
 /** What a stored comparison holds besides its pairs. */
 export interface StoredComparisonHeader {
@@ -30,25 +29,14 @@ export interface StoredComparisonHeader {
 /** Pairs per INSERT (a pair's row is about 150 bytes of JSON). */
 const PAIR_WINDOW = 5000;
 
-/** A JSON column's value as the statement's text parameter: SQL NULL for null/undefined (as Prisma.DbNull). */
-const jsonText = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
-
-/** The INSERT of a window of pairs (`text`: their JSON records), after the statement's `head` (a WITH or nothing). */
-const insertPairs = (head: Prisma.Sql, text: string) => Prisma.sql`
-  ${head}
-  INSERT INTO "ReplayComparisonPair" ("replayId", position, "pairId", type, kind, name, "baseSeq", "baseIndex",
-    "branchSeq", "branchIndex", source, "inputOnly", "typeRank", "changeRank", "changesBefore")
-  SELECT "replayId", position, "pairId", type, kind, name, "baseSeq", "baseIndex", "branchSeq", "branchIndex",
-    source, "inputOnly", "typeRank", "changeRank", "changesBefore"
-  FROM jsonb_to_recordset(${text}::jsonb) AS x("replayId" text, position int, "pairId" text, type text,
-    kind text, name text, "baseSeq" int, "baseIndex" int, "branchSeq" int, "branchIndex" int, source text,
-    "inputOnly" boolean, "typeRank" int, "changeRank" int, "changesBefore" int)`;
-
 /**
  * Replaces the replay's stored comparison with this one. Call inside a transaction: the replay's row is locked
  * first (`locked`: the transaction holds its lock already, as a run storing its result does), so two builders of
  * the same replay store one after the other, never a mix of both. `stored: false`: the caller read, under that
- * lock, that the replay has none (nothing to delete). The header and the first window of pairs are one statement.
+ * lock, that the replay has none (nothing to delete). The old one's deletion, the header and the first window of
+ * pairs are one call (the database function replay_comparison_write): when it fails it has written nothing and
+ * throws, with the transaction still usable, so a comparison of at most PAIR_WINDOW pairs needs no savepoint to
+ * be given up without losing the transaction's other writes (`guardedWrites`).
  */
 export async function writeStoredComparison(
   tx: RawSql,
@@ -58,29 +46,17 @@ export async function writeStoredComparison(
   opts: { locked?: boolean; stored?: boolean } = {},
 ): Promise<void> {
   if (!opts.locked) await tx.$queryRaw`SELECT id FROM "Replay" WHERE id = ${replayId} FOR UPDATE`;
-  // Its own statement: the pairs' cascade runs at the end of the statement that deletes their header, and would
-  // take the new pairs of the same replay with it.
-  if (opts.stored !== false) await tx.$executeRaw`DELETE FROM "ReplayComparison" WHERE "replayId" = ${replayId}::text`;
-  const windowText = (from: number) =>
-    JSON.stringify(pairs.slice(from, from + PAIR_WINDOW).map((p) => ({ ...p, replayId })));
-  await tx.$executeRaw(
-    insertPairs(
-      Prisma.sql`WITH header AS (
-        INSERT INTO "ReplayComparison" ("replayId", "stepsKey", "pairCount", "baseCount", "branchCount", counts,
-          "firstDivergence", "divergenceBranchIndex", metrics, "finalOutputDiff", "baseFinalOutput",
-          "branchFinalOutput")
-        VALUES (${replayId}::text, ${header.stepsKey}::text, ${header.pairCount}::int, ${header.baseCount}::int,
-          ${header.branchCount}::int, ${JSON.stringify(header.counts)}::jsonb, ${jsonText(header.firstDivergence)}::jsonb,
-          ${header.divergenceBranchIndex}::int, ${JSON.stringify(header.metrics)}::jsonb,
-          ${jsonText(header.finalOutputDiff)}::jsonb, ${jsonText(header.baseFinalOutput)}::jsonb,
-          ${jsonText(header.branchFinalOutput)}::jsonb)
-        RETURNING "replayId")`,
-      windowText(0),
-    ),
-  );
-  for (let from = PAIR_WINDOW; from < pairs.length; from += PAIR_WINDOW)
-    await tx.$executeRaw(insertPairs(Prisma.empty, windowText(from)));
+  for (let from = 0; from === 0 || from < pairs.length; from += PAIR_WINDOW) {
+    const [row] = await tx.$queryRaw<{ failed: string | null }[]>`
+      SELECT replay_comparison_write(${replayId}::text, ${from === 0 && opts.stored !== false}::boolean,
+        ${from === 0 ? JSON.stringify(header) : null}::text,
+        ${JSON.stringify(pairs.slice(from, from + PAIR_WINDOW))}::text) AS failed`;
+    if (row?.failed) throw new Error(`The comparison of replay ${replayId} was not stored: ${row.failed}`);
+  }
 }
+
+/** Whether writeStoredComparison writes these pairs in one call, which undoes itself when it fails. */
+export const guardedWrites = (pairs: readonly StoredPair[]) => pairs.length <= PAIR_WINDOW;
 
 /** The stored comparison's header, or null when none is stored. */
 export async function storedComparisonHeader(

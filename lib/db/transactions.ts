@@ -1,5 +1,6 @@
 import type { Db, DbClient } from "./client";
 import type { RawSql } from "./sql";
+import type { Prisma } from "./generated/client";
 
 /**
  * Runs writes in one transaction. Write functions in lib/db take the
@@ -15,19 +16,37 @@ export async function withTransaction<T>(
 }
 
 /**
- * Runs `fn` in `tx` under a savepoint: when it throws, what it wrote is undone (the transaction goes on) and
- * `onError` is told; the transaction's other writes stand.
+ * Runs `fn` in `tx` under a savepoint, taken only when it is needed: before the first statement `fn` sends through
+ * `guarded`, or when it calls `take`. Work that sends nothing else, or only statements that undo themselves when
+ * they fail (sent on `tx`), costs no savepoint (a round trip). When `fn` throws, what it wrote through `guarded`
+ * since the savepoint is undone and `onError` is told; the transaction's other writes stand.
  */
-export async function withSavepoint(
+export async function withSavepointWhenNeeded(
   tx: RawSql,
-  fn: () => Promise<void>,
+  fn: (guarded: RawSql, take: () => Promise<void>) => Promise<void>,
   onError: (error: unknown) => void,
 ): Promise<void> {
-  await tx.$executeRaw`SAVEPOINT inner_work`;
+  // One savepoint, however many statements ask for it at once (reads sent together).
+  let taking: Promise<void> | null = null;
+  let taken = false;
+  const take = () =>
+    (taking ??= tx.$executeRaw`SAVEPOINT inner_work`.then(() => {
+      taken = true;
+    }));
+  const guarded: RawSql = {
+    $queryRaw: async <T>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
+      await take();
+      return tx.$queryRaw<T>(query, ...values);
+    },
+    $executeRaw: async (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
+      await take();
+      return tx.$executeRaw(query, ...values);
+    },
+  };
   try {
-    await fn();
+    await fn(guarded, take);
   } catch (error) {
-    await tx.$executeRaw`ROLLBACK TO SAVEPOINT inner_work`;
+    if (taken) await tx.$executeRaw`ROLLBACK TO SAVEPOINT inner_work`;
     onError(error);
   }
 }

@@ -12,15 +12,22 @@
 import type { Db } from "@/lib/db";
 import type { DbClient } from "@/lib/db/client";
 import type { RawSql } from "@/lib/db/sql";
-import { withSavepoint, withTransaction } from "@/lib/db/transactions";
+import { withSavepointWhenNeeded, withTransaction } from "@/lib/db/transactions";
 import {
   compareDigestedRows,
   compareStoredRuns,
+  comparisonInputsOf,
   replayComparisonInputs,
+  type ComparisonInputsRow,
   type StoredRunsComparison,
 } from "@/lib/db/replay-comparison";
 import { replayStamp } from "@/lib/db/replay-window";
-import { storedComparisonHeader, writeStoredComparison, type StoredComparisonHeader } from "@/lib/db/stored-comparison";
+import {
+  guardedWrites,
+  storedComparisonHeader,
+  writeStoredComparison,
+  type StoredComparisonHeader,
+} from "@/lib/db/stored-comparison";
 import { notFound } from "@/lib/errors";
 import { isBaseOnly } from "@/lib/replay";
 import { toStoredPairs, type StoredPair } from "@/lib/session-view/compare-pairs";
@@ -104,22 +111,30 @@ export async function buildStoredComparison(prisma: Db, replayId: string): Promi
 /**
  * Builds and stores the comparison of the steps a run is storing, in the run's own transaction (`tx`, which
  * wrote them and holds the replay's row lock): the comparison is there as soon as the steps are, with no read of
- * the replay outside it. Under a savepoint: a failure is logged and undone, not thrown (the run's result is
- * stored all the same, and the first read builds the comparison instead).
+ * the replay outside it. What it is built from is read in one statement, unless the statement that stored the
+ * steps answered it (`given`). Under a savepoint, taken only before a statement that could fail and leave the
+ * transaction unusable (a read, or a write of more than one call: writeStoredComparison): a failure is logged and
+ * undone, not thrown (the run's result is stored all the same, and the first read builds the comparison instead).
  */
-export async function storeComparisonInRun(tx: RawSql, replayId: string): Promise<void> {
-  await withSavepoint(
+export async function storeComparisonInRun(
+  tx: RawSql,
+  replayId: string,
+  given: ComparisonInputsRow | null = null,
+): Promise<void> {
+  await withSavepointWhenNeeded(
     tx,
-    async () => {
+    async (guarded, takeSavepoint) => {
       // The stamp, both runs' rows and whether one is stored: one statement.
-      const inputs = await replayComparisonInputs(tx, replayId);
+      const inputs = given ? comparisonInputsOf(given) : await replayComparisonInputs(guarded, replayId);
       if (!inputs) return;
       const { stamp } = inputs;
       const replay = { id: replayId, sessionId: stamp.sessionId, status: stamp.status };
-      const view = await compareDigestedRows(tx, replay, inputs.baseRows, inputs.stepRows);
+      // Reads the first divergence's two steps, when it has one that changed.
+      const view = await compareDigestedRows(guarded, replay, inputs.baseRows, inputs.stepRows);
       // A base stored before digests existed (none since the start-up migration): the first read builds it.
       if (!view) return;
       const { header, pairs } = headerAndPairs(stamp, view);
+      if (!guardedWrites(pairs)) await takeSavepoint();
       await writeStoredComparison(tx, replayId, header, pairs, { locked: true, stored: inputs.stored });
     },
     (error) => console.error(`Replay ${replayId}: its comparison was not stored (the first read builds it):`, error),

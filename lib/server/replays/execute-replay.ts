@@ -404,12 +404,13 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
           fresh: hooks.fresh ?? false,
           progress: hooks.lastProgress?.() ?? null,
           rows,
+          comparisonInputs: true,
         });
         if (!stored) throw new LeaseLost(replayId);
         await appendLogEntries(tx, replayId, done.newLogEntries, row.createdBy);
         if (verdicts) await saveVerdicts(tx, replayId, verdicts);
         // With its steps: the comparison pages and the API read a window of it at a time.
-        await storeComparisonInRun(tx, replayId);
+        await storeComparisonInRun(tx, replayId, stored.comparisonInputs);
       });
       return done;
     }

@@ -7,7 +7,8 @@ import { TEST_ENGINES, createTestDatabase, statementCountingClient, type TestDat
 import type { Policy } from "@/lib/replay";
 import { localAdmin } from "../principal";
 import { StartReplayInput } from "./replay-inputs";
-import { comparisonBuilds, currentComparison } from "./comparison-store";
+import { storedComparisonHeader, storedPairs } from "@/lib/db/stored-comparison";
+import { buildStoredComparison, comparisonBuilds, currentComparison } from "./comparison-store";
 import { createReplay } from "./replays";
 import { runQueuedReplay } from "./run-queued-replay";
 
@@ -15,6 +16,9 @@ import { runQueuedReplay } from "./run-queued-replay";
 // and are the rows the per-row path stored (app/api/v1/replays/replays-api.db.test.ts: the API's side).
 const TURNS = 1100;
 const STEPS = TURNS * 2 + 2;
+/** A session whose run's steps are one window. */
+const SHORT_TURNS = 20;
+const SHORT_STEPS = SHORT_TURNS * 2 + 2;
 
 const policy: Policy = {
   model: "recorded-only",
@@ -38,15 +42,19 @@ function statementHead(query: string): string {
   const verb = /^(?:WITH \w+ AS \( )?(\w+)/i.exec(text)![1]!.toUpperCase();
   // A table, or a database function read FROM (its name unquoted).
   const table = /(?:FROM|INTO|UPDATE) (?:"public"\.)?"?(\w+)"?/i.exec(text)?.[1];
-  return table ? `${verb} ${table}` : verb;
+  // Or a database function called in the select list.
+  const called = /^SELECT (\w+)\(/i.exec(text)?.[1];
+  return table ? `${verb} ${table}` : called ? `${verb} ${called}` : verb;
 }
 
 describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
   let db: TestDatabase;
   let sessionId: string;
+  let shortSessionId: string;
   beforeAll(async () => {
     db = await createTestDatabase(engine);
     sessionId = (await importLongChat(db.prisma, TURNS)).sessionId;
+    shortSessionId = (await importLongChat(db.prisma, SHORT_TURNS)).sessionId;
   }, 300_000);
   afterAll(async () => {
     await db?.drop();
@@ -58,6 +66,16 @@ describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
       StartReplayInput.parse({ sessionId, policy, edits: [{ seq: 1, op: "replace_tool_result", value: "lost" }] }),
       db.prisma,
     );
+
+  const createShort = (edits: unknown[]) =>
+    createReplay(localAdmin("tester"), StartReplayInput.parse({ sessionId: shortSessionId, policy, edits }), db.prisma);
+
+  /** A replay's stored comparison: its header (as read) and all its pairs, in order. */
+  async function storedComparison(replayId: string) {
+    const header = await storedComparisonHeader(db.prisma, replayId);
+    if (!header) throw new Error(`replay ${replayId} has no stored comparison`);
+    return { header, pairs: await storedPairs(db.prisma, replayId, { by: "position", from: 0, to: header.pairCount }) };
+  }
 
   it(
     `stores ${STEPS} steps in ${Math.ceil(STEPS / STEP_WINDOW)} INSERTs, the rows createMany stored one by one, and its comparison in a few`,
@@ -73,19 +91,16 @@ describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
         const { id } = await create();
         const events = (await db.prisma.session.findUniqueOrThrow({ where: { id: sessionId } })).eventCount;
         expect(await runQueuedReplay(counted.prisma, id, { owner: "worker-1" })).toBe("ran");
-        // The steps (the first window in the statement that stores the result), then (in their transaction) the
-        // comparison stored for the pages: its header with the first
-        // 5,000 of its pairs in one statement (one to one with the steps here), the rest 5,000 a statement.
-        expect(inserts()).toEqual([
-          ...Array<string>(Math.ceil(STEPS / STEP_WINDOW)).fill('"ReplayStep"'),
-          '"ReplayComparison"',
-          ...Array<string>(Math.ceil(STEPS / 5000) - 1).fill('"ReplayComparisonPair"'),
-        ]);
+        // The steps (the first window in the statement that stores the result); the comparison stored for the
+        // pages is written by a database function (below).
+        expect(inserts()).toEqual(Array<string>(Math.ceil(STEPS / STEP_WINDOW)).fill('"ReplayStep"'));
         // Every statement of the run: the claim, which reads the run's context too (its tools, whether it has
         // checks or a log, the base's first and last seq), the base a window of EVENT_WINDOW seqs at a time (no read of
         // where its seqs start or whether any lies past the last), and one transaction storing the result with the
-        // first window of steps (one statement), the other windows, and the comparison (under a savepoint: see the next test), built from one read of both runs' rows
-        // and the replay's stamp; nothing to delete (no comparison was stored). No read or write per step.
+        // first window of steps (one statement), the other windows, and the comparison (under a savepoint, taken
+        // before its first read: see the test after next), built from one read of both runs' rows and the
+        // replay's stamp; its header with the first 5,000 of its pairs in one call (one to one with the steps here),
+        // the rest 5,000 a call; nothing to delete (no comparison was stored). No read or write per step.
         // Left out: what the worker sends at times, not per step (a cancel check every quarter second, progress
         // every half second, the lease's heartbeat).
         const timed = /^\s*SELECT \(r\."cancelRequested"|SET "progressDone"|SET "leaseUntil"/;
@@ -96,11 +111,10 @@ describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
           ...Array<string>(Math.ceil(STEPS / STEP_WINDOW) - 1).fill("INSERT ReplayStep"),
           "SAVEPOINT",
           "SELECT replay_comparison_inputs",
-          // The digests of the model calls the edit's branch does not vouch for (lib/db/replay-comparison.ts).
+          // The first divergence's two steps, which its summary is worded from (lib/db/replay-comparison.ts).
           "SELECT Event",
           "SELECT ReplayStep",
-          "INSERT ReplayComparison",
-          ...Array<string>(Math.ceil(STEPS / 5000) - 1).fill("INSERT ReplayComparisonPair"),
+          ...Array<string>(Math.ceil(STEPS / 5000)).fill("SELECT replay_comparison_write"),
           "COMMIT",
         ]);
         const row = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
@@ -147,30 +161,90 @@ describe.each(TEST_ENGINES)("persisting a replay on %s", (engine) => {
   );
 
   it(
-    "a comparison that cannot be stored is undone alone: the run's result and steps are stored, the first read builds it",
+    "a short run stores its result and steps and gets its comparison's inputs in one statement, and its comparison in one call with no savepoint",
     { timeout: 300_000 },
     async () => {
-      const failing = db.prisma.$extends({
-        query: {
-          $allOperations: ({ operation, args, query }) =>
-            operation === "$executeRaw" && JSON.stringify(args).includes('INSERT INTO \\"ReplayComparisonPair\\"')
-              ? Promise.reject(new Error("simulated: the database refused the pairs"))
-              : query(args),
-        },
-      }) as unknown as Db;
-      const { id } = await create();
+      const counted = statementCountingClient(db);
+      try {
+        // As recorded: nothing diverges, so no step is read for the first divergence's words.
+        const { id } = await createShort([]);
+        expect(await runQueuedReplay(counted.prisma, id, { owner: "worker-4" })).toBe("ran");
+        // Another, whose edit makes a first divergence: its two steps are read, under a savepoint taken first.
+        const edited = await createShort([{ seq: 1, op: "replace_tool_result", value: "lost" }]);
+        expect(await runQueuedReplay(counted.prisma, edited.id, { owner: "worker-4" })).toBe("ran");
+        const timed = /^\s*SELECT \(r\."cancelRequested"|SET "progressDone"|SET "leaseUntil"/;
+        const run = ["SELECT claim_replay_run", "SELECT Event", "UPDATE Replay"];
+        expect(counted.statements.filter((q) => !timed.test(q)).map(statementHead)).toEqual([
+          ...run,
+          "SELECT replay_comparison_write",
+          "COMMIT",
+          ...run,
+          "SAVEPOINT",
+          "SELECT Event",
+          "SELECT ReplayStep",
+          "SELECT replay_comparison_write",
+          "COMMIT",
+        ]);
+        for (const replayId of [id, edited.id]) {
+          expect(await db.prisma.replayStep.count({ where: { replayId } })).toBe(SHORT_STEPS);
+          // The comparison built from what the steps' statement answered is the one built from the rows read back.
+          const stored = await storedComparison(replayId);
+          expect(stored.header.branchCount).toBe(SHORT_STEPS);
+          expect(stored.pairs).toHaveLength(stored.header.pairCount);
+          await buildStoredComparison(db.prisma, replayId);
+          expect(await storedComparison(replayId)).toEqual(stored);
+        }
+        expect((await storedComparison(edited.id)).header.firstDivergence?.summary).toBeTruthy();
+      } finally {
+        await counted.close();
+      }
+    },
+  );
+
+  /** Runs `fn` while the database refuses every comparison pair (a trigger), as a database failing that write would. */
+  async function refusingPairs<T>(fn: () => Promise<T>): Promise<T> {
+    await db.prisma.$executeRawUnsafe(
+      `CREATE FUNCTION refuse_pairs() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused: the pairs'; END $$`,
+    );
+    await db.prisma.$executeRawUnsafe(
+      `CREATE TRIGGER refuse_pairs BEFORE INSERT ON "ReplayComparisonPair" FOR EACH STATEMENT EXECUTE FUNCTION refuse_pairs()`,
+    );
+    try {
+      return await fn();
+    } finally {
+      await db.prisma.$executeRawUnsafe(`DROP TRIGGER refuse_pairs ON "ReplayComparisonPair"`);
+      await db.prisma.$executeRawUnsafe(`DROP FUNCTION refuse_pairs()`);
+    }
+  }
+
+  it.each([
+    { run: "a long run, whose comparison's reads are under a savepoint", long: true },
+    { run: "a short run, whose comparison's write undoes itself with no savepoint", long: false },
+  ])(
+    "a comparison the database refuses is undone alone, in $run: the run's result and steps are stored, the first read builds it",
+    { timeout: 300_000 },
+    async ({ long }) => {
+      const { id } = long ? await create() : await createShort([]);
+      const steps = long ? STEPS : SHORT_STEPS;
       const before = comparisonBuilds();
-      expect(await runQueuedReplay(failing, id, { owner: "worker-2" })).toBe("ran");
+      const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+      try {
+        expect(await refusingPairs(() => runQueuedReplay(db.prisma, id, { owner: "worker-2" }))).toBe("ran");
+        expect(logged).toHaveBeenCalledTimes(1);
+        expect(String(logged.mock.calls[0]![1])).toContain("refused: the pairs");
+      } finally {
+        logged.mockRestore();
+      }
       const row = await db.prisma.replay.findUniqueOrThrow({ where: { id } });
-      expect(row).toMatchObject({ status: "completed", stepCount: STEPS, leaseOwner: null });
-      expect(await db.prisma.replayStep.count({ where: { replayId: id } })).toBe(STEPS);
-      // Its header, written in the statement that failed on the pairs, is not stored either.
+      expect(row).toMatchObject({ status: "completed", stepCount: steps, leaseOwner: null });
+      expect(await db.prisma.replayStep.count({ where: { replayId: id } })).toBe(steps);
+      // Its header, written in the call that failed on the pairs, is not stored either.
       expect(await db.prisma.replayComparison.count({ where: { replayId: id } })).toBe(0);
       expect(comparisonBuilds()).toBe(before + 1);
       const current = await currentComparison(db.prisma, id);
       expect(comparisonBuilds()).toBe(before + 2);
       expect(current.pairCount).toBe(await db.prisma.replayComparisonPair.count({ where: { replayId: id } }));
-      expect(current.branchCount).toBe(STEPS);
+      expect(current.branchCount).toBe(steps);
     },
   );
 });
