@@ -10,6 +10,7 @@ import type { DbClient } from "./client";
 import { Prisma } from "./generated/client";
 import { runFailure } from "@/lib/run-failures";
 import { sqlStatement } from "./sql";
+import { EVENT_WINDOW } from "./session-reads";
 
 export type ReplayClaim =
   | {
@@ -22,6 +23,8 @@ export type ReplayClaim =
       stepCount: number;
       /** The run's context, when the claim was asked to read it (else null). */
       also: unknown;
+      /** With the context, the base's event rows as JSON when its seqs lie within one EVENT_WINDOW; else null. */
+      events: unknown[] | null;
     }
   /** Another worker holds a lease that has not run out. */
   | { kind: "busy"; owner: string | null }
@@ -37,15 +40,16 @@ export async function claimReplayRun(
   replayId: string,
   owner: string,
   leaseMs: number,
-  /** Read the run's context in the claim's statement too (lib/db/replay-save.ts replayRunContext), as `also`. */
+  /** Read the run's context (lib/db/replay-save.ts replayRunContext) as `also`, a short base's events as `events`. */
   withContext = false,
 ): Promise<ReplayClaim> {
   // Lease times are the database's clock. One round trip (on the driver: sqlStatement) to the database function
   // claim_replay_run (planned once per connection): the claim, its experiment marked running (`pending` →
-  // `running`), whether a cancel was asked for (replay or experiment), and the run's context when asked for.
+  // `running`), whether a cancel was asked for (replay or experiment), and the run's context and base when asked for.
   const rows = await sqlStatement<Omit<Extract<ReplayClaim, { kind: "claimed" }>, "kind">>(
     client,
-    Prisma.sql`SELECT * FROM claim_replay_run(${replayId}::text, ${owner}::text, ${leaseMs / 1000}::float8, ${withContext}::boolean)`,
+    Prisma.sql`SELECT * FROM claim_replay_run(${replayId}::text, ${owner}::text, ${leaseMs / 1000}::float8,
+      ${withContext}::boolean, ${EVENT_WINDOW}::int)`,
   );
   const row = rows[0];
   if (row) return { kind: "claimed", ...row };

@@ -3,6 +3,7 @@ import { pauser } from "@/lib/event-loop";
 import type { DbClient } from "./client";
 import { knownTool } from "./history";
 import { sessionEventRows, toSessionEvent } from "./session-reads";
+import type { Event } from "./generated/client";
 
 // ---------------------------------------------------------------------------
 // A long run's reads in short pieces. On the embedded database (one
@@ -26,12 +27,28 @@ export async function sessionEventsForRun(
   const pause = pauser();
   const events: SessionEvent[] = [];
   for await (const r of sessionEventRows(client, sessionId, undefined, undefined, seqs)) {
-    const event = toSessionEvent(r);
-    if (r.inputPrefixSeq !== null) event.inputPrefix = { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 };
-    events.push(event);
+    events.push(runEvent(r));
     await pause();
   }
   return events;
+}
+
+/** A stored event as a run reads it: as the engine reads it, its model input in the stored form. */
+function runEvent(r: Event): SessionEvent {
+  const event = toSessionEvent(r);
+  if (r.inputPrefixSeq !== null) event.inputPrefix = { seq: r.inputPrefixSeq, count: r.inputPrefixCount ?? 0 };
+  return event;
+}
+
+/**
+ * The base session's events as sessionEventsForRun reads them, from the rows a worker's claim answered as JSON
+ * (lib/db/jobs.ts claimReplayRun `events`): the same rows, their start time as text.
+ */
+export function runEventsOfClaim(rows: readonly unknown[]): SessionEvent[] {
+  return rows.map((row) => {
+    const r = row as Omit<Event, "startedAt"> & { startedAt: string | null };
+    return runEvent({ ...r, startedAt: r.startedAt === null ? null : new Date(r.startedAt) });
+  });
 }
 
 /** A run context's row as read (replayRunContext, or a worker's claim: lib/db/jobs.ts claimReplayRun). */

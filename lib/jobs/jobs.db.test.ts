@@ -18,7 +18,9 @@ import {
 } from "@/lib/db/jobs";
 import { savePolicyByName } from "@/lib/db/policies";
 import { withTransaction } from "@/lib/db/transactions";
-import { loadReplayView } from "@/lib/db/replays-testing";
+import { importLongChat, loadReplayView } from "@/lib/db/replays-testing";
+import { runEventsOfClaim, sessionEventsForRun, toRunContext, type RunContextRow } from "@/lib/db/replay-save";
+import { EVENT_WINDOW } from "@/lib/db/session-reads";
 import { TEST_ENGINES, createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { AppError } from "@/lib/errors";
 import { localAdmin } from "@/lib/server/principal";
@@ -486,6 +488,26 @@ describe.each(TEST_ENGINES)("jobs on %s", (engine) => {
       expect(claims.filter((c) => c.kind === "busy")).toHaveLength(19);
     } finally {
       await other?.close();
+    }
+  });
+
+  it("a claim with the run's context answers a short base's events as a run reads them; a longer base's are read a window at a time", async () => {
+    await loadDemoData(db.prisma);
+    const long = (await importLongChat(db.prisma, EVENT_WINDOW)).sessionId;
+    const sessions = await db.prisma.session.findMany({ select: { id: true, eventCount: true } });
+    const withStarts = await db.prisma.event.count({ where: { startedAt: { not: null }, costUsd: { not: null } } });
+    // Demo sessions carry start times and costs, the chat logs prefix-stored model inputs: every kind of column.
+    expect(withStarts).toBeGreaterThan(0);
+    expect(await db.prisma.event.count({ where: { inputPrefixSeq: { not: null } } })).toBeGreaterThan(0);
+    for (const session of sessions) {
+      const { id } = await createReplay(localAdmin("t"), { sessionId: session.id, policy: LIVE_LOOKUP }, db.prisma);
+      const claim = await claimReplayRun(db.prisma, id, "w-base", 30_000, true);
+      if (claim.kind !== "claimed") throw new Error(`replay ${id} was not claimed: ${claim.kind}`);
+      const context = toRunContext(claim.also as RunContextRow);
+      const read = await sessionEventsForRun(db.prisma, session.id, context.seqs);
+      expect(read).toHaveLength(session.eventCount);
+      if (session.id === long) expect(claim.events).toBeNull();
+      else expect(runEventsOfClaim(claim.events!)).toEqual(read);
     }
   });
 

@@ -16,6 +16,7 @@ import {
   type BranchLogEntry,
   type ModelExecutor,
   type ReplayResult,
+  type SessionEvent,
   type ToolAnswer,
   type ToolCall,
   type ToolExecutor,
@@ -130,6 +131,8 @@ export interface RunHooks extends EngineHooks {
   fresh?: boolean;
   /** The replay's run context, when the caller read it (a worker, with its claim): not read again. */
   context?: RunContext;
+  /** With `context`, the base session's events, when the caller read them too (a short session's, with a claim). */
+  base?: SessionEvent[];
   /** The last progress the run reported, stored with its result. */
   lastProgress?: () => { done: number; total: number } | null;
   /** Told after each call outside the database (live tool or model, simulator). */
@@ -290,7 +293,7 @@ export async function executeReplay(prisma: Db, replayId: string, hooks: RunHook
   try {
     // Model inputs in the stored form, in and out: the engine replays a long conversation in O(steps).
     // Read a window at a time: one query for a 10,000-event session would hold the embedded database's one connection.
-    const base = await sessionEventsForRun(prisma, row.sessionId, row.seqs);
+    const base = (hooks.context && hooks.base) || (await sessionEventsForRun(prisma, row.sessionId, row.seqs));
     if (base.length === 0 && !(await sessionContext(prisma, row.sessionId)))
       throw new Error(`The base session of replay "${replayId}" no longer exists.`);
     // A fresh replay's log is empty (the run context says so): it is not read.

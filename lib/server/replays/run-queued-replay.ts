@@ -15,7 +15,7 @@ import {
 import { withTransaction } from "@/lib/db/transactions";
 import { getReplayState as readReplayState } from "@/lib/db/replays";
 import { markReplayFailed } from "@/lib/db/replay-writes";
-import { toRunContext, type RunContextRow } from "@/lib/db/replay-save";
+import { runEventsOfClaim, toRunContext, type RunContextRow } from "@/lib/db/replay-save";
 import { AppError } from "@/lib/errors";
 import { authorize } from "../authz";
 import type { Principal } from "../principal";
@@ -129,6 +129,7 @@ export async function runQueuedReplay(prisma: Db, replayId: string, opts: Queued
         owner: opts.owner,
         fresh: claim.stepCount === 0,
         ...(claim.also ? { context: toRunContext(claim.also as RunContextRow) } : {}),
+        ...(claim.also && claim.events ? { base: runEventsOfClaim(claim.events) } : {}),
         lastProgress: () => latest,
         onExternalCall: () => {
           outsideCall = true;

@@ -1,5 +1,5 @@
--- A run's result and its comparison in fewer round trips (lib/db/replay-writes.ts saveRunResult,
--- lib/server/replays/comparison-store.ts storeComparisonInRun).
+-- A run's base, result and comparison in fewer round trips (lib/db/jobs.ts claimReplayRun,
+-- lib/db/replay-writes.ts saveRunResult, lib/server/replays/comparison-store.ts storeComparisonInRun).
 --
 -- A step's row as a comparison reads it is one definition, replay_step_lite_row, given the row's columns: the
 -- stored steps' rows use it (replay_step_lite_rows), and so does the statement that stores a fresh run's steps,
@@ -72,3 +72,47 @@ BEGIN
 END
 ';
 
+-- A worker's claim answers the base session's events too, when it asks for the run's context and the session's
+-- seqs lie within one window of reads ($5: lib/db/session-reads.ts EVENT_WINDOW): a short run reads its base in
+-- the claim's round trip, where it took one more. Each event is its whole row as JSON (the columns a run reads,
+-- and its two digests). A longer session's are read a window at a time, as before (NULL here).
+DROP FUNCTION "claim_replay_run"(text, text, float8, boolean);
+
+CREATE FUNCTION "claim_replay_run"(text, text, float8, boolean, integer)
+RETURNS TABLE (attempts int, "experimentId" text, "stepCount" int, "cancelRequested" boolean, also json, events json)
+LANGUAGE plpgsql SET plan_cache_mode TO 'force_generic_plan' AS E'
+#variable_conflict use_column
+DECLARE
+  claimed_attempts int\073
+  claimed_experiment text\073
+  claimed_steps int\073
+  cancel boolean\073
+  context json\073
+BEGIN
+  WITH claimed AS (
+    UPDATE "Replay"
+       SET status = \'running\', "leaseOwner" = $2, "leaseUntil" = now() + make_interval(secs => $3),
+           attempts = attempts + 1, "updatedAt" = now()
+     WHERE id = $1
+       AND (status = \'queued\' OR (status = \'running\' AND ("leaseUntil" IS NULL OR "leaseUntil" < now())))
+ RETURNING attempts, "experimentId", "cancelRequested", "stepCount"),
+  started AS (
+    UPDATE "Experiment" SET status = \'running\'
+     WHERE id = (SELECT "experimentId" FROM claimed) AND status = \'pending\'
+ RETURNING id)
+  SELECT c.attempts, c."experimentId", c."stepCount", (c."cancelRequested" OR COALESCE(e."cancelRequested", false))
+    INTO claimed_attempts, claimed_experiment, claimed_steps, cancel
+    FROM claimed c LEFT JOIN "Experiment" e ON e.id = c."experimentId"\073
+  IF NOT FOUND THEN
+    RETURN\073
+  END IF\073
+  IF $4 THEN
+    context := replay_run_context($1)\073
+  END IF\073
+  RETURN QUERY SELECT claimed_attempts, claimed_experiment, claimed_steps, cancel, context,
+    CASE WHEN (context->>\'lastSeq\')::int - (context->>\'firstSeq\')::int < $5 THEN (
+      SELECT json_agg(row_to_json(ev) ORDER BY ev.seq) FROM "Event" ev
+       WHERE ev."sessionId" = context->>\'sessionId\'
+         AND ev.seq BETWEEN (context->>\'firstSeq\')::int AND (context->>\'lastSeq\')::int) END\073
+END
+';
