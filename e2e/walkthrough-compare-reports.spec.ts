@@ -70,6 +70,35 @@ test("the comparison's figures are named in words, and on a phone no label runs 
   }
 });
 
+test("the comparison's diff editors' text inputs are named from their creation on, not only once the page settles", async ({
+  page,
+  request,
+}) => {
+  const replayId = await completedReplay(request, EDITS);
+  // Watches every editor text input from the page's first script: after each change to the page (at the end of the
+  // task that made it, when an audit or a screen reader could next look), any input without a name is noted.
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { unnamedInputs: string[] }).unnamedInputs = seen;
+    new MutationObserver(() => {
+      for (const input of document.querySelectorAll(
+        ".monaco-editor .native-edit-context, .monaco-editor textarea.inputarea",
+      ))
+        if (!input.getAttribute("aria-label"))
+          seen.push(input.closest("[data-uri]")?.getAttribute("data-uri") ?? input.className);
+    }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-label"] });
+  });
+  for (const size of [DESK, PHONE]) {
+    await page.setViewportSize(size);
+    await page.goto(`/replays/${replayId}/compare`);
+    // The first divergence's diff: two diff editors, four inputs, each named for its side.
+    const inputs = page.locator(".monaco-editor .native-edit-context, .monaco-editor textarea.inputarea");
+    await expect(inputs).toHaveCount(4);
+    for (const input of await inputs.all()) await expect(input).toHaveAttribute("aria-label", /\S/);
+    expect(await page.evaluate(() => (window as unknown as { unnamedInputs: string[] }).unnamedInputs)).toEqual([]);
+  }
+});
+
 test("a report and its shared page fit a phone, and their JSON blocks can be scrolled by keyboard", async ({
   page,
   request,

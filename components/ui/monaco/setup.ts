@@ -26,6 +26,23 @@ loader.config({ monaco });
 /** The editor option that names an editor's text input for screen readers. */
 export const ARIA_LABEL_OPTION = monaco.editor.EditorOption.ariaLabel;
 
+/**
+ * No editor's text input loses its name once it has one. A diff editor creates its two inner editors named
+ * (originalAriaLabel, modifiedAriaLabel), then at once re-applies its options to them with an empty label
+ * (monaco 0.57), and `@monaco-editor/react` hands the editor to onMount (JsonEditorImpl names the sides there) a
+ * React render later: under load an audit, or a screen reader, found all four inputs of a page's two diffs unnamed
+ * in between. Each editor is watched from its creation: a label emptied is put back within the same change.
+ */
+monaco.editor.onDidCreateEditor((editor) => {
+  let name = editor.getOption(ARIA_LABEL_OPTION);
+  editor.onDidChangeConfiguration((change) => {
+    if (!change.hasChanged(ARIA_LABEL_OPTION)) return;
+    const now = editor.getOption(ARIA_LABEL_OPTION);
+    if (now) name = now;
+    else if (name) editor.updateOptions({ ariaLabel: name });
+  });
+});
+
 /** The editors' themes: Monaco's own light and dark ones, with the changes below. */
 export const MONACO_THEMES = { light: "branchpoint-light", dark: "branchpoint-dark" } as const;
 
