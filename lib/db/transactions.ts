@@ -17,13 +17,13 @@ export async function withTransaction<T>(
 
 /**
  * Runs `fn` in `tx` under a savepoint, taken only when it is needed: before the first statement `fn` sends through
- * `guarded`, or when it calls `take`. Work that sends nothing else, or only statements that undo themselves when
- * they fail (sent on `tx`), costs no savepoint (a round trip). When `fn` throws, what it wrote through `guarded`
+ * `guarded`. Work that sends nothing else, or only statements that undo themselves when they fail (sent on `tx`),
+ * costs no savepoint (a round trip). When `fn` throws, what it wrote through `guarded`
  * since the savepoint is undone and `onError` is told; the transaction's other writes stand.
  */
 export async function withSavepointWhenNeeded(
   tx: RawSql,
-  fn: (guarded: RawSql, take: () => Promise<void>) => Promise<void>,
+  fn: (guarded: RawSql) => Promise<void>,
   onError: (error: unknown) => void,
 ): Promise<void> {
   // One savepoint, however many statements ask for it at once (reads sent together).
@@ -44,7 +44,7 @@ export async function withSavepointWhenNeeded(
     },
   };
   try {
-    await fn(guarded, take);
+    await fn(guarded);
   } catch (error) {
     if (taken) await tx.$executeRaw`ROLLBACK TO SAVEPOINT inner_work`;
     onError(error);

@@ -123,7 +123,7 @@ export async function storeComparisonInRun(
 ): Promise<void> {
   await withSavepointWhenNeeded(
     tx,
-    async (guarded, takeSavepoint) => {
+    async (guarded) => {
       // The stamp, both runs' rows and whether one is stored: one statement.
       const inputs = given ? comparisonInputsOf(given) : await replayComparisonInputs(guarded, replayId);
       if (!inputs) return;
@@ -134,8 +134,9 @@ export async function storeComparisonInRun(
       // A base stored before digests existed (none since the start-up migration): the first read builds it.
       if (!view) return;
       const { header, pairs } = headerAndPairs(stamp, view);
-      if (!guardedWrites(pairs)) await takeSavepoint();
-      await writeStoredComparison(tx, replayId, header, pairs, { locked: true, stored: inputs.stored });
+      // One call undoes itself when it fails; more need the savepoint, taken before the first.
+      const writer = guardedWrites(pairs) ? tx : guarded;
+      await writeStoredComparison(writer, replayId, header, pairs, { locked: true, stored: inputs.stored });
     },
     (error) => console.error(`Replay ${replayId}: its comparison was not stored (the first read builds it):`, error),
   );
