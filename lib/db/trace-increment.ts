@@ -187,24 +187,35 @@ export function prefixEvents(
 const OTLP_PREFIX = "otlp:";
 const OTLP_FORMATS = ["otlp-json", "otlp-protobuf"];
 
+/** A GenAI event stored for a span from an OTLP log export (see trace-logs.ts): its JSON text. */
+export type TraceLogRow = { traceId: string; spanId: string; event: string };
+
 /**
- * The stored rows of an OTLP request's traces (with their payloads: the window re-maps them), and the
- * sessions of every group the request reaches, in one round trip.
+ * The stored rows of an OTLP request's traces (with their payloads: the window re-maps them), the
+ * sessions of every group the request reaches and the log events stored for its traces (in the order they
+ * arrived), in one round trip. Read once the request's trace locks are held: a log export of the same
+ * traces takes them too, so no event is missed.
  */
 export async function loadOtlpRequest(
   sql: SqlTx,
   traceIds: readonly string[],
   ownKeys: readonly string[],
-): Promise<{ rows: StoredRow<unknown>[]; sessions: SessionRow[] }> {
+): Promise<{ rows: StoredRow<unknown>[]; sessions: SessionRow[]; logs: TraceLogRow[] }> {
   // With the sessions whose cost is the price table's estimate: their source gave none (lib/db/prices.ts).
-  const [{ loaded, estimated }] = await sql.query<[{ loaded: string; estimated: string[] }]>`
+  const [{ loaded, estimated, logs }] = await sql.query<[{ loaded: string; estimated: string[]; logs: string }]>`
     SELECT l.loaded, ARRAY(
       SELECT s.id FROM "Session" s
       WHERE s.id IN (SELECT x->>'id' FROM json_array_elements(l.loaded::json->'sessions') x)
-        AND s."costSource" = 'price_table') AS estimated
+        AND s."costSource" = 'price_table') AS estimated,
+      (SELECT coalesce(json_agg(json_build_object('traceId', "traceId", 'spanId', "spanId", 'event', event) ORDER BY seq), '[]')
+       FROM "TraceLog" WHERE "traceId" = ANY(${traceIds}::text[]))::text AS logs
     FROM (SELECT "otlp_increment_load"(${traceIds}::text[], ${ownKeys}::text[], ${OTLP_FORMATS}::text[], ${OTLP_PREFIX.length}::int) AS loaded) l`;
   const parsed = JSON.parse(loaded) as { rows: JsonRow[]; sessions: SessionRow[] };
-  return { rows: parsed.rows.map((r) => storedRow(r)), sessions: withSourceCosts(parsed.sessions, estimated) };
+  return {
+    rows: parsed.rows.map((r) => storedRow(r)),
+    sessions: withSourceCosts(parsed.sessions, estimated),
+    logs: JSON.parse(logs) as TraceLogRow[],
+  };
 }
 
 /** What an OTLP window needs of the rest of its session, in one round trip (see "otlp_increment_window"). */

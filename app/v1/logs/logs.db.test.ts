@@ -6,6 +6,7 @@ import { POST as traces } from "@/app/v1/traces/route";
 import { createApiKey } from "@/lib/db";
 import type { Database } from "@/lib/db/client";
 import { getSession, toSessionEvent } from "@/lib/db/session-reads";
+import { fallbacks } from "@/lib/server/ingest/increment";
 import { createTestDatabase, type TestDatabase } from "@/lib/db/testing";
 import { otlpExport } from "@/lib/ingest/otlp/genai-testing";
 import { CONCIERGE_STEPS, conciergeLogs, conciergeSpans, logRecord } from "@/lib/ingest/otlp/logs-testing";
@@ -76,6 +77,18 @@ describe("/v1/logs (pglite)", () => {
 
     expect((await send(traces, "/v1/traces", otlpExport(conciergeSpans(trace, "conv-before")))).status).toBe(200);
     expect(await steps("session:conv-before")).toEqual(CONCIERGE_STEPS);
+  });
+
+  it("logs sent before their spans, the spans in two exports: each export takes its own spans' logs, incrementally", async () => {
+    const trace = "c5".repeat(16);
+    expect((await send(logs, "/v1/logs", JsonLogsSerializer.serializeRequest(conciergeLogs(trace))!)).status).toBe(200);
+    const spans = conciergeSpans(trace, "conv-before-split");
+    const rebuildsBefore = [...fallbacks.values()].reduce((a, b) => a + b, 0);
+    for (const part of [spans.slice(0, 2), spans.slice(2)])
+      expect((await send(traces, "/v1/traces", otlpExport(part))).status).toBe(200);
+    // Neither export took the full rebuild, which reads the logs apart from the increment.
+    expect([...fallbacks.values()].reduce((a, b) => a + b, 0)).toBe(rebuildsBefore);
+    expect(await steps("session:conv-before-split")).toEqual(CONCIERGE_STEPS);
   });
 
   it("logs sent after their spans, in two exports and once again: the session rebuilt with them", async () => {

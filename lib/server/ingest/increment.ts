@@ -54,14 +54,24 @@ function answer(sql: SqlTx, kind: "otlp" | "agents", read: Read): Promise<unknow
   }
 }
 
-/** The plan, its reads answered; null (counted by reason) when the request must take the full rebuild. */
+/**
+ * The plan, its reads answered; null (counted by reason) when the request must take the full rebuild.
+ * `onLoad` sees the answer to the planner's first read (the request's stored rows, sessions and, for OTLP, the
+ * log events stored for its traces) before the planner does.
+ */
 export async function runPlanner<S>(
   sql: SqlTx,
   kind: "otlp" | "agents",
   planner: Planner<IncrementPlan<S>>,
+  onLoad?: (loaded: unknown) => void,
 ): Promise<IncrementPlan<S> | null> {
   let step = planner.next();
-  while (!step.done) step = planner.next(await answer(sql, kind, step.value));
+  while (!step.done) {
+    const read = step.value;
+    const answered = await answer(sql, kind, read);
+    if (read.kind === "load") onLoad?.(answered);
+    step = planner.next(answered);
+  }
   const result = step.value;
   if (!isFallback(result)) return result;
   fallbacks.set(result.fallback, (fallbacks.get(result.fallback) ?? 0) + 1);

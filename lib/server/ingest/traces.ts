@@ -3,7 +3,7 @@ import { scheduleCostBackfill } from "../prices/costs";
 import type { SavedSession } from "@/lib/db/session-save";
 import { prismaSql, sqlTransaction, type SqlTx } from "@/lib/db/sql";
 import { setColumns } from "@/lib/db/agents-increment";
-import { insertSpanRows, loadItems } from "@/lib/db/trace-increment";
+import { insertSpanRows, loadItems, type TraceLogRow } from "@/lib/db/trace-increment";
 import { insertTraceLogs, storedSpanRows, traceLogRows } from "@/lib/db/trace-logs";
 import {
   deleteSession,
@@ -71,8 +71,17 @@ export type TraceIngestResult =
     }
   | { ok: false; issues: ImportIssue[] };
 
-/** The request stored incrementally, or null having written nothing. Call after its keys are locked. */
-async function increment<T>(sql: SqlTx, source: Source<T>, fresh: ReadonlyMap<string, T>) {
+/**
+ * The request stored incrementally, or null having written nothing. Call after its keys are locked. Unless
+ * they are attached already, the log events stored for its OTLP spans come with the planner's first read, and
+ * are attached to `fresh` before the planner reads the spans.
+ */
+async function increment<T>(
+  sql: SqlTx,
+  source: Source<T>,
+  fresh: Map<string, T>,
+  { logsAttached }: { logsAttached: boolean },
+) {
   const plan = await runPlanner(
     sql,
     source.kind,
@@ -81,6 +90,9 @@ async function increment<T>(sql: SqlTx, source: Source<T>, fresh: ReadonlyMap<st
       better: (a, b) => source.better(a, b),
       fingerprint: (s) => source.fingerprint(s),
     }),
+    logsAttached || source.kind !== "otlp"
+      ? undefined
+      : (loaded) => attachLogRows(fresh, (loaded as { logs: TraceLogRow[] }).logs),
   );
   if (!plan) return null;
   // Not re-clustered here: reading a session's failed steps costs reads that grow with the session, which
@@ -100,8 +112,7 @@ async function tryIncrement<T>(
 ): Promise<TraceIngestResult | null> {
   const { fresh, keys, traceIds } = requestOf(source, incoming);
   if (lock) await lockRequest(sql, source.prefix, keys, traceIds);
-  await attachLogs(sql, source, fresh, traceIds);
-  return increment(sql, source, fresh);
+  return increment(sql, source, fresh, { logsAttached: false });
 }
 
 /**
@@ -110,8 +121,13 @@ async function tryIncrement<T>(
  */
 async function attachLogs<T>(sql: SqlTx, source: Source<T>, fresh: Map<string, T>, traceIds: ReadonlySet<string>) {
   if (source.kind !== "otlp") return;
+  attachLogRows(fresh, await traceLogRows(sql, traceIds));
+}
+
+/** Each span of `fresh` (OTLP spans) with the stored log events that name it among its events. */
+function attachLogRows<T>(fresh: Map<string, T>, rows: readonly TraceLogRow[]): void {
   const logs = new Map<string, OtlpSpanEvent[]>();
-  for (const row of await traceLogRows(sql, traceIds)) {
+  for (const row of rows) {
     const id = idOf(row.traceId, row.spanId);
     logs.set(id, [...(logs.get(id) ?? []), JSON.parse(row.event) as OtlpSpanEvent]);
   }
@@ -136,7 +152,7 @@ async function storeAndRebuild<T>(
   await attachLogs(prismaSql(tx), source, fresh, traceIds);
   // An export that only adds to sessions re-maps the part it touches.
   if (incremental) {
-    const done = await increment(prismaSql(tx), source, fresh);
+    const done = await increment(prismaSql(tx), source, fresh, { logsAttached: true });
     if (done) return done;
   }
 
