@@ -165,6 +165,11 @@ export function withReplayLock<T>(replayId: string, work: () => Promise<T>): Pro
   return next;
 }
 
+/** A replay's cached state in this process, if any (tests check that it is kept from one call to the next). */
+export function cachedAgentRun(replayId: string): AgentRun | undefined {
+  return runs.get(replayId);
+}
+
 /** Drops a replay's cached state (tests use it to take the rebuild path; the finish drops it). */
 export function forgetAgentRun(replayId: string): void {
   runs.delete(replayId);
