@@ -14,7 +14,7 @@ type Exec = (sql: string, params: unknown[]) => Promise<unknown>;
  * The rows of one ingested session written raw under copies of it, in 1 and in 100 transactions, each
  * transaction also updating the session row (as an export does): through the ingest's client and on the
  * driver itself (PGlite's own transaction), and in 10 on the driver. Milliseconds by "client-1", "client-100",
- * "driver-1", "driver-10", "driver-100".
+ * "driver-1", "driver-10", "driver-100"; this process's CPU milliseconds by the same names with ":cpu".
  */
 export async function rawFloor(db: TestDatabase, name: string, tag: string): Promise<Map<string, number>> {
   const prisma = db.prisma;
@@ -79,6 +79,7 @@ export async function rawFloor(db: TestDatabase, name: string, tag: string): Pro
       const client = db.pglite ? null : new pg.Client(db.pgConfig!);
       await client?.connect();
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       for (let b = 0; b < parts; b++) {
         if (via === "client")
           await prisma.$transaction((tx) => write((sql, params) => tx.$executeRawUnsafe(sql, ...params), b));
@@ -90,9 +91,16 @@ export async function rawFloor(db: TestDatabase, name: string, tag: string): Pro
         }
       }
       out.set(what, performance.now() - t0);
+      out.set(`${what}:cpu`, cpuMsSince(c0));
       await client?.end();
     }
   return out;
+}
+
+/** This process's CPU time since `start`, in ms (with PGlite, the database's work runs in it too). */
+export function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1000;
 }
 
 export type StoredSession = Prisma.SessionGetPayload<{ include: { events: true } }>;
