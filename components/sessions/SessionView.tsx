@@ -277,14 +277,16 @@ function WindowList({
   const { perStep, label, role, testId, className } = LISTS[view];
   const { parentRef, virtualizer } = useWindowList({
     windows: windowCount(span),
-    windowHeight: span.window * perStep,
+    // A session shorter than a window is estimated at its own length: its box then opens near its real height.
+    windowHeight: Math.min(span.window, span.lastSeq - span.firstSeq + 1) * perStep,
     startWindow: startSeq === null ? 0 : Math.max(0, Math.floor((startSeq - span.firstSeq) / span.window)),
     focusSeq: startSeq,
   });
   return (
     <div
       ref={parentRef}
-      style={{ height: LIST_HEIGHT }}
+      // At most this tall: a short session's box ends with its last step, not a screen of empty space below.
+      style={{ maxHeight: LIST_HEIGHT }}
       className={`overflow-auto ${className}`}
       data-testid={testId}
       role={role}
