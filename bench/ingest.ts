@@ -109,10 +109,6 @@ async function otlpVsRaw(
     /** CPU time of this process (PGlite runs in it: all the work; on PostgreSQL the server's is not counted). */
     cpu: { ingest: number; raw: number; decode: number };
   }[] = [];
-  const cpuMs = (since: NodeJS.CpuUsage) => {
-    const c = process.cpuUsage(since);
-    return (c.user + c.system) / 1000;
-  };
   for (let s = 0; s < SESSIONS; s++) {
     const t0 = performance.now();
     const c0 = process.cpuUsage();
@@ -121,13 +117,13 @@ async function otlpVsRaw(
     const result = await ingestOtlpSpans(prisma, decoded.spans, "otlp-json");
     if (!result.ok) throw new Error(JSON.stringify(result.issues.slice(0, 3)));
     const ingestMs = performance.now() - t0;
-    const ingestCpu = cpuMs(c0);
+    const ingestCpu = cpuMsSince(c0);
     // The request's decoding alone (the raw insert does not read the request), timed again on its own.
     const td = performance.now();
     const cd = process.cpuUsage();
     if (!decodeOtlpJson(bodies[s]!).ok) throw new Error("decode");
     const decodeMs = performance.now() - td;
-    const decodeCpu = cpuMs(cd);
+    const decodeCpu = cpuMsSince(cd);
 
     const stored = await prisma.session.findFirstOrThrow({
       where: { externalId: `session:bench-session-${s}` },
@@ -152,7 +148,7 @@ async function otlpVsRaw(
       await insertSpanRows(tx, spanRows);
     });
     const rawMs = performance.now() - t1;
-    const rawCpu = cpuMs(c1);
+    const rawCpu = cpuMsSince(c1);
     const t2 = performance.now();
     const copy2 = await prisma.session.create({
       data: { ...sessionColumns(stored), externalId: `raw-events:${stored.id}` },
