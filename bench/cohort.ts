@@ -17,14 +17,28 @@
  *     of a worker's time is (the persistence target is against the raw insert of the same rows, above);
  *   - enqueue overhead: create + enqueue one replay through the service, p50/p95
  *     (in process; the HTTP layer is not included).
+ *   - the machine's own 2 vs 1 (`--machine-only` stops after it): the same metric for a job with no database
+ *     and nothing shared, the engine replaying sessions in memory, 1 process vs 2 each doing half. Two such
+ *     processes should reach 2.0× per CPU-second; what this machine gives them is the most the workers can show;
+ *   - with `--instructions`, each worker runs under valgrind's callgrind (bench/callgrind.ts) and the pair is
+ *     also counted in instructions over the experiment: the cohort's total work with 2 workers ÷ with 1 (1.00
+ *     when a second worker adds no work) and 2 vs 1 by the busiest worker's instructions. A count the machine's
+ *     load does not move; a worker runs about 50× slower under it, so use a few hundred sessions. What a
+ *     worker does by the clock, not by the job (its queues' polls every second, pg-boss's maintenance, its
+ *     sweeps), weighs about 50× more against the work there, and two workers have two clocks: the workers run
+ *     with a one-hour lease (no sweep during the count), and the rest stays in, so the ratio of work is an
+ *     upper bound. (Their idle rate was tried as a correction: it moved from 3 to 33 M instructions a second
+ *     with whichever process ran pg-boss's maintenance, too erratic to take off.)
  * First, on PGlite and on PostgreSQL: replay + persist per session against the raw batched insert of the
  * same rows, their ratio (target ≤ 3×), with the spread of `--runs` runs and the load average
  * (bench/cohort-persist.ts; `--persist-only` stops after it).
- * Run: npm run bench:cohort [-- --sessions 1000 --enqueues 300 --warm-up 100 --worker-runs 3 --two-first --persist-sessions 200 --runs 3 --persist-only --engine pglite|postgres]
+ * Run: npm run bench:cohort [-- --sessions 1000 --enqueues 300 --warm-up 100 --worker-runs 3 --two-first --persist-sessions 200 --runs 3 --persist-only --engine pglite|postgres --machine-only --instructions]
  */
 import { execSync } from "node:child_process";
 import { loadavg } from "node:os";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createTestDatabase } from "../lib/db/testing";
 import { savePolicyByName } from "../lib/db/policies";
 import { withTransaction } from "../lib/db/transactions";
@@ -35,7 +49,9 @@ import { replay, toolLevelPreset, type Policy } from "../lib/replay";
 import { createExperiment, runExperiment } from "../lib/server/experiments/experiments";
 import { localAdmin } from "../lib/server/principal";
 import { startReplay } from "../lib/server/replays/replays";
+import { callgrindCommand, dumpRegion, requireValgrind } from "./callgrind";
 import { measurePersist } from "./cohort-persist";
+import { makeSession, policy } from "./engine-sessions";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -68,8 +84,11 @@ const pct = (xs: number[], p: number) => {
 };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const summary = (xs: number[]) =>
+  `median ${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
 
-type WorkerRun = { ms: number; cpu: number[]; user: number[]; system: number[] };
+/** `instructions`: under callgrind, each worker's instructions over the experiment. */
+type WorkerRun = { ms: number; cpu: number[]; user: number[]; system: number[]; instructions: number[] | null };
 
 /** One pair of runs (1 worker, then 2) in words; its speed-ups by wall time, CPU time and user time alone. */
 function reportPair(run: number, oneRun: WorkerRun, twoRun: WorkerRun, load: string) {
@@ -103,7 +122,64 @@ function reportPair(run: number, oneRun: WorkerRun, twoRun: WorkerRun, load: str
     `  user time alone: 1 worker ${oneRun.user[0]!.toFixed(2)} CPU-s, 2 workers ${twoRun.user.map((c) => c.toFixed(2)).join(" + ")}: ${(oneRun.user[0]! / busiestUser).toFixed(2)}×; ` +
       `kernel time: 1 worker ${oneRun.system[0]!.toFixed(2)}, 2 workers ${twoRun.system.map((c) => c.toFixed(2)).join(" + ")}`,
   );
-  return { wall: one / two, cpu: oneRun.cpu[0]! / busiest, user: oneRun.user[0]! / busiestUser };
+  let work: number | null = null;
+  let busiestWork: number | null = null;
+  if (oneRun.instructions && twoRun.instructions) {
+    const giga = (n: number) => `${(n / 1e9).toFixed(2)} G`;
+    const [alone] = oneRun.instructions;
+    const pair = twoRun.instructions;
+    work = (pair[0]! + pair[1]!) / alone!;
+    busiestWork = alone! / Math.max(...pair);
+    console.log(
+      `  instructions: 1 worker ${giga(alone!)} (${(alone! / SESSIONS / 1e6).toFixed(1)} M per session), 2 workers ${pair.map(giga).join(" + ")}: ` +
+        `the cohort's work with 2 ÷ with 1 at most ${work.toFixed(3)} (clock-driven work included), 2 vs 1 by the busiest ${busiestWork.toFixed(2)}×`,
+    );
+  }
+  return {
+    wall: one / two,
+    cpu: oneRun.cpu[0]! / busiest,
+    user: oneRun.user[0]! / busiestUser,
+    work,
+    busiest: busiestWork,
+  };
+}
+
+/** `--cpu-job N`: the control's child, N replays of a 1,000-event session in memory; prints its CPU seconds. */
+async function cpuJob(replays: number) {
+  const base = makeSession(1_000);
+  await replay({ base, policy });
+  const before = cpuSeconds(process.pid);
+  for (let i = 0; i < replays; i++) await replay({ base, policy });
+  const after = cpuSeconds(process.pid);
+  console.log(`cpu-job ${after.user - before.user + after.system - before.system}`);
+}
+
+/**
+ * The machine's own 2 vs 1 per CPU-second: one process doing `total` replays alone, then two doing half
+ * each at once, `runs` times. Nothing is shared between them, so any shortfall from 2.0 is the machine's.
+ */
+async function machineControl(total: number, runs: number): Promise<number[]> {
+  const job = async (n: number) => {
+    const p = startTsx("bench/cohort.ts", ["--cpu-job", String(n)], {});
+    const code = await p.exited;
+    const m = /cpu-job ([\d.]+)/.exec(p.output());
+    if (code !== 0 || !m) throw new Error(`the control's job failed (${code}):\n${p.output()}`);
+    return Number(m[1]);
+  };
+  const ratios: number[] = [];
+  for (let r = 1; r <= runs; r++) {
+    const load = loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ");
+    const one = await job(total);
+    const two = await Promise.all([job(total / 2), job(total / 2)]);
+    ratios.push(one / Math.max(...two));
+    console.log(
+      `machine control ${r} (load before: ${load}): 1 process ${one.toFixed(2)} CPU-s for ${total} in-memory replays, ` +
+        `2 processes ${two.map((c) => c.toFixed(2)).join(" + ")} CPU-s for half each: ${ratios.at(-1)!.toFixed(2)}× per CPU-second of the busiest`,
+    );
+  }
+  return ratios;
 }
 
 async function main() {
@@ -113,6 +189,13 @@ async function main() {
     if (only < 0 || process.argv[only + 1] === engine)
       await measurePersist(engine, arg("persist-sessions", 200), arg("runs", 3), RECORDED);
   if (process.argv.includes("--persist-only")) return;
+  const machine = await machineControl(arg("control-replays", 2000), WORKER_RUNS);
+  console.log(
+    `machine control over ${machine.length} runs: ${summary(machine)} (2.00 on a machine whose cores do not slow each other)`,
+  );
+  if (process.argv.includes("--machine-only")) return;
+  const instructions = process.argv.includes("--instructions");
+  if (instructions) requireValgrind();
   const db = await createTestDatabase("postgres");
   const url = `postgres://postgres@127.0.0.1:5432/${db.pgConfig!.database}`;
   try {
@@ -157,13 +240,26 @@ async function main() {
       );
       return created;
     };
-    const runWith = async (workers: number) => {
+    const runWith = async (workers: number): Promise<WorkerRun> => {
+      const dir = instructions ? mkdtempSync(join(tmpdir(), "cohort-callgrind-")) : null;
       const procs = Array.from({ length: workers }, () =>
-        startTsx("scripts/worker.ts", [], { DATABASE_URL: url, BRANCHPOINT_WORKER_CONCURRENCY: "1" }),
+        startTsx(
+          "scripts/worker.ts",
+          [],
+          {
+            DATABASE_URL: url,
+            BRANCHPOINT_WORKER_CONCURRENCY: "1",
+            // Under callgrind: no sweep (every half lease) while counting, see the header.
+            ...(dir ? { BRANCHPOINT_LEASE_SECONDS: "3600" } : {}),
+          },
+          dir ? (nodeArgs) => callgrindCommand(dir, nodeArgs) : undefined,
+        ),
       );
       try {
-        await Promise.all(procs.map((p) => p.waitFor(/Branchpoint worker \d+: 1 at once/)));
+        await Promise.all(procs.map((p) => p.waitFor(/Branchpoint worker \d+: 1 at once/, dir ? 15 * 60_000 : 60_000)));
         if (warmUp) await runToEnd(`${workers} worker(s), warm-up`, warmUp.agentVersionId);
+        // Under callgrind, a dump now ends the uncounted part (start-up, warm-up); the next one is the experiment.
+        if (dir) for (const p of procs) dumpRegion(dir, p.child.pid!, "before");
         const cpuBefore = procs.map((p) => cpuSeconds(p.child.pid!));
         const start = performance.now();
         const created = await runToEnd(`${workers} worker(s)`, agentVersionId);
@@ -173,11 +269,13 @@ async function main() {
         const user = cpuAfter.map((c, i) => c.user - cpuBefore[i]!.user);
         const system = cpuAfter.map((c, i) => c.system - cpuBefore[i]!.system);
         const cpu = user.map((u, i) => u + system[i]!);
+        const counted = dir ? procs.map((p) => dumpRegion(dir, p.child.pid!, "experiment")) : null;
         const bad = await db.prisma.replay.count({ where: { experimentId: created.id, status: { not: "completed" } } });
         if (bad > 0) throw new Error(`${bad} member replays did not complete`);
-        return { ms, cpu, user, system };
+        return { ms, cpu, user, system, instructions: counted };
       } finally {
         for (const p of procs) await p.kill9();
+        if (dir) rmSync(dir, { recursive: true, force: true });
       }
     };
     // `--two-first` runs the 2-worker experiment first, to see whether the order (a warmer database) matters. The pair
@@ -208,11 +306,16 @@ async function main() {
       `engine only:         ${(engineMs / 1000).toFixed(2)} s  ${(engineMs / SESSIONS).toFixed(2)} ms/session`,
     );
     const ratios = pairs.map((p, r) => reportPair(r + 1, p.one, p.two, p.load));
-    const summary = (xs: number[]) =>
-      `median ${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
     console.log(
       `speed-up 2 vs 1 over ${pairs.length} runs: wall ${summary(ratios.map((r) => r.wall))}; per CPU-second of each process ${summary(ratios.map((r) => r.cpu))} (target ≥ 1.70); user time alone ${summary(ratios.map((r) => r.user))}`,
     );
+    if (instructions) {
+      const work = ratios.map((r) => r.work!);
+      const busiest = ratios.map((r) => r.busiest!);
+      console.log(
+        `in instructions over ${pairs.length} runs: the cohort's work with 2 workers ÷ with 1 at most ${summary(work)}; 2 vs 1 by the busiest worker ${summary(busiest)}`,
+      );
+    }
     const one = median(pairs.map((p) => p.one.ms));
     console.log(
       `replay+persist (1 worker, wall) / engine-only per session: ${(one / engineMs).toFixed(2)}× (the engine's share of a worker's time; the target is against the raw insert, above)`,
@@ -226,7 +329,7 @@ async function main() {
   }
 }
 
-main().then(
+(process.argv.includes("--cpu-job") ? cpuJob(arg("cpu-job", 0)) : main()).then(
   () => process.exit(0),
   (error: unknown) => {
     console.error(error);

@@ -135,9 +135,16 @@ export interface Proc {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
 }
 
-export function startTsx(script: string, args: string[], env: Record<string, string>): Proc {
+export function startTsx(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  /** The command line that runs node with these arguments (a benchmark runs it under valgrind). */
+  launch: (nodeArgs: string[]) => string[] = (nodeArgs) => [process.execPath, ...nodeArgs],
+): Proc {
   // `node --import tsx`, not the tsx command: that one runs the script in a second process, which a kill would miss.
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  const [command, ...rest] = launch(["--import", "tsx", script, ...args]);
+  const child = spawn(command!, rest, {
     cwd: process.cwd(),
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
