@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 /** V8 made deterministic: no concurrent compilation or collection, the same GC points in every run. */
-export const DETERMINISTIC_NODE = ["--single-threaded", "--predictable"];
+const DETERMINISTIC_NODE = ["--single-threaded", "--predictable"];
 
 /** Fails with what to install when valgrind is missing (Debian: `apt-get install valgrind`). */
 export function requireValgrind(): void {

@@ -35,9 +35,8 @@
  * Run: npm run bench:cohort [-- --sessions 1000 --enqueues 300 --warm-up 100 --worker-runs 3 --two-first --persist-sessions 200 --runs 3 --persist-only --engine pglite|postgres --machine-only --instructions]
  */
 import { execSync } from "node:child_process";
-import { loadavg } from "node:os";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "../lib/db/testing";
 import { savePolicyByName } from "../lib/db/policies";
@@ -82,6 +81,12 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
+
+/** The load average (1, 5, 15 min) as printed beside each run. */
+const loadNow = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const summary = (xs: number[]) =>
@@ -168,9 +173,7 @@ async function machineControl(total: number, runs: number): Promise<number[]> {
   };
   const ratios: number[] = [];
   for (let r = 1; r <= runs; r++) {
-    const load = loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ");
+    const load = loadNow();
     const one = await job(total);
     const two = await Promise.all([job(total / 2), job(total / 2)]);
     ratios.push(one / Math.max(...two));
@@ -283,9 +286,7 @@ async function main() {
     const twoFirst = process.argv.includes("--two-first");
     const pairs: { one: WorkerRun; two: WorkerRun; load: string }[] = [];
     for (let r = 0; r < WORKER_RUNS; r++) {
-      const load = loadavg()
-        .map((l) => l.toFixed(2))
-        .join(" ");
+      const load = loadNow();
       const two0 = twoFirst ? await runWith(2) : null;
       const one = await runWith(1);
       pairs.push({ one, two: two0 ?? (await runWith(2)), load });

@@ -17,7 +17,7 @@
  * Needs valgrind (Debian: `apt-get install valgrind`). Slow: each process takes 2 to 3 minutes.
  * Run: npm run bench:instructions [-- --k 3 --rounds 2 --runs 2 --warm-up 5]
  */
-import { execSync } from "node:child_process";
+import { loadavg } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { replay } from "../lib/replay";
@@ -66,7 +66,10 @@ async function child() {
   if (sink === 0) process.stderr.write("\n");
 }
 
-const load = () => execSync("cat /proc/loadavg").toString().split(" ").slice(0, 3).join(" ");
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 const giga = (n: number) => `${(n / 1e9).toFixed(3)} G`;
 
 async function main() {
